@@ -1,0 +1,3 @@
+module demiurge.dev/catalog
+
+go 1.26

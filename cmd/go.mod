@@ -1,0 +1,15 @@
+module demiurge.dev/cmd
+
+go 1.26
+
+require (
+	demiurge.dev/catalog v0.0.0
+	demiurge.dev/host v0.0.0
+	demiurge.dev/shared v0.0.0
+)
+
+replace demiurge.dev/shared => ../shared
+
+replace demiurge.dev/catalog => ../catalog
+
+replace demiurge.dev/host => ../host

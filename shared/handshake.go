@@ -1,0 +1,84 @@
+// Package shared is the contract between the Demiurge host and its toolset
+// plugins: the handshake, the protocol versions and the go-plugin glue.
+package shared
+
+import (
+	"context"
+
+	"github.com/hashicorp/go-plugin"
+	"google.golang.org/grpc"
+
+	"demiurge.dev/shared/toolsetv1"
+)
+
+// ProtocolVersion is the toolset protocol spoken by this build. A plugin
+// built for another version is refused at the handshake.
+const ProtocolVersion = 1
+
+// ProtocolMinor counts additive changes within ProtocolVersion.
+const ProtocolMinor = 0
+
+// PluginName is the name of the one plugin a toolset binary serves.
+const PluginName = "toolset"
+
+// MaxMessageBytes raises gRPC's 4 MiB default on both sides. Large outputs
+// go to artifacts; this only keeps big schemas and results from failing.
+const MaxMessageBytes = 64 << 20
+
+// Handshake is the magic cookie a toolset binary checks before it serves,
+// so that running one by hand prints a hint instead of hanging.
+var Handshake = plugin.HandshakeConfig{
+	ProtocolVersion:  ProtocolVersion,
+	MagicCookieKey:   "DEMIURGE_TOOLSET_PLUGIN",
+	MagicCookieValue: "c2c0f1de-6d3b-4f49-9a8e-0a4f3e7d4c1b",
+}
+
+// GRPCOptions are the call limits both sides apply.
+func GRPCServerOptions() []grpc.ServerOption {
+	return []grpc.ServerOption{
+		grpc.MaxRecvMsgSize(MaxMessageBytes),
+		grpc.MaxSendMsgSize(MaxMessageBytes),
+	}
+}
+
+// GRPCDialOptions are the client-side limits matching GRPCServerOptions.
+func GRPCDialOptions() []grpc.DialOption {
+	return []grpc.DialOption{grpc.WithDefaultCallOptions(
+		grpc.MaxCallRecvMsgSize(MaxMessageBytes),
+		grpc.MaxCallSendMsgSize(MaxMessageBytes),
+	)}
+}
+
+// ToolsetPlugin is the go-plugin glue for the Toolset service. The plugin
+// side sets Server; the host side leaves it nil.
+type ToolsetPlugin struct {
+	plugin.NetRPCUnsupportedPlugin
+	// Impl builds the plugin's Toolset server; it receives the broker so
+	// that Configure can dial the host's HostServices.
+	Impl func(broker *plugin.GRPCBroker) toolsetv1.ToolsetServer
+}
+
+// GRPCServer registers the plugin's implementation.
+func (p *ToolsetPlugin) GRPCServer(broker *plugin.GRPCBroker, s *grpc.Server) error {
+	toolsetv1.RegisterToolsetServer(s, p.Impl(broker))
+	return nil
+}
+
+// GRPCClient gives the host a client and the broker it serves HostServices on.
+func (p *ToolsetPlugin) GRPCClient(_ context.Context, broker *plugin.GRPCBroker, conn *grpc.ClientConn) (interface{}, error) {
+	return &ToolsetClient{ToolsetClient: toolsetv1.NewToolsetClient(conn), Broker: broker}, nil
+}
+
+// ToolsetClient is what the host gets from Dispense.
+type ToolsetClient struct {
+	toolsetv1.ToolsetClient
+	Broker *plugin.GRPCBroker
+}
+
+// VersionedPlugins is the plugin set for every protocol version this build
+// speaks, for both plugin.ServeConfig and plugin.ClientConfig.
+func VersionedPlugins(p *ToolsetPlugin) map[int]plugin.PluginSet {
+	return map[int]plugin.PluginSet{
+		ProtocolVersion: {PluginName: p},
+	}
+}
