@@ -1,0 +1,103 @@
+// Package catalog is the pure heart of tool resolution: tool specs, their
+// sources, the per-turn resolved catalog, schemas and provider definitions.
+// It does no I/O and knows nothing of gRPC, plugins or MCP clients.
+package catalog
+
+import "encoding/json"
+
+// Effect is the class of side effect a tool has.
+type Effect string
+
+const (
+	EffectRead    Effect = "read"
+	EffectWrite   Effect = "write"
+	EffectExec    Effect = "exec"
+	EffectNetwork Effect = "network"
+	EffectControl Effect = "control"
+)
+
+// Access says whether a path subject is read or written.
+type Access string
+
+const (
+	AccessRead  Access = "read"
+	AccessWrite Access = "write"
+)
+
+// SubjectKind names what an argument designates.
+type SubjectKind string
+
+const (
+	SubjectPath    SubjectKind = "path"
+	SubjectCommand SubjectKind = "command"
+	SubjectURL     SubjectKind = "url"
+)
+
+// Subject tells the host which argument names what a call touches, so that
+// the host, not the plugin, derives risk and approval.
+type Subject struct {
+	Kind SubjectKind `json:"kind"`
+	// Arg is the argument holding the path, URL or command.
+	Arg string `json:"arg"`
+	// Access applies to path subjects.
+	Access Access `json:"access,omitempty"`
+	// Command subjects also name their execution-shape arguments.
+	CwdArg        string `json:"cwd_arg,omitempty"`
+	EnvArg        string `json:"env_arg,omitempty"`
+	BackgroundArg string `json:"background_arg,omitempty"`
+	TimeoutArg    string `json:"timeout_arg,omitempty"`
+}
+
+// Metadata is a tool's registry metadata.
+type Metadata struct {
+	Risk              Risk           `json:"risk"`
+	Capability        string         `json:"capability,omitempty"`
+	ApprovalPolicy    ApprovalPolicy `json:"approval_policy"`
+	DisplayPolicy     string         `json:"display_policy,omitempty"`
+	ModelOutputPolicy string         `json:"model_output_policy,omitempty"`
+	// Capabilities are effect capabilities the implementation may require
+	// at run time; they never satisfy the singular Capability gate.
+	Capabilities []string `json:"capabilities,omitempty"`
+}
+
+// SourceKind is where a tool comes from.
+type SourceKind string
+
+const (
+	SourceBuiltin  SourceKind = "builtin"
+	SourceAuthored SourceKind = "authored"
+	SourceMCP      SourceKind = "mcp"
+)
+
+// Provenance says where a tool came from, for diagnostics and display.
+type Provenance struct {
+	Kind SourceKind `json:"kind"`
+	// Toolset is the toolset (builtin, authored) or server id (mcp).
+	Toolset string `json:"toolset"`
+	// Plugin is the plugin binary's name and version, when there is one.
+	Plugin  string `json:"plugin,omitempty"`
+	Version string `json:"version,omitempty"`
+	// Path is the declaring file, when there is one (tool.yaml, server yaml).
+	Path string `json:"path,omitempty"`
+}
+
+// ToolSpec is one tool as its source describes it.
+type ToolSpec struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	InputSchema json.RawMessage `json:"input_schema"`
+	Metadata    Metadata        `json:"metadata"`
+	Effect      Effect          `json:"effect"`
+	Subjects    []Subject       `json:"subjects,omitempty"`
+	Provenance  Provenance      `json:"provenance"`
+}
+
+// Source is one provider of tools: a toolset plugin, an authored-tool root
+// or an MCP server. Binding is opaque to the catalog; dispatch gets it back
+// on every entry so that a call needs no second lookup.
+type Source struct {
+	Kind    SourceKind
+	Name    string
+	Tools   []ToolSpec
+	Binding any
+}
