@@ -101,3 +101,17 @@ type Source struct {
 	Tools   []ToolSpec
 	Binding any
 }
+
+// Override is one tools.metadata entry of agent.yaml. A nil field leaves
+// the registry value; a set field may only make policy stricter.
+type Override struct {
+	Risk              *Risk           `json:"risk,omitempty"`
+	Capability        *string         `json:"capability,omitempty"`
+	ApprovalPolicy    *ApprovalPolicy `json:"approval_policy,omitempty"`
+	ModelOutputPolicy *string         `json:"model_output_policy,omitempty"`
+	DisplayPolicy     *string         `json:"display_policy,omitempty"`
+	Enabled           *bool           `json:"enabled,omitempty"`
+	// Origin names where the override was declared ("agent.yaml:12"), for
+	// diagnostics.
+	Origin string `json:"origin,omitempty"`
+}
