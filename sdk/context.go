@@ -1,0 +1,131 @@
+package sdk
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/hashicorp/go-hclog"
+
+	"demiurge.dev/shared/toolsetv1"
+)
+
+// Grant lets one call reach one exact path outside the workspace, after the
+// operator approved it.
+type Grant struct {
+	Path  string
+	Write bool
+}
+
+// Context carries one call: cancellation, where the workspace is, what the
+// host granted, and the channels back to the host.
+type Context struct {
+	context.Context
+	InvocationID string
+	Tool         string
+	// Workspace is the absolute workspace root. File tools stay inside it
+	// except for the exact paths in Grants.
+	Workspace string
+	Grants    []Grant
+	// ArtifactRoot is the directory this call may write artifacts under.
+	ArtifactRoot string
+	SessionID    string
+	TurnID       string
+	// Secrets are exact values bound to this call only, by target name.
+	Secrets map[string]string
+	Log     hclog.Logger
+
+	send func(*toolsetv1.InvokeEvent) error
+	host func() (toolsetv1.HostServicesClient, error)
+}
+
+// ErrNoHost is returned by host-service calls when the host has not
+// configured a HostServices connection (as in unit tests of a tool).
+var ErrNoHost = errors.New("no host services connection")
+
+// Progress reports how far the call is; fraction is in [0,1], or negative
+// when unknown.
+func (c *Context) Progress(message string, fraction float64) error {
+	return c.emit(&toolsetv1.InvokeEvent{Event: &toolsetv1.InvokeEvent_Progress{
+		Progress: &toolsetv1.Progress{Message: message, Fraction: fraction}}})
+}
+
+// Output streams a chunk of output (stream is e.g. "stdout") to the host.
+// Keep chunks bounded; bulk bytes belong in an artifact.
+func (c *Context) Output(stream string, data []byte) error {
+	return c.emit(&toolsetv1.InvokeEvent{Event: &toolsetv1.InvokeEvent_Output{
+		Output: &toolsetv1.OutputChunk{Stream: stream, Data: data}}})
+}
+
+// Artifact tells the host about a file written under ArtifactRoot.
+func (c *Context) Artifact(path, mediaType string, size int64, sha256 string) error {
+	return c.emit(&toolsetv1.InvokeEvent{Event: &toolsetv1.InvokeEvent_Artifact{
+		Artifact: &toolsetv1.ArtifactRef{Path: path, MediaType: mediaType, Size: size, Sha256: sha256}}})
+}
+
+func (c *Context) emit(ev *toolsetv1.InvokeEvent) error {
+	if c.send == nil {
+		return nil
+	}
+	return c.send(ev)
+}
+
+// Can asks the host whether this call's tool holds an effect capability.
+func (c *Context) Can(capability string) (bool, error) {
+	resp, err := c.capability(capability, false)
+	if err != nil {
+		return false, err
+	}
+	return resp.GetGranted(), nil
+}
+
+// Require asks the host for an effect capability and fails when it is not
+// granted; the host records the refusal.
+func (c *Context) Require(capability string) error {
+	resp, err := c.capability(capability, true)
+	if err != nil {
+		return err
+	}
+	if !resp.GetGranted() {
+		return fmt.Errorf("capability %s is not granted: %s", capability, resp.GetReason())
+	}
+	return nil
+}
+
+func (c *Context) capability(capability string, require bool) (*toolsetv1.CapabilityResponse, error) {
+	if c.host == nil {
+		return nil, ErrNoHost
+	}
+	h, err := c.host()
+	if err != nil {
+		return nil, err
+	}
+	return h.Capability(c, &toolsetv1.CapabilityRequest{InvocationId: c.InvocationID, Capability: capability, Require: require})
+}
+
+// Deliver sends text to the active turn while the call is still running.
+func (c *Context) Deliver(text string) error {
+	if c.host == nil {
+		return ErrNoHost
+	}
+	h, err := c.host()
+	if err != nil {
+		return err
+	}
+	_, err = h.Deliver(c, &toolsetv1.DeliverRequest{InvocationId: c.InvocationID, Text: text})
+	return err
+}
+
+// lockedSender serialises stream sends: a tool may emit from several
+// goroutines, a gRPC stream may not be written concurrently.
+type lockedSender struct {
+	mu   sync.Mutex
+	send func(*toolsetv1.InvokeEvent) error
+}
+
+func (l *lockedSender) Send(ev *toolsetv1.InvokeEvent) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.send(ev)
+}

@@ -1,0 +1,83 @@
+package main
+
+import (
+	"bufio"
+	_ "embed"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"unicode"
+	"unicode/utf8"
+
+	"demiurge.dev/sdk"
+)
+
+//go:embed text_stats.md
+var textStatsDoc string
+
+type textStatsParams struct {
+	Path string `json:"path" jsonschema:"description=File to count, relative to the workspace"`
+}
+
+type textStats struct {
+	Path  string `json:"path"`
+	Lines int64  `json:"lines"`
+	Words int64  `json:"words"`
+	Chars int64  `json:"chars"`
+	Bytes int64  `json:"bytes"`
+}
+
+func newTextStats() sdk.Tool {
+	return sdk.Define(sdk.Spec{
+		Name:        "text_stats",
+		Description: textStatsDoc,
+		Metadata:    sdk.Metadata{Risk: "low", Capability: "fs.read", ApprovalPolicy: "auto"},
+		Effect:      sdk.EffectRead,
+		Subjects:    []sdk.Subject{sdk.ReadsPath("path")},
+	}, countText)
+}
+
+func countText(ctx *sdk.Context, p textStatsParams) (*sdk.Result, error) {
+	root, err := os.OpenRoot(ctx.Workspace)
+	if err != nil {
+		return nil, fmt.Errorf("open workspace: %w", err)
+	}
+	defer root.Close()
+	f, err := root.Open(filepath.Clean(p.Path))
+	if err != nil {
+		return sdk.Errorf("not_found", "cannot open %s: %v", p.Path, err), nil
+	}
+	defer f.Close()
+	st := textStats{Path: p.Path}
+	r := bufio.NewReaderSize(f, 64<<10)
+	inWord := false
+	for {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		c, size, err := r.ReadRune()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", p.Path, err)
+		}
+		st.Bytes += int64(size)
+		if c != utf8.RuneError || size > 1 {
+			st.Chars++
+		}
+		if c == '\n' {
+			st.Lines++
+		}
+		space := unicode.IsSpace(c)
+		if !space && !inWord {
+			st.Words++
+		}
+		inWord = !space
+		if st.Bytes%(16<<20) == 0 {
+			_ = ctx.Progress(fmt.Sprintf("%d bytes counted", st.Bytes), -1)
+		}
+	}
+	return sdk.JSON(st), nil
+}

@@ -1,0 +1,183 @@
+package sdk
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/hashicorp/go-plugin"
+	"google.golang.org/grpc"
+
+	"demiurge.dev/shared"
+	"demiurge.dev/shared/toolsetv1"
+)
+
+// server implements the Toolset service for one toolset.
+type server struct {
+	toolsetv1.UnimplementedToolsetServer
+	name, version string
+	tools         map[string]Tool
+	specs         []*toolsetv1.ToolSpec
+	log           hclog.Logger
+	dial          func(id uint32) (*grpc.ClientConn, error)
+
+	hostMu   sync.Mutex
+	hostConn *grpc.ClientConn
+	host     toolsetv1.HostServicesClient
+
+	runMu   sync.Mutex
+	running map[string]context.CancelFunc
+}
+
+func newServer(ts Toolset, tools []Tool, broker *plugin.GRPCBroker, log hclog.Logger) (*server, error) {
+	s := &server{name: ts.Name, version: ts.Version, tools: map[string]Tool{}, log: log, running: map[string]context.CancelFunc{}}
+	if broker != nil {
+		s.dial = func(id uint32) (*grpc.ClientConn, error) {
+			return broker.DialWithOptions(id, shared.GRPCDialOptions()...)
+		}
+	}
+	for _, t := range tools {
+		spec := t.Spec()
+		if err := spec.validate(); err != nil {
+			return nil, err
+		}
+		if _, dup := s.tools[spec.Name]; dup {
+			return nil, fmt.Errorf("tool %s is registered twice", spec.Name)
+		}
+		s.tools[spec.Name] = t
+		s.specs = append(s.specs, specToProto(spec))
+	}
+	return s, nil
+}
+
+func (s *server) Describe(context.Context, *toolsetv1.DescribeRequest) (*toolsetv1.DescribeResponse, error) {
+	return &toolsetv1.DescribeResponse{Name: s.name, Version: s.version, ProtocolMinor: shared.ProtocolMinor, Tools: s.specs}, nil
+}
+
+// Configure dials the host's HostServices once; the connection is kept for
+// the life of the plugin, because a broker dial costs about 10 ms.
+func (s *server) Configure(_ context.Context, req *toolsetv1.ConfigureRequest) (*toolsetv1.ConfigureResponse, error) {
+	if s.dial == nil {
+		return nil, errors.New("no broker to dial the host through")
+	}
+	s.hostMu.Lock()
+	defer s.hostMu.Unlock()
+	if s.hostConn != nil {
+		return &toolsetv1.ConfigureResponse{}, nil
+	}
+	conn, err := s.dial(req.GetHostServicesBrokerId())
+	if err != nil {
+		return nil, fmt.Errorf("dial host services: %w", err)
+	}
+	s.hostConn = conn
+	s.host = toolsetv1.NewHostServicesClient(conn)
+	return &toolsetv1.ConfigureResponse{}, nil
+}
+
+func (s *server) hostClient() (toolsetv1.HostServicesClient, error) {
+	s.hostMu.Lock()
+	defer s.hostMu.Unlock()
+	if s.host == nil {
+		return nil, ErrNoHost
+	}
+	return s.host, nil
+}
+
+func (s *server) Invoke(req *toolsetv1.EffectRequest, stream toolsetv1.Toolset_InvokeServer) error {
+	tool, ok := s.tools[req.GetTool()]
+	if !ok {
+		return fmt.Errorf("toolset %s has no tool %q", s.name, req.GetTool())
+	}
+	ctx, cancel := context.WithCancel(stream.Context())
+	if ms := req.GetTimeoutMs(); ms > 0 {
+		ctx, cancel = context.WithTimeout(stream.Context(), time.Duration(ms)*time.Millisecond)
+	}
+	defer cancel()
+	id := req.GetInvocationId()
+	if !s.track(id, cancel) {
+		return fmt.Errorf("invocation %s is already running", id)
+	}
+	defer s.untrack(id)
+
+	sender := &lockedSender{send: stream.Send}
+	c := &Context{
+		Context: ctx, InvocationID: id, Tool: req.GetTool(),
+		Workspace: req.GetWorkspace(), ArtifactRoot: req.GetArtifactRoot(),
+		SessionID: req.GetSessionId(), TurnID: req.GetTurnId(),
+		Secrets: req.GetSecrets(), Log: s.log.With("tool", req.GetTool(), "invocation", id),
+		send: sender.Send, host: s.hostClient,
+	}
+	for _, g := range req.GetGrants() {
+		c.Grants = append(c.Grants, Grant{Path: g.GetPath(), Write: g.GetAccess() == toolsetv1.Access_ACCESS_WRITE})
+	}
+	res := s.execute(c, tool, req.GetArguments())
+	return sender.Send(&toolsetv1.InvokeEvent{Event: &toolsetv1.InvokeEvent_Result{Result: resultToProto(res)}})
+}
+
+// execute runs the tool and turns errors and panics into error results, so
+// a bug in one tool fails that call and not the plugin.
+func (s *server) execute(c *Context, tool Tool, args json.RawMessage) (res *Result) {
+	defer func() {
+		if p := recover(); p != nil {
+			s.log.Error("tool panicked", "tool", c.Tool, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+			res = Errorf("tool_panic", "tool %s failed with an internal error; the call did not complete", c.Tool)
+		}
+	}()
+	res, err := tool.Execute(c, args)
+	switch {
+	case err != nil && c.Err() != nil:
+		return Errorf("cancelled", "%s: %v", c.Tool, context.Cause(c))
+	case err != nil:
+		return Errorf("tool_error", "%v", err)
+	case res == nil:
+		return Text("")
+	}
+	return res
+}
+
+func (s *server) track(id string, cancel context.CancelFunc) bool {
+	s.runMu.Lock()
+	defer s.runMu.Unlock()
+	if _, dup := s.running[id]; dup {
+		return false
+	}
+	s.running[id] = cancel
+	return true
+}
+
+func (s *server) untrack(id string) {
+	s.runMu.Lock()
+	delete(s.running, id)
+	s.runMu.Unlock()
+}
+
+func (s *server) Cancel(_ context.Context, req *toolsetv1.CancelRequest) (*toolsetv1.CancelResponse, error) {
+	s.runMu.Lock()
+	cancel, ok := s.running[req.GetInvocationId()]
+	s.runMu.Unlock()
+	if ok {
+		cancel()
+	}
+	return &toolsetv1.CancelResponse{Found: ok}, nil
+}
+
+func (s *server) Health(context.Context, *toolsetv1.HealthRequest) (*toolsetv1.HealthResponse, error) {
+	s.runMu.Lock()
+	n := len(s.running)
+	s.runMu.Unlock()
+	return &toolsetv1.HealthResponse{Status: "ok", ActiveInvocations: int32(n)}, nil
+}
+
+func (s *server) close() {
+	s.hostMu.Lock()
+	defer s.hostMu.Unlock()
+	if s.hostConn != nil {
+		_ = s.hostConn.Close()
+		s.hostConn, s.host = nil, nil
+	}
+}
