@@ -1,0 +1,179 @@
+package policy
+
+import (
+	"fmt"
+	"slices"
+
+	"demiurge.dev/catalog"
+	"demiurge.dev/shared/pathrules"
+)
+
+// Assessment is what the host concluded about one call before approval.
+type Assessment struct {
+	Risk     catalog.Risk
+	Approval catalog.ApprovalPolicy
+	// Block refuses the call before any approval provider is asked.
+	Block   bool
+	Reasons []string
+	// Subjects are the facts derived from each declared subject, in
+	// declaration order.
+	Subjects []SubjectFact
+	// ResourceKeys name what the call touches, for batch scheduling.
+	ResourceKeys []string
+	// Grants are the paths outside the workspace the plugin may read if
+	// the call is approved.
+	Grants []PathGrant
+	// ReadOnly is true when the tool's effect is read and no subject is
+	// written.
+	ReadOnly bool
+	// Fingerprint identifies the call's tool and resolved subjects, so
+	// that a session allow for one path does not approve another.
+	Fingerprint string
+}
+
+// SubjectFact is one declared subject with what the host derived from it.
+type SubjectFact struct {
+	Kind string
+	Arg  string
+	// Value is the argument as the model gave it.
+	Value string
+	// Resolved is the absolute cleaned path (path subjects only).
+	Resolved string
+	// Rel is Resolved relative to the workspace root, slash-separated;
+	// empty when outside. Approval rules match their globs against it.
+	Rel       string
+	Inside    bool
+	Sensitive bool
+	Access    catalog.Access
+}
+
+// PathGrant lets a plugin reach one path outside the workspace.
+type PathGrant struct {
+	Path   string
+	Access catalog.Access
+}
+
+// ResourceKeyFS prefixes the resource key of a file-system path.
+const ResourceKeyFS = "fs:"
+
+// ReasonNoAssessor is given for subject kinds whose assessor does not exist
+// yet (the shell guard and the URL policy): such calls always prompt.
+const ReasonNoAssessor = "no assessor for command/url subjects yet"
+
+// Assess derives risk, approval, reasons, resource keys, grants and the
+// call fingerprint from a tool's declared subjects and its effective
+// metadata. It only ever raises the effective policy. A subject argument
+// that is missing or not a string is an error: the schema should have
+// caught it, and guessing would fail open.
+func Assess(spec catalog.ToolSpec, effective catalog.Metadata, args map[string]any, ws Workspace) (Assessment, error) {
+	if err := ws.validate(); err != nil {
+		return Assessment{}, fmt.Errorf("assess %s: %w", spec.Name, err)
+	}
+	a := Assessment{Risk: effective.Risk, Approval: effective.ApprovalPolicy}
+	// Values outside the lattice are treated as the strictest.
+	if a.Risk < catalog.RiskLow || a.Risk > catalog.RiskHigh {
+		a.Risk = catalog.RiskHigh
+	}
+	if a.Approval < catalog.ApprovalAuto || a.Approval > catalog.ApprovalDeny {
+		a.Approval = catalog.ApprovalDeny
+	}
+	fp := newDigest("demiurge.call.v1")
+	fp.add(spec.Name)
+	writes := false
+	for _, s := range spec.Subjects {
+		raw, ok := args[s.Arg]
+		if !ok {
+			return Assessment{}, fmt.Errorf("argument %q is missing; %s needs it (its %s subject)", s.Arg, spec.Name, s.Kind)
+		}
+		value, ok := raw.(string)
+		if !ok {
+			return Assessment{}, fmt.Errorf("argument %q must be a string, got %T", s.Arg, raw)
+		}
+		fact := SubjectFact{Kind: string(s.Kind), Arg: s.Arg, Value: value}
+		switch s.Kind {
+		case catalog.SubjectPath:
+			if err := a.assessPath(&fact, s, ws); err != nil {
+				return Assessment{}, fmt.Errorf("argument %q: %w", s.Arg, err)
+			}
+			writes = writes || s.Access == catalog.AccessWrite
+			fp.add(fact.Kind, fact.Arg, string(fact.Access), fact.Resolved)
+		case catalog.SubjectCommand, catalog.SubjectURL:
+			a.raise(catalog.RiskHigh, catalog.ApprovalPrompt, ReasonNoAssessor)
+			fp.add(fact.Kind, fact.Arg, "", fact.Value)
+		default:
+			return Assessment{}, fmt.Errorf("tool %s declares subject %q of unknown kind %q; the host cannot assess it", spec.Name, s.Arg, s.Kind)
+		}
+		a.Subjects = append(a.Subjects, fact)
+	}
+	a.ReadOnly = spec.Effect == catalog.EffectRead && !writes
+	a.Fingerprint = fp.hex()
+	return a, nil
+}
+
+func (a *Assessment) assessPath(fact *SubjectFact, s catalog.Subject, ws Workspace) error {
+	if s.Access != catalog.AccessRead && s.Access != catalog.AccessWrite {
+		return fmt.Errorf("path subject has access %q; want read or write", s.Access)
+	}
+	rp, err := ws.Resolve(fact.Value)
+	if err != nil {
+		return err
+	}
+	fact.Resolved, fact.Inside, fact.Rel, fact.Access = rp.Abs, rp.Inside, rp.Rel, s.Access
+	// Relative to the root, so that a workspace under a directory that
+	// happens to look sensitive does not flag every file in it.
+	if rp.Inside {
+		fact.Sensitive = pathrules.IsSensitive(rp.Rel)
+	} else {
+		fact.Sensitive = pathrules.IsSensitive(rp.Abs)
+	}
+	a.addKey(ResourceKeyFS + rp.Abs)
+
+	shown := rp.Rel
+	if !rp.Inside {
+		shown = rp.Abs
+	}
+	switch s.Access {
+	case catalog.AccessRead:
+		if !rp.Inside {
+			a.raise(catalog.RiskMedium, catalog.ApprovalPrompt, "reads "+shown+", outside the workspace")
+			a.addGrant(PathGrant{Path: rp.Abs, Access: catalog.AccessRead})
+		}
+		if fact.Sensitive {
+			a.raise(catalog.RiskHigh, catalog.ApprovalPrompt, "reads "+shown+", a credential-like path")
+		}
+	case catalog.AccessWrite:
+		switch {
+		case !rp.Inside:
+			a.raise(catalog.RiskHigh, catalog.ApprovalDeny, "writes outside the workspace are refused")
+		case fact.Sensitive:
+			a.raise(catalog.RiskHigh, catalog.ApprovalPrompt, "writes "+shown+", a credential-like path")
+		default:
+			// Every write asks unless a rule or the operator allows it;
+			// a plugin cannot declare writes auto.
+			a.raise(catalog.RiskMedium, catalog.ApprovalPrompt, "writes "+shown)
+		}
+	}
+	return nil
+}
+
+// raise makes the assessment at least as strict as risk and approval and
+// records why.
+func (a *Assessment) raise(risk catalog.Risk, approval catalog.ApprovalPolicy, reason string) {
+	a.Risk = catalog.MaxRisk(a.Risk, risk)
+	a.Approval = catalog.MaxApproval(a.Approval, approval)
+	if !slices.Contains(a.Reasons, reason) {
+		a.Reasons = append(a.Reasons, reason)
+	}
+}
+
+func (a *Assessment) addKey(k string) {
+	if !slices.Contains(a.ResourceKeys, k) {
+		a.ResourceKeys = append(a.ResourceKeys, k)
+	}
+}
+
+func (a *Assessment) addGrant(g PathGrant) {
+	if !slices.Contains(a.Grants, g) {
+		a.Grants = append(a.Grants, g)
+	}
+}

@@ -1,0 +1,129 @@
+package policy
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// The capability names of DESIGN.md "Policy model". Plain capabilities take
+// no argument; scoped ones are written "<prefix>:<name>".
+const (
+	CapFSRead         = "fs.read"
+	CapFSWrite        = "fs.write"
+	CapTerminalExec   = "terminal.exec"
+	CapNetworkFetch   = "network.fetch"
+	CapScheduleManage = "schedule.manage"
+	CapSessionRead    = "session.read"
+
+	PrefixMCPConnect = "mcp.connect"
+	PrefixMCPCall    = "mcp.call"
+	PrefixSecretBind = "secret.bind"
+	PrefixToolCall   = "tool.call"
+)
+
+var plainCapabilities = []string{
+	CapFSRead, CapFSWrite, CapTerminalExec, CapNetworkFetch, CapScheduleManage, CapSessionRead,
+}
+
+// scopedCapabilities maps each scoped prefix to the shape of its argument
+// and whether a whole-suffix wildcard may be granted.
+var scopedCapabilities = map[string]struct {
+	arg      *regexp.Regexp
+	argHint  string
+	wildcard bool
+}{
+	PrefixMCPConnect: {serverOrTool, "a server id of letters, digits, '_', '-' or '.'", true},
+	PrefixMCPCall:    {serverOrTool, "a server id of letters, digits, '_', '-' or '.'", true},
+	PrefixToolCall:   {serverOrTool, "a tool name of letters, digits, '_', '-' or '.'", true},
+	// A secret is bound by its exact name only: a wildcard would hand every
+	// host credential to whatever asks.
+	PrefixSecretBind: {envName, "an environment variable name like GITHUB_TOKEN", false},
+}
+
+var (
+	serverOrTool = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
+	envName      = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,127}$`)
+)
+
+// ErrWildcardSecret is returned for any wildcard secret.bind grant.
+var ErrWildcardSecret = errors.New("secret.bind grants must name one secret exactly; wildcards are refused")
+
+// ValidateCapability checks that one grant is a known capability in its
+// canonical form. A whole-suffix wildcard ("mcp.call:*") is allowed where
+// the capability permits one.
+func ValidateCapability(grant string) error {
+	if slices.Contains(plainCapabilities, grant) {
+		return nil
+	}
+	prefix, arg, scoped := strings.Cut(grant, ":")
+	shape, known := scopedCapabilities[prefix]
+	if !known {
+		return fmt.Errorf("unknown capability %q (known: %s, and %s:<server>, %s:<server>, %s:<NAME>, %s:<name>)",
+			grant, strings.Join(plainCapabilities, ", "), PrefixMCPConnect, PrefixMCPCall, PrefixSecretBind, PrefixToolCall)
+	}
+	if prefix == PrefixSecretBind && strings.Contains(arg, "*") {
+		return fmt.Errorf("capability %q: %w", grant, ErrWildcardSecret)
+	}
+	if !scoped || arg == "" {
+		return fmt.Errorf("capability %q needs an argument: write %s:<%s>", grant, prefix, shape.argHint)
+	}
+	if arg == "*" && shape.wildcard {
+		return nil
+	}
+	if !shape.arg.MatchString(arg) {
+		return fmt.Errorf("capability %q: the part after %q must be %s (or * to grant all)", grant, prefix+":", shape.argHint)
+	}
+	return nil
+}
+
+// CapabilitySet is a validated, immutable snapshot of granted capabilities.
+// The zero value grants nothing.
+type CapabilitySet struct {
+	grants []string // sorted, unique
+}
+
+// NewCapabilitySet validates every grant; the first invalid one fails the
+// whole set, naming the grant, so that a typo never silently grants less or
+// more than was meant.
+func NewCapabilitySet(grants []string) (CapabilitySet, error) {
+	out := make([]string, 0, len(grants))
+	for _, g := range grants {
+		if err := ValidateCapability(g); err != nil {
+			return CapabilitySet{}, err
+		}
+		out = append(out, g)
+	}
+	slices.Sort(out)
+	return CapabilitySet{grants: slices.Compact(out)}, nil
+}
+
+// Has reports whether capability c is granted, exactly or through a
+// wildcard grant of its prefix. A wildcard is a grant form, never a
+// requirement: Has of anything containing "*" is false.
+func (s CapabilitySet) Has(c string) bool {
+	if c == "" || strings.Contains(c, "*") {
+		return false
+	}
+	if _, found := slices.BinarySearch(s.grants, c); found {
+		return true
+	}
+	prefix, _, _ := strings.Cut(c, ":")
+	if !scopedCapabilities[prefix].wildcard || ValidateCapability(c) != nil {
+		return false
+	}
+	_, found := slices.BinarySearch(s.grants, prefix+":*")
+	return found
+}
+
+// List returns the grants, sorted.
+func (s CapabilitySet) List() []string { return slices.Clone(s.grants) }
+
+// Fingerprint identifies the snapshot: equal sets give equal fingerprints.
+func (s CapabilitySet) Fingerprint() string {
+	d := newDigest("demiurge.capabilities.v1")
+	d.add(s.grants...)
+	return d.hex()
+}

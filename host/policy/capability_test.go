@@ -1,0 +1,115 @@
+package policy
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestValidateCapability(t *testing.T) {
+	for _, tc := range []struct {
+		grant   string
+		wantErr string // substring; empty means valid
+	}{
+		{"fs.read", ""},
+		{"fs.write", ""},
+		{"terminal.exec", ""},
+		{"network.fetch", ""},
+		{"schedule.manage", ""},
+		{"session.read", ""},
+		{"mcp.connect:github", ""},
+		{"mcp.call:git-hub.v2", ""},
+		{"mcp.call:*", ""},
+		{"mcp.connect:*", ""},
+		{"tool.call:evolve_core", ""},
+		{"tool.call:*", ""},
+		{"secret.bind:GITHUB_TOKEN", ""},
+		{"secret.bind:*", "wildcards are refused"},
+		{"secret.bind:GITHUB_*", "wildcards are refused"},
+		{"secret.bind:", "needs an argument"},
+		{"secret.bind:1TOKEN", "environment variable name"},
+		{"secret.bind:A-B", "environment variable name"},
+		{"mcp.call", "needs an argument"},
+		{"mcp.call:", "needs an argument"},
+		{"mcp.call:git*", "server id"},
+		{"mcp.call:a b", "server id"},
+		{"mcp.call:a:b", "server id"},
+		{"tool.call:" + strings.Repeat("x", 129), "tool name"},
+		{"fs.read:x", "unknown capability"},
+		{"fs.delete", `unknown capability "fs.delete"`},
+		{"*", "unknown capability"},
+		{"", "unknown capability"},
+		{" fs.read", "unknown capability"},
+		{"FS.READ", "unknown capability"},
+	} {
+		err := ValidateCapability(tc.grant)
+		switch {
+		case tc.wantErr == "" && err != nil:
+			t.Errorf("ValidateCapability(%q) = %v, want nil", tc.grant, err)
+		case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
+			t.Errorf("ValidateCapability(%q) = %v, want error containing %q", tc.grant, err, tc.wantErr)
+		}
+	}
+}
+
+func TestNewCapabilitySetRefusesAndNamesTheGrant(t *testing.T) {
+	_, err := NewCapabilitySet([]string{"fs.read", "secret.bind:*"})
+	if !errors.Is(err, ErrWildcardSecret) || !strings.Contains(err.Error(), `"secret.bind:*"`) {
+		t.Fatalf("err = %v, want ErrWildcardSecret naming the grant", err)
+	}
+	_, err = NewCapabilitySet([]string{"fs.read", "fs.rwite"})
+	if err == nil || !strings.Contains(err.Error(), `"fs.rwite"`) {
+		t.Fatalf("err = %v, want an error naming fs.rwite", err)
+	}
+}
+
+func TestCapabilitySetHas(t *testing.T) {
+	set, err := NewCapabilitySet([]string{"fs.read", "mcp.call:*", "tool.call:evolve_core", "secret.bind:TOKEN", "fs.read"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		c    string
+		want bool
+	}{
+		{"fs.read", true},
+		{"fs.write", false},
+		{"mcp.call:github", true},
+		{"mcp.call:*", false}, // a wildcard is never a requirement
+		{"mcp.call:", false},
+		{"mcp.call:a b", false},
+		{"mcp.connect:github", false},
+		{"tool.call:evolve_core", true},
+		{"tool.call:rollback_core", false},
+		{"secret.bind:TOKEN", true},
+		{"secret.bind:OTHER", false},
+		{"", false},
+		{"fs.read:x", false},
+	} {
+		if got := set.Has(tc.c); got != tc.want {
+			t.Errorf("Has(%q) = %v, want %v", tc.c, got, tc.want)
+		}
+	}
+	if got, want := set.List(), []string{"fs.read", "mcp.call:*", "secret.bind:TOKEN", "tool.call:evolve_core"}; !slices.Equal(got, want) {
+		t.Errorf("List() = %v, want %v", got, want)
+	}
+	if (CapabilitySet{}).Has("fs.read") {
+		t.Error("the zero set grants fs.read")
+	}
+}
+
+func TestCapabilitySetFingerprint(t *testing.T) {
+	a, _ := NewCapabilitySet([]string{"fs.read", "fs.write"})
+	b, _ := NewCapabilitySet([]string{"fs.write", "fs.read", "fs.write"})
+	c, _ := NewCapabilitySet([]string{"fs.read"})
+	if a.Fingerprint() != b.Fingerprint() {
+		t.Error("order and duplicates change the fingerprint")
+	}
+	if a.Fingerprint() == c.Fingerprint() || c.Fingerprint() == (CapabilitySet{}).Fingerprint() {
+		t.Error("different sets share a fingerprint")
+	}
+	if len(a.Fingerprint()) != 64 {
+		t.Errorf("fingerprint %q is not hex sha256", a.Fingerprint())
+	}
+}

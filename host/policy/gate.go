@@ -1,0 +1,27 @@
+package policy
+
+import "fmt"
+
+// CapabilityError says which required capability the authority lacks.
+type CapabilityError struct {
+	Missing string
+}
+
+func (e *CapabilityError) Error() string {
+	return fmt.Sprintf("capability %s is not granted to this session; grant it in agent.yaml capabilities", e.Missing)
+}
+
+// Gate checks that every required capability is granted, in order, and
+// returns a *CapabilityError for the first one that is not. Empty strings
+// stand for "no capability" and are skipped.
+func Gate(required []string, a Authority) error {
+	for _, c := range required {
+		if c == "" {
+			continue
+		}
+		if !a.Capabilities.Has(c) {
+			return &CapabilityError{Missing: c}
+		}
+	}
+	return nil
+}

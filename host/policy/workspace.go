@@ -1,0 +1,85 @@
+package policy
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+)
+
+// Workspace is the directory a session works in. Root is absolute and
+// clean; NewWorkspace makes it so.
+type Workspace struct {
+	Root string
+}
+
+// NewWorkspace cleans root and checks that it is absolute.
+func NewWorkspace(root string) (Workspace, error) {
+	ws := Workspace{Root: filepath.Clean(root)}
+	if err := ws.validate(); err != nil {
+		return Workspace{}, err
+	}
+	return ws, nil
+}
+
+func (w Workspace) validate() error {
+	switch {
+	case w.Root == "":
+		return errors.New("workspace root is empty; pass an absolute directory")
+	case strings.ContainsRune(w.Root, 0):
+		return errors.New("workspace root contains a NUL byte")
+	case !filepath.IsAbs(w.Root):
+		return fmt.Errorf("workspace root %q is not absolute; pass an absolute directory", w.Root)
+	case filepath.Clean(w.Root) != w.Root:
+		return fmt.Errorf("workspace root %q is not clean; use %q", w.Root, filepath.Clean(w.Root))
+	}
+	return nil
+}
+
+// ResolvedPath is a path argument resolved lexically against a workspace.
+type ResolvedPath struct {
+	// Abs is the absolute, cleaned path.
+	Abs string
+	// Inside reports whether Abs is the root or lies under it.
+	Inside bool
+	// Rel is Abs relative to the root, slash-separated ("." for the root
+	// itself); empty when the path is outside.
+	Rel string
+}
+
+// Resolve joins a relative path to the root and cleans it; an absolute
+// path is only cleaned. It does not touch the file system: symlinks are the
+// plugin's os.Root boundary's business.
+func (w Workspace) Resolve(p string) (ResolvedPath, error) {
+	if err := w.validate(); err != nil {
+		return ResolvedPath{}, err
+	}
+	if p == "" {
+		return ResolvedPath{}, errors.New("path is empty")
+	}
+	if strings.ContainsRune(p, 0) {
+		return ResolvedPath{}, errors.New("path contains a NUL byte")
+	}
+	abs := filepath.Clean(p)
+	if !filepath.IsAbs(abs) {
+		abs = filepath.Join(w.Root, p)
+	}
+	rel, inside := within(w.Root, abs)
+	return ResolvedPath{Abs: abs, Inside: inside, Rel: rel}, nil
+}
+
+// within reports whether the clean absolute path p is root or below it,
+// comparing whole path elements: /ws-other is not inside /ws.
+func within(root, p string) (rel string, inside bool) {
+	if p == root {
+		return ".", true
+	}
+	prefix := root
+	if !strings.HasSuffix(prefix, string(filepath.Separator)) {
+		prefix += string(filepath.Separator)
+	}
+	if !strings.HasPrefix(p, prefix) {
+		return "", false
+	}
+	return filepath.ToSlash(p[len(prefix):]), true
+}
