@@ -1,0 +1,80 @@
+package core
+
+import (
+	"maps"
+	"slices"
+
+	"demiurge.dev/catalog"
+)
+
+// FileName is the name of an agent core's declaration file.
+const FileName = "agent.yaml"
+
+// MaxFileSize bounds agent.yaml: it is a short declaration, and the bound
+// keeps a wrong --core (a log file, a device) from being read whole.
+const MaxFileSize = 1 << 20
+
+// EmbeddedFile is Core.File for the embedded default core.
+const EmbeddedFile = "<embedded default core>"
+
+// Core is a loaded agent core: what agent.yaml declares, with paths
+// resolved and every value validated.
+type Core struct {
+	// Name is the optional name from agent.yaml.
+	Name string
+	// Dir is the symlink-resolved absolute core directory; "" for the
+	// embedded default core.
+	Dir string
+	// File is the absolute path of agent.yaml, or EmbeddedFile.
+	File string
+	// Toolsets are the built-in toolsets declared, in file order.
+	Toolsets []string
+	// ToolsRoot and MCPRoot are the resolved slots.tools and slots.mcp
+	// directories, inside Dir; "" when not declared.
+	ToolsRoot, MCPRoot string
+	// Metadata are the tools.metadata overrides by tool name; each Origin
+	// is "agent.yaml:LINE".
+	Metadata map[string]catalog.Override
+	// Capabilities are the grants for the core's sessions, in file order.
+	Capabilities []string
+	// Approvals are the approval rules, "ACTION:TOOL[:PATTERN]".
+	Approvals []string
+	// Workspace is the resolved default workspace; "" when not declared
+	// (the caller then uses its own default, the current directory).
+	Workspace string
+	// Revision is the hex sha256 of agent.yaml's bytes: it binds session
+	// allows and catalogs to the exact declaration they were made under.
+	Revision string
+}
+
+// clone returns a deep copy, so that a caller changing its Core cannot
+// change another's.
+func (c *Core) clone() *Core {
+	n := *c
+	n.Toolsets = slices.Clone(c.Toolsets)
+	n.Capabilities = slices.Clone(c.Capabilities)
+	n.Approvals = slices.Clone(c.Approvals)
+	n.Metadata = maps.Clone(c.Metadata)
+	for k, o := range n.Metadata {
+		n.Metadata[k] = cloneOverride(o)
+	}
+	return &n
+}
+
+func cloneOverride(o catalog.Override) catalog.Override {
+	o.Risk = clonePtr(o.Risk)
+	o.Capability = clonePtr(o.Capability)
+	o.ApprovalPolicy = clonePtr(o.ApprovalPolicy)
+	o.ModelOutputPolicy = clonePtr(o.ModelOutputPolicy)
+	o.DisplayPolicy = clonePtr(o.DisplayPolicy)
+	o.Enabled = clonePtr(o.Enabled)
+	return o
+}
+
+func clonePtr[T any](p *T) *T {
+	if p == nil {
+		return nil
+	}
+	v := *p
+	return &v
+}

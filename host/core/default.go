@@ -1,0 +1,25 @@
+package core
+
+import (
+	_ "embed"
+	"sync"
+)
+
+//go:embed default/agent.yaml
+var defaultYAML []byte
+
+var defaultCore = sync.OnceValue(func() *Core {
+	c, err := parse(defaultYAML, EmbeddedFile, "")
+	if err != nil {
+		// The file is compiled in and TestDefault parses it: this is a
+		// build defect, not an operator error.
+		panic("core: the embedded default core is invalid: " + err.Error())
+	}
+	return c
+})
+
+// Default returns the embedded default core, used when no core directory
+// is given: the built-in toolsets implemented so far and the file grants
+// they need, no slots and no workspace (the caller's current directory is
+// the workspace). Each call returns a fresh copy.
+func Default() *Core { return defaultCore().clone() }

@@ -1,0 +1,116 @@
+package core
+
+import (
+	"regexp"
+	"slices"
+	"strconv"
+
+	"go.yaml.in/yaml/v3"
+
+	"demiurge.dev/catalog"
+)
+
+// toolName is a model-visible tool name every provider accepts (OpenAI and
+// Anthropic allow ^[a-zA-Z0-9_-]{1,64}$); a metadata or approval entry for
+// any other name could never match a tool.
+var toolName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+
+var toolsKeys = []string{"metadata"}
+
+var metadataKeys = []string{"risk", "capability", "approval_policy", "model_output_policy", "display_policy", "enabled"}
+
+// tools decodes the tools: mapping, whose one key is metadata.
+func (d *decoder) tools(n *yaml.Node, field string) (map[string]catalog.Override, error) {
+	entries, err := d.mapping(n, field)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]catalog.Override{}
+	for _, e := range entries {
+		if e.name != "metadata" {
+			return nil, d.errorf(e.key, e.field, "%s", unknownMsg("key", e.name, "valid keys", toolsKeys))
+		}
+		out, err = d.metadata(e.val, e.field)
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// metadata decodes tools.metadata: tool name → override. Whether each
+// override only tightens the tool's registry policy is checked when the
+// catalog resolves, where the registry values are known.
+func (d *decoder) metadata(n *yaml.Node, field string) (map[string]catalog.Override, error) {
+	entries, err := d.mapping(n, field)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]catalog.Override, len(entries))
+	for _, e := range entries {
+		if !toolName.MatchString(e.name) {
+			return nil, d.errorf(e.key, e.field, "%q is not a tool name (want 1-64 letters, digits, _ or -)", e.name)
+		}
+		o, err := d.override(e.val, e.field)
+		if err != nil {
+			return nil, err
+		}
+		o.Origin = d.origin + ":" + strconv.Itoa(e.key.Line)
+		out[e.name] = o
+	}
+	return out, nil
+}
+
+// override decodes one tool's metadata entry.
+func (d *decoder) override(n *yaml.Node, field string) (catalog.Override, error) {
+	var o catalog.Override
+	entries, err := d.mapping(n, field)
+	if err != nil {
+		return o, err
+	}
+	if len(entries) == 0 {
+		return o, d.errorf(n, field, "is an empty override; set one of risk, capability, approval_policy, model_output_policy, display_policy, enabled or remove it")
+	}
+	for _, e := range entries {
+		if err := d.overrideKey(&o, e); err != nil {
+			return o, err
+		}
+	}
+	return o, nil
+}
+
+func (d *decoder) overrideKey(o *catalog.Override, e entry) error {
+	if !slices.Contains(metadataKeys, e.name) {
+		return d.errorf(e.key, e.field, "%s", unknownMsg("metadata key", e.name, "valid keys", metadataKeys))
+	}
+	if e.name == "enabled" {
+		b, err := d.boolean(e.val, e.field)
+		o.Enabled = &b
+		return err
+	}
+	s, err := d.str(e.val, e.field)
+	if err != nil {
+		return err
+	}
+	switch e.name {
+	case "risk":
+		r, err := catalog.ParseRisk(s)
+		if err != nil {
+			return d.errorf(e.val, e.field, "%s", err.Error())
+		}
+		o.Risk = &r
+	case "approval_policy":
+		a, err := catalog.ParseApprovalPolicy(s)
+		if err != nil {
+			return d.errorf(e.val, e.field, "%s", err.Error())
+		}
+		o.ApprovalPolicy = &a
+	case "capability":
+		o.Capability = &s
+	case "model_output_policy":
+		o.ModelOutputPolicy = &s
+	case "display_policy":
+		o.DisplayPolicy = &s
+	}
+	return nil
+}
