@@ -23,7 +23,7 @@ func (d *decoder) capabilities(n *yaml.Node, field string) ([]string, error) {
 			continue
 		}
 		if name == "" || strings.ContainsAny(name, "*?[") {
-			return nil, d.errorf(items[i], itemField(field, i), "%q is refused: a core grants secret.bind:<NAME> for one exact secret name, never a wildcard", g)
+			return nil, d.errorf(items[i], itemField(field, i), "%q is refused: a core grants secret.bind:<NAME> for one exact secret name, never a wildcard", clip(g))
 		}
 	}
 	return grants, nil
@@ -52,17 +52,17 @@ func checkApprovalRule(rule string) string {
 	const want = `; want "ACTION:TOOL" or "ACTION:TOOL:PATTERN", e.g. "allow:write_file:docs/**"`
 	parts := strings.SplitN(rule, ":", 3)
 	if len(parts) < 2 {
-		return fmt.Sprintf("approval rule %q names no tool%s", rule, want)
+		return fmt.Sprintf("approval rule %q names no tool%s", clip(rule), want)
 	}
 	action, tool := parts[0], parts[1]
 	if !slices.Contains(approvalActions, action) {
 		return unknownMsg("approval action", action, "valid actions", approvalActions) + want
 	}
 	if !toolName.MatchString(tool) {
-		return fmt.Sprintf("approval rule %q: %q is not a tool name (want 1-64 letters, digits, _ or -; wildcards are not allowed)", rule, tool)
+		return fmt.Sprintf("approval rule %q: %q is not a tool name (want 1-64 letters, digits, _ or -; wildcards are not allowed)", clip(rule), clip(tool))
 	}
 	if len(parts) == 3 && strings.TrimSpace(parts[2]) == "" {
-		return fmt.Sprintf("approval rule %q has an empty pattern%s", rule, want)
+		return fmt.Sprintf("approval rule %q has an empty pattern%s", clip(rule), want)
 	}
 	return ""
 }

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 )
 
@@ -154,14 +153,6 @@ func TestLoadFileErrors(t *testing.T) {
 		_, err := Load(dir)
 		wantLoadError(t, err, "", "is not a regular file")
 	})
-	t.Run("FIFO does not block", func(t *testing.T) {
-		dir := t.TempDir()
-		if err := syscall.Mkfifo(filepath.Join(dir, FileName), 0o644); err != nil {
-			t.Skipf("mkfifo: %v", err)
-		}
-		_, err := Load(dir)
-		wantLoadError(t, err, "", "is not a regular file")
-	})
 	t.Run("over 1 MiB", func(t *testing.T) {
 		body := "toolsets: [coding]\n" + strings.Repeat("# padding\n", MaxFileSize/10+1)
 		dir := writeCore(t, body)
@@ -210,6 +201,26 @@ func TestNearest(t *testing.T) {
 	for _, tc := range tests {
 		if got := nearest(tc.in, topKeys); got != tc.want {
 			t.Errorf("nearest(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+// TestLongValuesAreClipped: a huge key or value is quoted in the error
+// only in part, so the message stays readable.
+func TestLongValuesAreClipped(t *testing.T) {
+	long := strings.Repeat("k", 100000)
+	for _, body := range []string{
+		long + ": 1\n",
+		"toolsets: [" + long + "]\n",
+		"tools: {metadata: {write_file: {risk: " + long + "}}}\n",
+		"slots: {tools: " + long + "}\n",
+	} {
+		_, err := Load(writeCore(t, body))
+		if err == nil {
+			t.Fatal("Load succeeded, want an error")
+		}
+		if n := len(err.Error()); n > 1000 {
+			t.Errorf("error is %d bytes long: %.200s…", n, err)
 		}
 	}
 }

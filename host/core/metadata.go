@@ -49,7 +49,7 @@ func (d *decoder) metadata(n *yaml.Node, field string) (map[string]catalog.Overr
 	out := make(map[string]catalog.Override, len(entries))
 	for _, e := range entries {
 		if !toolName.MatchString(e.name) {
-			return nil, d.errorf(e.key, e.field, "%q is not a tool name (want 1-64 letters, digits, _ or -)", e.name)
+			return nil, d.errorf(e.key, e.field, "%q is not a tool name (want 1-64 letters, digits, _ or -)", clip(e.name))
 		}
 		o, err := d.override(e.val, e.field)
 		if err != nil {
@@ -85,8 +85,11 @@ func (d *decoder) overrideKey(o *catalog.Override, e entry) error {
 	}
 	if e.name == "enabled" {
 		b, err := d.boolean(e.val, e.field)
+		if err != nil {
+			return err
+		}
 		o.Enabled = &b
-		return err
+		return nil
 	}
 	s, err := d.str(e.val, e.field)
 	if err != nil {
@@ -94,13 +97,15 @@ func (d *decoder) overrideKey(o *catalog.Override, e entry) error {
 	}
 	switch e.name {
 	case "risk":
-		r, err := catalog.ParseRisk(s)
+		// clip before parsing: no valid value is long, and the error
+		// quotes what it was given.
+		r, err := catalog.ParseRisk(clip(s))
 		if err != nil {
 			return d.errorf(e.val, e.field, "%s", err.Error())
 		}
 		o.Risk = &r
 	case "approval_policy":
-		a, err := catalog.ParseApprovalPolicy(s)
+		a, err := catalog.ParseApprovalPolicy(clip(s))
 		if err != nil {
 			return d.errorf(e.val, e.field, "%s", err.Error())
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -53,7 +54,7 @@ func describe(n *yaml.Node) string {
 		case "!!null":
 			return "nothing (null)"
 		case "!!str":
-			return fmt.Sprintf("the string %q", n.Value)
+			return fmt.Sprintf("the string %q", clip(n.Value))
 		case "!!int", "!!float":
 			return "the number " + n.Value
 		case "!!bool":
@@ -69,12 +70,12 @@ func describe(n *yaml.Node) string {
 // usual slip of an unquoted scalar.
 func (d *decoder) wrongType(n *yaml.Node, field, want string) *LoadError {
 	msg := fmt.Sprintf("want %s, got %s", want, describe(n))
-	if want == "a string" && n.Kind == yaml.ScalarNode {
-		switch n.ShortTag() {
-		case "!!int", "!!float", "!!bool":
-			msg += "; quote it if you mean text"
-		case "!!null":
+	if n.Kind == yaml.ScalarNode {
+		switch tag := n.ShortTag(); {
+		case tag == "!!null":
 			msg += "; give a value or remove the key"
+		case want == "a string" && (tag == "!!int" || tag == "!!float" || tag == "!!bool"):
+			msg += "; quote it if you mean text"
 		}
 	}
 	return d.errorf(n, field, "%s", msg)
@@ -111,9 +112,9 @@ func (d *decoder) mapping(n *yaml.Node, field string) ([]entry, error) {
 		if k.Kind != yaml.ScalarNode || k.ShortTag() != "!!str" {
 			return nil, d.errorf(k, field, "keys must be plain names, got %s", describe(k))
 		}
-		f := joinField(field, k.Value)
+		f := joinField(field, clip(k.Value))
 		if line, dup := seen[k.Value]; dup {
-			return nil, d.errorf(k, f, "duplicate key %q (first at line %d); keep one", k.Value, line)
+			return nil, d.errorf(k, f, "duplicate key %q (first at line %d); keep one", clip(k.Value), line)
 		}
 		seen[k.Value] = k.Line
 		entries = append(entries, entry{key: k, val: v, name: k.Value, field: f})
@@ -133,7 +134,8 @@ func (d *decoder) str(n *yaml.Node, field string) (string, error) {
 		return "", d.errorf(n, field, "is empty; give a value or remove the key")
 	}
 	if i := strings.IndexFunc(n.Value, unicode.IsControl); i >= 0 {
-		return "", d.errorf(n, field, "contains the control character %q; use a single line of plain text", n.Value[i])
+		r, _ := utf8.DecodeRuneInString(n.Value[i:])
+		return "", d.errorf(n, field, "contains the control character %q; use a single line of plain text", r)
 	}
 	return n.Value, nil
 }
@@ -182,7 +184,7 @@ func (d *decoder) strList(n *yaml.Node, field, what string) ([]string, []*yaml.N
 			return nil, nil, err
 		}
 		if line, dup := seen[s]; dup {
-			return nil, nil, d.errorf(it, f, "duplicate %s %q (first at line %d); list it once", what, s, line)
+			return nil, nil, d.errorf(it, f, "duplicate %s %q (first at line %d); list it once", what, clip(s), line)
 		}
 		seen[s] = it.Line
 		out = append(out, s)

@@ -52,7 +52,7 @@ func (d *decoder) slotRoot(n *yaml.Node, field string) (string, error) {
 	if !abs {
 		p = filepath.Join(d.dir, v)
 		if !within(d.dir, p) {
-			return "", d.errorf(n, field, "%q leaves the core directory %s through ..; a slot root must lie inside the core", v, d.dir)
+			return "", d.errorf(n, field, "%q leaves the core directory %s through ..; a slot root must lie inside the core", clip(v), d.dir)
 		}
 	}
 	real, err := d.existingDir(n, field, v, p)
@@ -61,9 +61,9 @@ func (d *decoder) slotRoot(n *yaml.Node, field string) (string, error) {
 	}
 	if !within(d.dir, real) {
 		if abs {
-			return "", d.errorf(n, field, "%q is outside the core directory %s; give a path inside the core, relative to it", v, d.dir)
+			return "", d.errorf(n, field, "%q is outside the core directory %s; give a path inside the core, relative to it", clip(v), d.dir)
 		}
-		return "", d.errorf(n, field, "%q resolves through a symlink to %s, outside the core directory %s; a slot root must lie inside the core", v, real, d.dir)
+		return "", d.errorf(n, field, "%q resolves through a symlink to %s, outside the core directory %s; a slot root must lie inside the core", clip(v), real, d.dir)
 	}
 	return real, nil
 }
@@ -92,15 +92,15 @@ func (d *decoder) existingDir(n *yaml.Node, field, v, p string) (string, error) 
 	fi, err := os.Stat(p)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return "", d.wrapf(n, field, err, "directory %q (%s) does not exist; create it or remove the key", v, p)
+		return "", d.wrapf(n, field, err, "directory %q (%s) does not exist; create it or remove the key", clip(v), clip(p))
 	case err != nil:
-		return "", d.wrapf(n, field, err, "cannot read directory %q: %v", v, err)
+		return "", d.wrapf(n, field, err, "cannot read directory %q: %v", clip(v), reason(err))
 	case !fi.IsDir():
-		return "", d.errorf(n, field, "%q (%s) is not a directory", v, p)
+		return "", d.errorf(n, field, "%q (%s) is not a directory", clip(v), clip(p))
 	}
 	real, err := filepath.EvalSymlinks(p)
 	if err != nil {
-		return "", d.wrapf(n, field, err, "cannot resolve %q: %v", v, err)
+		return "", d.wrapf(n, field, err, "cannot resolve %q: %v", clip(v), reason(err))
 	}
 	return real, nil
 }
@@ -109,6 +109,16 @@ func (d *decoder) wrapf(n *yaml.Node, field string, err error, format string, ar
 	e := d.errorf(n, field, format, args...)
 	e.Err = err
 	return e
+}
+
+// reason is err without the path a *fs.PathError repeats, which the
+// message already quotes (clipped).
+func reason(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 // within reports whether p is base or lies below it; both are clean

@@ -3,6 +3,7 @@ package core
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 )
 
 // nearest returns the candidate closest to s by edit distance, or "" when
@@ -27,7 +28,7 @@ func nearest(s string, candidates []string) string {
 // unknownMsg says that name is not one of valid, suggesting the nearest
 // and listing them all after label ("valid keys", "known toolsets").
 func unknownMsg(what, name, label string, valid []string) string {
-	msg := fmt.Sprintf("unknown %s %q", what, name)
+	msg := fmt.Sprintf("unknown %s %q", what, clip(name))
 	if n := nearest(name, valid); n != "" {
 		msg += fmt.Sprintf(" (did you mean %q?)", n)
 	}
@@ -58,4 +59,20 @@ func editDistance(a, b string) int {
 		prev, cur = cur, prev
 	}
 	return prev[len(b)]
+}
+
+// clipLen bounds the user text quoted in one message: a megabyte-long key
+// should not become a megabyte-long error.
+const clipLen = 80
+
+// clip shortens s to clipLen bytes, on a rune boundary, marking the cut.
+func clip(s string) string {
+	if len(s) <= clipLen {
+		return s
+	}
+	cut := clipLen
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
 }
