@@ -1,0 +1,83 @@
+package approval
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// maxPreviewRunes bounds the preview a prompt shows; the arguments come
+// from the model and may be large.
+const maxPreviewRunes = 600
+
+// writeCard prints the compact approval card. Every model-controlled
+// string is made inert first: an escape sequence in a path or preview
+// must not repaint the prompt.
+func writeCard(w io.Writer, req Request) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "\napproval needed: %s  (risk %s, policy %s)\n", inert(req.Tool), req.Risk, req.Policy)
+	for _, r := range req.Reasons {
+		fmt.Fprintf(&b, "  why      %s\n", inert(r))
+	}
+	for _, s := range req.Subjects {
+		where := ""
+		if s.Kind == "path" {
+			where = " (inside the workspace)"
+			if !s.Inside {
+				where = " (OUTSIDE the workspace)"
+			}
+			if s.Sensitive {
+				where += " (credential-like)"
+			}
+			fmt.Fprintf(&b, "  %-8s %s %s%s\n", s.Kind, s.Access, inert(s.Resolved), where)
+			continue
+		}
+		fmt.Fprintf(&b, "  %-8s %s\n", s.Kind, inert(s.Value))
+	}
+	if req.Preview != "" {
+		fmt.Fprintf(&b, "  preview  %s\n", inert(truncateRunes(req.Preview, maxPreviewRunes)))
+	}
+	if req.SessionAllowable {
+		b.WriteString("allow? [o]nce / [s]ession / [d]eny (default deny): ")
+	} else {
+		b.WriteString("allow? [o]nce / [d]eny (default deny): ")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// inert escapes control and format characters (ANSI escapes, carriage
+// returns, bidi overrides) so they print as text.
+func inert(s string) string {
+	var b strings.Builder
+	for i, r := range s {
+		switch {
+		case r == utf8.RuneError && !strings.HasPrefix(s[i:], string(utf8.RuneError)):
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case r == ' ' || (unicode.IsPrint(r) && !unicode.Is(unicode.Cf, r)):
+			b.WriteRune(r)
+		default:
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+		}
+	}
+	return b.String()
+}
+
+func truncateRunes(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	cut := 0
+	for i := range s {
+		if n == 0 {
+			cut = i
+			break
+		}
+		n--
+	}
+	return s[:cut] + fmt.Sprintf("… (%d more bytes)", len(s)-cut)
+}

@@ -1,0 +1,43 @@
+package approval
+
+import (
+	"context"
+	"fmt"
+)
+
+// Answer is what a provider decided. The zero value is Deny, so that an
+// answer nobody set refuses.
+type Answer int
+
+const (
+	Deny Answer = iota
+	AllowOnce
+	AllowSession
+)
+
+func (a Answer) String() string {
+	switch a {
+	case Deny:
+		return "deny"
+	case AllowOnce:
+		return "allow once"
+	case AllowSession:
+		return "allow for session"
+	}
+	return fmt.Sprintf("answer(%d)", int(a))
+}
+
+// Provider asks someone to decide on a call. An error means nobody
+// decided; Resolve then refuses the call.
+type Provider interface {
+	Name() string
+	Ask(ctx context.Context, req Request) (Answer, error)
+}
+
+// DenyAll refuses everything it is asked: the provider when no one can
+// answer (stdin is not a terminal, a background task, a scheduled run).
+type DenyAll struct{}
+
+func (DenyAll) Name() string { return "deny-all" }
+
+func (DenyAll) Ask(context.Context, Request) (Answer, error) { return Deny, nil }

@@ -1,0 +1,54 @@
+package approval
+
+import (
+	"demiurge.dev/catalog"
+	"demiurge.dev/host/policy"
+)
+
+// Request is one call waiting for an approval decision.
+type Request struct {
+	Tool   string
+	CallID string
+	Risk   catalog.Risk
+	Policy catalog.ApprovalPolicy
+	// Block refuses the call before any rule or provider is consulted.
+	Block   bool
+	Reasons []string
+	// Preview is a length-limited, redacted rendering of the arguments.
+	Preview string
+	// Fingerprint identifies the tool and its resolved subjects
+	// (policy.Assessment.Fingerprint).
+	Fingerprint string
+	Authority   policy.Authority
+	// SessionAllowable says whether an "allow for session" may cover this
+	// call and later ones with the same fingerprint.
+	SessionAllowable bool
+	Subjects         []policy.SubjectFact
+}
+
+// Via values say which step of Resolve decided.
+const (
+	ViaAuto    = "auto"
+	ViaRule    = "rule"
+	ViaSession = "session"
+	ViaPrompt  = "prompt"
+	ViaDeny    = "deny"
+	ViaBlock   = "block"
+	ViaPolicy  = "policy"
+)
+
+// Scope values say how far an allow reaches.
+const (
+	ScopeOnce    = "once"
+	ScopeSession = "session"
+)
+
+// Outcome is the decision on one Request.
+type Outcome struct {
+	Allowed bool
+	// Via is one of the Via constants.
+	Via    string
+	Reason string
+	// Scope is ScopeOnce or ScopeSession for an allow, empty for a refusal.
+	Scope string
+}

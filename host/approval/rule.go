@@ -1,0 +1,200 @@
+package approval
+
+import (
+	"errors"
+	"fmt"
+	"path"
+	"regexp"
+	"strings"
+
+	"demiurge.dev/catalog"
+)
+
+// RuleSyntax is the one-line description of a rule, for usage texts.
+const RuleSyntax = "allow:TOOL, deny:TOOL, allow:TOOL:GLOB or deny:TOOL:GLOB"
+
+// A Rule is an operator's standing decision, from an --approve flag or the
+// core's approval rules. The forms are:
+//
+//	allow:TOOL        every call of TOOL whose policy is prompt is allowed;
+//	                  this includes reads outside the workspace and of
+//	                  credential-like paths, so prefer a GLOB.
+//	allow:TOOL:GLOB   a call of TOOL is allowed when it has at least one path
+//	                  subject, every path subject lies inside the workspace,
+//	                  and each one's workspace-relative path matches GLOB.
+//	                  A call with a command or url subject never matches.
+//	deny:TOOL         every call of TOOL is refused.
+//	deny:TOOL:GLOB    a call of TOOL is refused when any of its path subjects
+//	                  lies inside the workspace and matches GLOB.
+//
+// TOOL is an exact tool name (letters, digits, '_', '-', '.'); there is no
+// tool wildcard. GLOB is a slash-separated, workspace-relative pattern with
+// path.Match syntax per segment (*, ?, [a-z], \ escapes; '*' also matches
+// a leading dot) plus "**" as a whole segment, matching zero or more
+// segments: "src/**" matches src, src/a.go and src/x/y.go; "**/*.md"
+// matches README.md and docs/a.md. GLOB may not be absolute, contain "."
+// or ".." segments, or be empty. The workspace root itself has zero
+// segments, so only "**" matches it.
+//
+// An allow rule only ever turns a prompt into an allow; a deny policy or a
+// block stays refused. A deny rule wins over every allow.
+type Rule struct {
+	Allow bool
+	Tool  string
+	// Glob is empty for a rule about every call of Tool.
+	Glob string
+	// Origin says where the rule came from ("--approve", "agent.yaml:14"),
+	// for reasons and diagnostics; ParseRule leaves it empty.
+	Origin string
+
+	segments []string
+}
+
+var ruleTool = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
+
+// ParseRule reads one rule; see Rule for the syntax.
+func ParseRule(s string) (Rule, error) {
+	text := strings.TrimSpace(s)
+	if text == "" {
+		return Rule{}, fmt.Errorf("approval rule is empty; write %s", RuleSyntax)
+	}
+	action, rest, ok := strings.Cut(text, ":")
+	if !ok {
+		return Rule{}, fmt.Errorf("approval rule %q has no tool; write %s", text, RuleSyntax)
+	}
+	var r Rule
+	switch action {
+	case "allow":
+		r.Allow = true
+	case "deny":
+	default:
+		return Rule{}, fmt.Errorf("approval rule %q: action %q is unknown; want allow or deny", text, action)
+	}
+	tool, glob, hasGlob := strings.Cut(rest, ":")
+	if !ruleTool.MatchString(tool) {
+		return Rule{}, fmt.Errorf("approval rule %q: tool %q is not a tool name (letters, digits, '_', '-', '.'; no wildcards)", text, tool)
+	}
+	r.Tool = tool
+	if hasGlob {
+		segs, err := parseGlob(glob)
+		if err != nil {
+			return Rule{}, fmt.Errorf("approval rule %q: %w", text, err)
+		}
+		r.Glob, r.segments = glob, segs
+	}
+	return r, nil
+}
+
+func parseGlob(glob string) ([]string, error) {
+	switch {
+	case glob == "":
+		return nil, errors.New("the path glob after the tool is empty; drop the second ':' or give a pattern like src/**")
+	case strings.HasPrefix(glob, "/"):
+		return nil, fmt.Errorf("path glob %q is absolute; globs are relative to the workspace", glob)
+	case strings.ContainsRune(glob, 0):
+		return nil, errors.New("path glob contains a NUL byte")
+	}
+	segs := strings.Split(glob, "/")
+	for _, seg := range segs {
+		switch {
+		case seg == "":
+			return nil, fmt.Errorf("path glob %q has an empty segment (a doubled or trailing '/')", glob)
+		case seg == "." || seg == "..":
+			return nil, fmt.Errorf("path glob %q has a %q segment; write the path from the workspace root", glob, seg)
+		case seg == "**":
+			continue
+		case strings.Contains(seg, "**"):
+			return nil, fmt.Errorf("path glob %q: ** must be a whole segment, as in src/**/x.go", glob)
+		}
+		if _, err := path.Match(seg, ""); err != nil {
+			return nil, fmt.Errorf("path glob %q: segment %q: %w", glob, seg, err)
+		}
+	}
+	return segs, nil
+}
+
+// String gives the rule back in its canonical form.
+func (r Rule) String() string {
+	s := "deny:" + r.Tool
+	if r.Allow {
+		s = "allow:" + r.Tool
+	}
+	if r.Glob != "" {
+		s += ":" + r.Glob
+	}
+	return s
+}
+
+// Matches reports whether the rule speaks about req (see Rule for what an
+// allow and a deny glob require).
+func (r Rule) Matches(req Request) bool {
+	if r.Tool != req.Tool {
+		return false
+	}
+	if r.Glob == "" {
+		return true
+	}
+	if r.segments == nil {
+		// A Rule built by hand rather than parsed: parse its glob now,
+		// and match nothing if it is malformed.
+		segs, err := parseGlob(r.Glob)
+		if err != nil {
+			return false
+		}
+		r.segments = segs
+	}
+	paths := 0
+	for _, s := range req.Subjects {
+		if s.Kind != string(catalog.SubjectPath) {
+			if r.Allow {
+				return false
+			}
+			continue
+		}
+		paths++
+		hit := s.Inside && matchSegments(r.segments, relSegments(s.Rel))
+		if r.Allow && !hit {
+			return false
+		}
+		if !r.Allow && hit {
+			return true
+		}
+	}
+	return r.Allow && paths > 0
+}
+
+func relSegments(rel string) []string {
+	if rel == "." || rel == "" {
+		return nil
+	}
+	return strings.Split(rel, "/")
+}
+
+// matchSegments matches path segments against glob segments, "**" standing
+// for zero or more whole segments. It runs in len(pat)*len(name) steps (no
+// backtracking), because subject paths come from the model.
+func matchSegments(pat, name []string) bool {
+	// cur[j] reports whether the glob so far matches name[:j].
+	cur := make([]bool, len(name)+1)
+	next := make([]bool, len(name)+1)
+	cur[0] = true
+	for _, p := range pat {
+		if p == "**" {
+			seen := false
+			for j := range cur {
+				seen = seen || cur[j]
+				next[j] = seen
+			}
+		} else {
+			next[0] = false
+			for j := 1; j <= len(name); j++ {
+				next[j] = false
+				if cur[j-1] {
+					next[j], _ = path.Match(p, name[j-1])
+				}
+			}
+		}
+		cur, next = next, cur
+	}
+	return cur[len(name)]
+}
