@@ -1,0 +1,142 @@
+package fsops
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+
+	"golang.org/x/sys/unix"
+)
+
+// PatchParams are the arguments of patch: an exact string replacement.
+type PatchParams struct {
+	Path       string `json:"path" jsonschema_description:"File to edit, relative to the workspace."`
+	OldString  string `json:"old_string" jsonschema_description:"Exact text to replace, including whitespace and line endings. It must occur exactly once unless replace_all is set."`
+	NewString  string `json:"new_string" jsonschema_description:"Text to put in its place."`
+	ReplaceAll bool   `json:"replace_all,omitempty" jsonschema_description:"Replace every occurrence instead of requiring a unique one."`
+}
+
+// PrecheckResult is what PatchPrecheck found: the edit would apply.
+type PrecheckResult struct {
+	Path         string `json:"path"`
+	Matches      int    `json:"matches"`
+	Replacements int    `json:"replacements"`
+	FileSize     int64  `json:"file_size"`
+}
+
+// PatchResult describes a published edit.
+type PatchResult struct {
+	Path         string `json:"path"`
+	Replacements int    `json:"replacements"`
+	BytesBefore  int64  `json:"bytes_before"`
+	BytesAfter   int64  `json:"bytes_after"`
+	Diff         string `json:"diff"` // excerpt of the first change
+}
+
+// validatePatch refuses degenerate requests before any file is touched.
+func validatePatch(p PatchParams) error {
+	if p.OldString == "" {
+		return refuse(p.Path, ErrInvalidArgument, "old_string is empty; give the exact text to replace (use write_file to create or overwrite a whole file)")
+	}
+	if p.OldString == p.NewString {
+		return refuse(p.Path, ErrInvalidArgument, "old_string and new_string are identical; nothing would change")
+	}
+	return nil
+}
+
+// decide turns a match count into the refusal the model can act on.
+func decide(p PatchParams, matches int) error {
+	switch {
+	case matches == 0:
+		return refuse(p.Path, ErrNoMatch, "old_string not found; read the file and copy the exact text, including whitespace and line endings")
+	case matches > 1 && !p.ReplaceAll:
+		return refuse(p.Path, ErrAmbiguousMatch, "old_string occurs %d times; add surrounding context or set replace_all", matches)
+	}
+	return nil
+}
+
+func replacements(p PatchParams, matches int) int {
+	if p.ReplaceAll {
+		return matches
+	}
+	return 1
+}
+
+// PatchPrecheck runs before approval: it applies every check Patch applies
+// (path, file type, sensitive and symlink refusals, match count) by
+// streaming the file, and changes nothing.
+func PatchPrecheck(ctx context.Context, ws *Workspace, p PatchParams) (PrecheckResult, error) {
+	if err := validatePatch(p); err != nil {
+		return PrecheckResult{}, err
+	}
+	pp, err := ws.pinParent(p.Path, false)
+	if err != nil {
+		return PrecheckResult{}, err
+	}
+	defer pp.Close()
+	src, st, err := pp.openSource(p.Path)
+	if err != nil {
+		return PrecheckResult{}, err
+	}
+	defer src.Close()
+	stats, err := replaceStream(ctx, src, io.Discard, []byte(p.OldString), []byte(p.NewString), p.ReplaceAll)
+	if err != nil {
+		return PrecheckResult{}, fmt.Errorf("%s: read: %w", p.Path, err)
+	}
+	if err := decide(p, stats.matches); err != nil {
+		return PrecheckResult{}, err
+	}
+	return PrecheckResult{Path: pp.t.display, Matches: stats.matches, Replacements: replacements(p, stats.matches), FileSize: st.Size}, nil
+}
+
+// Patch replaces old_string with new_string, streaming the file into a
+// staged file beside it. The match count is known only at the end: a
+// rejected edit discards the staged file and leaves the original as it
+// was; an accepted one is renamed over it in the pinned parent directory,
+// keeping the permission bits.
+func Patch(ctx context.Context, ws *Workspace, p PatchParams) (PatchResult, error) {
+	if err := validatePatch(p); err != nil {
+		return PatchResult{}, err
+	}
+	pp, err := ws.pinParent(p.Path, false)
+	if err != nil {
+		return PatchResult{}, err
+	}
+	defer pp.Close()
+	src, st, err := pp.openSource(p.Path)
+	if err != nil {
+		return PatchResult{}, err
+	}
+	defer src.Close()
+	staged, name, err := pp.stage()
+	if err != nil {
+		return PatchResult{}, err
+	}
+	stats, err := replaceStream(ctx, src, staged, []byte(p.OldString), []byte(p.NewString), p.ReplaceAll)
+	if err != nil {
+		pp.discard(staged, name)
+		return PatchResult{}, fmt.Errorf("%s: rewrite: %w", p.Path, err)
+	}
+	if err := decide(p, stats.matches); err != nil {
+		pp.discard(staged, name)
+		return PatchResult{}, err
+	}
+	// Publishing renames over whatever the name holds now: make sure it is
+	// still the file that was read.
+	var now unix.Stat_t
+	if err := unix.Fstatat(pp.fd, pp.name, &now, unix.AT_SYMLINK_NOFOLLOW); err != nil || now.Dev != st.Dev || now.Ino != st.Ino {
+		pp.discard(staged, name)
+		return PatchResult{}, refuse(p.Path, ErrChanged, "the file was replaced while it was being edited; read it again and retry")
+	}
+	if err := pp.publish(staged, name, os.FileMode(st.Mode)&os.ModePerm); err != nil {
+		return PatchResult{}, err
+	}
+	return PatchResult{
+		Path:         pp.t.display,
+		Replacements: replacements(p, stats.matches),
+		BytesBefore:  stats.bytesIn,
+		BytesAfter:   stats.bytesOut,
+		Diff:         stats.ex.render(p.OldString, p.NewString),
+	}, nil
+}

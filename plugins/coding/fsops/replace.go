@@ -1,0 +1,90 @@
+package fsops
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"io"
+)
+
+// patchChunk is how much of the source one step holds. A variable so that
+// tests can shrink it and put matches across chunk boundaries.
+var patchChunk = 256 << 10
+
+// replaceStats is what one streaming pass learned.
+type replaceStats struct {
+	matches  int
+	bytesIn  int64
+	bytesOut int64
+	ex       excerptCapture
+}
+
+// replaceStream copies src to dst, replacing old with repl: every
+// occurrence when all is set, otherwise only the first. It always counts
+// every non-overlapping occurrence, since the count decides whether the
+// edit may be published. It holds one chunk plus len(old)-1 carried bytes,
+// so a match split across two reads is still found.
+func replaceStream(ctx context.Context, src io.Reader, dst io.Writer, old, repl []byte, all bool) (replaceStats, error) {
+	var st replaceStats
+	k := len(old)
+	buf := make([]byte, k-1+patchChunk)
+	bw := bufio.NewWriterSize(dst, 64<<10)
+	var werr error
+	emit := func(b []byte) {
+		if werr == nil && len(b) > 0 {
+			var n int
+			n, werr = bw.Write(b)
+			st.bytesOut += int64(n)
+		}
+	}
+	plain := func(b []byte) {
+		st.ex.observe(b)
+		emit(b)
+	}
+	carry := 0
+	for {
+		if err := ctx.Err(); err != nil {
+			return st, err
+		}
+		n, rerr := io.ReadFull(src, buf[carry:carry+patchChunk])
+		st.bytesIn += int64(n)
+		eof := rerr == io.EOF || rerr == io.ErrUnexpectedEOF
+		if rerr != nil && !eof {
+			return st, rerr
+		}
+		data := buf[:carry+n]
+		i := 0
+		for {
+			j := bytes.Index(data[i:], old)
+			if j < 0 {
+				break
+			}
+			j += i
+			plain(data[i:j])
+			st.matches++
+			if st.matches == 1 {
+				st.ex.atFirstMatch()
+			} else {
+				st.ex.observe(old)
+			}
+			if all || st.matches == 1 {
+				emit(repl)
+			} else {
+				emit(old)
+			}
+			i = j + k
+		}
+		if eof {
+			plain(data[i:])
+			break
+		}
+		// Keep the tail that could be the start of a match split by the read.
+		safe := max(len(data)-(k-1), i)
+		plain(data[i:safe])
+		carry = copy(buf, data[safe:])
+	}
+	if werr == nil {
+		werr = bw.Flush()
+	}
+	return st, werr
+}

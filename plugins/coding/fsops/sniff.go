@@ -1,0 +1,56 @@
+package fsops
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"unicode/utf8"
+)
+
+// sniffLen is how much of a file decides whether it is text.
+const sniffLen = 8 << 10
+
+// looksBinary reports whether head (the first bytes of a file) is binary:
+// a NUL byte, or mostly bytes that are not valid UTF-8. A few invalid
+// bytes (Latin-1 in a comment) still make a text file; those are shown as
+// U+FFFD. full says head is the whole file, so a rune cut at its end is
+// invalid rather than truncated by the sample.
+func looksBinary(head []byte, full bool) bool {
+	if bytes.IndexByte(head, 0) >= 0 {
+		return true
+	}
+	invalid := 0
+	for i := 0; i < len(head); {
+		if head[i] < utf8.RuneSelf {
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(head[i:])
+		if r == utf8.RuneError && size == 1 {
+			if !full && !utf8.FullRune(head[i:]) {
+				break // the sample cut a rune in two
+			}
+			invalid++
+		}
+		i += size
+	}
+	// "Dominant": random bytes are about half invalid, text in a legacy
+	// single-byte encoding a few percent.
+	return invalid*4 > len(head)
+}
+
+// sniff reads the head of r (at offset 0) and reports whether it is binary
+// and its detected content type.
+func sniff(r io.ReaderAt, size int64) (binary bool, mime string, err error) {
+	n := int64(sniffLen)
+	if size < n {
+		n = size
+	}
+	head := make([]byte, n)
+	got, err := r.ReadAt(head, 0)
+	if err != nil && err != io.EOF {
+		return false, "", err
+	}
+	head = head[:got]
+	return looksBinary(head, int64(got) >= size), http.DetectContentType(head), nil
+}

@@ -1,0 +1,76 @@
+package fsops
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+)
+
+// WriteParams are the arguments of write_file.
+type WriteParams struct {
+	Path       string `json:"path" jsonschema_description:"File to create or overwrite, relative to the workspace."`
+	Content    string `json:"content" jsonschema_description:"The complete new content of the file (UTF-8)."`
+	CreateDirs bool   `json:"create_dirs,omitempty" jsonschema_description:"Create missing parent directories."`
+}
+
+// WriteResult describes a published write.
+type WriteResult struct {
+	Path         string `json:"path"`
+	BytesWritten int64  `json:"bytes_written"`
+	Created      bool   `json:"created"` // false: an existing file was replaced
+	Mode         string `json:"mode"`    // permission bits of the published file, e.g. "0644"
+	SHA256       string `json:"sha256"`
+}
+
+// newFileMode is the mode of a created file; an overwrite keeps the old bits.
+const newFileMode os.FileMode = 0o644
+
+// WriteFile creates or atomically replaces a file: the content is staged
+// beside the target in the pinned parent directory, synced, given the old
+// file's permission bits, and renamed over the target. An interrupted
+// write never leaves a half-written file at the target path.
+func WriteFile(ctx context.Context, ws *Workspace, p WriteParams) (WriteResult, error) {
+	if err := ctx.Err(); err != nil {
+		return WriteResult{}, err
+	}
+	pp, err := ws.pinParent(p.Path, p.CreateDirs)
+	if err != nil {
+		return WriteResult{}, err
+	}
+	defer pp.Close()
+	st, exists, err := pp.statTarget(p.Path)
+	if err != nil {
+		return WriteResult{}, err
+	}
+	mode := newFileMode
+	if exists {
+		mode = os.FileMode(st.Mode) & os.ModePerm
+	}
+	f, name, err := pp.stage()
+	if err != nil {
+		return WriteResult{}, err
+	}
+	h := sha256.New()
+	n, err := io.WriteString(io.MultiWriter(f, h), p.Content)
+	if err != nil {
+		pp.discard(f, name)
+		return WriteResult{}, fmt.Errorf("%s: write staged file: %w", p.Path, err)
+	}
+	if err := ctx.Err(); err != nil {
+		pp.discard(f, name)
+		return WriteResult{}, err
+	}
+	if err := pp.publish(f, name, mode); err != nil {
+		return WriteResult{}, err
+	}
+	return WriteResult{
+		Path:         pp.t.display,
+		BytesWritten: int64(n),
+		Created:      !exists,
+		Mode:         fmt.Sprintf("%04o", uint32(mode)),
+		SHA256:       hex.EncodeToString(h.Sum(nil)),
+	}, nil
+}
