@@ -1,0 +1,135 @@
+package runtime
+
+import (
+	"context"
+	"fmt"
+	goruntime "runtime"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+const (
+	queueSize = 1024
+	// maxGroup bounds one transaction so a burst cannot build an
+	// arbitrarily large commit.
+	maxGroup = 4096
+)
+
+type appendReq struct {
+	value []byte
+	seq   uint64
+	err   error
+	done  chan struct{}
+}
+
+// Append writes ev to the event log and returns its sequence number once the
+// transaction holding it is on disk (fsync'd). Concurrent callers share
+// commits: one writer commits everything queued in one transaction, so a
+// sequential caller pays one commit per call and N concurrent callers about
+// one commit per N calls.
+//
+// ctx bounds only the wait for a place in the queue. Once queued, the event
+// is committed and Append waits for that, so a caller never walks away
+// unsure whether its event landed. A zero Time is set to now.
+func (s *Store) Append(ctx context.Context, ev Event) (uint64, error) {
+	if ev.Time.IsZero() {
+		ev.Time = time.Now().UTC()
+	}
+	value, err := encodeEvent(ev)
+	if err != nil {
+		return 0, err
+	}
+	req := &appendReq{value: value, done: make(chan struct{})}
+	if err := s.enqueue(ctx, req); err != nil {
+		return 0, err
+	}
+	<-req.done
+	return req.seq, req.err
+}
+
+func (s *Store) enqueue(ctx context.Context, req *appendReq) error {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if s.closed {
+		return ErrClosed
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("append event: %w", err)
+	}
+	select {
+	case s.queue <- req:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("append event: %w", ctx.Err())
+	}
+}
+
+// writer is the single goroutine that commits appends.
+func (s *Store) writer() {
+	defer close(s.done)
+	group := make([]*appendReq, 0, 64)
+	for {
+		select {
+		case req := <-s.queue:
+			group = s.gather(append(group[:0], req))
+			s.commit(group)
+			if len(group) > 1 {
+				// The callers just answered are likely to append again
+				// at once; let them run so the next commit carries them
+				// too, instead of starting it with whoever came first.
+				goruntime.Gosched()
+			}
+		case <-s.stop:
+			// Close has made sure nothing new arrives; commit what is left.
+			for {
+				group = s.gather(group[:0])
+				if len(group) == 0 {
+					return
+				}
+				s.commit(group)
+			}
+		}
+	}
+}
+
+// gather adds whatever is queued right now, without waiting for more.
+func (s *Store) gather(group []*appendReq) []*appendReq {
+	for len(group) < maxGroup {
+		select {
+		case req := <-s.queue:
+			group = append(group, req)
+		default:
+			return group
+		}
+	}
+	return group
+}
+
+// commit writes group in one transaction and answers every caller.
+func (s *Store) commit(group []*appendReq) {
+	err := s.db.Update(func(tx *bolt.Tx) error {
+		b := tx.Bucket([]byte(BucketEvents))
+		for _, req := range group {
+			seq, err := b.NextSequence()
+			if err != nil {
+				return err
+			}
+			if err := b.Put(seqKey(seq), req.value); err != nil {
+				return err
+			}
+			req.seq = seq
+		}
+		return nil
+	})
+	s.commits.Add(1)
+	if err != nil {
+		err = fmt.Errorf("commit %d event(s) to state store %s: %w", len(group), s.path, err)
+	}
+	for _, req := range group {
+		if err != nil {
+			req.seq, req.err = 0, err
+		}
+		close(req.done)
+	}
+}

@@ -1,0 +1,130 @@
+// Package runtime is the host's durable state: one bbolt file under the
+// state directory holding the event log and, as later parts arrive, tasks,
+// approvals, sessions, messages, schedules and the artifact index.
+package runtime
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
+)
+
+// Bucket names. Every bucket exists once Open returns.
+const (
+	BucketEvents    = "events"
+	BucketTasks     = "tasks"
+	BucketTaskLogs  = "task_logs"
+	BucketApprovals = "approvals"
+	BucketSessions  = "sessions"
+	BucketMessages  = "messages"
+	BucketSchedules = "schedules"
+	BucketArtifacts = "artifacts"
+)
+
+var buckets = []string{
+	BucketEvents, BucketTasks, BucketTaskLogs, BucketApprovals,
+	BucketSessions, BucketMessages, BucketSchedules, BucketArtifacts,
+}
+
+// lockTimeout bounds how long Open waits for another process to release the
+// file. A variable so tests need not wait the full time.
+var lockTimeout = 2 * time.Second
+
+// ErrClosed is returned by every operation on a closed store.
+var ErrClosed = errors.New("state store is closed")
+
+// Store is the durable runtime store. It is safe for concurrent use.
+type Store struct {
+	db   *bolt.DB
+	path string
+
+	// mu guards closed. Operations hold it shared for their whole run so
+	// that Close, which takes it exclusively, waits for them.
+	mu     sync.RWMutex
+	closed bool
+
+	queue   chan *appendReq
+	commits atomic.Uint64 // transactions committed by the writer, for benchmarks
+	stop    chan struct{}
+	done    chan struct{}
+}
+
+// Open opens or creates the store at path. The directory is created 0700
+// and the file 0600 (a wider existing file is tightened: it holds audit data).
+func Open(path string) (*Store, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("create state directory for %s: %w", path, err)
+	}
+	if fi, err := os.Stat(path); err == nil && fi.Mode().Perm()&0o077 != 0 {
+		if err := os.Chmod(path, 0o600); err != nil {
+			return nil, fmt.Errorf("state store %s is readable by others and could not be made private: %w", path, err)
+		}
+	}
+	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: lockTimeout})
+	if errors.Is(err, berrors.ErrTimeout) {
+		return nil, fmt.Errorf("state store %s is in use by another demiurge process (lock not released within %s); stop it or use another --state directory: %w", path, lockTimeout, err)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("open state store %s: %w (move the file aside if it is damaged)", path, err)
+	}
+	err = db.Update(func(tx *bolt.Tx) error {
+		for _, name := range buckets {
+			if _, err := tx.CreateBucketIfNotExists([]byte(name)); err != nil {
+				return fmt.Errorf("bucket %s: %w", name, err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("prepare state store %s: %w", path, err)
+	}
+	s := &Store{
+		db:    db,
+		path:  path,
+		queue: make(chan *appendReq, queueSize),
+		stop:  make(chan struct{}),
+		done:  make(chan struct{}),
+	}
+	go s.writer()
+	return s, nil
+}
+
+// Path is the file the store lives in.
+func (s *Store) Path() string { return s.path }
+
+// Close commits every append already queued, stops the writer and closes the
+// file. Calling it again returns ErrClosed.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return ErrClosed
+	}
+	s.closed = true
+	s.mu.Unlock()
+	// No Append can enqueue any more: each one checks closed under mu.
+	close(s.stop)
+	<-s.done
+	if err := s.db.Close(); err != nil {
+		return fmt.Errorf("close state store %s: %w", s.path, err)
+	}
+	return nil
+}
+
+// view runs fn in a read transaction unless the store is closed.
+func (s *Store) view(fn func(tx *bolt.Tx) error) error {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if s.closed {
+		return ErrClosed
+	}
+	return s.db.View(fn)
+}
