@@ -1,0 +1,155 @@
+package catalog
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+// MaxSchemaBytes bounds a tool's input schema. Schemas come from plugins and
+// MCP servers; a megabyte is far beyond any real tool and keeps a hostile
+// server from making catalog building expensive.
+const MaxSchemaBytes = 1 << 20
+
+// schemaLocation is the in-memory URL the compiler files a schema under.
+// Nothing is ever fetched from it.
+const schemaLocation = "https://demiurge.invalid/input-schema.json"
+
+// Schema is a compiled tool input schema. It is immutable and safe for
+// concurrent use.
+type Schema struct {
+	compiled *jsonschema.Schema
+	// canonical is the normalised schema document (root type object,
+	// root properties present, root $schema removed), compact with sorted
+	// keys: what providers are sent and what the fingerprint hashes.
+	canonical json.RawMessage
+}
+
+// CompileSchema compiles a tool's JSON Schema. An empty or null schema
+// means "no arguments" ({"type":"object","properties":{}}). The root must
+// describe an object, because tool arguments are always an object. Remote
+// references are refused: resolution is pure and does no I/O.
+func CompileSchema(raw json.RawMessage) (*Schema, error) {
+	trimmed := bytes.TrimSpace(raw)
+	if len(trimmed) > MaxSchemaBytes {
+		return nil, fmt.Errorf("schema is %d bytes, over the %d byte limit", len(trimmed), MaxSchemaBytes)
+	}
+	if len(trimmed) == 0 || bytes.Equal(trimmed, []byte("null")) {
+		trimmed = []byte(`{"type":"object","properties":{}}`)
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(trimmed))
+	if err != nil {
+		return nil, fmt.Errorf("schema is not valid JSON: %w", err)
+	}
+	if err := checkNumbersIn(doc); err != nil {
+		return nil, fmt.Errorf("schema: %w", err)
+	}
+	root, ok := doc.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("schema must be a JSON object describing the arguments object, got %s", jsonKind(doc))
+	}
+	switch t := root["type"].(type) {
+	case nil:
+		if _, present := root["type"]; present {
+			return nil, errors.New(`schema root "type" must be "object", got null`)
+		}
+	case string:
+		if t != "object" {
+			return nil, fmt.Errorf(`schema root "type" must be "object" (tool arguments are an object), got %q`, t)
+		}
+	default:
+		return nil, fmt.Errorf(`schema root "type" must be the string "object", got %s`, jsonKind(t))
+	}
+
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	c.UseLoader(refuseLoader{})
+	if err := c.AddResource(schemaLocation, doc); err != nil {
+		return nil, fmt.Errorf("schema: %w", err)
+	}
+	compiled, err := c.Compile(schemaLocation)
+	if err != nil {
+		return nil, fmt.Errorf("schema does not compile: %w", err)
+	}
+
+	canonical, err := canonicalSchema(root)
+	if err != nil {
+		return nil, err
+	}
+	return &Schema{compiled: compiled, canonical: canonical}, nil
+}
+
+// canonicalSchema normalises the root for providers: an explicit object type
+// and a properties map (OpenAI rejects an object schema without properties),
+// and no $schema (providers do not need the dialect, and it costs tokens).
+// The compiled schema keeps the original dialect.
+func canonicalSchema(root map[string]any) (json.RawMessage, error) {
+	norm := make(map[string]any, len(root)+2)
+	for k, v := range root {
+		norm[k] = v
+	}
+	delete(norm, "$schema")
+	norm["type"] = "object"
+	if _, ok := norm["properties"]; !ok {
+		norm["properties"] = map[string]any{}
+	}
+	b, err := json.Marshal(norm)
+	if err != nil {
+		return nil, fmt.Errorf("schema: re-encoding failed: %w", err)
+	}
+	return b, nil
+}
+
+// JSON returns the normalised schema document. The caller owns the copy.
+func (s *Schema) JSON() json.RawMessage {
+	return bytes.Clone(s.canonical)
+}
+
+// Document returns a fresh decoded copy of the normalised schema, numbers as
+// json.Number, for embedding in provider definitions.
+func (s *Schema) Document() map[string]any {
+	dec := json.NewDecoder(bytes.NewReader(s.canonical))
+	dec.UseNumber()
+	var m map[string]any
+	if err := dec.Decode(&m); err != nil {
+		// canonical was produced by json.Marshal of a map; it always decodes.
+		panic(fmt.Sprintf("catalog: canonical schema does not decode: %v", err))
+	}
+	return m
+}
+
+// refuseLoader keeps schema compilation pure: a $ref to anything but the
+// schema itself (or the embedded draft metaschemas) fails.
+type refuseLoader struct{}
+
+func (refuseLoader) Load(url string) (any, error) {
+	return nil, fmt.Errorf("schema refers to %s: only references inside the schema itself (#/$defs/...) are allowed", url)
+}
+
+// jsonKind names the JSON type of a decoded value for messages.
+func jsonKind(v any) string {
+	switch n := v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "boolean"
+	case string:
+		return "string"
+	case json.Number:
+		if isIntegral(n) {
+			return "integer"
+		}
+		return "number"
+	case float64:
+		return "number"
+	case map[string]any:
+		return "object"
+	case []any:
+		return "array"
+	default:
+		return fmt.Sprintf("%T", v)
+	}
+}
