@@ -56,7 +56,7 @@ func parse(data []byte, file, dir string) (*Core, error) {
 
 // document returns the root node of the single YAML document in data.
 func (d *decoder) document(data []byte) (*yaml.Node, error) {
-	empty := &LoadError{File: d.file, Msg: "agent.yaml is empty; declare at least toolsets, e.g. \"toolsets: [coding]\""}
+	empty := &LoadError{File: d.file, Msg: "agent.yaml is empty; declare the core in it, e.g. \"toolsets: [coding]\""}
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, empty
 	}
