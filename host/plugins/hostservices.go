@@ -1,0 +1,78 @@
+package plugins
+
+import (
+	"context"
+	"sync"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"demiurge.dev/shared/toolsetv1"
+)
+
+// Hooks are the host's answers for one invocation: dispatch sets them, the
+// plugin reaches them through HostServices while its call runs.
+type Hooks struct {
+	// Capability answers can/require for the tool's effect capabilities.
+	Capability func(ctx context.Context, capability string, require bool) (granted bool, reason string)
+	// Deliver sends text to the active turn.
+	Deliver func(ctx context.Context, text string) error
+}
+
+// hostServices serves one plugin. It knows only the invocations the host
+// issued to that plugin, so a plugin cannot act for another plugin's call.
+type hostServices struct {
+	toolsetv1.UnimplementedHostServicesServer
+	mu     sync.Mutex
+	active map[string]Hooks
+}
+
+func newHostServices() *hostServices { return &hostServices{active: map[string]Hooks{}} }
+
+func (h *hostServices) begin(id string, hooks Hooks) {
+	h.mu.Lock()
+	h.active[id] = hooks
+	h.mu.Unlock()
+}
+
+func (h *hostServices) end(id string) {
+	h.mu.Lock()
+	delete(h.active, id)
+	h.mu.Unlock()
+}
+
+func (h *hostServices) hooks(id string) (Hooks, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	hk, ok := h.active[id]
+	if !ok {
+		return Hooks{}, status.Errorf(codes.PermissionDenied, "invocation %q is not active for this plugin", id)
+	}
+	return hk, nil
+}
+
+func (h *hostServices) Capability(ctx context.Context, req *toolsetv1.CapabilityRequest) (*toolsetv1.CapabilityResponse, error) {
+	hk, err := h.hooks(req.GetInvocationId())
+	if err != nil {
+		return nil, err
+	}
+	if hk.Capability == nil {
+		return &toolsetv1.CapabilityResponse{Granted: false, Reason: "no capability answers for this call"}, nil
+	}
+	ok, reason := hk.Capability(ctx, req.GetCapability(), req.GetRequire())
+	return &toolsetv1.CapabilityResponse{Granted: ok, Reason: reason}, nil
+}
+
+func (h *hostServices) Deliver(ctx context.Context, req *toolsetv1.DeliverRequest) (*toolsetv1.DeliverResponse, error) {
+	hk, err := h.hooks(req.GetInvocationId())
+	if err != nil {
+		return nil, err
+	}
+	if hk.Deliver == nil {
+		return nil, status.Error(codes.FailedPrecondition, "no active turn to deliver output to")
+	}
+	if err := hk.Deliver(ctx, req.GetText()); err != nil {
+		return nil, status.Error(codes.Unavailable, err.Error())
+	}
+	return &toolsetv1.DeliverResponse{}, nil
+}

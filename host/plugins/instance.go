@@ -1,0 +1,140 @@
+package plugins
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/hashicorp/go-plugin"
+	"google.golang.org/grpc"
+
+	"demiurge.dev/shared"
+	"demiurge.dev/shared/toolsetv1"
+)
+
+// instance is one running plugin process and its HostServices server.
+type instance struct {
+	client  *plugin.Client
+	toolset *shared.ToolsetClient
+	hs      *hostServices
+	pid     int
+	started time.Time
+	desc    described
+}
+
+type launchConfig struct {
+	env     []string
+	log     hclog.Logger
+	spawner *spawner
+	timeout time.Duration
+}
+
+// launch starts a verified plugin, serves it HostServices, configures it
+// and asks it to describe itself.
+func launch(ctx context.Context, c Candidate, cfg launchConfig) (*instance, error) {
+	if c.Problem != "" {
+		return nil, fmt.Errorf("toolset plugin %s is refused: %s", c.Name, c.Problem)
+	}
+	sum, err := hex.DecodeString(c.Recorded)
+	if err != nil {
+		return nil, fmt.Errorf("toolset plugin %s: recorded checksum: %w", c.Name, err)
+	}
+	client := plugin.NewClient(&plugin.ClientConfig{
+		HandshakeConfig:  shared.Handshake,
+		VersionedPlugins: shared.VersionedPlugins(&shared.ToolsetPlugin{}),
+		Cmd:              command(c.Path, cfg.env),
+		SecureConfig:     &plugin.SecureConfig{Checksum: sum, Hash: sha256.New()},
+		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
+		AutoMTLS:         true,
+		SkipHostEnv:      true,
+		StartTimeout:     cfg.timeout,
+		Logger:           cfg.log.Named(c.Name),
+		GRPCDialOptions:  shared.GRPCDialOptions(),
+	})
+	cfg.spawner.run(func() { _, err = client.Start() })
+	if err != nil {
+		client.Kill()
+		return nil, startError(c, err)
+	}
+	inst := &instance{client: client, hs: newHostServices(), started: time.Now()}
+	if rc := client.ReattachConfig(); rc != nil {
+		inst.pid = rc.Pid
+	}
+	if err := inst.connect(ctx, c); err != nil {
+		inst.kill()
+		return nil, err
+	}
+	return inst, nil
+}
+
+func (inst *instance) connect(ctx context.Context, c Candidate) error {
+	rpc, err := inst.client.Client()
+	if err != nil {
+		return fmt.Errorf("toolset plugin %s: connect: %w", c.Name, err)
+	}
+	raw, err := rpc.Dispense(shared.PluginName)
+	if err != nil {
+		return fmt.Errorf("toolset plugin %s: %w", c.Name, err)
+	}
+	ts, ok := raw.(*shared.ToolsetClient)
+	if !ok {
+		return fmt.Errorf("toolset plugin %s does not serve the Toolset service", c.Name)
+	}
+	inst.toolset = ts
+	// One HostServices server per plugin, dialled once by the plugin.
+	id := ts.Broker.NextId()
+	go ts.Broker.AcceptAndServe(id, func(opts []grpc.ServerOption) *grpc.Server {
+		s := grpc.NewServer(append(opts, shared.GRPCServerOptions()...)...)
+		toolsetv1.RegisterHostServicesServer(s, inst.hs)
+		return s
+	})
+	if _, err := ts.Configure(ctx, &toolsetv1.ConfigureRequest{HostServicesBrokerId: id}); err != nil {
+		return fmt.Errorf("toolset plugin %s: configure: %w", c.Name, err)
+	}
+	d, err := ts.Describe(ctx, &toolsetv1.DescribeRequest{})
+	if err != nil {
+		return fmt.Errorf("toolset plugin %s: describe: %w", c.Name, err)
+	}
+	if d.GetName() != c.Name {
+		return fmt.Errorf("toolset plugin %s describes itself as %q; the binary name and the toolset name must match", c.Name, d.GetName())
+	}
+	inst.desc = described{DescribeResponse: d, Protocol: inst.client.NegotiatedVersion()}
+	return nil
+}
+
+func (inst *instance) exited() bool { return inst.client.Exited() }
+
+// kill stops the plugin and sweeps its process group, which holds anything
+// the plugin started that did not leave it.
+func (inst *instance) kill() {
+	inst.client.Kill()
+	killGroup(inst.pid)
+}
+
+var pluginVersionRe = regexp.MustCompile(`Plugin version: (\d+)`)
+
+// startError turns go-plugin's start failures into messages that say what
+// is wrong with the plugin and what to do.
+func startError(c Candidate, err error) error {
+	msg := err.Error()
+	switch {
+	case errors.Is(err, plugin.ErrChecksumsDoNotMatch):
+		actual, _ := fileSHA256(c.Path)
+		return fmt.Errorf("toolset plugin %s is refused and was not started: its sha256 is %s but %s was recorded; rebuild it with make or reinstall it: %w", c.Name, actual, c.Recorded, err)
+	case strings.Contains(msg, "ncompatible API version"):
+		theirs := "another"
+		if m := pluginVersionRe.FindStringSubmatch(msg); m != nil {
+			theirs = m[1]
+		}
+		return fmt.Errorf("toolset plugin %s speaks toolset protocol %s; this host speaks protocol %d: rebuild the plugin against demiurge.dev/shared for protocol %d", c.Name, theirs, shared.ProtocolVersion, shared.ProtocolVersion)
+	case strings.Contains(msg, "Unrecognized remote plugin message"):
+		return fmt.Errorf("toolset plugin %s wrote to stdout before its handshake, which breaks the plugin protocol (a plugin must log to stderr): %w", c.Name, err)
+	}
+	return fmt.Errorf("toolset plugin %s did not start: %w", c.Name, err)
+}

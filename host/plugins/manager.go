@@ -1,0 +1,340 @@
+package plugins
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"demiurge.dev/shared/toolsetv1"
+)
+
+// Config says where plugins live and how they run.
+type Config struct {
+	// Dirs are searched in order; see Discover.
+	Dirs []Dir
+	// CacheDir holds the Describe cache; "" disables it.
+	CacheDir string
+	// Home is the HOME a plugin process gets: a host-owned directory.
+	Home   string
+	Logger hclog.Logger
+	// StartTimeout bounds one plugin start (default 10 s).
+	StartTimeout time.Duration
+}
+
+// Manager supervises the toolset plugins of one host process.
+type Manager struct {
+	cfg     launchConfig
+	cache   describeCache
+	cands   []Candidate
+	byName  map[string]*supervised
+	closeMu sync.RWMutex
+	closed  bool
+}
+
+// supervised is one plugin's life: lazily started, restarted after a crash
+// on the next call, with a growing delay between consecutive crashes.
+type supervised struct {
+	cand Candidate
+	mu   sync.Mutex
+	inst *instance
+	// crashes counts consecutive crashes; a run longer than healthyRun
+	// resets it.
+	crashes   int
+	lastCrash time.Time
+	lastErr   error
+}
+
+const healthyRun = time.Minute
+
+// restartDelay is how long to wait before the n-th consecutive restart:
+// the first is immediate, so one crash costs only the call it happened in.
+func restartDelay(n int) time.Duration {
+	if n <= 1 {
+		return 0
+	}
+	d := 200 * time.Millisecond << min(n-2, 6)
+	return min(d, 10*time.Second)
+}
+
+// New discovers the plugins in cfg.Dirs. Nothing is started yet.
+func New(cfg Config) (*Manager, error) {
+	detachStdin()
+	cands, err := Discover(cfg.Dirs)
+	if err != nil {
+		return nil, err
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = hclog.NewNullLogger()
+	}
+	timeout := cfg.StartTimeout
+	if timeout == 0 {
+		timeout = 10 * time.Second
+	}
+	m := &Manager{
+		cfg:    launchConfig{env: PluginEnv(cfg.Home), log: log, spawner: sharedSpawner(), timeout: timeout},
+		cache:  describeCache{dir: cfg.CacheDir},
+		cands:  cands,
+		byName: map[string]*supervised{},
+	}
+	for _, c := range cands {
+		m.byName[c.Name] = &supervised{cand: c}
+	}
+	return m, nil
+}
+
+var (
+	spawnerOnce sync.Once
+	theSpawner  *spawner
+)
+
+// sharedSpawner is process-wide: its threads must outlive every plugin.
+func sharedSpawner() *spawner {
+	spawnerOnce.Do(func() { theSpawner = newSpawner(4) })
+	return theSpawner
+}
+
+// Candidates lists the discovered plugins.
+func (m *Manager) Candidates() []Candidate { return append([]Candidate(nil), m.cands...) }
+
+// Has reports whether a plugin of that toolset name was found.
+func (m *Manager) Has(name string) bool { _, ok := m.byName[name]; return ok }
+
+// ErrClosed is returned once the manager has shut down.
+var ErrClosed = errors.New("plugin manager is shut down")
+
+func (m *Manager) get(name string) (*supervised, error) {
+	s, ok := m.byName[name]
+	if !ok {
+		return nil, fmt.Errorf("no toolset plugin %q is installed", name)
+	}
+	return s, nil
+}
+
+// Description is a plugin's Describe answer and how it was obtained.
+type Description struct {
+	*toolsetv1.DescribeResponse
+	Protocol int
+	SHA256   string
+	Cached   bool
+}
+
+// Describe returns a plugin's tools, from the cache when the binary is
+// unchanged, else by starting the plugin (which stays up for calls).
+func (m *Manager) Describe(ctx context.Context, name string) (Description, error) {
+	s, err := m.get(name)
+	if err != nil {
+		return Description{}, err
+	}
+	s.mu.Lock()
+	running := s.inst != nil && !s.inst.exited()
+	s.mu.Unlock()
+	if !running {
+		if d, ok := m.cache.load(s.cand.Recorded, s.cand.Path); ok {
+			return Description{DescribeResponse: d.DescribeResponse, Protocol: d.Protocol, SHA256: s.cand.Recorded, Cached: true}, nil
+		}
+	}
+	inst, err := m.running(ctx, s)
+	if err != nil {
+		return Description{}, err
+	}
+	return Description{DescribeResponse: inst.desc.DescribeResponse, Protocol: inst.desc.Protocol, SHA256: s.cand.Recorded}, nil
+}
+
+// DescribeAll describes the named plugins in parallel.
+func (m *Manager) DescribeAll(ctx context.Context, names []string) (map[string]Description, error) {
+	out := make(map[string]Description, len(names))
+	errs := make([]error, len(names))
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for i, n := range names {
+		wg.Go(func() {
+			d, err := m.Describe(ctx, n)
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			mu.Lock()
+			out[n] = d
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	return out, errors.Join(errs...)
+}
+
+// running returns a live instance, starting or restarting the plugin.
+func (m *Manager) running(ctx context.Context, s *supervised) (*instance, error) {
+	m.closeMu.RLock()
+	defer m.closeMu.RUnlock()
+	if m.closed {
+		return nil, ErrClosed
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.inst != nil && !s.inst.exited() {
+		return s.inst, nil
+	}
+	if s.inst != nil { // it died: account for the crash and clean up
+		if time.Since(s.inst.started) > healthyRun {
+			s.crashes = 0
+		}
+		s.crashes++
+		s.lastCrash = time.Now()
+		s.inst.kill()
+		s.inst = nil
+	}
+	if wait := time.Until(s.lastCrash.Add(restartDelay(s.crashes))); wait > 0 {
+		select {
+		case <-time.After(wait):
+		case <-ctx.Done():
+			return nil, fmt.Errorf("toolset plugin %s is restarting after %d crashes: %w", s.cand.Name, s.crashes, ctx.Err())
+		}
+	}
+	inst, err := launch(ctx, s.cand, m.cfg)
+	if err != nil {
+		s.lastErr = err
+		return nil, err
+	}
+	s.inst, s.lastErr = inst, nil
+	if err := m.cache.store(s.cand.Recorded, s.cand.Path, inst.desc); err != nil {
+		m.cfg.log.Warn("describe cache not written", "plugin", s.cand.Name, "error", err)
+	}
+	return inst, nil
+}
+
+// Invoke runs one call in a plugin. Events other than the result go to
+// onEvent as they arrive. A plugin that dies during the call fails that
+// call; the next call restarts it.
+func (m *Manager) Invoke(ctx context.Context, name string, req *toolsetv1.EffectRequest, hooks Hooks, onEvent func(*toolsetv1.InvokeEvent) error) (*toolsetv1.ToolResult, error) {
+	s, err := m.get(name)
+	if err != nil {
+		return nil, err
+	}
+	inst, err := m.running(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	inst.hs.begin(req.GetInvocationId(), hooks)
+	defer inst.hs.end(req.GetInvocationId())
+	stream, err := inst.toolset.Invoke(ctx, req)
+	if err != nil {
+		return nil, m.callError(ctx, inst, name, err)
+	}
+	for {
+		ev, err := stream.Recv()
+		if err == io.EOF {
+			return nil, fmt.Errorf("toolset plugin %s ended the call without a result", name)
+		}
+		if err != nil {
+			return nil, m.callError(ctx, inst, name, err)
+		}
+		if r := ev.GetResult(); r != nil {
+			return r, nil
+		}
+		if onEvent != nil {
+			if err := onEvent(ev); err != nil {
+				return nil, err
+			}
+		}
+	}
+}
+
+// callError says whether a failed call was cancelled or the plugin died.
+func (m *Manager) callError(ctx context.Context, inst *instance, name string, err error) error {
+	if ctx.Err() != nil {
+		return fmt.Errorf("call cancelled: %w", context.Cause(ctx))
+	}
+	deadline := time.Now().Add(2 * time.Second)
+	for !inst.exited() && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if inst.exited() {
+		return fmt.Errorf("toolset plugin %s exited during the call, which did not complete; it will be restarted on the next call", name)
+	}
+	return fmt.Errorf("toolset plugin %s: %w", name, err)
+}
+
+// Status is one plugin's state for `plugins list`.
+type Status struct {
+	Name     string `json:"name"`
+	Path     string `json:"path"`
+	Origin   Origin `json:"origin"`
+	Version  string `json:"version,omitempty"`
+	Protocol string `json:"protocol,omitempty"`
+	SHA256   string `json:"sha256,omitempty"`
+	Tools    int    `json:"tools"`
+	// State is running, stopped, cached, not started, or refused.
+	State string `json:"state"`
+	PID   int    `json:"pid,omitempty"`
+	Error string `json:"error,omitempty"`
+}
+
+// Statuses reports every discovered plugin without starting any.
+func (m *Manager) Statuses() []Status {
+	var out []Status
+	for _, c := range m.cands {
+		s := m.byName[c.Name]
+		st := Status{Name: c.Name, Path: c.Path, Origin: c.Origin, SHA256: c.Recorded, State: "not started"}
+		s.mu.Lock()
+		var d described
+		switch {
+		case c.Problem != "":
+			st.State, st.Error = "refused", c.Problem
+		case s.inst != nil && !s.inst.exited():
+			st.State, st.PID, d = "running", s.inst.pid, s.inst.desc
+		case s.lastErr != nil:
+			st.State, st.Error = "refused", s.lastErr.Error()
+		default:
+			if cached, ok := m.cache.load(c.Recorded, c.Path); ok {
+				st.State, d = "described (cached)", cached
+			}
+		}
+		s.mu.Unlock()
+		if d.DescribeResponse != nil {
+			st.Version, st.Tools = d.GetVersion(), len(d.GetTools())
+			st.Protocol = fmt.Sprintf("%d.%d", d.Protocol, d.GetProtocolMinor())
+		}
+		out = append(out, st)
+	}
+	return out
+}
+
+// Verify hashes a plugin binary and compares it with the recorded sum.
+func (m *Manager) Verify(name string) (actual string, ok bool, err error) {
+	s, err := m.get(name)
+	if err != nil {
+		return "", false, err
+	}
+	if s.cand.Problem != "" {
+		return "", false, errors.New(s.cand.Problem)
+	}
+	actual, err = fileSHA256(s.cand.Path)
+	if err != nil {
+		return "", false, err
+	}
+	return actual, actual == s.cand.Recorded, nil
+}
+
+// Close stops every plugin and its process group. Calls after Close fail.
+func (m *Manager) Close() {
+	m.closeMu.Lock()
+	m.closed = true
+	m.closeMu.Unlock()
+	var wg sync.WaitGroup
+	for _, s := range m.byName {
+		s.mu.Lock()
+		inst := s.inst
+		s.inst = nil
+		s.mu.Unlock()
+		if inst != nil {
+			wg.Go(inst.kill)
+		}
+	}
+	wg.Wait()
+}
