@@ -83,3 +83,6 @@ func writeRequest(t *testing.T, auth policy.Authority, path string) Request {
 		SessionAllowable: true, Subjects: a.Subjects,
 	}
 }
+
+// waitABit yields to other goroutines while a test polls for a state.
+func waitABit() { time.Sleep(time.Millisecond) }

@@ -42,6 +42,9 @@ func (t *Terminal) Ask(ctx context.Context, req Request) (Answer, error) {
 	if t.In == nil || t.Out == nil {
 		return Deny, errors.New("terminal approval needs both an input and an output")
 	}
+	if err := ctx.Err(); err != nil {
+		return Deny, err
+	}
 	t.once.Do(func() {
 		t.turn = make(chan struct{}, 1)
 		t.lines = bufio.NewReader(t.In)
