@@ -90,6 +90,9 @@ type ToolSpec struct {
 	Effect      Effect          `json:"effect"`
 	Subjects    []Subject       `json:"subjects,omitempty"`
 	Provenance  Provenance      `json:"provenance"`
+	// Precheck says the source can tell, without effects, whether a call
+	// can succeed; dispatch asks before it asks for approval.
+	Precheck bool `json:"precheck,omitempty"`
 }
 
 // Source is one provider of tools: a toolset plugin, an authored-tool root

@@ -12,10 +12,10 @@ var effectToProto = map[Effect]toolsetv1.Effect{
 	EffectControl: toolsetv1.Effect_EFFECT_CONTROL,
 }
 
-func specToProto(s Spec) *toolsetv1.ToolSpec {
+func specToProto(s Spec, precheck bool) *toolsetv1.ToolSpec {
 	p := &toolsetv1.ToolSpec{
 		Name: s.Name, Description: s.Description, InputSchema: s.Schema,
-		Effect: effectToProto[s.Effect],
+		Effect: effectToProto[s.Effect], HasPrecheck: precheck,
 		Metadata: &toolsetv1.Metadata{
 			Risk: s.Metadata.Risk, Capability: s.Metadata.Capability,
 			ApprovalPolicy: s.Metadata.ApprovalPolicy, DisplayPolicy: s.Metadata.DisplayPolicy,

@@ -18,6 +18,28 @@ func Define[P any](spec Spec, run func(ctx *Context, params P) (*Result, error))
 	return &definedTool[P]{spec: spec, run: run}
 }
 
+// DefineChecked is Define for a tool with a precheck: check runs before
+// approval and returns nil when the call may proceed.
+func DefineChecked[P any](spec Spec, check, run func(ctx *Context, params P) (*Result, error)) Tool {
+	if spec.Schema == nil {
+		spec.Schema = SchemaOf[P]()
+	}
+	return &checkedTool[P]{definedTool[P]{spec: spec, run: run}, check}
+}
+
+type checkedTool[P any] struct {
+	definedTool[P]
+	check func(*Context, P) (*Result, error)
+}
+
+func (t *checkedTool[P]) Precheck(ctx *Context, args json.RawMessage) (*Result, error) {
+	p, err := t.decode(args)
+	if err != nil {
+		return nil, err
+	}
+	return t.check(ctx, p)
+}
+
 // SchemaOf derives the JSON Schema of a parameter struct.
 func SchemaOf[P any]() json.RawMessage {
 	r := jsonschema.Reflector{DoNotReference: true, ExpandedStruct: true, Anonymous: true}
@@ -40,11 +62,19 @@ type definedTool[P any] struct {
 func (t *definedTool[P]) Spec() Spec { return t.spec }
 
 func (t *definedTool[P]) Execute(ctx *Context, args json.RawMessage) (*Result, error) {
+	p, err := t.decode(args)
+	if err != nil {
+		return nil, err
+	}
+	return t.run(ctx, p)
+}
+
+func (t *definedTool[P]) decode(args json.RawMessage) (P, error) {
 	var p P
 	if len(args) > 0 {
 		if err := json.Unmarshal(args, &p); err != nil {
-			return nil, fmt.Errorf("arguments do not fit %s: %w", t.spec.Name, err)
+			return p, fmt.Errorf("arguments do not fit %s: %w", t.spec.Name, err)
 		}
 	}
-	return t.run(ctx, p)
+	return p, nil
 }

@@ -50,7 +50,8 @@ func newServer(ts Toolset, tools []Tool, broker *plugin.GRPCBroker, log hclog.Lo
 			return nil, fmt.Errorf("tool %s is registered twice", spec.Name)
 		}
 		s.tools[spec.Name] = t
-		s.specs = append(s.specs, specToProto(spec))
+		_, precheck := t.(Prechecker)
+		s.specs = append(s.specs, specToProto(spec, precheck))
 	}
 	return s, nil
 }
@@ -105,30 +106,50 @@ func (s *server) Invoke(req *toolsetv1.EffectRequest, stream toolsetv1.Toolset_I
 	defer s.untrack(id)
 
 	sender := &lockedSender{send: stream.Send}
+	c := s.callContext(ctx, req, sender.Send)
+	res := s.execute(c, tool.Execute, req.GetArguments())
+	return sender.Send(&toolsetv1.InvokeEvent{Event: &toolsetv1.InvokeEvent_Result{Result: resultToProto(res)}})
+}
+
+// Precheck runs a tool's effect-free check; a tool without one passes.
+func (s *server) Precheck(ctx context.Context, req *toolsetv1.EffectRequest) (*toolsetv1.ToolResult, error) {
+	tool, ok := s.tools[req.GetTool()]
+	if !ok {
+		return nil, fmt.Errorf("toolset %s has no tool %q", s.name, req.GetTool())
+	}
+	pc, ok := tool.(Prechecker)
+	if !ok {
+		return &toolsetv1.ToolResult{}, nil
+	}
+	c := s.callContext(ctx, req, nil)
+	res := s.execute(c, pc.Precheck, req.GetArguments())
+	return resultToProto(res), nil
+}
+
+func (s *server) callContext(ctx context.Context, req *toolsetv1.EffectRequest, send func(*toolsetv1.InvokeEvent) error) *Context {
 	c := &Context{
-		Context: ctx, InvocationID: id, Tool: req.GetTool(),
+		Context: ctx, InvocationID: req.GetInvocationId(), Tool: req.GetTool(),
 		Workspace: req.GetWorkspace(), ArtifactRoot: req.GetArtifactRoot(),
 		SessionID: req.GetSessionId(), TurnID: req.GetTurnId(),
-		Secrets: req.GetSecrets(), Log: s.log.With("tool", req.GetTool(), "invocation", id),
-		send: sender.Send, host: s.hostClient,
+		Secrets: req.GetSecrets(), Log: s.log.With("tool", req.GetTool(), "invocation", req.GetInvocationId()),
+		send: send, host: s.hostClient,
 	}
 	for _, g := range req.GetGrants() {
 		c.Grants = append(c.Grants, Grant{Path: g.GetPath(), Write: g.GetAccess() == toolsetv1.Access_ACCESS_WRITE})
 	}
-	res := s.execute(c, tool, req.GetArguments())
-	return sender.Send(&toolsetv1.InvokeEvent{Event: &toolsetv1.InvokeEvent_Result{Result: resultToProto(res)}})
+	return c
 }
 
 // execute runs the tool and turns errors and panics into error results, so
 // a bug in one tool fails that call and not the plugin.
-func (s *server) execute(c *Context, tool Tool, args json.RawMessage) (res *Result) {
+func (s *server) execute(c *Context, run func(*Context, json.RawMessage) (*Result, error), args json.RawMessage) (res *Result) {
 	defer func() {
 		if p := recover(); p != nil {
 			s.log.Error("tool panicked", "tool", c.Tool, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
 			res = Errorf("tool_panic", "tool %s failed with an internal error; the call did not complete", c.Tool)
 		}
 	}()
-	res, err := tool.Execute(c, args)
+	res, err := run(c, args)
 	switch {
 	case err != nil && c.Err() != nil:
 		return Errorf("cancelled", "%s: %v", c.Tool, context.Cause(c))

@@ -84,6 +84,14 @@ type Tool interface {
 	Execute(ctx *Context, args json.RawMessage) (*Result, error)
 }
 
+// Prechecker is implemented by tools that can tell, without effects,
+// whether a call can succeed. The host asks before it asks the operator
+// for approval, so nobody approves a call that cannot work. Return nil to
+// let the call go on to approval, or an error result to refuse it.
+type Prechecker interface {
+	Precheck(ctx *Context, args json.RawMessage) (*Result, error)
+}
+
 var toolNamePattern = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_-]{0,63}$`)
 
 func (s Spec) validate() error {

@@ -245,6 +245,7 @@ type ToolSpec struct {
 	Metadata      *Metadata  `protobuf:"bytes,4,opt,name=metadata,proto3" json:"metadata,omitempty"`
 	Effect        Effect     `protobuf:"varint,5,opt,name=effect,proto3,enum=demiurge.toolset.v1.Effect" json:"effect,omitempty"`
 	Subjects      []*Subject `protobuf:"bytes,6,rep,name=subjects,proto3" json:"subjects,omitempty"`
+	HasPrecheck   bool       `protobuf:"varint,7,opt,name=has_precheck,json=hasPrecheck,proto3" json:"has_precheck,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -319,6 +320,13 @@ func (x *ToolSpec) GetSubjects() []*Subject {
 		return x.Subjects
 	}
 	return nil
+}
+
+func (x *ToolSpec) GetHasPrecheck() bool {
+	if x != nil {
+		return x.HasPrecheck
+	}
+	return false
 }
 
 // Registry metadata. The host may make it stricter, never looser.
@@ -1710,14 +1718,15 @@ const file_demiurge_toolset_v1_toolset_proto_rawDesc = "" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\tR\aversion\x12%\n" +
 	"\x0eprotocol_minor\x18\x03 \x01(\rR\rprotocolMinor\x123\n" +
-	"\x05tools\x18\x04 \x03(\v2\x1d.demiurge.toolset.v1.ToolSpecR\x05tools\"\x8d\x02\n" +
+	"\x05tools\x18\x04 \x03(\v2\x1d.demiurge.toolset.v1.ToolSpecR\x05tools\"\xb0\x02\n" +
 	"\bToolSpec\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12 \n" +
 	"\vdescription\x18\x02 \x01(\tR\vdescription\x12!\n" +
 	"\finput_schema\x18\x03 \x01(\fR\vinputSchema\x129\n" +
 	"\bmetadata\x18\x04 \x01(\v2\x1d.demiurge.toolset.v1.MetadataR\bmetadata\x123\n" +
 	"\x06effect\x18\x05 \x01(\x0e2\x1b.demiurge.toolset.v1.EffectR\x06effect\x128\n" +
-	"\bsubjects\x18\x06 \x03(\v2\x1c.demiurge.toolset.v1.SubjectR\bsubjects\"\xe2\x01\n" +
+	"\bsubjects\x18\x06 \x03(\v2\x1c.demiurge.toolset.v1.SubjectR\bsubjects\x12!\n" +
+	"\fhas_precheck\x18\a \x01(\bR\vhasPrecheck\"\xe2\x01\n" +
 	"\bMetadata\x12\x12\n" +
 	"\x04risk\x18\x01 \x01(\tR\x04risk\x12\x1e\n" +
 	"\n" +
@@ -1829,11 +1838,12 @@ const file_demiurge_toolset_v1_toolset_proto_rawDesc = "" +
 	"\x06Access\x12\x16\n" +
 	"\x12ACCESS_UNSPECIFIED\x10\x00\x12\x0f\n" +
 	"\vACCESS_READ\x10\x01\x12\x10\n" +
-	"\fACCESS_WRITE\x10\x022\xb6\x03\n" +
+	"\fACCESS_WRITE\x10\x022\x87\x04\n" +
 	"\aToolset\x12W\n" +
 	"\bDescribe\x12$.demiurge.toolset.v1.DescribeRequest\x1a%.demiurge.toolset.v1.DescribeResponse\x12Z\n" +
 	"\tConfigure\x12%.demiurge.toolset.v1.ConfigureRequest\x1a&.demiurge.toolset.v1.ConfigureResponse\x12P\n" +
-	"\x06Invoke\x12\".demiurge.toolset.v1.EffectRequest\x1a .demiurge.toolset.v1.InvokeEvent0\x01\x12Q\n" +
+	"\x06Invoke\x12\".demiurge.toolset.v1.EffectRequest\x1a .demiurge.toolset.v1.InvokeEvent0\x01\x12O\n" +
+	"\bPrecheck\x12\".demiurge.toolset.v1.EffectRequest\x1a\x1f.demiurge.toolset.v1.ToolResult\x12Q\n" +
 	"\x06Cancel\x12\".demiurge.toolset.v1.CancelRequest\x1a#.demiurge.toolset.v1.CancelResponse\x12Q\n" +
 	"\x06Health\x12\".demiurge.toolset.v1.HealthRequest\x1a#.demiurge.toolset.v1.HealthResponse2\xc3\x01\n" +
 	"\fHostServices\x12]\n" +
@@ -1904,19 +1914,21 @@ var file_demiurge_toolset_v1_toolset_proto_depIdxs = []int32{
 	2,  // 15: demiurge.toolset.v1.Toolset.Describe:input_type -> demiurge.toolset.v1.DescribeRequest
 	10, // 16: demiurge.toolset.v1.Toolset.Configure:input_type -> demiurge.toolset.v1.ConfigureRequest
 	13, // 17: demiurge.toolset.v1.Toolset.Invoke:input_type -> demiurge.toolset.v1.EffectRequest
-	19, // 18: demiurge.toolset.v1.Toolset.Cancel:input_type -> demiurge.toolset.v1.CancelRequest
-	21, // 19: demiurge.toolset.v1.Toolset.Health:input_type -> demiurge.toolset.v1.HealthRequest
-	23, // 20: demiurge.toolset.v1.HostServices.Capability:input_type -> demiurge.toolset.v1.CapabilityRequest
-	25, // 21: demiurge.toolset.v1.HostServices.Deliver:input_type -> demiurge.toolset.v1.DeliverRequest
-	3,  // 22: demiurge.toolset.v1.Toolset.Describe:output_type -> demiurge.toolset.v1.DescribeResponse
-	11, // 23: demiurge.toolset.v1.Toolset.Configure:output_type -> demiurge.toolset.v1.ConfigureResponse
-	14, // 24: demiurge.toolset.v1.Toolset.Invoke:output_type -> demiurge.toolset.v1.InvokeEvent
-	20, // 25: demiurge.toolset.v1.Toolset.Cancel:output_type -> demiurge.toolset.v1.CancelResponse
-	22, // 26: demiurge.toolset.v1.Toolset.Health:output_type -> demiurge.toolset.v1.HealthResponse
-	24, // 27: demiurge.toolset.v1.HostServices.Capability:output_type -> demiurge.toolset.v1.CapabilityResponse
-	26, // 28: demiurge.toolset.v1.HostServices.Deliver:output_type -> demiurge.toolset.v1.DeliverResponse
-	22, // [22:29] is the sub-list for method output_type
-	15, // [15:22] is the sub-list for method input_type
+	13, // 18: demiurge.toolset.v1.Toolset.Precheck:input_type -> demiurge.toolset.v1.EffectRequest
+	19, // 19: demiurge.toolset.v1.Toolset.Cancel:input_type -> demiurge.toolset.v1.CancelRequest
+	21, // 20: demiurge.toolset.v1.Toolset.Health:input_type -> demiurge.toolset.v1.HealthRequest
+	23, // 21: demiurge.toolset.v1.HostServices.Capability:input_type -> demiurge.toolset.v1.CapabilityRequest
+	25, // 22: demiurge.toolset.v1.HostServices.Deliver:input_type -> demiurge.toolset.v1.DeliverRequest
+	3,  // 23: demiurge.toolset.v1.Toolset.Describe:output_type -> demiurge.toolset.v1.DescribeResponse
+	11, // 24: demiurge.toolset.v1.Toolset.Configure:output_type -> demiurge.toolset.v1.ConfigureResponse
+	14, // 25: demiurge.toolset.v1.Toolset.Invoke:output_type -> demiurge.toolset.v1.InvokeEvent
+	18, // 26: demiurge.toolset.v1.Toolset.Precheck:output_type -> demiurge.toolset.v1.ToolResult
+	20, // 27: demiurge.toolset.v1.Toolset.Cancel:output_type -> demiurge.toolset.v1.CancelResponse
+	22, // 28: demiurge.toolset.v1.Toolset.Health:output_type -> demiurge.toolset.v1.HealthResponse
+	24, // 29: demiurge.toolset.v1.HostServices.Capability:output_type -> demiurge.toolset.v1.CapabilityResponse
+	26, // 30: demiurge.toolset.v1.HostServices.Deliver:output_type -> demiurge.toolset.v1.DeliverResponse
+	23, // [23:31] is the sub-list for method output_type
+	15, // [15:23] is the sub-list for method input_type
 	15, // [15:15] is the sub-list for extension type_name
 	15, // [15:15] is the sub-list for extension extendee
 	0,  // [0:15] is the sub-list for field type_name

@@ -26,6 +26,7 @@ const (
 	Toolset_Describe_FullMethodName  = "/demiurge.toolset.v1.Toolset/Describe"
 	Toolset_Configure_FullMethodName = "/demiurge.toolset.v1.Toolset/Configure"
 	Toolset_Invoke_FullMethodName    = "/demiurge.toolset.v1.Toolset/Invoke"
+	Toolset_Precheck_FullMethodName  = "/demiurge.toolset.v1.Toolset/Precheck"
 	Toolset_Cancel_FullMethodName    = "/demiurge.toolset.v1.Toolset/Cancel"
 	Toolset_Health_FullMethodName    = "/demiurge.toolset.v1.Toolset/Health"
 )
@@ -45,6 +46,10 @@ type ToolsetClient interface {
 	// Invoke runs one tool call. The host has already validated the
 	// arguments, checked capabilities and resolved approval.
 	Invoke(ctx context.Context, in *EffectRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[InvokeEvent], error)
+	// Precheck tells, before the host asks anyone for approval, whether a
+	// call can succeed at all (a patch whose old text is absent or not
+	// unique). Only tools with has_precheck are asked. It has no effects.
+	Precheck(ctx context.Context, in *EffectRequest, opts ...grpc.CallOption) (*ToolResult, error)
 	// Cancel stops a running invocation. Cancelling the Invoke stream's
 	// context does the same.
 	Cancel(ctx context.Context, in *CancelRequest, opts ...grpc.CallOption) (*CancelResponse, error)
@@ -98,6 +103,16 @@ func (c *toolsetClient) Invoke(ctx context.Context, in *EffectRequest, opts ...g
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type Toolset_InvokeClient = grpc.ServerStreamingClient[InvokeEvent]
 
+func (c *toolsetClient) Precheck(ctx context.Context, in *EffectRequest, opts ...grpc.CallOption) (*ToolResult, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ToolResult)
+	err := c.cc.Invoke(ctx, Toolset_Precheck_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *toolsetClient) Cancel(ctx context.Context, in *CancelRequest, opts ...grpc.CallOption) (*CancelResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(CancelResponse)
@@ -133,6 +148,10 @@ type ToolsetServer interface {
 	// Invoke runs one tool call. The host has already validated the
 	// arguments, checked capabilities and resolved approval.
 	Invoke(*EffectRequest, grpc.ServerStreamingServer[InvokeEvent]) error
+	// Precheck tells, before the host asks anyone for approval, whether a
+	// call can succeed at all (a patch whose old text is absent or not
+	// unique). Only tools with has_precheck are asked. It has no effects.
+	Precheck(context.Context, *EffectRequest) (*ToolResult, error)
 	// Cancel stops a running invocation. Cancelling the Invoke stream's
 	// context does the same.
 	Cancel(context.Context, *CancelRequest) (*CancelResponse, error)
@@ -155,6 +174,9 @@ func (UnimplementedToolsetServer) Configure(context.Context, *ConfigureRequest) 
 }
 func (UnimplementedToolsetServer) Invoke(*EffectRequest, grpc.ServerStreamingServer[InvokeEvent]) error {
 	return status.Errorf(codes.Unimplemented, "method Invoke not implemented")
+}
+func (UnimplementedToolsetServer) Precheck(context.Context, *EffectRequest) (*ToolResult, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method Precheck not implemented")
 }
 func (UnimplementedToolsetServer) Cancel(context.Context, *CancelRequest) (*CancelResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method Cancel not implemented")
@@ -230,6 +252,24 @@ func _Toolset_Invoke_Handler(srv interface{}, stream grpc.ServerStream) error {
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type Toolset_InvokeServer = grpc.ServerStreamingServer[InvokeEvent]
 
+func _Toolset_Precheck_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(EffectRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ToolsetServer).Precheck(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Toolset_Precheck_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ToolsetServer).Precheck(ctx, req.(*EffectRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _Toolset_Cancel_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(CancelRequest)
 	if err := dec(in); err != nil {
@@ -280,6 +320,10 @@ var Toolset_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "Configure",
 			Handler:    _Toolset_Configure_Handler,
+		},
+		{
+			MethodName: "Precheck",
+			Handler:    _Toolset_Precheck_Handler,
 		},
 		{
 			MethodName: "Cancel",
