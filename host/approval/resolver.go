@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -26,11 +27,13 @@ type Resolver struct {
 //  2. a deny policy refuses (Via policy), as does a policy outside the
 //     lattice;
 //  3. a matching deny rule refuses (Via rule);
-//  4. an auto policy allows (Via auto);
-//  5. a matching allow rule allows (Via rule);
-//  6. a live session allow for the same authority, tool and subjects
+//  4. a matching prompt rule goes straight to the provider (step 7), with
+//     no session allow recorded or used;
+//  5. an auto policy allows (Via auto);
+//  6. a matching allow rule allows (Via rule);
+//  7. a live session allow for the same authority, tool and subjects
 //     allows (Via session), when the request is session-allowable;
-//  7. the provider is asked: allow once or for the session (Via prompt),
+//  8. the provider is asked: allow once or for the session (Via prompt),
 //     or deny (Via deny). "For the session" is recorded only when the
 //     request is session-allowable; otherwise it counts as once.
 //
@@ -44,31 +47,40 @@ func (r *Resolver) Resolve(ctx context.Context, req Request) (Outcome, error) {
 	if req.Policy != catalog.ApprovalAuto && req.Policy != catalog.ApprovalPrompt {
 		return refuse(ViaPolicy, fmt.Sprintf("%s is not allowed by policy", req.Tool), req.Reasons), nil
 	}
-	for _, rule := range r.Rules {
-		if !rule.Allow && rule.Matches(req) {
-			return Outcome{Via: ViaRule, Reason: "denied by rule " + ruleName(rule)}, nil
-		}
+	if rule, ok := r.firstMatch(RuleDeny, req); ok {
+		return Outcome{Via: ViaRule, Reason: "denied by rule " + ruleName(rule)}, nil
+	}
+	if rule, ok := r.firstMatch(RulePrompt, req); ok {
+		return r.ask(ctx, req, false, "rule "+ruleName(rule)+" asks every time")
 	}
 	if req.Policy == catalog.ApprovalAuto {
 		return Outcome{Allowed: true, Via: ViaAuto, Reason: "approval policy is auto", Scope: ScopeOnce}, nil
 	}
-	for _, rule := range r.Rules {
-		if rule.Allow && rule.Matches(req) {
-			return Outcome{Allowed: true, Via: ViaRule, Reason: "allowed by rule " + ruleName(rule), Scope: ScopeOnce}, nil
-		}
+	if rule, ok := r.firstMatch(RuleAllow, req); ok {
+		return Outcome{Allowed: true, Via: ViaRule, Reason: "allowed by rule " + ruleName(rule), Scope: ScopeOnce}, nil
 	}
-	now := r.now()
 	sessionable := req.SessionAllowable && r.Sessions != nil && req.Fingerprint != ""
 	if sessionable {
-		if a, ok := r.Sessions.Covers(now, req); ok {
+		if a, ok := r.Sessions.Covers(r.now(), req); ok {
 			return Outcome{Allowed: true, Via: ViaSession, Scope: ScopeSession,
 				Reason: "allowed for this session until " + a.Expires.Format(time.TimeOnly)}, nil
 		}
 	}
-	return r.ask(ctx, req, sessionable)
+	return r.ask(ctx, req, sessionable, "")
 }
 
-func (r *Resolver) ask(ctx context.Context, req Request, sessionable bool) (Outcome, error) {
+func (r *Resolver) firstMatch(action RuleAction, req Request) (Rule, bool) {
+	for _, rule := range r.Rules {
+		if rule.Action == action && rule.Matches(req) {
+			return rule, true
+		}
+	}
+	return Rule{}, false
+}
+
+// ask puts the call to the provider; why, when set, is added to the card's
+// reasons.
+func (r *Resolver) ask(ctx context.Context, req Request, sessionable bool, why string) (Outcome, error) {
 	p := r.Provider
 	if p == nil {
 		p = DenyAll{}
@@ -76,6 +88,9 @@ func (r *Resolver) ask(ctx context.Context, req Request, sessionable bool) (Outc
 	if !sessionable {
 		// The provider should not offer what will not be kept.
 		req.SessionAllowable = false
+	}
+	if why != "" {
+		req.Reasons = append(slices.Clone(req.Reasons), why)
 	}
 	answer, err := p.Ask(ctx, req)
 	if err != nil {

@@ -3,6 +3,7 @@ package approval
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -62,6 +63,26 @@ func TestResolveOrder(t *testing.T) {
 		},
 		{
 			name: "deny rule beats a session allow", rules: []string{"deny:write_file"}, preGrant: true, via: ViaRule,
+		},
+		{
+			name: "deny rule beats a prompt rule", rules: []string{"prompt:write_file", "deny:write_file"}, via: ViaRule,
+		},
+		{
+			name: "prompt rule beats auto", mutate: func(r *Request) { r.Policy = catalog.ApprovalAuto },
+			rules: []string{"prompt:write_file:*.txt"}, answers: []Answer{AllowOnce},
+			allowed: true, via: ViaPrompt, scope: ScopeOnce, asked: true,
+		},
+		{
+			name: "prompt rule beats allow rules and session allows", rules: []string{"allow:write_file", "prompt:write_file"},
+			preGrant: true, answers: []Answer{Deny}, via: ViaDeny, asked: true,
+		},
+		{
+			name: "prompt rule keeps no session allow", rules: []string{"prompt:write_file"},
+			answers: []Answer{AllowSession}, allowed: true, via: ViaPrompt, scope: ScopeOnce, asked: true,
+		},
+		{
+			name: "prompt rule whose glob misses leaves auto alone", mutate: func(r *Request) { r.Policy = catalog.ApprovalAuto },
+			rules: []string{"prompt:write_file:src/**"}, allowed: true, via: ViaAuto, scope: ScopeOnce,
 		},
 		{
 			name: "auto", mutate: func(r *Request) { r.Policy = catalog.ApprovalAuto },
@@ -136,10 +157,34 @@ func TestResolveOrder(t *testing.T) {
 			if !strings.Contains(got.Reason, tc.reasonHas) || got.Reason == "" {
 				t.Errorf("reason %q lacks %q", got.Reason, tc.reasonHas)
 			}
-			if tc.asked && prov.last.SessionAllowable && (!req.SessionAllowable || req.Fingerprint == "") {
+			if tc.asked && prov.last.SessionAllowable && (!req.SessionAllowable || req.Fingerprint == "" || slices.ContainsFunc(tc.rules, func(r string) bool { return strings.HasPrefix(r, "prompt:") })) {
 				t.Error("the provider was offered a session allow that would not be kept")
 			}
+			if got.Scope == ScopeSession && tc.via == ViaPrompt {
+				if _, kept := sessions.Covers(clk.Now(), req); !kept {
+					t.Error("an allow for the session was not recorded")
+				}
+			}
+			if got.Scope == ScopeOnce && tc.via == ViaPrompt {
+				if _, kept := sessions.Covers(clk.Now(), req); kept {
+					t.Error("an allow once was recorded for the session")
+				}
+			}
 		})
+	}
+}
+
+func TestResolvePromptRuleSaysWhy(t *testing.T) {
+	prov := &scripted{}
+	r := &Resolver{Provider: prov, Rules: mustRules(t, "prompt:write_file")}
+	r.Rules[0].Origin = "agent.yaml:7"
+	req := writeRequest(t, authority(t, "s1", "rev1"), "notes.txt")
+	r.Resolve(context.Background(), req)
+	if n := len(prov.last.Reasons); n == 0 || !strings.Contains(prov.last.Reasons[n-1], "prompt:write_file (agent.yaml:7) asks every time") {
+		t.Errorf("reasons shown = %q", prov.last.Reasons)
+	}
+	if len(req.Reasons) != 1 {
+		t.Errorf("the caller's reasons were changed: %q", req.Reasons)
 	}
 }
 

@@ -4,31 +4,46 @@ import (
 	"errors"
 	"fmt"
 	"path"
-	"regexp"
 	"strings"
 
 	"demiurge.dev/catalog"
 )
 
 // RuleSyntax is the one-line description of a rule, for usage texts.
-const RuleSyntax = "allow:TOOL, deny:TOOL, allow:TOOL:GLOB or deny:TOOL:GLOB"
+const RuleSyntax = "ACTION:TOOL or ACTION:TOOL:GLOB, with ACTION allow, prompt or deny"
+
+// RuleAction is what a rule does to the calls it matches.
+type RuleAction string
+
+const (
+	RuleAllow  RuleAction = "allow"
+	RulePrompt RuleAction = "prompt"
+	RuleDeny   RuleAction = "deny"
+)
 
 // A Rule is an operator's standing decision, from an --approve flag or the
 // core's approval rules. The forms are:
 //
-//	allow:TOOL        every call of TOOL whose policy is prompt is allowed;
-//	                  this includes reads outside the workspace and of
-//	                  credential-like paths, so prefer a GLOB.
-//	allow:TOOL:GLOB   a call of TOOL is allowed when it has at least one path
-//	                  subject, every path subject lies inside the workspace,
-//	                  and each one's workspace-relative path matches GLOB.
-//	                  A call with a command or url subject never matches.
-//	deny:TOOL         every call of TOOL is refused.
-//	deny:TOOL:GLOB    a call of TOOL is refused when any of its path subjects
-//	                  lies inside the workspace and matches GLOB.
+//	allow:TOOL         every call of TOOL whose policy is prompt is allowed;
+//	                   this includes reads outside the workspace and of
+//	                   credential-like paths, so prefer a GLOB.
+//	allow:TOOL:GLOB    a call of TOOL is allowed when it has at least one
+//	                   path subject, every path subject lies inside the
+//	                   workspace, and each one's workspace-relative path
+//	                   matches GLOB. A call with a command or url subject
+//	                   never matches.
+//	prompt:TOOL        every call of TOOL is put to the approval provider,
+//	                   even when its policy is auto or an allow rule or a
+//	                   session allow would cover it; "allow for session"
+//	                   counts as once.
+//	prompt:TOOL:GLOB   the same for a call of which any path subject lies
+//	                   inside the workspace and matches GLOB.
+//	deny:TOOL          every call of TOOL is refused.
+//	deny:TOOL:GLOB     a call of TOOL is refused when any of its path
+//	                   subjects lies inside the workspace and matches GLOB.
 //
-// TOOL is an exact tool name (letters, digits, '_', '-', '.'); there is no
-// tool wildcard. GLOB is a slash-separated, workspace-relative pattern with
+// TOOL is an exact tool name as catalog.ValidToolName accepts it; there is
+// no tool wildcard. GLOB is a slash-separated, workspace-relative pattern with
 // path.Match syntax per segment (*, ?, [a-z], \ escapes; '*' also matches
 // a leading dot) plus "**" as a whole segment, matching zero or more
 // segments: "src/**" matches src, src/a.go and src/x/y.go; "**/*.md"
@@ -37,10 +52,11 @@ const RuleSyntax = "allow:TOOL, deny:TOOL, allow:TOOL:GLOB or deny:TOOL:GLOB"
 // segments, so only "**" matches it.
 //
 // An allow rule only ever turns a prompt into an allow; a deny policy or a
-// block stays refused. A deny rule wins over every allow.
+// block stays refused. A deny rule wins over everything else, a prompt rule
+// over every allow.
 type Rule struct {
-	Allow bool
-	Tool  string
+	Action RuleAction
+	Tool   string
 	// Glob is empty for a rule about every call of Tool.
 	Glob string
 	// Origin says where the rule came from ("--approve", "agent.yaml:14"),
@@ -49,8 +65,6 @@ type Rule struct {
 
 	segments []string
 }
-
-var ruleTool = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
 
 // ParseRule reads one rule; see Rule for the syntax.
 func ParseRule(s string) (Rule, error) {
@@ -62,17 +76,15 @@ func ParseRule(s string) (Rule, error) {
 	if !ok {
 		return Rule{}, fmt.Errorf("approval rule %q has no tool; write %s", text, RuleSyntax)
 	}
-	var r Rule
-	switch action {
-	case "allow":
-		r.Allow = true
-	case "deny":
+	r := Rule{Action: RuleAction(action)}
+	switch r.Action {
+	case RuleAllow, RulePrompt, RuleDeny:
 	default:
-		return Rule{}, fmt.Errorf("approval rule %q: action %q is unknown; want allow or deny", text, action)
+		return Rule{}, fmt.Errorf("approval rule %q: action %q is unknown; want allow, prompt or deny", text, action)
 	}
 	tool, glob, hasGlob := strings.Cut(rest, ":")
-	if !ruleTool.MatchString(tool) {
-		return Rule{}, fmt.Errorf("approval rule %q: tool %q is not a tool name (letters, digits, '_', '-', '.'; no wildcards)", text, tool)
+	if err := catalog.ValidToolName(tool); err != nil {
+		return Rule{}, fmt.Errorf("approval rule %q: %w; rules name one exact tool, no wildcards", text, err)
 	}
 	r.Tool = tool
 	if hasGlob {
@@ -115,10 +127,7 @@ func parseGlob(glob string) ([]string, error) {
 
 // String gives the rule back in its canonical form.
 func (r Rule) String() string {
-	s := "deny:" + r.Tool
-	if r.Allow {
-		s = "allow:" + r.Tool
-	}
+	s := string(r.Action) + ":" + r.Tool
 	if r.Glob != "" {
 		s += ":" + r.Glob
 	}
@@ -126,9 +135,11 @@ func (r Rule) String() string {
 }
 
 // Matches reports whether the rule speaks about req (see Rule for what an
-// allow and a deny glob require).
+// allow glob and a prompt or deny glob require). A rule with an unknown
+// action matches nothing.
 func (r Rule) Matches(req Request) bool {
-	if r.Tool != req.Tool {
+	allow := r.Action == RuleAllow
+	if r.Tool != req.Tool || (!allow && r.Action != RulePrompt && r.Action != RuleDeny) {
 		return false
 	}
 	if r.Glob == "" {
@@ -146,21 +157,21 @@ func (r Rule) Matches(req Request) bool {
 	paths := 0
 	for _, s := range req.Subjects {
 		if s.Kind != string(catalog.SubjectPath) {
-			if r.Allow {
+			if allow {
 				return false
 			}
 			continue
 		}
 		paths++
 		hit := s.Inside && matchSegments(r.segments, relSegments(s.Rel))
-		if r.Allow && !hit {
+		if allow && !hit {
 			return false
 		}
-		if !r.Allow && hit {
+		if !allow && hit {
 			return true
 		}
 	}
-	return r.Allow && paths > 0
+	return allow && paths > 0
 }
 
 func relSegments(rel string) []string {

@@ -18,15 +18,18 @@ func TestParseRule(t *testing.T) {
 		{"  allow:patch:src/**  ", "allow:patch:src/**", ""},
 		{"allow:write_file:notes/*.txt", "allow:write_file:notes/*.txt", ""},
 		{"deny:write_file:**/.env*", "deny:write_file:**/.env*", ""},
-		{"allow:mcp.github-search_v2", "allow:mcp.github-search_v2", ""},
+		{"prompt:read_file", "prompt:read_file", ""},
+		{"prompt:read_file:**/*.pem", "prompt:read_file:**/*.pem", ""},
+		{"allow:mcp_github-search_v2", "allow:mcp_github-search_v2", ""},
+		{"allow:mcp.github", "", "tool name"},
 		{"allow:x:a:b", "allow:x:a:b", ""}, // the glob is everything after the tool
 		{"", "", "empty"},
 		{"allow", "", "has no tool"},
 		{"grant:x", "", `action "grant" is unknown`},
 		{"Allow:x", "", "unknown"},
-		{"allow:", "", "not a tool name"},
+		{"allow:", "", "tool name is empty"},
 		{"allow:*", "", "no wildcards"},
-		{"allow:read file", "", "not a tool name"},
+		{"allow:read file", "", "must start with a letter"},
 		{"allow:x:", "", "glob after the tool is empty"},
 		{"allow:x:/etc/*", "", "absolute"},
 		{"allow:x:../*", "", `".." segment`},
@@ -96,6 +99,9 @@ func TestRuleMatches(t *testing.T) {
 		{"deny:copy:**/.env*", "copy", []policy.SubjectFact{cmd, pathFact("a", true)}, false},
 		{"deny:copy:**/.env*", "copy", nil, false},
 		{"deny:copy", "copy", nil, true},
+		{"prompt:copy:**/.env*", "copy", []policy.SubjectFact{pathFact("a", true), pathFact(".env", true)}, true},
+		{"prompt:copy:**/.env*", "copy", []policy.SubjectFact{pathFact("a", true)}, false},
+		{"prompt:copy", "copy", nil, true},
 	} {
 		r, err := ParseRule(tc.rule)
 		if err != nil {
@@ -108,20 +114,23 @@ func TestRuleMatches(t *testing.T) {
 }
 
 func TestHandBuiltRuleWithBadGlobMatchesNothing(t *testing.T) {
-	r := Rule{Allow: true, Tool: "write_file", Glob: "[a"}
+	r := Rule{Action: RuleAllow, Tool: "write_file", Glob: "[a"}
 	if r.Matches(Request{Tool: "write_file", Subjects: []policy.SubjectFact{pathFact("[a", true)}}) {
 		t.Error("a malformed hand-built glob matched")
 	}
-	r = Rule{Allow: true, Tool: "write_file", Glob: "src/*"}
+	r = Rule{Action: RuleAllow, Tool: "write_file", Glob: "src/*"}
 	if !r.Matches(Request{Tool: "write_file", Subjects: []policy.SubjectFact{pathFact("src/a", true)}}) {
 		t.Error("a valid hand-built glob did not match")
+	}
+	if (Rule{Action: "maybe", Tool: "write_file"}).Matches(Request{Tool: "write_file"}) {
+		t.Error("a rule with an unknown action matched")
 	}
 }
 
 func FuzzParseRule(f *testing.F) {
 	for _, s := range []string{
 		"allow:write_file", "deny:x", "allow:x:src/**", "allow:x:**/*.go", "allow:x:[a", "allow::",
-		"deny:x:**/**/**/a", "allow:x:a\\*b", "allow:x:/abs", "allow:x:../up", ":", "allow:x:[^a]/*",
+		"deny:x:**/**/**/a", "prompt:x:*.pem", "allow:x:a\\*b", "allow:x:/abs", "allow:x:../up", ":", "allow:x:[^a]/*",
 	} {
 		f.Add(s, "src/a/b.go")
 	}
@@ -137,7 +146,7 @@ func FuzzParseRule(f *testing.F) {
 		// Matching never panics, and an allow glob never covers a path
 		// outside the workspace.
 		r.Matches(Request{Tool: r.Tool, Subjects: []policy.SubjectFact{pathFact(rel, true)}})
-		if r.Allow && r.Glob != "" && r.Matches(Request{Tool: r.Tool, Subjects: []policy.SubjectFact{pathFact(rel, false)}}) {
+		if r.Action == RuleAllow && r.Glob != "" && r.Matches(Request{Tool: r.Tool, Subjects: []policy.SubjectFact{pathFact(rel, false)}}) {
 			t.Fatalf("%q covers an outside path", s)
 		}
 	})

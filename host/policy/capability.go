@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"demiurge.dev/catalog"
 )
 
 // The capability names of DESIGN.md "Policy model". Plain capabilities take
@@ -31,21 +33,21 @@ var plainCapabilities = []string{
 // scopedCapabilities maps each scoped prefix to the shape of its argument
 // and whether a whole-suffix wildcard may be granted.
 var scopedCapabilities = map[string]struct {
-	arg      *regexp.Regexp
+	arg      func(string) bool
 	argHint  string
 	wildcard bool
 }{
-	PrefixMCPConnect: {serverOrTool, "a server id of letters, digits, '_', '-' or '.'", true},
-	PrefixMCPCall:    {serverOrTool, "a server id of letters, digits, '_', '-' or '.'", true},
-	PrefixToolCall:   {serverOrTool, "a tool name of letters, digits, '_', '-' or '.'", true},
+	PrefixMCPConnect: {serverID.MatchString, "a server id of letters, digits, '_', '-' or '.'", true},
+	PrefixMCPCall:    {serverID.MatchString, "a server id of letters, digits, '_', '-' or '.'", true},
+	PrefixToolCall:   {func(s string) bool { return catalog.ValidToolName(s) == nil }, "a tool name of letters, digits, '_' or '-'", true},
 	// A secret is bound by its exact name only: a wildcard would hand every
 	// host credential to whatever asks.
-	PrefixSecretBind: {envName, "an environment variable name like GITHUB_TOKEN", false},
+	PrefixSecretBind: {envName.MatchString, "an environment variable name like GITHUB_TOKEN", false},
 }
 
 var (
-	serverOrTool = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
-	envName      = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,127}$`)
+	serverID = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
+	envName  = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,127}$`)
 )
 
 // ErrWildcardSecret is returned for any wildcard secret.bind grant.
@@ -73,7 +75,7 @@ func ValidateCapability(grant string) error {
 	if arg == "*" && shape.wildcard {
 		return nil
 	}
-	if !shape.arg.MatchString(arg) {
+	if !shape.arg(arg) {
 		return fmt.Errorf("capability %q: the part after %q must be %s (or * to grant all)", grant, prefix+":", shape.argHint)
 	}
 	return nil
