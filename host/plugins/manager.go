@@ -338,3 +338,20 @@ func (m *Manager) Close() {
 	}
 	wg.Wait()
 }
+
+// Precheck asks a plugin whether a call can succeed, without effects.
+func (m *Manager) Precheck(ctx context.Context, name string, req *toolsetv1.EffectRequest) (*toolsetv1.ToolResult, error) {
+	s, err := m.get(name)
+	if err != nil {
+		return nil, err
+	}
+	inst, err := m.running(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	res, err := inst.toolset.Precheck(ctx, req)
+	if err != nil {
+		return nil, m.callError(ctx, inst, name, err)
+	}
+	return res, nil
+}

@@ -1,0 +1,70 @@
+// Package dispatch is the one call path: every tool call, from any entry
+// point, goes lookup → schema → capability → assessment → approval →
+// adapter → redaction → audit here, and nowhere else reaches an adapter.
+package dispatch
+
+import (
+	"context"
+	"encoding/json"
+
+	"demiurge.dev/host/plugins"
+	"demiurge.dev/host/policy"
+	"demiurge.dev/shared/toolsetv1"
+)
+
+// Invocation is one approved call as an adapter receives it.
+type Invocation struct {
+	ID, Tool     string
+	Args         json.RawMessage
+	Workspace    string
+	Grants       []policy.PathGrant
+	ArtifactRoot string
+	Session      string
+	Turn         string
+	// Secrets are values bound to this call only, by target.
+	Secrets map[string]string
+	Hooks   plugins.Hooks
+	// OnEvent receives progress, output chunks and artifact refs.
+	OnEvent func(*toolsetv1.InvokeEvent) error
+}
+
+// Adapter runs calls for one source of tools: a toolset plugin, an MCP
+// connection. The catalog hands it back with each entry as the binding.
+type Adapter interface {
+	Invoke(ctx context.Context, inv Invocation) (*toolsetv1.ToolResult, error)
+	// Precheck asks, without effects, whether the call can succeed; a nil
+	// error and a non-error result mean it may go on to approval.
+	Precheck(ctx context.Context, inv Invocation) (*toolsetv1.ToolResult, error)
+}
+
+// PluginAdapter binds a toolset plugin to the catalog.
+type PluginAdapter struct {
+	Manager *plugins.Manager
+	Toolset string
+}
+
+func (a PluginAdapter) request(inv Invocation) *toolsetv1.EffectRequest {
+	req := &toolsetv1.EffectRequest{
+		InvocationId: inv.ID, Tool: inv.Tool, Arguments: inv.Args,
+		Workspace: inv.Workspace, ArtifactRoot: inv.ArtifactRoot,
+		Secrets: inv.Secrets, SessionId: inv.Session, TurnId: inv.Turn,
+	}
+	for _, g := range inv.Grants {
+		access := toolsetv1.Access_ACCESS_READ
+		if g.Access == "write" {
+			access = toolsetv1.Access_ACCESS_WRITE
+		}
+		req.Grants = append(req.Grants, &toolsetv1.PathGrant{Path: g.Path, Access: access})
+	}
+	return req
+}
+
+// Invoke runs the call in the plugin.
+func (a PluginAdapter) Invoke(ctx context.Context, inv Invocation) (*toolsetv1.ToolResult, error) {
+	return a.Manager.Invoke(ctx, a.Toolset, a.request(inv), inv.Hooks, inv.OnEvent)
+}
+
+// Precheck asks the plugin's effect-free check.
+func (a PluginAdapter) Precheck(ctx context.Context, inv Invocation) (*toolsetv1.ToolResult, error) {
+	return a.Manager.Precheck(ctx, a.Toolset, a.request(inv))
+}

@@ -1,0 +1,204 @@
+package dispatch
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"demiurge.dev/catalog"
+	"demiurge.dev/host/approval"
+	"demiurge.dev/host/plugins"
+	"demiurge.dev/host/policy"
+	"demiurge.dev/host/redact"
+	"demiurge.dev/shared/toolsetv1"
+)
+
+// previewLimit bounds the argument preview an approver sees.
+const previewLimit = 600
+
+// prepared is a call after the pure steps: lookup, schema, capability and
+// assessment. A call that failed one of them carries its failure.
+type prepared struct {
+	call    ToolCall
+	entry   *catalog.Entry
+	args    map[string]any
+	argsRaw json.RawMessage
+	assess  *policy.Assessment
+	status  Status // set when a pure step refused the call
+	message string
+	start   time.Time
+}
+
+// concurrent reports whether the call may run beside other such calls:
+// it only reads and needs nobody's approval.
+func (p *prepared) concurrent() bool {
+	return p.status == "" && p.assess != nil && p.assess.ReadOnly && !p.assess.Block &&
+		p.assess.Approval == catalog.ApprovalAuto
+}
+
+// Call runs one call through the whole path.
+func (t *Turn) Call(ctx context.Context, call ToolCall) Outcome {
+	return t.Batch(ctx, []ToolCall{call})[0]
+}
+
+// prepare runs steps 1–4 of the call path: they have no effects.
+func (t *Turn) prepare(call ToolCall) *prepared {
+	p := &prepared{call: call, start: time.Now()}
+	if n := t.calls.Add(1); n > int64(t.maxCalls()) {
+		p.status, p.message = StatusCapExceeded, fmt.Sprintf("this turn already made %d tool calls, the most a turn may make; continue in the next turn", t.maxCalls())
+		return p
+	}
+	entry, ok := t.Catalog.Lookup(call.Name)
+	if !ok {
+		p.status, p.message = StatusUnknownTool, unknownToolMessage(call.Name, t.Catalog)
+		return p
+	}
+	p.entry = entry
+	args, err := entry.Schema.Coerce(call.Args)
+	if err != nil {
+		p.status, p.message = StatusInvalidArguments, fmt.Sprintf("%s: %v", call.Name, err)
+		var ae *catalog.ArgumentError
+		if !errors.As(err, &ae) {
+			p.message = fmt.Sprintf("%s: arguments could not be read: %v", call.Name, err)
+		}
+		return p
+	}
+	p.args = args
+	if p.argsRaw, err = json.Marshal(args); err != nil {
+		p.status, p.message = StatusInvalidArguments, fmt.Sprintf("%s: arguments could not be encoded: %v", call.Name, err)
+		return p
+	}
+	if err := policy.Gate(entry.RequiredCapabilities, t.Authority); err != nil {
+		p.status, p.message = StatusCapabilityDenied, err.Error()
+		return p
+	}
+	a, err := policy.Assess(entry.Spec, entry.Effective, args, t.Workspace)
+	if err != nil {
+		p.status, p.message = StatusInvalidArguments, fmt.Sprintf("%s: %v", call.Name, err)
+		return p
+	}
+	p.assess = &a
+	return p
+}
+
+// run executes steps 5–8 for a prepared call.
+func (t *Turn) run(ctx context.Context, p *prepared) Outcome {
+	out := Outcome{CallID: p.call.ID, Tool: p.call.Name, Assessment: p.assess}
+	if p.status != "" {
+		return t.finish(ctx, p, out, p.status, errorResult(p.message))
+	}
+	inv := Invocation{
+		ID: newInvocationID(), Tool: p.entry.Spec.Name, Args: p.argsRaw,
+		Workspace: t.Workspace.Root, Grants: p.assess.Grants,
+		ArtifactRoot: t.ArtifactRoot, Session: t.Authority.Session, Turn: t.ID,
+	}
+	adapter, ok := p.entry.Binding.(Adapter)
+	if !ok {
+		return t.finish(ctx, p, out, StatusFailed, errorResult(fmt.Sprintf("%s has no adapter bound; this is a host bug", p.call.Name)))
+	}
+	if p.assess.Approval == catalog.ApprovalPrompt && !p.assess.Block && p.entry.Spec.Precheck {
+		res, err := adapter.Precheck(ctx, inv)
+		if err != nil {
+			return t.finish(ctx, p, out, StatusFailed, errorResult(err.Error()))
+		}
+		if res.GetIsError() {
+			return t.finish(ctx, p, out, StatusPrecheckFailed, res)
+		}
+	}
+	verdict, err := t.approvals().Resolve(ctx, approval.Request{
+		Tool: p.call.Name, CallID: p.call.ID, Risk: p.assess.Risk, Policy: p.assess.Approval,
+		Block: p.assess.Block, Reasons: p.assess.Reasons, Preview: redact.Preview(p.args, previewLimit),
+		Fingerprint: p.assess.Fingerprint, Authority: t.Authority, SessionAllowable: true,
+		Subjects: p.assess.Subjects,
+	})
+	out.Approval = verdict
+	if err != nil || !verdict.Allowed {
+		status := StatusDenied
+		if verdict.Via == approval.ViaBlock {
+			status = StatusBlocked
+		}
+		return t.finish(ctx, p, out, status, errorResult(deniedMessage(p.call.Name, verdict)))
+	}
+	inv.Hooks = t.hooks(p)
+	inv.OnEvent = func(ev *toolsetv1.InvokeEvent) error {
+		if t.OnEvent != nil {
+			t.OnEvent(p.call.ID, ev)
+		}
+		return nil
+	}
+	res, err := adapter.Invoke(ctx, inv)
+	if err != nil {
+		return t.finish(ctx, p, out, StatusFailed, errorResult(err.Error()))
+	}
+	status := StatusOK
+	if res.GetIsError() {
+		status = StatusToolError
+	}
+	return t.finish(ctx, p, out, status, res)
+}
+
+// hooks answer a running call's HostServices requests: an effect
+// capability is granted only if the tool declared it and the session holds
+// it; the singular gate was checked before the call started.
+func (t *Turn) hooks(p *prepared) plugins.Hooks {
+	declared := p.entry.Effective.Capabilities
+	return plugins.Hooks{
+		Capability: func(ctx context.Context, c string, require bool) (bool, string) {
+			switch {
+			case !slices.Contains(declared, c):
+				return false, fmt.Sprintf("%s did not declare %s in its capabilities", p.call.Name, c)
+			case !t.Authority.Capabilities.Has(c):
+				return false, fmt.Sprintf("%s is not granted to this session", c)
+			}
+			return true, ""
+		},
+		Deliver: func(ctx context.Context, text string) error {
+			if t.Deliver == nil {
+				return errors.New("this turn takes no delivered output")
+			}
+			return t.Deliver(ctx, p.call.Name, text)
+		},
+	}
+}
+
+func (t *Turn) approvals() *approval.Resolver {
+	if t.Approvals == nil {
+		return &approval.Resolver{}
+	}
+	return t.Approvals
+}
+
+func (t *Turn) maxCalls() int {
+	if t.MaxCalls > 0 {
+		return t.MaxCalls
+	}
+	return DefaultMaxCalls
+}
+
+func errorResult(msg string) *toolsetv1.ToolResult {
+	return &toolsetv1.ToolResult{IsError: true, Content: msg}
+}
+
+func deniedMessage(tool string, v approval.Outcome) string {
+	switch v.Via {
+	case approval.ViaBlock:
+		return fmt.Sprintf("%s was blocked: %s. Do not retry this call.", tool, v.Reason)
+	case approval.ViaPolicy:
+		return fmt.Sprintf("%s is not allowed: %s", tool, v.Reason)
+	}
+	if v.Reason != "" {
+		return fmt.Sprintf("%s was not approved: %s. Do not retry it unchanged.", tool, v.Reason)
+	}
+	return fmt.Sprintf("%s was not approved. Do not retry it unchanged.", tool)
+}
+
+func newInvocationID() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	return "inv_" + hex.EncodeToString(b[:])
+}

@@ -1,0 +1,78 @@
+package dispatch
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"demiurge.dev/host/redact"
+	"demiurge.dev/host/runtime"
+	"demiurge.dev/shared/toolsetv1"
+)
+
+// EventKindToolCall is the audit event every call writes.
+const EventKindToolCall = "tool.call"
+
+// auditWithheld replaces every view when the audit event could not be
+// written: a result nobody can account for is not handed out.
+const auditWithheld = "the call's audit event could not be written, so its result is withheld"
+
+// finish runs steps 7 and 8: redact into the five views, then make the
+// audit event durable before anyone sees a result.
+func (t *Turn) finish(ctx context.Context, p *prepared, out Outcome, status Status, res *toolsetv1.ToolResult) Outcome {
+	out.Status = status
+	out.Duration = time.Since(p.start)
+	raw := redact.Raw{
+		Tool: p.call.Name, CallID: p.call.ID, Args: p.args,
+		IsError: res.GetIsError(), Content: res.GetContent(),
+		ModelOutput: res.GetModelOutput(), HasModelOutput: res.GetHasModelOutput(),
+		DisplayOutput: res.GetDisplayOutput(), HasDisplayOutput: res.GetHasDisplayOutput(),
+	}
+	if len(res.GetStructured()) > 0 {
+		var m map[string]any
+		if json.Unmarshal(res.GetStructured(), &m) == nil {
+			raw.Structured = m
+		}
+	}
+	out.Views = redact.Make(raw, redact.Discover(p.args, nil))
+
+	data := map[string]any{"status": string(status), "duration_ms": out.Duration.Milliseconds()}
+	for k, v := range out.Views.Event {
+		data[k] = v
+	}
+	if out.Approval.Via != "" {
+		data["approval"] = map[string]any{"allowed": out.Approval.Allowed, "via": out.Approval.Via, "scope": out.Approval.Scope, "reason": out.Approval.Reason}
+	}
+	if p.assess != nil {
+		data["risk"] = p.assess.Risk.String()
+		data["policy"] = p.assess.Approval.String()
+		data["resource_keys"] = p.assess.ResourceKeys
+	}
+	if p.entry != nil {
+		data["source"] = p.entry.Spec.Provenance
+	}
+	if t.Events == nil {
+		return out
+	}
+	body, err := json.Marshal(data)
+	if err == nil {
+		// The audit record is written even when the caller gave up.
+		actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
+		out.EventSeq, err = t.Events.Append(actx, runtime.Event{
+			Kind: EventKindToolCall, Session: t.Authority.Session,
+			Tool: p.call.Name, CallID: p.call.ID, Data: body,
+		})
+	}
+	if err != nil {
+		out.Status = StatusAuditFailed
+		out.Views = redact.Views{
+			Model:  auditWithheld,
+			Card:   redact.Card{Title: p.call.Name, Body: auditWithheld + ": " + err.Error(), IsError: true},
+			Event:  map[string]any{"tool": p.call.Name, "status": string(StatusAuditFailed)},
+			Record: map[string]any{"tool": p.call.Name, "status": string(StatusAuditFailed)},
+			Debug:  map[string]any{"tool": p.call.Name, "status": string(StatusAuditFailed), "error": err.Error()},
+		}
+	}
+	return out
+}

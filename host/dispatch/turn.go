@@ -1,0 +1,85 @@
+package dispatch
+
+import (
+	"context"
+	"sync/atomic"
+	"time"
+
+	"demiurge.dev/catalog"
+	"demiurge.dev/host/approval"
+	"demiurge.dev/host/policy"
+	"demiurge.dev/host/redact"
+	"demiurge.dev/host/runtime"
+	"demiurge.dev/shared/toolsetv1"
+)
+
+// EventSink is where audit events go; the runtime store is the real one.
+// Append returns once the event is durable.
+type EventSink interface {
+	Append(ctx context.Context, ev runtime.Event) (uint64, error)
+}
+
+// DefaultMaxCalls is the per-turn cap on tool calls.
+const DefaultMaxCalls = 64
+
+// Turn is everything one turn's calls run under: its resolved catalog, its
+// authority, its workspace and its approval resolver.
+type Turn struct {
+	ID        string
+	Catalog   *catalog.Catalog
+	Authority policy.Authority
+	Workspace policy.Workspace
+	Approvals *approval.Resolver
+	Events    EventSink
+	// ArtifactRoot is where this turn's calls may write artifacts.
+	ArtifactRoot string
+	// Deliver receives text a running tool sends to the turn (optional).
+	Deliver func(ctx context.Context, tool, text string) error
+	// OnEvent receives a call's progress and output as it runs (optional).
+	OnEvent func(callID string, ev *toolsetv1.InvokeEvent)
+	// MaxCalls caps the calls of this turn; 0 means DefaultMaxCalls.
+	MaxCalls int
+
+	calls atomic.Int64
+}
+
+// ToolCall is one call as the model (or an operator) asked for it.
+type ToolCall struct {
+	// ID is the caller's id for the call (the model's tool-call id).
+	ID   string
+	Name string
+	Args []byte
+}
+
+// Status says how a call ended.
+type Status string
+
+const (
+	StatusOK               Status = "ok"
+	StatusToolError        Status = "tool_error"
+	StatusUnknownTool      Status = "unknown_tool"
+	StatusInvalidArguments Status = "invalid_arguments"
+	StatusCapabilityDenied Status = "capability_denied"
+	StatusPrecheckFailed   Status = "precheck_failed"
+	StatusBlocked          Status = "blocked"
+	StatusDenied           Status = "denied"
+	StatusFailed           Status = "failed"
+	StatusCapExceeded      Status = "cap_exceeded"
+	StatusAuditFailed      Status = "audit_failed"
+)
+
+// Outcome is what a call produced: only redacted views leave dispatch.
+type Outcome struct {
+	CallID     string
+	Tool       string
+	Status     Status
+	Views      redact.Views
+	Approval   approval.Outcome
+	Assessment *policy.Assessment
+	// EventSeq is the audit event's sequence number in the store.
+	EventSeq uint64
+	Duration time.Duration
+}
+
+// OK reports whether the call ran and its tool reported success.
+func (o Outcome) OK() bool { return o.Status == StatusOK }

@@ -1,0 +1,290 @@
+// Package toolhost assembles a running host from its parts: the agent
+// core, the toolset plugins, the workspace, the authority and the approval
+// resolver, and hands out per-turn catalogs and dispatch turns.
+package toolhost
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"os/user"
+	"path/filepath"
+	"sort"
+	"sync"
+
+	"github.com/hashicorp/go-hclog"
+
+	"demiurge.dev/catalog"
+	"demiurge.dev/host/approval"
+	"demiurge.dev/host/core"
+	"demiurge.dev/host/dispatch"
+	"demiurge.dev/host/plugins"
+	"demiurge.dev/host/policy"
+	"demiurge.dev/host/runtime"
+)
+
+// Options configure a host.
+type Options struct {
+	// CoreDir holds agent.yaml; "" uses the embedded default core.
+	CoreDir string
+	// Workspace is the session's workspace; "" uses the core's, else the
+	// current directory.
+	Workspace string
+	// StateDir holds the store, caches, installed plugins and artifacts.
+	StateDir string
+	// BuiltinPluginDir holds the built-in plugins (beside the binary).
+	BuiltinPluginDir string
+	// Approver answers prompts; nil means nobody can answer (deny).
+	Approver approval.Provider
+	// Rules are --approve flags, in the approval rule syntax.
+	Rules     []string
+	Principal string
+	Logger    hclog.Logger
+}
+
+// Host is one running host process's view of its core and tools.
+type Host struct {
+	Core      *core.Core
+	Plugins   *plugins.Manager
+	Workspace policy.Workspace
+	Authority policy.Authority
+	Approvals *approval.Resolver
+	StateDir  string
+	// Warnings are non-fatal findings of assembly (plugin metadata the
+	// host could not read, rules that only restate a policy).
+	Warnings []string
+
+	storeOnce sync.Once
+	store     *runtime.Store
+	storeErr  error
+}
+
+// InstalledPluginDir is where package install puts plugin binaries.
+func InstalledPluginDir(stateDir string) string { return filepath.Join(stateDir, "plugins") }
+
+// Open assembles a host. It starts no plugin.
+func Open(opts Options) (*Host, error) {
+	c, err := loadCore(opts.CoreDir)
+	if err != nil {
+		return nil, err
+	}
+	if opts.StateDir == "" {
+		return nil, errors.New("no state directory given")
+	}
+	if err := os.MkdirAll(opts.StateDir, 0o700); err != nil {
+		return nil, fmt.Errorf("state directory: %w", err)
+	}
+	home := filepath.Join(opts.StateDir, "runtime", "home")
+	if err := os.MkdirAll(home, 0o700); err != nil {
+		return nil, fmt.Errorf("state directory: %w", err)
+	}
+	pm, err := plugins.New(plugins.Config{
+		Dirs: []plugins.Dir{
+			{Path: opts.BuiltinPluginDir, Origin: plugins.OriginBuiltin},
+			{Path: InstalledPluginDir(opts.StateDir), Origin: plugins.OriginInstalled},
+		},
+		CacheDir: filepath.Join(opts.StateDir, "cache", "describe"),
+		Home:     home, Logger: opts.Logger,
+	})
+	if err != nil {
+		return nil, err
+	}
+	h := &Host{Core: c, Plugins: pm, StateDir: opts.StateDir}
+	if err := h.assemble(opts); err != nil {
+		pm.Close()
+		return nil, err
+	}
+	return h, nil
+}
+
+func loadCore(dir string) (*core.Core, error) {
+	if dir == "" {
+		return core.Default(), nil
+	}
+	return core.Load(dir)
+}
+
+func (h *Host) assemble(opts Options) error {
+	c := h.Core
+	for _, ts := range c.Toolsets {
+		if !h.Plugins.Has(ts) {
+			return fmt.Errorf("%s: toolset %s needs the plugin %s%s, which is not built or installed: run `make build` for the built-in toolsets, or `demiurge package install`", c.File, ts, plugins.BinaryPrefix, ts)
+		}
+	}
+	ws := opts.Workspace
+	if ws == "" {
+		ws = c.Workspace
+	}
+	if ws == "" {
+		var err error
+		if ws, err = os.Getwd(); err != nil {
+			return err
+		}
+	}
+	st, err := os.Stat(ws)
+	if err != nil || !st.IsDir() {
+		return fmt.Errorf("workspace %s is not a directory", ws)
+	}
+	if h.Workspace, err = policy.NewWorkspace(ws); err != nil {
+		return err
+	}
+	caps, err := policy.NewCapabilitySet(c.Capabilities)
+	if err != nil {
+		return fmt.Errorf("%s: capabilities: %w", c.File, err)
+	}
+	var rules []approval.Rule
+	for _, spec := range c.Approvals {
+		r, err := approval.ParseRule(spec)
+		if err != nil {
+			return fmt.Errorf("%s: approvals: %w", c.File, err)
+		}
+		r.Origin = filepath.Base(c.File)
+		rules = append(rules, r)
+	}
+	for _, spec := range opts.Rules {
+		r, err := approval.ParseRule(spec)
+		if err != nil {
+			return fmt.Errorf("--approve %q: %w", spec, err)
+		}
+		r.Origin = "--approve"
+		rules = append(rules, r)
+	}
+	provider := opts.Approver
+	if provider == nil {
+		provider = approval.DenyAll{}
+	}
+	h.Approvals = &approval.Resolver{Provider: provider, Rules: rules, Sessions: approval.NewSessionAllows(approval.DefaultSessionTTL)}
+	h.Authority = policy.Authority{
+		Principal: principal(opts.Principal), Session: newID("ses_"), CoreRevision: c.Revision,
+		Capabilities: caps, PolicyFingerprint: policyFingerprint(c, opts.Rules),
+	}
+	return nil
+}
+
+func principal(given string) string {
+	if given != "" {
+		return given
+	}
+	if u, err := user.Current(); err == nil {
+		return "local:" + u.Username
+	}
+	return "local"
+}
+
+// policyFingerprint binds session allows to the effective policy: any
+// change of overrides or rules makes earlier allows inapplicable.
+func policyFingerprint(c *core.Core, rules []string) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "core=%s\n", c.Revision)
+	names := make([]string, 0, len(c.Metadata))
+	for n := range c.Metadata {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(h, "meta=%s:%+v\n", n, c.Metadata[n])
+	}
+	for _, r := range append(append([]string(nil), c.Approvals...), rules...) {
+		fmt.Fprintf(h, "rule=%s\n", r)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+func newID(prefix string) string {
+	var b [10]byte
+	_, _ = rand.Read(b[:])
+	return prefix + hex.EncodeToString(b[:])
+}
+
+// toolsets are the plugins this core uses: the built-in toolsets it
+// declares, and every installed plugin (installing is the operator's
+// explicit choice to add a toolset).
+func (h *Host) toolsets() []plugins.Candidate {
+	declared := map[string]bool{}
+	for _, ts := range h.Core.Toolsets {
+		declared[ts] = true
+	}
+	var out []plugins.Candidate
+	for _, c := range h.Plugins.Candidates() {
+		if declared[c.Name] || c.Origin == plugins.OriginInstalled {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// Catalog resolves this turn's catalog: one Describe per plugin (cached
+// while binaries are unchanged), then one resolution.
+func (h *Host) Catalog(ctx context.Context) (*catalog.Catalog, error) {
+	cands := h.toolsets()
+	names := make([]string, len(cands))
+	for i, c := range cands {
+		names[i] = c.Name
+	}
+	descs, err := h.Plugins.DescribeAll(ctx, names)
+	if err != nil {
+		return nil, err
+	}
+	var sources []catalog.Source
+	var warnings []string
+	for _, c := range cands {
+		src, w := pluginSource(c, descs[c.Name], dispatch.PluginAdapter{Manager: h.Plugins, Toolset: c.Name})
+		warnings = append(warnings, w...)
+		sources = append(sources, src)
+	}
+	h.Warnings = warnings
+	cat, err := catalog.Resolve(sources, h.Core.Metadata)
+	var ce *catalog.CollisionError
+	if errors.As(err, &ce) {
+		stage := "core loading failed"
+		if ce.InvolvesMCP {
+			stage = "catalog building failed"
+		}
+		return nil, fmt.Errorf("%s: %w", stage, err)
+	}
+	return cat, err
+}
+
+// Store opens the runtime store on first use.
+func (h *Host) Store() (*runtime.Store, error) {
+	h.storeOnce.Do(func() {
+		h.store, h.storeErr = runtime.Open(filepath.Join(h.StateDir, "demiurge.db"))
+	})
+	return h.store, h.storeErr
+}
+
+// ArtifactRoot is this session's private artifact directory, under
+// runtime/artifacts, named by an opaque hash of the session.
+func (h *Host) ArtifactRoot() string {
+	sum := sha256.Sum256([]byte(h.Authority.Principal + "\x00" + h.Authority.Session))
+	return filepath.Join(h.StateDir, "runtime", "artifacts", hex.EncodeToString(sum[:12]))
+}
+
+// NewTurn makes a dispatch turn over a freshly resolved catalog.
+func (h *Host) NewTurn(ctx context.Context) (*dispatch.Turn, error) {
+	cat, err := h.Catalog(ctx)
+	if err != nil {
+		return nil, err
+	}
+	store, err := h.Store()
+	if err != nil {
+		return nil, err
+	}
+	return &dispatch.Turn{
+		ID: newID("turn_"), Catalog: cat, Authority: h.Authority, Workspace: h.Workspace,
+		Approvals: h.Approvals, Events: store, ArtifactRoot: h.ArtifactRoot(),
+	}, nil
+}
+
+// Close stops the plugins and closes the store.
+func (h *Host) Close() error {
+	h.Plugins.Close()
+	if h.store != nil {
+		return h.store.Close()
+	}
+	return nil
+}

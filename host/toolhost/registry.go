@@ -1,0 +1,59 @@
+package toolhost
+
+import "demiurge.dev/catalog"
+
+// builtinRegistry is the host's own metadata for the built-in toolsets'
+// tools (seed 000, "Built-In Tool Metadata"): the host, not the plugin,
+// defines their risk, capability and approval default. A plugin's claim
+// may only make them stricter. Keyed by toolset and tool, so that another
+// plugin cannot borrow a built-in tool's policy by borrowing its name.
+var builtinRegistry = map[string]map[string]catalog.Metadata{
+	"coding": {
+		// Reads inside the workspace of non-sensitive paths are auto; the
+		// path assessment raises the rest to prompt.
+		"read_file":    {Risk: catalog.RiskLow, Capability: "fs.read", ApprovalPolicy: catalog.ApprovalAuto},
+		"search_files": {Risk: catalog.RiskLow, Capability: "fs.read", ApprovalPolicy: catalog.ApprovalAuto},
+		"write_file":   {Risk: catalog.RiskMedium, Capability: "fs.write", ApprovalPolicy: catalog.ApprovalPrompt},
+		"patch":        {Risk: catalog.RiskMedium, Capability: "fs.write", ApprovalPolicy: catalog.ApprovalPrompt},
+		"terminal":     {Risk: catalog.RiskHigh, Capability: "terminal.exec", ApprovalPolicy: catalog.ApprovalPrompt},
+		"web_extract":  {Risk: catalog.RiskMedium, Capability: "network.fetch", ApprovalPolicy: catalog.ApprovalPrompt},
+	},
+	"schedule": {
+		"schedule_manage": {Risk: catalog.RiskMedium, Capability: "schedule.manage", ApprovalPolicy: catalog.ApprovalPrompt},
+	},
+	"demiurge_control": {
+		"evolve_core":   {Risk: catalog.RiskHigh, Capability: "tool.call:evolve_core", ApprovalPolicy: catalog.ApprovalPrompt},
+		"rollback_core": {Risk: catalog.RiskHigh, Capability: "tool.call:rollback_core", ApprovalPolicy: catalog.ApprovalPrompt},
+	},
+}
+
+// thirdPartyFloor is where a tool the host has no entry for starts: a
+// plugin may raise it, never lower it. Operators lower friction with
+// approval rules, which are explicit and audited.
+var thirdPartyFloor = catalog.Metadata{Risk: catalog.RiskMedium, ApprovalPolicy: catalog.ApprovalPrompt}
+
+// registryMetadata merges the host's metadata for a tool with the plugin's
+// own claim, which can only make it stricter.
+func registryMetadata(toolset string, builtin bool, tool string, claim catalog.Metadata, claimed claimedFields) catalog.Metadata {
+	base, known := builtinRegistry[toolset][tool]
+	if !builtin || !known {
+		base = thirdPartyFloor
+		base.Capability = claim.Capability
+	}
+	if claimed.risk {
+		base.Risk = catalog.MaxRisk(base.Risk, claim.Risk)
+	}
+	if claimed.approval {
+		base.ApprovalPolicy = catalog.MaxApproval(base.ApprovalPolicy, claim.ApprovalPolicy)
+	}
+	if base.Capability == "" {
+		base.Capability = claim.Capability
+	}
+	base.DisplayPolicy = claim.DisplayPolicy
+	base.ModelOutputPolicy = claim.ModelOutputPolicy
+	base.Capabilities = claim.Capabilities
+	return base
+}
+
+// claimedFields says which metadata fields the plugin actually set.
+type claimedFields struct{ risk, approval bool }
