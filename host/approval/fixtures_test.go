@@ -55,7 +55,7 @@ func (s *scripted) Ask(_ context.Context, req Request) (Answer, error) {
 	return a, nil
 }
 
-func authority(t *testing.T, session, core string, grants ...string) policy.Authority {
+func authority(t testing.TB, session, core string, grants ...string) policy.Authority {
 	t.Helper()
 	caps, err := policy.NewCapabilitySet(grants)
 	if err != nil {
@@ -66,7 +66,7 @@ func authority(t *testing.T, session, core string, grants ...string) policy.Auth
 
 // writeRequest assesses a real write_file call, so fingerprints and
 // subjects are what dispatch would pass.
-func writeRequest(t *testing.T, auth policy.Authority, path string) Request {
+func writeRequest(t testing.TB, auth policy.Authority, path string) Request {
 	t.Helper()
 	spec := catalog.ToolSpec{
 		Name: "write_file", Effect: catalog.EffectWrite,

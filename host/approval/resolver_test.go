@@ -11,7 +11,7 @@ import (
 	"demiurge.dev/catalog"
 )
 
-func mustRules(t *testing.T, specs ...string) []Rule {
+func mustRules(t testing.TB, specs ...string) []Rule {
 	t.Helper()
 	var out []Rule
 	for _, s := range specs {
