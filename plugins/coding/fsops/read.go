@@ -130,6 +130,7 @@ func (w *window) fromLine(ctx context.Context, of *openedFile, start int) error 
 		}
 		if errors.Is(err, errByteBudget) {
 			w.stop("byte_budget")
+			w.res.Truncated = true
 			w.res.Note = fmt.Sprintf("line %d lies beyond the first %d bytes scanned (reached line %d); use a negative offset to read from the end", start, lr.budget, line)
 			return nil
 		}

@@ -28,7 +28,7 @@ func (w *window) fromEnd(ctx context.Context, of *openedFile, n int) error {
 		searchEnd--
 	}
 	block := make([]byte, tailBlock)
-	var scanned int64
+	var scanned int64 // by the backward scan, for its budget
 	found, start, earliest := 0, int64(-1), int64(-1)
 	pos := searchEnd
 	budgetHit := false
@@ -65,6 +65,12 @@ func (w *window) fromEnd(ctx context.Context, of *openedFile, n int) error {
 	// linesToEnd is how many lines lie between start and the end of file.
 	var linesToEnd int
 	switch {
+	case start >= 0 && pos == 0:
+		// The last block read began the file: the lines before start are
+		// still in it, so line numbers are known.
+		linesToEnd = n
+		before := bytes.Count(block[:start], []byte{'\n'})
+		w.res.TotalLines, w.res.TotalLinesKnown = before+n, true
 	case start >= 0:
 		linesToEnd = n
 	case !budgetHit: // reached the start of the file: it has fewer than n lines
@@ -85,12 +91,14 @@ func (w *window) fromEnd(ctx context.Context, of *openedFile, n int) error {
 	}
 	lr := newLineReader(io.NewSectionReader(of.f, start, size-start), w.lim.byteBudget)
 	end, err := w.fill(ctx, lr)
-	w.res.BytesScanned = scanned + lr.scanned
+	// Bytes examined: the backward scan and the forward window overlap.
+	w.res.BytesScanned = size - min(start, pos)
 	if err != nil {
 		return err
 	}
 	if w.res.TotalLinesKnown && w.res.LinesReturned > 0 {
-		w.res.StartLine, w.res.EndLine = 1, w.res.LinesReturned
+		w.res.StartLine = w.res.TotalLines - linesToEnd + 1
+		w.res.EndLine = w.res.StartLine + w.res.LinesReturned - 1
 	}
 	left := linesToEnd - w.res.LinesReturned
 	if end == endLimit && left <= 0 {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"net/http"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -52,5 +53,10 @@ func sniff(r io.ReaderAt, size int64) (binary bool, mime string, err error) {
 		return false, "", err
 	}
 	head = head[:got]
-	return looksBinary(head, int64(got) >= size), http.DetectContentType(head), nil
+	binary = looksBinary(head, int64(got) >= size)
+	mime = http.DetectContentType(head)
+	if binary && strings.HasPrefix(mime, "text/") {
+		mime = "application/octet-stream" // no signature; the sniffer's text guess is wrong here
+	}
+	return binary, mime, nil
 }
