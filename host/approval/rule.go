@@ -49,7 +49,7 @@ const (
 // segments: "src/**" matches src, src/a.go and src/x/y.go; "**/*.md"
 // matches README.md and docs/a.md. GLOB may not be absolute, contain "."
 // or ".." segments, or be empty. The workspace root itself has zero
-// segments, so only "**" matches it.
+// segments, so only a glob of "**" segments matches it.
 //
 // An allow rule only ever turns a prompt into an allow; a deny policy or a
 // block stays refused. A deny rule wins over everything else, a prompt rule
