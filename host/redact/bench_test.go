@@ -1,0 +1,35 @@
+package redact
+
+import (
+	"strings"
+	"testing"
+)
+
+// BenchmarkMakeSmall is the redaction share of an ordinary call's overhead:
+// a read_file of a small source file.
+func BenchmarkMakeSmall(b *testing.B) {
+	args := map[string]any{"path": "internal/server/handler.go", "offset": 1, "limit": 200}
+	content := strings.Repeat("func handle(w http.ResponseWriter, r *http.Request) { w.Write(nil) }\n", 30)
+	raw := Raw{Tool: "read_file", CallID: "call_1", Args: args, Content: content}
+	secrets := Discover(args, nil)
+	b.ReportAllocs()
+	for b.Loop() {
+		if v := Make(raw, secrets); v.Failed {
+			b.Fatal("failed")
+		}
+	}
+}
+
+// BenchmarkMakeLarge: 1 MiB of output with a bound secret and command args.
+func BenchmarkMakeLarge(b *testing.B) {
+	args := map[string]any{"command": "deploy --token tk-123456789 https://u:pw-12345@h/x"}
+	content := strings.Repeat("2026-01-01 INFO deploying artifact build-42 to region eu-west-1 ok\n", 16000)
+	raw := Raw{Tool: "terminal", CallID: "call_1", Args: args, Content: content}
+	secrets := Discover(args, map[string]string{"X": "bound-secret-value"})
+	b.SetBytes(int64(len(content)))
+	for b.Loop() {
+		if v := Make(raw, secrets); v.Failed {
+			b.Fatal("failed")
+		}
+	}
+}

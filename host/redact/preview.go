@@ -1,0 +1,150 @@
+package redact
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"unicode/utf8"
+)
+
+const (
+	// DefaultPreviewLimit is the preview length used when none is given.
+	DefaultPreviewLimit = 512
+	// previewStringMax and previewItemsMax bound one string and one array
+	// inside a preview, so one long value cannot hide the others.
+	previewStringMax = 160
+	previewItemsMax  = 20
+	// RedactedField replaces the value of a secret-named field.
+	RedactedField = "<redacted>"
+)
+
+// Preview renders args as compact JSON for an approval prompt: values of
+// secret-named fields become "<redacted>", secrets found elsewhere in the
+// arguments and well-known tokens are replaced, long strings and arrays are
+// cut with a count of what was cut, and the whole is at most about limit
+// bytes (DefaultPreviewLimit if limit <= 0). Redaction happens before any
+// cut, so a cut can never leave part of a secret showing.
+func Preview(args map[string]any, limit int) (preview string) {
+	defer func() {
+		if recover() != nil {
+			preview = FailedText
+		}
+	}()
+	p, err := newRedactor(Discover(args, nil)).preview(args, limit)
+	if err != nil {
+		return FailedText
+	}
+	return p
+}
+
+func (r *redactor) preview(args map[string]any, limit int) (string, error) {
+	if limit <= 0 {
+		limit = DefaultPreviewLimit
+	}
+	v, err := r.sanitize(args, previewStringMax)
+	if err != nil {
+		return "", err
+	}
+	b, err := marshal(v)
+	if err != nil {
+		return "", err
+	}
+	return cutText(string(b), limit), nil
+}
+
+// sanitize copies a JSON-like value with secret-named fields replaced and
+// every string redacted; with cut > 0 strings and arrays are shortened.
+// Types that JSON arguments cannot hold are refused rather than passed on
+// unredacted.
+func (r *redactor) sanitize(v any, cut int) (any, error) {
+	switch v := v.(type) {
+	case nil, bool:
+		return v, nil
+	case string:
+		t := r.text(v)
+		if cut > 0 {
+			t = cutText(t, cut)
+		}
+		return t, nil
+	case map[string]any:
+		keys := make([]string, 0, len(v))
+		for k := range v {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		out := make(map[string]any, len(v))
+		for _, k := range keys {
+			if isSecretName(k) {
+				out[r.text(k)] = RedactedField
+				continue
+			}
+			child, err := r.sanitize(v[k], cut)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", k, err)
+			}
+			out[r.text(k)] = child
+		}
+		return out, nil
+	case map[string]string:
+		m := make(map[string]any, len(v))
+		for k, s := range v {
+			m[k] = s
+		}
+		return r.sanitize(m, cut)
+	case []any:
+		n := len(v)
+		if cut > 0 && n > previewItemsMax {
+			n = previewItemsMax
+		}
+		out := make([]any, 0, n+1)
+		for _, e := range v[:n] {
+			child, err := r.sanitize(e, cut)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, child)
+		}
+		if n < len(v) {
+			out = append(out, fmt.Sprintf("…(+%d items)", len(v)-n))
+		}
+		return out, nil
+	case []string:
+		a := make([]any, len(v))
+		for i, s := range v {
+			a[i] = s
+		}
+		return r.sanitize(a, cut)
+	case float64, float32, int, int64, int32, uint, uint64, uint32, json.Number:
+		// A number can be a secret too (a PIN found elsewhere).
+		if s := numberText(v); r.text(s) != s {
+			return r.text(s), nil
+		}
+		return v, nil
+	}
+	return nil, fmt.Errorf("value of type %T cannot be redacted", v)
+}
+
+// cutText shortens s to at most max bytes at a character boundary and says
+// how much was cut.
+func cutText(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	n := max
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return fmt.Sprintf("%s…(+%d bytes)", s[:n], len(s)-n)
+}
+
+// marshal is json.Marshal without HTML escaping, so markers stay readable.
+func marshal(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}

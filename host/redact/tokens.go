@@ -1,0 +1,144 @@
+package redact
+
+import (
+	"regexp"
+	"strings"
+)
+
+// tokenKind is one well-known credential format. Anchors are literal
+// substrings one of which every match contains; a text without any of them
+// skips the regexp, which keeps the table cheap on ordinary output.
+type tokenKind struct {
+	kind    string
+	anchors []string
+	fold    bool // anchors are lower case and compared case-insensitively
+	re      *regexp.Regexp
+	group   int // the submatch to replace; 0 = the whole match
+}
+
+// tokenTable is applied in order: the PEM block first (it spans lines), and
+// Anthropic before OpenAI because both begin with "sk-".
+var tokenTable = []tokenKind{
+	{kind: "private_key", anchors: []string{"PRIVATE KEY-----"},
+		re: regexp.MustCompile(`-----BEGIN[ A-Z0-9]*PRIVATE KEY-----(?:[\s\S]*?-----END[ A-Z0-9]*PRIVATE KEY-----|[\s\S]*)`)},
+	{kind: "aws_access_key_id", anchors: []string{"AKIA", "ASIA", "AGPA", "AIDA", "AROA", "ANPA", "ANVA", "APKA"},
+		re: regexp.MustCompile(`\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|APKA)[A-Z0-9]{16}\b`)},
+	{kind: "aws_secret_access_key", anchors: []string{"secret"}, fold: true,
+		re:    regexp.MustCompile(`(?i)(?:aws)?_?secret_?(?:access)?_?key["']?[ \t]*[:=][ \t]*["']?([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)`),
+		group: 1},
+	{kind: "github_token", anchors: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_"},
+		re: regexp.MustCompile(`\bgh[pousr]_[A-Za-z0-9]{36,255}\b`)},
+	{kind: "github_token", anchors: []string{"github_pat_"},
+		re: regexp.MustCompile(`\bgithub_pat_[A-Za-z0-9]{22}_[A-Za-z0-9]{59}\b`)},
+	{kind: "gitlab_token", anchors: []string{"glpat-"},
+		re: regexp.MustCompile(`\bglpat-[A-Za-z0-9_-]{20,}`)},
+	{kind: "slack_token", anchors: []string{"xox"},
+		re: regexp.MustCompile(`\bxox[baprs]-[0-9]{6,}-[A-Za-z0-9-]{8,}`)},
+	{kind: "slack_webhook", anchors: []string{"hooks.slack.com"},
+		re: regexp.MustCompile(`https://hooks\.slack\.com/services/T[A-Z0-9]{6,}/B[A-Z0-9]{6,}/[A-Za-z0-9]{20,}`)},
+	{kind: "anthropic_api_key", anchors: []string{"sk-ant-"},
+		re: regexp.MustCompile(`\bsk-ant-[a-z]{2,8}[0-9]{2}-[A-Za-z0-9_-]{32,}`)},
+	{kind: "openai_api_key", anchors: []string{"sk-"},
+		re: regexp.MustCompile(`\bsk-(?:(?:proj|svcacct|admin)-[A-Za-z0-9_-]{40,}|[A-Za-z0-9]{40,})`)},
+	{kind: "google_api_key", anchors: []string{"AIza"},
+		re: regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{35}`)},
+	{kind: "stripe_key", anchors: []string{"_live_", "_test_"},
+		re: regexp.MustCompile(`\b(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{24,}\b|\bpk_live_[0-9A-Za-z]{24,}\b`)},
+	{kind: "jwt", anchors: []string{"eyJ"},
+		re: regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{16,}`)},
+	{kind: "npm_token", anchors: []string{"npm_"},
+		re: regexp.MustCompile(`\bnpm_[A-Za-z0-9]{36}\b`)},
+	{kind: "pypi_token", anchors: []string{"pypi-"},
+		re: regexp.MustCompile(`\bpypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}`)},
+	{kind: "twilio_api_key", anchors: []string{"SK"},
+		re: regexp.MustCompile(`\bSK[0-9a-f]{32}\b`)},
+	{kind: "twilio_auth_token", anchors: []string{"twilio"}, fold: true,
+		re:    regexp.MustCompile(`(?i)twilio[a-z_]*token["']?[ \t]*[:=][ \t]*["']?([0-9a-f]{32})\b`),
+		group: 1},
+	{kind: "sendgrid_api_key", anchors: []string{"SG."},
+		re: regexp.MustCompile(`\bSG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}\b`)},
+	{kind: "huggingface_token", anchors: []string{"hf_"},
+		re: regexp.MustCompile(`\bhf_[A-Za-z0-9]{34,}\b`)},
+	{kind: "bearer_token", anchors: []string{"bearer"}, fold: true,
+		re:    regexp.MustCompile(`(?i)\bbearer[ \t]+([A-Za-z0-9._~+/-]{20,}=*)`),
+		group: 1},
+}
+
+// anchorIndex maps a first byte to the anchors starting with it (both
+// cases for case-insensitive anchors), so one pass over a text finds which
+// table entries can match at all.
+var anchorIndex = func() (idx [256][]anchorRef) {
+	for i, t := range tokenTable {
+		for _, a := range t.anchors {
+			ref := anchorRef{anchor: a, kind: i, fold: t.fold}
+			if t.fold {
+				lo, up := strings.ToLower(a[:1])[0], strings.ToUpper(a[:1])[0]
+				idx[lo] = append(idx[lo], ref)
+				if up != lo {
+					idx[up] = append(idx[up], ref)
+				}
+				continue
+			}
+			idx[a[0]] = append(idx[a[0]], ref)
+		}
+	}
+	return idx
+}()
+
+type anchorRef struct {
+	anchor string
+	kind   int
+	fold   bool
+}
+
+// candidates marks the table entries whose anchors occur in s.
+func candidates(s string) (found [64]bool, any bool) {
+	for i := 0; i < len(s); i++ {
+		refs := anchorIndex[s[i]]
+		for _, r := range refs {
+			if found[r.kind] || len(s)-i < len(r.anchor) {
+				continue
+			}
+			w := s[i : i+len(r.anchor)]
+			if w == r.anchor || (r.fold && strings.EqualFold(w, r.anchor)) {
+				found[r.kind], any = true, true
+			}
+		}
+	}
+	return found, any
+}
+
+// applyTokens replaces every table hit in s with <redacted:KIND>.
+func applyTokens(s string) string {
+	found, any := candidates(s)
+	if !any {
+		return s
+	}
+	for i := range tokenTable {
+		if found[i] {
+			s = tokenTable[i].replace(s)
+		}
+	}
+	return s
+}
+
+func (t *tokenKind) replace(s string) string {
+	locs := t.re.FindAllStringSubmatchIndex(s, -1)
+	if len(locs) == 0 {
+		return s
+	}
+	marker := "<redacted:" + t.kind + ">"
+	var b strings.Builder
+	last := 0
+	for _, loc := range locs {
+		start, end := loc[2*t.group], loc[2*t.group+1]
+		if start < 0 {
+			continue
+		}
+		b.WriteString(s[last:start])
+		b.WriteString(marker)
+		last = end
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
