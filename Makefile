@@ -1,0 +1,73 @@
+# Demiurge: one binary, its built-in toolset plugins beside it, and the
+# tests of every module of the workspace.
+
+GO        ?= go
+BIN       := $(CURDIR)/bin
+MODULES   := shared sdk catalog host cmd plugins/coding
+PKGS      := $(addprefix ./,$(addsuffix /...,$(MODULES)))
+# Built-in toolset plugins: bin/demiurge-toolset-<name> from plugins/<name>.
+TOOLSETS  := coding
+FUZZTIME  ?= 30s
+BENCHTIME ?= 2s
+
+PROTOC_GEN_GO_VERSION      := v1.36.11
+PROTOC_GEN_GO_GRPC_VERSION := v1.5.1
+
+.PHONY: all build run test lint vet fmt-check proto bench fuzz clean
+
+all: build
+
+build:
+	@mkdir -p $(BIN)
+	$(GO) build -o $(BIN)/demiurge ./cmd/demiurge
+	@for ts in $(TOOLSETS); do \
+		$(GO) build -o $(BIN)/demiurge-toolset-$$ts ./plugins/$$ts || exit 1; \
+		(cd $(BIN) && sha256sum demiurge-toolset-$$ts > demiurge-toolset-$$ts.sha256) || exit 1; \
+	done
+
+# The interactive session in the current directory on the embedded core.
+run: build
+	$(BIN)/demiurge
+
+# Unit, CLI (testscript) and integration tests of every module, with each
+# fuzz target's seed corpus; the CLI tests use the plugins just built.
+test: build lint
+	DEMIURGE_TEST_PLUGIN_DIR=$(BIN) $(GO) test -count=1 -timeout 20m $(PKGS)
+
+lint: vet fmt-check
+
+vet:
+	$(GO) vet $(PKGS)
+
+fmt-check:
+	@bad=$$(gofmt -l $(MODULES) | grep -v /testdata/ || true); \
+	if [ -n "$$bad" ]; then echo "gofmt needed:"; echo "$$bad"; exit 1; fi
+
+# Regenerates the committed protobuf code (needs protoc: Debian's
+# protobuf-compiler).
+proto:
+	GOBIN=$(CURDIR)/.tools $(GO) install google.golang.org/protobuf/cmd/protoc-gen-go@$(PROTOC_GEN_GO_VERSION)
+	GOBIN=$(CURDIR)/.tools $(GO) install google.golang.org/grpc/cmd/protoc-gen-go-grpc@$(PROTOC_GEN_GO_GRPC_VERSION)
+	cd shared && PATH=$(CURDIR)/.tools:$$PATH protoc -I proto \
+		--go_out=. --go_opt=module=demiurge.dev/shared \
+		--go-grpc_out=. --go-grpc_opt=module=demiurge.dev/shared \
+		proto/demiurge/toolset/v1/toolset.proto
+
+# Benchmarks (not part of CI); figures go to BENCHMARKS.md.
+bench: build
+	DEMIURGE_TEST_PLUGIN_DIR=$(BIN) $(GO) test -run '^$$' -bench . -benchtime $(BENCHTIME) -benchmem $(PKGS)
+
+# Every fuzz target for FUZZTIME each (not part of CI).
+fuzz:
+	@for mod in $(MODULES); do \
+		for pkg in $$(cd $$mod && $(GO) list ./...); do \
+			dir=$$(cd $$mod && $(GO) list -f '{{.Dir}}' $$pkg); \
+			for f in $$(grep -ho '^func Fuzz[A-Za-z0-9_]*' $$dir/*_test.go 2>/dev/null | sed 's/func //'); do \
+				echo "== $$pkg $$f"; \
+				(cd $$dir && $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) .) || exit 1; \
+			done; \
+		done; \
+	done
+
+clean:
+	rm -rf $(BIN) .tools
