@@ -52,6 +52,9 @@ func compileGlob(g string) (*globMatcher, error) {
 			}
 			p.segs = append(p.segs, s)
 		}
+		if len(p.segs) == 0 {
+			return nil, refuse("", ErrInvalidArgument, "glob %q names no file; use a pattern such as *.go", g)
+		}
 		m.patterns = append(m.patterns, p)
 	}
 	return m, nil

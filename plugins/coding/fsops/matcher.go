@@ -15,7 +15,7 @@ import (
 // expression at all.
 type lineMatcher struct {
 	re       *regexp.Regexp // run on one line (no newline in it)
-	reScan   *regexp.Regexp // multi-line form, to find candidates when there is no literal
+	reScan   *regexp.Regexp // line-anchored form, to find candidates when there is no literal
 	lit      []byte         // required literal; lower-case ASCII when fold
 	litFind  *literalFinder
 	fold     bool
@@ -62,9 +62,32 @@ func compileLineMatcher(pattern string, caseInsensitive bool) (*lineMatcher, err
 		m.litFind = newLiteralFinder(m.lit)
 		m.complete = !fold && parsed.Op == syntax.OpLiteral
 	} else {
-		m.reScan = regexp.MustCompile("(?m)" + prefix + pattern)
+		// The scan runs over the whole buffer, where "start/end of text"
+		// must mean start/end of line as it does when a line is matched
+		// alone.
+		scan, err := regexp.Compile(lineAnchored(parsed).String())
+		if err != nil {
+			return nil, refuse("", ErrInvalidArgument, "pattern is not a valid RE2 regular expression: %v", err)
+		}
+		m.reScan = scan
 	}
 	return m, nil
+}
+
+// lineAnchored rewrites text anchors (^ $ \A \z without (?m)) into line
+// anchors, in place.
+func lineAnchored(re *syntax.Regexp) *syntax.Regexp {
+	switch re.Op {
+	case syntax.OpBeginText:
+		re.Op = syntax.OpBeginLine
+	case syntax.OpEndText:
+		re.Op = syntax.OpEndLine
+		re.Flags &^= syntax.WasDollar
+	}
+	for _, sub := range re.Sub {
+		lineAnchored(sub)
+	}
+	return re
 }
 
 // requiredLiteral returns a literal string that every match contains:

@@ -80,7 +80,7 @@ func PatchPrecheck(ctx context.Context, ws *Workspace, p PatchParams) (PrecheckR
 		return PrecheckResult{}, err
 	}
 	defer src.Close()
-	stats, err := replaceStream(ctx, src, io.Discard, []byte(p.OldString), []byte(p.NewString), p.ReplaceAll)
+	stats, err := replaceStream(ctx, src, io.Discard, []byte(p.OldString), []byte(p.NewString), p.ReplaceAll, patchChunk)
 	if err != nil {
 		return PrecheckResult{}, fmt.Errorf("%s: read: %w", p.Path, err)
 	}
@@ -113,7 +113,7 @@ func Patch(ctx context.Context, ws *Workspace, p PatchParams) (PatchResult, erro
 	if err != nil {
 		return PatchResult{}, err
 	}
-	stats, err := replaceStream(ctx, src, staged, []byte(p.OldString), []byte(p.NewString), p.ReplaceAll)
+	stats, err := replaceStream(ctx, src, staged, []byte(p.OldString), []byte(p.NewString), p.ReplaceAll, patchChunk)
 	if err != nil {
 		pp.discard(staged, name)
 		return PatchResult{}, fmt.Errorf("%s: rewrite: %w", p.Path, err)

@@ -120,7 +120,6 @@ func TestPatchRejectedLeavesOriginal(t *testing.T) {
 // Matches split across chunk boundaries are found: the streaming pass is
 // compared with strings.Count/Replace for every small chunk size.
 func TestReplaceStreamAcrossChunks(t *testing.T) {
-	defer func(n int) { patchChunk = n }(patchChunk)
 	tests := []struct {
 		text, old, repl string
 	}{
@@ -135,11 +134,10 @@ func TestReplaceStreamAcrossChunks(t *testing.T) {
 		{"a", "a", "bb"},
 	}
 	for chunk := 1; chunk <= 13; chunk++ {
-		patchChunk = chunk
 		for _, tc := range tests {
 			for _, all := range []bool{true, false} {
 				var out bytes.Buffer
-				st, err := replaceStream(context.Background(), strings.NewReader(tc.text), &out, []byte(tc.old), []byte(tc.repl), all)
+				st, err := replaceStream(context.Background(), strings.NewReader(tc.text), &out, []byte(tc.old), []byte(tc.repl), all, chunk)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -181,7 +179,7 @@ func TestExcerptRender(t *testing.T) {
 		{"deletion of a line", "a\nOLD\nb\n", "OLD\n", "", "@@ -1,3 +1,2 @@\n a\n-OLD\n-b\n+b\n"},
 	}
 	for _, tc := range tests {
-		st, err := replaceStream(context.Background(), strings.NewReader(tc.text), &bytes.Buffer{}, []byte(tc.old), []byte(tc.repl), true)
+		st, err := replaceStream(context.Background(), strings.NewReader(tc.text), &bytes.Buffer{}, []byte(tc.old), []byte(tc.repl), true, patchChunk)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -8,7 +8,8 @@ import (
 )
 
 // patchChunk is how much of the source one step holds. A variable so that
-// tests can shrink it and put matches across chunk boundaries.
+// tests can shrink it and put matches across chunk boundaries; the stream
+// itself takes the size as an argument.
 var patchChunk = 256 << 10
 
 // replaceStats is what one streaming pass learned.
@@ -24,10 +25,10 @@ type replaceStats struct {
 // every non-overlapping occurrence, since the count decides whether the
 // edit may be published. It holds one chunk plus len(old)-1 carried bytes,
 // so a match split across two reads is still found.
-func replaceStream(ctx context.Context, src io.Reader, dst io.Writer, old, repl []byte, all bool) (replaceStats, error) {
+func replaceStream(ctx context.Context, src io.Reader, dst io.Writer, old, repl []byte, all bool, chunk int) (replaceStats, error) {
 	var st replaceStats
 	k := len(old)
-	buf := make([]byte, k-1+patchChunk)
+	buf := make([]byte, k-1+chunk)
 	bw := bufio.NewWriterSize(dst, 64<<10)
 	var werr error
 	emit := func(b []byte) {
@@ -46,7 +47,7 @@ func replaceStream(ctx context.Context, src io.Reader, dst io.Writer, old, repl 
 		if err := ctx.Err(); err != nil {
 			return st, err
 		}
-		n, rerr := io.ReadFull(src, buf[carry:carry+patchChunk])
+		n, rerr := io.ReadFull(src, buf[carry:carry+chunk])
 		st.bytesIn += int64(n)
 		eof := rerr == io.EOF || rerr == io.ErrUnexpectedEOF
 		if rerr != nil && !eof {
