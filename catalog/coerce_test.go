@@ -30,7 +30,8 @@ const toolSchema = `{
     "big":    {"type": "integer"},
     "obj":    {"type": "object", "properties": {"a": {"type": "integer"}}, "required": ["a"], "additionalProperties": false},
     "edits":  {"type": "array", "items": {"type": "object", "properties": {"old": {"type": "string"}, "n": {"type": "integer"}}, "required": ["old"]}},
-    "maybe":  {"anyOf": [{"type": "array", "items": {"type": "integer"}}, {"type": "null"}]}
+    "maybe":  {"anyOf": [{"type": "array", "items": {"type": "integer"}}, {"type": "null"}]},
+    "lists":  {"anyOf": [{"type": "array", "items": {}}, {"type": "array", "items": {"type": "integer"}}]}
   },
   "$defs": {"count": {"type": "integer"}}
 }`
@@ -86,6 +87,7 @@ func TestCoerce(t *testing.T) {
 		{name: "nested object in array", schema: "tool", args: `{"path":"a","edits":[{"old":"x","n":"2"}]}`, want: `{"edits":[{"n":2,"old":"x"}],"path":"a"}`},
 		{name: "additionalProperties schema", schema: "open", args: `{"x":"5"}`, want: `{"x":5}`},
 		{name: "precision kept", schema: "tool", args: `{"path":"a","big":123456789012345678901234567890}`, want: `{"big":123456789012345678901234567890,"path":"a"}`},
+		{name: "two branches fit: valid value untouched", schema: "tool", args: `{"path":"a","lists":["5"]}`, want: `{"lists":["5"],"path":"a"}`},
 		{name: "valid value untouched", schema: "tool", args: `{"path":"10","either":"7"}`, want: `{"either":"7","path":"10"}`},
 
 		// no repair: the model has to fix it
