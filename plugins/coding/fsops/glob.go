@@ -8,7 +8,8 @@ import (
 // globMatcher matches paths relative to the search directory. A pattern
 // without '/' matches the file name at any depth ("*.go" finds every Go
 // file, as a model expects); a pattern with '/' matches the whole relative
-// path, "**" standing for any number of directories. Braces {a,b} expand.
+// path, "**" standing for any number of directories, and a leading '/'
+// anchors to the top level ("/*.go"). Braces {a,b} expand.
 type globMatcher struct {
 	patterns []globPattern
 }
@@ -31,6 +32,8 @@ func compileGlob(g string) (*globMatcher, error) {
 	}
 	m := &globMatcher{}
 	for _, a := range alts {
+		// Any '/' anchors, a leading one too: "/*.go" is the top level only.
+		anchored := strings.Contains(a, "/")
 		a = strings.TrimPrefix(a, "./")
 		a = strings.TrimPrefix(a, "/")
 		if strings.HasSuffix(a, "/") {
@@ -39,7 +42,7 @@ func compileGlob(g string) (*globMatcher, error) {
 		if a == "" {
 			return nil, refuse("", ErrInvalidArgument, "glob %q is empty after expansion", g)
 		}
-		p := globPattern{baseOnly: !strings.Contains(a, "/")}
+		p := globPattern{baseOnly: !anchored}
 		for _, s := range strings.Split(a, "/") {
 			if s == "" || s == "." {
 				continue

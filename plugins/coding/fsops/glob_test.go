@@ -30,6 +30,9 @@ func TestGlobMatch(t *testing.T) {
 		{"dir/**", "dirx/a", false},
 		{"./src/*.go", "src/a.go", true},
 		{"/src/*.go", "src/a.go", true},
+		{"/*.go", "a.go", true},
+		{"/*.go", "x/a.go", false}, // a leading '/' anchors too
+		{"./*.go", "x/a.go", false},
 		{"*.{go,md}", "x/readme.md", true},
 		{"*.{go,md}", "x/readme.txt", false},
 		{"{cmd,pkg}/**/*.go", "pkg/a/b.go", true},

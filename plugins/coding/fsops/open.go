@@ -87,7 +87,7 @@ func checkMode(p string, mode uint32, nlink uint64) error {
 	switch mode & unix.S_IFMT {
 	case unix.S_IFREG:
 	case unix.S_IFDIR:
-		return refuse(p, ErrIsDirectory, "is a directory; use search_files with mode files to list it")
+		return refuse(p, ErrIsDirectory, "is a directory; use search_files with mode files to list it (glob \"/*\" for its top level)")
 	case unix.S_IFLNK:
 		return refuse(p, ErrSymlink, "is a symlink; use the path it points to")
 	default:

@@ -17,7 +17,7 @@ import (
 // SearchParams are the arguments of search_files.
 type SearchParams struct {
 	Pattern         string `json:"pattern,omitempty" jsonschema_description:"Regular expression (RE2 syntax) to search file contents for, line by line. Leave empty with mode files to list files by glob."`
-	Glob            string `json:"glob,omitempty" jsonschema_description:"File filter. Without '/' it matches file names at any depth (*.go finds every Go file); with '/' it matches the path relative to path, ** standing for any directories (cmd/**/main.go). {a,b} expands."`
+	Glob            string `json:"glob,omitempty" jsonschema_description:"File filter. Without '/' it matches file names at any depth (*.go finds every Go file); with '/' it matches the path relative to path, ** standing for any directories (cmd/**/main.go); a leading '/' means the top level only (/*.md). {a,b} expands."`
 	Path            string `json:"path,omitempty" jsonschema_description:"Directory or file to search, relative to the workspace (default: the whole workspace)."`
 	Mode            string `json:"mode,omitempty" jsonschema:"enum=content,enum=files" jsonschema_description:"content: the matching lines (default when pattern is set). files: only the paths of matching files."`
 	MaxResults      int    `json:"max_results,omitempty" jsonschema_description:"Maximum number of lines or files returned (default 100, at most 1000)."`

@@ -142,4 +142,11 @@ func TestWorkspaceThroughSymlinkedRoot(t *testing.T) {
 			t.Fatalf("%s: reported path %q, want a.txt", p, res.Path)
 		}
 	}
+	// The pinned parent's real path is compared with the resolved root.
+	if _, err := WriteFile(context.Background(), ws, WriteParams{Path: filepath.Join(base, "link", "b.txt"), Content: "b"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Patch(context.Background(), ws, PatchParams{Path: "b.txt", OldString: "b", NewString: "c"}); err != nil {
+		t.Fatal(err)
+	}
 }
