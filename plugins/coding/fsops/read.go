@@ -153,6 +153,9 @@ func (w *window) fromLine(ctx context.Context, of *openedFile, start int) error 
 	switch end {
 	case endOfFile:
 		w.res.TotalLines, w.res.TotalLinesKnown = seen, true
+		if w.res.LinesReturned == 0 && start > 1 {
+			w.res.Note = fmt.Sprintf("offset %d is past the end of the file (%d lines)", start, seen)
+		}
 		return nil
 	case endByteBudget:
 		w.res.NextOffset = seen + 1

@@ -48,11 +48,13 @@ func TestReadWindow(t *testing.T) {
 		stopped   []string
 		next      int
 		cut       int
+		note      string
 	}{
 		{name: "whole file", p: ReadParams{Path: "ten.txt"}, content: numberedLines(10), start: 1, end: 10, total: 10},
 		{name: "window in the middle", p: ReadParams{Path: "ten.txt", Offset: 3, Limit: 2}, content: "line 3\nline 4\n", start: 3, end: 4, total: 10, truncated: true, stopped: []string{"limit"}, next: 5},
 		{name: "window ending at the last line", p: ReadParams{Path: "ten.txt", Offset: 9, Limit: 2}, content: "line 9\nline 10\n", start: 9, end: 10, total: 10},
-		{name: "offset past the end", p: ReadParams{Path: "ten.txt", Offset: 50}, content: "", total: 10},
+		{name: "offset past the end", p: ReadParams{Path: "ten.txt", Offset: 50}, content: "", total: 10, note: "past the end"},
+		{name: "offset one past the last line", p: ReadParams{Path: "ten.txt", Offset: 11}, content: "", total: 10, note: "past the end"},
 		{name: "last lines", p: ReadParams{Path: "ten.txt", Offset: -3}, content: "line 8\nline 9\nline 10\n", start: 8, end: 10, total: 10},
 		{name: "more last lines than the file has", p: ReadParams{Path: "ten.txt", Offset: -50}, content: numberedLines(10), start: 1, end: 10, total: 10},
 		{name: "last lines with a limit", p: ReadParams{Path: "ten.txt", Offset: -5, Limit: 2}, content: "line 6\nline 7\n", start: 6, end: 7, total: 10, truncated: true, stopped: []string{"limit"}, next: -3},
@@ -91,6 +93,9 @@ func TestReadWindow(t *testing.T) {
 			}
 			if res.Truncated != tc.truncated || !slices.Equal(res.StoppedBy, tc.stopped) || res.NextOffset != tc.next {
 				t.Errorf("truncated %v stopped_by %v next %d, want %v %v %d", res.Truncated, res.StoppedBy, res.NextOffset, tc.truncated, tc.stopped, tc.next)
+			}
+			if !strings.Contains(res.Note, tc.note) || (tc.note == "" && res.Note != "") {
+				t.Errorf("note %q, want %q", res.Note, tc.note)
 			}
 			if res.LinesCut != tc.cut {
 				t.Errorf("lines_cut = %d, want %d", res.LinesCut, tc.cut)
