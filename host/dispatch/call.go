@@ -110,9 +110,14 @@ func (t *Turn) run(ctx context.Context, p *prepared) Outcome {
 			return t.finish(ctx, p, out, StatusPrecheckFailed, res)
 		}
 	}
+	// Only a call someone may be asked about needs a preview.
+	preview := ""
+	if p.assess.Approval != catalog.ApprovalAuto || p.assess.Block {
+		preview = redact.Preview(p.args, previewLimit)
+	}
 	verdict, err := t.approvals().Resolve(ctx, approval.Request{
 		Tool: p.call.Name, CallID: p.call.ID, Risk: p.assess.Risk, Policy: p.assess.Approval,
-		Block: p.assess.Block, Reasons: p.assess.Reasons, Preview: redact.Preview(p.args, previewLimit),
+		Block: p.assess.Block, Reasons: p.assess.Reasons, Preview: preview,
 		Fingerprint: p.assess.Fingerprint, Authority: t.Authority, SessionAllowable: true,
 		Subjects: p.assess.Subjects,
 	})

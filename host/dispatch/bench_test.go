@@ -1,0 +1,93 @@
+package dispatch
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"demiurge.dev/host/plugins"
+	"demiurge.dev/host/runtime"
+	"demiurge.dev/shared/toolsetv1"
+)
+
+// handoffSink hands audit events to the store's writer without waiting for
+// the commit: the dispatch benchmark measures the call path, and the
+// durable-audit benchmarks of host/runtime measure the commit.
+type handoffSink struct{ store *runtime.Store }
+
+func (s handoffSink) Append(ctx context.Context, ev runtime.Event) (uint64, error) {
+	return 0, s.store.Submit(ctx, ev, nil)
+}
+
+// reportLatency records p50 and p99 of the per-call latencies.
+func reportLatency(b *testing.B, lat []time.Duration) {
+	slices.Sort(lat)
+	pct := func(p float64) float64 { return float64(lat[int(float64(len(lat)-1)*p)].Nanoseconds()) }
+	b.ReportMetric(pct(0.50), "p50-ns")
+	b.ReportMetric(pct(0.99), "p99-ns")
+}
+
+func benchWorkspace(b *testing.B, h *harness) {
+	if err := os.WriteFile(filepath.Join(h.ws, "small.txt"), []byte("one\ntwo\nthree\n"), 0o644); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// BenchmarkBareRoundTrip is the reference: the same read_file call sent
+// straight to the coding plugin over its gRPC stream, with no host policy.
+func BenchmarkBareRoundTrip(b *testing.B) {
+	h := newHarness(b)
+	benchWorkspace(b, h)
+	req := &toolsetv1.EffectRequest{Tool: "read_file", Arguments: []byte(`{"path":"small.txt"}`), Workspace: h.ws}
+	ctx := context.Background()
+	if _, err := h.m.Invoke(ctx, "coding", req, pluginsHooks(), nil); err != nil {
+		b.Fatal(err)
+	}
+	lat := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		req.InvocationId = fmt.Sprint("bare-", i)
+		start := time.Now()
+		res, err := h.m.Invoke(ctx, "coding", req, pluginsHooks(), nil)
+		lat = append(lat, time.Since(start))
+		if err != nil || res.GetIsError() {
+			b.Fatal(err, res)
+		}
+	}
+	b.StopTimer()
+	reportLatency(b, lat)
+}
+
+// BenchmarkDispatchAutoCall is one auto-approved read_file through the
+// whole path: lookup, schema, capability, assessment, approval, the
+// plugin, redaction, and the audit event handed to the writer.
+func BenchmarkDispatchAutoCall(b *testing.B) {
+	h := newHarness(b)
+	benchWorkspace(b, h)
+	turn := h.turn(b, []string{"fs.read"}, nil, h.source(b, "coding", codingMeta))
+	turn.Events = handoffSink{h.store}
+	turn.MaxCalls = b.N + 10
+	ctx := context.Background()
+	call := ToolCall{ID: "bench", Name: "read_file", Args: []byte(`{"path":"small.txt"}`)}
+	if out := turn.Call(ctx, call); !out.OK() {
+		b.Fatal(out.Status, out.Views.Model)
+	}
+	lat := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		start := time.Now()
+		out := turn.Call(ctx, call)
+		lat = append(lat, time.Since(start))
+		if !out.OK() {
+			b.Fatal(out.Status, out.Views.Model)
+		}
+	}
+	b.StopTimer()
+	reportLatency(b, lat)
+}
+
+func pluginsHooks() plugins.Hooks { return plugins.Hooks{} }
