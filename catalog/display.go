@@ -1,0 +1,214 @@
+package catalog
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"text/tabwriter"
+	"unicode"
+)
+
+// DisplayMode is how much of the catalog tools_list and /tools show.
+type DisplayMode string
+
+const (
+	DisplayQuiet   DisplayMode = "quiet"   // names only
+	DisplaySummary DisplayMode = "summary" // one aligned line per tool
+	DisplayFull    DisplayMode = "full"    // everything, schemas included
+)
+
+// ParseDisplayMode reads quiet, summary or full.
+func ParseDisplayMode(s string) (DisplayMode, error) {
+	switch m := DisplayMode(strings.ToLower(strings.TrimSpace(s))); m {
+	case DisplayQuiet, DisplaySummary, DisplayFull:
+		return m, nil
+	}
+	return "", fmt.Errorf("unknown tool display %q (want quiet, summary or full)", s)
+}
+
+// Display renders the catalog for an operator's terminal. Text that comes
+// from tool sources (names, descriptions, schemas) is stripped of control
+// characters, so an MCP server cannot send escape sequences to the terminal.
+func (c *Catalog) Display(mode DisplayMode) string {
+	var b strings.Builder
+	switch mode {
+	case DisplayQuiet:
+		for _, e := range c.entries {
+			b.WriteString(safeText(e.Spec.Name) + "\n")
+		}
+	case DisplayFull:
+		for i, e := range c.entries {
+			if i > 0 {
+				b.WriteByte('\n')
+			}
+			writeFullEntry(&b, e)
+		}
+		writeCatalogNotes(&b, c)
+	default: // summary, also for an unparsed mode: the useful middle ground
+		if len(c.entries) == 0 {
+			b.WriteString("no tools\n")
+		} else {
+			tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+			fmt.Fprintln(tw, "NAME\tSOURCE\tRISK\tAPPROVAL\tDESCRIPTION")
+			for _, e := range c.entries {
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", safeText(e.Spec.Name), sourceLabel(e.Spec.Provenance),
+					e.Effective.Risk, e.Effective.ApprovalPolicy, firstLine(e.Spec.Description, 80))
+			}
+			tw.Flush()
+		}
+		if n := len(c.disabled) + len(c.Diagnostics()); n > 0 {
+			fmt.Fprintf(&b, "(%d disabled, %d diagnostics: --tool-display full shows them)\n", len(c.disabled), len(c.Diagnostics()))
+		}
+	}
+	return b.String()
+}
+
+func writeFullEntry(b *strings.Builder, e *Entry) {
+	field := func(label, value string) {
+		fmt.Fprintf(b, "  %-20s %s\n", label+":", value)
+	}
+	b.WriteString(safeText(e.Spec.Name) + "\n")
+	desc := strings.Split(strings.TrimSpace(e.Spec.Description), "\n")
+	for i, line := range desc {
+		if i == 0 {
+			field("description", safeText(line))
+		} else {
+			fmt.Fprintf(b, "  %-20s %s\n", "", safeText(line))
+		}
+	}
+	field("source", safeText(e.Spec.Provenance.String()))
+	field("effect", string(e.Spec.Effect))
+	if e.Spec.Precheck {
+		field("precheck", "yes (checked before approval is asked)")
+	}
+	field("risk", policyValue(e.Effective.Risk.String(), e.Spec.Metadata.Risk.String()))
+	field("approval", policyValue(e.Effective.ApprovalPolicy.String(), e.Spec.Metadata.ApprovalPolicy.String()))
+	field("requires", orDash(strings.Join(e.RequiredCapabilities, ", ")))
+	field("capabilities", orDash(strings.Join(e.Effective.Capabilities, ", ")))
+	field("display policy", orDash(e.Effective.DisplayPolicy))
+	field("model output policy", orDash(e.Effective.ModelOutputPolicy))
+	if len(e.Spec.Subjects) == 0 {
+		field("subjects", "-")
+	}
+	for i, s := range e.Spec.Subjects {
+		label := ""
+		if i == 0 {
+			label = "subjects"
+		}
+		fmt.Fprintf(b, "  %-20s %s\n", label+map[bool]string{true: ":", false: ""}[label != ""], subjectText(s))
+	}
+	if e.StrictCompatible {
+		field("openai strict", "yes")
+	} else {
+		field("openai strict", "no")
+		for _, r := range e.StrictReasons {
+			fmt.Fprintf(b, "  %-20s - %s\n", "", safeText(r))
+		}
+	}
+	b.WriteString("  schema:\n")
+	var pretty bytes.Buffer
+	if err := json.Indent(&pretty, e.Schema.canonical, "    ", "  "); err == nil {
+		b.WriteString("    " + safeMultiline(pretty.String()) + "\n")
+	}
+	if len(e.Diagnostics) > 0 {
+		b.WriteString("  diagnostics:\n")
+		for _, d := range e.Diagnostics {
+			b.WriteString("    " + safeText(d.String()) + "\n")
+		}
+	}
+}
+
+func writeCatalogNotes(b *strings.Builder, c *Catalog) {
+	if len(c.disabled) > 0 {
+		fmt.Fprintf(b, "\ndisabled by tools.metadata: %s\n", safeText(strings.Join(c.disabled, ", ")))
+	}
+	if len(c.diagnostics) > 0 {
+		b.WriteString("\ndiagnostics:\n")
+		for _, d := range c.diagnostics {
+			b.WriteString("  " + safeText(d.String()) + "\n")
+		}
+	}
+}
+
+// policyValue shows the effective value, and the registry's when an
+// override raised it.
+func policyValue(effective, registry string) string {
+	if effective == registry {
+		return effective
+	}
+	return effective + " (registry " + registry + ", raised by tools.metadata)"
+}
+
+func subjectText(s Subject) string {
+	t := fmt.Sprintf("%s: argument %q", s.Kind, safeText(s.Arg))
+	if s.Access != "" {
+		t += ", " + safeText(string(s.Access))
+	}
+	for _, x := range []struct{ k, v string }{{"cwd", s.CwdArg}, {"env", s.EnvArg}, {"background", s.BackgroundArg}, {"timeout", s.TimeoutArg}} {
+		if x.v != "" {
+			t += fmt.Sprintf(", %s %q", x.k, safeText(x.v))
+		}
+	}
+	return t
+}
+
+// sourceLabel is the short source column: kind:toolset.
+func sourceLabel(p Provenance) string {
+	return string(p.Kind) + ":" + safeText(p.Toolset)
+}
+
+// firstLine is the description's first non-empty line, bounded.
+func firstLine(s string, max int) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = strings.TrimSpace(s[:i])
+	}
+	s = safeText(s)
+	if r := []rune(s); len(r) > max {
+		return string(r[:max-1]) + "…"
+	}
+	return s
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// safeText makes source-supplied text safe for one terminal line: control
+// characters (escape sequences, newlines) and bidirectional overrides are
+// shown escaped instead of acted upon.
+func safeText(s string) string {
+	if strings.IndexFunc(s, unsafeRune) < 0 {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r == '\t':
+			b.WriteByte(' ')
+		case unsafeRune(r) && r < 0x100:
+			fmt.Fprintf(&b, `\x%02x`, r)
+		case unsafeRune(r):
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+func safeMultiline(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = safeText(l)
+	}
+	return strings.Join(lines, "\n")
+}
+
+func unsafeRune(r rune) bool {
+	return unicode.IsControl(r) || (r >= 0x202A && r <= 0x202E) || (r >= 0x2066 && r <= 0x2069) || r == 0x200E || r == 0x200F
+}
