@@ -217,7 +217,7 @@ func checkEffect(e Effect) error {
 // the schema: a subject pointing at nothing would let a call touch a path
 // or URL the host never assesses.
 func checkSubjects(subjects []Subject, schema *Schema) error {
-	props, _ := schema.Document()["properties"].(map[string]any)
+	props, _ := schema.doc["properties"].(map[string]any)
 	need := func(kind SubjectKind, field, arg string) error {
 		if _, ok := props[arg]; !ok {
 			return fmt.Errorf("%s subject %s %q is not a property of the input schema", kind, field, arg)

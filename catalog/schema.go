@@ -26,6 +26,9 @@ type Schema struct {
 	// root properties present, root $schema removed), compact with sorted
 	// keys: what providers are sent and what the fingerprint hashes.
 	canonical json.RawMessage
+	// doc is canonical decoded, for the catalog's own read-only walks;
+	// callers get fresh copies from Document.
+	doc map[string]any
 }
 
 // CompileSchema compiles a tool's JSON Schema. An empty or null schema
@@ -75,18 +78,18 @@ func CompileSchema(raw json.RawMessage) (*Schema, error) {
 		return nil, fmt.Errorf("schema does not compile: %w", err)
 	}
 
-	canonical, err := canonicalSchema(root)
+	canonical, norm, err := canonicalSchema(root)
 	if err != nil {
 		return nil, err
 	}
-	return &Schema{compiled: compiled, canonical: canonical}, nil
+	return &Schema{compiled: compiled, canonical: canonical, doc: norm}, nil
 }
 
 // canonicalSchema normalises the root for providers: an explicit object type
 // and a properties map (OpenAI rejects an object schema without properties),
 // and no $schema (providers do not need the dialect, and it costs tokens).
 // The compiled schema keeps the original dialect.
-func canonicalSchema(root map[string]any) (json.RawMessage, error) {
+func canonicalSchema(root map[string]any) (json.RawMessage, map[string]any, error) {
 	norm := make(map[string]any, len(root)+2)
 	for k, v := range root {
 		norm[k] = v
@@ -98,9 +101,9 @@ func canonicalSchema(root map[string]any) (json.RawMessage, error) {
 	}
 	b, err := json.Marshal(norm)
 	if err != nil {
-		return nil, fmt.Errorf("schema: re-encoding failed: %w", err)
+		return nil, nil, fmt.Errorf("schema: re-encoding failed: %w", err)
 	}
-	return b, nil
+	return b, norm, nil
 }
 
 // JSON returns the normalised schema document. The caller owns the copy.

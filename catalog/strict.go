@@ -41,7 +41,7 @@ var strictTypes = map[string]bool{
 // Being conservative costs only strict mode, never a rejected request.
 func StrictCompatible(s *Schema) (bool, []string) {
 	c := strictChecker{}
-	root := s.Document()
+	root := s.doc
 	if _, ok := root["anyOf"]; ok {
 		c.reason("#", "the root must be an object, not anyOf")
 	}
