@@ -1,0 +1,76 @@
+// Command demiurge is the Demiurge tool host's command line: list and call
+// tools through the one call path, inspect plugins and the audit log, or
+// run an interactive session.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/urfave/cli/v2"
+)
+
+// Exit codes: 0 success, 1 a failed call or operation, 2 usage.
+const (
+	exitFailed = 1
+	exitUsage  = 2
+)
+
+func main() { os.Exit(run(os.Args)) }
+
+// run is main without the exit, for testscript.
+func run(args []string) int {
+	app := newApp()
+	err := app.Run(args)
+	if err == nil {
+		return 0
+	}
+	var ue usageError
+	var ec cli.ExitCoder
+	switch {
+	case errors.As(err, &ue):
+		fmt.Fprintf(os.Stderr, "demiurge: %v\n", err)
+		fmt.Fprintln(os.Stderr, "run 'demiurge help' for usage")
+		return exitUsage
+	case errors.As(err, &ec):
+		if msg := err.Error(); msg != "" {
+			fmt.Fprintf(os.Stderr, "demiurge: %s\n", msg)
+		}
+		return ec.ExitCode()
+	}
+	fmt.Fprintf(os.Stderr, "demiurge: %v\n", err)
+	return exitFailed
+}
+
+// usageError marks a mistake in how the command was called.
+type usageError struct{ error }
+
+func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
+
+// failed is an error whose message was already printed.
+func failed() error { return cli.Exit("", exitFailed) }
+
+func newApp() *cli.App {
+	return &cli.App{
+		Name:                 "demiurge",
+		Usage:                "the tool host for AI agents",
+		Description:          "With no command, starts an interactive session in the workspace.",
+		Flags:                globalFlags(),
+		EnableBashCompletion: true,
+		HideHelpCommand:      false,
+		Action:               interactive,
+		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
+			return usageError{err}
+		},
+		CommandNotFound: func(c *cli.Context, name string) {
+			fmt.Fprintf(os.Stderr, "demiurge: unknown command %q; run 'demiurge help'\n", name)
+			os.Exit(exitUsage)
+		},
+		Commands: []*cli.Command{
+			toolsCommand(),
+			pluginsCommand(),
+			auditCommand(),
+		},
+	}
+}

@@ -1,0 +1,96 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/urfave/cli/v2"
+	"golang.org/x/term"
+
+	"demiurge.dev/host/approval"
+	"demiurge.dev/host/plugins"
+	"demiurge.dev/host/toolhost"
+)
+
+func globalFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "core", Usage: "agent core directory (holds agent.yaml); default: the embedded default core", EnvVars: []string{"DEMIURGE_CORE"}},
+		&cli.StringFlag{Name: "workspace", Usage: "workspace directory; default: the core's, else the current directory", EnvVars: []string{"DEMIURGE_WORKSPACE"}},
+		&cli.StringFlag{Name: "state", Usage: "state directory (store, caches, installed plugins); default: $XDG_STATE_HOME/demiurge", EnvVars: []string{"DEMIURGE_STATE"}},
+		&cli.StringFlag{Name: "tool-display", Value: "summary", Usage: "how tools are shown: quiet, summary or full"},
+		&cli.StringSliceFlag{Name: "approve", Usage: "approval rule, repeatable: allow:TOOL, allow:TOOL:GLOB, deny:TOOL, deny:TOOL:GLOB"},
+		&cli.StringFlag{Name: "plugin-dir", Usage: "directory of the built-in toolset plugins; default: beside the demiurge binary", EnvVars: []string{"DEMIURGE_PLUGIN_DIR"}, Hidden: true},
+		&cli.StringFlag{Name: "log-level", Value: "warn", Usage: "host log level (trace, debug, info, warn, error); logs go to STATE/logs/host.log", EnvVars: []string{"DEMIURGE_LOG_LEVEL"}},
+	}
+}
+
+func stateDir(c *cli.Context) (string, error) {
+	if s := c.String("state"); s != "" {
+		return filepath.Abs(s)
+	}
+	if s := os.Getenv("XDG_STATE_HOME"); s != "" {
+		return filepath.Join(s, "demiurge"), nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("no state directory: set --state or HOME: %w", err)
+	}
+	return filepath.Join(home, ".local", "state", "demiurge"), nil
+}
+
+func builtinPluginDir(c *cli.Context) string {
+	if d := c.String("plugin-dir"); d != "" {
+		return d
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	if resolved, err := filepath.EvalSymlinks(exe); err == nil {
+		exe = resolved
+	}
+	return filepath.Dir(exe)
+}
+
+// operatorCanAnswer reports whether someone can answer approval prompts:
+// the original standard input must be a terminal.
+func operatorCanAnswer() bool {
+	return term.IsTerminal(int(plugins.OperatorStdin().Fd()))
+}
+
+// openHost assembles the host for one command. The approver is the
+// terminal when one is attached, else nobody (deny).
+func openHost(c *cli.Context, approver approval.Provider) (*toolhost.Host, error) {
+	state, err := stateDir(c)
+	if err != nil {
+		return nil, err
+	}
+	if approver == nil && operatorCanAnswer() {
+		approver = &approval.Terminal{In: plugins.OperatorStdin(), Out: os.Stderr}
+	}
+	logger, err := hostLogger(state, c.String("log-level"))
+	if err != nil {
+		return nil, err
+	}
+	return toolhost.Open(toolhost.Options{
+		CoreDir: c.String("core"), Workspace: c.String("workspace"), StateDir: state,
+		BuiltinPluginDir: builtinPluginDir(c), Approver: approver, Rules: c.StringSlice("approve"),
+		Logger: logger,
+	})
+}
+
+// hostLogger writes the host's and the plugins' logs to a file in the state
+// directory, so they never mix with a command's output.
+func hostLogger(state, level string) (hclog.Logger, error) {
+	dir := filepath.Join(state, "logs")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(filepath.Join(dir, "host.log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("host log: %w", err)
+	}
+	return hclog.New(&hclog.LoggerOptions{Name: "demiurge", Output: f, Level: hclog.LevelFromString(level)}), nil
+}

@@ -1,0 +1,175 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"demiurge.dev/catalog"
+	"demiurge.dev/host/dispatch"
+	"demiurge.dev/host/toolhost"
+)
+
+func toolsCommand() *cli.Command {
+	jsonFlag := &cli.BoolFlag{Name: "json", Usage: "print JSON"}
+	return &cli.Command{
+		Name:  "tools",
+		Usage: "the resolved tool catalog",
+		Subcommands: []*cli.Command{
+			{
+				Name:  "list",
+				Usage: "list the tools this core resolves to",
+				Flags: []cli.Flag{jsonFlag,
+					&cli.StringFlag{Name: "provider", Usage: "print provider definitions: openai, anthropic or gemini"}},
+				Action: toolsList,
+			},
+			{
+				Name:      "show",
+				Usage:     "one tool: provenance, schema, effective risk, capability and approval",
+				ArgsUsage: "NAME",
+				Flags:     []cli.Flag{jsonFlag},
+				Action:    toolsShow,
+			},
+			{
+				Name:      "call",
+				Usage:     "call one tool through the full call path",
+				ArgsUsage: "NAME [ARGS_JSON]",
+				Flags:     []cli.Flag{jsonFlag},
+				Action:    toolsCall,
+			},
+		},
+	}
+}
+
+// withCatalog opens the host and resolves the catalog for one command.
+func withCatalog(c *cli.Context, fn func(h *toolhost.Host, cat *catalog.Catalog) error) error {
+	h, err := openHost(c, nil)
+	if err != nil {
+		return err
+	}
+	defer h.Close()
+	cat, err := h.Catalog(c.Context)
+	if err != nil {
+		return err
+	}
+	for _, w := range h.Warnings {
+		fmt.Fprintf(os.Stderr, "warning: %s\n", w)
+	}
+	for _, d := range cat.Diagnostics() {
+		fmt.Fprintf(os.Stderr, "%s: %s\n", d.Level, d.Message)
+	}
+	return fn(h, cat)
+}
+
+func toolsList(c *cli.Context) error {
+	if c.NArg() > 0 {
+		return usagef("tools list takes no arguments")
+	}
+	mode, err := catalog.ParseDisplayMode(c.String("tool-display"))
+	if err != nil {
+		return usagef("--tool-display: %v", err)
+	}
+	var provider catalog.Provider
+	if p := c.String("provider"); p != "" {
+		if provider, err = catalog.ParseProvider(p); err != nil {
+			return usagef("--provider: %v", err)
+		}
+	}
+	return withCatalog(c, func(_ *toolhost.Host, cat *catalog.Catalog) error {
+		switch {
+		case provider != "":
+			defs, err := cat.Definitions(provider)
+			if err != nil {
+				return err
+			}
+			return writeJSON(c.App.Writer, defs)
+		case c.Bool("json"):
+			var out []any
+			for _, e := range cat.Entries() {
+				out = append(out, e.Summary())
+			}
+			return writeJSON(c.App.Writer, out)
+		}
+		_, err := io.WriteString(c.App.Writer, cat.Display(mode))
+		return err
+	})
+}
+
+func toolsShow(c *cli.Context) error {
+	if c.NArg() != 1 {
+		return usagef("tools show takes one tool name")
+	}
+	name := c.Args().First()
+	return withCatalog(c, func(_ *toolhost.Host, cat *catalog.Catalog) error {
+		e, ok := cat.Lookup(name)
+		if !ok {
+			fmt.Fprintf(os.Stderr, "demiurge: no tool %q in this catalog; see 'demiurge tools list'\n", name)
+			return failed()
+		}
+		if c.Bool("json") {
+			return writeJSON(c.App.Writer, e.Summary())
+		}
+		_, err := io.WriteString(c.App.Writer, e.Detail())
+		return err
+	})
+}
+
+func toolsCall(c *cli.Context) error {
+	if c.NArg() < 1 || c.NArg() > 2 {
+		return usagef("tools call takes a tool name and its arguments as one JSON object")
+	}
+	name, args := c.Args().Get(0), c.Args().Get(1)
+	if strings.TrimSpace(args) == "" {
+		args = "{}"
+	}
+	h, err := openHost(c, nil)
+	if err != nil {
+		return err
+	}
+	defer h.Close()
+	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt)
+	defer stop()
+	turn, err := h.NewTurn(ctx)
+	if err != nil {
+		return err
+	}
+	out := turn.Call(ctx, dispatch.ToolCall{ID: "cli_1", Name: name, Args: []byte(args)})
+	if err := printOutcome(c, out); err != nil {
+		return err
+	}
+	if !out.OK() {
+		return failed()
+	}
+	return nil
+}
+
+// printOutcome shows the operator card, or the whole outcome as JSON.
+func printOutcome(c *cli.Context, out dispatch.Outcome) error {
+	if c.Bool("json") {
+		return writeJSON(c.App.Writer, outcomeJSON(out))
+	}
+	w := c.App.Writer
+	if out.OK() {
+		_, err := fmt.Fprintln(w, strings.TrimRight(out.Views.Card.Body, "\n"))
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "%s: %s\n", out.Tool, out.Status)
+	_, err := fmt.Fprintln(os.Stderr, strings.TrimRight(out.Views.Card.Body, "\n"))
+	return err
+}
+
+func outcomeJSON(out dispatch.Outcome) map[string]any {
+	m := map[string]any{
+		"call_id": out.CallID, "tool": out.Tool, "status": out.Status,
+		"model": out.Views.Model, "card": out.Views.Card, "event_seq": out.EventSeq,
+		"duration_ms": out.Duration.Milliseconds(),
+	}
+	if out.Approval.Via != "" {
+		m["approval"] = out.Approval
+	}
+	return m
+}
