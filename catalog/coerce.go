@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"math/big"
 	"strings"
 )
 
@@ -40,10 +41,14 @@ func coerceValue(v any, vw view, depth int) any {
 	if depth > maxCoerceDepth || len(vw) == 0 {
 		return v
 	}
-	if allowed := vw.types(0); typeOf(v)&allowed == 0 {
+	allowed := vw.types(0)
+	if typeOf(v)&allowed == 0 {
 		if nv, ok := convert(v, allowed&^tNull, vw, depth); ok {
 			v = nv
 		}
+	}
+	if n, ok := v.(json.Number); ok && allowed&(tInt|tNum) == tInt {
+		v = plainInteger(n)
 	}
 	switch c := v.(type) {
 	case map[string]any:
@@ -114,6 +119,20 @@ func convert(v any, target typeSet, vw view, depth int) (any, bool) {
 		return wrapped, true
 	}
 	return nil, false
+}
+
+// plainInteger writes an integral number the validator accepts as an
+// integer (10.0, 1e2) in plain digits, so that a tool decoding it into an
+// integer type does not fail on the spelling.
+func plainInteger(n json.Number) json.Number {
+	if !strings.ContainsAny(string(n), ".eE") || !isIntegral(n) {
+		return n
+	}
+	r, ok := new(big.Rat).SetString(string(n))
+	if !ok {
+		return n
+	}
+	return json.Number(r.Num().String())
 }
 
 // decodeEmbedded parses JSON that a model put inside a string, with the

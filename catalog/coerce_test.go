@@ -70,7 +70,10 @@ func TestCoerce(t *testing.T) {
 		// repairs
 		{name: "string integer", schema: "tool", args: `{"path":"a","limit":"10"}`, want: `{"limit":10,"path":"a"}`},
 		{name: "string integer with spaces", schema: "tool", args: `{"path":"a","limit":" 10 "}`, want: `{"limit":10,"path":"a"}`},
-		{name: "string integral decimal", schema: "tool", args: `{"path":"a","limit":"10.0"}`, want: `{"limit":10.0,"path":"a"}`},
+		{name: "string integral decimal", schema: "tool", args: `{"path":"a","limit":"10.0"}`, want: `{"limit":10,"path":"a"}`},
+		{name: "integral decimal in plain digits", schema: "tool", args: `{"path":"a","limit":1.0e2}`, want: `{"limit":100,"path":"a"}`},
+		{name: "exponent string through $ref", schema: "tool", args: `{"path":"a","count":"-5e0"}`, want: `{"count":-5,"path":"a"}`},
+		{name: "number keeps its spelling", schema: "tool", args: `{"path":"a","ratio":1.0e2}`, want: `{"path":"a","ratio":1.0e2}`},
 		{name: "string number", schema: "tool", args: `{"path":"a","ratio":"-0.5e1"}`, want: `{"path":"a","ratio":-0.5e1}`},
 		{name: "string boolean", schema: "tool", args: `{"path":"a","flag":"true"}`, want: `{"flag":true,"path":"a"}`},
 		{name: "string boolean any case", schema: "tool", args: `{"path":"a","flag":"False"}`, want: `{"flag":false,"path":"a"}`},

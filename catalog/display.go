@@ -71,9 +71,13 @@ func writeFullEntry(b *strings.Builder, e *Entry) {
 	b.WriteString(safeText(e.Spec.Name) + "\n")
 	desc := strings.Split(strings.TrimSpace(e.Spec.Description), "\n")
 	for i, line := range desc {
-		if i == 0 {
+		line = strings.TrimRight(line, " \t\r")
+		switch {
+		case i == 0:
 			field("description", safeText(line))
-		} else {
+		case line == "":
+			b.WriteString("\n")
+		default:
 			fmt.Fprintf(b, "  %-20s %s\n", "", safeText(line))
 		}
 	}

@@ -103,7 +103,7 @@ func TestEntryDetail(t *testing.T) {
 
 func TestDisplayEscapesSourceText(t *testing.T) {
 	spec := mcpSpec("evil")
-	spec.Description = "ok\x1b[2J\x1b]0;title\x07 \u202eesrever\nsecond\rline"
+	spec.Description = "ok\x1b[2J\x1b]0;title\x07 \u202eesrever\nsecond\rline\n\nafter a blank line"
 	spec.Provenance.Path = "agent/mcp/\x1b[31mred.yaml"
 	c := mustResolve(t, []Source{{Kind: SourceMCP, Name: "docs\x1b", Tools: []ToolSpec{spec}}}, nil)
 	for _, mode := range []DisplayMode{DisplayQuiet, DisplaySummary, DisplayFull} {
@@ -113,7 +113,7 @@ func TestDisplayEscapesSourceText(t *testing.T) {
 		}
 	}
 	full := c.Display(DisplayFull)
-	for _, want := range []string{`ok\x1b[2J\x1b]0;title\x07 \u202eesrever`, `second\x0dline`, `MCP server "docs\x1b"`} {
+	for _, want := range []string{`ok\x1b[2J\x1b]0;title\x07 \u202eesrever`, `second\x0dline` + "\n\n" + strings.Repeat(" ", 23) + "after a blank line\n", `MCP server "docs\x1b"`} {
 		if !strings.Contains(full, want) {
 			t.Errorf("full display lacks escaped %q\n%s", want, full)
 		}
