@@ -22,7 +22,7 @@ func main() { os.Exit(run(os.Args)) }
 // run is main without the exit, for testscript.
 func run(args []string) int {
 	app := newApp()
-	err := app.Run(args)
+	err := app.Run(intersperse(app, args))
 	if err == nil {
 		return 0
 	}

@@ -37,7 +37,7 @@ func toolsCommand() *cli.Command {
 			{
 				Name:      "call",
 				Usage:     "call one tool through the full call path",
-				ArgsUsage: "NAME [ARGS_JSON]",
+				ArgsUsage: "NAME [ARGS_JSON | @FILE]",
 				Flags:     []cli.Flag{jsonFlag},
 				Action:    toolsCall,
 			},
@@ -123,6 +123,13 @@ func toolsCall(c *cli.Context) error {
 		return usagef("tools call takes a tool name and its arguments as one JSON object")
 	}
 	name, args := c.Args().Get(0), c.Args().Get(1)
+	if file, ok := strings.CutPrefix(args, "@"); ok {
+		b, err := readArgsFile(file)
+		if err != nil {
+			return usagef("arguments file: %v", err)
+		}
+		args = string(b)
+	}
 	if strings.TrimSpace(args) == "" {
 		args = "{}"
 	}
@@ -145,6 +152,18 @@ func toolsCall(c *cli.Context) error {
 		return failed()
 	}
 	return nil
+}
+
+// readArgsFile reads arguments given as @FILE, with a bound well above
+// what dispatch accepts, so an oversized file is refused by the schema
+// step with the usual message rather than read whole.
+func readArgsFile(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, 4<<20))
 }
 
 // printOutcome shows the operator card, or the whole outcome as JSON.
