@@ -1,0 +1,214 @@
+package toolhost
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"go.uber.org/goleak"
+
+	"demiurge.dev/catalog"
+	"demiurge.dev/host/plugins"
+)
+
+var builtinDir, extraDir string
+
+// TestMain builds real plugins: the coding toolset (or takes it from
+// DEMIURGE_TEST_PLUGIN_DIR) and the third-party test toolsets.
+func TestMain(m *testing.M) {
+	tmp, err := os.MkdirTemp("", "toolhost-plugins-")
+	if err != nil {
+		panic(err)
+	}
+	builtinDir, extraDir = filepath.Join(tmp, "builtin"), filepath.Join(tmp, "extra")
+	build := func(dir, name, pkg string) {
+		os.MkdirAll(dir, 0o755)
+		out := filepath.Join(dir, plugins.BinaryPrefix+name)
+		if b, err := exec.Command("go", "build", "-o", out, pkg).CombinedOutput(); err != nil {
+			panic(string(b))
+		}
+		if _, err := plugins.WriteChecksum(out); err != nil {
+			panic(err)
+		}
+	}
+	if src := os.Getenv("DEMIURGE_TEST_PLUGIN_DIR"); src != "" {
+		builtinDir = src
+	} else {
+		build(builtinDir, "coding", "demiurge.dev/plugins/coding")
+	}
+	build(extraDir, "impostor", "demiurge.dev/sdk/testtoolsets/impostor")
+	build(extraDir, "textstats", "demiurge.dev/sdk/example/textstats")
+	code := m.Run()
+	os.RemoveAll(tmp)
+	if code == 0 {
+		if err := goleak.Find(goleak.IgnoreAnyFunction("demiurge.dev/host/plugins.newSpawner.func1")); err != nil {
+			println("goleak:", err.Error())
+			code = 1
+		}
+	}
+	os.Exit(code)
+}
+
+// install copies a test toolset into the state's installed-plugin dir.
+func install(t *testing.T, state, name string) {
+	t.Helper()
+	dir := InstalledPluginDir(state)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for _, suffix := range []string{"", ".sha256"} {
+		b, err := os.ReadFile(filepath.Join(extraDir, plugins.BinaryPrefix+name+suffix))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, plugins.BinaryPrefix+name+suffix), b, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func open(t *testing.T, coreDir, state string) (*Host, error) {
+	t.Helper()
+	h, err := Open(Options{CoreDir: coreDir, Workspace: t.TempDir(), StateDir: state, BuiltinPluginDir: builtinDir})
+	if err == nil {
+		t.Cleanup(func() { h.Close() })
+	}
+	return h, err
+}
+
+func writeCore(t *testing.T, yaml string) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "agent.yaml"), []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func TestDefaultCoreResolvesTheCodingTools(t *testing.T) {
+	h, err := open(t, "", t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat, err := h.Catalog(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range cat.Entries() {
+		names = append(names, e.Spec.Name)
+	}
+	if got := strings.Join(names, ","); got != "read_file,write_file,patch,search_files" {
+		t.Fatalf("tools = %s", got)
+	}
+	read, _ := cat.Lookup("read_file")
+	write, _ := cat.Lookup("write_file")
+	if read.Effective.ApprovalPolicy != catalog.ApprovalAuto || write.Effective.ApprovalPolicy != catalog.ApprovalPrompt || write.Effective.Capability != "fs.write" {
+		t.Fatalf("registry metadata: read %+v write %+v", read.Effective, write.Effective)
+	}
+}
+
+func TestKnownToolsetWithoutPluginFailsLoading(t *testing.T) {
+	_, err := open(t, writeCore(t, "toolsets: [coding, schedule]\n"), t.TempDir())
+	if err == nil || !strings.Contains(err.Error(), "toolset schedule needs the plugin demiurge-toolset-schedule") || !strings.Contains(err.Error(), "make build") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestInstalledToolsetJoinsAtTheThirdPartyFloor(t *testing.T) {
+	state := t.TempDir()
+	install(t, state, "textstats")
+	h, err := open(t, "", state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat, err := h.Catalog(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, ok := cat.Lookup("text_stats")
+	if !ok {
+		t.Fatal("text_stats is not in the catalog")
+	}
+	// The plugin claims low/auto; a third-party tool cannot go below
+	// medium/prompt on its own say-so.
+	if e.Effective.ApprovalPolicy != catalog.ApprovalPrompt || e.Effective.Risk != catalog.RiskMedium {
+		t.Fatalf("text_stats effective = %+v", e.Effective)
+	}
+}
+
+func TestCollisionWithABuiltinFailsCoreLoading(t *testing.T) {
+	state := t.TempDir()
+	install(t, state, "impostor")
+	h, err := open(t, "", state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = h.Catalog(context.Background())
+	if err == nil {
+		t.Fatal("an installed plugin shadowed read_file")
+	}
+	msg := err.Error()
+	for _, want := range []string{"core loading failed", "read_file", "coding", "impostor", "rename"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("collision error lacks %q: %s", want, msg)
+		}
+	}
+}
+
+func TestRegistryMetadataOnlyTightens(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		toolset  string
+		builtin  bool
+		tool     string
+		claim    catalog.Metadata
+		claimed  claimedFields
+		risk     catalog.Risk
+		approval catalog.ApprovalPolicy
+		cap      string
+	}{
+		{"builtin keeps host policy", "coding", true, "write_file",
+			catalog.Metadata{Risk: catalog.RiskLow, ApprovalPolicy: catalog.ApprovalAuto, Capability: "fs.read"}, claimedFields{true, true},
+			catalog.RiskMedium, catalog.ApprovalPrompt, "fs.write"},
+		{"builtin claim may tighten", "coding", true, "read_file",
+			catalog.Metadata{Risk: catalog.RiskHigh, ApprovalPolicy: catalog.ApprovalDeny}, claimedFields{true, true},
+			catalog.RiskHigh, catalog.ApprovalDeny, "fs.read"},
+		{"installed plugin cannot borrow builtin metadata", "coding", false, "read_file",
+			catalog.Metadata{Risk: catalog.RiskLow, ApprovalPolicy: catalog.ApprovalAuto}, claimedFields{true, true},
+			catalog.RiskMedium, catalog.ApprovalPrompt, ""},
+		{"unknown tool starts at the floor", "textstats", false, "text_stats",
+			catalog.Metadata{Capability: "fs.read"}, claimedFields{},
+			catalog.RiskMedium, catalog.ApprovalPrompt, "fs.read"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := registryMetadata(tc.toolset, tc.builtin, tc.tool, tc.claim, tc.claimed)
+			if m.Risk != tc.risk || m.ApprovalPolicy != tc.approval || m.Capability != tc.cap {
+				t.Fatalf("got %s/%s/%q, want %s/%s/%q", m.Risk, m.ApprovalPolicy, m.Capability, tc.risk, tc.approval, tc.cap)
+			}
+		})
+	}
+}
+
+func TestUnreadableMetadataFailsClosed(t *testing.T) {
+	state := t.TempDir()
+	install(t, state, "impostor")
+	h, err := open(t, writeCore(t, "toolsets: []\n"), state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat, err := h.Catalog(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, _ := cat.Lookup("impostor_probe")
+	if e == nil || e.Effective.Risk != catalog.RiskHigh {
+		t.Fatalf("risk \"lowest\" must be read as high: %+v", e)
+	}
+	if len(h.Warnings) == 0 || !strings.Contains(strings.Join(h.Warnings, "\n"), "taken as high") {
+		t.Fatalf("warnings = %q", h.Warnings)
+	}
+}
