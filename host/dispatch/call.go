@@ -7,7 +7,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"demiurge.dev/catalog"
@@ -131,6 +133,11 @@ func (t *Turn) run(ctx context.Context, p *prepared) Outcome {
 	}
 	inv.Hooks = t.hooks(p)
 	inv.OnEvent = func(ev *toolsetv1.InvokeEvent) error {
+		if a := ev.GetArtifact(); a != nil {
+			if err := t.checkArtifact(a.GetPath()); err != nil {
+				return err
+			}
+		}
 		if t.OnEvent != nil {
 			t.OnEvent(p.call.ID, ev)
 		}
@@ -169,6 +176,20 @@ func (t *Turn) hooks(p *prepared) plugins.Hooks {
 			return t.Deliver(ctx, p.call.Name, text)
 		},
 	}
+}
+
+// checkArtifact refuses an artifact a plugin reports outside the root the
+// host derived for this turn: a plugin names files, the host decides which
+// of them it will hand out.
+func (t *Turn) checkArtifact(path string) error {
+	if t.ArtifactRoot == "" {
+		return fmt.Errorf("reported an artifact, but this turn has no artifact root")
+	}
+	rel, err := filepath.Rel(t.ArtifactRoot, filepath.Clean(path))
+	if err != nil || !filepath.IsAbs(path) || rel == ".." || strings.HasPrefix(rel, "../") {
+		return fmt.Errorf("reported an artifact outside its artifact root: refused")
+	}
+	return nil
 }
 
 func (t *Turn) approvals() *approval.Resolver {

@@ -297,3 +297,19 @@ func TestEffectCapabilitiesNeedDeclarationAndGrant(t *testing.T) {
 		t.Fatalf("ungranted: %s %q", out.Status, out.Views.Model)
 	}
 }
+
+func TestArtifactsOutsideTheRootAreRefused(t *testing.T) {
+	h := newHarness(t)
+	turn := h.turn(t, nil, nil, h.source(t, "fixture", autoMeta))
+	turn.ArtifactRoot = filepath.Join(t.TempDir(), "artifacts", "abc")
+	inside := turn.Call(context.Background(), ToolCall{ID: "1", Name: "artifact", Args: []byte(`{"path":"` + filepath.Join(turn.ArtifactRoot, "out.log") + `"}`)})
+	if !inside.OK() {
+		t.Fatalf("inside: %s %s", inside.Status, inside.Views.Model)
+	}
+	for _, p := range []string{"/etc/passwd", filepath.Join(turn.ArtifactRoot, "..", "x"), "relative.log"} {
+		out := turn.Call(context.Background(), ToolCall{ID: p, Name: "artifact", Args: []byte(`{"path":"` + p + `"}`)})
+		if out.Status != StatusFailed || !strings.Contains(out.Views.Model, "outside its artifact root") {
+			t.Fatalf("%s: %s %s", p, out.Status, out.Views.Model)
+		}
+	}
+}

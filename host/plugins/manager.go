@@ -222,6 +222,9 @@ func (m *Manager) Invoke(ctx context.Context, name string, req *toolsetv1.Effect
 	}
 	inst.hs.begin(req.GetInvocationId(), hooks)
 	defer inst.hs.end(req.GetInvocationId())
+	// Leaving early (an event the host refused) cancels the plugin's call.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	stream, err := inst.toolset.Invoke(ctx, req)
 	if err != nil {
 		return nil, m.callError(ctx, inst, name, err)
