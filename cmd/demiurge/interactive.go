@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -18,6 +19,7 @@ import (
 	"demiurge.dev/host/dispatch"
 	"demiurge.dev/host/plugins"
 	"demiurge.dev/host/toolhost"
+	"demiurge.dev/shared/toolsetv1"
 )
 
 const replHelp = `commands:
@@ -135,6 +137,15 @@ func (r *repl) call(arg string) {
 	if err != nil {
 		fmt.Fprintln(r.out, err)
 		return
+	}
+	turn.Deliver = func(_ context.Context, tool, text string) error {
+		_, err := fmt.Fprintf(r.out, "[%s] %s\n", tool, text)
+		return err
+	}
+	turn.OnEvent = func(_ string, ev *toolsetv1.InvokeEvent) {
+		if p := ev.GetProgress(); p != nil && p.GetMessage() != "" {
+			fmt.Fprintf(r.out, "… %s\n", p.GetMessage())
+		}
 	}
 	out := turn.Call(ctx, dispatch.ToolCall{ID: fmt.Sprintf("repl_%d", time.Now().UnixNano()), Name: name, Args: []byte(args)})
 	status := ""
