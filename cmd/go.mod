@@ -5,7 +5,6 @@ go 1.26.0
 require (
 	demiurge.dev/catalog v0.0.0
 	demiurge.dev/host v0.0.0
-	demiurge.dev/shared v0.0.0
 	github.com/hashicorp/go-hclog v1.6.3
 	github.com/rogpeppe/go-internal v1.14.1
 	github.com/urfave/cli/v2 v2.27.7
@@ -14,6 +13,7 @@ require (
 )
 
 require (
+	demiurge.dev/shared v0.0.0 // indirect
 	github.com/cpuguy83/go-md2man/v2 v2.0.7 // indirect
 	github.com/fatih/color v1.13.0 // indirect
 	github.com/golang/protobuf v1.5.4 // indirect

@@ -19,7 +19,6 @@ import (
 	"demiurge.dev/host/dispatch"
 	"demiurge.dev/host/plugins"
 	"demiurge.dev/host/toolhost"
-	"demiurge.dev/shared/toolsetv1"
 )
 
 const replHelp = `commands:
@@ -142,9 +141,9 @@ func (r *repl) call(arg string) {
 		_, err := fmt.Fprintf(r.out, "[%s] %s\n", tool, text)
 		return err
 	}
-	turn.OnEvent = func(_ string, ev *toolsetv1.InvokeEvent) {
-		if p := ev.GetProgress(); p != nil && p.GetMessage() != "" {
-			fmt.Fprintf(r.out, "… %s\n", p.GetMessage())
+	turn.OnEvent = func(_ string, ev dispatch.Event) {
+		if ev.Progress != "" {
+			fmt.Fprintf(r.out, "… %s\n", ev.Progress)
 		}
 	}
 	out := turn.Call(ctx, dispatch.ToolCall{ID: fmt.Sprintf("repl_%d", time.Now().UnixNano()), Name: name, Args: []byte(args)})

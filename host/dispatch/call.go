@@ -139,7 +139,7 @@ func (t *Turn) run(ctx context.Context, p *prepared) Outcome {
 			}
 		}
 		if t.OnEvent != nil {
-			t.OnEvent(p.call.ID, ev)
+			t.OnEvent(p.call.ID, eventOf(ev))
 		}
 		return nil
 	}

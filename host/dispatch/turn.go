@@ -36,11 +36,34 @@ type Turn struct {
 	// Deliver receives text a running tool sends to the turn (optional).
 	Deliver func(ctx context.Context, tool, text string) error
 	// OnEvent receives a call's progress and output as it runs (optional).
-	OnEvent func(callID string, ev *toolsetv1.InvokeEvent)
+	// Output chunks are raw tool output: a caller that shows them must
+	// redact them first.
+	OnEvent func(callID string, ev Event)
 	// MaxCalls caps the calls of this turn; 0 means DefaultMaxCalls.
 	MaxCalls int
 
 	calls atomic.Int64
+}
+
+// Event is a running call's progress, output chunk or artifact.
+type Event struct {
+	Progress string
+	Fraction float64
+	Stream   string
+	Data     []byte
+	Artifact string
+}
+
+func eventOf(ev *toolsetv1.InvokeEvent) Event {
+	switch {
+	case ev.GetProgress() != nil:
+		return Event{Progress: ev.GetProgress().GetMessage(), Fraction: ev.GetProgress().GetFraction()}
+	case ev.GetOutput() != nil:
+		return Event{Stream: ev.GetOutput().GetStream(), Data: ev.GetOutput().GetData()}
+	case ev.GetArtifact() != nil:
+		return Event{Artifact: ev.GetArtifact().GetPath()}
+	}
+	return Event{}
 }
 
 // ToolCall is one call as the model (or an operator) asked for it.
