@@ -11,6 +11,7 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+	"unicode"
 
 	"github.com/urfave/cli/v2"
 
@@ -138,12 +139,12 @@ func (r *repl) call(arg string) {
 		return
 	}
 	turn.Deliver = func(_ context.Context, tool, text string) error {
-		_, err := fmt.Fprintf(r.out, "[%s] %s\n", tool, text)
+		_, err := fmt.Fprintf(r.out, "[%s] %s\n", tool, printable(text, 4000))
 		return err
 	}
 	turn.OnEvent = func(_ string, ev dispatch.Event) {
 		if ev.Progress != "" {
-			fmt.Fprintf(r.out, "… %s\n", ev.Progress)
+			fmt.Fprintf(r.out, "… %s\n", printable(ev.Progress, 200))
 		}
 	}
 	out := turn.Call(ctx, dispatch.ToolCall{ID: fmt.Sprintf("repl_%d", time.Now().UnixNano()), Name: name, Args: []byte(args)})
@@ -166,4 +167,25 @@ func (r *repl) approvals() {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", a.Tool, a.Scope, a.Expires.Local().Format(time.TimeOnly), a.Fingerprint)
 	}
 	tw.Flush()
+}
+
+// printable keeps tool-supplied text from steering the operator's terminal
+// (escape sequences, bidi overrides) and bounds its length.
+func printable(s string, limit int) string {
+	var b strings.Builder
+	for _, r := range s {
+		if b.Len() >= limit {
+			b.WriteString("…")
+			break
+		}
+		switch {
+		case r == '\n' || r == '\t':
+			b.WriteRune(r)
+		case unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r):
+			b.WriteRune('?')
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
