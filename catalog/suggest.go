@@ -5,9 +5,12 @@ import (
 	"strings"
 )
 
-// suggest returns the candidate closest to name, when one is close enough
+// Suggest returns the candidate closest to name, when one is close enough
 // to be what was meant: equal ignoring case, or within a small edit
-// distance. It returns "" when nothing is plausible.
+// distance. It returns "" when nothing is plausible. The host uses it for
+// every "did you mean": tool names, arguments, agent.yaml keys.
+func Suggest(name string, candidates []string) string { return suggest(name, candidates) }
+
 func suggest(name string, candidates []string) string {
 	best, bestDist := "", -1
 	limit := max(1, min(3, len([]rune(name))/3))
@@ -26,8 +29,12 @@ func suggest(name string, candidates []string) string {
 }
 
 // editDistance is the Levenshtein distance between two strings, by rune.
+// Long strings are never typos of a name; their distance is not computed.
 func editDistance(a, b string) int {
 	ra, rb := []rune(a), []rune(b)
+	if len(ra) > 128 || len(rb) > 128 {
+		return max(len(ra), len(rb))
+	}
 	prev := make([]int, len(rb)+1)
 	cur := make([]int, len(rb)+1)
 	for j := range prev {

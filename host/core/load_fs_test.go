@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"demiurge.dev/catalog"
 )
 
 // writeCore makes a core directory holding agent.yaml with body and the
@@ -186,7 +188,7 @@ func TestLoadErrorFormat(t *testing.T) {
 	}
 }
 
-func TestNearest(t *testing.T) {
+func TestSuggestKeys(t *testing.T) {
 	tests := []struct {
 		in, want string
 	}{
@@ -199,8 +201,8 @@ func TestNearest(t *testing.T) {
 		{strings.Repeat("a", 100), ""},
 	}
 	for _, tc := range tests {
-		if got := nearest(tc.in, topKeys); got != tc.want {
-			t.Errorf("nearest(%q) = %q, want %q", tc.in, got, tc.want)
+		if got := catalog.Suggest(tc.in, topKeys); got != tc.want {
+			t.Errorf("Suggest(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
 }

@@ -208,15 +208,20 @@ func (m *Manager) running(ctx context.Context, s *supervised) (*instance, error)
 	return inst, nil
 }
 
-// Invoke runs one call in a plugin. Events other than the result go to
-// onEvent as they arrive. A plugin that dies during the call fails that
-// call; the next call restarts it.
-func (m *Manager) Invoke(ctx context.Context, name string, req *toolsetv1.EffectRequest, hooks Hooks, onEvent func(*toolsetv1.InvokeEvent) error) (*toolsetv1.ToolResult, error) {
+// instance is the named plugin's live instance, started if need be.
+func (m *Manager) instance(ctx context.Context, name string) (*instance, error) {
 	s, err := m.get(name)
 	if err != nil {
 		return nil, err
 	}
-	inst, err := m.running(ctx, s)
+	return m.running(ctx, s)
+}
+
+// Invoke runs one call in a plugin. Events other than the result go to
+// onEvent as they arrive. A plugin that dies during the call fails that
+// call; the next call restarts it.
+func (m *Manager) Invoke(ctx context.Context, name string, req *toolsetv1.EffectRequest, hooks Hooks, onEvent func(*toolsetv1.InvokeEvent) error) (*toolsetv1.ToolResult, error) {
+	inst, err := m.instance(ctx, name)
 	if err != nil {
 		return nil, err
 	}
@@ -344,11 +349,7 @@ func (m *Manager) Close() {
 
 // Precheck asks a plugin whether a call can succeed, without effects.
 func (m *Manager) Precheck(ctx context.Context, name string, req *toolsetv1.EffectRequest) (*toolsetv1.ToolResult, error) {
-	s, err := m.get(name)
-	if err != nil {
-		return nil, err
-	}
-	inst, err := m.running(ctx, s)
+	inst, err := m.instance(ctx, name)
 	if err != nil {
 		return nil, err
 	}

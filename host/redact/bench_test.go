@@ -33,3 +33,23 @@ func BenchmarkMakeLarge(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkMakeReadFile is Make as dispatch runs it for the dispatch
+// benchmark's call: a read_file of a three-line file, with the plugin's
+// structured result decoded from JSON.
+func BenchmarkMakeReadFile(b *testing.B) {
+	args := map[string]any{"path": "small.txt"}
+	content := "     1\tone\n     2\ttwo\n     3\tthree\n[small.txt: lines 1-3 of 3; 14 of 14 bytes scanned]"
+	structured := map[string]any{
+		"path": "small.txt", "content": "one\ntwo\nthree\n", "start_line": 1.0, "end_line": 3.0,
+		"lines_returned": 3.0, "total_lines": 3.0, "total_lines_known": true, "bytes_scanned": 14.0,
+		"file_size": 14.0, "truncated": false,
+	}
+	raw := Raw{Tool: "read_file", CallID: "bench", Args: args, Content: content, Structured: structured}
+	b.ReportAllocs()
+	for b.Loop() {
+		if v := Make(raw, nil); v.Failed {
+			b.Fatal("failed")
+		}
+	}
+}
