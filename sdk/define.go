@@ -42,7 +42,9 @@ func (t *checkedTool[P]) Precheck(ctx *Context, args json.RawMessage) (*Result, 
 
 // SchemaOf derives the JSON Schema of a parameter struct.
 func SchemaOf[P any]() json.RawMessage {
-	r := jsonschema.Reflector{DoNotReference: true, ExpandedStruct: true, Anonymous: true}
+	// No ExpandedStruct: with DoNotReference the root is inlined anyway,
+	// and ExpandedStruct panics on an anonymous struct (struct{}).
+	r := jsonschema.Reflector{DoNotReference: true, Anonymous: true}
 	var zero P
 	s := r.Reflect(&zero)
 	s.Version = ""
