@@ -94,10 +94,7 @@ func (s *server) Invoke(req *toolsetv1.EffectRequest, stream toolsetv1.Toolset_I
 	if !ok {
 		return fmt.Errorf("toolset %s has no tool %q", s.name, req.GetTool())
 	}
-	ctx, cancel := context.WithCancel(stream.Context())
-	if ms := req.GetTimeoutMs(); ms > 0 {
-		ctx, cancel = context.WithTimeout(stream.Context(), time.Duration(ms)*time.Millisecond)
-	}
+	ctx, cancel := callDeadline(stream.Context(), req.GetTimeoutMs())
 	defer cancel()
 	id := req.GetInvocationId()
 	if !s.track(id, cancel) {
@@ -109,6 +106,15 @@ func (s *server) Invoke(req *toolsetv1.EffectRequest, stream toolsetv1.Toolset_I
 	c := s.callContext(ctx, req, sender.Send)
 	res := s.execute(c, tool.Execute, req.GetArguments())
 	return sender.Send(&toolsetv1.InvokeEvent{Event: &toolsetv1.InvokeEvent_Result{Result: resultToProto(res)}})
+}
+
+// callDeadline bounds a call by timeoutMs when it is set; the one cancel
+// func it returns is also what Cancel calls.
+func callDeadline(parent context.Context, timeoutMs int64) (context.Context, context.CancelFunc) {
+	if timeoutMs > 0 {
+		return context.WithTimeout(parent, time.Duration(timeoutMs)*time.Millisecond)
+	}
+	return context.WithCancel(parent)
 }
 
 // Precheck runs a tool's effect-free check; a tool without one passes.
