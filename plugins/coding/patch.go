@@ -23,7 +23,7 @@ func newPatch() sdk.Tool {
 
 // precheckPatch refuses, before approval, an edit that cannot apply.
 func precheckPatch(ctx *sdk.Context, p fsops.PatchParams) (*sdk.Result, error) {
-	ws, err := openWorkspace(ctx)
+	ws, err := openWorkspace(ctx, true)
 	if err != nil {
 		return nil, err
 	}
@@ -35,7 +35,7 @@ func precheckPatch(ctx *sdk.Context, p fsops.PatchParams) (*sdk.Result, error) {
 }
 
 func applyPatch(ctx *sdk.Context, p fsops.PatchParams) (*sdk.Result, error) {
-	ws, err := openWorkspace(ctx)
+	ws, err := openWorkspace(ctx, true)
 	if err != nil {
 		return nil, err
 	}

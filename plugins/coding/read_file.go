@@ -23,7 +23,7 @@ func newReadFile() sdk.Tool {
 }
 
 func readFile(ctx *sdk.Context, p fsops.ReadParams) (*sdk.Result, error) {
-	ws, err := openWorkspace(ctx)
+	ws, err := openWorkspace(ctx, false)
 	if err != nil {
 		return nil, err
 	}
@@ -39,7 +39,8 @@ func readFile(ctx *sdk.Context, p fsops.ReadParams) (*sdk.Result, error) {
 // says what was left out and how to continue.
 func renderRead(r fsops.ReadResult) string {
 	if r.Binary {
-		return fmt.Sprintf("%s is a binary file (%s, %d bytes); it was not read as text. %s", r.Path, r.MimeType, r.FileSize, r.Note)
+		// r.Note says the same in other words; once is enough.
+		return fmt.Sprintf("%s is a binary file (%s, %d bytes); it was not read as text.", r.Path, r.MimeType, r.FileSize)
 	}
 	var b strings.Builder
 	lines := strings.SplitAfter(r.Content, "\n")
@@ -64,7 +65,10 @@ func renderRead(r fsops.ReadResult) string {
 	default:
 		fmt.Fprintf(&b, "last %d lines", r.LinesReturned)
 	}
-	if r.TotalLinesKnown {
+	switch {
+	case r.TotalLinesKnown && r.LinesReturned == 0:
+		fmt.Fprintf(&b, "; the file has %d lines", r.TotalLines)
+	case r.TotalLinesKnown:
 		fmt.Fprintf(&b, " of %d", r.TotalLines)
 	}
 	fmt.Fprintf(&b, "; %d of %d bytes scanned", r.BytesScanned, r.FileSize)

@@ -8,10 +8,14 @@ import (
 )
 
 // openWorkspace opens the call's workspace with the grants the host made
-// for it (exact paths outside the workspace an operator approved).
-func openWorkspace(ctx *sdk.Context) (*fsops.Workspace, error) {
+// for it (exact paths outside the workspace an operator approved). A tool
+// that writes honours only write grants: a read grant never lets it write.
+func openWorkspace(ctx *sdk.Context, write bool) (*fsops.Workspace, error) {
 	var grants []fsops.Grant
 	for _, g := range ctx.Grants {
+		if write && !g.Write {
+			continue
+		}
 		grants = append(grants, fsops.Grant{Path: g.Path})
 	}
 	return fsops.OpenWorkspace(ctx.Workspace, grants)

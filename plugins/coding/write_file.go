@@ -22,7 +22,7 @@ func newWriteFile() sdk.Tool {
 }
 
 func writeFile(ctx *sdk.Context, p fsops.WriteParams) (*sdk.Result, error) {
-	ws, err := openWorkspace(ctx)
+	ws, err := openWorkspace(ctx, true)
 	if err != nil {
 		return nil, err
 	}
