@@ -1,0 +1,97 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/hashicorp/go-plugin"
+
+	"demiurge.dev/sdk"
+	"demiurge.dev/shared"
+	"demiurge.dev/shared/toolsetv1"
+)
+
+func TestToolsList(t *testing.T) {
+	var names []string
+	for _, tool := range Tools() {
+		s := tool.Spec()
+		names = append(names, s.Name)
+		var schema struct {
+			Type       string         `json:"type"`
+			Properties map[string]any `json:"properties"`
+			Required   []string       `json:"required"`
+		}
+		if err := json.Unmarshal(s.Schema, &schema); err != nil || schema.Type != "object" {
+			t.Errorf("%s: schema %s is not an object schema (%v)", s.Name, s.Schema, err)
+		}
+		if s.Name != "search_files" && !slices.Contains(schema.Required, "path") {
+			t.Errorf("%s: path is not required: %v", s.Name, schema.Required)
+		}
+		if s.Description == "" || s.Metadata.Capability == "" {
+			t.Errorf("%s: description or capability missing", s.Name)
+		}
+		_, checked := tool.(sdk.Prechecker)
+		if checked != (s.Name == "patch") {
+			t.Errorf("%s: implements Prechecker = %v; only patch has a precheck", s.Name, checked)
+		}
+	}
+	if want := []string{"read_file", "write_file", "patch", "search_files"}; !slices.Equal(names, want) {
+		t.Errorf("Tools() = %v, want exactly %v", names, want)
+	}
+}
+
+// TestServeDescribes starts this test binary as the real plugin process
+// and asks it to describe itself over go-plugin's gRPC: Serve validates
+// every spec and exits instead of serving when one is wrong.
+func TestServeDescribes(t *testing.T) {
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = []string{serveChildEnv + "=1"}
+	client := plugin.NewClient(&plugin.ClientConfig{
+		HandshakeConfig:  shared.Handshake,
+		VersionedPlugins: shared.VersionedPlugins(&shared.ToolsetPlugin{}),
+		Cmd:              cmd,
+		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
+		AutoMTLS:         true,
+		SkipHostEnv:      true,
+		StartTimeout:     30 * time.Second,
+		Logger:           hclog.NewNullLogger(),
+		GRPCDialOptions:  shared.GRPCDialOptions(),
+	})
+	defer client.Kill()
+	rpc, err := client.Client()
+	if err != nil {
+		t.Fatalf("start the toolset: %v", err)
+	}
+	raw, err := rpc.Dispense(shared.PluginName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	d, err := raw.(*shared.ToolsetClient).Describe(ctx, &toolsetv1.DescribeRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.GetName() != "coding" || d.GetVersion() != Version {
+		t.Errorf("Describe = %s %s, want coding %s", d.GetName(), d.GetVersion(), Version)
+	}
+	got := map[string]bool{}
+	for _, s := range d.GetTools() {
+		got[s.GetName()] = s.GetHasPrecheck()
+	}
+	want := map[string]bool{"read_file": false, "write_file": false, "patch": true, "search_files": false}
+	if len(got) != len(want) {
+		t.Errorf("described tools %v, want %v", got, want)
+	}
+	for name, precheck := range want {
+		if p, ok := got[name]; !ok || p != precheck {
+			t.Errorf("tool %s: described=%v has_precheck=%v, want has_precheck=%v", name, ok, p, precheck)
+		}
+	}
+}
