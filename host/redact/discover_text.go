@@ -3,21 +3,20 @@ package redact
 import (
 	"encoding/base64"
 	"encoding/json"
-	"regexp"
 	"strings"
 )
 
 var (
-	urlRe = regexp.MustCompile("[A-Za-z][A-Za-z0-9+.-]*://[^\\s\"'<>`]+")
+	urlRe = lazyRegexp("[A-Za-z][A-Za-z0-9+.-]*://[^\\s\"'<>`]+")
 	// headerRe finds credential headers anywhere, also inside a quoted
 	// curl -H argument or in the middle of an error message.
-	headerRe = regexp.MustCompile(`(?i)\b((?:proxy-)?authorization|(?:set-)?cookie|x-[a-z0-9-]*(?:token|key|secret|auth|password)[a-z0-9-]*)[ \t]*:[ \t]*([^\r\n"']+)`)
+	headerRe = lazyRegexp(`(?i)\b((?:proxy-)?authorization|(?:set-)?cookie|x-[a-z0-9-]*(?:token|key|secret|auth|password)[a-z0-9-]*)[ \t]*:[ \t]*([^\r\n"']+)`)
 	// assignRe finds NAME=value (env assignments, form bodies, key=value logs).
-	assignRe = regexp.MustCompile(`([A-Za-z_][A-Za-z0-9_.-]*)[ \t]*=[ \t]*("[^"\n]*"|'[^'\n]*'|[^\s&;,'"]+)`)
+	assignRe = lazyRegexp(`([A-Za-z_][A-Za-z0-9_.-]*)[ \t]*=[ \t]*("[^"\n]*"|'[^'\n]*'|[^\s&;,'"]+)`)
 	// jsonPairRe finds "name": "value" in JSON text.
-	jsonPairRe = regexp.MustCompile(`"([^"\\\n]{1,128})"[ \t]*:[ \t]*("(?:[^"\\\n]|\\.)*")`)
+	jsonPairRe = lazyRegexp(`"([^"\\\n]{1,128})"[ \t]*:[ \t]*("(?:[^"\\\n]|\\.)*")`)
 	// lineKeyRe finds "name: value" at the start of a line (YAML, headers).
-	lineKeyRe = regexp.MustCompile(`(?m)^[ \t-]*([A-Za-z_][A-Za-z0-9_.-]*)[ \t]*:[ \t]+([^\r\n]+)$`)
+	lineKeyRe = lazyRegexp(`(?m)^[ \t-]*([A-Za-z_][A-Za-z0-9_.-]*)[ \t]*:[ \t]+([^\r\n]+)$`)
 )
 
 // text finds secrets inside one string.
@@ -26,15 +25,15 @@ func (c *collector) text(source, s string) {
 		return
 	}
 	if strings.Contains(s, "://") {
-		for _, u := range urlRe.FindAllString(s, -1) {
+		for _, u := range urlRe().FindAllString(s, -1) {
 			c.url(source, u)
 		}
 	}
 	if strings.Contains(s, ":") {
-		for _, m := range headerRe.FindAllStringSubmatch(s, -1) {
+		for _, m := range headerRe().FindAllStringSubmatch(s, -1) {
 			c.header(source, m[1], m[2])
 		}
-		for _, m := range jsonPairRe.FindAllStringSubmatch(s, -1) {
+		for _, m := range jsonPairRe().FindAllStringSubmatch(s, -1) {
 			if !isSecretName(m[1]) {
 				continue
 			}
@@ -45,14 +44,14 @@ func (c *collector) text(source, s string) {
 				c.addCredential(dec, src, m[1])
 			}
 		}
-		for _, m := range lineKeyRe.FindAllStringSubmatch(s, -1) {
+		for _, m := range lineKeyRe().FindAllStringSubmatch(s, -1) {
 			if isSecretName(m[1]) {
 				c.addCredential(unquote(strings.TrimSpace(m[2])), source+":line."+m[1], m[1])
 			}
 		}
 	}
 	if strings.Contains(s, "=") {
-		for _, m := range assignRe.FindAllStringSubmatch(s, -1) {
+		for _, m := range assignRe().FindAllStringSubmatch(s, -1) {
 			if isSecretName(m[1]) {
 				c.addCredential(unquote(m[2]), source+":assign."+m[1], m[1])
 			}

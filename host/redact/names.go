@@ -41,8 +41,18 @@ var metadataWords = map[string]bool{
 }
 
 // isSecretName reports whether a field, option, query parameter or header
-// name says its value is a credential.
+// name says its value is a credential. It runs on every key of every
+// argument and result, so ASCII names take an allocation-free path.
 func isSecretName(name string) bool {
+	if secret, ok := isSecretNameASCII(name); ok {
+		return secret
+	}
+	return isSecretNameWords(name)
+}
+
+// isSecretNameWords is isSecretName over splitWords: the definition, and
+// the path for names the ASCII path does not take.
+func isSecretNameWords(name string) bool {
 	words := splitWords(name)
 	found := false
 	for i, w := range words {

@@ -47,3 +47,32 @@ func TestIsSecretName(t *testing.T) {
 		}
 	}
 }
+
+// The ASCII path must judge exactly as the definition does.
+func TestIsSecretNameASCIIMatchesWords(t *testing.T) {
+	for _, name := range []string{
+		"password", "dbPassword", "X-Api-Key", "xAPIKey", "max_tokens", "AWS_SECRET_ACCESS_KEY",
+		"api__key", "apiKEY", "APIKey", "signing-key", "openaiapikey", "password_file", "tokenizer",
+		"a1B2", "ABCDef", "token2", "", "-", "secret-name-token", "client key", "PIN", "x" + string(make([]byte, 70)),
+		"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaatoken",
+	} {
+		got, ok := isSecretNameASCII(name)
+		if ok && got != isSecretNameWords(name) {
+			t.Errorf("isSecretNameASCII(%q) = %v, definition says %v", name, got, !got)
+		}
+	}
+	if _, ok := isSecretNameASCII("pässword"); ok {
+		t.Error("a non-ASCII name took the ASCII path")
+	}
+}
+
+func FuzzIsSecretName(f *testing.F) {
+	for _, s := range []string{"password", "X-Api-Key", "xAPIKey", "max_tokens", "signingKey", "ÄPIKey", "a_b-C.dE"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, name string) {
+		if got, ok := isSecretNameASCII(name); ok && got != isSecretNameWords(name) {
+			t.Fatalf("isSecretNameASCII(%q) = %v, definition says %v", name, got, !got)
+		}
+	})
+}

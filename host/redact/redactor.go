@@ -14,7 +14,13 @@ type redactor struct {
 	memo map[string]string
 }
 
+// noSecrets is the replacer of a call without secrets; it is immutable.
+var noSecrets = shared.NewReplacer(nil)
+
 func newRedactor(secrets []Secret) *redactor {
+	if len(secrets) == 0 {
+		return &redactor{exact: noSecrets}
+	}
 	pairs := make([]shared.Secret, len(secrets))
 	for i, s := range secrets {
 		pairs[i] = shared.Secret{Target: s.Target, Value: s.Value}
@@ -22,14 +28,19 @@ func newRedactor(secrets []Secret) *redactor {
 	// A target comes from a name in the input (a header, a key), and a
 	// marker is never scanned again: a target that holds a secret value or
 	// a known token would carry it into every view. Such a target is
-	// replaced by a neutral one.
-	probe := shared.NewReplacer(pairs)
+	// replaced by a neutral one, and only then is the replacer built again.
+	exact := shared.NewReplacer(pairs)
+	neutralised := false
 	for i, p := range pairs {
-		if probe.String(p.Target) != p.Target || applyTokens(p.Target) != p.Target {
+		if exact.String(p.Target) != p.Target || applyTokens(p.Target) != p.Target {
 			pairs[i].Target = "secret"
+			neutralised = true
 		}
 	}
-	return &redactor{exact: shared.NewReplacer(pairs), memo: map[string]string{}}
+	if neutralised {
+		exact = shared.NewReplacer(pairs)
+	}
+	return &redactor{exact: exact}
 }
 
 // text replaces exact secret values first (they are known for certain),
@@ -37,13 +48,23 @@ func newRedactor(secrets []Secret) *redactor {
 // view serialises the same way.
 func (r *redactor) text(s string) string {
 	hook("text")
+	if len(s) < memoMin {
+		return strings.ToValidUTF8(applyTokens(r.exact.String(s)), "\uFFFD")
+	}
 	if out, ok := r.memo[s]; ok {
 		return out
 	}
 	out := strings.ToValidUTF8(applyTokens(r.exact.String(s)), "\uFFFD")
+	if r.memo == nil {
+		r.memo = map[string]string{}
+	}
 	r.memo[s] = out
 	return out
 }
+
+// memoMin is the shortest text worth remembering: names, keys and small
+// values are redacted again faster than a map remembers them.
+const memoMin = 128
 
 // hook lets tests inject a failure at a named stage; nil in production.
 var failureHook func(stage string)

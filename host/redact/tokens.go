@@ -11,56 +11,56 @@ import (
 type tokenKind struct {
 	kind    string
 	anchors []string
-	fold    bool // anchors are lower case and compared case-insensitively
-	re      *regexp.Regexp
-	group   int // the submatch to replace; 0 = the whole match
+	fold    bool                  // anchors are lower case and compared case-insensitively
+	re      func() *regexp.Regexp // compiled on first use: most runs never need most entries
+	group   int                   // the submatch to replace; 0 = the whole match
 }
 
 // tokenTable is applied in order: the PEM block first (it spans lines), and
 // Anthropic before OpenAI because both begin with "sk-".
 var tokenTable = []tokenKind{
 	{kind: "private_key", anchors: []string{"PRIVATE KEY-----"},
-		re: regexp.MustCompile(`-----BEGIN[ A-Z0-9]*PRIVATE KEY-----(?:[\s\S]*?-----END[ A-Z0-9]*PRIVATE KEY-----|[\s\S]*)`)},
+		re: lazyRegexp(`-----BEGIN[ A-Z0-9]*PRIVATE KEY-----(?:[\s\S]*?-----END[ A-Z0-9]*PRIVATE KEY-----|[\s\S]*)`)},
 	{kind: "aws_access_key_id", anchors: []string{"AKIA", "ASIA", "AGPA", "AIDA", "AROA", "ANPA", "ANVA", "APKA"},
-		re: regexp.MustCompile(`\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|APKA)[A-Z0-9]{16}\b`)},
+		re: lazyRegexp(`\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|APKA)[A-Z0-9]{16}\b`)},
 	{kind: "aws_secret_access_key", anchors: []string{"secret"}, fold: true,
-		re:    regexp.MustCompile(`(?i)(?:aws)?_?secret_?(?:access)?_?key["']?[ \t]*[:=][ \t]*["']?([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)`),
+		re:    lazyRegexp(`(?i)(?:aws)?_?secret_?(?:access)?_?key["']?[ \t]*[:=][ \t]*["']?([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)`),
 		group: 1},
 	{kind: "github_token", anchors: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_"},
-		re: regexp.MustCompile(`\bgh[pousr]_[A-Za-z0-9]{36,255}\b`)},
+		re: lazyRegexp(`\bgh[pousr]_[A-Za-z0-9]{36,255}\b`)},
 	{kind: "github_token", anchors: []string{"github_pat_"},
-		re: regexp.MustCompile(`\bgithub_pat_[A-Za-z0-9]{22}_[A-Za-z0-9]{59}\b`)},
+		re: lazyRegexp(`\bgithub_pat_[A-Za-z0-9]{22}_[A-Za-z0-9]{59}\b`)},
 	{kind: "gitlab_token", anchors: []string{"glpat-"},
-		re: regexp.MustCompile(`\bglpat-[A-Za-z0-9_-]{20,}`)},
+		re: lazyRegexp(`\bglpat-[A-Za-z0-9_-]{20,}`)},
 	{kind: "slack_token", anchors: []string{"xox"},
-		re: regexp.MustCompile(`\bxox[baprs]-[0-9]{6,}-[A-Za-z0-9-]{8,}`)},
+		re: lazyRegexp(`\bxox[baprs]-[0-9]{6,}-[A-Za-z0-9-]{8,}`)},
 	{kind: "slack_webhook", anchors: []string{"hooks.slack.com"},
-		re: regexp.MustCompile(`https://hooks\.slack\.com/services/T[A-Z0-9]{6,}/B[A-Z0-9]{6,}/[A-Za-z0-9]{20,}`)},
+		re: lazyRegexp(`https://hooks\.slack\.com/services/T[A-Z0-9]{6,}/B[A-Z0-9]{6,}/[A-Za-z0-9]{20,}`)},
 	{kind: "anthropic_api_key", anchors: []string{"sk-ant-"},
-		re: regexp.MustCompile(`\bsk-ant-[a-z]{2,8}[0-9]{2}-[A-Za-z0-9_-]{32,}`)},
+		re: lazyRegexp(`\bsk-ant-[a-z]{2,8}[0-9]{2}-[A-Za-z0-9_-]{32,}`)},
 	{kind: "openai_api_key", anchors: []string{"sk-"},
-		re: regexp.MustCompile(`\bsk-(?:(?:proj|svcacct|admin)-[A-Za-z0-9_-]{40,}|[A-Za-z0-9]{40,})`)},
+		re: lazyRegexp(`\bsk-(?:(?:proj|svcacct|admin)-[A-Za-z0-9_-]{40,}|[A-Za-z0-9]{40,})`)},
 	{kind: "google_api_key", anchors: []string{"AIza"},
-		re: regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{35}`)},
+		re: lazyRegexp(`\bAIza[0-9A-Za-z_-]{35}`)},
 	{kind: "stripe_key", anchors: []string{"_live_", "_test_"},
-		re: regexp.MustCompile(`\b(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{24,}\b|\bpk_live_[0-9A-Za-z]{24,}\b`)},
+		re: lazyRegexp(`\b(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{24,}\b|\bpk_live_[0-9A-Za-z]{24,}\b`)},
 	{kind: "jwt", anchors: []string{"eyJ"},
-		re: regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{16,}`)},
+		re: lazyRegexp(`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{16,}`)},
 	{kind: "npm_token", anchors: []string{"npm_"},
-		re: regexp.MustCompile(`\bnpm_[A-Za-z0-9]{36}\b`)},
+		re: lazyRegexp(`\bnpm_[A-Za-z0-9]{36}\b`)},
 	{kind: "pypi_token", anchors: []string{"pypi-"},
-		re: regexp.MustCompile(`\bpypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}`)},
+		re: lazyRegexp(`\bpypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}`)},
 	{kind: "twilio_api_key", anchors: []string{"SK"},
-		re: regexp.MustCompile(`\bSK[0-9a-f]{32}\b`)},
+		re: lazyRegexp(`\bSK[0-9a-f]{32}\b`)},
 	{kind: "twilio_auth_token", anchors: []string{"twilio"}, fold: true,
-		re:    regexp.MustCompile(`(?i)twilio[a-z_]*token["']?[ \t]*[:=][ \t]*["']?([0-9a-f]{32})\b`),
+		re:    lazyRegexp(`(?i)twilio[a-z_]*token["']?[ \t]*[:=][ \t]*["']?([0-9a-f]{32})\b`),
 		group: 1},
 	{kind: "sendgrid_api_key", anchors: []string{"SG."},
-		re: regexp.MustCompile(`\bSG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}\b`)},
+		re: lazyRegexp(`\bSG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}\b`)},
 	{kind: "huggingface_token", anchors: []string{"hf_"},
-		re: regexp.MustCompile(`\bhf_[A-Za-z0-9]{34,}\b`)},
+		re: lazyRegexp(`\bhf_[A-Za-z0-9]{34,}\b`)},
 	{kind: "bearer_token", anchors: []string{"bearer"}, fold: true,
-		re:    regexp.MustCompile(`(?i)\bbearer[ \t]+([A-Za-z0-9._~+/-]{20,}=*)`),
+		re:    lazyRegexp(`(?i)\bbearer[ \t]+([A-Za-z0-9._~+/-]{20,}=*)`),
 		group: 1},
 }
 
@@ -71,19 +71,42 @@ var anchorIndex = func() (idx [256][]anchorRef) {
 	for i, t := range tokenTable {
 		for _, a := range t.anchors {
 			ref := anchorRef{anchor: a, kind: i, fold: t.fold}
-			if t.fold {
-				lo, up := strings.ToLower(a[:1])[0], strings.ToUpper(a[:1])[0]
-				idx[lo] = append(idx[lo], ref)
-				if up != lo {
-					idx[up] = append(idx[up], ref)
-				}
-				continue
+			for _, c := range caseVariants(a[0], t.fold) {
+				idx[c] = append(idx[c], ref)
 			}
-			idx[a[0]] = append(idx[a[0]], ref)
 		}
 	}
 	return idx
 }()
+
+// anchorPairs holds the first two bytes of every anchor (in both cases for
+// case-insensitive ones) as a bit set: a position whose two bytes are not in
+// it starts no anchor, which rules out nearly every position of ordinary
+// text with one lookup. Every anchor is at least two bytes long.
+var anchorPairs = func() (set [256][4]uint64) {
+	for _, t := range tokenTable {
+		for _, a := range t.anchors {
+			for _, c0 := range caseVariants(a[0], t.fold) {
+				for _, c1 := range caseVariants(a[1], t.fold) {
+					set[c0][c1>>6] |= 1 << (c1 & 63)
+				}
+			}
+		}
+	}
+	return set
+}()
+
+// caseVariants is c, and its other case when fold is set and c is a letter.
+func caseVariants(c byte, fold bool) []byte {
+	if !fold {
+		return []byte{c}
+	}
+	lo, up := strings.ToLower(string(c))[0], strings.ToUpper(string(c))[0]
+	if lo == up {
+		return []byte{c}
+	}
+	return []byte{lo, up}
+}
 
 type anchorRef struct {
 	anchor string
@@ -93,9 +116,12 @@ type anchorRef struct {
 
 // candidates marks the table entries whose anchors occur in s.
 func candidates(s string) (found [64]bool, any bool) {
-	for i := 0; i < len(s); i++ {
-		refs := anchorIndex[s[i]]
-		for _, r := range refs {
+	for i := 0; i+1 < len(s); i++ {
+		c0, c1 := s[i], s[i+1]
+		if anchorPairs[c0][c1>>6]&(1<<(c1&63)) == 0 {
+			continue
+		}
+		for _, r := range anchorIndex[c0] {
 			if found[r.kind] || len(s)-i < len(r.anchor) {
 				continue
 			}
@@ -123,7 +149,7 @@ func applyTokens(s string) string {
 }
 
 func (t *tokenKind) replace(s string) string {
-	locs := t.re.FindAllStringSubmatchIndex(s, -1)
+	locs := t.re().FindAllStringSubmatchIndex(s, -1)
 	if len(locs) == 0 {
 		return s
 	}

@@ -140,10 +140,11 @@ func makeViews(raw Raw, given []Secret) (Views, error) {
 	// mangled further down the line.
 	hook("marshal")
 	// (The record and debug views hold every field of the event view.)
-	for name, m := range map[string]map[string]any{"record": record, "debug": debug} {
-		if _, err := marshal(m); err != nil {
-			return Views{}, fmt.Errorf("%s view: %w", name, err)
-		}
+	if err := checkEncodable(record); err != nil {
+		return Views{}, fmt.Errorf("record view: %w", err)
+	}
+	if err := checkEncodable(debug); err != nil {
+		return Views{}, fmt.Errorf("debug view: %w", err)
 	}
 	return v, nil
 }
