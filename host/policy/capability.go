@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"demiurge.dev/catalog"
 )
@@ -37,17 +38,19 @@ var scopedCapabilities = map[string]struct {
 	argHint  string
 	wildcard bool
 }{
-	PrefixMCPConnect: {serverID.MatchString, "a server id of letters, digits, '_', '-' or '.'", true},
-	PrefixMCPCall:    {serverID.MatchString, "a server id of letters, digits, '_', '-' or '.'", true},
+	PrefixMCPConnect: {func(s string) bool { return serverID().MatchString(s) }, "a server id of letters, digits, '_', '-' or '.'", true},
+	PrefixMCPCall:    {func(s string) bool { return serverID().MatchString(s) }, "a server id of letters, digits, '_', '-' or '.'", true},
 	PrefixToolCall:   {func(s string) bool { return catalog.ValidToolName(s) == nil }, "a tool name of letters, digits, '_' or '-'", true},
 	// A secret is bound by its exact name only: a wildcard would hand every
 	// host credential to whatever asks.
-	PrefixSecretBind: {envName.MatchString, "an environment variable name like GITHUB_TOKEN", false},
+	PrefixSecretBind: {func(s string) bool { return envName().MatchString(s) }, "an environment variable name like GITHUB_TOKEN", false},
 }
 
+// The patterns compile on first use: their bounded repetitions make them
+// costly to compile, and most commands never check a scoped grant.
 var (
-	serverID = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
-	envName  = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,127}$`)
+	serverID = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`) })
+	envName  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,127}$`) })
 )
 
 // ErrWildcardSecret is returned for any wildcard secret.bind grant.
