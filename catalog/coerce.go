@@ -77,7 +77,7 @@ func convert(v any, target typeSet, vw view, depth int) (any, bool) {
 	trimmed := strings.TrimSpace(str)
 	switch target {
 	case tInt, tNum:
-		if !isStr || !numberLiteral.MatchString(trimmed) || checkNumber(trimmed) != nil {
+		if !isStr || !numberLiteral().MatchString(trimmed) || checkNumber(trimmed) != nil {
 			return nil, false
 		}
 		n := json.Number(trimmed)

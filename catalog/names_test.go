@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -31,4 +32,18 @@ func TestValidToolName(t *testing.T) {
 			t.Errorf("ValidToolName(%q) = %v, want ok=%v", tt.name, err, tt.ok)
 		}
 	}
+}
+
+// isToolName is the regexp it replaced, written out.
+var toolNameRegexp = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_-]{0,63}$`)
+
+func FuzzIsToolName(f *testing.F) {
+	for _, s := range []string{"read_file", "_x", "-x", "9x", "a-b_C9", "", "é", strings.Repeat("a", 64), strings.Repeat("a", 65)} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, name string) {
+		if got, want := isToolName(name), toolNameRegexp.MatchString(name); got != want {
+			t.Fatalf("isToolName(%q) = %v, the regexp says %v", name, got, want)
+		}
+	})
 }

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Number literals are bounded before anything parses them exactly: the
@@ -17,7 +18,11 @@ const (
 	maxNumberExponent = 400
 )
 
-var numberLiteral = regexp.MustCompile(`^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$`)
+// numberLiteral compiles on first use: only a repair of a numeric string
+// needs it.
+var numberLiteral = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$`)
+})
 
 // checkNumber reports whether a JSON number literal is within the bounds
 // above. The literal is assumed to be valid JSON number syntax.

@@ -6,6 +6,7 @@ import (
 	"math/big"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
@@ -183,11 +184,13 @@ func (r *reporter) leaf(e *jsonschema.ValidationError) {
 	case *kind.Not:
 		r.add(p, label+" has a form that is not allowed; check its description")
 	default:
-		r.add(p, label+": "+e.ErrorKind.LocalizedString(englishPrinter))
+		r.add(p, label+": "+e.ErrorKind.LocalizedString(englishPrinter()))
 	}
 }
 
-var englishPrinter = message.NewPrinter(language.English)
+// englishPrinter is made on first use: only an unusual validation error
+// needs it.
+var englishPrinter = sync.OnceValue(func() *message.Printer { return message.NewPrinter(language.English) })
 
 // maxSuggestName skips suggestions for absurd names: the edit distance is
 // quadratic and nothing that long was a typo.
