@@ -54,6 +54,11 @@ func (s *Store) enqueue(ctx context.Context, req *appendReq) error {
 	if s.closed {
 		return ErrClosed
 	}
+	return s.enqueueLocked(ctx, req)
+}
+
+// enqueueLocked waits for a place in the queue; the caller holds mu shared.
+func (s *Store) enqueueLocked(ctx context.Context, req *appendReq) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("append event: %w", err)
 	}
@@ -65,30 +70,62 @@ func (s *Store) enqueue(ctx context.Context, req *appendReq) error {
 	}
 }
 
-// writer is the single goroutine that commits appends.
+// writer is the single goroutine that commits. Whatever the queue holds is
+// committed at once, since its callers wait; Submit'ed events wait for
+// company (see Submit) and ride along with the next commit.
 func (s *Store) writer() {
 	defer close(s.done)
+	queued := make([]*appendReq, 0, 64)
 	group := make([]*appendReq, 0, 64)
+	hold := time.NewTimer(submitDelay)
+	hold.Stop()
+	holding := false
 	for {
 		select {
 		case req := <-s.queue:
-			group = s.gather(append(group[:0], req))
-			s.commit(group)
-			if len(group) > 1 {
-				// The callers just answered are likely to append again
-				// at once; let them run so the next commit carries them
-				// too, instead of starting it with whoever came first.
-				goruntime.Gosched()
+			queued = s.gather(append(queued, req))
+		case <-s.submitWake:
+			n := s.pendingSubmits()
+			if n == 0 {
+				continue // taken by a commit since the signal was sent
 			}
+			if n < submitGroup {
+				if !holding {
+					hold.Reset(submitDelay)
+					holding = true
+				}
+				continue
+			}
+		case <-hold.C:
+			holding = false
 		case <-s.stop:
 			// Close has made sure nothing new arrives; commit what is left.
+			hold.Stop()
 			for {
-				group = s.gather(group[:0])
+				group = append(s.takeSubmitted(group[:0]), s.gather(queued[:0])...)
 				if len(group) == 0 {
 					return
 				}
 				s.commit(group)
 			}
+		}
+		if holding {
+			hold.Stop()
+			holding = false
+		}
+		// Submitted events go first: a caller that submits and then
+		// appends sees them in that order.
+		group = append(s.takeSubmitted(group[:0]), queued...)
+		queued = queued[:0]
+		if len(group) == 0 {
+			continue
+		}
+		s.commit(group)
+		if len(group) > 1 {
+			// The callers just answered are likely to append again
+			// at once; let them run so the next commit carries them
+			// too, instead of starting it with whoever came first.
+			goruntime.Gosched()
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
@@ -29,18 +30,41 @@ type storedEvent struct {
 	Data    json.RawMessage `json:"d,omitempty"`
 }
 
+// encodeEvent writes the storedEvent form of ev, the bytes json.Marshal
+// would give for it, without reflection: it runs for every call.
 func encodeEvent(ev Event) ([]byte, error) {
 	if ev.Kind == "" {
 		return nil, fmt.Errorf("event has no kind: set Event.Kind")
 	}
-	b, err := json.Marshal(storedEvent{
-		Time: ev.Time, Kind: ev.Kind, Session: ev.Session,
-		Tool: ev.Tool, CallID: ev.CallID, Data: ev.Data,
-	})
+	b := make([]byte, 0, 128+len(ev.Session)+len(ev.Tool)+len(ev.CallID)+len(ev.Data))
+	b = append(b, `{"t":"`...)
+	b, err := ev.Time.AppendText(b)
 	if err != nil {
 		return nil, fmt.Errorf("encode %s event: %w", ev.Kind, err)
 	}
-	return b, nil
+	b = appendJSONString(append(b, `","k":`...), ev.Kind)
+	for _, f := range [...]struct{ key, value string }{{`,"s":`, ev.Session}, {`,"tl":`, ev.Tool}, {`,"c":`, ev.CallID}} {
+		if f.value != "" {
+			b = appendJSONString(append(b, f.key...), f.value)
+		}
+	}
+	if len(ev.Data) > 0 {
+		// Compacted, checked and HTML-escaped as a json.RawMessage field
+		// is; data with nothing to escape (MarshalData's never has) is
+		// compacted in place.
+		b = append(b, `,"d":`...)
+		buf := bytes.NewBuffer(b)
+		if bytes.ContainsAny(ev.Data, "<>&\u2028\u2029") || json.Compact(buf, ev.Data) != nil {
+			d, err := json.Marshal(ev.Data)
+			if err != nil {
+				return nil, fmt.Errorf("encode %s event: %w", ev.Kind, err)
+			}
+			buf.Truncate(len(b))
+			buf.Write(d)
+		}
+		b = buf.Bytes()
+	}
+	return append(b, '}'), nil
 }
 
 func decodeEvent(key, value []byte) (Event, error) {

@@ -52,8 +52,15 @@ type Store struct {
 
 	queue   chan *appendReq
 	commits atomic.Uint64 // transactions committed by the writer, for benchmarks
-	stop    chan struct{}
-	done    chan struct{}
+
+	// submitted holds Submit'ed events waiting for company; submitWake
+	// tells the writer that the list became non-empty or reached
+	// submitGroup.
+	subMu      sync.Mutex
+	submitted  []*appendReq
+	submitWake chan struct{}
+	stop       chan struct{}
+	done       chan struct{}
 }
 
 // Open opens or creates the store at path. The directory is created 0700
@@ -87,11 +94,12 @@ func Open(path string) (*Store, error) {
 		return nil, fmt.Errorf("prepare state store %s: %w", path, err)
 	}
 	s := &Store{
-		db:    db,
-		path:  path,
-		queue: make(chan *appendReq, queueSize),
-		stop:  make(chan struct{}),
-		done:  make(chan struct{}),
+		db:         db,
+		path:       path,
+		queue:      make(chan *appendReq, queueSize),
+		submitWake: make(chan struct{}, 1),
+		stop:       make(chan struct{}),
+		done:       make(chan struct{}),
 	}
 	go s.writer()
 	return s, nil
