@@ -34,9 +34,11 @@ func (t *Turn) finish(ctx context.Context, p *prepared, out Outcome, status Stat
 			raw.Structured = m
 		}
 	}
-	out.Views = redact.Make(raw, redact.Discover(p.args, nil))
+	// Make discovers the secrets in the arguments itself.
+	out.Views = redact.Make(raw, nil)
 
-	data := map[string]any{"status": string(status), "duration_ms": out.Duration.Milliseconds()}
+	data := make(map[string]any, len(out.Views.Event)+8)
+	data["status"], data["duration_ms"] = string(status), out.Duration.Milliseconds()
 	for k, v := range out.Views.Event {
 		data[k] = v
 	}
@@ -54,7 +56,7 @@ func (t *Turn) finish(ctx context.Context, p *prepared, out Outcome, status Stat
 	if t.Events == nil {
 		return out
 	}
-	body, err := json.Marshal(data)
+	body, err := runtime.MarshalData(data)
 	if err == nil {
 		// The audit record is written even when the caller gave up.
 		actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
