@@ -17,6 +17,7 @@ import (
 	"demiurge.dev/host/plugins"
 	"demiurge.dev/host/policy"
 	"demiurge.dev/host/redact"
+	"demiurge.dev/host/runtime"
 	"demiurge.dev/shared/toolsetv1"
 )
 
@@ -71,7 +72,8 @@ func (t *Turn) prepare(call ToolCall) *prepared {
 		return p
 	}
 	p.args = args
-	if p.argsRaw, err = json.Marshal(args); err != nil {
+	// The bytes json.Marshal would give, without its reflection.
+	if p.argsRaw, err = runtime.MarshalData(args); err != nil {
 		p.status, p.message = StatusInvalidArguments, fmt.Sprintf("%s: arguments could not be encoded: %v", call.Name, err)
 		return p
 	}
