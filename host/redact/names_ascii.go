@@ -1,18 +1,20 @@
 package redact
 
+import "sync"
+
 // maxASCIIWord bounds one word on the ASCII path; a longer word takes the
 // general path.
 const maxASCIIWord = 64
 
 // secretPairKeys is secretPairs as "first second" strings, so that the ASCII
 // path can look a pair up from a byte buffer without allocating.
-var secretPairKeys = func() map[string]bool {
+var secretPairKeys = sync.OnceValue(func() map[string]bool {
 	m := make(map[string]bool, len(secretPairs))
 	for p := range secretPairs {
 		m[p[0]+" "+p[1]] = true
 	}
 	return m
-}()
+})
 
 // isSecretNameASCII is isSecretNameWords for names of ASCII bytes with
 // words of at most maxASCIIWord bytes, without allocating: it splits words
@@ -42,7 +44,7 @@ func isSecretNameASCII(name string) (secret, ok bool) {
 			n := copy(pair[:], prev[:np])
 			pair[n] = ' '
 			n += 1 + copy(pair[n+1:], w)
-			hit = secretPairKeys[string(pair[:n])]
+			hit = secretPairKeys()[string(pair[:n])]
 		}
 		if !hit {
 			for _, suf := range secretSuffixes {

@@ -3,6 +3,7 @@ package redact
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // tokenKind is one well-known credential format. Anchors are literal
@@ -64,10 +65,21 @@ var tokenTable = []tokenKind{
 		group: 1},
 }
 
-// anchorIndex maps a first byte to the anchors starting with it (both
+// anchorTables are built on first use, like the expressions: a command
+// that redacts nothing should not pay for them at start-up.
+var anchorTables = sync.OnceValue(func() *anchorSet {
+	return &anchorSet{index: buildAnchorIndex(), pairs: buildAnchorPairs()}
+})
+
+type anchorSet struct {
+	index [256][]anchorRef
+	pairs [256][4]uint64
+}
+
+// buildAnchorIndex maps a first byte to the anchors starting with it (both
 // cases for case-insensitive anchors), so one pass over a text finds which
 // table entries can match at all.
-var anchorIndex = func() (idx [256][]anchorRef) {
+func buildAnchorIndex() (idx [256][]anchorRef) {
 	for i, t := range tokenTable {
 		for _, a := range t.anchors {
 			ref := anchorRef{anchor: a, kind: i, fold: t.fold}
@@ -77,13 +89,13 @@ var anchorIndex = func() (idx [256][]anchorRef) {
 		}
 	}
 	return idx
-}()
+}
 
-// anchorPairs holds the first two bytes of every anchor (in both cases for
+// buildAnchorPairs holds the first two bytes of every anchor (in both cases for
 // case-insensitive ones) as a bit set: a position whose two bytes are not in
 // it starts no anchor, which rules out nearly every position of ordinary
 // text with one lookup. Every anchor is at least two bytes long.
-var anchorPairs = func() (set [256][4]uint64) {
+func buildAnchorPairs() (set [256][4]uint64) {
 	for _, t := range tokenTable {
 		for _, a := range t.anchors {
 			for _, c0 := range caseVariants(a[0], t.fold) {
@@ -94,7 +106,7 @@ var anchorPairs = func() (set [256][4]uint64) {
 		}
 	}
 	return set
-}()
+}
 
 // caseVariants is c, and its other case when fold is set and c is a letter.
 func caseVariants(c byte, fold bool) []byte {
@@ -116,12 +128,13 @@ type anchorRef struct {
 
 // candidates marks the table entries whose anchors occur in s.
 func candidates(s string) (found [64]bool, any bool) {
+	a := anchorTables()
 	for i := 0; i+1 < len(s); i++ {
 		c0, c1 := s[i], s[i+1]
-		if anchorPairs[c0][c1>>6]&(1<<(c1&63)) == 0 {
+		if a.pairs[c0][c1>>6]&(1<<(c1&63)) == 0 {
 			continue
 		}
-		for _, r := range anchorIndex[c0] {
+		for _, r := range a.index[c0] {
 			if found[r.kind] || len(s)-i < len(r.anchor) {
 				continue
 			}
