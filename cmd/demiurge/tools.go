@@ -56,9 +56,7 @@ func withCatalog(c *cli.Context, fn func(h *toolhost.Host, cat *catalog.Catalog)
 	if err != nil {
 		return err
 	}
-	for _, w := range h.Warnings {
-		fmt.Fprintf(os.Stderr, "warning: %s\n", w)
-	}
+	printWarnings(h)
 	for _, d := range cat.Diagnostics() {
 		fmt.Fprintf(os.Stderr, "%s: %s\n", d.Level, d.Message)
 	}
@@ -144,6 +142,7 @@ func toolsCall(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	printWarnings(h)
 	out := turn.Call(ctx, dispatch.ToolCall{ID: "cli_1", Name: name, Args: []byte(args)})
 	if err := printOutcome(c, out); err != nil {
 		return err
@@ -152,6 +151,14 @@ func toolsCall(c *cli.Context) error {
 		return failed()
 	}
 	return nil
+}
+
+// printWarnings shows what assembling the catalog left out or read
+// conservatively, on stderr so that output stays clean for scripts.
+func printWarnings(h *toolhost.Host) {
+	for _, w := range h.Warnings {
+		fmt.Fprintf(os.Stderr, "warning: %s\n", w)
+	}
 }
 
 // readArgsFile reads arguments given as @FILE, with a bound well above

@@ -146,26 +146,28 @@ func (m *Manager) Describe(ctx context.Context, name string) (Description, error
 	return Description{DescribeResponse: inst.desc.DescribeResponse, Protocol: inst.desc.Protocol, SHA256: s.cand.Recorded}, nil
 }
 
-// DescribeAll describes the named plugins in parallel.
-func (m *Manager) DescribeAll(ctx context.Context, names []string) (map[string]Description, error) {
+// DescribeAll describes the named plugins in parallel. A plugin that
+// cannot be described has its error in the second map, so that one broken
+// plugin does not hide the others.
+func (m *Manager) DescribeAll(ctx context.Context, names []string) (map[string]Description, map[string]error) {
 	out := make(map[string]Description, len(names))
-	errs := make([]error, len(names))
+	errs := map[string]error{}
 	var mu sync.Mutex
 	var wg sync.WaitGroup
-	for i, n := range names {
+	for _, n := range names {
 		wg.Go(func() {
 			d, err := m.Describe(ctx, n)
+			mu.Lock()
+			defer mu.Unlock()
 			if err != nil {
-				errs[i] = err
+				errs[n] = err
 				return
 			}
-			mu.Lock()
 			out[n] = d
-			mu.Unlock()
 		})
 	}
 	wg.Wait()
-	return out, errors.Join(errs...)
+	return out, errs
 }
 
 // running returns a live instance, starting or restarting the plugin.

@@ -256,8 +256,8 @@ func TestHostServicesAnswerForActiveCallsOnly(t *testing.T) {
 
 func TestCloseKillsPluginProcesses(t *testing.T) {
 	m := newManager(t, pluginDir(t, "fixture", "textstats"), "")
-	if _, err := m.DescribeAll(context.Background(), []string{"fixture", "textstats"}); err != nil {
-		t.Fatal(err)
+	if _, errs := m.DescribeAll(context.Background(), []string{"fixture", "textstats"}); len(errs) > 0 {
+		t.Fatal(errs)
 	}
 	var pids []int
 	for _, st := range m.Statuses() {

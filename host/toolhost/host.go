@@ -225,13 +225,20 @@ func (h *Host) Catalog(ctx context.Context) (*catalog.Catalog, error) {
 	for i, c := range cands {
 		names[i] = c.Name
 	}
-	descs, err := h.Plugins.DescribeAll(ctx, names)
-	if err != nil {
-		return nil, err
-	}
+	descs, errs := h.Plugins.DescribeAll(ctx, names)
 	var sources []catalog.Source
 	var warnings []string
 	for _, c := range cands {
+		if err := errs[c.Name]; err != nil {
+			// A toolset the core declares is required; an installed
+			// plugin that cannot start is left out, and said so, so that
+			// one broken package does not take every tool away.
+			if c.Origin != plugins.OriginInstalled {
+				return nil, err
+			}
+			warnings = append(warnings, fmt.Sprintf("installed toolset %s is left out of the catalog: %v", c.Name, err))
+			continue
+		}
 		src, w := pluginSource(c, descs[c.Name], dispatch.PluginAdapter{Manager: h.Plugins, Toolset: c.Name})
 		warnings = append(warnings, w...)
 		sources = append(sources, src)

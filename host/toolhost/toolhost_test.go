@@ -212,3 +212,32 @@ func TestUnreadableMetadataFailsClosed(t *testing.T) {
 		t.Fatalf("warnings = %q", h.Warnings)
 	}
 }
+
+func TestABrokenInstalledToolsetCostsOnlyItsOwnTools(t *testing.T) {
+	state := t.TempDir()
+	install(t, state, "textstats")
+	bin := filepath.Join(InstalledPluginDir(state), plugins.BinaryPrefix+"textstats")
+	f, err := os.OpenFile(bin, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("tampered")
+	f.Close()
+	h, err := open(t, "", state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat, err := h.Catalog(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := cat.Lookup("text_stats"); ok {
+		t.Fatal("a refused plugin's tool is in the catalog")
+	}
+	if _, ok := cat.Lookup("read_file"); !ok {
+		t.Fatal("the built-in tools went missing")
+	}
+	if w := strings.Join(h.Warnings, "\n"); !strings.Contains(w, "textstats is left out") {
+		t.Fatalf("warnings = %q", w)
+	}
+}
