@@ -70,43 +70,9 @@ func appendJSON(b []byte, v any, depth int) ([]byte, error) {
 		}
 		return append(b, ']'), nil
 	case map[string]any:
-		if v == nil {
-			return append(b, "null"...), nil
-		}
-		keys := make([]string, 0, len(v))
-		for k := range v {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		b = append(b, '{')
-		for i, k := range keys {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = append(appendJSONString(b, k), ':')
-			var err error
-			if b, err = appendJSON(b, v[k], depth+1); err != nil {
-				return nil, err
-			}
-		}
-		return append(b, '}'), nil
+		return appendObject(b, v, func(b []byte, e any) ([]byte, error) { return appendJSON(b, e, depth+1) })
 	case map[string]string:
-		if v == nil {
-			return append(b, "null"...), nil
-		}
-		keys := make([]string, 0, len(v))
-		for k := range v {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		b = append(b, '{')
-		for i, k := range keys {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendJSONString(append(appendJSONString(b, k), ':'), v[k])
-		}
-		return append(b, '}'), nil
+		return appendObject(b, v, func(b []byte, e string) ([]byte, error) { return appendJSONString(b, e), nil })
 	}
 	// Floats, structs, named types, marshalers: json.Marshal knows best.
 	return appendMarshalled(b, v)
@@ -173,4 +139,28 @@ func appendJSONString(b []byte, s string) []byte {
 	}
 	b = append(b, s[start:]...)
 	return append(b, '"')
+}
+
+// appendObject writes a map as a JSON object with sorted keys, as
+// encoding/json does.
+func appendObject[V any](b []byte, m map[string]V, value func([]byte, V) ([]byte, error)) ([]byte, error) {
+	if m == nil {
+		return append(b, "null"...), nil
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	b = append(b, '{')
+	for i, k := range keys {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		var err error
+		if b, err = value(append(appendJSONString(b, k), ':'), m[k]); err != nil {
+			return nil, err
+		}
+	}
+	return append(b, '}'), nil
 }
