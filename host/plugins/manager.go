@@ -270,67 +270,6 @@ func (m *Manager) callError(ctx context.Context, inst *instance, name string, er
 	return fmt.Errorf("toolset plugin %s: %w", name, err)
 }
 
-// Status is one plugin's state for `plugins list`.
-type Status struct {
-	Name     string `json:"name"`
-	Path     string `json:"path"`
-	Origin   Origin `json:"origin"`
-	Version  string `json:"version,omitempty"`
-	Protocol string `json:"protocol,omitempty"`
-	SHA256   string `json:"sha256,omitempty"`
-	Tools    int    `json:"tools"`
-	// State is running, stopped, cached, not started, or refused.
-	State string `json:"state"`
-	PID   int    `json:"pid,omitempty"`
-	Error string `json:"error,omitempty"`
-}
-
-// Statuses reports every discovered plugin without starting any.
-func (m *Manager) Statuses() []Status {
-	var out []Status
-	for _, c := range m.cands {
-		s := m.byName[c.Name]
-		st := Status{Name: c.Name, Path: c.Path, Origin: c.Origin, SHA256: c.Recorded, State: "not started"}
-		s.mu.Lock()
-		var d described
-		switch {
-		case c.Problem != "":
-			st.State, st.Error = "refused", c.Problem
-		case s.inst != nil && !s.inst.exited():
-			st.State, st.PID, d = "running", s.inst.pid, s.inst.desc
-		case s.lastErr != nil:
-			st.State, st.Error = "refused", s.lastErr.Error()
-		default:
-			if cached, ok := m.cache.load(c.Recorded, c.Path); ok {
-				st.State, d = "described (cached)", cached
-			}
-		}
-		s.mu.Unlock()
-		if d.DescribeResponse != nil {
-			st.Version, st.Tools = d.GetVersion(), len(d.GetTools())
-			st.Protocol = fmt.Sprintf("%d.%d", d.Protocol, d.GetProtocolMinor())
-		}
-		out = append(out, st)
-	}
-	return out
-}
-
-// Verify hashes a plugin binary and compares it with the recorded sum.
-func (m *Manager) Verify(name string) (actual string, ok bool, err error) {
-	s, err := m.get(name)
-	if err != nil {
-		return "", false, err
-	}
-	if s.cand.Problem != "" {
-		return "", false, errors.New(s.cand.Problem)
-	}
-	actual, err = fileSHA256(s.cand.Path)
-	if err != nil {
-		return "", false, err
-	}
-	return actual, actual == s.cand.Recorded, nil
-}
-
 // Close stops every plugin and its process group. Calls after Close fail.
 func (m *Manager) Close() {
 	m.closeMu.Lock()
