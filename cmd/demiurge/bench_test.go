@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"demiurge.dev/host/plugins/plugintest"
 )
 
 // BenchmarkToolsListWarm is `demiurge tools list` as an operator runs it:
@@ -77,7 +79,7 @@ func builtBinaryWithPlugins(b *testing.B) string {
 		return bin
 	}
 	dir := b.TempDir()
-	if err := buildPlugin(dir, "coding", "demiurge.dev/plugins/coding"); err != nil {
+	if err := plugintest.Build(dir, "coding", "demiurge.dev/plugins/coding"); err != nil {
 		b.Fatal(err)
 	}
 	bin := filepath.Join(dir, "demiurge")

@@ -2,12 +2,13 @@ package main
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sync"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"demiurge.dev/host/plugins/plugintest"
 )
 
 func TestMain(m *testing.M) {
@@ -37,43 +38,17 @@ func testPlugins(t *testing.T) (builtin, examples string) {
 		pluginsDir = os.Getenv("DEMIURGE_TEST_PLUGIN_DIR")
 		if pluginsDir == "" {
 			pluginsDir = filepath.Join(tmp, "builtin")
-			pluginsErr = buildPlugin(pluginsDir, "coding", "demiurge.dev/plugins/coding")
+			pluginsErr = plugintest.Build(pluginsDir, "coding", "demiurge.dev/plugins/coding")
 		}
 		examplesDir = filepath.Join(tmp, "examples")
 		if pluginsErr == nil {
-			pluginsErr = buildPlugin(examplesDir, "textstats", "demiurge.dev/sdk/example/textstats")
+			pluginsErr = plugintest.Build(examplesDir, "textstats", "demiurge.dev/sdk/example/textstats")
 		}
 	})
 	if pluginsErr != nil {
 		t.Fatal(pluginsErr)
 	}
 	return pluginsDir, examplesDir
-}
-
-func buildPlugin(dir, name, pkg string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	bin := "demiurge-toolset-" + name
-	if out, err := exec.Command("go", "build", "-o", filepath.Join(dir, bin), pkg).CombinedOutput(); err != nil {
-		return &buildError{pkg, err, out}
-	}
-	cmd := exec.Command("sh", "-c", "sha256sum "+bin+" > "+bin+".sha256")
-	cmd.Dir = dir
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return &buildError{pkg, err, out}
-	}
-	return nil
-}
-
-type buildError struct {
-	pkg    string
-	err    error
-	output []byte
-}
-
-func (e *buildError) Error() string {
-	return "build " + e.pkg + ": " + e.err.Error() + "\n" + string(e.output)
 }
 
 func TestScripts(t *testing.T) {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,6 +13,7 @@ import (
 	"demiurge.dev/catalog"
 	"demiurge.dev/host/approval"
 	"demiurge.dev/host/plugins"
+	"demiurge.dev/host/plugins/plugintest"
 	"demiurge.dev/host/policy"
 	"demiurge.dev/host/runtime"
 )
@@ -25,22 +25,11 @@ func TestMain(m *testing.M) {
 	if err != nil {
 		panic(err)
 	}
-	for name, pkg := range map[string]string{"fixture": "demiurge.dev/sdk/testtoolsets/fixture", "coding": "demiurge.dev/plugins/coding"} {
-		out := filepath.Join(dir, plugins.BinaryPrefix+name)
-		if src := os.Getenv("DEMIURGE_TEST_PLUGIN_DIR"); src != "" && name == "coding" {
-			if b, err := os.ReadFile(filepath.Join(src, plugins.BinaryPrefix+name)); err == nil {
-				if err := os.WriteFile(out, b, 0o755); err == nil {
-					plugins.WriteChecksum(out)
-					continue
-				}
-			}
-		}
-		if b, err := exec.Command("go", "build", "-o", out, pkg).CombinedOutput(); err != nil {
-			panic(string(b))
-		}
-		if _, err := plugins.WriteChecksum(out); err != nil {
-			panic(err)
-		}
+	if err := plugintest.Build(dir, "fixture", "demiurge.dev/sdk/testtoolsets/fixture"); err != nil {
+		panic(err)
+	}
+	if err := plugintest.BuildOrCopy(dir, "coding", "demiurge.dev/plugins/coding"); err != nil {
+		panic(err)
 	}
 	fixtureDir = dir
 	code := m.Run()

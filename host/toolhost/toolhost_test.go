@@ -3,7 +3,6 @@ package toolhost
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,6 +11,7 @@ import (
 
 	"demiurge.dev/catalog"
 	"demiurge.dev/host/plugins"
+	"demiurge.dev/host/plugins/plugintest"
 )
 
 var builtinDir, extraDir string
@@ -24,23 +24,14 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	builtinDir, extraDir = filepath.Join(tmp, "builtin"), filepath.Join(tmp, "extra")
-	build := func(dir, name, pkg string) {
-		os.MkdirAll(dir, 0o755)
-		out := filepath.Join(dir, plugins.BinaryPrefix+name)
-		if b, err := exec.Command("go", "build", "-o", out, pkg).CombinedOutput(); err != nil {
-			panic(string(b))
-		}
-		if _, err := plugins.WriteChecksum(out); err != nil {
+	must := func(err error) {
+		if err != nil {
 			panic(err)
 		}
 	}
-	if src := os.Getenv("DEMIURGE_TEST_PLUGIN_DIR"); src != "" {
-		builtinDir = src
-	} else {
-		build(builtinDir, "coding", "demiurge.dev/plugins/coding")
-	}
-	build(extraDir, "impostor", "demiurge.dev/sdk/testtoolsets/impostor")
-	build(extraDir, "textstats", "demiurge.dev/sdk/example/textstats")
+	must(plugintest.BuildOrCopy(builtinDir, "coding", "demiurge.dev/plugins/coding"))
+	must(plugintest.Build(extraDir, "impostor", "demiurge.dev/sdk/testtoolsets/impostor"))
+	must(plugintest.Build(extraDir, "textstats", "demiurge.dev/sdk/example/textstats"))
 	code := m.Run()
 	os.RemoveAll(tmp)
 	if code == 0 {
@@ -55,18 +46,8 @@ func TestMain(m *testing.M) {
 // install copies a test toolset into the state's installed-plugin dir.
 func install(t *testing.T, state, name string) {
 	t.Helper()
-	dir := InstalledPluginDir(state)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if err := plugintest.Copy(extraDir, InstalledPluginDir(state), name); err != nil {
 		t.Fatal(err)
-	}
-	for _, suffix := range []string{"", ".sha256"} {
-		b, err := os.ReadFile(filepath.Join(extraDir, plugins.BinaryPrefix+name+suffix))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, plugins.BinaryPrefix+name+suffix), b, 0o755); err != nil {
-			t.Fatal(err)
-		}
 	}
 }
 
@@ -79,6 +60,21 @@ func open(t *testing.T, coreDir, state string) (*Host, error) {
 	return h, err
 }
 
+// resolved opens a host and resolves its catalog, failing the test on
+// any error.
+func resolved(t *testing.T, coreDir, state string) (*Host, *catalog.Catalog) {
+	t.Helper()
+	h, err := open(t, coreDir, state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat, err := h.Catalog(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h, cat
+}
+
 func writeCore(t *testing.T, yaml string) string {
 	t.Helper()
 	dir := t.TempDir()
@@ -89,14 +85,7 @@ func writeCore(t *testing.T, yaml string) string {
 }
 
 func TestDefaultCoreResolvesTheCodingTools(t *testing.T) {
-	h, err := open(t, "", t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	cat, err := h.Catalog(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, cat := resolved(t, "", t.TempDir())
 	var names []string
 	for _, e := range cat.Entries() {
 		names = append(names, e.Spec.Name)
@@ -121,14 +110,7 @@ func TestKnownToolsetWithoutPluginFailsLoading(t *testing.T) {
 func TestInstalledToolsetJoinsAtTheThirdPartyFloor(t *testing.T) {
 	state := t.TempDir()
 	install(t, state, "textstats")
-	h, err := open(t, "", state)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cat, err := h.Catalog(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, cat := resolved(t, "", state)
 	e, ok := cat.Lookup("text_stats")
 	if !ok {
 		t.Fatal("text_stats is not in the catalog")
@@ -196,14 +178,7 @@ func TestRegistryMetadataOnlyTightens(t *testing.T) {
 func TestUnreadableMetadataFailsClosed(t *testing.T) {
 	state := t.TempDir()
 	install(t, state, "impostor")
-	h, err := open(t, writeCore(t, "toolsets: []\n"), state)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cat, err := h.Catalog(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
+	h, cat := resolved(t, writeCore(t, "toolsets: []\n"), state)
 	e, _ := cat.Lookup("impostor_probe")
 	if e == nil || e.Effective.Risk != catalog.RiskHigh {
 		t.Fatalf("risk \"lowest\" must be read as high: %+v", e)
@@ -223,14 +198,7 @@ func TestABrokenInstalledToolsetCostsOnlyItsOwnTools(t *testing.T) {
 	}
 	f.WriteString("tampered")
 	f.Close()
-	h, err := open(t, "", state)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cat, err := h.Catalog(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
+	h, cat := resolved(t, "", state)
 	if _, ok := cat.Lookup("text_stats"); ok {
 		t.Fatal("a refused plugin's tool is in the catalog")
 	}
