@@ -835,9 +835,18 @@ type EffectRequest struct {
 	SessionId string            `protobuf:"bytes,8,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
 	TurnId    string            `protobuf:"bytes,9,opt,name=turn_id,json=turnId,proto3" json:"turn_id,omitempty"`
 	// Deadline for the call in milliseconds; 0 means none beyond the context.
-	TimeoutMs     int64 `protobuf:"varint,10,opt,name=timeout_ms,json=timeoutMs,proto3" json:"timeout_ms,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	TimeoutMs int64 `protobuf:"varint,10,opt,name=timeout_ms,json=timeoutMs,proto3" json:"timeout_ms,omitempty"`
+	// The environment of a command the call starts, as KEY=VALUE, built by
+	// the host from its allowlist and the approved overlay. A plugin never
+	// gives a child its own environment. Bound secrets are not in it: they
+	// travel only in secrets and are added by target.
+	Env []string `protobuf:"bytes,11,rep,name=env,proto3" json:"env,omitempty"`
+	// Milliseconds from the moment the plugin receives the call until the
+	// earliest secret binding expires; the plugin ends the command's process
+	// tree then. 0 means no binding expires.
+	SecretsExpireMs int64 `protobuf:"varint,12,opt,name=secrets_expire_ms,json=secretsExpireMs,proto3" json:"secrets_expire_ms,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
 }
 
 func (x *EffectRequest) Reset() {
@@ -936,6 +945,20 @@ func (x *EffectRequest) GetTurnId() string {
 func (x *EffectRequest) GetTimeoutMs() int64 {
 	if x != nil {
 		return x.TimeoutMs
+	}
+	return 0
+}
+
+func (x *EffectRequest) GetEnv() []string {
+	if x != nil {
+		return x.Env
+	}
+	return nil
+}
+
+func (x *EffectRequest) GetSecretsExpireMs() int64 {
+	if x != nil {
+		return x.SecretsExpireMs
 	}
 	return 0
 }
@@ -1758,7 +1781,7 @@ const file_demiurge_toolset_v1_toolset_proto_rawDesc = "" +
 	"\x11ConfigureResponse\"T\n" +
 	"\tPathGrant\x12\x12\n" +
 	"\x04path\x18\x01 \x01(\tR\x04path\x123\n" +
-	"\x06access\x18\x02 \x01(\x0e2\x1b.demiurge.toolset.v1.AccessR\x06access\"\xbf\x03\n" +
+	"\x06access\x18\x02 \x01(\x0e2\x1b.demiurge.toolset.v1.AccessR\x06access\"\xfd\x03\n" +
 	"\rEffectRequest\x12#\n" +
 	"\rinvocation_id\x18\x01 \x01(\tR\finvocationId\x12\x12\n" +
 	"\x04tool\x18\x02 \x01(\tR\x04tool\x12\x1c\n" +
@@ -1772,7 +1795,9 @@ const file_demiurge_toolset_v1_toolset_proto_rawDesc = "" +
 	"\aturn_id\x18\t \x01(\tR\x06turnId\x12\x1d\n" +
 	"\n" +
 	"timeout_ms\x18\n" +
-	" \x01(\x03R\ttimeoutMs\x1a:\n" +
+	" \x01(\x03R\ttimeoutMs\x12\x10\n" +
+	"\x03env\x18\v \x03(\tR\x03env\x12*\n" +
+	"\x11secrets_expire_ms\x18\f \x01(\x03R\x0fsecretsExpireMs\x1a:\n" +
 	"\fSecretsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\x8a\x02\n" +
