@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/hashicorp/go-hclog"
 
@@ -34,7 +35,13 @@ type Context struct {
 	TurnID       string
 	// Secrets are exact values bound to this call only, by target name.
 	Secrets map[string]string
-	Log     hclog.Logger
+	// Env is the environment the host built for a command this call
+	// starts (KEY=VALUE). A tool never gives a child its own environment.
+	Env []string
+	// SecretsExpire is how long after the call arrived the earliest secret
+	// binding expires; 0 when none does.
+	SecretsExpire time.Duration
+	Log           hclog.Logger
 
 	send func(*toolsetv1.InvokeEvent) error
 	host func() (toolsetv1.HostServicesClient, error)

@@ -137,7 +137,8 @@ func (s *server) callContext(ctx context.Context, req *toolsetv1.EffectRequest, 
 		Context: ctx, InvocationID: req.GetInvocationId(), Tool: req.GetTool(),
 		Workspace: req.GetWorkspace(), ArtifactRoot: req.GetArtifactRoot(),
 		SessionID: req.GetSessionId(), TurnID: req.GetTurnId(),
-		Secrets: req.GetSecrets(), Log: s.log.With("tool", req.GetTool(), "invocation", req.GetInvocationId()),
+		Secrets: req.GetSecrets(), Env: req.GetEnv(), SecretsExpire: time.Duration(req.GetSecretsExpireMs()) * time.Millisecond,
+		Log:  s.log.With("tool", req.GetTool(), "invocation", req.GetInvocationId()),
 		send: send, host: s.hostClient,
 	}
 	for _, g := range req.GetGrants() {
