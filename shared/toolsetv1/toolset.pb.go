@@ -241,11 +241,15 @@ type ToolSpec struct {
 	Name        string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
 	Description string                 `protobuf:"bytes,2,opt,name=description,proto3" json:"description,omitempty"`
 	// JSON Schema of the arguments, as JSON text.
-	InputSchema   []byte     `protobuf:"bytes,3,opt,name=input_schema,json=inputSchema,proto3" json:"input_schema,omitempty"`
-	Metadata      *Metadata  `protobuf:"bytes,4,opt,name=metadata,proto3" json:"metadata,omitempty"`
-	Effect        Effect     `protobuf:"varint,5,opt,name=effect,proto3,enum=demiurge.toolset.v1.Effect" json:"effect,omitempty"`
-	Subjects      []*Subject `protobuf:"bytes,6,rep,name=subjects,proto3" json:"subjects,omitempty"`
-	HasPrecheck   bool       `protobuf:"varint,7,opt,name=has_precheck,json=hasPrecheck,proto3" json:"has_precheck,omitempty"`
+	InputSchema []byte     `protobuf:"bytes,3,opt,name=input_schema,json=inputSchema,proto3" json:"input_schema,omitempty"`
+	Metadata    *Metadata  `protobuf:"bytes,4,opt,name=metadata,proto3" json:"metadata,omitempty"`
+	Effect      Effect     `protobuf:"varint,5,opt,name=effect,proto3,enum=demiurge.toolset.v1.Effect" json:"effect,omitempty"`
+	Subjects    []*Subject `protobuf:"bytes,6,rep,name=subjects,proto3" json:"subjects,omitempty"`
+	HasPrecheck bool       `protobuf:"varint,7,opt,name=has_precheck,json=hasPrecheck,proto3" json:"has_precheck,omitempty"`
+	// Fields 30-39 belong to the authored-tool runtime.
+	// source_file is the absolute path of the file that declares the tool
+	// (an authored tool's tool.yaml), for provenance; "" when none.
+	SourceFile    string `protobuf:"bytes,30,opt,name=source_file,json=sourceFile,proto3" json:"source_file,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -327,6 +331,13 @@ func (x *ToolSpec) GetHasPrecheck() bool {
 		return x.HasPrecheck
 	}
 	return false
+}
+
+func (x *ToolSpec) GetSourceFile() string {
+	if x != nil {
+		return x.SourceFile
+	}
+	return ""
 }
 
 // Registry metadata. The host may make it stricter, never looser.
@@ -688,8 +699,14 @@ func (x *UrlSubject) GetArgument() string {
 type ConfigureRequest struct {
 	state                protoimpl.MessageState `protogen:"open.v1"`
 	HostServicesBrokerId uint32                 `protobuf:"varint,1,opt,name=host_services_broker_id,json=hostServicesBrokerId,proto3" json:"host_services_broker_id,omitempty"`
-	unknownFields        protoimpl.UnknownFields
-	sizeCache            protoimpl.SizeCache
+	// Fields 30-39 belong to the authored-tool runtime, whose tools depend
+	// on the core: tools_root is the core's resolved slots.tools directory
+	// ("" means no authored tools) and core_dir the core directory that an
+	// authored tool's slot path is relative to.
+	ToolsRoot     string `protobuf:"bytes,30,opt,name=tools_root,json=toolsRoot,proto3" json:"tools_root,omitempty"`
+	CoreDir       string `protobuf:"bytes,31,opt,name=core_dir,json=coreDir,proto3" json:"core_dir,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ConfigureRequest) Reset() {
@@ -727,6 +744,20 @@ func (x *ConfigureRequest) GetHostServicesBrokerId() uint32 {
 		return x.HostServicesBrokerId
 	}
 	return 0
+}
+
+func (x *ConfigureRequest) GetToolsRoot() string {
+	if x != nil {
+		return x.ToolsRoot
+	}
+	return ""
+}
+
+func (x *ConfigureRequest) GetCoreDir() string {
+	if x != nil {
+		return x.CoreDir
+	}
+	return ""
 }
 
 type ConfigureResponse struct {
@@ -1741,7 +1772,7 @@ const file_demiurge_toolset_v1_toolset_proto_rawDesc = "" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\tR\aversion\x12%\n" +
 	"\x0eprotocol_minor\x18\x03 \x01(\rR\rprotocolMinor\x123\n" +
-	"\x05tools\x18\x04 \x03(\v2\x1d.demiurge.toolset.v1.ToolSpecR\x05tools\"\xb0\x02\n" +
+	"\x05tools\x18\x04 \x03(\v2\x1d.demiurge.toolset.v1.ToolSpecR\x05tools\"\xd1\x02\n" +
 	"\bToolSpec\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12 \n" +
 	"\vdescription\x18\x02 \x01(\tR\vdescription\x12!\n" +
@@ -1749,7 +1780,9 @@ const file_demiurge_toolset_v1_toolset_proto_rawDesc = "" +
 	"\bmetadata\x18\x04 \x01(\v2\x1d.demiurge.toolset.v1.MetadataR\bmetadata\x123\n" +
 	"\x06effect\x18\x05 \x01(\x0e2\x1b.demiurge.toolset.v1.EffectR\x06effect\x128\n" +
 	"\bsubjects\x18\x06 \x03(\v2\x1c.demiurge.toolset.v1.SubjectR\bsubjects\x12!\n" +
-	"\fhas_precheck\x18\a \x01(\bR\vhasPrecheck\"\xe2\x01\n" +
+	"\fhas_precheck\x18\a \x01(\bR\vhasPrecheck\x12\x1f\n" +
+	"\vsource_file\x18\x1e \x01(\tR\n" +
+	"sourceFile\"\xe2\x01\n" +
 	"\bMetadata\x12\x12\n" +
 	"\x04risk\x18\x01 \x01(\tR\x04risk\x12\x1e\n" +
 	"\n" +
@@ -1775,9 +1808,12 @@ const file_demiurge_toolset_v1_toolset_proto_rawDesc = "" +
 	"\x10timeout_argument\x18\x05 \x01(\tR\x0ftimeoutArgument\"(\n" +
 	"\n" +
 	"UrlSubject\x12\x1a\n" +
-	"\bargument\x18\x01 \x01(\tR\bargument\"I\n" +
+	"\bargument\x18\x01 \x01(\tR\bargument\"\x83\x01\n" +
 	"\x10ConfigureRequest\x125\n" +
-	"\x17host_services_broker_id\x18\x01 \x01(\rR\x14hostServicesBrokerId\"\x13\n" +
+	"\x17host_services_broker_id\x18\x01 \x01(\rR\x14hostServicesBrokerId\x12\x1d\n" +
+	"\n" +
+	"tools_root\x18\x1e \x01(\tR\ttoolsRoot\x12\x19\n" +
+	"\bcore_dir\x18\x1f \x01(\tR\acoreDir\"\x13\n" +
 	"\x11ConfigureResponse\"T\n" +
 	"\tPathGrant\x12\x12\n" +
 	"\x04path\x18\x01 \x01(\tR\x04path\x123\n" +
