@@ -75,7 +75,7 @@ func (g *guard) RoundTrip(req *http.Request) (*http.Response, error) {
 	if req.URL.User != nil {
 		origin := OriginSummary(req.URL.String())
 		g.p.report(Decision{Phase: phase, Origin: origin, Class: "userinfo", Reason: "URL credentials are not allowed"})
-		return fail(refused(origin, "userinfo", "URLs with credentials (user:password@) are not allowed; pass credentials another way"))
+		return fail(refused(origin, "userinfo", "URLs with embedded credentials (userinfo) are not allowed; pass credentials another way"))
 	}
 	t, addrs, err := g.p.Verify(req.Context(), req.URL.String())
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/netip"
 	"strings"
+	"unicode/utf8"
 
 	"golang.org/x/net/idna"
 )
@@ -38,6 +39,9 @@ func normaliseHost(host string, bracketed bool) (string, netip.Addr, error) {
 			return "", netip.Addr{}, errors.New("IPv6 zone identifiers are not allowed")
 		}
 		return addr.String(), addr, nil
+	}
+	if !utf8.ValidString(host) || strings.ContainsRune(host, utf8.RuneError) {
+		return "", netip.Addr{}, errors.New("the host is not valid UTF-8")
 	}
 	ascii, err := idnaProfile.ToASCII(host)
 	if err != nil {

@@ -88,7 +88,7 @@ func Parse(rawURL string) (Target, error) {
 		return Target{}, refused(origin, "scheme", "only http and https URLs are allowed")
 	}
 	if u.User != nil || strings.Contains(auth, "@") {
-		return Target{}, refused(origin, "userinfo", "URLs with credentials (user:password@) are not allowed; pass credentials another way")
+		return Target{}, refused(origin, "userinfo", "URLs with embedded credentials (userinfo) are not allowed; pass credentials another way")
 	}
 	if u.Opaque != "" || u.Host == "" {
 		return Target{}, refused(origin, "invalid-url", "the URL has no host")

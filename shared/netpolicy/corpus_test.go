@@ -1,0 +1,307 @@
+package netpolicy
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// corpusResolver maps the corpus's names; anything else is NXDOMAIN.
+var corpusResolver = mapResolver{
+	"loop.test":      {"127.0.0.1"},
+	"loop6.test":     {"::1"},
+	"mapped.test":    {"::ffff:127.0.0.1"},
+	"mixed.test":     {"93.184.215.14", "127.0.0.1"},
+	"mixed2.test":    {"127.0.0.1", "8.8.8.8"},
+	"mixed6.test":    {"2606:4700::1111", "fe80::1"},
+	"nat64.test":     {"64:ff9b::7f00:1"},
+	"sixtofour.test": {"2002:7f00:1::1"},
+	"compat.test":    {"::7f00:1"},
+	"zero.test":      {"0.0.0.0"},
+	"zero6.test":     {"::ffff:0.0.0.0"},
+	"empty.test":     {},
+	"meta.test":      {"169.254.169.254"},
+	"meta6.test":     {"fd00:ec2::254"},
+	"priv.test":      {"192.168.1.1"},
+	"cgnat.test":     {"100.64.1.1"},
+	"ula.test":       {"fd12::1"},
+	"bcast.test":     {"255.255.255.255"},
+	"mcast.test":     {"239.1.1.1"},
+	"site.test":      {"127.0.0.1"},
+	"mixedpriv.test": {"127.0.0.1", "10.0.0.1"},
+}
+
+// refusedForms are URL forms that must never connect. {P} is the port of
+// the counting loopback listener, so a form the policy wrongly accepted
+// would show up as an accepted connection there.
+var refusedForms = []string{
+	"http://127.0.0.1:{P}/",
+	"http://127.1:{P}/",
+	"http://127.0.1:{P}/",
+	"http://2130706433:{P}/",
+	"http://2130706433.:{P}/",
+	"http://0x7f000001:{P}/",
+	"http://0x7f.1:{P}/",
+	"http://0x7f.1.:{P}/",
+	"http://0x7f.0.0.1:{P}/",
+	"http://0X7F.0X0.0X0.0X1:{P}/",
+	"http://0177.0.0.1:{P}/",
+	"http://0177.1:{P}/",
+	"http://017700000001:{P}/",
+	"http://0000000177.0.0.1:{P}/",
+	"http://127.000.000.001:{P}/",
+	"http://127.0.0.1.:{P}/",
+	"http://①②⑦.0.0.1:{P}/",
+	"http://127。0。0。1:{P}/",
+	"http://１２７.０.０.１:{P}/",
+	"https://127.0.0.1:{P}/",
+	"http://127.0.0.1:0{P}/",
+	"http://[::1]:{P}/",
+	"http://[0:0:0:0:0:0:0:1]:{P}/",
+	"http://[::ffff:127.0.0.1]:{P}/",
+	"http://[::ffff:7f00:1]:{P}/",
+	"http://[0:0:0:0:0:ffff:127.0.0.1]:{P}/",
+	"http://[::127.0.0.1]:{P}/",
+	"http://[64:ff9b::127.0.0.1]:{P}/",
+	"http://[2002:7f00:1::]:{P}/",
+	"http://[2001:0:4136:e378:8000:63bf:80ff:fffe]:{P}/",
+	"http://[::ffff:0.0.0.0]:{P}/",
+	"http://[::]:{P}/",
+	"http://0:{P}/",
+	"http://0x0:{P}/",
+	"http://0.0.0.0:{P}/",
+	"http://localhost:{P}/",
+	"http://LOCALHOST:{P}/",
+	"http://localhost.:{P}/",
+	"http://sub.localhost:{P}/",
+	"http://loop.test:{P}/",
+	"http://LoOp.TeSt:{P}/",
+	"http://loop.test.:{P}/",
+	"http://loop6.test:{P}/",
+	"http://mapped.test:{P}/",
+	"http://mixed.test:{P}/",
+	"http://mixed2.test:{P}/",
+	"http://mixed6.test:{P}/",
+	"http://nat64.test:{P}/",
+	"http://sixtofour.test:{P}/",
+	"http://compat.test:{P}/",
+	"http://zero.test:{P}/",
+	"http://zero6.test:{P}/",
+	"http://empty.test:{P}/",
+	"http://nxdomain.test:{P}/",
+	"http://user:pw@127.0.0.1:{P}/",
+	"http://user@loop.test:{P}/",
+	"http://public.test:{P}@127.0.0.1:{P}/",
+	"http://public.test\\@127.0.0.1:{P}/",
+	"http://127.0.0.1:{P}\\@public.test/",
+	"http://127.0.0.1:{P}#@public.test/",
+	"http://127.0.0.1:{P}?@public.test/",
+	"http://127.0.0.1:{P}/@public.test",
+	"ftp://127.0.0.1:{P}/",
+	"gopher://127.0.0.1:{P}/",
+	"ws://127.0.0.1:{P}/",
+	"file:///etc/passwd",
+	"http:/127.0.0.1:{P}/",
+	"http:127.0.0.1:{P}/",
+	"http://127.0.0.1%00.public.test:{P}/",
+	"http://%6c%6f%63%61%6c%68%6f%73%74:{P}/",
+	"http://[fe80::1%25lo]:{P}/",
+	"http://[::1%25lo]:{P}/",
+	"http://127.0.0.1 :{P}/",
+	"http://10.0.0.1:{P}/",
+	"http://172.16.0.1:{P}/",
+	"http://192.168.0.1:{P}/",
+	"http://169.254.169.254:{P}/latest/meta-data/",
+	"http://0xa9fea9fe:{P}/",
+	"http://2852039166:{P}/",
+	"http://0251.0376.0251.0376:{P}/",
+	"http://169.254.43518:{P}/",
+	"http://[::ffff:a9fe:a9fe]:{P}/",
+	"http://[::ffff:10.0.0.1]:{P}/",
+	"http://[fd00:ec2::254]:{P}/",
+	"http://100.100.100.200:{P}/",
+	"http://100.64.0.1:{P}/",
+	"http://224.0.0.1:{P}/",
+	"http://255.255.255.255:{P}/",
+	"http://240.0.0.1:{P}/",
+	"http://192.0.2.1:{P}/",
+	"http://198.18.0.1:{P}/",
+	"http://[fc00::1]:{P}/",
+	"http://[fe80::1]:{P}/",
+	"http://[ff02::1]:{P}/",
+	"http://[2001:db8::1]:{P}/",
+	"http://[64:ff9b::a9fe:a9fe]:{P}/",
+	"http://[2002:a9fe:a9fe::]:{P}/",
+	"http://meta.test:{P}/",
+	"http://meta6.test:{P}/",
+	"http://metadata.google.internal:{P}/",
+	"http://priv.test:{P}/",
+	"http://cgnat.test:{P}/",
+	"http://ula.test:{P}/",
+	"http://bcast.test:{P}/",
+	"http://mcast.test:{P}/",
+}
+
+// TestCorpusNeverConnects runs every refused form through the pinned client
+// of a production policy (no loopback allowance) and checks that each is
+// refused by the policy, that its message carries no userinfo or path, and
+// that the loopback listeners accepted no connection at all.
+func TestCorpusNeverConnects(t *testing.T) {
+	if len(refusedForms) < 80 {
+		t.Fatalf("corpus has %d forms; want at least 80", len(refusedForms))
+	}
+	v4 := listen(t, "tcp4", "127.0.0.1:0")
+	_, port, _ := strings.Cut(v4.Addr().String(), ":")
+	// The IPv6 loopback listener shares the port when it can.
+	v6 := listen(t, "tcp6", "[::1]:"+port)
+	for _, l := range []*countingListener{v4, v6} {
+		go func() {
+			for {
+				c, err := l.Accept()
+				if err != nil {
+					return
+				}
+				c.Close()
+			}
+		}()
+	}
+	p := New(Options{Resolver: corpusResolver, DialTimeout: time.Second})
+	client := p.Client()
+	defer client.CloseIdleConnections()
+	for _, form := range refusedForms {
+		raw := strings.ReplaceAll(form, "{P}", port)
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+		req, err := http.NewRequestWithContext(ctx, "GET", raw, nil)
+		if err == nil {
+			var resp *http.Response
+			resp, err = client.Do(req)
+			if resp != nil {
+				resp.Body.Close()
+			}
+		} else {
+			// net/http cannot even build it; the policy must agree.
+			if _, cerr := Check(raw); cerr == nil {
+				t.Errorf("%s: Check accepted what net/http refuses (%v)", raw, err)
+			}
+			cancel()
+			continue
+		}
+		cancel()
+		if !errors.Is(err, ErrRefused) {
+			t.Errorf("%s: err %v; want a policy refusal", raw, err)
+			continue
+		}
+		msg := SafeMessage(err)
+		if strings.Contains(msg, "pw") || strings.Contains(msg, "meta-data") || strings.Contains(msg, "@") {
+			t.Errorf("%s: message %q shows userinfo or path", raw, msg)
+		}
+	}
+	if n := v4.accepted.Load() + v6.accepted.Load(); n != 0 {
+		t.Fatalf("%d connections reached a refused loopback listener", n)
+	}
+}
+
+// TestRedirectsToRefusedTargets starts at an allowed loopback server (test
+// allowance on) and redirects to targets that stay refused; the landing
+// handler must never run and each refusal has the expected class.
+func TestRedirectsToRefusedTargets(t *testing.T) {
+	var landed atomic.Int64
+	mux := http.NewServeMux()
+	mux.HandleFunc("/r", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Location", r.URL.Query().Get("to"))
+		w.WriteHeader(http.StatusFound)
+	})
+	mux.HandleFunc("/loop-a", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/loop-b", http.StatusFound) })
+	mux.HandleFunc("/loop-b", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/loop-a", http.StatusFound) })
+	mux.HandleFunc("/chain/", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, r.URL.Path+"x", http.StatusFound)
+	})
+	mux.HandleFunc("/landing", func(w http.ResponseWriter, r *http.Request) { landed.Add(1) })
+	_, port := server(t, mux)
+	var log decisionLog
+	p := New(Options{Resolver: corpusResolver, AllowLoopbackForTests: true, DialTimeout: time.Second, OnDecision: log.add})
+	client := p.Client()
+	defer client.CloseIdleConnections()
+	base := "http://site.test:" + port
+	cases := []struct{ path, class string }{
+		{"/r?to=http://10.0.0.1:" + port + "/landing", ClassPrivate},
+		{"/r?to=http://169.254.169.254/latest/meta-data/", ClassMetadata},
+		{"/r?to=http://0xa9fea9fe/landing", ClassMetadata},
+		{"/r?to=http://[fd00:ec2::254]/landing", ClassMetadata},
+		{"/r?to=http://[::ffff:169.254.169.254]/landing", ClassMetadata},
+		{"/r?to=http://meta.test/landing", ClassMetadata},
+		{"/r?to=http://priv.test:" + port + "/landing", ClassPrivate},
+		{"/r?to=http://mixedpriv.test:" + port + "/landing", "mixed-answer"},
+		{"/r?to=http://nxdomain.test/landing", "dns-failure"},
+		{"/r?to=http://user:pw@site.test:" + port + "/landing", "userinfo"},
+		{"/r?to=ftp://site.test/landing", "scheme"},
+		{"/r?to=http://metadata.google.internal/landing", ClassMetadata},
+		{"/loop-a", "redirect-loop"},
+		{"/chain/x", "redirect"},
+	}
+	for _, c := range cases {
+		resp, err := client.Get(base + c.path)
+		if resp != nil {
+			resp.Body.Close()
+		}
+		var re *RefusedError
+		if !errors.As(err, &re) || re.Class != c.class {
+			t.Errorf("%s: err %v; want class %s", c.path, err, c.class)
+		}
+	}
+	if n := landed.Load(); n != 0 {
+		t.Errorf("landing reached %d times", n)
+	}
+	refusedHops := 0
+	for _, d := range log.all() {
+		if !d.Allowed {
+			refusedHops++
+		}
+		if strings.Contains(d.Origin, "meta-data") || strings.Contains(d.Origin, "pw@") {
+			t.Errorf("decision %+v shows a path or userinfo", d)
+		}
+	}
+	if refusedHops == 0 {
+		t.Error("no refused hop was reported to OnDecision")
+	}
+}
+
+func TestCheckRedirectDowngradeAndHeaders(t *testing.T) {
+	p := New(Options{})
+	first, _ := http.NewRequest("GET", "https://a.example/x", nil)
+	down, _ := http.NewRequest("GET", "http://a.example/y", nil)
+	var re *RefusedError
+	if err := p.checkRedirect(down, []*http.Request{first}); !errors.As(err, &re) || re.Class != "redirect" {
+		t.Errorf("https → http: %v; want a redirect refusal", err)
+	}
+	same, _ := http.NewRequest("GET", "https://a.example/z", nil)
+	same.Header.Set("Authorization", "Bearer t")
+	same.Header.Set("Referer", "https://a.example/x?token=1")
+	if err := p.checkRedirect(same, []*http.Request{first}); err != nil {
+		t.Fatal(err)
+	}
+	if same.Header.Get("Authorization") == "" || same.Header.Get("Referer") != "" {
+		t.Errorf("same-origin hop headers %v: want Authorization kept, Referer dropped", same.Header)
+	}
+	other, _ := http.NewRequest("GET", "https://b.example/z", nil)
+	other.Header.Set("Authorization", "Bearer t")
+	other.Header.Set("X-Session", "s")
+	other.Header.Set("Accept", "text/html")
+	if err := p.checkRedirect(other, []*http.Request{first}); err != nil {
+		t.Fatal(err)
+	}
+	if len(other.Header) != 1 || other.Header.Get("Accept") != "text/html" {
+		t.Errorf("cross-origin hop headers %v: want only Accept", other.Header)
+	}
+	many := make([]*http.Request, 6)
+	for i := range many {
+		many[i] = first
+	}
+	if err := New(Options{}).checkRedirect(other, many); !errors.As(err, &re) || re.Class != "redirect" {
+		t.Errorf("7th redirect: %v; want refused", err)
+	}
+}
