@@ -18,6 +18,9 @@ const (
 
 type appendReq struct {
 	value []byte
+	// apply, when set, is a write of another bucket (tasks, task_logs)
+	// that rides in the same group commit instead of an event.
+	apply func(tx *bolt.Tx) error
 	seq   uint64
 	err   error
 	done  chan struct{}
@@ -148,6 +151,12 @@ func (s *Store) commit(group []*appendReq) {
 	err := s.db.Update(func(tx *bolt.Tx) error {
 		b := tx.Bucket([]byte(BucketEvents))
 		for _, req := range group {
+			if req.apply != nil {
+				if err := req.apply(tx); err != nil {
+					return err
+				}
+				continue
+			}
 			seq, err := b.NextSequence()
 			if err != nil {
 				return err

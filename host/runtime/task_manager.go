@@ -1,0 +1,519 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"sync"
+	"time"
+)
+
+// flushEvery is how long output may wait in memory before it is written to
+// task_logs; maxPending is how much may wait before the writer of the
+// output waits for the write itself.
+const (
+	flushEvery = 100 * time.Millisecond
+	maxPending = 256 << 10
+	// maxStreams bounds the distinct stream names one task may use.
+	maxStreams = 8
+)
+
+// ErrManagerClosed is returned by Start once the manager is closing.
+var ErrManagerClosed = errors.New("the task manager is closed: the host is shutting down")
+
+// TaskSpec is what a new task is and who owns it.
+type TaskSpec struct {
+	Principal, Session string
+	Tool, CallID       string
+	// Summary is a short, already redacted description (the command).
+	Summary string
+}
+
+// TaskOutcome is how a task's work ended, as its runner saw it.
+type TaskOutcome struct {
+	Failed     bool
+	ReturnCode *int
+	ExitReason string
+	// Result is the final content, already redacted.
+	Result string
+	// Streams, when the tool reported them, replace the statistics
+	// counted from the output the host saw.
+	Streams map[string]StreamStats
+}
+
+// TaskRun does a task's work. It must return soon after ctx is cancelled.
+type TaskRun func(ctx context.Context, out *TaskOutput) TaskOutcome
+
+// TaskManager runs background tasks: it records them, stores their output,
+// seals and persists their end before publishing it, and answers queries
+// scoped to their owner. Every method is safe for concurrent use.
+type TaskManager struct {
+	store *Store
+	base  context.Context
+	stop  context.CancelFunc
+	wg    sync.WaitGroup
+
+	mu         sync.Mutex
+	live       map[string]*liveTask
+	closed     bool
+	onComplete func(Task)
+}
+
+// NewTaskManager starts a manager over store. Tasks that a crashed host
+// left queued or running are marked lost first and returned.
+func NewTaskManager(ctx context.Context, store *Store) (*TaskManager, []Task, error) {
+	lost, err := store.RecoverTasks(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	base, stop := context.WithCancel(context.Background())
+	return &TaskManager{store: store, base: base, stop: stop, live: map[string]*liveTask{}}, lost, nil
+}
+
+// OnComplete sets fn to be called once per task after its terminal state
+// is durable (the task's completion is published).
+func (m *TaskManager) OnComplete(fn func(Task)) {
+	m.mu.Lock()
+	m.onComplete = fn
+	m.mu.Unlock()
+}
+
+// liveTask is a task this process runs.
+type liveTask struct {
+	// id and owner never change; they are read without mu.
+	id     string
+	owner  Task
+	cancel context.CancelFunc
+	done   chan struct{} // closed when the end is durable: completion
+
+	mu      sync.Mutex
+	task    Task
+	streams map[string]*streamAcc
+	// sealed is the terminal state decided before the work returned
+	// (cancel, log failure); once set it is never changed.
+	sealed     TaskState
+	sealReason string
+	sealDetail string
+	finished   bool
+	seq        uint64
+	pending    []LogChunk
+	pendingLen int
+
+	flushMu sync.Mutex
+}
+
+// seal decides the task's end before its work has returned, and cancels
+// the work. The first seal wins; it reports whether this one did.
+func (lt *liveTask) seal(state TaskState, reason, detail string) bool {
+	lt.mu.Lock()
+	won := lt.sealed == "" && !lt.finished
+	if won {
+		lt.sealed, lt.sealReason, lt.sealDetail = state, reason, detail
+	}
+	lt.mu.Unlock()
+	lt.cancel()
+	return won
+}
+
+func (lt *liveTask) snapshot() Task {
+	lt.mu.Lock()
+	defer lt.mu.Unlock()
+	return lt.snapshotLocked()
+}
+
+func (lt *liveTask) snapshotLocked() Task {
+	t := lt.task
+	if lt.finished {
+		return t
+	}
+	if lt.sealed != "" {
+		t.State, t.ExitReason = lt.sealed, lt.sealReason
+	}
+	t.LogChunks = lt.seq
+	if len(lt.streams) > 0 {
+		t.Streams = make(map[string]StreamStats, len(lt.streams))
+		for name, acc := range lt.streams {
+			t.Streams[name] = acc.stats()
+		}
+	}
+	t.Artifacts = slices.Clone(t.Artifacts)
+	return t
+}
+
+// Start records a new task durably, starts run in a goroutine the manager
+// owns, and returns the queued task at once. ctx bounds only the record.
+func (m *TaskManager) Start(ctx context.Context, spec TaskSpec, run TaskRun) (Task, error) {
+	if spec.Principal == "" || spec.Session == "" {
+		return Task{}, errors.New("a task needs an owning principal and session")
+	}
+	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		return Task{}, ErrManagerClosed
+	}
+	m.wg.Add(1)
+	m.mu.Unlock()
+	t := Task{
+		ID: newTaskID(), Principal: spec.Principal, Session: spec.Session, Tool: spec.Tool,
+		CallID: spec.CallID, Summary: spec.Summary, State: TaskQueued, Created: time.Now().UTC(),
+	}
+	if err := m.store.createTask(ctx, t); err != nil {
+		m.wg.Done()
+		return Task{}, err
+	}
+	tctx, cancel := context.WithCancel(m.base)
+	lt := &liveTask{id: t.ID, owner: Task{Principal: t.Principal, Session: t.Session}, cancel: cancel, done: make(chan struct{}), task: t, streams: map[string]*streamAcc{}}
+	m.mu.Lock()
+	m.live[t.ID] = lt
+	closed := m.closed
+	m.mu.Unlock()
+	if closed {
+		// Close has already swept the live tasks: this one never runs.
+		lt.seal(TaskCancelled, ExitReasonHostClose, "")
+	}
+	go m.runTask(tctx, lt, run)
+	return t, nil
+}
+
+func (m *TaskManager) runTask(ctx context.Context, lt *liveTask, run TaskRun) {
+	defer m.wg.Done()
+	defer lt.cancel()
+	var out TaskOutcome
+	lt.mu.Lock()
+	sealed := lt.sealed != ""
+	lt.mu.Unlock()
+	if !sealed {
+		started := time.Now().UTC()
+		if err := m.store.markRunning(context.Background(), lt.id, started); err != nil {
+			out = TaskOutcome{Failed: true, ExitReason: ExitReasonError, Result: fmt.Sprintf("the task's start could not be recorded: %v", err)}
+		} else {
+			lt.mu.Lock()
+			lt.task.State, lt.task.Started = TaskRunning, started
+			lt.mu.Unlock()
+			stop, stopped := make(chan struct{}), make(chan struct{})
+			go m.flushLoop(lt, stop, stopped)
+			out = run(ctx, &TaskOutput{m: m, lt: lt})
+			close(stop)
+			<-stopped
+		}
+	}
+	m.flush(lt) // the rest; a failure seals the task as failed
+	final := lt.conclude(out)
+	written, err := m.store.finishTask(context.Background(), final)
+	switch {
+	case err != nil:
+		// Nothing durable says how it ended: publish the failure, and
+		// keep the task live so queries see it rather than the stale
+		// running record.
+		if final.ExitReason != ExitReasonLogFailed {
+			final.ExitReason = ExitReasonError
+		}
+		final.State = TaskFailed
+		final.Result = fmt.Sprintf("the task's end could not be recorded: %v", err)
+	case !written:
+		if cur, gerr := m.store.Task(TaskScope{Principal: final.Principal, Session: final.Session}, final.ID); gerr == nil {
+			final = cur
+		}
+	}
+	lt.mu.Lock()
+	lt.task, lt.finished = final, true
+	lt.mu.Unlock()
+	close(lt.done)
+	m.mu.Lock()
+	if err == nil {
+		delete(m.live, final.ID)
+	}
+	fn := m.onComplete
+	m.mu.Unlock()
+	if fn != nil {
+		fn(final)
+	}
+}
+
+// conclude fixes the task's terminal record from its work's outcome; a
+// seal decided earlier wins over what the work reported.
+func (lt *liveTask) conclude(out TaskOutcome) Task {
+	lt.mu.Lock()
+	defer lt.mu.Unlock()
+	t := lt.snapshotLocked()
+	t.Ended = time.Now().UTC()
+	t.ReturnCode, t.Result = out.ReturnCode, out.Result
+	if len(out.Streams) > 0 {
+		if t.Streams == nil {
+			t.Streams = map[string]StreamStats{}
+		}
+		maps.Copy(t.Streams, out.Streams)
+	}
+	switch {
+	case lt.sealed != "":
+		t.State, t.ExitReason = lt.sealed, lt.sealReason
+		if lt.sealDetail != "" {
+			t.Result = lt.sealDetail
+		}
+	case out.Failed:
+		t.State, t.ExitReason = TaskFailed, out.ExitReason
+	default:
+		t.State, t.ExitReason = TaskSucceeded, out.ExitReason
+	}
+	if t.ExitReason == "" && t.State == TaskFailed {
+		t.ExitReason = ExitReasonError
+	}
+	lt.sealed = t.State
+	return t
+}
+
+func (m *TaskManager) flushLoop(lt *liveTask, stop <-chan struct{}, stopped chan<- struct{}) {
+	defer close(stopped)
+	tick := time.NewTicker(flushEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-tick.C:
+			m.flush(lt)
+		}
+	}
+}
+
+// flush writes the output waiting in memory. If it cannot, the task is
+// sealed as failed and its work cancelled: output that cannot be kept is
+// not produced further.
+func (m *TaskManager) flush(lt *liveTask) error {
+	lt.flushMu.Lock()
+	defer lt.flushMu.Unlock()
+	lt.mu.Lock()
+	batch := lt.pending
+	lt.pending, lt.pendingLen = nil, 0
+	lt.mu.Unlock()
+	if err := m.store.appendLogs(context.Background(), lt.id, batch); err != nil {
+		lt.seal(TaskFailed, ExitReasonLogFailed, err.Error())
+		return err
+	}
+	return nil
+}
+
+// TaskOutput is where a running task sends its output and artifacts.
+type TaskOutput struct {
+	m  *TaskManager
+	lt *liveTask
+}
+
+// Write adds redacted output of one stream: it is counted into the
+// stream's statistics and stored in bounded chunks.
+func (o *TaskOutput) Write(stream string, data []byte) error {
+	lt := o.lt
+	lt.mu.Lock()
+	if lt.sealed == TaskFailed && lt.sealReason == ExitReasonLogFailed {
+		lt.mu.Unlock()
+		return errors.New("task output can no longer be stored")
+	}
+	acc := lt.streams[stream]
+	if acc == nil {
+		if len(lt.streams) >= maxStreams {
+			lt.mu.Unlock()
+			return fmt.Errorf("a task may write at most %d streams", maxStreams)
+		}
+		acc = &streamAcc{}
+		lt.streams[stream] = acc
+	}
+	acc.add(data)
+	now := time.Now().UTC()
+	for len(data) > 0 {
+		n := min(len(data), MaxLogChunk)
+		lt.seq++
+		lt.pending = append(lt.pending, LogChunk{Seq: lt.seq, Stream: stream, Time: now, Data: slices.Clone(data[:n])})
+		lt.pendingLen += n
+		data = data[n:]
+	}
+	full := lt.pendingLen >= maxPending
+	lt.mu.Unlock()
+	if full {
+		return o.m.flush(lt)
+	}
+	return nil
+}
+
+// Artifact records an artifact of the task; the first is its result_ref.
+// ref must already be the opaque, host-checked reference.
+func (o *TaskOutput) Artifact(ref string) {
+	lt := o.lt
+	lt.mu.Lock()
+	defer lt.mu.Unlock()
+	if !slices.Contains(lt.task.Artifacts, ref) && len(lt.task.Artifacts) < maxStreams {
+		lt.task.Artifacts = append(lt.task.Artifacts, ref)
+	}
+	if lt.task.ResultRef == "" {
+		lt.task.ResultRef = ref
+	}
+}
+
+// ID is the task's id.
+func (o *TaskOutput) ID() string { return o.lt.id }
+
+func (m *TaskManager) liveTask(scope TaskScope, id string) *liveTask {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	lt := m.live[id]
+	if lt == nil || !scope.owns(&lt.owner) {
+		return nil
+	}
+	return lt
+}
+
+// Get returns a task in scope: a live one as it is now, an ended one as
+// recorded.
+func (m *TaskManager) Get(scope TaskScope, id string) (Task, error) {
+	if lt := m.liveTask(scope, id); lt != nil {
+		return lt.snapshot(), nil
+	}
+	return m.store.Task(scope, id)
+}
+
+// List returns the tasks in scope, newest first, live ones as they are now.
+func (m *TaskManager) List(scope TaskScope) ([]Task, error) {
+	ts, err := m.store.Tasks(scope)
+	if err != nil {
+		return nil, err
+	}
+	for i := range ts {
+		if lt := m.liveTask(scope, ts[i].ID); lt != nil {
+			ts[i] = lt.snapshot()
+		}
+	}
+	return ts, nil
+}
+
+// Wait waits until the task has ended or timeout has passed, and returns
+// its status then; timedOut says the task was still running. A timeout is
+// not a failure of the task.
+func (m *TaskManager) Wait(ctx context.Context, scope TaskScope, id string, timeout time.Duration) (t Task, timedOut bool, err error) {
+	lt := m.liveTask(scope, id)
+	if lt == nil {
+		t, err = m.store.Task(scope, id)
+		return t, false, err
+	}
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	select {
+	case <-lt.done:
+		return lt.snapshot(), false, nil
+	case <-timer.C:
+		return lt.snapshot(), true, nil
+	case <-ctx.Done():
+		return lt.snapshot(), true, nil
+	}
+}
+
+// Cancel seals a running task as cancelled, cancels its work (which kills
+// its process tree), and returns once its end is durable and published.
+// Cancelling an ended task returns it as it ended. Concurrent cancels share
+// the one cancellation.
+func (m *TaskManager) Cancel(ctx context.Context, scope TaskScope, id string) (Task, error) {
+	lt := m.liveTask(scope, id)
+	if lt == nil {
+		return m.store.Task(scope, id)
+	}
+	lt.seal(TaskCancelled, ExitReasonCancelled, "")
+	select {
+	case <-lt.done:
+		return lt.snapshot(), nil
+	case <-ctx.Done():
+		return lt.snapshot(), fmt.Errorf("cancel task %s: still ending: %w", id, ctx.Err())
+	}
+}
+
+// Logs calls fn with the stored chunks of a task in scope after seq after,
+// in order. With follow it keeps going until the task has ended and every
+// chunk is delivered, or ctx ends.
+func (m *TaskManager) Logs(ctx context.Context, scope TaskScope, id string, after uint64, follow bool, fn func(LogChunk) error) error {
+	const page = 256
+	for {
+		lt := m.liveTask(scope, id)
+		chunks, err := m.store.TaskLogs(scope, id, after, page)
+		if err != nil {
+			return err
+		}
+		for _, c := range chunks {
+			if err := fn(c); err != nil {
+				return err
+			}
+			after = c.Seq
+		}
+		if len(chunks) == page {
+			continue
+		}
+		if !follow || lt == nil {
+			// Ended (its last chunks were written before its end was
+			// recorded) or not asked to follow.
+			return nil
+		}
+		select {
+		case <-lt.done:
+		case <-time.After(flushEvery):
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// Running is how many tasks this manager has not yet finished.
+func (m *TaskManager) Running() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	n := 0
+	for _, lt := range m.live {
+		select {
+		case <-lt.done:
+		default:
+			n++
+		}
+	}
+	return n
+}
+
+// WaitAll waits until every task started so far has ended, or ctx ends.
+func (m *TaskManager) WaitAll(ctx context.Context) error {
+	m.mu.Lock()
+	var dones []chan struct{}
+	for _, lt := range m.live {
+		dones = append(dones, lt.done)
+	}
+	m.mu.Unlock()
+	for _, d := range dones {
+		select {
+		case <-d:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return nil
+}
+
+// CancelAll cancels every running task through the cancel path with reason
+// and waits for all of them to be recorded.
+func (m *TaskManager) CancelAll(reason string) {
+	m.mu.Lock()
+	lives := slices.Collect(maps.Values(m.live))
+	m.mu.Unlock()
+	for _, lt := range lives {
+		lt.seal(TaskCancelled, reason, "")
+	}
+	for _, lt := range lives {
+		<-lt.done
+	}
+}
+
+// Close refuses new tasks, cancels the running ones through the cancel
+// path (recorded as cancelled, reason host_closed) and waits until each
+// end is durable. The store stays open: its owner closes it after.
+func (m *TaskManager) Close() {
+	m.mu.Lock()
+	m.closed = true
+	m.mu.Unlock()
+	m.CancelAll(ExitReasonHostClose)
+	m.wg.Wait()
+	m.stop()
+}
