@@ -1,0 +1,176 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"time"
+
+	"demiurge.dev/sdk"
+)
+
+const (
+	defaultEndpoint = "https://api.search.brave.com/res/v1/web/search"
+	// secretTarget is the name the host binds the key under, and the host
+	// variable it comes from (package.json declares it).
+	secretTarget  = "BRAVE_API_KEY"
+	providerTitle = "Brave Search"
+	// maxBody bounds a response read into memory: 20 results with extra
+	// snippets are far below it.
+	maxBody = 2 << 20
+	// callTimeout bounds one search, connection included.
+	callTimeout = 20 * time.Second
+)
+
+// braveAPI speaks the Brave web search API: GET with the query in the URL
+// and the key in X-Subscription-Token.
+type braveAPI struct {
+	endpoint string
+	client   *http.Client
+	timeout  time.Duration // 0: callTimeout
+}
+
+// braveResponse is the part of Brave's WebSearchApiResponse used here.
+type braveResponse struct {
+	Type  string `json:"type"`
+	Query struct {
+		Original             string `json:"original"`
+		MoreResultsAvailable bool   `json:"more_results_available"`
+	} `json:"query"`
+	Web *struct {
+		Results []struct {
+			Title       string `json:"title"`
+			URL         string `json:"url"`
+			Description string `json:"description"`
+			Age         string `json:"age"`
+		} `json:"results"`
+	} `json:"web"`
+}
+
+// braveError is Brave's error body: {"type":"ErrorResponse","error":{...}}.
+type braveError struct {
+	Error struct {
+		Code   string `json:"code"`
+		Detail string `json:"detail"`
+		Status int    `json:"status"`
+	} `json:"error"`
+}
+
+// freshness maps the common freshness values to Brave's codes.
+var freshness = map[string]string{"day": "pd", "week": "pw", "month": "pm", "year": "py"}
+
+func (a braveAPI) request(ctx context.Context, p searchParams, key string) (*http.Request, error) {
+	q := url.Values{}
+	q.Set("q", p.Query)
+	q.Set("count", strconv.Itoa(p.Count))
+	if f := freshness[p.Freshness]; f != "" {
+		q.Set("freshness", f)
+	}
+	if p.Country != "" {
+		q.Set("country", p.Country)
+	}
+	if p.SearchLang != "" {
+		q.Set("search_lang", p.SearchLang)
+	}
+	if p.SafeSearch != "" {
+		q.Set("safesearch", p.SafeSearch)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, a.endpoint+"?"+q.Encode(), nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Accept", "application/json")
+	req.Header.Set("X-Subscription-Token", key)
+	req.Header.Set("User-Agent", "demiurge-web_search_brave/"+Version)
+	return req, nil
+}
+
+// search runs one query. Every failure is a soft failure result.
+func (a braveAPI) search(ctx context.Context, p searchParams, key string) *sdk.Result {
+	timeout := a.timeout
+	if timeout == 0 {
+		timeout = callTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	req, err := a.request(ctx, p, key)
+	if err != nil {
+		return badResponse("the request could not be built")
+	}
+	resp, err := a.client.Do(req)
+	if errors.Is(err, errNoRedirects) {
+		return badResponse("it redirected elsewhere, and the key is never sent after a redirect")
+	}
+	if err != nil {
+		return transportFailure(ctx, err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
+	if err != nil {
+		return transportFailure(ctx, err)
+	}
+	if len(body) > maxBody {
+		return badResponse("it is larger than 2 MiB")
+	}
+	return parseResponse(resp.StatusCode, resp.Header, body, p, key)
+}
+
+// parseResponse turns Brave's answer into the model's result.
+func parseResponse(status int, header http.Header, body []byte, p searchParams, key string) *sdk.Result {
+	if status != http.StatusOK {
+		var e braveError
+		_ = json.Unmarshal(body, &e)
+		detail := providerDetail(e.Error.Detail, key)
+		// Brave reports a bad key as 422 SUBSCRIPTION_TOKEN_INVALID.
+		if e.Error.Code == "SUBSCRIPTION_TOKEN_INVALID" {
+			return unauthorized(status, detail)
+		}
+		return classify(status, header, detail)
+	}
+	var r braveResponse
+	if err := json.Unmarshal(body, &r); err != nil {
+		return badResponse("it is not the JSON of a web search")
+	}
+	out := &searchResult{Provider: "brave", Query: p.Query, Results: []hit{}, MoreAvailable: r.Query.MoreResultsAvailable}
+	if r.Web != nil {
+		for _, w := range r.Web.Results {
+			if len(out.Results) == p.Count {
+				break
+			}
+			h, ok := makeHit(len(out.Results)+1, w.Title, w.URL, w.Description, w.Age, 0)
+			if !ok {
+				out.Omitted++
+				continue
+			}
+			out.Results = append(out.Results, h)
+		}
+	}
+	out.Returned = len(out.Results)
+	return render(out, providerTitle)
+}
+
+// newHTTPClient dials without any proxy (the plugin's environment has none,
+// and a proxy would see the key), follows no redirect (net/http would
+// carry X-Subscription-Token to whatever host a redirect names) and bounds
+// each phase.
+func newHTTPClient() *http.Client {
+	return &http.Client{
+		Transport: &http.Transport{
+			Proxy:                 nil,
+			DialContext:           (&net.Dialer{Timeout: 10 * time.Second}).DialContext,
+			TLSHandshakeTimeout:   10 * time.Second,
+			ResponseHeaderTimeout: 15 * time.Second,
+			MaxIdleConns:          2,
+			IdleConnTimeout:       90 * time.Second,
+			ForceAttemptHTTP2:     true,
+		},
+		CheckRedirect: func(*http.Request, []*http.Request) error { return errNoRedirects },
+	}
+}
+
+var errNoRedirects = errors.New("the search API redirected; redirects are not followed")

@@ -1,0 +1,287 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"demiurge.dev/sdk"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+const testKey = "BSA-test-key-0123456789abcdef"
+
+// braveServer speaks the Brave web search API as documented: GET
+// /res/v1/web/search with q, count and the optional filters in the query,
+// the key in X-Subscription-Token, a WebSearchApiResponse in JSON. It
+// refuses anything else the way Brave does, and records what it saw.
+type braveServer struct {
+	*httptest.Server
+	seen   chan *http.Request
+	answer func(w http.ResponseWriter, r *http.Request)
+}
+
+func newBraveServer(t *testing.T, answer func(w http.ResponseWriter, r *http.Request)) *braveServer {
+	t.Helper()
+	s := &braveServer{seen: make(chan *http.Request, 4), answer: answer}
+	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.seen <- r.Clone(context.Background())
+		switch {
+		case r.Method != http.MethodGet || r.URL.Path != "/res/v1/web/search":
+			http.Error(w, "not found", http.StatusNotFound)
+		case r.Header.Get("X-Subscription-Token") != testKey:
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusUnprocessableEntity)
+			fmt.Fprint(w, `{"type":"ErrorResponse","error":{"id":"e1","status":422,"code":"SUBSCRIPTION_TOKEN_INVALID","detail":"The provided subscription token is invalid.","meta":{}},"time":1700000000}`)
+		case r.URL.Query().Get("q") == "":
+			w.WriteHeader(http.StatusUnprocessableEntity)
+			fmt.Fprint(w, `{"type":"ErrorResponse","error":{"status":422,"code":"VALIDATION","detail":"Unable to validate request parameter(s)"}}`)
+		default:
+			s.answer(w, r)
+		}
+	}))
+	t.Cleanup(s.Close)
+	return s
+}
+
+func (s *braveServer) api() braveAPI {
+	return braveAPI{endpoint: s.URL + "/res/v1/web/search", client: newHTTPClient(), timeout: 2 * time.Second}
+}
+
+// documentedResponse is shaped like Brave's WebSearchApiResponse.
+func documentedResponse(n int) string {
+	var results []string
+	for i := 1; i <= n; i++ {
+		results = append(results, fmt.Sprintf(`{"type":"search_result","subtype":"generic","title":"Result &amp; <strong>%d</strong>","url":"https://example.org/%d","description":"The <strong>Go</strong> programming language, entry %d.","age":"2 days ago","language":"en","family_friendly":true,"profile":{"name":"Example"},"meta_url":{"scheme":"https","netloc":"example.org","hostname":"example.org"}}`, i, i, i))
+	}
+	return `{"type":"search","query":{"original":"golang","show_strict_warning":false,"is_navigational":false,"more_results_available":true},"mixed":{"type":"mixed","main":[]},"web":{"type":"search","results":[` + strings.Join(results, ",") + `],"family_friendly":true}}`
+}
+
+func call(t *testing.T, a braveAPI, args string, key string) *sdk.Result {
+	t.Helper()
+	secrets := map[string]string{}
+	if key != "" {
+		secrets[secretTarget] = key
+	}
+	res, err := newWebSearch(a).Execute(&sdk.Context{Context: context.Background(), Secrets: secrets}, json.RawMessage(args))
+	if err != nil {
+		t.Fatalf("Execute: %v", err)
+	}
+	assertNoKey(t, res)
+	return res
+}
+
+// assertNoKey checks the key appears nowhere the model or a record could
+// see it.
+func assertNoKey(t *testing.T, res *sdk.Result) {
+	t.Helper()
+	b, _ := json.Marshal(res.Structured)
+	if strings.Contains(res.Content, testKey) || strings.Contains(string(b), testKey) {
+		t.Fatalf("the API key leaked into the result: %s %s", res.Content, b)
+	}
+}
+
+func TestSearchSpeaksTheBraveAPI(t *testing.T) {
+	srv := newBraveServer(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, documentedResponse(3))
+	})
+	res := call(t, srv.api(), `{"query":"golang generics","count":3,"freshness":"week","country":"de","search_lang":"en","safesearch":"strict"}`, testKey)
+	if res.IsError {
+		t.Fatalf("search failed: %s", res.Content)
+	}
+	r := <-srv.seen
+	q := r.URL.Query()
+	for k, want := range map[string]string{"q": "golang generics", "count": "3", "freshness": "pw", "country": "DE", "search_lang": "en", "safesearch": "strict"} {
+		if got := q.Get(k); got != want {
+			t.Errorf("query %s = %q, want %q", k, got, want)
+		}
+	}
+	if r.Header.Get("Accept") != "application/json" {
+		t.Errorf("Accept = %q", r.Header.Get("Accept"))
+	}
+	if strings.Contains(r.URL.RawQuery, testKey) {
+		t.Errorf("the key travelled in the URL: %s", r.URL.RawQuery)
+	}
+	for _, want := range []string{"1. Result & 1\n   https://example.org/1\n   (2 days ago)\n   The Go programming language, entry 1.", "3. Result & 3", untrustedNote, "more results exist"} {
+		if !strings.Contains(res.Content, want) {
+			t.Errorf("content lacks %q:\n%s", want, res.Content)
+		}
+	}
+	sr := res.Structured.(*searchResult)
+	if sr.Returned != 3 || sr.Results[2].URL != "https://example.org/3" || sr.Provider != "brave" {
+		t.Errorf("structured = %+v", sr)
+	}
+}
+
+func TestSoftFailures(t *testing.T) {
+	slow := make(chan struct{})
+	t.Cleanup(func() { close(slow) })
+	cases := []struct {
+		name     string
+		key      string
+		answer   func(w http.ResponseWriter, r *http.Request)
+		code     string
+		contains string
+	}{
+		{"wrong key", "BSA-wrong", nil, "unauthorized", "tell the operator to check BRAVE_API_KEY"},
+		{"no key bound", "", nil, "missing_api_key", "no BRAVE_API_KEY is set"},
+		{"rate limited", testKey, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Retry-After", "7")
+			w.WriteHeader(http.StatusTooManyRequests)
+			fmt.Fprint(w, `{"type":"ErrorResponse","error":{"status":429,"code":"RATE_LIMITED","detail":"Request rate limit exceeded for plan."}}`)
+		}, "rate_limited", "Retry after 7 seconds"},
+		{"server error", testKey, func(w http.ResponseWriter, r *http.Request) {
+			w.WriteHeader(http.StatusBadGateway)
+		}, "provider_unavailable", "HTTP 502"},
+		{"unauthorized status", testKey, func(w http.ResponseWriter, r *http.Request) {
+			w.WriteHeader(http.StatusUnauthorized)
+			fmt.Fprintf(w, `{"error":{"detail":"token %s revoked"}}`, testKey)
+		}, "unauthorized", "token [redacted:BRAVE_API_KEY] revoked"},
+		{"not JSON", testKey, func(w http.ResponseWriter, r *http.Request) {
+			fmt.Fprint(w, "<html>maintenance</html>")
+		}, "bad_response", "could not be read"},
+		{"too large", testKey, func(w http.ResponseWriter, r *http.Request) {
+			w.Write([]byte(`{"web":{"results":[` + strings.Repeat(" ", maxBody) + `]}}`))
+		}, "bad_response", "larger than 2 MiB"},
+		{"redirect", testKey, func(w http.ResponseWriter, r *http.Request) {
+			http.Redirect(w, r, "http://127.0.0.1:1/steal", http.StatusFound)
+		}, "bad_response", "never sent after a redirect"},
+		{"timeout", testKey, func(w http.ResponseWriter, r *http.Request) {
+			select {
+			case <-slow:
+			case <-r.Context().Done():
+			}
+		}, "timeout", "did not answer in time"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := newBraveServer(t, tc.answer)
+			a := srv.api()
+			a.timeout = 300 * time.Millisecond
+			res := call(t, a, `{"query":"golang"}`, tc.key)
+			if !res.IsError || res.ErrorCode != tc.code || !strings.Contains(res.Content, tc.contains) {
+				t.Fatalf("got error=%v code=%q %q; want code %q containing %q", res.IsError, res.ErrorCode, res.Content, tc.code, tc.contains)
+			}
+		})
+	}
+}
+
+func TestUnreachable(t *testing.T) {
+	srv := httptest.NewServer(http.NotFoundHandler())
+	url := srv.URL
+	srv.Close()
+	res := call(t, braveAPI{endpoint: url, client: newHTTPClient(), timeout: time.Second}, `{"query":"x"}`, testKey)
+	if res.ErrorCode != "unreachable" {
+		t.Fatalf("got %q: %s", res.ErrorCode, res.Content)
+	}
+}
+
+func TestInvalidArguments(t *testing.T) {
+	a := braveAPI{endpoint: "http://127.0.0.1:1", client: newHTTPClient()}
+	for _, args := range []string{`{"query":"  "}`, `{"query":"x","count":21}`, `{"query":"x","count":-1}`, `{"query":"x","freshness":"decade"}`, `{"query":"` + strings.Repeat("x", 2000) + `"}`} {
+		if res := call(t, a, args, testKey); res.ErrorCode != "invalid_arguments" {
+			t.Errorf("%s: got %q %s", args, res.ErrorCode, res.Content)
+		}
+	}
+}
+
+func TestResultsAreBounded(t *testing.T) {
+	long := strings.Repeat("word ", 400)
+	var results []string
+	for i := range 25 {
+		u := fmt.Sprintf("https://example.org/%d", i)
+		if i == 1 {
+			u = "javascript:alert(1)"
+		}
+		results = append(results, fmt.Sprintf(`{"title":%q,"url":%q,"description":%q}`, long, u, long))
+	}
+	body := `{"type":"search","web":{"results":[` + strings.Join(results, ",") + `]}}`
+	res := parseResponse(200, http.Header{}, []byte(body), searchParams{Query: "q", Count: 20}, testKey)
+	sr := res.Structured.(*searchResult)
+	if len(res.Content) > maxContent+200 {
+		t.Fatalf("content is %d bytes", len(res.Content))
+	}
+	if sr.Returned != len(sr.Results) || sr.Returned == 0 || sr.Returned+sr.Omitted != 21 {
+		t.Fatalf("returned %d omitted %d", sr.Returned, sr.Omitted)
+	}
+	for _, h := range sr.Results {
+		if strings.HasPrefix(h.URL, "javascript:") || len([]rune(h.Title)) > maxTitle || len([]rune(h.Snippet)) > maxSnippet {
+			t.Fatalf("unbounded or unsafe hit: %+v", h)
+		}
+	}
+	if !strings.Contains(res.Content, "more results left out") {
+		t.Errorf("content does not say results were left out")
+	}
+}
+
+func TestNoResults(t *testing.T) {
+	res := parseResponse(200, http.Header{}, []byte(`{"type":"search","query":{"original":"zzz"}}`), searchParams{Query: "zzz", Count: 5}, "")
+	if res.IsError || !strings.Contains(res.Content, `No web results for "zzz"`) {
+		t.Fatalf("got %+v", res)
+	}
+}
+
+func TestCleanText(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"<strong>Go</strong> &amp; more", "Go & more"},
+		{"line\none\t\x00two", "line one two"},
+		{"a < b", "a"}, // an unclosed tag swallows the rest: never half markup
+		{"\xff\xfe ok", "\uFFFD ok"},
+		{strings.Repeat("é", 10), "éééé…"},
+	} {
+		max := 200
+		if tc.want == "éééé…" {
+			max = 5
+		}
+		if got := cleanText(tc.in, max); got != tc.want {
+			t.Errorf("cleanText(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestManifestMatchesTheToolset(t *testing.T) {
+	b, err := os.ReadFile("package.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m struct {
+		Name, Version string
+		Tools         []string
+		Secrets       []struct{ Env, Target string }
+	}
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	if m.Name != Name || m.Version != Version || len(m.Tools) != 1 || m.Tools[0] != Tools()[0].Spec().Name {
+		t.Fatalf("package.json says %+v; the toolset is %s %s with %s", m, Name, Version, Tools()[0].Spec().Name)
+	}
+	if len(m.Secrets) != 1 || m.Secrets[0].Target != secretTarget {
+		t.Fatalf("package.json binds %+v; the plugin reads %s", m.Secrets, secretTarget)
+	}
+}
+
+func FuzzParseResponse(f *testing.F) {
+	f.Add(200, []byte(documentedResponse(2)))
+	f.Add(422, []byte(`{"type":"ErrorResponse","error":{"code":"SUBSCRIPTION_TOKEN_INVALID","detail":"x"}}`))
+	f.Add(200, []byte(`{"web":{"results":[{"url":"https://a","title":"<b"}]}}`))
+	f.Add(429, []byte(`not json`))
+	f.Fuzz(func(t *testing.T, status int, body []byte) {
+		res := parseResponse(status, http.Header{}, body, searchParams{Query: "q", Count: 20}, testKey)
+		if res == nil || len(res.Content) > maxContent+400 {
+			t.Fatalf("unbounded or nil result")
+		}
+		if status != 200 && !res.IsError {
+			t.Fatalf("HTTP %d became a success", status)
+		}
+	})
+}
