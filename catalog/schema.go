@@ -6,7 +6,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
+	"demiurge.dev/catalog/internal/jsonvalue"
 )
 
 // MaxSchemaBytes bounds a tool's input schema. Schemas come from plugins and
@@ -14,14 +14,11 @@ import (
 // server from making catalog building expensive.
 const MaxSchemaBytes = 1 << 20
 
-// schemaLocation is the in-memory URL the compiler files a schema under.
-// Nothing is ever fetched from it.
-const schemaLocation = "https://demiurge.invalid/input-schema.json"
-
-// Schema is a compiled tool input schema. It is immutable and safe for
-// concurrent use.
+// Schema is a tool input schema: its canonical document, and the argument
+// checker compiled from it when a schema compiler is registered. It is
+// immutable and safe for concurrent use.
 type Schema struct {
-	compiled *jsonschema.Schema
+	checker ArgChecker
 	// canonical is the normalised schema document (root type object,
 	// root properties present, root $schema removed), compact with sorted
 	// keys: what providers are sent and what the fingerprint hashes.
@@ -31,10 +28,11 @@ type Schema struct {
 	doc map[string]any
 }
 
-// CompileSchema compiles a tool's JSON Schema. An empty or null schema
-// means "no arguments" ({"type":"object","properties":{}}). The root must
-// describe an object, because tool arguments are always an object. Remote
-// references are refused: resolution is pure and does no I/O.
+// CompileSchema parses a tool's JSON Schema and, when a schema compiler is
+// registered (see RegisterSchemaCompiler), compiles it. An empty or null
+// schema means "no arguments" ({"type":"object","properties":{}}). The
+// root must describe an object, because tool arguments are always an
+// object.
 func CompileSchema(raw json.RawMessage) (*Schema, error) {
 	trimmed := bytes.TrimSpace(raw)
 	if len(trimmed) > MaxSchemaBytes {
@@ -43,16 +41,16 @@ func CompileSchema(raw json.RawMessage) (*Schema, error) {
 	if len(trimmed) == 0 || bytes.Equal(trimmed, []byte("null")) {
 		trimmed = []byte(`{"type":"object","properties":{}}`)
 	}
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(trimmed))
+	doc, err := jsonvalue.Decode(trimmed)
 	if err != nil {
 		return nil, fmt.Errorf("schema is not valid JSON: %w", err)
 	}
-	if err := checkNumbersIn(doc); err != nil {
+	if err := jsonvalue.CheckNumbersIn(doc); err != nil {
 		return nil, fmt.Errorf("schema: %w", err)
 	}
 	root, ok := doc.(map[string]any)
 	if !ok {
-		return nil, fmt.Errorf("schema must be a JSON object describing the arguments object, got %s", jsonKind(doc))
+		return nil, fmt.Errorf("schema must be a JSON object describing the arguments object, got %s", jsonvalue.Kind(doc))
 	}
 	switch t := root["type"].(type) {
 	case nil:
@@ -64,25 +62,22 @@ func CompileSchema(raw json.RawMessage) (*Schema, error) {
 			return nil, fmt.Errorf(`schema root "type" must be "object" (tool arguments are an object), got %q`, t)
 		}
 	default:
-		return nil, fmt.Errorf(`schema root "type" must be the string "object", got %s`, jsonKind(t))
+		return nil, fmt.Errorf(`schema root "type" must be the string "object", got %s`, jsonvalue.Kind(t))
 	}
 
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft2020)
-	c.UseLoader(refuseLoader{})
-	if err := c.AddResource(schemaLocation, doc); err != nil {
-		return nil, fmt.Errorf("schema: %w", err)
-	}
-	compiled, err := c.Compile(schemaLocation)
-	if err != nil {
-		return nil, fmt.Errorf("schema does not compile: %w", err)
+	var checker ArgChecker
+	if compile := registeredCompiler(); compile != nil {
+		// The compiler words its own errors ("schema does not compile: …").
+		if checker, err = compile(doc); err != nil {
+			return nil, err
+		}
 	}
 
 	canonical, norm, err := canonicalSchema(root)
 	if err != nil {
 		return nil, err
 	}
-	return &Schema{compiled: compiled, canonical: canonical, doc: norm}, nil
+	return &Schema{checker: checker, canonical: canonical, doc: norm}, nil
 }
 
 // canonicalSchema normalises the root for providers: an explicit object type
@@ -122,37 +117,4 @@ func (s *Schema) Document() map[string]any {
 		panic(fmt.Sprintf("catalog: canonical schema does not decode: %v", err))
 	}
 	return m
-}
-
-// refuseLoader keeps schema compilation pure: a $ref to anything but the
-// schema itself (or the embedded draft metaschemas) fails.
-type refuseLoader struct{}
-
-func (refuseLoader) Load(url string) (any, error) {
-	return nil, fmt.Errorf("schema refers to %s: only references inside the schema itself (#/$defs/...) are allowed", url)
-}
-
-// jsonKind names the JSON type of a decoded value for messages.
-func jsonKind(v any) string {
-	switch n := v.(type) {
-	case nil:
-		return "null"
-	case bool:
-		return "boolean"
-	case string:
-		return "string"
-	case json.Number:
-		if isIntegral(n) {
-			return "integer"
-		}
-		return "number"
-	case float64:
-		return "number"
-	case map[string]any:
-		return "object"
-	case []any:
-		return "array"
-	default:
-		return fmt.Sprintf("%T", v)
-	}
 }

@@ -1,6 +1,8 @@
 // Package catalog is the pure heart of tool resolution: tool specs, their
 // sources, the per-turn resolved catalog, schemas and provider definitions.
-// It does no I/O and knows nothing of gRPC, plugins or MCP clients.
+// It does no I/O and knows nothing of gRPC, plugins or MCP clients. Schema
+// compilation and argument checking live in catalog/argcheck, which a
+// binary links only when it calls tools.
 package catalog
 
 import "encoding/json"

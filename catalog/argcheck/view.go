@@ -1,9 +1,11 @@
-package catalog
+package argcheck
 
 import (
 	"encoding/json"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"demiurge.dev/catalog/internal/jsonvalue"
 )
 
 // A view is the set of compiled schemas that all apply to one value: a
@@ -68,7 +70,7 @@ func typeOf(v any) typeSet {
 	case string:
 		return tStr
 	case json.Number:
-		if isIntegral(t) {
+		if jsonvalue.IsIntegral(t) {
 			return tInt
 		}
 		return tNum

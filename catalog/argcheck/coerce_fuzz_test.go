@@ -1,10 +1,12 @@
-package catalog
+package argcheck
 
 import (
 	"encoding/json"
 	"errors"
 	"reflect"
 	"testing"
+
+	"demiurge.dev/catalog"
 )
 
 // FuzzCoerce feeds arbitrary bytes to Coerce as a model's arguments. It
@@ -32,7 +34,7 @@ func FuzzCoerce(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		out, err := schema.Coerce(data)
 		if err != nil {
-			var ae *ArgumentError
+			var ae *catalog.ArgumentError
 			if !errors.As(err, &ae) {
 				t.Fatalf("error is %T, want *ArgumentError: %v", err, err)
 			}
@@ -44,7 +46,7 @@ func FuzzCoerce(f *testing.F) {
 		if out == nil {
 			t.Fatal("nil result without error")
 		}
-		if verr := schema.compiled.Validate(out); verr != nil {
+		if verr := validate(schema, out); verr != nil {
 			t.Fatalf("result does not validate: %v\ninput %q", verr, data)
 		}
 		again, err := json.Marshal(out)

@@ -1,4 +1,4 @@
-package catalog
+package argcheck
 
 import (
 	"errors"
@@ -12,6 +12,9 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
+
+	"demiurge.dev/catalog"
+	"demiurge.dev/catalog/internal/jsonvalue"
 )
 
 // maxCollectedProblems bounds the work spent describing a bad call; only
@@ -20,12 +23,12 @@ const maxCollectedProblems = 20
 
 // argumentError turns the validator's error tree into short problems, one
 // per thing the model has to change.
-func (s *Schema) argumentError(args map[string]any, err error) error {
+func (c *Checker) argumentError(args map[string]any, err error) error {
 	var verr *jsonschema.ValidationError
 	if !errors.As(err, &verr) {
 		return argError("", "arguments are invalid: "+err.Error())
 	}
-	r := reporter{root: args, view: expandView(s.compiled), seen: map[string]bool{}}
+	r := reporter{root: args, view: expandView(c.compiled), seen: map[string]bool{}}
 	r.walk(verr)
 	if len(r.problems) == 0 { // cannot happen for a failed validation; fail closed anyway
 		return argError("", "arguments do not match the tool's schema")
@@ -37,13 +40,13 @@ func (s *Schema) argumentError(args map[string]any, err error) error {
 		}
 		return a.Message < b.Message
 	})
-	return &ArgumentError{Problems: r.problems}
+	return &catalog.ArgumentError{Problems: r.problems}
 }
 
 type reporter struct {
 	root     map[string]any
 	view     view
-	problems []ArgumentProblem
+	problems []catalog.ArgumentProblem
 	seen     map[string]bool
 }
 
@@ -52,7 +55,7 @@ func (r *reporter) add(path, msg string) {
 		return
 	}
 	r.seen[msg] = true
-	r.problems = append(r.problems, ArgumentProblem{Path: path, Message: msg})
+	r.problems = append(r.problems, catalog.ArgumentProblem{Path: path, Message: msg})
 }
 
 // walk descends through grouping nodes to the errors that say what is
@@ -210,7 +213,7 @@ func (r *reporter) unknown(parent string, names []string, known []string, given 
 	for _, name := range names {
 		c := joinPath(parent, name, false)
 		if len(name) <= maxSuggestName {
-			if s := suggest(name, candidates); s != "" {
+			if s := catalog.Suggest(name, candidates); s != "" {
 				r.add(c, fmt.Sprintf("unknown argument '%s' (did you mean '%s'?)", c, joinPath(parent, s, false)))
 				continue
 			}
@@ -245,11 +248,11 @@ func (r *reporter) dependent(p, prop string, missing []string) {
 func describe(v any) string {
 	switch v.(type) {
 	case map[string]any, []any:
-		return jsonKind(v)
+		return jsonvalue.Kind(v)
 	case nil:
 		return "null"
 	}
-	return jsonKind(v) + " " + preview(v)
+	return jsonvalue.Kind(v) + " " + preview(v)
 }
 
 func orList(items []string) string {

@@ -1,4 +1,4 @@
-package catalog
+package argcheck
 
 import (
 	"bytes"
@@ -6,6 +6,8 @@ import (
 	"io"
 	"math/big"
 	"strings"
+
+	"demiurge.dev/catalog/internal/jsonvalue"
 )
 
 // Coerce parses a model's JSON arguments, repairs the model mistakes whose
@@ -20,16 +22,16 @@ import (
 // expected (kept only when the one-element array is then valid).
 //
 // Errors are *ArgumentError.
-func (s *Schema) Coerce(args json.RawMessage) (map[string]any, error) {
+func (c *Checker) Coerce(args json.RawMessage) (map[string]any, error) {
 	m, err := decodeArguments(args)
 	if err != nil {
 		return nil, err
 	}
-	if c, ok := coerceValue(m, expandView(s.compiled), 0).(map[string]any); ok {
-		m = c
+	if co, ok := coerceValue(m, expandView(c.compiled), 0).(map[string]any); ok {
+		m = co
 	}
-	if err := s.compiled.Validate(m); err != nil {
-		return nil, s.argumentError(m, err)
+	if err := c.compiled.Validate(m); err != nil {
+		return nil, c.argumentError(m, err)
 	}
 	return m, nil
 }
@@ -77,11 +79,11 @@ func convert(v any, target typeSet, vw view, depth int) (any, bool) {
 	trimmed := strings.TrimSpace(str)
 	switch target {
 	case tInt, tNum:
-		if !isStr || !numberLiteral().MatchString(trimmed) || checkNumber(trimmed) != nil {
+		if !isStr || !numberLiteral().MatchString(trimmed) || jsonvalue.CheckNumber(trimmed) != nil {
 			return nil, false
 		}
 		n := json.Number(trimmed)
-		if target == tInt && !isIntegral(n) {
+		if target == tInt && !jsonvalue.IsIntegral(n) {
 			return nil, false
 		}
 		return n, true
@@ -125,7 +127,7 @@ func convert(v any, target typeSet, vw view, depth int) (any, bool) {
 // integer (10.0, 1e2) in plain digits, so that a tool decoding it into an
 // integer type does not fail on the spelling.
 func plainInteger(n json.Number) json.Number {
-	if !strings.ContainsAny(string(n), ".eE") || !isIntegral(n) {
+	if !strings.ContainsAny(string(n), ".eE") || !jsonvalue.IsIntegral(n) {
 		return n
 	}
 	r, ok := new(big.Rat).SetString(string(n))

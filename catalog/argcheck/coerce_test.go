@@ -1,10 +1,12 @@
-package catalog
+package argcheck
 
 import (
 	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
+
+	"demiurge.dev/catalog"
 )
 
 // toolSchema is a realistic tool schema with every shape coercion handles.
@@ -39,7 +41,7 @@ const toolSchema = `{
 const openSchema = `{"type":"object","additionalProperties":{"type":"integer"}}`
 
 func TestCoerce(t *testing.T) {
-	schemas := map[string]*Schema{
+	schemas := map[string]*catalog.Schema{
 		"tool": mustSchema(t, toolSchema),
 		"open": mustSchema(t, openSchema),
 		"none": mustSchema(t, ``),
@@ -132,7 +134,7 @@ func TestCoerce(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := schemas[tt.schema].Coerce(json.RawMessage(tt.args))
 			if len(tt.errs) > 0 {
-				var ae *ArgumentError
+				var ae *catalog.ArgumentError
 				if !errors.As(err, &ae) {
 					t.Fatalf("Coerce(%s) error = %v (%T), want *ArgumentError; result %v", tt.args, err, err, got)
 				}
@@ -166,7 +168,7 @@ func TestCoerceSizeLimit(t *testing.T) {
 	}
 	over := `{"content":"` + strings.Repeat("x", MaxArgumentBytes-envelope+1) + `"}`
 	_, err := s.Coerce(json.RawMessage(over))
-	var ae *ArgumentError
+	var ae *catalog.ArgumentError
 	if !errors.As(err, &ae) || !strings.Contains(err.Error(), "over the 256 KiB limit") {
 		t.Fatalf("oversized arguments: error = %v, want the 256 KiB limit named", err)
 	}
@@ -185,7 +187,7 @@ func TestArgumentErrorIsShort(t *testing.T) {
 	}
 	b, _ := json.Marshal(args)
 	_, err := s.Coerce(b)
-	var ae *ArgumentError
+	var ae *catalog.ArgumentError
 	if !errors.As(err, &ae) {
 		t.Fatalf("error = %v, want *ArgumentError", err)
 	}

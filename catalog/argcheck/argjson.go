@@ -1,4 +1,4 @@
-package catalog
+package argcheck
 
 import (
 	"bytes"
@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+
+	"demiurge.dev/catalog/internal/jsonvalue"
 )
 
 // MaxArgumentBytes bounds one call's arguments document. It is checked
@@ -41,7 +43,7 @@ func decodeArguments(args json.RawMessage) (map[string]any, error) {
 	}
 	m, ok := v.(map[string]any)
 	if !ok {
-		return nil, argError("", "arguments must be a JSON object, got "+jsonKind(v))
+		return nil, argError("", "arguments must be a JSON object, got "+jsonvalue.Kind(v))
 	}
 	return m, nil
 }
@@ -61,7 +63,7 @@ func decodeValue(dec *json.Decoder, path string, depth int) (any, error) {
 		}
 		return decodeArray(dec, path, depth)
 	case json.Number:
-		if err := checkNumber(string(t)); err != nil {
+		if err := jsonvalue.CheckNumber(string(t)); err != nil {
 			return nil, argError(path, fmt.Sprintf("%s: %v", argumentLabel(path), err))
 		}
 		return t, nil
