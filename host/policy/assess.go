@@ -97,9 +97,11 @@ func Assess(spec catalog.ToolSpec, effective catalog.Metadata, args map[string]a
 			}
 			writes = writes || s.Access == catalog.AccessWrite
 			fp.add(fact.Kind, fact.Arg, string(fact.Access), fact.Resolved)
-		case catalog.SubjectCommand, catalog.SubjectURL:
+		case catalog.SubjectCommand:
 			a.raise(catalog.RiskHigh, catalog.ApprovalPrompt, ReasonNoAssessor)
 			fp.add(fact.Kind, fact.Arg, "", fact.Value)
+		case catalog.SubjectURL:
+			fp.add(fact.Kind, fact.Arg, "", a.assessURL(&fact))
 		default:
 			return Assessment{}, fmt.Errorf("tool %s declares subject %q of unknown kind %q; the host cannot assess it", spec.Name, s.Arg, s.Kind)
 		}

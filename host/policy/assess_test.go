@@ -218,7 +218,7 @@ func TestAssessFailsClosed(t *testing.T) {
 }
 
 func TestAssessCommandAndURLSubjectsPrompt(t *testing.T) {
-	for _, kind := range []catalog.SubjectKind{catalog.SubjectCommand, catalog.SubjectURL} {
+	for _, kind := range []catalog.SubjectKind{catalog.SubjectCommand} { // url: assess_url_test.go
 		spec := catalog.ToolSpec{
 			Name: "t", Effect: catalog.EffectExec,
 			Metadata: catalog.Metadata{Risk: catalog.RiskLow, ApprovalPolicy: catalog.ApprovalAuto},

@@ -1,0 +1,94 @@
+package policy
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"demiurge.dev/catalog"
+)
+
+func fetchSpec() catalog.ToolSpec {
+	return catalog.ToolSpec{
+		Name:     "web_extract",
+		Effect:   catalog.EffectNetwork,
+		Metadata: catalog.Metadata{Risk: catalog.RiskLow, Capability: "network.fetch", ApprovalPolicy: catalog.ApprovalAuto},
+		Subjects: []catalog.Subject{{Kind: catalog.SubjectURL, Arg: "url"}},
+	}
+}
+
+func TestAssessURL(t *testing.T) {
+	for _, tc := range []struct {
+		url      string
+		approval catalog.ApprovalPolicy
+		risk     catalog.Risk
+		shown    string // the subject value a prompt shows
+		reason   string // substring of some reason
+		key      string // "" when no resource key is expected
+	}{
+		{"https://example.org/page?token=abc#frag", catalog.ApprovalPrompt, catalog.RiskMedium, "https://example.org", "fetches https://example.org (its addresses", "net:https://example.org"},
+		{"HTTP://Example.ORG.:80/x", catalog.ApprovalPrompt, catalog.RiskMedium, "http://example.org", "fetches http://example.org", "net:http://example.org"},
+		{"https://8.8.8.8:8443/dns", catalog.ApprovalPrompt, catalog.RiskMedium, "https://8.8.8.8:8443", "fetches https://8.8.8.8:8443", "net:https://8.8.8.8:8443"},
+		{"http://user:hunter2@example.org/", catalog.ApprovalDeny, catalog.RiskHigh, "http://example.org", "embedded credentials", ""},
+		{"ftp://example.org/file", catalog.ApprovalDeny, catalog.RiskHigh, "ftp://example.org", "only http and https", ""},
+		{"file:///etc/passwd", catalog.ApprovalDeny, catalog.RiskHigh, "file:<no host>", "", ""},
+		{"http://0x7f.1/admin", catalog.ApprovalDeny, catalog.RiskHigh, "http://127.0.0.1", "loopback", ""},
+		{"http://2852039166/latest/meta-data/", catalog.ApprovalDeny, catalog.RiskHigh, "http://169.254.169.254", "metadata", ""},
+		{"http://[::ffff:10.0.0.1]/", catalog.ApprovalDeny, catalog.RiskHigh, "http://[::ffff:10.0.0.1]", "private", ""},
+		{"http://localhost:8080/", catalog.ApprovalDeny, catalog.RiskHigh, "http://localhost:8080", "loopback", ""},
+		{"http://good.example\\@evil.example/", catalog.ApprovalDeny, catalog.RiskHigh, "http://<invalid host>", "backslash", ""},
+		{"not a url", catalog.ApprovalDeny, catalog.RiskHigh, "<invalid url>", "", ""},
+	} {
+		got, err := Assess(fetchSpec(), fetchSpec().Metadata, map[string]any{"url": tc.url}, ws)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.url, err)
+		}
+		if got.Approval != tc.approval || got.Risk != tc.risk {
+			t.Errorf("%s: %v/%v; want %v/%v (%q)", tc.url, got.Risk, got.Approval, tc.risk, tc.approval, got.Reasons)
+		}
+		if len(got.Subjects) != 1 || got.Subjects[0].Value != tc.shown {
+			t.Errorf("%s: subjects %+v; want value %q", tc.url, got.Subjects, tc.shown)
+		}
+		joined := strings.Join(got.Reasons, "\n")
+		if !strings.Contains(joined, tc.reason) {
+			t.Errorf("%s: reasons %q; want %q", tc.url, got.Reasons, tc.reason)
+		}
+		for _, secret := range []string{"hunter2", "token=abc", "frag", "meta-data", "/admin", "/page", "/dns"} {
+			if strings.Contains(joined, secret) || strings.Contains(got.Subjects[0].Value, secret) {
+				t.Errorf("%s: %q shows %q before approval", tc.url, joined, secret)
+			}
+		}
+		if tc.key == "" && len(got.ResourceKeys) != 0 || tc.key != "" && !slices.Equal(got.ResourceKeys, []string{tc.key}) {
+			t.Errorf("%s: keys %q; want %q", tc.url, got.ResourceKeys, tc.key)
+		}
+	}
+}
+
+func TestAssessURLFingerprint(t *testing.T) {
+	fp := func(u string) string {
+		a, err := Assess(fetchSpec(), fetchSpec().Metadata, map[string]any{"url": u}, ws)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a.Fingerprint
+	}
+	// One normalised URL, one fingerprint: spelling does not matter.
+	if fp("https://Example.org./a?b=1") != fp("https://example.org:443/a?b=1") {
+		t.Error("two spellings of one URL have different fingerprints")
+	}
+	// Another page or query is another call.
+	for _, other := range []string{"https://example.org/b?b=1", "https://example.org/a?b=2", "http://example.org/a?b=1"} {
+		if fp(other) == fp("https://example.org/a?b=1") {
+			t.Errorf("%s shares the fingerprint of https://example.org/a?b=1", other)
+		}
+	}
+}
+
+func TestAssessURLNeedsAString(t *testing.T) {
+	if _, err := Assess(fetchSpec(), fetchSpec().Metadata, map[string]any{"url": 7}, ws); err == nil {
+		t.Error("a non-string url was accepted")
+	}
+	if _, err := Assess(fetchSpec(), fetchSpec().Metadata, map[string]any{}, ws); err == nil {
+		t.Error("a missing url was accepted")
+	}
+}
