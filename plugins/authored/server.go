@@ -1,0 +1,218 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"demiurge.dev/plugins/authored/manifest"
+	"demiurge.dev/shared"
+	"demiurge.dev/shared/toolsetv1"
+)
+
+// DefaultTimeout bounds a call whose request names no timeout: tool.yaml
+// has no timeout field, and a hung module must not hold a worker forever.
+const DefaultTimeout = 120 * time.Second
+
+// server is the Toolset service of the authored-tool runtime. Unlike a
+// toolset whose tools are compiled in, its tools are the core's: it learns
+// the slots.tools root at Configure and describes what it found there.
+type server struct {
+	toolsetv1.UnimplementedToolsetServer
+	log     hclog.Logger
+	dial    func(id uint32) (*grpc.ClientConn, error)
+	runner  *runner
+	timeout time.Duration
+
+	mu       sync.Mutex
+	hostConn *grpc.ClientConn
+	host     toolsetv1.HostServicesClient
+	tools    map[string]*manifest.Tool
+	specs    []*toolsetv1.ToolSpec
+	// found is the discovery error, reported by Describe and Invoke.
+	found error
+
+	runMu   sync.Mutex
+	running map[string]context.CancelFunc
+}
+
+func newServer(dial func(uint32) (*grpc.ClientConn, error), r *runner, log hclog.Logger) *server {
+	return &server{
+		log: log, dial: dial, runner: r, timeout: DefaultTimeout,
+		tools: map[string]*manifest.Tool{}, running: map[string]context.CancelFunc{},
+	}
+}
+
+// Configure dials the host's HostServices once and discovers the core's
+// authored tools. A broken tool.yaml is kept as the error Describe returns,
+// so that the host reports it with the file, line and field.
+func (s *server) Configure(_ context.Context, req *toolsetv1.ConfigureRequest) (*toolsetv1.ConfigureResponse, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.hostConn == nil && s.dial != nil && req.GetHostServicesBrokerId() != 0 {
+		conn, err := s.dial(req.GetHostServicesBrokerId())
+		if err != nil {
+			return nil, fmt.Errorf("dial host services: %w", err)
+		}
+		s.hostConn, s.host = conn, toolsetv1.NewHostServicesClient(conn)
+	}
+	s.tools, s.specs, s.found = map[string]*manifest.Tool{}, nil, nil
+	if req.GetToolsRoot() == "" {
+		return &toolsetv1.ConfigureResponse{}, nil
+	}
+	tools, err := manifest.Discover(req.GetToolsRoot(), req.GetCoreDir())
+	if err != nil {
+		s.found = err
+		return &toolsetv1.ConfigureResponse{}, nil
+	}
+	for i := range tools {
+		t := &tools[i]
+		s.tools[t.ID] = t
+		s.specs = append(s.specs, spec(t))
+	}
+	return &toolsetv1.ConfigureResponse{}, nil
+}
+
+// spec is a tool as tool.yaml declares it. An authored tool runs arbitrary
+// code, so its effect is exec.
+func spec(t *manifest.Tool) *toolsetv1.ToolSpec {
+	return &toolsetv1.ToolSpec{
+		Name: t.ID, Description: t.Description, InputSchema: t.InputSchema,
+		Effect: toolsetv1.Effect_EFFECT_EXEC, SourceFile: t.File,
+		Metadata: &toolsetv1.Metadata{
+			Risk: t.Risk, Capability: t.Capability, ApprovalPolicy: t.ApprovalPolicy,
+			DisplayPolicy: t.DisplayPolicy, ModelOutputPolicy: t.ModelOutputPolicy,
+			Capabilities: append([]string{}, t.Capabilities...),
+		},
+	}
+}
+
+func (s *server) Describe(context.Context, *toolsetv1.DescribeRequest) (*toolsetv1.DescribeResponse, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.found != nil {
+		return nil, status.Errorf(codes.FailedPrecondition, "authored tools: %v", s.found)
+	}
+	return &toolsetv1.DescribeResponse{Name: Name, Version: Version, ProtocolMinor: shared.ProtocolMinor, Tools: s.specs}, nil
+}
+
+func (s *server) lookup(name string) (*manifest.Tool, toolsetv1.HostServicesClient, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.found != nil {
+		return nil, nil, status.Errorf(codes.FailedPrecondition, "authored tools: %v", s.found)
+	}
+	t, ok := s.tools[name]
+	if !ok {
+		return nil, nil, status.Errorf(codes.NotFound, "no authored tool %q", name)
+	}
+	return t, s.host, nil
+}
+
+// Invoke runs one call. The host has already checked the tool's singular
+// capability and resolved its approval, so only now is the module imported
+// (when no warm worker of the tool exists yet) and called.
+func (s *server) Invoke(req *toolsetv1.EffectRequest, stream toolsetv1.Toolset_InvokeServer) error {
+	t, host, err := s.lookup(req.GetTool())
+	if err != nil {
+		return err
+	}
+	timeout := s.timeout
+	if ms := req.GetTimeoutMs(); ms > 0 {
+		timeout = time.Duration(ms) * time.Millisecond
+	}
+	ctx, cancel := context.WithTimeoutCause(stream.Context(), timeout,
+		fmt.Errorf("%s did not finish within %s; its worker was stopped", t.ID, timeout))
+	defer cancel()
+	id := req.GetInvocationId()
+	if !s.track(id, cancel) {
+		return status.Errorf(codes.AlreadyExists, "invocation %s is already running", id)
+	}
+	defer s.untrack(id)
+
+	res := s.runner.call(ctx, t, req, hostBridge{client: host, invocation: id})
+	return stream.Send(&toolsetv1.InvokeEvent{Event: &toolsetv1.InvokeEvent_Result{Result: res}})
+}
+
+// hostBridge answers a worker's requests through HostServices.
+type hostBridge struct {
+	client     toolsetv1.HostServicesClient
+	invocation string
+}
+
+func (h hostBridge) Capability(ctx context.Context, name string, require bool) (bool, string) {
+	if h.client == nil {
+		return false, "no host connection answers capability requests"
+	}
+	resp, err := h.client.Capability(ctx, &toolsetv1.CapabilityRequest{InvocationId: h.invocation, Capability: name, Require: require})
+	if err != nil {
+		return false, "the host did not answer: " + status.Convert(err).Message()
+	}
+	return resp.GetGranted(), resp.GetReason()
+}
+
+func (h hostBridge) Deliver(ctx context.Context, text string) error {
+	if h.client == nil {
+		return errors.New("no host connection takes delivered output")
+	}
+	_, err := h.client.Deliver(ctx, &toolsetv1.DeliverRequest{InvocationId: h.invocation, Text: text})
+	if err != nil {
+		return errors.New(status.Convert(err).Message())
+	}
+	return nil
+}
+
+// Precheck: authored tools declare none, so every call may go on.
+func (s *server) Precheck(context.Context, *toolsetv1.EffectRequest) (*toolsetv1.ToolResult, error) {
+	return &toolsetv1.ToolResult{}, nil
+}
+
+func (s *server) track(id string, cancel context.CancelFunc) bool {
+	s.runMu.Lock()
+	defer s.runMu.Unlock()
+	if _, dup := s.running[id]; dup {
+		return false
+	}
+	s.running[id] = cancel
+	return true
+}
+
+func (s *server) untrack(id string) {
+	s.runMu.Lock()
+	delete(s.running, id)
+	s.runMu.Unlock()
+}
+
+func (s *server) Cancel(_ context.Context, req *toolsetv1.CancelRequest) (*toolsetv1.CancelResponse, error) {
+	s.runMu.Lock()
+	cancel, ok := s.running[req.GetInvocationId()]
+	s.runMu.Unlock()
+	if ok {
+		cancel()
+	}
+	return &toolsetv1.CancelResponse{Found: ok}, nil
+}
+
+func (s *server) Health(context.Context, *toolsetv1.HealthRequest) (*toolsetv1.HealthResponse, error) {
+	s.runMu.Lock()
+	n := len(s.running)
+	s.runMu.Unlock()
+	return &toolsetv1.HealthResponse{Status: "ok", ActiveInvocations: int32(n)}, nil
+}
+
+// close drops the host connection; the runner's workers are the caller's.
+func (s *server) close() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.hostConn != nil {
+		_ = s.hostConn.Close()
+		s.hostConn, s.host = nil, nil
+	}
+}

@@ -1,0 +1,1 @@
+"""Demiurge: the authored-tool SDK lives in demiurge.sdk."""

@@ -1,0 +1,260 @@
+"""Demiurge authored-tool SDK and worker bridge.
+
+An authored tool is a directory under the core's slots.tools root with a
+tool.yaml and, by default, a module.py whose ``execute(ctx, args)`` runs one
+call::
+
+    from demiurge.sdk import ToolResult
+
+    def execute(ctx, args):
+        ctx.capability.require("fs.write")      # listed in tool.yaml capabilities
+        ctx.output.deliver("working on it")     # reaches the active turn
+        return ToolResult(content="done", display_output="wrote the note")
+
+Return a ToolResult, a dict with ToolResult's fields, or any value: a str is
+the content, other JSON values become JSON text, anything else str(value).
+The lifecycle fields executionStarted, denial and approval are the host's:
+values returned for them are ignored.
+
+The host runs this file as the worker bridge (``python3 -I -B -c``): it
+imports the tool's module, then answers calls as newline-delimited JSON on
+its stdin and stdout. stdout belongs to the protocol, so the bridge points
+the module's stdout (sys.stdout and file descriptor 1) at stderr, and its
+stdin at /dev/null. Outside a worker this module is only the SDK: install it
+to get ToolResult and the ToolContext types for tests and editors.
+"""
+
+import json
+import os
+import sys
+import traceback
+import types
+
+PROTOCOL = 1
+
+__all__ = ["ToolResult", "ToolContext", "CapabilityDenied", "PROTOCOL"]
+
+
+class ToolResult:
+    """A tool's result. content is what the model sees by default;
+    model_output overrides the model's view and display_output the
+    operator's tool card. is_error marks a result the model should repair."""
+
+    __slots__ = ("content", "model_output", "display_output", "is_error")
+
+    def __init__(self, content="", model_output=None, display_output=None, is_error=False):
+        self.content = content
+        self.model_output = model_output
+        self.display_output = display_output
+        self.is_error = bool(is_error)
+
+    def to_dict(self):
+        d = {"content": self.content, "is_error": self.is_error}
+        if self.model_output is not None:
+            d["model_output"] = self.model_output
+        if self.display_output is not None:
+            d["display_output"] = self.display_output
+        return d
+
+    def __repr__(self):
+        return "ToolResult(content=%r, is_error=%r)" % (self.content, self.is_error)
+
+
+class CapabilityDenied(PermissionError):
+    """Raised by ctx.capability.require when the host refuses."""
+
+
+class Turn:
+    """The current turn's metadata."""
+
+    __slots__ = ("id", "session_id", "invocation_id")
+
+    def __init__(self, id="", session_id="", invocation_id=""):
+        self.id = id
+        self.session_id = session_id
+        self.invocation_id = invocation_id
+
+    def __repr__(self):
+        return "Turn(id=%r, session_id=%r)" % (self.id, self.session_id)
+
+
+class Capability:
+    """can(name) and require(name), answered by the host for the
+    capabilities tool.yaml lists; the singular capability is not among them."""
+
+    def __init__(self, ask):
+        self._ask = ask
+
+    def can(self, name):
+        granted, _ = self._ask(str(name), False)
+        return granted
+
+    def require(self, name):
+        granted, reason = self._ask(str(name), True)
+        if not granted:
+            raise CapabilityDenied("capability %s is not granted: %s" % (name, reason))
+
+
+class Output:
+    """Delivers text to the active turn while the call runs."""
+
+    def __init__(self, deliver):
+        self._deliver = deliver
+
+    def deliver(self, text):
+        self._deliver(str(text))
+
+
+class ToolContext:
+    """What a call knows: turn, slot_id, slot_path, capability, output and
+    workspace."""
+
+    def __init__(self, turn, slot_id, slot_path, workspace, capability, output):
+        self.turn = turn
+        self.slot_id = slot_id
+        self.slot_path = slot_path
+        self.workspace = workspace
+        self.capability = capability
+        self.output = output
+
+
+def to_value(result):
+    """The JSON value of a tool's return value, as the host reads it."""
+    if isinstance(result, ToolResult):
+        return result.to_dict()
+    if result is None or isinstance(result, (str, bool, int, float)):
+        return result
+    try:
+        json.dumps(result, allow_nan=False)
+        return result
+    except (TypeError, ValueError):
+        return str(result)
+
+
+class _Bridge:
+    """The worker side of the protocol: one call at a time."""
+
+    def __init__(self, proto_in, proto_out):
+        self._in = proto_in
+        self._out = proto_out
+
+    def send(self, msg):
+        line = json.dumps(msg, ensure_ascii=False, allow_nan=False, default=str)
+        self._out.write(line.encode("utf-8") + b"\n")
+        self._out.flush()
+
+    def receive(self):
+        line = self._in.readline()
+        if not line:
+            sys.exit(0)  # the host closed the pipe: nothing more to do
+        return json.loads(line)
+
+    def ask(self, msg, reply_type):
+        self.send(msg)
+        reply = self.receive()
+        if reply.get("type") != reply_type:
+            raise RuntimeError("protocol: expected %s, got %r" % (reply_type, reply.get("type")))
+        return reply
+
+    def serve(self, fn):
+        while True:
+            msg = self.receive()
+            if msg.get("type") != "call":
+                continue
+            self.call(fn, msg)
+
+    def call(self, fn, msg):
+        call_id = msg.get("id", "")
+        c = msg.get("context") or {}
+
+        def capability(name, require):
+            r = self.ask({"type": "capability", "id": call_id, "capability": name, "require": require}, "capability_result")
+            return bool(r.get("granted")), r.get("reason", "")
+
+        def deliver(text):
+            r = self.ask({"type": "deliver", "id": call_id, "text": text}, "deliver_result")
+            if r.get("error"):
+                raise RuntimeError(r["error"])
+
+        ctx = ToolContext(
+            Turn(c.get("turn_id", ""), c.get("session_id", ""), call_id),
+            c.get("slot_id", ""), c.get("slot_path", ""), c.get("workspace", ""),
+            Capability(capability), Output(deliver))
+        try:
+            value = to_value(fn(ctx, msg.get("args") or {}))
+        except CapabilityDenied as e:
+            self.send({"type": "error", "id": call_id, "code": "capability_denied", "error": str(e)})
+            return
+        except BaseException as e:  # noqa: B902 - a tool's SystemExit must not end the worker silently
+            traceback.print_exc(file=sys.stderr)
+            self.send({"type": "error", "id": call_id, "code": "exception",
+                       "error": "%s: %s" % (type(e).__name__, e)})
+            if isinstance(e, (KeyboardInterrupt, SystemExit)):
+                sys.exit(1)
+            return
+        self.send({"type": "result", "id": call_id, "value": value})
+
+
+def _protocol_streams():
+    """Moves the protocol off fds 0 and 1 so that nothing the module (or a
+    child it starts) reads or prints can touch it."""
+    proto_in = os.fdopen(os.dup(0), "rb")
+    proto_out = os.fdopen(os.dup(1), "wb")
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    os.close(devnull)
+    os.dup2(2, 1)
+    sys.stdin = open(os.devnull, "r")
+    sys.stdout = sys.stderr
+    return proto_in, proto_out
+
+
+def _load(path, function):
+    import importlib.util
+
+    directory = os.path.dirname(path)
+    name = os.path.splitext(os.path.basename(path))[0]
+    # The tool's own directory is importable, so a tool may keep helpers
+    # beside its module; -I left the script directory and PYTHONPATH out.
+    sys.path.insert(0, directory)
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    fn = getattr(module, function, None)
+    if not callable(fn):
+        raise AttributeError("%s has no callable %s(ctx, args)" % (os.path.basename(path), function))
+    return fn
+
+
+def _register_sdk():
+    """Makes this file importable as demiurge.sdk inside the worker."""
+    me = sys.modules[__name__]
+    if "demiurge.sdk" not in sys.modules:
+        pkg = types.ModuleType("demiurge")
+        pkg.__path__ = []
+        pkg.sdk = me
+        sys.modules["demiurge"] = pkg
+        sys.modules["demiurge.sdk"] = me
+
+
+def main(argv):
+    if len(argv) != 3:
+        sys.stderr.write("usage: bridge MODULE_PATH FUNCTION (run by the Demiurge authored-tool runtime)\n")
+        return 2
+    sys.dont_write_bytecode = True
+    bridge = _Bridge(*_protocol_streams())
+    _register_sdk()
+    try:
+        fn = _load(argv[1], argv[2])
+    except BaseException as e:  # noqa: B902 - every import failure is reported
+        traceback.print_exc(file=sys.stderr)
+        bridge.send({"type": "fatal", "error": "importing %s failed: %s: %s" % (os.path.basename(argv[1]), type(e).__name__, e)})
+        return 1
+    bridge.send({"type": "ready", "protocol": PROTOCOL})
+    bridge.serve(fn)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
