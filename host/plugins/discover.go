@@ -5,95 +5,31 @@
 package plugins
 
 import (
-	"bufio"
-	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
-	"strings"
+
+	"demiurge.dev/host/plugins/disk"
 )
 
-// BinaryPrefix starts the file name of every toolset plugin binary.
-const BinaryPrefix = "demiurge-toolset-"
+// Finding plugins on disk lives in package disk, which links no gRPC (the
+// tools-list launcher uses it); these names keep the manager's callers
+// unchanged.
+const BinaryPrefix = disk.BinaryPrefix
 
-// Origin says where a plugin was found.
-type Origin string
+type (
+	Origin    = disk.Origin
+	Dir       = disk.Dir
+	Candidate = disk.Candidate
+)
 
 const (
-	OriginBuiltin   Origin = "builtin"   // beside the demiurge binary
-	OriginInstalled Origin = "installed" // under the state directory
+	OriginBuiltin   = disk.OriginBuiltin
+	OriginInstalled = disk.OriginInstalled
 )
 
-// Dir is one place to look for plugins.
-type Dir struct {
-	Path   string
-	Origin Origin
-}
-
-// Candidate is a plugin binary found on disk with the checksum recorded for
-// it at build or install time.
-type Candidate struct {
-	Name     string // toolset name: the file name without BinaryPrefix
-	Path     string
-	Origin   Origin
-	Recorded string // hex sha256 from <binary>.sha256; "" if none
-	// Problem explains why the candidate cannot be used ("" if it can).
-	Problem string
-}
-
-// Discover lists the plugin binaries in dirs. A name found in more than one
-// directory is taken from the first; installed plugins therefore cannot
-// shadow built-in ones when the built-in directory comes first.
-func Discover(dirs []Dir) ([]Candidate, error) {
-	seen := map[string]bool{}
-	var out []Candidate
-	for _, d := range dirs {
-		entries, err := os.ReadDir(d.Path)
-		if os.IsNotExist(err) {
-			continue
-		}
-		if err != nil {
-			return nil, fmt.Errorf("list plugins in %s: %w", d.Path, err)
-		}
-		for _, e := range entries {
-			name, ok := strings.CutPrefix(e.Name(), BinaryPrefix)
-			if !ok || name == "" || strings.Contains(name, ".") || e.IsDir() || seen[name] {
-				continue
-			}
-			seen[name] = true
-			c := Candidate{Name: name, Path: filepath.Join(d.Path, e.Name()), Origin: d.Origin}
-			c.Recorded, err = readChecksum(c.Path + ".sha256")
-			if err != nil {
-				c.Problem = err.Error()
-			}
-			out = append(out, c)
-		}
-	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	return out, nil
-}
-
-// readChecksum reads a sha256sum-format file: "<hex>  <file name>".
-func readChecksum(path string) (string, error) {
-	f, err := os.Open(path)
-	if os.IsNotExist(err) {
-		return "", fmt.Errorf("no recorded checksum (%s is missing): rebuild with make or install with demiurge package install", filepath.Base(path))
-	}
-	if err != nil {
-		return "", fmt.Errorf("read recorded checksum: %w", err)
-	}
-	defer f.Close()
-	line, err := bufio.NewReader(f).ReadString('\n')
-	if err != nil && line == "" {
-		return "", fmt.Errorf("%s is empty", path)
-	}
-	sum, _, _ := strings.Cut(strings.TrimSpace(line), " ")
-	if b, err := hex.DecodeString(sum); err != nil || len(b) != 32 {
-		return "", fmt.Errorf("%s: %q is not a sha256", path, sum)
-	}
-	return strings.ToLower(sum), nil
-}
+// Discover lists the plugin binaries in dirs; see disk.Discover.
+func Discover(dirs []Dir) ([]Candidate, error) { return disk.Discover(dirs) }
 
 // WriteChecksum records the sha256 of a plugin binary beside it, as make and
 // package install do.
