@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"context"
 	"errors"
 
 	"demiurge.dev/catalog"
@@ -42,4 +43,57 @@ func (a *Assessment) assessURL(fact *SubjectFact) string {
 	}
 	a.raise(catalog.RiskMedium, catalog.ApprovalPrompt, reason)
 	return t.URL()
+}
+
+// URLVerdict is the URL policy's verdict on one URL, for `demiurge policy
+// check-url`. It never holds userinfo, path, query or fragment.
+type URLVerdict struct {
+	// Decision is "allowed", "refused", or "unresolved" for a name whose
+	// addresses were not looked up (they are checked when it is fetched).
+	Decision string `json:"decision"`
+	Origin   string `json:"origin"`
+	// Host is the normalised host: what the legacy numeric IPv4 forms,
+	// IDNA and trailing dots come to.
+	Host string `json:"host,omitempty"`
+	// Class is the refused class, "public" when allowed.
+	Class     string   `json:"class,omitempty"`
+	Reasons   []string `json:"reasons"`
+	Resolved  bool     `json:"resolved"`
+	Addresses []string `json:"addresses,omitempty"`
+}
+
+// CheckURL gives the URL policy's verdict on raw. DNS is used only when
+// resolve is true; otherwise a name is "unresolved".
+func CheckURL(ctx context.Context, raw string, resolve bool) URLVerdict {
+	v := URLVerdict{Origin: netpolicy.OriginSummary(raw), Reasons: []string{}}
+	refuse := func(err error) URLVerdict {
+		v.Decision, v.Class = "refused", "invalid-url"
+		v.Reasons = append(v.Reasons, err.Error())
+		var re *netpolicy.RefusedError
+		if errors.As(err, &re) {
+			v.Class, v.Reasons = re.Class, []string{re.Reason}
+		}
+		return v
+	}
+	t, err := netpolicy.Check(raw)
+	if err != nil {
+		return refuse(err)
+	}
+	v.Origin, v.Host = t.Origin(), t.Host
+	if !t.IsLiteral() && !resolve {
+		v.Decision = "unresolved"
+		v.Reasons = append(v.Reasons, "the name's addresses are checked when it is fetched; pass --resolve to look them up now")
+		return v
+	}
+	addrs, err := netpolicy.New(netpolicy.Options{}).Resolve(ctx, t)
+	v.Resolved = !t.IsLiteral()
+	if err != nil {
+		return refuse(err)
+	}
+	v.Decision, v.Class = "allowed", netpolicy.ClassPublic
+	for _, a := range addrs {
+		v.Addresses = append(v.Addresses, a.String())
+	}
+	v.Reasons = append(v.Reasons, "every address is public")
+	return v
 }

@@ -1,9 +1,11 @@
 package policy
 
 import (
+	"context"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"demiurge.dev/catalog"
 )
@@ -90,5 +92,34 @@ func TestAssessURLNeedsAString(t *testing.T) {
 	}
 	if _, err := Assess(fetchSpec(), fetchSpec().Metadata, map[string]any{}, ws); err == nil {
 		t.Error("a missing url was accepted")
+	}
+}
+
+func TestCheckURL(t *testing.T) {
+	// Only the .invalid name (RFC 6761: never resolves) is looked up; a
+	// resolver that cannot answer in time is a DNS failure too.
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	for _, tc := range []struct {
+		raw      string
+		resolve  bool
+		decision string
+		class    string
+		host     string
+	}{
+		{"https://example.org/a?b", false, "unresolved", "", "example.org"},
+		{"http://0x7f.1/", false, "refused", "loopback", ""},
+		{"http://8.8.8.8/x", false, "allowed", "public", "8.8.8.8"},
+		{"http://u:p@8.8.8.8/", false, "refused", "userinfo", ""},
+		{"https://nonexistent.invalid/", true, "refused", "dns-failure", "nonexistent.invalid"},
+		{"https://[2606:4700::1111]/", true, "allowed", "public", "2606:4700::1111"},
+	} {
+		v := CheckURL(ctx, tc.raw, tc.resolve)
+		if v.Decision != tc.decision || v.Class != tc.class || v.Host != tc.host || len(v.Reasons) == 0 {
+			t.Errorf("CheckURL(%q, %v) = %+v; want %s %s host %q", tc.raw, tc.resolve, v, tc.decision, tc.class, tc.host)
+		}
+		if strings.Contains(v.Origin, "/x") || strings.Contains(v.Origin, "u:p") {
+			t.Errorf("CheckURL(%q) origin %q", tc.raw, v.Origin)
+		}
 	}
 }
