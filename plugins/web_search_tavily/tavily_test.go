@@ -1,0 +1,230 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"demiurge.dev/sdk"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+const testKey = "tvly-test-0123456789abcdef"
+
+// tavilyServer speaks the Tavily search API as documented: POST /search
+// with a JSON body, the key as "Authorization: Bearer tvly-...", results
+// as {"query","answer","images","results":[{title,url,content,score}],
+// "response_time"}. It refuses anything else the way Tavily does, and
+// records the body it received.
+type tavilyServer struct {
+	*httptest.Server
+	bodies chan map[string]any
+}
+
+func newTavilyServer(t *testing.T, answer func(w http.ResponseWriter, r *http.Request)) *tavilyServer {
+	t.Helper()
+	s := &tavilyServer{bodies: make(chan map[string]any, 4)}
+	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		var body map[string]any
+		raw, _ := io.ReadAll(r.Body)
+		err := json.Unmarshal(raw, &body)
+		switch {
+		case r.Method != http.MethodPost || r.URL.Path != "/search":
+			w.WriteHeader(http.StatusNotFound)
+			fmt.Fprint(w, `{"detail":"Not Found"}`)
+		case r.Header.Get("Authorization") != "Bearer "+testKey:
+			w.WriteHeader(http.StatusUnauthorized)
+			fmt.Fprint(w, `{"detail":{"error":"Unauthorized: missing or invalid API key."}}`)
+		case err != nil || r.Header.Get("Content-Type") != "application/json" || body["query"] == "":
+			w.WriteHeader(http.StatusBadRequest)
+			fmt.Fprint(w, `{"detail":{"error":"Invalid request body."}}`)
+		default:
+			s.bodies <- body
+			answer(w, r)
+		}
+	}))
+	t.Cleanup(s.Close)
+	return s
+}
+
+func (s *tavilyServer) api() tavilyAPI {
+	return tavilyAPI{endpoint: s.URL + "/search", client: newHTTPClient(), timeout: 2 * time.Second}
+}
+
+func documentedResponse(n int) string {
+	var results []string
+	for i := 1; i <= n; i++ {
+		results = append(results, fmt.Sprintf(`{"title":"Result %d","url":"https://example.org/%d","content":"Go generics, snippet %d.","score":0.%d,"raw_content":null,"favicon":"https://example.org/favicon.ico"}`, i, i, i, 9-i))
+	}
+	return `{"query":"golang generics","follow_up_questions":null,"answer":null,"images":[],"results":[` + strings.Join(results, ",") + `],"response_time":"1.67","request_id":"123e4567-e89b-12d3-a456-426614174111"}`
+}
+
+func call(t *testing.T, a tavilyAPI, args string, key string) *sdk.Result {
+	t.Helper()
+	secrets := map[string]string{}
+	if key != "" {
+		secrets[secretTarget] = key
+	}
+	res, err := newWebSearch(a).Execute(&sdk.Context{Context: context.Background(), Secrets: secrets}, json.RawMessage(args))
+	if err != nil {
+		t.Fatalf("Execute: %v", err)
+	}
+	b, _ := json.Marshal(res.Structured)
+	if strings.Contains(res.Content, testKey) || strings.Contains(string(b), testKey) {
+		t.Fatalf("the API key leaked into the result: %s %s", res.Content, b)
+	}
+	return res
+}
+
+func TestSearchSpeaksTheTavilyAPI(t *testing.T) {
+	srv := newTavilyServer(t, func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, documentedResponse(3)) })
+	res := call(t, srv.api(), `{"query":"golang generics","count":3,"freshness":"month","search_depth":"advanced","topic":"news","include_domains":["go.dev"],"exclude_domains":["example.com"]}`, testKey)
+	if res.IsError {
+		t.Fatalf("search failed: %s", res.Content)
+	}
+	body := <-srv.bodies
+	want := map[string]any{
+		"query": "golang generics", "max_results": 3.0, "time_range": "month", "search_depth": "advanced", "topic": "news",
+		"include_domains": []any{"go.dev"}, "exclude_domains": []any{"example.com"},
+		"include_answer": false, "include_raw_content": false, "include_images": false,
+	}
+	if !reflect.DeepEqual(body, want) {
+		t.Errorf("request body = %v\nwant %v", body, want)
+	}
+	if _, ok := body["api_key"]; ok {
+		t.Errorf("the key travelled in the body")
+	}
+	for _, want := range []string{"1. Result 1\n   https://example.org/1\n   Go generics, snippet 1.", "3. Result 3", untrustedNote} {
+		if !strings.Contains(res.Content, want) {
+			t.Errorf("content lacks %q:\n%s", want, res.Content)
+		}
+	}
+	sr := res.Structured.(*searchResult)
+	if sr.Returned != 3 || sr.Results[0].Score != 0.8 || sr.Provider != "tavily" {
+		t.Errorf("structured = %+v", sr)
+	}
+}
+
+func TestSoftFailures(t *testing.T) {
+	slow := make(chan struct{})
+	t.Cleanup(func() { close(slow) })
+	cases := []struct {
+		name     string
+		key      string
+		answer   func(w http.ResponseWriter, r *http.Request)
+		code     string
+		contains string
+	}{
+		{"wrong key", "tvly-wrong", nil, "unauthorized", "HTTP 401: Unauthorized: missing or invalid API key."},
+		{"no key bound", "", nil, "missing_api_key", "no TAVILY_API_KEY is set"},
+		{"rate limited", testKey, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Retry-After", "30")
+			w.WriteHeader(http.StatusTooManyRequests)
+			fmt.Fprint(w, `{"detail":{"error":"Rate limit exceeded"}}`)
+		}, "rate_limited", "Retry after 30 seconds"},
+		{"plan limit", testKey, func(w http.ResponseWriter, r *http.Request) {
+			w.WriteHeader(432)
+			fmt.Fprint(w, `{"detail":{"error":"This request exceeds your plan's set usage limit."}}`)
+		}, "rate_limited", "quota"},
+		{"server error", testKey, func(w http.ResponseWriter, r *http.Request) {
+			w.WriteHeader(http.StatusInternalServerError)
+			fmt.Fprint(w, `{"detail":{"error":"Internal Server Error"}}`)
+		}, "provider_unavailable", "HTTP 500"},
+		{"bad request echoing the key", testKey, func(w http.ResponseWriter, r *http.Request) {
+			w.WriteHeader(http.StatusBadRequest)
+			fmt.Fprintf(w, `{"detail":{"error":"key %s: query too long"}}`, testKey)
+		}, "invalid_request", "key [redacted:TAVILY_API_KEY]: query too long"},
+		{"not JSON", testKey, func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "<html>") }, "bad_response", "could not be read"},
+		{"redirect", testKey, func(w http.ResponseWriter, r *http.Request) {
+			http.Redirect(w, r, "/elsewhere", http.StatusTemporaryRedirect)
+		}, "bad_response", "never sent after a redirect"},
+		{"timeout", testKey, func(w http.ResponseWriter, r *http.Request) {
+			select {
+			case <-slow:
+			case <-r.Context().Done():
+			}
+		}, "timeout", "did not answer in time"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := newTavilyServer(t, tc.answer)
+			a := srv.api()
+			a.timeout = 300 * time.Millisecond
+			res := call(t, a, `{"query":"golang"}`, tc.key)
+			if !res.IsError || res.ErrorCode != tc.code || !strings.Contains(res.Content, tc.contains) {
+				t.Fatalf("got error=%v code=%q %q; want code %q containing %q", res.IsError, res.ErrorCode, res.Content, tc.code, tc.contains)
+			}
+		})
+	}
+}
+
+func TestInvalidArguments(t *testing.T) {
+	a := tavilyAPI{endpoint: "http://127.0.0.1:1", client: newHTTPClient()}
+	for _, args := range []string{`{"query":""}`, `{"query":"x","count":99}`, `{"query":"x","topic":"sports"}`, `{"query":"x","search_depth":"deep"}`, `{"query":"x","include_domains":["https://go.dev/x"]}`, `{"query":"x","freshness":"hour"}`} {
+		if res := call(t, a, args, testKey); res.ErrorCode != "invalid_arguments" {
+			t.Errorf("%s: got %q %s", args, res.ErrorCode, res.Content)
+		}
+	}
+}
+
+func TestResultsAreBounded(t *testing.T) {
+	long := strings.Repeat("lorem ipsum ", 200)
+	var results []string
+	for i := range 30 {
+		results = append(results, fmt.Sprintf(`{"title":%q,"url":"https://example.org/%d","content":%q,"score":0.5}`, long, i, long))
+	}
+	res := parseResponse(200, http.Header{}, []byte(`{"results":[`+strings.Join(results, ",")+`]}`), searchParams{Query: "q", Count: 20}, testKey)
+	sr := res.Structured.(*searchResult)
+	if len(res.Content) > maxContent+200 || sr.Returned+sr.Omitted != 20 || sr.Returned == 0 {
+		t.Fatalf("content %d bytes, returned %d omitted %d", len(res.Content), sr.Returned, sr.Omitted)
+	}
+}
+
+func TestManifestMatchesTheToolset(t *testing.T) {
+	b, err := os.ReadFile("package.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m struct {
+		Name, Version string
+		Tools         []string
+		Secrets       []struct{ Env, Target string }
+	}
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	if m.Name != Name || m.Version != Version || len(m.Tools) != 1 || m.Tools[0] != Tools()[0].Spec().Name {
+		t.Fatalf("package.json says %+v; the toolset is %s %s with %s", m, Name, Version, Tools()[0].Spec().Name)
+	}
+	if len(m.Secrets) != 1 || m.Secrets[0].Target != secretTarget {
+		t.Fatalf("package.json binds %+v; the plugin reads %s", m.Secrets, secretTarget)
+	}
+}
+
+func FuzzParseResponse(f *testing.F) {
+	f.Add(200, []byte(documentedResponse(2)))
+	f.Add(401, []byte(`{"detail":{"error":"Unauthorized"}}`))
+	f.Add(200, []byte(`{"results":[{"url":"https://a","title":"<b","content":"&amp;"}]}`))
+	f.Add(432, []byte(`[]`))
+	f.Fuzz(func(t *testing.T, status int, body []byte) {
+		res := parseResponse(status, http.Header{}, body, searchParams{Query: "q", Count: 20}, testKey)
+		if res == nil || len(res.Content) > maxContent+400 {
+			t.Fatalf("unbounded or nil result")
+		}
+		if status != 200 && !res.IsError {
+			t.Fatalf("HTTP %d became a success", status)
+		}
+	})
+}
