@@ -1,0 +1,171 @@
+package catalogsnap
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"demiurge.dev/catalog"
+	"demiurge.dev/host/core"
+	"demiurge.dev/host/plugins/disk"
+)
+
+// Snapshot is what a full host resolved its catalog from.
+type Snapshot struct {
+	Key     Key      `json:"key"`
+	Sources []Source `json:"sources"`
+	// Warnings are the host's assembly warnings, printed again by a reader.
+	Warnings []string `json:"warnings"`
+	// Fingerprint is the resolved catalog's: a reader that resolves the
+	// sources to anything else does not use the snapshot.
+	Fingerprint string `json:"fingerprint"`
+}
+
+// Source is a catalog.Source without its binding (a live plugin adapter).
+type Source struct {
+	Kind  catalog.SourceKind `json:"kind"`
+	Name  string             `json:"name"`
+	Tools []catalog.ToolSpec `json:"tools"`
+}
+
+// CatalogSources are the sources to resolve, without bindings: a catalog
+// made from them can be listed and shown, never dispatched.
+func (s *Snapshot) CatalogSources() []catalog.Source {
+	out := make([]catalog.Source, len(s.Sources))
+	for i, src := range s.Sources {
+		out[i] = catalog.Source{Kind: src.Kind, Name: src.Name, Tools: src.Tools}
+	}
+	return out
+}
+
+// maxSnapshotBytes bounds a read: schemas are at most 1 MiB each, and a
+// catalog is a few dozen tools.
+const maxSnapshotBytes = 64 << 20
+
+// Dir is where snapshots live under the state directory.
+func Dir(stateDir string) string { return filepath.Join(stateDir, "cache", "catalog") }
+
+// path is the snapshot slot of one core file and host binary: a new
+// snapshot for them replaces the old one, so the directory does not grow
+// with every rebuild.
+func path(stateDir string, k Key) string {
+	sum := sha256.Sum256([]byte(k.Core.File + "\x00" + k.Host.Path))
+	return filepath.Join(Dir(stateDir), hex.EncodeToString(sum[:16])+".json")
+}
+
+// Load returns the snapshot saved under key, if there is one with exactly
+// that key. Anything unreadable, foreign or different is a miss.
+func Load(stateDir string, key Key) (*Snapshot, bool) {
+	f, err := os.Open(path(stateDir, key))
+	if err != nil {
+		return nil, false
+	}
+	defer f.Close()
+	// Written 0600 by this user; one others may write is not trusted.
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() || st.Mode().Perm()&0o022 != 0 {
+		return nil, false
+	}
+	raw, err := io.ReadAll(io.LimitReader(f, maxSnapshotBytes+1))
+	if err != nil || len(raw) > maxSnapshotBytes {
+		return nil, false
+	}
+	var s Snapshot
+	if json.Unmarshal(raw, &s) != nil || !s.Key.Equal(key) {
+		return nil, false
+	}
+	return &s, true
+}
+
+// Save writes a snapshot atomically (a temporary file renamed over the
+// old one), readable by this user only.
+func Save(stateDir string, s *Snapshot) error {
+	raw, err := json.Marshal(s)
+	if err != nil {
+		return fmt.Errorf("catalog snapshot: encode: %w", err)
+	}
+	dir := Dir(stateDir)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("catalog snapshot: %w", err)
+	}
+	tmp, err := os.CreateTemp(dir, ".snapshot-*")
+	if err != nil {
+		return fmt.Errorf("catalog snapshot: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(raw); err != nil {
+		tmp.Close()
+		return fmt.Errorf("catalog snapshot: write %s: %w", tmp.Name(), err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("catalog snapshot: write %s: %w", tmp.Name(), err)
+	}
+	return os.Rename(tmp.Name(), path(stateDir, s.Key))
+}
+
+// ErrUncacheable is Record's answer when no snapshot may be made.
+var ErrUncacheable = errors.New("catalog snapshot: not cacheable")
+
+// Record saves the snapshot of a catalog the running full host just
+// resolved: its core, every discovered candidate, the sources it resolved
+// from, and its warnings. It refuses (ErrUncacheable) when the core's
+// tools depend on more than the key, when a source is not a plugin, or
+// when a toolset was left out (the host retries it next time, so the next
+// catalog may differ).
+func Record(stateDir string, c *core.Core, cands []disk.Candidate, sources []catalog.Source, warnings []string, fingerprint string) error {
+	exe, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("catalog snapshot: %w", err)
+	}
+	return record(stateDir, exe, c, cands, sources, warnings, fingerprint)
+}
+
+func record(stateDir, hostBinary string, c *core.Core, cands []disk.Candidate, sources []catalog.Source, warnings []string, fingerprint string) error {
+	if why := Uncacheable(c); why != "" {
+		return fmt.Errorf("%w: %s", ErrUncacheable, why)
+	}
+	if why := notFromCandidates(c, cands, sources); why != "" {
+		return fmt.Errorf("%w: %s", ErrUncacheable, why)
+	}
+	key, err := NewKey(hostBinary, c, cands)
+	if err != nil {
+		return err
+	}
+	s := &Snapshot{Key: key, Warnings: append([]string{}, warnings...), Fingerprint: fingerprint}
+	for _, src := range sources {
+		s.Sources = append(s.Sources, Source{Kind: src.Kind, Name: src.Name, Tools: src.Tools})
+	}
+	return Save(stateDir, s)
+}
+
+// notFromCandidates says why the sources are not exactly the plugins the
+// host uses (the declared toolsets and every installed plugin, one source
+// each), or "" when they are.
+func notFromCandidates(c *core.Core, cands []disk.Candidate, sources []catalog.Source) string {
+	used := map[string]bool{}
+	for _, ts := range c.Toolsets {
+		used[ts] = true
+	}
+	for _, cand := range cands {
+		if cand.Origin == disk.OriginInstalled {
+			used[cand.Name] = true
+		}
+	}
+	have := map[string]bool{}
+	for _, src := range sources {
+		if src.Kind != catalog.SourceBuiltin || !used[src.Name] || have[src.Name] {
+			return fmt.Sprintf("source %s %q is not one of the core's toolset plugins", src.Kind, src.Name)
+		}
+		have[src.Name] = true
+	}
+	for name := range used {
+		if !have[name] {
+			return fmt.Sprintf("toolset %s was left out of the catalog", name)
+		}
+	}
+	return ""
+}
