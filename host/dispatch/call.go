@@ -105,6 +105,9 @@ func (t *Turn) run(ctx context.Context, p *prepared) Outcome {
 	if !ok {
 		return t.finish(ctx, p, out, StatusFailed, errorResult(fmt.Sprintf("%s has no adapter bound; this is a host bug", p.call.Name)))
 	}
+	if msg := t.backgroundRefusal(p); msg != "" {
+		return t.finish(ctx, p, out, StatusInvalidArguments, errorResult(msg))
+	}
 	if p.assess.Approval == catalog.ApprovalPrompt && !p.assess.Block && p.entry.Spec.Precheck {
 		res, err := adapter.Precheck(ctx, inv)
 		if err != nil {
@@ -132,6 +135,9 @@ func (t *Turn) run(ctx context.Context, p *prepared) Outcome {
 			status = StatusBlocked
 		}
 		return t.finish(ctx, p, out, status, errorResult(deniedMessage(p.call.Name, verdict)))
+	}
+	if backgroundRequested(p) {
+		return t.startBackground(ctx, p, out, adapter, inv)
 	}
 	inv.Hooks = t.hooks(p)
 	inv.OnEvent = func(ev *toolsetv1.InvokeEvent) error {

@@ -41,6 +41,8 @@ type Turn struct {
 	OnEvent func(callID string, ev Event)
 	// MaxCalls caps the calls of this turn; 0 means DefaultMaxCalls.
 	MaxCalls int
+	// Background runs calls that ask for background; nil refuses them.
+	Background *Background
 
 	calls atomic.Int64
 }

@@ -1,0 +1,254 @@
+package dispatch
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"demiurge.dev/catalog"
+	"demiurge.dev/host/redact"
+	"demiurge.dev/host/runtime"
+	sharedredact "demiurge.dev/shared/redact"
+	"demiurge.dev/shared/toolsetv1"
+)
+
+// Background runs the calls whose command subject asks for background:
+// after the whole path up to approval, the call records a task and returns
+// its id at once, and a goroutine the task manager owns consumes the
+// plugin's stream. The tool does not know it runs in the background.
+type Background struct {
+	Tasks *runtime.TaskManager
+	// Secrets returns every secret the host knows (target → value) beyond
+	// those of the call itself; task output is redacted with all of them
+	// before it is stored. Optional.
+	Secrets func() map[string]string
+}
+
+// argSecretBindings is the terminal contract's argument for secrets bound
+// to one call; bindings are foreground-only.
+const argSecretBindings = "secret_bindings"
+
+// maxTaskResult bounds the final content a task record keeps.
+const maxTaskResult = 16 << 10
+
+// maxSummary bounds a task's command summary, in characters.
+const maxSummary = 200
+
+// backgroundRequested reports whether a command subject's background
+// argument is true.
+func backgroundRequested(p *prepared) bool {
+	if p.entry == nil {
+		return false
+	}
+	for _, s := range p.entry.Spec.Subjects {
+		if s.Kind == catalog.SubjectCommand && s.BackgroundArg != "" {
+			if b, _ := p.args[s.BackgroundArg].(bool); b {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// backgroundRefusal says why a background call cannot run, before anyone
+// is asked to approve it; "" when it can (or is not a background call).
+func (t *Turn) backgroundRefusal(p *prepared) string {
+	if !backgroundRequested(p) {
+		return ""
+	}
+	if t.Background == nil || t.Background.Tasks == nil {
+		return fmt.Sprintf("%s: background runs are not available here; run it in the foreground (background: false)", p.call.Name)
+	}
+	if b, ok := p.args[argSecretBindings].([]any); ok && len(b) > 0 {
+		return fmt.Sprintf("%s: secret_bindings are foreground-only; run the command in the foreground, or drop the bindings", p.call.Name)
+	}
+	return ""
+}
+
+// startBackground records the task, starts it and answers the call with its
+// id. The task runs under the manager's context, not the caller's: it
+// outlives the call.
+func (t *Turn) startBackground(ctx context.Context, p *prepared, out Outcome, adapter Adapter, inv Invocation) Outcome {
+	bound := map[string]string{}
+	if t.Background.Secrets != nil {
+		for k, v := range t.Background.Secrets() {
+			bound[k] = v
+		}
+	}
+	for k, v := range inv.Secrets {
+		bound[k] = v
+	}
+	secrets := redact.Discover(p.args, bound)
+	inv.Hooks = t.hooks(p)
+	spec := runtime.TaskSpec{
+		Principal: t.Authority.Principal, Session: t.Authority.Session,
+		Tool: p.call.Name, CallID: p.call.ID, Summary: commandSummary(p, secrets),
+	}
+	task, err := t.Background.Tasks.Start(ctx, spec, func(tctx context.Context, sink *runtime.TaskOutput) runtime.TaskOutcome {
+		return t.runTask(tctx, adapter, inv, secrets, sink)
+	})
+	if err != nil {
+		return t.finish(ctx, p, out, StatusFailed, errorResult(fmt.Sprintf("%s: the background task could not be started: %v", p.call.Name, err)))
+	}
+	structured, _ := json.Marshal(map[string]any{"task_id": task.ID, "state": task.State, "background": true})
+	return t.finish(ctx, p, out, StatusOK, &toolsetv1.ToolResult{
+		Content:    fmt.Sprintf("%s started in the background. Ask for its status or wait for it; its output is kept in the task log.", task.ID),
+		Structured: structured,
+	})
+}
+
+// runTask invokes the plugin and feeds the task: every output chunk is
+// redacted again with every secret the host knows (a secret split across
+// chunks included) before it is stored; artifacts must lie under the
+// turn's artifact root and are recorded by their opaque reference.
+func (t *Turn) runTask(ctx context.Context, adapter Adapter, inv Invocation, secrets []redact.Secret, sink *runtime.TaskOutput) runtime.TaskOutcome {
+	pairs := make([]sharedredact.Secret, len(secrets))
+	for i, s := range secrets {
+		pairs[i] = sharedredact.Secret{Target: s.Target, Value: s.Value}
+	}
+	rep := sharedredact.NewReplacer(pairs)
+	writers := map[string]*sharedredact.Writer{}
+	inv.OnEvent = func(ev *toolsetv1.InvokeEvent) error {
+		switch {
+		case ev.GetOutput() != nil:
+			stream := ev.GetOutput().GetStream()
+			w := writers[stream]
+			if w == nil {
+				w = rep.NewWriter(taskStream{sink, stream})
+				writers[stream] = w
+			}
+			_, err := w.Write(ev.GetOutput().GetData())
+			return err
+		case ev.GetArtifact() != nil:
+			path := ev.GetArtifact().GetPath()
+			if err := t.checkArtifact(path); err != nil {
+				return err
+			}
+			sink.Artifact(t.artifactRef(path))
+		}
+		return nil
+	}
+	res, err := adapter.Invoke(ctx, inv)
+	for _, w := range writers {
+		if cerr := w.Close(); cerr != nil && err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		return runtime.TaskOutcome{Failed: true, ExitReason: runtime.ExitReasonError, Result: redactText(err.Error(), secrets)}
+	}
+	return taskOutcome(res, secrets)
+}
+
+// taskStream hands one stream's redacted bytes to the task.
+type taskStream struct {
+	sink   *runtime.TaskOutput
+	stream string
+}
+
+func (s taskStream) Write(p []byte) (int, error) {
+	if err := s.sink.Write(s.stream, p); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// terminalResult is the part of the terminal contract's structured result
+// that a task record keeps.
+type terminalResult struct {
+	ExitCode   *int            `json:"exit_code"`
+	ExitReason string          `json:"exit_reason"`
+	Stdout     *terminalStream `json:"stdout"`
+	Stderr     *terminalStream `json:"stderr"`
+}
+
+type terminalStream struct {
+	Tail      string `json:"tail"`
+	Bytes     int64  `json:"bytes"`
+	Chars     int64  `json:"chars"`
+	Truncated bool   `json:"truncated"`
+}
+
+// taskOutcome reads the final result: exit code and reason, and the tool's
+// own stream statistics, whose tails are redacted like the output.
+func taskOutcome(res *toolsetv1.ToolResult, secrets []redact.Secret) runtime.TaskOutcome {
+	out := runtime.TaskOutcome{Failed: res.GetIsError(), Result: redactText(res.GetContent(), secrets)}
+	if n := len(out.Result); n > maxTaskResult {
+		out.Result = "…" + strings.ToValidUTF8(out.Result[n-maxTaskResult:], "")
+	}
+	var tr terminalResult
+	if len(res.GetStructured()) == 0 || json.Unmarshal(res.GetStructured(), &tr) != nil {
+		return out
+	}
+	out.ReturnCode = tr.ExitCode
+	out.ExitReason = printableShort(redactText(tr.ExitReason, secrets), 64)
+	if tr.ExitCode != nil && *tr.ExitCode != 0 {
+		out.Failed = true
+	}
+	for name, s := range map[string]*terminalStream{"stdout": tr.Stdout, "stderr": tr.Stderr} {
+		if s == nil {
+			continue
+		}
+		if out.Streams == nil {
+			out.Streams = map[string]runtime.StreamStats{}
+		}
+		tail := redactText(s.Tail, secrets)
+		if r := []rune(tail); len(r) > runtime.TailChars {
+			tail = string(r[len(r)-runtime.TailChars:])
+		}
+		out.Streams[name] = runtime.StreamStats{Tail: tail, Bytes: s.Bytes, Chars: s.Chars, Truncated: s.Truncated}
+	}
+	return out
+}
+
+// artifactRef names an artifact by the session's opaque root and the path
+// under it, never by host path; checkArtifact has placed it under the root.
+func (t *Turn) artifactRef(path string) string {
+	rel, err := filepath.Rel(filepath.Dir(t.ArtifactRoot), filepath.Clean(path))
+	if err != nil {
+		return filepath.Base(path)
+	}
+	return filepath.ToSlash(rel)
+}
+
+// commandSummary is the command the task runs, redacted and bounded.
+func commandSummary(p *prepared, secrets []redact.Secret) string {
+	for _, s := range p.entry.Spec.Subjects {
+		if s.Kind == catalog.SubjectCommand {
+			if c, ok := p.args[s.Arg].(string); ok {
+				return printableShort(redactText(c, secrets), maxSummary)
+			}
+		}
+	}
+	return p.call.Name
+}
+
+// redactText applies the exact secrets and the well-known token formats,
+// as the model view does.
+func redactText(s string, secrets []redact.Secret) string {
+	if s == "" {
+		return ""
+	}
+	return redact.Make(redact.Raw{Content: s}, secrets).Model
+}
+
+// printableShort puts text on one line without control characters and
+// bounds it.
+func printableShort(s string, limit int) string {
+	var b strings.Builder
+	n := 0
+	for _, r := range s {
+		if n == limit {
+			b.WriteString("…")
+			break
+		}
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+			r = ' '
+		}
+		b.WriteRune(r)
+		n++
+	}
+	return b.String()
+}
