@@ -1,6 +1,7 @@
 package catalogsnap
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -87,6 +88,11 @@ func Save(stateDir string, s *Snapshot) error {
 	raw, err := json.Marshal(s)
 	if err != nil {
 		return fmt.Errorf("catalog snapshot: encode: %w", err)
+	}
+	// A host resolves a catalog every turn; an unchanged snapshot is not
+	// rewritten.
+	if old, err := os.ReadFile(path(stateDir, s.Key)); err == nil && bytes.Equal(old, raw) {
+		return nil
 	}
 	dir := Dir(stateDir)
 	if err := os.MkdirAll(dir, 0o700); err != nil {

@@ -20,6 +20,7 @@ import (
 
 	"demiurge.dev/catalog"
 	"demiurge.dev/host/approval"
+	"demiurge.dev/host/catalogsnap"
 	"demiurge.dev/host/core"
 	"demiurge.dev/host/dispatch"
 	"demiurge.dev/host/plugins"
@@ -61,6 +62,7 @@ type Host struct {
 	storeOnce sync.Once
 	store     *runtime.Store
 	storeErr  error
+	tasks     hostTasks
 }
 
 // InstalledPluginDir is where package install puts plugin binaries.
@@ -245,6 +247,9 @@ func (h *Host) Catalog(ctx context.Context) (*catalog.Catalog, error) {
 	}
 	h.Warnings = warnings
 	cat, err := catalog.Resolve(sources, h.Core.Metadata)
+	if err == nil { // best effort: without a snapshot the launcher hands tools list to this host
+		_ = catalogsnap.Record(h.StateDir, h.Core, h.Plugins.Candidates(), sources, warnings, cat.Fingerprint())
+	}
 	var ce *catalog.CollisionError
 	if errors.As(err, &ce) {
 		stage := "core loading failed"
@@ -281,14 +286,19 @@ func (h *Host) NewTurn(ctx context.Context) (*dispatch.Turn, error) {
 	if err != nil {
 		return nil, err
 	}
+	bg, err := h.background()
+	if err != nil {
+		return nil, err
+	}
 	return &dispatch.Turn{
 		ID: newID("turn_"), Catalog: cat, Authority: h.Authority, Workspace: h.Workspace,
-		Approvals: h.Approvals, Events: store, ArtifactRoot: h.ArtifactRoot(),
+		Approvals: h.Approvals, Events: store, ArtifactRoot: h.ArtifactRoot(), Background: bg,
 	}, nil
 }
 
 // Close stops the plugins and closes the store.
 func (h *Host) Close() error {
+	h.closeTasks() // through the cancel path, while plugins and store still run
 	h.Plugins.Close()
 	if h.store != nil {
 		return h.store.Close()
