@@ -37,7 +37,7 @@ type launchConfig struct {
 
 // launch starts a verified plugin, serves it HostServices, configures it
 // and asks it to describe itself.
-func launch(ctx context.Context, c Candidate, cfg launchConfig) (*instance, error) {
+func launch(ctx context.Context, c Candidate, in Input, cfg launchConfig) (*instance, error) {
 	if c.Problem != "" {
 		return nil, fmt.Errorf("toolset plugin %s is refused: %s", c.Name, c.Problem)
 	}
@@ -66,14 +66,14 @@ func launch(ctx context.Context, c Candidate, cfg launchConfig) (*instance, erro
 	if rc := client.ReattachConfig(); rc != nil {
 		inst.pid = rc.Pid
 	}
-	if err := inst.connect(ctx, c); err != nil {
+	if err := inst.connect(ctx, c, in); err != nil {
 		inst.kill()
 		return nil, err
 	}
 	return inst, nil
 }
 
-func (inst *instance) connect(ctx context.Context, c Candidate) error {
+func (inst *instance) connect(ctx context.Context, c Candidate, in Input) error {
 	rpc, err := inst.client.Client()
 	if err != nil {
 		return fmt.Errorf("toolset plugin %s: connect: %w", c.Name, err)
@@ -94,7 +94,7 @@ func (inst *instance) connect(ctx context.Context, c Candidate) error {
 		toolsetv1.RegisterHostServicesServer(s, inst.hs)
 		return s
 	})
-	if _, err := ts.Configure(ctx, &toolsetv1.ConfigureRequest{HostServicesBrokerId: id}); err != nil {
+	if _, err := ts.Configure(ctx, in.configureRequest(id)); err != nil {
 		return fmt.Errorf("toolset plugin %s: configure: %w", c.Name, err)
 	}
 	d, err := ts.Describe(ctx, &toolsetv1.DescribeRequest{})

@@ -24,6 +24,9 @@ type Config struct {
 	Logger hclog.Logger
 	// StartTimeout bounds one plugin start (default 10 s).
 	StartTimeout time.Duration
+	// Inputs are what some plugins' Describe depends on besides their
+	// binary, by toolset name (see Input).
+	Inputs map[string]Input
 }
 
 // Manager supervises the toolset plugins of one host process.
@@ -39,7 +42,8 @@ type Manager struct {
 // supervised is one plugin's life: lazily started, restarted after a crash
 // on the next call, with a growing delay between consecutive crashes.
 type supervised struct {
-	cand Candidate
+	cand  Candidate
+	input Input
 	mu   sync.Mutex
 	inst *instance
 	// crashes counts consecutive crashes; a run longer than healthyRun
@@ -83,7 +87,7 @@ func New(cfg Config) (*Manager, error) {
 		byName: map[string]*supervised{},
 	}
 	for _, c := range cands {
-		m.byName[c.Name] = &supervised{cand: c}
+		m.byName[c.Name] = &supervised{cand: c, input: cfg.Inputs[c.Name]}
 	}
 	return m, nil
 }
@@ -135,7 +139,7 @@ func (m *Manager) Describe(ctx context.Context, name string) (Description, error
 	running := s.inst != nil && !s.inst.exited()
 	s.mu.Unlock()
 	if !running {
-		if d, ok := m.cache.load(s.cand.Recorded, s.cand.Path); ok {
+		if d, ok := m.cache.load(cacheKey(s.cand.Recorded, s.input), s.cand.Path); ok {
 			return Description{DescribeResponse: d.DescribeResponse, Protocol: d.Protocol, SHA256: s.cand.Recorded, Cached: true}, nil
 		}
 	}
@@ -198,13 +202,13 @@ func (m *Manager) running(ctx context.Context, s *supervised) (*instance, error)
 			return nil, fmt.Errorf("toolset plugin %s is restarting after %d crashes: %w", s.cand.Name, s.crashes, ctx.Err())
 		}
 	}
-	inst, err := launch(ctx, s.cand, m.cfg)
+	inst, err := launch(ctx, s.cand, s.input, m.cfg)
 	if err != nil {
 		s.lastErr = err
 		return nil, err
 	}
 	s.inst, s.lastErr = inst, nil
-	if err := m.cache.store(s.cand.Recorded, s.cand.Path, inst.desc); err != nil {
+	if err := m.cache.store(cacheKey(s.cand.Recorded, s.input), s.cand.Path, inst.desc); err != nil {
 		m.cfg.log.Warn("describe cache not written", "plugin", s.cand.Name, "error", err)
 	}
 	return inst, nil

@@ -36,7 +36,7 @@ func (m *Manager) Statuses() []Status {
 		case s.lastErr != nil:
 			st.State, st.Error = "refused", s.lastErr.Error()
 		default:
-			if cached, ok := m.cache.load(c.Recorded, c.Path); ok {
+			if cached, ok := m.cache.load(cacheKey(c.Recorded, s.input), c.Path); ok {
 				st.State, d = "described (cached)", cached
 			}
 		}
