@@ -44,8 +44,8 @@ type Manager struct {
 type supervised struct {
 	cand  Candidate
 	input Input
-	mu   sync.Mutex
-	inst *instance
+	mu    sync.Mutex
+	inst  *instance
 	// crashes counts consecutive crashes; a run longer than healthyRun
 	// resets it.
 	crashes   int
