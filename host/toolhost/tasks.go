@@ -1,0 +1,98 @@
+package toolhost
+
+import (
+	"context"
+	"os"
+	"strings"
+	"sync"
+
+	"demiurge.dev/host/dispatch"
+	"demiurge.dev/host/redact"
+	"demiurge.dev/host/runtime"
+)
+
+// hostTasks is the host's background task manager, made on first use.
+type hostTasks struct {
+	once    sync.Once
+	mu      sync.Mutex
+	manager *runtime.TaskManager
+	lost    []runtime.Task
+	err     error
+	closed  bool
+}
+
+// Tasks returns the host's task manager. Making it marks the tasks that a
+// crashed host left queued or running as lost (see LostTasks).
+func (h *Host) Tasks() (*runtime.TaskManager, error) {
+	h.tasks.once.Do(func() {
+		store, err := h.Store()
+		if err != nil {
+			h.tasks.err = err
+			return
+		}
+		m, lost, err := runtime.NewTaskManager(context.Background(), store)
+		h.tasks.mu.Lock()
+		defer h.tasks.mu.Unlock()
+		if h.tasks.closed && m != nil {
+			m.Close()
+			h.tasks.err = runtime.ErrManagerClosed
+			return
+		}
+		h.tasks.manager, h.tasks.lost, h.tasks.err = m, lost, err
+	})
+	return h.tasks.manager, h.tasks.err
+}
+
+// LostTasks are the tasks found unfinished, and marked lost, when the task
+// manager was made.
+func (h *Host) LostTasks() []runtime.Task { return h.tasks.lost }
+
+// TaskScope is this host's session: what its model and its interactive
+// session may see of tasks.
+func (h *Host) TaskScope() runtime.TaskScope {
+	return runtime.TaskScope{Principal: h.Authority.Principal, Session: h.Authority.Session}
+}
+
+// OperatorTaskScope is the operator's explicit view of every session of
+// this principal, for the `demiurge tasks` command.
+func (h *Host) OperatorTaskScope() runtime.TaskScope {
+	return runtime.TaskScope{Principal: h.Authority.Principal, AllSessions: true}
+}
+
+// background is what a turn needs to run background calls.
+func (h *Host) background() (*dispatch.Background, error) {
+	m, err := h.Tasks()
+	if err != nil {
+		return nil, err
+	}
+	return &dispatch.Background{Tasks: m, Secrets: hostSecrets}, nil
+}
+
+// closeTasks cancels running tasks through the cancel path and waits until
+// each end is recorded; it runs before plugins and store are closed.
+func (h *Host) closeTasks() {
+	h.tasks.mu.Lock()
+	h.tasks.closed = true
+	m := h.tasks.manager
+	h.tasks.mu.Unlock()
+	if m != nil {
+		m.Close()
+	}
+}
+
+// hostSecrets are the credentials in the host's own environment (by
+// variable name): they never reach a plugin, and task output is redacted
+// with them in case one leaked anyway.
+var hostSecrets = sync.OnceValue(func() map[string]string {
+	env := map[string]any{}
+	for _, kv := range os.Environ() {
+		if k, v, ok := strings.Cut(kv, "="); ok && v != "" {
+			env[k] = v
+		}
+	}
+	out := map[string]string{}
+	for _, s := range redact.Discover(env, nil) {
+		out[s.Target] = s.Value
+	}
+	return out
+})
