@@ -56,10 +56,7 @@ func withCatalog(c *cli.Context, fn func(h *toolhost.Host, cat *catalog.Catalog)
 	if err != nil {
 		return err
 	}
-	printWarnings(h)
-	for _, d := range cat.Diagnostics() {
-		fmt.Fprintf(os.Stderr, "%s: %s\n", d.Level, d.Message)
-	}
+	cat.WriteNotes(os.Stderr, h.Warnings)
 	return fn(h, cat)
 }
 
@@ -78,22 +75,7 @@ func toolsList(c *cli.Context) error {
 		}
 	}
 	return withCatalog(c, func(_ *toolhost.Host, cat *catalog.Catalog) error {
-		switch {
-		case provider != "":
-			defs, err := cat.Definitions(provider)
-			if err != nil {
-				return err
-			}
-			return writeJSON(c.App.Writer, defs)
-		case c.Bool("json"):
-			var out []any
-			for _, e := range cat.Entries() {
-				out = append(out, e.Summary())
-			}
-			return writeJSON(c.App.Writer, out)
-		}
-		_, err := io.WriteString(c.App.Writer, cat.Display(mode))
-		return err
+		return cat.WriteList(c.App.Writer, catalog.ListOptions{Mode: mode, Provider: provider, JSON: c.Bool("json")})
 	})
 }
 

@@ -1,0 +1,57 @@
+package catalog
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+)
+
+// ListOptions are what `demiurge tools list` renders: provider
+// definitions, the entries' JSON summaries, or the display in a mode.
+type ListOptions struct {
+	Mode     DisplayMode
+	Provider Provider // set: provider definitions, as JSON
+	JSON     bool     // entries' summaries, as JSON
+}
+
+// WriteList renders the catalog as `demiurge tools list` prints it. Both
+// the full host and the tools-list launcher call it, so that their output
+// cannot drift apart.
+func (c *Catalog) WriteList(w io.Writer, o ListOptions) error {
+	switch {
+	case o.Provider != "":
+		defs, err := c.Definitions(o.Provider)
+		if err != nil {
+			return err
+		}
+		return writeIndentedJSON(w, defs)
+	case o.JSON:
+		var out []any
+		for _, e := range c.entries {
+			out = append(out, e.Summary())
+		}
+		return writeIndentedJSON(w, out)
+	}
+	_, err := io.WriteString(w, c.Display(o.Mode))
+	return err
+}
+
+// WriteNotes writes the host's assembly warnings and the catalog's
+// diagnostics, one a line, as the tools commands print them on stderr.
+func (c *Catalog) WriteNotes(w io.Writer, warnings []string) {
+	for _, msg := range warnings {
+		fmt.Fprintf(w, "warning: %s\n", msg)
+	}
+	for _, d := range c.Diagnostics() {
+		fmt.Fprintf(w, "%s: %s\n", d.Level, d.Message)
+	}
+}
+
+// writeIndentedJSON is the CLI's JSON: two-space indent, HTML characters
+// left as they are, a final newline.
+func writeIndentedJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
