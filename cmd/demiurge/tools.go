@@ -129,6 +129,7 @@ func toolsCall(c *cli.Context) error {
 	if err := printOutcome(c, out); err != nil {
 		return err
 	}
+	waitForBackgroundTasks(h)
 	if !out.OK() {
 		return failed()
 	}

@@ -1,0 +1,298 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"demiurge.dev/host/runtime"
+	"demiurge.dev/host/toolhost"
+)
+
+// defaultWaitTimeout bounds `tasks wait` without --timeout.
+const defaultWaitTimeout = 30 * time.Second
+
+func tasksCommand() *cli.Command {
+	jsonFlag := &cli.BoolFlag{Name: "json", Usage: "print JSON"}
+	idUsage := "ID (or 'last', the newest task)"
+	return &cli.Command{
+		Name:  "tasks",
+		Usage: "background tasks of this principal: list, show, logs, wait, cancel",
+		Description: "Background tasks live as long as the demiurge process that started them. While that " +
+			"process runs it holds the state store; use /tasks inside it. Afterwards these commands read the record.",
+		Subcommands: []*cli.Command{
+			{Name: "list", Usage: "the tasks, newest first", Flags: []cli.Flag{jsonFlag}, Action: tasksAction(tasksList)},
+			{Name: "show", Usage: "one task: state, return code, exit reason, output tails", ArgsUsage: idUsage, Flags: []cli.Flag{jsonFlag}, Action: tasksAction(tasksShow)},
+			{Name: "logs", Usage: "a task's stored output", ArgsUsage: idUsage, Flags: []cli.Flag{jsonFlag,
+				&cli.BoolFlag{Name: "follow", Aliases: []string{"f"}, Usage: "keep printing until the task ends"}}, Action: tasksAction(tasksLogs)},
+			{Name: "wait", Usage: "wait for a task to end; on timeout print its current status with timed_out", ArgsUsage: idUsage, Flags: []cli.Flag{jsonFlag,
+				&cli.DurationFlag{Name: "timeout", Value: defaultWaitTimeout, Usage: "how long to wait"}}, Action: tasksAction(tasksWait)},
+			{Name: "cancel", Usage: "cancel a running task (its process tree is killed)", ArgsUsage: idUsage, Flags: []cli.Flag{jsonFlag}, Action: tasksAction(tasksCancel)},
+		},
+	}
+}
+
+// taskCmd is one tasks subcommand's context: the manager, the scope the
+// operator sees (every session of this principal) and where to print.
+type taskCmd struct {
+	ctx    context.Context
+	m      *runtime.TaskManager
+	scope  runtime.TaskScope
+	out    io.Writer
+	json   bool
+	follow bool
+	wait   time.Duration
+}
+
+func tasksAction(fn func(tc *taskCmd, args []string) error) cli.ActionFunc {
+	return func(c *cli.Context) error {
+		if c.Command.Name != "list" && c.NArg() != 1 {
+			return usagef("tasks %s takes one task id", c.Command.Name)
+		}
+		if c.Command.Name == "list" && c.NArg() != 0 {
+			return usagef("tasks list takes no arguments")
+		}
+		if c.Command.Name == "wait" && c.Duration("timeout") <= 0 {
+			return usagef("--timeout must be more than zero")
+		}
+		h, err := openHost(c, nil)
+		if err != nil {
+			return err
+		}
+		defer h.Close()
+		m, err := h.Tasks()
+		if runtime.IsLocked(err) {
+			return fmt.Errorf("the state store is held by a running demiurge, which owns its live tasks: use /tasks in that session, or run this once it has exited (%w)", err)
+		}
+		if err != nil {
+			return err
+		}
+		ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		tc := &taskCmd{ctx: ctx, m: m, scope: h.OperatorTaskScope(), out: c.App.Writer,
+			json: c.Bool("json"), follow: c.Bool("follow"), wait: c.Duration("timeout")}
+		return fn(tc, c.Args().Slice())
+	}
+}
+
+// resolve turns 'last' into the newest task's id.
+func (tc *taskCmd) resolve(id string) (string, error) {
+	if id != "last" {
+		return id, nil
+	}
+	ts, err := tc.m.List(tc.scope)
+	if err != nil {
+		return "", err
+	}
+	if len(ts) == 0 {
+		return "", errors.New("there are no tasks yet")
+	}
+	return ts[0].ID, nil
+}
+
+func tasksList(tc *taskCmd, _ []string) error {
+	ts, err := tc.m.List(tc.scope)
+	if err != nil {
+		return err
+	}
+	if tc.json {
+		if ts == nil {
+			ts = []runtime.Task{}
+		}
+		return writeJSON(tc.out, ts)
+	}
+	return writeTaskTable(tc.out, ts)
+}
+
+func tasksShow(tc *taskCmd, args []string) error {
+	id, err := tc.resolve(args[0])
+	if err != nil {
+		return err
+	}
+	t, err := tc.m.Get(tc.scope, id)
+	if err != nil {
+		return err
+	}
+	return tc.print(t, nil)
+}
+
+func tasksLogs(tc *taskCmd, args []string) error {
+	id, err := tc.resolve(args[0])
+	if err != nil {
+		return err
+	}
+	return writeTaskLogs(tc.ctx, tc.m, tc.scope, id, tc.follow, tc.json, tc.out)
+}
+
+func tasksWait(tc *taskCmd, args []string) error {
+	id, err := tc.resolve(args[0])
+	if err != nil {
+		return err
+	}
+	t, timedOut, err := tc.m.Wait(tc.ctx, tc.scope, id, tc.wait)
+	if err != nil {
+		return err
+	}
+	return tc.print(t, &timedOut)
+}
+
+func tasksCancel(tc *taskCmd, args []string) error {
+	id, err := tc.resolve(args[0])
+	if err != nil {
+		return err
+	}
+	t, err := tc.m.Cancel(tc.ctx, tc.scope, id)
+	if err != nil {
+		return err
+	}
+	return tc.print(t, nil)
+}
+
+func (tc *taskCmd) print(t runtime.Task, timedOut *bool) error {
+	if tc.json {
+		return writeJSON(tc.out, taskJSON(t, timedOut))
+	}
+	return writeTaskDetail(tc.out, t, timedOut)
+}
+
+// taskJSON is a task with timed_out beside it when a wait asked.
+func taskJSON(t runtime.Task, timedOut *bool) any {
+	if timedOut == nil {
+		return t
+	}
+	return struct {
+		runtime.Task
+		TimedOut bool `json:"timed_out"`
+	}{t, *timedOut}
+}
+
+func writeTaskTable(w io.Writer, ts []runtime.Task) error {
+	if len(ts) == 0 {
+		_, err := fmt.Fprintln(w, "no tasks")
+		return err
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tSTATE\tRC\tREASON\tCREATED\tTOOL\tCOMMAND")
+	for _, t := range ts {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.ID, t.State, returnCode(t), dash(t.ExitReason),
+			t.Created.Local().Format("2006-01-02 15:04:05"), t.Tool, printable(oneLine(t.Summary), 60))
+	}
+	return tw.Flush()
+}
+
+func writeTaskDetail(w io.Writer, t runtime.Task, timedOut *bool) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "task       %s\n", t.ID)
+	fmt.Fprintf(&b, "state      %s", t.State)
+	if timedOut != nil && *timedOut {
+		b.WriteString(" (timed_out: still running when the wait ended)")
+	}
+	fmt.Fprintf(&b, "\ntool       %s\ncommand    %s\n", t.Tool, printable(oneLine(t.Summary), 200))
+	fmt.Fprintf(&b, "rc         %s\nreason     %s\n", returnCode(t), dash(t.ExitReason))
+	fmt.Fprintf(&b, "session    %s\ncreated    %s\n", t.Session, t.Created.Local().Format(time.DateTime))
+	if !t.Ended.IsZero() && !t.Started.IsZero() {
+		fmt.Fprintf(&b, "duration   %s\n", t.Ended.Sub(t.Started).Round(time.Millisecond))
+	}
+	if t.ResultRef != "" {
+		fmt.Fprintf(&b, "result     %s\n", t.ResultRef)
+	}
+	fmt.Fprintf(&b, "log        %d chunk(s)\n", t.LogChunks)
+	for _, name := range []string{"stdout", "stderr"} {
+		st, ok := t.Streams[name]
+		if !ok {
+			continue
+		}
+		fmt.Fprintf(&b, "── %s: %d bytes, %d chars", name, st.Bytes, st.Chars)
+		if st.Truncated {
+			b.WriteString(", tail only")
+		}
+		fmt.Fprintf(&b, "\n%s", printable(lastLines(st.Tail, shownTailLines), 4000))
+		if st.Tail != "" && !strings.HasSuffix(st.Tail, "\n") {
+			b.WriteString("\n")
+		}
+	}
+	if t.Result != "" && (t.State != runtime.TaskSucceeded || len(t.Streams) == 0) {
+		fmt.Fprintf(&b, "── result\n%s\n", printable(strings.TrimRight(t.Result, "\n"), 2000))
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// writeTaskLogs prints a task's chunks: raw data (control characters made
+// inert) or one JSON object per chunk.
+func writeTaskLogs(ctx context.Context, m *runtime.TaskManager, scope runtime.TaskScope, id string, follow, asJSON bool, w io.Writer) error {
+	first := true
+	return m.Logs(ctx, scope, id, 0, follow, func(c runtime.LogChunk) error {
+		if first && c.Seq > 1 {
+			fmt.Fprintf(os.Stderr, "demiurge: the first %d chunk(s) were dropped from the log; the task's artifact holds the whole output\n", c.Seq-1)
+		}
+		first = false
+		if asJSON {
+			return writeJSON(w, struct {
+				Seq    uint64    `json:"seq"`
+				Stream string    `json:"stream"`
+				Time   time.Time `json:"time"`
+				Data   string    `json:"data"`
+			}{c.Seq, c.Stream, c.Time, string(c.Data)})
+		}
+		_, err := io.WriteString(w, printable(string(c.Data), len(c.Data)+1))
+		return err
+	})
+}
+
+func returnCode(t runtime.Task) string {
+	if t.ReturnCode == nil {
+		return "-"
+	}
+	return fmt.Sprint(*t.ReturnCode)
+}
+
+// shownTailLines is how much of a tail `tasks show` prints; --json and
+// `tasks logs` have all of it.
+const shownTailLines = 20
+
+// lastLines keeps the last n lines of s.
+func lastLines(s string, n int) string {
+	end := len(strings.TrimRight(s, "\n"))
+	i := end
+	for range n {
+		j := strings.LastIndexByte(s[:i], '\n')
+		if j < 0 {
+			return s
+		}
+		i = j
+	}
+	return s[i+1:]
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// waitForBackgroundTasks keeps a one-shot command's host alive while the
+// background tasks it started run: they live as long as this process.
+// Ctrl-C or SIGTERM cancels them through the cancel path.
+func waitForBackgroundTasks(h *toolhost.Host) {
+	m, err := h.Tasks()
+	if err != nil || m.Running() == 0 {
+		return
+	}
+	fmt.Fprintf(os.Stderr, "demiurge: %d background task(s) running; waiting for them to end (they end with this process: Ctrl-C cancels them)\n", m.Running())
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if m.WaitAll(ctx) != nil {
+		fmt.Fprintln(os.Stderr, "demiurge: cancelling the background tasks")
+		m.CancelAll(runtime.ExitReasonCancelled)
+	}
+	ts, _ := m.List(h.TaskScope())
+	for _, t := range ts {
+		fmt.Fprintf(os.Stderr, "demiurge: task %s %s (rc %s, %s)\n", t.ID, t.State, returnCode(t), dash(t.ExitReason))
+	}
+}
