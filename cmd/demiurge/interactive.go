@@ -26,6 +26,7 @@ const replHelp = `commands:
   /tools [quiet|summary|full]   the tools this turn resolves to
   /call NAME [ARGS_JSON]        call a tool through the full call path
   /approvals                    live session approvals
+  /tasks [list|show|logs|wait|cancel] [ID]   this session's background tasks
   /help                         this text
   /quit                         leave (also Ctrl-D)
 `
@@ -94,6 +95,8 @@ func (r *repl) command(line string) bool {
 		r.call(rest)
 	case "/approvals":
 		r.approvals()
+	case "/tasks":
+		r.tasks(rest)
 	default:
 		if strings.HasPrefix(line, "/") {
 			fmt.Fprintf(r.out, "unknown command %s; /help lists the commands\n", name)

@@ -296,3 +296,57 @@ func waitForBackgroundTasks(h *toolhost.Host) {
 		fmt.Fprintf(os.Stderr, "demiurge: task %s %s (rc %s, %s)\n", t.ID, t.State, returnCode(t), dash(t.ExitReason))
 	}
 }
+
+// replTasksHelp is the usage of /tasks.
+const replTasksHelp = "usage: /tasks [list] | show ID | logs ID [--follow] | wait ID [--timeout 30s] | cancel ID   (add --json for JSON; ID may be 'last')"
+
+// tasks is /tasks in the interactive session: the same subcommands as
+// `demiurge tasks`, on this session's live tasks. Ctrl-C stops a wait or a
+// follow, not the task.
+func (r *repl) tasks(arg string) {
+	fields := strings.Fields(arg)
+	sub := "list"
+	if len(fields) > 0 {
+		sub, fields = fields[0], fields[1:]
+	}
+	tc := &taskCmd{out: r.out, scope: r.h.TaskScope(), wait: defaultWaitTimeout}
+	var args []string
+	for i := 0; i < len(fields); i++ {
+		switch f := fields[i]; {
+		case f == "--json":
+			tc.json = true
+		case f == "--follow" || f == "-f":
+			tc.follow = true
+		case f == "--timeout" && i+1 < len(fields):
+			d, err := time.ParseDuration(fields[i+1])
+			if err != nil || d <= 0 {
+				fmt.Fprintf(r.out, "--timeout: want a duration such as 30s\n")
+				return
+			}
+			tc.wait, i = d, i+1
+		case strings.HasPrefix(f, "-"):
+			fmt.Fprintln(r.out, replTasksHelp)
+			return
+		default:
+			args = append(args, f)
+		}
+	}
+	run := map[string]func(*taskCmd, []string) error{
+		"list": tasksList, "show": tasksShow, "logs": tasksLogs, "wait": tasksWait, "cancel": tasksCancel,
+	}[sub]
+	if run == nil || (sub == "list") != (len(args) == 0) || len(args) > 1 {
+		fmt.Fprintln(r.out, replTasksHelp)
+		return
+	}
+	m, err := r.h.Tasks()
+	if err != nil {
+		fmt.Fprintln(r.out, err)
+		return
+	}
+	ctx, stop := signal.NotifyContext(r.c.Context, os.Interrupt)
+	defer stop()
+	tc.ctx, tc.m = ctx, m
+	if err := run(tc, args); err != nil {
+		fmt.Fprintln(r.out, err)
+	}
+}
