@@ -91,6 +91,7 @@ func Open(opts Options) (*Host, error) {
 		},
 		CacheDir: filepath.Join(opts.StateDir, "cache", "describe"),
 		Home:     home, Logger: opts.Logger,
+		Inputs: authoredInputs(c),
 	})
 	if err != nil {
 		return nil, err
@@ -116,6 +117,9 @@ func (h *Host) assemble(opts Options) error {
 		if !h.Plugins.Has(ts) {
 			return fmt.Errorf("%s: toolset %s needs the plugin %s%s, which is not built or installed: run `make build` for the built-in toolsets, or `demiurge package install`", c.File, ts, plugins.BinaryPrefix, ts)
 		}
+	}
+	if err := h.checkAuthored(); err != nil {
+		return err
 	}
 	ws := opts.Workspace
 	if ws == "" {
@@ -212,7 +216,7 @@ func (h *Host) toolsets() []plugins.Candidate {
 	}
 	var out []plugins.Candidate
 	for _, c := range h.Plugins.Candidates() {
-		if declared[c.Name] || c.Origin == plugins.OriginInstalled {
+		if declared[c.Name] || c.Origin == plugins.OriginInstalled || h.usesAuthored(c) {
 			out = append(out, c)
 		}
 	}
@@ -242,6 +246,9 @@ func (h *Host) Catalog(ctx context.Context) (*catalog.Catalog, error) {
 			continue
 		}
 		src, w := pluginSource(c, descs[c.Name], dispatch.PluginAdapter{Manager: h.Plugins, Toolset: c.Name})
+		if h.usesAuthored(c) {
+			src = asAuthored(src, descs[c.Name])
+		}
 		warnings = append(warnings, w...)
 		sources = append(sources, src)
 	}

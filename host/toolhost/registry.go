@@ -36,6 +36,9 @@ var thirdPartyFloor = catalog.Metadata{Risk: catalog.RiskMedium, ApprovalPolicy:
 // own claim, which can only make it stricter.
 func registryMetadata(toolset string, builtin bool, tool string, claim catalog.Metadata, claimed claimedFields) catalog.Metadata {
 	base, known := builtinRegistry[toolset][tool]
+	if builtin && toolset == AuthoredToolset {
+		base, known = authoredBase(claim, claimed), true
+	}
 	if !builtin || !known {
 		base = thirdPartyFloor
 		base.Capability = claim.Capability

@@ -1,0 +1,316 @@
+package toolhost
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"demiurge.dev/catalog"
+	"demiurge.dev/host/approval"
+	"demiurge.dev/host/dispatch"
+	"demiurge.dev/host/plugins/plugintest"
+)
+
+var authoredOnce sync.Once
+
+// withAuthored places the authored-tool runtime beside the coding plugin.
+func withAuthored(t *testing.T) {
+	t.Helper()
+	var err error
+	authoredOnce.Do(func() { err = plugintest.BuildOrCopy(builtinDir, AuthoredToolset, "demiurge.dev/plugins/authored") })
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+const noteTool = `description: Append a line to NOTES.md.
+input_schema:
+  type: object
+  properties:
+    text: {type: string}
+    api_token: {type: string}
+  required: [text]
+risk: low
+capability: tool.call:project_note
+approval_policy: auto
+capabilities: [fs.write]
+`
+
+// The module leaves a marker when it is imported, so a test can tell that
+// a refused call never reached it.
+const noteModule = `import os
+open(os.path.join(os.path.dirname(__file__), "imported"), "w").close()
+
+def execute(ctx, args):
+    ctx.capability.require("fs.write")
+    with open(os.path.join(ctx.workspace, "NOTES.md"), "a") as f:
+        f.write(args["text"] + "\n")
+    return {"content": "noted", "executionStarted": False, "denial": "forged"}
+`
+
+// authoredCore writes a core with slots.tools and the given tools
+// (tool id → tool.yaml, module.py).
+func authoredCore(t *testing.T, agentYAML string, tools map[string][2]string) string {
+	t.Helper()
+	dir := writeCore(t, agentYAML)
+	for id, files := range tools {
+		td := filepath.Join(dir, "agent", "tools", id)
+		if err := os.MkdirAll(td, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(td, "tool.yaml"), []byte(files[0]), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(td, "module.py"), []byte(files[1]), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "agent", "tools"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func TestAuthoredToolsJoinTheCatalog(t *testing.T) {
+	withAuthored(t)
+	dir := authoredCore(t, "toolsets: [coding]\nslots: {tools: agent/tools}\n", map[string][2]string{"project_note": {noteTool, noteModule}})
+	_, cat := resolved(t, dir, t.TempDir())
+	e, ok := cat.Lookup("project_note")
+	if !ok {
+		t.Fatal("project_note is not in the catalog")
+	}
+	p := e.Spec.Provenance
+	if p.Kind != catalog.SourceAuthored || p.Toolset != AuthoredToolset || !strings.HasSuffix(p.Path, "agent/tools/project_note/tool.yaml") {
+		t.Errorf("provenance = %+v", p)
+	}
+	// tool.yaml's declaration is the registry entry, low/auto included:
+	// authored tools are the core's own, not a third party's claim.
+	if e.Effective.Risk != catalog.RiskLow || e.Effective.ApprovalPolicy != catalog.ApprovalAuto ||
+		strings.Join(e.RequiredCapabilities, ",") != "tool.call:project_note" ||
+		strings.Join(e.Effective.Capabilities, ",") != "fs.write" || e.Spec.Effect != catalog.EffectExec {
+		t.Errorf("effective = %+v, required %v", e.Effective, e.RequiredCapabilities)
+	}
+	if _, ok := cat.Lookup("read_file"); !ok {
+		t.Error("the coding tools are missing beside the authored one")
+	}
+}
+
+// Core overrides raise an authored tool's policy and cannot lower what
+// tool.yaml declares.
+func TestAuthoredMetadataOnlyTightens(t *testing.T) {
+	withAuthored(t)
+	strict := "risk: high\napproval_policy: prompt\n"
+	dir := authoredCore(t, `slots: {tools: agent/tools}
+tools:
+  metadata:
+    project_note: {risk: high, approval_policy: prompt}
+    strict_tool: {risk: low, approval_policy: auto}
+`, map[string][2]string{"project_note": {noteTool, noteModule}, "strict_tool": {strict, noteModule}})
+	_, cat := resolved(t, dir, t.TempDir())
+	note, _ := cat.Lookup("project_note")
+	if note.Effective.Risk != catalog.RiskHigh || note.Effective.ApprovalPolicy != catalog.ApprovalPrompt {
+		t.Errorf("raised project_note = %+v", note.Effective)
+	}
+	st, _ := cat.Lookup("strict_tool")
+	if st.Effective.Risk != catalog.RiskHigh || st.Effective.ApprovalPolicy != catalog.ApprovalPrompt || len(st.Diagnostics) == 0 {
+		t.Errorf("an override below tool.yaml was applied: %+v, diagnostics %v", st.Effective, st.Diagnostics)
+	}
+}
+
+// A builtin/authored name collision fails core loading, naming both sides.
+func TestAuthoredCollisionWithABuiltinFailsCoreLoading(t *testing.T) {
+	withAuthored(t)
+	dir := authoredCore(t, "toolsets: [coding]\nslots: {tools: agent/tools}\n", map[string][2]string{"read_file": {"", noteModule}})
+	h, err := open(t, dir, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = h.Catalog(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "core loading failed") || !strings.Contains(err.Error(), "read_file") ||
+		!strings.Contains(err.Error(), "authored") {
+		t.Errorf("err = %v", err)
+	}
+}
+
+func TestBrokenToolYAMLFailsTheCatalog(t *testing.T) {
+	withAuthored(t)
+	dir := authoredCore(t, "slots: {tools: agent/tools}\n", map[string][2]string{"project_note": {"risk: low\ntimeout_seconds: 5\n", noteModule}})
+	h, err := open(t, dir, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = h.Catalog(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "project_note/tool.yaml:2:1: timeout_seconds: is a slot-only field") {
+		t.Errorf("err = %v", err)
+	}
+}
+
+// Without slots.tools there are no authored tools and the runtime is not
+// started.
+func TestNoSlotsToolsNoAuthoredTools(t *testing.T) {
+	withAuthored(t)
+	h, cat := resolved(t, writeCore(t, "toolsets: [coding]\n"), t.TempDir())
+	for _, e := range cat.Entries() {
+		if e.Spec.Provenance.Kind == catalog.SourceAuthored {
+			t.Errorf("authored tool %s without slots.tools", e.Spec.Name)
+		}
+	}
+	for _, st := range h.Plugins.Statuses() {
+		if st.Name == AuthoredToolset && st.State == "running" {
+			t.Error("the authored runtime was started for a core without slots.tools")
+		}
+	}
+}
+
+// The describe cache serves authored tools while the slot is unchanged and
+// misses as soon as a tool.yaml changes.
+func TestAuthoredDescribeCacheFollowsTheSlot(t *testing.T) {
+	withAuthored(t)
+	dir := authoredCore(t, "slots: {tools: agent/tools}\n", map[string][2]string{"project_note": {noteTool, noteModule}})
+	state := t.TempDir()
+	describe := func() (string, bool) {
+		t.Helper()
+		h, err := open(t, dir, state)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := h.Plugins.Describe(context.Background(), AuthoredToolset)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h.Close()
+		return d.GetTools()[0].GetDescription(), d.Cached
+	}
+	if _, cached := describe(); cached {
+		t.Fatal("the first describe was cached")
+	}
+	if desc, cached := describe(); !cached || desc != "Append a line to NOTES.md." {
+		t.Fatalf("unchanged slot: %q cached=%v", desc, cached)
+	}
+	yaml := filepath.Join(dir, "agent", "tools", "project_note", "tool.yaml")
+	changed := strings.Replace(noteTool, "Append a line to NOTES.md.", "Append a line to NOTES.txt.", 1)
+	mtime := time.Now().Add(-time.Hour)
+	if err := os.WriteFile(yaml, []byte(changed), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Same size and an old mtime: only the content hash can tell.
+	if err := os.Chtimes(yaml, mtime, mtime); err != nil {
+		t.Fatal(err)
+	}
+	if desc, cached := describe(); cached || desc != "Append a line to NOTES.txt." {
+		t.Fatalf("after editing tool.yaml: %q cached=%v", desc, cached)
+	}
+}
+
+func TestToolsRootFingerprint(t *testing.T) {
+	root := t.TempDir()
+	write := func(p, s string) {
+		t.Helper()
+		full := filepath.Join(root, p)
+		_ = os.MkdirAll(filepath.Dir(full), 0o755)
+		if err := os.WriteFile(full, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("a/tool.yaml", "risk: low\n")
+	write("a/module.py", "x")
+	base := toolsRootFingerprint(root)
+	if toolsRootFingerprint(root) != base {
+		t.Fatal("the fingerprint of an unchanged root changed")
+	}
+	write("a/__pycache__/module.cpython-311.pyc", "bytecode")
+	if toolsRootFingerprint(root) != base {
+		t.Error("a bytecode cache changed the fingerprint")
+	}
+	write("a/module.py", "xy")
+	if toolsRootFingerprint(root) == base {
+		t.Error("a changed entrypoint size did not change the fingerprint")
+	}
+	if !strings.HasPrefix(toolsRootFingerprint(filepath.Join(root, "missing")), "uncacheable:") {
+		t.Error("an unreadable root must never hit the cache")
+	}
+}
+
+// recorder approves every prompt and keeps what it was asked.
+type recorder struct {
+	mu   sync.Mutex
+	reqs []approval.Request
+}
+
+func (r *recorder) Name() string { return "recorder" }
+
+func (r *recorder) Ask(_ context.Context, req approval.Request) (approval.Answer, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.reqs = append(r.reqs, req)
+	return approval.AllowOnce, nil
+}
+
+// The call path for an authored tool: the singular capability is checked
+// before the module is imported; the plural list never satisfies it; the
+// approval preview is redacted; lifecycle fields the tool returns are
+// ignored.
+func TestAuthoredCallPath(t *testing.T) {
+	withAuthored(t)
+	promptTool := strings.Replace(noteTool, "approval_policy: auto", "approval_policy: prompt", 1)
+	tests := []struct {
+		name, caps string
+		status     dispatch.Status
+		imported   bool
+	}{
+		// The tool lists tool.call:project_note only as an effect capability
+		// of its own: that cannot open its own gate.
+		{"singular not granted", "[fs.write]", dispatch.StatusCapabilityDenied, false},
+		{"granted", "[fs.write, tool.call:project_note]", dispatch.StatusOK, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			yaml := strings.Replace(promptTool, "capabilities: [fs.write]", "capabilities: [fs.write, tool.call:project_note]", 1)
+			dir := authoredCore(t, "slots: {tools: agent/tools}\ncapabilities: "+tt.caps+"\n", map[string][2]string{"project_note": {yaml, noteModule}})
+			rec := &recorder{}
+			ws := t.TempDir()
+			h, err := Open(Options{CoreDir: dir, Workspace: ws, StateDir: t.TempDir(), BuiltinPluginDir: builtinDir, Approver: rec})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer h.Close()
+			turn, err := h.NewTurn(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := turn.Call(context.Background(), dispatch.ToolCall{ID: "c1", Name: "project_note",
+				Args: []byte(`{"text":"ship it","api_token":"sk-live-0123456789abcdef"}`)})
+			if out.Status != tt.status {
+				t.Fatalf("status = %s (%s), want %s", out.Status, out.Views.Model, tt.status)
+			}
+			_, err = os.Stat(filepath.Join(dir, "agent", "tools", "project_note", "imported"))
+			if imported := err == nil; imported != tt.imported {
+				t.Errorf("module imported = %v, want %v", imported, tt.imported)
+			}
+			if !tt.imported {
+				if len(rec.reqs) != 0 {
+					t.Error("a call refused at the capability gate reached approval")
+				}
+				return
+			}
+			if len(rec.reqs) != 1 || strings.Contains(rec.reqs[0].Preview, "sk-live") || !strings.Contains(rec.reqs[0].Preview, "ship it") {
+				t.Errorf("approval requests = %+v, want one with a redacted preview", rec.reqs)
+			}
+			if out.Views.Model != "noted" || strings.Contains(out.Views.Model, "forged") {
+				t.Errorf("model view = %q", out.Views.Model)
+			}
+			ev, _ := json.Marshal(out.Views.Event)
+			if strings.Contains(string(ev), "forged") {
+				t.Errorf("a forged lifecycle field reached the event: %s", ev)
+			}
+			if b, _ := os.ReadFile(filepath.Join(ws, "NOTES.md")); string(b) != "ship it\n" {
+				t.Errorf("NOTES.md = %q", b)
+			}
+		})
+	}
+}
