@@ -1,0 +1,92 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"demiurge.dev/host/dispatch"
+	"demiurge.dev/shared/toolsetv1"
+)
+
+// Adapter binds one connection's tools to the catalog: dispatch hands it
+// back with each entry, so a call reaches exactly the connection its tool
+// was discovered on, never a later one found by name.
+type Adapter struct {
+	conn *conn
+	// names maps model-visible names to the server's own.
+	names map[string]string
+}
+
+var _ dispatch.Adapter = (*Adapter)(nil)
+
+// Invoke calls the tool on its server. The call's context reaches the
+// server: when it ends, the server is told to cancel the request. Errors
+// are redacted against the declaration's env, header and argument values.
+func (a *Adapter) Invoke(ctx context.Context, inv dispatch.Invocation) (*toolsetv1.ToolResult, error) {
+	id := a.conn.plan.server.ID
+	raw, ok := a.names[inv.Tool]
+	if !ok {
+		return nil, fmt.Errorf("%s is not a tool of MCP server %s", inv.Tool, id)
+	}
+	if !a.conn.alive() {
+		return nil, fmt.Errorf("MCP server %s is disconnected; its tools return once it reconnects in a later turn", id)
+	}
+	res, err := a.conn.call(ctx, raw, inv.Args)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("the call to MCP server %s was cancelled: %w", id, ctx.Err())
+		}
+		return nil, errors.New(a.conn.plan.redactErr(fmt.Errorf("MCP server %s: %w", id, err)))
+	}
+	return a.result(res), nil
+}
+
+// Precheck has nothing to ask: MCP has no effect-free check, and MCP
+// entries never declare one.
+func (a *Adapter) Precheck(context.Context, dispatch.Invocation) (*toolsetv1.ToolResult, error) {
+	return &toolsetv1.ToolResult{}, nil
+}
+
+// result turns an MCP result into the host's: text content joined, other
+// content named by kind and size, structured content kept as JSON. Known
+// declaration values are redacted here too (a server echoing its key).
+func (a *Adapter) result(res *mcp.CallToolResult) *toolsetv1.ToolResult {
+	var b strings.Builder
+	for i, c := range res.Content {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		switch c := c.(type) {
+		case mcp.TextContent:
+			b.WriteString(c.Text)
+		case mcp.ImageContent:
+			fmt.Fprintf(&b, "[image %s, %d base64 bytes]", c.MIMEType, len(c.Data))
+		case mcp.AudioContent:
+			fmt.Fprintf(&b, "[audio %s, %d base64 bytes]", c.MIMEType, len(c.Data))
+		case mcp.ResourceLink:
+			fmt.Fprintf(&b, "[resource link %s]", c.URI)
+		case mcp.EmbeddedResource:
+			if t, ok := c.Resource.(mcp.TextResourceContents); ok {
+				b.WriteString(t.Text)
+			} else {
+				b.WriteString("[embedded resource]")
+			}
+		default:
+			b.WriteString("[unsupported content]")
+		}
+	}
+	out := &toolsetv1.ToolResult{IsError: res.IsError, Content: a.conn.plan.secrets.String(b.String())}
+	if len(res.RawStructuredContent) > 0 && json.Valid(res.RawStructuredContent) {
+		out.Structured = []byte(a.conn.plan.secrets.String(string(res.RawStructuredContent)))
+	} else if res.StructuredContent != nil {
+		if js, err := json.Marshal(res.StructuredContent); err == nil {
+			out.Structured = []byte(a.conn.plan.secrets.String(string(js)))
+		}
+	}
+	return out
+}

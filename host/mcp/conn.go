@@ -1,0 +1,280 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"demiurge.dev/host/core"
+)
+
+// Discovery bounds: a server that offers more (after tools.include and
+// tools.exclude) fails with a diagnostic rather than flooding the catalog.
+const (
+	MaxToolsPerServer = 512
+	maxListPages      = 100
+	// closeGrace is how long a stdio server has to exit on its own once
+	// its stdin is closed, before its process group is killed.
+	closeGrace = 200 * time.Millisecond
+)
+
+// clientVersion is what the host says it is in initialize.
+var clientInfo = mcp.Implementation{Name: "demiurge", Version: "0.1.0"}
+
+// rawTool is one tool as the server listed it; InputSchema is the exact
+// JSON the server sent.
+type rawTool struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	InputSchema json.RawMessage `json:"inputSchema"`
+}
+
+// conn is one live connection to one server, for one plan.
+type conn struct {
+	plan      *plan
+	client    *client.Client
+	transport transport.Interface
+	cancel    context.CancelFunc
+	pgid      int
+	tail      *stderrTail // stdio only
+	stateDir  string
+
+	tools    []rawTool
+	protocol string
+	server   mcp.Implementation
+
+	lost      atomic.Bool
+	closeOnce sync.Once
+	listSeq   atomic.Int64
+}
+
+// dialer opens the transport of a plan; the HTTP one comes from the pool
+// (it needs the URL policy).
+type dialConfig struct {
+	env        []string // allowlisted base environment (stdio)
+	stateDir   string
+	httpClient func(*plan) (*http.Client, error)
+}
+
+// connect starts or reaches the server, initializes it with the pinned
+// protocol version and lists its tools, all within the connect timeout.
+// On any failure the connection is closed (the process group killed) and
+// the error says which step failed.
+func connect(ctx context.Context, p *plan, cfg dialConfig) (*conn, error) {
+	// The connection outlives the turn that made it; only its setup is
+	// bounded by the turn and the connect timeout.
+	connCtx, cancel := context.WithCancel(context.Background())
+	c := &conn{plan: p, cancel: cancel, stateDir: cfg.stateDir}
+	tctx, tcancel := context.WithTimeout(ctx, p.server.ConnectTimeout)
+	defer tcancel()
+
+	if err := c.open(connCtx, cfg); err != nil {
+		c.close("start failed")
+		return nil, err
+	}
+	step := "initialize"
+	fail := func(err error) (*conn, error) {
+		reason := step + " failed"
+		if errors.Is(tctx.Err(), context.DeadlineExceeded) {
+			err = fmt.Errorf("no answer to %s within the connect timeout of %s; the connection was closed", step, p.server.ConnectTimeout)
+			reason = step + " timed out"
+		} else if ctx.Err() != nil {
+			err = fmt.Errorf("%s: %w", step, ctx.Err())
+		} else {
+			err = fmt.Errorf("%s: %w", step, err)
+		}
+		c.close(reason)
+		return nil, err
+	}
+	req := mcp.InitializeRequest{}
+	req.Params.ProtocolVersion = p.server.ProtocolVersion
+	req.Params.ClientInfo = clientInfo
+	res, err := c.client.Initialize(tctx, req)
+	if err != nil {
+		return fail(err)
+	}
+	c.protocol, c.server = res.ProtocolVersion, res.ServerInfo
+	step = "tools/list"
+	if c.tools, err = c.listTools(tctx); err != nil {
+		return fail(err)
+	}
+	return c, nil
+}
+
+// open builds the transport and client and starts them.
+func (c *conn) open(connCtx context.Context, cfg dialConfig) error {
+	s := c.plan.server
+	switch s.Transport {
+	case core.MCPStdio:
+		return c.openStdio(connCtx, cfg)
+	case core.MCPHTTP:
+		hc, err := cfg.httpClient(c.plan)
+		if err != nil {
+			return err
+		}
+		headers := make(map[string]string, len(s.Headers))
+		for _, kv := range s.Headers {
+			headers[kv.Key] = kv.Value
+		}
+		tr, err := transport.NewStreamableHTTP(s.URL, transport.WithHTTPBasicClient(hc), transport.WithHTTPHeaders(headers))
+		if err != nil {
+			return fmt.Errorf("url: %w", err)
+		}
+		c.transport = tr
+		c.client = client.NewClient(tr, client.WithProtocolVersion(s.ProtocolVersion))
+		return c.client.Start(connCtx)
+	}
+	return fmt.Errorf("unknown transport %q", s.Transport)
+}
+
+// openStdio starts the server process: the command built here, not by
+// mcp-go (which would hand it the host's whole environment), with an
+// empty-but-piped stdin, the allowlisted environment plus the manifest's
+// env, its own process group, and stderr drained into a bounded tail.
+func (c *conn) openStdio(connCtx context.Context, cfg dialConfig) error {
+	s := c.plan.server
+	env := make([]string, 0, len(cfg.env)+len(s.Env))
+	env = append(env, cfg.env...)
+	for _, kv := range s.Env {
+		env = append(env, kv.Key+"="+kv.Value)
+	}
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return fmt.Errorf("stderr pipe: %w", err)
+	}
+	var started *exec.Cmd
+	build := func(_ context.Context, command string, env []string, args []string) (*exec.Cmd, error) {
+		cmd := exec.Command(command, args...)
+		cmd.Env = env[:len(env):len(env)]
+		cmd.Dir = c.plan.cwd
+		cmd.Stderr = pw
+		cmd.SysProcAttr = serverProcAttr()
+		started = cmd
+		return cmd, nil
+	}
+	tr := transport.NewStdioWithOptions(c.plan.command, env, s.Args, transport.WithCommandFunc(build))
+	c.transport = tr
+	c.client = client.NewClient(tr, client.WithProtocolVersion(s.ProtocolVersion))
+	onSpawnThread(func() { err = c.client.Start(connCtx) })
+	pw.Close() // the child holds its own copy
+	c.tail = newStderrTail()
+	go c.tail.drain(pr)
+	if started != nil && started.Process != nil {
+		c.pgid = started.Process.Pid
+	}
+	if err != nil {
+		return fmt.Errorf("start %s: %w", c.plan.command, err)
+	}
+	return nil
+}
+
+// listTools pages through tools/list on the transport itself: the typed
+// ListTools of mcp-go drops top-level anyOf/oneOf/allOf from schemas,
+// and schemas must reach the catalog exactly as the server sent them.
+func (c *conn) listTools(ctx context.Context) ([]rawTool, error) {
+	var out []rawTool
+	seen := map[string]bool{}
+	cursor := ""
+	for page := 0; ; page++ {
+		if page == maxListPages {
+			return nil, fmt.Errorf("the server sent more than %d pages of tools", maxListPages)
+		}
+		params := map[string]any{}
+		if cursor != "" {
+			params["cursor"] = cursor
+		}
+		resp, err := c.transport.SendRequest(ctx, transport.JSONRPCRequest{
+			JSONRPC: mcp.JSONRPC_VERSION, Method: string(mcp.MethodToolsList), Params: params,
+			ID: mcp.NewRequestId(fmt.Sprintf("demiurge-list-%d", c.listSeq.Add(1))),
+		})
+		if err != nil {
+			return nil, err
+		}
+		if resp.Error != nil {
+			return nil, resp.Error.AsError()
+		}
+		var res struct {
+			Tools      []rawTool `json:"tools"`
+			NextCursor string    `json:"nextCursor"`
+		}
+		if err := json.Unmarshal(resp.Result, &res); err != nil {
+			return nil, fmt.Errorf("the tool list is not valid: %w", err)
+		}
+		out = append(out, res.Tools...)
+		if res.NextCursor == "" {
+			return out, nil
+		}
+		if seen[res.NextCursor] {
+			return nil, errors.New("the server repeated a page cursor")
+		}
+		seen[res.NextCursor] = true
+		cursor = res.NextCursor
+	}
+}
+
+// alive reports whether the connection can still serve calls: not closed,
+// no transport failure seen, and (stdio) its stderr still open, which ends
+// when the process dies.
+func (c *conn) alive() bool {
+	if c.lost.Load() {
+		return false
+	}
+	if c.tail != nil {
+		select {
+		case <-c.tail.done:
+			return false
+		default:
+		}
+	}
+	return true
+}
+
+// close ends the connection: stdin closed, a short grace, then the whole
+// process group killed; the stderr window is redacted into the log.
+func (c *conn) close(reason string) {
+	c.closeOnce.Do(func() {
+		c.lost.Store(true)
+		if c.pgid > 0 {
+			t := time.AfterFunc(closeGrace, func() { killGroup(c.pgid) })
+			defer t.Stop()
+		}
+		if c.client != nil {
+			_ = c.client.Close()
+		}
+		killGroup(c.pgid)
+		c.cancel()
+		if c.tail != nil {
+			select {
+			case <-c.tail.done:
+			case <-time.After(time.Second):
+			}
+			_ = appendStderrLog(c.stateDir, c.plan.server.ID, reason, c.tail.window(), c.plan.secrets)
+		}
+	})
+}
+
+// call runs one tool call; ctx's end cancels the request at the server
+// (notifications/cancelled).
+func (c *conn) call(ctx context.Context, tool string, args json.RawMessage) (*mcp.CallToolResult, error) {
+	req := mcp.CallToolRequest{}
+	req.Params.Name = tool
+	if len(args) > 0 {
+		req.Params.Arguments = args
+	}
+	res, err := c.client.CallTool(ctx, req)
+	if err != nil && errors.Is(err, transport.ErrTransportClosed) {
+		c.lost.Store(true)
+	}
+	return res, err
+}

@@ -1,0 +1,22 @@
+// Package mcp makes MCP servers a source of tools. Each server is declared
+// by a manifest under the core's slots.mcp (host/core parses them); per
+// turn a Pool resolves which servers may connect (the mcp.connect:<id>
+// capability and the connect approval, both before any client is made or
+// any process started), connects and discovers them within their connect
+// timeout, at most four at once across the runtime, and hands the catalog
+// one source per healthy server. Every tool is named <id>__<tool>, keeps
+// its raw input schema and is called through dispatch with an Adapter
+// bound to the connection it was discovered on.
+//
+// Connections are bound to the authority (principal, session, core
+// revision, capabilities, effective policy): a change of any closes them
+// all. Each server's connection is also bound to its declaration: a
+// changed manifest closes that server only, and the replacement needs a
+// fresh connect approval. A failed server is retried after a negative-cache
+// window (30 s); a denied one is asked again the next turn.
+//
+// Stdio servers run with the host's allowlisted environment plus the
+// manifest's env, in their own process group, killed as a tree on close;
+// the tail of their stderr is redacted into logs/mcp-stderr.log.
+// Streamable HTTP servers are reached only through shared/netpolicy.
+package mcp

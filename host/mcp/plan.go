@@ -1,0 +1,157 @@
+package mcp
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"demiurge.dev/host/core"
+	"demiurge.dev/host/policy"
+	hredact "demiurge.dev/host/redact"
+	sredact "demiurge.dev/shared/redact"
+)
+
+// plan is one declared server resolved against the workspace, before any
+// approval: what would be started or reached, and the values that must
+// never be shown.
+type plan struct {
+	server core.MCPServer
+	// command is the resolved program (stdio).
+	command string
+	// cwd is the resolved working directory, inside the workspace.
+	cwd string
+	// key identifies the declaration as it would run: manifest bytes,
+	// resolved program and directory. A connection serves one key.
+	key string
+	// secrets replaces every env and header value, URL userinfo and
+	// query values and secret-looking arguments in errors and logs.
+	secrets *sredact.Replacer
+}
+
+// newPlan resolves a server. coreDir anchors a relative program path; the
+// cwd must lie inside the workspace after symlinks are resolved.
+func newPlan(s core.MCPServer, ws policy.Workspace, coreDir string) (*plan, error) {
+	p := &plan{server: s, secrets: knownSecrets(s)}
+	if s.Transport == core.MCPStdio {
+		cmd, err := resolveCommand(s.Command, coreDir)
+		if err != nil {
+			return p, err
+		}
+		p.command = cmd
+		if p.cwd, err = resolveCwd(s.Cwd, ws); err != nil {
+			return p, err
+		}
+	}
+	h := sha256.New()
+	for _, f := range []string{"demiurge.mcp.plan.v1", s.Fingerprint, s.File, p.command, p.cwd} {
+		fmt.Fprintf(h, "%d:%s\n", len(f), f)
+	}
+	p.key = hex.EncodeToString(h.Sum(nil))
+	return p, nil
+}
+
+// resolveCommand finds the program: a bare name on PATH, a path with a
+// slash relative to the core directory.
+func resolveCommand(command, coreDir string) (string, error) {
+	if !strings.ContainsRune(command, '/') {
+		path, err := exec.LookPath(command)
+		if err != nil {
+			return "", fmt.Errorf("command %q is not found on PATH; install it or give its path", command)
+		}
+		return path, nil
+	}
+	if !filepath.IsAbs(command) {
+		if coreDir == "" {
+			return "", fmt.Errorf("command %q is relative, and this core has no directory to resolve it against; give an absolute path", command)
+		}
+		command = filepath.Join(coreDir, command)
+	}
+	fi, err := os.Stat(command)
+	switch {
+	case err != nil:
+		return "", fmt.Errorf("command %s does not exist", command)
+	case fi.IsDir() || fi.Mode()&0o111 == 0:
+		return "", fmt.Errorf("command %s is not an executable file", command)
+	}
+	return filepath.Clean(command), nil
+}
+
+// resolveCwd resolves the configured directory, relative to the workspace,
+// and refuses one that leaves it, also through a symlink. "" is the root.
+func resolveCwd(cwd string, ws policy.Workspace) (string, error) {
+	if ws.Root == "" {
+		return "", errors.New("no workspace to run the server in")
+	}
+	root, err := filepath.EvalSymlinks(ws.Root)
+	if err != nil {
+		return "", fmt.Errorf("workspace %s: %w", ws.Root, err)
+	}
+	if cwd == "" {
+		return root, nil
+	}
+	p := cwd
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(ws.Root, p)
+	}
+	real, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return "", fmt.Errorf("cwd %q does not resolve to a directory: %w", cwd, errors.Unwrap(err))
+	}
+	rel, err := filepath.Rel(root, real)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") || filepath.IsAbs(rel) {
+		return "", fmt.Errorf("cwd %q resolves to %s, outside the workspace %s; a server runs inside the workspace", cwd, real, root)
+	}
+	if fi, err := os.Stat(real); err != nil || !fi.IsDir() {
+		return "", fmt.Errorf("cwd %q is not a directory", cwd)
+	}
+	return real, nil
+}
+
+// knownSecrets are the values of a declaration that never appear in a
+// view: every env and header value, URL userinfo and query values, and
+// arguments that look like credentials.
+func knownSecrets(s core.MCPServer) *sredact.Replacer {
+	var list []sredact.Secret
+	for _, kv := range s.Env {
+		list = append(list, sredact.Secret{Target: "env:" + kv.Key, Value: kv.Value})
+	}
+	for _, kv := range s.Headers {
+		list = append(list, sredact.Secret{Target: "header:" + kv.Key, Value: kv.Value})
+		// "Bearer x": the token alone may be echoed too.
+		if _, tok, ok := strings.Cut(kv.Value, " "); ok {
+			list = append(list, sredact.Secret{Target: "header:" + kv.Key, Value: strings.TrimSpace(tok)})
+		}
+	}
+	if u, err := url.Parse(s.URL); err == nil && s.URL != "" {
+		for k, vs := range u.Query() {
+			for _, v := range vs {
+				list = append(list, sredact.Secret{Target: "url.query:" + k, Value: v})
+			}
+		}
+		if u.RawQuery != "" {
+			list = append(list, sredact.Secret{Target: "url.query", Value: u.RawQuery})
+		}
+	}
+	args := make([]any, len(s.Args))
+	for i, a := range s.Args {
+		args[i] = a
+	}
+	for _, sec := range hredact.Discover(map[string]any{"args": args}, nil) {
+		list = append(list, sredact.Secret{Target: sec.Target, Value: sec.Value})
+	}
+	return sredact.NewReplacer(list)
+}
+
+// redactErr turns err into a message with every known value replaced.
+func (p *plan) redactErr(err error) string {
+	if err == nil {
+		return ""
+	}
+	return p.secrets.String(err.Error())
+}

@@ -1,0 +1,347 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"sync"
+	"time"
+
+	"demiurge.dev/catalog"
+	"demiurge.dev/host/approval"
+	"demiurge.dev/host/core"
+	"demiurge.dev/host/policy"
+	"demiurge.dev/shared/netpolicy"
+)
+
+// NegativeTTL is how long a failed server is left alone before the next
+// turn tries it again.
+const NegativeTTL = 30 * time.Second
+
+// Status is where a server stands after a turn's resolution.
+type Status string
+
+const (
+	StatusConnected Status = "connected"
+	StatusDenied    Status = "denied"
+	StatusFailed    Status = "failed"
+	StatusDisabled  Status = "disabled"
+)
+
+// State is one server's standing, for `demiurge mcp list` and warnings.
+type State struct {
+	Server     string    `json:"server"`
+	File       string    `json:"file,omitempty"`
+	Transport  string    `json:"transport,omitempty"`
+	Status     Status    `json:"status"`
+	Diagnostic string    `json:"diagnostic,omitempty"`
+	RetryAt    time.Time `json:"retry_at,omitzero"`
+	Tools      []string  `json:"tools,omitempty"`
+	// Refused are the diagnostics of tools left out (invalid names,
+	// duplicates, unusable schemas).
+	Refused    []string `json:"refused,omitempty"`
+	Protocol   string   `json:"protocol_version,omitempty"`
+	ServerInfo string   `json:"server_info,omitempty"`
+}
+
+// Config is what a Pool needs from its host.
+type Config struct {
+	// StateDir holds logs/mcp-stderr.log.
+	StateDir string
+	// Env is the allowlisted base environment of stdio servers (the
+	// plugins' one); never nil in effect, nil is taken as empty.
+	Env []string
+	// CoreDir anchors relative command paths.
+	CoreDir string
+	// NegativeTTL replaces NegativeTTL (tests shorten it).
+	NegativeTTL time.Duration
+	// Limiter bounds concurrent discovery; nil is the runtime-wide one.
+	Limiter *Limiter
+	// Net configures the URL policy of HTTP servers. Its Resolver and
+	// AllowLoopbackForTests are test-only hooks: nothing sets them from
+	// agent.yaml, a manifest or the environment.
+	Net netpolicy.Options
+	// OnURLDecision receives each HTTP request's policy verdict, for the
+	// mcp.url_decision audit event. It must not block.
+	OnURLDecision func(server string, d netpolicy.Decision)
+	Now           func() time.Time
+}
+
+// Turn is what one turn's resolution runs under.
+type Turn struct {
+	Authority policy.Authority
+	Workspace policy.Workspace
+	Approvals *approval.Resolver
+	Servers   []core.MCPServer
+	Errors    []core.MCPManifestError
+}
+
+// Resolution is a turn's MCP contribution to the catalog.
+type Resolution struct {
+	Sources []catalog.Source
+	States  []State
+}
+
+// Pool holds one session's MCP connections, bound to its authority.
+// Closing it closes every connection; a delegated child or another session
+// has a Pool of its own.
+type Pool struct {
+	cfg Config
+
+	mu       sync.Mutex
+	identity string
+	conns    map[string]*live
+	failures map[string]failure
+	closed   bool
+}
+
+// live is a connected server with what it contributes, built once.
+type live struct {
+	c      *conn
+	source catalog.Source
+	state  State
+}
+
+// failure is a negatively cached discovery failure, for one declaration.
+type failure struct {
+	key     string
+	diag    string
+	retryAt time.Time
+}
+
+// NewPool makes an empty pool.
+func NewPool(cfg Config) *Pool {
+	if cfg.NegativeTTL <= 0 {
+		cfg.NegativeTTL = NegativeTTL
+	}
+	if cfg.Limiter == nil {
+		cfg.Limiter = runtimeLimiter()
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	return &Pool{cfg: cfg, conns: map[string]*live{}, failures: map[string]failure{}}
+}
+
+// Resolve brings the pool in line with the turn's declarations and returns
+// the sources of the connected servers and every server's state.
+func (p *Pool) Resolve(ctx context.Context, t Turn) Resolution {
+	return p.resolve(ctx, t, "")
+}
+
+// Test connects one declared server now, whatever its negative cache
+// says, and returns its state.
+func (p *Pool) Test(ctx context.Context, t Turn, server string) (State, bool) {
+	r := p.resolve(ctx, t, server)
+	for _, s := range r.States {
+		if s.Server == server {
+			return s, true
+		}
+	}
+	return State{}, false
+}
+
+func (p *Pool) resolve(ctx context.Context, t Turn, only string) Resolution {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return Resolution{}
+	}
+	// A change of principal, session, core revision, capabilities or
+	// effective policy leaves every connection and diagnostic behind.
+	if id := t.Authority.Fingerprint(); id != p.identity {
+		p.closeAllLocked("authority changed")
+		p.failures = map[string]failure{}
+		p.identity = id
+	}
+	now := p.cfg.Now()
+	declared := map[string]bool{}
+	var states []State
+	type pending struct {
+		i int
+		p *plan
+	}
+	var toConnect []pending
+	for _, me := range t.Errors {
+		declared[me.ID] = true
+		p.dropLocked(me.ID, "declaration invalid")
+		states = append(states, State{Server: me.ID, File: me.Err.File, Status: StatusFailed, Diagnostic: me.Err.Error()})
+	}
+	for _, s := range t.Servers {
+		declared[s.ID] = true
+		if only != "" && s.ID != only {
+			if l := p.conns[s.ID]; l != nil {
+				states = append(states, l.state)
+			}
+			continue
+		}
+		st := State{Server: s.ID, File: s.File, Transport: s.Transport}
+		if !s.Enabled {
+			p.dropLocked(s.ID, "disabled")
+			st.Status, st.Diagnostic = StatusDisabled, "enabled: false in "+s.File
+			states = append(states, st)
+			continue
+		}
+		pl, err := newPlan(s, t.Workspace, p.cfg.CoreDir)
+		if err != nil {
+			p.dropLocked(s.ID, "declaration unusable")
+			st.Status, st.Diagnostic = StatusFailed, pl.redactErr(err)
+			states = append(states, st)
+			continue
+		}
+		if l := p.conns[s.ID]; l != nil {
+			switch {
+			case l.c.plan.key == pl.key && l.c.alive():
+				states = append(states, l.state)
+				continue
+			case l.c.plan.key == pl.key:
+				// It died since the last turn: a discovery failure like
+				// any other, retried after the window.
+				p.dropLocked(s.ID, "exited")
+				p.failures[s.ID] = failure{key: pl.key, diag: "the server's connection ended (the process exited or the server went away); it is reconnected after the retry window", retryAt: now.Add(p.cfg.NegativeTTL)}
+			default:
+				// A changed declaration closes the old connection; the
+				// new one needs its own connect approval.
+				p.dropLocked(s.ID, "declaration changed")
+			}
+		}
+		if f, ok := p.failures[s.ID]; ok && only == "" {
+			if f.key == pl.key && now.Before(f.retryAt) {
+				st.Status, st.Diagnostic, st.RetryAt = StatusFailed, f.diag, f.retryAt
+				states = append(states, st)
+				continue
+			}
+		}
+		delete(p.failures, s.ID)
+		// The gate runs before any client is made or process started.
+		if err := gate(ctx, pl, t.Authority, t.Approvals); err != nil {
+			st.Status, st.Diagnostic = StatusDenied, pl.redactErr(err)
+			states = append(states, st)
+			continue
+		}
+		states = append(states, st)
+		toConnect = append(toConnect, pending{len(states) - 1, pl})
+	}
+	// Removed declarations close their connections.
+	for id := range p.conns {
+		if !declared[id] {
+			p.dropLocked(id, "declaration removed")
+		}
+	}
+
+	results := make([]*live, len(toConnect))
+	errs := make([]error, len(toConnect))
+	var wg sync.WaitGroup
+	for k, pc := range toConnect {
+		wg.Go(func() {
+			results[k], errs[k] = p.connect(ctx, pc.p)
+		})
+	}
+	wg.Wait()
+	for k, pc := range toConnect {
+		st := &states[pc.i]
+		if errs[k] != nil {
+			var de *deniedError
+			if errors.As(errs[k], &de) {
+				st.Status, st.Diagnostic = StatusDenied, de.msg
+				continue
+			}
+			st.Status, st.Diagnostic = StatusFailed, pc.p.redactErr(errs[k])
+			st.RetryAt = p.cfg.Now().Add(p.cfg.NegativeTTL)
+			p.failures[pc.p.server.ID] = failure{key: pc.p.key, diag: st.Diagnostic, retryAt: st.RetryAt}
+			continue
+		}
+		p.conns[pc.p.server.ID] = results[k]
+		*st = results[k].state
+	}
+
+	res := Resolution{States: states}
+	for _, s := range t.Servers {
+		if l := p.conns[s.ID]; l != nil {
+			res.Sources = append(res.Sources, l.source)
+		}
+	}
+	return res
+}
+
+// connect takes a discovery slot, connects and builds the server's source.
+func (p *Pool) connect(ctx context.Context, pl *plan) (*live, error) {
+	if err := p.cfg.Limiter.acquire(ctx); err != nil {
+		return nil, err
+	}
+	c, err := connect(ctx, pl, dialConfig{env: p.cfg.Env, stateDir: p.cfg.StateDir, httpClient: p.httpClient})
+	p.cfg.Limiter.release()
+	if err != nil {
+		return nil, err
+	}
+	offered, refused, err := selectTools(pl.server, c.tools)
+	if err != nil {
+		c.close("too many tools")
+		return nil, err
+	}
+	a := &Adapter{conn: c, names: make(map[string]string, len(offered))}
+	src := catalog.Source{Kind: catalog.SourceMCP, Name: pl.server.ID, Binding: a}
+	st := State{Server: pl.server.ID, File: pl.server.File, Transport: pl.server.Transport, Status: StatusConnected,
+		Refused: refused, Protocol: c.protocol}
+	if c.server.Name != "" {
+		st.ServerInfo = c.server.Name + " " + c.server.Version
+	}
+	for _, t := range offered {
+		a.names[t.name] = t.raw.Name
+		src.Tools = append(src.Tools, spec(pl.server, t))
+		st.Tools = append(st.Tools, t.name)
+	}
+	return &live{c: c, source: src, state: st}, nil
+}
+
+// httpClient is the URL policy's pinned client for one HTTP server; the
+// URL is checked before any client is made.
+func (p *Pool) httpClient(pl *plan) (*http.Client, error) {
+	opts := p.cfg.Net
+	if cb := p.cfg.OnURLDecision; cb != nil {
+		id := pl.server.ID
+		opts.OnDecision = func(d netpolicy.Decision) { cb(id, d) }
+	}
+	pol := netpolicy.New(opts)
+	if _, err := pol.Check(pl.server.URL); err != nil {
+		return nil, errors.New(netpolicy.SafeMessage(err))
+	}
+	return pol.Client(), nil
+}
+
+// States are the servers' standings as of the last resolution, without
+// resolving again (connected servers only know they are connected).
+func (p *Pool) Connected() []State {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var out []State
+	for _, l := range p.conns {
+		out = append(out, l.state)
+	}
+	return out
+}
+
+func (p *Pool) dropLocked(id, reason string) {
+	if l := p.conns[id]; l != nil {
+		l.c.close(reason)
+		delete(p.conns, id)
+	}
+}
+
+func (p *Pool) closeAllLocked(reason string) {
+	var wg sync.WaitGroup
+	for id, l := range p.conns {
+		wg.Go(func() { l.c.close(reason) })
+		delete(p.conns, id)
+	}
+	wg.Wait()
+}
+
+// Close closes every connection and kills every stdio server's process
+// group. The pool resolves nothing afterwards.
+func (p *Pool) Close() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.closed = true
+	p.closeAllLocked("host closed")
+}

@@ -1,0 +1,399 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"demiurge.dev/host/dispatch"
+	"demiurge.dev/host/mcp/mcptest"
+)
+
+const pickSchema = `{"type":"object","properties":{"a":{"type":"string"},"b":{"$ref":"#/$defs/num"}},"anyOf":[{"required":["a"]},{"required":["b"]}],"oneOf":[{"required":["a"]},{"required":["b"]}],"$defs":{"num":{"type":"integer","minimum":0}},"additionalProperties":false}`
+
+// TestEchoThroughDispatch: a gated, approved stdio server's tools reach
+// the catalog under server__tool with their raw schemas, and a call goes
+// through the one dispatch path to the server and back.
+func TestEchoThroughDispatch(t *testing.T) {
+	f := newFixture(t)
+	f.server("echo", "echo", "")
+	f.ask.allow(ConnectTool("echo"))
+	r := f.resolve()
+	st := state(t, r, "echo")
+	if st.Status != StatusConnected {
+		t.Fatalf("%+v", st)
+	}
+	if !slices.Equal(st.Tools, []string{"echo__echo", "echo__env", "echo__pick", "echo__pids"}) {
+		t.Fatalf("tools %v", st.Tools)
+	}
+	if st.Protocol != "2025-11-25" || !strings.HasPrefix(st.ServerInfo, "echo ") {
+		t.Fatalf("protocol %q server %q", st.Protocol, st.ServerInfo)
+	}
+	var pick json.RawMessage
+	for _, spec := range r.Sources[0].Tools {
+		if spec.Name == "echo__pick" {
+			pick = spec.InputSchema
+			if spec.Metadata.Capability != "mcp.call:echo" || spec.Provenance.Toolset != "echo" {
+				t.Fatalf("%+v", spec)
+			}
+		}
+	}
+	if !jsonEqual(t, pick, []byte(pickSchema)) {
+		t.Fatalf("schema changed on the way:\n%s\nwant\n%s", pick, pickSchema)
+	}
+
+	turn := f.dispatchTurn(r, "echo__echo")
+	out := turn.Call(context.Background(), dispatch.ToolCall{ID: "c1", Name: "echo__echo", Args: []byte(`{"text":"hello"}`)})
+	if !out.OK() || out.Views.Model != "hello" {
+		t.Fatalf("%s: %q", out.Status, out.Views.Model)
+	}
+	out = turn.Call(context.Background(), dispatch.ToolCall{ID: "c2", Name: "echo__echo", Args: []byte(`{"text":"fail"}`)})
+	if out.Status != dispatch.StatusToolError || !strings.Contains(out.Views.Model, "asked to fail") {
+		t.Fatalf("%s: %q", out.Status, out.Views.Model)
+	}
+	// Not allowed by a rule: prompt, and nobody answers.
+	out = turn.Call(context.Background(), dispatch.ToolCall{ID: "c3", Name: "echo__pick", Args: []byte(`{"a":"x"}`)})
+	if out.Status != dispatch.StatusDenied {
+		t.Fatalf("%s: %q", out.Status, out.Views.Model)
+	}
+	// The schema's anyOf is enforced by dispatch.
+	out = turn.Call(context.Background(), dispatch.ToolCall{ID: "c4", Name: "echo__pick", Args: []byte(`{}`)})
+	if out.Status != dispatch.StatusInvalidArguments {
+		t.Fatalf("%s: %q", out.Status, out.Views.Model)
+	}
+	// The second turn reuses the connection: no new approval.
+	asked := f.ask.count()
+	if st := state(t, f.resolve(), "echo"); st.Status != StatusConnected || f.ask.count() != asked {
+		t.Fatalf("%+v, asked %d then %d", st, asked, f.ask.count())
+	}
+}
+
+func jsonEqual(t *testing.T, a, b []byte) bool {
+	t.Helper()
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return false
+	}
+	ja, _ := json.Marshal(x)
+	jb, _ := json.Marshal(y)
+	return string(ja) == string(jb)
+}
+
+// TestCallNeedsCallCapability: the call capability is separate from the
+// connect one; the manifest may name another.
+func TestCallNeedsCallCapability(t *testing.T) {
+	f := newFixture(t)
+	f.caps = []string{"mcp.connect:echo", "tool.call:special"}
+	f.server("echo", "echo", "")
+	f.server("echo2", "echo", "capability: tool.call:special\n")
+	f.ask.allow(ConnectTool("echo"), ConnectTool("echo2"))
+	r := f.resolve()
+	turn := f.dispatchTurn(r, "echo__echo", "echo2__echo")
+	if out := turn.Call(context.Background(), dispatch.ToolCall{Name: "echo__echo", Args: []byte(`{"text":"x"}`)}); out.Status != dispatch.StatusCapabilityDenied || !strings.Contains(out.Views.Model, "mcp.call:echo") {
+		t.Fatalf("%s: %q", out.Status, out.Views.Model)
+	}
+	if st := state(t, r, "echo2"); st.Status != StatusDenied || !strings.Contains(st.Diagnostic, "mcp.connect:echo2") {
+		t.Fatalf("%+v", st)
+	}
+	f.caps = append(f.caps, "mcp.connect:echo2")
+	r = f.resolve()
+	turn = f.dispatchTurn(r, "echo2__echo")
+	if out := turn.Call(context.Background(), dispatch.ToolCall{Name: "echo2__echo", Args: []byte(`{"text":"x"}`)}); !out.OK() {
+		t.Fatalf("%s: %q", out.Status, out.Views.Model)
+	}
+}
+
+// TestGateBeforeStart: without the capability, or without approval, no
+// process starts; a denial is asked again the next turn; a cwd outside the
+// workspace fails before anyone is asked.
+func TestGateBeforeStart(t *testing.T) {
+	f := newFixture(t)
+	marker := filepath.Join(t.TempDir(), "started")
+	f.server("echo", "echo", "env: {STARTED_FILE: "+marker+"}\nargs: [-started-file-from-env]\n")
+	// The echo server takes no such flag: it would exit at once; what
+	// matters is that it is never even started while gated.
+	f.server("echo", "echo", "cwd: sub\n")
+	f.caps = []string{"mcp.call:echo"}
+	if st := state(t, f.resolve(), "echo"); st.Status != StatusDenied || !strings.Contains(st.Diagnostic, "mcp.connect:echo is not granted") {
+		t.Fatalf("%+v", st)
+	}
+	if f.ask.count() != 0 {
+		t.Fatal("asked for approval without the capability")
+	}
+	f.caps = []string{"mcp.connect:echo", "mcp.call:echo"}
+	if st := state(t, f.resolve(), "echo"); st.Status != StatusDenied || !strings.Contains(st.Diagnostic, "not approved") || !st.RetryAt.IsZero() {
+		t.Fatalf("%+v", st)
+	}
+	if f.ask.count() != 1 {
+		t.Fatalf("asked %d times", f.ask.count())
+	}
+	// Denial is rechecked next turn, not cached.
+	f.ask.allow(ConnectTool("echo"))
+	r := f.resolve()
+	st := state(t, r, "echo")
+	if st.Status != StatusConnected || f.ask.count() != 2 {
+		t.Fatalf("%+v asked %d", st, f.ask.count())
+	}
+	// The server runs in the resolved cwd.
+	turn := f.dispatchTurn(r, "echo__env")
+	out := turn.Call(context.Background(), dispatch.ToolCall{Name: "echo__env", Args: []byte(`{}`)})
+	if !out.OK() || !strings.Contains(out.Views.Model, "PWD") && false {
+		t.Fatalf("%s %q", out.Status, out.Views.Model)
+	}
+
+	for _, cwd := range []string{"..", "/etc", "missing"} {
+		g := newFixture(t)
+		g.server("out", "echo", "cwd: "+cwd+"\n")
+		st := state(t, g.resolve(), "out")
+		if st.Status != StatusFailed || !strings.Contains(st.Diagnostic, "cwd") || g.ask.count() != 0 {
+			t.Fatalf("cwd %s: %+v asked %d", cwd, st, g.ask.count())
+		}
+	}
+	// A symlink out of the workspace is refused too.
+	g := newFixture(t)
+	if err := os.Symlink("/etc", filepath.Join(g.ws.Root, "link")); err != nil {
+		t.Fatal(err)
+	}
+	g.server("out", "echo", "cwd: link\n")
+	if st := state(t, g.resolve(), "out"); st.Status != StatusFailed || !strings.Contains(st.Diagnostic, "outside the workspace") {
+		t.Fatalf("%+v", st)
+	}
+}
+
+// TestPreviewIsSafe: the connect approval shows launch metadata, never env
+// or header values, URL credentials or query, or secret arguments.
+func TestPreviewIsSafe(t *testing.T) {
+	f := newFixture(t)
+	f.server("echo", "echo", "args: [--api-key, sk-live-abcdef123456, --verbose]\nenv: {ECHO_TOKEN: tok-98765-secret, LEVEL: debugging}\ncwd: sub\n")
+	mcptest.Manifest(t, f.mcpDir, "web", "url: https://mcp.example.com:8443/mcp?key=qsecret-4567\nheaders: {Authorization: Bearer hdr-secret-1111, X-Api-Key: hdr-secret-2222}\n")
+	f.resolve()
+	if f.ask.count() != 2 {
+		t.Fatalf("asked %d", f.ask.count())
+	}
+	all := strings.Join(f.ask.asked, "\n")
+	for _, secret := range []string{"sk-live-abcdef123456", "tok-98765-secret", "debugging", "qsecret-4567", "hdr-secret-1111", "hdr-secret-2222", "8443/mcp", "key="} {
+		if strings.Contains(all, secret) {
+			t.Errorf("preview shows %q:\n%s", secret, all)
+		}
+	}
+	for _, want := range []string{"mcp_connect__echo", filepath.Join(f.bins, "echo"), "--verbose", "env (names only): ECHO_TOKEN, LEVEL", "cwd: " + filepath.Join(f.ws.Root, "sub"),
+		"mcp_connect__web", "origin: https://mcp.example.com:8443", "headers (names only): Authorization, X-Api-Key"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("preview lacks %q:\n%s", want, all)
+		}
+	}
+}
+
+// TestEnvironmentAndStderr: a stdio server gets the allowlisted
+// environment plus its manifest's env, never the host's other variables;
+// its stderr is redacted into the private log when it closes.
+func TestEnvironmentAndStderr(t *testing.T) {
+	t.Setenv("DEMIURGE_TEST_HOST_SECRET", "host-secret-value")
+	f := newFixture(t)
+	f.server("echo", "echo", "env: {ECHO_TOKEN: tok-98765-secret}\n")
+	f.ask.allow(ConnectTool("echo"))
+	r := f.resolve()
+	turn := f.dispatchTurn(r, "echo__env")
+	out := turn.Call(context.Background(), dispatch.ToolCall{Name: "echo__env", Args: []byte(`{}`)})
+	if !out.OK() {
+		t.Fatalf("%s %q", out.Status, out.Views.Model)
+	}
+	env := out.Views.Model
+	if strings.Contains(env, "host-secret-value") || strings.Contains(env, "DEMIURGE_TEST_HOST_SECRET") {
+		t.Fatalf("host variable leaked:\n%s", env)
+	}
+	// The server's own output is redacted against its declared values.
+	if !strings.Contains(env, "ECHO_TOKEN=<redacted:env:ECHO_TOKEN>") || !strings.Contains(env, "HOME="+filepath.Join(f.state, "runtime", "home")) {
+		t.Fatalf("env:\n%s", env)
+	}
+	f.pool.Close()
+	log := filepath.Join(f.state, "logs", "mcp-stderr.log")
+	b, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(b), "tok-98765-secret") || !strings.Contains(string(b), "token=<redacted:env:ECHO_TOKEN>") || !strings.Contains(string(b), "MCP server echo closed (host closed)") {
+		t.Fatalf("log:\n%s", b)
+	}
+	for p, want := range map[string]os.FileMode{log: 0o600, filepath.Dir(log): 0o700} {
+		fi, err := os.Stat(p)
+		if err != nil || fi.Mode().Perm() != want {
+			t.Fatalf("%s: %v %v, want %v", p, fi.Mode(), err, want)
+		}
+	}
+}
+
+// TestStderrWindow: only the last StderrWindow characters are kept.
+func TestStderrWindow(t *testing.T) {
+	tail := newStderrTail()
+	tail.Write([]byte(strings.Repeat("a", 50000)))
+	tail.Write([]byte(strings.Repeat("é", StderrWindow)))
+	w := tail.window()
+	if w != strings.Repeat("é", StderrWindow) {
+		t.Fatalf("window of %d runes", len([]rune(w)))
+	}
+	tail.Write([]byte("end"))
+	if w := tail.window(); len([]rune(w)) != StderrWindow || !strings.HasSuffix(w, "éend") {
+		t.Fatal("window does not end with the latest output")
+	}
+}
+
+// TestCloseKillsTree: closing kills the server and the processes it
+// started, and the pool connects nothing afterwards.
+func TestCloseKillsTree(t *testing.T) {
+	f := newFixture(t)
+	f.server("echo", "echo", "env: {SPAWN_CHILD: \"1\"}\n")
+	f.ask.allow(ConnectTool("echo"))
+	r := f.resolve()
+	turn := f.dispatchTurn(r, "echo__pids")
+	out := turn.Call(context.Background(), dispatch.ToolCall{Name: "echo__pids", Args: []byte(`{}`)})
+	var pid, pgid, child int
+	if _, err := fmtSscan(out.Views.Model, &pid, &pgid, &child); err != nil || child == 0 {
+		t.Fatalf("%q: %v", out.Views.Model, err)
+	}
+	if pgid != pid {
+		t.Fatalf("server is not its own process group: pid %d pgid %d", pid, pgid)
+	}
+	f.pool.Close()
+	if !processGone(pid) || !processGone(child) {
+		t.Fatalf("left running: server %d, child %d", pid, child)
+	}
+	if r := f.resolve(); len(r.Sources) != 0 {
+		t.Fatal("a closed pool resolved sources")
+	}
+	// A call through the old binding is refused, not sent elsewhere.
+	out = turn.Call(context.Background(), dispatch.ToolCall{Name: "echo__pids", Args: []byte(`{}`)})
+	if out.Status != dispatch.StatusFailed || !strings.Contains(out.Views.Model, "disconnected") {
+		t.Fatalf("%s %q", out.Status, out.Views.Model)
+	}
+}
+
+func fmtSscan(s string, p ...*int) (int, error) {
+	fields := strings.Fields(s)
+	for i := range p {
+		if i >= len(fields) {
+			return i, os.ErrInvalid
+		}
+		v, err := strconv.Atoi(fields[i])
+		if err != nil {
+			return i, err
+		}
+		*p[i] = v
+	}
+	return len(p), nil
+}
+
+// TestDeclarationChanges: a changed manifest reconnects only that server
+// and asks again; the authority changing reconnects all; removing every
+// declaration closes every connection.
+func TestDeclarationChanges(t *testing.T) {
+	f := newFixture(t)
+	counter := filepath.Join(t.TempDir(), "count")
+	f.server("a", "changing_list", "env: {COUNTER_FILE: "+counter+"}\n")
+	f.server("b", "echo", "")
+	f.ask.allow(ConnectTool("a"), ConnectTool("b"))
+	r := f.resolve()
+	if st := state(t, r, "a"); !slices.Equal(st.Tools, []string{"a__v1"}) {
+		t.Fatalf("%+v", st)
+	}
+	pidB := pidOf(t, f, r, "b__pids")
+	if f.ask.count() != 2 {
+		t.Fatal(f.ask.count())
+	}
+	// Same declaration: nothing reconnects, nobody is asked.
+	r = f.resolve()
+	if st := state(t, r, "a"); !slices.Equal(st.Tools, []string{"a__v1"}) || f.ask.count() != 2 {
+		t.Fatalf("%+v asked %d", st, f.ask.count())
+	}
+	// A changed declaration of a: a reconnects (its list changed), with a
+	// fresh approval; b keeps its process.
+	f.server("a", "changing_list", "env: {COUNTER_FILE: "+counter+"}\nconnect_timeout_seconds: 9\n")
+	r = f.resolve()
+	if st := state(t, r, "a"); !slices.Equal(st.Tools, []string{"a__v2"}) || f.ask.count() != 3 {
+		t.Fatalf("%+v asked %d", st, f.ask.count())
+	}
+	if pidOf(t, f, r, "b__pids") != pidB {
+		t.Fatal("b was reconnected although only a changed")
+	}
+	// A new session (authority) evicts everything.
+	f.session = "ses_2"
+	r = f.resolve()
+	if pidOf(t, f, r, "b__pids") == pidB || !processGone(pidB) {
+		t.Fatal("b survived an authority change")
+	}
+	pidB = pidOf(t, f, r, "b__pids")
+	// Removing every declaration closes every connection.
+	os.Remove(filepath.Join(f.mcpDir, "a.yaml"))
+	os.Remove(filepath.Join(f.mcpDir, "b.yaml"))
+	if r := f.resolve(); len(r.Sources) != 0 || len(r.States) != 0 {
+		t.Fatalf("%+v", r)
+	}
+	if !processGone(pidB) {
+		t.Fatal("b survived the removal of its declaration")
+	}
+}
+
+func pidOf(t *testing.T, f *fixture, r Resolution, tool string) int {
+	t.Helper()
+	turn := f.dispatchTurn(r, tool)
+	out := turn.Call(context.Background(), dispatch.ToolCall{Name: tool, Args: []byte(`{}`)})
+	var pid int
+	if _, err := fmtSscan(out.Views.Model, &pid); err != nil {
+		t.Fatalf("%s %q", out.Status, out.Views.Model)
+	}
+	return pid
+}
+
+// TestDisabled: enabled: false connects nothing and says so.
+func TestDisabled(t *testing.T) {
+	f := newFixture(t)
+	f.server("echo", "echo", "enabled: false\n")
+	if st := state(t, f.resolve(), "echo"); st.Status != StatusDisabled || f.ask.count() != 0 {
+		t.Fatalf("%+v", st)
+	}
+}
+
+// TestToolName is the naming rule: server__tool as it is, or refused.
+func TestToolName(t *testing.T) {
+	for _, c := range []struct {
+		server, tool, want, err string
+	}{
+		{"docs", "search_docs", "docs__search_docs", ""},
+		{"d", "a-b_C9", "d__a-b_C9", ""},
+		{"docs", "has space", "", "cannot be offered"},
+		{"docs", "dotted.name", "", "cannot be offered"},
+		{"docs", "café", "", "cannot be offered"},
+		{"docs", strings.Repeat("x", 59), "", "64"},
+		{"docs", strings.Repeat("x", 58), "docs__" + strings.Repeat("x", 58), ""},
+		{"docs", "", "", "empty name"},
+	} {
+		got, err := ToolName(c.server, c.tool)
+		if got != c.want || (err == nil) != (c.err == "") || err != nil && !strings.Contains(err.Error(), c.err) {
+			t.Errorf("ToolName(%q, %q) = %q, %v", c.server, c.tool, got, err)
+		}
+	}
+}
+
+// TestManifestErrorsReported: a manifest that does not load is a failed
+// server naming the file, line and field, beside healthy ones.
+func TestManifestErrorsReported(t *testing.T) {
+	f := newFixture(t)
+	mcptest.Manifest(t, f.mcpDir, "bad", "command: x\nconnect_timeout_seconds: -1\n")
+	f.server("echo", "echo", "")
+	f.ask.allow(ConnectTool("echo"))
+	r := f.resolve()
+	if st := state(t, r, "bad"); st.Status != StatusFailed || !strings.Contains(st.Diagnostic, "bad.yaml:2:26: connect_timeout_seconds") {
+		t.Fatalf("%+v", st)
+	}
+	if st := state(t, r, "echo"); st.Status != StatusConnected {
+		t.Fatalf("%+v", st)
+	}
+}
+
+var _ = time.Second

@@ -1,0 +1,109 @@
+package mcp
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	sredact "demiurge.dev/shared/redact"
+)
+
+// StderrWindow bounds what of a stdio server's stderr reaches the log: the
+// last StderrWindow characters before the connection closed.
+const StderrWindow = 12000
+
+// stderrTail keeps the last StderrWindow*4 bytes a server wrote to stderr
+// (enough for StderrWindow characters of any UTF-8), never blocking the
+// writer.
+type stderrTail struct {
+	mu   sync.Mutex
+	buf  []byte
+	done chan struct{} // closed when the pipe reached EOF
+}
+
+func newStderrTail() *stderrTail { return &stderrTail{done: make(chan struct{})} }
+
+const stderrKeep = StderrWindow * utf8.UTFMax
+
+func (t *stderrTail) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	n := len(p)
+	if len(p) > stderrKeep {
+		p = p[len(p)-stderrKeep:]
+	}
+	if over := len(t.buf) + len(p) - stderrKeep; over > 0 {
+		t.buf = append(t.buf[:0], t.buf[over:]...)
+	}
+	t.buf = append(t.buf, p...)
+	return n, nil
+}
+
+// drain copies the pipe into the tail until EOF, then closes done: the
+// server's stderr ending is how a dead stdio server is noticed.
+func (t *stderrTail) drain(r *os.File) {
+	defer close(t.done)
+	defer r.Close()
+	buf := make([]byte, 8192)
+	for {
+		n, err := r.Read(buf)
+		if n > 0 {
+			t.Write(buf[:n])
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// window returns the last StderrWindow characters, starting on a rune
+// boundary.
+func (t *stderrTail) window() string {
+	t.mu.Lock()
+	s := string(t.buf)
+	t.mu.Unlock()
+	if n := utf8.RuneCountInString(s); n > StderrWindow {
+		skip := n - StderrWindow
+		for i := range s {
+			if skip == 0 {
+				s = s[i:]
+				break
+			}
+			skip--
+		}
+	}
+	return s
+}
+
+// appendStderrLog redacts a closed server's stderr window and appends it to
+// STATE/logs/mcp-stderr.log, a private file in a private directory.
+func appendStderrLog(stateDir, server, reason, window string, r *sredact.Replacer) error {
+	if stateDir == "" || strings.TrimSpace(window) == "" {
+		return nil
+	}
+	dir := filepath.Join(stateDir, "logs")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("mcp stderr log: %w", err)
+	}
+	if err := os.Chmod(dir, 0o700); err != nil {
+		return fmt.Errorf("mcp stderr log: %w", err)
+	}
+	f, err := os.OpenFile(filepath.Join(dir, "mcp-stderr.log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY|syscallNoFollow, 0o600)
+	if err != nil {
+		return fmt.Errorf("mcp stderr log: %w", err)
+	}
+	defer f.Close()
+	if err := f.Chmod(0o600); err != nil {
+		return fmt.Errorf("mcp stderr log: %w", err)
+	}
+	text := r.String(window)
+	if !strings.HasSuffix(text, "\n") {
+		text += "\n"
+	}
+	_, err = fmt.Fprintf(f, "=== %s MCP server %s closed (%s)\n%s", time.Now().UTC().Format(time.RFC3339), server, reason, text)
+	return err
+}

@@ -1,0 +1,7 @@
+// Command never_returns has a tool that never answers: it waits until the
+// client cancels the request, then writes "cancelled" to $MARKER_FILE.
+package main
+
+import "demiurge.dev/host/mcp/testservers/internal/servers"
+
+func main() { servers.NeverReturns() }
