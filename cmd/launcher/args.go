@@ -1,0 +1,100 @@
+package main
+
+import (
+	"os"
+	"strings"
+)
+
+// listRequest is a `tools list` invocation the launcher may answer itself:
+// the global flags and environment it reads, and the list's own flags.
+type listRequest struct {
+	core, workspace, state, pluginDir string
+	display                           string
+	provider                          string
+	json                              bool
+}
+
+// Global flags that take a value and that the launcher understands; every
+// other flag (--approve, --log-level, -h, a single-dash spelling, …) sends
+// the command to the full host, which knows them all.
+var globalValueFlags = map[string]bool{"core": true, "workspace": true, "state": true, "tool-display": true, "plugin-dir": true}
+
+// parseList recognises exactly
+//
+//	demiurge [GLOBAL FLAGS] tools list [--json] [--provider NAME]
+//
+// with the flags' `--name value` and `--name=value` forms and the list
+// flags before or after each other, as the full CLI accepts them. Anything
+// else (another command, a repeated or unknown flag, a positional
+// argument, "--") returns false: the full host then parses it and answers,
+// usage errors included.
+func parseList(args []string, getenv func(string) string) (listRequest, bool) {
+	r := listRequest{
+		core: getenv("DEMIURGE_CORE"), workspace: getenv("DEMIURGE_WORKSPACE"),
+		state: getenv("DEMIURGE_STATE"), pluginDir: getenv("DEMIURGE_PLUGIN_DIR"),
+		display: "summary",
+	}
+	seen := map[string]bool{}
+	i := 0
+	for ; i < len(args) && strings.HasPrefix(args[i], "-"); i++ {
+		name, value, ok := flagValue(args, &i)
+		if !ok || !globalValueFlags[name] || seen[name] {
+			return r, false
+		}
+		seen[name] = true
+		switch name {
+		case "core":
+			r.core = value
+		case "workspace":
+			r.workspace = value
+		case "state":
+			r.state = value
+		case "tool-display":
+			r.display = value
+		case "plugin-dir":
+			r.pluginDir = value
+		}
+	}
+	if len(args)-i < 2 || args[i] != "tools" || args[i+1] != "list" {
+		return r, false
+	}
+	rest := args[i+2:]
+	for j := 0; j < len(rest); j++ {
+		a := rest[j]
+		switch {
+		case a == "--json" && !seen["json"]:
+			seen["json"], r.json = true, true
+		case strings.HasPrefix(a, "--provider") && !seen["provider"]:
+			name, value, ok := flagValue(rest, &j)
+			if !ok || name != "provider" {
+				return r, false
+			}
+			seen["provider"], r.provider = true, value
+		default:
+			return r, false
+		}
+	}
+	return r, true
+}
+
+// flagValue reads the value flag at args[*i], as --name=value or as
+// --name value (then advancing *i past the value). A flag without a value,
+// or with an empty one, is not understood: the full host judges it.
+func flagValue(args []string, i *int) (name, value string, ok bool) {
+	a, found := strings.CutPrefix(args[*i], "--")
+	if !found || a == "" || strings.HasPrefix(a, "-") {
+		return "", "", false
+	}
+	name, value, inline := strings.Cut(a, "=")
+	if !inline {
+		if *i+1 >= len(args) {
+			return "", "", false
+		}
+		*i++
+		value = args[*i]
+	}
+	return name, value, value != ""
+}
+
+// environ is os.Getenv, named for tests that pass their own.
+var environ = os.Getenv

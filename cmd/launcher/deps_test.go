@@ -1,0 +1,30 @@
+package main
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// TestLinksNoHeavyPackages keeps the launcher fast: gRPC, go-plugin,
+// protobuf and the JSON Schema validator each cost milliseconds of package
+// initialisation, which a warm tools list under 30 ms cannot pay.
+func TestLinksNoHeavyPackages(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list -deps: %v\n%s", err, out)
+	}
+	deps := strings.Fields(string(out))
+	for _, dep := range deps {
+		for _, heavy := range []string{"grpc", "go-plugin", "jsonschema", "protobuf", "urfave/cli", "bbolt"} {
+			if strings.Contains(dep, heavy) {
+				t.Errorf("the launcher depends on %s; keep it in the full host (bin/demiurge-host)", dep)
+			}
+		}
+	}
+	for _, need := range []string{"demiurge.dev/catalog", "demiurge.dev/host/core", "demiurge.dev/host/catalogsnap"} {
+		if !strings.Contains(" "+strings.Join(deps, " ")+" ", " "+need+" ") {
+			t.Errorf("go list -deps does not list %s; is the check looking at the right package?", need)
+		}
+	}
+}

@@ -1,0 +1,122 @@
+package main
+
+import (
+	"bufio"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"demiurge.dev/catalog"
+	"demiurge.dev/host/catalogsnap"
+	"demiurge.dev/host/core"
+	"demiurge.dev/host/plugins/disk"
+)
+
+// listFromSnapshot answers a tools list from a warm snapshot, exactly as
+// the full host would print it. It reports answered=false, having written
+// nothing, whenever it is not sure the host would answer the same: a cold
+// or stale snapshot, a core or workspace the host would refuse, flags it
+// would reject. The host then answers.
+func listFromSnapshot(req listRequest, selfDir, host string, stdout, stderr io.Writer) (code int, answered bool) {
+	mode, err := catalog.ParseDisplayMode(req.display)
+	if err != nil {
+		return 0, false
+	}
+	var provider catalog.Provider
+	if req.provider != "" {
+		if provider, err = catalog.ParseProvider(req.provider); err != nil {
+			return 0, false
+		}
+	}
+	state, ok := stateDir(req.state)
+	if !ok {
+		return 0, false
+	}
+	c, err := loadCore(req.core)
+	if err != nil || catalogsnap.Uncacheable(c) != "" {
+		return 0, false
+	}
+	if !workspaceAccepted(req.workspace, c) {
+		return 0, false
+	}
+	builtin := req.pluginDir
+	if builtin == "" {
+		builtin = selfDir
+	}
+	cands, err := disk.Discover([]disk.Dir{
+		{Path: builtin, Origin: disk.OriginBuiltin},
+		{Path: filepath.Join(state, "plugins"), Origin: disk.OriginInstalled},
+	})
+	if err != nil {
+		return 0, false
+	}
+	key, err := catalogsnap.NewKey(host, c, cands)
+	if err != nil {
+		return 0, false
+	}
+	snap, ok := catalogsnap.Load(state, key)
+	if !ok {
+		return 0, false
+	}
+	cat, err := catalog.Resolve(snap.CatalogSources(), c.Metadata)
+	if err != nil || cat.Fingerprint() != snap.Fingerprint {
+		return 0, false
+	}
+	cat.WriteNotes(stderr, snap.Warnings)
+	out := bufio.NewWriterSize(stdout, 64<<10)
+	err = cat.WriteList(out, catalog.ListOptions{Mode: mode, Provider: provider, JSON: req.json})
+	if err == nil {
+		err = out.Flush()
+	}
+	if err != nil {
+		io.WriteString(stderr, "demiurge: "+err.Error()+"\n")
+		return 1, true
+	}
+	return 0, true
+}
+
+// stateDir resolves the state directory as the full CLI does.
+func stateDir(flag string) (string, bool) {
+	if flag != "" {
+		abs, err := filepath.Abs(flag)
+		return abs, err == nil
+	}
+	if s := os.Getenv("XDG_STATE_HOME"); s != "" {
+		return filepath.Join(s, "demiurge"), true
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", false
+	}
+	return filepath.Join(home, ".local", "state", "demiurge"), true
+}
+
+func loadCore(dir string) (*core.Core, error) {
+	if dir == "" {
+		return core.Default(), nil
+	}
+	return core.Load(dir)
+}
+
+// workspaceAccepted reports whether the full host would accept the
+// session's workspace (the flag's, else the core's, else the current
+// directory): an existing directory whose cleaned path is absolute.
+func workspaceAccepted(flag string, c *core.Core) bool {
+	ws := flag
+	if ws == "" {
+		ws = c.Workspace
+	}
+	if ws == "" {
+		var err error
+		if ws, err = os.Getwd(); err != nil {
+			return false
+		}
+	}
+	st, err := os.Stat(ws)
+	if err != nil || !st.IsDir() {
+		return false
+	}
+	clean := filepath.Clean(ws)
+	return filepath.IsAbs(clean) && !strings.ContainsRune(clean, 0)
+}
