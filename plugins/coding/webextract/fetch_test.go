@@ -1,0 +1,163 @@
+package webextract
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+func TestFetchPages(t *testing.T) {
+	ts := startServer(t)
+	f := New(testOptions())
+	base := "http://site.test:" + ts.port
+	cases := []struct {
+		path        string
+		contains    []string
+		absent      []string
+		title       string
+		contentType string
+		redirects   int
+		origin      string
+	}{
+		{
+			path:     "/article",
+			contains: []string{"# Release 2.0", "adds streaming and fixes [issue 42](http://site.test:" + ts.port + "/issues/42).", "1. Stop the service.", "make install\nmake test"},
+			absent:   []string{"do-not-show", "Buy things", "Copyright", "Docs", "max-width"},
+			title:    "Release notes 2.0", contentType: "text/html", origin: base,
+		},
+		{path: "/redirect", contains: []string{"# Release 2.0"}, title: "Release notes 2.0", contentType: "text/html", redirects: 1, origin: base},
+		{path: "/to-other", contains: []string{"# Release 2.0"}, title: "Release notes 2.0", contentType: "text/html", redirects: 1, origin: "http://other.test:" + ts.port},
+		{path: "/untyped", contains: []string{"# Release 2.0"}, title: "Release notes 2.0", contentType: "text/html", origin: base},
+		{path: "/plain", contains: []string{"line one\nline two\n"}, contentType: "text/plain", origin: base},
+		{path: "/latin1", contains: []string{"café crème"}, contentType: "text/html", origin: base},
+	}
+	for _, c := range cases {
+		r := f.Fetch(context.Background(), base+c.path+"?secret=query#frag", 0)
+		if r.Failure != nil {
+			t.Errorf("%s: failure %+v", c.path, r.Failure)
+			continue
+		}
+		for _, s := range c.contains {
+			if !strings.Contains(r.Text, s) {
+				t.Errorf("%s: text lacks %q:\n%s", c.path, s, r.Text)
+			}
+		}
+		for _, s := range c.absent {
+			if strings.Contains(r.Text, s) {
+				t.Errorf("%s: text has %q", c.path, s)
+			}
+		}
+		if r.Title != c.title || r.ContentType != c.contentType || r.Redirects != c.redirects || r.Origin != c.origin {
+			t.Errorf("%s: title %q type %q redirects %d origin %q; want %q %q %d %q", c.path, r.Title, r.ContentType, r.Redirects, r.Origin, c.title, c.contentType, c.redirects, c.origin)
+		}
+		if !slices.Equal(r.Addresses, []string{"127.0.0.1"}) || r.Status != 200 || r.Truncated {
+			t.Errorf("%s: addresses %v status %d truncated %v", c.path, r.Addresses, r.Status, r.Truncated)
+		}
+		if r.BytesRead <= 0 || r.Chars != r.TotalChars {
+			t.Errorf("%s: bytes %d chars %d/%d", c.path, r.BytesRead, r.Chars, r.TotalChars)
+		}
+	}
+}
+
+func TestFetchSoftFailures(t *testing.T) {
+	ts := startServer(t)
+	f := New(testOptions())
+	base := "http://site.test:" + ts.port
+	cases := []struct{ url, code, says string }{
+		{base + "/missing", "http_status", "404"},
+		{base + "/broken", "http_status", "500"},
+		{base + "/image", "unsupported_content_type", "image/png"},
+		{base + "/octet", "unsupported_content_type", "application/octet-stream"},
+		{base + "/loop-a", "redirect_loop", "loop"},
+		{base + "/to-private", "refused", "private"},
+		{base + "/to-metadata", "refused", "metadata"},
+		{base + "/to-mapped", "refused", "metadata"},
+		{base + "/to-name", "refused", "private"},
+		{base + "/to-userinfo", "refused", "credentials"},
+		{base + "/to-file", "invalid_url", "http"},
+		{"http://nowhere.test:" + ts.port + "/", "refused", "does not resolve"},
+		{base + "/slow-headers", "timeout", "site.test"},
+	}
+	short := testOptions()
+	short.Timeout = 300 * time.Millisecond
+	for _, c := range cases {
+		fetcher := f
+		if c.code == "timeout" {
+			fetcher = New(short)
+		}
+		r := fetcher.Fetch(context.Background(), c.url, 0)
+		if r.Failure == nil || r.Failure.Code != c.code || !strings.Contains(r.Failure.Message, c.says) {
+			t.Errorf("%s: %+v; want code %s saying %q", c.url, r.Failure, c.code, c.says)
+			continue
+		}
+		for _, leak := range []string{"/admin", "meta-data", "pw@", "/etc/passwd", "/missing", "/loop"} {
+			if strings.Contains(r.Failure.Message, leak) || strings.Contains(r.Origin, leak) {
+				t.Errorf("%s: %q / origin %q shows a path or userinfo", c.url, r.Failure.Message, r.Origin)
+			}
+		}
+	}
+}
+
+// TestFetchRefusesBeforeConnecting: bad input never opens a connection.
+func TestFetchRefusesBeforeConnecting(t *testing.T) {
+	ts := startServer(t)
+	f := New(testOptions())
+	for _, c := range []struct{ url, code string }{
+		{"http://user:pw@site.test:" + ts.port + "/article", "refused"},
+		{"ftp://site.test:" + ts.port + "/article", "invalid_url"},
+		{"file:///etc/passwd", "invalid_url"},
+		{"http://site.test:" + ts.port + "\\@evil.test/", "invalid_url"},
+		{"http://internal.test:" + ts.port + "/", "refused"},
+		{"http://169.254.169.254:" + ts.port + "/", "refused"},
+		{"not a url", "invalid_url"},
+	} {
+		r := f.Fetch(context.Background(), c.url, 0)
+		if r.Failure == nil || r.Failure.Code != c.code {
+			t.Errorf("%s: %+v; want %s", c.url, r.Failure, c.code)
+		}
+		if strings.Contains(r.Origin, "pw") {
+			t.Errorf("%s: origin %q", c.url, r.Origin)
+		}
+	}
+	if n := ts.accepted.Load(); n != 0 {
+		t.Errorf("%d connections were opened for refused input", n)
+	}
+}
+
+func TestFetchCaps(t *testing.T) {
+	ts := startServer(t)
+	base := "http://site.test:" + ts.port
+
+	// A slow body: what arrived before the timeout, marked as cut.
+	opts := testOptions()
+	opts.Timeout = 300 * time.Millisecond
+	r := New(opts).Fetch(context.Background(), base+"/slow-body", 0)
+	if r.Failure != nil || !strings.Contains(r.Text, "First part arrives.") || !slices.Contains(r.StoppedBy, "timeout") || !r.Truncated {
+		t.Errorf("slow body: %+v text %q", r, r.Text)
+	}
+
+	// A huge body: read up to the byte cap, counts honest.
+	f := New(testOptions())
+	r = f.Fetch(context.Background(), base+"/huge", 500)
+	if r.Failure != nil || r.BytesRead != DefaultMaxBytes || r.ContentLength != hugeSize || !r.Truncated ||
+		!slices.Equal(r.StoppedBy, []string{"byte_cap", "max_chars"}) || r.Chars != 500 || r.TotalChars <= r.Chars || !r.FromMain {
+		t.Errorf("huge: %+v", r)
+	}
+
+	// A gzip bomb is capped after decompression.
+	r = f.Fetch(context.Background(), base+"/gzip-bomb", 1000)
+	if r.Failure != nil || r.BytesRead != DefaultMaxBytes || !slices.Contains(r.StoppedBy, "byte_cap") {
+		t.Errorf("gzip bomb: %+v", r)
+	}
+
+	// max_chars beyond the maximum is clamped, not an error.
+	if got := clampChars(MaxMaxChars * 10); got != MaxMaxChars {
+		t.Errorf("clampChars = %d", got)
+	}
+}
