@@ -71,6 +71,7 @@ func newApp() *cli.App {
 			toolsCommand(),
 			pluginsCommand(),
 			auditCommand(),
+			packageCommand(),
 			tasksCommand(),
 		},
 	}

@@ -23,6 +23,8 @@ import (
 	"demiurge.dev/host/catalogsnap"
 	"demiurge.dev/host/core"
 	"demiurge.dev/host/dispatch"
+	"demiurge.dev/host/packages"
+	"demiurge.dev/host/packages/installed"
 	"demiurge.dev/host/plugins"
 	"demiurge.dev/host/policy"
 	"demiurge.dev/host/runtime"
@@ -55,6 +57,8 @@ type Host struct {
 	Authority policy.Authority
 	Approvals *approval.Resolver
 	StateDir  string
+	// Packages are the provider packages installed in this core.
+	Packages *installed.Active
 	// Warnings are non-fatal findings of assembly (plugin metadata the
 	// host could not read, rules that only restate a policy).
 	Warnings []string
@@ -84,11 +88,15 @@ func Open(opts Options) (*Host, error) {
 	if err := os.MkdirAll(home, 0o700); err != nil {
 		return nil, fmt.Errorf("state directory: %w", err)
 	}
+	pkgs, err := installed.ForCore(opts.StateDir, c)
+	if err != nil {
+		return nil, err
+	}
 	pm, err := plugins.New(plugins.Config{
-		Dirs: []plugins.Dir{
+		Dirs: append([]plugins.Dir{
 			{Path: opts.BuiltinPluginDir, Origin: plugins.OriginBuiltin},
 			{Path: InstalledPluginDir(opts.StateDir), Origin: plugins.OriginInstalled},
-		},
+		}, pkgs.PluginDirs()...),
 		CacheDir: filepath.Join(opts.StateDir, "cache", "describe"),
 		Home:     home, Logger: opts.Logger,
 		Inputs: authoredInputs(c),
@@ -96,7 +104,7 @@ func Open(opts Options) (*Host, error) {
 	if err != nil {
 		return nil, err
 	}
-	h := &Host{Core: c, Plugins: pm, StateDir: opts.StateDir}
+	h := &Host{Core: c, Plugins: pm, StateDir: opts.StateDir, Packages: pkgs}
 	if err := h.assemble(opts); err != nil {
 		pm.Close()
 		return nil, err
@@ -245,14 +253,14 @@ func (h *Host) Catalog(ctx context.Context) (*catalog.Catalog, error) {
 			warnings = append(warnings, fmt.Sprintf("installed toolset %s is left out of the catalog: %v", c.Name, err))
 			continue
 		}
-		src, w := pluginSource(c, descs[c.Name], dispatch.PluginAdapter{Manager: h.Plugins, Toolset: c.Name})
+		src, w := pluginSource(c, descs[c.Name], packages.Bind(h.Packages, c.Name, dispatch.PluginAdapter{Manager: h.Plugins, Toolset: c.Name}, h.Store))
 		if h.usesAuthored(c) {
 			src = asAuthored(src, descs[c.Name])
 		}
 		warnings = append(warnings, w...)
 		sources = append(sources, src)
 	}
-	h.Warnings = warnings
+	h.Warnings = append(warnings, h.Packages.Problems...)
 	cat, err := catalog.Resolve(sources, h.Core.Metadata)
 	if err == nil { // best effort: without a snapshot the launcher hands tools list to this host
 		_ = catalogsnap.Record(h.StateDir, h.Core, h.Plugins.Candidates(), sources, warnings, cat.Fingerprint())

@@ -1,0 +1,131 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/urfave/cli/v2"
+
+	"demiurge.dev/host/core"
+	"demiurge.dev/host/packages"
+)
+
+func packageCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "package",
+		Usage: "provider packages of the active core (web_search providers)",
+		Subcommands: []*cli.Command{
+			{
+				Name:   "list",
+				Usage:  "packages available from the package sources and installed in this core",
+				Flags:  []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print JSON"}},
+				Action: packageList,
+			},
+			{
+				Name:      "install",
+				Usage:     "install a package by name (built by make, beside demiurge) or from an archive path with its sha256",
+				ArgsUsage: "NAME|ARCHIVE",
+				Flags:     []cli.Flag{&cli.StringFlag{Name: "sha256", Usage: "the archive's sha256 (required for an archive path; checked for a name too)"}},
+				Action:    packageInstall,
+			},
+			{
+				Name:      "remove",
+				Usage:     "remove an installed package from this core",
+				ArgsUsage: "NAME",
+				Action:    packageRemove,
+			},
+		},
+	}
+}
+
+// packageManager is the package manager of the active core. It loads the
+// core only: no plugin is started by any package command.
+func packageManager(c *cli.Context) (*packages.Manager, error) {
+	state, err := stateDir(c)
+	if err != nil {
+		return nil, err
+	}
+	cr := core.Default()
+	if dir := c.String("core"); dir != "" {
+		if cr, err = core.Load(dir); err != nil {
+			return nil, err
+		}
+	}
+	if err := os.MkdirAll(state, 0o700); err != nil {
+		return nil, fmt.Errorf("state directory: %w", err)
+	}
+	return packages.New(state, cr, packages.Source{Dir: filepath.Join(builtinPluginDir(c), "packages")}), nil
+}
+
+func packageList(c *cli.Context) error {
+	if c.NArg() > 0 {
+		return usagef("package list takes no arguments")
+	}
+	m, err := packageManager(c)
+	if err != nil {
+		return err
+	}
+	rows, err := m.List()
+	if err != nil {
+		return err
+	}
+	if c.Bool("json") {
+		if rows == nil {
+			rows = []packages.Listing{}
+		}
+		return writeJSON(c.App.Writer, rows)
+	}
+	tw := tabwriter.NewWriter(c.App.Writer, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tINSTALLED\tAVAILABLE\tPROVIDES\tSECRETS\tSTATE")
+	for _, r := range rows {
+		state := r.State
+		if r.Problem != "" {
+			state += ": " + r.Problem
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.Name, dash(r.Installed), dash(r.Available),
+			dash(strings.Join(r.Tools, ",")), dash(strings.Join(r.Secrets, ",")), state)
+	}
+	return tw.Flush()
+}
+
+func packageInstall(c *cli.Context) error {
+	if c.NArg() != 1 {
+		return usagef("package install takes one package name or archive path")
+	}
+	m, err := packageManager(c)
+	if err != nil {
+		return err
+	}
+	p, err := m.Install(c.Args().First(), c.String("sha256"))
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(c.App.Writer, "installed %s %s (sha256 %s) at %s: provides %s\n", p.Name, p.Version, short(p.SHA256), p.SlotPath, strings.Join(p.Tools, ", "))
+	for _, s := range p.Secrets {
+		fmt.Fprintf(c.App.Writer, "binds %s from the host environment to each %s call (grant secret.bind:%s); the value never reaches the model or the plugin's environment\n",
+			s.Env, strings.Join(s.Tools, ", "), s.Env)
+		if _, ok := os.LookupEnv(s.Env); !ok {
+			fmt.Fprintf(c.App.ErrWriter, "demiurge: %s is not set; %s reports it as not configured until it is\n", s.Env, strings.Join(s.Tools, ", "))
+		}
+	}
+	return nil
+}
+
+func packageRemove(c *cli.Context) error {
+	if c.NArg() != 1 {
+		return usagef("package remove takes one package name")
+	}
+	m, err := packageManager(c)
+	if err != nil {
+		return err
+	}
+	p, err := m.Remove(c.Args().First())
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(c.App.Writer, "removed %s %s from %s\n", p.Name, p.Version, p.SlotPath)
+	return nil
+}

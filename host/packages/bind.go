@@ -1,0 +1,157 @@
+package packages
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"demiurge.dev/host/dispatch"
+	"demiurge.dev/host/packages/installed"
+	"demiurge.dev/host/runtime"
+	"google.golang.org/protobuf/proto"
+
+	sredact "demiurge.dev/shared/redact"
+	"demiurge.dev/shared/toolsetv1"
+)
+
+// EventKindSecretBind is the audit event written before a bound secret
+// leaves the host: which variable, under which target, for which call —
+// never the value.
+const EventKindSecretBind = "secret.bind"
+
+// boundAdapter binds a package's declared host variables to each call of
+// its declared tools. The value goes into that one call's EffectRequest
+// and nowhere else: not the plugin's environment, not the model's view.
+// Whatever comes back has exact occurrences of the value replaced.
+type boundAdapter struct {
+	inner  dispatch.Adapter
+	pkg    installed.Locked
+	events func() (*runtime.Store, error)
+	lookup func(string) (string, bool)
+}
+
+// Bind wraps the adapter of toolset with its package's secret bindings; a
+// toolset that is not an active package, or binds nothing, is returned as
+// is. events is where each binding is recorded before its value is sent.
+func Bind(active *installed.Active, toolset string, inner dispatch.Adapter, events func() (*runtime.Store, error)) dispatch.Adapter {
+	p, ok := active.Package(toolset)
+	if !ok || len(p.Secrets) == 0 {
+		return inner
+	}
+	return &boundAdapter{inner: inner, pkg: p, events: events, lookup: lookupEnv}
+}
+
+func lookupEnv(name string) (string, bool) {
+	v, ok := os.LookupEnv(name)
+	return v, ok && v != ""
+}
+
+// Precheck binds nothing: a check without effects needs no credential.
+func (b *boundAdapter) Precheck(ctx context.Context, inv dispatch.Invocation) (*toolsetv1.ToolResult, error) {
+	return b.inner.Precheck(ctx, inv)
+}
+
+func (b *boundAdapter) Invoke(ctx context.Context, inv dispatch.Invocation) (*toolsetv1.ToolResult, error) {
+	values := map[string]string{}
+	var bound, missing []map[string]any
+	for _, s := range b.pkg.Secrets {
+		// Only the grants recorded at install, for the declared tools.
+		if !slices.Contains(s.Tools, inv.Tool) || !slices.Contains(b.pkg.Grants, "secret.bind:"+s.Env) {
+			continue
+		}
+		meta := map[string]any{"source": "env:" + s.Env, "target": s.Target, "capability": "secret.bind:" + s.Env}
+		if v, ok := b.lookup(s.Env); ok {
+			values[s.Target] = v
+			bound = append(bound, meta)
+		} else {
+			missing = append(missing, meta)
+		}
+	}
+	if len(bound)+len(missing) > 0 {
+		if err := b.record(ctx, inv, bound, missing); err != nil {
+			// No audit, no secret: the call does not run.
+			return nil, fmt.Errorf("the secret binding of %s could not be recorded, so the call did not run: %w", inv.Tool, err)
+		}
+	}
+	if len(values) > 0 {
+		merged := make(map[string]string, len(inv.Secrets)+len(values))
+		for k, v := range inv.Secrets {
+			merged[k] = v
+		}
+		for k, v := range values {
+			merged[k] = v
+		}
+		inv.Secrets = merged
+	}
+	res, err := b.inner.Invoke(ctx, inv)
+	if len(values) == 0 {
+		return res, err
+	}
+	if err != nil {
+		return nil, errors.New(sredact.RedactString(err.Error(), values))
+	}
+	return redactResult(res, values), nil
+}
+
+// record makes the binding durable in the event log before the value is
+// sent: source, target, capability and package, never the value.
+func (b *boundAdapter) record(ctx context.Context, inv dispatch.Invocation, bound, missing []map[string]any) error {
+	if b.events == nil {
+		return errors.New("no event log")
+	}
+	sink, err := b.events()
+	if err != nil {
+		return err
+	}
+	data := map[string]any{
+		"package": b.pkg.Name, "version": b.pkg.Version, "invocation": inv.ID,
+		"bound": orEmpty(bound), "missing": orEmpty(missing),
+	}
+	body, err := runtime.MarshalData(data)
+	if err != nil {
+		return err
+	}
+	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	_, err = sink.Append(actx, runtime.Event{Kind: EventKindSecretBind, Session: inv.Session, Tool: inv.Tool, Data: body})
+	return err
+}
+
+func orEmpty(l []map[string]any) []any {
+	out := make([]any, 0, len(l))
+	for _, m := range l {
+		out = append(out, m)
+	}
+	return out
+}
+
+// redactResult replaces exact bound values in every text of the result.
+// The structured JSON is redacted as text and must still parse, else it is
+// dropped rather than passed on half-redacted.
+func redactResult(res *toolsetv1.ToolResult, values map[string]string) *toolsetv1.ToolResult {
+	if res == nil {
+		return nil
+	}
+	out := proto.CloneOf(res)
+	out.Content = sredact.RedactString(res.GetContent(), values)
+	out.ModelOutput = sredact.RedactString(res.GetModelOutput(), values)
+	out.DisplayOutput = sredact.RedactString(res.GetDisplayOutput(), values)
+	if s := res.GetStructured(); len(s) > 0 {
+		out.Structured = nil
+		escaped := map[string]string{}
+		for k, v := range values {
+			q, _ := json.Marshal(v)
+			escaped[k] = strings.Trim(string(q), `"`)
+		}
+		r := []byte(sredact.RedactString(sredact.RedactString(string(s), values), escaped))
+		if json.Valid(r) {
+			out.Structured = r
+		}
+	}
+	return out
+}
