@@ -10,6 +10,7 @@ import (
 	"demiurge.dev/catalog"
 	"demiurge.dev/host/catalogsnap"
 	"demiurge.dev/host/core"
+	"demiurge.dev/host/packages/installed"
 	"demiurge.dev/host/plugins/disk"
 )
 
@@ -44,10 +45,16 @@ func listFromSnapshot(req listRequest, selfDir, host string, stdout, stderr io.W
 	if builtin == "" {
 		builtin = selfDir
 	}
-	cands, err := disk.Discover([]disk.Dir{
+	// The active core's provider packages are candidates too, as in the
+	// full host: installing one must make the old snapshot a miss.
+	pkgs, err := installed.ForCore(state, c)
+	if err != nil {
+		return 0, false
+	}
+	cands, err := disk.Discover(append([]disk.Dir{
 		{Path: builtin, Origin: disk.OriginBuiltin},
 		{Path: filepath.Join(state, "plugins"), Origin: disk.OriginInstalled},
-	})
+	}, pkgs.PluginDirs()...))
 	if err != nil {
 		return 0, false
 	}
