@@ -2,6 +2,7 @@ package webextract
 
 import (
 	"context"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -10,7 +11,12 @@ import (
 	"go.uber.org/goleak"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) {
+	if url := os.Getenv(rssChildEnv); url != "" {
+		runRSSChild(url)
+	}
+	goleak.VerifyTestMain(m)
+}
 
 func TestFetchPages(t *testing.T) {
 	ts := startServer(t)

@@ -48,7 +48,8 @@ func (w *textOut) lineBreak() {
 	w.space = false
 }
 
-// text writes a text node with whitespace collapsed.
+// text writes a text node with whitespace collapsed. It walks the words
+// in place: a large page has millions of them.
 func (w *textOut) text(s string) {
 	if s == "" {
 		return
@@ -56,9 +57,20 @@ func (w *textOut) text(s string) {
 	if isSpace(s[0]) {
 		w.space = true
 	}
-	for _, word := range strings.Fields(s) {
-		w.word(word)
-		w.space = true
+	i := 0
+	for i < len(s) {
+		for i < len(s) && isSpace(s[i]) {
+			i++
+		}
+		j := i
+		for j < len(s) && !isSpace(s[j]) {
+			j++
+		}
+		if j > i {
+			w.word(s[i:j])
+			w.space = true
+		}
+		i = j
 	}
 	if !isSpace(s[len(s)-1]) {
 		w.space = false
@@ -81,42 +93,54 @@ func (w *textOut) verbatim(s string) {
 }
 
 func (w *textOut) word(s string) {
-	sep := ""
+	newlines, space := 0, false
 	switch {
 	case w.b.Len() == 0:
 	case w.pending > 0:
-		sep = strings.Repeat("\n", min(w.pending, 2))
+		newlines = min(w.pending, 2)
 	case w.space:
-		sep = " "
+		space = true
 	}
+	prefix := ""
 	if w.pending > 0 || w.b.Len() == 0 {
-		sep += w.prefix
-		w.prefix = ""
+		prefix, w.prefix = w.prefix, ""
 	}
 	w.pending, w.space = 0, false
-	s = sep + s
-	n := utf8.RuneCountInString(s)
+	n := newlines + utf8.RuneCountInString(prefix) + utf8.RuneCountInString(s)
+	if space {
+		n++
+	}
 	w.total += n
 	if w.truncated {
 		return
 	}
-	if w.chars+n > w.max {
-		// Keep what fits, cut on a rune boundary.
-		room := w.max - w.chars
-		for i := range s {
-			if room == 0 {
-				s = s[:i]
-				break
-			}
-			room--
+	if w.chars+n <= w.max {
+		w.b.WriteString(strings.Repeat("\n", newlines))
+		if space {
+			w.b.WriteByte(' ')
 		}
+		w.b.WriteString(prefix)
 		w.b.WriteString(s)
-		w.chars = w.max
-		w.truncated = true
+		w.chars += n
 		return
 	}
-	w.b.WriteString(s)
-	w.chars += n
+	// The cap falls inside this word: keep what fits, cut on a rune
+	// boundary. This happens once per text.
+	full := strings.Repeat("\n", newlines) + prefix + s
+	if space {
+		full = " " + full
+	}
+	room := w.max - w.chars
+	for i := range full {
+		if room == 0 {
+			full = full[:i]
+			break
+		}
+		room--
+	}
+	w.b.WriteString(full)
+	w.chars = w.max
+	w.truncated = true
 }
 
 // setPrefix puts s (a heading mark, a list bullet) before the next word.
