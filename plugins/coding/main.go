@@ -1,6 +1,6 @@
 // Command demiurge-toolset-coding is the built-in coding toolset: the file
-// tools read_file, write_file, patch and search_files over the workspace.
-// The terminal, web_extract and the other coding tools join in later
+// tools read_file, write_file, patch and search_files over the workspace,
+// and web_extract. The terminal and the other coding tools join in later
 // issues; a tool is listed here only once it works.
 package main
 
@@ -20,5 +20,6 @@ func Tools() []sdk.Tool {
 		newWriteFile(),
 		newPatch(),
 		newSearchFiles(),
+		newWebExtract(),
 	}
 }

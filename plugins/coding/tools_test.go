@@ -30,8 +30,13 @@ func TestToolsList(t *testing.T) {
 		if err := json.Unmarshal(s.Schema, &schema); err != nil || schema.Type != "object" {
 			t.Errorf("%s: schema %s is not an object schema (%v)", s.Name, s.Schema, err)
 		}
-		if s.Name != "search_files" && !slices.Contains(schema.Required, "path") {
-			t.Errorf("%s: path is not required: %v", s.Name, schema.Required)
+		required := map[string]string{"search_files": "", "web_extract": "url"}
+		arg, ok := required[s.Name]
+		if !ok {
+			arg = "path"
+		}
+		if arg != "" && !slices.Contains(schema.Required, arg) {
+			t.Errorf("%s: %s is not required: %v", s.Name, arg, schema.Required)
 		}
 		if s.Description == "" || s.Metadata.Capability == "" {
 			t.Errorf("%s: description or capability missing", s.Name)
@@ -41,7 +46,7 @@ func TestToolsList(t *testing.T) {
 			t.Errorf("%s: implements Prechecker = %v; only patch has a precheck", s.Name, checked)
 		}
 	}
-	if want := []string{"read_file", "write_file", "patch", "search_files"}; !slices.Equal(names, want) {
+	if want := []string{"read_file", "write_file", "patch", "search_files", "web_extract"}; !slices.Equal(names, want) {
 		t.Errorf("Tools() = %v, want exactly %v", names, want)
 	}
 }
@@ -85,7 +90,7 @@ func TestServeDescribes(t *testing.T) {
 	for _, s := range d.GetTools() {
 		got[s.GetName()] = s.GetHasPrecheck()
 	}
-	want := map[string]bool{"read_file": false, "write_file": false, "patch": true, "search_files": false}
+	want := map[string]bool{"read_file": false, "write_file": false, "patch": true, "search_files": false, "web_extract": false}
 	if len(got) != len(want) {
 		t.Errorf("described tools %v, want %v", got, want)
 	}
