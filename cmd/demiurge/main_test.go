@@ -1,7 +1,9 @@
 package main
 
 import (
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -39,10 +41,16 @@ func testPlugins(t *testing.T) (builtin, examples string) {
 		if pluginsDir == "" {
 			pluginsDir = filepath.Join(tmp, "builtin")
 			pluginsErr = plugintest.Build(pluginsDir, "coding", "demiurge.dev/plugins/coding")
+			if pluginsErr == nil {
+				pluginsErr = plugintest.Build(pluginsDir, "authored", "demiurge.dev/plugins/authored")
+			}
 		}
 		examplesDir = filepath.Join(tmp, "examples")
 		if pluginsErr == nil {
 			pluginsErr = plugintest.Build(examplesDir, "textstats", "demiurge.dev/sdk/example/textstats")
+		}
+		if pluginsErr == nil { // an authored tool that is a compiled executable
+			pluginsErr = buildExample(filepath.Join(examplesDir, "wordcount"), "demiurge.dev/plugins/authored/example/wordcount")
 		}
 	})
 	if pluginsErr != nil {
@@ -60,8 +68,15 @@ func TestScripts(t *testing.T) {
 			env.Setenv("EXAMPLES", examples)
 			env.Setenv("DEMIURGE_STATE", filepath.Join(env.WorkDir, ".state"))
 			env.Setenv("HOME", filepath.Join(env.WorkDir, "home"))
-			return nil
+			return mcpScriptEnv(env)
 		},
 		RequireExplicitExec: true,
 	})
+}
+
+func buildExample(out, pkg string) error {
+	if b, err := exec.Command("go", "build", "-o", out, pkg).CombinedOutput(); err != nil {
+		return fmt.Errorf("build %s: %w\n%s", pkg, err, b)
+	}
+	return nil
 }
