@@ -1,9 +1,16 @@
-# Demiurge: one binary, its built-in toolset plugins beside it, and the
-# tests of every module of the workspace.
+# Demiurge: bin/demiurge (a small launcher that answers a warm `tools list`
+# itself and execs the rest), bin/demiurge-host (the full CLI), the built-in
+# toolset plugins beside them, and the tests of every module of the
+# workspace.
 
 GO        ?= go
 BIN       := $(CURDIR)/bin
 MODULES   := shared sdk catalog host cmd plugins/coding plugins/authored
+# Provider packages (`demiurge package install NAME`) are not built-in
+# toolsets: each is an archive bin/packages/<name>.tar.gz (package.json
+# first, then the plugin binary) with its sha256 beside it.
+PACKAGES  := web_search_brave web_search_tavily
+MODULES   += $(addprefix plugins/,$(PACKAGES))
 PKGS      := $(addprefix ./,$(addsuffix /...,$(MODULES)))
 # Built-in toolset plugins: bin/demiurge-toolset-<name> from plugins/<name>.
 TOOLSETS  := coding authored
@@ -19,7 +26,8 @@ all: build
 
 build:
 	@mkdir -p $(BIN)
-	$(GO) build -o $(BIN)/demiurge ./cmd/demiurge
+	$(GO) build -o $(BIN)/demiurge-host ./cmd/demiurge
+	$(GO) build -o $(BIN)/demiurge ./cmd/launcher
 	@for ts in $(TOOLSETS); do \
 		$(GO) build -o $(BIN)/demiurge-toolset-$$ts ./plugins/$$ts || exit 1; \
 		(cd $(BIN) && sha256sum demiurge-toolset-$$ts > demiurge-toolset-$$ts.sha256) || exit 1; \
@@ -76,3 +84,17 @@ fuzz:
 
 clean:
 	rm -rf $(BIN) .tools
+
+.PHONY: packages
+build: packages
+
+packages:
+	@mkdir -p $(BIN)/packages
+	@for p in $(PACKAGES); do \
+		d=$$(mktemp -d $(BIN)/packages/.build-XXXXXX) || exit 1; \
+		cp plugins/$$p/package.json $$d/ && \
+		$(GO) build -o $$d/demiurge-toolset-$$p ./plugins/$$p && \
+		tar -C $$d --owner=0 --group=0 --numeric-owner --mtime=@0 -cf - package.json demiurge-toolset-$$p | gzip -n > $(BIN)/packages/$$p.tar.gz && \
+		(cd $(BIN)/packages && sha256sum $$p.tar.gz > $$p.tar.gz.sha256); \
+		rc=$$?; rm -rf $$d; [ $$rc -eq 0 ] || exit 1; \
+	done
