@@ -15,17 +15,28 @@ import (
 // BenchmarkToolsListWarm is `demiurge tools list` as an operator runs it:
 // a fresh process of the built binary per iteration, with a warm describe
 // cache, so no plugin may be started. ns/op is the wall time of one run;
-// p50-ms and p99-ms are its percentiles. Every run logs at debug level,
-// where go-plugin logs each plugin it starts; the benchmark fails if any
-// timed run started one, and first checks that the cold run that fills the
-// cache is seen starting its plugin, so the check can fail.
+// p50-ms and p99-ms are its percentiles.
+//
+// demiurge is bin/demiurge, the launcher, which answers from the catalog
+// snapshot; demiurge-host is the full host answering the same command from
+// its describe cache, for comparison. Every run logs at debug level, where
+// the host logs each plugin it starts; the cold run that fills the caches
+// must be seen starting its plugin (so the check can fail), and no timed
+// run may start one. For the launcher, no timed run may reach the host at
+// all: its log file, removed after the cold run, must not reappear.
 func BenchmarkToolsListWarm(b *testing.B) {
-	bin := builtBinaryWithPlugins(b)
+	dir := builtBinariesWithPlugins(b)
+	for _, binary := range []string{"demiurge", "demiurge-host"} {
+		b.Run(binary, func(b *testing.B) { benchToolsListWarm(b, filepath.Join(dir, binary), binary == "demiurge") })
+	}
+}
+
+func benchToolsListWarm(b *testing.B, bin string, launcher bool) {
 	state, ws := b.TempDir(), b.TempDir()
 	logFile := filepath.Join(state, "logs", "host.log")
-	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + b.TempDir()}
+	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + b.TempDir(), "DEMIURGE_LOG_LEVEL=debug"}
 	run := func() {
-		cmd := exec.Command(bin, "--state", state, "--workspace", ws, "--log-level", "debug", "tools", "list")
+		cmd := exec.Command(bin, "--state", state, "--workspace", ws, "tools", "list")
 		cmd.Env = env
 		if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "read_file") {
 			b.Fatalf("tools list: %v\n%s", err, out)
@@ -39,9 +50,14 @@ func BenchmarkToolsListWarm(b *testing.B) {
 		return strings.Count(string(data), "starting plugin")
 	}
 
-	run() // cold: fills the describe cache through the plugin
+	run() // cold: fills the describe cache through the plugin, and the snapshot
 	if n := starts(); n != 1 {
 		b.Fatalf("the cold run logged %d plugin starts, want 1: the check for warm runs would see nothing", n)
+	}
+	if launcher {
+		if err := os.Remove(logFile); err != nil {
+			b.Fatal(err)
+		}
 	}
 	run() // warm the page cache as well
 	lat := make([]time.Duration, 0, b.N)
@@ -52,7 +68,11 @@ func BenchmarkToolsListWarm(b *testing.B) {
 		lat = append(lat, time.Since(start))
 	}
 	b.StopTimer()
-	if n := starts(); n != 1 {
+	if launcher {
+		if _, err := os.Stat(logFile); err == nil {
+			b.Fatalf("warm runs of the launcher reached the full host (it wrote %s): the snapshot was not used", logFile)
+		}
+	} else if n := starts(); n != 1 {
 		b.Fatalf("warm runs started %d plugin(s); with a warm describe cache tools list must start none", n-1)
 	}
 	slices.Sort(lat)
@@ -63,28 +83,31 @@ func BenchmarkToolsListWarm(b *testing.B) {
 	b.ReportMetric(pct(0.99), "p99-ms")
 }
 
-// builtBinaryWithPlugins is the binary `make build` made (DEMIURGE_TEST_PLUGIN_DIR
-// names its directory, which holds the built-in plugins too), else one
-// built here beside a freshly built coding plugin.
-func builtBinaryWithPlugins(b *testing.B) string {
+// builtBinariesWithPlugins is the directory `make build` filled
+// (DEMIURGE_TEST_PLUGIN_DIR: the launcher, the full host and the built-in
+// plugins), else one built here the same way.
+func builtBinariesWithPlugins(b *testing.B) string {
 	b.Helper()
 	if dir := os.Getenv("DEMIURGE_TEST_PLUGIN_DIR"); dir != "" {
-		bin, err := filepath.Abs(filepath.Join(dir, "demiurge"))
+		dir, err := filepath.Abs(dir)
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := os.Stat(bin); err != nil {
-			b.Fatalf("DEMIURGE_TEST_PLUGIN_DIR has no demiurge binary (run make build): %v", err)
+		for _, name := range []string{"demiurge", "demiurge-host"} {
+			if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
+				b.Fatalf("DEMIURGE_TEST_PLUGIN_DIR has no %s binary (run make build): %v", name, err)
+			}
 		}
-		return bin
+		return dir
 	}
 	dir := b.TempDir()
 	if err := plugintest.Build(dir, "coding", "demiurge.dev/plugins/coding"); err != nil {
 		b.Fatal(err)
 	}
-	bin := filepath.Join(dir, "demiurge")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		b.Fatalf("build demiurge: %v\n%s", err, out)
+	for out, pkg := range map[string]string{"demiurge-host": ".", "demiurge": "demiurge.dev/cmd/launcher"} {
+		if msg, err := exec.Command("go", "build", "-o", filepath.Join(dir, out), pkg).CombinedOutput(); err != nil {
+			b.Fatalf("build %s: %v\n%s", pkg, err, msg)
+		}
 	}
-	return bin
+	return dir
 }

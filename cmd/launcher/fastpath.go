@@ -45,8 +45,9 @@ func listFromSnapshot(req listRequest, selfDir, host string, stdout, stderr io.W
 	if builtin == "" {
 		builtin = selfDir
 	}
-	// The active core's provider packages are candidates too, as in the
-	// full host: installing one must make the old snapshot a miss.
+	// The directories and their order are toolhost.Open's: built-in,
+	// installed, then the active core's provider packages (installing one
+	// must make the old snapshot a miss).
 	pkgs, err := installed.ForCore(state, c)
 	if err != nil {
 		return 0, false
@@ -70,7 +71,9 @@ func listFromSnapshot(req listRequest, selfDir, host string, stdout, stderr io.W
 	if err != nil || cat.Fingerprint() != snap.Fingerprint {
 		return 0, false
 	}
-	cat.WriteNotes(stderr, snap.Warnings)
+	// The host's warnings: the plugins' (recorded), then the packages'
+	// problems (read now, as the host reads them on every start).
+	cat.WriteNotes(stderr, append(append([]string(nil), snap.Warnings...), pkgs.Problems...))
 	out := bufio.NewWriterSize(stdout, 64<<10)
 	err = cat.WriteList(out, catalog.ListOptions{Mode: mode, Provider: provider, JSON: req.json})
 	if err == nil {

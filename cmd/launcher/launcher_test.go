@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"demiurge.dev/host/catalogsnap"
+	"demiurge.dev/host/packages/installed"
 	"demiurge.dev/host/plugins"
 	"demiurge.dev/host/plugins/plugintest"
 )
@@ -288,5 +289,33 @@ func TestUncacheableCoresGoToTheHost(t *testing.T) {
 		if _, ran := r.hostRan("--core", coreDir, "tools", "list"); !ran {
 			t.Fatalf("run %d of a core with slots.tools did not go to the host", i+1)
 		}
+	}
+}
+
+// TestPackageProblemsAreReadLive: a package whose slot is gone is left out
+// with a warning the host prints on every start; the launcher reads the
+// lock as the host does and prints the same, from a warm snapshot.
+func TestPackageProblemsAreReadLive(t *testing.T) {
+	r := newRig(t)
+	r.launcher("tools", "list")
+	if err := os.MkdirAll(filepath.Join(r.state, "packages"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	lock := &installed.Lock{Version: installed.Version, Packages: []installed.Locked{{
+		Name: "weather", Version: "1.0.0", Protocol: 1, Core: installed.EmbeddedCore, Slot: "weather",
+		SlotPath: filepath.Join(r.state, "packages", "default-core", "tools", "weather"), PluginDir: filepath.Join(r.state, "nowhere"),
+	}}}
+	if err := lock.Write(r.state); err != nil {
+		t.Fatal(err)
+	}
+	res, ran := r.hostRan("tools", "list")
+	if ran {
+		t.Fatal("a package left out changed nothing the snapshot depends on, yet the launcher handed over")
+	}
+	if !strings.Contains(res.stderr, "warning: package weather is left out") {
+		t.Errorf("the package problem is not shown: %s", res)
+	}
+	if h := r.host("tools", "list"); res != h {
+		t.Errorf("launcher and host differ\nlauncher: %s\nhost: %s", res, h)
 	}
 }
