@@ -73,6 +73,7 @@ func newApp() *cli.App {
 			auditCommand(),
 			packageCommand(),
 			tasksCommand(),
+			mcpCommand(),
 		},
 	}
 }

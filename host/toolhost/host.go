@@ -63,6 +63,8 @@ type Host struct {
 	// host could not read, rules that only restate a policy).
 	Warnings []string
 
+	mcpHost // MCP servers of slots.mcp (mcp.go)
+
 	storeOnce sync.Once
 	store     *runtime.Store
 	storeErr  error
@@ -260,6 +262,7 @@ func (h *Host) Catalog(ctx context.Context) (*catalog.Catalog, error) {
 		warnings = append(warnings, w...)
 		sources = append(sources, src)
 	}
+	sources, warnings = h.addMCP(ctx, sources, warnings)
 	h.Warnings = append(warnings, h.Packages.Problems...)
 	cat, err := catalog.Resolve(sources, h.Core.Metadata)
 	if err == nil { // best effort: without a snapshot the launcher hands tools list to this host
@@ -314,6 +317,7 @@ func (h *Host) NewTurn(ctx context.Context) (*dispatch.Turn, error) {
 // Close stops the plugins and closes the store.
 func (h *Host) Close() error {
 	h.closeTasks() // through the cancel path, while plugins and store still run
+	h.closeMCP()
 	h.Plugins.Close()
 	if h.store != nil {
 		return h.store.Close()

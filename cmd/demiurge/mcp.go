@@ -1,0 +1,121 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"demiurge.dev/host/mcp"
+)
+
+func mcpCommand() *cli.Command {
+	jsonFlag := &cli.BoolFlag{Name: "json", Usage: "print JSON"}
+	return &cli.Command{
+		Name:  "mcp",
+		Usage: "the core's MCP servers (agent/mcp/<server>.yaml)",
+		Subcommands: []*cli.Command{
+			{
+				Name:   "list",
+				Usage:  "each declared server's state: connected (with its tools), denied, disabled, or failed with the diagnostic and when it is retried",
+				Flags:  []cli.Flag{jsonFlag},
+				Action: mcpList,
+			},
+			{
+				Name:      "test",
+				Usage:     "connect to one server now, through its connect gate, and print what it offers",
+				ArgsUsage: "NAME",
+				Flags:     []cli.Flag{jsonFlag},
+				Action:    mcpTest,
+			},
+		},
+	}
+}
+
+// mcpList resolves one turn's catalog, which connects every declared
+// server its gate allows, and shows each server's state.
+func mcpList(c *cli.Context) error {
+	if c.NArg() > 0 {
+		return usagef("mcp list takes no arguments")
+	}
+	h, err := openHost(c, nil)
+	if err != nil {
+		return err
+	}
+	defer h.Close()
+	if _, err := h.Catalog(c.Context); err != nil {
+		return err
+	}
+	states := h.MCPStates()
+	if c.Bool("json") {
+		if states == nil {
+			states = []mcp.State{}
+		}
+		return writeJSON(c.App.Writer, states)
+	}
+	if len(states) == 0 {
+		fmt.Fprintln(c.App.Writer, "no MCP servers are declared (slots.mcp in agent.yaml, one <server>.yaml each)")
+		return nil
+	}
+	tw := tabwriter.NewWriter(c.App.Writer, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "SERVER\tTRANSPORT\tSTATE\tTOOLS\tDETAIL")
+	for _, s := range states {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", s.Server, dash(s.Transport), s.Status, len(s.Tools), dash(detail(s)))
+	}
+	return tw.Flush()
+}
+
+// detail is a state's one-line explanation.
+func detail(s mcp.State) string {
+	d := s.Diagnostic
+	if s.Status == mcp.StatusConnected {
+		d = strings.TrimSpace(s.ServerInfo + " protocol " + s.Protocol)
+		if len(s.Refused) > 0 {
+			d += fmt.Sprintf("; %d tools left out (mcp test %s shows why)", len(s.Refused), s.Server)
+		}
+	}
+	if !s.RetryAt.IsZero() {
+		d += "; retried after " + s.RetryAt.Format(time.TimeOnly)
+	}
+	return d
+}
+
+// mcpTest connects one server and prints its tools; it fails unless the
+// server connected.
+func mcpTest(c *cli.Context) error {
+	if c.NArg() != 1 {
+		return usagef("mcp test takes one server name")
+	}
+	h, err := openHost(c, nil)
+	if err != nil {
+		return err
+	}
+	defer h.Close()
+	st, err := h.TestMCP(c.Context, c.Args().First())
+	if err != nil {
+		return err
+	}
+	if c.Bool("json") {
+		if err := writeJSON(c.App.Writer, st); err != nil {
+			return err
+		}
+	} else {
+		w := c.App.Writer
+		fmt.Fprintf(w, "server: %s (%s)\nstate: %s\n", st.Server, dash(st.Transport), st.Status)
+		if d := detail(st); d != "" {
+			fmt.Fprintf(w, "detail: %s\n", d)
+		}
+		for _, t := range st.Tools {
+			fmt.Fprintf(w, "tool: %s\n", t)
+		}
+		for _, r := range st.Refused {
+			fmt.Fprintf(w, "left out: %s\n", r)
+		}
+	}
+	if st.Status != mcp.StatusConnected {
+		return failed()
+	}
+	return nil
+}
