@@ -40,7 +40,7 @@ run: build
 # Unit, CLI (testscript) and integration tests of every module, with each
 # fuzz target's seed corpus; the CLI tests use the plugins just built.
 test: build lint
-	DEMIURGE_TEST_PLUGIN_DIR=$(BIN) $(GO) test -count=1 -timeout 20m $(PKGS)
+	DEMIURGE_TEST_PLUGIN_DIR=$(BIN) DEMIURGE_TEST_MCP_NODE_MODULES=$(CURDIR)/.cache/npm/node_modules $(GO) test -count=1 -timeout 20m $(PKGS)
 
 lint: vet fmt-check
 
