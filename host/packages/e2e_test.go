@@ -1,0 +1,279 @@
+package packages_test
+
+import (
+	"archive/tar"
+	"compress/gzip"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"demiurge.dev/host/core"
+	"demiurge.dev/host/dispatch"
+	"demiurge.dev/host/packages"
+	"demiurge.dev/host/runtime"
+	"demiurge.dev/host/toolhost"
+)
+
+// provider is one web_search package and the loopback server that speaks
+// its API's documented wire format.
+type provider struct {
+	name, env, key string
+	// serve answers a search whose key arrived in the documented header;
+	// echo puts the key into a result snippet, as a hostile or broken
+	// provider might.
+	serve func(t *testing.T, got chan<- string, echo bool) http.Handler
+}
+
+var providers = []provider{
+	{name: "web_search_brave", env: "BRAVE_API_KEY", key: "BSA-e2e-secret-4f1c9a7d2b",
+		serve: func(t *testing.T, got chan<- string, echo bool) http.Handler {
+			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.Method != http.MethodGet || r.URL.Path != "/res/v1/web/search" || r.URL.Query().Get("q") == "" {
+					http.Error(w, "not the Brave API", http.StatusNotFound)
+					return
+				}
+				got <- "X-Subscription-Token=" + r.Header.Get("X-Subscription-Token")
+				snippet := "The Go programming language."
+				if echo {
+					snippet += " token " + r.Header.Get("X-Subscription-Token")
+				}
+				w.Header().Set("Content-Type", "application/json")
+				fmt.Fprintf(w, `{"type":"search","query":{"original":%q},"web":{"type":"search","results":[{"title":"The Go Programming Language","url":"https://go.dev/","description":%q,"age":"1 day ago"}]}}`, r.URL.Query().Get("q"), snippet)
+			})
+		}},
+	{name: "web_search_tavily", env: "TAVILY_API_KEY", key: "tvly-e2e-secret-8e2d6b3a91",
+		serve: func(t *testing.T, got chan<- string, echo bool) http.Handler {
+			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				var body struct {
+					Query string `json:"query"`
+				}
+				if r.Method != http.MethodPost || r.URL.Path != "/search" || json.NewDecoder(r.Body).Decode(&body) != nil || body.Query == "" {
+					http.Error(w, `{"detail":{"error":"not the Tavily API"}}`, http.StatusBadRequest)
+					return
+				}
+				got <- "Authorization=" + r.Header.Get("Authorization")
+				snippet := "The Go programming language."
+				if echo {
+					snippet += " token " + strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
+				}
+				w.Header().Set("Content-Type", "application/json")
+				fmt.Fprintf(w, `{"query":%q,"answer":null,"images":[],"results":[{"title":"The Go Programming Language","url":"https://go.dev/","content":%q,"score":0.93,"raw_content":null}],"response_time":"0.8"}`, body.Query, snippet)
+			})
+		}},
+}
+
+var (
+	buildMu  sync.Mutex
+	archives = map[string][2]string{} // name → archive path, sha256
+)
+
+// buildPackage builds the real provider plugin, with the demiurgetest tag
+// that lets its endpoint be pointed at a loopback server, into a package
+// archive as make does (package.json first, then the binary).
+func buildPackage(t *testing.T, name string) (string, string) {
+	t.Helper()
+	buildMu.Lock()
+	defer buildMu.Unlock()
+	if a, ok := archives[name]; ok {
+		return a[0], a[1]
+	}
+	dir, err := os.MkdirTemp("", "packages-e2e-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	bin := filepath.Join(dir, "demiurge-toolset-"+name)
+	if out, err := exec.Command("go", "build", "-tags", "demiurgetest", "-o", bin, "demiurge.dev/plugins/"+name).CombinedOutput(); err != nil {
+		t.Fatalf("build %s: %v\n%s", name, err, out)
+	}
+	manifest, err := os.ReadFile(filepath.Join("..", "..", "plugins", name, "package.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	archive := filepath.Join(dir, name+packages.ArchiveSuffix)
+	f, err := os.Create(archive)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := sha256.New()
+	gz, _ := gzip.NewWriterLevel(io.MultiWriter(f, h), gzip.BestSpeed)
+	tw := tar.NewWriter(gz)
+	binBytes, err := os.ReadFile(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range []struct {
+		name string
+		body []byte
+	}{{packages.ManifestName, manifest}, {"demiurge-toolset-" + name, binBytes}} {
+		if err := tw.WriteHeader(&tar.Header{Name: e.name, Mode: 0o755, Size: int64(len(e.body)), Typeflag: tar.TypeReg}); err != nil {
+			t.Fatal(err)
+		}
+		tw.Write(e.body)
+	}
+	tw.Close()
+	gz.Close()
+	f.Close()
+	sum := hex.EncodeToString(h.Sum(nil))
+	archives[name] = [2]string{archive, sum}
+	return archive, sum
+}
+
+// TestSecretBoundToOneCall installs each provider package into a core,
+// points it at a loopback server that speaks its API, and calls
+// web_search through the host's one call path: the key arrives in the
+// documented header, and is in neither the plugin's environment, nor any
+// view of the result, nor the audit log.
+func TestSecretBoundToOneCall(t *testing.T) {
+	for _, p := range providers {
+		t.Run(p.name, func(t *testing.T) {
+			archive, sum := buildPackage(t, p.name)
+			got := make(chan string, 8)
+			echo := false
+			var mu sync.Mutex
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				mu.Lock()
+				e := echo
+				mu.Unlock()
+				p.serve(t, got, e).ServeHTTP(w, r)
+			}))
+			defer srv.Close()
+
+			coreDir := t.TempDir()
+			os.WriteFile(filepath.Join(coreDir, core.FileName), []byte("name: e2e\ntoolsets: []\ncapabilities: [network.fetch]\n"), 0o644)
+			c, err := core.Load(coreDir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			state := t.TempDir()
+			if _, err := packages.New(state, c).Install(archive, sum); err != nil {
+				t.Fatal(err)
+			}
+			// The test-only endpoint override: a file in the plugin's
+			// host-owned HOME, read only by demiurgetest builds.
+			home := filepath.Join(state, "runtime", "home")
+			os.MkdirAll(home, 0o700)
+			endpoint := srv.URL + "/res/v1/web/search"
+			if p.name == "web_search_tavily" {
+				endpoint = srv.URL + "/search"
+			}
+			os.WriteFile(filepath.Join(home, p.name+".endpoint"), []byte(endpoint), 0o600)
+			t.Setenv(p.env, p.key)
+
+			h, err := toolhost.Open(toolhost.Options{CoreDir: coreDir, Workspace: t.TempDir(), StateDir: state, BuiltinPluginDir: t.TempDir(), Rules: []string{"allow:web_search"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer h.Close()
+			ctx := context.Background()
+			turn, err := h.NewTurn(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			call := func(id string) dispatch.Outcome {
+				out := turn.Call(ctx, dispatch.ToolCall{ID: id, Name: "web_search", Args: []byte(`{"query":"golang","count":3}`)})
+				assertNoSecret(t, p.key, out)
+				return out
+			}
+
+			out := call("c1")
+			if out.Status != dispatch.StatusOK || !strings.Contains(out.Views.Model, "1. The Go Programming Language\n   https://go.dev/") {
+				t.Fatalf("status %s: %s", out.Status, out.Views.Model)
+			}
+			wantHeader := "X-Subscription-Token=" + p.key
+			if p.name == "web_search_tavily" {
+				wantHeader = "Authorization=Bearer " + p.key
+			}
+			if h := <-got; h != wantHeader {
+				t.Fatalf("the server saw %q, want %q", h, wantHeader)
+			}
+
+			// The plugin process never had the key in its environment.
+			var pid int
+			for _, st := range h.Plugins.Statuses() {
+				if st.Name == p.name {
+					pid = st.PID
+				}
+			}
+			environ, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))
+			if err != nil || pid == 0 {
+				t.Fatalf("plugin pid %d: %v", pid, err)
+			}
+			if strings.Contains(string(environ), p.key) || strings.Contains(string(environ), p.env) {
+				t.Fatalf("the plugin's environment holds the key: %q", environ)
+			}
+
+			// A provider that echoes the key: the host redacts it in every view.
+			mu.Lock()
+			echo = true
+			mu.Unlock()
+			out = call("c2")
+			<-got
+			if out.Status != dispatch.StatusOK || !strings.Contains(out.Views.Model, "token <redacted:"+p.env+">") {
+				t.Fatalf("echoed key not redacted: %s", out.Views.Model)
+			}
+
+			// Without the key in the host environment the call says so.
+			os.Unsetenv(p.env)
+			out = call("c3")
+			if out.Status != dispatch.StatusToolError || !strings.Contains(out.Views.Model, "no "+p.env+" is set") {
+				t.Fatalf("without a key: %s %s", out.Status, out.Views.Model)
+			}
+
+			// The audit log: every binding recorded, by source and target,
+			// and the key nowhere.
+			store, err := h.Store()
+			if err != nil {
+				t.Fatal(err)
+			}
+			evs, err := store.Events(runtime.EventQuery{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var binds []map[string]any
+			for _, ev := range evs {
+				b, _ := json.Marshal(ev)
+				if strings.Contains(string(b), p.key) {
+					t.Fatalf("the audit log holds the key: %s", b)
+				}
+				if ev.Kind == packages.EventKindSecretBind {
+					var d map[string]any
+					json.Unmarshal(ev.Data, &d)
+					binds = append(binds, d)
+				}
+			}
+			if len(binds) != 3 {
+				t.Fatalf("%d secret.bind events, want 3 (two bound, one missing)", len(binds))
+			}
+			first := binds[0]["bound"].([]any)[0].(map[string]any)
+			if first["source"] != "env:"+p.env || first["target"] != p.env || first["capability"] != "secret.bind:"+p.env || binds[0]["package"] != p.name {
+				t.Fatalf("secret.bind event %v", binds[0])
+			}
+			if missing := binds[2]["missing"].([]any); len(missing) != 1 {
+				t.Fatalf("the third call's event %v does not record the missing key", binds[2])
+			}
+		})
+	}
+}
+
+func assertNoSecret(t *testing.T, key string, out dispatch.Outcome) {
+	t.Helper()
+	b, err := json.Marshal(out.Views)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(b), key) {
+		t.Fatalf("a view holds the key: %s", b)
+	}
+}
