@@ -23,7 +23,7 @@ var (
 
 // builtBinaries finds the binaries `make build` made (DEMIURGE_TEST_PLUGIN_DIR
 // names bin/), else builds them once for the whole test binary.
-func builtBinaries(t *testing.T) (bin, examples string) {
+func builtBinaries(t testing.TB) (bin, examples string) {
 	t.Helper()
 	binOnce.Do(func() {
 		tmp, err := os.MkdirTemp("", "demiurge-launcher-")
@@ -75,12 +75,12 @@ func (e *buildError) Error() string {
 // rig is one private installation: copies of the binaries (tests replace
 // and touch them), a state directory, a home and a workspace.
 type rig struct {
-	t                    *testing.T
+	t                    testing.TB
 	bin, state, ws, home string
 	examples             string
 }
 
-func newRig(t *testing.T) *rig {
+func newRig(t testing.TB) *rig {
 	src, examples := builtBinaries(t)
 	root := t.TempDir()
 	r := &rig{t: t, bin: filepath.Join(root, "bin"), state: filepath.Join(root, "state"),
@@ -99,7 +99,7 @@ func newRig(t *testing.T) *rig {
 	return r
 }
 
-func copyFile(t *testing.T, from, to string) {
+func copyFile(t testing.TB, from, to string) {
 	t.Helper()
 	in, err := os.Open(from)
 	if err != nil {
