@@ -350,7 +350,7 @@ func failWith(res Result, code, msg string) Result {
 // Summary is a one-line description of res for the operator's card.
 func (r Result) Summary() string {
 	if r.Failure != nil {
-		return "web_extract " + r.Origin + ": " + r.Failure.Code
+		return "web_extract " + r.Origin + ": " + r.Failure.Code + ": " + r.Failure.Message
 	}
 	s := "web_extract " + r.Origin + ": " + strconv.Itoa(r.Chars) + " chars from " + strconv.FormatInt(r.BytesRead, 10) + " bytes"
 	if r.Truncated {
