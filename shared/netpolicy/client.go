@@ -144,6 +144,21 @@ func (p *Policy) dialVerified(ctx context.Context, d *net.Dialer, network, addr 
 // path and query) and, when the hop leaves the first origin, every header
 // that could be a credential.
 func (p *Policy) checkRedirect(req *http.Request, via []*http.Request) error {
+	err := p.redirectVerdict(req, via)
+	if err != nil {
+		// A hop refused here never reaches RoundTrip: report it too, so
+		// that every hop of a chain is auditable.
+		d := Decision{Phase: "redirect", Origin: OriginSummary(req.URL.String()), Class: "invalid-url", Reason: err.Error()}
+		var re *RefusedError
+		if errors.As(err, &re) {
+			d.Class, d.Reason = re.Class, re.Reason
+		}
+		p.report(d)
+	}
+	return err
+}
+
+func (p *Policy) redirectVerdict(req *http.Request, via []*http.Request) error {
 	origin := OriginSummary(req.URL.String())
 	if p.opts.MaxRedirects < 0 || len(via) > p.opts.MaxRedirects {
 		return refused(origin, "redirect", "stopped after "+strconv.Itoa(len(via))+" redirects")

@@ -260,13 +260,16 @@ func TestRedirectsToRefusedTargets(t *testing.T) {
 	for _, d := range log.all() {
 		if !d.Allowed {
 			refusedHops++
+			if d.Phase != "redirect" || d.Class == "" || d.Reason == "" {
+				t.Errorf("refused hop reported as %+v", d)
+			}
 		}
 		if strings.Contains(d.Origin, "meta-data") || strings.Contains(d.Origin, "pw@") {
 			t.Errorf("decision %+v shows a path or userinfo", d)
 		}
 	}
-	if refusedHops == 0 {
-		t.Error("no refused hop was reported to OnDecision")
+	if refusedHops != len(cases) {
+		t.Errorf("%d refused hops reported to OnDecision; want one per case (%d)", refusedHops, len(cases))
 	}
 }
 
