@@ -61,11 +61,13 @@ type conn struct {
 	host   *hostServices
 	server *server
 	runner *runner
+	// workspace is the one workspace of every call, as in a host session.
+	workspace string
 }
 
-func serve(t *testing.T, toolsRoot, coreDir string, host *hostServices) *conn {
+func serve(t testing.TB, toolsRoot, coreDir string, host *hostServices) *conn {
 	t.Helper()
-	c := &conn{host: host, runner: newRunner()}
+	c := &conn{host: host, runner: newRunner(), workspace: t.TempDir()}
 	p := &shared.ToolsetPlugin{Impl: func(b *plugin.GRPCBroker) toolsetv1.ToolsetServer {
 		c.server = newServer(func(id uint32) (*grpc.ClientConn, error) {
 			return b.DialWithOptions(id, shared.GRPCDialOptions()...)
@@ -102,13 +104,13 @@ func serve(t *testing.T, toolsRoot, coreDir string, host *hostServices) *conn {
 	return c
 }
 
-func (c *conn) invoke(t *testing.T, tool, args string, timeoutMs int64) *toolsetv1.ToolResult {
+func (c *conn) invoke(t testing.TB, tool, args string, timeoutMs int64) *toolsetv1.ToolResult {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	stream, err := c.client.Invoke(ctx, &toolsetv1.EffectRequest{
 		InvocationId: "inv_" + tool, Tool: tool, Arguments: []byte(args),
-		Workspace: t.TempDir(), TurnId: "turn_1", SessionId: "ses_1", TimeoutMs: timeoutMs,
+		Workspace: c.workspace, TurnId: "turn_1", SessionId: "ses_1", TimeoutMs: timeoutMs,
 	})
 	if err != nil {
 		t.Fatalf("Invoke %s: %v", tool, err)
@@ -135,7 +137,7 @@ func (c *conn) invoke(t *testing.T, tool, args string, timeoutMs int64) *toolset
 // writeCore writes files (path → content) under a fresh core directory and
 // returns it with its agent/tools root; a path ending in "*" is made
 // executable.
-func writeCore(t *testing.T, files map[string]string) (coreDir, toolsRoot string) {
+func writeCore(t testing.TB, files map[string]string) (coreDir, toolsRoot string) {
 	t.Helper()
 	coreDir = t.TempDir()
 	toolsRoot = filepath.Join(coreDir, "agent", "tools")
