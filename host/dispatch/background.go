@@ -1,11 +1,13 @@
 package dispatch
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"strings"
+	"unicode/utf8"
 
 	"demiurge.dev/catalog"
 	"demiurge.dev/host/redact"
@@ -110,14 +112,17 @@ func (t *Turn) runTask(ctx context.Context, adapter Adapter, inv Invocation, sec
 	}
 	rep := sharedredact.NewReplacer(pairs)
 	writers := map[string]*sharedredact.Writer{}
+	var closers []*tokenLines
 	inv.OnEvent = func(ev *toolsetv1.InvokeEvent) error {
 		switch {
 		case ev.GetOutput() != nil:
 			stream := ev.GetOutput().GetStream()
 			w := writers[stream]
 			if w == nil {
-				w = rep.NewWriter(taskStream{sink, stream})
+				lines := &tokenLines{dst: taskStream{sink, stream}}
+				w = rep.NewWriter(lines)
 				writers[stream] = w
+				closers = append(closers, lines)
 			}
 			_, err := w.Write(ev.GetOutput().GetData())
 			return err
@@ -133,6 +138,11 @@ func (t *Turn) runTask(ctx context.Context, adapter Adapter, inv Invocation, sec
 	res, err := adapter.Invoke(ctx, inv)
 	for _, w := range writers {
 		if cerr := w.Close(); cerr != nil && err == nil {
+			err = cerr
+		}
+	}
+	for _, l := range closers {
+		if cerr := l.Close(); cerr != nil && err == nil {
 			err = cerr
 		}
 	}
@@ -153,6 +163,59 @@ func (s taskStream) Write(p []byte) (int, error) {
 		return 0, err
 	}
 	return len(p), nil
+}
+
+// tokenLines applies the well-known token formats (and makes the text
+// valid UTF-8) to whole lines of a stream whose exact secrets are already
+// redacted: a token is matched within a line, so text is held back until
+// its line ends, or until MaxLogChunk bytes are waiting.
+type tokenLines struct {
+	dst     taskStream
+	pending []byte
+}
+
+func (l *tokenLines) Write(p []byte) (int, error) {
+	l.pending = append(l.pending, p...)
+	cut := bytes.LastIndexByte(l.pending, '\n') + 1
+	if len(l.pending) >= runtime.MaxLogChunk {
+		cut = runeBoundary(l.pending)
+	}
+	if cut == 0 {
+		return len(p), nil
+	}
+	if err := l.emit(l.pending[:cut]); err != nil {
+		return 0, err
+	}
+	l.pending = l.pending[:copy(l.pending, l.pending[cut:])]
+	return len(p), nil
+}
+
+// runeBoundary is len(b), backed off a character cut at the end.
+func runeBoundary(b []byte) int {
+	for i := len(b) - 1; i >= 0 && i >= len(b)-utf8.UTFMax; i-- {
+		if utf8.RuneStart(b[i]) {
+			if utf8.FullRune(b[i:]) {
+				return len(b)
+			}
+			return i
+		}
+	}
+	return len(b)
+}
+
+// Close writes what is held back.
+func (l *tokenLines) Close() error {
+	err := l.emit(l.pending)
+	l.pending = nil
+	return err
+}
+
+func (l *tokenLines) emit(b []byte) error {
+	if len(b) == 0 {
+		return nil
+	}
+	_, err := l.dst.Write([]byte(redactText(string(b), nil)))
+	return err
 }
 
 // terminalResult is the part of the terminal contract's structured result

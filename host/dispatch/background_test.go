@@ -139,6 +139,22 @@ func TestBackgroundOutputIsRedactedAgain(t *testing.T) {
 	}
 }
 
+// TestBackgroundOutputTokensAreRedacted: a well-known token format in the
+// output is redacted in the stored log, like in the model view, even when
+// nothing in the arguments named it as a secret.
+func TestBackgroundOutputTokensAreRedacted(t *testing.T) {
+	h := newHarness(t)
+	turn, tasks := h.backgroundTurn(t, &answer{a: approval.AllowOnce}, nil)
+	token := "ghp_" + strings.Repeat("Zx9", 12)
+	args, _ := json.Marshal(map[string]any{"command": "printf " + token + " é", "background": true, "lines": 2})
+	id := startTask(t, turn, string(args))
+	tasks.Wait(context.Background(), testScope, id, 10*time.Second)
+	logs := logText(t, tasks, id)
+	if strings.Contains(logs, token) || !strings.Contains(logs, "line 1 of printf") || !strings.Contains(logs, " é\n") {
+		t.Errorf("log = %q; want the token redacted and the rest intact", logs)
+	}
+}
+
 func TestBackgroundRefusals(t *testing.T) {
 	h := newHarness(t)
 	p := &answer{a: approval.AllowOnce}
@@ -273,4 +289,18 @@ func processAlive(pid int) bool {
 	s := string(b)
 	i := strings.LastIndexByte(s, ')')
 	return i < 0 || i+2 >= len(s) || s[i+2] != 'Z'
+}
+
+func TestRuneBoundary(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want int
+	}{
+		{"", 0}, {"abc", 3}, {"ab\xc3\xa9", 4}, {"ab\xc3", 2}, {"a\xe2\x82", 1},
+		{"\xf0\x9f\x98", 0}, {"\xf0\x9f\x98\x80", 4}, {"a\x80\x80", 3}, {"a\xff", 2},
+	} {
+		if got := runeBoundary([]byte(tc.in)); got != tc.want {
+			t.Errorf("runeBoundary(%q) = %d, want %d", tc.in, got, tc.want)
+		}
+	}
 }
