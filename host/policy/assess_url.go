@@ -45,6 +45,31 @@ func (a *Assessment) assessURL(fact *SubjectFact) string {
 	return t.URL()
 }
 
+// PreviewArgs returns args with every URL subject's argument replaced by
+// the credential-free origin summary the assessment derived, for the
+// approval preview: before approval a prompt shows scheme://host[:port]
+// only, never userinfo, path, query or fragment. args itself is not
+// changed; without URL subjects it is returned as is.
+func (a Assessment) PreviewArgs(args map[string]any) map[string]any {
+	var out map[string]any
+	for _, f := range a.Subjects {
+		if f.Kind != string(catalog.SubjectURL) {
+			continue
+		}
+		if out == nil {
+			out = make(map[string]any, len(args))
+			for k, v := range args {
+				out[k] = v
+			}
+		}
+		out[f.Arg] = f.Value
+	}
+	if out == nil {
+		return args
+	}
+	return out
+}
+
 // URLVerdict is the URL policy's verdict on one URL, for `demiurge policy
 // check-url`. It never holds userinfo, path, query or fragment.
 type URLVerdict struct {

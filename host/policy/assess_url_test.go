@@ -123,3 +123,22 @@ func TestCheckURL(t *testing.T) {
 		}
 	}
 }
+
+func TestPreviewArgsShowsOnlyOrigins(t *testing.T) {
+	args := map[string]any{"url": "https://u:hunter2@Example.org/p?token=abc#f", "max_chars": 100}
+	a, err := Assess(fetchSpec(), fetchSpec().Metadata, args, ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := a.PreviewArgs(args)
+	if got["url"] != "https://example.org" || got["max_chars"] != 100 {
+		t.Errorf("preview args %v", got)
+	}
+	if args["url"] != "https://u:hunter2@Example.org/p?token=abc#f" {
+		t.Errorf("PreviewArgs changed the call's arguments: %v", args)
+	}
+	read, _ := Assess(readSpec(), readSpec().Metadata, map[string]any{"path": "a.txt"}, ws)
+	if p := read.PreviewArgs(map[string]any{"path": "a.txt"}); p["path"] != "a.txt" {
+		t.Errorf("a path subject's preview changed: %v", p)
+	}
+}
