@@ -6,6 +6,7 @@ package dispatch
 import (
 	"context"
 	"encoding/json"
+	"time"
 
 	"demiurge.dev/host/plugins"
 	"demiurge.dev/host/policy"
@@ -23,7 +24,11 @@ type Invocation struct {
 	Turn         string
 	// Secrets are values bound to this call only, by target.
 	Secrets map[string]string
-	Hooks   plugins.Hooks
+	// Env is the environment the host built for a command the call
+	// starts; SecretsExpire is how long the bound secrets stay good.
+	Env           []string
+	SecretsExpire time.Duration
+	Hooks         plugins.Hooks
 	// OnEvent receives progress, output chunks and artifact refs.
 	OnEvent func(*toolsetv1.InvokeEvent) error
 }
@@ -48,6 +53,7 @@ func (a PluginAdapter) request(inv Invocation) *toolsetv1.EffectRequest {
 		InvocationId: inv.ID, Tool: inv.Tool, Arguments: inv.Args,
 		Workspace: inv.Workspace, ArtifactRoot: inv.ArtifactRoot,
 		Secrets: inv.Secrets, SessionId: inv.Session, TurnId: inv.Turn,
+		Env: inv.Env, SecretsExpireMs: inv.SecretsExpire.Milliseconds(),
 	}
 	for _, g := range inv.Grants {
 		access := toolsetv1.Access_ACCESS_READ

@@ -32,7 +32,8 @@ type prepared struct {
 	args    map[string]any
 	argsRaw json.RawMessage
 	assess  *policy.Assessment
-	status  Status // set when a pure step refused the call
+	command *commandPlan // calls with a command subject
+	status  Status       // set when a pure step refused the call
 	message string
 	start   time.Time
 }
@@ -87,6 +88,9 @@ func (t *Turn) prepare(call ToolCall) *prepared {
 		return p
 	}
 	p.assess = &a
+	if p.command, err = t.prepareCommand(p); err != nil {
+		p.status, p.message = StatusInvalidArguments, fmt.Sprintf("%s: %v", call.Name, err)
+	}
 	return p
 }
 
@@ -124,8 +128,8 @@ func (t *Turn) run(ctx context.Context, p *prepared) Outcome {
 	}
 	verdict, err := t.approvals().Resolve(ctx, approval.Request{
 		Tool: p.call.Name, CallID: p.call.ID, Risk: p.assess.Risk, Policy: p.assess.Approval,
-		Block: p.assess.Block, Reasons: p.assess.Reasons, Preview: preview,
-		Fingerprint: p.assess.Fingerprint, Authority: t.Authority, SessionAllowable: true,
+		Block: p.assess.Block, Reasons: append(slices.Clip(p.assess.Reasons), p.command.reasons()...), Preview: preview,
+		Fingerprint: p.assess.Fingerprint, Authority: t.Authority, SessionAllowable: p.command.sessionAllowable(),
 		Subjects: p.assess.Subjects,
 	})
 	out.Approval = verdict
@@ -135,6 +139,9 @@ func (t *Turn) run(ctx context.Context, p *prepared) Outcome {
 			status = StatusBlocked
 		}
 		return t.finish(ctx, p, out, status, errorResult(deniedMessage(p.call.Name, verdict)))
+	}
+	if err := p.command.apply(&inv, time.Now()); err != nil {
+		return t.finish(ctx, p, out, StatusFailed, errorResult(fmt.Sprintf("%s: %v", p.call.Name, err)))
 	}
 	if backgroundRequested(p) {
 		return t.startBackground(ctx, p, out, adapter, inv)
@@ -151,7 +158,9 @@ func (t *Turn) run(ctx context.Context, p *prepared) Outcome {
 		}
 		return nil
 	}
+	flush := p.command.redactEvents(&inv)
 	res, err := adapter.Invoke(ctx, inv)
+	flush()
 	if err != nil {
 		return t.finish(ctx, p, out, StatusFailed, errorResult(err.Error()))
 	}

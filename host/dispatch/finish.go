@@ -35,7 +35,7 @@ func (t *Turn) finish(ctx context.Context, p *prepared, out Outcome, status Stat
 		}
 	}
 	// Make discovers the secrets in the arguments itself.
-	out.Views = redact.Make(raw, nil)
+	out.Views = redact.Make(raw, p.command.secrets())
 
 	data := make(map[string]any, len(out.Views.Event)+8)
 	data["status"], data["duration_ms"] = string(status), out.Duration.Milliseconds()
@@ -52,6 +52,9 @@ func (t *Turn) finish(ctx context.Context, p *prepared, out Outcome, status Stat
 	}
 	if p.entry != nil {
 		data["source"] = p.entry.Spec.Provenance
+	}
+	if c := p.command.audit(); c != nil {
+		data["command"] = c
 	}
 	if t.Events == nil {
 		return out

@@ -43,6 +43,8 @@ type Turn struct {
 	MaxCalls int
 	// Background runs calls that ask for background; nil refuses them.
 	Background *Background
+	// Commands says how command environments are built (command.go).
+	Commands CommandConfig
 
 	calls atomic.Int64
 }

@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -123,7 +124,7 @@ func ParseBindingRequests(raw any) ([]BindingRequest, error) {
 					r.Target = s
 				}
 			case "expires_in_seconds":
-				n, ok := wholeNumber(v)
+				n, ok := WholeNumber(v)
 				if !ok {
 					return nil, fmt.Errorf("secret_bindings[%d].expires_in_seconds must be a whole number of seconds", i)
 				}
@@ -137,9 +138,13 @@ func ParseBindingRequests(raw any) ([]BindingRequest, error) {
 	return out, nil
 }
 
-// wholeNumber accepts the integer forms schema coercion leaves.
-func wholeNumber(v any) (int64, bool) {
+// WholeNumber accepts the integer forms an argument may hold after schema
+// coercion (json.Number) or plain decoding.
+func WholeNumber(v any) (int64, bool) {
 	switch n := v.(type) {
+	case json.Number:
+		i, err := n.Int64()
+		return i, err == nil
 	case int:
 		return int64(n), true
 	case int64:
@@ -178,7 +183,7 @@ func ResolveBindings(reqs []BindingRequest, bc BindingContext) (BindingPlan, err
 		return plan, nil
 	}
 	if bc.Background {
-		return plan, errors.New("secret_bindings work only in the foreground; drop background or the bindings")
+		return plan, errors.New("secret_bindings are foreground-only; run the command in the foreground, or drop the bindings")
 	}
 	if bc.Lookup == nil {
 		return plan, errors.New("secret bindings: the host has no environment to read secrets from")

@@ -35,7 +35,7 @@ func TestResolveBindings(t *testing.T) {
 		{name: "bad source", reqs: []BindingRequest{{Source: "GH_TOKEN"}}, wantErr: "must be env:NAME"},
 		{name: "source with a wildcard", reqs: []BindingRequest{{Source: "env:*"}}, wantErr: "must be env:NAME"},
 		{name: "file source", reqs: []BindingRequest{{Source: "file:/etc/shadow"}}, wantErr: "must be env:NAME"},
-		{name: "background", reqs: []BindingRequest{{Source: "env:GH_TOKEN"}}, background: true, wantErr: "only in the foreground"},
+		{name: "background", reqs: []BindingRequest{{Source: "env:GH_TOKEN"}}, background: true, wantErr: "foreground-only"},
 		{name: "unset variable", reqs: []BindingRequest{{Source: "env:UNSET"}}, wantErr: "UNSET is not set"},
 		{name: "empty variable", reqs: []BindingRequest{{Source: "env:EMPTY"}}, wantErr: "EMPTY is empty"},
 		{name: "too short to redact", reqs: []BindingRequest{{Source: "env:SHORT"}}, wantErr: "could not be redacted"},
@@ -142,8 +142,10 @@ func TestParseBindingRequests(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			dec := json.NewDecoder(strings.NewReader(tc.in))
+			dec.UseNumber() // as schema coercion leaves numbers
 			var raw any
-			if err := json.Unmarshal([]byte(tc.in), &raw); err != nil {
+			if err := dec.Decode(&raw); err != nil {
 				t.Fatal(err)
 			}
 			got, err := ParseBindingRequests(raw)
