@@ -1,18 +1,12 @@
 package packages_test
 
 import (
-	"archive/tar"
-	"compress/gzip"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -21,6 +15,7 @@ import (
 	"demiurge.dev/host/core"
 	"demiurge.dev/host/dispatch"
 	"demiurge.dev/host/packages"
+	"demiurge.dev/host/packages/packagetest"
 	"demiurge.dev/host/runtime"
 	"demiurge.dev/host/toolhost"
 )
@@ -73,63 +68,6 @@ var providers = []provider{
 		}},
 }
 
-var (
-	buildMu  sync.Mutex
-	archives = map[string][2]string{} // name → archive path, sha256
-)
-
-// buildPackage builds the real provider plugin, with the demiurgetest tag
-// that lets its endpoint be pointed at a loopback server, into a package
-// archive as make does (package.json first, then the binary).
-func buildPackage(t *testing.T, name string) (string, string) {
-	t.Helper()
-	buildMu.Lock()
-	defer buildMu.Unlock()
-	if a, ok := archives[name]; ok {
-		return a[0], a[1]
-	}
-	dir, err := os.MkdirTemp("", "packages-e2e-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	bin := filepath.Join(dir, "demiurge-toolset-"+name)
-	if out, err := exec.Command("go", "build", "-tags", "demiurgetest", "-o", bin, "demiurge.dev/plugins/"+name).CombinedOutput(); err != nil {
-		t.Fatalf("build %s: %v\n%s", name, err, out)
-	}
-	manifest, err := os.ReadFile(filepath.Join("..", "..", "plugins", name, "package.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	archive := filepath.Join(dir, name+packages.ArchiveSuffix)
-	f, err := os.Create(archive)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := sha256.New()
-	gz, _ := gzip.NewWriterLevel(io.MultiWriter(f, h), gzip.BestSpeed)
-	tw := tar.NewWriter(gz)
-	binBytes, err := os.ReadFile(bin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range []struct {
-		name string
-		body []byte
-	}{{packages.ManifestName, manifest}, {"demiurge-toolset-" + name, binBytes}} {
-		if err := tw.WriteHeader(&tar.Header{Name: e.name, Mode: 0o755, Size: int64(len(e.body)), Typeflag: tar.TypeReg}); err != nil {
-			t.Fatal(err)
-		}
-		tw.Write(e.body)
-	}
-	tw.Close()
-	gz.Close()
-	f.Close()
-	sum := hex.EncodeToString(h.Sum(nil))
-	archives[name] = [2]string{archive, sum}
-	return archive, sum
-}
-
 // TestSecretBoundToOneCall installs each provider package into a core,
 // points it at a loopback server that speaks its API, and calls
 // web_search through the host's one call path: the key arrives in the
@@ -138,7 +76,12 @@ func buildPackage(t *testing.T, name string) (string, string) {
 func TestSecretBoundToOneCall(t *testing.T) {
 	for _, p := range providers {
 		t.Run(p.name, func(t *testing.T) {
-			archive, sum := buildPackage(t, p.name)
+			// The real plugin, built with the demiurgetest tag that lets
+			// its endpoint be pointed at the loopback server.
+			archive, sum, err := packagetest.Build(t.TempDir(), p.name, "demiurgetest")
+			if err != nil {
+				t.Fatal(err)
+			}
 			got := make(chan string, 8)
 			echo := false
 			var mu sync.Mutex
