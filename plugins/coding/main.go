@@ -1,25 +1,36 @@
 // Command demiurge-toolset-coding is the built-in coding toolset: the file
 // tools read_file, write_file, patch and search_files over the workspace,
-// and web_extract. The terminal and the other coding tools join in later
-// issues; a tool is listed here only once it works.
+// and terminal. The other coding tools join in later issues; a tool is
+// listed here only once it works.
 package main
 
-import "demiurge.dev/sdk"
+import (
+	"demiurge.dev/plugins/coding/terminal"
+	"demiurge.dev/sdk"
+)
 
 // Version is the toolset's semver.
 const Version = "0.1.0"
 
 func main() {
-	sdk.Serve(sdk.Toolset{Name: "coding", Version: Version, Tools: Tools})
+	runner := terminal.NewRunner()
+	sdk.Serve(sdk.Toolset{Name: "coding", Version: Version, Tools: func() []sdk.Tool { return toolsWith(runner) }})
+	// Serve returns when the host stops the plugin: no command outlives it.
+	runner.Shutdown()
 }
 
-// Tools is the toolset's one constructor list.
-func Tools() []sdk.Tool {
+// Tools is the toolset's constructor list with a terminal runner of its own.
+func Tools() []sdk.Tool { return toolsWith(terminal.NewRunner()) }
+
+// toolsWith is the toolset's one constructor list; runner owns the process
+// trees of terminal calls.
+func toolsWith(runner *terminal.Runner) []sdk.Tool {
 	return []sdk.Tool{
 		newReadFile(),
 		newWriteFile(),
 		newPatch(),
 		newSearchFiles(),
 		newWebExtract(),
+		newTerminal(runner),
 	}
 }

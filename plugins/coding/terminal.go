@@ -66,6 +66,11 @@ func (t *terminalTool) Spec() sdk.Spec { return t.spec }
 // would quietly turn invalid UTF-8 into U+FFFD.
 func (t *terminalTool) Execute(ctx *sdk.Context, args json.RawMessage) (*sdk.Result, error) {
 	arrived := time.Now()
+	// A workspace that is not there is the host's problem, not the model's.
+	root, err := workspaceRoot(ctx.Workspace)
+	if err != nil {
+		return nil, err
+	}
 	if !utf8.Valid(args) {
 		return sdk.Errorf("invalid_argument", "the arguments are not valid UTF-8; send the command as text"), nil
 	}
@@ -79,7 +84,7 @@ func (t *terminalTool) Execute(ctx *sdk.Context, args json.RawMessage) (*sdk.Res
 	if bad != nil {
 		return bad, nil
 	}
-	dir, err := commandDir(ctx.Workspace, p.Cwd)
+	dir, err := commandDir(root, p.Cwd)
 	if err != nil {
 		return sdk.Errorf("invalid_cwd", "%v", err), nil
 	}
@@ -126,16 +131,22 @@ func checkTerminalParams(p terminalParams) (time.Duration, *sdk.Result) {
 	return time.Duration(secs) * time.Second, nil
 }
 
-// commandDir resolves cwd against the workspace, following symlinks, and
-// refuses anything that ends up outside it.
-func commandDir(workspace, cwd string) (string, error) {
+// workspaceRoot is the workspace with its symlinks resolved.
+func workspaceRoot(workspace string) (string, error) {
 	if workspace == "" || !filepath.IsAbs(workspace) {
-		return "", fmt.Errorf("the call has no absolute workspace root")
+		return "", fmt.Errorf("the call has no absolute workspace root (got %q)", workspace)
 	}
 	root, err := filepath.EvalSymlinks(workspace)
 	if err != nil {
 		return "", fmt.Errorf("workspace root: %w", err)
 	}
+	return root, nil
+}
+
+// commandDir resolves cwd against the workspace root (symlinks already
+// resolved), following symlinks, and refuses anything that ends up
+// outside it.
+func commandDir(root, cwd string) (string, error) {
 	if strings.ContainsRune(cwd, 0) {
 		return "", fmt.Errorf("cwd contains a NUL byte")
 	}

@@ -30,7 +30,7 @@ func TestToolsList(t *testing.T) {
 		if err := json.Unmarshal(s.Schema, &schema); err != nil || schema.Type != "object" {
 			t.Errorf("%s: schema %s is not an object schema (%v)", s.Name, s.Schema, err)
 		}
-		required := map[string]string{"search_files": "", "web_extract": "url"}
+		required := map[string]string{"search_files": "", "web_extract": "url", "terminal": "command"}
 		arg, ok := required[s.Name]
 		if !ok {
 			arg = "path"
@@ -46,7 +46,7 @@ func TestToolsList(t *testing.T) {
 			t.Errorf("%s: implements Prechecker = %v; only patch has a precheck", s.Name, checked)
 		}
 	}
-	if want := []string{"read_file", "write_file", "patch", "search_files", "web_extract"}; !slices.Equal(names, want) {
+	if want := []string{"read_file", "write_file", "patch", "search_files", "web_extract", "terminal"}; !slices.Equal(names, want) {
 		t.Errorf("Tools() = %v, want exactly %v", names, want)
 	}
 }
@@ -90,7 +90,7 @@ func TestServeDescribes(t *testing.T) {
 	for _, s := range d.GetTools() {
 		got[s.GetName()] = s.GetHasPrecheck()
 	}
-	want := map[string]bool{"read_file": false, "write_file": false, "patch": true, "search_files": false, "web_extract": false}
+	want := map[string]bool{"read_file": false, "write_file": false, "patch": true, "search_files": false, "web_extract": false, "terminal": false}
 	if len(got) != len(want) {
 		t.Errorf("described tools %v, want %v", got, want)
 	}
