@@ -1,6 +1,6 @@
 module demiurge.dev/host
 
-go 1.26
+go 1.26.0
 
 require (
 	demiurge.dev/catalog v0.0.0
@@ -29,9 +29,10 @@ require (
 	github.com/spf13/cast v1.7.1 // indirect
 	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect
 	golang.org/x/net v0.49.0 // indirect
-	golang.org/x/sys v0.40.0 // indirect
+	golang.org/x/sys v0.47.0 // indirect
 	golang.org/x/text v0.33.0 // indirect
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20260120221211-b8f7ae30c516 // indirect
+	mvdan.cc/sh/v3 v3.14.1 // indirect
 )
 
 replace demiurge.dev/shared => ../shared

@@ -1,0 +1,18 @@
+// Package shellguard is the terminal's lexical guard: it reads a shell
+// command with mvdan.cc/sh's parser and decides whether it may run without
+// approval (allow), needs approval (prompt), or must never run (block).
+//
+// Only a command that is provably literal and made of known read-only
+// commands is allowed. Everything the guard cannot prove harmless asks:
+// expansions, substitutions, writes, wrappers it cannot see through,
+// unknown programs. Known destructive payloads (rm -rf /, mkfs, fork bombs,
+// writes onto block devices, shutdown) are blocked wherever they appear,
+// even inside substitutions, shells' -c strings and wrappers.
+//
+// The raw command is always reviewed as the shell will run it; ANSI-stripped,
+// invisible-stripped and NFKC-normalised copies are reviewed as well, and
+// the strictest reading wins. The guard is containment, not a sandbox: an
+// approved command still runs with the user's rights.
+//
+// The package is pure: no I/O, no global state beyond read-only tables.
+package shellguard

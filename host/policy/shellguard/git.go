@@ -1,0 +1,219 @@
+package shellguard
+
+import "strings"
+
+// gitDangers run programs or write files from any git command.
+var gitDangers = []danger{
+	{"--output", writes}, {"--ext-diff", execs}, {"--textconv", execs}, {"--exec", execs},
+	{"--upload-pack", execs}, {"--receive-pack", execs}, {"--open-files-in-pager", execs},
+	{"--paginate", "runs a pager"}, {"--config-env", "sets configuration, which can run programs"},
+}
+
+// gitReadOnly are the subcommands that only read, when no dangerous
+// option is given; some have their own shape check.
+var gitReadOnly = map[string]func(args []string) string{
+	"status": nil, "log": nil, "show": nil, "diff": nil, "blame": nil, "annotate": nil, "shortlog": nil,
+	"describe": nil, "rev-parse": nil, "rev-list": nil, "ls-files": nil, "ls-tree": nil, "cat-file": nil,
+	"show-ref": nil, "for-each-ref": nil, "merge-base": nil, "name-rev": nil, "count-objects": nil,
+	"check-ignore": nil, "check-attr": nil, "grep": nil, "whatchanged": nil, "version": nil, "diff-tree": nil,
+	"diff-files": nil, "diff-index": nil, "cherry": nil, "range-diff": nil, "show-branch": nil, "var": nil,
+	"branch":   gitBranch,
+	"tag":      gitTag,
+	"remote":   gitRemote,
+	"worktree": gitOnly("list"),
+	"stash":    gitOnly("list", "show"),
+	"reflog":   gitReflog,
+	"config":   gitConfig,
+}
+
+// gitNetwork reach remotes.
+var gitNetwork = map[string]bool{"fetch": true, "pull": true, "push": true, "clone": true, "ls-remote": true, "submodule": true, "remote": true}
+
+// checkGit allows the explicit read-only shapes of git; remote operations
+// and branch, tag, remote and worktree changes need approval.
+func checkGit(g *guard, name string, args []string, _ int, f *finding) {
+	i := 0
+global:
+	for ; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "-C":
+			f.prompt(Medium, "git -C runs git in another directory")
+			i++
+		case a == "-c" || strings.HasPrefix(a, "-c"):
+			f.prompt(High, "git -c sets configuration, which can run programs (core.pager, core.fsmonitor, ...)")
+			if a == "-c" {
+				i++
+			}
+		case optMatches(a, "--config-env"):
+			f.prompt(High, "git --config-env sets configuration, which can run programs")
+		case a == "-p" || optMatches(a, "--paginate"):
+			f.prompt(High, "git -p runs a pager")
+		case strings.HasPrefix(a, "--exec-path="):
+			f.prompt(High, "git --exec-path= runs git programs from another directory")
+		case optMatches(a, "--git-dir") || optMatches(a, "--work-tree") || optMatches(a, "--namespace") || optMatches(a, "--super-prefix"):
+			f.prompt(Medium, "git "+strings.SplitN(a, "=", 2)[0]+" points git at another repository")
+			if !strings.Contains(a, "=") {
+				i++
+			}
+		case a == "-P" || a == "--no-pager" || a == "--no-replace-objects" || a == "--literal-pathspecs" || a == "--glob-pathspecs" ||
+			a == "--noglob-pathspecs" || a == "--icase-pathspecs" || a == "--no-optional-locks" || a == "--exec-path" || a == "--bare" ||
+			a == "--no-lazy-fetch" || a == "--no-advice":
+		case a == "--version" || a == "-v":
+			return
+		case a == "--help" || a == "-h":
+			f.prompt(Medium, "git --help opens a manual page viewer")
+			return
+		case strings.HasPrefix(a, "-"):
+			f.prompt(High, "git option "+a+" is not known to the guard")
+		default:
+			break global
+		}
+	}
+	if i >= len(args) {
+		return // prints usage
+	}
+	sub, rest := args[i], args[i+1:]
+	shape, ok := gitReadOnly[sub]
+	switch {
+	case !ok && gitNetwork[sub]:
+		f.prompt(High, "git "+sub+" reaches the network or changes remotes")
+		return
+	case !ok:
+		f.prompt(High, "git "+sub+" is not a known read-only git command")
+		return
+	}
+	if shape != nil {
+		if why := shape(rest); why != "" {
+			f.prompt(High, "git "+sub+" "+why)
+		}
+	}
+	for _, a := range rest {
+		if a == "--" {
+			continue
+		}
+		if strings.HasPrefix(a, "-") {
+			for _, d := range gitDangers {
+				if optMatches(a, d.opt) {
+					f.prompt(High, "git "+sub+" "+d.opt+" "+d.why)
+				}
+			}
+			if sub == "grep" && (a == "-O" || strings.HasPrefix(a, "-O")) {
+				f.prompt(High, "git grep -O opens files in a pager")
+			}
+			if (sub == "grep" && optMatches(a, "-f")) || (sub == "blame" && (optMatches(a, "--contents") || a == "-S")) {
+				f.prompt(Medium, "git "+sub+" "+a+" reads a file named in an option")
+			}
+			if sub == "cat-file" && optMatches(a, "--filters") {
+				f.prompt(High, "git cat-file --filters runs configured filters")
+			}
+			continue
+		}
+		// A revision:path names a file as well.
+		p := a
+		if _, after, ok := strings.Cut(a, ":"); ok {
+			p = after
+		}
+		if p != "" && (g.sensitive(a) || g.sensitive(p)) {
+			f.prompt(High, "touches "+a+", a credential-like path")
+		}
+	}
+	if (sub == "diff" || sub == "log") && containsString(rest, "--no-index") {
+		for _, p := range operands(rest) {
+			g.readPath(p, f)
+		}
+	}
+}
+
+func gitOnly(allowed ...string) func([]string) string {
+	return func(args []string) string {
+		ops := operands(args)
+		if len(ops) > 0 && containsString(allowed, ops[0]) {
+			return ""
+		}
+		return "changes the repository; only " + strings.Join(allowed, ", ") + " are read-only"
+	}
+}
+
+// gitListOnly accepts a branch or tag command that only lists.
+func gitListOnly(args []string, listFlags, valueFlags []string) bool {
+	list := false
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "-l" || a == "--list":
+			list = true
+		case containsString(listFlags, a):
+		case containsString(valueFlags, a):
+			i++
+		case strings.HasPrefix(a, "--") && containsString(valueFlags, strings.SplitN(a, "=", 2)[0]):
+		case strings.HasPrefix(a, "-"):
+			return false
+		default:
+			if !list {
+				return false // an operand without --list names something to create
+			}
+		}
+	}
+	return true
+}
+
+func gitBranch(args []string) string {
+	if gitListOnly(args,
+		[]string{"-a", "--all", "-r", "--remotes", "-v", "-vv", "--verbose", "--show-current", "--color", "--no-color", "--column", "--no-column", "-i", "--ignore-case", "--abbrev", "--no-abbrev", "--omit-empty"},
+		[]string{"--contains", "--no-contains", "--merged", "--no-merged", "--sort", "--format", "--points-at"}) {
+		return ""
+	}
+	return "creates, deletes or changes branches"
+}
+
+func gitTag(args []string) string {
+	if gitListOnly(args,
+		[]string{"-n", "--column", "--no-column", "-i", "--ignore-case", "--color", "--omit-empty"},
+		[]string{"--contains", "--no-contains", "--merged", "--no-merged", "--sort", "--format", "--points-at"}) {
+		return ""
+	}
+	return "creates, deletes or verifies tags"
+}
+
+func gitRemote(args []string) string {
+	ops := operands(args)
+	switch {
+	case len(ops) == 0 && (len(args) == 0 || (len(args) == 1 && (args[0] == "-v" || args[0] == "--verbose"))):
+		return ""
+	case len(ops) == 2 && ops[0] == "get-url":
+		return ""
+	}
+	return "changes remotes or reaches the network"
+}
+
+func gitReflog(args []string) string {
+	ops := operands(args)
+	if len(ops) == 0 || ops[0] == "show" || !containsString([]string{"expire", "delete", "drop", "write"}, ops[0]) {
+		return ""
+	}
+	return "changes the reflog"
+}
+
+func gitConfig(args []string) string {
+	readMode := false
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch a {
+		case "--get", "--get-all", "--get-regexp", "--list", "-l", "get", "list", "--get-urlmatch", "--get-color", "--get-colorbool":
+			readMode = true
+		case "--global", "--system", "--local", "--worktree", "--show-origin", "--show-scope", "--name-only", "-z", "--null",
+			"--includes", "--no-includes", "--bool", "--int", "--path", "--all":
+		case "--type", "--default", "--file", "-f", "--blob":
+			i++
+		default:
+			if strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--type=") && !strings.HasPrefix(a, "--default=") {
+				return "changes git configuration"
+			}
+		}
+	}
+	if readMode || len(operands(args)) == 1 {
+		return ""
+	}
+	return "changes git configuration"
+}

@@ -1,0 +1,296 @@
+package shellguard
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// wrapper judges a command that runs another command, by what it runs.
+type wrapper func(g *guard, name string, args []string, depth int, f *finding) string
+
+var wrappers map[string]wrapper
+
+func init() {
+	wrappers = map[string]wrapper{
+		"env":     wrapEnv,
+		"timeout": unwrapAfter(opts("-s --signal -k --kill-after", "--foreground --preserve-status -v --verbose"), 1, ""),
+		"nice":    wrapNice,
+		"nohup":   unwrapAfter(opts("", ""), 0, ""),
+		"time":    wrapTime,
+		"stdbuf":  unwrapAfter(opts("-i -o -e --input --output --error", ""), 0, ""),
+		"command": wrapCommand,
+		"builtin": unwrapAfter(opts("", ""), 0, ""),
+		"exec":    wrapExec,
+		"xargs":   wrapXargs,
+		"busybox": wrapBusybox,
+		"sudo": wrapPrivileged(opts("-u --user -g --group -h --host -p --prompt -C --close-from -D --chdir -r --role -t --type -U --other-user -T --command-timeout -R --chroot",
+			"-A --askpass -b --background -E --preserve-env -H --set-home -i --login -k --reset-timestamp -K -n --non-interactive -P --preserve-groups -S --stdin -s --shell -B --bell")),
+		"doas":   wrapPrivileged(opts("-u -C", "-n -s -L")),
+		"pkexec": wrapPrivileged(opts("--user", "--disable-internal-agent --keep-cwd")),
+		"run0":   wrapPrivileged(opts("-u --user -g --group -D --chdir --setenv --unit --property --description --slice --nice", "")),
+		"su":     wrapSu,
+		"eval":   wrapEval,
+		"source": wrapSource,
+		".":      wrapSource,
+		"watch":  wrapWatch,
+	}
+	for _, sh := range []string{"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "csh", "tcsh", "yash", "rbash"} {
+		wrappers[sh] = wrapShell
+	}
+	for _, w := range []string{"chroot", "nsenter", "unshare", "setsid", "flock", "ionice", "chrt", "taskset", "strace", "ltrace",
+		"firejail", "systemd-run", "runuser", "script", "parallel", "entr", "numactl", "prlimit", "cgexec", "setpriv", "faketime",
+		"catchsegv", "valgrind", "gdb", "expect", "unbuffer", "caffeinate", "torsocks", "proxychains", "proxychains4", "tsp", "at", "batch", "screen", "tmux", "dtach", "nnn", "vim", "vi", "nvim", "emacs", "less", "more", "most"} {
+		wrappers[w] = wrapOpaque
+	}
+}
+
+// unwrapAfter skips the wrapper's options and skipOperands operands, then
+// judges the rest; nothing left means the wrapper alone, judged by why
+// (empty: allowed, as it only prints).
+func unwrapAfter(o optSpec, skipOperands int, why string) wrapper {
+	return func(g *guard, name string, args []string, depth int, f *finding) string {
+		i, ok := o.skip(args)
+		if !ok {
+			f.prompt(High, name+" has an option the guard does not know: "+strconv.Quote(args[i]))
+			g.scanOperands(args, depth, f)
+			return name
+		}
+		i += skipOperands
+		if i >= len(args) {
+			if skipOperands > 0 || why != "" {
+				f.prompt(High, name+" without a command to run")
+			}
+			return name
+		}
+		return g.judge(args[i:], depth+1, f)
+	}
+}
+
+func wrapEnv(g *guard, name string, args []string, depth int, f *finding) string {
+	i := 0
+loop:
+	for ; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			i++
+			break loop
+		case a == "-" || a == "-i" || a == "--ignore-environment":
+			f.prompt(Medium, "env starts from an empty environment")
+		case a == "-0" || a == "--null" || a == "-v" || a == "--debug":
+		case a == "-u" || a == "--unset":
+			i++
+			f.prompt(Medium, "env unsets environment variables")
+		case strings.HasPrefix(a, "--unset=") || (strings.HasPrefix(a, "-u") && len(a) > 2):
+			f.prompt(Medium, "env unsets environment variables")
+		case a == "-S" || strings.HasPrefix(a, "-S") || optMatches(a, "--split-string"):
+			f.prompt(High, "env -S splits a string into a command")
+			script := strings.TrimPrefix(a, "-S")
+			if _, v, ok := strings.Cut(a, "="); ok && strings.HasPrefix(a, "--") {
+				script = v
+			}
+			if script == "" && i+1 < len(args) {
+				script = strings.Join(args[i+1:], " ")
+			}
+			g.reviewInner(script, depth, f)
+			return name
+		case a == "-C" || strings.HasPrefix(a, "-C") || optMatches(a, "--chdir"):
+			f.prompt(Medium, "changes the working directory (env -C)")
+			if a == "-C" || a == "--chdir" {
+				i++
+			}
+		case strings.HasPrefix(a, "-"):
+			f.prompt(High, "env has an option the guard does not know: "+strconv.Quote(a))
+		case strings.Contains(a, "="):
+			f.prompt(High, "sets environment variables inline (env NAME=value)")
+		default:
+			break loop
+		}
+	}
+	if i >= len(args) {
+		return name // prints the environment
+	}
+	return g.judge(args[i:], depth+1, f)
+}
+
+var niceNumber = regexp.MustCompile(`^-[0-9]+$`)
+
+func wrapNice(g *guard, name string, args []string, depth int, f *finding) string {
+	if len(args) > 0 && niceNumber.MatchString(args[0]) {
+		args = args[1:]
+	}
+	return unwrapAfter(opts("-n --adjustment", ""), 0, "")(g, name, args, depth, f)
+}
+
+func wrapTime(g *guard, name string, args []string, depth int, f *finding) string {
+	if hasOpt(args, "-o", "--output") {
+		f.prompt(High, "time -o writes a file")
+	}
+	return unwrapAfter(opts("-f --format -o --output", "-p --portability -v --verbose -a --append -q --quiet"), 0, "")(g, name, args, depth, f)
+}
+
+func wrapCommand(g *guard, name string, args []string, depth int, f *finding) string {
+	if hasOpt(args, "-v", "-V") {
+		return name // looks a name up; runs nothing
+	}
+	return unwrapAfter(opts("", "-p"), 0, "")(g, name, args, depth, f)
+}
+
+func wrapExec(g *guard, name string, args []string, depth int, f *finding) string {
+	i, ok := opts("-a", "-c -l").skip(args)
+	if !ok || i >= len(args) {
+		f.prompt(Medium, "exec without a command changes the shell itself")
+		return name
+	}
+	return g.judge(args[i:], depth+1, f)
+}
+
+func wrapXargs(g *guard, name string, args []string, depth int, f *finding) string {
+	o := opts("-a --arg-file -d --delimiter -E -I -L -n --max-args -P --max-procs -s --max-chars --process-slot-var --max-lines",
+		"-0 --null -r --no-run-if-empty -t --verbose -p --interactive -x --exit -o --open-tty --show-limits")
+	if hasOpt(args, "-a", "--arg-file") {
+		f.prompt(High, "xargs reads its arguments from a file")
+	}
+	f.prompt(Medium, "xargs adds arguments read from its input, which the guard cannot see")
+	i, ok := o.skip(args)
+	if !ok {
+		// -e, -i and -l take optional attached values; anything else is
+		// unknown.
+		f.prompt(High, "xargs has an option the guard does not know: "+strconv.Quote(args[i]))
+		g.scanOperands(args, depth, f)
+		return name
+	}
+	if i >= len(args) {
+		return g.judge([]string{"echo"}, depth+1, f)
+	}
+	return g.judge(args[i:], depth+1, f)
+}
+
+func wrapBusybox(g *guard, name string, args []string, depth int, f *finding) string {
+	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
+		return name // lists applets
+	}
+	return g.judge(args, depth+1, f)
+}
+
+func wrapPrivileged(o optSpec) wrapper {
+	return func(g *guard, name string, args []string, depth int, f *finding) string {
+		f.prompt(High, name+" runs a command with elevated privileges")
+		i, ok := o.skip(args)
+		if !ok || i >= len(args) {
+			g.scanOperands(args, depth, f)
+			return name
+		}
+		return g.judge(args[i:], depth+1, f)
+	}
+}
+
+func wrapSu(g *guard, name string, args []string, depth int, f *finding) string {
+	f.prompt(High, "su runs a command as another user")
+	for i, a := range args {
+		if (a == "-c" || a == "--command") && i+1 < len(args) {
+			g.reviewInner(args[i+1], depth, f)
+		} else if v, ok := strings.CutPrefix(a, "--command="); ok {
+			g.reviewInner(v, depth, f)
+		}
+	}
+	return name
+}
+
+func wrapEval(g *guard, name string, args []string, depth int, f *finding) string {
+	f.prompt(High, "eval runs its arguments as shell code")
+	g.reviewInner(strings.Join(args, " "), depth, f)
+	return name
+}
+
+func wrapSource(g *guard, name string, args []string, depth int, f *finding) string {
+	f.prompt(High, "reads and runs a command file ("+name+")")
+	return name
+}
+
+func wrapWatch(g *guard, name string, args []string, depth int, f *finding) string {
+	f.prompt(High, "watch runs a command repeatedly")
+	i, _ := opts("-n --interval -q --equexit -s --shotsfile", "-b --beep -c --color -C --no-color -d --differences -e --errexit -g --chgexit -p --precise -r --no-rerun -t --no-title -w --no-wrap -x --exec").skip(args)
+	if i < len(args) {
+		g.reviewInner(strings.Join(args[i:], " "), depth, f)
+	}
+	return name
+}
+
+// wrapShell judges a shell: inline code (-c) is reviewed as well, and
+// always needs approval; a script file or standard input cannot be seen.
+func wrapShell(g *guard, name string, args []string, depth int, f *finding) string {
+	inline := false
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--" || a == "-":
+			i = len(args)
+		case a == "--rcfile" || a == "--init-file" || a == "-O" || a == "-o" || a == "+O" || a == "+o":
+			if a == "--rcfile" || a == "--init-file" {
+				f.prompt(High, name+" reads a command file ("+a+")")
+			}
+			i++
+		case strings.HasPrefix(a, "--"):
+		case (strings.HasPrefix(a, "-") || strings.HasPrefix(a, "+")) && len(a) > 1:
+			if strings.ContainsRune(a[1:], 'c') {
+				inline = true
+			}
+		case inline:
+			f.prompt(High, name+" -c runs inline shell code")
+			g.reviewInner(a, depth, f)
+			return name
+		default:
+			f.prompt(High, name+" runs the script file "+strconv.Quote(a))
+			return name
+		}
+	}
+	if inline {
+		f.prompt(High, name+" -c runs inline shell code")
+	} else {
+		f.prompt(High, name+" runs shell commands read from its input")
+	}
+	return name
+}
+
+// wrapOpaque is for programs that run other programs (or let a user do
+// so) in ways the guard does not unwrap: they need approval, and their
+// operands are still scanned for destructive payloads.
+func wrapOpaque(g *guard, name string, args []string, depth int, f *finding) string {
+	f.prompt(High, name+" runs other programs")
+	g.scanOperands(args, depth, f)
+	return name
+}
+
+// reviewInner reviews shell code held in an argument (sh -c, eval, su -c)
+// and takes everything it finds.
+func (g *guard) reviewInner(src string, depth int, f *finding) {
+	inner, _ := g.review(src, depth+1, false)
+	f.merge(inner)
+}
+
+// scanOperands looks for a destructive command anywhere among args, for
+// wrappers whose options the guard cannot parse for sure.
+func (g *guard) scanOperands(args []string, depth int, f *finding) {
+	if depth > maxDepth {
+		return
+	}
+	checked := 0
+	for i, a := range args {
+		b := baseName(a)
+		if !destructiveNames[b] && wrappers[b] == nil {
+			continue
+		}
+		var tmp finding
+		g.judge(args[i:], depth+1, &tmp)
+		for _, r := range tmp.blocks {
+			f.block(r)
+		}
+		// One wrapper is followed (it scans its own operands); two
+		// destructive names are enough, and bound the work.
+		if checked++; wrappers[b] != nil || checked >= 2 {
+			return
+		}
+	}
+}
