@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/netip"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -102,7 +103,7 @@ func startServer(t *testing.T) *testServer {
 	mux.HandleFunc("/gzip-bomb", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain")
 		w.Header().Set("Content-Encoding", "gzip")
-		w.Write(gzipBomb)
+		w.Write(gzipBomb())
 	})
 	mux.HandleFunc("/image", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "image/png")
@@ -156,8 +157,9 @@ func writeHuge(w interface{ Write([]byte) (int, error) }, size int) {
 	w.Write(bytes.Repeat([]byte(" "), size-n))
 }
 
-// gzipBomb is 64 MiB of text compressed to a few dozen KiB.
-var gzipBomb = func() []byte {
+// gzipBomb is 64 MiB of text compressed to a few dozen KiB, made on first
+// use (not in every test process, the benchmark's child included).
+var gzipBomb = sync.OnceValue(func() []byte {
 	var b bytes.Buffer
 	z, _ := gzip.NewWriterLevel(&b, gzip.BestCompression)
 	line := bytes.Repeat([]byte("a"), 1023)
@@ -167,7 +169,7 @@ var gzipBomb = func() []byte {
 	}
 	z.Close()
 	return b.Bytes()
-}()
+})
 
 // mapResolver is the test-only resolver: names to fixed addresses.
 type mapResolver map[string][]string
