@@ -46,6 +46,11 @@ func (p *Policy) Transport() http.RoundTripper {
 		MaxIdleConnsPerHost:   4,
 		ExpectContinueTimeout: time.Second,
 	}
+	if p.opts.TLSClientConfig != nil {
+		inner.TLSClientConfig = p.opts.TLSClientConfig.Clone()
+		// Empty: net/http sets it per connection from the URL's host.
+		inner.TLSClientConfig.ServerName = ""
+	}
 	return &guard{p: p, inner: inner}
 }
 

@@ -2,10 +2,15 @@ package netpolicy
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"io"
+	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 )
 
@@ -103,5 +108,51 @@ func TestTransportRefusesUnverifiedDial(t *testing.T) {
 	tr := p.Transport().(*guard).inner
 	if _, err := tr.DialContext(context.Background(), "tcp", "127.0.0.1:1"); !errors.Is(err, ErrRefused) {
 		t.Errorf("dial without verification: %v; want a refusal", err)
+	}
+}
+
+// TestTLSKeepsNameForSNIAndHost: the connection is pinned to 127.0.0.1,
+// while TLS SNI, certificate verification and the Host header use the
+// name; a redirect from https to http is not followed.
+func TestTLSKeepsNameForSNIAndHost(t *testing.T) {
+	var sni, host atomic.Value
+	mux := http.NewServeMux()
+	mux.HandleFunc("/page", func(w http.ResponseWriter, r *http.Request) {
+		host.Store(r.Host)
+		io.WriteString(w, "secure")
+	})
+	mux.HandleFunc("/down", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "http://example.com/page", http.StatusFound)
+	})
+	srv := httptest.NewUnstartedServer(mux)
+	srv.TLS = &tls.Config{GetConfigForClient: func(h *tls.ClientHelloInfo) (*tls.Config, error) {
+		sni.Store(h.ServerName)
+		return nil, nil
+	}}
+	srv.StartTLS()
+	defer srv.Close()
+	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
+	roots := x509.NewCertPool()
+	roots.AddCert(srv.Certificate())
+	// httptest's certificate is for example.com (and 127.0.0.1).
+	p := New(Options{
+		Resolver:              mapResolver{"example.com": {"127.0.0.1"}},
+		AllowLoopbackForTests: true,
+		TLSClientConfig:       &tls.Config{RootCAs: roots, ServerName: "evil.test"},
+	})
+	c := p.Client()
+	defer c.CloseIdleConnections()
+	resp, err := c.Get("https://example.com:" + port + "/page")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if sni.Load() != "example.com" || host.Load() != "example.com:"+port {
+		t.Errorf("SNI %v, Host %v; want example.com and example.com:%s", sni.Load(), host.Load(), port)
+	}
+	_, err = c.Get("https://example.com:" + port + "/down")
+	var re *RefusedError
+	if !errors.As(err, &re) || re.Class != "redirect" {
+		t.Errorf("https → http redirect: %v; want refused", err)
 	}
 }

@@ -2,6 +2,7 @@ package netpolicy
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"net"
 	"net/netip"
@@ -31,6 +32,10 @@ type Options struct {
 	MaxRedirects int
 	// DialTimeout bounds one connection attempt (default 10 s).
 	DialTimeout time.Duration
+	// TLSClientConfig, when set, is cloned into the transport (private
+	// root CAs, client certificates). ServerName is always the URL's
+	// host: whatever this config says, SNI and verification use the name.
+	TLSClientConfig *tls.Config
 	// OnDecision, when set, is called once per request and redirect hop
 	// with the policy's verdict, for audit events. It must not block.
 	OnDecision func(Decision)
