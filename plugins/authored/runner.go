@@ -77,11 +77,10 @@ func (r *runner) call(ctx context.Context, t *manifest.Tool, req *toolsetv1.Effe
 	out, started, err := r.pool.Call(ctx, t.ID+"\x00"+dir, cmd, req.GetInvocationId(), req.GetArguments(), cc, host)
 	switch {
 	case err != nil && ctx.Err() != nil:
-		code := "cancelled"
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			code = "timeout"
+			return &toolsetv1.ToolResult{IsError: true, ErrorCode: "timeout", Content: context.Cause(ctx).Error()}
 		}
-		return &toolsetv1.ToolResult{IsError: true, ErrorCode: code, Content: context.Cause(ctx).Error()}
+		return &toolsetv1.ToolResult{IsError: true, ErrorCode: "cancelled", Content: fmt.Sprintf("%s was cancelled before it finished; its worker was stopped", t.ID)}
 	case err != nil && !started:
 		return &toolsetv1.ToolResult{IsError: true, ErrorCode: "tool_start_failed", Content: fmt.Sprintf("%s could not start: %v", t.ID, err)}
 	case err != nil:

@@ -1,6 +1,8 @@
 package worker
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -322,4 +324,40 @@ func TestConcurrentCalls(t *testing.T) {
 	if n := p.Idle("tool"); n != MaxIdle {
 		t.Errorf("idle workers = %d, want %d", n, MaxIdle)
 	}
+}
+
+// An idle worker is stopped after the pool's idle TTL.
+func TestIdleWorkersExpire(t *testing.T) {
+	c := pythonTool(t, "import os\ndef execute(ctx, args):\n    return os.getpid()\n")
+	p := NewPool()
+	p.IdleTTL = 300 * time.Millisecond
+	defer p.Close()
+	out, _, err := call(t, p, c, `{}`, &recordingHost{}, 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, _ := strconv.Atoi(string(out.Value))
+	deadline := time.Now().Add(10 * time.Second)
+	for p.Idle("tool") > 0 || (syscall.Kill(pid, 0) == nil && !zombie(pid)) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the idle worker %d is still there after its TTL", pid)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// The protocol reader takes any bytes a worker writes: it returns
+// messages or errors, never panics or grows past MaxLine.
+func FuzzRead(f *testing.F) {
+	for _, s := range []string{`{"type":"ready","protocol":1}` + "\n", "garbage\n", `{"type":"result","value":` + "\n", "", "{}\n{}\n", `{"type":"capability","capability":"fs.read","require":true}` + "\n"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		w := &Worker{out: bufio.NewReaderSize(bytes.NewReader(data), 16)}
+		for range 8 {
+			if _, err := w.read(); err != nil {
+				return
+			}
+		}
+	})
 }
