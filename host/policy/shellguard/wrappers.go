@@ -45,6 +45,18 @@ func init() {
 	}
 }
 
+// Option tables built once; wrappers are judged on every call.
+var (
+	unwrapNice    = unwrapAfter(opts("-n --adjustment", ""), 0, "")
+	unwrapTime    = unwrapAfter(opts("-f --format -o --output", "-p --portability -v --verbose -a --append -q --quiet"), 0, "")
+	unwrapCommand = unwrapAfter(opts("", "-p"), 0, "")
+	execOpts      = opts("-a", "-c -l")
+	xargsOpts     = opts("-a --arg-file -d --delimiter -E -I -L -n --max-args -P --max-procs -s --max-chars --process-slot-var --max-lines",
+		"-0 --null -r --no-run-if-empty -t --verbose -p --interactive -x --exit -o --open-tty --show-limits")
+	watchOpts = opts("-n --interval -q --equexit -s --shotsfile",
+		"-b --beep -c --color -C --no-color -d --differences -e --errexit -g --chgexit -p --precise -r --no-rerun -t --no-title -w --no-wrap -x --exec")
+)
+
 // unwrapAfter skips the wrapper's options and skipOperands operands, then
 // judges the rest; nothing left means the wrapper alone, judged by why
 // (empty: allowed, as it only prints).
@@ -120,25 +132,25 @@ func wrapNice(g *guard, name string, args []string, depth int, f *finding) strin
 	if len(args) > 0 && niceNumber.MatchString(args[0]) {
 		args = args[1:]
 	}
-	return unwrapAfter(opts("-n --adjustment", ""), 0, "")(g, name, args, depth, f)
+	return unwrapNice(g, name, args, depth, f)
 }
 
 func wrapTime(g *guard, name string, args []string, depth int, f *finding) string {
 	if hasOpt(args, "-o", "--output") {
 		f.prompt(High, "time -o writes a file")
 	}
-	return unwrapAfter(opts("-f --format -o --output", "-p --portability -v --verbose -a --append -q --quiet"), 0, "")(g, name, args, depth, f)
+	return unwrapTime(g, name, args, depth, f)
 }
 
 func wrapCommand(g *guard, name string, args []string, depth int, f *finding) string {
 	if hasOpt(args, "-v", "-V") {
 		return name // looks a name up; runs nothing
 	}
-	return unwrapAfter(opts("", "-p"), 0, "")(g, name, args, depth, f)
+	return unwrapCommand(g, name, args, depth, f)
 }
 
 func wrapExec(g *guard, name string, args []string, depth int, f *finding) string {
-	i, ok := opts("-a", "-c -l").skip(args)
+	i, ok := execOpts.skip(args)
 	if !ok || i >= len(args) {
 		f.prompt(Medium, "exec without a command changes the shell itself")
 		return name
@@ -147,8 +159,7 @@ func wrapExec(g *guard, name string, args []string, depth int, f *finding) strin
 }
 
 func wrapXargs(g *guard, name string, args []string, depth int, f *finding) string {
-	o := opts("-a --arg-file -d --delimiter -E -I -L -n --max-args -P --max-procs -s --max-chars --process-slot-var --max-lines",
-		"-0 --null -r --no-run-if-empty -t --verbose -p --interactive -x --exit -o --open-tty --show-limits")
+	o := xargsOpts
 	if hasOpt(args, "-a", "--arg-file") {
 		f.prompt(High, "xargs reads its arguments from a file")
 	}
@@ -211,7 +222,7 @@ func wrapSource(g *guard, name string, args []string, depth int, f *finding) str
 
 func wrapWatch(g *guard, name string, args []string, depth int, f *finding) string {
 	f.prompt(High, "watch runs a command repeatedly")
-	i, _ := opts("-n --interval -q --equexit -s --shotsfile", "-b --beep -c --color -C --no-color -d --differences -e --errexit -g --chgexit -p --precise -r --no-rerun -t --no-title -w --no-wrap -x --exec").skip(args)
+	i, _ := watchOpts.skip(args)
 	if i < len(args) {
 		g.reviewInner(strings.Join(args[i:], " "), depth, f)
 	}
