@@ -142,3 +142,31 @@ func TestPreviewArgsShowsOnlyOrigins(t *testing.T) {
 		t.Errorf("a path subject's preview changed: %v", p)
 	}
 }
+
+// FuzzAssessURL: any URL argument gives an assessment that is at least a
+// prompt, shows nothing past the origin, and is denied when the URL policy
+// refuses the URL itself.
+func FuzzAssessURL(f *testing.F) {
+	for _, s := range []string{
+		"https://example.org/a?b#c", "http://u:p@example.org/", "http://0x7f.1/", "ftp://x/",
+		"http://[::ffff:169.254.169.254]/", "http://a\\@b/", "http://①②⑦.0.0.1/", "", "http://",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		a, err := Assess(fetchSpec(), fetchSpec().Metadata, map[string]any{"url": raw}, ws)
+		if err != nil {
+			t.Fatalf("Assess(%q): %v", raw, err)
+		}
+		if a.Approval < catalog.ApprovalPrompt || a.Risk < catalog.RiskMedium {
+			t.Fatalf("Assess(%q) = %v/%v; a fetch is at least medium/prompt", raw, a.Risk, a.Approval)
+		}
+		shown := a.Subjects[0].Value
+		if i := strings.Index(shown, "://"); i >= 0 && strings.ContainsAny(shown[i+3:], "/?#@") {
+			t.Fatalf("Assess(%q) shows %q", raw, shown)
+		}
+		if v := CheckURL(context.Background(), raw, false); v.Decision == "refused" && a.Approval != catalog.ApprovalDeny {
+			t.Fatalf("Assess(%q) = %v although the URL policy refuses it (%v)", raw, a.Approval, v.Reasons)
+		}
+	})
+}
