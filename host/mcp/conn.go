@@ -59,6 +59,13 @@ type conn struct {
 	listSeq   atomic.Int64
 }
 
+// guardScript leads a stdio server's process group: it runs the server
+// and, when the host dies (Pdeathsig sends it SIGTERM), kills the whole
+// group. Pdeathsig on the server itself would spare the processes the
+// server started; the group kill does not. Stdin goes through fd 3
+// because sh gives a background job /dev/null and dash ignores "<&0".
+const guardScript = `trap 'kill -KILL 0' TERM HUP; exec 3<&0; "$@" <&3 3<&- & exec 3<&-; wait $!`
+
 // dialer opens the transport of a plan; the HTTP one comes from the pool
 // (it needs the URL policy).
 type dialConfig struct {
@@ -80,7 +87,7 @@ func connect(ctx context.Context, p *plan, cfg dialConfig) (*conn, error) {
 	defer tcancel()
 
 	if err := c.open(connCtx, cfg); err != nil {
-		c.close("start failed")
+		c.abort("start failed")
 		return nil, err
 	}
 	step := "initialize"
@@ -94,7 +101,7 @@ func connect(ctx context.Context, p *plan, cfg dialConfig) (*conn, error) {
 		} else {
 			err = fmt.Errorf("%s: %w", step, err)
 		}
-		c.close(reason)
+		c.abort(reason)
 		return nil, err
 	}
 	req := mcp.InitializeRequest{}
@@ -155,7 +162,7 @@ func (c *conn) openStdio(connCtx context.Context, cfg dialConfig) error {
 	}
 	var started *exec.Cmd
 	build := func(_ context.Context, command string, env []string, args []string) (*exec.Cmd, error) {
-		cmd := exec.Command(command, args...)
+		cmd := exec.Command("/bin/sh", append([]string{"-c", guardScript, "demiurge-mcp-guard", command}, args...)...)
 		cmd.Env = env[:len(env):len(env)]
 		cmd.Dir = c.plan.cwd
 		cmd.Stderr = pw
@@ -242,11 +249,17 @@ func (c *conn) alive() bool {
 
 // close ends the connection: stdin closed, a short grace, then the whole
 // process group killed; the stderr window is redacted into the log.
-func (c *conn) close(reason string) {
+func (c *conn) close(reason string) { c.shutdown(reason, closeGrace) }
+
+// abort ends a connection that failed to come up: a server that did not
+// answer in time gets no grace.
+func (c *conn) abort(reason string) { c.shutdown(reason, 0) }
+
+func (c *conn) shutdown(reason string, grace time.Duration) {
 	c.closeOnce.Do(func() {
 		c.lost.Store(true)
 		if c.pgid > 0 {
-			t := time.AfterFunc(closeGrace, func() { killGroup(c.pgid) })
+			t := time.AfterFunc(grace, func() { killGroup(c.pgid) })
 			defer t.Stop()
 		}
 		if c.client != nil {

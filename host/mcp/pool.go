@@ -276,7 +276,7 @@ func (p *Pool) connect(ctx context.Context, pl *plan) (*live, error) {
 	}
 	offered, refused, err := selectTools(pl.server, c.tools)
 	if err != nil {
-		c.close("too many tools")
+		c.abort("too many tools")
 		return nil, err
 	}
 	a := &Adapter{conn: c, names: make(map[string]string, len(offered))}

@@ -30,10 +30,11 @@ func onSpawnThread(fn func()) {
 	<-done
 }
 
-// serverProcAttr puts a stdio server in its own process group, so that
-// closing it kills everything it started, and kills it with the host.
+// serverProcAttr puts a stdio server's guard in its own process group, so
+// that closing it kills everything the server started, and signals the
+// guard when the host dies (the guard then kills the group).
 func serverProcAttr() *syscall.SysProcAttr {
-	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
 }
 
 // killGroup kills a server's whole process group.

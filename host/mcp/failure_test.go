@@ -1,0 +1,225 @@
+package mcp
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"demiurge.dev/host/dispatch"
+)
+
+// TestFailureServers: each misbehaving server fails (or loses only its
+// bad tools) with a diagnostic, and never takes the healthy server down.
+func TestFailureServers(t *testing.T) {
+	f := newFixture(t)
+	f.server("ok", "echo", "")
+	f.server("hang", "hang_init", "connect_timeout_seconds: 1\n")
+	f.server("crash", "crash_list", "")
+	f.server("names", "bad_name", "")
+	f.server("huge", "huge_list", "")
+	f.server("hugefew", "huge_list", "tools: {include: [t0001, t2999], exclude: [t2999]}\n")
+	f.server("garbage", "garbage_stdout", "")
+	for _, id := range []string{"ok", "hang", "crash", "names", "huge", "hugefew", "garbage"} {
+		f.ask.allow(ConnectTool(id))
+	}
+	r := f.resolve()
+	for _, c := range []struct {
+		id     string
+		status Status
+		diag   string
+		tools  []string
+	}{
+		{"ok", StatusConnected, "", []string{"ok__echo", "ok__env", "ok__pick", "ok__pids"}},
+		{"hang", StatusFailed, "no answer to initialize within the connect timeout of 1s", nil},
+		{"crash", StatusFailed, "tools/list", nil},
+		{"names", StatusConnected, "", []string{"names__good"}},
+		{"huge", StatusFailed, "offers 3000 tools, more than the 512", nil},
+		{"hugefew", StatusConnected, "", []string{"hugefew__t0001"}},
+		{"garbage", StatusConnected, "", []string{"garbage__still_works"}},
+	} {
+		st := state(t, r, c.id)
+		if st.Status != c.status || !strings.Contains(st.Diagnostic, c.diag) || !slices.Equal(st.Tools, c.tools) {
+			t.Errorf("%s: %+v", c.id, st)
+		}
+		if c.status == StatusFailed && st.RetryAt.IsZero() {
+			t.Errorf("%s: a failure without a retry time", c.id)
+		}
+	}
+	names := state(t, r, "names")
+	for _, want := range []string{`"has space"`, `"dotted.name"`, `"longlong`, `"café"`, `"stringly" is left out: its input schema`} {
+		found := false
+		for _, d := range names.Refused {
+			found = found || strings.Contains(d, want)
+		}
+		if !found {
+			t.Errorf("no diagnostic about %s in %q", want, names.Refused)
+		}
+	}
+	// The crash's stderr reached the log.
+	b, _ := os.ReadFile(filepath.Join(f.state, "logs", "mcp-stderr.log"))
+	if !strings.Contains(string(b), "crash_list: crashing in tools/list") {
+		t.Errorf("stderr log:\n%s", b)
+	}
+	// Garbage on stdout does not break calls.
+	turn := f.dispatchTurn(r, "garbage__still_works")
+	if out := turn.Call(context.Background(), dispatch.ToolCall{Name: "garbage__still_works", Args: []byte(`{}`)}); !out.OK() || out.Views.Model != "fine" {
+		t.Errorf("%s %q", out.Status, out.Views.Model)
+	}
+	// A failed server is not retried within its window: nobody is asked
+	// and nothing is started again.
+	asked := f.ask.count()
+	r = f.resolve()
+	if st := state(t, r, "hang"); st.Status != StatusFailed || f.ask.count() != asked {
+		t.Errorf("%+v, asked %d then %d", st, asked, f.ask.count())
+	}
+}
+
+// TestCancellationReachesServer: a call that never returns is cancelled at
+// the server when its context ends.
+func TestCancellationReachesServer(t *testing.T) {
+	f := newFixture(t)
+	marker := filepath.Join(t.TempDir(), "marker")
+	f.server("slow", "never_returns", "env: {MARKER_FILE: "+marker+"}\n")
+	f.ask.allow(ConnectTool("slow"))
+	r := f.resolve()
+	turn := f.dispatchTurn(r, "slow__wait")
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	out := turn.Call(ctx, dispatch.ToolCall{Name: "slow__wait", Args: []byte(`{}`)})
+	if out.Status != dispatch.StatusFailed || !strings.Contains(out.Views.Model, "cancelled") {
+		t.Fatalf("%s %q", out.Status, out.Views.Model)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		if b, err := os.ReadFile(marker); err == nil && string(b) == "cancelled" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the server never saw the cancellation")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	// The connection stays usable.
+	if st := state(t, f.resolve(), "slow"); st.Status != StatusConnected {
+		t.Fatalf("%+v", st)
+	}
+}
+
+// TestTenServers: three hang, two crash, one is denied: the catalog is
+// built with the four healthy ones within the connect timeout plus a
+// margin, and each failure is reported.
+func TestTenServers(t *testing.T) {
+	f := newFixture(t)
+	f.caps = []string{"mcp.call:*"}
+	for _, id := range []string{"h1", "h2", "h3"} {
+		f.server(id, "hang_init", "connect_timeout_seconds: 2\n")
+	}
+	for _, id := range []string{"c1", "c2"} {
+		f.server(id, "crash_list", "connect_timeout_seconds: 2\n")
+	}
+	for _, id := range []string{"e1", "e2", "e3", "e4", "denied"} {
+		f.server(id, "echo", "connect_timeout_seconds: 2\n")
+	}
+	for _, id := range []string{"h1", "h2", "h3", "c1", "c2", "e1", "e2", "e3", "e4"} {
+		f.caps = append(f.caps, "mcp.connect:"+id)
+		f.ask.allow(ConnectTool(id))
+	}
+	start := time.Now()
+	r := f.resolve()
+	took := time.Since(start)
+	t.Logf("ten servers resolved in %v", took)
+	// A bound, not a benchmark: one connect timeout (2 s) plus a margin
+	// for a loaded machine (the six quick servers share the one slot the
+	// hangs leave); the three hangs one after another would need 6 s.
+	if took > 5*time.Second {
+		t.Errorf("resolution took %v", took)
+	}
+	if len(r.Sources) != 4 {
+		t.Errorf("%d sources", len(r.Sources))
+	}
+	for _, id := range []string{"h1", "h2", "h3"} {
+		if st := state(t, r, id); st.Status != StatusFailed || !strings.Contains(st.Diagnostic, "initialize") {
+			t.Errorf("%+v", st)
+		}
+	}
+	for _, id := range []string{"c1", "c2"} {
+		if st := state(t, r, id); st.Status != StatusFailed || !strings.Contains(st.Diagnostic, "tools/list") {
+			t.Errorf("%+v", st)
+		}
+	}
+	if st := state(t, r, "denied"); st.Status != StatusDenied {
+		t.Errorf("%+v", st)
+	}
+	for _, id := range []string{"e1", "e2", "e3", "e4"} {
+		if st := state(t, r, id); st.Status != StatusConnected {
+			t.Errorf("%+v", st)
+		}
+	}
+}
+
+// TestDiscoveryLimit: at most four servers are discovered at once: six
+// servers that hang for a 1 s timeout take two rounds.
+func TestDiscoveryLimit(t *testing.T) {
+	f := newFixture(t, func(c *Config) { c.Limiter = NewLimiter(MaxConcurrentDiscovery) })
+	for i := range 6 {
+		id := "h" + string(rune('a'+i))
+		f.server(id, "hang_init", "connect_timeout_seconds: 1\n")
+		f.ask.allow(ConnectTool(id))
+	}
+	start := time.Now()
+	f.resolve()
+	if took := time.Since(start); took < 2*time.Second {
+		t.Fatalf("six hanging servers finished in %v: more than four ran at once", took)
+	}
+}
+
+// TestKilledServerReconnects: a server killed between turns is failed on
+// the next turn, not reconnected before its retry window ends, and
+// reconnected on the first turn after it.
+func TestKilledServerReconnects(t *testing.T) {
+	const window = 700 * time.Millisecond
+	f := newFixture(t, func(c *Config) { c.NegativeTTL = window })
+	f.server("echo", "echo", "")
+	f.ask.allow(ConnectTool("echo"))
+	r := f.resolve()
+	pid := pidOf(t, f, r, "echo__pids")
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	if !processGone(pid) {
+		t.Fatal("not killed")
+	}
+	waitFor(t, func() bool { return !f.pool.conns["echo"].c.alive() })
+	killed := time.Now()
+	st := state(t, f.resolve(), "echo")
+	if st.Status != StatusFailed || !strings.Contains(st.Diagnostic, "connection ended") || st.RetryAt.Before(killed) {
+		t.Fatalf("%+v", st)
+	}
+	if st := state(t, f.resolve(), "echo"); st.Status != StatusFailed {
+		t.Fatalf("reconnected inside the window: %+v", st)
+	}
+	time.Sleep(time.Until(st.RetryAt) + 10*time.Millisecond)
+	r = f.resolve()
+	if st := state(t, r, "echo"); st.Status != StatusConnected {
+		t.Fatalf("%+v", st)
+	}
+	if pidOf(t, f, r, "echo__pids") == pid {
+		t.Fatal("same process")
+	}
+}
+
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(3 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("condition not reached in 3 s")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
