@@ -28,3 +28,16 @@ func TestLinksNoHeavyPackages(t *testing.T) {
 		}
 	}
 }
+
+// TestFullHostCompilesSchemas is the other half: the full host, which
+// dispatches calls, links the schema compiler (through dispatch), so that
+// its Resolve refuses a schema that does not compile and Coerce works.
+func TestFullHostCompilesSchemas(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "demiurge.dev/cmd/demiurge").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list -deps: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "demiurge.dev/catalog/argcheck\n") {
+		t.Fatal("the full host does not link demiurge.dev/catalog/argcheck: it would refuse every call (catalog.ErrSchemaNotCompiled)")
+	}
+}
