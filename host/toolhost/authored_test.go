@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -313,4 +315,48 @@ func TestAuthoredCallPath(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A warm worker does not outlive its host: closing the host stops the
+// runtime plugin, and the plugin's workers with it.
+func TestAuthoredWorkersStopWithTheHost(t *testing.T) {
+	withAuthored(t)
+	pidTool := "approval_policy: auto\nrisk: low\n"
+	dir := authoredCore(t, "slots: {tools: agent/tools}\n", map[string][2]string{"pid": {pidTool, "import os\ndef execute(ctx, args):\n    return str(os.getpid())\n"}})
+	h, err := Open(Options{CoreDir: dir, Workspace: t.TempDir(), StateDir: t.TempDir(), BuiltinPluginDir: builtinDir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	turn, err := h.NewTurn(context.Background())
+	if err != nil {
+		h.Close()
+		t.Fatal(err)
+	}
+	out := turn.Call(context.Background(), dispatch.ToolCall{ID: "c1", Name: "pid", Args: []byte(`{}`)})
+	pid, err := strconv.Atoi(out.Views.Model)
+	if out.Status != dispatch.StatusOK || err != nil {
+		h.Close()
+		t.Fatalf("call = %s %q", out.Status, out.Views.Model)
+	}
+	if syscall.Kill(pid, 0) != nil {
+		t.Fatalf("the worker %d is not alive after its call; it should be kept warm", pid)
+	}
+	h.Close()
+	deadline := time.Now().Add(10 * time.Second)
+	for syscall.Kill(pid, 0) == nil && !exitedProcess(pid) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the worker %d outlived its host", pid)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// exitedProcess reports a process that is gone or only a zombie.
+func exitedProcess(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return true
+	}
+	f := strings.Fields(string(b))
+	return len(f) > 2 && f[2] == "Z"
 }
