@@ -5,13 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"strconv"
 	"time"
 
 	"demiurge.dev/sdk"
+	"demiurge.dev/shared/netpolicy"
 )
 
 const (
@@ -154,21 +154,16 @@ func parseResponse(status int, header http.Header, body []byte, p searchParams, 
 	return render(out, providerTitle)
 }
 
-// newHTTPClient dials without any proxy (the plugin's environment has none,
-// and a proxy would see the key), follows no redirect (net/http would
-// carry X-Subscription-Token to whatever host a redirect names) and bounds
-// each phase.
-func newHTTPClient() *http.Client {
+// newHTTPClient goes through the host's URL policy (shared/netpolicy):
+// the API's name is resolved and every address checked (private, loopback,
+// metadata and mixed answers refused), the connection is pinned to the
+// verified address with Host and SNI kept, and no ambient proxy is used
+// (a proxy would see the key). It follows no redirect: net/http would
+// carry the key's header along.
+func newHTTPClient(opts netpolicy.Options) *http.Client {
+	opts.MaxRedirects = -1
 	return &http.Client{
-		Transport: &http.Transport{
-			Proxy:                 nil,
-			DialContext:           (&net.Dialer{Timeout: 10 * time.Second}).DialContext,
-			TLSHandshakeTimeout:   10 * time.Second,
-			ResponseHeaderTimeout: 15 * time.Second,
-			MaxIdleConns:          2,
-			IdleConnTimeout:       90 * time.Second,
-			ForceAttemptHTTP2:     true,
-		},
+		Transport:     netpolicy.New(opts).Transport(),
 		CheckRedirect: func(*http.Request, []*http.Request) error { return errNoRedirects },
 	}
 }

@@ -14,9 +14,14 @@ import (
 	"go.uber.org/goleak"
 
 	"demiurge.dev/sdk"
+	"demiurge.dev/shared/netpolicy"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// loopback is the URL policy's test hook: the loopback servers of these
+// tests are refused by the production policy.
+var loopback = netpolicy.Options{AllowLoopbackForTests: true}
 
 const testKey = "BSA-test-key-0123456789abcdef"
 
@@ -54,7 +59,7 @@ func newBraveServer(t *testing.T, answer func(w http.ResponseWriter, r *http.Req
 }
 
 func (s *braveServer) api() braveAPI {
-	return braveAPI{endpoint: s.URL + "/res/v1/web/search", client: newHTTPClient(), timeout: 2 * time.Second}
+	return braveAPI{endpoint: s.URL + "/res/v1/web/search", client: newHTTPClient(loopback), timeout: 2 * time.Second}
 }
 
 // documentedResponse is shaped like Brave's WebSearchApiResponse.
@@ -180,14 +185,14 @@ func TestUnreachable(t *testing.T) {
 	srv := httptest.NewServer(http.NotFoundHandler())
 	url := srv.URL
 	srv.Close()
-	res := call(t, braveAPI{endpoint: url, client: newHTTPClient(), timeout: time.Second}, `{"query":"x"}`, testKey)
+	res := call(t, braveAPI{endpoint: url, client: newHTTPClient(loopback), timeout: time.Second}, `{"query":"x"}`, testKey)
 	if res.ErrorCode != "unreachable" {
 		t.Fatalf("got %q: %s", res.ErrorCode, res.Content)
 	}
 }
 
 func TestInvalidArguments(t *testing.T) {
-	a := braveAPI{endpoint: "http://127.0.0.1:1", client: newHTTPClient()}
+	a := braveAPI{endpoint: "http://127.0.0.1:1", client: newHTTPClient(loopback)}
 	for _, args := range []string{`{"query":"  "}`, `{"query":"x","count":21}`, `{"query":"x","count":-1}`, `{"query":"x","freshness":"decade"}`, `{"query":"` + strings.Repeat("x", 2000) + `"}`} {
 		if res := call(t, a, args, testKey); res.ErrorCode != "invalid_arguments" {
 			t.Errorf("%s: got %q %s", args, res.ErrorCode, res.Content)
@@ -284,4 +289,22 @@ func FuzzParseResponse(f *testing.F) {
 			t.Fatalf("HTTP %d became a success", status)
 		}
 	})
+}
+
+// TestURLPolicyIsInThePath: under the production policy the provider is
+// reached through shared/netpolicy, which refuses a loopback address, so
+// an endpoint on loopback is never contacted.
+func TestURLPolicyIsInThePath(t *testing.T) {
+	contacted := make(chan struct{}, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { contacted <- struct{}{} }))
+	defer srv.Close()
+	res := call(t, newAPI(srv.URL+"/res/v1/web/search", netpolicy.Options{}), `{"query":"golang"}`, testKey)
+	if res.ErrorCode != "refused" || !strings.Contains(res.Content, "URL policy refused") || strings.Contains(res.Content, "/res/v1/web/search") {
+		t.Fatalf("got %q: %s", res.ErrorCode, res.Content)
+	}
+	select {
+	case <-contacted:
+		t.Fatal("the loopback server was contacted")
+	default:
+	}
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"demiurge.dev/sdk"
+	"demiurge.dev/shared/netpolicy"
 )
 
 // Soft failures: every way a search can fail comes back as a result that
@@ -53,6 +54,8 @@ func badResponse(why string) *sdk.Result {
 func transportFailure(ctx context.Context, err error) *sdk.Result {
 	var ne net.Error
 	switch {
+	case errors.Is(err, netpolicy.ErrRefused):
+		return sdk.Errorf("refused", "%s was not contacted: the host's URL policy refused its address (%s). Retrying will not help; continue without web search and tell the operator.", providerTitle, netpolicy.SafeMessage(err))
 	case errors.Is(ctx.Err(), context.Canceled):
 		return sdk.Errorf("cancelled", "the search was cancelled.")
 	case errors.Is(err, context.DeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()):

@@ -2,6 +2,9 @@
 
 package main
 
-// endpoint is the Tavily web search API. Release builds have no way to
-// point it elsewhere: the model, the core and the environment cannot.
-func endpoint() string { return defaultEndpoint }
+import "demiurge.dev/shared/netpolicy"
+
+// endpoint is the Tavily API under the production URL policy. Release
+// builds have no way to point it elsewhere: the model, the core and the
+// environment cannot.
+func endpoint() (string, netpolicy.Options) { return defaultEndpoint, netpolicy.Options{} }

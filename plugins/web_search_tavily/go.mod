@@ -4,11 +4,11 @@ go 1.26
 
 require (
 	demiurge.dev/sdk v0.0.0
+	demiurge.dev/shared v0.0.0
 	go.uber.org/goleak v1.3.0
 )
 
 require (
-	demiurge.dev/shared v0.0.0 // indirect
 	github.com/bahlo/generic-list-go v0.2.0 // indirect
 	github.com/buger/jsonparser v1.1.1 // indirect
 	github.com/fatih/color v1.13.0 // indirect

@@ -5,7 +5,10 @@
 // is never in this process's environment and never seen by the model.
 package main
 
-import "demiurge.dev/sdk"
+import (
+	"demiurge.dev/sdk"
+	"demiurge.dev/shared/netpolicy"
+)
 
 // Version is the package's semver; package.json must say the same.
 const Version = "0.1.0"
@@ -20,6 +23,12 @@ func main() {
 // Tools is the toolset's one constructor list.
 func Tools() []sdk.Tool {
 	return []sdk.Tool{
-		newWebSearch(tavilyAPI{endpoint: endpoint(), client: newHTTPClient()}),
+		newWebSearch(newAPI(endpoint())),
 	}
+}
+
+// newAPI is the provider's API at endpoint, reached through the URL
+// policy opts.
+func newAPI(endpoint string, opts netpolicy.Options) tavilyAPI {
+	return tavilyAPI{endpoint: endpoint, client: newHTTPClient(opts)}
 }

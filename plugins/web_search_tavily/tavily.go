@@ -6,11 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"net"
 	"net/http"
 	"time"
 
 	"demiurge.dev/sdk"
+	"demiurge.dev/shared/netpolicy"
 )
 
 const (
@@ -150,21 +150,16 @@ func parseResponse(status int, header http.Header, body []byte, p searchParams, 
 	return render(out, providerTitle)
 }
 
-// newHTTPClient dials without any proxy (the plugin's environment has none,
-// and a proxy would see the key), follows no redirect (net/http would
-// carry the Authorization header to a redirect on the same host, and a
-// POST body anywhere) and bounds each phase.
-func newHTTPClient() *http.Client {
+// newHTTPClient goes through the host's URL policy (shared/netpolicy):
+// the API's name is resolved and every address checked (private, loopback,
+// metadata and mixed answers refused), the connection is pinned to the
+// verified address with Host and SNI kept, and no ambient proxy is used
+// (a proxy would see the key). It follows no redirect: net/http would
+// carry the key's header along.
+func newHTTPClient(opts netpolicy.Options) *http.Client {
+	opts.MaxRedirects = -1
 	return &http.Client{
-		Transport: &http.Transport{
-			Proxy:                 nil,
-			DialContext:           (&net.Dialer{Timeout: 10 * time.Second}).DialContext,
-			TLSHandshakeTimeout:   10 * time.Second,
-			ResponseHeaderTimeout: 25 * time.Second,
-			MaxIdleConns:          2,
-			IdleConnTimeout:       90 * time.Second,
-			ForceAttemptHTTP2:     true,
-		},
+		Transport:     netpolicy.New(opts).Transport(),
 		CheckRedirect: func(*http.Request, []*http.Request) error { return errNoRedirects },
 	}
 }

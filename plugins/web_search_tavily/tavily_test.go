@@ -16,9 +16,14 @@ import (
 	"go.uber.org/goleak"
 
 	"demiurge.dev/sdk"
+	"demiurge.dev/shared/netpolicy"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// loopback is the URL policy's test hook: the loopback servers of these
+// tests are refused by the production policy.
+var loopback = netpolicy.Options{AllowLoopbackForTests: true}
 
 const testKey = "tvly-test-0123456789abcdef"
 
@@ -60,7 +65,7 @@ func newTavilyServer(t *testing.T, answer func(w http.ResponseWriter, r *http.Re
 }
 
 func (s *tavilyServer) api() tavilyAPI {
-	return tavilyAPI{endpoint: s.URL + "/search", client: newHTTPClient(), timeout: 2 * time.Second}
+	return tavilyAPI{endpoint: s.URL + "/search", client: newHTTPClient(loopback), timeout: 2 * time.Second}
 }
 
 func documentedResponse(n int) string {
@@ -171,7 +176,7 @@ func TestSoftFailures(t *testing.T) {
 }
 
 func TestInvalidArguments(t *testing.T) {
-	a := tavilyAPI{endpoint: "http://127.0.0.1:1", client: newHTTPClient()}
+	a := tavilyAPI{endpoint: "http://127.0.0.1:1", client: newHTTPClient(loopback)}
 	for _, args := range []string{`{"query":""}`, `{"query":"x","count":99}`, `{"query":"x","topic":"sports"}`, `{"query":"x","search_depth":"deep"}`, `{"query":"x","include_domains":["https://go.dev/x"]}`, `{"query":"x","freshness":"hour"}`} {
 		if res := call(t, a, args, testKey); res.ErrorCode != "invalid_arguments" {
 			t.Errorf("%s: got %q %s", args, res.ErrorCode, res.Content)
@@ -227,4 +232,22 @@ func FuzzParseResponse(f *testing.F) {
 			t.Fatalf("HTTP %d became a success", status)
 		}
 	})
+}
+
+// TestURLPolicyIsInThePath: under the production policy the provider is
+// reached through shared/netpolicy, which refuses a loopback address, so
+// an endpoint on loopback is never contacted.
+func TestURLPolicyIsInThePath(t *testing.T) {
+	contacted := make(chan struct{}, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { contacted <- struct{}{} }))
+	defer srv.Close()
+	res := call(t, newAPI(srv.URL+"/search", netpolicy.Options{}), `{"query":"golang"}`, testKey)
+	if res.ErrorCode != "refused" || !strings.Contains(res.Content, "URL policy refused") || strings.Contains(res.Content, "/search") {
+		t.Fatalf("got %q: %s", res.ErrorCode, res.Content)
+	}
+	select {
+	case <-contacted:
+		t.Fatal("the loopback server was contacted")
+	default:
+	}
 }
