@@ -53,6 +53,7 @@ var lines = map[atom.Atom]bool{
 
 // Bounds that keep hostile nesting from costing more than the page.
 const (
+	minMainChars  = 2000
 	maxIndent     = 8
 	maxTitleBytes = 2048
 )
@@ -121,11 +122,21 @@ func ExtractHTML(r io.Reader, base *url.URL, maxChars int) (Page, error) {
 	e.flushLink()
 	out := e.all
 	p := Page{Title: collapse(e.title.String())}
-	if strings.TrimSpace(e.main.String()) != "" {
+	if e.preferMain() {
 		out, p.FromMain = e.main, true
 	}
 	p.Text, p.Chars, p.TotalChars, p.TextTruncated = out.String(), out.chars, out.total, out.truncated
 	return p, err
+}
+
+// preferMain decides whether the main region is the page's content: it
+// must hold text, and not be a small island (a teaser, a comment box) in
+// a body whose real text lies outside it.
+func (e *extractor) preferMain() bool {
+	if strings.TrimSpace(e.main.String()) == "" {
+		return false
+	}
+	return e.main.total >= minMainChars || 4*e.main.total >= e.all.total
 }
 
 func (e *extractor) token(z *html.Tokenizer, tt html.TokenType) {

@@ -63,6 +63,11 @@ with <b>bold</b> and <a href="../other.html?q=1">a link</a>.</p>
 			text: "after",
 		},
 		{
+			name: "a small article island in a long body is not the content",
+			html: "<div><p>" + strings.Repeat("body text ", 100) + "</p></div><article><p>teaser</p></article>",
+			text: strings.TrimSpace(strings.Repeat("body text ", 100)) + "\n\nteaser",
+		},
+		{
 			name: "no title, empty body",
 			html: `<html><body></body></html>`,
 			text: "",
