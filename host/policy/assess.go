@@ -37,7 +37,8 @@ type SubjectFact struct {
 	Arg  string
 	// Value is the argument as the model gave it.
 	Value string
-	// Resolved is the absolute cleaned path (path subjects only).
+	// Resolved is the absolute cleaned path (path subjects) or the real
+	// working directory (command subjects).
 	Resolved string
 	// Rel is Resolved relative to the workspace root, slash-separated;
 	// empty when outside. Approval rules match their globs against it.
@@ -45,6 +46,9 @@ type SubjectFact struct {
 	Inside    bool
 	Sensitive bool
 	Access    catalog.Access
+	// Command holds the rest of a command subject's facts (see
+	// assess_command.go); nil for other kinds.
+	Command *CommandFact
 }
 
 // PathGrant lets a plugin reach one path outside the workspace.
@@ -55,10 +59,6 @@ type PathGrant struct {
 
 // ResourceKeyFS prefixes the resource key of a file-system path.
 const ResourceKeyFS = "fs:"
-
-// ReasonNoAssessor is given for subject kinds whose assessor does not exist
-// yet (the shell guard and the URL policy): such calls always prompt.
-const ReasonNoAssessor = "no assessor for command/url subjects yet"
 
 // Assess derives risk, approval, reasons, resource keys, grants and the
 // call fingerprint from a tool's declared subjects and its effective
@@ -98,8 +98,9 @@ func Assess(spec catalog.ToolSpec, effective catalog.Metadata, args map[string]a
 			writes = writes || s.Access == catalog.AccessWrite
 			fp.add(fact.Kind, fact.Arg, string(fact.Access), fact.Resolved)
 		case catalog.SubjectCommand:
-			a.raise(catalog.RiskHigh, catalog.ApprovalPrompt, ReasonNoAssessor)
-			fp.add(fact.Kind, fact.Arg, "", fact.Value)
+			if err := a.assessCommand(&fact, s, args, ws, fp); err != nil {
+				return Assessment{}, err
+			}
 		case catalog.SubjectURL:
 			fp.add(fact.Kind, fact.Arg, "", a.assessURL(&fact))
 		default:

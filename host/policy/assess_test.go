@@ -217,30 +217,6 @@ func TestAssessFailsClosed(t *testing.T) {
 	}
 }
 
-func TestAssessCommandAndURLSubjectsPrompt(t *testing.T) {
-	for _, kind := range []catalog.SubjectKind{catalog.SubjectCommand} { // url: assess_url_test.go
-		spec := catalog.ToolSpec{
-			Name: "t", Effect: catalog.EffectExec,
-			Metadata: catalog.Metadata{Risk: catalog.RiskLow, ApprovalPolicy: catalog.ApprovalAuto},
-			Subjects: []catalog.Subject{{Kind: kind, Arg: "x"}},
-		}
-		got, err := Assess(spec, spec.Metadata, map[string]any{"x": "ls"}, ws)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got.Approval != catalog.ApprovalPrompt || got.Risk != catalog.RiskHigh || !slices.Contains(got.Reasons, ReasonNoAssessor) {
-			t.Errorf("%s: got %v/%v %q; want prompt/high with %q", kind, got.Risk, got.Approval, got.Reasons, ReasonNoAssessor)
-		}
-		other, _ := Assess(spec, spec.Metadata, map[string]any{"x": "rm -rf /"}, ws)
-		if other.Fingerprint == got.Fingerprint {
-			t.Errorf("%s: two commands share a fingerprint", kind)
-		}
-		if _, err := Assess(spec, spec.Metadata, map[string]any{}, ws); err == nil {
-			t.Errorf("%s: a missing argument was accepted", kind)
-		}
-	}
-}
-
 func TestAssessFingerprint(t *testing.T) {
 	fp := func(spec catalog.ToolSpec, args map[string]any) string {
 		t.Helper()
