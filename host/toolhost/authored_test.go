@@ -360,3 +360,18 @@ func exitedProcess(pid int) bool {
 	f := strings.Fields(string(b))
 	return len(f) > 2 && f[2] == "Z"
 }
+
+// A core with slots.tools needs the runtime plugin; without it loading
+// fails and says how to get it.
+func TestSlotsToolsWithoutTheRuntimeFailsLoading(t *testing.T) {
+	withAuthored(t)
+	only := t.TempDir()
+	if err := plugintest.Copy(builtinDir, only, "coding"); err != nil {
+		t.Fatal(err)
+	}
+	dir := authoredCore(t, "toolsets: [coding]\nslots: {tools: agent/tools}\n", nil)
+	_, err := Open(Options{CoreDir: dir, Workspace: t.TempDir(), StateDir: t.TempDir(), BuiltinPluginDir: only})
+	if err == nil || !strings.Contains(err.Error(), "slots.tools needs the built-in plugin demiurge-toolset-authored") {
+		t.Errorf("err = %v", err)
+	}
+}
