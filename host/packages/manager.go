@@ -73,6 +73,13 @@ func (m *Manager) Install(ref, sha string) (installed.Locked, error) {
 		return installed.Locked{}, err
 	}
 	defer release()
+	if !IsArchivePath(ref) {
+		// The source's manifest names the slot: a taken slot is refused
+		// before the archive is even hashed (and again after unpacking).
+		if err := m.checkFreeByName(ref); err != nil {
+			return installed.Locked{}, err
+		}
+	}
 	staging, err := os.MkdirTemp(filepath.Join(m.StateDir, "packages"), "staging-")
 	if err != nil {
 		return installed.Locked{}, fmt.Errorf("package staging directory: %w", err)
@@ -112,6 +119,19 @@ func (m *Manager) Install(ref, sha string) (installed.Locked, error) {
 		return installed.Locked{}, err
 	}
 	return entry, nil
+}
+
+// checkFreeByName runs checkFree with the manifest a source lists for name.
+func (m *Manager) checkFreeByName(name string) error {
+	a, err := find(m.Sources, name)
+	if err != nil {
+		return err
+	}
+	lock, err := installed.Read(m.StateDir)
+	if err != nil {
+		return err
+	}
+	return m.checkFree(lock, a.manifest, a.SHA256)
 }
 
 // checkFree refuses a second package of the same name or slot in the core,
