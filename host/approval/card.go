@@ -7,6 +7,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"demiurge.dev/host/policy"
 )
 
 // maxPreviewRunes bounds the preview a prompt shows; the arguments come
@@ -36,6 +38,9 @@ func writeCard(w io.Writer, req Request) error {
 			continue
 		}
 		fmt.Fprintf(&b, "  %-8s %s\n", s.Kind, inert(s.Value))
+		if s.Command != nil {
+			writeCommandShape(&b, s)
+		}
 	}
 	if req.Preview != "" {
 		fmt.Fprintf(&b, "  preview  %s\n", inert(truncateRunes(req.Preview, maxPreviewRunes)))
@@ -80,4 +85,30 @@ func truncateRunes(s string, n int) string {
 		n--
 	}
 	return s[:cut] + fmt.Sprintf("… (%d more bytes)", len(s)-cut)
+}
+
+// writeCommandShape shows where and how a command runs: cwd, the
+// environment overlay's keys (never its values), background and timeout.
+func writeCommandShape(b *strings.Builder, s policy.SubjectFact) {
+	c := s.Command
+	where := ""
+	if !s.Inside {
+		where = " (OUTSIDE the workspace)"
+	}
+	fmt.Fprintf(b, "  %-8s %s%s\n", "cwd", inert(s.Resolved), where)
+	if len(c.EnvKeys) > 0 {
+		keys := make([]string, len(c.EnvKeys))
+		for i, k := range c.EnvKeys {
+			keys[i] = inert(k)
+		}
+		fmt.Fprintf(b, "  %-8s %s (values not shown)\n", "env", strings.Join(keys, ", "))
+	}
+	mode := "foreground"
+	if c.Background {
+		mode = "background"
+	}
+	if c.Timeout != 0 {
+		mode += ", timeout " + strconv.FormatFloat(c.Timeout, 'g', -1, 64) + "s"
+	}
+	fmt.Fprintf(b, "  %-8s %s\n", "runs", mode)
 }

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"demiurge.dev/catalog"
+	"demiurge.dev/host/policy"
+	"demiurge.dev/host/policy/shellguard"
 )
 
 // Resolver decides on calls. Its zero value refuses every call that is not
@@ -31,6 +33,14 @@ type Resolver struct {
 //     no session allow recorded or used;
 //  5. an auto policy allows (Via auto);
 //  6. a matching allow rule allows (Via rule);
+//
+// For a call with a command subject that the shell guard did not allow,
+// step 5 is skipped and step 6 takes only an explicit rule (one the
+// operator gave on the command line for this run): an auto fallback or a
+// standing rule from a core never lowers the guard's verdict. Such a call
+// runs only on an explicit approval: that rule, a session allow for the
+// same fingerprint, or the provider's answer. A command the guard blocks
+// is refused at step 1 even if req.Block was not set.
 //  7. a live session allow for the same authority, tool and subjects
 //     allows (Via session), when the request is session-allowable;
 //  8. the provider is asked: allow once or for the session (Via prompt),
@@ -41,7 +51,8 @@ type Resolver struct {
 // returned error is non-nil only when ctx ended while waiting; the Outcome
 // is then a refusal too.
 func (r *Resolver) Resolve(ctx context.Context, req Request) (Outcome, error) {
-	if req.Block {
+	guarded, blocked := guardVerdict(req.Subjects)
+	if req.Block || blocked {
 		return refuse(ViaBlock, "blocked", req.Reasons), nil
 	}
 	if req.Policy != catalog.ApprovalAuto && req.Policy != catalog.ApprovalPrompt {
@@ -53,10 +64,10 @@ func (r *Resolver) Resolve(ctx context.Context, req Request) (Outcome, error) {
 	if rule, ok := r.firstMatch(RulePrompt, req); ok {
 		return r.ask(ctx, req, false, "rule "+ruleName(rule)+" asks every time")
 	}
-	if req.Policy == catalog.ApprovalAuto {
+	if req.Policy == catalog.ApprovalAuto && !guarded {
 		return Outcome{Allowed: true, Via: ViaAuto, Reason: "approval policy is auto", Scope: ScopeOnce}, nil
 	}
-	if rule, ok := r.firstMatch(RuleAllow, req); ok {
+	if rule, ok := r.firstMatch(RuleAllow, req); ok && (!guarded || rule.Explicit()) {
 		return Outcome{Allowed: true, Via: ViaRule, Reason: "allowed by rule " + ruleName(rule), Scope: ScopeOnce}, nil
 	}
 	sessionable := req.SessionAllowable && r.Sessions != nil && req.Fingerprint != ""
@@ -115,6 +126,9 @@ func (r *Resolver) ask(ctx context.Context, req Request, sessionable bool, why s
 	reason := "denied by " + p.Name()
 	if isDenyAll(p) {
 		reason = "needs approval, and no one can answer here; run in a terminal or pass --approve allow:" + req.Tool
+		if guarded, _ := guardVerdict(req.Subjects); guarded {
+			reason = "the shell guard asks for an explicit approval of this command, and no one can answer here; run in a terminal or pass --approve allow:" + req.Tool + " (a rule in a core does not count)"
+		}
 	}
 	return Outcome{Via: ViaDeny, Reason: reason}, nil
 }
@@ -146,4 +160,22 @@ func isDenyAll(p Provider) bool {
 		return true
 	}
 	return false
+}
+
+// guardVerdict reads the shell guard's verdicts off the command subjects:
+// guarded when any command was not allowed (or carries no verdict),
+// blocked when any was blocked.
+func guardVerdict(subjects []policy.SubjectFact) (guarded, blocked bool) {
+	for _, s := range subjects {
+		if s.Kind != string(catalog.SubjectCommand) {
+			continue
+		}
+		if !s.GuardAllows() {
+			guarded = true
+		}
+		if s.Command != nil && s.Command.Guard.Decision == shellguard.Block {
+			blocked = true
+		}
+	}
+	return guarded, blocked
 }

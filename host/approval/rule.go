@@ -52,7 +52,8 @@ const (
 // segments, so only a glob of "**" segments matches it.
 //
 // An allow rule only ever turns a prompt into an allow; a deny policy or a
-// block stays refused. A deny rule wins over everything else, a prompt rule
+// block stays refused. Only an explicit allow rule (Explicit) approves a
+// command the shell guard asks about; a rule from a core does not. A deny rule wins over everything else, a prompt rule
 // over every allow.
 type Rule struct {
 	Action RuleAction
@@ -65,6 +66,16 @@ type Rule struct {
 
 	segments []string
 }
+
+// OriginCommandLine is the Origin of rules the operator gave with
+// --approve for one run.
+const OriginCommandLine = "--approve"
+
+// Explicit reports whether the rule is the operator's own, given on the
+// command line for this run, rather than a standing rule from a core
+// (which the agent may have written): only such a rule may approve a
+// command the shell guard asks about.
+func (r Rule) Explicit() bool { return r.Origin == OriginCommandLine }
 
 // ParseRule reads one rule; see Rule for the syntax.
 func ParseRule(s string) (Rule, error) {
