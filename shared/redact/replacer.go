@@ -18,7 +18,11 @@ type Replacer struct {
 	// byFirst lists, for each first byte, the secrets starting with it,
 	// longest first, so the first full match found is the longest one.
 	byFirst [256][]entry
-	maxLen  int
+	// pairs has a bit for every first two bytes of a secret: a position
+	// whose two bytes are not a pair cannot start one, which rules out
+	// almost every position of ordinary text with one lookup.
+	pairs  [1 << 16 / 64]uint64
+	maxLen int
 }
 
 type entry struct {
@@ -56,6 +60,8 @@ func NewReplacer(secrets []Secret) *Replacer {
 		}
 		c := s.Value[0]
 		r.byFirst[c] = append(r.byFirst[c], entry{value: s.Value, marker: Marker(s.Target)})
+		pair := uint(c)<<8 | uint(s.Value[1]) // every value has MinSecretLen >= 2 bytes
+		r.pairs[pair/64] |= 1 << (pair % 64)
 		if len(s.Value) > r.maxLen {
 			r.maxLen = len(s.Value)
 		}
@@ -109,6 +115,7 @@ func (r *Replacer) scan(b []byte, final bool, emit func(lit []byte, marker strin
 	start := 0 // start of the pending literal run
 	i := 0
 	for i < len(b) {
+		i = r.skip(b, i)
 		cands := r.byFirst[b[i]]
 		if len(cands) == 0 {
 			i++
@@ -148,6 +155,19 @@ func (r *Replacer) scan(b []byte, final bool, emit func(lit []byte, marker strin
 	}
 	if i > start {
 		emit(b[start:i], "")
+	}
+	return i
+}
+
+// skip returns the first position from i on where a secret may start:
+// one whose two bytes are a secret's first two, or the last byte, which
+// has no pair yet and takes the slow path.
+func (r *Replacer) skip(b []byte, i int) int {
+	for ; i+1 < len(b); i++ {
+		pair := uint(b[i])<<8 | uint(b[i+1])
+		if r.pairs[pair>>6]&(1<<(pair&63)) != 0 {
+			return i
+		}
 	}
 	return i
 }

@@ -48,10 +48,34 @@ func (w *Writer) Write(p []byte) (int, error) {
 	if w.r.Empty() {
 		return w.writeDst(p, len(p))
 	}
-	w.pending = append(w.pending, p...)
-	if err := w.drain(false); err != nil {
-		return 0, err
+	if len(w.pending) > 0 {
+		w.pending = append(w.pending, p...)
+		if err := w.drain(false); err != nil {
+			return 0, err
+		}
+		return len(p), nil
 	}
+	// Nothing held back: scan p where it is and write its runs straight
+	// through, copying only the undecided tail. Bulk output is nearly all
+	// one literal run, which then costs no copy at all.
+	n := w.r.scan(p, false, func(lit []byte, marker string) {
+		if w.err != nil {
+			return
+		}
+		if len(lit) > 0 {
+			if _, err := w.writeDst(lit, 0); err != nil {
+				return
+			}
+		}
+		if marker != "" {
+			w.out = append(w.out[:0], marker...)
+			_, _ = w.writeDst(w.out, 0)
+		}
+	})
+	if w.err != nil {
+		return 0, w.err
+	}
+	w.pending = append(w.pending, p[n:]...)
 	return len(p), nil
 }
 
