@@ -60,7 +60,7 @@ func (a *asker) allow(tools ...string) {
 // fixture is a workspace, an MCP manifest directory, a pool and the
 // authority its turns run under.
 type fixture struct {
-	t       *testing.T
+	t       testing.TB
 	bins    string
 	ws      policy.Workspace
 	state   string
@@ -73,6 +73,11 @@ type fixture struct {
 }
 
 func newFixture(t *testing.T, mod ...func(*Config)) *fixture {
+	t.Helper()
+	return newFixtureTB(t, mod...)
+}
+
+func newFixtureTB(t testing.TB, mod ...func(*Config)) *fixture {
 	t.Helper()
 	root, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {

@@ -26,6 +26,8 @@ type plan struct {
 	command string
 	// cwd is the resolved working directory, inside the workspace.
 	cwd string
+	// workspace is the root the plan was resolved in.
+	workspace string
 	// key identifies the declaration as it would run: manifest bytes,
 	// resolved program and directory. A connection serves one key.
 	key string
@@ -37,7 +39,7 @@ type plan struct {
 // newPlan resolves a server. coreDir anchors a relative program path; the
 // cwd must lie inside the workspace after symlinks are resolved.
 func newPlan(s core.MCPServer, ws policy.Workspace, coreDir string) (*plan, error) {
-	p := &plan{server: s, secrets: knownSecrets(s)}
+	p := &plan{server: s, secrets: knownSecrets(s), workspace: ws.Root}
 	if s.Transport == core.MCPStdio {
 		cmd, err := resolveCommand(s.Command, coreDir)
 		if err != nil {

@@ -175,6 +175,13 @@ func (p *Pool) resolve(ctx context.Context, t Turn, only string) Resolution {
 			}
 			continue
 		}
+		// The fast path of every turn: the same declaration, in the same
+		// workspace, still connected. Nothing is resolved again.
+		if l := p.conns[s.ID]; l != nil && l.c.plan.server.Fingerprint == s.Fingerprint &&
+			l.c.plan.server.File == s.File && l.c.plan.workspace == t.Workspace.Root && l.c.alive() {
+			states = append(states, l.state)
+			continue
+		}
 		st := State{Server: s.ID, File: s.File, Transport: s.Transport}
 		if !s.Enabled {
 			p.dropLocked(s.ID, "disabled")

@@ -398,3 +398,26 @@ func TestManifestErrorsReported(t *testing.T) {
 }
 
 var _ = time.Second
+
+// TestManifestsCache: an unchanged manifest is not parsed again; an edited,
+// added or removed one is seen on the next load.
+func TestManifestsCache(t *testing.T) {
+	dir := t.TempDir()
+	mcptest.Manifest(t, dir, "a", "command: a\n")
+	var m Manifests
+	s1, _ := m.Load(dir)
+	s2, _ := m.Load(dir)
+	if len(s1) != 1 || s1[0].Fingerprint != s2[0].Fingerprint {
+		t.Fatal(s1, s2)
+	}
+	mcptest.Manifest(t, dir, "a", "command: b\n") // same size, new content
+	mcptest.Manifest(t, dir, "z", "command: [\n")
+	s3, errs := m.Load(dir)
+	if len(s3) != 1 || s3[0].Command != "b" || len(errs) != 1 || errs[0].ID != "z" {
+		t.Fatalf("%+v %+v", s3, errs)
+	}
+	os.Remove(filepath.Join(dir, "a.yaml"))
+	if s4, _ := m.Load(dir); len(s4) != 0 {
+		t.Fatal(s4)
+	}
+}

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"demiurge.dev/catalog"
-	"demiurge.dev/host/core"
 	"demiurge.dev/host/mcp"
 	"demiurge.dev/host/plugins"
 	"demiurge.dev/host/runtime"
@@ -25,10 +24,11 @@ type mcpHost struct {
 	// agent.yaml, a manifest or the environment.
 	MCPConfig func(*mcp.Config)
 
-	mcpOnce   sync.Once
-	mcpPool   *mcp.Pool
-	mcpMu     sync.Mutex
-	mcpStates []mcp.State
+	mcpOnce      sync.Once
+	mcpPool      *mcp.Pool
+	mcpManifests mcp.Manifests
+	mcpMu        sync.Mutex
+	mcpStates    []mcp.State
 }
 
 // pool makes the session's pool on first use.
@@ -52,7 +52,7 @@ func (h *Host) pool() *mcp.Pool {
 
 // mcpTurn is what the pool resolves this turn against.
 func (h *Host) mcpTurn() mcp.Turn {
-	servers, errs := core.LoadMCPServers(h.Core.MCPRoot)
+	servers, errs := h.mcpManifests.Load(h.Core.MCPRoot)
 	return mcp.Turn{Authority: h.Authority, Workspace: h.Workspace, Approvals: h.Approvals, Servers: servers, Errors: errs}
 }
 

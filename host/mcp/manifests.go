@@ -1,0 +1,97 @@
+package mcp
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+
+	"demiurge.dev/host/core"
+)
+
+// Manifests reads a core's MCP manifests each turn without parsing again
+// what has not changed: a file is parsed anew only when its device, inode,
+// size, modification or change time differ from the last read.
+type Manifests struct {
+	mu    sync.Mutex
+	cache map[string]cachedManifest
+}
+
+type fileID struct {
+	dev, ino     uint64
+	size         int64
+	mtime, ctime int64
+}
+
+type cachedManifest struct {
+	id     fileID
+	server core.MCPServer
+	err    *core.LoadError
+}
+
+// Load is core.LoadMCPServers with the cache.
+func (m *Manifests) Load(root string) ([]core.MCPServer, []core.MCPManifestError) {
+	if root == "" {
+		return nil, nil
+	}
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		return core.LoadMCPServers(root) // its error, with its wording
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.cache == nil {
+		m.cache = map[string]cachedManifest{}
+	}
+	var servers []core.MCPServer
+	var errs []core.MCPManifestError
+	seen := make(map[string]bool, len(entries))
+	for _, e := range entries {
+		name := e.Name()
+		id, isYAML := strings.CutSuffix(name, ".yaml")
+		if !isYAML || len(servers)+len(errs) >= core.MaxMCPServers {
+			// The rare cases (.yml, too many) take the uncached path.
+			if strings.HasSuffix(name, ".yml") || isYAML {
+				return core.LoadMCPServers(root)
+			}
+			continue
+		}
+		file := filepath.Join(root, name)
+		seen[file] = true
+		fid, ok := statID(file)
+		c, hit := m.cache[file]
+		if !ok || !hit || c.id != fid {
+			c = cachedManifest{id: fid}
+			c.server, c.err = core.LoadMCPServer(file)
+			if ok {
+				m.cache[file] = c
+			} else {
+				delete(m.cache, file)
+			}
+		}
+		if c.err != nil {
+			errs = append(errs, core.MCPManifestError{ID: id, Err: c.err})
+			continue
+		}
+		servers = append(servers, c.server)
+	}
+	for f := range m.cache {
+		if !seen[f] {
+			delete(m.cache, f)
+		}
+	}
+	return servers, errs
+}
+
+func statID(path string) (fileID, bool) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return fileID{}, false
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return fileID{}, false
+	}
+	return fileID{dev: uint64(st.Dev), ino: st.Ino, size: st.Size, mtime: st.Mtim.Nano(), ctime: st.Ctim.Nano()}, true
+}
