@@ -8,7 +8,7 @@ call::
 
     def execute(ctx, args):
         ctx.capability.require("fs.write")      # listed in tool.yaml capabilities
-        ctx.output.deliver("working on it")     # reaches the active turn
+        ctx.output.deliver("working on it")     # reaches the active turn, if any
         return ToolResult(content="done", display_output="wrote the note")
 
 Return a ToolResult, a dict with ToolResult's fields, or any value: a str is
@@ -102,7 +102,9 @@ class Output:
         self._deliver = deliver
 
     def deliver(self, text):
-        self._deliver(str(text))
+        """Sends text to the active turn; False when no turn takes output
+        (a call from the command line, say), which is not an error."""
+        return self._deliver(str(text))
 
 
 class ToolContext:
@@ -173,8 +175,7 @@ class _Bridge:
 
         def deliver(text):
             r = self.ask({"type": "deliver", "id": call_id, "text": text}, "deliver_result")
-            if r.get("error"):
-                raise RuntimeError(r["error"])
+            return not r.get("error")
 
         ctx = ToolContext(
             Turn(c.get("turn_id", ""), c.get("session_id", ""), call_id),

@@ -53,6 +53,7 @@ func interpreter(t *testing.T) string {
 // recordingHost grants what it was told to and records every request.
 type recordingHost struct {
 	granted map[string]bool
+	noTurn  bool // Deliver fails, as when no turn takes output
 	mu      sync.Mutex
 	asked   []string
 	out     []string
@@ -71,6 +72,9 @@ func (h *recordingHost) Capability(_ context.Context, name string, require bool)
 func (h *recordingHost) Deliver(_ context.Context, text string) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	if h.noTurn {
+		return errors.New("this turn takes no delivered output")
+	}
 	h.out = append(h.out, text)
 	return nil
 }
@@ -367,4 +371,20 @@ func FuzzRead(f *testing.F) {
 			}
 		}
 	})
+}
+
+// Delivering output when no turn takes it is not the tool's failure.
+func TestDeliverWithoutATurn(t *testing.T) {
+	c := pythonTool(t, "def execute(ctx, args):\n    return [ctx.output.deliver('a'), 'done']\n")
+	p := NewPool()
+	defer p.Close()
+	for _, tt := range []struct {
+		noTurn bool
+		want   string
+	}{{false, `[true, "done"]`}, {true, `[false, "done"]`}} {
+		out, _, err := call(t, p, c, `{}`, &recordingHost{noTurn: tt.noTurn}, 10*time.Second)
+		if err != nil || out.Failed || string(out.Value) != tt.want {
+			t.Errorf("noTurn=%v: %+v, %v; want %s", tt.noTurn, out, err, tt.want)
+		}
+	}
 }
