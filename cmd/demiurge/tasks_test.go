@@ -91,7 +91,7 @@ func TestOneShotBackgroundCall(t *testing.T) {
 	e := newTaskEnv(t)
 	out, stderr, err := e.run(t, "tools", "call", "stream", `{"command":"make bench","background":true,"lines":4,"interval_ms":30}`)
 	if err != nil {
-		t.Fatalf("tools call: %v\n%s", err, stderr)
+		t.Fatalf("tools call: %v\nstdout %s\nstderr %s", err, out, stderr)
 	}
 	id := cliTaskID.FindString(out)
 	if id == "" || !strings.Contains(stderr, "waiting for them to end") || !strings.Contains(stderr, id+" succeeded") {
@@ -116,7 +116,12 @@ func TestOneShotBackgroundCall(t *testing.T) {
 // the task id and the child's pid.
 func (e *taskEnv) startBackground(t *testing.T) (*exec.Cmd, string, int) {
 	t.Helper()
-	cmd := e.command("tools", "call", "stream", `{"command":"sleep forever","background":true,"child":true,"interval_ms":20}`)
+	return e.startBackgroundCall(t, "tools", "call", "stream", `{"command":"sleep forever","background":true,"child":true,"interval_ms":20}`)
+}
+
+func (e *taskEnv) startBackgroundCall(t *testing.T, args ...string) (*exec.Cmd, string, int) {
+	t.Helper()
+	cmd := e.command(args...)
 	stdout, _ := cmd.StdoutPipe()
 	stderr, _ := cmd.StderrPipe()
 	if err := cmd.Start(); err != nil {
@@ -229,5 +234,60 @@ func TestKilledHostTaskIsLost(t *testing.T) {
 	audit, _, err := e.run(t, "audit", "--kind", runtime.EventKindTaskLost, "--json")
 	if err != nil || !strings.Contains(audit, id) {
 		t.Errorf("audit has no task.lost event for %s: %v %s", id, err, audit)
+	}
+}
+
+// descendantsNamed lists every process called name below pid.
+func descendantsNamed(pid int, name string) []int {
+	var out []int
+	for _, child := range childPIDsOf(pid) {
+		if comm, _ := os.ReadFile(filepath.Join("/proc", strconv.Itoa(child), "comm")); strings.TrimSpace(string(comm)) == name {
+			out = append(out, child)
+		}
+		out = append(out, descendantsNamed(child, name)...)
+	}
+	return out
+}
+
+// TestKilledHostTerminalTaskIsLostAndReaped runs the real terminal tool in
+// the background with a tree of processes, kills the host with SIGKILL, and
+// checks that the next start marks the task lost and leaves none of the
+// tree behind.
+func TestKilledHostTerminalTaskIsLostAndReaped(t *testing.T) {
+	e := newTaskEnv(t)
+	core := t.TempDir()
+	if err := os.WriteFile(filepath.Join(core, "agent.yaml"), []byte("toolsets: [coding]\ncapabilities: [fs.read, terminal.exec]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	host, id, _ := e.startBackgroundCall(t, "--core", core, "--approve", "allow:terminal", "tools", "call", "terminal",
+		`{"command":"sleep 600 & sleep 601 & wait","background":true}`)
+	var tree []int
+	for deadline := time.Now().Add(5 * time.Second); len(tree) < 2 && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		tree = descendantsNamed(host.Process.Pid, "sleep")
+	}
+	if len(tree) < 2 {
+		t.Fatalf("the command's tree did not appear under the host: %v", tree)
+	}
+	t.Cleanup(func() {
+		for _, pid := range tree {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	})
+	if err := host.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	host.Wait()
+	time.Sleep(time.Second)
+	for _, pid := range tree {
+		if alive(pid) {
+			t.Logf("process %d of the task outlived its killed host by a second; the next start ends it", pid)
+		}
+	}
+	task := e.task(t, "last")
+	if task.ID != id || task.State != runtime.TaskLost || task.ExitReason != runtime.ExitReasonLost {
+		t.Fatalf("task after the host was killed = %s %s/%s", task.ID, task.State, task.ExitReason)
+	}
+	for _, pid := range tree {
+		waitProcessGone(t, pid, time.Second)
 	}
 }

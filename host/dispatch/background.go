@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -134,6 +135,11 @@ func (t *Turn) runTask(ctx context.Context, adapter Adapter, inv Invocation, sec
 			sink.Artifact(t.artifactRef(path))
 		}
 		return nil
+	}
+	if inv.Env != nil {
+		// Marks every process of the task, so that the next host can end
+		// those that outlive a crash.
+		inv.Env = append(slices.Clip(inv.Env), runtime.TaskEnvVar+"="+sink.ID())
 	}
 	res, err := adapter.Invoke(ctx, inv)
 	for _, w := range writers {

@@ -68,6 +68,13 @@ func NewTaskManager(ctx context.Context, store *Store) (*TaskManager, []Task, er
 	if err != nil {
 		return nil, nil, err
 	}
+	// Their plugin died with their host; processes that outlived it are
+	// ended now.
+	ids := make([]string, len(lost))
+	for i, t := range lost {
+		ids[i] = t.ID
+	}
+	reapTaskProcesses(ids)
 	base, stop := context.WithCancel(context.Background())
 	return &TaskManager{store: store, base: base, stop: stop, live: map[string]*liveTask{}}, lost, nil
 }
