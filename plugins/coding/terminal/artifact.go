@@ -1,7 +1,6 @@
 package terminal
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"os"
@@ -34,6 +33,11 @@ func artifactDir(root, spawnID string) (abs, rel string, err error) {
 	return abs, rel, nil
 }
 
+// artifactBuffers bounds what a stream may have on its way to disk: the
+// drain fills one buffer while the writer goroutine writes the others, so
+// reading the pipe and writing the file overlap, and memory stays bounded.
+const artifactBuffers = 4
+
 // artifact writes one stream to a private file. A failed write is kept as
 // the artifact's error and later bytes are dropped, so that the pipe keeps
 // draining; the call fails at the end.
@@ -41,9 +45,16 @@ type artifact struct {
 	path string // absolute
 	rel  string // relative to the artifact root
 	f    *os.File
-	w    *bufio.Writer
 	size int64
-	err  error
+
+	cur    []byte        // the buffer being filled
+	nbuf   int           // buffers taken from the pool
+	full   chan []byte   // to the writer goroutine
+	free   chan []byte   // back from it
+	done   chan struct{} // closed when the writer goroutine has ended
+	werr   error         // the writer goroutine's first error; read after done
+	err    error         // the drain side's first error
+	closed bool
 }
 
 // openArtifact creates the file exclusively, without following a symlink,
@@ -60,32 +71,87 @@ func openArtifact(dir, rel, name string) *artifact {
 		a.err = fmt.Errorf("open artifact %s: %w", a.rel, err)
 		return a
 	}
-	a.f, a.w = f, newBuffered(f)
+	a.start(f)
 	return a
 }
 
-func (a *artifact) Write(p []byte) (int, error) {
-	if a.err != nil {
-		return len(p), nil
-	}
-	if _, err := a.w.Write(p); err != nil {
-		a.err = fmt.Errorf("write artifact %s: %w", a.rel, err)
-		return len(p), nil
-	}
-	a.size += int64(len(p))
-	return len(p), nil
+// start begins writing to f from a goroutine of its own.
+func (a *artifact) start(f *os.File) {
+	a.f = f
+	a.full = make(chan []byte, artifactBuffers)
+	a.free = make(chan []byte, artifactBuffers)
+	a.done = make(chan struct{})
+	go func() {
+		defer close(a.done)
+		for b := range a.full {
+			if a.werr == nil {
+				if _, err := f.Write(b); err != nil {
+					a.werr = fmt.Errorf("write artifact %s: %w", a.rel, err)
+				}
+			}
+			a.free <- b[:0]
+		}
+	}()
 }
 
-// close flushes, syncs and closes the file; the first error of the
-// artifact's life is returned.
+var artifactPool = sync.Pool{New: func() any { b := make([]byte, 0, artifactBuffer); return &b }}
+
+func (a *artifact) Write(p []byte) (int, error) {
+	if a.err != nil || a.f == nil {
+		return len(p), nil
+	}
+	n0 := len(p)
+	a.size += int64(n0)
+	for len(p) > 0 {
+		if a.cur == nil {
+			a.cur = a.buffer()
+		}
+		n := copy(a.cur[len(a.cur):cap(a.cur)], p)
+		a.cur = a.cur[:len(a.cur)+n]
+		p = p[n:]
+		if len(a.cur) == cap(a.cur) {
+			a.full <- a.cur
+			a.cur = nil
+		}
+	}
+	return n0, nil
+}
+
+// buffer is a returned buffer, or a new one while fewer than
+// artifactBuffers exist (a short command never needs a second), or else
+// the next one the writer returns.
+func (a *artifact) buffer() []byte {
+	select {
+	case b := <-a.free:
+		return b
+	default:
+	}
+	if a.nbuf < artifactBuffers {
+		a.nbuf++
+		return (*artifactPool.Get().(*[]byte))[:0]
+	}
+	return <-a.free
+}
+
+// close writes what is buffered, syncs and closes the file; the first
+// error of the artifact's life is returned. Closing twice is harmless.
 func (a *artifact) close() error {
-	if a.f == nil {
+	if a.f == nil || a.closed {
 		return a.err
 	}
+	a.closed = true
+	if len(a.cur) > 0 {
+		a.full <- a.cur
+		a.cur = nil
+	}
+	close(a.full)
+	<-a.done
+	for range a.nbuf {
+		b := <-a.free
+		artifactPool.Put(&b)
+	}
 	if a.err == nil {
-		if err := a.w.Flush(); err != nil {
-			a.err = fmt.Errorf("flush artifact %s: %w", a.rel, err)
-		}
+		a.err = a.werr
 	}
 	if a.err == nil {
 		if err := a.f.Sync(); err != nil {
@@ -95,17 +161,5 @@ func (a *artifact) close() error {
 	if err := a.f.Close(); err != nil && a.err == nil {
 		a.err = fmt.Errorf("close artifact %s: %w", a.rel, err)
 	}
-	a.w.Reset(nil) // drops what a failed write left buffered
-	artifactWriters.Put(a.w)
-	a.f, a.w = nil, nil
 	return a.err
-}
-
-// artifactWriters are reused for the same reason as the read buffers.
-var artifactWriters = sync.Pool{New: func() any { return bufio.NewWriterSize(nil, artifactBuffer) }}
-
-func newBuffered(f *os.File) *bufio.Writer {
-	w := artifactWriters.Get().(*bufio.Writer)
-	w.Reset(f)
-	return w
 }

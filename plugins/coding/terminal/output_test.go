@@ -80,6 +80,14 @@ func TestBigOutputKeepsTailCountsAndArtifact(t *testing.T) {
 		t.Fatalf("exit %d", res.ExitCode)
 	}
 	art := readArtifact(t, root, res.Stdout.Artifact)
+	var want strings.Builder
+	for i := 1; i <= 400000; i++ {
+		want.WriteString(strconv.Itoa(i))
+		want.WriteByte('\n')
+	}
+	if art != want.String() {
+		t.Fatalf("artifact of %d bytes differs from seq's %d bytes of output", len(art), want.Len())
+	}
 	if int64(len(art)) != res.Stdout.Bytes || res.Stdout.Chars != res.Stdout.Bytes || !strings.HasSuffix(art, "\n400000\n") {
 		t.Fatalf("artifact %d bytes, counted %d bytes %d chars", len(art), res.Stdout.Bytes, res.Stdout.Chars)
 	}
@@ -93,6 +101,17 @@ func TestBigOutputKeepsTailCountsAndArtifact(t *testing.T) {
 	}
 	if !strings.HasPrefix(art, streamed[:min(len(streamed), 1000)]) {
 		t.Fatal("the first streamed chunk is not the start of the output")
+	}
+}
+
+// Bulk output read through the big buffer arrives byte for byte.
+func TestBulkOutputIsExact(t *testing.T) {
+	root := t.TempDir()
+	res, _ := run(t, quickRunner(), Request{Command: "yes abcdefghijklmnopqrstuvwxyz0123456789 | head -c 9000000", ArtifactRoot: root})
+	art := readArtifact(t, root, res.Stdout.Artifact)
+	want := strings.Repeat("abcdefghijklmnopqrstuvwxyz0123456789\n", 9000000/37+1)[:9000000]
+	if art != want || res.Stdout.Bytes != 9000000 {
+		t.Fatalf("artifact of %d bytes differs from the %d bytes written", len(art), len(want))
 	}
 }
 
@@ -142,8 +161,8 @@ func TestArtifactWriteErrorKeepsDraining(t *testing.T) {
 	if err != nil {
 		t.Skip("no /dev/full")
 	}
-	a := &artifact{rel: "x", f: f}
-	a.w = newBuffered(f)
+	a := &artifact{rel: "x"}
+	a.start(f)
 	s := newStream("stdout", redact.FromMap(nil), a, make(chan chunk, 1000))
 	for range 3 {
 		_, _ = s.red.Write(make([]byte, artifactBuffer))

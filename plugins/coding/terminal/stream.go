@@ -115,13 +115,20 @@ func (s *stream) handoff() bool {
 // drain reads r to its end through the redactor. It returns
 // errDrainCut when r was closed under it.
 func (s *stream) drain(r *os.File) error {
-	bp := readBuffers.Get().(*[]byte)
-	defer readBuffers.Put(bp)
-	buf := *bp
+	// A small buffer first: most commands print little. A read that
+	// fills it means bulk output, which gets the big one.
+	small := smallReadBuffers.Get().(*[]byte)
+	defer smallReadBuffers.Put(small)
+	buf := *small
 	for {
 		n, err := r.Read(buf)
 		if n > 0 {
 			_, _ = s.red.Write(buf[:n]) // the fanout never fails
+		}
+		if n == len(buf) && len(buf) < readBuffer {
+			big := readBuffers.Get().(*[]byte)
+			defer readBuffers.Put(big)
+			buf = *big
 		}
 		switch {
 		case err == nil:
@@ -137,7 +144,10 @@ func (s *stream) drain(r *os.File) error {
 
 // readBuffers are reused: a fresh 1 MiB buffer per stream would cost
 // more to clear than a short command costs to run.
-var readBuffers = sync.Pool{New: func() any { b := make([]byte, readBuffer); return &b }}
+var (
+	readBuffers      = sync.Pool{New: func() any { b := make([]byte, readBuffer); return &b }}
+	smallReadBuffers = sync.Pool{New: func() any { b := make([]byte, 64<<10); return &b }}
+)
 
 // errDrainCut says a stream was closed before its end: a process outside
 // the group kept the pipe open after the group was gone.
