@@ -74,6 +74,7 @@ func newApp() *cli.App {
 			packageCommand(),
 			tasksCommand(),
 			mcpCommand(),
+			policyCommand(),
 		},
 	}
 }

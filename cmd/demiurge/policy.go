@@ -1,0 +1,106 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/urfave/cli/v2"
+
+	"demiurge.dev/host/policy/shellguard"
+)
+
+// policyCommand groups the host's policy checks, each printing a verdict
+// as JSON without running anything.
+func policyCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "policy",
+		Usage: "the host's policy verdicts as JSON: check-command, check-url",
+		Subcommands: []*cli.Command{
+			policyCheckCommandCommand(),
+			policyCheckURLCommand(),
+		},
+	}
+}
+
+// policyCheckCommandCommand is `demiurge policy check-command -- 'CMD'`:
+// the shell guard's verdict. It exits 0 on any verdict (allow, prompt or
+// block) and 2 on a usage mistake.
+func policyCheckCommandCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "check-command",
+		Usage:     "the shell guard's verdict on a command as JSON (decision allow|prompt|block, risk, reasons, parts)",
+		ArgsUsage: "-- 'COMMAND'",
+		Description: "Quote the command as one argument after --, as the terminal tool would receive it. " +
+			"Nothing is run. The workspace (default: the current directory) is where rm -rf of the root is " +
+			"blocked and outside which reads need approval; --cwd is where the command would run.",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "workspace", Usage: "workspace directory; default: the current directory"},
+			&cli.StringFlag{Name: "cwd", Usage: "directory the command would run in; default: the workspace"},
+		},
+		Action: policyCheckCommand,
+		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
+			return usageError{err}
+		},
+	}
+}
+
+// commandVerdict is what check-command prints.
+type commandVerdict struct {
+	Command   string `json:"command"`
+	Workspace string `json:"workspace"`
+	Cwd       string `json:"cwd"`
+	shellguard.Verdict
+}
+
+func policyCheckCommand(c *cli.Context) error {
+	if c.NArg() != 1 {
+		return usagef("policy check-command takes the command as one quoted argument after --, as in: demiurge policy check-command -- 'git log -5' (got %d arguments)", c.NArg())
+	}
+	ws, err := absDir(flagInLineage(c, "workspace"), "")
+	if err != nil {
+		return usagef("--workspace: %v", err)
+	}
+	cwd, err := absDir(c.String("cwd"), ws)
+	if err != nil {
+		return usagef("--cwd: %v", err)
+	}
+	home, _ := os.UserHomeDir()
+	cmd := c.Args().First()
+	v := shellguard.Check(cmd, shellguard.Options{WorkspaceRoot: ws, Cwd: cwd, Home: home})
+	return writeJSON(c.App.Writer, commandVerdict{Command: cmd, Workspace: ws, Cwd: cwd, Verdict: v})
+}
+
+// absDir makes dir absolute (relative to base, or to the current
+// directory when base is empty); an empty dir means base, or the current
+// directory.
+func absDir(dir, base string) (string, error) {
+	switch {
+	case dir == "" && base != "":
+		return base, nil
+	case dir == "":
+		wd, err := os.Getwd()
+		if err != nil {
+			return "", fmt.Errorf("no current directory: %w", err)
+		}
+		return wd, nil
+	case !filepath.IsAbs(dir) && base != "":
+		return filepath.Join(base, dir), nil
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", dir, err)
+	}
+	return abs, nil
+}
+
+// flagInLineage reads a string flag set here or, failing that, on a
+// parent command (the global --workspace and DEMIURGE_WORKSPACE).
+func flagInLineage(c *cli.Context, name string) string {
+	for _, l := range c.Lineage() {
+		if v := l.String(name); v != "" {
+			return v
+		}
+	}
+	return ""
+}
