@@ -142,7 +142,9 @@ class _Bridge:
 
     def send(self, msg):
         line = json.dumps(msg, ensure_ascii=False, allow_nan=False, default=str)
-        self._out.write(line.encode("utf-8") + b"\n")
+        # Lone surrogates (undecodable file names) cannot be UTF-8; they
+        # become "?" rather than end the worker.
+        self._out.write(line.encode("utf-8", "replace") + b"\n")
         self._out.flush()
 
     def receive(self):

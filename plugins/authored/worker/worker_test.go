@@ -388,3 +388,19 @@ func TestDeliverWithoutATurn(t *testing.T) {
 		}
 	}
 }
+
+// Values JSON cannot carry as they are still make a result.
+func TestOddValues(t *testing.T) {
+	c := pythonTool(t, `import math
+def execute(ctx, args):
+    return {"surrogate": "\udcff", "nan": [math.nan], "set": {1}}[args["k"]]
+`)
+	p := NewPool()
+	defer p.Close()
+	for k, want := range map[string]string{"surrogate": `"?"`, "nan": `"[nan]"`, "set": `"{1}"`} {
+		out, _, err := call(t, p, c, `{"k":"`+k+`"}`, &recordingHost{}, 10*time.Second)
+		if err != nil || out.Failed || string(out.Value) != want {
+			t.Errorf("%s: %+v, %v; want %s", k, out, err, want)
+		}
+	}
+}
