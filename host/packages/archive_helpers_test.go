@@ -72,7 +72,7 @@ type entry struct {
 
 // writeArchive writes a .tar.gz with the entries, in order, and returns
 // its sha256.
-func writeArchive(t *testing.T, path string, entries ...entry) string {
+func writeArchive(t testing.TB, path string, entries ...entry) string {
 	t.Helper()
 	f, err := os.Create(path)
 	if err != nil {

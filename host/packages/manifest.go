@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"demiurge.dev/host/packages/installed"
+	"demiurge.dev/host/policy"
 	"demiurge.dev/host/plugins/disk"
 	"demiurge.dev/shared"
 )
@@ -62,8 +63,9 @@ var (
 	semverPattern  = regexp.MustCompile(`^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$`)
 	modulePattern  = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._~/-]{0,254}$`)
 	reservedPrefix = []string{"LD_", "DYLD_", "DEMIURGE_", "GO", "PYTHON", "NODE_", "BASH_", "GIT_"}
-	// reservedEnv are variables that steer execution rather than hold a
-	// credential; binding one would hand a package control, not a key.
+	// reservedEnv (with policy.ExecControlEnvKey) are variables that steer
+	// execution rather than hold a credential; binding one would hand a
+	// package control, not a key.
 	reservedEnv = []string{"PATH", "HOME", "SHELL", "IFS", "ENV", "BASH_ENV", "COMSPEC", "PROMPT_COMMAND", "TMPDIR", "USER", "LOGNAME", "PWD", "LANG", "TZ"}
 )
 
@@ -138,7 +140,7 @@ func checkSecretEnv(name string) error {
 	if !envPattern.MatchString(name) {
 		return fmt.Errorf("%q is not an upper-case environment variable name", name)
 	}
-	if slices.Contains(reservedEnv, name) {
+	if slices.Contains(reservedEnv, name) || policy.ExecControlEnvKey(name) {
 		return fmt.Errorf("%s controls execution and is never bound as a secret", name)
 	}
 	for _, p := range reservedPrefix {

@@ -1,0 +1,114 @@
+package packages
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"demiurge.dev/host/dispatch"
+	"demiurge.dev/host/packages/installed"
+	"demiurge.dev/host/runtime"
+	"demiurge.dev/shared/toolsetv1"
+)
+
+// recording is the plugin side of a bound call, as far as the binding can
+// tell: it keeps the secrets each call carried and echoes them back.
+type recording struct{ calls []map[string]string }
+
+func (r *recording) Invoke(_ context.Context, inv dispatch.Invocation) (*toolsetv1.ToolResult, error) {
+	r.calls = append(r.calls, inv.Secrets)
+	var echo []string
+	for _, v := range inv.Secrets {
+		echo = append(echo, v)
+	}
+	return &toolsetv1.ToolResult{Content: "got " + strings.Join(echo, ","), Structured: []byte(`{"echo":"` + strings.Join(echo, ",") + `"}`)}, nil
+}
+
+func (r *recording) Precheck(context.Context, dispatch.Invocation) (*toolsetv1.ToolResult, error) {
+	return &toolsetv1.ToolResult{}, nil
+}
+
+func testStore(t *testing.T) *runtime.Store {
+	t.Helper()
+	s, err := runtime.Open(filepath.Join(t.TempDir(), "demiurge.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func lockedPackage() installed.Locked {
+	return installed.Locked{
+		Name: "search_one", Version: "1.0.0", Tools: []string{"web_search", "other"},
+		Secrets: []installed.Secret{{Env: "TEST_API_KEY", Target: "TEST_API_KEY", Tools: []string{"web_search"}}},
+		Grants:  []string{"secret.bind:TEST_API_KEY"},
+	}
+}
+
+func TestBindOnlyWhatWasGranted(t *testing.T) {
+	const value = "test-secret-value-0123456789"
+	env := func(name string) (string, bool) { return value, name == "TEST_API_KEY" }
+	store := testStore(t)
+	for _, tc := range []struct {
+		name   string
+		pkg    func(installed.Locked) installed.Locked
+		tool   string
+		bound  bool
+		events int
+	}{
+		{"declared tool", func(p installed.Locked) installed.Locked { return p }, "web_search", true, 1},
+		{"undeclared tool of the package", func(p installed.Locked) installed.Locked { return p }, "other", false, 0},
+		{"grant not in the lock", func(p installed.Locked) installed.Locked { p.Grants = nil; return p }, "web_search", false, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before, _ := store.Events(runtime.EventQuery{Kind: EventKindSecretBind})
+			inner := &recording{}
+			b := &boundAdapter{inner: inner, pkg: tc.pkg(lockedPackage()), events: func() (*runtime.Store, error) { return store, nil }, lookup: env}
+			res, err := b.Invoke(context.Background(), dispatch.Invocation{ID: "inv_1", Tool: tc.tool, Session: "ses_1"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := inner.calls[0]["TEST_API_KEY"] == value; got != tc.bound {
+				t.Fatalf("bound = %v, want %v", got, tc.bound)
+			}
+			if strings.Contains(res.GetContent(), value) || strings.Contains(string(res.GetStructured()), value) {
+				t.Fatalf("the value came back: %s %s", res.GetContent(), res.GetStructured())
+			}
+			if tc.bound && (res.GetContent() != "got <redacted:TEST_API_KEY>" || string(res.GetStructured()) != `{"echo":"<redacted:TEST_API_KEY>"}`) {
+				t.Fatalf("not redacted as expected: %q %s", res.GetContent(), res.GetStructured())
+			}
+			after, _ := store.Events(runtime.EventQuery{Kind: EventKindSecretBind})
+			if len(after)-len(before) != tc.events {
+				t.Fatalf("%d secret.bind events, want %d", len(after)-len(before), tc.events)
+			}
+		})
+	}
+}
+
+func TestBindFailsClosedWithoutAudit(t *testing.T) {
+	store := testStore(t)
+	store.Close() // appends now fail
+	inner := &recording{}
+	b := &boundAdapter{inner: inner, pkg: lockedPackage(), events: func() (*runtime.Store, error) { return store, nil },
+		lookup: func(string) (string, bool) { return "test-secret-value-0123456789", true }}
+	_, err := b.Invoke(context.Background(), dispatch.Invocation{ID: "inv_1", Tool: "web_search"})
+	if err == nil || !strings.Contains(err.Error(), "could not be recorded, so the call did not run") || len(inner.calls) != 0 {
+		t.Fatalf("err %v, calls %d", err, len(inner.calls))
+	}
+}
+
+func TestBindLeavesOtherToolsetsAlone(t *testing.T) {
+	inner := &recording{}
+	active := &installed.Active{Packages: []installed.Locked{lockedPackage()}}
+	if got := Bind(active, "coding", inner, nil); got != dispatch.Adapter(inner) {
+		t.Fatal("a toolset that is no package was wrapped")
+	}
+	if got := Bind(nil, "search_one", inner, nil); got != dispatch.Adapter(inner) {
+		t.Fatal("wrapped without active packages")
+	}
+	if _, ok := Bind(active, "search_one", inner, nil).(*boundAdapter); !ok {
+		t.Fatal("the package's adapter was not wrapped")
+	}
+}
