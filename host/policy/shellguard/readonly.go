@@ -108,6 +108,9 @@ const (
 )
 
 var plain = spec{}
+
+// checksum tools read the files a list names with -c.
+var checksum = spec{readOpts: []string{"-c", "--check"}}
 var noOperands = spec{operands: operandsNone}
 
 // readOnly lists the commands that only read, with the options that
@@ -135,7 +138,7 @@ func readOnlyTable() map[string]spec {
 		"sed":      {custom: checkSed},
 		"sort":     {dangers: []danger{{"-o", writes}, {"--output", writes}, {"--compress-program", execs}}, readOpts: []string{"--files0-from", "--random-source"}, values: values("-k --key -t --field-separator -S --buffer-size -T --temporary-directory --parallel -o --output")},
 		"uniq":     {values: values("-f -s -w --skip-fields --skip-chars --check-chars"), maxOperands: 1},
-		"diff":     {readOpts: []string{"-X", "--exclude-from"}, values: values("-x --exclude -X --exclude-from -I --ignore-matching-lines -F --show-function-line -L --label -C -U --context --unified --line-format --from-file --to-file")},
+		"diff":     {readOpts: []string{"-X", "--exclude-from", "--from-file", "--to-file"}, values: values("-x --exclude -X --exclude-from -I --ignore-matching-lines -F --show-function-line -L --label -C -U --context --unified --line-format --from-file --to-file")},
 		"cmp":      {values: values("-i --ignore-initial -n --bytes")},
 		"comm":     plain,
 		"join":     {values: values("-a -e -j -o -t -v -1 -2")},
@@ -148,11 +151,11 @@ func readOnlyTable() map[string]spec {
 		"expand":   {values: values("-t --tabs")},
 		"unexpand": {values: values("-t --tabs")},
 		"od":       {values: values("-A -j -N -S -t -w")},
-		"hexdump":  {values: values("-e -f -n -s")},
+		"hexdump":  {readOpts: []string{"-f"}, values: values("-e -f -n -s")},
 		"xxd":      {values: values("-c -g -l -o -s -cols -len -seek"), maxOperands: 1},
 		"strings":  {values: values("-n -t -e -T --bytes --radix --encoding --target")},
-		"md5sum":   plain, "sha1sum": plain, "sha224sum": plain, "sha256sum": plain, "sha384sum": plain, "sha512sum": plain,
-		"b2sum": plain, "cksum": plain, "sum": plain,
+		"md5sum":   checksum, "sha1sum": checksum, "sha224sum": checksum, "sha256sum": checksum, "sha384sum": checksum, "sha512sum": checksum,
+		"b2sum": checksum, "cksum": plain, "sum": plain,
 		"base64":   {values: values("-w --wrap")},
 		"base32":   {values: values("-w --wrap")},
 		"echo":     noOperands,
@@ -188,7 +191,6 @@ func readOnlyTable() map[string]spec {
 		"tty":      noOperands,
 		"locale":   noOperands,
 		"printenv": noOperands,
-		"ps":       noOperands,
 		"seq":      noOperands,
 		"sleep":    noOperands,
 		"yes":      noOperands,

@@ -152,6 +152,9 @@ var table = []row{
 	{"git cat-file -p HEAD:.env", Prompt, High},
 	{"grep -f patterns.txt src", Prompt, Medium},
 	{"wc --files0-from=list.txt", Prompt, Medium},
+	{"sha256sum -c SHA256SUMS", Prompt, Medium},
+	{"diff --from-file=a.txt b.txt", Prompt, Medium},
+	{"ps aux", Prompt, High},
 
 	// Read-only tools in forms that execute or write.
 	{`find . -name x -exec rm {} \;`, Prompt, High},
