@@ -9,8 +9,8 @@ import (
 	"strings"
 
 	"demiurge.dev/host/packages/installed"
-	"demiurge.dev/host/policy"
 	"demiurge.dev/host/plugins/disk"
+	"demiurge.dev/host/policy"
 	"demiurge.dev/shared"
 )
 
