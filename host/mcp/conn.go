@@ -47,7 +47,8 @@ type conn struct {
 	transport transport.Interface
 	cancel    context.CancelFunc
 	pgid      int
-	tail      *stderrTail // stdio only
+	tail      *stderrTail  // stdio only
+	http      *http.Client // HTTP only
 	stateDir  string
 
 	tools    []rawTool
@@ -71,6 +72,7 @@ const guardScript = `trap 'kill -KILL 0' TERM HUP; exec 3<&0; "$@" <&3 3<&- & ex
 type dialConfig struct {
 	env        []string // allowlisted base environment (stdio)
 	stateDir   string
+	spawner    *spawner
 	httpClient func(*plan) (*http.Client, error)
 }
 
@@ -138,7 +140,7 @@ func (c *conn) open(connCtx context.Context, cfg dialConfig) error {
 		if err != nil {
 			return fmt.Errorf("url: %w", err)
 		}
-		c.transport = tr
+		c.transport, c.http = tr, hc
 		c.client = client.NewClient(tr, client.WithProtocolVersion(s.ProtocolVersion))
 		return c.client.Start(connCtx)
 	}
@@ -173,7 +175,7 @@ func (c *conn) openStdio(connCtx context.Context, cfg dialConfig) error {
 	tr := transport.NewStdioWithOptions(c.plan.command, env, s.Args, transport.WithCommandFunc(build))
 	c.transport = tr
 	c.client = client.NewClient(tr, client.WithProtocolVersion(s.ProtocolVersion))
-	onSpawnThread(func() { err = c.client.Start(connCtx) })
+	cfg.spawner.run(func() { err = c.client.Start(connCtx) })
 	pw.Close() // the child holds its own copy
 	c.tail = newStderrTail()
 	go c.tail.drain(pr)
@@ -267,6 +269,9 @@ func (c *conn) shutdown(reason string, grace time.Duration) {
 		}
 		killGroup(c.pgid)
 		c.cancel()
+		if c.http != nil {
+			c.http.CloseIdleConnections()
+		}
 		if c.tail != nil {
 			select {
 			case <-c.tail.done:

@@ -28,9 +28,7 @@ func TestMain(m *testing.M) {
 		println(err.Error())
 		os.Exit(1)
 	}
-	goleak.VerifyTestMain(m,
-		goleak.IgnoreAnyFunction("demiurge.dev/host/mcp.spawnLoop"), // lives as long as the process
-	)
+	goleak.VerifyTestMain(m)
 }
 
 // asker is an approval provider that counts what it is asked and answers

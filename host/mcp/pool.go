@@ -93,6 +93,7 @@ type Pool struct {
 	conns    map[string]*live
 	failures map[string]failure
 	closed   bool
+	spawner  spawner
 }
 
 // live is a connected server with what it contributes, built once.
@@ -276,7 +277,7 @@ func (p *Pool) connect(ctx context.Context, pl *plan) (*live, error) {
 	if err := p.cfg.Limiter.acquire(ctx); err != nil {
 		return nil, err
 	}
-	c, err := connect(ctx, pl, dialConfig{env: p.cfg.Env, stateDir: p.cfg.StateDir, httpClient: p.httpClient})
+	c, err := connect(ctx, pl, dialConfig{env: p.cfg.Env, stateDir: p.cfg.StateDir, httpClient: p.httpClient, spawner: &p.spawner})
 	p.cfg.Limiter.release()
 	if err != nil {
 		return nil, err
@@ -349,6 +350,10 @@ func (p *Pool) closeAllLocked(reason string) {
 func (p *Pool) Close() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.closed {
+		return
+	}
 	p.closed = true
 	p.closeAllLocked("host closed")
+	p.spawner.stop()
 }

@@ -6,28 +6,46 @@ import (
 	"syscall"
 )
 
-// spawnThread runs process starts on one OS thread that lives as long as
-// the host: Pdeathsig fires when the thread that forked the child exits,
-// so a child forked from a goroutine's borrowed thread could be killed
-// early, or outlive a crashed host.
-var spawnThread = sync.OnceValue(func() chan func() {
-	jobs := make(chan func())
-	go spawnLoop(jobs)
-	return jobs
-})
+// spawner runs process starts on one OS thread that lives until the pool
+// closes: Pdeathsig fires when the thread that forked the child exits, so
+// a child forked from a goroutine's borrowed thread could be killed early,
+// or outlive a crashed host. The thread ends (and the goroutine with it)
+// only after every server it started is gone.
+type spawner struct {
+	once sync.Once
+	jobs chan func()
+	done chan struct{}
+}
 
-func spawnLoop(jobs chan func()) {
-	runtime.LockOSThread() // never unlocked: the thread stays for the process
+func (s *spawner) start() {
+	s.once.Do(func() {
+		s.jobs, s.done = make(chan func()), make(chan struct{})
+		go spawnLoop(s.jobs, s.done)
+	})
+}
+
+func spawnLoop(jobs chan func(), done chan struct{}) {
+	defer close(done)
+	runtime.LockOSThread() // never unlocked: the thread ends with the loop
 	for job := range jobs {
 		job()
 	}
 }
 
-// onSpawnThread runs fn on the spawn thread and waits for it.
-func onSpawnThread(fn func()) {
-	done := make(chan struct{})
-	spawnThread() <- func() { defer close(done); fn() }
-	<-done
+// run executes fn on the spawn thread and waits for it.
+func (s *spawner) run(fn func()) {
+	s.start()
+	finished := make(chan struct{})
+	s.jobs <- func() { defer close(finished); fn() }
+	<-finished
+}
+
+// stop ends the thread; call it only when no child it started lives.
+func (s *spawner) stop() {
+	if s.jobs != nil {
+		close(s.jobs)
+		<-s.done
+	}
 }
 
 // serverProcAttr puts a stdio server's guard in its own process group, so
