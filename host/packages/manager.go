@@ -150,7 +150,10 @@ func (m *Manager) checkFree(lock *installed.Lock, man *Manifest, sum string) err
 	}
 	slot := m.Target.SlotPath(man.Slot)
 	if marker, err := installed.ReadMarker(slot); err == nil {
-		return &SlotTakenError{Slot: man.Slot, Holder: marker.Name, Version: marker.Version}
+		// A marker the lock does not know (another state directory
+		// installed it, or the lock was lost): remove cannot free it.
+		return fmt.Errorf("%s is taken by %s %s, which this state directory did not install (%s has no entry for it): delete %s to free the slot, or use the state directory that installed it",
+			man.Slot, marker.Name, marker.Version, installed.Path(m.StateDir), slot)
 	}
 	if _, err := os.Lstat(slot); err == nil {
 		return fmt.Errorf("%s already exists and is not a package slot (an authored tool?); a package needs that directory: rename or remove it first", slot)

@@ -316,3 +316,15 @@ func TestCorruptLockFailsClosed(t *testing.T) {
 		t.Fatal("installed over a corrupt lock")
 	}
 }
+
+func TestForeignMarkerNamesTheWayOut(t *testing.T) {
+	f := newFixture(t, coreDir(t, true))
+	if _, err := f.m.Install("search_one", ""); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(installed.Path(f.state)) // the lock is lost; the core keeps its marker
+	_, err := f.m.Install("search_two", "")
+	if err == nil || !strings.Contains(err.Error(), "taken by search_one 1.2.3, which this state directory did not install") || !strings.Contains(err.Error(), "delete "+f.m.Target.SlotPath("web_search")) {
+		t.Fatalf("got %v", err)
+	}
+}
