@@ -68,11 +68,14 @@ func Load(stateDir string, key Key) (*Snapshot, bool) {
 	}
 	defer f.Close()
 	// Written 0600 by this user; one others may write is not trusted.
-	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() || st.Mode().Perm()&0o022 != 0 {
+	st, err := f.Stat()
+	if err != nil || !st.Mode().IsRegular() || st.Mode().Perm()&0o022 != 0 || st.Size() > maxSnapshotBytes {
 		return nil, false
 	}
-	raw, err := io.ReadAll(io.LimitReader(f, maxSnapshotBytes+1))
-	if err != nil || len(raw) > maxSnapshotBytes {
+	// One read into a buffer of the file's size: every page the launcher
+	// touches costs it start-up time.
+	raw := make([]byte, st.Size())
+	if _, err := io.ReadFull(f, raw); err != nil {
 		return nil, false
 	}
 	var s Snapshot
