@@ -10,8 +10,9 @@ import (
 )
 
 // policyCheckURLCommand is `demiurge policy check-url URL`: the URL
-// policy's verdict as JSON. It looks names up only with --resolve, and
-// exits 1 when the URL is refused.
+// policy's verdict as JSON. It looks names up only with --resolve. Like
+// check-command it exits 0 on any verdict (the JSON says which) and 2 on a
+// usage mistake.
 func policyCheckURLCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "check-url",
@@ -21,6 +22,9 @@ func policyCheckURLCommand() *cli.Command {
 			&cli.BoolFlag{Name: "resolve", Usage: "look the name up and check every address it resolves to"},
 		},
 		Action: policyCheckURL,
+		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
+			return usageError{err}
+		},
 	}
 }
 
@@ -30,12 +34,5 @@ func policyCheckURL(c *cli.Context) error {
 	}
 	ctx, cancel := context.WithTimeout(c.Context, 10*time.Second)
 	defer cancel()
-	v := policy.CheckURL(ctx, c.Args().First(), c.Bool("resolve"))
-	if err := writeJSON(c.App.Writer, v); err != nil {
-		return err
-	}
-	if v.Decision == "refused" {
-		return failed()
-	}
-	return nil
+	return writeJSON(c.App.Writer, policy.CheckURL(ctx, c.Args().First(), c.Bool("resolve")))
 }
