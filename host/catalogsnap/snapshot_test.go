@@ -18,14 +18,14 @@ import (
 // fixture is a state directory, a host binary, a core directory and two
 // plugin directories, all real files.
 type fixture struct {
-	t                        *testing.T
+	t                        testing.TB
 	state, host, coreDir     string
 	builtinDir, installedDir string
 }
 
 const coreYAML = "toolsets: [coding]\ncapabilities: [fs.read]\ntools:\n  metadata:\n    read_file: {risk: medium}\n"
 
-func newFixture(t *testing.T) *fixture {
+func newFixture(t testing.TB) *fixture {
 	root := t.TempDir()
 	f := &fixture{t: t, state: filepath.Join(root, "state"), host: filepath.Join(root, "bin", "demiurge-host"),
 		coreDir: filepath.Join(root, "core"), builtinDir: filepath.Join(root, "bin")}
