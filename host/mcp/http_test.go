@@ -162,6 +162,7 @@ func TestHTTPRefusedTargetsNeverDialed(t *testing.T) {
 		"mapname":  "http://mapped.test:" + p + "/mcp",
 		"nxdomain": "http://nowhere.test:" + p + "/mcp",
 		"zero":     "http://0.0.0.0:" + p + "/mcp",
+		"query":    "http://nowhere.test:" + p + "/mcp?token=qsecret-abc-123",
 	}
 	for id, u := range targets {
 		mcptest.Manifest(t, f.mcpDir, id, "url: "+u+"\nconnect_timeout_seconds: 2\n")
@@ -169,7 +170,9 @@ func TestHTTPRefusedTargetsNeverDialed(t *testing.T) {
 	}
 	r := f.resolve()
 	for id := range targets {
-		t.Logf("%s: %s", id, state(t, r, id).Diagnostic)
+		if strings.Contains(state(t, r, id).Diagnostic, "qsecret-abc-123") {
+			t.Errorf("%s: diagnostic shows a URL query value: %s", id, state(t, r, id).Diagnostic)
+		}
 		if st := state(t, r, id); st.Status != StatusFailed || !strings.Contains(st.Diagnostic, "refused") && !strings.Contains(st.Diagnostic, "not allowed") {
 			t.Errorf("%s: %+v", id, st)
 		}
@@ -178,10 +181,18 @@ func TestHTTPRefusedTargetsNeverDialed(t *testing.T) {
 	if n := accepted.Load(); n != 0 {
 		t.Fatalf("the listener accepted %d connections", n)
 	}
+	origins := map[string]bool{}
 	for _, d := range dec.all() {
 		if d.Allowed {
 			t.Errorf("allowed: %+v", d)
 		}
+		origins[d.Origin] = true
+	}
+	// Every refusal is audited, also those refused before any request.
+	// The five IPv4 spellings normalise to one origin; two targets share
+	// nowhere.test.
+	if len(origins) != len(targets)-5 {
+		t.Errorf("%d audited origins for %d targets: %v", len(origins), len(targets), origins)
 	}
 }
 

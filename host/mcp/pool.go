@@ -312,6 +312,15 @@ func (p *Pool) httpClient(pl *plan) (*http.Client, error) {
 	}
 	pol := netpolicy.New(opts)
 	if _, err := pol.Check(pl.server.URL); err != nil {
+		// Refused before any request: audited like a refused request.
+		if opts.OnDecision != nil {
+			d := netpolicy.Decision{Phase: "request", Origin: netpolicy.OriginSummary(pl.server.URL), Class: "invalid-url", Reason: netpolicy.SafeMessage(err)}
+			var re *netpolicy.RefusedError
+			if errors.As(err, &re) {
+				d.Class, d.Reason = re.Class, re.Reason
+			}
+			opts.OnDecision(d)
+		}
 		return nil, errors.New(netpolicy.SafeMessage(err))
 	}
 	return pol.Client(), nil
