@@ -124,6 +124,14 @@ func (s *server) Invoke(req *toolsetv1.EffectRequest, stream toolsetv1.Toolset_I
 	if err != nil {
 		return err
 	}
+	if t.Changed() {
+		// Fail closed: the approval the host just resolved came from the
+		// declaration loaded at the start of the session.
+		return stream.Send(&toolsetv1.InvokeEvent{Event: &toolsetv1.InvokeEvent_Result{Result: &toolsetv1.ToolResult{
+			IsError: true, ErrorCode: "tool_changed",
+			Content: fmt.Sprintf("%s was not run: its tool.yaml changed after this session loaded it; start a new session to use the new declaration", t.ID),
+		}}})
+	}
 	timeout := s.timeout
 	if ms := req.GetTimeoutMs(); ms > 0 {
 		timeout = time.Duration(ms) * time.Millisecond

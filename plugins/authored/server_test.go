@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -230,5 +232,32 @@ func TestUnknownTool(t *testing.T) {
 	}
 	if status.Code(err) != codes.NotFound {
 		t.Errorf("an unknown tool: %v", err)
+	}
+}
+
+// A tool.yaml edited after the session loaded it is not run under the old
+// declaration the host resolved its policy from.
+func TestChangedToolYAMLIsNotRun(t *testing.T) {
+	coreDir, root := writeCore(t, map[string]string{
+		"project_note/tool.yaml": noteYAML,
+		"project_note/module.py": "import os\nopen(os.path.join(os.path.dirname(__file__), 'imported'), 'w').close()\ndef execute(ctx, args):\n    return 'ran'\n",
+	})
+	c := serve(t, root, coreDir, &hostServices{})
+	yaml := filepath.Join(root, "project_note", "tool.yaml")
+	if err := os.WriteFile(yaml, []byte(strings.Replace(noteYAML, "approval_policy: auto", "approval_policy: deny", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := c.invoke(t, "project_note", `{"text":"x"}`, 0)
+	if !res.GetIsError() || res.GetErrorCode() != "tool_changed" || !strings.Contains(res.GetContent(), "start a new session") {
+		t.Errorf("result = %v", res)
+	}
+	if _, err := os.Stat(filepath.Join(root, "project_note", "imported")); err == nil {
+		t.Error("the module was imported under a changed declaration")
+	}
+	if err := os.WriteFile(yaml, []byte(noteYAML), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if res := c.invoke(t, "project_note", `{"text":"x"}`, 0); res.GetContent() != "ran" {
+		t.Errorf("after restoring tool.yaml: %v", res)
 	}
 }

@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -27,7 +28,17 @@ type Tool struct {
 	// Program is the absolute path of the entrypoint's file: the Python
 	// module or the executable.
 	Program string
+	// Digest is the sha256 of tool.yaml as it was loaded.
+	Digest [32]byte
 	Manifest
+}
+
+// Changed reports whether tool.yaml is no longer what was loaded (edited,
+// removed, unreadable). The host's policy for the tool was resolved from
+// the loaded declaration, so a call must not run under a changed one.
+func (t *Tool) Changed() bool {
+	data, err := readManifest(t.File)
+	return err != nil || sha256.Sum256(data) != t.Digest
 }
 
 var toolName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_-]{0,63}$`)
@@ -85,7 +96,7 @@ func Load(dir, coreDir string) (*Tool, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := &Tool{ID: id, Dir: dir, File: file, Manifest: *m}
+	t := &Tool{ID: id, Dir: dir, File: file, Digest: sha256.Sum256(data), Manifest: *m}
 	if rel, err := filepath.Rel(coreDir, dir); err == nil && coreDir != "" && !strings.HasPrefix(rel, "..") {
 		t.SlotPath = filepath.ToSlash(rel)
 	} else {
