@@ -4,10 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
 	"demiurge.dev/sdk"
@@ -23,6 +25,10 @@ const (
 	// maxBody bounds a response read into memory: 20 results with extra
 	// snippets are far below it.
 	maxBody = 2 << 20
+	// maxWords is Brave's limit on the words of a query; a longer query is
+	// cut rather than refused, so that the limit of one provider does not
+	// leave the turn without results.
+	maxWords = 50
 	// callTimeout bounds one search, connection included.
 	callTimeout = 20 * time.Second
 )
@@ -64,9 +70,19 @@ type braveError struct {
 // freshness maps the common freshness values to Brave's codes.
 var freshness = map[string]string{"day": "pd", "week": "pw", "month": "pm", "year": "py"}
 
+// fitQuery cuts a query to Brave's word limit and says so.
+func fitQuery(q string) (string, string) {
+	words := strings.Fields(q)
+	if len(words) <= maxWords {
+		return q, ""
+	}
+	return strings.Join(words[:maxWords], " "), fmt.Sprintf("the query was cut to its first %d words, Brave's limit", maxWords)
+}
+
 func (a braveAPI) request(ctx context.Context, p searchParams, key string) (*http.Request, error) {
 	q := url.Values{}
-	q.Set("q", p.Query)
+	query, _ := fitQuery(p.Query)
+	q.Set("q", query)
 	q.Set("count", strconv.Itoa(p.Count))
 	if f := freshness[p.Freshness]; f != "" {
 		q.Set("freshness", f)
@@ -137,6 +153,7 @@ func parseResponse(status int, header http.Header, body []byte, p searchParams, 
 		return badResponse("it is not the JSON of a web search")
 	}
 	out := &searchResult{Provider: "brave", Query: p.Query, Results: []hit{}, MoreAvailable: r.Query.MoreResultsAvailable}
+	_, out.Note = fitQuery(p.Query)
 	if r.Web != nil {
 		for _, w := range r.Web.Results {
 			if len(out.Results) == p.Count {

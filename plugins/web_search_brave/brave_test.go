@@ -308,3 +308,24 @@ func TestURLPolicyIsInThePath(t *testing.T) {
 	default:
 	}
 }
+
+// TestLongQueryIsCutNotRefused: Brave refuses queries over 50 words; the
+// query is cut to fit and the result says so.
+func TestLongQueryIsCutNotRefused(t *testing.T) {
+	srv := newBraveServer(t, func(w http.ResponseWriter, r *http.Request) {
+		if n := len(strings.Fields(r.URL.Query().Get("q"))); n > 50 {
+			w.WriteHeader(http.StatusUnprocessableEntity)
+			fmt.Fprint(w, `{"type":"ErrorResponse","error":{"status":422,"code":"VALIDATION","detail":"Query too long"}}`)
+			return
+		}
+		fmt.Fprint(w, documentedResponse(1))
+	})
+	query := strings.TrimSpace(strings.Repeat("word ", 60))
+	res := call(t, srv.api(), `{"query":"`+query+`"}`, testKey)
+	if res.IsError || !strings.Contains(res.Content, "cut to its first 50 words") {
+		t.Fatalf("got %s", res.Content)
+	}
+	if q := (<-srv.seen).URL.Query().Get("q"); len(strings.Fields(q)) != 50 {
+		t.Fatalf("sent %d words", len(strings.Fields(q)))
+	}
+}
