@@ -5,6 +5,8 @@
 package main
 
 import (
+	"os"
+
 	"demiurge.dev/plugins/coding/terminal"
 	"demiurge.dev/sdk"
 )
@@ -13,7 +15,14 @@ import (
 const Version = "0.1.0"
 
 func main() {
+	// A copy of this binary is the terminal's reaper: it ends the command
+	// trees if this process is killed outright.
+	terminal.MaybeRunReaper()
 	runner := terminal.NewRunner()
+	runner.ReaperExe = "/proc/self/exe"
+	if exe, err := os.Executable(); err == nil {
+		runner.ReaperExe = exe
+	}
 	sdk.Serve(sdk.Toolset{Name: "coding", Version: Version, Tools: func() []sdk.Tool { return toolsWith(runner) }})
 	// Serve returns when the host stops the plugin: no command outlives it.
 	runner.Shutdown()

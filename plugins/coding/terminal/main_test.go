@@ -11,9 +11,17 @@ import (
 // pieces to stdout one write at a time (see writePieces).
 const writerChildEnv = "TERMINAL_TEST_WRITE_PIECES"
 
+// pluginChildEnv makes the test binary act as a plugin that runs a tree
+// with a reaper and then waits to be killed (see TestTreesDieWithAKilledPlugin).
+const pluginChildEnv = "TERMINAL_TEST_PLUGIN"
+
 func TestMain(m *testing.M) {
+	MaybeRunReaper()
 	if spec := os.Getenv(writerChildEnv); spec != "" {
 		os.Exit(writePieces(spec))
+	}
+	if os.Getenv(pluginChildEnv) != "" {
+		runPluginChild()
 	}
 	goleak.VerifyTestMain(m)
 }

@@ -73,10 +73,15 @@ var ErrShuttingDown = errors.New("the terminal is shutting down; no new command 
 type Runner struct {
 	// Grace is the time between TERM and KILL; zero means DefaultGrace.
 	Grace time.Duration
+	// ReaperExe, when set, is started once as the reaper (see
+	// MaybeRunReaper): the binary of the running plugin, so that trees die
+	// with the plugin even when it is killed outright.
+	ReaperExe string
 
 	mu     sync.Mutex
 	live   map[string]*process
 	closed bool
+	reaper *reaper
 }
 
 // NewRunner makes a Runner with no live commands.
@@ -111,6 +116,10 @@ func (r *Runner) Shutdown() {
 		wg.Go(func() { p.terminate(ReasonCancelled, r.grace()) })
 	}
 	wg.Wait()
+	r.mu.Lock()
+	r.reaper.close()
+	r.reaper = nil
+	r.mu.Unlock()
 }
 
 // Run starts the command and returns when its whole tree is gone and its
@@ -155,7 +164,7 @@ func (r *Runner) Run(ctx context.Context, req Request) (*Result, error) {
 		_ = pipes[1][0].Close()
 		return nil, err
 	}
-	defer r.forget(p.SpawnID)
+	defer r.forget(p)
 	begin := time.Now()
 
 	chunks := make(chan chunk, 64)
@@ -219,17 +228,29 @@ func (r *Runner) start(shell string, req Request, spawnID string, stdout, stderr
 	if r.closed {
 		return nil, ErrShuttingDown
 	}
+	if r.reaper == nil && r.ReaperExe != "" {
+		// Fail closed: without the reaper a killed plugin would leave its
+		// trees behind.
+		rp, err := startReaper(r.ReaperExe)
+		if err != nil {
+			return nil, err
+		}
+		r.reaper = rp
+	}
 	p, err := start(shell, req.Command, req.Dir, req.Env, stdout, stderr, spawnID)
 	if err != nil {
 		return nil, fmt.Errorf("start %s: %w", shell, err)
 	}
 	r.live[p.SpawnID] = p
+	r.reaper.add(p.PGID, p.StartMarker)
 	return p, nil
 }
 
-func (r *Runner) forget(spawnID string) {
+// forget drops a command whose tree is gone.
+func (r *Runner) forget(p *process) {
 	r.mu.Lock()
-	delete(r.live, spawnID)
+	delete(r.live, p.SpawnID)
+	r.reaper.remove(p.PGID)
 	r.mu.Unlock()
 }
 
