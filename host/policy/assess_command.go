@@ -31,6 +31,37 @@ type CommandFact struct {
 	// Timeout is the requested timeout in seconds; 0 when none was given
 	// (the tool's default applies).
 	Timeout float64
+	// EnvArg names the overlay's argument ("" when the tool has none), so
+	// that views can hide its values.
+	EnvArg string
+}
+
+// HideEnvValues returns args with every command subject's environment
+// overlay replaced by its sorted keys, for the approval preview and the
+// event views, which name environment keys and never values. args itself
+// is not changed; without an overlay it is returned as is.
+func (a Assessment) HideEnvValues(args map[string]any) map[string]any {
+	var out map[string]any
+	for _, f := range a.Subjects {
+		if f.Command == nil || f.Command.EnvArg == "" || args[f.Command.EnvArg] == nil {
+			continue
+		}
+		if out == nil {
+			out = make(map[string]any, len(args))
+			for k, v := range args {
+				out[k] = v
+			}
+		}
+		keys := make([]any, len(f.Command.EnvKeys))
+		for i, k := range f.Command.EnvKeys {
+			keys[i] = k
+		}
+		out[f.Command.EnvArg] = map[string]any{"keys": keys, "values": "hidden"}
+	}
+	if out == nil {
+		return args
+	}
+	return out
 }
 
 // GuardAllows reports whether the shell guard found the command literal
@@ -48,7 +79,7 @@ func (f SubjectFact) GuardAllows() bool {
 // goes into the fingerprint, so that an allow for one shape approves no
 // other; reasons name environment keys, never values.
 func (a *Assessment) assessCommand(fact *SubjectFact, s catalog.Subject, args map[string]any, ws Workspace, fp *digest) error {
-	cf := &CommandFact{}
+	cf := &CommandFact{EnvArg: s.EnvArg}
 	fact.Command = cf
 
 	cwdArg, err := optionalString(args, s.CwdArg)

@@ -282,3 +282,28 @@ func TestAssessCommandWithoutShapeArguments(t *testing.T) {
 		t.Errorf("fact = %+v %+v, approval %v", f, f.Command, a.Approval)
 	}
 }
+
+func TestHideEnvValues(t *testing.T) {
+	ws, _ := realWorkspace(t)
+	args := map[string]any{"command": "make", "env": map[string]any{"GOFLAGS": "-count=1", "API_TOKEN": "v4lue"}}
+	a, err := Assess(terminalSpec(), terminalSpec().Metadata, args, ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shown := a.HideEnvValues(args)
+	b, _ := json.Marshal(shown)
+	if strings.Contains(string(b), "v4lue") || strings.Contains(string(b), "-count=1") {
+		t.Errorf("the view holds an env value: %s", b)
+	}
+	if !strings.Contains(string(b), `"keys":["API_TOKEN","GOFLAGS"]`) || shown["command"] != "make" {
+		t.Errorf("the view = %s", b)
+	}
+	if _, ok := args["env"].(map[string]any)["API_TOKEN"]; !ok {
+		t.Error("HideEnvValues changed its argument")
+	}
+	plain := map[string]any{"command": "ls"}
+	a, _ = Assess(terminalSpec(), terminalSpec().Metadata, plain, ws)
+	if got := a.HideEnvValues(plain); len(got) != 1 || got["command"] != "ls" {
+		t.Errorf("without an overlay: %v", got)
+	}
+}
