@@ -181,13 +181,13 @@ func (w *Worker) failure(ctx context.Context, what string, err error) error {
 	if ctx.Err() != nil {
 		return context.Cause(ctx)
 	}
-	select {
-	case <-w.exited:
-	case <-time.After(2 * time.Second):
-	}
 	msg := fmt.Sprintf("the worker %s (%v)", what, err)
-	if w.waitErr != nil {
-		msg = fmt.Sprintf("the worker %s: it exited (%v)", what, w.waitErr)
+	select {
+	case <-w.exited: // waitErr is set before exited closes
+		if w.waitErr != nil {
+			msg = fmt.Sprintf("the worker %s: it exited (%v)", what, w.waitErr)
+		}
+	case <-time.After(2 * time.Second):
 	}
 	if t := bytes.TrimSpace(w.stderr.Bytes()); len(t) > 0 {
 		msg += "; its last stderr: " + string(t)
