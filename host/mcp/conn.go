@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"log/slog"
 	"net/http"
 	"os"
 	"os/exec"
@@ -29,7 +31,12 @@ const (
 	closeGrace = 200 * time.Millisecond
 )
 
-// clientVersion is what the host says it is in initialize.
+// quietLogger keeps mcp-go's own logging off the operator's terminal (it
+// defaults to slog's, which writes to stderr); what matters reaches the
+// caller as an error or a state.
+var quietLogger = slog.New(slog.NewTextHandler(io.Discard, nil))
+
+// clientInfo is what the host says it is in initialize.
 var clientInfo = mcp.Implementation{Name: "demiurge", Version: "0.1.0"}
 
 // rawTool is one tool as the server listed it; InputSchema is the exact
@@ -136,7 +143,8 @@ func (c *conn) open(connCtx context.Context, cfg dialConfig) error {
 		for _, kv := range s.Headers {
 			headers[kv.Key] = kv.Value
 		}
-		tr, err := transport.NewStreamableHTTP(s.URL, transport.WithHTTPBasicClient(hc), transport.WithHTTPHeaders(headers))
+		tr, err := transport.NewStreamableHTTP(s.URL, transport.WithHTTPBasicClient(hc), transport.WithHTTPHeaders(headers),
+			transport.WithHTTPLogger(quietLogger))
 		if err != nil {
 			return fmt.Errorf("url: %w", err)
 		}
@@ -172,7 +180,7 @@ func (c *conn) openStdio(connCtx context.Context, cfg dialConfig) error {
 		started = cmd
 		return cmd, nil
 	}
-	tr := transport.NewStdioWithOptions(c.plan.command, env, s.Args, transport.WithCommandFunc(build))
+	tr := transport.NewStdioWithOptions(c.plan.command, env, s.Args, transport.WithCommandFunc(build), transport.WithCommandLogger(quietLogger))
 	c.transport = tr
 	c.client = client.NewClient(tr, client.WithProtocolVersion(s.ProtocolVersion))
 	cfg.spawner.run(func() { err = c.client.Start(connCtx) })

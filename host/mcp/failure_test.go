@@ -223,3 +223,22 @@ func waitFor(t *testing.T, cond func() bool) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// TestProtocolPinned: the first message a server receives is initialize
+// with the manifest's protocol version; the 2026-07-28 discovery probe,
+// which misdetects servers, is never sent.
+func TestProtocolPinned(t *testing.T) {
+	f := newFixture(t)
+	record := filepath.Join(t.TempDir(), "record")
+	f.server("pin", "hang_init", "connect_timeout_seconds: 1\nprotocol_version: 2025-06-18\nenv: {RECORD_FILE: "+record+"}\n")
+	f.ask.allow(ConnectTool("pin"))
+	f.resolve()
+	b, err := os.ReadFile(record)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, _, _ := strings.Cut(string(b), "\n")
+	if !strings.Contains(first, `"method":"initialize"`) || !strings.Contains(first, `"protocolVersion":"2025-06-18"`) || strings.Contains(string(b), "server/discover") {
+		t.Fatalf("the server was sent:\n%s", b)
+	}
+}

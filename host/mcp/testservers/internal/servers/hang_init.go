@@ -5,9 +5,16 @@ import (
 	"os"
 )
 
-// HangInit reads its stdin and never answers: it hangs in
-// initialize, and stays up after stdin closes, so only a kill ends it.
+// HangInit reads its stdin and never answers: it hangs in initialize, and
+// stays up after stdin closes, so only a kill ends it. With $RECORD_FILE
+// set it writes what it was sent there.
 func HangInit() {
-	_, _ = io.Copy(io.Discard, os.Stdin)
+	var w io.Writer = io.Discard
+	if f := os.Getenv("RECORD_FILE"); f != "" {
+		if out, err := os.Create(f); err == nil {
+			w = out
+		}
+	}
+	_, _ = io.Copy(w, os.Stdin)
 	select {}
 }
