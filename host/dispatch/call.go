@@ -124,7 +124,9 @@ func (t *Turn) run(ctx context.Context, p *prepared) Outcome {
 	// Only a call someone may be asked about needs a preview.
 	preview := ""
 	if p.assess.Approval != catalog.ApprovalAuto || p.assess.Block {
-		preview = redact.Preview(p.args, previewLimit)
+		// URL arguments appear as their origin summary only (seed: the URL
+		// is reduced to a credential-free origin before approval).
+		preview = redact.Preview(p.assess.PreviewArgs(p.args), previewLimit)
 	}
 	verdict, err := t.approvals().Resolve(ctx, approval.Request{
 		Tool: p.call.Name, CallID: p.call.ID, Risk: p.assess.Risk, Policy: p.assess.Approval,
