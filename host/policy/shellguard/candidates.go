@@ -14,6 +14,9 @@ import (
 // They only add checks: the raw reading is what the shell runs. Readings
 // equal to raw or to an earlier one are left out.
 func candidates(raw string) []string {
+	if isASCII(raw) && !strings.ContainsRune(raw, 0x1b) {
+		return nil
+	}
 	var out []string
 	add := func(s string) {
 		if s != raw && !containsString(out, s) {
@@ -25,7 +28,8 @@ func candidates(raw string) []string {
 	visible := stripInvisible(stripped)
 	add(visible)
 	for _, s := range []string{raw, stripped, visible} {
-		if !norm.NFKC.IsNormalString(s) {
+		// ASCII is always in NFKC; checking it costs allocations.
+		if !isASCII(s) && !norm.NFKC.IsNormalString(s) {
 			add(norm.NFKC.String(s))
 		}
 	}

@@ -121,8 +121,14 @@ func cleanAbs(p string) string {
 	return filepath.Clean(p)
 }
 
+// reader is a parser with its input reader, reused across checks.
+type reader struct {
+	p *syntax.Parser
+	r strings.Reader
+}
+
 var parsers = sync.Pool{New: func() any {
-	return syntax.NewParser(syntax.Variant(syntax.LangBash), syntax.KeepComments(true))
+	return &reader{p: syntax.NewParser(syntax.Variant(syntax.LangBash), syntax.KeepComments(true))}
 }}
 
 // review reads src as bash and judges it; parts are collected only when
@@ -153,9 +159,11 @@ func (g *guard) review(src string, depth int, withParts bool) (finding, []Part) 
 	if hiddenText(src) {
 		f.prompt(High, "command contains control or invisible characters that can hide text")
 	}
-	p := parsers.Get().(*syntax.Parser)
-	file, err := p.Parse(strings.NewReader(src), "")
-	parsers.Put(p)
+	rd := parsers.Get().(*reader)
+	rd.r.Reset(src)
+	file, err := rd.p.Parse(&rd.r, "")
+	rd.r.Reset("")
+	parsers.Put(rd)
 	if err != nil {
 		f.prompt(High, "command cannot be parsed as shell: "+err.Error())
 		return f, nil

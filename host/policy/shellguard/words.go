@@ -23,6 +23,20 @@ type word struct {
 // readWord evaluates w. Backslash escapes and quotes are resolved as bash
 // resolves them, so that `\rm`, `r”m` and `"r"m` all read as rm.
 func readWord(w *syntax.Word) word {
+	// Fast path: one plain unquoted literal or one single-quoted string,
+	// which most words are.
+	if len(w.Parts) == 1 {
+		switch p := w.Parts[0].(type) {
+		case *syntax.Lit:
+			if !strings.ContainsAny(p.Value, "\\*?[~{") {
+				return word{text: p.Value, literal: true}
+			}
+		case *syntax.SglQuoted:
+			if !p.Dollar {
+				return word{text: p.Value, literal: true}
+			}
+		}
+	}
 	var (
 		b     strings.Builder
 		brace strings.Builder // unquoted braces kept, quoted ones masked
