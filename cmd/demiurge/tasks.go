@@ -18,6 +18,15 @@ import (
 	"demiurge.dev/host/toolhost"
 )
 
+// The binary doubles as the task reaper, a helper each host starts to end
+// its background commands if it dies (see runtime.Reaper).
+func init() {
+	if len(os.Args) == 2 && os.Args[1] == runtime.ReaperArg {
+		os.Exit(runtime.RunReaper(os.Stdin))
+	}
+	toolhost.TaskReaperExecutable = os.Executable
+}
+
 // defaultWaitTimeout bounds `tasks wait` without --timeout.
 const defaultWaitTimeout = 30 * time.Second
 

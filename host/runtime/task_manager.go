@@ -59,6 +59,15 @@ type TaskManager struct {
 	live       map[string]*liveTask
 	closed     bool
 	onComplete func(Task)
+	reaper     *Reaper
+}
+
+// UseReaper has r follow the running tasks, so that their processes are
+// ended if this host dies without ending them.
+func (m *TaskManager) UseReaper(r *Reaper) {
+	m.mu.Lock()
+	m.reaper = r
+	m.mu.Unlock()
 }
 
 // NewTaskManager starts a manager over store. Tasks that a crashed host
@@ -199,11 +208,20 @@ func (m *TaskManager) runTask(ctx context.Context, lt *liveTask, run TaskRun) {
 			lt.mu.Lock()
 			lt.task.State, lt.task.Started = TaskRunning, started
 			lt.mu.Unlock()
+			m.mu.Lock()
+			reaper := m.reaper
+			m.mu.Unlock()
+			if reaper != nil {
+				reaper.track(lt.id)
+			}
 			stop, stopped := make(chan struct{}), make(chan struct{})
 			go m.flushLoop(lt, stop, stopped)
 			out = run(ctx, &TaskOutput{m: m, lt: lt})
 			close(stop)
 			<-stopped
+			if reaper != nil {
+				reaper.untrack(lt.id) // the work has returned: its tree is gone
+			}
 		}
 	}
 	m.flush(lt) // the rest; a failure seals the task as failed

@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"slices"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -39,5 +40,29 @@ func TestReapKillsOnlyMarkedProcesses(t *testing.T) {
 	}
 	if got := reapTaskProcesses(nil); got != nil {
 		t.Errorf("reap of no ids killed %v", got)
+	}
+}
+
+// TestReaperEndsTheTasksStillTrackedWhenItsInputEnds: the host's end
+// closes the pipe; only tasks tracked and not untracked are reaped.
+func TestReaperEndsTheTasksStillTrackedWhenItsInputEnds(t *testing.T) {
+	start := func(id string) *exec.Cmd {
+		cmd := exec.Command("sleep", "60")
+		cmd.Env = []string{"PATH=" + os.Getenv("PATH"), TaskEnvVar + "=" + id}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+		return cmd
+	}
+	running, ended := "task_"+strings.Repeat("a", 20), "task_"+strings.Repeat("b", 20)
+	a, b := start(running), start(ended)
+	input := "+" + running + "\n+" + ended + "\n-" + ended + "\n+not-a-task-id\n+" + strings.Repeat("x", 100) + "\n"
+	killed := reapWhenDone(strings.NewReader(input))
+	if !slices.Equal(killed, []int{a.Process.Pid}) {
+		t.Fatalf("killed %v, want %d (the task still tracked)", killed, a.Process.Pid)
+	}
+	if err := b.Process.Signal(syscall.Signal(0)); err != nil {
+		t.Errorf("an untracked task's process was killed: %v", err)
 	}
 }

@@ -16,6 +16,7 @@ type hostTasks struct {
 	once    sync.Once
 	mu      sync.Mutex
 	manager *runtime.TaskManager
+	reaper  *runtime.Reaper
 	lost    []runtime.Task
 	err     error
 	closed  bool
@@ -39,6 +40,9 @@ func (h *Host) Tasks() (*runtime.TaskManager, error) {
 			return
 		}
 		h.tasks.manager, h.tasks.lost, h.tasks.err = m, lost, err
+		if err == nil && TaskReaperExecutable != nil {
+			h.tasks.reaper = startReaper(m)
+		}
 	})
 	return h.tasks.manager, h.tasks.err
 }
@@ -78,6 +82,29 @@ func (h *Host) closeTasks() {
 	if m != nil {
 		m.Close()
 	}
+	if h.tasks.reaper != nil {
+		h.tasks.reaper.Close()
+	}
+}
+
+// TaskReaperExecutable names the binary that runs as the task reaper
+// (given runtime.ReaperArg); the CLI sets it to itself. Nil starts no
+// reaper: a crashed host's task processes are then ended only when the
+// next host marks the tasks lost.
+var TaskReaperExecutable func() (string, error)
+
+// startReaper starts the reaper for m; a host without one still runs.
+func startReaper(m *runtime.TaskManager) *runtime.Reaper {
+	exe, err := TaskReaperExecutable()
+	if err != nil {
+		return nil
+	}
+	r, err := runtime.StartReaper(exe)
+	if err != nil {
+		return nil
+	}
+	m.UseReaper(r)
+	return r
 }
 
 // hostSecrets are the credentials in the host's own environment (by
