@@ -52,18 +52,35 @@ func lookupEnv(name string) (string, bool) {
 }
 
 // Precheck binds nothing: a check without effects needs no credential.
+// It refuses, before anyone is asked to approve the call, a call whose
+// secret is not set in the host's environment: it could not work.
 func (b *boundAdapter) Precheck(ctx context.Context, inv dispatch.Invocation) (*toolsetv1.ToolResult, error) {
+	for _, s := range b.applicable(inv.Tool) {
+		if _, ok := b.lookup(s.Env); !ok {
+			return &toolsetv1.ToolResult{IsError: true, ErrorCode: "missing_api_key", Content: fmt.Sprintf(
+				"%s is not configured: no %s is set in the host's environment. Retrying will not help; tell the operator to set %s and restart, or continue without it.",
+				inv.Tool, s.Env, s.Env)}, nil
+		}
+	}
 	return b.inner.Precheck(ctx, inv)
+}
+
+// applicable are the package's secrets bound to calls of tool: only the
+// grants recorded at install, for the tools declared with them.
+func (b *boundAdapter) applicable(tool string) []installed.Secret {
+	var out []installed.Secret
+	for _, s := range b.pkg.Secrets {
+		if slices.Contains(s.Tools, tool) && slices.Contains(b.pkg.Grants, "secret.bind:"+s.Env) {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 func (b *boundAdapter) Invoke(ctx context.Context, inv dispatch.Invocation) (*toolsetv1.ToolResult, error) {
 	values := map[string]string{}
 	var bound, missing []map[string]any
-	for _, s := range b.pkg.Secrets {
-		// Only the grants recorded at install, for the declared tools.
-		if !slices.Contains(s.Tools, inv.Tool) || !slices.Contains(b.pkg.Grants, "secret.bind:"+s.Env) {
-			continue
-		}
+	for _, s := range b.applicable(inv.Tool) {
 		meta := map[string]any{"source": "env:" + s.Env, "target": s.Target, "capability": "secret.bind:" + s.Env}
 		if v, ok := b.lookup(s.Env); ok {
 			values[s.Target] = v

@@ -112,3 +112,20 @@ func TestBindLeavesOtherToolsetsAlone(t *testing.T) {
 		t.Fatal("the package's adapter was not wrapped")
 	}
 }
+
+func TestPrecheckRefusesAMissingSecret(t *testing.T) {
+	inner := &recording{}
+	set := false
+	b := &boundAdapter{inner: inner, pkg: lockedPackage(), lookup: func(string) (string, bool) { return "test-secret-value-0123456789", set }}
+	res, err := b.Precheck(context.Background(), dispatch.Invocation{Tool: "web_search"})
+	if err != nil || !res.GetIsError() || res.GetErrorCode() != "missing_api_key" || !strings.Contains(res.GetContent(), "no TEST_API_KEY is set") {
+		t.Fatalf("unset: %v %v", res, err)
+	}
+	if res, _ := b.Precheck(context.Background(), dispatch.Invocation{Tool: "other"}); res.GetIsError() {
+		t.Fatalf("a tool without the secret was refused: %v", res)
+	}
+	set = true
+	if res, _ := b.Precheck(context.Background(), dispatch.Invocation{Tool: "web_search"}); res.GetIsError() {
+		t.Fatalf("set: %v", res)
+	}
+}

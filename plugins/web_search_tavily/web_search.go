@@ -23,14 +23,14 @@ type searchParams struct {
 }
 
 func newWebSearch(a tavilyAPI) sdk.Tool {
-	return sdk.Define(sdk.Spec{
+	return sdk.DefineChecked(sdk.Spec{
 		Name:        "web_search",
 		Description: webSearchDoc,
 		// Network: the query leaves the machine. The host's floor for a
 		// package tool (medium, prompt) applies; the plugin claims no less.
 		Metadata: sdk.Metadata{Risk: "medium", Capability: "network.fetch", ApprovalPolicy: "prompt", DisplayPolicy: "summary"},
 		Effect:   sdk.EffectNetwork,
-	}, func(ctx *sdk.Context, p searchParams) (*sdk.Result, error) {
+	}, precheck, func(ctx *sdk.Context, p searchParams) (*sdk.Result, error) {
 		p, bad := normalise(p)
 		if bad != nil {
 			return bad, nil
@@ -41,6 +41,14 @@ func newWebSearch(a tavilyAPI) sdk.Tool {
 		}
 		return a.search(ctx, p, key), nil
 	})
+}
+
+// precheck refuses, before anyone is asked to approve the search, the
+// arguments the provider would refuse. (The host checks before approval
+// that the key is set: this process never sees whether it is.)
+func precheck(_ *sdk.Context, p searchParams) (*sdk.Result, error) {
+	_, bad := normalise(p)
+	return bad, nil
 }
 
 // normalise applies defaults and checks what the host's schema check
