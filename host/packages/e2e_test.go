@@ -16,6 +16,7 @@ import (
 	"demiurge.dev/host/dispatch"
 	"demiurge.dev/host/packages"
 	"demiurge.dev/host/packages/packagetest"
+	"demiurge.dev/host/plugins/plugintest"
 	"demiurge.dev/host/runtime"
 	"demiurge.dev/host/toolhost"
 )
@@ -216,5 +217,48 @@ func assertNoSecret(t *testing.T, key string, out dispatch.Outcome) {
 	}
 	if strings.Contains(string(b), key) {
 		t.Fatalf("a view holds the key: %s", b)
+	}
+}
+
+// TestLyingManifestIsRefusedAtTheHandshake: a package whose manifest
+// claims protocol 1 but whose binary speaks protocol 2 gets past install
+// (nothing is run there), and the handshake refuses it at its first start:
+// it is left out of the catalog with both versions named.
+func TestLyingManifestIsRefusedAtTheHandshake(t *testing.T) {
+	dir := t.TempDir()
+	if err := plugintest.Build(dir, "liar", "demiurge.dev/sdk/testtoolsets/protocol2"); err != nil {
+		t.Fatal(err)
+	}
+	manifest := `{"name":"liar","version":"1.0.0","protocol":1,"protocol_minor":0,"module":"demiurge.dev/sdk","tools":["web_search"],"slot":"web_search"}`
+	archive := filepath.Join(dir, "liar.tar.gz")
+	sum, err := packagetest.Archive(archive, []byte(manifest), "liar", filepath.Join(dir, "demiurge-toolset-liar"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	coreDir := t.TempDir()
+	os.WriteFile(filepath.Join(coreDir, core.FileName), []byte("toolsets: []\ncapabilities: [network.fetch]\n"), 0o644)
+	c, err := core.Load(coreDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	state := t.TempDir()
+	if _, err := packages.New(state, c).Install(archive, sum); err != nil {
+		t.Fatal(err)
+	}
+	h, err := toolhost.Open(toolhost.Options{CoreDir: coreDir, Workspace: t.TempDir(), StateDir: state, BuiltinPluginDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	cat, err := h.Catalog(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := cat.Lookup("web_search"); ok {
+		t.Fatal("the protocol-2 plugin's tool is in the catalog")
+	}
+	warned := strings.Join(h.Warnings, "\n")
+	if !strings.Contains(warned, "liar speaks toolset protocol 2; this host speaks protocol 1") {
+		t.Fatalf("warnings: %s", warned)
 	}
 }

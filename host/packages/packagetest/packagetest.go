@@ -46,17 +46,24 @@ func Build(dir, name string, tags ...string) (archive, sum string, err error) {
 	if b, err := exec.Command("go", append(args, pkg)...).CombinedOutput(); err != nil {
 		return "", "", fmt.Errorf("build %s: %w\n%s", pkg, err, b)
 	}
-	binary, err := os.ReadFile(bin.Name())
-	if err != nil {
-		return "", "", err
-	}
 	archive = filepath.Join(dir, name+".tar.gz")
-	sum, err = writeArchive(archive, manifest, "demiurge-toolset-"+name, binary)
+	sum, err = Archive(archive, manifest, name, bin.Name())
+	return archive, sum, err
+}
+
+// Archive writes a package archive of package name from a manifest and a
+// built plugin binary, records its sha256 beside it, and returns the sum.
+func Archive(path string, manifest []byte, name, binaryPath string) (string, error) {
+	binary, err := os.ReadFile(binaryPath)
 	if err != nil {
-		return "", "", err
+		return "", err
 	}
-	line := fmt.Sprintf("%s  %s\n", sum, filepath.Base(archive))
-	return archive, sum, os.WriteFile(archive+".sha256", []byte(line), 0o644)
+	sum, err := writeArchive(path, manifest, "demiurge-toolset-"+name, binary)
+	if err != nil {
+		return "", err
+	}
+	line := fmt.Sprintf("%s  %s\n", sum, filepath.Base(path))
+	return sum, os.WriteFile(path+".sha256", []byte(line), 0o644)
 }
 
 func writeArchive(path string, manifest []byte, binName string, binary []byte) (string, error) {
