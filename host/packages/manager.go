@@ -34,13 +34,10 @@ func IsArchivePath(ref string) bool {
 
 // SlotTakenError says the core's slot already holds another provider.
 type SlotTakenError struct {
-	Slot, Tool, Holder, Version string
+	Slot, Holder, Version string
 }
 
 func (e *SlotTakenError) Error() string {
-	if e.Version == "" {
-		return fmt.Sprintf("%s is already provided by %s; remove it first", e.Slot, e.Holder)
-	}
 	return fmt.Sprintf("%s is already provided by %s %s; a core holds one provider per slot: remove it first with `demiurge package remove %s`", e.Slot, e.Holder, e.Version, e.Holder)
 }
 
