@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -108,7 +109,7 @@ const treeCommand = `sh -c 'trap "" TERM; exec sleep 60' & sleep 60 & (sleep 60;
 func TestTimeoutEndsTheWholeTree(t *testing.T) {
 	rn := quickRunner()
 	start := time.Now()
-	res, _ := run(t, rn, Request{Command: treeCommand, Timeout: 300 * time.Millisecond})
+	res, _ := run(t, rn, Request{Command: treeCommand, Timeout: 1500 * time.Millisecond})
 	if res.ExitReason != ReasonTimeout {
 		t.Fatalf("exit reason %s, want timeout", res.ExitReason)
 	}
@@ -272,4 +273,39 @@ func TestStatBriefAgreesWithStatFields(t *testing.T) {
 	if _, _, _, ok := statBrief(1 << 30); ok {
 		t.Fatal("statBrief of a missing pid succeeded")
 	}
+}
+
+// Cancellation is single-flight: callers racing with different reasons
+// all return once the tree is gone, and the first reason stands for all.
+func TestTerminateIsSingleFlight(t *testing.T) {
+	rd, wr, _ := os.Pipe()
+	defer rd.Close()
+	p, err := start("/bin/bash", treeCommand, t.TempDir(), testEnv(), wr, wr, "sp_sf")
+	_ = wr.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool { return len(pidsInGroup(t, p.PGID)) >= 4 })
+	reasons := []string{ReasonTimeout, ReasonCancelled, ReasonExpired, ReasonCancelled, ReasonTimeout, ReasonExpired}
+	done := make(chan string, len(reasons))
+	for _, r := range reasons {
+		go func() {
+			p.terminate(r, 100*time.Millisecond)
+			if !groupGone(t, p.PGID) {
+				done <- "returned before the group was gone"
+				return
+			}
+			done <- p.reason
+		}()
+	}
+	first := <-done
+	for range len(reasons) - 1 {
+		if got := <-done; got != first {
+			t.Fatalf("callers saw %q and %q; the first reason must stand for all", first, got)
+		}
+	}
+	if !slices.Contains(reasons, first) {
+		t.Fatalf("reason %q is none of the callers'", first)
+	}
+	<-p.exited
 }
