@@ -26,6 +26,8 @@
 // Options.Resolver and Options.AllowLoopbackForTests exist so that tests can
 // reach an HTTP server on loopback, which the policy otherwise refuses.
 // Production code never sets AllowLoopbackForTests; nothing reads it from
-// configuration or the environment. A plugin that needs it in its own tests
-// must gate it behind a build tag (see plugins/coding/webextract).
+// configuration or the environment. A plugin passes these hooks only from
+// its _test.go files, through a constructor argument its production entry
+// point leaves zero (see plugins/coding/web_extract.go), so that neither a
+// model nor the plugin's environment can switch them on.
 package netpolicy
