@@ -136,7 +136,9 @@ func sedScriptSafe(s string) bool {
 		c := s[i]
 		i++
 		switch c {
-		case 'p', 'd', 'D', 'n', 'N', 'P', 'h', 'H', 'g', 'G', 'x', 'z', '=', '{', '}':
+		case '{':
+			continue // a block's first command follows at once
+		case 'p', 'd', 'D', 'n', 'N', 'P', 'h', 'H', 'g', 'G', 'x', 'z', '=', '}':
 		case 'q', 'Q', 'l':
 			skip(" \t")
 			skip("0123456789")
