@@ -62,8 +62,8 @@ func newTerminal(runner *terminal.Runner) sdk.Tool {
 
 func (t *terminalTool) Spec() sdk.Spec { return t.spec }
 
-// Execute checks the raw arguments before decoding them: json.Unmarshal
-// would quietly turn invalid UTF-8 into U+FFFD.
+// Execute runs one command once its arguments, cwd and environment are
+// checked.
 func (t *terminalTool) Execute(ctx *sdk.Context, args json.RawMessage) (*sdk.Result, error) {
 	arrived := time.Now()
 	// A workspace that is not there is the host's problem, not the model's.
@@ -71,16 +71,7 @@ func (t *terminalTool) Execute(ctx *sdk.Context, args json.RawMessage) (*sdk.Res
 	if err != nil {
 		return nil, err
 	}
-	if !utf8.Valid(args) {
-		return sdk.Errorf("invalid_argument", "the arguments are not valid UTF-8; send the command as text"), nil
-	}
-	var p terminalParams
-	dec := json.NewDecoder(bytes.NewReader(args))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&p); err != nil {
-		return sdk.Errorf("invalid_argument", "terminal arguments do not fit the schema: %v", err), nil
-	}
-	timeout, bad := checkTerminalParams(p)
+	p, timeout, bad := parseTerminalArgs(args)
 	if bad != nil {
 		return bad, nil
 	}
@@ -104,6 +95,26 @@ func (t *terminalTool) Execute(ctx *sdk.Context, args json.RawMessage) (*sdk.Res
 		return sdk.Errorf("start_failed", "the command could not be started: %v", err), nil
 	}
 	return terminalResult(p, ctx.Workspace, dir, timeout, res), nil
+}
+
+// parseTerminalArgs decodes and checks the model's arguments. It looks at
+// the raw bytes first: json.Unmarshal would quietly turn invalid UTF-8
+// into U+FFFD.
+func parseTerminalArgs(args []byte) (terminalParams, time.Duration, *sdk.Result) {
+	var p terminalParams
+	if !utf8.Valid(args) {
+		return p, 0, sdk.Errorf("invalid_argument", "the arguments are not valid UTF-8; send the command as text")
+	}
+	dec := json.NewDecoder(bytes.NewReader(args))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&p); err != nil {
+		return p, 0, sdk.Errorf("invalid_argument", "terminal arguments do not fit the schema: %v", err)
+	}
+	if dec.More() {
+		return p, 0, sdk.Errorf("invalid_argument", "terminal arguments must be one JSON object")
+	}
+	timeout, bad := checkTerminalParams(p)
+	return p, timeout, bad
 }
 
 // checkTerminalParams refuses what cannot be run, with a message the model

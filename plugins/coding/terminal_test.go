@@ -213,3 +213,30 @@ func TestTerminalSecretExpiryEndsTheCommand(t *testing.T) {
 		t.Fatalf("got %+v, %v; want an expired error result", res, err)
 	}
 }
+
+// FuzzTerminalArgs: whatever the model sends, the argument check never
+// panics, and what it accepts is a runnable command with a timeout in
+// range and no bindings in the background.
+func FuzzTerminalArgs(f *testing.F) {
+	f.Add([]byte(`{"command":"echo hi"}`))
+	f.Add([]byte(`{"command":"true","timeout":3600,"cwd":"sub","env":{"A":"b"}}`))
+	f.Add([]byte(`{"command":"x","timeout":0}`))
+	f.Add([]byte(`{"command":"x","background":true,"secret_bindings":[{"source":"env:A"}]}`))
+	f.Add([]byte("{\"command\":\"\xff\"}"))
+	f.Add([]byte(`{"command":"a\u0000b"}`))
+	f.Add([]byte(`{"command":"x"} {"command":"y"}`))
+	f.Add([]byte(`{"command":"x","timeout":1e400}`))
+	f.Fuzz(func(t *testing.T, args []byte) {
+		p, timeout, bad := parseTerminalArgs(args)
+		if bad != nil {
+			if !bad.IsError || bad.ErrorCode != "invalid_argument" {
+				t.Fatalf("refusal %+v", bad)
+			}
+			return
+		}
+		if strings.TrimSpace(p.Command) == "" || len(p.Command) > MaxCommandBytes || strings.ContainsRune(p.Command, 0) ||
+			timeout <= 0 || timeout > MaxTimeoutSeconds*time.Second || (p.Background && len(p.SecretBindings) > 0) {
+			t.Fatalf("accepted %q: %+v, timeout %v", args, p, timeout)
+		}
+	})
+}
