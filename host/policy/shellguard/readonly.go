@@ -196,9 +196,8 @@ func readOnlyTable() map[string]spec {
 		"yes":      noOperands,
 		"expr":     noOperands,
 		"jq":       {readOpts: []string{"-f", "--from-file", "--rawfile", "--slurpfile", "-L"}, values: values("--arg --argjson --indent -L"), operands: operandsPatternThenPaths, patternOpts: []string{"-f", "--from-file"}},
-		"man":      {dangers: []danger{{"-P", execs}, {"--pager", execs}, {"-H", execs}, {"--html", execs}, {"-l", "reads a local file as a manual page"}, {"--local-file", "reads a local file as a manual page"}}, operands: operandsNone},
+		"man":      {custom: checkMan},
 		"git":      {custom: checkGit},
-		"go":       {custom: checkGo},
 		"cd":       {custom: checkCd},
 		"pushd":    {custom: checkCd},
 		"popd":     {custom: checkCd},
@@ -231,8 +230,8 @@ func init() {
 			knownPrompts[n] = why
 		}
 	}
-	add("may run repository code, build scripts or plugins",
-		"make", "gmake", "cmake", "ninja", "meson", "bazel", "bazelisk", "buck", "pytest", "py.test", "tox", "nox", "uv", "uvx",
+	add("may run repository code, build scripts or plugins, or fetch a toolchain",
+		"go", "make", "gmake", "cmake", "ninja", "meson", "bazel", "bazelisk", "buck", "pytest", "py.test", "tox", "nox", "uv", "uvx",
 		"pip", "pip3", "pipx", "poetry", "pipenv", "pdm", "hatch", "npm", "npx", "pnpm", "pnpx", "yarn", "bun", "bunx", "deno",
 		"cargo", "rustc", "rustup", "gradle", "gradlew", "mvn", "mvnw", "ant", "sbt", "dotnet", "mix", "rake", "bundle", "gem",
 		"composer", "jest", "vitest", "mocha", "tsc", "tsx", "ts-node", "gcc", "g++", "cc", "c++", "clang", "clang++", "ld",
@@ -289,20 +288,19 @@ func checkHostname(g *guard, name string, args []string, _ int, f *finding) {
 	}
 }
 
-// checkGo allows only go version and go env without -w/-u.
-func checkGo(g *guard, name string, args []string, _ int, f *finding) {
-	switch {
-	case len(args) == 1 && args[0] == "version":
-		return
-	case len(args) >= 1 && args[0] == "env" && !hasFlag(args[1:], "-w", "-u"):
-		return
+// checkMan: man formats a page for reading, unless an option names the
+// pager, browser, viewer or configuration, or an operand names a local file
+// (which the formatter would then process).
+func checkMan(g *guard, name string, args []string, _ int, f *finding) {
+	for _, o := range []string{"-P", "--pager", "-H", "--html", "-X", "--gxditview", "-C", "--config-file", "-l", "--local-file", "-p", "--preprocessor"} {
+		if hasFlag(args, o) {
+			f.prompt(High, "man "+o+" runs or reads something other than a manual page")
+			return
+		}
 	}
-	f.prompt(High, "go "+strings.Join(firstN(args, 1), " ")+" may run repository code, build scripts or plugins")
-}
-
-func firstN(s []string, n int) []string {
-	if len(s) > n {
-		return s[:n]
+	for _, op := range operands(args) {
+		if strings.ContainsRune(op, '/') {
+			f.prompt(High, "man "+op+" formats a local file")
+		}
 	}
-	return s
 }

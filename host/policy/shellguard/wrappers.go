@@ -34,6 +34,7 @@ func init() {
 		"source": wrapSource,
 		".":      wrapSource,
 		"watch":  wrapWatch,
+		"trap":   wrapTrap,
 	}
 	for _, sh := range []string{"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "csh", "tcsh", "yash", "rbash"} {
 		wrappers[sh] = wrapShell
@@ -212,6 +213,14 @@ func wrapSu(g *guard, name string, args []string, depth int, f *finding) string 
 func wrapEval(g *guard, name string, args []string, depth int, f *finding) string {
 	f.prompt(High, "eval runs its arguments as shell code")
 	g.reviewInner(strings.Join(args, " "), depth, f)
+	return name
+}
+
+func wrapTrap(g *guard, name string, args []string, depth int, f *finding) string {
+	f.prompt(High, "trap runs shell code when a signal arrives")
+	if ops := operands(args); len(ops) > 0 {
+		g.reviewInner(ops[0], depth, f)
+	}
 	return name
 }
 
