@@ -162,6 +162,12 @@ func (r *Runner) Run(ctx context.Context, req Request) (*Result, error) {
 	if err != nil {
 		_ = pipes[0][0].Close()
 		_ = pipes[1][0].Close()
+		for _, a := range arts {
+			_ = a.close()
+		}
+		if dirErr == nil {
+			_ = os.RemoveAll(dir) // nothing ran: no artifact to keep
+		}
 		return nil, err
 	}
 	defer r.forget(p)

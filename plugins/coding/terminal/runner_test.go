@@ -89,8 +89,12 @@ func TestRunInDir(t *testing.T) {
 func TestRunStartFailures(t *testing.T) {
 	rn := quickRunner()
 	ctx := context.Background()
-	if _, err := rn.Run(ctx, Request{Command: "true", Env: testEnv(), Dir: "/nonexistent-dir-xyz", ArtifactRoot: t.TempDir(), Timeout: time.Second}); err == nil {
+	root := t.TempDir()
+	if _, err := rn.Run(ctx, Request{Command: "true", Env: testEnv(), Dir: "/nonexistent-dir-xyz", ArtifactRoot: root, Timeout: time.Second}); err == nil {
 		t.Fatal("a missing cwd started a command")
+	}
+	if ents, _ := os.ReadDir(filepath.Join(root, "terminal")); len(ents) != 0 {
+		t.Fatalf("a command that never started left artifacts: %v", ents)
 	}
 	if _, err := rn.Run(ctx, Request{Command: "true", Env: testEnv(), Dir: t.TempDir(), ArtifactRoot: t.TempDir()}); err == nil {
 		t.Fatal("a zero timeout started a command")
