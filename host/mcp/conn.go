@@ -8,8 +8,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"os"
-	"os/exec"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -54,6 +52,7 @@ type conn struct {
 	transport transport.Interface
 	cancel    context.CancelFunc
 	pgid      int
+	proc      *stdioProc   // stdio only
 	tail      *stderrTail  // stdio only
 	http      *http.Client // HTTP only
 	stateDir  string
@@ -66,13 +65,6 @@ type conn struct {
 	closeOnce sync.Once
 	listSeq   atomic.Int64
 }
-
-// guardScript leads a stdio server's process group: it runs the server
-// and, when the host dies (Pdeathsig sends it SIGTERM), kills the whole
-// group. Pdeathsig on the server itself would spare the processes the
-// server started; the group kill does not. Stdin goes through fd 3
-// because sh gives a background job /dev/null and dash ignores "<&0".
-const guardScript = `trap 'kill -KILL 0' TERM HUP; exec 3<&0; "$@" <&3 3<&- & exec 3<&-; wait $!`
 
 // dialer opens the transport of a plan; the HTTP one comes from the pool
 // (it needs the URL policy).
@@ -102,7 +94,9 @@ func connect(ctx context.Context, p *plan, cfg dialConfig) (*conn, error) {
 	step := "initialize"
 	fail := func(err error) (*conn, error) {
 		reason := step + " failed"
-		if errors.Is(tctx.Err(), context.DeadlineExceeded) {
+		if c.proc != nil && c.proc.tooLong.Load() {
+			err = fmt.Errorf("%s: %w", step, errLineTooLong)
+		} else if errors.Is(tctx.Err(), context.DeadlineExceeded) {
 			err = fmt.Errorf("no answer to %s within the connect timeout of %s; the connection was closed", step, p.server.ConnectTimeout)
 			reason = step + " timed out"
 		} else if ctx.Err() != nil {
@@ -153,47 +147,6 @@ func (c *conn) open(connCtx context.Context, cfg dialConfig) error {
 		return c.client.Start(connCtx)
 	}
 	return fmt.Errorf("unknown transport %q", s.Transport)
-}
-
-// openStdio starts the server process: the command built here, not by
-// mcp-go (which would hand it the host's whole environment), with an
-// empty-but-piped stdin, the allowlisted environment plus the manifest's
-// env, its own process group, and stderr drained into a bounded tail.
-func (c *conn) openStdio(connCtx context.Context, cfg dialConfig) error {
-	s := c.plan.server
-	env := make([]string, 0, len(cfg.env)+len(s.Env))
-	env = append(env, cfg.env...)
-	for _, kv := range s.Env {
-		env = append(env, kv.Key+"="+kv.Value)
-	}
-	pr, pw, err := os.Pipe()
-	if err != nil {
-		return fmt.Errorf("stderr pipe: %w", err)
-	}
-	var started *exec.Cmd
-	build := func(_ context.Context, command string, env []string, args []string) (*exec.Cmd, error) {
-		cmd := exec.Command("/bin/sh", append([]string{"-c", guardScript, "demiurge-mcp-guard", command}, args...)...)
-		cmd.Env = env[:len(env):len(env)]
-		cmd.Dir = c.plan.cwd
-		cmd.Stderr = pw
-		cmd.SysProcAttr = serverProcAttr()
-		started = cmd
-		return cmd, nil
-	}
-	tr := transport.NewStdioWithOptions(c.plan.command, env, s.Args, transport.WithCommandFunc(build), transport.WithCommandLogger(quietLogger))
-	c.transport = tr
-	c.client = client.NewClient(tr, client.WithProtocolVersion(s.ProtocolVersion))
-	cfg.spawner.run(func() { err = c.client.Start(connCtx) })
-	pw.Close() // the child holds its own copy
-	c.tail = newStderrTail()
-	go c.tail.drain(pr)
-	if started != nil && started.Process != nil {
-		c.pgid = started.Process.Pid
-	}
-	if err != nil {
-		return fmt.Errorf("start %s: %w", c.plan.command, err)
-	}
-	return nil
 }
 
 // listTools pages through tools/list on the transport itself: the typed
@@ -247,9 +200,9 @@ func (c *conn) alive() bool {
 	if c.lost.Load() {
 		return false
 	}
-	if c.tail != nil {
+	if c.proc != nil {
 		select {
-		case <-c.tail.done:
+		case <-c.proc.exited:
 			return false
 		default:
 		}
@@ -275,7 +228,14 @@ func (c *conn) shutdown(reason string, grace time.Duration) {
 		if c.client != nil {
 			_ = c.client.Close()
 		}
+		if c.proc != nil {
+			c.proc.wait(grace + time.Second)
+		}
 		killGroup(c.pgid)
+		if c.proc != nil {
+			c.proc.wait(time.Second)
+			c.proc.stdout.Close()
+		}
 		c.cancel()
 		if c.http != nil {
 			c.http.CloseIdleConnections()

@@ -242,3 +242,15 @@ func TestProtocolPinned(t *testing.T) {
 		t.Fatalf("the server was sent:\n%s", b)
 	}
 }
+
+// TestStdoutLineBound: a server that writes without ever ending a line is
+// cut off at MaxStdioLine instead of growing the host's memory.
+func TestStdoutLineBound(t *testing.T) {
+	f := newFixture(t)
+	f.server("flood", "garbage_stdout", "env: {HUGE_LINE: \"1\"}\nconnect_timeout_seconds: 20\n")
+	f.ask.allow(ConnectTool("flood"))
+	st := state(t, f.resolve(), "flood")
+	if st.Status != StatusFailed || !strings.Contains(st.Diagnostic, "without a newline") {
+		t.Fatalf("%+v", st)
+	}
+}

@@ -1,7 +1,9 @@
 package servers
 
 import (
+	"bytes"
 	"io"
+	"os"
 
 	"demiurge.dev/host/mcp/testservers/internal/serve"
 )
@@ -17,7 +19,17 @@ func (g garbage) Write(p []byte) (int, error) {
 
 // GarbageStdout writes lines that are not JSON-RPC (text, binary,
 // half objects) before every message it sends, and otherwise works.
+//
+// With HUGE_LINE=1 it first writes 20 MiB without a newline.
 func GarbageStdout() {
+	if os.Getenv("HUGE_LINE") == "1" {
+		chunk := bytes.Repeat([]byte("x"), 1<<20)
+		for range 20 {
+			if _, err := os.Stdout.Write(chunk); err != nil {
+				return
+			}
+		}
+	}
 	s := serve.New("garbage_stdout")
 	serve.Raw(s, "still_works", "", `{"type":"object"}`, serve.Text("fine"))
 	serve.Run(s, func(w io.Writer) io.Writer { return garbage{w} })

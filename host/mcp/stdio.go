@@ -1,0 +1,129 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"sync/atomic"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+)
+
+// MaxStdioLine bounds one JSON-RPC line from a stdio server: a server that
+// writes without ever ending a line would otherwise grow the reader's
+// buffer without limit.
+const MaxStdioLine = 16 << 20
+
+// guardScript leads a stdio server's process group: it runs the server
+// and, when the host dies (Pdeathsig sends it SIGTERM), kills the whole
+// group. Pdeathsig on the server itself would spare the processes the
+// server started; the group kill does not. Stdin goes through fd 3
+// because sh gives a background job /dev/null and dash ignores "<&0".
+const guardScript = `trap 'kill -KILL 0' TERM HUP; exec 3<&0; "$@" <&3 3<&- & exec 3<&-; wait $!`
+
+// stdioProc is a started server process and the host's ends of its pipes.
+type stdioProc struct {
+	cmd    *exec.Cmd
+	stdout *os.File
+	exited chan struct{} // closed when the guard has exited and been reaped
+	// tooLong is set when the server overran MaxStdioLine.
+	tooLong atomic.Bool
+}
+
+func (p *stdioProc) wait(d time.Duration) {
+	select {
+	case <-p.exited:
+	case <-time.After(d):
+	}
+}
+
+// openStdio starts the server process itself (mcp-go would hand it the
+// host's whole environment and read its stdout without a bound): the
+// allowlisted environment plus the manifest's env, the resolved cwd, its
+// own process group under the guard, stderr drained into a bounded tail,
+// and stdout read through a line bound. mcp-go speaks JSON-RPC over the
+// pipes.
+func (c *conn) openStdio(connCtx context.Context, cfg dialConfig) error {
+	s := c.plan.server
+	env := make([]string, 0, len(cfg.env)+len(s.Env))
+	env = append(env, cfg.env...)
+	for _, kv := range s.Env {
+		env = append(env, kv.Key+"="+kv.Value)
+	}
+	var files []*os.File
+	pipe := func() (*os.File, *os.File, error) {
+		r, w, err := os.Pipe()
+		files = append(files, r, w)
+		return r, w, err
+	}
+	closeAll := func() {
+		for _, f := range files {
+			f.Close()
+		}
+	}
+	inR, inW, err1 := pipe()
+	outR, outW, err2 := pipe()
+	errR, errW, err3 := pipe()
+	if err := errors.Join(err1, err2, err3); err != nil {
+		closeAll()
+		return fmt.Errorf("pipes for %s: %w", s.ID, err)
+	}
+	cmd := exec.Command("/bin/sh", append([]string{"-c", guardScript, "demiurge-mcp-guard", c.plan.command}, s.Args...)...)
+	cmd.Env = env
+	cmd.Dir = c.plan.cwd
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
+	cmd.SysProcAttr = serverProcAttr()
+	var err error
+	cfg.spawner.run(func() { err = cmd.Start() })
+	// The child holds its own copies of its ends.
+	inR.Close()
+	outW.Close()
+	errW.Close()
+	if err != nil {
+		inW.Close()
+		outR.Close()
+		errR.Close()
+		return fmt.Errorf("start %s: %w", c.plan.command, err)
+	}
+	p := &stdioProc{cmd: cmd, stdout: outR, exited: make(chan struct{})}
+	go func() { _ = cmd.Wait(); close(p.exited) }()
+	c.proc, c.pgid = p, cmd.Process.Pid
+	c.tail = newStderrTail()
+	go c.tail.drain(errR)
+	tr := transport.NewIO(&lineBound{r: outR, proc: p}, inW, nil)
+	c.transport = tr
+	c.client = client.NewClient(tr, client.WithProtocolVersion(s.ProtocolVersion))
+	return c.client.Start(connCtx)
+}
+
+// lineBound fails the stream when a line runs past MaxStdioLine.
+type lineBound struct {
+	r    io.Reader
+	proc *stdioProc
+	run  int // bytes since the last newline
+}
+
+var errLineTooLong = fmt.Errorf("the server wrote a line of more than %d bytes without a newline; the connection was closed", MaxStdioLine)
+
+func (l *lineBound) Read(p []byte) (int, error) {
+	n, err := l.r.Read(p)
+	for i := 0; i < n; i++ {
+		if p[i] == '\n' {
+			l.run = 0
+			continue
+		}
+		l.run++
+		if l.run > MaxStdioLine {
+			// An end of stream to mcp-go, which then closes quietly; the
+			// flag gives the diagnostic.
+			l.proc.tooLong.Store(true)
+			return i, io.EOF
+		}
+	}
+	return n, err
+}
