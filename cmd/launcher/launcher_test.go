@@ -319,3 +319,30 @@ func TestPackageProblemsAreReadLive(t *testing.T) {
 		t.Errorf("launcher and host differ\nlauncher: %s\nhost: %s", res, h)
 	}
 }
+
+// TestDefaultStateDirectory: without --state or DEMIURGE_STATE, the state
+// is $XDG_STATE_HOME/demiurge, else ~/.local/state/demiurge, as the full
+// CLI resolves it; the launcher finds the host's snapshot there.
+func TestDefaultStateDirectory(t *testing.T) {
+	r := newRig(t)
+	xdg := filepath.Join(t.TempDir(), "xdg")
+	for _, tc := range []struct {
+		env   []string
+		state string
+	}{
+		{[]string{"XDG_STATE_HOME=" + xdg}, filepath.Join(xdg, "demiurge")},
+		{nil, filepath.Join(r.home, ".local", "state", "demiurge")},
+	} {
+		if res := r.exec("demiurge", "", tc.env, "tools", "list"); res.code != 0 {
+			t.Fatalf("cold run: %s", res)
+		}
+		log := filepath.Join(tc.state, "logs", "host.log")
+		if err := os.Remove(log); err != nil {
+			t.Fatalf("the host did not use %s: %v", tc.state, err)
+		}
+		res := r.exec("demiurge", "", tc.env, "tools", "list")
+		if _, err := os.Stat(log); err == nil || res.code != 0 || !strings.Contains(res.stdout, "read_file") {
+			t.Errorf("%v: warm run not answered by the launcher from %s: %s", tc.env, tc.state, res)
+		}
+	}
+}
