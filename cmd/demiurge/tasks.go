@@ -25,6 +25,17 @@ func init() {
 		os.Exit(runtime.RunReaper(os.Stdin))
 	}
 	toolhost.TaskReaperExecutable = os.Executable
+	toolhost.ServeTaskSocket = true
+}
+
+// taskSource is the task manager of this process, or the live one of the
+// demiurge that holds the store, reached through its task socket.
+type taskSource interface {
+	List(scope runtime.TaskScope) ([]runtime.Task, error)
+	Get(scope runtime.TaskScope, id string) (runtime.Task, error)
+	Wait(ctx context.Context, scope runtime.TaskScope, id string, timeout time.Duration) (runtime.Task, bool, error)
+	Cancel(ctx context.Context, scope runtime.TaskScope, id string) (runtime.Task, error)
+	Logs(ctx context.Context, scope runtime.TaskScope, id string, after uint64, follow bool, fn func(runtime.LogChunk) error) error
 }
 
 // defaultWaitTimeout bounds `tasks wait` without --timeout.
@@ -54,7 +65,7 @@ func tasksCommand() *cli.Command {
 // operator sees (every session of this principal) and where to print.
 type taskCmd struct {
 	ctx    context.Context
-	m      *runtime.TaskManager
+	m      taskSource
 	scope  runtime.TaskScope
 	out    io.Writer
 	json   bool
@@ -78,12 +89,20 @@ func tasksAction(fn func(tc *taskCmd, args []string) error) cli.ActionFunc {
 			return err
 		}
 		defer h.Close()
-		m, err := h.Tasks()
-		if runtime.IsLocked(err) {
-			return fmt.Errorf("the state store is held by a running demiurge, which owns its live tasks: use /tasks in that session, or run this once it has exited (%w)", err)
-		}
-		if err != nil {
-			return err
+		// A running demiurge holds the store and owns its live tasks: ask
+		// it first; otherwise read the store.
+		var m taskSource
+		if remote, err := runtime.DialTasks(toolhost.TaskSocketPath(h.StateDir)); err == nil {
+			m = remote
+		} else {
+			local, err := h.Tasks()
+			if runtime.IsLocked(err) {
+				return fmt.Errorf("the state store is held by a running demiurge, which owns its live tasks and does not answer on %s: use /tasks in that session, or run this once it has exited (%w)", toolhost.TaskSocketPath(h.StateDir), err)
+			}
+			if err != nil {
+				return err
+			}
+			m = local
 		}
 		ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
 		defer stop()
@@ -238,7 +257,7 @@ func writeTaskDetail(w io.Writer, t runtime.Task, timedOut *bool) error {
 
 // writeTaskLogs prints a task's chunks: raw data (control characters made
 // inert) or one JSON object per chunk.
-func writeTaskLogs(ctx context.Context, m *runtime.TaskManager, scope runtime.TaskScope, id string, follow, asJSON bool, w io.Writer) error {
+func writeTaskLogs(ctx context.Context, m taskSource, scope runtime.TaskScope, id string, follow, asJSON bool, w io.Writer) error {
 	first := true
 	return m.Logs(ctx, scope, id, 0, follow, func(c runtime.LogChunk) error {
 		if first && c.Seq > 1 {

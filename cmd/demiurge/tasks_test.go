@@ -193,16 +193,11 @@ func waitProcessGone(t *testing.T, pid int, within time.Duration) {
 	}
 }
 
-// TestSIGTERMCancelsBackgroundTasks: while the host runs, another demiurge
-// is told the store is held; SIGTERM cancels the task through the cancel
-// path, which is recorded.
+// TestSIGTERMCancelsBackgroundTasks: SIGTERM cancels the task through the
+// cancel path, which is recorded.
 func TestSIGTERMCancelsBackgroundTasks(t *testing.T) {
 	e := newTaskEnv(t)
 	host, id, child := e.startBackground(t)
-	_, stderr, err := e.run(t, "tasks", "list")
-	if err == nil || !strings.Contains(stderr, "held by a running demiurge") {
-		t.Errorf("tasks list while the host runs: %v %q; want a clear refusal", err, stderr)
-	}
 	if err := host.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
@@ -284,5 +279,62 @@ func TestKilledHostTerminalTaskIsLostAndReaped(t *testing.T) {
 	task := e.task(t, "last")
 	if task.ID != id || task.State != runtime.TaskLost || task.ExitReason != runtime.ExitReasonLost {
 		t.Fatalf("task after the host was killed = %s %s/%s", task.ID, task.State, task.ExitReason)
+	}
+}
+
+// TestTasksOfARunningHostFromAnotherProcess: while the owner runs (and
+// holds the store), `demiurge tasks` reaches its live tasks through its
+// task socket: list, wait with timeout, logs, and a cancel after which the
+// owner ends by itself.
+func TestTasksOfARunningHostFromAnotherProcess(t *testing.T) {
+	e := newTaskEnv(t)
+	host, id, child := e.startBackground(t)
+	list, stderr, err := e.run(t, "tasks", "list")
+	if err != nil || !strings.Contains(list, id) || !strings.Contains(list, "running") {
+		t.Fatalf("tasks list while the owner runs = %q, %v %s", list, err, stderr)
+	}
+	waited, _, err := e.run(t, "tasks", "wait", id, "--timeout", "100ms", "--json")
+	if err != nil || !strings.Contains(waited, `"timed_out": true`) || !strings.Contains(waited, `"state": "running"`) {
+		t.Fatalf("tasks wait = %q, %v", waited, err)
+	}
+	logs, _, err := e.run(t, "tasks", "logs", id)
+	if err != nil || !strings.Contains(logs, "child "+strconv.Itoa(child)) {
+		t.Fatalf("tasks logs = %q, %v", logs, err)
+	}
+	if _, _, err := e.run(t, "tasks", "show", "task_00000000000000000000"); err == nil {
+		t.Fatal("an unknown id was answered")
+	}
+	cancelled, stderr, err := e.run(t, "tasks", "cancel", id, "--json")
+	if err != nil || !strings.Contains(cancelled, `"state": "cancelled"`) {
+		t.Fatalf("tasks cancel = %q, %v %s", cancelled, err, stderr)
+	}
+	waitProcessGone(t, child, time.Second)
+	done := make(chan error, 1)
+	go func() { done <- host.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("the owner exited with %v after its task was cancelled", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the owner did not end after its only task was cancelled")
+	}
+	if task := e.task(t, id); task.State != runtime.TaskCancelled {
+		t.Fatalf("recorded as %s", task.State)
+	}
+}
+
+// TestTasksWhileTheStoreIsHeldWithoutASocket: when the owner cannot be
+// reached, the refusal says who holds the store and what to do.
+func TestTasksWhileTheStoreIsHeldWithoutASocket(t *testing.T) {
+	e := newTaskEnv(t)
+	// A directory where the socket would go keeps the owner from serving.
+	if err := os.MkdirAll(filepath.Join(toolhost.TaskSocketPath(e.state), "blocked"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	e.startBackground(t)
+	_, stderr, err := e.run(t, "tasks", "list")
+	if err == nil || !strings.Contains(stderr, "held by a running demiurge") || !strings.Contains(stderr, "/tasks") {
+		t.Fatalf("tasks list while the store is held: %v %q", err, stderr)
 	}
 }

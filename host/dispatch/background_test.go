@@ -204,7 +204,17 @@ func TestFiftyBackgroundTasksCancelledAtOnce(t *testing.T) {
 	for range 50 {
 		ids = append(ids, startTask(t, turn, `{"command":"make","background":true,"interval_ms":5}`))
 	}
-	time.Sleep(100 * time.Millisecond)
+	// Cancel them once every one is running in the plugin and writing.
+	for _, id := range ids {
+		for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+			if task, _ := tasks.Get(testScope, id); task.Streams["stdout"].Bytes > 0 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s wrote nothing", id)
+			}
+		}
+	}
 	done := make(chan runtime.Task, len(ids))
 	for _, id := range ids {
 		go func() {

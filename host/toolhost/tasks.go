@@ -3,6 +3,7 @@ package toolhost
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 
@@ -17,6 +18,7 @@ type hostTasks struct {
 	mu      sync.Mutex
 	manager *runtime.TaskManager
 	reaper  *runtime.Reaper
+	server  *runtime.TaskServer
 	lost    []runtime.Task
 	err     error
 	closed  bool
@@ -42,6 +44,11 @@ func (h *Host) Tasks() (*runtime.TaskManager, error) {
 		h.tasks.manager, h.tasks.lost, h.tasks.err = m, lost, err
 		if err == nil && TaskReaperExecutable != nil {
 			h.tasks.reaper = startReaper(m)
+		}
+		if err == nil && ServeTaskSocket {
+			// Best effort: without it, other processes read the record
+			// once this one has exited.
+			h.tasks.server, _ = m.Serve(TaskSocketPath(h.StateDir))
 		}
 	})
 	return h.tasks.manager, h.tasks.err
@@ -79,12 +86,25 @@ func (h *Host) closeTasks() {
 	h.tasks.closed = true
 	m := h.tasks.manager
 	h.tasks.mu.Unlock()
+	if h.tasks.server != nil {
+		h.tasks.server.Close()
+	}
 	if m != nil {
 		m.Close()
 	}
 	if h.tasks.reaper != nil {
 		h.tasks.reaper.Close()
 	}
+}
+
+// ServeTaskSocket has the host answer `demiurge tasks` of other processes
+// about its live tasks on TaskSocketPath; the CLI sets it.
+var ServeTaskSocket bool
+
+// TaskSocketPath is where the host that holds the store answers about its
+// live tasks.
+func TaskSocketPath(stateDir string) string {
+	return filepath.Join(stateDir, "runtime", "tasks.sock")
 }
 
 // TaskReaperExecutable names the binary that runs as the task reaper
