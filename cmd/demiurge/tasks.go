@@ -47,8 +47,8 @@ func tasksCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "tasks",
 		Usage: "background tasks of this principal: list, show, logs, wait, cancel",
-		Description: "Background tasks live as long as the demiurge process that started them. While that " +
-			"process runs it holds the state store; use /tasks inside it. Afterwards these commands read the record.",
+		Description: "Background tasks live as long as the demiurge process that started them. While it runs, " +
+			"these commands ask it (over STATE/runtime/tasks.sock); afterwards they read the record in the store.",
 		Subcommands: []*cli.Command{
 			{Name: "list", Usage: "the tasks, newest first", Flags: []cli.Flag{jsonFlag}, Action: tasksAction(tasksList)},
 			{Name: "show", Usage: "one task: state, return code, exit reason, output tails", ArgsUsage: idUsage, Flags: []cli.Flag{jsonFlag}, Action: tasksAction(tasksShow)},
@@ -312,7 +312,7 @@ func waitForBackgroundTasks(h *toolhost.Host) {
 	if err != nil || m.Running() == 0 {
 		return
 	}
-	fmt.Fprintf(os.Stderr, "demiurge: %d background task(s) running; waiting for them to end (they end with this process: Ctrl-C cancels them)\n", m.Running())
+	fmt.Fprintf(os.Stderr, "demiurge: %d background task(s) running; waiting for them to end (they end with this process: Ctrl-C cancels them; `demiurge tasks` in another shell follows them)\n", m.Running())
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if m.WaitAll(ctx) != nil {
