@@ -272,7 +272,7 @@ func writeTaskLogs(ctx context.Context, m taskSource, scope runtime.TaskScope, i
 				Data   string    `json:"data"`
 			}{c.Seq, c.Stream, c.Time, string(c.Data)})
 		}
-		_, err := io.WriteString(w, printable(string(c.Data), len(c.Data)+1))
+		_, err := io.WriteString(w, printable(string(c.Data), 4*len(c.Data)+16))
 		return err
 	})
 }

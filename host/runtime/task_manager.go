@@ -455,6 +455,7 @@ func (m *TaskManager) Cancel(ctx context.Context, scope TaskScope, id string) (T
 // chunk is delivered, or ctx ends.
 func (m *TaskManager) Logs(ctx context.Context, scope TaskScope, id string, after uint64, follow bool, fn func(LogChunk) error) error {
 	const page = 256
+	ended := false
 	for {
 		lt := m.liveTask(scope, id)
 		chunks, err := m.store.TaskLogs(scope, id, after, page)
@@ -470,13 +471,14 @@ func (m *TaskManager) Logs(ctx context.Context, scope TaskScope, id string, afte
 		if len(chunks) == page {
 			continue
 		}
-		if !follow || lt == nil {
+		if !follow || lt == nil || ended {
 			// Ended (its last chunks were written before its end was
-			// recorded) or not asked to follow.
+			// published, and this pass read them) or not asked to follow.
 			return nil
 		}
 		select {
 		case <-lt.done:
+			ended = true
 		case <-time.After(flushEvery):
 		case <-ctx.Done():
 			return ctx.Err()
