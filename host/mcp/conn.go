@@ -174,23 +174,33 @@ func (c *conn) listTools(ctx context.Context) ([]rawTool, error) {
 		if resp.Error != nil {
 			return nil, resp.Error.AsError()
 		}
-		var res struct {
-			Tools      []rawTool `json:"tools"`
-			NextCursor string    `json:"nextCursor"`
+		tools, next, err := decodeToolPage(resp.Result)
+		if err != nil {
+			return nil, err
 		}
-		if err := json.Unmarshal(resp.Result, &res); err != nil {
-			return nil, fmt.Errorf("the tool list is not valid: %w", err)
-		}
-		out = append(out, res.Tools...)
-		if res.NextCursor == "" {
+		out = append(out, tools...)
+		if next == "" {
 			return out, nil
 		}
-		if seen[res.NextCursor] {
+		if seen[next] {
 			return nil, errors.New("the server repeated a page cursor")
 		}
-		seen[res.NextCursor] = true
-		cursor = res.NextCursor
+		seen[next] = true
+		cursor = next
 	}
+}
+
+// decodeToolPage reads one tools/list result, keeping each input schema's
+// bytes as sent.
+func decodeToolPage(result []byte) ([]rawTool, string, error) {
+	var res struct {
+		Tools      []rawTool `json:"tools"`
+		NextCursor string    `json:"nextCursor"`
+	}
+	if err := json.Unmarshal(result, &res); err != nil {
+		return nil, "", fmt.Errorf("the tool list is not valid: %w", err)
+	}
+	return res.Tools, res.NextCursor, nil
 }
 
 // alive reports whether the connection can still serve calls: not closed,
