@@ -254,3 +254,22 @@ func TestStdoutLineBound(t *testing.T) {
 		t.Fatalf("%+v", st)
 	}
 }
+
+// TestTestBypassesRetryWindow: `mcp test` connects now, through the gate,
+// even inside a failed server's retry window.
+func TestTestBypassesRetryWindow(t *testing.T) {
+	f := newFixture(t)
+	f.server("hang", "hang_init", "connect_timeout_seconds: 1\n")
+	f.ask.allow(ConnectTool("hang"))
+	if st := state(t, f.resolve(), "hang"); st.Status != StatusFailed {
+		t.Fatalf("%+v", st)
+	}
+	asked := f.ask.count()
+	st, ok := f.pool.Test(context.Background(), f.turn(), "hang")
+	if !ok || st.Status != StatusFailed || !strings.Contains(st.Diagnostic, "initialize") || f.ask.count() != asked+1 {
+		t.Fatalf("%+v %v, asked %d then %d", st, ok, asked, f.ask.count())
+	}
+	if _, ok := f.pool.Test(context.Background(), f.turn(), "nosuch"); ok {
+		t.Fatal("tested an undeclared server")
+	}
+}
