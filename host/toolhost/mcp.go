@@ -65,8 +65,10 @@ func (h *Host) addMCP(ctx context.Context, sources []catalog.Source, warnings []
 	}
 	r := h.pool().Resolve(ctx, h.mcpTurn())
 	h.mcpMu.Lock()
+	prev := h.mcpStates
 	h.mcpStates = r.States
 	h.mcpMu.Unlock()
+	h.mcpStateEvents(prev, r.States)
 	for _, s := range r.States {
 		warnings = append(warnings, mcpWarnings(s)...)
 	}
@@ -127,6 +129,36 @@ func (h *Host) urlDecisionEvent(server string, d netpolicy.Decision) {
 		return
 	}
 	_ = store.Submit(context.Background(), runtime.Event{Kind: "mcp.url_decision", Session: h.Authority.Session, Data: data}, nil)
+}
+
+// mcpStateEvents records each server whose standing changed since the
+// last turn as an mcp.connect event: connected, denied, failed (with the
+// redacted diagnostic) or disabled.
+func (h *Host) mcpStateEvents(prev, cur []mcp.State) {
+	before := make(map[string]mcp.State, len(prev))
+	for _, s := range prev {
+		before[s.Server] = s
+	}
+	var store *runtime.Store
+	for _, s := range cur {
+		if b, ok := before[s.Server]; ok && b.Status == s.Status && b.Diagnostic == s.Diagnostic {
+			continue
+		}
+		if store == nil {
+			var err error
+			if store, err = h.Store(); err != nil {
+				return
+			}
+		}
+		data, err := json.Marshal(map[string]any{
+			"server": s.Server, "transport": s.Transport, "status": s.Status,
+			"diagnostic": s.Diagnostic, "tools": len(s.Tools), "refused": len(s.Refused),
+		})
+		if err != nil {
+			continue
+		}
+		_ = store.Submit(context.Background(), runtime.Event{Kind: "mcp.connect", Session: h.Authority.Session, Data: data}, nil)
+	}
 }
 
 // closeMCP closes every MCP connection and kills every stdio server.

@@ -71,6 +71,28 @@ func TestMCPToolsJoinTheCatalog(t *testing.T) {
 	if states["docs"] != mcp.StatusConnected || states["hang"] != mcp.StatusFailed || states["asking"] != mcp.StatusDenied {
 		t.Fatalf("%v", states)
 	}
+	// Each server's standing is audited once, when it changes.
+	if _, err := h.Catalog(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	store, err := h.Store()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var evs []runtime.Event
+	for deadline := time.Now().Add(3 * time.Second); len(evs) < 3 && time.Now().Before(deadline); {
+		time.Sleep(50 * time.Millisecond)
+		if evs, err = store.Events(runtime.EventQuery{Kind: "mcp.connect"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var got []string
+	for _, ev := range evs {
+		got = append(got, string(ev.Data))
+	}
+	if len(evs) != 3 || !strings.Contains(strings.Join(got, "\n"), `"server":"docs","status":"connected","tools":4`) {
+		t.Fatalf("events:\n%s", strings.Join(got, "\n"))
+	}
 	// mcp test goes through the gate too.
 	if st, err := h.TestMCP(context.Background(), "asking"); err != nil || st.Status != mcp.StatusDenied {
 		t.Fatalf("%+v %v", st, err)
