@@ -59,15 +59,33 @@ type TaskManager struct {
 	live       map[string]*liveTask
 	closed     bool
 	onComplete func(Task)
+	reaperExe  string
 	reaper     *Reaper
 }
 
-// UseReaper has r follow the running tasks, so that their processes are
-// ended if this host dies without ending them.
-func (m *TaskManager) UseReaper(r *Reaper) {
+// UseReaper has the binary exe (run with ReaperArg) follow the running
+// tasks, so that their processes are ended if this host dies without
+// ending them. The reaper starts with the first task; a host that cannot
+// start it still runs its tasks.
+func (m *TaskManager) UseReaper(exe string) {
 	m.mu.Lock()
-	m.reaper = r
+	m.reaperExe = exe
 	m.mu.Unlock()
+}
+
+// startedReaper returns the reaper, starting it on first use.
+func (m *TaskManager) startedReaper() *Reaper {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.reaper == nil && m.reaperExe != "" && !m.closed {
+		r, err := StartReaper(m.reaperExe)
+		if err != nil {
+			m.reaperExe = "" // tried once; not again for every task
+			return nil
+		}
+		m.reaper = r
+	}
+	return m.reaper
 }
 
 // NewTaskManager starts a manager over store. Tasks that a crashed host
@@ -208,9 +226,7 @@ func (m *TaskManager) runTask(ctx context.Context, lt *liveTask, run TaskRun) {
 			lt.mu.Lock()
 			lt.task.State, lt.task.Started = TaskRunning, started
 			lt.mu.Unlock()
-			m.mu.Lock()
-			reaper := m.reaper
-			m.mu.Unlock()
+			reaper := m.startedReaper()
 			if reaper != nil {
 				reaper.track(lt.id)
 			}
@@ -543,4 +559,11 @@ func (m *TaskManager) Close() {
 	m.CancelAll(ExitReasonHostClose)
 	m.wg.Wait()
 	m.stop()
+	m.mu.Lock()
+	r := m.reaper
+	m.reaper = nil
+	m.mu.Unlock()
+	if r != nil {
+		r.Close() // every task is untracked: it has nothing to do
+	}
 }

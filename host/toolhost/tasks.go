@@ -17,7 +17,6 @@ type hostTasks struct {
 	once    sync.Once
 	mu      sync.Mutex
 	manager *runtime.TaskManager
-	reaper  *runtime.Reaper
 	server  *runtime.TaskServer
 	lost    []runtime.Task
 	err     error
@@ -43,7 +42,9 @@ func (h *Host) Tasks() (*runtime.TaskManager, error) {
 		}
 		h.tasks.manager, h.tasks.lost, h.tasks.err = m, lost, err
 		if err == nil && TaskReaperExecutable != nil {
-			h.tasks.reaper = startReaper(m)
+			if exe, err := TaskReaperExecutable(); err == nil {
+				m.UseReaper(exe)
+			}
 		}
 		if err == nil && ServeTaskSocket {
 			// Best effort: without it, other processes read the record
@@ -92,9 +93,6 @@ func (h *Host) closeTasks() {
 	if m != nil {
 		m.Close()
 	}
-	if h.tasks.reaper != nil {
-		h.tasks.reaper.Close()
-	}
 }
 
 // ServeTaskSocket has the host answer `demiurge tasks` of other processes
@@ -112,20 +110,6 @@ func TaskSocketPath(stateDir string) string {
 // reaper: a crashed host's task processes are then ended only when the
 // next host marks the tasks lost.
 var TaskReaperExecutable func() (string, error)
-
-// startReaper starts the reaper for m; a host without one still runs.
-func startReaper(m *runtime.TaskManager) *runtime.Reaper {
-	exe, err := TaskReaperExecutable()
-	if err != nil {
-		return nil
-	}
-	r, err := runtime.StartReaper(exe)
-	if err != nil {
-		return nil
-	}
-	m.UseReaper(r)
-	return r
-}
 
 // hostSecrets are the credentials in the host's own environment (by
 // variable name): they never reach a plugin, and task output is redacted
