@@ -141,11 +141,25 @@ func (s *TaskServer) handle(c *net.UnixConn) {
 		return
 	}
 	line, err := bufio.NewReaderSize(c, maxSocketRequest).ReadSlice('\n')
-	var req socketRequest
-	if err != nil || json.Unmarshal(line, &req) != nil {
+	if err != nil {
 		fail(errors.New("unreadable task request"))
 		return
 	}
+	s.answer(line, reply)
+}
+
+// answer runs one request line and replies; every reply sequence ends with
+// one that is Done or carries an Error.
+func (s *TaskServer) answer(line []byte, reply func(socketReply) bool) {
+	fail := func(err error) {
+		reply(socketReply{Error: err.Error(), NotFound: errors.Is(err, ErrTaskNotFound)})
+	}
+	var req socketRequest
+	if json.Unmarshal(line, &req) != nil {
+		fail(errors.New("unreadable task request"))
+		return
+	}
+	var err error
 	scope := TaskScope{Principal: req.Principal, Session: req.Session, AllSessions: req.AllSessions}
 	ctx := s.ctx
 	switch req.Op {

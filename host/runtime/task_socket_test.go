@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -66,4 +67,65 @@ func TestTaskSocketAnswersLikeTheManager(t *testing.T) {
 	if _, err := DialTasks(path); err == nil {
 		t.Fatal("the socket still answers after Close")
 	}
+}
+
+// FuzzTaskSocketRequest: whatever a client sends, the server answers with
+// a final reply (done or error) and never panics; ids outside the scope
+// are never answered with a task.
+func FuzzTaskSocketRequest(f *testing.F) {
+	for _, seed := range []string{
+		`{"op":"list","principal":"alice","all_sessions":true}`,
+		`{"op":"show","id":"task_done","principal":"alice","session":"ses_a"}`,
+		`{"op":"logs","id":"task_done","principal":"alice","session":"ses_a","follow":true,"after":18446744073709551615}`,
+		`{"op":"wait","id":"task_done","principal":"mallory","all_sessions":true,"timeout_ms":-5}`,
+		`{"op":"cancel","id":"","principal":""}`,
+		`{"op":"frob"}`, `not json`, ``, `{"op":"list","principal":null}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	s, _ := openTempF(f)
+	m, _, err := NewTaskManager(context.Background(), s)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Cleanup(func() { m.Close(); s.Close() })
+	done, err := m.Start(context.Background(), ownerSpec, func(ctx context.Context, out *TaskOutput) TaskOutcome {
+		out.Write("stdout", []byte("private output\n"))
+		return TaskOutcome{}
+	})
+	if err != nil {
+		f.Fatal(err)
+	}
+	m.Wait(context.Background(), ownerScope, done.ID, 5*time.Second)
+	srv := &TaskServer{m: m, ctx: context.Background()}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		line = []byte(strings.ReplaceAll(string(line), "task_done", done.ID))
+		var replies []socketReply
+		srv.answer(line, func(r socketReply) bool { replies = append(replies, r); return true })
+		if len(replies) == 0 {
+			t.Fatal("no reply")
+		}
+		last := replies[len(replies)-1]
+		if !last.Done && last.Error == "" {
+			t.Fatalf("the last reply is neither done nor an error: %+v", last)
+		}
+		var req socketRequest
+		if json.Unmarshal(line, &req) == nil && req.Principal != "alice" {
+			for _, r := range replies {
+				if r.Task != nil || len(r.Tasks) > 0 || r.Chunk != nil {
+					t.Fatalf("principal %q was answered with alice's task: %+v", req.Principal, r)
+				}
+			}
+		}
+	})
+}
+
+func openTempF(tb testing.TB) (*Store, string) {
+	tb.Helper()
+	path := filepath.Join(tb.TempDir(), "runtime.db")
+	s, err := Open(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return s, path
 }
