@@ -48,35 +48,54 @@ func (w *Writer) Write(p []byte) (int, error) {
 	if w.r.Empty() {
 		return w.writeDst(p, len(p))
 	}
+	total := len(p)
 	if len(w.pending) > 0 {
-		w.pending = append(w.pending, p...)
-		if err := w.drain(false); err != nil {
-			return 0, err
-		}
-		return len(p), nil
-	}
-	// Nothing held back: scan p where it is and write its runs straight
-	// through, copying only the undecided tail. Bulk output is nearly all
-	// one literal run, which then costs no copy at all.
-	n := w.r.scan(p, false, func(lit []byte, marker string) {
-		if w.err != nil {
-			return
-		}
-		if len(lit) > 0 {
-			if _, err := w.writeDst(lit, 0); err != nil {
-				return
+		if len(p) < w.r.maxLen {
+			w.pending = append(w.pending, p...)
+			if err := w.drain(false); err != nil {
+				return 0, err
 			}
+			return total, nil
 		}
-		if marker != "" {
-			w.out = append(w.out[:0], marker...)
-			_, _ = w.writeDst(w.out, 0)
+		// Decide the held-back bytes with just enough of p after them:
+		// maxLen more bytes settle every secret that starts among them,
+		// so the scan stops at or past their end, and the rest of p is
+		// scanned where it is.
+		held := len(w.pending)
+		w.pending = append(w.pending, p[:w.r.maxLen]...)
+		n := w.r.scan(w.pending, false, w.emit)
+		if w.err != nil {
+			return 0, w.err
 		}
-	})
+		p = p[n-held:]
+		w.pending = w.pending[:0]
+	}
+	// Scan p where it is and write its runs straight through, copying
+	// only the undecided tail. Bulk output is nearly all one literal run,
+	// which then costs no copy at all.
+	n := w.r.scan(p, false, w.emit)
 	if w.err != nil {
 		return 0, w.err
 	}
 	w.pending = append(w.pending, p[n:]...)
-	return len(p), nil
+	return total, nil
+}
+
+// emit writes a decided literal run and the marker that ends it to dst.
+// After a failure it does nothing: the error is sticky.
+func (w *Writer) emit(lit []byte, marker string) {
+	if w.err != nil {
+		return
+	}
+	if len(lit) > 0 {
+		if _, err := w.writeDst(lit, 0); err != nil {
+			return
+		}
+	}
+	if marker != "" {
+		w.out = append(w.out[:0], marker...)
+		_, _ = w.writeDst(w.out, 0)
+	}
 }
 
 // Flush writes the held-back tail as it is. Call it only where the stream
