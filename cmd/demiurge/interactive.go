@@ -50,7 +50,9 @@ func interactive(c *cli.Context) error {
 	}
 	defer h.Close()
 	r := &repl{c: c, h: h, in: in, out: c.App.Writer}
-	return r.loop()
+	err = r.loop()
+	noteTasksOnExit(r.out, h)
+	return err
 }
 
 type repl struct {

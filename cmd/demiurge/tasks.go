@@ -378,3 +378,11 @@ func (r *repl) tasks(arg string) {
 		fmt.Fprintln(r.out, err)
 	}
 }
+
+// noteTasksOnExit says, as the session ends, that its running background
+// tasks are about to be cancelled (they live as long as the session).
+func noteTasksOnExit(w io.Writer, h *toolhost.Host) {
+	if n := h.RunningTasks(); n > 0 {
+		fmt.Fprintf(w, "cancelling %d running background task(s): they end with the session\n", n)
+	}
+}

@@ -59,6 +59,18 @@ func (h *Host) Tasks() (*runtime.TaskManager, error) {
 // manager was made.
 func (h *Host) LostTasks() []runtime.Task { return h.tasks.lost }
 
+// RunningTasks is how many background tasks this host runs now; it does
+// not open the store to find out.
+func (h *Host) RunningTasks() int {
+	h.tasks.mu.Lock()
+	m := h.tasks.manager
+	h.tasks.mu.Unlock()
+	if m == nil {
+		return 0
+	}
+	return m.Running()
+}
+
 // TaskScope is this host's session: what its model and its interactive
 // session may see of tasks.
 func (h *Host) TaskScope() runtime.TaskScope {
