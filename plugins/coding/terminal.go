@@ -83,6 +83,11 @@ func (t *terminalTool) Execute(ctx *sdk.Context, args json.RawMessage) (*sdk.Res
 		// Never fall back to the plugin's own environment.
 		return sdk.Errorf("no_environment", "the host passed no environment for the command; the call was not run"), nil
 	}
+	if target := refusedTarget(ctx.Secrets); target != "" {
+		// The host refuses these already; a plugin does not trust a
+		// request to replace how programs are found or loaded.
+		return nil, fmt.Errorf("the host bound a secret to %q, which the terminal never sets", target)
+	}
 	req := terminal.Request{
 		Command: p.Command, Dir: dir, Env: childEnv(ctx.Env, ctx.Secrets), Secrets: ctx.Secrets,
 		Timeout: timeout, ArtifactRoot: ctx.ArtifactRoot, Emit: ctx,
@@ -179,6 +184,23 @@ func commandDir(root, cwd string) (string, error) {
 		return "", fmt.Errorf("cwd %q is not a directory", cwd)
 	}
 	return real, nil
+}
+
+// refusedTarget is the first secret target that is not a plain variable
+// name or that controls how programs are found or loaded; "" if none.
+func refusedTarget(secrets map[string]string) string {
+	for target := range secrets {
+		upper := strings.ToUpper(target)
+		switch {
+		case target == "" || strings.ContainsAny(target, "= \x00") || target[0] >= '0' && target[0] <= '9':
+			return target
+		case upper == "PATH" || upper == "HOME" || upper == "BASH_ENV" || upper == "ENV" || upper == "SHELLOPTS" ||
+			upper == "PROMPT_COMMAND" || upper == "IFS" || strings.HasPrefix(upper, "LD_") || strings.HasPrefix(upper, "DYLD_") ||
+			strings.HasPrefix(upper, "BASH_FUNC_"):
+			return target
+		}
+	}
+	return ""
 }
 
 // childEnv is the host-built environment with the bound secrets set by

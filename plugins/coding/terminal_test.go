@@ -240,3 +240,16 @@ func FuzzTerminalArgs(f *testing.F) {
 		}
 	})
 }
+
+func TestTerminalRefusesBindingsOntoLoaderVariables(t *testing.T) {
+	c := newTerminalCall(t)
+	for _, target := range []string{"PATH", "LD_PRELOAD", "BASH_ENV", "bad=name"} {
+		res, err := c.tool.Execute(c.ctx(map[string]string{target: "some-secret-value"}), json.RawMessage(`{"command":"true"}`))
+		if err == nil || res != nil {
+			t.Fatalf("target %s: %+v, %v; want a host error", target, res, err)
+		}
+	}
+	if c.runner.Live() != 0 {
+		t.Fatal("a command started")
+	}
+}
