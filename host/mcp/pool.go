@@ -255,6 +255,9 @@ func (p *Pool) resolve(ctx context.Context, t Turn, only string) Resolution {
 				continue
 			}
 			st.Status, st.Diagnostic = StatusFailed, pc.p.redactErr(errs[k])
+			if ctx.Err() != nil {
+				continue // the turn was cancelled, not the server's fault: retried next turn
+			}
 			st.RetryAt = p.cfg.Now().Add(p.cfg.NegativeTTL)
 			p.failures[pc.p.server.ID] = failure{key: pc.p.key, diag: st.Diagnostic, retryAt: st.RetryAt}
 			continue
