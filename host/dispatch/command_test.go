@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -188,4 +190,62 @@ func TestBindingExpiryEndsTheCommand(t *testing.T) {
 	if out.Status != StatusToolError || !strings.Contains(out.Views.Model, "expired") || time.Since(start) > 10*time.Second {
 		t.Fatalf("%s %q after %v; want the tree ended at the binding's expiry", out.Status, out.Views.Model, time.Since(start))
 	}
+}
+
+// Cancelling the caller's context (a foreground turn cancelled) ends the
+// command's whole tree in the plugin.
+func TestCommandCancellationEndsTheTree(t *testing.T) {
+	h := newHarness(t)
+	turn, _ := h.terminalTurn(t, &answer{a: approval.AllowOnce})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	pgid := make(chan int, 1)
+	turn.OnEvent = func(_ string, ev Event) {
+		if n, err := strconv.Atoi(strings.TrimSpace(string(ev.Data))); err == nil && n > 1 {
+			select {
+			case pgid <- n:
+			default:
+			}
+		}
+	}
+	done := make(chan Outcome, 1)
+	go func() {
+		done <- turn.Call(ctx, ToolCall{ID: "c", Name: "terminal", Args: []byte(`{"command":"echo $$; sleep 60 & sleep 60"}`)})
+	}()
+	var group int
+	select {
+	case group = <-pgid:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the command never printed its group")
+	}
+	cancel()
+	out := <-done
+	if out.OK() {
+		t.Fatalf("a cancelled call is ok: %q", out.Views.Model)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for groupAlive(group) {
+		if time.Now().After(deadline) {
+			_ = syscall.Kill(-group, syscall.SIGKILL)
+			t.Fatalf("group %d outlived the cancelled call", group)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// groupAlive reports whether a live (non-zombie) process of the group is
+// left, from /proc.
+func groupAlive(pgid int) bool {
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
+		if len(f) > 2 && f[0] != "Z" && f[2] == strconv.Itoa(pgid) {
+			return true
+		}
+	}
+	return false
 }
