@@ -314,3 +314,98 @@ func TestRuneBoundary(t *testing.T) {
 		}
 	}
 }
+
+// markedProcesses lists the processes whose environment carries one of the
+// tasks' marker.
+func markedProcesses(ids []string) []int {
+	want := map[string]bool{}
+	for _, id := range ids {
+		want[runtime.TaskEnvVar+"="+id] = true
+	}
+	var out []int
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || !processAlive(pid) {
+			continue
+		}
+		env, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
+		for _, kv := range strings.Split(string(env), "\x00") {
+			if want[kv] {
+				out = append(out, pid)
+			}
+		}
+	}
+	return out
+}
+
+// TestFiftyTerminalTasksCancelledAtOnce runs 50 real terminal commands in
+// the background, each a tree of processes, and cancels them together:
+// every task is recorded cancelled and no process of any tree remains.
+func TestFiftyTerminalTasksCancelledAtOnce(t *testing.T) {
+	h := newHarness(t)
+	turn, _ := h.terminalTurn(t, &answer{a: approval.AllowOnce})
+	tasks, _, err := runtime.NewTaskManager(context.Background(), h.store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(tasks.Close)
+	turn.Background = &Background{Tasks: tasks}
+	turn.MaxCalls = 100
+	var ids []string
+	for range 50 {
+		out := turn.Call(context.Background(), ToolCall{ID: "bg", Name: "terminal",
+			Args: []byte(`{"command":"echo $DEMIURGE_TASK_ID; sleep 600 & sleep 600 & wait","background":true}`)})
+		id := taskIDRe.FindString(out.Views.Model)
+		if !out.OK() || id == "" {
+			t.Fatalf("background terminal call = %s %q", out.Status, out.Views.Model)
+		}
+		ids = append(ids, id)
+	}
+	for _, id := range ids {
+		for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+			if task, _ := tasks.Get(testScope, id); task.Streams["stdout"].Bytes > 0 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s never started", id)
+			}
+		}
+	}
+	for deadline := time.Now().Add(10 * time.Second); len(markedProcesses(ids)) < 150 && time.Now().Before(deadline); {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if n := len(markedProcesses(ids)); n < 150 {
+		t.Fatalf("%d marked processes before the cancel, want 150 (a shell and two sleeps per task)", n)
+	}
+	done := make(chan runtime.Task, len(ids))
+	for _, id := range ids {
+		go func() {
+			task, _ := tasks.Cancel(context.Background(), testScope, id)
+			done <- task
+		}()
+	}
+	for range ids {
+		if task := <-done; task.State != runtime.TaskCancelled {
+			t.Errorf("%s ended %s", task.ID, task.State)
+		}
+	}
+	for _, id := range ids {
+		task, err := h.store.Task(testScope, id)
+		if err != nil || task.State != runtime.TaskCancelled || task.Ended.IsZero() {
+			t.Errorf("%s recorded as %s (%v)", id, task.State, err)
+		}
+		if logs := logText(t, tasks, id); logs != "stdout: "+id+"\n" {
+			t.Errorf("%s log = %q; want its own id (the marker reaches the command)", id, logs)
+		}
+	}
+	for deadline := time.Now().Add(5 * time.Second); len(markedProcesses(ids)) > 0 && time.Now().Before(deadline); {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if left := markedProcesses(ids); len(left) > 0 {
+		for _, pid := range left {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+		t.Fatalf("%d processes of cancelled tasks remain", len(left))
+	}
+}
