@@ -1,14 +1,12 @@
 package dispatch
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
-	"unicode/utf8"
 
 	"demiurge.dev/catalog"
 	"demiurge.dev/host/redact"
@@ -156,120 +154,6 @@ func (t *Turn) runTask(ctx context.Context, adapter Adapter, inv Invocation, sec
 		return runtime.TaskOutcome{Failed: true, ExitReason: runtime.ExitReasonError, Result: redactText(err.Error(), secrets)}
 	}
 	return taskOutcome(res, secrets)
-}
-
-// taskStream hands one stream's redacted bytes to the task.
-type taskStream struct {
-	sink   *runtime.TaskOutput
-	stream string
-}
-
-func (s taskStream) Write(p []byte) (int, error) {
-	if err := s.sink.Write(s.stream, p); err != nil {
-		return 0, err
-	}
-	return len(p), nil
-}
-
-// tokenLines applies the well-known token formats (and makes the text
-// valid UTF-8) to whole lines of a stream whose exact secrets are already
-// redacted: a token is matched within a line, so text is held back until
-// its line ends, or until MaxLogChunk bytes are waiting.
-type tokenLines struct {
-	dst     taskStream
-	pending []byte
-}
-
-func (l *tokenLines) Write(p []byte) (int, error) {
-	l.pending = append(l.pending, p...)
-	cut := bytes.LastIndexByte(l.pending, '\n') + 1
-	if len(l.pending) >= runtime.MaxLogChunk {
-		cut = runeBoundary(l.pending)
-	}
-	if cut == 0 {
-		return len(p), nil
-	}
-	if err := l.emit(l.pending[:cut]); err != nil {
-		return 0, err
-	}
-	l.pending = l.pending[:copy(l.pending, l.pending[cut:])]
-	return len(p), nil
-}
-
-// runeBoundary is len(b), backed off a character cut at the end.
-func runeBoundary(b []byte) int {
-	for i := len(b) - 1; i >= 0 && i >= len(b)-utf8.UTFMax; i-- {
-		if utf8.RuneStart(b[i]) {
-			if utf8.FullRune(b[i:]) {
-				return len(b)
-			}
-			return i
-		}
-	}
-	return len(b)
-}
-
-// Close writes what is held back.
-func (l *tokenLines) Close() error {
-	err := l.emit(l.pending)
-	l.pending = nil
-	return err
-}
-
-func (l *tokenLines) emit(b []byte) error {
-	if len(b) == 0 {
-		return nil
-	}
-	_, err := l.dst.Write([]byte(redactText(string(b), nil)))
-	return err
-}
-
-// terminalResult is the part of the terminal contract's structured result
-// that a task record keeps.
-type terminalResult struct {
-	ExitCode   *int            `json:"exit_code"`
-	ExitReason string          `json:"exit_reason"`
-	Stdout     *terminalStream `json:"stdout"`
-	Stderr     *terminalStream `json:"stderr"`
-}
-
-type terminalStream struct {
-	Tail      string `json:"tail"`
-	Bytes     int64  `json:"bytes"`
-	Chars     int64  `json:"chars"`
-	Truncated bool   `json:"truncated"`
-}
-
-// taskOutcome reads the final result: exit code and reason, and the tool's
-// own stream statistics, whose tails are redacted like the output.
-func taskOutcome(res *toolsetv1.ToolResult, secrets []redact.Secret) runtime.TaskOutcome {
-	out := runtime.TaskOutcome{Failed: res.GetIsError(), Result: redactText(res.GetContent(), secrets)}
-	if n := len(out.Result); n > maxTaskResult {
-		out.Result = "…" + strings.ToValidUTF8(out.Result[n-maxTaskResult:], "")
-	}
-	var tr terminalResult
-	if len(res.GetStructured()) == 0 || json.Unmarshal(res.GetStructured(), &tr) != nil {
-		return out
-	}
-	out.ReturnCode = tr.ExitCode
-	out.ExitReason = printableShort(redactText(tr.ExitReason, secrets), 64)
-	if tr.ExitCode != nil && *tr.ExitCode != 0 {
-		out.Failed = true
-	}
-	for name, s := range map[string]*terminalStream{"stdout": tr.Stdout, "stderr": tr.Stderr} {
-		if s == nil {
-			continue
-		}
-		if out.Streams == nil {
-			out.Streams = map[string]runtime.StreamStats{}
-		}
-		tail := redactText(s.Tail, secrets)
-		if r := []rune(tail); len(r) > runtime.TailChars {
-			tail = string(r[len(r)-runtime.TailChars:])
-		}
-		out.Streams[name] = runtime.StreamStats{Tail: tail, Bytes: s.Bytes, Chars: s.Chars, Truncated: s.Truncated}
-	}
-	return out
 }
 
 // artifactRef names an artifact by the session's opaque root and the path
