@@ -235,6 +235,7 @@ func (m *TaskManager) runTask(ctx context.Context, lt *liveTask, run TaskRun) {
 			out = run(ctx, &TaskOutput{m: m, lt: lt})
 			close(stop)
 			<-stopped
+			endTaskProcesses(lt.id)
 			if reaper != nil {
 				reaper.untrack(lt.id) // the work has returned: its tree is gone
 			}

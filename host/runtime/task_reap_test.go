@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"slices"
@@ -64,5 +65,50 @@ func TestReaperEndsTheTasksStillTrackedWhenItsInputEnds(t *testing.T) {
 	}
 	if err := b.Process.Signal(syscall.Signal(0)); err != nil {
 		t.Errorf("an untracked task's process was killed: %v", err)
+	}
+}
+
+// TestTaskEndWaitsForItsProcesses: a task whose work returned but left a
+// marked process behind (a plugin that did not end its tree) is recorded
+// only after the host has ended that process.
+func TestTaskEndWaitsForItsProcesses(t *testing.T) {
+	defer func(g time.Duration) { treeGrace = g }(treeGrace)
+	treeGrace = 200 * time.Millisecond
+	m, s := newManager(t)
+	started := make(chan int, 1)
+	var child *exec.Cmd
+	task, err := m.Start(context.Background(), ownerSpec, func(ctx context.Context, out *TaskOutput) TaskOutcome {
+		child = exec.Command("sleep", "60")
+		child.Env = []string{"PATH=" + os.Getenv("PATH"), TaskEnvVar + "=" + out.ID()}
+		if err := child.Start(); err != nil {
+			t.Error(err)
+		}
+		started <- child.Process.Pid
+		<-ctx.Done()
+		return TaskOutcome{Failed: true} // and leaves the child running
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid := <-started
+	gone := make(chan struct{})
+	go func() { child.Wait(); close(gone) }()
+	m.OnComplete(func(Task) {
+		select {
+		case <-gone:
+		case <-time.After(time.Second):
+			t.Errorf("the task's end was published while its process %d still ran", pid)
+		}
+	})
+	if got, err := m.Cancel(context.Background(), ownerScope, task.ID); err != nil || got.State != TaskCancelled {
+		t.Fatalf("cancel = %s, %v", got.State, err)
+	}
+	select {
+	case <-gone:
+	case <-time.After(time.Second):
+		t.Fatalf("process %d of the cancelled task still runs", pid)
+	}
+	if stored, _ := s.Task(ownerScope, task.ID); stored.State != TaskCancelled {
+		t.Fatalf("stored %s", stored.State)
 	}
 }
