@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -248,4 +249,35 @@ func groupAlive(pgid int) bool {
 		}
 	}
 	return false
+}
+
+// BenchmarkTerminalFirstByte is spawn-to-first-byte through the whole
+// path: dispatch, approval, the coding plugin over gRPC, the shell, the
+// drain, and the output event back in the host; p50 and p99 of `echo x`.
+func BenchmarkTerminalFirstByte(b *testing.B) {
+	h := newHarness(b)
+	turn, _ := h.terminalTurn(b, &answer{a: approval.AllowOnce})
+	turn.MaxCalls = 1 << 30
+	var first time.Time
+	turn.OnEvent = func(_ string, ev Event) {
+		if first.IsZero() && len(ev.Data) > 0 {
+			first = time.Now()
+		}
+	}
+	call := ToolCall{ID: "x", Name: "terminal", Args: []byte(`{"command":"echo x"}`)}
+	if out := turn.Call(context.Background(), call); !out.OK() { // warm: plugin started
+		b.Fatalf("%s %s", out.Status, out.Views.Model)
+	}
+	lat := make([]time.Duration, 0, b.N)
+	for b.Loop() {
+		first = time.Time{}
+		start := time.Now()
+		if out := turn.Call(context.Background(), call); !out.OK() || first.IsZero() {
+			b.Fatalf("%s %s", out.Status, out.Views.Model)
+		}
+		lat = append(lat, first.Sub(start))
+	}
+	slices.Sort(lat)
+	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50_ms")
+	b.ReportMetric(float64(lat[min(len(lat)-1, len(lat)*99/100)].Microseconds())/1000, "p99_ms")
 }
