@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"sync"
 )
 
 // Diagnostic levels.
@@ -60,7 +61,11 @@ type Catalog struct {
 	byName      map[string]*Entry
 	diagnostics []Diagnostic // not tied to an entry: overrides of unknown tools
 	disabled    []string
-	fingerprint string
+
+	// fingerprint is computed on first use: it encodes every entry, and
+	// most turns never ask for it.
+	fingerprintOnce sync.Once
+	fingerprint     string
 }
 
 // Resolve builds the catalog from its sources and the core's
@@ -74,8 +79,14 @@ func Resolve(sources []Source, overrides map[string]Override) (*Catalog, error) 
 		spec    ToolSpec
 		binding any
 	}
-	var candidates []candidate
-	seen := map[string]Provenance{}
+	n := 0
+	for i := range sources {
+		n += len(sources[i].Tools)
+	}
+	// Sized up front: a turn with hundreds of MCP tools resolves this
+	// every turn, and growing the maps was a fifth of the cost.
+	candidates := make([]candidate, 0, n)
+	seen := make(map[string]Provenance, n)
 	for i := range sources {
 		src := &sources[i]
 		if err := checkSource(src, i); err != nil {
@@ -104,7 +115,7 @@ func Resolve(sources []Source, overrides map[string]Override) (*Catalog, error) 
 		}
 	}
 
-	c := &Catalog{byName: map[string]*Entry{}}
+	c := &Catalog{byName: make(map[string]*Entry, len(candidates)), entries: make([]*Entry, 0, len(candidates))}
 	for _, cand := range candidates {
 		ov, hasOverride := overrides[cand.spec.Name]
 		if hasOverride && ov.Enabled != nil && !*ov.Enabled {
@@ -123,7 +134,6 @@ func Resolve(sources []Source, overrides map[string]Override) (*Catalog, error) 
 		return nil, errors.Join(errs...)
 	}
 	c.diagnostics = unusedOverrides(overrides, seen)
-	c.fingerprint = fingerprint(c)
 	return c, nil
 }
 
@@ -170,7 +180,7 @@ func resolveEntry(spec ToolSpec, binding any, ov Override, hasOverride bool) (*E
 	if err := checkEffect(spec.Effect); err != nil {
 		return nil, where(err)
 	}
-	schema, err := CompileSchema(spec.InputSchema)
+	schema, strict, strictReasons, err := resolveSchema(spec.InputSchema)
 	if err != nil {
 		return nil, where(fmt.Errorf("input schema: %w", err))
 	}
@@ -191,7 +201,7 @@ func resolveEntry(spec ToolSpec, binding any, ov Override, hasOverride bool) (*E
 		e.Effective, e.Diagnostics = eff, diags
 	}
 	e.RequiredCapabilities = requiredCapabilities(spec.Metadata.Capability, ov)
-	e.StrictCompatible, e.StrictReasons = StrictCompatible(schema)
+	e.StrictCompatible, e.StrictReasons = strict, strictReasons
 	return e, nil
 }
 
@@ -312,4 +322,7 @@ func (c *Catalog) Diagnostics() []Diagnostic {
 // Fingerprint identifies the resolved catalog: any change to a spec, a
 // schema, an effective policy, a diagnostic or the set of tools changes it.
 // Bindings do not take part.
-func (c *Catalog) Fingerprint() string { return c.fingerprint }
+func (c *Catalog) Fingerprint() string {
+	c.fingerprintOnce.Do(func() { c.fingerprint = fingerprint(c) })
+	return c.fingerprint
+}

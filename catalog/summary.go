@@ -44,6 +44,6 @@ func (c *Catalog) Summary() map[string]any {
 		"tools":       tools,
 		"disabled":    append([]string{}, c.disabled...),
 		"diagnostics": append([]Diagnostic{}, c.Diagnostics()...),
-		"fingerprint": c.fingerprint,
+		"fingerprint": c.Fingerprint(),
 	}
 }
