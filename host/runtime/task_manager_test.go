@@ -161,6 +161,11 @@ func TestWaitTimeoutReturnsCurrentStatus(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		if got, _ := m.Get(ownerScope, task.ID); got.Streams["stdout"].Bytes > 0 || time.Now().After(deadline) {
+			break
+		}
+	}
 	got, timedOut, err := m.Wait(context.Background(), ownerScope, task.ID, 50*time.Millisecond)
 	if err != nil || !timedOut || got.State != TaskRunning || got.Streams["stdout"].Bytes == 0 {
 		t.Fatalf("Wait = %s, timed out %v, %v; want running with output, timed out", got.State, timedOut, err)
