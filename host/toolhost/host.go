@@ -265,7 +265,10 @@ func (h *Host) Catalog(ctx context.Context) (*catalog.Catalog, error) {
 	sources, warnings = h.addMCP(ctx, sources, warnings)
 	h.Warnings = append(warnings, h.Packages.Problems...)
 	cat, err := catalog.Resolve(sources, h.Core.Metadata)
-	if err == nil { // best effort: without a snapshot the launcher hands tools list to this host
+	// Best effort: without a snapshot the launcher hands tools list to this
+	// host. A core the snapshot cannot describe is not asked for the
+	// catalog's fingerprint, which costs an encoding of every entry.
+	if err == nil && catalogsnap.Uncacheable(h.Core) == "" {
 		_ = catalogsnap.Record(h.StateDir, h.Core, h.Plugins.Candidates(), sources, warnings, cat.Fingerprint())
 	}
 	var ce *catalog.CollisionError
