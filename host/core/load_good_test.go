@@ -103,8 +103,8 @@ func TestDefault(t *testing.T) {
 	if !reflect.DeepEqual(c.Toolsets, []string{"coding"}) {
 		t.Errorf("Default().Toolsets = %v, want [coding]", c.Toolsets)
 	}
-	if !reflect.DeepEqual(c.Capabilities, []string{"fs.read", "fs.write"}) {
-		t.Errorf("Default().Capabilities = %v, want [fs.read fs.write]", c.Capabilities)
+	if want := []string{"fs.read", "fs.write", "terminal.exec", "network.fetch"}; !reflect.DeepEqual(c.Capabilities, want) {
+		t.Errorf("Default().Capabilities = %v, want %v", c.Capabilities, want)
 	}
 	sum := sha256.Sum256(defaultYAML)
 	if c.Revision != hex.EncodeToString(sum[:]) {
@@ -112,10 +112,10 @@ func TestDefault(t *testing.T) {
 	}
 	// Each call is a copy: a caller's change does not leak into the next.
 	c.Toolsets[0] = "changed"
-	c.Capabilities = append(c.Capabilities, "terminal.exec")
+	c.Capabilities = append(c.Capabilities, "schedule.manage")
 	c.Metadata["x"] = catalog.Override{}
 	d := Default()
-	if d.Toolsets[0] != "coding" || len(d.Capabilities) != 2 || len(d.Metadata) != 0 {
+	if d.Toolsets[0] != "coding" || len(d.Capabilities) != 4 || len(d.Metadata) != 0 {
 		t.Errorf("Default() shares state between calls: %+v", d)
 	}
 }
