@@ -34,6 +34,9 @@ func applyOverride(tool string, reg Metadata, ov Override) (Metadata, []Diagnost
 				field("risk"), r, reg.Risk, tool))
 		}
 		eff.Risk = MaxRisk(reg.Risk, r)
+		if r >= reg.Risk {
+			eff.LiteralCommandsAuto = false
+		}
 	}
 	if ov.ApprovalPolicy != nil {
 		a := *ov.ApprovalPolicy
@@ -45,6 +48,9 @@ func applyOverride(tool string, reg Metadata, ov Override) (Metadata, []Diagnost
 				field("approval_policy"), a, reg.ApprovalPolicy, tool))
 		}
 		eff.ApprovalPolicy = MaxApproval(reg.ApprovalPolicy, a)
+		if a >= reg.ApprovalPolicy {
+			eff.LiteralCommandsAuto = false
+		}
 	}
 	if ov.Capability != nil {
 		c := *ov.Capability

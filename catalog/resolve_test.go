@@ -542,3 +542,31 @@ func TestFingerprint(t *testing.T) {
 		})
 	}
 }
+
+func TestOverridesTurnOffLiteralCommandsAuto(t *testing.T) {
+	reg := Metadata{Risk: RiskHigh, Capability: "terminal.exec", ApprovalPolicy: ApprovalPrompt, LiteralCommandsAuto: true}
+	tests := []struct {
+		name string
+		ov   Override
+		want bool
+	}{
+		{"no override", Override{}, true},
+		{"display only", Override{DisplayPolicy: ptr("full")}, true},
+		{"approval prompt restated", Override{ApprovalPolicy: ptr(ApprovalPrompt)}, false},
+		{"approval deny", Override{ApprovalPolicy: ptr(ApprovalDeny)}, false},
+		{"approval auto refused", Override{ApprovalPolicy: ptr(ApprovalAuto)}, true},
+		{"risk restated", Override{Risk: ptr(RiskHigh)}, false},
+		{"risk lowered refused", Override{Risk: ptr(RiskLow)}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			eff, _, err := applyOverride("terminal", reg, tt.ov)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if eff.LiteralCommandsAuto != tt.want {
+				t.Errorf("LiteralCommandsAuto = %v, want %v", eff.LiteralCommandsAuto, tt.want)
+			}
+		})
+	}
+}

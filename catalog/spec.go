@@ -60,6 +60,13 @@ type Metadata struct {
 	// Capabilities are effect capabilities the implementation may require
 	// at run time; they never satisfy the singular Capability gate.
 	Capabilities []string `json:"capabilities,omitempty"`
+	// LiteralCommandsAuto lets a command the shell guard proves literal and
+	// read-only (allow/low) run without approval, although the tool's
+	// approval policy is prompt (seed 000: only such commands are
+	// auto-approved). Only the host's registry sets it, for the built-in
+	// terminal, whose runtime executes the command as reviewed; a core
+	// override of risk or approval_policy turns it off.
+	LiteralCommandsAuto bool `json:"literal_commands_auto,omitempty"`
 }
 
 // SourceKind is where a tool comes from.

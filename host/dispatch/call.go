@@ -90,6 +90,12 @@ func (t *Turn) prepare(call ToolCall) *prepared {
 	p.assess = &a
 	if p.command, err = t.prepareCommand(p); err != nil {
 		p.status, p.message = StatusInvalidArguments, fmt.Sprintf("%s: %v", call.Name, err)
+		return p
+	}
+	if !p.command.sessionAllowable() {
+		// A literal command the guard would let run unasked still hands
+		// over a secret: that is always asked about.
+		p.assess.Raise(catalog.RiskHigh, catalog.ApprovalPrompt, "binds secrets into the command's environment")
 	}
 	return p
 }

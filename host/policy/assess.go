@@ -77,6 +77,15 @@ func Assess(spec catalog.ToolSpec, effective catalog.Metadata, args map[string]a
 	if a.Approval < catalog.ApprovalAuto || a.Approval > catalog.ApprovalDeny {
 		a.Approval = catalog.ApprovalDeny
 	}
+	// A tool whose registry lets literal commands run unasked starts from
+	// low/auto; every command subject then raises it with what the guard
+	// and the shape assessment found, and a tool without one goes back to
+	// its registry policy (literalCommandsOnly).
+	literal := effective.LiteralCommandsAuto && a.Approval == catalog.ApprovalPrompt
+	if literal {
+		a.Risk, a.Approval = catalog.RiskLow, catalog.ApprovalAuto
+	}
+	commands := 0
 	fp := newDigest("demiurge.call.v1")
 	fp.add(spec.Name)
 	writes := false
@@ -101,12 +110,19 @@ func Assess(spec catalog.ToolSpec, effective catalog.Metadata, args map[string]a
 			if err := a.assessCommand(&fact, s, args, ws, fp); err != nil {
 				return Assessment{}, err
 			}
+			commands++
+			if literal && fact.Command.Background {
+				a.raise(catalog.RiskMedium, catalog.ApprovalPrompt, "runs in the background; only foreground literal commands run unasked")
+			}
 		case catalog.SubjectURL:
 			fp.add(fact.Kind, fact.Arg, "", a.assessURL(&fact))
 		default:
 			return Assessment{}, fmt.Errorf("tool %s declares subject %q of unknown kind %q; the host cannot assess it", spec.Name, s.Arg, s.Kind)
 		}
 		a.Subjects = append(a.Subjects, fact)
+	}
+	if literal && commands == 0 {
+		a.raise(effective.Risk, effective.ApprovalPolicy, "no command to review; the tool's registry approval applies")
 	}
 	a.ReadOnly = spec.Effect == catalog.EffectRead && !writes
 	a.Fingerprint = fp.hex()
@@ -161,6 +177,13 @@ func (a *Assessment) assessPath(fact *SubjectFact, s catalog.Subject, ws Workspa
 
 // raise makes the assessment at least as strict as risk and approval and
 // records why.
+// Raise makes the assessment at least as strict as risk and approval, for
+// what the caller found beyond the declared subjects (dispatch: a secret
+// binding). Like every step of assessment it never lowers anything.
+func (a *Assessment) Raise(risk catalog.Risk, approval catalog.ApprovalPolicy, reason string) {
+	a.raise(risk, approval, reason)
+}
+
 func (a *Assessment) raise(risk catalog.Risk, approval catalog.ApprovalPolicy, reason string) {
 	a.Risk = catalog.MaxRisk(a.Risk, risk)
 	a.Approval = catalog.MaxApproval(a.Approval, approval)

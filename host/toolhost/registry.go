@@ -15,8 +15,10 @@ var builtinRegistry = map[string]map[string]catalog.Metadata{
 		"search_files": {Risk: catalog.RiskLow, Capability: "fs.read", ApprovalPolicy: catalog.ApprovalAuto},
 		"write_file":   {Risk: catalog.RiskMedium, Capability: "fs.write", ApprovalPolicy: catalog.ApprovalPrompt},
 		"patch":        {Risk: catalog.RiskMedium, Capability: "fs.write", ApprovalPolicy: catalog.ApprovalPrompt},
-		"terminal":     {Risk: catalog.RiskHigh, Capability: "terminal.exec", ApprovalPolicy: catalog.ApprovalPrompt},
-		"web_extract":  {Risk: catalog.RiskMedium, Capability: "network.fetch", ApprovalPolicy: catalog.ApprovalPrompt},
+		// Prompt, except a literal read-only command the shell guard
+		// allows (seed 000): the terminal runtime runs what was reviewed.
+		"terminal":    {Risk: catalog.RiskHigh, Capability: "terminal.exec", ApprovalPolicy: catalog.ApprovalPrompt, LiteralCommandsAuto: true},
+		"web_extract": {Risk: catalog.RiskMedium, Capability: "network.fetch", ApprovalPolicy: catalog.ApprovalPrompt},
 	},
 	"schedule": {
 		"schedule_manage": {Risk: catalog.RiskMedium, Capability: "schedule.manage", ApprovalPolicy: catalog.ApprovalPrompt},
@@ -42,6 +44,11 @@ func registryMetadata(toolset string, builtin bool, tool string, claim catalog.M
 	if !builtin || !known {
 		base = thirdPartyFloor
 		base.Capability = claim.Capability
+	}
+	// A plugin that asks for more than the registry gets it for every
+	// command, literal or not.
+	if (claimed.risk && claim.Risk > base.Risk) || (claimed.approval && claim.ApprovalPolicy > base.ApprovalPolicy) {
+		base.LiteralCommandsAuto = false
 	}
 	if claimed.risk {
 		base.Risk = catalog.MaxRisk(base.Risk, claim.Risk)

@@ -90,11 +90,15 @@ func TestDefaultCoreResolvesTheCodingTools(t *testing.T) {
 	for _, e := range cat.Entries() {
 		names = append(names, e.Spec.Name)
 	}
-	if got := strings.Join(names, ","); got != "read_file,write_file,patch,search_files" {
+	if got := strings.Join(names, ","); got != "read_file,write_file,patch,search_files,web_extract,terminal" {
 		t.Fatalf("tools = %s", got)
 	}
 	read, _ := cat.Lookup("read_file")
 	write, _ := cat.Lookup("write_file")
+	term, _ := cat.Lookup("terminal")
+	if term.Effective.ApprovalPolicy != catalog.ApprovalPrompt || !term.Effective.LiteralCommandsAuto || term.Effective.Capability != "terminal.exec" {
+		t.Fatalf("terminal's registry metadata: %+v", term.Effective)
+	}
 	if read.Effective.ApprovalPolicy != catalog.ApprovalAuto || write.Effective.ApprovalPolicy != catalog.ApprovalPrompt || write.Effective.Capability != "fs.write" {
 		t.Fatalf("registry metadata: read %+v write %+v", read.Effective, write.Effective)
 	}
