@@ -17,10 +17,15 @@ TOOLSETS  := coding authored
 FUZZTIME  ?= 30s
 BENCHTIME ?= 2s
 
+# The MCP reference servers the host/mcp and CLI tests talk to, from the
+# npm registry, into a directory git ignores.
+MCP_NPM   := $(CURDIR)/.cache/npm
+MCP_SERVERS := @modelcontextprotocol/server-everything@2026.8.31 @modelcontextprotocol/server-filesystem@2026.8.31
+
 PROTOC_GEN_GO_VERSION      := v1.36.11
 PROTOC_GEN_GO_GRPC_VERSION := v1.5.1
 
-.PHONY: all build run test lint vet fmt-check proto bench fuzz clean
+.PHONY: all build run test lint vet fmt-check proto bench fuzz clean mcp-servers
 
 all: build
 
@@ -39,8 +44,15 @@ run: build
 
 # Unit, CLI (testscript) and integration tests of every module, with each
 # fuzz target's seed corpus; the CLI tests use the plugins just built.
-test: build lint
-	DEMIURGE_TEST_PLUGIN_DIR=$(BIN) DEMIURGE_TEST_MCP_NODE_MODULES=$(CURDIR)/.cache/npm/node_modules $(GO) test -count=1 -timeout 20m $(PKGS)
+test: build lint mcp-servers
+	DEMIURGE_TEST_PLUGIN_DIR=$(BIN) DEMIURGE_TEST_MCP_NODE_MODULES=$(MCP_NPM)/node_modules $(GO) test -count=1 -timeout 20m $(PKGS)
+
+# Installed once; the stamp names the versions, so changing them reinstalls.
+mcp-servers: $(MCP_NPM)/.installed
+$(MCP_NPM)/.installed: Makefile
+	@mkdir -p $(MCP_NPM)
+	npm install --prefix $(MCP_NPM) --no-audit --no-fund --loglevel=error $(MCP_SERVERS)
+	@echo "$(MCP_SERVERS)" > $@
 
 lint: vet fmt-check
 
