@@ -10,6 +10,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"demiurge.dev/host/packages/packagetest"
 	"demiurge.dev/host/plugins/plugintest"
 )
 
@@ -43,6 +44,12 @@ func testPlugins(t *testing.T) (builtin, examples string) {
 			pluginsErr = plugintest.Build(pluginsDir, "coding", "demiurge.dev/plugins/coding")
 			if pluginsErr == nil {
 				pluginsErr = plugintest.Build(pluginsDir, "authored", "demiurge.dev/plugins/authored")
+			}
+			// The provider packages, where make puts them: bin/packages.
+			for _, name := range []string{"web_search_brave", "web_search_tavily"} {
+				if pluginsErr == nil {
+					_, _, pluginsErr = packagetest.Build(filepath.Join(pluginsDir, "packages"), name)
+				}
 			}
 		}
 		examplesDir = filepath.Join(tmp, "examples")
