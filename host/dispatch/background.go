@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -126,11 +125,11 @@ func (t *Turn) runTask(ctx context.Context, adapter Adapter, inv Invocation, sec
 			_, err := w.Write(ev.GetOutput().GetData())
 			return err
 		case ev.GetArtifact() != nil:
-			path := ev.GetArtifact().GetPath()
-			if err := t.checkArtifact(path); err != nil {
+			ref, err := t.registerArtifact(ctx, "", inv.Tool, sink.ID(), ev.GetArtifact())
+			if err != nil {
 				return err
 			}
-			sink.Artifact(t.artifactRef(path))
+			sink.Artifact(ref)
 		}
 		return nil
 	}
@@ -154,16 +153,6 @@ func (t *Turn) runTask(ctx context.Context, adapter Adapter, inv Invocation, sec
 		return runtime.TaskOutcome{Failed: true, ExitReason: runtime.ExitReasonError, Result: redactText(err.Error(), secrets)}
 	}
 	return taskOutcome(res, secrets)
-}
-
-// artifactRef names an artifact by the session's opaque root and the path
-// under it, never by host path; checkArtifact has placed it under the root.
-func (t *Turn) artifactRef(path string) string {
-	rel, err := filepath.Rel(filepath.Dir(t.ArtifactRoot), filepath.Clean(path))
-	if err != nil {
-		return filepath.Base(path)
-	}
-	return filepath.ToSlash(rel)
 }
 
 // commandSummary is the command the task runs, redacted and bounded.

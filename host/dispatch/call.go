@@ -157,7 +157,7 @@ func (t *Turn) run(ctx context.Context, p *prepared) Outcome {
 	inv.Hooks = t.hooks(p)
 	inv.OnEvent = func(ev *toolsetv1.InvokeEvent) error {
 		if a := ev.GetArtifact(); a != nil {
-			if err := t.checkArtifact(a.GetPath()); err != nil {
+			if _, err := t.registerArtifact(ctx, p.call.ID, p.call.Name, "", a); err != nil {
 				return err
 			}
 		}

@@ -290,15 +290,31 @@ func TestEffectCapabilitiesNeedDeclarationAndGrant(t *testing.T) {
 func TestArtifactsOutsideTheRootAreRefused(t *testing.T) {
 	h := newHarness(t)
 	turn := h.turn(t, nil, nil, h.source(t, "fixture", autoMeta))
-	turn.ArtifactRoot = filepath.Join(t.TempDir(), "artifacts", "abc")
+	turn.ArtifactRoot = filepath.Join(t.TempDir(), "runtime", "artifacts", "abc")
+	turn.Artifacts = h.store
 	inside := turn.Call(context.Background(), ToolCall{ID: "1", Name: "artifact", Args: []byte(`{"path":"` + filepath.Join(turn.ArtifactRoot, "out.log") + `"}`)})
 	if !inside.OK() {
 		t.Fatalf("inside: %s %s", inside.Status, inside.Views.Model)
+	}
+	// Indexed by the opaque root and the path under it, for this session.
+	recs, err := h.store.Artifacts(turn.Authority.Principal, turn.Authority.Session)
+	if err != nil || len(recs) != 1 || recs[0].Ref != "abc/out.log" || recs[0].Tool != "artifact" || recs[0].CallID != "1" {
+		t.Fatalf("artifact index: %+v, %v", recs, err)
+	}
+	if other, _ := h.store.Artifacts("someone-else", turn.Authority.Session); len(other) != 0 {
+		t.Fatalf("another principal sees %+v", other)
 	}
 	for _, p := range []string{"/etc/passwd", filepath.Join(turn.ArtifactRoot, "..", "x"), "relative.log"} {
 		out := turn.Call(context.Background(), ToolCall{ID: p, Name: "artifact", Args: []byte(`{"path":"` + p + `"}`)})
 		if out.Status != StatusFailed || !strings.Contains(out.Views.Model, "outside its artifact root") {
 			t.Fatalf("%s: %s %s", p, out.Status, out.Views.Model)
 		}
+	}
+	// A root that is not a session root under runtime/artifacts hands out
+	// nothing.
+	turn.ArtifactRoot = filepath.Join(t.TempDir(), "elsewhere", "abc")
+	out := turn.Call(context.Background(), ToolCall{ID: "2", Name: "artifact", Args: []byte(`{"path":"` + filepath.Join(turn.ArtifactRoot, "out.log") + `"}`)})
+	if out.Status != StatusFailed || !strings.Contains(out.Views.Model, "not under runtime/artifacts") {
+		t.Fatalf("root elsewhere: %s %s", out.Status, out.Views.Model)
 	}
 }

@@ -33,6 +33,9 @@ type Turn struct {
 	Events    EventSink
 	// ArtifactRoot is where this turn's calls may write artifacts.
 	ArtifactRoot string
+	// Artifacts indexes the artifacts calls report (optional; without it
+	// they are checked but not recorded).
+	Artifacts ArtifactIndex
 	// Deliver receives text a running tool sends to the turn (optional).
 	Deliver func(ctx context.Context, tool, text string) error
 	// OnEvent receives a call's progress and output as it runs (optional).

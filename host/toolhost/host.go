@@ -313,7 +313,7 @@ func (h *Host) NewTurn(ctx context.Context) (*dispatch.Turn, error) {
 	}
 	return &dispatch.Turn{
 		ID: newID("turn_"), Catalog: cat, Authority: h.Authority, Workspace: h.Workspace,
-		Approvals: h.Approvals, Events: store, ArtifactRoot: h.ArtifactRoot(), Background: bg,
+		Approvals: h.Approvals, Events: store, ArtifactRoot: h.ArtifactRoot(), Artifacts: store, Background: bg,
 	}, nil
 }
 
