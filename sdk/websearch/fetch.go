@@ -1,0 +1,67 @@
+package websearch
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"time"
+
+	"demiurge.dev/sdk"
+	"demiurge.dev/shared/netpolicy"
+)
+
+// MaxBody bounds a response read into memory: 20 results with their
+// snippets are far below it.
+const MaxBody = 2 << 20
+
+// Response is a provider's HTTP answer, read whole within MaxBody.
+type Response struct {
+	Status int
+	Header http.Header
+	Body   []byte
+}
+
+// Fetch sends the request build makes, bounded by timeout (connection
+// included), and reads the answer. Every failure is a soft failure result;
+// an HTTP error status is not one here: the provider reads its error body.
+func (p Provider) Fetch(ctx context.Context, client *http.Client, timeout time.Duration, build func(context.Context) (*http.Request, error)) (*Response, *sdk.Result) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	req, err := build(ctx)
+	if err != nil {
+		return nil, p.BadResponse("the request could not be built")
+	}
+	resp, err := client.Do(req)
+	if errors.Is(err, errNoRedirects) {
+		return nil, p.BadResponse("it redirected elsewhere, and the key is never sent after a redirect")
+	}
+	if err != nil {
+		return nil, p.transportFailure(ctx, err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, MaxBody+1))
+	if err != nil {
+		return nil, p.transportFailure(ctx, err)
+	}
+	if len(body) > MaxBody {
+		return nil, p.BadResponse("it is larger than 2 MiB")
+	}
+	return &Response{Status: resp.StatusCode, Header: resp.Header, Body: body}, nil
+}
+
+// NewHTTPClient goes through the host's URL policy (shared/netpolicy):
+// the API's name is resolved and every address checked (private, loopback,
+// metadata and mixed answers refused), the connection is pinned to the
+// verified address with Host and SNI kept, and no ambient proxy is used
+// (a proxy would see the key). It follows no redirect: net/http would
+// carry the key's header along.
+func NewHTTPClient(opts netpolicy.Options) *http.Client {
+	opts.MaxRedirects = -1
+	return &http.Client{
+		Transport:     netpolicy.New(opts).Transport(),
+		CheckRedirect: func(*http.Request, []*http.Request) error { return errNoRedirects },
+	}
+}
+
+var errNoRedirects = errors.New("the search API redirected; redirects are not followed")
