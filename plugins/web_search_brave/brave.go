@@ -1,11 +1,10 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -13,6 +12,7 @@ import (
 	"time"
 
 	"demiurge.dev/sdk"
+	"demiurge.dev/sdk/websearch"
 	"demiurge.dev/shared/netpolicy"
 )
 
@@ -20,11 +20,7 @@ const (
 	defaultEndpoint = "https://api.search.brave.com/res/v1/web/search"
 	// secretTarget is the name the host binds the key under, and the host
 	// variable it comes from (package.json declares it).
-	secretTarget  = "BRAVE_API_KEY"
-	providerTitle = "Brave Search"
-	// maxBody bounds a response read into memory: 20 results with extra
-	// snippets are far below it.
-	maxBody = 2 << 20
+	secretTarget = "BRAVE_API_KEY"
 	// maxWords is Brave's limit on the words of a query; a longer query is
 	// cut rather than refused, so that the limit of one provider does not
 	// leave the turn without results.
@@ -32,6 +28,8 @@ const (
 	// callTimeout bounds one search, connection included.
 	callTimeout = 20 * time.Second
 )
+
+var provider = websearch.Provider{Title: "Brave Search", SecretTarget: secretTarget}
 
 // braveAPI speaks the Brave web search API: GET with the query in the URL
 // and the key in X-Subscription-Token.
@@ -108,32 +106,13 @@ func (a braveAPI) request(ctx context.Context, p searchParams, key string) (*htt
 
 // search runs one query. Every failure is a soft failure result.
 func (a braveAPI) search(ctx context.Context, p searchParams, key string) *sdk.Result {
-	timeout := a.timeout
-	if timeout == 0 {
-		timeout = callTimeout
+	resp, fail := provider.Fetch(ctx, a.client, cmp.Or(a.timeout, callTimeout), func(ctx context.Context) (*http.Request, error) {
+		return a.request(ctx, p, key)
+	})
+	if fail != nil {
+		return fail
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	req, err := a.request(ctx, p, key)
-	if err != nil {
-		return badResponse("the request could not be built")
-	}
-	resp, err := a.client.Do(req)
-	if errors.Is(err, errNoRedirects) {
-		return badResponse("it redirected elsewhere, and the key is never sent after a redirect")
-	}
-	if err != nil {
-		return transportFailure(ctx, err)
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
-	if err != nil {
-		return transportFailure(ctx, err)
-	}
-	if len(body) > maxBody {
-		return badResponse("it is larger than 2 MiB")
-	}
-	return parseResponse(resp.StatusCode, resp.Header, body, p, key)
+	return parseResponse(resp.Status, resp.Header, resp.Body, p, key)
 }
 
 // parseResponse turns Brave's answer into the model's result.
@@ -141,48 +120,31 @@ func parseResponse(status int, header http.Header, body []byte, p searchParams, 
 	if status != http.StatusOK {
 		var e braveError
 		_ = json.Unmarshal(body, &e)
-		detail := providerDetail(e.Error.Detail, key)
+		detail := provider.Detail(e.Error.Detail, key)
 		// Brave reports a bad key as 422 SUBSCRIPTION_TOKEN_INVALID.
 		if e.Error.Code == "SUBSCRIPTION_TOKEN_INVALID" {
-			return unauthorized(status, detail)
+			return provider.Unauthorized(status, detail)
 		}
-		return classify(status, header, detail)
+		return provider.Classify(status, header, detail)
 	}
 	var r braveResponse
 	if err := json.Unmarshal(body, &r); err != nil {
-		return badResponse("it is not the JSON of a web search")
+		return provider.BadResponse("it is not the JSON of a web search")
 	}
-	out := &searchResult{Provider: "brave", Query: p.Query, Results: []hit{}, MoreAvailable: r.Query.MoreResultsAvailable}
+	out := &websearch.Result{Provider: "brave", Query: p.Query, Results: []websearch.Hit{}, MoreAvailable: r.Query.MoreResultsAvailable}
 	_, out.Note = fitQuery(p.Query)
 	if r.Web != nil {
 		for _, w := range r.Web.Results {
 			if len(out.Results) == p.Count {
 				break
 			}
-			h, ok := makeHit(len(out.Results)+1, w.Title, w.URL, w.Description, w.Age, 0)
-			if !ok {
-				out.Omitted++
-				continue
-			}
-			out.Results = append(out.Results, h)
+			out.Add(w.Title, w.URL, w.Description, w.Age, 0)
 		}
 	}
-	out.Returned = len(out.Results)
-	return render(out, providerTitle)
+	return provider.Render(out)
 }
 
-// newHTTPClient goes through the host's URL policy (shared/netpolicy):
-// the API's name is resolved and every address checked (private, loopback,
-// metadata and mixed answers refused), the connection is pinned to the
-// verified address with Host and SNI kept, and no ambient proxy is used
-// (a proxy would see the key). It follows no redirect: net/http would
-// carry the key's header along.
-func newHTTPClient(opts netpolicy.Options) *http.Client {
-	opts.MaxRedirects = -1
-	return &http.Client{
-		Transport:     netpolicy.New(opts).Transport(),
-		CheckRedirect: func(*http.Request, []*http.Request) error { return errNoRedirects },
-	}
+// newAPI is Brave's API at endpoint, reached through the URL policy opts.
+func newAPI(endpoint string, opts netpolicy.Options) braveAPI {
+	return braveAPI{endpoint: endpoint, client: websearch.NewHTTPClient(opts)}
 }
-
-var errNoRedirects = errors.New("the search API redirected; redirects are not followed")

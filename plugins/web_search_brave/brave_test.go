@@ -14,6 +14,7 @@ import (
 	"go.uber.org/goleak"
 
 	"demiurge.dev/sdk"
+	"demiurge.dev/sdk/websearch"
 	"demiurge.dev/shared/netpolicy"
 )
 
@@ -59,7 +60,7 @@ func newBraveServer(t *testing.T, answer func(w http.ResponseWriter, r *http.Req
 }
 
 func (s *braveServer) api() braveAPI {
-	return braveAPI{endpoint: s.URL + "/res/v1/web/search", client: newHTTPClient(loopback), timeout: 2 * time.Second}
+	return braveAPI{endpoint: s.URL + "/res/v1/web/search", client: websearch.NewHTTPClient(loopback), timeout: 2 * time.Second}
 }
 
 // documentedResponse is shaped like Brave's WebSearchApiResponse.
@@ -117,12 +118,12 @@ func TestSearchSpeaksTheBraveAPI(t *testing.T) {
 	if strings.Contains(r.URL.RawQuery, testKey) {
 		t.Errorf("the key travelled in the URL: %s", r.URL.RawQuery)
 	}
-	for _, want := range []string{"1. Result & 1\n   https://example.org/1\n   (2 days ago)\n   The Go programming language, entry 1.", "3. Result & 3", untrustedNote, "more results exist"} {
+	for _, want := range []string{"1. Result & 1\n   https://example.org/1\n   (2 days ago)\n   The Go programming language, entry 1.", "3. Result & 3", websearch.UntrustedNote, "more results exist"} {
 		if !strings.Contains(res.Content, want) {
 			t.Errorf("content lacks %q:\n%s", want, res.Content)
 		}
 	}
-	sr := res.Structured.(*searchResult)
+	sr := res.Structured.(*websearch.Result)
 	if sr.Returned != 3 || sr.Results[2].URL != "https://example.org/3" || sr.Provider != "brave" {
 		t.Errorf("structured = %+v", sr)
 	}
@@ -156,7 +157,7 @@ func TestSoftFailures(t *testing.T) {
 			fmt.Fprint(w, "<html>maintenance</html>")
 		}, "bad_response", "could not be read"},
 		{"too large", testKey, func(w http.ResponseWriter, r *http.Request) {
-			w.Write([]byte(`{"web":{"results":[` + strings.Repeat(" ", maxBody) + `]}}`))
+			w.Write([]byte(`{"web":{"results":[` + strings.Repeat(" ", websearch.MaxBody) + `]}}`))
 		}, "bad_response", "larger than 2 MiB"},
 		{"redirect", testKey, func(w http.ResponseWriter, r *http.Request) {
 			http.Redirect(w, r, "http://127.0.0.1:1/steal", http.StatusFound)
@@ -185,14 +186,14 @@ func TestUnreachable(t *testing.T) {
 	srv := httptest.NewServer(http.NotFoundHandler())
 	url := srv.URL
 	srv.Close()
-	res := call(t, braveAPI{endpoint: url, client: newHTTPClient(loopback), timeout: time.Second}, `{"query":"x"}`, testKey)
+	res := call(t, braveAPI{endpoint: url, client: websearch.NewHTTPClient(loopback), timeout: time.Second}, `{"query":"x"}`, testKey)
 	if res.ErrorCode != "unreachable" {
 		t.Fatalf("got %q: %s", res.ErrorCode, res.Content)
 	}
 }
 
 func TestInvalidArguments(t *testing.T) {
-	a := braveAPI{endpoint: "http://127.0.0.1:1", client: newHTTPClient(loopback)}
+	a := braveAPI{endpoint: "http://127.0.0.1:1", client: websearch.NewHTTPClient(loopback)}
 	for _, args := range []string{`{"query":"  "}`, `{"query":"x","count":21}`, `{"query":"x","count":-1}`, `{"query":"x","freshness":"decade"}`, `{"query":"` + strings.Repeat("x", 2000) + `"}`} {
 		if res := call(t, a, args, testKey); res.ErrorCode != "invalid_arguments" {
 			t.Errorf("%s: got %q %s", args, res.ErrorCode, res.Content)
@@ -211,16 +212,16 @@ func TestResultsAreBounded(t *testing.T) {
 		results = append(results, fmt.Sprintf(`{"title":%q,"url":%q,"description":%q}`, long, u, long))
 	}
 	body := `{"type":"search","web":{"results":[` + strings.Join(results, ",") + `]}}`
-	res := parseResponse(200, http.Header{}, []byte(body), searchParams{Query: "q", Count: 20}, testKey)
-	sr := res.Structured.(*searchResult)
-	if len(res.Content) > maxContent+200 {
+	res := parseResponse(200, http.Header{}, []byte(body), searchParams{Args: websearch.Args{Query: "q", Count: 20}}, testKey)
+	sr := res.Structured.(*websearch.Result)
+	if len(res.Content) > websearch.MaxContent+200 {
 		t.Fatalf("content is %d bytes", len(res.Content))
 	}
 	if sr.Returned != len(sr.Results) || sr.Returned == 0 || sr.Returned+sr.Omitted != 21 {
 		t.Fatalf("returned %d omitted %d", sr.Returned, sr.Omitted)
 	}
 	for _, h := range sr.Results {
-		if strings.HasPrefix(h.URL, "javascript:") || len([]rune(h.Title)) > maxTitle || len([]rune(h.Snippet)) > maxSnippet {
+		if strings.HasPrefix(h.URL, "javascript:") || len([]rune(h.Title)) > websearch.MaxTitle || len([]rune(h.Snippet)) > websearch.MaxSnippet {
 			t.Fatalf("unbounded or unsafe hit: %+v", h)
 		}
 	}
@@ -230,27 +231,9 @@ func TestResultsAreBounded(t *testing.T) {
 }
 
 func TestNoResults(t *testing.T) {
-	res := parseResponse(200, http.Header{}, []byte(`{"type":"search","query":{"original":"zzz"}}`), searchParams{Query: "zzz", Count: 5}, "")
+	res := parseResponse(200, http.Header{}, []byte(`{"type":"search","query":{"original":"zzz"}}`), searchParams{Args: websearch.Args{Query: "zzz", Count: 5}}, "")
 	if res.IsError || !strings.Contains(res.Content, `No web results for "zzz"`) {
 		t.Fatalf("got %+v", res)
-	}
-}
-
-func TestCleanText(t *testing.T) {
-	for _, tc := range []struct{ in, want string }{
-		{"<strong>Go</strong> &amp; more", "Go & more"},
-		{"line\none\t\x00two", "line one two"},
-		{"a < b", "a"}, // an unclosed tag swallows the rest: never half markup
-		{"\xff\xfe ok", "\uFFFD ok"},
-		{strings.Repeat("é", 10), "éééé…"},
-	} {
-		max := 200
-		if tc.want == "éééé…" {
-			max = 5
-		}
-		if got := cleanText(tc.in, max); got != tc.want {
-			t.Errorf("cleanText(%q) = %q, want %q", tc.in, got, tc.want)
-		}
 	}
 }
 
@@ -281,8 +264,8 @@ func FuzzParseResponse(f *testing.F) {
 	f.Add(200, []byte(`{"web":{"results":[{"url":"https://a","title":"<b"}]}}`))
 	f.Add(429, []byte(`not json`))
 	f.Fuzz(func(t *testing.T, status int, body []byte) {
-		res := parseResponse(status, http.Header{}, body, searchParams{Query: "q", Count: 20}, testKey)
-		if res == nil || len(res.Content) > maxContent+400 {
+		res := parseResponse(status, http.Header{}, body, searchParams{Args: websearch.Args{Query: "q", Count: 20}}, testKey)
+		if res == nil || len(res.Content) > websearch.MaxContent+400 {
 			t.Fatalf("unbounded or nil result")
 		}
 		if status != 200 && !res.IsError {

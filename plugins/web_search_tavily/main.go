@@ -7,7 +7,7 @@ package main
 
 import (
 	"demiurge.dev/sdk"
-	"demiurge.dev/shared/netpolicy"
+	"demiurge.dev/sdk/websearch"
 )
 
 // Version is the package's semver; package.json must say the same.
@@ -20,15 +20,8 @@ func main() {
 	sdk.Serve(sdk.Toolset{Name: Name, Version: Version, Tools: Tools})
 }
 
-// Tools is the toolset's one constructor list.
+// Tools is the toolset's one constructor list; the API is the production
+// one (see websearch.Endpoint).
 func Tools() []sdk.Tool {
-	return []sdk.Tool{
-		newWebSearch(newAPI(endpoint())),
-	}
-}
-
-// newAPI is the provider's API at endpoint, reached through the URL
-// policy opts.
-func newAPI(endpoint string, opts netpolicy.Options) tavilyAPI {
-	return tavilyAPI{endpoint: endpoint, client: newHTTPClient(opts)}
+	return []sdk.Tool{newWebSearch(newAPI(websearch.Endpoint(Name, defaultEndpoint)))}
 }

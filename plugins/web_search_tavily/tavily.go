@@ -2,14 +2,14 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
-	"errors"
-	"io"
 	"net/http"
 	"time"
 
 	"demiurge.dev/sdk"
+	"demiurge.dev/sdk/websearch"
 	"demiurge.dev/shared/netpolicy"
 )
 
@@ -17,14 +17,12 @@ const (
 	defaultEndpoint = "https://api.tavily.com/search"
 	// secretTarget is the name the host binds the key under, and the host
 	// variable it comes from (package.json declares it).
-	secretTarget  = "TAVILY_API_KEY"
-	providerTitle = "Tavily"
-	// maxBody bounds a response read into memory: 20 results without raw
-	// content are far below it.
-	maxBody = 2 << 20
+	secretTarget = "TAVILY_API_KEY"
 	// callTimeout bounds one search; advanced depth takes a few seconds.
 	callTimeout = 30 * time.Second
 )
+
+var provider = websearch.Provider{Title: "Tavily", SecretTarget: secretTarget}
 
 // tavilyAPI speaks the Tavily search API: POST a JSON body, the key as a
 // bearer token.
@@ -67,8 +65,6 @@ type tavilyError struct {
 	} `json:"detail"`
 }
 
-var timeRanges = map[string]bool{"day": true, "week": true, "month": true, "year": true}
-
 func (a tavilyAPI) request(ctx context.Context, p searchParams, key string) (*http.Request, error) {
 	body, err := json.Marshal(tavilyRequest{
 		Query: p.Query, SearchDepth: p.SearchDepth, Topic: p.Topic, MaxResults: p.Count,
@@ -90,32 +86,13 @@ func (a tavilyAPI) request(ctx context.Context, p searchParams, key string) (*ht
 
 // search runs one query. Every failure is a soft failure result.
 func (a tavilyAPI) search(ctx context.Context, p searchParams, key string) *sdk.Result {
-	timeout := a.timeout
-	if timeout == 0 {
-		timeout = callTimeout
+	resp, fail := provider.Fetch(ctx, a.client, cmp.Or(a.timeout, callTimeout), func(ctx context.Context) (*http.Request, error) {
+		return a.request(ctx, p, key)
+	})
+	if fail != nil {
+		return fail
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	req, err := a.request(ctx, p, key)
-	if err != nil {
-		return badResponse("the request could not be built")
-	}
-	resp, err := a.client.Do(req)
-	if errors.Is(err, errNoRedirects) {
-		return badResponse("it redirected elsewhere, and the key is never sent after a redirect")
-	}
-	if err != nil {
-		return transportFailure(ctx, err)
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
-	if err != nil {
-		return transportFailure(ctx, err)
-	}
-	if len(body) > maxBody {
-		return badResponse("it is larger than 2 MiB")
-	}
-	return parseResponse(resp.StatusCode, resp.Header, body, p, key)
+	return parseResponse(resp.Status, resp.Header, resp.Body, p, key)
 }
 
 // parseResponse turns Tavily's answer into the model's result.
@@ -123,45 +100,28 @@ func parseResponse(status int, header http.Header, body []byte, p searchParams, 
 	if status != http.StatusOK {
 		var e tavilyError
 		_ = json.Unmarshal(body, &e)
-		detail := providerDetail(e.Detail.Error, key)
+		detail := provider.Detail(e.Detail.Error, key)
 		// 432 and 433 are Tavily's plan and pay-as-you-go limits.
 		if status == 432 || status == 433 {
-			return rateLimited(header.Get("Retry-After"))
+			return provider.RateLimited(header.Get("Retry-After"))
 		}
-		return classify(status, header, detail)
+		return provider.Classify(status, header, detail)
 	}
 	var r tavilyResponse
 	if err := json.Unmarshal(body, &r); err != nil {
-		return badResponse("it is not the JSON of a search")
+		return provider.BadResponse("it is not the JSON of a search")
 	}
-	out := &searchResult{Provider: "tavily", Query: p.Query, Results: []hit{}}
+	out := &websearch.Result{Provider: "tavily", Query: p.Query, Results: []websearch.Hit{}}
 	for _, w := range r.Results {
 		if len(out.Results) == p.Count {
 			break
 		}
-		h, ok := makeHit(len(out.Results)+1, w.Title, w.URL, w.Content, w.PublishedDate, w.Score)
-		if !ok {
-			out.Omitted++
-			continue
-		}
-		out.Results = append(out.Results, h)
+		out.Add(w.Title, w.URL, w.Content, w.PublishedDate, w.Score)
 	}
-	out.Returned = len(out.Results)
-	return render(out, providerTitle)
+	return provider.Render(out)
 }
 
-// newHTTPClient goes through the host's URL policy (shared/netpolicy):
-// the API's name is resolved and every address checked (private, loopback,
-// metadata and mixed answers refused), the connection is pinned to the
-// verified address with Host and SNI kept, and no ambient proxy is used
-// (a proxy would see the key). It follows no redirect: net/http would
-// carry the key's header along.
-func newHTTPClient(opts netpolicy.Options) *http.Client {
-	opts.MaxRedirects = -1
-	return &http.Client{
-		Transport:     netpolicy.New(opts).Transport(),
-		CheckRedirect: func(*http.Request, []*http.Request) error { return errNoRedirects },
-	}
+// newAPI is Tavily's API at endpoint, reached through the URL policy opts.
+func newAPI(endpoint string, opts netpolicy.Options) tavilyAPI {
+	return tavilyAPI{endpoint: endpoint, client: websearch.NewHTTPClient(opts)}
 }
-
-var errNoRedirects = errors.New("the search API redirected; redirects are not followed")

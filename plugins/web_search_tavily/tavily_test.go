@@ -16,6 +16,7 @@ import (
 	"go.uber.org/goleak"
 
 	"demiurge.dev/sdk"
+	"demiurge.dev/sdk/websearch"
 	"demiurge.dev/shared/netpolicy"
 )
 
@@ -65,7 +66,7 @@ func newTavilyServer(t *testing.T, answer func(w http.ResponseWriter, r *http.Re
 }
 
 func (s *tavilyServer) api() tavilyAPI {
-	return tavilyAPI{endpoint: s.URL + "/search", client: newHTTPClient(loopback), timeout: 2 * time.Second}
+	return tavilyAPI{endpoint: s.URL + "/search", client: websearch.NewHTTPClient(loopback), timeout: 2 * time.Second}
 }
 
 func documentedResponse(n int) string {
@@ -111,12 +112,12 @@ func TestSearchSpeaksTheTavilyAPI(t *testing.T) {
 	if _, ok := body["api_key"]; ok {
 		t.Errorf("the key travelled in the body")
 	}
-	for _, want := range []string{"1. Result 1\n   https://example.org/1\n   Go generics, snippet 1.", "3. Result 3", untrustedNote} {
+	for _, want := range []string{"1. Result 1\n   https://example.org/1\n   Go generics, snippet 1.", "3. Result 3", websearch.UntrustedNote} {
 		if !strings.Contains(res.Content, want) {
 			t.Errorf("content lacks %q:\n%s", want, res.Content)
 		}
 	}
-	sr := res.Structured.(*searchResult)
+	sr := res.Structured.(*websearch.Result)
 	if sr.Returned != 3 || sr.Results[0].Score != 0.8 || sr.Provider != "tavily" {
 		t.Errorf("structured = %+v", sr)
 	}
@@ -176,7 +177,7 @@ func TestSoftFailures(t *testing.T) {
 }
 
 func TestInvalidArguments(t *testing.T) {
-	a := tavilyAPI{endpoint: "http://127.0.0.1:1", client: newHTTPClient(loopback)}
+	a := tavilyAPI{endpoint: "http://127.0.0.1:1", client: websearch.NewHTTPClient(loopback)}
 	for _, args := range []string{`{"query":""}`, `{"query":"x","count":99}`, `{"query":"x","topic":"sports"}`, `{"query":"x","search_depth":"deep"}`, `{"query":"x","include_domains":["https://go.dev/x"]}`, `{"query":"x","freshness":"hour"}`} {
 		if res := call(t, a, args, testKey); res.ErrorCode != "invalid_arguments" {
 			t.Errorf("%s: got %q %s", args, res.ErrorCode, res.Content)
@@ -190,9 +191,9 @@ func TestResultsAreBounded(t *testing.T) {
 	for i := range 30 {
 		results = append(results, fmt.Sprintf(`{"title":%q,"url":"https://example.org/%d","content":%q,"score":0.5}`, long, i, long))
 	}
-	res := parseResponse(200, http.Header{}, []byte(`{"results":[`+strings.Join(results, ",")+`]}`), searchParams{Query: "q", Count: 20}, testKey)
-	sr := res.Structured.(*searchResult)
-	if len(res.Content) > maxContent+200 || sr.Returned+sr.Omitted != 20 || sr.Returned == 0 {
+	res := parseResponse(200, http.Header{}, []byte(`{"results":[`+strings.Join(results, ",")+`]}`), searchParams{Args: websearch.Args{Query: "q", Count: 20}}, testKey)
+	sr := res.Structured.(*websearch.Result)
+	if len(res.Content) > websearch.MaxContent+200 || sr.Returned+sr.Omitted != 20 || sr.Returned == 0 {
 		t.Fatalf("content %d bytes, returned %d omitted %d", len(res.Content), sr.Returned, sr.Omitted)
 	}
 }
@@ -224,8 +225,8 @@ func FuzzParseResponse(f *testing.F) {
 	f.Add(200, []byte(`{"results":[{"url":"https://a","title":"<b","content":"&amp;"}]}`))
 	f.Add(432, []byte(`[]`))
 	f.Fuzz(func(t *testing.T, status int, body []byte) {
-		res := parseResponse(status, http.Header{}, body, searchParams{Query: "q", Count: 20}, testKey)
-		if res == nil || len(res.Content) > maxContent+400 {
+		res := parseResponse(status, http.Header{}, body, searchParams{Args: websearch.Args{Query: "q", Count: 20}}, testKey)
+		if res == nil || len(res.Content) > websearch.MaxContent+400 {
 			t.Fatalf("unbounded or nil result")
 		}
 		if status != 200 && !res.IsError {
