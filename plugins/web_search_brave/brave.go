@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -104,31 +103,20 @@ func (a braveAPI) request(ctx context.Context, p searchParams, key string) (*htt
 	return req, nil
 }
 
-// search runs one query. Every failure is a soft failure result.
-func (a braveAPI) search(ctx context.Context, p searchParams, key string) *sdk.Result {
-	resp, fail := provider.Fetch(ctx, a.client, cmp.Or(a.timeout, callTimeout), func(ctx context.Context) (*http.Request, error) {
-		return a.request(ctx, p, key)
-	})
-	if fail != nil {
-		return fail
-	}
-	return parseResponse(resp.Status, resp.Header, resp.Body, p, key)
-}
-
 // parseResponse turns Brave's answer into the model's result.
-func parseResponse(status int, header http.Header, body []byte, p searchParams, key string) *sdk.Result {
-	if status != http.StatusOK {
+func parseResponse(resp *websearch.Response, p searchParams, key string) *sdk.Result {
+	if resp.Status != http.StatusOK {
 		var e braveError
-		_ = json.Unmarshal(body, &e)
+		_ = json.Unmarshal(resp.Body, &e)
 		detail := provider.Detail(e.Error.Detail, key)
 		// Brave reports a bad key as 422 SUBSCRIPTION_TOKEN_INVALID.
 		if e.Error.Code == "SUBSCRIPTION_TOKEN_INVALID" {
-			return provider.Unauthorized(status, detail)
+			return provider.Unauthorized(resp.Status, detail)
 		}
-		return provider.Classify(status, header, detail)
+		return provider.Classify(resp.Status, resp.Header, detail)
 	}
 	var r braveResponse
-	if err := json.Unmarshal(body, &r); err != nil {
+	if err := json.Unmarshal(resp.Body, &r); err != nil {
 		return provider.BadResponse("it is not the JSON of a web search")
 	}
 	out := &websearch.Result{Provider: "brave", Query: p.Query, Results: []websearch.Hit{}, MoreAvailable: r.Query.MoreResultsAvailable}

@@ -212,7 +212,7 @@ func TestResultsAreBounded(t *testing.T) {
 		results = append(results, fmt.Sprintf(`{"title":%q,"url":%q,"description":%q}`, long, u, long))
 	}
 	body := `{"type":"search","web":{"results":[` + strings.Join(results, ",") + `]}}`
-	res := parseResponse(200, http.Header{}, []byte(body), searchParams{Args: websearch.Args{Query: "q", Count: 20}}, testKey)
+	res := parseResponse(&websearch.Response{Status: 200, Body: []byte(body)}, searchParams{Args: websearch.Args{Query: "q", Count: 20}}, testKey)
 	sr := res.Structured.(*websearch.Result)
 	if len(res.Content) > websearch.MaxContent+200 {
 		t.Fatalf("content is %d bytes", len(res.Content))
@@ -231,7 +231,7 @@ func TestResultsAreBounded(t *testing.T) {
 }
 
 func TestNoResults(t *testing.T) {
-	res := parseResponse(200, http.Header{}, []byte(`{"type":"search","query":{"original":"zzz"}}`), searchParams{Args: websearch.Args{Query: "zzz", Count: 5}}, "")
+	res := parseResponse(&websearch.Response{Status: 200, Body: []byte(`{"type":"search","query":{"original":"zzz"}}`)}, searchParams{Args: websearch.Args{Query: "zzz", Count: 5}}, "")
 	if res.IsError || !strings.Contains(res.Content, `No web results for "zzz"`) {
 		t.Fatalf("got %+v", res)
 	}
@@ -264,7 +264,7 @@ func FuzzParseResponse(f *testing.F) {
 	f.Add(200, []byte(`{"web":{"results":[{"url":"https://a","title":"<b"}]}}`))
 	f.Add(429, []byte(`not json`))
 	f.Fuzz(func(t *testing.T, status int, body []byte) {
-		res := parseResponse(status, http.Header{}, body, searchParams{Args: websearch.Args{Query: "q", Count: 20}}, testKey)
+		res := parseResponse(&websearch.Response{Status: status, Body: body}, searchParams{Args: websearch.Args{Query: "q", Count: 20}}, testKey)
 		if res == nil || len(res.Content) > websearch.MaxContent+400 {
 			t.Fatalf("unbounded or nil result")
 		}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	_ "embed"
 	"strings"
 
@@ -21,7 +22,10 @@ type searchParams struct {
 }
 
 func newWebSearch(a braveAPI) sdk.Tool {
-	return websearch.Define(provider, webSearchDoc, normalise, a.search)
+	return websearch.Search[searchParams]{
+		Provider: provider, Doc: webSearchDoc, Client: a.client, Timeout: cmp.Or(a.timeout, callTimeout),
+		Normalise: normalise, Request: a.request, Parse: parseResponse,
+	}.Tool()
 }
 
 // normalise adds Brave's defaults to the common ones; Brave takes its

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"encoding/json"
 	"net/http"
@@ -84,31 +83,20 @@ func (a tavilyAPI) request(ctx context.Context, p searchParams, key string) (*ht
 	return req, nil
 }
 
-// search runs one query. Every failure is a soft failure result.
-func (a tavilyAPI) search(ctx context.Context, p searchParams, key string) *sdk.Result {
-	resp, fail := provider.Fetch(ctx, a.client, cmp.Or(a.timeout, callTimeout), func(ctx context.Context) (*http.Request, error) {
-		return a.request(ctx, p, key)
-	})
-	if fail != nil {
-		return fail
-	}
-	return parseResponse(resp.Status, resp.Header, resp.Body, p, key)
-}
-
 // parseResponse turns Tavily's answer into the model's result.
-func parseResponse(status int, header http.Header, body []byte, p searchParams, key string) *sdk.Result {
-	if status != http.StatusOK {
+func parseResponse(resp *websearch.Response, p searchParams, key string) *sdk.Result {
+	if resp.Status != http.StatusOK {
 		var e tavilyError
-		_ = json.Unmarshal(body, &e)
+		_ = json.Unmarshal(resp.Body, &e)
 		detail := provider.Detail(e.Detail.Error, key)
 		// 432 and 433 are Tavily's plan and pay-as-you-go limits.
-		if status == 432 || status == 433 {
-			return provider.RateLimited(header.Get("Retry-After"))
+		if resp.Status == 432 || resp.Status == 433 {
+			return provider.RateLimited(resp.Header.Get("Retry-After"))
 		}
-		return provider.Classify(status, header, detail)
+		return provider.Classify(resp.Status, resp.Header, detail)
 	}
 	var r tavilyResponse
-	if err := json.Unmarshal(body, &r); err != nil {
+	if err := json.Unmarshal(resp.Body, &r); err != nil {
 		return provider.BadResponse("it is not the JSON of a search")
 	}
 	out := &websearch.Result{Provider: "tavily", Query: p.Query, Results: []websearch.Hit{}}

@@ -191,7 +191,7 @@ func TestResultsAreBounded(t *testing.T) {
 	for i := range 30 {
 		results = append(results, fmt.Sprintf(`{"title":%q,"url":"https://example.org/%d","content":%q,"score":0.5}`, long, i, long))
 	}
-	res := parseResponse(200, http.Header{}, []byte(`{"results":[`+strings.Join(results, ",")+`]}`), searchParams{Args: websearch.Args{Query: "q", Count: 20}}, testKey)
+	res := parseResponse(&websearch.Response{Status: 200, Body: []byte(`{"results":[` + strings.Join(results, ",") + `]}`)}, searchParams{Args: websearch.Args{Query: "q", Count: 20}}, testKey)
 	sr := res.Structured.(*websearch.Result)
 	if len(res.Content) > websearch.MaxContent+200 || sr.Returned+sr.Omitted != 20 || sr.Returned == 0 {
 		t.Fatalf("content %d bytes, returned %d omitted %d", len(res.Content), sr.Returned, sr.Omitted)
@@ -225,7 +225,7 @@ func FuzzParseResponse(f *testing.F) {
 	f.Add(200, []byte(`{"results":[{"url":"https://a","title":"<b","content":"&amp;"}]}`))
 	f.Add(432, []byte(`[]`))
 	f.Fuzz(func(t *testing.T, status int, body []byte) {
-		res := parseResponse(status, http.Header{}, body, searchParams{Args: websearch.Args{Query: "q", Count: 20}}, testKey)
+		res := parseResponse(&websearch.Response{Status: status, Body: body}, searchParams{Args: websearch.Args{Query: "q", Count: 20}}, testKey)
 		if res == nil || len(res.Content) > websearch.MaxContent+400 {
 			t.Fatalf("unbounded or nil result")
 		}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	_ "embed"
 	"strings"
 
@@ -22,7 +23,10 @@ type searchParams struct {
 }
 
 func newWebSearch(a tavilyAPI) sdk.Tool {
-	return websearch.Define(provider, webSearchDoc, normalise, a.search)
+	return websearch.Search[searchParams]{
+		Provider: provider, Doc: webSearchDoc, Client: a.client, Timeout: cmp.Or(a.timeout, callTimeout),
+		Normalise: normalise, Request: a.request, Parse: parseResponse,
+	}.Tool()
 }
 
 // normalise checks Tavily's options after the common ones, so a direct

@@ -2,7 +2,9 @@ package websearch
 
 import (
 	"context"
+	"net/http"
 	"strings"
+	"time"
 
 	"demiurge.dev/sdk"
 )
@@ -40,14 +42,34 @@ func (a *Args) Normalise() *sdk.Result {
 	return nil
 }
 
-// Define makes the web_search tool of a provider. normalise applies the
-// provider's defaults and refuses what it would refuse (calling
-// Args.Normalise first); search runs one normalised query with the key the
-// host bound for this call.
-func Define[P any](p Provider, doc string, normalise func(P) (P, *sdk.Result), search func(ctx context.Context, params P, key string) *sdk.Result) sdk.Tool {
+// Search is one provider's web_search: what the service is called, how
+// its arguments are checked, and how one query becomes an HTTP request and
+// the answer a result. Everything else (the key, the precheck, the fetch
+// and its failures) is the same for every provider.
+type Search[P any] struct {
+	Provider
+	// Doc is the tool's description, as the model reads it.
+	Doc string
+	// Client comes from NewHTTPClient.
+	Client *http.Client
+	// Timeout bounds one search, connection included.
+	Timeout time.Duration
+	// Normalise applies the provider's defaults and refuses what it would
+	// refuse; it calls Args.Normalise first.
+	Normalise func(P) (P, *sdk.Result)
+	// Request builds the HTTP request of one normalised query; key is the
+	// one the host bound for this call.
+	Request func(ctx context.Context, params P, key string) (*http.Request, error)
+	// Parse turns the provider's answer, whatever its status, into the
+	// model's result (Classify for an error status, Render for results).
+	Parse func(resp *Response, params P, key string) *sdk.Result
+}
+
+// Tool is the web_search tool of s.
+func (s Search[P]) Tool() sdk.Tool {
 	return sdk.DefineChecked(sdk.Spec{
 		Name:        "web_search",
-		Description: doc,
+		Description: s.Doc,
 		// Network: the query leaves the machine. The host's floor for a
 		// package tool (medium, prompt) applies; the plugin claims no less.
 		Metadata: sdk.Metadata{Risk: "medium", Capability: "network.fetch", ApprovalPolicy: "prompt", DisplayPolicy: "summary"},
@@ -57,17 +79,28 @@ func Define[P any](p Provider, doc string, normalise func(P) (P, *sdk.Result), s
 		// search, the arguments the provider would refuse. (The host checks
 		// before approval that the key is set: this process never sees
 		// whether it is.)
-		_, bad := normalise(params)
+		_, bad := s.Normalise(params)
 		return bad, nil
 	}, func(ctx *sdk.Context, params P) (*sdk.Result, error) {
-		params, bad := normalise(params)
+		params, bad := s.Normalise(params)
 		if bad != nil {
 			return bad, nil
 		}
-		key := ctx.Secrets[p.SecretTarget]
+		key := ctx.Secrets[s.SecretTarget]
 		if key == "" {
-			return p.missingKey(), nil
+			return s.missingKey(), nil
 		}
-		return search(ctx, params, key), nil
+		return s.search(ctx, params, key), nil
 	})
+}
+
+// search runs one query. Every failure is a soft failure result.
+func (s Search[P]) search(ctx context.Context, params P, key string) *sdk.Result {
+	resp, fail := s.Fetch(ctx, s.Client, s.Timeout, func(ctx context.Context) (*http.Request, error) {
+		return s.Request(ctx, params, key)
+	})
+	if fail != nil {
+		return fail
+	}
+	return s.Parse(resp, params, key)
 }

@@ -3,8 +3,13 @@ package websearch
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"demiurge.dev/sdk"
 )
@@ -14,28 +19,55 @@ type exampleParams struct {
 	Region string `json:"region,omitempty"`
 }
 
-// exampleTool records what its search received.
-func exampleTool(seen *[]exampleParams, keys *[]string) sdk.Tool {
-	normalise := func(p exampleParams) (exampleParams, *sdk.Result) {
-		if bad := p.Args.Normalise(); bad != nil {
-			return p, bad
+// exampleTool searches a loopback server that answers one result per
+// query, and records the queries and keys that reached it.
+func exampleTool(t *testing.T, seen *[]exampleParams, keys *[]string) sdk.Tool {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer "+testKey {
+			w.WriteHeader(http.StatusUnauthorized)
+			return
 		}
-		if p.Region == "mars" {
-			return p, sdk.Errorf("invalid_arguments", "region must be on earth.")
-		}
-		p.Region = strings.ToUpper(p.Region)
-		return p, nil
-	}
-	return Define(example, "Search the web.", normalise, func(_ context.Context, p exampleParams, key string) *sdk.Result {
-		*seen, *keys = append(*seen, p), append(*keys, key)
-		return &sdk.Result{Content: "ok"}
-	})
+		fmt.Fprintf(w, "https://example.org/%s", r.URL.Query().Get("q"))
+	}))
+	t.Cleanup(srv.Close)
+	return Search[exampleParams]{
+		Provider: example,
+		Doc:      "Search the web.",
+		Client:   NewHTTPClient(loopback),
+		Timeout:  2 * time.Second,
+		Normalise: func(p exampleParams) (exampleParams, *sdk.Result) {
+			if bad := p.Args.Normalise(); bad != nil {
+				return p, bad
+			}
+			if p.Region == "mars" {
+				return p, sdk.Errorf("invalid_arguments", "region must be on earth.")
+			}
+			p.Region = strings.ToUpper(p.Region)
+			return p, nil
+		},
+		Request: func(ctx context.Context, p exampleParams, key string) (*http.Request, error) {
+			*seen, *keys = append(*seen, p), append(*keys, key)
+			req, err := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL+"?q="+url.QueryEscape(p.Query), nil)
+			if err == nil {
+				req.Header.Set("Authorization", "Bearer "+key)
+			}
+			return req, err
+		},
+		Parse: func(resp *Response, p exampleParams, key string) *sdk.Result {
+			if resp.Status != http.StatusOK {
+				return example.Classify(resp.Status, resp.Header, "")
+			}
+			r := &Result{Provider: "example", Query: p.Query, Results: []Hit{}}
+			r.Add("Example", string(resp.Body), "", "", 0)
+			return example.Render(r)
+		},
+	}.Tool()
 }
 
-func TestDefineNormalisesAndBindsTheKey(t *testing.T) {
+func TestSearchNormalisesAndBindsTheKey(t *testing.T) {
 	var seen []exampleParams
 	var keys []string
-	tool := exampleTool(&seen, &keys)
+	tool := exampleTool(t, &seen, &keys)
 	if s := tool.Spec(); s.Name != "web_search" || s.Effect != sdk.EffectNetwork || s.Metadata.ApprovalPolicy != "prompt" || s.Metadata.Risk != "medium" {
 		t.Fatalf("spec = %+v", s)
 	}
@@ -45,19 +77,22 @@ func TestDefineNormalisesAndBindsTheKey(t *testing.T) {
 	}
 	ctx := &sdk.Context{Context: context.Background(), Secrets: map[string]string{"EXAMPLE_API_KEY": testKey}}
 	res, err := tool.Execute(ctx, json.RawMessage(`{"query":"  golang ","freshness":"week","region":"de"}`))
-	if err != nil || res.IsError {
+	if err != nil || res.IsError || !strings.Contains(res.Content, "1. Example\n   https://example.org/golang\n") {
 		t.Fatalf("Execute: %v %+v", err, res)
 	}
+	if res, _ := tool.Execute(&sdk.Context{Context: context.Background(), Secrets: map[string]string{"EXAMPLE_API_KEY": "wrong"}}, json.RawMessage(`{"query":"x"}`)); res.ErrorCode != "unauthorized" {
+		t.Fatalf("a refused key: got %+v", res)
+	}
 	want := exampleParams{Args: Args{Query: "golang", Count: DefaultCount, Freshness: "week"}, Region: "DE"}
-	if len(seen) != 1 || seen[0] != want || keys[0] != testKey {
+	if len(seen) != 2 || seen[0] != want || keys[0] != testKey {
 		t.Fatalf("search got %+v with %q; want %+v", seen, keys, want)
 	}
 }
 
-func TestDefineSoftFailures(t *testing.T) {
+func TestSearchSoftFailures(t *testing.T) {
 	var seen []exampleParams
 	var keys []string
-	tool := exampleTool(&seen, &keys).(sdk.Prechecker)
+	tool := exampleTool(t, &seen, &keys).(sdk.Prechecker)
 	withKey := &sdk.Context{Context: context.Background(), Secrets: map[string]string{"EXAMPLE_API_KEY": testKey}}
 	noKey := &sdk.Context{Context: context.Background()}
 	for _, tc := range []struct {
