@@ -2,11 +2,9 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -15,6 +13,7 @@ import (
 
 	"demiurge.dev/sdk"
 	"demiurge.dev/sdk/websearch"
+	"demiurge.dev/sdk/websearch/websearchtest"
 	"demiurge.dev/shared/netpolicy"
 )
 
@@ -74,26 +73,7 @@ func documentedResponse(n int) string {
 
 func call(t *testing.T, a braveAPI, args string, key string) *sdk.Result {
 	t.Helper()
-	secrets := map[string]string{}
-	if key != "" {
-		secrets[secretTarget] = key
-	}
-	res, err := newWebSearch(a).Execute(&sdk.Context{Context: context.Background(), Secrets: secrets}, json.RawMessage(args))
-	if err != nil {
-		t.Fatalf("Execute: %v", err)
-	}
-	assertNoKey(t, res)
-	return res
-}
-
-// assertNoKey checks the key appears nowhere the model or a record could
-// see it.
-func assertNoKey(t *testing.T, res *sdk.Result) {
-	t.Helper()
-	b, _ := json.Marshal(res.Structured)
-	if strings.Contains(res.Content, testKey) || strings.Contains(string(b), testKey) {
-		t.Fatalf("the API key leaked into the result: %s %s", res.Content, b)
-	}
+	return websearchtest.Call(t, newWebSearch(a), args, secretTarget, key, testKey)
 }
 
 func TestSearchSpeaksTheBraveAPI(t *testing.T) {
@@ -238,24 +218,7 @@ func TestNoResults(t *testing.T) {
 }
 
 func TestManifestMatchesTheToolset(t *testing.T) {
-	b, err := os.ReadFile("package.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var m struct {
-		Name, Version string
-		Tools         []string
-		Secrets       []struct{ Env, Target string }
-	}
-	if err := json.Unmarshal(b, &m); err != nil {
-		t.Fatal(err)
-	}
-	if m.Name != Name || m.Version != Version || len(m.Tools) != 1 || m.Tools[0] != Tools()[0].Spec().Name {
-		t.Fatalf("package.json says %+v; the toolset is %s %s with %s", m, Name, Version, Tools()[0].Spec().Name)
-	}
-	if len(m.Secrets) != 1 || m.Secrets[0].Target != secretTarget {
-		t.Fatalf("package.json binds %+v; the plugin reads %s", m.Secrets, secretTarget)
-	}
+	websearchtest.CheckManifest(t, Name, Version, Tools(), secretTarget)
 }
 
 func FuzzParseResponse(f *testing.F) {
@@ -265,31 +228,16 @@ func FuzzParseResponse(f *testing.F) {
 	f.Add(429, []byte(`not json`))
 	f.Fuzz(func(t *testing.T, status int, body []byte) {
 		res := parseResponse(&websearch.Response{Status: status, Body: body}, searchParams{Args: websearch.Args{Query: "q", Count: 20}}, testKey)
-		if res == nil || len(res.Content) > websearch.MaxContent+400 {
-			t.Fatalf("unbounded or nil result")
-		}
-		if status != 200 && !res.IsError {
-			t.Fatalf("HTTP %d became a success", status)
-		}
+		websearchtest.CheckParsed(t, status, res)
 	})
 }
 
-// TestURLPolicyIsInThePath: under the production policy the provider is
-// reached through shared/netpolicy, which refuses a loopback address, so
-// an endpoint on loopback is never contacted.
+// TestURLPolicyIsInThePath: under the production policy an endpoint on
+// loopback is refused, never contacted.
 func TestURLPolicyIsInThePath(t *testing.T) {
-	contacted := make(chan struct{}, 1)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { contacted <- struct{}{} }))
-	defer srv.Close()
-	res := call(t, newAPI(srv.URL+"/res/v1/web/search", netpolicy.Options{}), `{"query":"golang"}`, testKey)
-	if res.ErrorCode != "refused" || !strings.Contains(res.Content, "URL policy refused") || strings.Contains(res.Content, "/res/v1/web/search") {
-		t.Fatalf("got %q: %s", res.ErrorCode, res.Content)
-	}
-	select {
-	case <-contacted:
-		t.Fatal("the loopback server was contacted")
-	default:
-	}
+	websearchtest.CheckURLPolicy(t, func(endpoint string) sdk.Tool {
+		return newWebSearch(newAPI(endpoint, netpolicy.Options{}))
+	}, "/res/v1/web/search", secretTarget, testKey)
 }
 
 // TestLongQueryIsCutNotRefused: Brave refuses queries over 50 words; the
