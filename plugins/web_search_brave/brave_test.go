@@ -19,10 +19,6 @@ import (
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-// loopback is the URL policy's test hook: the loopback servers of these
-// tests are refused by the production policy.
-var loopback = netpolicy.Options{AllowLoopbackForTests: true}
-
 const testKey = "BSA-test-key-0123456789abcdef"
 
 // braveServer speaks the Brave web search API as documented: GET
@@ -35,7 +31,7 @@ type braveServer struct {
 	answer func(w http.ResponseWriter, r *http.Request)
 }
 
-func newBraveServer(t *testing.T, answer func(w http.ResponseWriter, r *http.Request)) *braveServer {
+func newBraveServer(t *testing.T, answer http.HandlerFunc) *braveServer {
 	t.Helper()
 	s := &braveServer{seen: make(chan *http.Request, 4), answer: answer}
 	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -59,7 +55,7 @@ func newBraveServer(t *testing.T, answer func(w http.ResponseWriter, r *http.Req
 }
 
 func (s *braveServer) api() braveAPI {
-	return braveAPI{endpoint: s.URL + "/res/v1/web/search", client: websearch.NewHTTPClient(loopback), timeout: 2 * time.Second}
+	return braveAPI{endpoint: s.URL + "/res/v1/web/search", client: websearch.NewHTTPClient(websearchtest.Loopback), timeout: 2 * time.Second}
 }
 
 // documentedResponse is shaped like Brave's WebSearchApiResponse.
@@ -110,70 +106,51 @@ func TestSearchSpeaksTheBraveAPI(t *testing.T) {
 }
 
 func TestSoftFailures(t *testing.T) {
-	slow := make(chan struct{})
-	t.Cleanup(func() { close(slow) })
-	cases := []struct {
-		name     string
-		key      string
-		answer   func(w http.ResponseWriter, r *http.Request)
-		code     string
-		contains string
-	}{
-		{"wrong key", "BSA-wrong", nil, "unauthorized", "tell the operator to check BRAVE_API_KEY"},
-		{"no key bound", "", nil, "missing_api_key", "no BRAVE_API_KEY is set"},
-		{"rate limited", testKey, func(w http.ResponseWriter, r *http.Request) {
+	cases := []websearchtest.SoftFailure{
+		{Name: "wrong key", Key: "BSA-wrong", Answer: nil, Code: "unauthorized", Contains: "tell the operator to check BRAVE_API_KEY"},
+		{Name: "no key bound", Key: "", Answer: nil, Code: "missing_api_key", Contains: "no BRAVE_API_KEY is set"},
+		{Name: "rate limited", Key: testKey, Answer: func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Retry-After", "7")
 			w.WriteHeader(http.StatusTooManyRequests)
 			fmt.Fprint(w, `{"type":"ErrorResponse","error":{"status":429,"code":"RATE_LIMITED","detail":"Request rate limit exceeded for plan."}}`)
-		}, "rate_limited", "Retry after 7 seconds"},
-		{"server error", testKey, func(w http.ResponseWriter, r *http.Request) {
+		}, Code: "rate_limited", Contains: "Retry after 7 seconds"},
+		{Name: "server error", Key: testKey, Answer: func(w http.ResponseWriter, r *http.Request) {
 			w.WriteHeader(http.StatusBadGateway)
-		}, "provider_unavailable", "HTTP 502"},
-		{"unauthorized status", testKey, func(w http.ResponseWriter, r *http.Request) {
+		}, Code: "provider_unavailable", Contains: "HTTP 502"},
+		{Name: "unauthorized status", Key: testKey, Answer: func(w http.ResponseWriter, r *http.Request) {
 			w.WriteHeader(http.StatusUnauthorized)
 			fmt.Fprintf(w, `{"error":{"detail":"token %s revoked"}}`, testKey)
-		}, "unauthorized", "token [redacted:BRAVE_API_KEY] revoked"},
-		{"not JSON", testKey, func(w http.ResponseWriter, r *http.Request) {
+		}, Code: "unauthorized", Contains: "token [redacted:BRAVE_API_KEY] revoked"},
+		{Name: "not JSON", Key: testKey, Answer: func(w http.ResponseWriter, r *http.Request) {
 			fmt.Fprint(w, "<html>maintenance</html>")
-		}, "bad_response", "could not be read"},
-		{"too large", testKey, func(w http.ResponseWriter, r *http.Request) {
+		}, Code: "bad_response", Contains: "could not be read"},
+		{Name: "too large", Key: testKey, Answer: func(w http.ResponseWriter, r *http.Request) {
 			w.Write([]byte(`{"web":{"results":[` + strings.Repeat(" ", websearch.MaxBody) + `]}}`))
-		}, "bad_response", "larger than 2 MiB"},
-		{"redirect", testKey, func(w http.ResponseWriter, r *http.Request) {
+		}, Code: "bad_response", Contains: "larger than 2 MiB"},
+		{Name: "redirect", Key: testKey, Answer: func(w http.ResponseWriter, r *http.Request) {
 			http.Redirect(w, r, "http://127.0.0.1:1/steal", http.StatusFound)
-		}, "bad_response", "never sent after a redirect"},
-		{"timeout", testKey, func(w http.ResponseWriter, r *http.Request) {
-			select {
-			case <-slow:
-			case <-r.Context().Done():
-			}
-		}, "timeout", "did not answer in time"},
+		}, Code: "bad_response", Contains: "never sent after a redirect"},
+		{Name: "timeout", Key: testKey, Answer: websearchtest.Hang, Code: "timeout", Contains: "did not answer in time"},
 	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			srv := newBraveServer(t, tc.answer)
-			a := srv.api()
-			a.timeout = 300 * time.Millisecond
-			res := call(t, a, `{"query":"golang"}`, tc.key)
-			if !res.IsError || res.ErrorCode != tc.code || !strings.Contains(res.Content, tc.contains) {
-				t.Fatalf("got error=%v code=%q %q; want code %q containing %q", res.IsError, res.ErrorCode, res.Content, tc.code, tc.contains)
-			}
-		})
-	}
+	websearchtest.CheckSoftFailures(t, cases, func(t *testing.T, answer http.HandlerFunc) sdk.Tool {
+		a := newBraveServer(t, answer).api()
+		a.timeout = 300 * time.Millisecond
+		return newWebSearch(a)
+	}, secretTarget, testKey)
 }
 
 func TestUnreachable(t *testing.T) {
 	srv := httptest.NewServer(http.NotFoundHandler())
 	url := srv.URL
 	srv.Close()
-	res := call(t, braveAPI{endpoint: url, client: websearch.NewHTTPClient(loopback), timeout: time.Second}, `{"query":"x"}`, testKey)
+	res := call(t, braveAPI{endpoint: url, client: websearch.NewHTTPClient(websearchtest.Loopback), timeout: time.Second}, `{"query":"x"}`, testKey)
 	if res.ErrorCode != "unreachable" {
 		t.Fatalf("got %q: %s", res.ErrorCode, res.Content)
 	}
 }
 
 func TestInvalidArguments(t *testing.T) {
-	a := braveAPI{endpoint: "http://127.0.0.1:1", client: websearch.NewHTTPClient(loopback)}
+	a := braveAPI{endpoint: "http://127.0.0.1:1", client: websearch.NewHTTPClient(websearchtest.Loopback)}
 	for _, args := range []string{`{"query":"  "}`, `{"query":"x","count":21}`, `{"query":"x","count":-1}`, `{"query":"x","freshness":"decade"}`, `{"query":"` + strings.Repeat("x", 2000) + `"}`} {
 		if res := call(t, a, args, testKey); res.ErrorCode != "invalid_arguments" {
 			t.Errorf("%s: got %q %s", args, res.ErrorCode, res.Content)

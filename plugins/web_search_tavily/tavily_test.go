@@ -21,10 +21,6 @@ import (
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-// loopback is the URL policy's test hook: the loopback servers of these
-// tests are refused by the production policy.
-var loopback = netpolicy.Options{AllowLoopbackForTests: true}
-
 const testKey = "tvly-test-0123456789abcdef"
 
 // tavilyServer speaks the Tavily search API as documented: POST /search
@@ -37,7 +33,7 @@ type tavilyServer struct {
 	bodies chan map[string]any
 }
 
-func newTavilyServer(t *testing.T, answer func(w http.ResponseWriter, r *http.Request)) *tavilyServer {
+func newTavilyServer(t *testing.T, answer http.HandlerFunc) *tavilyServer {
 	t.Helper()
 	s := &tavilyServer{bodies: make(chan map[string]any, 4)}
 	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -65,7 +61,7 @@ func newTavilyServer(t *testing.T, answer func(w http.ResponseWriter, r *http.Re
 }
 
 func (s *tavilyServer) api() tavilyAPI {
-	return tavilyAPI{endpoint: s.URL + "/search", client: websearch.NewHTTPClient(loopback), timeout: 2 * time.Second}
+	return tavilyAPI{endpoint: s.URL + "/search", client: websearch.NewHTTPClient(websearchtest.Loopback), timeout: 2 * time.Second}
 }
 
 func documentedResponse(n int) string {
@@ -111,60 +107,41 @@ func TestSearchSpeaksTheTavilyAPI(t *testing.T) {
 }
 
 func TestSoftFailures(t *testing.T) {
-	slow := make(chan struct{})
-	t.Cleanup(func() { close(slow) })
-	cases := []struct {
-		name     string
-		key      string
-		answer   func(w http.ResponseWriter, r *http.Request)
-		code     string
-		contains string
-	}{
-		{"wrong key", "tvly-wrong", nil, "unauthorized", "HTTP 401: Unauthorized: missing or invalid API key."},
-		{"no key bound", "", nil, "missing_api_key", "no TAVILY_API_KEY is set"},
-		{"rate limited", testKey, func(w http.ResponseWriter, r *http.Request) {
+	cases := []websearchtest.SoftFailure{
+		{Name: "wrong key", Key: "tvly-wrong", Answer: nil, Code: "unauthorized", Contains: "HTTP 401: Unauthorized: missing or invalid API key."},
+		{Name: "no key bound", Key: "", Answer: nil, Code: "missing_api_key", Contains: "no TAVILY_API_KEY is set"},
+		{Name: "rate limited", Key: testKey, Answer: func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Retry-After", "30")
 			w.WriteHeader(http.StatusTooManyRequests)
 			fmt.Fprint(w, `{"detail":{"error":"Rate limit exceeded"}}`)
-		}, "rate_limited", "Retry after 30 seconds"},
-		{"plan limit", testKey, func(w http.ResponseWriter, r *http.Request) {
+		}, Code: "rate_limited", Contains: "Retry after 30 seconds"},
+		{Name: "plan limit", Key: testKey, Answer: func(w http.ResponseWriter, r *http.Request) {
 			w.WriteHeader(432)
 			fmt.Fprint(w, `{"detail":{"error":"This request exceeds your plan's set usage limit."}}`)
-		}, "rate_limited", "quota"},
-		{"server error", testKey, func(w http.ResponseWriter, r *http.Request) {
+		}, Code: "rate_limited", Contains: "quota"},
+		{Name: "server error", Key: testKey, Answer: func(w http.ResponseWriter, r *http.Request) {
 			w.WriteHeader(http.StatusInternalServerError)
 			fmt.Fprint(w, `{"detail":{"error":"Internal Server Error"}}`)
-		}, "provider_unavailable", "HTTP 500"},
-		{"bad request echoing the key", testKey, func(w http.ResponseWriter, r *http.Request) {
+		}, Code: "provider_unavailable", Contains: "HTTP 500"},
+		{Name: "bad request echoing the key", Key: testKey, Answer: func(w http.ResponseWriter, r *http.Request) {
 			w.WriteHeader(http.StatusBadRequest)
 			fmt.Fprintf(w, `{"detail":{"error":"key %s: query too long"}}`, testKey)
-		}, "invalid_request", "key [redacted:TAVILY_API_KEY]: query too long"},
-		{"not JSON", testKey, func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "<html>") }, "bad_response", "could not be read"},
-		{"redirect", testKey, func(w http.ResponseWriter, r *http.Request) {
+		}, Code: "invalid_request", Contains: "key [redacted:TAVILY_API_KEY]: query too long"},
+		{Name: "not JSON", Key: testKey, Answer: func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "<html>") }, Code: "bad_response", Contains: "could not be read"},
+		{Name: "redirect", Key: testKey, Answer: func(w http.ResponseWriter, r *http.Request) {
 			http.Redirect(w, r, "/elsewhere", http.StatusTemporaryRedirect)
-		}, "bad_response", "never sent after a redirect"},
-		{"timeout", testKey, func(w http.ResponseWriter, r *http.Request) {
-			select {
-			case <-slow:
-			case <-r.Context().Done():
-			}
-		}, "timeout", "did not answer in time"},
+		}, Code: "bad_response", Contains: "never sent after a redirect"},
+		{Name: "timeout", Key: testKey, Answer: websearchtest.Hang, Code: "timeout", Contains: "did not answer in time"},
 	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			srv := newTavilyServer(t, tc.answer)
-			a := srv.api()
-			a.timeout = 300 * time.Millisecond
-			res := call(t, a, `{"query":"golang"}`, tc.key)
-			if !res.IsError || res.ErrorCode != tc.code || !strings.Contains(res.Content, tc.contains) {
-				t.Fatalf("got error=%v code=%q %q; want code %q containing %q", res.IsError, res.ErrorCode, res.Content, tc.code, tc.contains)
-			}
-		})
-	}
+	websearchtest.CheckSoftFailures(t, cases, func(t *testing.T, answer http.HandlerFunc) sdk.Tool {
+		a := newTavilyServer(t, answer).api()
+		a.timeout = 300 * time.Millisecond
+		return newWebSearch(a)
+	}, secretTarget, testKey)
 }
 
 func TestInvalidArguments(t *testing.T) {
-	a := tavilyAPI{endpoint: "http://127.0.0.1:1", client: websearch.NewHTTPClient(loopback)}
+	a := tavilyAPI{endpoint: "http://127.0.0.1:1", client: websearch.NewHTTPClient(websearchtest.Loopback)}
 	for _, args := range []string{`{"query":""}`, `{"query":"x","count":99}`, `{"query":"x","topic":"sports"}`, `{"query":"x","search_depth":"deep"}`, `{"query":"x","include_domains":["https://go.dev/x"]}`, `{"query":"x","freshness":"hour"}`} {
 		if res := call(t, a, args, testKey); res.ErrorCode != "invalid_arguments" {
 			t.Errorf("%s: got %q %s", args, res.ErrorCode, res.Content)
