@@ -12,7 +12,6 @@ import (
 
 	"demiurge.dev/sdk"
 	"demiurge.dev/sdk/websearch"
-	"demiurge.dev/shared/netpolicy"
 )
 
 const (
@@ -29,14 +28,6 @@ const (
 )
 
 var provider = websearch.Provider{Title: "Brave Search", SecretTarget: secretTarget}
-
-// braveAPI speaks the Brave web search API: GET with the query in the URL
-// and the key in X-Subscription-Token.
-type braveAPI struct {
-	endpoint string
-	client   *http.Client
-	timeout  time.Duration // 0: callTimeout
-}
 
 // braveResponse is the part of Brave's WebSearchApiResponse used here.
 type braveResponse struct {
@@ -76,7 +67,9 @@ func fitQuery(q string) (string, string) {
 	return strings.Join(words[:maxWords], " "), fmt.Sprintf("the query was cut to its first %d words, Brave's limit", maxWords)
 }
 
-func (a braveAPI) request(ctx context.Context, p searchParams, key string) (*http.Request, error) {
+// request speaks the Brave web search API: GET with the query in the URL
+// and the key in X-Subscription-Token.
+func request(ctx context.Context, endpoint string, p searchParams, key string) (*http.Request, error) {
 	q := url.Values{}
 	query, _ := fitQuery(p.Query)
 	q.Set("q", query)
@@ -93,7 +86,7 @@ func (a braveAPI) request(ctx context.Context, p searchParams, key string) (*htt
 	if p.SafeSearch != "" {
 		q.Set("safesearch", p.SafeSearch)
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, a.endpoint+"?"+q.Encode(), nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, endpoint+"?"+q.Encode(), nil)
 	if err != nil {
 		return nil, err
 	}
@@ -130,9 +123,4 @@ func parseResponse(resp *websearch.Response, p searchParams, key string) *sdk.Re
 		}
 	}
 	return provider.Render(out)
-}
-
-// newAPI is Brave's API at endpoint, reached through the URL policy opts.
-func newAPI(endpoint string, opts netpolicy.Options) braveAPI {
-	return braveAPI{endpoint: endpoint, client: websearch.NewHTTPClient(opts)}
 }

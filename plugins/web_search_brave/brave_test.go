@@ -54,8 +54,8 @@ func newBraveServer(t *testing.T, answer http.HandlerFunc) *braveServer {
 	return s
 }
 
-func (s *braveServer) api() braveAPI {
-	return braveAPI{endpoint: s.URL + "/res/v1/web/search", client: websearch.NewHTTPClient(websearchtest.Loopback), timeout: 2 * time.Second}
+func (s *braveServer) api() websearch.API {
+	return websearch.API{Endpoint: s.URL + "/res/v1/web/search", Client: websearch.NewHTTPClient(websearchtest.Loopback), Timeout: 2 * time.Second}
 }
 
 // documentedResponse is shaped like Brave's WebSearchApiResponse.
@@ -67,7 +67,7 @@ func documentedResponse(n int) string {
 	return `{"type":"search","query":{"original":"golang","show_strict_warning":false,"is_navigational":false,"more_results_available":true},"mixed":{"type":"mixed","main":[]},"web":{"type":"search","results":[` + strings.Join(results, ",") + `],"family_friendly":true}}`
 }
 
-func call(t *testing.T, a braveAPI, args string, key string) *sdk.Result {
+func call(t *testing.T, a websearch.API, args string, key string) *sdk.Result {
 	t.Helper()
 	return websearchtest.Call(t, newWebSearch(a), args, secretTarget, key, testKey)
 }
@@ -134,7 +134,7 @@ func TestSoftFailures(t *testing.T) {
 	}
 	websearchtest.CheckSoftFailures(t, cases, func(t *testing.T, answer http.HandlerFunc) sdk.Tool {
 		a := newBraveServer(t, answer).api()
-		a.timeout = 300 * time.Millisecond
+		a.Timeout = 300 * time.Millisecond
 		return newWebSearch(a)
 	}, secretTarget, testKey)
 }
@@ -143,14 +143,14 @@ func TestUnreachable(t *testing.T) {
 	srv := httptest.NewServer(http.NotFoundHandler())
 	url := srv.URL
 	srv.Close()
-	res := call(t, braveAPI{endpoint: url, client: websearch.NewHTTPClient(websearchtest.Loopback), timeout: time.Second}, `{"query":"x"}`, testKey)
+	res := call(t, websearch.API{Endpoint: url, Client: websearch.NewHTTPClient(websearchtest.Loopback), Timeout: time.Second}, `{"query":"x"}`, testKey)
 	if res.ErrorCode != "unreachable" {
 		t.Fatalf("got %q: %s", res.ErrorCode, res.Content)
 	}
 }
 
 func TestInvalidArguments(t *testing.T) {
-	a := braveAPI{endpoint: "http://127.0.0.1:1", client: websearch.NewHTTPClient(websearchtest.Loopback)}
+	a := websearch.API{Endpoint: "http://127.0.0.1:1", Client: websearch.NewHTTPClient(websearchtest.Loopback)}
 	for _, args := range []string{`{"query":"  "}`, `{"query":"x","count":21}`, `{"query":"x","count":-1}`, `{"query":"x","freshness":"decade"}`, `{"query":"` + strings.Repeat("x", 2000) + `"}`} {
 		if res := call(t, a, args, testKey); res.ErrorCode != "invalid_arguments" {
 			t.Errorf("%s: got %q %s", args, res.ErrorCode, res.Content)
@@ -213,7 +213,7 @@ func FuzzParseResponse(f *testing.F) {
 // loopback is refused, never contacted.
 func TestURLPolicyIsInThePath(t *testing.T) {
 	websearchtest.CheckURLPolicy(t, func(endpoint string) sdk.Tool {
-		return newWebSearch(newAPI(endpoint, netpolicy.Options{}))
+		return newWebSearch(websearch.NewAPI(endpoint, netpolicy.Options{}))
 	}, "/res/v1/web/search", secretTarget, testKey)
 }
 

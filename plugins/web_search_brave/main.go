@@ -23,5 +23,5 @@ func main() {
 // Tools is the toolset's one constructor list; the API is the production
 // one (see websearch.Endpoint).
 func Tools() []sdk.Tool {
-	return []sdk.Tool{newWebSearch(newAPI(websearch.Endpoint(Name, defaultEndpoint)))}
+	return []sdk.Tool{newWebSearch(websearch.NewAPI(websearch.Endpoint(Name, defaultEndpoint)))}
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	_ "embed"
 	"strings"
 
@@ -21,10 +20,11 @@ type searchParams struct {
 	SafeSearch string `json:"safesearch,omitempty" jsonschema:"enum=off,enum=moderate,enum=strict" jsonschema_description:"Adult content filter (default moderate)."`
 }
 
-func newWebSearch(a braveAPI) sdk.Tool {
+// newWebSearch is the tool searching the API a.
+func newWebSearch(a websearch.API) sdk.Tool {
 	return websearch.Search[searchParams]{
-		Provider: provider, Doc: webSearchDoc, Client: a.client, Timeout: cmp.Or(a.timeout, callTimeout),
-		Normalise: normalise, Request: a.request, Parse: parseResponse,
+		Provider: provider, API: a, Doc: webSearchDoc, CallTimeout: callTimeout,
+		Normalise: normalise, Request: request, Parse: parseResponse,
 	}.Tool()
 }
 

@@ -9,7 +9,6 @@ import (
 
 	"demiurge.dev/sdk"
 	"demiurge.dev/sdk/websearch"
-	"demiurge.dev/shared/netpolicy"
 )
 
 const (
@@ -22,14 +21,6 @@ const (
 )
 
 var provider = websearch.Provider{Title: "Tavily", SecretTarget: secretTarget}
-
-// tavilyAPI speaks the Tavily search API: POST a JSON body, the key as a
-// bearer token.
-type tavilyAPI struct {
-	endpoint string
-	client   *http.Client
-	timeout  time.Duration // 0: callTimeout
-}
 
 // tavilyRequest is the documented request body; only what is used.
 type tavilyRequest struct {
@@ -64,7 +55,9 @@ type tavilyError struct {
 	} `json:"detail"`
 }
 
-func (a tavilyAPI) request(ctx context.Context, p searchParams, key string) (*http.Request, error) {
+// request speaks the Tavily search API: POST a JSON body, the key as a
+// bearer token.
+func request(ctx context.Context, endpoint string, p searchParams, key string) (*http.Request, error) {
 	body, err := json.Marshal(tavilyRequest{
 		Query: p.Query, SearchDepth: p.SearchDepth, Topic: p.Topic, MaxResults: p.Count,
 		TimeRange: p.Freshness, IncludeDomains: p.IncludeDomains, ExcludeDomains: p.ExcludeDomains,
@@ -72,7 +65,7 @@ func (a tavilyAPI) request(ctx context.Context, p searchParams, key string) (*ht
 	if err != nil {
 		return nil, err
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, a.endpoint, bytes.NewReader(body))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, bytes.NewReader(body))
 	if err != nil {
 		return nil, err
 	}
@@ -107,9 +100,4 @@ func parseResponse(resp *websearch.Response, p searchParams, key string) *sdk.Re
 		out.Add(w.Title, w.URL, w.Content, w.PublishedDate, w.Score)
 	}
 	return provider.Render(out)
-}
-
-// newAPI is Tavily's API at endpoint, reached through the URL policy opts.
-func newAPI(endpoint string, opts netpolicy.Options) tavilyAPI {
-	return tavilyAPI{endpoint: endpoint, client: websearch.NewHTTPClient(opts)}
 }

@@ -60,8 +60,8 @@ func newTavilyServer(t *testing.T, answer http.HandlerFunc) *tavilyServer {
 	return s
 }
 
-func (s *tavilyServer) api() tavilyAPI {
-	return tavilyAPI{endpoint: s.URL + "/search", client: websearch.NewHTTPClient(websearchtest.Loopback), timeout: 2 * time.Second}
+func (s *tavilyServer) api() websearch.API {
+	return websearch.API{Endpoint: s.URL + "/search", Client: websearch.NewHTTPClient(websearchtest.Loopback), Timeout: 2 * time.Second}
 }
 
 func documentedResponse(n int) string {
@@ -72,7 +72,7 @@ func documentedResponse(n int) string {
 	return `{"query":"golang generics","follow_up_questions":null,"answer":null,"images":[],"results":[` + strings.Join(results, ",") + `],"response_time":"1.67","request_id":"123e4567-e89b-12d3-a456-426614174111"}`
 }
 
-func call(t *testing.T, a tavilyAPI, args string, key string) *sdk.Result {
+func call(t *testing.T, a websearch.API, args string, key string) *sdk.Result {
 	t.Helper()
 	return websearchtest.Call(t, newWebSearch(a), args, secretTarget, key, testKey)
 }
@@ -135,13 +135,13 @@ func TestSoftFailures(t *testing.T) {
 	}
 	websearchtest.CheckSoftFailures(t, cases, func(t *testing.T, answer http.HandlerFunc) sdk.Tool {
 		a := newTavilyServer(t, answer).api()
-		a.timeout = 300 * time.Millisecond
+		a.Timeout = 300 * time.Millisecond
 		return newWebSearch(a)
 	}, secretTarget, testKey)
 }
 
 func TestInvalidArguments(t *testing.T) {
-	a := tavilyAPI{endpoint: "http://127.0.0.1:1", client: websearch.NewHTTPClient(websearchtest.Loopback)}
+	a := websearch.API{Endpoint: "http://127.0.0.1:1", Client: websearch.NewHTTPClient(websearchtest.Loopback)}
 	for _, args := range []string{`{"query":""}`, `{"query":"x","count":99}`, `{"query":"x","topic":"sports"}`, `{"query":"x","search_depth":"deep"}`, `{"query":"x","include_domains":["https://go.dev/x"]}`, `{"query":"x","freshness":"hour"}`} {
 		if res := call(t, a, args, testKey); res.ErrorCode != "invalid_arguments" {
 			t.Errorf("%s: got %q %s", args, res.ErrorCode, res.Content)
@@ -181,6 +181,6 @@ func FuzzParseResponse(f *testing.F) {
 // loopback is refused, never contacted.
 func TestURLPolicyIsInThePath(t *testing.T) {
 	websearchtest.CheckURLPolicy(t, func(endpoint string) sdk.Tool {
-		return newWebSearch(newAPI(endpoint, netpolicy.Options{}))
+		return newWebSearch(websearch.NewAPI(endpoint, netpolicy.Options{}))
 	}, "/search", secretTarget, testKey)
 }

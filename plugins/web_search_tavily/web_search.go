@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	_ "embed"
 	"strings"
 
@@ -22,10 +21,11 @@ type searchParams struct {
 	ExcludeDomains []string `json:"exclude_domains,omitempty" jsonschema:"maxItems=20" jsonschema_description:"No results from these domains."`
 }
 
-func newWebSearch(a tavilyAPI) sdk.Tool {
+// newWebSearch is the tool searching the API a.
+func newWebSearch(a websearch.API) sdk.Tool {
 	return websearch.Search[searchParams]{
-		Provider: provider, Doc: webSearchDoc, Client: a.client, Timeout: cmp.Or(a.timeout, callTimeout),
-		Normalise: normalise, Request: a.request, Parse: parseResponse,
+		Provider: provider, API: a, Doc: webSearchDoc, CallTimeout: callTimeout,
+		Normalise: normalise, Request: request, Parse: parseResponse,
 	}.Tool()
 }
 

@@ -50,6 +50,21 @@ func (p Provider) Fetch(ctx context.Context, client *http.Client, timeout time.D
 	return &Response{Status: resp.StatusCode, Header: resp.Header, Body: body}, nil
 }
 
+// API is where a provider's service answers and how it is reached.
+type API struct {
+	Endpoint string
+	// Client comes from NewHTTPClient.
+	Client *http.Client
+	// Timeout bounds one search, connection included; 0 leaves it to
+	// the provider's Search.CallTimeout.
+	Timeout time.Duration
+}
+
+// NewAPI is the service at endpoint, reached through the URL policy opts.
+func NewAPI(endpoint string, opts netpolicy.Options) API {
+	return API{Endpoint: endpoint, Client: NewHTTPClient(opts)}
+}
+
 // NewHTTPClient goes through the host's URL policy (shared/netpolicy):
 // the API's name is resolved and every address checked (private, loopback,
 // metadata and mixed answers refused), the connection is pinned to the

@@ -1,6 +1,7 @@
 package websearch
 
 import (
+	"cmp"
 	"context"
 	"net/http"
 	"strings"
@@ -48,18 +49,18 @@ func (a *Args) Normalise() *sdk.Result {
 // and its failures) is the same for every provider.
 type Search[P any] struct {
 	Provider
+	API
 	// Doc is the tool's description, as the model reads it.
 	Doc string
-	// Client comes from NewHTTPClient.
-	Client *http.Client
-	// Timeout bounds one search, connection included.
-	Timeout time.Duration
+	// CallTimeout bounds one search, connection included, unless
+	// API.Timeout says otherwise.
+	CallTimeout time.Duration
 	// Normalise applies the provider's defaults and refuses what it would
 	// refuse; it calls Args.Normalise first.
 	Normalise func(P) (P, *sdk.Result)
-	// Request builds the HTTP request of one normalised query; key is the
-	// one the host bound for this call.
-	Request func(ctx context.Context, params P, key string) (*http.Request, error)
+	// Request builds the HTTP request of one normalised query to
+	// endpoint; key is the one the host bound for this call.
+	Request func(ctx context.Context, endpoint string, params P, key string) (*http.Request, error)
 	// Parse turns the provider's answer, whatever its status, into the
 	// model's result (Classify for an error status, Render for results).
 	Parse func(resp *Response, params P, key string) *sdk.Result
@@ -96,8 +97,8 @@ func (s Search[P]) Tool() sdk.Tool {
 
 // search runs one query. Every failure is a soft failure result.
 func (s Search[P]) search(ctx context.Context, params P, key string) *sdk.Result {
-	resp, fail := s.Fetch(ctx, s.Client, s.Timeout, func(ctx context.Context) (*http.Request, error) {
-		return s.Request(ctx, params, key)
+	resp, fail := s.Fetch(ctx, s.Client, cmp.Or(s.Timeout, s.CallTimeout), func(ctx context.Context) (*http.Request, error) {
+		return s.Request(ctx, s.Endpoint, params, key)
 	})
 	if fail != nil {
 		return fail

@@ -31,10 +31,10 @@ func exampleTool(t *testing.T, seen *[]exampleParams, keys *[]string) sdk.Tool {
 	}))
 	t.Cleanup(srv.Close)
 	return Search[exampleParams]{
-		Provider: example,
-		Doc:      "Search the web.",
-		Client:   NewHTTPClient(loopback),
-		Timeout:  2 * time.Second,
+		Provider:    example,
+		Doc:         "Search the web.",
+		API:         NewAPI(srv.URL, loopback),
+		CallTimeout: 2 * time.Second,
 		Normalise: func(p exampleParams) (exampleParams, *sdk.Result) {
 			if bad := p.Args.Normalise(); bad != nil {
 				return p, bad
@@ -45,9 +45,9 @@ func exampleTool(t *testing.T, seen *[]exampleParams, keys *[]string) sdk.Tool {
 			p.Region = strings.ToUpper(p.Region)
 			return p, nil
 		},
-		Request: func(ctx context.Context, p exampleParams, key string) (*http.Request, error) {
+		Request: func(ctx context.Context, endpoint string, p exampleParams, key string) (*http.Request, error) {
 			*seen, *keys = append(*seen, p), append(*keys, key)
-			req, err := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL+"?q="+url.QueryEscape(p.Query), nil)
+			req, err := http.NewRequestWithContext(ctx, http.MethodGet, endpoint+"?q="+url.QueryEscape(p.Query), nil)
 			if err == nil {
 				req.Header.Set("Authorization", "Bearer "+key)
 			}
