@@ -14,6 +14,13 @@ import (
 	"demiurge.dev/sdk/websearch"
 )
 
+// Name is the toolset and package name, Version its semver;
+// package.json must say the same.
+const (
+	Name    = "web_search_brave"
+	Version = "0.1.0"
+)
+
 const (
 	defaultEndpoint = "https://api.search.brave.com/res/v1/web/search"
 	// secretTarget is the name the host binds the key under, and the host

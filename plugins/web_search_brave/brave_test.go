@@ -69,7 +69,7 @@ func documentedResponse(n int) string {
 
 func call(t *testing.T, a websearch.API, args string, key string) *sdk.Result {
 	t.Helper()
-	return websearchtest.Call(t, newWebSearch(a), args, secretTarget, key, testKey)
+	return websearchtest.Call(t, search.At(a), args, secretTarget, key, testKey)
 }
 
 func TestSearchSpeaksTheBraveAPI(t *testing.T) {
@@ -135,7 +135,7 @@ func TestSoftFailures(t *testing.T) {
 	websearchtest.CheckSoftFailures(t, cases, func(t *testing.T, answer http.HandlerFunc) sdk.Tool {
 		a := newBraveServer(t, answer).api()
 		a.Timeout = 300 * time.Millisecond
-		return newWebSearch(a)
+		return search.At(a)
 	}, secretTarget, testKey)
 }
 
@@ -195,7 +195,7 @@ func TestNoResults(t *testing.T) {
 }
 
 func TestManifestMatchesTheToolset(t *testing.T) {
-	websearchtest.CheckManifest(t, Name, Version, Tools(), secretTarget)
+	websearchtest.CheckManifest(t, toolset, secretTarget)
 }
 
 func FuzzParseResponse(f *testing.F) {
@@ -213,7 +213,7 @@ func FuzzParseResponse(f *testing.F) {
 // loopback is refused, never contacted.
 func TestURLPolicyIsInThePath(t *testing.T) {
 	websearchtest.CheckURLPolicy(t, func(endpoint string) sdk.Tool {
-		return newWebSearch(websearch.NewAPI(endpoint, netpolicy.Options{}))
+		return search.At(websearch.NewAPI(endpoint, netpolicy.Options{}))
 	}, "/res/v1/web/search", secretTarget, testKey)
 }
 

@@ -5,23 +5,6 @@
 // is never in this process's environment and never seen by the model.
 package main
 
-import (
-	"demiurge.dev/sdk"
-	"demiurge.dev/sdk/websearch"
-)
+import "demiurge.dev/sdk"
 
-// Version is the package's semver; package.json must say the same.
-const Version = "0.1.0"
-
-// Name is the toolset and package name.
-const Name = "web_search_brave"
-
-func main() {
-	sdk.Serve(sdk.Toolset{Name: Name, Version: Version, Tools: Tools})
-}
-
-// Tools is the toolset's one constructor list; the API is the production
-// one (see websearch.Endpoint).
-func Tools() []sdk.Tool {
-	return []sdk.Tool{newWebSearch(websearch.NewAPI(websearch.Endpoint(Name, defaultEndpoint)))}
-}
+func main() { sdk.Serve(toolset) }

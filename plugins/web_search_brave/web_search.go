@@ -20,12 +20,13 @@ type searchParams struct {
 	SafeSearch string `json:"safesearch,omitempty" jsonschema:"enum=off,enum=moderate,enum=strict" jsonschema_description:"Adult content filter (default moderate)."`
 }
 
-// newWebSearch is the tool searching the API a.
-func newWebSearch(a websearch.API) sdk.Tool {
-	return websearch.Search[searchParams]{
-		Provider: provider, API: a, Doc: webSearchDoc, CallTimeout: callTimeout,
-		Normalise: normalise, Request: request, Parse: parseResponse,
-	}.Tool()
+// toolset serves web_search at Brave's production API.
+var toolset = search.Toolset(Name, Version, defaultEndpoint)
+
+// search is Brave's web_search; At says which API it searches.
+var search = websearch.Search[searchParams]{
+	Provider: provider, Doc: webSearchDoc, CallTimeout: callTimeout,
+	Normalise: normalise, Request: request, Parse: parseResponse,
 }
 
 // normalise adds Brave's defaults to the common ones; Brave takes its

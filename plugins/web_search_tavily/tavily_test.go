@@ -74,7 +74,7 @@ func documentedResponse(n int) string {
 
 func call(t *testing.T, a websearch.API, args string, key string) *sdk.Result {
 	t.Helper()
-	return websearchtest.Call(t, newWebSearch(a), args, secretTarget, key, testKey)
+	return websearchtest.Call(t, search.At(a), args, secretTarget, key, testKey)
 }
 
 func TestSearchSpeaksTheTavilyAPI(t *testing.T) {
@@ -136,7 +136,7 @@ func TestSoftFailures(t *testing.T) {
 	websearchtest.CheckSoftFailures(t, cases, func(t *testing.T, answer http.HandlerFunc) sdk.Tool {
 		a := newTavilyServer(t, answer).api()
 		a.Timeout = 300 * time.Millisecond
-		return newWebSearch(a)
+		return search.At(a)
 	}, secretTarget, testKey)
 }
 
@@ -163,7 +163,7 @@ func TestResultsAreBounded(t *testing.T) {
 }
 
 func TestManifestMatchesTheToolset(t *testing.T) {
-	websearchtest.CheckManifest(t, Name, Version, Tools(), secretTarget)
+	websearchtest.CheckManifest(t, toolset, secretTarget)
 }
 
 func FuzzParseResponse(f *testing.F) {
@@ -181,6 +181,6 @@ func FuzzParseResponse(f *testing.F) {
 // loopback is refused, never contacted.
 func TestURLPolicyIsInThePath(t *testing.T) {
 	websearchtest.CheckURLPolicy(t, func(endpoint string) sdk.Tool {
-		return newWebSearch(websearch.NewAPI(endpoint, netpolicy.Options{}))
+		return search.At(websearch.NewAPI(endpoint, netpolicy.Options{}))
 	}, "/search", secretTarget, testKey)
 }

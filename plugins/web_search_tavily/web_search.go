@@ -21,12 +21,13 @@ type searchParams struct {
 	ExcludeDomains []string `json:"exclude_domains,omitempty" jsonschema:"maxItems=20" jsonschema_description:"No results from these domains."`
 }
 
-// newWebSearch is the tool searching the API a.
-func newWebSearch(a websearch.API) sdk.Tool {
-	return websearch.Search[searchParams]{
-		Provider: provider, API: a, Doc: webSearchDoc, CallTimeout: callTimeout,
-		Normalise: normalise, Request: request, Parse: parseResponse,
-	}.Tool()
+// toolset serves web_search at Tavily's production API.
+var toolset = search.Toolset(Name, Version, defaultEndpoint)
+
+// search is Tavily's web_search; At says which API it searches.
+var search = websearch.Search[searchParams]{
+	Provider: provider, Doc: webSearchDoc, CallTimeout: callTimeout,
+	Normalise: normalise, Request: request, Parse: parseResponse,
 }
 
 // normalise checks Tavily's options after the common ones, so a direct

@@ -95,6 +95,20 @@ func (s Search[P]) Tool() sdk.Tool {
 	})
 }
 
+// At is s's tool searching the API a.
+func (s Search[P]) At(a API) sdk.Tool {
+	s.API = a
+	return s.Tool()
+}
+
+// Toolset is a provider package's toolset: its one web_search, at
+// defaultEndpoint under the production URL policy (see Endpoint).
+func (s Search[P]) Toolset(name, version, defaultEndpoint string) sdk.Toolset {
+	return sdk.Toolset{Name: name, Version: version, Tools: func() []sdk.Tool {
+		return []sdk.Tool{s.At(NewAPI(Endpoint(name, defaultEndpoint)))}
+	}}
+}
+
 // search runs one query. Every failure is a soft failure result.
 func (s Search[P]) search(ctx context.Context, params P, key string) *sdk.Result {
 	resp, fail := s.Fetch(ctx, s.Client, cmp.Or(s.Timeout, s.CallTimeout), func(ctx context.Context) (*http.Request, error) {

@@ -39,8 +39,9 @@ func Call(t *testing.T, tool sdk.Tool, args, target, key, secret string) *sdk.Re
 
 // CheckManifest compares package.json in the test's directory with the
 // toolset: name, version, its one tool, and the one secret it reads.
-func CheckManifest(t *testing.T, name, version string, tools []sdk.Tool, target string) {
+func CheckManifest(t *testing.T, ts sdk.Toolset, target string) {
 	t.Helper()
+	name, version, tools := ts.Name, ts.Version, ts.Tools()
 	b, err := os.ReadFile("package.json")
 	if err != nil {
 		t.Fatal(err)
