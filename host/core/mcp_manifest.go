@@ -1,7 +1,6 @@
 package core
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -232,37 +231,11 @@ func asLoadError(err error) *LoadError {
 
 // manifestDocument is document() with manifest wording.
 func (d *decoder) manifestDocument(data []byte) (*yaml.Node, *LoadError) {
-	empty := &LoadError{File: d.file, Msg: "MCP manifest is empty; declare a command or a url"}
-	if len(bytes.TrimSpace(data)) == 0 {
-		return nil, empty
-	}
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	var doc yaml.Node
-	if err := dec.Decode(&doc); err != nil {
-		if errors.Is(err, io.EOF) {
-			return nil, empty
-		}
-		return nil, syntaxError(d.file, err)
-	}
-	var next yaml.Node
-	switch err := dec.Decode(&next); {
-	case errors.Is(err, io.EOF):
-	case err != nil:
-		return nil, syntaxError(d.file, err)
-	default:
-		return nil, d.errorf(&next, "", "holds a second YAML document; an MCP manifest is one document")
-	}
-	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
-		return nil, empty
-	}
-	root := doc.Content[0]
-	if root.Kind == yaml.ScalarNode && root.ShortTag() == "!!null" {
-		return nil, empty
-	}
-	if root.Kind != yaml.MappingNode {
-		return nil, d.errorf(root, "", "want a mapping with the keys %s, got %s", strings.Join(mcpKeys, ", "), describe(root))
-	}
-	return root, nil
+	return d.singleMapping(data, documentWording{
+		empty:  "MCP manifest is empty; declare a command or a url",
+		second: "an MCP manifest is one document",
+		keys:   mcpKeys,
+	})
 }
 
 func (d *decoder) mcpKey(s *MCPServer, e entry) error {

@@ -56,7 +56,29 @@ func parse(data []byte, file, dir string) (*Core, error) {
 
 // document returns the root node of the single YAML document in data.
 func (d *decoder) document(data []byte) (*yaml.Node, error) {
-	empty := &LoadError{File: d.file, Msg: "agent.yaml is empty; declare the core in it, e.g. \"toolsets: [coding]\""}
+	root, err := d.singleMapping(data, documentWording{
+		empty:  "agent.yaml is empty; declare the core in it, e.g. \"toolsets: [coding]\"",
+		second: "an agent core is one document, remove the \"---\" separator",
+		keys:   topKeys,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return root, nil
+}
+
+// documentWording is what singleMapping says about one kind of file.
+type documentWording struct {
+	empty  string   // the file holds no document
+	second string   // after "holds a second YAML document; "
+	keys   []string // the keys the root mapping takes
+}
+
+// singleMapping returns the root mapping of the single YAML document in
+// data: an empty file, a second document and a root that is not a mapping
+// are errors with file and line.
+func (d *decoder) singleMapping(data []byte, w documentWording) (*yaml.Node, *LoadError) {
+	empty := &LoadError{File: d.file, Msg: w.empty}
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, empty
 	}
@@ -74,7 +96,7 @@ func (d *decoder) document(data []byte) (*yaml.Node, error) {
 	case err != nil:
 		return nil, syntaxError(d.file, err)
 	default:
-		return nil, d.errorf(&next, "", "holds a second YAML document; an agent core is one document, remove the \"---\" separator")
+		return nil, d.errorf(&next, "", "holds a second YAML document; %s", w.second)
 	}
 	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
 		return nil, empty
@@ -84,7 +106,7 @@ func (d *decoder) document(data []byte) (*yaml.Node, error) {
 		return nil, empty
 	}
 	if root.Kind != yaml.MappingNode {
-		return nil, d.errorf(root, "", "want a mapping with the keys %s, got %s", strings.Join(topKeys, ", "), describe(root))
+		return nil, d.errorf(root, "", "want a mapping with the keys %s, got %s", strings.Join(w.keys, ", "), describe(root))
 	}
 	return root, nil
 }
