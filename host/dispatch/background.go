@@ -24,6 +24,9 @@ type Background struct {
 	// those of the call itself; task output is redacted with all of them
 	// before it is stored. Optional.
 	Secrets func() map[string]string
+	// Completions records the tasks whose end a yield_until already gave
+	// the model; the host keeps one for all its turns. Optional.
+	Completions *Completions
 }
 
 // argSecretBindings is the terminal contract's argument for secrets bound

@@ -17,6 +17,9 @@ type Hooks struct {
 	Capability func(ctx context.Context, capability string, require bool) (granted bool, reason string)
 	// Deliver sends text to the active turn.
 	Deliver func(ctx context.Context, text string) error
+	// Tasks answers the background-task RPCs, scoped to the calling turn;
+	// nil refuses them.
+	Tasks TaskHooks
 }
 
 // hostServices serves one plugin. It knows only the invocations the host

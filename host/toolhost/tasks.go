@@ -21,6 +21,9 @@ type hostTasks struct {
 	lost    []runtime.Task
 	err     error
 	closed  bool
+	// completions outlive each turn: a task end one turn's yield_until
+	// returned is consumed for every later turn.
+	completions dispatch.Completions
 }
 
 // Tasks returns the host's task manager. Making it marks the tasks that a
@@ -89,7 +92,7 @@ func (h *Host) background() (*dispatch.Background, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &dispatch.Background{Tasks: m, Secrets: hostSecrets}, nil
+	return &dispatch.Background{Tasks: m, Secrets: hostSecrets, Completions: &h.tasks.completions}, nil
 }
 
 // closeTasks cancels running tasks through the cancel path and waits until

@@ -1,7 +1,8 @@
 // Command demiurge-toolset-coding is the built-in coding toolset: the file
 // tools read_file, write_file, patch and search_files over the workspace,
-// and terminal. The other coding tools join in later issues; a tool is
-// listed here only once it works.
+// terminal, and task_status, task_control, yield_until and task_list over
+// the background tasks the host runs for it. The other coding tools join
+// in later issues; a tool is listed here only once it works.
 package main
 
 import (
@@ -41,5 +42,9 @@ func toolsWith(runner *terminal.Runner) []sdk.Tool {
 		newSearchFiles(),
 		newWebExtract(),
 		newTerminal(runner),
+		newTaskStatus(),
+		newTaskControl(),
+		newYieldUntil(),
+		newTaskList(),
 	}
 }

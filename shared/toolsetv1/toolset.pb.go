@@ -1762,6 +1762,432 @@ func (*DeliverResponse) Descriptor() ([]byte, []int) {
 	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{24}
 }
 
+// TaskView is the model's view of a background task: bounded status and
+// result fields only.
+type TaskView struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Id    string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	State string                 `protobuf:"bytes,2,opt,name=state,proto3" json:"state,omitempty"`
+	Tool  string                 `protobuf:"bytes,3,opt,name=tool,proto3" json:"tool,omitempty"`
+	// summary is what the task runs, redacted and bounded.
+	Summary    string `protobuf:"bytes,4,opt,name=summary,proto3" json:"summary,omitempty"`
+	ReturnCode *int32 `protobuf:"varint,5,opt,name=return_code,json=returnCode,proto3,oneof" json:"return_code,omitempty"`
+	ExitReason string `protobuf:"bytes,6,opt,name=exit_reason,json=exitReason,proto3" json:"exit_reason,omitempty"`
+	// Timestamps are RFC 3339 UTC; empty when not reached.
+	Created       string `protobuf:"bytes,7,opt,name=created,proto3" json:"created,omitempty"`
+	Started       string `protobuf:"bytes,8,opt,name=started,proto3" json:"started,omitempty"`
+	Ended         string `protobuf:"bytes,9,opt,name=ended,proto3" json:"ended,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TaskView) Reset() {
+	*x = TaskView{}
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[25]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TaskView) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TaskView) ProtoMessage() {}
+
+func (x *TaskView) ProtoReflect() protoreflect.Message {
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[25]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TaskView.ProtoReflect.Descriptor instead.
+func (*TaskView) Descriptor() ([]byte, []int) {
+	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{25}
+}
+
+func (x *TaskView) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *TaskView) GetState() string {
+	if x != nil {
+		return x.State
+	}
+	return ""
+}
+
+func (x *TaskView) GetTool() string {
+	if x != nil {
+		return x.Tool
+	}
+	return ""
+}
+
+func (x *TaskView) GetSummary() string {
+	if x != nil {
+		return x.Summary
+	}
+	return ""
+}
+
+func (x *TaskView) GetReturnCode() int32 {
+	if x != nil && x.ReturnCode != nil {
+		return *x.ReturnCode
+	}
+	return 0
+}
+
+func (x *TaskView) GetExitReason() string {
+	if x != nil {
+		return x.ExitReason
+	}
+	return ""
+}
+
+func (x *TaskView) GetCreated() string {
+	if x != nil {
+		return x.Created
+	}
+	return ""
+}
+
+func (x *TaskView) GetStarted() string {
+	if x != nil {
+		return x.Started
+	}
+	return ""
+}
+
+func (x *TaskView) GetEnded() string {
+	if x != nil {
+		return x.Ended
+	}
+	return ""
+}
+
+type TaskStatusRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	InvocationId  string                 `protobuf:"bytes,1,opt,name=invocation_id,json=invocationId,proto3" json:"invocation_id,omitempty"`
+	TaskId        string                 `protobuf:"bytes,2,opt,name=task_id,json=taskId,proto3" json:"task_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TaskStatusRequest) Reset() {
+	*x = TaskStatusRequest{}
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[26]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TaskStatusRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TaskStatusRequest) ProtoMessage() {}
+
+func (x *TaskStatusRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[26]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TaskStatusRequest.ProtoReflect.Descriptor instead.
+func (*TaskStatusRequest) Descriptor() ([]byte, []int) {
+	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{26}
+}
+
+func (x *TaskStatusRequest) GetInvocationId() string {
+	if x != nil {
+		return x.InvocationId
+	}
+	return ""
+}
+
+func (x *TaskStatusRequest) GetTaskId() string {
+	if x != nil {
+		return x.TaskId
+	}
+	return ""
+}
+
+type TaskControlRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	InvocationId  string                 `protobuf:"bytes,1,opt,name=invocation_id,json=invocationId,proto3" json:"invocation_id,omitempty"`
+	TaskId        string                 `protobuf:"bytes,2,opt,name=task_id,json=taskId,proto3" json:"task_id,omitempty"`
+	Command       string                 `protobuf:"bytes,3,opt,name=command,proto3" json:"command,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TaskControlRequest) Reset() {
+	*x = TaskControlRequest{}
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[27]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TaskControlRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TaskControlRequest) ProtoMessage() {}
+
+func (x *TaskControlRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[27]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TaskControlRequest.ProtoReflect.Descriptor instead.
+func (*TaskControlRequest) Descriptor() ([]byte, []int) {
+	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{27}
+}
+
+func (x *TaskControlRequest) GetInvocationId() string {
+	if x != nil {
+		return x.InvocationId
+	}
+	return ""
+}
+
+func (x *TaskControlRequest) GetTaskId() string {
+	if x != nil {
+		return x.TaskId
+	}
+	return ""
+}
+
+func (x *TaskControlRequest) GetCommand() string {
+	if x != nil {
+		return x.Command
+	}
+	return ""
+}
+
+type TaskWaitRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	InvocationId  string                 `protobuf:"bytes,1,opt,name=invocation_id,json=invocationId,proto3" json:"invocation_id,omitempty"`
+	TaskId        string                 `protobuf:"bytes,2,opt,name=task_id,json=taskId,proto3" json:"task_id,omitempty"`
+	TimeoutMs     int64                  `protobuf:"varint,3,opt,name=timeout_ms,json=timeoutMs,proto3" json:"timeout_ms,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TaskWaitRequest) Reset() {
+	*x = TaskWaitRequest{}
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[28]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TaskWaitRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TaskWaitRequest) ProtoMessage() {}
+
+func (x *TaskWaitRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[28]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TaskWaitRequest.ProtoReflect.Descriptor instead.
+func (*TaskWaitRequest) Descriptor() ([]byte, []int) {
+	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{28}
+}
+
+func (x *TaskWaitRequest) GetInvocationId() string {
+	if x != nil {
+		return x.InvocationId
+	}
+	return ""
+}
+
+func (x *TaskWaitRequest) GetTaskId() string {
+	if x != nil {
+		return x.TaskId
+	}
+	return ""
+}
+
+func (x *TaskWaitRequest) GetTimeoutMs() int64 {
+	if x != nil {
+		return x.TimeoutMs
+	}
+	return 0
+}
+
+type TaskResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Task  *TaskView              `protobuf:"bytes,1,opt,name=task,proto3" json:"task,omitempty"`
+	// timed_out is set by TaskWait when the task was still running at the
+	// timeout; it is not a failure of the task.
+	TimedOut      bool `protobuf:"varint,2,opt,name=timed_out,json=timedOut,proto3" json:"timed_out,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TaskResponse) Reset() {
+	*x = TaskResponse{}
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[29]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TaskResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TaskResponse) ProtoMessage() {}
+
+func (x *TaskResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[29]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TaskResponse.ProtoReflect.Descriptor instead.
+func (*TaskResponse) Descriptor() ([]byte, []int) {
+	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{29}
+}
+
+func (x *TaskResponse) GetTask() *TaskView {
+	if x != nil {
+		return x.Task
+	}
+	return nil
+}
+
+func (x *TaskResponse) GetTimedOut() bool {
+	if x != nil {
+		return x.TimedOut
+	}
+	return false
+}
+
+type TaskListRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	InvocationId  string                 `protobuf:"bytes,1,opt,name=invocation_id,json=invocationId,proto3" json:"invocation_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TaskListRequest) Reset() {
+	*x = TaskListRequest{}
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[30]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TaskListRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TaskListRequest) ProtoMessage() {}
+
+func (x *TaskListRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[30]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TaskListRequest.ProtoReflect.Descriptor instead.
+func (*TaskListRequest) Descriptor() ([]byte, []int) {
+	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{30}
+}
+
+func (x *TaskListRequest) GetInvocationId() string {
+	if x != nil {
+		return x.InvocationId
+	}
+	return ""
+}
+
+type TaskListResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Tasks         []*TaskView            `protobuf:"bytes,1,rep,name=tasks,proto3" json:"tasks,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TaskListResponse) Reset() {
+	*x = TaskListResponse{}
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[31]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TaskListResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TaskListResponse) ProtoMessage() {}
+
+func (x *TaskListResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[31]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TaskListResponse.ProtoReflect.Descriptor instead.
+func (*TaskListResponse) Descriptor() ([]byte, []int) {
+	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{31}
+}
+
+func (x *TaskListResponse) GetTasks() []*TaskView {
+	if x != nil {
+		return x.Tasks
+	}
+	return nil
+}
+
 var File_demiurge_toolset_v1_toolset_proto protoreflect.FileDescriptor
 
 const file_demiurge_toolset_v1_toolset_proto_rawDesc = "" +
@@ -1888,7 +2314,39 @@ const file_demiurge_toolset_v1_toolset_proto_rawDesc = "" +
 	"\x0eDeliverRequest\x12#\n" +
 	"\rinvocation_id\x18\x01 \x01(\tR\finvocationId\x12\x12\n" +
 	"\x04text\x18\x02 \x01(\tR\x04text\"\x11\n" +
-	"\x0fDeliverResponse*|\n" +
+	"\x0fDeliverResponse\"\xff\x01\n" +
+	"\bTaskView\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12\x14\n" +
+	"\x05state\x18\x02 \x01(\tR\x05state\x12\x12\n" +
+	"\x04tool\x18\x03 \x01(\tR\x04tool\x12\x18\n" +
+	"\asummary\x18\x04 \x01(\tR\asummary\x12$\n" +
+	"\vreturn_code\x18\x05 \x01(\x05H\x00R\n" +
+	"returnCode\x88\x01\x01\x12\x1f\n" +
+	"\vexit_reason\x18\x06 \x01(\tR\n" +
+	"exitReason\x12\x18\n" +
+	"\acreated\x18\a \x01(\tR\acreated\x12\x18\n" +
+	"\astarted\x18\b \x01(\tR\astarted\x12\x14\n" +
+	"\x05ended\x18\t \x01(\tR\x05endedB\x0e\n" +
+	"\f_return_code\"Q\n" +
+	"\x11TaskStatusRequest\x12#\n" +
+	"\rinvocation_id\x18\x01 \x01(\tR\finvocationId\x12\x17\n" +
+	"\atask_id\x18\x02 \x01(\tR\x06taskId\"l\n" +
+	"\x12TaskControlRequest\x12#\n" +
+	"\rinvocation_id\x18\x01 \x01(\tR\finvocationId\x12\x17\n" +
+	"\atask_id\x18\x02 \x01(\tR\x06taskId\x12\x18\n" +
+	"\acommand\x18\x03 \x01(\tR\acommand\"n\n" +
+	"\x0fTaskWaitRequest\x12#\n" +
+	"\rinvocation_id\x18\x01 \x01(\tR\finvocationId\x12\x17\n" +
+	"\atask_id\x18\x02 \x01(\tR\x06taskId\x12\x1d\n" +
+	"\n" +
+	"timeout_ms\x18\x03 \x01(\x03R\ttimeoutMs\"^\n" +
+	"\fTaskResponse\x121\n" +
+	"\x04task\x18\x01 \x01(\v2\x1d.demiurge.toolset.v1.TaskViewR\x04task\x12\x1b\n" +
+	"\ttimed_out\x18\x02 \x01(\bR\btimedOut\"6\n" +
+	"\x0fTaskListRequest\x12#\n" +
+	"\rinvocation_id\x18\x01 \x01(\tR\finvocationId\"G\n" +
+	"\x10TaskListResponse\x123\n" +
+	"\x05tasks\x18\x01 \x03(\v2\x1d.demiurge.toolset.v1.TaskViewR\x05tasks*|\n" +
 	"\x06Effect\x12\x16\n" +
 	"\x12EFFECT_UNSPECIFIED\x10\x00\x12\x0f\n" +
 	"\vEFFECT_READ\x10\x01\x12\x10\n" +
@@ -1906,11 +2364,16 @@ const file_demiurge_toolset_v1_toolset_proto_rawDesc = "" +
 	"\x06Invoke\x12\".demiurge.toolset.v1.EffectRequest\x1a .demiurge.toolset.v1.InvokeEvent0\x01\x12O\n" +
 	"\bPrecheck\x12\".demiurge.toolset.v1.EffectRequest\x1a\x1f.demiurge.toolset.v1.ToolResult\x12Q\n" +
 	"\x06Cancel\x12\".demiurge.toolset.v1.CancelRequest\x1a#.demiurge.toolset.v1.CancelResponse\x12Q\n" +
-	"\x06Health\x12\".demiurge.toolset.v1.HealthRequest\x1a#.demiurge.toolset.v1.HealthResponse2\xc3\x01\n" +
+	"\x06Health\x12\".demiurge.toolset.v1.HealthRequest\x1a#.demiurge.toolset.v1.HealthResponse2\xa5\x04\n" +
 	"\fHostServices\x12]\n" +
 	"\n" +
 	"Capability\x12&.demiurge.toolset.v1.CapabilityRequest\x1a'.demiurge.toolset.v1.CapabilityResponse\x12T\n" +
-	"\aDeliver\x12#.demiurge.toolset.v1.DeliverRequest\x1a$.demiurge.toolset.v1.DeliverResponseB)Z'demiurge.dev/shared/toolsetv1;toolsetv1b\x06proto3"
+	"\aDeliver\x12#.demiurge.toolset.v1.DeliverRequest\x1a$.demiurge.toolset.v1.DeliverResponse\x12W\n" +
+	"\n" +
+	"TaskStatus\x12&.demiurge.toolset.v1.TaskStatusRequest\x1a!.demiurge.toolset.v1.TaskResponse\x12Y\n" +
+	"\vTaskControl\x12'.demiurge.toolset.v1.TaskControlRequest\x1a!.demiurge.toolset.v1.TaskResponse\x12S\n" +
+	"\bTaskWait\x12$.demiurge.toolset.v1.TaskWaitRequest\x1a!.demiurge.toolset.v1.TaskResponse\x12W\n" +
+	"\bTaskList\x12$.demiurge.toolset.v1.TaskListRequest\x1a%.demiurge.toolset.v1.TaskListResponseB)Z'demiurge.dev/shared/toolsetv1;toolsetv1b\x06proto3"
 
 var (
 	file_demiurge_toolset_v1_toolset_proto_rawDescOnce sync.Once
@@ -1925,7 +2388,7 @@ func file_demiurge_toolset_v1_toolset_proto_rawDescGZIP() []byte {
 }
 
 var file_demiurge_toolset_v1_toolset_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_demiurge_toolset_v1_toolset_proto_msgTypes = make([]protoimpl.MessageInfo, 26)
+var file_demiurge_toolset_v1_toolset_proto_msgTypes = make([]protoimpl.MessageInfo, 33)
 var file_demiurge_toolset_v1_toolset_proto_goTypes = []any{
 	(Effect)(0),                // 0: demiurge.toolset.v1.Effect
 	(Access)(0),                // 1: demiurge.toolset.v1.Access
@@ -1954,7 +2417,14 @@ var file_demiurge_toolset_v1_toolset_proto_goTypes = []any{
 	(*CapabilityResponse)(nil), // 24: demiurge.toolset.v1.CapabilityResponse
 	(*DeliverRequest)(nil),     // 25: demiurge.toolset.v1.DeliverRequest
 	(*DeliverResponse)(nil),    // 26: demiurge.toolset.v1.DeliverResponse
-	nil,                        // 27: demiurge.toolset.v1.EffectRequest.SecretsEntry
+	(*TaskView)(nil),           // 27: demiurge.toolset.v1.TaskView
+	(*TaskStatusRequest)(nil),  // 28: demiurge.toolset.v1.TaskStatusRequest
+	(*TaskControlRequest)(nil), // 29: demiurge.toolset.v1.TaskControlRequest
+	(*TaskWaitRequest)(nil),    // 30: demiurge.toolset.v1.TaskWaitRequest
+	(*TaskResponse)(nil),       // 31: demiurge.toolset.v1.TaskResponse
+	(*TaskListRequest)(nil),    // 32: demiurge.toolset.v1.TaskListRequest
+	(*TaskListResponse)(nil),   // 33: demiurge.toolset.v1.TaskListResponse
+	nil,                        // 34: demiurge.toolset.v1.EffectRequest.SecretsEntry
 }
 var file_demiurge_toolset_v1_toolset_proto_depIdxs = []int32{
 	4,  // 0: demiurge.toolset.v1.DescribeResponse.tools:type_name -> demiurge.toolset.v1.ToolSpec
@@ -1967,32 +2437,42 @@ var file_demiurge_toolset_v1_toolset_proto_depIdxs = []int32{
 	1,  // 7: demiurge.toolset.v1.PathSubject.access:type_name -> demiurge.toolset.v1.Access
 	1,  // 8: demiurge.toolset.v1.PathGrant.access:type_name -> demiurge.toolset.v1.Access
 	12, // 9: demiurge.toolset.v1.EffectRequest.grants:type_name -> demiurge.toolset.v1.PathGrant
-	27, // 10: demiurge.toolset.v1.EffectRequest.secrets:type_name -> demiurge.toolset.v1.EffectRequest.SecretsEntry
+	34, // 10: demiurge.toolset.v1.EffectRequest.secrets:type_name -> demiurge.toolset.v1.EffectRequest.SecretsEntry
 	15, // 11: demiurge.toolset.v1.InvokeEvent.progress:type_name -> demiurge.toolset.v1.Progress
 	16, // 12: demiurge.toolset.v1.InvokeEvent.output:type_name -> demiurge.toolset.v1.OutputChunk
 	17, // 13: demiurge.toolset.v1.InvokeEvent.artifact:type_name -> demiurge.toolset.v1.ArtifactRef
 	18, // 14: demiurge.toolset.v1.InvokeEvent.result:type_name -> demiurge.toolset.v1.ToolResult
-	2,  // 15: demiurge.toolset.v1.Toolset.Describe:input_type -> demiurge.toolset.v1.DescribeRequest
-	10, // 16: demiurge.toolset.v1.Toolset.Configure:input_type -> demiurge.toolset.v1.ConfigureRequest
-	13, // 17: demiurge.toolset.v1.Toolset.Invoke:input_type -> demiurge.toolset.v1.EffectRequest
-	13, // 18: demiurge.toolset.v1.Toolset.Precheck:input_type -> demiurge.toolset.v1.EffectRequest
-	19, // 19: demiurge.toolset.v1.Toolset.Cancel:input_type -> demiurge.toolset.v1.CancelRequest
-	21, // 20: demiurge.toolset.v1.Toolset.Health:input_type -> demiurge.toolset.v1.HealthRequest
-	23, // 21: demiurge.toolset.v1.HostServices.Capability:input_type -> demiurge.toolset.v1.CapabilityRequest
-	25, // 22: demiurge.toolset.v1.HostServices.Deliver:input_type -> demiurge.toolset.v1.DeliverRequest
-	3,  // 23: demiurge.toolset.v1.Toolset.Describe:output_type -> demiurge.toolset.v1.DescribeResponse
-	11, // 24: demiurge.toolset.v1.Toolset.Configure:output_type -> demiurge.toolset.v1.ConfigureResponse
-	14, // 25: demiurge.toolset.v1.Toolset.Invoke:output_type -> demiurge.toolset.v1.InvokeEvent
-	18, // 26: demiurge.toolset.v1.Toolset.Precheck:output_type -> demiurge.toolset.v1.ToolResult
-	20, // 27: demiurge.toolset.v1.Toolset.Cancel:output_type -> demiurge.toolset.v1.CancelResponse
-	22, // 28: demiurge.toolset.v1.Toolset.Health:output_type -> demiurge.toolset.v1.HealthResponse
-	24, // 29: demiurge.toolset.v1.HostServices.Capability:output_type -> demiurge.toolset.v1.CapabilityResponse
-	26, // 30: demiurge.toolset.v1.HostServices.Deliver:output_type -> demiurge.toolset.v1.DeliverResponse
-	23, // [23:31] is the sub-list for method output_type
-	15, // [15:23] is the sub-list for method input_type
-	15, // [15:15] is the sub-list for extension type_name
-	15, // [15:15] is the sub-list for extension extendee
-	0,  // [0:15] is the sub-list for field type_name
+	27, // 15: demiurge.toolset.v1.TaskResponse.task:type_name -> demiurge.toolset.v1.TaskView
+	27, // 16: demiurge.toolset.v1.TaskListResponse.tasks:type_name -> demiurge.toolset.v1.TaskView
+	2,  // 17: demiurge.toolset.v1.Toolset.Describe:input_type -> demiurge.toolset.v1.DescribeRequest
+	10, // 18: demiurge.toolset.v1.Toolset.Configure:input_type -> demiurge.toolset.v1.ConfigureRequest
+	13, // 19: demiurge.toolset.v1.Toolset.Invoke:input_type -> demiurge.toolset.v1.EffectRequest
+	13, // 20: demiurge.toolset.v1.Toolset.Precheck:input_type -> demiurge.toolset.v1.EffectRequest
+	19, // 21: demiurge.toolset.v1.Toolset.Cancel:input_type -> demiurge.toolset.v1.CancelRequest
+	21, // 22: demiurge.toolset.v1.Toolset.Health:input_type -> demiurge.toolset.v1.HealthRequest
+	23, // 23: demiurge.toolset.v1.HostServices.Capability:input_type -> demiurge.toolset.v1.CapabilityRequest
+	25, // 24: demiurge.toolset.v1.HostServices.Deliver:input_type -> demiurge.toolset.v1.DeliverRequest
+	28, // 25: demiurge.toolset.v1.HostServices.TaskStatus:input_type -> demiurge.toolset.v1.TaskStatusRequest
+	29, // 26: demiurge.toolset.v1.HostServices.TaskControl:input_type -> demiurge.toolset.v1.TaskControlRequest
+	30, // 27: demiurge.toolset.v1.HostServices.TaskWait:input_type -> demiurge.toolset.v1.TaskWaitRequest
+	32, // 28: demiurge.toolset.v1.HostServices.TaskList:input_type -> demiurge.toolset.v1.TaskListRequest
+	3,  // 29: demiurge.toolset.v1.Toolset.Describe:output_type -> demiurge.toolset.v1.DescribeResponse
+	11, // 30: demiurge.toolset.v1.Toolset.Configure:output_type -> demiurge.toolset.v1.ConfigureResponse
+	14, // 31: demiurge.toolset.v1.Toolset.Invoke:output_type -> demiurge.toolset.v1.InvokeEvent
+	18, // 32: demiurge.toolset.v1.Toolset.Precheck:output_type -> demiurge.toolset.v1.ToolResult
+	20, // 33: demiurge.toolset.v1.Toolset.Cancel:output_type -> demiurge.toolset.v1.CancelResponse
+	22, // 34: demiurge.toolset.v1.Toolset.Health:output_type -> demiurge.toolset.v1.HealthResponse
+	24, // 35: demiurge.toolset.v1.HostServices.Capability:output_type -> demiurge.toolset.v1.CapabilityResponse
+	26, // 36: demiurge.toolset.v1.HostServices.Deliver:output_type -> demiurge.toolset.v1.DeliverResponse
+	31, // 37: demiurge.toolset.v1.HostServices.TaskStatus:output_type -> demiurge.toolset.v1.TaskResponse
+	31, // 38: demiurge.toolset.v1.HostServices.TaskControl:output_type -> demiurge.toolset.v1.TaskResponse
+	31, // 39: demiurge.toolset.v1.HostServices.TaskWait:output_type -> demiurge.toolset.v1.TaskResponse
+	33, // 40: demiurge.toolset.v1.HostServices.TaskList:output_type -> demiurge.toolset.v1.TaskListResponse
+	29, // [29:41] is the sub-list for method output_type
+	17, // [17:29] is the sub-list for method input_type
+	17, // [17:17] is the sub-list for extension type_name
+	17, // [17:17] is the sub-list for extension extendee
+	0,  // [0:17] is the sub-list for field type_name
 }
 
 func init() { file_demiurge_toolset_v1_toolset_proto_init() }
@@ -2011,13 +2491,14 @@ func file_demiurge_toolset_v1_toolset_proto_init() {
 		(*InvokeEvent_Artifact)(nil),
 		(*InvokeEvent_Result)(nil),
 	}
+	file_demiurge_toolset_v1_toolset_proto_msgTypes[25].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_demiurge_toolset_v1_toolset_proto_rawDesc), len(file_demiurge_toolset_v1_toolset_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   26,
+			NumMessages:   33,
 			NumExtensions: 0,
 			NumServices:   2,
 		},

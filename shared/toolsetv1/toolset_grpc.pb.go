@@ -345,8 +345,12 @@ var Toolset_ServiceDesc = grpc.ServiceDesc{
 }
 
 const (
-	HostServices_Capability_FullMethodName = "/demiurge.toolset.v1.HostServices/Capability"
-	HostServices_Deliver_FullMethodName    = "/demiurge.toolset.v1.HostServices/Deliver"
+	HostServices_Capability_FullMethodName  = "/demiurge.toolset.v1.HostServices/Capability"
+	HostServices_Deliver_FullMethodName     = "/demiurge.toolset.v1.HostServices/Deliver"
+	HostServices_TaskStatus_FullMethodName  = "/demiurge.toolset.v1.HostServices/TaskStatus"
+	HostServices_TaskControl_FullMethodName = "/demiurge.toolset.v1.HostServices/TaskControl"
+	HostServices_TaskWait_FullMethodName    = "/demiurge.toolset.v1.HostServices/TaskWait"
+	HostServices_TaskList_FullMethodName    = "/demiurge.toolset.v1.HostServices/TaskList"
 )
 
 // HostServicesClient is the client API for HostServices service.
@@ -362,6 +366,18 @@ type HostServicesClient interface {
 	Capability(ctx context.Context, in *CapabilityRequest, opts ...grpc.CallOption) (*CapabilityResponse, error)
 	// Deliver sends output to the active turn while the call runs.
 	Deliver(ctx context.Context, in *DeliverRequest, opts ...grpc.CallOption) (*DeliverResponse, error)
+	// The background-task RPCs act on the tasks of the calling turn's
+	// principal and session only: a task outside that scope answers NotFound
+	// exactly like a missing one. Answers carry the bounded model view of a
+	// task, never its owner, metadata, result reference or log.
+	TaskStatus(ctx context.Context, in *TaskStatusRequest, opts ...grpc.CallOption) (*TaskResponse, error)
+	// TaskControl applies a command (only "cancel") to a task.
+	TaskControl(ctx context.Context, in *TaskControlRequest, opts ...grpc.CallOption) (*TaskResponse, error)
+	// TaskWait waits until the task ends or the timeout passes; an ended task
+	// it returns has its completion notification consumed.
+	TaskWait(ctx context.Context, in *TaskWaitRequest, opts ...grpc.CallOption) (*TaskResponse, error)
+	// TaskList lists the tasks of the calling turn's session, newest first.
+	TaskList(ctx context.Context, in *TaskListRequest, opts ...grpc.CallOption) (*TaskListResponse, error)
 }
 
 type hostServicesClient struct {
@@ -392,6 +408,46 @@ func (c *hostServicesClient) Deliver(ctx context.Context, in *DeliverRequest, op
 	return out, nil
 }
 
+func (c *hostServicesClient) TaskStatus(ctx context.Context, in *TaskStatusRequest, opts ...grpc.CallOption) (*TaskResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(TaskResponse)
+	err := c.cc.Invoke(ctx, HostServices_TaskStatus_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *hostServicesClient) TaskControl(ctx context.Context, in *TaskControlRequest, opts ...grpc.CallOption) (*TaskResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(TaskResponse)
+	err := c.cc.Invoke(ctx, HostServices_TaskControl_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *hostServicesClient) TaskWait(ctx context.Context, in *TaskWaitRequest, opts ...grpc.CallOption) (*TaskResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(TaskResponse)
+	err := c.cc.Invoke(ctx, HostServices_TaskWait_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *hostServicesClient) TaskList(ctx context.Context, in *TaskListRequest, opts ...grpc.CallOption) (*TaskListResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(TaskListResponse)
+	err := c.cc.Invoke(ctx, HostServices_TaskList_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // HostServicesServer is the server API for HostServices service.
 // All implementations must embed UnimplementedHostServicesServer
 // for forward compatibility.
@@ -405,6 +461,18 @@ type HostServicesServer interface {
 	Capability(context.Context, *CapabilityRequest) (*CapabilityResponse, error)
 	// Deliver sends output to the active turn while the call runs.
 	Deliver(context.Context, *DeliverRequest) (*DeliverResponse, error)
+	// The background-task RPCs act on the tasks of the calling turn's
+	// principal and session only: a task outside that scope answers NotFound
+	// exactly like a missing one. Answers carry the bounded model view of a
+	// task, never its owner, metadata, result reference or log.
+	TaskStatus(context.Context, *TaskStatusRequest) (*TaskResponse, error)
+	// TaskControl applies a command (only "cancel") to a task.
+	TaskControl(context.Context, *TaskControlRequest) (*TaskResponse, error)
+	// TaskWait waits until the task ends or the timeout passes; an ended task
+	// it returns has its completion notification consumed.
+	TaskWait(context.Context, *TaskWaitRequest) (*TaskResponse, error)
+	// TaskList lists the tasks of the calling turn's session, newest first.
+	TaskList(context.Context, *TaskListRequest) (*TaskListResponse, error)
 	mustEmbedUnimplementedHostServicesServer()
 }
 
@@ -420,6 +488,18 @@ func (UnimplementedHostServicesServer) Capability(context.Context, *CapabilityRe
 }
 func (UnimplementedHostServicesServer) Deliver(context.Context, *DeliverRequest) (*DeliverResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method Deliver not implemented")
+}
+func (UnimplementedHostServicesServer) TaskStatus(context.Context, *TaskStatusRequest) (*TaskResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method TaskStatus not implemented")
+}
+func (UnimplementedHostServicesServer) TaskControl(context.Context, *TaskControlRequest) (*TaskResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method TaskControl not implemented")
+}
+func (UnimplementedHostServicesServer) TaskWait(context.Context, *TaskWaitRequest) (*TaskResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method TaskWait not implemented")
+}
+func (UnimplementedHostServicesServer) TaskList(context.Context, *TaskListRequest) (*TaskListResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method TaskList not implemented")
 }
 func (UnimplementedHostServicesServer) mustEmbedUnimplementedHostServicesServer() {}
 func (UnimplementedHostServicesServer) testEmbeddedByValue()                      {}
@@ -478,6 +558,78 @@ func _HostServices_Deliver_Handler(srv interface{}, ctx context.Context, dec fun
 	return interceptor(ctx, in, info, handler)
 }
 
+func _HostServices_TaskStatus_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(TaskStatusRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(HostServicesServer).TaskStatus(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: HostServices_TaskStatus_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(HostServicesServer).TaskStatus(ctx, req.(*TaskStatusRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _HostServices_TaskControl_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(TaskControlRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(HostServicesServer).TaskControl(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: HostServices_TaskControl_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(HostServicesServer).TaskControl(ctx, req.(*TaskControlRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _HostServices_TaskWait_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(TaskWaitRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(HostServicesServer).TaskWait(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: HostServices_TaskWait_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(HostServicesServer).TaskWait(ctx, req.(*TaskWaitRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _HostServices_TaskList_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(TaskListRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(HostServicesServer).TaskList(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: HostServices_TaskList_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(HostServicesServer).TaskList(ctx, req.(*TaskListRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // HostServices_ServiceDesc is the grpc.ServiceDesc for HostServices service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -492,6 +644,22 @@ var HostServices_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "Deliver",
 			Handler:    _HostServices_Deliver_Handler,
+		},
+		{
+			MethodName: "TaskStatus",
+			Handler:    _HostServices_TaskStatus_Handler,
+		},
+		{
+			MethodName: "TaskControl",
+			Handler:    _HostServices_TaskControl_Handler,
+		},
+		{
+			MethodName: "TaskWait",
+			Handler:    _HostServices_TaskWait_Handler,
+		},
+		{
+			MethodName: "TaskList",
+			Handler:    _HostServices_TaskList_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

@@ -1,0 +1,162 @@
+package dispatch
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"demiurge.dev/catalog"
+	"demiurge.dev/host/approval"
+	"demiurge.dev/host/runtime"
+)
+
+// taskToolsSource is the real coding plugin's task tools with the
+// registry's metadata.
+func (h *harness) taskToolsSource(t testing.TB) catalog.Source {
+	src := h.source(t, "coding", func(tool string) catalog.Metadata {
+		m := catalog.Metadata{Risk: catalog.RiskLow, ApprovalPolicy: catalog.ApprovalAuto}
+		if tool == "task_control" {
+			m.Capability = "terminal.exec"
+		}
+		return m
+	})
+	var keep []catalog.ToolSpec
+	for _, ts := range src.Tools {
+		switch ts.Name {
+		case "task_status", "task_control", "yield_until", "task_list":
+			keep = append(keep, ts)
+		}
+	}
+	src.Tools = keep
+	return src
+}
+
+// taskToolTurn is a turn of principal and session that runs background
+// stream calls and the task tools over tasks, with completions recorded
+// in done.
+func (h *harness) taskToolTurn(t *testing.T, tasks *runtime.TaskManager, done *Completions, principal, session string) *Turn {
+	t.Helper()
+	turn := h.turn(t, []string{"fs.read", "terminal.exec"}, &answer{a: approval.AllowOnce}, h.streamSource(t), h.taskToolsSource(t))
+	turn.Authority.Principal, turn.Authority.Session = principal, session
+	turn.ArtifactRoot = filepath.Join(t.TempDir(), "runtime", "artifacts", "0f1e2d")
+	turn.Background = &Background{Tasks: tasks, Completions: done}
+	return turn
+}
+
+func callTool(turn *Turn, name, args string) Outcome {
+	return turn.Call(context.Background(), ToolCall{ID: name, Name: name, Args: []byte(args)})
+}
+
+func TestTaskToolsReachOnlyTheTurnsOwnTasks(t *testing.T) {
+	h := newHarness(t)
+	tasks, _, err := runtime.NewTaskManager(context.Background(), h.store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(tasks.Close)
+	done := &Completions{}
+	turn := h.taskToolTurn(t, tasks, done, "test", "ses_test")
+
+	endless := startTask(t, turn, `{"command":"make watch","background":true}`)
+	out := callTool(turn, "task_status", fmt.Sprintf(`{"task_id":%q}`, endless))
+	if !out.OK() || !strings.HasPrefix(out.Views.Model, endless+" running (stream)") || !strings.Contains(out.Views.Model, ": make watch") {
+		t.Fatalf("task_status = %s %q", out.Status, out.Views.Model)
+	}
+
+	// A wait that times out returns the current status, not a failure.
+	out = callTool(turn, "yield_until", fmt.Sprintf(`{"task_id":%q,"timeout_seconds":0}`, endless))
+	if !out.OK() || !strings.Contains(out.Views.Model, "running") || !strings.Contains(out.Views.Model, "not a failure") {
+		t.Fatalf("yield_until at timeout = %s %q", out.Status, out.Views.Model)
+	}
+	if done.Consumed(endless) {
+		t.Error("a wait that timed out consumed the completion")
+	}
+
+	short := startTask(t, turn, `{"command":"make bench","background":true,"lines":3,"interval_ms":20}`)
+	out = callTool(turn, "yield_until", fmt.Sprintf(`{"task_id":%q,"timeout_seconds":30}`, short))
+	if !out.OK() || out.Views.Model != short+" succeeded (stream) return code 0 exit reason exited: make bench" {
+		t.Fatalf("yield_until to the end = %s %q", out.Status, out.Views.Model)
+	}
+	if !done.Consumed(short) {
+		t.Error("yield_until returned the end but did not consume the completion")
+	}
+
+	out = callTool(turn, "task_list", `{}`)
+	lines := strings.Split(strings.TrimSpace(out.Views.Model), "\n")
+	if !out.OK() || len(lines) != 2 || !strings.HasPrefix(lines[0], short) || !strings.HasPrefix(lines[1], endless) {
+		t.Fatalf("task_list = %s %q; want both tasks, newest first", out.Status, out.Views.Model)
+	}
+
+	// The model view carries no owner, call id, result or log.
+	for _, leak := range []string{"ses_test", "principal", "result_ref", "line 0 of make bench", "stdout"} {
+		if strings.Contains(out.Views.Model, leak) {
+			t.Errorf("task_list shows %q: %q", leak, out.Views.Model)
+		}
+	}
+
+	out = callTool(turn, "task_control", fmt.Sprintf(`{"task_id":%q,"command":"cancel"}`, endless))
+	if !out.OK() || !strings.HasPrefix(out.Views.Model, endless+" cancelled (stream)") {
+		t.Fatalf("task_control cancel = %s %q", out.Status, out.Views.Model)
+	}
+	if task, _ := tasks.Get(testScope, endless); task.State != runtime.TaskCancelled {
+		t.Errorf("after cancel the task is %s", task.State)
+	}
+
+	// Another session's and another principal's turn see the tasks as
+	// missing, in every tool, in the very words a missing id gets.
+	missing := "task_00000000000000000000"
+	for _, other := range []*Turn{
+		h.taskToolTurn(t, tasks, done, "test", "ses_other"),
+		h.taskToolTurn(t, tasks, done, "someone_else", "ses_test"),
+	} {
+		for _, c := range []struct{ tool, args string }{
+			{"task_status", `{"task_id":%q}`},
+			{"yield_until", `{"task_id":%q,"timeout_seconds":1}`},
+			{"task_control", `{"task_id":%q,"command":"cancel"}`},
+		} {
+			foreign := callTool(other, c.tool, fmt.Sprintf(c.args, short))
+			absent := callTool(other, c.tool, fmt.Sprintf(c.args, missing))
+			if foreign.Status != StatusToolError || foreign.Status != absent.Status ||
+				strings.ReplaceAll(foreign.Views.Model, short, "ID") != strings.ReplaceAll(absent.Views.Model, missing, "ID") {
+				t.Errorf("%s %s: foreign = %s %q, missing = %s %q; want the same refusal",
+					other.Authority.Principal, c.tool, foreign.Status, foreign.Views.Model, absent.Status, absent.Views.Model)
+			}
+		}
+		if out := callTool(other, "task_list", `{}`); !out.OK() || strings.Contains(out.Views.Model, "task_") {
+			t.Errorf("%s/%s task_list = %s %q; want none", other.Authority.Principal, other.Authority.Session, out.Status, out.Views.Model)
+		}
+	}
+	if task, _ := tasks.Get(testScope, short); task.State != runtime.TaskSucceeded {
+		t.Errorf("a foreign cancel changed the task: %s", task.State)
+	}
+}
+
+func TestTaskToolsRefuseWithoutATaskManager(t *testing.T) {
+	h := newHarness(t)
+	turn := h.turn(t, []string{"terminal.exec"}, &answer{a: approval.AllowOnce}, h.taskToolsSource(t))
+	out := callTool(turn, "task_list", `{}`)
+	if out.Status != StatusToolError || !strings.Contains(out.Views.Model, "not available") {
+		t.Errorf("task_list without tasks = %s %q", out.Status, out.Views.Model)
+	}
+}
+
+func TestTaskControlKnowsOnlyCancel(t *testing.T) {
+	h := newHarness(t)
+	tasks, _, err := runtime.NewTaskManager(context.Background(), h.store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(tasks.Close)
+	turn := h.taskToolTurn(t, tasks, nil, "test", "ses_test")
+	id := startTask(t, turn, `{"command":"make watch","background":true}`)
+	defer tasks.Cancel(context.Background(), testScope, id)
+	out := callTool(turn, "task_control", fmt.Sprintf(`{"task_id":%q,"command":"pause"}`, id))
+	if out.OK() || !strings.Contains(out.Views.Model, "cancel") {
+		t.Errorf("task_control pause = %s %q", out.Status, out.Views.Model)
+	}
+	if task, _ := tasks.Get(testScope, id); task.State != runtime.TaskRunning {
+		t.Errorf("the task is %s after a refused command", task.State)
+	}
+}
