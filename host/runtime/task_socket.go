@@ -76,16 +76,30 @@ func (m *TaskManager) Serve(path string) (*TaskServer, error) {
 	return s, nil
 }
 
-// Close stops listening, ends the open connections and removes the socket.
+// closeGrace is how long Close lets requests already being answered
+// finish: a cancel over the socket ends the owner's last task, and the
+// owner must not exit before the client has its answer.
+const closeGrace = 2 * time.Second
+
+// Close stops listening, lets the requests in hand finish (waits and
+// follows end at once: their context is cancelled), ends the connections
+// still open after a short grace, and removes the socket.
 func (s *TaskServer) Close() error {
 	s.cancel()
 	err := s.l.Close()
+	answered := make(chan struct{})
+	go func() { s.wg.Wait(); close(answered) }()
+	select {
+	case <-answered:
+		return err
+	case <-time.After(closeGrace):
+	}
 	s.mu.Lock()
 	for c := range s.conns {
 		c.Close()
 	}
 	s.mu.Unlock()
-	s.wg.Wait()
+	<-answered
 	return err
 }
 
