@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"demiurge.dev/catalog"
 	"demiurge.dev/host/approval"
@@ -60,7 +61,14 @@ func TestTaskToolsReachOnlyTheTurnsOwnTasks(t *testing.T) {
 	turn := h.taskToolTurn(t, tasks, done, "test", "ses_test")
 
 	endless := startTask(t, turn, `{"command":"make watch","background":true}`)
-	out := callTool(turn, "task_status", fmt.Sprintf(`{"task_id":%q}`, endless))
+	// A task is queued until its plugin call starts; then it runs.
+	var out Outcome
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		out = callTool(turn, "task_status", fmt.Sprintf(`{"task_id":%q}`, endless))
+		if !out.OK() || !strings.HasPrefix(out.Views.Model, endless+" queued (stream)") || time.Now().After(deadline) {
+			break
+		}
+	}
 	if !out.OK() || !strings.HasPrefix(out.Views.Model, endless+" running (stream)") || !strings.Contains(out.Views.Model, ": make watch") {
 		t.Fatalf("task_status = %s %q", out.Status, out.Views.Model)
 	}
