@@ -218,6 +218,11 @@ func TestPluginProcessIsIsolated(t *testing.T) {
 
 func TestCancellationReachesThePlugin(t *testing.T) {
 	m := newManager(t, pluginDir(t, "fixture"), "")
+	// Started first, so that the deadline below covers the call only, not
+	// a plugin launch on a loaded machine.
+	if _, _, err := call(t, m, "fixture", "echo", `{"text":"warm"}`); err != nil {
+		t.Fatal(err)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
 	start := time.Now()
