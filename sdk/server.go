@@ -30,12 +30,11 @@ type server struct {
 	hostConn *grpc.ClientConn
 	host     toolsetv1.HostServicesClient
 
-	runMu   sync.Mutex
-	running map[string]context.CancelFunc
+	calls Invocations
 }
 
 func newServer(ts Toolset, tools []Tool, broker *plugin.GRPCBroker, log hclog.Logger) (*server, error) {
-	s := &server{name: ts.Name, version: ts.Version, tools: map[string]Tool{}, log: log, running: map[string]context.CancelFunc{}}
+	s := &server{name: ts.Name, version: ts.Version, tools: map[string]Tool{}, log: log}
 	if broker != nil {
 		s.dial = func(id uint32) (*grpc.ClientConn, error) {
 			return broker.DialWithOptions(id, shared.GRPCDialOptions()...)
@@ -97,10 +96,10 @@ func (s *server) Invoke(req *toolsetv1.EffectRequest, stream toolsetv1.Toolset_I
 	ctx, cancel := callDeadline(stream.Context(), req.GetTimeoutMs())
 	defer cancel()
 	id := req.GetInvocationId()
-	if !s.track(id, cancel) {
+	if !s.calls.Track(id, cancel) {
 		return fmt.Errorf("invocation %s is already running", id)
 	}
-	defer s.untrack(id)
+	defer s.calls.Untrack(id)
 
 	sender := &lockedSender{send: stream.Send}
 	c := s.callContext(ctx, req, sender.Send)
@@ -168,37 +167,12 @@ func (s *server) execute(c *Context, run func(*Context, json.RawMessage) (*Resul
 	return res
 }
 
-func (s *server) track(id string, cancel context.CancelFunc) bool {
-	s.runMu.Lock()
-	defer s.runMu.Unlock()
-	if _, dup := s.running[id]; dup {
-		return false
-	}
-	s.running[id] = cancel
-	return true
-}
-
-func (s *server) untrack(id string) {
-	s.runMu.Lock()
-	delete(s.running, id)
-	s.runMu.Unlock()
-}
-
 func (s *server) Cancel(_ context.Context, req *toolsetv1.CancelRequest) (*toolsetv1.CancelResponse, error) {
-	s.runMu.Lock()
-	cancel, ok := s.running[req.GetInvocationId()]
-	s.runMu.Unlock()
-	if ok {
-		cancel()
-	}
-	return &toolsetv1.CancelResponse{Found: ok}, nil
+	return s.calls.Cancel(req), nil
 }
 
 func (s *server) Health(context.Context, *toolsetv1.HealthRequest) (*toolsetv1.HealthResponse, error) {
-	s.runMu.Lock()
-	n := len(s.running)
-	s.runMu.Unlock()
-	return &toolsetv1.HealthResponse{Status: "ok", ActiveInvocations: int32(n)}, nil
+	return s.calls.Health(), nil
 }
 
 func (s *server) close() {

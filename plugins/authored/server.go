@@ -13,6 +13,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"demiurge.dev/plugins/authored/manifest"
+	"demiurge.dev/sdk"
 	"demiurge.dev/shared"
 	"demiurge.dev/shared/toolsetv1"
 )
@@ -39,14 +40,13 @@ type server struct {
 	// found is the discovery error, reported by Describe and Invoke.
 	found error
 
-	runMu   sync.Mutex
-	running map[string]context.CancelFunc
+	calls sdk.Invocations
 }
 
 func newServer(dial func(uint32) (*grpc.ClientConn, error), r *runner, log hclog.Logger) *server {
 	return &server{
 		log: log, dial: dial, runner: r, timeout: DefaultTimeout,
-		tools: map[string]*manifest.Tool{}, running: map[string]context.CancelFunc{},
+		tools: map[string]*manifest.Tool{},
 	}
 }
 
@@ -140,10 +140,10 @@ func (s *server) Invoke(req *toolsetv1.EffectRequest, stream toolsetv1.Toolset_I
 		fmt.Errorf("%s did not finish within %s; its worker was stopped", t.ID, timeout))
 	defer cancel()
 	id := req.GetInvocationId()
-	if !s.track(id, cancel) {
+	if !s.calls.Track(id, cancel) {
 		return status.Errorf(codes.AlreadyExists, "invocation %s is already running", id)
 	}
-	defer s.untrack(id)
+	defer s.calls.Untrack(id)
 
 	res := s.runner.call(ctx, t, req, hostBridge{client: host, invocation: id})
 	return stream.Send(&toolsetv1.InvokeEvent{Event: &toolsetv1.InvokeEvent_Result{Result: res}})
@@ -182,37 +182,12 @@ func (s *server) Precheck(context.Context, *toolsetv1.EffectRequest) (*toolsetv1
 	return &toolsetv1.ToolResult{}, nil
 }
 
-func (s *server) track(id string, cancel context.CancelFunc) bool {
-	s.runMu.Lock()
-	defer s.runMu.Unlock()
-	if _, dup := s.running[id]; dup {
-		return false
-	}
-	s.running[id] = cancel
-	return true
-}
-
-func (s *server) untrack(id string) {
-	s.runMu.Lock()
-	delete(s.running, id)
-	s.runMu.Unlock()
-}
-
 func (s *server) Cancel(_ context.Context, req *toolsetv1.CancelRequest) (*toolsetv1.CancelResponse, error) {
-	s.runMu.Lock()
-	cancel, ok := s.running[req.GetInvocationId()]
-	s.runMu.Unlock()
-	if ok {
-		cancel()
-	}
-	return &toolsetv1.CancelResponse{Found: ok}, nil
+	return s.calls.Cancel(req), nil
 }
 
 func (s *server) Health(context.Context, *toolsetv1.HealthRequest) (*toolsetv1.HealthResponse, error) {
-	s.runMu.Lock()
-	n := len(s.running)
-	s.runMu.Unlock()
-	return &toolsetv1.HealthResponse{Status: "ok", ActiveInvocations: int32(n)}, nil
+	return s.calls.Health(), nil
 }
 
 // close drops the host connection; the runner's workers are the caller's.
