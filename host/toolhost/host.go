@@ -54,7 +54,6 @@ type Host struct {
 	Core      *core.Core
 	Plugins   *plugins.Manager
 	Workspace policy.Workspace
-	Authority policy.Authority
 	Approvals *approval.Resolver
 	StateDir  string
 	// Packages are the provider packages installed in this core.
@@ -64,6 +63,10 @@ type Host struct {
 	Warnings []string
 
 	mcpHost // MCP servers of slots.mcp (mcp.go)
+	// rootAuthority is what every session the host starts or resumes runs
+	// under, but for the session id (sessions.go).
+	rootAuthority policy.Authority
+	sessions      sessions
 
 	storeOnce sync.Once
 	store     *runtime.Store
@@ -174,10 +177,11 @@ func (h *Host) assemble(opts Options) error {
 		provider = approval.DenyAll{}
 	}
 	h.Approvals = &approval.Resolver{Provider: provider, Rules: rules, Sessions: approval.NewSessionAllows(approval.DefaultSessionTTL)}
-	h.Authority = policy.Authority{
-		Principal: principal(opts.Principal), Session: newID("ses_"), CoreRevision: c.Revision,
+	h.rootAuthority = policy.Authority{
+		Principal: principal(opts.Principal), CoreRevision: c.Revision,
 		Capabilities: caps, PolicyFingerprint: policyFingerprint(c, opts.Rules),
 	}
+	h.NewSession()
 	return nil
 }
 
@@ -233,9 +237,15 @@ func (h *Host) toolsets() []plugins.Candidate {
 	return out
 }
 
-// Catalog resolves this turn's catalog: one Describe per plugin (cached
-// while binaries are unchanged), then one resolution.
+// Catalog resolves this turn's catalog for the current session.
 func (h *Host) Catalog(ctx context.Context) (*catalog.Catalog, error) {
+	return h.Session().Catalog(ctx)
+}
+
+// catalogFor resolves s's catalog: one Describe per plugin (cached while
+// binaries are unchanged), s's MCP servers, s's tool selection, then one
+// resolution.
+func (h *Host) catalogFor(ctx context.Context, s *Session) (*catalog.Catalog, error) {
 	cands := h.toolsets()
 	names := make([]string, len(cands))
 	for i, c := range cands {
@@ -262,13 +272,23 @@ func (h *Host) Catalog(ctx context.Context) (*catalog.Catalog, error) {
 		warnings = append(warnings, w...)
 		sources = append(sources, src)
 	}
-	sources, warnings = h.addMCP(ctx, sources, warnings)
-	h.Warnings = append(warnings, h.Packages.Problems...)
+	sources, warnings = h.addMCP(ctx, s, sources, warnings)
+	warnings = append(warnings, h.Packages.Problems...)
+	s.mu.Lock()
+	s.warnings = warnings
+	s.mu.Unlock()
+	if s == h.Session() {
+		h.Warnings = warnings
+	}
+	if s.tools != nil {
+		sources = selectTools(sources, s.tools)
+	}
 	cat, err := catalog.Resolve(sources, h.Core.Metadata)
 	// Best effort: without a snapshot the launcher hands tools list to this
 	// host. A core the snapshot cannot describe is not asked for the
-	// catalog's fingerprint, which costs an encoding of every entry.
-	if err == nil && catalogsnap.Uncacheable(h.Core) == "" {
+	// catalog's fingerprint, which costs an encoding of every entry; a
+	// child's narrowed catalog is never the host's listing.
+	if err == nil && s.parent == nil && catalogsnap.Uncacheable(h.Core) == "" {
 		_ = catalogsnap.Record(h.StateDir, h.Core, h.Plugins.Candidates(), sources, warnings, cat.Fingerprint())
 	}
 	var ce *catalog.CollisionError
@@ -282,6 +302,22 @@ func (h *Host) Catalog(ctx context.Context) (*catalog.Catalog, error) {
 	return cat, err
 }
 
+// selectTools keeps the tools a delegated child was given.
+func selectTools(sources []catalog.Source, keep map[string]bool) []catalog.Source {
+	out := make([]catalog.Source, 0, len(sources))
+	for _, src := range sources {
+		var tools []catalog.ToolSpec
+		for _, t := range src.Tools {
+			if keep[t.Name] {
+				tools = append(tools, t)
+			}
+		}
+		src.Tools = tools
+		out = append(out, src)
+	}
+	return out
+}
+
 // Store opens the runtime store on first use.
 func (h *Host) Store() (*runtime.Store, error) {
 	h.storeOnce.Do(func() {
@@ -290,37 +326,18 @@ func (h *Host) Store() (*runtime.Store, error) {
 	return h.store, h.storeErr
 }
 
-// ArtifactRoot is this session's private artifact directory, under
-// runtime/artifacts, named by an opaque hash of the session.
-func (h *Host) ArtifactRoot() string {
-	sum := sha256.Sum256([]byte(h.Authority.Principal + "\x00" + h.Authority.Session))
-	return filepath.Join(h.StateDir, "runtime", "artifacts", hex.EncodeToString(sum[:12]))
-}
+// ArtifactRoot is the current session's private artifact directory.
+func (h *Host) ArtifactRoot() string { return h.Session().ArtifactRoot() }
 
-// NewTurn makes a dispatch turn over a freshly resolved catalog.
+// NewTurn makes a dispatch turn of the current session.
 func (h *Host) NewTurn(ctx context.Context) (*dispatch.Turn, error) {
-	cat, err := h.Catalog(ctx)
-	if err != nil {
-		return nil, err
-	}
-	store, err := h.Store()
-	if err != nil {
-		return nil, err
-	}
-	bg, err := h.background()
-	if err != nil {
-		return nil, err
-	}
-	return &dispatch.Turn{
-		ID: newID("turn_"), Catalog: cat, Authority: h.Authority, Workspace: h.Workspace,
-		Approvals: h.Approvals, Events: store, ArtifactRoot: h.ArtifactRoot(), Artifacts: store, Background: bg,
-	}, nil
+	return h.Session().NewTurn(ctx)
 }
 
 // Close stops the plugins and closes the store.
 func (h *Host) Close() error {
 	h.closeTasks() // through the cancel path, while plugins and store still run
-	h.closeMCP()
+	h.endSessions()
 	h.Plugins.Close()
 	if h.store != nil {
 		return h.store.Close()

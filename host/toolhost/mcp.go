@@ -15,62 +15,87 @@ import (
 	"demiurge.dev/shared/netpolicy"
 )
 
-// mcpHost is the MCP part of a Host: the session's pool of connections
-// and the standing of each declared server after the last turn.
+// mcpHost is what the host's sessions share of MCP: the manifests'
+// cache and the pools' configuration.
 type mcpHost struct {
-	// MCPConfig, when set before the first catalog, adjusts the pool's
+	// MCPConfig, when set before the first catalog, adjusts the pools'
 	// configuration. Tests use it to shorten the retry window and to give
 	// the URL policy its test-only loopback hooks; nothing sets it from
 	// agent.yaml, a manifest or the environment.
 	MCPConfig func(*mcp.Config)
 
-	mcpOnce      sync.Once
-	mcpPool      *mcp.Pool
 	mcpManifests mcp.Manifests
-	mcpMu        sync.Mutex
-	mcpStates    []mcp.State
 }
 
-// pool makes the session's pool on first use.
-func (h *Host) pool() *mcp.Pool {
-	h.mcpOnce.Do(func() {
+// sessionMCP is one session's pool of connections, bound to its
+// authority, and the standing of each declared server after its last
+// turn.
+type sessionMCP struct {
+	mu     sync.Mutex
+	pool   *mcp.Pool
+	states []mcp.State
+}
+
+func (m *sessionMCP) snapshot() []mcp.State {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return append([]mcp.State(nil), m.states...)
+}
+
+// close closes the pool; the session's next turn makes a new one.
+func (m *sessionMCP) close() {
+	m.mu.Lock()
+	p := m.pool
+	m.pool = nil
+	m.mu.Unlock()
+	if p != nil {
+		p.Close()
+	}
+}
+
+// pool is s's pool, made on first use.
+func (h *Host) pool(s *Session) *mcp.Pool {
+	s.mcp.mu.Lock()
+	defer s.mcp.mu.Unlock()
+	if s.mcp.pool == nil {
+		id := s.ID()
 		cfg := mcp.Config{
 			StateDir: h.StateDir,
 			Env:      plugins.PluginEnv(filepath.Join(h.StateDir, "runtime", "home")),
 			CoreDir:  h.Core.Dir,
 			OnURLDecision: func(server string, d netpolicy.Decision) {
-				h.urlDecisionEvent(server, d)
+				h.urlDecisionEvent(id, server, d)
 			},
 		}
 		if h.MCPConfig != nil {
 			h.MCPConfig(&cfg)
 		}
-		h.mcpPool = mcp.NewPool(cfg)
-	})
-	return h.mcpPool
+		s.mcp.pool = mcp.NewPool(cfg)
+	}
+	return s.mcp.pool
 }
 
-// mcpTurn is what the pool resolves this turn against.
-func (h *Host) mcpTurn() mcp.Turn {
+// mcpTurn is what s's pool resolves this turn against.
+func (h *Host) mcpTurn(s *Session) mcp.Turn {
 	servers, errs := h.mcpManifests.Load(h.Core.MCPRoot)
-	return mcp.Turn{Authority: h.Authority, Workspace: h.Workspace, Approvals: h.Approvals, Servers: servers, Errors: errs}
+	return mcp.Turn{Authority: s.authority, Workspace: h.Workspace, Approvals: h.Approvals, Servers: servers, Errors: errs}
 }
 
-// addMCP resolves the core's MCP servers for this turn and adds the
+// addMCP resolves the core's MCP servers for s's turn and adds the
 // connected ones' sources; every server that is not connected is a
 // warning naming why and when it is retried.
-func (h *Host) addMCP(ctx context.Context, sources []catalog.Source, warnings []string) ([]catalog.Source, []string) {
+func (h *Host) addMCP(ctx context.Context, s *Session, sources []catalog.Source, warnings []string) ([]catalog.Source, []string) {
 	if h.Core.MCPRoot == "" {
 		return sources, warnings
 	}
-	r := h.pool().Resolve(ctx, h.mcpTurn())
-	h.mcpMu.Lock()
-	prev := h.mcpStates
-	h.mcpStates = r.States
-	h.mcpMu.Unlock()
-	h.mcpStateEvents(prev, r.States)
-	for _, s := range r.States {
-		warnings = append(warnings, mcpWarnings(s)...)
+	r := h.pool(s).Resolve(ctx, h.mcpTurn(s))
+	s.mcp.mu.Lock()
+	prev := s.mcp.states
+	s.mcp.states = r.States
+	s.mcp.mu.Unlock()
+	h.mcpStateEvents(s.ID(), prev, r.States)
+	for _, st := range r.States {
+		warnings = append(warnings, mcpWarnings(st)...)
 	}
 	return append(sources, r.Sources...), warnings
 }
@@ -90,20 +115,20 @@ func mcpWarnings(s mcp.State) []string {
 	return append(out, s.Refused...)
 }
 
-// MCPStates are the declared servers' standings after the last catalog.
-func (h *Host) MCPStates() []mcp.State {
-	h.mcpMu.Lock()
-	defer h.mcpMu.Unlock()
-	return append([]mcp.State(nil), h.mcpStates...)
+// MCPStates are the current session's servers' standings after its last
+// catalog.
+func (h *Host) MCPStates() []mcp.State { return h.Session().MCPStates() }
+
+// TestMCP connects a declared server in the current session now.
+func (h *Host) TestMCP(ctx context.Context, server string) (mcp.State, error) {
+	return h.Session().TestMCP(ctx, server)
 }
 
-// TestMCP connects the declared server now (through its connect gate,
-// whatever its retry window says) and returns what it found.
-func (h *Host) TestMCP(ctx context.Context, server string) (mcp.State, error) {
+func (h *Host) testMCP(ctx context.Context, s *Session, server string) (mcp.State, error) {
 	if h.Core.MCPRoot == "" {
 		return mcp.State{}, fmt.Errorf("%s declares no slots.mcp, so there are no MCP servers", h.Core.File)
 	}
-	st, ok := h.pool().Test(ctx, h.mcpTurn(), server)
+	st, ok := h.pool(s).Test(ctx, h.mcpTurn(s), server)
 	if !ok {
 		return mcp.State{}, fmt.Errorf("no MCP server %q is declared in %s (want %s.yaml there)", server, h.Core.MCPRoot, server)
 	}
@@ -112,7 +137,7 @@ func (h *Host) TestMCP(ctx context.Context, server string) (mcp.State, error) {
 
 // urlDecisionEvent records an MCP HTTP request's URL-policy verdict: the
 // origin and addresses only, never path, query or credentials.
-func (h *Host) urlDecisionEvent(server string, d netpolicy.Decision) {
+func (h *Host) urlDecisionEvent(session, server string, d netpolicy.Decision) {
 	store, err := h.Store()
 	if err != nil {
 		return
@@ -128,13 +153,13 @@ func (h *Host) urlDecisionEvent(server string, d netpolicy.Decision) {
 	if err != nil {
 		return
 	}
-	_ = store.Submit(context.Background(), runtime.Event{Kind: "mcp.url_decision", Session: h.Authority.Session, Data: data}, nil)
+	_ = store.Submit(context.Background(), runtime.Event{Kind: "mcp.url_decision", Session: session, Data: data}, nil)
 }
 
 // mcpStateEvents records each server whose standing changed since the
 // last turn as an mcp.connect event: connected, denied, failed (with the
 // redacted diagnostic) or disabled.
-func (h *Host) mcpStateEvents(prev, cur []mcp.State) {
+func (h *Host) mcpStateEvents(session string, prev, cur []mcp.State) {
 	before := make(map[string]mcp.State, len(prev))
 	for _, s := range prev {
 		before[s.Server] = s
@@ -157,13 +182,6 @@ func (h *Host) mcpStateEvents(prev, cur []mcp.State) {
 		if err != nil {
 			continue
 		}
-		_ = store.Submit(context.Background(), runtime.Event{Kind: "mcp.connect", Session: h.Authority.Session, Data: data}, nil)
-	}
-}
-
-// closeMCP closes every MCP connection and kills every stdio server.
-func (h *Host) closeMCP() {
-	if h.mcpPool != nil {
-		h.mcpPool.Close()
+		_ = store.Submit(context.Background(), runtime.Event{Kind: "mcp.connect", Session: session, Data: data}, nil)
 	}
 }

@@ -74,16 +74,14 @@ func (h *Host) RunningTasks() int {
 	return m.Running()
 }
 
-// TaskScope is this host's session: what its model and its interactive
+// TaskScope is the current session's: what its model and its interactive
 // session may see of tasks.
-func (h *Host) TaskScope() runtime.TaskScope {
-	return runtime.TaskScope{Principal: h.Authority.Principal, Session: h.Authority.Session}
-}
+func (h *Host) TaskScope() runtime.TaskScope { return h.Session().TaskScope() }
 
 // OperatorTaskScope is the operator's explicit view of every session of
 // this principal, for the `demiurge tasks` command.
 func (h *Host) OperatorTaskScope() runtime.TaskScope {
-	return runtime.TaskScope{Principal: h.Authority.Principal, AllSessions: true}
+	return runtime.TaskScope{Principal: h.rootAuthority.Principal, AllSessions: true}
 }
 
 // background is what a turn needs to run background calls.

@@ -1,0 +1,108 @@
+package toolhost
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+)
+
+// Delegation is what a session hands a delegated child. Everything in it
+// can only narrow the parent's standing: the host issues the child's
+// authority from the parent's, never from what the child asks for.
+type Delegation struct {
+	// Tools selects the child's tools by name. Nil or ["all"] keeps the
+	// parent's tools; an empty list or ["none"] gives none; otherwise
+	// every name must be a tool of the parent's catalog.
+	Tools []string
+	// Capabilities are the child's grants. Nil keeps the parent's;
+	// otherwise each must be held by the parent (policy.CapabilitySet.Narrow).
+	Capabilities []string
+}
+
+// Delegate starts a delegated child of s: a session of its own, under an
+// authority the host issues from s's (same principal and core revision, a
+// new session id, capabilities and tools narrowed as d asks). The child
+// opens its own MCP connections, through its own connect gate; they close
+// when the child's run ends (End), when s ends, or when the host closes.
+// A selection naming a tool s does not have is an error, and nothing is
+// started.
+func (s *Session) Delegate(ctx context.Context, d Delegation) (*Session, error) {
+	if err := s.live(); err != nil {
+		return nil, err
+	}
+	caps := s.authority.Capabilities
+	if d.Capabilities != nil {
+		var err error
+		if caps, err = caps.Narrow(d.Capabilities); err != nil {
+			return nil, fmt.Errorf("delegation: %w", err)
+		}
+	}
+	tools, err := s.selectChildTools(ctx, d.Tools)
+	if err != nil {
+		return nil, fmt.Errorf("delegation: %w", err)
+	}
+	a := s.authority
+	a.Session = newID("ses_")
+	a.Capabilities = caps
+	a.PolicyFingerprint = childPolicy(s.authority.PolicyFingerprint, s.ID(), tools)
+	child := &Session{h: s.h, authority: a, parent: s, tools: tools}
+	if err := s.adopt(child); err != nil {
+		return nil, err
+	}
+	s.h.sessions.mu.Lock()
+	if s.h.sessions.live == nil {
+		s.h.sessions.live = map[string]*Session{}
+	}
+	s.h.sessions.live[child.ID()] = child
+	s.h.sessions.mu.Unlock()
+	return child, nil
+}
+
+// selectChildTools resolves a tool selection against s's own catalog.
+func (s *Session) selectChildTools(ctx context.Context, names []string) (map[string]bool, error) {
+	switch {
+	case names == nil, len(names) == 1 && names[0] == "all":
+		if s.tools == nil {
+			return nil, nil
+		}
+		return maps.Clone(s.tools), nil
+	case len(names) == 0, len(names) == 1 && names[0] == "none":
+		return map[string]bool{}, nil
+	}
+	cat, err := s.Catalog(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]bool, len(names))
+	var missing []string
+	for _, n := range names {
+		if _, ok := cat.Lookup(n); !ok {
+			missing = append(missing, n)
+			continue
+		}
+		out[n] = true
+	}
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("tools %s are not in the delegating session's catalog; a child can only be given tools its parent has", strings.Join(missing, ", "))
+	}
+	return out, nil
+}
+
+// childPolicy binds a child's session allows to its parent and its
+// selection: nothing approved for one child applies to another.
+func childPolicy(parentPolicy, parentSession string, tools map[string]bool) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "parent-policy=%s\nparent-session=%s\n", parentPolicy, parentSession)
+	if tools == nil {
+		fmt.Fprintln(h, "tools=all")
+	} else {
+		for _, n := range slices.Sorted(maps.Keys(tools)) {
+			fmt.Fprintf(h, "tool=%s\n", n)
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}

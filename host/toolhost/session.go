@@ -1,0 +1,183 @@
+package toolhost
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sync"
+
+	"demiurge.dev/catalog"
+	"demiurge.dev/host/dispatch"
+	"demiurge.dev/host/mcp"
+	"demiurge.dev/host/policy"
+	"demiurge.dev/host/runtime"
+)
+
+// Session is one conversation's standing in the host: the authority its
+// turns run under and the MCP connections opened under that authority.
+// Sessions share the host's plugins, store, tasks and approval resolver; a
+// session allow is bound to the session's authority, so it never carries
+// over to another session.
+type Session struct {
+	h         *Host
+	authority policy.Authority
+	parent    *Session
+	// tools is a delegated child's tool selection; nil is every tool.
+	tools map[string]bool
+	mcp   sessionMCP
+
+	recordOnce sync.Once
+	recordErr  error
+
+	mu       sync.Mutex
+	ended    bool
+	children map[*Session]bool
+	warnings []string
+}
+
+// ErrSessionEnded is what a turn of an ended session gets.
+var ErrSessionEnded = errors.New("the session has ended")
+
+// Authority is what the session's turns run under.
+func (s *Session) Authority() policy.Authority { return s.authority }
+
+// ID is the session's id.
+func (s *Session) ID() string { return s.authority.Session }
+
+// Parent is the id of the session that delegated this one, or "".
+func (s *Session) Parent() string {
+	if s.parent == nil {
+		return ""
+	}
+	return s.parent.ID()
+}
+
+// Warnings are the findings of the session's last catalog.
+func (s *Session) Warnings() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.warnings...)
+}
+
+func (s *Session) live() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ended {
+		return fmt.Errorf("session %s: %w", s.ID(), ErrSessionEnded)
+	}
+	return nil
+}
+
+// Catalog resolves this turn's catalog for the session: the plugins' tools
+// (one Describe per plugin, cached while binaries are unchanged), the
+// session's MCP servers, narrowed to a delegated child's selection.
+func (s *Session) Catalog(ctx context.Context) (*catalog.Catalog, error) {
+	if err := s.live(); err != nil {
+		return nil, err
+	}
+	return s.h.catalogFor(ctx, s)
+}
+
+// NewTurn makes a dispatch turn of this session over a freshly resolved
+// catalog. The session is recorded in the store on its first turn, so that
+// it can be resumed later.
+func (s *Session) NewTurn(ctx context.Context) (*dispatch.Turn, error) {
+	cat, err := s.Catalog(ctx)
+	if err != nil {
+		return nil, err
+	}
+	store, err := s.h.Store()
+	if err != nil {
+		return nil, err
+	}
+	if err := s.record(ctx, store); err != nil {
+		return nil, err
+	}
+	bg, err := s.h.background()
+	if err != nil {
+		return nil, err
+	}
+	return &dispatch.Turn{
+		ID: newID("turn_"), Catalog: cat, Authority: s.authority, Workspace: s.h.Workspace,
+		Approvals: s.h.Approvals, Events: store, ArtifactRoot: s.ArtifactRoot(), Artifacts: store, Background: bg,
+	}, nil
+}
+
+func (s *Session) record(ctx context.Context, store *runtime.Store) error {
+	s.recordOnce.Do(func() {
+		s.recordErr = store.RecordSession(ctx, runtime.SessionRecord{ID: s.ID(), Principal: s.authority.Principal, Parent: s.Parent()})
+	})
+	return s.recordErr
+}
+
+// ArtifactRoot is the session's private artifact directory, under
+// runtime/artifacts, named by an opaque hash of principal and session.
+func (s *Session) ArtifactRoot() string {
+	sum := sha256.Sum256([]byte(s.authority.Principal + "\x00" + s.authority.Session))
+	return filepath.Join(s.h.StateDir, "runtime", "artifacts", hex.EncodeToString(sum[:12]))
+}
+
+// TaskScope is what the session's model and its interactive session may
+// see of tasks.
+func (s *Session) TaskScope() runtime.TaskScope {
+	return runtime.TaskScope{Principal: s.authority.Principal, Session: s.authority.Session}
+}
+
+// MCPStates are the declared servers' standings after the session's last
+// catalog.
+func (s *Session) MCPStates() []mcp.State { return s.mcp.snapshot() }
+
+// TestMCP connects the declared server now (through its connect gate,
+// whatever its retry window says) and returns what it found.
+func (s *Session) TestMCP(ctx context.Context, server string) (mcp.State, error) {
+	if err := s.live(); err != nil {
+		return mcp.State{}, err
+	}
+	return s.h.testMCP(ctx, s, server)
+}
+
+// Evict closes the session's MCP connections and nothing else: the
+// session stays usable, and its next turn connects again (through the
+// connect gate). Other sessions, its children included, keep theirs.
+func (s *Session) Evict() { s.mcp.close() }
+
+// End ends the session's run: its delegated children end first, then its
+// MCP connections close and every stdio server it started is killed.
+// Turns of an ended session fail with ErrSessionEnded. End is idempotent.
+func (s *Session) End() {
+	s.mu.Lock()
+	if s.ended {
+		s.mu.Unlock()
+		return
+	}
+	s.ended = true
+	kids := s.children
+	s.children = nil
+	s.mu.Unlock()
+	for k := range kids {
+		k.End()
+	}
+	s.mcp.close()
+	if s.parent != nil {
+		s.parent.mu.Lock()
+		delete(s.parent.children, s)
+		s.parent.mu.Unlock()
+	}
+	s.h.forget(s)
+}
+
+func (s *Session) adopt(child *Session) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ended {
+		return fmt.Errorf("session %s: %w", s.ID(), ErrSessionEnded)
+	}
+	if s.children == nil {
+		s.children = map[*Session]bool{}
+	}
+	s.children[child] = true
+	return nil
+}
