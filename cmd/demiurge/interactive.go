@@ -27,6 +27,7 @@ const replHelp = `commands:
   /call NAME [ARGS_JSON]        call a tool through the full call path
   /approvals                    live session approvals
   /tasks [list|show|logs|wait|cancel] [ID]   this session's background tasks
+  /session [list|new|resume ID] this session; start a new one or go back to one
   /help                         this text
   /quit                         leave (also Ctrl-D)
 `
@@ -99,6 +100,8 @@ func (r *repl) command(line string) bool {
 		r.approvals()
 	case "/tasks":
 		r.tasks(rest)
+	case "/session":
+		r.session(rest)
 	default:
 		if strings.HasPrefix(line, "/") {
 			fmt.Fprintf(r.out, "unknown command %s; /help lists the commands\n", name)

@@ -145,7 +145,8 @@ func (s *Session) TestMCP(ctx context.Context, server string) (mcp.State, error)
 func (s *Session) Evict() { s.mcp.close() }
 
 // End ends the session's run: its delegated children end first, then its
-// MCP connections close and every stdio server it started is killed.
+// MCP connections close, every stdio server it started is killed, and its
+// session approvals are revoked.
 // Turns of an ended session fail with ErrSessionEnded. End is idempotent.
 func (s *Session) End() {
 	s.mu.Lock()
@@ -161,6 +162,10 @@ func (s *Session) End() {
 		k.End()
 	}
 	s.mcp.close()
+	// Session allows die with their session, also if it is resumed later.
+	if ap := s.h.Approvals; ap != nil && ap.Sessions != nil {
+		ap.Sessions.Revoke(s.ID())
+	}
 	if s.parent != nil {
 		s.parent.mu.Lock()
 		delete(s.parent.children, s)

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"demiurge.dev/host/approval"
 	"demiurge.dev/host/dispatch"
 	"demiurge.dev/host/mcp"
 	"demiurge.dev/host/mcp/mcptest"
@@ -175,7 +176,11 @@ func TestSwitchingSessionsEvictsTheOld(t *testing.T) {
 	first := h.Session()
 	pid1 := serverPid(t, first)
 
+	h.Approvals.Sessions.Grant(time.Now(), approval.Request{Tool: "read_file", Authority: first.Authority(), Fingerprint: "f"})
 	second := h.NewSession()
+	if n := len(h.Approvals.Sessions.List()); n != 0 {
+		t.Fatalf("%d session approvals outlived their session", n)
+	}
 	if second.ID() == first.ID() || h.Session() != second || h.Authority().Session != second.ID() {
 		t.Fatal("NewSession did not switch")
 	}

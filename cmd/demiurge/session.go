@@ -1,0 +1,78 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"demiurge.dev/host/toolhost"
+)
+
+const sessionUsage = "usage: /session [list|new|resume ID]"
+
+// session shows, lists, starts or resumes sessions. Switching ends the
+// current session: its MCP servers stop and its session approvals no
+// longer apply; its background tasks keep running and are found again by
+// resuming it.
+func (r *repl) session(arg string) {
+	verb, rest, _ := strings.Cut(arg, " ")
+	rest = strings.TrimSpace(rest)
+	switch {
+	case verb == "" && rest == "":
+		fmt.Fprintf(r.out, "session %s\n", r.h.Session().ID())
+	case verb == "list" && rest == "":
+		r.listSessions()
+	case verb == "new" && rest == "":
+		old := r.h.Session().ID()
+		s := r.h.NewSession()
+		fmt.Fprintf(r.out, "session %s; %s ended\n", s.ID(), old)
+	case verb == "resume" && rest != "" && !strings.ContainsAny(rest, " \t"):
+		old := r.h.Session().ID()
+		s, err := r.h.ResumeSession(r.c.Context, rest)
+		switch {
+		case errors.Is(err, toolhost.ErrUnknownSession):
+			fmt.Fprintf(r.out, "no session %s of yours; /session list shows them\n", printable(rest, 80))
+		case err != nil:
+			fmt.Fprintln(r.out, err)
+		case s.ID() == old:
+			fmt.Fprintf(r.out, "session %s is the current one\n", s.ID())
+		default:
+			fmt.Fprintf(r.out, "session %s resumed; %s ended\n", s.ID(), old)
+		}
+	default:
+		fmt.Fprintln(r.out, sessionUsage)
+	}
+}
+
+func (r *repl) listSessions() {
+	recs, err := r.h.Sessions()
+	if err != nil {
+		fmt.Fprintln(r.out, err)
+		return
+	}
+	cur := r.h.Session().ID()
+	tw := tabwriter.NewWriter(r.out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "SESSION\tSTARTED\tPARENT")
+	seen := false
+	for _, rec := range recs {
+		mark := ""
+		if rec.ID == cur {
+			mark, seen = " (current)", true
+		}
+		fmt.Fprintf(tw, "%s%s\t%s\t%s\n", rec.ID, mark, rec.Created.Local().Format(time.DateTime), orDash(rec.Parent))
+	}
+	if !seen {
+		// The current session is recorded on its first turn.
+		fmt.Fprintf(tw, "%s (current)\t-\t-\n", cur)
+	}
+	tw.Flush()
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
