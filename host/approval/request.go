@@ -16,6 +16,10 @@ type Request struct {
 	Reasons []string
 	// Preview is a length-limited, redacted rendering of the arguments.
 	Preview string
+	// PreviewFunc renders Preview when it is empty. Resolve calls it only
+	// when a provider is asked, so a call decided by its policy, a rule
+	// or a session allow never pays for a rendering no one reads.
+	PreviewFunc func() string
 	// Fingerprint identifies the tool and its resolved subjects
 	// (policy.Assessment.Fingerprint).
 	Fingerprint string

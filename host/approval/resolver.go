@@ -103,6 +103,9 @@ func (r *Resolver) ask(ctx context.Context, req Request, sessionable bool, why s
 	if why != "" {
 		req.Reasons = append(slices.Clone(req.Reasons), why)
 	}
+	if req.Preview == "" && req.PreviewFunc != nil {
+		req.Preview = req.PreviewFunc()
+	}
 	answer, err := p.Ask(ctx, req)
 	if err != nil {
 		out := Outcome{Via: ViaDeny, Reason: fmt.Sprintf("approval provider %s failed: %v; the call was not run", p.Name(), err)}

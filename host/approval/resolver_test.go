@@ -252,3 +252,55 @@ func TestResolveCancelled(t *testing.T) {
 		t.Fatalf("Resolve = %+v, %v; want a deny and context.Canceled", got, err)
 	}
 }
+
+// TestResolveRendersThePreviewOnlyForAProvider: a preview is rendered once,
+// just before a provider is asked, and never for a call decided without
+// one; a preview given outright is shown as it is.
+func TestResolveRendersThePreviewOnlyForAProvider(t *testing.T) {
+	auth := authority(t, "s1", "rev1", "fs.write")
+	for _, tc := range []struct {
+		name     string
+		mutate   func(*Request)
+		rules    []string
+		preGrant bool
+		rendered int    // calls of PreviewFunc
+		shown    string // the preview the provider saw ("" when not asked)
+	}{
+		{name: "auto policy", mutate: func(r *Request) { r.Policy = catalog.ApprovalAuto }},
+		{name: "allow rule", rules: []string{"allow:write_file"}},
+		{name: "deny rule", rules: []string{"deny:write_file"}},
+		{name: "session allow", preGrant: true},
+		{name: "block", mutate: func(r *Request) { r.Block = true }},
+		{name: "deny policy", mutate: func(r *Request) { r.Policy = catalog.ApprovalDeny }},
+		{name: "asked", rendered: 1, shown: "rendered"},
+		{name: "asked by a prompt rule on an auto call", mutate: func(r *Request) { r.Policy = catalog.ApprovalAuto },
+			rules: []string{"prompt:write_file"}, rendered: 1, shown: "rendered"},
+		{name: "a preview given outright wins", mutate: func(r *Request) { r.Preview = "given" }, shown: "given"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			clk := newClock()
+			req := writeRequest(t, auth, "notes.txt")
+			req.Preview = ""
+			if tc.mutate != nil {
+				tc.mutate(&req)
+			}
+			rendered := 0
+			req.PreviewFunc = func() string { rendered++; return "rendered" }
+			sessions := NewSessionAllows(time.Hour)
+			if tc.preGrant {
+				sessions.Grant(clk.Now(), req)
+			}
+			prov := &scripted{answers: []Answer{AllowOnce}}
+			r := &Resolver{Provider: prov, Rules: mustRules(t, tc.rules...), Sessions: sessions, Now: clk.Now}
+			if _, err := r.Resolve(context.Background(), req); err != nil {
+				t.Fatal(err)
+			}
+			if rendered != tc.rendered {
+				t.Errorf("preview rendered %d times, want %d", rendered, tc.rendered)
+			}
+			if prov.last.Preview != tc.shown {
+				t.Errorf("provider saw preview %q, want %q", prov.last.Preview, tc.shown)
+			}
+		})
+	}
+}

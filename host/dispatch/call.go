@@ -47,7 +47,8 @@ func (p *prepared) concurrent() bool {
 
 // Call runs one call through the whole path.
 func (t *Turn) Call(ctx context.Context, call ToolCall) Outcome {
-	return t.Batch(ctx, []ToolCall{call})[0]
+	// A batch of one, without the batch's bookkeeping.
+	return t.run(ctx, t.prepare(call))
 }
 
 // prepare runs steps 1–4 of the call path: they have no effects.
@@ -100,6 +101,14 @@ func (t *Turn) prepare(call ToolCall) *prepared {
 	return p
 }
 
+// preview renders the arguments for an approver. Only a call someone is
+// asked about needs one (approval.Request.PreviewFunc): URL arguments
+// appear as their origin summary only (seed: the URL is reduced to a
+// credential-free origin before approval).
+func (p *prepared) preview() string {
+	return redact.Preview(p.assess.PreviewArgs(p.args), previewLimit)
+}
+
 // run executes steps 5–8 for a prepared call.
 func (t *Turn) run(ctx context.Context, p *prepared) Outcome {
 	out := Outcome{CallID: p.call.ID, Tool: p.call.Name, Assessment: p.assess}
@@ -127,16 +136,9 @@ func (t *Turn) run(ctx context.Context, p *prepared) Outcome {
 			return t.finish(ctx, p, out, StatusPrecheckFailed, res)
 		}
 	}
-	// Only a call someone may be asked about needs a preview.
-	preview := ""
-	if p.assess.Approval != catalog.ApprovalAuto || p.assess.Block {
-		// URL arguments appear as their origin summary only (seed: the URL
-		// is reduced to a credential-free origin before approval).
-		preview = redact.Preview(p.assess.PreviewArgs(p.args), previewLimit)
-	}
 	verdict, err := t.approvals().Resolve(ctx, approval.Request{
 		Tool: p.call.Name, CallID: p.call.ID, Risk: p.assess.Risk, Policy: p.assess.Approval,
-		Block: p.assess.Block, Reasons: append(slices.Clip(p.assess.Reasons), p.command.reasons()...), Preview: preview,
+		Block: p.assess.Block, Reasons: append(slices.Clip(p.assess.Reasons), p.command.reasons()...), PreviewFunc: p.preview,
 		Fingerprint: p.assess.Fingerprint, Authority: t.Authority, SessionAllowable: p.command.sessionAllowable(),
 		Subjects: p.assess.Subjects,
 	})
