@@ -48,11 +48,23 @@ type usageError struct{ error }
 
 func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
 
+// usageErrorsExitTwo gives every subcommand the app's answer to a bad
+// flag: urfave/cli does not pass OnUsageError down, and a subcommand's
+// unknown flag would otherwise exit 1 like a failed call.
+func usageErrorsExitTwo(cmds []*cli.Command) {
+	for _, c := range cmds {
+		if c.OnUsageError == nil {
+			c.OnUsageError = func(_ *cli.Context, err error, _ bool) error { return usageError{err} }
+		}
+		usageErrorsExitTwo(c.Subcommands)
+	}
+}
+
 // failed is an error whose message was already printed.
 func failed() error { return cli.Exit("", exitFailed) }
 
 func newApp() *cli.App {
-	return &cli.App{
+	app := &cli.App{
 		Name:                 "demiurge",
 		Usage:                "the tool host for AI agents",
 		Description:          "With no command, starts an interactive session in the workspace.",
@@ -77,4 +89,6 @@ func newApp() *cli.App {
 			policyCommand(),
 		},
 	}
+	usageErrorsExitTwo(app.Commands)
+	return app
 }
