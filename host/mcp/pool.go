@@ -326,7 +326,11 @@ func (p *Pool) httpClient(pl *plan) (*http.Client, error) {
 		}
 		return nil, errors.New(netpolicy.SafeMessage(err))
 	}
-	return pol.Client(), nil
+	// Every response body is bounded per message (MaxMessageBytes): mcp-go
+	// reads a JSON body or an SSE event whole.
+	c := pol.Client()
+	c.Transport = &boundTransport{inner: c.Transport, server: pl.server.ID, limit: MaxMessageBytes, joinLimit: maxEventJoin}
+	return c, nil
 }
 
 // States are the servers' standings as of the last resolution, without

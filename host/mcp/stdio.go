@@ -16,8 +16,9 @@ import (
 
 // MaxStdioLine bounds one JSON-RPC line from a stdio server: a server that
 // writes without ever ending a line would otherwise grow the reader's
-// buffer without limit.
-const MaxStdioLine = 16 << 20
+// buffer without limit. A line is one message, so it is the bound of every
+// transport.
+const MaxStdioLine = MaxMessageBytes
 
 // guardScript leads a stdio server's process group: it runs the server
 // and, when the host dies (Pdeathsig sends it SIGTERM), kills the whole
