@@ -29,8 +29,8 @@ type Session struct {
 	tools map[string]bool
 	mcp   sessionMCP
 
-	recordOnce sync.Once
-	recordErr  error
+	recordMu sync.Mutex
+	recorded bool
 
 	mu       sync.Mutex
 	ended    bool
@@ -106,11 +106,17 @@ func (s *Session) NewTurn(ctx context.Context) (*dispatch.Turn, error) {
 	}, nil
 }
 
+// record writes the session's record once; a failed write (a cancelled
+// turn) is tried again on the next turn.
 func (s *Session) record(ctx context.Context, store *runtime.Store) error {
-	s.recordOnce.Do(func() {
-		s.recordErr = store.RecordSession(ctx, runtime.SessionRecord{ID: s.ID(), Principal: s.authority.Principal, Parent: s.Parent()})
-	})
-	return s.recordErr
+	s.recordMu.Lock()
+	defer s.recordMu.Unlock()
+	if s.recorded {
+		return nil
+	}
+	err := store.RecordSession(ctx, runtime.SessionRecord{ID: s.ID(), Principal: s.authority.Principal, Parent: s.Parent()})
+	s.recorded = err == nil
+	return err
 }
 
 // ArtifactRoot is the session's private artifact directory, under

@@ -263,3 +263,29 @@ func TestEvictSessionClosesOnlyItsCatalogs(t *testing.T) {
 		t.Fatal("a child's server outlived the host")
 	}
 }
+
+// TestSessionRecordRetried: a turn whose context is already cancelled
+// cannot record its session, and the next turn records it.
+func TestSessionRecordRetried(t *testing.T) {
+	h, err := Open(Options{CoreDir: writeCore(t, "toolsets: [coding]\ncapabilities: [fs.read]\n"), Workspace: t.TempDir(), StateDir: t.TempDir(), BuiltinPluginDir: builtinDir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	store, err := h.Store()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := h.Session()
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := s.record(cancelled, store); err == nil {
+		t.Fatal("recorded under a cancelled context")
+	}
+	if _, err := h.NewTurn(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.Session(s.Authority().Principal, s.ID()); err != nil {
+		t.Fatalf("the session was not recorded on its next turn: %v", err)
+	}
+}
