@@ -22,6 +22,12 @@ const MaxMessageBytes = 16 << 20
 // CPU even within MaxMessageBytes. 1 GiB is a fraction of a second.
 const maxEventJoin = 64 * MaxMessageBytes
 
+// maxErrorBody bounds the body of a reply whose status is not a success:
+// mcp-go reads it whole and puts it in the request's error, which becomes
+// the server's diagnostic, so it is an error page or a JSON-RPC error,
+// never a message.
+const maxErrorBody = 4 << 10
+
 // boundTransport is the round tripper of one HTTP server's client: every
 // response body it returns is read through a boundBody. It buffers
 // nothing itself.
@@ -39,11 +45,17 @@ func (b *boundTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	body := &boundBody{rc: resp.Body, req: req, server: b.server, limit: b.limit, sse: mt == "text/event-stream",
+		what: "a response body", bound: "the host's bound on one message, MaxMessageBytes",
 		run: eventRun{limit: b.limit, joinLimit: b.joinLimit}}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		body.limit, body.sse = min(b.limit, maxErrorBody), false
+		body.what = fmt.Sprintf("an error reply (status %d)", resp.StatusCode)
+		body.bound = "the host's bound on an error reply"
+	}
 	// A body that announces its size past the bound fails before a byte
 	// of it is read.
-	if !body.sse && resp.ContentLength > b.limit {
-		body.fail(body.tooLarge("a response body"))
+	if !body.sse && resp.ContentLength > body.limit {
+		body.fail(body.tooLarge(body.what))
 	}
 	resp.Body = body
 	return resp, nil
@@ -78,6 +90,8 @@ type boundBody struct {
 	server string
 	limit  int64
 	sse    bool
+	what   string // what the body is, for the diagnostic when not sse
+	bound  string // which bound limit is, for the diagnostic
 
 	total int64
 	run   eventRun
@@ -118,7 +132,7 @@ func (b *boundBody) Read(p []byte) (int, error) {
 	}
 	b.total += int64(n)
 	if over := b.total - b.limit; over > 0 {
-		b.fail(b.tooLarge("a response body"))
+		b.fail(b.tooLarge(b.what))
 		return n - int(over), b.err
 	}
 	return n, err
@@ -126,8 +140,19 @@ func (b *boundBody) Read(p []byte) (int, error) {
 
 func (b *boundBody) tooLarge(what string) error {
 	return &boundError{server: b.server,
-		what: fmt.Sprintf("%s of more than %d MiB (the host's bound on one message, MaxMessageBytes)", what, b.limit>>20),
+		what: fmt.Sprintf("%s of more than %s (%s)", what, sizeText(b.limit), b.bound),
 		hint: "the server must page or shorten its replies"}
+}
+
+// sizeText writes a bound in the largest unit that holds it whole.
+func sizeText(n int64) string {
+	switch {
+	case n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
 }
 
 // fail records why the body failed and closes the connection at once:

@@ -209,12 +209,37 @@ func TestHTTPMessageBound(t *testing.T) {
 	}
 }
 
-// TestHTTPMessageBoundHeap: a tools/list reply of 256 MiB fails while
-// the host's heap grows by a small multiple of the bound at most, far
-// below the reply's size: nothing buffers the body past the bound.
+// TestHTTPMessageBoundHeap: a tools/list reply of 256 MiB, as a JSON body
+// or as one SSE event, fails while the host's heap grows by a small
+// multiple of the bound at most (what mcp-go buffers up to it), far below
+// the reply's size: nothing buffers the body past the bound.
 func TestHTTPMessageBoundHeap(t *testing.T) {
 	const body = 256 << 20
-	f := boundFixture(t, "huge", boundServer(t, jsonReply(toolsResult, body, false)))
+	for _, tc := range []struct {
+		name  string
+		reply rpcReply
+	}{
+		{"json", jsonReply(toolsResult, body, false)},
+		{"sse", sseReply(toolsResult, 0, 0, body, 0)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := boundFixture(t, "huge", boundServer(t, tc.reply))
+			var st State
+			grown := peakHeapGrowth(func() { st = state(t, f.resolve(), "huge") })
+			t.Logf("heap in use grew by at most %.1f MiB while a %d MiB reply was refused", float64(grown)/(1<<20), body>>20)
+			if st.Status != StatusFailed || !strings.Contains(st.Diagnostic, "more than 16 MiB") {
+				t.Fatalf("%+v", st)
+			}
+			if grown > 6*MaxMessageBytes {
+				t.Fatalf("heap grew by %d bytes for a %d byte reply", grown, body)
+			}
+		})
+	}
+}
+
+// peakHeapGrowth runs fn and returns the most the heap in use grew above
+// its level before, sampled every 2 ms.
+func peakHeapGrowth(fn func()) int64 {
 	runtime.GC()
 	var base runtime.MemStats
 	runtime.ReadMemStats(&base)
@@ -236,15 +261,26 @@ func TestHTTPMessageBoundHeap(t *testing.T) {
 			}
 		}
 	}()
-	st := state(t, f.resolve(), "huge")
+	fn()
 	close(done)
-	grown := int64(<-peak) - int64(base.HeapInuse)
-	t.Logf("heap in use grew by at most %.1f MiB while a %d MiB reply was refused", float64(grown)/(1<<20), body>>20)
-	if st.Status != StatusFailed || !strings.Contains(st.Diagnostic, "more than 16 MiB") {
-		t.Fatalf("%+v", st)
+	return int64(<-peak) - int64(base.HeapInuse)
+}
+
+// TestHTTPErrorReplyBound: a failure status with 64 MiB of body fails
+// discovery with a diagnostic that carries at most maxErrorBody of it
+// (mcp-go puts the body it read into the error).
+func TestHTTPErrorReplyBound(t *testing.T) {
+	f := boundFixture(t, "broken", boundServer(t, func(w http.ResponseWriter, method string, id, args json.RawMessage) {
+		w.Header().Set("Content-Type", "text/plain")
+		w.WriteHeader(http.StatusInternalServerError)
+		writePad(w, 64<<20)
+	}))
+	st := state(t, f.resolve(), "broken")
+	if st.Status != StatusFailed || !strings.Contains(st.Diagnostic, "status 500") || !strings.Contains(st.Diagnostic, "xxxx") {
+		t.Fatalf("%.300s", st.Diagnostic)
 	}
-	if grown > 4*MaxMessageBytes {
-		t.Fatalf("heap grew by %d bytes for a %d byte reply", grown, body)
+	if len(st.Diagnostic) > maxErrorBody+512 {
+		t.Fatalf("diagnostic of %d bytes", len(st.Diagnostic))
 	}
 }
 
@@ -297,22 +333,25 @@ func TestBoundBody(t *testing.T) {
 		body   string
 		length int64 // announced Content-Length; -1 unknown
 		join   int64 // the bound on joining data lines; 0 is 3*limit
+		status int   // 0 is 200
 		want   string
 		what   string // the start of the diagnostic; "" when it succeeds
 	}{
-		{"json at the bound", false, withID, "0123456789", -1, 0, "0123456789", ""},
-		{"json past the bound", false, withID, "0123456789A", -1, 0, "0123456789", "a response body of more than"},
-		{"json announced past the bound", false, withID, "0123456789A", 11, 0, "", "a response body of more than"},
-		{"sse events under the bound", true, withID, "data: 1\n\ndata:2\r\n\r\ndata: 3\n\n", -1, 0, "data: 1\n\ndata:2\r\n\r\ndata: 3\n\n", ""},
-		{"sse event past the bound", true, withID, "data: 1\n\ndata: 23456", -1, 0,
+		{"json at the bound", false, withID, "0123456789", -1, 0, 0, "0123456789", ""},
+		{"json past the bound", false, withID, "0123456789A", -1, 0, 0, "0123456789", "a response body of more than"},
+		{"json announced past the bound", false, withID, "0123456789A", 11, 0, 0, "", "a response body of more than"},
+		{"sse events under the bound", true, withID, "data: 1\n\ndata:2\r\n\r\ndata: 3\n\n", -1, 0, 0, "data: 1\n\ndata:2\r\n\r\ndata: 3\n\n", ""},
+		{"sse event past the bound", true, withID, "data: 1\n\ndata: 23456", -1, 0, 0,
 			"data: 1\n\ndata: 2345:\ndata:\x00\n\ndata: " + `{"error":{"code":-32000,"message":"MSG"},"id":"req-7","jsonrpc":"2.0"}` + "\n\n", "one server-sent event of more than"},
-		{"sse lines of one event", true, withID, "a\nb\nc\nd\ne\nf\n", -1, 0,
+		{"sse lines of one event", true, withID, "a\nb\nc\nd\ne\nf\n", -1, 0, 0,
 			"a\nb\nc\nd\ne\n:\ndata:\x00\n\ndata: " + `{"error":{"code":-32000,"message":"MSG"},"id":"req-7","jsonrpc":"2.0"}` + "\n\n", "one server-sent event of more than"},
-		{"sse data lines past the join bound", true, withID, "x\ndata:\n\n", -1, 5,
+		{"sse data lines past the join bound", true, withID, "x\ndata:\n\n", -1, 5, 0,
 			"x\ndata::\ndata:\x00\n\ndata: " + `{"error":{"code":-32000,"message":"MSG"},"id":"req-7","jsonrpc":"2.0"}` + "\n\n", "one server-sent event split into so many data lines"},
-		{"sse other lines are not joined", true, withID, "event:x\n\n", -1, 5, "event:x\n\n", ""},
-		{"sse past the bound, no request id", true, post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`), "0123456789AB", -1, 0, "0123456789", "one server-sent event of more than"},
-		{"sse announced length is no limit", true, withID, "data: 1\n\ndata: 2\n\n", 1 << 40, 0, "data: 1\n\ndata: 2\n\n", ""},
+		{"sse other lines are not joined", true, withID, "event:x\n\n", -1, 5, 0, "event:x\n\n", ""},
+		{"sse past the bound, no request id", true, post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`), "0123456789AB", -1, 0, 0, "0123456789", "one server-sent event of more than"},
+		{"sse announced length is no limit", true, withID, "data: 1\n\ndata: 2\n\n", 1 << 40, 0, 0, "data: 1\n\ndata: 2\n\n", ""},
+		{"error reply past its bound", false, withID, "0123456789A", -1, 0, 500, "0123456789", "an error reply (status 500) of more than 10 bytes (the host's bound on an error reply)"},
+		{"sse error reply is bounded whole", true, withID, "data: 1\n\n\n\n\n", -1, 0, 503, "data: 1\n\n\n", "an error reply (status 503) of more than 10 bytes"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			join := cmp.Or(tc.join, 3*limit)
@@ -322,7 +361,7 @@ func TestBoundBody(t *testing.T) {
 				if tc.sse {
 					h.Set("Content-Type", "text/event-stream; charset=utf-8")
 				}
-				return &http.Response{StatusCode: 200, Header: h, ContentLength: tc.length, Body: io.NopCloser(iotestOneByte(tc.body))}, nil
+				return &http.Response{StatusCode: cmp.Or(tc.status, 200), Header: h, ContentLength: tc.length, Body: io.NopCloser(iotestOneByte(tc.body))}, nil
 			})}
 			resp, err := bt.RoundTrip(tc.req)
 			if err != nil {
