@@ -19,7 +19,7 @@ const MaxMessageBytes = 16 << 20
 // maxEventJoin bounds the bytes mcp-go copies to join the data lines of
 // one event: it appends each line to the event's data by copying all of
 // it, so an event of many short lines costs the square of its size in
-// CPU even within MaxMessageBytes. 1 GiB is a fraction of a second.
+// CPU even within MaxMessageBytes. 1 GiB of copying is around a second.
 const maxEventJoin = 64 * MaxMessageBytes
 
 // maxErrorBody bounds the body of a reply whose status is not a success:
