@@ -28,12 +28,7 @@ func (t *Turn) finish(ctx context.Context, p *prepared, out Outcome, status Stat
 		ModelOutput: res.GetModelOutput(), HasModelOutput: res.GetHasModelOutput(),
 		DisplayOutput: res.GetDisplayOutput(), HasDisplayOutput: res.GetHasDisplayOutput(),
 	}
-	if len(res.GetStructured()) > 0 {
-		var m map[string]any
-		if json.Unmarshal(res.GetStructured(), &m) == nil {
-			raw.Structured = m
-		}
-	}
+	raw.Structured = structuredObject(res.GetStructured())
 	// Make discovers the secrets in the arguments itself.
 	out.Views = redact.Make(raw, p.command.secrets())
 
@@ -80,4 +75,19 @@ func (t *Turn) finish(ctx context.Context, p *prepared, out Outcome, status Stat
 		}
 	}
 	return out
+}
+
+// structuredObject decodes a result's structured content; anything but a
+// JSON object (invalid JSON, an array, a number) is dropped. Decoded into
+// an interface, encoding/json builds the map without reflection.
+func structuredObject(b []byte) map[string]any {
+	if len(b) == 0 {
+		return nil
+	}
+	var v any
+	if json.Unmarshal(b, &v) != nil {
+		return nil
+	}
+	m, _ := v.(map[string]any)
+	return m
 }

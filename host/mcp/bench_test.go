@@ -107,6 +107,55 @@ func BenchmarkCallOverhead(b *testing.B) {
 		}
 		reportLatency(b, lat)
 	})
+	// interleaved alternates blocks of direct and dispatch calls within
+	// one run, so both see the same load on a shared machine; it reports
+	// both p50s and their ratio (x1000).
+	b.Run("interleaved", func(b *testing.B) {
+		turn := f.dispatchTurn(r, "echo__echo")
+		store := turn.Events.(*runtime.Store)
+		turn.Events = handoffSink{store}
+		turn.MaxCalls = 1 << 30
+		call := dispatch.ToolCall{ID: "bench", Name: "echo__echo", Args: []byte(`{"text":"hello"}`)}
+		req := mcp.CallToolRequest{}
+		req.Params.Name = "echo"
+		req.Params.Arguments = map[string]any{"text": "hello"}
+		const block = 50
+		direct := make([]time.Duration, 0, b.N/2+block)
+		viaDispatch := make([]time.Duration, 0, b.N/2+block)
+		i := 0
+		for b.Loop() {
+			start := time.Now()
+			if i/block%2 == 0 {
+				res, err := c.client.CallTool(ctx, req)
+				direct = append(direct, time.Since(start))
+				if err != nil || res.IsError {
+					b.Fatal(err)
+				}
+			} else {
+				out := turn.Call(ctx, call)
+				viaDispatch = append(viaDispatch, time.Since(start))
+				if !out.OK() {
+					b.Fatal(out.Status, out.Views.Model)
+				}
+			}
+			i++
+		}
+		if len(direct) == 0 || len(viaDispatch) == 0 {
+			return
+		}
+		d, v := percentile(direct, 0.5), percentile(viaDispatch, 0.5)
+		b.ReportMetric(d, "direct-p50-ns")
+		b.ReportMetric(v, "dispatch-p50-ns")
+		b.ReportMetric(percentile(direct, 0.99), "direct-p99-ns")
+		b.ReportMetric(percentile(viaDispatch, 0.99), "dispatch-p99-ns")
+		b.ReportMetric(1000*v/d, "ratio-x1000")
+	})
+}
+
+// percentile sorts lat and returns its p-th percentile in nanoseconds.
+func percentile(lat []time.Duration, p float64) float64 {
+	slices.Sort(lat)
+	return float64(lat[int(float64(len(lat)-1)*p)].Nanoseconds())
 }
 
 func reportLatency(b *testing.B, lat []time.Duration) {
