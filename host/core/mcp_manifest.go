@@ -147,7 +147,10 @@ func LoadMCPServers(root string) ([]MCPServer, []MCPManifestError) {
 		id, isYAML := strings.CutSuffix(name, ".yaml")
 		if !isYAML {
 			if yml, ok := strings.CutSuffix(name, ".yml"); ok {
-				errs = append(errs, MCPManifestError{ID: yml, Err: &LoadError{File: file, Msg: "MCP manifests end in .yaml; rename it to " + yml + ".yaml"}})
+				// Named by the file, not by the server it would declare: an
+				// error under the id of a.yaml's server would close that
+				// server's connection every turn.
+				errs = append(errs, MCPManifestError{ID: name, Err: &LoadError{File: file, Msg: "MCP manifests end in .yaml; rename it to " + yml + ".yaml"}})
 			}
 			continue
 		}

@@ -139,6 +139,7 @@ func TestLoadMCPServers(t *testing.T) {
 		"a.yaml":    "url: https://a.example/mcp\n",
 		"bad.yaml":  "command: [\n",
 		"old.yml":   "command: x\n",
+		"a.yml":     "command: a\n",
 		"README.md": "not a manifest\n",
 	}
 	for name, body := range files {
@@ -161,11 +162,13 @@ func TestLoadMCPServers(t *testing.T) {
 	for _, e := range errs {
 		errIDs = append(errIDs, e.ID)
 	}
-	if !slices.Equal(errIDs, []string{"bad", "old", "sub"}) {
+	// A stray .yml is named by its file, never by a server's id: a.yml
+	// beside a.yaml must not be taken for an error of server a.
+	if !slices.Equal(errIDs, []string{"a.yml", "bad", "old.yml", "sub"}) {
 		t.Fatalf("errors %v: %v", errIDs, errs)
 	}
-	if !strings.Contains(errs[1].Err.Msg, "rename it to old.yaml") || !strings.Contains(errs[2].Err.Msg, "not a regular file") {
-		t.Fatalf("%v / %v", errs[1].Err, errs[2].Err)
+	if !strings.Contains(errs[2].Err.Msg, "rename it to old.yaml") || !strings.Contains(errs[3].Err.Msg, "not a regular file") {
+		t.Fatalf("%v / %v", errs[2].Err, errs[3].Err)
 	}
 	if s, e := LoadMCPServers(""); s != nil || e != nil {
 		t.Fatal("no root must mean no servers")

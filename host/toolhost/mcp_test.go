@@ -146,3 +146,40 @@ func TestMCPURLDecisionEvents(t *testing.T) {
 		t.Errorf("event shows path or query: %s", data)
 	}
 }
+
+// TestStrayYmlLeavesTheServerAlone: docs.yml beside docs.yaml is reported
+// once, under its file name, and does not restart docs every turn.
+func TestStrayYmlLeavesTheServerAlone(t *testing.T) {
+	bins := mcptest.Servers(t)
+	dir := mcpCore(t, `"mcp.connect:*", "mcp.call:*"`, map[string]string{
+		"docs": "command: " + filepath.Join(bins, "echo") + "\n",
+	})
+	if err := os.WriteFile(filepath.Join(dir, "agent", "mcp", "docs.yml"), []byte("command: x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h, err := Open(Options{CoreDir: dir, Workspace: t.TempDir(), StateDir: t.TempDir(), BuiltinPluginDir: builtinDir,
+		Rules: []string{"allow:mcp_connect__docs", "allow:docs__pids"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	first := serverPid(t, h.Session())
+	if second := serverPid(t, h.Session()); second != first {
+		t.Fatalf("docs restarted between turns: %d, then %d", first, second)
+	}
+	var docs, yml int
+	for _, s := range h.MCPStates() {
+		switch s.Server {
+		case "docs":
+			docs++
+		case "docs.yml":
+			yml++
+			if !strings.Contains(s.Diagnostic, "rename it to docs.yaml") {
+				t.Errorf("diagnostic %q", s.Diagnostic)
+			}
+		}
+	}
+	if docs != 1 || yml != 1 {
+		t.Fatalf("%+v", h.MCPStates())
+	}
+}
