@@ -71,7 +71,7 @@ func preview(p *plan) string {
 		if len(s.Args) > 0 {
 			args := make([]string, len(s.Args))
 			for i, a := range s.Args {
-				args[i] = fmt.Sprintf("%q", p.secrets.String(a))
+				args[i] = fmt.Sprintf("%q", p.previewArg(i, a))
 			}
 			fmt.Fprintf(&b, "args: %s\n", clipText(strings.Join(args, " "), 400))
 		}

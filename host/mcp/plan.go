@@ -155,5 +155,5 @@ func (p *plan) redactErr(err error) string {
 	if err == nil {
 		return ""
 	}
-	return p.secrets.String(err.Error())
+	return hredact.Text(p.secrets.String(err.Error()))
 }
