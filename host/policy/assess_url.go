@@ -81,8 +81,9 @@ type URLVerdict struct {
 	// IDNA and trailing dots come to.
 	Host string `json:"host,omitempty"`
 	// Class is the refused class, "public" when allowed.
-	Class     string   `json:"class,omitempty"`
-	Reasons   []string `json:"reasons"`
+	Class string `json:"class,omitempty"`
+	// Reason says why, in a sentence.
+	Reason    string   `json:"reason"`
 	Resolved  bool     `json:"resolved"`
 	Addresses []string `json:"addresses,omitempty"`
 }
@@ -90,15 +91,19 @@ type URLVerdict struct {
 // CheckURL gives the URL policy's verdict on raw. DNS is used only when
 // resolve is true; otherwise a name is "unresolved".
 func CheckURL(ctx context.Context, raw string, resolve bool) URLVerdict {
-	v := URLVerdict{Origin: netpolicy.OriginSummary(raw), Reasons: []string{}}
+	v := URLVerdict{Origin: netpolicy.OriginSummary(raw)}
 	refuse := func(err error) URLVerdict {
-		v.Decision, v.Class = "refused", "invalid-url"
-		v.Reasons = append(v.Reasons, err.Error())
+		v.Decision, v.Class, v.Reason = "refused", "invalid-url", err.Error()
 		var re *netpolicy.RefusedError
 		if errors.As(err, &re) {
-			v.Class, v.Reasons = re.Class, []string{re.Reason}
+			v.Class, v.Reason = re.Class, re.Reason
 		}
 		return v
+	}
+	// The normalised host is shown for a refused URL too: that is where
+	// the legacy numeric forms matter.
+	if pt, err := netpolicy.Parse(raw); err == nil {
+		v.Origin, v.Host = pt.Origin(), pt.Host
 	}
 	t, err := netpolicy.Check(raw)
 	if err != nil {
@@ -107,7 +112,7 @@ func CheckURL(ctx context.Context, raw string, resolve bool) URLVerdict {
 	v.Origin, v.Host = t.Origin(), t.Host
 	if !t.IsLiteral() && !resolve {
 		v.Decision = "unresolved"
-		v.Reasons = append(v.Reasons, "the name's addresses are checked when it is fetched; pass --resolve to look them up now")
+		v.Reason = "the name's addresses are checked when it is fetched; pass --resolve to look them up now"
 		return v
 	}
 	addrs, err := netpolicy.New(netpolicy.Options{}).Resolve(ctx, t)
@@ -119,6 +124,6 @@ func CheckURL(ctx context.Context, raw string, resolve bool) URLVerdict {
 	for _, a := range addrs {
 		v.Addresses = append(v.Addresses, a.String())
 	}
-	v.Reasons = append(v.Reasons, "every address is public")
+	v.Reason = "every address is public"
 	return v
 }
