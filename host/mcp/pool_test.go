@@ -111,15 +111,15 @@ func TestCallNeedsCallCapability(t *testing.T) {
 }
 
 // TestGateBeforeStart: without the capability, or without approval, no
-// process starts; a denial is asked again the next turn; a cwd outside the
-// workspace fails before anyone is asked.
+// process starts; a denial is asked again the next turn; the approved
+// server runs in the resolved cwd; a cwd outside the workspace fails
+// before anyone is asked.
 func TestGateBeforeStart(t *testing.T) {
 	f := newFixture(t)
+	// The shell writes its working directory to the marker, then becomes
+	// the echo server: the marker exists once anything was started.
 	marker := filepath.Join(t.TempDir(), "started")
-	f.server("echo", "echo", "env: {STARTED_FILE: "+marker+"}\nargs: [-started-file-from-env]\n")
-	// The echo server takes no such flag: it would exit at once; what
-	// matters is that it is never even started while gated.
-	f.server("echo", "echo", "cwd: sub\n")
+	f.shellServer("echo", "pwd -P > "+marker+"; exec "+filepath.Join(f.bins, "echo"), "cwd: sub\n")
 	f.caps = []string{"mcp.call:echo"}
 	if st := state(t, f.resolve(), "echo"); st.Status != StatusDenied || !strings.Contains(st.Diagnostic, "mcp.connect:echo is not granted") {
 		t.Fatalf("%+v", st)
@@ -127,6 +127,7 @@ func TestGateBeforeStart(t *testing.T) {
 	if f.ask.count() != 0 {
 		t.Fatal("asked for approval without the capability")
 	}
+	notStarted(t, marker, "without the capability")
 	f.caps = []string{"mcp.connect:echo", "mcp.call:echo"}
 	if st := state(t, f.resolve(), "echo"); st.Status != StatusDenied || !strings.Contains(st.Diagnostic, "not approved") || !st.RetryAt.IsZero() {
 		t.Fatalf("%+v", st)
@@ -134,6 +135,7 @@ func TestGateBeforeStart(t *testing.T) {
 	if f.ask.count() != 1 {
 		t.Fatalf("asked %d times", f.ask.count())
 	}
+	notStarted(t, marker, "without approval")
 	// Denial is rechecked next turn, not cached.
 	f.ask.allow(ConnectTool("echo"))
 	r := f.resolve()
@@ -142,10 +144,12 @@ func TestGateBeforeStart(t *testing.T) {
 		t.Fatalf("%+v asked %d", st, f.ask.count())
 	}
 	// The server runs in the resolved cwd.
-	turn := f.dispatchTurn(r, "echo__env")
-	out := turn.Call(context.Background(), dispatch.ToolCall{Name: "echo__env", Args: []byte(`{}`)})
-	if !out.OK() || !strings.Contains(out.Views.Model, "PWD") && false {
-		t.Fatalf("%s %q", out.Status, out.Views.Model)
+	cwd, err := os.ReadFile(marker)
+	if err != nil {
+		t.Fatalf("approved, yet never started: %v", err)
+	}
+	if got := strings.TrimSpace(string(cwd)); got != filepath.Join(f.ws.Root, "sub") {
+		t.Fatalf("the server ran in %s, not in the workspace's sub", got)
 	}
 
 	for _, cwd := range []string{"..", "/etc", "missing"} {
@@ -164,6 +168,24 @@ func TestGateBeforeStart(t *testing.T) {
 	g.server("out", "echo", "cwd: link\n")
 	if st := state(t, g.resolve(), "out"); st.Status != StatusFailed || !strings.Contains(st.Diagnostic, "outside the workspace") {
 		t.Fatalf("%+v", st)
+	}
+}
+
+// shellServer declares a stdio server that /bin/sh runs as script.
+func (f *fixture) shellServer(id, script, extra string) {
+	f.t.Helper()
+	args, err := json.Marshal([]string{"-c", script})
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	mcptest.Manifest(f.t, f.mcpDir, id, "command: /bin/sh\nargs: "+string(args)+"\n"+extra)
+}
+
+// notStarted fails the test when marker exists: a server was started.
+func notStarted(t *testing.T, marker, when string) {
+	t.Helper()
+	if _, err := os.Stat(marker); !os.IsNotExist(err) {
+		t.Fatalf("a server process started %s (marker: %v)", when, err)
 	}
 }
 
