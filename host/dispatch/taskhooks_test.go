@@ -160,6 +160,12 @@ func TestTaskControlKnowsOnlyCancel(t *testing.T) {
 	turn := h.taskToolTurn(t, tasks, nil, "test", "ses_test")
 	id := startTask(t, turn, `{"command":"make watch","background":true}`)
 	defer tasks.Cancel(context.Background(), testScope, id)
+	// A task is queued until its plugin call starts; then it runs.
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if task, _ := tasks.Get(testScope, id); task.State != runtime.TaskQueued {
+			break
+		}
+	}
 	out := callTool(turn, "task_control", fmt.Sprintf(`{"task_id":%q,"command":"pause"}`, id))
 	if out.OK() || !strings.Contains(out.Views.Model, "cancel") {
 		t.Errorf("task_control pause = %s %q", out.Status, out.Views.Model)
