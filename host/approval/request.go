@@ -28,6 +28,12 @@ type Request struct {
 	// call and later ones with the same fingerprint.
 	SessionAllowable bool
 	Subjects         []policy.SubjectFact
+	// OperatorOnly asks for an explicit approval, as a command the shell
+	// guard did not allow does: the operator's command-line rule, a
+	// session allow or the provider's answer, never an auto policy or a
+	// core's standing rule (which the agent may have written). Starting
+	// an MCP server, a program of the core's choosing, asks this way.
+	OperatorOnly bool
 }
 
 // Via values say which step of Resolve decided.

@@ -40,7 +40,8 @@ type Resolver struct {
 // standing rule from a core never lowers the guard's verdict. Such a call
 // runs only on an explicit approval: that rule, a session allow for the
 // same fingerprint, or the provider's answer. A command the guard blocks
-// is refused at step 1 even if req.Block was not set.
+// is refused at step 1 even if req.Block was not set. A request marked
+// OperatorOnly is treated as such a call.
 //  7. a live session allow for the same authority, tool and subjects
 //     allows (Via session), when the request is session-allowable;
 //  8. the provider is asked: allow once or for the session (Via prompt),
@@ -52,6 +53,7 @@ type Resolver struct {
 // is then a refusal too.
 func (r *Resolver) Resolve(ctx context.Context, req Request) (Outcome, error) {
 	guarded, blocked := guardVerdict(req.Subjects)
+	guarded = guarded || req.OperatorOnly
 	if req.Block || blocked {
 		return refuse(ViaBlock, "blocked", req.Reasons), nil
 	}
@@ -67,7 +69,7 @@ func (r *Resolver) Resolve(ctx context.Context, req Request) (Outcome, error) {
 	if req.Policy == catalog.ApprovalAuto && !guarded {
 		return Outcome{Allowed: true, Via: ViaAuto, Reason: "approval policy is auto", Scope: ScopeOnce}, nil
 	}
-	if rule, ok := r.firstMatch(RuleAllow, req); ok && (!guarded || rule.Explicit()) {
+	if rule, ok := r.allowMatch(req, guarded); ok {
 		return Outcome{Allowed: true, Via: ViaRule, Reason: "allowed by rule " + ruleName(rule), Scope: ScopeOnce}, nil
 	}
 	sessionable := req.SessionAllowable && r.Sessions != nil && req.Fingerprint != ""
@@ -83,6 +85,18 @@ func (r *Resolver) Resolve(ctx context.Context, req Request) (Outcome, error) {
 func (r *Resolver) firstMatch(action RuleAction, req Request) (Rule, bool) {
 	for _, rule := range r.Rules {
 		if rule.Action == action && rule.Matches(req) {
+			return rule, true
+		}
+	}
+	return Rule{}, false
+}
+
+// allowMatch is the first allow rule that matches req and may approve it:
+// for a guarded request only an explicit rule may, and a core's standing
+// rule before it does not hide the operator's.
+func (r *Resolver) allowMatch(req Request, guarded bool) (Rule, bool) {
+	for _, rule := range r.Rules {
+		if rule.Action == RuleAllow && (!guarded || rule.Explicit()) && rule.Matches(req) {
 			return rule, true
 		}
 	}

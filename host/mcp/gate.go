@@ -40,7 +40,7 @@ func gate(ctx context.Context, p *plan, a policy.Authority, approvals *approval.
 		Tool: ConnectTool(id), CallID: "connect:" + id, Risk: catalog.RiskHigh, Policy: catalog.ApprovalPrompt,
 		Reasons:     []string{fmt.Sprintf("MCP server %s %s and offers its tools to the agent", id, what)},
 		Preview:     preview(p),
-		Fingerprint: p.key, Authority: a, SessionAllowable: true,
+		Fingerprint: p.key, Authority: a, SessionAllowable: true, OperatorOnly: true,
 	})
 	if err != nil {
 		return &deniedError{msg: "connect approval was interrupted: " + err.Error()}
