@@ -255,7 +255,7 @@ func (c *conn) shutdown(reason string, grace time.Duration) {
 			case <-c.tail.done:
 			case <-time.After(time.Second):
 			}
-			_ = appendStderrLog(c.stateDir, c.plan.server.ID, reason, c.tail.window(), c.plan.secrets)
+			_ = appendStderrLog(c.stateDir, c.plan.server.ID, reason, c.tail.redactedWindow(c.plan.secrets))
 		}
 	})
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	hredact "demiurge.dev/host/redact"
 	sredact "demiurge.dev/shared/redact"
 )
 
@@ -66,12 +67,26 @@ func (t *stderrTail) window() string {
 	t.mu.Lock()
 	s := string(t.buf)
 	t.mu.Unlock()
-	if n := utf8.RuneCountInString(s); n > StderrWindow {
-		skip := n - StderrWindow
+	return lastRunes(s, StderrWindow)
+}
+
+// redactedWindow redacts all that is kept (the declaration's values, then
+// well-known token formats) and only then cuts the window, so that a
+// secret the cut would split is replaced while it is whole.
+func (t *stderrTail) redactedWindow(r *sredact.Replacer) string {
+	t.mu.Lock()
+	s := string(t.buf)
+	t.mu.Unlock()
+	return lastRunes(hredact.Text(r.String(s)), StderrWindow)
+}
+
+// lastRunes is the last n characters of s, starting on a rune boundary.
+func lastRunes(s string, n int) string {
+	if c := utf8.RuneCountInString(s); c > n {
+		skip := c - n
 		for i := range s {
 			if skip == 0 {
-				s = s[i:]
-				break
+				return s[i:]
 			}
 			skip--
 		}
@@ -79,9 +94,9 @@ func (t *stderrTail) window() string {
 	return s
 }
 
-// appendStderrLog redacts a closed server's stderr window and appends it to
+// appendStderrLog appends a closed server's redacted stderr window to
 // STATE/logs/mcp-stderr.log, a private file in a private directory.
-func appendStderrLog(stateDir, server, reason, window string, r *sredact.Replacer) error {
+func appendStderrLog(stateDir, server, reason, window string) error {
 	if stateDir == "" || strings.TrimSpace(window) == "" {
 		return nil
 	}
@@ -100,7 +115,7 @@ func appendStderrLog(stateDir, server, reason, window string, r *sredact.Replace
 	if err := f.Chmod(0o600); err != nil {
 		return fmt.Errorf("mcp stderr log: %w", err)
 	}
-	text := r.String(window)
+	text := window
 	if !strings.HasSuffix(text, "\n") {
 		text += "\n"
 	}
