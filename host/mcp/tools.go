@@ -3,6 +3,8 @@ package mcp
 import (
 	"fmt"
 	"slices"
+	"strconv"
+	"strings"
 
 	"demiurge.dev/catalog"
 	"demiurge.dev/host/core"
@@ -39,11 +41,12 @@ type offered struct {
 func selectTools(s core.MCPServer, tools []rawTool) ([]offered, []string, error) {
 	var out []offered
 	var diags []string
-	count := map[string]int{}
-	for _, t := range tools {
-		count[t.Name]++
+	// positions are the 1-based places of each name in the server's list.
+	positions := map[string][]int{}
+	for i, t := range tools {
+		positions[t.Name] = append(positions[t.Name], i+1)
 	}
-	for _, t := range tools {
+	for i, t := range tools {
 		if len(s.Include) > 0 && !slices.Contains(s.Include, t.Name) {
 			continue
 		}
@@ -55,8 +58,11 @@ func selectTools(s core.MCPServer, tools []rawTool) ([]offered, []string, error)
 			diags = append(diags, err.Error())
 			continue
 		}
-		if count[t.Name] > 1 {
-			diags = append(diags, fmt.Sprintf("MCP server %s lists tool %q %d times; both sides are left out (%s and %s), ask the server to fix its list", s.ID, clip(t.Name), count[t.Name], name, name))
+		if at := positions[t.Name]; len(at) > 1 {
+			// One diagnostic for all the copies, said at the first.
+			if at[0] == i+1 {
+				diags = append(diags, fmt.Sprintf("MCP server %s lists tool %q %d times (entries %s of its tools/list); every copy is left out rather than one picked, so %s is not offered; ask the server to fix its list", s.ID, clip(t.Name), len(at), joinInts(at), name))
+			}
 			continue
 		}
 		if _, err := catalog.CompileSchema(t.InputSchema); err != nil {
@@ -86,6 +92,14 @@ func spec(s core.MCPServer, t offered) catalog.ToolSpec {
 		Effect:     effect,
 		Provenance: catalog.Provenance{Kind: catalog.SourceMCP, Toolset: s.ID, Path: s.File},
 	}
+}
+
+func joinInts(v []int) string {
+	parts := make([]string, len(v))
+	for i, n := range v {
+		parts[i] = strconv.Itoa(n)
+	}
+	return strings.Join(parts, ", ")
 }
 
 func clip(s string) string {
