@@ -180,14 +180,17 @@ func TestDiscoveryLimit(t *testing.T) {
 
 // TestKilledServerReconnects: a server killed between turns is failed on
 // the next turn, not reconnected before its retry window ends, and
-// reconnected on the first turn after it.
+// reconnected on the first turn after it; a healthy server beside it keeps
+// its connection (and process) throughout.
 func TestKilledServerReconnects(t *testing.T) {
 	const window = 700 * time.Millisecond
 	f := newFixture(t, func(c *Config) { c.NegativeTTL = window })
 	f.server("echo", "echo", "")
-	f.ask.allow(ConnectTool("echo"))
+	f.server("steady", "echo", "")
+	f.ask.allow(ConnectTool("echo"), ConnectTool("steady"))
 	r := f.resolve()
 	pid := pidOf(t, f, r, "echo__pids")
+	steady := pidOf(t, f, r, "steady__pids")
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
@@ -210,6 +213,9 @@ func TestKilledServerReconnects(t *testing.T) {
 	}
 	if pidOf(t, f, r, "echo__pids") == pid {
 		t.Fatal("same process")
+	}
+	if pidOf(t, f, r, "steady__pids") != steady || f.ask.count() != 3 {
+		t.Fatalf("the healthy server was reconnected too (asked %d times)", f.ask.count())
 	}
 }
 
