@@ -84,6 +84,11 @@ func TestParseMCPServerBad(t *testing.T) {
 		{"neither", "a.yaml", "enabled: true\n", 1, "", "declares neither command"},
 		{"both", "a.yaml", "command: x\nurl: https://a.example/\n", 1, "url", "both command"},
 		{"unknown key", "a.yaml", "comand: x\n", 1, "comand", `did you mean "command"?`},
+		// A manifest cannot opt into private targets or an ambient proxy:
+		// neither is a key.
+		{"allow_private", "a.yaml", "url: https://a.example/mcp\nallow_private: true\n", 2, "allow_private", `unknown key "allow_private"`},
+		{"allow_private on stdio", "a.yaml", "command: x\nallow_private: true\n", 2, "allow_private", `unknown key "allow_private"`},
+		{"proxy", "a.yaml", "url: https://a.example/mcp\nproxy: http://127.0.0.1:3128\n", 2, "proxy", `unknown key "proxy"`},
 		{"args not list", "a.yaml", "command: x\nargs: -y\n", 2, "args", "want a list"},
 		{"arg number", "a.yaml", "command: x\nargs: [--port, 8080]\n", 2, "args[1]", "want a string, got the number 8080"},
 		{"env bad key", "a.yaml", "command: x\nenv: {\"A-B\": v}\n", 2, "env.A-B", "not an environment variable name"},
