@@ -13,16 +13,33 @@ type Secret struct {
 }
 
 // Replacer is a compiled, immutable set of secrets. It is safe for
-// concurrent use.
+// concurrent use. The host builds one for every call that has secrets, so
+// it is small and cheap to build.
 type Replacer struct {
-	// byFirst lists, for each first byte, the secrets starting with it,
-	// longest first, so the first full match found is the longest one.
-	byFirst [256][]entry
-	// pairs has a bit for every first two bytes of a secret: a position
-	// whose two bytes are not a pair cannot start one, which rules out
-	// almost every position of ordinary text with one lookup.
-	pairs  [1 << 16 / 64]uint64
-	maxLen int
+	// pairs is a filter over the first two bytes of every secret: a
+	// position whose two bytes map to a clear bit cannot start one, which
+	// rules out almost every position of ordinary text with one lookup.
+	// Two pairs may share a bit; that only sends a position on to the
+	// exact check.
+	pairs [1 << pairBits / 64]uint64
+	// first holds, for each byte, 1 + the index in buckets of the secrets
+	// starting with it, 0 for none. Each bucket lists its secrets longest
+	// first, so the first full match found is the longest one.
+	first   [256]uint16
+	buckets [][]entry
+	maxLen  int
+}
+
+// pairBits sizes the pair filter: 32768 bits keep it at 4 KiB, half the
+// exact index of every two-byte pair, so a Replacer is cheap to build.
+const pairBits = 15
+
+// pairSlot maps two bytes to a bit of the pair filter. The bytes overlap
+// in one bit only: two pairs share a bit only when the first bytes differ
+// in their lowest bit and the second bytes in their highest, so for ASCII
+// text the filter is exact, and it costs what the exact index costs.
+func pairSlot(a, b byte) uint {
+	return uint(a)<<(pairBits-8) ^ uint(b)
 }
 
 type entry struct {
@@ -59,9 +76,14 @@ func NewReplacer(secrets []Secret) *Replacer {
 			continue
 		}
 		c := s.Value[0]
-		r.byFirst[c] = append(r.byFirst[c], entry{value: s.Value, marker: Marker(s.Target)})
-		pair := uint(c)<<8 | uint(s.Value[1]) // every value has MinSecretLen >= 2 bytes
-		r.pairs[pair/64] |= 1 << (pair % 64)
+		if r.first[c] == 0 {
+			r.buckets = append(r.buckets, nil)
+			r.first[c] = uint16(len(r.buckets))
+		}
+		k := r.first[c] - 1
+		r.buckets[k] = append(r.buckets[k], entry{value: s.Value, marker: Marker(s.Target)})
+		slot := pairSlot(c, s.Value[1]) // every value has MinSecretLen >= 2 bytes
+		r.pairs[slot/64] |= 1 << (slot % 64)
 		if len(s.Value) > r.maxLen {
 			r.maxLen = len(s.Value)
 		}
@@ -116,11 +138,12 @@ func (r *Replacer) scan(b []byte, final bool, emit func(lit []byte, marker strin
 	i := 0
 	for i < len(b) {
 		i = r.skip(b, i)
-		cands := r.byFirst[b[i]]
-		if len(cands) == 0 {
+		bucket := r.first[b[i]]
+		if bucket == 0 {
 			i++
 			continue
 		}
+		cands := r.buckets[bucket-1]
 		rest := b[i:]
 		matched, undecided := -1, false
 		for k, e := range cands { // longest first
@@ -160,12 +183,12 @@ func (r *Replacer) scan(b []byte, final bool, emit func(lit []byte, marker strin
 }
 
 // skip returns the first position from i on where a secret may start:
-// one whose two bytes are a secret's first two, or the last byte, which
-// has no pair yet and takes the slow path.
+// one whose two bytes pass the pair filter, or the last byte, which has no
+// pair yet and takes the slow path.
 func (r *Replacer) skip(b []byte, i int) int {
 	for ; i+1 < len(b); i++ {
-		pair := uint(b[i])<<8 | uint(b[i+1])
-		if r.pairs[pair>>6]&(1<<(pair&63)) != 0 {
+		slot := pairSlot(b[i], b[i+1])
+		if r.pairs[slot>>6]&(1<<(slot&63)) != 0 {
 			return i
 		}
 	}

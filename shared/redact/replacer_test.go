@@ -35,6 +35,12 @@ var redactCases = []struct {
 	{"binary bytes", "\x00\xffSECRET\xff", map[string]string{"K": "\xffSECRET"}, "\x00<redacted:K>\xff"},
 	{"self overlapping", "aaaaaaaaa", map[string]string{"K": "aaaa"}, "<redacted:K><redacted:K>a"},
 	{"no secrets", "plain", nil, "plain"},
+	// "AB" and "@\xc2" share a bit of the pair filter: the filter only
+	// sends a position on, the exact check decides.
+	{"pair filter collision", "AB @\xc2XYZ AB", map[string]string{"K": "@\xc2XYZ"}, "AB <redacted:K> AB"},
+	{"colliding secrets", "@\xc2XYZ ABCD", map[string]string{"K": "@\xc2XYZ", "L": "ABCD"}, "<redacted:K> <redacted:L>"},
+	{"many first bytes", "a1b2c3d4 e5f6", map[string]string{"A": "a1b2", "C": "c3d4", "E": "e5f6", "X": "x9y9"},
+		"<redacted:A><redacted:C> <redacted:E>"},
 }
 
 func TestRedactString(t *testing.T) {
