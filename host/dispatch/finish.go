@@ -32,29 +32,10 @@ func (t *Turn) finish(ctx context.Context, p *prepared, out Outcome, status Stat
 	// Make discovers the secrets in the arguments itself.
 	out.Views = redact.Make(raw, p.command.secrets())
 
-	data := make(map[string]any, len(out.Views.Event)+8)
-	data["status"], data["duration_ms"] = string(status), out.Duration.Milliseconds()
-	for k, v := range out.Views.Event {
-		data[k] = v
-	}
-	if out.Approval.Via != "" {
-		data["approval"] = map[string]any{"allowed": out.Approval.Allowed, "via": out.Approval.Via, "scope": out.Approval.Scope, "reason": out.Approval.Reason}
-	}
-	if p.assess != nil {
-		data["risk"] = p.assess.Risk.String()
-		data["policy"] = p.assess.Approval.String()
-		data["resource_keys"] = p.assess.ResourceKeys
-	}
-	if p.entry != nil {
-		data["source"] = p.entry.Spec.Provenance
-	}
-	if c := p.command.audit(); c != nil {
-		data["command"] = c
-	}
 	if t.Events == nil {
 		return out
 	}
-	body, err := runtime.MarshalData(data)
+	body, err := auditData(p, out)
 	if err == nil {
 		// The audit record is written even when the caller gave up.
 		actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
