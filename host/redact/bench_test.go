@@ -53,3 +53,15 @@ func BenchmarkMakeReadFile(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkMakeEcho is Make as dispatch runs it for the MCP call-overhead
+// benchmark's call: echo of a short text, no structured result.
+func BenchmarkMakeEcho(b *testing.B) {
+	raw := Raw{Tool: "echo__echo", CallID: "bench", Args: map[string]any{"text": "hello"}, Content: "hello"}
+	b.ReportAllocs()
+	for b.Loop() {
+		if v := Make(raw, nil); v.Failed {
+			b.Fatal("failed")
+		}
+	}
+}

@@ -76,7 +76,9 @@ func (c *collector) walk(path string, v any, secretKey string) {
 		if secretKey != "" {
 			c.addCredential(v, "arg:"+path, secretKey)
 		}
-		c.text("arg:"+path, v)
+		if mayHoldSecrets(v) { // before its source is built
+			c.text("arg:"+path, v)
+		}
 	case float64, float32, int, int64, int32, uint, uint64, uint32, json.Number:
 		if secretKey != "" {
 			c.add(numberText(v), "arg:"+path, secretKey)

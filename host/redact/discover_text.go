@@ -21,7 +21,7 @@ var (
 
 // text finds secrets inside one string.
 func (c *collector) text(source, s string) {
-	if len(s) < 4 {
+	if !mayHoldSecrets(s) {
 		return
 	}
 	if strings.Contains(s, "://") {
@@ -60,6 +60,13 @@ func (c *collector) text(source, s string) {
 	if strings.Contains(s, "-") {
 		c.command(source, s)
 	}
+}
+
+// mayHoldSecrets is false for a string in which text can find nothing:
+// every form it looks for needs one of ":" (URLs, headers, JSON and YAML
+// pairs), "=" (assignments) or "-" (command options), and four bytes.
+func mayHoldSecrets(s string) bool {
+	return len(s) >= 4 && strings.ContainsAny(s, ":=-")
 }
 
 // url takes the password out of userinfo and the values of secret-named

@@ -46,7 +46,7 @@ func (r *redactor) preview(args map[string]any, limit int) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	b, err := marshal(v)
+	b, err := appendJSON(make([]byte, 0, 64), v)
 	if err != nil {
 		return "", err
 	}

@@ -3,7 +3,7 @@ package redact
 import (
 	"encoding/base64"
 	"net/url"
-	"sort"
+	"slices"
 	"strings"
 )
 
@@ -23,13 +23,17 @@ type collector struct {
 	seen map[Secret]bool
 }
 
-func newCollector() *collector { return &collector{seen: map[Secret]bool{}} }
+// newCollector's set is made on the first secret: most calls have none.
+func newCollector() *collector { return &collector{} }
 
 func (c *collector) add(value, source, target string) {
 	if strings.TrimSpace(value) == "" {
 		return
 	}
 	s := Secret{Value: value, Source: source, Target: cleanTarget(target)}
+	if c.seen == nil {
+		c.seen = map[Secret]bool{}
+	}
 	if !c.seen[s] {
 		c.seen[s] = true
 		c.out = append(c.out, s)
@@ -81,17 +85,17 @@ func (c *collector) addUserPass(userpass, source, target string) {
 	}
 }
 
-// sorted returns the secrets in a stable order.
+// sorted returns the secrets in a stable order. They are distinct, so the
+// order is total and any sort gives it.
 func (c *collector) sorted() []Secret {
-	sort.Slice(c.out, func(i, j int) bool {
-		a, b := c.out[i], c.out[j]
-		if a.Source != b.Source {
-			return a.Source < b.Source
+	slices.SortFunc(c.out, func(a, b Secret) int {
+		if n := strings.Compare(a.Source, b.Source); n != 0 {
+			return n
 		}
-		if a.Target != b.Target {
-			return a.Target < b.Target
+		if n := strings.Compare(a.Target, b.Target); n != 0 {
+			return n
 		}
-		return a.Value < b.Value
+		return strings.Compare(a.Value, b.Value)
 	})
 	return c.out
 }

@@ -106,8 +106,9 @@ func makeViews(raw Raw, given []Secret) (Views, error) {
 		title += " (error)"
 	}
 
-	event := r.eventMeta(raw, secrets)
-	record := clone(event)
+	meta := r.eventMeta(raw, secrets)
+	event := meta.into(make(map[string]any, metaFields))
+	record := meta.into(make(map[string]any, metaFields+recordFields(raw)))
 	record["args_preview"] = args
 	record["content"] = r.text(raw.Content)
 	if raw.HasModelOutput {
@@ -119,14 +120,15 @@ func makeViews(raw Raw, given []Secret) (Views, error) {
 	if raw.ErrorText != "" {
 		record["error"] = r.text(raw.ErrorText)
 	}
+	var structured any
 	if raw.Structured != nil {
 		s, err := r.sanitize(raw.Structured, 0)
 		if err != nil {
 			return Views{}, fmt.Errorf("structured result: %w", err)
 		}
-		record["structured"] = s
+		record["structured"], structured = s, s
 	}
-	debug := clone(event)
+	debug := meta.into(make(map[string]any, metaFields+1))
 	debug["secret_fingerprints"] = r.fingerprints(secrets)
 
 	v := Views{
@@ -137,21 +139,50 @@ func makeViews(raw Raw, given []Secret) (Views, error) {
 		Debug:  debug,
 	}
 	// Every view must serialise; one that cannot would be dropped or
-	// mangled further down the line.
+	// mangled further down the line. Every field is built above from
+	// strings, booleans, integers, string slices and maps of those, which
+	// always encode, or is the preview, already encoded; only the
+	// structured result can hold a value that does not (a float that is
+	// NaN or infinite), so only it is checked.
 	hook("marshal")
-	// (The record and debug views hold every field of the event view.)
-	if err := checkEncodable(record); err != nil {
-		return Views{}, fmt.Errorf("record view: %w", err)
-	}
-	if err := checkEncodable(debug); err != nil {
-		return Views{}, fmt.Errorf("debug view: %w", err)
+	if structured != nil {
+		if err := checkEncodable(structured); err != nil {
+			return Views{}, fmt.Errorf("record view: structured: %w", err)
+		}
 	}
 	return v, nil
 }
 
-// eventMeta is the safe metadata shared by event, record and debug: names,
-// sizes and where secrets were found, never a value.
-func (r *redactor) eventMeta(raw Raw, secrets []Secret) map[string]any {
+// metaFields is how many fields eventMeta gives every map view.
+const metaFields = 6
+
+// recordFields is how many fields the record view has beyond the event's,
+// so that its map is made at its final size.
+func recordFields(raw Raw) int {
+	n := 2 // args_preview, content
+	for _, has := range []bool{raw.HasModelOutput, raw.HasDisplayOutput, raw.ErrorText != "", raw.Structured != nil} {
+		if has {
+			n++
+		}
+	}
+	return n
+}
+
+// viewMeta is the safe metadata shared by event, record and debug: names,
+// sizes and where secrets were found, never a value. Its fields are held
+// as interface values so each is converted once and shared by the three
+// maps, as copying one map into the others would share them.
+type viewMeta struct {
+	tool, callID, isError, argKeys, sizes, sources any
+}
+
+func (m *viewMeta) into(dst map[string]any) map[string]any {
+	dst["tool"], dst["call_id"], dst["is_error"] = m.tool, m.callID, m.isError
+	dst["arg_keys"], dst["sizes"], dst["secret_sources"] = m.argKeys, m.sizes, m.sources
+	return dst
+}
+
+func (r *redactor) eventMeta(raw Raw, secrets []Secret) *viewMeta {
 	keys := make([]string, 0, len(raw.Args))
 	for k := range raw.Args {
 		keys = append(keys, r.text(k))
@@ -180,18 +211,25 @@ func (r *redactor) eventMeta(raw Raw, secrets []Secret) map[string]any {
 	if raw.Structured != nil {
 		sizes["structured_keys"] = len(raw.Structured)
 	}
-	return map[string]any{
-		"tool":           r.text(raw.Tool),
-		"call_id":        r.text(raw.CallID),
-		"is_error":       raw.IsError,
-		"arg_keys":       keys,
-		"sizes":          sizes,
-		"secret_sources": sources,
+	return &viewMeta{
+		tool:    r.text(raw.Tool),
+		callID:  r.text(raw.CallID),
+		isError: raw.IsError,
+		argKeys: keys,
+		sizes:   sizes,
+		sources: sources,
 	}
 }
 
 // mergeSecrets joins secret lists without duplicates.
 func mergeSecrets(lists ...[]Secret) []Secret {
+	n := 0
+	for _, l := range lists {
+		n += len(l)
+	}
+	if n == 0 {
+		return nil // most calls: without a set to make
+	}
 	seen := map[Secret]bool{}
 	var out []Secret
 	for _, l := range lists {
@@ -201,14 +239,6 @@ func mergeSecrets(lists ...[]Secret) []Secret {
 				out = append(out, s)
 			}
 		}
-	}
-	return out
-}
-
-func clone(m map[string]any) map[string]any {
-	out := make(map[string]any, len(m)+4)
-	for k, v := range m {
-		out[k] = v
 	}
 	return out
 }

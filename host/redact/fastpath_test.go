@@ -1,0 +1,132 @@
+package redact
+
+import (
+	"encoding/json"
+	"math"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// referenceRaws are results of every shape Make handles: no secrets,
+// secrets in each place discovery looks, every optional field, error
+// results, numbers, nesting, invalid UTF-8 and values that cannot be
+// redacted or encoded.
+var referenceRaws = []Raw{
+	{Tool: "echo__echo", CallID: "bench", Args: map[string]any{"text": "hello"}, Content: "hello"},
+	{Tool: "t"},
+	{Tool: "t", Args: map[string]any{}},
+	{Tool: "read_file", CallID: "c7", Args: map[string]any{"path": "notes.txt", "token": "tok-12345678", "offset": 1.0, "limit": 200},
+		Content: "hello world from the file", Structured: map[string]any{"size": 25, "f": 1e21, "g": 1e-7, "h": -0.0, "i": 123456789.125}},
+	{Tool: "terminal", CallID: "c1", Args: map[string]any{"command": "deploy --token tk-123456789 https://u:pw-12345@h/x", "env": map[string]string{"A": "b=c"}},
+		Content: "deploying with tk-123456789 and pw-12345", ModelOutput: "m pw-12345", HasModelOutput: true,
+		DisplayOutput: "d tk-123456789", HasDisplayOutput: true},
+	{Tool: "fetch", IsError: true, ErrorText: "GET https://x/?api_key=k-9999999 failed: 401"},
+	{Tool: "fetch", IsError: true, Content: "Authorization: Bearer abcdefghijklmnopqrstuvwxyz0123"},
+	{Tool: "t\xff<b>", CallID: "\u2028&", Args: map[string]any{"k\xfe": "v\x00\x1f\"\\ \u2029 é", "n": nil, "b": true,
+		"list": []any{"a", 1.5, nil, false, map[string]any{"x": []any{}}}, "strs": []string{"x", "y"}},
+		Content: "ok \xff\xfe bytes <&>"},
+	{Tool: "t", Args: map[string]any{"note": "use ghp_16C7e42F292c6912E7710c838347Ae178B4a", "long": strings.Repeat("é", 200),
+		"many": make([]any, 30)}, Content: strings.Repeat("line -x\n", 40)},
+	{Tool: "t", Args: map[string]any{"headers": []any{"Accept: */*", "Authorization: token s3cr3t-value-1"}},
+		Structured: map[string]any{"stdout": "s3cr3t-value-1", "password": "p", "n": json.Number("12"), "m": map[string]string{"a": "b"}}},
+	{Tool: "t", Args: map[string]any{"f": func() {}}, Content: "x"},
+	{Tool: "t", Args: map[string]any{"n": math.NaN()}, Content: "x"},
+	{Tool: "t", Content: "x", Structured: map[string]any{"n": math.Inf(-1)}},
+	{Tool: "t", Content: "x", Structured: map[string]any{"ch": make(chan int)}},
+	{Tool: "t", Content: "x", Structured: map[string]any{"n": json.Number("not a number")}},
+	{Tool: "t", Args: map[string]any{"n": json.Number("1e5"), "f32": float32(2.5), "u": uint64(math.MaxUint64), "i": int32(-7)}},
+}
+
+func TestMakeMatchesReference(t *testing.T) {
+	bound := []Secret{{Value: "bound-secret-value", Source: "binding:X", Target: "X"}}
+	for i, raw := range referenceRaws {
+		for _, given := range [][]Secret{nil, bound} {
+			got, want := Make(raw, given), refMake(raw, given)
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("raw %d (%d given): views differ from the reference\n got %#v\nwant %#v", i, len(given), got, want)
+			}
+		}
+	}
+}
+
+func TestDiscoverMatchesReference(t *testing.T) {
+	for i, raw := range referenceRaws {
+		bound := map[string]string{"B": "bound-value-1", "A": "bound-value-2"}
+		if got, want := Discover(raw.Args, bound), refDiscover(raw.Args, bound); !reflect.DeepEqual(got, want) {
+			t.Errorf("raw %d: Discover = %v, reference %v", i, got, want)
+		}
+		for _, text := range []string{raw.Content, raw.ErrorText} {
+			if got, want := DiscoverText("error", text), refDiscoverText("error", text); !reflect.DeepEqual(got, want) {
+				t.Errorf("raw %d: DiscoverText(%.40q) = %v, reference %v", i, text, got, want)
+			}
+		}
+	}
+}
+
+// FuzzMakeMatchesReference: for any arguments, output, error and
+// structured result, Make's views are those of the reference.
+func FuzzMakeMatchesReference(f *testing.F) {
+	f.Add(`{"text":"hello"}`, "hello", "", `{"a":1.5}`, false, true)
+	f.Add(`{"url":"https://a:b@c/?token=d","password":"p","n":[1,2e30,-0.0]}`, "\xff\xfe <&>", "x=y", `{"ok":true}`, true, false)
+	f.Add(`{"a":[{"name":"Authorization","value":"Basic dXNlcjpwYXNz"}]}`, "Authorization: Basic dXNlcjpwYXNz", "", "", false, false)
+	f.Add(`{"command":"mysql -u root -psecretpw app","x":"\u2028"}`, "-psecretpw", "err -psecretpw", `[1]`, true, true)
+	f.Fuzz(func(t *testing.T, argsJSON, content, errText, structuredJSON string, isError, withModel bool) {
+		var args map[string]any
+		if json.Unmarshal([]byte(argsJSON), &args) != nil {
+			args = map[string]any{"raw": argsJSON}
+		}
+		var structured map[string]any
+		_ = json.Unmarshal([]byte(structuredJSON), &structured)
+		raw := Raw{Tool: "t" + errText, CallID: content, Args: args, IsError: isError, Content: content,
+			ModelOutput: content + "!", HasModelOutput: withModel, ErrorText: errText, Structured: structured}
+		given := Discover(map[string]any{"k": content}, map[string]string{"B": errText})
+		got, want := Make(raw, given), refMake(raw, given)
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("views differ from the reference\n got %#v\nwant %#v", got, want)
+		}
+	})
+}
+
+func TestAppendJSONMatchesMarshal(t *testing.T) {
+	values := []any{
+		nil, true, false, "", "plain", "q\" b\\ \b\f\n\r\t \x00\x1f \x7f <>& \u2028\u2029 \xff\xfe é 😀",
+		0.0, -0.0, 1.0, 1.5, 1e20, 1e21, 1e-6, 1e-7, 123456789.125, -2.5e-300, math.MaxFloat64, math.SmallestNonzeroFloat64,
+		0, -7, int64(math.MinInt64), int32(5), uint(9), uint64(math.MaxUint64), uint32(3),
+		float32(2.5), float32(1e-7), json.Number("12.5e3"), int8(1),
+		map[string]any{"b": 1.0, "a": []any{"x", nil, map[string]any{}}, "\u2028<": "v", "é": false},
+		map[string]any(nil), []any(nil), []any{}, map[string]string{"z": "1", "a": "<2>"},
+	}
+	for _, v := range values {
+		want, werr := refMarshal(v)
+		got, gerr := appendJSON(nil, v)
+		if string(got) != string(want) || (werr == nil) != (gerr == nil) {
+			t.Errorf("appendJSON(%#v) = %s, %v; marshal = %s, %v", v, got, gerr, want, werr)
+		}
+	}
+	for _, bad := range []any{math.NaN(), math.Inf(1), []any{math.Inf(-1)}, json.Number("x"), make(chan int)} {
+		if _, err := appendJSON(nil, bad); err == nil {
+			t.Errorf("appendJSON(%v) encoded what json cannot", bad)
+		}
+	}
+}
+
+// FuzzAppendJSON: any decoded JSON document, and any string and float,
+// encode as json.Encoder without HTML escaping encodes them.
+func FuzzAppendJSON(f *testing.F) {
+	f.Add(`{"a":[1,"x",null,{"d":true}],"b":1e300}`, "s\u2028\xff<", 1e-7)
+	f.Add(`[]`, "", 0.0)
+	f.Fuzz(func(t *testing.T, doc, s string, x float64) {
+		var v any
+		if json.Unmarshal([]byte(doc), &v) != nil {
+			v = nil
+		}
+		for _, val := range []any{v, s, x, map[string]any{s: v, "x": x}} {
+			want, werr := refMarshal(val)
+			got, gerr := appendJSON(nil, val)
+			if string(got) != string(want) || (werr == nil) != (gerr == nil) {
+				t.Fatalf("appendJSON(%#v) = %s, %v; marshal = %s, %v", val, got, gerr, want, werr)
+			}
+		}
+	})
+}
