@@ -32,6 +32,15 @@ func decodeArguments(args json.RawMessage) (map[string]any, error) {
 	if len(trimmed) == 0 || bytes.Equal(trimmed, []byte("null")) {
 		return map[string]any{}, nil
 	}
+	if m, ok := decodeFast(trimmed); ok {
+		return m, nil
+	}
+	return decodeDocument(trimmed)
+}
+
+// decodeDocument parses a trimmed, non-empty arguments document with
+// json.Decoder's token API, and writes the error for any it refuses.
+func decodeDocument(trimmed []byte) (map[string]any, error) {
 	dec := json.NewDecoder(bytes.NewReader(trimmed))
 	dec.UseNumber()
 	v, err := decodeValue(dec, "", 0)

@@ -25,3 +25,16 @@ func BenchmarkCoerce(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkCoerceEcho is the schema step of the MCP call-overhead
+// benchmark's call: one short string argument.
+func BenchmarkCoerceEcho(b *testing.B) {
+	s := mustSchema(b, `{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}`)
+	args := json.RawMessage(`{"text":"hello"}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := s.Coerce(args); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
