@@ -30,6 +30,9 @@ func (c *Checker) Coerce(args json.RawMessage) (map[string]any, error) {
 	if co, ok := coerceValue(m, expandView(c.compiled), 0).(map[string]any); ok {
 		m = co
 	}
+	if c.simple != nil && c.simple.satisfied(m) {
+		return m, nil
+	}
 	if err := c.compiled.Validate(m); err != nil {
 		return nil, c.argumentError(m, err)
 	}

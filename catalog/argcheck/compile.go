@@ -28,6 +28,9 @@ const schemaLocation = "https://demiurge.invalid/input-schema.json"
 // concurrent use.
 type Checker struct {
 	compiled *jsonschema.Schema
+	// simple is the schema's simple form, when it has one (see
+	// simpleSchema): a value it certainly accepts skips the validator.
+	simple *simpleSchema
 }
 
 // Compile compiles a parsed schema document (see catalog.SchemaCompiler).
@@ -43,7 +46,7 @@ func Compile(doc any) (catalog.ArgChecker, error) {
 	if err != nil {
 		return nil, fmt.Errorf("schema does not compile: %w", err)
 	}
-	return &Checker{compiled: compiled}, nil
+	return &Checker{compiled: compiled, simple: compileSimple(doc, 0)}, nil
 }
 
 // Validate checks a decoded value against the schema without coercing it.
