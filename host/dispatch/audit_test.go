@@ -66,3 +66,74 @@ func TestAuditDataIsFreshForEveryCall(t *testing.T) {
 		}
 	}
 }
+
+// TestAuditDataDirectMatchesMap: for event views redact.Make makes, the
+// directly written data is byte for byte what MarshalData makes of the
+// map, with and without each optional field; other views take the map.
+func TestAuditDataDirectMatchesMap(t *testing.T) {
+	entry := &catalog.Entry{Spec: catalog.ToolSpec{Name: "echo__echo",
+		Provenance: catalog.Provenance{Kind: catalog.SourceMCP, Toolset: "echo<&>", Path: "/ws/agent/mcp/echo.yaml"}}}
+	raws := []redact.Raw{
+		{Tool: "echo__echo", CallID: "bench", Args: map[string]any{"text": "hello"}, Content: "hello"},
+		{Tool: "t\u2028<x>", CallID: "c\"1", Args: map[string]any{"password": "pw-123456", "b": 1.5}, IsError: true,
+			ErrorText: "failed with pw-123456", ModelOutput: "m", HasModelOutput: true, Structured: map[string]any{"k": 1.0}},
+	}
+	approvals := []approval.Outcome{{}, {Allowed: true, Via: approval.ViaPrompt, Scope: approval.ScopeOnce, Reason: "allowed <once> & \"quoted\""}}
+	assessments := []*policy.Assessment{nil, {Risk: catalog.RiskHigh, Approval: catalog.ApprovalPrompt, ResourceKeys: []string{"fs:/ws/a"}}, {Risk: catalog.RiskLow}}
+	commands := []*commandPlan{nil, {cwd: "/ws", shell: "/bin/sh", timeout: 5 * time.Second, env: []string{"PATH=/bin"}}}
+	direct := 0
+	for _, raw := range raws {
+		views := redact.Make(raw, nil)
+		for _, a := range approvals {
+			for _, as := range assessments {
+				for _, c := range commands {
+					for _, e := range []*catalog.Entry{nil, entry} {
+						p := &prepared{entry: e, assess: as, command: c}
+						out := Outcome{Status: StatusToolError, Duration: 1500 * time.Millisecond, Approval: a, Views: views}
+						got, ok, err := auditDataDirect(p, out)
+						want, werr := auditDataMap(p, out)
+						if !ok || err != nil || werr != nil || string(got) != string(want) {
+							t.Fatalf("direct (%v, %v)\n%s\nmap (%v)\n%s", ok, err, got, werr, want)
+						}
+						direct++
+					}
+				}
+			}
+		}
+	}
+	for _, ev := range []map[string]any{
+		{"tool": "nope"},
+		{"result": redact.FailedText, "redaction_failed": true},
+		{"tool": "t", "call_id": "c", "is_error": false, "arg_keys": []string{}, "sizes": map[string]any{}, "extra": 1},
+	} {
+		if _, ok, _ := auditDataDirect(&prepared{}, Outcome{Views: redact.Views{Event: ev}}); ok {
+			t.Errorf("event view %v was written directly", ev)
+		}
+	}
+	if direct == 0 {
+		t.Fatal("nothing was written directly")
+	}
+}
+
+// BenchmarkAuditData is the audit data of the MCP call-overhead
+// benchmark's call, written directly and through the map.
+func BenchmarkAuditData(b *testing.B) {
+	entry := &catalog.Entry{Spec: catalog.ToolSpec{Name: "echo__echo",
+		Provenance: catalog.Provenance{Kind: catalog.SourceMCP, Toolset: "echo", Path: "/ws/agent/mcp/echo.yaml"}}}
+	p := &prepared{entry: entry, assess: &policy.Assessment{Risk: catalog.RiskLow, Approval: catalog.ApprovalAuto}}
+	out := Outcome{Status: StatusOK, Duration: 150 * time.Microsecond,
+		Approval: approval.Outcome{Allowed: true, Via: approval.ViaRule, Scope: approval.ScopeOnce, Reason: "allow:echo__echo"},
+		Views:    redact.Make(redact.Raw{Tool: "echo__echo", CallID: "bench", Args: map[string]any{"text": "hello"}, Content: "hello"}, nil)}
+	for name, encode := range map[string]func(*prepared, Outcome) (json.RawMessage, error){
+		"direct": auditData, "map": auditDataMap,
+	} {
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := encode(p, out); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

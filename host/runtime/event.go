@@ -280,3 +280,17 @@ var stringSpecial = func() (t [256]bool) {
 	}
 	return t
 }()
+
+// AppendDataKey appends an object key of an event's data and its colon, as
+// MarshalData writes them.
+func AppendDataKey(b []byte, key string) []byte {
+	return append(appendJSONString(b, key), ':')
+}
+
+// AppendDataValue appends v as MarshalData writes a field's value, byte
+// for byte. With AppendDataKey it lets a caller that knows its fields
+// write a data object without building and sorting a map; the keys must
+// then come in sorted order, once each, for the bytes to be MarshalData's.
+func AppendDataValue(b []byte, v any) ([]byte, error) {
+	return appendJSON(b, v, 1) // a field's value is one level down
+}

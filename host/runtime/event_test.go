@@ -22,7 +22,7 @@ func TestCompactSafe(t *testing.T) {
 		{`true`, true}, {`false`, true}, {`null`, true},
 		{`{"a":[1,"x",null,{"b":true}],"c":{}}`, true},
 		{`{"q":"\" \\ \/ \b \f \n \r \t \u00e9 \u2028 \uD83D"}`, true},
-		{"{\"utf8\":\"é 😀 \xff\xfe\"}", true}, // invalid UTF-8 is copied by Compact
+		{"{\"utf8\":\"é 😀 \xff\xfe\"}", true},   // invalid UTF-8 is copied by Compact
 		{"\"\xe2\x80\xa7 \xe2\x80\xaa\"", true}, // neighbours of U+2028/9
 		// What Compact would change: whitespace, HTML and U+2028/9.
 		{`{"a": 1}`, false}, {` {}`, false}, {`{} `, false}, {"[1,\n2]", false},
