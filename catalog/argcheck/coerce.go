@@ -27,6 +27,13 @@ func (c *Checker) Coerce(args json.RawMessage) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Arguments the simple form certainly accepts have nothing to repair:
+	// every value already has a type its schema allows, and no number
+	// needs plainInteger's rewriting (the simple form is not certain of
+	// an integer spelled with a point or an exponent).
+	if c.simple != nil && c.simple.satisfied(m) {
+		return m, nil
+	}
 	if co, ok := coerceValue(m, expandView(c.compiled), 0).(map[string]any); ok {
 		m = co
 	}

@@ -155,3 +155,29 @@ func mustJSON(t *testing.T, v any) string {
 }
 
 var _ catalog.ArgChecker = (*Checker)(nil)
+
+// FuzzSimpleNeedsNoRepair: arguments the simple form accepts as they are
+// come out of the repairs unchanged, which is why Coerce skips them.
+func FuzzSimpleNeedsNoRepair(f *testing.F) {
+	for i := range simpleSchemas {
+		for _, v := range simpleValues {
+			f.Add(uint8(i), []byte(v))
+		}
+	}
+	checkers := make([]*Checker, len(simpleSchemas))
+	for i, raw := range simpleSchemas {
+		checkers[i] = checker(f, raw)
+	}
+	f.Fuzz(func(t *testing.T, which uint8, doc []byte) {
+		c := checkers[int(which)%len(checkers)]
+		m, err := decodeArguments(doc)
+		if err != nil || !c.simple.satisfied(m) {
+			return
+		}
+		before := mustJSON(t, m)
+		repaired := coerceValue(deepCopy(m), expandView(c.compiled), 0)
+		if after := mustJSON(t, repaired); after != before {
+			t.Fatalf("%s was accepted as it is, but repaired to %s", before, after)
+		}
+	})
+}
