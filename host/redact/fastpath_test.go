@@ -130,3 +130,21 @@ func FuzzAppendJSON(f *testing.F) {
 		}
 	})
 }
+
+// FuzzTextFastPaths: the anchor scan finds what it found before, and
+// validUTF8 is strings.ToValidUTF8 with U+FFFD.
+func FuzzTextFastPaths(f *testing.F) {
+	for _, s := range []string{"", "a", "AKIA", "xx ghp_ SECRET Bearer eyJ", "\xff\xfe ok \uFFFD é", "SG.", "hooks.slack.com"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		gf, ga := candidates(s)
+		wf, wa := refCandidates(s)
+		if gf != wf || ga != wa {
+			t.Fatalf("candidates(%q) = %v %v, before %v %v", s, gf, ga, wf, wa)
+		}
+		if got, want := validUTF8(s), strings.ToValidUTF8(s, "\uFFFD"); got != want {
+			t.Fatalf("validUTF8(%q) = %q, want %q", s, got, want)
+		}
+	})
+}

@@ -2,6 +2,7 @@ package redact
 
 import (
 	"strings"
+	"unicode/utf8"
 
 	shared "demiurge.dev/shared/redact"
 )
@@ -49,17 +50,27 @@ func newRedactor(secrets []Secret) *redactor {
 func (r *redactor) text(s string) string {
 	hook("text")
 	if len(s) < memoMin {
-		return strings.ToValidUTF8(applyTokens(r.exact.String(s)), "\uFFFD")
+		return validUTF8(applyTokens(r.exact.String(s)))
 	}
 	if out, ok := r.memo[s]; ok {
 		return out
 	}
-	out := strings.ToValidUTF8(applyTokens(r.exact.String(s)), "\uFFFD")
+	out := validUTF8(applyTokens(r.exact.String(s)))
 	if r.memo == nil {
 		r.memo = map[string]string{}
 	}
 	r.memo[s] = out
 	return out
+}
+
+// validUTF8 is strings.ToValidUTF8 with U+FFFD. That returns valid text
+// unchanged too, but finds out rune by rune; utf8.ValidString checks
+// ASCII eight bytes at a time.
+func validUTF8(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	return strings.ToValidUTF8(s, "\uFFFD")
 }
 
 // memoMin is the shortest text worth remembering: names, keys and small

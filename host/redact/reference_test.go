@@ -303,3 +303,25 @@ func refSorted(c *collector) []Secret {
 	})
 	return c.out
 }
+
+// refCandidates is candidates as it was, indexing from the pair's first
+// byte.
+func refCandidates(s string) (found [64]bool, any bool) {
+	a := anchorTables()
+	for i := 0; i+1 < len(s); i++ {
+		c0, c1 := s[i], s[i+1]
+		if a.pairs[c0][c1>>6]&(1<<(c1&63)) == 0 {
+			continue
+		}
+		for _, r := range a.index[c0] {
+			if found[r.kind] || len(s)-i < len(r.anchor) {
+				continue
+			}
+			w := s[i : i+len(r.anchor)]
+			if w == r.anchor || (r.fold && strings.EqualFold(w, r.anchor)) {
+				found[r.kind], any = true, true
+			}
+		}
+	}
+	return found, any
+}

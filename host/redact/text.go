@@ -1,8 +1,6 @@
 package redact
 
-import "strings"
-
 // Text replaces well-known credential formats in s (the token table) and
 // makes it valid UTF-8: for text no call's secrets apply to, such as a
 // launch preview or a connection's diagnostic.
-func Text(s string) string { return strings.ToValidUTF8(applyTokens(s), "\uFFFD") }
+func Text(s string) string { return validUTF8(applyTokens(s)) }

@@ -129,9 +129,10 @@ type anchorRef struct {
 // candidates marks the table entries whose anchors occur in s.
 func candidates(s string) (found [64]bool, any bool) {
 	a := anchorTables()
-	for i := 0; i+1 < len(s); i++ {
-		c0, c1 := s[i], s[i+1]
-		if a.pairs[c0][c1>>6]&(1<<(c1&63)) == 0 {
+	pairs := &a.pairs
+	for j := 1; j < len(s); j++ { // j is the second byte of the pair at i
+		i, c0, c1 := j-1, s[j-1], s[j]
+		if pairs[c0][c1>>6]&(1<<(c1&63)) == 0 {
 			continue
 		}
 		for _, r := range a.index[c0] {

@@ -182,7 +182,7 @@ func (m *viewMeta) into(dst map[string]any) map[string]any {
 	return dst
 }
 
-func (r *redactor) eventMeta(raw Raw, secrets []Secret) *viewMeta {
+func (r *redactor) eventMeta(raw Raw, secrets []Secret) viewMeta {
 	keys := make([]string, 0, len(raw.Args))
 	for k := range raw.Args {
 		keys = append(keys, r.text(k))
@@ -211,7 +211,7 @@ func (r *redactor) eventMeta(raw Raw, secrets []Secret) *viewMeta {
 	if raw.Structured != nil {
 		sizes["structured_keys"] = len(raw.Structured)
 	}
-	return &viewMeta{
+	return viewMeta{
 		tool:    r.text(raw.Tool),
 		callID:  r.text(raw.CallID),
 		isError: raw.IsError,
