@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"sync"
 
+	"demiurge.dev/catalog"
 	"demiurge.dev/host/runtime"
 )
 
@@ -50,37 +51,40 @@ func auditDataDirect(p *prepared, out Outcome) (body json.RawMessage, ok bool, e
 	// risk secret_sources sizes source status tool.
 	b := make([]byte, 0, 512)
 	b = append(b, '{')
-	if a := out.Approval; a.Via != "" {
-		b = appendApproval(runtime.AppendDataKey(b, "approval"), a.Allowed, a.Reason, a.Scope, a.Via)
-		b = append(b, ',')
-	}
-	field := func(key string, value any) {
-		if err != nil {
-			return
+	key := func(k string) { b = runtime.AppendDataKey(b, k) }
+	str := func(k, v string) { key(k); b = append(runtime.AppendDataString(b, v), ',') }
+	value := func(k string, v any) {
+		if err == nil {
+			key(k)
+			b, err = runtime.AppendDataValue(b, v)
+			b = append(b, ',')
 		}
-		b = runtime.AppendDataKey(b, key)
-		b, err = runtime.AppendDataValue(b, value)
-		b = append(b, ',')
 	}
-	field("arg_keys", ev["arg_keys"])
-	field("call_id", ev["call_id"])
+	if a := out.Approval; a.Via != "" {
+		key("approval")
+		b = append(appendApproval(b, a.Allowed, a.Reason, a.Scope, a.Via), ',')
+	}
+	value("arg_keys", ev["arg_keys"])
+	value("call_id", ev["call_id"])
 	if c := p.command.audit(); c != nil {
-		field("command", c)
+		value("command", c)
 	}
-	field("duration_ms", out.Duration.Milliseconds())
-	field("is_error", ev["is_error"])
+	key("duration_ms")
+	b = append(strconv.AppendInt(b, out.Duration.Milliseconds(), 10), ',')
+	value("is_error", ev["is_error"])
 	if p.assess != nil {
-		field("policy", p.assess.Approval.String())
-		field("resource_keys", p.assess.ResourceKeys)
-		field("risk", p.assess.Risk.String())
+		str("policy", p.assess.Approval.String())
+		value("resource_keys", p.assess.ResourceKeys)
+		str("risk", p.assess.Risk.String())
 	}
-	field("secret_sources", ev["secret_sources"])
-	field("sizes", ev["sizes"])
+	value("secret_sources", ev["secret_sources"])
+	value("sizes", ev["sizes"])
 	if p.entry != nil {
-		field("source", &p.entry.Spec.Provenance)
+		key("source")
+		b = append(appendProvenance(b, &p.entry.Spec.Provenance), ',')
 	}
-	field("status", string(out.Status))
-	field("tool", ev["tool"])
+	str("status", string(out.Status))
+	value("tool", ev["tool"])
 	if err != nil {
 		return nil, true, err
 	}
@@ -93,8 +97,24 @@ func auditDataDirect(p *prepared, out Outcome) (body json.RawMessage, ok bool, e
 func appendApproval(b []byte, allowed bool, reason, scope, via string) []byte {
 	b = append(runtime.AppendDataKey(append(b, '{'), "allowed"), strconv.FormatBool(allowed)...)
 	for _, f := range [...][2]string{{"reason", reason}, {"scope", scope}, {"via", via}} {
-		b = runtime.AppendDataKey(append(b, ','), f[0])
-		b, _ = runtime.AppendDataValue(b, f[1]) // a string always encodes
+		b = runtime.AppendDataString(runtime.AppendDataKey(append(b, ','), f[0]), f[1])
+	}
+	return append(b, '}')
+}
+
+// appendProvenance writes a tool's source as json.Marshal writes the
+// catalog.Provenance struct (fields in declaration order, the optional
+// ones omitted when empty), without its reflection.
+func appendProvenance(b []byte, pv *catalog.Provenance) []byte {
+	str := func(b []byte, key, value string) []byte {
+		return runtime.AppendDataString(runtime.AppendDataKey(b, key), value)
+	}
+	b = str(append(b, '{'), "kind", string(pv.Kind))
+	b = str(append(b, ','), "toolset", pv.Toolset)
+	for _, f := range [...][2]string{{"plugin", pv.Plugin}, {"version", pv.Version}, {"path", pv.Path}} {
+		if f[1] != "" {
+			b = str(append(b, ','), f[0], f[1])
+		}
 	}
 	return append(b, '}')
 }

@@ -2,6 +2,7 @@ package dispatch
 
 import (
 	"encoding/json"
+	"reflect"
 	"testing"
 	"time"
 
@@ -135,5 +136,33 @@ func BenchmarkAuditData(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestAppendProvenanceMatchesJSON: a source is written as json.Marshal
+// writes the struct; a field added to catalog.Provenance fails this test
+// until appendProvenance writes it too.
+func TestAppendProvenanceMatchesJSON(t *testing.T) {
+	typ := reflect.TypeFor[catalog.Provenance]()
+	var tags []string
+	for i := range typ.NumField() {
+		tags = append(tags, typ.Field(i).Tag.Get("json"))
+	}
+	if want := []string{"kind", "toolset", "plugin,omitempty", "version,omitempty", "path,omitempty"}; !reflect.DeepEqual(tags, want) {
+		t.Fatalf("catalog.Provenance's fields are %q; appendProvenance writes %q", tags, want)
+	}
+	for _, pv := range []catalog.Provenance{
+		{},
+		{Kind: catalog.SourceMCP, Toolset: "echo", Path: "/ws/agent/mcp/echo.yaml"},
+		{Kind: catalog.SourceBuiltin, Toolset: "coding", Plugin: "coding", Version: "1.2.3"},
+		{Kind: "k<&>", Toolset: "t\u2028\"\\", Plugin: "p\xff", Version: "v\n", Path: "é"},
+	} {
+		want, err := json.Marshal(pv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := appendProvenance(nil, &pv); string(got) != string(want) {
+			t.Errorf("appendProvenance = %s, json.Marshal = %s", got, want)
+		}
 	}
 }

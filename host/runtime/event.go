@@ -294,3 +294,6 @@ func AppendDataKey(b []byte, key string) []byte {
 func AppendDataValue(b []byte, v any) ([]byte, error) {
 	return appendJSON(b, v, 1) // a field's value is one level down
 }
+
+// AppendDataString appends s as MarshalData writes a string.
+func AppendDataString(b []byte, s string) []byte { return appendJSONString(b, s) }
