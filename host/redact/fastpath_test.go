@@ -148,3 +148,57 @@ func FuzzTextFastPaths(f *testing.F) {
 		}
 	})
 }
+
+// TestPreviewMatchesReference covers what random inputs rarely reach:
+// keys that redact to the same text (the later one is kept, and a value
+// that cannot be sanitized fails the preview wherever it is), cut
+// strings and arrays, nil containers and numbers that are secrets.
+func TestPreviewMatchesReference(t *testing.T) {
+	tokA, tokB := "ghp_"+strings.Repeat("A", 36), "ghp_"+strings.Repeat("B", 36)
+	long := make([]any, 25)
+	for i := range long {
+		long[i] = float64(i)
+	}
+	cases := []map[string]any{
+		{tokA: 1.0, tokB: "two"},
+		{tokA: func() {}, tokB: "two"},
+		{tokA: "one", tokB: func() {}},
+		{tokA: math.NaN(), tokB: "two"},
+		{tokA: "one", tokB: math.NaN()},
+		{"password_" + tokA: func() {}, "password_" + tokB: "x"},
+		{"password_" + tokA: "x", tokB: func() {}},
+		{"a": map[string]any(nil), "b": []any(nil), "c": nil, "d": map[string]string(nil), "e": []string{}},
+		{"long": strings.Repeat("é", 200), "many": long, "few": long[:20], "pin": 1234.0, "n": json.Number("5"), "f32": float32(1.5)},
+		{"nested": map[string]any{tokA: map[string]any{"token": "t-1234", tokB: []any{tokA, 1e21}}}},
+		{"headers": map[string]string{"Authorization": "Bearer abcdefghijklmnopqrstuvwxyz", "X": "y"}},
+		nil,
+	}
+	given := []Secret{{Value: "1234", Source: "binding:PIN", Target: "PIN"}}
+	for i, args := range cases {
+		r := newRedactor(mergeSecrets(given, Discover(args, nil)))
+		got, gerr := r.preview(args, 0)
+		want, werr := refPreview(newRedactor(mergeSecrets(given, Discover(args, nil))), args, 0)
+		if got != want || (gerr == nil) != (werr == nil) {
+			t.Errorf("case %d: preview = %q, %v; reference %q, %v", i, got, gerr, want, werr)
+		}
+	}
+}
+
+// FuzzPreviewMatchesReference: for any JSON arguments and a bound secret,
+// the preview is the reference's.
+func FuzzPreviewMatchesReference(f *testing.F) {
+	f.Add(`{"a":[1,"x",null,{"password":"p"}],"b":1e300,"ghp_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA":1}`, "x")
+	f.Add(`{}`, "1e300")
+	f.Fuzz(func(t *testing.T, doc, secret string) {
+		var args map[string]any
+		if json.Unmarshal([]byte(doc), &args) != nil {
+			return
+		}
+		secrets := mergeSecrets([]Secret{{Value: secret, Source: "binding:S", Target: "S"}}, Discover(args, nil))
+		got, gerr := newRedactor(secrets).preview(args, 0)
+		want, werr := refPreview(newRedactor(secrets), args, 0)
+		if got != want || (gerr == nil) != (werr == nil) {
+			t.Fatalf("preview = %q, %v; reference %q, %v", got, gerr, want, werr)
+		}
+	})
+}

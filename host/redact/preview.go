@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -42,11 +44,7 @@ func (r *redactor) preview(args map[string]any, limit int) (string, error) {
 	if limit <= 0 {
 		limit = DefaultPreviewLimit
 	}
-	v, err := r.sanitize(args, previewStringMax)
-	if err != nil {
-		return "", err
-	}
-	b, err := appendJSON(make([]byte, 0, 64), v)
+	b, err := r.appendPreview(make([]byte, 0, 64), args)
 	if err != nil {
 		return "", err
 	}
@@ -147,4 +145,103 @@ func marshal(v any) ([]byte, error) {
 		return nil, err
 	}
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
+// appendPreview appends the JSON of sanitize(v, previewStringMax) without
+// building the sanitized copy: the same bytes, and an error exactly when
+// sanitizing or encoding would fail.
+func (r *redactor) appendPreview(b []byte, v any) ([]byte, error) {
+	const cut = previewStringMax
+	switch v := v.(type) {
+	case nil, bool:
+		return appendJSON(b, v)
+	case string:
+		return appendString(b, cutText(r.text(v), cut)), nil
+	case map[string]any:
+		return r.appendPreviewObject(b, v)
+	case map[string]string:
+		m := make(map[string]any, len(v))
+		for k, s := range v {
+			m[k] = s
+		}
+		return r.appendPreviewObject(b, m)
+	case []any:
+		n := min(len(v), previewItemsMax)
+		b = append(b, '[')
+		for i, e := range v[:n] {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			var err error
+			if b, err = r.appendPreview(b, e); err != nil {
+				return nil, err
+			}
+		}
+		if n < len(v) {
+			if n > 0 {
+				b = append(b, ',')
+			}
+			b = appendString(b, fmt.Sprintf("…(+%d items)", len(v)-n))
+		}
+		return append(b, ']'), nil
+	case []string:
+		a := make([]any, len(v))
+		for i, s := range v {
+			a[i] = s
+		}
+		return r.appendPreview(b, a)
+	case float64, float32, int, int64, int32, uint, uint64, uint32, json.Number:
+		if s := numberText(v); r.text(s) != s {
+			return appendString(b, r.text(s)), nil
+		}
+		return appendJSON(b, v)
+	}
+	return nil, fmt.Errorf("value of type %T cannot be redacted", v)
+}
+
+// appendPreviewObject writes an object as sanitize builds it: each key
+// redacted, the value of a secret-named one replaced, and when two keys
+// redact to the same text the later of them (in key order) kept, as the
+// later assignment to sanitize's map is; the value of a key that is not
+// kept is still sanitized, since sanitize would fail on it.
+func (r *redactor) appendPreviewObject(b []byte, m map[string]any) ([]byte, error) {
+	type key struct{ out, in string }
+	keys := make([]key, 0, len(m))
+	for k := range m {
+		keys = append(keys, key{r.text(k), k})
+	}
+	slices.SortFunc(keys, func(a, b key) int {
+		if n := strings.Compare(a.out, b.out); n != 0 {
+			return n
+		}
+		return strings.Compare(a.in, b.in)
+	})
+	b = append(b, '{')
+	first := true
+	for i, k := range keys {
+		secret := isSecretName(k.in)
+		if i+1 < len(keys) && keys[i+1].out == k.out {
+			// Not kept: a later key redacts to the same text.
+			if !secret {
+				if _, err := r.sanitize(m[k.in], previewStringMax); err != nil {
+					return nil, err
+				}
+			}
+			continue
+		}
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(appendString(b, k.out), ':')
+		if secret {
+			b = appendString(b, RedactedField)
+			continue
+		}
+		var err error
+		if b, err = r.appendPreview(b, m[k.in]); err != nil {
+			return nil, err
+		}
+	}
+	return append(b, '}'), nil
 }
