@@ -36,10 +36,17 @@ func DiscoverText(source, text string) []Secret {
 func (c *collector) walk(path string, v any, secretKey string) {
 	switch v := v.(type) {
 	case map[string]any:
-		c.headerPair(path, v)
 		keys := make([]string, 0, len(v))
+		// headerPair needs a key whose lower case is "value" (and one
+		// more); for an ASCII key that is EqualFold, and a key that is
+		// not ASCII is left for headerPair to judge.
+		pair := false
 		for k := range v {
 			keys = append(keys, k)
+			pair = pair || strings.EqualFold(k, "value") || !isASCII(k)
+		}
+		if pair && len(v) > 1 {
+			c.headerPair(path, v)
 		}
 		sort.Strings(keys)
 		for _, k := range keys {
@@ -105,6 +112,15 @@ func (c *collector) headerPair(path string, m map[string]any) {
 		return
 	}
 	c.addCredential(m[valueKey].(string), "arg:"+joinPath(path, valueKey), name)
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 func joinPath(path, key string) string {

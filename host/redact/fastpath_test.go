@@ -36,6 +36,13 @@ var referenceRaws = []Raw{
 	{Tool: "t", Content: "x", Structured: map[string]any{"ch": make(chan int)}},
 	{Tool: "t", Content: "x", Structured: map[string]any{"n": json.Number("not a number")}},
 	{Tool: "t", Args: map[string]any{"n": json.Number("1e5"), "f32": float32(2.5), "u": uint64(math.MaxUint64), "i": int32(-7)}},
+	{Tool: "t", Args: map[string]any{
+		"headers": []any{map[string]any{"Name": "Authorization", "VALUE": "Bearer tok-123456789abc"}},
+		"h2":      map[string]any{"key": "X-Api-Key", "Value": "k-99999999"},
+		"h3":      map[string]any{"value": "only-a-value"},
+		"h4":      map[string]any{"header": "Cookie", "vAlUe": "sid=abcdef123456"},
+		"h5":      map[string]any{"name": "token", "välue": "not-a-value-key", "value": 12345678.0},
+	}, Content: "tok-123456789abc k-99999999 abcdef123456"},
 }
 
 func TestMakeMatchesReference(t *testing.T) {
