@@ -2,16 +2,15 @@ package redact
 
 import (
 	"math"
-	"slices"
 	"strconv"
 	"unicode/utf8"
 )
 
-// appendJSON appends v as marshal encodes it (encoding/json without HTML
-// escaping), byte for byte, for the values sanitize builds: nil, booleans,
-// strings, float64 and integers, and maps and slices of those. Any other
-// value, and a float JSON cannot hold, is handed to marshal, which encodes
-// it or reports why not. The preview of every call is encoded here:
+// appendJSON appends a scalar as marshal encodes it (encoding/json
+// without HTML escaping), byte for byte: nil, booleans, strings, float64
+// and integers directly, and any other value (and a float JSON cannot
+// hold) through marshal, which encodes it or reports why not. The preview
+// of every call is encoded with it and appendString (appendPreview):
 // json.Encoder spends most of its time on reflection and on sorting map
 // keys through it.
 func appendJSON(b []byte, v any) ([]byte, error) {
@@ -39,41 +38,6 @@ func appendJSON(b []byte, v any) ([]byte, error) {
 		return strconv.AppendUint(b, v, 10), nil
 	case uint32:
 		return strconv.AppendUint(b, uint64(v), 10), nil
-	case map[string]any:
-		if v == nil {
-			return append(b, "null"...), nil
-		}
-		keys := make([]string, 0, len(v))
-		for k := range v {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		b = append(b, '{')
-		for i, k := range keys {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			var err error
-			if b, err = appendJSON(append(appendString(b, k), ':'), v[k]); err != nil {
-				return nil, err
-			}
-		}
-		return append(b, '}'), nil
-	case []any:
-		if v == nil {
-			return append(b, "null"...), nil
-		}
-		b = append(b, '[')
-		for i, e := range v {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			var err error
-			if b, err = appendJSON(b, e); err != nil {
-				return nil, err
-			}
-		}
-		return append(b, ']'), nil
 	}
 	enc, err := marshal(v)
 	if err != nil {
