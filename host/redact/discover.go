@@ -2,6 +2,7 @@ package redact
 
 import (
 	"encoding/json"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -95,7 +96,12 @@ func (c *collector) walk(path string, v any, secretKey string) {
 
 // headerPair catches headers given as {"name": "Authorization", "value": "..."}.
 func (c *collector) headerPair(path string, m map[string]any) {
-	var name, valueKey string
+	// Keys differing only in case ("name" and "Name") may both be there:
+	// the pair is a credential when any name key names a secret, and then
+	// every value key's string is one. Sorted, so the outcome never
+	// depends on map order.
+	var secretName string
+	var valueKeys []string
 	for k, v := range m {
 		s, ok := v.(string)
 		if !ok {
@@ -103,15 +109,20 @@ func (c *collector) headerPair(path string, m map[string]any) {
 		}
 		switch strings.ToLower(k) {
 		case "name", "key", "header":
-			name = s
+			if (isSecretName(s) || isSecretQueryName(s)) && (secretName == "" || s < secretName) {
+				secretName = s
+			}
 		case "value":
-			valueKey = k
+			valueKeys = append(valueKeys, k)
 		}
 	}
-	if name == "" || valueKey == "" || !(isSecretName(name) || isSecretQueryName(name)) {
+	if secretName == "" {
 		return
 	}
-	c.addCredential(m[valueKey].(string), "arg:"+joinPath(path, valueKey), name)
+	slices.Sort(valueKeys)
+	for _, k := range valueKeys {
+		c.addCredential(m[k].(string), "arg:"+joinPath(path, k), secretName)
+	}
 }
 
 func isASCII(s string) bool {

@@ -47,6 +47,8 @@ func TestDiscover(t *testing.T) {
 			[]want{{"dXNlcjpwYXNzd29yZDE=", "", ""}, {"user:password1", "", ""}, {"password1", "", ""}}, nil},
 		{"header pair list", `{"headers":[{"name":"X-Api-Key","value":"k-123456789"}]}`, nil,
 			[]want{{"k-123456789", "arg:headers[0].value", "X-Api-Key"}}, nil},
+		{"header pair with two name keys", `{"h":{"Name":"x-trace","name":"Authorization","value":"v-secret-987"}}`, nil,
+			[]want{{"v-secret-987", "arg:h.value", "Authorization"}}, nil},
 		{"header line in a string", `{"command":"curl -H 'Authorization: Bearer tok_abcdef123' https://api.example.com"}`, nil,
 			[]want{{"tok_abcdef123", "arg:command:header.Authorization", "Authorization"}}, nil},
 		{"cookie header", `{"raw":"Cookie: sid=abc123def; theme=dark"}`, nil,
