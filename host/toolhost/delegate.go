@@ -23,6 +23,19 @@ type Delegation struct {
 	Capabilities []string
 }
 
+// MaxDelegationDepth bounds a chain of children: a child may delegate in
+// turn, but not without end.
+const MaxDelegationDepth = 8
+
+// depth is how many delegations deep s is; a top-level session is 0.
+func (s *Session) depth() int {
+	n := 0
+	for p := s.parent; p != nil; p = p.parent {
+		n++
+	}
+	return n
+}
+
 // Delegate starts a delegated child of s: a session of its own, under an
 // authority the host issues from s's (same principal and core revision, a
 // new session id, capabilities and tools narrowed as d asks). The child
@@ -33,6 +46,9 @@ type Delegation struct {
 func (s *Session) Delegate(ctx context.Context, d Delegation) (*Session, error) {
 	if err := s.live(); err != nil {
 		return nil, err
+	}
+	if s.depth() >= MaxDelegationDepth {
+		return nil, fmt.Errorf("delegation: session %s is %d delegations deep, the most there may be", s.ID(), MaxDelegationDepth)
 	}
 	caps := s.authority.Capabilities
 	if d.Capabilities != nil {

@@ -150,9 +150,10 @@ func (s *Session) TestMCP(ctx context.Context, server string) (mcp.State, error)
 // connect gate). Other sessions, its children included, keep theirs.
 func (s *Session) Evict() { s.mcp.close() }
 
-// End ends the session's run: its delegated children end first, then its
-// MCP connections close, every stdio server it started is killed, and its
-// session approvals are revoked.
+// End ends the session's run: its delegated children end first; a
+// child's background tasks are cancelled; then its MCP connections close,
+// every stdio server it started is killed, and its session approvals are
+// revoked. A top-level session's tasks run on: resuming it finds them.
 // Turns of an ended session fail with ErrSessionEnded. End is idempotent.
 func (s *Session) End() {
 	s.mu.Lock()
@@ -166,6 +167,10 @@ func (s *Session) End() {
 	s.mu.Unlock()
 	for k := range kids {
 		k.End()
+	}
+	if s.parent != nil {
+		// A child's run is over for good: its background tasks end with it.
+		s.h.cancelSessionTasks(s.TaskScope())
 	}
 	s.mcp.close()
 	// Session allows die with their session, also if it is resumed later.

@@ -289,3 +289,54 @@ func TestSessionRecordRetried(t *testing.T) {
 		t.Fatalf("the session was not recorded on its next turn: %v", err)
 	}
 }
+
+// TestChildTasksEndWithItsRun: a delegated child's background tasks are
+// cancelled when its run ends; the parent's run on.
+func TestChildTasksEndWithItsRun(t *testing.T) {
+	h := sessionHost(t)
+	ctx := context.Background()
+	parent := h.Session()
+	child, err := parent.Delegate(ctx, Delegation{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := h.Tasks()
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := func(s *Session) runtime.Task {
+		sc := s.TaskScope()
+		task, err := m.Start(ctx, runtime.TaskSpec{Principal: sc.Principal, Session: sc.Session, Tool: "terminal"}, untilCancelled)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return task
+	}
+	mine, theirs := start(child), start(parent)
+	child.End()
+	if got, err := m.Get(child.TaskScope(), mine.ID); err != nil || got.State != runtime.TaskCancelled {
+		t.Fatalf("the child's task after its end: %s (%v)", got.State, err)
+	}
+	if got, err := m.Get(parent.TaskScope(), theirs.ID); err != nil || got.State.Terminal() {
+		t.Fatalf("the parent's task after the child's end: %s (%v)", got.State, err)
+	}
+}
+
+// TestDelegationDepthIsBounded: a chain of children stops at
+// MaxDelegationDepth.
+func TestDelegationDepthIsBounded(t *testing.T) {
+	h, err := Open(Options{CoreDir: writeCore(t, "toolsets: [coding]\ncapabilities: [fs.read]\n"), Workspace: t.TempDir(), StateDir: t.TempDir(), BuiltinPluginDir: builtinDir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	s := h.Session()
+	for range MaxDelegationDepth {
+		if s, err = s.Delegate(context.Background(), Delegation{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s.Delegate(context.Background(), Delegation{}); err == nil || !strings.Contains(err.Error(), "delegations deep") {
+		t.Fatalf("delegated past the bound: %v", err)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"demiurge.dev/host/dispatch"
 	"demiurge.dev/host/redact"
@@ -91,6 +92,29 @@ func (h *Host) background() (*dispatch.Background, error) {
 		return nil, err
 	}
 	return &dispatch.Background{Tasks: m, Secrets: hostSecrets, Completions: &h.tasks.completions}, nil
+}
+
+// cancelSessionTasks cancels the running background tasks of a session
+// whose run has ended for good (a delegated child's): no one can resume it
+// to control them. It waits for each end to be recorded, up to a bound.
+func (h *Host) cancelSessionTasks(scope runtime.TaskScope) {
+	h.tasks.mu.Lock()
+	m := h.tasks.manager
+	h.tasks.mu.Unlock()
+	if m == nil {
+		return
+	}
+	ts, err := m.List(scope)
+	if err != nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for _, t := range ts {
+		if !t.State.Terminal() {
+			_, _ = m.Cancel(ctx, scope, t.ID)
+		}
+	}
 }
 
 // closeTasks cancels running tasks through the cancel path and waits until
