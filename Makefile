@@ -5,15 +5,16 @@
 
 GO        ?= go
 BIN       := $(CURDIR)/bin
-MODULES   := shared sdk catalog host cmd plugins/coding plugins/authored
+MODULES   := shared sdk catalog host cmd plugins/coding plugins/control plugins/authored
 # Provider packages (`demiurge package install NAME`) are not built-in
 # toolsets: each is an archive bin/packages/<name>.tar.gz (package.json
 # first, then the plugin binary) with its sha256 beside it.
 PACKAGES  := web_search_brave web_search_tavily
 MODULES   += $(addprefix plugins/,$(PACKAGES))
 PKGS      := $(addprefix ./,$(addsuffix /...,$(MODULES)))
-# Built-in toolset plugins: bin/demiurge-toolset-<name> from plugins/<name>.
-TOOLSETS  := coding authored
+# Built-in toolset plugins: bin/demiurge-toolset-<name> from plugins/<name>,
+# or from plugins/<dir> when written <name>:<dir>.
+TOOLSETS  := coding authored demiurge_control:control
 FUZZTIME  ?= 30s
 BENCHTIME ?= 2s
 
@@ -34,8 +35,9 @@ build:
 	$(GO) build -o $(BIN)/demiurge-host ./cmd/demiurge
 	$(GO) build -o $(BIN)/demiurge ./cmd/launcher
 	@for ts in $(TOOLSETS); do \
-		$(GO) build -o $(BIN)/demiurge-toolset-$$ts ./plugins/$$ts || exit 1; \
-		(cd $(BIN) && sha256sum demiurge-toolset-$$ts > demiurge-toolset-$$ts.sha256) || exit 1; \
+		name=$${ts%%:*}; dir=$${ts#*:}; \
+		$(GO) build -o $(BIN)/demiurge-toolset-$$name ./plugins/$$dir || exit 1; \
+		(cd $(BIN) && sha256sum demiurge-toolset-$$name > demiurge-toolset-$$name.sha256) || exit 1; \
 	done
 
 # The interactive session in the current directory on the embedded core.

@@ -101,8 +101,10 @@ func builtBinariesWithPlugins(b *testing.B) string {
 		return dir
 	}
 	dir := b.TempDir()
-	if err := plugintest.Build(dir, "coding", "demiurge.dev/plugins/coding"); err != nil {
-		b.Fatal(err)
+	for name, pkg := range map[string]string{"coding": "demiurge.dev/plugins/coding", "demiurge_control": "demiurge.dev/plugins/control"} {
+		if err := plugintest.Build(dir, name, pkg); err != nil {
+			b.Fatal(err)
+		}
 	}
 	for out, pkg := range map[string]string{"demiurge-host": ".", "demiurge": "demiurge.dev/cmd/launcher"} {
 		if msg, err := exec.Command("go", "build", "-o", filepath.Join(dir, out), pkg).CombinedOutput(); err != nil {

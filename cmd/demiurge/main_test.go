@@ -43,6 +43,9 @@ func testPlugins(t *testing.T) (builtin, examples string) {
 			pluginsDir = filepath.Join(tmp, "builtin")
 			pluginsErr = plugintest.Build(pluginsDir, "coding", "demiurge.dev/plugins/coding")
 			if pluginsErr == nil {
+				pluginsErr = plugintest.Build(pluginsDir, "demiurge_control", "demiurge.dev/plugins/control")
+			}
+			if pluginsErr == nil {
 				pluginsErr = plugintest.Build(pluginsDir, "authored", "demiurge.dev/plugins/authored")
 			}
 			// The provider packages, where make puts them: bin/packages.

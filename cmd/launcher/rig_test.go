@@ -37,7 +37,7 @@ func builtBinaries(t testing.TB) (bin, examples string) {
 		}
 		if dir := os.Getenv("DEMIURGE_TEST_PLUGIN_DIR"); dir != "" {
 			binDir = dir
-			for _, name := range []string{"demiurge", HostBinary, "demiurge-toolset-coding"} {
+			for _, name := range []string{"demiurge", HostBinary, "demiurge-toolset-coding", "demiurge-toolset-demiurge_control"} {
 				if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
 					binErr = err
 					return
@@ -47,6 +47,9 @@ func builtBinaries(t testing.TB) (bin, examples string) {
 		}
 		binDir = filepath.Join(tmp, "bin")
 		if binErr = plugintest.Build(binDir, "coding", "demiurge.dev/plugins/coding"); binErr != nil {
+			return
+		}
+		if binErr = plugintest.Build(binDir, "demiurge_control", "demiurge.dev/plugins/control"); binErr != nil {
 			return
 		}
 		for out, pkg := range map[string]string{"demiurge": ".", HostBinary: "demiurge.dev/cmd/demiurge"} {
@@ -90,7 +93,8 @@ func newRig(t testing.TB) *rig {
 			t.Fatal(err)
 		}
 	}
-	for _, name := range []string{"demiurge", HostBinary, "demiurge-toolset-coding", "demiurge-toolset-coding.sha256"} {
+	for _, name := range []string{"demiurge", HostBinary, "demiurge-toolset-coding", "demiurge-toolset-coding.sha256",
+		"demiurge-toolset-demiurge_control", "demiurge-toolset-demiurge_control.sha256"} {
 		copyFile(t, filepath.Join(src, name), filepath.Join(r.bin, name))
 	}
 	if err := os.WriteFile(filepath.Join(r.ws, "words.txt"), []byte("one two three\n"), 0o644); err != nil {

@@ -19,7 +19,8 @@ var defaultCore = sync.OnceValue(func() *Core {
 })
 
 // Default returns the embedded default core, used when no core directory
-// is given: the built-in toolsets implemented so far and the file grants
-// they need, no slots and no workspace (the caller's current directory is
-// the workspace). Each call returns a fresh copy.
+// is given: the built-in toolsets implemented so far (coding and
+// demiurge_control; schedule has no plugin yet) and the grants they need,
+// no slots and no workspace (the caller's current directory is the
+// workspace). Each call returns a fresh copy.
 func Default() *Core { return defaultCore().clone() }

@@ -100,8 +100,8 @@ func TestDefault(t *testing.T) {
 	if c.File != EmbeddedFile || c.Dir != "" || c.Workspace != "" || c.ToolsRoot != "" || c.MCPRoot != "" {
 		t.Errorf("Default() has paths: %+v", c)
 	}
-	if !reflect.DeepEqual(c.Toolsets, []string{"coding"}) {
-		t.Errorf("Default().Toolsets = %v, want [coding]", c.Toolsets)
+	if !reflect.DeepEqual(c.Toolsets, []string{"coding", "demiurge_control"}) {
+		t.Errorf("Default().Toolsets = %v, want [coding demiurge_control]", c.Toolsets)
 	}
 	if want := []string{"fs.read", "fs.write", "terminal.exec", "network.fetch"}; !reflect.DeepEqual(c.Capabilities, want) {
 		t.Errorf("Default().Capabilities = %v, want %v", c.Capabilities, want)

@@ -31,6 +31,9 @@ func TestMain(m *testing.M) {
 	if err := plugintest.BuildOrCopy(dir, "coding", "demiurge.dev/plugins/coding"); err != nil {
 		panic(err)
 	}
+	if err := plugintest.BuildOrCopy(dir, "demiurge_control", "demiurge.dev/plugins/control"); err != nil {
+		panic(err)
+	}
 	fixtureDir = dir
 	code := m.Run()
 	os.RemoveAll(dir)

@@ -13,25 +13,16 @@ import (
 	"demiurge.dev/host/runtime"
 )
 
-// taskToolsSource is the real coding plugin's task tools with the
-// registry's metadata.
+// taskToolsSource is the real demiurge_control plugin's task tools with
+// the registry's metadata.
 func (h *harness) taskToolsSource(t testing.TB) catalog.Source {
-	src := h.source(t, "coding", func(tool string) catalog.Metadata {
+	return h.source(t, "demiurge_control", func(tool string) catalog.Metadata {
 		m := catalog.Metadata{Risk: catalog.RiskLow, ApprovalPolicy: catalog.ApprovalAuto}
 		if tool == "task_control" {
 			m.Capability = "terminal.exec"
 		}
 		return m
 	})
-	var keep []catalog.ToolSpec
-	for _, ts := range src.Tools {
-		switch ts.Name {
-		case "task_status", "task_control", "yield_until", "task_list":
-			keep = append(keep, ts)
-		}
-	}
-	src.Tools = keep
-	return src
 }
 
 // taskToolTurn is a turn of principal and session that runs background

@@ -19,21 +19,21 @@ var builtinRegistry = map[string]map[string]catalog.Metadata{
 		// allows (seed 000): the terminal runtime runs what was reviewed.
 		"terminal":    {Risk: catalog.RiskHigh, Capability: "terminal.exec", ApprovalPolicy: catalog.ApprovalPrompt, LiteralCommandsAuto: true},
 		"web_extract": {Risk: catalog.RiskMedium, Capability: "network.fetch", ApprovalPolicy: catalog.ApprovalPrompt},
+	},
+	"schedule": {
+		"schedule_manage": {Risk: catalog.RiskMedium, Capability: "schedule.manage", ApprovalPolicy: catalog.ApprovalPrompt},
+	},
+	"demiurge_control": {
 		// The task tools reach only the calling turn's own tasks (the host
 		// scopes them to its principal and session) and never their output:
 		// reading and waiting need no capability beyond that scope.
 		// Cancelling stops only what the caller started and was approved
 		// for, so it is auto too, but gated by terminal.exec, the authority
 		// that starts the commands it stops.
-		"task_status":  {Risk: catalog.RiskLow, ApprovalPolicy: catalog.ApprovalAuto},
-		"task_list":    {Risk: catalog.RiskLow, ApprovalPolicy: catalog.ApprovalAuto},
-		"yield_until":  {Risk: catalog.RiskLow, ApprovalPolicy: catalog.ApprovalAuto},
-		"task_control": {Risk: catalog.RiskLow, Capability: "terminal.exec", ApprovalPolicy: catalog.ApprovalAuto},
-	},
-	"schedule": {
-		"schedule_manage": {Risk: catalog.RiskMedium, Capability: "schedule.manage", ApprovalPolicy: catalog.ApprovalPrompt},
-	},
-	"demiurge_control": {
+		"task_status":   {Risk: catalog.RiskLow, ApprovalPolicy: catalog.ApprovalAuto},
+		"task_list":     {Risk: catalog.RiskLow, ApprovalPolicy: catalog.ApprovalAuto},
+		"yield_until":   {Risk: catalog.RiskLow, ApprovalPolicy: catalog.ApprovalAuto},
+		"task_control":  {Risk: catalog.RiskLow, Capability: "terminal.exec", ApprovalPolicy: catalog.ApprovalAuto},
 		"evolve_core":   {Risk: catalog.RiskHigh, Capability: "tool.call:evolve_core", ApprovalPolicy: catalog.ApprovalPrompt},
 		"rollback_core": {Risk: catalog.RiskHigh, Capability: "tool.call:rollback_core", ApprovalPolicy: catalog.ApprovalPrompt},
 	},

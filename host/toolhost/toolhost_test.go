@@ -16,8 +16,9 @@ import (
 
 var builtinDir, extraDir string
 
-// TestMain builds real plugins: the coding toolset (or takes it from
-// DEMIURGE_TEST_PLUGIN_DIR) and the third-party test toolsets.
+// TestMain builds real plugins: the coding and demiurge_control toolsets
+// (or takes them from DEMIURGE_TEST_PLUGIN_DIR) and the third-party test
+// toolsets.
 func TestMain(m *testing.M) {
 	tmp, err := os.MkdirTemp("", "toolhost-plugins-")
 	if err != nil {
@@ -30,6 +31,7 @@ func TestMain(m *testing.M) {
 		}
 	}
 	must(plugintest.BuildOrCopy(builtinDir, "coding", "demiurge.dev/plugins/coding"))
+	must(plugintest.BuildOrCopy(builtinDir, "demiurge_control", "demiurge.dev/plugins/control"))
 	must(plugintest.Build(extraDir, "impostor", "demiurge.dev/sdk/testtoolsets/impostor"))
 	must(plugintest.Build(extraDir, "textstats", "demiurge.dev/sdk/example/textstats"))
 	code := m.Run()
@@ -84,7 +86,7 @@ func writeCore(t *testing.T, yaml string) string {
 	return dir
 }
 
-func TestDefaultCoreResolvesTheCodingTools(t *testing.T) {
+func TestDefaultCoreResolvesTheCodingAndControlTools(t *testing.T) {
 	_, cat := resolved(t, "", t.TempDir())
 	var names []string
 	for _, e := range cat.Entries() {
@@ -108,6 +110,8 @@ func TestDefaultCoreResolvesTheCodingTools(t *testing.T) {
 		e, _ := cat.Lookup(name)
 		if e == nil || e.Effective.ApprovalPolicy != catalog.ApprovalAuto || e.Effective.Risk != catalog.RiskLow || e.Effective.Capability != capability {
 			t.Errorf("%s's registry metadata: %+v", name, e)
+		} else if e.Spec.Provenance.Toolset != "demiurge_control" {
+			t.Errorf("%s comes from toolset %q, want demiurge_control", name, e.Spec.Provenance.Toolset)
 		}
 	}
 }

@@ -236,8 +236,8 @@ func TestGrants(t *testing.T) {
 func TestMissingWorkspaceIsAToolError(t *testing.T) {
 	for _, tool := range Tools() {
 		switch tool.Spec().Name {
-		case "web_extract", "task_status", "task_control", "yield_until", "task_list":
-			continue // they do not use the workspace
+		case "web_extract":
+			continue // it does not use the workspace
 		}
 		ctx := &sdk.Context{Context: context.Background(), Workspace: filepath.Join(t.TempDir(), "gone")}
 		_, err := tool.Execute(ctx, json.RawMessage(`{"path":"a.txt","pattern":"x"}`))

@@ -1,8 +1,9 @@
 // Command demiurge-toolset-coding is the built-in coding toolset: the file
 // tools read_file, write_file, patch and search_files over the workspace,
-// terminal, and task_status, task_control, yield_until and task_list over
-// the background tasks the host runs for it. The other coding tools join
-// in later issues; a tool is listed here only once it works.
+// web_extract and terminal. The tools over the background tasks a terminal
+// call starts live in the demiurge_control toolset (plugins/control). The
+// other coding tools join in later issues; a tool is listed here only once
+// it works.
 package main
 
 import (
@@ -42,9 +43,5 @@ func toolsWith(runner *terminal.Runner) []sdk.Tool {
 		newSearchFiles(),
 		newWebExtract(),
 		newTerminal(runner),
-		newTaskStatus(),
-		newTaskControl(),
-		newYieldUntil(),
-		newTaskList(),
 	}
 }

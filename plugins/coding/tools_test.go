@@ -30,8 +30,7 @@ func TestToolsList(t *testing.T) {
 		if err := json.Unmarshal(s.Schema, &schema); err != nil || schema.Type != "object" {
 			t.Errorf("%s: schema %s is not an object schema (%v)", s.Name, s.Schema, err)
 		}
-		required := map[string]string{"search_files": "", "web_extract": "url", "terminal": "command",
-			"task_status": "task_id", "task_control": "task_id", "yield_until": "task_id", "task_list": ""}
+		required := map[string]string{"search_files": "", "web_extract": "url", "terminal": "command"}
 		arg, ok := required[s.Name]
 		if !ok {
 			arg = "path"
@@ -39,10 +38,8 @@ func TestToolsList(t *testing.T) {
 		if arg != "" && !slices.Contains(schema.Required, arg) {
 			t.Errorf("%s: %s is not required: %v", s.Name, arg, schema.Required)
 		}
-		// Reading one's own tasks needs no capability beyond the host's
-		// ownership scope; every other tool names its gate.
-		scopeOnly := map[string]bool{"task_status": true, "yield_until": true, "task_list": true}
-		if s.Description == "" || (s.Metadata.Capability == "") != scopeOnly[s.Name] {
+		// Every coding tool names its gate.
+		if s.Description == "" || s.Metadata.Capability == "" {
 			t.Errorf("%s: description missing or capability %q unexpected", s.Name, s.Metadata.Capability)
 		}
 		_, checked := tool.(sdk.Prechecker)
@@ -50,8 +47,7 @@ func TestToolsList(t *testing.T) {
 			t.Errorf("%s: implements Prechecker = %v; only patch has a precheck", s.Name, checked)
 		}
 	}
-	if want := []string{"read_file", "write_file", "patch", "search_files", "web_extract", "terminal",
-		"task_status", "task_control", "yield_until", "task_list"}; !slices.Equal(names, want) {
+	if want := []string{"read_file", "write_file", "patch", "search_files", "web_extract", "terminal"}; !slices.Equal(names, want) {
 		t.Errorf("Tools() = %v, want exactly %v", names, want)
 	}
 }
@@ -95,8 +91,7 @@ func TestServeDescribes(t *testing.T) {
 	for _, s := range d.GetTools() {
 		got[s.GetName()] = s.GetHasPrecheck()
 	}
-	want := map[string]bool{"read_file": false, "write_file": false, "patch": true, "search_files": false, "web_extract": false, "terminal": false,
-		"task_status": false, "task_control": false, "yield_until": false, "task_list": false}
+	want := map[string]bool{"read_file": false, "write_file": false, "patch": true, "search_files": false, "web_extract": false, "terminal": false}
 	if len(got) != len(want) {
 		t.Errorf("described tools %v, want %v", got, want)
 	}

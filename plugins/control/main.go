@@ -1,0 +1,25 @@
+// Command demiurge-toolset-demiurge_control is the built-in
+// demiurge_control toolset: task_status, task_control, yield_until and
+// task_list over the background tasks the host runs for the calling turn.
+// The other control tools (delegate_task, evolve_core, rollback_core) join
+// in later issues; a tool is listed here only once it works.
+package main
+
+import "demiurge.dev/sdk"
+
+// Version is the toolset's semver.
+const Version = "0.1.0"
+
+func main() {
+	sdk.Serve(sdk.Toolset{Name: "demiurge_control", Version: Version, Tools: Tools})
+}
+
+// Tools is the toolset's one constructor list.
+func Tools() []sdk.Tool {
+	return []sdk.Tool{
+		newTaskStatus(),
+		newTaskControl(),
+		newYieldUntil(),
+		newTaskList(),
+	}
+}
