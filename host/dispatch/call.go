@@ -203,6 +203,7 @@ func (t *Turn) hooks(p *prepared) plugins.Hooks {
 			return t.Deliver(ctx, p.call.Name, text)
 		},
 		Tasks: t.taskHooksFor(),
+		Tools: t.toolListing,
 	}
 }
 

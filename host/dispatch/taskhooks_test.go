@@ -8,29 +8,16 @@ import (
 	"testing"
 	"time"
 
-	"demiurge.dev/catalog"
 	"demiurge.dev/host/approval"
 	"demiurge.dev/host/runtime"
 )
-
-// taskToolsSource is the real demiurge_control plugin's task tools with
-// the registry's metadata.
-func (h *harness) taskToolsSource(t testing.TB) catalog.Source {
-	return h.source(t, "demiurge_control", func(tool string) catalog.Metadata {
-		m := catalog.Metadata{Risk: catalog.RiskLow, ApprovalPolicy: catalog.ApprovalAuto}
-		if tool == "task_control" {
-			m.Capability = "terminal.exec"
-		}
-		return m
-	})
-}
 
 // taskToolTurn is a turn of principal and session that runs background
 // stream calls and the task tools over tasks, with completions recorded
 // in done.
 func (h *harness) taskToolTurn(t *testing.T, tasks *runtime.TaskManager, done *Completions, principal, session string) *Turn {
 	t.Helper()
-	turn := h.turn(t, []string{"fs.read", "terminal.exec"}, &answer{a: approval.AllowOnce}, h.streamSource(t), h.taskToolsSource(t))
+	turn := h.turn(t, []string{"fs.read", "terminal.exec"}, &answer{a: approval.AllowOnce}, h.streamSource(t), h.controlSource(t))
 	turn.Authority.Principal, turn.Authority.Session = principal, session
 	turn.ArtifactRoot = filepath.Join(t.TempDir(), "runtime", "artifacts", "0f1e2d")
 	turn.Background = &Background{Tasks: tasks, Completions: done}
@@ -134,7 +121,7 @@ func TestTaskToolsReachOnlyTheTurnsOwnTasks(t *testing.T) {
 
 func TestTaskToolsRefuseWithoutATaskManager(t *testing.T) {
 	h := newHarness(t)
-	turn := h.turn(t, []string{"terminal.exec"}, &answer{a: approval.AllowOnce}, h.taskToolsSource(t))
+	turn := h.turn(t, []string{"terminal.exec"}, &answer{a: approval.AllowOnce}, h.controlSource(t))
 	out := callTool(turn, "task_list", `{}`)
 	if out.Status != StatusToolError || !strings.Contains(out.Views.Model, "not available") {
 		t.Errorf("task_list without tasks = %s %q", out.Status, out.Views.Model)

@@ -20,6 +20,9 @@ type Hooks struct {
 	// Tasks answers the background-task RPCs, scoped to the calling turn;
 	// nil refuses them.
 	Tasks TaskHooks
+	// Tools answers ToolsList with the calling turn's catalog; nil refuses
+	// it.
+	Tools func(ctx context.Context) ([]*toolsetv1.ToolListing, error)
 }
 
 // hostServices serves one plugin. It knows only the invocations the host

@@ -24,6 +24,9 @@ var builtinRegistry = map[string]map[string]catalog.Metadata{
 		"schedule_manage": {Risk: catalog.RiskMedium, Capability: "schedule.manage", ApprovalPolicy: catalog.ApprovalPrompt},
 	},
 	"demiurge_control": {
+		// tools_list shows the calling turn's own catalog, which the model
+		// already has as its tool definitions: nothing to gate.
+		"tools_list": {Risk: catalog.RiskLow, ApprovalPolicy: catalog.ApprovalAuto},
 		// The task tools reach only the calling turn's own tasks (the host
 		// scopes them to its principal and session) and never their output:
 		// reading and waiting need no capability beyond that scope.

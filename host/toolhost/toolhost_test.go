@@ -92,7 +92,7 @@ func TestDefaultCoreResolvesTheCodingAndControlTools(t *testing.T) {
 	for _, e := range cat.Entries() {
 		names = append(names, e.Spec.Name)
 	}
-	if got := strings.Join(names, ","); got != "read_file,write_file,patch,search_files,web_extract,terminal,task_status,task_control,yield_until,task_list" {
+	if got := strings.Join(names, ","); got != "read_file,write_file,patch,search_files,web_extract,terminal,tools_list,task_status,task_control,yield_until,task_list" {
 		t.Fatalf("tools = %s", got)
 	}
 	read, _ := cat.Lookup("read_file")
@@ -104,9 +104,10 @@ func TestDefaultCoreResolvesTheCodingAndControlTools(t *testing.T) {
 	if read.Effective.ApprovalPolicy != catalog.ApprovalAuto || write.Effective.ApprovalPolicy != catalog.ApprovalPrompt || write.Effective.Capability != "fs.write" {
 		t.Fatalf("registry metadata: read %+v write %+v", read.Effective, write.Effective)
 	}
-	// The task tools act on the caller's own tasks only: auto, and only
-	// cancelling needs the authority that starts commands.
-	for name, capability := range map[string]string{"task_status": "", "task_list": "", "yield_until": "", "task_control": "terminal.exec"} {
+	// tools_list shows the turn's own catalog and the task tools act on
+	// the caller's own tasks only: auto, and only cancelling needs the
+	// authority that starts commands.
+	for name, capability := range map[string]string{"tools_list": "", "task_status": "", "task_list": "", "yield_until": "", "task_control": "terminal.exec"} {
 		e, _ := cat.Lookup(name)
 		if e == nil || e.Effective.ApprovalPolicy != catalog.ApprovalAuto || e.Effective.Risk != catalog.RiskLow || e.Effective.Capability != capability {
 			t.Errorf("%s's registry metadata: %+v", name, e)

@@ -1,6 +1,7 @@
 // Command demiurge-toolset-demiurge_control is the built-in
-// demiurge_control toolset: task_status, task_control, yield_until and
-// task_list over the background tasks the host runs for the calling turn.
+// demiurge_control toolset: tools_list over the calling turn's resolved
+// catalog, and task_status, task_control, yield_until and task_list over
+// the background tasks the host runs for the calling turn.
 // The other control tools (delegate_task, evolve_core, rollback_core) join
 // in later issues; a tool is listed here only once it works.
 package main
@@ -17,6 +18,7 @@ func main() {
 // Tools is the toolset's one constructor list.
 func Tools() []sdk.Tool {
 	return []sdk.Tool{
+		newToolsList(),
 		newTaskStatus(),
 		newTaskControl(),
 		newYieldUntil(),

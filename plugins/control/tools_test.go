@@ -29,13 +29,14 @@ func TestToolsList(t *testing.T) {
 		if err := json.Unmarshal(s.Schema, &schema); err != nil || schema.Type != "object" {
 			t.Errorf("%s: schema %s is not an object schema (%v)", s.Name, s.Schema, err)
 		}
-		required := map[string]string{"task_status": "task_id", "task_control": "task_id", "yield_until": "task_id", "task_list": ""}
+		required := map[string]string{"tools_list": "", "task_status": "task_id", "task_control": "task_id", "yield_until": "task_id", "task_list": ""}
 		if arg := required[s.Name]; arg != "" && !slices.Contains(schema.Required, arg) {
 			t.Errorf("%s: %s is not required: %v", s.Name, arg, schema.Required)
 		}
-		// Reading one's own tasks needs no capability beyond the host's
-		// ownership scope; cancelling names the gate of what it stops.
-		scopeOnly := map[string]bool{"task_status": true, "yield_until": true, "task_list": true}
+		// Listing the turn's tools and reading one's own tasks need no
+		// capability beyond the host's scope; cancelling names the gate of
+		// what it stops.
+		scopeOnly := map[string]bool{"tools_list": true, "task_status": true, "yield_until": true, "task_list": true}
 		if s.Description == "" || (s.Metadata.Capability == "") != scopeOnly[s.Name] {
 			t.Errorf("%s: description missing or capability %q unexpected", s.Name, s.Metadata.Capability)
 		}
@@ -43,7 +44,7 @@ func TestToolsList(t *testing.T) {
 			t.Errorf("%s implements Prechecker; no control tool has a precheck", s.Name)
 		}
 	}
-	if want := []string{"task_status", "task_control", "yield_until", "task_list"}; !slices.Equal(names, want) {
+	if want := []string{"tools_list", "task_status", "task_control", "yield_until", "task_list"}; !slices.Equal(names, want) {
 		t.Errorf("Tools() = %v, want exactly %v", names, want)
 	}
 }
@@ -90,7 +91,7 @@ func TestServeDescribes(t *testing.T) {
 			t.Errorf("tool %s is described with a precheck", s.GetName())
 		}
 	}
-	if want := []string{"task_status", "task_control", "yield_until", "task_list"}; !slices.Equal(got, want) {
+	if want := []string{"tools_list", "task_status", "task_control", "yield_until", "task_list"}; !slices.Equal(got, want) {
 		t.Errorf("described tools %v, want %v", got, want)
 	}
 }

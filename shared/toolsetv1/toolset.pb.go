@@ -2188,6 +2188,196 @@ func (x *TaskListResponse) GetTasks() []*TaskView {
 	return nil
 }
 
+type ToolsListRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	InvocationId  string                 `protobuf:"bytes,1,opt,name=invocation_id,json=invocationId,proto3" json:"invocation_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ToolsListRequest) Reset() {
+	*x = ToolsListRequest{}
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[32]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ToolsListRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ToolsListRequest) ProtoMessage() {}
+
+func (x *ToolsListRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[32]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ToolsListRequest.ProtoReflect.Descriptor instead.
+func (*ToolsListRequest) Descriptor() ([]byte, []int) {
+	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{32}
+}
+
+func (x *ToolsListRequest) GetInvocationId() string {
+	if x != nil {
+		return x.InvocationId
+	}
+	return ""
+}
+
+// ToolListing is one tool of the calling turn's catalog as the model sees
+// it: no schema (the provider definitions carry it) and no operator-only
+// diagnostics.
+type ToolListing struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Name  string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// description is the tool's description, bounded.
+	Description string `protobuf:"bytes,2,opt,name=description,proto3" json:"description,omitempty"`
+	// source is where the tool comes from, e.g. "builtin coding 0.1.0".
+	Source string `protobuf:"bytes,3,opt,name=source,proto3" json:"source,omitempty"`
+	// effect is read, write, exec, network or control.
+	Effect string `protobuf:"bytes,4,opt,name=effect,proto3" json:"effect,omitempty"`
+	// risk and approval are the effective policy (low|medium|high;
+	// auto|prompt|deny).
+	Risk     string `protobuf:"bytes,5,opt,name=risk,proto3" json:"risk,omitempty"`
+	Approval string `protobuf:"bytes,6,opt,name=approval,proto3" json:"approval,omitempty"`
+	// requires are the grants a call needs (the core's overrides may add
+	// to the registry's); empty when none beyond the host's scope.
+	Requires      []string `protobuf:"bytes,7,rep,name=requires,proto3" json:"requires,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ToolListing) Reset() {
+	*x = ToolListing{}
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[33]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ToolListing) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ToolListing) ProtoMessage() {}
+
+func (x *ToolListing) ProtoReflect() protoreflect.Message {
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[33]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ToolListing.ProtoReflect.Descriptor instead.
+func (*ToolListing) Descriptor() ([]byte, []int) {
+	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{33}
+}
+
+func (x *ToolListing) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *ToolListing) GetDescription() string {
+	if x != nil {
+		return x.Description
+	}
+	return ""
+}
+
+func (x *ToolListing) GetSource() string {
+	if x != nil {
+		return x.Source
+	}
+	return ""
+}
+
+func (x *ToolListing) GetEffect() string {
+	if x != nil {
+		return x.Effect
+	}
+	return ""
+}
+
+func (x *ToolListing) GetRisk() string {
+	if x != nil {
+		return x.Risk
+	}
+	return ""
+}
+
+func (x *ToolListing) GetApproval() string {
+	if x != nil {
+		return x.Approval
+	}
+	return ""
+}
+
+func (x *ToolListing) GetRequires() []string {
+	if x != nil {
+		return x.Requires
+	}
+	return nil
+}
+
+type ToolsListResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Tools         []*ToolListing         `protobuf:"bytes,1,rep,name=tools,proto3" json:"tools,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ToolsListResponse) Reset() {
+	*x = ToolsListResponse{}
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[34]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ToolsListResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ToolsListResponse) ProtoMessage() {}
+
+func (x *ToolsListResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[34]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ToolsListResponse.ProtoReflect.Descriptor instead.
+func (*ToolsListResponse) Descriptor() ([]byte, []int) {
+	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{34}
+}
+
+func (x *ToolsListResponse) GetTools() []*ToolListing {
+	if x != nil {
+		return x.Tools
+	}
+	return nil
+}
+
 var File_demiurge_toolset_v1_toolset_proto protoreflect.FileDescriptor
 
 const file_demiurge_toolset_v1_toolset_proto_rawDesc = "" +
@@ -2346,7 +2536,19 @@ const file_demiurge_toolset_v1_toolset_proto_rawDesc = "" +
 	"\x0fTaskListRequest\x12#\n" +
 	"\rinvocation_id\x18\x01 \x01(\tR\finvocationId\"G\n" +
 	"\x10TaskListResponse\x123\n" +
-	"\x05tasks\x18\x01 \x03(\v2\x1d.demiurge.toolset.v1.TaskViewR\x05tasks*|\n" +
+	"\x05tasks\x18\x01 \x03(\v2\x1d.demiurge.toolset.v1.TaskViewR\x05tasks\"7\n" +
+	"\x10ToolsListRequest\x12#\n" +
+	"\rinvocation_id\x18\x01 \x01(\tR\finvocationId\"\xbf\x01\n" +
+	"\vToolListing\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12 \n" +
+	"\vdescription\x18\x02 \x01(\tR\vdescription\x12\x16\n" +
+	"\x06source\x18\x03 \x01(\tR\x06source\x12\x16\n" +
+	"\x06effect\x18\x04 \x01(\tR\x06effect\x12\x12\n" +
+	"\x04risk\x18\x05 \x01(\tR\x04risk\x12\x1a\n" +
+	"\bapproval\x18\x06 \x01(\tR\bapproval\x12\x1a\n" +
+	"\brequires\x18\a \x03(\tR\brequires\"K\n" +
+	"\x11ToolsListResponse\x126\n" +
+	"\x05tools\x18\x01 \x03(\v2 .demiurge.toolset.v1.ToolListingR\x05tools*|\n" +
 	"\x06Effect\x12\x16\n" +
 	"\x12EFFECT_UNSPECIFIED\x10\x00\x12\x0f\n" +
 	"\vEFFECT_READ\x10\x01\x12\x10\n" +
@@ -2364,7 +2566,7 @@ const file_demiurge_toolset_v1_toolset_proto_rawDesc = "" +
 	"\x06Invoke\x12\".demiurge.toolset.v1.EffectRequest\x1a .demiurge.toolset.v1.InvokeEvent0\x01\x12O\n" +
 	"\bPrecheck\x12\".demiurge.toolset.v1.EffectRequest\x1a\x1f.demiurge.toolset.v1.ToolResult\x12Q\n" +
 	"\x06Cancel\x12\".demiurge.toolset.v1.CancelRequest\x1a#.demiurge.toolset.v1.CancelResponse\x12Q\n" +
-	"\x06Health\x12\".demiurge.toolset.v1.HealthRequest\x1a#.demiurge.toolset.v1.HealthResponse2\xa5\x04\n" +
+	"\x06Health\x12\".demiurge.toolset.v1.HealthRequest\x1a#.demiurge.toolset.v1.HealthResponse2\x81\x05\n" +
 	"\fHostServices\x12]\n" +
 	"\n" +
 	"Capability\x12&.demiurge.toolset.v1.CapabilityRequest\x1a'.demiurge.toolset.v1.CapabilityResponse\x12T\n" +
@@ -2373,7 +2575,8 @@ const file_demiurge_toolset_v1_toolset_proto_rawDesc = "" +
 	"TaskStatus\x12&.demiurge.toolset.v1.TaskStatusRequest\x1a!.demiurge.toolset.v1.TaskResponse\x12Y\n" +
 	"\vTaskControl\x12'.demiurge.toolset.v1.TaskControlRequest\x1a!.demiurge.toolset.v1.TaskResponse\x12S\n" +
 	"\bTaskWait\x12$.demiurge.toolset.v1.TaskWaitRequest\x1a!.demiurge.toolset.v1.TaskResponse\x12W\n" +
-	"\bTaskList\x12$.demiurge.toolset.v1.TaskListRequest\x1a%.demiurge.toolset.v1.TaskListResponseB)Z'demiurge.dev/shared/toolsetv1;toolsetv1b\x06proto3"
+	"\bTaskList\x12$.demiurge.toolset.v1.TaskListRequest\x1a%.demiurge.toolset.v1.TaskListResponse\x12Z\n" +
+	"\tToolsList\x12%.demiurge.toolset.v1.ToolsListRequest\x1a&.demiurge.toolset.v1.ToolsListResponseB)Z'demiurge.dev/shared/toolsetv1;toolsetv1b\x06proto3"
 
 var (
 	file_demiurge_toolset_v1_toolset_proto_rawDescOnce sync.Once
@@ -2388,7 +2591,7 @@ func file_demiurge_toolset_v1_toolset_proto_rawDescGZIP() []byte {
 }
 
 var file_demiurge_toolset_v1_toolset_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_demiurge_toolset_v1_toolset_proto_msgTypes = make([]protoimpl.MessageInfo, 33)
+var file_demiurge_toolset_v1_toolset_proto_msgTypes = make([]protoimpl.MessageInfo, 36)
 var file_demiurge_toolset_v1_toolset_proto_goTypes = []any{
 	(Effect)(0),                // 0: demiurge.toolset.v1.Effect
 	(Access)(0),                // 1: demiurge.toolset.v1.Access
@@ -2424,7 +2627,10 @@ var file_demiurge_toolset_v1_toolset_proto_goTypes = []any{
 	(*TaskResponse)(nil),       // 31: demiurge.toolset.v1.TaskResponse
 	(*TaskListRequest)(nil),    // 32: demiurge.toolset.v1.TaskListRequest
 	(*TaskListResponse)(nil),   // 33: demiurge.toolset.v1.TaskListResponse
-	nil,                        // 34: demiurge.toolset.v1.EffectRequest.SecretsEntry
+	(*ToolsListRequest)(nil),   // 34: demiurge.toolset.v1.ToolsListRequest
+	(*ToolListing)(nil),        // 35: demiurge.toolset.v1.ToolListing
+	(*ToolsListResponse)(nil),  // 36: demiurge.toolset.v1.ToolsListResponse
+	nil,                        // 37: demiurge.toolset.v1.EffectRequest.SecretsEntry
 }
 var file_demiurge_toolset_v1_toolset_proto_depIdxs = []int32{
 	4,  // 0: demiurge.toolset.v1.DescribeResponse.tools:type_name -> demiurge.toolset.v1.ToolSpec
@@ -2437,42 +2643,45 @@ var file_demiurge_toolset_v1_toolset_proto_depIdxs = []int32{
 	1,  // 7: demiurge.toolset.v1.PathSubject.access:type_name -> demiurge.toolset.v1.Access
 	1,  // 8: demiurge.toolset.v1.PathGrant.access:type_name -> demiurge.toolset.v1.Access
 	12, // 9: demiurge.toolset.v1.EffectRequest.grants:type_name -> demiurge.toolset.v1.PathGrant
-	34, // 10: demiurge.toolset.v1.EffectRequest.secrets:type_name -> demiurge.toolset.v1.EffectRequest.SecretsEntry
+	37, // 10: demiurge.toolset.v1.EffectRequest.secrets:type_name -> demiurge.toolset.v1.EffectRequest.SecretsEntry
 	15, // 11: demiurge.toolset.v1.InvokeEvent.progress:type_name -> demiurge.toolset.v1.Progress
 	16, // 12: demiurge.toolset.v1.InvokeEvent.output:type_name -> demiurge.toolset.v1.OutputChunk
 	17, // 13: demiurge.toolset.v1.InvokeEvent.artifact:type_name -> demiurge.toolset.v1.ArtifactRef
 	18, // 14: demiurge.toolset.v1.InvokeEvent.result:type_name -> demiurge.toolset.v1.ToolResult
 	27, // 15: demiurge.toolset.v1.TaskResponse.task:type_name -> demiurge.toolset.v1.TaskView
 	27, // 16: demiurge.toolset.v1.TaskListResponse.tasks:type_name -> demiurge.toolset.v1.TaskView
-	2,  // 17: demiurge.toolset.v1.Toolset.Describe:input_type -> demiurge.toolset.v1.DescribeRequest
-	10, // 18: demiurge.toolset.v1.Toolset.Configure:input_type -> demiurge.toolset.v1.ConfigureRequest
-	13, // 19: demiurge.toolset.v1.Toolset.Invoke:input_type -> demiurge.toolset.v1.EffectRequest
-	13, // 20: demiurge.toolset.v1.Toolset.Precheck:input_type -> demiurge.toolset.v1.EffectRequest
-	19, // 21: demiurge.toolset.v1.Toolset.Cancel:input_type -> demiurge.toolset.v1.CancelRequest
-	21, // 22: demiurge.toolset.v1.Toolset.Health:input_type -> demiurge.toolset.v1.HealthRequest
-	23, // 23: demiurge.toolset.v1.HostServices.Capability:input_type -> demiurge.toolset.v1.CapabilityRequest
-	25, // 24: demiurge.toolset.v1.HostServices.Deliver:input_type -> demiurge.toolset.v1.DeliverRequest
-	28, // 25: demiurge.toolset.v1.HostServices.TaskStatus:input_type -> demiurge.toolset.v1.TaskStatusRequest
-	29, // 26: demiurge.toolset.v1.HostServices.TaskControl:input_type -> demiurge.toolset.v1.TaskControlRequest
-	30, // 27: demiurge.toolset.v1.HostServices.TaskWait:input_type -> demiurge.toolset.v1.TaskWaitRequest
-	32, // 28: demiurge.toolset.v1.HostServices.TaskList:input_type -> demiurge.toolset.v1.TaskListRequest
-	3,  // 29: demiurge.toolset.v1.Toolset.Describe:output_type -> demiurge.toolset.v1.DescribeResponse
-	11, // 30: demiurge.toolset.v1.Toolset.Configure:output_type -> demiurge.toolset.v1.ConfigureResponse
-	14, // 31: demiurge.toolset.v1.Toolset.Invoke:output_type -> demiurge.toolset.v1.InvokeEvent
-	18, // 32: demiurge.toolset.v1.Toolset.Precheck:output_type -> demiurge.toolset.v1.ToolResult
-	20, // 33: demiurge.toolset.v1.Toolset.Cancel:output_type -> demiurge.toolset.v1.CancelResponse
-	22, // 34: demiurge.toolset.v1.Toolset.Health:output_type -> demiurge.toolset.v1.HealthResponse
-	24, // 35: demiurge.toolset.v1.HostServices.Capability:output_type -> demiurge.toolset.v1.CapabilityResponse
-	26, // 36: demiurge.toolset.v1.HostServices.Deliver:output_type -> demiurge.toolset.v1.DeliverResponse
-	31, // 37: demiurge.toolset.v1.HostServices.TaskStatus:output_type -> demiurge.toolset.v1.TaskResponse
-	31, // 38: demiurge.toolset.v1.HostServices.TaskControl:output_type -> demiurge.toolset.v1.TaskResponse
-	31, // 39: demiurge.toolset.v1.HostServices.TaskWait:output_type -> demiurge.toolset.v1.TaskResponse
-	33, // 40: demiurge.toolset.v1.HostServices.TaskList:output_type -> demiurge.toolset.v1.TaskListResponse
-	29, // [29:41] is the sub-list for method output_type
-	17, // [17:29] is the sub-list for method input_type
-	17, // [17:17] is the sub-list for extension type_name
-	17, // [17:17] is the sub-list for extension extendee
-	0,  // [0:17] is the sub-list for field type_name
+	35, // 17: demiurge.toolset.v1.ToolsListResponse.tools:type_name -> demiurge.toolset.v1.ToolListing
+	2,  // 18: demiurge.toolset.v1.Toolset.Describe:input_type -> demiurge.toolset.v1.DescribeRequest
+	10, // 19: demiurge.toolset.v1.Toolset.Configure:input_type -> demiurge.toolset.v1.ConfigureRequest
+	13, // 20: demiurge.toolset.v1.Toolset.Invoke:input_type -> demiurge.toolset.v1.EffectRequest
+	13, // 21: demiurge.toolset.v1.Toolset.Precheck:input_type -> demiurge.toolset.v1.EffectRequest
+	19, // 22: demiurge.toolset.v1.Toolset.Cancel:input_type -> demiurge.toolset.v1.CancelRequest
+	21, // 23: demiurge.toolset.v1.Toolset.Health:input_type -> demiurge.toolset.v1.HealthRequest
+	23, // 24: demiurge.toolset.v1.HostServices.Capability:input_type -> demiurge.toolset.v1.CapabilityRequest
+	25, // 25: demiurge.toolset.v1.HostServices.Deliver:input_type -> demiurge.toolset.v1.DeliverRequest
+	28, // 26: demiurge.toolset.v1.HostServices.TaskStatus:input_type -> demiurge.toolset.v1.TaskStatusRequest
+	29, // 27: demiurge.toolset.v1.HostServices.TaskControl:input_type -> demiurge.toolset.v1.TaskControlRequest
+	30, // 28: demiurge.toolset.v1.HostServices.TaskWait:input_type -> demiurge.toolset.v1.TaskWaitRequest
+	32, // 29: demiurge.toolset.v1.HostServices.TaskList:input_type -> demiurge.toolset.v1.TaskListRequest
+	34, // 30: demiurge.toolset.v1.HostServices.ToolsList:input_type -> demiurge.toolset.v1.ToolsListRequest
+	3,  // 31: demiurge.toolset.v1.Toolset.Describe:output_type -> demiurge.toolset.v1.DescribeResponse
+	11, // 32: demiurge.toolset.v1.Toolset.Configure:output_type -> demiurge.toolset.v1.ConfigureResponse
+	14, // 33: demiurge.toolset.v1.Toolset.Invoke:output_type -> demiurge.toolset.v1.InvokeEvent
+	18, // 34: demiurge.toolset.v1.Toolset.Precheck:output_type -> demiurge.toolset.v1.ToolResult
+	20, // 35: demiurge.toolset.v1.Toolset.Cancel:output_type -> demiurge.toolset.v1.CancelResponse
+	22, // 36: demiurge.toolset.v1.Toolset.Health:output_type -> demiurge.toolset.v1.HealthResponse
+	24, // 37: demiurge.toolset.v1.HostServices.Capability:output_type -> demiurge.toolset.v1.CapabilityResponse
+	26, // 38: demiurge.toolset.v1.HostServices.Deliver:output_type -> demiurge.toolset.v1.DeliverResponse
+	31, // 39: demiurge.toolset.v1.HostServices.TaskStatus:output_type -> demiurge.toolset.v1.TaskResponse
+	31, // 40: demiurge.toolset.v1.HostServices.TaskControl:output_type -> demiurge.toolset.v1.TaskResponse
+	31, // 41: demiurge.toolset.v1.HostServices.TaskWait:output_type -> demiurge.toolset.v1.TaskResponse
+	33, // 42: demiurge.toolset.v1.HostServices.TaskList:output_type -> demiurge.toolset.v1.TaskListResponse
+	36, // 43: demiurge.toolset.v1.HostServices.ToolsList:output_type -> demiurge.toolset.v1.ToolsListResponse
+	31, // [31:44] is the sub-list for method output_type
+	18, // [18:31] is the sub-list for method input_type
+	18, // [18:18] is the sub-list for extension type_name
+	18, // [18:18] is the sub-list for extension extendee
+	0,  // [0:18] is the sub-list for field type_name
 }
 
 func init() { file_demiurge_toolset_v1_toolset_proto_init() }
@@ -2498,7 +2707,7 @@ func file_demiurge_toolset_v1_toolset_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_demiurge_toolset_v1_toolset_proto_rawDesc), len(file_demiurge_toolset_v1_toolset_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   33,
+			NumMessages:   36,
 			NumExtensions: 0,
 			NumServices:   2,
 		},

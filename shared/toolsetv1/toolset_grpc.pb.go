@@ -351,6 +351,7 @@ const (
 	HostServices_TaskControl_FullMethodName = "/demiurge.toolset.v1.HostServices/TaskControl"
 	HostServices_TaskWait_FullMethodName    = "/demiurge.toolset.v1.HostServices/TaskWait"
 	HostServices_TaskList_FullMethodName    = "/demiurge.toolset.v1.HostServices/TaskList"
+	HostServices_ToolsList_FullMethodName   = "/demiurge.toolset.v1.HostServices/ToolsList"
 )
 
 // HostServicesClient is the client API for HostServices service.
@@ -378,6 +379,10 @@ type HostServicesClient interface {
 	TaskWait(ctx context.Context, in *TaskWaitRequest, opts ...grpc.CallOption) (*TaskResponse, error)
 	// TaskList lists the tasks of the calling turn's session, newest first.
 	TaskList(ctx context.Context, in *TaskListRequest, opts ...grpc.CallOption) (*TaskListResponse, error)
+	// ToolsList lists the calling turn's resolved catalog as the model sees
+	// it: the tools it may call, in catalog order, each with its effective
+	// policy after the core's overrides.
+	ToolsList(ctx context.Context, in *ToolsListRequest, opts ...grpc.CallOption) (*ToolsListResponse, error)
 }
 
 type hostServicesClient struct {
@@ -448,6 +453,16 @@ func (c *hostServicesClient) TaskList(ctx context.Context, in *TaskListRequest, 
 	return out, nil
 }
 
+func (c *hostServicesClient) ToolsList(ctx context.Context, in *ToolsListRequest, opts ...grpc.CallOption) (*ToolsListResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ToolsListResponse)
+	err := c.cc.Invoke(ctx, HostServices_ToolsList_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // HostServicesServer is the server API for HostServices service.
 // All implementations must embed UnimplementedHostServicesServer
 // for forward compatibility.
@@ -473,6 +488,10 @@ type HostServicesServer interface {
 	TaskWait(context.Context, *TaskWaitRequest) (*TaskResponse, error)
 	// TaskList lists the tasks of the calling turn's session, newest first.
 	TaskList(context.Context, *TaskListRequest) (*TaskListResponse, error)
+	// ToolsList lists the calling turn's resolved catalog as the model sees
+	// it: the tools it may call, in catalog order, each with its effective
+	// policy after the core's overrides.
+	ToolsList(context.Context, *ToolsListRequest) (*ToolsListResponse, error)
 	mustEmbedUnimplementedHostServicesServer()
 }
 
@@ -500,6 +519,9 @@ func (UnimplementedHostServicesServer) TaskWait(context.Context, *TaskWaitReques
 }
 func (UnimplementedHostServicesServer) TaskList(context.Context, *TaskListRequest) (*TaskListResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method TaskList not implemented")
+}
+func (UnimplementedHostServicesServer) ToolsList(context.Context, *ToolsListRequest) (*ToolsListResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method ToolsList not implemented")
 }
 func (UnimplementedHostServicesServer) mustEmbedUnimplementedHostServicesServer() {}
 func (UnimplementedHostServicesServer) testEmbeddedByValue()                      {}
@@ -630,6 +652,24 @@ func _HostServices_TaskList_Handler(srv interface{}, ctx context.Context, dec fu
 	return interceptor(ctx, in, info, handler)
 }
 
+func _HostServices_ToolsList_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ToolsListRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(HostServicesServer).ToolsList(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: HostServices_ToolsList_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(HostServicesServer).ToolsList(ctx, req.(*ToolsListRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // HostServices_ServiceDesc is the grpc.ServiceDesc for HostServices service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -660,6 +700,10 @@ var HostServices_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "TaskList",
 			Handler:    _HostServices_TaskList_Handler,
+		},
+		{
+			MethodName: "ToolsList",
+			Handler:    _HostServices_ToolsList_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},
