@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/go-plugin"
 
+	"demiurge.dev/sdk/sdktest"
 	"demiurge.dev/shared"
 	"demiurge.dev/shared/toolsetv1"
 )
@@ -35,25 +35,13 @@ func startTreeInPlugin(t *testing.T, id string) *pluginTerminal {
 	t.Helper()
 	cmd := exec.Command(os.Args[0])
 	cmd.Env = []string{serveChildEnv + "=1"}
-	client := plugin.NewClient(&plugin.ClientConfig{
-		HandshakeConfig: shared.Handshake, VersionedPlugins: shared.VersionedPlugins(&shared.ToolsetPlugin{}),
-		Cmd: cmd, AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC}, AutoMTLS: true, SkipHostEnv: true,
-		StartTimeout: 30 * time.Second, Logger: hclog.NewNullLogger(), GRPCDialOptions: shared.GRPCDialOptions(),
-	})
-	t.Cleanup(client.Kill)
-	rpc, err := client.Client()
-	if err != nil {
-		t.Fatalf("start the toolset: %v", err)
-	}
-	raw, err := rpc.Dispense(shared.PluginName)
-	if err != nil {
-		t.Fatal(err)
-	}
+	client, ts := sdktest.Start(t, cmd)
 	ws := t.TempDir()
 	args, _ := json.Marshal(map[string]any{"command": "echo $$; sleep 60 & sh -c 'trap \"\" TERM; exec sleep 60' & wait", "timeout": 120})
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	pt := &pluginTerminal{client: client, ts: raw.(*shared.ToolsetClient), cancel: cancel}
+	pt := &pluginTerminal{client: client, ts: ts, cancel: cancel}
+	var err error
 	pt.stream, err = pt.ts.Invoke(ctx, &toolsetv1.EffectRequest{
 		InvocationId: id, Tool: "terminal", Arguments: args, Workspace: ws,
 		ArtifactRoot: filepath.Join(t.TempDir(), "artifacts"), Env: []string{"PATH=/usr/bin:/bin"},

@@ -9,11 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hashicorp/go-hclog"
-	"github.com/hashicorp/go-plugin"
-
 	"demiurge.dev/sdk"
-	"demiurge.dev/shared"
+	"demiurge.dev/sdk/sdktest"
 	"demiurge.dev/shared/toolsetv1"
 )
 
@@ -58,29 +55,10 @@ func TestToolsList(t *testing.T) {
 func TestServeDescribes(t *testing.T) {
 	cmd := exec.Command(os.Args[0])
 	cmd.Env = []string{serveChildEnv + "=1"}
-	client := plugin.NewClient(&plugin.ClientConfig{
-		HandshakeConfig:  shared.Handshake,
-		VersionedPlugins: shared.VersionedPlugins(&shared.ToolsetPlugin{}),
-		Cmd:              cmd,
-		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
-		AutoMTLS:         true,
-		SkipHostEnv:      true,
-		StartTimeout:     30 * time.Second,
-		Logger:           hclog.NewNullLogger(),
-		GRPCDialOptions:  shared.GRPCDialOptions(),
-	})
-	defer client.Kill()
-	rpc, err := client.Client()
-	if err != nil {
-		t.Fatalf("start the toolset: %v", err)
-	}
-	raw, err := rpc.Dispense(shared.PluginName)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, ts := sdktest.Start(t, cmd)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	d, err := raw.(*shared.ToolsetClient).Describe(ctx, &toolsetv1.DescribeRequest{})
+	d, err := ts.Describe(ctx, &toolsetv1.DescribeRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}
