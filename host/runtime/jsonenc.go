@@ -3,14 +3,14 @@ package runtime
 import (
 	"encoding/json"
 	"slices"
-	"strconv"
-	"unicode/utf8"
+
+	"demiurge.dev/host/internal/jsonenc"
 )
 
 // MarshalData encodes an event's data exactly as json.Marshal does, byte
 // for byte, HTML escaping and sorted keys included. Every call writes one
 // event, and json.Marshal spends most of its time on reflection and on
-// sorting map keys through it: strings, booleans, integers, string slices
+// sorting map keys through it: strings, booleans, numbers, string slices
 // and nested maps and slices of those are written directly here, and any
 // other value is handed to json.Marshal.
 func MarshalData(data map[string]any) (json.RawMessage, error) {
@@ -25,23 +25,10 @@ func appendJSON(b []byte, v any, depth int) ([]byte, error) {
 	if depth > maxDirectDepth {
 		return appendMarshalled(b, v)
 	}
+	if out, ok := jsonenc.Scalar(b, v, true); ok {
+		return out, nil
+	}
 	switch v := v.(type) {
-	case nil:
-		return append(b, "null"...), nil
-	case string:
-		return appendJSONString(b, v), nil
-	case bool:
-		return strconv.AppendBool(b, v), nil
-	case int:
-		return strconv.AppendInt(b, int64(v), 10), nil
-	case int64:
-		return strconv.AppendInt(b, v, 10), nil
-	case int32:
-		return strconv.AppendInt(b, int64(v), 10), nil
-	case uint64:
-		return strconv.AppendUint(b, v, 10), nil
-	case uint32:
-		return strconv.AppendUint(b, uint64(v), 10), nil
 	case []string:
 		if v == nil {
 			return append(b, "null"...), nil
@@ -74,7 +61,7 @@ func appendJSON(b []byte, v any, depth int) ([]byte, error) {
 	case map[string]string:
 		return appendObject(b, v, func(b []byte, e string) ([]byte, error) { return appendJSONString(b, e), nil })
 	}
-	// Floats, structs, named types, marshalers: json.Marshal knows best.
+	// Structs, named types, marshalers: json.Marshal knows best.
 	return appendMarshalled(b, v)
 }
 
@@ -87,59 +74,8 @@ func appendMarshalled(b []byte, v any) ([]byte, error) {
 }
 
 // appendJSONString is encoding/json's string encoding with HTML escaping,
-// which json.Marshal uses: invalid UTF-8 becomes \ufffd, and <, >, &,
-// U+2028 and U+2029 are escaped.
-func appendJSONString(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		if c := s[i]; c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '\\', '"':
-				b = append(b, '\\', c)
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xF])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
-}
+// which json.Marshal uses.
+func appendJSONString(b []byte, s string) []byte { return jsonenc.String(b, s, true) }
 
 // appendObject writes a map as a JSON object with sorted keys, as
 // encoding/json does.
