@@ -60,20 +60,9 @@ func (s *Store) IndexArtifact(ctx context.Context, rec ArtifactRecord) error {
 // reference order. Another principal's or session's entries are not
 // returned.
 func (s *Store) Artifacts(principal, session string) ([]ArtifactRecord, error) {
-	var out []ArtifactRecord
-	err := s.db.View(func(tx *bolt.Tx) error {
-		return tx.Bucket([]byte(BucketArtifacts)).ForEach(func(k, v []byte) error {
-			var rec ArtifactRecord
-			if err := json.Unmarshal(v, &rec); err != nil {
-				return fmt.Errorf("decode artifact %s: %w", k, err)
-			}
-			if principal != "" && rec.Principal == principal && rec.Session == session {
-				out = append(out, rec)
-			}
-			return nil
-		})
+	return scanRecords(s, BucketArtifacts, "artifact", func(rec *ArtifactRecord) bool {
+		return principal != "" && rec.Principal == principal && rec.Session == session
 	})
-	return out, err
 }
 
 func checkArtifactRef(root, rel string) error {

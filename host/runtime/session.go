@@ -69,18 +69,8 @@ func (s *Store) Session(principal, id string) (SessionRecord, error) {
 
 // Sessions lists principal's sessions, oldest first.
 func (s *Store) Sessions(principal string) ([]SessionRecord, error) {
-	var out []SessionRecord
-	err := s.view(func(tx *bolt.Tx) error {
-		return tx.Bucket([]byte(BucketSessions)).ForEach(func(k, v []byte) error {
-			var rec SessionRecord
-			if err := json.Unmarshal(v, &rec); err != nil {
-				return fmt.Errorf("decode session %s: %w", k, err)
-			}
-			if principal != "" && rec.Principal == principal {
-				out = append(out, rec)
-			}
-			return nil
-		})
+	out, err := scanRecords(s, BucketSessions, "session", func(rec *SessionRecord) bool {
+		return principal != "" && rec.Principal == principal
 	})
 	slices.SortStableFunc(out, func(a, b SessionRecord) int { return a.Created.Compare(b.Created) })
 	return out, err

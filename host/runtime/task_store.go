@@ -288,19 +288,7 @@ func (s *Store) Task(scope TaskScope, id string) (Task, error) {
 
 // Tasks lists the tasks in scope, newest first.
 func (s *Store) Tasks(scope TaskScope) ([]Task, error) {
-	var out []Task
-	err := s.view(func(tx *bolt.Tx) error {
-		return tx.Bucket([]byte(BucketTasks)).ForEach(func(k, v []byte) error {
-			var t Task
-			if err := json.Unmarshal(v, &t); err != nil {
-				return fmt.Errorf("decode task %s: %w", k, err)
-			}
-			if scope.owns(&t) {
-				out = append(out, t)
-			}
-			return nil
-		})
-	})
+	out, err := scanRecords(s, BucketTasks, "task", scope.owns)
 	slices.SortFunc(out, func(a, b Task) int {
 		if c := b.Created.Compare(a.Created); c != 0 {
 			return c
