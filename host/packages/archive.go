@@ -46,19 +46,11 @@ func stageArchive(src, dir, want string) (staged, sum string, err error) {
 	if err != nil {
 		return "", "", fmt.Errorf("stage package archive: %w", err)
 	}
-	h := sha256.New()
-	n, err := io.Copy(io.MultiWriter(out, h), io.LimitReader(in, maxArchive+1))
-	if cerr := out.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil && n > maxArchive {
-		err = fmt.Errorf("package archive %s is larger than %d MiB", src, maxArchive>>20)
-	}
+	sum, err = copyHashed(out, in, maxArchive)
 	if err != nil {
 		os.Remove(out.Name())
-		return "", "", fmt.Errorf("stage package archive: %w", err)
+		return "", "", fmt.Errorf("stage package archive %s: %w", src, err)
 	}
-	sum = hex.EncodeToString(h.Sum(nil))
 	if want = strings.ToLower(strings.TrimSpace(want)); sum != want {
 		os.Remove(out.Name())
 		return "", "", &ChecksumError{Path: src, Want: want, Got: sum}
@@ -144,18 +136,28 @@ func writeBinary(r io.Reader, path string) (string, string, error) {
 	if err != nil {
 		return "", "", fmt.Errorf("unpack plugin binary: %w", err)
 	}
-	h := sha256.New()
-	n, err := io.Copy(io.MultiWriter(out, h), io.LimitReader(r, maxBinary+1))
-	if cerr := out.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil && n > maxBinary {
-		err = fmt.Errorf("larger than %d MiB", maxBinary>>20)
-	}
+	sum, err := copyHashed(out, r, maxBinary)
 	if err != nil {
 		return "", "", fmt.Errorf("unpack plugin binary: %w", err)
 	}
-	return path, hex.EncodeToString(h.Sum(nil)), nil
+	return path, sum, nil
+}
+
+// copyHashed copies at most limit bytes of r into out while hashing them,
+// closes out, and returns the hex sha256; more than limit is an error.
+func copyHashed(out *os.File, r io.Reader, limit int64) (string, error) {
+	h := sha256.New()
+	n, err := io.Copy(io.MultiWriter(out, h), io.LimitReader(r, limit+1))
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil && n > limit {
+		err = fmt.Errorf("larger than %d MiB", limit>>20)
+	}
+	if err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // checkBuildInfo reads the binary's Go build information (a parse of the
