@@ -69,12 +69,7 @@ func (s *Session) Delegate(ctx context.Context, d Delegation) (*Session, error) 
 	if err := s.adopt(child); err != nil {
 		return nil, err
 	}
-	s.h.sessions.mu.Lock()
-	if s.h.sessions.live == nil {
-		s.h.sessions.live = map[string]*Session{}
-	}
-	s.h.sessions.live[child.ID()] = child
-	s.h.sessions.mu.Unlock()
+	s.h.addLive(child)
 	return child, nil
 }
 

@@ -44,10 +44,7 @@ func (h *Host) switchTo(s *Session) {
 	h.sessions.mu.Lock()
 	old := h.sessions.current
 	h.sessions.current = s
-	if h.sessions.live == nil {
-		h.sessions.live = map[string]*Session{}
-	}
-	h.sessions.live[s.ID()] = s
+	h.addLiveLocked(s)
 	h.sessions.mu.Unlock()
 	if old != nil && old != s {
 		// Switching away evicts the old session: its children end and its
@@ -121,6 +118,20 @@ func (h *Host) EvictSession(id string) bool {
 	}
 	s.Evict()
 	return true
+}
+
+// addLive makes s one of the live sessions.
+func (h *Host) addLive(s *Session) {
+	h.sessions.mu.Lock()
+	defer h.sessions.mu.Unlock()
+	h.addLiveLocked(s)
+}
+
+func (h *Host) addLiveLocked(s *Session) {
+	if h.sessions.live == nil {
+		h.sessions.live = map[string]*Session{}
+	}
+	h.sessions.live[s.ID()] = s
 }
 
 // forget drops an ended session from the live ones.
