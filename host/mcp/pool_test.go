@@ -257,12 +257,12 @@ func TestStderrWindow(t *testing.T) {
 	tail := newStderrTail()
 	tail.Write([]byte(strings.Repeat("a", 50000)))
 	tail.Write([]byte(strings.Repeat("é", StderrWindow)))
-	w := tail.window()
+	w := tail.redactedWindow(noSecrets)
 	if w != strings.Repeat("é", StderrWindow) {
 		t.Fatalf("window of %d runes", len([]rune(w)))
 	}
 	tail.Write([]byte("end"))
-	if w := tail.window(); len([]rune(w)) != StderrWindow || !strings.HasSuffix(w, "éend") {
+	if w := tail.redactedWindow(noSecrets); len([]rune(w)) != StderrWindow || !strings.HasSuffix(w, "éend") {
 		t.Fatal("window does not end with the latest output")
 	}
 }

@@ -61,15 +61,6 @@ func (t *stderrTail) drain(r *os.File) {
 	}
 }
 
-// window returns the last StderrWindow characters, starting on a rune
-// boundary.
-func (t *stderrTail) window() string {
-	t.mu.Lock()
-	s := string(t.buf)
-	t.mu.Unlock()
-	return lastRunes(s, StderrWindow)
-}
-
 // redactedWindow redacts all that is kept (the declaration's values, then
 // well-known token formats) and only then cuts the window, so that a
 // secret the cut would split is replaced while it is whole.
