@@ -100,13 +100,13 @@ func CheckURL(ctx context.Context, raw string, resolve bool) URLVerdict {
 		}
 		return v
 	}
-	// The normalised host is shown for a refused URL too: that is where
-	// the legacy numeric forms matter.
-	if pt, err := netpolicy.Parse(raw); err == nil {
-		v.Origin, v.Host = pt.Origin(), pt.Host
-	}
 	t, err := netpolicy.Check(raw)
 	if err != nil {
+		// The normalised host is shown for a refused URL too: that is
+		// where the legacy numeric forms matter.
+		if pt, perr := netpolicy.Parse(raw); perr == nil {
+			v.Origin, v.Host = pt.Origin(), pt.Host
+		}
 		return refuse(err)
 	}
 	v.Origin, v.Host = t.Origin(), t.Host
