@@ -1,40 +1,63 @@
 package shellguard
 
 import (
-	"strings"
+	"regexp"
+	"strconv"
 )
+
+// The read-only commands form a closed world: a command runs unasked only
+// when every option it is given is in its program's table (options_*.go)
+// with a read-only effect, read as the program reads it (optparse.go),
+// and every operand is judged for what it is: a file read, a tree read,
+// a pattern, a value, or an output file (a write).
 
 // operandKind says what a read-only command's operands are.
 type operandKind int
 
 const (
 	operandsPaths operandKind = iota
+	// operands are names or values, never opened
 	operandsNone
 	// the first operand is a pattern or program text, the rest paths,
 	// unless an option gave the pattern (-e, -f)
 	operandsPatternThenPaths
+	// the first operand is read, a second one is the output file (uniq)
+	operandsInOut
+	// the arguments are text (echo, test): nothing is an option that
+	// reads or writes
+	operandsText
 )
 
-// danger is an option that makes a read-only command execute or write.
+// danger is an option that makes a command execute or write (git.go).
 type danger struct{ opt, why string }
 
-// spec is one known read-only command: what would make it not read-only.
+const (
+	execs  = "can run another program"
+	writes = "writes a file"
+)
+
+// spec is one known read-only command.
 type spec struct {
-	dangers []danger
-	// readOpts name a file to read in an option (--files0-from, -f):
-	// approval at medium, and the path is checked.
-	readOpts []string
-	// values are options whose value is the next argument, so that the
-	// value is not taken for an operand.
-	values   map[string]bool
+	opts     *optTable
 	operands operandKind
-	// patternOpts give the pattern by option (grep -e), so that the first
-	// operand is a path.
-	patternOpts []string
-	// maxOperands > 0: one more operand is an output file.
-	maxOperands int
+	// obsolete matches a first argument in a historical form that the
+	// program still takes there only (head -20, tail +5).
+	obsolete *regexp.Regexp
+	// post judges what is particular to the program, after the options
+	// were read.
+	post func(g *guard, name string, r *argsRead, f *finding)
 	// custom replaces the generic check.
 	custom func(g *guard, name string, args []string, depth int, f *finding)
+}
+
+// argsRead is a parsed argument vector with what its options said about
+// the operands.
+type argsRead struct {
+	parsedArgs
+	// patternGiven: an option gave the pattern, so every operand is a path.
+	patternGiven bool
+	// recursive: path operands are trees.
+	recursive bool
 }
 
 func (s spec) check(g *guard, name string, args []string, depth int, f *finding) {
@@ -42,183 +65,192 @@ func (s spec) check(g *guard, name string, args []string, depth int, f *finding)
 		s.custom(g, name, args, depth, f)
 		return
 	}
-	patternPending := s.operands == operandsPatternThenPaths && !hasFlag(args, s.patternOpts...)
-	n, afterDD := 0, false
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if afterDD || a == "-" || !strings.HasPrefix(a, "-") {
-			n++
-			switch {
-			case patternPending:
-				patternPending = false
-			case s.maxOperands > 0 && n > s.maxOperands:
-				f.prompt(High, name+" writes its operand "+a)
-			case s.operands != operandsNone:
-				g.readPath(a, f)
+	if s.operands == operandsText {
+		return
+	}
+	if s.obsolete != nil && len(args) > 0 && s.obsolete.MatchString(args[0]) {
+		args = args[1:]
+	}
+	r := argsRead{parsedArgs: s.opts.parse(args)}
+	if r.problem != "" {
+		f.prompt(High, name+": "+r.problem+"; only options known to be read-only run unasked")
+		return
+	}
+	for _, u := range r.uses {
+		g.judgeOption(name, u, &r, f)
+	}
+	if s.post != nil {
+		s.post(g, name, &r, f)
+	}
+	ops := r.operands
+	switch s.operands {
+	case operandsNone:
+		return
+	case operandsPatternThenPaths:
+		if !r.patternGiven && len(ops) > 0 {
+			ops = ops[1:]
+		}
+	case operandsInOut:
+		if len(ops) > 1 {
+			for _, out := range ops[1:] {
+				f.prompt(High, name+" writes its operand "+out)
 			}
-			continue
+			ops = ops[:1]
 		}
-		if a == "--" {
-			afterDD = true
-			continue
-		}
-		for _, d := range s.dangers {
-			if optMatches(a, d.opt) {
-				f.prompt(High, name+" "+d.opt+" "+d.why)
-			}
-		}
-		readOpt := false
-		for _, o := range s.readOpts {
-			if optMatches(a, o) {
-				readOpt = true
-				f.prompt(Medium, name+" "+o+" reads a file named in an option")
-			}
-		}
-		value, attached := "", false
-		if strings.HasPrefix(a, "--") {
-			var name string
-			name, value, attached = strings.Cut(a, "=")
-			if !attached && s.values[name] && i+1 < len(args) {
-				i++
-				value, attached = args[i], true
-			}
-		} else if len(a) == 2 && s.values[a] && i+1 < len(args) {
-			i++
-			value, attached = args[i], true
-		} else if len(a) > 2 && s.values[a[:2]] {
-			value, attached = a[2:], true
-		}
-		if readOpt && attached {
-			g.readPath(value, f)
+	}
+	if r.recursive && len(ops) == 0 && s.operands == operandsPatternThenPaths {
+		ops = []string{"."} // grep -r and rg search the working directory
+	}
+	for _, p := range ops {
+		if r.recursive {
+			g.readTree(p, f)
+		} else {
+			g.readPath(p, f)
 		}
 	}
 }
 
-func values(names string) map[string]bool {
-	m := map[string]bool{}
-	for _, n := range strings.Fields(names) {
-		m[n] = true
+// judgeOption judges one option found in the arguments.
+func (g *guard) judgeOption(name string, u optUse, r *argsRead, f *finding) {
+	o := u.opt
+	if o.effect.refuses() {
+		f.prompt(High, name+" "+o.spelling()+" (given as "+strconv.Quote(u.token)+") "+o.reason())
+		return
 	}
-	return m
+	switch o.effect {
+	case effReadFile:
+		g.readOptionFile(u, f)
+	case effFileList:
+		if len(u.values) == 0 {
+			f.prompt(Medium, name+" "+o.spelling()+" reads the files that its operands list, which the guard cannot see")
+			return
+		}
+		f.prompt(Medium, name+" "+o.spelling()+" reads the files that "+u.value()+" lists, which the guard cannot see")
+		g.readOptionFile(u, f)
+	case effPattern:
+		r.patternGiven = true
+	case effPatternFile:
+		r.patternGiven = true
+		g.readOptionFile(u, f)
+	case effRecurse:
+		r.recursive = true
+	}
 }
 
-const (
-	execs  = "can run another program"
-	writes = "writes a file"
+// readOptionFile judges the file an option names. A value attached with
+// "=" to a short option (rg -f=x) is judged both ways.
+func (g *guard) readOptionFile(u optUse, f *finding) {
+	if len(u.values) == 0 {
+		return
+	}
+	v := u.value()
+	g.readPath(v, f)
+	if len(v) > 1 && v[0] == '=' {
+		g.readPath(v[1:], f)
+	}
+}
+
+var (
+	plain        = func(t *optTable) spec { return spec{opts: t} }
+	names        = func(t *optTable) spec { return spec{opts: t, operands: operandsNone} }
+	textArgs     = spec{operands: operandsText}
+	headObsolete = regexp.MustCompile(`^-[0-9]+[bkm]?[cl]?[qvz]*$`)
+	tailObsolete = regexp.MustCompile(`^[-+][0-9]*[bcl]?f?$`)
 )
 
-var plain = spec{}
-
-// checksum tools read the files a list names with -c.
-var checksum = spec{readOpts: []string{"-c", "--check"}}
-var noOperands = spec{operands: operandsNone}
-
-// readOnly lists the commands that only read, with the options that
-// would make them do more. Anything not here needs approval. (Filled in
-// init: some checks judge inner commands, which consults this table.)
+// readOnly lists the commands that only read, each with its option table.
+// Anything not here needs approval. (Filled in init: some checks judge
+// inner commands, which consults this table.)
 var readOnly map[string]spec
 
 func init() { readOnly = readOnlyTable() }
 
 func readOnlyTable() map[string]spec {
+	sum := plain(sumOptions)
+	grep := spec{opts: grepOptions, operands: operandsPatternThenPaths, post: grepPost}
 	return map[string]spec{
-		"ls":       {values: values("-I --ignore -w --width -T --tabsize --hide --format --sort --time --color --block-size")},
-		"dir":      {values: values("-I --ignore -w --width -T --tabsize --hide")},
-		"cat":      plain,
-		"tac":      {values: values("-s --separator")},
-		"nl":       {values: values("-b -d -f -h -i -l -n -s -v -w")},
-		"head":     {values: values("-n -c --lines --bytes")},
-		"tail":     {values: values("-n -c -s --lines --bytes --pid --sleep-interval --max-unchanged-stats")},
-		"wc":       {readOpts: []string{"--files0-from"}},
-		"grep":     grepSpec,
-		"egrep":    grepSpec,
-		"fgrep":    grepSpec,
-		"rg":       rgSpec,
+		"ls":       plain(lsOptions),
+		"dir":      plain(lsOptions),
+		"vdir":     plain(lsOptions),
+		"cat":      plain(catOptions),
+		"tac":      plain(tacOptions),
+		"nl":       plain(nlOptions),
+		"head":     {opts: headOptions, obsolete: headObsolete},
+		"tail":     {opts: tailOptions, obsolete: tailObsolete},
+		"wc":       plain(wcOptions),
+		"grep":     grep,
+		"egrep":    grep,
+		"fgrep":    grep,
+		"rg":       {opts: rgOptions, operands: operandsPatternThenPaths, post: rgPost},
 		"find":     {custom: checkFind},
 		"sed":      {custom: checkSed},
-		"sort":     {dangers: []danger{{"-o", writes}, {"--output", writes}, {"--compress-program", execs}}, readOpts: []string{"--files0-from", "--random-source"}, values: values("-k --key -t --field-separator -S --buffer-size -T --temporary-directory --parallel -o --output")},
-		"uniq":     {values: values("-f -s -w --skip-fields --skip-chars --check-chars"), maxOperands: 1},
-		"diff":     {readOpts: []string{"-X", "--exclude-from", "--from-file", "--to-file"}, values: values("-x --exclude -X --exclude-from -I --ignore-matching-lines -F --show-function-line -L --label -C -U --context --unified --line-format --from-file --to-file")},
-		"cmp":      {values: values("-i --ignore-initial -n --bytes")},
-		"comm":     plain,
-		"join":     {values: values("-a -e -j -o -t -v -1 -2")},
-		"paste":    {values: values("-d --delimiters")},
-		"cut":      {values: values("-b -c -d -f --bytes --characters --delimiter --fields --output-delimiter")},
-		"tr":       noOperands,
-		"column":   {values: values("-c -s -t -o -N -R -H -W")},
-		"fold":     {values: values("-w --width")},
-		"fmt":      {values: values("-w --width -p --prefix")},
-		"expand":   {values: values("-t --tabs")},
-		"unexpand": {values: values("-t --tabs")},
-		"od":       {values: values("-A -j -N -S -t -w")},
-		"hexdump":  {readOpts: []string{"-f"}, values: values("-e -f -n -s")},
-		"xxd":      {values: values("-c -g -l -o -s -cols -len -seek"), maxOperands: 1},
-		"strings":  {values: values("-n -t -e -T --bytes --radix --encoding --target")},
-		"md5sum":   checksum, "sha1sum": checksum, "sha224sum": checksum, "sha256sum": checksum, "sha384sum": checksum, "sha512sum": checksum,
-		"b2sum": checksum, "cksum": plain, "sum": plain,
-		"base64":   {values: values("-w --wrap")},
-		"base32":   {values: values("-w --wrap")},
-		"echo":     noOperands,
-		"printf":   noOperands,
-		"pwd":      noOperands,
-		"true":     noOperands,
-		"false":    noOperands,
-		":":        noOperands,
-		"test":     noOperands,
-		"[":        noOperands,
-		"which":    noOperands,
-		"type":     noOperands,
-		"whereis":  noOperands,
-		"file":     {dangers: []danger{{"-C", writes}, {"--compile", writes}}, readOpts: []string{"-m", "--magic-file", "-f", "--files-from"}, values: values("-m --magic-file -f --files-from -e --exclude -F --separator -P --parameter")},
-		"stat":     {values: values("-c --format --printf")},
-		"du":       {readOpts: []string{"--files0-from", "-X", "--exclude-from"}, values: values("-d --max-depth -B --block-size -t --threshold -X --exclude-from --exclude --time-style")},
-		"df":       {values: values("-B --block-size -t --type -x --exclude-type --output")},
-		"tree":     {dangers: []danger{{"-o", writes}}, readOpts: []string{"--fromfile"}, values: values("-L -P -I -o --charset --filelimit --timefmt --sort -H")},
-		"basename": noOperands,
-		"dirname":  noOperands,
-		"realpath": noOperands,
-		"readlink": noOperands,
-		"date":     {custom: checkDate},
-		"hostname": {custom: checkHostname},
-		"uname":    noOperands,
-		"whoami":   noOperands,
-		"id":       noOperands,
-		"groups":   noOperands,
-		"nproc":    noOperands,
-		"uptime":   noOperands,
-		"free":     noOperands,
-		"arch":     noOperands,
-		"tty":      noOperands,
-		"locale":   noOperands,
-		"printenv": noOperands,
-		"seq":      noOperands,
-		"sleep":    noOperands,
-		"yes":      noOperands,
-		"expr":     noOperands,
-		"jq":       {readOpts: []string{"-f", "--from-file", "--rawfile", "--slurpfile", "-L"}, values: values("--arg --argjson --indent -L"), operands: operandsPatternThenPaths, patternOpts: []string{"-f", "--from-file"}},
-		"man":      {custom: checkMan},
+		"sort":     plain(sortOptions),
+		"uniq":     {opts: uniqOptions, operands: operandsInOut},
+		"diff":     plain(diffOptions),
+		"cmp":      plain(cmpOptions),
+		"comm":     plain(commOptions),
+		"join":     plain(joinOptions),
+		"paste":    plain(pasteOptions),
+		"cut":      plain(cutOptions),
+		"tr":       names(trOptions),
+		"column":   plain(columnOptions),
+		"fold":     plain(foldOptions),
+		"fmt":      plain(fmtOptions),
+		"expand":   plain(expandOptions),
+		"unexpand": plain(unexpandOptions),
+		"od":       plain(odOptions),
+		"hexdump":  plain(hexdumpOptions),
+		"xxd":      {custom: checkXxd},
+		"strings":  plain(stringsOptions),
+		"md5sum":   sum, "sha1sum": sum, "sha224sum": sum, "sha256sum": sum, "sha384sum": sum, "sha512sum": sum, "b2sum": sum,
+		"cksum":    plain(cksumOptions),
+		"sum":      plain(bsdSumOptions),
+		"base64":   plain(baseOptions),
+		"base32":   plain(baseOptions),
+		"echo":     textArgs,
+		"printf":   names(printfOptions),
+		"pwd":      names(pwdOptions),
+		"true":     textArgs,
+		"false":    textArgs,
+		":":        textArgs,
+		"test":     textArgs,
+		"[":        textArgs,
+		"which":    names(whichOptions),
+		"type":     names(typeOptions),
+		"whereis":  names(whereisOptions),
+		"file":     {opts: fileOptions, post: filePost},
+		"stat":     plain(statOptions),
+		"du":       plain(duOptions),
+		"df":       plain(dfOptions),
+		"tree":     plain(treeOptions),
+		"basename": names(basenameOptions),
+		"dirname":  names(dirnameOptions),
+		"realpath": names(realpathOptions),
+		"readlink": names(readlinkOptions),
+		"date":     {opts: dateOptions, post: datePost},
+		"hostname": {opts: hostnameOptions, post: hostnamePost},
+		"uname":    names(unameOptions),
+		"whoami":   names(bareOptions),
+		"id":       names(idOptions),
+		"groups":   names(bareOptions),
+		"nproc":    names(nprocOptions),
+		"uptime":   names(uptimeOptions),
+		"free":     names(freeOptions),
+		"arch":     names(bareOptions),
+		"tty":      names(ttyOptions),
+		"locale":   names(localeOptions),
+		"printenv": names(printenvOptions),
+		"seq":      names(seqOptions),
+		"sleep":    textArgs,
+		"yes":      textArgs,
+		"expr":     textArgs,
+		"jq":       {opts: jqOptions, operands: operandsPatternThenPaths, post: jqPost},
+		"man":      {opts: manOptions, post: manPost},
 		"git":      {custom: checkGit},
 		"cd":       {custom: checkCd},
 		"pushd":    {custom: checkCd},
 		"popd":     {custom: checkCd},
 	}
-}
-
-var grepSpec = spec{
-	readOpts:    []string{"-f", "--file", "--exclude-from"},
-	values:      values("-e --regexp -f --file -m --max-count -A -B -C --after-context --before-context --context -d --directories -D --devices --include --exclude --exclude-dir --label --color --colour"),
-	operands:    operandsPatternThenPaths,
-	patternOpts: []string{"-e", "--regexp", "-f", "--file"},
-}
-
-var rgSpec = spec{
-	dangers: []danger{
-		{"--pre", execs}, {"--hostname-bin", execs}, {"-z", "runs decompression programs"}, {"--search-zip", "runs decompression programs"},
-	},
-	readOpts:    []string{"-f", "--file", "--ignore-file"},
-	values:      values("-e --regexp -f --file -g --glob --iglob -t --type -T --type-not -m --max-count -A -B -C --after-context --before-context --context -M --max-columns -j --threads -r --replace --pre --pre-glob --ignore-file --type-add --sort --sortr --color --colors --max-depth -d --max-filesize -E --encoding --engine --path-separator"),
-	operands:    operandsPatternThenPaths,
-	patternOpts: []string{"-e", "--regexp", "-f", "--file"},
 }
 
 // knownPrompts explain why some well-known commands need approval.
@@ -257,50 +289,4 @@ func init() {
 // where the approver expects.
 func checkCd(g *guard, name string, args []string, _ int, f *finding) {
 	f.prompt(Medium, name+" changes the working directory")
-}
-
-// checkDate: date prints the time, but can also set it.
-func checkDate(g *guard, name string, args []string, _ int, f *finding) {
-	if hasFlag(args, "-s", "--set") {
-		f.prompt(High, "date -s changes the system time")
-	}
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		switch {
-		case a == "-d" || a == "--date" || a == "-r" || a == "--reference" || a == "-I" || a == "--iso-8601":
-			if a != "-I" && a != "--iso-8601" {
-				i++
-			}
-		case hasFlag([]string{a}, "-f", "--file"):
-			f.prompt(Medium, "date -f reads a file named in an option")
-		case strings.HasPrefix(a, "-"):
-		case strings.HasPrefix(a, "+"):
-		default:
-			f.prompt(High, "date with an operand sets the system time")
-		}
-	}
-}
-
-// checkHostname: hostname prints the name; an operand or -F sets it.
-func checkHostname(g *guard, name string, args []string, _ int, f *finding) {
-	if hasFlag(args, "-F", "--file", "-b", "--boot") || len(operands(args)) > 0 {
-		f.prompt(High, "hostname with an operand changes the host name")
-	}
-}
-
-// checkMan: man formats a page for reading, unless an option names the
-// pager, browser, viewer or configuration, or an operand names a local file
-// (which the formatter would then process).
-func checkMan(g *guard, name string, args []string, _ int, f *finding) {
-	for _, o := range []string{"-P", "--pager", "-H", "--html", "-X", "--gxditview", "-C", "--config-file", "-l", "--local-file", "-p", "--preprocessor"} {
-		if hasFlag(args, o) {
-			f.prompt(High, "man "+o+" runs or reads something other than a manual page")
-			return
-		}
-	}
-	for _, op := range operands(args) {
-		if strings.ContainsRune(op, '/') {
-			f.prompt(High, "man "+op+" formats a local file")
-		}
-	}
 }

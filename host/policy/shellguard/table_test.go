@@ -159,10 +159,15 @@ var table = []row{
 	{"ls .kube/", Prompt, High},
 	{"git show HEAD:.env", Prompt, High},
 	{"git cat-file -p HEAD:.env", Prompt, High},
-	{"grep -f patterns.txt src", Prompt, Medium},
+	// A file named in an option is judged as a file read: inside the
+	// workspace it is read unasked, like an operand.
+	{"grep -f patterns.txt src", Allow, Low},
+	{"grep -f /etc/passwd src", Prompt, Medium},
+	{"grep --file=.env src", Prompt, High},
 	{"wc --files0-from=list.txt", Prompt, Medium},
 	{"sha256sum -c SHA256SUMS", Prompt, Medium},
-	{"diff --from-file=a.txt b.txt", Prompt, Medium},
+	{"diff --from-file=a.txt b.txt", Allow, Low},
+	{"diff --from=.env b.txt", Prompt, High},
 	{"ps aux", Prompt, High},
 
 	// Read-only tools in forms that execute or write.
