@@ -64,7 +64,7 @@ var (
 	expandOptions   = options(gnu, `0? 1? 2? 3? 4? 5? 6? 7? 8? 9? i/initial t/tabs=`+helpVersion, nil)
 	unexpandOptions = options(gnu, digits+` a/all /first-only t/tabs=`+helpVersion, nil)
 	odOptions       = options(gnu, `A/address-radix= a b B c d D e f F h H i I j/skip-bytes= l L N/read-bytes= o O s
-		S /strings? t/format= v/output-duplicates w /width? x X /traditional /endian=`+helpVersion, nil)
+		S= /strings? t/format= v/output-duplicates w/width? x X /traditional /endian=`+helpVersion, nil)
 	sumOptions = options(gnu, `b/binary c/check@l t/text w/warn z/zero /ignore-missing /quiet /status /strict
 		/tag`+helpVersion, nil)
 	cksumOptions = options(gnu, `a/algorithm= c/check@l l/length= /tag /untagged z/zero /ignore-missing /quiet
@@ -85,7 +85,7 @@ var (
 	readlinkOptions = options(gnu, `f/canonicalize e/canonicalize-existing m/canonicalize-missing n/no-newline
 		q/quiet s/silent v/verbose z/zero`+helpVersion, nil)
 	// date -s/--set and an operand that is not +FORMAT set the clock.
-	dateOptions = options(gnu, `d/date= /debug f/file=@r I /iso-8601? r/reference=@r /resolution R/rfc-email|rfc-822|rfc-2822
+	dateOptions = options(gnu, `d/date= /debug f/file=@r I/iso-8601? r/reference=@r /resolution R/rfc-email|rfc-822|rfc-2822
 		/rfc-3339= s/set=!s u/utc|universal|uct`+helpVersion, map[string]string{"set": "sets the system time"})
 	// Debian's hostname: -F and -b set the name, as does an operand.
 	hostnameOptions = options(gnu, `a/alias A/all-fqdns b/boot!s d/domain f/fqdn|long F/file=!s h/help i/ip-address
