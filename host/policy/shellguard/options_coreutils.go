@@ -15,7 +15,7 @@ const digits = "0 1 2 3 4 5 6 7 8 9"
 const helpVersion = " /help /version"
 
 var (
-	lsOptions = options(gnu, `a/all A/almost-all /author b/escape B/ignore-backups c C d/directory D/dired f F /classify?
+	lsOptions = options(gnu, `a/all A/almost-all /author b/escape B/ignore-backups /block-size= c C d/directory D/dired f F /classify?
 		/file-type /format= /full-time g G/no-group /group-directories-first h/human-readable H/dereference-command-line
 		/dereference-command-line-symlink-to-dir /hide= /hyperlink? i/inode I/ignore= /indicator-style= k/kibibytes l
 		L/dereference m n/numeric-uid-gid N/literal o p q/hide-control-chars Q/quote-name /quoting-style= r/reverse
