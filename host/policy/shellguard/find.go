@@ -1,6 +1,9 @@
 package shellguard
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+)
 
 // findExec are the primaries that run a program; findWrites write files.
 var (
@@ -8,13 +11,35 @@ var (
 	findWrites = []string{"-fprint", "-fprint0", "-fprintf", "-fls"}
 )
 
+// findPrimaries are GNU find's options, tests and read-only actions, with
+// how many words each takes; anything else in the expression (-delete,
+// -exec and kin, -fprint and kin, a primary the guard does not know)
+// needs approval. The words -anewer, -cnewer, -newer, -samefile and
+// -newerXY take are files whose times are read.
+var findPrimaries = map[string]int{
+	"-d": 0, "-depth": 0, "-maxdepth": 1, "-mindepth": 1, "-mount": 0, "-xdev": 0, "-noleaf": 0,
+	"-ignore_readdir_race": 0, "-noignore_readdir_race": 0, "-regextype": 1, "-warn": 0, "-nowarn": 0, "-follow": 0,
+	"-daystart": 0, "-help": 0, "--help": 0, "-version": 0, "--version": 0,
+	"-amin": 1, "-anewer": 1, "-atime": 1, "-cmin": 1, "-cnewer": 1, "-ctime": 1, "-empty": 0, "-executable": 0,
+	"-false": 0, "-fstype": 1, "-gid": 1, "-group": 1, "-ilname": 1, "-iname": 1, "-inum": 1, "-ipath": 1,
+	"-iregex": 1, "-iwholename": 1, "-links": 1, "-lname": 1, "-mmin": 1, "-mtime": 1, "-name": 1, "-newer": 1,
+	"-nogroup": 0, "-nouser": 0, "-path": 1, "-perm": 1, "-readable": 0, "-regex": 1, "-samefile": 1, "-size": 1,
+	"-true": 0, "-type": 1, "-uid": 1, "-used": 1, "-user": 1, "-wholename": 1, "-writable": 0, "-xtype": 1,
+	"-context": 1, "-ls": 0, "-print": 0, "-print0": 0, "-printf": 1, "-prune": 0, "-quit": 0,
+	"(": 0, ")": 0, "!": 0, "-not": 0, "-a": 0, "-and": 0, "-o": 0, "-or": 0, ",": 0,
+}
+
+// findFileValues are the primaries whose value is a file.
+var findFileValues = map[string]bool{"-anewer": true, "-cnewer": true, "-newer": true, "-samefile": true}
+
 // checkFind: find reads, unless its expression runs, deletes or writes.
 // The programs -exec would run are judged too (blocks come through).
 func checkFind(g *guard, name string, args []string, depth int, f *finding) {
-	for _, p := range findStarts(args) {
+	starts := findStarts(args)
+	for _, p := range starts {
 		g.readPath(p, f)
 	}
-	for i := 0; i < len(args); i++ {
+	for i := findExprStart(args); i < len(args); i++ {
 		a := args[i]
 		switch {
 		case containsString(findExec, a):
@@ -33,13 +58,60 @@ func checkFind(g *guard, name string, args []string, depth int, f *finding) {
 			f.prompt(High, "find -delete removes files")
 		case containsString(findWrites, a):
 			f.prompt(High, "find "+a+" writes a file")
+			if a == "-fprintf" {
+				i++
+			}
+			i++
 		case a == "-files0-from":
-			f.prompt(Medium, "find -files0-from reads a file named in an option")
+			f.prompt(Medium, "find -files0-from reads the start paths from a file, which the guard cannot see")
 			if i+1 < len(args) {
 				g.readPath(args[i+1], f)
 			}
+			i++
+		case isFindNewerXY(a):
+			if i+1 < len(args) && a[len(a)-1] != 't' {
+				g.readPath(args[i+1], f)
+			}
+			i++
+		default:
+			n, ok := findPrimaries[a]
+			if !ok {
+				f.prompt(High, "find "+strconv.Quote(a)+" is not a primary known to be read-only")
+				continue
+			}
+			if findFileValues[a] && i+1 < len(args) {
+				g.readPath(args[i+1], f)
+			}
+			i += n
 		}
 	}
+}
+
+// findExprStart is the index of the first word of the expression: after
+// the -H/-L/-P/-D/-O options and the start paths.
+func findExprStart(args []string) int {
+	i := 0
+	for ; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "-H" || a == "-L" || a == "-P" || strings.HasPrefix(a, "-O"):
+		case a == "-D":
+			i++
+		case a == "--":
+		case strings.HasPrefix(a, "-") || a == "(" || a == "!" || a == ")" || a == ",":
+			return i
+		}
+	}
+	return i
+}
+
+// isFindNewerXY matches -newerXY (X, Y among a B c m; Y may also be t,
+// a date rather than a file).
+func isFindNewerXY(a string) bool {
+	if len(a) != 8 || !strings.HasPrefix(a, "-newer") {
+		return false
+	}
+	return strings.IndexByte("aBcm", a[6]) >= 0 && strings.IndexByte("aBcmt", a[7]) >= 0
 }
 
 // findStarts are the start paths: the operands before the expression,

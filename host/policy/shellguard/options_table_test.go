@@ -29,7 +29,7 @@ var optionRows = []row{
 	{"sort --random-source=.env in.txt", Prompt, High},
 	{"sort --random-sou=seed.bin in.txt", Allow, Low},
 	{"sort --random-so=seed.bin in.txt", Prompt, High}, // --random-sort too
-	{"sort -- -o out.txt", Allow, Low}, // two files named -o and out.txt
+	{"sort -- -o out.txt", Allow, Low},                 // two files named -o and out.txt
 	{"sort -k 2 -t , data.csv", Allow, Low},
 	{"sort -k2 -t, -n data.csv", Allow, Low},
 	{"sort data.csv -u", Allow, Low},
@@ -223,6 +223,21 @@ var optionRows = []row{
 	{"jq . data.json -r", Allow, Low},
 	{"jq --indent=2 . f.json", Prompt, High}, // jq has no --name=value form
 	{"jq --run-tests t.txt", Prompt, High},
+
+	// find: a closed list of primaries; the files its tests name are read.
+	{"find . -newer main.go -type f", Allow, Low},
+	{"find . -newer .env", Prompt, High},
+	{"find . -samefile /etc/passwd", Prompt, Medium},
+	{"find . -neweram .env", Prompt, High},
+	{"find . -newermt 2020-01-01", Allow, Low},
+	{"find . -name x -printf '%p\\n'", Allow, Low},
+	{"find . -type f -iname '*.md' -o -name x -print0", Allow, Low},
+	{`find . \( -name a -o -name b \) -prune`, Allow, Low},
+	{"find -L . -maxdepth 1 -ls", Allow, Low},
+	{"find . -fls out.txt", Prompt, High},
+	{"find . -frobnicate", Prompt, High},
+	{"find . -files0-from list.txt", Prompt, Medium},
+	{"find . -name -delete", Allow, Low}, // -delete is the name sought
 
 	// printf -v and the other builtins that change what later commands
 	// see, reached directly, through builtin and through command.
