@@ -53,11 +53,12 @@ var stateBuiltins = map[string]string{
 	"coproc":    "runs a coprocess",
 }
 
+// shellChange starts the reason of everything that changes the shell for
+// the commands after it.
+const shellChange = "changes the shell for later commands: "
+
 func init() {
 	for name, why := range stateBuiltins {
-		if _, dup := knownPrompts[name]; dup {
-			panic("shellguard: builtin " + name + " listed twice")
-		}
-		knownPrompts[name] = "changes the shell for later commands: " + why
+		knownPrompts[name] = shellChange + why
 	}
 }

@@ -78,13 +78,13 @@ func (g *guard) command(cmd syntax.Command, src string, depth int, f *finding) s
 	case *syntax.FuncDecl:
 		f.prompt(High, "defines a shell function")
 	case *syntax.ArithmCmd, *syntax.LetClause:
-		f.prompt(High, "evaluates shell arithmetic")
+		f.prompt(High, shellChange+"evaluates arithmetic that can assign shell variables")
 	case *syntax.TestClause:
 		f.prompt(High, "uses a [[ ... ]] test, which can expand and evaluate")
 	case *syntax.DeclClause:
-		f.prompt(High, "declares or exports shell variables")
+		f.prompt(High, shellChange+"declares or exports shell variables")
 	case *syntax.CoprocClause:
-		f.prompt(High, "runs a coprocess")
+		f.prompt(High, shellChange+"runs a coprocess")
 	default:
 		f.prompt(High, "uses a shell construct the guard does not know")
 	}
