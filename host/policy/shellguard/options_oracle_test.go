@@ -26,7 +26,7 @@ var helpTables = map[string]*optTable{
 	"date": dateOptions, "uname": unameOptions, "id": idOptions, "nproc": nprocOptions, "free": freeOptions,
 	"tty": ttyOptions, "printenv": printenvOptions, "seq": seqOptions, "column": columnOptions, "hexdump": hexdumpOptions,
 	"strings": stringsOptions, "file": fileOptions, "man": manOptions, "hostname": hostnameOptions, "uptime": uptimeOptions,
-	"locale": localeOptions,
+	"locale": localeOptions, "sed": sedOptions, "jq": jqOptions,
 }
 
 var helpLong = regexp.MustCompile(`(?:^|[\s,\[(])--([a-zA-Z0-9][-a-zA-Z0-9]*)(\[=|=| [A-Z<])?`)

@@ -224,6 +224,22 @@ var optionRows = []row{
 	{"jq --indent=2 . f.json", Prompt, High}, // jq has no --name=value form
 	{"jq --run-tests t.txt", Prompt, High},
 
+	// sed reads its options with getopt_long too.
+	{"sed --in=.bak 's/a/b/' f.txt", Prompt, High},
+	{"sed --i 's/a/b/' f.txt", Prompt, High},
+	{"sed -ni.bak p f.txt", Prompt, High},
+	{"sed -n p f.txt -i", Prompt, High},
+	{"sed --fi=script.sed f.txt", Prompt, High},
+	{"sed --s p f.txt", Prompt, High}, // --silent, --separate, --sandbox
+	{"sed --qui -e p f.txt", Allow, Low},
+	{"sed --expr=1p f.txt", Allow, Low},
+	{"sed -Ene 1p f.txt", Allow, Low},
+	{"sed -- 1p -n", Allow, Low}, // the file -n
+	{"sed -e 1p -- -n", Allow, Low},
+	{"sed --expr='1e id' f.txt", Prompt, High},
+	{"sed -l 80 -n l f.txt", Allow, Low},
+	{"sed --frob p f.txt", Prompt, High},
+
 	// find: a closed list of primaries; the files its tests name are read.
 	{"find . -newer main.go -type f", Allow, Low},
 	{"find . -newer .env", Prompt, High},

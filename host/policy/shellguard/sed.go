@@ -1,81 +1,39 @@
 package shellguard
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+)
+
+// GNU sed 4: -i/--in-place edits files (its suffix attaches only), -f
+// reads the script from a file the guard does not read.
+var sedOptions = options(gnu, `n/quiet|silent e/expression=@p f/file=!u i/in-place?!w l/line-length= E/regexp-extended r
+	s/separate z/null-data|zero-terminated u/unbuffered b/binary /debug /sandbox /follow-symlinks /posix /help /version`,
+	map[string]string{"in-place": "edits files in place", "file": "reads its script from a file"})
 
 // checkSed: sed reads and prints, unless it edits in place (-i), reads
 // its script from a file (-f), or its script uses a command or flag that
 // executes or writes (e, w, W, r, R, s///e, s///w). Scripts are accepted
 // only in a small grammar the guard fully understands.
 func checkSed(g *guard, name string, args []string, _ int, f *finding) {
-	var scripts, files []string
+	p := sedOptions.parse(args)
+	if p.problem != "" {
+		f.prompt(High, name+": "+p.problem+"; only options known to be read-only run unasked")
+		return
+	}
+	var scripts []string
 	fromOption := false
-	for i := 0; i < len(args); i++ {
-		a := args[i]
+	for _, u := range p.uses {
 		switch {
-		case a == "--":
-			files = append(files, args[i+1:]...)
-			i = len(args)
-		case a == "-" || !strings.HasPrefix(a, "-"):
-			files = append(files, a)
-		case optMatches(a, "--in-place"):
-			f.prompt(High, "sed -i edits files in place")
-		case optMatches(a, "--expression"):
+		case u.opt.effect.refuses():
+			fromOption = fromOption || u.opt.short == 'f'
+			f.prompt(High, name+" "+u.opt.spelling()+" (given as "+strconv.Quote(u.token)+") "+u.opt.reason())
+		case u.opt.effect == effPattern:
 			fromOption = true
-			if _, v, ok := strings.Cut(a, "="); ok {
-				scripts = append(scripts, v)
-			} else if i+1 < len(args) {
-				i++
-				scripts = append(scripts, args[i])
-			}
-		case optMatches(a, "--file"):
-			fromOption = true
-			f.prompt(High, "sed -f reads its script from a file")
-			if !strings.Contains(a, "=") {
-				i++
-			}
-		case optMatches(a, "--line-length"):
-			if !strings.Contains(a, "=") {
-				i++
-			}
-		case strings.HasPrefix(a, "--"):
-			switch strings.SplitN(a, "=", 2)[0] {
-			case "--quiet", "--silent", "--regexp-extended", "--separate", "--null-data", "--unbuffered", "--posix",
-				"--debug", "--sandbox", "--follow-symlinks", "--binary", "--zero-terminated":
-			default:
-				f.prompt(High, "sed option "+a+" is not known to the guard")
-			}
-		default:
-			// A short cluster: -n, -E, -r, -s, -z, -u are flags; -i edits in
-			// place (its suffix attached); -e and -f take the rest or the
-			// next argument; -l takes a number.
-			cl := a[1:]
-			for j := 0; j < len(cl); j++ {
-				switch c := cl[j]; c {
-				case 'n', 'E', 'r', 's', 'z', 'u', 'b':
-				case 'i':
-					f.prompt(High, "sed -i edits files in place")
-					j = len(cl)
-				case 'e', 'f', 'l':
-					v := cl[j+1:]
-					if v == "" && i+1 < len(args) {
-						i++
-						v = args[i]
-					}
-					switch c {
-					case 'e':
-						fromOption = true
-						scripts = append(scripts, v)
-					case 'f':
-						fromOption = true
-						f.prompt(High, "sed -f reads its script from a file")
-					}
-					j = len(cl)
-				default:
-					f.prompt(High, "sed option -"+string(c)+" is not known to the guard")
-				}
-			}
+			scripts = append(scripts, u.value())
 		}
 	}
+	files := p.operands
 	if !fromOption && len(files) > 0 {
 		scripts, files = append(scripts, files[0]), files[1:]
 	}
