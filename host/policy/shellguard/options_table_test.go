@@ -109,6 +109,9 @@ var optionRows = []row{
 	{"uniq in.txt -c out.txt", Prompt, High},
 	{"uniq -- in.txt out.txt", Prompt, High},
 	{"uniq -f1 in.txt", Allow, Low},
+	{"uniq --group in.txt out.txt", Prompt, High}, // an optional argument attaches only with =
+	{"uniq --all-repeated in.txt out.txt", Prompt, High},
+	{"uniq --all-rep=separate in.txt out.txt", Prompt, High},
 	{"xxd in.bin out.hex", Prompt, High},
 	{"xxd -c 8 in.bin out.hex", Prompt, High},
 	{"xxd -cols 8 in.bin out.hex", Prompt, High},
