@@ -71,7 +71,7 @@ var treeOptions = options(grammar{permute: true, shortNext: true}, `a d l f x L=
 // format files the guard does not read; -c and -u write caches.
 var manOptions = options(gnu, `C/config-file=!u d/debug D/default /warnings? f/whatis k/apropos K/global-apropos
 	l/local-file!u w/where|path|location W/where-cat|location-cat c/catman!w R/recode= L/locale= m/systems=
-	M/manpath=!u S/sections= s e/extension= i/ignore-case I/match-case /regex /wildcard /names-only a/all
+	M/manpath=!u S/sections= s= e/extension= i/ignore-case I/match-case /regex /wildcard /names-only a/all
 	u/update!w /no-subpages P/pager=!x r/prompt= 7/ascii E/encoding= /no-hyphenation|nh /no-justification|nj
 	p/preprocessor=!x t/troff T/troff-device? H/html?!x X/gxditview?!x Z/ditroff ?/help /usage V/version`,
 	map[string]string{
@@ -119,7 +119,7 @@ func hostnamePost(_ *guard, name string, r *argsRead, f *finding) {
 // first operand or --. The second operand is the output file.
 var xxdValues = map[byte][]string{'c': {"ols"}, 'g': {"roupsize"}, 'l': {"en"}, 'n': {"ame"}, 'o': {"ffset"}, 's': {"kip", "eek"}}
 
-const xxdFlags = "abCdEehiprRuv"
+const xxdFlags = "abCdEehipruv"
 
 func checkXxd(g *guard, name string, args []string, _ int, f *finding) {
 	i := 0

@@ -155,7 +155,7 @@ var (
 	names        = func(t *optTable) spec { return spec{opts: t, operands: operandsNone} }
 	textArgs     = spec{operands: operandsText}
 	headObsolete = regexp.MustCompile(`^-[0-9]+[bkm]?[cl]?[qvz]*$`)
-	tailObsolete = regexp.MustCompile(`^[-+][0-9]*[bcl]?f?$`)
+	tailObsolete = regexp.MustCompile(`^(-[0-9]+|\+[0-9]*)[bcl]?f?$`)
 )
 
 // readOnly lists the commands that only read, each with its option table.
