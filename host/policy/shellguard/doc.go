@@ -3,7 +3,11 @@
 // approval (allow), needs approval (prompt), or must never run (block).
 //
 // Only a command that is provably literal and made of known read-only
-// commands is allowed. Everything the guard cannot prove harmless asks:
+// commands is allowed, and a read-only command only when every option it
+// is given is in its program's table (options_*.go) with a read-only
+// effect, read as the program reads it (optparse.go: GNU getopt_long with
+// abbreviations and permutation, or the program's own parser), and no
+// operand is an output file. An unknown or ambiguous option asks. Everything the guard cannot prove harmless asks:
 // expansions, substitutions, writes, wrappers it cannot see through,
 // unknown programs. Known destructive payloads (rm -rf /, mkfs, fork bombs,
 // writes onto block devices, shutdown) are blocked wherever they appear,
