@@ -29,6 +29,10 @@ var helpTables = map[string]*optTable{
 	"locale": localeOptions, "sed": sedOptions, "jq": jqOptions,
 }
 
+// helpShort: "  -k, --key=KEYDEF" (a placeholder in capitals means an
+// argument; "-p, --indicator-style=slash" names a value, not an argument).
+var helpShort = regexp.MustCompile(`(?m)^\s*-([a-zA-Z0-9])(?:[,\s]|$)(?:\s*--([a-zA-Z0-9][-a-zA-Z0-9]*)(=[A-Z])?)?`)
+
 var helpLong = regexp.MustCompile(`(?:^|[\s,\[(])--([a-zA-Z0-9][-a-zA-Z0-9]*)(\[=|=| [A-Z<])?`)
 
 // TestTablesKnowEveryDocumentedOption: every long option a program's
@@ -52,6 +56,20 @@ func TestTablesKnowEveryDocumentedOption(t *testing.T) {
 		cancel()
 		if ctx.Err() == context.DeadlineExceeded {
 			t.Fatalf("%s --help did not finish within 10s", prog)
+		}
+		for _, m := range helpShort.FindAllStringSubmatch(string(out), -1) {
+			c, long, required := m[1][0], m[2], m[3] != ""
+			o := tab.short[c]
+			if o == nil {
+				if prog == "cut" && c == 'M' {
+					continue // "-M  from first to M'th": a range, not an option
+				}
+				t.Errorf("%s --help documents -%c, which its table lacks", prog, c)
+				continue
+			}
+			if long != "" && required && o.arg == argNone {
+				t.Errorf("%s -%c takes an argument (--help: -%c, --%s=...), the table says none", prog, c, c, long)
+			}
 		}
 		for _, m := range helpLong.FindAllStringSubmatch(string(out), -1) {
 			name, form := m[1], m[2]
