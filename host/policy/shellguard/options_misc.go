@@ -1,6 +1,7 @@
 package shellguard
 
 import (
+	"regexp"
 	"strings"
 )
 
@@ -42,6 +43,10 @@ var jqOptions = options(grammar{permute: true, exactLongWords: true}, `c/compact
 		"run-tests":    "runs a file of jq tests",
 	})
 
+// jqModuleDirective finds import or include as a word of the program
+// (not .import, a field, nor $import); in a string it only costs a prompt.
+var jqModuleDirective = regexp.MustCompile(`(^|[^.$\w])(import|include)\b`)
+
 // jqPost: with -f the first operand is the program file; otherwise it is
 // the program, which must not load modules.
 func jqPost(g *guard, name string, r *argsRead, f *finding) {
@@ -51,7 +56,7 @@ func jqPost(g *guard, name string, r *argsRead, f *finding) {
 			return
 		}
 	}
-	if len(r.operands) > 0 && (strings.Contains(r.operands[0], "import") || strings.Contains(r.operands[0], "include")) {
+	if len(r.operands) > 0 && jqModuleDirective.MatchString(r.operands[0]) {
 		f.prompt(High, name+" program loads modules (import/include) that the guard does not read")
 	}
 }
