@@ -30,7 +30,7 @@ var (
 	headOptions = options(gnu, `c/bytes= n/lines= q/quiet|silent v/verbose z/zero-terminated /-presume-input-pipe`+helpVersion, nil)
 	tailOptions = options(gnu, `c/bytes= f /follow? F n/lines= /max-unchanged-stats= /pid= q/quiet|silent /retry
 		s/sleep-interval= v/verbose z/zero-terminated /-presume-input-pipe`+helpVersion, nil)
-	wcOptions = options(gnu, `c/bytes m/chars l/lines /files0-from=@l L/max-line-length w/words /total=`+helpVersion, nil)
+	wcOptions = options(gnu, `c/bytes m/chars l/lines /files0-from=@l L/max-line-length w/words`+helpVersion, nil)
 	// sort -T writes its temporary files into the directory it names.
 	sortOptions = options(gnu, `b/ignore-leading-blanks c /check? C d/dictionary-order f/ignore-case g/general-numeric-sort
 		h/human-numeric-sort i/ignore-nonprinting k/key= m/merge M/month-sort n/numeric-sort o/output=!w r/reverse
@@ -48,9 +48,9 @@ var (
 		i/ignore-case E/ignore-tab-expansion Z/ignore-trailing-space b/ignore-space-change w/ignore-all-space
 		B/ignore-blank-lines I/ignore-matching-lines= a/text /strip-trailing-cr /binary D/ifdef= /old-group-format=
 		/new-group-format= /unchanged-group-format= /changed-group-format= /line-format= /old-line-format=
-		/new-line-format= /unchanged-line-format= d/minimal H/speed-large-files /horizon-lines= /color? /palette=
+		/new-line-format= /unchanged-line-format= d/minimal H/speed-large-files /inhibit-hunk-merge /horizon-lines= /color? /palette=
 		h v/version /help`, nil)
-	cmpOptions  = options(gnu, `b/print-bytes i/ignore-initial= l/verbose n/bytes= s/quiet|silent v/version /help`, nil)
+	cmpOptions  = options(gnu, `b/print-bytes c/print-chars i/ignore-initial= l/verbose n/bytes= s/quiet|silent v/version /help`, nil)
 	commOptions = options(gnu, `1 2 3 /check-order /nocheck-order /output-delimiter= /total z/zero-terminated`+helpVersion, nil)
 	joinOptions = options(gnu, `a= e= i/ignore-case j= o= t= v= 1= 2= /check-order /nocheck-order /header
 		z/zero-terminated`+helpVersion, nil)
@@ -68,7 +68,7 @@ var (
 	sumOptions = options(gnu, `b/binary c/check@l t/text w/warn z/zero /ignore-missing /quiet /status /strict
 		/tag`+helpVersion, nil)
 	cksumOptions = options(gnu, `a/algorithm= c/check@l l/length= /tag /untagged z/zero /ignore-missing /quiet
-		/status /strict w/warn /debug /base64 /raw`+helpVersion, nil)
+		/status /strict w/warn /debug`+helpVersion, nil)
 	bsdSumOptions = options(gnu, `r s/sysv`+helpVersion, nil)
 	baseOptions   = options(gnu, `d/decode i/ignore-garbage w/wrap=`+helpVersion, nil)
 	statOptions   = options(gnu, `L/dereference f/file-system /cached= c= /format= /printf= t/terse`+helpVersion, nil)
@@ -89,7 +89,7 @@ var (
 		/rfc-3339= s/set=!s u/utc|universal|uct`+helpVersion, map[string]string{"set": "sets the system time"})
 	// Debian's hostname: -F and -b set the name, as does an operand.
 	hostnameOptions = options(gnu, `a/alias A/all-fqdns b/boot!s d/domain f/fqdn|long F/file=!s h/help i/ip-address
-		I/all-ip-addresses s/short V/version v/verbose y/yp|nis`, map[string]string{"boot": "sets the host name", "file": "sets the host name from a file"})
+		I/all-ip-addresses s/short V/version y/yp|nis`, map[string]string{"boot": "sets the host name", "file": "sets the host name from a file"})
 	unameOptions = options(gnu, `a/all s/kernel-name n/nodename r/kernel-release v/kernel-version m/machine
 		p/processor i/hardware-platform o/operating-system`+helpVersion, nil)
 	bareOptions   = options(gnu, helpVersion, nil)
@@ -112,10 +112,10 @@ var (
 	// util-linux column
 	columnOptions = options(gnu, `t/table n/table-name= O/table-order= N/table-columns= l/table-columns-limit=
 		E/table-noextreme= d/table-noheadings e/table-header-repeat H/table-hide= R/table-right= T/table-truncate=
-		W/table-wrap= L/keep-empty-lines J/json r/tree= i/tree-id= p/tree-parent= c/output-width|columns=
+		W/table-wrap= L/keep-empty-lines|table-empty-lines J/json r/tree= i/tree-id= p/tree-parent= c/output-width|columns=
 		o/output-separator= s/separator= x/fillrows h/help V/version`, nil)
 	// util-linux hexdump
-	hexdumpOptions = options(gnu, `b/one-byte-octal X/one-byte-hex c/one-byte-char C/canonical d/two-bytes-decimal
+	hexdumpOptions = options(gnu, `b/one-byte-octal c/one-byte-char C/canonical d/two-bytes-decimal
 		e/format= f/format-file=@r L/color? n/length= o/two-bytes-octal s/skip= v/no-squeezing x/two-bytes-hex
 		h/help V/version`, nil)
 	// binutils strings

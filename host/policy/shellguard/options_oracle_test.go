@@ -160,3 +160,79 @@ func TestRealProgramsReadOptionsAsTheEngine(t *testing.T) {
 		}
 	}
 }
+
+// TestRealProgramsResolvePrefixesAsTheEngine: for every long option of
+// the getopt_long programs, the shortest prefix the engine reads as that
+// option is read by the program as the same option (glibc names the option
+// it resolved when refusing "--prefix=x" for a switch, or a missing
+// argument), and the prefix one letter shorter, when the engine finds it
+// ambiguous, is ambiguous to the program too. Both spellings make the
+// program exit at once with a usage error, so nothing runs. A hidden option
+// of the program that the table lacks shows here.
+func TestRealProgramsResolvePrefixesAsTheEngine(t *testing.T) {
+	skip := map[string]bool{"man": true, "jq": true, "locale": true} // argp or their own parsers
+	dir := t.TempDir()
+	for prog, tab := range helpTables {
+		if skip[prog] || !tab.grammar.abbrev {
+			continue
+		}
+		path, err := exec.LookPath(prog)
+		if err != nil {
+			continue
+		}
+		for _, long := range tab.names {
+			o := tab.long[long]
+			if o.arg == argOptional || strings.HasPrefix(long, "-") || o.longs[0] != long {
+				continue
+			}
+			k := 1
+			for ; k < len(long); k++ {
+				if got, _ := tab.lookupLong(long[:k]); got == o {
+					break
+				}
+			}
+			prefix := long[:k]
+			arg, want := "--"+prefix+"=x", "doesn't allow an argument"
+			if o.arg == argRequired {
+				arg, want = "--"+prefix, "requires an argument"
+			}
+			stderr := runUsageError(t, dir, path, arg)
+			named := false
+			for _, l := range o.longs {
+				named = named || strings.Contains(stderr, "'--"+l+"' "+want)
+			}
+			if !named {
+				t.Errorf("%s %s: the engine reads --%s, the program says %q", prog, arg, long, stderr)
+			}
+			if k > 1 {
+				if _, problem := tab.lookupLong(long[:k-1]); strings.Contains(problem, "ambiguous") {
+					if stderr := runUsageError(t, dir, path, "--"+long[:k-1]); !strings.Contains(stderr, "ambiguous") {
+						t.Errorf("%s --%s: the engine finds it ambiguous, the program says %q", prog, long[:k-1], stderr)
+					}
+				}
+			}
+		}
+	}
+}
+
+// runUsageError runs a program with one argument that it must refuse, and
+// returns the first line of its standard error.
+func runUsageError(t *testing.T, dir, path, arg string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, path, arg)
+	cmd.Dir = dir
+	cmd.Env = []string{"PATH=/usr/bin:/bin", "LC_ALL=C"}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	err := cmd.Run()
+	if ctx.Err() == context.DeadlineExceeded {
+		t.Fatalf("%s %s did not finish within 10s", path, arg)
+	}
+	if err == nil {
+		t.Errorf("%s %s succeeded; it must be refused as a usage error", path, arg)
+	}
+	line, _, _ := strings.Cut(stderr.String(), "\n")
+	return line
+}

@@ -4,7 +4,7 @@ import "strings"
 
 // GNU grep 3: every option of grep --help, plus the digits (-5 is
 // --context=5) and the obsolete -y (-i) and -u.
-var grepOptions = options(gnu, digits+` E/extended-regexp F/fixed-strings G/basic-regexp P/perl-regexp e/regexp=@p
+var grepOptions = options(gnu, digits+` E/extended-regexp F/fixed-strings|fixed-regexp G/basic-regexp P/perl-regexp e/regexp=@p
 	f/file=@f i/ignore-case y /no-ignore-case w/word-regexp x/line-regexp z/null-data s/no-messages v/invert-match
 	V/version /help m/max-count= b/byte-offset n/line-number /line-buffered H/with-filename h/no-filename /label=
 	o/only-matching q/quiet|silent /binary-files= a/text I d/directories= D/devices= r/recursive@R

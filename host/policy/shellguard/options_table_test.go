@@ -95,6 +95,9 @@ var optionRows = []row{
 	{"join -t , -1 2 a.csv b.csv", Allow, Low},
 	{"base64 -d f.b64", Allow, Low},
 	{"strings -n 8 f.bin", Allow, Low},
+	{"strings @opts.txt", Prompt, High}, // libiberty reads arguments from the file
+	{"strings -n 8 f.bin @x", Prompt, High},
+	{"strings -- @x", Prompt, High},
 	{"hexdump -C f.bin", Allow, Low},
 	{"column -t -s , f.csv", Allow, Low},
 	{"realpath --relative-to=src main.go", Allow, Low},

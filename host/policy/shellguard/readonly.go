@@ -3,6 +3,7 @@ package shellguard
 import (
 	"regexp"
 	"strconv"
+	"strings"
 )
 
 // The read-only commands form a closed world: a command runs unasked only
@@ -48,6 +49,9 @@ type spec struct {
 	post func(g *guard, name string, r *argsRead, f *finding)
 	// custom replaces the generic check.
 	custom func(g *guard, name string, args []string, depth int, f *finding)
+	// responseFiles: an argument @FILE is replaced by the arguments the
+	// file holds, before options are read (binutils' libiberty).
+	responseFiles bool
 }
 
 // argsRead is a parsed argument vector with what its options said about
@@ -70,6 +74,14 @@ func (s spec) check(g *guard, name string, args []string, depth int, f *finding)
 	}
 	if s.obsolete != nil && len(args) > 0 && s.obsolete.MatchString(args[0]) {
 		args = args[1:]
+	}
+	if s.responseFiles {
+		for _, a := range args {
+			if strings.HasPrefix(a, "@") {
+				f.prompt(High, name+" reads more arguments from the file "+a[1:]+", which the guard cannot see")
+				return
+			}
+		}
 	}
 	r := argsRead{parsedArgs: s.opts.parse(args)}
 	if r.problem != "" {
@@ -201,7 +213,7 @@ func readOnlyTable() map[string]spec {
 		"od":       plain(odOptions),
 		"hexdump":  plain(hexdumpOptions),
 		"xxd":      {custom: checkXxd},
-		"strings":  plain(stringsOptions),
+		"strings":  {opts: stringsOptions, responseFiles: true},
 		"md5sum":   sum, "sha1sum": sum, "sha224sum": sum, "sha256sum": sum, "sha384sum": sum, "sha512sum": sum, "b2sum": sum,
 		"cksum":    plain(cksumOptions),
 		"sum":      plain(bsdSumOptions),
