@@ -26,14 +26,14 @@ var helpTables = map[string]*optTable{
 	"date": dateOptions, "uname": unameOptions, "id": idOptions, "nproc": nprocOptions, "free": freeOptions,
 	"tty": ttyOptions, "printenv": printenvOptions, "seq": seqOptions, "column": columnOptions, "hexdump": hexdumpOptions,
 	"strings": stringsOptions, "file": fileOptions, "man": manOptions, "hostname": hostnameOptions, "uptime": uptimeOptions,
-	"locale": localeOptions, "sed": sedOptions, "jq": jqOptions,
+	"locale": localeOptions, "sed": sedOptions, "jq": jqOptions, "rg": rgOptions, "tree": treeOptions,
 }
 
 // helpShort: "  -k, --key=KEYDEF" (a placeholder in capitals means an
 // argument; "-p, --indicator-style=slash" names a value, not an argument).
 var helpShort = regexp.MustCompile(`(?m)^\s*-([a-zA-Z0-9])(?:[,\s]|$)(?:\s*--([a-zA-Z0-9][-a-zA-Z0-9]*)(=[A-Z])?)?`)
 
-var helpLong = regexp.MustCompile(`(?:^|[\s,\[(])--([a-zA-Z0-9][-a-zA-Z0-9]*)(\[=|=| [A-Z<])?`)
+var helpLong = regexp.MustCompile(`(?:^|[\s,\[(])--([a-zA-Z0-9][-a-zA-Z0-9]*)(\[=\]|\[=|=| [A-Z<])?`)
 
 // TestTablesKnowEveryDocumentedOption: every long option a program's
 // --help documents is in its table, so that an abbreviation resolves
@@ -44,7 +44,8 @@ func TestTablesKnowEveryDocumentedOption(t *testing.T) {
 	notOptions := map[string]bool{"color=auto": true, "color=never": true, "sort=none": true, "sort=time": true,
 		"indicator-style=slash": true, "time-style=full": true, "follow=name": true, "check=diagnose": true,
 		"check=quiet": true, "check=silent": true, "directories=recurse": true, "binary-files=text": true,
-		"binary-files=without": true, "radix=o": true}
+		"binary-files=without": true, "radix=o": true,
+		"print0": true} // rg --help names find's --print0
 	for prog, tab := range helpTables {
 		path, err := exec.LookPath(prog)
 		if err != nil {
@@ -86,7 +87,7 @@ func TestTablesKnowEveryDocumentedOption(t *testing.T) {
 			switch {
 			case form == "[=" && o.arg != argOptional:
 				t.Errorf("%s --%s takes an optional argument (--help: --%s[=...]), the table says %d", prog, name, name, o.arg)
-			case form == "=" && o.arg == argNone:
+			case (form == "=" || form == "[=]") && o.arg == argNone: // tree's --sort[=]X: the = is optional
 				t.Errorf("%s --%s takes an argument (--help: --%s=...), the table says none", prog, name, name)
 			}
 		}
@@ -112,6 +113,9 @@ func TestRealProgramsReadOptionsAsTheEngine(t *testing.T) {
 		{prog: "uniq", args: []string{"in.txt", "-c", "x5"}, wrote: "x5"},
 		{prog: "xxd", args: []string{"-c8", "in.txt", "x6"}, wrote: "x6"},
 		{prog: "xxd", args: []string{"-cols", "8", "in.txt", "x7"}, wrote: "x7"},
+		{prog: "file", args: []string{"--comp", "-m", "magic"}, wrote: "magic.mgc"},
+		{prog: "tree", args: []string{"-ao", "x8", "."}, wrote: "x8"},
+		{prog: "rg", args: []string{"--pre", "./pre.sh", "a", "in.txt"}, wrote: "ran-pre"},
 		{prog: "sort", args: []string{"--s", "in.txt"}, ambiguous: true},
 		{prog: "sort", args: []string{"--random-so=in.txt", "in.txt"}, ambiguous: true},
 		{prog: "ls", args: []string{"--ti=ctime"}, ambiguous: true},
@@ -120,8 +124,10 @@ func TestRealProgramsReadOptionsAsTheEngine(t *testing.T) {
 		{prog: "man", args: []string{"--pa=cat", "ls"}, ambiguous: true},
 	}
 	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "in.txt"), []byte("b\na\na\n"), 0o600); err != nil {
-		t.Fatal(err)
+	for name, body := range map[string]string{"in.txt": "b\na\na\n", "magic": "", "pre.sh": "#!/bin/sh\ntouch ran-pre\ncat \"$1\"\n"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o700); err != nil {
+			t.Fatal(err)
+		}
 	}
 	ws := Options{WorkspaceRoot: dir}
 	for _, c := range cases {

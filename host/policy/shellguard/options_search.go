@@ -28,7 +28,7 @@ var rgOptions = options(grammar{permute: true}, `A/after-context= B/before-conte
 	/no-ignore-files /ignore-files /no-ignore-global /ignore-global /no-ignore-messages /ignore-messages
 	/no-ignore-parent /ignore-parent /no-ignore-vcs /ignore-vcs /no-messages /messages /no-require-git /require-git
 	/no-unicode /unicode 0/null /null-data /one-file-system /no-one-file-system o/only-matching /path-separator=
-	/passthru|passthrough P/pcre2 /no-pcre2 /pcre2-version p/pretty q/quiet /regex-size-limit= r/replace=
+	/passthru|passthrough P/pcre2 /no-pcre2 /pcre2-version /pcre2-unicode /no-pcre2-unicode p/pretty q/quiet /regex-size-limit= r/replace=
 	z/search-zip!x /no-search-zip S/smart-case /no-smart-case s/case-sensitive /sort= /sortr= /stats /no-stats
 	/stop-on-nonmatch a/text /no-text j/threads= /trim /no-trim t/type= T/type-not= /type-add= /type-clear= /type-list
 	u/unrestricted /vimgrep H/with-filename I/no-filename w/word-regexp /auto-hybrid-regex /no-auto-hybrid-regex
