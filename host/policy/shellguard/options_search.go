@@ -33,7 +33,7 @@ var rgOptions = options(grammar{permute: true}, `A/after-context= B/before-conte
 	/stop-on-nonmatch a/text /no-text j/threads= /trim /no-trim t/type= T/type-not= /type-add= /type-clear= /type-list
 	u/unrestricted /vimgrep H/with-filename I/no-filename w/word-regexp /auto-hybrid-regex /no-auto-hybrid-regex
 	/binary /no-binary /block-buffered /no-block-buffered /field-context-separator= /field-match-separator=
-	/hyperlink-format= /max-count-preview /generate= /pre=!x /no-pre /pre-glob= /hostname-bin=!x h/help V/version`,
+	/hyperlink-format= /generate= /pre=!x /no-pre /pre-glob= /hostname-bin=!x h/help V/version`,
 	map[string]string{"search-zip": "runs decompression programs"})
 
 // grepPost: -d/--directories=recurse reads trees too. grep accepts any
