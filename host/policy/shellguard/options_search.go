@@ -38,12 +38,13 @@ var rgOptions = options(grammar{permute: true}, `A/after-context= B/before-conte
 
 // grepPost: -d/--directories=recurse reads trees too. grep accepts any
 // unambiguous abbreviation of the action; only a prefix of read or skip
-// is taken for what it says.
+// that is no prefix of recurse is taken for what it says.
 func grepPost(_ *guard, _ string, r *argsRead, _ *finding) {
 	for _, u := range r.uses {
 		if u.opt.short == 'd' {
 			v := u.value()
-			if v == "" || !(strings.HasPrefix("read", v) || strings.HasPrefix("skip", v)) || v == "r" {
+			readOrSkip := v != "" && (strings.HasPrefix("read", v) || strings.HasPrefix("skip", v))
+			if !readOrSkip || strings.HasPrefix("recurse", v) {
 				r.recursive = true
 			}
 		}

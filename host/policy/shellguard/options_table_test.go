@@ -200,6 +200,9 @@ var optionRows = []row{
 	{"file -p main.go", Prompt, High},
 	{"file --no-s main.go", Prompt, High},
 	{"file -m /etc/magic:local.magic main.go", Prompt, Medium},
+	{"file -m local.magic:.env main.go", Prompt, High}, // -m names a list of files
+	{"file -m local.magic:../x main.go", Prompt, Medium},
+	{"file -m local.magic main.go", Allow, Low},
 	{"file -bi main.go", Allow, Low},
 	{"file --mime-type main.go", Allow, Low},
 	{"file -f list.txt", Prompt, Medium},

@@ -163,3 +163,35 @@ func TestStateBuiltinsSayWhy(t *testing.T) {
 		}
 	}
 }
+
+// TestTreeReadingOptions: the spellings that make a command read whole
+// trees set the reading that sends its paths to readTree (which
+// g-paths-git's paths.go judges by what the tree holds).
+func TestTreeReadingOptions(t *testing.T) {
+	g := newGuard(tableOptions)
+	for _, c := range []struct {
+		cmd  string
+		tree bool
+	}{
+		{"grep -r foo src", true}, {"grep -R foo", true}, {"grep --recursive foo", true}, {"grep --rec foo", true},
+		{"grep --dereference-r foo", true}, {"grep -d recurse foo", true}, {"grep -drec foo", true},
+		{"grep --directories=recurse foo", true}, {"grep --dir=re foo", true}, {"grep -d r foo", true},
+		{"rg foo", true}, {"rg --files", true}, {"rg -uu foo src", true}, {"diff -r a b", true}, {"diff --recursive a b", true},
+		{"grep foo f", false}, {"grep -d skip foo f", false}, {"grep -d read foo f", false}, {"grep -ds foo f", false},
+		{"diff a b", false}, {"grep -e -r f", false},
+	} {
+		argv := strings.Fields(c.cmd)
+		s := readOnly[argv[0]]
+		r := argsRead{parsedArgs: s.opts.parse(argv[1:])}
+		var f finding
+		for _, u := range r.uses {
+			g.judgeOption(argv[0], u, &r, &f)
+		}
+		if s.post != nil {
+			s.post(g, argv[0], &r, &f)
+		}
+		if r.problem != "" || r.recursive != c.tree {
+			t.Errorf("%q: tree reading = %v (problem %q), want %v", c.cmd, r.recursive, r.problem, c.tree)
+		}
+	}
+}
