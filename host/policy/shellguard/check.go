@@ -16,9 +16,10 @@ import (
 // reviewed and needs approval.
 const MaxCommandBytes = 256 << 10
 
-// maxDepth bounds how deep shells' -c strings, eval and find -exec are
-// followed into.
-const maxDepth = 4
+// maxDepth bounds how deep wrappers, shells' -c strings, eval and find
+// -exec are followed into. A payload nested deeper cannot be reviewed, so
+// it is blocked: no legitimate command nests six wrappers.
+const maxDepth = 6
 
 // Options say where the command runs.
 type Options struct {
@@ -63,6 +64,9 @@ type guard struct {
 	// scanned for destructive payloads are judged, so that nesting does
 	// not scan the same subtree again at every level.
 	scanned bool
+	// consumer is what the program judged last does with its standard
+	// input (set by wrapShell and wrapXargs), for feeds.go.
+	consumer stdinConsumer
 }
 
 // maxNesting bounds bracket nesting: the parser's error paths grow
@@ -137,7 +141,7 @@ func (g *guard) review(src string, depth int, withParts bool) (finding, []Part) 
 	var f finding
 	switch {
 	case depth > maxDepth:
-		f.prompt(High, "shell code nested too deep to review")
+		f.block("shell code nested too deep to review")
 		return f, nil
 	case strings.TrimSpace(src) == "":
 		f.prompt(High, "empty command")

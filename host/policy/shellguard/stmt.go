@@ -29,6 +29,9 @@ func (g *guard) stmt(s *syntax.Stmt, src string, depth int, f *finding, parts *[
 		}
 		g.stmt(bc.X, src, depth, f, parts)
 		g.stmt(bc.Y, src, depth, f, parts)
+		if bc.Op == syntax.Pipe || bc.Op == syntax.PipeAll {
+			g.feedPipe(bc.X, g.consumer, depth, &own)
+		}
 		f.merge(own)
 		if parts != nil && (own.decision != Allow || own.risk != Low) {
 			for i := first; i < len(*parts); i++ {
@@ -42,7 +45,9 @@ func (g *guard) stmt(s *syntax.Stmt, src string, depth int, f *finding, parts *[
 		g.scanned = true
 		defer func() { g.scanned = false }()
 	}
+	g.consumer = stdinConsumer{}
 	program := g.command(s.Cmd, src, depth, &own)
+	g.feedStdin(s, g.consumer, depth, &own)
 	f.merge(own)
 	if parts != nil {
 		*parts = append(*parts, own.part(textOf(src, s), program))

@@ -1,0 +1,153 @@
+package shellguard
+
+import (
+	"regexp"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// A shell reading its standard input runs what it is fed, and xargs adds
+// what it is fed to its command: echo 'rm -rf /' | sh, sh <<EOF, bash <<<
+// 'rm -rf /', echo / | xargs rm -rf. When the feed is text the guard can
+// read (echo, printf, yes, a here-document or here-string; the paths ls
+// or an unfiltered find would list), the fed command is judged for
+// destructive payloads as if written out.
+
+// stdinConsumer is what a statement's program does with its input, as
+// recorded by the wrappers that judged it.
+type stdinConsumer struct {
+	shell bool     // a shell reading commands from its input
+	xargs []string // xargs's own arguments, when xargs runs
+}
+
+func (c stdinConsumer) consumes() bool { return c.shell || c.xargs != nil }
+
+// feedStdin judges what a statement's here-documents and here-strings
+// feed its program.
+func (g *guard) feedStdin(s *syntax.Stmt, c stdinConsumer, depth int, f *finding) {
+	if !c.consumes() {
+		return
+	}
+	for _, r := range s.Redirs {
+		var body *syntax.Word
+		switch r.Op {
+		case syntax.Hdoc, syntax.DashHdoc:
+			body = r.Hdoc
+		case syntax.WordHdoc:
+			body = r.Word
+		}
+		if body != nil {
+			g.feed(c, readWord(body).text, nil, depth, f)
+		}
+	}
+}
+
+// feedPipe judges what the left side of a pipe feeds the right side.
+func (g *guard) feedPipe(x *syntax.Stmt, c stdinConsumer, depth int, f *finding) {
+	if !c.consumes() {
+		return
+	}
+	if text, tokens, ok := g.feedOf(x); ok {
+		g.feed(c, text, tokens, depth, f)
+	}
+}
+
+// feed judges text (or path tokens) fed to a consumer; only blocks count,
+// the consumer was judged already.
+func (g *guard) feed(c stdinConsumer, text string, tokens []string, depth int, f *finding) {
+	if c.shell && strings.TrimSpace(text) != "" {
+		g.blocksOnly(f, func(tmp *finding) { g.reviewInner(text, depth, tmp) })
+	}
+	if c.xargs != nil {
+		if tokens == nil {
+			tokens = strings.FieldsFunc(text, func(r rune) bool { return r == ' ' || r == '\t' || r == '\n' || r == 0 })
+		}
+		if len(tokens) > 0 {
+			argv := append(append([]string{"xargs"}, c.xargs...), tokens...)
+			g.blocksOnly(f, func(tmp *finding) { g.judge(argv, depth+1, tmp) })
+		}
+	}
+}
+
+// feedOf reads what a statement prints, when the guard can tell: the text
+// of echo, printf, yes and cat of a here-document, or the paths that ls
+// and an unfiltered find list (as tokens).
+func (g *guard) feedOf(s *syntax.Stmt) (text string, tokens []string, ok bool) {
+	switch c := s.Cmd.(type) {
+	case *syntax.BinaryCmd:
+		if c.Op == syntax.Pipe || c.Op == syntax.PipeAll {
+			return g.feedOf(c.Y)
+		}
+		return "", nil, false
+	case *syntax.CallExpr:
+		if len(c.Args) == 0 {
+			return "", nil, false
+		}
+		argv := make([]string, len(c.Args))
+		for i, w := range c.Args {
+			argv[i] = readWord(w).text
+		}
+		return g.printed(baseName(argv[0]), argv[1:], s)
+	}
+	return "", nil, false
+}
+
+func (g *guard) printed(name string, args []string, s *syntax.Stmt) (string, []string, bool) {
+	switch name {
+	case "echo":
+		escapes := false
+		for len(args) > 0 && len(args[0]) > 1 && strings.Trim(args[0], "-neE") == "" && args[0][0] == '-' {
+			escapes = escapes || strings.Contains(args[0], "e")
+			args = args[1:]
+		}
+		text := strings.Join(args, " ")
+		if escapes {
+			text = decodeANSIC(text)
+		}
+		return text, nil, true
+	case "printf":
+		if len(args) > 0 && args[0] == "--" {
+			args = args[1:]
+		}
+		if len(args) == 0 {
+			return "", nil, false
+		}
+		format := decodeANSIC(printfDirective.ReplaceAllString(args[0], " "))
+		return format + " " + strings.Join(args[1:], " "), nil, true
+	case "yes":
+		if len(args) == 0 {
+			return "y", nil, true
+		}
+		return strings.Join(args, " "), nil, true
+	case "cat":
+		for _, r := range s.Redirs {
+			switch r.Op {
+			case syntax.Hdoc, syntax.DashHdoc:
+				return readWord(r.Hdoc).text, nil, true
+			case syntax.WordHdoc:
+				return readWord(r.Word).text, nil, true
+			}
+		}
+	case "ls":
+		ops := operands(args)
+		if len(ops) == 0 {
+			ops = []string{"."}
+		}
+		return "", ops, true
+	case "find":
+		starts, expr := splitFind(args)
+		if findNarrows(expr) || findRemoves(expr) {
+			return "", nil, false
+		}
+		if len(starts) == 0 {
+			starts = []string{"."}
+		}
+		return "", starts, true
+	}
+	return "", nil, false
+}
+
+// printfDirective is a printf conversion, replaced by a space so that the
+// arguments read as words.
+var printfDirective = regexp.MustCompile(`%[-+ #0-9.*]*[a-zA-Z%]`)
