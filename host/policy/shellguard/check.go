@@ -67,6 +67,9 @@ type guard struct {
 	// consumer is what the program judged last does with its standard
 	// input (set by wrapShell and wrapXargs), for feeds.go.
 	consumer stdinConsumer
+	// altCwds are the other directories the command may be in after a
+	// cd (cwd.go).
+	altCwds []string
 }
 
 // maxNesting bounds bracket nesting: the parser's error paths grow
@@ -178,6 +181,10 @@ func (g *guard) review(src string, depth int, withParts bool) (finding, []Part) 
 		return f, nil
 	}
 	var parts []Part
+	if depth == 0 {
+		// Each reading starts where the command runs.
+		defer g.restoreCwd(g.saveCwd())
+	}
 	// Statements of a new source are scanned for destructive payloads
 	// afresh, whatever the caller was doing.
 	outer := g.scanned

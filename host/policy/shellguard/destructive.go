@@ -313,15 +313,25 @@ func isBlockDevice(p string) bool {
 // destructiveSink reports a write target that destroys the machine's
 // data or state: a disk device, or /proc/sysrq-trigger.
 func (g *guard) destructiveSink(p string) (string, bool) {
-	if !strings.Contains(p, "dev") && !strings.Contains(p, "sysrq") {
-		return "", false // fast path: most operands are neither
-	}
-	if !strings.HasPrefix(p, "/") {
-		if g.cwd == "" {
-			return "", false
+	if strings.HasPrefix(p, "/") {
+		if !strings.Contains(p, "dev") && !strings.Contains(p, "sysrq") {
+			return "", false // fast path: most operands are neither
 		}
-		p = g.cwd + "/" + p
+		return g.sinkAt(p)
 	}
+	for _, d := range g.everyCwd() {
+		if d == "" {
+			continue
+		}
+		if what, ok := g.sinkAt(d + "/" + p); ok {
+			return what, true
+		}
+	}
+	return "", false
+}
+
+// sinkAt judges an absolute write target.
+func (g *guard) sinkAt(p string) (string, bool) {
 	clean := "/" + strings.Join(g.walkSegments(p), "/")
 	if clean == "/proc/sysrq-trigger" || clean == "/proc/sys/kernel/sysrq" {
 		return clean + ", which acts on the kernel at once", true
@@ -378,6 +388,15 @@ func (g *guard) scanDestructive(s *syntax.Stmt, depth int, f *finding) {
 		switch n := n.(type) {
 		case *syntax.CallExpr:
 			g.call(n, depth, &tmp)
+			if len(n.Args) > 0 {
+				argv := []string{readWord(n.Args[0]).text}
+				for _, w := range n.Args[1:] {
+					argv = append(argv, readWord(w).text)
+				}
+				if dir, ok := g.cdTarget(argv); ok {
+					g.moveTo(dir)
+				}
+			}
 		case *syntax.Redirect:
 			g.redirect(n, &tmp)
 		case *syntax.FuncDecl:

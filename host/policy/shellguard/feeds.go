@@ -77,6 +77,9 @@ func (g *guard) feedOf(s *syntax.Stmt) (text string, tokens []string, ok bool) {
 	switch c := s.Cmd.(type) {
 	case *syntax.BinaryCmd:
 		if c.Op == syntax.Pipe || c.Op == syntax.PipeAll {
+			if passesThrough(c.Y) {
+				return g.feedOf(c.X) // what a filter passes is part of what it reads
+			}
 			return g.feedOf(c.Y)
 		}
 		return "", nil, false
@@ -146,6 +149,19 @@ func (g *guard) printed(name string, args []string, s *syntax.Stmt) (string, []s
 		return "", starts, true
 	}
 	return "", nil, false
+}
+
+// filters pass on (part of) what they read.
+var filters = map[string]bool{"grep": true, "egrep": true, "fgrep": true, "cat": true, "head": true, "tail": true, "sort": true,
+	"uniq": true, "tee": true, "sed": true, "tac": true, "rg": true, "stdbuf": true}
+
+// passesThrough reports a pipe stage that is a filter reading its input.
+func passesThrough(s *syntax.Stmt) bool {
+	c, ok := s.Cmd.(*syntax.CallExpr)
+	if !ok || len(c.Args) == 0 || len(s.Redirs) > 0 {
+		return false
+	}
+	return filters[baseName(readWord(c.Args[0]).text)]
 }
 
 // printfDirective is a printf conversion, replaced by a space so that the

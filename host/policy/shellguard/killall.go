@@ -81,7 +81,7 @@ func matchesEverything(pattern string, fold bool) bool {
 }
 
 // checkPkill blocks pkill that selects every process: a pattern every
-// name matches (., ^, ''), an inverted match, or a whole user or group
+// name matches (., ^, ”), an inverted match, or a whole user or group
 // without a pattern.
 func checkPkill(g *guard, name string, args []string, _ int, f *finding) {
 	// A leading -SIGNAL (pkill -9, pkill -KILL) is the signal.

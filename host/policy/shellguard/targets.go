@@ -53,13 +53,18 @@ func (g *guard) rootishOne(t string) (string, bool) {
 	if !ok || p == "" {
 		return "", false
 	}
-	if !strings.HasPrefix(p, "/") {
-		if g.cwd == "" {
-			return "", false
-		}
-		p = g.cwd + "/" + p
+	if strings.HasPrefix(p, "/") {
+		return g.classifySegs(nil, g.walkSegments(p))
 	}
-	return g.classifySegs(nil, g.walkSegments(p))
+	if g.cwd == "" {
+		return "", false
+	}
+	for _, d := range g.everyCwd() {
+		if what, ok := g.classifySegs(nil, g.walkSegments(d+"/"+p)); ok {
+			return what, true
+		}
+	}
+	return "", false
 }
 
 // expandTarget replaces what the shell would put in: a leading tilde, the
