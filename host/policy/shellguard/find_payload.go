@@ -65,6 +65,10 @@ var findNeutral = map[string]int{
 	"-mindepth": 1, "-maxdepth": 1, "-type": 1, "-xtype": 1, "-regextype": 1, "-a": 0, "-and": 0,
 }
 
+// findNarrowing are the tests, besides names and paths, that pick out
+// particular files.
+var findNarrowing = map[string]bool{"-empty": true, "-inum": true, "-samefile": true, "-links": true, "-lname": true, "-ilname": true}
+
 // findNarrows reports whether every alternative of find's expression
 // (split at -o and ,) holds a test that narrows what it selects. A negated
 // test does not count (! -name x selects nearly everything), nor does a
@@ -107,13 +111,18 @@ func findNarrows(expr []string) bool {
 					alternative = true
 				}
 			}
+		case findNarrowing[a]:
+			alternative = true
 		default:
 			if n, ok := findNeutral[a]; ok {
 				i += n
 				continue
 			}
-			if strings.HasPrefix(a, "-") {
-				alternative = true
+			// Any other test (-mtime, -size, -user, -perm, -newer, ...)
+			// still selects a swath of the tree: not narrowing. Its
+			// value is skipped.
+			if strings.HasPrefix(a, "-") && i+1 < len(expr) && !strings.HasPrefix(expr[i+1], "-") && expr[i+1] != "(" && expr[i+1] != "!" && expr[i+1] != ")" {
+				i++
 			}
 		}
 	}

@@ -32,6 +32,9 @@ var (
 // checkInterpreter reviews the inline code of an interpreter for known
 // payloads.
 func checkInterpreter(g *guard, name string, args []string, depth int, f *finding) {
+	if len(operands(args)) == 0 || (len(args) > 0 && args[len(args)-1] == "-") {
+		g.consumer.interp = name // reads its program from standard input
+	}
 	for i, a := range args {
 		code := ""
 		switch {

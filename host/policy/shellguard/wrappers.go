@@ -223,6 +223,9 @@ func wrapPrivileged(o optSpec) wrapper {
 		f.prompt(High, name+" runs a command with elevated privileges")
 		i, ok := o.skip(args)
 		if !ok || i >= len(args) {
+			if ok {
+				g.consumer.shell = true // a shell, reading its input
+			}
 			g.scanOperands(args, depth, f)
 			return name
 		}
@@ -232,8 +235,12 @@ func wrapPrivileged(o optSpec) wrapper {
 
 func wrapSu(g *guard, name string, args []string, depth int, f *finding) string {
 	f.prompt(High, "su runs a command as another user")
-	for _, code := range inlineCode(args, "c", "command session-command") {
+	codes := inlineCode(args, "c", "command session-command")
+	for _, code := range codes {
 		g.reviewInner(code, depth, f)
+	}
+	if len(codes) == 0 {
+		g.consumer.shell = true // a login shell, reading its input
 	}
 	return name
 }
@@ -244,8 +251,12 @@ func wrapSu(g *guard, name string, args []string, depth int, f *finding) string 
 func wrapInlineCode(short, long string) wrapper {
 	return func(g *guard, name string, args []string, depth int, f *finding) string {
 		f.prompt(High, name+" runs other programs")
-		for _, code := range inlineCode(args, short, long) {
+		codes := inlineCode(args, short, long)
+		for _, code := range codes {
 			g.reviewInner(code, depth, f)
+		}
+		if len(codes) == 0 && name == "script" {
+			g.consumer.shell = true // script runs a shell on its input
 		}
 		g.scanOperands(args, depth, f)
 		return name
@@ -365,6 +376,9 @@ func wrapShell(g *guard, name string, args []string, depth int, f *finding) stri
 // operands are still scanned for destructive payloads.
 func wrapOpaque(g *guard, name string, args []string, depth int, f *finding) string {
 	f.prompt(High, name+" runs other programs")
+	if name == "at" || name == "batch" {
+		g.consumer.shell = true // runs the commands it reads, later
+	}
 	g.scanOperands(args, depth, f)
 	return name
 }
