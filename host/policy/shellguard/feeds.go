@@ -17,9 +17,9 @@ import (
 // stdinConsumer is what a statement's program does with its input, as
 // recorded by the wrappers that judged it.
 type stdinConsumer struct {
-	shell bool     // a shell reading commands from its input
-	xargs []string // xargs's own arguments, when xargs runs
-	interp string  // an interpreter reading its program from its input
+	shell  bool     // a shell reading commands from its input
+	xargs  []string // xargs's own arguments, when xargs runs
+	interp string   // an interpreter reading its program from its input
 }
 
 func (c stdinConsumer) consumes() bool { return c.shell || c.xargs != nil || c.interp != "" }
