@@ -67,10 +67,18 @@ type guard struct {
 	// consumer is what the program judged last does with its standard
 	// input (set by wrapShell and wrapXargs), for feeds.go.
 	consumer stdinConsumer
+	// work counts the brace alternatives and inner sources reviewed, so
+	// that one command cannot make the guard's work explode (maxWork).
+	work int
 	// altCwds are the other directories the command may be in after a
 	// cd (cwd.go).
 	altCwds []string
 }
+
+// maxWork bounds the brace alternatives and the inner sources (shell code
+// in arguments, interpreter code, feeds) one command may make the guard
+// review; past it the command is blocked, unreviewed.
+const maxWork = 4096
 
 // maxNesting bounds bracket nesting: the parser's error paths grow
 // quadratic with it, and no legitimate command nests that deep.

@@ -51,7 +51,15 @@ func checkInterpreter(g *guard, name string, args []string, depth int, f *findin
 	}
 }
 
+// maxInterpreterCode bounds the inline code read for payloads; longer code
+// is not read (it needs approval like any interpreter code).
+const maxInterpreterCode = 32 << 10
+
 func (g *guard) interpreterCode(name, code string, depth int, f *finding) {
+	if len(code) > maxInterpreterCode {
+		f.prompt(High, name+" code is longer than the guard reads for known payloads")
+		return
+	}
 	if forkBombCode.MatchString(code) {
 		f.block("fork bomb: " + name + " code forks in an endless loop")
 	}

@@ -36,8 +36,11 @@ func (g *guard) rootish(t string) (what string, ok bool) {
 	if !strings.ContainsAny(t, "{") {
 		return g.rootishOne(t)
 	}
+	if g.work > maxWork {
+		return "a command with more brace alternatives than the guard reviews", true
+	}
 	alts, complete := expandBraces(t, maxBraceAlternatives)
-	if !complete {
+	if g.work += len(alts); !complete || g.work > maxWork {
 		return "a brace expansion of more than " + strconv.Itoa(maxBraceAlternatives) + " words, too large to review", true
 	}
 	for _, a := range alts {
@@ -343,7 +346,7 @@ func expandBraces(s string, limit int) (out []string, complete bool) {
 		for _, a := range alts {
 			more, ok := expandBraces(pre+a+post, limit-len(out))
 			out = append(out, more...)
-			if !ok || len(out) >= limit {
+			if !ok || len(out) > limit {
 				return out, false
 			}
 		}

@@ -409,6 +409,10 @@ func (g *guard) globProgram(pattern string, args []string, depth int, f *finding
 // reviewInner reviews shell code held in an argument (sh -c, eval, su -c)
 // and takes everything it finds.
 func (g *guard) reviewInner(src string, depth int, f *finding) {
+	if g.work += 16; g.work > maxWork {
+		f.block("the command holds more shell code than the guard reviews")
+		return
+	}
 	inner, _ := g.review(src, depth+1, false)
 	f.merge(inner)
 }
