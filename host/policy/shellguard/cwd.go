@@ -45,7 +45,7 @@ func (g *guard) moveTo(dir string) {
 // (also under builtin or command).
 func (g *guard) cdIn(s *syntax.Stmt) (string, bool) {
 	c, ok := s.Cmd.(*syntax.CallExpr)
-	if !ok || len(c.Args) == 0 {
+	if !ok || len(c.Args) == 0 || !mayChangeDir(c) {
 		return "", false
 	}
 	argv := make([]string, len(c.Args))
@@ -53,6 +53,19 @@ func (g *guard) cdIn(s *syntax.Stmt) (string, bool) {
 		argv[i] = readWord(w).text
 	}
 	return g.cdTarget(argv)
+}
+
+// mayChangeDir is a cheap test of a call's first word, before its words
+// are read.
+func mayChangeDir(c *syntax.CallExpr) bool {
+	if len(c.Args) == 0 {
+		return false
+	}
+	switch readWord(c.Args[0]).text {
+	case "cd", "pushd", "popd", "chdir", "builtin", "command":
+		return true
+	}
+	return false
 }
 
 // cdTarget reads cd, pushd and popd.
@@ -113,20 +126,24 @@ func (g *guard) noteCd(s *syntax.Stmt) {
 	}
 }
 
-// certainCd runs "cd DIR && Y" with DIR as the one directory for Y, and
-// the previous directories back as alternatives afterwards.
-func (g *guard) certainCd(bc *syntax.BinaryCmd, before cwdState, judgeY func()) {
+// certainCdBegin starts "cd DIR && Y": DIR is the one directory for Y.
+// certainCdEnd puts the previous directories back as alternatives.
+func (g *guard) certainCdBegin(bc *syntax.BinaryCmd, before cwdState) (cwdState, bool) {
 	if bc.Op != syntax.AndStmt || len(bc.X.Redirs) > 0 {
-		judgeY()
-		return
+		return cwdState{}, false
 	}
 	if _, ok := g.cdIn(bc.X); !ok {
-		judgeY()
-		return
+		return cwdState{}, false
 	}
 	after := g.saveCwd()
 	g.altCwds = before.alts
-	judgeY()
+	return after, true
+}
+
+func (g *guard) certainCdEnd(after cwdState, certain bool) {
+	if !certain {
+		return
+	}
 	for _, d := range after.alts {
 		if !containsString(g.altCwds, d) && d != g.cwd {
 			g.altCwds = append(g.altCwds[:len(g.altCwds):len(g.altCwds)], d)

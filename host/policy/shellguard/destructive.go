@@ -388,7 +388,7 @@ func (g *guard) scanDestructive(s *syntax.Stmt, depth int, f *finding) {
 		switch n := n.(type) {
 		case *syntax.CallExpr:
 			g.call(n, depth, &tmp)
-			if len(n.Args) > 0 {
+			if mayChangeDir(n) {
 				argv := []string{readWord(n.Args[0]).text}
 				for _, w := range n.Args[1:] {
 					argv = append(argv, readWord(w).text)

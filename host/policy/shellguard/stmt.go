@@ -29,7 +29,9 @@ func (g *guard) stmt(s *syntax.Stmt, src string, depth int, f *finding, parts *[
 		}
 		before := g.saveCwd()
 		g.stmt(bc.X, src, depth, f, parts)
-		g.certainCd(bc, before, func() { g.stmt(bc.Y, src, depth, f, parts) })
+		after, certain := g.certainCdBegin(bc, before)
+		g.stmt(bc.Y, src, depth, f, parts)
+		g.certainCdEnd(after, certain)
 		if bc.Op == syntax.Pipe || bc.Op == syntax.PipeAll {
 			g.feedPipe(bc.X, g.consumer, depth, &own)
 		}
