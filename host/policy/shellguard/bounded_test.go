@@ -36,3 +36,21 @@ func TestAdversarialShapesStayBounded(t *testing.T) {
 		}
 	}
 }
+
+// The work budget is shared by one command: many brace products are
+// blocked unreviewed, a few are judged.
+func TestWorkBudget(t *testing.T) {
+	product := "rm -rf {a,b}{c,d}{e,f}{g,h}{i,j}{k,l}{m,n}{o,p}; "
+	few := strings.Repeat(product, maxWork/256/2)
+	if v := Check(few, tableOptions); v.Decision != Prompt {
+		t.Errorf("%d brace products = %v %q, want prompt", maxWork/256/2, v.Decision, v.Reasons)
+	}
+	many := strings.Repeat(product, maxWork/256+1)
+	if v := Check(many, tableOptions); v.Decision != Block || !strings.Contains(strings.Join(v.Reasons, " "), "brace") {
+		t.Errorf("%d brace products = %v %q, want block (too large to review)", maxWork/256+1, v.Decision, v.Reasons)
+	}
+	code := strings.Repeat("bash -c 'ls'; ", maxWork/16+1)
+	if v := Check(code, tableOptions); v.Decision != Block {
+		t.Errorf("%d inner sources = %v, want block (more shell code than reviewed)", maxWork/16+1, v.Decision)
+	}
+}
