@@ -70,6 +70,9 @@ type guard struct {
 	// work counts the brace alternatives and inner sources reviewed, so
 	// that one command cannot make the guard's work explode (maxWork).
 	work int
+	// positional are the arguments after sh -c CODE ($0, $1, ...), while
+	// CODE is reviewed.
+	positional []string
 	// altCwds are the other directories the command may be in after a
 	// cd (cwd.go).
 	altCwds []string
@@ -193,6 +196,9 @@ func (g *guard) review(src string, depth int, withParts bool) (finding, []Part) 
 		// Each reading starts where the command runs.
 		defer g.restoreCwd(g.saveCwd())
 	}
+	// What the statements of this source feed is theirs; the statement
+	// whose argument holds this source keeps its own consumer.
+	defer func(c stdinConsumer) { g.consumer = c }(g.consumer)
 	// Statements of a new source are scanned for destructive payloads
 	// afresh, whatever the caller was doing.
 	outer := g.scanned

@@ -29,7 +29,7 @@ func init() {
 		"init": checkInit, "telinit": checkInit, "systemctl": checkSystemctl, "loginctl": checkSystemctl,
 		"fdisk": checkPartitioner, "sfdisk": checkPartitioner, "cfdisk": checkPartitioner, "gdisk": checkPartitioner,
 		"sgdisk": checkPartitioner, "parted": checkPartitioner,
-		"cryptsetup": checkCryptsetup, "mdadm": checkMdadm, "hdparm": checkHdparm, "nvme": checkNvme,
+		"alias": checkAlias, "cryptsetup": checkCryptsetup, "mdadm": checkMdadm, "hdparm": checkHdparm, "nvme": checkNvme,
 	}
 	for _, n := range []string{"mkswap", "mke2fs", "wipefs", "mkdosfs", "mkntfs", "mkexfatfs", "mkreiserfs", "mkudffs", "sg_format", "mkfs"} {
 		payloads[n] = checkWipeTool
@@ -96,6 +96,13 @@ func checkRecursiveOwner(g *guard, name string, args []string, _ int, f *finding
 	a := o.parse(args)
 	if a.has("recursive") {
 		g.blockRootish(name+" -R of ", a.operands, f)
+		return
+	}
+	// Without -R, only / itself: chmod 000 / locks every user out.
+	for _, t := range a.operands[min(1, len(a.operands)):] {
+		if what, ok := g.rootish(t); ok && what == "/" {
+			f.block(name + " of /")
+		}
 	}
 }
 
@@ -198,6 +205,15 @@ func checkPartitioner(g *guard, name string, args []string, _ int, f *finding) {
 		}
 	}
 	f.block(name + " rewrites the partition table of " + device)
+}
+
+// checkAlias reviews the shell code an alias would run.
+func checkAlias(g *guard, name string, args []string, depth int, f *finding) {
+	for _, a := range args {
+		if _, code, ok := strings.Cut(a, "="); ok {
+			g.blocksOnly(f, func(tmp *finding) { g.reviewInner(code, depth, tmp) })
+		}
+	}
 }
 
 func checkCryptsetup(g *guard, name string, args []string, _ int, f *finding) {
@@ -362,12 +378,22 @@ var systemDirs = map[string]bool{
 	"/libx32": true, "/opt": true, "/proc": true, "/root": true, "/run": true, "/sbin": true, "/srv": true, "/sys": true,
 	"/usr": true, "/var": true, "/snap": true, "/nix": true, "/mnt": true, "/media": true,
 	"/Users": true, "/System": true, "/Library": true, "/Applications": true, "/private": true, "/Volumes": true,
+	"/usr/bin": true, "/usr/sbin": true, "/usr/lib": true, "/usr/lib32": true, "/usr/lib64": true, "/usr/libx32": true,
+	"/usr/libexec": true, "/usr/share": true, "/usr/local": true, "/usr/include": true, "/var/lib": true, "/boot/efi": true,
+	"/System/Library": true,
 }
 
-var systemDirNames = func() []string {
-	var out []string
+// systemDirChildren lists, per directory, the names of the system
+// directories right under it, for matching a glob.
+var systemDirChildren = func() map[string][]string {
+	out := map[string][]string{}
 	for d := range systemDirs {
-		out = append(out, d[1:])
+		i := strings.LastIndexByte(d, '/')
+		parent := d[:i]
+		if parent == "" {
+			parent = "/"
+		}
+		out[parent] = append(out[parent], d[i+1:])
 	}
 	return out
 }()
@@ -421,7 +447,7 @@ func forkBomb(fd *syntax.FuncDecl) bool {
 		case *syntax.CallExpr:
 			for i, w := range n.Args {
 				v := readWord(w).text
-				if v == name {
+				if v == name || v == "$FUNCNAME" {
 					selfCall = true
 				}
 				if i == 0 && wrappers[baseName(v)] == nil {

@@ -60,7 +60,10 @@ var blockPaths = []string{
 	"rm -rf $1/*", "rm -rf $X$Y/", "rm -rf /home/u/{proj,other}", "rm -rf {src,.}", "rm -rf x /", "rm -rf build /", "rm -rf / build",
 	"rm -rf /{" + strings.Repeat("a,", 300) + "b}", "rm -rf $(echo /)", "rm -rf `printf /`", `rm -rf "$(echo ~)"`, "rm -rf $(pwd)",
 	"rm -rf `pwd`/", "rm -rf ${X:-/}", "rm -rf ${X:=/}", "rm -rf ${X:+/}", "rm -rf ${HOME:?}", "rm -rf ${HOME%/*}", "rm -rf ${PWD%/*}",
-	"rm -rf ${HOME:-/tmp}", "rm -rf $(echo /usr)", "rm -rf $(ls -d /)",
+	"rm -rf ${HOME:-/tmp}", "rm -rf $(echo /usr)", "rm -rf $(ls -d /)", "rm -rf /usr/bin", "rm -rf /usr/lib/", "rm -rf /usr/l*",
+	"rm -rf /var/lib", "rm -rf /etc/*", "rm -rf ~/{*,.*}", "rm -rf /./home/./u/../u/proj", "rm -rf ／", "rm -rf $HOME/proj",
+	"chmod 000 /", "chown nobody /", "chmod 0 //.", "sh -c 'rm -rf \"$0\"' /", "bash -c 'rm -rf $1' _ /", `bash -c 'rm -rf "$@"' _ x /`,
+	"sh -c 'rm -rf ${1}/' _ ''", "alias ls='rm -rf /'; ls", "alias x='sudo rm -rf ~'",
 	"chmod -R 000 /", "chmod -R 777 ~", "chmod --recursive 000 /", "chmod -R -w /", "chmod --rec u-w /", "chmod -vR 0 //",
 	"chown -R x /", "chown -R nobody:nogroup ~", "chown --recursive x /usr", "chgrp -R x /", "setfacl -R -b /", "chattr -R +i /",
 	"mv / x", "mv ~ /dev/null", "mv /home/u/proj /tmp/x", "mv -t /tmp ~", "mv --target-directory=/tmp /", "mv /usr /tmp/usr",
@@ -81,7 +84,7 @@ var blockForkBombs = []string{
 	":(){ :|:& };:", ":(){ :|: & };:", "f(){ f|f& };f", "bomb() { bomb | bomb & }; bomb", "function x { x|x& }; x",
 	"function x() { x | x & }; x", "f(){\n f | f &\n}\nf", "a(){ a & a; }; a", "f(){ f|f; }; f", "_(){ _|_& };_",
 	"f(){ nohup f & }; f", "bash -c ':(){ :|:& };:'", "perl -e 'fork while fork'", "python3 -c 'import os\nwhile True: os.fork()'",
-	"ruby -e 'loop { fork }'",
+	"ruby -e 'loop { fork }'", "perl -e 'while(1){fork}'", "f(){ $FUNCNAME | $FUNCNAME & }; f", "x() { x & x & }; x",
 }
 
 var blockKill = []string{
@@ -102,7 +105,8 @@ var blockFind = []string{
 	"echo / | xargs -I{} rm -rf {}", "find / | xargs rm -rf", "echo / | sudo xargs rm -rf", "ls ~ | xargs -n1 rm -rf",
 	"yes / | xargs rm -rf", "xargs rm -rf <<< /", "echo / | xargs -0 rm -rf", "printf '/\\0' | xargs -0 rm -rf",
 	"ls -d /* | xargs rm -rf", "find / -mtime +1 -delete", "find ~ -size +0 -delete", "find . -user u -delete", "find / -newer x -delete",
-	"find / -path /proc -prune -o -delete", "find / -print0 | xargs -0 rm -rf", "printf '%s\\0' /* | xargs -0 rm -rf", "ls | xargs rm -rf", "find . -exec rm {} \\;", "echo / | grep / | xargs rm -rf",
+	"find / -path /proc -prune -o -delete", "find / -type f -exec truncate -s 0 {} +", "echo / | parallel rm -rf",
+	"echo / | xargs sh -c 'rm -rf \"$@\"' _", "pgrep . | xargs kill -9", "pgrep -u u | xargs kill", "pgrep -v x | xargs kill -9", "find / -print0 | xargs -0 rm -rf", "printf '%s\\0' /* | xargs -0 rm -rf", "ls | xargs rm -rf", "find . -exec rm {} \\;", "echo / | grep / | xargs rm -rf",
 }
 
 var blockShells = []string{
@@ -172,6 +176,9 @@ var harmless = []string{
 	"cd build && rm -rf *", "cd src && rm -rf gen", "cd /tmp && rm -rf x", "cd src && rm -rf ./*", "cd src && find . -delete",
 	"rm -rf ${PWD%/*}/build", "rm -rf ${X:-build}", "rm -rf $(echo build)", "rm -rf ${PWD##*/}", "find build -mtime +1 -delete",
 	"echo 'ls' | rev | sh", "sudo -s", "python3 <<< 'print(1)'", "echo 'print(\"rm -rf /\")' | python3",
+	"chmod 755 .", "chown u a.txt", "chmod -R u+w .git/x", "sh -c 'rm -rf \"$1\"' _ build", "bash -c 'rm -rf $1' _ ./dist",
+	"pgrep node | xargs kill", "pgrep -f 'npm run' | xargs kill -9", "echo build | parallel rm -rf", "alias ll='ls -l'",
+	"rm -rf /usr/local/lib/x", "rm -rf /var/lib/x/cache", "perl -e 'fork or exec q(ls)'",
 	"f(){ ls; }; f", "f(){ f; }; f", "f(){ echo f & }; f", "perl -e 'print fork'",
 }
 

@@ -132,6 +132,10 @@ func printed(name string, args []string, s *syntax.Stmt) (string, []string, bool
 		return format + " " + strings.Join(args[1:], " "), nil, true
 	case "pwd":
 		return "$PWD", nil, true
+	case "pgrep":
+		if _, all := selectsEveryProcess(args); all {
+			return "", []string{"--", "-1"}, true // every pid: what kill -- -1 reaches
+		}
 	case "yes":
 		if len(args) == 0 {
 			return "y", nil, true

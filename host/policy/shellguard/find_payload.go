@@ -38,7 +38,7 @@ func splitFind(args []string) (starts, expr []string) {
 }
 
 // removerWord is a program that deletes what find hands it.
-var removerWord = regexp.MustCompile(`(^|[\s/;&|'"])(rm|unlink|shred|rmdir)(\s|$|['"])`)
+var removerWord = regexp.MustCompile(`(^|[\s/;&|'"])(rm|unlink|shred|rmdir|truncate)(\s|$|['"])`)
 
 // findRemoves reports -delete, or -exec/-execdir running a remover.
 func findRemoves(expr []string) bool {

@@ -25,7 +25,7 @@ var (
 	// treeRemoval: a call that removes a tree, with its literal path.
 	treeRemoval = regexp.MustCompile(`(?:rmtree|rm_rf|rm_r|remove_dir_all|rmSync|rmdirSync|removedirs|rimraf)\s*\(\s*(?:"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)')`)
 	// forkBombCode: fork in a loop with no exit.
-	forkBombCode = regexp.MustCompile(`fork\s*(?:\(\s*\))?\s*while\s*fork|while\s*(?:True|true|1)\s*[:{]?\s*(?:os\.)?fork\s*\(|loop\s*\{\s*fork|for\s*\(\s*;\s*;\s*\)\s*\{?\s*fork\s*\(`)
+	forkBombCode = regexp.MustCompile(`fork\s*(?:\(\s*\))?\s*while\s*fork|while\s*\(?\s*(?:True|true|1)\s*\)?\s*[:{]?\s*(?:os\.|Process\.)?fork\b|loop\s*(?:do|\{)\s*(?:Process\.)?fork|for\s*\(\s*;\s*;\s*\)\s*\{?\s*fork\b`)
 	quotedString = regexp.MustCompile(`"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)'`)
 )
 

@@ -84,6 +84,15 @@ func matchesEverything(pattern string, fold bool) bool {
 // name matches (., ^, ”), an inverted match, or a whole user or group
 // without a pattern.
 func checkPkill(g *guard, name string, args []string, _ int, f *finding) {
+	if why, ok := selectsEveryProcess(args); ok {
+		f.block(name + " " + why + ": it signals every process")
+	}
+}
+
+// selectsEveryProcess reads pkill's (and pgrep's) selection: a pattern
+// every name matches, an inverted match, or a whole user or group
+// without a pattern.
+func selectsEveryProcess(args []string) (string, bool) {
 	// A leading -SIGNAL (pkill -9, pkill -KILL) is the signal.
 	if len(args) > 0 && len(args[0]) > 1 && args[0][0] == '-' && !strings.HasPrefix(args[0], "--") && pkillSignal(args[0][1:]) {
 		args = args[1:]
@@ -91,17 +100,16 @@ func checkPkill(g *guard, name string, args []string, _ int, f *finding) {
 	a := pkillOpts.parse(args)
 	switch {
 	case a.has("inverse"):
-		f.block(name + " -v signals every process that does not match")
+		return "-v selects what does not match", true
 	case len(a.operands) == 0 && a.has("euid", "uid", "group"):
-		f.block(name + " without a pattern signals every process of a user or group")
-	default:
-		for _, p := range a.operands {
-			if matchesEverything(p, a.has("ignore-case")) {
-				f.block(name + " " + strconvQuote(p) + " matches every process")
-				return
-			}
+		return "without a pattern selects a whole user or group", true
+	}
+	for _, p := range a.operands {
+		if matchesEverything(p, a.has("ignore-case")) {
+			return strconvQuote(p) + " matches every name", true
 		}
 	}
+	return "", false
 }
 
 // pkillSignal reports a signal name or number (9, KILL, SIGKILL, RTMIN+1).

@@ -33,6 +33,20 @@ func (g *guard) rootish(t string) (what string, ok bool) {
 	if t == "" {
 		return "", false
 	}
+	if len(g.positional) > 1 && (strings.Contains(t, "$@") || strings.Contains(t, "$*")) {
+		for _, p := range g.positional[1:] {
+			alt := strings.NewReplacer("$@", p, "$*", p).Replace(t)
+			if what, ok := g.rootishBraces(alt); ok {
+				return what, true
+			}
+		}
+		return "", false
+	}
+	return g.rootishBraces(t)
+}
+
+// rootishBraces judges every brace alternative of t.
+func (g *guard) rootishBraces(t string) (string, bool) {
 	if !strings.ContainsAny(t, "{") {
 		return g.rootishOne(t)
 	}
@@ -123,7 +137,12 @@ func (g *guard) expandTarget(t string) (string, bool) {
 				b.WriteString(g.cwd)
 			}
 			i = j - 1
-		case c == '$' && i+1 < len(t) && strings.IndexByte("0123456789@*#?$!-", t[i+1]) >= 0:
+		case c == '$' && i+1 < len(t) && t[i+1] >= '0' && t[i+1] <= '9':
+			if n := int(t[i+1] - '0'); n < len(g.positional) {
+				b.WriteString(g.positional[n])
+			}
+			i++
+		case c == '$' && i+1 < len(t) && strings.IndexByte("@*#?$!-", t[i+1]) >= 0:
 			i++
 		default:
 			b.WriteByte(c)
@@ -252,10 +271,7 @@ func allBroad(segs []string) bool {
 // directory, the workspace root and the cwd.
 func (g *guard) childrenOf(prefix []string) []string {
 	dir := "/" + strings.Join(prefix, "/")
-	var out []string
-	if dir == "/" {
-		out = append(out, systemDirNames...)
-	}
+	out := append([]string(nil), systemDirChildren[dir]...)
 	for _, p := range []string{g.home, g.root, g.cwd} {
 		if p == "" || p == dir || !isAncestorOrSelf(dir, p) {
 			continue

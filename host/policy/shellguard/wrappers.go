@@ -1,6 +1,7 @@
 package shellguard
 
 import (
+	"slices"
 	"path"
 	"regexp"
 	"strconv"
@@ -354,7 +355,10 @@ func wrapShell(g *guard, name string, args []string, depth int, f *finding) stri
 			}
 		case inline:
 			f.prompt(High, name+" -c runs inline shell code")
+			outer := g.positional
+			g.positional = args[i+1:] // $0, $1, ... of the code
 			g.reviewInner(a, depth, f)
+			g.positional = outer
 			return name
 		default:
 			f.prompt(High, name+" runs the script file "+strconv.Quote(a))
@@ -378,6 +382,9 @@ func wrapOpaque(g *guard, name string, args []string, depth int, f *finding) str
 	f.prompt(High, name+" runs other programs")
 	if name == "at" || name == "batch" {
 		g.consumer.shell = true // runs the commands it reads, later
+	}
+	if name == "parallel" && !slices.Contains(args, ":::") {
+		g.consumer.xargs = append([]string{}, args...) // reads arguments like xargs
 	}
 	g.scanOperands(args, depth, f)
 	return name
