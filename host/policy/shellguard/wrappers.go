@@ -1,9 +1,9 @@
 package shellguard
 
 import (
-	"slices"
 	"path"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
