@@ -33,7 +33,7 @@ func (g *guard) call(c *syntax.CallExpr, depth int, f *finding) string {
 func (g *guard) judge(argv []string, depth int, f *finding) string {
 	name, args := argv[0], argv[1:]
 	if depth > maxDepth {
-		f.prompt(High, "commands nested too deep to review")
+		f.block("commands nested too deep to review")
 		return ""
 	}
 	if name == "" {
@@ -44,6 +44,9 @@ func (g *guard) judge(argv []string, depth int, f *finding) string {
 	if strings.ContainsRune(name, '/') {
 		f.prompt(High, "runs "+strconv.Quote(name)+" by path; only bare command names are auto-approved")
 		base = path.Base(name)
+	}
+	if strings.ContainsAny(base, "*?[") {
+		g.globProgram(base, args, depth, f)
 	}
 	g.destructive(base, args, depth, f)
 	if w, ok := wrappers[base]; ok {

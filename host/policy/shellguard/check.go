@@ -16,9 +16,10 @@ import (
 // reviewed and needs approval.
 const MaxCommandBytes = 256 << 10
 
-// maxDepth bounds how deep shells' -c strings, eval and find -exec are
-// followed into.
-const maxDepth = 4
+// maxDepth bounds how deep wrappers, shells' -c strings, eval and find
+// -exec are followed into. A payload nested deeper cannot be reviewed, so
+// it is blocked: no legitimate command nests six wrappers.
+const maxDepth = 6
 
 // Options say where the command runs.
 type Options struct {
@@ -63,7 +64,24 @@ type guard struct {
 	// scanned for destructive payloads are judged, so that nesting does
 	// not scan the same subtree again at every level.
 	scanned bool
+	// consumer is what the program judged last does with its standard
+	// input (set by wrapShell and wrapXargs), for feeds.go.
+	consumer stdinConsumer
+	// work counts the brace alternatives and inner sources reviewed, so
+	// that one command cannot make the guard's work explode (maxWork).
+	work int
+	// positional are the arguments after sh -c CODE ($0, $1, ...), while
+	// CODE is reviewed.
+	positional []string
+	// altCwds are the other directories the command may be in after a
+	// cd (cwd.go).
+	altCwds []string
 }
+
+// maxWork bounds the brace alternatives and the inner sources (shell code
+// in arguments, interpreter code, feeds) one command may make the guard
+// review; past it the command is blocked, unreviewed.
+const maxWork = 4096
 
 // maxNesting bounds bracket nesting: the parser's error paths grow
 // quadratic with it, and no legitimate command nests that deep.
@@ -137,7 +155,7 @@ func (g *guard) review(src string, depth int, withParts bool) (finding, []Part) 
 	var f finding
 	switch {
 	case depth > maxDepth:
-		f.prompt(High, "shell code nested too deep to review")
+		f.block("shell code nested too deep to review")
 		return f, nil
 	case strings.TrimSpace(src) == "":
 		f.prompt(High, "empty command")
@@ -174,6 +192,13 @@ func (g *guard) review(src string, depth int, withParts bool) (finding, []Part) 
 		return f, nil
 	}
 	var parts []Part
+	if depth == 0 {
+		// Each reading starts where the command runs.
+		defer g.restoreCwd(g.saveCwd())
+	}
+	// What the statements of this source feed is theirs; the statement
+	// whose argument holds this source keeps its own consumer.
+	defer func(c stdinConsumer) { g.consumer = c }(g.consumer)
 	// Statements of a new source are scanned for destructive payloads
 	// afresh, whatever the caller was doing.
 	outer := g.scanned

@@ -39,8 +39,8 @@ func (g *guard) redirect(r *syntax.Redirect, f *finding) {
 		return
 	}
 	// Everything else writes: >, >>, >|, &>, &>>, <>, >& file.
-	if isBlockDevice(target.text) {
-		f.block("writes onto the block device " + target.text)
+	if what, ok := g.destructiveSink(target.text); ok {
+		f.block("writes onto " + what)
 		return
 	}
 	if target.literal && harmlessSink(target.text) {

@@ -27,8 +27,14 @@ func (g *guard) stmt(s *syntax.Stmt, src string, depth int, f *finding, parts *[
 		if parts != nil {
 			first = len(*parts)
 		}
+		before := g.saveCwd()
 		g.stmt(bc.X, src, depth, f, parts)
+		after, certain := g.certainCdBegin(bc, before)
 		g.stmt(bc.Y, src, depth, f, parts)
+		g.certainCdEnd(after, certain)
+		if bc.Op == syntax.Pipe || bc.Op == syntax.PipeAll {
+			g.feedPipe(bc.X, g.consumer, depth, &own)
+		}
 		f.merge(own)
 		if parts != nil && (own.decision != Allow || own.risk != Low) {
 			for i := first; i < len(*parts); i++ {
@@ -38,11 +44,24 @@ func (g *guard) stmt(s *syntax.Stmt, src string, depth int, f *finding, parts *[
 		return
 	}
 	if !g.scanned && needsScan(s) {
+		before := g.saveCwd()
 		g.scanDestructive(s, depth, &own)
+		// The scan follows the cds inside s; what follows s may be in
+		// any directory the scan saw.
+		seen := g.everyCwd()
+		g.restoreCwd(before)
+		for _, d := range seen {
+			if d != g.cwd && !containsString(g.altCwds, d) {
+				g.altCwds = append(g.altCwds[:len(g.altCwds):len(g.altCwds)], d)
+			}
+		}
 		g.scanned = true
 		defer func() { g.scanned = false }()
 	}
+	g.consumer = stdinConsumer{}
 	program := g.command(s.Cmd, src, depth, &own)
+	g.feedStdin(s, g.consumer, depth, &own)
+	g.noteCd(s)
 	f.merge(own)
 	if parts != nil {
 		*parts = append(*parts, own.part(textOf(src, s), program))

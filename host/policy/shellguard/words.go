@@ -92,14 +92,14 @@ func readExpansion(part syntax.WordPart, notLiteral func(string)) string {
 		if p.Param != nil && (p.Short || (!p.Excl && !p.Length && p.Index == nil && p.Slice == nil && p.Repl == nil && p.Exp == nil)) {
 			return "$" + p.Param.Value
 		}
-		return "${...}"
+		return renderParamOp(p)
 	case *syntax.CmdSubst:
 		if p.Backquotes {
 			notLiteral("command substitution `...`")
 		} else {
 			notLiteral("command substitution $(...)")
 		}
-		return "$(...)"
+		return renderCmdSubst(p)
 	case *syntax.ArithmExp:
 		if p.Bracket {
 			notLiteral("arithmetic expansion $[...]")

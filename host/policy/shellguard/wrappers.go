@@ -1,7 +1,9 @@
 package shellguard
 
 import (
+	"path"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -10,6 +12,9 @@ import (
 type wrapper func(g *guard, name string, args []string, depth int, f *finding) string
 
 var wrappers map[string]wrapper
+
+// wrapperNames are the wrappers' names, for matching a glob.
+var wrapperNames = map[string]bool{}
 
 func init() {
 	wrappers = map[string]wrapper{
@@ -24,6 +29,10 @@ func init() {
 		"exec":    wrapExec,
 		"xargs":   wrapXargs,
 		"busybox": wrapBusybox,
+		"toybox":  wrapBusybox,
+		"script":  wrapInlineCode("c", "command"),
+		"flock":   wrapInlineCode("c", "command"),
+		"runuser": wrapInlineCode("c", "command session-command"),
 		"sudo": wrapPrivileged(opts("-u --user -g --group -h --host -p --prompt -C --close-from -D --chdir -r --role -t --type -U --other-user -T --command-timeout -R --chroot",
 			"-A --askpass -b --background -E --preserve-env -H --set-home -i --login -k --reset-timestamp -K -n --non-interactive -P --preserve-groups -S --stdin -s --shell -B --bell")),
 		"doas":   wrapPrivileged(opts("-u -C", "-n -s -L")),
@@ -40,9 +49,12 @@ func init() {
 		wrappers[sh] = wrapShell
 	}
 	for _, w := range []string{"chroot", "nsenter", "unshare", "setsid", "flock", "ionice", "chrt", "taskset", "strace", "ltrace",
-		"firejail", "systemd-run", "runuser", "script", "parallel", "entr", "numactl", "prlimit", "cgexec", "setpriv", "faketime",
+		"firejail", "systemd-run", "parallel", "entr", "numactl", "prlimit", "cgexec", "setpriv", "faketime",
 		"catchsegv", "valgrind", "gdb", "expect", "unbuffer", "caffeinate", "torsocks", "proxychains", "proxychains4", "tsp", "at", "batch", "screen", "tmux", "dtach", "nnn", "vim", "vi", "nvim", "emacs", "less", "more", "most"} {
 		wrappers[w] = wrapOpaque
+	}
+	for n := range wrappers {
+		wrapperNames[n] = true
 	}
 }
 
@@ -80,51 +92,71 @@ func unwrapAfter(o optSpec, skipOperands int, why string) wrapper {
 	}
 }
 
+var envOpts = newPayloadOpts("0=null a=argv0: C=chdir: i=ignore-environment u=unset: S=split-string: v=debug",
+	"null argv0: chdir: ignore-environment unset: split-string: debug block-signal? default-signal? ignore-signal? list-signal-handling help version", true)
+
+// wrapEnv judges env by the command it runs, read as GNU env's getopt
+// reads it (-iS, --split=, --unset NAME); -S's string is split into a
+// command and reviewed as shell.
 func wrapEnv(g *guard, name string, args []string, depth int, f *finding) string {
-	i := 0
-loop:
-	for ; i < len(args); i++ {
-		a := args[i]
-		switch {
-		case a == "--":
-			i++
-			break loop
-		case a == "-" || a == "-i" || a == "--ignore-environment":
-			f.prompt(Medium, "env starts from an empty environment")
-		case a == "-0" || a == "--null" || a == "-v" || a == "--debug":
-		case a == "-u" || a == "--unset":
-			i++
-			f.prompt(Medium, "env unsets environment variables")
-		case strings.HasPrefix(a, "--unset=") || (strings.HasPrefix(a, "-u") && len(a) > 2):
-			f.prompt(Medium, "env unsets environment variables")
-		case a == "-S" || strings.HasPrefix(a, "-S") || optMatches(a, "--split-string"):
-			f.prompt(High, "env -S splits a string into a command")
-			script := strings.TrimPrefix(a, "-S")
-			if _, v, ok := strings.Cut(a, "="); ok && strings.HasPrefix(a, "--") {
-				script = v
-			}
-			if script == "" && i+1 < len(args) {
-				script = strings.Join(args[i+1:], " ")
-			}
-			g.reviewInner(script, depth, f)
-			return name
-		case a == "-C" || strings.HasPrefix(a, "-C") || optMatches(a, "--chdir"):
-			f.prompt(Medium, "changes the working directory (env -C)")
-			if a == "-C" || a == "--chdir" {
-				i++
-			}
-		case strings.HasPrefix(a, "-"):
-			f.prompt(High, "env has an option the guard does not know: "+strconv.Quote(a))
-		case strings.Contains(a, "="):
-			f.prompt(High, "sets environment variables inline (env NAME=value)")
-		default:
-			break loop
+	a := envOpts.parse(args)
+	for _, arg := range args[:a.rest] {
+		if arg == "--" {
+			break
+		}
+		if strings.HasPrefix(arg, "-") && !envKnownOption(arg) {
+			f.prompt(High, "env has an option the guard does not know: "+strconv.Quote(arg))
 		}
 	}
-	if i >= len(args) {
+	rest := args[a.rest:]
+	if len(rest) > 0 && rest[0] == "-" {
+		a.opts["ignore-environment"] = nil
+		rest = rest[1:]
+	}
+	if a.has("ignore-environment") {
+		f.prompt(Medium, "env starts from an empty environment")
+	}
+	if a.has("unset") {
+		f.prompt(Medium, "env unsets environment variables")
+	}
+	if a.has("chdir") {
+		f.prompt(Medium, "changes the working directory (env -C)")
+	}
+	if a.has("argv0") {
+		f.prompt(High, "env -a runs a program under another name")
+	}
+	for len(rest) > 0 && strings.Contains(rest[0], "=") && !strings.HasPrefix(rest[0], "=") {
+		f.prompt(High, "sets environment variables inline (env NAME=value)")
+		rest = rest[1:]
+	}
+	if split := a.values("split-string"); len(split) > 0 {
+		f.prompt(High, "env -S splits a string into a command")
+		g.reviewInner(strings.Join(append(split, rest...), " "), depth, f)
+		return name
+	}
+	if len(rest) == 0 {
 		return name // prints the environment
 	}
-	return g.judge(args[i:], depth+1, f)
+	return g.judge(rest, depth+1, f)
+}
+
+// envKnownOption reports an option word envOpts can read whole.
+func envKnownOption(a string) bool {
+	if strings.HasPrefix(a, "--") {
+		given, _, _ := strings.Cut(a[2:], "=")
+		_, ok := envOpts.lookupLong(given)
+		return ok
+	}
+	for i := 1; i < len(a); i++ {
+		n, ok := envOpts.short[a[i]]
+		if !ok {
+			return false
+		}
+		if strings.HasSuffix(n, ":") {
+			return true
+		}
+	}
+	return true
 }
 
 var niceNumber = regexp.MustCompile(`^-[0-9]+$`)
@@ -165,6 +197,7 @@ func wrapXargs(g *guard, name string, args []string, depth int, f *finding) stri
 		f.prompt(High, "xargs reads its arguments from a file")
 	}
 	f.prompt(Medium, "xargs adds arguments read from its input, which the guard cannot see")
+	g.consumer.xargs = append([]string{}, args...)
 	i, ok := o.skip(args)
 	if !ok {
 		// -e, -i and -l take optional attached values; anything else is
@@ -191,6 +224,9 @@ func wrapPrivileged(o optSpec) wrapper {
 		f.prompt(High, name+" runs a command with elevated privileges")
 		i, ok := o.skip(args)
 		if !ok || i >= len(args) {
+			if ok {
+				g.consumer.shell = true // a shell, reading its input
+			}
 			g.scanOperands(args, depth, f)
 			return name
 		}
@@ -200,14 +236,71 @@ func wrapPrivileged(o optSpec) wrapper {
 
 func wrapSu(g *guard, name string, args []string, depth int, f *finding) string {
 	f.prompt(High, "su runs a command as another user")
-	for i, a := range args {
-		if (a == "-c" || a == "--command") && i+1 < len(args) {
-			g.reviewInner(args[i+1], depth, f)
-		} else if v, ok := strings.CutPrefix(a, "--command="); ok {
-			g.reviewInner(v, depth, f)
-		}
+	codes := inlineCode(args, "c", "command session-command")
+	for _, code := range codes {
+		g.reviewInner(code, depth, f)
+	}
+	if len(codes) == 0 {
+		g.consumer.shell = true // a login shell, reading its input
 	}
 	return name
+}
+
+// wrapInlineCode is for programs that run other programs and take shell
+// code in an option (script -c, flock -c, runuser -c): the code is
+// reviewed, the operands scanned.
+func wrapInlineCode(short, long string) wrapper {
+	return func(g *guard, name string, args []string, depth int, f *finding) string {
+		f.prompt(High, name+" runs other programs")
+		codes := inlineCode(args, short, long)
+		for _, code := range codes {
+			g.reviewInner(code, depth, f)
+		}
+		if len(codes) == 0 && name == "script" {
+			g.consumer.shell = true // script runs a shell on its input
+		}
+		g.scanOperands(args, depth, f)
+		return name
+	}
+}
+
+// inlineCode finds the values of the options that hold shell code: the
+// short letter alone, attached or last in a cluster (-lc CODE, -cCODE),
+// and the long names by any prefix of three letters or more (--comm=CODE).
+func inlineCode(args []string, short, long string) []string {
+	var out []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			break
+		}
+		if strings.HasPrefix(a, "--") {
+			given, value, hasValue := strings.Cut(a[2:], "=")
+			for _, l := range strings.Fields(long) {
+				if given == l || (len(given) >= 3 && strings.HasPrefix(l, given)) {
+					if !hasValue && i+1 < len(args) {
+						i++
+						value = args[i]
+					}
+					out = append(out, value)
+					break
+				}
+			}
+			continue
+		}
+		if !strings.HasPrefix(a, "-") || len(a) < 2 {
+			continue
+		}
+		if j := strings.Index(a[1:], short); j >= 0 {
+			if v := a[j+2:]; v != "" {
+				out = append(out, v)
+			} else if i+1 < len(args) {
+				i++
+				out = append(out, args[i])
+			}
+		}
+	}
+	return out
 }
 
 func wrapEval(g *guard, name string, args []string, depth int, f *finding) string {
@@ -226,6 +319,9 @@ func wrapTrap(g *guard, name string, args []string, depth int, f *finding) strin
 
 func wrapSource(g *guard, name string, args []string, depth int, f *finding) string {
 	f.prompt(High, "reads and runs a command file ("+name+")")
+	if len(args) > 0 && isStdinPath(args[0]) {
+		g.consumer.shell = true
+	}
 	return name
 }
 
@@ -259,10 +355,14 @@ func wrapShell(g *guard, name string, args []string, depth int, f *finding) stri
 			}
 		case inline:
 			f.prompt(High, name+" -c runs inline shell code")
+			outer := g.positional
+			g.positional = args[i+1:] // $0, $1, ... of the code
 			g.reviewInner(a, depth, f)
+			g.positional = outer
 			return name
 		default:
 			f.prompt(High, name+" runs the script file "+strconv.Quote(a))
+			g.consumer.shell = g.consumer.shell || isStdinPath(a)
 			return name
 		}
 	}
@@ -270,6 +370,7 @@ func wrapShell(g *guard, name string, args []string, depth int, f *finding) stri
 		f.prompt(High, name+" -c runs inline shell code")
 	} else {
 		f.prompt(High, name+" runs shell commands read from its input")
+		g.consumer.shell = true
 	}
 	return name
 }
@@ -279,13 +380,46 @@ func wrapShell(g *guard, name string, args []string, depth int, f *finding) stri
 // operands are still scanned for destructive payloads.
 func wrapOpaque(g *guard, name string, args []string, depth int, f *finding) string {
 	f.prompt(High, name+" runs other programs")
+	if name == "at" || name == "batch" {
+		g.consumer.shell = true // runs the commands it reads, later
+	}
+	if name == "parallel" && !slices.Contains(args, ":::") {
+		g.consumer.xargs = append([]string{}, args...) // reads arguments like xargs
+	}
 	g.scanOperands(args, depth, f)
 	return name
+}
+
+// isStdinPath names the standard input as a file.
+func isStdinPath(p string) bool {
+	switch p {
+	case "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0", "/proc/thread-self/fd/0", "-":
+		return true
+	}
+	return false
+}
+
+// globProgram: a command name that is a glob (/bin/r?, /???/rm) runs
+// whatever it matches; every known destructive program or wrapper it can
+// match is judged for blocks.
+func (g *guard) globProgram(pattern string, args []string, depth int, f *finding) {
+	for _, names := range []map[string]bool{destructiveNames, wrapperNames} {
+		for n := range names {
+			if ok, _ := path.Match(pattern, n); ok {
+				argv := append([]string{n}, args...)
+				g.blocksOnly(f, func(tmp *finding) { g.judge(argv, depth+1, tmp) })
+			}
+		}
+	}
 }
 
 // reviewInner reviews shell code held in an argument (sh -c, eval, su -c)
 // and takes everything it finds.
 func (g *guard) reviewInner(src string, depth int, f *finding) {
+	if g.work += 16; g.work > maxWork {
+		f.block("the command holds more shell code than the guard reviews")
+		return
+	}
 	inner, _ := g.review(src, depth+1, false)
 	f.merge(inner)
 }
@@ -293,11 +427,13 @@ func (g *guard) reviewInner(src string, depth int, f *finding) {
 // scanOperands looks for a destructive command anywhere among args, for
 // wrappers whose options the guard cannot parse for sure.
 func (g *guard) scanOperands(args []string, depth int, f *finding) {
-	if depth > maxDepth {
-		return
-	}
 	checked := 0
 	for i, a := range args {
+		// An operand holding a space may be shell code the program runs
+		// (tmux new 'rm -rf /', screen -X stuff).
+		if strings.ContainsAny(a, " \t\n;|&") && !strings.HasPrefix(a, "-") {
+			g.blocksOnly(f, func(tmp *finding) { g.reviewInner(a, depth, tmp) })
+		}
 		b := baseName(a)
 		if !destructiveNames[b] && wrappers[b] == nil {
 			continue
