@@ -106,7 +106,17 @@ func (t *Turn) prepare(call ToolCall) *prepared {
 // appear as their origin summary only (seed: the URL is reduced to a
 // credential-free origin before approval).
 func (p *prepared) preview() string {
-	return redact.Preview(p.assess.PreviewArgs(p.args), previewLimit)
+	return redact.Preview(p.assess.PreviewArgs(p.shownArgs()), previewLimit)
+}
+
+// shownArgs are the arguments as approval, card and record views show
+// them: an environment overlay by its keys only (seed 000: approval and
+// event views expose keys only). nil when nothing was assessed.
+func (p *prepared) shownArgs() map[string]any {
+	if p.assess == nil {
+		return nil
+	}
+	return p.assess.HideEnvValues(p.args)
 }
 
 // run executes steps 5–8 for a prepared call.
