@@ -145,6 +145,8 @@ func (r *Resolver) ask(ctx context.Context, req Request, sessionable bool, why s
 		reason = "needs approval, and no one can answer here; run in a terminal or pass --approve allow:" + req.Tool
 		if guarded, _ := guardVerdict(req.Subjects); guarded {
 			reason = "the shell guard asks for an explicit approval of this command, and no one can answer here; run in a terminal or pass --approve allow:" + req.Tool + " (a rule in a core does not count)"
+		} else if req.OperatorOnly {
+			reason = "this call needs the operator's own approval, and no one can answer here; run in a terminal or pass --approve allow:" + req.Tool + " (a rule in a core does not count)"
 		}
 	}
 	return Outcome{Via: ViaDeny, Reason: reason}, nil
