@@ -53,7 +53,12 @@ type SubjectFact struct {
 	RealRel    string
 	RealInside bool
 	Sensitive  bool
-	Access     catalog.Access
+	// Protected is set for a write to the active core or to git's
+	// program-running files (Workspace.ProtectedWhy): no broad rule
+	// covers it, only the operator's answer or an --approve rule that
+	// names the exact path.
+	Protected bool
+	Access    catalog.Access
 	// Command holds the rest of a command subject's facts (see
 	// assess_command.go); nil for other kinds.
 	Command *CommandFact
@@ -152,11 +157,27 @@ func (a *Assessment) assessPath(fact *SubjectFact, s catalog.Subject, ws Workspa
 	// happens to look sensitive does not flag every file in it; both as
 	// written and as the symlinks lead.
 	fact.Sensitive = sensitivePath(rp.Abs, rp.Rel, rp.Inside) || sensitivePath(real.Abs, real.Rel, real.Inside)
+	inState := ws.InState(rp.Abs)
+	fact.Sensitive = fact.Sensitive || inState
 	a.addKey(ResourceKeyFS + rp.Abs)
 
 	shown := rp.Rel
 	if !rp.Inside {
 		shown = rp.Abs
+	}
+	if inState {
+		// The store, the snapshots, the installed plugins: the host's.
+		if s.Access == catalog.AccessWrite {
+			a.raise(catalog.RiskHigh, catalog.ApprovalDeny, "writes "+shown+", in the host's state directory; refused")
+		} else {
+			a.raise(catalog.RiskHigh, catalog.ApprovalPrompt, "reads "+shown+", in the host's state directory")
+		}
+	}
+	if s.Access == catalog.AccessWrite {
+		if why := ws.ProtectedWhy(rp.Abs); why != "" {
+			fact.Protected = true
+			a.raise(catalog.RiskHigh, catalog.ApprovalPrompt, "writes "+shown+": "+why+"; this write changes what the agent may do, so only the operator's answer or an --approve rule naming this exact path approves it")
+		}
 	}
 	// Lexically inside but led outside by a symlink.
 	escapes := rp.Inside && !real.Inside

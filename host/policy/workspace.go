@@ -11,6 +11,14 @@ import (
 // clean; NewWorkspace makes it so.
 type Workspace struct {
 	Root string
+	// Core are the active core's files and directories (agent.yaml, the
+	// slot directories), absolute: the operator's, protected for writes
+	// (see protected.go). Empty for the embedded core.
+	Core []string
+	// State is the host's state directory, absolute; paths that resolve
+	// into it are sensitive for every tool and the shell guard. "" when
+	// unknown.
+	State string
 }
 
 // NewWorkspace cleans root and checks that it is absolute.
