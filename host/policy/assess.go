@@ -118,7 +118,9 @@ func Assess(spec catalog.ToolSpec, effective catalog.Metadata, args map[string]a
 				return Assessment{}, fmt.Errorf("argument %q: %w", s.Arg, err)
 			}
 			writes = writes || s.Access == catalog.AccessWrite
-			fp.add(fact.Kind, fact.Arg, string(fact.Access), fact.Resolved)
+			// The real path too: an allow for alias/x is not one for
+			// wherever alias points next.
+			fp.add(fact.Kind, fact.Arg, string(fact.Access), fact.Resolved, fact.Real)
 		case catalog.SubjectCommand:
 			if err := a.assessCommand(&fact, s, args, ws, fp); err != nil {
 				return Assessment{}, err
@@ -157,7 +159,7 @@ func (a *Assessment) assessPath(fact *SubjectFact, s catalog.Subject, ws Workspa
 	// happens to look sensitive does not flag every file in it; both as
 	// written and as the symlinks lead.
 	fact.Sensitive = sensitivePath(rp.Abs, rp.Rel, rp.Inside) || sensitivePath(real.Abs, real.Rel, real.Inside)
-	inState := ws.InState(rp.Abs)
+	inState := ws.inState(rp.Abs, real.Abs)
 	fact.Sensitive = fact.Sensitive || inState
 	a.addKey(ResourceKeyFS + rp.Abs)
 
@@ -174,7 +176,7 @@ func (a *Assessment) assessPath(fact *SubjectFact, s catalog.Subject, ws Workspa
 		}
 	}
 	if s.Access == catalog.AccessWrite {
-		if why := ws.ProtectedWhy(rp.Abs); why != "" {
+		if why := ws.protectedWhy(rp.Abs, real); why != "" {
 			fact.Protected = true
 			a.raise(catalog.RiskHigh, catalog.ApprovalPrompt, "writes "+shown+": "+why+"; this write changes what the agent may do, so only the operator's answer or an --approve rule naming this exact path approves it")
 		}

@@ -16,7 +16,10 @@ import (
 // the agent may do, or "" when it does not. It looks at p as written and
 // as its symlinks lead.
 func (w Workspace) ProtectedWhy(p string) string {
-	real := w.Real(p)
+	return w.protectedWhy(p, w.Real(p))
+}
+
+func (w Workspace) protectedWhy(p string, real RealPath) string {
 	for _, c := range w.Core {
 		if c == "" {
 			continue
@@ -81,11 +84,18 @@ func (w Workspace) InState(p string) bool {
 	if w.State == "" {
 		return false
 	}
+	return w.inState(p, w.Real(p).Abs)
+}
+
+// inState is InState for a path whose real form is known.
+func (w Workspace) inState(p, real string) bool {
+	if w.State == "" {
+		return false
+	}
 	states := []string{w.State}
 	if rs, err := realPath(w.State); err == nil && rs != w.State {
 		states = append(states, rs)
 	}
-	real := w.Real(p).Abs
 	for _, s := range states {
 		if _, in := within(s, p); in {
 			return true
