@@ -77,9 +77,12 @@ type RealPath struct {
 // be resolved (a loop, an unreadable link) counts as outside: fail
 // closed.
 func (w Workspace) Real(abs string) RealPath {
-	root := w.Root
-	if r, err := realPath(root); err == nil {
-		root = r
+	root := w.realRoot
+	if root == "" {
+		root = w.Root
+		if r, err := realPath(root); err == nil {
+			root = r
+		}
 	}
 	real, err := realPath(abs)
 	if err != nil {

@@ -19,6 +19,10 @@ type Workspace struct {
 	// into it are sensitive for every tool and the shell guard. "" when
 	// unknown.
 	State string
+
+	// realRoot is Root through its symlinks, resolved once by
+	// NewWorkspace; "" makes Real resolve it on every call.
+	realRoot string
 }
 
 // NewWorkspace cleans root and checks that it is absolute.
@@ -26,6 +30,9 @@ func NewWorkspace(root string) (Workspace, error) {
 	ws := Workspace{Root: filepath.Clean(root)}
 	if err := ws.validate(); err != nil {
 		return Workspace{}, err
+	}
+	if r, err := realPath(ws.Root); err == nil {
+		ws.realRoot = r
 	}
 	return ws, nil
 }
