@@ -55,8 +55,12 @@ const (
 //
 // An allow rule only ever turns a prompt into an allow; a deny policy or a
 // block stays refused. Only an explicit allow rule (Explicit) approves a
-// command the shell guard asks about; a rule from a core does not. A deny rule wins over everything else, a prompt rule
-// over every allow.
+// command the shell guard asks about, an environment overlay, a secret
+// binding or an MCP server's start (Request.OperatorOnly); a rule from a
+// core does not. A write to a protected path (SubjectFact.Protected: the
+// core, git's program-running files) is approved only by an explicit
+// allow rule whose GLOB is that exact path, never by a pattern. A deny
+// rule wins over everything else, a prompt rule over every allow.
 type Rule struct {
 	Action RuleAction
 	Tool   string
