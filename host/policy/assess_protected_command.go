@@ -40,6 +40,7 @@ func (w Workspace) protectedRedirects(command, cwd string) (targets, whys []stri
 	if err != nil {
 		return nil, nil
 	}
+	moves := changesDirectory(f)
 	syntax.Walk(f, func(n syntax.Node) bool {
 		r, ok := n.(*syntax.Redirect)
 		if !ok || r.Word == nil || !writesFile(r.Op) {
@@ -53,12 +54,67 @@ func (w Workspace) protectedRedirects(command, cwd string) (targets, whys []stri
 		if !filepath.IsAbs(abs) {
 			abs = filepath.Join(cwd, t)
 		}
-		if why := w.ProtectedWhy(filepath.Clean(abs)); why != "" {
+		why := w.ProtectedWhy(filepath.Clean(abs))
+		if why == "" && moves {
+			why = w.protectedByName(t)
+		}
+		if why != "" {
 			targets, whys = append(targets, t), append(whys, why)
 		}
 		return true
 	})
 	return targets, whys
+}
+
+// changesDirectory reports whether the command runs cd, pushd or popd
+// anywhere: its redirections may then not be relative to cwd.
+func changesDirectory(f *syntax.File) bool {
+	found := false
+	syntax.Walk(f, func(n syntax.Node) bool {
+		c, ok := n.(*syntax.CallExpr)
+		if !ok || found {
+			return !found
+		}
+		for _, a := range c.Args {
+			lit, ok := literalWord(a)
+			if !ok {
+				break
+			}
+			if lit == "builtin" || lit == "command" {
+				continue
+			}
+			found = lit == "cd" || lit == "pushd" || lit == "popd"
+			break
+		}
+		return !found
+	})
+	return found
+}
+
+// protectedByName judges a redirect target by its name alone, for a
+// command that changes directory first: git's program-running files
+// anywhere, the entries of a .git directory (config, hooks/...), the
+// core's agent.yaml, and the files of an authored tool. It fails closed:
+// an ordinary file named config is asked about too.
+func (w Workspace) protectedByName(target string) string {
+	clean := filepath.ToSlash(filepath.Clean(target))
+	if gitRunsFrom(clean) {
+		return "after a change of directory, it may be git configuration that can make git run a program"
+	}
+	first, _, _ := strings.Cut(strings.TrimPrefix(clean, "./"), "/")
+	for _, e := range gitDirEntries {
+		if strings.EqualFold(first, e) {
+			// cd .git && echo x > config
+			return "after a change of directory, it may be inside a .git directory"
+		}
+	}
+	base := filepath.Base(clean)
+	for _, c := range w.Core {
+		if filepath.Base(c) == base || base == "tool.yaml" || base == "module.py" {
+			return "after a change of directory, it may be part of the agent's core"
+		}
+	}
+	return ""
 }
 
 func writesFile(op syntax.RedirOperator) bool {

@@ -76,6 +76,10 @@ func TestProtectedWhyAndInState(t *testing.T) {
 		{"cat a &> 'agent/tools/x/tool.yaml'", 1}, {`echo > ".gitmodules"`, 1}, {"echo x >| slot/t/tool.yaml", 1},
 		{"(echo x > .git/config) && echo y > .gitattributes", 2}, {"f() { echo x > .git/config; }; f", 1},
 		{"echo x > notes.txt", 0}, {"cat < .git/config", 0}, {"echo x > $F", 0}, {"echo x 2>&1", 0},
+		// a change of directory first: judged by name too
+		{"cd agent && echo x > agent.yaml", 1}, {"cd sub; echo x > ../.git/config", 1},
+		{"pushd agent/tools/evil; echo x > tool.yaml", 1}, {"builtin cd src && echo x > config", 1},
+		{"(cd .git && echo x > config)", 1}, {"cd .git; echo x >> hooks/pre-commit", 1}, {"cd src && echo x > notes.txt", 0},
 	} {
 		if got, _ := ws.protectedRedirects(tc.command, root); len(got) != tc.want {
 			t.Errorf("protectedRedirects(%q) = %q, want %d targets", tc.command, got, tc.want)
