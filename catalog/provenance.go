@@ -9,6 +9,8 @@ func (p Provenance) String() string {
 	switch p.Kind {
 	case SourceBuiltin:
 		s = fmt.Sprintf("builtin toolset %q", p.Toolset)
+	case SourceInstalled:
+		s = fmt.Sprintf("installed toolset %q", p.Toolset)
 	case SourceAuthored:
 		s = fmt.Sprintf("authored tools %q", p.Toolset)
 	case SourceMCP:

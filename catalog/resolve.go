@@ -139,9 +139,9 @@ func Resolve(sources []Source, overrides map[string]Override) (*Catalog, error) 
 
 func checkSource(src *Source, index int) error {
 	switch src.Kind {
-	case SourceBuiltin, SourceAuthored, SourceMCP:
+	case SourceBuiltin, SourceInstalled, SourceAuthored, SourceMCP:
 	default:
-		return fmt.Errorf("source %d (%q) has kind %q; want builtin, authored or mcp", index, src.Name, src.Kind)
+		return fmt.Errorf("source %d (%q) has kind %q; want builtin, installed, authored or mcp", index, src.Name, src.Kind)
 	}
 	if src.Name == "" {
 		return fmt.Errorf("source %d (kind %s) has no name", index, src.Kind)

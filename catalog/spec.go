@@ -73,9 +73,13 @@ type Metadata struct {
 type SourceKind string
 
 const (
-	SourceBuiltin  SourceKind = "builtin"
-	SourceAuthored SourceKind = "authored"
-	SourceMCP      SourceKind = "mcp"
+	SourceBuiltin SourceKind = "builtin"
+	// SourceInstalled is a third-party toolset plugin the operator
+	// installed (under the state directory, or from a package): not ours,
+	// so it never shows as builtin.
+	SourceInstalled SourceKind = "installed"
+	SourceAuthored  SourceKind = "authored"
+	SourceMCP       SourceKind = "mcp"
 )
 
 // Provenance says where a tool came from, for diagnostics and display.

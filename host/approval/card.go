@@ -34,12 +34,18 @@ func writeCard(w io.Writer, req Request) error {
 			if s.Sensitive {
 				where += " (credential-like)"
 			}
+			if s.Protected {
+				where += " (PROTECTED: writing it changes what the agent may do)"
+			}
 			fmt.Fprintf(&b, "  %-8s %s %s%s\n", s.Kind, s.Access, inert(s.Resolved), where)
 			continue
 		}
 		fmt.Fprintf(&b, "  %-8s %s\n", s.Kind, inert(s.Value))
 		if s.Command != nil {
 			writeCommandShape(&b, s)
+			for _, t := range s.Command.ProtectedWrites {
+				fmt.Fprintf(&b, "  %-8s %s (PROTECTED: writing it changes what the agent may do)\n", "writes", inert(t))
+			}
 		}
 	}
 	if req.Preview != "" {

@@ -66,6 +66,17 @@ func (r *Resolver) Resolve(ctx context.Context, req Request) (Outcome, error) {
 	if rule, ok := r.firstMatch(RulePrompt, req); ok {
 		return r.ask(ctx, req, false, "rule "+ruleName(rule)+" asks every time")
 	}
+	if paths, command := protectedWrites(req.Subjects); len(paths) > 0 || command {
+		// The core and git's program-running files: only the operator's
+		// answer, or (not for a command) their rule naming the exact
+		// path; no session allow, no broad or standing rule.
+		if !command {
+			if rule, ok := r.exactAllow(req); ok {
+				return Outcome{Allowed: true, Via: ViaRule, Reason: "allowed by rule " + ruleName(rule) + ", which names this exact path", Scope: ScopeOnce}, nil
+			}
+		}
+		return r.ask(ctx, req, false, "")
+	}
 	if req.Policy == catalog.ApprovalAuto && !guarded {
 		return Outcome{Allowed: true, Via: ViaAuto, Reason: "approval policy is auto", Scope: ScopeOnce}, nil
 	}
@@ -141,13 +152,50 @@ func (r *Resolver) ask(ctx context.Context, req Request, sessionable bool, why s
 			Reason: "allowed for this session by " + p.Name() + " until " + a.Expires.Format(time.TimeOnly)}, nil
 	}
 	reason := "denied by " + p.Name()
+	if paths, command := protectedWrites(req.Subjects); isDenyAll(p) && (len(paths) > 0 || command) {
+		reason = "this write changes what the agent may do (the agent's core or git's configuration), and no one can answer here; run in a terminal"
+		if !command {
+			reason += " or pass --approve allow:" + req.Tool + ":" + paths[0].RealRel + " naming the exact path (a broad rule, or a rule in a core, does not count)"
+		} else {
+			reason += " (no rule covers a command that writes it)"
+		}
+		return Outcome{Via: ViaDeny, Reason: reason}, nil
+	}
 	if isDenyAll(p) {
 		reason = "needs approval, and no one can answer here; run in a terminal or pass --approve allow:" + req.Tool
 		if guarded, _ := guardVerdict(req.Subjects); guarded {
 			reason = "the shell guard asks for an explicit approval of this command, and no one can answer here; run in a terminal or pass --approve allow:" + req.Tool + " (a rule in a core does not count)"
+		} else if req.OperatorOnly {
+			reason = "this call needs the operator's own approval, and no one can answer here; run in a terminal or pass --approve allow:" + req.Tool + " (a rule in a core does not count)"
 		}
 	}
 	return Outcome{Via: ViaDeny, Reason: reason}, nil
+}
+
+// exactAllow is the operator's own allow rule whose glob is one exact
+// path (no pattern) and matches every path subject: the one kind of rule
+// that may approve a protected write.
+func (r *Resolver) exactAllow(req Request) (Rule, bool) {
+	for _, rule := range r.Rules {
+		if rule.Action == RuleAllow && rule.Explicit() && rule.Glob != "" && !strings.ContainsAny(rule.Glob, `*?[\`) && rule.Matches(req) {
+			return rule, true
+		}
+	}
+	return Rule{}, false
+}
+
+// protectedWrites are the path subjects that write a protected path, and
+// whether a command subject redirects into one.
+func protectedWrites(subjects []policy.SubjectFact) (paths []policy.SubjectFact, command bool) {
+	for _, s := range subjects {
+		switch {
+		case s.Kind == string(catalog.SubjectPath) && s.Protected:
+			paths = append(paths, s)
+		case s.Command != nil && len(s.Command.ProtectedWrites) > 0:
+			command = true
+		}
+	}
+	return paths, command
 }
 
 func (r *Resolver) now() time.Time {

@@ -29,9 +29,9 @@ const (
 //	                   credential-like paths, so prefer a GLOB.
 //	allow:TOOL:GLOB    a call of TOOL is allowed when it has at least one
 //	                   path subject, every path subject lies inside the
-//	                   workspace, and each one's workspace-relative path
-//	                   matches GLOB. A call with a command or url subject
-//	                   never matches.
+//	                   workspace, and each one's workspace-relative path,
+//	                   after following symlinks, matches GLOB. A call with
+//	                   a command or url subject never matches.
 //	prompt:TOOL        every call of TOOL is put to the approval provider,
 //	                   even when its policy is auto or an allow rule or a
 //	                   session allow would cover it; "allow for session"
@@ -40,7 +40,9 @@ const (
 //	                   inside the workspace and matches GLOB.
 //	deny:TOOL          every call of TOOL is refused.
 //	deny:TOOL:GLOB     a call of TOOL is refused when any of its path
-//	                   subjects lies inside the workspace and matches GLOB.
+//	                   subjects lies inside the workspace and matches GLOB,
+//	                   as written or after following symlinks (the same
+//	                   holds for prompt:TOOL:GLOB).
 //
 // TOOL is an exact tool name as catalog.ValidToolName accepts it; there is
 // no tool wildcard. GLOB is a slash-separated, workspace-relative pattern with
@@ -53,8 +55,12 @@ const (
 //
 // An allow rule only ever turns a prompt into an allow; a deny policy or a
 // block stays refused. Only an explicit allow rule (Explicit) approves a
-// command the shell guard asks about; a rule from a core does not. A deny rule wins over everything else, a prompt rule
-// over every allow.
+// command the shell guard asks about, an environment overlay, a secret
+// binding or an MCP server's start (Request.OperatorOnly); a rule from a
+// core does not. A write to a protected path (SubjectFact.Protected: the
+// core, git's program-running files) is approved only by an explicit
+// allow rule whose GLOB is that exact path, never by a pattern. A deny
+// rule wins over everything else, a prompt rule over every allow.
 type Rule struct {
 	Action RuleAction
 	Tool   string
@@ -174,11 +180,19 @@ func (r Rule) Matches(req Request) bool {
 			continue
 		}
 		paths++
-		hit := s.Inside && matchSegments(r.segments, relSegments(s.Rel))
-		if allow && !hit {
+		lexical := s.Inside && matchSegments(r.segments, relSegments(s.Rel))
+		real := lexical
+		if s.Real != "" {
+			real = s.RealInside && matchSegments(r.segments, relSegments(s.RealRel))
+		}
+		// An allow glob must hold where the call really lands, and the
+		// path must not be led out of the workspace; a deny or prompt
+		// glob holds if either spelling matches, so that a symlink can
+		// neither walk around a deny nor into an allow.
+		if allow && !(real && (s.Real == "" || s.Inside)) {
 			return false
 		}
-		if !allow && hit {
+		if !allow && (lexical || real) {
 			return true
 		}
 	}

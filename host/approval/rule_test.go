@@ -151,3 +151,41 @@ func FuzzParseRule(f *testing.F) {
 		}
 	})
 }
+
+// A path through a symlink is matched where it lands: an allow glob only
+// on the real path (and never for a path led out of the workspace), a
+// deny or prompt glob on either spelling.
+func TestRuleGlobsMatchTheRealPath(t *testing.T) {
+	linked := func(rel, realRel string, realInside bool) policy.SubjectFact {
+		f := pathFact(rel, true)
+		f.Real, f.RealRel, f.RealInside = "/ws/"+realRel, realRel, realInside
+		if !realInside {
+			f.Real, f.RealRel = "/elsewhere/x", ""
+		}
+		return f
+	}
+	for _, tc := range []struct {
+		rule string
+		fact policy.SubjectFact
+		want bool
+	}{
+		{"deny:write_file:secret/**", linked("alias/x.txt", "secret/x.txt", true), true},
+		{"prompt:write_file:secret/**", linked("alias/x.txt", "secret/x.txt", true), true},
+		{"deny:write_file:alias/**", linked("alias/x.txt", "secret/x.txt", true), true},
+		{"allow:write_file:docs/**", linked("docs/link/a.go", "src/a.go", true), false},
+		{"allow:write_file:src/**", linked("docs/link/a.go", "src/a.go", true), true},
+		{"allow:write_file:docs/**", linked("docs/out/a", "", false), false},
+		{"allow:write_file:**", linked("docs/out/a", "", false), false},
+		{"deny:write_file:docs/**", linked("docs/out/a", "", false), true},
+		{"allow:write_file:docs/**", linked("docs/a.md", "docs/a.md", true), true},
+	} {
+		r, err := ParseRule(tc.rule)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req := Request{Tool: "write_file", Subjects: []policy.SubjectFact{tc.fact}}
+		if got := r.Matches(req); got != tc.want {
+			t.Errorf("%s on %s (real %q): %v, want %v", tc.rule, tc.fact.Rel, tc.fact.RealRel, got, tc.want)
+		}
+	}
+}

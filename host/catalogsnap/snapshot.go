@@ -166,7 +166,8 @@ func notFromCandidates(c *core.Core, cands []disk.Candidate, sources []catalog.S
 	}
 	have := map[string]bool{}
 	for _, src := range sources {
-		if src.Kind != catalog.SourceBuiltin || !used[src.Name] || have[src.Name] {
+		plugin := src.Kind == catalog.SourceBuiltin || src.Kind == catalog.SourceInstalled
+		if !plugin || !used[src.Name] || have[src.Name] {
 			return fmt.Sprintf("source %s %q is not one of the core's toolset plugins", src.Kind, src.Name)
 		}
 		have[src.Name] = true

@@ -106,7 +106,33 @@ func (t *Turn) prepare(call ToolCall) *prepared {
 // appear as their origin summary only (seed: the URL is reduced to a
 // credential-free origin before approval).
 func (p *prepared) preview() string {
-	return redact.Preview(p.assess.PreviewArgs(p.args), previewLimit)
+	return redact.Preview(p.assess.PreviewArgs(p.shownArgs()), previewLimit)
+}
+
+// operatorOnly reports whether the call hands the command an environment
+// overlay or a secret binding: what the operator must approve (an
+// --approve rule, a session allow or an answer), never an auto policy or
+// a rule in the core, which the agent may have written.
+func (p *prepared) operatorOnly() bool {
+	if p.command != nil && len(p.command.bindings.Bindings) > 0 {
+		return true
+	}
+	for _, s := range p.assess.Subjects {
+		if s.Command != nil && len(s.Command.EnvKeys) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// shownArgs are the arguments as approval, card and record views show
+// them: an environment overlay by its keys only (seed 000: approval and
+// event views expose keys only). nil when nothing was assessed.
+func (p *prepared) shownArgs() map[string]any {
+	if p.assess == nil {
+		return nil
+	}
+	return p.assess.HideEnvValues(p.args)
 }
 
 // run executes steps 5–8 for a prepared call.
@@ -140,7 +166,7 @@ func (t *Turn) run(ctx context.Context, p *prepared) Outcome {
 		Tool: p.call.Name, CallID: p.call.ID, Risk: p.assess.Risk, Policy: p.assess.Approval,
 		Block: p.assess.Block, Reasons: append(slices.Clip(p.assess.Reasons), p.command.reasons()...), PreviewFunc: p.preview,
 		Fingerprint: p.assess.Fingerprint, Authority: t.Authority, SessionAllowable: p.command.sessionAllowable(),
-		Subjects: p.assess.Subjects,
+		Subjects: p.assess.Subjects, OperatorOnly: p.operatorOnly(),
 	})
 	out.Approval = verdict
 	if err != nil || !verdict.Allowed {

@@ -23,7 +23,7 @@ func (t *Turn) finish(ctx context.Context, p *prepared, out Outcome, status Stat
 	out.Status = status
 	out.Duration = time.Since(p.start)
 	raw := redact.Raw{
-		Tool: p.call.Name, CallID: p.call.ID, Args: p.args,
+		Tool: p.call.Name, CallID: p.call.ID, Args: p.args, ShownArgs: p.shownArgs(),
 		IsError: res.GetIsError(), Content: res.GetContent(),
 		ModelOutput: res.GetModelOutput(), HasModelOutput: res.GetHasModelOutput(),
 		DisplayOutput: res.GetDisplayOutput(), HasDisplayOutput: res.GetHasDisplayOutput(),

@@ -42,9 +42,22 @@ type SubjectFact struct {
 	Resolved string
 	// Rel is Resolved relative to the workspace root, slash-separated;
 	// empty when outside. Approval rules match their globs against it.
-	Rel       string
-	Inside    bool
-	Sensitive bool
+	Rel    string
+	Inside bool
+	// Real, RealRel and RealInside are the path subject's Resolved after
+	// following symlinks (policy.Workspace.Real): where the call will
+	// really reach. Approval rules match their allow globs only against
+	// RealRel, and deny and prompt globs against either form, so that a
+	// symlink cannot walk around a rule. Empty for other kinds.
+	Real       string
+	RealRel    string
+	RealInside bool
+	Sensitive  bool
+	// Protected is set for a write to the active core or to git's
+	// program-running files (Workspace.ProtectedWhy): no broad rule
+	// covers it, only the operator's answer or an --approve rule that
+	// names the exact path.
+	Protected bool
 	Access    catalog.Access
 	// Command holds the rest of a command subject's facts (see
 	// assess_command.go); nil for other kinds.
@@ -105,7 +118,9 @@ func Assess(spec catalog.ToolSpec, effective catalog.Metadata, args map[string]a
 				return Assessment{}, fmt.Errorf("argument %q: %w", s.Arg, err)
 			}
 			writes = writes || s.Access == catalog.AccessWrite
-			fp.add(fact.Kind, fact.Arg, string(fact.Access), fact.Resolved)
+			// The real path too: an allow for alias/x is not one for
+			// wherever alias points next.
+			fp.add(fact.Kind, fact.Arg, string(fact.Access), fact.Resolved, fact.Real)
 		case catalog.SubjectCommand:
 			if err := a.assessCommand(&fact, s, args, ws, fp); err != nil {
 				return Assessment{}, err
@@ -138,31 +153,51 @@ func (a *Assessment) assessPath(fact *SubjectFact, s catalog.Subject, ws Workspa
 		return err
 	}
 	fact.Resolved, fact.Inside, fact.Rel, fact.Access = rp.Abs, rp.Inside, rp.Rel, s.Access
+	real := ws.Real(rp.Abs)
+	fact.Real, fact.RealRel, fact.RealInside = real.Abs, real.Rel, real.Inside
 	// Relative to the root, so that a workspace under a directory that
-	// happens to look sensitive does not flag every file in it.
-	if rp.Inside {
-		fact.Sensitive = pathrules.IsSensitive(rp.Rel)
-	} else {
-		fact.Sensitive = pathrules.IsSensitive(rp.Abs)
-	}
+	// happens to look sensitive does not flag every file in it; both as
+	// written and as the symlinks lead.
+	fact.Sensitive = sensitivePath(rp.Abs, rp.Rel, rp.Inside) || sensitivePath(real.Abs, real.Rel, real.Inside)
+	inState := ws.inState(rp.Abs, real.Abs)
+	fact.Sensitive = fact.Sensitive || inState
 	a.addKey(ResourceKeyFS + rp.Abs)
 
 	shown := rp.Rel
 	if !rp.Inside {
 		shown = rp.Abs
 	}
+	if inState {
+		// The store, the snapshots, the installed plugins: the host's.
+		if s.Access == catalog.AccessWrite {
+			a.raise(catalog.RiskHigh, catalog.ApprovalDeny, "writes "+shown+", in the host's state directory; refused")
+		} else {
+			a.raise(catalog.RiskHigh, catalog.ApprovalPrompt, "reads "+shown+", in the host's state directory")
+		}
+	}
+	if s.Access == catalog.AccessWrite {
+		if why := ws.protectedWhy(rp.Abs, real); why != "" {
+			fact.Protected = true
+			a.raise(catalog.RiskHigh, catalog.ApprovalPrompt, "writes "+shown+": "+why+"; this write changes what the agent may do, so only the operator's answer or an --approve rule naming this exact path approves it")
+		}
+	}
+	// Lexically inside but led outside by a symlink.
+	escapes := rp.Inside && !real.Inside
 	switch s.Access {
 	case catalog.AccessRead:
-		if !rp.Inside {
+		switch {
+		case !rp.Inside:
 			a.raise(catalog.RiskMedium, catalog.ApprovalPrompt, "reads "+shown+", outside the workspace")
 			a.addGrant(PathGrant{Path: rp.Abs, Access: catalog.AccessRead})
+		case escapes:
+			a.raise(catalog.RiskMedium, catalog.ApprovalPrompt, "reads "+shown+", which a symlink leads outside the workspace")
 		}
 		if fact.Sensitive {
 			a.raise(catalog.RiskHigh, catalog.ApprovalPrompt, "reads "+shown+", a credential-like path")
 		}
 	case catalog.AccessWrite:
 		switch {
-		case !rp.Inside:
+		case !rp.Inside || escapes:
 			a.raise(catalog.RiskHigh, catalog.ApprovalDeny, "writes outside the workspace are refused")
 		case fact.Sensitive:
 			a.raise(catalog.RiskHigh, catalog.ApprovalPrompt, "writes "+shown+", a credential-like path")
@@ -173,6 +208,13 @@ func (a *Assessment) assessPath(fact *SubjectFact, s catalog.Subject, ws Workspa
 		}
 	}
 	return nil
+}
+
+func sensitivePath(abs, rel string, inside bool) bool {
+	if inside {
+		return pathrules.IsSensitive(rel)
+	}
+	return pathrules.IsSensitive(abs)
 }
 
 // raise makes the assessment at least as strict as risk and approval and

@@ -34,6 +34,10 @@ type CommandFact struct {
 	// EnvArg names the overlay's argument ("" when the tool has none), so
 	// that views can hide its values.
 	EnvArg string
+	// ProtectedWrites are the redirection targets that write the active
+	// core or git's program-running files (Workspace.ProtectedWhy): only
+	// the operator's answer approves such a command, never a rule.
+	ProtectedWrites []string
 }
 
 // HideEnvValues returns args with every command subject's environment
@@ -125,7 +129,14 @@ func (a *Assessment) assessCommand(fact *SubjectFact, s catalog.Subject, args ma
 	}
 
 	home, _ := os.UserHomeDir()
-	cf.Guard = shellguard.Check(fact.Value, shellguard.Options{WorkspaceRoot: root, Cwd: cwd, Home: home})
+	guardOpts := shellguard.Options{WorkspaceRoot: root, Cwd: cwd, Home: home}
+	guardOpts.Sensitive = ws.guardSensitive(cwd)
+	cf.Guard = shellguard.Check(fact.Value, guardOpts)
+	targets, whys := ws.protectedRedirects(fact.Value, cwd)
+	cf.ProtectedWrites = targets
+	for i, t := range targets {
+		a.raise(catalog.RiskHigh, catalog.ApprovalPrompt, "writes "+t+" by redirection: "+whys[i]+"; this write changes what the agent may do, so only the operator's answer approves it")
+	}
 	risk := guardRisk(cf.Guard.Risk)
 	switch cf.Guard.Decision {
 	case shellguard.Block:

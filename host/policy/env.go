@@ -98,7 +98,9 @@ func EnvKeys(env []string) []string {
 
 // CheckEnvOverlay refuses an overlay that could change how the command is
 // executed rather than what it computes: PATH and HOME, loader and
-// option-injection variables, runtime search paths and hooks. It also
+// option-injection variables, runtime search paths and hooks, and every
+// key that points a program at a configuration or a program
+// (SteeringEnvKey). It also
 // refuses malformed names, NUL bytes and oversized overlays. Messages are
 // for the model.
 func CheckEnvOverlay(overlay map[string]string) error {
@@ -119,6 +121,8 @@ func CheckEnvOverlay(overlay map[string]string) error {
 			return fmt.Errorf("env may not replace %s; the host sets it", k)
 		case ExecControlEnvKey(k):
 			return fmt.Errorf("env may not set %s: it changes how programs are loaded or run", k)
+		case SteeringEnvKey(k):
+			return fmt.Errorf("env may not set %s: it points programs at a configuration, a program, a search path or extra options; if the command needs it, write it into the command itself, where the shell guard reviews it", k)
 		case strings.ContainsRune(v, 0):
 			return fmt.Errorf("env %s contains a NUL byte", k)
 		case len(v) > MaxEnvOverlayValue:

@@ -206,7 +206,7 @@ func ResolveBindings(reqs []BindingRequest, bc BindingContext) (BindingPlan, err
 		switch {
 		case !validEnvName(target):
 			return BindingPlan{}, fmt.Errorf("secret_bindings[%d].target %q is not a variable name", i, target)
-		case target == "PATH" || target == "HOME" || ExecControlEnvKey(target):
+		case SteeringEnvKey(target):
 			return BindingPlan{}, fmt.Errorf("secret_bindings[%d].target %s is refused: it controls how programs are found, loaded or run; bind to another name", i, target)
 		case targets[target]:
 			return BindingPlan{}, fmt.Errorf("secret_bindings[%d].target %s is bound twice", i, target)

@@ -11,6 +11,18 @@ import (
 // clean; NewWorkspace makes it so.
 type Workspace struct {
 	Root string
+	// Core are the active core's files and directories (agent.yaml, the
+	// slot directories), absolute: the operator's, protected for writes
+	// (see protected.go). Empty for the embedded core.
+	Core []string
+	// State is the host's state directory, absolute; paths that resolve
+	// into it are sensitive for every tool and the shell guard. "" when
+	// unknown.
+	State string
+
+	// realRoot is Root through its symlinks, resolved once by
+	// NewWorkspace; "" makes Real resolve it on every call.
+	realRoot string
 }
 
 // NewWorkspace cleans root and checks that it is absolute.
@@ -18,6 +30,9 @@ func NewWorkspace(root string) (Workspace, error) {
 	ws := Workspace{Root: filepath.Clean(root)}
 	if err := ws.validate(); err != nil {
 		return Workspace{}, err
+	}
+	if r, err := realPath(ws.Root); err == nil {
+		ws.realRoot = r
 	}
 	return ws, nil
 }

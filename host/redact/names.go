@@ -38,6 +38,9 @@ var metadataWords = map[string]bool{
 	"ref": true, "expires": true, "expiry": true, "expiration": true, "ttl": true,
 	"stdin": true, "prompt": true, "tokens": true, "timeout": true, "enabled": true,
 	"required": true, "header": true, "method": true, "scheme": true,
+	// a binding names a secret (source env:NAME, target NAME), it never
+	// holds one: "secret_bindings" carries names, not values.
+	"binding": true, "bindings": true,
 }
 
 // isSecretName reports whether a field, option, query parameter or header

@@ -41,6 +41,8 @@ func TestIsSecretName(t *testing.T) {
 		{"secret_name", false}, {"author", false}, {"path", false}, {"content", false},
 		{"keyboard", false}, {"monkey", false}, {"passage", false}, {"tokenizer", false},
 		{"key", false}, {"command", false}, {"authority", false}, {"password-stdin", false},
+		// a binding names a secret; its source and target are names
+		{"secret_bindings", false}, {"secretBinding", false}, {"token_binding", false},
 	} {
 		if got := isSecretName(tc.name); got != tc.want {
 			t.Errorf("isSecretName(%q) = %v, want %v", tc.name, got, tc.want)

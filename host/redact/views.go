@@ -11,8 +11,14 @@ const FailedText = "<redaction-failed>"
 // Raw is a tool result as the adapter returned it, with the call's
 // arguments. It is internal execution data: only Views of it leave the host.
 type Raw struct {
-	Tool, CallID     string
-	Args             map[string]any
+	Tool, CallID string
+	// Args are the call's arguments as the tool received them: the
+	// secrets are discovered in these.
+	Args map[string]any
+	// ShownArgs, when set, is what the card and the record show of the
+	// arguments instead of Args (the host hides an environment overlay's
+	// values there); secrets are still discovered in Args.
+	ShownArgs        map[string]any
 	IsError          bool
 	Content          string
 	ModelOutput      string
@@ -97,7 +103,11 @@ func makeViews(raw Raw, given []Secret) (Views, error) {
 	if raw.IsError && body == "" {
 		body = raw.ErrorText
 	}
-	args, err := r.preview(raw.Args, cardPreviewLimit)
+	shown := raw.Args
+	if raw.ShownArgs != nil {
+		shown = raw.ShownArgs
+	}
+	args, err := r.preview(shown, cardPreviewLimit)
 	if err != nil {
 		return Views{}, fmt.Errorf("arguments: %w", err)
 	}

@@ -19,9 +19,15 @@ var effects = map[toolsetv1.Effect]catalog.Effect{
 // unknown risk is high, an unknown approval policy is deny, an unknown
 // effect is exec.
 func pluginSource(c plugins.Candidate, d plugins.Description, binding any) (catalog.Source, []string) {
-	src := catalog.Source{Kind: catalog.SourceBuiltin, Name: c.Name, Binding: binding}
-	var warnings []string
 	builtin := c.Origin == plugins.OriginBuiltin
+	// Only a plugin that came with the host is builtin; anything else
+	// (installed under the state directory, from a package) says so.
+	kind := catalog.SourceInstalled
+	if builtin {
+		kind = catalog.SourceBuiltin
+	}
+	src := catalog.Source{Kind: kind, Name: c.Name, Binding: binding}
+	var warnings []string
 	for _, t := range d.GetTools() {
 		m := t.GetMetadata()
 		claim := catalog.Metadata{
@@ -53,7 +59,7 @@ func pluginSource(c plugins.Candidate, d plugins.Description, binding any) (cata
 			Metadata: registryMetadata(c.Name, builtin, t.GetName(), claim, claimed),
 			Effect:   effect, Subjects: subjects(t.GetSubjects()), Precheck: t.GetHasPrecheck(),
 			Provenance: catalog.Provenance{
-				Kind: catalog.SourceBuiltin, Toolset: c.Name,
+				Kind: kind, Toolset: c.Name,
 				Plugin: plugins.BinaryPrefix + c.Name, Version: d.GetVersion(), Path: c.Path,
 			},
 		}

@@ -1,0 +1,108 @@
+package policy
+
+import (
+	"path/filepath"
+	"strings"
+)
+
+// The active core and the files that make git run programs are the
+// operator's (issue 11 part 2): a write to them changes what the agent may
+// do (a tool.yaml with approval_policy auto, an approvals: rule, a hook,
+// core.fsmonitor). Such a write always asks; a broad rule or a rule in the
+// core never covers it, only the operator's answer or an --approve rule
+// naming the exact path (approval.Resolver).
+
+// ProtectedWhy says why writing the absolute clean path p changes what
+// the agent may do, or "" when it does not. It looks at p as written and
+// as its symlinks lead.
+func (w Workspace) ProtectedWhy(p string) string {
+	return w.protectedWhy(p, w.Real(p))
+}
+
+func (w Workspace) protectedWhy(p string, real RealPath) string {
+	for _, c := range w.Core {
+		if c == "" {
+			continue
+		}
+		if _, in := within(c, p); in {
+			return "it is part of the agent's core (" + c + ")"
+		}
+		if _, in := within(c, real.Abs); in {
+			return "it leads into the agent's core (" + c + ")"
+		}
+		if rc, err := realPath(c); err == nil && rc != c {
+			if _, in := within(rc, real.Abs); in {
+				return "it leads into the agent's core (" + c + ")"
+			}
+		}
+	}
+	if rel, in := within(w.Root, p); in && gitRunsFrom(rel) {
+		return "it is git configuration that can make git run a program (" + rel + ")"
+	}
+	if real.Inside && gitRunsFrom(real.Rel) {
+		return "it leads to git configuration that can make git run a program (" + real.Rel + ")"
+	}
+	return ""
+}
+
+// gitDirEntries are the parts of a .git directory that name programs or
+// other configuration: config and its worktree form, hooks, the info
+// directory (attributes select drivers), commondir and worktrees (another
+// repository's config), modules (submodules' own repositories).
+var gitDirEntries = []string{"config", "config.worktree", "commondir", "gitdir", "hooks", "info", "worktrees", "modules"}
+
+// gitRunsFrom reports whether a workspace-relative, slash-separated path
+// is one of git's program-running files at any depth: .git/config,
+// .git/hooks/..., .gitmodules, .gitattributes, or a .git entry itself
+// (a .git file redirects to another repository).
+func gitRunsFrom(rel string) bool {
+	segs := strings.Split(filepath.ToSlash(rel), "/")
+	for i, seg := range segs {
+		last := i == len(segs)-1
+		switch {
+		case strings.EqualFold(seg, ".gitmodules") || strings.EqualFold(seg, ".gitattributes"):
+			if last {
+				return true
+			}
+		case strings.EqualFold(seg, ".git"):
+			if last {
+				return true
+			}
+			for _, e := range gitDirEntries {
+				if strings.EqualFold(segs[i+1], e) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// InState reports whether the absolute clean path p, as written or as its
+// symlinks lead, lies in the host's state directory.
+func (w Workspace) InState(p string) bool {
+	if w.State == "" {
+		return false
+	}
+	return w.inState(p, w.Real(p).Abs)
+}
+
+// inState is InState for a path whose real form is known.
+func (w Workspace) inState(p, real string) bool {
+	if w.State == "" {
+		return false
+	}
+	states := []string{w.State}
+	if rs, err := realPath(w.State); err == nil && rs != w.State {
+		states = append(states, rs)
+	}
+	for _, s := range states {
+		if _, in := within(s, p); in {
+			return true
+		}
+		if _, in := within(s, real); in {
+			return true
+		}
+	}
+	return false
+}

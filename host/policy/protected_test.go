@@ -1,0 +1,88 @@
+package policy
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestGitRunsFrom(t *testing.T) {
+	for _, tc := range []struct {
+		rel  string
+		want bool
+	}{
+		{".git/config", true}, {".git/config.worktree", true}, {".git/hooks/pre-commit", true},
+		{".git/hooks", true}, {".git/info/attributes", true}, {".git/commondir", true},
+		{".git/worktrees/w/config.worktree", true}, {".git/modules/sub/config", true},
+		{".gitmodules", true}, {".gitattributes", true}, {"sub/.gitattributes", true},
+		{"vendor/lib/.git/config", true}, {".git", true}, {"sub/.git", true}, {".GIT/CONFIG", true},
+		{".git/objects/ab/cdef", false}, {".git/HEAD", false}, {".gitignore", false},
+		{"src/main.go", false}, {"docs/.gitmodules.md", false}, {"config", false}, {".github/workflows/ci.yml", false},
+	} {
+		if got := gitRunsFrom(tc.rel); got != tc.want {
+			t.Errorf("gitRunsFrom(%q) = %v, want %v", tc.rel, got, tc.want)
+		}
+	}
+}
+
+// The core's files and slots are protected as written and through a
+// symlink into them; the state directory likewise counts through links.
+func TestProtectedWhyAndInState(t *testing.T) {
+	base, _ := filepath.EvalSymlinks(t.TempDir())
+	root := filepath.Join(base, "ws")
+	state := filepath.Join(base, "state")
+	for _, d := range []string{root + "/agent/tools", root + "/src", state + "/packages"} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, target := range map[string]string{"slot": "agent/tools", "st": state, "gitlink": ".git", "hooks": ".git/hooks"} {
+		if err := os.Symlink(target, filepath.Join(root, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.MkdirAll(root+"/.git/hooks", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ws := Workspace{Root: root, Core: []string{root + "/agent/agent.yaml", root + "/agent/tools"}, State: state}
+	for _, tc := range []struct {
+		rel       string
+		protected bool
+	}{
+		{"agent/agent.yaml", true}, {"agent/tools/evil/tool.yaml", true}, {"agent/tools", true},
+		{"slot/evil/module.py", true}, {"gitlink/config", true}, {"hooks/pre-push", true},
+		{".git/config", true}, {"agent/notes.md", false}, {"src/a.go", false}, {"agent", false},
+	} {
+		if got := ws.ProtectedWhy(filepath.Join(root, tc.rel)) != ""; got != tc.protected {
+			t.Errorf("ProtectedWhy(%s) protected = %v, want %v", tc.rel, got, tc.protected)
+		}
+	}
+	for _, tc := range []struct {
+		path string
+		want bool
+	}{
+		{root + "/st/packages/lock.json", true}, {state + "/packages/lock.json", true}, {state, true},
+		{root + "/st", true}, {root + "/src/a.go", false}, {base + "/statefile", false},
+	} {
+		if got := ws.InState(tc.path); got != tc.want {
+			t.Errorf("InState(%s) = %v, want %v", tc.path, got, tc.want)
+		}
+	}
+	for _, tc := range []struct {
+		command string
+		want    int
+	}{
+		{"echo x > .git/config", 1}, {"echo x >> ./.git/hooks/post-checkout", 1}, {"true; echo x >agent/agent.yaml", 1},
+		{"cat a &> 'agent/tools/x/tool.yaml'", 1}, {`echo > ".gitmodules"`, 1}, {"echo x >| slot/t/tool.yaml", 1},
+		{"(echo x > .git/config) && echo y > .gitattributes", 2}, {"f() { echo x > .git/config; }; f", 1},
+		{"echo x > notes.txt", 0}, {"cat < .git/config", 0}, {"echo x > $F", 0}, {"echo x 2>&1", 0},
+		// a change of directory first: judged by name too
+		{"cd agent && echo x > agent.yaml", 1}, {"cd sub; echo x > ../.git/config", 1},
+		{"pushd agent/tools/evil; echo x > tool.yaml", 1}, {"builtin cd src && echo x > config", 1},
+		{"(cd .git && echo x > config)", 1}, {"cd .git; echo x >> hooks/pre-commit", 1}, {"cd src && echo x > notes.txt", 0},
+	} {
+		if got, _ := ws.protectedRedirects(tc.command, root); len(got) != tc.want {
+			t.Errorf("protectedRedirects(%q) = %q, want %d targets", tc.command, got, tc.want)
+		}
+	}
+}

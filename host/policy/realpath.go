@@ -1,0 +1,93 @@
+package policy
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// maxSymlinkHops is the kernel's own limit (MAXSYMLINKS).
+const maxSymlinkHops = 40
+
+// errSymlinkLoop is returned for a chain of links the kernel would refuse.
+var errSymlinkLoop = errors.New("too many levels of symbolic links")
+
+// realPath follows every symlink in the absolute path p, as the kernel
+// would when the file is opened or created: component by component, a
+// link's target replacing it (".." in a target is taken in the real
+// directory), so a dangling link still leads to where a create would
+// go. The part from the first missing component on is kept lexically.
+// It reads the file system; it opens nothing.
+func realPath(p string) (string, error) {
+	done := string(filepath.Separator)
+	rest := splitPath(p)
+	hops := 0
+	for len(rest) > 0 {
+		c := rest[0]
+		rest = rest[1:]
+		switch c {
+		case "", ".":
+			continue
+		case "..":
+			done = filepath.Dir(done)
+			continue
+		}
+		next := filepath.Join(done, c)
+		fi, err := os.Lstat(next)
+		if err != nil {
+			// Not there: nothing further can be a link.
+			return filepath.Join(append([]string{next}, rest...)...), nil
+		}
+		if fi.Mode()&os.ModeSymlink == 0 {
+			done = next
+			continue
+		}
+		if hops++; hops > maxSymlinkHops {
+			return "", errSymlinkLoop
+		}
+		target, err := os.Readlink(next)
+		if err != nil {
+			return "", err
+		}
+		if filepath.IsAbs(target) {
+			done = string(filepath.Separator)
+		}
+		rest = append(splitPath(target), rest...)
+	}
+	return done, nil
+}
+
+func splitPath(p string) []string {
+	return strings.Split(filepath.ToSlash(p), "/")
+}
+
+// RealPath is a path resolved through symlinks, as the call will reach
+// it, and where that lies with respect to the workspace's real root.
+type RealPath struct {
+	Abs    string
+	Inside bool
+	// Rel is Abs relative to the real root, slash-separated; empty when
+	// outside.
+	Rel string
+}
+
+// Real resolves the absolute clean path abs through symlinks and places
+// it in the workspace (whose root is itself resolved). A path that cannot
+// be resolved (a loop, an unreadable link) counts as outside: fail
+// closed.
+func (w Workspace) Real(abs string) RealPath {
+	root := w.realRoot
+	if root == "" {
+		root = w.Root
+		if r, err := realPath(root); err == nil {
+			root = r
+		}
+	}
+	real, err := realPath(abs)
+	if err != nil {
+		return RealPath{Abs: abs}
+	}
+	rel, inside := within(root, real)
+	return RealPath{Abs: real, Inside: inside, Rel: rel}
+}

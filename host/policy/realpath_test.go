@@ -1,0 +1,60 @@
+package policy
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// Real follows links as the kernel would, dangling ones and ".." in a
+// target included, and counts a loop as outside.
+func TestWorkspaceReal(t *testing.T) {
+	base := t.TempDir()
+	base, _ = filepath.EvalSymlinks(base)
+	root := filepath.Join(base, "ws")
+	outside := filepath.Join(base, "outside")
+	for _, d := range []string{root + "/secret", root + "/docs", root + "/src/pkg", outside} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	links := map[string]string{
+		"alias":       "secret",
+		"docs/link":   "../src",
+		"docs/abs":    root + "/secret",
+		"out":         outside,
+		"dangling":    "secret/new.txt",
+		"src/pkg/up":  "../../secret",
+		"loop1":       "loop2",
+		"loop2":       "loop1",
+		"chain":       "docs/link/pkg/up",
+		"docs/outrel": "../../outside",
+	}
+	for name, target := range links {
+		if err := os.Symlink(target, filepath.Join(root, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ws := Workspace{Root: root}
+	for _, tc := range []struct {
+		path, rel string
+		inside    bool
+	}{
+		{"plain.txt", "plain.txt", true},
+		{"alias/x.txt", "secret/x.txt", true},
+		{"docs/link/a.go", "src/a.go", true},
+		{"docs/abs/k", "secret/k", true},
+		{"dangling", "secret/new.txt", true},
+		{"src/pkg/up/k", "secret/k", true},
+		{"chain/k", "secret/k", true},
+		{"out/x", "", false},
+		{"docs/outrel/x", "", false},
+		{"loop1/x", "", false},
+		{"missing/dir/../x", "missing/x", true},
+	} {
+		got := ws.Real(filepath.Join(root, tc.path))
+		if got.Inside != tc.inside || got.Rel != tc.rel {
+			t.Errorf("Real(%s) = %+v, want rel %q inside %v", tc.path, got, tc.rel, tc.inside)
+		}
+	}
+}
