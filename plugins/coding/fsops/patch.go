@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"time"
 )
 
 // PatchParams are the arguments of patch: an exact string replacement.
@@ -104,6 +105,7 @@ func Patch(ctx context.Context, ws *Workspace, p PatchParams) (PatchResult, erro
 		return PatchResult{}, err
 	}
 	defer pp.Close()
+	pp.sweepStaged(time.Now()) // what a killed writer left here
 	src, st, err := pp.openSource(p.Path)
 	if err != nil {
 		return PatchResult{}, err

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 )
 
 // WriteParams are the arguments of write_file.
@@ -44,6 +45,7 @@ func WriteFile(ctx context.Context, ws *Workspace, p WriteParams) (WriteResult, 
 		return WriteResult{}, err
 	}
 	defer pp.Close()
+	pp.sweepStaged(time.Now()) // what a killed writer left here
 	st, exists, err := pp.statTarget(p.Path)
 	if err != nil {
 		return WriteResult{}, err
