@@ -12,8 +12,8 @@ import (
 // ReadParams are the arguments of read_file.
 type ReadParams struct {
 	Path   string `json:"path" jsonschema_description:"File to read, relative to the workspace."`
-	Offset int    `json:"offset,omitempty" jsonschema_description:"First line to return, 1-based (default 1). A negative value -N returns the last N lines."`
-	Limit  int    `json:"limit,omitempty" jsonschema_description:"Maximum number of lines to return (default 2000)."`
+	Offset int    `json:"offset,omitempty" jsonschema:"minimum=-2147483647,maximum=2147483647" jsonschema_description:"First line to return, 1-based (default 1). A negative value -N returns the last N lines."`
+	Limit  int    `json:"limit,omitempty" jsonschema:"minimum=0,maximum=10000" jsonschema_description:"Maximum number of lines to return (default 2000, at most 10000)."`
 }
 
 // ReadResult is a window of lines, or for a binary file a short

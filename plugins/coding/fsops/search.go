@@ -20,9 +20,9 @@ type SearchParams struct {
 	Glob            string `json:"glob,omitempty" jsonschema_description:"File filter. Without '/' it matches file names at any depth (*.go finds every Go file); with '/' it matches the path relative to path, ** standing for any directories (cmd/**/main.go); a leading '/' means the top level only (/*.md). {a,b} expands."`
 	Path            string `json:"path,omitempty" jsonschema_description:"Directory or file to search, relative to the workspace (default: the whole workspace)."`
 	Mode            string `json:"mode,omitempty" jsonschema:"enum=content,enum=files" jsonschema_description:"content: the matching lines (default when pattern is set). files: only the paths of matching files."`
-	MaxResults      int    `json:"max_results,omitempty" jsonschema_description:"Maximum number of lines or files returned (default 100, at most 1000)."`
+	MaxResults      int    `json:"max_results,omitempty" jsonschema:"minimum=0,maximum=1000" jsonschema_description:"Maximum number of lines or files returned (default 100, at most 1000)."`
 	CaseInsensitive bool   `json:"case_insensitive,omitempty" jsonschema_description:"Match the pattern ignoring case."`
-	ContextLines    int    `json:"context_lines,omitempty" jsonschema_description:"Lines of context before and after each matching line (at most 5)."`
+	ContextLines    int    `json:"context_lines,omitempty" jsonschema:"minimum=0,maximum=5" jsonschema_description:"Lines of context before and after each matching line (at most 5)."`
 }
 
 // SearchMatch is one matching line.

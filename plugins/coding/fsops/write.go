@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -31,6 +32,26 @@ type WriteResult struct {
 
 // newFileMode is the mode of a created file; an overwrite keeps the old bits.
 const newFileMode os.FileMode = 0o644
+
+// WritePrecheck runs before approval: it applies every refusal WriteFile
+// would (path, credential-like names, symlinks, the target's type and
+// links, a missing parent without create_dirs) and changes nothing, so
+// nobody is asked to approve a write that cannot happen.
+func WritePrecheck(ctx context.Context, ws *Workspace, p WriteParams) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	pp, err := ws.pinParent(p.Path, false)
+	if errors.Is(err, ErrNotFound) && p.CreateDirs {
+		return nil // the write creates the parent; the path itself was checked
+	}
+	if err != nil {
+		return err
+	}
+	defer pp.Close()
+	_, _, err = pp.statTarget(p.Path)
+	return err
+}
 
 // WriteFile creates or atomically replaces a file: the content is staged
 // beside the target in the pinned parent directory, synced, given the old
