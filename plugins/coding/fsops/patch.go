@@ -106,6 +106,7 @@ func Patch(ctx context.Context, ws *Workspace, p PatchParams) (PatchResult, erro
 	}
 	defer pp.Close()
 	pp.sweepStaged(time.Now()) // what a killed writer left here
+	ws.sweepOnce(time.Now())   // and, once per process, elsewhere in the tree
 	src, st, err := pp.openSource(p.Path)
 	if err != nil {
 		return PatchResult{}, err

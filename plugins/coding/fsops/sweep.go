@@ -30,31 +30,40 @@ const sweepBudget = 1 << 16
 // live operation's file, in this process or another, is never removed.
 // It returns the names it removed; failures only mean a file stays.
 func (pp *pinnedParent) sweepStaged(now time.Time) []string {
-	dfd, err := unix.Openat(pp.fd, ".", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	removed, _ := sweepDir(pp.fd, now, nil)
+	return removed
+}
+
+// sweepDir sweeps the directory open as dirFd; with subdirs set it also
+// collects the names of its subdirectories (not symlinks).
+func sweepDir(dirFd int, now time.Time, subdirs *[]string) (removed []string, err error) {
+	dfd, err := unix.Openat(dirFd, ".", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
-		return nil
+		return nil, err
 	}
 	defer unix.Close(dfd)
 	var candidates []string
 	seen := 0
-	readDirents(dfd, make([]byte, 32<<10), func(name string, typ uint8) bool {
+	err = readDirents(dfd, make([]byte, 32<<10), func(name string, typ uint8) bool {
 		seen++
 		if (typ == unix.DT_REG || typ == unix.DT_UNKNOWN) && stagedPattern.MatchString(name) {
 			candidates = append(candidates, name)
 		}
+		if subdirs != nil && typ == unix.DT_DIR && !skipDirNames[name] {
+			*subdirs = append(*subdirs, name)
+		}
 		return seen < sweepBudget
 	})
-	var removed []string
 	for _, name := range candidates {
-		if pp.removeIfStale(name, now) {
+		if removeIfStale(dirFd, name, now) {
 			removed = append(removed, name)
 		}
 	}
-	return removed
+	return removed, err
 }
 
-func (pp *pinnedParent) removeIfStale(name string, now time.Time) bool {
-	fd, err := unix.Openat(pp.fd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+func removeIfStale(dirFd int, name string, now time.Time) bool {
+	fd, err := unix.Openat(dirFd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return false
 	}
@@ -71,8 +80,8 @@ func (pp *pinnedParent) removeIfStale(name string, now time.Time) bool {
 	}
 	// Remove the name only while it still names the inode we locked.
 	var there unix.Stat_t
-	if unix.Fstatat(pp.fd, name, &there, unix.AT_SYMLINK_NOFOLLOW) != nil || there.Dev != st.Dev || there.Ino != st.Ino {
+	if unix.Fstatat(dirFd, name, &there, unix.AT_SYMLINK_NOFOLLOW) != nil || there.Dev != st.Dev || there.Ino != st.Ino {
 		return false
 	}
-	return !errors.Is(unix.Unlinkat(pp.fd, name, 0), unix.ENOENT)
+	return !errors.Is(unix.Unlinkat(dirFd, name, 0), unix.ENOENT)
 }

@@ -3,6 +3,8 @@ package fsops
 import (
 	"context"
 	"os"
+	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -91,6 +93,7 @@ func TestWritesSweepTheirDirectory(t *testing.T) {
 			fx.write(t, "d/f.txt", "old\n")
 			fx.write(t, "d/.f.txt.0123456789abcdef.demiurge-tmp", "left by a killed plugin")
 			fx.write(t, ".f.txt.0123456789abcdef.demiurge-tmp", "another directory: not this write's")
+			sweptRoots.Store(fx.ws.rootPath, true) // the once-per-process tree sweep is TestFirstWriteSweepsTheTree's
 			if err := op(fx.ws); err != nil {
 				t.Fatal(err)
 			}
@@ -110,4 +113,59 @@ func keys[V any](m map[string]V) []string {
 		ks = append(ks, k)
 	}
 	return ks
+}
+
+// The first write of a process in a workspace sweeps the whole tree once,
+// not following symlinks and skipping dependency directories; within its
+// bounds.
+func TestFirstWriteSweepsTheTree(t *testing.T) {
+	fx := newFixture(t)
+	dead := ".f.txt.0123456789abcdef.demiurge-tmp"
+	fx.write(t, "a/b/c/"+dead, "left by a killed plugin")
+	fx.write(t, "node_modules/x/"+dead, "in a skipped directory")
+	fx.write(t, "live/"+dead, "held by a live writer")
+	lf, err := os.Open(fx.in("live/" + dead))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lf.Close()
+	if err := unix.Flock(int(lf.Fd()), unix.LOCK_EX); err != nil {
+		t.Fatal(err)
+	}
+	mustMkdir(t, filepath.Join(fx.outside, "linked"))
+	os.WriteFile(filepath.Join(fx.outside, "linked", dead), []byte("outside, behind a symlink"), 0o644)
+	fx.symlink(t, filepath.Join(fx.outside, "linked"), "via-link")
+
+	later := time.Now().Add(staleAge + time.Second)
+	if got := fx.ws.sweepTree(later, 1, later.Add(time.Minute)); len(got) != 0 {
+		t.Fatalf("a sweep bounded to the root directory removed %v", got)
+	}
+	got := fx.ws.sweepTree(later, treeSweepDirs, later.Add(time.Minute))
+	if want := []string{"a/b/c/" + dead}; !slices.Equal(got, want) {
+		t.Fatalf("swept %v, want %v", got, want)
+	}
+	for _, p := range []string{fx.in("node_modules/x/" + dead), fx.in("live/" + dead), filepath.Join(fx.outside, "linked", dead)} {
+		if _, err := os.Lstat(p); err != nil {
+			t.Fatalf("%s was removed: %v", p, err)
+		}
+	}
+
+	// Wired into the first write of this process in the workspace.
+	defer func(old time.Duration) { staleAge = old }(staleAge)
+	staleAge = 0
+	fx.write(t, "d/e/"+dead, "another")
+	sweptRoots.Delete(fx.ws.rootPath)
+	if _, err := WriteFile(context.Background(), fx.ws, WriteParams{Path: "top.txt", Content: "x"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(fx.in("d/e/" + dead)); !os.IsNotExist(err) {
+		t.Fatalf("the first write did not sweep the tree: %v", err)
+	}
+	fx.write(t, "d/e/"+dead, "once per process")
+	if _, err := WriteFile(context.Background(), fx.ws, WriteParams{Path: "top.txt", Content: "y"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(fx.in("d/e/" + dead)); err != nil {
+		t.Fatalf("a second write swept the tree again: %v", err)
+	}
 }

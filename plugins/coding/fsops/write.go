@@ -67,6 +67,7 @@ func WriteFile(ctx context.Context, ws *Workspace, p WriteParams) (WriteResult, 
 	}
 	defer pp.Close()
 	pp.sweepStaged(time.Now()) // what a killed writer left here
+	ws.sweepOnce(time.Now())   // and, once per process, elsewhere in the tree
 	st, exists, err := pp.statTarget(p.Path)
 	if err != nil {
 		return WriteResult{}, err
