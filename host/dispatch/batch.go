@@ -5,37 +5,42 @@ import (
 	"sync"
 )
 
-// Batch runs one model batch. Results come back in the order of calls.
-// Calls run in order, except that consecutive calls that only read and need
-// no approval run together: readers never conflict. Anything else (a
-// write, a prompt, a refusal) runs alone, after everything before it.
+// Batch runs one model batch (seed 004) and returns the outcomes in the
+// order of calls. The batch runs in order: each call is admitted
+// (precheck, approval) only after every earlier call whose resource keys
+// conflict with its own has finished, so its precheck and its effect see
+// theirs; admissions happen one at a time, in order, so nobody is asked
+// about two calls at once. An admitted call starts at once and runs beside
+// the earlier calls it does not conflict with. So a write waits for every
+// earlier call on its key, a read after a write of the same path sees the
+// write, and two writes of different paths overlap only once both were
+// approved.
 func (t *Turn) Batch(ctx context.Context, calls []ToolCall) []Outcome {
 	out := make([]Outcome, len(calls))
 	preps := make([]*prepared, len(calls))
 	for i, c := range calls {
 		preps[i] = t.prepare(c)
 	}
-	var wave []int
-	flush := func() {
-		if len(wave) == 1 {
-			out[wave[0]] = t.run(ctx, preps[wave[0]])
-		} else if len(wave) > 1 {
-			var wg sync.WaitGroup
-			for _, i := range wave {
-				wg.Go(func() { out[i] = t.run(ctx, preps[i]) })
-			}
-			wg.Wait()
-		}
-		wave = wave[:0]
-	}
+	done := make([]chan struct{}, len(calls))
+	var wg sync.WaitGroup
 	for i, p := range preps {
-		if p.concurrent() {
-			wave = append(wave, i)
+		done[i] = make(chan struct{})
+		for j := range i {
+			if p.conflictsWith(preps[j]) {
+				<-done[j]
+			}
+		}
+		a := t.admit(ctx, p)
+		if a.done {
+			out[i] = a.out
+			close(done[i])
 			continue
 		}
-		flush()
-		out[i] = t.run(ctx, p)
+		wg.Go(func() {
+			defer close(done[i])
+			out[i] = t.execute(ctx, p, a)
+		})
 	}
-	flush()
+	wg.Wait()
 	return out
 }

@@ -38,11 +38,14 @@ type prepared struct {
 	start   time.Time
 }
 
-// concurrent reports whether the call may run beside other such calls:
-// it only reads and needs nobody's approval.
-func (p *prepared) concurrent() bool {
-	return p.status == "" && p.assess != nil && p.assess.ReadOnly && !p.assess.Block &&
-		p.assess.Approval == catalog.ApprovalAuto
+// conflictsWith reports whether p must wait for the earlier call q of its
+// batch: their resource keys conflict (policy.Conflicts). A call refused
+// before admission has no effect and conflicts with nothing.
+func (p *prepared) conflictsWith(q *prepared) bool {
+	if p.status != "" || q.status != "" || p.assess == nil || q.assess == nil {
+		return false
+	}
+	return policy.Conflicts(p.assess.ResourceKeys, q.assess.ResourceKeys, p.assess.ReadOnly, q.assess.ReadOnly)
 }
 
 // Call runs one call through the whole path.
@@ -137,9 +140,31 @@ func (p *prepared) shownArgs() map[string]any {
 
 // run executes steps 5–8 for a prepared call.
 func (t *Turn) run(ctx context.Context, p *prepared) Outcome {
+	a := t.admit(ctx, p)
+	if a.done {
+		return a.out
+	}
+	return t.execute(ctx, p, a)
+}
+
+// admission is a call that passed its precheck and approval (done=false)
+// or the outcome of one that did not (done=true).
+type admission struct {
+	done    bool
+	out     Outcome
+	inv     Invocation
+	adapter Adapter
+}
+
+// admit runs the steps before any effect: the precheck and the approval.
+// A batch admits its calls one at a time, in order (batch.go).
+func (t *Turn) admit(ctx context.Context, p *prepared) admission {
 	out := Outcome{CallID: p.call.ID, Tool: p.call.Name, Assessment: p.assess}
+	refused := func(status Status, res *toolsetv1.ToolResult) admission {
+		return admission{done: true, out: t.finish(ctx, p, out, status, res)}
+	}
 	if p.status != "" {
-		return t.finish(ctx, p, out, p.status, errorResult(p.message))
+		return refused(p.status, errorResult(p.message))
 	}
 	inv := Invocation{
 		ID: newInvocationID(), Tool: p.entry.Spec.Name, Args: p.argsRaw,
@@ -148,18 +173,18 @@ func (t *Turn) run(ctx context.Context, p *prepared) Outcome {
 	}
 	adapter, ok := p.entry.Binding.(Adapter)
 	if !ok {
-		return t.finish(ctx, p, out, StatusFailed, errorResult(fmt.Sprintf("%s has no adapter bound; this is a host bug", p.call.Name)))
+		return refused(StatusFailed, errorResult(fmt.Sprintf("%s has no adapter bound; this is a host bug", p.call.Name)))
 	}
 	if msg := t.backgroundRefusal(p); msg != "" {
-		return t.finish(ctx, p, out, StatusInvalidArguments, errorResult(msg))
+		return refused(StatusInvalidArguments, errorResult(msg))
 	}
 	if p.assess.Approval == catalog.ApprovalPrompt && !p.assess.Block && p.entry.Spec.Precheck {
 		res, err := adapter.Precheck(ctx, inv)
 		if err != nil {
-			return t.finish(ctx, p, out, StatusFailed, errorResult(err.Error()))
+			return refused(StatusFailed, errorResult(err.Error()))
 		}
 		if res.GetIsError() {
-			return t.finish(ctx, p, out, StatusPrecheckFailed, res)
+			return refused(StatusPrecheckFailed, res)
 		}
 	}
 	verdict, err := t.approvals().Resolve(ctx, approval.Request{
@@ -174,8 +199,14 @@ func (t *Turn) run(ctx context.Context, p *prepared) Outcome {
 		if verdict.Via == approval.ViaBlock {
 			status = StatusBlocked
 		}
-		return t.finish(ctx, p, out, status, errorResult(deniedMessage(p.call.Name, verdict)))
+		return refused(status, errorResult(deniedMessage(p.call.Name, verdict)))
 	}
+	return admission{out: out, inv: inv, adapter: adapter}
+}
+
+// execute runs an admitted call: its effects, then its audit record.
+func (t *Turn) execute(ctx context.Context, p *prepared, a admission) Outcome {
+	out, inv, adapter := a.out, a.inv, a.adapter
 	if err := p.command.apply(&inv, time.Now()); err != nil {
 		return t.finish(ctx, p, out, StatusFailed, errorResult(fmt.Sprintf("%s: %v", p.call.Name, err)))
 	}

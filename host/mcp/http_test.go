@@ -3,7 +3,9 @@ package mcp
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/netip"
@@ -119,6 +121,24 @@ func countingListener(t *testing.T) (port int, accepted *atomic.Int32) {
 	return ln.Addr().(*net.TCPAddr).Port, accepted
 }
 
+// acceptedBeforeSentinel dials the counting listener itself and waits,
+// with a deadline, until that connection is counted; it returns how many
+// were accepted before it.
+func acceptedBeforeSentinel(t *testing.T, port int, accepted *atomic.Int32) int32 {
+	t.Helper()
+	c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	// The accept loop counts, then closes: EOF on our side means counted.
+	c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	if _, err := c.Read(make([]byte, 1)); !errors.Is(err, io.EOF) {
+		t.Fatalf("the listener did not accept and close the sentinel connection within 10s: %v", err)
+	}
+	return accepted.Load() - 1
+}
+
 // fakeResolver answers names from a table, as DNS would.
 type fakeResolver map[string][]netip.Addr
 
@@ -177,8 +197,10 @@ func TestHTTPRefusedTargetsNeverDialed(t *testing.T) {
 			t.Errorf("%s: %+v", id, st)
 		}
 	}
-	time.Sleep(100 * time.Millisecond)
-	if n := accepted.Load(); n != 0 {
+	// A connection the refused targets made would be queued for accept
+	// before this one (the accept queue is FIFO): once ours is counted,
+	// every earlier one has been.
+	if n := acceptedBeforeSentinel(t, port, accepted); n != 0 {
 		t.Fatalf("the listener accepted %d connections", n)
 	}
 	origins := map[string]bool{}

@@ -22,7 +22,12 @@ func TestConflicts(t *testing.T) {
 		{"one of several keys", []string{"fs:/w/x", "fs:/w/y"}, []string{"fs:/w/z", "fs:/w/y"}, false, true, true},
 		{"writer with unknown footprint", nil, []string{"fs:/w/a"}, false, true, true},
 		{"reader vs writer with unknown footprint", []string{"fs:/w/a"}, nil, true, false, true},
-		{"reader without keys vs writer", nil, []string{"fs:/w/a"}, true, false, false},
+		{"reader without keys vs writer", nil, []string{"fs:/w/a"}, true, false, true},
+		{"reader without keys vs reader", nil, []string{"fs:/w/a"}, true, true, false},
+		{"command vs writer of a file", []string{"exec:/w"}, []string{"fs:/elsewhere/a"}, false, false, true},
+		{"command vs reader of a file", []string{"exec:/w"}, []string{"fs:/w/a"}, false, true, true},
+		{"two commands in different directories", []string{"exec:/w/a"}, []string{"exec:/w/b"}, false, false, true},
+		{"command vs network fetch", []string{"exec:/w"}, []string{"net:https://example.com"}, false, true, false},
 		{"same non-fs key", []string{"cmd:x"}, []string{"cmd:x"}, false, true, true},
 		{"non-fs keys never prefix", []string{"cmd:x"}, []string{"cmd:x/y"}, false, true, false},
 	} {

@@ -16,7 +16,12 @@ import (
 	"go.uber.org/goleak"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) {
+	if path := os.Getenv(auditChildEnv); path != "" {
+		os.Exit(runAuditChild(path))
+	}
+	goleak.VerifyTestMain(m)
+}
 
 func openTemp(t *testing.T) (*Store, string) {
 	t.Helper()
@@ -182,7 +187,7 @@ func TestCloseCommitsEverythingAccepted(t *testing.T) {
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	accepted := 0
-	start := make(chan struct{})
+	start, busy := make(chan struct{}), make(chan struct{})
 	for range 8 {
 		wg.Add(1)
 		go func() {
@@ -199,12 +204,20 @@ func TestCloseCommitsEverythingAccepted(t *testing.T) {
 				}
 				mu.Lock()
 				accepted++
+				if accepted == 50 {
+					close(busy)
+				}
 				mu.Unlock()
 			}
 		}()
 	}
 	close(start)
-	time.Sleep(20 * time.Millisecond)
+	// Close while the appenders are busy: after 50 accepted appends.
+	select {
+	case <-busy:
+	case <-time.After(30 * time.Second):
+		t.Fatal("50 appends were not accepted within 30s")
+	}
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}

@@ -113,7 +113,8 @@ func TestForeignTaskLooksMissing(t *testing.T) {
 	}
 	defer close(release)
 	missing := "task_" + strings.Repeat("0", 20)
-	answers := func(scope TaskScope, id string) []string {
+	var answers func(scope TaskScope, id string) []string
+	answers = func(scope TaskScope, id string) []string {
 		ctx := context.Background()
 		var out []string
 		_, err := m.Get(scope, id)
@@ -131,6 +132,22 @@ func TestForeignTaskLooksMissing(t *testing.T) {
 			}
 		}
 		return out
+	}
+	// Every answer must come at once. With the ownership check broken, a
+	// cancel or a log follow would wait on the live task, which waits for
+	// release: the queries get their own deadline instead of the go test
+	// timeout.
+	answersWithin := answers
+	answers = func(scope TaskScope, id string) []string {
+		got := make(chan []string, 1)
+		go func() { got <- answersWithin(scope, id) }()
+		select {
+		case a := <-got:
+			return a
+		case <-time.After(20 * time.Second):
+			t.Fatalf("the queries of %s as %+v did not return within 20s: one waited on a task the caller may not see", id, scope)
+			return nil
+		}
 	}
 	want := answers(ownerScope, missing)
 	for _, err := range want[:4] {
@@ -199,11 +216,13 @@ func TestCancelPersistsBeforePublishing(t *testing.T) {
 		mu.Unlock()
 		published <- tk
 	})
-	sawCancel := make(chan struct{})
+	sawCancel, running := make(chan struct{}), make(chan struct{})
 	task, err := m.Start(context.Background(), ownerSpec, func(ctx context.Context, out *TaskOutput) TaskOutcome {
+		close(running)
 		<-ctx.Done()
 		close(sawCancel)
-		// The terminal tool kills the tree here (TERM, grace, KILL).
+		// The terminal tool kills the tree here (TERM, grace, KILL): the
+		// work takes a while to end (a duration, not a synchronisation).
 		time.Sleep(30 * time.Millisecond)
 		mu.Lock()
 		workEnded = time.Now()
@@ -213,7 +232,11 @@ func TestCancelPersistsBeforePublishing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(10 * time.Millisecond)
+	select {
+	case <-running:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the task's work did not start within 10s")
+	}
 	var wg sync.WaitGroup
 	results := make([]Task, 5)
 	for i := range results {
@@ -253,14 +276,29 @@ func TestCancelPersistsBeforePublishing(t *testing.T) {
 func TestFiftyTasksCancelledAtOnce(t *testing.T) {
 	m, s := newManager(t)
 	var ids []string
+	var writing sync.WaitGroup
+	writing.Add(50)
 	for range 50 {
-		task, err := m.Start(context.Background(), ownerSpec, writeUntilCancelled)
+		task, err := m.Start(context.Background(), ownerSpec, func(ctx context.Context, out *TaskOutput) TaskOutcome {
+			if err := out.Write("stdout", []byte("started\n")); err != nil {
+				return TaskOutcome{Failed: true, Result: err.Error()}
+			}
+			writing.Done()
+			return writeUntilCancelled(ctx, out)
+		})
 		if err != nil {
 			t.Fatal(err)
 		}
 		ids = append(ids, task.ID)
 	}
-	time.Sleep(50 * time.Millisecond)
+	// Cancel them all while every one of them is writing.
+	allWriting := make(chan struct{})
+	go func() { writing.Wait(); close(allWriting) }()
+	select {
+	case <-allWriting:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the 50 tasks were not all writing within 30s")
+	}
 	var wg sync.WaitGroup
 	for _, id := range ids {
 		wg.Go(func() {
@@ -381,7 +419,7 @@ func TestLogFollowDeliversEverything(t *testing.T) {
 	task, err := m.Start(context.Background(), ownerSpec, func(ctx context.Context, out *TaskOutput) TaskOutcome {
 		for i := range 20 {
 			out.Write("stdout", fmt.Appendf(nil, "%d\n", i))
-			time.Sleep(15 * time.Millisecond)
+			time.Sleep(15 * time.Millisecond) // pacing, so the follow is of a live task; not a synchronisation
 		}
 		return TaskOutcome{ReturnCode: exitCode(0)}
 	})

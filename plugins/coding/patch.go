@@ -44,8 +44,12 @@ func applyPatch(ctx *sdk.Context, p fsops.PatchParams) (*sdk.Result, error) {
 	if err != nil {
 		return refusal(err)
 	}
+	dropped := ""
+	if r.DroppedBits != "" {
+		dropped = fmt.Sprintf(", %s dropped", r.DroppedBits)
+	}
 	return &sdk.Result{
-		Content:    fmt.Sprintf("patched %s: %d replacement(s), %d → %d bytes\n%s", r.Path, r.Replacements, r.BytesBefore, r.BytesAfter, r.Diff),
+		Content:    fmt.Sprintf("patched %s: %d replacement(s), %d → %d bytes%s\n%s", r.Path, r.Replacements, r.BytesBefore, r.BytesAfter, dropped, r.Diff),
 		Structured: r,
 	}, nil
 }

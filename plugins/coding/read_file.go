@@ -40,6 +40,9 @@ func readFile(ctx *sdk.Context, p fsops.ReadParams) (*sdk.Result, error) {
 func renderRead(r fsops.ReadResult) string {
 	if r.Binary {
 		// r.Note says the same in other words; once is enough.
+		if r.SizeUnknown {
+			return fmt.Sprintf("%s is a binary file (%s, size unknown: stat reports 0); it was not read as text.", r.Path, r.MimeType)
+		}
 		return fmt.Sprintf("%s is a binary file (%s, %d bytes); it was not read as text.", r.Path, r.MimeType, r.FileSize)
 	}
 	var b strings.Builder
@@ -71,7 +74,12 @@ func renderRead(r fsops.ReadResult) string {
 	case r.TotalLinesKnown:
 		fmt.Fprintf(&b, " of %d", r.TotalLines)
 	}
-	fmt.Fprintf(&b, "; %d of %d bytes scanned", r.BytesScanned, r.FileSize)
+	if r.SizeUnknown {
+		// procfs and sysfs report 0: "1274 of 0 bytes" would be a lie.
+		fmt.Fprintf(&b, "; %d bytes scanned (file size unknown: stat reports 0)", r.BytesScanned)
+	} else {
+		fmt.Fprintf(&b, "; %d of %d bytes scanned", r.BytesScanned, r.FileSize)
+	}
 	if r.Truncated {
 		fmt.Fprintf(&b, "; stopped by %s", strings.Join(r.StoppedBy, ", "))
 		if r.NextOffset > 0 {

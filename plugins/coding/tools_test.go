@@ -40,8 +40,8 @@ func TestToolsList(t *testing.T) {
 			t.Errorf("%s: description missing or capability %q unexpected", s.Name, s.Metadata.Capability)
 		}
 		_, checked := tool.(sdk.Prechecker)
-		if checked != (s.Name == "patch") {
-			t.Errorf("%s: implements Prechecker = %v; only patch has a precheck", s.Name, checked)
+		if checked != (s.Name == "patch" || s.Name == "write_file") {
+			t.Errorf("%s: implements Prechecker = %v; patch and write_file (only) have a precheck", s.Name, checked)
 		}
 	}
 	if want := []string{"read_file", "write_file", "patch", "search_files", "web_extract", "terminal"}; !slices.Equal(names, want) {
@@ -69,7 +69,7 @@ func TestServeDescribes(t *testing.T) {
 	for _, s := range d.GetTools() {
 		got[s.GetName()] = s.GetHasPrecheck()
 	}
-	want := map[string]bool{"read_file": false, "write_file": false, "patch": true, "search_files": false, "web_extract": false, "terminal": false}
+	want := map[string]bool{"read_file": false, "write_file": true, "patch": true, "search_files": false, "web_extract": false, "terminal": false}
 	if len(got) != len(want) {
 		t.Errorf("described tools %v, want %v", got, want)
 	}

@@ -12,13 +12,26 @@ import (
 var writeFileDoc string
 
 func newWriteFile() sdk.Tool {
-	return sdk.Define(sdk.Spec{
+	return sdk.DefineChecked(sdk.Spec{
 		Name:        "write_file",
 		Description: writeFileDoc,
 		Metadata:    sdk.Metadata{Risk: "medium", Capability: "fs.write", ApprovalPolicy: "prompt", DisplayPolicy: "summary"},
 		Effect:      sdk.EffectWrite,
 		Subjects:    []sdk.Subject{sdk.WritesPath("path")},
-	}, writeFile)
+	}, precheckWrite, writeFile)
+}
+
+// precheckWrite refuses, before approval, a write that cannot happen.
+func precheckWrite(ctx *sdk.Context, p fsops.WriteParams) (*sdk.Result, error) {
+	ws, err := openWorkspace(ctx, true)
+	if err != nil {
+		return nil, err
+	}
+	defer ws.Close()
+	if err := fsops.WritePrecheck(ctx, ws, p); err != nil {
+		return refusal(err)
+	}
+	return nil, nil
 }
 
 func writeFile(ctx *sdk.Context, p fsops.WriteParams) (*sdk.Result, error) {
@@ -35,8 +48,12 @@ func writeFile(ctx *sdk.Context, p fsops.WriteParams) (*sdk.Result, error) {
 	if r.Created {
 		verb = "created"
 	}
+	dropped := ""
+	if r.DroppedBits != "" {
+		dropped = fmt.Sprintf(" (%s dropped)", r.DroppedBits)
+	}
 	return &sdk.Result{
-		Content:    fmt.Sprintf("%s %s: %d bytes, mode %s, sha256 %s", verb, r.Path, r.BytesWritten, r.Mode, r.SHA256),
+		Content:    fmt.Sprintf("%s %s: %d bytes, mode %s%s, sha256 %s", verb, r.Path, r.BytesWritten, r.Mode, dropped, r.SHA256),
 		Structured: r,
 	}, nil
 }

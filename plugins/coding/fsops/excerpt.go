@@ -81,6 +81,23 @@ func (c *excerptCapture) render(old, repl string) string {
 	removed := strings.Split(prefix+old+suffix, "\n")
 	added := strings.Split(prefix+repl+suffix, "\n")
 	first := c.linesBefore + 1
+	// Lines the edit leaves as they were are context, not a change: an
+	// old_string ending in a newline otherwise drags the next line in.
+	for len(removed) > 0 && len(added) > 0 && removed[0] == added[0] {
+		before = append(before, removed[0])
+		removed, added = removed[1:], added[1:]
+		first++
+	}
+	for len(removed) > 0 && len(added) > 0 && removed[len(removed)-1] == added[len(added)-1] {
+		last := removed[len(removed)-1]
+		removed, added = removed[:len(removed)-1], added[:len(added)-1]
+		if last == "" && len(after) == 0 {
+			continue // the empty rest after a final newline is no line
+		}
+		after = append([]string{last}, after...)
+	}
+	after = after[:min(len(after), excerptContext)]
+	before = before[max(0, len(before)-excerptContext):]
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "@@ -%d,%d +%d,%d @@\n", first-len(before), len(before)+len(removed)+len(after),
 		first-len(before), len(before)+len(added)+len(after))

@@ -15,8 +15,11 @@ import (
 )
 
 // openFlags never block (a FIFO would wait for a writer) and never follow
-// a final symlink by themselves; os.Root still follows links that stay
-// inside the root, which the real-path check below accounts for.
+// a final symlink by themselves. Inside the workspace, os.Root follows a
+// symlink that stays inside the root (in any component, the last one
+// included); the checks on the opened descriptor then apply to the target
+// exactly as to a path named directly: type and link count (checkRegular)
+// and the sensitive-path rule on its real path (checkRealPath).
 const openFlags = os.O_RDONLY | unix.O_NOFOLLOW | unix.O_NONBLOCK | unix.O_CLOEXEC
 
 // openedFile is a regular file opened through the boundary and checked on
@@ -38,15 +41,21 @@ func (w *Workspace) openRead(p string) (*openedFile, error) {
 	}
 	var f *os.File
 	if t.grant {
-		parent, err := os.OpenRoot(filepath.Dir(t.abs))
+		// A grant names one exact file the operator approved: its final
+		// component is opened with O_NOFOLLOW, a symlink there is refused.
+		parent, err := os.Open(filepath.Dir(t.abs))
 		if err != nil {
 			return nil, openError(p, err)
 		}
-		f, err = parent.OpenFile(filepath.Base(t.abs), openFlags, 0)
+		fd, err := unix.Openat(int(parent.Fd()), filepath.Base(t.abs), openFlags, 0)
 		parent.Close()
+		if errors.Is(err, unix.ELOOP) {
+			return nil, refuse(p, ErrSymlink, "the granted path is a symlink; only the exact file approved is opened, ask for the file it points to")
+		}
 		if err != nil {
 			return nil, openError(p, err)
 		}
+		f = os.NewFile(uintptr(fd), t.abs)
 	} else {
 		f, err = w.root.OpenFile(t.rel, openFlags, 0)
 		if err != nil {

@@ -4,9 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
-
-	"golang.org/x/sys/unix"
+	"time"
 )
 
 // PatchParams are the arguments of patch: an exact string replacement.
@@ -32,6 +30,9 @@ type PatchResult struct {
 	BytesBefore  int64  `json:"bytes_before"`
 	BytesAfter   int64  `json:"bytes_after"`
 	Diff         string `json:"diff"` // excerpt of the first change
+	// DroppedBits names the mode bits the edited file lost ("setuid,
+	// setgid"); empty when none.
+	DroppedBits string `json:"dropped_bits,omitempty"`
 }
 
 // validatePatch refuses degenerate requests before any file is touched.
@@ -93,8 +94,8 @@ func PatchPrecheck(ctx context.Context, ws *Workspace, p PatchParams) (PrecheckR
 // Patch replaces old_string with new_string, streaming the file into a
 // staged file beside it. The match count is known only at the end: a
 // rejected edit discards the staged file and leaves the original as it
-// was; an accepted one is renamed over it in the pinned parent directory,
-// keeping the permission bits.
+// was; an accepted one is swapped in for it in the pinned parent
+// directory (publish.go), keeping the permission bits.
 func Patch(ctx context.Context, ws *Workspace, p PatchParams) (PatchResult, error) {
 	if err := validatePatch(p); err != nil {
 		return PatchResult{}, err
@@ -104,32 +105,30 @@ func Patch(ctx context.Context, ws *Workspace, p PatchParams) (PatchResult, erro
 		return PatchResult{}, err
 	}
 	defer pp.Close()
+	pp.sweepStaged(time.Now()) // what a killed writer left here
+	ws.sweepOnce(time.Now())   // and, once per process, elsewhere in the tree
 	src, st, err := pp.openSource(p.Path)
 	if err != nil {
 		return PatchResult{}, err
 	}
 	defer src.Close()
-	staged, name, err := pp.stage()
+	staged, err := pp.stage()
 	if err != nil {
 		return PatchResult{}, err
 	}
 	stats, err := replaceStream(ctx, src, staged, []byte(p.OldString), []byte(p.NewString), p.ReplaceAll, patchChunk)
 	if err != nil {
-		pp.discard(staged, name)
+		staged.discard()
 		return PatchResult{}, fmt.Errorf("%s: rewrite: %w", p.Path, err)
 	}
 	if err := decide(p, stats.matches); err != nil {
-		pp.discard(staged, name)
+		staged.discard()
 		return PatchResult{}, err
 	}
-	// Publishing renames over whatever the name holds now: make sure it is
-	// still the file that was read.
-	var now unix.Stat_t
-	if err := unix.Fstatat(pp.fd, pp.name, &now, unix.AT_SYMLINK_NOFOLLOW); err != nil || now.Dev != st.Dev || now.Ino != st.Ino {
-		pp.discard(staged, name)
-		return PatchResult{}, refuse(p.Path, ErrChanged, "the file was replaced while it was being edited; read it again and retry")
-	}
-	if err := pp.publish(staged, name, os.FileMode(st.Mode)&os.ModePerm); err != nil {
+	// The exchange checks that what it displaces is the file read here,
+	// as it was when opened: identity from the descriptor read from.
+	mode, dropped := keptMode(st)
+	if err := staged.publish(mode, identityOf(st)); err != nil {
 		return PatchResult{}, err
 	}
 	return PatchResult{
@@ -138,5 +137,6 @@ func Patch(ctx context.Context, ws *Workspace, p PatchParams) (PatchResult, erro
 		BytesBefore:  stats.bytesIn,
 		BytesAfter:   stats.bytesOut,
 		Diff:         stats.ex.render(p.OldString, p.NewString),
+		DroppedBits:  dropped,
 	}, nil
 }

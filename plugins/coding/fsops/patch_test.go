@@ -176,7 +176,7 @@ func TestExcerptRender(t *testing.T) {
 		{"middle of a line", "a\nb\nxx OLD yy\nc\nd\ne\nf\n", "OLD", "NEW",
 			"@@ -1,6 +1,6 @@\n a\n b\n-xx OLD yy\n+xx NEW yy\n c\n d\n e\n"},
 		{"first line, no newline at end", "OLD", "OLD", "NEW", "@@ -1,1 +1,1 @@\n-OLD\n+NEW\n"},
-		{"deletion of a line", "a\nOLD\nb\n", "OLD\n", "", "@@ -1,3 +1,2 @@\n a\n-OLD\n-b\n+b\n"},
+		{"deletion of a line", "a\nOLD\nb\n", "OLD\n", "", "@@ -1,3 +1,2 @@\n a\n-OLD\n b\n"}, // b is unchanged: context, not -b +b
 	}
 	for _, tc := range tests {
 		st, err := replaceStream(context.Background(), strings.NewReader(tc.text), &bytes.Buffer{}, []byte(tc.old), []byte(tc.repl), true, patchChunk)

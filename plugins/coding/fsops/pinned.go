@@ -1,8 +1,6 @@
 package fsops
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -132,57 +130,4 @@ func (pp *pinnedParent) openSource(p string) (*os.File, *unix.Stat_t, error) {
 		return nil, nil, err
 	}
 	return f, &st, nil
-}
-
-// stage creates an exclusive temporary file beside the target.
-func (pp *pinnedParent) stage() (*os.File, string, error) {
-	for range 5 {
-		var b [8]byte
-		rand.Read(b[:])
-		name := "." + pp.name + "." + hex.EncodeToString(b[:]) + ".demiurge-tmp"
-		if len(name) > 255 {
-			name = ".demiurge-" + hex.EncodeToString(b[:]) + ".tmp"
-		}
-		fd, err := unix.Openat(pp.fd, name, os.O_WRONLY|os.O_CREATE|os.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
-		if errors.Is(err, unix.EEXIST) {
-			continue
-		}
-		if err != nil {
-			return nil, "", fmt.Errorf("%s: create staging file: %w", pp.t.display, err)
-		}
-		return os.NewFile(uintptr(fd), name), name, nil
-	}
-	return nil, "", fmt.Errorf("%s: create staging file: name collisions", pp.t.display)
-}
-
-// discard removes a staging file after a failed or rejected write.
-func (pp *pinnedParent) discard(f *os.File, name string) {
-	f.Close()
-	unix.Unlinkat(pp.fd, name, 0)
-}
-
-// publish sets the mode on the open staging file (not the path: a path
-// chmod can be redirected), makes it durable, renames it over the target
-// relative to the pinned directory and makes the rename durable.
-func (pp *pinnedParent) publish(f *os.File, name string, mode os.FileMode) error {
-	if err := f.Chmod(mode); err != nil {
-		pp.discard(f, name)
-		return fmt.Errorf("%s: set mode: %w", pp.t.display, err)
-	}
-	if err := f.Sync(); err != nil {
-		pp.discard(f, name)
-		return fmt.Errorf("%s: sync staged file: %w", pp.t.display, err)
-	}
-	if err := f.Close(); err != nil {
-		unix.Unlinkat(pp.fd, name, 0)
-		return fmt.Errorf("%s: close staged file: %w", pp.t.display, err)
-	}
-	if err := unix.Renameat(pp.fd, name, pp.fd, pp.name); err != nil {
-		unix.Unlinkat(pp.fd, name, 0)
-		return fmt.Errorf("%s: rename staged file into place: %w", pp.t.display, err)
-	}
-	if err := unix.Fsync(pp.fd); err != nil {
-		return fmt.Errorf("%s: sync directory: %w", pp.t.display, err)
-	}
-	return nil
 }

@@ -1,6 +1,7 @@
 package fsops
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -12,8 +13,8 @@ import (
 // ReadParams are the arguments of read_file.
 type ReadParams struct {
 	Path   string `json:"path" jsonschema_description:"File to read, relative to the workspace."`
-	Offset int    `json:"offset,omitempty" jsonschema_description:"First line to return, 1-based (default 1). A negative value -N returns the last N lines."`
-	Limit  int    `json:"limit,omitempty" jsonschema_description:"Maximum number of lines to return (default 2000)."`
+	Offset int    `json:"offset,omitempty" jsonschema:"minimum=-2147483647,maximum=2147483647" jsonschema_description:"First line to return, 1-based (default 1). A negative value -N returns the last N lines."`
+	Limit  int    `json:"limit,omitempty" jsonschema:"minimum=0,maximum=10000" jsonschema_description:"Maximum number of lines to return (default 2000, at most 10000)."`
 }
 
 // ReadResult is a window of lines, or for a binary file a short
@@ -33,14 +34,22 @@ type ReadResult struct {
 	BytesScanned    int64 `json:"bytes_scanned"`
 	FileSize        int64 `json:"file_size"`
 	// Truncated says lines remain that were not returned; StoppedBy names
-	// the bounds that ended the window: "limit", "char_budget", "byte_budget".
+	// the bounds that ended the window: "limit", "char_budget", "byte_budget",
+	// or "binary_data" (a line of the window holds a NUL byte: it and the
+	// lines after it are not shown).
 	Truncated  bool     `json:"truncated"`
 	StoppedBy  []string `json:"stopped_by,omitempty"`
 	NextOffset int      `json:"next_offset,omitempty"` // offset that continues after this window
 	LinesCut   int      `json:"lines_cut,omitempty"`   // long lines shortened with a marker
-	Binary     bool     `json:"binary,omitempty"`
-	MimeType   string   `json:"mime_type,omitempty"`
-	Note       string   `json:"note,omitempty"`
+	// InvalidUTF8Lines counts returned lines whose bytes were not valid
+	// UTF-8; each run of such bytes is shown as one U+FFFD.
+	InvalidUTF8Lines int `json:"invalid_utf8_lines,omitempty"`
+	// SizeUnknown says the file has content though stat reports its size
+	// as 0 (procfs, sysfs): FileSize is not its size.
+	SizeUnknown bool   `json:"size_unknown,omitempty"`
+	Binary      bool   `json:"binary,omitempty"`
+	MimeType    string `json:"mime_type,omitempty"`
+	Note        string `json:"note,omitempty"`
 }
 
 // readLimits are the bounds of one read.
@@ -74,7 +83,7 @@ func readFile(ctx context.Context, ws *Workspace, p ReadParams, lim readLimits) 
 		return ReadResult{}, err
 	}
 	defer of.Close()
-	res := ReadResult{Path: of.t.display, FileSize: of.size}
+	res := ReadResult{Path: of.t.display, FileSize: of.size, SizeUnknown: sizeUnknown(of.f, of.size)}
 	binary, mime, err := sniff(of.f, of.size)
 	if err != nil {
 		return ReadResult{}, fmt.Errorf("%s: read: %w", p.Path, err)
@@ -82,7 +91,16 @@ func readFile(ctx context.Context, ws *Workspace, p ReadParams, lim readLimits) 
 	if binary {
 		res.Binary, res.MimeType = true, mime
 		res.BytesScanned = min(of.size, sniffLen)
-		res.Note = fmt.Sprintf("binary file (%s, %d bytes); its bytes are not shown as text", mime, of.size)
+		size := fmt.Sprintf("%d bytes", of.size)
+		if res.SizeUnknown {
+			res.BytesScanned = sniffLen
+			size = "size unknown: stat reports 0"
+		}
+		res.Note = fmt.Sprintf("binary file (%s, %s); its bytes are not shown as text", mime, size)
+		return res, nil
+	}
+	if res.SizeUnknown && p.Offset < 0 {
+		res.Note = "the file's size is unknown (stat reports 0, as for procfs files), so it cannot be read from the end; read it with a positive offset"
 		return res, nil
 	}
 	limit := p.Limit
@@ -100,7 +118,17 @@ func readFile(ctx context.Context, ws *Workspace, p ReadParams, lim readLimits) 
 		return ReadResult{}, err
 	}
 	res.Content = w.sb.String()
+	if res.InvalidUTF8Lines > 0 {
+		res.Note = joinNote(res.Note, fmt.Sprintf("%d line(s) held bytes that are not valid UTF-8; each run of such bytes is shown as U+FFFD", res.InvalidUTF8Lines))
+	}
 	return res, nil
+}
+
+func joinNote(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
 }
 
 // window fills a ReadResult from a line stream.
@@ -110,6 +138,8 @@ type window struct {
 	limit int
 	sb    strings.Builder
 	chars int
+	// binaryAt is the 1-based line of the window that held a NUL byte.
+	binaryAt int
 }
 
 // fromLine skips to line start and fills the window from there.
@@ -160,6 +190,11 @@ func (w *window) fromLine(ctx context.Context, of *openedFile, start int) error 
 	case endByteBudget:
 		w.res.NextOffset = seen + 1
 		return nil
+	case endBinary:
+		at := start - 1 + w.binaryAt
+		w.res.NextOffset = at + 1
+		w.res.Note = joinNote(w.res.Note, fmt.Sprintf("line %d holds bytes that are not text (NUL); it is not shown, and the window stops before it", at))
+		return nil
 	case endCharBudget:
 		seen++ // the line that did not fit was consumed
 	}
@@ -187,6 +222,7 @@ const (
 	endLimit
 	endCharBudget
 	endByteBudget
+	endBinary
 )
 
 // fill appends lines until the limit, a budget or the end of the stream.
@@ -208,6 +244,14 @@ func (w *window) fill(ctx context.Context, lr *lineReader) (windowEnd, error) {
 		}
 		if err != nil {
 			return 0, fmt.Errorf("%s: read: %w", w.res.Path, err)
+		}
+		if bytes.IndexByte(kept, 0) >= 0 {
+			// A NUL is not text, wherever in the file it is: the sniff saw
+			// only the head.
+			w.stop("binary_data")
+			w.res.Truncated = true
+			w.binaryAt = w.res.LinesReturned + 1
+			return endBinary, nil
 		}
 		text, cut := w.lineText(kept, length, newline)
 		n := utf8.RuneCountInString(text)
@@ -248,6 +292,9 @@ func (w *window) lineText(kept []byte, length int64, newline bool) (string, bool
 		}
 		body = body[:i]
 		cut = true
+	}
+	if !utf8.Valid(body) {
+		w.res.InvalidUTF8Lines++
 	}
 	s := strings.ToValidUTF8(string(body), "\uFFFD")
 	if cut {

@@ -27,6 +27,7 @@ func TestReadWindow(t *testing.T) {
 	fx.write(t, "long.txt", "short\n"+strings.Repeat("é", 50)+"\nafter\n")
 	fx.write(t, "wide.txt", strings.Repeat(strings.Repeat("x", 9)+"\n", 10))
 	fx.write(t, "latin1.txt", "caf\xe9 au lait\nna\xefve\n")
+	fx.write(t, "late-nul.txt", strings.Repeat("text line\n", 1000)+"bin\x00ary\nafter 1\nafter 2\n") // the NUL lies past the first 8 KiB
 
 	small := defaultReadLimits
 	small.lineChars = 10
@@ -67,7 +68,13 @@ func TestReadWindow(t *testing.T) {
 		{name: "long line cut", p: ReadParams{Path: "long.txt"}, lim: &narrow, content: "short\n" + strings.Repeat("é", 10) + " …[line cut: 80 more bytes]\nafter\n", start: 1, end: 3, total: 3, cut: 1},
 		{name: "character budget", p: ReadParams{Path: "wide.txt"}, lim: &small, content: strings.Repeat(strings.Repeat("x", 9)+"\n", 3), start: 1, end: 3, total: 10, truncated: true, stopped: []string{"char_budget"}, next: 4},
 		{name: "character budget from the end", p: ReadParams{Path: "wide.txt", Offset: -5}, lim: &small, content: strings.Repeat(strings.Repeat("x", 9)+"\n", 3), start: 6, end: 8, total: 10, truncated: true, stopped: []string{"char_budget"}, next: -2},
-		{name: "invalid bytes in text shown as U+FFFD", p: ReadParams{Path: "latin1.txt"}, content: "caf\uFFFD au lait\nna\uFFFDve\n", start: 1, end: 2, total: 2},
+		{name: "invalid bytes in text shown as U+FFFD", p: ReadParams{Path: "latin1.txt"}, content: "caf\uFFFD au lait\nna\uFFFDve\n", start: 1, end: 2, total: 2,
+			note: "2 line(s) held bytes that are not valid UTF-8; each run of such bytes is shown as U+FFFD"},
+		{name: "NUL after the sniffed head stops the window before its line", p: ReadParams{Path: "late-nul.txt"}, content: strings.Repeat("text line\n", 1000),
+			start: 1, end: 1000, total: -1, truncated: true, stopped: []string{"binary_data"}, next: 1002, note: "line 1001 holds bytes that are not text (NUL)"},
+		{name: "NUL after the head, read from the end", p: ReadParams{Path: "late-nul.txt", Offset: -3}, content: "",
+			total: 1003, truncated: true, stopped: []string{"binary_data"}, next: -3, note: "line 1 of this window holds bytes that are not text (NUL)"},
+		{name: "text after the NUL line", p: ReadParams{Path: "late-nul.txt", Offset: 1002}, content: "after 1\nafter 2\n", start: 1002, end: 1003, total: 1003},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -100,6 +100,9 @@ func (w *window) fromEnd(ctx context.Context, of *openedFile, n int) error {
 		w.res.StartLine = w.res.TotalLines - linesToEnd + 1
 		w.res.EndLine = w.res.StartLine + w.res.LinesReturned - 1
 	}
+	if end == endBinary {
+		w.res.Note = joinNote(w.res.Note, fmt.Sprintf("line %d of this window holds bytes that are not text (NUL); it is not shown, and the window stops before it", w.binaryAt))
+	}
 	left := linesToEnd - w.res.LinesReturned
 	if end == endLimit && left <= 0 {
 		w.res.StoppedBy = removeReason(w.res.StoppedBy, "limit")

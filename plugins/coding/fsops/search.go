@@ -20,9 +20,9 @@ type SearchParams struct {
 	Glob            string `json:"glob,omitempty" jsonschema_description:"File filter. Without '/' it matches file names at any depth (*.go finds every Go file); with '/' it matches the path relative to path, ** standing for any directories (cmd/**/main.go); a leading '/' means the top level only (/*.md). {a,b} expands."`
 	Path            string `json:"path,omitempty" jsonschema_description:"Directory or file to search, relative to the workspace (default: the whole workspace)."`
 	Mode            string `json:"mode,omitempty" jsonschema:"enum=content,enum=files" jsonschema_description:"content: the matching lines (default when pattern is set). files: only the paths of matching files."`
-	MaxResults      int    `json:"max_results,omitempty" jsonschema_description:"Maximum number of lines or files returned (default 100, at most 1000)."`
+	MaxResults      int    `json:"max_results,omitempty" jsonschema:"minimum=0,maximum=1000" jsonschema_description:"Maximum number of lines or files returned (default 100, at most 1000)."`
 	CaseInsensitive bool   `json:"case_insensitive,omitempty" jsonschema_description:"Match the pattern ignoring case."`
-	ContextLines    int    `json:"context_lines,omitempty" jsonschema_description:"Lines of context before and after each matching line (at most 5)."`
+	ContextLines    int    `json:"context_lines,omitempty" jsonschema:"minimum=0,maximum=5" jsonschema_description:"Lines of context before and after each matching line (at most 5)."`
 }
 
 // SearchMatch is one matching line.
@@ -32,6 +32,8 @@ type SearchMatch struct {
 	Text   string   `json:"text"`
 	Before []string `json:"before,omitempty"`
 	After  []string `json:"after,omitempty"`
+
+	invalidUTF8 bool // the line or its context had bytes shown as U+FFFD
 }
 
 // SearchResult is a bounded answer that says why it is as short as it is.
@@ -43,17 +45,20 @@ type SearchResult struct {
 	// (matching lines in content mode, matching files in files mode); it is
 	// a lower bound when TotalIsLowerBound, because a bound stopped the walk
 	// or files were too large to search. Dropped = TotalCount - Count.
-	Count             int         `json:"count"`
-	TotalCount        int         `json:"total_count"`
-	TotalIsLowerBound bool        `json:"total_is_lower_bound"`
-	Dropped           int         `json:"dropped"`
-	Truncated         bool        `json:"truncated"`
-	StoppedBy         []string    `json:"stopped_by,omitempty"` // max_results, output_budget, max_candidate_files, walk_entries, time_budget, file_size_cap
-	FilesSearched     int         `json:"files_searched"`
-	EntriesWalked     int         `json:"entries_walked"`
-	ExcludedSensitive int         `json:"excluded_sensitive"` // credential-like paths left out
-	Skipped           SearchSkips `json:"skipped"`
-	Note              string      `json:"note,omitempty"`
+	Count             int      `json:"count"`
+	TotalCount        int      `json:"total_count"`
+	TotalIsLowerBound bool     `json:"total_is_lower_bound"`
+	Dropped           int      `json:"dropped"`
+	Truncated         bool     `json:"truncated"`
+	StoppedBy         []string `json:"stopped_by,omitempty"` // max_results, output_budget, max_candidate_files, walk_entries, time_budget, file_size_cap
+	FilesSearched     int      `json:"files_searched"`
+	EntriesWalked     int      `json:"entries_walked"`
+	ExcludedSensitive int      `json:"excluded_sensitive"` // credential-like paths left out
+	// InvalidUTF8Matches counts returned matches whose line or context
+	// had bytes that are not valid UTF-8, shown as U+FFFD.
+	InvalidUTF8Matches int         `json:"invalid_utf8_matches,omitempty"`
+	Skipped            SearchSkips `json:"skipped"`
+	Note               string      `json:"note,omitempty"`
 }
 
 // SearchSkips counts what the search did not look into, and why.
@@ -298,6 +303,11 @@ func (s *searcher) collect(workers []*searchWorker) SearchResult {
 			res.Matches = append(res.Matches, m)
 		}
 		res.Count = len(res.Matches)
+		for _, m := range res.Matches {
+			if m.invalidUTF8 {
+				res.InvalidUTF8Matches++
+			}
+		}
 	} else {
 		for _, f := range files.sorted() {
 			chars += len(f) + 4
@@ -372,8 +382,13 @@ func (s *searcher) note(res SearchResult) string {
 			skipped = append(skipped, fmt.Sprintf("%d %s", c.n, c.what))
 		}
 	}
-	if len(skipped) > 0 && (res.Count == 0 || res.Truncated) {
+	// Every skip is named, whatever the count: a skipped file may have
+	// matched, and the model must not read "dropped 0" as "all of it".
+	if len(skipped) > 0 {
 		parts = append(parts, "skipped: "+strings.Join(skipped, ", "))
+	}
+	if res.InvalidUTF8Matches > 0 {
+		parts = append(parts, fmt.Sprintf("%d matches shown had bytes that are not valid UTF-8, each run shown as U+FFFD", res.InvalidUTF8Matches))
 	}
 	if res.Dropped > 0 {
 		parts = append(parts, fmt.Sprintf("%d more not shown; narrow the path, glob or pattern", res.Dropped))

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"demiurge.dev/shared/pathrules"
 	"golang.org/x/sys/unix"
@@ -350,7 +351,9 @@ func readFull(fd int, b []byte) (int, error) {
 func (w *searchWorker) searchContent(disp string, data []byte) {
 	s := w.s
 	w.filesSearched++
-	if bytes.IndexByte(data[:min(len(data), sniffLen)], 0) >= 0 {
+	// Binary wherever it is, not only in the head: a NUL anywhere, or
+	// mostly bytes that are not UTF-8 (the same rule as read_file).
+	if bytes.IndexByte(data, 0) >= 0 || (!utf8.Valid(data) && looksBinary(data, true)) {
 		w.skips.Binary++
 		return
 	}
@@ -374,10 +377,24 @@ func (w *searchWorker) searchContent(disp string, data []byte) {
 			if s.contextLines > 0 {
 				m.Before, m.After = contextAround(data, start, end, s.contextLines, s.lim.lineChars)
 			}
+			m.invalidUTF8 = !utf8.Valid(data[start:end]) || hasReplacement(m.Before, m.After)
 			w.matches.offer(m)
 		}
 		return true
 	})
+}
+
+// hasReplacement reports whether a context line shows U+FFFD, which
+// lineText puts where bytes were not valid UTF-8 (or the file had it).
+func hasReplacement(groups ...[]string) bool {
+	for _, g := range groups {
+		for _, l := range g {
+			if strings.ContainsRune(l, utf8.RuneError) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // lineText renders a line for a result: without a carriage return, valid

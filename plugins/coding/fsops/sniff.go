@@ -41,10 +41,11 @@ func looksBinary(head []byte, full bool) bool {
 }
 
 // sniff reads the head of r (at offset 0) and reports whether it is binary
-// and its detected content type.
+// and its detected content type. A size of 0 is not trusted (procfs and
+// sysfs files report 0 and have content): the head is read all the same.
 func sniff(r io.ReaderAt, size int64) (binary bool, mime string, err error) {
 	n := int64(sniffLen)
-	if size < n {
+	if size > 0 && size < n {
 		n = size
 	}
 	head := make([]byte, n)
@@ -53,10 +54,22 @@ func sniff(r io.ReaderAt, size int64) (binary bool, mime string, err error) {
 		return false, "", err
 	}
 	head = head[:got]
-	binary = looksBinary(head, int64(got) >= size)
+	full := int64(got) >= size && (size > 0 || got < sniffLen)
+	binary = looksBinary(head, full)
 	mime = http.DetectContentType(head)
 	if binary && strings.HasPrefix(mime, "text/") {
 		mime = "application/octet-stream" // no signature; the sniffer's text guess is wrong here
 	}
 	return binary, mime, nil
+}
+
+// sizeUnknown reports whether a file whose stat size is 0 has content
+// all the same, as procfs files do: its real size is not known.
+func sizeUnknown(r io.ReaderAt, size int64) bool {
+	if size != 0 {
+		return false
+	}
+	var b [1]byte
+	n, _ := r.ReadAt(b[:], 0)
+	return n == 1
 }

@@ -13,7 +13,7 @@ import (
 
 // boundaryFixture builds the tree every boundary test reads from.
 func boundaryFixture(t *testing.T) *fixture {
-	fx := newFixture(t, "outside/granted.txt", "/dev/null")
+	fx := newFixture(t, "outside/granted.txt", "outside/granted-alias.txt", "/dev/null")
 	fx.write(t, "notes.txt", "hello\n")
 	fx.write(t, "sub/inner.txt", "inner\n")
 	fx.write(t, ".ssh/id_rsa", "PRIVATE KEY\n")
@@ -38,6 +38,11 @@ func boundaryFixture(t *testing.T) *fixture {
 	}
 	fx.fifo(t, "pipe")
 	fx.socket(t, "sock")
+	fx.symlink(t, "hardlink.txt", "to-hardlink")
+	fx.symlink(t, "pipe", "to-pipe")
+	if err := os.Symlink("secret.txt", filepath.Join(fx.outside, "granted-alias.txt")); err != nil {
+		t.Fatal(err)
+	}
 	return fx
 }
 
@@ -70,6 +75,13 @@ func TestReadBoundary(t *testing.T) {
 		{"granted device", "/dev/null", ErrNotRegular, ""},
 		{"symlink to a sensitive file", "harmless.txt", ErrSensitive, ""},
 		{"hard link", "hardlink.txt", ErrHardLinked, ""},
+		// A final symlink inside the workspace is followed, and its target
+		// is checked as the path itself would be (doc.go).
+		{"symlink to a hard link", "to-hardlink", ErrHardLinked, ""},
+		{"symlink to a fifo", "to-pipe", ErrNotRegular, ""},
+		{"symlink to a directory", "sublink", ErrIsDirectory, ""},
+		// A grant is for one exact file: a symlink there is not followed.
+		{"granted path that is a symlink", filepath.Join(fx.outside, "granted-alias.txt"), ErrSymlink, ""},
 		{"hard link original", "linked.txt", ErrHardLinked, ""},
 		{"fifo", "pipe", ErrNotRegular, ""},
 		{"socket", "sock", ErrNotRegular, ""},

@@ -4,10 +4,12 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -101,6 +103,11 @@ func TestWriteRefusals(t *testing.T) {
 				return WriteFile(ctx, fx.ws, WriteParams{Path: tc.path, Content: "overwritten"})
 			})
 			wantKind(t, err, tc.kind)
+			// The precheck (before approval) refuses the same way.
+			_, err = within(t, 5*time.Second, func(ctx context.Context) (struct{}, error) {
+				return struct{}{}, WritePrecheck(ctx, fx.ws, WriteParams{Path: tc.path, Content: "overwritten", CreateDirs: true})
+			})
+			wantKind(t, err, tc.kind)
 		})
 	}
 	if after := snapshot(t, fx.root); after != before {
@@ -162,4 +169,74 @@ func snapshot(t *testing.T, dir string) string {
 		return nil
 	})
 	return sb.String()
+}
+
+// The precheck passes what the write would do, and changes nothing.
+func TestWritePrecheckPassesPossibleWrites(t *testing.T) {
+	fx := newFixture(t)
+	fx.write(t, "exists.txt", "old\n")
+	before := snapshot(t, fx.root)
+	for _, p := range []WriteParams{
+		{Path: "exists.txt", Content: "new"},
+		{Path: "new.txt", Content: "new"},
+		{Path: "a/b/new.txt", Content: "new", CreateDirs: true},
+	} {
+		if err := WritePrecheck(context.Background(), fx.ws, p); err != nil {
+			t.Fatalf("%+v: %v", p, err)
+		}
+	}
+	if err := WritePrecheck(context.Background(), fx.ws, WriteParams{Path: "a/b/new.txt", Content: "new"}); !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), "create_dirs") {
+		t.Fatalf("missing parent without create_dirs: %v", err)
+	}
+	if after := snapshot(t, fx.root); after != before {
+		t.Fatal("the precheck changed the tree")
+	}
+}
+
+// A rewritten file keeps its permission bits but not setuid, setgid or
+// sticky, and the result says which it lost (documented in write_file.md
+// and patch.md).
+func TestRewriteDropsSetIDBitsAndSaysSo(t *testing.T) {
+	ops := map[string]func(ws *Workspace) (string, error){
+		"write_file": func(ws *Workspace) (string, error) {
+			r, err := WriteFile(context.Background(), ws, WriteParams{Path: "tool", Content: "#!/bin/sh\necho new\n"})
+			return r.DroppedBits, err
+		},
+		"patch": func(ws *Workspace) (string, error) {
+			r, err := Patch(context.Background(), ws, PatchParams{Path: "tool", OldString: "old", NewString: "new"})
+			return r.DroppedBits, err
+		},
+	}
+	for name, op := range ops {
+		for _, tc := range []struct {
+			mode    os.FileMode
+			dropped string
+		}{
+			{0o755, ""},
+			{0o4755, "setuid"},
+			{0o6750, "setuid, setgid"},
+		} {
+			t.Run(fmt.Sprintf("%s/%o", name, tc.mode), func(t *testing.T) {
+				fx := newFixture(t)
+				fx.write(t, "tool", "#!/bin/sh\necho old\n")
+				if err := syscall.Chmod(fx.in("tool"), uint32(tc.mode)); err != nil {
+					t.Fatal(err)
+				}
+				dropped, err := op(fx.ws)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var st syscall.Stat_t
+				if err := syscall.Stat(fx.in("tool"), &st); err != nil {
+					t.Fatal(err)
+				}
+				if got := st.Mode & 0o7777; got != uint32(tc.mode)&0o777 {
+					t.Fatalf("mode %o, want %o", got, uint32(tc.mode)&0o777)
+				}
+				if dropped != tc.dropped {
+					t.Fatalf("dropped %q, want %q", dropped, tc.dropped)
+				}
+			})
+		}
+	}
 }
