@@ -2,8 +2,6 @@ package plugins
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"regexp"
@@ -41,15 +39,20 @@ func launch(ctx context.Context, c Candidate, in Input, cfg launchConfig) (*inst
 	if c.Problem != "" {
 		return nil, fmt.Errorf("toolset plugin %s is refused: %s", c.Name, c.Problem)
 	}
-	sum, err := hex.DecodeString(c.Recorded)
+	// The bytes that run are the bytes checked: the binary is read once,
+	// into a sealed image, and the image is what the child executes.
+	img, err := verifiedImage(c)
 	if err != nil {
-		return nil, fmt.Errorf("toolset plugin %s: recorded checksum: %w", c.Name, err)
+		return nil, startError(c, err)
+	}
+	defer img.close() // the started plugin holds its own mapping
+	if testHookImageVerified != nil {
+		testHookImageVerified(c, img)
 	}
 	client := plugin.NewClient(&plugin.ClientConfig{
 		HandshakeConfig:  shared.Handshake,
 		VersionedPlugins: shared.VersionedPlugins(&shared.ToolsetPlugin{}),
-		Cmd:              command(c.Path, cfg.env),
-		SecureConfig:     &plugin.SecureConfig{Checksum: sum, Hash: sha256.New()},
+		Cmd:              command(img.execPath(), c.Path, cfg.env),
 		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
 		AutoMTLS:         true,
 		SkipHostEnv:      true,
@@ -125,7 +128,7 @@ func startError(c Candidate, err error) error {
 	msg := err.Error()
 	switch {
 	case errors.Is(err, plugin.ErrChecksumsDoNotMatch):
-		actual, _ := fileSHA256(c.Path)
+		actual, _ := mismatchSum(err)
 		return fmt.Errorf("toolset plugin %s is refused and was not started: its sha256 is %s but %s was recorded; rebuild it with make or reinstall it: %w", c.Name, actual, c.Recorded, err)
 	case strings.Contains(msg, "ncompatible API version"):
 		theirs := "another"
