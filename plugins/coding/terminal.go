@@ -89,7 +89,7 @@ func (t *terminalTool) Execute(ctx *sdk.Context, args json.RawMessage) (*sdk.Res
 		return nil, fmt.Errorf("the host bound a secret to %q, which the terminal never sets", target)
 	}
 	req := terminal.Request{
-		Command: p.Command, Dir: dir, Env: childEnv(ctx.Env, ctx.Secrets), Secrets: ctx.Secrets,
+		Command: p.Command, Dir: dir, Root: root, Env: childEnv(ctx.Env, ctx.Secrets), Secrets: ctx.Secrets,
 		Timeout: timeout, ArtifactRoot: ctx.ArtifactRoot, Emit: ctx,
 	}
 	if ctx.SecretsExpire > 0 {

@@ -38,8 +38,13 @@ type Emitter interface {
 // Request is one command to run.
 type Request struct {
 	Command string
-	// Dir is the absolute, already checked working directory.
+	// Dir is the absolute, already checked working directory, symlinks
+	// resolved. It is opened once and the command starts in what was
+	// opened (see workDir).
 	Dir string
+	// Root, when set, is the workspace root (symlinks resolved) that Dir
+	// must lie beneath when it is opened.
+	Root string
 	// Env is the child's whole environment, bound secrets included.
 	Env []string
 	// Secrets (target -> value) are redacted from both streams.
@@ -132,6 +137,11 @@ func (r *Runner) Run(ctx context.Context, req Request) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	wd, err := pinWorkDir(req.Root, req.Dir)
+	if err != nil {
+		return nil, err
+	}
+	defer wd.close() // the child has made it its cwd once start returns
 	spawnID := newSpawnID()
 	dir, rel, dirErr := artifactDir(req.ArtifactRoot, spawnID)
 	arts := [2]*artifact{openArtifact(dir, rel, "stdout.log"), openArtifact(dir, rel, "stderr.log")}
@@ -154,7 +164,7 @@ func (r *Runner) Run(ctx context.Context, req Request) (*Result, error) {
 		pipes[i] = [2]*os.File{rd, wr}
 	}
 
-	p, err := r.start(shell, req, spawnID, pipes[0][1], pipes[1][1])
+	p, err := r.start(shell, req, wd, spawnID, pipes[0][1], pipes[1][1])
 	// The child has its copies of the write ends; ours must go, or the
 	// drains would never see the end of the streams.
 	_ = pipes[0][1].Close()
@@ -228,7 +238,7 @@ func (r *Runner) Run(ctx context.Context, req Request) (*Result, error) {
 }
 
 // start spawns under the lock so Shutdown never misses a tree.
-func (r *Runner) start(shell string, req Request, spawnID string, stdout, stderr *os.File) (*process, error) {
+func (r *Runner) start(shell string, req Request, wd *workDir, spawnID string, stdout, stderr *os.File) (*process, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed {
@@ -243,7 +253,10 @@ func (r *Runner) start(shell string, req Request, spawnID string, stdout, stderr
 		}
 		r.reaper = rp
 	}
-	p, err := start(shell, req.Command, req.Dir, req.Env, stdout, stderr, spawnID)
+	if testHookPinned != nil {
+		testHookPinned()
+	}
+	p, err := start(shell, req.Command, wd.childPath(), req.Env, stdout, stderr, spawnID)
 	if err != nil {
 		return nil, fmt.Errorf("start %s: %w", shell, err)
 	}
