@@ -33,6 +33,9 @@ type Turn struct {
 	Events    EventSink
 	// ArtifactRoot is where this turn's calls may write artifacts.
 	ArtifactRoot string
+	// OutputCap is the most bytes of one output stream a call keeps in its
+	// artifact (the operator's setting); 0 leaves the plugin's default.
+	OutputCap int64
 	// Artifacts indexes the artifacts calls report (optional; without it
 	// they are checked but not recorded).
 	Artifacts ArtifactIndex

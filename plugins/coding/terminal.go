@@ -90,6 +90,7 @@ func (t *terminalTool) Execute(ctx *sdk.Context, args json.RawMessage) (*sdk.Res
 	}
 	req := terminal.Request{
 		Command: p.Command, Dir: dir, Root: root, Env: childEnv(ctx.Env, ctx.Secrets), Secrets: ctx.Secrets,
+		Redact:  ctx.Redact,
 		Timeout: timeout, ArtifactRoot: ctx.ArtifactRoot, Emit: ctx,
 	}
 	if ctx.SecretsExpire > 0 {

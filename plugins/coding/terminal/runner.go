@@ -49,6 +49,9 @@ type Request struct {
 	Env []string
 	// Secrets (target -> value) are redacted from both streams.
 	Secrets map[string]string
+	// Redact are more values to redact from both streams (the ones the
+	// host found in the call's arguments); they are never set in Env.
+	Redact []redact.Secret
 	Timeout time.Duration
 	// ExpireAt, when set, ends the tree like a timeout, as expired.
 	ExpireAt     time.Time
@@ -186,7 +189,7 @@ func (r *Runner) Run(ctx context.Context, req Request) (*Result, error) {
 	chunks := make(chan chunk, 64)
 	senderDone := make(chan error, 1)
 	go func() { senderDone <- send(req.Emit, chunks) }()
-	secrets := redact.FromMap(req.Secrets)
+	secrets := streamSecrets(req)
 	streams := [2]*stream{newStream("stdout", secrets, arts[0], chunks), newStream("stderr", secrets, arts[1], chunks)}
 	drainErrs := [2]error{}
 	var drains sync.WaitGroup
@@ -235,6 +238,16 @@ func (r *Runner) Run(ctx context.Context, req Request) (*Result, error) {
 	}
 	_ = sendErr // the host stopped listening; the result says the rest
 	return res, nil
+}
+
+// streamSecrets are the bound secrets and the host's other values: the
+// artifact must hold nothing the host's views would hide.
+func streamSecrets(req Request) *redact.Replacer {
+	list := append(make([]redact.Secret, 0, len(req.Secrets)+len(req.Redact)), req.Redact...)
+	for target, value := range req.Secrets {
+		list = append(list, redact.Secret{Target: target, Value: value})
+	}
+	return redact.NewReplacer(list)
 }
 
 // start spawns under the lock so Shutdown never misses a tree.
