@@ -34,7 +34,7 @@ type Invocation struct {
 	Redact []redact.Secret
 	// OutputCap bounds each output stream's artifact; 0: the plugin's.
 	OutputCap int64
-	Hooks         plugins.Hooks
+	Hooks     plugins.Hooks
 	// OnEvent receives progress, output chunks and artifact refs.
 	OnEvent func(*toolsetv1.InvokeEvent) error
 }

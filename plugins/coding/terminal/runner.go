@@ -51,7 +51,7 @@ type Request struct {
 	Secrets map[string]string
 	// Redact are more values to redact from both streams (the ones the
 	// host found in the call's arguments); they are never set in Env.
-	Redact []redact.Secret
+	Redact  []redact.Secret
 	Timeout time.Duration
 	// ExpireAt, when set, ends the tree like a timeout, as expired.
 	ExpireAt     time.Time
