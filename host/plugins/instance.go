@@ -24,6 +24,10 @@ type instance struct {
 	pid     int
 	started time.Time
 	desc    described
+	// groups are the process groups of its running calls, ended by the
+	// host when the plugin is gone (see spawnedGroups).
+	groups spawnedGroups
+	log    hclog.Logger
 }
 
 type launchConfig struct {
@@ -65,7 +69,7 @@ func launch(ctx context.Context, c Candidate, in Input, cfg launchConfig) (*inst
 		client.Kill()
 		return nil, startError(c, err)
 	}
-	inst := &instance{client: client, hs: newHostServices(), started: time.Now()}
+	inst := &instance{client: client, hs: newHostServices(), started: time.Now(), log: cfg.log.Named(c.Name)}
 	if rc := client.ReattachConfig(); rc != nil {
 		inst.pid = rc.Pid
 	}
@@ -118,6 +122,15 @@ func (inst *instance) exited() bool { return inst.client.Exited() }
 func (inst *instance) kill() {
 	inst.client.Kill()
 	killGroup(inst.pid)
+	inst.endOrphans()
+}
+
+// endOrphans ends the recorded groups of calls the plugin never answered:
+// with the plugin gone (and its reaper, if that died too) nobody else will.
+func (inst *instance) endOrphans() {
+	if ended := inst.groups.endAll(); len(ended) > 0 {
+		inst.log.Warn("ended process groups the plugin left behind", "pgids", ended)
+	}
 }
 
 var pluginVersionRe = regexp.MustCompile(`Plugin version: (\d+)`)

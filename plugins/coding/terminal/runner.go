@@ -35,6 +35,13 @@ type Emitter interface {
 	Artifact(path, mediaType string, size int64, sha256 string) error
 }
 
+// SpawnReporter is an Emitter that can also tell the host about a process
+// group as soon as it exists (sdk.Context is one), so that the host can end
+// the group should this plugin and its reaper both die.
+type SpawnReporter interface {
+	Spawned(pgid int, marker string) error
+}
+
 // Request is one command to run.
 type Request struct {
 	Command string
@@ -185,6 +192,11 @@ func (r *Runner) Run(ctx context.Context, req Request) (*Result, error) {
 	}
 	defer r.forget(p)
 	begin := time.Now()
+	if sr, ok := req.Emit.(SpawnReporter); ok {
+		// Before the sender starts: Emit calls come one at a time. A host
+		// that does not hear of the group only loses its last resort.
+		_ = sr.Spawned(p.PGID, p.StartMarker)
+	}
 
 	chunks := make(chan chunk, 64)
 	senderDone := make(chan error, 1)
