@@ -1,6 +1,7 @@
 package terminal
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -63,8 +64,16 @@ type Request struct {
 	// ExpireAt, when set, ends the tree like a timeout, as expired.
 	ExpireAt     time.Time
 	ArtifactRoot string
-	Emit         Emitter
+	// OutputCap is the most bytes of each stream the artifact keeps; past
+	// it bytes are counted and dropped while the pipe keeps draining.
+	// Zero means DefaultOutputCap.
+	OutputCap int64
+	Emit      Emitter
 }
+
+// DefaultOutputCap bounds one stream's artifact when the operator set
+// nothing.
+const DefaultOutputCap = 256 << 20
 
 // Result is how a command ended and what it printed.
 type Result struct {
@@ -155,6 +164,9 @@ func (r *Runner) Run(ctx context.Context, req Request) (*Result, error) {
 	spawnID := newSpawnID()
 	dir, rel, dirErr := artifactDir(req.ArtifactRoot, spawnID)
 	arts := [2]*artifact{openArtifact(dir, rel, "stdout.log"), openArtifact(dir, rel, "stderr.log")}
+	for _, a := range arts {
+		a.limit = cmp.Or(max(req.OutputCap, 0), DefaultOutputCap)
+	}
 	if dirErr != nil {
 		arts[0].err, arts[1].err = dirErr, dirErr
 	}
