@@ -9,6 +9,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"demiurge.dev/shared/redact"
 	"demiurge.dev/shared/toolsetv1"
 )
 
@@ -41,7 +42,15 @@ type Context struct {
 	// SecretsExpire is how long after the call arrived the earliest secret
 	// binding expires; 0 when none does.
 	SecretsExpire time.Duration
-	Log           hclog.Logger
+	// Redact are values the host found in the call's arguments (option
+	// values, authorization headers, URL userinfo). A tool that persists
+	// output redacts them with the bound Secrets; they are never given to
+	// a child.
+	Redact []redact.Secret
+	// OutputCap is the most bytes of one output stream to keep in an
+	// artifact for this call; 0 means the tool's default.
+	OutputCap int64
+	Log       hclog.Logger
 
 	send func(*toolsetv1.InvokeEvent) error
 	host func() (toolsetv1.HostServicesClient, error)
@@ -69,6 +78,14 @@ func (c *Context) Output(stream string, data []byte) error {
 func (c *Context) Artifact(path, mediaType string, size int64, sha256 string) error {
 	return c.emit(&toolsetv1.InvokeEvent{Event: &toolsetv1.InvokeEvent_Artifact{
 		Artifact: &toolsetv1.ArtifactRef{Path: path, MediaType: mediaType, Size: size, Sha256: sha256}}})
+}
+
+// Spawned tells the host about a process group the call started, so that
+// the host can end it if this plugin dies without doing so. marker is the
+// leader's starttime field of /proc/PID/stat.
+func (c *Context) Spawned(pgid int, marker string) error {
+	return c.emit(&toolsetv1.InvokeEvent{Event: &toolsetv1.InvokeEvent_Spawned{
+		Spawned: &toolsetv1.Spawned{Pgid: int32(pgid), StartMarker: marker}}})
 }
 
 func (c *Context) emit(ev *toolsetv1.InvokeEvent) error {

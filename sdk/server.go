@@ -14,6 +14,7 @@ import (
 	"google.golang.org/grpc"
 
 	"demiurge.dev/shared"
+	"demiurge.dev/shared/redact"
 	"demiurge.dev/shared/toolsetv1"
 )
 
@@ -140,6 +141,10 @@ func (s *server) callContext(ctx context.Context, req *toolsetv1.EffectRequest, 
 		Log:  s.log.With("tool", req.GetTool(), "invocation", req.GetInvocationId()),
 		send: send, host: s.hostClient,
 	}
+	for _, v := range req.GetRedactValues() {
+		c.Redact = append(c.Redact, redact.Secret{Target: v.GetTarget(), Value: v.GetValue()})
+	}
+	c.OutputCap = req.GetOutputCapBytes()
 	for _, g := range req.GetGrants() {
 		c.Grants = append(c.Grants, Grant{Path: g.GetPath(), Write: g.GetAccess() == toolsetv1.Access_ACCESS_WRITE})
 	}

@@ -22,6 +22,8 @@ func globalFlags() []cli.Flag {
 		&cli.StringFlag{Name: "tool-display", Value: "summary", Usage: "how tools are shown: quiet, summary or full"},
 		&cli.StringSliceFlag{Name: "approve", Usage: "approval rule, repeatable: allow:TOOL, allow:TOOL:GLOB, deny:TOOL, deny:TOOL:GLOB"},
 		&cli.StringFlag{Name: "plugin-dir", Usage: "directory of the built-in toolset plugins; default: beside the demiurge binary", EnvVars: []string{"DEMIURGE_PLUGIN_DIR"}, Hidden: true},
+		&cli.Int64Flag{Name: "output-cap-mib", Value: 256, Usage: "MiB of one output stream a terminal call keeps in its artifact; past it bytes are counted and dropped", EnvVars: []string{"DEMIURGE_OUTPUT_CAP_MIB"}},
+		&cli.Int64Flag{Name: "artifact-budget-mib", Value: 4096, Usage: "MiB the artifacts under STATE/runtime/artifacts may hold; the oldest of ended calls and tasks are removed first", EnvVars: []string{"DEMIURGE_ARTIFACT_BUDGET_MIB"}},
 		&cli.StringFlag{Name: "log-level", Value: "warn", Usage: "host log level (trace, debug, info, warn, error); logs go to STATE/logs/host.log", EnvVars: []string{"DEMIURGE_LOG_LEVEL"}},
 	}
 }
@@ -74,11 +76,28 @@ func openHost(c *cli.Context, approver approval.Provider) (*toolhost.Host, error
 	if err != nil {
 		return nil, err
 	}
+	outputCap, err := mebibytes(c, "output-cap-mib")
+	if err != nil {
+		return nil, err
+	}
+	budget, err := mebibytes(c, "artifact-budget-mib")
+	if err != nil {
+		return nil, err
+	}
 	return toolhost.Open(toolhost.Options{
 		CoreDir: c.String("core"), Workspace: c.String("workspace"), StateDir: state,
 		BuiltinPluginDir: builtinPluginDir(c), Approver: approver, Rules: c.StringSlice("approve"),
-		Logger: logger,
+		Logger: logger, OutputCap: outputCap, ArtifactBudget: budget,
 	})
+}
+
+// mebibytes reads a size flag given in MiB as bytes.
+func mebibytes(c *cli.Context, flag string) (int64, error) {
+	n := c.Int64(flag)
+	if n < 1 || n > 1<<40 {
+		return 0, fmt.Errorf("--%s must be a number of MiB from 1 to %d, got %d", flag, int64(1)<<40, n)
+	}
+	return n << 20, nil
 }
 
 // hostLogger writes the host's and the plugins' logs to a file in the state

@@ -10,6 +10,7 @@ import (
 
 	"demiurge.dev/host/plugins"
 	"demiurge.dev/host/policy"
+	"demiurge.dev/host/redact"
 	"demiurge.dev/shared/toolsetv1"
 )
 
@@ -28,7 +29,12 @@ type Invocation struct {
 	// starts; SecretsExpire is how long the bound secrets stay good.
 	Env           []string
 	SecretsExpire time.Duration
-	Hooks         plugins.Hooks
+	// Redact are values found in the arguments that every view hides; the
+	// plugin redacts them from what it persists.
+	Redact []redact.Secret
+	// OutputCap bounds each output stream's artifact; 0: the plugin's.
+	OutputCap int64
+	Hooks     plugins.Hooks
 	// OnEvent receives progress, output chunks and artifact refs.
 	OnEvent func(*toolsetv1.InvokeEvent) error
 }
@@ -54,6 +60,10 @@ func (a PluginAdapter) request(inv Invocation) *toolsetv1.EffectRequest {
 		Workspace: inv.Workspace, ArtifactRoot: inv.ArtifactRoot,
 		Secrets: inv.Secrets, SessionId: inv.Session, TurnId: inv.Turn,
 		Env: inv.Env, SecretsExpireMs: inv.SecretsExpire.Milliseconds(),
+		OutputCapBytes: inv.OutputCap,
+	}
+	for _, s := range inv.Redact {
+		req.RedactValues = append(req.RedactValues, &toolsetv1.RedactValue{Target: s.Target, Value: s.Value})
 	}
 	for _, g := range inv.Grants {
 		access := toolsetv1.Access_ACCESS_READ

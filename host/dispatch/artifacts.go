@@ -48,5 +48,23 @@ func (t *Turn) registerArtifact(ctx context.Context, callID, tool, taskID string
 	if err := t.Artifacts.IndexArtifact(ctx, rec); err != nil {
 		return "", fmt.Errorf("artifact %s could not be indexed: %w", ref, err)
 	}
+	if p, ok := t.Artifacts.(ArtifactPruner); ok {
+		// Retention: the new artifact may push runtime/artifacts over its
+		// budget; the oldest of ended calls and tasks make room, never
+		// this call's or this task's own (named within this session's
+		// root: call ids repeat across sessions).
+		live := func(r runtime.ArtifactRecord) bool {
+			return r.Root == rec.Root && ((callID != "" && r.CallID == callID) || (taskID != "" && r.TaskID == taskID))
+		}
+		// The artifact is recorded; a failed prune only leaves more on
+		// disk than the budget, and the next registration tries again.
+		_, _ = p.PruneArtifacts(ctx, filepath.Dir(root), t.ArtifactBudget, live)
+	}
 	return ref, nil
+}
+
+// ArtifactPruner keeps runtime/artifacts within a budget (runtime.Store
+// is one).
+type ArtifactPruner interface {
+	PruneArtifacts(ctx context.Context, dir string, budget int64, live func(runtime.ArtifactRecord) bool) (runtime.PruneReport, error)
 }

@@ -170,6 +170,10 @@ func (t *Turn) admit(ctx context.Context, p *prepared) admission {
 		ID: newInvocationID(), Tool: p.entry.Spec.Name, Args: p.argsRaw,
 		Workspace: t.Workspace.Root, Grants: p.assess.Grants,
 		ArtifactRoot: t.ArtifactRoot, Session: t.Authority.Session, Turn: t.ID,
+		// What the views will hide, the plugin's stream redactor hides in
+		// what it persists.
+		Redact:    redact.Discover(p.args, nil),
+		OutputCap: t.OutputCap,
 	}
 	adapter, ok := p.entry.Binding.(Adapter)
 	if !ok {

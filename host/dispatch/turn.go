@@ -33,6 +33,13 @@ type Turn struct {
 	Events    EventSink
 	// ArtifactRoot is where this turn's calls may write artifacts.
 	ArtifactRoot string
+	// OutputCap is the most bytes of one output stream a call keeps in its
+	// artifact (the operator's setting); 0 leaves the plugin's default.
+	OutputCap int64
+	// ArtifactBudget is the most bytes the indexed artifacts under
+	// runtime/artifacts may hold (the operator's setting); 0 means
+	// runtime.DefaultArtifactBudget. Only with an Artifacts that prunes.
+	ArtifactBudget int64
 	// Artifacts indexes the artifacts calls report (optional; without it
 	// they are checked but not recorded).
 	Artifacts ArtifactIndex

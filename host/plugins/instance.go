@@ -2,8 +2,6 @@ package plugins
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"regexp"
@@ -26,6 +24,10 @@ type instance struct {
 	pid     int
 	started time.Time
 	desc    described
+	// groups are the process groups of its running calls, ended by the
+	// host when the plugin is gone (see spawnedGroups).
+	groups spawnedGroups
+	log    hclog.Logger
 }
 
 type launchConfig struct {
@@ -41,15 +43,20 @@ func launch(ctx context.Context, c Candidate, in Input, cfg launchConfig) (*inst
 	if c.Problem != "" {
 		return nil, fmt.Errorf("toolset plugin %s is refused: %s", c.Name, c.Problem)
 	}
-	sum, err := hex.DecodeString(c.Recorded)
+	// The bytes that run are the bytes checked: the binary is read once,
+	// into a sealed image, and the image is what the child executes.
+	img, err := verifiedImage(c)
 	if err != nil {
-		return nil, fmt.Errorf("toolset plugin %s: recorded checksum: %w", c.Name, err)
+		return nil, startError(c, err)
+	}
+	defer img.close() // the started plugin holds its own mapping
+	if testHookImageVerified != nil {
+		testHookImageVerified(c, img)
 	}
 	client := plugin.NewClient(&plugin.ClientConfig{
 		HandshakeConfig:  shared.Handshake,
 		VersionedPlugins: shared.VersionedPlugins(&shared.ToolsetPlugin{}),
-		Cmd:              command(c.Path, cfg.env),
-		SecureConfig:     &plugin.SecureConfig{Checksum: sum, Hash: sha256.New()},
+		Cmd:              command(img.execPath(), c.Path, cfg.env),
 		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
 		AutoMTLS:         true,
 		SkipHostEnv:      true,
@@ -62,7 +69,7 @@ func launch(ctx context.Context, c Candidate, in Input, cfg launchConfig) (*inst
 		client.Kill()
 		return nil, startError(c, err)
 	}
-	inst := &instance{client: client, hs: newHostServices(), started: time.Now()}
+	inst := &instance{client: client, hs: newHostServices(), started: time.Now(), log: cfg.log.Named(c.Name)}
 	if rc := client.ReattachConfig(); rc != nil {
 		inst.pid = rc.Pid
 	}
@@ -115,6 +122,15 @@ func (inst *instance) exited() bool { return inst.client.Exited() }
 func (inst *instance) kill() {
 	inst.client.Kill()
 	killGroup(inst.pid)
+	inst.endOrphans()
+}
+
+// endOrphans ends the recorded groups of calls the plugin never answered:
+// with the plugin gone (and its reaper, if that died too) nobody else will.
+func (inst *instance) endOrphans() {
+	if ended := inst.groups.endAll(); len(ended) > 0 {
+		inst.log.Warn("ended process groups the plugin left behind", "pgids", ended)
+	}
 }
 
 var pluginVersionRe = regexp.MustCompile(`Plugin version: (\d+)`)
@@ -125,7 +141,7 @@ func startError(c Candidate, err error) error {
 	msg := err.Error()
 	switch {
 	case errors.Is(err, plugin.ErrChecksumsDoNotMatch):
-		actual, _ := fileSHA256(c.Path)
+		actual, _ := mismatchSum(err)
 		return fmt.Errorf("toolset plugin %s is refused and was not started: its sha256 is %s but %s was recorded; rebuild it with make or reinstall it: %w", c.Name, actual, c.Recorded, err)
 	case strings.Contains(msg, "ncompatible API version"):
 		theirs := "another"

@@ -249,7 +249,14 @@ func (m *Manager) Invoke(ctx context.Context, name string, req *toolsetv1.Effect
 			return nil, m.callError(ctx, inst, name, err)
 		}
 		if r := ev.GetResult(); r != nil {
+			inst.groups.done(req.GetInvocationId())
 			return r, nil
+		}
+		if sp := ev.GetSpawned(); sp != nil {
+			if !inst.groups.add(req.GetInvocationId(), inst.pid, int(sp.GetPgid()), sp.GetStartMarker()) {
+				m.cfg.log.Debug("a reported process group is not (or no longer) the plugin's own child group; not recorded", "plugin", name, "pgid", sp.GetPgid())
+			}
+			continue
 		}
 		if onEvent != nil {
 			if err := onEvent(ev); err != nil {
@@ -269,6 +276,7 @@ func (m *Manager) callError(ctx context.Context, inst *instance, name string, er
 		time.Sleep(10 * time.Millisecond)
 	}
 	if inst.exited() {
+		inst.endOrphans()
 		return fmt.Errorf("toolset plugin %s exited during the call, which did not complete; it will be restarted on the next call", name)
 	}
 	return fmt.Errorf("toolset plugin %s: %w", name, err)

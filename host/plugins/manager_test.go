@@ -30,6 +30,7 @@ func TestMain(m *testing.M) {
 			"garbage":   "demiurge.dev/sdk/testtoolsets/garbage",
 			"protocol2": "demiurge.dev/sdk/testtoolsets/protocol2",
 			"textstats": "demiurge.dev/sdk/example/textstats",
+			"coding":    "demiurge.dev/plugins/coding",
 		} {
 			out := filepath.Join(dir, BinaryPrefix+name)
 			if b, err := exec.Command("go", "build", "-o", out, pkg).CombinedOutput(); err != nil {

@@ -48,8 +48,9 @@ func killGroup(pid int) {
 	}
 }
 
-func command(path string, env []string) *exec.Cmd {
-	cmd := exec.Command(path)
+// command runs the file at path, showing name as argv[0].
+func command(path, name string, env []string) *exec.Cmd {
+	cmd := &exec.Cmd{Path: path, Args: []string{name}}
 	// Capacity clipped: go-plugin appends per-start secrets (the mTLS
 	// client certificate) to Env, which must never land in a backing array
 	// shared with a concurrent start.

@@ -47,6 +47,11 @@ type Options struct {
 	Rules     []string
 	Principal string
 	Logger    hclog.Logger
+	// OutputCap bounds each output stream's artifact of one call, and
+	// ArtifactBudget all indexed artifacts, in bytes; 0 means the
+	// defaults (terminal.DefaultOutputCap, runtime.DefaultArtifactBudget).
+	OutputCap      int64
+	ArtifactBudget int64
 }
 
 // Host is one running host process's view of its core and tools.
@@ -72,6 +77,8 @@ type Host struct {
 	store     *runtime.Store
 	storeErr  error
 	tasks     hostTasks
+
+	outputCap, artifactBudget int64
 }
 
 // InstalledPluginDir is where package install puts plugin binaries.
@@ -109,7 +116,7 @@ func Open(opts Options) (*Host, error) {
 	if err != nil {
 		return nil, err
 	}
-	h := &Host{Core: c, Plugins: pm, StateDir: opts.StateDir, Packages: pkgs}
+	h := &Host{Core: c, Plugins: pm, StateDir: opts.StateDir, Packages: pkgs, outputCap: opts.OutputCap, artifactBudget: opts.ArtifactBudget}
 	if err := h.assemble(opts); err != nil {
 		pm.Close()
 		return nil, err

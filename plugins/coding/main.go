@@ -7,8 +7,6 @@
 package main
 
 import (
-	"os"
-
 	"demiurge.dev/plugins/coding/terminal"
 	"demiurge.dev/sdk"
 )
@@ -21,10 +19,9 @@ func main() {
 	// trees if this process is killed outright.
 	terminal.MaybeRunReaper()
 	runner := terminal.NewRunner()
+	// /proc/self/exe, never a path: the host runs this plugin from a
+	// sealed in-memory image of its verified bytes, which has no path.
 	runner.ReaperExe = "/proc/self/exe"
-	if exe, err := os.Executable(); err == nil {
-		runner.ReaperExe = exe
-	}
 	sdk.Serve(sdk.Toolset{Name: "coding", Version: Version, Tools: func() []sdk.Tool { return toolsWith(runner) }})
 	// Serve returns when the host stops the plugin: no command outlives it.
 	runner.Shutdown()

@@ -89,8 +89,9 @@ func (t *terminalTool) Execute(ctx *sdk.Context, args json.RawMessage) (*sdk.Res
 		return nil, fmt.Errorf("the host bound a secret to %q, which the terminal never sets", target)
 	}
 	req := terminal.Request{
-		Command: p.Command, Dir: dir, Env: childEnv(ctx.Env, ctx.Secrets), Secrets: ctx.Secrets,
-		Timeout: timeout, ArtifactRoot: ctx.ArtifactRoot, Emit: ctx,
+		Command: p.Command, Dir: dir, Root: root, Env: childEnv(ctx.Env, ctx.Secrets), Secrets: ctx.Secrets,
+		Redact:  ctx.Redact,
+		Timeout: timeout, ArtifactRoot: ctx.ArtifactRoot, OutputCap: ctx.OutputCap, Emit: ctx,
 	}
 	if ctx.SecretsExpire > 0 {
 		req.ExpireAt = arrived.Add(ctx.SecretsExpire)
@@ -264,6 +265,9 @@ func modelView(r *terminal.Result) string {
 		if s.sr.Truncated {
 			notes = append(notes, fmt.Sprintf("%s shows only its last %d of %d characters", s.name, utf8.RuneCountInString(s.sr.Tail), s.sr.Chars))
 		}
+		if s.sr.DroppedBytes > 0 {
+			notes = append(notes, droppedNote(s.name, s.sr))
+		}
 	}
 	switch r.ExitReason {
 	case terminal.ReasonTimeout:
@@ -307,6 +311,9 @@ func displayView(command, cwd string, r *terminal.Result) string {
 			fmt.Fprintf(&b, ", last %d characters", utf8.RuneCountInString(s.sr.Tail))
 		}
 		b.WriteString("):\n")
+		if s.sr.DroppedBytes > 0 {
+			b.WriteString(droppedNote(s.name, s.sr) + "\n")
+		}
 		b.WriteString(s.sr.Tail)
 		if s.sr.Tail != "" && !strings.HasSuffix(s.sr.Tail, "\n") {
 			b.WriteString("\n")
@@ -316,6 +323,11 @@ func displayView(command, cwd string, r *terminal.Result) string {
 		fmt.Fprintf(&b, "error: %s\n", r.Error)
 	}
 	return b.String()
+}
+
+// droppedNote says how much of a stream its artifact could not keep.
+func droppedNote(name string, sr terminal.StreamResult) string {
+	return fmt.Sprintf("%s: %d bytes past the output cap of %d bytes were dropped; the artifact keeps the first %d", name, sr.DroppedBytes, sr.CapBytes, sr.Bytes-sr.DroppedBytes)
 }
 
 // relCwd shows cwd relative to the workspace ("." for the root).

@@ -876,8 +876,17 @@ type EffectRequest struct {
 	// earliest secret binding expires; the plugin ends the command's process
 	// tree then. 0 means no binding expires.
 	SecretsExpireMs int64 `protobuf:"varint,12,opt,name=secrets_expire_ms,json=secretsExpireMs,proto3" json:"secrets_expire_ms,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	// Values the host found in the call's arguments (option values such as
+	// --password=x, authorization headers, URL userinfo). A plugin that
+	// persists output redacts them as <redacted:TARGET>, as it does the
+	// bound secrets; they are never put in any environment.
+	RedactValues []*RedactValue `protobuf:"bytes,20,rep,name=redact_values,json=redactValues,proto3" json:"redact_values,omitempty"`
+	// The most bytes of one output stream a plugin keeps in its artifact for
+	// this call; past it bytes are counted and dropped. 0: the plugin's
+	// default.
+	OutputCapBytes int64 `protobuf:"varint,21,opt,name=output_cap_bytes,json=outputCapBytes,proto3" json:"output_cap_bytes,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *EffectRequest) Reset() {
@@ -994,6 +1003,72 @@ func (x *EffectRequest) GetSecretsExpireMs() int64 {
 	return 0
 }
 
+func (x *EffectRequest) GetRedactValues() []*RedactValue {
+	if x != nil {
+		return x.RedactValues
+	}
+	return nil
+}
+
+func (x *EffectRequest) GetOutputCapBytes() int64 {
+	if x != nil {
+		return x.OutputCapBytes
+	}
+	return 0
+}
+
+type RedactValue struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Target        string                 `protobuf:"bytes,1,opt,name=target,proto3" json:"target,omitempty"`
+	Value         string                 `protobuf:"bytes,2,opt,name=value,proto3" json:"value,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RedactValue) Reset() {
+	*x = RedactValue{}
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RedactValue) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RedactValue) ProtoMessage() {}
+
+func (x *RedactValue) ProtoReflect() protoreflect.Message {
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RedactValue.ProtoReflect.Descriptor instead.
+func (*RedactValue) Descriptor() ([]byte, []int) {
+	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *RedactValue) GetTarget() string {
+	if x != nil {
+		return x.Target
+	}
+	return ""
+}
+
+func (x *RedactValue) GetValue() string {
+	if x != nil {
+		return x.Value
+	}
+	return ""
+}
+
 type InvokeEvent struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Types that are valid to be assigned to Event:
@@ -1002,6 +1077,7 @@ type InvokeEvent struct {
 	//	*InvokeEvent_Output
 	//	*InvokeEvent_Artifact
 	//	*InvokeEvent_Result
+	//	*InvokeEvent_Spawned
 	Event         isInvokeEvent_Event `protobuf_oneof:"event"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1009,7 +1085,7 @@ type InvokeEvent struct {
 
 func (x *InvokeEvent) Reset() {
 	*x = InvokeEvent{}
-	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[12]
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1021,7 +1097,7 @@ func (x *InvokeEvent) String() string {
 func (*InvokeEvent) ProtoMessage() {}
 
 func (x *InvokeEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[12]
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1034,7 +1110,7 @@ func (x *InvokeEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InvokeEvent.ProtoReflect.Descriptor instead.
 func (*InvokeEvent) Descriptor() ([]byte, []int) {
-	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{12}
+	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *InvokeEvent) GetEvent() isInvokeEvent_Event {
@@ -1080,6 +1156,15 @@ func (x *InvokeEvent) GetResult() *ToolResult {
 	return nil
 }
 
+func (x *InvokeEvent) GetSpawned() *Spawned {
+	if x != nil {
+		if x, ok := x.Event.(*InvokeEvent_Spawned); ok {
+			return x.Spawned
+		}
+	}
+	return nil
+}
+
 type isInvokeEvent_Event interface {
 	isInvokeEvent_Event()
 }
@@ -1100,6 +1185,10 @@ type InvokeEvent_Result struct {
 	Result *ToolResult `protobuf:"bytes,4,opt,name=result,proto3,oneof"`
 }
 
+type InvokeEvent_Spawned struct {
+	Spawned *Spawned `protobuf:"bytes,20,opt,name=spawned,proto3,oneof"`
+}
+
 func (*InvokeEvent_Progress) isInvokeEvent_Event() {}
 
 func (*InvokeEvent_Output) isInvokeEvent_Event() {}
@@ -1107,6 +1196,64 @@ func (*InvokeEvent_Output) isInvokeEvent_Event() {}
 func (*InvokeEvent_Artifact) isInvokeEvent_Event() {}
 
 func (*InvokeEvent_Result) isInvokeEvent_Event() {}
+
+func (*InvokeEvent_Spawned) isInvokeEvent_Event() {}
+
+// A process group the call started, reported as soon as it exists: if the
+// plugin and its reaper both die, the host ends the group, after checking
+// that the leader's start marker (starttime of /proc/PID/stat) still
+// matches, so a reused id is never signalled.
+type Spawned struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Pgid          int32                  `protobuf:"varint,1,opt,name=pgid,proto3" json:"pgid,omitempty"`
+	StartMarker   string                 `protobuf:"bytes,2,opt,name=start_marker,json=startMarker,proto3" json:"start_marker,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Spawned) Reset() {
+	*x = Spawned{}
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Spawned) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Spawned) ProtoMessage() {}
+
+func (x *Spawned) ProtoReflect() protoreflect.Message {
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Spawned.ProtoReflect.Descriptor instead.
+func (*Spawned) Descriptor() ([]byte, []int) {
+	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *Spawned) GetPgid() int32 {
+	if x != nil {
+		return x.Pgid
+	}
+	return 0
+}
+
+func (x *Spawned) GetStartMarker() string {
+	if x != nil {
+		return x.StartMarker
+	}
+	return ""
+}
 
 type Progress struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -1118,7 +1265,7 @@ type Progress struct {
 
 func (x *Progress) Reset() {
 	*x = Progress{}
-	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[13]
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1130,7 +1277,7 @@ func (x *Progress) String() string {
 func (*Progress) ProtoMessage() {}
 
 func (x *Progress) ProtoReflect() protoreflect.Message {
-	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[13]
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1143,7 +1290,7 @@ func (x *Progress) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Progress.ProtoReflect.Descriptor instead.
 func (*Progress) Descriptor() ([]byte, []int) {
-	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{13}
+	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *Progress) GetMessage() string {
@@ -1170,7 +1317,7 @@ type OutputChunk struct {
 
 func (x *OutputChunk) Reset() {
 	*x = OutputChunk{}
-	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[14]
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1182,7 +1329,7 @@ func (x *OutputChunk) String() string {
 func (*OutputChunk) ProtoMessage() {}
 
 func (x *OutputChunk) ProtoReflect() protoreflect.Message {
-	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[14]
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1195,7 +1342,7 @@ func (x *OutputChunk) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OutputChunk.ProtoReflect.Descriptor instead.
 func (*OutputChunk) Descriptor() ([]byte, []int) {
-	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{14}
+	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *OutputChunk) GetStream() string {
@@ -1224,7 +1371,7 @@ type ArtifactRef struct {
 
 func (x *ArtifactRef) Reset() {
 	*x = ArtifactRef{}
-	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[15]
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1236,7 +1383,7 @@ func (x *ArtifactRef) String() string {
 func (*ArtifactRef) ProtoMessage() {}
 
 func (x *ArtifactRef) ProtoReflect() protoreflect.Message {
-	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[15]
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1249,7 +1396,7 @@ func (x *ArtifactRef) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ArtifactRef.ProtoReflect.Descriptor instead.
 func (*ArtifactRef) Descriptor() ([]byte, []int) {
-	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{15}
+	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *ArtifactRef) GetPath() string {
@@ -1301,7 +1448,7 @@ type ToolResult struct {
 
 func (x *ToolResult) Reset() {
 	*x = ToolResult{}
-	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[16]
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1313,7 +1460,7 @@ func (x *ToolResult) String() string {
 func (*ToolResult) ProtoMessage() {}
 
 func (x *ToolResult) ProtoReflect() protoreflect.Message {
-	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[16]
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1326,7 +1473,7 @@ func (x *ToolResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolResult.ProtoReflect.Descriptor instead.
 func (*ToolResult) Descriptor() ([]byte, []int) {
-	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{16}
+	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *ToolResult) GetIsError() bool {
@@ -1394,7 +1541,7 @@ type CancelRequest struct {
 
 func (x *CancelRequest) Reset() {
 	*x = CancelRequest{}
-	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[17]
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1406,7 +1553,7 @@ func (x *CancelRequest) String() string {
 func (*CancelRequest) ProtoMessage() {}
 
 func (x *CancelRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[17]
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1419,7 +1566,7 @@ func (x *CancelRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelRequest.ProtoReflect.Descriptor instead.
 func (*CancelRequest) Descriptor() ([]byte, []int) {
-	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{17}
+	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *CancelRequest) GetInvocationId() string {
@@ -1438,7 +1585,7 @@ type CancelResponse struct {
 
 func (x *CancelResponse) Reset() {
 	*x = CancelResponse{}
-	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[18]
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1450,7 +1597,7 @@ func (x *CancelResponse) String() string {
 func (*CancelResponse) ProtoMessage() {}
 
 func (x *CancelResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[18]
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1463,7 +1610,7 @@ func (x *CancelResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelResponse.ProtoReflect.Descriptor instead.
 func (*CancelResponse) Descriptor() ([]byte, []int) {
-	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{18}
+	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *CancelResponse) GetFound() bool {
@@ -1481,7 +1628,7 @@ type HealthRequest struct {
 
 func (x *HealthRequest) Reset() {
 	*x = HealthRequest{}
-	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[19]
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1493,7 +1640,7 @@ func (x *HealthRequest) String() string {
 func (*HealthRequest) ProtoMessage() {}
 
 func (x *HealthRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[19]
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1506,7 +1653,7 @@ func (x *HealthRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HealthRequest.ProtoReflect.Descriptor instead.
 func (*HealthRequest) Descriptor() ([]byte, []int) {
-	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{19}
+	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{21}
 }
 
 type HealthResponse struct {
@@ -1519,7 +1666,7 @@ type HealthResponse struct {
 
 func (x *HealthResponse) Reset() {
 	*x = HealthResponse{}
-	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[20]
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1531,7 +1678,7 @@ func (x *HealthResponse) String() string {
 func (*HealthResponse) ProtoMessage() {}
 
 func (x *HealthResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[20]
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1544,7 +1691,7 @@ func (x *HealthResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HealthResponse.ProtoReflect.Descriptor instead.
 func (*HealthResponse) Descriptor() ([]byte, []int) {
-	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{20}
+	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *HealthResponse) GetStatus() string {
@@ -1573,7 +1720,7 @@ type CapabilityRequest struct {
 
 func (x *CapabilityRequest) Reset() {
 	*x = CapabilityRequest{}
-	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[21]
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1585,7 +1732,7 @@ func (x *CapabilityRequest) String() string {
 func (*CapabilityRequest) ProtoMessage() {}
 
 func (x *CapabilityRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[21]
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1598,7 +1745,7 @@ func (x *CapabilityRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CapabilityRequest.ProtoReflect.Descriptor instead.
 func (*CapabilityRequest) Descriptor() ([]byte, []int) {
-	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{21}
+	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *CapabilityRequest) GetInvocationId() string {
@@ -1632,7 +1779,7 @@ type CapabilityResponse struct {
 
 func (x *CapabilityResponse) Reset() {
 	*x = CapabilityResponse{}
-	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[22]
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1644,7 +1791,7 @@ func (x *CapabilityResponse) String() string {
 func (*CapabilityResponse) ProtoMessage() {}
 
 func (x *CapabilityResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[22]
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1657,7 +1804,7 @@ func (x *CapabilityResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CapabilityResponse.ProtoReflect.Descriptor instead.
 func (*CapabilityResponse) Descriptor() ([]byte, []int) {
-	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{22}
+	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *CapabilityResponse) GetGranted() bool {
@@ -1684,7 +1831,7 @@ type DeliverRequest struct {
 
 func (x *DeliverRequest) Reset() {
 	*x = DeliverRequest{}
-	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[23]
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1696,7 +1843,7 @@ func (x *DeliverRequest) String() string {
 func (*DeliverRequest) ProtoMessage() {}
 
 func (x *DeliverRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[23]
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1709,7 +1856,7 @@ func (x *DeliverRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeliverRequest.ProtoReflect.Descriptor instead.
 func (*DeliverRequest) Descriptor() ([]byte, []int) {
-	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{23}
+	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *DeliverRequest) GetInvocationId() string {
@@ -1734,7 +1881,7 @@ type DeliverResponse struct {
 
 func (x *DeliverResponse) Reset() {
 	*x = DeliverResponse{}
-	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[24]
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1746,7 +1893,7 @@ func (x *DeliverResponse) String() string {
 func (*DeliverResponse) ProtoMessage() {}
 
 func (x *DeliverResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[24]
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1759,7 +1906,7 @@ func (x *DeliverResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeliverResponse.ProtoReflect.Descriptor instead.
 func (*DeliverResponse) Descriptor() ([]byte, []int) {
-	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{24}
+	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{26}
 }
 
 // TaskView is the model's view of a background task: bounded status and
@@ -1783,7 +1930,7 @@ type TaskView struct {
 
 func (x *TaskView) Reset() {
 	*x = TaskView{}
-	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[25]
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1795,7 +1942,7 @@ func (x *TaskView) String() string {
 func (*TaskView) ProtoMessage() {}
 
 func (x *TaskView) ProtoReflect() protoreflect.Message {
-	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[25]
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1808,7 +1955,7 @@ func (x *TaskView) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskView.ProtoReflect.Descriptor instead.
 func (*TaskView) Descriptor() ([]byte, []int) {
-	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{25}
+	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *TaskView) GetId() string {
@@ -1884,7 +2031,7 @@ type TaskStatusRequest struct {
 
 func (x *TaskStatusRequest) Reset() {
 	*x = TaskStatusRequest{}
-	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[26]
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1896,7 +2043,7 @@ func (x *TaskStatusRequest) String() string {
 func (*TaskStatusRequest) ProtoMessage() {}
 
 func (x *TaskStatusRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[26]
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1909,7 +2056,7 @@ func (x *TaskStatusRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskStatusRequest.ProtoReflect.Descriptor instead.
 func (*TaskStatusRequest) Descriptor() ([]byte, []int) {
-	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{26}
+	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *TaskStatusRequest) GetInvocationId() string {
@@ -1937,7 +2084,7 @@ type TaskControlRequest struct {
 
 func (x *TaskControlRequest) Reset() {
 	*x = TaskControlRequest{}
-	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[27]
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1949,7 +2096,7 @@ func (x *TaskControlRequest) String() string {
 func (*TaskControlRequest) ProtoMessage() {}
 
 func (x *TaskControlRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[27]
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1962,7 +2109,7 @@ func (x *TaskControlRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskControlRequest.ProtoReflect.Descriptor instead.
 func (*TaskControlRequest) Descriptor() ([]byte, []int) {
-	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{27}
+	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *TaskControlRequest) GetInvocationId() string {
@@ -1997,7 +2144,7 @@ type TaskWaitRequest struct {
 
 func (x *TaskWaitRequest) Reset() {
 	*x = TaskWaitRequest{}
-	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[28]
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2009,7 +2156,7 @@ func (x *TaskWaitRequest) String() string {
 func (*TaskWaitRequest) ProtoMessage() {}
 
 func (x *TaskWaitRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[28]
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2022,7 +2169,7 @@ func (x *TaskWaitRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskWaitRequest.ProtoReflect.Descriptor instead.
 func (*TaskWaitRequest) Descriptor() ([]byte, []int) {
-	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{28}
+	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *TaskWaitRequest) GetInvocationId() string {
@@ -2058,7 +2205,7 @@ type TaskResponse struct {
 
 func (x *TaskResponse) Reset() {
 	*x = TaskResponse{}
-	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[29]
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2070,7 +2217,7 @@ func (x *TaskResponse) String() string {
 func (*TaskResponse) ProtoMessage() {}
 
 func (x *TaskResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[29]
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2083,7 +2230,7 @@ func (x *TaskResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskResponse.ProtoReflect.Descriptor instead.
 func (*TaskResponse) Descriptor() ([]byte, []int) {
-	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{29}
+	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *TaskResponse) GetTask() *TaskView {
@@ -2109,7 +2256,7 @@ type TaskListRequest struct {
 
 func (x *TaskListRequest) Reset() {
 	*x = TaskListRequest{}
-	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[30]
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2121,7 +2268,7 @@ func (x *TaskListRequest) String() string {
 func (*TaskListRequest) ProtoMessage() {}
 
 func (x *TaskListRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[30]
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2134,7 +2281,7 @@ func (x *TaskListRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskListRequest.ProtoReflect.Descriptor instead.
 func (*TaskListRequest) Descriptor() ([]byte, []int) {
-	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{30}
+	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *TaskListRequest) GetInvocationId() string {
@@ -2153,7 +2300,7 @@ type TaskListResponse struct {
 
 func (x *TaskListResponse) Reset() {
 	*x = TaskListResponse{}
-	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[31]
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2165,7 +2312,7 @@ func (x *TaskListResponse) String() string {
 func (*TaskListResponse) ProtoMessage() {}
 
 func (x *TaskListResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[31]
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2178,7 +2325,7 @@ func (x *TaskListResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskListResponse.ProtoReflect.Descriptor instead.
 func (*TaskListResponse) Descriptor() ([]byte, []int) {
-	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{31}
+	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *TaskListResponse) GetTasks() []*TaskView {
@@ -2197,7 +2344,7 @@ type ToolsListRequest struct {
 
 func (x *ToolsListRequest) Reset() {
 	*x = ToolsListRequest{}
-	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[32]
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2209,7 +2356,7 @@ func (x *ToolsListRequest) String() string {
 func (*ToolsListRequest) ProtoMessage() {}
 
 func (x *ToolsListRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[32]
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2222,7 +2369,7 @@ func (x *ToolsListRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolsListRequest.ProtoReflect.Descriptor instead.
 func (*ToolsListRequest) Descriptor() ([]byte, []int) {
-	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{32}
+	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *ToolsListRequest) GetInvocationId() string {
@@ -2257,7 +2404,7 @@ type ToolListing struct {
 
 func (x *ToolListing) Reset() {
 	*x = ToolListing{}
-	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[33]
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2269,7 +2416,7 @@ func (x *ToolListing) String() string {
 func (*ToolListing) ProtoMessage() {}
 
 func (x *ToolListing) ProtoReflect() protoreflect.Message {
-	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[33]
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2282,7 +2429,7 @@ func (x *ToolListing) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolListing.ProtoReflect.Descriptor instead.
 func (*ToolListing) Descriptor() ([]byte, []int) {
-	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{33}
+	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *ToolListing) GetName() string {
@@ -2343,7 +2490,7 @@ type ToolsListResponse struct {
 
 func (x *ToolsListResponse) Reset() {
 	*x = ToolsListResponse{}
-	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[34]
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2355,7 +2502,7 @@ func (x *ToolsListResponse) String() string {
 func (*ToolsListResponse) ProtoMessage() {}
 
 func (x *ToolsListResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[34]
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2368,7 +2515,7 @@ func (x *ToolsListResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolsListResponse.ProtoReflect.Descriptor instead.
 func (*ToolsListResponse) Descriptor() ([]byte, []int) {
-	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{34}
+	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *ToolsListResponse) GetTools() []*ToolListing {
@@ -2433,7 +2580,7 @@ const file_demiurge_toolset_v1_toolset_proto_rawDesc = "" +
 	"\x11ConfigureResponse\"T\n" +
 	"\tPathGrant\x12\x12\n" +
 	"\x04path\x18\x01 \x01(\tR\x04path\x123\n" +
-	"\x06access\x18\x02 \x01(\x0e2\x1b.demiurge.toolset.v1.AccessR\x06access\"\xfd\x03\n" +
+	"\x06access\x18\x02 \x01(\x0e2\x1b.demiurge.toolset.v1.AccessR\x06access\"\xee\x04\n" +
 	"\rEffectRequest\x12#\n" +
 	"\rinvocation_id\x18\x01 \x01(\tR\finvocationId\x12\x12\n" +
 	"\x04tool\x18\x02 \x01(\tR\x04tool\x12\x1c\n" +
@@ -2449,16 +2596,25 @@ const file_demiurge_toolset_v1_toolset_proto_rawDesc = "" +
 	"timeout_ms\x18\n" +
 	" \x01(\x03R\ttimeoutMs\x12\x10\n" +
 	"\x03env\x18\v \x03(\tR\x03env\x12*\n" +
-	"\x11secrets_expire_ms\x18\f \x01(\x03R\x0fsecretsExpireMs\x1a:\n" +
+	"\x11secrets_expire_ms\x18\f \x01(\x03R\x0fsecretsExpireMs\x12E\n" +
+	"\rredact_values\x18\x14 \x03(\v2 .demiurge.toolset.v1.RedactValueR\fredactValues\x12(\n" +
+	"\x10output_cap_bytes\x18\x15 \x01(\x03R\x0eoutputCapBytes\x1a:\n" +
 	"\fSecretsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\x8a\x02\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\";\n" +
+	"\vRedactValue\x12\x16\n" +
+	"\x06target\x18\x01 \x01(\tR\x06target\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value\"\xc4\x02\n" +
 	"\vInvokeEvent\x12;\n" +
 	"\bprogress\x18\x01 \x01(\v2\x1d.demiurge.toolset.v1.ProgressH\x00R\bprogress\x12:\n" +
 	"\x06output\x18\x02 \x01(\v2 .demiurge.toolset.v1.OutputChunkH\x00R\x06output\x12>\n" +
 	"\bartifact\x18\x03 \x01(\v2 .demiurge.toolset.v1.ArtifactRefH\x00R\bartifact\x129\n" +
-	"\x06result\x18\x04 \x01(\v2\x1f.demiurge.toolset.v1.ToolResultH\x00R\x06resultB\a\n" +
+	"\x06result\x18\x04 \x01(\v2\x1f.demiurge.toolset.v1.ToolResultH\x00R\x06result\x128\n" +
+	"\aspawned\x18\x14 \x01(\v2\x1c.demiurge.toolset.v1.SpawnedH\x00R\aspawnedB\a\n" +
 	"\x05event\"@\n" +
+	"\aSpawned\x12\x12\n" +
+	"\x04pgid\x18\x01 \x01(\x05R\x04pgid\x12!\n" +
+	"\fstart_marker\x18\x02 \x01(\tR\vstartMarker\"@\n" +
 	"\bProgress\x12\x18\n" +
 	"\amessage\x18\x01 \x01(\tR\amessage\x12\x1a\n" +
 	"\bfraction\x18\x02 \x01(\x01R\bfraction\"9\n" +
@@ -2591,7 +2747,7 @@ func file_demiurge_toolset_v1_toolset_proto_rawDescGZIP() []byte {
 }
 
 var file_demiurge_toolset_v1_toolset_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_demiurge_toolset_v1_toolset_proto_msgTypes = make([]protoimpl.MessageInfo, 36)
+var file_demiurge_toolset_v1_toolset_proto_msgTypes = make([]protoimpl.MessageInfo, 38)
 var file_demiurge_toolset_v1_toolset_proto_goTypes = []any{
 	(Effect)(0),                // 0: demiurge.toolset.v1.Effect
 	(Access)(0),                // 1: demiurge.toolset.v1.Access
@@ -2607,30 +2763,32 @@ var file_demiurge_toolset_v1_toolset_proto_goTypes = []any{
 	(*ConfigureResponse)(nil),  // 11: demiurge.toolset.v1.ConfigureResponse
 	(*PathGrant)(nil),          // 12: demiurge.toolset.v1.PathGrant
 	(*EffectRequest)(nil),      // 13: demiurge.toolset.v1.EffectRequest
-	(*InvokeEvent)(nil),        // 14: demiurge.toolset.v1.InvokeEvent
-	(*Progress)(nil),           // 15: demiurge.toolset.v1.Progress
-	(*OutputChunk)(nil),        // 16: demiurge.toolset.v1.OutputChunk
-	(*ArtifactRef)(nil),        // 17: demiurge.toolset.v1.ArtifactRef
-	(*ToolResult)(nil),         // 18: demiurge.toolset.v1.ToolResult
-	(*CancelRequest)(nil),      // 19: demiurge.toolset.v1.CancelRequest
-	(*CancelResponse)(nil),     // 20: demiurge.toolset.v1.CancelResponse
-	(*HealthRequest)(nil),      // 21: demiurge.toolset.v1.HealthRequest
-	(*HealthResponse)(nil),     // 22: demiurge.toolset.v1.HealthResponse
-	(*CapabilityRequest)(nil),  // 23: demiurge.toolset.v1.CapabilityRequest
-	(*CapabilityResponse)(nil), // 24: demiurge.toolset.v1.CapabilityResponse
-	(*DeliverRequest)(nil),     // 25: demiurge.toolset.v1.DeliverRequest
-	(*DeliverResponse)(nil),    // 26: demiurge.toolset.v1.DeliverResponse
-	(*TaskView)(nil),           // 27: demiurge.toolset.v1.TaskView
-	(*TaskStatusRequest)(nil),  // 28: demiurge.toolset.v1.TaskStatusRequest
-	(*TaskControlRequest)(nil), // 29: demiurge.toolset.v1.TaskControlRequest
-	(*TaskWaitRequest)(nil),    // 30: demiurge.toolset.v1.TaskWaitRequest
-	(*TaskResponse)(nil),       // 31: demiurge.toolset.v1.TaskResponse
-	(*TaskListRequest)(nil),    // 32: demiurge.toolset.v1.TaskListRequest
-	(*TaskListResponse)(nil),   // 33: demiurge.toolset.v1.TaskListResponse
-	(*ToolsListRequest)(nil),   // 34: demiurge.toolset.v1.ToolsListRequest
-	(*ToolListing)(nil),        // 35: demiurge.toolset.v1.ToolListing
-	(*ToolsListResponse)(nil),  // 36: demiurge.toolset.v1.ToolsListResponse
-	nil,                        // 37: demiurge.toolset.v1.EffectRequest.SecretsEntry
+	(*RedactValue)(nil),        // 14: demiurge.toolset.v1.RedactValue
+	(*InvokeEvent)(nil),        // 15: demiurge.toolset.v1.InvokeEvent
+	(*Spawned)(nil),            // 16: demiurge.toolset.v1.Spawned
+	(*Progress)(nil),           // 17: demiurge.toolset.v1.Progress
+	(*OutputChunk)(nil),        // 18: demiurge.toolset.v1.OutputChunk
+	(*ArtifactRef)(nil),        // 19: demiurge.toolset.v1.ArtifactRef
+	(*ToolResult)(nil),         // 20: demiurge.toolset.v1.ToolResult
+	(*CancelRequest)(nil),      // 21: demiurge.toolset.v1.CancelRequest
+	(*CancelResponse)(nil),     // 22: demiurge.toolset.v1.CancelResponse
+	(*HealthRequest)(nil),      // 23: demiurge.toolset.v1.HealthRequest
+	(*HealthResponse)(nil),     // 24: demiurge.toolset.v1.HealthResponse
+	(*CapabilityRequest)(nil),  // 25: demiurge.toolset.v1.CapabilityRequest
+	(*CapabilityResponse)(nil), // 26: demiurge.toolset.v1.CapabilityResponse
+	(*DeliverRequest)(nil),     // 27: demiurge.toolset.v1.DeliverRequest
+	(*DeliverResponse)(nil),    // 28: demiurge.toolset.v1.DeliverResponse
+	(*TaskView)(nil),           // 29: demiurge.toolset.v1.TaskView
+	(*TaskStatusRequest)(nil),  // 30: demiurge.toolset.v1.TaskStatusRequest
+	(*TaskControlRequest)(nil), // 31: demiurge.toolset.v1.TaskControlRequest
+	(*TaskWaitRequest)(nil),    // 32: demiurge.toolset.v1.TaskWaitRequest
+	(*TaskResponse)(nil),       // 33: demiurge.toolset.v1.TaskResponse
+	(*TaskListRequest)(nil),    // 34: demiurge.toolset.v1.TaskListRequest
+	(*TaskListResponse)(nil),   // 35: demiurge.toolset.v1.TaskListResponse
+	(*ToolsListRequest)(nil),   // 36: demiurge.toolset.v1.ToolsListRequest
+	(*ToolListing)(nil),        // 37: demiurge.toolset.v1.ToolListing
+	(*ToolsListResponse)(nil),  // 38: demiurge.toolset.v1.ToolsListResponse
+	nil,                        // 39: demiurge.toolset.v1.EffectRequest.SecretsEntry
 }
 var file_demiurge_toolset_v1_toolset_proto_depIdxs = []int32{
 	4,  // 0: demiurge.toolset.v1.DescribeResponse.tools:type_name -> demiurge.toolset.v1.ToolSpec
@@ -2643,45 +2801,47 @@ var file_demiurge_toolset_v1_toolset_proto_depIdxs = []int32{
 	1,  // 7: demiurge.toolset.v1.PathSubject.access:type_name -> demiurge.toolset.v1.Access
 	1,  // 8: demiurge.toolset.v1.PathGrant.access:type_name -> demiurge.toolset.v1.Access
 	12, // 9: demiurge.toolset.v1.EffectRequest.grants:type_name -> demiurge.toolset.v1.PathGrant
-	37, // 10: demiurge.toolset.v1.EffectRequest.secrets:type_name -> demiurge.toolset.v1.EffectRequest.SecretsEntry
-	15, // 11: demiurge.toolset.v1.InvokeEvent.progress:type_name -> demiurge.toolset.v1.Progress
-	16, // 12: demiurge.toolset.v1.InvokeEvent.output:type_name -> demiurge.toolset.v1.OutputChunk
-	17, // 13: demiurge.toolset.v1.InvokeEvent.artifact:type_name -> demiurge.toolset.v1.ArtifactRef
-	18, // 14: demiurge.toolset.v1.InvokeEvent.result:type_name -> demiurge.toolset.v1.ToolResult
-	27, // 15: demiurge.toolset.v1.TaskResponse.task:type_name -> demiurge.toolset.v1.TaskView
-	27, // 16: demiurge.toolset.v1.TaskListResponse.tasks:type_name -> demiurge.toolset.v1.TaskView
-	35, // 17: demiurge.toolset.v1.ToolsListResponse.tools:type_name -> demiurge.toolset.v1.ToolListing
-	2,  // 18: demiurge.toolset.v1.Toolset.Describe:input_type -> demiurge.toolset.v1.DescribeRequest
-	10, // 19: demiurge.toolset.v1.Toolset.Configure:input_type -> demiurge.toolset.v1.ConfigureRequest
-	13, // 20: demiurge.toolset.v1.Toolset.Invoke:input_type -> demiurge.toolset.v1.EffectRequest
-	13, // 21: demiurge.toolset.v1.Toolset.Precheck:input_type -> demiurge.toolset.v1.EffectRequest
-	19, // 22: demiurge.toolset.v1.Toolset.Cancel:input_type -> demiurge.toolset.v1.CancelRequest
-	21, // 23: demiurge.toolset.v1.Toolset.Health:input_type -> demiurge.toolset.v1.HealthRequest
-	23, // 24: demiurge.toolset.v1.HostServices.Capability:input_type -> demiurge.toolset.v1.CapabilityRequest
-	25, // 25: demiurge.toolset.v1.HostServices.Deliver:input_type -> demiurge.toolset.v1.DeliverRequest
-	28, // 26: demiurge.toolset.v1.HostServices.TaskStatus:input_type -> demiurge.toolset.v1.TaskStatusRequest
-	29, // 27: demiurge.toolset.v1.HostServices.TaskControl:input_type -> demiurge.toolset.v1.TaskControlRequest
-	30, // 28: demiurge.toolset.v1.HostServices.TaskWait:input_type -> demiurge.toolset.v1.TaskWaitRequest
-	32, // 29: demiurge.toolset.v1.HostServices.TaskList:input_type -> demiurge.toolset.v1.TaskListRequest
-	34, // 30: demiurge.toolset.v1.HostServices.ToolsList:input_type -> demiurge.toolset.v1.ToolsListRequest
-	3,  // 31: demiurge.toolset.v1.Toolset.Describe:output_type -> demiurge.toolset.v1.DescribeResponse
-	11, // 32: demiurge.toolset.v1.Toolset.Configure:output_type -> demiurge.toolset.v1.ConfigureResponse
-	14, // 33: demiurge.toolset.v1.Toolset.Invoke:output_type -> demiurge.toolset.v1.InvokeEvent
-	18, // 34: demiurge.toolset.v1.Toolset.Precheck:output_type -> demiurge.toolset.v1.ToolResult
-	20, // 35: demiurge.toolset.v1.Toolset.Cancel:output_type -> demiurge.toolset.v1.CancelResponse
-	22, // 36: demiurge.toolset.v1.Toolset.Health:output_type -> demiurge.toolset.v1.HealthResponse
-	24, // 37: demiurge.toolset.v1.HostServices.Capability:output_type -> demiurge.toolset.v1.CapabilityResponse
-	26, // 38: demiurge.toolset.v1.HostServices.Deliver:output_type -> demiurge.toolset.v1.DeliverResponse
-	31, // 39: demiurge.toolset.v1.HostServices.TaskStatus:output_type -> demiurge.toolset.v1.TaskResponse
-	31, // 40: demiurge.toolset.v1.HostServices.TaskControl:output_type -> demiurge.toolset.v1.TaskResponse
-	31, // 41: demiurge.toolset.v1.HostServices.TaskWait:output_type -> demiurge.toolset.v1.TaskResponse
-	33, // 42: demiurge.toolset.v1.HostServices.TaskList:output_type -> demiurge.toolset.v1.TaskListResponse
-	36, // 43: demiurge.toolset.v1.HostServices.ToolsList:output_type -> demiurge.toolset.v1.ToolsListResponse
-	31, // [31:44] is the sub-list for method output_type
-	18, // [18:31] is the sub-list for method input_type
-	18, // [18:18] is the sub-list for extension type_name
-	18, // [18:18] is the sub-list for extension extendee
-	0,  // [0:18] is the sub-list for field type_name
+	39, // 10: demiurge.toolset.v1.EffectRequest.secrets:type_name -> demiurge.toolset.v1.EffectRequest.SecretsEntry
+	14, // 11: demiurge.toolset.v1.EffectRequest.redact_values:type_name -> demiurge.toolset.v1.RedactValue
+	17, // 12: demiurge.toolset.v1.InvokeEvent.progress:type_name -> demiurge.toolset.v1.Progress
+	18, // 13: demiurge.toolset.v1.InvokeEvent.output:type_name -> demiurge.toolset.v1.OutputChunk
+	19, // 14: demiurge.toolset.v1.InvokeEvent.artifact:type_name -> demiurge.toolset.v1.ArtifactRef
+	20, // 15: demiurge.toolset.v1.InvokeEvent.result:type_name -> demiurge.toolset.v1.ToolResult
+	16, // 16: demiurge.toolset.v1.InvokeEvent.spawned:type_name -> demiurge.toolset.v1.Spawned
+	29, // 17: demiurge.toolset.v1.TaskResponse.task:type_name -> demiurge.toolset.v1.TaskView
+	29, // 18: demiurge.toolset.v1.TaskListResponse.tasks:type_name -> demiurge.toolset.v1.TaskView
+	37, // 19: demiurge.toolset.v1.ToolsListResponse.tools:type_name -> demiurge.toolset.v1.ToolListing
+	2,  // 20: demiurge.toolset.v1.Toolset.Describe:input_type -> demiurge.toolset.v1.DescribeRequest
+	10, // 21: demiurge.toolset.v1.Toolset.Configure:input_type -> demiurge.toolset.v1.ConfigureRequest
+	13, // 22: demiurge.toolset.v1.Toolset.Invoke:input_type -> demiurge.toolset.v1.EffectRequest
+	13, // 23: demiurge.toolset.v1.Toolset.Precheck:input_type -> demiurge.toolset.v1.EffectRequest
+	21, // 24: demiurge.toolset.v1.Toolset.Cancel:input_type -> demiurge.toolset.v1.CancelRequest
+	23, // 25: demiurge.toolset.v1.Toolset.Health:input_type -> demiurge.toolset.v1.HealthRequest
+	25, // 26: demiurge.toolset.v1.HostServices.Capability:input_type -> demiurge.toolset.v1.CapabilityRequest
+	27, // 27: demiurge.toolset.v1.HostServices.Deliver:input_type -> demiurge.toolset.v1.DeliverRequest
+	30, // 28: demiurge.toolset.v1.HostServices.TaskStatus:input_type -> demiurge.toolset.v1.TaskStatusRequest
+	31, // 29: demiurge.toolset.v1.HostServices.TaskControl:input_type -> demiurge.toolset.v1.TaskControlRequest
+	32, // 30: demiurge.toolset.v1.HostServices.TaskWait:input_type -> demiurge.toolset.v1.TaskWaitRequest
+	34, // 31: demiurge.toolset.v1.HostServices.TaskList:input_type -> demiurge.toolset.v1.TaskListRequest
+	36, // 32: demiurge.toolset.v1.HostServices.ToolsList:input_type -> demiurge.toolset.v1.ToolsListRequest
+	3,  // 33: demiurge.toolset.v1.Toolset.Describe:output_type -> demiurge.toolset.v1.DescribeResponse
+	11, // 34: demiurge.toolset.v1.Toolset.Configure:output_type -> demiurge.toolset.v1.ConfigureResponse
+	15, // 35: demiurge.toolset.v1.Toolset.Invoke:output_type -> demiurge.toolset.v1.InvokeEvent
+	20, // 36: demiurge.toolset.v1.Toolset.Precheck:output_type -> demiurge.toolset.v1.ToolResult
+	22, // 37: demiurge.toolset.v1.Toolset.Cancel:output_type -> demiurge.toolset.v1.CancelResponse
+	24, // 38: demiurge.toolset.v1.Toolset.Health:output_type -> demiurge.toolset.v1.HealthResponse
+	26, // 39: demiurge.toolset.v1.HostServices.Capability:output_type -> demiurge.toolset.v1.CapabilityResponse
+	28, // 40: demiurge.toolset.v1.HostServices.Deliver:output_type -> demiurge.toolset.v1.DeliverResponse
+	33, // 41: demiurge.toolset.v1.HostServices.TaskStatus:output_type -> demiurge.toolset.v1.TaskResponse
+	33, // 42: demiurge.toolset.v1.HostServices.TaskControl:output_type -> demiurge.toolset.v1.TaskResponse
+	33, // 43: demiurge.toolset.v1.HostServices.TaskWait:output_type -> demiurge.toolset.v1.TaskResponse
+	35, // 44: demiurge.toolset.v1.HostServices.TaskList:output_type -> demiurge.toolset.v1.TaskListResponse
+	38, // 45: demiurge.toolset.v1.HostServices.ToolsList:output_type -> demiurge.toolset.v1.ToolsListResponse
+	33, // [33:46] is the sub-list for method output_type
+	20, // [20:33] is the sub-list for method input_type
+	20, // [20:20] is the sub-list for extension type_name
+	20, // [20:20] is the sub-list for extension extendee
+	0,  // [0:20] is the sub-list for field type_name
 }
 
 func init() { file_demiurge_toolset_v1_toolset_proto_init() }
@@ -2694,20 +2854,21 @@ func file_demiurge_toolset_v1_toolset_proto_init() {
 		(*Subject_Command)(nil),
 		(*Subject_Url)(nil),
 	}
-	file_demiurge_toolset_v1_toolset_proto_msgTypes[12].OneofWrappers = []any{
+	file_demiurge_toolset_v1_toolset_proto_msgTypes[13].OneofWrappers = []any{
 		(*InvokeEvent_Progress)(nil),
 		(*InvokeEvent_Output)(nil),
 		(*InvokeEvent_Artifact)(nil),
 		(*InvokeEvent_Result)(nil),
+		(*InvokeEvent_Spawned)(nil),
 	}
-	file_demiurge_toolset_v1_toolset_proto_msgTypes[25].OneofWrappers = []any{}
+	file_demiurge_toolset_v1_toolset_proto_msgTypes[27].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_demiurge_toolset_v1_toolset_proto_rawDesc), len(file_demiurge_toolset_v1_toolset_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   36,
+			NumMessages:   38,
 			NumExtensions: 0,
 			NumServices:   2,
 		},

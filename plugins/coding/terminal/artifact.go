@@ -48,6 +48,10 @@ type artifact struct {
 	rel  string // relative to the artifact root
 	f    *os.File
 	size int64
+	// limit is the most bytes the file keeps (the call's output cap);
+	// dropped counts what came past it, which the drain still read.
+	limit   int64
+	dropped int64
 
 	cur    []byte        // the buffer being filled
 	nbuf   int           // buffers taken from the pool
@@ -124,11 +128,15 @@ func startWriteback(f *os.File, off, n int64) {
 var artifactPool = sync.Pool{New: func() any { b := make([]byte, 0, artifactBuffer); return &b }}
 
 func (a *artifact) Write(p []byte) (int, error) {
-	if a.err != nil || a.f == nil {
-		return len(p), nil
-	}
 	n0 := len(p)
-	a.size += int64(n0)
+	if room := a.limit - a.size; a.limit > 0 && int64(len(p)) > room {
+		a.dropped += int64(len(p)) - max(room, 0)
+		p = p[:max(room, 0)]
+	}
+	if a.err != nil || a.f == nil || len(p) == 0 {
+		return n0, nil
+	}
+	a.size += int64(len(p))
 	for len(p) > 0 {
 		if a.cur == nil {
 			a.cur = a.buffer()

@@ -1,6 +1,7 @@
 package terminal
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -35,21 +36,44 @@ type Emitter interface {
 	Artifact(path, mediaType string, size int64, sha256 string) error
 }
 
+// SpawnReporter is an Emitter that can also tell the host about a process
+// group as soon as it exists (sdk.Context is one), so that the host can end
+// the group should this plugin and its reaper both die.
+type SpawnReporter interface {
+	Spawned(pgid int, marker string) error
+}
+
 // Request is one command to run.
 type Request struct {
 	Command string
-	// Dir is the absolute, already checked working directory.
+	// Dir is the absolute, already checked working directory, symlinks
+	// resolved. It is opened once and the command starts in what was
+	// opened (see workDir).
 	Dir string
+	// Root, when set, is the workspace root (symlinks resolved) that Dir
+	// must lie beneath when it is opened.
+	Root string
 	// Env is the child's whole environment, bound secrets included.
 	Env []string
 	// Secrets (target -> value) are redacted from both streams.
 	Secrets map[string]string
+	// Redact are more values to redact from both streams (the ones the
+	// host found in the call's arguments); they are never set in Env.
+	Redact  []redact.Secret
 	Timeout time.Duration
 	// ExpireAt, when set, ends the tree like a timeout, as expired.
 	ExpireAt     time.Time
 	ArtifactRoot string
-	Emit         Emitter
+	// OutputCap is the most bytes of each stream the artifact keeps; past
+	// it bytes are counted and dropped while the pipe keeps draining.
+	// Zero means DefaultOutputCap.
+	OutputCap int64
+	Emit      Emitter
 }
+
+// DefaultOutputCap bounds one stream's artifact when the operator set
+// nothing.
+const DefaultOutputCap = 256 << 20
 
 // Result is how a command ended and what it printed.
 type Result struct {
@@ -132,9 +156,17 @@ func (r *Runner) Run(ctx context.Context, req Request) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	wd, err := pinWorkDir(req.Root, req.Dir)
+	if err != nil {
+		return nil, err
+	}
+	defer wd.close() // the child has made it its cwd once start returns
 	spawnID := newSpawnID()
 	dir, rel, dirErr := artifactDir(req.ArtifactRoot, spawnID)
 	arts := [2]*artifact{openArtifact(dir, rel, "stdout.log"), openArtifact(dir, rel, "stderr.log")}
+	for _, a := range arts {
+		a.limit = cmp.Or(max(req.OutputCap, 0), DefaultOutputCap)
+	}
 	if dirErr != nil {
 		arts[0].err, arts[1].err = dirErr, dirErr
 	}
@@ -154,7 +186,7 @@ func (r *Runner) Run(ctx context.Context, req Request) (*Result, error) {
 		pipes[i] = [2]*os.File{rd, wr}
 	}
 
-	p, err := r.start(shell, req, spawnID, pipes[0][1], pipes[1][1])
+	p, err := r.start(shell, req, wd, spawnID, pipes[0][1], pipes[1][1])
 	// The child has its copies of the write ends; ours must go, or the
 	// drains would never see the end of the streams.
 	_ = pipes[0][1].Close()
@@ -172,11 +204,16 @@ func (r *Runner) Run(ctx context.Context, req Request) (*Result, error) {
 	}
 	defer r.forget(p)
 	begin := time.Now()
+	if sr, ok := req.Emit.(SpawnReporter); ok {
+		// Before the sender starts: Emit calls come one at a time. A host
+		// that does not hear of the group only loses its last resort.
+		_ = sr.Spawned(p.PGID, p.StartMarker)
+	}
 
 	chunks := make(chan chunk, 64)
 	senderDone := make(chan error, 1)
 	go func() { senderDone <- send(req.Emit, chunks) }()
-	secrets := redact.FromMap(req.Secrets)
+	secrets := streamSecrets(req)
 	streams := [2]*stream{newStream("stdout", secrets, arts[0], chunks), newStream("stderr", secrets, arts[1], chunks)}
 	drainErrs := [2]error{}
 	var drains sync.WaitGroup
@@ -227,8 +264,18 @@ func (r *Runner) Run(ctx context.Context, req Request) (*Result, error) {
 	return res, nil
 }
 
+// streamSecrets are the bound secrets and the host's other values: the
+// artifact must hold nothing the host's views would hide.
+func streamSecrets(req Request) *redact.Replacer {
+	list := append(make([]redact.Secret, 0, len(req.Secrets)+len(req.Redact)), req.Redact...)
+	for target, value := range req.Secrets {
+		list = append(list, redact.Secret{Target: target, Value: value})
+	}
+	return redact.NewReplacer(list)
+}
+
 // start spawns under the lock so Shutdown never misses a tree.
-func (r *Runner) start(shell string, req Request, spawnID string, stdout, stderr *os.File) (*process, error) {
+func (r *Runner) start(shell string, req Request, wd *workDir, spawnID string, stdout, stderr *os.File) (*process, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed {
@@ -243,7 +290,10 @@ func (r *Runner) start(shell string, req Request, spawnID string, stdout, stderr
 		}
 		r.reaper = rp
 	}
-	p, err := start(shell, req.Command, req.Dir, req.Env, stdout, stderr, spawnID)
+	if testHookPinned != nil {
+		testHookPinned()
+	}
+	p, err := start(shell, req.Command, wd.childPath(), req.Env, stdout, stderr, spawnID)
 	if err != nil {
 		return nil, fmt.Errorf("start %s: %w", shell, err)
 	}

@@ -39,6 +39,10 @@ type StreamResult struct {
 	// were not (past the limit, or while the host was slow to take them).
 	StreamedBytes int64 `json:"streamed_bytes"`
 	SkippedBytes  int64 `json:"skipped_bytes"`
+	// DroppedBytes came past the call's output cap (CapBytes): counted
+	// and read from the pipe, but not kept in the artifact.
+	DroppedBytes int64 `json:"dropped_bytes,omitempty"`
+	CapBytes     int64 `json:"cap_bytes"`
 }
 
 // chunk is one bounded piece of output on its way to the host.
@@ -169,6 +173,7 @@ func (s *stream) finish() (StreamResult, error) {
 	res := StreamResult{
 		Tail: text, Bytes: s.tail.bytes, Chars: s.tail.chars, Truncated: truncated,
 		StreamedBytes: s.sent, SkippedBytes: s.skipped,
+		DroppedBytes: s.art.dropped, CapBytes: s.art.limit,
 	}
 	if artErr == nil {
 		res.Artifact = s.art.rel

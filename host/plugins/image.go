@@ -1,0 +1,108 @@
+package plugins
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+
+	"github.com/hashicorp/go-plugin"
+	"golang.org/x/sys/unix"
+)
+
+// expectedSHA256 is the one place that says which sha256 a plugin's binary
+// must have: today the .sha256 file beside it, read at discovery. (An
+// installed package's lock file is to take over here.)
+func expectedSHA256(c Candidate) (string, error) {
+	if c.Recorded == "" {
+		return "", fmt.Errorf("toolset plugin %s has no recorded checksum; rebuild it with make or reinstall it", c.Name)
+	}
+	if _, err := hex.DecodeString(c.Recorded); err != nil || len(c.Recorded) != 2*sha256.Size {
+		return "", fmt.Errorf("toolset plugin %s: recorded checksum %q is not a hex sha256", c.Name, c.Recorded)
+	}
+	return c.Recorded, nil
+}
+
+// image is the verified copy of a plugin binary that is executed: a
+// sealed memfd holding exactly the bytes whose sha256 was checked. The
+// binary's path is read once; replacing or rewriting the file afterwards
+// changes nothing that runs.
+type image struct {
+	f *os.File
+}
+
+// testHookImageVerified runs after the image is sealed and before the
+// plugin is started; tests swap the binary on disk there.
+var testHookImageVerified func(c Candidate, img *image)
+
+// errImageMismatch carries the sum that was found.
+type errImageMismatch struct{ actual string }
+
+func (e errImageMismatch) Error() string { return "sha256 " + e.actual }
+func (e errImageMismatch) Unwrap() error { return plugin.ErrChecksumsDoNotMatch }
+
+// verifiedImage copies the binary into a fresh memfd while hashing the
+// bytes copied, compares the sum with the expected one and seals the memfd
+// against any later write, so the bytes that run are the bytes checked.
+func verifiedImage(c Candidate) (*image, error) {
+	want, err := expectedSHA256(c)
+	if err != nil {
+		return nil, err
+	}
+	src, err := os.OpenFile(c.Path, os.O_RDONLY|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, fmt.Errorf("toolset plugin %s: open binary: %w", c.Name, err)
+	}
+	defer src.Close()
+	if st, err := src.Stat(); err != nil || !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("toolset plugin %s: %s is not a regular file", c.Name, c.Path)
+	}
+	fd, err := unix.MemfdCreate(BinaryPrefix+c.Name, unix.MFD_CLOEXEC|unix.MFD_ALLOW_SEALING)
+	if err != nil {
+		return nil, fmt.Errorf("toolset plugin %s: create the verified image: %w", c.Name, err)
+	}
+	mem := os.NewFile(uintptr(fd), "memfd:"+BinaryPrefix+c.Name)
+	h := sha256.New()
+	if _, err := io.Copy(io.MultiWriter(mem, h), src); err != nil {
+		mem.Close()
+		return nil, fmt.Errorf("toolset plugin %s: copy the binary: %w", c.Name, err)
+	}
+	if actual := hex.EncodeToString(h.Sum(nil)); actual != want {
+		mem.Close()
+		return nil, errImageMismatch{actual: actual}
+	}
+	// No write, resize or unseal from here on, by anyone holding the fd.
+	if _, err := unix.FcntlInt(mem.Fd(), unix.F_ADD_SEALS, unix.F_SEAL_WRITE|unix.F_SEAL_SHRINK|unix.F_SEAL_GROW|unix.F_SEAL_SEAL); err != nil {
+		mem.Close()
+		return nil, fmt.Errorf("toolset plugin %s: seal the verified image: %w", c.Name, err)
+	}
+	if err := mem.Chmod(0o500); err != nil {
+		mem.Close()
+		return nil, fmt.Errorf("toolset plugin %s: mark the verified image executable: %w", c.Name, err)
+	}
+	return &image{f: mem}, nil
+}
+
+// execPath names the image for execve in the child. Between fork and exec
+// the child shares the host's descriptor numbers (stdio only is moved onto
+// 0-2), and the kernel opens the file before it closes the close-on-exec
+// descriptors, so this path reaches the memfd and nothing else.
+func (img *image) execPath() string { return "/proc/self/fd/" + strconv.Itoa(int(img.f.Fd())) }
+
+func (img *image) close() {
+	if img != nil {
+		_ = img.f.Close()
+	}
+}
+
+// mismatchSum returns the found sum of a checksum failure.
+func mismatchSum(err error) (string, bool) {
+	var m errImageMismatch
+	if errors.As(err, &m) {
+		return m.actual, true
+	}
+	return "", false
+}
