@@ -86,3 +86,18 @@ func protectTarget(workspace, p string) (string, error) {
 func within(dir, p string) bool {
 	return p == dir || strings.HasPrefix(p, dir+string(filepath.Separator))
 }
+
+// UserConfigPaths are the files of a home directory that programs a
+// sandboxed command runs cannot do without and that hold no credential:
+// git treats an unreadable ~/.gitconfig as fatal (Landlock answers EACCES,
+// not ENOENT). The launcher adds those that exist to Policy.ReadOnly.
+func UserConfigPaths(home string) []string {
+	var out []string
+	for _, rel := range []string{".gitconfig", ".config/git/config", ".config/git/ignore", ".config/git/attributes"} {
+		p := filepath.Join(home, rel)
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
+			out = append(out, p)
+		}
+	}
+	return out
+}
