@@ -5,6 +5,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -29,8 +30,8 @@ type attack struct {
 // UDP socket on loopback, an abstract unix socket, and a long-lived
 // process outside the sandbox (for ptrace and signals).
 type listeners struct {
-	tcp, udp, abstract string
-	pid                int
+	tcp, udp, abstract, unixPath string
+	pid                          int
 }
 
 func openListeners(t *testing.T) listeners {
@@ -69,17 +70,33 @@ func openListeners(t *testing.T) listeners {
 			c.Close()
 		}
 	}()
+	unixPath := filepath.Join(t.TempDir(), "host.sock")
+	pl, err := net.Listen("unix", unixPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pl.Close() })
+	go func() {
+		for {
+			c, err := pl.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
 	// The stand-in for the plugin: a process outside every sandbox.
 	victim := exec.Command("sleep", "120")
 	if err := victim.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { victim.Process.Kill(); victim.Wait() })
-	return listeners{tcp: tl.Addr().String(), udp: ul.LocalAddr().String(), abstract: name, pid: victim.Process.Pid}
+	return listeners{tcp: tl.Addr().String(), udp: ul.LocalAddr().String(), abstract: name, unixPath: unixPath, pid: victim.Process.Pid}
 }
 
 func attacks(l listeners) []attack {
-	ww := []sandbox.Mode{sandbox.WorkspaceWrite}
+	ww := []sandbox.Mode{sandbox.WorkspaceWrite, sandbox.Network}
+	net := []sandbox.Mode{sandbox.Network}
 	return []attack{
 		// The file system outside the workspace.
 		{name: "write outside the workspace", script: `echo x > "$OUT/planted" && test -s "$OUT/planted"`},
@@ -111,28 +128,31 @@ func attacks(l listeners) []attack {
 		{name: "write a new workspace file", script: `echo x > new.txt && cat new.txt`, leak: "x", allowed: ww},
 		{name: "delete a workspace file", script: `rm docs/readme.md`, allowed: ww},
 		// The network.
-		{name: "connect to a loopback TCP listener", script: `"$PROBE" connect ` + l.tcp},
+		{name: "connect to a loopback TCP listener", script: `"$PROBE" connect ` + l.tcp, allowed: net},
 		{name: "connect over MPTCP", script: `"$PROBE" mptcp ` + l.tcp},
-		{name: "send a UDP datagram", script: `"$PROBE" udp ` + l.udp},
+		{name: "send a UDP datagram", script: `"$PROBE" udp ` + l.udp, allowed: net},
 		{name: "open a raw socket", script: `"$PROBE" raw`, rootOnly: true},
 		{name: "open a packet socket", script: `"$PROBE" packet`, rootOnly: true},
 		{name: "connect to an abstract unix socket", script: `"$PROBE" abstract ` + l.abstract},
+		{name: "connect to a unix socket outside", script: `"$PROBE" unix ` + l.unixPath},
 		// Other processes and the kernel.
 		{name: "ptrace a process outside", script: fmt.Sprintf(`"$PROBE" ptrace %d`, l.pid)},
 		{name: "signal a process outside", script: fmt.Sprintf(`"$PROBE" signal %d`, l.pid)},
 		{name: "create a user namespace", script: `"$PROBE" userns`},
 		{name: "use the kernel keyring", script: `"$PROBE" keyctl`},
+		{name: "use the keyring through int 0x80", script: `"$PROBE" compat-keyctl`},
 	}
 }
 
 // TestAttacksContained runs every attack under the real helper in
-// read-only and workspace-write, and unconfined (off) as the control.
+// read-only, workspace-write and network, and unconfined (off) as the
+// control.
 func TestAttacksContained(t *testing.T) {
 	l := openListeners(t)
 	root := os.Geteuid() == 0
 	for _, a := range attacks(l) {
 		t.Run(a.name, func(t *testing.T) {
-			for _, m := range []sandbox.Mode{sandbox.Off, sandbox.ReadOnly, sandbox.WorkspaceWrite} {
+			for _, m := range []sandbox.Mode{sandbox.Off, sandbox.ReadOnly, sandbox.WorkspaceWrite, sandbox.Network} {
 				f := newFixture(t)
 				r := f.run(t, f.policy(m), a.script)
 				worked := r.exit == 0 && (a.leak == "" || strings.Contains(r.stdout, a.leak))

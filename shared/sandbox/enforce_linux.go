@@ -48,7 +48,7 @@ func Enforce(p Policy, argv []string, env []string) error {
 	if err := applyLandlock(p, s); err != nil {
 		return err
 	}
-	if err := applySeccomp(p.Mode); err != nil {
+	if err := applySeccomp(p.Mode, s); err != nil {
 		return err
 	}
 	return syscall.Exec(path, argv, withTmpDir(env, p.TmpDir))

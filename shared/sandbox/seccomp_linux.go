@@ -35,14 +35,20 @@ const (
 // seccompPolicy builds the filter for a mode: always the denied list, new
 // namespaces through clone, packet sockets and MPTCP (which Landlock's TCP
 // rules do not see); offline also every AF_INET/AF_INET6 socket that is
-// not plain TCP (UDP, raw, ICMP), and netlink.
-func seccompPolicy(m Mode) seccomp.Policy {
+// not plain TCP (UDP, raw, ICMP), and netlink. denyUnix refuses AF_UNIX
+// sockets too: below Landlock ABI 9 nothing else stops a connect to a
+// pathname socket outside the sandbox (a docker or agent socket).
+// socketpair(2) stays allowed.
+func seccompPolicy(m Mode, denyUnix bool) seccomp.Policy {
 	eq := func(arg uint32, v uint64) seccomp.Condition {
 		return seccomp.Condition{Argument: arg, Operation: seccomp.Equal, Value: v}
 	}
 	socketRules := []seccomp.ArgumentConditions{
 		{eq(0, unix.AF_PACKET)},
 		{eq(2, ipprotoMPTCP)},
+	}
+	if denyUnix {
+		socketRules = append(socketRules, seccomp.ArgumentConditions{eq(0, unix.AF_UNIX)})
 	}
 	if m.Offline() {
 		for _, af := range []uint64{unix.AF_INET, unix.AF_INET6} {
@@ -78,8 +84,8 @@ const nsCloneFlags = unix.CLONE_NEWUSER | unix.CLONE_NEWNS | unix.CLONE_NEWNET |
 // (int 0x80 from x86_64) would meet the library's default action, so it
 // fails with ENOSYS first; and clone3, whose flags are behind a pointer
 // a filter cannot read, fails with ENOSYS so libc falls back to clone.
-func applySeccomp(m Mode) error {
-	pol := seccompPolicy(m)
+func applySeccomp(m Mode, s Support) error {
+	pol := seccompPolicy(m, !s.FSResolveUnix)
 	body, err := pol.Assemble()
 	if err != nil {
 		return fmt.Errorf("seccomp: %w", err)

@@ -48,6 +48,11 @@ func main() {
 		if c, err = net.Dial("unix", "@"+arg); err == nil {
 			c.Close()
 		}
+	case "unix": // connect to a pathname unix socket
+		var c net.Conn
+		if c, err = net.Dial("unix", arg); err == nil {
+			c.Close()
+		}
 	case "ptrace": // attach to a process outside the sandbox, then let go
 		pid := atoi(arg)
 		if err = unix.PtraceSeize(pid); err == nil {
@@ -62,6 +67,8 @@ func main() {
 		cmd := exec.Command("/bin/true")
 		cmd.SysProcAttr = &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWUSER}
 		err = cmd.Run()
+	case "compat-keyctl": // the same through int 0x80
+		err = compatKeyctl()
 	case "keyctl":
 		_, err = unix.KeyctlInt(unix.KEYCTL_GET_KEYRING_ID, unix.KEY_SPEC_SESSION_KEYRING, 0, 0, 0)
 	default:
