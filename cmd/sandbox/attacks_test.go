@@ -139,7 +139,9 @@ func attacks(l listeners) []attack {
 		{name: "ptrace a process outside", script: fmt.Sprintf(`"$PROBE" ptrace %d`, l.pid)},
 		{name: "signal a process outside", script: fmt.Sprintf(`"$PROBE" signal %d`, l.pid)},
 		{name: "create a user namespace", script: `"$PROBE" userns`},
+		{name: "create a user namespace through clone3", script: `"$PROBE" userns-clone3`},
 		{name: "use the kernel keyring", script: `"$PROBE" keyctl`},
+		{name: "keep a capability", script: `"$PROBE" capability`, rootOnly: true},
 		{name: "use the keyring through int 0x80", script: `"$PROBE" compat-keyctl`},
 	}
 }

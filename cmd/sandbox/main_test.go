@@ -64,7 +64,7 @@ type fixture struct {
 	root, ws, tmp, home, outside string
 }
 
-func newFixture(t *testing.T) fixture {
+func newFixture(t testing.TB) fixture {
 	t.Helper()
 	root := t.TempDir()
 	f := fixture{root: root, ws: filepath.Join(root, "ws"), tmp: filepath.Join(root, "tmp"),

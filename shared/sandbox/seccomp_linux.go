@@ -79,7 +79,8 @@ func seccompPolicy(m Mode, denyUnix bool) seccomp.Policy {
 const nsCloneFlags = unix.CLONE_NEWUSER | unix.CLONE_NEWNS | unix.CLONE_NEWNET | unix.CLONE_NEWPID |
 	unix.CLONE_NEWIPC | unix.CLONE_NEWUTS | unix.CLONE_NEWCGROUP | unix.CLONE_NEWTIME
 
-// applySeccomp loads the filter on every thread. Two things the library
+// applySeccomp loads the filter on the calling thread, the one that
+// execs (see applyLandlock). Two things the library
 // leaves open are closed here: a system call of another architecture
 // (int 0x80 from x86_64) would meet the library's default action, so it
 // fails with ENOSYS first; and clone3, whose flags are behind a pointer
@@ -114,7 +115,7 @@ func applySeccomp(m Mode, s Support) error {
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
 		return fmt.Errorf("no_new_privs: %w", err)
 	}
-	if _, _, e := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, unix.SECCOMP_FILTER_FLAG_TSYNC, uintptr(unsafe.Pointer(&prog))); e != 0 {
+	if _, _, e := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, 0, uintptr(unsafe.Pointer(&prog))); e != 0 {
 		return fmt.Errorf("seccomp: load filter: %w", e)
 	}
 	return nil

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
+	"strings"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -67,6 +68,19 @@ func main() {
 		cmd := exec.Command("/bin/true")
 		cmd.SysProcAttr = &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWUSER}
 		err = cmd.Run()
+	case "userns-clone3": // the same through clone3 (Go uses it for NEWTIME)
+		cmd := exec.Command("/bin/true")
+		cmd.SysProcAttr = &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWUSER | unix.CLONE_NEWTIME}
+		err = cmd.Run()
+	case "capability": // any effective capability left
+		var b []byte
+		if b, err = os.ReadFile("/proc/self/status"); err == nil {
+			for _, line := range strings.Split(string(b), "\n") {
+				if v, ok := strings.CutPrefix(line, "CapEff:"); ok && strings.Trim(strings.TrimSpace(v), "0") == "" {
+					err = fmt.Errorf("no effective capability (%s)", strings.TrimSpace(v))
+				}
+			}
+		}
 	case "compat-keyctl": // the same through int 0x80
 		err = compatKeyctl()
 	case "keyctl":
