@@ -34,6 +34,7 @@ build:
 	@mkdir -p $(BIN)
 	$(GO) build -o $(BIN)/demiurge-host ./cmd/demiurge
 	$(GO) build -o $(BIN)/demiurge ./cmd/launcher
+	$(GO) build -o $(BIN)/demiurge-sandbox ./cmd/sandbox
 	@for ts in $(TOOLSETS); do \
 		name=$${ts%%:*}; dir=$${ts#*:}; \
 		$(GO) build -o $(BIN)/demiurge-toolset-$$name ./plugins/$$dir || exit 1; \

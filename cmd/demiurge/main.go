@@ -87,6 +87,7 @@ func newApp() *cli.App {
 			tasksCommand(),
 			mcpCommand(),
 			policyCommand(),
+			sandboxCommand(),
 		},
 	}
 	usageErrorsExitTwo(app.Commands)

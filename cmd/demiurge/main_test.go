@@ -48,6 +48,9 @@ func testPlugins(t *testing.T) (builtin, examples string) {
 			if pluginsErr == nil {
 				pluginsErr = plugintest.Build(pluginsDir, "authored", "demiurge.dev/plugins/authored")
 			}
+			if pluginsErr == nil { // the sandbox helper, as make build puts it
+				pluginsErr = buildExample(filepath.Join(pluginsDir, "demiurge-sandbox"), "demiurge.dev/cmd/sandbox")
+			}
 			// The provider packages, where make puts them: bin/packages.
 			for _, name := range []string{"web_search_brave", "web_search_tavily"} {
 				if pluginsErr == nil {

@@ -1,0 +1,46 @@
+// Command demiurge-sandbox is the re-exec helper: started by a launcher
+// through sandbox.Wrap (in new namespaces), it restricts itself as the
+// policy says and execs the command. It never runs anything unconfined
+// unless the policy's mode is off.
+//
+//	demiurge-sandbox --policy JSON -- PROGRAM [ARGS...]
+//	demiurge-sandbox --probe        (exits 0: the launcher's namespace probe)
+//	demiurge-sandbox --status       (what this kernel enforces, as JSON)
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+
+	"demiurge.dev/shared/sandbox"
+)
+
+// exitCannotSandbox is the exit status when the sandbox cannot be applied
+// (the command did not run); 125 like env(1) and container runtimes.
+const exitCannotSandbox = 125
+
+func main() {
+	args := os.Args[1:]
+	switch {
+	case len(args) == 1 && args[0] == "--probe":
+		return
+	case len(args) == 1 && args[0] == "--status":
+		exe, _ := os.Executable()
+		_ = json.NewEncoder(os.Stdout).Encode(sandbox.Detect(exe))
+		return
+	case len(args) >= 4 && args[0] == "--policy" && args[2] == "--":
+		p, err := sandbox.DecodePolicy(args[1])
+		if err != nil {
+			fail(err)
+		}
+		fail(sandbox.Enforce(p, args[3:], os.Environ()))
+	default:
+		fail(fmt.Errorf("usage: demiurge-sandbox --policy JSON -- PROGRAM [ARGS...]"))
+	}
+}
+
+func fail(err error) {
+	fmt.Fprintf(os.Stderr, "demiurge-sandbox: %v\n", err)
+	os.Exit(exitCannotSandbox)
+}

@@ -1,0 +1,95 @@
+// Package sandboxing is the host's view of the OS sandbox: which mode a
+// command gets (from the core, the operator, and whether it was approved)
+// and what the kernel can enforce, reported honestly.
+package sandboxing
+
+import (
+	"os"
+	"path/filepath"
+	"sort"
+
+	"demiurge.dev/shared/sandbox"
+)
+
+// HelperName is the re-exec helper's file name, beside the host binary.
+const HelperName = "demiurge-sandbox"
+
+// HelperPath is the helper in dir, or "" when it is not there (or not an
+// executable file).
+func HelperPath(dir string) string {
+	p := filepath.Join(dir, HelperName)
+	if fi, err := os.Stat(p); err != nil || !fi.Mode().IsRegular() || fi.Mode()&0o111 == 0 {
+		return ""
+	}
+	return p
+}
+
+// Status is what `demiurge sandbox status` prints.
+type Status struct {
+	Helper      string          `json:"helper"`
+	LandlockABI int             `json:"landlock_abi"`
+	Rules       map[string]bool `json:"rules"`
+	Seccomp     bool            `json:"seccomp"`
+	UserNS      bool            `json:"user_namespaces"`
+	MountNS     bool            `json:"mount_namespaces"`
+	NetNS       bool            `json:"network_namespaces"`
+	// Requested is the mode approved commands ask for; Effective is what
+	// is enforced for them ("none" when the kernel lacks something, and
+	// then they cannot run sandboxed).
+	Requested sandbox.Mode `json:"requested_mode"`
+	Effective string       `json:"effective_mode"`
+	// Unasked is the mode of commands that run without approval, always
+	// read-only, or "none" (they then ask instead).
+	Unasked string   `json:"unasked_mode"`
+	Missing []string `json:"missing,omitempty"`
+	Notes   []string `json:"notes,omitempty"`
+}
+
+// Report detects what this kernel enforces through helper and compares
+// it with what mode needs.
+func Report(helper string, mode sandbox.Mode) Status {
+	st := Status{Helper: helper, Requested: mode}
+	if helper == "" {
+		st.Missing = []string{"the sandbox helper " + HelperName + " (build it: make build)"}
+		st.Effective, st.Unasked = "none", "none"
+		return st
+	}
+	s := sandbox.Detect(helper)
+	st.LandlockABI, st.Rules, st.Seccomp = s.LandlockABI, s.Rules(), s.Seccomp
+	st.UserNS, st.MountNS, st.NetNS = s.UserNS, s.MountNS, s.NetNS
+	st.Missing = s.Missing(mode)
+	st.Effective = effective(s, mode)
+	st.Unasked = effective(s, sandbox.ReadOnly)
+	if ro := s.Missing(sandbox.ReadOnly); len(ro) > 0 && len(st.Missing) == 0 {
+		st.Missing = ro
+	}
+	for _, n := range []string{s.LandlockError, s.NSError, s.Forced} {
+		if n != "" && !containsString(st.Notes, n) {
+			st.Notes = append(st.Notes, n)
+		}
+	}
+	if !s.UDP {
+		st.Notes = append(st.Notes, "landlock cannot restrict UDP at this ABI: offline modes refuse UDP sockets by seccomp and run in a private network namespace")
+	}
+	if !s.FSResolveUnix {
+		st.Notes = append(st.Notes, "landlock cannot restrict connecting to pathname unix sockets at this ABI (needs 9): seccomp refuses creating AF_UNIX sockets instead (socketpair stays allowed)")
+	}
+	sort.Strings(st.Missing)
+	return st
+}
+
+func effective(s sandbox.Support, m sandbox.Mode) string {
+	if _, err := s.Enforced(m); err != nil {
+		return "none"
+	}
+	return string(m)
+}
+
+func containsString(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,118 @@
+package sandbox
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"sync"
+	"syscall"
+	"unsafe"
+
+	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
+	"golang.org/x/sys/unix"
+)
+
+var (
+	detectMu    sync.Mutex
+	detectCache = map[string]Support{}
+)
+
+// Detect reports what this kernel enforces. probe is an executable (the
+// helper) started once in new user, mount and network namespaces to learn
+// whether an unprivileged launcher can create them; the answer is cached
+// per probe for the life of the process.
+func Detect(probe string) Support {
+	detectMu.Lock()
+	defer detectMu.Unlock()
+	if s, ok := detectCache[probe]; ok {
+		return s
+	}
+	s := detectKernel()
+	if err := probeNamespaces(probe); err != nil {
+		s.NSError = err.Error()
+	} else {
+		s.UserNS, s.MountNS, s.NetNS = true, true, true
+	}
+	detectCache[probe] = s
+	return s
+}
+
+// detectKernel is the part of Detect that needs no child process.
+func detectKernel() Support {
+	var s Support
+	abi, err := ll.LandlockGetABIVersion()
+	switch {
+	case forcedNoLandlock:
+		s.Forced = "landlock disabled by a test build (demiurge_nolandlock)"
+		s.LandlockError = s.Forced
+	case err != nil:
+		s.LandlockError = fmt.Sprintf("landlock unavailable: %v", err)
+	default:
+		s.fromABI(abi)
+	}
+	s.Seccomp = seccompAvailable()
+	return s
+}
+
+// seccompAvailable asks the kernel whether filter mode can return errno.
+func seccompAvailable() bool {
+	action := uint32(unix.SECCOMP_RET_ERRNO)
+	_, _, e := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_GET_ACTION_AVAIL, 0, uintptr(unsafe.Pointer(&action)))
+	return e == 0
+}
+
+// namespaceFlags are the namespaces a sandboxed command starts in.
+func namespaceFlags(offline bool) uintptr {
+	f := uintptr(unix.CLONE_NEWUSER | unix.CLONE_NEWNS)
+	if offline {
+		f |= unix.CLONE_NEWNET
+	}
+	return f
+}
+
+// probeNamespaces starts probe --probe in fresh namespaces, mapped to the
+// caller's own uid and gid, exactly as Wrap does.
+func probeNamespaces(probe string) error {
+	if probe == "" {
+		return fmt.Errorf("no probe executable to test namespaces with")
+	}
+	cmd := exec.Command(probe, "--probe")
+	cmd.Env = []string{}
+	cmd.SysProcAttr = &syscall.SysProcAttr{}
+	setNamespaces(cmd.SysProcAttr, true)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("cannot start a process in new user, mount and network namespaces: %v %s", err, out)
+	}
+	return nil
+}
+
+// setNamespaces adds new user and mount (and, offline, network)
+// namespaces to attr, mapping only the caller's own uid and gid: no other
+// identity exists inside, and no root outside is needed.
+func setNamespaces(attr *syscall.SysProcAttr, offline bool) {
+	attr.Cloneflags |= namespaceFlags(offline)
+	uid, gid := os.Getuid(), os.Getgid()
+	attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
+	attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
+	attr.GidMappingsEnableSetgroups = false
+}
+
+// nsInode is the inode of one of this process's namespaces (net, mnt).
+func nsInode(kind string) (uint64, error) {
+	var st unix.Stat_t
+	if err := unix.Stat("/proc/self/ns/"+kind, &st); err != nil {
+		return 0, err
+	}
+	return st.Ino, nil
+}
+
+// HostNamespaces returns the caller's net and mnt namespace inodes, for
+// Policy.HostNetNS and HostMntNS.
+func HostNamespaces() (netns, mntns uint64, err error) {
+	if netns, err = nsInode("net"); err != nil {
+		return 0, 0, err
+	}
+	mntns, err = nsInode("mnt")
+	return netns, mntns, err
+}

@@ -1,0 +1,86 @@
+package sandbox
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+)
+
+// Policy is what the helper enforces for one command. It travels to the
+// helper as one JSON argument (it holds no secret).
+type Policy struct {
+	Mode Mode `json:"mode"`
+	// Workspace is the absolute directory the command works in; readable,
+	// and writable in the write modes.
+	Workspace string `json:"workspace"`
+	// Protected are absolute paths that stay read-only even in the write
+	// modes (agent.yaml, agent/tools, skills, agent/mcp, .git/config,
+	// .git/hooks), so a sandboxed command cannot plant code that later
+	// runs unsandboxed.
+	Protected []string `json:"protected,omitempty"`
+	// ReadOnly are extra absolute paths readable (and executable) by the
+	// command: a toolchain, a module cache. System directories are always
+	// readable (SystemReadPaths).
+	ReadOnly []string `json:"read_only,omitempty"`
+	// Writable are extra absolute paths writable by the command, e.g. a
+	// build cache the launcher chose. Never the home directory.
+	Writable []string `json:"writable,omitempty"`
+	// TmpDir is a private, launcher-created directory: the only place the
+	// command can write in read-only mode, given to it as TMPDIR. (It is
+	// not mounted over /tmp: workspaces often live under /tmp.)
+	TmpDir string `json:"tmp_dir"`
+	// HostNetNS and HostMntNS are the launcher's namespace inodes, so the
+	// helper can check it really runs in new ones (0: not checked).
+	HostNetNS uint64 `json:"host_netns,omitempty"`
+	HostMntNS uint64 `json:"host_mntns,omitempty"`
+}
+
+// Validate reports a policy the helper must refuse.
+func (p Policy) Validate() error {
+	if _, ok := rank[p.Mode]; !ok {
+		return fmt.Errorf("sandbox policy: unknown mode %q", p.Mode)
+	}
+	if p.Mode == Off {
+		return nil
+	}
+	if p.Workspace == "" || !filepath.IsAbs(p.Workspace) {
+		return fmt.Errorf("sandbox policy: workspace %q must be an absolute path", p.Workspace)
+	}
+	if p.TmpDir == "" || !filepath.IsAbs(p.TmpDir) {
+		return fmt.Errorf("sandbox policy: tmp_dir %q must be an absolute path", p.TmpDir)
+	}
+	for _, list := range [][]string{p.Protected, p.ReadOnly, p.Writable} {
+		for _, q := range list {
+			if !filepath.IsAbs(q) {
+				return fmt.Errorf("sandbox policy: path %q must be absolute", q)
+			}
+		}
+	}
+	return nil
+}
+
+// Encode is the policy as the helper's --policy argument.
+func (p Policy) Encode() (string, error) {
+	if err := p.Validate(); err != nil {
+		return "", err
+	}
+	b, err := json.Marshal(p)
+	return string(b), err
+}
+
+// DecodePolicy reads the helper's --policy argument; unknown fields are an
+// error, so a newer launcher's restriction is never silently dropped.
+func DecodePolicy(s string) (Policy, error) {
+	var p Policy
+	if s == "" {
+		return p, errors.New("sandbox policy: empty")
+	}
+	dec := json.NewDecoder(strings.NewReader(s))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&p); err != nil {
+		return p, fmt.Errorf("sandbox policy: %w", err)
+	}
+	return p, p.Validate()
+}

@@ -1,0 +1,50 @@
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"os/exec"
+	"syscall"
+)
+
+// Wrap rewrites cmd to start through the helper under policy p: argv
+// becomes [helper, --policy, JSON, --, cmd.Path, cmd.Args[1:]...], and the
+// process starts in new user and mount namespaces (and a new network
+// namespace when offline), which need no root. The rest of cmd (Dir, Env,
+// stdio, process group, Pdeathsig) is kept. Mode off leaves cmd alone.
+// It fails, leaving cmd unchanged, when the kernel cannot enforce p.Mode:
+// the caller must then refuse to run (or ask), never run unconfined.
+func Wrap(cmd *exec.Cmd, helper string, p Policy) error {
+	if p.Mode == Off {
+		return nil
+	}
+	if cmd.Path == "" || cmd.Err != nil {
+		return fmt.Errorf("sandbox: command not resolved: %v", cmd.Err)
+	}
+	if helper == "" {
+		return errors.New("sandbox: no helper executable (bin/demiurge-sandbox)")
+	}
+	s := Detect(helper)
+	if _, err := s.Enforced(p.Mode); err != nil {
+		return err
+	}
+	netns, mntns, err := HostNamespaces()
+	if err != nil {
+		return fmt.Errorf("sandbox: %w", err)
+	}
+	p.HostMntNS = mntns
+	if p.Mode.Offline() {
+		p.HostNetNS = netns
+	}
+	enc, err := p.Encode()
+	if err != nil {
+		return err
+	}
+	args := append([]string{helper, "--policy", enc, "--", cmd.Path}, cmd.Args[1:]...)
+	cmd.Path, cmd.Args = helper, args
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	setNamespaces(cmd.SysProcAttr, p.Mode.Offline())
+	return nil
+}
