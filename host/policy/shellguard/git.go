@@ -88,6 +88,9 @@ global:
 			f.prompt(High, "git "+sub+" "+why)
 		}
 	}
+	if sub != "version" {
+		g.reviewRepo(f)
+	}
 	for _, a := range rest {
 		if a == "--" {
 			continue
@@ -122,6 +125,9 @@ global:
 		for _, p := range operands(rest) {
 			g.readPath(p, f)
 		}
+	}
+	if sub == "grep" && containsString(rest, "--no-index") {
+		g.gitGrepNoIndex(rest, f)
 	}
 }
 
@@ -216,4 +222,20 @@ func gitConfig(args []string) string {
 		return ""
 	}
 	return "changes git configuration"
+}
+
+// gitGrepNoIndex: git grep --no-index searches the files below the cwd,
+// or below the pathspecs after the pattern, as a tree read.
+func (g *guard) gitGrepNoIndex(args []string, f *finding) {
+	ops := operands(args)
+	patternGiven := containsString(args, "-e") || containsString(args, "-f")
+	if !patternGiven && len(ops) > 0 {
+		ops = ops[1:]
+	}
+	if len(ops) == 0 {
+		ops = []string{"."}
+	}
+	for _, p := range ops {
+		g.readTree(p, f)
+	}
 }
