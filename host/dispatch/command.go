@@ -54,6 +54,22 @@ type commandPlan struct {
 	homeErr    error // no runtime home could be found; the call cannot start
 }
 
+// guardAllowed reports whether the shell guard allowed every command of
+// the call.
+func guardAllowed(a *policy.Assessment) bool {
+	n := 0
+	for _, f := range a.Subjects {
+		if f.Command == nil {
+			continue
+		}
+		if !f.GuardAllows() {
+			return false
+		}
+		n++
+	}
+	return n > 0
+}
+
 // commandSubject is the tool's command subject, if it has one.
 func commandSubject(spec catalog.ToolSpec) (catalog.Subject, bool) {
 	for _, s := range spec.Subjects {
@@ -113,6 +129,11 @@ func (t *Turn) prepareCommand(p *prepared) (*commandPlan, error) {
 		plan.env, err = policy.BuildCommandEnv(policy.EnvOptions{Host: hostEnv, Home: home, Timezone: cfg.Timezone, Pass: cfg.Pass}, overlay)
 		if err != nil {
 			return nil, err
+		}
+		if guardAllowed(p.assess) {
+			// What the guard reviewed of git's configuration may change
+			// before the run: switch its program-running keys off.
+			plan.env = policy.GuardedGitEnv(plan.env)
 		}
 	}
 	reqs, err := policy.ParseBindingRequests(p.args[argSecretBindings])

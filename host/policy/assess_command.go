@@ -125,7 +125,9 @@ func (a *Assessment) assessCommand(fact *SubjectFact, s catalog.Subject, args ma
 	}
 
 	home, _ := os.UserHomeDir()
-	cf.Guard = shellguard.Check(fact.Value, shellguard.Options{WorkspaceRoot: root, Cwd: cwd, Home: home})
+	// The guard follows the command's paths through the real file system
+	// and reviews the git repository it runs in.
+	cf.Guard = shellguard.Check(fact.Value, shellguard.Options{WorkspaceRoot: root, Cwd: cwd, Home: home, Files: shellguard.OSFiles{}})
 	risk := guardRisk(cf.Guard.Risk)
 	switch cf.Guard.Decision {
 	case shellguard.Block:
