@@ -70,6 +70,8 @@ type guard struct {
 	// repo caches the review of the git repository the cwd is in, for a
 	// command holding several git calls.
 	repo *repoReview
+	// treeLimit bounds a tree walk's entries; 0 means maxTreeEntries.
+	treeLimit int
 	// scanned is set while the statements inside one that was already
 	// scanned for destructive payloads are judged, so that nesting does
 	// not scan the same subtree again at every level.

@@ -186,7 +186,10 @@ func (g *guard) readTree(p string, f *finding) {
 	if resolved == "" || !dir {
 		return
 	}
-	w := treeWalk{g: g, f: f, top: p, start: time.Now(), seen: map[string]bool{}}
+	w := treeWalk{g: g, f: f, top: p, start: time.Now(), seen: map[string]bool{}, limit: g.treeLimit}
+	if w.limit == 0 {
+		w.limit = maxTreeEntries
+	}
 	w.walk(resolved, 0)
 }
 
@@ -197,6 +200,7 @@ type treeWalk struct {
 	top     string
 	start   time.Time
 	entries int
+	limit   int
 	seen    map[string]bool // resolved directories already walked
 	stopped bool
 }
@@ -213,7 +217,10 @@ func (w *treeWalk) walk(dir string, depth int) {
 		w.stop(fmt.Sprintf("is nested more than %d directories deep", maxTreeDepth))
 		return
 	}
-	entries, err := w.g.files.ReadDir(dir, maxTreeEntries-w.entries)
+	entries, err := w.g.files.ReadDir(dir, w.limit-w.entries)
+	if errors.Is(err, errTooMany) {
+		w.entries = w.limit
+	}
 	if err != nil {
 		w.stop("could not be listed: " + err.Error())
 		return
@@ -264,8 +271,8 @@ func (w *treeWalk) link(child string, depth int) {
 // stop ends the walk: what was not seen needs approval.
 func (w *treeWalk) stop(why string) {
 	w.stopped = true
-	if w.entries >= maxTreeEntries {
-		why = fmt.Sprintf("holds more than %d entries", maxTreeEntries)
+	if w.entries >= w.limit {
+		why = fmt.Sprintf("holds more than %d entries", w.limit)
 	}
 	w.f.prompt(Medium, "reads the tree "+w.top+", which "+why)
 }
