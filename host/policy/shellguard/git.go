@@ -91,35 +91,10 @@ global:
 	if sub != "version" {
 		g.reviewRepo(f)
 	}
-	for _, a := range rest {
-		if a == "--" {
-			continue
-		}
-		if strings.HasPrefix(a, "-") {
-			for _, d := range gitDangers {
-				if optMatches(a, d.opt) {
-					f.prompt(High, "git "+sub+" "+d.opt+" "+d.why)
-				}
-			}
-			if sub == "grep" && (a == "-O" || strings.HasPrefix(a, "-O")) {
-				f.prompt(High, "git grep -O opens files in a pager")
-			}
-			if (sub == "grep" && optMatches(a, "-f")) || (sub == "blame" && (optMatches(a, "--contents") || a == "-S")) {
-				f.prompt(Medium, "git "+sub+" "+a+" reads a file named in an option")
-			}
-			if sub == "cat-file" && optMatches(a, "--filters") {
-				f.prompt(High, "git cat-file --filters runs configured filters")
-			}
-			continue
-		}
-		// A revision:path names a file as well.
-		p := a
-		if _, after, ok := strings.Cut(a, ":"); ok {
-			p = after
-		}
-		if p != "" && (g.sensitive(a) || g.sensitive(p)) {
-			f.prompt(High, "touches "+a+", a credential-like path")
-		}
+	if _, ok := gitTables[sub]; ok {
+		g.checkGitOpts(sub, rest, f)
+	} else {
+		g.gitShapeArgs(sub, rest, f)
 	}
 	if (sub == "diff" || sub == "log") && containsString(rest, "--no-index") {
 		for _, p := range operands(rest) {
@@ -237,5 +212,30 @@ func (g *guard) gitGrepNoIndex(args []string, f *finding) {
 	}
 	for _, p := range ops {
 		g.readTree(p, f)
+	}
+}
+
+// gitShapeArgs judges the arguments of a subcommand with its own shape
+// check (branch, tag, remote, config): known dangerous options, and
+// operands for credential-like paths.
+func (g *guard) gitShapeArgs(sub string, rest []string, f *finding) {
+	for i, a := range rest {
+		if a == "--" {
+			continue
+		}
+		if !strings.HasPrefix(a, "-") {
+			g.gitOperand(a, f)
+			continue
+		}
+		for _, d := range gitDangers {
+			if optMatches(a, d.opt) {
+				f.prompt(High, "git "+sub+" "+d.opt+" "+d.why)
+			}
+		}
+		if sub == "config" && (a == "-f" || a == "--file" || a == "--blob") && i+1 < len(rest) {
+			g.readPath(rest[i+1], f)
+		} else if v, ok := strings.CutPrefix(a, "--file="); ok && sub == "config" {
+			g.readPath(v, f)
+		}
 	}
 }
