@@ -16,6 +16,6 @@ var programConfigNames = []string{
 
 func init() {
 	for _, k := range programConfigNames {
-
+		execControlNames[k] = true
 	}
 }
