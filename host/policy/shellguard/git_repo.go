@@ -30,7 +30,7 @@ type repoReview struct {
 func (g *guard) reviewRepo(f *finding) {
 	if g.repo == nil {
 		g.repo = &repoReview{}
-		g.repo.reasons = g.findAndReviewRepo()
+		g.repo.reasons = g.reviewRepoCached()
 	}
 	for _, r := range g.repo.reasons {
 		f.prompt(High, r)
