@@ -32,6 +32,13 @@ var guardedGitConfig = [][2]string{
 	{"gpg.ssh.defaultKeyCommand", "false"},
 	{"log.showSignature", "false"},
 	{"protocol.allow", "never"},
+	// git status and diff run git in every populated submodule, where
+	// that repository's own configuration (unreviewed: nothing in the
+	// outer one names it) could run a filter; the run reports submodules
+	// as unchanged instead.
+	{"diff.ignoreSubmodules", "all"},
+	{"status.submoduleSummary", "false"},
+	{"submodule.recurse", "false"},
 }
 
 // guardedGitVars: no system or global file (the guard reviews only the

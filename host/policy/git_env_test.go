@@ -253,3 +253,44 @@ func TestGuardedGitEnvReplacesGitVars(t *testing.T) {
 		}
 	}
 }
+
+// TestSubmoduleRunsNothing: git status in a repository with a populated
+// submodule runs git in the submodule, whose own configuration (not
+// named by the outer one) sets a filter; with GuardedGitEnv nothing runs.
+func TestSubmoduleRunsNothing(t *testing.T) {
+	fx := newGitFixture(t, craftedKey{name: "outer"})
+	inner := filepath.Join(filepath.Dir(fx.ws), "inner")
+	if err := os.MkdirAll(inner, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	git(t, inner, nil, "init", "-q")
+	writeFile(t, filepath.Join(inner, "g.txt"), "a\n", 0o644)
+	git(t, inner, nil, "add", "g.txt")
+	git(t, inner, nil, "-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "inner")
+	git(t, fx.repo, nil, "-c", "protocol.file.allow=always", "submodule", "add", "-q", inner, "sub")
+	git(t, fx.repo, nil, "-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "sub")
+	git(t, fx.repo, nil, "config", "--remove-section", "submodule.sub")
+	sub := filepath.Join(fx.repo, "sub")
+	git(t, sub, nil, "config", "filter.x.clean", fx.script)
+	modInfo := filepath.Join(fx.repo, ".git", "modules", "sub", "info", "attributes")
+	writeFile(t, modInfo, "* filter=x\n", 0o644)
+	dirty := func(n int) { // same size, new mtime: status must clean the file to compare
+		at := time.Now().Add(time.Duration(n) * time.Second)
+		if err := os.Chtimes(filepath.Join(sub, "g.txt"), at, at); err != nil {
+			t.Fatal(err)
+		}
+		os.Remove(fx.marker)
+	}
+	dirty(3)
+	runGit(t, fx.repo, nil, "status")
+	if _, err := os.Stat(fx.marker); err != nil {
+		t.Fatal("fixture is dead: an ordinary git status ran no filter in the submodule")
+	}
+	for i, c := range gitReadCommands {
+		dirty(5 + i)
+		out, _ := runGit(t, fx.repo, GuardedGitEnv(baseGitEnv(t)), c...)
+		if _, err := os.Stat(fx.marker); err == nil {
+			t.Errorf("git %v with GuardedGitEnv ran the submodule's filter\n%s", c, out)
+		}
+	}
+}
