@@ -57,6 +57,13 @@ func (g *guard) findAndReviewRepo() []string {
 		cr.file(wt, 0, true)
 	}
 	reasons = append(reasons, g.reviewHooks(path.Join(common, "hooks"))...)
+	// Alternates make git read objects of other repositories, which can
+	// lie anywhere; grafts rewrite history as git shows it.
+	for _, p := range []string{"objects/info/alternates", "objects/info/http-alternates", "info/grafts"} {
+		if g.exists(path.Join(common, p)) {
+			reasons = append(reasons, "git's repository has "+p+", which makes git read or show what is not in this repository")
+		}
+	}
 	return reasons
 }
 

@@ -94,6 +94,7 @@ func TestRepoDiscovery(t *testing.T) {
 		{"oversized config", gitDirFiles("ws/.git", plainConfig+"#"+strings.Repeat("x", maxGitConfigBytes)+"\n"), "", Prompt, "larger"},
 		{"config is a fifo-like non-file", merge(gitDirFiles("ws/.git", plainConfig), map[string]string{"ws/.git/config": "/"}), "", Prompt, "not a regular file"},
 		{"unparsable", gitDirFiles("ws/.git", "[core\n"), "", Prompt, "cannot be read"},
+		{"alternates", merge(gitDirFiles("ws/.git", plainConfig), map[string]string{"ws/.git/objects/info/alternates": "/home/u/secret/.git/objects\n"}), "", Prompt, "alternates"},
 		{"hook", merge(gitDirFiles("ws/.git", plainConfig), map[string]string{"ws/.git/hooks/post-index-change": "#!/bin/sh\n"}), "", Prompt, "post-index-change"},
 		{"hook not executable yet", merge(gitDirFiles("ws/.git", plainConfig), map[string]string{"ws/.git/hooks/post-checkout": "echo"}), "", Prompt, "post-checkout"},
 		{"samples only", merge(gitDirFiles("ws/.git", plainConfig), map[string]string{"ws/.git/hooks/pre-commit.sample": "#!/bin/sh\n"}), "", Allow, ""},
