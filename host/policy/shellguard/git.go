@@ -97,8 +97,9 @@ global:
 		g.gitShapeArgs(sub, rest, f)
 	}
 	if (sub == "diff" || sub == "log") && containsString(rest, "--no-index") {
+		// Two directories are compared file by file: trees.
 		for _, p := range operands(rest) {
-			g.readPath(p, f)
+			g.readTree(p, f)
 		}
 	}
 	if sub == "grep" && containsString(rest, "--no-index") {

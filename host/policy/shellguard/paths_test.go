@@ -203,6 +203,9 @@ func TestGitGrepNoIndex(t *testing.T) {
 		{"git grep --no-index foo", Prompt},
 		{"git grep --no-index foo tree_env", Prompt},
 		{"git grep --no-index -e foo tree_linkout", Prompt},
+		{"git diff --no-index tree_clean/a tree_clean", Allow},
+		{"git diff --no-index tree_clean tree_env", Prompt},
+		{"git diff --no-index README.md link_env", Prompt},
 	} {
 		if v := Check(tc.cmd, w.options("")); v.Decision != tc.want {
 			t.Errorf("Check(%q) = %v %q, want %v", tc.cmd, v.Decision, v.Reasons, tc.want)
