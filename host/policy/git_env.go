@@ -41,11 +41,13 @@ var guardedGitConfig = [][2]string{
 	{"submodule.recurse", "false"},
 }
 
-// guardedGitVars: no system or global file (the guard reviews only the
-// repository's), no optional index write (which runs post-index-change),
-// no pager (GIT_PAGER wins over pager.<cmd>), no prompt.
+// guardedGitVars: no global file (it lies in the command's HOME, the
+// runtime home that approved commands can write; the guard reviews only
+// the repository's), no optional index write (which runs
+// post-index-change), no pager (GIT_PAGER wins over pager.<cmd>), no
+// prompt. The system file (/etc/gitconfig) is kept: it is root's, like git
+// itself, and containers put safe.directory there.
 var guardedGitVars = [][2]string{
-	{"GIT_CONFIG_NOSYSTEM", "1"},
 	{"GIT_CONFIG_GLOBAL", "/dev/null"},
 	{"GIT_OPTIONAL_LOCKS", "0"},
 	{"GIT_PAGER", "cat"},

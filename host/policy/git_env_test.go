@@ -247,7 +247,7 @@ func TestGuardedGitEnvReplacesGitVars(t *testing.T) {
 			t.Errorf("GuardedGitEnv kept %s: %q", bad, env)
 		}
 	}
-	for _, want := range []string{"PATH=/bin", "HOME=/h", "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_KEY_0=core.fsmonitor"} {
+	for _, want := range []string{"PATH=/bin", "HOME=/h", "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_KEY_0=core.fsmonitor"} {
 		if !contains(env, want) {
 			t.Errorf("GuardedGitEnv lacks %s: %q", want, env)
 		}

@@ -24,9 +24,9 @@ type repoReview struct {
 // check: git runs programs that its configuration names (core.fsmonitor
 // even on git status), so git runs unasked only when every key of the
 // repository's configuration and its includes is known not to run
-// anything, and its hooks directory holds no executable hook. The global
-// and system files are not read: the host runs guarded git with them
-// switched off (GIT_CONFIG_GLOBAL=/dev/null, GIT_CONFIG_NOSYSTEM=1).
+// anything, and its hooks directory holds no hook. The global file is not
+// read: the host runs guarded git without it (GIT_CONFIG_GLOBAL=/dev/null);
+// the system file is root's, trusted like git itself.
 func (g *guard) reviewRepo(f *finding) {
 	if g.repo == nil {
 		g.repo = &repoReview{}
