@@ -182,11 +182,30 @@ func (g *guard) resolve(p string) (resolved string, dir bool, err error) {
 // bounds. Symlinks to directories are walked too (grep -R and rg -L
 // follow them; being conservative costs only a prompt).
 func (g *guard) readTree(p string, f *finding) {
+	g.readTreeWith(p, treeMode{}, f)
+}
+
+// treeMode says what a program skips when it walks a tree, for programs
+// that read less than everything (rg by default skips hidden entries and
+// follows no symlink below its operands). The zero value is everything.
+type treeMode struct {
+	skipHidden bool // entries whose name starts with "." are not read
+	noFollow   bool // symlinks met in the walk are not followed
+}
+
+// readTreeVisible is readTree for ripgrep's default walk: hidden entries
+// and nested symlinks are skipped, as rg skips them without --hidden and
+// -L. Its .gitignore handling is not modelled (it only reads less).
+func (g *guard) readTreeVisible(p string, f *finding) {
+	g.readTreeWith(p, treeMode{skipHidden: true, noFollow: true}, f)
+}
+
+func (g *guard) readTreeWith(p string, mode treeMode, f *finding) {
 	resolved, dir := g.judgePath(p, f)
 	if resolved == "" || !dir {
 		return
 	}
-	w := treeWalk{g: g, f: f, top: p, start: time.Now(), seen: map[string]bool{}, limit: g.treeLimit}
+	w := treeWalk{g: g, f: f, top: p, start: time.Now(), seen: map[string]bool{}, limit: g.treeLimit, mode: mode}
 	if w.limit == 0 {
 		w.limit = maxTreeEntries
 	}
@@ -201,6 +220,7 @@ type treeWalk struct {
 	start   time.Time
 	entries int
 	limit   int
+	mode    treeMode
 	seen    map[string]bool // resolved directories already walked
 	stopped bool
 }
@@ -232,6 +252,12 @@ func (w *treeWalk) walk(dir string, depth int) {
 			return
 		}
 		child := path.Join(dir, e.Name())
+		if w.mode.skipHidden && strings.HasPrefix(e.Name(), ".") {
+			continue
+		}
+		if w.mode.noFollow && e.Type()&fs.ModeSymlink != 0 {
+			continue
+		}
 		if w.g.sensitiveAt(child) {
 			w.f.prompt(High, "reads the tree "+w.top+", which holds "+w.show(child)+", a credential-like path")
 			continue

@@ -168,6 +168,44 @@ func TestReadTree(t *testing.T) {
 	}
 }
 
+// TestReadTreeVisible: ripgrep's default walk skips hidden entries and
+// nested symlinks, so only what it reads is judged; the operand itself is
+// still followed and judged.
+func TestReadTreeVisible(t *testing.T) {
+	w := newPathWorld(t)
+	write(t, filepath.Join(w.ws, "tree_env", "server.pem"), "k")
+	mkdir(t, filepath.Join(w.ws, "tree_hidden", ".ssh"))
+	write(t, filepath.Join(w.ws, "tree_hidden", ".env"), "k")
+	write(t, filepath.Join(w.ws, "tree_hidden", ".ssh", "id_rsa"), "k")
+	write(t, filepath.Join(w.ws, "tree_hidden", "main.go"), "k")
+	for _, tc := range []struct {
+		tree string
+		want Decision
+	}{
+		{"tree_clean", Allow},
+		{"tree_hidden", Allow},
+		{"tree_linkout", Allow},
+		{"tree_linkenv", Allow},
+		{"tree_dirlink", Allow},
+		{"tree_env", Prompt}, // server.pem is not hidden
+		{"jump", Prompt},     // the operand leaves the workspace
+		{"link_env", Prompt},
+	} {
+		g := newGuard(w.options(""))
+		var f finding
+		g.readTreeVisible(tc.tree, &f)
+		if f.decision != tc.want {
+			t.Errorf("readTreeVisible(%q) = %v %q, want %v", tc.tree, f.decision, f.reasons, tc.want)
+		}
+	}
+	// The full walk (grep -r) reads them all.
+	g := newGuard(w.options(""))
+	var f finding
+	if g.readTree("tree_hidden", &f); f.decision != Prompt {
+		t.Errorf("readTree(tree_hidden) = %v, want prompt", f.decision)
+	}
+}
+
 // TestReadTreeBound: a tree larger than the walk's bound asks.
 func TestReadTreeBound(t *testing.T) {
 	w := newPathWorld(t)
