@@ -65,9 +65,16 @@ func policyCheckCommand(c *cli.Context) error {
 	if err != nil {
 		return usagef("--cwd: %v", err)
 	}
+	// The guard follows paths from real directories, as the host gives it.
+	if real, err := filepath.EvalSymlinks(ws); err == nil {
+		ws = real
+	}
+	if real, err := filepath.EvalSymlinks(cwd); err == nil {
+		cwd = real
+	}
 	home, _ := os.UserHomeDir()
 	cmd := c.Args().First()
-	v := shellguard.Check(cmd, shellguard.Options{WorkspaceRoot: ws, Cwd: cwd, Home: home})
+	v := shellguard.Check(cmd, shellguard.Options{WorkspaceRoot: ws, Cwd: cwd, Home: home, Files: shellguard.OSFiles{}})
 	return writeJSON(c.App.Writer, commandVerdict{Command: cmd, Workspace: ws, Cwd: cwd, Verdict: v})
 }
 

@@ -52,6 +52,26 @@ type commandPlan struct {
 	shell      string
 	executable string
 	homeErr    error // no runtime home could be found; the call cannot start
+	// recheck are the command subjects the guard allowed: reviewed again
+	// when the call starts, since calls before it in the batch ran after
+	// it was assessed.
+	recheck []policy.SubjectFact
+}
+
+// guardAllowed reports whether the shell guard allowed every command of
+// the call.
+func guardAllowed(a *policy.Assessment) bool {
+	n := 0
+	for _, f := range a.Subjects {
+		if f.Command == nil {
+			continue
+		}
+		if !f.GuardAllows() {
+			return false
+		}
+		n++
+	}
+	return n > 0
 }
 
 // commandSubject is the tool's command subject, if it has one.
@@ -114,6 +134,16 @@ func (t *Turn) prepareCommand(p *prepared) (*commandPlan, error) {
 		if err != nil {
 			return nil, err
 		}
+		if guardAllowed(p.assess) {
+			// What the guard reviewed of git's configuration may change
+			// before the run: switch its program-running keys off.
+			plan.env = policy.GuardedGitEnv(plan.env)
+			for _, f := range p.assess.Subjects {
+				if f.Command != nil {
+					plan.recheck = append(plan.recheck, f)
+				}
+			}
+		}
 	}
 	reqs, err := policy.ParseBindingRequests(p.args[argSecretBindings])
 	if err != nil {
@@ -144,6 +174,11 @@ func (c *commandPlan) apply(inv *Invocation, now time.Time) error {
 	}
 	if c.homeErr != nil {
 		return c.homeErr
+	}
+	for _, f := range c.recheck {
+		if ok, why := f.RecheckGuard(); !ok {
+			return fmt.Errorf("the command was reviewed as read-only before the batch ran, but what it reads changed since (%s); it did not run: call it again to have it reviewed anew", strings.Join(why, "; "))
+		}
 	}
 	if err := os.MkdirAll(envValue(c.env, "HOME"), 0o700); err != nil {
 		return fmt.Errorf("create the command's runtime home: %w", err)

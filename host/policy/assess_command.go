@@ -38,6 +38,22 @@ type CommandFact struct {
 	// core or git's program-running files (Workspace.ProtectedWhy): only
 	// the operator's answer approves such a command, never a rule.
 	ProtectedWrites []string
+	// guardOpts are the options the guard reviewed the command with, for
+	// RecheckGuard.
+	guardOpts shellguard.Options
+}
+
+// RecheckGuard reviews the command again, with the options of its
+// assessment, against the file system as it is now, and reports whether
+// the guard still allows it (and why not). A batch is assessed before any
+// of it runs: an earlier call can plant a symlink or a git configuration
+// key that a later read-only command would follow or run.
+func (f SubjectFact) RecheckGuard() (allows bool, reasons []string) {
+	if !f.GuardAllows() {
+		return false, []string{"the command was not allowed by the shell guard"}
+	}
+	v := shellguard.Check(f.Value, f.Command.guardOpts)
+	return v.Decision == shellguard.Allow, v.Reasons
 }
 
 // HideEnvValues returns args with every command subject's environment
@@ -129,9 +145,11 @@ func (a *Assessment) assessCommand(fact *SubjectFact, s catalog.Subject, args ma
 	}
 
 	home, _ := os.UserHomeDir()
-	guardOpts := shellguard.Options{WorkspaceRoot: root, Cwd: cwd, Home: home}
-	guardOpts.Sensitive = ws.guardSensitive(cwd)
-	cf.Guard = shellguard.Check(fact.Value, guardOpts)
+	// The guard follows the command's paths through the real file system
+	// and reviews the git repository it runs in.
+	cf.guardOpts = shellguard.Options{WorkspaceRoot: root, Cwd: cwd, Home: home, Files: shellguard.OSFiles{}}
+	cf.guardOpts.Sensitive = ws.guardSensitive(cwd)
+	cf.Guard = shellguard.Check(fact.Value, cf.guardOpts)
 	targets, whys := ws.protectedRedirects(fact.Value, cwd)
 	cf.ProtectedWrites = targets
 	for i, t := range targets {

@@ -34,8 +34,15 @@ type Options struct {
 	// blocked however it is spelt (~, $HOME, the path).
 	Home string
 	// Sensitive reports credential-like paths; nil means
-	// pathrules.IsSensitive.
+	// pathrules.IsSensitive. It is asked about each path as written, as
+	// cleaned and as resolved (workspace-relative when inside).
 	Sensitive func(path string) bool
+	// Files is how the guard looks at the file system: it follows the
+	// symlinks of the paths a command reads, walks the trees that
+	// recursive commands read, and reads git's configuration. nil means
+	// OSFiles. WorkspaceRoot and Cwd must be real paths (symlinks already
+	// resolved), as the host passes them.
+	Files Files
 }
 
 // Check reviews one shell command. It never panics and never allows what
@@ -60,6 +67,12 @@ func Check(command string, opts Options) Verdict {
 type guard struct {
 	root, cwd, home string
 	sensitive       func(string) bool
+	files           Files
+	// repo caches the review of the git repository the cwd is in, for a
+	// command holding several git calls.
+	repo *repoReview
+	// treeLimit bounds a tree walk's entries; 0 means maxTreeEntries.
+	treeLimit int
 	// scanned is set while the statements inside one that was already
 	// scanned for destructive payloads are judged, so that nesting does
 	// not scan the same subtree again at every level.
@@ -127,6 +140,10 @@ func newGuard(o Options) *guard {
 	}
 	if g.sensitive == nil {
 		g.sensitive = pathrules.IsSensitive
+	}
+	g.files = o.Files
+	if g.files == nil {
+		g.files = OSFiles{}
 	}
 	return g
 }

@@ -18,5 +18,15 @@
 // the strictest reading wins. The guard is containment, not a sandbox: an
 // approved command still runs with the user's rights.
 //
-// The package is pure: no I/O, no global state beyond read-only tables.
+// The guard looks at the file system only through Options.Files (the real
+// one when nil), and only to read: it follows the symlinks of the paths a
+// command names (a link to /etc/shadow or out of the workspace asks), walks
+// the trees recursive commands read (bounded in entries and time; past the
+// bounds it asks), and reads the git repository's configuration, includes
+// and hooks (git_repo.go). A path that does not exist is judged as
+// written: it cannot be a symlink. What it saw can change before the
+// command runs; the host therefore also neutralises git's
+// program-running configuration at run time (policy.GuardedGitEnv), and
+// the sandbox keeps .git/config and .git/hooks read-only. Beyond the
+// file system it has no state but read-only tables.
 package shellguard

@@ -88,40 +88,22 @@ global:
 			f.prompt(High, "git "+sub+" "+why)
 		}
 	}
-	for _, a := range rest {
-		if a == "--" {
-			continue
-		}
-		if strings.HasPrefix(a, "-") {
-			for _, d := range gitDangers {
-				if optMatches(a, d.opt) {
-					f.prompt(High, "git "+sub+" "+d.opt+" "+d.why)
-				}
-			}
-			if sub == "grep" && (a == "-O" || strings.HasPrefix(a, "-O")) {
-				f.prompt(High, "git grep -O opens files in a pager")
-			}
-			if (sub == "grep" && optMatches(a, "-f")) || (sub == "blame" && (optMatches(a, "--contents") || a == "-S")) {
-				f.prompt(Medium, "git "+sub+" "+a+" reads a file named in an option")
-			}
-			if sub == "cat-file" && optMatches(a, "--filters") {
-				f.prompt(High, "git cat-file --filters runs configured filters")
-			}
-			continue
-		}
-		// A revision:path names a file as well.
-		p := a
-		if _, after, ok := strings.Cut(a, ":"); ok {
-			p = after
-		}
-		if p != "" && (g.sensitive(a) || g.sensitive(p)) {
-			f.prompt(High, "touches "+a+", a credential-like path")
-		}
+	if sub != "version" {
+		g.reviewRepo(f)
+	}
+	if _, ok := gitTables[sub]; ok {
+		g.checkGitOpts(sub, rest, f)
+	} else {
+		g.gitShapeArgs(sub, rest, f)
 	}
 	if (sub == "diff" || sub == "log") && containsString(rest, "--no-index") {
+		// Two directories are compared file by file: trees.
 		for _, p := range operands(rest) {
-			g.readPath(p, f)
+			g.readTree(p, f)
 		}
+	}
+	if sub == "grep" && containsString(rest, "--no-index") {
+		g.gitGrepNoIndex(rest, f)
 	}
 }
 
@@ -216,4 +198,45 @@ func gitConfig(args []string) string {
 		return ""
 	}
 	return "changes git configuration"
+}
+
+// gitGrepNoIndex: git grep --no-index searches the files below the cwd,
+// or below the pathspecs after the pattern, as a tree read.
+func (g *guard) gitGrepNoIndex(args []string, f *finding) {
+	ops := operands(args)
+	patternGiven := containsString(args, "-e") || containsString(args, "-f")
+	if !patternGiven && len(ops) > 0 {
+		ops = ops[1:]
+	}
+	if len(ops) == 0 {
+		ops = []string{"."}
+	}
+	for _, p := range ops {
+		g.readTree(p, f)
+	}
+}
+
+// gitShapeArgs judges the arguments of a subcommand with its own shape
+// check (branch, tag, remote, config): known dangerous options, and
+// operands for credential-like paths.
+func (g *guard) gitShapeArgs(sub string, rest []string, f *finding) {
+	for i, a := range rest {
+		if a == "--" {
+			continue
+		}
+		if !strings.HasPrefix(a, "-") {
+			g.gitOperand(a, f)
+			continue
+		}
+		for _, d := range gitDangers {
+			if optMatches(a, d.opt) {
+				f.prompt(High, "git "+sub+" "+d.opt+" "+d.why)
+			}
+		}
+		if sub == "config" && (a == "-f" || a == "--file" || a == "--blob") && i+1 < len(rest) {
+			g.readPath(rest[i+1], f)
+		} else if v, ok := strings.CutPrefix(a, "--file="); ok && sub == "config" {
+			g.readPath(v, f)
+		}
+	}
 }

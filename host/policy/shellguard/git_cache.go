@@ -1,0 +1,129 @@
+package shellguard
+
+import (
+	"io/fs"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// The review of a repository is cached per cwd across checks, because a
+// session runs git status again and again: an entry holds a stamp of
+// every path the review looked at (present or not) and stays good while
+// each still looks the same to lstat (type, size, mtime, inode). Adding
+// or removing a hook changes the hooks directory's mtime; editing or
+// replacing a config file changes its stamp; a symlink among the files
+// read, or a change during the review, leaves the review uncached. Only
+// the real file system (OSFiles) is cached.
+const maxRepoCache = 256
+
+var repoCache struct {
+	sync.Mutex
+	m map[string]cachedRepo
+}
+
+type cachedRepo struct {
+	reasons []string
+	stamps  []stamp
+}
+
+// stamp is what lstat said about a path.
+type stamp struct {
+	path   string
+	exists bool
+	mode   fs.FileMode
+	size   int64
+	mtime  time.Time
+	ino    uint64
+}
+
+func stampOf(files Files, p string) stamp {
+	fi, err := files.Lstat(p)
+	if err != nil {
+		return stamp{path: p}
+	}
+	s := stamp{path: p, exists: true, mode: fi.Mode(), size: fi.Size(), mtime: fi.ModTime()}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		s.ino = st.Ino
+	}
+	return s
+}
+
+// reviewRepoCached is findAndReviewRepo through the cache.
+func (g *guard) reviewRepoCached() []string {
+	if _, real := g.files.(OSFiles); !real {
+		return g.findAndReviewRepo()
+	}
+	repoCache.Lock()
+	c, ok := repoCache.m[g.cwd]
+	repoCache.Unlock()
+	if ok && stampsHold(g.files, c.stamps) {
+		return c.reasons
+	}
+	rec := &recordingFiles{inner: g.files, seen: map[string]bool{}}
+	outer := g.files
+	g.files = rec
+	reasons := g.findAndReviewRepo()
+	g.files = outer
+	if rec.uncacheable || !stampsHold(outer, rec.stamps) {
+		return reasons
+	}
+	repoCache.Lock()
+	if repoCache.m == nil || len(repoCache.m) >= maxRepoCache {
+		repoCache.m = map[string]cachedRepo{}
+	}
+	repoCache.m[g.cwd] = cachedRepo{reasons: reasons, stamps: rec.stamps}
+	repoCache.Unlock()
+	return reasons
+}
+
+func stampsHold(files Files, stamps []stamp) bool {
+	for _, s := range stamps {
+		if stampOf(files, s.path) != s {
+			return false
+		}
+	}
+	return true
+}
+
+// recordingFiles stamps every path before it is looked at.
+type recordingFiles struct {
+	inner       Files
+	stamps      []stamp
+	seen        map[string]bool
+	uncacheable bool
+}
+
+func (r *recordingFiles) record(p string, followed bool) {
+	if r.seen[p] {
+		return
+	}
+	r.seen[p] = true
+	s := stampOf(r.inner, p)
+	// A file read through a symlink could change behind an unchanged
+	// link: such a review is not cached.
+	if followed && s.exists && s.mode&fs.ModeSymlink != 0 {
+		r.uncacheable = true
+	}
+	r.stamps = append(r.stamps, s)
+}
+
+func (r *recordingFiles) Lstat(name string) (fs.FileInfo, error) {
+	r.record(name, false)
+	return r.inner.Lstat(name)
+}
+
+func (r *recordingFiles) Readlink(name string) (string, error) {
+	r.record(name, false)
+	return r.inner.Readlink(name)
+}
+
+func (r *recordingFiles) ReadDir(name string, max int) ([]fs.DirEntry, error) {
+	r.record(name, true)
+	return r.inner.ReadDir(name, max)
+}
+
+func (r *recordingFiles) ReadFile(name string, max int64) ([]byte, error) {
+	r.record(name, true)
+	return r.inner.ReadFile(name, max)
+}

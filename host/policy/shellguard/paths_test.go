@@ -1,0 +1,252 @@
+package shellguard
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// pathWorld is a real workspace in a temp directory, with a directory
+// outside it, a home and symlinks of every kind an attacker would plant.
+type pathWorld struct {
+	base, ws, outside, home string
+}
+
+func newPathWorld(t *testing.T) pathWorld {
+	t.Helper()
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := pathWorld{base: base, ws: filepath.Join(base, "ws"), outside: filepath.Join(base, "outside"), home: filepath.Join(base, "home")}
+	for _, d := range []string{"ws/sub/deep", "ws/tree_clean/a", "ws/tree_env/a", "ws/tree_linkout", "ws/tree_linkenv",
+		"ws/tree_dirlink", "ws/hidden", "outside/inner", "home"} {
+		mkdir(t, filepath.Join(base, d))
+	}
+	for _, f := range []string{"ws/README.md", "ws/.env.local", "ws/sub/x.txt", "ws/tree_clean/a/main.go", "ws/tree_env/a/main.go",
+		"ws/tree_env/a/.env", "ws/hidden/.env", "outside/secret.txt", "outside/inner/y.txt", "home/.bash_history", "x"} {
+		write(t, filepath.Join(base, f), "data\n")
+	}
+	for link, target := range map[string]string{
+		"ws/link_shadow":           "/etc/shadow",
+		"ws/link_out":              "../outside/secret.txt",
+		"ws/link_in":               "README.md",
+		"ws/link_env":              ".env.local",
+		"ws/jump":                  filepath.Join(base, "outside/inner"),
+		"ws/sub/up":                "../../outside",
+		"ws/loop1":                 "loop2",
+		"ws/loop2":                 "loop1",
+		"ws/link_environ":          "/proc/self/environ",
+		"ws/tree_linkout/out":      "../../outside",
+		"ws/tree_linkenv/env":      "../.env.local",
+		"ws/tree_dirlink/h":        "../hidden",
+		"ws/tree_clean/a/readme":   "../../README.md",
+		"ws/tree_clean/a/self":     "..",
+		"ws/tree_clean/a/dangling": "nowhere",
+	} {
+		if err := os.Symlink(target, filepath.Join(base, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return w
+}
+
+func mkdir(t *testing.T, d string) {
+	t.Helper()
+	if err := os.MkdirAll(d, 0o755); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func write(t *testing.T, p, data string) {
+	t.Helper()
+	if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (w pathWorld) options(cwd string) Options {
+	return Options{WorkspaceRoot: w.ws, Cwd: filepath.Join(w.ws, cwd), Home: w.home, Files: OSFiles{}}
+}
+
+// TestPathsResolved: operands are resolved from the cwd through symlinks
+// and judged as written and as resolved.
+func TestPathsResolved(t *testing.T) {
+	w := newPathWorld(t)
+	for _, tc := range []struct {
+		cmd, cwd string
+		want     Decision
+		risk     Risk
+		reason   string // a part of a reason, when it prompts
+	}{
+		{"cat README.md", "", Allow, Low, ""},
+		{"cat ./README.md sub/x.txt", "", Allow, Low, ""},
+		{"cat link_in", "", Allow, Low, ""},
+		{"cat x.txt", "sub", Allow, Low, ""},
+		{"cat ../README.md", "sub", Allow, Low, ""},
+		{"cat missing.txt", "", Allow, Low, ""},
+		{"cat " + "WS/README.md", "", Allow, Low, ""},
+		{"cat link_shadow", "", Prompt, High, "credential-like"},
+		{"cat link_out", "", Prompt, Medium, "resolves to"},
+		{"cat link_env", "", Prompt, High, "credential-like"},
+		{"cat link_environ", "", Prompt, High, "credential-like"},
+		{"cat jump/../secret.txt", "", Prompt, Medium, "outside the workspace"},
+		{"cat sub/up/secret.txt", "", Prompt, Medium, "outside the workspace"},
+		{"cat up/inner/y.txt", "sub", Prompt, Medium, "outside the workspace"},
+		{"cat sub/../../x", "", Prompt, Medium, "outside the workspace"},
+		{"cat loop1", "", Prompt, Medium, "cannot follow"},
+		{"head ./.env.local", "", Prompt, High, "credential-like"},
+		{"head -n 3 sub/../.env.local", "", Prompt, High, "credential-like"},
+		{"wc -l hidden/.env", "", Prompt, High, "credential-like"},
+		{"cat /etc/shadow", "", Prompt, High, "credential-like"},
+		{"cat //etc//shadow", "", Prompt, High, "credential-like"},
+		{"cat /etc/./shadow", "", Prompt, High, "credential-like"},
+		{"cat /etc/ssh/../shadow", "", Prompt, High, "credential-like"},
+		{"cat /proc/self/environ", "", Prompt, High, "credential-like"},
+		{"cat /proc/1/environ", "", Prompt, High, "credential-like"},
+		{"cat /proc/thread-self/environ", "", Prompt, High, "credential-like"},
+		{"cat /proc/self/root/etc/shadow", "", Prompt, High, "credential-like"},
+		{"cat /proc/self/cwd/README.md", "", Prompt, High, "credential-like"},
+		{"cat " + "../outside/secret.txt", "", Prompt, Medium, "outside the workspace"},
+		{"cat <link_shadow", "", Prompt, High, "credential-like"},
+	} {
+		t.Run(tc.cmd, func(t *testing.T) {
+			cmd := strings.ReplaceAll(tc.cmd, "WS", w.ws)
+			v := Check(cmd, w.options(tc.cwd))
+			if v.Decision != tc.want || v.Risk != tc.risk {
+				t.Fatalf("Check(%q) in %q = %v/%v %q, want %v/%v", cmd, tc.cwd, v.Decision, v.Risk, v.Reasons, tc.want, tc.risk)
+			}
+			if tc.reason != "" && !strings.Contains(strings.Join(v.Reasons, "\n"), tc.reason) {
+				t.Fatalf("Check(%q) reasons %q, want one saying %q", cmd, v.Reasons, tc.reason)
+			}
+		})
+	}
+}
+
+// TestPathsHome: a home directory's history asks however it is named.
+func TestPathsHome(t *testing.T) {
+	w := newPathWorld(t)
+	for _, cmd := range []string{"wc ~/.bash_history", "wc " + w.home + "/.bash_history", "cat $HOME/.bash_history"} {
+		if v := Check(cmd, w.options("")); v.Decision != Prompt {
+			t.Errorf("Check(%q) = %v %q, want prompt", cmd, v.Decision, v.Reasons)
+		}
+	}
+}
+
+// TestReadTree: a command reading a whole tree is judged by what the
+// tree holds.
+func TestReadTree(t *testing.T) {
+	w := newPathWorld(t)
+	for _, tc := range []struct {
+		tree   string
+		want   Decision
+		reason string
+	}{
+		{"tree_clean", Allow, ""},
+		{"tree_clean/a", Allow, ""},
+		{"README.md", Allow, ""},
+		{".", Prompt, ".env.local"},
+		{"tree_env", Prompt, "tree_env/a/.env"},
+		{"tree_linkout", Prompt, "leads out of the workspace"},
+		{"tree_linkenv", Prompt, "credential-like"},
+		{"tree_dirlink", Prompt, "hidden/.env"},
+		{"jump", Prompt, "outside the workspace"},
+	} {
+		t.Run(tc.tree, func(t *testing.T) {
+			g := newGuard(w.options(""))
+			var f finding
+			g.readTree(tc.tree, &f)
+			if f.decision != tc.want {
+				t.Fatalf("readTree(%q) = %v %q, want %v", tc.tree, f.decision, f.reasons, tc.want)
+			}
+			if tc.reason != "" && !strings.Contains(strings.Join(f.reasons, "\n"), tc.reason) {
+				t.Fatalf("readTree(%q) reasons %q, want one naming %q", tc.tree, f.reasons, tc.reason)
+			}
+		})
+	}
+}
+
+// TestReadTreeVisible: ripgrep's default walk skips hidden entries and
+// nested symlinks, so only what it reads is judged; the operand itself is
+// still followed and judged.
+func TestReadTreeVisible(t *testing.T) {
+	w := newPathWorld(t)
+	write(t, filepath.Join(w.ws, "tree_env", "server.pem"), "k")
+	mkdir(t, filepath.Join(w.ws, "tree_hidden", ".ssh"))
+	write(t, filepath.Join(w.ws, "tree_hidden", ".env"), "k")
+	write(t, filepath.Join(w.ws, "tree_hidden", ".ssh", "id_rsa"), "k")
+	write(t, filepath.Join(w.ws, "tree_hidden", "main.go"), "k")
+	for _, tc := range []struct {
+		tree string
+		want Decision
+	}{
+		{"tree_clean", Allow},
+		{"tree_hidden", Allow},
+		{"tree_linkout", Allow},
+		{"tree_linkenv", Allow},
+		{"tree_dirlink", Allow},
+		{"tree_env", Prompt}, // server.pem is not hidden
+		{"jump", Prompt},     // the operand leaves the workspace
+		{"link_env", Prompt},
+	} {
+		g := newGuard(w.options(""))
+		var f finding
+		g.readTreeVisible(tc.tree, &f)
+		if f.decision != tc.want {
+			t.Errorf("readTreeVisible(%q) = %v %q, want %v", tc.tree, f.decision, f.reasons, tc.want)
+		}
+	}
+	// The full walk (grep -r) reads them all.
+	g := newGuard(w.options(""))
+	var f finding
+	if g.readTree("tree_hidden", &f); f.decision != Prompt {
+		t.Errorf("readTree(tree_hidden) = %v, want prompt", f.decision)
+	}
+}
+
+// TestReadTreeBound: a tree larger than the walk's bound asks.
+func TestReadTreeBound(t *testing.T) {
+	w := newPathWorld(t)
+	big := filepath.Join(w.ws, "big")
+	mkdir(t, big)
+	const limit = 300
+	for i := range limit + 1 {
+		f, err := os.Create(filepath.Join(big, "f"+strconv.Itoa(i)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+	}
+	g := newGuard(w.options(""))
+	g.treeLimit = limit
+	var f finding
+	g.readTree("big", &f)
+	if f.decision != Prompt || !strings.Contains(strings.Join(f.reasons, "\n"), "more than 300 entries") {
+		t.Fatalf("readTree(big) = %v %q, want a prompt saying the tree is too large", f.decision, f.reasons)
+	}
+}
+
+// TestGitGrepNoIndex: git grep --no-index reads the tree below the cwd
+// or its pathspecs.
+func TestGitGrepNoIndex(t *testing.T) {
+	w := newPathWorld(t)
+	for _, tc := range []struct {
+		cmd  string
+		want Decision
+	}{
+		{"git grep --no-index foo tree_clean", Allow},
+		{"git grep --no-index -e foo tree_clean", Allow},
+		{"git grep --no-index foo", Prompt},
+		{"git grep --no-index foo tree_env", Prompt},
+		{"git grep --no-index -e foo tree_linkout", Prompt},
+		{"git diff --no-index tree_clean/a tree_clean", Allow},
+		{"git diff --no-index tree_clean tree_env", Prompt},
+		{"git diff --no-index README.md link_env", Prompt},
+	} {
+		if v := Check(tc.cmd, w.options("")); v.Decision != tc.want {
+			t.Errorf("Check(%q) = %v %q, want %v", tc.cmd, v.Decision, v.Reasons, tc.want)
+		}
+	}
+}
