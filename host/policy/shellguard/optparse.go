@@ -212,10 +212,14 @@ func (t *optTable) parseLong(args []string, i int, p *parsedArgs) int {
 			p.problem = "option --" + name + " needs an argument"
 			return i
 		}
-		u.values = append(u.values, args[i+1:i+1+need]...)
+		if len(u.values) == 0 {
+			u.values = args[i+1 : i+1+need : i+1+need] // no copy: the words themselves
+		} else {
+			u.values = append(u.values, args[i+1:i+1+need]...)
+		}
 		i += need
 	}
-	p.uses = append(p.uses, u)
+	p.add(u, len(args))
 	return i
 }
 
@@ -274,7 +278,7 @@ func (t *optTable) parseShort(args []string, i int, p *parsedArgs) int {
 				p.problem = "option -" + string(c) + " needs an argument"
 				return next
 			}
-			u.values = append(u.values, args[next+1:next+1+need]...)
+			u.values = args[next+1 : next+1+need : next+1+need]
 			next += need
 			if !t.grammar.shortNext {
 				j = len(a)
@@ -291,9 +295,18 @@ func (t *optTable) parseShort(args []string, i int, p *parsedArgs) int {
 			}
 			j = len(a)
 		}
-		p.uses = append(p.uses, u)
+		p.add(u, len(args))
 	}
 	return next
+}
+
+// add records an option; the first one sizes the list for all the words,
+// so that it grows once.
+func (p *parsedArgs) add(u optUse, words int) {
+	if p.uses == nil {
+		p.uses = make([]optUse, 0, words)
+	}
+	p.uses = append(p.uses, u)
 }
 
 // isNumber reports a decimal number such as 5 or 1.5.
