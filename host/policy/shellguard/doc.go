@@ -14,5 +14,16 @@
 // the strictest reading wins. The guard is containment, not a sandbox: an
 // approved command still runs with the user's rights.
 //
+// Payloads are read the way the program and the kernel will read them
+// (destructive.go, targets.go): options by the program's getopt rules
+// (rm --rec --for), targets with braces expanded, tilde and $HOME
+// replaced, unknown expansions as empty, paths cleaned lexically
+// (/proc/self/root, //, /..), globs matched against the directories they
+// reach, relative targets from every directory a cd may have left the
+// command in; what a pipe, here-string or here-document feeds a shell or
+// xargs is judged as if written out (feeds.go). A payload nested deeper
+// than maxDepth, or a command that needs more work than maxWork to
+// review, is blocked unreviewed.
+//
 // The package is pure: no I/O, no global state beyond read-only tables.
 package shellguard
