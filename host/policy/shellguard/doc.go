@@ -18,6 +18,17 @@
 // the strictest reading wins. The guard is containment, not a sandbox: an
 // approved command still runs with the user's rights.
 //
+// Payloads are read the way the program and the kernel will read them
+// (destructive.go, targets.go): options by the program's getopt rules
+// (rm --rec --for), targets with braces expanded, tilde and $HOME
+// replaced, unknown expansions as empty, paths cleaned lexically
+// (/proc/self/root, //, /..), globs matched against the directories they
+// reach, relative targets from every directory a cd may have left the
+// command in; what a pipe, here-string or here-document feeds a shell or
+// xargs is judged as if written out (feeds.go). A payload nested deeper
+// than maxDepth, or a command that needs more work than maxWork to
+// review, is blocked unreviewed.
+//
 // The guard looks at the file system only through Options.Files (the real
 // one when nil), and only to read: it follows the symlinks of the paths a
 // command names (a link to /etc/shadow or out of the workspace asks), walks

@@ -57,11 +57,15 @@ func (g *guard) feedPipe(x *syntax.Stmt, c stdinConsumer, depth int, f *finding)
 // feed judges text (or path tokens) fed to a consumer; only blocks count,
 // the consumer was judged already.
 func (g *guard) feed(c stdinConsumer, text string, tokens []string, depth int, f *finding) {
+	var fed finding
 	if c.shell && strings.TrimSpace(text) != "" {
-		g.blocksOnly(f, func(tmp *finding) { g.reviewInner(text, depth, tmp) })
+		g.reviewInner(text, depth, &fed)
 	}
 	if c.interp != "" && text != "" {
-		g.interpreterCode(c.interp, text, depth, f)
+		g.interpreterCode(c.interp, text, depth, &fed)
+	}
+	for _, r := range fed.blocks {
+		f.block("fed to a shell or interpreter on its input: " + r)
 	}
 	if c.xargs != nil {
 		if tokens == nil {

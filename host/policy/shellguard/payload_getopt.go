@@ -19,21 +19,35 @@ type payloadOpts struct {
 
 // payloadArgs is what payloadOpts.parse read.
 type payloadArgs struct {
-	opts     map[string][]string // canonical name → values ("" for a flag)
+	opts     []optValue // in the order given
 	operands []string
 	rest     int // index of the first argument not read as an option, when inOrder
 }
 
+// optValue is one option given: its canonical name and value ("" for a
+// flag). A slice, not a map: commands give few options.
+type optValue struct{ name, value string }
+
 func (a payloadArgs) has(names ...string) bool {
-	for _, n := range names {
-		if _, ok := a.opts[n]; ok {
-			return true
+	for _, o := range a.opts {
+		for _, n := range names {
+			if o.name == n {
+				return true
+			}
 		}
 	}
 	return false
 }
 
-func (a payloadArgs) values(name string) []string { return a.opts[name] }
+func (a payloadArgs) values(name string) []string {
+	var out []string
+	for _, o := range a.opts {
+		if o.name == name {
+			out = append(out, o.value)
+		}
+	}
+	return out
+}
 
 // newPayloadOpts builds a table from "letter=name" short entries ("r=recursive",
 // "s=signal:") and long entries ("recursive", "signal:", "preserve-root?",
@@ -81,10 +95,9 @@ func (o payloadOpts) lookupLong(given string) (string, bool) {
 // parse reads args. Unknown options are skipped: the program would refuse
 // them, and skipping keeps the payload visible in the rest.
 func (o payloadOpts) parse(args []string) payloadArgs {
-	out := payloadArgs{opts: map[string][]string{}, rest: len(args)}
+	out := payloadArgs{rest: len(args)}
 	add := func(name, value string) {
-		name = strings.TrimRight(name, ":?")
-		out.opts[name] = append(out.opts[name], value)
+		out.opts = append(out.opts, optValue{strings.TrimRight(name, ":?"), value})
 	}
 	for i := 0; i < len(args); i++ {
 		a := args[i]

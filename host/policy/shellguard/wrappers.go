@@ -110,7 +110,7 @@ func wrapEnv(g *guard, name string, args []string, depth int, f *finding) string
 	}
 	rest := args[a.rest:]
 	if len(rest) > 0 && rest[0] == "-" {
-		a.opts["ignore-environment"] = nil
+		a.opts = append(a.opts, optValue{name: "ignore-environment"})
 		rest = rest[1:]
 	}
 	if a.has("ignore-environment") {
