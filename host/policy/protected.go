@@ -93,7 +93,11 @@ func (w Workspace) inState(p, real string) bool {
 		return false
 	}
 	states := []string{w.State}
-	if rs, err := realPath(w.State); err == nil && rs != w.State {
+	rs := w.realState
+	if rs == "" {
+		rs, _ = realPath(w.State)
+	}
+	if rs != "" && rs != w.State {
 		states = append(states, rs)
 	}
 	for _, s := range states {

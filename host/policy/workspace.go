@@ -21,8 +21,20 @@ type Workspace struct {
 	State string
 
 	// realRoot is Root through its symlinks, resolved once by
-	// NewWorkspace; "" makes Real resolve it on every call.
-	realRoot string
+	// NewWorkspace; "" makes Real resolve it on every call. realState is
+	// State's, resolved once by Guard.
+	realRoot, realState string
+}
+
+// Guard sets the active core's paths and the state directory (see Core
+// and State), resolving the state directory's symlinks once.
+func (w *Workspace) Guard(core []string, state string) {
+	w.Core, w.State, w.realState = core, state, ""
+	if state != "" {
+		if r, err := realPath(filepath.Clean(state)); err == nil {
+			w.realState = r
+		}
+	}
 }
 
 // NewWorkspace cleans root and checks that it is absolute.

@@ -158,7 +158,7 @@ func (h *Host) assemble(opts Options) error {
 	if h.Workspace, err = policy.NewWorkspace(ws); err != nil {
 		return err
 	}
-	h.Workspace.Core, h.Workspace.State = protectedCore(c), opts.StateDir
+	h.Workspace.Guard(protectedCore(c), opts.StateDir)
 	caps, err := policy.NewCapabilitySet(c.Capabilities)
 	if err != nil {
 		return fmt.Errorf("%s: capabilities: %w", c.File, err)
