@@ -33,6 +33,7 @@ func (g *spawnedGroups) add(call string, pluginPID, pgid int, marker string) boo
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	g.forgetEmpty()
 	if g.byCall == nil {
 		g.byCall = map[string]map[int]string{}
 	}
@@ -41,6 +42,22 @@ func (g *spawnedGroups) add(call string, pluginPID, pgid int, marker string) boo
 	}
 	g.byCall[call][pgid] = marker
 	return true
+}
+
+// forgetEmpty drops groups that have no process left (the calls of a
+// live plugin that the host stopped waiting for, e.g. cancelled), so the
+// record stays as small as what is running. Called with mu held.
+func (g *spawnedGroups) forgetEmpty() {
+	for call, groups := range g.byCall {
+		for pgid := range groups {
+			if errors.Is(syscall.Kill(-pgid, 0), syscall.ESRCH) {
+				delete(groups, pgid)
+			}
+		}
+		if len(groups) == 0 {
+			delete(g.byCall, call)
+		}
+	}
 }
 
 // done forgets a call's groups: the plugin answered it, and a terminal

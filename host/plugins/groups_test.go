@@ -204,3 +204,32 @@ func TestSpawnedGroupsRefuseForeignGroups(t *testing.T) {
 		}
 	}
 }
+
+// TestSpawnedGroupsForgetEndedOnes: a group that has no process left is
+// dropped when the next one is recorded, so calls the host stopped
+// waiting for do not pile up.
+func TestSpawnedGroupsForgetEndedOnes(t *testing.T) {
+	gone := exec.Command("true")
+	gone.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := gone.Run(); err != nil {
+		t.Fatal(err)
+	}
+	live := exec.Command("sleep", "30")
+	live.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := live.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = live.Process.Kill(); _ = live.Wait() }()
+	st, err := readStat(live.Process.Pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var g spawnedGroups
+	g.byCall = map[string]map[int]string{"cancelled": {gone.Process.Pid: "1"}}
+	if !g.add("inv", os.Getpid(), live.Process.Pid, st.start) {
+		t.Fatal("own child group not recorded")
+	}
+	if _, ok := g.byCall["cancelled"]; ok || len(g.byCall["inv"]) != 1 {
+		t.Fatalf("recorded %v", g.byCall)
+	}
+}

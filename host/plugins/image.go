@@ -66,7 +66,8 @@ func verifiedImage(c Candidate) (*image, error) {
 	}
 	mem := os.NewFile(uintptr(fd), "memfd:"+BinaryPrefix+c.Name)
 	h := sha256.New()
-	if _, err := io.Copy(io.MultiWriter(mem, h), src); err != nil {
+	// One big buffer: the copy is a pass the hash makes anyway.
+	if _, err := io.CopyBuffer(io.MultiWriter(mem, h), src, make([]byte, 1<<20)); err != nil {
 		mem.Close()
 		return nil, fmt.Errorf("toolset plugin %s: copy the binary: %w", c.Name, err)
 	}

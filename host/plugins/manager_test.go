@@ -54,7 +54,7 @@ func TestMain(m *testing.M) {
 
 // pluginDir copies the named fixtures into a fresh directory, so a test
 // may tamper with them.
-func pluginDir(t *testing.T, names ...string) string {
+func pluginDir(t testing.TB, names ...string) string {
 	t.Helper()
 	dir := t.TempDir()
 	for _, n := range names {

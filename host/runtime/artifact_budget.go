@@ -2,6 +2,8 @@ package runtime
 
 import (
 	"context"
+	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -37,17 +39,17 @@ func (s *Store) PruneArtifacts(ctx context.Context, dir string, budget int64, li
 	if budget <= 0 {
 		budget = DefaultArtifactBudget
 	}
-	recs, err := scanRecords(s, BucketArtifacts, "artifact", func(*ArtifactRecord) bool { return true })
+	total, err := s.artifactBytes(ctx)
 	if err != nil {
 		return rep, err
-	}
-	var total int64
-	for _, r := range recs {
-		total += r.Size
 	}
 	rep.KeptBytes = total
 	if total <= budget {
 		return rep, nil
+	}
+	recs, err := scanRecords(s, BucketArtifacts, "artifact", func(*ArtifactRecord) bool { return true })
+	if err != nil {
+		return rep, err
 	}
 	slices.SortStableFunc(recs, func(a, b ArtifactRecord) int { return a.Created.Compare(b.Created) })
 	root, err := os.OpenRoot(dir)
@@ -79,7 +81,16 @@ func (s *Store) PruneArtifacts(ctx context.Context, dir string, budget int64, li
 			}
 		}
 		if err := s.update(ctx, func(tx *bolt.Tx) error {
-			return tx.Bucket([]byte(BucketArtifacts)).Delete([]byte(r.Ref))
+			b := tx.Bucket([]byte(BucketArtifacts))
+			old := b.Get([]byte(r.Ref))
+			if old == nil {
+				return nil // another host's prune was first
+			}
+			size := recordSize(old)
+			if err := b.Delete([]byte(r.Ref)); err != nil {
+				return err
+			}
+			return addArtifactBytes(tx, -size)
 		}); err != nil {
 			return rep, fmt.Errorf("drop artifact %s from the index: %w", r.Ref, err)
 		}
@@ -89,6 +100,61 @@ func (s *Store) PruneArtifacts(ctx context.Context, dir string, budget int64, li
 	}
 	rep.KeptBytes = total
 	return rep, failed
+}
+
+var totalKey = []byte("bytes")
+
+// artifactBytes is the indexed total, computed once by a scan in a store
+// that predates the running total.
+func (s *Store) artifactBytes(ctx context.Context) (int64, error) {
+	var total int64
+	have := false
+	err := s.view(func(tx *bolt.Tx) error {
+		if v := tx.Bucket([]byte(BucketArtifactTotals)).Get(totalKey); len(v) == 8 {
+			total, have = int64(binary.BigEndian.Uint64(v)), true
+		}
+		return nil
+	})
+	if err != nil || have {
+		return total, err
+	}
+	err = s.update(ctx, func(tx *bolt.Tx) error { return addArtifactBytes(tx, 0) })
+	if err != nil {
+		return 0, err
+	}
+	return s.artifactBytes(ctx)
+}
+
+// addArtifactBytes moves the running total by delta inside tx; a missing
+// total is computed from the index first (which then already holds the
+// change).
+func addArtifactBytes(tx *bolt.Tx, delta int64) error {
+	tb := tx.Bucket([]byte(BucketArtifactTotals))
+	v := tb.Get(totalKey)
+	var total int64
+	if len(v) == 8 {
+		total = int64(binary.BigEndian.Uint64(v)) + delta
+	} else {
+		_ = tx.Bucket([]byte(BucketArtifacts)).ForEach(func(_, rec []byte) error {
+			total += recordSize(rec)
+			return nil
+		})
+	}
+	var buf [8]byte
+	binary.BigEndian.PutUint64(buf[:], uint64(max(total, 0)))
+	return tb.Put(totalKey, buf[:])
+}
+
+// recordSize is the size field of an encoded ArtifactRecord; 0 for none.
+func recordSize(v []byte) int64 {
+	if v == nil {
+		return 0
+	}
+	var r struct {
+		Size int64 `json:"size"`
+	}
+	_ = json.Unmarshal(v, &r)
+	return r.Size
 }
 
 // taskEnded is true for an artifact of no task or of a task in a final

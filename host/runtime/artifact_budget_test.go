@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	bolt "go.etcd.io/bbolt"
 )
 
 // TestPruneArtifactsFillsAndRetains fills runtime/artifacts past its
@@ -145,4 +147,50 @@ func TestPruneArtifactsStaysInside(t *testing.T) {
 	if _, err := os.Stat(victim); err != nil {
 		t.Fatalf("the prune removed a file outside the artifacts directory: %v", err)
 	}
+}
+
+// TestArtifactTotalFollowsTheIndex: the running total the budget check
+// reads equals the index's sum through updates and prunes, and a store
+// without one (made before it existed) computes it.
+func TestArtifactTotalFollowsTheIndex(t *testing.T) {
+	s, err := Open(filepath.Join(t.TempDir(), "state.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	sum := func() int64 {
+		recs, _ := s.Artifacts("p", "s")
+		var n int64
+		for _, r := range recs {
+			n += r.Size
+		}
+		return n
+	}
+	check := func(when string) {
+		t.Helper()
+		got, err := s.artifactBytes(ctx)
+		if err != nil || got != sum() {
+			t.Fatalf("%s: total %d, %v; index sums to %d", when, got, err, sum())
+		}
+	}
+	check("empty")
+	for i, size := range []int64{10, 20, 30} {
+		if err := s.IndexArtifact(ctx, ArtifactRecord{Root: "r", Path: "f" + string(rune('a'+i)), Size: size, Principal: "p", Session: "s", Created: time.Now().Add(time.Duration(i) * time.Second)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	check("three indexed")
+	if err := s.IndexArtifact(ctx, ArtifactRecord{Root: "r", Path: "fa", Size: 15, Principal: "p", Session: "s"}); err != nil {
+		t.Fatal(err)
+	}
+	check("one grew")
+	if _, err := s.PruneArtifacts(ctx, t.TempDir(), 40, nil); err != nil {
+		t.Fatal(err)
+	}
+	check("pruned")
+	if err := s.update(ctx, func(tx *bolt.Tx) error { return tx.Bucket([]byte(BucketArtifactTotals)).Delete(totalKey) }); err != nil {
+		t.Fatal(err)
+	}
+	check("total lost")
 }

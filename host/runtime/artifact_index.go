@@ -52,7 +52,12 @@ func (s *Store) IndexArtifact(ctx context.Context, rec ArtifactRecord) error {
 		return fmt.Errorf("encode artifact %s: %w", rec.Ref, err)
 	}
 	return s.update(ctx, func(tx *bolt.Tx) error {
-		return tx.Bucket([]byte(BucketArtifacts)).Put([]byte(rec.Ref), v)
+		b := tx.Bucket([]byte(BucketArtifacts))
+		old := recordSize(b.Get([]byte(rec.Ref)))
+		if err := b.Put([]byte(rec.Ref), v); err != nil {
+			return err
+		}
+		return addArtifactBytes(tx, rec.Size-old)
 	})
 }
 

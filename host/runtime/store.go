@@ -26,11 +26,16 @@ const (
 	BucketMessages  = "messages"
 	BucketSchedules = "schedules"
 	BucketArtifacts = "artifacts"
+	// BucketArtifactTotals holds the indexed artifacts' total size, kept
+	// in the same transactions as the index, so the budget check is one
+	// read instead of a scan.
+	BucketArtifactTotals = "artifact_totals"
 )
 
 var buckets = []string{
 	BucketEvents, BucketTasks, BucketTaskLogs, BucketApprovals,
 	BucketSessions, BucketMessages, BucketSchedules, BucketArtifacts,
+	BucketArtifactTotals,
 }
 
 // lockTimeout bounds how long Open waits for another process to release the
