@@ -3,6 +3,8 @@ package fsops
 import (
 	"errors"
 	"regexp"
+	"strings"
+	"sync"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -29,10 +31,26 @@ const sweepBudget = 1 << 16
 // creation (named ones within staleAge of it) to its publication, so a
 // live operation's file, in this process or another, is never removed.
 // It returns the names it removed; failures only mean a file stays.
+//
+// A directory is swept at most once per staleAge by this process: a file
+// younger than that is never removed anyway, and listing a directory of
+// 10,000 entries on every write would cost more than the write.
 func (pp *pinnedParent) sweepStaged(now time.Time) []string {
+	var st unix.Stat_t
+	if unix.Fstat(pp.fd, &st) != nil {
+		return nil
+	}
+	key := [2]uint64{st.Dev, st.Ino}
+	if last, ok := sweptDirs.Load(key); ok && now.Sub(last.(time.Time)) < staleAge && now.After(last.(time.Time)) {
+		return nil
+	}
+	sweptDirs.Store(key, now)
 	removed, _ := sweepDir(pp.fd, now, nil)
 	return removed
 }
+
+// sweptDirs is when this process last swept each directory (device, inode).
+var sweptDirs sync.Map
 
 // sweepDir sweeps the directory open as dirFd; with subdirs set it also
 // collects the names of its subdirectories (not symlinks).
@@ -46,7 +64,7 @@ func sweepDir(dirFd int, now time.Time, subdirs *[]string) (removed []string, er
 	seen := 0
 	err = readDirents(dfd, make([]byte, 32<<10), func(name string, typ uint8) bool {
 		seen++
-		if (typ == unix.DT_REG || typ == unix.DT_UNKNOWN) && stagedPattern.MatchString(name) {
+		if (typ == unix.DT_REG || typ == unix.DT_UNKNOWN) && maybeStaged(name) && stagedPattern.MatchString(name) {
 			candidates = append(candidates, name)
 		}
 		if subdirs != nil && typ == unix.DT_DIR && !skipDirNames[name] {
@@ -84,4 +102,10 @@ func removeIfStale(dirFd int, name string, now time.Time) bool {
 		return false
 	}
 	return !errors.Is(unix.Unlinkat(dirFd, name, 0), unix.ENOENT)
+}
+
+// maybeStaged is the cheap test before the pattern: most names of a big
+// directory fail at their first or last bytes.
+func maybeStaged(name string) bool {
+	return len(name) > 17 && name[0] == '.' && (strings.HasSuffix(name, ".demiurge-tmp") || strings.HasSuffix(name, ".tmp"))
 }

@@ -169,3 +169,25 @@ func TestFirstWriteSweepsTheTree(t *testing.T) {
 		t.Fatalf("a second write swept the tree again: %v", err)
 	}
 }
+
+// A directory is swept at most once per staleAge: a dead file is removed by
+// the first write after it has been dead that long, not by every write.
+func TestSweepOfADirectoryIsRateLimited(t *testing.T) {
+	fx := newFixture(t)
+	fx.write(t, "f.txt", "x")
+	pp, err := fx.ws.pinParent("f.txt", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pp.Close()
+	t0 := time.Now().Add(staleAge + time.Second) // every file here counts as dead
+	pp.sweepStaged(t0)
+	dead := ".f.txt.0123456789abcdef.demiurge-tmp"
+	fx.write(t, dead, "dead")
+	if got := pp.sweepStaged(t0.Add(time.Second)); len(got) != 0 {
+		t.Fatalf("swept again within staleAge: %v", got)
+	}
+	if got := pp.sweepStaged(t0.Add(staleAge + 2*time.Second)); len(got) != 1 {
+		t.Fatalf("after staleAge the sweep removed %v, want the dead file", got)
+	}
+}

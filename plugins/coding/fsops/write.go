@@ -55,8 +55,8 @@ func WritePrecheck(ctx context.Context, ws *Workspace, p WriteParams) error {
 
 // WriteFile creates or atomically replaces a file: the content is staged
 // beside the target in the pinned parent directory, synced, given the old
-// file's permission bits, and swapped in for the target (publish.go). An interrupted
-// write never leaves a half-written file at the target path.
+// file's permission bits, and swapped in for the target (publish.go). An
+// interrupted write never leaves a half-written file at the target path.
 func WriteFile(ctx context.Context, ws *Workspace, p WriteParams) (WriteResult, error) {
 	if err := ctx.Err(); err != nil {
 		return WriteResult{}, err
