@@ -88,8 +88,11 @@ var (
 	dateOptions = options(gnu, `d/date= /debug f/file=@r I/iso-8601? r/reference=@r /resolution R/rfc-email|rfc-822|rfc-2822
 		/rfc-3339= s/set=!s u/utc|universal|uct`+helpVersion, map[string]string{"set": "sets the system time"})
 	// Debian's hostname: -F and -b set the name, as does an operand.
-	hostnameOptions = options(gnu, `a/alias A/all-fqdns b/boot!s d/domain f/fqdn|long F/file=!s h/help i/ip-address
-		I/all-ip-addresses s/short V/version y/yp|nis`, map[string]string{"boot": "sets the host name", "file": "sets the host name from a file"})
+	// -a, -A, -d, -f, -i, -I and -y ask the resolver, NIS or the kernel's
+	// netlink socket: the oracle sees a socket, so they are not read-only.
+	hostnameOptions = options(gnu, `a/alias!u A/all-fqdns!u b/boot!s d/domain!u f/fqdn|long!u F/file=!s h/help i/ip-address!u
+		I/all-ip-addresses!u s/short V/version y/yp|nis!u`, map[string]string{"boot": "sets the host name", "file": "sets the host name from a file",
+		"alias": lookup, "all-fqdns": lookup, "domain": lookup, "fqdn": lookup, "ip-address": lookup, "all-ip-addresses": lookup, "yp": lookup})
 	unameOptions = options(gnu, `a/all s/kernel-name n/nodename r/kernel-release v/kernel-version m/machine
 		p/processor i/hardware-platform o/operating-system`+helpVersion, nil)
 	bareOptions   = options(gnu, helpVersion, nil)
@@ -122,3 +125,6 @@ var (
 	stringsOptions = options(gnu, digits+` a/all d/data f/print-file-name n/bytes= t/radix= o T/target= e/encoding=
 		s/output-separator= w/include-all-whitespace U/unicode= h/help v/version V`, nil)
 )
+
+// lookup is why hostname's network options ask.
+const lookup = "looks the host up through the network (resolver, NIS or a netlink socket)"

@@ -86,6 +86,10 @@ var manOptions = options(gnu, `C/config-file=!u d/debug D/default /warnings? f/w
 	})
 
 func manPost(_ *guard, name string, r *argsRead, f *finding) {
+	// man-db runs formatters and helpers (locale, apropos, groff) and,
+	// where /var/cache/man is writable, writes its cat-page cache: the
+	// strace oracle sees both, so no spelling of man runs unasked.
+	f.prompt(Medium, name+" runs formatting programs and may write its page cache")
 	for _, op := range r.operands {
 		if strings.ContainsRune(op, '/') {
 			f.prompt(High, name+" "+op+" formats a local file")

@@ -223,10 +223,36 @@ type treeWalk struct {
 	mode    treeMode
 	seen    map[string]bool // resolved directories already walked
 	stopped bool
+	found   int // findings reported so far
+	// namedHigh is set once a credential-like entry has been named.
+	namedHigh bool
 }
+
+// maxTreeFindings bounds the reasons one walk reports: a few name what
+// asks, and a tree like /etc would otherwise fill the verdict with
+// hundreds.
+const maxTreeFindings = 3
 
 // maxTreeDepth bounds how deep a walk descends.
 const maxTreeDepth = 64
+
+// report raises the finding for one entry. Past maxTreeFindings reasons
+// it names no more (a tree like /etc would fill the verdict with
+// hundreds) but keeps walking while the risk could still rise; once a
+// credential-like entry is found, nothing further can make the verdict
+// stricter and the walk ends.
+func (w *treeWalk) report(r Risk, reason string) {
+	if w.found < maxTreeFindings || (r == High && !w.namedHigh) {
+		w.f.prompt(r, reason)
+		w.namedHigh = w.namedHigh || r == High
+	} else {
+		w.f.prompt(r, "reads the tree "+w.top+", which holds more entries that ask")
+	}
+	w.found++
+	if r == High && w.found >= maxTreeFindings {
+		w.stopped = true
+	}
+}
 
 func (w *treeWalk) walk(dir string, depth int) {
 	if w.stopped || w.seen[dir] {
@@ -259,7 +285,7 @@ func (w *treeWalk) walk(dir string, depth int) {
 			continue
 		}
 		if w.g.sensitiveAt(child) {
-			w.f.prompt(High, "reads the tree "+w.top+", which holds "+w.show(child)+", a credential-like path")
+			w.report(High, "reads the tree "+w.top+", which holds "+w.show(child)+", a credential-like path")
 			continue
 		}
 		switch {
@@ -279,14 +305,14 @@ func (w *treeWalk) link(child string, depth int) {
 	target, isDir, err := w.g.resolve(child)
 	switch {
 	case err != nil:
-		w.f.prompt(Medium, "reads the tree "+w.top+", whose link "+w.show(child)+" cannot be followed: "+err.Error())
+		w.report(Medium, "reads the tree "+w.top+", whose link "+w.show(child)+" cannot be followed: "+err.Error())
 		return
 	case w.g.sensitiveAt(target):
-		w.f.prompt(High, "reads the tree "+w.top+", whose link "+w.show(child)+" leads to "+target+", a credential-like path")
+		w.report(High, "reads the tree "+w.top+", whose link "+w.show(child)+" leads to "+target+", a credential-like path")
 		return
 	}
 	if _, inside := w.g.within(target); !inside {
-		w.f.prompt(Medium, "reads the tree "+w.top+", whose link "+w.show(child)+" leads out of the workspace to "+target)
+		w.report(Medium, "reads the tree "+w.top+", whose link "+w.show(child)+" leads out of the workspace to "+target)
 		return
 	}
 	if isDir {

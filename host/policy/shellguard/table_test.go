@@ -123,7 +123,7 @@ var table = []row{
 	{"busybox ls", Allow, Low},
 	{"exec ls", Allow, Low},
 	{"builtin echo hi", Allow, Low},
-	{"man ls", Allow, Low},
+	{"man ls", Prompt, Medium},
 	{"jq .name package.json", Allow, Low},
 	{"cut -d: -f1 data.txt", Allow, Low},
 	{"tr a-z A-Z", Allow, Low},
