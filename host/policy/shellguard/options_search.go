@@ -55,6 +55,22 @@ func grepPost(_ *guard, _ string, r *argsRead, _ *finding) {
 // given.
 func rgPost(_ *guard, _ string, r *argsRead, _ *finding) {
 	r.recursive = true
+	// By default rg skips hidden entries and follows no symlink below its
+	// operands; --hidden (-.), -uu and --follow (-L) read them too. Its
+	// .gitignore handling is not modelled: it only ever reads less.
+	r.tree = treeMode{skipHidden: true, noFollow: true}
+	unrestricted := 0
+	for _, u := range r.uses {
+		switch {
+		case u.opt.short == 'u':
+			unrestricted++
+		case u.opt.short == '.' || u.opt.short == 'L' || (len(u.opt.longs) > 0 && u.opt.longs[0] == "hidden"):
+			r.tree = treeMode{}
+		}
+	}
+	if unrestricted >= 2 {
+		r.tree = treeMode{}
+	}
 	for _, u := range r.uses {
 		// --files and --type-list take no pattern: every operand is a path.
 		if len(u.opt.longs) > 0 && (u.opt.longs[0] == "files" || u.opt.longs[0] == "type-list") {

@@ -250,3 +250,39 @@ func TestGitGrepNoIndex(t *testing.T) {
 		}
 	}
 }
+
+// TestRgReadsWhatRipgrepReads: rg's default walk skips hidden entries and
+// nested symlinks, so a workspace .env does not make `rg TODO` ask, while
+// every spelling that reads hidden files or follows links does.
+func TestRgReadsWhatRipgrepReads(t *testing.T) {
+	root := t.TempDir()
+	if err := os.WriteFile(filepath.Join(root, ".env"), []byte("K=v\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "main.go"), []byte("package main\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("/etc", filepath.Join(root, "etc")); err != nil {
+		t.Fatal(err)
+	}
+	opts := Options{WorkspaceRoot: root, Files: OSFiles{}}
+	for _, tc := range []struct {
+		cmd  string
+		want Decision
+	}{
+		{"rg TODO", Allow},
+		{"rg -n TODO .", Allow},
+		{"rg -u TODO", Allow},
+		{"rg --hidden TODO", Prompt},
+		{"rg -. TODO", Prompt},
+		{"rg -uu TODO", Prompt},
+		{"rg -u -u TODO", Prompt},
+		{"rg -L TODO", Prompt},
+		{"rg --follow TODO", Prompt},
+		{"grep -r TODO .", Prompt},
+	} {
+		if v := Check(tc.cmd, opts); v.Decision != tc.want {
+			t.Errorf("Check(%q) = %v %q, want %v", tc.cmd, v.Decision, v.Reasons, tc.want)
+		}
+	}
+}

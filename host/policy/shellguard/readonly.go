@@ -62,6 +62,9 @@ type argsRead struct {
 	patternGiven bool
 	// recursive: path operands are trees.
 	recursive bool
+	// tree says what a recursive walk skips (ripgrep's defaults); the
+	// zero value reads everything.
+	tree treeMode
 }
 
 func (s spec) check(g *guard, name string, args []string, depth int, f *finding) {
@@ -115,7 +118,7 @@ func (s spec) check(g *guard, name string, args []string, depth int, f *finding)
 	}
 	for _, p := range ops {
 		if r.recursive {
-			g.readTree(p, f)
+			g.readTreeWith(p, r.tree, f)
 		} else {
 			g.readPath(p, f)
 		}
