@@ -265,7 +265,7 @@ func (h *Host) catalogFor(ctx context.Context, s *Session) (*catalog.Catalog, er
 			warnings = append(warnings, fmt.Sprintf("installed toolset %s is left out of the catalog: %v", c.Name, err))
 			continue
 		}
-		src, w := pluginSource(c, descs[c.Name], packages.Bind(h.Packages, c.Name, dispatch.PluginAdapter{Manager: h.Plugins, Toolset: c.Name}, h.Store))
+		src, w := pluginSource(c, descs[c.Name], packages.Bind(h.Packages, c, dispatch.PluginAdapter{Manager: h.Plugins, Toolset: c.Name}, h.Store))
 		if h.usesAuthored(c) {
 			src = asAuthored(src, descs[c.Name])
 		}
