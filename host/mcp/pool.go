@@ -155,6 +155,9 @@ func (p *Pool) resolve(ctx context.Context, t Turn, only string) Resolution {
 		p.failures = map[string]failure{}
 		p.identity = id
 	}
+	// What the core's loader cannot judge, whoever loaded the turn's
+	// manifests (envcheck.go).
+	t.Servers, t.Errors = refuseExecControlEnv(t.Servers, t.Errors)
 	now := p.cfg.Now()
 	declared := map[string]bool{}
 	var states []State

@@ -132,6 +132,9 @@ func (h *Host) testMCP(ctx context.Context, s *Session, server string) (mcp.Stat
 	if !ok {
 		return mcp.State{}, fmt.Errorf("no MCP server %q is declared in %s (want %s.yaml there)", server, h.Core.MCPRoot, server)
 	}
+	// The same mcp.connect event a turn writes: a test connects (or is
+	// refused) as much as a turn does.
+	h.mcpStateEvents(s.ID(), nil, []mcp.State{st})
 	return st, nil
 }
 
