@@ -21,6 +21,10 @@ var effects = map[toolsetv1.Effect]catalog.Effect{
 func pluginSource(c plugins.Candidate, d plugins.Description, binding any) (catalog.Source, []string) {
 	src := catalog.Source{Kind: catalog.SourceBuiltin, Name: c.Name, Binding: binding}
 	var warnings []string
+	// What the plugin left out (a broken tool.yaml), said once per catalog.
+	for _, p := range d.GetProblems() {
+		warnings = append(warnings, fmt.Sprintf("%s: left out: %s", c.Name, p))
+	}
 	builtin := c.Origin == plugins.OriginBuiltin
 	for _, t := range d.GetTools() {
 		m := t.GetMetadata()
