@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"sort"
 	"sync"
+	"time"
 
 	"github.com/hashicorp/go-hclog"
 
@@ -47,6 +48,9 @@ type Options struct {
 	Rules     []string
 	Principal string
 	Logger    hclog.Logger
+	// CallTimeout bounds each authored and MCP tool call (the operator's
+	// --call-timeout); 0 is DefaultCallTimeout.
+	CallTimeout time.Duration
 }
 
 // Host is one running host process's view of its core and tools.
@@ -67,6 +71,9 @@ type Host struct {
 	// under, but for the session id (sessions.go).
 	rootAuthority policy.Authority
 	sessions      sessions
+
+	// callTimeout is Options.CallTimeout.
+	callTimeout time.Duration
 
 	storeOnce sync.Once
 	store     *runtime.Store
@@ -109,7 +116,7 @@ func Open(opts Options) (*Host, error) {
 	if err != nil {
 		return nil, err
 	}
-	h := &Host{Core: c, Plugins: pm, StateDir: opts.StateDir, Packages: pkgs}
+	h := &Host{Core: c, Plugins: pm, StateDir: opts.StateDir, Packages: pkgs, callTimeout: opts.CallTimeout}
 	if err := h.assemble(opts); err != nil {
 		pm.Close()
 		return nil, err
@@ -268,6 +275,7 @@ func (h *Host) catalogFor(ctx context.Context, s *Session) (*catalog.Catalog, er
 		src, w := pluginSource(c, descs[c.Name], packages.Bind(h.Packages, c, dispatch.PluginAdapter{Manager: h.Plugins, Toolset: c.Name}, h.Store))
 		if h.usesAuthored(c) {
 			src = asAuthored(src, descs[c.Name])
+			src.Binding = withCallTimeout(src.Binding.(dispatch.Adapter), h.callTimeout)
 		}
 		warnings = append(warnings, w...)
 		sources = append(sources, src)

@@ -60,9 +60,10 @@ func (h *Host) pool(s *Session) *mcp.Pool {
 	if s.mcp.pool == nil {
 		id := s.ID()
 		cfg := mcp.Config{
-			StateDir: h.StateDir,
-			Env:      plugins.PluginEnv(filepath.Join(h.StateDir, "runtime", "home")),
-			CoreDir:  h.Core.Dir,
+			StateDir:    h.StateDir,
+			Env:         plugins.PluginEnv(filepath.Join(h.StateDir, "runtime", "home")),
+			CoreDir:     h.Core.Dir,
+			CallTimeout: h.callTimeout,
 			OnURLDecision: func(server string, d netpolicy.Decision) {
 				h.urlDecisionEvent(id, server, d)
 			},
