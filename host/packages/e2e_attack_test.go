@@ -143,3 +143,46 @@ func TestLockSumIsWhatLaunchChecks(t *testing.T) {
 		t.Fatalf("warnings: %s", w)
 	}
 }
+
+// TestPackageServesOnlyWhatItDeclared: a package whose plugin serves a
+// tool its package.json did not declare (what the operator saw at
+// install) gets that tool left out, with a warning; a declared tool it
+// does not serve is reported.
+func TestPackageServesOnlyWhatItDeclared(t *testing.T) {
+	dir := t.TempDir()
+	if err := plugintest.Build(dir, "textstats", "demiurge.dev/sdk/example/textstats"); err != nil {
+		t.Fatal(err)
+	}
+	manifest := `{"name":"textstats","version":"1.0.0","protocol":1,"protocol_minor":0,"module":"demiurge.dev/sdk","tools":["word_stats"],"slot":"text"}`
+	archive := filepath.Join(dir, "textstats.tar.gz")
+	sum, err := packagetest.Archive(archive, []byte(manifest), "textstats", filepath.Join(dir, "demiurge-toolset-textstats"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	coreDir := t.TempDir()
+	os.WriteFile(filepath.Join(coreDir, core.FileName), []byte("toolsets: []\ncapabilities: [fs.read]\n"), 0o644)
+	c, err := core.Load(coreDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	state := t.TempDir()
+	if _, err := packages.New(state, c).Install(archive, sum); err != nil {
+		t.Fatal(err)
+	}
+	h, err := toolhost.Open(toolhost.Options{CoreDir: coreDir, Workspace: t.TempDir(), StateDir: state, BuiltinPluginDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	cat, err := h.Catalog(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := cat.Lookup("text_stats"); ok {
+		t.Fatal("an undeclared tool of the package is in the catalog")
+	}
+	w := strings.Join(h.Warnings, "\n")
+	if !strings.Contains(w, "package textstats serves text_stats, which its package.json does not declare") || !strings.Contains(w, "declares word_stats but its plugin does not serve it") {
+		t.Fatalf("warnings: %s", w)
+	}
+}

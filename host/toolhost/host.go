@@ -273,6 +273,8 @@ func (h *Host) catalogFor(ctx context.Context, s *Session) (*catalog.Catalog, er
 			continue
 		}
 		src, w := pluginSource(c, descs[c.Name], packages.Bind(h.Packages, c, dispatch.PluginAdapter{Manager: h.Plugins, Toolset: c.Name}, h.Store))
+		src, declared := packages.KeepDeclared(h.Packages, c, src)
+		w = append(w, declared...)
 		if h.usesAuthored(c) {
 			src = asAuthored(src, descs[c.Name])
 			src.Binding = withCallTimeout(src.Binding.(dispatch.Adapter), h.callTimeout)
