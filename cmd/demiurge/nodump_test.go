@@ -99,6 +99,7 @@ func TestHostAndPluginsAreNotDumpable(t *testing.T) {
 		"core/agent/tools/probe/module.py": pythonProbe,
 		"ws/.keep":                         "",
 		"home/.keep":                       "",
+		"tmp/.keep":                        "",
 	} {
 		p := filepath.Join(root, path)
 		os.MkdirAll(filepath.Dir(p), 0o755)
@@ -117,7 +118,9 @@ func TestHostAndPluginsAreNotDumpable(t *testing.T) {
 		t.Helper()
 		cmd := exec.Command(bin, "--core", filepath.Join(root, "core"), "--state", filepath.Join(root, "state"), "--plugin-dir", builtin,
 			"--workspace", filepath.Join(root, "ws"), "--approve", "allow:"+tool, "tools", "call", tool, args)
-		cmd.Env = []string{"HOME=" + filepath.Join(root, "home"), "PATH=/usr/local/bin:/usr/bin:/bin", "DEMIURGE_NODUMP_CANARY=host-secret-canary"}
+		// A TMPDIR of its own: go-plugin makes its sockets there, and the
+		// shared /tmp need not be writable by nobody.
+		cmd.Env = []string{"HOME=" + filepath.Join(root, "home"), "TMPDIR=" + filepath.Join(root, "tmp"), "PATH=/usr/local/bin:/usr/bin:/bin", "DEMIURGE_NODUMP_CANARY=host-secret-canary"}
 		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
 		var out, errb bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &errb
