@@ -26,6 +26,10 @@ type Toolset struct {
 // logs JSON to stderr (go-plugin relays it to the host) and exits when the
 // host process dies, even if the host could not stop it.
 func Serve(ts Toolset) {
+	if err := nonDumpable(); err != nil {
+		fmt.Fprintf(os.Stderr, "toolset %s: make the process non-dumpable: %v\n", ts.Name, err)
+		os.Exit(1)
+	}
 	log := hclog.New(&hclog.LoggerOptions{
 		Name: ts.Name, JSONFormat: true, Output: os.Stderr,
 		Level: hclog.LevelFromString(os.Getenv("DEMIURGE_PLUGIN_LOG_LEVEL")),

@@ -20,6 +20,7 @@ func globalFlags() []cli.Flag {
 		&cli.StringFlag{Name: "workspace", Usage: "workspace directory; default: the core's, else the current directory", EnvVars: []string{"DEMIURGE_WORKSPACE"}},
 		&cli.StringFlag{Name: "state", Usage: "state directory (store, caches, installed plugins); default: $XDG_STATE_HOME/demiurge", EnvVars: []string{"DEMIURGE_STATE"}},
 		&cli.StringFlag{Name: "tool-display", Value: "summary", Usage: "how tools are shown: quiet, summary or full"},
+		&cli.DurationFlag{Name: "call-timeout", Usage: "how long one authored or MCP tool call may run before it is cancelled (default 10m)"},
 		&cli.StringSliceFlag{Name: "approve", Usage: "approval rule, repeatable: allow:TOOL, allow:TOOL:GLOB, deny:TOOL, deny:TOOL:GLOB"},
 		&cli.StringFlag{Name: "plugin-dir", Usage: "directory of the built-in toolset plugins; default: beside the demiurge binary", EnvVars: []string{"DEMIURGE_PLUGIN_DIR"}, Hidden: true},
 		&cli.Int64Flag{Name: "output-cap-mib", Value: 256, Usage: "MiB of one output stream a terminal call keeps in its artifact; past it bytes are counted and dropped", EnvVars: []string{"DEMIURGE_OUTPUT_CAP_MIB"}},
@@ -72,6 +73,9 @@ func openHost(c *cli.Context, approver approval.Provider) (*toolhost.Host, error
 	if approver == nil && operatorCanAnswer() {
 		approver = &approval.Terminal{In: plugins.OperatorStdin(), Out: os.Stderr}
 	}
+	if c.Duration("call-timeout") < 0 {
+		return nil, usagef("--call-timeout must be a positive duration like 90s or 5m")
+	}
 	logger, err := hostLogger(state, c.String("log-level"))
 	if err != nil {
 		return nil, err
@@ -87,7 +91,7 @@ func openHost(c *cli.Context, approver approval.Provider) (*toolhost.Host, error
 	return toolhost.Open(toolhost.Options{
 		CoreDir: c.String("core"), Workspace: c.String("workspace"), StateDir: state,
 		BuiltinPluginDir: builtinPluginDir(c), Approver: approver, Rules: c.StringSlice("approve"),
-		Logger: logger, OutputCap: outputCap, ArtifactBudget: budget,
+		Logger: logger, OutputCap: outputCap, ArtifactBudget: budget, CallTimeout: c.Duration("call-timeout"),
 	})
 }
 

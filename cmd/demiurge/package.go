@@ -57,7 +57,9 @@ func packageManager(c *cli.Context) (*packages.Manager, error) {
 	if err := os.MkdirAll(state, 0o700); err != nil {
 		return nil, fmt.Errorf("state directory: %w", err)
 	}
-	return packages.New(state, cr, packages.Source{Dir: filepath.Join(builtinPluginDir(c), "packages")}), nil
+	m := packages.New(state, cr, packages.Source{Dir: filepath.Join(builtinPluginDir(c), "packages")})
+	m.BuiltinDir = builtinPluginDir(c)
+	return m, nil
 }
 
 func packageList(c *cli.Context) error {

@@ -22,6 +22,10 @@ func FuzzLoad(f *testing.F) {
 	f.Add([]byte(`{"key":{"format":1},"sources":[{"kind":"mcp","tools":[{"name":"x"}]}]}`))
 	f.Add([]byte(`[]`))
 	key := fx.key()
+	fixKey, err := readMACKey(fx.state)
+	if err != nil {
+		f.Fatal(err)
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		state := t.TempDir()
 		p := path(state, key)
@@ -31,6 +35,13 @@ func FuzzLoad(f *testing.F) {
 		if err := os.WriteFile(p, data, 0o600); err != nil {
 			t.Fatal(err)
 		}
+		// The fixture's key, so that the seed that is the good snapshot can hit.
+		if err := os.MkdirAll(filepath.Dir(KeyFile(state)), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(KeyFile(state), fixKey, 0o600); err != nil {
+			t.Fatal(err)
+		}
 		s, ok := Load(state, key)
 		if !ok {
 			return
@@ -38,8 +49,13 @@ func FuzzLoad(f *testing.F) {
 		var probe struct {
 			Key Key `json:"key"`
 		}
-		if json.Unmarshal(data, &probe) != nil || !probe.Key.Equal(key) {
-			t.Fatalf("hit on bytes whose key is not the reader's: %q", data)
+		mkey, err := readMACKey(state)
+		if err != nil {
+			t.Fatalf("hit without a MAC key: %v", err)
+		}
+		body, sealed := open(mkey, data)
+		if !sealed || json.Unmarshal(body, &probe) != nil || !probe.Key.Equal(key) {
+			t.Fatalf("hit on bytes not sealed by the host or whose key is not the reader's: %q", data)
 		}
 		s.CatalogSources()
 	})

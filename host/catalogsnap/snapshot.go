@@ -62,7 +62,7 @@ func path(stateDir string, k Key) string {
 // Load returns the snapshot saved under key, if there is one with exactly
 // that key. Anything unreadable, foreign or different is a miss.
 func Load(stateDir string, key Key) (*Snapshot, bool) {
-	f, err := os.Open(path(stateDir, key))
+	f, err := os.OpenFile(path(stateDir, key), os.O_RDONLY|noFollow, 0)
 	if err != nil {
 		return nil, false
 	}
@@ -78,8 +78,17 @@ func Load(stateDir string, key Key) (*Snapshot, bool) {
 	if _, err := io.ReadFull(f, raw); err != nil {
 		return nil, false
 	}
+	// Only what the host sealed is a snapshot (mac.go).
+	mkey, err := readMACKey(stateDir)
+	if err != nil {
+		return nil, false
+	}
+	body, ok := open(mkey, raw)
+	if !ok {
+		return nil, false
+	}
 	var s Snapshot
-	if json.Unmarshal(raw, &s) != nil || !s.Key.Equal(key) {
+	if json.Unmarshal(body, &s) != nil || !s.Key.Equal(key) {
 		return nil, false
 	}
 	return &s, true
@@ -88,10 +97,15 @@ func Load(stateDir string, key Key) (*Snapshot, bool) {
 // Save writes a snapshot atomically (a temporary file renamed over the
 // old one), readable by this user only.
 func Save(stateDir string, s *Snapshot) error {
-	raw, err := json.Marshal(s)
+	body, err := json.Marshal(s)
 	if err != nil {
 		return fmt.Errorf("catalog snapshot: encode: %w", err)
 	}
+	mkey, err := macKey(stateDir)
+	if err != nil {
+		return err
+	}
+	raw := seal(mkey, body)
 	// A host resolves a catalog every turn; an unchanged snapshot is not
 	// rewritten.
 	if old, err := os.ReadFile(path(stateDir, s.Key)); err == nil && bytes.Equal(old, raw) {

@@ -285,6 +285,23 @@ func TestLoadRefusesDamagedOrForeignFiles(t *testing.T) {
 		{"not JSON", func(p string) { os.WriteFile(p, []byte("garbage"), 0o600) }},
 		{"writable by others", func(p string) { os.Chmod(p, 0o622) }},
 		{"removed", func(p string) { os.Remove(p) }},
+		{"unsealed body", func(p string) {
+			b, _ := os.ReadFile(p)
+			_, body, _ := strings.Cut(string(b), "\n")
+			os.WriteFile(p, []byte(body), 0o600)
+		}},
+		{"one byte of the body changed", func(p string) {
+			b, _ := os.ReadFile(p)
+			b[len(b)-2] ^= 1
+			os.WriteFile(p, b, 0o600)
+		}},
+		{"key readable by others", func(p string) { os.Chmod(KeyFile(stateOf(p)), 0o644) }},
+		{"key replaced by a symlink to the same bytes", func(p string) {
+			k := KeyFile(stateOf(p))
+			os.Rename(k, k+".real")
+			os.Symlink(k+".real", k)
+		}},
+		{"key replaced", func(p string) { os.WriteFile(KeyFile(stateOf(p)), make([]byte, keySize), 0o600) }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -298,3 +315,6 @@ func TestLoadRefusesDamagedOrForeignFiles(t *testing.T) {
 		})
 	}
 }
+
+// stateOf is the state directory of a snapshot path.
+func stateOf(snapshot string) string { return filepath.Dir(filepath.Dir(filepath.Dir(snapshot))) }

@@ -70,6 +70,9 @@ type MCPServer struct {
 	Command   string
 	Args      []string
 	Env       []KV
+	// EnvLines is the manifest line of each env key, for the host's
+	// checks of the names (host/mcp refuses loader and runtime variables).
+	EnvLines map[string]int
 	// Cwd is as written; the host resolves it inside the workspace.
 	Cwd     string
 	URL     string
@@ -249,13 +252,14 @@ func (d *decoder) mcpKey(s *MCPServer, e entry) error {
 	case "args":
 		s.Args, err = d.mcpArgs(e.val, e.field)
 	case "env":
-		s.Env, err = d.kvMap(e.val, e.field, envKeyOK, "an environment variable name like API_KEY")
+		s.EnvLines = map[string]int{}
+		s.Env, err = d.kvMap(e.val, e.field, envKeyOK, "an environment variable name like API_KEY", s.EnvLines)
 	case "cwd":
 		s.Cwd, err = d.str(e.val, e.field)
 	case "url":
 		s.URL, err = d.mcpURL(e.val, e.field)
 	case "headers":
-		s.Headers, err = d.kvMap(e.val, e.field, headerKeyOK, "an HTTP header name like X-Api-Key")
+		s.Headers, err = d.kvMap(e.val, e.field, headerKeyOK, "an HTTP header name like X-Api-Key", nil)
 	case "enabled":
 		s.Enabled, err = d.boolean(e.val, e.field)
 	case "tools":
@@ -338,7 +342,8 @@ func (d *decoder) mcpArgs(n *yaml.Node, field string) ([]string, error) {
 
 // kvMap decodes env or headers: string keys checked by keyOK, string
 // values (possibly multi-word, never NUL or a line break), sorted by key.
-func (d *decoder) kvMap(n *yaml.Node, field string, keyOK func(string) bool, keyHint string) ([]KV, error) {
+// lines, when given, gets each key's line, for errors found later.
+func (d *decoder) kvMap(n *yaml.Node, field string, keyOK func(string) bool, keyHint string, lines map[string]int) ([]KV, error) {
 	entries, err := d.mapping(n, field)
 	if err != nil {
 		return nil, err
@@ -363,6 +368,9 @@ func (d *decoder) kvMap(n *yaml.Node, field string, keyOK func(string) bool, key
 			return nil, d.errorf(e.val, e.field, "the value contains a NUL byte or a line break")
 		}
 		out = append(out, KV{Key: e.name, Value: e.val.Value})
+		if lines != nil {
+			lines[e.name] = e.key.Line
+		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
 	return out, nil

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
@@ -20,6 +21,8 @@ type Adapter struct {
 	conn *conn
 	// names maps model-visible names to the server's own.
 	names map[string]string
+	// timeout is the host's call timeout (Config.CallTimeout).
+	timeout time.Duration
 }
 
 var _ dispatch.Adapter = (*Adapter)(nil)
@@ -36,8 +39,14 @@ func (a *Adapter) Invoke(ctx context.Context, inv dispatch.Invocation) (*toolset
 	if !a.conn.alive() {
 		return nil, fmt.Errorf("MCP server %s is disconnected; its tools return once it reconnects in a later turn", id)
 	}
+	timedOut := fmt.Errorf("MCP server %s did not answer %s within the host's call timeout of %s, so the request was cancelled; the operator sets the timeout with --call-timeout", id, raw, a.timeout)
+	ctx, cancel := context.WithTimeoutCause(ctx, a.timeout, timedOut)
+	defer cancel()
 	res, err := a.conn.call(ctx, raw, inv.Args)
 	if err != nil {
+		if errors.Is(context.Cause(ctx), timedOut) {
+			return nil, timedOut
+		}
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("the call to MCP server %s was cancelled: %w", id, ctx.Err())
 		}

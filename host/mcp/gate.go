@@ -67,7 +67,10 @@ func preview(p *plan) string {
 	fmt.Fprintf(&b, "server: %s (%s)\ntransport: %s\n", s.ID, s.File, s.Transport)
 	switch s.Transport {
 	case core.MCPStdio:
-		fmt.Fprintf(&b, "command: %s\n", p.command)
+		fmt.Fprintf(&b, "command: %s (sha256 %s)\n", p.command, short(p.programSHA256))
+		if p.script != "" {
+			fmt.Fprintf(&b, "script: %s (sha256 %s)\n", p.script, short(p.scriptSHA256))
+		}
 		if len(s.Args) > 0 {
 			args := make([]string, len(s.Args))
 			for i, a := range s.Args {
@@ -111,4 +114,11 @@ func clipText(s string, n int) string {
 		return s
 	}
 	return s[:n] + "…"
+}
+
+func short(sum string) string {
+	if len(sum) > 16 {
+		return sum[:16]
+	}
+	return sum
 }

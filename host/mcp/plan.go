@@ -28,8 +28,12 @@ type plan struct {
 	cwd string
 	// workspace is the root the plan was resolved in.
 	workspace string
+	// programSHA256 is the resolved program's content hash; script and
+	// scriptSHA256 the script an interpreter is given, if any.
+	programSHA256, script, scriptSHA256 string
 	// key identifies the declaration as it would run: manifest bytes,
-	// resolved program and directory. A connection serves one key.
+	// resolved program and directory, and the content of the program and
+	// its script. A connection serves one key.
 	key string
 	// secrets replaces every env and header value, URL userinfo and
 	// query values and secret-looking arguments in errors and logs.
@@ -50,8 +54,18 @@ func newPlan(s core.MCPServer, ws policy.Workspace, coreDir string) (*plan, erro
 			return p, err
 		}
 	}
+	fields := []string{"demiurge.mcp.plan.v2", s.Fingerprint, s.File, p.command, p.cwd}
+	if s.Transport == core.MCPStdio {
+		// What runs, by content (programhash.go).
+		p.programSHA256 = contentHash(p.command)
+		fields = append(fields, p.programSHA256)
+		if p.script = scriptOf(p.command, s.Args, p.cwd); p.script != "" {
+			p.scriptSHA256 = contentHash(p.script)
+			fields = append(fields, p.script, p.scriptSHA256)
+		}
+	}
 	h := sha256.New()
-	for _, f := range []string{"demiurge.mcp.plan.v1", s.Fingerprint, s.File, p.command, p.cwd} {
+	for _, f := range fields {
 		fmt.Fprintf(h, "%d:%s\n", len(f), f)
 	}
 	p.key = hex.EncodeToString(h.Sum(nil))

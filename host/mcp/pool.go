@@ -65,7 +65,14 @@ type Config struct {
 	// mcp.url_decision audit event. It must not block.
 	OnURLDecision func(server string, d netpolicy.Decision)
 	Now           func() time.Time
+	// CallTimeout bounds one tool call; when it passes, the request is
+	// cancelled at the server and the call fails with a message. The
+	// operator sets it (--call-timeout); 0 is DefaultCallTimeout.
+	CallTimeout time.Duration
 }
+
+// DefaultCallTimeout bounds an MCP tool call when the operator set none.
+const DefaultCallTimeout = 10 * time.Minute
 
 // Turn is what one turn's resolution runs under.
 type Turn struct {
@@ -155,6 +162,9 @@ func (p *Pool) resolve(ctx context.Context, t Turn, only string) Resolution {
 		p.failures = map[string]failure{}
 		p.identity = id
 	}
+	// What the core's loader cannot judge, whoever loaded the turn's
+	// manifests (envcheck.go).
+	t.Servers, t.Errors = refuseExecControlEnv(t.Servers, t.Errors)
 	now := p.cfg.Now()
 	declared := map[string]bool{}
 	var states []State
@@ -290,7 +300,11 @@ func (p *Pool) connect(ctx context.Context, pl *plan) (*live, error) {
 		c.abort("too many tools")
 		return nil, err
 	}
-	a := &Adapter{conn: c, names: make(map[string]string, len(offered))}
+	timeout := p.cfg.CallTimeout
+	if timeout <= 0 {
+		timeout = DefaultCallTimeout
+	}
+	a := &Adapter{conn: c, names: make(map[string]string, len(offered)), timeout: timeout}
 	src := catalog.Source{Kind: catalog.SourceMCP, Name: pl.server.ID, Binding: a}
 	st := State{Server: pl.server.ID, File: pl.server.File, Transport: pl.server.Transport, Status: StatusConnected,
 		Refused: refused, Protocol: c.protocol}

@@ -6,12 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
 	"demiurge.dev/host/dispatch"
 	"demiurge.dev/host/packages/installed"
+	"demiurge.dev/host/plugins"
 	"demiurge.dev/host/runtime"
 	"google.golang.org/protobuf/proto"
 
@@ -35,15 +37,28 @@ type boundAdapter struct {
 	lookup func(string) (string, bool)
 }
 
-// Bind wraps the adapter of toolset with its package's secret bindings; a
-// toolset that is not an active package, or binds nothing, is returned as
-// is. events is where each binding is recorded before its value is sent.
-func Bind(active *installed.Active, toolset string, inner dispatch.Adapter, events func() (*runtime.Store, error)) dispatch.Adapter {
-	p, ok := active.Package(toolset)
-	if !ok || len(p.Secrets) == 0 {
+// Bind wraps the adapter of the plugin cand with its package's secret
+// bindings; a plugin that is not an active package's own binary, or whose
+// package binds nothing, is returned as is. events is where each binding
+// is recorded before its value is sent.
+func Bind(active *installed.Active, cand plugins.Candidate, inner dispatch.Adapter, events func() (*runtime.Store, error)) dispatch.Adapter {
+	p, ok := active.Package(cand.Name)
+	if !ok || len(p.Secrets) == 0 || !Serves(p, cand) {
 		return inner
 	}
 	return &boundAdapter{inner: inner, pkg: p, events: events, lookup: lookupEnv}
+}
+
+// Serves reports whether cand is the package's own plugin: installed, at
+// the path install placed it, expected to have the sum the lock recorded
+// (which every launch verifies). A name proves nothing: a built-in plugin
+// or a binary found first elsewhere may carry the same one, and binding the
+// package's secrets to it would hand them to code the operator never
+// installed with them.
+func Serves(p installed.Locked, cand plugins.Candidate) bool {
+	return cand.Origin == plugins.OriginInstalled && cand.Problem == "" &&
+		cand.Path == filepath.Join(p.PluginDir, plugins.BinaryPrefix+p.Name) &&
+		p.BinarySHA256 != "" && cand.Recorded == p.BinarySHA256
 }
 
 func lookupEnv(name string) (string, bool) {

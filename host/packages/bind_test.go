@@ -8,6 +8,7 @@ import (
 
 	"demiurge.dev/host/dispatch"
 	"demiurge.dev/host/packages/installed"
+	"demiurge.dev/host/plugins"
 	"demiurge.dev/host/runtime"
 	"demiurge.dev/shared/toolsetv1"
 )
@@ -99,17 +100,45 @@ func TestBindFailsClosedWithoutAudit(t *testing.T) {
 	}
 }
 
-func TestBindLeavesOtherToolsetsAlone(t *testing.T) {
-	inner := &recording{}
-	active := &installed.Active{Packages: []installed.Locked{lockedPackage()}}
-	if got := Bind(active, "coding", inner, nil); got != dispatch.Adapter(inner) {
-		t.Fatal("a toolset that is no package was wrapped")
-	}
-	if got := Bind(nil, "search_one", inner, nil); got != dispatch.Adapter(inner) {
-		t.Fatal("wrapped without active packages")
-	}
-	if _, ok := Bind(active, "search_one", inner, nil).(*boundAdapter); !ok {
-		t.Fatal("the package's adapter was not wrapped")
+// TestBindMatchesThePluginNotTheName: a package's secrets attach only to
+// its own binary, where install placed it, at the sum the lock recorded.
+// The attack of issue 11: a package named like a built-in toolset, whose
+// binary the built-in plugin shadows, had its bindings attach to every
+// built-in call.
+func TestBindMatchesThePluginNotTheName(t *testing.T) {
+	p := lockedPackage()
+	p.PluginDir = "/state/packages/installed/0123/search_one"
+	p.BinarySHA256 = strings.Repeat("a", 64)
+	own := plugins.Candidate{Name: "search_one", Path: p.PluginDir + "/demiurge-toolset-search_one", Origin: plugins.OriginInstalled, Recorded: p.BinarySHA256}
+	named := func(name string) installed.Locked { q := p; q.Name = name; return q }
+	for _, tc := range []struct {
+		name   string
+		active *installed.Active
+		cand   func(plugins.Candidate) plugins.Candidate
+		bound  bool
+	}{
+		{"its own plugin", &installed.Active{Packages: []installed.Locked{p}}, func(c plugins.Candidate) plugins.Candidate { return c }, true},
+		{"no active packages", nil, func(c plugins.Candidate) plugins.Candidate { return c }, false},
+		{"a toolset that is no package", &installed.Active{Packages: []installed.Locked{p}}, func(c plugins.Candidate) plugins.Candidate { c.Name = "coding"; return c }, false},
+		{"a built-in of the package's name", &installed.Active{Packages: []installed.Locked{named("coding")}},
+			func(c plugins.Candidate) plugins.Candidate {
+				c.Name, c.Origin, c.Path = "coding", plugins.OriginBuiltin, "/usr/lib/demiurge/demiurge-toolset-coding"
+				return c
+			}, false},
+		{"an installed binary elsewhere", &installed.Active{Packages: []installed.Locked{p}}, func(c plugins.Candidate) plugins.Candidate {
+			c.Path = "/state/plugins/demiurge-toolset-search_one"
+			return c
+		}, false},
+		{"another sum than the lock's", &installed.Active{Packages: []installed.Locked{p}}, func(c plugins.Candidate) plugins.Candidate { c.Recorded = strings.Repeat("b", 64); return c }, false},
+		{"a candidate with a problem", &installed.Active{Packages: []installed.Locked{p}}, func(c plugins.Candidate) plugins.Candidate { c.Problem = "unreadable"; return c }, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			inner := &recording{}
+			_, wrapped := Bind(tc.active, tc.cand(own), inner, nil).(*boundAdapter)
+			if wrapped != tc.bound {
+				t.Fatalf("wrapped = %v, want %v", wrapped, tc.bound)
+			}
+		})
 	}
 }
 

@@ -1,6 +1,7 @@
 package packages
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 
 	"demiurge.dev/host/core"
 	"demiurge.dev/host/packages/installed"
+	"demiurge.dev/host/runtime"
 )
 
 // Manager installs, removes and lists the packages of one core.
@@ -18,7 +20,14 @@ type Manager struct {
 	Target   installed.Target
 	// Sources are searched in order for a package given by name.
 	Sources []Source
-	now     func() time.Time
+	// BuiltinDir is the directory of the built-in toolset plugins: a
+	// package may not take the name of one found there.
+	BuiltinDir string
+	// Events is the audit log install and remove write to; nil is the
+	// state directory's store. An install or remove that cannot be
+	// recorded does not happen.
+	Events func() (*runtime.Store, error)
+	now    func() time.Time
 }
 
 // New is the package manager of core c, with the state under stateDir.
@@ -97,6 +106,10 @@ func (m *Manager) Install(ref, sha string) (installed.Locked, error) {
 	if err != nil {
 		return installed.Locked{}, err
 	}
+	if err := m.checkName(u.manifest); err != nil {
+		_ = m.audit(EventKindPackageInstall, auditData(u.manifest.Name, u.manifest.Version, sum, archive, err))
+		return installed.Locked{}, err
+	}
 	if err := m.checkFree(lock, u.manifest, sum); err != nil {
 		return installed.Locked{}, err
 	}
@@ -107,12 +120,18 @@ func (m *Manager) Install(ref, sha string) (installed.Locked, error) {
 		Tools: u.manifest.Tools, Secrets: u.manifest.Secrets, Grants: u.manifest.Grants(),
 		Source: archive, InstalledAt: m.now().UTC().Truncate(time.Second),
 	}
-	if err := place(u, entry); err != nil {
+	if err := m.place(u, entry); err != nil {
 		return installed.Locked{}, err
+	}
+	// No audit, no install: the event is durable before the lock names
+	// the package.
+	if err := m.audit(EventKindPackageInstall, installedData(entry)); err != nil {
+		m.unplace(entry)
+		return installed.Locked{}, fmt.Errorf("package %s was not installed: the audit event could not be written: %w", entry.Name, err)
 	}
 	lock.Packages = append(lock.Packages, entry)
 	if err := lock.Write(m.StateDir); err != nil {
-		unplace(entry)
+		m.unplace(entry)
 		return installed.Locked{}, err
 	}
 	return entry, nil
@@ -146,13 +165,21 @@ func (m *Manager) checkFree(lock *installed.Lock, man *Manifest, sum string) err
 		return &SlotTakenError{Slot: man.Slot, Holder: p.Name, Version: p.Version}
 	}
 	slot := m.Target.SlotPath(man.Slot)
-	if marker, err := installed.ReadMarker(slot); err == nil {
+	tools, err := openTools(m.StateDir, m.Target, false)
+	if errors.Is(err, errNoTools) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer tools.Close()
+	if marker, err := readMarkerAt(tools, man.Slot, slot); err == nil {
 		// A marker the lock does not know (another state directory
 		// installed it, or the lock was lost): remove cannot free it.
 		return fmt.Errorf("%s is taken by %s %s, which this state directory did not install (%s has no entry for it): delete %s to free the slot, or use the state directory that installed it",
 			man.Slot, marker.Name, marker.Version, installed.Path(m.StateDir), slot)
 	}
-	if _, err := os.Lstat(slot); err == nil {
+	if _, err := tools.Lstat(man.Slot); err == nil {
 		return fmt.Errorf("%s already exists and is not a package slot (an authored tool?); a package needs that directory: rename or remove it first", slot)
 	}
 	return nil
@@ -184,7 +211,13 @@ func (m *Manager) Remove(name string) (installed.Locked, error) {
 		return installed.Locked{}, fmt.Errorf("package %s is not installed in this core; installed: %s", name, strings.Join(here, ", "))
 	}
 	p := lock.Packages[i]
-	if err := unplace(p); err != nil {
+	if !namePattern.MatchString(p.Slot) {
+		return installed.Locked{}, fmt.Errorf("%s: package %s records the slot %q, which is not one directory name; fix or delete the lock file", installed.Path(m.StateDir), p.Name, p.Slot)
+	}
+	if err := m.audit(EventKindPackageRemove, installedData(p)); err != nil {
+		return installed.Locked{}, fmt.Errorf("package %s was not removed: the audit event could not be written: %w", p.Name, err)
+	}
+	if err := m.unplace(p); err != nil {
 		return installed.Locked{}, err
 	}
 	lock.Packages = slices.Delete(lock.Packages, i, i+1)

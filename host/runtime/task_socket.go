@@ -9,17 +9,17 @@ import (
 	"net"
 	"os"
 	"sync"
-	"syscall"
 	"time"
 )
 
 // The task socket lets `demiurge tasks` in another process reach the live
 // tasks of the demiurge that holds the store (and so owns them): one JSON
-// request line per connection, answered by JSON lines. The socket is 0600
-// and a connection from another user is refused.
+// request line per connection, answered by JSON lines. The socket is 0600;
+// who may ask is task_socket_auth.go's.
 
 type socketRequest struct {
 	Op          string `json:"op"` // list, show, wait, cancel, logs
+	Token       string `json:"token"`
 	ID          string `json:"id,omitempty"`
 	Principal   string `json:"principal"`
 	Session     string `json:"session,omitempty"`
@@ -44,20 +44,27 @@ const maxSocketRequest = 8 << 10
 
 // TaskServer answers the task socket for one manager.
 type TaskServer struct {
-	m      *TaskManager
-	l      *net.UnixListener
-	path   string
-	ctx    context.Context
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
+	m    *TaskManager
+	l    *net.UnixListener
+	path string
+	// token is this run's credential; principal is the only one the
+	// socket answers for.
+	token, principal string
+	ctx              context.Context
+	cancel           context.CancelFunc
+	wg               sync.WaitGroup
 
 	mu    sync.Mutex
 	conns map[net.Conn]bool
 }
 
-// Serve listens on path (a stale socket left by a dead owner is replaced:
-// the caller holds the store, so no live owner can exist).
-func (m *TaskManager) Serve(path string) (*TaskServer, error) {
+// Serve listens on path for principal's tasks (a stale socket left by a
+// dead owner is replaced: the caller holds the store, so no live owner can
+// exist), with a fresh token beside it.
+func (m *TaskManager) Serve(path, principal string) (*TaskServer, error) {
+	if principal == "" {
+		return nil, errors.New("task socket: no principal to answer for")
+	}
 	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("task socket %s: %w", path, err)
 	}
@@ -69,8 +76,13 @@ func (m *TaskManager) Serve(path string) (*TaskServer, error) {
 		l.Close()
 		return nil, fmt.Errorf("task socket %s: %w", path, err)
 	}
+	token, err := writeToken(path)
+	if err != nil {
+		l.Close()
+		return nil, err
+	}
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &TaskServer{m: m, l: l, path: path, ctx: ctx, cancel: cancel, conns: map[net.Conn]bool{}}
+	s := &TaskServer{m: m, l: l, path: path, token: token, principal: principal, ctx: ctx, cancel: cancel, conns: map[net.Conn]bool{}}
 	s.wg.Add(1)
 	go s.accept()
 	return s, nil
@@ -87,6 +99,7 @@ const closeGrace = 2 * time.Second
 func (s *TaskServer) Close() error {
 	s.cancel()
 	err := s.l.Close()
+	os.Remove(TokenPath(s.path))
 	answered := make(chan struct{})
 	go func() { s.wg.Wait(); close(answered) }()
 	select {
@@ -130,28 +143,15 @@ func (s *TaskServer) accept() {
 	}
 }
 
-// sameUser reports whether the peer runs as this process's user.
-func sameUser(c *net.UnixConn) bool {
-	raw, err := c.SyscallConn()
-	if err != nil {
-		return false
-	}
-	ok := false
-	_ = raw.Control(func(fd uintptr) {
-		cred, err := syscall.GetsockoptUcred(int(fd), syscall.SOL_SOCKET, syscall.SO_PEERCRED)
-		ok = err == nil && int(cred.Uid) == os.Getuid()
-	})
-	return ok
-}
-
 func (s *TaskServer) handle(c *net.UnixConn) {
 	enc := json.NewEncoder(c)
 	reply := func(r socketReply) bool { return enc.Encode(r) == nil }
 	fail := func(err error) {
 		reply(socketReply{Error: err.Error(), NotFound: errors.Is(err, ErrTaskNotFound)})
 	}
-	if !sameUser(c) {
-		fail(errors.New("the task socket answers only its own user"))
+	p, err := peerOf(c)
+	if err != nil {
+		fail(errors.New("the task socket could not tell who is asking"))
 		return
 	}
 	line, err := bufio.NewReaderSize(c, maxSocketRequest).ReadSlice('\n')
@@ -159,22 +159,41 @@ func (s *TaskServer) handle(c *net.UnixConn) {
 		fail(errors.New("unreadable task request"))
 		return
 	}
-	s.answer(line, reply)
-}
-
-// answer runs one request line and replies; every reply sequence ends with
-// one that is Done or carries an Error.
-func (s *TaskServer) answer(line []byte, reply func(socketReply) bool) {
-	fail := func(err error) {
-		reply(socketReply{Error: err.Error(), NotFound: errors.Is(err, ErrTaskNotFound)})
-	}
 	var req socketRequest
 	if json.Unmarshal(line, &req) != nil {
+		_ = s.audit(p, req, "unreadable task request")
 		fail(errors.New("unreadable task request"))
 		return
 	}
+	if why := s.admit(p, req.Token); why != "" {
+		_ = s.audit(p, req, why)
+		fail(errors.New(why))
+		return
+	}
+	s.answer(p, req, reply)
+}
+
+// answer runs one admitted request and replies; every reply sequence ends
+// with one that is Done or carries an Error. It answers for the server's
+// principal only, and not before the request is audited.
+func (s *TaskServer) answer(p peer, req socketRequest, reply func(socketReply) bool) {
+	fail := func(err error) {
+		reply(socketReply{Error: err.Error(), NotFound: errors.Is(err, ErrTaskNotFound)})
+	}
+	refused := ""
+	if req.Principal != s.principal {
+		refused = fmt.Sprintf("the task socket answers only for %s", s.principal)
+	}
+	if err := s.audit(p, req, refused); err != nil {
+		fail(fmt.Errorf("the task request could not be audited, so it was not answered: %w", err))
+		return
+	}
+	if refused != "" {
+		fail(errors.New(refused))
+		return
+	}
 	var err error
-	scope := TaskScope{Principal: req.Principal, Session: req.Session, AllSessions: req.AllSessions}
+	scope := TaskScope{Principal: s.principal, Session: req.Session, AllSessions: req.AllSessions}
 	ctx := s.ctx
 	switch req.Op {
 	case "list":
@@ -219,17 +238,21 @@ func (s *TaskServer) answer(line []byte, reply func(socketReply) bool) {
 
 // RemoteTasks reaches the live tasks of another demiurge through its task
 // socket. Its methods answer like TaskManager's.
-type RemoteTasks struct{ path string }
+type RemoteTasks struct{ path, token string }
 
 // DialTasks returns a client for the socket at path if a live owner
-// answers there.
+// answers there and its token can be read.
 func DialTasks(path string) (*RemoteTasks, error) {
 	c, err := net.DialTimeout("unix", path, time.Second)
 	if err != nil {
 		return nil, err
 	}
 	c.Close()
-	return &RemoteTasks{path: path}, nil
+	token, err := readToken(path)
+	if err != nil {
+		return nil, fmt.Errorf("the task socket's token: %w", err)
+	}
+	return &RemoteTasks{path: path, token: token}, nil
 }
 
 // remoteError carries the owner's error text; a missing task stays
@@ -252,6 +275,7 @@ func (r *RemoteTasks) call(ctx context.Context, req socketRequest, fn func(socke
 	defer c.Close()
 	stop := context.AfterFunc(ctx, func() { c.Close() })
 	defer stop()
+	req.Token = r.token
 	line, _ := json.Marshal(req)
 	if _, err := c.Write(append(line, '\n')); err != nil {
 		return fmt.Errorf("send task request: %w", err)

@@ -139,16 +139,23 @@ func TestAuthoredCollisionWithABuiltinFailsCoreLoading(t *testing.T) {
 	}
 }
 
-func TestBrokenToolYAMLFailsTheCatalog(t *testing.T) {
+func TestBrokenToolYAMLIsLeftOutOfTheCatalog(t *testing.T) {
 	withAuthored(t)
-	dir := authoredCore(t, "slots: {tools: agent/tools}\n", map[string][2]string{"project_note": {"risk: low\ntimeout_seconds: 5\n", noteModule}})
-	h, err := open(t, dir, t.TempDir())
-	if err != nil {
-		t.Fatal(err)
+	dir := authoredCore(t, "toolsets: [coding]\nslots: {tools: agent/tools}\n", map[string][2]string{
+		"project_note": {"risk: low\ntimeout_seconds: 5\n", noteModule},
+		"fine":         {"description: fine\n", "def execute(ctx, args):\n    return 'fine'\n"},
+	})
+	h, cat := resolved(t, dir, t.TempDir())
+	if _, ok := cat.Lookup("project_note"); ok {
+		t.Error("the broken tool is in the catalog")
 	}
-	_, err = h.Catalog(context.Background())
-	if err == nil || !strings.Contains(err.Error(), "project_note/tool.yaml:2:1: timeout_seconds: is a slot-only field") {
-		t.Errorf("err = %v", err)
+	for _, name := range []string{"fine", "read_file"} {
+		if _, ok := cat.Lookup(name); !ok {
+			t.Errorf("%s is missing: one broken tool.yaml took it away", name)
+		}
+	}
+	if w := strings.Join(h.Warnings, "\n"); !strings.Contains(w, "project_note/tool.yaml:2:1: timeout_seconds: is a slot-only field") {
+		t.Errorf("warnings: %s", w)
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"sort"
 	"sync"
+	"time"
 
 	"github.com/hashicorp/go-hclog"
 
@@ -52,6 +53,9 @@ type Options struct {
 	// defaults (terminal.DefaultOutputCap, runtime.DefaultArtifactBudget).
 	OutputCap      int64
 	ArtifactBudget int64
+	// CallTimeout bounds each authored and MCP tool call (the operator's
+	// --call-timeout); 0 is DefaultCallTimeout.
+	CallTimeout time.Duration
 }
 
 // Host is one running host process's view of its core and tools.
@@ -72,6 +76,9 @@ type Host struct {
 	// under, but for the session id (sessions.go).
 	rootAuthority policy.Authority
 	sessions      sessions
+
+	// callTimeout is Options.CallTimeout.
+	callTimeout time.Duration
 
 	storeOnce sync.Once
 	store     *runtime.Store
@@ -116,7 +123,7 @@ func Open(opts Options) (*Host, error) {
 	if err != nil {
 		return nil, err
 	}
-	h := &Host{Core: c, Plugins: pm, StateDir: opts.StateDir, Packages: pkgs, outputCap: opts.OutputCap, artifactBudget: opts.ArtifactBudget}
+	h := &Host{Core: c, Plugins: pm, StateDir: opts.StateDir, Packages: pkgs, outputCap: opts.OutputCap, artifactBudget: opts.ArtifactBudget, callTimeout: opts.CallTimeout}
 	if err := h.assemble(opts); err != nil {
 		pm.Close()
 		return nil, err
@@ -273,9 +280,12 @@ func (h *Host) catalogFor(ctx context.Context, s *Session) (*catalog.Catalog, er
 			warnings = append(warnings, fmt.Sprintf("installed toolset %s is left out of the catalog: %v", c.Name, err))
 			continue
 		}
-		src, w := pluginSource(c, descs[c.Name], packages.Bind(h.Packages, c.Name, dispatch.PluginAdapter{Manager: h.Plugins, Toolset: c.Name}, h.Store))
+		src, w := pluginSource(c, descs[c.Name], packages.Bind(h.Packages, c, dispatch.PluginAdapter{Manager: h.Plugins, Toolset: c.Name}, h.Store))
+		src, declared := packages.KeepDeclared(h.Packages, c, src)
+		w = append(w, declared...)
 		if h.usesAuthored(c) {
 			src = asAuthored(src, descs[c.Name])
+			src.Binding = withCallTimeout(src.Binding.(dispatch.Adapter), h.callTimeout)
 		}
 		warnings = append(warnings, w...)
 		sources = append(sources, src)

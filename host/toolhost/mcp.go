@@ -60,9 +60,10 @@ func (h *Host) pool(s *Session) *mcp.Pool {
 	if s.mcp.pool == nil {
 		id := s.ID()
 		cfg := mcp.Config{
-			StateDir: h.StateDir,
-			Env:      plugins.PluginEnv(filepath.Join(h.StateDir, "runtime", "home")),
-			CoreDir:  h.Core.Dir,
+			StateDir:    h.StateDir,
+			Env:         plugins.PluginEnv(filepath.Join(h.StateDir, "runtime", "home")),
+			CoreDir:     h.Core.Dir,
+			CallTimeout: h.callTimeout,
 			OnURLDecision: func(server string, d netpolicy.Decision) {
 				h.urlDecisionEvent(id, server, d)
 			},
@@ -132,6 +133,9 @@ func (h *Host) testMCP(ctx context.Context, s *Session, server string) (mcp.Stat
 	if !ok {
 		return mcp.State{}, fmt.Errorf("no MCP server %q is declared in %s (want %s.yaml there)", server, h.Core.MCPRoot, server)
 	}
+	// The same mcp.connect event a turn writes: a test connects (or is
+	// refused) as much as a turn does.
+	h.mcpStateEvents(s.ID(), nil, []mcp.State{st})
 	return st, nil
 }
 

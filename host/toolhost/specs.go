@@ -28,6 +28,10 @@ func pluginSource(c plugins.Candidate, d plugins.Description, binding any) (cata
 	}
 	src := catalog.Source{Kind: kind, Name: c.Name, Binding: binding}
 	var warnings []string
+	// What the plugin left out (a broken tool.yaml), said once per catalog.
+	for _, p := range d.GetProblems() {
+		warnings = append(warnings, fmt.Sprintf("%s: left out: %s", c.Name, p))
+	}
 	for _, t := range d.GetTools() {
 		m := t.GetMetadata()
 		claim := catalog.Metadata{

@@ -53,7 +53,7 @@ func (h *Host) Tasks() (*runtime.TaskManager, error) {
 		if err == nil && ServeTaskSocket {
 			// Best effort: without it, other processes read the record
 			// once this one has exited.
-			h.tasks.server, _ = m.Serve(TaskSocketPath(h.StateDir))
+			h.tasks.server, _ = m.Serve(TaskSocketPath(h.StateDir), h.rootAuthority.Principal)
 		}
 	})
 	return h.tasks.manager, h.tasks.err

@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/go-plugin"
 	"google.golang.org/grpc"
 
+	"demiurge.dev/sdk"
 	"demiurge.dev/shared"
 	"demiurge.dev/shared/toolsetv1"
 )
@@ -27,6 +28,12 @@ const (
 func main() {
 	if os.Getenv(shared.Handshake.MagicCookieKey) != shared.Handshake.MagicCookieValue {
 		fmt.Fprintln(os.Stderr, "demiurge-toolset-authored is a Demiurge toolset plugin; demiurge starts it when a core declares slots.tools")
+		os.Exit(1)
+	}
+	// Before any secret arrives: no command or tool of the same user may
+	// read this process's environment or memory (sdk.NonDumpable).
+	if err := sdk.NonDumpable(); err != nil {
+		fmt.Fprintf(os.Stderr, "toolset %s: make the process non-dumpable: %v\n", Name, err)
 		os.Exit(1)
 	}
 	log := hclog.New(&hclog.LoggerOptions{

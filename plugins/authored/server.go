@@ -39,6 +39,8 @@ type server struct {
 	specs    []*toolsetv1.ToolSpec
 	// found is the discovery error, reported by Describe and Invoke.
 	found error
+	// problems are the tool.yaml files left out, with why.
+	problems []string
 
 	calls sdk.Invocations
 }
@@ -67,10 +69,16 @@ func (s *server) Configure(_ context.Context, req *toolsetv1.ConfigureRequest) (
 	if req.GetToolsRoot() == "" {
 		return &toolsetv1.ConfigureResponse{}, nil
 	}
-	tools, err := manifest.Discover(req.GetToolsRoot(), req.GetCoreDir())
+	tools, problems, err := manifest.DiscoverEach(req.GetToolsRoot(), req.GetCoreDir())
 	if err != nil {
 		s.found = err
 		return &toolsetv1.ConfigureResponse{}, nil
+	}
+	// A broken tool.yaml is left out and reported (Describe's problems);
+	// the others are served.
+	s.problems = nil
+	for _, p := range problems {
+		s.problems = append(s.problems, p.Error())
 	}
 	for i := range tools {
 		t := &tools[i]
@@ -100,7 +108,7 @@ func (s *server) Describe(context.Context, *toolsetv1.DescribeRequest) (*toolset
 	if s.found != nil {
 		return nil, status.Errorf(codes.FailedPrecondition, "authored tools: %v", s.found)
 	}
-	return &toolsetv1.DescribeResponse{Name: Name, Version: Version, ProtocolMinor: shared.ProtocolMinor, Tools: s.specs}, nil
+	return &toolsetv1.DescribeResponse{Name: Name, Version: Version, ProtocolMinor: shared.ProtocolMinor, Tools: s.specs, Problems: s.problems}, nil
 }
 
 func (s *server) lookup(name string) (*manifest.Tool, toolsetv1.HostServicesClient, error) {

@@ -80,29 +80,33 @@ func TestNoToolsRootNoTools(t *testing.T) {
 	}
 }
 
-// A broken tool.yaml fails Describe with the file, line and field, so the
-// host reports it instead of a catalog without the tool.
-func TestBrokenToolYAMLFailsDescribe(t *testing.T) {
+// A broken tool.yaml is left out of Describe and reported in its problems
+// with the file, line and field; the tools beside it are still served.
+func TestBrokenToolYAMLIsLeftOut(t *testing.T) {
 	tests := []struct{ name, yaml, want string }{
 		{"slot-only", "timeout_seconds: 30\n", "project_note/tool.yaml:1:1: timeout_seconds: is a slot-only field"},
 		{"unknown", "risk: low\nowner: me\n", `project_note/tool.yaml:2:1: owner: unknown field "owner"`},
 		{"bad schema", "input_schema:\n  type: object\n  properties: {a: {type: [1]}}\n", "input_schema: is not a valid JSON Schema"},
+		{"missing entrypoint", "entrypoint: notes:execute\n", "entrypoint: notes:execute names notes.py, which does not exist"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			coreDir, root := writeCore(t, map[string]string{"project_note/tool.yaml": tt.yaml, "project_note/module.py": noteModule})
+			coreDir, root := writeCore(t, map[string]string{
+				"project_note/tool.yaml": tt.yaml, "project_note/module.py": noteModule,
+				"fine/tool.yaml": "description: fine\n", "fine/module.py": "def execute(ctx, args):\n    return 'fine'\n",
+			})
 			c := serve(t, root, coreDir, &hostServices{})
-			_, err := c.client.Describe(context.Background(), &toolsetv1.DescribeRequest{})
-			if status.Code(err) != codes.FailedPrecondition || !strings.Contains(err.Error(), tt.want) {
-				t.Errorf("Describe error = %v, want %q", err, tt.want)
+			d, err := c.client.Describe(context.Background(), &toolsetv1.DescribeRequest{})
+			if err != nil {
+				t.Fatalf("Describe failed for one broken tool: %v", err)
+			}
+			if len(d.GetTools()) != 1 || d.GetTools()[0].GetName() != "fine" {
+				t.Errorf("tools %v, want only fine", d.GetTools())
+			}
+			if len(d.GetProblems()) != 1 || !strings.Contains(d.GetProblems()[0], tt.want) {
+				t.Errorf("problems %q, want one containing %q", d.GetProblems(), tt.want)
 			}
 		})
-	}
-	coreDir, root := writeCore(t, map[string]string{"project_note/tool.yaml": "entrypoint: notes:execute\n"})
-	c := serve(t, root, coreDir, &hostServices{})
-	if _, err := c.client.Describe(context.Background(), &toolsetv1.DescribeRequest{}); err == nil ||
-		!strings.Contains(err.Error(), "entrypoint: notes:execute names notes.py, which does not exist") {
-		t.Errorf("missing entrypoint: %v", err)
 	}
 }
 

@@ -7,6 +7,9 @@
 package main
 
 import (
+	"fmt"
+	"os"
+
 	"demiurge.dev/plugins/coding/terminal"
 	"demiurge.dev/sdk"
 )
@@ -15,6 +18,12 @@ import (
 const Version = "0.1.0"
 
 func main() {
+	// The plugin and its reaper copy alike: no command of the same user
+	// may read their environment or memory, or ptrace them.
+	if err := sdk.NonDumpable(); err != nil {
+		fmt.Fprintf(os.Stderr, "toolset coding: make the process non-dumpable: %v\n", err)
+		os.Exit(1)
+	}
 	// A copy of this binary is the terminal's reaper: it ends the command
 	// trees if this process is killed outright.
 	terminal.MaybeRunReaper()

@@ -174,6 +174,10 @@ type DescribeResponse struct {
 	Version       string                 `protobuf:"bytes,2,opt,name=version,proto3" json:"version,omitempty"`
 	ProtocolMinor uint32                 `protobuf:"varint,3,opt,name=protocol_minor,json=protocolMinor,proto3" json:"protocol_minor,omitempty"`
 	Tools         []*ToolSpec            `protobuf:"bytes,4,rep,name=tools,proto3" json:"tools,omitempty"`
+	// problems are declarations the plugin left out (a broken authored
+	// tool.yaml, say), each naming its file, line and field; the other tools
+	// are served. A host that does not know the field ignores it.
+	Problems      []string `protobuf:"bytes,5,rep,name=problems,proto3" json:"problems,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -232,6 +236,13 @@ func (x *DescribeResponse) GetProtocolMinor() uint32 {
 func (x *DescribeResponse) GetTools() []*ToolSpec {
 	if x != nil {
 		return x.Tools
+	}
+	return nil
+}
+
+func (x *DescribeResponse) GetProblems() []string {
+	if x != nil {
+		return x.Problems
 	}
 	return nil
 }
@@ -2530,12 +2541,13 @@ var File_demiurge_toolset_v1_toolset_proto protoreflect.FileDescriptor
 const file_demiurge_toolset_v1_toolset_proto_rawDesc = "" +
 	"\n" +
 	"!demiurge/toolset/v1/toolset.proto\x12\x13demiurge.toolset.v1\"\x11\n" +
-	"\x0fDescribeRequest\"\x9c\x01\n" +
+	"\x0fDescribeRequest\"\xb8\x01\n" +
 	"\x10DescribeResponse\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\tR\aversion\x12%\n" +
 	"\x0eprotocol_minor\x18\x03 \x01(\rR\rprotocolMinor\x123\n" +
-	"\x05tools\x18\x04 \x03(\v2\x1d.demiurge.toolset.v1.ToolSpecR\x05tools\"\xd1\x02\n" +
+	"\x05tools\x18\x04 \x03(\v2\x1d.demiurge.toolset.v1.ToolSpecR\x05tools\x12\x1a\n" +
+	"\bproblems\x18\x05 \x03(\tR\bproblems\"\xd1\x02\n" +
 	"\bToolSpec\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12 \n" +
 	"\vdescription\x18\x02 \x01(\tR\vdescription\x12!\n" +

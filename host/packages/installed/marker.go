@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+
+	"demiurge.dev/host/core"
 
 	"demiurge.dev/host/plugins/disk"
 )
@@ -31,6 +34,11 @@ func ReadMarker(slot string) (*Marker, error) {
 	if err != nil {
 		return nil, err
 	}
+	return ParseMarker(path, b)
+}
+
+// ParseMarker parses the bytes of the marker at path (named in errors).
+func ParseMarker(path string, b []byte) (*Marker, error) {
 	if len(b) > maxMarker {
 		return nil, fmt.Errorf("%s is larger than %d KiB; it is not a package marker", path, maxMarker>>10)
 	}
@@ -41,11 +49,24 @@ func ReadMarker(slot string) (*Marker, error) {
 	return &m, nil
 }
 
+// ReservedToolsets are the names no package may take: the built-in
+// toolsets and the authored-tool runner. A package of such a name is
+// shadowed by the built-in plugin, and anything bound to the name (its
+// secrets, its grants) would attach to the built-in's calls.
+func ReservedToolsets() []string {
+	return append(core.KnownToolsets(), "authored")
+}
+
 // Check says what is wrong with an installed package on disk, "" if
 // nothing: its slot must still name it at the same checksum, and its
 // binary must be in place. The lock and the core must agree before a
 // package runs.
 func Check(p Locked) string {
+	if slices.Contains(ReservedToolsets(), p.Name) {
+		// Install refuses such a name: this entry was written by hand or
+		// by an older host, and its bindings must attach to nothing.
+		return fmt.Sprintf("it takes the name of the built-in toolset %s: remove it", p.Name)
+	}
 	m, err := ReadMarker(p.SlotPath)
 	if err != nil {
 		return fmt.Sprintf("its slot %s is gone or unreadable (%v): reinstall it", p.SlotPath, err)

@@ -29,6 +29,14 @@ const (
 type Dir struct {
 	Path   string
 	Origin Origin
+	// Package, when set, is the one toolset an installed package's
+	// directory holds, and SHA256 the binary's sum its lock entry
+	// recorded: that sum, not a file beside the binary that anyone who can
+	// replace the binary can replace too, is what every launch and
+	// `plugins verify` compare against. Nothing else in the directory is
+	// a candidate.
+	Package string
+	SHA256  string
 }
 
 // Candidate is a plugin binary found on disk with the checksum recorded for
@@ -58,12 +66,12 @@ func Discover(dirs []Dir) ([]Candidate, error) {
 		}
 		for _, e := range entries {
 			name, ok := strings.CutPrefix(e.Name(), BinaryPrefix)
-			if !ok || name == "" || strings.Contains(name, ".") || e.IsDir() || seen[name] {
+			if !ok || name == "" || strings.Contains(name, ".") || e.IsDir() || seen[name] || (d.Package != "" && name != d.Package) {
 				continue
 			}
 			seen[name] = true
 			c := Candidate{Name: name, Path: filepath.Join(d.Path, e.Name()), Origin: d.Origin}
-			c.Recorded, err = readChecksum(c.Path + ".sha256")
+			c.Recorded, err = expectedSum(d, c.Path)
 			if err != nil {
 				c.Problem = err.Error()
 			}
@@ -72,6 +80,19 @@ func Discover(dirs []Dir) ([]Candidate, error) {
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out, nil
+}
+
+// expectedSum is the one place the sum a binary must have comes from: a
+// package's lock entry when the directory is a package's, else the
+// sha256 file make or `plugins install` wrote beside it.
+func expectedSum(d Dir, binary string) (string, error) {
+	if d.Package != "" {
+		if b, err := hex.DecodeString(d.SHA256); err != nil || len(b) != 32 {
+			return "", fmt.Errorf("the package lock records no sha256 for %s (%q): reinstall the package", filepath.Base(binary), d.SHA256)
+		}
+		return strings.ToLower(d.SHA256), nil
+	}
+	return readChecksum(binary + ".sha256")
 }
 
 // readChecksum reads a sha256sum-format file: "<hex>  <file name>".

@@ -48,13 +48,25 @@ var toolName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_-]{0,63}$`)
 // skipped, as are hidden and dunder directories (.git, __pycache__). Every
 // broken tool is reported, not only the first.
 func Discover(root, coreDir string) ([]Tool, error) {
+	tools, problems, err := DiscoverEach(root, coreDir)
+	if err != nil {
+		return nil, err
+	}
+	if len(problems) > 0 {
+		return nil, errors.Join(problems...)
+	}
+	return tools, nil
+}
+
+// DiscoverEach is Discover that keeps the tools that load beside the
+// problems of those that do not: one broken tool.yaml leaves the others
+// (and every other toolset) working. err is for the slot as a whole.
+func DiscoverEach(root, coreDir string) (tools []Tool, problems []error, err error) {
 	entries, err := os.ReadDir(root)
 	if err != nil {
-		return nil, fmt.Errorf("slots.tools %s: %w", root, err)
+		return nil, nil, fmt.Errorf("slots.tools %s: %w", root, err)
 	}
 	sort.Slice(entries, func(i, j int) bool { return entries[i].Name() < entries[j].Name() })
-	var tools []Tool
-	var errs []error
 	for _, e := range entries {
 		name := e.Name()
 		if !e.IsDir() || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "__") {
@@ -65,20 +77,17 @@ func Discover(root, coreDir string) ([]Tool, error) {
 		if _, err := os.Lstat(file); errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
-		if len(tools) >= MaxTools {
-			return nil, fmt.Errorf("slots.tools %s holds more than %d tools", root, MaxTools)
+		if len(tools)+len(problems) >= MaxTools {
+			return nil, nil, fmt.Errorf("slots.tools %s holds more than %d tools", root, MaxTools)
 		}
 		t, err := Load(dir, coreDir)
 		if err != nil {
-			errs = append(errs, err)
+			problems = append(problems, err)
 			continue
 		}
 		tools = append(tools, *t)
 	}
-	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
-	}
-	return tools, nil
+	return tools, problems, nil
 }
 
 // Load reads one tool directory: its tool.yaml and its entrypoint.

@@ -241,7 +241,25 @@ def _register_sdk():
         sys.modules["demiurge.sdk"] = me
 
 
+def _non_dumpable():
+    """prctl(PR_SET_DUMPABLE, 0): no other process of this user (a command
+    the tool starts, another tool) may read this worker's environment or
+    memory, where a bound secret lives during a call, or ptrace it. Linux
+    only; elsewhere, and without ctypes, nothing is done."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        if libc.prctl(4, 0, 0, 0, 0) != 0:  # PR_SET_DUMPABLE
+            raise OSError(ctypes.get_errno(), "prctl(PR_SET_DUMPABLE, 0)")
+    except (ImportError, AttributeError):
+        return
+
+
 def main(argv):
+    _non_dumpable()
     if len(argv) != 3:
         sys.stderr.write("usage: bridge MODULE_PATH FUNCTION (run by the Demiurge authored-tool runtime)\n")
         return 2

@@ -1,0 +1,44 @@
+package mcp
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"demiurge.dev/host/dispatch"
+)
+
+// TestCallTimeoutCancelsTheRequest: a server that never answers holds a
+// call no longer than the host's call timeout (the operator's, not the
+// core's): the request is cancelled at the server and the call fails with
+// a message naming the timeout.
+func TestCallTimeoutCancelsTheRequest(t *testing.T) {
+	f := newFixture(t, func(c *Config) { c.CallTimeout = 300 * time.Millisecond })
+	marker := filepath.Join(t.TempDir(), "marker")
+	f.server("slow", "never_returns", "env: {MARKER_FILE: "+marker+"}\n")
+	f.ask.allow(ConnectTool("slow"))
+	turn := f.dispatchTurn(f.resolve(), "slow__wait")
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	start := time.Now()
+	out := turn.Call(ctx, dispatch.ToolCall{Name: "slow__wait", Args: []byte(`{}`)})
+	if out.Status != dispatch.StatusFailed || !strings.Contains(out.Views.Model, "within the host's call timeout of 300ms") {
+		t.Fatalf("%s %q", out.Status, out.Views.Model)
+	}
+	if took := time.Since(start); took > 10*time.Second {
+		t.Fatalf("the call took %s", took)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		if b, err := os.ReadFile(marker); err == nil && string(b) == "cancelled" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the server never saw the request cancelled")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

@@ -1,0 +1,184 @@
+package runtime
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Who may use the task socket. A command or tool any host runs is a
+// process of the operator's user, so the user alone proves nothing; the
+// socket asks for three things:
+//   - the peer's credentials (SO_PEERCRED): this process's user, and no
+//     demiurge host or plugin among its ancestors (a command or tool the
+//     host runs descends from one; the operator's `demiurge tasks` does
+//     not);
+//   - a random token the serving host writes 0600 beside the socket for
+//     this run only (a command that left the process tree, a daemonised
+//     one, still needs it; the state directory is a sensitive path for
+//     every tool and the shell guard);
+//   - a principal that is the serving host's: the socket answers for that
+//     principal only, whatever the request claims.
+// Every request is audited, answered or refused, with who asked.
+
+// EventKindTaskSocket is the audit event of one task socket request.
+const EventKindTaskSocket = "task.socket"
+
+// TokenPath is the token file of the socket at path.
+func TokenPath(socket string) string { return socket + ".token" }
+
+// writeToken makes a fresh token for this run.
+func writeToken(socket string) (string, error) {
+	var b [32]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", err
+	}
+	tok := hex.EncodeToString(b[:])
+	path := TokenPath(socket)
+	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return "", fmt.Errorf("task socket token %s: %w", path, err)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o600)
+	if err != nil {
+		return "", fmt.Errorf("task socket token %s: %w", path, err)
+	}
+	_, err = f.WriteString(tok)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(path)
+		return "", fmt.Errorf("task socket token %s: %w", path, err)
+	}
+	return tok, nil
+}
+
+// readToken reads the token a client sends.
+func readToken(socket string) (string, error) {
+	f, err := os.OpenFile(TokenPath(socket), os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, 128))
+	return strings.TrimSpace(string(b)), err
+}
+
+// peer is who is on the other end of a connection.
+type peer struct {
+	pid, uid int
+	exe      string
+	// runBy names the demiurge host or plugin ancestor, "" if none.
+	runBy string
+}
+
+func peerOf(c *net.UnixConn) (peer, error) {
+	raw, err := c.SyscallConn()
+	if err != nil {
+		return peer{}, err
+	}
+	var cred *syscall.Ucred
+	var cerr error
+	if err := raw.Control(func(fd uintptr) {
+		cred, cerr = syscall.GetsockoptUcred(int(fd), syscall.SOL_SOCKET, syscall.SO_PEERCRED)
+	}); err != nil {
+		return peer{}, err
+	}
+	if cerr != nil {
+		return peer{}, cerr
+	}
+	p := peer{pid: int(cred.Pid), uid: int(cred.Uid)}
+	p.exe, _ = os.Readlink("/proc/" + strconv.Itoa(p.pid) + "/exe")
+	p.runBy = hostAncestor(p.pid)
+	return p, nil
+}
+
+// hostProcessNames are the comm names (at most 15 bytes, as the kernel
+// keeps them) of the host and of every toolset plugin.
+func isHostProcess(comm string) bool {
+	return comm == "demiurge-host" || strings.HasPrefix(comm, "demiurge-toolse")
+}
+
+// hostAncestor walks pid's parents up to init and names the first that is
+// a demiurge host or plugin ("comm (pid N)"), or "".
+func hostAncestor(pid int) string {
+	for range 64 {
+		ppid, ok := parentOf(pid)
+		if !ok || ppid <= 1 {
+			return ""
+		}
+		comm, _ := os.ReadFile("/proc/" + strconv.Itoa(ppid) + "/comm")
+		if c := strings.TrimSpace(string(comm)); isHostProcess(c) {
+			return fmt.Sprintf("%s (pid %d)", c, ppid)
+		}
+		pid = ppid
+	}
+	return "an ancestry deeper than 64 processes"
+}
+
+// parentOf reads the parent pid from /proc/<pid>/stat (the field after
+// the parenthesised comm, which may itself hold spaces or parentheses).
+func parentOf(pid int) (int, bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, false
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return 0, false
+	}
+	f := strings.Fields(s[i+1:])
+	if len(f) < 2 {
+		return 0, false
+	}
+	ppid, err := strconv.Atoi(f[1])
+	return ppid, err == nil
+}
+
+// admit says why a connection is refused, "" when it may ask.
+func (s *TaskServer) admit(p peer, token string) string {
+	switch {
+	case p.uid != os.Getuid():
+		return "the task socket answers only its own user"
+	case p.runBy != "":
+		return "the task socket does not answer commands or tools a demiurge runs (this one descends from " + p.runBy + ")"
+	case s.token == "" || subtle.ConstantTimeCompare([]byte(token), []byte(s.token)) != 1:
+		return "the task socket needs the token of the running demiurge (" + TokenPath(s.path) + ")"
+	}
+	return ""
+}
+
+// audit records one request and its outcome; no record, no answer.
+func (s *TaskServer) audit(p peer, req socketRequest, refused string) error {
+	if s.m == nil || s.m.store == nil {
+		return errors.New("no event log")
+	}
+	data := map[string]any{
+		"op": req.Op, "id": req.ID, "principal": s.principal, "claimed_principal": req.Principal,
+		"session": req.Session, "all_sessions": req.AllSessions,
+		"peer":    map[string]any{"pid": p.pid, "uid": p.uid, "exe": p.exe},
+		"outcome": "answered",
+	}
+	if refused != "" {
+		data["outcome"], data["reason"] = "refused", refused
+	}
+	body, err := MarshalData(data)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_, err = s.m.store.Append(ctx, Event{Kind: EventKindTaskSocket, Session: req.Session, Data: body})
+	return err
+}
