@@ -15,8 +15,11 @@ import (
 // built for another version is refused at the handshake.
 const ProtocolVersion = 1
 
-// ProtocolMinor counts additive changes within ProtocolVersion.
-const ProtocolMinor = 0
+// ProtocolMinor counts additive changes within ProtocolVersion. 1 added
+// EffectRequest.redact_values and output_cap_bytes, InvokeEvent.spawned and
+// DescribeResponse.problems; a plugin of minor 0 still works (it ignores
+// them: the host redacts and bounds what it receives anyway).
+const ProtocolMinor = 1
 
 // PluginName is the name of the one plugin a toolset binary serves.
 const PluginName = "toolset"
