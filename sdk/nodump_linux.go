@@ -11,5 +11,8 @@ func NonDumpable() error { return nonDumpable() }
 // or memory (a bound secret lives there during a call) or ptrace it.
 // Children are dumpable again after their execve.
 func nonDumpable() error {
+	// Named first: once non-dumpable, /proc/self belongs to root and a
+	// plugin running as another user can no longer write its comm.
+	nameProcess()
 	return unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
 }

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"demiurge.dev/shared"
 )
 
 const goodManifest = `{"name":"web_search_test","version":"1.2.3","protocol":1,"protocol_minor":0,"module":"demiurge.dev/host","tools":["web_search"],"slot":"web_search","secrets":[{"env":"TEST_API_KEY","target":"TEST_API_KEY","tools":["web_search"]}]}`
@@ -59,7 +61,7 @@ func TestProtocolVersions(t *testing.T) {
 	for _, tc := range []struct {
 		major, minor int
 		ok           bool
-	}{{1, 0, true}, {2, 0, false}, {1, 1, false}, {3, 0, false}} {
+	}{{1, 0, true}, {1, shared.ProtocolMinor, true}, {2, 0, false}, {1, shared.ProtocolMinor + 1, false}, {3, 0, false}} {
 		m := &Manifest{Name: "p", Protocol: tc.major, ProtocolMinor: tc.minor}
 		err := m.checkProtocol()
 		var pe *ProtocolError
