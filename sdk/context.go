@@ -41,6 +41,10 @@ type Context struct {
 	// SecretsExpire is how long after the call arrived the earliest secret
 	// binding expires; 0 when none does.
 	SecretsExpire time.Duration
+	// SandboxPolicy is the OS sandbox a command this call starts must run
+	// under (JSON of shared/sandbox.Policy); empty when the host decided
+	// none. A tool that cannot enforce it fails the call.
+	SandboxPolicy string
 	Log           hclog.Logger
 
 	send func(*toolsetv1.InvokeEvent) error

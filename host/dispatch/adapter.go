@@ -28,6 +28,9 @@ type Invocation struct {
 	// starts; SecretsExpire is how long the bound secrets stay good.
 	Env           []string
 	SecretsExpire time.Duration
+	// SandboxPolicy is the OS sandbox of a command the call starts (JSON
+	// of shared/sandbox.Policy; see sandbox.go), empty when none.
+	SandboxPolicy string
 	Hooks         plugins.Hooks
 	// OnEvent receives progress, output chunks and artifact refs.
 	OnEvent func(*toolsetv1.InvokeEvent) error
@@ -54,6 +57,7 @@ func (a PluginAdapter) request(inv Invocation) *toolsetv1.EffectRequest {
 		Workspace: inv.Workspace, ArtifactRoot: inv.ArtifactRoot,
 		Secrets: inv.Secrets, SessionId: inv.Session, TurnId: inv.Turn,
 		Env: inv.Env, SecretsExpireMs: inv.SecretsExpire.Milliseconds(),
+		SandboxPolicy: inv.SandboxPolicy,
 	}
 	for _, g := range inv.Grants {
 		access := toolsetv1.Access_ACCESS_READ

@@ -136,6 +136,7 @@ func (t *Turn) run(ctx context.Context, p *prepared) Outcome {
 			return t.finish(ctx, p, out, StatusPrecheckFailed, res)
 		}
 	}
+	t.raiseForSandbox(p)
 	verdict, err := t.approvals().Resolve(ctx, approval.Request{
 		Tool: p.call.Name, CallID: p.call.ID, Risk: p.assess.Risk, Policy: p.assess.Approval,
 		Block: p.assess.Block, Reasons: append(slices.Clip(p.assess.Reasons), p.command.reasons()...), PreviewFunc: p.preview,
@@ -151,6 +152,9 @@ func (t *Turn) run(ctx context.Context, p *prepared) Outcome {
 		return t.finish(ctx, p, out, status, errorResult(deniedMessage(p.call.Name, verdict)))
 	}
 	if err := p.command.apply(&inv, time.Now()); err != nil {
+		return t.finish(ctx, p, out, StatusFailed, errorResult(fmt.Sprintf("%s: %v", p.call.Name, err)))
+	}
+	if err := t.applySandbox(p, verdict.Via, &inv); err != nil {
 		return t.finish(ctx, p, out, StatusFailed, errorResult(fmt.Sprintf("%s: %v", p.call.Name, err)))
 	}
 	if backgroundRequested(p) {

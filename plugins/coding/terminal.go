@@ -13,6 +13,7 @@ import (
 
 	"demiurge.dev/plugins/coding/terminal"
 	"demiurge.dev/sdk"
+	"demiurge.dev/shared/sandbox"
 )
 
 //go:embed terminal.md
@@ -94,6 +95,18 @@ func (t *terminalTool) Execute(ctx *sdk.Context, args json.RawMessage) (*sdk.Res
 	}
 	if ctx.SecretsExpire > 0 {
 		req.ExpireAt = arrived.Add(ctx.SecretsExpire)
+	}
+	if ctx.SandboxPolicy != "" {
+		// The host decided a sandbox: run under it or not at all.
+		sp, err := sandbox.DecodePolicy(ctx.SandboxPolicy)
+		if err != nil {
+			return nil, fmt.Errorf("the host sent a sandbox policy the terminal cannot read: %w", err)
+		}
+		helper := sp.Helper
+		if helper == "" {
+			helper = terminal.HelperBeside()
+		}
+		req.Sandbox, req.SandboxHelper = &sp, helper
 	}
 	res, err := t.runner.Run(ctx, req)
 	if err != nil {

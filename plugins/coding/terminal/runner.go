@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"demiurge.dev/shared/redact"
+	"demiurge.dev/shared/sandbox"
 )
 
 // Exit reasons.
@@ -49,6 +50,10 @@ type Request struct {
 	ExpireAt     time.Time
 	ArtifactRoot string
 	Emit         Emitter
+	// Sandbox, when set, is the OS sandbox the command runs under, through
+	// the helper at SandboxHelper (see sandbox.go).
+	Sandbox       *sandbox.Policy
+	SandboxHelper string
 }
 
 // Result is how a command ended and what it printed.
@@ -61,6 +66,8 @@ type Result struct {
 	Stdout     StreamResult `json:"stdout"`
 	Stderr     StreamResult `json:"stderr"`
 	Spawn      Spawn        `json:"spawn"`
+	// Sandbox is the sandbox mode that was enforced ("off" when none).
+	Sandbox string `json:"sandbox"`
 	// Error says why the call failed although the command ran (artifact
 	// or drain failure).
 	Error string `json:"error,omitempty"`
@@ -198,7 +205,7 @@ func (r *Runner) Run(ctx context.Context, req Request) (*Result, error) {
 	_ = pipes[0][0].Close()
 	_ = pipes[1][0].Close()
 
-	res := &Result{ExitReason: reason, Spawn: p.Spawn}
+	res := &Result{ExitReason: reason, Spawn: p.Spawn, Sandbox: sandboxOf(req).mode()}
 	exitStatus(p.state, res)
 	var failures []error
 	for i, s := range streams {
@@ -243,7 +250,7 @@ func (r *Runner) start(shell string, req Request, spawnID string, stdout, stderr
 		}
 		r.reaper = rp
 	}
-	p, err := start(shell, req.Command, req.Dir, req.Env, stdout, stderr, spawnID)
+	p, err := startIn(shell, req.Command, req.Dir, req.Env, stdout, stderr, spawnID, sandboxOf(req))
 	if err != nil {
 		return nil, fmt.Errorf("start %s: %w", shell, err)
 	}
