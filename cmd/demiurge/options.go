@@ -22,6 +22,7 @@ func globalFlags() []cli.Flag {
 		&cli.StringFlag{Name: "tool-display", Value: "summary", Usage: "how tools are shown: quiet, summary or full"},
 		&cli.StringSliceFlag{Name: "approve", Usage: "approval rule, repeatable: allow:TOOL, allow:TOOL:GLOB, deny:TOOL, deny:TOOL:GLOB"},
 		&cli.StringFlag{Name: "plugin-dir", Usage: "directory of the built-in toolset plugins; default: beside the demiurge binary", EnvVars: []string{"DEMIURGE_PLUGIN_DIR"}, Hidden: true},
+		&cli.StringFlag{Name: "sandbox", Usage: "OS sandbox of approved commands: read-only, workspace-write (default), network or off; a core can only tighten it"},
 		&cli.StringFlag{Name: "log-level", Value: "warn", Usage: "host log level (trace, debug, info, warn, error); logs go to STATE/logs/host.log", EnvVars: []string{"DEMIURGE_LOG_LEVEL"}},
 	}
 }
@@ -77,7 +78,7 @@ func openHost(c *cli.Context, approver approval.Provider) (*toolhost.Host, error
 	return toolhost.Open(toolhost.Options{
 		CoreDir: c.String("core"), Workspace: c.String("workspace"), StateDir: state,
 		BuiltinPluginDir: builtinPluginDir(c), Approver: approver, Rules: c.StringSlice("approve"),
-		Logger: logger,
+		Logger: logger, Sandbox: c.String("sandbox"),
 	})
 }
 

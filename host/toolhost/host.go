@@ -28,6 +28,7 @@ import (
 	"demiurge.dev/host/plugins"
 	"demiurge.dev/host/policy"
 	"demiurge.dev/host/runtime"
+	"demiurge.dev/host/sandboxing"
 )
 
 // Options configure a host.
@@ -47,6 +48,8 @@ type Options struct {
 	Rules     []string
 	Principal string
 	Logger    hclog.Logger
+	// Sandbox is the operator's --sandbox mode ("" for the default).
+	Sandbox string
 }
 
 // Host is one running host process's view of its core and tools.
@@ -58,6 +61,8 @@ type Host struct {
 	StateDir  string
 	// Packages are the provider packages installed in this core.
 	Packages *installed.Active
+	// Sandbox is the OS sandbox of the commands the host runs.
+	Sandbox sandboxing.Config
 	// Warnings are non-fatal findings of assembly (plugin metadata the
 	// host could not read, rules that only restate a policy).
 	Warnings []string
@@ -111,6 +116,10 @@ func Open(opts Options) (*Host, error) {
 	}
 	h := &Host{Core: c, Plugins: pm, StateDir: opts.StateDir, Packages: pkgs}
 	if err := h.assemble(opts); err != nil {
+		pm.Close()
+		return nil, err
+	}
+	if h.Sandbox, err = sandboxConfig(c, opts.Sandbox, opts.BuiltinPluginDir, h.Workspace.Root); err != nil {
 		pm.Close()
 		return nil, err
 	}

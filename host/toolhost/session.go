@@ -103,6 +103,7 @@ func (s *Session) NewTurn(ctx context.Context) (*dispatch.Turn, error) {
 	return &dispatch.Turn{
 		ID: newID("turn_"), Catalog: cat, Authority: s.authority, Workspace: s.h.Workspace,
 		Approvals: s.h.Approvals, Events: store, ArtifactRoot: s.ArtifactRoot(), Artifacts: store, Background: bg,
+		Sandbox: s.h.Sandbox,
 	}, nil
 }
 

@@ -328,6 +328,8 @@ func displayView(command, cwd string, r *terminal.Result) string {
 	if r.Error != "" {
 		fmt.Fprintf(&b, "error: %s\n", r.Error)
 	}
+	// The OS sandbox the command actually ran under, "off" included.
+	fmt.Fprintf(&b, "sandbox: %s\n", r.Sandbox)
 	return b.String()
 }
 
