@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"demiurge.dev/catalog"
 	"demiurge.dev/host/approval"
 	"demiurge.dev/host/sandboxing"
 	"demiurge.dev/shared/sandbox"
@@ -71,5 +72,48 @@ func TestRequiredSandboxFailsTheCommand(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(h.ws, "ran.txt")); err == nil {
 		t.Fatal("the command ran without the required sandbox")
+	}
+}
+
+// autoTerminalTurn is terminalTurn with the terminal declared as the
+// coding plugin declares it for the guard to decide: a literal read-only
+// command runs unasked.
+func (h *harness) autoTerminalTurn(t *testing.T, p approval.Provider) *Turn {
+	t.Helper()
+	base, _ := h.terminalTurn(t, p)
+	src := h.terminalSource(t)
+	for i := range src.Tools {
+		if src.Tools[i].Name == "terminal" {
+			src.Tools[i].Metadata.Risk, src.Tools[i].Metadata.ApprovalPolicy = catalog.RiskLow, catalog.ApprovalAuto
+		}
+	}
+	turn := h.turn(t, []string{"terminal.exec", "fs.read"}, p, src)
+	turn.ArtifactRoot, turn.Commands = base.ArtifactRoot, base.Commands
+	return turn
+}
+
+// TestUnaskedCommandAsksWithoutSandbox: a command the guard would let run
+// unasked is asked about when its read-only sandbox cannot be enforced
+// (here: no helper); approved, it runs and its card says "off".
+func TestUnaskedCommandAsksWithoutSandbox(t *testing.T) {
+	h := newHarness(t)
+	p := &answer{a: approval.AllowOnce}
+	turn := h.autoTerminalTurn(t, p)
+	turn.Sandbox = sandboxing.Config{Mode: sandbox.WorkspaceWrite}
+	out := turn.Call(context.Background(), ToolCall{ID: "ask", Name: "terminal", Args: []byte(`{"command":"echo hi"}`)})
+	if p.asked != 1 {
+		t.Fatalf("asked %d times, want once: an unenforceable sandbox must make the unasked command ask", p.asked)
+	}
+	if !out.OK() || !strings.Contains(out.Views.Card.Body, "sandbox: off") {
+		t.Fatalf("%s card %q", out.Status, out.Views.Card.Body)
+	}
+
+	// The same with the helper: nobody is asked and it runs read-only.
+	p2 := &answer{a: approval.AllowOnce}
+	turn2 := h.autoTerminalTurn(t, p2)
+	turn2.Sandbox = sandboxing.Config{Mode: sandbox.WorkspaceWrite, Helper: buildSandboxHelper(t)}
+	out = turn2.Call(context.Background(), ToolCall{ID: "auto", Name: "terminal", Args: []byte(`{"command":"echo hi"}`)})
+	if p2.asked != 0 || !out.OK() || !strings.Contains(out.Views.Card.Body, "sandbox: read-only") {
+		t.Fatalf("asked %d, %s card %q", p2.asked, out.Status, out.Views.Card.Body)
 	}
 }
