@@ -11,7 +11,9 @@ import (
 var errNotLinux = errors.New("the OS sandbox needs Linux (Landlock, seccomp, user namespaces)")
 
 // Detect reports that nothing can be enforced here.
-func Detect(string) Support { return Support{LandlockError: errNotLinux.Error(), NSError: errNotLinux.Error()} }
+func Detect(string) Support {
+	return Support{LandlockError: errNotLinux.Error(), NSError: errNotLinux.Error()}
+}
 
 // HostNamespaces has nothing to report here.
 func HostNamespaces() (netns, mntns uint64, err error) { return 0, 0, errNotLinux }
