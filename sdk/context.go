@@ -50,7 +50,12 @@ type Context struct {
 	// OutputCap is the most bytes of one output stream to keep in an
 	// artifact for this call; 0 means the tool's default.
 	OutputCap int64
-	Log       hclog.Logger
+
+	// SandboxPolicy is the OS sandbox a command this call starts must run
+	// under (JSON of shared/sandbox.Policy); empty when the host decided
+	// none. A tool that cannot enforce it fails the call.
+	SandboxPolicy string
+	Log           hclog.Logger
 
 	send func(*toolsetv1.InvokeEvent) error
 	host func() (toolsetv1.HostServicesClient, error)

@@ -25,6 +25,8 @@ func globalFlags() []cli.Flag {
 		&cli.StringFlag{Name: "plugin-dir", Usage: "directory of the built-in toolset plugins; default: beside the demiurge binary", EnvVars: []string{"DEMIURGE_PLUGIN_DIR"}, Hidden: true},
 		&cli.Int64Flag{Name: "output-cap-mib", Value: 256, Usage: "MiB of one output stream a terminal call keeps in its artifact; past it bytes are counted and dropped", EnvVars: []string{"DEMIURGE_OUTPUT_CAP_MIB"}},
 		&cli.Int64Flag{Name: "artifact-budget-mib", Value: 4096, Usage: "MiB the artifacts under STATE/runtime/artifacts may hold; the oldest of ended calls and tasks are removed first", EnvVars: []string{"DEMIURGE_ARTIFACT_BUDGET_MIB"}},
+
+		&cli.StringFlag{Name: "sandbox", Usage: "OS sandbox of approved commands: read-only, workspace-write (default), network or off; a core can only tighten it"},
 		&cli.StringFlag{Name: "log-level", Value: "warn", Usage: "host log level (trace, debug, info, warn, error); logs go to STATE/logs/host.log", EnvVars: []string{"DEMIURGE_LOG_LEVEL"}},
 	}
 }
@@ -92,6 +94,7 @@ func openHost(c *cli.Context, approver approval.Provider) (*toolhost.Host, error
 		CoreDir: c.String("core"), Workspace: c.String("workspace"), StateDir: state,
 		BuiltinPluginDir: builtinPluginDir(c), Approver: approver, Rules: c.StringSlice("approve"),
 		Logger: logger, OutputCap: outputCap, ArtifactBudget: budget, CallTimeout: c.Duration("call-timeout"),
+		Sandbox: c.String("sandbox"),
 	})
 }
 

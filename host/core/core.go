@@ -42,6 +42,11 @@ type Core struct {
 	// Workspace is the resolved default workspace; "" when not declared
 	// (the caller then uses its own default, the current directory).
 	Workspace string
+	// SandboxMode is `sandbox.mode` ("" when not set: the host's
+	// default); SandboxRequire is `sandbox.require`: every command fails
+	// when the kernel cannot enforce the mode.
+	SandboxMode    string
+	SandboxRequire bool
 	// Revision is the hex sha256 of agent.yaml's bytes: it binds session
 	// allows and catalogs to the exact declaration they were made under.
 	Revision string

@@ -17,7 +17,7 @@ import (
 
 // topKeys are the keys agent.yaml accepts at its top level, in the order
 // the documentation gives them.
-var topKeys = []string{"name", "toolsets", "slots", "tools", "capabilities", "approvals", "workspace"}
+var topKeys = []string{"name", "toolsets", "slots", "tools", "capabilities", "approvals", "workspace", "sandbox"}
 
 // parse decodes agent.yaml bytes. file names the file in errors; dir is
 // the resolved core directory that slots and workspace are relative to,
@@ -129,6 +129,8 @@ func (d *decoder) topLevel(c *Core, e entry) error {
 		c.Approvals, err = d.approvals(e.val, e.field)
 	case "workspace":
 		c.Workspace, err = d.workspace(e.val, e.field)
+	case "sandbox":
+		c.SandboxMode, c.SandboxRequire, err = d.sandbox(e.val, e.field)
 	default:
 		err = d.errorf(e.key, e.field, "%s", unknownMsg("key", e.name, "valid keys", topKeys))
 	}

@@ -34,7 +34,11 @@ type Invocation struct {
 	Redact []redact.Secret
 	// OutputCap bounds each output stream's artifact; 0: the plugin's.
 	OutputCap int64
-	Hooks     plugins.Hooks
+
+	// SandboxPolicy is the OS sandbox of a command the call starts (JSON
+	// of shared/sandbox.Policy; see sandbox.go), empty when none.
+	SandboxPolicy string
+	Hooks         plugins.Hooks
 	// OnEvent receives progress, output chunks and artifact refs.
 	OnEvent func(*toolsetv1.InvokeEvent) error
 }
@@ -61,6 +65,7 @@ func (a PluginAdapter) request(inv Invocation) *toolsetv1.EffectRequest {
 		Secrets: inv.Secrets, SessionId: inv.Session, TurnId: inv.Turn,
 		Env: inv.Env, SecretsExpireMs: inv.SecretsExpire.Milliseconds(),
 		OutputCapBytes: inv.OutputCap,
+		SandboxPolicy:  inv.SandboxPolicy,
 	}
 	for _, s := range inv.Redact {
 		req.RedactValues = append(req.RedactValues, &toolsetv1.RedactValue{Target: s.Target, Value: s.Value})

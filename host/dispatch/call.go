@@ -191,6 +191,7 @@ func (t *Turn) admit(ctx context.Context, p *prepared) admission {
 			return refused(StatusPrecheckFailed, res)
 		}
 	}
+	t.raiseForSandbox(p)
 	verdict, err := t.approvals().Resolve(ctx, approval.Request{
 		Tool: p.call.Name, CallID: p.call.ID, Risk: p.assess.Risk, Policy: p.assess.Approval,
 		Block: p.assess.Block, Reasons: append(slices.Clip(p.assess.Reasons), p.command.reasons()...), PreviewFunc: p.preview,
@@ -212,6 +213,9 @@ func (t *Turn) admit(ctx context.Context, p *prepared) admission {
 func (t *Turn) execute(ctx context.Context, p *prepared, a admission) Outcome {
 	out, inv, adapter := a.out, a.inv, a.adapter
 	if err := p.command.apply(&inv, time.Now()); err != nil {
+		return t.finish(ctx, p, out, StatusFailed, errorResult(fmt.Sprintf("%s: %v", p.call.Name, err)))
+	}
+	if err := t.applySandbox(p, out.Approval.Via, &inv); err != nil {
 		return t.finish(ctx, p, out, StatusFailed, errorResult(fmt.Sprintf("%s: %v", p.call.Name, err)))
 	}
 	if backgroundRequested(p) {

@@ -10,6 +10,7 @@ import (
 	"demiurge.dev/host/policy"
 	"demiurge.dev/host/redact"
 	"demiurge.dev/host/runtime"
+	"demiurge.dev/host/sandboxing"
 	"demiurge.dev/shared/toolsetv1"
 )
 
@@ -55,6 +56,9 @@ type Turn struct {
 	Background *Background
 	// Commands says how command environments are built (command.go).
 	Commands CommandConfig
+	// Sandbox is the OS sandbox of the commands this turn runs (zero:
+	// none configured; see sandbox.go).
+	Sandbox sandboxing.Config
 
 	calls atomic.Int64
 }

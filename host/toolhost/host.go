@@ -29,6 +29,7 @@ import (
 	"demiurge.dev/host/plugins"
 	"demiurge.dev/host/policy"
 	"demiurge.dev/host/runtime"
+	"demiurge.dev/host/sandboxing"
 )
 
 // Options configure a host.
@@ -56,6 +57,9 @@ type Options struct {
 	// CallTimeout bounds each authored and MCP tool call (the operator's
 	// --call-timeout); 0 is DefaultCallTimeout.
 	CallTimeout time.Duration
+
+	// Sandbox is the operator's --sandbox mode ("" for the default).
+	Sandbox string
 }
 
 // Host is one running host process's view of its core and tools.
@@ -67,6 +71,8 @@ type Host struct {
 	StateDir  string
 	// Packages are the provider packages installed in this core.
 	Packages *installed.Active
+	// Sandbox is the OS sandbox of the commands the host runs.
+	Sandbox sandboxing.Config
 	// Warnings are non-fatal findings of assembly (plugin metadata the
 	// host could not read, rules that only restate a policy).
 	Warnings []string
@@ -125,6 +131,10 @@ func Open(opts Options) (*Host, error) {
 	}
 	h := &Host{Core: c, Plugins: pm, StateDir: opts.StateDir, Packages: pkgs, outputCap: opts.OutputCap, artifactBudget: opts.ArtifactBudget, callTimeout: opts.CallTimeout}
 	if err := h.assemble(opts); err != nil {
+		pm.Close()
+		return nil, err
+	}
+	if h.Sandbox, err = sandboxConfig(c, opts.Sandbox, opts.BuiltinPluginDir, h.Workspace.Root); err != nil {
 		pm.Close()
 		return nil, err
 	}

@@ -1,12 +1,18 @@
 module demiurge.dev/plugins/coding
 
-go 1.26
+go 1.26.0
 
 require (
 	demiurge.dev/sdk v0.0.0
 	demiurge.dev/shared v0.0.0
 	go.uber.org/goleak v1.3.0
-	golang.org/x/sys v0.40.0
+	golang.org/x/sys v0.49.0
+)
+
+require (
+	github.com/elastic/go-seccomp-bpf v1.6.0 // indirect
+	github.com/landlock-lsm/go-landlock v0.11.2 // indirect
+	kernel.org/pub/linux/libs/security/libcap/psx v1.2.78 // indirect
 )
 
 require (
@@ -15,7 +21,7 @@ require (
 	github.com/fatih/color v1.13.0 // indirect
 	github.com/golang/protobuf v1.5.4 // indirect
 	github.com/hashicorp/go-hclog v1.6.3 // indirect
-	github.com/hashicorp/go-plugin v1.8.0 // indirect
+	github.com/hashicorp/go-plugin v1.8.0
 	github.com/hashicorp/yamux v0.1.2 // indirect
 	github.com/invopop/jsonschema v0.13.0 // indirect
 	github.com/kr/text v0.2.0 // indirect

@@ -13,6 +13,7 @@ import (
 
 	"demiurge.dev/plugins/coding/terminal"
 	"demiurge.dev/sdk"
+	"demiurge.dev/shared/sandbox"
 )
 
 //go:embed terminal.md
@@ -95,6 +96,18 @@ func (t *terminalTool) Execute(ctx *sdk.Context, args json.RawMessage) (*sdk.Res
 	}
 	if ctx.SecretsExpire > 0 {
 		req.ExpireAt = arrived.Add(ctx.SecretsExpire)
+	}
+	if ctx.SandboxPolicy != "" {
+		// The host decided a sandbox: run under it or not at all.
+		sp, err := sandbox.DecodePolicy(ctx.SandboxPolicy)
+		if err != nil {
+			return nil, fmt.Errorf("the host sent a sandbox policy the terminal cannot read: %w", err)
+		}
+		helper := sp.Helper
+		if helper == "" {
+			helper = terminal.HelperBeside()
+		}
+		req.Sandbox, req.SandboxHelper = &sp, helper
 	}
 	res, err := t.runner.Run(ctx, req)
 	if err != nil {
@@ -322,6 +335,8 @@ func displayView(command, cwd string, r *terminal.Result) string {
 	if r.Error != "" {
 		fmt.Fprintf(&b, "error: %s\n", r.Error)
 	}
+	// The OS sandbox the command actually ran under, "off" included.
+	fmt.Fprintf(&b, "sandbox: %s\n", r.Sandbox)
 	return b.String()
 }
 

@@ -96,6 +96,11 @@ func setNamespaces(attr *syscall.SysProcAttr, offline bool) {
 	attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
 	attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
 	attr.GidMappingsEnableSetgroups = false
+	// The helper keeps its own uid, so execve would drop the capabilities
+	// the new user namespace gave it; as ambient ones, the two it needs
+	// (mounting; emptying the bounding set) survive into the helper, which
+	// clears every capability before it execs the command.
+	attr.AmbientCaps = []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_SETPCAP}
 }
 
 // nsInode is the inode of one of this process's namespaces (net, mnt).

@@ -34,6 +34,9 @@ type Policy struct {
 	// HostNetNS and HostMntNS are the launcher's namespace inodes, so the
 	// helper can check it really runs in new ones (0: not checked).
 	HostNetNS uint64 `json:"host_netns,omitempty"`
+	// Helper is where the launcher finds the helper when it is not beside
+	// the launcher (the host passes its own); the helper ignores it.
+	Helper    string `json:"helper,omitempty"`
 	HostMntNS uint64 `json:"host_mntns,omitempty"`
 }
 

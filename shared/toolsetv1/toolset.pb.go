@@ -896,8 +896,14 @@ type EffectRequest struct {
 	// this call; past it bytes are counted and dropped. 0: the plugin's
 	// default.
 	OutputCapBytes int64 `protobuf:"varint,21,opt,name=output_cap_bytes,json=outputCapBytes,proto3" json:"output_cap_bytes,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// The OS sandbox a command this call starts must run under: the JSON of
+	// demiurge.dev/shared/sandbox.Policy, decided by the host (mode, the
+	// workspace, the protected paths). Empty: no sandbox was decided (the
+	// plugin runs the command as before). A plugin that cannot enforce a
+	// non-empty policy fails the call; it never runs the command unconfined.
+	SandboxPolicy string `protobuf:"bytes,13,opt,name=sandbox_policy,json=sandboxPolicy,proto3" json:"sandbox_policy,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *EffectRequest) Reset() {
@@ -1026,6 +1032,13 @@ func (x *EffectRequest) GetOutputCapBytes() int64 {
 		return x.OutputCapBytes
 	}
 	return 0
+}
+
+func (x *EffectRequest) GetSandboxPolicy() string {
+	if x != nil {
+		return x.SandboxPolicy
+	}
+	return ""
 }
 
 type RedactValue struct {
@@ -2592,7 +2605,7 @@ const file_demiurge_toolset_v1_toolset_proto_rawDesc = "" +
 	"\x11ConfigureResponse\"T\n" +
 	"\tPathGrant\x12\x12\n" +
 	"\x04path\x18\x01 \x01(\tR\x04path\x123\n" +
-	"\x06access\x18\x02 \x01(\x0e2\x1b.demiurge.toolset.v1.AccessR\x06access\"\xee\x04\n" +
+	"\x06access\x18\x02 \x01(\x0e2\x1b.demiurge.toolset.v1.AccessR\x06access\"\x95\x05\n" +
 	"\rEffectRequest\x12#\n" +
 	"\rinvocation_id\x18\x01 \x01(\tR\finvocationId\x12\x12\n" +
 	"\x04tool\x18\x02 \x01(\tR\x04tool\x12\x1c\n" +
@@ -2610,7 +2623,8 @@ const file_demiurge_toolset_v1_toolset_proto_rawDesc = "" +
 	"\x03env\x18\v \x03(\tR\x03env\x12*\n" +
 	"\x11secrets_expire_ms\x18\f \x01(\x03R\x0fsecretsExpireMs\x12E\n" +
 	"\rredact_values\x18\x14 \x03(\v2 .demiurge.toolset.v1.RedactValueR\fredactValues\x12(\n" +
-	"\x10output_cap_bytes\x18\x15 \x01(\x03R\x0eoutputCapBytes\x1a:\n" +
+	"\x10output_cap_bytes\x18\x15 \x01(\x03R\x0eoutputCapBytes\x12%\n" +
+	"\x0esandbox_policy\x18\r \x01(\tR\rsandboxPolicy\x1a:\n" +
 	"\fSecretsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\";\n" +

@@ -39,6 +39,11 @@ type process struct {
 // start spawns shell -c command in its own session, with stdout and stderr
 // on the given pipe write ends and stdin on /dev/null.
 func start(shell, command, dir string, env []string, stdout, stderr *os.File, spawnID string) (*process, error) {
+	return startIn(shell, command, dir, env, stdout, stderr, spawnID, sandboxed{})
+}
+
+// startIn is start under an OS sandbox (none when sb is empty).
+func startIn(shell, command, dir string, env []string, stdout, stderr *os.File, spawnID string, sb sandboxed) (*process, error) {
 	cmd := &exec.Cmd{
 		Path: shell, Args: []string{shell, "-c", command},
 		Dir: dir, Env: env, Stdout: stdout, Stderr: stderr,
@@ -46,6 +51,9 @@ func start(shell, command, dir string, env []string, stdout, stderr *os.File, sp
 	}
 	if cmd.Env == nil { // exec.Cmd inherits everything on nil
 		cmd.Env = []string{}
+	}
+	if err := sb.wrap(cmd); err != nil {
+		return nil, err
 	}
 	if err := cmd.Start(); err != nil {
 		return nil, err

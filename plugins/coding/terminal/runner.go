@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"demiurge.dev/shared/redact"
+	"demiurge.dev/shared/sandbox"
 )
 
 // Exit reasons.
@@ -68,7 +69,12 @@ type Request struct {
 	// it bytes are counted and dropped while the pipe keeps draining.
 	// Zero means DefaultOutputCap.
 	OutputCap int64
-	Emit      Emitter
+
+	Emit Emitter
+	// Sandbox, when set, is the OS sandbox the command runs under, through
+	// the helper at SandboxHelper (see sandbox.go).
+	Sandbox       *sandbox.Policy
+	SandboxHelper string
 }
 
 // DefaultOutputCap bounds one stream's artifact when the operator set
@@ -85,6 +91,8 @@ type Result struct {
 	Stdout     StreamResult `json:"stdout"`
 	Stderr     StreamResult `json:"stderr"`
 	Spawn      Spawn        `json:"spawn"`
+	// Sandbox is the sandbox mode that was enforced ("off" when none).
+	Sandbox string `json:"sandbox"`
 	// Error says why the call failed although the command ran (artifact
 	// or drain failure).
 	Error string `json:"error,omitempty"`
@@ -235,7 +243,7 @@ func (r *Runner) Run(ctx context.Context, req Request) (*Result, error) {
 	_ = pipes[0][0].Close()
 	_ = pipes[1][0].Close()
 
-	res := &Result{ExitReason: reason, Spawn: p.Spawn}
+	res := &Result{ExitReason: reason, Spawn: p.Spawn, Sandbox: sandboxOf(req).mode()}
 	exitStatus(p.state, res)
 	var failures []error
 	for i, s := range streams {
@@ -293,7 +301,7 @@ func (r *Runner) start(shell string, req Request, wd *workDir, spawnID string, s
 	if testHookPinned != nil {
 		testHookPinned()
 	}
-	p, err := start(shell, req.Command, wd.childPath(), req.Env, stdout, stderr, spawnID)
+	p, err := startIn(shell, req.Command, wd.childPath(), req.Env, stdout, stderr, spawnID, sandboxOf(req))
 	if err != nil {
 		return nil, fmt.Errorf("start %s: %w", shell, err)
 	}

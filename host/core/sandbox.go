@@ -1,0 +1,47 @@
+package core
+
+import "go.yaml.in/yaml/v3"
+
+// sandboxKeys are the keys of agent.yaml's `sandbox:` mapping.
+var sandboxKeys = []string{"mode", "require"}
+
+// sandboxModes a core may choose: off is the operator's (--sandbox off).
+var sandboxModes = []string{"read-only", "workspace-write", "network"}
+
+// sandbox decodes `sandbox: {mode: M, require: B}`.
+func (d *decoder) sandbox(n *yaml.Node, field string) (mode string, require bool, err error) {
+	entries, err := d.mapping(n, field)
+	if err != nil {
+		return "", false, err
+	}
+	for _, e := range entries {
+		switch e.name {
+		case "mode":
+			mode, err = d.str(e.val, e.field)
+			if err == nil && !contains(sandboxModes, mode) {
+				msg := unknownMsg("sandbox mode", mode, "valid modes", sandboxModes)
+				if mode == "off" {
+					msg = "off is the operator's choice (demiurge --sandbox off), not a core's; valid modes: read-only, workspace-write, network"
+				}
+				err = d.errorf(e.val, e.field, "%s", msg)
+			}
+		case "require":
+			require, err = d.boolean(e.val, e.field)
+		default:
+			err = d.errorf(e.key, e.field, "%s", unknownMsg("key", e.name, "valid keys", sandboxKeys))
+		}
+		if err != nil {
+			return "", false, err
+		}
+	}
+	return mode, require, nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,108 @@
+package sandboxing
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"demiurge.dev/shared/pathrules"
+	"demiurge.dev/shared/sandbox"
+)
+
+// Config is the sandbox of one session's commands.
+type Config struct {
+	// Mode is the mode approved commands run in (see ResolveMode); empty
+	// means no sandbox was configured and commands run as before.
+	Mode sandbox.Mode
+	// Require fails every command when the kernel cannot enforce Mode.
+	Require bool
+	// Helper is the re-exec helper's path ("" when it is missing).
+	Helper string
+	// Protected are absolute paths of the agent core that stay read-only.
+	Protected []string
+}
+
+// ResolveMode combines the core's `sandbox.mode` and the operator's
+// --sandbox (either may be empty): the default is workspace-write; each
+// may tighten; off only from the operator, and a core cannot loosen what
+// the operator set.
+func ResolveMode(core, operator string) (sandbox.Mode, error) {
+	mode := sandbox.WorkspaceWrite
+	if operator != "" {
+		m, err := sandbox.ParseMode(operator)
+		if err != nil {
+			return "", fmt.Errorf("--sandbox: %w", err)
+		}
+		mode = m
+	}
+	if core != "" {
+		m, err := sandbox.ParseMode(core)
+		if err != nil {
+			return "", fmt.Errorf("agent.yaml sandbox.mode: %w", err)
+		}
+		if m == sandbox.Off {
+			return "", errors.New("agent.yaml sandbox.mode: off is the operator's choice (--sandbox off), not a core's")
+		}
+		mode = sandbox.Tighter(mode, m)
+	}
+	return mode, nil
+}
+
+// ModeFor is the mode of one command: one the guard lets run unasked
+// runs read-only (and offline) whatever the configured mode, so that a
+// misjudged command can neither write nor reach the network.
+func (c Config) ModeFor(unasked bool) sandbox.Mode {
+	if unasked {
+		return sandbox.Tighter(c.Mode, sandbox.ReadOnly)
+	}
+	return c.Mode
+}
+
+// Unenforceable says what the kernel lacks for mode m ("" when nothing).
+func (c Config) Unenforceable(m sandbox.Mode) string {
+	if m == sandbox.Off {
+		return ""
+	}
+	if c.Helper == "" {
+		return "the sandbox helper " + HelperName + " is missing"
+	}
+	return strings.Join(sandbox.Detect(c.Helper).Missing(m), ", ")
+}
+
+// CommandPolicy is the policy for one command in workspace ws whose
+// environment is env (its HOME is the runtime home the host made): the
+// private tmp dir lives in that home, which stays writable; the command's
+// PATH directories are readable; the core's paths and .git/config,
+// .git/hooks are protected.
+func (c Config) CommandPolicy(m sandbox.Mode, ws string, env []string) (sandbox.Policy, error) {
+	home := lookupEnv(env, "HOME")
+	if home == "" || !filepath.IsAbs(home) {
+		return sandbox.Policy{}, errors.New("sandbox: the command has no absolute HOME for its private tmp dir")
+	}
+	tmp := filepath.Join(home, "tmp")
+	if err := os.MkdirAll(tmp, 0o700); err != nil {
+		return sandbox.Policy{}, fmt.Errorf("sandbox: private tmp dir: %w", err)
+	}
+	p := sandbox.Policy{Mode: m, Workspace: ws, TmpDir: tmp, Writable: []string{home}, Helper: c.Helper}
+	p.Protected = append(p.Protected, c.Protected...)
+	if fi, err := os.Stat(filepath.Join(ws, ".git")); err == nil && fi.IsDir() {
+		p.Protected = append(p.Protected, filepath.Join(ws, ".git", "config"), filepath.Join(ws, ".git", "hooks"))
+	}
+	for _, d := range filepath.SplitList(lookupEnv(env, "PATH")) {
+		if filepath.IsAbs(d) && !pathrules.IsSensitive(d) {
+			p.ReadOnly = append(p.ReadOnly, filepath.Clean(d))
+		}
+	}
+	return p, nil
+}
+
+func lookupEnv(env []string, key string) string {
+	for i := len(env) - 1; i >= 0; i-- {
+		if v, ok := strings.CutPrefix(env[i], key+"="); ok {
+			return v
+		}
+	}
+	return ""
+}

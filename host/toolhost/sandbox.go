@@ -1,0 +1,44 @@
+package toolhost
+
+import (
+	"os"
+	"path/filepath"
+
+	"demiurge.dev/host/core"
+	"demiurge.dev/host/sandboxing"
+)
+
+// sandboxConfig is the OS sandbox of this host's commands: the mode from
+// agent.yaml and --sandbox, the helper beside the built-in plugins, and
+// the core's own files, which sandboxed commands may not change.
+func sandboxConfig(c *core.Core, operator, pluginDir, workspace string) (sandboxing.Config, error) {
+	mode, err := sandboxing.ResolveMode(c.SandboxMode, operator)
+	if err != nil {
+		return sandboxing.Config{}, err
+	}
+	return sandboxing.Config{
+		Mode: mode, Require: c.SandboxRequire, Helper: sandboxing.HelperPath(pluginDir),
+		Protected: coreProtected(c, workspace),
+	}, nil
+}
+
+// coreProtected lists agent.yaml, the tool and MCP slots and skills of a
+// core on disk. A path that does not exist is listed only when the helper
+// can hold its parent read-only instead (not when the parent is the
+// workspace itself: a mount cannot refuse one missing name).
+func coreProtected(c *core.Core, workspace string) []string {
+	if c.Dir == "" {
+		return nil // the embedded core is not on disk
+	}
+	var out []string
+	for _, p := range []string{c.File, c.ToolsRoot, c.MCPRoot,
+		filepath.Join(c.Dir, "agent", "tools"), filepath.Join(c.Dir, "agent", "mcp"), filepath.Join(c.Dir, "skills")} {
+		if p == "" {
+			continue
+		}
+		if _, err := os.Lstat(p); err == nil || filepath.Dir(p) != filepath.Clean(workspace) {
+			out = append(out, p)
+		}
+	}
+	return out
+}

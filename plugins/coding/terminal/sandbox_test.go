@@ -1,0 +1,83 @@
+package terminal
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"demiurge.dev/shared/sandbox"
+)
+
+var (
+	helperOnce sync.Once
+	helperPath string
+	helperErr  error
+)
+
+// sandboxHelper is the real helper: from `make build` (bin/, named by
+// DEMIURGE_TEST_PLUGIN_DIR) or built here.
+func sandboxHelper(t *testing.T) string {
+	t.Helper()
+	helperOnce.Do(func() {
+		if d := os.Getenv("DEMIURGE_TEST_PLUGIN_DIR"); d != "" {
+			helperPath = filepath.Join(d, "demiurge-sandbox")
+			return
+		}
+		dir, err := os.MkdirTemp("", "terminal-sandbox-")
+		if err != nil {
+			helperErr = err
+			return
+		}
+		helperPath = filepath.Join(dir, "demiurge-sandbox")
+		if out, err := exec.Command("go", "build", "-o", helperPath, "demiurge.dev/cmd/sandbox").CombinedOutput(); err != nil {
+			helperErr = err
+			t.Logf("%s", out)
+		}
+	})
+	if helperErr != nil {
+		t.Fatalf("build the sandbox helper: %v", helperErr)
+	}
+	return helperPath
+}
+
+// TestRunUnderSandbox: a command given a read-only policy runs through the
+// real helper: it prints, cannot write the workspace, and its result says
+// which mode was enforced; without a policy the same write works.
+func TestRunUnderSandbox(t *testing.T) {
+	helper := sandboxHelper(t)
+	ws, tmp := t.TempDir(), t.TempDir()
+	pol := &sandbox.Policy{Mode: sandbox.ReadOnly, Workspace: ws, TmpDir: tmp}
+	script := `echo hello; echo x > planted && echo wrote`
+
+	res, rec := run(t, quickRunner(), Request{Command: script, Dir: ws, Sandbox: pol, SandboxHelper: helper})
+	if res.Sandbox != "read-only" || !strings.Contains(rec.stream("stdout"), "hello") || strings.Contains(rec.stream("stdout"), "wrote") {
+		t.Fatalf("sandboxed: mode %q stdout %q stderr %q", res.Sandbox, rec.stream("stdout"), rec.stream("stderr"))
+	}
+	if _, err := os.Stat(filepath.Join(ws, "planted")); err == nil {
+		t.Fatal("a read-only command wrote the workspace")
+	}
+
+	res, rec = run(t, quickRunner(), Request{Command: script, Dir: ws})
+	if res.Sandbox != "off" || !strings.Contains(rec.stream("stdout"), "wrote") {
+		t.Fatalf("unsandboxed: mode %q stdout %q", res.Sandbox, rec.stream("stdout"))
+	}
+}
+
+// TestSandboxFailsClosed: a policy that cannot be enforced (here: no
+// helper) fails the start; the command never runs.
+func TestSandboxFailsClosed(t *testing.T) {
+	ws, tmp := t.TempDir(), t.TempDir()
+	pol := &sandbox.Policy{Mode: sandbox.WorkspaceWrite, Workspace: ws, TmpDir: tmp}
+	req := Request{Command: "echo x > ran", Dir: ws, Env: testEnv(), ArtifactRoot: t.TempDir(), Emit: &recorder{}, Sandbox: pol, Timeout: 10 * time.Second}
+	if _, err := quickRunner().Run(context.Background(), req); err == nil || !strings.Contains(err.Error(), "sandbox workspace-write") {
+		t.Fatalf("Run without a helper: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "ran")); err == nil {
+		t.Fatal("the command ran without its sandbox")
+	}
+}
