@@ -81,3 +81,28 @@ func TestSandboxFailsClosed(t *testing.T) {
 		t.Fatal("the command ran without its sandbox")
 	}
 }
+
+// TestSandboxedCommandIsInTheSandboxsCwd: the runner pins the working
+// directory by descriptor, which belongs to the launcher's mounts; the
+// helper must enter the same directory in its own namespace, or relative
+// names (cat .env) would read past the masks over sensitive files, and
+// the shell could not even name its directory.
+func TestSandboxedCommandIsInTheSandboxsCwd(t *testing.T) {
+	helper := sandboxHelper(t)
+	ws, tmp := t.TempDir(), t.TempDir()
+	sub := filepath.Join(ws, "sub")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(sub, ".env"), []byte("TOKEN=plain-words-nobody-flags\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	pol := &sandbox.Policy{Mode: sandbox.ReadOnly, Workspace: ws, TmpDir: tmp}
+	_, rec := run(t, quickRunner(), Request{Command: "pwd; cat .env", Dir: sub, Root: ws, Sandbox: pol, SandboxHelper: helper})
+	if got := rec.stream("stdout"); !strings.HasPrefix(got, sub+"\n") || strings.Contains(got, "plain-words") {
+		t.Fatalf("stdout %q (stderr %q): want the directory %s and no .env content", got, rec.stream("stderr"), sub)
+	}
+	if strings.Contains(rec.stream("stderr"), "getcwd") {
+		t.Fatalf("the shell could not name its directory: %q", rec.stream("stderr"))
+	}
+}
