@@ -22,8 +22,11 @@ func TestAnotherHostsCommandCannotCancel(t *testing.T) {
 	attack := e.bin + " --state " + e.state + " tasks cancel " + id + " --json"
 	args, _ := json.Marshal(map[string]string{"command": attack + "; echo \"exit $?\""})
 	other := t.TempDir()
+	// --sandbox off: under the OS sandbox the command cannot even run the
+	// demiurge binary (outside what it may read); this test is about the
+	// socket's own check, which must hold without the sandbox.
 	cmd := exec.Command(e.bin, "--state", other, "--plugin-dir", e.builtin, "--workspace", e.ws, "--approve", "allow:terminal",
-		"tools", "call", "terminal", string(args))
+		"--sandbox", "off", "tools", "call", "terminal", string(args))
 	cmd.Env = append(cmd.Environ(), "HOME="+e.home)
 	out, err := cmd.CombinedOutput()
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"sync"
 	"syscall"
@@ -35,11 +36,14 @@ type Host interface {
 
 // Worker is one worker process that has announced it is ready.
 type Worker struct {
-	cmd    *exec.Cmd
-	stdin  io.WriteCloser
-	out    *bufio.Reader
-	stderr *tail
-	exited chan struct{}
+	cmd   *exec.Cmd
+	stdin io.WriteCloser
+	out   *bufio.Reader
+	// outFile is out's pipe; closing it wakes a read a grandchild that
+	// holds the pipe open would block.
+	outFile *os.File
+	stderr  *tail
+	exited  chan struct{}
 	// waitErr is cmd.Wait's error, readable once exited is closed.
 	waitErr  error
 	killOnce sync.Once
@@ -69,14 +73,24 @@ func Start(ctx context.Context, c Command) (*Worker, error) {
 	if err != nil {
 		return nil, err
 	}
-	stdout, err := cmd.StdoutPipe()
+	// Our own pipe, not StdoutPipe: Wait (in the goroutine below) closes a
+	// StdoutPipe as soon as the worker exits, which would fail a read of
+	// what it wrote just before ("file already closed"). The read end is
+	// ours to close (Kill).
+	stdout, childOut, err := os.Pipe()
 	if err != nil {
+		stdin.Close()
 		return nil, err
 	}
-	if err := cmd.Start(); err != nil {
+	cmd.Stdout = childOut
+	err = cmd.Start()
+	childOut.Close()
+	if err != nil {
+		stdout.Close()
+		stdin.Close()
 		return nil, fmt.Errorf("start %s: %w", c.Argv[0], err)
 	}
-	w.stdin, w.out = stdin, bufio.NewReaderSize(stdout, 64<<10)
+	w.stdin, w.out, w.outFile = stdin, bufio.NewReaderSize(stdout, 64<<10), stdout
 	go func() {
 		w.waitErr = cmd.Wait()
 		close(w.exited)
@@ -253,6 +267,7 @@ func (w *Worker) Kill() {
 		_ = w.stdin.Close()
 	})
 	<-w.exited
+	_ = w.outFile.Close()
 }
 
 // Close ends an idle worker: closing stdin lets it exit by itself, and
