@@ -122,3 +122,11 @@ func (c *scanCache) fresh(root, dir string) (*dirScan, error) {
 	c.dirs[dir] = d
 	return d, nil
 }
+
+// ForgetSensitiveScans empties this process's scan cache, so the next
+// start reads every directory again (a benchmark's cold start).
+func ForgetSensitiveScans() {
+	sensitiveCache.mu.Lock()
+	defer sensitiveCache.mu.Unlock()
+	clear(sensitiveCache.dirs)
+}

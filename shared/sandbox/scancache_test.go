@@ -36,7 +36,9 @@ func TestSensitiveCachedFollowsChanges(t *testing.T) {
 			must(t, os.RemoveAll(filepath.Join(ws, "src/a")))
 			write("src/a/credentials.json")
 		}},
-		{".env renamed away", func() { must(t, os.Rename(filepath.Join(ws, "src/a/credentials.json"), filepath.Join(ws, "src/a/plain.json"))) }},
+		{".env renamed away", func() {
+			must(t, os.Rename(filepath.Join(ws, "src/a/credentials.json"), filepath.Join(ws, "src/a/plain.json")))
+		}},
 	}
 	for _, wait := range []time.Duration{0, 2 * racyMargin} {
 		ws = t.TempDir()
