@@ -30,6 +30,13 @@ func (t *Turn) applySandbox(p *prepared, via string, inv *Invocation) error {
 		return nil
 	}
 	mode := t.Sandbox.ModeFor(via == approval.ViaAuto)
+	if networkRequested(p) {
+		m, err := networkMode(mode, via)
+		if err != nil {
+			return err
+		}
+		mode = m
+	}
 	if miss := t.Sandbox.Unenforceable(mode); miss != "" {
 		if t.Sandbox.Require {
 			return fmt.Errorf("the core requires the OS sandbox (sandbox.require) and mode %s cannot be enforced: the kernel lacks %s", mode, miss)
