@@ -42,6 +42,9 @@ func Enforce(p Policy, argv []string, env []string) error {
 	if err := applyMounts(p); err != nil {
 		return err
 	}
+	if err := reanchorCwd(p); err != nil {
+		return err
+	}
 	if err := dropCapabilities(); err != nil {
 		return err
 	}

@@ -42,8 +42,12 @@ type Policy struct {
 	// them (SensitiveCached); HiddenListed says the list was made, so an
 	// empty list means "none" and not "not looked". Unlisted, the helper
 	// walks the workspace itself.
-	Hidden       []string `json:"hidden,omitempty"`
-	HiddenListed bool     `json:"hidden_listed,omitempty"`
+	Hidden []string `json:"hidden,omitempty"`
+	// Cwd is the command's working directory by path, when the launcher
+	// starts it from a descriptor (see reanchorCwd); "" means the path
+	// the helper finds itself in.
+	Cwd          string `json:"cwd,omitempty"`
+	HiddenListed bool   `json:"hidden_listed,omitempty"`
 }
 
 // Validate reports a policy the helper must refuse.
@@ -64,6 +68,9 @@ func (p Policy) Validate() error {
 		if !within(filepath.Clean(p.Workspace), filepath.Clean(h)) {
 			return fmt.Errorf("sandbox policy: hidden path %q is outside the workspace", h)
 		}
+	}
+	if p.Cwd != "" && !filepath.IsAbs(p.Cwd) {
+		return fmt.Errorf("sandbox policy: cwd %q must be an absolute path", p.Cwd)
 	}
 	for _, list := range [][]string{p.Protected, p.ReadOnly, p.Writable, p.Hidden} {
 		for _, q := range list {
