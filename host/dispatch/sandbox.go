@@ -57,3 +57,17 @@ func (t *Turn) applySandbox(p *prepared, via string, inv *Invocation) error {
 	inv.SandboxPolicy = enc
 	return nil
 }
+
+// enforcedMode is the sandbox mode an invocation's command starts under:
+// the policy's (the helper refuses to start rather than enforce less), or
+// off when the host sends none.
+func enforcedMode(inv Invocation) string {
+	if inv.SandboxPolicy == "" {
+		return string(sandbox.Off)
+	}
+	p, err := sandbox.DecodePolicy(inv.SandboxPolicy)
+	if err != nil {
+		return "unknown (" + err.Error() + ")"
+	}
+	return string(p.Mode)
+}
