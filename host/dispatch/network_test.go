@@ -130,3 +130,29 @@ func TestNetworkIsPerApprovedCall(t *testing.T) {
 		t.Fatalf("read-only session: %s %s, %d connections", out.Status, out.Views.Model, accepted.Load())
 	}
 }
+
+// TestSessionApprovalNeverCoversNetwork: a command approved for the
+// session offline asks again when it asks for the network, and a network
+// call cannot be approved for the session.
+func TestSessionApprovalNeverCoversNetwork(t *testing.T) {
+	h := newHarness(t)
+	p := &recording{a: approval.AllowSession}
+	turn, _ := h.terminalTurn(t, p)
+	turn.Sandbox = sandboxing.Config{Mode: sandbox.WorkspaceWrite, Helper: buildSandboxHelper(t)}
+	call := func(id, args string) {
+		t.Helper()
+		if out := turn.Call(context.Background(), ToolCall{ID: id, Name: "terminal", Args: []byte(args)}); !out.OK() {
+			t.Fatalf("%s: %s %s", id, out.Status, out.Views.Model)
+		}
+	}
+	call("a", `{"command":"ls"}`)
+	call("b", `{"command":"ls"}`)
+	if len(p.reasons) != 1 {
+		t.Fatalf("asked %d times for the same offline command, want once (session approval)", len(p.reasons))
+	}
+	call("c", `{"command":"ls","network":true}`)
+	call("d", `{"command":"ls","network":true}`)
+	if len(p.reasons) != 3 {
+		t.Fatalf("asked %d times in all, want 3: every network call asks", len(p.reasons))
+	}
+}
