@@ -6,6 +6,8 @@ import (
 	"text/tabwriter"
 
 	"github.com/urfave/cli/v2"
+
+	"demiurge.dev/host/sandboxing"
 )
 
 func pluginsCommand() *cli.Command {
@@ -48,7 +50,11 @@ func pluginsList(c *cli.Context) error {
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", s.Name, dash(s.Version), dash(s.Protocol), short(s.SHA256), s.Origin, state)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err = fmt.Fprintln(c.App.Writer, sandboxLine(sandboxing.Report(h.Sandbox.Helper, h.Sandbox.Mode)))
+	return err
 }
 
 func pluginsVerify(c *cli.Context) error {

@@ -65,6 +65,7 @@ func sandboxStatus(c *cli.Context) error {
 	fmt.Fprintf(w, "requested mode:     %s\n", st.Requested)
 	fmt.Fprintf(w, "effective mode:     %s\n", st.Effective)
 	fmt.Fprintf(w, "unasked commands:   %s\n", st.Unasked)
+	fmt.Fprintf(w, "network calls:      %s\n", st.Network)
 	for _, m := range st.Missing {
 		fmt.Fprintf(w, "missing:            %s\n", m)
 	}
@@ -86,4 +87,14 @@ func yesNo(b bool) string {
 		return "yes"
 	}
 	return "no"
+}
+
+// sandboxLine is the one-line sandbox status `plugins list` ends with.
+func sandboxLine(st sandboxing.Status) string {
+	line := fmt.Sprintf("sandbox: landlock ABI %d, seccomp %s, mode %s enforced as %s, unasked commands %s",
+		st.LandlockABI, yesNo(st.Seccomp), st.Requested, st.Effective, st.Unasked)
+	if len(st.Missing) > 0 {
+		line += "; missing: " + strings.Join(st.Missing, ", ")
+	}
+	return line + " (details: demiurge sandbox status)"
 }

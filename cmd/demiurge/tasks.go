@@ -225,6 +225,7 @@ func writeTaskDetail(w io.Writer, t runtime.Task, timedOut *bool) error {
 		b.WriteString(" (timed_out: still running when the wait ended)")
 	}
 	fmt.Fprintf(&b, "\ntool       %s\ncommand    %s\n", t.Tool, printable(oneLine(t.Summary), 200))
+	fmt.Fprintf(&b, "sandbox    %s\n", dash(t.Sandbox))
 	fmt.Fprintf(&b, "rc         %s\nreason     %s\n", returnCode(t), dash(t.ExitReason))
 	fmt.Fprintf(&b, "session    %s\ncreated    %s\n", t.Session, t.Created.Local().Format(time.DateTime))
 	if !t.Ended.IsZero() && !t.Started.IsZero() {

@@ -88,6 +88,7 @@ func (t *Turn) startBackground(ctx context.Context, p *prepared, out Outcome, ad
 	spec := runtime.TaskSpec{
 		Principal: t.Authority.Principal, Session: t.Authority.Session,
 		Tool: p.call.Name, CallID: p.call.ID, Summary: commandSummary(p, secrets),
+		Sandbox: enforcedMode(inv),
 	}
 	task, err := t.Background.Tasks.Start(ctx, spec, func(tctx context.Context, sink *runtime.TaskOutput) runtime.TaskOutcome {
 		return t.runTask(tctx, adapter, inv, secrets, sink)

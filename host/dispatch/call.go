@@ -192,10 +192,11 @@ func (t *Turn) admit(ctx context.Context, p *prepared) admission {
 		}
 	}
 	t.raiseForSandbox(p)
+	raiseForNetwork(p)
 	verdict, err := t.approvals().Resolve(ctx, approval.Request{
 		Tool: p.call.Name, CallID: p.call.ID, Risk: p.assess.Risk, Policy: p.assess.Approval,
 		Block: p.assess.Block, Reasons: append(slices.Clip(p.assess.Reasons), p.command.reasons()...), PreviewFunc: p.preview,
-		Fingerprint: p.assess.Fingerprint, Authority: t.Authority, SessionAllowable: p.command.sessionAllowable(),
+		Fingerprint: approvalFingerprint(p), Authority: t.Authority, SessionAllowable: p.command.sessionAllowable() && !networkRequested(p),
 		Subjects: p.assess.Subjects, OperatorOnly: p.operatorOnly(),
 	})
 	out.Approval = verdict

@@ -30,6 +30,13 @@ func (t *Turn) applySandbox(p *prepared, via string, inv *Invocation) error {
 		return nil
 	}
 	mode := t.Sandbox.ModeFor(via == approval.ViaAuto)
+	if networkRequested(p) {
+		m, err := networkMode(mode, via)
+		if err != nil {
+			return err
+		}
+		mode = m
+	}
 	if miss := t.Sandbox.Unenforceable(mode); miss != "" {
 		if t.Sandbox.Require {
 			return fmt.Errorf("the core requires the OS sandbox (sandbox.require) and mode %s cannot be enforced: the kernel lacks %s", mode, miss)
@@ -49,4 +56,18 @@ func (t *Turn) applySandbox(p *prepared, via string, inv *Invocation) error {
 	}
 	inv.SandboxPolicy = enc
 	return nil
+}
+
+// enforcedMode is the sandbox mode an invocation's command starts under:
+// the policy's (the helper refuses to start rather than enforce less), or
+// off when the host sends none.
+func enforcedMode(inv Invocation) string {
+	if inv.SandboxPolicy == "" {
+		return string(sandbox.Off)
+	}
+	p, err := sandbox.DecodePolicy(inv.SandboxPolicy)
+	if err != nil {
+		return "unknown (" + err.Error() + ")"
+	}
+	return string(p.Mode)
 }

@@ -59,13 +59,15 @@ type StreamStats struct {
 // Task is the durable record of one background task. Principal and Session
 // own it: every query is scoped to them.
 type Task struct {
-	ID        string    `json:"id"`
-	Principal string    `json:"principal"`
-	Session   string    `json:"session"`
-	Tool      string    `json:"tool"`
-	CallID    string    `json:"call_id,omitempty"`
-	Summary   string    `json:"summary"`
-	State     TaskState `json:"state"`
+	ID        string `json:"id"`
+	Principal string `json:"principal"`
+	Session   string `json:"session"`
+	Tool      string `json:"tool"`
+	CallID    string `json:"call_id,omitempty"`
+	Summary   string `json:"summary"`
+	// Sandbox is the OS sandbox mode enforced for the task ("off": none).
+	Sandbox string    `json:"sandbox,omitempty"`
+	State   TaskState `json:"state"`
 	// ReturnCode is the process's exit status; nil when none was seen
 	// (cancelled, lost, or the tool never started a process).
 	ReturnCode *int   `json:"return_code"`

@@ -29,6 +29,9 @@ type TaskSpec struct {
 	Tool, CallID       string
 	// Summary is a short, already redacted description (the command).
 	Summary string
+	// Sandbox is the OS sandbox mode the task's command runs under ("off"
+	// when unconfined); the helper refuses to start rather than do less.
+	Sandbox string
 }
 
 // TaskOutcome is how a task's work ended, as its runner saw it.
@@ -191,7 +194,7 @@ func (m *TaskManager) Start(ctx context.Context, spec TaskSpec, run TaskRun) (Ta
 	m.mu.Unlock()
 	t := Task{
 		ID: newTaskID(), Principal: spec.Principal, Session: spec.Session, Tool: spec.Tool,
-		CallID: spec.CallID, Summary: spec.Summary, State: TaskQueued, Created: time.Now().UTC(),
+		CallID: spec.CallID, Summary: spec.Summary, Sandbox: spec.Sandbox, State: TaskQueued, Created: time.Now().UTC(),
 	}
 	if err := m.store.createTask(ctx, t); err != nil {
 		m.wg.Done()

@@ -40,7 +40,10 @@ type Status struct {
 	Effective string       `json:"effective_mode"`
 	// Unasked is the mode of commands that run without approval, always
 	// read-only, or "none" (they then ask instead).
-	Unasked string   `json:"unasked_mode"`
+	Unasked string `json:"unasked_mode"`
+	// Network is what a call approved for network access (`network:
+	// true`) gets, exactly as enforced.
+	Network string   `json:"network_calls"`
 	Missing []string `json:"missing,omitempty"`
 	Notes   []string `json:"notes,omitempty"`
 }
@@ -52,6 +55,7 @@ func Report(helper string, mode sandbox.Mode) Status {
 	if helper == "" {
 		st.Missing = []string{"the sandbox helper " + HelperName + " (build it: make build)"}
 		st.Effective, st.Unasked = "none", "none"
+		st.Network = NetworkCalls(mode, false)
 		return st
 	}
 	s := sandbox.Detect(helper)
@@ -60,6 +64,7 @@ func Report(helper string, mode sandbox.Mode) Status {
 	st.Missing = s.Missing(mode)
 	st.Effective = effective(s, mode)
 	st.Unasked = effective(s, sandbox.ReadOnly)
+	st.Network = NetworkCalls(mode, effective(s, sandbox.Network) != "none")
 	if ro := s.Missing(sandbox.ReadOnly); len(ro) > 0 && len(st.Missing) == 0 {
 		st.Missing = ro
 	}
@@ -92,4 +97,18 @@ func containsString(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// NetworkCalls says what a call approved for network access gets in a
+// session whose mode is m, given whether mode network is enforceable.
+func NetworkCalls(m sandbox.Mode, enforceable bool) string {
+	switch {
+	case m == sandbox.Off:
+		return "unconfined (sandbox off): the network is reachable by every command"
+	case m == sandbox.ReadOnly:
+		return "refused: the session's mode read-only has no network"
+	case !enforceable:
+		return "none: mode network cannot be enforced here"
+	}
+	return "asks every time; then outbound TCP and UDP to any address: loopback, private, link-local and metadata addresses are not blocked by the kernel (Landlock TCP rules match ports only)"
 }

@@ -34,6 +34,7 @@ type terminalParams struct {
 	Env            map[string]string `json:"env,omitempty" jsonschema_description:"Extra environment variables for this command."`
 	Timeout        *int              `json:"timeout,omitempty" jsonschema_description:"Seconds before the command's process tree is ended (default 120, at most 3600)."`
 	Background     bool              `json:"background,omitempty" jsonschema_description:"Start as a background task and return its id at once."`
+	Network        bool              `json:"network,omitempty" jsonschema_description:"Ask for outbound network access for this command (always asks for approval; without it commands run offline)."`
 	SecretBindings []secretBinding   `json:"secret_bindings,omitempty" jsonschema_description:"Host secrets to pass in the environment (foreground only)."`
 }
 

@@ -1,55 +1,41 @@
 package sandbox
 
 import (
-	"bytes"
 	"fmt"
+	"strings"
 
 	"golang.org/x/sys/unix"
 )
 
-// reenterCwd moves the working directory into this mount namespace. A
-// launcher may start the helper in a directory it pinned by descriptor
-// (the terminal does, so that a swap between its check and the start
-// cannot move the command): that directory belongs to the launcher's
-// mounts, which the kernel reports here as "(unreachable)/path", and
-// names relative to it would miss the mounts just made (the masks over
-// sensitive files, the read-only core). The same path is entered in this
-// namespace and must be the same directory (device and inode), or the
-// command does not run: a swap after the pin is refused, not followed.
-func reenterCwd() error {
-	var pinned unix.Stat_t
-	if err := unix.Stat(".", &pinned); err != nil {
+// reanchorCwd runs in the helper after its mounts. A launcher that pins
+// the working directory by descriptor (chdir to /proc/self/fd/N, as the
+// terminal does) hands the child a cwd on the launcher's mount namespace:
+// relative paths looked up from it pass under none of the read-only and
+// masking mounts made here, so `echo x >> agent.yaml` or `cat .env` would
+// reach the real files. The helper changes to the same directory by path
+// inside its own namespace and checks it is the very same directory.
+func reanchorCwd(p Policy) error {
+	var before unix.Stat_t
+	if err := unix.Stat(".", &before); err != nil {
 		return fmt.Errorf("working directory: %w", err)
 	}
-	buf := make([]byte, unix.PathMax)
-	n, err := unix.Getcwd(buf)
-	if err != nil {
+	target := p.Cwd
+	if target == "" {
+		wd, err := unix.Getwd()
+		if err != nil || !strings.HasPrefix(wd, "/") {
+			return fmt.Errorf("the working directory is not reachable in the sandbox's mount namespace (%q, %v): the launcher must set Policy.Cwd", wd, err)
+		}
+		target = wd
+	}
+	if err := unix.Chdir(target); err != nil {
+		return fmt.Errorf("working directory %s: %w", target, err)
+	}
+	var after unix.Stat_t
+	if err := unix.Stat(".", &after); err != nil {
 		return fmt.Errorf("working directory: %w", err)
 	}
-	path := string(bytes.TrimSuffix(buf[:n], []byte{0}))
-	path, _ = trimUnreachable(path)
-	if len(path) == 0 || path[0] != '/' {
-		return fmt.Errorf("working directory %q has no path in the sandbox", path)
-	}
-	if err := unix.Chdir(path); err != nil {
-		return fmt.Errorf("enter the working directory %s: %w", path, err)
-	}
-	var now unix.Stat_t
-	if err := unix.Stat(".", &now); err != nil {
-		return fmt.Errorf("working directory %s: %w", path, err)
-	}
-	if now.Dev != pinned.Dev || now.Ino != pinned.Ino {
-		return fmt.Errorf("working directory %s is not the directory the command was started in (replaced, or hidden by the sandbox)", path)
+	if before.Dev != after.Dev || before.Ino != after.Ino {
+		return fmt.Errorf("working directory %s is not the directory the launcher pinned (it changed); the command was not started", target)
 	}
 	return nil
-}
-
-// trimUnreachable strips the prefix the kernel puts before a working
-// directory outside this namespace's root.
-func trimUnreachable(p string) (string, bool) {
-	const prefix = "(unreachable)"
-	if len(p) >= len(prefix) && p[:len(prefix)] == prefix {
-		return p[len(prefix):], true
-	}
-	return p, false
 }

@@ -42,7 +42,7 @@ func Enforce(p Policy, argv []string, env []string) error {
 	if err := applyMounts(p); err != nil {
 		return err
 	}
-	if err := reenterCwd(); err != nil {
+	if err := reanchorCwd(p); err != nil {
 		return err
 	}
 	if err := dropCapabilities(); err != nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"golang.org/x/sys/unix"
 )
@@ -35,9 +36,12 @@ func applyMounts(p Policy) error {
 			}
 		}
 	}
-	hidden, err := SensitiveIn(p.Workspace)
-	if err != nil {
-		return fmt.Errorf("find sensitive files: %w", err)
+	hidden := slices.Clone(p.Hidden)
+	if !p.HiddenListed {
+		var err error
+		if hidden, err = SensitiveIn(p.Workspace); err != nil {
+			return fmt.Errorf("find sensitive files: %w", err)
+		}
 	}
 	for _, s := range systemSecrets {
 		if _, err := os.Lstat(s); err == nil {
@@ -45,7 +49,7 @@ func applyMounts(p Policy) error {
 		}
 	}
 	for _, h := range hidden {
-		if err := mask(h); err != nil {
+		if err := mask(h); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return fmt.Errorf("hide %s: %w", h, err)
 		}
 	}

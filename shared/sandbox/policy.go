@@ -38,6 +38,16 @@ type Policy struct {
 	// the launcher (the host passes its own); the helper ignores it.
 	Helper    string `json:"helper,omitempty"`
 	HostMntNS uint64 `json:"host_mntns,omitempty"`
+	// Hidden are the workspace's sensitive paths as the launcher found
+	// them (SensitiveCached); HiddenListed says the list was made, so an
+	// empty list means "none" and not "not looked". Unlisted, the helper
+	// walks the workspace itself.
+	Hidden []string `json:"hidden,omitempty"`
+	// Cwd is the command's working directory by path, when the launcher
+	// starts it from a descriptor (see reanchorCwd); "" means the path
+	// the helper finds itself in.
+	Cwd          string `json:"cwd,omitempty"`
+	HiddenListed bool   `json:"hidden_listed,omitempty"`
 }
 
 // Validate reports a policy the helper must refuse.
@@ -54,7 +64,15 @@ func (p Policy) Validate() error {
 	if p.TmpDir == "" || !filepath.IsAbs(p.TmpDir) {
 		return fmt.Errorf("sandbox policy: tmp_dir %q must be an absolute path", p.TmpDir)
 	}
-	for _, list := range [][]string{p.Protected, p.ReadOnly, p.Writable} {
+	for _, h := range p.Hidden {
+		if !within(filepath.Clean(p.Workspace), filepath.Clean(h)) {
+			return fmt.Errorf("sandbox policy: hidden path %q is outside the workspace", h)
+		}
+	}
+	if p.Cwd != "" && !filepath.IsAbs(p.Cwd) {
+		return fmt.Errorf("sandbox policy: cwd %q must be an absolute path", p.Cwd)
+	}
+	for _, list := range [][]string{p.Protected, p.ReadOnly, p.Writable, p.Hidden} {
 		for _, q := range list {
 			if !filepath.IsAbs(q) {
 				return fmt.Errorf("sandbox policy: path %q must be absolute", q)

@@ -36,6 +36,13 @@ func Wrap(cmd *exec.Cmd, helper string, p Policy) error {
 	if p.Mode.Offline() {
 		p.HostNetNS = netns
 	}
+	if !p.HiddenListed {
+		hidden, err := SensitiveCached(p.Workspace)
+		if err != nil {
+			return fmt.Errorf("sandbox: find sensitive files: %w", err)
+		}
+		p.Hidden, p.HiddenListed = hidden, true
+	}
 	enc, err := p.Encode()
 	if err != nil {
 		return err

@@ -16,7 +16,15 @@ type sandboxed struct {
 }
 
 func sandboxOf(req Request) sandboxed {
-	return sandboxed{policy: req.Sandbox, helper: req.SandboxHelper}
+	if req.Sandbox == nil {
+		return sandboxed{helper: req.SandboxHelper}
+	}
+	// The command starts in its pinned directory by descriptor; the
+	// helper moves to it by path inside its namespace and checks it is
+	// the same one (see sandbox.reanchorCwd).
+	p := *req.Sandbox
+	p.Cwd = req.Dir
+	return sandboxed{policy: &p, helper: req.SandboxHelper}
 }
 
 // mode is the mode enforced for the command, for its result.
