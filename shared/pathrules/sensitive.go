@@ -68,36 +68,49 @@ var procEntries = map[string]bool{
 // exist. Rules for system paths (/etc/shadow, /proc/<pid>/environ) apply
 // to absolute paths only; the others to any path.
 func IsSensitive(p string) bool {
-	p = strings.ToLower(strings.ReplaceAll(p, "\\", "/"))
+	p = foldPath(p)
 	abs := strings.HasPrefix(p, "/")
-	clean := path.Clean("/" + p)
+	// Clean without a copy when p is already clean; a relative path keeps
+	// leading ".." elements, which no rule names.
+	clean := path.Clean(p)
 	if abs && systemSensitive(clean) {
 		return true
 	}
-	parts := strings.Split(clean, "/")
-	for i, part := range parts {
-		if part == "" {
+	// Walk the elements pairwise (a directory and what it holds) without
+	// splitting: this runs for every path of every command the guard sees.
+	prev, rest := "", clean
+	for rest != "" {
+		var part string
+		part, rest, _ = strings.Cut(rest, "/")
+		if part == "" || part == "." {
 			continue
 		}
-		last := i == len(parts)-1
 		if sensitiveDirs[part] {
 			return true
 		}
-		// .config/gcloud, .config/gh hold tokens as well.
-		if part == ".config" && i+1 < len(parts) && (parts[i+1] == "gcloud" || parts[i+1] == "gh") {
+		if prev == ".config" && (part == "gcloud" || part == "gh") {
 			return true
 		}
-		if i+1 < len(parts) && pairMatches(part, parts[i+1]) {
+		if prev != "" && pairMatches(prev, part) {
 			return true
 		}
-		if !last {
-			continue
-		}
-		if sensitiveName(part) {
+		if rest == "" && sensitiveName(part) {
 			return true
 		}
+		prev = part
 	}
 	return false
+}
+
+// foldPath lower-cases p and turns backslashes into slashes, copying only
+// when there is something to change.
+func foldPath(p string) string {
+	for i := 0; i < len(p); i++ {
+		if c := p[i]; c == '\\' || 'A' <= c && c <= 'Z' || c >= 0x80 {
+			return strings.ToLower(strings.ReplaceAll(p, "\\", "/"))
+		}
+	}
+	return p
 }
 
 // sensitiveName judges the last element of a path on its own.

@@ -67,7 +67,10 @@ func Check(command string, opts Options) Verdict {
 type guard struct {
 	root, cwd, home string
 	sensitive       func(string) bool
-	files           Files
+	// rootSensitive: the workspace root itself looks sensitive (a
+	// project under ~/.ssh), so its own prefix flags nothing inside it.
+	rootSensitive bool
+	files         Files
 	// repo caches the review of the git repository the cwd is in, for a
 	// command holding several git calls.
 	repo *repoReview
@@ -145,6 +148,7 @@ func newGuard(o Options) *guard {
 	if g.files == nil {
 		g.files = OSFiles{}
 	}
+	g.rootSensitive = g.root != "" && g.sensitive(g.root)
 	return g
 }
 

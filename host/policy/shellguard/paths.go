@@ -58,7 +58,7 @@ func (g *guard) judgePath(p string, f *finding) (resolved string, dir bool) {
 		switch {
 		case err != nil:
 			f.prompt(Medium, "cannot follow "+p+" to see what it names: "+err.Error())
-		case g.sensitiveAt(resolved):
+		case resolved != lexical && g.sensitiveAt(resolved): // lexical was judged above
 			sensitive = true
 		}
 	}
@@ -109,7 +109,7 @@ func (g *guard) within(abs string) (rel string, inside bool) {
 // is inside the workspace, absolute otherwise.
 func (g *guard) sensitiveAt(abs string) bool {
 	if rel, inside := g.within(abs); inside && g.root != "/" {
-		return g.sensitive(rel) || g.sensitive(abs) && !g.sensitive(g.root)
+		return g.sensitive(rel) || g.sensitive(abs) && !g.rootSensitive
 	}
 	return g.sensitive(abs)
 }
