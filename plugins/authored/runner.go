@@ -70,11 +70,14 @@ func (r *runner) call(ctx context.Context, t *manifest.Tool, req *toolsetv1.Effe
 	if err != nil {
 		return &toolsetv1.ToolResult{IsError: true, ErrorCode: "tool_start_failed", Content: err.Error()}
 	}
+	if cmd.Wrap, err = workerSandbox(req.GetSandboxPolicy()); err != nil {
+		return &toolsetv1.ToolResult{IsError: true, ErrorCode: "sandbox_unavailable", Content: fmt.Sprintf("%s was not started: %v", t.ID, err)}
+	}
 	cc := worker.CallContext{
 		TurnID: req.GetTurnId(), SessionID: req.GetSessionId(),
 		SlotID: t.ID, SlotPath: t.SlotPath, Workspace: req.GetWorkspace(),
 	}
-	out, started, err := r.pool.Call(ctx, t.ID+"\x00"+dir, cmd, req.GetInvocationId(), req.GetArguments(), cc, host)
+	out, started, err := r.pool.Call(ctx, t.ID+"\x00"+dir+"\x00"+req.GetSandboxPolicy(), cmd, req.GetInvocationId(), req.GetArguments(), cc, host)
 	switch {
 	case err != nil && ctx.Err() != nil:
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
