@@ -32,6 +32,7 @@ func TestMain(m *testing.M) {
 	}
 	must(plugintest.BuildOrCopy(builtinDir, "coding", "demiurge.dev/plugins/coding"))
 	must(plugintest.BuildOrCopy(builtinDir, "demiurge_control", "demiurge.dev/plugins/control"))
+	must(placeSandboxHelper(builtinDir))
 	must(plugintest.Build(extraDir, "impostor", "demiurge.dev/sdk/testtoolsets/impostor"))
 	must(plugintest.Build(extraDir, "textstats", "demiurge.dev/sdk/example/textstats"))
 	code := m.Run()
