@@ -115,3 +115,24 @@ func TestReadableDirKeepsHomeHidden(t *testing.T) {
 		}
 	}
 }
+
+// A warm worker serves only calls with the policy it started under: one
+// started unconfined is never reused for a sandboxed call.
+func TestWarmWorkerKeepsItsPolicy(t *testing.T) {
+	helper := sandboxHelper(t)
+	module := strings.Replace(touchModule, `open(os.path.join(os.getcwd(), ".imported"), "a").close()`, "", 1)
+	coreDir, root := writeCore(t, map[string]string{"touch/tool.yaml": "", "touch/module.py": module})
+	c := serve(t, root, coreDir, &hostServices{})
+	if res := c.invoke(t, "touch", `{}`, 0); !strings.HasPrefix(res.GetContent(), "wrote") {
+		t.Fatalf("unconfined call = %v", res)
+	}
+	p := sandbox.Policy{Mode: sandbox.ReadOnly, Workspace: c.workspace, TmpDir: t.TempDir(), Helper: helper, ReadOnly: []string{root}}
+	enc, err := p.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.sandbox = enc
+	if res := c.invoke(t, "touch", `{}`, 0); !strings.HasPrefix(res.GetContent(), "refused") {
+		t.Errorf("read-only call after an unconfined one = %v, want refused", res)
+	}
+}
