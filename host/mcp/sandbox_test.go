@@ -1,13 +1,16 @@
 package mcp
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
+	"demiurge.dev/host/dispatch"
 	"demiurge.dev/host/sandboxing"
 	"demiurge.dev/shared/sandbox"
 )
@@ -112,5 +115,22 @@ func TestStdioServerSandboxFailsClosed(t *testing.T) {
 				t.Error("the server ran")
 			}
 		})
+	}
+}
+
+// A read-only sandboxed server still answers calls.
+func TestSandboxedServerAnswersCalls(t *testing.T) {
+	helper := sandboxHelper(t)
+	f := newFixture(t, func(c *Config) {
+		c.Sandbox = sandboxing.Config{Mode: sandbox.WorkspaceWrite, Helper: helper}
+	})
+	f.server("echo", "echo", "sandbox: read-only\n")
+	f.ask.allow(ConnectTool("echo"))
+	turn := f.dispatchTurn(f.resolve(), "echo__echo")
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	out := turn.Call(ctx, dispatch.ToolCall{ID: "c1", Name: "echo__echo", Args: []byte(`{"text":"hello from the box"}`)})
+	if !out.OK() || !strings.Contains(out.Views.Model, "hello from the box") {
+		t.Fatalf("%s %q", out.Status, out.Views.Model)
 	}
 }
