@@ -134,3 +134,27 @@ func TestSandboxedServerAnswersCalls(t *testing.T) {
 		t.Fatalf("%s %q", out.Status, out.Views.Model)
 	}
 }
+
+// Under workspace-write a server still cannot change .git/config (nor
+// .git/hooks), which later runs unsandboxed in git.
+func TestSandboxedServerKeepsGitConfig(t *testing.T) {
+	helper := sandboxHelper(t)
+	f := newFixture(t, func(c *Config) {
+		c.Sandbox = sandboxing.Config{Mode: sandbox.WorkspaceWrite, Helper: helper}
+	})
+	gitConfig := filepath.Join(f.ws.Root, ".git", "config")
+	if err := os.MkdirAll(filepath.Dir(gitConfig), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(gitConfig, []byte("[core]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f.scripted("boxed", "", "PID_FILE: "+gitConfig, "sandbox: workspace-write\n")
+	f.ask.allow(ConnectTool("boxed"))
+	if st := state(t, f.resolve(), "boxed"); st.Status != StatusConnected {
+		t.Fatalf("state = %+v", st)
+	}
+	if b, _ := os.ReadFile(gitConfig); string(b) != "[core]\n" {
+		t.Errorf(".git/config = %q", b)
+	}
+}
