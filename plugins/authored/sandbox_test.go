@@ -49,7 +49,7 @@ func TestWorkerFailsClosedWithoutAPolicy(t *testing.T) {
 }
 
 // sandboxHelper builds the real re-exec helper for this test.
-func sandboxHelper(t *testing.T) string {
+func sandboxHelper(t testing.TB) string {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), "demiurge-sandbox")
 	if b, err := exec.Command("go", "build", "-o", out, "demiurge.dev/cmd/sandbox").CombinedOutput(); err != nil {
