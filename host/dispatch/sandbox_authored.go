@@ -46,7 +46,13 @@ func (t *Turn) authoredSandboxMode(p *prepared) (sandbox.Mode, error) {
 	if t.Sandbox.Mode == sandbox.Off {
 		return sandbox.Off, nil
 	}
-	return sandbox.Tighter(t.Sandbox.Mode, authoredMode(p.entry.Effective.Capabilities)), nil
+	ceiling := t.Sandbox.Mode
+	if !t.Sandbox.Explicit && t.Authority.Capabilities.Has(policy.CapNetworkFetch) {
+		// Nobody chose the default workspace-write: a tool that declares
+		// network.fetch, in a session granted it, gets the network.
+		ceiling = sandbox.Network
+	}
+	return sandbox.Tighter(ceiling, authoredMode(p.entry.Effective.Capabilities)), nil
 }
 
 // noteAuthoredSandbox runs before approval: an operator's --sandbox off is
@@ -65,6 +71,9 @@ func (t *Turn) noteAuthoredSandbox(p *prepared) {
 	default:
 		if miss := t.Sandbox.Unenforceable(mode); miss != "" {
 			p.assess.Raise(catalog.RiskHigh, catalog.ApprovalPrompt, "authored tools run only under an enforced OS sandbox, and the kernel lacks "+miss)
+		}
+		if !mode.Offline() {
+			p.assess.Raise(catalog.RiskMedium, catalog.ApprovalPrompt, "this authored tool runs with network access (sandbox mode network: it declares network.fetch)")
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"demiurge.dev/catalog"
+	"demiurge.dev/host/policy"
 	"demiurge.dev/host/sandboxing"
 	"demiurge.dev/shared/sandbox"
 )
@@ -18,19 +19,36 @@ func TestAuthoredSandboxMode(t *testing.T) {
 		caps    []string
 		want    sandbox.Mode
 		err     string
+		// explicit: the operator or core chose the session mode; granted:
+		// the session holds network.fetch.
+		explicit, granted bool
 	}{
-		{sandbox.WorkspaceWrite, nil, sandbox.ReadOnly, ""},
-		{sandbox.WorkspaceWrite, []string{"fs.read"}, sandbox.ReadOnly, ""},
-		{sandbox.WorkspaceWrite, []string{"fs.write"}, sandbox.WorkspaceWrite, ""},
-		{sandbox.Network, []string{"network.fetch"}, sandbox.Network, ""},
+		{sandbox.WorkspaceWrite, nil, sandbox.ReadOnly, "", true, false},
+		{sandbox.WorkspaceWrite, []string{"fs.read"}, sandbox.ReadOnly, "", true, false},
+		{sandbox.WorkspaceWrite, []string{"fs.write"}, sandbox.WorkspaceWrite, "", true, false},
+		{sandbox.Network, []string{"network.fetch"}, sandbox.Network, "", true, false},
 		// The session's mode caps what a tool declares.
-		{sandbox.WorkspaceWrite, []string{"network.fetch"}, sandbox.WorkspaceWrite, ""},
-		{sandbox.ReadOnly, []string{"fs.write", "network.fetch"}, sandbox.ReadOnly, ""},
-		{sandbox.Off, []string{"fs.write"}, sandbox.Off, ""},
-		{"", []string{"fs.write"}, "", "no OS sandbox is configured"},
+		{sandbox.WorkspaceWrite, []string{"network.fetch"}, sandbox.WorkspaceWrite, "", true, false},
+		{sandbox.ReadOnly, []string{"fs.write", "network.fetch"}, sandbox.ReadOnly, "", true, false},
+		{sandbox.Off, []string{"fs.write"}, sandbox.Off, "", true, false},
+		{"", []string{"fs.write"}, "", "no OS sandbox is configured", false, false},
+		// The default workspace-write is nobody's choice: network.fetch,
+		// declared and granted, gets the network; an explicit mode caps it.
+		{sandbox.WorkspaceWrite, []string{"network.fetch"}, sandbox.Network, "", false, true},
+		{sandbox.WorkspaceWrite, []string{"network.fetch"}, sandbox.WorkspaceWrite, "", true, true},
+		{sandbox.WorkspaceWrite, []string{"fs.write"}, sandbox.WorkspaceWrite, "", false, true},
+		{sandbox.ReadOnly, []string{"network.fetch"}, sandbox.ReadOnly, "", true, true},
+		{sandbox.WorkspaceWrite, []string{"network.fetch"}, sandbox.WorkspaceWrite, "", false, false},
 	}
 	for _, tt := range tests {
-		turn := &Turn{Sandbox: sandboxing.Config{Mode: tt.session}}
+		turn := &Turn{Sandbox: sandboxing.Config{Mode: tt.session, Explicit: tt.explicit}}
+		if tt.granted {
+			caps, err := policy.NewCapabilitySet([]string{"network.fetch"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			turn.Authority.Capabilities = caps
+		}
 		p := &prepared{entry: &catalog.Entry{Spec: catalog.ToolSpec{Provenance: catalog.Provenance{Kind: catalog.SourceAuthored}},
 			Effective: catalog.Metadata{Capabilities: tt.caps}}}
 		got, err := turn.authoredSandboxMode(p)
