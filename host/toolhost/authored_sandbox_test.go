@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"demiurge.dev/host/dispatch"
+	"demiurge.dev/host/plugins/plugintest"
 )
 
 // probeModule is an authored tool that tries one thing and says how it
@@ -76,6 +77,20 @@ func loopbackListener(t *testing.T) (port int, accepted *atomic.Int32) {
 func probeHost(t *testing.T, sandboxMode string, approver *recorder) (h *Host, ws string) {
 	t.Helper()
 	withAuthored(t)
+	return openProbeHost(t, sandboxMode, approver)
+}
+
+// probeHostTB is probeHost for a benchmark (approvals always allowed).
+func probeHostTB(b *testing.B, sandboxMode string) (*Host, string) {
+	b.Helper()
+	if err := plugintest.BuildOrCopy(builtinDir, AuthoredToolset, "demiurge.dev/plugins/authored"); err != nil {
+		b.Fatal(err)
+	}
+	return openProbeHost(b, sandboxMode, &recorder{})
+}
+
+func openProbeHost(t testing.TB, sandboxMode string, approver *recorder) (h *Host, ws string) {
+	t.Helper()
 	ws = authoredCore(t, "slots: {tools: agent/tools}\n", map[string][2]string{
 		"probe_writer": {probeWriter, probeModule}, "probe_reader": {probeReader, probeModule}})
 	for name, body := range map[string]string{".env": "TOKEN=" + probeSecret + "\n", "README.md": "hello\n"} {
@@ -96,6 +111,11 @@ func probeHost(t *testing.T, sandboxMode string, approver *recorder) (h *Host, w
 }
 
 func probe(t *testing.T, h *Host, tool string, args map[string]any) dispatch.Outcome {
+	t.Helper()
+	return probeTB(t, h, tool, args)
+}
+
+func probeTB(t testing.TB, h *Host, tool string, args map[string]any) dispatch.Outcome {
 	t.Helper()
 	b, _ := json.Marshal(args)
 	turn, err := h.NewTurn(context.Background())

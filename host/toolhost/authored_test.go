@@ -57,7 +57,7 @@ def execute(ctx, args):
 
 // authoredCore writes a core with slots.tools and the given tools
 // (tool id → tool.yaml, module.py).
-func authoredCore(t *testing.T, agentYAML string, tools map[string][2]string) string {
+func authoredCore(t testing.TB, agentYAML string, tools map[string][2]string) string {
 	t.Helper()
 	dir := writeCore(t, agentYAML)
 	for id, files := range tools {

@@ -78,7 +78,7 @@ func resolved(t *testing.T, coreDir, state string) (*Host, *catalog.Catalog) {
 	return h, cat
 }
 
-func writeCore(t *testing.T, yaml string) string {
+func writeCore(t testing.TB, yaml string) string {
 	t.Helper()
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "agent.yaml"), []byte(yaml), 0o644); err != nil {
