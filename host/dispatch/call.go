@@ -192,7 +192,9 @@ func (t *Turn) admit(ctx context.Context, p *prepared) admission {
 		}
 	}
 	t.raiseForSandbox(p)
-	t.noteAuthoredSandbox(p)
+	if msg := t.authoredSandboxRefusal(p); msg != "" {
+		return refused(StatusFailed, errorResult(msg))
+	}
 	verdict, err := t.approvals().Resolve(ctx, approval.Request{
 		Tool: p.call.Name, CallID: p.call.ID, Risk: p.assess.Risk, Policy: p.assess.Approval,
 		Block: p.assess.Block, Reasons: append(slices.Clip(p.assess.Reasons), p.command.reasons()...), PreviewFunc: p.preview,

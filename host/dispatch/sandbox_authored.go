@@ -55,27 +55,29 @@ func (t *Turn) authoredSandboxMode(p *prepared) (sandbox.Mode, error) {
 	return sandbox.Tighter(ceiling, authoredMode(p.entry.Effective.Capabilities)), nil
 }
 
-// noteAuthoredSandbox runs before approval: an operator's --sandbox off is
-// said on the card, and a sandbox the kernel cannot enforce is said too
-// (the call will fail after approval either way; see applyAuthoredSandbox).
-func (t *Turn) noteAuthoredSandbox(p *prepared) {
+// authoredSandboxRefusal runs before approval: an authored call whose
+// sandbox cannot be enforced fails there, without asking anyone (seed
+// 004; applyAuthoredSandbox checks again when it starts). Otherwise an
+// operator's --sandbox off, or the network mode, is said on the card.
+func (t *Turn) authoredSandboxRefusal(p *prepared) string {
 	if !p.isAuthored() {
-		return
+		return ""
 	}
 	mode, err := t.authoredSandboxMode(p)
 	switch {
 	case err != nil:
-		p.assess.Raise(catalog.RiskHigh, catalog.ApprovalPrompt, err.Error())
+		return fmt.Sprintf("%s: %v", p.call.Name, err)
 	case mode == sandbox.Off:
 		p.assess.Raise(catalog.RiskHigh, catalog.ApprovalPrompt, "the OS sandbox is off (operator --sandbox off): this authored tool runs unconfined")
 	default:
 		if miss := t.Sandbox.Unenforceable(mode); miss != "" {
-			p.assess.Raise(catalog.RiskHigh, catalog.ApprovalPrompt, "authored tools run only under an enforced OS sandbox, and the kernel lacks "+miss)
+			return fmt.Sprintf("%s: authored tools run only under an enforced OS sandbox (mode %s), and it cannot be enforced here: the kernel lacks %s", p.call.Name, mode, miss)
 		}
 		if !mode.Offline() {
 			p.assess.Raise(catalog.RiskMedium, catalog.ApprovalPrompt, "this authored tool runs with network access (sandbox mode network: it declares network.fetch)")
 		}
 	}
+	return ""
 }
 
 // applyAuthoredSandbox puts the worker's policy into the invocation, or

@@ -18,11 +18,15 @@ import (
 func TestAuthoredFailsClosedWithoutLandlock(t *testing.T) {
 	for _, tool := range []string{"probe_reader", "probe_writer"} {
 		t.Run(tool, func(t *testing.T) {
-			h, ws := probeHost(t, "", &recorder{})
+			rec := &recorder{}
+			h, ws := probeHost(t, "", rec)
 			out := probe(t, h, tool, map[string]any{"action": "write", "path": filepath.Join(ws, "NOTES.md")})
 			if out.Status != dispatch.StatusFailed || !strings.Contains(out.Views.Model, "authored tools run only under an enforced OS sandbox") ||
 				!strings.Contains(out.Views.Model, "landlock") {
 				t.Errorf("status = %s (%s), want failed naming landlock", out.Status, out.Views.Model)
+			}
+			if len(rec.reqs) != 0 {
+				t.Error("a call that cannot run asked for approval")
 			}
 			if _, err := os.Stat(filepath.Join(ws, "NOTES.md")); err == nil {
 				t.Error("the tool ran")
