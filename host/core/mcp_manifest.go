@@ -42,7 +42,7 @@ const (
 // misdetects servers, and the host speaks the initialize handshake.
 var MCPProtocolVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
 
-var mcpKeys = []string{"command", "args", "env", "cwd", "url", "headers", "enabled", "tools", "connect_timeout_seconds", "capability", "protocol_version"}
+var mcpKeys = []string{"command", "args", "env", "cwd", "url", "headers", "enabled", "tools", "connect_timeout_seconds", "capability", "protocol_version", "sandbox"}
 
 // KV is one ordered key/value pair of a manifest's env or headers.
 type KV struct{ Key, Value string }
@@ -61,6 +61,7 @@ type KV struct{ Key, Value string }
 //	connect_timeout_seconds: 10
 //	capability: mcp.call:docs     # the call capability; default mcp.call:<id>
 //	protocol_version: 2025-11-25
+//	sandbox: read-only            # stdio: start under the OS sandbox
 type MCPServer struct {
 	// ID is the file's base name without .yaml.
 	ID   string
@@ -84,6 +85,10 @@ type MCPServer struct {
 	// Capability is what a call needs; "" means mcp.call:<ID>.
 	Capability      string
 	ProtocolVersion string
+	// Sandbox is the OS sandbox mode a stdio server opted into
+	// (read-only, workspace-write or network; see mcp_sandbox.go); ""
+	// runs it as before.
+	Sandbox string
 	// Fingerprint is the sha256 of the manifest's bytes: a changed
 	// declaration is a changed fingerprint.
 	Fingerprint string
@@ -274,6 +279,8 @@ func (d *decoder) mcpKey(s *MCPServer, e entry) error {
 			err = d.errorf(e.val, e.field, "protocol version %q is not one the host speaks; want one of %s", clip(v), strings.Join(MCPProtocolVersions, ", "))
 		}
 		s.ProtocolVersion = v
+	case "sandbox":
+		s.Sandbox, err = d.mcpSandbox(e.val, e.field)
 	default:
 		err = d.errorf(e.key, e.field, "%s", unknownMsg("key", e.name, "valid keys", mcpKeys))
 	}
@@ -300,6 +307,8 @@ func (d *decoder) mcpTransport(s *MCPServer, root *yaml.Node) *LoadError {
 			return d.errorf(root, "env", "env applies to a command; a url server takes headers")
 		case s.Cwd != "":
 			return d.errorf(root, "cwd", "cwd applies to a command; remove it from a url server")
+		case s.Sandbox != "":
+			return d.errorf(root, "sandbox", "sandbox applies to a command the host starts; a url server runs elsewhere")
 		}
 	default:
 		return d.errorf(root, "", "declares neither command (a stdio server) nor url (a streamable HTTP server); give one")

@@ -193,6 +193,10 @@ func (t *Turn) admit(ctx context.Context, p *prepared) admission {
 	}
 	t.raiseForSandbox(p)
 	raiseForNetwork(p)
+
+	if msg := t.authoredSandboxRefusal(p); msg != "" {
+		return refused(StatusFailed, errorResult(msg))
+	}
 	verdict, err := t.approvals().Resolve(ctx, approval.Request{
 		Tool: p.call.Name, CallID: p.call.ID, Risk: p.assess.Risk, Policy: p.assess.Approval,
 		Block: p.assess.Block, Reasons: append(slices.Clip(p.assess.Reasons), p.command.reasons()...), PreviewFunc: p.preview,
@@ -217,6 +221,9 @@ func (t *Turn) execute(ctx context.Context, p *prepared, a admission) Outcome {
 		return t.finish(ctx, p, out, StatusFailed, errorResult(fmt.Sprintf("%s: %v", p.call.Name, err)))
 	}
 	if err := t.applySandbox(p, out.Approval.Via, &inv); err != nil {
+		return t.finish(ctx, p, out, StatusFailed, errorResult(fmt.Sprintf("%s: %v", p.call.Name, err)))
+	}
+	if err := t.applyAuthoredSandbox(p, &inv); err != nil {
 		return t.finish(ctx, p, out, StatusFailed, errorResult(fmt.Sprintf("%s: %v", p.call.Name, err)))
 	}
 	if backgroundRequested(p) {

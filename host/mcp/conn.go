@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"demiurge.dev/host/sandboxing"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -73,6 +74,7 @@ type dialConfig struct {
 	stateDir   string
 	spawner    *spawner
 	httpClient func(*plan) (*http.Client, error)
+	sandbox    sandboxing.Config
 }
 
 // connect starts or reaches the server, initializes it with the pinned

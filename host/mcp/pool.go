@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"demiurge.dev/host/sandboxing"
 	"errors"
 	"net/http"
 	"sync"
@@ -69,6 +70,9 @@ type Config struct {
 	// cancelled at the server and the call fails with a message. The
 	// operator sets it (--call-timeout); 0 is DefaultCallTimeout.
 	CallTimeout time.Duration
+	// Sandbox is the session's OS sandbox: stdio servers whose manifest
+	// opts in (`sandbox:`) start through its helper (sandbox.go).
+	Sandbox sandboxing.Config
 }
 
 // DefaultCallTimeout bounds an MCP tool call when the operator set none.
@@ -290,7 +294,7 @@ func (p *Pool) connect(ctx context.Context, pl *plan) (*live, error) {
 	if err := p.cfg.Limiter.acquire(ctx); err != nil {
 		return nil, err
 	}
-	c, err := connect(ctx, pl, dialConfig{env: p.cfg.Env, stateDir: p.cfg.StateDir, httpClient: p.httpClient, spawner: &p.spawner})
+	c, err := connect(ctx, pl, dialConfig{env: p.cfg.Env, stateDir: p.cfg.StateDir, httpClient: p.httpClient, spawner: &p.spawner, sandbox: p.cfg.Sandbox})
 	p.cfg.Limiter.release()
 	if err != nil {
 		return nil, err

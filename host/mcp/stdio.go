@@ -79,6 +79,10 @@ func (c *conn) openStdio(connCtx context.Context, cfg dialConfig) error {
 	cmd.Dir = c.plan.cwd
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
 	cmd.SysProcAttr = serverProcAttr()
+	if err := sandboxServer(cmd, c.plan, cfg); err != nil {
+		closeAll()
+		return err
+	}
 	var err error
 	cfg.spawner.run(func() { err = cmd.Start() })
 	// The child holds its own copies of its ends.

@@ -18,6 +18,10 @@ type Config struct {
 	Mode sandbox.Mode
 	// Require fails every command when the kernel cannot enforce Mode.
 	Require bool
+	// Explicit says the operator (--sandbox) or the core (sandbox.mode)
+	// chose Mode; false means it is the default, which an authored tool
+	// that declares network.fetch may exceed up to network.
+	Explicit bool
 	// Helper is the re-exec helper's path ("" when it is missing).
 	Helper string
 	// Protected are absolute paths of the agent core that stay read-only.

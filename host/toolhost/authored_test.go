@@ -46,7 +46,7 @@ capabilities: [fs.write]
 // The module leaves a marker when it is imported, so a test can tell that
 // a refused call never reached it.
 const noteModule = `import os
-open(os.path.join(os.path.dirname(__file__), "imported"), "w").close()
+open(os.path.join(os.getcwd(), ".imported"), "w").close()
 
 def execute(ctx, args):
     ctx.capability.require("fs.write")
@@ -57,7 +57,7 @@ def execute(ctx, args):
 
 // authoredCore writes a core with slots.tools and the given tools
 // (tool id → tool.yaml, module.py).
-func authoredCore(t *testing.T, agentYAML string, tools map[string][2]string) string {
+func authoredCore(t testing.TB, agentYAML string, tools map[string][2]string) string {
 	t.Helper()
 	dir := writeCore(t, agentYAML)
 	for id, files := range tools {
@@ -297,7 +297,7 @@ func TestAuthoredCallPath(t *testing.T) {
 			if out.Status != tt.status {
 				t.Fatalf("status = %s (%s), want %s", out.Status, out.Views.Model, tt.status)
 			}
-			_, err = os.Stat(filepath.Join(dir, "agent", "tools", "project_note", "imported"))
+			_, err = os.Stat(filepath.Join(ws, ".imported"))
 			if imported := err == nil; imported != tt.imported {
 				t.Errorf("module imported = %v, want %v", imported, tt.imported)
 			}

@@ -64,6 +64,7 @@ func (h *Host) pool(s *Session) *mcp.Pool {
 			Env:         plugins.PluginEnv(filepath.Join(h.StateDir, "runtime", "home")),
 			CoreDir:     h.Core.Dir,
 			CallTimeout: h.callTimeout,
+			Sandbox:     h.Sandbox,
 			OnURLDecision: func(server string, d netpolicy.Decision) {
 				h.urlDecisionEvent(id, server, d)
 			},

@@ -18,6 +18,7 @@ func sandboxConfig(c *core.Core, operator, pluginDir, workspace string) (sandbox
 	}
 	return sandboxing.Config{
 		Mode: mode, Require: c.SandboxRequire, Helper: sandboxing.HelperPath(pluginDir),
+		Explicit:  operator != "" || c.SandboxMode != "",
 		Protected: coreProtected(c, workspace),
 	}, nil
 }

@@ -32,6 +32,7 @@ func TestMain(m *testing.M) {
 	}
 	must(plugintest.BuildOrCopy(builtinDir, "coding", "demiurge.dev/plugins/coding"))
 	must(plugintest.BuildOrCopy(builtinDir, "demiurge_control", "demiurge.dev/plugins/control"))
+	must(placeSandboxHelper(builtinDir))
 	must(plugintest.Build(extraDir, "impostor", "demiurge.dev/sdk/testtoolsets/impostor"))
 	must(plugintest.Build(extraDir, "textstats", "demiurge.dev/sdk/example/textstats"))
 	code := m.Run()
@@ -77,7 +78,7 @@ func resolved(t *testing.T, coreDir, state string) (*Host, *catalog.Catalog) {
 	return h, cat
 }
 
-func writeCore(t *testing.T, yaml string) string {
+func writeCore(t testing.TB, yaml string) string {
 	t.Helper()
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "agent.yaml"), []byte(yaml), 0o644); err != nil {

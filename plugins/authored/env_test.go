@@ -48,7 +48,7 @@ func TestCancelStopsTheCall(t *testing.T) {
 	c := serve(t, root, coreDir, host)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	stream, err := c.client.Invoke(ctx, &toolsetv1.EffectRequest{InvocationId: "inv_wait", Tool: "wait", Arguments: []byte(`{}`), Workspace: c.workspace})
+	stream, err := c.client.Invoke(ctx, &toolsetv1.EffectRequest{InvocationId: "inv_wait", Tool: "wait", Arguments: []byte(`{}`), Workspace: c.workspace, SandboxPolicy: c.sandbox})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -63,11 +63,17 @@ type conn struct {
 	runner *runner
 	// workspace is the one workspace of every call, as in a host session.
 	workspace string
+	// sandbox is every call's sandbox_policy: by default the host's word
+	// that the operator chose --sandbox off (sandbox_test.go runs the
+	// worker under the real helper).
+	sandbox string
 }
+
+const sandboxOff = `{"mode":"off","workspace":"","tmp_dir":""}`
 
 func serve(t testing.TB, toolsRoot, coreDir string, host *hostServices) *conn {
 	t.Helper()
-	c := &conn{host: host, runner: newRunner(), workspace: t.TempDir()}
+	c := &conn{host: host, runner: newRunner(), workspace: t.TempDir(), sandbox: sandboxOff}
 	p := &shared.ToolsetPlugin{Impl: func(b *plugin.GRPCBroker) toolsetv1.ToolsetServer {
 		c.server = newServer(func(id uint32) (*grpc.ClientConn, error) {
 			return b.DialWithOptions(id, shared.GRPCDialOptions()...)
@@ -111,6 +117,7 @@ func (c *conn) invoke(t testing.TB, tool, args string, timeoutMs int64) *toolset
 	stream, err := c.client.Invoke(ctx, &toolsetv1.EffectRequest{
 		InvocationId: "inv_" + tool, Tool: tool, Arguments: []byte(args),
 		Workspace: c.workspace, TurnId: "turn_1", SessionId: "ses_1", TimeoutMs: timeoutMs,
+		SandboxPolicy: c.sandbox,
 	})
 	if err != nil {
 		t.Fatalf("Invoke %s: %v", tool, err)

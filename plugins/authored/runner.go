@@ -27,6 +27,9 @@ type runner struct {
 	pyOnce sync.Once
 	python string
 	pyErr  error
+	// pyPrefix is the interpreter's installation, which a sandboxed worker
+	// is given to read.
+	pyPrefix string
 }
 
 func newRunner() *runner {
@@ -50,7 +53,12 @@ func (r *runner) command(t *manifest.Tool, dir string) (worker.Command, error) {
 	if t.Entrypoint.Kind == manifest.KindExec {
 		return worker.Command{Argv: []string{t.Program}, Dir: dir, Env: r.env}, nil
 	}
-	r.pyOnce.Do(func() { r.python, r.pyErr = worker.Python(context.Background(), os.Getenv("PATH")) })
+	r.pyOnce.Do(func() {
+		r.python, r.pyErr = worker.Python(context.Background(), os.Getenv("PATH"))
+		if r.pyErr == nil {
+			r.pyPrefix, r.pyErr = worker.PythonPrefix(context.Background(), r.python)
+		}
+	})
 	if r.pyErr != nil {
 		return worker.Command{}, fmt.Errorf("%s is a Python tool: %w", t.ID, r.pyErr)
 	}
@@ -70,11 +78,14 @@ func (r *runner) call(ctx context.Context, t *manifest.Tool, req *toolsetv1.Effe
 	if err != nil {
 		return &toolsetv1.ToolResult{IsError: true, ErrorCode: "tool_start_failed", Content: err.Error()}
 	}
+	if cmd.Wrap, err = workerSandbox(req.GetSandboxPolicy(), r.readable(t)); err != nil {
+		return &toolsetv1.ToolResult{IsError: true, ErrorCode: "sandbox_unavailable", Content: fmt.Sprintf("%s was not started: %v", t.ID, err)}
+	}
 	cc := worker.CallContext{
 		TurnID: req.GetTurnId(), SessionID: req.GetSessionId(),
 		SlotID: t.ID, SlotPath: t.SlotPath, Workspace: req.GetWorkspace(),
 	}
-	out, started, err := r.pool.Call(ctx, t.ID+"\x00"+dir, cmd, req.GetInvocationId(), req.GetArguments(), cc, host)
+	out, started, err := r.pool.Call(ctx, t.ID+"\x00"+dir+"\x00"+req.GetSandboxPolicy(), cmd, req.GetInvocationId(), req.GetArguments(), cc, host)
 	switch {
 	case err != nil && ctx.Err() != nil:
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
@@ -87,6 +98,15 @@ func (r *runner) call(ctx context.Context, t *manifest.Tool, req *toolsetv1.Effe
 		return &toolsetv1.ToolResult{IsError: true, ErrorCode: "tool_failed", Content: fmt.Sprintf("%s failed: %v", t.ID, err)}
 	}
 	return toResult(t.ID, out)
+}
+
+// readable is what t's worker must read beyond the host's policy: the
+// Python interpreter's installation for a module entrypoint.
+func (r *runner) readable(t *manifest.Tool) []string {
+	if t.Entrypoint.Kind == manifest.KindExec || r.pyPrefix == "" {
+		return nil
+	}
+	return []string{r.pyPrefix}
 }
 
 func (r *runner) close() { r.pool.Close() }

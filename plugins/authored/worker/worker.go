@@ -26,6 +26,9 @@ type Command struct {
 	// Env is the worker's whole environment; never nil, since a nil
 	// exec.Cmd.Env would inherit the plugin's.
 	Env []string
+	// Wrap, when set, rewrites the command just before it starts (the OS
+	// sandbox: sandbox.Wrap); its error means the worker must not start.
+	Wrap func(*exec.Cmd) error
 }
 
 // Host answers a running call's requests.
@@ -64,6 +67,11 @@ func Start(ctx context.Context, c Command) (*Worker, error) {
 	// Its own group, so a kill reaches whatever the tool started; and it
 	// dies with the plugin even if the plugin is killed outright.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if c.Wrap != nil {
+		if err := c.Wrap(cmd); err != nil {
+			return nil, err
+		}
+	}
 	w := &Worker{cmd: cmd, stderr: newTail(4096), exited: make(chan struct{})}
 	cmd.Stderr = w.stderr
 	// A grandchild that left the group may hold stderr open; Wait must

@@ -1,0 +1,87 @@
+package mcp
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+
+	"demiurge.dev/shared/pathrules"
+	"demiurge.dev/shared/sandbox"
+)
+
+// sandboxServer starts a stdio server that opted in (`sandbox:` in its
+// manifest) through the OS sandbox helper: the host wraps the guard
+// itself, so the server and everything it starts run confined. The mode
+// is the manifest's, tightened by the session's; the operator's --sandbox
+// off runs it unconfined. A mode the kernel cannot enforce fails the
+// connection (it asked for a sandbox; it never gets less).
+func sandboxServer(cmd *exec.Cmd, p *plan, cfg dialConfig) error {
+	asked := p.server.Sandbox
+	if asked == "" {
+		return nil
+	}
+	s := p.server
+	sc := cfg.sandbox
+	if sc.Mode == "" {
+		return fmt.Errorf("%s asks for the OS sandbox (sandbox: %s), and none is configured in this host", s.ID, asked)
+	}
+	if sc.Mode == sandbox.Off {
+		return nil
+	}
+	mode := sandbox.Tighter(sc.Mode, sandbox.Mode(asked))
+	if miss := sc.Unenforceable(mode); miss != "" {
+		return fmt.Errorf("%s asks for the OS sandbox (mode %s), and it cannot be enforced here: the kernel lacks %s", s.ID, mode, miss)
+	}
+	pol, err := serverPolicy(p, cfg, mode)
+	if err != nil {
+		return fmt.Errorf("%s: %w", s.ID, err)
+	}
+	if err := sandbox.Wrap(cmd, sc.Helper, pol); err != nil {
+		return fmt.Errorf("%s: sandbox %s: %w", s.ID, mode, err)
+	}
+	return nil
+}
+
+// serverPolicy: the workspace (written only in the write modes; the core,
+// .git/config and .git/hooks protected), the program and its script and
+// the PATH readable, a private tmp dir under the runtime directory.
+func serverPolicy(p *plan, cfg dialConfig, mode sandbox.Mode) (sandbox.Policy, error) {
+	if cfg.stateDir == "" {
+		return sandbox.Policy{}, errors.New("the sandboxed server needs a private tmp dir, and the host has no state directory")
+	}
+	tmp := filepath.Join(cfg.stateDir, "runtime", "mcp-tmp", p.server.ID)
+	if err := os.MkdirAll(tmp, 0o700); err != nil {
+		return sandbox.Policy{}, fmt.Errorf("the sandboxed server's private tmp dir: %w", err)
+	}
+	ws := p.workspace
+	pol := sandbox.Policy{Mode: mode, Workspace: ws, TmpDir: tmp, Helper: cfg.sandbox.Helper}
+	pol.Protected = append(pol.Protected, cfg.sandbox.Protected...)
+	if fi, err := os.Stat(filepath.Join(ws, ".git")); err == nil && fi.IsDir() {
+		pol.Protected = append(pol.Protected, filepath.Join(ws, ".git", "config"), filepath.Join(ws, ".git", "hooks"))
+	}
+	readable := []string{filepath.Dir(p.command)}
+	if p.script != "" {
+		readable = append(readable, filepath.Dir(p.script))
+	}
+	for _, kv := range cfg.env {
+		if v, ok := cutPath(kv); ok {
+			readable = append(readable, filepath.SplitList(v)...)
+		}
+	}
+	for _, d := range readable {
+		if filepath.IsAbs(d) && !pathrules.IsSensitive(d) {
+			pol.ReadOnly = append(pol.ReadOnly, filepath.Clean(d))
+		}
+	}
+	return pol, nil
+}
+
+func cutPath(kv string) (string, bool) {
+	const k = "PATH="
+	if len(kv) > len(k) && kv[:len(k)] == k {
+		return kv[len(k):], true
+	}
+	return "", false
+}

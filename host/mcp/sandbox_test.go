@@ -1,0 +1,160 @@
+package mcp
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"demiurge.dev/host/dispatch"
+	"demiurge.dev/host/sandboxing"
+	"demiurge.dev/shared/sandbox"
+)
+
+var (
+	helperOnce sync.Once
+	helperPath string
+	helperErr  error
+)
+
+// sandboxHelper is the real re-exec helper: make build's, or built here.
+func sandboxHelper(t *testing.T) string {
+	t.Helper()
+	helperOnce.Do(func() {
+		if dir := os.Getenv("DEMIURGE_TEST_PLUGIN_DIR"); dir != "" {
+			if p := sandboxing.HelperPath(dir); p != "" {
+				helperPath = p
+				return
+			}
+		}
+		dir, err := os.MkdirTemp("", "mcp-sandbox-helper-")
+		if err != nil {
+			helperErr = err
+			return
+		}
+		helperPath = filepath.Join(dir, sandboxing.HelperName)
+		if b, err := exec.Command("go", "build", "-o", helperPath, "demiurge.dev/cmd/sandbox").CombinedOutput(); err != nil {
+			helperErr = err
+			helperPath = string(b)
+		}
+	})
+	if helperErr != nil {
+		t.Fatalf("build the sandbox helper: %v\n%s", helperErr, helperPath)
+	}
+	return helperPath
+}
+
+// A stdio server that opts in starts through the helper: under read-only
+// it cannot write the workspace (its PID_FILE write fails quietly) and
+// still answers initialize and tools/list; workspace-write writes the
+// workspace but not outside it; the session's mode tightens the
+// manifest's; no key, or the operator's off, runs it as before.
+func TestStdioServerOptsIntoTheSandbox(t *testing.T) {
+	helper := sandboxHelper(t)
+	tests := []struct {
+		name, key string
+		session   sandbox.Mode
+		outside   bool // the pid file lies outside the workspace
+		written   bool
+	}{
+		{"read-only", "sandbox: read-only\n", sandbox.WorkspaceWrite, false, false},
+		{"workspace-write", "sandbox: workspace-write\n", sandbox.WorkspaceWrite, false, true},
+		{"workspace-write outside the workspace", "sandbox: workspace-write\n", sandbox.WorkspaceWrite, true, false},
+		{"the session tightens", "sandbox: workspace-write\n", sandbox.ReadOnly, false, false},
+		{"not opted in", "", sandbox.ReadOnly, true, true},
+		{"operator off", "sandbox: read-only\n", sandbox.Off, true, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(t, func(c *Config) {
+				c.Sandbox = sandboxing.Config{Mode: tt.session, Helper: helper}
+			})
+			dir := f.ws.Root
+			if tt.outside {
+				dir = t.TempDir()
+			}
+			pidFile := filepath.Join(dir, "server.pid")
+			f.scripted("boxed", "", "PID_FILE: "+pidFile, tt.key)
+			f.ask.allow(ConnectTool("boxed"))
+			st := state(t, f.resolve(), "boxed")
+			if st.Status != StatusConnected || strings.Join(st.Tools, ",") != "boxed__t" {
+				t.Fatalf("state = %+v, want connected with its tool t", st)
+			}
+			if _, err := os.Stat(pidFile); (err == nil) != tt.written {
+				t.Errorf("pid file written = %v, want %v", err == nil, tt.written)
+			}
+		})
+	}
+}
+
+// A server that asked for a sandbox never runs without one: no sandbox
+// configured, or a helper that is missing, fails the connection.
+func TestStdioServerSandboxFailsClosed(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		cfg  sandboxing.Config
+		want string
+	}{
+		{"none configured", sandboxing.Config{}, "none is configured"},
+		{"no helper", sandboxing.Config{Mode: sandbox.WorkspaceWrite}, "the sandbox helper demiurge-sandbox is missing"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(t, func(c *Config) { c.Sandbox = tt.cfg })
+			pidFile := filepath.Join(f.ws.Root, "server.pid")
+			f.scripted("boxed", "", "PID_FILE: "+pidFile, "sandbox: read-only\n")
+			f.ask.allow(ConnectTool("boxed"))
+			st := state(t, f.resolve(), "boxed")
+			if st.Status != StatusFailed || !strings.Contains(st.Diagnostic, tt.want) {
+				t.Errorf("state = %+v, want failed saying %q", st, tt.want)
+			}
+			if _, err := os.Stat(pidFile); err == nil {
+				t.Error("the server ran")
+			}
+		})
+	}
+}
+
+// A read-only sandboxed server still answers calls.
+func TestSandboxedServerAnswersCalls(t *testing.T) {
+	helper := sandboxHelper(t)
+	f := newFixture(t, func(c *Config) {
+		c.Sandbox = sandboxing.Config{Mode: sandbox.WorkspaceWrite, Helper: helper}
+	})
+	f.server("echo", "echo", "sandbox: read-only\n")
+	f.ask.allow(ConnectTool("echo"))
+	turn := f.dispatchTurn(f.resolve(), "echo__echo")
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	out := turn.Call(ctx, dispatch.ToolCall{ID: "c1", Name: "echo__echo", Args: []byte(`{"text":"hello from the box"}`)})
+	if !out.OK() || !strings.Contains(out.Views.Model, "hello from the box") {
+		t.Fatalf("%s %q", out.Status, out.Views.Model)
+	}
+}
+
+// Under workspace-write a server still cannot change .git/config (nor
+// .git/hooks), which later runs unsandboxed in git.
+func TestSandboxedServerKeepsGitConfig(t *testing.T) {
+	helper := sandboxHelper(t)
+	f := newFixture(t, func(c *Config) {
+		c.Sandbox = sandboxing.Config{Mode: sandbox.WorkspaceWrite, Helper: helper}
+	})
+	gitConfig := filepath.Join(f.ws.Root, ".git", "config")
+	if err := os.MkdirAll(filepath.Dir(gitConfig), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(gitConfig, []byte("[core]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f.scripted("boxed", "", "PID_FILE: "+gitConfig, "sandbox: workspace-write\n")
+	f.ask.allow(ConnectTool("boxed"))
+	if st := state(t, f.resolve(), "boxed"); st.Status != StatusConnected {
+		t.Fatalf("state = %+v", st)
+	}
+	if b, _ := os.ReadFile(gitConfig); string(b) != "[core]\n" {
+		t.Errorf(".git/config = %q", b)
+	}
+}
