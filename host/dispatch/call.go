@@ -193,7 +193,6 @@ func (t *Turn) admit(ctx context.Context, p *prepared) admission {
 	}
 	t.raiseForSandbox(p)
 	raiseForNetwork(p)
-
 	if msg := t.authoredSandboxRefusal(p); msg != "" {
 		return refused(StatusFailed, errorResult(msg))
 	}

@@ -56,6 +56,10 @@ type commandPlan struct {
 	// when the call starts, since calls before it in the batch ran after
 	// it was assessed.
 	recheck []policy.SubjectFact
+	// sandbox is the OS sandbox mode the command was sent to run under
+	// (applySandbox); the helper runs it in exactly that mode or not at
+	// all, so it is the enforced one. "" when no sandbox was configured.
+	sandbox string
 }
 
 // guardAllowed reports whether the shell guard allowed every command of
@@ -245,6 +249,9 @@ func (c *commandPlan) audit() map[string]any {
 	}
 	if len(c.bindings.Bindings) > 0 {
 		m["secret_bindings"] = c.bindings.Audit()
+	}
+	if c.sandbox != "" {
+		m["sandbox"] = c.sandbox
 	}
 	return m
 }

@@ -43,6 +43,7 @@ func (t *Turn) applySandbox(p *prepared, via string, inv *Invocation) error {
 		}
 		mode = sandbox.Off
 	}
+	p.command.sandbox = string(mode)
 	if mode == sandbox.Off {
 		return nil
 	}
