@@ -76,10 +76,8 @@ func probeNamespaces(probe string) error {
 	if probe == "" {
 		return fmt.Errorf("no probe executable to test namespaces with")
 	}
-	cmd := exec.Command(probe, "--probe")
+	cmd := exec.Command(probe, "--spawn", spawnNet(true), "--probe")
 	cmd.Env = []string{}
-	cmd.SysProcAttr = &syscall.SysProcAttr{}
-	setNamespaces(cmd.SysProcAttr, true)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		return fmt.Errorf("cannot start a process in new user, mount and network namespaces: %v %s", err, out)
@@ -87,10 +85,10 @@ func probeNamespaces(probe string) error {
 	return nil
 }
 
-// setNamespaces adds new user and mount (and, offline, network)
+// SetNamespaces adds new user and mount (and, offline, network)
 // namespaces to attr, mapping only the caller's own uid and gid: no other
 // identity exists inside, and no root outside is needed.
-func setNamespaces(attr *syscall.SysProcAttr, offline bool) {
+func SetNamespaces(attr *syscall.SysProcAttr, offline bool) {
 	attr.Cloneflags |= namespaceFlags(offline)
 	uid, gid := os.Getuid(), os.Getgid()
 	attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
@@ -120,4 +118,12 @@ func HostNamespaces() (netns, mntns uint64, err error) {
 	}
 	mntns, err = nsInode("mnt")
 	return netns, mntns, err
+}
+
+// spawnNet is the helper's --spawn argument for a mode's network.
+func spawnNet(offline bool) string {
+	if offline {
+		return "offline"
+	}
+	return "online"
 }

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
-	"syscall"
 )
 
 // Wrap rewrites cmd to start through the helper under policy p: argv
@@ -47,11 +46,10 @@ func Wrap(cmd *exec.Cmd, helper string, p Policy) error {
 	if err != nil {
 		return err
 	}
-	args := append([]string{helper, "--policy", enc, "--", cmd.Path}, cmd.Args[1:]...)
+	// The helper's first stage makes the namespaces (see cmd/sandbox
+	// spawn.go): a non-dumpable launcher run by an ordinary user cannot
+	// map the uid of a child it starts in a new user namespace itself.
+	args := append([]string{helper, "--spawn", spawnNet(p.Mode.Offline()), "--policy", enc, "--", cmd.Path}, cmd.Args[1:]...)
 	cmd.Path, cmd.Args = helper, args
-	if cmd.SysProcAttr == nil {
-		cmd.SysProcAttr = &syscall.SysProcAttr{}
-	}
-	setNamespaces(cmd.SysProcAttr, p.Mode.Offline())
 	return nil
 }

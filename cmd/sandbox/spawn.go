@@ -1,0 +1,56 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"syscall"
+
+	"demiurge.dev/shared/sandbox"
+)
+
+// spawn is the first stage: it starts this helper again in new namespaces
+// (args: the rest of the command line, for the second stage) and becomes
+// its stand-in: same exit status, signals passed on. The launcher (host or
+// plugin) is non-dumpable, and so is a child of it until its execve: its
+// /proc files belong to root, so an unprivileged launcher could not write
+// the uid_map of a child it started in a new user namespace. This stage,
+// a fresh dumpable process of the same user, can.
+func spawn(offline bool, args []string) error {
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	cmd := exec.Command(self, args...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	cmd.Env = os.Environ()
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	sandbox.SetNamespaces(cmd.SysProcAttr, offline)
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT)
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("cannot start a process in new user, mount and network namespaces: %w", err)
+	}
+	go func() {
+		for s := range sigs {
+			_ = cmd.Process.Signal(s)
+		}
+	}()
+	err = cmd.Wait()
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		if ws, ok := exit.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			// Die of the same signal, so the launcher sees what happened.
+			signal.Reset(ws.Signal())
+			_ = syscall.Kill(os.Getpid(), ws.Signal())
+		}
+		os.Exit(exit.ExitCode())
+	}
+	if err != nil {
+		return err
+	}
+	os.Exit(0)
+	return nil
+}
