@@ -54,12 +54,21 @@ func TestDescriptorPinnedCwd(t *testing.T) {
 		t.Fatal("a relative write from a descriptor-pinned cwd reached the protected agent.yaml")
 	}
 
-	for name, cwd := range map[string]string{"another directory": filepath.Join(f.ws, "docs"), "none": ""} {
-		p := f.policy(sandbox.WorkspaceWrite)
-		p.Cwd = cwd
-		out, code := start(p, `echo ran`)
-		if code != 125 || strings.Contains(out, "ran") {
-			t.Errorf("Cwd %s: exit %d, output %q; want the helper to refuse", name, code, out)
-		}
+	p = f.policy(sandbox.WorkspaceWrite)
+	p.Cwd = filepath.Join(f.ws, "docs")
+	if out, code := start(p, `echo ran`); code != 125 || strings.Contains(out, "ran") {
+		t.Errorf("Cwd another directory: exit %d, output %q; want the helper to refuse", code, out)
+	}
+	// Without Cwd the helper takes the directory it is in: its first stage
+	// (--spawn) clones into the new mount namespace, which carries the
+	// pinned directory over, so the masks hold there as well.
+	p = f.policy(sandbox.WorkspaceWrite)
+	p.Cwd = ""
+	out, code = start(p, `pwd; echo pwn >> agent.yaml; cat .env; echo end`)
+	if code != 0 || !strings.HasPrefix(out, f.ws+"\n") || strings.Contains(out, envSecret) {
+		t.Fatalf("Cwd none: exit %d, output %q", code, out)
+	}
+	if b, _ := os.ReadFile(filepath.Join(f.ws, "agent.yaml")); strings.Contains(string(b), "pwn") {
+		t.Fatal("Cwd none: a relative write reached the protected agent.yaml")
 	}
 }
