@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"demiurge.dev/shared/sandbox"
 )
@@ -45,6 +46,8 @@ func spawn(offline bool, args []string) error {
 			// Die of the same signal, so the launcher sees what happened.
 			signal.Reset(ws.Signal())
 			_ = syscall.Kill(os.Getpid(), ws.Signal())
+			// Delivery is asynchronous: wait for it rather than exit first.
+			time.Sleep(time.Second)
 		}
 		os.Exit(exit.ExitCode())
 	}
