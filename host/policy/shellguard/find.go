@@ -35,11 +35,11 @@ var findFileValues = map[string]bool{"-anewer": true, "-cnewer": true, "-newer":
 // checkFind: find reads, unless its expression runs, deletes or writes.
 // The programs -exec would run are judged too (blocks come through).
 func checkFind(g *guard, name string, args []string, depth int, f *finding) {
-	starts := findStarts(args)
+	starts, expr := findSplit(args)
 	for _, p := range starts {
 		g.readPath(p, f)
 	}
-	for i := findExprStart(args); i < len(args); i++ {
+	for i := expr; i < len(args); i++ {
 		a := args[i]
 		switch {
 		case containsString(findExec, a):
@@ -87,24 +87,6 @@ func checkFind(g *guard, name string, args []string, depth int, f *finding) {
 	}
 }
 
-// findExprStart is the index of the first word of the expression: after
-// the -H/-L/-P/-D/-O options and the start paths.
-func findExprStart(args []string) int {
-	i := 0
-	for ; i < len(args); i++ {
-		a := args[i]
-		switch {
-		case a == "-H" || a == "-L" || a == "-P" || strings.HasPrefix(a, "-O"):
-		case a == "-D":
-			i++
-		case a == "--":
-		case strings.HasPrefix(a, "-") || a == "(" || a == "!" || a == ")" || a == ",":
-			return i
-		}
-	}
-	return i
-}
-
 // isFindNewerXY matches -newerXY (X, Y among a B c m; Y may also be t,
 // a date rather than a file).
 func isFindNewerXY(a string) bool {
@@ -114,10 +96,9 @@ func isFindNewerXY(a string) bool {
 	return strings.IndexByte("aBcm", a[6]) >= 0 && strings.IndexByte("aBcmt", a[7]) >= 0
 }
 
-// findStarts are the start paths: the operands before the expression,
-// after the -H/-L/-P/-D/-O options.
-func findStarts(args []string) []string {
-	var out []string
+// findSplit reads find's command line as find does: the -H/-L/-P/-D/-O
+// options, then the start paths, then the expression from index expr.
+func findSplit(args []string) (starts []string, expr int) {
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		switch {
@@ -126,12 +107,12 @@ func findStarts(args []string) []string {
 			i++
 		case a == "--":
 		case strings.HasPrefix(a, "-") || a == "(" || a == "!" || a == ")" || a == ",":
-			return out
+			return starts, i
 		default:
-			out = append(out, a)
+			starts = append(starts, a)
 		}
 	}
-	return out
+	return starts, len(args)
 }
 
 // hasFind reports a primary anywhere in find's arguments.
@@ -143,7 +124,8 @@ func hasFind(args []string, primary string) bool {
 // beyond -delete and depth or traversal options), so that -delete does
 // not remove everything under its start paths.
 func findFilters(args []string) bool {
-	for _, a := range args[len(findStarts(args)):] {
+	starts, _ := findSplit(args)
+	for _, a := range args[len(starts):] {
 		switch a {
 		case "-delete", "-depth", "-xdev", "-mount", "-H", "-L", "-P", "-ignore_readdir_race", "-noleaf", "-print", "-print0":
 		case "-mindepth", "-maxdepth":
