@@ -3,50 +3,19 @@ package mcp
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"demiurge.dev/host/dispatch"
 	"demiurge.dev/host/sandboxing"
 	"demiurge.dev/shared/sandbox"
+	"demiurge.dev/shared/sandbox/sandboxtest"
 )
 
-var (
-	helperOnce sync.Once
-	helperPath string
-	helperErr  error
-)
-
-// sandboxHelper is the real re-exec helper: make build's, or built here.
-func sandboxHelper(t *testing.T) string {
-	t.Helper()
-	helperOnce.Do(func() {
-		if dir := os.Getenv("DEMIURGE_TEST_PLUGIN_DIR"); dir != "" {
-			if p := sandboxing.HelperPath(dir); p != "" {
-				helperPath = p
-				return
-			}
-		}
-		dir, err := os.MkdirTemp("", "mcp-sandbox-helper-")
-		if err != nil {
-			helperErr = err
-			return
-		}
-		helperPath = filepath.Join(dir, sandboxing.HelperName)
-		if b, err := exec.Command("go", "build", "-o", helperPath, "demiurge.dev/cmd/sandbox").CombinedOutput(); err != nil {
-			helperErr = err
-			helperPath = string(b)
-		}
-	})
-	if helperErr != nil {
-		t.Fatalf("build the sandbox helper: %v\n%s", helperErr, helperPath)
-	}
-	return helperPath
-}
+// sandboxHelper is the real re-exec helper.
+func sandboxHelper(t testing.TB) string { return sandboxtest.Helper(t) }
 
 // A stdio server that opts in starts through the helper: under read-only
 // it cannot write the workspace (its PID_FILE write fails quietly) and

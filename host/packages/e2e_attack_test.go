@@ -149,31 +149,8 @@ func TestLockSumIsWhatLaunchChecks(t *testing.T) {
 // install) gets that tool left out, with a warning; a declared tool it
 // does not serve is reported.
 func TestPackageServesOnlyWhatItDeclared(t *testing.T) {
-	dir := t.TempDir()
-	if err := plugintest.Build(dir, "textstats", "demiurge.dev/sdk/example/textstats"); err != nil {
-		t.Fatal(err)
-	}
 	manifest := `{"name":"textstats","version":"1.0.0","protocol":1,"protocol_minor":0,"module":"demiurge.dev/sdk","tools":["word_stats"],"slot":"text"}`
-	archive := filepath.Join(dir, "textstats.tar.gz")
-	sum, err := packagetest.Archive(archive, []byte(manifest), "textstats", filepath.Join(dir, "demiurge-toolset-textstats"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	coreDir := t.TempDir()
-	os.WriteFile(filepath.Join(coreDir, core.FileName), []byte("toolsets: []\ncapabilities: [fs.read]\n"), 0o644)
-	c, err := core.Load(coreDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	state := t.TempDir()
-	if _, err := packages.New(state, c).Install(archive, sum); err != nil {
-		t.Fatal(err)
-	}
-	h, err := toolhost.Open(toolhost.Options{CoreDir: coreDir, Workspace: t.TempDir(), StateDir: state, BuiltinPluginDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close()
+	h := openWithBuiltPackage(t, "textstats", "demiurge.dev/sdk/example/textstats", manifest, "fs.read")
 	cat, err := h.Catalog(context.Background())
 	if err != nil {
 		t.Fatal(err)

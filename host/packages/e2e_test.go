@@ -209,6 +209,38 @@ func TestSecretBoundToOneCall(t *testing.T) {
 	}
 }
 
+// openWithBuiltPackage builds the plugin at pkg as toolset name, packs it
+// with manifest, installs the archive into a fresh state directory under a
+// core granting caps, and opens a host on them (closed with the test).
+func openWithBuiltPackage(t *testing.T, name, pkg, manifest, caps string) *toolhost.Host {
+	t.Helper()
+	dir := t.TempDir()
+	if err := plugintest.Build(dir, name, pkg); err != nil {
+		t.Fatal(err)
+	}
+	archive := filepath.Join(dir, name+".tar.gz")
+	sum, err := packagetest.Archive(archive, []byte(manifest), name, filepath.Join(dir, "demiurge-toolset-"+name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	coreDir := t.TempDir()
+	os.WriteFile(filepath.Join(coreDir, core.FileName), []byte("toolsets: []\ncapabilities: ["+caps+"]\n"), 0o644)
+	c, err := core.Load(coreDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	state := t.TempDir()
+	if _, err := packages.New(state, c).Install(archive, sum); err != nil {
+		t.Fatal(err)
+	}
+	h, err := toolhost.Open(toolhost.Options{CoreDir: coreDir, Workspace: t.TempDir(), StateDir: state, BuiltinPluginDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close() })
+	return h
+}
+
 func assertNoSecret(t *testing.T, key string, out dispatch.Outcome) {
 	t.Helper()
 	b, err := json.Marshal(out.Views)
@@ -225,31 +257,8 @@ func assertNoSecret(t *testing.T, key string, out dispatch.Outcome) {
 // (nothing is run there), and the handshake refuses it at its first start:
 // it is left out of the catalog with both versions named.
 func TestLyingManifestIsRefusedAtTheHandshake(t *testing.T) {
-	dir := t.TempDir()
-	if err := plugintest.Build(dir, "liar", "demiurge.dev/sdk/testtoolsets/protocol2"); err != nil {
-		t.Fatal(err)
-	}
 	manifest := `{"name":"liar","version":"1.0.0","protocol":1,"protocol_minor":0,"module":"demiurge.dev/sdk","tools":["web_search"],"slot":"web_search"}`
-	archive := filepath.Join(dir, "liar.tar.gz")
-	sum, err := packagetest.Archive(archive, []byte(manifest), "liar", filepath.Join(dir, "demiurge-toolset-liar"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	coreDir := t.TempDir()
-	os.WriteFile(filepath.Join(coreDir, core.FileName), []byte("toolsets: []\ncapabilities: [network.fetch]\n"), 0o644)
-	c, err := core.Load(coreDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	state := t.TempDir()
-	if _, err := packages.New(state, c).Install(archive, sum); err != nil {
-		t.Fatal(err)
-	}
-	h, err := toolhost.Open(toolhost.Options{CoreDir: coreDir, Workspace: t.TempDir(), StateDir: state, BuiltinPluginDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close()
+	h := openWithBuiltPackage(t, "liar", "demiurge.dev/sdk/testtoolsets/protocol2", manifest, "network.fetch")
 	cat, err := h.Catalog(context.Background())
 	if err != nil {
 		t.Fatal(err)

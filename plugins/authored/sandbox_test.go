@@ -2,12 +2,12 @@ package main
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"demiurge.dev/shared/sandbox"
+	"demiurge.dev/shared/sandbox/sandboxtest"
 )
 
 const touchModule = `import os
@@ -48,15 +48,8 @@ func TestWorkerFailsClosedWithoutAPolicy(t *testing.T) {
 	}
 }
 
-// sandboxHelper builds the real re-exec helper for this test.
-func sandboxHelper(t testing.TB) string {
-	t.Helper()
-	out := filepath.Join(t.TempDir(), "demiurge-sandbox")
-	if b, err := exec.Command("go", "build", "-o", out, "demiurge.dev/cmd/sandbox").CombinedOutput(); err != nil {
-		t.Fatalf("build the helper: %v\n%s", err, b)
-	}
-	return out
-}
+// sandboxHelper is the real re-exec helper.
+func sandboxHelper(t testing.TB) string { return sandboxtest.Helper(t) }
 
 // Under the host's policy the worker runs through the helper: read-only
 // cannot write the workspace, workspace-write can; the interpreter (which

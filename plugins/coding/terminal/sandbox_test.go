@@ -3,47 +3,17 @@ package terminal
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"demiurge.dev/shared/sandbox"
+	"demiurge.dev/shared/sandbox/sandboxtest"
 )
 
-var (
-	helperOnce sync.Once
-	helperPath string
-	helperErr  error
-)
-
-// sandboxHelper is the real helper: from `make build` (bin/, named by
-// DEMIURGE_TEST_PLUGIN_DIR) or built here.
-func sandboxHelper(t *testing.T) string {
-	t.Helper()
-	helperOnce.Do(func() {
-		if d := os.Getenv("DEMIURGE_TEST_PLUGIN_DIR"); d != "" {
-			helperPath = filepath.Join(d, "demiurge-sandbox")
-			return
-		}
-		dir, err := os.MkdirTemp("", "terminal-sandbox-")
-		if err != nil {
-			helperErr = err
-			return
-		}
-		helperPath = filepath.Join(dir, "demiurge-sandbox")
-		if out, err := exec.Command("go", "build", "-o", helperPath, "demiurge.dev/cmd/sandbox").CombinedOutput(); err != nil {
-			helperErr = err
-			t.Logf("%s", out)
-		}
-	})
-	if helperErr != nil {
-		t.Fatalf("build the sandbox helper: %v", helperErr)
-	}
-	return helperPath
-}
+// sandboxHelper is the real re-exec helper.
+func sandboxHelper(t testing.TB) string { return sandboxtest.Helper(t) }
 
 // TestRunUnderSandbox: a command given a read-only policy runs through the
 // real helper: it prints, cannot write the workspace, and its result says
