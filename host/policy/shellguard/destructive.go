@@ -319,13 +319,6 @@ var blockDevicePrefixes = []string{"/dev/sd", "/dev/hd", "/dev/vd", "/dev/xvd", 
 	"/dev/dm-", "/dev/md", "/dev/mapper/", "/dev/loop", "/dev/sr", "/dev/root", "/dev/mem", "/dev/kmem", "/dev/port",
 	"/dev/block/", "/dev/ubd", "/dev/rbd", "/dev/zd", "/dev/bcache", "/dev/nbd"}
 
-// isBlockDevice reports a path that names a disk device in any lexical
-// spelling (//dev/sda, /dev/../dev/sda, /proc/self/root/dev/sda).
-func isBlockDevice(p string) bool {
-	_, ok := (&guard{}).destructiveSink(p)
-	return ok
-}
-
 // destructiveSink reports a write target that destroys the machine's
 // data or state: a disk device, or /proc/sysrq-trigger.
 func (g *guard) destructiveSink(p string) (string, bool) {
