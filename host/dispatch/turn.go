@@ -46,6 +46,9 @@ type Turn struct {
 	Artifacts ArtifactIndex
 	// Deliver receives text a running tool sends to the turn (optional).
 	Deliver func(ctx context.Context, tool, text string) error
+	// Clarify asks the operator the clarify tool's question (the turn's
+	// front end answers); nil, or ok false, means no one can answer.
+	Clarify func(ctx context.Context, question string, choices []string) (answer string, ok bool, err error)
 	// OnEvent receives a call's progress and output as it runs (optional).
 	// Output chunks are raw tool output: a caller that shows them must
 	// redact them first.

@@ -1,0 +1,121 @@
+// Package providers speaks the wire formats of model providers on their
+// official SDKs (OpenAI Chat Completions and Responses, Anthropic
+// Messages, any OpenAI-compatible server). It imports nothing of the call
+// path: the turn loop hands it plain messages and tool definitions and
+// gets back streamed text and whole tool calls.
+package providers
+
+import (
+	"context"
+	"encoding/json"
+)
+
+// Role is who wrote a message.
+type Role string
+
+const (
+	RoleUser      Role = "user"
+	RoleAssistant Role = "assistant"
+	// RoleTool carries the results of the assistant's previous tool calls.
+	RoleTool Role = "tool"
+)
+
+// Message is one entry of the history sent to a provider: model views
+// only. A RoleAssistant message may carry Text and ToolCalls; a RoleTool
+// message carries ToolResults, one per call of the message before it.
+type Message struct {
+	Role        Role         `json:"role"`
+	Text        string       `json:"text,omitempty"`
+	ToolCalls   []ToolCall   `json:"tool_calls,omitempty"`
+	ToolResults []ToolResult `json:"tool_results,omitempty"`
+}
+
+// ToolCall is one call the model asked for. Args is the argument text
+// exactly as the model sent it; it may not be valid JSON (the turn loop
+// answers that with an argument error the model can repair).
+type ToolCall struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
+	Args string `json:"args"`
+}
+
+// ToolResult is a call's model view.
+type ToolResult struct {
+	CallID  string `json:"call_id"`
+	Name    string `json:"name"`
+	Content string `json:"content"`
+	IsError bool   `json:"is_error,omitempty"`
+}
+
+// ToolDef is one provider tool definition, from the per-turn resolution
+// (catalog.ProviderDefinitions).
+type ToolDef struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Schema      json.RawMessage `json:"input_schema"`
+}
+
+// Request is one model step.
+type Request struct {
+	System          string
+	Messages        []Message
+	Tools           []ToolDef
+	MaxOutputTokens int
+	// Temperature nil leaves the provider's default.
+	Temperature *float64
+}
+
+// Usage is the provider's token count of one step.
+type Usage struct {
+	InputTokens       int64 `json:"input_tokens"`
+	OutputTokens      int64 `json:"output_tokens"`
+	CachedInputTokens int64 `json:"cached_input_tokens,omitempty"`
+}
+
+// StopReason says why the model stopped.
+type StopReason string
+
+const (
+	StopEndTurn   StopReason = "end_turn"
+	StopToolUse   StopReason = "tool_use"
+	StopMaxTokens StopReason = "max_tokens"
+	StopOther     StopReason = "other"
+)
+
+// Delta is a piece of a streaming reply: text as it comes.
+type Delta struct {
+	Text string
+}
+
+// Reply is a whole step's answer, assembled from the stream.
+type Reply struct {
+	Text      string
+	ToolCalls []ToolCall
+	Usage     Usage
+	Stop      StopReason
+}
+
+// Provider is one configured model.
+type Provider interface {
+	// Name is "provider:model", as --model takes it.
+	Name() string
+	// ContextWindow is the model's context window in tokens (configured,
+	// else the provider's known value, else a conservative default).
+	ContextWindow() int
+	// Stream runs one step, calling onDelta as text arrives, and returns
+	// the assembled reply. Retries of 429, 5xx and overloaded happen
+	// inside, bounded; the error after them says what failed.
+	Stream(ctx context.Context, req Request, onDelta func(Delta)) (Reply, error)
+}
+
+// Config is the model: block of agent.yaml, overridden by --model and
+// --base-url.
+type Config struct {
+	Provider        string   `json:"provider"`
+	Name            string   `json:"name"`
+	BaseURL         string   `json:"base_url,omitempty"`
+	APIKeyEnv       string   `json:"api_key_env,omitempty"`
+	MaxOutputTokens int      `json:"max_output_tokens,omitempty"`
+	Temperature     *float64 `json:"temperature,omitempty"`
+	ContextWindow   int      `json:"context_window,omitempty"`
+}

@@ -1,0 +1,151 @@
+package runtime
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// MessageRecord is one stored message of a session's conversation: the
+// model view of what was said, in order. Nothing in it is a secret: tool
+// results are stored as their model views, which are redacted.
+type MessageRecord struct {
+	Session string `json:"session"`
+	// Seq orders a session's messages from 1; AppendMessages assigns it.
+	Seq  uint64 `json:"seq"`
+	Turn string `json:"turn,omitempty"`
+	// Role is user, assistant or tool (providers.Role).
+	Role        string          `json:"role"`
+	Text        string          `json:"text,omitempty"`
+	ToolCalls   json.RawMessage `json:"tool_calls,omitempty"`
+	ToolResults json.RawMessage `json:"tool_results,omitempty"`
+	// Summary marks a message the model wrote to stand for older
+	// messages (compaction); Covers is the last Seq it stands for. The
+	// originals stay in the store.
+	Summary bool      `json:"summary,omitempty"`
+	Covers  uint64    `json:"covers,omitempty"`
+	Created time.Time `json:"created"`
+}
+
+// MessageObserver is told of messages once they are durable (the
+// session_search index keeps itself up to date through it).
+type MessageObserver func(msgs []MessageRecord)
+
+var observers struct {
+	sync.Mutex
+	byStore map[*Store][]MessageObserver
+}
+
+// ObserveMessages adds fn to the observers of s's appended messages.
+func (s *Store) ObserveMessages(fn MessageObserver) {
+	observers.Lock()
+	defer observers.Unlock()
+	if observers.byStore == nil {
+		observers.byStore = map[*Store][]MessageObserver{}
+	}
+	observers.byStore[s] = append(observers.byStore[s], fn)
+}
+
+func (s *Store) messageObservers() []MessageObserver {
+	observers.Lock()
+	defer observers.Unlock()
+	return observers.byStore[s]
+}
+
+// messageKey is session, NUL, big-endian seq: a session's messages are one
+// ordered key range.
+func messageKey(session string, seq uint64) []byte {
+	k := make([]byte, 0, len(session)+9)
+	k = append(k, session...)
+	k = append(k, 0)
+	return binary.BigEndian.AppendUint64(k, seq)
+}
+
+// AppendMessages stores msgs as the next messages of session, durably,
+// assigning their Seq, and returns them as stored.
+func (s *Store) AppendMessages(ctx context.Context, session string, msgs []MessageRecord) ([]MessageRecord, error) {
+	if session == "" {
+		return nil, errors.New("messages need a session")
+	}
+	if len(msgs) == 0 {
+		return nil, nil
+	}
+	out := make([]MessageRecord, len(msgs))
+	err := s.update(ctx, func(tx *bolt.Tx) error {
+		b := tx.Bucket([]byte(BucketMessages))
+		next := lastSeq(b, session) + 1
+		for i, m := range msgs {
+			m.Session, m.Seq = session, next+uint64(i)
+			if m.Created.IsZero() {
+				m.Created = time.Now().UTC()
+			}
+			v, err := json.Marshal(m)
+			if err != nil {
+				return fmt.Errorf("encode message %d of %s: %w", m.Seq, session, err)
+			}
+			if err := b.Put(messageKey(session, m.Seq), v); err != nil {
+				return err
+			}
+			out[i] = m
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, fn := range s.messageObservers() {
+		fn(out)
+	}
+	return out, nil
+}
+
+func lastSeq(b *bolt.Bucket, session string) uint64 {
+	c := b.Cursor()
+	prefix := append([]byte(session), 0)
+	k, _ := c.Seek(messageKey(session, ^uint64(0)))
+	if k == nil {
+		k, _ = c.Last()
+	} else if !bytes.Equal(k, messageKey(session, ^uint64(0))) {
+		k, _ = c.Prev()
+	}
+	if k == nil || !bytes.HasPrefix(k, prefix) || len(k) != len(prefix)+8 {
+		return 0
+	}
+	return binary.BigEndian.Uint64(k[len(prefix):])
+}
+
+// Messages returns session's messages with Seq > after, in order. Owner
+// checks are the caller's (Session first).
+func (s *Store) Messages(session string, after uint64) ([]MessageRecord, error) {
+	var out []MessageRecord
+	err := s.view(func(tx *bolt.Tx) error {
+		c := tx.Bucket([]byte(BucketMessages)).Cursor()
+		prefix := append([]byte(session), 0)
+		for k, v := c.Seek(messageKey(session, after+1)); k != nil && bytes.HasPrefix(k, prefix) && len(k) == len(prefix)+8; k, v = c.Next() {
+			var m MessageRecord
+			if err := json.Unmarshal(v, &m); err != nil {
+				return fmt.Errorf("decode message %x: %w", k, err)
+			}
+			out = append(out, m)
+		}
+		return nil
+	})
+	return out, err
+}
+
+// MessageCount is how many messages session has (its last Seq).
+func (s *Store) MessageCount(session string) (uint64, error) {
+	var n uint64
+	err := s.view(func(tx *bolt.Tx) error {
+		n = lastSeq(tx.Bucket([]byte(BucketMessages)), session)
+		return nil
+	})
+	return n, err
+}
