@@ -172,8 +172,9 @@ func (t *Turn) admit(ctx context.Context, p *prepared) admission {
 		ArtifactRoot: t.ArtifactRoot, Session: t.Authority.Session, Turn: t.ID,
 		// What the views will hide, the plugin's stream redactor hides in
 		// what it persists.
-		Redact:    redact.Discover(p.args, nil),
-		OutputCap: t.OutputCap,
+		Redact:     redact.Discover(p.args, nil),
+		OutputCap:  t.OutputCap,
+		SkillsRoot: t.Workspace.SkillsRoot,
 	}
 	adapter, ok := p.entry.Binding.(Adapter)
 	if !ok {
