@@ -308,16 +308,29 @@ func (h *Host) catalogFor(ctx context.Context, s *Session) (*catalog.Catalog, er
 	}
 	sources, warnings = h.addMCP(ctx, s, sources, warnings)
 	warnings = append(warnings, h.Packages.Problems...)
+	deferred := h.deferredNames(sources)
+	var pool []catalog.CapabilityCandidate
+	if len(deferred) == 0 {
+		sources = withoutSearch(sources)
+	} else {
+		pool = deferredPool(sources, deferred) // before a child's projection
+	}
+	if s.tools != nil {
+		sources = selectTools(sources, s.tools)
+	}
+	cat, err := catalog.Resolve(sources, h.Core.Metadata)
+	if err == nil {
+		var w []string
+		cat, w = h.disclose(s, cat, deferred, pool)
+		warnings = append(warnings, w...)
+	}
 	s.mu.Lock()
 	s.warnings = warnings
 	s.mu.Unlock()
 	if s == h.Session() {
 		h.Warnings = warnings
 	}
-	if s.tools != nil {
-		sources = selectTools(sources, s.tools)
-	}
-	cat, err := catalog.Resolve(sources, h.Core.Metadata)
+
 	// Best effort: without a snapshot the launcher hands tools list to this
 	// host. A core the snapshot cannot describe is not asked for the
 	// catalog's fingerprint, which costs an encoding of every entry; a
