@@ -1,6 +1,7 @@
 package skills
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -101,5 +102,25 @@ func TestIndexEmptyAndMissing(t *testing.T) {
 	}
 	if _, err := Index(filepath.Join(t.TempDir(), "missing"), 100); err == nil {
 		t.Error("a missing root gave no error")
+	}
+}
+
+func TestInstructionsHook(t *testing.T) {
+	root := writeSkills(t, map[string]string{"pdf/SKILL.md": skill("pdf", "Fill forms.")})
+	hook := Instructions(root, 0)
+	got, err := hook(context.Background())
+	if err != nil || !strings.Contains(got, "- pdf: Fill forms.") {
+		t.Fatalf("%v %q", err, got)
+	}
+	if err := os.WriteFile(filepath.Join(root, "pdf", "SKILL.md"), []byte(skill("pdf", "Sign forms.")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := hook(context.Background()); !strings.Contains(got, "- pdf: Sign forms.") {
+		t.Errorf("the hook did not read the changed skill: %q", got)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := hook(ctx); err == nil {
+		t.Error("a cancelled context gave no error")
 	}
 }
