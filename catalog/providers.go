@@ -28,7 +28,8 @@ func ParseProvider(s string) (Provider, error) {
 	return "", fmt.Errorf("unknown provider %q (want openai, anthropic or gemini)", s)
 }
 
-// Definitions renders every entry as a tool definition for the provider, in
+// Definitions renders every entry but the hidden deferred ones (Defer) as a
+// tool definition for the provider, in
 // catalog order. Each call returns fresh maps the caller may change.
 //
 //   - openai: a Chat Completions function tool
@@ -52,6 +53,9 @@ func (c *Catalog) Definitions(p Provider) ([]map[string]any, error) {
 	}
 	defs := make([]map[string]any, 0, len(c.entries))
 	for _, e := range c.entries {
+		if c.Hidden(e.Spec.Name) {
+			continue // deferred: search_capabilities activates it
+		}
 		defs = append(defs, render(e))
 	}
 	return defs, nil

@@ -61,6 +61,10 @@ type Catalog struct {
 	byName      map[string]*Entry
 	diagnostics []Diagnostic // not tied to an entry: overrides of unknown tools
 	disabled    []string
+	// deferred are the tools the core defers (disclosure.go); disclosure
+	// says which of them the session activated.
+	deferred   map[string]bool
+	disclosure *Disclosure
 
 	// fingerprint is computed on first use: it encodes every entry, and
 	// most turns never ask for it.
@@ -241,8 +245,16 @@ func checkSubjects(subjects []Subject, schema *Schema) error {
 				return fmt.Errorf("path subject %q has access %q; want read or write", s.Arg, s.Access)
 			}
 		case SubjectCommand, SubjectURL:
+		case SubjectSkill:
+			for _, extra := range []struct{ field, arg string }{{"path_arg", s.PathArg}, {"action_arg", s.ActionArg}} {
+				if extra.arg != "" {
+					if err := need(s.Kind, extra.field, extra.arg); err != nil {
+						return err
+					}
+				}
+			}
 		default:
-			return fmt.Errorf("subject kind %q is not path, command or url", s.Kind)
+			return fmt.Errorf("subject kind %q is not path, command, url or skill", s.Kind)
 		}
 		if s.Arg == "" {
 			return fmt.Errorf("%s subject names no argument", s.Kind)

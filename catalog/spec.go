@@ -33,6 +33,12 @@ const (
 	SubjectPath    SubjectKind = "path"
 	SubjectCommand SubjectKind = "command"
 	SubjectURL     SubjectKind = "url"
+	// SubjectSkill is a file of a skill under the core's skills root: Arg
+	// names the skill, PathArg its file (SKILL.md when absent or empty),
+	// ActionArg the skill_manage action that decides what is touched.
+	// The host derives the real path under the skills root and assesses
+	// it like a path subject. Only the host's own skill tools have it.
+	SubjectSkill SubjectKind = "skill"
 )
 
 // Subject tells the host which argument names what a call touches, so that
@@ -48,6 +54,9 @@ type Subject struct {
 	EnvArg        string `json:"env_arg,omitempty"`
 	BackgroundArg string `json:"background_arg,omitempty"`
 	TimeoutArg    string `json:"timeout_arg,omitempty"`
+	// Skill subjects name the file and action arguments.
+	PathArg   string `json:"path_arg,omitempty"`
+	ActionArg string `json:"action_arg,omitempty"`
 }
 
 // Metadata is a tool's registry metadata.

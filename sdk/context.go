@@ -55,7 +55,10 @@ type Context struct {
 	// under (JSON of shared/sandbox.Policy); empty when the host decided
 	// none. A tool that cannot enforce it fails the call.
 	SandboxPolicy string
-	Log           hclog.Logger
+	// SkillsRoot is the active core's skills root, the one directory the
+	// skill tools work in; "" when the core has no skills.
+	SkillsRoot string
+	Log        hclog.Logger
 
 	send func(*toolsetv1.InvokeEvent) error
 	host func() (toolsetv1.HostServicesClient, error)

@@ -139,6 +139,7 @@ func (s *server) callContext(ctx context.Context, req *toolsetv1.EffectRequest, 
 		SessionID: req.GetSessionId(), TurnID: req.GetTurnId(),
 		Secrets: req.GetSecrets(), Env: req.GetEnv(), SecretsExpire: time.Duration(req.GetSecretsExpireMs()) * time.Millisecond,
 		SandboxPolicy: req.GetSandboxPolicy(),
+		SkillsRoot:    req.GetSkillsRoot(),
 		Log:           s.log.With("tool", req.GetTool(), "invocation", req.GetInvocationId()),
 		send:          send, host: s.hostClient,
 	}

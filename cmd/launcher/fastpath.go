@@ -38,6 +38,9 @@ func listFromSnapshot(req listRequest, selfDir, host string, stdout, stderr io.W
 	if err != nil || catalogsnap.Uncacheable(c) != "" {
 		return 0, false
 	}
+	if _, err := os.Lstat(core.UserSkillsDir(state)); c.Dir == "" && err == nil {
+		return 0, false // the embedded core has the user's skills: the host decides
+	}
 	if !workspaceAccepted(req.workspace, c) {
 		return 0, false
 	}

@@ -125,6 +125,10 @@ func Uncacheable(c *core.Core) string {
 		return "the core declares MCP servers (slots.mcp), whose tools are listed live"
 	case c.ToolsRoot != "":
 		return "the core declares authored tools (slots.tools), whose tools depend on the slot's files"
+	case c.SkillsRoot != "":
+		return "the core has skills, whose tools the host gives their subjects"
+	case len(c.Deferred) > 0:
+		return "the core defers tools (tools.deferred), which a session activates"
 	}
 	return ""
 }

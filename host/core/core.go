@@ -32,6 +32,14 @@ type Core struct {
 	// ToolsRoot and MCPRoot are the resolved slots.tools and slots.mcp
 	// directories, inside Dir; "" when not declared.
 	ToolsRoot, MCPRoot string
+	// SkillsRoot is the resolved slots.skills directory, inside Dir, that
+	// holds <name>/SKILL.md skills; "" when not declared (no skills and no
+	// skill tools).
+	SkillsRoot string
+	// Deferred are the tools.deferred names: toolsets, MCP server ids or
+	// tool names whose tools stay out of the provider definitions until a
+	// session activates them with search_capabilities.
+	Deferred []string
 	// Metadata are the tools.metadata overrides by tool name; each Origin
 	// is "agent.yaml:LINE".
 	Metadata map[string]catalog.Override
@@ -59,6 +67,7 @@ func (c *Core) clone() *Core {
 	n.Toolsets = slices.Clone(c.Toolsets)
 	n.Capabilities = slices.Clone(c.Capabilities)
 	n.Approvals = slices.Clone(c.Approvals)
+	n.Deferred = slices.Clone(c.Deferred)
 	n.Metadata = maps.Clone(c.Metadata)
 	for k, o := range n.Metadata {
 		n.Metadata[k] = cloneOverride(o)

@@ -2,8 +2,14 @@ package core
 
 import (
 	_ "embed"
+	"path/filepath"
 	"sync"
 )
+
+// UserSkillsDir is the user's skills directory under the state directory:
+// the skills root of the embedded default core when it exists (the host
+// sets Core.SkillsRoot; Default has none).
+func UserSkillsDir(stateDir string) string { return filepath.Join(stateDir, "skills") }
 
 //go:embed default/agent.yaml
 var defaultYAML []byte

@@ -39,7 +39,7 @@ var badCases = []struct {
 	{"override_not_mapping.yaml", 3, "tools.metadata.project_note", `want a mapping, got the string "high"`},
 	{"bad_tool_name.yaml", 3, "tools.metadata.web extract", `"web extract" is not a tool name`},
 	{"unknown_tools_key.yaml", 2, "tools.metdata", `unknown key "metdata" (did you mean "metadata"?)`},
-	{"unknown_slot.yaml", 2, "slots.tool", `unknown slot "tool" (did you mean "tools"?); valid slots: tools, mcp`},
+	{"unknown_slot.yaml", 2, "slots.tool", `unknown slot "tool" (did you mean "tools"?); valid slots: tools, mcp, skills`},
 	{"slot_escape.yaml", 2, "slots.tools", `"../good/full/agent/tools" leaves the core directory`},
 	{"slot_absolute_outside.yaml", 2, "slots.mcp", `"/etc" is outside the core directory`},
 	{"slot_missing.yaml", 2, "slots.tools", `directory "agent/tools"`},

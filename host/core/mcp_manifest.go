@@ -42,7 +42,7 @@ const (
 // misdetects servers, and the host speaks the initialize handshake.
 var MCPProtocolVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
 
-var mcpKeys = []string{"command", "args", "env", "cwd", "url", "headers", "enabled", "tools", "connect_timeout_seconds", "capability", "protocol_version", "sandbox"}
+var mcpKeys = []string{"command", "args", "env", "cwd", "url", "headers", "enabled", "tools", "connect_timeout_seconds", "capability", "protocol_version", "sandbox", "deferred"}
 
 // KV is one ordered key/value pair of a manifest's env or headers.
 type KV struct{ Key, Value string }
@@ -62,6 +62,7 @@ type KV struct{ Key, Value string }
 //	capability: mcp.call:docs     # the call capability; default mcp.call:<id>
 //	protocol_version: 2025-11-25
 //	sandbox: read-only            # stdio: start under the OS sandbox
+//	deferred: true                # tools hidden until search_capabilities
 type MCPServer struct {
 	// ID is the file's base name without .yaml.
 	ID   string
@@ -89,6 +90,9 @@ type MCPServer struct {
 	// (read-only, workspace-write or network; see mcp_sandbox.go); ""
 	// runs it as before.
 	Sandbox string
+	// Deferred keeps the server's tools out of the provider definitions
+	// until search_capabilities activates them (progressive disclosure).
+	Deferred bool
 	// Fingerprint is the sha256 of the manifest's bytes: a changed
 	// declaration is a changed fingerprint.
 	Fingerprint string
@@ -267,6 +271,8 @@ func (d *decoder) mcpKey(s *MCPServer, e entry) error {
 		s.Headers, err = d.kvMap(e.val, e.field, headerKeyOK, "an HTTP header name like X-Api-Key", nil)
 	case "enabled":
 		s.Enabled, err = d.boolean(e.val, e.field)
+	case "deferred":
+		s.Deferred, err = d.boolean(e.val, e.field)
 	case "tools":
 		s.Include, s.Exclude, err = d.mcpTools(e.val, e.field)
 	case "connect_timeout_seconds":

@@ -15,27 +15,54 @@ import (
 // any other name could never match a tool.
 var toolName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
 
-var toolsKeys = []string{"metadata"}
+var toolsKeys = []string{"metadata", "deferred"}
 
 var metadataKeys = []string{"risk", "capability", "approval_policy", "model_output_policy", "display_policy", "enabled"}
 
-// tools decodes the tools: mapping, whose one key is metadata.
-func (d *decoder) tools(n *yaml.Node, field string) (map[string]catalog.Override, error) {
+// tools decodes the tools: mapping, whose keys are metadata and deferred.
+func (d *decoder) tools(n *yaml.Node, field string) (map[string]catalog.Override, []string, error) {
 	entries, err := d.mapping(n, field)
+	if err != nil {
+		return nil, nil, err
+	}
+	out := map[string]catalog.Override{}
+	var deferred []string
+	for _, e := range entries {
+		switch e.name {
+		case "metadata":
+			out, err = d.metadata(e.val, e.field)
+		case "deferred":
+			deferred, err = d.deferred(e.val, e.field)
+		default:
+			err = d.errorf(e.key, e.field, "%s", unknownMsg("key", e.name, "valid keys", toolsKeys))
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+	}
+	return out, deferred, nil
+}
+
+// deferred decodes tools.deferred: toolset names, MCP server ids or tool
+// names. Which of them exist is known only when the catalog resolves
+// (MCP servers and plugins come later), so a name that matches nothing is
+// a catalog diagnostic, not a load error; here each must at least be a
+// name a tool, toolset or server could have.
+func (d *decoder) deferred(n *yaml.Node, field string) ([]string, error) {
+	names, items, err := d.strList(n, field, "deferred name")
 	if err != nil {
 		return nil, err
 	}
-	out := map[string]catalog.Override{}
-	for _, e := range entries {
-		if e.name != "metadata" {
-			return nil, d.errorf(e.key, e.field, "%s", unknownMsg("key", e.name, "valid keys", toolsKeys))
+	for i, name := range names {
+		if !toolName.MatchString(name) {
+			return nil, d.errorf(items[i], itemField(field, i), "%q is not a toolset, MCP server or tool name (want 1-64 letters, digits, _ or -)", clip(name))
 		}
-		out, err = d.metadata(e.val, e.field)
-		if err != nil {
-			return nil, err
+		if name == "search_capabilities" {
+			// It is how a session finds deferred tools.
+			return nil, d.errorf(items[i], itemField(field, i), "search_capabilities cannot be deferred: it is how a session finds deferred tools")
 		}
 	}
-	return out, nil
+	return names, nil
 }
 
 // metadata decodes tools.metadata: tool name → override. Whether each

@@ -120,9 +120,9 @@ func (d *decoder) topLevel(c *Core, e entry) error {
 	case "toolsets":
 		c.Toolsets, err = d.toolsets(e.val, e.field)
 	case "slots":
-		c.ToolsRoot, c.MCPRoot, err = d.slots(e.val, e.field)
+		c.ToolsRoot, c.MCPRoot, c.SkillsRoot, err = d.slots(e.val, e.field)
 	case "tools":
-		c.Metadata, err = d.tools(e.val, e.field)
+		c.Metadata, c.Deferred, err = d.tools(e.val, e.field)
 	case "capabilities":
 		c.Capabilities, err = d.capabilities(e.val, e.field)
 	case "approvals":

@@ -10,14 +10,15 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-var slotKeys = []string{"tools", "mcp"}
+var slotKeys = []string{"tools", "mcp", "skills"}
 
-// slots decodes slots.tools and slots.mcp into absolute roots ("" when
-// absent). Discovering what lies under them is not the loader's job.
-func (d *decoder) slots(n *yaml.Node, field string) (toolsRoot, mcpRoot string, err error) {
+// slots decodes slots.tools, slots.mcp and slots.skills into absolute
+// roots ("" when absent). Discovering what lies under them is not the
+// loader's job.
+func (d *decoder) slots(n *yaml.Node, field string) (toolsRoot, mcpRoot, skillsRoot string, err error) {
 	entries, err := d.mapping(n, field)
 	if err != nil {
-		return "", "", err
+		return "", "", "", err
 	}
 	for _, e := range entries {
 		switch e.name {
@@ -25,14 +26,16 @@ func (d *decoder) slots(n *yaml.Node, field string) (toolsRoot, mcpRoot string, 
 			toolsRoot, err = d.slotRoot(e.val, e.field)
 		case "mcp":
 			mcpRoot, err = d.slotRoot(e.val, e.field)
+		case "skills":
+			skillsRoot, err = d.slotRoot(e.val, e.field)
 		default:
 			err = d.errorf(e.key, e.field, "%s", unknownMsg("slot", e.name, "valid slots", slotKeys))
 		}
 		if err != nil {
-			return "", "", err
+			return "", "", "", err
 		}
 	}
-	return toolsRoot, mcpRoot, nil
+	return toolsRoot, mcpRoot, skillsRoot, nil
 }
 
 // slotRoot resolves a slot root, which must be an existing directory inside

@@ -38,7 +38,10 @@ type Invocation struct {
 	// SandboxPolicy is the OS sandbox of a command the call starts (JSON
 	// of shared/sandbox.Policy; see sandbox.go), empty when none.
 	SandboxPolicy string
-	Hooks         plugins.Hooks
+	// SkillsRoot is the active core's skills root (policy.Workspace), the
+	// directory the skill tools work in; "" when the core has none.
+	SkillsRoot string
+	Hooks      plugins.Hooks
 	// OnEvent receives progress, output chunks and artifact refs.
 	OnEvent func(*toolsetv1.InvokeEvent) error
 }
@@ -66,6 +69,7 @@ func (a PluginAdapter) request(inv Invocation) *toolsetv1.EffectRequest {
 		Env: inv.Env, SecretsExpireMs: inv.SecretsExpire.Milliseconds(),
 		OutputCapBytes: inv.OutputCap,
 		SandboxPolicy:  inv.SandboxPolicy,
+		SkillsRoot:     inv.SkillsRoot,
 	}
 	for _, s := range inv.Redact {
 		req.RedactValues = append(req.RedactValues, &toolsetv1.RedactValue{Target: s.Target, Value: s.Value})

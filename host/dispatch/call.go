@@ -66,6 +66,11 @@ func (t *Turn) prepare(call ToolCall) *prepared {
 		p.status, p.message = StatusUnknownTool, unknownToolMessage(call.Name, t.Catalog)
 		return p
 	}
+	if t.Catalog.Hidden(call.Name) {
+		// Deferred: not in the definitions the model was given.
+		p.status, p.message = StatusUnknownTool, fmt.Sprintf("%s is a deferred tool and not active in this session; call search_capabilities with words from its name or purpose to activate it", call.Name)
+		return p
+	}
 	p.entry = entry
 	args, err := entry.Schema.Coerce(call.Args)
 	if err != nil {
@@ -172,8 +177,9 @@ func (t *Turn) admit(ctx context.Context, p *prepared) admission {
 		ArtifactRoot: t.ArtifactRoot, Session: t.Authority.Session, Turn: t.ID,
 		// What the views will hide, the plugin's stream redactor hides in
 		// what it persists.
-		Redact:    redact.Discover(p.args, nil),
-		OutputCap: t.OutputCap,
+		Redact:     redact.Discover(p.args, nil),
+		OutputCap:  t.OutputCap,
+		SkillsRoot: t.Workspace.SkillsRoot,
 	}
 	adapter, ok := p.entry.Binding.(Adapter)
 	if !ok {
@@ -274,8 +280,9 @@ func (t *Turn) hooks(p *prepared) plugins.Hooks {
 			}
 			return t.Deliver(ctx, p.call.Name, text)
 		},
-		Tasks: t.taskHooksFor(),
-		Tools: t.toolListing,
+		Tasks:        t.taskHooksFor(),
+		Tools:        t.toolListing,
+		Capabilities: t.SearchCapabilities,
 	}
 }
 

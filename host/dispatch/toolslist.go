@@ -14,7 +14,8 @@ const maxListedDescription = 4000
 
 // toolListing answers tools_list: the turn's own resolved catalog, the one
 // its provider definitions and dispatch come from, so the model sees
-// exactly the tools it may call with their effective policy. Schemas,
+// exactly the tools it may call with their effective policy, and the
+// deferred ones (marked) that search_capabilities can activate. Schemas,
 // declaring paths and diagnostics are the operator's view and stay out.
 func (t *Turn) toolListing(context.Context) ([]*toolsetv1.ToolListing, error) {
 	if t.Catalog == nil {
@@ -31,6 +32,7 @@ func (t *Turn) toolListing(context.Context) ([]*toolsetv1.ToolListing, error) {
 			Risk:        e.Effective.Risk.String(),
 			Approval:    e.Effective.ApprovalPolicy.String(),
 			Requires:    append([]string(nil), e.RequiredCapabilities...),
+			Disclosure:  t.Catalog.DisclosureState(e.Spec.Name),
 		})
 	}
 	return out, nil

@@ -62,6 +62,10 @@ type Turn struct {
 	// Sandbox is the OS sandbox of the commands this turn runs (zero:
 	// none configured; see sandbox.go).
 	Sandbox sandboxing.Config
+	// SearchCapabilities answers search_capabilities for this turn's
+	// session: it searches the deferred tools and activates the matches
+	// (the host sets it; nil refuses the RPC).
+	SearchCapabilities func(ctx context.Context, query string, limit int) (*toolsetv1.SearchCapabilitiesResponse, error)
 
 	calls atomic.Int64
 }

@@ -23,6 +23,9 @@ type Hooks struct {
 	// Tools answers ToolsList with the calling turn's catalog; nil refuses
 	// it.
 	Tools func(ctx context.Context) ([]*toolsetv1.ToolListing, error)
+	// Capabilities answers SearchCapabilities for the calling turn's
+	// session; nil refuses it.
+	Capabilities func(ctx context.Context, query string, limit int) (*toolsetv1.SearchCapabilitiesResponse, error)
 }
 
 // hostServices serves one plugin. It knows only the invocations the host

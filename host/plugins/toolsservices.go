@@ -26,3 +26,21 @@ func (h *hostServices) ToolsList(ctx context.Context, req *toolsetv1.ToolsListRe
 	}
 	return &toolsetv1.ToolsListResponse{Tools: tools}, nil
 }
+
+// SearchCapabilities searches the calling session's deferred tools and
+// activates the matches: the host holds the session's catalog and its
+// disclosure, the plugin only relays the query.
+func (h *hostServices) SearchCapabilities(ctx context.Context, req *toolsetv1.SearchCapabilitiesRequest) (*toolsetv1.SearchCapabilitiesResponse, error) {
+	hk, err := h.hooks(req.GetInvocationId())
+	if err != nil {
+		return nil, err
+	}
+	if hk.Capabilities == nil {
+		return nil, status.Error(codes.FailedPrecondition, "no deferred tools can be searched in this turn")
+	}
+	resp, err := hk.Capabilities(ctx, req.GetQuery(), int(req.GetLimit()))
+	if err != nil {
+		return nil, status.Error(codes.InvalidArgument, err.Error())
+	}
+	return resp, nil
+}

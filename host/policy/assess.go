@@ -131,6 +131,12 @@ func Assess(spec catalog.ToolSpec, effective catalog.Metadata, args map[string]a
 			}
 		case catalog.SubjectURL:
 			fp.add(fact.Kind, fact.Arg, "", a.assessURL(&fact))
+		case catalog.SubjectSkill:
+			if err := a.assessSkill(&fact, s, args, ws); err != nil {
+				return Assessment{}, fmt.Errorf("argument %q: %w", s.Arg, err)
+			}
+			writes = writes || fact.Access == catalog.AccessWrite
+			fp.add(fact.Kind, fact.Arg, string(fact.Access), fact.Resolved, fact.Real)
 		default:
 			return Assessment{}, fmt.Errorf("tool %s declares subject %q of unknown kind %q; the host cannot assess it", spec.Name, s.Arg, s.Kind)
 		}

@@ -19,6 +19,10 @@ type Workspace struct {
 	// into it are sensitive for every tool and the shell guard. "" when
 	// unknown.
 	State string
+	// SkillsRoot is the active core's skills root, absolute: the one
+	// directory skill subjects resolve in (assess_skill.go). "" when the
+	// core has none.
+	SkillsRoot string
 
 	// realRoot is Root through its symlinks, resolved once by
 	// NewWorkspace; "" makes Real resolve it on every call. realState is

@@ -30,12 +30,15 @@ const (
 	// in the same transactions as the index, so the budget check is one
 	// read instead of a scan.
 	BucketArtifactTotals = "artifact_totals"
+	// BucketActivations holds the deferred tools each session activated
+	// (activations.go).
+	BucketActivations = "activations"
 )
 
 var buckets = []string{
 	BucketEvents, BucketTasks, BucketTaskLogs, BucketApprovals,
 	BucketSessions, BucketMessages, BucketSchedules, BucketArtifacts,
-	BucketArtifactTotals,
+	BucketArtifactTotals, BucketActivations,
 }
 
 // lockTimeout bounds how long Open waits for another process to release the

@@ -129,6 +129,10 @@ func Open(opts Options) (*Host, error) {
 	if err != nil {
 		return nil, err
 	}
+	if c.SkillsRoot, err = defaultSkillsRoot(c, opts.StateDir); err != nil {
+		pm.Close()
+		return nil, err
+	}
 	h := &Host{Core: c, Plugins: pm, StateDir: opts.StateDir, Packages: pkgs, outputCap: opts.OutputCap, artifactBudget: opts.ArtifactBudget, callTimeout: opts.CallTimeout}
 	if err := h.assemble(opts); err != nil {
 		pm.Close()
@@ -176,6 +180,7 @@ func (h *Host) assemble(opts Options) error {
 		return err
 	}
 	h.Workspace.Guard(protectedCore(c), opts.StateDir)
+	h.Workspace.SkillsRoot = c.SkillsRoot
 	caps, err := policy.NewCapabilitySet(c.Capabilities)
 	if err != nil {
 		return fmt.Errorf("%s: capabilities: %w", c.File, err)
@@ -291,6 +296,7 @@ func (h *Host) catalogFor(ctx context.Context, s *Session) (*catalog.Catalog, er
 			continue
 		}
 		src, w := pluginSource(c, descs[c.Name], packages.Bind(h.Packages, c, dispatch.PluginAdapter{Manager: h.Plugins, Toolset: c.Name}, h.Store))
+		src = withSkillTools(src, c, h.Core.SkillsRoot)
 		src, declared := packages.KeepDeclared(h.Packages, c, src)
 		w = append(w, declared...)
 		if h.usesAuthored(c) {
@@ -302,16 +308,29 @@ func (h *Host) catalogFor(ctx context.Context, s *Session) (*catalog.Catalog, er
 	}
 	sources, warnings = h.addMCP(ctx, s, sources, warnings)
 	warnings = append(warnings, h.Packages.Problems...)
+	deferred := h.deferredNames(sources)
+	var pool []catalog.CapabilityCandidate
+	if len(deferred) == 0 {
+		sources = withoutSearch(sources)
+	} else {
+		pool = deferredPool(sources, deferred) // before a child's projection
+	}
+	if s.tools != nil {
+		sources = selectTools(sources, s.tools)
+	}
+	cat, err := catalog.Resolve(sources, h.Core.Metadata)
+	if err == nil {
+		var w []string
+		cat, w = h.disclose(s, cat, deferred, pool)
+		warnings = append(warnings, w...)
+	}
 	s.mu.Lock()
 	s.warnings = warnings
 	s.mu.Unlock()
 	if s == h.Session() {
 		h.Warnings = warnings
 	}
-	if s.tools != nil {
-		sources = selectTools(sources, s.tools)
-	}
-	cat, err := catalog.Resolve(sources, h.Core.Metadata)
+
 	// Best effort: without a snapshot the launcher hands tools list to this
 	// host. A core the snapshot cannot describe is not asked for the
 	// catalog's fingerprint, which costs an encoding of every entry; a

@@ -13,9 +13,15 @@ import (
 // disk.
 func protectedCore(c *core.Core) []string {
 	if c.Dir == "" {
+		if c.SkillsRoot != "" {
+			return []string{c.SkillsRoot} // the user's skills directory
+		}
 		return nil
 	}
 	out := []string{c.File, filepath.Join(c.Dir, "skills")}
+	if c.SkillsRoot != "" {
+		out = append(out, c.SkillsRoot)
+	}
 	for _, d := range []string{c.ToolsRoot, c.MCPRoot} {
 		if d != "" {
 			out = append(out, d)

@@ -19,6 +19,12 @@ var builtinRegistry = map[string]map[string]catalog.Metadata{
 		// allows (seed 000): the terminal runtime runs what was reviewed.
 		"terminal":    {Risk: catalog.RiskHigh, Capability: "terminal.exec", ApprovalPolicy: catalog.ApprovalPrompt, LiteralCommandsAuto: true},
 		"web_extract": {Risk: catalog.RiskMedium, Capability: "network.fetch", ApprovalPolicy: catalog.ApprovalPrompt},
+		// The skill tools work only under the core's skills root (the host
+		// gives them their subjects, skills.go): reading a skill is auto,
+		// every change asks the operator (policy/assess_skill.go).
+		"skills_list":  {Risk: catalog.RiskLow, Capability: "fs.read", ApprovalPolicy: catalog.ApprovalAuto},
+		"skill_view":   {Risk: catalog.RiskLow, Capability: "fs.read", ApprovalPolicy: catalog.ApprovalAuto},
+		"skill_manage": {Risk: catalog.RiskHigh, Capability: "fs.write", ApprovalPolicy: catalog.ApprovalPrompt},
 	},
 	"schedule": {
 		"schedule_manage": {Risk: catalog.RiskMedium, Capability: "schedule.manage", ApprovalPolicy: catalog.ApprovalPrompt},
@@ -39,6 +45,9 @@ var builtinRegistry = map[string]map[string]catalog.Metadata{
 		"task_control":  {Risk: catalog.RiskLow, Capability: "terminal.exec", ApprovalPolicy: catalog.ApprovalAuto},
 		"evolve_core":   {Risk: catalog.RiskHigh, Capability: "tool.call:evolve_core", ApprovalPolicy: catalog.ApprovalPrompt},
 		"rollback_core": {Risk: catalog.RiskHigh, Capability: "tool.call:rollback_core", ApprovalPolicy: catalog.ApprovalPrompt},
+		// search_capabilities only activates tools of the session's own
+		// catalog; a call of one still goes through its own policy.
+		"search_capabilities": {Risk: catalog.RiskLow, ApprovalPolicy: catalog.ApprovalAuto},
 	},
 }
 

@@ -32,7 +32,7 @@ func coreProtected(c *core.Core, workspace string) []string {
 		return nil // the embedded core is not on disk
 	}
 	var out []string
-	for _, p := range []string{c.File, c.ToolsRoot, c.MCPRoot,
+	for _, p := range []string{c.File, c.ToolsRoot, c.MCPRoot, c.SkillsRoot,
 		filepath.Join(c.Dir, "agent", "tools"), filepath.Join(c.Dir, "agent", "mcp"), filepath.Join(c.Dir, "skills")} {
 		if p == "" {
 			continue

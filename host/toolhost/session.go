@@ -28,6 +28,8 @@ type Session struct {
 	// tools is a delegated child's tool selection; nil is every tool.
 	tools map[string]bool
 	mcp   sessionMCP
+	// disclosure is the session's progressive disclosure (disclosure.go).
+	disclosure disclosure
 
 	recordMu sync.Mutex
 	recorded bool
@@ -100,11 +102,13 @@ func (s *Session) NewTurn(ctx context.Context) (*dispatch.Turn, error) {
 	if err != nil {
 		return nil, err
 	}
+	turnID := newID("turn_")
 	return &dispatch.Turn{
-		ID: newID("turn_"), Catalog: cat, Authority: s.authority, Workspace: s.h.Workspace,
+		ID: turnID, Catalog: cat, Authority: s.authority, Workspace: s.h.Workspace,
 		Approvals: s.h.Approvals, Events: store, ArtifactRoot: s.ArtifactRoot(), Artifacts: store, Background: bg,
 		OutputCap: s.h.outputCap, ArtifactBudget: s.h.artifactBudget,
-		Sandbox: s.h.Sandbox,
+		Sandbox:            s.h.Sandbox,
+		SearchCapabilities: s.searchCapabilities(cat, turnID),
 	}, nil
 }
 

@@ -238,11 +238,28 @@ func TestMissingWorkspaceIsAToolError(t *testing.T) {
 		switch tool.Spec().Name {
 		case "web_extract":
 			continue // it does not use the workspace
+		case "skills_list", "skill_view", "skill_manage":
+			continue // they work in the skills root (TestSkillToolsWithoutARoot)
 		}
 		ctx := &sdk.Context{Context: context.Background(), Workspace: filepath.Join(t.TempDir(), "gone")}
 		_, err := tool.Execute(ctx, json.RawMessage(`{"path":"a.txt","pattern":"x"}`))
 		if err == nil || !strings.Contains(err.Error(), "workspace") {
 			t.Errorf("%s in a missing workspace: %v, want an error naming the workspace", tool.Spec().Name, err)
+		}
+	}
+}
+
+// The skill tools answer a call without a skills root with a tool error.
+func TestSkillToolsWithoutARoot(t *testing.T) {
+	for _, tool := range Tools() {
+		name := tool.Spec().Name
+		if !strings.HasPrefix(name, "skill") {
+			continue
+		}
+		ctx := &sdk.Context{Context: context.Background(), Workspace: t.TempDir()}
+		res, err := tool.Execute(ctx, json.RawMessage(`{"name":"pdf","action":"delete"}`))
+		if err != nil || res == nil || !res.IsError || !strings.Contains(res.Content, "no skills root") {
+			t.Errorf("%s without a skills root: %+v, %v; want a tool error", name, res, err)
 		}
 	}
 }

@@ -12,6 +12,7 @@ require (
 require (
 	github.com/elastic/go-seccomp-bpf v1.6.0 // indirect
 	github.com/landlock-lsm/go-landlock v0.11.2 // indirect
+	go.yaml.in/yaml/v3 v3.0.4 // indirect
 	kernel.org/pub/linux/libs/security/libcap/psx v1.2.78 // indirect
 )
 

@@ -49,5 +49,8 @@ func toolsWith(runner *terminal.Runner) []sdk.Tool {
 		newSearchFiles(),
 		newWebExtract(),
 		newTerminal(runner),
+		newSkillsList(),
+		newSkillView(),
+		newSkillManage(),
 	}
 }

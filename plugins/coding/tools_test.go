@@ -27,7 +27,7 @@ func TestToolsList(t *testing.T) {
 		if err := json.Unmarshal(s.Schema, &schema); err != nil || schema.Type != "object" {
 			t.Errorf("%s: schema %s is not an object schema (%v)", s.Name, s.Schema, err)
 		}
-		required := map[string]string{"search_files": "", "web_extract": "url", "terminal": "command"}
+		required := map[string]string{"search_files": "", "web_extract": "url", "terminal": "command", "skills_list": "", "skill_view": "name", "skill_manage": "action"}
 		arg, ok := required[s.Name]
 		if !ok {
 			arg = "path"
@@ -40,11 +40,11 @@ func TestToolsList(t *testing.T) {
 			t.Errorf("%s: description missing or capability %q unexpected", s.Name, s.Metadata.Capability)
 		}
 		_, checked := tool.(sdk.Prechecker)
-		if checked != (s.Name == "patch" || s.Name == "write_file") {
-			t.Errorf("%s: implements Prechecker = %v; patch and write_file (only) have a precheck", s.Name, checked)
+		if checked != (s.Name == "patch" || s.Name == "write_file" || s.Name == "skill_manage") {
+			t.Errorf("%s: implements Prechecker = %v; patch, write_file and skill_manage (only) have a precheck", s.Name, checked)
 		}
 	}
-	if want := []string{"read_file", "write_file", "patch", "search_files", "web_extract", "terminal"}; !slices.Equal(names, want) {
+	if want := []string{"read_file", "write_file", "patch", "search_files", "web_extract", "terminal", "skills_list", "skill_view", "skill_manage"}; !slices.Equal(names, want) {
 		t.Errorf("Tools() = %v, want exactly %v", names, want)
 	}
 }
@@ -69,7 +69,8 @@ func TestServeDescribes(t *testing.T) {
 	for _, s := range d.GetTools() {
 		got[s.GetName()] = s.GetHasPrecheck()
 	}
-	want := map[string]bool{"read_file": false, "write_file": true, "patch": true, "search_files": false, "web_extract": false, "terminal": false}
+	want := map[string]bool{"read_file": false, "write_file": true, "patch": true, "search_files": false, "web_extract": false, "terminal": false,
+		"skills_list": false, "skill_view": false, "skill_manage": true}
 	if len(got) != len(want) {
 		t.Errorf("described tools %v, want %v", got, want)
 	}

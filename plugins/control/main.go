@@ -1,6 +1,6 @@
 // Command demiurge-toolset-demiurge_control is the built-in
 // demiurge_control toolset: tools_list over the calling turn's resolved
-// catalog, and task_status, task_control, yield_until and task_list over
+// catalog, search_capabilities over the session's deferred tools, and task_status, task_control, yield_until and task_list over
 // the background tasks the host runs for the calling turn.
 // The other control tools (delegate_task, evolve_core, rollback_core) join
 // in later issues; a tool is listed here only once it works.
@@ -23,5 +23,6 @@ func Tools() []sdk.Tool {
 		newTaskControl(),
 		newYieldUntil(),
 		newTaskList(),
+		newSearchCapabilities(),
 	}
 }

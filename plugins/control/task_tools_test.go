@@ -43,6 +43,7 @@ func TestTaskToolsWithoutAHost(t *testing.T) {
 		{"yield_until", `{"task_id":"task_1","timeout_seconds":601}`, "timeout_seconds must be 0 to 600"},
 		{"task_control", `{"task_id":"task_1","command":"cancel"}`, "not available"},
 		{"task_control", `{"task_id":"task_1","command":"pause"}`, "the only command is cancel"},
+		{"search_capabilities", `{"query":"jira"}`, "cannot be searched here"},
 	} {
 		res, err := tools[c.tool].Execute(&sdk.Context{Context: context.Background()}, json.RawMessage(c.args))
 		if err != nil || !res.IsError || !strings.Contains(res.Content, c.want) {

@@ -26,6 +26,17 @@ type toolPayload struct {
 	Approval    string   `json:"approval"`
 	Requires    []string `json:"requires,omitempty"`
 	Description string   `json:"description,omitempty"`
+	// Disclosure is "deferred" (search_capabilities activates it) or
+	// "active" (activated in this session); empty for the others.
+	Disclosure string `json:"disclosure,omitempty"`
+}
+
+// shownName is the name with its disclosure state, if any.
+func (t toolPayload) shownName() string {
+	if t.Disclosure == "" {
+		return t.Name
+	}
+	return t.Name + " (" + t.Disclosure + ")"
 }
 
 // summaryDescription bounds the one description line of summary mode.
@@ -55,7 +66,7 @@ func newToolsList() sdk.Tool {
 		tools := make([]toolPayload, len(listed))
 		for i, l := range listed {
 			tools[i] = toolPayload{Name: l.GetName(), Source: l.GetSource(), Effect: l.GetEffect(), Risk: l.GetRisk(),
-				Approval: l.GetApproval(), Requires: l.GetRequires(), Description: l.GetDescription()}
+				Approval: l.GetApproval(), Requires: l.GetRequires(), Description: l.GetDescription(), Disclosure: l.GetDisclosure()}
 		}
 		return &sdk.Result{Content: renderTools(tools, mode), Structured: map[string]any{"tools": tools}}, nil
 	})
@@ -71,7 +82,7 @@ func renderTools(tools []toolPayload, mode string) string {
 	switch mode {
 	case "quiet":
 		for _, t := range tools {
-			b.WriteString(t.Name + "\n")
+			b.WriteString(t.shownName() + "\n")
 		}
 	case "full":
 		for i, t := range tools {
@@ -79,7 +90,7 @@ func renderTools(tools []toolPayload, mode string) string {
 				b.WriteByte('\n')
 			}
 			fmt.Fprintf(&b, "%s\n  source: %s\n  effect: %s\n  risk: %s\n  approval: %s\n  requires: %s\n",
-				t.Name, t.Source, orDash(t.Effect), t.Risk, t.Approval, orDash(strings.Join(t.Requires, ", ")))
+				t.shownName(), t.Source, orDash(t.Effect), t.Risk, t.Approval, orDash(strings.Join(t.Requires, ", ")))
 			if t.Description != "" {
 				b.WriteString("  description:\n")
 				for _, line := range strings.Split(t.Description, "\n") {
@@ -91,7 +102,7 @@ func renderTools(tools []toolPayload, mode string) string {
 		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "NAME\tSOURCE\tRISK\tAPPROVAL\tDESCRIPTION")
 		for _, t := range tools {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", t.Name, t.Source, t.Risk, t.Approval, firstLine(t.Description, summaryDescription))
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", t.shownName(), t.Source, t.Risk, t.Approval, firstLine(t.Description, summaryDescription))
 		}
 		tw.Flush()
 	}

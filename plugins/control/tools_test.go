@@ -26,14 +26,14 @@ func TestToolsList(t *testing.T) {
 		if err := json.Unmarshal(s.Schema, &schema); err != nil || schema.Type != "object" {
 			t.Errorf("%s: schema %s is not an object schema (%v)", s.Name, s.Schema, err)
 		}
-		required := map[string]string{"tools_list": "", "task_status": "task_id", "task_control": "task_id", "yield_until": "task_id", "task_list": ""}
+		required := map[string]string{"tools_list": "", "task_status": "task_id", "task_control": "task_id", "yield_until": "task_id", "task_list": "", "search_capabilities": "query"}
 		if arg := required[s.Name]; arg != "" && !slices.Contains(schema.Required, arg) {
 			t.Errorf("%s: %s is not required: %v", s.Name, arg, schema.Required)
 		}
 		// Listing the turn's tools and reading one's own tasks need no
 		// capability beyond the host's scope; cancelling names the gate of
 		// what it stops.
-		scopeOnly := map[string]bool{"tools_list": true, "task_status": true, "yield_until": true, "task_list": true}
+		scopeOnly := map[string]bool{"tools_list": true, "task_status": true, "yield_until": true, "task_list": true, "search_capabilities": true}
 		if s.Description == "" || (s.Metadata.Capability == "") != scopeOnly[s.Name] {
 			t.Errorf("%s: description missing or capability %q unexpected", s.Name, s.Metadata.Capability)
 		}
@@ -41,7 +41,7 @@ func TestToolsList(t *testing.T) {
 			t.Errorf("%s implements Prechecker; no control tool has a precheck", s.Name)
 		}
 	}
-	if want := []string{"tools_list", "task_status", "task_control", "yield_until", "task_list"}; !slices.Equal(names, want) {
+	if want := []string{"tools_list", "task_status", "task_control", "yield_until", "task_list", "search_capabilities"}; !slices.Equal(names, want) {
 		t.Errorf("Tools() = %v, want exactly %v", names, want)
 	}
 }
@@ -69,7 +69,7 @@ func TestServeDescribes(t *testing.T) {
 			t.Errorf("tool %s is described with a precheck", s.GetName())
 		}
 	}
-	if want := []string{"tools_list", "task_status", "task_control", "yield_until", "task_list"}; !slices.Equal(got, want) {
+	if want := []string{"tools_list", "task_status", "task_control", "yield_until", "task_list", "search_capabilities"}; !slices.Equal(got, want) {
 		t.Errorf("described tools %v, want %v", got, want)
 	}
 }

@@ -902,6 +902,10 @@ type EffectRequest struct {
 	// plugin runs the command as before). A plugin that cannot enforce a
 	// non-empty policy fails the call; it never runs the command unconfined.
 	SandboxPolicy string `protobuf:"bytes,13,opt,name=sandbox_policy,json=sandboxPolicy,proto3" json:"sandbox_policy,omitempty"`
+	// The active core's resolved skills root (slots.skills, or the user's
+	// skills directory for the embedded core): the only directory the skill
+	// tools read and write. Empty: the core has no skills.
+	SkillsRoot    string `protobuf:"bytes,23,opt,name=skills_root,json=skillsRoot,proto3" json:"skills_root,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1037,6 +1041,13 @@ func (x *EffectRequest) GetOutputCapBytes() int64 {
 func (x *EffectRequest) GetSandboxPolicy() string {
 	if x != nil {
 		return x.SandboxPolicy
+	}
+	return ""
+}
+
+func (x *EffectRequest) GetSkillsRoot() string {
+	if x != nil {
+		return x.SkillsRoot
 	}
 	return ""
 }
@@ -2421,7 +2432,11 @@ type ToolListing struct {
 	Approval string `protobuf:"bytes,6,opt,name=approval,proto3" json:"approval,omitempty"`
 	// requires are the grants a call needs (the core's overrides may add
 	// to the registry's); empty when none beyond the host's scope.
-	Requires      []string `protobuf:"bytes,7,rep,name=requires,proto3" json:"requires,omitempty"`
+	Requires []string `protobuf:"bytes,7,rep,name=requires,proto3" json:"requires,omitempty"`
+	// disclosure is "deferred" for a tool hidden from the provider
+	// definitions until search_capabilities activates it, "active" for a
+	// deferred tool this session activated, "" for the others.
+	Disclosure    string `protobuf:"bytes,23,opt,name=disclosure,proto3" json:"disclosure,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2505,6 +2520,13 @@ func (x *ToolListing) GetRequires() []string {
 	return nil
 }
 
+func (x *ToolListing) GetDisclosure() string {
+	if x != nil {
+		return x.Disclosure
+	}
+	return ""
+}
+
 type ToolsListResponse struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Tools         []*ToolListing         `protobuf:"bytes,1,rep,name=tools,proto3" json:"tools,omitempty"`
@@ -2547,6 +2569,211 @@ func (x *ToolsListResponse) GetTools() []*ToolListing {
 		return x.Tools
 	}
 	return nil
+}
+
+type SearchCapabilitiesRequest struct {
+	state        protoimpl.MessageState `protogen:"open.v1"`
+	InvocationId string                 `protobuf:"bytes,1,opt,name=invocation_id,json=invocationId,proto3" json:"invocation_id,omitempty"`
+	// query is words matched against deferred tools' names and descriptions.
+	Query string `protobuf:"bytes,2,opt,name=query,proto3" json:"query,omitempty"`
+	// limit bounds the matches; 0 is the host's default.
+	Limit         int32 `protobuf:"varint,3,opt,name=limit,proto3" json:"limit,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SearchCapabilitiesRequest) Reset() {
+	*x = SearchCapabilitiesRequest{}
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[37]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SearchCapabilitiesRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SearchCapabilitiesRequest) ProtoMessage() {}
+
+func (x *SearchCapabilitiesRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[37]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SearchCapabilitiesRequest.ProtoReflect.Descriptor instead.
+func (*SearchCapabilitiesRequest) Descriptor() ([]byte, []int) {
+	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{37}
+}
+
+func (x *SearchCapabilitiesRequest) GetInvocationId() string {
+	if x != nil {
+		return x.InvocationId
+	}
+	return ""
+}
+
+func (x *SearchCapabilitiesRequest) GetQuery() string {
+	if x != nil {
+		return x.Query
+	}
+	return ""
+}
+
+func (x *SearchCapabilitiesRequest) GetLimit() int32 {
+	if x != nil {
+		return x.Limit
+	}
+	return 0
+}
+
+// CapabilityMatch is one deferred tool a search found.
+type CapabilityMatch struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Name  string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// description is the tool's description, bounded.
+	Description string `protobuf:"bytes,2,opt,name=description,proto3" json:"description,omitempty"`
+	Source      string `protobuf:"bytes,3,opt,name=source,proto3" json:"source,omitempty"`
+	// already_active: an earlier search activated it.
+	AlreadyActive bool `protobuf:"varint,4,opt,name=already_active,json=alreadyActive,proto3" json:"already_active,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CapabilityMatch) Reset() {
+	*x = CapabilityMatch{}
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[38]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CapabilityMatch) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CapabilityMatch) ProtoMessage() {}
+
+func (x *CapabilityMatch) ProtoReflect() protoreflect.Message {
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[38]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CapabilityMatch.ProtoReflect.Descriptor instead.
+func (*CapabilityMatch) Descriptor() ([]byte, []int) {
+	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{38}
+}
+
+func (x *CapabilityMatch) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *CapabilityMatch) GetDescription() string {
+	if x != nil {
+		return x.Description
+	}
+	return ""
+}
+
+func (x *CapabilityMatch) GetSource() string {
+	if x != nil {
+		return x.Source
+	}
+	return ""
+}
+
+func (x *CapabilityMatch) GetAlreadyActive() bool {
+	if x != nil {
+		return x.AlreadyActive
+	}
+	return false
+}
+
+type SearchCapabilitiesResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// activated are the matches now visible to the session (newly or before).
+	Activated []*CapabilityMatch `protobuf:"bytes,1,rep,name=activated,proto3" json:"activated,omitempty"`
+	// unavailable_tools are matches this session's projection cannot provide.
+	UnavailableTools []*CapabilityMatch `protobuf:"bytes,2,rep,name=unavailable_tools,json=unavailableTools,proto3" json:"unavailable_tools,omitempty"`
+	// total_matches counts every match, including those left out by limit.
+	TotalMatches int32 `protobuf:"varint,3,opt,name=total_matches,json=totalMatches,proto3" json:"total_matches,omitempty"`
+	// deferred_total is how many deferred tools the session has.
+	DeferredTotal int32 `protobuf:"varint,4,opt,name=deferred_total,json=deferredTotal,proto3" json:"deferred_total,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SearchCapabilitiesResponse) Reset() {
+	*x = SearchCapabilitiesResponse{}
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[39]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SearchCapabilitiesResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SearchCapabilitiesResponse) ProtoMessage() {}
+
+func (x *SearchCapabilitiesResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[39]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SearchCapabilitiesResponse.ProtoReflect.Descriptor instead.
+func (*SearchCapabilitiesResponse) Descriptor() ([]byte, []int) {
+	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{39}
+}
+
+func (x *SearchCapabilitiesResponse) GetActivated() []*CapabilityMatch {
+	if x != nil {
+		return x.Activated
+	}
+	return nil
+}
+
+func (x *SearchCapabilitiesResponse) GetUnavailableTools() []*CapabilityMatch {
+	if x != nil {
+		return x.UnavailableTools
+	}
+	return nil
+}
+
+func (x *SearchCapabilitiesResponse) GetTotalMatches() int32 {
+	if x != nil {
+		return x.TotalMatches
+	}
+	return 0
+}
+
+func (x *SearchCapabilitiesResponse) GetDeferredTotal() int32 {
+	if x != nil {
+		return x.DeferredTotal
+	}
+	return 0
 }
 
 var File_demiurge_toolset_v1_toolset_proto protoreflect.FileDescriptor
@@ -2605,7 +2832,7 @@ const file_demiurge_toolset_v1_toolset_proto_rawDesc = "" +
 	"\x11ConfigureResponse\"T\n" +
 	"\tPathGrant\x12\x12\n" +
 	"\x04path\x18\x01 \x01(\tR\x04path\x123\n" +
-	"\x06access\x18\x02 \x01(\x0e2\x1b.demiurge.toolset.v1.AccessR\x06access\"\x95\x05\n" +
+	"\x06access\x18\x02 \x01(\x0e2\x1b.demiurge.toolset.v1.AccessR\x06access\"\xb6\x05\n" +
 	"\rEffectRequest\x12#\n" +
 	"\rinvocation_id\x18\x01 \x01(\tR\finvocationId\x12\x12\n" +
 	"\x04tool\x18\x02 \x01(\tR\x04tool\x12\x1c\n" +
@@ -2624,7 +2851,9 @@ const file_demiurge_toolset_v1_toolset_proto_rawDesc = "" +
 	"\x11secrets_expire_ms\x18\f \x01(\x03R\x0fsecretsExpireMs\x12E\n" +
 	"\rredact_values\x18\x14 \x03(\v2 .demiurge.toolset.v1.RedactValueR\fredactValues\x12(\n" +
 	"\x10output_cap_bytes\x18\x15 \x01(\x03R\x0eoutputCapBytes\x12%\n" +
-	"\x0esandbox_policy\x18\r \x01(\tR\rsandboxPolicy\x1a:\n" +
+	"\x0esandbox_policy\x18\r \x01(\tR\rsandboxPolicy\x12\x1f\n" +
+	"\vskills_root\x18\x17 \x01(\tR\n" +
+	"skillsRoot\x1a:\n" +
 	"\fSecretsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\";\n" +
@@ -2720,7 +2949,7 @@ const file_demiurge_toolset_v1_toolset_proto_rawDesc = "" +
 	"\x10TaskListResponse\x123\n" +
 	"\x05tasks\x18\x01 \x03(\v2\x1d.demiurge.toolset.v1.TaskViewR\x05tasks\"7\n" +
 	"\x10ToolsListRequest\x12#\n" +
-	"\rinvocation_id\x18\x01 \x01(\tR\finvocationId\"\xbf\x01\n" +
+	"\rinvocation_id\x18\x01 \x01(\tR\finvocationId\"\xdf\x01\n" +
 	"\vToolListing\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12 \n" +
 	"\vdescription\x18\x02 \x01(\tR\vdescription\x12\x16\n" +
@@ -2728,9 +2957,26 @@ const file_demiurge_toolset_v1_toolset_proto_rawDesc = "" +
 	"\x06effect\x18\x04 \x01(\tR\x06effect\x12\x12\n" +
 	"\x04risk\x18\x05 \x01(\tR\x04risk\x12\x1a\n" +
 	"\bapproval\x18\x06 \x01(\tR\bapproval\x12\x1a\n" +
-	"\brequires\x18\a \x03(\tR\brequires\"K\n" +
+	"\brequires\x18\a \x03(\tR\brequires\x12\x1e\n" +
+	"\n" +
+	"disclosure\x18\x17 \x01(\tR\n" +
+	"disclosure\"K\n" +
 	"\x11ToolsListResponse\x126\n" +
-	"\x05tools\x18\x01 \x03(\v2 .demiurge.toolset.v1.ToolListingR\x05tools*|\n" +
+	"\x05tools\x18\x01 \x03(\v2 .demiurge.toolset.v1.ToolListingR\x05tools\"l\n" +
+	"\x19SearchCapabilitiesRequest\x12#\n" +
+	"\rinvocation_id\x18\x01 \x01(\tR\finvocationId\x12\x14\n" +
+	"\x05query\x18\x02 \x01(\tR\x05query\x12\x14\n" +
+	"\x05limit\x18\x03 \x01(\x05R\x05limit\"\x86\x01\n" +
+	"\x0fCapabilityMatch\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12 \n" +
+	"\vdescription\x18\x02 \x01(\tR\vdescription\x12\x16\n" +
+	"\x06source\x18\x03 \x01(\tR\x06source\x12%\n" +
+	"\x0ealready_active\x18\x04 \x01(\bR\ralreadyActive\"\xff\x01\n" +
+	"\x1aSearchCapabilitiesResponse\x12B\n" +
+	"\tactivated\x18\x01 \x03(\v2$.demiurge.toolset.v1.CapabilityMatchR\tactivated\x12Q\n" +
+	"\x11unavailable_tools\x18\x02 \x03(\v2$.demiurge.toolset.v1.CapabilityMatchR\x10unavailableTools\x12#\n" +
+	"\rtotal_matches\x18\x03 \x01(\x05R\ftotalMatches\x12%\n" +
+	"\x0edeferred_total\x18\x04 \x01(\x05R\rdeferredTotal*|\n" +
 	"\x06Effect\x12\x16\n" +
 	"\x12EFFECT_UNSPECIFIED\x10\x00\x12\x0f\n" +
 	"\vEFFECT_READ\x10\x01\x12\x10\n" +
@@ -2748,7 +2994,7 @@ const file_demiurge_toolset_v1_toolset_proto_rawDesc = "" +
 	"\x06Invoke\x12\".demiurge.toolset.v1.EffectRequest\x1a .demiurge.toolset.v1.InvokeEvent0\x01\x12O\n" +
 	"\bPrecheck\x12\".demiurge.toolset.v1.EffectRequest\x1a\x1f.demiurge.toolset.v1.ToolResult\x12Q\n" +
 	"\x06Cancel\x12\".demiurge.toolset.v1.CancelRequest\x1a#.demiurge.toolset.v1.CancelResponse\x12Q\n" +
-	"\x06Health\x12\".demiurge.toolset.v1.HealthRequest\x1a#.demiurge.toolset.v1.HealthResponse2\x81\x05\n" +
+	"\x06Health\x12\".demiurge.toolset.v1.HealthRequest\x1a#.demiurge.toolset.v1.HealthResponse2\xf8\x05\n" +
 	"\fHostServices\x12]\n" +
 	"\n" +
 	"Capability\x12&.demiurge.toolset.v1.CapabilityRequest\x1a'.demiurge.toolset.v1.CapabilityResponse\x12T\n" +
@@ -2758,7 +3004,8 @@ const file_demiurge_toolset_v1_toolset_proto_rawDesc = "" +
 	"\vTaskControl\x12'.demiurge.toolset.v1.TaskControlRequest\x1a!.demiurge.toolset.v1.TaskResponse\x12S\n" +
 	"\bTaskWait\x12$.demiurge.toolset.v1.TaskWaitRequest\x1a!.demiurge.toolset.v1.TaskResponse\x12W\n" +
 	"\bTaskList\x12$.demiurge.toolset.v1.TaskListRequest\x1a%.demiurge.toolset.v1.TaskListResponse\x12Z\n" +
-	"\tToolsList\x12%.demiurge.toolset.v1.ToolsListRequest\x1a&.demiurge.toolset.v1.ToolsListResponseB)Z'demiurge.dev/shared/toolsetv1;toolsetv1b\x06proto3"
+	"\tToolsList\x12%.demiurge.toolset.v1.ToolsListRequest\x1a&.demiurge.toolset.v1.ToolsListResponse\x12u\n" +
+	"\x12SearchCapabilities\x12..demiurge.toolset.v1.SearchCapabilitiesRequest\x1a/.demiurge.toolset.v1.SearchCapabilitiesResponseB)Z'demiurge.dev/shared/toolsetv1;toolsetv1b\x06proto3"
 
 var (
 	file_demiurge_toolset_v1_toolset_proto_rawDescOnce sync.Once
@@ -2773,48 +3020,51 @@ func file_demiurge_toolset_v1_toolset_proto_rawDescGZIP() []byte {
 }
 
 var file_demiurge_toolset_v1_toolset_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_demiurge_toolset_v1_toolset_proto_msgTypes = make([]protoimpl.MessageInfo, 38)
+var file_demiurge_toolset_v1_toolset_proto_msgTypes = make([]protoimpl.MessageInfo, 41)
 var file_demiurge_toolset_v1_toolset_proto_goTypes = []any{
-	(Effect)(0),                // 0: demiurge.toolset.v1.Effect
-	(Access)(0),                // 1: demiurge.toolset.v1.Access
-	(*DescribeRequest)(nil),    // 2: demiurge.toolset.v1.DescribeRequest
-	(*DescribeResponse)(nil),   // 3: demiurge.toolset.v1.DescribeResponse
-	(*ToolSpec)(nil),           // 4: demiurge.toolset.v1.ToolSpec
-	(*Metadata)(nil),           // 5: demiurge.toolset.v1.Metadata
-	(*Subject)(nil),            // 6: demiurge.toolset.v1.Subject
-	(*PathSubject)(nil),        // 7: demiurge.toolset.v1.PathSubject
-	(*CommandSubject)(nil),     // 8: demiurge.toolset.v1.CommandSubject
-	(*UrlSubject)(nil),         // 9: demiurge.toolset.v1.UrlSubject
-	(*ConfigureRequest)(nil),   // 10: demiurge.toolset.v1.ConfigureRequest
-	(*ConfigureResponse)(nil),  // 11: demiurge.toolset.v1.ConfigureResponse
-	(*PathGrant)(nil),          // 12: demiurge.toolset.v1.PathGrant
-	(*EffectRequest)(nil),      // 13: demiurge.toolset.v1.EffectRequest
-	(*RedactValue)(nil),        // 14: demiurge.toolset.v1.RedactValue
-	(*InvokeEvent)(nil),        // 15: demiurge.toolset.v1.InvokeEvent
-	(*Spawned)(nil),            // 16: demiurge.toolset.v1.Spawned
-	(*Progress)(nil),           // 17: demiurge.toolset.v1.Progress
-	(*OutputChunk)(nil),        // 18: demiurge.toolset.v1.OutputChunk
-	(*ArtifactRef)(nil),        // 19: demiurge.toolset.v1.ArtifactRef
-	(*ToolResult)(nil),         // 20: demiurge.toolset.v1.ToolResult
-	(*CancelRequest)(nil),      // 21: demiurge.toolset.v1.CancelRequest
-	(*CancelResponse)(nil),     // 22: demiurge.toolset.v1.CancelResponse
-	(*HealthRequest)(nil),      // 23: demiurge.toolset.v1.HealthRequest
-	(*HealthResponse)(nil),     // 24: demiurge.toolset.v1.HealthResponse
-	(*CapabilityRequest)(nil),  // 25: demiurge.toolset.v1.CapabilityRequest
-	(*CapabilityResponse)(nil), // 26: demiurge.toolset.v1.CapabilityResponse
-	(*DeliverRequest)(nil),     // 27: demiurge.toolset.v1.DeliverRequest
-	(*DeliverResponse)(nil),    // 28: demiurge.toolset.v1.DeliverResponse
-	(*TaskView)(nil),           // 29: demiurge.toolset.v1.TaskView
-	(*TaskStatusRequest)(nil),  // 30: demiurge.toolset.v1.TaskStatusRequest
-	(*TaskControlRequest)(nil), // 31: demiurge.toolset.v1.TaskControlRequest
-	(*TaskWaitRequest)(nil),    // 32: demiurge.toolset.v1.TaskWaitRequest
-	(*TaskResponse)(nil),       // 33: demiurge.toolset.v1.TaskResponse
-	(*TaskListRequest)(nil),    // 34: demiurge.toolset.v1.TaskListRequest
-	(*TaskListResponse)(nil),   // 35: demiurge.toolset.v1.TaskListResponse
-	(*ToolsListRequest)(nil),   // 36: demiurge.toolset.v1.ToolsListRequest
-	(*ToolListing)(nil),        // 37: demiurge.toolset.v1.ToolListing
-	(*ToolsListResponse)(nil),  // 38: demiurge.toolset.v1.ToolsListResponse
-	nil,                        // 39: demiurge.toolset.v1.EffectRequest.SecretsEntry
+	(Effect)(0),                        // 0: demiurge.toolset.v1.Effect
+	(Access)(0),                        // 1: demiurge.toolset.v1.Access
+	(*DescribeRequest)(nil),            // 2: demiurge.toolset.v1.DescribeRequest
+	(*DescribeResponse)(nil),           // 3: demiurge.toolset.v1.DescribeResponse
+	(*ToolSpec)(nil),                   // 4: demiurge.toolset.v1.ToolSpec
+	(*Metadata)(nil),                   // 5: demiurge.toolset.v1.Metadata
+	(*Subject)(nil),                    // 6: demiurge.toolset.v1.Subject
+	(*PathSubject)(nil),                // 7: demiurge.toolset.v1.PathSubject
+	(*CommandSubject)(nil),             // 8: demiurge.toolset.v1.CommandSubject
+	(*UrlSubject)(nil),                 // 9: demiurge.toolset.v1.UrlSubject
+	(*ConfigureRequest)(nil),           // 10: demiurge.toolset.v1.ConfigureRequest
+	(*ConfigureResponse)(nil),          // 11: demiurge.toolset.v1.ConfigureResponse
+	(*PathGrant)(nil),                  // 12: demiurge.toolset.v1.PathGrant
+	(*EffectRequest)(nil),              // 13: demiurge.toolset.v1.EffectRequest
+	(*RedactValue)(nil),                // 14: demiurge.toolset.v1.RedactValue
+	(*InvokeEvent)(nil),                // 15: demiurge.toolset.v1.InvokeEvent
+	(*Spawned)(nil),                    // 16: demiurge.toolset.v1.Spawned
+	(*Progress)(nil),                   // 17: demiurge.toolset.v1.Progress
+	(*OutputChunk)(nil),                // 18: demiurge.toolset.v1.OutputChunk
+	(*ArtifactRef)(nil),                // 19: demiurge.toolset.v1.ArtifactRef
+	(*ToolResult)(nil),                 // 20: demiurge.toolset.v1.ToolResult
+	(*CancelRequest)(nil),              // 21: demiurge.toolset.v1.CancelRequest
+	(*CancelResponse)(nil),             // 22: demiurge.toolset.v1.CancelResponse
+	(*HealthRequest)(nil),              // 23: demiurge.toolset.v1.HealthRequest
+	(*HealthResponse)(nil),             // 24: demiurge.toolset.v1.HealthResponse
+	(*CapabilityRequest)(nil),          // 25: demiurge.toolset.v1.CapabilityRequest
+	(*CapabilityResponse)(nil),         // 26: demiurge.toolset.v1.CapabilityResponse
+	(*DeliverRequest)(nil),             // 27: demiurge.toolset.v1.DeliverRequest
+	(*DeliverResponse)(nil),            // 28: demiurge.toolset.v1.DeliverResponse
+	(*TaskView)(nil),                   // 29: demiurge.toolset.v1.TaskView
+	(*TaskStatusRequest)(nil),          // 30: demiurge.toolset.v1.TaskStatusRequest
+	(*TaskControlRequest)(nil),         // 31: demiurge.toolset.v1.TaskControlRequest
+	(*TaskWaitRequest)(nil),            // 32: demiurge.toolset.v1.TaskWaitRequest
+	(*TaskResponse)(nil),               // 33: demiurge.toolset.v1.TaskResponse
+	(*TaskListRequest)(nil),            // 34: demiurge.toolset.v1.TaskListRequest
+	(*TaskListResponse)(nil),           // 35: demiurge.toolset.v1.TaskListResponse
+	(*ToolsListRequest)(nil),           // 36: demiurge.toolset.v1.ToolsListRequest
+	(*ToolListing)(nil),                // 37: demiurge.toolset.v1.ToolListing
+	(*ToolsListResponse)(nil),          // 38: demiurge.toolset.v1.ToolsListResponse
+	(*SearchCapabilitiesRequest)(nil),  // 39: demiurge.toolset.v1.SearchCapabilitiesRequest
+	(*CapabilityMatch)(nil),            // 40: demiurge.toolset.v1.CapabilityMatch
+	(*SearchCapabilitiesResponse)(nil), // 41: demiurge.toolset.v1.SearchCapabilitiesResponse
+	nil,                                // 42: demiurge.toolset.v1.EffectRequest.SecretsEntry
 }
 var file_demiurge_toolset_v1_toolset_proto_depIdxs = []int32{
 	4,  // 0: demiurge.toolset.v1.DescribeResponse.tools:type_name -> demiurge.toolset.v1.ToolSpec
@@ -2827,7 +3077,7 @@ var file_demiurge_toolset_v1_toolset_proto_depIdxs = []int32{
 	1,  // 7: demiurge.toolset.v1.PathSubject.access:type_name -> demiurge.toolset.v1.Access
 	1,  // 8: demiurge.toolset.v1.PathGrant.access:type_name -> demiurge.toolset.v1.Access
 	12, // 9: demiurge.toolset.v1.EffectRequest.grants:type_name -> demiurge.toolset.v1.PathGrant
-	39, // 10: demiurge.toolset.v1.EffectRequest.secrets:type_name -> demiurge.toolset.v1.EffectRequest.SecretsEntry
+	42, // 10: demiurge.toolset.v1.EffectRequest.secrets:type_name -> demiurge.toolset.v1.EffectRequest.SecretsEntry
 	14, // 11: demiurge.toolset.v1.EffectRequest.redact_values:type_name -> demiurge.toolset.v1.RedactValue
 	17, // 12: demiurge.toolset.v1.InvokeEvent.progress:type_name -> demiurge.toolset.v1.Progress
 	18, // 13: demiurge.toolset.v1.InvokeEvent.output:type_name -> demiurge.toolset.v1.OutputChunk
@@ -2837,37 +3087,41 @@ var file_demiurge_toolset_v1_toolset_proto_depIdxs = []int32{
 	29, // 17: demiurge.toolset.v1.TaskResponse.task:type_name -> demiurge.toolset.v1.TaskView
 	29, // 18: demiurge.toolset.v1.TaskListResponse.tasks:type_name -> demiurge.toolset.v1.TaskView
 	37, // 19: demiurge.toolset.v1.ToolsListResponse.tools:type_name -> demiurge.toolset.v1.ToolListing
-	2,  // 20: demiurge.toolset.v1.Toolset.Describe:input_type -> demiurge.toolset.v1.DescribeRequest
-	10, // 21: demiurge.toolset.v1.Toolset.Configure:input_type -> demiurge.toolset.v1.ConfigureRequest
-	13, // 22: demiurge.toolset.v1.Toolset.Invoke:input_type -> demiurge.toolset.v1.EffectRequest
-	13, // 23: demiurge.toolset.v1.Toolset.Precheck:input_type -> demiurge.toolset.v1.EffectRequest
-	21, // 24: demiurge.toolset.v1.Toolset.Cancel:input_type -> demiurge.toolset.v1.CancelRequest
-	23, // 25: demiurge.toolset.v1.Toolset.Health:input_type -> demiurge.toolset.v1.HealthRequest
-	25, // 26: demiurge.toolset.v1.HostServices.Capability:input_type -> demiurge.toolset.v1.CapabilityRequest
-	27, // 27: demiurge.toolset.v1.HostServices.Deliver:input_type -> demiurge.toolset.v1.DeliverRequest
-	30, // 28: demiurge.toolset.v1.HostServices.TaskStatus:input_type -> demiurge.toolset.v1.TaskStatusRequest
-	31, // 29: demiurge.toolset.v1.HostServices.TaskControl:input_type -> demiurge.toolset.v1.TaskControlRequest
-	32, // 30: demiurge.toolset.v1.HostServices.TaskWait:input_type -> demiurge.toolset.v1.TaskWaitRequest
-	34, // 31: demiurge.toolset.v1.HostServices.TaskList:input_type -> demiurge.toolset.v1.TaskListRequest
-	36, // 32: demiurge.toolset.v1.HostServices.ToolsList:input_type -> demiurge.toolset.v1.ToolsListRequest
-	3,  // 33: demiurge.toolset.v1.Toolset.Describe:output_type -> demiurge.toolset.v1.DescribeResponse
-	11, // 34: demiurge.toolset.v1.Toolset.Configure:output_type -> demiurge.toolset.v1.ConfigureResponse
-	15, // 35: demiurge.toolset.v1.Toolset.Invoke:output_type -> demiurge.toolset.v1.InvokeEvent
-	20, // 36: demiurge.toolset.v1.Toolset.Precheck:output_type -> demiurge.toolset.v1.ToolResult
-	22, // 37: demiurge.toolset.v1.Toolset.Cancel:output_type -> demiurge.toolset.v1.CancelResponse
-	24, // 38: demiurge.toolset.v1.Toolset.Health:output_type -> demiurge.toolset.v1.HealthResponse
-	26, // 39: demiurge.toolset.v1.HostServices.Capability:output_type -> demiurge.toolset.v1.CapabilityResponse
-	28, // 40: demiurge.toolset.v1.HostServices.Deliver:output_type -> demiurge.toolset.v1.DeliverResponse
-	33, // 41: demiurge.toolset.v1.HostServices.TaskStatus:output_type -> demiurge.toolset.v1.TaskResponse
-	33, // 42: demiurge.toolset.v1.HostServices.TaskControl:output_type -> demiurge.toolset.v1.TaskResponse
-	33, // 43: demiurge.toolset.v1.HostServices.TaskWait:output_type -> demiurge.toolset.v1.TaskResponse
-	35, // 44: demiurge.toolset.v1.HostServices.TaskList:output_type -> demiurge.toolset.v1.TaskListResponse
-	38, // 45: demiurge.toolset.v1.HostServices.ToolsList:output_type -> demiurge.toolset.v1.ToolsListResponse
-	33, // [33:46] is the sub-list for method output_type
-	20, // [20:33] is the sub-list for method input_type
-	20, // [20:20] is the sub-list for extension type_name
-	20, // [20:20] is the sub-list for extension extendee
-	0,  // [0:20] is the sub-list for field type_name
+	40, // 20: demiurge.toolset.v1.SearchCapabilitiesResponse.activated:type_name -> demiurge.toolset.v1.CapabilityMatch
+	40, // 21: demiurge.toolset.v1.SearchCapabilitiesResponse.unavailable_tools:type_name -> demiurge.toolset.v1.CapabilityMatch
+	2,  // 22: demiurge.toolset.v1.Toolset.Describe:input_type -> demiurge.toolset.v1.DescribeRequest
+	10, // 23: demiurge.toolset.v1.Toolset.Configure:input_type -> demiurge.toolset.v1.ConfigureRequest
+	13, // 24: demiurge.toolset.v1.Toolset.Invoke:input_type -> demiurge.toolset.v1.EffectRequest
+	13, // 25: demiurge.toolset.v1.Toolset.Precheck:input_type -> demiurge.toolset.v1.EffectRequest
+	21, // 26: demiurge.toolset.v1.Toolset.Cancel:input_type -> demiurge.toolset.v1.CancelRequest
+	23, // 27: demiurge.toolset.v1.Toolset.Health:input_type -> demiurge.toolset.v1.HealthRequest
+	25, // 28: demiurge.toolset.v1.HostServices.Capability:input_type -> demiurge.toolset.v1.CapabilityRequest
+	27, // 29: demiurge.toolset.v1.HostServices.Deliver:input_type -> demiurge.toolset.v1.DeliverRequest
+	30, // 30: demiurge.toolset.v1.HostServices.TaskStatus:input_type -> demiurge.toolset.v1.TaskStatusRequest
+	31, // 31: demiurge.toolset.v1.HostServices.TaskControl:input_type -> demiurge.toolset.v1.TaskControlRequest
+	32, // 32: demiurge.toolset.v1.HostServices.TaskWait:input_type -> demiurge.toolset.v1.TaskWaitRequest
+	34, // 33: demiurge.toolset.v1.HostServices.TaskList:input_type -> demiurge.toolset.v1.TaskListRequest
+	36, // 34: demiurge.toolset.v1.HostServices.ToolsList:input_type -> demiurge.toolset.v1.ToolsListRequest
+	39, // 35: demiurge.toolset.v1.HostServices.SearchCapabilities:input_type -> demiurge.toolset.v1.SearchCapabilitiesRequest
+	3,  // 36: demiurge.toolset.v1.Toolset.Describe:output_type -> demiurge.toolset.v1.DescribeResponse
+	11, // 37: demiurge.toolset.v1.Toolset.Configure:output_type -> demiurge.toolset.v1.ConfigureResponse
+	15, // 38: demiurge.toolset.v1.Toolset.Invoke:output_type -> demiurge.toolset.v1.InvokeEvent
+	20, // 39: demiurge.toolset.v1.Toolset.Precheck:output_type -> demiurge.toolset.v1.ToolResult
+	22, // 40: demiurge.toolset.v1.Toolset.Cancel:output_type -> demiurge.toolset.v1.CancelResponse
+	24, // 41: demiurge.toolset.v1.Toolset.Health:output_type -> demiurge.toolset.v1.HealthResponse
+	26, // 42: demiurge.toolset.v1.HostServices.Capability:output_type -> demiurge.toolset.v1.CapabilityResponse
+	28, // 43: demiurge.toolset.v1.HostServices.Deliver:output_type -> demiurge.toolset.v1.DeliverResponse
+	33, // 44: demiurge.toolset.v1.HostServices.TaskStatus:output_type -> demiurge.toolset.v1.TaskResponse
+	33, // 45: demiurge.toolset.v1.HostServices.TaskControl:output_type -> demiurge.toolset.v1.TaskResponse
+	33, // 46: demiurge.toolset.v1.HostServices.TaskWait:output_type -> demiurge.toolset.v1.TaskResponse
+	35, // 47: demiurge.toolset.v1.HostServices.TaskList:output_type -> demiurge.toolset.v1.TaskListResponse
+	38, // 48: demiurge.toolset.v1.HostServices.ToolsList:output_type -> demiurge.toolset.v1.ToolsListResponse
+	41, // 49: demiurge.toolset.v1.HostServices.SearchCapabilities:output_type -> demiurge.toolset.v1.SearchCapabilitiesResponse
+	36, // [36:50] is the sub-list for method output_type
+	22, // [22:36] is the sub-list for method input_type
+	22, // [22:22] is the sub-list for extension type_name
+	22, // [22:22] is the sub-list for extension extendee
+	0,  // [0:22] is the sub-list for field type_name
 }
 
 func init() { file_demiurge_toolset_v1_toolset_proto_init() }
@@ -2894,7 +3148,7 @@ func file_demiurge_toolset_v1_toolset_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_demiurge_toolset_v1_toolset_proto_rawDesc), len(file_demiurge_toolset_v1_toolset_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   38,
+			NumMessages:   41,
 			NumExtensions: 0,
 			NumServices:   2,
 		},

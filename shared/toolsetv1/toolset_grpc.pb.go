@@ -345,13 +345,14 @@ var Toolset_ServiceDesc = grpc.ServiceDesc{
 }
 
 const (
-	HostServices_Capability_FullMethodName  = "/demiurge.toolset.v1.HostServices/Capability"
-	HostServices_Deliver_FullMethodName     = "/demiurge.toolset.v1.HostServices/Deliver"
-	HostServices_TaskStatus_FullMethodName  = "/demiurge.toolset.v1.HostServices/TaskStatus"
-	HostServices_TaskControl_FullMethodName = "/demiurge.toolset.v1.HostServices/TaskControl"
-	HostServices_TaskWait_FullMethodName    = "/demiurge.toolset.v1.HostServices/TaskWait"
-	HostServices_TaskList_FullMethodName    = "/demiurge.toolset.v1.HostServices/TaskList"
-	HostServices_ToolsList_FullMethodName   = "/demiurge.toolset.v1.HostServices/ToolsList"
+	HostServices_Capability_FullMethodName         = "/demiurge.toolset.v1.HostServices/Capability"
+	HostServices_Deliver_FullMethodName            = "/demiurge.toolset.v1.HostServices/Deliver"
+	HostServices_TaskStatus_FullMethodName         = "/demiurge.toolset.v1.HostServices/TaskStatus"
+	HostServices_TaskControl_FullMethodName        = "/demiurge.toolset.v1.HostServices/TaskControl"
+	HostServices_TaskWait_FullMethodName           = "/demiurge.toolset.v1.HostServices/TaskWait"
+	HostServices_TaskList_FullMethodName           = "/demiurge.toolset.v1.HostServices/TaskList"
+	HostServices_ToolsList_FullMethodName          = "/demiurge.toolset.v1.HostServices/ToolsList"
+	HostServices_SearchCapabilities_FullMethodName = "/demiurge.toolset.v1.HostServices/SearchCapabilities"
 )
 
 // HostServicesClient is the client API for HostServices service.
@@ -383,6 +384,12 @@ type HostServicesClient interface {
 	// it: the tools it may call, in catalog order, each with its effective
 	// policy after the core's overrides.
 	ToolsList(ctx context.Context, in *ToolsListRequest, opts ...grpc.CallOption) (*ToolsListResponse, error)
+	// SearchCapabilities searches the names and descriptions of the calling
+	// session's deferred tools and activates the matches for the rest of the
+	// session (activation only adds). A match the session's projection
+	// cannot provide (a delegated child's narrowed tools) is reported under
+	// unavailable_tools and not activated.
+	SearchCapabilities(ctx context.Context, in *SearchCapabilitiesRequest, opts ...grpc.CallOption) (*SearchCapabilitiesResponse, error)
 }
 
 type hostServicesClient struct {
@@ -463,6 +470,16 @@ func (c *hostServicesClient) ToolsList(ctx context.Context, in *ToolsListRequest
 	return out, nil
 }
 
+func (c *hostServicesClient) SearchCapabilities(ctx context.Context, in *SearchCapabilitiesRequest, opts ...grpc.CallOption) (*SearchCapabilitiesResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SearchCapabilitiesResponse)
+	err := c.cc.Invoke(ctx, HostServices_SearchCapabilities_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // HostServicesServer is the server API for HostServices service.
 // All implementations must embed UnimplementedHostServicesServer
 // for forward compatibility.
@@ -492,6 +509,12 @@ type HostServicesServer interface {
 	// it: the tools it may call, in catalog order, each with its effective
 	// policy after the core's overrides.
 	ToolsList(context.Context, *ToolsListRequest) (*ToolsListResponse, error)
+	// SearchCapabilities searches the names and descriptions of the calling
+	// session's deferred tools and activates the matches for the rest of the
+	// session (activation only adds). A match the session's projection
+	// cannot provide (a delegated child's narrowed tools) is reported under
+	// unavailable_tools and not activated.
+	SearchCapabilities(context.Context, *SearchCapabilitiesRequest) (*SearchCapabilitiesResponse, error)
 	mustEmbedUnimplementedHostServicesServer()
 }
 
@@ -522,6 +545,9 @@ func (UnimplementedHostServicesServer) TaskList(context.Context, *TaskListReques
 }
 func (UnimplementedHostServicesServer) ToolsList(context.Context, *ToolsListRequest) (*ToolsListResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method ToolsList not implemented")
+}
+func (UnimplementedHostServicesServer) SearchCapabilities(context.Context, *SearchCapabilitiesRequest) (*SearchCapabilitiesResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method SearchCapabilities not implemented")
 }
 func (UnimplementedHostServicesServer) mustEmbedUnimplementedHostServicesServer() {}
 func (UnimplementedHostServicesServer) testEmbeddedByValue()                      {}
@@ -670,6 +696,24 @@ func _HostServices_ToolsList_Handler(srv interface{}, ctx context.Context, dec f
 	return interceptor(ctx, in, info, handler)
 }
 
+func _HostServices_SearchCapabilities_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SearchCapabilitiesRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(HostServicesServer).SearchCapabilities(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: HostServices_SearchCapabilities_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(HostServicesServer).SearchCapabilities(ctx, req.(*SearchCapabilitiesRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // HostServices_ServiceDesc is the grpc.ServiceDesc for HostServices service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -704,6 +748,10 @@ var HostServices_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ToolsList",
 			Handler:    _HostServices_ToolsList_Handler,
+		},
+		{
+			MethodName: "SearchCapabilities",
+			Handler:    _HostServices_SearchCapabilities_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

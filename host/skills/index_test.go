@@ -1,0 +1,126 @@
+package skills
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+func writeSkills(t *testing.T, files map[string]string) string {
+	t.Helper()
+	root := t.TempDir()
+	for rel, content := range files {
+		p := filepath.Join(root, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root
+}
+
+func skill(name, desc string) string {
+	return "---\nname: " + name + "\ndescription: " + desc + "\nlicense: Apache-2.0\n---\n# " + name + "\nThe body is not in the index.\n"
+}
+
+func TestIndexOrderAndBrokenSkills(t *testing.T) {
+	root := writeSkills(t, map[string]string{
+		"zeta/SKILL.md":         skill("zeta", "Last by name."),
+		"alpha/SKILL.md":        skill("alpha", "First by name.\n  Second line folded."),
+		"mid/SKILL.md":          skill("mid", "In the middle."),
+		"nofront/SKILL.md":      "# just markdown",
+		"othername/SKILL.md":    skill("different", "Name differs."),
+		"nodesc/SKILL.md":       "---\nname: nodesc\n---\n",
+		"empty/references/a":    "no SKILL.md",
+		"Bad_Name/SKILL.md":     skill("Bad_Name", "d"),
+		".hidden/SKILL.md":      skill("hidden", "Hidden directories are not skills."),
+		"loose.md":              "a loose file",
+		"alpha/references/x.md": "x",
+	})
+	outside := writeSkills(t, map[string]string{"SKILL.md": skill("linked", "Through a symlink.")})
+	if err := os.Symlink(outside, filepath.Join(root, "linked")); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Index(root, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, m, z := strings.Index(got, "- alpha: First by name. Second line folded."), strings.Index(got, "- mid: In the middle."), strings.Index(got, "- zeta: Last by name.")
+	if a < 0 || m < 0 || z < 0 || !(a < m && m < z) {
+		t.Fatalf("index lacks the skills in name order:\n%s", got)
+	}
+	for _, want := range []string{"Skills: 3 available", "skill_view(name)", "6 skill directories left out as unusable",
+		"nofront (no front matter", "othername (its name \"different\" differs", "nodesc (the front matter has no description)"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("index lacks %q:\n%s", want, got)
+		}
+	}
+	for _, never := range []string{"The body is not in the index", "Hidden directories", "Through a symlink", "loose"} {
+		if strings.Contains(got, never) {
+			t.Errorf("index holds %q:\n%s", never, got)
+		}
+	}
+}
+
+func TestIndexBounded(t *testing.T) {
+	files := map[string]string{}
+	for i := range 1000 {
+		n := fmt.Sprintf("skill-%04d", i)
+		files[n+"/SKILL.md"] = skill(n, strings.Repeat("é", 400)) // two bytes each, clipped at 300 runes
+	}
+	root := writeSkills(t, files)
+	for _, bound := range []int{600, 4096, 64 << 10} {
+		got, err := Index(root, bound)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) > bound || !utf8.ValidString(got) {
+			t.Fatalf("bound %d: %d bytes (valid UTF-8: %v)", bound, len(got), utf8.ValidString(got))
+		}
+		shown := strings.Count(got, "\n- skill-")
+		if !strings.Contains(got, "Skills: 1000 available") || !strings.Contains(got, fmt.Sprintf("(%d more skills not listed here for space", 1000-shown)) {
+			t.Errorf("bound %d: header or left-out note wrong (%d shown):\n%.400s", bound, shown, got)
+		}
+		if shown > 0 && !strings.Contains(got, "- skill-0000: ") {
+			t.Errorf("bound %d: the first skill by name is not first", bound)
+		}
+	}
+}
+
+func TestIndexEmptyAndMissing(t *testing.T) {
+	if got, err := Index("", 100); got != "" || err != nil {
+		t.Errorf("no root: %q, %v", got, err)
+	}
+	if got, err := Index(t.TempDir(), 100); got != "" || err != nil {
+		t.Errorf("empty root: %q, %v", got, err)
+	}
+	if _, err := Index(filepath.Join(t.TempDir(), "missing"), 100); err == nil {
+		t.Error("a missing root gave no error")
+	}
+}
+
+func TestInstructionsHook(t *testing.T) {
+	root := writeSkills(t, map[string]string{"pdf/SKILL.md": skill("pdf", "Fill forms.")})
+	hook := Instructions(root, 0)
+	got, err := hook(context.Background())
+	if err != nil || !strings.Contains(got, "- pdf: Fill forms.") {
+		t.Fatalf("%v %q", err, got)
+	}
+	if err := os.WriteFile(filepath.Join(root, "pdf", "SKILL.md"), []byte(skill("pdf", "Sign forms.")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := hook(context.Background()); !strings.Contains(got, "- pdf: Sign forms.") {
+		t.Errorf("the hook did not read the changed skill: %q", got)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := hook(ctx); err == nil {
+		t.Error("a cancelled context gave no error")
+	}
+}
