@@ -36,6 +36,9 @@ type HTTPOptions struct {
 const (
 	DefaultMaxRequestBytes = 4 << 20
 	DefaultMaxConcurrent   = 32
+	// SessionIdleTTL ends an HTTP client's session after this long
+	// without a request.
+	SessionIdleTTL = 30 * time.Minute
 	// EndpointPath is where the MCP endpoint is served.
 	EndpointPath = "/mcp"
 )
@@ -80,7 +83,12 @@ func (s *Server) HTTPHandler(o HTTPOptions, loopback bool) (http.Handler, error)
 	if o.MaxConcurrent <= 0 {
 		o.MaxConcurrent = DefaultMaxConcurrent
 	}
+	// Stateful: the server issues session ids and refuses ids it did not
+	// issue, so a client cannot step into another client's session (the
+	// default manager accepts any id). An abandoned session ends after
+	// SessionIdleTTL.
 	mcpHTTP := server.NewStreamableHTTPServer(s.mcp, server.WithEndpointPath(EndpointPath),
+		server.WithStateful(true), server.WithSessionIdleTTL(SessionIdleTTL),
 		server.WithHeartbeatInterval(30*time.Second))
 	want := sha256.Sum256([]byte(o.Token))
 	slots := make(chan struct{}, o.MaxConcurrent)

@@ -54,6 +54,15 @@ func TestHTTPRefusesBadRequests(t *testing.T) {
 			}
 		})
 	}
+	// A session id the server did not issue is refused: no client steps
+	// into another's session by naming it.
+	for _, sid := range []string{"mcp-session-00000000-0000-0000-0000-000000000000", "made-up"} {
+		r := &rawClient{t: t, url: s.URL, token: testToken, session: sid}
+		resp, body := r.post([]byte(`{"jsonrpc":"2.0","id":3,"method":"tools/list"}`))
+		if resp.StatusCode < 400 {
+			t.Fatalf("session id %q accepted: HTTP %d %s", sid, resp.StatusCode, body)
+		}
+	}
 	// A loopback origin (the operator's own page) and the right token pass.
 	r := &rawClient{t: t, url: s.URL, token: testToken, header: http.Header{"Origin": {"http://localhost:3000"}}}
 	if res := r.rpc("initialize", map[string]any{"protocolVersion": "2025-11-25", "capabilities": map[string]any{},
