@@ -68,6 +68,7 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	hooks.AddOnUnregisterSession(func(_ context.Context, cs server.ClientSession) { s.endClient(cs.SessionID()) })
 	s.mcp = server.NewMCPServer("demiurge", opts.Version,
 		server.WithToolCapabilities(true),
+		server.WithLogging(), // logging/setLevel; the host logs to its own file, not to clients
 		server.WithHooks(hooks),
 		server.WithRecovery(),
 		server.WithInstructions("Demiurge's policed tools: every call passes its shell guard, approvals, redaction and audit."),
