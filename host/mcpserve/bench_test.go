@@ -178,7 +178,7 @@ func BenchmarkToolsList300(b *testing.B) {
 	go func() { _ = srv.ServeHTTP(ctx, ln, HTTPOptions{Token: testToken}) }()
 	// A raw client: the figure is the server's and the wire's, not a
 	// client library's decoding of 300 schemas.
-	r := &rawClient{t: &testing.T{}, url: "http://" + ln.Addr().String() + EndpointPath, token: testToken}
+	r := &rawClient{t: b, url: "http://" + ln.Addr().String() + EndpointPath, token: testToken}
 	r.rpc("initialize", map[string]any{"protocolVersion": "2025-11-25", "capabilities": map[string]any{},
 		"clientInfo": map[string]any{"name": "bench", "version": "1"}})
 	body := []byte(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)

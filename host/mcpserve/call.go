@@ -24,7 +24,8 @@ func (s *Server) handle(ctx context.Context, req mcp.CallToolRequest) (*mcp.Call
 	if err != nil {
 		return mcp.NewToolResultError("the catalog could not be resolved for this call: " + err.Error()), nil
 	}
-	s.list(turn.Catalog)
+	// A changed catalog is listed by the watcher (Watch): a fingerprint
+	// of every entry on each call would cost more than the call.
 	args := []byte(req.Params.RawArguments)
 	if len(args) == 0 && req.Params.Arguments != nil {
 		if args, err = json.Marshal(req.Params.Arguments); err != nil {

@@ -14,7 +14,7 @@ import (
 // rawClient speaks JSON-RPC over the streamable HTTP endpoint by hand,
 // for what a library client would not send, and to see the wire.
 type rawClient struct {
-	t       *testing.T
+	t       testing.TB
 	url     string
 	token   string
 	session string
@@ -64,7 +64,7 @@ func (r *rawClient) rpc(method string, params any) map[string]any {
 }
 
 // decodeMessage reads a JSON body or the last data line of an SSE body.
-func decodeMessage(t *testing.T, contentType string, b []byte) map[string]any {
+func decodeMessage(t testing.TB, contentType string, b []byte) map[string]any {
 	t.Helper()
 	if strings.HasPrefix(contentType, "text/event-stream") {
 		var last string
