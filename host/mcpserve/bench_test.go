@@ -104,7 +104,7 @@ func BenchmarkServedReadFile(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.Cleanup(srv.Close)
-		handler, err := srv.HTTPHandler(HTTPOptions{Token: testToken}, true)
+		handler, err := srv.HTTPHandler(HTTPOptions{Token: testToken})
 		if err != nil {
 			b.Fatal(err)
 		}

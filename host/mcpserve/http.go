@@ -71,9 +71,11 @@ func isLoopbackHost(host string) bool {
 }
 
 // HTTPHandler is the MCP endpoint behind its checks, in this order: the
-// Origin (against DNS rebinding), the Host of a loopback server, the
-// bearer token, the body's size, and the number of requests in progress.
-func (s *Server) HTTPHandler(o HTTPOptions, loopback bool) (http.Handler, error) {
+// Origin (against DNS rebinding), the bearer token, the body's size, and
+// the number of requests in progress. mcp-go then refuses a request that
+// came to a loopback address with a Host that is not a loopback name (its
+// DNS rebinding protection, on by default).
+func (s *Server) HTTPHandler(o HTTPOptions) (http.Handler, error) {
 	if len(o.Token) < 16 {
 		return nil, errors.New("the bearer token must be at least 16 characters")
 	}
@@ -95,10 +97,6 @@ func (s *Server) HTTPHandler(o HTTPOptions, loopback bool) (http.Handler, error)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if origin := r.Header.Get("Origin"); origin != "" && !originAllowed(origin, o.Origins) {
 			http.Error(w, "forbidden origin", http.StatusForbidden)
-			return
-		}
-		if loopback && !isLoopbackHost(hostOnly(r.Host)) {
-			http.Error(w, "forbidden host: this server answers only loopback names", http.StatusForbidden)
 			return
 		}
 		token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
@@ -125,13 +123,6 @@ func (s *Server) HTTPHandler(o HTTPOptions, loopback bool) (http.Handler, error)
 	}), nil
 }
 
-func hostOnly(hostport string) string {
-	if h, _, err := net.SplitHostPort(hostport); err == nil {
-		return h
-	}
-	return hostport
-}
-
 // originAllowed: a loopback origin (a page of this machine's own), or one
 // the operator listed exactly.
 func originAllowed(origin string, allowed []string) bool {
@@ -148,11 +139,7 @@ func originAllowed(origin string, allowed []string) bool {
 // ServeHTTP serves on ln until ctx is done; then it shuts down, ending
 // every client's session.
 func (s *Server) ServeHTTP(ctx context.Context, ln net.Listener, o HTTPOptions) error {
-	loopback := false
-	if ta, ok := ln.Addr().(*net.TCPAddr); ok {
-		loopback = ta.IP.IsLoopback()
-	}
-	h, err := s.HTTPHandler(o, loopback)
+	h, err := s.HTTPHandler(o)
 	if err != nil {
 		return err
 	}
