@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"strings"
 	"sync"
@@ -53,6 +54,23 @@ func TestHTTPRefusesBadRequests(t *testing.T) {
 				t.Fatalf("no Bearer challenge: %v", resp.Header)
 			}
 		})
+	}
+	// A body without a length (chunked) is cut at the bound as it is read.
+	chunked := initialized(t, s)
+	req, _ := http.NewRequest(http.MethodPost, s.URL, struct{ io.Reader }{bytes.NewReader(big)})
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Authorization", "Bearer "+chunked.token)
+	req.Header.Set("Mcp-Session-Id", chunked.session)
+	req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if req.ContentLength != 0 || resp.StatusCode == http.StatusOK {
+		t.Fatalf("chunked oversized body: length %d, HTTP %d %s", req.ContentLength, resp.StatusCode, body)
 	}
 	// A session id the server did not issue is refused: no client steps
 	// into another's session by naming it.
