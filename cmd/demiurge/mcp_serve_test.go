@@ -131,8 +131,9 @@ func TestMCPServeStdioMcpGo(t *testing.T) {
 	}
 }
 
-// TestMCPServeStdioDisconnectEndsProcess: a client that closes the
-// stream mid-call: the server exits and the command's process is gone.
+// TestMCPServeStdioDisconnectEndsProcess: garbage does not stop the
+// server (the call after it starts); a client that closes the stream
+// mid-call: the server exits and the command's process is gone.
 func TestMCPServeStdioDisconnectEndsProcess(t *testing.T) {
 	bin, plugins := demiurgeHost(t)
 	args, _ := serveArgs(t, plugins)
@@ -151,6 +152,7 @@ func TestMCPServeStdioDisconnectEndsProcess(t *testing.T) {
 	for _, m := range []string{
 		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
 		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		"garbage{", "\x00\xff\xfe", `{"jsonrpc":"2.0","id":"x","method":"tools/call","params":{"name":7}}`, // a client that sends garbage: the server lives on
 		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"terminal","arguments":{"command":"sleep ` + marker + `"}}}`,
 	} {
 		fmt.Fprintln(in, m)

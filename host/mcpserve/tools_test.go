@@ -157,6 +157,10 @@ func TestCallGoesThroughDispatch(t *testing.T) {
 			if !found {
 				t.Fatalf("no audit event of the served call in a served session: %+v", evs)
 			}
+			recs, err := store.Sessions("local:tester")
+			if err != nil || len(recs) == 0 {
+				t.Fatalf("no session recorded under the --principal: %v %v", recs, err)
+			}
 		})
 	}
 }
