@@ -70,3 +70,26 @@ func processesWith(arg string) []string {
 	}
 	return pids
 }
+
+// TestEndedSessionCancelsItsTasks: a client that ends its HTTP session
+// (DELETE) takes its background tasks with it: nobody could follow them.
+func TestEndedSessionCancelsItsTasks(t *testing.T) {
+	s := serve(t, serveOpts{rules: []string{"allow:terminal"}})
+	r := initialized(t, s)
+	marker := "300.7171"
+	res := r.rpc("tools/call", map[string]any{"name": "terminal", "arguments": map[string]any{"command": "sleep " + marker, "background": true}})
+	if !strings.Contains(toJSON(res), "task_") {
+		t.Fatalf("%v", res)
+	}
+	waitFor(t, 30*time.Second, "the background command to start", func() bool { return len(processesWith(marker)) > 0 })
+	req, _ := http.NewRequest(http.MethodDelete, s.URL, nil)
+	req.Header.Set("Authorization", "Bearer "+testToken)
+	req.Header.Set("Mcp-Session-Id", r.session)
+	req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	waitFor(t, 20*time.Second, "the ended session's task to be cancelled", func() bool { return len(processesWith(marker)) == 0 })
+}
