@@ -108,6 +108,7 @@ func BenchmarkServedReadFile(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
+		b.Cleanup(func() { _ = handler.Shutdown(context.Background()) })
 		c := benchClient(b, handler, map[string]string{"Authorization": "Bearer " + testToken})
 		benchCall(b, c, "read_file", map[string]any{"path": "small.txt"})
 	})
@@ -140,6 +141,7 @@ func BenchmarkServedReadFile(b *testing.B) {
 			return mcp.NewToolResultText("     1\tone\n     2\ttwo\n     3\tthree\n"), nil
 		})
 		handler := server.NewStreamableHTTPServer(s, server.WithEndpointPath(EndpointPath), server.WithStateful(true))
+		b.Cleanup(func() { _ = handler.Shutdown(context.Background()) })
 		c := benchClient(b, handler, nil)
 		benchCall(b, c, "echo", map[string]any{"text": "small.txt"})
 	})

@@ -75,7 +75,7 @@ func isLoopbackHost(host string) bool {
 // the number of requests in progress. mcp-go then refuses a request that
 // came to a loopback address with a Host that is not a loopback name (its
 // DNS rebinding protection, on by default).
-func (s *Server) HTTPHandler(o HTTPOptions) (http.Handler, error) {
+func (s *Server) HTTPHandler(o HTTPOptions) (*Endpoint, error) {
 	if len(o.Token) < 16 {
 		return nil, errors.New("the bearer token must be at least 16 characters")
 	}
@@ -94,7 +94,7 @@ func (s *Server) HTTPHandler(o HTTPOptions) (http.Handler, error) {
 		server.WithHeartbeatInterval(30*time.Second))
 	want := sha256.Sum256([]byte(o.Token))
 	slots := make(chan struct{}, o.MaxConcurrent)
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return &Endpoint{mcp: mcpHTTP, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if origin := r.Header.Get("Origin"); origin != "" && !originAllowed(origin, o.Origins) {
 			http.Error(w, "forbidden origin", http.StatusForbidden)
 			return
@@ -120,8 +120,18 @@ func (s *Server) HTTPHandler(o HTTPOptions) (http.Handler, error) {
 			return
 		}
 		mcpHTTP.ServeHTTP(w, r)
-	}), nil
+	})}, nil
 }
+
+// Endpoint is the guarded MCP endpoint; Shutdown ends its sessions and
+// its idle-session sweeper.
+type Endpoint struct {
+	http.Handler
+	mcp *server.StreamableHTTPServer
+}
+
+// Shutdown ends the endpoint's client sessions and its sweeper.
+func (e *Endpoint) Shutdown(ctx context.Context) error { return e.mcp.Shutdown(ctx) }
 
 // originAllowed: a loopback origin (a page of this machine's own), or one
 // the operator listed exactly.
@@ -150,6 +160,7 @@ func (s *Server) ServeHTTP(ctx context.Context, ln net.Listener, o HTTPOptions) 
 	go func() { done <- srv.Serve(ln) }()
 	select {
 	case err := <-done:
+		_ = h.Shutdown(context.Background())
 		s.Close()
 		return err
 	case <-ctx.Done():
@@ -157,6 +168,7 @@ func (s *Server) ServeHTTP(ctx context.Context, ln net.Listener, o HTTPOptions) 
 	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	err = srv.Shutdown(sctx)
+	_ = h.Shutdown(sctx)
 	s.Close()
 	return err
 }

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"go.uber.org/goleak"
+
 	"demiurge.dev/host/plugins/plugintest"
 	"demiurge.dev/host/sandboxing"
 )
@@ -31,6 +33,15 @@ func TestMain(m *testing.M) {
 	must(placeSandboxHelper(builtinDir))
 	code := m.Run()
 	os.RemoveAll(tmp)
+	if code == 0 {
+		// Every served session, watcher and HTTP server ends with its test.
+		if err := goleak.Find(goleak.IgnoreAnyFunction("demiurge.dev/host/plugins.newSpawner.func1"),
+			goleak.IgnoreAnyFunction("net/http.(*persistConn).readLoop"),
+			goleak.IgnoreAnyFunction("net/http.(*persistConn).writeLoop")); err != nil {
+			println("goleak:", err.Error())
+			code = 1
+		}
+	}
 	os.Exit(code)
 }
 
