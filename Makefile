@@ -68,9 +68,10 @@ mcpserve-node: $(MCPSERVE_NODE)/.installed
 $(MCPSERVE_NODE)/.installed: $(MCPSERVE_LOCK) host/mcpserve/testdata/node/package.json
 	@mkdir -p $(MCPSERVE_NODE)
 	cp host/mcpserve/testdata/node/package.json $(MCPSERVE_LOCK) $(MCPSERVE_NODE)/
-	npm ci --prefix $(MCPSERVE_NODE) --no-audit --no-fund --loglevel=error
-	npx -y node@22 --version >/dev/null
-	@sha256sum < $(MCPSERVE_LOCK) | cut -d' ' -f1 | tr -d '\n' > $@
+	@# Without the registry the tests that need these skip, saying so.
+	@if npm ci --prefix $(MCPSERVE_NODE) --no-audit --no-fund --loglevel=error && npx -y node@22 --version >/dev/null; then \
+		sha256sum < $(MCPSERVE_LOCK) | cut -d' ' -f1 | tr -d '\n' > $@; \
+	else echo "warning: the mcp serve node clients could not be installed; their tests will skip" >&2; fi
 
 lint: vet fmt-check
 

@@ -239,6 +239,9 @@ func TestDemiurgeBehindDemiurge(t *testing.T) {
 // CI put them). Without npm or the registry the test is skipped, saying so.
 func nodeClients(t *testing.T) string {
 	t.Helper()
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skip("node is not installed: the TypeScript SDK client and the conformance suite cannot run")
+	}
 	_, file, _, _ := runtime.Caller(0)
 	repo := filepath.Join(filepath.Dir(file), "..", "..")
 	src := filepath.Join(repo, "host", "mcpserve", "testdata", "node")
