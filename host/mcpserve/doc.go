@@ -16,4 +16,10 @@
 // toolhost) under the operator's principal. Clients on the stateless
 // 2026-07-28 revision have no connection to tell them apart: they share
 // one session of the server.
+//
+// The MCP tasks extension is not offered: mcp-go runs a task-augmented
+// call of a regular tool on the request's context, which over streamable
+// HTTP ends as soon as the create-task answer is written. Background work
+// goes through Demiurge's own tasks (a background terminal call answers
+// with its task id; task_status, yield_until, task_control, task_list).
 package mcpserve
