@@ -231,6 +231,18 @@ func TestDemiurgeBehindDemiurge(t *testing.T) {
 	if err != nil || !strings.Contains(string(out), "served by the inner host") {
 		t.Fatalf("%v\n%s", err, out)
 	}
+	// The outer operator's allow does not reach past the inner host: its
+	// own policy still asks, nobody there can answer, and it says which
+	// flag of its own command line would approve.
+	write := append(append([]string(nil), outer[:len(outer)-5]...), "--approve", "allow:inner__write_file",
+		"tools", "call", "inner__write_file", `{"path":"made.txt","content":"x"}`)
+	out, err = exec.CommandContext(ctx, bin, write...).CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "--approve allow:write_file") {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if _, err := os.Stat(filepath.Join(innerWS, "made.txt")); err == nil {
+		t.Fatal("the inner host wrote without its own approval")
+	}
 }
 
 // nodeClients is a directory holding host/mcpserve/testdata/node's
