@@ -47,7 +47,7 @@ run: build
 
 # Unit, CLI (testscript) and integration tests of every module, with each
 # fuzz target's seed corpus; the CLI tests use the plugins just built.
-test: build lint mcp-servers
+test: build lint mcp-servers mcpserve-node
 	DEMIURGE_TEST_PLUGIN_DIR=$(BIN) DEMIURGE_TEST_MCP_NODE_MODULES=$(MCP_NPM)/node_modules $(GO) test -count=1 -timeout 20m $(PKGS)
 
 # Installed once; the stamp names the versions, so changing them reinstalls.
@@ -56,6 +56,22 @@ $(MCP_NPM)/.installed: Makefile
 	@mkdir -p $(MCP_NPM)
 	npm install --prefix $(MCP_NPM) --no-audit --no-fund --loglevel=error $(MCP_SERVERS)
 	@echo "$(MCP_SERVERS)" > $@
+
+# The node clients of the mcp serve tests (the TypeScript SDK client and
+# the official conformance suite, which runs on Node 22 through npx), from
+# host/mcpserve/testdata/node's lock file; the stamp is the lock's sha256,
+# which is what the tests check (cmd/demiurge/mcp_serve_test.go).
+MCPSERVE_NODE := $(CURDIR)/.cache/mcpserve-node
+MCPSERVE_LOCK := host/mcpserve/testdata/node/package-lock.json
+.PHONY: mcpserve-node
+mcpserve-node: $(MCPSERVE_NODE)/.installed
+$(MCPSERVE_NODE)/.installed: $(MCPSERVE_LOCK) host/mcpserve/testdata/node/package.json
+	@mkdir -p $(MCPSERVE_NODE)
+	cp host/mcpserve/testdata/node/package.json $(MCPSERVE_LOCK) $(MCPSERVE_NODE)/
+	@# Without the registry the tests that need these skip, saying so.
+	@if npm ci --prefix $(MCPSERVE_NODE) --no-audit --no-fund --loglevel=error && npx -y node@22 --version >/dev/null; then \
+		sha256sum < $(MCPSERVE_LOCK) | cut -d' ' -f1 | tr -d '\n' > $@; \
+	else echo "warning: the mcp serve node clients could not be installed; their tests will skip" >&2; fi
 
 lint: vet fmt-check
 

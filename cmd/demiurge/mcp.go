@@ -17,6 +17,7 @@ func mcpCommand() *cli.Command {
 		Name:  "mcp",
 		Usage: "the core's MCP servers (agent/mcp/<server>.yaml)",
 		Subcommands: []*cli.Command{
+			mcpServeCommand(),
 			{
 				Name:   "list",
 				Usage:  "each declared server's state: connected (with its tools), denied, disabled, or failed with the diagnostic and when it is retried",

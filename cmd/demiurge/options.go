@@ -94,7 +94,7 @@ func openHost(c *cli.Context, approver approval.Provider) (*toolhost.Host, error
 		CoreDir: c.String("core"), Workspace: c.String("workspace"), StateDir: state,
 		BuiltinPluginDir: builtinPluginDir(c), Approver: approver, Rules: c.StringSlice("approve"),
 		Logger: logger, OutputCap: outputCap, ArtifactBudget: budget, CallTimeout: c.Duration("call-timeout"),
-		Sandbox: c.String("sandbox"),
+		Sandbox: c.String("sandbox"), Principal: c.String("principal"), // --principal: mcp serve
 	})
 }
 

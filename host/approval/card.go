@@ -15,14 +15,34 @@ import (
 // from the model and may be large.
 const maxPreviewRunes = 600
 
+// CardText is the approval card's fields (tool, risk, policy, reasons,
+// subjects, preview) as inert text, without the answer prompt: what a
+// provider that asks elsewhere (an MCP client's elicitation) shows.
+func CardText(req Request) string {
+	var b strings.Builder
+	writeCardBody(&b, req)
+	return strings.TrimSpace(b.String())
+}
+
 // writeCard prints the compact approval card. Every model-controlled
 // string is made inert first: an escape sequence in a path or preview
 // must not repaint the prompt.
 func writeCard(w io.Writer, req Request) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "\napproval needed: %s  (risk %s, policy %s)\n", inert(req.Tool), req.Risk, req.Policy)
+	writeCardBody(&b, req)
+	if req.SessionAllowable {
+		b.WriteString("allow? [o]nce / [s]ession / [d]eny (default deny): ")
+	} else {
+		b.WriteString("allow? [o]nce / [d]eny (default deny): ")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func writeCardBody(b *strings.Builder, req Request) {
+	fmt.Fprintf(b, "\napproval needed: %s  (risk %s, policy %s)\n", inert(req.Tool), req.Risk, req.Policy)
 	for _, r := range req.Reasons {
-		fmt.Fprintf(&b, "  why      %s\n", inert(r))
+		fmt.Fprintf(b, "  why      %s\n", inert(r))
 	}
 	for _, s := range req.Subjects {
 		where := ""
@@ -37,27 +57,20 @@ func writeCard(w io.Writer, req Request) error {
 			if s.Protected {
 				where += " (PROTECTED: writing it changes what the agent may do)"
 			}
-			fmt.Fprintf(&b, "  %-8s %s %s%s\n", s.Kind, s.Access, inert(s.Resolved), where)
+			fmt.Fprintf(b, "  %-8s %s %s%s\n", s.Kind, s.Access, inert(s.Resolved), where)
 			continue
 		}
-		fmt.Fprintf(&b, "  %-8s %s\n", s.Kind, inert(s.Value))
+		fmt.Fprintf(b, "  %-8s %s\n", s.Kind, inert(s.Value))
 		if s.Command != nil {
-			writeCommandShape(&b, s)
+			writeCommandShape(b, s)
 			for _, t := range s.Command.ProtectedWrites {
-				fmt.Fprintf(&b, "  %-8s %s (PROTECTED: writing it changes what the agent may do)\n", "writes", inert(t))
+				fmt.Fprintf(b, "  %-8s %s (PROTECTED: writing it changes what the agent may do)\n", "writes", inert(t))
 			}
 		}
 	}
 	if req.Preview != "" {
-		fmt.Fprintf(&b, "  preview  %s\n", inert(truncateRunes(req.Preview, maxPreviewRunes)))
+		fmt.Fprintf(b, "  preview  %s\n", inert(truncateRunes(req.Preview, maxPreviewRunes)))
 	}
-	if req.SessionAllowable {
-		b.WriteString("allow? [o]nce / [s]ession / [d]eny (default deny): ")
-	} else {
-		b.WriteString("allow? [o]nce / [d]eny (default deny): ")
-	}
-	_, err := io.WriteString(w, b.String())
-	return err
 }
 
 // inert escapes control and format characters (ANSI escapes, carriage

@@ -30,6 +30,8 @@ type Session struct {
 	mcp   sessionMCP
 	// disclosure is the session's progressive disclosure (disclosure.go).
 	disclosure disclosure
+	// served is a session of one MCP client of `mcp serve` (served.go).
+	served bool
 
 	recordMu sync.Mutex
 	recorded bool
@@ -174,8 +176,9 @@ func (s *Session) End() {
 	for k := range kids {
 		k.End()
 	}
-	if s.parent != nil {
-		// A child's run is over for good: its background tasks end with it.
+	if s.parent != nil || s.served {
+		// A child's run, or a served client's, is over for good: its
+		// background tasks end with it.
 		s.h.cancelSessionTasks(s.TaskScope())
 	}
 	s.mcp.close()

@@ -1,0 +1,94 @@
+package mcpserve
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"demiurge.dev/host/approval"
+	"demiurge.dev/host/dispatch"
+)
+
+// handle is every tools/call: one dispatch.Call in a fresh turn of the
+// client's own session, with the client as its approver.
+func (s *Server) handle(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	ses, err := s.sessionFor(ctx)
+	if err != nil {
+		return mcp.NewToolResultError(err.Error()), nil
+	}
+	turn, err := ses.NewTurn(ctx)
+	if err != nil {
+		return mcp.NewToolResultError("the catalog could not be resolved for this call: " + err.Error()), nil
+	}
+	// A changed catalog is listed by the watcher (Watch): a fingerprint
+	// of every entry on each call would cost more than the call.
+	args := []byte(req.Params.RawArguments)
+	if len(args) == 0 && req.Params.Arguments != nil {
+		if args, err = json.Marshal(req.Params.Arguments); err != nil {
+			return mcp.NewToolResultError("arguments could not be read: " + err.Error()), nil
+		}
+	}
+	if len(bytes.TrimSpace(args)) == 0 || bytes.Equal(bytes.TrimSpace(args), []byte("null")) {
+		args = []byte("{}")
+	}
+	call := dispatch.ToolCall{ID: s.nextCallID(), Name: req.Params.Name, Args: args}
+	ap := s.approverFor(ctx, ses.ID(), call, req.Params.MultiRoundTripParams)
+	r := *turn.Approvals // the host's rules and session allows, this client's provider
+	r.Provider = ap.provider()
+	turn.Approvals = &r
+	out := turn.Call(ctx, call)
+	if res := ap.inputRequired(); res != nil {
+		return res, nil
+	}
+	return resultOf(out, ap.canElicit), nil
+}
+
+// resultOf is an outcome as the client's model sees it: the model view as
+// text, and as structuredContent when it is a JSON object; a call that
+// did not succeed is a tool error the model can act on.
+func resultOf(out dispatch.Outcome, clientAsked bool) *mcp.CallToolResult {
+	text := out.Views.Model
+	if !out.OK() {
+		text = fmt.Sprintf("%s: %s", out.Status, text)
+		if out.Status == dispatch.StatusDenied && out.Approval.Via == approval.ViaDeny && !clientAsked {
+			text += "\n(this MCP client cannot answer approvals: it does not support elicitation. The operator approves with --approve allow:" +
+				out.Tool + " on the `demiurge mcp serve` command line.)"
+		}
+	}
+	res := &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent(text)}, IsError: !out.OK()}
+	if out.OK() {
+		if obj := jsonObject(out.Views.Model); obj != nil {
+			res.StructuredContent = obj
+		}
+	}
+	return res
+}
+
+// jsonObject is s decoded when it is one JSON object, else nil.
+func jsonObject(s string) map[string]any {
+	b := bytes.TrimSpace([]byte(s))
+	if len(b) == 0 || b[0] != '{' {
+		return nil
+	}
+	var m map[string]any
+	if json.Unmarshal(b, &m) != nil {
+		return nil
+	}
+	return m
+}
+
+// clientCanElicit reports whether the client declared elicitation: per
+// request on the stateless revision, at initialize before it.
+func clientCanElicit(ctx context.Context) bool {
+	if info := server.RequestProtocolInfoFromContext(ctx); info != nil && info.Modern {
+		return info.ClientCapabilities != nil && info.ClientCapabilities.Elicitation != nil
+	}
+	if cs, ok := server.ClientSessionFromContext(ctx).(server.SessionWithClientInfo); ok {
+		return cs.GetClientCapabilities().Elicitation != nil
+	}
+	return false
+}

@@ -1,0 +1,95 @@
+package mcpserve
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestDisconnectMidCallEndsTheProcess: a client that goes away while its
+// terminal call runs cancels the call, and the command's process is gone.
+func TestDisconnectMidCallEndsTheProcess(t *testing.T) {
+	s := serve(t, serveOpts{rules: []string{"allow:terminal"}})
+	r := initialized(t, s)
+	marker := "317.4242"
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 5, "method": "tools/call",
+		"params": map[string]any{"name": "terminal", "arguments": map[string]any{"command": "sleep " + marker}}})
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, s.URL, bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Authorization", "Bearer "+testToken)
+	req.Header.Set("Mcp-Session-Id", r.session)
+	req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if resp, err := http.DefaultClient.Do(req); err == nil {
+			resp.Body.Close()
+		}
+	}()
+	waitFor(t, 30*time.Second, "the command to start", func() bool { return len(processesWith(marker)) > 0 })
+	cancel() // the client disconnects
+	<-done
+	waitFor(t, 15*time.Second, "the command's process to end after the disconnect", func() bool { return len(processesWith(marker)) == 0 })
+}
+
+// waitFor polls cond until it holds or the deadline passes.
+func waitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %s waiting for %s", d, what)
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+}
+
+// processesWith are the pids whose command line has arg.
+func processesWith(arg string) []string {
+	dirs, _ := filepath.Glob("/proc/[0-9]*")
+	var pids []string
+	for _, d := range dirs {
+		b, err := os.ReadFile(filepath.Join(d, "cmdline"))
+		if err != nil {
+			continue
+		}
+		for _, a := range strings.Split(string(b), "\x00") {
+			if a == arg {
+				pids = append(pids, filepath.Base(d))
+			}
+		}
+	}
+	return pids
+}
+
+// TestEndedSessionCancelsItsTasks: a client that ends its HTTP session
+// (DELETE) takes its background tasks with it: nobody could follow them.
+func TestEndedSessionCancelsItsTasks(t *testing.T) {
+	s := serve(t, serveOpts{rules: []string{"allow:terminal"}})
+	r := initialized(t, s)
+	marker := "300.7171"
+	res := r.rpc("tools/call", map[string]any{"name": "terminal", "arguments": map[string]any{"command": "sleep " + marker, "background": true}})
+	if !strings.Contains(toJSON(res), "task_") {
+		t.Fatalf("%v", res)
+	}
+	waitFor(t, 30*time.Second, "the background command to start", func() bool { return len(processesWith(marker)) > 0 })
+	req, _ := http.NewRequest(http.MethodDelete, s.URL, nil)
+	req.Header.Set("Authorization", "Bearer "+testToken)
+	req.Header.Set("Mcp-Session-Id", r.session)
+	req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	waitFor(t, 20*time.Second, "the ended session's task to be cancelled", func() bool { return len(processesWith(marker)) == 0 })
+}

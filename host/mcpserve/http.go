@@ -1,0 +1,174 @@
+package mcpserve
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// HTTPOptions bound the streamable HTTP endpoint.
+type HTTPOptions struct {
+	// Token is the bearer token every request must carry.
+	Token string
+	// Public allows a bind address other than loopback.
+	Public bool
+	// Origins are the browser origins allowed besides loopback ones
+	// ("https://app.example"); a request without Origin is not a
+	// browser's and passes this check.
+	Origins []string
+	// MaxRequestBytes bounds one request body; 0 is DefaultMaxRequestBytes.
+	MaxRequestBytes int64
+	// MaxConcurrent bounds requests in progress; 0 is DefaultMaxConcurrent.
+	MaxConcurrent int
+}
+
+const (
+	DefaultMaxRequestBytes = 4 << 20
+	DefaultMaxConcurrent   = 32
+	// SessionIdleTTL ends an HTTP client's session after this long
+	// without a request.
+	SessionIdleTTL = 30 * time.Minute
+	// EndpointPath is where the MCP endpoint is served.
+	EndpointPath = "/mcp"
+)
+
+// CheckBind refuses a bind address that is not loopback unless public is
+// set, and a public bind without an operator-given token.
+func CheckBind(addr string, public, tokenGiven bool) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("--http %q: want HOST:PORT such as 127.0.0.1:7777: %w", addr, err)
+	}
+	if isLoopbackHost(host) {
+		return nil
+	}
+	if !public {
+		return fmt.Errorf("--http %s is not a loopback address; serving beyond this machine needs --listen-public (and --token-file)", addr)
+	}
+	if !tokenGiven {
+		return errors.New("--listen-public needs --token-file: a public endpoint is not served with a token printed on a terminal")
+	}
+	return nil
+}
+
+func isLoopbackHost(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip, err := netip.ParseAddr(strings.Trim(host, "[]"))
+	return err == nil && ip.Unmap().IsLoopback()
+}
+
+// HTTPHandler is the MCP endpoint behind its checks, in this order: the
+// Origin (against DNS rebinding), the bearer token, the body's size, and
+// the number of requests in progress. mcp-go then refuses a request that
+// came to a loopback address with a Host that is not a loopback name (its
+// DNS rebinding protection, on by default).
+func (s *Server) HTTPHandler(o HTTPOptions) (*Endpoint, error) {
+	if len(o.Token) < 16 {
+		return nil, errors.New("the bearer token must be at least 16 characters")
+	}
+	if o.MaxRequestBytes <= 0 {
+		o.MaxRequestBytes = DefaultMaxRequestBytes
+	}
+	if o.MaxConcurrent <= 0 {
+		o.MaxConcurrent = DefaultMaxConcurrent
+	}
+	// Stateful: the server issues session ids and refuses ids it did not
+	// issue, so a client cannot step into another client's session (the
+	// default manager accepts any id). An abandoned session ends after
+	// SessionIdleTTL.
+	mcpHTTP := server.NewStreamableHTTPServer(s.mcp, server.WithEndpointPath(EndpointPath),
+		server.WithStateful(true), server.WithSessionIdleTTL(SessionIdleTTL),
+		server.WithHeartbeatInterval(30*time.Second))
+	want := sha256.Sum256([]byte(o.Token))
+	slots := make(chan struct{}, o.MaxConcurrent)
+	return &Endpoint{mcp: mcpHTTP, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if origin := r.Header.Get("Origin"); origin != "" && !originAllowed(origin, o.Origins) {
+			http.Error(w, "forbidden origin", http.StatusForbidden)
+			return
+		}
+		token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		got := sha256.Sum256([]byte(token))
+		if subtle.ConstantTimeCompare(got[:], want[:]) != 1 || !ok {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="demiurge"`)
+			http.Error(w, "a bearer token is required (the one `demiurge mcp serve --http` printed or read from --token-file)", http.StatusUnauthorized)
+			return
+		}
+		if r.ContentLength > o.MaxRequestBytes {
+			http.Error(w, fmt.Sprintf("request body over %d bytes", o.MaxRequestBytes), http.StatusRequestEntityTooLarge)
+			return
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, o.MaxRequestBytes)
+		select {
+		case slots <- struct{}{}:
+			defer func() { <-slots }()
+		default:
+			w.Header().Set("Retry-After", "1")
+			http.Error(w, "too many requests in progress", http.StatusServiceUnavailable)
+			return
+		}
+		mcpHTTP.ServeHTTP(w, r)
+	})}, nil
+}
+
+// Endpoint is the guarded MCP endpoint; Shutdown ends its sessions and
+// its idle-session sweeper.
+type Endpoint struct {
+	http.Handler
+	mcp *server.StreamableHTTPServer
+}
+
+// Shutdown ends the endpoint's client sessions and its sweeper.
+func (e *Endpoint) Shutdown(ctx context.Context) error { return e.mcp.Shutdown(ctx) }
+
+// originAllowed: a loopback origin (a page of this machine's own), or one
+// the operator listed exactly.
+func originAllowed(origin string, allowed []string) bool {
+	if slices.Contains(allowed, origin) {
+		return true
+	}
+	u, err := url.Parse(origin)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
+		return false
+	}
+	return isLoopbackHost(u.Hostname())
+}
+
+// ServeHTTP serves on ln until ctx is done; then it shuts down, ending
+// every client's session.
+func (s *Server) ServeHTTP(ctx context.Context, ln net.Listener, o HTTPOptions) error {
+	h, err := s.HTTPHandler(o)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, MaxHeaderBytes: 64 << 10,
+		BaseContext: func(net.Listener) context.Context { return ctx }}
+	go s.Watch(ctx)
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+	select {
+	case err := <-done:
+		_ = h.Shutdown(context.Background())
+		s.Close()
+		return err
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	err = srv.Shutdown(sctx)
+	_ = h.Shutdown(sctx)
+	s.Close()
+	return err
+}

@@ -1,0 +1,68 @@
+package mcpserve
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"go.uber.org/goleak"
+
+	"demiurge.dev/host/plugins/plugintest"
+	"demiurge.dev/host/sandboxing"
+)
+
+// builtinDir holds the real built-in plugins the served host runs.
+var builtinDir string
+
+// TestMain builds the coding and demiurge_control toolsets (or takes them
+// from DEMIURGE_TEST_PLUGIN_DIR) and the sandbox helper beside them.
+func TestMain(m *testing.M) {
+	tmp, err := os.MkdirTemp("", "mcpserve-plugins-")
+	if err != nil {
+		panic(err)
+	}
+	builtinDir = filepath.Join(tmp, "builtin")
+	must := func(err error) {
+		if err != nil {
+			panic(err)
+		}
+	}
+	must(plugintest.BuildOrCopy(builtinDir, "coding", "demiurge.dev/plugins/coding"))
+	must(plugintest.BuildOrCopy(builtinDir, "demiurge_control", "demiurge.dev/plugins/control"))
+	must(placeSandboxHelper(builtinDir))
+	code := m.Run()
+	os.RemoveAll(tmp)
+	if code == 0 {
+		// Every served session, watcher and HTTP server ends with its test.
+		if err := goleak.Find(goleak.IgnoreAnyFunction("demiurge.dev/host/plugins.newSpawner.func1"),
+			goleak.IgnoreAnyFunction("net/http.(*persistConn).readLoop"),
+			goleak.IgnoreAnyFunction("net/http.(*persistConn).writeLoop")); err != nil {
+			println("goleak:", err.Error())
+			code = 1
+		}
+	}
+	os.Exit(code)
+}
+
+func placeSandboxHelper(dir string) error {
+	dst := filepath.Join(dir, sandboxing.HelperName)
+	if src := os.Getenv("DEMIURGE_TEST_PLUGIN_DIR"); src != "" {
+		if b, err := os.ReadFile(filepath.Join(src, sandboxing.HelperName)); err == nil {
+			return os.WriteFile(dst, b, 0o755)
+		}
+	}
+	if b, err := exec.Command("go", "build", "-o", dst, "demiurge.dev/cmd/sandbox").CombinedOutput(); err != nil {
+		return &buildError{err, string(b)}
+	}
+	return nil
+}
+
+type buildError struct {
+	err error
+	out string
+}
+
+func (e *buildError) Error() string {
+	return "build the sandbox helper: " + e.err.Error() + "\n" + e.out
+}

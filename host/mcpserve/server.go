@@ -1,0 +1,197 @@
+package mcpserve
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"demiurge.dev/catalog"
+	"demiurge.dev/host/toolhost"
+)
+
+// Options configure a served host.
+type Options struct {
+	// Host is the assembled host whose catalog is served; the caller
+	// opens and closes it.
+	Host *toolhost.Host
+	// Version is what serverInfo names.
+	Version string
+	// Refresh is how often the listed catalog is resolved again to notice
+	// a change (tools/list_changed); 0 is DefaultRefresh, < 0 never (a
+	// change is still noticed on the next call).
+	Refresh time.Duration
+	// ApprovalTimeout bounds the wait for a client's elicitation answer;
+	// 0 is DefaultApprovalTimeout.
+	ApprovalTimeout time.Duration
+}
+
+const (
+	DefaultRefresh         = 5 * time.Second
+	DefaultApprovalTimeout = 5 * time.Minute
+)
+
+// Server is the policed catalog as an MCP server.
+type Server struct {
+	opts Options
+	h    *toolhost.Host
+	mcp  *server.MCPServer
+
+	mu        sync.Mutex
+	clients   map[string]*toolhost.Session // by MCP session id
+	stateless *toolhost.Session
+	listed    string // fingerprint of the listed catalog
+	closed    bool
+
+	pending pendingApprovals
+	calls   atomic.Uint64
+}
+
+// New builds the server and lists the host's current catalog.
+func New(ctx context.Context, opts Options) (*Server, error) {
+	if opts.Host == nil {
+		return nil, errors.New("mcpserve: no host")
+	}
+	if opts.ApprovalTimeout == 0 {
+		opts.ApprovalTimeout = DefaultApprovalTimeout
+	}
+	if opts.Version == "" {
+		opts.Version = "dev"
+	}
+	s := &Server{opts: opts, h: opts.Host, clients: map[string]*toolhost.Session{}}
+	hooks := &server.Hooks{}
+	hooks.AddOnUnregisterSession(func(_ context.Context, cs server.ClientSession) { s.endClient(cs.SessionID()) })
+	s.mcp = server.NewMCPServer("demiurge", opts.Version,
+		server.WithToolCapabilities(true),
+		server.WithLogging(), // logging/setLevel; the host logs to its own file, not to clients
+		server.WithHooks(hooks),
+		server.WithRecovery(),
+		server.WithInstructions("Demiurge's policed tools: every call passes its shell guard, approvals, redaction and audit."),
+	)
+	cat, err := s.h.Catalog(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s.list(cat)
+	return s, nil
+}
+
+// MCPServer is the mcp-go server, for a transport.
+func (s *Server) MCPServer() *server.MCPServer { return s.mcp }
+
+// list makes cat the listed tools; a changed catalog notifies every
+// initialized client (notifications/tools/list_changed).
+func (s *Server) list(cat *catalog.Catalog) {
+	fp := cat.Fingerprint()
+	s.mu.Lock()
+	if fp == s.listed {
+		s.mu.Unlock()
+		return
+	}
+	s.listed = fp
+	s.mu.Unlock()
+	tools := make([]server.ServerTool, 0, cat.Len())
+	for _, e := range cat.Entries() {
+		tools = append(tools, server.ServerTool{Tool: toolOf(e), Handler: s.handle})
+	}
+	s.mcp.SetTools(tools...)
+}
+
+// toolOf is an entry as tools/list shows it: the model-facing name,
+// description and input schema, as a provider would be given them.
+func toolOf(e *catalog.Entry) mcp.Tool {
+	return mcp.Tool{
+		Name: e.Spec.Name, Description: e.Spec.Description,
+		RawInputSchema: e.Schema.JSON(), Annotations: annotations(e),
+	}
+}
+
+// Watch resolves the listed catalog every Refresh until ctx ends, so a
+// change reaches the clients without waiting for a call.
+func (s *Server) Watch(ctx context.Context) {
+	every := s.opts.Refresh
+	if every == 0 {
+		every = DefaultRefresh
+	}
+	if every < 0 {
+		return
+	}
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if cat, err := s.h.Catalog(ctx); err == nil {
+				s.list(cat)
+			}
+		}
+	}
+}
+
+// sessionFor is the toolhost session of the client a request came from:
+// one per MCP session, made on its first call; the stateless revision's
+// requests share one.
+func (s *Server) sessionFor(ctx context.Context) (*toolhost.Session, error) {
+	id := ""
+	if cs := server.ClientSessionFromContext(ctx); cs != nil && !server.IsModernRequest(ctx) {
+		id = cs.SessionID()
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, errors.New("the server is shutting down")
+	}
+	if id == "" {
+		if s.stateless == nil {
+			s.stateless = s.h.OpenServedSession()
+		}
+		return s.stateless, nil
+	}
+	ses := s.clients[id]
+	if ses == nil {
+		ses = s.h.OpenServedSession()
+		s.clients[id] = ses
+	}
+	return ses, nil
+}
+
+// endClient ends a disconnected client's session: its session allows
+// are revoked and its background tasks cancelled.
+func (s *Server) endClient(id string) {
+	s.mu.Lock()
+	ses := s.clients[id]
+	delete(s.clients, id)
+	s.mu.Unlock()
+	if ses != nil {
+		ses.End()
+	}
+}
+
+// Close ends every client's session; the host stays open.
+func (s *Server) Close() {
+	s.mu.Lock()
+	s.closed = true
+	all := make([]*toolhost.Session, 0, len(s.clients)+1)
+	for _, ses := range s.clients {
+		all = append(all, ses)
+	}
+	if s.stateless != nil {
+		all = append(all, s.stateless)
+	}
+	s.clients = map[string]*toolhost.Session{}
+	s.stateless = nil
+	s.mu.Unlock()
+	for _, ses := range all {
+		ses.End()
+	}
+}
+
+// nextCallID names a served call in the audit trail.
+func (s *Server) nextCallID() string { return fmt.Sprintf("mcp_%d", s.calls.Add(1)) }
