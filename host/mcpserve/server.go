@@ -97,6 +97,11 @@ func (s *Server) list(cat *catalog.Catalog) {
 	s.mu.Unlock()
 	tools := make([]server.ServerTool, 0, cat.Len())
 	for _, e := range cat.Entries() {
+		if cat.Hidden(e.Spec.Name) {
+			// A deferred tool is listed once search_capabilities activated it,
+			// as a provider would be given it.
+			continue
+		}
 		tools = append(tools, server.ServerTool{Tool: toolOf(e), Handler: s.handle})
 	}
 	s.mcp.SetTools(tools...)
