@@ -37,10 +37,11 @@ const (
 	MCPHTTP  = "http"
 )
 
-// MCPProtocolVersions are the versions a manifest may pin. The 2026-07-28
-// stateless core is left out on purpose: its discovery probe is what
-// misdetects servers, and the host speaks the initialize handshake.
-var MCPProtocolVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
+// MCPProtocolVersions are the versions a manifest may pin: 2026-07-28 is
+// the stateless core (server/discover, no initialize), the others the
+// initialize handshake. The host speaks exactly the pinned one (host/mcp
+// protocol.go), so that no probe can misdetect a server.
+var MCPProtocolVersions = []string{"2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
 
 var mcpKeys = []string{"command", "args", "env", "cwd", "url", "headers", "enabled", "tools", "connect_timeout_seconds", "capability", "protocol_version", "sandbox"}
 

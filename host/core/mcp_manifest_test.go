@@ -109,7 +109,7 @@ func TestParseMCPServerBad(t *testing.T) {
 		{"tools dup", "a.yaml", "command: x\ntools: {include: [a, a]}\n", 2, "tools.include[1]", "duplicate tool"},
 		{"capability wildcard", "a.yaml", "command: x\ncapability: mcp.call:*\n", 2, "capability", "without wildcards"},
 		{"capability other", "a.yaml", "command: x\ncapability: fs.write\n", 2, "capability", "must be mcp.call:<server> or tool.call:<name>"},
-		{"protocol", "a.yaml", "command: x\nprotocol_version: 2026-07-28\n", 2, "protocol_version", "not one the host speaks"},
+		{"protocol", "a.yaml", "command: x\nprotocol_version: 2026-01-01\n", 2, "protocol_version", "not one the host speaks"},
 		{"alias", "a.yaml", "command: &c x\nargs: [*c]\n", 2, "args[0]", "YAML aliases"},
 		{"two docs", "a.yaml", "command: x\n---\ncommand: y\n", 2, "", "second YAML document"},
 		{"id double underscore", "a__b.yaml", "command: x\n", 0, "", `contains "__"`},
