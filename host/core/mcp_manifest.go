@@ -43,7 +43,7 @@ const (
 // protocol.go), so that no probe can misdetect a server.
 var MCPProtocolVersions = []string{"2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
 
-var mcpKeys = []string{"command", "args", "env", "cwd", "url", "headers", "enabled", "tools", "connect_timeout_seconds", "capability", "protocol_version", "sandbox"}
+var mcpKeys = []string{"command", "args", "env", "cwd", "url", "headers", "enabled", "tools", "connect_timeout_seconds", "capability", "protocol_version", "sandbox", "trust_new_tools"}
 
 // KV is one ordered key/value pair of a manifest's env or headers.
 type KV struct{ Key, Value string }
@@ -63,6 +63,7 @@ type KV struct{ Key, Value string }
 //	capability: mcp.call:docs     # the call capability; default mcp.call:<id>
 //	protocol_version: 2025-11-25
 //	sandbox: read-only            # stdio: start under the OS sandbox
+//	trust_new_tools: false        # offer tools added after the first connect without review
 type MCPServer struct {
 	// ID is the file's base name without .yaml.
 	ID   string
@@ -90,6 +91,10 @@ type MCPServer struct {
 	// (read-only, workspace-write or network; see mcp_sandbox.go); ""
 	// runs it as before.
 	Sandbox string
+	// TrustNewTools offers a tool the server adds after its definitions
+	// were first pinned without the operator's review (host/mcp pins.go);
+	// a changed definition is reviewed either way.
+	TrustNewTools bool
 	// Fingerprint is the sha256 of the manifest's bytes: a changed
 	// declaration is a changed fingerprint.
 	Fingerprint string
@@ -282,6 +287,8 @@ func (d *decoder) mcpKey(s *MCPServer, e entry) error {
 		s.ProtocolVersion = v
 	case "sandbox":
 		s.Sandbox, err = d.mcpSandbox(e.val, e.field)
+	case "trust_new_tools":
+		s.TrustNewTools, err = d.boolean(e.val, e.field)
 	default:
 		err = d.errorf(e.key, e.field, "%s", unknownMsg("key", e.name, "valid keys", mcpKeys))
 	}

@@ -44,6 +44,9 @@ type rawTool struct {
 	Name        string          `json:"name"`
 	Description string          `json:"description"`
 	InputSchema json.RawMessage `json:"inputSchema"`
+	// Annotations are the server's hints, kept only to pin them (pins.go):
+	// the host never takes a tool's effect from them.
+	Annotations json.RawMessage `json:"annotations,omitempty"`
 }
 
 // conn is one live connection to one server, for one plan.
