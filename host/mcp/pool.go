@@ -45,8 +45,8 @@ type State struct {
 	// pinned, or that are new since, until mcp review accepts them
 	// (pins.go).
 	Quarantined []Quarantined `json:"quarantined,omitempty"`
-	Protocol   string   `json:"protocol_version,omitempty"`
-	ServerInfo string   `json:"server_info,omitempty"`
+	Protocol    string        `json:"protocol_version,omitempty"`
+	ServerInfo  string        `json:"server_info,omitempty"`
 }
 
 // Config is what a Pool needs from its host.
