@@ -114,7 +114,11 @@ func mcpWarnings(s mcp.State) []string {
 		}
 		out = append(out, w)
 	}
-	return append(out, s.Refused...)
+	out = append(out, s.Refused...)
+	for _, q := range s.Quarantined {
+		out = append(out, q.Diagnostic)
+	}
+	return out
 }
 
 // MCPStates are the current session's servers' standings after its last
