@@ -77,6 +77,9 @@ type Config struct {
 	// Sandbox is the session's OS sandbox: stdio servers whose manifest
 	// opts in (`sandbox:`) start through its helper (sandbox.go).
 	Sandbox sandboxing.Config
+	// Private are the operator's allowances of exact private addresses
+	// (private.go); only the operator's flag and file set them.
+	Private []PrivateAllowance
 }
 
 // DefaultCallTimeout bounds an MCP tool call when the operator set none.
@@ -223,7 +226,7 @@ func (p *Pool) resolve(ctx context.Context, t Turn, only string) Resolution {
 			states = append(states, st)
 			continue
 		}
-		pl, err := newPlan(s, t.Workspace, p.cfg.CoreDir)
+		pl, err := newPlan(s, t.Workspace, p.cfg.CoreDir, allowancesFor(p.cfg.Private, s.ID))
 		if err != nil {
 			p.dropLocked(s.ID, "declaration unusable")
 			st.Status, st.Diagnostic = StatusFailed, pl.redactErr(err)
@@ -364,6 +367,9 @@ func (p *Pool) httpClient(pl *plan) (*http.Client, error) {
 	if cb := p.cfg.OnURLDecision; cb != nil {
 		id := pl.server.ID
 		opts.OnDecision = func(d netpolicy.Decision) { cb(id, d) }
+	}
+	for _, a := range pl.private {
+		opts.AllowPrivate = append(opts.AllowPrivate, a.Addr)
 	}
 	pol := netpolicy.New(opts)
 	if _, err := pol.Check(pl.server.URL); err != nil {
