@@ -19,6 +19,10 @@ type Workspace struct {
 	// into it are sensitive for every tool and the shell guard. "" when
 	// unknown.
 	State string
+	// Config is the host's own configuration directory
+	// (os.UserConfigDir()/demiurge: the operator's MCP private-address
+	// allowances), absolute; protected like State. "" when unknown.
+	Config string
 
 	// realRoot is Root through its symlinks, resolved once by
 	// NewWorkspace; "" makes Real resolve it on every call. realState is
