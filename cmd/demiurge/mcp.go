@@ -31,6 +31,7 @@ func mcpCommand() *cli.Command {
 				Action:    mcpTest,
 			},
 			mcpReviewCommand(),
+			mcpAddCommand(),
 		},
 	}
 }
