@@ -170,3 +170,24 @@ func TestPrivateConfigFile(t *testing.T) {
 		}
 	}
 }
+
+// TestPrivateAllowanceInPlanKey: the allowance is part of what a connect
+// approval is for: another allowance (or none) is another plan key, so a
+// session allow given under one does not carry over to another.
+func TestPrivateAllowanceInPlanKey(t *testing.T) {
+	f := newFixture(t)
+	mcptest.Manifest(t, f.mcpDir, "ide", "url: http://127.0.0.1:3999/mcp\n")
+	servers := f.turn().Servers
+	key := func(allow ...PrivateAllowance) string {
+		p, err := newPlan(servers[0], f.ws, "", allow)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p.key
+	}
+	a := PrivateAllowance{Server: "ide", Addr: netip.MustParseAddrPort("127.0.0.1:3999"), Source: FlagSource}
+	b := PrivateAllowance{Server: "ide", Addr: netip.MustParseAddrPort("127.0.0.1:4000"), Source: FlagSource}
+	if key() == key(a) || key(a) == key(b) || key(a) != key(a) {
+		t.Fatal("the plan key does not follow the allowance")
+	}
+}
