@@ -83,6 +83,7 @@ func TestScripts(t *testing.T) {
 			env.Setenv("HOME", filepath.Join(env.WorkDir, "home"))
 			return mcpScriptEnv(env)
 		},
+		Cmds:                mcpScriptCmds(),
 		RequireExplicitExec: true,
 	})
 }

@@ -31,6 +31,8 @@ func mcpCommand() *cli.Command {
 				Flags:     []cli.Flag{jsonFlag},
 				Action:    mcpTest,
 			},
+			mcpReviewCommand(),
+			mcpAddCommand(),
 		},
 	}
 }
@@ -76,6 +78,9 @@ func detail(s mcp.State) string {
 		if len(s.Refused) > 0 {
 			d += fmt.Sprintf("; %d tools left out (mcp test %s shows why)", len(s.Refused), s.Server)
 		}
+		if len(s.Quarantined) > 0 {
+			d += fmt.Sprintf("; %d tools quarantined: their definitions changed or are new since they were pinned (mcp review %s)", len(s.Quarantined), s.Server)
+		}
 	}
 	if !s.RetryAt.IsZero() {
 		d += "; retried after " + s.RetryAt.Format(time.TimeOnly)
@@ -113,6 +118,9 @@ func mcpTest(c *cli.Context) error {
 		}
 		for _, r := range st.Refused {
 			fmt.Fprintf(w, "left out: %s\n", r)
+		}
+		for _, q := range st.Quarantined {
+			fmt.Fprintf(w, "quarantined: %s\n", q.Diagnostic)
 		}
 	}
 	if st.Status != mcp.StatusConnected {

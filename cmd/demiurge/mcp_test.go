@@ -1,8 +1,12 @@
 package main
 
 import (
+	"bufio"
+	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
@@ -46,4 +50,32 @@ func mcpScriptEnv(env *testscript.Env) error {
 	}
 	env.Setenv("PATH", cond+string(os.PathListSeparator)+env.Getenv("PATH"))
 	return nil
+}
+
+// mcpScriptCmds are the scripts' MCP commands:
+//
+//	mcphttp SERVER URLVAR ADDRVAR
+//
+// starts the Go test server SERVER (of $WORK/mcpbin) as streamable HTTP on
+// a free loopback port, sets $URLVAR to its URL and $ADDRVAR to its
+// address:port, and stops it when the script ends.
+func mcpScriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []string) {
+	return map[string]func(ts *testscript.TestScript, neg bool, args []string){
+		"mcphttp": func(ts *testscript.TestScript, neg bool, args []string) {
+			if neg || len(args) != 3 {
+				ts.Fatalf("usage: mcphttp SERVER URLVAR ADDRVAR")
+			}
+			cmd := exec.Command(filepath.Join(ts.Getenv("WORK"), "mcpbin", args[0]), "-http", "127.0.0.1:0")
+			out, err := cmd.StdoutPipe()
+			ts.Check(err)
+			ts.Check(cmd.Start())
+			ts.Defer(func() { cmd.Process.Kill(); cmd.Wait() })
+			line, err := bufio.NewReader(out).ReadString('\n')
+			ts.Check(err)
+			u, err := url.Parse(strings.TrimSpace(line))
+			ts.Check(err)
+			ts.Setenv(args[1], u.String())
+			ts.Setenv(args[2], u.Host)
+		},
+	}
 }

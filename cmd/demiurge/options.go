@@ -10,6 +10,7 @@ import (
 	"golang.org/x/term"
 
 	"demiurge.dev/host/approval"
+	"demiurge.dev/host/mcp"
 	"demiurge.dev/host/plugins"
 	"demiurge.dev/host/toolhost"
 )
@@ -27,6 +28,7 @@ func globalFlags() []cli.Flag {
 		&cli.Int64Flag{Name: "artifact-budget-mib", Value: 4096, Usage: "MiB the artifacts under STATE/runtime/artifacts may hold; the oldest of ended calls and tasks are removed first", EnvVars: []string{"DEMIURGE_ARTIFACT_BUDGET_MIB"}},
 
 		&cli.StringFlag{Name: "sandbox", Usage: "OS sandbox of approved commands: read-only, workspace-write (default), network or off; a core can only tighten it"},
+		&cli.StringSliceFlag{Name: "allow-private-mcp", Usage: "let MCP server SERVER reach one private address, repeatable: SERVER=ADDRESS:PORT such as ide=127.0.0.1:3999 (also: private_mcp in the host configuration file $XDG_CONFIG_HOME/demiurge/mcp-private.yaml)"},
 		&cli.StringFlag{Name: "log-level", Value: "warn", Usage: "host log level (trace, debug, info, warn, error); logs go to STATE/logs/host.log", EnvVars: []string{"DEMIURGE_LOG_LEVEL"}},
 	}
 }
@@ -90,7 +92,12 @@ func openHost(c *cli.Context, approver approval.Provider) (*toolhost.Host, error
 	if err != nil {
 		return nil, err
 	}
+	private, err := privateMCPFlags(c)
+	if err != nil {
+		return nil, err
+	}
 	return toolhost.Open(toolhost.Options{
+		MCPPrivate: private, MCPPrivateFile: mcp.PrivateConfigFile(),
 		CoreDir: c.String("core"), Workspace: c.String("workspace"), StateDir: state,
 		BuiltinPluginDir: builtinPluginDir(c), Approver: approver, Rules: c.StringSlice("approve"),
 		Logger: logger, OutputCap: outputCap, ArtifactBudget: budget, CallTimeout: c.Duration("call-timeout"),

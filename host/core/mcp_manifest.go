@@ -37,12 +37,13 @@ const (
 	MCPHTTP  = "http"
 )
 
-// MCPProtocolVersions are the versions a manifest may pin. The 2026-07-28
-// stateless core is left out on purpose: its discovery probe is what
-// misdetects servers, and the host speaks the initialize handshake.
-var MCPProtocolVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
+// MCPProtocolVersions are the versions a manifest may pin: 2026-07-28 is
+// the stateless core (server/discover, no initialize), the others the
+// initialize handshake. The host speaks exactly the pinned one (host/mcp
+// protocol.go), so that no probe can misdetect a server.
+var MCPProtocolVersions = []string{"2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
 
-var mcpKeys = []string{"command", "args", "env", "cwd", "url", "headers", "enabled", "tools", "connect_timeout_seconds", "capability", "protocol_version", "sandbox", "deferred"}
+var mcpKeys = []string{"command", "args", "env", "cwd", "url", "headers", "enabled", "tools", "connect_timeout_seconds", "capability", "protocol_version", "sandbox", "deferred", "trust_new_tools"}
 
 // KV is one ordered key/value pair of a manifest's env or headers.
 type KV struct{ Key, Value string }
@@ -63,6 +64,7 @@ type KV struct{ Key, Value string }
 //	protocol_version: 2025-11-25
 //	sandbox: read-only            # stdio: start under the OS sandbox
 //	deferred: true                # tools hidden until search_capabilities
+//	trust_new_tools: false        # offer tools added after the first connect without review
 type MCPServer struct {
 	// ID is the file's base name without .yaml.
 	ID   string
@@ -93,6 +95,10 @@ type MCPServer struct {
 	// Deferred keeps the server's tools out of the provider definitions
 	// until search_capabilities activates them (progressive disclosure).
 	Deferred bool
+	// TrustNewTools offers a tool the server adds after its definitions
+	// were first pinned without the operator's review (host/mcp pins.go);
+	// a changed definition is reviewed either way.
+	TrustNewTools bool
 	// Fingerprint is the sha256 of the manifest's bytes: a changed
 	// declaration is a changed fingerprint.
 	Fingerprint string
@@ -287,6 +293,8 @@ func (d *decoder) mcpKey(s *MCPServer, e entry) error {
 		s.ProtocolVersion = v
 	case "sandbox":
 		s.Sandbox, err = d.mcpSandbox(e.val, e.field)
+	case "trust_new_tools":
+		s.TrustNewTools, err = d.boolean(e.val, e.field)
 	default:
 		err = d.errorf(e.key, e.field, "%s", unknownMsg("key", e.name, "valid keys", mcpKeys))
 	}

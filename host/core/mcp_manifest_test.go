@@ -24,6 +24,7 @@ tools:
 connect_timeout_seconds: 2.5
 capability: mcp.call:shared
 protocol_version: 2025-06-18
+trust_new_tools: true
 `
 	s, err := ParseMCPServer([]byte(src), "/core/agent/mcp/docs.yaml")
 	if err != nil {
@@ -35,6 +36,7 @@ protocol_version: 2025-06-18
 		Env:  []KV{{"API_KEY", "s3cret value"}, {"ZED", "z"}}, Cwd: "sub/dir",
 		Include: []string{"echo", "add"}, Exclude: []string{"add"},
 		ConnectTimeout: 2500 * time.Millisecond, Capability: "mcp.call:shared", ProtocolVersion: "2025-06-18",
+		TrustNewTools: true,
 	}
 	s.Fingerprint = ""
 	if !equalServer(s, want) {
@@ -48,7 +50,7 @@ protocol_version: 2025-06-18
 	if err != nil {
 		t.Fatal(err)
 	}
-	if h.Transport != MCPHTTP || !h.Enabled || h.ConnectTimeout != DefaultMCPConnectTimeout ||
+	if h.Transport != MCPHTTP || !h.Enabled || h.TrustNewTools || h.ConnectTimeout != DefaultMCPConnectTimeout ||
 		h.ProtocolVersion != DefaultMCPProtocolVersion || h.CallCapability() != "mcp.call:web" ||
 		!slices.Equal(h.Headers, []KV{{"Authorization", "Bearer t"}, {"X-Api-Key", "k"}}) {
 		t.Fatalf("%+v", h)
@@ -67,7 +69,7 @@ func equalServer(a, b MCPServer) bool {
 		slices.Equal(a.Args, b.Args) && slices.Equal(a.Env, b.Env) && a.Cwd == b.Cwd && a.URL == b.URL &&
 		slices.Equal(a.Headers, b.Headers) && a.Enabled == b.Enabled && slices.Equal(a.Include, b.Include) &&
 		slices.Equal(a.Exclude, b.Exclude) && a.ConnectTimeout == b.ConnectTimeout &&
-		a.Capability == b.Capability && a.ProtocolVersion == b.ProtocolVersion
+		a.Capability == b.Capability && a.ProtocolVersion == b.ProtocolVersion && a.TrustNewTools == b.TrustNewTools
 }
 
 // TestParseMCPServerBad: each refusal names the file, the line and the
@@ -109,7 +111,11 @@ func TestParseMCPServerBad(t *testing.T) {
 		{"tools dup", "a.yaml", "command: x\ntools: {include: [a, a]}\n", 2, "tools.include[1]", "duplicate tool"},
 		{"capability wildcard", "a.yaml", "command: x\ncapability: mcp.call:*\n", 2, "capability", "without wildcards"},
 		{"capability other", "a.yaml", "command: x\ncapability: fs.write\n", 2, "capability", "must be mcp.call:<server> or tool.call:<name>"},
-		{"protocol", "a.yaml", "command: x\nprotocol_version: 2026-07-28\n", 2, "protocol_version", "not one the host speaks"},
+		{"protocol", "a.yaml", "command: x\nprotocol_version: 2026-01-01\n", 2, "protocol_version", "not one the host speaks"},
+		{"trust string", "a.yaml", "command: x\ntrust_new_tools: \"yes\"\n", 2, "trust_new_tools", "want true or false"},
+		// A core can never allow a private address: no key does.
+		{"allow private", "a.yaml", "url: http://127.0.0.1:3999/mcp\nallow_private: true\n", 2, "allow_private", `unknown key "allow_private"`},
+		{"private address", "a.yaml", "url: http://127.0.0.1:3999/mcp\nprivate_address: 127.0.0.1:3999\n", 2, "private_address", "unknown key"},
 		{"alias", "a.yaml", "command: &c x\nargs: [*c]\n", 2, "args[0]", "YAML aliases"},
 		{"two docs", "a.yaml", "command: x\n---\ncommand: y\n", 2, "", "second YAML document"},
 		{"id double underscore", "a__b.yaml", "command: x\n", 0, "", `contains "__"`},

@@ -44,6 +44,9 @@ type rawTool struct {
 	Name        string          `json:"name"`
 	Description string          `json:"description"`
 	InputSchema json.RawMessage `json:"inputSchema"`
+	// Annotations are the server's hints, kept only to pin them (pins.go):
+	// the host never takes a tool's effect from them.
+	Annotations json.RawMessage `json:"annotations,omitempty"`
 }
 
 // conn is one live connection to one server, for one plan.
@@ -117,6 +120,9 @@ func connect(ctx context.Context, p *plan, cfg dialConfig) (*conn, error) {
 		return fail(err)
 	}
 	c.protocol, c.server = res.ProtocolVersion, res.ServerInfo
+	if err := checkPinnedProtocol(p.server.ProtocolVersion, c.protocol); err != nil {
+		return fail(err)
+	}
 	step = "tools/list"
 	if c.tools, err = c.listTools(tctx); err != nil {
 		return fail(err)
@@ -166,10 +172,14 @@ func (c *conn) listTools(ctx context.Context) ([]rawTool, error) {
 		if cursor != "" {
 			params["cursor"] = cursor
 		}
-		resp, err := c.transport.SendRequest(ctx, transport.JSONRPCRequest{
+		req := transport.JSONRPCRequest{
 			JSONRPC: mcp.JSONRPC_VERSION, Method: string(mcp.MethodToolsList), Params: params,
 			ID: mcp.NewRequestId(fmt.Sprintf("demiurge-list-%d", c.listSeq.Add(1))),
-		})
+		}
+		if mcp.IsModernProtocol(c.protocol) {
+			req.Params, req.Header = statelessRequest(c.protocol, mcp.MethodToolsList, params)
+		}
+		resp, err := c.transport.SendRequest(ctx, req)
 		if err != nil {
 			return nil, err
 		}

@@ -87,17 +87,17 @@ func TestExcludeBeforeNaming(t *testing.T) {
 	f.server("names", "bad_name", "tools: {exclude: [\"has space\"]}\n")
 	f.ask.allow(ConnectTool("names"))
 	st := state(t, f.resolve(), "names")
-	if st.Status != StatusConnected || !slices.Equal(st.Tools, []string{"names__good"}) {
+	if st.Status != StatusConnected || !slices.Contains(st.Tools, "names__good") || slices.Contains(st.Tools, "names__has_space") {
 		t.Fatalf("%+v", st)
 	}
-	var sawDotted bool
+	var sawOther bool
 	for _, d := range st.Refused {
 		if strings.Contains(d, `"has space"`) {
 			t.Errorf("an excluded tool was named and refused: %s", d)
 		}
-		sawDotted = sawDotted || strings.Contains(d, `"dotted.name"`)
+		sawOther = sawOther || strings.Contains(d, `"stringly"`)
 	}
-	if !sawDotted {
+	if !sawOther {
 		t.Errorf("the other invalid names are no longer refused: %q", st.Refused)
 	}
 }

@@ -4,9 +4,15 @@
 // capability and the connect approval, both before any client is made or
 // any process started), connects and discovers them within their connect
 // timeout, at most four at once across the runtime, and hands the catalog
-// one source per healthy server. Every tool is named <id>__<tool>, keeps
-// its raw input schema and is called through dispatch with an Adapter
-// bound to the connection it was discovered on.
+// one source per healthy server. Every tool is named <id>__<tool>, its
+// name converted to the providers' alphabet by one rule (safename.go),
+// keeps its raw input schema and is called through dispatch with an
+// Adapter bound to the connection it was discovered on. Each tool's
+// definition is pinned on the server's first connect; a changed or new
+// one is quarantined until `demiurge mcp review` accepts it (pins.go).
+// The manifest pins the protocol era (protocol.go). A server on a private
+// address is reached only under the operator's exact allowance
+// (private.go).
 //
 // Connections are bound to the authority (principal, session, core
 // revision, capabilities, effective policy): a change of any closes them

@@ -37,7 +37,7 @@ func TestFailureServers(t *testing.T) {
 		{"ok", StatusConnected, "", []string{"ok__echo", "ok__env", "ok__pick", "ok__pids"}},
 		{"hang", StatusFailed, "no answer to initialize within the connect timeout of 1s", nil},
 		{"crash", StatusFailed, "tools/list", nil},
-		{"names", StatusConnected, "", []string{"names__good"}},
+		{"names", StatusConnected, "", []string{"names__cafe", "names__dotted_name", "names__good", "names__has_space", "names__" + strings.Repeat("long", 12) + "_7c474ff9"}},
 		{"huge", StatusFailed, "offers 3000 tools, more than the 512", nil},
 		{"hugefew", StatusConnected, "", []string{"hugefew__t0001"}},
 		{"garbage", StatusConnected, "", []string{"garbage__still_works"}},
@@ -51,7 +51,7 @@ func TestFailureServers(t *testing.T) {
 		}
 	}
 	names := state(t, r, "names")
-	for _, want := range []string{`"has space"`, `"dotted.name"`, `"longlong`, `"café"`, `"stringly" is left out: its input schema`} {
+	for _, want := range []string{`"stringly" is left out: its input schema`} {
 		found := false
 		for _, d := range names.Refused {
 			found = found || strings.Contains(d, want)

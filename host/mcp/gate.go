@@ -88,6 +88,9 @@ func preview(p *plan) string {
 		}
 	case core.MCPHTTP:
 		fmt.Fprintf(&b, "origin: %s\n", safeOrigin(s.URL))
+		for _, a := range p.private {
+			fmt.Fprintf(&b, "private address allowed by the operator: %s (from %s)\n", a.Addr, a.Source)
+		}
 		if len(s.Headers) > 0 {
 			keys := make([]string, len(s.Headers))
 			for i, kv := range s.Headers {

@@ -35,6 +35,9 @@ type plan struct {
 	// resolved program and directory, and the content of the program and
 	// its script. A connection serves one key.
 	key string
+	// private are the operator's allowances of private addresses for
+	// this server (HTTP only).
+	private []PrivateAllowance
 	// secrets replaces every env and header value, URL userinfo and
 	// query values and secret-looking arguments in errors and logs.
 	secrets *sredact.Replacer
@@ -42,8 +45,11 @@ type plan struct {
 
 // newPlan resolves a server. coreDir anchors a relative program path; the
 // cwd must lie inside the workspace after symlinks are resolved.
-func newPlan(s core.MCPServer, ws policy.Workspace, coreDir string) (*plan, error) {
+func newPlan(s core.MCPServer, ws policy.Workspace, coreDir string, private []PrivateAllowance) (*plan, error) {
 	p := &plan{server: s, secrets: knownSecrets(s), workspace: ws.Root}
+	if s.Transport == core.MCPHTTP {
+		p.private = private
+	}
 	if s.Transport == core.MCPStdio {
 		cmd, err := resolveCommand(s.Command, coreDir)
 		if err != nil {
@@ -63,6 +69,11 @@ func newPlan(s core.MCPServer, ws policy.Workspace, coreDir string) (*plan, erro
 			p.scriptSHA256 = contentHash(p.script)
 			fields = append(fields, p.script, p.scriptSHA256)
 		}
+	}
+	// An allowance is part of what a connect approval is for: a changed
+	// one needs a new approval.
+	for _, a := range p.private {
+		fields = append(fields, "private:"+a.Addr.String()+":"+a.Source)
 	}
 	h := sha256.New()
 	for _, f := range fields {

@@ -38,11 +38,15 @@ type State struct {
 	Diagnostic string    `json:"diagnostic,omitempty"`
 	RetryAt    time.Time `json:"retry_at,omitzero"`
 	Tools      []string  `json:"tools,omitempty"`
-	// Refused are the diagnostics of tools left out (invalid names,
-	// duplicates, unusable schemas).
-	Refused    []string `json:"refused,omitempty"`
-	Protocol   string   `json:"protocol_version,omitempty"`
-	ServerInfo string   `json:"server_info,omitempty"`
+	// Refused are the diagnostics of tools left out (duplicates, names
+	// that collide once converted, unusable schemas).
+	Refused []string `json:"refused,omitempty"`
+	// Quarantined are the tools whose definitions changed since they were
+	// pinned, or that are new since, until mcp review accepts them
+	// (pins.go).
+	Quarantined []Quarantined `json:"quarantined,omitempty"`
+	Protocol    string        `json:"protocol_version,omitempty"`
+	ServerInfo  string        `json:"server_info,omitempty"`
 }
 
 // Config is what a Pool needs from its host.
@@ -73,6 +77,9 @@ type Config struct {
 	// Sandbox is the session's OS sandbox: stdio servers whose manifest
 	// opts in (`sandbox:`) start through its helper (sandbox.go).
 	Sandbox sandboxing.Config
+	// Private are the operator's allowances of exact private addresses
+	// (private.go); only the operator's flag and file set them.
+	Private []PrivateAllowance
 }
 
 // DefaultCallTimeout bounds an MCP tool call when the operator set none.
@@ -112,6 +119,9 @@ type live struct {
 	c      *conn
 	source catalog.Source
 	state  State
+	// pinStamp is the server's pin file as it was when the source was
+	// built.
+	pinStamp fileID
 }
 
 // failure is a negatively cached discovery failure, for one declaration.
@@ -194,6 +204,18 @@ func (p *Pool) resolve(ctx context.Context, t Turn, only string) Resolution {
 		// workspace, still connected. Nothing is resolved again.
 		if l := p.conns[s.ID]; l != nil && l.c.plan.server.Fingerprint == s.Fingerprint &&
 			l.c.plan.server.File == s.File && l.c.plan.workspace == t.Workspace.Root && l.c.alive() {
+			// A review decided since (mcp review, maybe in another
+			// process) changes what the connection offers, not the
+			// connection.
+			if pinStamp(p.cfg.StateDir, s.ID) != l.pinStamp {
+				nl, err := p.build(l.c)
+				if err != nil {
+					p.dropLocked(s.ID, "pins unusable")
+					states = append(states, State{Server: s.ID, File: s.File, Transport: s.Transport, Status: StatusFailed, Diagnostic: err.Error()})
+					continue
+				}
+				p.conns[s.ID], l = nl, nl
+			}
 			states = append(states, l.state)
 			continue
 		}
@@ -204,7 +226,7 @@ func (p *Pool) resolve(ctx context.Context, t Turn, only string) Resolution {
 			states = append(states, st)
 			continue
 		}
-		pl, err := newPlan(s, t.Workspace, p.cfg.CoreDir)
+		pl, err := newPlan(s, t.Workspace, p.cfg.CoreDir, allowancesFor(p.cfg.Private, s.ID))
 		if err != nil {
 			p.dropLocked(s.ID, "declaration unusable")
 			st.Status, st.Diagnostic = StatusFailed, pl.redactErr(err)
@@ -299,9 +321,24 @@ func (p *Pool) connect(ctx context.Context, pl *plan) (*live, error) {
 	if err != nil {
 		return nil, err
 	}
+	l, err := p.build(c)
+	if err != nil {
+		c.abort("tools refused")
+		return nil, err
+	}
+	return l, nil
+}
+
+// build is what a connection contributes: the tools that pass naming,
+// schema and pin checks, as a catalog source, and the server's state.
+func (p *Pool) build(c *conn) (*live, error) {
+	pl := c.plan
 	offered, refused, err := selectTools(pl.server, c.tools)
 	if err != nil {
-		c.abort("too many tools")
+		return nil, err
+	}
+	offered, quarantined, err := applyPins(p.cfg.StateDir, pl.server, offered, p.cfg.Now())
+	if err != nil {
 		return nil, err
 	}
 	timeout := p.cfg.CallTimeout
@@ -311,7 +348,7 @@ func (p *Pool) connect(ctx context.Context, pl *plan) (*live, error) {
 	a := &Adapter{conn: c, names: make(map[string]string, len(offered)), timeout: timeout}
 	src := catalog.Source{Kind: catalog.SourceMCP, Name: pl.server.ID, Binding: a}
 	st := State{Server: pl.server.ID, File: pl.server.File, Transport: pl.server.Transport, Status: StatusConnected,
-		Refused: refused, Protocol: c.protocol}
+		Refused: refused, Quarantined: quarantined, Protocol: c.protocol}
 	if c.server.Name != "" {
 		st.ServerInfo = c.server.Name + " " + c.server.Version
 	}
@@ -320,7 +357,7 @@ func (p *Pool) connect(ctx context.Context, pl *plan) (*live, error) {
 		src.Tools = append(src.Tools, spec(pl.server, t))
 		st.Tools = append(st.Tools, t.name)
 	}
-	return &live{c: c, source: src, state: st}, nil
+	return &live{c: c, source: src, state: st, pinStamp: pinStamp(p.cfg.StateDir, pl.server.ID)}, nil
 }
 
 // httpClient is the URL policy's pinned client for one HTTP server; the
@@ -330,6 +367,9 @@ func (p *Pool) httpClient(pl *plan) (*http.Client, error) {
 	if cb := p.cfg.OnURLDecision; cb != nil {
 		id := pl.server.ID
 		opts.OnDecision = func(d netpolicy.Decision) { cb(id, d) }
+	}
+	for _, a := range pl.private {
+		opts.AllowPrivate = append(opts.AllowPrivate, a.Addr)
 	}
 	pol := netpolicy.New(opts)
 	if _, err := pol.Check(pl.server.URL); err != nil {

@@ -2,6 +2,8 @@ package mcp
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -12,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"demiurge.dev/catalog"
 	"demiurge.dev/host/dispatch"
 	"demiurge.dev/host/mcp/mcptest"
 )
@@ -318,7 +321,8 @@ func fmtSscan(s string, p ...*int) (int, error) {
 func TestDeclarationChanges(t *testing.T) {
 	f := newFixture(t)
 	counter := filepath.Join(t.TempDir(), "count")
-	f.server("a", "changing_list", "env: {COUNTER_FILE: "+counter+"}\n")
+	// trust_new_tools: each start offers a new tool, which is the point.
+	f.server("a", "changing_list", "env: {COUNTER_FILE: "+counter+"}\ntrust_new_tools: true\n")
 	f.server("b", "echo", "")
 	f.ask.allow(ConnectTool("a"), ConnectTool("b"))
 	r := f.resolve()
@@ -336,7 +340,7 @@ func TestDeclarationChanges(t *testing.T) {
 	}
 	// A changed declaration of a: a reconnects (its list changed), with a
 	// fresh approval; b keeps its process.
-	f.server("a", "changing_list", "env: {COUNTER_FILE: "+counter+"}\nconnect_timeout_seconds: 9\n")
+	f.server("a", "changing_list", "env: {COUNTER_FILE: "+counter+"}\ntrust_new_tools: true\nconnect_timeout_seconds: 9\n")
 	r = f.resolve()
 	if st := state(t, r, "a"); !slices.Equal(st.Tools, []string{"a__v2"}) || f.ask.count() != 3 {
 		t.Fatalf("%+v asked %d", st, f.ask.count())
@@ -382,23 +386,38 @@ func TestDisabled(t *testing.T) {
 	}
 }
 
-// TestToolName is the naming rule: server__tool as it is, or refused.
+// TestToolName is the naming rule (README, "MCP tool names"): a name
+// valid for every provider as it is, or converted deterministically.
 func TestToolName(t *testing.T) {
+	long := strings.Repeat("x", 59)
+	sum := sha256.Sum256([]byte(long))
 	for _, c := range []struct {
 		server, tool, want, err string
 	}{
 		{"docs", "search_docs", "docs__search_docs", ""},
 		{"d", "a-b_C9", "d__a-b_C9", ""},
-		{"docs", "has space", "", "cannot be offered"},
-		{"docs", "dotted.name", "", "cannot be offered"},
-		{"docs", "café", "", "cannot be offered"},
-		{"docs", strings.Repeat("x", 59), "", "64"},
+		{"docs", "has space", "docs__has_space", ""},
+		{"docs", "dotted.name", "docs__dotted_name", ""},
+		{"docs", "files/read", "docs__files_read", ""},
+		{"docs", "café", "docs__cafe", ""},
+		{"docs", "Ångström", "docs__Angstrom", ""},
+		{"docs", "检索", "docs____", ""},
+		{"docs", "tab\tnl\n", "docs__tab_nl_", ""},
+		{"docs", long, "docs__" + strings.Repeat("x", 49) + "_" + hex.EncodeToString(sum[:4]), ""},
 		{"docs", strings.Repeat("x", 58), "docs__" + strings.Repeat("x", 58), ""},
 		{"docs", "", "", "empty name"},
 	} {
 		got, err := ToolName(c.server, c.tool)
 		if got != c.want || (err == nil) != (c.err == "") || err != nil && !strings.Contains(err.Error(), c.err) {
-			t.Errorf("ToolName(%q, %q) = %q, %v", c.server, c.tool, got, err)
+			t.Errorf("ToolName(%q, %q) = %q, %v; want %q", c.server, c.tool, got, err, c.want)
+		}
+		if err == nil {
+			if verr := catalog.ValidToolName(got); verr != nil {
+				t.Errorf("ToolName(%q, %q) = %q, which a provider refuses: %v", c.server, c.tool, got, verr)
+			}
+			if again, _ := ToolName(c.server, c.tool); again != got {
+				t.Errorf("ToolName(%q, %q) is not deterministic: %q then %q", c.server, c.tool, got, again)
+			}
 		}
 	}
 }

@@ -13,20 +13,6 @@ import (
 // Separator joins server id and tool name in a model-visible name.
 const Separator = "__"
 
-// ToolName is the model-visible name of a server's tool, or why it cannot
-// be one: it must be valid for every provider as it is. A name is never
-// rewritten to fit, so that two tools can never be silently merged.
-func ToolName(server, tool string) (string, error) {
-	name := server + Separator + tool
-	if tool == "" {
-		return "", fmt.Errorf("MCP server %s offers a tool with an empty name", server)
-	}
-	if err := catalog.ValidToolName(name); err != nil {
-		return "", fmt.Errorf("MCP server %s tool %q cannot be offered as %q: %v; the host does not rename tools, so it is left out", server, clip(tool), clip(name), err)
-	}
-	return name, nil
-}
-
 // offered is one tool that made it through filters, naming and schema
 // checks.
 type offered struct {
@@ -46,6 +32,10 @@ func selectTools(s core.MCPServer, tools []rawTool) ([]offered, []string, error)
 	for i, t := range tools {
 		positions[t.Name] = append(positions[t.Name], i+1)
 	}
+	// kept are the tools that pass the filters, named; byName the server
+	// names behind each model name, to find collisions.
+	var kept []offered
+	byName := map[string][]string{}
 	for i, t := range tools {
 		if len(s.Include) > 0 && !slices.Contains(s.Include, t.Name) {
 			continue
@@ -65,11 +55,26 @@ func selectTools(s core.MCPServer, tools []rawTool) ([]offered, []string, error)
 			}
 			continue
 		}
-		if _, err := catalog.CompileSchema(t.InputSchema); err != nil {
-			diags = append(diags, fmt.Sprintf("MCP server %s tool %q is left out: its input schema is not usable: %v", s.ID, clip(t.Name), err))
+		kept = append(kept, offered{name: name, raw: t})
+		byName[name] = append(byName[name], t.Name)
+	}
+	for _, k := range kept {
+		if others := byName[k.name]; len(others) > 1 {
+			// One diagnostic per collision, said at the first of its tools.
+			if others[0] == k.raw.Name {
+				quoted := make([]string, len(others))
+				for i, o := range others {
+					quoted[i] = strconv.Quote(clip(o))
+				}
+				diags = append(diags, fmt.Sprintf("MCP server %s tools %s all become %s under the naming rule; none of them is offered rather than one picked; ask the server to rename one, or leave the others out with tools.exclude", s.ID, strings.Join(quoted, " and "), k.name))
+			}
 			continue
 		}
-		out = append(out, offered{name: name, raw: t})
+		if _, err := catalog.CompileSchema(k.raw.InputSchema); err != nil {
+			diags = append(diags, fmt.Sprintf("MCP server %s tool %q is left out: its input schema is not usable: %v", s.ID, clip(k.raw.Name), err))
+			continue
+		}
+		out = append(out, k)
 	}
 	if len(out) > MaxToolsPerServer {
 		return nil, diags, fmt.Errorf("offers %d tools, more than the %d a server may add; choose some with tools.include in %s", len(out), MaxToolsPerServer, s.File)

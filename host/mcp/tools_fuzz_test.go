@@ -29,7 +29,8 @@ func FuzzToolList(f *testing.F) {
 			return
 		}
 		for _, o := range offered {
-			if err := catalog.ValidToolName(o.name); err != nil || o.name != "srv__"+o.raw.Name || o.raw.Name == "drop" {
+			want, _ := ToolName("srv", o.raw.Name)
+			if err := catalog.ValidToolName(o.name); err != nil || o.name != want || o.raw.Name == "drop" {
 				t.Fatalf("offered %q for %q: %v", o.name, o.raw.Name, err)
 			}
 			if _, err := catalog.CompileSchema(o.raw.InputSchema); err != nil {

@@ -176,9 +176,9 @@ func (a *Assessment) assessPath(fact *SubjectFact, s catalog.Subject, ws Workspa
 	if inState {
 		// The store, the snapshots, the installed plugins: the host's.
 		if s.Access == catalog.AccessWrite {
-			a.raise(catalog.RiskHigh, catalog.ApprovalDeny, "writes "+shown+", in the host's state directory; refused")
+			a.raise(catalog.RiskHigh, catalog.ApprovalDeny, "writes "+shown+", in the host's state or configuration directory; refused")
 		} else {
-			a.raise(catalog.RiskHigh, catalog.ApprovalPrompt, "reads "+shown+", in the host's state directory")
+			a.raise(catalog.RiskHigh, catalog.ApprovalPrompt, "reads "+shown+", in the host's state or configuration directory")
 		}
 	}
 	if s.Access == catalog.AccessWrite {

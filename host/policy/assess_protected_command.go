@@ -19,7 +19,7 @@ func (w Workspace) guardSensitive(cwd string) func(string) bool {
 		if pathrules.IsSensitive(p) {
 			return true
 		}
-		if w.State == "" || p == "" || strings.HasPrefix(p, "~") {
+		if w.State == "" && w.Config == "" || p == "" || strings.HasPrefix(p, "~") {
 			return false
 		}
 		if filepath.IsAbs(p) {

@@ -79,9 +79,10 @@ func gitRunsFrom(rel string) bool {
 }
 
 // InState reports whether the absolute clean path p, as written or as its
-// symlinks lead, lies in the host's state directory.
+// symlinks lead, lies in the host's state directory or its configuration
+// directory (Config).
 func (w Workspace) InState(p string) bool {
-	if w.State == "" {
+	if w.State == "" && w.Config == "" {
 		return false
 	}
 	return w.inState(p, w.Real(p).Abs)
@@ -89,16 +90,22 @@ func (w Workspace) InState(p string) bool {
 
 // inState is InState for a path whose real form is known.
 func (w Workspace) inState(p, real string) bool {
-	if w.State == "" {
-		return false
+	var states []string
+	if w.State != "" {
+		states = append(states, w.State)
+		rs := w.realState
+		if rs == "" {
+			rs, _ = realPath(w.State)
+		}
+		if rs != "" && rs != w.State {
+			states = append(states, rs)
+		}
 	}
-	states := []string{w.State}
-	rs := w.realState
-	if rs == "" {
-		rs, _ = realPath(w.State)
-	}
-	if rs != "" && rs != w.State {
-		states = append(states, rs)
+	if w.Config != "" {
+		states = append(states, w.Config)
+		if rc, err := realPath(w.Config); err == nil && rc != w.Config {
+			states = append(states, rc)
+		}
 	}
 	for _, s := range states {
 		if _, in := within(s, p); in {

@@ -23,6 +23,10 @@ type Workspace struct {
 	// directory skill subjects resolve in (assess_skill.go). "" when the
 	// core has none.
 	SkillsRoot string
+	// Config is the host's own configuration directory
+	// (os.UserConfigDir()/demiurge: the operator's MCP private-address
+	// allowances), absolute; protected like State. "" when unknown.
+	Config string
 
 	// realRoot is Root through its symlinks, resolved once by
 	// NewWorkspace; "" makes Real resolve it on every call. realState is

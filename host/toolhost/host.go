@@ -24,6 +24,7 @@ import (
 	"demiurge.dev/host/catalogsnap"
 	"demiurge.dev/host/core"
 	"demiurge.dev/host/dispatch"
+	"demiurge.dev/host/mcp"
 	"demiurge.dev/host/packages"
 	"demiurge.dev/host/packages/installed"
 	"demiurge.dev/host/plugins"
@@ -60,6 +61,12 @@ type Options struct {
 
 	// Sandbox is the operator's --sandbox mode ("" for the default).
 	Sandbox string
+	// MCPPrivate are the operator's --allow-private-mcp allowances, and
+	// MCPPrivateFile the host configuration file of more
+	// (mcp.PrivateConfigFile; "" for none). Its directory is protected
+	// like the state directory.
+	MCPPrivate     []mcp.PrivateAllowance
+	MCPPrivateFile string
 }
 
 // Host is one running host process's view of its core and tools.
@@ -181,6 +188,9 @@ func (h *Host) assemble(opts Options) error {
 	}
 	h.Workspace.Guard(protectedCore(c), opts.StateDir)
 	h.Workspace.SkillsRoot = c.SkillsRoot
+	if err := h.loadPrivateMCP(opts); err != nil {
+		return err
+	}
 	caps, err := policy.NewCapabilitySet(c.Capabilities)
 	if err != nil {
 		return fmt.Errorf("%s: capabilities: %w", c.File, err)

@@ -25,6 +25,27 @@ type mcpHost struct {
 	MCPConfig func(*mcp.Config)
 
 	mcpManifests mcp.Manifests
+	// mcpPrivate are the operator's private-address allowances, from the
+	// flag and the host configuration file.
+	mcpPrivate []mcp.PrivateAllowance
+}
+
+// loadPrivateMCP gathers the operator's private-address allowances and
+// protects the configuration file's directory from the agent's writes.
+// A file that is unsafe or malformed fails the host: it is never read
+// as no allowance or half of one.
+func (h *Host) loadPrivateMCP(opts Options) error {
+	h.mcpPrivate = append([]mcp.PrivateAllowance(nil), opts.MCPPrivate...)
+	if opts.MCPPrivateFile == "" {
+		return nil
+	}
+	h.Workspace.Config = filepath.Dir(opts.MCPPrivateFile)
+	fromFile, err := mcp.LoadPrivateConfig(opts.MCPPrivateFile, h.Workspace.Root)
+	if err != nil {
+		return err
+	}
+	h.mcpPrivate = append(h.mcpPrivate, fromFile...)
+	return nil
 }
 
 // sessionMCP is one session's pool of connections, bound to its
@@ -65,6 +86,7 @@ func (h *Host) pool(s *Session) *mcp.Pool {
 			CoreDir:     h.Core.Dir,
 			CallTimeout: h.callTimeout,
 			Sandbox:     h.Sandbox,
+			Private:     h.mcpPrivate,
 			OnURLDecision: func(server string, d netpolicy.Decision) {
 				h.urlDecisionEvent(id, server, d)
 			},
@@ -114,7 +136,11 @@ func mcpWarnings(s mcp.State) []string {
 		}
 		out = append(out, w)
 	}
-	return append(out, s.Refused...)
+	out = append(out, s.Refused...)
+	for _, q := range s.Quarantined {
+		out = append(out, q.Diagnostic)
+	}
+	return out
 }
 
 // MCPStates are the current session's servers' standings after its last
@@ -151,10 +177,25 @@ func (h *Host) urlDecisionEvent(session, server string, d netpolicy.Decision) {
 	for i, a := range d.Addrs {
 		addrs[i] = a.String()
 	}
-	data, err := json.Marshal(map[string]any{
+	ev := map[string]any{
 		"server": server, "phase": "request", "hop": d.Phase, "origin": d.Origin,
 		"allowed": d.Allowed, "class": d.Class, "reason": d.Reason, "addresses": addrs,
-	})
+	}
+	// Every decision of a server the operator allowed a private address
+	// says so, and which request passed only by it.
+	var allowances []string
+	for _, a := range h.mcpPrivate {
+		if a.Server == server {
+			allowances = append(allowances, a.Addr.String()+" ("+a.Source+")")
+		}
+	}
+	if len(allowances) > 0 {
+		ev["operator_private_allowance"] = allowances
+	}
+	if d.Private != "" {
+		ev["allowed_by_operator"] = d.Private
+	}
+	data, err := json.Marshal(ev)
 	if err != nil {
 		return
 	}

@@ -92,7 +92,13 @@ func (g *guard) RoundTrip(req *http.Request) (*http.Response, error) {
 		g.p.report(d)
 		return fail(err)
 	}
-	g.p.report(Decision{Phase: phase, Origin: t.Origin(), Allowed: true, Class: ClassPublic, Addrs: addrs})
+	d := Decision{Phase: phase, Origin: t.Origin(), Allowed: true, Class: ClassPublic, Addrs: addrs}
+	for _, a := range addrs {
+		if bad, class := Classify(a); bad && g.p.privateAllowed(a, t.port()) {
+			d.Class, d.Private = class, netip.AddrPortFrom(a, t.port()).String()
+		}
+	}
+	g.p.report(d)
 	ctx := context.WithValue(req.Context(), verifiedKey{}, &verified{hostPort: t.HostPort(), addrs: addrs})
 	out := req.Clone(ctx)
 	out.URL.Host = t.hostPort(false)
@@ -128,7 +134,7 @@ func (p *Policy) dialVerified(ctx context.Context, d *net.Dialer, network, addr 
 	}
 	var errs []error
 	for _, a := range v.addrs {
-		if ok, class := p.allowed(a); !ok {
+		if ok, class := p.allowedAt(a, uint16(port)); !ok {
 			errs = append(errs, refused(a.String(), class, "the address is "+describeClass(class)))
 			continue
 		}

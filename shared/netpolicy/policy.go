@@ -27,6 +27,15 @@ type Options struct {
 	// derived from configuration, agent.yaml, a tool argument or the
 	// environment of a production build.
 	AllowLoopbackForTests bool
+	// AllowPrivate are exact address:port pairs the operator allows
+	// although their class is refused (a local MCP server on
+	// 127.0.0.1:3999). Only that address at that port passes: another port
+	// of it, another private address, and names that always mean the
+	// local machine (localhost) stay refused, and every DNS answer and
+	// redirect hop is still checked. Set only from what the operator
+	// configured (a command-line flag or the host's own configuration
+	// file), never from agent.yaml, a manifest or a tool argument.
+	AllowPrivate []netip.AddrPort
 	// MaxRedirects bounds the redirects a Client follows (default 5;
 	// negative: follow none).
 	MaxRedirects int
@@ -52,6 +61,9 @@ type Decision struct {
 	Class  string
 	Reason string
 	Addrs  []netip.Addr
+	// Private is set when the request was allowed only by AllowPrivate:
+	// the address:port the operator allowed.
+	Private string
 }
 
 // Policy checks targets and builds pinned clients.
@@ -73,18 +85,39 @@ func New(opts Options) *Policy {
 	return &Policy{opts: opts}
 }
 
-// Check is the package-level Check under this policy's test allowance.
+// Check is the package-level Check under this policy's allowances (the
+// test-only loopback one, the operator's exact private addresses).
 func (p *Policy) Check(rawURL string) (Target, error) {
-	return check(rawURL, p.opts.AllowLoopbackForTests)
+	t, err := check(rawURL, p.opts.AllowLoopbackForTests)
+	if err == nil || len(p.opts.AllowPrivate) == 0 {
+		return t, err
+	}
+	// Only a literal of a refused class can be the operator's exception;
+	// a refused name (localhost) stays refused.
+	if lit, perr := Parse(rawURL); perr == nil && lit.IsLiteral() {
+		if ok, _ := p.allowedAt(lit.Addr, lit.port()); ok {
+			return lit, nil
+		}
+	}
+	return t, err
 }
 
-// allowed applies Classify with the test-only loopback allowance.
-func (p *Policy) allowed(addr netip.Addr) (bool, string) {
+// allowedAt applies Classify with the test-only loopback allowance and the
+// operator's exact private addresses.
+func (p *Policy) allowedAt(addr netip.Addr, port uint16) (bool, string) {
 	bad, class := Classify(addr)
 	if bad && p.opts.AllowLoopbackForTests && class == ClassLoopback {
 		return true, class
 	}
+	if bad && p.privateAllowed(addr, port) {
+		return true, class
+	}
 	return !bad, class
+}
+
+// privateAllowed reports whether the operator allowed exactly addr:port.
+func (p *Policy) privateAllowed(addr netip.Addr, port uint16) bool {
+	return slices.Contains(p.opts.AllowPrivate, netip.AddrPortFrom(addr.WithZone("").Unmap(), port))
 }
 
 // Resolve returns the addresses t may be dialled at. An IP literal is its
@@ -120,7 +153,7 @@ func (p *Policy) Resolve(ctx context.Context, t Target) ([]netip.Addr, error) {
 	good := 0
 	for _, a := range answers {
 		a = a.WithZone("").Unmap()
-		ok, class := p.allowed(a)
+		ok, class := p.allowedAt(a, t.port())
 		if !ok {
 			if firstBad == "" {
 				firstBad = class

@@ -51,6 +51,16 @@ func (t Target) hostPort(withDefault bool) string {
 	return host + ":" + port
 }
 
+// port is the port dialled: the explicit one or the scheme's default.
+func (t Target) port() uint16 {
+	p := t.Port
+	if p == "" {
+		p = defaultPort(t.Scheme)
+	}
+	n, _ := strconv.ParseUint(p, 10, 16)
+	return uint16(n)
+}
+
 // URL is the normalised URL to send: normalised host, no userinfo. It keeps
 // path, query and fragment, so it is not for display; use Origin there.
 func (t Target) URL() string {
