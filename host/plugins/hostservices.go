@@ -23,6 +23,12 @@ type Hooks struct {
 	// Tools answers ToolsList with the calling turn's catalog; nil refuses
 	// it.
 	Tools func(ctx context.Context) ([]*toolsetv1.ToolListing, error)
+	// Clarify, Todos and History answer the conversation RPCs; dispatch
+	// sets each only for the built-in tool it belongs to, so nil refuses
+	// them to every other call (conversationservices.go).
+	Clarify ClarifyHook
+	Todos   TodoHooks
+	History HistoryHook
 }
 
 // hostServices serves one plugin. It knows only the invocations the host

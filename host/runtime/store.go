@@ -35,7 +35,7 @@ const (
 var buckets = []string{
 	BucketEvents, BucketTasks, BucketTaskLogs, BucketApprovals,
 	BucketSessions, BucketMessages, BucketSchedules, BucketArtifacts,
-	BucketArtifactTotals,
+	BucketArtifactTotals, BucketTodos,
 }
 
 // lockTimeout bounds how long Open waits for another process to release the
