@@ -2,8 +2,10 @@ package dispatch
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -101,8 +103,12 @@ func operatorScopeRequested(p *prepared) bool {
 func matchesApproved(req *toolsetv1.SessionSearchRequest, args map[string]any) error {
 	str := func(k string) string { s, _ := args[k].(string); return s }
 	var limit uint32
-	if n, ok := args["limit"].(float64); ok && n >= 0 {
-		limit = uint32(n)
+	if n, ok := args["limit"].(json.Number); ok {
+		v, err := strconv.ParseUint(n.String(), 10, 32)
+		if err != nil {
+			return fmt.Errorf("%w: limit %s is not a count", plugins.ErrInvalid, n)
+		}
+		limit = uint32(v)
 	}
 	if req.GetSessionId() != str("session_id") || req.GetQuery() != str("query") || req.GetLimit() != limit ||
 		req.GetOperatorScope() != (str("scope") == "operator") || req.GetReason() != str("reason") {

@@ -19,6 +19,13 @@ var builtinRegistry = map[string]map[string]catalog.Metadata{
 		// allows (seed 000): the terminal runtime runs what was reviewed.
 		"terminal":    {Risk: catalog.RiskHigh, Capability: "terminal.exec", ApprovalPolicy: catalog.ApprovalPrompt, LiteralCommandsAuto: true},
 		"web_extract": {Risk: catalog.RiskMedium, Capability: "network.fetch", ApprovalPolicy: catalog.ApprovalPrompt},
+		// The conversation tools. todo keeps the calling session's own
+		// task list and clarify only asks the operator: nothing to gate.
+		// session_search reads history: session.read and a prompt at
+		// medium risk, resolved before any history is read (seed 000).
+		"todo":           {Risk: catalog.RiskLow, ApprovalPolicy: catalog.ApprovalAuto},
+		"clarify":        {Risk: catalog.RiskLow, ApprovalPolicy: catalog.ApprovalAuto},
+		"session_search": {Risk: catalog.RiskMedium, Capability: "session.read", ApprovalPolicy: catalog.ApprovalPrompt},
 	},
 	"schedule": {
 		"schedule_manage": {Risk: catalog.RiskMedium, Capability: "schedule.manage", ApprovalPolicy: catalog.ApprovalPrompt},
