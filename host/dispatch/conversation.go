@@ -110,7 +110,7 @@ func matchesApproved(req *toolsetv1.SessionSearchRequest, args map[string]any) e
 		}
 		limit = uint32(v)
 	}
-	if req.GetSessionId() != str("session_id") || req.GetQuery() != str("query") || req.GetLimit() != limit ||
+	if req.GetSessionId() != str("conversation_id") || req.GetQuery() != str("query") || req.GetLimit() != limit ||
 		req.GetOperatorScope() != (str("scope") == "operator") || req.GetReason() != str("reason") {
 		return fmt.Errorf("%w: the request is not the call that was approved", plugins.ErrNotPermitted)
 	}

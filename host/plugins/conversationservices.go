@@ -3,6 +3,7 @@ package plugins
 import (
 	"context"
 	"errors"
+	"strings"
 	"unicode/utf8"
 
 	"google.golang.org/grpc/codes"
@@ -45,13 +46,17 @@ var ErrSessionNotFound = errors.New("no such session")
 var ErrNotPermitted = errors.New("not permitted")
 
 func conversationError(err error) error {
+	// The sentinel names the code; the plugin gets the rest of the text.
+	text := func(sentinel error) string {
+		return strings.TrimPrefix(err.Error(), sentinel.Error()+": ")
+	}
 	switch {
 	case errors.Is(err, ErrInvalid):
-		return status.Error(codes.InvalidArgument, err.Error())
+		return status.Error(codes.InvalidArgument, text(ErrInvalid))
 	case errors.Is(err, ErrSessionNotFound):
 		return status.Error(codes.NotFound, err.Error())
 	case errors.Is(err, ErrNotPermitted):
-		return status.Error(codes.PermissionDenied, err.Error())
+		return status.Error(codes.PermissionDenied, text(ErrNotPermitted))
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return status.Error(codes.Canceled, err.Error())
 	}

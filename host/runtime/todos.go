@@ -46,7 +46,7 @@ type TodoList struct {
 }
 
 // ErrInvalidTodos is what a list that breaks a rule gets.
-var ErrInvalidTodos = errors.New("invalid task list")
+var ErrInvalidTodos = errors.New("the task list is refused")
 
 var todoIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 

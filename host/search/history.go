@@ -74,7 +74,7 @@ func (h *History) Search(ctx context.Context, sc Scope, req *toolsetv1.SessionSe
 	if id := req.GetSessionId(); id != "" {
 		i := slices.IndexFunc(readable, func(r runtime.SessionRecord) bool { return r.ID == id })
 		if i < 0 {
-			return nil, fmt.Errorf("session %q: %w you can read; browse (no session_id) lists the ones you can", short(id, 64), plugins.ErrSessionNotFound)
+			return nil, fmt.Errorf("conversation %q: %w you can read (missing, or not yours); browse (no conversation_id) lists the ones you can", short(id, 64), plugins.ErrSessionNotFound)
 		}
 		readable = readable[i : i+1]
 	}
