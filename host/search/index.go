@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -14,6 +15,7 @@ import (
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/analysis/analyzer/keyword"
 	"github.com/blevesearch/bleve/v2/analysis/analyzer/standard"
+	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/blevesearch/bleve/v2/mapping"
 
 	"demiurge.dev/host/runtime"
@@ -75,13 +77,17 @@ func indexMapping() mapping.IndexMapping {
 // was stored but not yet indexed (a host that stopped between a message's
 // commit and its indexing, or an index deleted by hand).
 func Open(dir string, store *runtime.Store) (*Index, error) {
-	idx, err := bleve.Open(dir)
+	// unsafe_batch: a batch is searchable once it is in memory, and
+	// scorch persists it in the background, instead of one fsync per
+	// batch. The store is the record: a batch lost in a crash is lost with
+	// its session marks, and catchUp indexes it again.
+	cfg := map[string]any{"unsafe_batch": true}
+	idx, err := bleve.OpenUsing(dir, cfg)
 	if errors.Is(err, bleve.ErrorIndexPathDoesNotExist) {
-		if err := os.MkdirAll(dir, 0o700); err != nil {
+		if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
 			return nil, fmt.Errorf("session index: %w", err)
 		}
-		_ = os.Remove(dir) // bleve makes the directory itself
-		idx, err = bleve.New(dir, indexMapping())
+		idx, err = bleve.NewUsing(dir, indexMapping(), scorch.Name, scorch.Name, cfg)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("session index %s: %w", dir, err)

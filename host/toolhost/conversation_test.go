@@ -133,7 +133,7 @@ func TestClarify(t *testing.T) {
 	})
 	for name, hook := range map[string]func(context.Context, string, []string) (string, bool, error){
 		"headless (nil hook)": nil,
-		"operator declines": func(context.Context, string, []string) (string, bool, error) { return "", false, nil },
+		"operator declines":   func(context.Context, string, []string) (string, bool, error) { return "", false, nil },
 	} {
 		t.Run(name, func(t *testing.T) {
 			turn := newTurn(t, h)
