@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -183,5 +184,36 @@ func TestIndexCatchUp(t *testing.T) {
 		if resp, err := h.Search(ctx, Scope{Principal: "p", Session: "ses_a"}, &toolsetv1.SessionSearchRequest{Query: w}); err != nil || len(resp.Hits) != 1 {
 			t.Fatalf("%s after reopen: %+v %v", w, resp, err)
 		}
+	}
+}
+
+// An index that does not open (a torn write) is made again from the
+// store: search still finds everything.
+func TestIndexRebuiltWhenBroken(t *testing.T) {
+	dir := t.TempDir()
+	store, err := runtime.Open(filepath.Join(dir, "s.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	if err := store.RecordSession(context.Background(), runtime.SessionRecord{ID: "ses_a", Principal: "p"}); err != nil {
+		t.Fatal(err)
+	}
+	add(t, store, "ses_a", runtime.MessageRecord{Role: "user", Text: "capybara"})
+	ixDir := filepath.Join(dir, "index")
+	if err := os.MkdirAll(ixDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(ixDir, "index_meta.json"), []byte("{torn"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ix, err := Open(ixDir, store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	h := &History{Store: store, Index: ix}
+	if resp, err := h.Search(context.Background(), Scope{Principal: "p", Session: "ses_a"}, &toolsetv1.SessionSearchRequest{Query: "capybara"}); err != nil || len(resp.Hits) != 1 {
+		t.Fatalf("%+v %v", resp, err)
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/blevesearch/bleve/v2/analysis/analyzer/standard"
 	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/blevesearch/bleve/v2/mapping"
+	berrors "go.etcd.io/bbolt/errors"
 
 	"demiurge.dev/host/runtime"
 )
@@ -77,18 +78,7 @@ func indexMapping() mapping.IndexMapping {
 // was stored but not yet indexed (a host that stopped between a message's
 // commit and its indexing, or an index deleted by hand).
 func Open(dir string, store *runtime.Store) (*Index, error) {
-	// unsafe_batch: a batch is searchable once it is in memory, and
-	// scorch persists it in the background, instead of one fsync per
-	// batch. The store is the record: a batch lost in a crash is lost with
-	// its session marks, and catchUp indexes it again.
-	cfg := map[string]any{"unsafe_batch": true}
-	idx, err := bleve.OpenUsing(dir, cfg)
-	if errors.Is(err, bleve.ErrorIndexPathDoesNotExist) {
-		if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
-			return nil, fmt.Errorf("session index: %w", err)
-		}
-		idx, err = bleve.NewUsing(dir, indexMapping(), scorch.Name, scorch.Name, cfg)
-	}
+	idx, err := openBleve(dir)
 	if err != nil {
 		return nil, fmt.Errorf("session index %s: %w", dir, err)
 	}
@@ -101,6 +91,33 @@ func Open(dir string, store *runtime.Store) (*Index, error) {
 		return nil, err
 	}
 	return ix, nil
+}
+
+// openBleve opens or makes the index. unsafe_batch: a batch is
+// searchable once it is in memory and scorch persists it in the
+// background, instead of one fsync per batch; the store is the record, so
+// a batch lost in a crash is lost with its session marks and catchUp
+// indexes it again. For the same reason an index that does not open (a
+// crash mid-write, a bad file) is made again from the store rather than
+// failing every search; only another process holding it is an error.
+func openBleve(dir string) (bleve.Index, error) {
+	cfg := map[string]any{"unsafe_batch": true, "bolt_timeout": "2s"}
+	idx, err := bleve.OpenUsing(dir, cfg)
+	if err == nil {
+		return idx, nil
+	}
+	if !errors.Is(err, bleve.ErrorIndexPathDoesNotExist) {
+		if errors.Is(err, berrors.ErrTimeout) || strings.Contains(err.Error(), "timeout") {
+			return nil, fmt.Errorf("another process holds it: %w", err)
+		}
+		if rmErr := os.RemoveAll(dir); rmErr != nil {
+			return nil, fmt.Errorf("%w; removing it to make it again: %v", err, rmErr)
+		}
+	}
+	if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
+		return nil, err
+	}
+	return bleve.NewUsing(dir, indexMapping(), scorch.Name, scorch.Name, cfg)
 }
 
 // catchUp queues every stored message past its session's indexed mark.
