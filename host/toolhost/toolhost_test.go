@@ -96,7 +96,7 @@ func TestDefaultCoreResolvesTheCodingAndControlTools(t *testing.T) {
 	for _, e := range cat.Entries() {
 		names = append(names, e.Spec.Name)
 	}
-	if got := strings.Join(names, ","); got != "read_file,write_file,patch,search_files,web_extract,terminal,tools_list,task_status,task_control,yield_until,task_list" {
+	if got := strings.Join(names, ","); got != "read_file,write_file,patch,search_files,web_extract,terminal,todo,clarify,session_search,tools_list,task_status,task_control,yield_until,task_list" {
 		t.Fatalf("tools = %s", got)
 	}
 	read, _ := cat.Lookup("read_file")
