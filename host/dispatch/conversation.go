@@ -13,7 +13,6 @@ import (
 	"demiurge.dev/host/approval"
 	"demiurge.dev/host/plugins"
 	"demiurge.dev/host/runtime"
-	"demiurge.dev/host/search"
 	"demiurge.dev/shared/toolsetv1"
 )
 
@@ -28,9 +27,20 @@ type TodoStore interface {
 	ReplaceTodos(ctx context.Context, principal, session string, items []runtime.TodoItem) (runtime.TodoList, error)
 }
 
-// HistorySearcher answers session_search (search.History is the real one).
+// HistorySearcher answers session_search (search.History behind
+// toolhost's adapter is the real one; dispatch does not import the index).
 type HistorySearcher interface {
-	Search(ctx context.Context, sc search.Scope, req *toolsetv1.SessionSearchRequest) (*toolsetv1.SessionSearchResponse, error)
+	Search(ctx context.Context, sc HistoryScope, req *toolsetv1.SessionSearchRequest) (*toolsetv1.SessionSearchResponse, error)
+}
+
+// HistoryScope is who reads history: the calling turn's principal and
+// bound session, whether that principal is the local operator (who alone
+// may ask for an operator scope), and the call, for the audit.
+type HistoryScope struct {
+	Principal     string
+	Session       string
+	LocalOperator bool
+	Tool, CallID  string
 }
 
 // CapabilitySessionRead gates session_search.
@@ -60,7 +70,7 @@ func (t *Turn) conversationHooks(p *prepared, verdict approval.Outcome, hk *plug
 			if err := matchesApproved(req, p.args); err != nil {
 				return nil, err
 			}
-			return t.History.Search(ctx, search.Scope{
+			return t.History.Search(ctx, HistoryScope{
 				Principal: t.Authority.Principal, Session: t.Authority.Session,
 				LocalOperator: LocalOperator(t.Authority.Principal), Tool: p.call.Name, CallID: p.call.ID,
 			}, req)

@@ -1,11 +1,14 @@
 package toolhost
 
 import (
+	"context"
 	"path/filepath"
 	"sync"
 
 	"demiurge.dev/catalog"
+	"demiurge.dev/host/dispatch"
 	"demiurge.dev/host/search"
+	"demiurge.dev/shared/toolsetv1"
 )
 
 // hostHistory is the session history index, opened on the first turn
@@ -42,7 +45,7 @@ func (h *Host) SessionIndex() (*search.Index, error) {
 
 // historyFor is the turn's session_search service, or nil when the
 // catalog has no built-in session_search (then nothing is opened).
-func (h *Host) historyFor(cat *catalog.Catalog) (*search.History, error) {
+func (h *Host) historyFor(cat *catalog.Catalog) (*historySearcher, error) {
 	e, ok := cat.Lookup("session_search")
 	if !ok || e.Spec.Provenance.Kind != catalog.SourceBuiltin || e.Spec.Provenance.Toolset != "coding" {
 		return nil, nil
@@ -55,7 +58,14 @@ func (h *Host) historyFor(cat *catalog.Catalog) (*search.History, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &search.History{Store: store, Index: ix}, nil
+	return &historySearcher{&search.History{Store: store, Index: ix}}, nil
+}
+
+// historySearcher is search.History as dispatch asks for it.
+type historySearcher struct{ h *search.History }
+
+func (s *historySearcher) Search(ctx context.Context, sc dispatch.HistoryScope, req *toolsetv1.SessionSearchRequest) (*toolsetv1.SessionSearchResponse, error) {
+	return s.h.Search(ctx, search.Scope(sc), req)
 }
 
 func (h *Host) closeHistory() {

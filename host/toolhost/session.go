@@ -107,7 +107,7 @@ func (s *Session) NewTurn(ctx context.Context) (*dispatch.Turn, error) {
 		Sandbox: s.h.Sandbox,
 		Todos:   store,
 	}
-	// An interface holding a nil *search.History is not nil: set it only
+	// An interface holding a nil *historySearcher is not nil: set it only
 	// when there is one.
 	if hist, err := s.h.historyFor(cat); err != nil {
 		return nil, err
