@@ -155,3 +155,34 @@ func report(b *testing.B, lat []time.Duration) {
 	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
 	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "p99-ms")
 }
+
+// BenchmarkOpenClose is what a host pays to open and close an existing
+// index (with nothing to catch up): every turn's host whose catalog has
+// session_search opens it once.
+func BenchmarkOpenClose(b *testing.B) {
+	dir := b.TempDir()
+	store, err := runtime.Open(filepath.Join(dir, "s.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer store.Close()
+	ix, err := Open(filepath.Join(dir, "index"), store)
+	if err != nil {
+		b.Fatal(err)
+	}
+	add(b, store, "ses_a", runtime.MessageRecord{Role: "user", Text: "hello"})
+	ix.Close()
+	var lat []time.Duration
+	for b.Loop() {
+		t0 := time.Now()
+		ix, err := Open(filepath.Join(dir, "index"), store)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := ix.Close(); err != nil {
+			b.Fatal(err)
+		}
+		lat = append(lat, time.Since(t0))
+	}
+	report(b, lat)
+}

@@ -402,20 +402,6 @@ func TestSessionSearchNeedsApprovalAndCapability(t *testing.T) {
 			t.Fatalf("%s: %s", out.Status, out.Views.Model)
 		}
 	})
-	t.Run("registry says auto", func(t *testing.T) {
-		// Were session_search ever registered auto, the host would still
-		// read no history without a resolved prompt.
-		saved := builtinRegistry["coding"]["session_search"]
-		t.Cleanup(func() { builtinRegistry["coding"]["session_search"] = saved })
-		m := saved
-		m.ApprovalPolicy = 0 // auto
-		builtinRegistry["coding"]["session_search"] = m
-		f := newHistory(t, Options{})
-		out := call(t, newTurn(t, f.h), "session_search", `{"query":"parser"}`)
-		if out.OK() || strings.Contains(out.Views.Model, "unicode") {
-			t.Fatalf("%s: %s", out.Status, out.Views.Model)
-		}
-	})
 }
 
 // Messages stored while the index was closed (or after it was lost) are

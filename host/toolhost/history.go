@@ -50,21 +50,30 @@ func (h *Host) historyFor(cat *catalog.Catalog) (*historySearcher, error) {
 	if !ok || e.Spec.Provenance.Kind != catalog.SourceBuiltin || e.Spec.Provenance.Toolset != "coding" {
 		return nil, nil
 	}
-	ix, err := h.SessionIndex()
-	if err != nil {
-		return nil, err
-	}
 	store, err := h.Store()
 	if err != nil {
 		return nil, err
 	}
-	return &historySearcher{&search.History{Store: store, Index: ix}}, nil
+	ix, err := h.SessionIndex()
+	if err != nil {
+		// The other tools of the turn work on; session_search says why
+		// it cannot.
+		return &historySearcher{err: err}, nil
+	}
+	return &historySearcher{h: &search.History{Store: store, Index: ix}}, nil
 }
 
 // historySearcher is search.History as dispatch asks for it.
-type historySearcher struct{ h *search.History }
+// With err set, the index could not be opened and every search says so.
+type historySearcher struct {
+	h   *search.History
+	err error
+}
 
 func (s *historySearcher) Search(ctx context.Context, sc dispatch.HistoryScope, req *toolsetv1.SessionSearchRequest) (*toolsetv1.SessionSearchResponse, error) {
+	if s.err != nil {
+		return nil, s.err
+	}
 	return s.h.Search(ctx, search.Scope(sc), req)
 }
 
