@@ -14,7 +14,7 @@ func snippet(body string, locs search.TermLocationMap, n int) string {
 	var spans [][2]int
 	for _, ls := range locs {
 		for _, l := range ls {
-			if int(l.End) <= len(body) && l.Start < l.End {
+			if l.End <= uint64(len(body)) && l.Start < l.End {
 				spans = append(spans, [2]int{int(l.Start), int(l.End)})
 			}
 		}
