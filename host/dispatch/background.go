@@ -84,7 +84,7 @@ func (t *Turn) startBackground(ctx context.Context, p *prepared, out Outcome, ad
 		bound[k] = v
 	}
 	secrets := redact.Discover(p.args, bound)
-	inv.Hooks = t.hooks(p)
+	inv.Hooks = t.hooks(p, out.Approval)
 	spec := runtime.TaskSpec{
 		Principal: t.Authority.Principal, Session: t.Authority.Session,
 		Tool: p.call.Name, CallID: p.call.ID, Summary: commandSummary(p, secrets),

@@ -122,6 +122,9 @@ func (p *prepared) preview() string {
 // --approve rule, a session allow or an answer), never an auto policy or
 // a rule in the core, which the agent may have written.
 func (p *prepared) operatorOnly() bool {
+	if operatorScopeRequested(p) {
+		return true
+	}
 	if p.command != nil && len(p.command.bindings.Bindings) > 0 {
 		return true
 	}
@@ -205,7 +208,7 @@ func (t *Turn) admit(ctx context.Context, p *prepared) admission {
 	verdict, err := t.approvals().Resolve(ctx, approval.Request{
 		Tool: p.call.Name, CallID: p.call.ID, Risk: p.assess.Risk, Policy: p.assess.Approval,
 		Block: p.assess.Block, Reasons: append(slices.Clip(p.assess.Reasons), p.command.reasons()...), PreviewFunc: p.preview,
-		Fingerprint: approvalFingerprint(p), Authority: t.Authority, SessionAllowable: p.command.sessionAllowable() && !networkRequested(p),
+		Fingerprint: approvalFingerprint(p), Authority: t.Authority, SessionAllowable: p.command.sessionAllowable() && !networkRequested(p) && !operatorScopeRequested(p),
 		Subjects: p.assess.Subjects, OperatorOnly: p.operatorOnly(),
 	})
 	out.Approval = verdict
@@ -234,7 +237,7 @@ func (t *Turn) execute(ctx context.Context, p *prepared, a admission) Outcome {
 	if backgroundRequested(p) {
 		return t.startBackground(ctx, p, out, adapter, inv)
 	}
-	inv.Hooks = t.hooks(p)
+	inv.Hooks = t.hooks(p, out.Approval)
 	inv.OnEvent = func(ev *toolsetv1.InvokeEvent) error {
 		if a := ev.GetArtifact(); a != nil {
 			if _, err := t.registerArtifact(ctx, p.call.ID, p.call.Name, "", a); err != nil {
@@ -262,9 +265,9 @@ func (t *Turn) execute(ctx context.Context, p *prepared, a admission) Outcome {
 // hooks answer a running call's HostServices requests: an effect
 // capability is granted only if the tool declared it and the session holds
 // it; the singular gate was checked before the call started.
-func (t *Turn) hooks(p *prepared) plugins.Hooks {
+func (t *Turn) hooks(p *prepared, verdict approval.Outcome) plugins.Hooks {
 	declared := p.entry.Effective.Capabilities
-	return plugins.Hooks{
+	hk := plugins.Hooks{
 		Capability: func(ctx context.Context, c string, require bool) (bool, string) {
 			switch {
 			case !slices.Contains(declared, c):
@@ -284,6 +287,8 @@ func (t *Turn) hooks(p *prepared) plugins.Hooks {
 		Tools:        t.toolListing,
 		Capabilities: t.SearchCapabilities,
 	}
+	t.conversationHooks(p, verdict, &hk)
+	return hk
 }
 
 // checkArtifact refuses an artifact a plugin reports outside the root the

@@ -49,6 +49,10 @@ type Turn struct {
 	// Clarify asks the operator the clarify tool's question (the turn's
 	// front end answers); nil, or ok false, means no one can answer.
 	Clarify func(ctx context.Context, question string, choices []string) (answer string, ok bool, err error)
+	// Todos keeps the session's task list (the todo tool), History answers
+	// session_search (conversation.go); nil refuses those tools.
+	Todos   TodoStore
+	History HistorySearcher
 	// OnEvent receives a call's progress and output as it runs (optional).
 	// Output chunks are raw tool output: a caller that shows them must
 	// redact them first.

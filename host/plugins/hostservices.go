@@ -26,6 +26,13 @@ type Hooks struct {
 	// Capabilities answers SearchCapabilities for the calling turn's
 	// session; nil refuses it.
 	Capabilities func(ctx context.Context, query string, limit int) (*toolsetv1.SearchCapabilitiesResponse, error)
+
+	// Clarify, Todos and History answer the conversation RPCs; dispatch
+	// sets each only for the built-in tool it belongs to, so nil refuses
+	// them to every other call (conversationservices.go).
+	Clarify ClarifyHook
+	Todos   TodoHooks
+	History HistoryHook
 }
 
 // hostServices serves one plugin. It knows only the invocations the host

@@ -97,6 +97,7 @@ type Host struct {
 	store     *runtime.Store
 	storeErr  error
 	tasks     hostTasks
+	history   hostHistory
 
 	outputCap, artifactBudget int64
 }
@@ -396,6 +397,7 @@ func (h *Host) Close() error {
 	h.closeTasks() // through the cancel path, while plugins and store still run
 	h.endSessions()
 	h.Plugins.Close()
+	h.closeHistory()
 	if h.store != nil {
 		return h.store.Close()
 	}

@@ -25,6 +25,14 @@ var builtinRegistry = map[string]map[string]catalog.Metadata{
 		"skills_list":  {Risk: catalog.RiskLow, Capability: "fs.read", ApprovalPolicy: catalog.ApprovalAuto},
 		"skill_view":   {Risk: catalog.RiskLow, Capability: "fs.read", ApprovalPolicy: catalog.ApprovalAuto},
 		"skill_manage": {Risk: catalog.RiskHigh, Capability: "fs.write", ApprovalPolicy: catalog.ApprovalPrompt},
+
+		// The conversation tools. todo keeps the calling session's own
+		// task list and clarify only asks the operator: nothing to gate.
+		// session_search reads history: session.read and a prompt at
+		// medium risk, resolved before any history is read (seed 000).
+		"todo":           {Risk: catalog.RiskLow, ApprovalPolicy: catalog.ApprovalAuto},
+		"clarify":        {Risk: catalog.RiskLow, ApprovalPolicy: catalog.ApprovalAuto},
+		"session_search": {Risk: catalog.RiskMedium, Capability: "session.read", ApprovalPolicy: catalog.ApprovalPrompt},
 	},
 	"schedule": {
 		"schedule_manage": {Risk: catalog.RiskMedium, Capability: "schedule.manage", ApprovalPolicy: catalog.ApprovalPrompt},

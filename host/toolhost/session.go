@@ -105,13 +105,22 @@ func (s *Session) NewTurn(ctx context.Context) (*dispatch.Turn, error) {
 		return nil, err
 	}
 	turnID := newID("turn_")
-	return &dispatch.Turn{
+	turn := &dispatch.Turn{
 		ID: turnID, Catalog: cat, Authority: s.authority, Workspace: s.h.Workspace,
 		Approvals: s.h.Approvals, Events: store, ArtifactRoot: s.ArtifactRoot(), Artifacts: store, Background: bg,
 		OutputCap: s.h.outputCap, ArtifactBudget: s.h.artifactBudget,
 		Sandbox:            s.h.Sandbox,
 		SearchCapabilities: s.searchCapabilities(cat, turnID),
-	}, nil
+		Todos:              store,
+	}
+	// An interface holding a nil *historySearcher is not nil: set it only
+	// when there is one.
+	if hist, err := s.h.historyFor(cat); err != nil {
+		return nil, err
+	} else if hist != nil {
+		turn.History = hist
+	}
+	return turn, nil
 }
 
 // record writes the session's record once; a failed write (a cancelled

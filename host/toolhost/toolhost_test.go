@@ -35,10 +35,13 @@ func TestMain(m *testing.M) {
 	must(placeSandboxHelper(builtinDir))
 	must(plugintest.Build(extraDir, "impostor", "demiurge.dev/sdk/testtoolsets/impostor"))
 	must(plugintest.Build(extraDir, "textstats", "demiurge.dev/sdk/example/textstats"))
+	must(plugintest.Build(extraDir, "eavesdropper", "demiurge.dev/sdk/testtoolsets/eavesdropper"))
 	code := m.Run()
 	os.RemoveAll(tmp)
 	if code == 0 {
-		if err := goleak.Find(goleak.IgnoreAnyFunction("demiurge.dev/host/plugins.newSpawner.func1")); err != nil {
+		if err := goleak.Find(goleak.IgnoreAnyFunction("demiurge.dev/host/plugins.newSpawner.func1"),
+			// bleve's process-wide analysis pool, started once by the library.
+			goleak.IgnoreTopFunction("github.com/blevesearch/bleve_index_api.AnalysisWorker")); err != nil {
 			println("goleak:", err.Error())
 			code = 1
 		}
@@ -93,7 +96,7 @@ func TestDefaultCoreResolvesTheCodingAndControlTools(t *testing.T) {
 	for _, e := range cat.Entries() {
 		names = append(names, e.Spec.Name)
 	}
-	if got := strings.Join(names, ","); got != "read_file,write_file,patch,search_files,web_extract,terminal,tools_list,task_status,task_control,yield_until,task_list" {
+	if got := strings.Join(names, ","); got != "read_file,write_file,patch,search_files,web_extract,terminal,todo,clarify,session_search,tools_list,task_status,task_control,yield_until,task_list" {
 		t.Fatalf("tools = %s", got)
 	}
 	read, _ := cat.Lookup("read_file")

@@ -1,6 +1,7 @@
 // Command demiurge-toolset-coding is the built-in coding toolset: the file
 // tools read_file, write_file, patch and search_files over the workspace,
-// web_extract and terminal. The tools over the background tasks a terminal
+// web_extract and terminal, and the conversation tools todo, clarify and
+// session_search (clients of the host's HostServices). The tools over the background tasks a terminal
 // call starts live in the demiurge_control toolset (plugins/control). The
 // other coding tools join in later issues; a tool is listed here only once
 // it works.
@@ -52,5 +53,8 @@ func toolsWith(runner *terminal.Runner) []sdk.Tool {
 		newSkillsList(),
 		newSkillView(),
 		newSkillManage(),
+		newTodo(),
+		newClarify(),
+		newSessionSearch(),
 	}
 }

@@ -27,7 +27,7 @@ func TestToolsList(t *testing.T) {
 		if err := json.Unmarshal(s.Schema, &schema); err != nil || schema.Type != "object" {
 			t.Errorf("%s: schema %s is not an object schema (%v)", s.Name, s.Schema, err)
 		}
-		required := map[string]string{"search_files": "", "web_extract": "url", "terminal": "command", "skills_list": "", "skill_view": "name", "skill_manage": "action"}
+		required := map[string]string{"search_files": "", "web_extract": "url", "terminal": "command", "skills_list": "", "skill_view": "name", "skill_manage": "action", "todo": "", "clarify": "question", "session_search": ""}
 		arg, ok := required[s.Name]
 		if !ok {
 			arg = "path"
@@ -35,8 +35,10 @@ func TestToolsList(t *testing.T) {
 		if arg != "" && !slices.Contains(schema.Required, arg) {
 			t.Errorf("%s: %s is not required: %v", s.Name, arg, schema.Required)
 		}
-		// Every coding tool names its gate.
-		if s.Description == "" || s.Metadata.Capability == "" {
+		// Every coding tool names its gate, but todo and clarify, which
+		// reach only the calling session's own list and its operator.
+		ungated := s.Name == "todo" || s.Name == "clarify"
+		if s.Description == "" || (s.Metadata.Capability == "") != ungated {
 			t.Errorf("%s: description missing or capability %q unexpected", s.Name, s.Metadata.Capability)
 		}
 		_, checked := tool.(sdk.Prechecker)
@@ -44,7 +46,7 @@ func TestToolsList(t *testing.T) {
 			t.Errorf("%s: implements Prechecker = %v; patch, write_file and skill_manage (only) have a precheck", s.Name, checked)
 		}
 	}
-	if want := []string{"read_file", "write_file", "patch", "search_files", "web_extract", "terminal", "skills_list", "skill_view", "skill_manage"}; !slices.Equal(names, want) {
+	if want := []string{"read_file", "write_file", "patch", "search_files", "web_extract", "terminal", "skills_list", "skill_view", "skill_manage", "todo", "clarify", "session_search"}; !slices.Equal(names, want) {
 		t.Errorf("Tools() = %v, want exactly %v", names, want)
 	}
 }
@@ -70,7 +72,8 @@ func TestServeDescribes(t *testing.T) {
 		got[s.GetName()] = s.GetHasPrecheck()
 	}
 	want := map[string]bool{"read_file": false, "write_file": true, "patch": true, "search_files": false, "web_extract": false, "terminal": false,
-		"skills_list": false, "skill_view": false, "skill_manage": true}
+		"skills_list": false, "skill_view": false, "skill_manage": true,
+		"todo": false, "clarify": false, "session_search": false}
 	if len(got) != len(want) {
 		t.Errorf("described tools %v, want %v", got, want)
 	}

@@ -2776,6 +2776,667 @@ func (x *SearchCapabilitiesResponse) GetDeferredTotal() int32 {
 	return 0
 }
 
+type ClarifyRequest struct {
+	state        protoimpl.MessageState `protogen:"open.v1"`
+	InvocationId string                 `protobuf:"bytes,1,opt,name=invocation_id,json=invocationId,proto3" json:"invocation_id,omitempty"`
+	Question     string                 `protobuf:"bytes,2,opt,name=question,proto3" json:"question,omitempty"`
+	// choices, when given, are the answers the operator picks from.
+	Choices       []string `protobuf:"bytes,3,rep,name=choices,proto3" json:"choices,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ClarifyRequest) Reset() {
+	*x = ClarifyRequest{}
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[40]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ClarifyRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ClarifyRequest) ProtoMessage() {}
+
+func (x *ClarifyRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[40]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ClarifyRequest.ProtoReflect.Descriptor instead.
+func (*ClarifyRequest) Descriptor() ([]byte, []int) {
+	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{40}
+}
+
+func (x *ClarifyRequest) GetInvocationId() string {
+	if x != nil {
+		return x.InvocationId
+	}
+	return ""
+}
+
+func (x *ClarifyRequest) GetQuestion() string {
+	if x != nil {
+		return x.Question
+	}
+	return ""
+}
+
+func (x *ClarifyRequest) GetChoices() []string {
+	if x != nil {
+		return x.Choices
+	}
+	return nil
+}
+
+type ClarifyResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// answered is false when no one can answer (no front end, headless,
+	// the operator declined); the model goes on without an answer.
+	Answered bool   `protobuf:"varint,1,opt,name=answered,proto3" json:"answered,omitempty"`
+	Answer   string `protobuf:"bytes,2,opt,name=answer,proto3" json:"answer,omitempty"`
+	// reason says why there is no answer, for the model.
+	Reason        string `protobuf:"bytes,3,opt,name=reason,proto3" json:"reason,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ClarifyResponse) Reset() {
+	*x = ClarifyResponse{}
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[41]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ClarifyResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ClarifyResponse) ProtoMessage() {}
+
+func (x *ClarifyResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[41]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ClarifyResponse.ProtoReflect.Descriptor instead.
+func (*ClarifyResponse) Descriptor() ([]byte, []int) {
+	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{41}
+}
+
+func (x *ClarifyResponse) GetAnswered() bool {
+	if x != nil {
+		return x.Answered
+	}
+	return false
+}
+
+func (x *ClarifyResponse) GetAnswer() string {
+	if x != nil {
+		return x.Answer
+	}
+	return ""
+}
+
+func (x *ClarifyResponse) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+// TodoItem is one entry of a session's task list.
+type TodoItem struct {
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	Id      string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	Content string                 `protobuf:"bytes,2,opt,name=content,proto3" json:"content,omitempty"`
+	// status is pending, in_progress or completed.
+	Status        string `protobuf:"bytes,3,opt,name=status,proto3" json:"status,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TodoItem) Reset() {
+	*x = TodoItem{}
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[42]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TodoItem) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TodoItem) ProtoMessage() {}
+
+func (x *TodoItem) ProtoReflect() protoreflect.Message {
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[42]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TodoItem.ProtoReflect.Descriptor instead.
+func (*TodoItem) Descriptor() ([]byte, []int) {
+	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{42}
+}
+
+func (x *TodoItem) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *TodoItem) GetContent() string {
+	if x != nil {
+		return x.Content
+	}
+	return ""
+}
+
+func (x *TodoItem) GetStatus() string {
+	if x != nil {
+		return x.Status
+	}
+	return ""
+}
+
+type TodoReadRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	InvocationId  string                 `protobuf:"bytes,1,opt,name=invocation_id,json=invocationId,proto3" json:"invocation_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TodoReadRequest) Reset() {
+	*x = TodoReadRequest{}
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[43]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TodoReadRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TodoReadRequest) ProtoMessage() {}
+
+func (x *TodoReadRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[43]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TodoReadRequest.ProtoReflect.Descriptor instead.
+func (*TodoReadRequest) Descriptor() ([]byte, []int) {
+	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{43}
+}
+
+func (x *TodoReadRequest) GetInvocationId() string {
+	if x != nil {
+		return x.InvocationId
+	}
+	return ""
+}
+
+type TodoWriteRequest struct {
+	state        protoimpl.MessageState `protogen:"open.v1"`
+	InvocationId string                 `protobuf:"bytes,1,opt,name=invocation_id,json=invocationId,proto3" json:"invocation_id,omitempty"`
+	// items replace the whole list, in order; empty clears it.
+	Items         []*TodoItem `protobuf:"bytes,2,rep,name=items,proto3" json:"items,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TodoWriteRequest) Reset() {
+	*x = TodoWriteRequest{}
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[44]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TodoWriteRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TodoWriteRequest) ProtoMessage() {}
+
+func (x *TodoWriteRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[44]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TodoWriteRequest.ProtoReflect.Descriptor instead.
+func (*TodoWriteRequest) Descriptor() ([]byte, []int) {
+	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{44}
+}
+
+func (x *TodoWriteRequest) GetInvocationId() string {
+	if x != nil {
+		return x.InvocationId
+	}
+	return ""
+}
+
+func (x *TodoWriteRequest) GetItems() []*TodoItem {
+	if x != nil {
+		return x.Items
+	}
+	return nil
+}
+
+type TodoResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Items []*TodoItem            `protobuf:"bytes,1,rep,name=items,proto3" json:"items,omitempty"`
+	// updated is when the list was last written (RFC 3339 UTC), "" never.
+	Updated       string `protobuf:"bytes,2,opt,name=updated,proto3" json:"updated,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TodoResponse) Reset() {
+	*x = TodoResponse{}
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[45]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TodoResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TodoResponse) ProtoMessage() {}
+
+func (x *TodoResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[45]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TodoResponse.ProtoReflect.Descriptor instead.
+func (*TodoResponse) Descriptor() ([]byte, []int) {
+	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{45}
+}
+
+func (x *TodoResponse) GetItems() []*TodoItem {
+	if x != nil {
+		return x.Items
+	}
+	return nil
+}
+
+func (x *TodoResponse) GetUpdated() string {
+	if x != nil {
+		return x.Updated
+	}
+	return ""
+}
+
+type SessionSearchRequest struct {
+	state        protoimpl.MessageState `protogen:"open.v1"`
+	InvocationId string                 `protobuf:"bytes,1,opt,name=invocation_id,json=invocationId,proto3" json:"invocation_id,omitempty"`
+	// session_id reads one session (explicit); "" browses or searches.
+	SessionId string `protobuf:"bytes,2,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	// query searches message text; "" lists (browse, or one session's
+	// recent messages).
+	Query string `protobuf:"bytes,3,opt,name=query,proto3" json:"query,omitempty"`
+	// limit bounds the results; 0 is the host's default.
+	Limit uint32 `protobuf:"varint,4,opt,name=limit,proto3" json:"limit,omitempty"`
+	// operator_scope asks to cross sessions of the caller's principal; it
+	// needs reason and a local operator, and the host audits it.
+	OperatorScope bool   `protobuf:"varint,5,opt,name=operator_scope,json=operatorScope,proto3" json:"operator_scope,omitempty"`
+	Reason        string `protobuf:"bytes,6,opt,name=reason,proto3" json:"reason,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SessionSearchRequest) Reset() {
+	*x = SessionSearchRequest{}
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[46]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SessionSearchRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SessionSearchRequest) ProtoMessage() {}
+
+func (x *SessionSearchRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[46]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SessionSearchRequest.ProtoReflect.Descriptor instead.
+func (*SessionSearchRequest) Descriptor() ([]byte, []int) {
+	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{46}
+}
+
+func (x *SessionSearchRequest) GetInvocationId() string {
+	if x != nil {
+		return x.InvocationId
+	}
+	return ""
+}
+
+func (x *SessionSearchRequest) GetSessionId() string {
+	if x != nil {
+		return x.SessionId
+	}
+	return ""
+}
+
+func (x *SessionSearchRequest) GetQuery() string {
+	if x != nil {
+		return x.Query
+	}
+	return ""
+}
+
+func (x *SessionSearchRequest) GetLimit() uint32 {
+	if x != nil {
+		return x.Limit
+	}
+	return 0
+}
+
+func (x *SessionSearchRequest) GetOperatorScope() bool {
+	if x != nil {
+		return x.OperatorScope
+	}
+	return false
+}
+
+func (x *SessionSearchRequest) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+// SessionHit is one message found, as a bounded snippet.
+type SessionHit struct {
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	SessionId string                 `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	Seq       uint64                 `protobuf:"varint,2,opt,name=seq,proto3" json:"seq,omitempty"`
+	Role      string                 `protobuf:"bytes,3,opt,name=role,proto3" json:"role,omitempty"`
+	Snippet   string                 `protobuf:"bytes,4,opt,name=snippet,proto3" json:"snippet,omitempty"`
+	// created is RFC 3339 UTC.
+	Created       string `protobuf:"bytes,5,opt,name=created,proto3" json:"created,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SessionHit) Reset() {
+	*x = SessionHit{}
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[47]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SessionHit) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SessionHit) ProtoMessage() {}
+
+func (x *SessionHit) ProtoReflect() protoreflect.Message {
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[47]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SessionHit.ProtoReflect.Descriptor instead.
+func (*SessionHit) Descriptor() ([]byte, []int) {
+	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{47}
+}
+
+func (x *SessionHit) GetSessionId() string {
+	if x != nil {
+		return x.SessionId
+	}
+	return ""
+}
+
+func (x *SessionHit) GetSeq() uint64 {
+	if x != nil {
+		return x.Seq
+	}
+	return 0
+}
+
+func (x *SessionHit) GetRole() string {
+	if x != nil {
+		return x.Role
+	}
+	return ""
+}
+
+func (x *SessionHit) GetSnippet() string {
+	if x != nil {
+		return x.Snippet
+	}
+	return ""
+}
+
+func (x *SessionHit) GetCreated() string {
+	if x != nil {
+		return x.Created
+	}
+	return ""
+}
+
+// SessionSummary is one session of a browse.
+type SessionSummary struct {
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	SessionId string                 `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	Created   string                 `protobuf:"bytes,2,opt,name=created,proto3" json:"created,omitempty"`
+	Messages  uint64                 `protobuf:"varint,3,opt,name=messages,proto3" json:"messages,omitempty"`
+	// preview is the session's first user message, bounded.
+	Preview       string `protobuf:"bytes,4,opt,name=preview,proto3" json:"preview,omitempty"`
+	Current       bool   `protobuf:"varint,5,opt,name=current,proto3" json:"current,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SessionSummary) Reset() {
+	*x = SessionSummary{}
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[48]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SessionSummary) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SessionSummary) ProtoMessage() {}
+
+func (x *SessionSummary) ProtoReflect() protoreflect.Message {
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[48]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SessionSummary.ProtoReflect.Descriptor instead.
+func (*SessionSummary) Descriptor() ([]byte, []int) {
+	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{48}
+}
+
+func (x *SessionSummary) GetSessionId() string {
+	if x != nil {
+		return x.SessionId
+	}
+	return ""
+}
+
+func (x *SessionSummary) GetCreated() string {
+	if x != nil {
+		return x.Created
+	}
+	return ""
+}
+
+func (x *SessionSummary) GetMessages() uint64 {
+	if x != nil {
+		return x.Messages
+	}
+	return 0
+}
+
+func (x *SessionSummary) GetPreview() string {
+	if x != nil {
+		return x.Preview
+	}
+	return ""
+}
+
+func (x *SessionSummary) GetCurrent() bool {
+	if x != nil {
+		return x.Current
+	}
+	return false
+}
+
+type SessionSearchResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// mode is browse, session or search.
+	Mode     string            `protobuf:"bytes,1,opt,name=mode,proto3" json:"mode,omitempty"`
+	Sessions []*SessionSummary `protobuf:"bytes,2,rep,name=sessions,proto3" json:"sessions,omitempty"`
+	Hits     []*SessionHit     `protobuf:"bytes,3,rep,name=hits,proto3" json:"hits,omitempty"`
+	// total is how many matched before the limit; truncated says some were
+	// left out.
+	Total         uint64 `protobuf:"varint,4,opt,name=total,proto3" json:"total,omitempty"`
+	Truncated     bool   `protobuf:"varint,5,opt,name=truncated,proto3" json:"truncated,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SessionSearchResponse) Reset() {
+	*x = SessionSearchResponse{}
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[49]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SessionSearchResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SessionSearchResponse) ProtoMessage() {}
+
+func (x *SessionSearchResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[49]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SessionSearchResponse.ProtoReflect.Descriptor instead.
+func (*SessionSearchResponse) Descriptor() ([]byte, []int) {
+	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{49}
+}
+
+func (x *SessionSearchResponse) GetMode() string {
+	if x != nil {
+		return x.Mode
+	}
+	return ""
+}
+
+func (x *SessionSearchResponse) GetSessions() []*SessionSummary {
+	if x != nil {
+		return x.Sessions
+	}
+	return nil
+}
+
+func (x *SessionSearchResponse) GetHits() []*SessionHit {
+	if x != nil {
+		return x.Hits
+	}
+	return nil
+}
+
+func (x *SessionSearchResponse) GetTotal() uint64 {
+	if x != nil {
+		return x.Total
+	}
+	return 0
+}
+
+func (x *SessionSearchResponse) GetTruncated() bool {
+	if x != nil {
+		return x.Truncated
+	}
+	return false
+}
+
 var File_demiurge_toolset_v1_toolset_proto protoreflect.FileDescriptor
 
 const file_demiurge_toolset_v1_toolset_proto_rawDesc = "" +
@@ -2976,7 +3637,56 @@ const file_demiurge_toolset_v1_toolset_proto_rawDesc = "" +
 	"\tactivated\x18\x01 \x03(\v2$.demiurge.toolset.v1.CapabilityMatchR\tactivated\x12Q\n" +
 	"\x11unavailable_tools\x18\x02 \x03(\v2$.demiurge.toolset.v1.CapabilityMatchR\x10unavailableTools\x12#\n" +
 	"\rtotal_matches\x18\x03 \x01(\x05R\ftotalMatches\x12%\n" +
-	"\x0edeferred_total\x18\x04 \x01(\x05R\rdeferredTotal*|\n" +
+	"\x0edeferred_total\x18\x04 \x01(\x05R\rdeferredTotal\"k\n" +
+	"\x0eClarifyRequest\x12#\n" +
+	"\rinvocation_id\x18\x01 \x01(\tR\finvocationId\x12\x1a\n" +
+	"\bquestion\x18\x02 \x01(\tR\bquestion\x12\x18\n" +
+	"\achoices\x18\x03 \x03(\tR\achoices\"]\n" +
+	"\x0fClarifyResponse\x12\x1a\n" +
+	"\banswered\x18\x01 \x01(\bR\banswered\x12\x16\n" +
+	"\x06answer\x18\x02 \x01(\tR\x06answer\x12\x16\n" +
+	"\x06reason\x18\x03 \x01(\tR\x06reason\"L\n" +
+	"\bTodoItem\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12\x18\n" +
+	"\acontent\x18\x02 \x01(\tR\acontent\x12\x16\n" +
+	"\x06status\x18\x03 \x01(\tR\x06status\"6\n" +
+	"\x0fTodoReadRequest\x12#\n" +
+	"\rinvocation_id\x18\x01 \x01(\tR\finvocationId\"l\n" +
+	"\x10TodoWriteRequest\x12#\n" +
+	"\rinvocation_id\x18\x01 \x01(\tR\finvocationId\x123\n" +
+	"\x05items\x18\x02 \x03(\v2\x1d.demiurge.toolset.v1.TodoItemR\x05items\"]\n" +
+	"\fTodoResponse\x123\n" +
+	"\x05items\x18\x01 \x03(\v2\x1d.demiurge.toolset.v1.TodoItemR\x05items\x12\x18\n" +
+	"\aupdated\x18\x02 \x01(\tR\aupdated\"\xc5\x01\n" +
+	"\x14SessionSearchRequest\x12#\n" +
+	"\rinvocation_id\x18\x01 \x01(\tR\finvocationId\x12\x1d\n" +
+	"\n" +
+	"session_id\x18\x02 \x01(\tR\tsessionId\x12\x14\n" +
+	"\x05query\x18\x03 \x01(\tR\x05query\x12\x14\n" +
+	"\x05limit\x18\x04 \x01(\rR\x05limit\x12%\n" +
+	"\x0eoperator_scope\x18\x05 \x01(\bR\roperatorScope\x12\x16\n" +
+	"\x06reason\x18\x06 \x01(\tR\x06reason\"\x85\x01\n" +
+	"\n" +
+	"SessionHit\x12\x1d\n" +
+	"\n" +
+	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x10\n" +
+	"\x03seq\x18\x02 \x01(\x04R\x03seq\x12\x12\n" +
+	"\x04role\x18\x03 \x01(\tR\x04role\x12\x18\n" +
+	"\asnippet\x18\x04 \x01(\tR\asnippet\x12\x18\n" +
+	"\acreated\x18\x05 \x01(\tR\acreated\"\x99\x01\n" +
+	"\x0eSessionSummary\x12\x1d\n" +
+	"\n" +
+	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x18\n" +
+	"\acreated\x18\x02 \x01(\tR\acreated\x12\x1a\n" +
+	"\bmessages\x18\x03 \x01(\x04R\bmessages\x12\x18\n" +
+	"\apreview\x18\x04 \x01(\tR\apreview\x12\x18\n" +
+	"\acurrent\x18\x05 \x01(\bR\acurrent\"\xd5\x01\n" +
+	"\x15SessionSearchResponse\x12\x12\n" +
+	"\x04mode\x18\x01 \x01(\tR\x04mode\x12?\n" +
+	"\bsessions\x18\x02 \x03(\v2#.demiurge.toolset.v1.SessionSummaryR\bsessions\x123\n" +
+	"\x04hits\x18\x03 \x03(\v2\x1f.demiurge.toolset.v1.SessionHitR\x04hits\x12\x14\n" +
+	"\x05total\x18\x04 \x01(\x04R\x05total\x12\x1c\n" +
+	"\ttruncated\x18\x05 \x01(\bR\ttruncated*|\n" +
 	"\x06Effect\x12\x16\n" +
 	"\x12EFFECT_UNSPECIFIED\x10\x00\x12\x0f\n" +
 	"\vEFFECT_READ\x10\x01\x12\x10\n" +
@@ -2994,7 +3704,7 @@ const file_demiurge_toolset_v1_toolset_proto_rawDesc = "" +
 	"\x06Invoke\x12\".demiurge.toolset.v1.EffectRequest\x1a .demiurge.toolset.v1.InvokeEvent0\x01\x12O\n" +
 	"\bPrecheck\x12\".demiurge.toolset.v1.EffectRequest\x1a\x1f.demiurge.toolset.v1.ToolResult\x12Q\n" +
 	"\x06Cancel\x12\".demiurge.toolset.v1.CancelRequest\x1a#.demiurge.toolset.v1.CancelResponse\x12Q\n" +
-	"\x06Health\x12\".demiurge.toolset.v1.HealthRequest\x1a#.demiurge.toolset.v1.HealthResponse2\xf8\x05\n" +
+	"\x06Health\x12\".demiurge.toolset.v1.HealthRequest\x1a#.demiurge.toolset.v1.HealthResponse2\xe2\b\n" +
 	"\fHostServices\x12]\n" +
 	"\n" +
 	"Capability\x12&.demiurge.toolset.v1.CapabilityRequest\x1a'.demiurge.toolset.v1.CapabilityResponse\x12T\n" +
@@ -3005,7 +3715,11 @@ const file_demiurge_toolset_v1_toolset_proto_rawDesc = "" +
 	"\bTaskWait\x12$.demiurge.toolset.v1.TaskWaitRequest\x1a!.demiurge.toolset.v1.TaskResponse\x12W\n" +
 	"\bTaskList\x12$.demiurge.toolset.v1.TaskListRequest\x1a%.demiurge.toolset.v1.TaskListResponse\x12Z\n" +
 	"\tToolsList\x12%.demiurge.toolset.v1.ToolsListRequest\x1a&.demiurge.toolset.v1.ToolsListResponse\x12u\n" +
-	"\x12SearchCapabilities\x12..demiurge.toolset.v1.SearchCapabilitiesRequest\x1a/.demiurge.toolset.v1.SearchCapabilitiesResponseB)Z'demiurge.dev/shared/toolsetv1;toolsetv1b\x06proto3"
+	"\x12SearchCapabilities\x12..demiurge.toolset.v1.SearchCapabilitiesRequest\x1a/.demiurge.toolset.v1.SearchCapabilitiesResponse\x12T\n" +
+	"\aClarify\x12#.demiurge.toolset.v1.ClarifyRequest\x1a$.demiurge.toolset.v1.ClarifyResponse\x12S\n" +
+	"\bTodoRead\x12$.demiurge.toolset.v1.TodoReadRequest\x1a!.demiurge.toolset.v1.TodoResponse\x12U\n" +
+	"\tTodoWrite\x12%.demiurge.toolset.v1.TodoWriteRequest\x1a!.demiurge.toolset.v1.TodoResponse\x12f\n" +
+	"\rSessionSearch\x12).demiurge.toolset.v1.SessionSearchRequest\x1a*.demiurge.toolset.v1.SessionSearchResponseB)Z'demiurge.dev/shared/toolsetv1;toolsetv1b\x06proto3"
 
 var (
 	file_demiurge_toolset_v1_toolset_proto_rawDescOnce sync.Once
@@ -3020,7 +3734,7 @@ func file_demiurge_toolset_v1_toolset_proto_rawDescGZIP() []byte {
 }
 
 var file_demiurge_toolset_v1_toolset_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_demiurge_toolset_v1_toolset_proto_msgTypes = make([]protoimpl.MessageInfo, 41)
+var file_demiurge_toolset_v1_toolset_proto_msgTypes = make([]protoimpl.MessageInfo, 51)
 var file_demiurge_toolset_v1_toolset_proto_goTypes = []any{
 	(Effect)(0),                        // 0: demiurge.toolset.v1.Effect
 	(Access)(0),                        // 1: demiurge.toolset.v1.Access
@@ -3064,7 +3778,17 @@ var file_demiurge_toolset_v1_toolset_proto_goTypes = []any{
 	(*SearchCapabilitiesRequest)(nil),  // 39: demiurge.toolset.v1.SearchCapabilitiesRequest
 	(*CapabilityMatch)(nil),            // 40: demiurge.toolset.v1.CapabilityMatch
 	(*SearchCapabilitiesResponse)(nil), // 41: demiurge.toolset.v1.SearchCapabilitiesResponse
-	nil,                                // 42: demiurge.toolset.v1.EffectRequest.SecretsEntry
+	(*ClarifyRequest)(nil),             // 42: demiurge.toolset.v1.ClarifyRequest
+	(*ClarifyResponse)(nil),            // 43: demiurge.toolset.v1.ClarifyResponse
+	(*TodoItem)(nil),                   // 44: demiurge.toolset.v1.TodoItem
+	(*TodoReadRequest)(nil),            // 45: demiurge.toolset.v1.TodoReadRequest
+	(*TodoWriteRequest)(nil),           // 46: demiurge.toolset.v1.TodoWriteRequest
+	(*TodoResponse)(nil),               // 47: demiurge.toolset.v1.TodoResponse
+	(*SessionSearchRequest)(nil),       // 48: demiurge.toolset.v1.SessionSearchRequest
+	(*SessionHit)(nil),                 // 49: demiurge.toolset.v1.SessionHit
+	(*SessionSummary)(nil),             // 50: demiurge.toolset.v1.SessionSummary
+	(*SessionSearchResponse)(nil),      // 51: demiurge.toolset.v1.SessionSearchResponse
+	nil,                                // 52: demiurge.toolset.v1.EffectRequest.SecretsEntry
 }
 var file_demiurge_toolset_v1_toolset_proto_depIdxs = []int32{
 	4,  // 0: demiurge.toolset.v1.DescribeResponse.tools:type_name -> demiurge.toolset.v1.ToolSpec
@@ -3077,7 +3801,7 @@ var file_demiurge_toolset_v1_toolset_proto_depIdxs = []int32{
 	1,  // 7: demiurge.toolset.v1.PathSubject.access:type_name -> demiurge.toolset.v1.Access
 	1,  // 8: demiurge.toolset.v1.PathGrant.access:type_name -> demiurge.toolset.v1.Access
 	12, // 9: demiurge.toolset.v1.EffectRequest.grants:type_name -> demiurge.toolset.v1.PathGrant
-	42, // 10: demiurge.toolset.v1.EffectRequest.secrets:type_name -> demiurge.toolset.v1.EffectRequest.SecretsEntry
+	52, // 10: demiurge.toolset.v1.EffectRequest.secrets:type_name -> demiurge.toolset.v1.EffectRequest.SecretsEntry
 	14, // 11: demiurge.toolset.v1.EffectRequest.redact_values:type_name -> demiurge.toolset.v1.RedactValue
 	17, // 12: demiurge.toolset.v1.InvokeEvent.progress:type_name -> demiurge.toolset.v1.Progress
 	18, // 13: demiurge.toolset.v1.InvokeEvent.output:type_name -> demiurge.toolset.v1.OutputChunk
@@ -3089,39 +3813,51 @@ var file_demiurge_toolset_v1_toolset_proto_depIdxs = []int32{
 	37, // 19: demiurge.toolset.v1.ToolsListResponse.tools:type_name -> demiurge.toolset.v1.ToolListing
 	40, // 20: demiurge.toolset.v1.SearchCapabilitiesResponse.activated:type_name -> demiurge.toolset.v1.CapabilityMatch
 	40, // 21: demiurge.toolset.v1.SearchCapabilitiesResponse.unavailable_tools:type_name -> demiurge.toolset.v1.CapabilityMatch
-	2,  // 22: demiurge.toolset.v1.Toolset.Describe:input_type -> demiurge.toolset.v1.DescribeRequest
-	10, // 23: demiurge.toolset.v1.Toolset.Configure:input_type -> demiurge.toolset.v1.ConfigureRequest
-	13, // 24: demiurge.toolset.v1.Toolset.Invoke:input_type -> demiurge.toolset.v1.EffectRequest
-	13, // 25: demiurge.toolset.v1.Toolset.Precheck:input_type -> demiurge.toolset.v1.EffectRequest
-	21, // 26: demiurge.toolset.v1.Toolset.Cancel:input_type -> demiurge.toolset.v1.CancelRequest
-	23, // 27: demiurge.toolset.v1.Toolset.Health:input_type -> demiurge.toolset.v1.HealthRequest
-	25, // 28: demiurge.toolset.v1.HostServices.Capability:input_type -> demiurge.toolset.v1.CapabilityRequest
-	27, // 29: demiurge.toolset.v1.HostServices.Deliver:input_type -> demiurge.toolset.v1.DeliverRequest
-	30, // 30: demiurge.toolset.v1.HostServices.TaskStatus:input_type -> demiurge.toolset.v1.TaskStatusRequest
-	31, // 31: demiurge.toolset.v1.HostServices.TaskControl:input_type -> demiurge.toolset.v1.TaskControlRequest
-	32, // 32: demiurge.toolset.v1.HostServices.TaskWait:input_type -> demiurge.toolset.v1.TaskWaitRequest
-	34, // 33: demiurge.toolset.v1.HostServices.TaskList:input_type -> demiurge.toolset.v1.TaskListRequest
-	36, // 34: demiurge.toolset.v1.HostServices.ToolsList:input_type -> demiurge.toolset.v1.ToolsListRequest
-	39, // 35: demiurge.toolset.v1.HostServices.SearchCapabilities:input_type -> demiurge.toolset.v1.SearchCapabilitiesRequest
-	3,  // 36: demiurge.toolset.v1.Toolset.Describe:output_type -> demiurge.toolset.v1.DescribeResponse
-	11, // 37: demiurge.toolset.v1.Toolset.Configure:output_type -> demiurge.toolset.v1.ConfigureResponse
-	15, // 38: demiurge.toolset.v1.Toolset.Invoke:output_type -> demiurge.toolset.v1.InvokeEvent
-	20, // 39: demiurge.toolset.v1.Toolset.Precheck:output_type -> demiurge.toolset.v1.ToolResult
-	22, // 40: demiurge.toolset.v1.Toolset.Cancel:output_type -> demiurge.toolset.v1.CancelResponse
-	24, // 41: demiurge.toolset.v1.Toolset.Health:output_type -> demiurge.toolset.v1.HealthResponse
-	26, // 42: demiurge.toolset.v1.HostServices.Capability:output_type -> demiurge.toolset.v1.CapabilityResponse
-	28, // 43: demiurge.toolset.v1.HostServices.Deliver:output_type -> demiurge.toolset.v1.DeliverResponse
-	33, // 44: demiurge.toolset.v1.HostServices.TaskStatus:output_type -> demiurge.toolset.v1.TaskResponse
-	33, // 45: demiurge.toolset.v1.HostServices.TaskControl:output_type -> demiurge.toolset.v1.TaskResponse
-	33, // 46: demiurge.toolset.v1.HostServices.TaskWait:output_type -> demiurge.toolset.v1.TaskResponse
-	35, // 47: demiurge.toolset.v1.HostServices.TaskList:output_type -> demiurge.toolset.v1.TaskListResponse
-	38, // 48: demiurge.toolset.v1.HostServices.ToolsList:output_type -> demiurge.toolset.v1.ToolsListResponse
-	41, // 49: demiurge.toolset.v1.HostServices.SearchCapabilities:output_type -> demiurge.toolset.v1.SearchCapabilitiesResponse
-	36, // [36:50] is the sub-list for method output_type
-	22, // [22:36] is the sub-list for method input_type
-	22, // [22:22] is the sub-list for extension type_name
-	22, // [22:22] is the sub-list for extension extendee
-	0,  // [0:22] is the sub-list for field type_name
+	44, // 22: demiurge.toolset.v1.TodoWriteRequest.items:type_name -> demiurge.toolset.v1.TodoItem
+	44, // 23: demiurge.toolset.v1.TodoResponse.items:type_name -> demiurge.toolset.v1.TodoItem
+	50, // 24: demiurge.toolset.v1.SessionSearchResponse.sessions:type_name -> demiurge.toolset.v1.SessionSummary
+	49, // 25: demiurge.toolset.v1.SessionSearchResponse.hits:type_name -> demiurge.toolset.v1.SessionHit
+	2,  // 26: demiurge.toolset.v1.Toolset.Describe:input_type -> demiurge.toolset.v1.DescribeRequest
+	10, // 27: demiurge.toolset.v1.Toolset.Configure:input_type -> demiurge.toolset.v1.ConfigureRequest
+	13, // 28: demiurge.toolset.v1.Toolset.Invoke:input_type -> demiurge.toolset.v1.EffectRequest
+	13, // 29: demiurge.toolset.v1.Toolset.Precheck:input_type -> demiurge.toolset.v1.EffectRequest
+	21, // 30: demiurge.toolset.v1.Toolset.Cancel:input_type -> demiurge.toolset.v1.CancelRequest
+	23, // 31: demiurge.toolset.v1.Toolset.Health:input_type -> demiurge.toolset.v1.HealthRequest
+	25, // 32: demiurge.toolset.v1.HostServices.Capability:input_type -> demiurge.toolset.v1.CapabilityRequest
+	27, // 33: demiurge.toolset.v1.HostServices.Deliver:input_type -> demiurge.toolset.v1.DeliverRequest
+	30, // 34: demiurge.toolset.v1.HostServices.TaskStatus:input_type -> demiurge.toolset.v1.TaskStatusRequest
+	31, // 35: demiurge.toolset.v1.HostServices.TaskControl:input_type -> demiurge.toolset.v1.TaskControlRequest
+	32, // 36: demiurge.toolset.v1.HostServices.TaskWait:input_type -> demiurge.toolset.v1.TaskWaitRequest
+	34, // 37: demiurge.toolset.v1.HostServices.TaskList:input_type -> demiurge.toolset.v1.TaskListRequest
+	36, // 38: demiurge.toolset.v1.HostServices.ToolsList:input_type -> demiurge.toolset.v1.ToolsListRequest
+	39, // 39: demiurge.toolset.v1.HostServices.SearchCapabilities:input_type -> demiurge.toolset.v1.SearchCapabilitiesRequest
+	42, // 40: demiurge.toolset.v1.HostServices.Clarify:input_type -> demiurge.toolset.v1.ClarifyRequest
+	45, // 41: demiurge.toolset.v1.HostServices.TodoRead:input_type -> demiurge.toolset.v1.TodoReadRequest
+	46, // 42: demiurge.toolset.v1.HostServices.TodoWrite:input_type -> demiurge.toolset.v1.TodoWriteRequest
+	48, // 43: demiurge.toolset.v1.HostServices.SessionSearch:input_type -> demiurge.toolset.v1.SessionSearchRequest
+	3,  // 44: demiurge.toolset.v1.Toolset.Describe:output_type -> demiurge.toolset.v1.DescribeResponse
+	11, // 45: demiurge.toolset.v1.Toolset.Configure:output_type -> demiurge.toolset.v1.ConfigureResponse
+	15, // 46: demiurge.toolset.v1.Toolset.Invoke:output_type -> demiurge.toolset.v1.InvokeEvent
+	20, // 47: demiurge.toolset.v1.Toolset.Precheck:output_type -> demiurge.toolset.v1.ToolResult
+	22, // 48: demiurge.toolset.v1.Toolset.Cancel:output_type -> demiurge.toolset.v1.CancelResponse
+	24, // 49: demiurge.toolset.v1.Toolset.Health:output_type -> demiurge.toolset.v1.HealthResponse
+	26, // 50: demiurge.toolset.v1.HostServices.Capability:output_type -> demiurge.toolset.v1.CapabilityResponse
+	28, // 51: demiurge.toolset.v1.HostServices.Deliver:output_type -> demiurge.toolset.v1.DeliverResponse
+	33, // 52: demiurge.toolset.v1.HostServices.TaskStatus:output_type -> demiurge.toolset.v1.TaskResponse
+	33, // 53: demiurge.toolset.v1.HostServices.TaskControl:output_type -> demiurge.toolset.v1.TaskResponse
+	33, // 54: demiurge.toolset.v1.HostServices.TaskWait:output_type -> demiurge.toolset.v1.TaskResponse
+	35, // 55: demiurge.toolset.v1.HostServices.TaskList:output_type -> demiurge.toolset.v1.TaskListResponse
+	38, // 56: demiurge.toolset.v1.HostServices.ToolsList:output_type -> demiurge.toolset.v1.ToolsListResponse
+	41, // 57: demiurge.toolset.v1.HostServices.SearchCapabilities:output_type -> demiurge.toolset.v1.SearchCapabilitiesResponse
+	43, // 58: demiurge.toolset.v1.HostServices.Clarify:output_type -> demiurge.toolset.v1.ClarifyResponse
+	47, // 59: demiurge.toolset.v1.HostServices.TodoRead:output_type -> demiurge.toolset.v1.TodoResponse
+	47, // 60: demiurge.toolset.v1.HostServices.TodoWrite:output_type -> demiurge.toolset.v1.TodoResponse
+	51, // 61: demiurge.toolset.v1.HostServices.SessionSearch:output_type -> demiurge.toolset.v1.SessionSearchResponse
+	44, // [44:62] is the sub-list for method output_type
+	26, // [26:44] is the sub-list for method input_type
+	26, // [26:26] is the sub-list for extension type_name
+	26, // [26:26] is the sub-list for extension extendee
+	0,  // [0:26] is the sub-list for field type_name
 }
 
 func init() { file_demiurge_toolset_v1_toolset_proto_init() }
@@ -3148,7 +3884,7 @@ func file_demiurge_toolset_v1_toolset_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_demiurge_toolset_v1_toolset_proto_rawDesc), len(file_demiurge_toolset_v1_toolset_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   41,
+			NumMessages:   51,
 			NumExtensions: 0,
 			NumServices:   2,
 		},

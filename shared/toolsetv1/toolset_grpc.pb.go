@@ -353,6 +353,10 @@ const (
 	HostServices_TaskList_FullMethodName           = "/demiurge.toolset.v1.HostServices/TaskList"
 	HostServices_ToolsList_FullMethodName          = "/demiurge.toolset.v1.HostServices/ToolsList"
 	HostServices_SearchCapabilities_FullMethodName = "/demiurge.toolset.v1.HostServices/SearchCapabilities"
+	HostServices_Clarify_FullMethodName            = "/demiurge.toolset.v1.HostServices/Clarify"
+	HostServices_TodoRead_FullMethodName           = "/demiurge.toolset.v1.HostServices/TodoRead"
+	HostServices_TodoWrite_FullMethodName          = "/demiurge.toolset.v1.HostServices/TodoWrite"
+	HostServices_SessionSearch_FullMethodName      = "/demiurge.toolset.v1.HostServices/SessionSearch"
 )
 
 // HostServicesClient is the client API for HostServices service.
@@ -390,6 +394,23 @@ type HostServicesClient interface {
 	// cannot provide (a delegated child's narrowed tools) is reported under
 	// unavailable_tools and not activated.
 	SearchCapabilities(ctx context.Context, in *SearchCapabilitiesRequest, opts ...grpc.CallOption) (*SearchCapabilitiesResponse, error)
+	// The conversation RPCs (clarify, todo, session_search) are answered
+	// only for the host's built-in coding tools of those names: any other
+	// invocation is refused with PermissionDenied.
+	//
+	// Clarify asks the operator of the calling turn a question through the
+	// turn's front end; answered=false says no one can answer (headless).
+	Clarify(ctx context.Context, in *ClarifyRequest, opts ...grpc.CallOption) (*ClarifyResponse, error)
+	// TodoRead returns the task list of the calling turn's principal and
+	// session; TodoWrite replaces it as a whole and returns it as stored.
+	TodoRead(ctx context.Context, in *TodoReadRequest, opts ...grpc.CallOption) (*TodoResponse, error)
+	TodoWrite(ctx context.Context, in *TodoWriteRequest, opts ...grpc.CallOption) (*TodoResponse, error)
+	// SessionSearch reads conversation history: only after the call's
+	// session.read capability and its prompt approval were resolved, only
+	// the calling turn's own session unless an approved operator scope with
+	// a reason says otherwise (audited), and a session that is missing or
+	// not the caller's answers NotFound alike.
+	SessionSearch(ctx context.Context, in *SessionSearchRequest, opts ...grpc.CallOption) (*SessionSearchResponse, error)
 }
 
 type hostServicesClient struct {
@@ -480,6 +501,46 @@ func (c *hostServicesClient) SearchCapabilities(ctx context.Context, in *SearchC
 	return out, nil
 }
 
+func (c *hostServicesClient) Clarify(ctx context.Context, in *ClarifyRequest, opts ...grpc.CallOption) (*ClarifyResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ClarifyResponse)
+	err := c.cc.Invoke(ctx, HostServices_Clarify_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *hostServicesClient) TodoRead(ctx context.Context, in *TodoReadRequest, opts ...grpc.CallOption) (*TodoResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(TodoResponse)
+	err := c.cc.Invoke(ctx, HostServices_TodoRead_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *hostServicesClient) TodoWrite(ctx context.Context, in *TodoWriteRequest, opts ...grpc.CallOption) (*TodoResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(TodoResponse)
+	err := c.cc.Invoke(ctx, HostServices_TodoWrite_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *hostServicesClient) SessionSearch(ctx context.Context, in *SessionSearchRequest, opts ...grpc.CallOption) (*SessionSearchResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SessionSearchResponse)
+	err := c.cc.Invoke(ctx, HostServices_SessionSearch_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // HostServicesServer is the server API for HostServices service.
 // All implementations must embed UnimplementedHostServicesServer
 // for forward compatibility.
@@ -515,6 +576,23 @@ type HostServicesServer interface {
 	// cannot provide (a delegated child's narrowed tools) is reported under
 	// unavailable_tools and not activated.
 	SearchCapabilities(context.Context, *SearchCapabilitiesRequest) (*SearchCapabilitiesResponse, error)
+	// The conversation RPCs (clarify, todo, session_search) are answered
+	// only for the host's built-in coding tools of those names: any other
+	// invocation is refused with PermissionDenied.
+	//
+	// Clarify asks the operator of the calling turn a question through the
+	// turn's front end; answered=false says no one can answer (headless).
+	Clarify(context.Context, *ClarifyRequest) (*ClarifyResponse, error)
+	// TodoRead returns the task list of the calling turn's principal and
+	// session; TodoWrite replaces it as a whole and returns it as stored.
+	TodoRead(context.Context, *TodoReadRequest) (*TodoResponse, error)
+	TodoWrite(context.Context, *TodoWriteRequest) (*TodoResponse, error)
+	// SessionSearch reads conversation history: only after the call's
+	// session.read capability and its prompt approval were resolved, only
+	// the calling turn's own session unless an approved operator scope with
+	// a reason says otherwise (audited), and a session that is missing or
+	// not the caller's answers NotFound alike.
+	SessionSearch(context.Context, *SessionSearchRequest) (*SessionSearchResponse, error)
 	mustEmbedUnimplementedHostServicesServer()
 }
 
@@ -548,6 +626,18 @@ func (UnimplementedHostServicesServer) ToolsList(context.Context, *ToolsListRequ
 }
 func (UnimplementedHostServicesServer) SearchCapabilities(context.Context, *SearchCapabilitiesRequest) (*SearchCapabilitiesResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method SearchCapabilities not implemented")
+}
+func (UnimplementedHostServicesServer) Clarify(context.Context, *ClarifyRequest) (*ClarifyResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method Clarify not implemented")
+}
+func (UnimplementedHostServicesServer) TodoRead(context.Context, *TodoReadRequest) (*TodoResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method TodoRead not implemented")
+}
+func (UnimplementedHostServicesServer) TodoWrite(context.Context, *TodoWriteRequest) (*TodoResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method TodoWrite not implemented")
+}
+func (UnimplementedHostServicesServer) SessionSearch(context.Context, *SessionSearchRequest) (*SessionSearchResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method SessionSearch not implemented")
 }
 func (UnimplementedHostServicesServer) mustEmbedUnimplementedHostServicesServer() {}
 func (UnimplementedHostServicesServer) testEmbeddedByValue()                      {}
@@ -714,6 +804,78 @@ func _HostServices_SearchCapabilities_Handler(srv interface{}, ctx context.Conte
 	return interceptor(ctx, in, info, handler)
 }
 
+func _HostServices_Clarify_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ClarifyRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(HostServicesServer).Clarify(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: HostServices_Clarify_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(HostServicesServer).Clarify(ctx, req.(*ClarifyRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _HostServices_TodoRead_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(TodoReadRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(HostServicesServer).TodoRead(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: HostServices_TodoRead_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(HostServicesServer).TodoRead(ctx, req.(*TodoReadRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _HostServices_TodoWrite_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(TodoWriteRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(HostServicesServer).TodoWrite(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: HostServices_TodoWrite_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(HostServicesServer).TodoWrite(ctx, req.(*TodoWriteRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _HostServices_SessionSearch_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SessionSearchRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(HostServicesServer).SessionSearch(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: HostServices_SessionSearch_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(HostServicesServer).SessionSearch(ctx, req.(*SessionSearchRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // HostServices_ServiceDesc is the grpc.ServiceDesc for HostServices service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -752,6 +914,22 @@ var HostServices_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "SearchCapabilities",
 			Handler:    _HostServices_SearchCapabilities_Handler,
+		},
+		{
+			MethodName: "Clarify",
+			Handler:    _HostServices_Clarify_Handler,
+		},
+		{
+			MethodName: "TodoRead",
+			Handler:    _HostServices_TodoRead_Handler,
+		},
+		{
+			MethodName: "TodoWrite",
+			Handler:    _HostServices_TodoWrite_Handler,
+		},
+		{
+			MethodName: "SessionSearch",
+			Handler:    _HostServices_SessionSearch_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},
