@@ -64,6 +64,10 @@ func (l *Loop) Close() {
 	l.bg.wg.Wait()
 }
 
+// Drain waits until the queued completion turns have run (or were
+// skipped because a yield_until consumed their task's end).
+func (l *Loop) Drain() { l.bg.wg.Wait() }
+
 func (l *Loop) drainCompletions() {
 	for {
 		l.mu.Lock()
