@@ -80,7 +80,9 @@ func calls(cs ...providers.ToolCall) providers.Reply {
 	return providers.Reply{ToolCalls: cs, Stop: providers.StopToolUse}
 }
 
-func answer(text string) providers.Reply { return providers.Reply{Text: text, Stop: providers.StopEndTurn} }
+func answer(text string) providers.Reply {
+	return providers.Reply{Text: text, Stop: providers.StopEndTurn}
+}
 
 // lastResults are the tool results of the request's last message.
 func lastResults(t *testing.T, req providers.Request) []providers.ToolResult {
