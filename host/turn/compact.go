@@ -2,8 +2,7 @@ package turn
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
+		"fmt"
 	"strings"
 
 	"demiurge.dev/host/providers"
@@ -27,13 +26,31 @@ const defaultReserve = 4096
 // written from.
 const summaryToolResult = 2000
 
+// estimateTokens estimates a request's input tokens from its bytes: the
+// text of every field plus a little for each field's framing on the wire,
+// without encoding the request.
 func estimateTokens(req providers.Request) int {
-	b, _ := json.Marshal(struct {
-		S string
-		M []providers.Message
-		T []providers.ToolDef
-	}{req.System, req.Messages, req.Tools})
-	return len(b)/bytesPerToken + 1
+	const framing = 32
+	n := len(req.System)
+	for _, d := range req.Tools {
+		n += len(d.Name) + len(d.Description) + len(d.Schema) + framing
+	}
+	for _, m := range req.Messages {
+		n += len(m.Text) + framing
+		for _, c := range m.ToolCalls {
+			n += len(c.ID) + len(c.Name) + jsonLen(c.Args) + framing
+		}
+		for _, r := range m.ToolResults {
+			n += len(r.CallID) + len(r.Name) + jsonLen(r.Content) + framing
+		}
+	}
+	return n/bytesPerToken + 1
+}
+
+// jsonLen is about how long s is as a JSON string: quotes and newlines
+// are escaped on the wire.
+func jsonLen(s string) int {
+	return len(s) + strings.Count(s, "\"") + strings.Count(s, "\n") + 2
 }
 
 // budget is how many input tokens a request may hold: the context window

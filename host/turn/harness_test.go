@@ -23,6 +23,8 @@ import (
 // loop's estimate must stay above).
 type script struct {
 	window int
+	// uncounted skips the size check (benchmarks of the host's part).
+	uncounted bool
 	step   func(n int, req providers.Request) (providers.Reply, error)
 	// stream, when set, replaces step: it may send deltas and block.
 	stream func(ctx context.Context, n int, req providers.Request, onDelta func(providers.Delta)) (providers.Reply, error)
@@ -45,7 +47,7 @@ func (s *script) Stream(ctx context.Context, req providers.Request, onDelta func
 	s.reqs = append(s.reqs, req)
 	n := len(s.reqs)
 	s.mu.Unlock()
-	if tokens := wireTokens(req) + req.MaxOutputTokens; tokens > s.ContextWindow() {
+	if tokens := wireTokens(req) + req.MaxOutputTokens; !s.uncounted && tokens > s.ContextWindow() {
 		return providers.Reply{}, fmt.Errorf("400 invalid_request_error: prompt is too long: %d tokens > %d maximum", tokens, s.ContextWindow())
 	}
 	if s.stream != nil {
@@ -55,7 +57,7 @@ func (s *script) Stream(ctx context.Context, req providers.Request, onDelta func
 	if err == nil && r.Text != "" {
 		onDelta(providers.Delta{Text: r.Text})
 	}
-	if r.Usage.InputTokens == 0 {
+	if r.Usage.InputTokens == 0 && !s.uncounted {
 		r.Usage = providers.Usage{InputTokens: int64(wireTokens(req)), OutputTokens: int64(len(r.Text)/4 + 1)}
 	}
 	return r, err
@@ -190,7 +192,7 @@ type fixture struct {
 	model     *script
 }
 
-func newFixture(t *testing.T, model *script, rules ...string) *fixture {
+func newFixture(t testing.TB, model *script, rules ...string) *fixture {
 	t.Helper()
 	f := &fixture{workspace: t.TempDir(), state: t.TempDir(), model: model}
 	f.open(t, rules...)
@@ -198,7 +200,7 @@ func newFixture(t *testing.T, model *script, rules ...string) *fixture {
 }
 
 // open (re)opens the host over the fixture's workspace and state.
-func (f *fixture) open(t *testing.T, rules ...string) {
+func (f *fixture) open(t testing.TB, rules ...string) {
 	t.Helper()
 	h, err := toolhost.Open(toolhost.Options{Workspace: f.workspace, StateDir: f.state, BuiltinPluginDir: pluginDir, Rules: rules})
 	if err != nil {
@@ -214,7 +216,7 @@ func (f *fixture) open(t *testing.T, rules ...string) {
 	t.Cleanup(f.loop.Close)
 }
 
-func (f *fixture) write(t *testing.T, name, content string) {
+func (f *fixture) write(t testing.TB, name, content string) {
 	t.Helper()
 	p := filepath.Join(f.workspace, name)
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
