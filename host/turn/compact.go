@@ -2,7 +2,7 @@ package turn
 
 import (
 	"context"
-		"fmt"
+	"fmt"
 	"strings"
 
 	"demiurge.dev/host/providers"

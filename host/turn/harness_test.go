@@ -25,7 +25,7 @@ type script struct {
 	window int
 	// uncounted skips the size check (benchmarks of the host's part).
 	uncounted bool
-	step   func(n int, req providers.Request) (providers.Reply, error)
+	step      func(n int, req providers.Request) (providers.Reply, error)
 	// stream, when set, replaces step: it may send deltas and block.
 	stream func(ctx context.Context, n int, req providers.Request, onDelta func(providers.Delta)) (providers.Reply, error)
 
