@@ -1,6 +1,7 @@
 package providertest
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -48,6 +49,8 @@ type Server struct {
 	requests []Request
 	// onRequest, when set, sees each request as it is recorded.
 	onRequest func(Request)
+	// arrived is closed and replaced at each request (WaitRequests).
+	arrived chan struct{}
 }
 
 // NewServer starts a server of the kind (see Kinds) answering the script.
@@ -73,7 +76,7 @@ func newServer(kind string, script []Step) (*Server, error) {
 	if !known {
 		return nil, fmt.Errorf("providertest: unknown kind %q (known: %s)", kind, strings.Join(Kinds, ", "))
 	}
-	s := &Server{kind: kind, steps: append([]Step(nil), script...)}
+	s := &Server{kind: kind, steps: append([]Step(nil), script...), arrived: make(chan struct{})}
 	s.srv = httptest.NewUnstartedServer(http.HandlerFunc(s.serve))
 	return s, nil
 }
@@ -101,6 +104,24 @@ func (s *Server) Requests() []Request {
 	return append([]Request(nil), s.requests...)
 }
 
+// WaitRequests waits until the server has received n requests, or ctx
+// ends (its error is returned then).
+func (s *Server) WaitRequests(ctx context.Context, n int) error {
+	for {
+		s.mu.Lock()
+		got, ch := len(s.requests), s.arrived
+		s.mu.Unlock()
+		if got >= n {
+			return nil
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return fmt.Errorf("providertest: %d of %d requests arrived: %w", got, n, ctx.Err())
+		}
+	}
+}
+
 // Remaining is how many script steps no request has consumed yet.
 func (s *Server) Remaining() int {
 	s.mu.Lock()
@@ -125,6 +146,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	s.requests = append(s.requests, req)
+	close(s.arrived)
+	s.arrived = make(chan struct{})
 	hook := s.onRequest
 	n := s.next
 	var step Step
