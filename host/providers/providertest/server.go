@@ -49,6 +49,8 @@ type Server struct {
 	requests []Request
 	// onRequest, when set, sees each request as it is recorded.
 	onRequest func(Request)
+	// repeat answers requests past the script with its last step.
+	repeat bool
 	// arrived is closed and replaced at each request (WaitRequests).
 	arrived chan struct{}
 }
@@ -88,6 +90,14 @@ func (s *Server) Kind() string { return s.kind }
 func (s *Server) Close() {
 	s.srv.CloseClientConnections()
 	s.srv.Close()
+}
+
+// RepeatLast makes the server answer every request past the script with
+// its last step (benchmarks, a model that always says the same).
+func (s *Server) RepeatLast() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.repeat = true
 }
 
 // Push appends steps to the script.
@@ -155,6 +165,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	if ok {
 		step = s.steps[n]
 		s.next++
+	} else if s.repeat && len(s.steps) > 0 {
+		step, ok = s.steps[len(s.steps)-1], true
 	}
 	s.mu.Unlock()
 	if hook != nil {
