@@ -13,6 +13,9 @@ type sse struct {
 	delayMS int
 	started bool
 	gone    bool
+	// malformedEvent names the event a malformed line is sent as: a
+	// client may skip events of no or unknown name unread.
+	malformedEvent string
 }
 
 func newSSE(w http.ResponseWriter, r *http.Request, delayMS int) *sse {
@@ -72,7 +75,7 @@ func (e *sse) interrupted(s Step, errEvent func(StreamError)) bool {
 	case s.Drop:
 		e.drop()
 	case s.Malformed:
-		e.malformed("")
+		e.malformed(e.malformedEvent)
 	case s.StreamError != nil:
 		errEvent(*s.StreamError)
 	default:
