@@ -78,8 +78,7 @@ func runTurn(c *cli.Context, id, prompt string) error {
 	if err != nil {
 		return usagef("--tool-display: %v", err)
 	}
-	model, cfg, err := openModel(c)
-	if err != nil {
+	if err := checkModelFlags(c); err != nil {
 		return err
 	}
 	h, err := openHost(c, approval.DenyAll{})
@@ -87,6 +86,10 @@ func runTurn(c *cli.Context, id, prompt string) error {
 		return err
 	}
 	defer h.Close()
+	model, cfg, err := openModel(c, h.Core.Model)
+	if err != nil {
+		return err
+	}
 	s := h.Session()
 	if id != "" {
 		if id, err = sessionID(h, id); err != nil {
