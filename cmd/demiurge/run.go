@@ -14,6 +14,7 @@ import (
 
 	"demiurge.dev/catalog"
 	"demiurge.dev/host/approval"
+	"demiurge.dev/host/plugins"
 	"demiurge.dev/host/toolhost"
 	"demiurge.dev/host/turn"
 )
@@ -57,7 +58,8 @@ func runAction(c *cli.Context) error {
 func readPrompt(c *cli.Context) (string, error) {
 	prompt := strings.Join(c.Args().Slice(), " ")
 	if c.NArg() == 0 && !operatorCanAnswer() {
-		b, err := io.ReadAll(io.LimitReader(os.Stdin, maxPrompt+1))
+		// The plugins package keeps the real standard input for the host.
+		b, err := io.ReadAll(io.LimitReader(plugins.OperatorStdin(), maxPrompt+1))
 		if err != nil {
 			return "", fmt.Errorf("read the prompt from standard input: %w", err)
 		}
