@@ -38,6 +38,7 @@ func TestRetriesThenSucceeds(t *testing.T) {
 		{"overloaded event before text", []string{ProviderAnthropic}, pt.Step{StreamError: &pt.StreamError{Type: "overloaded_error", Message: "Overloaded"}}, 0},
 		{"server_error event before text", []string{ProviderOpenAI, ProviderOpenAIResponses}, pt.Step{StreamError: &pt.StreamError{Type: "server_error", Message: "oops"}}, 0},
 		{"dropped before any text", allProviders, pt.Step{Drop: true}, 0},
+		{"cut before any text", allProviders, pt.Step{Cut: true}, 0},
 	} {
 		for _, prov := range tc.providers {
 			t.Run(tc.name+"/"+prov, func(t *testing.T) {
@@ -98,6 +99,8 @@ func TestGivesUpWithAClearError(t *testing.T) {
 			[]string{"malformed stream event"}},
 		{"dropped after text", allProviders, []pt.Step{{Text: []string{"I was say"}, Drop: true}, okStep}, 1,
 			[]string{"dropped mid-stream after text arrived", "not retried"}},
+		{"cut after text", allProviders, []pt.Step{{Text: []string{"I was say"}, Cut: true}, okStep}, 1,
+			[]string{"dropped mid-stream after text arrived", "the stream ended before the reply was complete"}},
 		{"malformed after text", allProviders, []pt.Step{{Text: []string{"I was say"}, Malformed: true}, okStep}, 1,
 			[]string{"dropped mid-stream after text arrived"}},
 		{"error event after text", []string{ProviderAnthropic, ProviderOpenAI, ProviderOpenAIResponses}, []pt.Step{{Text: []string{"I was say"}, StreamError: &pt.StreamError{Type: "overloaded_error", Message: "Overloaded"}}, okStep}, 1,

@@ -74,6 +74,8 @@ func (e *sse) interrupted(s Step, errEvent func(StreamError)) bool {
 	switch {
 	case s.Drop:
 		e.drop()
+	case s.Cut:
+		// The response ends cleanly, its terminal events never sent.
 	case s.Malformed:
 		e.malformed(e.malformedEvent)
 	case s.StreamError != nil:
