@@ -390,3 +390,51 @@ func TestBatchOrderAndCap(t *testing.T) {
 		t.Fatalf("call %d within the cap failed: %+v", len(got)-1, got[len(got)-2])
 	}
 }
+
+// recordingSource hands out the session's turns and keeps them.
+type recordingSource struct {
+	turn.Source
+	turns []*dispatch.Turn
+}
+
+func (s *recordingSource) NewTurn(ctx context.Context) (*dispatch.Turn, error) {
+	dt, err := s.Source.NewTurn(ctx)
+	if err == nil {
+		s.turns = append(s.turns, dt)
+	}
+	return dt, err
+}
+
+// Each step's dispatch turn asks the front end (approver and clarify) on
+// a copy of the host's resolver: the host's own stays as it was. An
+// instruction hook's error fails the turn before the model is asked.
+func TestTurnBindsTheFrontEnd(t *testing.T) {
+	model := &script{step: func(int, providers.Request) (providers.Reply, error) { return answer("hi"), nil }}
+	f := newFixture(t, model)
+	src := &recordingSource{Source: f.h.Session()}
+	f.loop.Session = src
+	asker := &answerer{answer: approval.AllowOnce}
+	fe := &recorder{approver: asker, clarify: func(q string, _ []string) (string, bool) { return "yes to " + q, true }}
+	hostProvider := f.h.Approvals.Provider
+	if _, err := f.loop.Run(context.Background(), "hello", fe); err != nil {
+		t.Fatal(err)
+	}
+	if len(src.turns) != 1 {
+		t.Fatalf("%d dispatch turns for one step", len(src.turns))
+	}
+	dt := src.turns[0]
+	if dt.Approvals == f.h.Approvals || dt.Approvals.Provider != approval.Provider(asker) || f.h.Approvals.Provider != hostProvider {
+		t.Fatalf("resolver: turn %p (provider %v), host %p (provider %v)", dt.Approvals, dt.Approvals.Provider, f.h.Approvals, f.h.Approvals.Provider)
+	}
+	if len(dt.Approvals.Rules) != len(f.h.Approvals.Rules) || dt.Approvals.Sessions != f.h.Approvals.Sessions {
+		t.Fatal("the turn's resolver lost the host's rules or session allows")
+	}
+	if a, ok, err := dt.Clarify(context.Background(), "go on?", nil); a != "yes to go on?" || !ok || err != nil {
+		t.Fatalf("clarify = %q, %v, %v", a, ok, err)
+	}
+	f.loop.Instructions = []func(context.Context) (string, error){func(context.Context) (string, error) { return "", errors.New("skills index unreadable") }}
+	res, err := f.loop.Run(context.Background(), "again", fe)
+	if err == nil || !strings.Contains(err.Error(), "skills index unreadable") || res.Status != turn.StatusFailed || len(model.requests()) != 1 {
+		t.Fatalf("turn with a failing hook = %+v, %v after %d requests", res, err, len(model.requests()))
+	}
+}
