@@ -1,6 +1,6 @@
 module demiurge.dev/sdk
 
-go 1.26
+go 1.26.0
 
 require (
 	demiurge.dev/shared v0.0.0
@@ -25,7 +25,7 @@ require (
 	github.com/oklog/run v1.1.0 // indirect
 	github.com/wk8/go-ordered-map/v2 v2.1.8 // indirect
 	golang.org/x/net v0.49.0 // indirect
-	golang.org/x/sys v0.40.0
+	golang.org/x/sys v0.49.0
 	golang.org/x/text v0.33.0 // indirect
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20260120221211-b8f7ae30c516 // indirect
 	gopkg.in/yaml.v3 v3.0.1 // indirect

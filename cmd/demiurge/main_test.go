@@ -83,7 +83,7 @@ func TestScripts(t *testing.T) {
 			env.Setenv("HOME", filepath.Join(env.WorkDir, "home"))
 			return mcpScriptEnv(env)
 		},
-		Cmds:                mcpScriptCmds(),
+		Cmds:                scriptCmds(mcpScriptCmds(), modelCmds),
 		RequireExplicitExec: true,
 	})
 }
@@ -93,4 +93,18 @@ func buildExample(out, pkg string) error {
 		return fmt.Errorf("build %s: %w\n%s", pkg, err, b)
 	}
 	return nil
+}
+
+// scriptCmds joins the testscript command sets of the test files.
+func scriptCmds(sets ...map[string]func(ts *testscript.TestScript, neg bool, args []string)) map[string]func(ts *testscript.TestScript, neg bool, args []string) {
+	all := map[string]func(ts *testscript.TestScript, neg bool, args []string){}
+	for _, set := range sets {
+		for name, fn := range set {
+			if all[name] != nil {
+				panic("testscript command " + name + " is defined twice")
+			}
+			all[name] = fn
+		}
+	}
+	return all
 }

@@ -1,0 +1,123 @@
+package turn
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"demiurge.dev/host/providers"
+	"demiurge.dev/host/runtime"
+)
+
+// assistantRecord is a model step's reply as stored.
+func assistantRecord(text string, calls []providers.ToolCall, u providers.Usage) runtime.MessageRecord {
+	rec := runtime.MessageRecord{Role: string(providers.RoleAssistant), Text: text,
+		Usage: &runtime.MessageUsage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, CachedInputTokens: u.CachedInputTokens}}
+	if len(calls) > 0 {
+		rec.ToolCalls, _ = json.Marshal(calls)
+	}
+	return rec
+}
+
+// toolRecord is a batch's model views as stored.
+func toolRecord(results []providers.ToolResult) runtime.MessageRecord {
+	raw, _ := json.Marshal(results)
+	return runtime.MessageRecord{Role: string(providers.RoleTool), ToolResults: raw}
+}
+
+func decodeCalls(raw json.RawMessage) ([]providers.ToolCall, error) {
+	if len(raw) == 0 {
+		return nil, nil
+	}
+	var calls []providers.ToolCall
+	err := json.Unmarshal(raw, &calls)
+	return calls, err
+}
+
+func decodeResults(raw json.RawMessage) ([]providers.ToolResult, error) {
+	if len(raw) == 0 {
+		return nil, nil
+	}
+	var res []providers.ToolResult
+	err := json.Unmarshal(raw, &res)
+	return res, err
+}
+
+// replay is the part of a history a provider is sent: the newest
+// summary's text, and every message after what it covers, as model views.
+type replay struct {
+	summary string
+	// seqs[i] is the stored Seq of msgs[i].
+	msgs []providers.Message
+	seqs []uint64
+	// turns[i] is the turn of msgs[i].
+	turns []string
+}
+
+// decodeRecord is a stored message as a provider message.
+func decodeRecord(m runtime.MessageRecord) (providers.Message, error) {
+	msg := providers.Message{Role: providers.Role(m.Role), Text: m.Text}
+	var err error
+	switch msg.Role {
+	case providers.RoleUser:
+	case providers.RoleAssistant:
+		msg.ToolCalls, err = decodeCalls(m.ToolCalls)
+	case providers.RoleTool:
+		msg.ToolResults, err = decodeResults(m.ToolResults)
+	default:
+		err = fmt.Errorf("unknown role %q", m.Role)
+	}
+	if err != nil {
+		return msg, fmt.Errorf("message %d of session %s: %w", m.Seq, m.Session, err)
+	}
+	return msg, nil
+}
+
+// decodeAll decodes stored messages once, as they are loaded or written.
+func decodeAll(history []runtime.MessageRecord) ([]providers.Message, error) {
+	out := make([]providers.Message, len(history))
+	for i, m := range history {
+		msg, err := decodeRecord(m)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = msg
+	}
+	return out, nil
+}
+
+// replayOf turns stored messages (and their decoded forms) into the
+// provider's history. Summary messages stand for everything up to their
+// Covers; they are not messages of the conversation themselves.
+func replayOf(history []runtime.MessageRecord, decoded []providers.Message) replay {
+	var r replay
+	var covered uint64
+	for _, m := range history {
+		if m.Summary && m.Covers >= covered {
+			r.summary, covered = m.Text, m.Covers
+		}
+	}
+	for i, m := range history {
+		if m.Summary || m.Seq <= covered {
+			continue
+		}
+		r.msgs = append(r.msgs, decoded[i])
+		r.seqs = append(r.seqs, m.Seq)
+		r.turns = append(r.turns, m.Turn)
+	}
+	return r
+}
+
+// normaliseCalls gives every call an id (some servers send none) that is
+// unique in its step.
+func normaliseCalls(calls []providers.ToolCall, step int) []providers.ToolCall {
+	seen := map[string]bool{}
+	out := make([]providers.ToolCall, len(calls))
+	for i, c := range calls {
+		if c.ID == "" || seen[c.ID] {
+			c.ID = fmt.Sprintf("call_%d_%d", step, i+1)
+		}
+		seen[c.ID] = true
+		out[i] = c
+	}
+	return out
+}
