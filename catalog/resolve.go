@@ -61,6 +61,7 @@ type Catalog struct {
 	byName      map[string]*Entry
 	diagnostics []Diagnostic // not tied to an entry: overrides of unknown tools
 	disabled    []string
+	unavailable []Unavailable // left out by Callable
 
 	// fingerprint is computed on first use: it encodes every entry, and
 	// most turns never ask for it.

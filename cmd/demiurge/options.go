@@ -27,6 +27,7 @@ func globalFlags() []cli.Flag {
 		&cli.Int64Flag{Name: "artifact-budget-mib", Value: 4096, Usage: "MiB the artifacts under STATE/runtime/artifacts may hold; the oldest of ended calls and tasks are removed first", EnvVars: []string{"DEMIURGE_ARTIFACT_BUDGET_MIB"}},
 
 		&cli.StringFlag{Name: "sandbox", Usage: "OS sandbox of approved commands: read-only, workspace-write (default), network or off; a core can only tighten it"},
+		&cli.BoolFlag{Name: "no-color", Usage: "no colour, also when standard output is a terminal (so does NO_COLOR=1)"},
 		&cli.StringFlag{Name: "log-level", Value: "warn", Usage: "host log level (trace, debug, info, warn, error); logs go to STATE/logs/host.log", EnvVars: []string{"DEMIURGE_LOG_LEVEL"}},
 	}
 }
@@ -75,6 +76,11 @@ func openHost(c *cli.Context, approver approval.Provider) (*toolhost.Host, error
 	if approver == nil && operatorCanAnswer() {
 		approver = &approval.Terminal{In: plugins.OperatorStdin(), Out: os.Stderr}
 	}
+	for _, spec := range c.StringSlice("approve") {
+		if _, err := approval.ParseRule(spec); err != nil {
+			return nil, usagef("--approve %q: %v", spec, err)
+		}
+	}
 	if c.Duration("call-timeout") < 0 {
 		return nil, usagef("--call-timeout must be a positive duration like 90s or 5m")
 	}
@@ -102,7 +108,7 @@ func openHost(c *cli.Context, approver approval.Provider) (*toolhost.Host, error
 func mebibytes(c *cli.Context, flag string) (int64, error) {
 	n := c.Int64(flag)
 	if n < 1 || n > 1<<40 {
-		return 0, fmt.Errorf("--%s must be a number of MiB from 1 to %d, got %d", flag, int64(1)<<40, n)
+		return 0, usagef("--%s must be a number of MiB from 1 to %d, got %d", flag, int64(1)<<40, n)
 	}
 	return n << 20, nil
 }

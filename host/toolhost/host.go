@@ -319,6 +319,11 @@ func (h *Host) catalogFor(ctx context.Context, s *Session) (*catalog.Catalog, er
 	if err == nil && s.parent == nil && catalogsnap.Uncacheable(h.Core) == "" {
 		_ = catalogsnap.Record(h.StateDir, h.Core, h.Plugins.Candidates(), sources, warnings, cat.Fingerprint())
 	}
+	if err == nil {
+		// The model is offered only what it can call (the snapshot above
+		// keeps every tool; the launcher narrows it the same way).
+		cat = cat.Callable(s.authority.Capabilities.Has)
+	}
 	var ce *catalog.CollisionError
 	if errors.As(err, &ce) {
 		stage := "core loading failed"
