@@ -47,7 +47,9 @@ var snakeKey = regexp.MustCompile(`^[a-z][a-z0-9]*(_[a-z0-9]+)*$`)
 
 // Subtrees whose keys are data, not the CLI's own: JSON Schemas, tool
 // arguments and environment names.
-var dataKeys = map[string]bool{"schema": true, "input_schema": true, "parameters": true, "properties": true, "args": true, "arguments": true, "env": true}
+var dataKeys = map[string]bool{"schema": true, "input_schema": true, "parameters": true, "properties": true, "args": true, "arguments": true, "env": true,
+	"rules": true, // sandbox status: Landlock rule names such as fs.read
+}
 
 // snakeJSON: snakejson — stdout is JSON whose every key (outside schema
 // and argument subtrees) is snake_case.
