@@ -85,6 +85,9 @@ func newApp() *cli.App {
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
 			return usageError{err}
 		},
+		// run maps every error to its exit status (and an interrupt to
+		// 130); urfave/cli would otherwise exit at once on an ExitCoder.
+		ExitErrHandler: func(*cli.Context, error) {},
 		CommandNotFound: func(c *cli.Context, name string) {
 			cmds, help := c.App.Commands, "demiurge help"
 			if c.Command != nil && len(c.Command.Subcommands) > 0 {

@@ -140,6 +140,11 @@ func toolsCall(c *cli.Context) error {
 	}
 	printWarnings(h)
 	out := turn.Call(ctx, dispatch.ToolCall{ID: "cli_1", Name: name, Args: []byte(args)})
+	if caughtSignal.Load() != 0 {
+		// The operator stopped it: say so once, not how the context ended.
+		fmt.Fprintf(os.Stderr, "demiurge: interrupted; the %s call was cancelled\n", name)
+		return failed()
+	}
 	if err := printOutcome(c, out); err != nil {
 		return err
 	}
