@@ -54,7 +54,7 @@ func pluginsList(c *cli.Context) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	_, err = fmt.Fprintln(c.App.Writer, sandboxLine(sandboxing.Report(h.Sandbox.Helper, h.Sandbox.Mode)))
+	_, err = fmt.Fprintln(c.App.Writer, wrapText(sandboxLine(sandboxing.Report(h.Sandbox.Helper, h.Sandbox.Mode)), outputWidth(c.App.Writer)))
 	return err
 }
 

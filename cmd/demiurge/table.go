@@ -99,6 +99,11 @@ func (t *table) widths() []int {
 	if t.width <= 0 {
 		return widths
 	}
+	// The last column (a state, a detail, a description) gives way
+	// first, then the widest.
+	if last := len(widths) - 1; last >= 0 && widths[last] > minColumn {
+		widths[last] = max(minColumn, widths[last]-(total(widths)-t.width))
+	}
 	for total(widths) > t.width {
 		widest := 0
 		for i, w := range widths {
@@ -112,6 +117,28 @@ func (t *table) widths() []int {
 		widths[widest] = max(minColumn, widths[widest]-(total(widths)-t.width))
 	}
 	return widths
+}
+
+// wrapText breaks text at spaces into lines of at most width runes (a
+// longer word stays whole); width 0 leaves it as it is.
+func wrapText(text string, width int) string {
+	if width <= 0 || utf8.RuneCountInString(text) <= width {
+		return text
+	}
+	var lines []string
+	line := ""
+	for _, word := range strings.Fields(text) {
+		switch {
+		case line == "":
+			line = word
+		case utf8.RuneCountInString(line)+1+utf8.RuneCountInString(word) <= width:
+			line += " " + word
+		default:
+			lines = append(lines, line)
+			line = word
+		}
+	}
+	return strings.Join(append(lines, line), "\n")
 }
 
 func total(widths []int) int {
