@@ -27,7 +27,8 @@ type Core struct {
 	Dir string
 	// File is the absolute path of agent.yaml, or EmbeddedFile.
 	File string
-	// Toolsets are the built-in toolsets declared, in file order.
+	// Toolsets are the toolsets declared, in file order: built-in ones
+	// and installed ones (`demiurge plugins install`).
 	Toolsets []string
 	// ToolsRoot and MCPRoot are the resolved slots.tools and slots.mcp
 	// directories, inside Dir; "" when not declared.

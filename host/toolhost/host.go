@@ -152,7 +152,7 @@ func (h *Host) assemble(opts Options) error {
 	c := h.Core
 	for _, ts := range c.Toolsets {
 		if !h.Plugins.Has(ts) {
-			return fmt.Errorf("%s: toolset %s needs the plugin %s%s, which is not built or installed: run `make build` for the built-in toolsets, or `demiurge package install`", c.File, ts, plugins.BinaryPrefix, ts)
+			return fmt.Errorf("%s: toolset %s needs the plugin %s%s, which is not built or installed: run `make build` for the built-in toolsets, or `demiurge plugins install PATH` for one of your own", c.File, ts, plugins.BinaryPrefix, ts)
 		}
 	}
 	if err := h.checkAuthored(); err != nil {
@@ -245,17 +245,20 @@ func newID(prefix string) string {
 	return prefix + hex.EncodeToString(b[:])
 }
 
-// toolsets are the plugins this core uses: the built-in toolsets it
-// declares, and every installed plugin (installing is the operator's
-// explicit choice to add a toolset).
+// toolsets are the plugins this core uses: the toolsets it declares
+// (built-in or installed). The embedded default core, which no one can
+// edit, also gets every installed plugin: installing one is the
+// operator's explicit choice to add it. A core directory gets only what
+// its toolsets: names.
 func (h *Host) toolsets() []plugins.Candidate {
 	declared := map[string]bool{}
 	for _, ts := range h.Core.Toolsets {
 		declared[ts] = true
 	}
+	embedded := h.Core.File == core.EmbeddedFile
 	var out []plugins.Candidate
 	for _, c := range h.Plugins.Candidates() {
-		if declared[c.Name] || c.Origin == plugins.OriginInstalled || h.usesAuthored(c) {
+		if declared[c.Name] || (embedded && c.Origin == plugins.OriginInstalled) || h.usesAuthored(c) {
 			out = append(out, c)
 		}
 	}
