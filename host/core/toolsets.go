@@ -1,7 +1,6 @@
 package core
 
 import (
-	"regexp"
 	"slices"
 
 	"go.yaml.in/yaml/v3"
@@ -13,11 +12,6 @@ import (
 // as the Tools reference lists them. Whether a toolset's plugin is
 // installed is the plugin manager's question, not the loader's.
 var knownToolsets = []string{"coding", "demiurge_control", "schedule"}
-
-// installedToolsetName is the name rule of a toolset installed with
-// `demiurge plugins install`: the plugin's file name after
-// demiurge-toolset-, lower case letters, digits and underscores.
-var installedToolsetName = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
 
 // KnownToolsets returns the built-in toolset names, sorted.
 func KnownToolsets() []string { return slices.Clone(knownToolsets) }
@@ -33,7 +27,7 @@ func (d *decoder) toolsets(n *yaml.Node, field string) ([]string, error) {
 		}
 		// Any other well-formed name is an installed toolset (the host
 		// checks that it is installed); one near a built-in is a typo.
-		if catalog.Suggest(name, knownToolsets) != "" || !installedToolsetName.MatchString(name) {
+		if catalog.Suggest(name, knownToolsets) != "" || catalog.ValidToolsetName(name) != nil {
 			return nil, d.errorf(items[i], itemField(field, i), "%s", unknownMsg("toolset", name,
 				"built-in toolsets", knownToolsets)+"; an installed toolset's name is lower case letters, digits and _")
 		}
