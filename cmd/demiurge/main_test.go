@@ -81,6 +81,10 @@ func TestScripts(t *testing.T) {
 			env.Setenv("EXAMPLES", examples)
 			env.Setenv("DEMIURGE_STATE", filepath.Join(env.WorkDir, ".state"))
 			env.Setenv("HOME", filepath.Join(env.WorkDir, "home"))
+			if root, err := filepath.Abs("../.."); err == nil { // the checkout, for plugins new
+				env.Setenv("DEMIURGE_SRC", root)
+			}
+			goEnv(env) // the walkthrough builds a plugin with go
 			return mcpScriptEnv(env)
 		},
 		RequireExplicitExec: true,

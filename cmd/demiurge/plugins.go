@@ -28,6 +28,9 @@ func pluginsCommand() *cli.Command {
 				Flags:     []cli.Flag{jsonFlag()},
 				Action:    pluginsVerify,
 			},
+			pluginsInstallCommand(),
+			pluginsRemoveCommand(),
+			pluginsNewCommand(),
 		},
 	}
 }

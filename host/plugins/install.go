@@ -183,3 +183,20 @@ func Uninstall(dir, name string) (Installed, error) {
 	}
 	return rec, nil
 }
+
+// installRecord reads the install record beside an installed candidate,
+// when it is for the binary's recorded checksum.
+func installRecord(c Candidate) (Installed, bool) {
+	if c.Origin != OriginInstalled || c.Recorded == "" {
+		return Installed{}, false
+	}
+	b, err := os.ReadFile(c.Path + RecordSuffix)
+	if err != nil || len(b) > 1<<20 {
+		return Installed{}, false
+	}
+	var rec Installed
+	if json.Unmarshal(b, &rec) != nil || rec.SHA256 != c.Recorded {
+		return Installed{}, false
+	}
+	return rec, true
+}
