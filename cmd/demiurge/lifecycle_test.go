@@ -28,7 +28,6 @@ func demiurgeBinary(t *testing.T) string {
 	return bin
 }
 
-
 // childPIDs lists a process's children from /proc.
 func childPIDs(t *testing.T, pid int) []int {
 	t.Helper()
