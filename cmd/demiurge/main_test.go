@@ -85,6 +85,9 @@ func TestScripts(t *testing.T) {
 				env.Setenv("DEMIURGE_SRC", root)
 			}
 			goEnv(env) // the walkthrough builds a plugin with go
+			if dir, err := filepath.Abs("testdata/pyplugin"); err == nil {
+				env.Setenv("PYPLUGIN", dir)
+			}
 			return mcpScriptEnv(env)
 		},
 		RequireExplicitExec: true,
