@@ -38,6 +38,9 @@ type Core struct {
 	Metadata map[string]catalog.Override
 	// Capabilities are the grants for the core's sessions, in file order.
 	Capabilities []string
+	// CapabilityAt is where each grant is written (line and column, in
+	// Capabilities' order), so the host's check of a grant can name it.
+	CapabilityAt [][2]int
 	// Approvals are the approval rules, "ACTION:TOOL[:PATTERN]".
 	Approvals []string
 	// Workspace is the resolved default workspace; "" when not declared
@@ -59,6 +62,7 @@ func (c *Core) clone() *Core {
 	n := *c
 	n.Toolsets = slices.Clone(c.Toolsets)
 	n.Capabilities = slices.Clone(c.Capabilities)
+	n.CapabilityAt = slices.Clone(c.CapabilityAt)
 	n.Approvals = slices.Clone(c.Approvals)
 	n.Metadata = maps.Clone(c.Metadata)
 	for k, o := range n.Metadata {

@@ -178,6 +178,11 @@ func (h *Host) assemble(opts Options) error {
 	h.Workspace.Guard(protectedCore(c), opts.StateDir)
 	caps, err := policy.NewCapabilitySet(c.Capabilities)
 	if err != nil {
+		for i, g := range c.Capabilities { // name the grant's line
+			if gerr := policy.ValidateCapability(g); gerr != nil {
+				return c.CapabilityError(i, gerr)
+			}
+		}
 		return fmt.Errorf("%s: capabilities: %w", c.File, err)
 	}
 	var rules []approval.Rule
