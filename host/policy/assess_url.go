@@ -29,7 +29,7 @@ func (a *Assessment) assessURL(fact *SubjectFact) string {
 		reason := "the URL is refused"
 		var re *netpolicy.RefusedError
 		if errors.As(err, &re) {
-			reason = re.Error()
+			reason = re.Reason // the origin leads already
 		}
 		a.raise(catalog.RiskHigh, catalog.ApprovalDeny, "fetches "+origin+": "+reason)
 		return "refused\x00" + raw
