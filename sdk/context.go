@@ -55,7 +55,10 @@ type Context struct {
 	// under (JSON of shared/sandbox.Policy); empty when the host decided
 	// none. A tool that cannot enforce it fails the call.
 	SandboxPolicy string
-	Log           hclog.Logger
+	// Timezone is the IANA zone the operator configured (EffectRequest
+	// timezone): a command the call starts gets TZ set to it. "": unset.
+	Timezone string
+	Log      hclog.Logger
 
 	send func(*toolsetv1.InvokeEvent) error
 	host func() (toolsetv1.HostServicesClient, error)

@@ -138,9 +138,9 @@ func (s *server) callContext(ctx context.Context, req *toolsetv1.EffectRequest, 
 		Workspace: req.GetWorkspace(), ArtifactRoot: req.GetArtifactRoot(),
 		SessionID: req.GetSessionId(), TurnID: req.GetTurnId(),
 		Secrets: req.GetSecrets(), Env: req.GetEnv(), SecretsExpire: time.Duration(req.GetSecretsExpireMs()) * time.Millisecond,
-		SandboxPolicy: req.GetSandboxPolicy(),
-		Log:           s.log.With("tool", req.GetTool(), "invocation", req.GetInvocationId()),
-		send:          send, host: s.hostClient,
+		SandboxPolicy: req.GetSandboxPolicy(), Timezone: req.GetTimezone(),
+		Log:  s.log.With("tool", req.GetTool(), "invocation", req.GetInvocationId()),
+		send: send, host: s.hostClient,
 	}
 	for _, v := range req.GetRedactValues() {
 		c.Redact = append(c.Redact, redact.Secret{Target: v.GetTarget(), Value: v.GetValue()})

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/urfave/cli/v2"
@@ -27,6 +28,7 @@ func globalFlags() []cli.Flag {
 		&cli.Int64Flag{Name: "artifact-budget-mib", Value: 4096, Usage: "MiB the artifacts under STATE/runtime/artifacts may hold; the oldest of ended calls and tasks are removed first", EnvVars: []string{"DEMIURGE_ARTIFACT_BUDGET_MIB"}},
 
 		&cli.StringFlag{Name: "sandbox", Usage: "OS sandbox of approved commands: read-only, workspace-write (default), network or off; a core can only tighten it"},
+		&cli.StringFlag{Name: "timezone", Usage: "IANA time zone terminal commands run in (TZ), e.g. Europe/Berlin; default: the host's", EnvVars: []string{"DEMIURGE_TIMEZONE"}},
 		&cli.BoolFlag{Name: "no-color", Usage: "no colour, also when standard output is a terminal (so does NO_COLOR=1)"},
 		&cli.StringFlag{Name: "log-level", Value: "warn", Usage: "host log level (trace, debug, info, warn, error); logs go to STATE/logs/host.log", EnvVars: []string{"DEMIURGE_LOG_LEVEL"}},
 	}
@@ -96,11 +98,16 @@ func openHost(c *cli.Context, approver approval.Provider) (*toolhost.Host, error
 	if err != nil {
 		return nil, err
 	}
+	if tz := c.String("timezone"); tz != "" {
+		if _, err := time.LoadLocation(tz); err != nil || tz == "Local" {
+			return nil, usagef("--timezone %q: not a zone this system knows (an IANA name such as Europe/Berlin or UTC)", tz)
+		}
+	}
 	return toolhost.Open(toolhost.Options{
 		CoreDir: c.String("core"), Workspace: c.String("workspace"), StateDir: state,
 		BuiltinPluginDir: builtinPluginDir(c), Approver: approver, Rules: c.StringSlice("approve"),
 		Logger: logger, OutputCap: outputCap, ArtifactBudget: budget, CallTimeout: c.Duration("call-timeout"),
-		Sandbox: c.String("sandbox"),
+		Sandbox: c.String("sandbox"), Timezone: c.String("timezone"),
 	})
 }
 

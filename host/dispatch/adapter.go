@@ -38,7 +38,9 @@ type Invocation struct {
 	// SandboxPolicy is the OS sandbox of a command the call starts (JSON
 	// of shared/sandbox.Policy; see sandbox.go), empty when none.
 	SandboxPolicy string
-	Hooks         plugins.Hooks
+	// Timezone is Turn.Timezone, for EffectRequest.timezone.
+	Timezone string
+	Hooks    plugins.Hooks
 	// OnEvent receives progress, output chunks and artifact refs.
 	OnEvent func(*toolsetv1.InvokeEvent) error
 }
@@ -66,6 +68,7 @@ func (a PluginAdapter) request(inv Invocation) *toolsetv1.EffectRequest {
 		Env: inv.Env, SecretsExpireMs: inv.SecretsExpire.Milliseconds(),
 		OutputCapBytes: inv.OutputCap,
 		SandboxPolicy:  inv.SandboxPolicy,
+		Timezone:       inv.Timezone,
 	}
 	for _, s := range inv.Redact {
 		req.RedactValues = append(req.RedactValues, &toolsetv1.RedactValue{Target: s.Target, Value: s.Value})

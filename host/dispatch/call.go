@@ -174,6 +174,7 @@ func (t *Turn) admit(ctx context.Context, p *prepared) admission {
 		// what it persists.
 		Redact:    redact.Discover(p.args, nil),
 		OutputCap: t.OutputCap,
+		Timezone:  t.Timezone,
 	}
 	adapter, ok := p.entry.Binding.(Adapter)
 	if !ok {

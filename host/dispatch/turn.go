@@ -62,6 +62,9 @@ type Turn struct {
 	// Sandbox is the OS sandbox of the commands this turn runs (zero:
 	// none configured; see sandbox.go).
 	Sandbox sandboxing.Config
+	// Timezone is the IANA zone the operator configured; commands run with
+	// TZ set to it ("" leaves the host's).
+	Timezone string
 
 	calls atomic.Int64
 }

@@ -45,6 +45,9 @@ type Options struct {
 	BuiltinPluginDir string
 	// Approver answers prompts; nil means nobody can answer (deny).
 	Approver approval.Provider
+	// Timezone is the IANA zone terminal commands run in (TZ), "" for the
+	// host's own; Open refuses a zone the system does not know.
+	Timezone string
 	// Rules are --approve flags, in the approval rule syntax.
 	Rules     []string
 	Principal string
@@ -85,6 +88,7 @@ type Host struct {
 
 	// callTimeout is Options.CallTimeout.
 	callTimeout time.Duration
+	timezone    string // Options.Timezone
 
 	storeOnce sync.Once
 	store     *runtime.Store
@@ -113,6 +117,11 @@ func Open(opts Options) (*Host, error) {
 	if err := os.MkdirAll(home, 0o700); err != nil {
 		return nil, fmt.Errorf("state directory: %w", err)
 	}
+	if opts.Timezone != "" {
+		if _, err := time.LoadLocation(opts.Timezone); err != nil || opts.Timezone == "Local" {
+			return nil, fmt.Errorf("timezone %q: not a zone this system knows (an IANA name such as Europe/Berlin or UTC)", opts.Timezone)
+		}
+	}
 	pkgs, err := installed.ForCore(opts.StateDir, c)
 	if err != nil {
 		return nil, err
@@ -129,7 +138,7 @@ func Open(opts Options) (*Host, error) {
 	if err != nil {
 		return nil, err
 	}
-	h := &Host{Core: c, Plugins: pm, StateDir: opts.StateDir, Packages: pkgs, outputCap: opts.OutputCap, artifactBudget: opts.ArtifactBudget, callTimeout: opts.CallTimeout}
+	h := &Host{Core: c, Plugins: pm, StateDir: opts.StateDir, Packages: pkgs, outputCap: opts.OutputCap, artifactBudget: opts.ArtifactBudget, callTimeout: opts.CallTimeout, timezone: opts.Timezone}
 	if err := h.assemble(opts); err != nil {
 		pm.Close()
 		return nil, err

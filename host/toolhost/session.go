@@ -104,7 +104,7 @@ func (s *Session) NewTurn(ctx context.Context) (*dispatch.Turn, error) {
 		ID: newID("turn_"), Catalog: cat, Authority: s.authority, Workspace: s.h.Workspace,
 		Approvals: s.h.Approvals, Events: store, ArtifactRoot: s.ArtifactRoot(), Artifacts: store, Background: bg,
 		OutputCap: s.h.outputCap, ArtifactBudget: s.h.artifactBudget,
-		Sandbox: s.h.Sandbox,
+		Sandbox: s.h.Sandbox, Timezone: s.h.timezone,
 	}, nil
 }
 

@@ -902,6 +902,10 @@ type EffectRequest struct {
 	// plugin runs the command as before). A plugin that cannot enforce a
 	// non-empty policy fails the call; it never runs the command unconfined.
 	SandboxPolicy string `protobuf:"bytes,13,opt,name=sandbox_policy,json=sandboxPolicy,proto3" json:"sandbox_policy,omitempty"`
+	// The IANA time zone (e.g. Europe/Berlin) the operator configured for
+	// the session (demiurge --timezone): a command the call starts runs with
+	// TZ set to it. Empty: the host's own zone, unchanged. Minor 2.
+	Timezone      string `protobuf:"bytes,22,opt,name=timezone,proto3" json:"timezone,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1037,6 +1041,13 @@ func (x *EffectRequest) GetOutputCapBytes() int64 {
 func (x *EffectRequest) GetSandboxPolicy() string {
 	if x != nil {
 		return x.SandboxPolicy
+	}
+	return ""
+}
+
+func (x *EffectRequest) GetTimezone() string {
+	if x != nil {
+		return x.Timezone
 	}
 	return ""
 }
@@ -2605,7 +2616,7 @@ const file_demiurge_toolset_v1_toolset_proto_rawDesc = "" +
 	"\x11ConfigureResponse\"T\n" +
 	"\tPathGrant\x12\x12\n" +
 	"\x04path\x18\x01 \x01(\tR\x04path\x123\n" +
-	"\x06access\x18\x02 \x01(\x0e2\x1b.demiurge.toolset.v1.AccessR\x06access\"\x95\x05\n" +
+	"\x06access\x18\x02 \x01(\x0e2\x1b.demiurge.toolset.v1.AccessR\x06access\"\xb1\x05\n" +
 	"\rEffectRequest\x12#\n" +
 	"\rinvocation_id\x18\x01 \x01(\tR\finvocationId\x12\x12\n" +
 	"\x04tool\x18\x02 \x01(\tR\x04tool\x12\x1c\n" +
@@ -2624,7 +2635,8 @@ const file_demiurge_toolset_v1_toolset_proto_rawDesc = "" +
 	"\x11secrets_expire_ms\x18\f \x01(\x03R\x0fsecretsExpireMs\x12E\n" +
 	"\rredact_values\x18\x14 \x03(\v2 .demiurge.toolset.v1.RedactValueR\fredactValues\x12(\n" +
 	"\x10output_cap_bytes\x18\x15 \x01(\x03R\x0eoutputCapBytes\x12%\n" +
-	"\x0esandbox_policy\x18\r \x01(\tR\rsandboxPolicy\x1a:\n" +
+	"\x0esandbox_policy\x18\r \x01(\tR\rsandboxPolicy\x12\x1a\n" +
+	"\btimezone\x18\x16 \x01(\tR\btimezone\x1a:\n" +
 	"\fSecretsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\";\n" +
