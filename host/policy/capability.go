@@ -11,8 +11,9 @@ import (
 	"demiurge.dev/catalog"
 )
 
-// The capability names of DESIGN.md "Policy model". Plain capabilities take
-// no argument; scoped ones are written "<prefix>:<name>".
+// The capability names of docs/architecture.md "Policy model" and
+// docs/agent-yaml.md. Plain capabilities take no argument; scoped ones are
+// written "<prefix>:<name>".
 const (
 	CapFSRead         = "fs.read"
 	CapFSWrite        = "fs.write"
