@@ -263,7 +263,7 @@ func newID(prefix string) string {
 // (built-in or installed). The embedded default core, which no one can
 // edit, also gets every installed plugin: installing one is the
 // operator's explicit choice to add it. A core directory gets only what
-// its toolsets: names.
+// its toolsets: names, and the provider packages installed into it.
 func (h *Host) toolsets() []plugins.Candidate {
 	declared := map[string]bool{}
 	for _, ts := range h.Core.Toolsets {
@@ -272,7 +272,10 @@ func (h *Host) toolsets() []plugins.Candidate {
 	embedded := h.Core.File == core.EmbeddedFile
 	var out []plugins.Candidate
 	for _, c := range h.Plugins.Candidates() {
-		if declared[c.Name] || (embedded && c.Origin == plugins.OriginInstalled) || h.usesAuthored(c) {
+		// A provider package is installed into this core (its lock names
+		// the core), so it is the core's own choice already.
+		_, pkg := h.Packages.Package(c.Name)
+		if declared[c.Name] || pkg || (embedded && c.Origin == plugins.OriginInstalled) || h.usesAuthored(c) {
 			out = append(out, c)
 		}
 	}
