@@ -68,7 +68,7 @@ func TestPythonPluginSpeaksTheProtocol(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d.GetName() != "pyecho" || len(d.GetTools()) != 1 || d.GetTools()[0].GetName() != "py_echo" || d.GetProtocolMinor() != shared.ProtocolMinor {
+	if d.GetName() != "pyecho" || len(d.GetTools()) != 1 || d.GetTools()[0].GetName() != "py_echo" || d.GetProtocolMinor() < 1 || d.GetProtocolMinor() > shared.ProtocolMinor {
 		t.Fatalf("describe = %v", d)
 	}
 	if h, err := ts.Health(ctx, &toolsetv1.HealthRequest{}); err != nil || h.GetStatus() != "ok" {
