@@ -16,6 +16,8 @@ PKGS      := $(addprefix ./,$(addsuffix /...,$(MODULES)))
 # or from plugins/<dir> when written <name>:<dir>.
 TOOLSETS  := coding authored demiurge_control:control
 FUZZTIME  ?= 30s
+# The commit `demiurge version` reports (GOFLAGS may turn off Go's own VCS stamp).
+COMMIT    := $(shell git rev-parse --short=12 HEAD 2>/dev/null)
 BENCHTIME ?= 2s
 
 # The MCP reference servers the host/mcp and CLI tests talk to, from the
@@ -32,7 +34,7 @@ all: build
 
 build:
 	@mkdir -p $(BIN)
-	$(GO) build -o $(BIN)/demiurge-host ./cmd/demiurge
+	$(GO) build -ldflags "-X main.commit=$(COMMIT)" -o $(BIN)/demiurge-host ./cmd/demiurge
 	$(GO) build -o $(BIN)/demiurge ./cmd/launcher
 	$(GO) build -o $(BIN)/demiurge-sandbox ./cmd/sandbox
 	@for ts in $(TOOLSETS); do \

@@ -57,6 +57,10 @@ func (c *Catalog) Display(mode DisplayMode) string {
 			}
 			tw.Flush()
 		}
+		for _, u := range c.unavailable {
+			fmt.Fprintf(&b, "unavailable: %s (%s) needs capability %s, which this core does not grant\n",
+				safeText(u.Tool), sourceLabel(u.Provenance), safeText(u.Missing))
+		}
 		if n := len(c.disabled) + len(c.Diagnostics()); n > 0 {
 			fmt.Fprintf(&b, "(%d disabled, %d diagnostics: --tool-display full shows them)\n", len(c.disabled), len(c.Diagnostics()))
 		}
@@ -124,6 +128,10 @@ func writeFullEntry(b *strings.Builder, e *Entry) {
 }
 
 func writeCatalogNotes(b *strings.Builder, c *Catalog) {
+	for _, u := range c.unavailable {
+		fmt.Fprintf(b, "\nunavailable: %s (%s) needs capability %s, which this core does not grant\n",
+			safeText(u.Tool), sourceLabel(u.Provenance), safeText(u.Missing))
+	}
 	if len(c.disabled) > 0 {
 		fmt.Fprintf(b, "\ndisabled by tools.metadata: %s\n", safeText(strings.Join(c.disabled, ", ")))
 	}

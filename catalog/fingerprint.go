@@ -27,7 +27,8 @@ func fingerprint(c *Catalog) string {
 		Entries     []fingerprintEntry `json:"entries"`
 		Disabled    []string           `json:"disabled"`
 		Diagnostics []Diagnostic       `json:"diagnostics"`
-	}{Version: fingerprintVersion, Disabled: c.disabled, Diagnostics: c.diagnostics}
+		Unavailable []Unavailable      `json:"unavailable,omitempty"`
+	}{Version: fingerprintVersion, Disabled: c.disabled, Diagnostics: c.diagnostics, Unavailable: c.unavailable}
 	for _, e := range c.entries {
 		spec := e.Spec
 		spec.InputSchema = e.Schema.canonical

@@ -30,6 +30,12 @@ func (c *Catalog) WriteList(w io.Writer, o ListOptions) error {
 		for _, e := range c.entries {
 			out = append(out, e.Summary())
 		}
+		// The operator's listing shows what the session cannot call, and
+		// why; the model's (tools_list, provider definitions) does not.
+		for _, u := range c.unavailable {
+			out = append(out, map[string]any{"name": u.Tool, "provenance": u.Provenance,
+				"unavailable": true, "missing_capability": u.Missing})
+		}
 		return writeIndentedJSON(w, out)
 	}
 	_, err := io.WriteString(w, c.Display(o.Mode))

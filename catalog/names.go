@@ -38,3 +38,19 @@ func ValidToolName(name string) error {
 	}
 	return nil
 }
+
+// ValidToolsetName reports why name cannot be a toolset's name, or nil:
+// lower case letters, digits and '_', starting with a letter, at most 64.
+// It is the plugin binary's name after demiurge-toolset-, what agent.yaml's
+// toolsets: names and what provenance shows.
+func ValidToolsetName(name string) error {
+	ok := name != "" && len(name) <= 64 && name[0] >= 'a' && name[0] <= 'z'
+	for i := 0; ok && i < len(name); i++ {
+		c := name[i]
+		ok = c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_'
+	}
+	if !ok {
+		return fmt.Errorf("toolset name %q: use lower case letters, digits and _, starting with a letter (at most 64)", name)
+	}
+	return nil
+}

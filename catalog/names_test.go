@@ -47,3 +47,14 @@ func FuzzIsToolName(f *testing.F) {
 		}
 	})
 }
+
+func TestValidToolsetName(t *testing.T) {
+	for name, ok := range map[string]bool{
+		"textstats": true, "my_tools2": true, "a": true, strings.Repeat("a", 64): true,
+		"": false, "Text": false, "2x": false, "_x": false, "a-b": false, "a.b": false, "a/b": false, strings.Repeat("a", 65): false, "ünï": false,
+	} {
+		if err := ValidToolsetName(name); (err == nil) != ok {
+			t.Errorf("ValidToolsetName(%q) = %v, want ok %v", name, err, ok)
+		}
+	}
+}

@@ -66,6 +66,8 @@ type Catalog struct {
 	deferred   map[string]bool
 	disclosure *Disclosure
 
+	unavailable []Unavailable // left out by Callable
+
 	// fingerprint is computed on first use: it encodes every entry, and
 	// most turns never ask for it.
 	fingerprintOnce sync.Once

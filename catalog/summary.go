@@ -43,6 +43,7 @@ func (c *Catalog) Summary() map[string]any {
 	return map[string]any{
 		"tools":       tools,
 		"disabled":    append([]string{}, c.disabled...),
+		"unavailable": append([]Unavailable{}, c.unavailable...),
 		"diagnostics": append([]Diagnostic{}, c.Diagnostics()...),
 		"fingerprint": c.Fingerprint(),
 	}

@@ -58,7 +58,10 @@ type Context struct {
 	// SkillsRoot is the active core's skills root, the one directory the
 	// skill tools work in; "" when the core has no skills.
 	SkillsRoot string
-	Log        hclog.Logger
+	// Timezone is the IANA zone the operator configured (EffectRequest
+	// timezone): a command the call starts gets TZ set to it. "": unset.
+	Timezone string
+	Log      hclog.Logger
 
 	send func(*toolsetv1.InvokeEvent) error
 	host func() (toolsetv1.HostServicesClient, error)

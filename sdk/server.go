@@ -140,6 +140,7 @@ func (s *server) callContext(ctx context.Context, req *toolsetv1.EffectRequest, 
 		Secrets: req.GetSecrets(), Env: req.GetEnv(), SecretsExpire: time.Duration(req.GetSecretsExpireMs()) * time.Millisecond,
 		SandboxPolicy: req.GetSandboxPolicy(),
 		SkillsRoot:    req.GetSkillsRoot(),
+		Timezone:      req.GetTimezone(),
 		Log:           s.log.With("tool", req.GetTool(), "invocation", req.GetInvocationId()),
 		send:          send, host: s.hostClient,
 	}

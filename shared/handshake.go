@@ -18,8 +18,12 @@ const ProtocolVersion = 1
 // ProtocolMinor counts additive changes within ProtocolVersion. 1 added
 // EffectRequest.redact_values and output_cap_bytes, InvokeEvent.spawned and
 // DescribeResponse.problems; a plugin of minor 0 still works (it ignores
-// them: the host redacts and bounds what it receives anyway).
-const ProtocolMinor = 1
+// them: the host redacts and bounds what it receives anyway). 2 added
+// EffectRequest.timezone and skills_root, ToolListing.disclosure and the
+// HostServices RPCs Clarify, TodoRead, TodoWrite, SessionSearch and
+// SearchCapabilities; a plugin of minor 1 still works (it does not call
+// them, and a command it starts keeps the host's zone).
+const ProtocolMinor = 2
 
 // PluginName is the name of the one plugin a toolset binary serves.
 const PluginName = "toolset"

@@ -2,8 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"fmt"
-	"text/tabwriter"
 
 	"github.com/urfave/cli/v2"
 
@@ -54,8 +52,8 @@ func audit(c *cli.Context) error {
 		}
 		return writeJSON(c.App.Writer, evs)
 	}
-	tw := tabwriter.NewWriter(c.App.Writer, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "SEQ\tTIME\tKIND\tTOOL\tSTATUS\tAPPROVAL")
+	tw := newTable(c, "SEQ", "TIME", "KIND", "TOOL", "STATUS", "APPROVAL")
+	tw.Colour(4, stateStyle)
 	for _, ev := range evs {
 		var d struct {
 			Status   string `json:"status"`
@@ -64,7 +62,7 @@ func audit(c *cli.Context) error {
 			} `json:"approval"`
 		}
 		_ = json.Unmarshal(ev.Data, &d)
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\n", ev.Seq, ev.Time.Local().Format("2006-01-02 15:04:05"), ev.Kind, dash(ev.Tool), dash(d.Status), dash(d.Approval.Via))
+		tw.Row(ev.Seq, ev.Time.Local().Format("2006-01-02 15:04:05"), ev.Kind, dash(ev.Tool), dash(d.Status), dash(d.Approval.Via))
 	}
 	return tw.Flush()
 }

@@ -36,7 +36,8 @@ const replHelp = `commands:
 // from the operator's terminal (or from a pipe, where approvals deny).
 func interactive(c *cli.Context) error {
 	if c.NArg() > 0 {
-		return usagef("unknown command %q", c.Args().First())
+		name := c.Args().First()
+		return usagef("unknown command %q%s", name, didYouMeanSuffix(name, commandNames(c.App.Commands)))
 	}
 	in := bufio.NewReader(plugins.OperatorStdin())
 	var approver approval.Provider = approval.DenyAll{}

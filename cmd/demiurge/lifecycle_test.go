@@ -28,8 +28,6 @@ func demiurgeBinary(t *testing.T) string {
 	return bin
 }
 
-func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
-
 // childPIDs lists a process's children from /proc.
 func childPIDs(t *testing.T, pid int) []int {
 	t.Helper()

@@ -4,6 +4,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -23,6 +24,14 @@ func main() { os.Exit(run(os.Args)) }
 func run(args []string) int {
 	app := newApp()
 	err := app.Run(intersperse(app, args))
+	if code := caughtSignal.Load(); code != 0 {
+		// Interrupted: what the cancelled work says about its context
+		// is no news to the operator who pressed Ctrl-C.
+		if err != nil && !errors.Is(err, context.Canceled) && err.Error() != "" {
+			fmt.Fprintf(os.Stderr, "demiurge: %v\n", err)
+		}
+		return int(code)
+	}
 	if err == nil {
 		return 0
 	}
@@ -66,6 +75,7 @@ func failed() error { return cli.Exit("", exitFailed) }
 func newApp() *cli.App {
 	app := &cli.App{
 		Name:                 "demiurge",
+		Version:              version,
 		Usage:                "the tool host for AI agents",
 		Description:          "With no command, starts an interactive session in the workspace.",
 		Flags:                globalFlags(),
@@ -75,8 +85,16 @@ func newApp() *cli.App {
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
 			return usageError{err}
 		},
+		// run maps every error to its exit status (and an interrupt to
+		// 130); urfave/cli would otherwise exit at once on an ExitCoder.
+		ExitErrHandler: func(*cli.Context, error) {},
 		CommandNotFound: func(c *cli.Context, name string) {
-			fmt.Fprintf(os.Stderr, "demiurge: unknown command %q; run 'demiurge help'\n", name)
+			cmds, help := c.App.Commands, "demiurge help"
+			if c.Command != nil && len(c.Command.Subcommands) > 0 {
+				cmds, help = c.Command.Subcommands, "demiurge "+c.Command.Name+" --help"
+			}
+			fmt.Fprintf(os.Stderr, "demiurge: unknown command %q%s; run '%s'\n",
+				name, didYouMeanSuffix(name, commandNames(cmds)), help)
 			os.Exit(exitUsage)
 		},
 		Commands: []*cli.Command{
@@ -90,6 +108,9 @@ func newApp() *cli.App {
 			sandboxCommand(),
 			runCommand(),
 			sessionsCommand(),
+
+			versionCommand(),
+			completionCommand(),
 		},
 	}
 	usageErrorsExitTwo(app.Commands)

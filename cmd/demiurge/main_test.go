@@ -81,9 +81,16 @@ func TestScripts(t *testing.T) {
 			env.Setenv("EXAMPLES", examples)
 			env.Setenv("DEMIURGE_STATE", filepath.Join(env.WorkDir, ".state"))
 			env.Setenv("HOME", filepath.Join(env.WorkDir, "home"))
+			if root, err := filepath.Abs("../.."); err == nil { // the checkout, for plugins new
+				env.Setenv("DEMIURGE_SRC", root)
+			}
+			goEnv(env) // the walkthrough builds a plugin with go
+			if dir, err := filepath.Abs("testdata/pyplugin"); err == nil {
+				env.Setenv("PYPLUGIN", dir)
+			}
 			return mcpScriptEnv(env)
 		},
-		Cmds:                scriptCmds(mcpScriptCmds(), modelCmds),
+		Cmds:                joinCmds(mcpScriptCmds(), modelCmds, scriptCmds),
 		RequireExplicitExec: true,
 	})
 }
@@ -95,8 +102,8 @@ func buildExample(out, pkg string) error {
 	return nil
 }
 
-// scriptCmds joins the testscript command sets of the test files.
-func scriptCmds(sets ...map[string]func(ts *testscript.TestScript, neg bool, args []string)) map[string]func(ts *testscript.TestScript, neg bool, args []string) {
+// joinCmds joins the testscript command sets of the test files.
+func joinCmds(sets ...map[string]func(ts *testscript.TestScript, neg bool, args []string)) map[string]func(ts *testscript.TestScript, neg bool, args []string) {
 	all := map[string]func(ts *testscript.TestScript, neg bool, args []string){}
 	for _, set := range sets {
 		for name, fn := range set {

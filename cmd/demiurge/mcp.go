@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -62,10 +61,10 @@ func mcpList(c *cli.Context) error {
 		fmt.Fprintln(c.App.Writer, "no MCP servers are declared (slots.mcp in agent.yaml, one <server>.yaml each)")
 		return nil
 	}
-	tw := tabwriter.NewWriter(c.App.Writer, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "SERVER\tTRANSPORT\tSTATE\tTOOLS\tDETAIL")
+	tw := newTable(c, "SERVER", "TRANSPORT", "STATE", "TOOLS", "DETAIL")
+	tw.Colour(2, stateStyle)
 	for _, s := range states {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", s.Server, dash(s.Transport), s.Status, len(s.Tools), dash(detail(s)))
+		tw.Row(s.Server, dash(s.Transport), s.Status, len(s.Tools), dash(detail(s)))
 	}
 	return tw.Flush()
 }

@@ -3,9 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -38,7 +36,6 @@ func scriptModel(ts *testscript.TestScript) *providertest.Server {
 //	model-wait N             wait (up to 30 s) until it got N requests
 //	model-remaining N        assert N script steps were left unused
 //	foreign-session ID       store a conversation of another principal
-//	exits CODE PROG ARGS...  run PROG, asserting its exit code
 var modelCmds = map[string]func(ts *testscript.TestScript, neg bool, args []string){
 	"model": func(ts *testscript.TestScript, neg bool, args []string) {
 		if neg || len(args) != 2 {
@@ -100,23 +97,5 @@ var modelCmds = map[string]func(ts *testscript.TestScript, neg bool, args []stri
 		ts.Check(store.RecordSession(ctx, runtime.SessionRecord{ID: args[0], Principal: "someone-else"}))
 		_, err = store.AppendMessages(ctx, args[0], []runtime.MessageRecord{{Role: "user", Text: "someone else's secret plans"}})
 		ts.Check(err)
-	},
-	"exits": func(ts *testscript.TestScript, neg bool, args []string) {
-		want, err := strconv.Atoi(args[0])
-		if neg || len(args) < 2 || err != nil {
-			ts.Fatalf("usage: exits CODE PROG ARGS...")
-		}
-		err = ts.Exec(args[1], args[2:]...)
-		got := 0
-		var ee *exec.ExitError
-		switch {
-		case errors.As(err, &ee):
-			got = ee.ExitCode()
-		case err != nil:
-			ts.Fatalf("%s: %v", args[1], err)
-		}
-		if got != want {
-			ts.Fatalf("%s exited %d, want %d", args[1], got, want)
-		}
 	},
 }

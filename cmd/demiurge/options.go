@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/urfave/cli/v2"
@@ -29,6 +30,9 @@ func globalFlags() []cli.Flag {
 
 		&cli.StringFlag{Name: "sandbox", Usage: "OS sandbox of approved commands: read-only, workspace-write (default), network or off; a core can only tighten it"},
 		&cli.StringSliceFlag{Name: "allow-private-mcp", Usage: "let MCP server SERVER reach one private address, repeatable: SERVER=ADDRESS:PORT such as ide=127.0.0.1:3999 (also: private_mcp in the host configuration file $XDG_CONFIG_HOME/demiurge/mcp-private.yaml)"},
+
+		&cli.StringFlag{Name: "timezone", Usage: "IANA time zone terminal commands run in (TZ), e.g. Europe/Berlin; default: the host's", EnvVars: []string{"DEMIURGE_TIMEZONE"}},
+		&cli.BoolFlag{Name: "no-color", Usage: "no colour, also when standard output is a terminal (so does NO_COLOR=1)"},
 		&cli.StringFlag{Name: "log-level", Value: "warn", Usage: "host log level (trace, debug, info, warn, error); logs go to STATE/logs/host.log", EnvVars: []string{"DEMIURGE_LOG_LEVEL"}},
 	)
 }
@@ -77,6 +81,11 @@ func openHost(c *cli.Context, approver approval.Provider) (*toolhost.Host, error
 	if approver == nil && operatorCanAnswer() {
 		approver = &approval.Terminal{In: plugins.OperatorStdin(), Out: os.Stderr}
 	}
+	for _, spec := range c.StringSlice("approve") {
+		if _, err := approval.ParseRule(spec); err != nil {
+			return nil, usagef("--approve %q: %v", spec, err)
+		}
+	}
 	if c.Duration("call-timeout") < 0 {
 		return nil, usagef("--call-timeout must be a positive duration like 90s or 5m")
 	}
@@ -96,12 +105,18 @@ func openHost(c *cli.Context, approver approval.Provider) (*toolhost.Host, error
 	if err != nil {
 		return nil, err
 	}
+	if tz := c.String("timezone"); tz != "" {
+		if _, err := time.LoadLocation(tz); err != nil || tz == "Local" {
+			return nil, usagef("--timezone %q: not a zone this system knows (an IANA name such as Europe/Berlin or UTC)", tz)
+		}
+	}
 	return toolhost.Open(toolhost.Options{
 		MCPPrivate: private, MCPPrivateFile: mcp.PrivateConfigFile(),
 		CoreDir: c.String("core"), Workspace: c.String("workspace"), StateDir: state,
 		BuiltinPluginDir: builtinPluginDir(c), Approver: approver, Rules: c.StringSlice("approve"),
 		Logger: logger, OutputCap: outputCap, ArtifactBudget: budget, CallTimeout: c.Duration("call-timeout"),
 		Sandbox: c.String("sandbox"), Principal: c.String("principal"), // --principal: mcp serve
+		Timezone: c.String("timezone"),
 	})
 }
 
@@ -109,7 +124,7 @@ func openHost(c *cli.Context, approver approval.Provider) (*toolhost.Host, error
 func mebibytes(c *cli.Context, flag string) (int64, error) {
 	n := c.Int64(flag)
 	if n < 1 || n > 1<<40 {
-		return 0, fmt.Errorf("--%s must be a number of MiB from 1 to %d, got %d", flag, int64(1)<<40, n)
+		return 0, usagef("--%s must be a number of MiB from 1 to %d, got %d", flag, int64(1)<<40, n)
 	}
 	return n << 20, nil
 }

@@ -5,12 +5,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/urfave/cli/v2"
 
 	"demiurge.dev/host/core"
 	"demiurge.dev/host/packages"
+	"demiurge.dev/host/packages/installed"
 )
 
 func packageCommand() *cli.Command {
@@ -28,13 +28,14 @@ func packageCommand() *cli.Command {
 				Name:      "install",
 				Usage:     "install a package by name (built by make, beside demiurge) or from an archive path with its sha256",
 				ArgsUsage: "NAME|ARCHIVE",
-				Flags:     []cli.Flag{&cli.StringFlag{Name: "sha256", Usage: "the archive's sha256 (required for an archive path; checked for a name too)"}},
+				Flags:     []cli.Flag{jsonFlag(), &cli.StringFlag{Name: "sha256", Usage: "the archive's sha256 (required for an archive path; checked for a name too)"}},
 				Action:    packageInstall,
 			},
 			{
 				Name:      "remove",
 				Usage:     "remove an installed package from this core",
 				ArgsUsage: "NAME",
+				Flags:     []cli.Flag{jsonFlag()},
 				Action:    packageRemove,
 			},
 		},
@@ -80,14 +81,14 @@ func packageList(c *cli.Context) error {
 		}
 		return writeJSON(c.App.Writer, rows)
 	}
-	tw := tabwriter.NewWriter(c.App.Writer, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tINSTALLED\tAVAILABLE\tPROVIDES\tSECRETS\tSTATE")
+	tw := newTable(c, "NAME", "INSTALLED", "AVAILABLE", "PROVIDES", "SECRETS", "STATE")
+	tw.Colour(5, func(s string) style { return stateStyle(strings.SplitN(s, ":", 2)[0]) })
 	for _, r := range rows {
 		state := r.State
 		if r.Problem != "" {
 			state += ": " + r.Problem
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.Name, dash(r.Installed), dash(r.Available),
+		tw.Row(r.Name, dash(r.Installed), dash(r.Available),
 			dash(strings.Join(r.Tools, ",")), dash(strings.Join(r.Secrets, ",")), state)
 	}
 	return tw.Flush()
@@ -105,15 +106,26 @@ func packageInstall(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	if c.Bool("json") {
+		warnUnsetSecrets(c, p)
+		return printJSON(c, p)
+	}
 	fmt.Fprintf(c.App.Writer, "installed %s %s (sha256 %s) at %s: provides %s\n", p.Name, p.Version, short(p.SHA256), p.SlotPath, strings.Join(p.Tools, ", "))
 	for _, s := range p.Secrets {
 		fmt.Fprintf(c.App.Writer, "binds %s from the host environment to each %s call (grant secret.bind:%s); the value never reaches the model or the plugin's environment\n",
 			s.Env, strings.Join(s.Tools, ", "), s.Env)
+	}
+	warnUnsetSecrets(c, p)
+	return nil
+}
+
+// warnUnsetSecrets says on stderr which bound secrets are not set yet.
+func warnUnsetSecrets(c *cli.Context, p installed.Locked) {
+	for _, s := range p.Secrets {
 		if _, ok := os.LookupEnv(s.Env); !ok {
 			fmt.Fprintf(c.App.ErrWriter, "demiurge: %s is not set; %s reports it as not configured until it is\n", s.Env, strings.Join(s.Tools, ", "))
 		}
 	}
-	return nil
 }
 
 func packageRemove(c *cli.Context) error {
@@ -127,6 +139,9 @@ func packageRemove(c *cli.Context) error {
 	p, err := m.Remove(c.Args().First())
 	if err != nil {
 		return err
+	}
+	if c.Bool("json") {
+		return printJSON(c, p)
 	}
 	fmt.Fprintf(c.App.Writer, "removed %s %s from %s\n", p.Name, p.Version, p.SlotPath)
 	return nil

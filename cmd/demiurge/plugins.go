@@ -3,7 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
-	"text/tabwriter"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -25,8 +25,12 @@ func pluginsCommand() *cli.Command {
 				Name:      "verify",
 				Usage:     "hash plugin binaries and compare with their recorded sha256",
 				ArgsUsage: "[NAME...]",
+				Flags:     []cli.Flag{jsonFlag()},
 				Action:    pluginsVerify,
 			},
+			pluginsInstallCommand(),
+			pluginsRemoveCommand(),
+			pluginsNewCommand(),
 		},
 	}
 }
@@ -41,19 +45,19 @@ func pluginsList(c *cli.Context) error {
 	if c.Bool("json") {
 		return writeJSON(c.App.Writer, sts)
 	}
-	tw := tabwriter.NewWriter(c.App.Writer, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tVERSION\tPROTOCOL\tSHA256\tORIGIN\tSTATE")
+	tw := newTable(c, "NAME", "VERSION", "PROTOCOL", "SHA256", "ORIGIN", "STATE")
+	tw.Colour(5, func(s string) style { return stateStyle(strings.SplitN(s, ":", 2)[0]) })
 	for _, s := range sts {
 		state := s.State
 		if s.Error != "" {
 			state += ": " + s.Error
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", s.Name, dash(s.Version), dash(s.Protocol), short(s.SHA256), s.Origin, state)
+		tw.Row(s.Name, dash(s.Version), dash(s.Protocol), short(s.SHA256), s.Origin, state)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	_, err = fmt.Fprintln(c.App.Writer, sandboxLine(sandboxing.Report(h.Sandbox.Helper, h.Sandbox.Mode)))
+	_, err = fmt.Fprintln(c.App.Writer, wrapText(sandboxLine(sandboxing.Report(h.Sandbox.Helper, h.Sandbox.Mode)), outputWidth(c.App.Writer)))
 	return err
 }
 
@@ -69,18 +73,36 @@ func pluginsVerify(c *cli.Context) error {
 			names = append(names, cand.Name)
 		}
 	}
+	results := make([]verifyResult, 0, len(names))
 	bad := 0
 	for _, n := range names {
 		actual, ok, err := h.Plugins.Verify(n)
+		r := verifyResult{Name: n, SHA256: actual, OK: err == nil && ok}
 		switch {
 		case err != nil:
-			bad++
-			fmt.Fprintf(c.App.Writer, "%s: refused: %v\n", n, err)
+			r.Error = err.Error()
 		case !ok:
+			r.Error = "sha256 differs from the recorded one; rebuild it, or reinstall it with 'demiurge plugins install PATH'"
+		}
+		if !r.OK {
 			bad++
-			fmt.Fprintf(c.App.Writer, "%s: MISMATCH: sha256 is %s, recorded differs; rebuild or reinstall it\n", n, actual)
-		default:
-			fmt.Fprintf(c.App.Writer, "%s: ok %s\n", n, actual)
+		}
+		results = append(results, r)
+	}
+	if c.Bool("json") {
+		if err := printJSON(c, results); err != nil {
+			return err
+		}
+	} else {
+		for _, r := range results {
+			switch {
+			case r.OK:
+				fmt.Fprintf(c.App.Writer, "%s: %s %s\n", r.Name, paint(c, styleOK, "ok"), r.SHA256)
+			case r.SHA256 == "":
+				fmt.Fprintf(c.App.Writer, "%s: %s: %s\n", r.Name, paint(c, styleBad, "refused"), r.Error)
+			default:
+				fmt.Fprintf(c.App.Writer, "%s: %s: sha256 is %s; %s\n", r.Name, paint(c, styleBad, "MISMATCH"), r.SHA256, r.Error)
+			}
 		}
 	}
 	if bad > 0 {
@@ -88,6 +110,14 @@ func pluginsVerify(c *cli.Context) error {
 		return failed()
 	}
 	return nil
+}
+
+// verifyResult is one plugin's line of `plugins verify`.
+type verifyResult struct {
+	Name   string `json:"name"`
+	OK     bool   `json:"ok"`
+	SHA256 string `json:"sha256,omitempty"`
+	Error  string `json:"error,omitempty"`
 }
 
 func dash(s string) string {

@@ -25,7 +25,7 @@ func policyCommand() *cli.Command {
 
 // policyCheckCommandCommand is `demiurge policy check-command -- 'CMD'`:
 // the shell guard's verdict. It exits 0 on any verdict (allow, prompt or
-// block) and 2 on a usage mistake.
+// block; --exit-code makes it the status) and 2 on a usage mistake.
 func policyCheckCommandCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "check-command",
@@ -37,6 +37,7 @@ func policyCheckCommandCommand() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "workspace", Usage: "workspace directory; default: the current directory"},
 			&cli.StringFlag{Name: "cwd", Usage: "directory the command would run in; default: the workspace"},
+			exitCodeFlag(),
 		},
 		Action: policyCheckCommand,
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
@@ -75,7 +76,39 @@ func policyCheckCommand(c *cli.Context) error {
 	home, _ := os.UserHomeDir()
 	cmd := c.Args().First()
 	v := shellguard.Check(cmd, shellguard.Options{WorkspaceRoot: ws, Cwd: cwd, Home: home, Files: shellguard.OSFiles{}})
-	return writeJSON(c.App.Writer, commandVerdict{Command: cmd, Workspace: ws, Cwd: cwd, Verdict: v})
+	if v.Reasons == nil {
+		v.Reasons = []string{}
+	}
+	if err := printJSON(c, commandVerdict{Command: cmd, Workspace: ws, Cwd: cwd, Verdict: v}); err != nil {
+		return err
+	}
+	return verdictStatus(c, v.Decision.String())
+}
+
+// Exit statuses of --exit-code on the policy checks: the verdict as the
+// status, for scripts (2 stays a usage mistake).
+const (
+	exitVerdictBlock  = 1 // block
+	exitVerdictPrompt = 3 // prompt, or a URL whose name is not resolved
+)
+
+func exitCodeFlag() cli.Flag {
+	return &cli.BoolFlag{Name: "exit-code", Usage: "exit with the verdict: 0 allow, 1 block, 3 prompt (or unresolved); the JSON is printed either way"}
+}
+
+// verdictStatus is the command's result for a decision: nil (exit 0)
+// unless --exit-code asks for the verdict as the status.
+func verdictStatus(c *cli.Context, decision string) error {
+	if !c.Bool("exit-code") {
+		return nil
+	}
+	switch decision {
+	case "allow":
+		return nil
+	case "block":
+		return cli.Exit("", exitVerdictBlock)
+	}
+	return cli.Exit("", exitVerdictPrompt)
 }
 
 // absDir makes dir absolute (relative to base, or to the current

@@ -11,8 +11,8 @@ import (
 
 // policyCheckURLCommand is `demiurge policy check-url URL`: the URL
 // policy's verdict as JSON. It looks names up only with --resolve. Like
-// check-command it exits 0 on any verdict (the JSON says which) and 2 on a
-// usage mistake.
+// check-command it exits 0 on any verdict (the JSON says which; --exit-code
+// makes it the status) and 2 on a usage mistake.
 func policyCheckURLCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "check-url",
@@ -20,6 +20,7 @@ func policyCheckURLCommand() *cli.Command {
 		ArgsUsage: "URL",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "resolve", Usage: "look the name up and check every address it resolves to"},
+			exitCodeFlag(),
 		},
 		Action: policyCheckURL,
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
@@ -34,5 +35,9 @@ func policyCheckURL(c *cli.Context) error {
 	}
 	ctx, cancel := context.WithTimeout(c.Context, 10*time.Second)
 	defer cancel()
-	return writeJSON(c.App.Writer, policy.CheckURL(ctx, c.Args().First(), c.Bool("resolve")))
+	v := policy.CheckURL(ctx, c.Args().First(), c.Bool("resolve"))
+	if err := printJSON(c, v); err != nil {
+		return err
+	}
+	return verdictStatus(c, v.Decision)
 }

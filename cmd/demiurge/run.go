@@ -19,9 +19,6 @@ import (
 	"demiurge.dev/host/turn"
 )
 
-// exitInterrupted is a run the operator stopped with SIGINT (128+2).
-const exitInterrupted = 130
-
 // maxPrompt bounds a prompt read from standard input.
 const maxPrompt = 4 << 20
 
@@ -109,7 +106,8 @@ func runTurn(c *cli.Context, id, prompt string) error {
 		return err
 	}
 	loop := &turn.Loop{Provider: model, Session: s, Store: store, MaxSteps: c.Int("max-steps"),
-		System: systemPrompt, MaxOutputTokens: cfg.MaxOutputTokens, Temperature: cfg.Temperature}
+		System: systemPrompt, Instructions: agentInstructions(h),
+		MaxOutputTokens: cfg.MaxOutputTokens, Temperature: cfg.Temperature}
 	defer loop.Close()
 	watch := watchCompletions(h, loop)
 	defer watch.stop()

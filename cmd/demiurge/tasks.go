@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/signal"
 	"strings"
-	"syscall"
 	"text/tabwriter"
 	"time"
 
@@ -55,7 +54,8 @@ func tasksCommand() *cli.Command {
 			{Name: "logs", Usage: "a task's stored output", ArgsUsage: idUsage, Flags: []cli.Flag{jsonFlag,
 				&cli.BoolFlag{Name: "follow", Aliases: []string{"f"}, Usage: "keep printing until the task ends"}}, Action: tasksAction(tasksLogs)},
 			{Name: "wait", Usage: "wait for a task to end; on timeout print its current status with timed_out", ArgsUsage: idUsage, Flags: []cli.Flag{jsonFlag,
-				&cli.DurationFlag{Name: "timeout", Value: defaultWaitTimeout, Usage: "how long to wait"}}, Action: tasksAction(tasksWait)},
+				&cli.DurationFlag{Name: "timeout", Value: defaultWaitTimeout, Usage: "how long to wait"},
+				&cli.BoolFlag{Name: "exit-code", Usage: "exit with the task's return code (124 on timeout, 1 when it ended without one)"}}, Action: tasksAction(tasksWait)},
 			{Name: "cancel", Usage: "cancel a running task (its process tree is killed)", ArgsUsage: idUsage, Flags: []cli.Flag{jsonFlag}, Action: tasksAction(tasksCancel)},
 		},
 	}
@@ -71,6 +71,8 @@ type taskCmd struct {
 	json   bool
 	follow bool
 	wait   time.Duration
+	// exitCode makes `tasks wait` exit with the task's return code.
+	exitCode bool
 }
 
 func tasksAction(fn func(tc *taskCmd, args []string) error) cli.ActionFunc {
@@ -104,10 +106,10 @@ func tasksAction(fn func(tc *taskCmd, args []string) error) cli.ActionFunc {
 			}
 			m = local
 		}
-		ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
+		ctx, stop := interruptContext(c.Context)
 		defer stop()
 		tc := &taskCmd{ctx: ctx, m: m, scope: h.OperatorTaskScope(), out: c.App.Writer,
-			json: c.Bool("json"), follow: c.Bool("follow"), wait: c.Duration("timeout")}
+			json: c.Bool("json"), follow: c.Bool("follow"), wait: c.Duration("timeout"), exitCode: c.Bool("exit-code")}
 		return fn(tc, c.Args().Slice())
 	}
 }
@@ -170,7 +172,29 @@ func tasksWait(tc *taskCmd, args []string) error {
 	if err != nil {
 		return err
 	}
-	return tc.print(t, &timedOut)
+	if err := tc.print(t, &timedOut); err != nil || !tc.exitCode {
+		return err
+	}
+	return taskExitStatus(t, timedOut)
+}
+
+// exitWaitTimedOut is `tasks wait --exit-code` when the task is still
+// running at the timeout, as timeout(1) reports it.
+const exitWaitTimedOut = 124
+
+// taskExitStatus is the status `tasks wait --exit-code` exits with: the
+// task's return code, 124 when the wait timed out, 1 when it ended with
+// none (cancelled before its process started, or lost).
+func taskExitStatus(t runtime.Task, timedOut bool) error {
+	switch {
+	case timedOut:
+		return cli.Exit("", exitWaitTimedOut)
+	case t.ReturnCode == nil:
+		return cli.Exit("", exitFailed)
+	case *t.ReturnCode == 0:
+		return nil
+	}
+	return cli.Exit("", min(max(*t.ReturnCode, 1), 255))
 }
 
 func tasksCancel(tc *taskCmd, args []string) error {
@@ -314,7 +338,7 @@ func waitForBackgroundTasks(h *toolhost.Host) {
 		return
 	}
 	fmt.Fprintf(os.Stderr, "demiurge: %d background task(s) running; waiting for them to end (they end with this process: Ctrl-C cancels them; `demiurge tasks` in another shell follows them)\n", m.Running())
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := interruptContext(context.Background())
 	defer stop()
 	if m.WaitAll(ctx) != nil {
 		fmt.Fprintln(os.Stderr, "demiurge: cancelling the background tasks")

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -87,7 +86,13 @@ func toolsShow(c *cli.Context) error {
 	return withCatalog(c, func(_ *toolhost.Host, cat *catalog.Catalog) error {
 		e, ok := cat.Lookup(name)
 		if !ok {
-			fmt.Fprintf(os.Stderr, "demiurge: no tool %q in this catalog; see 'demiurge tools list'\n", name)
+			for _, u := range cat.Unavailable() {
+				if u.Tool == name {
+					fmt.Fprintf(os.Stderr, "demiurge: tool %q is unavailable: it needs capability %s, which this core does not grant (add it to capabilities: in agent.yaml)\n", name, u.Missing)
+					return failed()
+				}
+			}
+			fmt.Fprintf(os.Stderr, "demiurge: no tool %q in this catalog%s; see 'demiurge tools list'\n", name, didYouMeanSuffix(name, toolNames(cat)))
 			return failed()
 		}
 		if c.Bool("json") {
@@ -96,6 +101,15 @@ func toolsShow(c *cli.Context) error {
 		_, err := io.WriteString(c.App.Writer, e.Detail())
 		return err
 	})
+}
+
+// toolNames are the catalog's tool names, for "did you mean".
+func toolNames(cat *catalog.Catalog) []string {
+	var names []string
+	for _, e := range cat.Entries() {
+		names = append(names, e.Name())
+	}
+	return names
 }
 
 func toolsCall(c *cli.Context) error {
@@ -118,7 +132,7 @@ func toolsCall(c *cli.Context) error {
 		return err
 	}
 	defer h.Close()
-	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt)
+	ctx, stop := interruptContext(c.Context)
 	defer stop()
 	turn, err := h.NewTurn(ctx)
 	if err != nil {
@@ -126,6 +140,11 @@ func toolsCall(c *cli.Context) error {
 	}
 	printWarnings(h)
 	out := turn.Call(ctx, dispatch.ToolCall{ID: "cli_1", Name: name, Args: []byte(args)})
+	if caughtSignal.Load() != 0 {
+		// The operator stopped it: say so once, not how the context ended.
+		fmt.Fprintf(os.Stderr, "demiurge: interrupted; the %s call was cancelled\n", name)
+		return failed()
+	}
 	if err := printOutcome(c, out); err != nil {
 		return err
 	}

@@ -74,6 +74,7 @@ func listFromSnapshot(req listRequest, selfDir, host string, stdout, stderr io.W
 	if err != nil || cat.Fingerprint() != snap.Fingerprint {
 		return 0, false
 	}
+	cat = cat.Callable(catalog.Grants(c.Capabilities)) // as the host's session does
 	// The host's warnings: the plugins' (recorded), then the packages'
 	// problems (read now, as the host reads them on every start).
 	cat.WriteNotes(stderr, append(append([]string(nil), snap.Warnings...), pkgs.Problems...))

@@ -215,10 +215,13 @@ func TestChangesAreMisses(t *testing.T) {
 			func(res result) bool { return res.code == 0 }, true},
 		{"override changed", func() { writeCore(t, coreDir, strings.Replace(strictCore, "risk: medium", "risk: high", 1)) },
 			func(res result) bool { return strings.Contains(res.stdout, "read_file     builtin:coding  high") }, true},
+		// The core names textstats in toolsets: (a core directory gets
+		// only the installed toolsets it names).
 		{"plugin installed", func() {
 			if err := plugintest.Copy(r.examples, installed, "textstats"); err != nil {
 				t.Fatal(err)
 			}
+			writeCore(t, coreDir, strings.Replace(strings.Replace(strictCore, "risk: medium", "risk: high", 1), "toolsets: [coding]", "toolsets: [coding, textstats]", 1))
 		}, func(res result) bool { return strings.Contains(res.stdout, "text_stats") }, true},
 		{"plugin rebuilt", func() {
 			appendTo(textstats, "rebuilt") // bytes after the ELF image: it still runs

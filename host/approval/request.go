@@ -55,10 +55,10 @@ const (
 
 // Outcome is the decision on one Request.
 type Outcome struct {
-	Allowed bool
+	Allowed bool `json:"allowed"`
 	// Via is one of the Via constants.
-	Via    string
-	Reason string
+	Via    string `json:"via"`
+	Reason string `json:"reason,omitempty"`
 	// Scope is ScopeOnce or ScopeSession for an allow, empty for a refusal.
-	Scope string
+	Scope string `json:"scope,omitempty"`
 }

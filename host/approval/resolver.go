@@ -58,7 +58,8 @@ func (r *Resolver) Resolve(ctx context.Context, req Request) (Outcome, error) {
 		return refuse(ViaBlock, "blocked", req.Reasons), nil
 	}
 	if req.Policy != catalog.ApprovalAuto && req.Policy != catalog.ApprovalPrompt {
-		return refuse(ViaPolicy, fmt.Sprintf("%s is not allowed by policy", req.Tool), req.Reasons), nil
+		// deniedMessage names the tool: "TOOL is not allowed: its approval policy is deny: ...".
+		return refuse(ViaPolicy, "its approval policy is "+req.Policy.String(), req.Reasons), nil
 	}
 	if rule, ok := r.firstMatch(RuleDeny, req); ok {
 		return Outcome{Via: ViaRule, Reason: "denied by rule " + ruleName(rule)}, nil

@@ -166,22 +166,28 @@ func record(stateDir, hostBinary string, c *core.Core, cands []disk.Candidate, s
 }
 
 // notFromCandidates says why the sources are not exactly the plugins the
-// host uses (the declared toolsets and every installed plugin, one source
-// each), or "" when they are.
+// host uses (the declared toolsets, the installed plugins the core gets;
+// one source each), or "" when they are.
 func notFromCandidates(c *core.Core, cands []disk.Candidate, sources []catalog.Source) string {
-	used := map[string]bool{}
+	// Required: the declared toolsets, and on the embedded core every
+	// installed plugin. Allowed besides: an installed plugin a core
+	// directory uses without naming it (a provider package of that core).
+	used, allowed := map[string]bool{}, map[string]bool{}
 	for _, ts := range c.Toolsets {
-		used[ts] = true
+		used[ts], allowed[ts] = true, true
 	}
 	for _, cand := range cands {
 		if cand.Origin == disk.OriginInstalled {
-			used[cand.Name] = true
+			allowed[cand.Name] = true
+			if c.File == core.EmbeddedFile {
+				used[cand.Name] = true
+			}
 		}
 	}
 	have := map[string]bool{}
 	for _, src := range sources {
 		plugin := src.Kind == catalog.SourceBuiltin || src.Kind == catalog.SourceInstalled
-		if !plugin || !used[src.Name] || have[src.Name] {
+		if !plugin || !allowed[src.Name] || have[src.Name] {
 			return fmt.Sprintf("source %s %q is not one of the core's toolset plugins", src.Kind, src.Name)
 		}
 		have[src.Name] = true

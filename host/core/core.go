@@ -27,7 +27,8 @@ type Core struct {
 	Dir string
 	// File is the absolute path of agent.yaml, or EmbeddedFile.
 	File string
-	// Toolsets are the built-in toolsets declared, in file order.
+	// Toolsets are the toolsets declared, in file order: built-in ones
+	// and installed ones (`demiurge plugins install`).
 	Toolsets []string
 	// ToolsRoot and MCPRoot are the resolved slots.tools and slots.mcp
 	// directories, inside Dir; "" when not declared.
@@ -45,6 +46,9 @@ type Core struct {
 	Metadata map[string]catalog.Override
 	// Capabilities are the grants for the core's sessions, in file order.
 	Capabilities []string
+	// CapabilityAt is where each grant is written (line and column, in
+	// Capabilities' order), so the host's check of a grant can name it.
+	CapabilityAt [][2]int
 	// Approvals are the approval rules, "ACTION:TOOL[:PATTERN]".
 	Approvals []string
 	// Workspace is the resolved default workspace; "" when not declared
@@ -68,6 +72,7 @@ func (c *Core) clone() *Core {
 	n := *c
 	n.Toolsets = slices.Clone(c.Toolsets)
 	n.Capabilities = slices.Clone(c.Capabilities)
+	n.CapabilityAt = slices.Clone(c.CapabilityAt)
 	n.Approvals = slices.Clone(c.Approvals)
 	n.Deferred = slices.Clone(c.Deferred)
 	n.Metadata = maps.Clone(c.Metadata)

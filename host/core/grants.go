@@ -12,21 +12,33 @@ import (
 // host/policy's to validate; the loader refuses only what is wrong for a
 // core to grant at all: a wildcard secret binding, which would hand every
 // host secret to any call.
-func (d *decoder) capabilities(n *yaml.Node, field string) ([]string, error) {
+func (d *decoder) capabilities(n *yaml.Node, field string) ([]string, [][2]int, error) {
 	grants, items, err := d.strList(n, field, "capability")
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	at := make([][2]int, len(items))
 	for i, g := range grants {
+		at[i] = [2]int{items[i].Line, items[i].Column}
 		name, ok := strings.CutPrefix(g, "secret.bind:")
 		if !ok {
 			continue
 		}
 		if name == "" || strings.ContainsAny(name, "*?[") {
-			return nil, d.errorf(items[i], itemField(field, i), "%q is refused: a core grants secret.bind:<NAME> for one exact secret name, never a wildcard", clip(g))
+			return nil, nil, d.errorf(items[i], itemField(field, i), "%q is refused: a core grants secret.bind:<NAME> for one exact secret name, never a wildcard", clip(g))
 		}
 	}
-	return grants, nil
+	return grants, at, nil
+}
+
+// CapabilityError is a LoadError for the grant at index i that the host's
+// capability check refused, at the line it is written on.
+func (c *Core) CapabilityError(i int, err error) *LoadError {
+	e := &LoadError{File: c.File, Field: itemField("capabilities", i), Msg: err.Error(), Err: err}
+	if i < len(c.CapabilityAt) {
+		e.Line, e.Column = c.CapabilityAt[i][0], c.CapabilityAt[i][1]
+	}
+	return e
 }
 
 var approvalActions = []string{"allow", "prompt", "deny"}

@@ -3,9 +3,11 @@ package core
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"demiurge.dev/catalog"
@@ -88,6 +90,12 @@ func TestLoadGood(t *testing.T) {
 			want.Dir = dir
 			want.File = filepath.Join(dir, FileName)
 			want.Revision = revision(t, want.File)
+			// Where each grant is written is checked by
+			// TestCapabilityPositions; here only that there is one per grant.
+			if len(got.CapabilityAt) != len(got.Capabilities) {
+				t.Errorf("Load(%s): %d capability positions for %d grants", tc.dir, len(got.CapabilityAt), len(got.Capabilities))
+			}
+			got.CapabilityAt = nil
 			if !reflect.DeepEqual(got, want) {
 				t.Errorf("Load(%s)\n got %+v\nwant %+v", tc.dir, got, want)
 			}
@@ -140,5 +148,25 @@ func TestKnownToolsets(t *testing.T) {
 	got[0] = "changed"
 	if KnownToolsets()[0] != "coding" {
 		t.Error("KnownToolsets() returns shared state")
+	}
+}
+
+// TestCapabilityPositions: each grant's line and column, so the host's
+// check of a grant names where it is written.
+func TestCapabilityPositions(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, FileName), []byte("toolsets: [coding]\ncapabilities:\n  - fs.read\n  - fs.raed\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(c.CapabilityAt, [][2]int{{3, 5}, {4, 5}}) {
+		t.Fatalf("CapabilityAt = %v", c.CapabilityAt)
+	}
+	msg := c.CapabilityError(1, errors.New("unknown capability")).Error()
+	if want := FileName + ":4:5: capabilities[1]: unknown capability"; !strings.HasSuffix(msg, want) {
+		t.Errorf("error %q does not end with %q", msg, want)
 	}
 }

@@ -124,7 +124,7 @@ func (d *decoder) topLevel(c *Core, e entry) error {
 	case "tools":
 		c.Metadata, c.Deferred, err = d.tools(e.val, e.field)
 	case "capabilities":
-		c.Capabilities, err = d.capabilities(e.val, e.field)
+		c.Capabilities, c.CapabilityAt, err = d.capabilities(e.val, e.field)
 	case "approvals":
 		c.Approvals, err = d.approvals(e.val, e.field)
 	case "workspace":

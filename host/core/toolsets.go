@@ -4,6 +4,8 @@ import (
 	"slices"
 
 	"go.yaml.in/yaml/v3"
+
+	"demiurge.dev/catalog"
 )
 
 // knownToolsets are the built-in toolset names an agent core may declare,
@@ -20,8 +22,14 @@ func (d *decoder) toolsets(n *yaml.Node, field string) ([]string, error) {
 		return nil, err
 	}
 	for i, name := range names {
-		if !slices.Contains(knownToolsets, name) {
-			return nil, d.errorf(items[i], itemField(field, i), "%s", unknownMsg("toolset", name, "known toolsets", knownToolsets))
+		if slices.Contains(knownToolsets, name) {
+			continue
+		}
+		// Any other well-formed name is an installed toolset (the host
+		// checks that it is installed); one near a built-in is a typo.
+		if catalog.Suggest(name, knownToolsets) != "" || catalog.ValidToolsetName(name) != nil {
+			return nil, d.errorf(items[i], itemField(field, i), "%s", unknownMsg("toolset", name,
+				"built-in toolsets", knownToolsets)+"; an installed toolset's name is lower case letters, digits and _")
 		}
 	}
 	return names, nil

@@ -41,7 +41,9 @@ type Invocation struct {
 	// SkillsRoot is the active core's skills root (policy.Workspace), the
 	// directory the skill tools work in; "" when the core has none.
 	SkillsRoot string
-	Hooks      plugins.Hooks
+	// Timezone is Turn.Timezone, for EffectRequest.timezone.
+	Timezone string
+	Hooks    plugins.Hooks
 	// OnEvent receives progress, output chunks and artifact refs.
 	OnEvent func(*toolsetv1.InvokeEvent) error
 }
@@ -70,6 +72,8 @@ func (a PluginAdapter) request(inv Invocation) *toolsetv1.EffectRequest {
 		OutputCapBytes: inv.OutputCap,
 		SandboxPolicy:  inv.SandboxPolicy,
 		SkillsRoot:     inv.SkillsRoot,
+
+		Timezone: inv.Timezone,
 	}
 	for _, s := range inv.Redact {
 		req.RedactValues = append(req.RedactValues, &toolsetv1.RedactValue{Target: s.Target, Value: s.Value})

@@ -183,6 +183,7 @@ func (t *Turn) admit(ctx context.Context, p *prepared) admission {
 		Redact:     redact.Discover(p.args, nil),
 		OutputCap:  t.OutputCap,
 		SkillsRoot: t.Workspace.SkillsRoot,
+		Timezone:   t.Timezone,
 	}
 	adapter, ok := p.entry.Binding.(Adapter)
 	if !ok {

@@ -71,6 +71,10 @@ type Turn struct {
 	// (the host sets it; nil refuses the RPC).
 	SearchCapabilities func(ctx context.Context, query string, limit int) (*toolsetv1.SearchCapabilitiesResponse, error)
 
+	// Timezone is the IANA zone the operator configured; commands run with
+	// TZ set to it ("" leaves the host's).
+	Timezone string
+
 	calls atomic.Int64
 }
 

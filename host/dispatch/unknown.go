@@ -10,6 +10,11 @@ import (
 // unknownToolMessage names the closest tool, so a model can correct a
 // misspelt name without listing every tool.
 func unknownToolMessage(name string, c *catalog.Catalog) string {
+	for _, u := range c.Unavailable() {
+		if u.Tool == name {
+			return fmt.Sprintf("tool %q is not available in this session: it needs capability %s, which is not granted", name, u.Missing)
+		}
+	}
 	var names []string
 	for _, e := range c.Entries() {
 		names = append(names, e.Spec.Name)

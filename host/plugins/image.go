@@ -87,11 +87,19 @@ func verifiedImage(c Candidate) (*image, error) {
 	return &image{f: mem}, nil
 }
 
-// execPath names the image for execve in the child. Between fork and exec
-// the child shares the host's descriptor numbers (stdio only is moved onto
-// 0-2), and the kernel opens the file before it closes the close-on-exec
-// descriptors, so this path reaches the memfd and nothing else.
-func (img *image) execPath() string { return "/proc/self/fd/" + strconv.Itoa(int(img.f.Fd())) }
+// imageFD is the descriptor the child holds its image on: the first of
+// exec.Cmd.ExtraFiles. It stays open across execve, so an interpreted
+// plugin (a script or a Python zipapp with a #! line) is read by its
+// interpreter from the same sealed, verified bytes; a compiled plugin
+// just inherits a read-only descriptor of its own image.
+const imageFD = 3
+
+// execPath names the image for execve in the child: its descriptor
+// imageFD, which the command's ExtraFiles puts there.
+func (img *image) execPath() string { return "/proc/self/fd/" + strconv.Itoa(imageFD) }
+
+// file is what the child gets as its descriptor imageFD.
+func (img *image) file() *os.File { return img.f }
 
 func (img *image) close() {
 	if img != nil {

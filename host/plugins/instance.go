@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"regexp"
 	"strings"
 	"time"
@@ -53,10 +54,12 @@ func launch(ctx context.Context, c Candidate, in Input, cfg launchConfig) (*inst
 	if testHookImageVerified != nil {
 		testHookImageVerified(c, img)
 	}
+	cmd := command(img.execPath(), c.Path, cfg.env)
+	cmd.ExtraFiles = []*os.File{img.file()} // becomes imageFD in the child
 	client := plugin.NewClient(&plugin.ClientConfig{
 		HandshakeConfig:  shared.Handshake,
 		VersionedPlugins: shared.VersionedPlugins(&shared.ToolsetPlugin{}),
-		Cmd:              command(img.execPath(), c.Path, cfg.env),
+		Cmd:              cmd,
 		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
 		AutoMTLS:         true,
 		SkipHostEnv:      true,

@@ -44,6 +44,11 @@ func (m *Manager) Statuses() []Status {
 		if d.DescribeResponse != nil {
 			st.Version, st.Tools = d.GetVersion(), len(d.GetTools())
 			st.Protocol = fmt.Sprintf("%d.%d", d.Protocol, d.GetProtocolMinor())
+		} else if rec, ok := installRecord(c); ok {
+			// What `plugins install` recorded, while the checksum it
+			// recorded still holds.
+			st.Version, st.Tools = rec.Version, len(rec.Tools)
+			st.Protocol = fmt.Sprintf("%d.%d", rec.Protocol, rec.ProtocolMinor)
 		}
 		out = append(out, st)
 	}

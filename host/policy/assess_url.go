@@ -29,7 +29,7 @@ func (a *Assessment) assessURL(fact *SubjectFact) string {
 		reason := "the URL is refused"
 		var re *netpolicy.RefusedError
 		if errors.As(err, &re) {
-			reason = re.Error()
+			reason = re.Reason // the origin leads already
 		}
 		a.raise(catalog.RiskHigh, catalog.ApprovalDeny, "fetches "+origin+": "+reason)
 		return "refused\x00" + raw
@@ -73,8 +73,9 @@ func (a Assessment) PreviewArgs(args map[string]any) map[string]any {
 // URLVerdict is the URL policy's verdict on one URL, for `demiurge policy
 // check-url`. It never holds userinfo, path, query or fragment.
 type URLVerdict struct {
-	// Decision is "allowed", "refused", or "unresolved" for a name whose
-	// addresses were not looked up (they are checked when it is fetched).
+	// Decision is "allow", "block", or "unresolved" for a name whose
+	// addresses were not looked up (they are checked when it is fetched):
+	// the shell guard's vocabulary (allow, prompt, block) where it applies.
 	Decision string `json:"decision"`
 	Origin   string `json:"origin"`
 	// Host is the normalised host: what the legacy numeric IPv4 forms,
@@ -82,8 +83,8 @@ type URLVerdict struct {
 	Host string `json:"host,omitempty"`
 	// Class is the refused class, "public" when allowed.
 	Class string `json:"class,omitempty"`
-	// Reason says why, in a sentence.
-	Reason    string   `json:"reason"`
+	// Reasons say why, one sentence each (a list, as the shell guard's).
+	Reasons   []string `json:"reasons"`
 	Resolved  bool     `json:"resolved"`
 	Addresses []string `json:"addresses,omitempty"`
 }
@@ -93,10 +94,10 @@ type URLVerdict struct {
 func CheckURL(ctx context.Context, raw string, resolve bool) URLVerdict {
 	v := URLVerdict{Origin: netpolicy.OriginSummary(raw)}
 	refuse := func(err error) URLVerdict {
-		v.Decision, v.Class, v.Reason = "refused", "invalid-url", err.Error()
+		v.Decision, v.Class, v.Reasons = "block", "invalid-url", []string{err.Error()}
 		var re *netpolicy.RefusedError
 		if errors.As(err, &re) {
-			v.Class, v.Reason = re.Class, re.Reason
+			v.Class, v.Reasons = re.Class, []string{re.Reason}
 		}
 		return v
 	}
@@ -112,7 +113,7 @@ func CheckURL(ctx context.Context, raw string, resolve bool) URLVerdict {
 	v.Origin, v.Host = t.Origin(), t.Host
 	if !t.IsLiteral() && !resolve {
 		v.Decision = "unresolved"
-		v.Reason = "the name's addresses are checked when it is fetched; pass --resolve to look them up now"
+		v.Reasons = []string{"the name's addresses are checked when it is fetched; pass --resolve to look them up now"}
 		return v
 	}
 	addrs, err := netpolicy.New(netpolicy.Options{}).Resolve(ctx, t)
@@ -120,10 +121,10 @@ func CheckURL(ctx context.Context, raw string, resolve bool) URLVerdict {
 	if err != nil {
 		return refuse(err)
 	}
-	v.Decision, v.Class = "allowed", netpolicy.ClassPublic
+	v.Decision, v.Class = "allow", netpolicy.ClassPublic
 	for _, a := range addrs {
 		v.Addresses = append(v.Addresses, a.String())
 	}
-	v.Reason = "every address is public"
+	v.Reasons = []string{"every address is public"}
 	return v
 }

@@ -108,14 +108,14 @@ func TestCheckURL(t *testing.T) {
 		host     string
 	}{
 		{"https://example.org/a?b", false, "unresolved", "", "example.org"},
-		{"http://0x7f.1/", false, "refused", "loopback", "127.0.0.1"},
-		{"http://8.8.8.8/x", false, "allowed", "public", "8.8.8.8"},
-		{"http://u:p@8.8.8.8/", false, "refused", "userinfo", ""},
-		{"https://nonexistent.invalid/", true, "refused", "dns-failure", "nonexistent.invalid"},
-		{"https://[2606:4700::1111]/", true, "allowed", "public", "2606:4700::1111"},
+		{"http://0x7f.1/", false, "block", "loopback", "127.0.0.1"},
+		{"http://8.8.8.8/x", false, "allow", "public", "8.8.8.8"},
+		{"http://u:p@8.8.8.8/", false, "block", "userinfo", ""},
+		{"https://nonexistent.invalid/", true, "block", "dns-failure", "nonexistent.invalid"},
+		{"https://[2606:4700::1111]/", true, "allow", "public", "2606:4700::1111"},
 	} {
 		v := CheckURL(ctx, tc.raw, tc.resolve)
-		if v.Decision != tc.decision || v.Class != tc.class || v.Host != tc.host || v.Reason == "" {
+		if v.Decision != tc.decision || v.Class != tc.class || v.Host != tc.host || len(v.Reasons) == 0 {
 			t.Errorf("CheckURL(%q, %v) = %+v; want %s %s host %q", tc.raw, tc.resolve, v, tc.decision, tc.class, tc.host)
 		}
 		if strings.Contains(v.Origin, "/x") || strings.Contains(v.Origin, "u:p") {
@@ -165,8 +165,8 @@ func FuzzAssessURL(f *testing.F) {
 		if i := strings.Index(shown, "://"); i >= 0 && strings.ContainsAny(shown[i+3:], "/?#@") {
 			t.Fatalf("Assess(%q) shows %q", raw, shown)
 		}
-		if v := CheckURL(context.Background(), raw, false); v.Decision == "refused" && a.Approval != catalog.ApprovalDeny {
-			t.Fatalf("Assess(%q) = %v although the URL policy refuses it (%v)", raw, a.Approval, v.Reason)
+		if v := CheckURL(context.Background(), raw, false); v.Decision == "block" && a.Approval != catalog.ApprovalDeny {
+			t.Fatalf("Assess(%q) = %v although the URL policy refuses it (%v)", raw, a.Approval, v.Reasons)
 		}
 	})
 }

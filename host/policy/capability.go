@@ -11,8 +11,9 @@ import (
 	"demiurge.dev/catalog"
 )
 
-// The capability names of DESIGN.md "Policy model". Plain capabilities take
-// no argument; scoped ones are written "<prefix>:<name>".
+// The capability names of docs/architecture.md "Policy model" and
+// docs/agent-yaml.md. Plain capabilities take no argument; scoped ones are
+// written "<prefix>:<name>".
 const (
 	CapFSRead         = "fs.read"
 	CapFSWrite        = "fs.write"
@@ -66,8 +67,12 @@ func ValidateCapability(grant string) error {
 	prefix, arg, scoped := strings.Cut(grant, ":")
 	shape, known := scopedCapabilities[prefix]
 	if !known {
-		return fmt.Errorf("unknown capability %q (known: %s, and %s:<server>, %s:<server>, %s:<NAME>, %s:<name>)",
-			grant, strings.Join(plainCapabilities, ", "), PrefixMCPConnect, PrefixMCPCall, PrefixSecretBind, PrefixToolCall)
+		hint := ""
+		if s := catalog.Suggest(grant, plainCapabilities); s != "" {
+			hint = fmt.Sprintf(" (did you mean %q?)", s)
+		}
+		return fmt.Errorf("unknown capability %q%s (known: %s, and %s:<server>, %s:<server>, %s:<NAME>, %s:<name>)",
+			grant, hint, strings.Join(plainCapabilities, ", "), PrefixMCPConnect, PrefixMCPCall, PrefixSecretBind, PrefixToolCall)
 	}
 	if prefix == PrefixSecretBind && strings.Contains(arg, "*") {
 		return fmt.Errorf("capability %q: %w", grant, ErrWildcardSecret)

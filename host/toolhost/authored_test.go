@@ -80,7 +80,7 @@ func authoredCore(t testing.TB, agentYAML string, tools map[string][2]string) st
 
 func TestAuthoredToolsJoinTheCatalog(t *testing.T) {
 	withAuthored(t)
-	dir := authoredCore(t, "toolsets: [coding]\nslots: {tools: agent/tools}\n", map[string][2]string{"project_note": {noteTool, noteModule}})
+	dir := authoredCore(t, "toolsets: [coding]\ncapabilities: [fs.read, tool.call:project_note]\nslots: {tools: agent/tools}\n", map[string][2]string{"project_note": {noteTool, noteModule}})
 	_, cat := resolved(t, dir, t.TempDir())
 	e, ok := cat.Lookup("project_note")
 	if !ok {
@@ -108,6 +108,7 @@ func TestAuthoredMetadataOnlyTightens(t *testing.T) {
 	withAuthored(t)
 	strict := "risk: high\napproval_policy: prompt\n"
 	dir := authoredCore(t, `slots: {tools: agent/tools}
+capabilities: ["tool.call:*"]
 tools:
   metadata:
     project_note: {risk: high, approval_policy: prompt}
@@ -141,7 +142,7 @@ func TestAuthoredCollisionWithABuiltinFailsCoreLoading(t *testing.T) {
 
 func TestBrokenToolYAMLIsLeftOutOfTheCatalog(t *testing.T) {
 	withAuthored(t)
-	dir := authoredCore(t, "toolsets: [coding]\nslots: {tools: agent/tools}\n", map[string][2]string{
+	dir := authoredCore(t, "toolsets: [coding]\ncapabilities: [fs.read]\nslots: {tools: agent/tools}\n", map[string][2]string{
 		"project_note": {"risk: low\ntimeout_seconds: 5\n", noteModule},
 		"fine":         {"description: fine\n", "def execute(ctx, args):\n    return 'fine'\n"},
 	})
@@ -273,8 +274,9 @@ func TestAuthoredCallPath(t *testing.T) {
 		imported   bool
 	}{
 		// The tool lists tool.call:project_note only as an effect capability
-		// of its own: that cannot open its own gate.
-		{"singular not granted", "[fs.write]", dispatch.StatusCapabilityDenied, false},
+		// of its own: that cannot open its own gate, and the tool is not
+		// in the session's catalog at all (catalog.Callable).
+		{"singular not granted", "[fs.write]", dispatch.StatusUnknownTool, false},
 		{"granted", "[fs.write, tool.call:project_note]", dispatch.StatusOK, true},
 	}
 	for _, tt := range tests {

@@ -46,6 +46,9 @@ type Options struct {
 	BuiltinPluginDir string
 	// Approver answers prompts; nil means nobody can answer (deny).
 	Approver approval.Provider
+	// Timezone is the IANA zone terminal commands run in (TZ), "" for the
+	// host's own; Open refuses a zone the system does not know.
+	Timezone string
 	// Rules are --approve flags, in the approval rule syntax.
 	Rules     []string
 	Principal string
@@ -92,6 +95,7 @@ type Host struct {
 
 	// callTimeout is Options.CallTimeout.
 	callTimeout time.Duration
+	timezone    string // Options.Timezone
 
 	storeOnce sync.Once
 	store     *runtime.Store
@@ -121,6 +125,11 @@ func Open(opts Options) (*Host, error) {
 	if err := os.MkdirAll(home, 0o700); err != nil {
 		return nil, fmt.Errorf("state directory: %w", err)
 	}
+	if opts.Timezone != "" {
+		if _, err := time.LoadLocation(opts.Timezone); err != nil || opts.Timezone == "Local" {
+			return nil, fmt.Errorf("timezone %q: not a zone this system knows (an IANA name such as Europe/Berlin or UTC)", opts.Timezone)
+		}
+	}
 	pkgs, err := installed.ForCore(opts.StateDir, c)
 	if err != nil {
 		return nil, err
@@ -141,7 +150,7 @@ func Open(opts Options) (*Host, error) {
 		pm.Close()
 		return nil, err
 	}
-	h := &Host{Core: c, Plugins: pm, StateDir: opts.StateDir, Packages: pkgs, outputCap: opts.OutputCap, artifactBudget: opts.ArtifactBudget, callTimeout: opts.CallTimeout}
+	h := &Host{Core: c, Plugins: pm, StateDir: opts.StateDir, Packages: pkgs, outputCap: opts.OutputCap, artifactBudget: opts.ArtifactBudget, callTimeout: opts.CallTimeout, timezone: opts.Timezone}
 	if err := h.assemble(opts); err != nil {
 		pm.Close()
 		return nil, err
@@ -164,7 +173,7 @@ func (h *Host) assemble(opts Options) error {
 	c := h.Core
 	for _, ts := range c.Toolsets {
 		if !h.Plugins.Has(ts) {
-			return fmt.Errorf("%s: toolset %s needs the plugin %s%s, which is not built or installed: run `make build` for the built-in toolsets, or `demiurge package install`", c.File, ts, plugins.BinaryPrefix, ts)
+			return fmt.Errorf("%s: toolset %s needs the plugin %s%s, which is not built or installed: run `make build` for the built-in toolsets, or `demiurge plugins install PATH` for one of your own", c.File, ts, plugins.BinaryPrefix, ts)
 		}
 	}
 	if err := h.checkAuthored(); err != nil {
@@ -194,6 +203,11 @@ func (h *Host) assemble(opts Options) error {
 	}
 	caps, err := policy.NewCapabilitySet(c.Capabilities)
 	if err != nil {
+		for i, g := range c.Capabilities { // name the grant's line
+			if gerr := policy.ValidateCapability(g); gerr != nil {
+				return c.CapabilityError(i, gerr)
+			}
+		}
 		return fmt.Errorf("%s: capabilities: %w", c.File, err)
 	}
 	var rules []approval.Rule
@@ -261,17 +275,23 @@ func newID(prefix string) string {
 	return prefix + hex.EncodeToString(b[:])
 }
 
-// toolsets are the plugins this core uses: the built-in toolsets it
-// declares, and every installed plugin (installing is the operator's
-// explicit choice to add a toolset).
+// toolsets are the plugins this core uses: the toolsets it declares
+// (built-in or installed). The embedded default core, which no one can
+// edit, also gets every installed plugin: installing one is the
+// operator's explicit choice to add it. A core directory gets only what
+// its toolsets: names, and the provider packages installed into it.
 func (h *Host) toolsets() []plugins.Candidate {
 	declared := map[string]bool{}
 	for _, ts := range h.Core.Toolsets {
 		declared[ts] = true
 	}
+	embedded := h.Core.File == core.EmbeddedFile
 	var out []plugins.Candidate
 	for _, c := range h.Plugins.Candidates() {
-		if declared[c.Name] || c.Origin == plugins.OriginInstalled || h.usesAuthored(c) {
+		// A provider package is installed into this core (its lock names
+		// the core), so it is the core's own choice already.
+		_, pkg := h.Packages.Package(c.Name)
+		if declared[c.Name] || pkg || (embedded && c.Origin == plugins.OriginInstalled) || h.usesAuthored(c) {
 			out = append(out, c)
 		}
 	}
@@ -348,6 +368,11 @@ func (h *Host) catalogFor(ctx context.Context, s *Session) (*catalog.Catalog, er
 	// child's narrowed catalog is never the host's listing.
 	if err == nil && s.parent == nil && catalogsnap.Uncacheable(h.Core) == "" {
 		_ = catalogsnap.Record(h.StateDir, h.Core, h.Plugins.Candidates(), sources, warnings, cat.Fingerprint())
+	}
+	if err == nil {
+		// The model is offered only what it can call (the snapshot above
+		// keeps every tool; the launcher narrows it the same way).
+		cat = cat.Callable(s.authority.Capabilities.Has)
 	}
 	var ce *catalog.CollisionError
 	if errors.As(err, &ce) {

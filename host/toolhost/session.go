@@ -112,6 +112,7 @@ func (s *Session) NewTurn(ctx context.Context) (*dispatch.Turn, error) {
 		Sandbox:            s.h.Sandbox,
 		SearchCapabilities: s.searchCapabilities(cat, turnID),
 		Todos:              store,
+		Timezone:           s.h.timezone,
 	}
 	// An interface holding a nil *historySearcher is not nil: set it only
 	// when there is one.

@@ -69,7 +69,7 @@ func skillsCore(t *testing.T, ap approval.Provider, extra string) (*Host, string
 	return h, root
 }
 
-func call(t *testing.T, h *Host, name string, args any) dispatch.Outcome {
+func callSkill(t *testing.T, h *Host, name string, args any) dispatch.Outcome {
 	t.Helper()
 	raw, err := json.Marshal(args)
 	if err != nil {
@@ -117,7 +117,7 @@ func TestEmbeddedCoreReadsTheUserSkillsDirectory(t *testing.T) {
 	if _, ok := cat.Lookup("skill_view"); !ok {
 		t.Fatal("the embedded core with a user skills directory has no skill tools")
 	}
-	o := call(t, h, "skills_list", map[string]any{})
+	o := callSkill(t, h, "skills_list", map[string]any{})
 	if !o.OK() || !strings.Contains(o.Views.Model, "pdf: Fill PDF forms.") {
 		t.Fatalf("skills_list: %s %s", o.Status, o.Views.Model)
 	}
@@ -148,7 +148,7 @@ func TestSkillReadsThroughThePlugin(t *testing.T) {
 		{"skill_view", map[string]any{"name": "pdf", "file_path": "notes.md"}, dispatch.StatusInvalidArguments, "is not under references/"},
 		{"skill_view", map[string]any{"name": "nope"}, dispatch.StatusToolError, `there is no skill "nope"`},
 	} {
-		o := call(t, h, tc.tool, tc.args)
+		o := callSkill(t, h, tc.tool, tc.args)
 		if o.Status != tc.status || !strings.Contains(o.Views.Model, tc.want) {
 			t.Errorf("%s %v: %s %q; want %s with %q", tc.tool, tc.args, o.Status, o.Views.Model, tc.status, tc.want)
 		}
@@ -190,7 +190,7 @@ func TestSkillManageAsksAndRefusesFirst(t *testing.T) {
 	for _, st := range steps {
 		t.Run(st.name, func(t *testing.T) {
 			before := ap.count()
-			o := call(t, h, "skill_manage", st.args)
+			o := callSkill(t, h, "skill_manage", st.args)
 			if o.Status != st.status || !strings.Contains(o.Views.Model, st.want) {
 				t.Fatalf("%s %q; want %s with %q", o.Status, o.Views.Model, st.status, st.want)
 			}
@@ -215,7 +215,7 @@ func TestSkillManageAsksAndRefusesFirst(t *testing.T) {
 
 func TestSkillManageDeniedChangesNothing(t *testing.T) {
 	h, root := skillsCore(t, approval.DenyAll{}, "")
-	o := call(t, h, "skill_manage", map[string]any{"action": "update", "name": "pdf", "content": strings.Replace(pdfSkill, "Fill", "Sign", 1)})
+	o := callSkill(t, h, "skill_manage", map[string]any{"action": "update", "name": "pdf", "content": strings.Replace(pdfSkill, "Fill", "Sign", 1)})
 	if o.Status != dispatch.StatusDenied {
 		t.Fatalf("%s %s", o.Status, o.Views.Model)
 	}
@@ -243,7 +243,7 @@ func TestSkillSymlinkOutOfTheRootIsBlocked(t *testing.T) {
 		{"skill_view", map[string]any{"name": "evil"}},
 		{"skill_manage", map[string]any{"action": "update", "name": "evil", "content": strings.ReplaceAll(pdfSkill, "pdf", "evil")}},
 	} {
-		o := call(t, h, tc.tool, tc.args)
+		o := callSkill(t, h, tc.tool, tc.args)
 		if o.Status != dispatch.StatusBlocked && o.Status != dispatch.StatusDenied {
 			t.Errorf("%s: %s %q; want blocked", tc.tool, o.Status, o.Views.Model)
 		}
@@ -262,7 +262,7 @@ func TestIndexFollowsSkillManage(t *testing.T) {
 	if err != nil || !strings.Contains(before, "- pdf: Fill PDF forms.") || strings.Contains(before, "docx") {
 		t.Fatalf("index before: %v %q", err, before)
 	}
-	if o := call(t, h, "skill_manage", map[string]any{"action": "create", "name": "docx", "content": strings.ReplaceAll(pdfSkill, "pdf", "docx")}); !o.OK() {
+	if o := callSkill(t, h, "skill_manage", map[string]any{"action": "create", "name": "docx", "content": strings.ReplaceAll(pdfSkill, "pdf", "docx")}); !o.OK() {
 		t.Fatalf("create: %s %s", o.Status, o.Views.Model)
 	}
 	after, err := skills.Index(root, 0)

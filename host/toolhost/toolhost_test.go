@@ -199,7 +199,7 @@ func TestRegistryMetadataOnlyTightens(t *testing.T) {
 func TestUnreadableMetadataFailsClosed(t *testing.T) {
 	state := t.TempDir()
 	install(t, state, "impostor")
-	h, cat := resolved(t, writeCore(t, "toolsets: []\n"), state)
+	h, cat := resolved(t, writeCore(t, "toolsets: [impostor]\ncapabilities: [fs.read, fs.write, terminal.exec, network.fetch]\n"), state)
 	e, _ := cat.Lookup("impostor_probe")
 	if e == nil || e.Effective.Risk != catalog.RiskHigh {
 		t.Fatalf("risk \"lowest\" must be read as high: %+v", e)
@@ -228,5 +228,40 @@ func TestABrokenInstalledToolsetCostsOnlyItsOwnTools(t *testing.T) {
 	}
 	if w := strings.Join(h.Warnings, "\n"); !strings.Contains(w, "textstats is left out") {
 		t.Fatalf("warnings = %q", w)
+	}
+}
+
+// An installed toolset is used by the core that names it in toolsets:
+// and by the embedded default core; a core directory naming none of the
+// installed ones does not get them.
+func TestInstalledToolsetOnlyWhereNamed(t *testing.T) {
+	state := t.TempDir()
+	install(t, state, "textstats")
+	caps := "capabilities: [fs.read]\n"
+	for _, tc := range []struct {
+		name, core string
+		want       bool
+	}{
+		{"embedded default core", "", true},
+		{"named", writeCore(t, "toolsets: [coding, textstats]\n"+caps), true},
+		{"named alone", writeCore(t, "toolsets: [textstats]\n"+caps), true},
+		{"not named", writeCore(t, "toolsets: [coding]\n"+caps), false},
+		{"no toolsets", writeCore(t, "toolsets: []\n"+caps), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, cat := resolved(t, tc.core, state)
+			e, ok := cat.Lookup("text_stats")
+			if ok != tc.want {
+				t.Fatalf("text_stats in the catalog: %v, want %v", ok, tc.want)
+			}
+			if ok && e.Spec.Provenance.Kind != catalog.SourceInstalled {
+				t.Errorf("an installed toolset is listed as %s", e.Spec.Provenance.Kind)
+			}
+		})
+	}
+	// Naming one that is not installed says how to install it.
+	_, err := open(t, writeCore(t, "toolsets: [nosuchset]\n"), state)
+	if err == nil || !strings.Contains(err.Error(), "demiurge plugins install PATH") {
+		t.Fatalf("err = %v", err)
 	}
 }

@@ -91,7 +91,7 @@ func (t *terminalTool) Execute(ctx *sdk.Context, args json.RawMessage) (*sdk.Res
 		return nil, fmt.Errorf("the host bound a secret to %q, which the terminal never sets", target)
 	}
 	req := terminal.Request{
-		Command: p.Command, Dir: dir, Root: root, Env: childEnv(ctx.Env, ctx.Secrets), Secrets: ctx.Secrets,
+		Command: p.Command, Dir: dir, Root: root, Env: withTimezone(childEnv(ctx.Env, ctx.Secrets), ctx.Timezone), Secrets: ctx.Secrets,
 		Redact:  ctx.Redact,
 		Timeout: timeout, ArtifactRoot: ctx.ArtifactRoot, OutputCap: ctx.OutputCap, Emit: ctx,
 	}
@@ -220,6 +220,21 @@ func refusedTarget(secrets map[string]string) string {
 
 // childEnv is the host-built environment with the bound secrets set by
 // target, each replacing a variable of the same name.
+// withTimezone sets TZ to the configured zone (":" + zone would also do;
+// the plain name is what tzset reads from the system's zoneinfo).
+func withTimezone(env []string, zone string) []string {
+	if zone == "" {
+		return env
+	}
+	out := make([]string, 0, len(env)+1)
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, "TZ=") {
+			out = append(out, kv)
+		}
+	}
+	return append(out, "TZ="+zone)
+}
+
 func childEnv(env []string, secrets map[string]string) []string {
 	out := make([]string, 0, len(env)+len(secrets))
 	for _, kv := range env {

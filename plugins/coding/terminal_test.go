@@ -253,3 +253,20 @@ func TestTerminalRefusesBindingsOntoLoaderVariables(t *testing.T) {
 		t.Fatal("a command started")
 	}
 }
+
+func TestWithTimezone(t *testing.T) {
+	for _, tc := range []struct {
+		env  []string
+		zone string
+		want []string
+	}{
+		{[]string{"PATH=/bin", "TZ=UTC"}, "Asia/Tokyo", []string{"PATH=/bin", "TZ=Asia/Tokyo"}},
+		{[]string{"PATH=/bin"}, "Europe/Berlin", []string{"PATH=/bin", "TZ=Europe/Berlin"}},
+		{[]string{"PATH=/bin", "TZ=UTC"}, "", []string{"PATH=/bin", "TZ=UTC"}},
+		{[]string{"TZX=1"}, "UTC", []string{"TZX=1", "TZ=UTC"}},
+	} {
+		if got := withTimezone(tc.env, tc.zone); strings.Join(got, " ") != strings.Join(tc.want, " ") {
+			t.Errorf("withTimezone(%q, %q) = %q, want %q", tc.env, tc.zone, got, tc.want)
+		}
+	}
+}

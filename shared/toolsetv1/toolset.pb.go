@@ -905,7 +905,11 @@ type EffectRequest struct {
 	// The active core's resolved skills root (slots.skills, or the user's
 	// skills directory for the embedded core): the only directory the skill
 	// tools read and write. Empty: the core has no skills.
-	SkillsRoot    string `protobuf:"bytes,23,opt,name=skills_root,json=skillsRoot,proto3" json:"skills_root,omitempty"`
+	SkillsRoot string `protobuf:"bytes,23,opt,name=skills_root,json=skillsRoot,proto3" json:"skills_root,omitempty"`
+	// The IANA time zone (e.g. Europe/Berlin) the operator configured for
+	// the session (demiurge --timezone): a command the call starts runs with
+	// TZ set to it. Empty: the host's own zone, unchanged. Minor 2.
+	Timezone      string `protobuf:"bytes,22,opt,name=timezone,proto3" json:"timezone,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1048,6 +1052,13 @@ func (x *EffectRequest) GetSandboxPolicy() string {
 func (x *EffectRequest) GetSkillsRoot() string {
 	if x != nil {
 		return x.SkillsRoot
+	}
+	return ""
+}
+
+func (x *EffectRequest) GetTimezone() string {
+	if x != nil {
+		return x.Timezone
 	}
 	return ""
 }
@@ -3493,7 +3504,7 @@ const file_demiurge_toolset_v1_toolset_proto_rawDesc = "" +
 	"\x11ConfigureResponse\"T\n" +
 	"\tPathGrant\x12\x12\n" +
 	"\x04path\x18\x01 \x01(\tR\x04path\x123\n" +
-	"\x06access\x18\x02 \x01(\x0e2\x1b.demiurge.toolset.v1.AccessR\x06access\"\xb6\x05\n" +
+	"\x06access\x18\x02 \x01(\x0e2\x1b.demiurge.toolset.v1.AccessR\x06access\"\xd2\x05\n" +
 	"\rEffectRequest\x12#\n" +
 	"\rinvocation_id\x18\x01 \x01(\tR\finvocationId\x12\x12\n" +
 	"\x04tool\x18\x02 \x01(\tR\x04tool\x12\x1c\n" +
@@ -3514,7 +3525,8 @@ const file_demiurge_toolset_v1_toolset_proto_rawDesc = "" +
 	"\x10output_cap_bytes\x18\x15 \x01(\x03R\x0eoutputCapBytes\x12%\n" +
 	"\x0esandbox_policy\x18\r \x01(\tR\rsandboxPolicy\x12\x1f\n" +
 	"\vskills_root\x18\x17 \x01(\tR\n" +
-	"skillsRoot\x1a:\n" +
+	"skillsRoot\x12\x1a\n" +
+	"\btimezone\x18\x16 \x01(\tR\btimezone\x1a:\n" +
 	"\fSecretsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\";\n" +

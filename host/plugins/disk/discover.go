@@ -99,7 +99,7 @@ func expectedSum(d Dir, binary string) (string, error) {
 func readChecksum(path string) (string, error) {
 	f, err := os.Open(path)
 	if os.IsNotExist(err) {
-		return "", fmt.Errorf("no recorded checksum (%s is missing): rebuild with make or install with demiurge package install", filepath.Base(path))
+		return "", fmt.Errorf("no recorded checksum (%s is missing): rebuild with make for a built-in toolset, or install yours with demiurge plugins install PATH", filepath.Base(path))
 	}
 	if err != nil {
 		return "", fmt.Errorf("read recorded checksum: %w", err)

@@ -333,7 +333,9 @@ func fail(res Result, err error) Result {
 		case re.Class == "invalid-url" || re.Class == "invalid-host" || re.Class == "scheme":
 			code = "invalid_url"
 		}
-		return failWith(res, code, re.Error())
+		// The origin and the code lead the rendered message already:
+		// the reason alone follows ("refused: refused ORIGIN: ..." was a stutter).
+		return failWith(res, code, re.Reason)
 	}
 	var ue *url.Error
 	if errors.As(err, &ue) && ue.Timeout() {

@@ -17,7 +17,7 @@ import (
 var textStatsDoc string
 
 type textStatsParams struct {
-	Path string `json:"path" jsonschema:"description=File to count, relative to the workspace"`
+	Path string `json:"path" jsonschema_description:"File to count, relative to the workspace"`
 }
 
 type textStats struct {

@@ -125,4 +125,9 @@ func TestTools(t *testing.T) {
 	if s.Name != "text_stats" || s.Effect != sdk.EffectRead || s.Metadata.Capability != "fs.read" || len(s.Subjects) != 1 || !strings.Contains(string(s.Schema), `"required":["path"]`) {
 		t.Errorf("spec = %+v", s)
 	}
+	// The whole description, commas included: jsonschema:"description=..."
+	// would stop at the first comma.
+	if !strings.Contains(string(s.Schema), `"description":"File to count, relative to the workspace"`) {
+		t.Errorf("schema = %s", s.Schema)
+	}
 }

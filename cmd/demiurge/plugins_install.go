@@ -1,0 +1,95 @@
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"demiurge.dev/host/core"
+	"demiurge.dev/host/plugins"
+	"demiurge.dev/host/toolhost"
+)
+
+func pluginsInstallCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "install",
+		Usage:     "install a toolset plugin binary: start it once, record its sha256 and protocol, place it under STATE/plugins",
+		ArgsUsage: "PATH",
+		Description: "PATH is a plugin binary named demiurge-toolset-NAME (or pass --name). Its tools join the embedded\n" +
+			"default core's catalog; a core directory uses it once its agent.yaml names it in toolsets:.",
+		Flags: []cli.Flag{jsonFlag(), &cli.StringFlag{Name: "name", Usage: "toolset name, when the file is not named demiurge-toolset-NAME"}},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return usagef("plugins install takes the path of one plugin binary")
+			}
+			state, err := stateDir(c)
+			if err != nil {
+				return err
+			}
+			logger, err := hostLogger(state, c.String("log-level"))
+			if err != nil {
+				return err
+			}
+			rec, err := plugins.Install(c.Context, plugins.InstallOptions{
+				Source: c.Args().First(), Name: c.String("name"), Dir: toolhost.InstalledPluginDir(state),
+				Reserved: reservedToolsets(c), Home: filepath.Join(state, "runtime", "home"), Logger: logger,
+			})
+			if err != nil {
+				return err
+			}
+			if c.Bool("json") {
+				return printJSON(c, rec)
+			}
+			_, err = fmt.Fprintf(c.App.Writer, "installed %s %s (protocol %d.%d, sha256 %s) at %s: provides %s\n",
+				rec.Name, dash(rec.Version), rec.Protocol, rec.ProtocolMinor, short(rec.SHA256), rec.Path, dash(strings.Join(rec.Tools, ", ")))
+			return err
+		},
+	}
+}
+
+func pluginsRemoveCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "remove",
+		Usage:     "remove a toolset installed with plugins install",
+		ArgsUsage: "NAME",
+		Flags:     []cli.Flag{jsonFlag()},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return usagef("plugins remove takes one toolset name")
+			}
+			state, err := stateDir(c)
+			if err != nil {
+				return err
+			}
+			name := c.Args().First()
+			for _, r := range reservedToolsets(c) {
+				if r == name {
+					return fmt.Errorf("%s is a built-in toolset, not an installed one; a core leaves it out by not naming it in toolsets:", name)
+				}
+			}
+			rec, err := plugins.Uninstall(toolhost.InstalledPluginDir(state), name)
+			if err != nil {
+				return err
+			}
+			if c.Bool("json") {
+				return printJSON(c, rec)
+			}
+			_, err = fmt.Fprintf(c.App.Writer, "removed %s from %s\n", rec.Name, filepath.Dir(rec.Path))
+			return err
+		},
+	}
+}
+
+// reservedToolsets are the names an installed toolset may not take: the
+// built-in toolsets, known or found beside the host.
+func reservedToolsets(c *cli.Context) []string {
+	names := core.KnownToolsets()
+	if cands, err := plugins.Discover([]plugins.Dir{{Path: builtinPluginDir(c), Origin: plugins.OriginBuiltin}}); err == nil {
+		for _, cand := range cands {
+			names = append(names, cand.Name)
+		}
+	}
+	return names
+}
