@@ -19,6 +19,23 @@ const maxPreviewRunes = 600
 // string is made inert first: an escape sequence in a path or preview
 // must not repaint the prompt.
 func writeCard(w io.Writer, req Request) error {
+	if err := writeCardBody(w, req); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, cardQuestion(req))
+	return err
+}
+
+// cardQuestion is the card's last line, the question itself.
+func cardQuestion(req Request) string {
+	if req.SessionAllowable {
+		return "allow? [o]nce / [s]ession / [d]eny (default deny): "
+	}
+	return "allow? [o]nce / [d]eny (default deny): "
+}
+
+// writeCardBody writes the card without its question.
+func writeCardBody(w io.Writer, req Request) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "\napproval needed: %s  (risk %s, policy %s)\n", inert(req.Tool), req.Risk, req.Policy)
 	for _, r := range req.Reasons {
@@ -50,11 +67,6 @@ func writeCard(w io.Writer, req Request) error {
 	}
 	if req.Preview != "" {
 		fmt.Fprintf(&b, "  preview  %s\n", inert(truncateRunes(req.Preview, maxPreviewRunes)))
-	}
-	if req.SessionAllowable {
-		b.WriteString("allow? [o]nce / [s]ession / [d]eny (default deny): ")
-	} else {
-		b.WriteString("allow? [o]nce / [d]eny (default deny): ")
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
