@@ -27,6 +27,7 @@ func globalFlags() []cli.Flag {
 		&cli.Int64Flag{Name: "artifact-budget-mib", Value: 4096, Usage: "MiB the artifacts under STATE/runtime/artifacts may hold; the oldest of ended calls and tasks are removed first", EnvVars: []string{"DEMIURGE_ARTIFACT_BUDGET_MIB"}},
 
 		&cli.StringFlag{Name: "sandbox", Usage: "OS sandbox of approved commands: read-only, workspace-write (default), network or off; a core can only tighten it"},
+		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no spinner or progress line on stderr, and no live output of tool calls there"},
 		&cli.StringFlag{Name: "log-level", Value: "warn", Usage: "host log level (trace, debug, info, warn, error); logs go to STATE/logs/host.log", EnvVars: []string{"DEMIURGE_LOG_LEVEL"}},
 	}
 }

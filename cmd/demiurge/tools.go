@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/urfave/cli/v2"
+	"golang.org/x/term"
 
 	"demiurge.dev/catalog"
 	"demiurge.dev/host/dispatch"
@@ -125,7 +126,18 @@ func toolsCall(c *cli.Context) error {
 		return err
 	}
 	printWarnings(h)
+	// On a terminal the call's output streams to stderr as it comes, with
+	// a progress line; stdout keeps the card for scripts.
+	var live *liveOutput
+	if !c.Bool("quiet") && term.IsTerminal(int(os.Stderr.Fd())) {
+		live = newLiveOutput(os.Stderr, os.Stderr, true)
+		defer live.close()
+		live.attach(turn)
+	}
 	out := turn.Call(ctx, dispatch.ToolCall{ID: "cli_1", Name: name, Args: []byte(args)})
+	if live != nil {
+		live.close()
+	}
 	if err := printOutcome(c, out); err != nil {
 		return err
 	}
