@@ -39,8 +39,9 @@ func toolsCommand() *cli.Command {
 				Name:      "call",
 				Usage:     "call one tool through the full call path",
 				ArgsUsage: "NAME [ARGS_JSON | @FILE]",
-				Flags:     []cli.Flag{jsonFlag},
-				Action:    toolsCall,
+				Flags: []cli.Flag{jsonFlag, &cli.BoolFlag{Name: "wait",
+					Usage: "with background:true, keep this host in the foreground until the task ends (Ctrl-C cancels it) instead of handing it to a detached host"}},
+				Action: toolsCall,
 			},
 		},
 	}
@@ -114,6 +115,10 @@ func toolsCall(c *cli.Context) error {
 	if strings.TrimSpace(args) == "" {
 		args = "{}"
 	}
+	report := detachedChild()
+	if report == nil && !c.Bool("wait") && wantsBackground(args) {
+		return runDetached()
+	}
 	h, err := openHost(c, nil)
 	if err != nil {
 		return err
@@ -140,6 +145,13 @@ func toolsCall(c *cli.Context) error {
 	}
 	if err := printOutcome(c, out); err != nil {
 		return err
+	}
+	if report != nil {
+		status := 0
+		if !out.OK() {
+			status = exitFailed
+		}
+		letGo(report, status)
 	}
 	waitForBackgroundTasks(h)
 	if !out.OK() {
