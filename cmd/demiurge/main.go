@@ -88,6 +88,8 @@ func newApp() *cli.App {
 			mcpCommand(),
 			policyCommand(),
 			sandboxCommand(),
+			runCommand(),
+			sessionsCommand(),
 		},
 	}
 	usageErrorsExitTwo(app.Commands)

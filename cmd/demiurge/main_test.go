@@ -84,6 +84,7 @@ func TestScripts(t *testing.T) {
 			return mcpScriptEnv(env)
 		},
 		RequireExplicitExec: true,
+		Cmds:                modelCmds,
 	})
 }
 

@@ -15,7 +15,7 @@ import (
 )
 
 func globalFlags() []cli.Flag {
-	return []cli.Flag{
+	return append(modelFlags(),
 		&cli.StringFlag{Name: "core", Usage: "agent core directory (holds agent.yaml); default: the embedded default core", EnvVars: []string{"DEMIURGE_CORE"}},
 		&cli.StringFlag{Name: "workspace", Usage: "workspace directory; default: the core's, else the current directory", EnvVars: []string{"DEMIURGE_WORKSPACE"}},
 		&cli.StringFlag{Name: "state", Usage: "state directory (store, caches, installed plugins); default: $XDG_STATE_HOME/demiurge", EnvVars: []string{"DEMIURGE_STATE"}},
@@ -29,7 +29,7 @@ func globalFlags() []cli.Flag {
 		&cli.StringFlag{Name: "sandbox", Usage: "OS sandbox of approved commands: read-only, workspace-write (default), network or off; a core can only tighten it"},
 		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no spinner or progress line on stderr, and no live output of tool calls there"},
 		&cli.StringFlag{Name: "log-level", Value: "warn", Usage: "host log level (trace, debug, info, warn, error); logs go to STATE/logs/host.log", EnvVars: []string{"DEMIURGE_LOG_LEVEL"}},
-	}
+	)
 }
 
 func stateDir(c *cli.Context) (string, error) {

@@ -29,9 +29,22 @@ type MessageRecord struct {
 	// Summary marks a message the model wrote to stand for older
 	// messages (compaction); Covers is the last Seq it stands for. The
 	// originals stay in the store.
-	Summary bool      `json:"summary,omitempty"`
-	Covers  uint64    `json:"covers,omitempty"`
+	Summary bool   `json:"summary,omitempty"`
+	Covers  uint64 `json:"covers,omitempty"`
+	// Usage is the provider's token count of the step that wrote an
+	// assistant message (the turn loop's context accounting).
+	Usage *MessageUsage `json:"usage,omitempty"`
+	// Status marks the message that closes a turn which did not end
+	// normally: cancelled, failed or step_cap.
+	Status  string    `json:"status,omitempty"`
 	Created time.Time `json:"created"`
+}
+
+// MessageUsage is a step's token count as the provider reported it.
+type MessageUsage struct {
+	InputTokens       int64 `json:"input_tokens"`
+	OutputTokens      int64 `json:"output_tokens"`
+	CachedInputTokens int64 `json:"cached_input_tokens,omitempty"`
 }
 
 // MessageObserver is told of messages once they are durable (the

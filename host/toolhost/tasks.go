@@ -25,6 +25,7 @@ type hostTasks struct {
 	// completions outlive each turn: a task end one turn's yield_until
 	// returned is consumed for every later turn.
 	completions dispatch.Completions
+	listeners   taskListeners
 }
 
 // Tasks returns the host's task manager. Making it marks the tasks that a
@@ -45,6 +46,9 @@ func (h *Host) Tasks() (*runtime.TaskManager, error) {
 			return
 		}
 		h.tasks.manager, h.tasks.lost, h.tasks.err = m, lost, err
+		if err == nil {
+			m.OnComplete(h.tasks.listeners.notify)
+		}
 		if err == nil && TaskReaperExecutable != nil {
 			if exe, err := TaskReaperExecutable(); err == nil {
 				m.UseReaper(exe)

@@ -1,0 +1,52 @@
+package providertest
+
+// writeAnthropic streams a step as Anthropic Messages events:
+// message_start, content_block_start/delta/stop per block (text_delta,
+// input_json_delta), message_delta with the stop reason and usage,
+// message_stop.
+func writeAnthropic(e *sse, s Step, model string) {
+	u := Usage{}
+	if s.Usage != nil {
+		u = *s.Usage
+	}
+	// Anthropic counts cached input apart from input_tokens.
+	e.event("message_start", map[string]any{"type": "message_start", "message": map[string]any{
+		"id": "msg_providertest", "type": "message", "role": "assistant", "model": model, "content": []any{},
+		"stop_reason": nil, "stop_sequence": nil,
+		"usage": map[string]any{"input_tokens": u.InputTokens - u.CachedInputTokens, "output_tokens": 1,
+			"cache_read_input_tokens": u.CachedInputTokens, "cache_creation_input_tokens": 0},
+	}})
+	e.event("ping", map[string]any{"type": "ping"})
+	block := 0
+	if len(s.Text) > 0 {
+		e.event("content_block_start", map[string]any{"type": "content_block_start", "index": block,
+			"content_block": map[string]any{"type": "text", "text": ""}})
+		for _, t := range s.Text {
+			e.event("content_block_delta", map[string]any{"type": "content_block_delta", "index": block,
+				"delta": map[string]any{"type": "text_delta", "text": t}})
+		}
+	}
+	if e.interrupted(s, func(se StreamError) {
+		e.event("error", map[string]any{"type": "error", "error": map[string]any{"type": orDefault(se.Type, "api_error"), "message": se.Message}})
+	}) {
+		return
+	}
+	if len(s.Text) > 0 {
+		e.event("content_block_stop", map[string]any{"type": "content_block_stop", "index": block})
+		block++
+	}
+	for _, c := range s.ToolCalls {
+		e.event("content_block_start", map[string]any{"type": "content_block_start", "index": block,
+			"content_block": map[string]any{"type": "tool_use", "id": c.ID, "name": c.Name, "input": map[string]any{}}})
+		for _, a := range c.chunks() {
+			e.event("content_block_delta", map[string]any{"type": "content_block_delta", "index": block,
+				"delta": map[string]any{"type": "input_json_delta", "partial_json": a}})
+		}
+		e.event("content_block_stop", map[string]any{"type": "content_block_stop", "index": block})
+		block++
+	}
+	e.event("message_delta", map[string]any{"type": "message_delta",
+		"delta": map[string]any{"stop_reason": s.stop(), "stop_sequence": nil},
+		"usage": map[string]any{"output_tokens": u.OutputTokens}})
+	e.event("message_stop", map[string]any{"type": "message_stop"})
+}

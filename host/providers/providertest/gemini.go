@@ -1,0 +1,52 @@
+package providertest
+
+import "encoding/json"
+
+// writeGemini streams a step as Gemini GenerateContentResponse chunks
+// (streamGenerateContent with alt=sse): text parts, then the function
+// calls whole (Gemini sends a call's arguments as one JSON object), the
+// last chunk carrying finishReason and usageMetadata.
+func writeGemini(e *sse, s Step) {
+	chunk := func(parts []any, finish string) map[string]any {
+		cand := map[string]any{"content": map[string]any{"role": "model", "parts": parts}, "index": 0}
+		if finish != "" {
+			cand["finishReason"] = finish
+		}
+		c := map[string]any{"candidates": []any{cand}, "modelVersion": "providertest"}
+		if finish != "" && s.Usage != nil {
+			c["usageMetadata"] = map[string]any{
+				"promptTokenCount": s.Usage.InputTokens, "candidatesTokenCount": s.Usage.OutputTokens,
+				"totalTokenCount": s.Usage.InputTokens + s.Usage.OutputTokens, "cachedContentTokenCount": s.Usage.CachedInputTokens,
+			}
+		}
+		return c
+	}
+	for _, t := range s.Text {
+		e.event("", chunk([]any{map[string]any{"text": t}}, ""))
+	}
+	if e.interrupted(s, func(se StreamError) {
+		e.event("", map[string]any{"error": map[string]any{"code": 500, "message": se.Message, "status": orDefault(se.Type, "INTERNAL")}})
+	}) {
+		return
+	}
+	var parts []any
+	for _, c := range s.ToolCalls {
+		var args any = map[string]any{}
+		// Gemini's calls are JSON objects; a script's broken arguments
+		// go as a string rather than break the stream.
+		if a := c.args(); json.Valid([]byte(a)) {
+			args = json.RawMessage(a)
+		} else if a != "" {
+			args = a
+		}
+		parts = append(parts, map[string]any{"functionCall": map[string]any{"id": c.ID, "name": c.Name, "args": args}})
+	}
+	finish := "STOP"
+	if s.stop() == StopMaxTokens {
+		finish = "MAX_TOKENS"
+	}
+	if parts == nil {
+		parts = []any{}
+	}
+	e.event("", chunk(parts, finish))
+}

@@ -1,0 +1,218 @@
+package turn
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"demiurge.dev/host/approval"
+	"demiurge.dev/host/dispatch"
+	"demiurge.dev/host/providers"
+	"demiurge.dev/host/runtime"
+)
+
+// turnRun is one turn in progress.
+type turnRun struct {
+	loop    *Loop
+	fe      FrontEnd
+	id      string
+	session string
+	res     Result
+}
+
+func (t *turnRun) show(ev Event) {
+	if t.fe == nil {
+		return
+	}
+	ev.Session, ev.Turn = t.session, t.id
+	t.fe.Show(ev)
+}
+
+func (t *turnRun) notice(format string, args ...any) {
+	t.show(Event{Type: EventNotice, Text: fmt.Sprintf(format, args...)})
+}
+
+// append stores msgs as the session's next messages and adds them to the
+// loop's history. It does not stop for a cancelled ctx: what the turn said
+// is recorded even while it is being cancelled.
+func (t *turnRun) append(ctx context.Context, msgs ...runtime.MessageRecord) error {
+	for i := range msgs {
+		msgs[i].Turn = t.id
+	}
+	stored, err := t.loop.Store.AppendMessages(context.WithoutCancel(ctx), t.session, msgs)
+	if err != nil {
+		return fmt.Errorf("the conversation could not be stored: %w", err)
+	}
+	t.loop.mu.Lock()
+	t.loop.history = append(t.loop.history, stored...)
+	t.loop.mu.Unlock()
+	return nil
+}
+
+// steps runs model steps until the turn ends.
+func (t *turnRun) steps(ctx context.Context) (Result, error) {
+	for step := 1; ; step++ {
+		if ctx.Err() != nil {
+			return t.cancelled(ctx, "")
+		}
+		if step > t.loop.maxSteps() {
+			t.notice("the step cap of %d model steps was hit; the turn ends here (raise it with --max-steps)", t.loop.maxSteps())
+			return t.end(ctx, StatusStepCap, fmt.Sprintf("(the turn stopped at the step cap of %d model steps)", t.loop.maxSteps()), nil)
+		}
+		t.res.Steps = step
+		dt, err := t.loop.Session.NewTurn(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				return t.cancelled(ctx, "")
+			}
+			return t.fail(ctx, fmt.Errorf("the turn's catalog could not be resolved: %w", err))
+		}
+		t.bind(dt)
+		req, err := t.request(ctx, dt)
+		if err != nil {
+			if ctx.Err() != nil {
+				return t.cancelled(ctx, "")
+			}
+			return t.fail(ctx, err)
+		}
+		var partial strings.Builder
+		reply, err := t.loop.Provider.Stream(ctx, req, func(d providers.Delta) {
+			if d.Text == "" {
+				return
+			}
+			partial.WriteString(d.Text)
+			t.show(Event{Type: EventTextDelta, Text: d.Text})
+		})
+		if err != nil {
+			if ctx.Err() != nil {
+				return t.cancelled(ctx, partial.String())
+			}
+			return t.fail(ctx, fmt.Errorf("the model step failed: %w", err))
+		}
+		t.addUsage(reply.Usage)
+		u := reply.Usage
+		t.show(Event{Type: EventUsage, Usage: &u})
+		t.res.Text = reply.Text
+		calls := normaliseCalls(reply.ToolCalls, step)
+		if err := t.append(ctx, assistantRecord(reply.Text, calls, reply.Usage)); err != nil {
+			return t.fail(ctx, err)
+		}
+		if reply.Stop == providers.StopMaxTokens {
+			t.notice("the model's reply was cut at the output limit (max_output_tokens %d)", t.loop.MaxOutputTokens)
+			if len(calls) == 0 {
+				return t.end(ctx, StatusFailed, "", fmt.Errorf("the model's reply passed the output limit (max_output_tokens %d); raise model.max_output_tokens or ask for less at once", t.loop.MaxOutputTokens))
+			}
+		}
+		if len(calls) == 0 {
+			return t.end(ctx, StatusDone, "", nil)
+		}
+		results := t.runBatch(ctx, dt, calls)
+		if err := t.append(ctx, toolRecord(results)); err != nil {
+			return t.fail(ctx, err)
+		}
+		if ctx.Err() != nil {
+			return t.cancelled(ctx, "")
+		}
+	}
+}
+
+// bind gives the dispatch turn this front end's approver and clarify: a
+// copy of the host's resolver, so rules and session allows still apply.
+func (t *turnRun) bind(dt *dispatch.Turn) {
+	var asker approval.Provider = approval.DenyAll{}
+	if t.fe != nil {
+		if a := t.fe.Approver(); a != nil {
+			asker = a
+		}
+		dt.Clarify = t.fe.Clarify
+	}
+	r := approval.Resolver{}
+	if dt.Approvals != nil {
+		r = *dt.Approvals
+	}
+	r.Provider = asker
+	dt.Approvals = &r
+}
+
+func (t *turnRun) addUsage(u providers.Usage) {
+	t.res.Usage.InputTokens += u.InputTokens
+	t.res.Usage.OutputTokens += u.OutputTokens
+	t.res.Usage.CachedInputTokens += u.CachedInputTokens
+}
+
+// cancelled records the turn as cancelled: what the model had streamed,
+// and a closing note, so the next turn's history is valid.
+func (t *turnRun) cancelled(ctx context.Context, partial string) (Result, error) {
+	note := "(the operator cancelled this turn)"
+	if partial != "" {
+		note = partial + "\n" + note
+	}
+	t.notice("turn cancelled; background tasks go on")
+	return t.end(ctx, StatusCancelled, note, nil)
+}
+
+func (t *turnRun) fail(ctx context.Context, err error) (Result, error) {
+	return t.end(ctx, StatusFailed, "(this turn failed: "+shortError(err)+")", err)
+}
+
+// end closes the turn. A turn that did not end with the model's own reply
+// gets a closing assistant message marked with its status (note), so the
+// history a provider replays alternates as it must.
+func (t *turnRun) end(ctx context.Context, status Status, note string, cause error) (Result, error) {
+	t.res.Turn, t.res.Status = t.id, status
+	if calls := t.pendingCalls(); len(calls) > 0 {
+		// Calls the model asked for that never ran get a result saying so.
+		results := make([]providers.ToolResult, len(calls))
+		for i, c := range calls {
+			results[i] = providers.ToolResult{CallID: c.ID, Name: c.Name, Content: "not run: the turn ended (" + string(status) + ") before this call", IsError: true}
+		}
+		if err := t.append(ctx, toolRecord(results)); err != nil && cause == nil {
+			cause = err
+		}
+	}
+	if status != StatusDone && note != "" && t.needsClose() {
+		if err := t.append(ctx, runtime.MessageRecord{Role: string(providers.RoleAssistant), Text: note, Status: string(status)}); err != nil && cause == nil {
+			cause = err
+		}
+	}
+	ev := Event{Type: EventTurnEnd, Status: string(status)}
+	if cause != nil {
+		ev.Error = cause.Error()
+	}
+	t.show(ev)
+	return t.res, cause
+}
+
+// needsClose reports whether the history does not end with an assistant
+// message that has no pending tool calls.
+func (t *turnRun) needsClose() bool {
+	t.loop.mu.Lock()
+	defer t.loop.mu.Unlock()
+	n := len(t.loop.history)
+	if n == 0 {
+		return false
+	}
+	last := t.loop.history[n-1]
+	return last.Role != string(providers.RoleAssistant) || len(last.ToolCalls) > 0
+}
+
+// pendingCalls are the tool calls of the history's last message when it is
+// an assistant message whose results were never stored.
+func (t *turnRun) pendingCalls() []providers.ToolCall {
+	t.loop.mu.Lock()
+	defer t.loop.mu.Unlock()
+	n := len(t.loop.history)
+	if n == 0 || t.loop.history[n-1].Role != string(providers.RoleAssistant) {
+		return nil
+	}
+	calls, _ := decodeCalls(t.loop.history[n-1].ToolCalls)
+	return calls
+}
+
+func shortError(err error) string {
+	s := err.Error()
+	if len(s) > 300 {
+		s = s[:300] + "…"
+	}
+	return s
+}
