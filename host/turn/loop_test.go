@@ -3,12 +3,14 @@ package turn_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"demiurge.dev/host/approval"
+	"demiurge.dev/host/dispatch"
 	"demiurge.dev/host/providers"
 	"demiurge.dev/host/turn"
 )
@@ -351,5 +353,40 @@ func TestEmptyPromptAndNoProvider(t *testing.T) {
 	}
 	if n, _ := f.store.MessageCount(f.h.Session().ID()); n != 0 {
 		t.Fatalf("%d messages stored for refused turns", n)
+	}
+}
+
+// The step's calls are one ordered batch through dispatch: a read after a
+// write of the same path sees the write, and the per-turn cap holds.
+func TestBatchOrderAndCap(t *testing.T) {
+	reads := []providers.ToolCall{call("w", "write_file", `{"path":"x.txt","content":"new text"}`), call("r", "read_file", `{"path":"x.txt"}`)}
+	for i := len(reads); i < dispatch.DefaultMaxCalls+1; i++ {
+		reads = append(reads, call(fmt.Sprintf("r%d", i), "read_file", `{"path":"x.txt"}`))
+	}
+	var got []providers.ToolResult
+	model := &script{step: func(n int, req providers.Request) (providers.Reply, error) {
+		if n == 1 {
+			return calls(reads...), nil
+		}
+		got = lastResults(t, req)
+		return answer("ok"), nil
+	}}
+	f := newFixture(t, model, "allow:write_file:x.txt")
+	f.write(t, "x.txt", "old text\n")
+	if _, err := f.loop.Run(context.Background(), "rewrite x.txt and read it", &recorder{}); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(reads) {
+		t.Fatalf("%d results for %d calls", len(got), len(reads))
+	}
+	if got[0].IsError || !strings.Contains(got[1].Content, "new text") {
+		t.Fatalf("write then read = %+v / %+v", got[0], got[1])
+	}
+	last := got[len(got)-1]
+	if !last.IsError || !strings.Contains(last.Content, "the most a turn may make") {
+		t.Fatalf("call %d past the cap = %+v", len(got), last)
+	}
+	if got[len(got)-2].IsError {
+		t.Fatalf("call %d within the cap failed: %+v", len(got)-1, got[len(got)-2])
 	}
 }
