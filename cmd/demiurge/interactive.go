@@ -72,6 +72,12 @@ func interactive(c *cli.Context) error {
 	}
 	defer h.Close()
 	r.h = h
+	if r.chat, err = openChat(c, r, approver); err != nil {
+		return err
+	}
+	if r.chat != nil {
+		defer r.chat.close()
+	}
 	stop := r.catchInterrupts()
 	defer stop()
 	err = r.loop()
@@ -138,6 +144,8 @@ type repl struct {
 	errOut io.Writer
 	tty    bool
 	hist   *history
+	// chat is the model's side; nil when no model is configured.
+	chat *chat
 
 	mu sync.Mutex
 	// stopFG cancels the foreground turn or call; nil when none runs.
@@ -151,6 +159,9 @@ type repl struct {
 func (r *repl) loop() error {
 	r.leave = make(chan struct{})
 	fmt.Fprintf(r.out, "demiurge: workspace %s, core %s. Type /help for commands.\n", r.h.Workspace.Root, r.h.Core.File)
+	if r.chat != nil {
+		fmt.Fprintf(r.out, "chatting with %s; type a message, /stop stops a turn.\n", r.chat.model.Name())
+	}
 	idle, cancelIdle := context.WithCancel(context.Background())
 	defer cancelIdle()
 	go func() { <-r.leave; cancelIdle() }()
@@ -317,9 +328,12 @@ func (r *repl) command(line string) bool {
 	case "/stop":
 		fmt.Fprintln(r.out, "nothing is running in the foreground")
 	default:
-		if strings.HasPrefix(line, "/") {
+		switch {
+		case strings.HasPrefix(line, "/"):
 			fmt.Fprintf(r.out, "unknown command %s; /help lists the commands\n", name)
-		} else {
+		case r.chat != nil:
+			return r.foreground(func(ctx context.Context) { r.chat.run(ctx, line) })
+		default:
 			fmt.Fprintln(r.out, noModelHelp)
 		}
 	}
