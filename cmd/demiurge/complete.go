@@ -33,9 +33,6 @@ func (c completer) Do(line []rune, pos int) ([][]rune, int) {
 	if !spaced {
 		return suffixes(replCommands, cmd, " ")
 	}
-	if strings.Contains(rest, " ") {
-		return nil, 0 // only the first argument is completed
-	}
 	words := replArgs[cmd]
 	if cmd == "/call" && c.tools != nil {
 		words = c.tools()

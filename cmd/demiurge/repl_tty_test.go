@@ -170,7 +170,7 @@ func TestTTYToolsCallStreams(t *testing.T) {
 	defer master.Close()
 	cmd := exec.Command(demiurgeBinary(t), "--state", t.TempDir(), "--plugin-dir", builtin, "--workspace", t.TempDir(),
 		"--approve", "allow:terminal", "tools", "call", "terminal",
-		`{"command":"echo first-line --password=hunter2hunter2; sleep 3; echo second-line"}`)
+		`{"command":"echo $((6*7))-first --password=hunter2hunter2; sleep 3; echo second-line"}`)
 	cmd.Env = append(os.Environ(), "HOME="+t.TempDir())
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = slave, slave, slave
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true}
@@ -182,11 +182,12 @@ func TestTTYToolsCallStreams(t *testing.T) {
 	go func() { cmd.Wait(); close(exited) }()
 	defer cmd.Process.Kill()
 	scr := watch(master)
-	at := scr.waitFor(t, "first-line --password=<redacted:", 0)
-	select {
-	case <-exited:
-		t.Fatal("the first line showed only after the command ended: output was not streamed")
-	default:
+	at := scr.waitFor(t, "42-first --password=<redacted:", 0)
+	scr.mu <- struct{}{}
+	early := scr.buf.String()
+	<-scr.mu
+	if strings.Contains(early, "exit code:") {
+		t.Fatalf("the first line showed only with the card, after the command ended: output was not streamed\n%s", early)
 	}
 	scr.waitFor(t, "second-line", at)
 	<-exited
