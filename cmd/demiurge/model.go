@@ -6,6 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"demiurge.dev/host/core"
 	"demiurge.dev/host/providers"
 	"demiurge.dev/host/turn"
 )
@@ -22,32 +23,58 @@ func modelFlags() []cli.Flag {
 }
 
 // errNoModel is what a command that needs a model says without one.
-var errNoModel = fmt.Errorf("no model is configured: pass --model provider:name (e.g. --model anthropic:claude-sonnet-4-5, with ANTHROPIC_API_KEY set) or set DEMIURGE_MODEL")
+var errNoModel = fmt.Errorf("no model is configured: pass --model provider:name (e.g. --model anthropic:claude-sonnet-4-5, with ANTHROPIC_API_KEY set) or set model: in agent.yaml")
 
-// modelConfig is the model the flags name; ok false when none is named.
-func modelConfig(c *cli.Context) (cfg providers.Config, ok bool, err error) {
-	m := c.String("model")
-	if m == "" {
-		if c.String("base-url") != "" {
-			return cfg, false, usagef("--base-url needs --model provider:name")
-		}
-		return cfg, false, nil
-	}
-	p, name, err := providers.ParseModel(m)
-	if err != nil {
-		return cfg, false, usagef("--model: %v", err)
-	}
+// modelConfig is the model to use: --model replaces the core's model:
+// block; --base-url, --max-output-tokens and --context-window override
+// either. ok false when neither names one.
+func modelConfig(c *cli.Context, fromCore *core.ModelConfig) (cfg providers.Config, ok bool, err error) {
 	if c.Int("max-steps") < 0 || c.Int("context-window") < 0 || c.Int("max-output-tokens") < 0 {
 		return cfg, false, usagef("--max-steps, --context-window and --max-output-tokens must not be negative")
 	}
-	return providers.Config{Provider: p, Name: name, BaseURL: c.String("base-url"),
-		ContextWindow: c.Int("context-window"), MaxOutputTokens: c.Int("max-output-tokens")}, true, nil
+	switch m := c.String("model"); {
+	case m != "":
+		p, name, err := providers.ParseModel(m)
+		if err != nil {
+			return cfg, false, usagef("--model: %v", err)
+		}
+		cfg = providers.Config{Provider: p, Name: name}
+	case fromCore != nil:
+		cfg = providers.Config(*fromCore)
+	case c.String("base-url") != "":
+		return cfg, false, usagef("--base-url needs --model provider:name (or model: in agent.yaml)")
+	default:
+		return cfg, false, nil
+	}
+	if u := c.String("base-url"); u != "" {
+		cfg.BaseURL = u
+	}
+	if n := c.Int("max-output-tokens"); n > 0 {
+		cfg.MaxOutputTokens = n
+	}
+	if n := c.Int("context-window"); n > 0 {
+		cfg.ContextWindow = n
+	}
+	return cfg, true, nil
 }
 
-// openModel builds the provider the flags name. Its key is read from the
-// host's environment only.
-func openModel(c *cli.Context) (providers.Provider, providers.Config, error) {
-	cfg, ok, err := modelConfig(c)
+// checkModelFlags refuses bad model flags before anything is opened.
+func checkModelFlags(c *cli.Context) error {
+	if c.Int("max-steps") < 0 || c.Int("context-window") < 0 || c.Int("max-output-tokens") < 0 {
+		return usagef("--max-steps, --context-window and --max-output-tokens must not be negative")
+	}
+	if m := c.String("model"); m != "" {
+		if _, _, err := providers.ParseModel(m); err != nil {
+			return usagef("--model: %v", err)
+		}
+	}
+	return nil
+}
+
+// openModel builds the provider the flags or the core name. Its key is
+// read from the host's environment only.
+func openModel(c *cli.Context, fromCore *core.ModelConfig) (providers.Provider, providers.Config, error) {
+	cfg, ok, err := modelConfig(c, fromCore)
 	if err != nil {
 		return nil, cfg, err
 	}

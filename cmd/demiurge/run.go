@@ -14,6 +14,7 @@ import (
 
 	"demiurge.dev/catalog"
 	"demiurge.dev/host/approval"
+	"demiurge.dev/host/plugins"
 	"demiurge.dev/host/toolhost"
 	"demiurge.dev/host/turn"
 )
@@ -57,7 +58,8 @@ func runAction(c *cli.Context) error {
 func readPrompt(c *cli.Context) (string, error) {
 	prompt := strings.Join(c.Args().Slice(), " ")
 	if c.NArg() == 0 && !operatorCanAnswer() {
-		b, err := io.ReadAll(io.LimitReader(os.Stdin, maxPrompt+1))
+		// The plugins package keeps the real standard input for the host.
+		b, err := io.ReadAll(io.LimitReader(plugins.OperatorStdin(), maxPrompt+1))
 		if err != nil {
 			return "", fmt.Errorf("read the prompt from standard input: %w", err)
 		}
@@ -78,8 +80,7 @@ func runTurn(c *cli.Context, id, prompt string) error {
 	if err != nil {
 		return usagef("--tool-display: %v", err)
 	}
-	model, cfg, err := openModel(c)
-	if err != nil {
+	if err := checkModelFlags(c); err != nil {
 		return err
 	}
 	h, err := openHost(c, approval.DenyAll{})
@@ -87,6 +88,10 @@ func runTurn(c *cli.Context, id, prompt string) error {
 		return err
 	}
 	defer h.Close()
+	model, cfg, err := openModel(c, h.Core.Model)
+	if err != nil {
+		return err
+	}
 	s := h.Session()
 	if id != "" {
 		if id, err = sessionID(h, id); err != nil {

@@ -89,14 +89,11 @@ func conversations(h *toolhost.Host) ([]sessionEntry, error) {
 		if n == 0 {
 			continue
 		}
-		first, err := store.Messages(rec.ID, 0)
+		first, _, err := store.FirstMessage(rec.ID)
 		if err != nil {
 			return nil, err
 		}
-		title := ""
-		if len(first) > 0 {
-			title = printable(strings.Join(strings.Fields(first[0].Text), " "), 60)
-		}
+		title := printable(strings.Join(strings.Fields(first.Text), " "), 60)
 		entries = append(entries, sessionEntry{ID: rec.ID, Created: rec.Created, Messages: n, Title: title})
 	}
 	return entries, nil

@@ -47,6 +47,8 @@ type Core struct {
 	// when the kernel cannot enforce the mode.
 	SandboxMode    string
 	SandboxRequire bool
+	// Model is the `model:` block; nil when the core declares none.
+	Model *ModelConfig
 	// Revision is the hex sha256 of agent.yaml's bytes: it binds session
 	// allows and catalogs to the exact declaration they were made under.
 	Revision string
@@ -62,6 +64,11 @@ func (c *Core) clone() *Core {
 	n.Metadata = maps.Clone(c.Metadata)
 	for k, o := range n.Metadata {
 		n.Metadata[k] = cloneOverride(o)
+	}
+	if c.Model != nil {
+		m := *c.Model
+		m.Temperature = clonePtr(m.Temperature)
+		n.Model = &m
 	}
 	return &n
 }

@@ -17,7 +17,7 @@ import (
 
 // topKeys are the keys agent.yaml accepts at its top level, in the order
 // the documentation gives them.
-var topKeys = []string{"name", "toolsets", "slots", "tools", "capabilities", "approvals", "workspace", "sandbox"}
+var topKeys = []string{"name", "toolsets", "slots", "tools", "capabilities", "approvals", "workspace", "sandbox", "model"}
 
 // parse decodes agent.yaml bytes. file names the file in errors; dir is
 // the resolved core directory that slots and workspace are relative to,
@@ -131,6 +131,8 @@ func (d *decoder) topLevel(c *Core, e entry) error {
 		c.Workspace, err = d.workspace(e.val, e.field)
 	case "sandbox":
 		c.SandboxMode, c.SandboxRequire, err = d.sandbox(e.val, e.field)
+	case "model":
+		c.Model, err = d.model(e.val, e.field)
 	default:
 		err = d.errorf(e.key, e.field, "%s", unknownMsg("key", e.name, "valid keys", topKeys))
 	}

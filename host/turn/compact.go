@@ -72,13 +72,8 @@ func (t *turnRun) budget() int {
 // announced in a notice. A request that still does not fit is an error,
 // never sent.
 func (t *turnRun) fit(ctx context.Context, req providers.Request, system string) (providers.Request, error) {
-	t.loop.mu.Lock()
-	history := append([]runtime.MessageRecord(nil), t.loop.history...)
-	t.loop.mu.Unlock()
-	r, err := replayOf(history)
-	if err != nil {
-		return req, err
-	}
+	history, decoded := t.loop.snapshot()
+	r := replayOf(history, decoded)
 	req.System, req.Messages = withSummary(system, r.summary), r.msgs
 	budget := t.budget()
 	if max(estimateTokens(req), usageFloor(history, r)) <= budget {
@@ -94,12 +89,8 @@ func (t *turnRun) fit(ctx context.Context, req providers.Request, system string)
 		if err := t.summarise(ctx, r, cut, budget); err != nil {
 			return req, err
 		}
-		t.loop.mu.Lock()
-		history = append(history[:0], t.loop.history...)
-		t.loop.mu.Unlock()
-		if r, err = replayOf(history); err != nil {
-			return req, err
-		}
+		history, decoded = t.loop.snapshot()
+		r = replayOf(history, decoded)
 		req.System, req.Messages = withSummary(system, r.summary), r.msgs
 		if estimateTokens(req) <= budget {
 			return req, nil

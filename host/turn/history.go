@@ -53,10 +53,42 @@ type replay struct {
 	turns []string
 }
 
-// replayOf turns stored messages into the provider's history. Summary
-// messages stand for everything up to their Covers; they are not messages
-// of the conversation themselves.
-func replayOf(history []runtime.MessageRecord) (replay, error) {
+// decodeRecord is a stored message as a provider message.
+func decodeRecord(m runtime.MessageRecord) (providers.Message, error) {
+	msg := providers.Message{Role: providers.Role(m.Role), Text: m.Text}
+	var err error
+	switch msg.Role {
+	case providers.RoleUser:
+	case providers.RoleAssistant:
+		msg.ToolCalls, err = decodeCalls(m.ToolCalls)
+	case providers.RoleTool:
+		msg.ToolResults, err = decodeResults(m.ToolResults)
+	default:
+		err = fmt.Errorf("unknown role %q", m.Role)
+	}
+	if err != nil {
+		return msg, fmt.Errorf("message %d of session %s: %w", m.Seq, m.Session, err)
+	}
+	return msg, nil
+}
+
+// decodeAll decodes stored messages once, as they are loaded or written.
+func decodeAll(history []runtime.MessageRecord) ([]providers.Message, error) {
+	out := make([]providers.Message, len(history))
+	for i, m := range history {
+		msg, err := decodeRecord(m)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = msg
+	}
+	return out, nil
+}
+
+// replayOf turns stored messages (and their decoded forms) into the
+// provider's history. Summary messages stand for everything up to their
+// Covers; they are not messages of the conversation themselves.
+func replayOf(history []runtime.MessageRecord, decoded []providers.Message) replay {
 	var r replay
 	var covered uint64
 	for _, m := range history {
@@ -64,29 +96,15 @@ func replayOf(history []runtime.MessageRecord) (replay, error) {
 			r.summary, covered = m.Text, m.Covers
 		}
 	}
-	for _, m := range history {
+	for i, m := range history {
 		if m.Summary || m.Seq <= covered {
 			continue
 		}
-		msg := providers.Message{Role: providers.Role(m.Role), Text: m.Text}
-		var err error
-		switch msg.Role {
-		case providers.RoleUser:
-		case providers.RoleAssistant:
-			msg.ToolCalls, err = decodeCalls(m.ToolCalls)
-		case providers.RoleTool:
-			msg.ToolResults, err = decodeResults(m.ToolResults)
-		default:
-			err = fmt.Errorf("unknown role %q", m.Role)
-		}
-		if err != nil {
-			return replay{}, fmt.Errorf("message %d of session %s: %w", m.Seq, m.Session, err)
-		}
-		r.msgs = append(r.msgs, msg)
+		r.msgs = append(r.msgs, decoded[i])
 		r.seqs = append(r.seqs, m.Seq)
 		r.turns = append(r.turns, m.Turn)
 	}
-	return r, nil
+	return r
 }
 
 // normaliseCalls gives every call an id (some servers send none) that is

@@ -74,6 +74,8 @@ type Loop struct {
 
 	mu      sync.Mutex
 	history []runtime.MessageRecord
+	// decoded[i] is history[i] as a provider message, decoded once.
+	decoded []providers.Message
 	loaded  bool
 	bg      completionState
 }
@@ -142,8 +144,19 @@ func (l *Loop) load() error {
 	if err != nil {
 		return err
 	}
-	l.history, l.loaded = msgs, true
+	decoded, err := decodeAll(msgs)
+	if err != nil {
+		return err
+	}
+	l.history, l.decoded, l.loaded = msgs, decoded, true
 	return nil
+}
+
+// snapshot is the history and its decoded messages as they are now.
+func (l *Loop) snapshot() ([]runtime.MessageRecord, []providers.Message) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.history[:len(l.history):len(l.history)], l.decoded[:len(l.decoded):len(l.decoded)]
 }
 
 // History is the session's stored conversation as the loop knows it.

@@ -34,7 +34,9 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	os.RemoveAll(tmp)
 	if code == 0 {
-		if err := goleak.Find(goleak.IgnoreAnyFunction("demiurge.dev/host/plugins.newSpawner.func1")); err != nil {
+		if err := goleak.Find(goleak.IgnoreAnyFunction("demiurge.dev/host/plugins.newSpawner.func1"),
+			// The Gemini SDK's dependencies start this at init.
+			goleak.IgnoreTopFunction("go.opencensus.io/stats/view.(*worker).start")); err != nil {
 			println("goleak:", err.Error())
 			code = 1
 		}

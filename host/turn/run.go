@@ -43,8 +43,13 @@ func (t *turnRun) append(ctx context.Context, msgs ...runtime.MessageRecord) err
 	if err != nil {
 		return fmt.Errorf("the conversation could not be stored: %w", err)
 	}
+	decoded, err := decodeAll(stored)
+	if err != nil {
+		return err
+	}
 	t.loop.mu.Lock()
 	t.loop.history = append(t.loop.history, stored...)
+	t.loop.decoded = append(t.loop.decoded, decoded...)
 	t.loop.mu.Unlock()
 	return nil
 }

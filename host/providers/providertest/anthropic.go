@@ -5,6 +5,7 @@ package providertest
 // input_json_delta), message_delta with the stop reason and usage,
 // message_stop.
 func writeAnthropic(e *sse, s Step, model string) {
+	e.malformedEvent = "content_block_delta"
 	u := Usage{}
 	if s.Usage != nil {
 		u = *s.Usage

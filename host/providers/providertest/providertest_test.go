@@ -66,6 +66,17 @@ func TestServerRecordsRequestsAndRunsOut(t *testing.T) {
 	}
 }
 
+func TestRepeatLast(t *testing.T) {
+	s := NewServer(KindOpenAI, []Step{{Text: []string{"one"}}, {Text: []string{"again"}}})
+	defer s.Close()
+	s.RepeatLast()
+	for i, want := range []string{"one", "again", "again", "again"} {
+		if _, body := post(t, s.URL+"/v1/chat/completions", `{}`); !strings.Contains(body, `"content":"`+want+`"`) {
+			t.Fatalf("request %d: %s", i+1, body)
+		}
+	}
+}
+
 func TestErrorEchoesHeadersWhenAsked(t *testing.T) {
 	s := NewServer(KindOpenAI, []Step{{Error: &ErrorReply{Status: 401, Message: "bad key", EchoHeaders: true, Headers: map[string]string{"X-Test": "1"}}}})
 	defer s.Close()

@@ -5,6 +5,7 @@ package providertest
 // function_call with function_call_arguments.delta/done), then
 // response.completed or response.incomplete with the usage.
 func writeResponses(e *sse, s Step, model string) {
+	e.malformedEvent = "response.output_text.delta"
 	seq := 0
 	ev := func(typ string, v map[string]any) {
 		v["type"] = typ

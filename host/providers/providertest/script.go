@@ -22,6 +22,7 @@
 //	  {"error": {"status": 529, "type": "overloaded_error", "message": "Overloaded"}},
 //	  {"raw": {"status": 200, "content_type": "text/html", "body": "<html>proxy</html>"}},
 //	  {"text": ["partial"], "drop": true},
+//	  {"text": ["partial"], "cut": true},
 //	  {"text": ["partial"], "malformed": true},
 //	  {"text": ["partial"], "stream_error": {"type": "overloaded_error", "message": "Overloaded"}},
 //	  {"text": ["a", "b"], "delay_ms": 50, "chunk_delay_ms": 10}
@@ -46,6 +47,8 @@
 //     message (to prove a client never shows them).
 //   - raw: answer exactly this status, content type and body.
 //   - drop: after the text, abort the connection (no terminal event).
+//   - cut: after the text, end the response cleanly but without the
+//     format's terminal events (no finish reason, message_stop, [DONE]).
 //   - malformed: after the text, send an SSE data line that is not JSON.
 //   - stream_error: after the text, send the format's in-stream error event.
 //   - delay_ms: wait before the response; chunk_delay_ms: wait between
@@ -69,6 +72,7 @@ type Step struct {
 	Error        *ErrorReply  `json:"error,omitempty"`
 	Raw          *RawReply    `json:"raw,omitempty"`
 	Drop         bool         `json:"drop,omitempty"`
+	Cut          bool         `json:"cut,omitempty"`
 	Malformed    bool         `json:"malformed,omitempty"`
 	StreamError  *StreamError `json:"stream_error,omitempty"`
 	DelayMS      int          `json:"delay_ms,omitempty"`

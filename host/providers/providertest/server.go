@@ -1,6 +1,7 @@
 package providertest
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -48,6 +49,10 @@ type Server struct {
 	requests []Request
 	// onRequest, when set, sees each request as it is recorded.
 	onRequest func(Request)
+	// repeat answers requests past the script with its last step.
+	repeat bool
+	// arrived is closed and replaced at each request (WaitRequests).
+	arrived chan struct{}
 }
 
 // NewServer starts a server of the kind (see Kinds) answering the script.
@@ -73,7 +78,7 @@ func newServer(kind string, script []Step) (*Server, error) {
 	if !known {
 		return nil, fmt.Errorf("providertest: unknown kind %q (known: %s)", kind, strings.Join(Kinds, ", "))
 	}
-	s := &Server{kind: kind, steps: append([]Step(nil), script...)}
+	s := &Server{kind: kind, steps: append([]Step(nil), script...), arrived: make(chan struct{})}
 	s.srv = httptest.NewUnstartedServer(http.HandlerFunc(s.serve))
 	return s, nil
 }
@@ -85,6 +90,14 @@ func (s *Server) Kind() string { return s.kind }
 func (s *Server) Close() {
 	s.srv.CloseClientConnections()
 	s.srv.Close()
+}
+
+// RepeatLast makes the server answer every request past the script with
+// its last step (benchmarks, a model that always says the same).
+func (s *Server) RepeatLast() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.repeat = true
 }
 
 // Push appends steps to the script.
@@ -99,6 +112,24 @@ func (s *Server) Requests() []Request {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]Request(nil), s.requests...)
+}
+
+// WaitRequests waits until the server has received n requests, or ctx
+// ends (its error is returned then).
+func (s *Server) WaitRequests(ctx context.Context, n int) error {
+	for {
+		s.mu.Lock()
+		got, ch := len(s.requests), s.arrived
+		s.mu.Unlock()
+		if got >= n {
+			return nil
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return fmt.Errorf("providertest: %d of %d requests arrived: %w", got, n, ctx.Err())
+		}
+	}
 }
 
 // Remaining is how many script steps no request has consumed yet.
@@ -125,6 +156,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	s.requests = append(s.requests, req)
+	close(s.arrived)
+	s.arrived = make(chan struct{})
 	hook := s.onRequest
 	n := s.next
 	var step Step
@@ -132,6 +165,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	if ok {
 		step = s.steps[n]
 		s.next++
+	} else if s.repeat && len(s.steps) > 0 {
+		step, ok = s.steps[len(s.steps)-1], true
 	}
 	s.mu.Unlock()
 	if hook != nil {

@@ -13,6 +13,9 @@ type sse struct {
 	delayMS int
 	started bool
 	gone    bool
+	// malformedEvent names the event a malformed line is sent as: a
+	// client may skip events of no or unknown name unread.
+	malformedEvent string
 }
 
 func newSSE(w http.ResponseWriter, r *http.Request, delayMS int) *sse {
@@ -71,8 +74,10 @@ func (e *sse) interrupted(s Step, errEvent func(StreamError)) bool {
 	switch {
 	case s.Drop:
 		e.drop()
+	case s.Cut:
+		// The response ends cleanly, its terminal events never sent.
 	case s.Malformed:
-		e.malformed("")
+		e.malformed(e.malformedEvent)
 	case s.StreamError != nil:
 		errEvent(*s.StreamError)
 	default:
