@@ -36,10 +36,10 @@ type chat struct {
 
 // openChat makes the chat when a model is configured; nil without one.
 func openChat(c *cli.Context, r *repl, approver approval.Provider) (*chat, error) {
-	if _, ok, err := modelConfig(c); err != nil || !ok {
+	if _, ok, err := modelConfig(c, r.h.Core.Model); err != nil || !ok {
 		return nil, err
 	}
-	model, cfg, err := openModel(c)
+	model, cfg, err := openModel(c, r.h.Core.Model)
 	if err != nil {
 		return nil, err
 	}
