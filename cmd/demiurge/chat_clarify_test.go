@@ -14,7 +14,7 @@ func TestChatClarifyInline(t *testing.T) {
 	b, typed, prompts := scriptedLines()
 	var out bytes.Buffer
 	fe := &chatFrontEnd{out: &out, errOut: &out, ask: b, interrupt: func() {}}
-	for _, tc := range []struct{ typed, want string }{{"2", "yaml"}, {" toml please ", "toml please"}, {"9", "9"}} {
+	for _, tc := range []struct{ typed, want string }{{"2", "yaml"}, {" toml please ", "toml please"}, {"3", "3"}, {"0", "0"}} {
 		got := make(chan string, 1)
 		go func() {
 			a, ok, err := fe.Clarify(context.Background(), "which \x1b[2Jformat?", []string{"json", "yaml"})
