@@ -6,6 +6,7 @@ require (
 	demiurge.dev/catalog v0.0.0
 	demiurge.dev/host v0.0.0
 	demiurge.dev/shared v0.0.0
+	github.com/chzyer/readline v1.5.1
 	github.com/hashicorp/go-hclog v1.6.3
 	github.com/rogpeppe/go-internal v1.15.0
 	github.com/urfave/cli/v2 v2.27.7
@@ -14,7 +15,6 @@ require (
 )
 
 require (
-	github.com/chzyer/readline v1.5.1 // indirect
 	github.com/cpuguy83/go-md2man/v2 v2.0.7 // indirect
 	github.com/elastic/go-seccomp-bpf v1.6.0 // indirect
 	github.com/fatih/color v1.13.0 // indirect
