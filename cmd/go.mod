@@ -6,6 +6,7 @@ require (
 	demiurge.dev/catalog v0.0.0
 	demiurge.dev/host v0.0.0
 	demiurge.dev/shared v0.0.0
+	github.com/chzyer/readline v1.5.1
 	github.com/hashicorp/go-hclog v1.6.3
 	github.com/mark3labs/mcp-go v1.2.1
 	github.com/pelletier/go-toml/v2 v2.4.3
@@ -80,7 +81,7 @@ require (
 	github.com/golang/snappy v1.0.0 // indirect
 	github.com/google/jsonschema-go v0.4.2 // indirect
 	github.com/google/uuid v1.6.0 // indirect
-	github.com/hashicorp/go-plugin v1.8.0 // indirect
+	github.com/hashicorp/go-plugin v1.8.0
 	github.com/hashicorp/yamux v0.1.2 // indirect
 	github.com/json-iterator/go v0.0.0-20171115153421-f7279a603ede // indirect
 	github.com/landlock-lsm/go-landlock v0.11.2 // indirect

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -9,10 +8,11 @@ import (
 	"os"
 	"os/signal"
 	"strings"
-	"text/tabwriter"
+	"sync"
 	"time"
 	"unicode"
 
+	"github.com/chzyer/readline"
 	"github.com/urfave/cli/v2"
 
 	"demiurge.dev/catalog"
@@ -25,63 +25,286 @@ import (
 const replHelp = `commands:
   /tools [quiet|summary|full]   the tools this turn resolves to
   /call NAME [ARGS_JSON]        call a tool through the full call path
-  /approvals                    live session approvals
+  /approvals [revoke N|all]     live session approvals: tool, what each covers, expiry
   /tasks [list|show|logs|wait|cancel] [ID]   this session's background tasks
   /session [list|new|resume ID] this session; start a new one or go back to one
+  /stop                         stop the running turn or call (Ctrl-C does the same)
   /help                         this text
-  /quit                         leave (also Ctrl-D)
+  /quit                         leave (also Ctrl-D, or Ctrl-C twice at an empty prompt)
 `
 
+// prompt is the session's prompt; busyPrompt shows while a turn or call
+// runs in the foreground (the input stays live for /stop).
+const (
+	prompt     = "> "
+	busyPrompt = ""
+)
+
 // interactive is the session with no command: it reads slash commands
-// from the operator's terminal (or from a pipe, where approvals deny).
+// (and, with a model, chat) from the operator's terminal with line
+// editing, or from a pipe, where approvals deny.
 func interactive(c *cli.Context) error {
 	if c.NArg() > 0 {
 		name := c.Args().First()
 		return usagef("unknown command %q%s", name, didYouMeanSuffix(name, commandNames(c.App.Commands)))
 	}
-	in := bufio.NewReader(plugins.OperatorStdin())
+	state, err := stateDir(c)
+	if err != nil {
+		return err
+	}
+	r := &repl{c: c, out: c.App.Writer, errOut: os.Stderr}
 	var approver approval.Provider = approval.DenyAll{}
 	if operatorCanAnswer() {
-		// The prompt shares the session's reader, so no typed line is lost
-		// between them.
-		approver = &approval.Terminal{In: in, Out: os.Stderr}
+		rl, hist, err := openLineEditor(state, completer{tools: r.toolNames})
+		if err != nil {
+			return err
+		}
+		defer rl.Close()
+		r.tty, r.hist = true, hist
+		r.out, r.errOut = rl.Stdout(), rl.Stderr()
+		r.lines = editorLines(rl)
+		approver = &approval.Terminal{Out: r.errOut, Lines: r.answer}
+	} else {
+		r.lines = pipeLines(plugins.OperatorStdin(), r.out)
 	}
 	h, err := openHost(c, approver)
 	if err != nil {
 		return err
 	}
 	defer h.Close()
-	r := &repl{c: c, h: h, in: in, out: c.App.Writer}
+	r.h = h
+	if r.chat, err = openChat(c, r, approver); err != nil {
+		return err
+	}
+	if r.chat != nil {
+		defer r.chat.close()
+	}
+	stop := r.catchInterrupts()
+	defer stop()
 	err = r.loop()
 	noteTasksOnExit(r.out, h)
 	return err
 }
 
+// openLineEditor makes the readline instance on the operator's terminal,
+// with the persisted history loaded and completion attached.
+func openLineEditor(state string, comp readline.AutoCompleter) (*readline.Instance, *history, error) {
+	hist, lines, err := loadHistory(historyPath(state))
+	if err != nil {
+		return nil, nil, err
+	}
+	in := plugins.OperatorStdin()
+	fd := int(in.Fd())
+	var saved *readline.State
+	rl, err := readline.NewEx(&readline.Config{
+		Prompt: prompt, Stdin: in, Stdout: os.Stdout, Stderr: os.Stderr,
+		AutoComplete: comp, HistoryLimit: historyLimit,
+		// Only session lines go to the history, never approval answers.
+		DisableAutoSaveHistory: true,
+		FuncIsTerminal:         func() bool { return true },
+		FuncMakeRaw: func() (err error) {
+			saved, err = readline.MakeRaw(fd)
+			return err
+		},
+		FuncExitRaw: func() error {
+			if saved == nil {
+				return nil
+			}
+			return readline.Restore(fd, saved)
+		},
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("line editor: %w", err)
+	}
+	for _, l := range lines {
+		rl.SaveHistory(l)
+	}
+	return rl, hist, nil
+}
+
+// editorLines reads through readline; a prompt change while a read is in
+// flight is redrawn at once.
+func editorLines(rl *readline.Instance) *lineBroker {
+	return &lineBroker{
+		read: func(p string) (string, error) {
+			rl.SetPrompt(p)
+			return rl.Readline()
+		},
+		reprompt: func(p string) {
+			rl.SetPrompt(p)
+			rl.Refresh()
+		},
+	}
+}
+
 type repl struct {
-	c   *cli.Context
-	h   *toolhost.Host
-	in  *bufio.Reader
-	out io.Writer
+	c      *cli.Context
+	h      *toolhost.Host
+	lines  *lineBroker
+	out    io.Writer
+	errOut io.Writer
+	tty    bool
+	hist   *history
+	// chat is the model's side; nil when no model is configured.
+	chat *chat
+
+	mu sync.Mutex
+	// stopFG cancels the foreground turn or call; nil when none runs.
+	stopFG func()
+	// interrupts counts Ctrl-C at an empty prompt; two leave.
+	interrupts int
+	leave      chan struct{}
+	leaveOnce  sync.Once
 }
 
 func (r *repl) loop() error {
+	r.leave = make(chan struct{})
 	fmt.Fprintf(r.out, "demiurge: workspace %s, core %s. Type /help for commands.\n", r.h.Workspace.Root, r.h.Core.File)
+	if r.chat != nil {
+		fmt.Fprintf(r.out, "chatting with %s; type a message, /stop stops a turn.\n", r.chat.model.Name())
+	}
+	idle, cancelIdle := context.WithCancel(context.Background())
+	defer cancelIdle()
+	go func() { <-r.leave; cancelIdle() }()
 	for {
-		fmt.Fprint(r.out, "> ")
-		line, err := r.in.ReadString('\n')
-		if line = strings.TrimSpace(line); line != "" {
-			if quit := r.command(line); quit {
-				return nil
-			}
-		}
-		if errors.Is(err, io.EOF) {
+		line, err := r.lines.ReadLine(idle, prompt, false)
+		switch {
+		case idle.Err() != nil:
 			fmt.Fprintln(r.out)
 			return nil
-		}
-		if err != nil {
+		case errors.Is(err, readline.ErrInterrupt):
+			if line == "" && r.interruptedIdle() {
+				return nil
+			}
+			continue
+		case errors.Is(err, io.EOF):
+			if line = strings.TrimSpace(line); line != "" {
+				r.command(line)
+			}
+			fmt.Fprintln(r.out)
+			return nil
+		case err != nil:
 			return err
 		}
+		r.mu.Lock()
+		r.interrupts = 0
+		r.mu.Unlock()
+		if line = strings.TrimSpace(line); line == "" {
+			continue
+		}
+		if r.hist != nil {
+			if err := r.hist.add(line); err != nil {
+				fmt.Fprintf(r.errOut, "warning: history not saved: %v\n", err)
+			}
+		}
+		if quit := r.command(line); quit {
+			return nil
+		}
 	}
+}
+
+// interruptedIdle counts a Ctrl-C with nothing running and reports
+// whether it was the second in a row.
+func (r *repl) interruptedIdle() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.interrupts++
+	if r.interrupts >= 2 {
+		return true
+	}
+	fmt.Fprintln(r.errOut, "(Ctrl-C again to leave, or /quit)")
+	return false
+}
+
+// catchInterrupts turns SIGINT into "stop the foreground work", or, with
+// nothing running, into the count that leaves on the second. With line
+// editing the key arrives as ErrInterrupt instead while a prompt reads.
+func (r *repl) catchInterrupts() (stop func()) {
+	sig := make(chan os.Signal, 4)
+	signal.Notify(sig, os.Interrupt)
+	done := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-sig:
+				if !r.stopForeground("interrupted") && r.interruptedIdle() {
+					r.leaveOnce.Do(func() { close(r.leave) })
+				}
+			case <-done:
+				return
+			}
+		}
+	}()
+	return func() { signal.Stop(sig); close(done) }
+}
+
+// stopForeground cancels the running turn or call, if any.
+func (r *repl) stopForeground(why string) bool {
+	r.mu.Lock()
+	stop := r.stopFG
+	r.mu.Unlock()
+	if stop == nil {
+		return false
+	}
+	fmt.Fprintf(r.errOut, "%s: stopping the foreground turn (background tasks go on)\n", why)
+	stop()
+	return true
+}
+
+// foreground runs fn as the one foreground job. On a terminal the input
+// stays live meanwhile: /stop or Ctrl-C cancels fn's context, and an
+// approval or question asked by fn takes the next line. From a pipe the
+// lines wait their turn, as a script expects.
+func (r *repl) foreground(fn func(ctx context.Context)) (quit bool) {
+	ctx, cancel := context.WithCancel(r.c.Context)
+	defer cancel()
+	r.mu.Lock()
+	r.stopFG = cancel
+	r.mu.Unlock()
+	defer func() {
+		r.mu.Lock()
+		r.stopFG = nil
+		r.mu.Unlock()
+	}()
+	done := make(chan struct{})
+	go func() { defer close(done); fn(ctx) }()
+	if !r.tty {
+		<-done
+		return false
+	}
+	busy, stopBusy := context.WithCancel(context.Background())
+	defer stopBusy()
+	go func() { <-done; stopBusy() }()
+	for {
+		line, err := r.lines.ReadLine(busy, busyPrompt, false)
+		switch {
+		case busy.Err() != nil:
+			return false
+		case errors.Is(err, readline.ErrInterrupt):
+			r.stopForeground("^C")
+		case errors.Is(err, io.EOF):
+			r.stopForeground("input closed")
+			<-done
+			return true
+		case err != nil:
+			return false
+		case strings.TrimSpace(line) == "/stop":
+			r.stopForeground("/stop")
+		case strings.TrimSpace(line) != "":
+			fmt.Fprintln(r.errOut, "still running; /stop or Ctrl-C stops it")
+		}
+	}
+}
+
+// answer reads an approval answer through the session's input; Ctrl-C
+// at the prompt denies and stops the foreground turn.
+func (r *repl) answer(ctx context.Context, p string) (string, error) {
+	line, err := r.lines.ReadLine(ctx, p, true)
+	if errors.Is(err, readline.ErrInterrupt) {
+		r.stopForeground("^C")
+		return "", context.Canceled
+	}
+	return line, err
 }
 
 // command runs one line; it reports whether the session should end.
@@ -96,21 +319,47 @@ func (r *repl) command(line string) bool {
 	case "/tools":
 		r.tools(rest)
 	case "/call":
-		r.call(rest)
+		return r.foreground(func(ctx context.Context) { r.call(ctx, rest) })
 	case "/approvals":
-		r.approvals()
+		r.approvals(rest)
 	case "/tasks":
-		r.tasks(rest)
+		return r.foreground(func(ctx context.Context) { r.tasks(ctx, rest) })
 	case "/session":
 		r.session(rest)
+	case "/stop":
+		fmt.Fprintln(r.out, "nothing is running in the foreground")
 	default:
-		if strings.HasPrefix(line, "/") {
+		switch {
+		case strings.HasPrefix(line, "/"):
 			fmt.Fprintf(r.out, "unknown command %s; /help lists the commands\n", name)
-		} else {
-			fmt.Fprintln(r.out, "no model is attached to this session; use /call NAME {json} to call a tool")
+		case r.chat != nil:
+			return r.foreground(func(ctx context.Context) { r.chat.run(ctx, line) })
+		default:
+			fmt.Fprintln(r.out, noModelHelp)
 		}
 	}
 	return false
+}
+
+// noModelHelp answers chat typed into a session without a model.
+const noModelHelp = `no model is configured, so this is a tool session: /call NAME {json} calls a tool.
+To chat, configure a model: a model: block in agent.yaml (provider, name, api_key_env)
+or --model provider:name, with the provider's key in the environment (e.g. ANTHROPIC_API_KEY).`
+
+// toolNames are the names /call completes.
+func (r *repl) toolNames() []string {
+	if r.h == nil {
+		return nil
+	}
+	cat, err := r.h.Catalog(r.c.Context)
+	if err != nil {
+		return nil
+	}
+	var names []string
+	for _, e := range cat.Entries() {
+		names = append(names, e.Spec.Name)
+	}
+	return names
 }
 
 func (r *repl) tools(arg string) {
@@ -133,7 +382,7 @@ func (r *repl) tools(arg string) {
 	fmt.Fprint(r.out, cat.Display(mode))
 }
 
-func (r *repl) call(arg string) {
+func (r *repl) call(ctx context.Context, arg string) {
 	name, args, _ := strings.Cut(arg, " ")
 	if name == "" {
 		fmt.Fprintln(r.out, "usage: /call NAME [ARGS_JSON]")
@@ -142,9 +391,6 @@ func (r *repl) call(arg string) {
 	if strings.TrimSpace(args) == "" {
 		args = "{}"
 	}
-	// Ctrl-C cancels this call, not the session.
-	ctx, stop := signal.NotifyContext(r.c.Context, os.Interrupt)
-	defer stop()
 	turn, err := r.h.NewTurn(ctx)
 	if err != nil {
 		fmt.Fprintln(r.out, err)
@@ -154,31 +400,16 @@ func (r *repl) call(arg string) {
 		_, err := fmt.Fprintf(r.out, "[%s] %s\n", tool, printable(text, 4000))
 		return err
 	}
-	turn.OnEvent = func(_ string, ev dispatch.Event) {
-		if ev.Progress != "" {
-			fmt.Fprintf(r.out, "… %s\n", printable(ev.Progress, 200))
-		}
-	}
+	live := newLiveOutput(r.out, r.errOut, r.tty && !r.c.Bool("quiet"))
+	defer live.close()
+	live.attach(turn)
 	out := turn.Call(ctx, dispatch.ToolCall{ID: fmt.Sprintf("repl_%d", time.Now().UnixNano()), Name: name, Args: []byte(args)})
+	live.close()
 	status := ""
 	if !out.OK() {
 		status = fmt.Sprintf(" [%s]", out.Status)
 	}
 	fmt.Fprintf(r.out, "── %s%s\n%s\n", out.Views.Card.Title, status, strings.TrimRight(out.Views.Card.Body, "\n"))
-}
-
-func (r *repl) approvals() {
-	allows := r.h.Approvals.Sessions.List()
-	if len(allows) == 0 {
-		fmt.Fprintln(r.out, "no session approvals")
-		return
-	}
-	tw := tabwriter.NewWriter(r.out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "TOOL\tSCOPE\tEXPIRES\tFINGERPRINT")
-	for _, a := range allows {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", a.Tool, a.Scope, a.Expires.Local().Format(time.TimeOnly), a.Fingerprint)
-	}
-	tw.Flush()
 }
 
 // printable keeps tool-supplied text from steering the operator's terminal

@@ -30,9 +30,9 @@ func globalFlags() []cli.Flag {
 
 		&cli.StringFlag{Name: "sandbox", Usage: "OS sandbox of approved commands: read-only, workspace-write (default), network or off; a core can only tighten it"},
 		&cli.StringSliceFlag{Name: "allow-private-mcp", Usage: "let MCP server SERVER reach one private address, repeatable: SERVER=ADDRESS:PORT such as ide=127.0.0.1:3999 (also: private_mcp in the host configuration file $XDG_CONFIG_HOME/demiurge/mcp-private.yaml)"},
-
 		&cli.StringFlag{Name: "timezone", Usage: "IANA time zone terminal commands run in (TZ), e.g. Europe/Berlin; default: the host's", EnvVars: []string{"DEMIURGE_TIMEZONE"}},
 		&cli.BoolFlag{Name: "no-color", Usage: "no colour, also when standard output is a terminal (so does NO_COLOR=1)"},
+		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no spinner or progress line on stderr, and no live output of tool calls there"},
 		&cli.StringFlag{Name: "log-level", Value: "warn", Usage: "host log level (trace, debug, info, warn, error); logs go to STATE/logs/host.log", EnvVars: []string{"DEMIURGE_LOG_LEVEL"}},
 	)
 }

@@ -46,26 +46,28 @@ func (r *repl) session(arg string) {
 	}
 }
 
+// listSessions lists this principal's conversations (sessions that hold
+// messages; a session that only ran tool calls is not one) and the
+// current session, marked, even before its first message.
 func (r *repl) listSessions() {
-	recs, err := r.h.Sessions()
+	entries, err := conversations(r.h)
 	if err != nil {
 		fmt.Fprintln(r.out, err)
 		return
 	}
 	cur := r.h.Session().ID()
 	tw := tabwriter.NewWriter(r.out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "SESSION\tSTARTED\tPARENT")
+	fmt.Fprintln(tw, "SESSION\tSTARTED\tMESSAGES\tFIRST PROMPT")
 	seen := false
-	for _, rec := range recs {
+	for _, e := range entries {
 		mark := ""
-		if rec.ID == cur {
+		if e.ID == cur {
 			mark, seen = " (current)", true
 		}
-		fmt.Fprintf(tw, "%s%s\t%s\t%s\n", rec.ID, mark, rec.Created.Local().Format(time.DateTime), orDash(rec.Parent))
+		fmt.Fprintf(tw, "%s%s\t%s\t%d\t%s\n", e.ID, mark, e.Created.Local().Format(time.DateTime), e.Messages, orDash(e.Title))
 	}
 	if !seen {
-		// The current session is recorded on its first turn.
-		fmt.Fprintf(tw, "%s (current)\t-\t-\n", cur)
+		fmt.Fprintf(tw, "%s (current)\t-\t0\t-\n", cur)
 	}
 	tw.Flush()
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -356,7 +355,7 @@ const replTasksHelp = "usage: /tasks [list] | show ID | logs ID [--follow] | wai
 // tasks is /tasks in the interactive session: the same subcommands as
 // `demiurge tasks`, on this session's live tasks. Ctrl-C stops a wait or a
 // follow, not the task.
-func (r *repl) tasks(arg string) {
+func (r *repl) tasks(ctx context.Context, arg string) {
 	fields := strings.Fields(arg)
 	sub := "list"
 	if len(fields) > 0 {
@@ -396,8 +395,6 @@ func (r *repl) tasks(arg string) {
 		fmt.Fprintln(r.out, err)
 		return
 	}
-	ctx, stop := signal.NotifyContext(r.c.Context, os.Interrupt)
-	defer stop()
 	tc.ctx, tc.m = ctx, m
 	if err := run(tc, args); err != nil {
 		fmt.Fprintln(r.out, err)

@@ -89,7 +89,7 @@ var cliTaskID = regexp.MustCompile(`task_[0-9a-f]{20}`)
 // process stays until the task ends, and `demiurge tasks` reads it after.
 func TestOneShotBackgroundCall(t *testing.T) {
 	e := newTaskEnv(t)
-	out, stderr, err := e.run(t, "tools", "call", "stream", `{"command":"make bench","background":true,"lines":4,"interval_ms":30}`)
+	out, stderr, err := e.run(t, "tools", "call", "--wait", "stream", `{"command":"make bench","background":true,"lines":4,"interval_ms":30}`)
 	if err != nil {
 		t.Fatalf("tools call: %v\nstdout %s\nstderr %s", err, out, stderr)
 	}
@@ -116,7 +116,7 @@ func TestOneShotBackgroundCall(t *testing.T) {
 // the task id and the child's pid.
 func (e *taskEnv) startBackground(t *testing.T) (*exec.Cmd, string, int) {
 	t.Helper()
-	return e.startBackgroundCall(t, "tools", "call", "stream", `{"command":"sleep forever","background":true,"child":true,"interval_ms":20}`)
+	return e.startBackgroundCall(t, "tools", "call", "--wait", "stream", `{"command":"sleep forever","background":true,"child":true,"interval_ms":20}`)
 }
 
 func (e *taskEnv) startBackgroundCall(t *testing.T, args ...string) (*exec.Cmd, string, int) {
@@ -255,7 +255,7 @@ func TestKilledHostTerminalTaskIsLostAndReaped(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(core, "agent.yaml"), []byte("toolsets: [coding]\ncapabilities: [fs.read, terminal.exec]\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	host, id, _ := e.startBackgroundCall(t, "--core", core, "--approve", "allow:terminal", "tools", "call", "terminal",
+	host, id, _ := e.startBackgroundCall(t, "--core", core, "--approve", "allow:terminal", "tools", "call", "--wait", "terminal",
 		`{"command":"sleep 600 & sleep 601 & wait","background":true}`)
 	var tree []int
 	for deadline := time.Now().Add(5 * time.Second); len(tree) < 2 && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/urfave/cli/v2"
+	"golang.org/x/term"
 
 	"demiurge.dev/catalog"
 	"demiurge.dev/host/dispatch"
@@ -37,8 +38,9 @@ func toolsCommand() *cli.Command {
 				Name:      "call",
 				Usage:     "call one tool through the full call path",
 				ArgsUsage: "NAME [ARGS_JSON | @FILE]",
-				Flags:     []cli.Flag{jsonFlag},
-				Action:    toolsCall,
+				Flags: []cli.Flag{jsonFlag, &cli.BoolFlag{Name: "wait",
+					Usage: "with background:true, keep this host in the foreground until the task ends (Ctrl-C cancels it) instead of handing it to a detached host"}},
+				Action: toolsCall,
 			},
 		},
 	}
@@ -127,6 +129,10 @@ func toolsCall(c *cli.Context) error {
 	if strings.TrimSpace(args) == "" {
 		args = "{}"
 	}
+	report := detachedChild()
+	if report == nil && !c.Bool("wait") && wantsBackground(args) {
+		return runDetached()
+	}
 	h, err := openHost(c, nil)
 	if err != nil {
 		return err
@@ -139,7 +145,18 @@ func toolsCall(c *cli.Context) error {
 		return err
 	}
 	printWarnings(h)
+	// On a terminal the call's output streams to stderr as it comes, with
+	// a progress line; stdout keeps the card for scripts.
+	var live *liveOutput
+	if !c.Bool("quiet") && term.IsTerminal(int(os.Stderr.Fd())) {
+		live = newLiveOutput(os.Stderr, os.Stderr, true)
+		defer live.close()
+		live.attach(turn)
+	}
 	out := turn.Call(ctx, dispatch.ToolCall{ID: "cli_1", Name: name, Args: []byte(args)})
+	if live != nil {
+		live.close()
+	}
 	if caughtSignal.Load() != 0 {
 		// The operator stopped it: say so once, not how the context ended.
 		fmt.Fprintf(os.Stderr, "demiurge: interrupted; the %s call was cancelled\n", name)
@@ -147,6 +164,13 @@ func toolsCall(c *cli.Context) error {
 	}
 	if err := printOutcome(c, out); err != nil {
 		return err
+	}
+	if report != nil {
+		status := 0
+		if !out.OK() {
+			status = exitFailed
+		}
+		letGo(report, status)
 	}
 	waitForBackgroundTasks(h)
 	if !out.OK() {

@@ -20,7 +20,7 @@ const maxPreviewRunes = 600
 // provider that asks elsewhere (an MCP client's elicitation) shows.
 func CardText(req Request) string {
 	var b strings.Builder
-	writeCardBody(&b, req)
+	cardBody(&b, req)
 	return strings.TrimSpace(b.String())
 }
 
@@ -29,17 +29,29 @@ func CardText(req Request) string {
 // must not repaint the prompt.
 func writeCard(w io.Writer, req Request) error {
 	var b strings.Builder
-	writeCardBody(&b, req)
-	if req.SessionAllowable {
-		b.WriteString("allow? [o]nce / [s]ession / [d]eny (default deny): ")
-	} else {
-		b.WriteString("allow? [o]nce / [d]eny (default deny): ")
-	}
+	cardBody(&b, req)
+	b.WriteString(cardQuestion(req))
 	_, err := io.WriteString(w, b.String())
 	return err
 }
 
-func writeCardBody(b *strings.Builder, req Request) {
+// cardQuestion is the card's last line, the question itself.
+func cardQuestion(req Request) string {
+	if req.SessionAllowable {
+		return "allow? [o]nce / [s]ession / [d]eny (default deny): "
+	}
+	return "allow? [o]nce / [d]eny (default deny): "
+}
+
+// writeCardBody writes the card without its question.
+func writeCardBody(w io.Writer, req Request) error {
+	var b strings.Builder
+	cardBody(&b, req)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func cardBody(b *strings.Builder, req Request) {
 	fmt.Fprintf(b, "\napproval needed: %s  (risk %s, policy %s)\n", inert(req.Tool), req.Risk, req.Policy)
 	for _, r := range req.Reasons {
 		fmt.Fprintf(b, "  why      %s\n", inert(r))

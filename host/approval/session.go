@@ -23,6 +23,11 @@ type Allow struct {
 	// Fingerprint is a prefix of the call fingerprint it covers, enough
 	// to tell allows apart on screen.
 	Fingerprint string
+	// Covers says in words what the allow covers: the subjects of the
+	// call it was given for (paths with their access, a command's shape).
+	Covers string
+
+	key string
 }
 
 // SessionAllows remembers "allow for session" answers. Each is keyed by
@@ -69,11 +74,13 @@ func (s *SessionAllows) Grant(now time.Time, req Request) Allow {
 		Scope:       ScopeSession,
 		Expires:     now.Add(s.ttl),
 		Fingerprint: prefix(req.Fingerprint, 12),
+		Covers:      coverage(req),
+		key:         sessionKey(req),
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.pruneLocked(now)
-	s.allows[sessionKey(req)] = a
+	s.allows[a.key] = a
 	return a
 }
 
@@ -105,6 +112,18 @@ func (s *SessionAllows) Revoke(session string) int {
 		}
 	}
 	return n
+}
+
+// RevokeAllow drops one allow as List returned it and says whether it
+// was still live.
+func (s *SessionAllows) RevokeAllow(a Allow) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.allows[a.key]; !ok || a.key == "" {
+		return false
+	}
+	delete(s.allows, a.key)
+	return true
 }
 
 // List returns the live allows, soonest to expire first.

@@ -14,12 +14,21 @@ import (
 // read and dropped.
 const maxAnswerBytes = 256
 
+// maxAsks bounds how often one prompt asks again after answers it does
+// not recognise, so a stream of noise still ends (denied).
+const maxAsks = 5
+
 // Terminal asks the operator on a terminal: it prints a card and reads
-// one line, "o"/"once", "s"/"session" or "d"/"deny". An empty line, EOF or
-// anything else denies. Use it by pointer; prompts are serialised.
+// one line, "o"/"once", "s"/"session" or "d"/"deny". An empty line or EOF
+// denies; anything else asks again (up to maxAsks times, then denies), so
+// a typo never decides. Use it by pointer; prompts are serialised.
 type Terminal struct {
 	In  io.Reader
 	Out io.Writer
+	// Lines, when set, reads each answer instead of In: a line editor
+	// that owns the terminal shows the question as its prompt. It must
+	// return when ctx ends.
+	Lines func(ctx context.Context, prompt string) (string, error)
 
 	once    sync.Once
 	turn    chan struct{} // one prompt at a time
@@ -39,7 +48,7 @@ func (t *Terminal) Name() string { return "terminal" }
 // line that arrived before the next card was printed is dropped: it was
 // typed for another question.
 func (t *Terminal) Ask(ctx context.Context, req Request) (Answer, error) {
-	if t.In == nil || t.Out == nil {
+	if (t.In == nil && t.Lines == nil) || t.Out == nil {
 		return Deny, errors.New("terminal approval needs both an input and an output")
 	}
 	if err := ctx.Err(); err != nil {
@@ -47,7 +56,9 @@ func (t *Terminal) Ask(ctx context.Context, req Request) (Answer, error) {
 	}
 	t.once.Do(func() {
 		t.turn = make(chan struct{}, 1)
-		t.lines = bufio.NewReader(t.In)
+		if t.In != nil {
+			t.lines = bufio.NewReader(t.In)
+		}
 	})
 	select {
 	case t.turn <- struct{}{}:
@@ -62,9 +73,51 @@ func (t *Terminal) Ask(ctx context.Context, req Request) (Answer, error) {
 		default:
 		}
 	}
-	if err := writeCard(t.Out, req); err != nil {
+	read := t.readLine
+	if t.Lines != nil {
+		read = func(ctx context.Context, prompt string) (string, error) {
+			line, err := t.Lines(ctx, prompt)
+			return truncateBytes(line, maxAnswerBytes), err
+		}
+		if err := writeCardBody(t.Out, req); err != nil {
+			return Deny, fmt.Errorf("print the approval card: %w", err)
+		}
+	} else if err := writeCard(t.Out, req); err != nil {
 		return Deny, fmt.Errorf("print the approval card: %w", err)
 	}
+	for asked := 1; ; asked++ {
+		line, err := read(ctx, cardQuestion(req))
+		switch {
+		case ctx.Err() != nil:
+			fmt.Fprintln(t.Out, "\ncancelled: denied")
+			return Deny, ctx.Err()
+		case errors.Is(err, io.EOF):
+			fmt.Fprintln(t.Out, "\nno answer (input closed): denied")
+			return Deny, nil
+		case err != nil:
+			return Deny, fmt.Errorf("read the approval answer: %w", err)
+		}
+		answer, known := parseAnswer(line, req.SessionAllowable)
+		switch {
+		case known:
+			fmt.Fprintf(t.Out, "%s\n", answer)
+			return answer, nil
+		case asked >= maxAsks:
+			fmt.Fprintf(t.Out, "unrecognised answer %q: denied after %d tries\n", inert(truncateRunes(line, 40)), asked)
+			return Deny, nil
+		}
+		fmt.Fprintf(t.Out, "unrecognised answer %q; answer %s\n", inert(truncateRunes(line, 40)), answerWords(req))
+		if t.Lines == nil {
+			if _, err := io.WriteString(t.Out, cardQuestion(req)); err != nil {
+				return Deny, fmt.Errorf("print the approval card: %w", err)
+			}
+		}
+	}
+}
+
+// readLine reads one answer from In. A read left waiting by a cancelled
+// prompt stays in flight and is reused by the next one.
+func (t *Terminal) readLine(ctx context.Context, _ string) (string, error) {
 	if t.pending == nil {
 		t.pending = make(chan lineResult, 1)
 		go readAnswer(t.lines, t.pending)
@@ -72,24 +125,24 @@ func (t *Terminal) Ask(ctx context.Context, req Request) (Answer, error) {
 	select {
 	case res := <-t.pending:
 		t.pending = nil
-		if errors.Is(res.err, io.EOF) {
-			fmt.Fprintln(t.Out, "\nno answer (input closed): denied")
-			return Deny, nil
-		}
-		if res.err != nil {
-			return Deny, fmt.Errorf("read the approval answer: %w", res.err)
-		}
-		answer, known := parseAnswer(res.line, req.SessionAllowable)
-		if !known {
-			fmt.Fprintf(t.Out, "unrecognised answer %q: denied\n", inert(truncateRunes(res.line, 40)))
-		} else {
-			fmt.Fprintf(t.Out, "%s\n", answer)
-		}
-		return answer, nil
+		return res.line, res.err
 	case <-ctx.Done():
-		fmt.Fprintln(t.Out, "\ncancelled: denied")
-		return Deny, ctx.Err()
+		return "", ctx.Err()
 	}
+}
+
+func answerWords(req Request) string {
+	if req.SessionAllowable {
+		return "o (once), s (session) or d (deny)"
+	}
+	return "o (once) or d (deny)"
+}
+
+func truncateBytes(s string, n int) string {
+	if len(s) > n {
+		return s[:n]
+	}
+	return s
 }
 
 // readAnswer reads one line, keeping at most maxAnswerBytes of it. The

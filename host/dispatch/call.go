@@ -239,6 +239,7 @@ func (t *Turn) execute(ctx context.Context, p *prepared, a admission) Outcome {
 		return t.startBackground(ctx, p, out, adapter, inv)
 	}
 	inv.Hooks = t.hooks(p, out.Approval)
+	live := t.outputStream(p)
 	inv.OnEvent = func(ev *toolsetv1.InvokeEvent) error {
 		if a := ev.GetArtifact(); a != nil {
 			if _, err := t.registerArtifact(ctx, p.call.ID, p.call.Name, "", a); err != nil {
@@ -248,11 +249,13 @@ func (t *Turn) execute(ctx context.Context, p *prepared, a admission) Outcome {
 		if t.OnEvent != nil {
 			t.OnEvent(p.call.ID, eventOf(ev))
 		}
+		live.event(ev)
 		return nil
 	}
 	flush := p.command.redactEvents(&inv)
 	res, err := adapter.Invoke(ctx, inv)
 	flush()
+	live.close()
 	if err != nil {
 		return t.finish(ctx, p, out, StatusFailed, errorResult(err.Error()))
 	}

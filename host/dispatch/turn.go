@@ -57,6 +57,10 @@ type Turn struct {
 	// Output chunks are raw tool output: a caller that shows them must
 	// redact them first.
 	OnEvent func(callID string, ev Event)
+	// OnOutput receives a foreground call's output as it comes, redacted
+	// as the call's views are and valid UTF-8, for an operator to watch
+	// (optional). Text is held until its line ends or 4 KiB wait.
+	OnOutput func(callID, stream, text string)
 	// MaxCalls caps the calls of this turn; 0 means DefaultMaxCalls.
 	MaxCalls int
 	// Background runs calls that ask for background; nil refuses them.

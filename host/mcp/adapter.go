@@ -42,7 +42,7 @@ func (a *Adapter) Invoke(ctx context.Context, inv dispatch.Invocation) (*toolset
 	timedOut := fmt.Errorf("MCP server %s did not answer %s within the host's call timeout of %s, so the request was cancelled; the operator sets the timeout with --call-timeout", id, raw, a.timeout)
 	ctx, cancel := context.WithTimeoutCause(ctx, a.timeout, timedOut)
 	defer cancel()
-	res, err := a.conn.call(ctx, raw, inv.Args)
+	res, err := a.conn.call(ctx, raw, inv.Args, a.progress(inv))
 	if err != nil {
 		if errors.Is(context.Cause(ctx), timedOut) {
 			return nil, timedOut
@@ -53,6 +53,20 @@ func (a *Adapter) Invoke(ctx context.Context, inv dispatch.Invocation) (*toolset
 		return nil, errors.New(a.conn.plan.redactErr(fmt.Errorf("MCP server %s: %w", id, err)))
 	}
 	return a.result(res), nil
+}
+
+// progress forwards the server's notifications/progress for this call to
+// the invocation's events, with the declaration's secrets redacted (a
+// server may quote its configuration); nil when no one listens.
+func (a *Adapter) progress(inv dispatch.Invocation) progressFunc {
+	if inv.OnEvent == nil {
+		return nil
+	}
+	return func(msg string, fraction float64) {
+		msg = a.conn.plan.redactErr(errors.New(msg))
+		_ = inv.OnEvent(&toolsetv1.InvokeEvent{Event: &toolsetv1.InvokeEvent_Progress{
+			Progress: &toolsetv1.Progress{Message: msg, Fraction: fraction}}})
+	}
 }
 
 // Precheck has nothing to ask: MCP has no effect-free check, and MCP

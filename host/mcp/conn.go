@@ -67,6 +67,7 @@ type conn struct {
 
 	lost      atomic.Bool
 	closeOnce sync.Once
+	progress  progressRoutes
 	listSeq   atomic.Int64
 }
 
@@ -112,6 +113,7 @@ func connect(ctx context.Context, p *plan, cfg dialConfig) (*conn, error) {
 		c.abort(reason)
 		return nil, err
 	}
+	c.client.OnNotification(c.progress.notify)
 	req := mcp.InitializeRequest{}
 	req.Params.ProtocolVersion = p.server.ProtocolVersion
 	req.Params.ClientInfo = clientInfo
@@ -274,11 +276,16 @@ func (c *conn) shutdown(reason string, grace time.Duration) {
 
 // call runs one tool call; ctx's end cancels the request at the server
 // (notifications/cancelled).
-func (c *conn) call(ctx context.Context, tool string, args json.RawMessage) (*mcp.CallToolResult, error) {
+func (c *conn) call(ctx context.Context, tool string, args json.RawMessage, onProgress progressFunc) (*mcp.CallToolResult, error) {
 	req := mcp.CallToolRequest{}
 	req.Params.Name = tool
 	if len(args) > 0 {
 		req.Params.Arguments = args
+	}
+	if onProgress != nil {
+		token, done := c.progress.add(onProgress)
+		defer done()
+		req.Params.Meta = &mcp.Meta{ProgressToken: token}
 	}
 	res, err := c.client.CallTool(ctx, req)
 	if err != nil && errors.Is(err, transport.ErrTransportClosed) {

@@ -1,0 +1,75 @@
+package main
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"demiurge.dev/host/approval"
+)
+
+const approvalsUsage = "usage: /approvals [revoke N|all]"
+
+// approvals lists this session's live allows, numbered, with what each
+// covers and when it expires, or revokes one or all of them.
+func (r *repl) approvals(arg string) {
+	verb, which, _ := strings.Cut(arg, " ")
+	which = strings.TrimSpace(which)
+	allows := r.sessionAllows()
+	switch {
+	case verb == "" && which == "":
+		r.listApprovals(allows)
+	case verb == "revoke" && which == "all":
+		n := 0
+		for _, a := range allows {
+			if r.h.Approvals.Sessions.RevokeAllow(a) {
+				n++
+			}
+		}
+		fmt.Fprintf(r.out, "revoked %d session approval(s)\n", n)
+	case verb == "revoke" && which != "":
+		n, err := strconv.Atoi(which)
+		if err != nil || n < 1 || n > len(allows) {
+			fmt.Fprintf(r.out, "no approval %s; /approvals lists them (1 to %d)\n", printable(which, 20), len(allows))
+			return
+		}
+		a := allows[n-1]
+		if !r.h.Approvals.Sessions.RevokeAllow(a) {
+			fmt.Fprintf(r.out, "approval %d had already expired\n", n)
+			return
+		}
+		fmt.Fprintf(r.out, "revoked %d: %s %s\n", n, a.Tool, a.Covers)
+	default:
+		fmt.Fprintln(r.out, approvalsUsage)
+	}
+}
+
+// sessionAllows are the current session's live allows, in the order
+// /approvals numbers them (soonest to expire first).
+func (r *repl) sessionAllows() []approval.Allow {
+	cur := r.h.Session().ID()
+	var out []approval.Allow
+	for _, a := range r.h.Approvals.Sessions.List() {
+		if a.Session == cur {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+func (r *repl) listApprovals(allows []approval.Allow) {
+	if len(allows) == 0 {
+		fmt.Fprintln(r.out, "no session approvals")
+		return
+	}
+	tw := tabwriter.NewWriter(r.out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "N\tTOOL\tCOVERS\tEXPIRES")
+	for i, a := range allows {
+		left := time.Until(a.Expires).Round(time.Second)
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s (in %s)\n", i+1, a.Tool, a.Covers, a.Expires.Local().Format(time.TimeOnly), left)
+	}
+	tw.Flush()
+	fmt.Fprintln(r.out, "each covers calls of its tool with the same subjects in this session; /approvals revoke N|all")
+}

@@ -1,0 +1,285 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/chzyer/readline"
+	"github.com/urfave/cli/v2"
+
+	"demiurge.dev/catalog"
+	"demiurge.dev/host/approval"
+	"demiurge.dev/host/dispatch"
+	"demiurge.dev/host/providers"
+	"demiurge.dev/host/toolhost"
+	"demiurge.dev/host/turn"
+)
+
+// chat is the model side of the interactive session: a turn loop over
+// the session in use, made again when /session switches to another.
+type chat struct {
+	r     *repl
+	model providers.Provider
+	cfg   providers.Config
+	fe    *chatFrontEnd
+
+	mu        sync.Mutex
+	loop      *turn.Loop
+	session   string
+	stopTasks func()
+}
+
+// openChat makes the chat when a model is configured; nil without one.
+func openChat(c *cli.Context, r *repl, approver approval.Provider) (*chat, error) {
+	if _, ok, err := modelConfig(c, r.h.Core.Model); err != nil || !ok {
+		return nil, err
+	}
+	model, cfg, err := openModel(c, r.h.Core.Model)
+	if err != nil {
+		return nil, err
+	}
+	display, err := catalog.ParseDisplayMode(c.String("tool-display"))
+	if err != nil {
+		return nil, usagef("--tool-display: %v", err)
+	}
+	fe := &chatFrontEnd{out: r.out, errOut: r.errOut, display: display, approver: approver, lineBuffered: r.tty}
+	if r.tty {
+		fe.ask = r.lines
+		fe.interrupt = func() { r.stopForeground("^C") }
+	}
+	return &chat{r: r, model: model, cfg: cfg, fe: fe}, nil
+}
+
+// loopFor is the loop of the session in use.
+func (ch *chat) loopFor() (*turn.Loop, error) {
+	h := ch.r.h
+	s := h.Session()
+	ch.mu.Lock()
+	defer ch.mu.Unlock()
+	if ch.loop != nil && ch.session == s.ID() {
+		return ch.loop, nil
+	}
+	ch.closeLocked()
+	store, err := h.Store()
+	if err != nil {
+		return nil, err
+	}
+	ch.loop = &turn.Loop{Provider: ch.model, Session: liveSource{Session: s, fe: ch.fe}, Store: store,
+		MaxSteps: ch.r.c.Int("max-steps"), System: systemPrompt, Instructions: agentInstructions(h),
+		MaxOutputTokens: ch.cfg.MaxOutputTokens, Temperature: ch.cfg.Temperature, Completions: ch.fe}
+	ch.session = s.ID()
+	ch.stopTasks = h.OnTaskComplete(ch.loop.TaskEnded)
+	return ch.loop, nil
+}
+
+// run is one chat turn in the foreground.
+func (ch *chat) run(ctx context.Context, prompt string) {
+	loop, err := ch.loopFor()
+	if err != nil {
+		fmt.Fprintf(ch.r.errOut, "demiurge: %v\n", err)
+		return
+	}
+	res, err := loop.Run(ctx, prompt, ch.fe)
+	switch {
+	case err != nil && !errors.Is(err, context.Canceled):
+		fmt.Fprintf(ch.r.errOut, "demiurge: %v\n", err)
+	case res.Status == turn.StatusCancelled:
+		fmt.Fprintln(ch.r.errOut, "(turn stopped; the session goes on)")
+	}
+}
+
+func (ch *chat) close() {
+	ch.mu.Lock()
+	defer ch.mu.Unlock()
+	ch.closeLocked()
+}
+
+func (ch *chat) closeLocked() {
+	if ch.stopTasks != nil {
+		ch.stopTasks()
+		ch.stopTasks = nil
+	}
+	if ch.loop != nil {
+		ch.loop.Close()
+		ch.loop = nil
+	}
+}
+
+// liveSource is the session as the loop's Source, with every dispatch
+// turn's running output shown on the chat's terminal (redacted by
+// dispatch.Turn.OnOutput) as it comes.
+type liveSource struct {
+	*toolhost.Session
+	fe *chatFrontEnd
+}
+
+func (s liveSource) NewTurn(ctx context.Context) (*dispatch.Turn, error) {
+	t, err := s.Session.NewTurn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	t.OnOutput = s.fe.output
+	t.OnEvent = s.fe.progress
+	return t, nil
+}
+
+// chatFrontEnd shows a turn on the operator's terminal: the model's text
+// as it streams, tool cards per --tool-display, approvals asked inline,
+// clarify questions answered inline (on a terminal only).
+type chatFrontEnd struct {
+	out, errOut io.Writer
+	display     catalog.DisplayMode
+	approver    approval.Provider
+	// ask reads an answer from the session's input; nil when no one can.
+	ask       *lineBroker
+	interrupt func()
+	// lineBuffered shows the model's text a line at a time: on a terminal
+	// the input stays live during a turn (for /stop), and the line editor
+	// redraws its prompt line after every write, which would wipe a part
+	// of a line.
+	lineBuffered bool
+
+	mu      sync.Mutex
+	midLine bool
+	pending string
+}
+
+func (f *chatFrontEnd) Approver() approval.Provider { return f.approver }
+
+func (f *chatFrontEnd) Show(ev turn.Event) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	switch ev.Type {
+	case turn.EventTextDelta:
+		f.text(printable(ev.Text, 1<<20))
+	case turn.EventToolCall:
+		if f.display == catalog.DisplayQuiet {
+			return
+		}
+		f.endLine()
+		fmt.Fprintf(f.out, "── %s\n", printable(strings.TrimRight(ev.Card, "\n"), 2000))
+	case turn.EventApproval:
+		if ev.Decision != "auto" && f.display != catalog.DisplayQuiet {
+			fmt.Fprintf(f.out, "   %s\n", printable(ev.Decision, 40))
+		}
+	case turn.EventToolResult:
+		if f.display == catalog.DisplayQuiet {
+			return
+		}
+		mark := "✓"
+		if ev.IsError {
+			mark = "✗"
+		}
+		body := strings.TrimRight(ev.Result, "\n")
+		if f.display != catalog.DisplayFull {
+			body, _, _ = strings.Cut(body, "\n")
+			body = printable(body, 160)
+		} else {
+			body = printable(body, 8000)
+		}
+		fmt.Fprintf(f.out, "   %s %s\n", mark, body)
+	case turn.EventUsage:
+		if f.display == catalog.DisplayFull && ev.Usage != nil {
+			f.endLine()
+			fmt.Fprintf(f.errOut, "   tokens: %d in, %d out\n", ev.Usage.InputTokens, ev.Usage.OutputTokens)
+		}
+	case turn.EventNotice:
+		f.endLine()
+		fmt.Fprintf(f.errOut, "demiurge: %s\n", printable(ev.Text, 2000))
+	case turn.EventTurnEnd:
+		f.endLine()
+		if ev.Error != "" {
+			fmt.Fprintf(f.errOut, "demiurge: the turn %s: %s\n", printable(ev.Status, 20), printable(ev.Error, 2000))
+		}
+	}
+}
+
+// text writes the model's text as it comes (by whole lines when
+// lineBuffered).
+func (f *chatFrontEnd) text(text string) {
+	if text == "" {
+		return
+	}
+	if !f.lineBuffered {
+		io.WriteString(f.out, text)
+		f.midLine = !strings.HasSuffix(text, "\n")
+		return
+	}
+	f.pending += text
+	if cut := strings.LastIndexByte(f.pending, '\n') + 1; cut > 0 {
+		io.WriteString(f.out, f.pending[:cut])
+		f.pending = f.pending[cut:]
+	}
+}
+
+// endLine ends the model's text line before something else is shown.
+func (f *chatFrontEnd) endLine() {
+	if f.pending != "" {
+		io.WriteString(f.out, f.pending+"\n")
+		f.pending = ""
+		return
+	}
+	if f.midLine {
+		fmt.Fprintln(f.out)
+		f.midLine = false
+	}
+}
+
+// output shows a running call's (redacted) output.
+func (f *chatFrontEnd) output(_, _ string, text string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.endLine()
+	text = printable(text, 1<<20)
+	io.WriteString(f.out, text)
+	f.midLine = text != "" && !strings.HasSuffix(text, "\n")
+}
+
+func (f *chatFrontEnd) progress(_ string, ev dispatch.Event) {
+	if ev.Progress == "" {
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.endLine()
+	fmt.Fprintf(f.errOut, "… %s\n", printable(strings.Join(strings.Fields(ev.Progress), " "), 200))
+}
+
+// Clarify asks the model's question inline; a number picks a choice.
+// Without a terminal no one can answer, and the model is told so.
+func (f *chatFrontEnd) Clarify(ctx context.Context, question string, choices []string) (string, bool, error) {
+	if f.ask == nil {
+		return "", false, nil
+	}
+	f.mu.Lock()
+	f.endLine()
+	fmt.Fprintf(f.out, "\nthe agent asks: %s\n", printable(question, 2000))
+	for i, c := range choices {
+		fmt.Fprintf(f.out, "  %d) %s\n", i+1, printable(c, 200))
+	}
+	f.mu.Unlock()
+	p := "answer: "
+	if len(choices) > 0 {
+		p = fmt.Sprintf("answer (1-%d or text): ", len(choices))
+	}
+	line, err := f.ask.ReadLine(ctx, p, true)
+	if errors.Is(err, readline.ErrInterrupt) {
+		f.interrupt()
+		return "", false, context.Canceled
+	}
+	if err != nil {
+		return "", false, err
+	}
+	line = strings.TrimSpace(line)
+	if n, err := strconv.Atoi(line); err == nil && n >= 1 && n <= len(choices) {
+		return choices[n-1], true, nil
+	}
+	return line, true, nil
+}
+
+var _ turn.Source = liveSource{}

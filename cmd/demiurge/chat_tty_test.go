@@ -1,0 +1,63 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"demiurge.dev/host/providers/providertest"
+)
+
+// TestTTYChat is a conversation on a real terminal against a scripted
+// model on loopback: the answer streams, the model's write asks inline,
+// a typo there is asked again, "o" allows it; a long command is stopped
+// with /stop and then with Ctrl-C, and after each the same session
+// answers the next message.
+func TestTTYChat(t *testing.T) {
+	steps, err := providertest.ParseScript([]byte(`[
+  {"text": ["Let me write it."], "tool_calls": [{"id": "toolu_1", "name": "write_file", "args": "{\"path\":\"a.txt\",\"content\":\"one\"}"}]},
+  {"text": ["Wrote ", "a.txt."]},
+  {"tool_calls": [{"id": "toolu_2", "name": "terminal", "args": "{\"command\":\"echo $((6*7))-waiting; sleep 60\"}"}]},
+  {"text": ["Still here after stop."]},
+  {"tool_calls": [{"id": "toolu_3", "name": "terminal", "args": "{\"command\":\"echo $((7*7))-waiting; sleep 60\"}"}]},
+  {"text": ["Still here after Ctrl-C."]}
+]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := providertest.NewServer("anthropic", steps)
+	defer srv.Close()
+	t.Setenv("ANTHROPIC_API_KEY", "sk-ant-test-key-0123456789")
+	ws := t.TempDir()
+	s := startTTY(t, t.TempDir(), ws, "--model", "anthropic:claude-test", "--base-url", srv.URL, "--approve", "allow:terminal")
+	s.see("chatting with anthropic:claude-test")
+
+	s.line("write a.txt please")
+	s.see("Let me write it.")
+	s.see("── write_file")
+	s.see("[s]ession")
+	s.line("sure")
+	s.see(`unrecognised answer "sure"`)
+	s.see("[s]ession")
+	s.line("o")
+	s.see("Wrote a.txt.")
+	if b, _ := os.ReadFile(filepath.Join(ws, "a.txt")); string(b) != "one" {
+		t.Fatalf("a.txt = %q", b)
+	}
+
+	for i, stop := range []string{"/stop\r", "\x03"} {
+		began := time.Now()
+		s.line("run the long thing")
+		s.see([]string{"42-waiting", "49-waiting"}[i]) // streamed while it runs
+		s.keys(stop)
+		s.see("turn stopped; the session goes on")
+		if el := time.Since(began); el > 30*time.Second {
+			t.Fatalf("%q took %v to stop the turn", stop, el)
+		}
+		s.line("are you there?")
+		s.see([]string{"Still here after stop.", "Still here after Ctrl-C."}[i])
+	}
+	s.line("/quit")
+	s.waitExit(20 * time.Second)
+}

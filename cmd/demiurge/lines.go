@@ -1,0 +1,130 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"io"
+	"strings"
+	"sync"
+)
+
+// lineBroker shares the operator's one input among whoever waits for a
+// line: the session's prompt, an approval or a clarify question asked
+// while a turn runs. The newest waiter gets the next line and its prompt
+// is shown; a read cannot be cancelled, so a read left by a waiter that
+// gave up stays in flight for the next one.
+type lineBroker struct {
+	// read shows prompt and blocks for one line.
+	read func(prompt string) (string, error)
+	// reprompt changes the prompt of the read in flight (may be nil).
+	reprompt func(prompt string)
+
+	mu       sync.Mutex
+	waiters  []*lineWaiter
+	inflight bool
+	ready    *lineResult // a line that came while no one waited
+	eof      error       // sticky end of input
+}
+
+type lineWaiter struct {
+	prompt string
+	ch     chan lineResult
+}
+
+type lineResult struct {
+	line string
+	err  error
+}
+
+// ReadLine waits for the next line or for ctx. A fresh waiter (an
+// approval, a question) never takes a line typed before it asked.
+func (b *lineBroker) ReadLine(ctx context.Context, prompt string, fresh bool) (string, error) {
+	b.mu.Lock()
+	if b.eof != nil {
+		b.mu.Unlock()
+		return "", b.eof
+	}
+	if r := b.ready; r != nil {
+		b.ready = nil
+		if !fresh || r.err != nil {
+			b.mu.Unlock()
+			return r.line, r.err
+		}
+	}
+	w := &lineWaiter{prompt: prompt, ch: make(chan lineResult, 1)}
+	b.waiters = append(b.waiters, w)
+	if !b.inflight {
+		b.inflight = true
+		go b.loop(prompt)
+	} else if b.reprompt != nil {
+		b.reprompt(prompt)
+	}
+	b.mu.Unlock()
+	select {
+	case r := <-w.ch:
+		return r.line, r.err
+	case <-ctx.Done():
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for i, x := range b.waiters {
+		if x == w {
+			b.waiters = append(b.waiters[:i], b.waiters[i+1:]...)
+			if n := len(b.waiters); n > 0 && b.reprompt != nil {
+				b.reprompt(b.waiters[n-1].prompt)
+			}
+			return "", ctx.Err()
+		}
+	}
+	// The line came as ctx ended: keep it for the next waiter.
+	r := <-w.ch
+	if !fresh {
+		b.ready = &r
+	}
+	return "", ctx.Err()
+}
+
+// loop reads lines while someone waits and hands each to the newest
+// waiter.
+func (b *lineBroker) loop(prompt string) {
+	for {
+		line, err := b.read(prompt)
+		r := lineResult{line: line, err: err}
+		b.mu.Lock()
+		if errors.Is(err, io.EOF) {
+			b.eof = io.EOF
+		}
+		if n := len(b.waiters); n > 0 {
+			w := b.waiters[n-1]
+			b.waiters = b.waiters[:n-1]
+			w.ch <- r
+		} else {
+			b.ready = &r
+		}
+		if len(b.waiters) == 0 || b.eof != nil {
+			for _, w := range b.waiters {
+				w.ch <- r
+			}
+			b.waiters = nil
+			b.inflight = false
+			b.mu.Unlock()
+			return
+		}
+		prompt = b.waiters[len(b.waiters)-1].prompt
+		b.mu.Unlock()
+	}
+}
+
+// pipeLines reads lines from a pipe or file, printing each prompt.
+func pipeLines(in io.Reader, out io.Writer) *lineBroker {
+	r := bufio.NewReader(in)
+	return &lineBroker{read: func(prompt string) (string, error) {
+		io.WriteString(out, prompt)
+		line, err := r.ReadString('\n')
+		if errors.Is(err, io.EOF) && line != "" {
+			err = nil
+		}
+		return strings.TrimRight(line, "\r\n"), err
+	}}
+}
