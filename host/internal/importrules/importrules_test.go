@@ -29,7 +29,7 @@ var rules = []rule{
 	{"demiurge.dev/host/redact", []string{"demiurge.dev/host/dispatch", "demiurge.dev/host/turn", "demiurge.dev/host/mcpserve"}},
 	{"demiurge.dev/host/runtime", []string{"demiurge.dev/host/dispatch", "demiurge.dev/host/turn", "demiurge.dev/host/mcpserve", "demiurge.dev/host/policy", "demiurge.dev/host/approval"}},
 	// Providers speak a model's wire format and know nothing of the call path.
-	{"demiurge.dev/host/providers", []string{"demiurge.dev/host/dispatch", "demiurge.dev/host/policy", "demiurge.dev/host/approval", "demiurge.dev/host/redact", "demiurge.dev/host/runtime", "demiurge.dev/host/toolhost", "demiurge.dev/host/turn", "demiurge.dev/catalog"}},
+	{"demiurge.dev/host/providers", []string{"demiurge.dev/host/dispatch", "demiurge.dev/host/policy", "demiurge.dev/host/approval", "demiurge.dev/host/redact", "demiurge.dev/host/runtime", "demiurge.dev/host/toolhost", "demiurge.dev/host/turn"}},
 	{"demiurge.dev/host/turn", []string{"demiurge.dev/host/mcpserve"}},
 	{"demiurge.dev/host/mcpserve", []string{"demiurge.dev/host/turn"}},
 }
