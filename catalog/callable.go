@@ -1,6 +1,9 @@
 package catalog
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // Unavailable is a tool left out of a catalog because the session is not
 // granted its singular capability: the model never sees it, and the
@@ -18,8 +21,8 @@ type Unavailable struct {
 // so provider definitions and tools_list never offer a tool whose every
 // call the capability gate would refuse. c itself is unchanged.
 func (c *Catalog) Callable(granted func(capability string) bool) *Catalog {
-	out := &Catalog{byName: make(map[string]*Entry, len(c.entries)), disabled: c.disabled,
-		diagnostics: c.diagnostics, unavailable: append([]Unavailable(nil), c.unavailable...)}
+	out := c.derived()
+	out.entries, out.byName = nil, make(map[string]*Entry, len(c.entries))
 	for _, e := range c.entries {
 		if need := e.Effective.Capability; need != "" && !granted(need) {
 			out.unavailable = append(out.unavailable, Unavailable{Tool: e.Spec.Name, Provenance: e.Spec.Provenance, Missing: need})
@@ -54,5 +57,17 @@ func Grants(grants []string) func(capability string) bool {
 		}
 		prefix, _, scoped := strings.Cut(capability, ":")
 		return scoped && set[prefix+":*"]
+	}
+}
+
+// derived is a copy of c that shares its entries, for the functions that
+// narrow or mark a catalog (Callable, Defer): every property of the
+// catalog carries over, whichever ran first.
+func (c *Catalog) derived() *Catalog {
+	return &Catalog{
+		entries: c.entries, byName: c.byName, disabled: c.disabled,
+		diagnostics: slices.Clone(c.diagnostics),
+		deferred:    c.deferred, disclosure: c.disclosure,
+		unavailable: slices.Clone(c.unavailable),
 	}
 }

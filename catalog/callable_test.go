@@ -106,3 +106,27 @@ func TestGrants(t *testing.T) {
 		}
 	}
 }
+
+// TestCallableAndDeferCompose: a catalog narrowed to what the session may
+// call and marked with its deferred tools keeps both, in either order (the
+// host applies them one after the other).
+func TestCallableAndDeferCompose(t *testing.T) {
+	full := mustResolve(t, baseSources(), nil)
+	grants := Grants([]string{"fs.read", "mcp.call:docs"})
+	for name, c := range map[string]*Catalog{
+		"callable then defer": full.Callable(grants).Defer([]string{"docs"}, NewDisclosure()),
+		"defer then callable": full.Defer([]string{"docs"}, NewDisclosure()).Callable(grants),
+	} {
+		t.Run(name, func(t *testing.T) {
+			if !c.Hidden("docs__search") {
+				t.Error("docs__search is not hidden")
+			}
+			if _, ok := c.Lookup("write_file"); ok {
+				t.Error("write_file (needs fs.write) is callable")
+			}
+			if len(c.Unavailable()) != 1 || c.Unavailable()[0].Tool != "write_file" {
+				t.Errorf("unavailable %+v, want write_file", c.Unavailable())
+			}
+		})
+	}
+}

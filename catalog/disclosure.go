@@ -96,11 +96,8 @@ func (c *Catalog) Defer(names []string, disclosure *Disclosure) *Catalog {
 			used[e.Spec.Provenance.Toolset] = true
 		}
 	}
-	n := &Catalog{
-		entries: c.entries, byName: c.byName, disabled: c.disabled,
-		diagnostics: slices.Clone(c.diagnostics),
-		deferred:    deferred, disclosure: disclosure,
-	}
+	n := c.derived()
+	n.deferred, n.disclosure = deferred, disclosure
 	for _, name := range names {
 		if !used[name] {
 			n.diagnostics = append(n.diagnostics, Diagnostic{

@@ -37,7 +37,10 @@ func TestMain(m *testing.M) {
 		// Every served session, watcher and HTTP server ends with its test.
 		if err := goleak.Find(goleak.IgnoreAnyFunction("demiurge.dev/host/plugins.newSpawner.func1"),
 			goleak.IgnoreAnyFunction("net/http.(*persistConn).readLoop"),
-			goleak.IgnoreAnyFunction("net/http.(*persistConn).writeLoop")); err != nil {
+			goleak.IgnoreAnyFunction("net/http.(*persistConn).writeLoop"),
+			// bleve's process-wide analysis workers, started once by the
+			// session_search index and never stopped.
+			goleak.IgnoreTopFunction("github.com/blevesearch/bleve_index_api.AnalysisWorker")); err != nil {
 			println("goleak:", err.Error())
 			code = 1
 		}

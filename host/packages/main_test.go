@@ -13,7 +13,10 @@ import (
 func TestMain(m *testing.M) {
 	code := m.Run()
 	if code == 0 {
-		if err := goleak.Find(goleak.IgnoreAnyFunction("demiurge.dev/host/plugins.newSpawner.func1")); err != nil {
+		if err := goleak.Find(goleak.IgnoreAnyFunction("demiurge.dev/host/plugins.newSpawner.func1"),
+			// bleve's process-wide analysis workers, started once by the
+			// session_search index and never stopped.
+			goleak.IgnoreTopFunction("github.com/blevesearch/bleve_index_api.AnalysisWorker")); err != nil {
 			println("goleak:", err.Error())
 			code = 1
 		}

@@ -22,7 +22,8 @@ func bigText(tag string, lines int) string {
 // The model's window is small: large tool results of earlier turns are
 // elided, with a notice, the store keeps them, and no request is refused.
 func TestCompactionElidesOldToolResults(t *testing.T) {
-	model := &script{window: 12000}
+	// The window leaves room for the catalog's definitions (about 4k tokens).
+	model := &script{window: 16000}
 	model.step = func(n int, req providers.Request) (providers.Reply, error) {
 		last := req.Messages[len(req.Messages)-1]
 		if last.Role == providers.RoleUser {

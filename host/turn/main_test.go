@@ -36,7 +36,9 @@ func TestMain(m *testing.M) {
 	if code == 0 {
 		if err := goleak.Find(goleak.IgnoreAnyFunction("demiurge.dev/host/plugins.newSpawner.func1"),
 			// The Gemini SDK's dependencies start this at init.
-			goleak.IgnoreTopFunction("go.opencensus.io/stats/view.(*worker).start")); err != nil {
+			goleak.IgnoreTopFunction("go.opencensus.io/stats/view.(*worker).start"),
+			// bleve's process-wide analysis workers (the session_search index).
+			goleak.IgnoreTopFunction("github.com/blevesearch/bleve_index_api.AnalysisWorker")); err != nil {
 			println("goleak:", err.Error())
 			code = 1
 		}
