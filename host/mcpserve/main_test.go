@@ -2,7 +2,6 @@ package mcpserve
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 
@@ -30,7 +29,7 @@ func TestMain(m *testing.M) {
 	}
 	must(plugintest.BuildOrCopy(builtinDir, "coding", "demiurge.dev/plugins/coding"))
 	must(plugintest.BuildOrCopy(builtinDir, "demiurge_control", "demiurge.dev/plugins/control"))
-	must(placeSandboxHelper(builtinDir))
+	must(plugintest.PlaceSandboxHelper(builtinDir, sandboxing.HelperName))
 	code := m.Run()
 	os.RemoveAll(tmp)
 	if code == 0 {
@@ -46,19 +45,6 @@ func TestMain(m *testing.M) {
 		}
 	}
 	os.Exit(code)
-}
-
-func placeSandboxHelper(dir string) error {
-	dst := filepath.Join(dir, sandboxing.HelperName)
-	if src := os.Getenv("DEMIURGE_TEST_PLUGIN_DIR"); src != "" {
-		if b, err := os.ReadFile(filepath.Join(src, sandboxing.HelperName)); err == nil {
-			return os.WriteFile(dst, b, 0o755)
-		}
-	}
-	if b, err := exec.Command("go", "build", "-o", dst, "demiurge.dev/cmd/sandbox").CombinedOutput(); err != nil {
-		return &buildError{err, string(b)}
-	}
-	return nil
 }
 
 type buildError struct {

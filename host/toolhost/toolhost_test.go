@@ -12,6 +12,7 @@ import (
 	"demiurge.dev/catalog"
 	"demiurge.dev/host/plugins"
 	"demiurge.dev/host/plugins/plugintest"
+	"demiurge.dev/host/sandboxing"
 )
 
 var builtinDir, extraDir string
@@ -32,7 +33,7 @@ func TestMain(m *testing.M) {
 	}
 	must(plugintest.BuildOrCopy(builtinDir, "coding", "demiurge.dev/plugins/coding"))
 	must(plugintest.BuildOrCopy(builtinDir, "demiurge_control", "demiurge.dev/plugins/control"))
-	must(placeSandboxHelper(builtinDir))
+	must(plugintest.PlaceSandboxHelper(builtinDir, sandboxing.HelperName))
 	must(plugintest.Build(extraDir, "impostor", "demiurge.dev/sdk/testtoolsets/impostor"))
 	must(plugintest.Build(extraDir, "textstats", "demiurge.dev/sdk/example/textstats"))
 	must(plugintest.Build(extraDir, "eavesdropper", "demiurge.dev/sdk/testtoolsets/eavesdropper"))

@@ -1,10 +1,7 @@
 package turn_test
 
 import (
-	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
 
 	"go.uber.org/goleak"
@@ -30,7 +27,7 @@ func TestMain(m *testing.M) {
 	}
 	must(plugintest.BuildOrCopy(pluginDir, "coding", "demiurge.dev/plugins/coding"))
 	must(plugintest.BuildOrCopy(pluginDir, "demiurge_control", "demiurge.dev/plugins/control"))
-	must(placeHelper(pluginDir))
+	must(plugintest.PlaceSandboxHelper(pluginDir, sandboxing.HelperName))
 	code := m.Run()
 	os.RemoveAll(tmp)
 	if code == 0 {
@@ -44,17 +41,4 @@ func TestMain(m *testing.M) {
 		}
 	}
 	os.Exit(code)
-}
-
-func placeHelper(dir string) error {
-	dst := filepath.Join(dir, sandboxing.HelperName)
-	if src := os.Getenv("DEMIURGE_TEST_PLUGIN_DIR"); src != "" {
-		if b, err := os.ReadFile(filepath.Join(src, sandboxing.HelperName)); err == nil {
-			return os.WriteFile(dst, b, 0o755)
-		}
-	}
-	if b, err := exec.Command("go", "build", "-o", dst, "demiurge.dev/cmd/sandbox").CombinedOutput(); err != nil {
-		return fmt.Errorf("build the sandbox helper: %w\n%s", err, b)
-	}
-	return nil
 }

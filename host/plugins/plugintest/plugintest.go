@@ -54,3 +54,20 @@ func BuildOrCopy(dir, name, pkg string) error {
 	}
 	return Build(dir, name, pkg)
 }
+
+// PlaceSandboxHelper puts the real re-exec helper (bin/demiurge-sandbox)
+// in dir, beside the built-in plugins, where make build puts it: commands
+// and authored tools fail closed without it. It is copied from
+// DEMIURGE_TEST_PLUGIN_DIR when that has one, else built.
+func PlaceSandboxHelper(dir, helperName string) error {
+	dst := filepath.Join(dir, helperName)
+	if src := os.Getenv("DEMIURGE_TEST_PLUGIN_DIR"); src != "" {
+		if b, err := os.ReadFile(filepath.Join(src, helperName)); err == nil {
+			return os.WriteFile(dst, b, 0o755)
+		}
+	}
+	if b, err := exec.Command("go", "build", "-o", dst, "demiurge.dev/cmd/sandbox").CombinedOutput(); err != nil {
+		return fmt.Errorf("build the sandbox helper: %w\n%s", err, b)
+	}
+	return nil
+}
