@@ -18,6 +18,8 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 	"snakejson": snakeJSON,
 	"maxwidth":  maxWidth,
 	"exits":     exits,
+	"procgone":  procGone,
+	"waitfile":  waitFile,
 }
 
 // exits: exits N PROG [ARGS...] — runs PROG like exec and checks that it

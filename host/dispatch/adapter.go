@@ -44,6 +44,10 @@ type Invocation struct {
 	// Timezone is Turn.Timezone, for EffectRequest.timezone.
 	Timezone string
 	Hooks    plugins.Hooks
+	// CancelGrace, when set, is how long a cancelled call may still take
+	// to report its result after the plugin was asked to cancel it (see
+	// plugins.Manager.InvokeWithGrace); zero cancels the stream at once.
+	CancelGrace time.Duration
 	// OnEvent receives progress, output chunks and artifact refs.
 	OnEvent func(*toolsetv1.InvokeEvent) error
 }
@@ -90,7 +94,7 @@ func (a PluginAdapter) request(inv Invocation) *toolsetv1.EffectRequest {
 
 // Invoke runs the call in the plugin.
 func (a PluginAdapter) Invoke(ctx context.Context, inv Invocation) (*toolsetv1.ToolResult, error) {
-	return a.Manager.Invoke(ctx, a.Toolset, a.request(inv), inv.Hooks, inv.OnEvent)
+	return a.Manager.InvokeWithGrace(ctx, inv.CancelGrace, a.Toolset, a.request(inv), inv.Hooks, inv.OnEvent)
 }
 
 // Precheck asks the plugin's effect-free check.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"demiurge.dev/catalog"
 	"demiurge.dev/host/redact"
@@ -38,6 +39,12 @@ const maxTaskResult = 16 << 10
 
 // maxSummary bounds a task's command summary, in characters.
 const maxSummary = 200
+
+// taskCancelGrace is how long a cancelled task's plugin has to end the
+// command and report its exit status: the terminal's TERM-to-KILL grace
+// (2s) and its wait after KILL (5s), with room to spare. The record then
+// has the return code of the process that was ended.
+const taskCancelGrace = 10 * time.Second
 
 // backgroundRequested reports whether a command subject's background
 // argument is true.
@@ -129,7 +136,9 @@ func (t *Turn) runTask(ctx context.Context, adapter Adapter, inv Invocation, sec
 			_, err := w.Write(ev.GetOutput().GetData())
 			return err
 		case ev.GetArtifact() != nil:
-			ref, err := t.registerArtifact(ctx, "", inv.Tool, sink.ID(), ev.GetArtifact())
+			// The artifact of a cancelled task's last moments is still
+			// recorded: ctx may already be done.
+			ref, err := t.registerArtifact(context.WithoutCancel(ctx), "", inv.Tool, sink.ID(), ev.GetArtifact())
 			if err != nil {
 				return err
 			}
@@ -142,6 +151,7 @@ func (t *Turn) runTask(ctx context.Context, adapter Adapter, inv Invocation, sec
 		// those that outlive a crash.
 		inv.Env = append(slices.Clip(inv.Env), runtime.TaskEnvVar+"="+sink.ID())
 	}
+	inv.CancelGrace = taskCancelGrace
 	res, err := adapter.Invoke(ctx, inv)
 	for _, w := range writers {
 		if cerr := w.Close(); cerr != nil && err == nil {

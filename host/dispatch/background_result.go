@@ -14,6 +14,7 @@ import (
 type terminalResult struct {
 	ExitCode   *int            `json:"exit_code"`
 	ExitReason string          `json:"exit_reason"`
+	Signal     string          `json:"signal"`
 	Stdout     *terminalStream `json:"stdout"`
 	Stderr     *terminalStream `json:"stderr"`
 }
@@ -37,6 +38,13 @@ func taskOutcome(res *toolsetv1.ToolResult, secrets []redact.Secret) runtime.Tas
 		return out
 	}
 	out.ReturnCode = tr.ExitCode
+	if tr.Signal != "" {
+		// A command a signal ended (a cancelled task's, TERM) keeps it as
+		// a shell would report it, not as the terminal's -1.
+		if code, ok := signalReturnCode(tr.Signal); ok {
+			out.ReturnCode = &code
+		}
+	}
 	out.ExitReason = printableShort(redactText(tr.ExitReason, secrets), 64)
 	if tr.ExitCode != nil && *tr.ExitCode != 0 {
 		out.Failed = true

@@ -227,6 +227,15 @@ func (m *Manager) instance(ctx context.Context, name string) (*instance, error) 
 // onEvent as they arrive. A plugin that dies during the call fails that
 // call; the next call restarts it.
 func (m *Manager) Invoke(ctx context.Context, name string, req *toolsetv1.EffectRequest, hooks Hooks, onEvent func(*toolsetv1.InvokeEvent) error) (*toolsetv1.ToolResult, error) {
+	return m.InvokeWithGrace(ctx, 0, name, req, hooks, onEvent)
+}
+
+// InvokeWithGrace is Invoke, except that when ctx ends the plugin is asked
+// to cancel the call (the Cancel RPC) and up to grace is given for its
+// result, which then is returned: a cancelled command's exit status is
+// kept. Past grace the stream is cancelled as Invoke does at once. A grace
+// of zero is Invoke.
+func (m *Manager) InvokeWithGrace(ctx context.Context, grace time.Duration, name string, req *toolsetv1.EffectRequest, hooks Hooks, onEvent func(*toolsetv1.InvokeEvent) error) (*toolsetv1.ToolResult, error) {
 	inst, err := m.instance(ctx, name)
 	if err != nil {
 		return nil, err
@@ -234,11 +243,12 @@ func (m *Manager) Invoke(ctx context.Context, name string, req *toolsetv1.Effect
 	inst.hs.begin(req.GetInvocationId(), hooks)
 	defer inst.hs.end(req.GetInvocationId())
 	// Leaving early (an event the host refused) cancels the plugin's call.
-	ctx, cancel := context.WithCancel(ctx)
+	callerCtx := ctx
+	ctx, cancel := streamContext(ctx, grace, inst.toolset, req.GetInvocationId())
 	defer cancel()
 	stream, err := inst.toolset.Invoke(ctx, req)
 	if err != nil {
-		return nil, m.callError(ctx, inst, name, err)
+		return nil, m.callError(callerCtx, inst, name, err)
 	}
 	for {
 		ev, err := stream.Recv()
@@ -246,7 +256,7 @@ func (m *Manager) Invoke(ctx context.Context, name string, req *toolsetv1.Effect
 			return nil, fmt.Errorf("toolset plugin %s ended the call without a result", name)
 		}
 		if err != nil {
-			return nil, m.callError(ctx, inst, name, err)
+			return nil, m.callError(callerCtx, inst, name, err)
 		}
 		if r := ev.GetResult(); r != nil {
 			inst.groups.done(req.GetInvocationId())
