@@ -21,6 +21,7 @@ import (
 	"testing"
 	"time"
 
+	"demiurge.dev/host/plugins/plugintest"
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 )
@@ -157,7 +158,7 @@ func TestMCPServeStdioDisconnectEndsProcess(t *testing.T) {
 	} {
 		fmt.Fprintln(in, m)
 	}
-	waitUntil(t, 60*time.Second, "the command to start", func() bool { return len(pidsWithArg(marker)) > 0 })
+	plugintest.WaitFor(t, 60*time.Second, "the command to start", func() bool { return len(plugintest.ProcessesWith(marker)) > 0 })
 	in.Close()
 	select {
 	case <-exited:
@@ -165,35 +166,7 @@ func TestMCPServeStdioDisconnectEndsProcess(t *testing.T) {
 		_ = cmd.Process.Kill()
 		t.Fatal("mcp serve did not exit within 30s of its client closing stdin")
 	}
-	waitUntil(t, 15*time.Second, "the command's process to end", func() bool { return len(pidsWithArg(marker)) == 0 })
-}
-
-func waitUntil(t *testing.T, d time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting for %s", d, what)
-		}
-		time.Sleep(25 * time.Millisecond)
-	}
-}
-
-func pidsWithArg(arg string) []string {
-	dirs, _ := filepath.Glob("/proc/[0-9]*")
-	var pids []string
-	for _, d := range dirs {
-		b, err := os.ReadFile(filepath.Join(d, "cmdline"))
-		if err != nil {
-			continue
-		}
-		for _, a := range strings.Split(string(b), "\x00") {
-			if a == arg {
-				pids = append(pids, filepath.Base(d))
-			}
-		}
-	}
-	return pids
+	plugintest.WaitFor(t, 15*time.Second, "the command's process to end", func() bool { return len(plugintest.ProcessesWith(marker)) == 0 })
 }
 
 // TestDemiurgeBehindDemiurge: Demiurge's own MCP client (host/mcp)

@@ -5,11 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"demiurge.dev/host/plugins/plugintest"
 )
 
 // TestDisconnectMidCallEndsTheProcess: a client that goes away while its
@@ -35,40 +35,10 @@ func TestDisconnectMidCallEndsTheProcess(t *testing.T) {
 			resp.Body.Close()
 		}
 	}()
-	waitFor(t, 30*time.Second, "the command to start", func() bool { return len(processesWith(marker)) > 0 })
+	plugintest.WaitFor(t, 30*time.Second, "the command to start", func() bool { return len(plugintest.ProcessesWith(marker)) > 0 })
 	cancel() // the client disconnects
 	<-done
-	waitFor(t, 15*time.Second, "the command's process to end after the disconnect", func() bool { return len(processesWith(marker)) == 0 })
-}
-
-// waitFor polls cond until it holds or the deadline passes.
-func waitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting for %s", d, what)
-		}
-		time.Sleep(25 * time.Millisecond)
-	}
-}
-
-// processesWith are the pids whose command line has arg.
-func processesWith(arg string) []string {
-	dirs, _ := filepath.Glob("/proc/[0-9]*")
-	var pids []string
-	for _, d := range dirs {
-		b, err := os.ReadFile(filepath.Join(d, "cmdline"))
-		if err != nil {
-			continue
-		}
-		for _, a := range strings.Split(string(b), "\x00") {
-			if a == arg {
-				pids = append(pids, filepath.Base(d))
-			}
-		}
-	}
-	return pids
+	plugintest.WaitFor(t, 15*time.Second, "the command's process to end after the disconnect", func() bool { return len(plugintest.ProcessesWith(marker)) == 0 })
 }
 
 // TestEndedSessionCancelsItsTasks: a client that ends its HTTP session
@@ -81,7 +51,7 @@ func TestEndedSessionCancelsItsTasks(t *testing.T) {
 	if !strings.Contains(toJSON(res), "task_") {
 		t.Fatalf("%v", res)
 	}
-	waitFor(t, 30*time.Second, "the background command to start", func() bool { return len(processesWith(marker)) > 0 })
+	plugintest.WaitFor(t, 30*time.Second, "the background command to start", func() bool { return len(plugintest.ProcessesWith(marker)) > 0 })
 	req, _ := http.NewRequest(http.MethodDelete, s.URL, nil)
 	req.Header.Set("Authorization", "Bearer "+testToken)
 	req.Header.Set("Mcp-Session-Id", r.session)
@@ -91,5 +61,5 @@ func TestEndedSessionCancelsItsTasks(t *testing.T) {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
-	waitFor(t, 20*time.Second, "the ended session's task to be cancelled", func() bool { return len(processesWith(marker)) == 0 })
+	plugintest.WaitFor(t, 20*time.Second, "the ended session's task to be cancelled", func() bool { return len(plugintest.ProcessesWith(marker)) == 0 })
 }
