@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -94,8 +95,8 @@ func benchCall(b *testing.B, c *client.Client, name string, args map[string]any)
 // BenchmarkServedReadFile compares, in one run: an auto-approved
 // read_file served over MCP (client → streamable HTTP on loopback → mcp
 // serve → dispatch → plugin and back), the same call through dispatch in
-// process, and a bare MCP round trip to a trivial mcp-go server over the
-// same transport.
+// process, the same dispatch call behind a bare mcp-go server, and a bare
+// MCP round trip to a trivial mcp-go server over the same transport.
 func BenchmarkServedReadFile(b *testing.B) {
 	b.Run("served", func(b *testing.B) {
 		h := benchHost(b)
@@ -134,6 +135,27 @@ func BenchmarkServedReadFile(b *testing.B) {
 		}
 		b.StopTimer()
 		reportLatency(b, lat)
+	})
+	b.Run("bare-mcp-dispatch", func(b *testing.B) {
+		// The same dispatch call behind a bare mcp-go server: what the
+		// transport costs when its handler blocks as long as the call does,
+		// without Demiurge's serve layer (sessions, approver, HTTP checks,
+		// result shaping). served minus this is that layer's cost.
+		h := benchHost(b)
+		s := server.NewMCPServer("bare", "1")
+		var n atomic.Uint64
+		s.AddTool(mcp.NewTool("read_file", mcp.WithString("path")), func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			turn, err := h.NewTurn(ctx)
+			if err != nil {
+				return nil, err
+			}
+			out := turn.Call(ctx, dispatch.ToolCall{ID: fmt.Sprint("bare_", n.Add(1)), Name: "read_file", Args: []byte(req.Params.RawArguments)})
+			return mcp.NewToolResultText(out.Views.Model), nil
+		})
+		handler := server.NewStreamableHTTPServer(s, server.WithEndpointPath(EndpointPath), server.WithStateful(true))
+		b.Cleanup(func() { _ = handler.Shutdown(context.Background()) })
+		c := benchClient(b, handler, nil)
+		benchCall(b, c, "read_file", map[string]any{"path": "small.txt"})
 	})
 	b.Run("bare-mcp", func(b *testing.B) {
 		s := server.NewMCPServer("trivial", "1")
