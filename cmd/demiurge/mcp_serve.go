@@ -27,7 +27,7 @@ func mcpServeCommand() *cli.Command {
 			&cli.BoolFlag{Name: "listen-public", Usage: "allow a non-loopback --http address (needs --token-file)"},
 			&cli.StringSliceFlag{Name: "allow-origin", Usage: "a browser Origin allowed besides loopback ones, exactly (https://app.example), repeatable"},
 			&cli.StringFlag{Name: "principal", Usage: "the principal every client's session runs under; default: the local user"},
-			&cli.Int64Flag{Name: "max-request-kib", Value: mcpserve.DefaultMaxRequestBytes >> 10, Usage: "KiB one HTTP request body may hold"},
+			&cli.Int64Flag{Name: "max-request-kib", Value: mcpserve.DefaultMaxRequestBytes >> 10, Usage: "KiB one request may hold (an HTTP body, a line on stdio)"},
 			&cli.IntFlag{Name: "max-concurrent", Value: mcpserve.DefaultMaxConcurrent, Usage: "HTTP requests served at once; more are answered 503"},
 		},
 		Action: mcpServe,
@@ -61,7 +61,7 @@ func mcpServe(c *cli.Context) error {
 	defer h.Close()
 	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	srv, err := mcpserve.New(ctx, mcpserve.Options{Host: h})
+	srv, err := mcpserve.New(ctx, mcpserve.Options{Host: h, MaxRequestBytes: int(c.Int64("max-request-kib") << 10)})
 	if err != nil {
 		return err
 	}

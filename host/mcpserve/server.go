@@ -26,6 +26,9 @@ type Options struct {
 	// a change (tools/list_changed); 0 is DefaultRefresh, < 0 never (a
 	// change is still noticed on the next call).
 	Refresh time.Duration
+	// MaxRequestBytes bounds one message read over stdio; 0 is
+	// DefaultMaxRequestBytes (over HTTP, HTTPOptions bound a request).
+	MaxRequestBytes int
 	// ApprovalTimeout bounds the wait for a client's elicitation answer;
 	// 0 is DefaultApprovalTimeout.
 	ApprovalTimeout time.Duration
@@ -59,6 +62,9 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	}
 	if opts.ApprovalTimeout == 0 {
 		opts.ApprovalTimeout = DefaultApprovalTimeout
+	}
+	if opts.MaxRequestBytes <= 0 {
+		opts.MaxRequestBytes = DefaultMaxRequestBytes
 	}
 	if opts.Version == "" {
 		opts.Version = "dev"

@@ -2,6 +2,7 @@ package mcpserve
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"log"
 
@@ -15,8 +16,17 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer, er
 	defer cancel()
 	go s.Watch(ctx)
 	std := server.NewStdioServer(s.mcp)
-	std.SetErrorLogger(log.New(errLog, "demiurge mcp serve: ", 0))
-	err := std.Listen(ctx, in, out)
+	logger := log.New(errLog, "demiurge mcp serve: ", 0)
+	std.SetErrorLogger(logger)
+	w := &lineWriter{out: out}
+	max := s.opts.MaxRequestBytes
+	lines := newBoundedLines(in, max, func(id json.RawMessage, size int) {
+		logger.Printf("a message of %d bytes was refused (at most %d)", size, max)
+		if id != nil {
+			_, _ = w.Write(refusal(id, size, max))
+		}
+	})
+	err := std.Listen(ctx, lines, w)
 	s.Close()
 	if err == io.EOF || ctx.Err() != nil {
 		return nil
