@@ -9,6 +9,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"demiurge.dev/catalog"
 	"demiurge.dev/host/approval"
 	"demiurge.dev/host/dispatch"
 )
@@ -43,6 +44,10 @@ func (s *Server) handle(ctx context.Context, req mcp.CallToolRequest) (*mcp.Call
 	out := turn.Call(ctx, call)
 	if res := ap.inputRequired(); res != nil {
 		return res, nil
+	}
+	if call.Name == catalog.SearchCapabilitiesTool && out.OK() {
+		// What it activated is now in this session's tools/list.
+		_ = s.mcp.SendNotificationToClient(ctx, string(mcp.MethodNotificationToolsListChanged), nil)
 	}
 	return resultOf(out, ap.canElicit), nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -49,6 +50,7 @@ type Server struct {
 	clients   map[string]*toolhost.Session // by MCP session id
 	stateless *toolhost.Session
 	listed    string // fingerprint of the listed catalog
+	deferred  map[string]bool
 	closed    bool
 
 	pending pendingApprovals
@@ -77,6 +79,7 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 		server.WithLogging(), // logging/setLevel; the host logs to its own file, not to clients
 		server.WithHooks(hooks),
 		server.WithRecovery(),
+		server.WithToolFilter(s.visible),
 		server.WithInstructions("Demiurge's policed tools: every call passes its shell guard, approvals, redaction and audit."),
 	)
 	cat, err := s.h.Catalog(ctx)
@@ -100,17 +103,35 @@ func (s *Server) list(cat *catalog.Catalog) {
 		return
 	}
 	s.listed = fp
+	s.deferred = map[string]bool{}
+	for _, e := range cat.Entries() {
+		if cat.Deferred(e.Spec.Name) {
+			s.deferred[e.Spec.Name] = true
+		}
+	}
 	s.mu.Unlock()
 	tools := make([]server.ServerTool, 0, cat.Len())
 	for _, e := range cat.Entries() {
-		if cat.Hidden(e.Spec.Name) {
-			// A deferred tool is listed once search_capabilities activated it,
-			// as a provider would be given it.
-			continue
-		}
 		tools = append(tools, server.ServerTool{Tool: toolOf(e), Handler: s.handle})
 	}
 	s.mcp.SetTools(tools...)
+}
+
+// visible filters tools/list and tools/call for the client's session: a
+// deferred tool is listed, and callable, once search_capabilities
+// activated it in that session, as a provider would be given it.
+func (s *Server) visible(ctx context.Context, tools []mcp.Tool) []mcp.Tool {
+	s.mu.Lock()
+	deferred := s.deferred
+	s.mu.Unlock()
+	if len(deferred) == 0 {
+		return tools
+	}
+	ses, err := s.sessionFor(ctx)
+	if err != nil {
+		return nil
+	}
+	return slices.DeleteFunc(slices.Clone(tools), func(t mcp.Tool) bool { return deferred[t.Name] && !ses.Activated(t.Name) })
 }
 
 // toolOf is an entry as tools/list shows it: the model-facing name,

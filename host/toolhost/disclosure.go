@@ -114,6 +114,14 @@ func (s *Session) activeTools() (*catalog.Disclosure, error) {
 	return s.disclosure.active, err
 }
 
+// Activated reports whether the session has activated the deferred tool
+// name (search_capabilities), for a caller that lists the catalog per
+// session (mcp serve).
+func (s *Session) Activated(name string) bool {
+	d, _ := s.activeTools()
+	return d.IsActive(name)
+}
+
 func (s *Session) disclosureNames() []string {
 	d, _ := s.activeTools()
 	return d.Active()
