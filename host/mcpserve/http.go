@@ -99,7 +99,7 @@ func (s *Server) HTTPHandler(o HTTPOptions) (*Endpoint, error) {
 			http.Error(w, "forbidden origin", http.StatusForbidden)
 			return
 		}
-		token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		token, ok := bearer(r.Header.Get("Authorization"))
 		got := sha256.Sum256([]byte(token))
 		if subtle.ConstantTimeCompare(got[:], want[:]) != 1 || !ok {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="demiurge"`)
@@ -121,6 +121,13 @@ func (s *Server) HTTPHandler(o HTTPOptions) (*Endpoint, error) {
 		}
 		mcpHTTP.ServeHTTP(w, r)
 	})}, nil
+}
+
+// bearer is the token of an Authorization header of the Bearer scheme,
+// whose name is case-insensitive (RFC 9110 §11.1).
+func bearer(header string) (string, bool) {
+	scheme, token, ok := strings.Cut(header, " ")
+	return token, ok && strings.EqualFold(scheme, "Bearer")
 }
 
 // Endpoint is the guarded MCP endpoint; Shutdown ends its sessions and
