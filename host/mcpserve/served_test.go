@@ -30,10 +30,11 @@ type served struct {
 }
 
 type serveOpts struct {
-	core    string // agent.yaml; "" is the default core
-	rules   []string
-	refresh time.Duration
-	http    HTTPOptions
+	core     string // agent.yaml; "" is the default core
+	rules    []string
+	refresh  time.Duration
+	http     HTTPOptions
+	maxTasks int
 }
 
 func serve(t *testing.T, o serveOpts) *served {
@@ -56,7 +57,7 @@ func serve(t *testing.T, o serveOpts) *served {
 	if refresh == 0 {
 		refresh = -1
 	}
-	srv, err := New(ctx, Options{Host: h, Refresh: refresh, ApprovalTimeout: 20 * time.Second})
+	srv, err := New(ctx, Options{Host: h, Refresh: refresh, ApprovalTimeout: 20 * time.Second, MaxTasks: o.maxTasks})
 	if err != nil {
 		cancel()
 		h.Close()
