@@ -117,10 +117,10 @@ func sessionIDOf(ctx context.Context) string {
 // needed asking says how it could be.
 func taskResultOf(out dispatch.Outcome) *mcp.CallToolResult {
 	res := resultOf(out, true)
-	if out.Status == dispatch.StatusDenied && out.Approval.Via == approval.ViaDeny {
-		res.Content = append(res.Content, mcp.NewTextContent("(this call ran as an MCP task, and a task cannot ask the client for approval: "+
-			"call it without task augmentation to be asked, or the operator approves it with --approve allow:"+out.Tool+
-			" on the `demiurge mcp serve` command line.)"))
+	if tc, ok := res.Content[0].(mcp.TextContent); ok && out.Status == dispatch.StatusDenied && out.Approval.Via == approval.ViaDeny {
+		tc.Text += "\n(this call ran as an MCP task, and a task does not ask the client for approval: call it without task augmentation " +
+			"to be asked, or the operator approves it with --approve allow:" + out.Tool + " on the `demiurge mcp serve` command line.)"
+		res.Content[0] = tc
 	}
 	return res
 }

@@ -194,18 +194,24 @@ func TestTaskTTLEndsTheRun(t *testing.T) {
 	noRunsLeft(t, s)
 }
 
-// TestTaskNeedingApprovalIsDenied: a task cannot ask, so a call that needs
-// an approval is denied, with how to get one, even from a client that
-// answers elicitations; the write does not happen.
+// TestTaskNeedingApprovalIsDenied: a task does not ask, so a call that
+// needs an approval is denied at once, with how to get one, even from a
+// client that answers elicitations and listens for them; the write does
+// not happen.
 func TestTaskNeedingApprovalIsDenied(t *testing.T) {
 	s := serve(t, serveOpts{})
 	ans := &answerer{decision: decisionOnce}
-	c := connect(t, s, mcp.ProtocolVersion20251125, ans)
+	c := connect(t, s, mcp.ProtocolVersion20251125, ans, transport.WithContinuousListening())
+	start := time.Now()
 	task := startTask(t, c, "write_file", map[string]any{"path": "asked.txt", "content": "x\n"}, nil)
 	res := taskResult(t, c, task.TaskId)
 	msg := contentText(res.Content)
-	if !res.IsError || !strings.Contains(msg, "without task augmentation") || !strings.Contains(msg, "--approve allow:write_file") {
+	if !res.IsError || !strings.Contains(msg, "no one can answer here") || !strings.Contains(msg, "without task augmentation") ||
+		!strings.Contains(msg, "--approve allow:write_file") {
 		t.Fatalf("tasks/result: %v %q", res.IsError, msg)
+	}
+	if time.Since(start) > 10*time.Second {
+		t.Fatalf("the denial took %s: something waited for an answer", time.Since(start))
 	}
 	if ans.asked.Load() != 0 {
 		t.Fatalf("the client was asked %d times from a task", ans.asked.Load())
