@@ -409,3 +409,18 @@ func TestTaskRunsLinkInEitherOrder(t *testing.T) {
 		}
 	})
 }
+
+// TestCloseEndsTheTasks: closing the server stops its running tasks and
+// returns once their runs have (none calls a host being closed).
+func TestCloseEndsTheTasks(t *testing.T) {
+	s := serve(t, serveOpts{rules: []string{"allow:terminal"}})
+	c := connect(t, s, mcp.ProtocolVersion20251125, nil)
+	marker := "322.1212"
+	startTask(t, c, "terminal", map[string]any{"command": "sleep " + marker}, nil)
+	plugintest.WaitFor(t, 30*time.Second, "the task's command to start", func() bool { return len(plugintest.ProcessesWith(marker)) > 0 })
+	s.Srv.Close()
+	if n := s.Srv.tasks.count(); n != 0 {
+		t.Fatalf("Close returned with %d task runs left", n)
+	}
+	plugintest.WaitFor(t, 15*time.Second, "the closed server's task process to end", func() bool { return len(plugintest.ProcessesWith(marker)) == 0 })
+}
