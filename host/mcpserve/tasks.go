@@ -1,7 +1,6 @@
 package mcpserve
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -74,8 +73,10 @@ func refuseSessionlessTasks(ctx context.Context, _ any, message any) error {
 	if sessionIDOf(ctx) != "" {
 		return nil
 	}
+	// Decoded in full, as the library will: a byte search for "task" would
+	// miss "TASK" and "\u0074ask", which encoding/json takes for it.
 	raw, ok := message.(json.RawMessage)
-	if !ok || !bytes.Contains(raw, []byte(`"task`)) {
+	if !ok {
 		return nil
 	}
 	var m struct {

@@ -424,3 +424,39 @@ func TestCloseEndsTheTasks(t *testing.T) {
 	}
 	plugintest.WaitFor(t, 15*time.Second, "the closed server's task process to end", func() bool { return len(plugintest.ProcessesWith(marker)) == 0 })
 }
+
+// TestRefuseSessionlessTasks: every spelling encoding/json reads as
+// params.task, and every tasks/* method, is refused without a session; a
+// plain call is not.
+func TestRefuseSessionlessTasks(t *testing.T) {
+	for msg, refused := range map[string]bool{
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read_file","task":{}}}`:      true,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read_file","TASK":{}}}`:      true,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read_file","\u0074ask":{}}}`: true,
+		`{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"taskId":"x"}}`:                       true,
+		`{"jsonrpc":"2.0","id":1,"method":"tasks/cancel","params":{"taskId":"x"}}`:                    true,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read_file","task":null}}`:    false,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read_file","arguments":{}}}`: false,
+	} {
+		err := refuseSessionlessTasks(context.Background(), 1, json.RawMessage(msg))
+		if (err != nil) != refused {
+			t.Errorf("%s: %v", msg, err)
+		}
+	}
+}
+
+// TestTaskUsesTheSessionAllows: a task is decided by its session's allows
+// too: what the client allowed for the session runs as a task unasked.
+func TestTaskUsesTheSessionAllows(t *testing.T) {
+	s := serve(t, serveOpts{})
+	ans := &answerer{decision: decisionSession}
+	c := connect(t, s, mcp.ProtocolVersion20251125, ans)
+	args := map[string]any{"path": "allowed.txt", "content": "x\n"}
+	if res := call(t, c, "write_file", args); res.IsError || ans.asked.Load() != 1 {
+		t.Fatalf("plain call: %q, asked %d", text(res), ans.asked.Load())
+	}
+	task := startTask(t, c, "write_file", args, nil)
+	if res := taskResult(t, c, task.TaskId); res.IsError || ans.asked.Load() != 1 {
+		t.Fatalf("task: %q, asked %d", contentText(res.Content), ans.asked.Load())
+	}
+}
