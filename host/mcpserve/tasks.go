@@ -58,7 +58,7 @@ func (s *Server) taskOptions(hooks *server.Hooks, maxTasks int) []server.ServerO
 	})
 	th := &server.TaskHooks{}
 	// Both are called with the library's task lock held: they only take ours.
-	th.AddOnTaskCreated(func(_ context.Context, m server.TaskMetrics) { s.tasks.create(m.TaskID) })
+	th.AddOnTaskCreated(func(_ context.Context, m server.TaskMetrics) { s.tasks.create(m.TaskID, m.SessionID) })
 	th.AddOnTaskCancelled(func(_ context.Context, m server.TaskMetrics) { s.tasks.cancelID(m.TaskID) })
 	return []server.ServerOption{
 		server.WithTaskCapabilities(true, true, true),
@@ -134,15 +134,20 @@ type taskRuns struct {
 	mu   sync.Mutex
 	runs map[*mcp.TaskParams]*taskRun
 	byID map[string]*taskRun
-	// created are the task ids made and not linked yet, true once
-	// cancelled: a client can learn an id from tasks/list before its
-	// call's answer. Every created task is linked right after.
-	created map[string]bool
+	// created are the tasks made and not linked yet, by id: a client can
+	// learn an id from tasks/list, or end its session, before its call's
+	// answer. Every created task is linked right after.
+	created map[string]*createdTask
 	closed  bool
 	// running counts the runs in their handler; close waits on drained
 	// for them, so none outlives the host it calls.
 	running int
 	drained chan struct{}
+}
+
+type createdTask struct {
+	session   string
+	cancelled bool
 }
 
 type taskRun struct {
@@ -173,14 +178,15 @@ func (t *taskRuns) entry(p *mcp.TaskParams) *taskRun {
 	return r
 }
 
-// create notes a task the library made (the OnTaskCreated hook).
-func (t *taskRuns) create(id string) {
+// create notes a task the library made for session (the OnTaskCreated
+// hook).
+func (t *taskRuns) create(id, session string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.created == nil {
-		t.created = map[string]bool{}
+		t.created = map[string]*createdTask{}
 	}
-	t.created[id] = false
+	t.created[id] = &createdTask{session: session}
 }
 
 // start detaches the run of the task-augmented call ctx and p belong to:
@@ -235,7 +241,7 @@ func (t *taskRuns) link(ctx context.Context, p *mcp.TaskParams, id string) {
 	if r.session == "" {
 		r.session = sessionIDOf(ctx)
 	}
-	if t.created[id] || t.closed {
+	if c := t.created[id]; (c != nil && c.cancelled) || t.closed {
 		r.stop()
 	}
 	delete(t.created, id)
@@ -254,8 +260,8 @@ func (t *taskRuns) cancelID(id string) {
 		r.stop()
 		return
 	}
-	if _, ok := t.created[id]; ok {
-		t.created[id] = true // stopped when it is linked
+	if c := t.created[id]; c != nil {
+		c.cancelled = true // stopped when it is linked
 	}
 }
 
@@ -266,6 +272,11 @@ func (t *taskRuns) endSession(session string) {
 	for _, r := range t.runs {
 		if r.session == session {
 			r.stop()
+		}
+	}
+	for _, c := range t.created {
+		if c.session == session {
+			c.cancelled = true
 		}
 	}
 }

@@ -324,40 +324,47 @@ func TestTasksAreBounded(t *testing.T) {
 
 // TestTaskRunsLinkInEitherOrder: a run is cancelled by its task id
 // whether AfterCallTool links it before or after the handler starts, and
-// whether tasks/cancel comes before the link or the start; no entry
-// outlives a run.
+// whether tasks/cancel (or the end of its session) comes before the link
+// or the start; no entry outlives a run.
 func TestTaskRunsLinkInEitherOrder(t *testing.T) {
 	ctx := context.Background()
 	orders := map[string]func(tr *taskRuns, p *mcp.TaskParams) (context.Context, func()){
 		"start, link, cancel": func(tr *taskRuns, p *mcp.TaskParams) (context.Context, func()) {
-			tr.create("t1")
+			tr.create("t1", "s1")
 			run, end := tr.start(ctx, p)
 			tr.link(ctx, p, "t1")
 			tr.cancelID("t1")
 			return run, end
 		},
 		"link, start, cancel": func(tr *taskRuns, p *mcp.TaskParams) (context.Context, func()) {
-			tr.create("t1")
+			tr.create("t1", "s1")
 			tr.link(ctx, p, "t1")
 			run, end := tr.start(ctx, p)
 			tr.cancelID("t1")
 			return run, end
 		},
 		"start, cancel, link": func(tr *taskRuns, p *mcp.TaskParams) (context.Context, func()) {
-			tr.create("t1")
+			tr.create("t1", "s1")
 			run, end := tr.start(ctx, p)
 			tr.cancelID("t1")
 			tr.link(ctx, p, "t1")
 			return run, end
 		},
 		"cancel, link, start": func(tr *taskRuns, p *mcp.TaskParams) (context.Context, func()) {
-			tr.create("t1") // the handler has not started: only the id is known
+			tr.create("t1", "s1") // the handler has not started: only the id is known
 			tr.cancelID("t1")
 			tr.link(ctx, p, "t1")
 			return tr.start(ctx, p)
 		},
+		"session ends, start, link": func(tr *taskRuns, p *mcp.TaskParams) (context.Context, func()) {
+			tr.create("t1", "s1") // neither started nor linked when its session ends
+			tr.endSession("s1")
+			run, end := tr.start(ctx, p)
+			tr.link(ctx, p, "t1")
+			return run, end
+		},
 		"cancel, start, link": func(tr *taskRuns, p *mcp.TaskParams) (context.Context, func()) {
-			tr.create("t1")
+			tr.create("t1", "s1")
 			tr.cancelID("t1")
 			run, end := tr.start(ctx, p)
 			tr.link(ctx, p, "t1")
@@ -380,7 +387,7 @@ func TestTaskRunsLinkInEitherOrder(t *testing.T) {
 	t.Run("finished before its link, then cancelled", func(t *testing.T) {
 		var tr taskRuns
 		p := &mcp.TaskParams{}
-		tr.create("t1")
+		tr.create("t1", "s1")
 		_, end := tr.start(ctx, p)
 		end()
 		tr.link(ctx, p, "t1")
@@ -394,8 +401,8 @@ func TestTaskRunsLinkInEitherOrder(t *testing.T) {
 		p, q := &mcp.TaskParams{}, &mcp.TaskParams{}
 		runP, endP := tr.start(ctx, p)
 		runQ, endQ := tr.start(ctx, q)
-		tr.create("t1")
-		tr.create("t2")
+		tr.create("t1", "s1")
+		tr.create("t2", "s1")
 		tr.link(ctx, p, "t1")
 		tr.link(ctx, q, "t2")
 		tr.cancelID("t1")
