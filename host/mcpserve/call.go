@@ -21,6 +21,9 @@ func (s *Server) handle(ctx context.Context, req mcp.CallToolRequest) (*mcp.Call
 		var end func()
 		ctx, end = s.tasks.start(ctx, req.Params.Task)
 		defer end()
+		if ctx.Err() != nil { // cancelled, or its session ended, before it ran
+			return mcp.NewToolResultError("the task was cancelled before it ran"), nil
+		}
 	}
 	ses, err := s.sessionFor(ctx)
 	if err != nil {
