@@ -290,6 +290,14 @@ type tsReport struct {
 		} `json:"content"`
 		IsError bool `json:"isError"`
 	} `json:"results"`
+	Tasks []struct {
+		Created *struct {
+			TaskID string `json:"taskId"`
+			Status string `json:"status"`
+		} `json:"created"`
+		Statuses []string `json:"statuses"`
+		Listed   bool     `json:"listed"`
+	} `json:"tasks"`
 	Asked []struct {
 		Message string   `json:"message"`
 		Choices []string `json:"choices"`
@@ -362,6 +370,50 @@ func TestMCPServeTypeScriptClientHTTP(t *testing.T) {
 		`CALLS=[{"name":"read_file","arguments":{"path":"h.txt"}}]`})
 	if len(r.Results) != 1 || r.Results[0].IsError || !strings.Contains(r.Results[0].Content[0].Text, "over http") {
 		t.Fatalf("%+v", r.Results)
+	}
+}
+
+// TestMCPServeTypeScriptClientTasks: the TypeScript SDK's experimental
+// tasks client, over stdio and over HTTP: a task-augmented read_file is a
+// created task its session lists, whose result is the file; a task that
+// needs an approval is denied without asking, saying how to be asked.
+func TestMCPServeTypeScriptClientTasks(t *testing.T) {
+	dir := nodeClients(t)
+	bin, plugins := demiurgeHost(t)
+	calls := `CALLS=[{"name":"read_file","arguments":{"path":"t.txt"},"task":true},` +
+		`{"name":"terminal","arguments":{"command":"echo x > ts_task_made"},"task":true}]`
+	for _, transport := range []string{"stdio", "http"} {
+		t.Run(transport, func(t *testing.T) {
+			args, ws := serveArgs(t, plugins)
+			if err := os.WriteFile(filepath.Join(ws, "t.txt"), []byte("task content\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			var r tsReport
+			if transport == "stdio" {
+				r = runTSClient(t, dir, []string{"DECISION=allow_once", calls}, append([]string{bin}, append(args, "mcp", "serve")...)...)
+			} else {
+				u, token := startHTTPServe(t, bin, args, "")
+				r = runTSClient(t, dir, []string{"MCP_URL=" + u, "MCP_TOKEN=" + token, "DECISION=allow_once", calls})
+			}
+			if len(r.Tasks) != 2 || len(r.Results) != 2 {
+				t.Fatalf("%+v", r)
+			}
+			for i, task := range r.Tasks {
+				if task.Created == nil || task.Created.TaskID == "" || !task.Listed {
+					t.Fatalf("task %d: %+v", i, task)
+				}
+			}
+			if r.Results[0].IsError || !strings.Contains(r.Results[0].Content[0].Text, "task content") {
+				t.Fatalf("read_file task: %+v", r.Results[0])
+			}
+			denied := r.Results[1]
+			if !denied.IsError || !strings.Contains(denied.Content[0].Text, "without task augmentation") || len(r.Asked) != 0 {
+				t.Fatalf("terminal task: %+v, asked %+v", denied, r.Asked)
+			}
+			if _, err := os.Stat(filepath.Join(ws, "ts_task_made")); err == nil {
+				t.Fatal("the denied task ran")
+			}
+		})
 	}
 }
 

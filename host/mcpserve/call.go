@@ -17,6 +17,15 @@ import (
 // handle is every tools/call: one dispatch.Call in a fresh turn of the
 // client's own session, with the client as its approver.
 func (s *Server) handle(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	inTask := req.Params.Task != nil // an MCP task: its answer was sent (tasks.go)
+	if inTask {
+		var end func()
+		ctx, end = s.tasks.start(ctx, req.Params.Task)
+		defer end()
+		if ctx.Err() != nil { // cancelled, or its session ended, before it ran
+			return mcp.NewToolResultError("the task was cancelled before it ran"), nil
+		}
+	}
 	ses, err := s.sessionFor(ctx)
 	if err != nil {
 		return mcp.NewToolResultError(err.Error()), nil
@@ -40,8 +49,14 @@ func (s *Server) handle(ctx context.Context, req mcp.CallToolRequest) (*mcp.Call
 	ap := s.approverFor(ctx, ses.ID(), call, req.Params.MultiRoundTripParams)
 	r := *turn.Approvals // the host's rules and session allows, this client's provider
 	r.Provider = ap.provider()
+	if inTask {
+		r.Provider = approval.DenyAll{} // nobody to ask once the task was created
+	}
 	turn.Approvals = &r
 	out := turn.Call(ctx, call)
+	if inTask {
+		return taskResultOf(out), nil
+	}
 	if res := ap.inputRequired(); res != nil {
 		return res, nil
 	}

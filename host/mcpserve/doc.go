@@ -17,9 +17,13 @@
 // 2026-07-28 revision have no connection to tell them apart: they share
 // one session of the server.
 //
-// The MCP tasks extension is not offered: mcp-go runs a task-augmented
-// call of a regular tool on the request's context, which over streamable
-// HTTP ends as soon as the create-task answer is written. Background work
-// goes through Demiurge's own tasks (a background terminal call answers
-// with its task id; task_status, yield_until, task_control, task_list).
+// The MCP tasks extension (2025-11-25) is offered in mcp-go's hybrid mode:
+// every tool may be called as a task. mcp-go runs such a call on the
+// request's context, which over streamable HTTP ends as soon as the
+// create-task answer is written, so the run is detached and linked back to
+// tasks/cancel, its ttl and its client's session (tasks.go). A task asks
+// nobody: the operator's rules and the session's allows decide it. Background
+// work also goes through Demiurge's own tasks (a background terminal call
+// answers with its task id; task_status, yield_until, task_control,
+// task_list).
 package mcpserve

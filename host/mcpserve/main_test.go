@@ -39,7 +39,10 @@ func TestMain(m *testing.M) {
 			goleak.IgnoreAnyFunction("net/http.(*persistConn).writeLoop"),
 			// bleve's process-wide analysis workers, started once by the
 			// session_search index and never stopped.
-			goleak.IgnoreTopFunction("github.com/blevesearch/bleve_index_api.AnalysisWorker")); err != nil {
+			goleak.IgnoreTopFunction("github.com/blevesearch/bleve_index_api.AnalysisWorker"),
+			// mcp-go forgets each MCP task when its ttl (at most MaxTaskTTL)
+			// has passed, in a goroutine that sleeps until then.
+			goleak.IgnoreAnyFunction("github.com/mark3labs/mcp-go/server.(*MCPServer).scheduleTaskCleanup")); err != nil {
 			println("goleak:", err.Error())
 			code = 1
 		}

@@ -30,10 +30,11 @@ type served struct {
 }
 
 type serveOpts struct {
-	core    string // agent.yaml; "" is the default core
-	rules   []string
-	refresh time.Duration
-	http    HTTPOptions
+	core     string // agent.yaml; "" is the default core
+	rules    []string
+	refresh  time.Duration
+	http     HTTPOptions
+	maxTasks int
 }
 
 func serve(t *testing.T, o serveOpts) *served {
@@ -56,7 +57,7 @@ func serve(t *testing.T, o serveOpts) *served {
 	if refresh == 0 {
 		refresh = -1
 	}
-	srv, err := New(ctx, Options{Host: h, Refresh: refresh, ApprovalTimeout: 20 * time.Second})
+	srv, err := New(ctx, Options{Host: h, Refresh: refresh, ApprovalTimeout: 20 * time.Second, MaxTasks: o.maxTasks})
 	if err != nil {
 		cancel()
 		h.Close()
@@ -104,13 +105,14 @@ func (a *answerer) Elicit(_ context.Context, req mcp.ElicitationRequest) (*mcp.E
 
 // connect starts an mcp-go client on s, on the given protocol version,
 // answering approvals with ans when it is not nil.
-func connect(t *testing.T, s *served, version string, ans *answerer) *client.Client {
+func connect(t *testing.T, s *served, version string, ans *answerer, tropts ...transport.StreamableHTTPCOption) *client.Client {
 	t.Helper()
 	opts := []client.ClientOption{client.WithProtocolVersion(version)}
 	if ans != nil {
 		opts = append(opts, client.WithElicitationHandler(ans))
 	}
-	tr, err := transport.NewStreamableHTTP(s.URL, transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + testToken}))
+	tropts = append(tropts, transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + testToken}))
+	tr, err := transport.NewStreamableHTTP(s.URL, tropts...)
 	if err != nil {
 		t.Fatal(err)
 	}

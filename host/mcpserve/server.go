@@ -33,6 +33,9 @@ type Options struct {
 	// ApprovalTimeout bounds the wait for a client's elicitation answer;
 	// 0 is DefaultApprovalTimeout.
 	ApprovalTimeout time.Duration
+	// MaxTasks bounds the MCP tasks running at once (tasks.go); 0 is
+	// DefaultMaxTasks.
+	MaxTasks int
 }
 
 const (
@@ -54,6 +57,7 @@ type Server struct {
 	closed    bool
 
 	pending pendingApprovals
+	tasks   taskRuns
 	calls   atomic.Uint64
 }
 
@@ -74,14 +78,14 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	s := &Server{opts: opts, h: opts.Host, clients: map[string]*toolhost.Session{}}
 	hooks := &server.Hooks{}
 	hooks.AddOnUnregisterSession(func(_ context.Context, cs server.ClientSession) { s.endClient(cs.SessionID()) })
-	s.mcp = server.NewMCPServer("demiurge", opts.Version,
+	s.mcp = server.NewMCPServer("demiurge", opts.Version, append(s.taskOptions(hooks, opts.MaxTasks),
 		server.WithToolCapabilities(true),
 		server.WithLogging(), // logging/setLevel; the host logs to its own file, not to clients
 		server.WithHooks(hooks),
 		server.WithRecovery(),
 		server.WithToolFilter(s.visible),
 		server.WithInstructions("Demiurge's policed tools: every call passes its shell guard, approvals, redaction and audit."),
-	)
+	)...)
 	cat, err := s.h.Catalog(ctx)
 	if err != nil {
 		return nil, err
@@ -140,6 +144,7 @@ func toolOf(e *catalog.Entry) mcp.Tool {
 	return mcp.Tool{
 		Name: e.Spec.Name, Description: e.Spec.Description,
 		RawInputSchema: e.Schema.JSON(), Annotations: annotations(e),
+		Execution: &mcp.ToolExecution{TaskSupport: mcp.TaskSupportOptional}, // as an MCP task too (tasks.go)
 	}
 }
 
@@ -195,8 +200,9 @@ func (s *Server) sessionFor(ctx context.Context) (*toolhost.Session, error) {
 }
 
 // endClient ends a disconnected client's session: its session allows
-// are revoked and its background tasks cancelled.
+// are revoked and its background tasks and MCP tasks cancelled.
 func (s *Server) endClient(id string) {
+	s.tasks.endSession(id)
 	s.mu.Lock()
 	ses := s.clients[id]
 	delete(s.clients, id)
@@ -220,6 +226,7 @@ func (s *Server) Close() {
 	s.clients = map[string]*toolhost.Session{}
 	s.stateless = nil
 	s.mu.Unlock()
+	s.tasks.close()
 	for _, ses := range all {
 		ses.End()
 	}
