@@ -147,8 +147,15 @@ func (c *conn) open(connCtx context.Context, cfg dialConfig) error {
 		for _, kv := range s.Headers {
 			headers[kv.Key] = kv.Value
 		}
-		tr, err := transport.NewStreamableHTTP(s.URL, transport.WithHTTPBasicClient(hc), transport.WithHTTPHeaders(headers),
-			transport.WithHTTPLogger(quietLogger))
+		opts := []transport.StreamableHTTPCOption{transport.WithHTTPBasicClient(hc), transport.WithHTTPHeaders(headers),
+			transport.WithHTTPLogger(quietLogger)}
+		if !mcp.IsModernProtocol(s.ProtocolVersion) {
+			// Before 2026-07-28 a server may send its requests (a form,
+			// elicitation/create) on the standalone GET stream rather than
+			// on the call's own; closing the transport ends that stream.
+			opts = append(opts, transport.WithContinuousListening())
+		}
+		tr, err := transport.NewStreamableHTTP(s.URL, opts...)
 		if err != nil {
 			return fmt.Errorf("url: %w", err)
 		}
