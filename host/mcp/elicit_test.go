@@ -174,12 +174,16 @@ func TestElicitDeclinedWithoutTheOperator(t *testing.T) {
 // server's text reaches the card clipped, with no terminal escape or bidi
 // control left live.
 func TestElicitFormBoundedAndInert(t *testing.T) {
-	many := map[string]any{}
+	many, wordy := map[string]any{}, map[string]any{}
 	for i := range maxFormFields + 1 {
 		many[fmt.Sprintf("f%d", i)] = map[string]any{"type": "boolean", "default": false}
 	}
+	for i := range 8 {
+		wordy[fmt.Sprintf("f%d", i)] = map[string]any{"type": "string", "default": strings.Repeat("d", 60), "description": strings.Repeat("w", 200)}
+	}
 	for name, schema := range map[string]any{
 		"too many fields":          map[string]any{"type": "object", "properties": many},
+		"more than a card shows":   map[string]any{"type": "object", "properties": wordy},
 		"required without default": map[string]any{"type": "object", "properties": map[string]any{"pin": map[string]any{"type": "string"}}, "required": []any{"pin"}},
 		"nested object":            map[string]any{"type": "object", "properties": map[string]any{"o": map[string]any{"type": "object"}}},
 		"default of another type":  map[string]any{"type": "object", "properties": map[string]any{"n": map[string]any{"type": "integer", "default": "thirty"}}},
