@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -219,5 +221,30 @@ func TestElicitFormBoundedAndInert(t *testing.T) {
 	}
 	if card := approval.CardText(forms[0]); !strings.Contains(card, `\x1b[2J`) || !strings.Contains(card, `\u202e`) {
 		t.Errorf("the escapes are not shown as text:\n%s", card)
+	}
+}
+
+// TestElicitOutsideACallDeclinedUnasked: a stdio server asking for a form
+// while no call of it is in flight (right after tools/list) is declined
+// without anyone being asked, even with the operator's rule.
+func TestElicitOutsideACallDeclinedUnasked(t *testing.T) {
+	f := newFixture(t)
+	record := filepath.Join(t.TempDir(), "record")
+	f.server("form", "elicit", "env: {RECORD_FILE: "+record+"}\n")
+	f.ask.allow(ConnectTool("form"), ElicitTool("form"))
+	if st := state(t, f.resolve(), "form"); st.Status != StatusConnected {
+		t.Fatalf("%+v", st)
+	}
+	var got []byte
+	waitFor(t, func() bool { got, _ = os.ReadFile(record); return len(got) > 0 })
+	if string(got) != "decline" {
+		t.Errorf("the form outside a call was answered %q, want decline", got)
+	}
+	f.ask.mu.Lock()
+	defer f.ask.mu.Unlock()
+	for _, asked := range f.ask.asked {
+		if strings.HasPrefix(asked, ElicitTool("form")) {
+			t.Errorf("the operator was asked about a form outside a call: %q", asked)
+		}
 	}
 }
