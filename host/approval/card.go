@@ -11,9 +11,9 @@ import (
 	"demiurge.dev/host/policy"
 )
 
-// maxPreviewRunes bounds the preview a prompt shows; the arguments come
+// MaxPreviewRunes bounds the preview a prompt shows; the arguments come
 // from the model and may be large.
-const maxPreviewRunes = 600
+const MaxPreviewRunes = 600
 
 // CardText is the approval card's fields (tool, risk, policy, reasons,
 // subjects, preview) as inert text, without the answer prompt: what a
@@ -81,9 +81,13 @@ func cardBody(b *strings.Builder, req Request) {
 		}
 	}
 	if req.Preview != "" {
-		fmt.Fprintf(b, "  preview  %s\n", inert(truncateRunes(req.Preview, maxPreviewRunes)))
+		fmt.Fprintf(b, "  preview  %s\n", inert(truncateRunes(req.Preview, MaxPreviewRunes)))
 	}
 }
+
+// Inert is s with control and format characters escaped, as a card shows
+// it: for text a card carries from someone else (an MCP server's form).
+func Inert(s string) string { return inert(s) }
 
 // inert escapes control and format characters (ANSI escapes, carriage
 // returns, bidi overrides) so they print as text.

@@ -17,7 +17,9 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"demiurge.dev/host/approval"
 	"demiurge.dev/host/core"
+	"demiurge.dev/host/policy"
 )
 
 // Discovery bounds: a server that offers more (after tools.include and
@@ -69,6 +71,9 @@ type conn struct {
 	closeOnce sync.Once
 	progress  progressRoutes
 	listSeq   atomic.Int64
+	// calls counts the tool calls in flight: a server's form is asked
+	// about only during one (elicit.go).
+	calls atomic.Int64
 }
 
 // dialer opens the transport of a plan; the HTTP one comes from the pool
@@ -79,6 +84,23 @@ type dialConfig struct {
 	spawner    *spawner
 	httpClient func(*plan) (*http.Client, error)
 	sandbox    sandboxing.Config
+	// approvals and authority are the connecting turn's: a server's forms
+	// are put to the operator through them (the connection dies with the
+	// authority).
+	approvals *approval.Resolver
+	authority policy.Authority
+}
+
+// clientCapabilities are what the host declares: forms (elicitation in
+// form mode), which only the operator answers.
+var clientCapabilities = mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapability{Form: &struct{}{}}}
+
+// newClient is the mcp-go client over tr, speaking the pinned version and
+// sending a server's forms to the operator.
+func (c *conn) newClient(tr transport.Interface, cfg dialConfig) *client.Client {
+	e := &elicitor{c: c, approvals: cfg.approvals, authority: cfg.authority}
+	return client.NewClient(tr, client.WithProtocolVersion(c.plan.server.ProtocolVersion),
+		client.WithClientCapabilities(clientCapabilities), client.WithElicitationHandler(e))
 }
 
 // connect starts or reaches the server, initializes it with the pinned
@@ -147,13 +169,20 @@ func (c *conn) open(connCtx context.Context, cfg dialConfig) error {
 		for _, kv := range s.Headers {
 			headers[kv.Key] = kv.Value
 		}
-		tr, err := transport.NewStreamableHTTP(s.URL, transport.WithHTTPBasicClient(hc), transport.WithHTTPHeaders(headers),
-			transport.WithHTTPLogger(quietLogger))
+		opts := []transport.StreamableHTTPCOption{transport.WithHTTPBasicClient(hc), transport.WithHTTPHeaders(headers),
+			transport.WithHTTPLogger(quietLogger)}
+		if !mcp.IsModernProtocol(s.ProtocolVersion) {
+			// Before 2026-07-28 a server may send its requests (a form,
+			// elicitation/create) on the standalone GET stream rather than
+			// on the call's own; closing the transport ends that stream.
+			opts = append(opts, transport.WithContinuousListening())
+		}
+		tr, err := transport.NewStreamableHTTP(s.URL, opts...)
 		if err != nil {
 			return fmt.Errorf("url: %w", err)
 		}
 		c.transport, c.http = tr, hc
-		c.client = client.NewClient(tr, client.WithProtocolVersion(s.ProtocolVersion))
+		c.client = c.newClient(tr, cfg)
 		return c.client.Start(connCtx)
 	}
 	return fmt.Errorf("unknown transport %q", s.Transport)
@@ -287,6 +316,8 @@ func (c *conn) call(ctx context.Context, tool string, args json.RawMessage, onPr
 		defer done()
 		req.Params.Meta = &mcp.Meta{ProgressToken: token}
 	}
+	c.calls.Add(1)
+	defer c.calls.Add(-1)
 	res, err := c.client.CallTool(ctx, req)
 	if err != nil && errors.Is(err, transport.ErrTransportClosed) {
 		c.lost.Store(true)

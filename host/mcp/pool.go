@@ -278,7 +278,7 @@ func (p *Pool) resolve(ctx context.Context, t Turn, only string) Resolution {
 	var wg sync.WaitGroup
 	for k, pc := range toConnect {
 		wg.Go(func() {
-			results[k], errs[k] = p.connect(ctx, pc.p)
+			results[k], errs[k] = p.connect(ctx, pc.p, t)
 		})
 	}
 	wg.Wait()
@@ -312,11 +312,12 @@ func (p *Pool) resolve(ctx context.Context, t Turn, only string) Resolution {
 }
 
 // connect takes a discovery slot, connects and builds the server's source.
-func (p *Pool) connect(ctx context.Context, pl *plan) (*live, error) {
+func (p *Pool) connect(ctx context.Context, pl *plan, t Turn) (*live, error) {
 	if err := p.cfg.Limiter.acquire(ctx); err != nil {
 		return nil, err
 	}
-	c, err := connect(ctx, pl, dialConfig{env: p.cfg.Env, stateDir: p.cfg.StateDir, httpClient: p.httpClient, spawner: &p.spawner, sandbox: p.cfg.Sandbox})
+	c, err := connect(ctx, pl, dialConfig{env: p.cfg.Env, stateDir: p.cfg.StateDir, httpClient: p.httpClient, spawner: &p.spawner, sandbox: p.cfg.Sandbox,
+		approvals: t.Approvals, authority: t.Authority})
 	p.cfg.Limiter.release()
 	if err != nil {
 		return nil, err

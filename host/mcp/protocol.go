@@ -45,7 +45,7 @@ func statelessRequest(version string, method mcp.MCPMethod, params map[string]an
 	out["_meta"] = map[string]any{
 		mcp.MetaKeyProtocolVersion:    version,
 		mcp.MetaKeyClientInfo:         clientInfo,
-		mcp.MetaKeyClientCapabilities: mcp.ClientCapabilities{},
+		mcp.MetaKeyClientCapabilities: clientCapabilities,
 	}
 	header := http.Header{}
 	if encoded, err := json.Marshal(out); err == nil {

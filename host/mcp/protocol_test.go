@@ -57,12 +57,20 @@ func recordingServer(t *testing.T) (url string, seen func() []seenRequest) {
 		}
 		inner.ServeHTTP(w, r)
 	}))
-	t.Cleanup(srv.Close)
+	t.Cleanup(func() { closeStreaming(srv) })
 	return srv.URL + "/mcp", func() []seenRequest {
 		mu.Lock()
 		defer mu.Unlock()
 		return slices.Clone(got)
 	}
+}
+
+// closeStreaming closes a test server that a connection may still hold a
+// stream of (the standalone GET stream lives until the pool closes, which
+// a test's cleanup may do later): Close alone would wait for it forever.
+func closeStreaming(srv *httptest.Server) {
+	srv.CloseClientConnections()
+	srv.Close()
 }
 
 func methods(seen []seenRequest) []string {

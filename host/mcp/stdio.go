@@ -10,7 +10,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 )
 
@@ -102,7 +101,7 @@ func (c *conn) openStdio(connCtx context.Context, cfg dialConfig) error {
 	go c.tail.drain(errR)
 	tr := transport.NewIO(&lineBound{r: outR, proc: p}, inW, nil)
 	c.transport = tr
-	c.client = client.NewClient(tr, client.WithProtocolVersion(s.ProtocolVersion))
+	c.client = c.newClient(tr, cfg)
 	return c.client.Start(connCtx)
 }
 

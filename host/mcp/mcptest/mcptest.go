@@ -27,7 +27,7 @@ var (
 )
 
 // ServerNames are the failure-case test servers.
-var ServerNames = []string{"echo", "hang_init", "crash_list", "bad_name", "huge_list", "garbage_stdout", "never_returns", "changing_list", "scripted", "progress"}
+var ServerNames = []string{"echo", "hang_init", "crash_list", "bad_name", "huge_list", "garbage_stdout", "never_returns", "changing_list", "scripted", "progress", "elicit"}
 
 // BuildServers compiles the test servers into one directory (once per
 // process) and returns it: one binary, testservers/all, linked under each

@@ -20,6 +20,12 @@ slots:
 capabilities: ["mcp.connect:conf", "mcp.call:conf"]
 YAML
 printf 'url: %s\nconnect_timeout_seconds: 20\n' "$url" > "$work/core/agent/mcp/conf.yaml"
+# The sse-retry server answers initialize with 2025-03-26 whatever the
+# client asks for, and the host speaks exactly the pinned version: the
+# operator pins what the server speaks.
+if [ "${MCP_CONFORMANCE_SCENARIO:-}" = sse-retry ]; then
+	printf 'protocol_version: 2025-03-26\n' >> "$work/core/agent/mcp/conf.yaml"
+fi
 # host:port of the URL, for the operator's allowance.
 addr=$(printf '%s' "$url" | sed -E 's#^[a-z]+://([^/]+).*#\1#')
 d() {
@@ -32,6 +38,12 @@ call() {
 case "${MCP_CONFORMANCE_SCENARIO:-initialize}" in
 tools_call) call conf__add_numbers '{"a":2,"b":3}' ;;
 sse-retry) call conf__test_reconnection '{}' ;;
+elicitation-sep1034-client-defaults)
+	# The server's form goes to the operator, who accepts it (with its
+	# declared defaults) by this rule.
+	d --approve allow:mcp_elicit__conf --approve allow:conf__test_client_elicitation_defaults \
+		tools call conf__test_client_elicitation_defaults '{}'
+	;;
 *)
 	# initialize, and any scenario whose tools are called without
 	# arguments: list them, then call each.

@@ -8,5 +8,5 @@ package servers
 var ByName = map[string]func(){
 	"echo": Echo, "hang_init": HangInit, "crash_list": CrashList, "bad_name": BadName,
 	"huge_list": HugeList, "garbage_stdout": GarbageStdout, "never_returns": NeverReturns,
-	"changing_list": ChangingList, "scripted": Scripted, "progress": Progress,
+	"changing_list": ChangingList, "scripted": Scripted, "progress": Progress, "elicit": Elicit,
 }

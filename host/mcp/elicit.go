@@ -1,0 +1,101 @@
+package mcp
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"sync/atomic"
+	"unicode/utf8"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"demiurge.dev/catalog"
+	"demiurge.dev/host/approval"
+	"demiurge.dev/host/policy"
+)
+
+// ElicitTool is the name a server's form (elicitation/create) is asked and
+// ruled under: "--approve allow:mcp_elicit__docs" accepts docs' forms with
+// their declared defaults. It is operator-only: a rule in a core never
+// accepts one.
+func ElicitTool(server string) string { return "mcp_elicit__" + server }
+
+// elicitor answers the elicitation/create requests of one connection. A
+// server's form never reaches the model: the operator decides, through
+// the same resolver as the connect gate, and the only answers are accept
+// with the form's declared defaults, decline, or cancel.
+type elicitor struct {
+	c         *conn
+	approvals *approval.Resolver
+	authority policy.Authority
+	// busy makes it one form at a time: a server asking for more while
+	// the operator reads one is declined.
+	busy atomic.Bool
+	seq  atomic.Int64
+}
+
+func elicitAnswer(action mcp.ElicitationResponseAction) *mcp.ElicitationResult {
+	return &mcp.ElicitationResult{ElicitationResponse: mcp.ElicitationResponse{Action: action}}
+}
+
+// Elicit declines, without asking anyone, a form outside a call, in URL
+// mode, beyond the bounds (elicit_form.go) or with a required field that
+// has no default; it asks the operator about any other.
+func (e *elicitor) Elicit(ctx context.Context, req mcp.ElicitationRequest) (*mcp.ElicitationResult, error) {
+	decline := elicitAnswer(mcp.ElicitationResponseActionDecline)
+	if mode := req.Params.Mode; mode != "" && mode != mcp.ElicitationModeForm {
+		return decline, nil
+	}
+	// Only while the host waits on a call of this server.
+	if e.c.calls.Load() == 0 || !e.busy.CompareAndSwap(false, true) {
+		return decline, nil
+	}
+	defer e.busy.Store(false)
+	f, err := parseForm(req.Params.RequestedSchema)
+	if err != nil {
+		return decline, nil
+	}
+	r, ok := e.request(req.Params.Message, f)
+	if !ok {
+		return decline, nil
+	}
+	approvals := e.approvals
+	if approvals == nil {
+		approvals = &approval.Resolver{}
+	}
+	out, err := approvals.Resolve(ctx, r)
+	switch {
+	case err != nil:
+		return elicitAnswer(mcp.ElicitationResponseActionCancel), nil
+	case !out.Allowed:
+		return decline, nil
+	}
+	res := elicitAnswer(mcp.ElicitationResponseActionAccept)
+	res.Content = f.defaults()
+	return res, nil
+}
+
+// request is the operator-only approval of one form; false when the card
+// could not show every field (the operator must see all that is sent).
+func (e *elicitor) request(message string, f form) (approval.Request, bool) {
+	id := e.c.plan.server.ID
+	clean := e.c.plan.secrets.String
+	preview := f.preview(clean)
+	if utf8.RuneCountInString(preview) > approval.MaxPreviewRunes {
+		return approval.Request{}, false
+	}
+	sum := sha256.Sum256([]byte(e.c.plan.key + "\x00" + message + "\x00" + string(f.raw)))
+	return approval.Request{
+		Tool: ElicitTool(id), CallID: fmt.Sprintf("elicit:%s:%d", id, e.seq.Add(1)),
+		Risk: catalog.RiskHigh, Policy: catalog.ApprovalPrompt,
+		Reasons: []string{
+			fmt.Sprintf("MCP server %s asks for a form during a call; allow accepts it with the defaults below, deny declines it (the model sees neither)", id),
+			"the server's message: " + shown(clean, message, maxFormMessage),
+		},
+		Preview:     preview,
+		Fingerprint: hex.EncodeToString(sum[:]), Authority: e.authority,
+		// Each form is its own question.
+		SessionAllowable: false, OperatorOnly: true,
+	}, true
+}
