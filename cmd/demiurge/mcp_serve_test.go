@@ -205,12 +205,19 @@ func TestDemiurgeBehindDemiurge(t *testing.T) {
 		t.Fatalf("%v\n%s", err, out)
 	}
 	// The outer operator's allow does not reach past the inner host: its
-	// own policy still asks, nobody there can answer, and it says which
-	// flag of its own command line would approve.
+	// own policy still asks, through elicitation, the outer client, which
+	// declines a form it cannot fill with defaults (a decision has none)
+	// without asking anyone.
 	write := append(append([]string(nil), outer[:len(outer)-5]...), "--approve", "allow:inner__write_file",
 		"tools", "call", "inner__write_file", `{"path":"made.txt","content":"x"}`)
 	out, err = exec.CommandContext(ctx, bin, write...).CombinedOutput()
-	if err == nil || !strings.Contains(string(out), "--approve allow:write_file") {
+	if err == nil || !strings.Contains(string(out), "denied by the MCP client") {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	// Nor does the outer operator's allowance of the inner server's forms.
+	out, err = exec.CommandContext(ctx, bin, append(append([]string(nil), write[:len(write)-4]...), "--approve", "allow:mcp_elicit__inner",
+		"tools", "call", "inner__write_file", `{"path":"made.txt","content":"x"}`)...).CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "denied by the MCP client") {
 		t.Fatalf("%v\n%s", err, out)
 	}
 	if _, err := os.Stat(filepath.Join(innerWS, "made.txt")); err == nil {

@@ -281,6 +281,11 @@ func (m *Manager) callError(ctx context.Context, inst *instance, name string, er
 	if ctx.Err() != nil {
 		return fmt.Errorf("call cancelled: %w", context.Cause(ctx))
 	}
+	// gRPC ends a stream at the caller's deadline by its own timer, which
+	// may fire before the context's.
+	if d, ok := ctx.Deadline(); ok && !time.Now().Before(d) {
+		return fmt.Errorf("call cancelled: %w", context.DeadlineExceeded)
+	}
 	deadline := time.Now().Add(2 * time.Second)
 	for !inst.exited() && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
