@@ -109,7 +109,18 @@ func tasksAction(fn func(tc *taskCmd, args []string) error) cli.ActionFunc {
 		defer stop()
 		tc := &taskCmd{ctx: ctx, m: m, scope: h.OperatorTaskScope(), out: c.App.Writer,
 			json: c.Bool("json"), follow: c.Bool("follow"), wait: c.Duration("timeout"), exitCode: c.Bool("exit-code")}
-		return fn(tc, c.Args().Slice())
+		err = fn(tc, c.Args().Slice())
+		if _, remote := m.(*runtime.RemoteTasks); remote && errors.Is(err, runtime.ErrOwnerGone) {
+			// The owner exited after it answered (its last task ended):
+			// what it recorded is in the store, which it has let go.
+			local, lerr := h.Tasks()
+			if lerr != nil {
+				return err
+			}
+			tc.m = local
+			return fn(tc, c.Args().Slice())
+		}
+		return err
 	}
 }
 

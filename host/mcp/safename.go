@@ -19,8 +19,12 @@ import (
 const maxToolNameLen = 64
 
 // stripMarks decomposes a name (NFKD) and drops its combining marks, so
-// "café" becomes "cafe" rather than "caf_".
-var stripMarks = transform.Chain(norm.NFKD, runes.Remove(runes.In(unicode.Mn)))
+// "café" becomes "cafe" rather than "caf_". A new chain each time: a
+// chain keeps state between its transformers and is not safe for the
+// servers that connect at once.
+func stripMarks() transform.Transformer {
+	return transform.Chain(norm.NFKD, runes.Remove(runes.In(unicode.Mn)))
+}
 
 // ToolName is the model-visible name of a server's tool, built by one
 // documented rule (README, "MCP tool names") that every provider accepts:
@@ -39,7 +43,7 @@ func ToolName(server, tool string) (string, error) {
 	if tool == "" {
 		return "", fmt.Errorf("MCP server %s offers a tool with an empty name", server)
 	}
-	folded, _, err := transform.String(stripMarks, tool)
+	folded, _, err := transform.String(stripMarks(), tool)
 	if err != nil {
 		folded = tool
 	}

@@ -236,6 +236,11 @@ func (s *TaskServer) answer(p peer, req socketRequest, reply func(socketReply) b
 	}
 }
 
+// ErrOwnerGone is a task request to an owner that no longer answers on
+// its socket: it exited (its tasks ended) after DialTasks found it, and
+// its record is in the store.
+var ErrOwnerGone = errors.New("it has exited")
+
 // RemoteTasks reaches the live tasks of another demiurge through its task
 // socket. Its methods answer like TaskManager's.
 type RemoteTasks struct{ path, token string }
@@ -270,7 +275,7 @@ func (r *RemoteTasks) call(ctx context.Context, req socketRequest, fn func(socke
 	var d net.Dialer
 	c, err := d.DialContext(ctx, "unix", r.path)
 	if err != nil {
-		return fmt.Errorf("reach the demiurge that owns the tasks (%s): %w", r.path, err)
+		return fmt.Errorf("reach the demiurge that owns the tasks (%s): %w: %w", r.path, ErrOwnerGone, err)
 	}
 	defer c.Close()
 	stop := context.AfterFunc(ctx, func() { c.Close() })

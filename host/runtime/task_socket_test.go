@@ -133,3 +133,27 @@ func openTempF(tb testing.TB) (*Store, string) {
 	}
 	return s, path
 }
+
+// An owner that exits between DialTasks and a request is ErrOwnerGone, so
+// that the caller reads the store instead.
+func TestTaskSocketOwnerGone(t *testing.T) {
+	m, _ := newManager(t)
+	dir, err := os.MkdirTemp("", "ts")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "tasks.sock")
+	srv, err := m.Serve(path, "alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := DialTasks(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.Close()
+	if _, err := r.List(operator); !errors.Is(err, ErrOwnerGone) {
+		t.Fatalf("a request after the owner closed: %v, want ErrOwnerGone", err)
+	}
+}
