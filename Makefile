@@ -49,8 +49,16 @@ run: build
 
 # Unit, CLI (testscript) and integration tests of every module, with each
 # fuzz target's seed corpus; the CLI tests use the plugins just built.
-test: build lint mcp-servers mcpserve-node
+test: build lint mcp-servers mcpserve-node sdk-modules
 	DEMIURGE_TEST_PLUGIN_DIR=$(BIN) DEMIURGE_TEST_MCP_NODE_MODULES=$(MCP_NPM)/node_modules $(GO) test -count=1 -timeout 20m $(PKGS)
+
+# The plugin author's walkthrough (testdata/script/plugin_author.txtar)
+# builds a scaffolded plugin against the sdk alone, offline: the sdk's own
+# module versions, which the workspace's build list may not select, must
+# be in the module cache.
+.PHONY: sdk-modules
+sdk-modules:
+	cd sdk && GOWORK=off $(GO) mod download
 
 # Installed once; the stamp names the versions, so changing them reinstalls.
 mcp-servers: $(MCP_NPM)/.installed
