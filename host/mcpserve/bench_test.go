@@ -219,3 +219,31 @@ func BenchmarkToolsList300(b *testing.B) {
 	b.StopTimer()
 	reportLatency(b, lat)
 }
+
+// BenchmarkBlockingHandler shows what a bare round trip costs when its
+// handler blocks as a served call does (here by sleeping 1.5 ms), against
+// the same sleep alone: the wake-up of the parked client and server,
+// which a trivial round trip does not pay.
+func BenchmarkBlockingHandler(b *testing.B) {
+	const nap = 1500 * time.Microsecond
+	b.Run("bare-mcp-sleep", func(b *testing.B) {
+		s := server.NewMCPServer("bare", "1")
+		s.AddTool(mcp.NewTool("nap"), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			time.Sleep(nap)
+			return mcp.NewToolResultText("     1\tone\n     2\ttwo\n     3\tthree\n"), nil
+		})
+		handler := server.NewStreamableHTTPServer(s, server.WithEndpointPath(EndpointPath), server.WithStateful(true))
+		b.Cleanup(func() { _ = handler.Shutdown(context.Background()) })
+		c := benchClient(b, handler, nil)
+		benchCall(b, c, "nap", nil)
+	})
+	b.Run("sleep-alone", func(b *testing.B) {
+		lat := make([]time.Duration, 0, b.N)
+		for b.Loop() {
+			start := time.Now()
+			time.Sleep(nap)
+			lat = append(lat, time.Since(start))
+		}
+		reportLatency(b, lat)
+	})
+}
