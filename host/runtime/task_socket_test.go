@@ -15,16 +15,7 @@ import (
 // tasks, through the owner's socket, with the same scoping.
 func TestTaskSocketAnswersLikeTheManager(t *testing.T) {
 	m, _ := newManager(t)
-	dir, err := os.MkdirTemp("", "ts") // a socket path must be short
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer os.RemoveAll(dir)
-	path := filepath.Join(dir, "tasks.sock")
-	srv, err := m.Serve(path, "alice")
-	if err != nil {
-		t.Fatal(err)
-	}
+	path, srv := serveSocket(t, m)
 	defer srv.Close()
 	if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o600 {
 		t.Fatalf("socket mode: %v %v", fi.Mode(), err)
@@ -138,16 +129,7 @@ func openTempF(tb testing.TB) (*Store, string) {
 // that the caller reads the store instead.
 func TestTaskSocketOwnerGone(t *testing.T) {
 	m, _ := newManager(t)
-	dir, err := os.MkdirTemp("", "ts")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer os.RemoveAll(dir)
-	path := filepath.Join(dir, "tasks.sock")
-	srv, err := m.Serve(path, "alice")
-	if err != nil {
-		t.Fatal(err)
-	}
+	path, srv := serveSocket(t, m)
 	r, err := DialTasks(path)
 	if err != nil {
 		t.Fatal(err)
@@ -156,4 +138,21 @@ func TestTaskSocketOwnerGone(t *testing.T) {
 	if _, err := r.List(operator); !errors.Is(err, ErrOwnerGone) {
 		t.Fatalf("a request after the owner closed: %v, want ErrOwnerGone", err)
 	}
+}
+
+// serveSocket serves m's tasks for alice on a socket in a short temporary
+// directory (a socket path must be short).
+func serveSocket(t *testing.T, m *TaskManager) (string, *TaskServer) {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "ts")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	path := filepath.Join(dir, "tasks.sock")
+	srv, err := m.Serve(path, "alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return path, srv
 }
