@@ -165,12 +165,12 @@ func (c *conn) open(connCtx context.Context, cfg dialConfig) error {
 		if err != nil {
 			return err
 		}
-		headers := make(map[string]string, len(s.Headers))
-		for _, kv := range s.Headers {
-			headers[kv.Key] = kv.Value
+		withHeaders := *hc
+		if withHeaders.Transport, err = newOriginHeaders(hc.Transport, s.URL, s.Headers); err != nil {
+			return fmt.Errorf("url: %w", err)
 		}
-		opts := []transport.StreamableHTTPCOption{transport.WithHTTPBasicClient(hc), transport.WithHTTPHeaders(headers),
-			transport.WithHTTPLogger(quietLogger)}
+		hc = &withHeaders
+		opts := []transport.StreamableHTTPCOption{transport.WithHTTPBasicClient(hc), transport.WithHTTPLogger(quietLogger)}
 		if !mcp.IsModernProtocol(s.ProtocolVersion) {
 			// Before 2026-07-28 a server may send its requests (a form,
 			// elicitation/create) on the standalone GET stream rather than
