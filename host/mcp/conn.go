@@ -87,8 +87,9 @@ type dialConfig struct {
 	// approvals and authority are the connecting turn's: a server's forms
 	// are put to the operator through them (the connection dies with the
 	// authority).
-	approvals *approval.Resolver
-	authority policy.Authority
+	approvals     *approval.Resolver
+	authority     policy.Authority
+	onElicitation func(server string, e Elicitation)
 }
 
 // clientCapabilities are what the host declares: forms (elicitation in
@@ -98,7 +99,7 @@ var clientCapabilities = mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCap
 // newClient is the mcp-go client over tr, speaking the pinned version and
 // sending a server's forms to the operator.
 func (c *conn) newClient(tr transport.Interface, cfg dialConfig) *client.Client {
-	e := &elicitor{c: c, approvals: cfg.approvals, authority: cfg.authority}
+	e := &elicitor{c: c, approvals: cfg.approvals, authority: cfg.authority, report: cfg.onElicitation}
 	return client.NewClient(tr, client.WithProtocolVersion(c.plan.server.ProtocolVersion),
 		client.WithClientCapabilities(clientCapabilities), client.WithElicitationHandler(e))
 }

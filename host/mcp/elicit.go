@@ -33,6 +33,24 @@ type elicitor struct {
 	// the operator reads one is declined.
 	busy atomic.Bool
 	seq  atomic.Int64
+	// report, when set, hears what became of each form.
+	report func(server string, e Elicitation)
+}
+
+// Elicitation is what became of one form a server sent, for the audit
+// trail: the operator learns of a form declined without asking anyone,
+// and of the flag that would have let it be asked.
+type Elicitation struct {
+	Action string `json:"action"` // accept, decline or cancel
+	Reason string `json:"reason"`
+}
+
+// answer reports what became of a form and returns the answer.
+func (e *elicitor) answer(action mcp.ElicitationResponseAction, reason string) *mcp.ElicitationResult {
+	if e.report != nil {
+		e.report(e.c.plan.server.ID, Elicitation{Action: string(action), Reason: e.c.plan.secrets.String(reason)})
+	}
+	return elicitAnswer(action)
 }
 
 func elicitAnswer(action mcp.ElicitationResponseAction) *mcp.ElicitationResult {
@@ -43,22 +61,25 @@ func elicitAnswer(action mcp.ElicitationResponseAction) *mcp.ElicitationResult {
 // mode, beyond the bounds (elicit_form.go) or with a required field that
 // has no default; it asks the operator about any other.
 func (e *elicitor) Elicit(ctx context.Context, req mcp.ElicitationRequest) (*mcp.ElicitationResult, error) {
-	decline := elicitAnswer(mcp.ElicitationResponseActionDecline)
+	decline := mcp.ElicitationResponseActionDecline
 	if mode := req.Params.Mode; mode != "" && mode != mcp.ElicitationModeForm {
-		return decline, nil
+		return e.answer(decline, "declined unasked: a form in "+clipRunes(string(mode), maxFormName)+" mode (only forms, accepted with their defaults)"), nil
 	}
 	// Only while the host waits on a call of this server.
-	if e.c.calls.Load() == 0 || !e.busy.CompareAndSwap(false, true) {
-		return decline, nil
+	if e.c.calls.Load() == 0 {
+		return e.answer(decline, "declined unasked: a form outside a call of this server"), nil
+	}
+	if !e.busy.CompareAndSwap(false, true) {
+		return e.answer(decline, "declined unasked: a second form while one is open"), nil
 	}
 	defer e.busy.Store(false)
 	f, err := parseForm(req.Params.RequestedSchema)
 	if err != nil {
-		return decline, nil
+		return e.answer(decline, "declined unasked: "+err.Error()), nil
 	}
 	r, ok := e.request(req.Params.Message, f)
 	if !ok {
-		return decline, nil
+		return e.answer(decline, "declined unasked: its approval card could not show every field"), nil
 	}
 	approvals := e.approvals
 	if approvals == nil {
@@ -67,11 +88,11 @@ func (e *elicitor) Elicit(ctx context.Context, req mcp.ElicitationRequest) (*mcp
 	out, err := approvals.Resolve(ctx, r)
 	switch {
 	case err != nil:
-		return elicitAnswer(mcp.ElicitationResponseActionCancel), nil
+		return e.answer(mcp.ElicitationResponseActionCancel, "the approval failed: "+err.Error()), nil
 	case !out.Allowed:
-		return decline, nil
+		return e.answer(decline, "not approved: "+out.Reason), nil
 	}
-	res := elicitAnswer(mcp.ElicitationResponseActionAccept)
+	res := e.answer(mcp.ElicitationResponseActionAccept, "accepted with its declared defaults ("+out.Reason+")")
 	res.Content = f.defaults()
 	return res, nil
 }

@@ -98,7 +98,26 @@ func rule(t *testing.T, text, origin string) approval.Rule {
 // tool and returns the answer the server got.
 func elicitCall(t *testing.T, url string, approvals *approval.Resolver) mcp.ElicitationResponse {
 	t.Helper()
-	f := newFixture(t, func(cfg *Config) { cfg.Net = netpolicy.Options{AllowLoopbackForTests: true} })
+	res, _ := elicitCallReported(t, url, approvals)
+	return res
+}
+
+// elicitCallReported is elicitCall, with what the pool reported of each
+// form (Config.OnElicitation).
+func elicitCallReported(t *testing.T, url string, approvals *approval.Resolver) (mcp.ElicitationResponse, []Elicitation) {
+	t.Helper()
+	var mu sync.Mutex
+	var reports []Elicitation
+	f := newFixture(t, func(cfg *Config) {
+		cfg.Net = netpolicy.Options{AllowLoopbackForTests: true}
+		cfg.OnElicitation = func(server string, e Elicitation) {
+			if server == "form" {
+				mu.Lock()
+				reports = append(reports, e)
+				mu.Unlock()
+			}
+		}
+	})
 	mcptest.Manifest(t, f.mcpDir, "form", "url: "+url+"\n")
 	turn := f.turn()
 	turn.Approvals = approvals
@@ -116,7 +135,9 @@ func elicitCall(t *testing.T, url string, approvals *approval.Resolver) mcp.Elic
 	if err := json.Unmarshal([]byte(out.Views.Model), &res); err != nil {
 		t.Fatalf("%v: %q", err, out.Views.Model)
 	}
-	return res
+	mu.Lock()
+	defer mu.Unlock()
+	return res, append([]Elicitation(nil), reports...)
 }
 
 // TestElicitOperatorAcceptsDefaults: the operator's --approve rule, or
@@ -128,7 +149,10 @@ func TestElicitOperatorAcceptsDefaults(t *testing.T) {
 	byRule := elicitCall(t, url, &approval.Resolver{Rules: []approval.Rule{
 		rule(t, "allow:mcp_connect__form", approval.OriginCommandLine), rule(t, "allow:mcp_elicit__form", approval.OriginCommandLine)}})
 	p := &recorder{answer: approval.AllowOnce}
-	byAnswer := elicitCall(t, url, &approval.Resolver{Provider: p})
+	byAnswer, reports := elicitCallReported(t, url, &approval.Resolver{Provider: p})
+	if len(reports) != 1 || reports[0].Action != "accept" || !strings.Contains(reports[0].Reason, "defaults") {
+		t.Errorf("reported %+v", reports)
+	}
 	for name, res := range map[string]mcp.ElicitationResponse{"--approve rule": byRule, "operator's answer": byAnswer} {
 		content, _ := json.Marshal(res.Content)
 		if res.Action != mcp.ElicitationResponseActionAccept || string(content) != want {
@@ -161,9 +185,15 @@ func TestElicitDeclinedWithoutTheOperator(t *testing.T) {
 		"headless, a core's rule":    {Rules: []approval.Rule{connect, core}},
 		"operator denies, core rule": {Provider: denier, Rules: []approval.Rule{connect, core}},
 	} {
-		got := elicitCall(t, url, res)
+		got, reports := elicitCallReported(t, url, res)
 		if got.Action != mcp.ElicitationResponseActionDecline || got.Content != nil {
 			t.Errorf("%s: %+v, want decline without content", name, got)
+		}
+		// The audit trail says it was declined and, when no one was asked,
+		// how the operator would let it be asked.
+		headless := strings.HasPrefix(name, "headless")
+		if len(reports) != 1 || reports[0].Action != "decline" || (headless && !strings.Contains(reports[0].Reason, "--approve allow:mcp_elicit__form")) {
+			t.Errorf("%s: reported %+v", name, reports)
 		}
 	}
 	if n := len(denier.forms()); n != 1 {
@@ -192,9 +222,12 @@ func TestElicitFormBoundedAndInert(t *testing.T) {
 		"huge schema":              map[string]any{"type": "object", "properties": map[string]any{"s": map[string]any{"type": "string", "description": strings.Repeat("x", maxFormSchemaBytes)}}},
 	} {
 		p := &recorder{answer: approval.AllowOnce}
-		got := elicitCall(t, formServer(t, "fill me in", schema), &approval.Resolver{Provider: p})
+		got, reports := elicitCallReported(t, formServer(t, "fill me in", schema), &approval.Resolver{Provider: p})
 		if got.Action != mcp.ElicitationResponseActionDecline || len(p.forms()) != 0 {
 			t.Errorf("%s: %+v after asking %d times, want decline unasked", name, got, len(p.forms()))
+		}
+		if len(reports) != 1 || reports[0].Action != "decline" || !strings.HasPrefix(reports[0].Reason, "declined unasked: ") {
+			t.Errorf("%s: reported %+v", name, reports)
 		}
 	}
 

@@ -69,6 +69,9 @@ type Config struct {
 	// OnURLDecision receives each HTTP request's policy verdict, for the
 	// mcp.url_decision audit event. It must not block.
 	OnURLDecision func(server string, d netpolicy.Decision)
+	// OnElicitation receives what became of each form a server sent, for
+	// the mcp.elicitation audit event. It must not block.
+	OnElicitation func(server string, e Elicitation)
 	Now           func() time.Time
 	// CallTimeout bounds one tool call; when it passes, the request is
 	// cancelled at the server and the call fails with a message. The
@@ -317,7 +320,7 @@ func (p *Pool) connect(ctx context.Context, pl *plan, t Turn) (*live, error) {
 		return nil, err
 	}
 	c, err := connect(ctx, pl, dialConfig{env: p.cfg.Env, stateDir: p.cfg.StateDir, httpClient: p.httpClient, spawner: &p.spawner, sandbox: p.cfg.Sandbox,
-		approvals: t.Approvals, authority: t.Authority})
+		approvals: t.Approvals, authority: t.Authority, onElicitation: p.cfg.OnElicitation})
 	p.cfg.Limiter.release()
 	if err != nil {
 		return nil, err

@@ -90,6 +90,9 @@ func (h *Host) pool(s *Session) *mcp.Pool {
 			OnURLDecision: func(server string, d netpolicy.Decision) {
 				h.urlDecisionEvent(id, server, d)
 			},
+			OnElicitation: func(server string, e mcp.Elicitation) {
+				h.elicitationEvent(id, server, e)
+			},
 		}
 		if h.MCPConfig != nil {
 			h.MCPConfig(&cfg)
@@ -200,6 +203,21 @@ func (h *Host) urlDecisionEvent(session, server string, d netpolicy.Decision) {
 		return
 	}
 	_ = store.Submit(context.Background(), runtime.Event{Kind: "mcp.url_decision", Session: session, Data: data}, nil)
+}
+
+// elicitationEvent records what became of a server's form as an
+// mcp.elicitation event: the operator sees a form declined unasked, and
+// the flag that would have let it be asked.
+func (h *Host) elicitationEvent(session, server string, e mcp.Elicitation) {
+	store, err := h.Store()
+	if err != nil {
+		return
+	}
+	data, err := json.Marshal(map[string]any{"server": server, "action": e.Action, "reason": e.Reason})
+	if err != nil {
+		return
+	}
+	_ = store.Submit(context.Background(), runtime.Event{Kind: "mcp.elicitation", Session: session, Data: data}, nil)
 }
 
 // mcpStateEvents records each server whose standing changed since the
