@@ -6,12 +6,14 @@ import (
 	"encoding/hex"
 	"fmt"
 	"sync/atomic"
+	"time"
 	"unicode/utf8"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"demiurge.dev/catalog"
 	"demiurge.dev/host/approval"
+	"demiurge.dev/host/core"
 	"demiurge.dev/host/policy"
 )
 
@@ -53,6 +55,21 @@ func (e *elicitor) answer(action mcp.ElicitationResponseAction, reason string) *
 	return elicitAnswer(action)
 }
 
+// How long a form waits for the operator. mcp-go's HTTP transport sends
+// the answer under a 30-second deadline of its own and drops it after, so
+// a form from an HTTP server is answered (cancel) before that.
+var (
+	formWait     = 5 * time.Minute
+	httpFormWait = 25 * time.Second
+)
+
+func (e *elicitor) wait() time.Duration {
+	if e.c.plan.server.Transport == core.MCPHTTP {
+		return httpFormWait
+	}
+	return formWait
+}
+
 func elicitAnswer(action mcp.ElicitationResponseAction) *mcp.ElicitationResult {
 	return &mcp.ElicitationResult{ElicitationResponse: mcp.ElicitationResponse{Action: action}}
 }
@@ -85,8 +102,13 @@ func (e *elicitor) Elicit(ctx context.Context, req mcp.ElicitationRequest) (*mcp
 	if approvals == nil {
 		approvals = &approval.Resolver{}
 	}
+	wait := e.wait()
+	ctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
 	out, err := approvals.Resolve(ctx, r)
 	switch {
+	case err != nil && ctx.Err() == context.DeadlineExceeded:
+		return e.answer(mcp.ElicitationResponseActionCancel, fmt.Sprintf("the operator did not answer within %s", wait)), nil
 	case err != nil:
 		return e.answer(mcp.ElicitationResponseActionCancel, "the approval failed: "+err.Error()), nil
 	case !out.Allowed:
@@ -113,6 +135,7 @@ func (e *elicitor) request(message string, f form) (approval.Request, bool) {
 		Reasons: []string{
 			fmt.Sprintf("MCP server %s asks for a form during a call; allow accepts it with the defaults below, deny declines it (the model sees neither)", id),
 			"the server's message: " + shown(clean, message, maxFormMessage),
+			fmt.Sprintf("unanswered for %s, the form is cancelled", e.wait()),
 		},
 		Preview:     preview,
 		Fingerprint: hex.EncodeToString(sum[:]), Authority: e.authority,

@@ -121,7 +121,7 @@ func elicitCallReported(t *testing.T, url string, approvals *approval.Resolver) 
 	mcptest.Manifest(t, f.mcpDir, "form", "url: "+url+"\n")
 	turn := f.turn()
 	turn.Approvals = approvals
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	r := f.pool.Resolve(ctx, turn)
 	if st := state(t, r, "form"); st.Status != StatusConnected {
@@ -279,5 +279,45 @@ func TestElicitOutsideACallDeclinedUnasked(t *testing.T) {
 		if strings.HasPrefix(asked, ElicitTool("form")) {
 			t.Errorf("the operator was asked about a form outside a call: %q", asked)
 		}
+	}
+}
+
+// slowRecorder answers a form only after a wait, as an operator reading
+// the card would.
+type slowRecorder struct {
+	recorder
+	wait time.Duration
+}
+
+func (r *slowRecorder) Ask(ctx context.Context, req approval.Request) (approval.Answer, error) {
+	answer, err := r.recorder.Ask(ctx, req)
+	if req.Tool == ElicitTool("form") {
+		select {
+		case <-time.After(r.wait):
+		case <-ctx.Done():
+			return approval.Deny, ctx.Err()
+		}
+	}
+	return answer, err
+}
+
+// TestElicitSlowOperatorCancelsInTime: mcp-go drops an HTTP answer sent
+// after its 30-second deadline, which would leave the server waiting; a
+// form the operator leaves unanswered is cancelled before that, and the
+// card and the audit trail say so.
+func TestElicitSlowOperatorCancelsInTime(t *testing.T) {
+	defer func(w time.Duration) { httpFormWait = w }(httpFormWait)
+	httpFormWait = 300 * time.Millisecond
+	p := &slowRecorder{recorder: recorder{answer: approval.AllowOnce}, wait: 5 * time.Second}
+	start := time.Now()
+	got, reports := elicitCallReported(t, formServer(t, "take your time", defaultsForm), &approval.Resolver{Provider: p})
+	if got.Action != mcp.ElicitationResponseActionCancel || time.Since(start) > 4*time.Second {
+		t.Fatalf("an operator slower than the form's time: %+v after %s, want cancel in time", got, time.Since(start))
+	}
+	if len(reports) != 1 || !strings.Contains(reports[0].Reason, "did not answer within 300ms") {
+		t.Fatalf("reported %+v", reports)
+	}
+	if forms := p.forms(); len(forms) != 1 || !strings.Contains(approval.CardText(forms[0]), "unanswered for 300ms, the form is cancelled") {
+		t.Fatalf("the card does not say how long it waits: %+v", forms)
 	}
 }
