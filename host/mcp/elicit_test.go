@@ -321,3 +321,49 @@ func TestElicitSlowOperatorCancelsInTime(t *testing.T) {
 		t.Fatalf("the card does not say how long it waits: %+v", forms)
 	}
 }
+
+// TestElicitModernRevision: on 2026-07-28 a server's form comes back as an
+// input-required result, which mcp-go's client answers through the same
+// handler: the operator's rule accepts it with the defaults, and without
+// the rule it is declined.
+func TestElicitModernRevision(t *testing.T) {
+	s := server.NewMCPServer("forms", "1.0.0", server.WithToolCapabilities(false), server.WithElicitation())
+	s.AddTool(mcp.NewTool("ask"), func(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		if res := server.ElicitationResponse(req.Params.InputResponses, "form"); res != nil {
+			b, _ := json.Marshal(res.ElicitationResponse)
+			return mcp.NewToolResultText(string(b)), nil
+		}
+		return server.NewInputRequestBuilder("asked").Elicit("form", mcp.ElicitationParams{Message: "modern form", RequestedSchema: defaultsForm}).ToolResult(), nil
+	})
+	srv := httptest.NewServer(server.NewStreamableHTTPServer(s, server.WithStreamableHTTPLogger(quietLogger)))
+	t.Cleanup(func() { closeStreaming(srv) })
+	url := srv.URL + "/mcp"
+	call := func(rules ...approval.Rule) mcp.ElicitationResponse {
+		t.Helper()
+		f := newFixture(t, func(cfg *Config) { cfg.Net = netpolicy.Options{AllowLoopbackForTests: true} })
+		mcptest.Manifest(t, f.mcpDir, "form", "url: "+url+"\nprotocol_version: \"2026-07-28\"\n")
+		turn := f.turn()
+		turn.Approvals = &approval.Resolver{Rules: append(rules, rule(t, "allow:mcp_connect__form", approval.OriginCommandLine))}
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		r := f.pool.Resolve(ctx, turn)
+		if st := state(t, r, "form"); st.Status != StatusConnected {
+			t.Fatalf("%+v", st)
+		}
+		out := f.dispatchTurn(r, "form__ask").Call(ctx, dispatch.ToolCall{Name: "form__ask", Args: []byte(`{}`)})
+		if !out.OK() {
+			t.Fatalf("%s %q", out.Status, out.Views.Model)
+		}
+		var res mcp.ElicitationResponse
+		if err := json.Unmarshal([]byte(out.Views.Model), &res); err != nil {
+			t.Fatalf("%v: %q", err, out.Views.Model)
+		}
+		return res
+	}
+	if got := call(rule(t, "allow:mcp_elicit__form", approval.OriginCommandLine)); got.Action != mcp.ElicitationResponseActionAccept || got.Content == nil {
+		t.Errorf("with the operator's rule: %+v, want accept with the defaults", got)
+	}
+	if got := call(); got.Action != mcp.ElicitationResponseActionDecline {
+		t.Errorf("without it: %+v, want decline", got)
+	}
+}
