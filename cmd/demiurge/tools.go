@@ -144,6 +144,11 @@ func toolsCall(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	if d := turn.Catalog.Disclosure(); d != nil && turn.Catalog.Hidden(name) {
+		// Deferral keeps a tool out of a model's context until it searches
+		// for it; the operator naming it is that search.
+		d.Activate(name)
+	}
 	printWarnings(h)
 	// On a terminal the call's output streams to stderr as it comes, with
 	// a progress line; stdout keeps the card for scripts.
