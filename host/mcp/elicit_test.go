@@ -106,6 +106,13 @@ func elicitCall(t *testing.T, url string, approvals *approval.Resolver) mcp.Elic
 // form (Config.OnElicitation).
 func elicitCallReported(t *testing.T, url string, approvals *approval.Resolver) (mcp.ElicitationResponse, []Elicitation) {
 	t.Helper()
+	return elicitCallManifest(t, "url: "+url+"\n", approvals)
+}
+
+// elicitCallManifest is elicitCallReported for server "form" declared by
+// manifest.
+func elicitCallManifest(t *testing.T, manifest string, approvals *approval.Resolver) (mcp.ElicitationResponse, []Elicitation) {
+	t.Helper()
 	var mu sync.Mutex
 	var reports []Elicitation
 	f := newFixture(t, func(cfg *Config) {
@@ -118,7 +125,7 @@ func elicitCallReported(t *testing.T, url string, approvals *approval.Resolver) 
 			}
 		}
 	})
-	mcptest.Manifest(t, f.mcpDir, "form", "url: "+url+"\n")
+	mcptest.Manifest(t, f.mcpDir, "form", manifest)
 	turn := f.turn()
 	turn.Approvals = approvals
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
@@ -340,24 +347,8 @@ func TestElicitModernRevision(t *testing.T) {
 	url := srv.URL + "/mcp"
 	call := func(rules ...approval.Rule) mcp.ElicitationResponse {
 		t.Helper()
-		f := newFixture(t, func(cfg *Config) { cfg.Net = netpolicy.Options{AllowLoopbackForTests: true} })
-		mcptest.Manifest(t, f.mcpDir, "form", "url: "+url+"\nprotocol_version: \"2026-07-28\"\n")
-		turn := f.turn()
-		turn.Approvals = &approval.Resolver{Rules: append(rules, rule(t, "allow:mcp_connect__form", approval.OriginCommandLine))}
-		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-		defer cancel()
-		r := f.pool.Resolve(ctx, turn)
-		if st := state(t, r, "form"); st.Status != StatusConnected {
-			t.Fatalf("%+v", st)
-		}
-		out := f.dispatchTurn(r, "form__ask").Call(ctx, dispatch.ToolCall{Name: "form__ask", Args: []byte(`{}`)})
-		if !out.OK() {
-			t.Fatalf("%s %q", out.Status, out.Views.Model)
-		}
-		var res mcp.ElicitationResponse
-		if err := json.Unmarshal([]byte(out.Views.Model), &res); err != nil {
-			t.Fatalf("%v: %q", err, out.Views.Model)
-		}
+		res, _ := elicitCallManifest(t, "url: "+url+"\nprotocol_version: \"2026-07-28\"\n",
+			&approval.Resolver{Rules: append(rules, rule(t, "allow:mcp_connect__form", approval.OriginCommandLine))})
 		return res
 	}
 	if got := call(rule(t, "allow:mcp_elicit__form", approval.OriginCommandLine)); got.Action != mcp.ElicitationResponseActionAccept || got.Content == nil {
