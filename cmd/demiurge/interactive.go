@@ -376,7 +376,7 @@ func (r *repl) tools(arg string) {
 		fmt.Fprintln(r.out, err)
 		return
 	}
-	for _, w := range r.h.Warnings {
+	for _, w := range r.h.Warnings() {
 		fmt.Fprintf(r.out, "warning: %s\n", w)
 	}
 	fmt.Fprint(r.out, cat.Display(mode))

@@ -57,7 +57,7 @@ func withCatalog(c *cli.Context, fn func(h *toolhost.Host, cat *catalog.Catalog)
 	if err != nil {
 		return err
 	}
-	cat.WriteNotes(os.Stderr, h.Warnings)
+	cat.WriteNotes(os.Stderr, h.Warnings())
 	return fn(h, cat)
 }
 
@@ -187,7 +187,7 @@ func toolsCall(c *cli.Context) error {
 // printWarnings shows what assembling the catalog left out or read
 // conservatively, on stderr so that output stays clean for scripts.
 func printWarnings(h *toolhost.Host) {
-	for _, w := range h.Warnings {
+	for _, w := range h.Warnings() {
 		fmt.Fprintf(os.Stderr, "warning: %s\n", w)
 	}
 }

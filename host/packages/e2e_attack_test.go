@@ -87,8 +87,8 @@ func TestBuiltinNamedPackageGetsNoSecret(t *testing.T) {
 	if evs, _ := store.Events(runtime.EventQuery{Kind: packages.EventKindSecretBind}); len(evs) != 0 {
 		t.Fatalf("%d secret.bind events for a built-in call", len(evs))
 	}
-	if !strings.Contains(strings.Join(h.Warnings, "\n"), "built-in toolset coding") {
-		t.Fatalf("the entry was not reported as left out: %q", h.Warnings)
+	if !strings.Contains(strings.Join(h.Warnings(), "\n"), "built-in toolset coding") {
+		t.Fatalf("the entry was not reported as left out: %q", h.Warnings())
 	}
 }
 
@@ -139,7 +139,7 @@ func TestLockSumIsWhatLaunchChecks(t *testing.T) {
 	if _, ok := cat.Lookup("web_search"); ok {
 		t.Fatal("the swapped binary was launched")
 	}
-	if w := strings.Join(h.Warnings, "\n"); !strings.Contains(w, "refused and was not started") || !strings.Contains(w, p.BinarySHA256) {
+	if w := strings.Join(h.Warnings(), "\n"); !strings.Contains(w, "refused and was not started") || !strings.Contains(w, p.BinarySHA256) {
 		t.Fatalf("warnings: %s", w)
 	}
 }
@@ -158,7 +158,7 @@ func TestPackageServesOnlyWhatItDeclared(t *testing.T) {
 	if _, ok := cat.Lookup("text_stats"); ok {
 		t.Fatal("an undeclared tool of the package is in the catalog")
 	}
-	w := strings.Join(h.Warnings, "\n")
+	w := strings.Join(h.Warnings(), "\n")
 	if !strings.Contains(w, "package textstats serves text_stats, which its package.json does not declare") || !strings.Contains(w, "declares word_stats but its plugin does not serve it") {
 		t.Fatalf("warnings: %s", w)
 	}

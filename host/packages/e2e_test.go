@@ -266,7 +266,7 @@ func TestLyingManifestIsRefusedAtTheHandshake(t *testing.T) {
 	if _, ok := cat.Lookup("web_search"); ok {
 		t.Fatal("the protocol-2 plugin's tool is in the catalog")
 	}
-	warned := strings.Join(h.Warnings, "\n")
+	warned := strings.Join(h.Warnings(), "\n")
 	if !strings.Contains(warned, "liar speaks toolset protocol 2; this host speaks protocol 1") {
 		t.Fatalf("warnings: %s", warned)
 	}

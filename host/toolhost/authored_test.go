@@ -155,7 +155,7 @@ func TestBrokenToolYAMLIsLeftOutOfTheCatalog(t *testing.T) {
 			t.Errorf("%s is missing: one broken tool.yaml took it away", name)
 		}
 	}
-	if w := strings.Join(h.Warnings, "\n"); !strings.Contains(w, "project_note/tool.yaml:2:1: timeout_seconds: is a slot-only field") {
+	if w := strings.Join(h.Warnings(), "\n"); !strings.Contains(w, "project_note/tool.yaml:2:1: timeout_seconds: is a slot-only field") {
 		t.Errorf("warnings: %s", w)
 	}
 }

@@ -156,7 +156,7 @@ func TestMCPManifestDeferred(t *testing.T) {
 		t.Fatal(err)
 	}
 	if _, ok := cat.Lookup("docs__echo"); !ok {
-		t.Fatalf("docs__echo missing; warnings %q", h.Warnings)
+		t.Fatalf("docs__echo missing; warnings %q", h.Warnings())
 	}
 	if !cat.Hidden("docs__echo") || slices.Contains(definitionNames(t, cat), "docs__echo") {
 		t.Error("a deferred server's tool is in the definitions")

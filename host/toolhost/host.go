@@ -83,9 +83,6 @@ type Host struct {
 	Packages *installed.Active
 	// Sandbox is the OS sandbox of the commands the host runs.
 	Sandbox sandboxing.Config
-	// Warnings are non-fatal findings of assembly (plugin metadata the
-	// host could not read, rules that only restate a policy).
-	Warnings []string
 
 	mcpHost // MCP servers of slots.mcp (mcp.go)
 	// rootAuthority is what every session the host starts or resumes runs
@@ -358,9 +355,6 @@ func (h *Host) catalogFor(ctx context.Context, s *Session) (*catalog.Catalog, er
 	s.mu.Lock()
 	s.warnings = warnings
 	s.mu.Unlock()
-	if s == h.Session() {
-		h.Warnings = warnings
-	}
 
 	// Best effort: without a snapshot the launcher hands tools list to this
 	// host. A core the snapshot cannot describe is not asked for the
@@ -411,6 +405,9 @@ func (h *Host) Store() (*runtime.Store, error) {
 
 // ArtifactRoot is the current session's private artifact directory.
 func (h *Host) ArtifactRoot() string { return h.Session().ArtifactRoot() }
+
+// Warnings are the findings of the host session's last catalog.
+func (h *Host) Warnings() []string { return h.Session().Warnings() }
 
 // NewTurn makes a dispatch turn of the current session.
 func (h *Host) NewTurn(ctx context.Context) (*dispatch.Turn, error) {

@@ -51,7 +51,7 @@ func TestMCPToolsJoinTheCatalog(t *testing.T) {
 	}
 	e, ok := cat.Lookup("docs__echo")
 	if !ok {
-		t.Fatalf("docs__echo missing; warnings %q", h.Warnings)
+		t.Fatalf("docs__echo missing; warnings %q", h.Warnings())
 	}
 	if _, isMCP := e.Binding.(*mcp.Adapter); !isMCP || e.Spec.Provenance.Kind != "mcp" {
 		t.Fatalf("%T %+v", e.Binding, e.Spec.Provenance)
@@ -59,7 +59,7 @@ func TestMCPToolsJoinTheCatalog(t *testing.T) {
 	if _, ok := cat.Lookup("read_file"); !ok {
 		t.Fatal("built-in tools are gone")
 	}
-	warn := strings.Join(h.Warnings, "\n")
+	warn := strings.Join(h.Warnings(), "\n")
 	if !strings.Contains(warn, "MCP server hang failed: no answer to initialize") || !strings.Contains(warn, "retried after") ||
 		!strings.Contains(warn, "MCP server asking is not connected: connect was not approved") {
 		t.Fatalf("warnings:\n%s", warn)

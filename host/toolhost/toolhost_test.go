@@ -205,8 +205,8 @@ func TestUnreadableMetadataFailsClosed(t *testing.T) {
 	if e == nil || e.Effective.Risk != catalog.RiskHigh {
 		t.Fatalf("risk \"lowest\" must be read as high: %+v", e)
 	}
-	if len(h.Warnings) == 0 || !strings.Contains(strings.Join(h.Warnings, "\n"), "taken as high") {
-		t.Fatalf("warnings = %q", h.Warnings)
+	if len(h.Warnings()) == 0 || !strings.Contains(strings.Join(h.Warnings(), "\n"), "taken as high") {
+		t.Fatalf("warnings = %q", h.Warnings())
 	}
 }
 
@@ -227,7 +227,7 @@ func TestABrokenInstalledToolsetCostsOnlyItsOwnTools(t *testing.T) {
 	if _, ok := cat.Lookup("read_file"); !ok {
 		t.Fatal("the built-in tools went missing")
 	}
-	if w := strings.Join(h.Warnings, "\n"); !strings.Contains(w, "textstats is left out") {
+	if w := strings.Join(h.Warnings(), "\n"); !strings.Contains(w, "textstats is left out") {
 		t.Fatalf("warnings = %q", w)
 	}
 }
