@@ -83,6 +83,14 @@ $(MCPSERVE_NODE)/.installed: $(MCPSERVE_LOCK) host/mcpserve/testdata/node/packag
 		sha256sum < $(MCPSERVE_LOCK) | cut -d' ' -f1 | tr -d '\n' > $@; \
 	else echo "warning: the mcp serve node clients could not be installed; their tests will skip" >&2; fi
 
+# The packages where goroutines meet (MCP connections, mcp serve's
+# watcher, tasks and sessions, dispatch, plugin calls, the turn loop) under
+# the race detector; CI runs it after make test.
+RACE_PKGS := ./host/mcp ./host/mcpserve ./host/toolhost ./host/dispatch ./host/plugins ./host/turn ./host/runtime
+.PHONY: race
+race: build
+	DEMIURGE_TEST_PLUGIN_DIR=$(BIN) $(GO) test -race -count=1 -timeout 20m $(RACE_PKGS)
+
 lint: vet fmt-check
 
 vet:
