@@ -83,3 +83,25 @@ func TestNoServerOutlivesHost(t *testing.T) {
 		t.Fatalf("the server's child %d outlived the host", child)
 	}
 }
+
+// TestServerExitTakesItsChildren: a server that exits on its own (as one
+// does when its stdin ends because the host died) takes the processes it
+// started with it, whoever notices first.
+func TestServerExitTakesItsChildren(t *testing.T) {
+	f := newFixture(t)
+	f.server("echo", "echo", "env: {SPAWN_CHILD: \"1\"}\n")
+	f.ask.allow(ConnectTool("echo"))
+	r := f.resolve()
+	turn := f.dispatchTurn(r, "echo__pids", "echo__exit")
+	out := turn.Call(context.Background(), dispatch.ToolCall{Name: "echo__pids", Args: []byte(`{}`)})
+	fields := strings.Fields(out.Views.Model)
+	if len(fields) != 3 {
+		t.Fatalf("pids: %q", out.Views.Model)
+	}
+	child, _ := strconv.Atoi(fields[2])
+	turn.Call(context.Background(), dispatch.ToolCall{Name: "echo__exit", Args: []byte(`{}`)})
+	if !processGone(child) {
+		syscall.Kill(child, syscall.SIGKILL)
+		t.Fatalf("the server's child %d outlived the server", child)
+	}
+}

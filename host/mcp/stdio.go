@@ -20,11 +20,14 @@ import (
 const MaxStdioLine = MaxMessageBytes
 
 // guardScript leads a stdio server's process group: it runs the server
-// and, when the host dies (Pdeathsig sends it SIGTERM), kills the whole
-// group. Pdeathsig on the server itself would spare the processes the
-// server started; the group kill does not. Stdin goes through fd 3
+// and, when the host dies (Pdeathsig sends it SIGTERM) or the server
+// exits, kills the whole group. Pdeathsig on the server itself would
+// spare the processes the server started; the group kill does not. The
+// kill after the wait is for a host that dies so that the server sees
+// its stdin end and exits before the guard's SIGTERM is handled: the
+// server's children would otherwise outlive both. Stdin goes through fd 3
 // because sh gives a background job /dev/null and dash ignores "<&0".
-const guardScript = `trap 'kill -KILL 0' TERM HUP; exec 3<&0; "$@" <&3 3<&- & exec 3<&-; wait $!`
+const guardScript = `trap 'kill -KILL 0' TERM HUP; exec 3<&0; "$@" <&3 3<&- & exec 3<&-; wait $!; kill -KILL 0`
 
 // stdioProc is a started server process and the host's ends of its pipes.
 type stdioProc struct {

@@ -52,5 +52,10 @@ func Echo() {
 			}
 			return mcp.NewToolResultText(fmt.Sprintf("%d %d %d", os.Getpid(), pgid, cpid)), nil
 		})
+	serve.Raw(s, "exit", "Exits the server at once, leaving its child.", `{"type":"object"}`,
+		func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			os.Exit(0)
+			return nil, nil
+		})
 	serve.Run(s, nil)
 }
