@@ -89,7 +89,7 @@ func TestNoServerOutlivesHost(t *testing.T) {
 // started with it, whoever notices first.
 func TestServerExitTakesItsChildren(t *testing.T) {
 	f := newFixture(t)
-	f.server("echo", "echo", "env: {SPAWN_CHILD: \"1\"}\n")
+	f.server("echo", "echo", "env: {SPAWN_CHILD: \"1\", EXIT_TOOL: \"1\"}\n")
 	f.ask.allow(ConnectTool("echo"))
 	r := f.resolve()
 	turn := f.dispatchTurn(r, "echo__pids", "echo__exit")

@@ -282,8 +282,14 @@ func (m *Manager) callError(ctx context.Context, inst *instance, name string, er
 		return fmt.Errorf("call cancelled: %w", context.Cause(ctx))
 	}
 	// gRPC ends a stream at the caller's deadline by its own timer, which
-	// may fire before the context's.
+	// may fire before the context's: the context's cause (a timeout's
+	// message) follows within moments.
 	if d, ok := ctx.Deadline(); ok && !time.Now().Before(d) {
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("call cancelled: %w", context.Cause(ctx))
+		case <-time.After(100 * time.Millisecond):
+		}
 		return fmt.Errorf("call cancelled: %w", context.DeadlineExceeded)
 	}
 	deadline := time.Now().Add(2 * time.Second)

@@ -18,7 +18,8 @@ const pickSchema = `{"type":"object","properties":{"a":{"type":"string"},"b":{"$
 // Echo is a healthy MCP test server: echo, a tool whose schema has
 // top-level anyOf, oneOf and $defs (it must reach the catalog unchanged),
 // the environment it was given, its process ids, and (SPAWN_CHILD=1) a
-// child process of its own, to show that closing kills the whole tree.
+// child process of its own, to show that closing kills the whole tree;
+// with EXIT_TOOL=1, a tool that makes it exit.
 func Echo() {
 	fmt.Fprintf(os.Stderr, "echo server starting; token=%s\n", os.Getenv("ECHO_TOKEN"))
 	var child *exec.Cmd
@@ -52,10 +53,12 @@ func Echo() {
 			}
 			return mcp.NewToolResultText(fmt.Sprintf("%d %d %d", os.Getpid(), pgid, cpid)), nil
 		})
-	serve.Raw(s, "exit", "Exits the server at once, leaving its child.", `{"type":"object"}`,
-		func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			os.Exit(0)
-			return nil, nil
-		})
+	if os.Getenv("EXIT_TOOL") == "1" {
+		serve.Raw(s, "exit", "Exits the server at once, leaving its child.", `{"type":"object"}`,
+			func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				os.Exit(0)
+				return nil, nil
+			})
+	}
 	serve.Run(s, nil)
 }
