@@ -260,6 +260,11 @@ func (m *Manager) InvokeWithGrace(ctx context.Context, grace time.Duration, name
 		}
 		if r := ev.GetResult(); r != nil {
 			inst.groups.done(req.GetInvocationId())
+			if grace <= 0 && callerCtx.Err() != nil {
+				// The caller had gone by then: what the plugin answered
+				// to the cancellation is not the call's result.
+				return nil, fmt.Errorf("call cancelled: %w", context.Cause(callerCtx))
+			}
 			return r, nil
 		}
 		if sp := ev.GetSpawned(); sp != nil {
