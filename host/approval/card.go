@@ -52,9 +52,9 @@ func writeCardBody(w io.Writer, req Request) error {
 }
 
 func cardBody(b *strings.Builder, req Request) {
-	fmt.Fprintf(b, "\napproval needed: %s  (risk %s, policy %s)\n", inert(req.Tool), req.Risk, req.Policy)
+	fmt.Fprintf(b, "\napproval needed: %s  (risk %s, policy %s)\n", Inert(req.Tool), req.Risk, req.Policy)
 	for _, r := range req.Reasons {
-		fmt.Fprintf(b, "  why      %s\n", inert(r))
+		fmt.Fprintf(b, "  why      %s\n", Inert(r))
 	}
 	for _, s := range req.Subjects {
 		where := ""
@@ -69,29 +69,27 @@ func cardBody(b *strings.Builder, req Request) {
 			if s.Protected {
 				where += " (PROTECTED: writing it changes what the agent may do)"
 			}
-			fmt.Fprintf(b, "  %-8s %s %s%s\n", s.Kind, s.Access, inert(s.Resolved), where)
+			fmt.Fprintf(b, "  %-8s %s %s%s\n", s.Kind, s.Access, Inert(s.Resolved), where)
 			continue
 		}
-		fmt.Fprintf(b, "  %-8s %s\n", s.Kind, inert(s.Value))
+		fmt.Fprintf(b, "  %-8s %s\n", s.Kind, Inert(s.Value))
 		if s.Command != nil {
 			writeCommandShape(b, s)
 			for _, t := range s.Command.ProtectedWrites {
-				fmt.Fprintf(b, "  %-8s %s (PROTECTED: writing it changes what the agent may do)\n", "writes", inert(t))
+				fmt.Fprintf(b, "  %-8s %s (PROTECTED: writing it changes what the agent may do)\n", "writes", Inert(t))
 			}
 		}
 	}
 	if req.Preview != "" {
-		fmt.Fprintf(b, "  preview  %s\n", inert(truncateRunes(req.Preview, MaxPreviewRunes)))
+		fmt.Fprintf(b, "  preview  %s\n", Inert(truncateRunes(req.Preview, MaxPreviewRunes)))
 	}
 }
 
-// Inert is s with control and format characters escaped, as a card shows
-// it: for text a card carries from someone else (an MCP server's form).
-func Inert(s string) string { return inert(s) }
-
-// inert escapes control and format characters (ANSI escapes, carriage
-// returns, bidi overrides) so they print as text.
-func inert(s string) string {
+// Inert escapes control and format characters (ANSI escapes, carriage
+// returns, bidi overrides) so they print as text: for the card's own
+// fields and for text a card carries from someone else (an MCP server's
+// form).
+func Inert(s string) string {
 	var b strings.Builder
 	for i, r := range s {
 		switch {
@@ -130,11 +128,11 @@ func writeCommandShape(b *strings.Builder, s policy.SubjectFact) {
 	if !s.Inside {
 		where = " (OUTSIDE the workspace)"
 	}
-	fmt.Fprintf(b, "  %-8s %s%s\n", "cwd", inert(s.Resolved), where)
+	fmt.Fprintf(b, "  %-8s %s%s\n", "cwd", Inert(s.Resolved), where)
 	if len(c.EnvKeys) > 0 {
 		keys := make([]string, len(c.EnvKeys))
 		for i, k := range c.EnvKeys {
-			keys[i] = inert(k)
+			keys[i] = Inert(k)
 		}
 		fmt.Fprintf(b, "  %-8s %s (values not shown)\n", "env", strings.Join(keys, ", "))
 	}

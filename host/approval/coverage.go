@@ -19,7 +19,7 @@ func coverage(req Request) string {
 			if where == "" {
 				where = s.Resolved
 			}
-			parts = append(parts, fmt.Sprintf("%s %s", s.Access, inert(where)))
+			parts = append(parts, fmt.Sprintf("%s %s", s.Access, Inert(where)))
 		case s.Command != nil:
 			mode := "foreground"
 			if s.Command.Background {
@@ -32,9 +32,9 @@ func coverage(req Request) string {
 			if cwd == "" {
 				cwd = "."
 			}
-			parts = append(parts, fmt.Sprintf("command %q in %s, %s", inert(s.Value), inert(cwd), mode))
+			parts = append(parts, fmt.Sprintf("command %q in %s, %s", Inert(s.Value), Inert(cwd), mode))
 		default:
-			parts = append(parts, fmt.Sprintf("%s %s", s.Kind, inert(s.Value)))
+			parts = append(parts, fmt.Sprintf("%s %s", s.Kind, Inert(s.Value)))
 		}
 	}
 	if len(parts) == 0 {

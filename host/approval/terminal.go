@@ -103,10 +103,10 @@ func (t *Terminal) Ask(ctx context.Context, req Request) (Answer, error) {
 			fmt.Fprintf(t.Out, "%s\n", answer)
 			return answer, nil
 		case asked >= maxAsks:
-			fmt.Fprintf(t.Out, "unrecognised answer %q: denied after %d tries\n", inert(truncateRunes(line, 40)), asked)
+			fmt.Fprintf(t.Out, "unrecognised answer %q: denied after %d tries\n", Inert(truncateRunes(line, 40)), asked)
 			return Deny, nil
 		}
-		fmt.Fprintf(t.Out, "unrecognised answer %q; answer %s\n", inert(truncateRunes(line, 40)), answerWords(req))
+		fmt.Fprintf(t.Out, "unrecognised answer %q; answer %s\n", Inert(truncateRunes(line, 40)), answerWords(req))
 		if t.Lines == nil {
 			if _, err := io.WriteString(t.Out, cardQuestion(req)); err != nil {
 				return Deny, fmt.Errorf("print the approval card: %w", err)

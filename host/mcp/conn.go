@@ -166,11 +166,6 @@ func (c *conn) open(connCtx context.Context, cfg dialConfig) error {
 		if err != nil {
 			return err
 		}
-		withHeaders := *hc
-		if withHeaders.Transport, err = newOriginHeaders(hc.Transport, s.URL, s.Headers); err != nil {
-			return fmt.Errorf("url: %w", err)
-		}
-		hc = &withHeaders
 		opts := []transport.StreamableHTTPCOption{transport.WithHTTPBasicClient(hc), transport.WithHTTPLogger(quietLogger)}
 		if !mcp.IsModernProtocol(s.ProtocolVersion) {
 			// Before 2026-07-28 a server may send its requests (a form,

@@ -265,6 +265,8 @@ func shown(clean func(string) string, s string, n int) string {
 	return approval.Inert(clipRunes(clean(s), n))
 }
 
+// clipRunes is s cut to its first n runes, marked "…" when cut (never
+// inside a rune).
 func clipRunes(s string, n int) string {
 	if utf8.RuneCountInString(s) <= n {
 		return s

@@ -76,7 +76,7 @@ func preview(p *plan) string {
 			for i, a := range s.Args {
 				args[i] = fmt.Sprintf("%q", p.previewArg(i, a))
 			}
-			fmt.Fprintf(&b, "args: %s\n", clipText(strings.Join(args, " "), 400))
+			fmt.Fprintf(&b, "args: %s\n", clipRunes(strings.Join(args, " "), 400))
 		}
 		fmt.Fprintf(&b, "cwd: %s\n", p.cwd)
 		if len(s.Env) > 0 {
@@ -110,13 +110,6 @@ func safeOrigin(raw string) string {
 		return "<invalid url>"
 	}
 	return u.Scheme + "://" + u.Host
-}
-
-func clipText(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
 }
 
 func short(sum string) string {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"demiurge.dev/host/sandboxing"
 	"errors"
+	"fmt"
 	"net/http"
 	"sync"
 	"time"
@@ -392,6 +393,10 @@ func (p *Pool) httpClient(pl *plan) (*http.Client, error) {
 	// reads a JSON body or an SSE event whole.
 	c := pol.Client()
 	c.Transport = &boundTransport{inner: c.Transport, server: pl.server.ID, limit: MaxMessageBytes, joinLimit: maxEventJoin}
+	var err error
+	if c.Transport, err = newOriginHeaders(c.Transport, pl.server.URL, pl.server.Headers); err != nil {
+		return nil, fmt.Errorf("url: %w", err)
+	}
 	return c, nil
 }
 

@@ -107,9 +107,5 @@ func joinInts(v []int) string {
 	return strings.Join(parts, ", ")
 }
 
-func clip(s string) string {
-	if len(s) <= 80 {
-		return s
-	}
-	return s[:80] + "…"
-}
+// clip is a server's name as a diagnostic quotes it: its first 80 runes.
+func clip(s string) string { return clipRunes(s, 80) }
