@@ -62,7 +62,7 @@ func (s *Server) handle(ctx context.Context, req mcp.CallToolRequest) (*mcp.Call
 	}
 	if call.Name == catalog.SearchCapabilitiesTool && out.OK() {
 		// What it activated is now in this session's tools/list.
-		_ = s.mcp.SendNotificationToClient(ctx, string(mcp.MethodNotificationToolsListChanged), nil)
+		s.notifyListChanged(ctx)
 	}
 	return resultOf(out, ap.canElicit), nil
 }

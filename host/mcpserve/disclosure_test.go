@@ -65,21 +65,39 @@ func TestDeferredToolsPerClient(t *testing.T) {
 	}
 }
 
-// TestActivationNotifiesListChanged: the activating client's stream
-// carries notifications/tools/list_changed.
+// TestActivationNotifiesListChanged: each activation sends the client
+// notifications/tools/list_changed, on the call's own response stream or
+// on its GET stream (the spec allows either; which one is a race inside
+// mcp-go, which can also drop one the call's stream took: mcp-go#969).
+// Repeated, so that a dropped notice shows; without a GET stream the
+// call's stream is the only one that can take it.
 func TestActivationNotifiesListChanged(t *testing.T) {
-	s := serve(t, serveOpts{core: deferringCore})
-	r := initialized(t, s)
-	notes := listen(t, r)
-	if res := r.rpc("tools/call", map[string]any{"name": "search_capabilities", "arguments": map[string]any{"query": "web_extract"}}); res["result"] == nil {
-		t.Fatalf("search_capabilities: %v", res)
-	}
-	select {
-	case n := <-notes:
-		if !strings.Contains(n, "notifications/tools/list_changed") {
-			t.Fatalf("notice %s", n)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("no tools/list_changed within 10s of the activation")
+	for _, withGET := range []bool{false, true} {
+		t.Run(map[bool]string{false: "call stream", true: "with GET stream"}[withGET], func(t *testing.T) {
+			s := serve(t, serveOpts{core: deferringCore})
+			r := initialized(t, s)
+			var notes <-chan string
+			if withGET {
+				notes = listen(t, r)
+			}
+			onGET := 0
+			for i := 1; i <= 30; i++ {
+				if res := r.rpc("tools/call", map[string]any{"name": "search_capabilities", "arguments": map[string]any{"query": "web_extract"}}); res["result"] == nil {
+					t.Fatalf("search_capabilities: %v", res)
+				}
+				deadline := time.After(5 * time.Second)
+				for len(r.notices)+onGET < i {
+					select {
+					case n := <-notes:
+						if !strings.Contains(n, "notifications/tools/list_changed") {
+							t.Fatalf("notice %s", n)
+						}
+						onGET++
+					case <-deadline:
+						t.Fatalf("activation %d: no tools/list_changed within 5s (%d came on the calls' streams, %d on GET)", i, len(r.notices), onGET)
+					}
+				}
+			}
+		})
 	}
 }

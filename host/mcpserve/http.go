@@ -94,6 +94,7 @@ func (s *Server) HTTPHandler(o HTTPOptions) (*Endpoint, error) {
 		server.WithHeartbeatInterval(30*time.Second))
 	want := sha256.Sum256([]byte(o.Token))
 	slots := make(chan struct{}, o.MaxConcurrent)
+	var notices noticeCounters
 	return &Endpoint{mcp: mcpHTTP, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if origin := r.Header.Get("Origin"); origin != "" && !originAllowed(origin, o.Origins) {
 			http.Error(w, "forbidden origin", http.StatusForbidden)
@@ -119,6 +120,8 @@ func (s *Server) HTTPHandler(o HTTPOptions) (*Endpoint, error) {
 			http.Error(w, "too many requests in progress", http.StatusServiceUnavailable)
 			return
 		}
+		w, r, release := notices.withNotices(w, r)
+		defer release()
 		mcpHTTP.ServeHTTP(w, r)
 	})}, nil
 }

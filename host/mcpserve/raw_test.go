@@ -19,6 +19,10 @@ type rawClient struct {
 	token   string
 	session string
 	header  http.Header
+	// notices are the notifications that came on a POST's own SSE
+	// response: the server may send one there rather than on the GET
+	// stream (mcp-go's forwarders of both take from one channel).
+	notices []string
 }
 
 func (r *rawClient) post(body []byte) (*http.Response, []byte) {
@@ -59,6 +63,15 @@ func (r *rawClient) rpc(method string, params any) map[string]any {
 	}
 	if sid := resp.Header.Get("Mcp-Session-Id"); sid != "" {
 		r.session = sid
+	}
+	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		sc := bufio.NewScanner(bytes.NewReader(b))
+		sc.Buffer(make([]byte, 1<<20), 16<<20)
+		for sc.Scan() {
+			if d, ok := strings.CutPrefix(sc.Text(), "data: "); ok && strings.Contains(d, `"method"`) && !strings.Contains(d, `"id"`) {
+				r.notices = append(r.notices, d)
+			}
+		}
 	}
 	return decodeMessage(r.t, resp.Header.Get("Content-Type"), b)
 }
