@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -60,4 +61,56 @@ func TestTTYChat(t *testing.T) {
 	}
 	s.line("/quit")
 	s.waitExit(20 * time.Second)
+}
+
+// TestTTYQueuedLine: a line typed while a turn runs is queued and sent
+// as the next message once the turn ends; stopping the turn drops what
+// was queued (the model is never sent it) and says so.
+func TestTTYQueuedLine(t *testing.T) {
+	steps, err := providertest.ParseScript([]byte(`[
+  {"tool_calls": [{"id": "toolu_1", "name": "terminal", "args": "{\"command\":\"echo $((6*7))-waiting; sleep 2\"}"}]},
+  {"text": ["Done sleeping."]},
+  {"text": ["Queued one answered."]},
+  {"tool_calls": [{"id": "toolu_2", "name": "terminal", "args": "{\"command\":\"echo $((7*7))-waiting; sleep 60\"}"}]},
+  {"text": ["Still here."]}
+]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := providertest.NewServer("anthropic", steps)
+	defer srv.Close()
+	t.Setenv("ANTHROPIC_API_KEY", "sk-ant-test-key-0123456789")
+	s := startTTY(t, t.TempDir(), t.TempDir(), "--model", "anthropic:claude-test", "--base-url", srv.URL, "--approve", "allow:terminal")
+	s.see("chatting with anthropic:claude-test")
+
+	s.line("run it")
+	s.see("42-waiting")
+	s.line("and then this")
+	s.see("queued: it runs when the running turn ends")
+	s.see("Done sleeping.")
+	s.see("Queued one answered.")
+
+	s.line("the long one")
+	s.see("49-waiting")
+	s.line("never sent")
+	s.see("queued:")
+	s.keys("/stop\r")
+	s.see("1 queued line(s) not run")
+	s.see("turn stopped; the session goes on")
+	s.line("are you there?")
+	s.see("Still here.")
+	s.line("/quit")
+	s.waitExit(20 * time.Second)
+	reqs := srv.Requests()
+	if len(reqs) != 5 {
+		t.Fatalf("the model was sent %d requests, want 5", len(reqs))
+	}
+	for _, r := range reqs {
+		if strings.Contains(string(r.Body), "never sent") {
+			t.Fatalf("a line queued before /stop reached the model: %s", r.Body)
+		}
+	}
+	if !strings.Contains(string(reqs[2].Body), "and then this") {
+		t.Fatalf("the queued line was not the third request: %s", reqs[2].Body)
+	}
 }

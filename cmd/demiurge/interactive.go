@@ -153,8 +153,11 @@ type repl struct {
 	stopFG func()
 	// interrupts counts Ctrl-C at an empty prompt; two leave.
 	interrupts int
-	leave      chan struct{}
-	leaveOnce  sync.Once
+	// queued are the lines typed while the foreground ran, to run after
+	// it in order; stopping the foreground drops them.
+	queued    []string
+	leave     chan struct{}
+	leaveOnce sync.Once
 }
 
 func (r *repl) loop() error {
@@ -167,6 +170,12 @@ func (r *repl) loop() error {
 	defer cancelIdle()
 	go func() { <-r.leave; cancelIdle() }()
 	for {
+		if line, ok := r.nextQueued(); ok {
+			if quit := r.command(line); quit {
+				return nil
+			}
+			continue
+		}
 		line, err := r.lines.ReadLine(idle, prompt, false)
 		switch {
 		case idle.Err() != nil:
@@ -248,7 +257,40 @@ func (r *repl) stopForeground(why string) bool {
 	}
 	fmt.Fprintf(r.errOut, "%s: stopping the foreground turn (background tasks go on)\n", why)
 	stop()
+	r.mu.Lock()
+	dropped := len(r.queued)
+	r.queued = nil
+	r.mu.Unlock()
+	if dropped > 0 {
+		fmt.Fprintf(r.errOut, "%d queued line(s) not run (the up arrow recalls them)\n", dropped)
+	}
 	return true
+}
+
+// queue keeps a line typed while the foreground runs, to run after it:
+// one typed as an answer appears, before its turn has quite ended, is
+// the operator's next message, not a mistake to refuse.
+func (r *repl) queue(line string) {
+	if r.hist != nil {
+		if err := r.hist.add(line); err != nil {
+			fmt.Fprintf(r.errOut, "warning: history not saved: %v\n", err)
+		}
+	}
+	r.mu.Lock()
+	r.queued = append(r.queued, line)
+	r.mu.Unlock()
+	fmt.Fprintln(r.errOut, "queued: it runs when the running turn ends (/stop or Ctrl-C stops that turn)")
+}
+
+func (r *repl) nextQueued() (string, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.queued) == 0 {
+		return "", false
+	}
+	line := r.queued[0]
+	r.queued = r.queued[1:]
+	return line, true
 }
 
 // foreground runs fn as the one foreground job. On a terminal the input
@@ -291,7 +333,7 @@ func (r *repl) foreground(fn func(ctx context.Context)) (quit bool) {
 		case strings.TrimSpace(line) == "/stop":
 			r.stopForeground("/stop")
 		case strings.TrimSpace(line) != "":
-			fmt.Fprintln(r.errOut, "still running; /stop or Ctrl-C stops it")
+			r.queue(strings.TrimSpace(line))
 		}
 	}
 }
