@@ -10,6 +10,18 @@ import (
 	"demiurge.dev/host/providers/providertest"
 )
 
+// chatOnTTY is a session on a real terminal with workspace ws, chatting
+// with a scripted Anthropic model on loopback; terminal calls are allowed.
+func chatOnTTY(t *testing.T, steps []providertest.Step, ws string) (*ttySession, *providertest.Server) {
+	t.Helper()
+	srv := providertest.NewServer("anthropic", steps)
+	t.Cleanup(srv.Close)
+	t.Setenv("ANTHROPIC_API_KEY", "sk-ant-test-key-0123456789")
+	s := startTTY(t, t.TempDir(), ws, "--model", "anthropic:claude-test", "--base-url", srv.URL, "--approve", "allow:terminal")
+	s.see("chatting with anthropic:claude-test")
+	return s, srv
+}
+
 // TestTTYChat is a conversation on a real terminal against a scripted
 // model on loopback: the answer streams, the model's write asks inline,
 // a typo there is asked again, "o" allows it; a long command is stopped
@@ -27,12 +39,8 @@ func TestTTYChat(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := providertest.NewServer("anthropic", steps)
-	defer srv.Close()
-	t.Setenv("ANTHROPIC_API_KEY", "sk-ant-test-key-0123456789")
 	ws := t.TempDir()
-	s := startTTY(t, t.TempDir(), ws, "--model", "anthropic:claude-test", "--base-url", srv.URL, "--approve", "allow:terminal")
-	s.see("chatting with anthropic:claude-test")
+	s, _ := chatOnTTY(t, steps, ws)
 
 	s.line("write a.txt please")
 	s.see("Let me write it.")
@@ -77,11 +85,7 @@ func TestTTYQueuedLine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := providertest.NewServer("anthropic", steps)
-	defer srv.Close()
-	t.Setenv("ANTHROPIC_API_KEY", "sk-ant-test-key-0123456789")
-	s := startTTY(t, t.TempDir(), t.TempDir(), "--model", "anthropic:claude-test", "--base-url", srv.URL, "--approve", "allow:terminal")
-	s.see("chatting with anthropic:claude-test")
+	s, srv := chatOnTTY(t, steps, t.TempDir())
 
 	s.line("run it")
 	s.see("42-waiting")
