@@ -37,6 +37,9 @@ type approver struct {
 	s         *Server
 	canElicit bool
 	modern    bool
+	// shared: the client's session is the one all stateless HTTP
+	// clients share.
+	shared bool
 	// answer is the client's answer carried by a retried request, valid
 	// for the one approval whose fingerprint it was asked for.
 	answer *pendingApproval
@@ -47,7 +50,8 @@ type approver struct {
 }
 
 func (s *Server) approverFor(ctx context.Context, sessionID string, call dispatch.ToolCall, mrtr mcp.MultiRoundTripParams) *approver {
-	a := &approver{s: s, canElicit: clientCanElicit(ctx), modern: server.IsModernRequest(ctx), sessionID: sessionID, call: call}
+	modern := server.IsModernRequest(ctx)
+	a := &approver{s: s, canElicit: clientCanElicit(ctx), modern: modern, shared: modern && overHTTP(ctx), sessionID: sessionID, call: call}
 	if mrtr.RequestState != "" {
 		if p, ok := s.pending.take(mrtr.RequestState, sessionID, call); ok {
 			if res := server.ElicitationResponse(mrtr.InputResponses, elicitKey); res != nil {
@@ -83,6 +87,9 @@ func (a *approver) Ask(ctx context.Context, req approval.Request) (approval.Answ
 	}
 	if a.modern {
 		r := req
+		// Stateless HTTP clients share one session, so an allow for "the
+		// session" would be one for every client: it is not offered.
+		r.SessionAllowable = r.SessionAllowable && !a.shared
 		a.asked = &r
 		return approval.Deny, errInputRequired
 	}

@@ -3,6 +3,7 @@ package mcpserve
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -64,6 +65,26 @@ func TestAllowForSessionStaysInItsSession(t *testing.T) {
 	b := connect(t, s, mcp.ProtocolVersion20251125, other)
 	if res := call(t, b, "write_file", args); !res.IsError || other.asked.Load() != 1 {
 		t.Fatalf("another client's session used the allow: asked %d, %q", other.asked.Load(), text(res))
+	}
+}
+
+// TestStatelessClientsAreNotOfferedTheSession: stateless (2026-07-28) HTTP
+// clients share one session, so "allow for the session" is not offered
+// them, and such an answer denies; a 2025-11-25 client is offered it.
+func TestStatelessClientsAreNotOfferedTheSession(t *testing.T) {
+	s := serve(t, serveOpts{})
+	for _, v := range versions {
+		ans := &answerer{decision: decisionSession}
+		c := connect(t, s, v, ans)
+		target := "session_" + strings.ReplaceAll(v, "-", "")
+		res := call(t, c, "write_file", map[string]any{"path": target, "content": "x\n"})
+		choices, _ := ans.choices.Load().([]any)
+		offered := slices.Contains(choices, any(decisionSession))
+		_, err := os.Stat(filepath.Join(s.Workspace, target))
+		stateful := v == mcp.ProtocolVersion20251125
+		if offered != stateful || (err == nil) != stateful || res.IsError == stateful {
+			t.Fatalf("%s: offered %q, wrote %v, result %q", v, choices, err == nil, text(res))
+		}
 	}
 }
 

@@ -15,7 +15,8 @@
 // per Mcp-Session-Id; each is its own toolhost session (served.go in
 // toolhost) under the operator's principal. Clients on the stateless
 // 2026-07-28 revision have no connection to tell them apart: they share
-// one session of the server.
+// one session of the server, so over HTTP they are not offered an allow
+// for the session (it would be one for all of them).
 //
 // The MCP tasks extension (2025-11-25) is offered in mcp-go's hybrid mode:
 // every tool may be called as a task. mcp-go runs such a call on the

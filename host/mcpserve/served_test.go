@@ -94,11 +94,19 @@ type answerer struct {
 	decision string
 	asked    atomic.Int32
 	last     atomic.Value // string: the last message
+	choices  atomic.Value // []any: the decisions the last form offered
 }
 
 func (a *answerer) Elicit(_ context.Context, req mcp.ElicitationRequest) (*mcp.ElicitationResult, error) {
 	a.asked.Add(1)
 	a.last.Store(req.Params.Message)
+	if props, ok := req.Params.RequestedSchema.(map[string]any)["properties"].(map[string]any); ok {
+		if d, ok := props["decision"].(map[string]any); ok {
+			if enum, ok := d["enum"].([]any); ok {
+				a.choices.Store(enum)
+			}
+		}
+	}
 	return &mcp.ElicitationResult{ElicitationResponse: mcp.ElicitationResponse{
 		Action: mcp.ElicitationResponseActionAccept, Content: map[string]any{"decision": a.decision}}}, nil
 }
