@@ -201,11 +201,7 @@ func (r *repl) loop() error {
 		if line = strings.TrimSpace(line); line == "" {
 			continue
 		}
-		if r.hist != nil {
-			if err := r.hist.add(line); err != nil {
-				fmt.Fprintf(r.errOut, "warning: history not saved: %v\n", err)
-			}
-		}
+		r.remember(line)
 		if quit := r.command(line); quit {
 			return nil
 		}
@@ -271,15 +267,21 @@ func (r *repl) stopForeground(why string) bool {
 // one typed as an answer appears, before its turn has quite ended, is
 // the operator's next message, not a mistake to refuse.
 func (r *repl) queue(line string) {
-	if r.hist != nil {
-		if err := r.hist.add(line); err != nil {
-			fmt.Fprintf(r.errOut, "warning: history not saved: %v\n", err)
-		}
-	}
+	r.remember(line)
 	r.mu.Lock()
 	r.queued = append(r.queued, line)
 	r.mu.Unlock()
 	fmt.Fprintln(r.errOut, "queued: it runs when the running turn ends (/stop or Ctrl-C stops that turn)")
+}
+
+// remember keeps a typed line in the history, when there is one.
+func (r *repl) remember(line string) {
+	if r.hist == nil {
+		return
+	}
+	if err := r.hist.add(line); err != nil {
+		fmt.Fprintf(r.errOut, "warning: history not saved: %v\n", err)
+	}
 }
 
 func (r *repl) nextQueued() (string, bool) {

@@ -120,18 +120,11 @@ func (s *Server) HTTPHandler(o HTTPOptions) (*Endpoint, error) {
 			http.Error(w, "too many requests in progress", http.StatusServiceUnavailable)
 			return
 		}
-		r = r.WithContext(context.WithValue(r.Context(), httpKey{}, true))
 		w, r, release := notices.withNotices(w, r)
 		defer release()
 		mcpHTTP.ServeHTTP(w, r)
 	})}, nil
 }
-
-type httpKey struct{}
-
-// overHTTP reports whether a request came through the HTTP endpoint,
-// where stateless clients cannot be told apart (over stdio there is one).
-func overHTTP(ctx context.Context) bool { return ctx.Value(httpKey{}) != nil }
 
 // bearer is the token of an Authorization header of the Bearer scheme,
 // whose name is case-insensitive (RFC 9110 §11.1).

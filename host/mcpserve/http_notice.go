@@ -21,7 +21,7 @@ var listChangedOnWire = []byte(`"` + string(mcp.MethodNotificationToolsListChang
 // any stream of one client session.
 type noticeCounter struct {
 	mu      sync.Mutex
-	users   int // requests of the session in flight
+	users   int // requests of the session in flight, under noticeCounters.mu
 	written uint64
 	wake    chan struct{} // closed, and replaced, at each write
 }
@@ -120,6 +120,11 @@ func (w noticeWriter) Flush() {
 func (w noticeWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 type noticeKey struct{}
+
+// overHTTP reports whether a request came through the HTTP endpoint (each
+// of its requests carries a notice counter), where stateless clients
+// cannot be told apart; over stdio there is one.
+func overHTTP(ctx context.Context) bool { return ctx.Value(noticeKey{}) != nil }
 
 // withNotices counts what the request's response carries, for a handler
 // of the request to wait on.

@@ -177,8 +177,8 @@ func (s *Server) Watch(ctx context.Context) {
 // requests share one.
 func (s *Server) sessionFor(ctx context.Context) (*toolhost.Session, error) {
 	id := ""
-	if cs := server.ClientSessionFromContext(ctx); cs != nil && !server.IsModernRequest(ctx) {
-		id = cs.SessionID()
+	if !server.IsModernRequest(ctx) {
+		id = sessionIDOf(ctx)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()

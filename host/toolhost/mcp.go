@@ -172,10 +172,6 @@ func (h *Host) testMCP(ctx context.Context, s *Session, server string) (mcp.Stat
 // urlDecisionEvent records an MCP HTTP request's URL-policy verdict: the
 // origin and addresses only, never path, query or credentials.
 func (h *Host) urlDecisionEvent(session, server string, d netpolicy.Decision) {
-	store, err := h.Store()
-	if err != nil {
-		return
-	}
 	addrs := make([]string, len(d.Addrs))
 	for i, a := range d.Addrs {
 		addrs[i] = a.String()
@@ -198,26 +194,28 @@ func (h *Host) urlDecisionEvent(session, server string, d netpolicy.Decision) {
 	if d.Private != "" {
 		ev["allowed_by_operator"] = d.Private
 	}
-	data, err := json.Marshal(ev)
+	h.mcpEvent("mcp.url_decision", session, ev)
+}
+
+// mcpEvent records one event of the MCP client in the audit trail; one
+// that cannot be recorded is dropped, as the connection goes on.
+func (h *Host) mcpEvent(kind, session string, fields map[string]any) {
+	store, err := h.Store()
 	if err != nil {
 		return
 	}
-	_ = store.Submit(context.Background(), runtime.Event{Kind: "mcp.url_decision", Session: session, Data: data}, nil)
+	data, err := json.Marshal(fields)
+	if err != nil {
+		return
+	}
+	_ = store.Submit(context.Background(), runtime.Event{Kind: kind, Session: session, Data: data}, nil)
 }
 
 // elicitationEvent records what became of a server's form as an
 // mcp.elicitation event: the operator sees a form declined unasked, and
 // the flag that would have let it be asked.
 func (h *Host) elicitationEvent(session, server string, e mcp.Elicitation) {
-	store, err := h.Store()
-	if err != nil {
-		return
-	}
-	data, err := json.Marshal(map[string]any{"server": server, "action": e.Action, "reason": e.Reason})
-	if err != nil {
-		return
-	}
-	_ = store.Submit(context.Background(), runtime.Event{Kind: "mcp.elicitation", Session: session, Data: data}, nil)
+	h.mcpEvent("mcp.elicitation", session, map[string]any{"server": server, "action": e.Action, "reason": e.Reason})
 }
 
 // mcpStateEvents records each server whose standing changed since the
@@ -228,24 +226,13 @@ func (h *Host) mcpStateEvents(session string, prev, cur []mcp.State) {
 	for _, s := range prev {
 		before[s.Server] = s
 	}
-	var store *runtime.Store
 	for _, s := range cur {
 		if b, ok := before[s.Server]; ok && b.Status == s.Status && b.Diagnostic == s.Diagnostic {
 			continue
 		}
-		if store == nil {
-			var err error
-			if store, err = h.Store(); err != nil {
-				return
-			}
-		}
-		data, err := json.Marshal(map[string]any{
+		h.mcpEvent("mcp.connect", session, map[string]any{
 			"server": s.Server, "transport": s.Transport, "status": s.Status,
 			"diagnostic": s.Diagnostic, "tools": len(s.Tools), "refused": len(s.Refused),
 		})
-		if err != nil {
-			continue
-		}
-		_ = store.Submit(context.Background(), runtime.Event{Kind: "mcp.connect", Session: session, Data: data}, nil)
 	}
 }
