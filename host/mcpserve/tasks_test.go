@@ -16,7 +16,6 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"demiurge.dev/host/plugins/plugintest"
-	"demiurge.dev/host/runtime"
 )
 
 var taskReqs atomic.Int64
@@ -141,21 +140,7 @@ func TestTaskReadFileIsThePlainCall(t *testing.T) {
 	if err != nil || got.Status != mcp.TaskStatusCompleted {
 		t.Fatalf("tasks/get: %+v %v", got, err)
 	}
-	store, err := s.Host.Store()
-	if err != nil {
-		t.Fatal(err)
-	}
-	evs, err := store.Events(runtime.EventQuery{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	calls := map[string]bool{}
-	for _, ev := range evs {
-		if ev.Tool == "read_file" && ev.Session != s.Host.Session().ID() && strings.HasPrefix(ev.CallID, "mcp_") {
-			calls[ev.CallID] = true
-		}
-	}
-	if len(calls) != 2 {
+	if calls := servedCalls(t, s, "read_file"); len(calls) != 2 {
 		t.Fatalf("audited served read_file calls %v, want the plain one and the task's", calls)
 	}
 	noRunsLeft(t, s)
