@@ -19,11 +19,15 @@ type anthropicProvider struct {
 func newAnthropic(b base) *anthropicProvider {
 	// WithoutEnvironmentDefaults: no ANTHROPIC_* variable, profile or
 	// credential file of the process reaches the client; only b's key.
+	// The key goes as x-api-key, the header Anthropic documents and every
+	// Anthropic-compatible proxy reads; this SDK's WithAPIKey sends it as
+	// "Authorization: Bearer", which api.anthropic.com and some proxies
+	// (LiteLLM) take but others refuse.
 	opts := []option.RequestOption{
 		option.WithoutEnvironmentDefaults(),
 		option.WithHTTPClient(b.hc),
 		option.WithMaxRetries(0),
-		option.WithAPIKey(b.key),
+		option.WithHeader("x-api-key", b.key),
 	}
 	if b.cfg.BaseURL != "" {
 		opts = append(opts, option.WithBaseURL(b.cfg.BaseURL))
@@ -61,6 +65,7 @@ func (p *anthropicProvider) params(req Request) anthropic.MessageNewParams {
 			InputSchema: anthropicSchema(t.Schema),
 		}})
 	}
+	markCacheBreakpoints(&params)
 	return params
 }
 
@@ -164,6 +169,7 @@ func (p *anthropicProvider) try(ctx context.Context, params anthropic.MessageNew
 			// Anthropic counts cached input apart; Usage counts it in.
 			reply.Usage.InputTokens = u.InputTokens + u.CacheReadInputTokens + u.CacheCreationInputTokens
 			reply.Usage.CachedInputTokens = u.CacheReadInputTokens
+			reply.Usage.CacheWriteTokens = u.CacheCreationInputTokens
 			reply.Usage.OutputTokens = u.OutputTokens
 		case "content_block_start":
 			if ev.ContentBlock.Type == "tool_use" {
@@ -195,6 +201,7 @@ func (p *anthropicProvider) try(ctx context.Context, params anthropic.MessageNew
 			if ev.Usage.InputTokens > 0 {
 				reply.Usage.InputTokens = ev.Usage.InputTokens + ev.Usage.CacheReadInputTokens + ev.Usage.CacheCreationInputTokens
 				reply.Usage.CachedInputTokens = ev.Usage.CacheReadInputTokens
+				reply.Usage.CacheWriteTokens = ev.Usage.CacheCreationInputTokens
 			}
 		case "message_stop":
 			stopped = true

@@ -80,7 +80,10 @@ func (p *geminiProvider) params(req Request) ([]*genai.Content, *genai.GenerateC
 			for _, call := range m.ToolCalls {
 				args := map[string]any{}
 				_ = json.Unmarshal([]byte(call.Args), &args) // broken arguments replay as {}
-				c.Parts = append(c.Parts, &genai.Part{FunctionCall: &genai.FunctionCall{ID: call.ID, Name: call.Name, Args: args}})
+				// The thoughtSignature goes back on the very part it came
+				// on: Gemini 3 refuses a tool turn's next request without it.
+				c.Parts = append(c.Parts, &genai.Part{FunctionCall: &genai.FunctionCall{ID: call.ID, Name: call.Name, Args: args},
+					ThoughtSignature: call.Signature})
 			}
 			if len(c.Parts) > 0 {
 				contents = append(contents, c)
@@ -122,20 +125,17 @@ func (p *geminiProvider) try(ctx context.Context, contents []*genai.Content, cfg
 		if cand.Content != nil {
 			for _, part := range cand.Content.Parts {
 				switch {
-				case part.Thought:
+				case part.Thought && part.FunctionCall == nil:
 				case part.FunctionCall != nil:
 					fc := part.FunctionCall
 					args, _ := json.Marshal(fc.Args)
 					if fc.Args == nil {
 						args = []byte("{}")
 					}
-					id := fc.ID
-					if id == "" {
-						// The Gemini API may leave calls unnamed; results are
-						// matched by position, the host needs an id.
-						id = fmt.Sprintf("call_%d", len(reply.ToolCalls)+1)
-					}
-					reply.ToolCalls = append(reply.ToolCalls, ToolCall{ID: id, Name: fc.Name, Args: string(args)})
+					// The Gemini API may leave calls unnamed (results are
+					// matched by position); the turn loop gives such calls
+					// an id unique in the session.
+					reply.ToolCalls = append(reply.ToolCalls, ToolCall{ID: fc.ID, Name: fc.Name, Args: string(args), Signature: part.ThoughtSignature})
 				case part.Text != "":
 					reply.Text += part.Text
 					emit(part.Text)

@@ -28,6 +28,19 @@ type Message struct {
 	Text        string       `json:"text,omitempty"`
 	ToolCalls   []ToolCall   `json:"tool_calls,omitempty"`
 	ToolResults []ToolResult `json:"tool_results,omitempty"`
+	// Reasoning is the model's reasoning state of a RoleAssistant
+	// message, replayed to the provider that wrote it (see Reasoning).
+	Reasoning []Reasoning `json:"reasoning,omitempty"`
+}
+
+// Reasoning is one opaque piece of a model's reasoning state as its
+// provider sent it (an OpenAI Responses reasoning item with its
+// encrypted_content), kept so that the next step of a tool turn
+// continues the same reasoning. Wire names the format that wrote it;
+// another provider never receives it.
+type Reasoning struct {
+	Wire string          `json:"wire"`
+	Item json.RawMessage `json:"item"`
 }
 
 // ToolCall is one call the model asked for. Args is the argument text
@@ -37,6 +50,10 @@ type ToolCall struct {
 	ID   string `json:"id"`
 	Name string `json:"name"`
 	Args string `json:"args"`
+	// Signature is an opaque token the provider attached to this call
+	// (Gemini's thoughtSignature); it is replayed on the same call, as
+	// the provider requires of a tool turn's next request.
+	Signature []byte `json:"signature,omitempty"`
 }
 
 // ToolResult is a call's model view.
@@ -70,6 +87,10 @@ type Usage struct {
 	InputTokens       int64 `json:"input_tokens"`
 	OutputTokens      int64 `json:"output_tokens"`
 	CachedInputTokens int64 `json:"cached_input_tokens,omitempty"`
+	// CacheWriteTokens is input written to the provider's prompt cache
+	// this step (Anthropic's cache_creation_input_tokens), counted in
+	// InputTokens too.
+	CacheWriteTokens int64 `json:"cache_write_tokens,omitempty"`
 }
 
 // StopReason says why the model stopped.
@@ -93,6 +114,9 @@ type Reply struct {
 	ToolCalls []ToolCall
 	Usage     Usage
 	Stop      StopReason
+	// Reasoning is the step's reasoning state, to be stored with the
+	// assistant message and replayed (Message.Reasoning).
+	Reasoning []Reasoning
 }
 
 // Provider is one configured model.

@@ -124,7 +124,7 @@ func TestSendsToolsHistoryAndKeyOnlyInHeaders(t *testing.T) {
 		MaxOutputTokens: 321,
 		Temperature:     &temp,
 	}
-	authHeader := map[string]string{ProviderOpenAI: "Authorization", ProviderOpenAIResponses: "Authorization", ProviderAnthropic: "Authorization", ProviderGemini: "X-Goog-Api-Key"}
+	authHeader := map[string]string{ProviderOpenAI: "Authorization", ProviderOpenAIResponses: "Authorization", ProviderAnthropic: "X-Api-Key", ProviderGemini: "X-Goog-Api-Key"}
 	for _, prov := range allProviders {
 		t.Run(prov, func(t *testing.T) {
 			h := newHarness(t, prov, pt.Step{Text: []string{"ok"}})

@@ -14,8 +14,8 @@ func writeAnthropic(e *sse, s Step, model string) {
 	e.event("message_start", map[string]any{"type": "message_start", "message": map[string]any{
 		"id": "msg_providertest", "type": "message", "role": "assistant", "model": model, "content": []any{},
 		"stop_reason": nil, "stop_sequence": nil,
-		"usage": map[string]any{"input_tokens": u.InputTokens - u.CachedInputTokens, "output_tokens": 1,
-			"cache_read_input_tokens": u.CachedInputTokens, "cache_creation_input_tokens": 0},
+		"usage": map[string]any{"input_tokens": u.InputTokens - u.CachedInputTokens - u.CacheWriteTokens, "output_tokens": 1,
+			"cache_read_input_tokens": u.CachedInputTokens, "cache_creation_input_tokens": u.CacheWriteTokens},
 	}})
 	e.event("ping", map[string]any{"type": "ping"})
 	block := 0

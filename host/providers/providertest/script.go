@@ -92,6 +92,9 @@ type Usage struct {
 	InputTokens       int64 `json:"input_tokens"`
 	OutputTokens      int64 `json:"output_tokens"`
 	CachedInputTokens int64 `json:"cached_input_tokens,omitempty"`
+	// CacheWriteTokens is input written to the prompt cache (Anthropic's
+	// cache_creation_input_tokens); counted in InputTokens too.
+	CacheWriteTokens int64 `json:"cache_write_tokens,omitempty"`
 }
 
 // ErrorReply is an HTTP error answer.
