@@ -2,9 +2,11 @@ package providers
 
 import (
 	"context"
+	"encoding/json"
 	"sort"
 
 	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/packages/param"
 	"github.com/openai/openai-go/v3/responses"
 	"github.com/openai/openai-go/v3/shared"
 )
@@ -12,6 +14,9 @@ import (
 // openAIResponses speaks the OpenAI Responses API, streaming. The
 // history is sent whole each step (store: false): sessions live in the
 // host's store, not on OpenAI's servers.
+// wireResponses tags reasoning state of the Responses API.
+const wireResponses = "openai-responses"
+
 type openAIResponses struct {
 	base
 	responses responses.ResponseService
@@ -34,6 +39,10 @@ func (p *openAIResponses) params(req Request) responses.ResponseNewParams {
 		Input:           responses.ResponseNewParamsInputUnion{OfInputItemList: responsesInput(req.Messages)},
 		MaxOutputTokens: openai.Int(p.maxOutput(req)),
 		Store:           openai.Bool(false),
+		// Without a stored response, a reasoning model's state survives
+		// between tool steps only as the encrypted reasoning items the
+		// host replays; they are sent only when asked for.
+		Include: []responses.ResponseIncludable{responses.ResponseIncludableReasoningEncryptedContent},
 	}
 	if req.System != "" {
 		params.Instructions = openai.String(req.System)
@@ -61,6 +70,13 @@ func responsesInput(msgs []Message) responses.ResponseInputParam {
 		case RoleUser:
 			in = append(in, responses.ResponseInputItemParamOfMessage(m.Text, responses.EasyInputMessageRoleUser))
 		case RoleAssistant:
+			// Reasoning items come first, as the model produced them:
+			// https://platform.openai.com/docs/guides/reasoning#keeping-reasoning-items-in-context
+			for _, r := range m.Reasoning {
+				if r.Wire == wireResponses && json.Valid(r.Item) {
+					in = append(in, param.Override[responses.ResponseInputItemUnionParam](r.Item))
+				}
+			}
 			if m.Text != "" {
 				in = append(in, responses.ResponseInputItemParamOfMessage(m.Text, responses.EasyInputMessageRoleAssistant))
 			}
@@ -92,6 +108,13 @@ func (p *openAIResponses) try(ctx context.Context, params responses.ResponseNewP
 		case "response.output_text.delta":
 			reply.Text += ev.Delta
 			emit(ev.Delta)
+		case "response.output_item.done":
+			// The completed item: the one whose encrypted_content is whole.
+			if ev.Item.Type == "reasoning" {
+				if raw := ev.Item.RawJSON(); raw != "" {
+					reply.Reasoning = append(reply.Reasoning, Reasoning{Wire: wireResponses, Item: json.RawMessage(raw)})
+				}
+			}
 		case "response.output_item.added":
 			if ev.Item.Type == "function_call" {
 				calls[ev.OutputIndex] = &ToolCall{ID: ev.Item.CallID, Name: ev.Item.Name}

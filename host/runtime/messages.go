@@ -26,6 +26,9 @@ type MessageRecord struct {
 	Text        string          `json:"text,omitempty"`
 	ToolCalls   json.RawMessage `json:"tool_calls,omitempty"`
 	ToolResults json.RawMessage `json:"tool_results,omitempty"`
+	// Reasoning is an assistant message's opaque reasoning state
+	// (providers.Reasoning items), replayed to the provider that wrote it.
+	Reasoning json.RawMessage `json:"reasoning,omitempty"`
 	// Summary marks a message the model wrote to stand for older
 	// messages (compaction); Covers is the last Seq it stands for. The
 	// originals stay in the store.
@@ -45,6 +48,7 @@ type MessageUsage struct {
 	InputTokens       int64 `json:"input_tokens"`
 	OutputTokens      int64 `json:"output_tokens"`
 	CachedInputTokens int64 `json:"cached_input_tokens,omitempty"`
+	CacheWriteTokens  int64 `json:"cache_write_tokens,omitempty"`
 }
 
 // MessageObserver is told of messages once they are durable (the

@@ -3,17 +3,21 @@ package turn
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"demiurge.dev/host/providers"
 	"demiurge.dev/host/runtime"
 )
 
 // assistantRecord is a model step's reply as stored.
-func assistantRecord(text string, calls []providers.ToolCall, u providers.Usage) runtime.MessageRecord {
+func assistantRecord(text string, calls []providers.ToolCall, reasoning []providers.Reasoning, u providers.Usage) runtime.MessageRecord {
 	rec := runtime.MessageRecord{Role: string(providers.RoleAssistant), Text: text,
-		Usage: &runtime.MessageUsage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, CachedInputTokens: u.CachedInputTokens}}
+		Usage: &runtime.MessageUsage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, CachedInputTokens: u.CachedInputTokens, CacheWriteTokens: u.CacheWriteTokens}}
 	if len(calls) > 0 {
 		rec.ToolCalls, _ = json.Marshal(calls)
+	}
+	if len(reasoning) > 0 {
+		rec.Reasoning, _ = json.Marshal(reasoning)
 	}
 	return rec
 }
@@ -61,6 +65,9 @@ func decodeRecord(m runtime.MessageRecord) (providers.Message, error) {
 	case providers.RoleUser:
 	case providers.RoleAssistant:
 		msg.ToolCalls, err = decodeCalls(m.ToolCalls)
+		if err == nil && len(m.Reasoning) > 0 {
+			err = json.Unmarshal(m.Reasoning, &msg.Reasoning)
+		}
 	case providers.RoleTool:
 		msg.ToolResults, err = decodeResults(m.ToolResults)
 	default:
@@ -107,17 +114,34 @@ func replayOf(history []runtime.MessageRecord, decoded []providers.Message) repl
 	return r
 }
 
-// normaliseCalls gives every call an id (some servers send none) that is
-// unique in its step.
-func normaliseCalls(calls []providers.ToolCall, step int) []providers.ToolCall {
-	seen := map[string]bool{}
+// normaliseCalls gives every call an id that is unique in the session:
+// some servers send none (Gemini, some OpenAI-compatible servers), some
+// number every step's calls from zero again (call_0), and a provider
+// matches a result to its call by id across the whole replayed history.
+// A call without an id, or with one the session already used, gets
+// call_<turn>_<step>_<n>; used holds the ids of the history.
+func normaliseCalls(calls []providers.ToolCall, used map[string]bool, turn string, step int) []providers.ToolCall {
 	out := make([]providers.ToolCall, len(calls))
 	for i, c := range calls {
-		if c.ID == "" || seen[c.ID] {
-			c.ID = fmt.Sprintf("call_%d_%d", step, i+1)
+		for n := 0; c.ID == "" || used[c.ID]; n++ {
+			c.ID = fmt.Sprintf("call_%s_%d_%d", strings.TrimPrefix(turn, "turn_"), step, i+1)
+			if n > 0 {
+				c.ID += fmt.Sprintf("_%d", n)
+			}
 		}
-		seen[c.ID] = true
+		used[c.ID] = true
 		out[i] = c
 	}
 	return out
+}
+
+// usedCallIDs are the ids of every tool call in the history.
+func usedCallIDs(history []providers.Message) map[string]bool {
+	used := map[string]bool{}
+	for _, m := range history {
+		for _, c := range m.ToolCalls {
+			used[c.ID] = true
+		}
+	}
+	return used
 }

@@ -98,8 +98,9 @@ func (t *turnRun) steps(ctx context.Context) (Result, error) {
 		u := reply.Usage
 		t.show(Event{Type: EventUsage, Usage: &u})
 		t.res.Text = reply.Text
-		calls := normaliseCalls(reply.ToolCalls, step)
-		if err := t.append(ctx, assistantRecord(reply.Text, calls, reply.Usage)); err != nil {
+		_, decoded := t.loop.snapshot()
+		calls := normaliseCalls(reply.ToolCalls, usedCallIDs(decoded), t.id, step)
+		if err := t.append(ctx, assistantRecord(reply.Text, calls, reply.Reasoning, reply.Usage)); err != nil {
 			return t.fail(ctx, err)
 		}
 		if reply.Stop == providers.StopMaxTokens {
@@ -143,6 +144,7 @@ func (t *turnRun) addUsage(u providers.Usage) {
 	t.res.Usage.InputTokens += u.InputTokens
 	t.res.Usage.OutputTokens += u.OutputTokens
 	t.res.Usage.CachedInputTokens += u.CachedInputTokens
+	t.res.Usage.CacheWriteTokens += u.CacheWriteTokens
 }
 
 // cancelled records the turn as cancelled: what the model had streamed,

@@ -39,7 +39,16 @@ func writeGemini(e *sse, s Step) {
 		} else if a != "" {
 			args = a
 		}
-		parts = append(parts, map[string]any{"functionCall": map[string]any{"id": c.ID, "name": c.Name, "args": args}})
+		fc := map[string]any{"name": c.Name, "args": args}
+		if c.ID != "" {
+			fc["id"] = c.ID
+		}
+		part := map[string]any{"functionCall": fc}
+		if c.Signature != "" {
+			// Gemini 3 puts the signature on the part, beside the call.
+			part["thoughtSignature"] = c.Signature
+		}
+		parts = append(parts, part)
 	}
 	finish := "STOP"
 	if s.stop() == StopMaxTokens {

@@ -4,7 +4,7 @@ package providertest
 // response.created, output items (message with output_text deltas,
 // function_call with function_call_arguments.delta/done), then
 // response.completed or response.incomplete with the usage.
-func writeResponses(e *sse, s Step, model string) {
+func writeResponses(e *sse, s Step, model string, encrypted bool) {
 	e.malformedEvent = "response.output_text.delta"
 	seq := 0
 	ev := func(typ string, v map[string]any) {
@@ -33,6 +33,24 @@ func writeResponses(e *sse, s Step, model string) {
 	ev("response.created", map[string]any{"response": resp("in_progress", []any{})})
 	var output []any
 	out := 0
+	if r := s.Reasoning; r != nil {
+		summary := []any{}
+		for _, t := range r.Summary {
+			summary = append(summary, map[string]any{"type": "summary_text", "text": t})
+		}
+		item := map[string]any{"id": r.ID, "type": "reasoning", "summary": []any{}}
+		ev("response.output_item.added", map[string]any{"output_index": out, "item": item})
+		for i, t := range r.Summary {
+			ev("response.reasoning_summary_text.delta", map[string]any{"item_id": r.ID, "output_index": out, "summary_index": i, "delta": t})
+		}
+		done := map[string]any{"id": r.ID, "type": "reasoning", "summary": summary}
+		if encrypted {
+			done["encrypted_content"] = r.EncryptedContent
+		}
+		ev("response.output_item.done", map[string]any{"output_index": out, "item": done})
+		output = append(output, done)
+		out++
+	}
 	if len(s.Text) > 0 {
 		ev("response.output_item.added", map[string]any{"output_index": out, "item": map[string]any{
 			"id": "msg_providertest", "type": "message", "status": "in_progress", "role": "assistant", "content": []any{}}})

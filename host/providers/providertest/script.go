@@ -33,6 +33,11 @@
 //   - tool_calls: calls, after the text. A call's arguments are arg_chunks
 //     (one delta event each) or args (one delta). For Gemini, whose calls
 //     carry a JSON object, the joined arguments must be a JSON object.
+//   - signature (a call's, Gemini only): the thoughtSignature its
+//     functionCall part carries.
+//   - reasoning (Responses only): a reasoning item {id, summary,
+//     encrypted_content} sent before the text; encrypted_content only to a
+//     request that includes "reasoning.encrypted_content".
 //   - interleave: send the argument chunks of parallel calls round-robin
 //     (OpenAI Chat assembles them by index).
 //   - usage: the token counts the stream reports (input includes cached).
@@ -77,6 +82,17 @@ type Step struct {
 	StreamError  *StreamError `json:"stream_error,omitempty"`
 	DelayMS      int          `json:"delay_ms,omitempty"`
 	ChunkDelayMS int          `json:"chunk_delay_ms,omitempty"`
+	// Reasoning is the step's reasoning item (Responses API only).
+	Reasoning *Reasoning `json:"reasoning,omitempty"`
+}
+
+// Reasoning is a Responses API reasoning item. Its encrypted_content is
+// sent, as the API does with store false, only to a request whose include
+// names "reasoning.encrypted_content".
+type Reasoning struct {
+	ID               string   `json:"id"`
+	Summary          []string `json:"summary,omitempty"`
+	EncryptedContent string   `json:"encrypted_content"`
 }
 
 // ToolCall is one call the scripted model makes.
@@ -85,6 +101,9 @@ type ToolCall struct {
 	Name      string   `json:"name"`
 	Args      string   `json:"args,omitempty"`
 	ArgChunks []string `json:"arg_chunks,omitempty"`
+	// Signature is the Gemini thoughtSignature (base64) sent on the
+	// call's functionCall part, as Gemini 3 models send it.
+	Signature string `json:"signature,omitempty"`
 }
 
 // Usage is the token count a step reports.

@@ -199,7 +199,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	case KindOpenAI:
 		writeChat(e, step, model(body))
 	case KindOpenAIResponses:
-		writeResponses(e, step, model(body))
+		writeResponses(e, step, model(body), includes(body, "reasoning.encrypted_content"))
 	case KindAnthropic:
 		writeAnthropic(e, step, model(body))
 	case KindGemini:
@@ -291,6 +291,20 @@ func model(body []byte) string {
 		return "providertest"
 	}
 	return v.Model
+}
+
+// includes says whether the request's include list names what.
+func includes(body []byte, what string) bool {
+	var v struct {
+		Include []string `json:"include"`
+	}
+	_ = json.Unmarshal(body, &v)
+	for _, s := range v.Include {
+		if s == what {
+			return true
+		}
+	}
+	return false
 }
 
 // sleep waits ms unless the client goes away; false when it went.
