@@ -18,7 +18,7 @@ func TestGeminiThoughtSignatureReplayedOnItsPart(t *testing.T) {
 	h := newHarness(t, ProviderGemini,
 		pt.Step{ToolCalls: []pt.ToolCall{
 			{Name: "read_file", Args: `{"path":"a"}`, Signature: "c2lnLW9uZQ=="}, // "sig-one"
-			{Name: "read_file", Args: `{"path":"b"}`},                          // parallel: no signature
+			{Name: "read_file", Args: `{"path":"b"}`},                            // parallel: no signature
 		}},
 		pt.Step{Text: []string{"done"}})
 	r, _, err := h.stream(t, hello())
