@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"sort"
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
@@ -120,7 +119,7 @@ func (p *openAIChat) try(ctx context.Context, params openai.ChatCompletionNewPar
 	defer stream.Close()
 	var (
 		reply  Reply
-		calls  = map[int64]*ToolCall{}
+		calls  chatCalls
 		finish string
 	)
 	for stream.Next() {
@@ -140,19 +139,8 @@ func (p *openAIChat) try(ctx context.Context, params openai.ChatCompletionNewPar
 				reply.Text += ch.Delta.Content
 				emit(ch.Delta.Content)
 			}
-			// A call's first delta has its id and name; later ones only
-			// its index and a piece of the arguments.
 			for _, d := range ch.Delta.ToolCalls {
-				c := calls[d.Index]
-				if c == nil {
-					c = &ToolCall{}
-					calls[d.Index] = c
-				}
-				if d.ID != "" {
-					c.ID = d.ID
-				}
-				c.Name += d.Function.Name
-				c.Args += d.Function.Arguments
+				calls.add(d)
 			}
 			if ch.FinishReason != "" {
 				finish = ch.FinishReason
@@ -165,25 +153,9 @@ func (p *openAIChat) try(ctx context.Context, params openai.ChatCompletionNewPar
 	if finish == "" {
 		return Reply{}, errStreamCut
 	}
-	reply.ToolCalls = sortedCalls(calls)
+	reply.ToolCalls = calls.result()
 	reply.Stop = chatStop(finish, len(reply.ToolCalls) > 0)
 	return reply, nil
-}
-
-func sortedCalls(calls map[int64]*ToolCall) []ToolCall {
-	idx := make([]int64, 0, len(calls))
-	for i := range calls {
-		idx = append(idx, i)
-	}
-	sort.Slice(idx, func(a, b int) bool { return idx[a] < idx[b] })
-	out := make([]ToolCall, 0, len(idx))
-	for _, i := range idx {
-		out = append(out, *calls[i])
-	}
-	if len(out) == 0 {
-		return nil
-	}
-	return out
 }
 
 func chatStop(finish string, hasCalls bool) StopReason {

@@ -38,6 +38,9 @@
 //   - reasoning (Responses only): a reasoning item {id, summary,
 //     encrypted_content} sent before the text; encrypted_content only to a
 //     request that includes "reasoning.encrypted_content".
+//   - events: the stream verbatim, one SSE block per entry (a data line,
+//     a comment line, an event and data line), sent as the whole reply:
+//     a particular server's stream exactly as it was seen.
 //   - interleave: send the argument chunks of parallel calls round-robin
 //     (OpenAI Chat assembles them by index).
 //   - usage: the token counts the stream reports (input includes cached).
@@ -82,6 +85,10 @@ type Step struct {
 	StreamError  *StreamError `json:"stream_error,omitempty"`
 	DelayMS      int          `json:"delay_ms,omitempty"`
 	ChunkDelayMS int          `json:"chunk_delay_ms,omitempty"`
+	// Events, when set, is the whole stream, sent verbatim: each entry
+	// one SSE block ("data: {…}", ": comment", "event: x\ndata: {…}"), for
+	// the exact streams of servers that depart from their format.
+	Events []string `json:"events,omitempty"`
 	// Reasoning is the step's reasoning item (Responses API only).
 	Reasoning *Reasoning `json:"reasoning,omitempty"`
 }

@@ -195,6 +195,12 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	e := newSSE(w, r, step.ChunkDelayMS)
+	if step.Events != nil {
+		for _, ev := range step.Events {
+			e.block(ev)
+		}
+		return
+	}
 	switch s.kind {
 	case KindOpenAI:
 		writeChat(e, step, model(body))

@@ -53,6 +53,23 @@ func (e *sse) raw(name, data string) {
 	}
 }
 
+// block sends one SSE block verbatim (its lines as given, then the blank
+// line that ends it).
+func (e *sse) block(text string) {
+	if e.gone {
+		return
+	}
+	if e.started && !sleep(e.r, e.delayMS) {
+		e.gone = true
+		return
+	}
+	e.started = true
+	fmt.Fprintf(e.w, "%s\n\n", text)
+	if f, ok := e.w.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
 // malformed sends a data line that is not JSON.
 func (e *sse) malformed(name string) {
 	e.raw(name, `{"this is": not json`)
