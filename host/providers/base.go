@@ -81,6 +81,9 @@ func (b *base) run(ctx context.Context, onDelta func(Delta), try tryFunc) (Reply
 			f.what += fmt.Sprintf("; the next try would wait %s, past the %s bound", wait.Round(time.Second), maxTotalWait)
 			return Reply{}, b.fail(f, n)
 		}
+		if onDelta != nil {
+			onDelta(Delta{Retry: &Retry{Failed: n, Of: b.opts.maxTries, Wait: wait, Reason: scrub(b.provider+": "+f.what, b.key)}})
+		}
 		if err := b.opts.sleep(ctx, wait); err != nil {
 			return Reply{}, b.fail(contextFailure(ctx), n)
 		}
@@ -120,6 +123,16 @@ func (b *base) classify(ctx context.Context, a *attempt, err error, delivered bo
 	}
 	var ib *inBandError
 	isInBand := errors.As(err, &ib)
+	// An event the SDK could not decode is the server's fault, whatever
+	// came before it: saying "the connection dropped" would send the
+	// operator after the network.
+	if isMalformed(err) {
+		what := "the server sent a malformed stream event (not JSON)"
+		if delivered {
+			what += " after text arrived (not retried: the text was already shown)"
+		}
+		return &failure{what: what, detail: err.Error()}
+	}
 	if delivered {
 		what := "the connection dropped mid-stream after text arrived (not retried: the text was already shown)"
 		if isInBand {
@@ -138,8 +151,6 @@ func (b *base) classify(ctx context.Context, a *attempt, err error, delivered bo
 			what = "overloaded"
 		}
 		return &failure{what: what, detail: ib.Error(), retryable: retry}
-	case isMalformed(err):
-		return &failure{what: "the server sent a malformed stream event (not JSON)", detail: err.Error()}
 	case errors.Is(err, errStreamCut), errors.Is(err, io.ErrUnexpectedEOF):
 		return &failure{what: "the connection dropped mid-stream", detail: err.Error(), retryable: true}
 	}

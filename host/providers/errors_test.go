@@ -102,7 +102,7 @@ func TestGivesUpWithAClearError(t *testing.T) {
 		{"cut after text", allProviders, []pt.Step{{Text: []string{"I was say"}, Cut: true}, okStep}, 1,
 			[]string{"dropped mid-stream after text arrived", "the stream ended before the reply was complete"}},
 		{"malformed after text", allProviders, []pt.Step{{Text: []string{"I was say"}, Malformed: true}, okStep}, 1,
-			[]string{"dropped mid-stream after text arrived"}},
+			[]string{"malformed stream event (not JSON) after text arrived", "not retried"}},
 		{"error event after text", []string{ProviderAnthropic, ProviderOpenAI, ProviderOpenAIResponses}, []pt.Step{{Text: []string{"I was say"}, StreamError: &pt.StreamError{Type: "overloaded_error", Message: "Overloaded"}}, okStep}, 1,
 			[]string{"reported an error after text arrived", "Overloaded"}},
 	} {
@@ -123,6 +123,9 @@ func TestGivesUpWithAClearError(t *testing.T) {
 					t.Fatal("no error")
 				}
 				mustContain(t, err.Error(), append([]string{prov + ": "}, tc.want...)...)
+				if strings.HasPrefix(tc.name, "malformed") && strings.Contains(err.Error(), "dropped") {
+					t.Errorf("an undecodable event reported as a dropped connection: %v", err)
+				}
 				var pe *Error
 				if !errors.As(err, &pe) || pe.Provider != prov || pe.Tries != tc.requests {
 					t.Fatalf("error %#v is not a *providers.Error of %d tries", err, tc.requests)

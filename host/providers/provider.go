@@ -8,6 +8,7 @@ package providers
 import (
 	"context"
 	"encoding/json"
+	"time"
 )
 
 // Role is who wrote a message.
@@ -103,9 +104,22 @@ const (
 	StopOther     StopReason = "other"
 )
 
-// Delta is a piece of a streaming reply: text as it comes.
+// Delta is a piece of a streaming reply: text as it comes, or the news
+// that a failed try is retried after a wait.
 type Delta struct {
-	Text string
+	Text  string
+	Retry *Retry
+}
+
+// Retry announces a wait before the next try of a step.
+type Retry struct {
+	// Failed is the try that failed (1 for the first); Of is the most
+	// tries the step gets.
+	Failed, Of int
+	// Wait is how long until the next try.
+	Wait time.Duration
+	// Reason is what failed, as the final error would say it.
+	Reason string
 }
 
 // Reply is a whole step's answer, assembled from the stream.

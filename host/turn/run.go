@@ -82,6 +82,10 @@ func (t *turnRun) steps(ctx context.Context) (Result, error) {
 		}
 		var partial strings.Builder
 		reply, err := t.loop.Provider.Stream(ctx, req, func(d providers.Delta) {
+			if d.Retry != nil {
+				t.retrying(*d.Retry)
+				return
+			}
 			if d.Text == "" {
 				return
 			}
@@ -112,7 +116,7 @@ func (t *turnRun) steps(ctx context.Context) (Result, error) {
 		if len(calls) == 0 {
 			return t.end(ctx, StatusDone, "", nil)
 		}
-		results := t.runBatch(ctx, dt, calls)
+		results := t.runStepCalls(ctx, dt, calls, reply.Stop)
 		if err := t.append(ctx, toolRecord(results)); err != nil {
 			return t.fail(ctx, err)
 		}
