@@ -57,7 +57,11 @@ func (t *Turn) Call(ctx context.Context, call ToolCall) Outcome {
 // prepare runs steps 1–4 of the call path: they have no effects.
 func (t *Turn) prepare(call ToolCall) *prepared {
 	p := &prepared{call: call, start: time.Now()}
-	if n := t.calls.Add(1); n > int64(t.maxCalls()) {
+	count := &t.calls
+	if t.CallCount != nil {
+		count = t.CallCount
+	}
+	if n := count.Add(1); n > int64(t.maxCalls()) {
 		p.status, p.message = StatusCapExceeded, fmt.Sprintf("this turn already made %d tool calls, the most a turn may make; continue in the next turn", t.maxCalls())
 		return p
 	}

@@ -63,6 +63,10 @@ type Turn struct {
 	OnOutput func(callID, stream, text string)
 	// MaxCalls caps the calls of this turn; 0 means DefaultMaxCalls.
 	MaxCalls int
+	// CallCount, when set, counts the calls against MaxCalls in place of
+	// this Turn's own count: the agent loop resolves a Turn for each model
+	// step and shares one count across the steps of its turn.
+	CallCount *atomic.Int64
 	// Background runs calls that ask for background; nil refuses them.
 	Background *Background
 	// Commands says how command environments are built (command.go).

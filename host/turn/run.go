@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync/atomic"
 
 	"demiurge.dev/host/approval"
 	"demiurge.dev/host/dispatch"
@@ -18,6 +19,8 @@ type turnRun struct {
 	id      string
 	session string
 	res     Result
+	// calls counts the tool calls of the whole turn (dispatch's cap).
+	calls atomic.Int64
 }
 
 func (t *turnRun) show(ev Event) {
@@ -136,6 +139,7 @@ func (t *turnRun) bind(dt *dispatch.Turn) {
 		}
 		dt.Clarify = t.fe.Clarify
 	}
+	dt.CallCount = &t.calls // the cap is the turn's, not the step's
 	r := approval.Resolver{}
 	if dt.Approvals != nil {
 		r = *dt.Approvals
