@@ -22,6 +22,7 @@ func main() { os.Exit(run(os.Args)) }
 
 // run is main without the exit, for testscript.
 func run(args []string) int {
+	caughtSignal.Store(0) // a signal of an earlier in-process run is not this one's
 	app := newApp()
 	err := app.Run(intersperse(app, args))
 	if code := caughtSignal.Load(); code != 0 {

@@ -5,10 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 
 	"github.com/urfave/cli/v2"
 
@@ -33,7 +30,7 @@ func runCommand() *cli.Command {
 		Usage:     "one headless agent task: the model works with the tools until it ends the turn",
 		ArgsUsage: "PROMPT (or the prompt on standard input)",
 		Description: "No one can answer approvals: calls that need one are denied unless an --approve rule decides.\n" +
-			"Exit codes: 0 done, 1 failed (or the step cap), 2 usage, 130 interrupted.",
+			"Exit codes: 0 done, 1 failed (or the step cap), 2 usage, 130 interrupted (143 after SIGTERM).",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "json", Usage: "print one JSON object per event (see README: run --json)"},
 			&cli.StringFlag{Name: "session", Usage: "continue this session (sessions list shows them)"},
@@ -111,7 +108,8 @@ func runTurn(c *cli.Context, id, prompt string) error {
 	defer loop.Close()
 	watch := watchCompletions(h, loop)
 	defer watch.stop()
-	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
+	// SIGINT exits 130, SIGTERM 143 (interruptContext).
+	ctx, stop := interruptContext(c.Context)
 	defer stop()
 	go func() {
 		// A second Ctrl-C is not caught: it ends the process at once.

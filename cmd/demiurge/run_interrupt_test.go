@@ -89,3 +89,39 @@ func TestRunInterruptedExits130(t *testing.T) {
 		t.Fatalf("sessions show = %d\n%s", code, stdout)
 	}
 }
+
+// SIGTERM while the model streams ends run with 143 (128 + SIGTERM), as
+// the README says, the turn recorded as cancelled.
+func TestRunTerminatedExits143(t *testing.T) {
+	oldExiter := cli.OsExiter
+	cli.OsExiter = func(int) {}
+	defer func() { cli.OsExiter = oldExiter }()
+	builtin, _ := testPlugins(t)
+	t.Setenv("DEMIURGE_PLUGIN_DIR", builtin)
+	t.Setenv("DEMIURGE_STATE", t.TempDir())
+	t.Setenv("ANTHROPIC_API_KEY", "sk-ant-test-key-0123456789")
+	srv := providertest.NewServer("anthropic", []providertest.Step{{Text: []string{"Let me ", "think"}, ChunkDelayMS: 60_000}})
+	defer srv.Close()
+	sent := make(chan error, 1)
+	go func() {
+		deadline := time.Now().Add(30 * time.Second)
+		for len(srv.Requests()) == 0 {
+			if time.Now().After(deadline) {
+				sent <- os.ErrDeadlineExceeded
+				return
+			}
+			time.Sleep(10 * time.Millisecond) // polling the server's request count
+		}
+		sent <- syscall.Kill(os.Getpid(), syscall.SIGTERM)
+	}()
+	var code int
+	_, stderr := captureOutput(t, func() {
+		code = run([]string{"demiurge", "--workspace", t.TempDir(), "--model", "anthropic:claude-test", "--base-url", srv.URL, "run", "think hard"})
+	})
+	if err := <-sent; err != nil {
+		t.Fatalf("no SIGTERM sent: %v", err)
+	}
+	if code != exitTerminated || !strings.Contains(stderr, "turn cancelled") || strings.Contains(stderr, "context canceled") {
+		t.Fatalf("exit %d, want %d; stderr:\n%s", code, exitTerminated, stderr)
+	}
+}
