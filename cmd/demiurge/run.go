@@ -119,8 +119,12 @@ func runTurn(c *cli.Context, id, prompt string) error {
 	fe := newHeadless(c.App.Writer, c.App.ErrWriter, c.Bool("json"), display)
 	loop.Completions = fe
 	res, err := loop.Run(ctx, prompt, fe)
-	if res.Status == turn.StatusDone && !awaitBackground(ctx, c.App.ErrWriter, h, s, loop, watch) {
-		return cli.Exit("", exitInterrupted)
+	if res.Status == turn.StatusDone {
+		if ok, err := awaitBackground(ctx, c.App.ErrWriter, h, s, loop, watch); !ok {
+			return cli.Exit("", exitInterrupted)
+		} else if err != nil {
+			return err
+		}
 	}
 	switch {
 	case res.Status == turn.StatusCancelled:

@@ -63,18 +63,26 @@ func (w *completionWatch) heardAll(ids []string) {
 // awaitBackground keeps a headless run alive while the background tasks
 // its session started run, so that each end no yield_until consumed gets
 // its completion turn before the process exits. It reports false when
-// ctx ended first: the tasks were cancelled.
-func awaitBackground(ctx context.Context, errw io.Writer, h *toolhost.Host, s *toolhost.Session, loop *turn.Loop, w *completionWatch) bool {
+// ctx ended first: the tasks were cancelled. A model that starts another
+// task in every completion turn would keep the run alive forever: after
+// maxCompletionRounds rounds the run stops waiting, cancels what still
+// runs and fails (errCompletionBound).
+func awaitBackground(ctx context.Context, errw io.Writer, h *toolhost.Host, s *toolhost.Session, loop *turn.Loop, w *completionWatch) (bool, error) {
 	m, err := h.Tasks()
 	if err != nil {
-		return true
+		return true, nil
 	}
-	for m.Running() > 0 {
+	for round := 1; m.Running() > 0; round++ {
+		if round > maxCompletionRounds {
+			fmt.Fprintf(errw, "demiurge: cancelling %d background task(s)\n", m.Running())
+			m.CancelAll(runtime.ExitReasonCancelled)
+			return true, errCompletionBound
+		}
 		fmt.Fprintf(errw, "demiurge: %d background task(s) running; waiting for them to end so the model hears of it (Ctrl-C cancels them)\n", m.Running())
 		if m.WaitAll(ctx) != nil {
 			fmt.Fprintln(errw, "demiurge: cancelling the background tasks")
 			m.CancelAll(runtime.ExitReasonCancelled)
-			return false
+			return false, nil
 		}
 		ts, _ := m.List(s.TaskScope())
 		var ids []string
@@ -94,8 +102,14 @@ func awaitBackground(ctx context.Context, errw io.Writer, h *toolhost.Host, s *t
 		case <-ctx.Done():
 			loop.Close() // cancels the completion turn
 			<-drained
-			return false
+			return false, nil
 		}
 	}
-	return true
+	return true, nil
 }
+
+// maxCompletionRounds bounds how often a headless run waits for
+// background tasks and gives their ends a completion turn.
+const maxCompletionRounds = 8
+
+var errCompletionBound = fmt.Errorf("background tasks were still starting after %d rounds of completion turns; the run stops here (the model started a new task in each)", maxCompletionRounds)
