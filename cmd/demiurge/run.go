@@ -82,11 +82,8 @@ func runTurn(c *cli.Context, id, prompt string) error {
 		return err
 	}
 	defer h.Close()
-	model, cfg, err := openModel(c, h.Core.Model)
-	if err != nil {
-		return err
-	}
 	s := h.Session()
+	fromCore := h.Core.Model
 	if id != "" {
 		if id, err = sessionID(h, id); err != nil {
 			return err
@@ -97,7 +94,13 @@ func runTurn(c *cli.Context, id, prompt string) error {
 			}
 			return err
 		}
+		fromCore = sessionModel(h, s.ID(), fromCore)
 	}
+	model, cfg, err := openModel(c, fromCore)
+	if err != nil {
+		return err
+	}
+	rememberModel(c.Context, h, s.ID(), cfg)
 	store, err := h.Store()
 	if err != nil {
 		return err

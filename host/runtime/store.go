@@ -33,12 +33,15 @@ const (
 	// BucketActivations holds the deferred tools each session activated
 	// (activations.go).
 	BucketActivations = "activations"
+	// BucketSessionModels holds the model each session last ran with
+	// (session_model.go).
+	BucketSessionModels = "session_models"
 )
 
 var buckets = []string{
 	BucketEvents, BucketTasks, BucketTaskLogs, BucketApprovals,
 	BucketSessions, BucketMessages, BucketSchedules, BucketArtifacts,
-	BucketArtifactTotals, BucketActivations, BucketTodos,
+	BucketArtifactTotals, BucketActivations, BucketTodos, BucketSessionModels,
 }
 
 // lockTimeout bounds how long Open waits for another process to release the
