@@ -21,6 +21,9 @@ type appendReq struct {
 	// apply, when set, is a write of another bucket (tasks, task_logs)
 	// that rides in the same group commit instead of an event.
 	apply func(tx *bolt.Tx) error
+	// after, when set, is told the commit's outcome before done closes,
+	// in commit order, on the writer's goroutine (keep it short).
+	after func(err error)
 	seq   uint64
 	err   error
 	done  chan struct{}
@@ -175,6 +178,9 @@ func (s *Store) commit(group []*appendReq) {
 	for _, req := range group {
 		if err != nil {
 			req.seq, req.err = 0, err
+		}
+		if req.after != nil {
+			req.after(err)
 		}
 		close(req.done)
 	}

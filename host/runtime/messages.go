@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -88,37 +87,17 @@ func messageKey(session string, seq uint64) []byte {
 // AppendMessages stores msgs as the next messages of session, durably,
 // assigning their Seq, and returns them as stored.
 func (s *Store) AppendMessages(ctx context.Context, session string, msgs []MessageRecord) ([]MessageRecord, error) {
-	if session == "" {
-		return nil, errors.New("messages need a session")
+	out, req, err := s.messageWrite(session, msgs)
+	if err != nil || req == nil {
+		return out, err
 	}
-	if len(msgs) == 0 {
-		return nil, nil
-	}
-	out := make([]MessageRecord, len(msgs))
-	err := s.update(ctx, func(tx *bolt.Tx) error {
-		b := tx.Bucket([]byte(BucketMessages))
-		next := lastSeq(b, session) + 1
-		for i, m := range msgs {
-			m.Session, m.Seq = session, next+uint64(i)
-			if m.Created.IsZero() {
-				m.Created = time.Now().UTC()
-			}
-			v, err := json.Marshal(m)
-			if err != nil {
-				return fmt.Errorf("encode message %d of %s: %w", m.Seq, session, err)
-			}
-			if err := b.Put(messageKey(session, m.Seq), v); err != nil {
-				return err
-			}
-			out[i] = m
-		}
-		return nil
-	})
-	if err != nil {
+	if err := s.enqueue(ctx, req); err != nil {
+		s.forget(session)
 		return nil, err
 	}
-	for _, fn := range s.messageObservers() {
-		fn(out)
+	<-req.done
+	if req.err != nil {
+		return nil, req.err
 	}
 	return out, nil
 }

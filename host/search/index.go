@@ -101,7 +101,14 @@ func Open(dir string, store *runtime.Store) (*Index, error) {
 // crash mid-write, a bad file) is made again from the store rather than
 // failing every search; only another process holding it is an error.
 func openBleve(dir string) (bleve.Index, error) {
-	cfg := map[string]any{"unsafe_batch": true, "bolt_timeout": "2s"}
+	cfg := map[string]any{"unsafe_batch": true, "bolt_timeout": "2s",
+		// Scorch persists every introduced batch at once by default: a
+		// segment file, its fsync and two of its root.bolt, for each
+		// message of an agent step (about 14 syncs a step, and merging
+		// the many small segments after). Napping a second between
+		// persists lets a second's batches go to disk as one segment; the
+		// store stays the record and catchUp the recovery.
+		"scorchPersisterOptions": map[string]any{"PersisterNapTimeMSec": 1000, "PersisterNapUnderNumFiles": 1000}}
 	idx, err := bleve.OpenUsing(dir, cfg)
 	if err == nil {
 		return idx, nil

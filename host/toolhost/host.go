@@ -304,12 +304,30 @@ func (h *Host) Catalog(ctx context.Context) (*catalog.Catalog, error) {
 // binaries are unchanged), s's MCP servers, s's tool selection, then one
 // resolution.
 func (h *Host) catalogFor(ctx context.Context, s *Session) (*catalog.Catalog, error) {
+	key := h.catalogKeyFor(s)
+	if cat, warnings, ok := s.catalogs.lookup(key); ok {
+		s.mu.Lock()
+		s.warnings = warnings
+		s.mu.Unlock()
+		return cat, nil
+	}
+	cat, warnings, whole, err := h.resolveCatalog(ctx, s)
+	if err == nil && whole && key != nil {
+		s.catalogs.store(key, cat, warnings)
+	}
+	return cat, err
+}
+
+// resolveCatalog resolves s's catalog; whole is false when a plugin was
+// left out (it may start next time without any file changing).
+func (h *Host) resolveCatalog(ctx context.Context, s *Session) (_ *catalog.Catalog, _ []string, whole bool, _ error) {
 	cands := h.toolsets()
 	names := make([]string, len(cands))
 	for i, c := range cands {
 		names[i] = c.Name
 	}
 	descs, errs := h.Plugins.DescribeAll(ctx, names)
+	whole = len(errs) == 0
 	var sources []catalog.Source
 	var warnings []string
 	for _, c := range cands {
@@ -318,7 +336,7 @@ func (h *Host) catalogFor(ctx context.Context, s *Session) (*catalog.Catalog, er
 			// plugin that cannot start is left out, and said so, so that
 			// one broken package does not take every tool away.
 			if c.Origin != plugins.OriginInstalled {
-				return nil, err
+				return nil, nil, false, err
 			}
 			warnings = append(warnings, fmt.Sprintf("installed toolset %s is left out of the catalog: %v", c.Name, err))
 			continue
@@ -374,9 +392,9 @@ func (h *Host) catalogFor(ctx context.Context, s *Session) (*catalog.Catalog, er
 		if ce.InvolvesMCP {
 			stage = "catalog building failed"
 		}
-		return nil, fmt.Errorf("%s: %w", stage, err)
+		return nil, nil, false, fmt.Errorf("%s: %w", stage, err)
 	}
-	return cat, err
+	return cat, warnings, whole, err
 }
 
 // selectTools keeps the tools a delegated child was given.

@@ -35,6 +35,8 @@ type Session struct {
 
 	recordMu sync.Mutex
 	recorded bool
+	// catalogs is the last catalog and what it was resolved from.
+	catalogs catalogCache
 
 	mu       sync.Mutex
 	ended    bool

@@ -107,7 +107,11 @@ func (t *turnRun) steps(ctx context.Context) (Result, error) {
 		t.res.Text = reply.Text
 		_, decoded := t.loop.snapshot()
 		calls := normaliseCalls(reply.ToolCalls, usedCallIDs(decoded), t.id, step)
-		if err := t.append(ctx, assistantRecord(reply.Text, calls, reply.Reasoning, reply.Usage)); err != nil {
+		store := t.append
+		if len(calls) > 0 {
+			store = t.submit // the calls' audit events commit it
+		}
+		if err := store(ctx, assistantRecord(reply.Text, calls, reply.Reasoning, reply.Usage)); err != nil {
 			return t.fail(ctx, err)
 		}
 		if reply.Stop == providers.StopMaxTokens {
@@ -120,7 +124,7 @@ func (t *turnRun) steps(ctx context.Context) (Result, error) {
 			return t.end(ctx, StatusDone, "", nil)
 		}
 		results := t.runStepCalls(ctx, dt, calls, reply.Stop)
-		if err := t.append(ctx, toolRecord(results)); err != nil {
+		if err := t.submit(ctx, toolRecord(results)); err != nil {
 			return t.fail(ctx, err)
 		}
 		if ctx.Err() != nil {

@@ -1,0 +1,104 @@
+package toolhost
+
+import (
+	"os"
+	"slices"
+	"sync"
+	"syscall"
+
+	"demiurge.dev/catalog"
+	"demiurge.dev/host/core"
+	"demiurge.dev/host/packages/installed"
+	"demiurge.dev/host/plugins"
+)
+
+// catalogCache is a session's last resolved catalog and the identity of
+// everything it was resolved from. A model step resolves the catalog
+// afresh (a tool may have been activated, a plugin replaced), but nearly
+// always from the same inputs: then the last catalog is handed out again
+// instead of describing every plugin, resolving, fingerprinting and
+// recording the launcher's snapshot once more.
+type catalogCache struct {
+	mu       sync.Mutex
+	key      *catalogKey
+	cat      *catalog.Catalog
+	warnings []string
+}
+
+// catalogKey is what a session's catalog depends on, read cheaply: the
+// core (its revision), the plugin manager and the installed packages (one
+// set per host), each plugin candidate's file identity (device, inode,
+// size, modification and change time: a replaced or rewritten binary
+// changes it; the launch-time checksum check still guards content), and
+// the session's activated deferred tools. Cores whose catalog depends on
+// more (MCP servers listed live, authored tools read from a slot's files)
+// are not cached.
+type catalogKey struct {
+	core        *core.Core
+	revision    string
+	plugins     *plugins.Manager
+	packages    *installed.Active
+	files       []fileIdentity
+	activations int
+}
+
+type fileIdentity struct {
+	path                 string
+	dev, ino             uint64
+	size                 int64
+	mtimeNano, ctimeNano int64
+}
+
+func (k *catalogKey) equal(o *catalogKey) bool {
+	return k != nil && o != nil && k.core == o.core && k.revision == o.revision && k.plugins == o.plugins &&
+		k.packages == o.packages && k.activations == o.activations && slices.Equal(k.files, o.files)
+}
+
+// catalogKeyFor is s's catalog key now, or nil when its catalog is not
+// cacheable or a plugin file cannot be read.
+func (h *Host) catalogKeyFor(s *Session) *catalogKey {
+	if h.Core.MCPRoot != "" || h.Core.ToolsRoot != "" {
+		return nil
+	}
+	k := &catalogKey{core: h.Core, revision: h.Core.Revision, plugins: h.Plugins, packages: h.Packages}
+	for _, c := range h.Plugins.Candidates() {
+		id, ok := identity(c.Path)
+		if !ok {
+			return nil
+		}
+		k.files = append(k.files, id)
+	}
+	if d, err := s.activeTools(); err == nil {
+		k.activations = len(d.Active())
+	}
+	return k
+}
+
+func identity(path string) (fileIdentity, bool) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return fileIdentity{}, false
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return fileIdentity{}, false
+	}
+	return fileIdentity{path: path, dev: uint64(st.Dev), ino: st.Ino, size: st.Size,
+		mtimeNano: st.Mtim.Nano(), ctimeNano: st.Ctim.Nano()}, true
+}
+
+// lookup is the cached catalog when key matches.
+func (c *catalogCache) lookup(key *catalogKey) (*catalog.Catalog, []string, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !key.equal(c.key) {
+		return nil, nil, false
+	}
+	return c.cat, c.warnings, true
+}
+
+func (c *catalogCache) store(key *catalogKey, cat *catalog.Catalog, warnings []string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.key, c.cat, c.warnings = key, cat, warnings
+}

@@ -1,0 +1,34 @@
+package turn
+
+import (
+	"context"
+	"fmt"
+
+	"demiurge.dev/host/runtime"
+)
+
+// submit stores msgs like append, without waiting for their commit: a
+// step's messages ride along with the durable commit of its call's audit
+// event (or, with none, the next durable write), so that a read_file step
+// costs one commit, not three. Only messages a later durable write of the
+// same turn follows are submitted: the reply that asks for calls (their
+// audit events come next) and the calls' results (the next step's reply,
+// or the turn's end, come next).
+func (t *turnRun) submit(ctx context.Context, msgs ...runtime.MessageRecord) error {
+	for i := range msgs {
+		msgs[i].Turn = t.id
+	}
+	stored, err := t.loop.Store.SubmitMessages(context.WithoutCancel(ctx), t.session, msgs)
+	if err != nil {
+		return fmt.Errorf("the conversation could not be stored: %w", err)
+	}
+	decoded, err := decodeAll(stored)
+	if err != nil {
+		return err
+	}
+	t.loop.mu.Lock()
+	t.loop.history = append(t.loop.history, stored...)
+	t.loop.decoded = append(t.loop.decoded, decoded...)
+	t.loop.mu.Unlock()
+	return nil
+}
