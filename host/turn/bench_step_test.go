@@ -34,7 +34,7 @@ type stepClock struct {
 	// streams are the provider's own times, start to reply.
 	streams []time.Duration
 	tools   []providers.ToolDef
-	system string
+	system  string
 }
 
 func (c *stepClock) Stream(ctx context.Context, req providers.Request, onDelta func(providers.Delta)) (providers.Reply, error) {
