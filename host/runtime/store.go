@@ -132,6 +132,7 @@ func (s *Store) Close() error {
 	// No Append can enqueue any more: each one checks closed under mu.
 	close(s.stop)
 	<-s.done
+	seqsByStore.Delete(s)
 	if err := s.db.Close(); err != nil {
 		return fmt.Errorf("close state store %s: %w", s.path, err)
 	}
