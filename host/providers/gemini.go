@@ -75,7 +75,7 @@ func (p *geminiProvider) params(req Request) ([]*genai.Content, *genai.GenerateC
 		case RoleAssistant:
 			c := &genai.Content{Role: genai.RoleModel}
 			if m.Text != "" {
-				c.Parts = append(c.Parts, &genai.Part{Text: m.Text})
+				c.Parts = append(c.Parts, &genai.Part{Text: m.Text, ThoughtSignature: geminiTextSignature(m.Reasoning)})
 			}
 			for _, call := range m.ToolCalls {
 				args := map[string]any{}
@@ -110,6 +110,9 @@ func (p *geminiProvider) try(ctx context.Context, contents []*genai.Content, cfg
 	var (
 		reply  Reply
 		finish genai.FinishReason
+		// textSig is the signature a text part carried (Gemini 3 puts it
+		// on the last part of a reply without calls).
+		textSig []byte
 	)
 	for resp, err := range p.models.GenerateContentStream(ctx, p.cfg.Name, contents, cfg) {
 		if err != nil {
@@ -124,6 +127,9 @@ func (p *geminiProvider) try(ctx context.Context, contents []*genai.Content, cfg
 		cand := resp.Candidates[0]
 		if cand.Content != nil {
 			for _, part := range cand.Content.Parts {
+				if part.FunctionCall == nil && !part.Thought && len(part.ThoughtSignature) > 0 {
+					textSig = part.ThoughtSignature
+				}
 				switch {
 				case part.Thought && part.FunctionCall == nil:
 				case part.FunctionCall != nil:
@@ -148,6 +154,10 @@ func (p *geminiProvider) try(ctx context.Context, contents []*genai.Content, cfg
 	}
 	if finish == "" {
 		return Reply{}, errStreamCut
+	}
+	if textSig != nil {
+		item, _ := json.Marshal(geminiState{TextSignature: textSig})
+		reply.Reasoning = append(reply.Reasoning, Reasoning{Wire: wireGemini, Item: item})
 	}
 	switch {
 	case finish == genai.FinishReasonMaxTokens:
@@ -174,4 +184,24 @@ func geminiStreamError(err error) error {
 		return &inBandError{typ: aep.Status, message: aep.Message}
 	}
 	return err
+}
+
+// wireGemini tags reasoning state of the Gemini API.
+const wireGemini = "gemini"
+
+// geminiState is the signature of a reply's text, kept as Reasoning and
+// put back on the replayed text part
+// (https://ai.google.dev/gemini-api/docs/thought-signatures).
+type geminiState struct {
+	TextSignature []byte `json:"text_signature"`
+}
+
+func geminiTextSignature(rs []Reasoning) []byte {
+	for _, r := range rs {
+		var st geminiState
+		if r.Wire == wireGemini && json.Unmarshal(r.Item, &st) == nil && len(st.TextSignature) > 0 {
+			return st.TextSignature
+		}
+	}
+	return nil
 }

@@ -2,6 +2,7 @@ package providers
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	pt "demiurge.dev/host/providers/providertest"
@@ -64,5 +65,29 @@ func TestGeminiThoughtSignatureReplayedOnItsPart(t *testing.T) {
 	}
 	if p1.FunctionCall == nil || p1.ThoughtSignature != "" {
 		t.Errorf("second call part: %+v", p1)
+	}
+}
+
+// TestGeminiTextSignatureReplayed: a reply without calls carries its
+// signature on its last text part; it is kept (as Gemini reasoning
+// state) and put back on the replayed text part, and never sent to
+// another wire format.
+func TestGeminiTextSignatureReplayed(t *testing.T) {
+	h := newHarness(t, ProviderGemini, pt.Step{Text: []string{"Hel", "lo"}, TextSignature: "dGV4dC1zaWc="}, pt.Step{Text: []string{"ok"}})
+	r, _, err := h.stream(t, hello())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Reasoning) != 1 || r.Reasoning[0].Wire != "gemini" {
+		t.Fatalf("reasoning %+v", r.Reasoning)
+	}
+	req := hello()
+	req.Messages = append(req.Messages, Message{Role: RoleAssistant, Text: r.Text, Reasoning: r.Reasoning}, Message{Role: RoleUser, Text: "and?"})
+	if _, _, err := h.stream(t, req); err != nil {
+		t.Fatal(err)
+	}
+	body := string(h.srv.Requests()[1].Body)
+	if !strings.Contains(body, `{"text":"Hello","thoughtSignature":"dGV4dC1zaWc="}`) {
+		t.Fatalf("the text part lost its signature: %s", body)
 	}
 }

@@ -21,8 +21,12 @@ func writeGemini(e *sse, s Step) {
 		}
 		return c
 	}
-	for _, t := range s.Text {
-		e.event("", chunk([]any{map[string]any{"text": t}}, ""))
+	for i, t := range s.Text {
+		part := map[string]any{"text": t}
+		if i == len(s.Text)-1 && s.TextSignature != "" {
+			part["thoughtSignature"] = s.TextSignature
+		}
+		e.event("", chunk([]any{part}, ""))
 	}
 	if e.interrupted(s, func(se StreamError) {
 		e.event("", map[string]any{"error": map[string]any{"code": 500, "message": se.Message, "status": orDefault(se.Type, "INTERNAL")}})

@@ -33,6 +33,8 @@
 //   - tool_calls: calls, after the text. A call's arguments are arg_chunks
 //     (one delta event each) or args (one delta). For Gemini, whose calls
 //     carry a JSON object, the joined arguments must be a JSON object.
+//   - text_signature (Gemini only): the thoughtSignature on the last
+//     text part, as Gemini 3 sends it on a reply without calls.
 //   - signature (a call's, Gemini only): the thoughtSignature its
 //     functionCall part carries.
 //   - reasoning (Responses only): a reasoning item {id, summary,
@@ -89,6 +91,9 @@ type Step struct {
 	// one SSE block ("data: {…}", ": comment", "event: x\ndata: {…}"), for
 	// the exact streams of servers that depart from their format.
 	Events []string `json:"events,omitempty"`
+	// TextSignature is the Gemini thoughtSignature (base64) sent on the
+	// step's last text part (Gemini only).
+	TextSignature string `json:"text_signature,omitempty"`
 	// Reasoning is the step's reasoning item (Responses API only).
 	Reasoning *Reasoning `json:"reasoning,omitempty"`
 }
