@@ -73,6 +73,7 @@ func (ch *chat) loopFor() (*turn.Loop, error) {
 		MaxSteps: ch.r.c.Int("max-steps"), System: systemPrompt, Instructions: agentInstructions(h),
 		MaxOutputTokens: ch.cfg.MaxOutputTokens, Temperature: ch.cfg.Temperature, Completions: ch.fe}
 	ch.session = s.ID()
+	rememberModel(ch.r.c.Context, h, s.ID(), ch.cfg) // for a later `sessions resume`
 	ch.stopTasks = h.OnTaskComplete(ch.loop.TaskEnded)
 	return ch.loop, nil
 }
