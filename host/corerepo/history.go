@@ -90,4 +90,3 @@ func (r *Repo) ChangedPaths(a, b string) ([]string, error) {
 	}
 	return out, nil
 }
-

@@ -9,21 +9,19 @@ import (
 	"path/filepath"
 	"strings"
 
+	"demiurge.dev/host/corerepo/corepath"
+
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
-// TreesDir holds the read-only copies of commits, one directory per id.
-func TreesDir(stateDir string) string { return filepath.Join(Dir(stateDir), "trees") }
-
-// TreeDir is the read-only copy of one commit (the directory holding
-// agents/); it exists only complete, since it is renamed into place.
-func TreeDir(stateDir, commit string) string { return filepath.Join(TreesDir(stateDir), commit) }
-
-// CoreDir is one core's directory in the read-only copy of a commit.
-func CoreDir(stateDir, commit, id string) string {
-	return filepath.Join(TreeDir(stateDir, commit), AgentsDir, id)
-}
+// TreesDir, TreeDir and CoreDir are corepath's: where the read-only copies
+// of commits live.
+var (
+	TreesDir = corepath.TreesDir
+	TreeDir  = corepath.TreeDir
+	CoreDir  = corepath.CoreDir
+)
 
 // Materialize makes the read-only copy of commit's tree under the state
 // directory, unless it is there already, and returns its directory. Files
@@ -172,4 +170,3 @@ func (r *Repo) Checkout(commit, dir string) error {
 		return os.Chmod(p, fi.Mode().Perm()|0o200)
 	})
 }
-

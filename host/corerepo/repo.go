@@ -4,9 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
+
+	"demiurge.dev/host/corerepo/corepath"
 
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -38,10 +39,10 @@ func ValidCoreID(id string) error {
 }
 
 // Dir is the core repository's home under a state directory.
-func Dir(stateDir string) string { return filepath.Join(stateDir, "core") }
+func Dir(stateDir string) string { return corepath.Dir(stateDir) }
 
 // GitDir is the bare repository under a state directory.
-func GitDir(stateDir string) string { return filepath.Join(Dir(stateDir), "repo.git") }
+func GitDir(stateDir string) string { return corepath.GitDir(stateDir) }
 
 // ErrNoRepository is returned by Open when the state directory has none.
 var ErrNoRepository = errors.New("no core repository")
