@@ -209,4 +209,3 @@ func coreCommit(c *cli.Context) error {
 	fmt.Printf("live: %s -> %s (previous: %s)\n", old[:12], commit[:12], old[:12])
 	return nil
 }
-
