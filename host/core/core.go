@@ -65,6 +65,10 @@ type Core struct {
 	// the core repository the commit id: it binds session allows and
 	// catalogs to the exact declaration they were made under.
 	Revision string
+	// Slots are the pipeline slots (slots/<id>/slot.yaml) by id, and
+	// Pipelines the stages that order them (pipelines.yaml).
+	Slots     map[string]*Slot
+	Pipelines Pipelines
 	// Version is where a core from the core repository comes from; nil for
 	// a plain directory (--core DIR) and the embedded default.
 	Version *Version
@@ -84,6 +88,8 @@ func (c *Core) clone() *Core {
 		n.Metadata[k] = cloneOverride(o)
 	}
 	n.Version = clonePtr(c.Version)
+	n.Slots = maps.Clone(c.Slots) // a *Slot is never changed after loading
+	n.Pipelines = c.Pipelines.clone()
 	if c.Model != nil {
 		m := *c.Model
 		m.Temperature = clonePtr(m.Temperature)
