@@ -38,7 +38,7 @@ const (
 var buckets = []string{
 	BucketEvents, BucketTasks, BucketTaskLogs, BucketApprovals,
 	BucketSessions, BucketMessages, BucketSchedules, BucketArtifacts,
-	BucketArtifactTotals, BucketActivations, BucketTodos,
+	BucketArtifactTotals, BucketActivations, BucketTodos, BucketBootstrap,
 }
 
 // lockTimeout bounds how long Open waits for another process to release the

@@ -27,6 +27,7 @@ import (
 	"demiurge.dev/host/mcp"
 	"demiurge.dev/host/packages"
 	"demiurge.dev/host/packages/installed"
+	"demiurge.dev/host/pipeline"
 	"demiurge.dev/host/plugins"
 	"demiurge.dev/host/policy"
 	"demiurge.dev/host/runtime"
@@ -127,6 +128,9 @@ func Open(opts Options) (*Host, error) {
 // openCore assembles a host around a loaded core (Open, and the gates,
 // which check a candidate commit's cores).
 func openCore(c *core.Core, opts Options) (*Host, error) {
+	if err := pipeline.CheckRunnable(c); err != nil {
+		return nil, err
+	}
 	home := filepath.Join(opts.StateDir, "runtime", "home")
 	if err := os.MkdirAll(home, 0o700); err != nil {
 		return nil, fmt.Errorf("state directory: %w", err)
