@@ -3,10 +3,12 @@ package toolhost
 import (
 	"errors"
 	"fmt"
+	"os"
 
 	"demiurge.dev/catalog"
 	"demiurge.dev/host/core"
 	"demiurge.dev/host/corerepo"
+	"demiurge.dev/host/corerepo/corepath"
 )
 
 // loadCore loads the core the host runs: a plain directory (--core DIR,
@@ -23,6 +25,14 @@ func loadCore(dir, id, stateDir string) (*core.Core, error) {
 	}
 	if id == "" {
 		id = core.DefaultID
+	}
+	// The copy of live's tree exists only complete (it is renamed into
+	// place), so finding the core in it needs no git at all.
+	if commit, ok := corepath.ReadLive(stateDir); ok {
+		dir := corepath.CoreDir(stateDir, commit, id)
+		if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
+			return core.LoadVersioned(dir, core.Version{GitDir: corepath.GitDir(stateDir), ID: id, Commit: commit})
+		}
 	}
 	r, err := corerepo.OpenOrInit(stateDir)
 	if err != nil {
