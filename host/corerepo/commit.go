@@ -35,7 +35,7 @@ func (r *Repo) Commit(dir, msg string, gate Gate) (old, commit string, err error
 		return "", "", err
 	}
 	fsys := os.DirFS(dir)
-	if err := checkLayout(fsys); err != nil {
+	if err := CheckLayout(fsys); err != nil {
 		return "", "", fmt.Errorf("%s: %w", dir, err)
 	}
 	w := &treeWriter{r: r}

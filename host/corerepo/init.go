@@ -49,7 +49,7 @@ func Init(stateDir string, tree fs.FS, msg string) (*Repo, string, error) {
 		return nil, "", fmt.Errorf("core repository: %w", err)
 	}
 	staged := &Repo{git: g}
-	if err := checkLayout(tree); err != nil {
+	if err := CheckLayout(tree); err != nil {
 		return nil, "", err
 	}
 	w := &treeWriter{r: staged}
@@ -96,9 +96,9 @@ func OpenOrInit(stateDir string) (*Repo, error) {
 	return r, err
 }
 
-// checkLayout refuses a tree without agents/<id>/ directories, or with a
+// CheckLayout refuses a tree without agents/<id>/ directories, or with a
 // core id that could not be named.
-func checkLayout(tree fs.FS) error {
+func CheckLayout(tree fs.FS) error {
 	ents, err := fs.ReadDir(tree, AgentsDir)
 	if err != nil {
 		return fmt.Errorf("the tree has no %s/ directory: a core repository holds one directory per core, %s/<core_id>/agent.yaml", AgentsDir, AgentsDir)

@@ -26,6 +26,9 @@ type GateOptions struct {
 // installed plugins. The first failure is returned; its message names the
 // file, line and field.
 func Gate(ctx context.Context, tree string, opts GateOptions) error {
+	if err := corerepo.CheckLayout(os.DirFS(tree)); err != nil {
+		return fmt.Errorf("%s: %w", tree, err)
+	}
 	ents, err := os.ReadDir(filepath.Join(tree, corerepo.AgentsDir))
 	if err != nil {
 		return fmt.Errorf("%s: %w", corerepo.AgentsDir, err)
