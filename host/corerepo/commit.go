@@ -60,10 +60,12 @@ func (r *Repo) Commit(dir, msg string, gate Gate) (old, commit string, err error
 	}
 	if gate != nil {
 		if err := gate(copyDir); err != nil {
+			removeReadOnly(copyDir) // no one runs a refused commit
 			return "", "", err
 		}
 	}
 	if err := r.Move(Update{Ref: RefPrevious, Old: prev, New: old}, Update{Ref: RefLive, Old: old, New: commit}); err != nil {
+		removeReadOnly(copyDir)
 		return "", "", err
 	}
 	return old, commit, nil

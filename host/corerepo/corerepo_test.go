@@ -141,9 +141,13 @@ func TestFailingGateMovesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	writeFile(t, filepath.Join(work, "agents/default/agent.yaml"), "name: changed\n")
-	_, _, err := r.Commit(work, "bad", func(string) error { return errors.New("gate says no") })
+	var gated string
+	_, _, err := r.Commit(work, "bad", func(tree string) error { gated = tree; return errors.New("gate says no") })
 	if err == nil || err.Error() != "gate says no" {
 		t.Fatalf("Commit: %v", err)
+	}
+	if _, err := os.Stat(gated); !os.IsNotExist(err) {
+		t.Fatalf("the refused commit's copy %s is still there: %v", gated, err)
 	}
 	if live, _ := r.Live(); live != first {
 		t.Fatalf("live moved to %s", live)
