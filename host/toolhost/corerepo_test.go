@@ -118,3 +118,32 @@ func writeRepoCore(t *testing.T, dir, agentYAML string) {
 		t.Fatal(err)
 	}
 }
+
+// The core the host runs is out of every tool's reach: its copy and the
+// repository lie in the state directory, which tools may not touch, and
+// the sandbox holds both read-only under commands, also when the
+// workspace contains the state directory.
+func TestTheRunningCoreIsOutOfTheAgentsReach(t *testing.T) {
+	ws := t.TempDir()
+	state := filepath.Join(ws, ".state")
+	h, err := Open(Options{StateDir: state, Workspace: ws, BuiltinPluginDir: builtinDir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	for _, p := range []string{h.Core.File, corerepo.GitDir(state) + "/refs/demiurge/live"} {
+		if !h.Workspace.InState(p) {
+			t.Errorf("%s is not in the host's state as tools see it", p)
+		}
+	}
+	want := []string{corerepo.TreeDir(state, h.Core.Version.Commit), corerepo.GitDir(state)}
+	for _, w := range want {
+		found := false
+		for _, p := range h.Sandbox.Protected {
+			found = found || p == w
+		}
+		if !found {
+			t.Errorf("the sandbox does not hold %s read-only (protected: %v)", w, h.Sandbox.Protected)
+		}
+	}
+}
