@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -117,6 +118,9 @@ func coreStatus(c *cli.Context) error {
 	id := c.String("core-id")
 	if id == "" {
 		id = core.DefaultID
+	}
+	if !slices.Contains(ids, id) {
+		id += " (not in live: --core-id names one of the cores below)"
 	}
 	fmt.Printf("repository: %s\ncore:       %s\nlive:       %s\nprevious:   %s\ncores:      %s\n", r.GitDir(), id, live, prev, strings.Join(ids, ", "))
 	return nil
