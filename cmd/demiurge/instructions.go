@@ -11,9 +11,16 @@ import (
 // adds to every turn: the skills index of the core (name and description
 // of each skill, bounded; the text itself only through skill_view). They
 // are rebuilt each turn, so a skill_manage change shows from the next one.
+//
+// The session's bootstrap snapshot (the core's bootstrap pipeline, e.g.
+// the workspace's AGENTS.md) comes first; it is made once per session.
 func agentInstructions(h *toolhost.Host) []func(context.Context) (string, error) {
-	if h.Core == nil || h.Core.SkillsRoot == "" {
+	if h.Core == nil {
 		return nil
 	}
-	return []func(context.Context) (string, error){skills.Instructions(h.Core.SkillsRoot, 0)}
+	hooks := []func(context.Context) (string, error){h.BootstrapInstruction()}
+	if h.Core.SkillsRoot == "" {
+		return hooks
+	}
+	return append(hooks, skills.Instructions(h.Core.SkillsRoot, 0))
 }

@@ -109,6 +109,7 @@ func newApp() *cli.App {
 			sandboxCommand(),
 			runCommand(),
 			sessionsCommand(),
+			coreCommand(),
 
 			versionCommand(),
 			completionCommand(),

@@ -18,7 +18,8 @@ import (
 
 func globalFlags() []cli.Flag {
 	return append(modelFlags(),
-		&cli.StringFlag{Name: "core", Usage: "agent core directory (holds agent.yaml); default: the embedded default core", EnvVars: []string{"DEMIURGE_CORE"}},
+		&cli.StringFlag{Name: "core", Usage: "a plain agent core directory (holds agent.yaml), unversioned; default: a core of the core repository under the state directory (--core-id)", EnvVars: []string{"DEMIURGE_CORE"}},
+		&cli.StringFlag{Name: "core-id", Usage: "run this core of the core repository (agents/ID in live); default: default (`demiurge core status`)"},
 		&cli.StringFlag{Name: "workspace", Usage: "workspace directory; default: the core's, else the current directory", EnvVars: []string{"DEMIURGE_WORKSPACE"}},
 		&cli.StringFlag{Name: "state", Usage: "state directory (store, caches, installed plugins); default: $XDG_STATE_HOME/demiurge", EnvVars: []string{"DEMIURGE_STATE"}},
 		&cli.StringFlag{Name: "tool-display", Value: "summary", Usage: "how tools are shown: quiet, summary or full"},
@@ -112,7 +113,7 @@ func openHost(c *cli.Context, approver approval.Provider) (*toolhost.Host, error
 	}
 	return toolhost.Open(toolhost.Options{
 		MCPPrivate: private, MCPPrivateFile: mcp.PrivateConfigFile(),
-		CoreDir: c.String("core"), Workspace: c.String("workspace"), StateDir: state,
+		CoreDir: c.String("core"), CoreID: c.String("core-id"), Workspace: c.String("workspace"), StateDir: state,
 		BuiltinPluginDir: builtinPluginDir(c), Approver: approver, Rules: c.StringSlice("approve"),
 		Logger: logger, OutputCap: outputCap, ArtifactBudget: budget, CallTimeout: c.Duration("call-timeout"),
 		Sandbox: c.String("sandbox"), Principal: c.String("principal"), // --principal: mcp serve

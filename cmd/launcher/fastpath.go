@@ -10,6 +10,7 @@ import (
 	"demiurge.dev/catalog"
 	"demiurge.dev/host/catalogsnap"
 	"demiurge.dev/host/core"
+	"demiurge.dev/host/corerepo/corepath"
 	"demiurge.dev/host/packages/installed"
 	"demiurge.dev/host/plugins/disk"
 )
@@ -34,11 +35,11 @@ func listFromSnapshot(req listRequest, selfDir, host string, stdout, stderr io.W
 	if !ok {
 		return 0, false
 	}
-	c, err := loadCore(req.core)
+	c, err := loadCore(req.core, state)
 	if err != nil || catalogsnap.Uncacheable(c) != "" {
 		return 0, false
 	}
-	if _, err := os.Lstat(core.UserSkillsDir(state)); c.Dir == "" && err == nil {
+	if _, err := os.Lstat(core.UserSkillsDir(state)); c.IsDefault() && err == nil {
 		return 0, false // the embedded core has the user's skills: the host decides
 	}
 	if !workspaceAccepted(req.workspace, c) {
@@ -106,11 +107,20 @@ func stateDir(flag string) (string, bool) {
 	return filepath.Join(home, ".local", "state", "demiurge"), true
 }
 
-func loadCore(dir string) (*core.Core, error) {
-	if dir == "" {
-		return core.Default(), nil
+// loadCore loads the core the host would run: --core DIR, else the
+// default core of the repository's live commit, from the read-only copy
+// the host made of it. A packed live ref or a missing copy is an error:
+// the host then answers (and makes the copy).
+func loadCore(dir, state string) (*core.Core, error) {
+	if dir != "" {
+		return core.Load(dir)
 	}
-	return core.Load(dir)
+	commit, ok := corepath.ReadLive(state)
+	if !ok {
+		return nil, os.ErrNotExist
+	}
+	return core.LoadVersioned(corepath.CoreDir(state, commit, core.DefaultID),
+		core.Version{GitDir: corepath.GitDir(state), ID: core.DefaultID, Commit: commit})
 }
 
 // workspaceAccepted reports whether the full host would accept the

@@ -179,7 +179,7 @@ func notFromCandidates(c *core.Core, cands []disk.Candidate, sources []catalog.S
 	for _, cand := range cands {
 		if cand.Origin == disk.OriginInstalled {
 			allowed[cand.Name] = true
-			if c.File == core.EmbeddedFile {
+			if c.IsDefault() {
 				used[cand.Name] = true
 			}
 		}

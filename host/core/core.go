@@ -61,9 +61,17 @@ type Core struct {
 	SandboxRequire bool
 	// Model is the `model:` block; nil when the core declares none.
 	Model *ModelConfig
-	// Revision is the hex sha256 of agent.yaml's bytes: it binds session
-	// allows and catalogs to the exact declaration they were made under.
+	// Revision is the hex sha256 of agent.yaml's bytes, or for a core from
+	// the core repository the commit id: it binds session allows and
+	// catalogs to the exact declaration they were made under.
 	Revision string
+	// Slots are the pipeline slots (slots/<id>/slot.yaml) by id, and
+	// Pipelines the stages that order them (pipelines.yaml).
+	Slots     map[string]*Slot
+	Pipelines Pipelines
+	// Version is where a core from the core repository comes from; nil for
+	// a plain directory (--core DIR) and the embedded default.
+	Version *Version
 }
 
 // clone returns a deep copy, so that a caller changing its Core cannot
@@ -79,6 +87,9 @@ func (c *Core) clone() *Core {
 	for k, o := range n.Metadata {
 		n.Metadata[k] = cloneOverride(o)
 	}
+	n.Version = clonePtr(c.Version)
+	n.Slots = maps.Clone(c.Slots) // a *Slot is never changed after loading
+	n.Pipelines = c.Pipelines.clone()
 	if c.Model != nil {
 		m := *c.Model
 		m.Temperature = clonePtr(m.Temperature)

@@ -21,6 +21,10 @@ var defaultCore = sync.OnceValue(func() *Core {
 		// build defect, not an operator error.
 		panic("core: the embedded default core is invalid: " + err.Error())
 	}
+	// The embedded core reads the workspace's AGENTS.md, as the
+	// repository's seed core does (its pipelines.yaml).
+	c.Pipelines = DefaultPipelines()
+	c.Pipelines.Bootstrap = []Group{{ProjectInstructions}}
 	return c
 })
 

@@ -32,7 +32,17 @@ func LoadFile(path string) (*Core, error) {
 	if err != nil {
 		return nil, &LoadError{File: abs, Msg: fmt.Sprintf("cannot resolve the core directory: %v", err), Err: err}
 	}
-	return parse(data, abs, dir)
+	c, err := parse(data, abs, dir)
+	if err != nil {
+		return nil, err
+	}
+	if c.Slots, err = loadSlots(dir); err != nil {
+		return nil, err
+	}
+	if c.Pipelines, err = loadPipelines(dir, c.Slots); err != nil {
+		return nil, err
+	}
+	return c, nil
 }
 
 // readFile reads at most MaxFileSize bytes of a regular file, without

@@ -90,6 +90,7 @@ func TestLoadGood(t *testing.T) {
 			want.Dir = dir
 			want.File = filepath.Join(dir, FileName)
 			want.Revision = revision(t, want.File)
+			want.Pipelines = DefaultPipelines() // no pipelines.yaml: the host's own slots
 			// Where each grant is written is checked by
 			// TestCapabilityPositions; here only that there is one per grant.
 			if len(got.CapabilityAt) != len(got.Capabilities) {

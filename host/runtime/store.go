@@ -41,7 +41,7 @@ const (
 var buckets = []string{
 	BucketEvents, BucketTasks, BucketTaskLogs, BucketApprovals,
 	BucketSessions, BucketMessages, BucketSchedules, BucketArtifacts,
-	BucketArtifactTotals, BucketActivations, BucketTodos, BucketSessionModels,
+	BucketArtifactTotals, BucketActivations, BucketTodos, BucketSessionModels, BucketBootstrap,
 }
 
 // lockTimeout bounds how long Open waits for another process to release the

@@ -27,6 +27,7 @@ import (
 	"demiurge.dev/host/mcp"
 	"demiurge.dev/host/packages"
 	"demiurge.dev/host/packages/installed"
+	"demiurge.dev/host/pipeline"
 	"demiurge.dev/host/plugins"
 	"demiurge.dev/host/policy"
 	"demiurge.dev/host/runtime"
@@ -35,8 +36,11 @@ import (
 
 // Options configure a host.
 type Options struct {
-	// CoreDir holds agent.yaml; "" uses the embedded default core.
+	// CoreDir holds agent.yaml (a plain, unversioned core); "" runs CoreID
+	// of the core repository under StateDir (toolhost/corerepo.go).
 	CoreDir string
+	// CoreID names a core of the repository; "" is core.DefaultID.
+	CoreID string
 	// Workspace is the session's workspace; "" uses the core's, else the
 	// current directory.
 	Workspace string
@@ -108,15 +112,24 @@ func InstalledPluginDir(stateDir string) string { return filepath.Join(stateDir,
 
 // Open assembles a host. It starts no plugin.
 func Open(opts Options) (*Host, error) {
-	c, err := loadCore(opts.CoreDir)
-	if err != nil {
-		return nil, err
-	}
 	if opts.StateDir == "" {
 		return nil, errors.New("no state directory given")
 	}
 	if err := os.MkdirAll(opts.StateDir, 0o700); err != nil {
 		return nil, fmt.Errorf("state directory: %w", err)
+	}
+	c, err := loadCore(opts.CoreDir, opts.CoreID, opts.StateDir)
+	if err != nil {
+		return nil, err
+	}
+	return openCore(c, opts)
+}
+
+// openCore assembles a host around a loaded core (Open, and the gates,
+// which check a candidate commit's cores).
+func openCore(c *core.Core, opts Options) (*Host, error) {
+	if err := pipeline.CheckRunnable(c); err != nil {
+		return nil, err
 	}
 	home := filepath.Join(opts.StateDir, "runtime", "home")
 	if err := os.MkdirAll(home, 0o700); err != nil {
@@ -157,13 +170,6 @@ func Open(opts Options) (*Host, error) {
 		return nil, err
 	}
 	return h, nil
-}
-
-func loadCore(dir string) (*core.Core, error) {
-	if dir == "" {
-		return core.Default(), nil
-	}
-	return core.Load(dir)
 }
 
 func (h *Host) assemble(opts Options) error {
@@ -282,7 +288,7 @@ func (h *Host) toolsets() []plugins.Candidate {
 	for _, ts := range h.Core.Toolsets {
 		declared[ts] = true
 	}
-	embedded := h.Core.File == core.EmbeddedFile
+	embedded := h.Core.IsDefault()
 	var out []plugins.Candidate
 	for _, c := range h.Plugins.Candidates() {
 		// A provider package is installed into this core (its lock names

@@ -12,7 +12,7 @@ import (
 // operator (policy.Workspace.ProtectedWhy). The embedded core has none on
 // disk.
 func protectedCore(c *core.Core) []string {
-	if c.Dir == "" {
+	if c.Dir == "" || c.Version != nil { // a versioned core's copy is under the state directory
 		if c.SkillsRoot != "" {
 			return []string{c.SkillsRoot} // the user's skills directory
 		}

@@ -31,6 +31,9 @@ func coreProtected(c *core.Core, workspace string) []string {
 	if c.Dir == "" {
 		return nil // the embedded core is not on disk
 	}
+	if c.Version != nil { // the read-only copy of its commit, and the repository
+		return []string{filepath.Dir(filepath.Dir(c.Dir)), c.Version.GitDir}
+	}
 	var out []string
 	for _, p := range []string{c.File, c.ToolsRoot, c.MCPRoot, c.SkillsRoot,
 		filepath.Join(c.Dir, "agent", "tools"), filepath.Join(c.Dir, "agent", "mcp"), filepath.Join(c.Dir, "skills")} {

@@ -24,7 +24,7 @@ var skillTools = map[string][]catalog.Subject{
 // when it is a real directory (not a symlink, which could lead anywhere);
 // a core on disk has slots.skills or no skills.
 func defaultSkillsRoot(c *core.Core, stateDir string) (string, error) {
-	if c.Dir != "" {
+	if c.Dir != "" && (!c.IsDefault() || c.SkillsRoot != "") {
 		return c.SkillsRoot, nil
 	}
 	p := core.UserSkillsDir(stateDir)

@@ -29,8 +29,10 @@ const DefaultToolsDir = "agent/tools"
 // TargetFor is the active core as an install target.
 func TargetFor(stateDir string, c *core.Core) Target {
 	switch {
-	case c.Dir == "":
+	case c.IsDefault():
 		return Target{Key: EmbeddedCore, ToolsDir: filepath.Join(stateDir, "packages", "default-core", "tools")}
+	case c.Version != nil: // the repository's copy is read-only: a stand-in per core id
+		return Target{Key: "core:" + c.Version.ID, ToolsDir: filepath.Join(stateDir, "packages", "core-"+c.Version.ID, "tools")}
 	case c.ToolsRoot == "":
 		return Target{Key: c.Dir, ToolsDir: filepath.Join(c.Dir, filepath.FromSlash(DefaultToolsDir))}
 	}

@@ -1,0 +1,64 @@
+package toolhost
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+
+	"demiurge.dev/host/pipeline"
+)
+
+// BootstrapInstruction is a turn-loop instruction hook: the current
+// session's bootstrap snapshot, made on its first turn and stored with
+// it, as system text. A delegated child gets none (use_bootstrap
+// defaults to false in the specification).
+func (h *Host) BootstrapInstruction() func(context.Context) (string, error) {
+	return func(ctx context.Context) (string, error) {
+		s := h.Session()
+		if s.Parent() != "" {
+			return "", nil
+		}
+		snap, err := h.BootstrapSnapshot(ctx, s)
+		if err != nil {
+			return "", err
+		}
+		return snap.Text(), nil
+	}
+}
+
+// BootstrapSnapshot returns s's stored snapshot, making and storing it
+// first when s has none. A resumed session keeps the snapshot it started
+// with, even when AGENTS.md changed since.
+func (h *Host) BootstrapSnapshot(ctx context.Context, s *Session) (pipeline.Snapshot, error) {
+	store, err := h.Store()
+	if err != nil {
+		return pipeline.Snapshot{}, err
+	}
+	a := s.Authority()
+	data, ok, err := store.Bootstrap(a.Principal, a.Session)
+	if err != nil {
+		return pipeline.Snapshot{}, err
+	}
+	if !ok {
+		cwd, err := os.Getwd()
+		if err != nil {
+			cwd = h.Workspace.Root
+		}
+		snap, err := pipeline.Bootstrap(h.Core, pipeline.Workspace{Root: h.Workspace.Root, Hidden: h.Workspace.InState}, cwd)
+		if err != nil {
+			return pipeline.Snapshot{}, err
+		}
+		if data, err = json.Marshal(snap); err != nil {
+			return pipeline.Snapshot{}, err
+		}
+		if data, err = store.PutBootstrapOnce(ctx, a.Principal, a.Session, data); err != nil {
+			return pipeline.Snapshot{}, err
+		}
+	}
+	var snap pipeline.Snapshot
+	if err := json.Unmarshal(data, &snap); err != nil {
+		return pipeline.Snapshot{}, fmt.Errorf("the bootstrap snapshot of session %s: %w", a.Session, err)
+	}
+	return snap, nil
+}
