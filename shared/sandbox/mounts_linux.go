@@ -3,6 +3,7 @@ package sandbox
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -21,7 +22,7 @@ func applyMounts(p Policy) error {
 	}
 	if p.Mode.WritesWorkspace() {
 		for _, q := range p.Protected {
-			if err := checkProtectable(q); err != nil {
+			if err := checkProtectable(p, q); err != nil {
 				return err
 			}
 			target, err := protectTarget(p.Workspace, q)
@@ -57,23 +58,85 @@ func applyMounts(p Policy) error {
 }
 
 // checkProtectable refuses a protected path a bind mount cannot hold: a
-// symlink (its name could be replaced) or a file with other hard links
-// (writable through them).
-func checkProtectable(q string) error {
-	fi, err := os.Lstat(q)
-	if errors.Is(err, os.ErrNotExist) {
+// symlink (its name could be replaced), a file with other hard links
+// (writable through them: the mount holds one name, not the inode), and a
+// directory holding such a file or a symlink to a writable place of the
+// workspace. Protected directories are small (a core's tools, .git/hooks);
+// a walk past maxProtectedEntries is refused rather than half checked.
+func checkProtectable(p Policy, q string) error {
+	var st unix.Stat_t
+	err := unix.Lstat(q, &st)
+	if errors.Is(err, unix.ENOENT) {
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	if fi.Mode()&os.ModeSymlink != 0 {
+	switch st.Mode & unix.S_IFMT {
+	case unix.S_IFLNK:
 		return fmt.Errorf("protected path %s is a symlink; it cannot be held read-only", q)
-	}
-	if st, ok := fi.Sys().(*unix.Stat_t); ok && fi.Mode().IsRegular() && st.Nlink > 1 {
-		return fmt.Errorf("protected path %s has %d hard links; it cannot be held read-only", q, st.Nlink)
+	case unix.S_IFREG:
+		return checkLinks(q, &st)
+	case unix.S_IFDIR:
+		n := 0
+		return filepath.WalkDir(q, func(e string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if n++; n > maxProtectedEntries {
+				return fmt.Errorf("protected directory %s has more than %d entries; it cannot be checked for hard links", q, maxProtectedEntries)
+			}
+			if e == q || d.IsDir() {
+				return nil
+			}
+			var est unix.Stat_t
+			if err := unix.Lstat(e, &est); err != nil {
+				return err
+			}
+			if est.Mode&unix.S_IFMT == unix.S_IFLNK {
+				return checkInnerSymlink(p, q, e)
+			}
+			return checkLinks(e, &est)
+		})
 	}
 	return nil
+}
+
+// maxProtectedEntries bounds the walk of one protected directory.
+const maxProtectedEntries = 10000
+
+// checkLinks refuses a regular file with more than one name.
+func checkLinks(q string, st *unix.Stat_t) error {
+	if st.Mode&unix.S_IFMT == unix.S_IFREG && st.Nlink > 1 {
+		return fmt.Errorf("protected path %s has %d hard links, and a hard link is writable under its other name: remove the other names (find %s -samefile %s) or use sandbox mode read-only", q, st.Nlink, filepath.Dir(q), q)
+	}
+	return nil
+}
+
+// checkInnerSymlink refuses a symlink inside protected directory dir that
+// resolves to a writable place: the workspace outside every protected path.
+func checkInnerSymlink(p Policy, dir, link string) error {
+	target, err := filepath.EvalSymlinks(link)
+	if err != nil {
+		// Dangling: a command could create what it names.
+		if target, err = os.Readlink(link); err != nil {
+			return err
+		}
+		if !filepath.IsAbs(target) {
+			target = filepath.Join(filepath.Dir(link), target)
+		}
+		target = filepath.Clean(target)
+	}
+	ws := filepath.Clean(p.Workspace)
+	if !within(ws, target) {
+		return nil
+	}
+	for _, q := range p.Protected {
+		if within(filepath.Clean(q), target) {
+			return nil
+		}
+	}
+	return fmt.Errorf("protected path %s holds the symlink %s to %s, which a command can write: replace the symlink with the file", dir, link, target)
 }
 
 // mask hides a file behind /dev/null and a directory behind an empty

@@ -1,0 +1,100 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"demiurge.dev/shared/sandbox"
+)
+
+// runRaw is run without its check that the helper started the command:
+// these tests want to see the helper refuse.
+func (f fixture) runRaw(t *testing.T, p sandbox.Policy, script string) result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", script)
+	cmd.Dir = f.ws
+	cmd.Env = []string{"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=" + f.home, "OUT=" + f.outside}
+	if err := sandbox.Wrap(cmd, helperBin, p); err != nil {
+		t.Fatalf("wrap: %v", err)
+	}
+	var so, se strings.Builder
+	cmd.Stdout, cmd.Stderr = &so, &se
+	err := cmd.Run()
+	if ctx.Err() != nil {
+		t.Fatalf("command %q did not finish within the deadline", script)
+	}
+	r := result{stdout: so.String(), stderr: se.String()}
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		r.exit = ee.ExitCode()
+	case err != nil:
+		t.Fatalf("run %q: %v", script, err)
+	}
+	return r
+}
+
+// TestHardLinkedProtectedPathRefused: a protected file (or a file inside a
+// protected directory) with a second name in the workspace, made outside
+// the sandbox, would be writable through that name: the read-only mount
+// holds one name, not the inode. The helper refuses to start, names the
+// path, and the protected file is unchanged.
+func TestHardLinkedProtectedPathRefused(t *testing.T) {
+	for _, c := range []struct{ name, protected, alias string }{
+		{"protected file", ".git/config", "notes.txt"},
+		{"file inside a protected directory", ".git/hooks/pre-commit", "docs/hook.txt"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := newFixture(t)
+			target := filepath.Join(f.ws, c.protected)
+			if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := os.Stat(target); err != nil {
+				if err := os.WriteFile(target, []byte("#!/bin/sh\n"), 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			before, _ := os.ReadFile(target)
+			if err := os.Link(target, filepath.Join(f.ws, c.alias)); err != nil {
+				t.Fatal(err)
+			}
+			r := f.runRaw(t, f.policy(sandbox.WorkspaceWrite), `printf '[core]\n\thooksPath = /tmp/evil\n' >> `+c.alias)
+			after, _ := os.ReadFile(target)
+			if string(after) != string(before) {
+				t.Fatalf("the protected %s was written through its hard link %s (exit %d): %q", c.protected, c.alias, r.exit, after)
+			}
+			if r.exit != exitCannotSandbox || !strings.Contains(r.stderr, "hard link") || !strings.Contains(r.stderr, target) {
+				t.Fatalf("exit %d stderr %q; want the helper to refuse, naming %s and its hard links", r.exit, r.stderr, target)
+			}
+		})
+	}
+}
+
+// TestSymlinkInProtectedDirectoryRefused: a hook that is a symlink to a
+// workspace file (existing or not yet) runs whatever a command writes
+// there: the helper refuses and names the link.
+func TestSymlinkInProtectedDirectoryRefused(t *testing.T) {
+	for _, target := range []string{"../../docs/readme.md", "../../later.sh"} {
+		f := newFixture(t)
+		hooks := filepath.Join(f.ws, ".git", "hooks")
+		if err := os.MkdirAll(hooks, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(target, filepath.Join(hooks, "pre-commit")); err != nil {
+			t.Fatal(err)
+		}
+		r := f.runRaw(t, f.policy(sandbox.WorkspaceWrite), `echo 'touch "$OUT/pwned"' > later.sh; echo x >> docs/readme.md`)
+		if r.exit != exitCannotSandbox || !strings.Contains(r.stderr, "pre-commit") {
+			t.Errorf("hook -> %s: exit %d stderr %q; want the helper to refuse, naming the symlink", target, r.exit, r.stderr)
+		}
+	}
+}
