@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
+	"golang.org/x/sys/unix"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -95,6 +97,48 @@ func TestSymlinkInProtectedDirectoryRefused(t *testing.T) {
 		r := f.runRaw(t, f.policy(sandbox.WorkspaceWrite), `echo 'touch "$OUT/pwned"' > later.sh; echo x >> docs/readme.md`)
 		if r.exit != exitCannotSandbox || !strings.Contains(r.stderr, "pre-commit") {
 			t.Errorf("hook -> %s: exit %d stderr %q; want the helper to refuse, naming the symlink", target, r.exit, r.stderr)
+		}
+	}
+}
+
+// TestInheritedDescriptorsClosed: a descriptor the launcher holds without
+// close-on-exec (one the operator's shell left open for demiurge) and one
+// it passes on purpose to the helper never reach the command: the helper
+// marks every descriptor above 2 close-on-exec before it execs.
+func TestInheritedDescriptorsClosed(t *testing.T) {
+	f := newFixture(t)
+	secret := filepath.Join(f.outside, "held")
+	if err := os.WriteFile(secret, []byte("HELD-DESCRIPTOR-MARKER\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	leaked, err := os.Open(secret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer leaked.Close()
+	if _, err := unix.FcntlInt(leaked.Fd(), unix.F_SETFD, 0); err != nil {
+		t.Fatal(err)
+	}
+	passed, err := os.Open(secret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer passed.Close()
+	script := fmt.Sprintf(`for fd in 3 4 5 6 7 8 9 %d; do (cat <&$fd) 2>/dev/null; done; ls /proc/self/fd | tr '\n' ' '`, leaked.Fd())
+	for _, m := range []sandbox.Mode{sandbox.ReadOnly, sandbox.WorkspaceWrite} {
+		cmd := exec.Command("/bin/sh", "-c", script)
+		cmd.Dir, cmd.Env = f.ws, []string{"PATH=/usr/bin:/bin"}
+		cmd.ExtraFiles = []*os.File{passed}
+		if err := sandbox.Wrap(cmd, helperBin, f.policy(m)); err != nil {
+			t.Fatal(err)
+		}
+		out, err := cmd.CombinedOutput()
+		if err != nil || strings.Contains(string(out), "HELD-DESCRIPTOR-MARKER") {
+			t.Errorf("%s: err %v; a descriptor of the launcher reached the command: %q", m, err, out)
+		}
+		// ls itself holds one directory open (3); nothing else may be.
+		if fds := strings.Fields(string(out)); len(fds) > 4 {
+			t.Errorf("%s: the command holds descriptors %v; want 0 1 2 and ls's own", m, fds)
 		}
 	}
 }

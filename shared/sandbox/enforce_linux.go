@@ -8,6 +8,8 @@ import (
 	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"demiurge.dev/shared/procfd"
 )
 
 // Enforce runs in the helper: it restricts this very process as p says
@@ -24,6 +26,11 @@ func Enforce(p Policy, argv []string, env []string) error {
 	path, err := exec.LookPath(argv[0])
 	if err != nil {
 		return err
+	}
+	// Nothing but stdin, stdout and stderr crosses into the command: not
+	// what the operator's shell left open, not a launcher's descriptors.
+	if err := procfd.CloseOnExecAbove2(); err != nil {
+		return fmt.Errorf("mark descriptors close-on-exec: %w", err)
 	}
 	if p.Mode == Off {
 		return syscall.Exec(path, argv, env)
