@@ -26,6 +26,8 @@ type Config struct {
 	Helper string
 	// Protected are absolute paths of the agent core that stay read-only.
 	Protected []string
+	// Limits are the operator's process and TMPDIR limits.
+	Limits Limits
 }
 
 // ResolveMode combines the core's `sandbox.mode` and the operator's
@@ -90,6 +92,7 @@ func (c Config) CommandPolicy(m sandbox.Mode, ws string, env []string) (sandbox.
 		return sandbox.Policy{}, fmt.Errorf("sandbox: private tmp dir: %w", err)
 	}
 	p := sandbox.Policy{Mode: m, Workspace: ws, TmpDir: tmp, Writable: []string{home}, Helper: c.Helper}
+	c.Limits.Apply(&p)
 	p.Protected = append(p.Protected, c.Protected...)
 	if fi, err := os.Stat(filepath.Join(ws, ".git")); err == nil && fi.IsDir() {
 		p.Protected = append(p.Protected, filepath.Join(ws, ".git", "config"), filepath.Join(ws, ".git", "hooks"))

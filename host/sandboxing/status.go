@@ -43,7 +43,10 @@ type Status struct {
 	Unasked string `json:"unasked_mode"`
 	// Network is what a call approved for network access (`network:
 	// true`) gets, exactly as enforced.
-	Network string   `json:"network_calls"`
+	Network string `json:"network_calls"`
+	// Limits are what bounds every sandboxed command (the operator's, or
+	// the defaults).
+	Limits  Limits   `json:"limits"`
 	Missing []string `json:"missing,omitempty"`
 	Notes   []string `json:"notes,omitempty"`
 }
@@ -52,6 +55,11 @@ type Status struct {
 // it with what mode needs.
 func Report(helper string, mode sandbox.Mode) Status {
 	st := Status{Helper: helper, Requested: mode}
+	limits, err := LimitsFromEnv(os.Getenv)
+	if err != nil {
+		st.Notes = append(st.Notes, err.Error())
+	}
+	st.Limits = limits.Effective()
 	if helper == "" {
 		st.Missing = []string{"the sandbox helper " + HelperName + " (build it: make build)"}
 		st.Effective, st.Unasked = "none", "none"

@@ -16,10 +16,15 @@ func sandboxConfig(c *core.Core, operator, pluginDir, workspace string) (sandbox
 	if err != nil {
 		return sandboxing.Config{}, err
 	}
+	limits, err := sandboxing.LimitsFromEnv(os.Getenv)
+	if err != nil {
+		return sandboxing.Config{}, err
+	}
 	return sandboxing.Config{
 		Mode: mode, Require: c.SandboxRequire, Helper: sandboxing.HelperPath(pluginDir),
 		Explicit:  operator != "" || c.SandboxMode != "",
 		Protected: coreProtected(c, workspace),
+		Limits:    limits,
 	}, nil
 }
 

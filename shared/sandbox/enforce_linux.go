@@ -3,6 +3,7 @@ package sandbox
 import (
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"runtime"
 	"syscall"
@@ -16,7 +17,7 @@ import (
 // and then replaces it with argv (argv[0] is looked up in PATH before the
 // restrictions). It returns only on failure, and then nothing has run:
 // every missing piece is an error, never a silent "less".
-func Enforce(p Policy, argv []string, env []string) error {
+func Enforce(p Policy, argv []string, env []string, report *os.File) error {
 	if len(argv) == 0 {
 		return errors.New("no command to run")
 	}
@@ -36,7 +37,8 @@ func Enforce(p Policy, argv []string, env []string) error {
 		return syscall.Exec(path, argv, env)
 	}
 	// The Landlock domain and the seccomp filter are inherited through
-	// execve from the thread that calls it; keep it the one we restrict.
+	// fork and execve from the thread that calls them; keep it the one we
+	// restrict.
 	runtime.LockOSThread()
 	if err := checkNamespaces(p); err != nil {
 		return err
@@ -47,6 +49,9 @@ func Enforce(p Policy, argv []string, env []string) error {
 		return err
 	}
 	if err := applyMounts(p); err != nil {
+		return err
+	}
+	if err := limitProcesses(p.maxProcs()); err != nil {
 		return err
 	}
 	if err := reanchorCwd(p); err != nil {
@@ -61,7 +66,7 @@ func Enforce(p Policy, argv []string, env []string) error {
 	if err := applySeccomp(p.Mode, s); err != nil {
 		return err
 	}
-	return syscall.Exec(path, argv, withTmpDir(env, p.TmpDir))
+	return runAsInit(path, argv, withTmpDir(env, p.TmpDir), report)
 }
 
 // checkNamespaces makes sure the launcher really started us in new

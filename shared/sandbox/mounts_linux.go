@@ -20,6 +20,12 @@ func applyMounts(p Policy) error {
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		return fmt.Errorf("make mounts private: %w", err)
 	}
+	if err := mountProc(); err != nil {
+		return fmt.Errorf("mount /proc of the sandbox's pid namespace: %w", err)
+	}
+	if err := mountTmp(p.TmpDir, p.tmpMiB()); err != nil {
+		return err
+	}
 	if p.Mode.WritesWorkspace() {
 		for _, q := range p.Protected {
 			if err := checkProtectable(p, q); err != nil {
