@@ -1,11 +1,15 @@
 package main
 
 import (
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"demiurge.dev/shared/sandbox"
 )
@@ -74,5 +78,43 @@ func TestTmpDirBounded(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(f.tmp, "spill")); err == nil {
 			t.Errorf("%s: the spill reached the tmp dir's own file system", m)
 		}
+	}
+}
+
+// TestInitPassesSignalsAndDeaths: the helper stands as the pid
+// namespace's init, which cannot die of a signal itself: the launcher
+// still sees a command killed by a signal as killed by it, and a signal
+// sent to the helper reaches the command.
+func TestInitPassesSignalsAndDeaths(t *testing.T) {
+	f := newFixture(t)
+	cmd := exec.Command("/bin/sh", "-c", "kill -TERM $$")
+	cmd.Dir, cmd.Env = f.ws, []string{"PATH=/usr/bin:/bin"}
+	if err := sandbox.Wrap(cmd, helperBin, f.policy(sandbox.WorkspaceWrite)); err != nil {
+		t.Fatal(err)
+	}
+	err := cmd.Run()
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGTERM {
+		t.Errorf("a command that killed itself with SIGTERM: %v (%v); want the launcher to see that signal", err, cmd.ProcessState)
+	}
+
+	cmd = exec.Command("/bin/sh", "-c", `trap 'echo got-term; exit 3' TERM; echo ready; sleep 20 & wait`)
+	cmd.Dir, cmd.Env = f.ws, []string{"PATH=/usr/bin:/bin"}
+	if err := sandbox.Wrap(cmd, helperBin, f.policy(sandbox.WorkspaceWrite)); err != nil {
+		t.Fatal(err)
+	}
+	out, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var buf [6]byte
+	if _, err := io.ReadFull(out, buf[:]); err != nil || string(buf[:]) != "ready\n" {
+		t.Fatalf("read %q: %v", buf, err)
+	}
+	start := time.Now()
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	rest, _ := io.ReadAll(out)
+	err = cmd.Wait()
+	if !strings.Contains(string(rest), "got-term") || cmd.ProcessState.ExitCode() != 3 || time.Since(start) > 15*time.Second {
+		t.Errorf("SIGTERM to the helper: output %q, %v; want the command's trap to run and exit 3", rest, err)
 	}
 }
