@@ -142,3 +142,62 @@ func TestInheritedDescriptorsClosed(t *testing.T) {
 		}
 	}
 }
+
+// TestRenamedAncestorKeepsProtection: a read-only mount holds one path,
+// and renaming its parent carries the mount away: `mv .git .git-old`
+// then a fresh .git/hooks would be the operator's hooks next time. The
+// helper pins every ancestor of a protected path inside the workspace (a
+// mount point cannot be renamed or removed), so these attacks fail and
+// the protected files stay where git and the host look for them.
+func TestRenamedAncestorKeepsProtection(t *testing.T) {
+	for _, c := range []struct{ name, script, check, evil string }{
+		{"rename .git", `mv .git .git-old; mkdir -p .git/hooks; printf 'touch "$OUT/pwned"\n' > .git/hooks/pre-commit; printf '[core]\n\tfsmonitor = evil\n' > .git/config`, ".git/config", "fsmonitor"},
+		{"rename .git, symlink in its place", `mv .git .g2; mkdir -p g3/hooks; echo evil > g3/config; ln -s g3 .git`, ".git/config", "evil"},
+		{"rename the core's agent directory", `mv agent agent-old; mkdir -p agent/tools; echo 'name: evil' > agent/tools/t.yaml`, "agent/tools/t.yaml", "evil"},
+		{"remove .git", `rm -rf .git; mkdir -p .git; echo evil > .git/config`, ".git/config", "evil"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := newFixture(t)
+			r := f.runRaw(t, f.policy(sandbox.WorkspaceWrite), c.script)
+			if r.exit == exitCannotSandbox && strings.Contains(r.stderr, "demiurge-sandbox:") {
+				t.Fatalf("the helper refused: %s", r.stderr)
+			}
+			b, err := os.ReadFile(filepath.Join(f.ws, c.check))
+			if err != nil || strings.Contains(string(b), c.evil) {
+				t.Fatalf("after %q: %s is %q (%v); want the original", c.script, c.check, b, err)
+			}
+			if fi, err := os.Lstat(filepath.Join(f.ws, ".git")); err != nil || !fi.IsDir() {
+				t.Fatalf(".git is no longer the repository's directory: %v", err)
+			}
+		})
+	}
+}
+
+// TestGitEntriesProtected: beyond config and hooks, the .git entries git
+// reads to find configuration or objects elsewhere stay read-only in
+// workspace-write (sandbox.GitProtected), while ordinary git work in the
+// same repository goes on.
+func TestGitEntriesProtected(t *testing.T) {
+	f := newFixture(t)
+	git := filepath.Join(f.ws, ".git")
+	if err := os.WriteFile(filepath.Join(git, "config.worktree"), []byte(""), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := f.policy(sandbox.WorkspaceWrite)
+	p.Protected = append(p.Protected[:4:4], sandbox.GitProtected(f.ws)...)
+	for _, c := range []struct{ script, path string }{
+		{`echo '* filter=evil' > .git/info/attributes`, ".git/info/attributes"},
+		{`echo "$OUT" > .git/objects/info/alternates`, ".git/objects/info/alternates"},
+		{`printf '[core]\n\tfsmonitor = evil\n' >> .git/config.worktree`, ".git/config.worktree"},
+		{`mv .git/info .git/info-old; mkdir .git/info; echo evil > .git/info/attributes`, ".git/info/attributes"},
+	} {
+		f.runRaw(t, p, c.script)
+		if b, err := os.ReadFile(filepath.Join(f.ws, c.path)); err == nil && strings.Contains(string(b), "evil") || strings.Contains(string(b), f.outside) {
+			t.Errorf("%q wrote %s: %q", c.script, c.path, b)
+		}
+	}
+	r := f.run(t, p, `git add main.go && git commit -qm one && git log --oneline | wc -l`)
+	if r.exit != 0 || strings.TrimSpace(r.stdout) != "1" {
+		t.Fatalf("git commit under the protected entries: exit %d stdout %q stderr %s", r.exit, r.stdout, r.stderr)
+	}
+}

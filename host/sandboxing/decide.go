@@ -94,9 +94,7 @@ func (c Config) CommandPolicy(m sandbox.Mode, ws string, env []string) (sandbox.
 	p := sandbox.Policy{Mode: m, Workspace: ws, TmpDir: tmp, Writable: []string{home}, Helper: c.Helper}
 	c.Limits.Apply(&p)
 	p.Protected = append(p.Protected, c.Protected...)
-	if fi, err := os.Stat(filepath.Join(ws, ".git")); err == nil && fi.IsDir() {
-		p.Protected = append(p.Protected, filepath.Join(ws, ".git", "config"), filepath.Join(ws, ".git", "hooks"))
-	}
+	p.Protected = append(p.Protected, sandbox.GitProtected(ws)...)
 	for _, d := range filepath.SplitList(lookupEnv(env, "PATH")) {
 		if filepath.IsAbs(d) && !pathrules.IsSensitive(d) {
 			p.ReadOnly = append(p.ReadOnly, filepath.Clean(d))

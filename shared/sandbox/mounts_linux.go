@@ -27,6 +27,7 @@ func applyMounts(p Policy) error {
 		return err
 	}
 	if p.Mode.WritesWorkspace() {
+		var targets []string
 		for _, q := range p.Protected {
 			if err := checkProtectable(p, q); err != nil {
 				return err
@@ -35,9 +36,14 @@ func applyMounts(p Policy) error {
 			if err != nil {
 				return err
 			}
-			if target == "" {
-				continue
+			if target != "" {
+				targets = append(targets, target)
 			}
+		}
+		if err := pinAncestors(p.Workspace, targets); err != nil {
+			return err
+		}
+		for _, target := range targets {
 			if err := bindMount(target, target, true); err != nil {
 				return fmt.Errorf("hold %s read-only: %w", target, err)
 			}
@@ -58,6 +64,36 @@ func applyMounts(p Policy) error {
 	for _, h := range hidden {
 		if err := mask(h); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return fmt.Errorf("hide %s: %w", h, err)
+		}
+	}
+	return nil
+}
+
+// pinAncestors makes every directory between the workspace and a
+// protected path a mount point (bound on itself, still writable): the
+// kernel refuses to rename or remove a mount point, so a command cannot
+// move .git or agent/ aside, with the read-only mounts inside, and put a
+// directory of its own in its place. Outermost first, so that the
+// read-only mounts made after them stay on top.
+func pinAncestors(workspace string, targets []string) error {
+	ws := filepath.Clean(workspace)
+	seen := map[string]bool{}
+	var dirs []string
+	for _, t := range targets {
+		for d := filepath.Dir(filepath.Clean(t)); d != ws && within(ws, d); d = filepath.Dir(d) {
+			if !seen[d] {
+				seen[d] = true
+				dirs = append(dirs, d)
+			}
+		}
+	}
+	slices.SortFunc(dirs, func(a, b string) int { return len(a) - len(b) })
+	for _, d := range dirs {
+		if fi, err := os.Lstat(d); err != nil || !fi.IsDir() {
+			return fmt.Errorf("the parent %s of a protected path is not a directory (a symlink?); it cannot be pinned: %v", d, err)
+		}
+		if err := unix.Mount(d, d, "", unix.MS_BIND, ""); err != nil {
+			return fmt.Errorf("pin %s (the parent of a protected path) in place: %w", d, err)
 		}
 	}
 	return nil
