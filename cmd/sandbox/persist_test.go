@@ -201,3 +201,44 @@ func TestGitEntriesProtected(t *testing.T) {
 		t.Fatalf("git commit under the protected entries: exit %d stdout %q stderr %s", r.exit, r.stdout, r.stderr)
 	}
 }
+
+// TestHostOwnedPathsReadOnly: `make run` in a checkout makes the checkout
+// the workspace, with the host's bin/ (helper, plugins) and perhaps its
+// state directory inside. A command in workspace-write can change neither
+// them nor, by renaming bin/ aside, what stands at their place; its own
+// runtime home inside the state stays writable.
+func TestHostOwnedPathsReadOnly(t *testing.T) {
+	f := newFixture(t)
+	files := map[string]string{"bin/demiurge-toolset-coding": "ORIGINAL", "state/demiurge.db": "ORIGINAL", "state/runtime/home/.keep": ""}
+	for rel, body := range files {
+		p := filepath.Join(f.ws, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p := f.policy(sandbox.WorkspaceWrite)
+	p.HostOwned = []string{filepath.Join(f.ws, "bin"), filepath.Join(f.ws, "state"), filepath.Join(f.outside, "config")}
+	home := filepath.Join(f.ws, "state", "runtime", "home")
+	p.Writable = []string{home}
+	for _, script := range []string{
+		`echo evil > bin/demiurge-toolset-coding`,
+		`mv bin bin-old; mkdir bin; echo evil > bin/demiurge-toolset-coding`,
+		`rm -rf bin; mkdir bin; echo evil > bin/demiurge-toolset-coding`,
+		`echo evil > state/demiurge.db`,
+		`mv state state-old; mkdir state; echo evil > state/demiurge.db`,
+	} {
+		f.runRaw(t, p, script)
+		for _, rel := range []string{"bin/demiurge-toolset-coding", "state/demiurge.db"} {
+			if b, _ := os.ReadFile(filepath.Join(f.ws, rel)); string(b) != "ORIGINAL" {
+				t.Errorf("%q: %s is %q, want ORIGINAL", script, rel, b)
+			}
+		}
+	}
+	r := f.run(t, p, `echo mine > "`+home+`/note" && cat "`+home+`/note"`)
+	if r.exit != 0 || !strings.Contains(r.stdout, "mine") {
+		t.Errorf("the runtime home inside the state is not writable: exit %d %q %s", r.exit, r.stdout, r.stderr)
+	}
+}

@@ -120,6 +120,7 @@ func (t *Turn) authoredPolicy(p *prepared, mode sandbox.Mode) (sandbox.Policy, e
 	ws := t.Workspace.Root
 	pol := sandbox.Policy{Mode: mode, Workspace: ws, TmpDir: tmp, Helper: t.Sandbox.Helper}
 	t.Sandbox.Limits.Apply(&pol)
+	pol.HostOwned = t.Sandbox.HostOwned
 	pol.Protected = append(pol.Protected, t.Sandbox.Protected...)
 	pol.Protected = append(pol.Protected, sandbox.GitProtected(ws)...)
 	if decl := p.entry.Spec.Provenance.Path; filepath.IsAbs(decl) {

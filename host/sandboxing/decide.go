@@ -28,6 +28,10 @@ type Config struct {
 	Protected []string
 	// Limits are the operator's process and TMPDIR limits.
 	Limits Limits
+	// HostOwned are the host's binaries, helper, plugins, packages, state
+	// and configuration: read-only to a sandboxed command wherever they
+	// lie (see HostOwnedPaths).
+	HostOwned []string
 }
 
 // ResolveMode combines the core's `sandbox.mode` and the operator's
@@ -93,6 +97,7 @@ func (c Config) CommandPolicy(m sandbox.Mode, ws string, env []string) (sandbox.
 	}
 	p := sandbox.Policy{Mode: m, Workspace: ws, TmpDir: tmp, Writable: []string{home}, Helper: c.Helper}
 	c.Limits.Apply(&p)
+	p.HostOwned = c.HostOwned
 	p.Protected = append(p.Protected, c.Protected...)
 	p.Protected = append(p.Protected, sandbox.GitProtected(ws)...)
 	for _, d := range filepath.SplitList(lookupEnv(env, "PATH")) {

@@ -40,8 +40,23 @@ func applyMounts(p Policy) error {
 				targets = append(targets, target)
 			}
 		}
+		owned, err := hostOwnedTargets(p)
+		if err != nil {
+			return err
+		}
+		targets = append(targets, owned...)
 		if err := pinAncestors(p.Workspace, targets); err != nil {
 			return err
+		}
+		// What the command may write inside a host-owned directory (its
+		// runtime home) is its own mount first, so that the recursive
+		// read-only bind of the directory carries it along writable.
+		for _, w := range p.Writable {
+			if underAny(owned, w) {
+				if err := bindMount(w, w, false); err != nil && !errors.Is(err, unix.ENOENT) {
+					return fmt.Errorf("keep %s writable: %w", w, err)
+				}
+			}
 		}
 		for _, target := range targets {
 			if err := bindMount(target, target, true); err != nil {
@@ -67,6 +82,41 @@ func applyMounts(p Policy) error {
 		}
 	}
 	return nil
+}
+
+// hostOwnedTargets are the host-owned paths inside the workspace that
+// exist; a symlink among them is refused (its name could be replaced).
+func hostOwnedTargets(p Policy) ([]string, error) {
+	ws := filepath.Clean(p.Workspace)
+	var out []string
+	for _, h := range p.HostOwned {
+		h = filepath.Clean(h)
+		if h == ws || !within(ws, h) {
+			continue // outside the workspace nothing is writable anyway
+		}
+		fi, err := os.Lstat(h)
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if fi.Mode()&os.ModeSymlink != 0 {
+			return nil, fmt.Errorf("host-owned path %s is a symlink inside the workspace; it cannot be held read-only: replace it with the directory", h)
+		}
+		out = append(out, h)
+	}
+	return out, nil
+}
+
+// underAny reports whether p lies strictly under one of dirs.
+func underAny(dirs []string, p string) bool {
+	for _, d := range dirs {
+		if p != d && within(d, filepath.Clean(p)) {
+			return true
+		}
+	}
+	return false
 }
 
 // pinAncestors makes every directory between the workspace and a

@@ -20,6 +20,12 @@ type Policy struct {
 	// .git/hooks), so a sandboxed command cannot plant code that later
 	// runs unsandboxed.
 	Protected []string `json:"protected,omitempty"`
+	// HostOwned are the host's own directories and files (its binaries,
+	// the sandbox helper, plugins, installed packages, state and
+	// configuration directories): those inside the workspace stay
+	// read-only in the write modes, their parents pinned like a protected
+	// path's, with the Writable paths and TmpDir under them writable again.
+	HostOwned []string `json:"host_owned,omitempty"`
 	// ReadOnly are extra absolute paths readable (and executable) by the
 	// command: a toolchain, a module cache. System directories are always
 	// readable (SystemReadPaths).
@@ -86,7 +92,7 @@ func (p Policy) Validate() error {
 	if p.Cwd != "" && !filepath.IsAbs(p.Cwd) {
 		return fmt.Errorf("sandbox policy: cwd %q must be an absolute path", p.Cwd)
 	}
-	for _, list := range [][]string{p.Protected, p.ReadOnly, p.Writable, p.Hidden} {
+	for _, list := range [][]string{p.Protected, p.HostOwned, p.ReadOnly, p.Writable, p.Hidden} {
 		for _, q := range list {
 			if !filepath.IsAbs(q) {
 				return fmt.Errorf("sandbox policy: path %q must be absolute", q)
