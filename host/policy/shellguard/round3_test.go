@@ -69,3 +69,28 @@ while True: os.fork()'`,
 		}
 	}
 }
+
+// TestFileNamingOptionsOfSensitivePaths: the options of the guard's
+// tables that name a file to read are path-checked like operands: each
+// reads a sensitive file here, which needs approval (an independent
+// mutation run found these rows missing: dropping the option's @r
+// survived the suite).
+func TestFileNamingOptionsOfSensitivePaths(t *testing.T) {
+	for _, cmd := range []string{
+		"jq --argfile v .env . f.json",
+		"jq -n --argfile v .env",
+		"date -f .env",
+		"date --file=.env",
+		"tree --infofile .env",
+		"tree --infofile=.env src",
+		"grep -r --exclude-from=.env foo src",
+		"grep -r --exclude-from .env foo src",
+		"du -sh --exclude-from=.env .",
+		"du -X .env .",
+		"diff -r --exclude-from=.env a b",
+	} {
+		if v := Check(cmd, tableOptions); v.Decision == Allow {
+			t.Errorf("Check(%q) = allow; an option naming a sensitive file must be asked about", cmd)
+		}
+	}
+}
