@@ -242,3 +242,42 @@ func TestHostOwnedPathsReadOnly(t *testing.T) {
 		t.Errorf("the runtime home inside the state is not writable: exit %d %q %s", r.exit, r.stdout, r.stderr)
 	}
 }
+
+// TestCreatedGitPathsQuarantined: what git would read and did not exist
+// when the command started cannot be held read-only; once the command
+// (and all it left running) has ended, the helper moves it aside and
+// says so, so the operator's next git run does not read it.
+func TestCreatedGitPathsQuarantined(t *testing.T) {
+	for _, c := range []struct {
+		name, script, created string
+		leftover              bool // ended with the command: nothing to move
+	}{
+		{"a .git in a workspace without one", `mkdir -p .git/hooks && printf '#!/bin/sh\ntouch "$OUT/pwned"\n' > .git/hooks/pre-commit && printf '[core]\n\tfsmonitor = evil\n' > .git/config`, ".git", false},
+		{"git init there", `git init -q . && echo evil > .git/hooks/pre-commit`, ".git", false},
+		{"a background process creating it after the command", `(sleep 0.3; mkdir -p .git/hooks; echo evil > .git/hooks/pre-commit) & echo left`, ".git", true},
+		{"commondir in an existing .git", `echo "$OUT" > .git/commondir`, ".git/commondir", false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := newFixture(t)
+			if c.created == ".git" {
+				if err := os.RemoveAll(filepath.Join(f.ws, ".git")); err != nil {
+					t.Fatal(err)
+				}
+			}
+			p := f.policy(sandbox.WorkspaceWrite)
+			p.Protected = append(p.Protected[:4:4], sandbox.GitProtected(f.ws)...)
+			r := f.runRaw(t, p, c.script)
+			time.Sleep(500 * time.Millisecond) // a leftover would have acted by now
+			if _, err := os.Lstat(filepath.Join(f.ws, c.created)); err == nil {
+				t.Fatalf("%s created by the command is still there (exit %d, stderr %q)", c.created, r.exit, r.stderr)
+			}
+			moved, _ := filepath.Glob(filepath.Join(f.ws, c.created+".demiurge-quarantine-*"))
+			if c.leftover && len(moved) == 0 {
+				return
+			}
+			if len(moved) != 1 || !strings.Contains(r.stderr, "moved to "+moved[0]) {
+				t.Fatalf("quarantined %v; stderr %q: want it moved aside and the move named", moved, r.stderr)
+			}
+		})
+	}
+}

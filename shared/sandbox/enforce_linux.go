@@ -48,6 +48,11 @@ func Enforce(p Policy, argv []string, env []string, report *os.File) error {
 	if _, err := s.Enforced(p.Mode); err != nil {
 		return err
 	}
+	// What git would read if a command created it (see creation_linux.go).
+	var absent []string
+	if p.Mode.WritesWorkspace() {
+		absent = absentPaths(creatableGitPaths(p.Workspace))
+	}
 	if err := applyMounts(p); err != nil {
 		return err
 	}
@@ -66,7 +71,16 @@ func Enforce(p Policy, argv []string, env []string, report *os.File) error {
 	if err := applySeccomp(p.Mode, s); err != nil {
 		return err
 	}
-	return runAsInit(path, argv, withTmpDir(env, p.TmpDir), report)
+	var after func()
+	if len(absent) > 0 {
+		after = func() {
+			endLeftovers()
+			for _, line := range quarantineCreated(absent) {
+				fmt.Fprintln(os.Stderr, line)
+			}
+		}
+	}
+	return runAsInit(path, argv, withTmpDir(env, p.TmpDir), report, after)
 }
 
 // checkNamespaces makes sure the launcher really started us in new

@@ -15,10 +15,13 @@ import (
 // running in the namespace. It must run on the thread the restrictions
 // were applied to: the child is a copy of that thread.
 //
+// after, when set, runs once the command has ended, before this process
+// ends with its status.
+//
 // A pid 1 cannot die of a signal it sent itself, so a command killed by
 // signal S is reported as exit status 128+S, and S is written to report
 // (when not nil) for the first stage to die of the same signal.
-func runAsInit(path string, argv, env []string, report *os.File) error {
+func runAsInit(path string, argv, env []string, report *os.File, after func()) error {
 	sigs := make(chan os.Signal, 8)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGUSR1, syscall.SIGUSR2, syscall.SIGWINCH)
 	// The command and its processes cannot read or trace this one.
@@ -47,6 +50,9 @@ func runAsInit(path string, argv, env []string, report *os.File) error {
 		}
 		if got != pid {
 			continue // an orphan the command left
+		}
+		if after != nil {
+			after()
 		}
 		if ws.Signaled() {
 			if report != nil {
