@@ -32,6 +32,9 @@ type Config struct {
 	// and configuration: read-only to a sandboxed command wherever they
 	// lie (see HostOwnedPaths).
 	HostOwned []string
+	// Toolchains are read and executable by every command (see
+	// ToolchainPaths), beside the command's own PATH entries.
+	Toolchains []string
 }
 
 // ResolveMode combines the core's `sandbox.mode` and the operator's
@@ -98,6 +101,7 @@ func (c Config) CommandPolicy(m sandbox.Mode, ws string, env []string) (sandbox.
 	p := sandbox.Policy{Mode: m, Workspace: ws, TmpDir: tmp, Writable: []string{home}, Helper: c.Helper}
 	c.Limits.Apply(&p)
 	p.HostOwned = c.HostOwned
+	p.ReadOnly = append(p.ReadOnly, c.Toolchains...)
 	p.Protected = append(p.Protected, c.Protected...)
 	p.Protected = append(p.Protected, sandbox.GitProtected(ws)...)
 	for _, d := range filepath.SplitList(lookupEnv(env, "PATH")) {

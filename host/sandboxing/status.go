@@ -46,9 +46,12 @@ type Status struct {
 	Network string `json:"network_calls"`
 	// Limits are what bounds every sandboxed command (the operator's, or
 	// the defaults).
-	Limits  Limits   `json:"limits"`
-	Missing []string `json:"missing,omitempty"`
-	Notes   []string `json:"notes,omitempty"`
+	Limits Limits `json:"limits"`
+	// Toolchains are the paths every command may read and execute besides
+	// the system's (the PATH's toolchains and DEMIURGE_SANDBOX_READ).
+	Toolchains []string `json:"toolchain_paths"`
+	Missing    []string `json:"missing,omitempty"`
+	Notes      []string `json:"notes,omitempty"`
 }
 
 // Report detects what this kernel enforces through helper and compares
@@ -60,6 +63,7 @@ func Report(helper string, mode sandbox.Mode) Status {
 		st.Notes = append(st.Notes, err.Error())
 	}
 	st.Limits = limits.Effective()
+	st.Toolchains = ToolchainPaths(os.Getenv("PATH"), os.Getenv(EnvRead))
 	if helper == "" {
 		st.Missing = []string{"the sandbox helper " + HelperName + " (build it: make build)"}
 		st.Effective, st.Unasked = "none", "none"

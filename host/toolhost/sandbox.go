@@ -22,10 +22,11 @@ func sandboxConfig(c *core.Core, operator, pluginDir, stateDir, workspace string
 	}
 	return sandboxing.Config{
 		Mode: mode, Require: c.SandboxRequire, Helper: sandboxing.HelperPath(pluginDir),
-		Explicit:  operator != "" || c.SandboxMode != "",
-		Protected: coreProtected(c, workspace),
-		Limits:    limits,
-		HostOwned: sandboxing.HostOwnedPaths(pluginDir, stateDir),
+		Explicit:   operator != "" || c.SandboxMode != "",
+		Protected:  coreProtected(c, workspace),
+		Limits:     limits,
+		HostOwned:  sandboxing.HostOwnedPaths(pluginDir, stateDir),
+		Toolchains: sandboxing.ToolchainPaths(os.Getenv("PATH"), os.Getenv(sandboxing.EnvRead)),
 	}, nil
 }
 
