@@ -90,3 +90,20 @@ func toolchainHome(d string) (string, []string) {
 	}
 	return "", nil
 }
+
+// ToolchainEnv completes a sandboxed command's environment for the
+// toolchains it may run: rustup's proxies (cargo, rustc) find their
+// toolchains through RUSTUP_HOME, else through $HOME/.rustup, and a
+// command's HOME is the host's runtime home. The operator's own
+// RUSTUP_HOME, when the environment has one, stays.
+func (c Config) ToolchainEnv(env []string) []string {
+	if lookupEnv(env, "RUSTUP_HOME") != "" {
+		return env
+	}
+	for _, p := range c.Toolchains {
+		if filepath.Base(p) == ".rustup" {
+			return append(env, "RUSTUP_HOME="+p)
+		}
+	}
+	return env
+}
