@@ -49,12 +49,10 @@ func TestProcessLimit(t *testing.T) {
 // init), instead of running on unwatched.
 func TestLeftoversEndWithTheCommand(t *testing.T) {
 	f := newFixture(t)
-	marker := filepath.Join(f.tmp, "leftover-3017")
 	r := f.run(t, f.policy(sandbox.WorkspaceWrite), `cp /bin/sleep ./leftover-3017 && (./leftover-3017 300 &) ; echo started`)
 	if !strings.Contains(r.stdout, "started") {
 		t.Fatalf("stdout %q stderr %q", r.stdout, r.stderr)
 	}
-	_ = marker
 	procs, _ := filepath.Glob("/proc/[0-9]*/comm")
 	for _, c := range procs {
 		if b, err := os.ReadFile(c); err == nil && strings.TrimSpace(string(b)) == "leftover-3017" {
