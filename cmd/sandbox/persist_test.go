@@ -281,3 +281,30 @@ func TestCreatedGitPathsQuarantined(t *testing.T) {
 		})
 	}
 }
+
+// TestSubmoduleGitDirProtectedWhereItMatters: a submodule's git directory
+// (.git/modules/M) keeps its config and hooks read-only, while its objects
+// and HEAD stay writable (a submodule update writes them).
+func TestSubmoduleGitDirProtectedWhereItMatters(t *testing.T) {
+	f := newFixture(t)
+	mod := filepath.Join(f.ws, ".git", "modules", "sub")
+	for _, d := range []string{"hooks", "objects/info", "refs"} {
+		if err := os.MkdirAll(filepath.Join(mod, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(mod, "config"), []byte("[core]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := f.policy(sandbox.WorkspaceWrite)
+	p.Protected = append(p.Protected[:4:4], sandbox.GitProtected(f.ws)...)
+	r := f.runRaw(t, p, `echo x > .git/modules/sub/objects/new && echo ref > .git/modules/sub/HEAD && echo wrote; echo evil >> .git/modules/sub/config; echo evil > .git/modules/sub/hooks/post-checkout`)
+	if !strings.Contains(r.stdout, "wrote") {
+		t.Errorf("the submodule's objects and HEAD are not writable: %q %q", r.stdout, r.stderr)
+	}
+	for _, rel := range []string{"config", "hooks/post-checkout"} {
+		if b, _ := os.ReadFile(filepath.Join(mod, rel)); strings.Contains(string(b), "evil") {
+			t.Errorf("the submodule's %s was written", rel)
+		}
+	}
+}
