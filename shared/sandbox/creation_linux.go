@@ -23,7 +23,12 @@ import (
 func creatableGitPaths(ws string) []string {
 	out := []string{filepath.Join(ws, ".git")}
 	for _, e := range gitEntries {
-		out = append(out, filepath.Join(ws, ".git", e))
+		// A new linked worktree's git directory is read only by git
+		// running in that worktree, and its hooks and config are the
+		// repository's (held): `git worktree add` stays possible.
+		if e != "worktrees" {
+			out = append(out, filepath.Join(ws, ".git", e))
+		}
 	}
 	return out
 }
