@@ -10,6 +10,7 @@ import (
 	"google.golang.org/grpc"
 
 	"demiurge.dev/shared"
+	"demiurge.dev/shared/procfd"
 	"demiurge.dev/shared/toolsetv1"
 )
 
@@ -26,6 +27,12 @@ type Toolset struct {
 // logs JSON to stderr (go-plugin relays it to the host) and exits when the
 // host process dies, even if the host could not stop it.
 func Serve(ts Toolset) {
+	// Nothing this process inherited beyond stdio (the host's sealed image
+	// of this binary, whatever the host was given) passes to what it runs.
+	if err := procfd.CloseOnExecAbove2(); err != nil {
+		fmt.Fprintf(os.Stderr, "toolset %s: mark descriptors close-on-exec: %v\n", ts.Name, err)
+		os.Exit(1)
+	}
 	if err := nonDumpable(); err != nil {
 		fmt.Fprintf(os.Stderr, "toolset %s: make the process non-dumpable: %v\n", ts.Name, err)
 		os.Exit(1)

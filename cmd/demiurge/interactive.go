@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode"
 
 	"github.com/chzyer/readline"
 	"github.com/urfave/cli/v2"
@@ -19,6 +18,7 @@ import (
 	"demiurge.dev/host/approval"
 	"demiurge.dev/host/dispatch"
 	"demiurge.dev/host/plugins"
+	"demiurge.dev/host/termtext"
 	"demiurge.dev/host/toolhost"
 )
 
@@ -453,26 +453,9 @@ func (r *repl) call(ctx context.Context, arg string) {
 	if !out.OK() {
 		status = fmt.Sprintf(" [%s]", out.Status)
 	}
-	fmt.Fprintf(r.out, "── %s%s\n%s\n", out.Views.Card.Title, status, strings.TrimRight(out.Views.Card.Body, "\n"))
+	fmt.Fprintf(r.out, "── %s%s\n%s\n", printable(out.Views.Card.Title, 2000), status, printable(strings.TrimRight(out.Views.Card.Body, "\n"), 1<<20))
 }
 
-// printable keeps tool-supplied text from steering the operator's terminal
-// (escape sequences, bidi overrides) and bounds its length.
-func printable(s string, limit int) string {
-	var b strings.Builder
-	for _, r := range s {
-		if b.Len() >= limit {
-			b.WriteString("…")
-			break
-		}
-		switch {
-		case r == '\n' || r == '\t':
-			b.WriteRune(r)
-		case unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r):
-			b.WriteRune('?')
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
+// printable is termtext.Printable: tool-supplied text never steers the
+// operator's terminal, in any front end.
+func printable(s string, limit int) string { return termtext.Printable(s, limit) }

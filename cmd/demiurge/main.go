@@ -10,6 +10,8 @@ import (
 	"os"
 
 	"github.com/urfave/cli/v2"
+
+	"demiurge.dev/shared/procfd"
 )
 
 // Exit codes: 0 success, 1 a failed call or operation, 2 usage.
@@ -18,7 +20,15 @@ const (
 	exitUsage  = 2
 )
 
-func main() { os.Exit(run(os.Args)) }
+func main() {
+	// What the operator's shell left open for us reaches no plugin, MCP
+	// server, worker or command we start.
+	if err := procfd.CloseOnExecAbove2(); err != nil {
+		fmt.Fprintf(os.Stderr, "demiurge: mark inherited descriptors close-on-exec: %v\n", err)
+		os.Exit(1)
+	}
+	os.Exit(run(os.Args))
+}
 
 // run is main without the exit, for testscript.
 func run(args []string) int {

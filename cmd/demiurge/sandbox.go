@@ -66,6 +66,10 @@ func sandboxStatus(c *cli.Context) error {
 	fmt.Fprintf(w, "effective mode:     %s\n", st.Effective)
 	fmt.Fprintf(w, "unasked commands:   %s\n", st.Unasked)
 	fmt.Fprintf(w, "network calls:      %s\n", st.Network)
+	fmt.Fprintf(w, "limits:             %d processes, %d MiB TMPDIR per command\n", st.Limits.MaxProcs, st.Limits.TmpMiB)
+	for _, p := range st.Toolchains {
+		fmt.Fprintf(w, "toolchain (r-x):    %s\n", p)
+	}
 	for _, m := range st.Missing {
 		fmt.Fprintf(w, "missing:            %s\n", m)
 	}

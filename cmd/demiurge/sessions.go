@@ -62,7 +62,7 @@ func sessionsList(c *cli.Context) error {
 	tw := tabwriter.NewWriter(c.App.Writer, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "SESSION\tSTARTED\tMESSAGES\tFIRST PROMPT")
 	for _, e := range entries {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", e.ID, e.Created.Local().Format(time.DateTime), e.Messages, e.Title)
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", e.ID, e.Created.Local().Format(time.DateTime), e.Messages, printable(e.Title, 200))
 	}
 	return tw.Flush()
 }
@@ -162,12 +162,12 @@ func printConversation(w io.Writer, msgs []runtime.MessageRecord) error {
 	for _, m := range msgs {
 		switch {
 		case m.Summary:
-			fmt.Fprintf(w, "[summary of messages through %d]\n%s\n", m.Covers, m.Text)
+			fmt.Fprintf(w, "[summary of messages through %d]\n%s\n", m.Covers, printable(m.Text, 1<<20))
 		case m.Role == string(providers.RoleUser):
-			fmt.Fprintf(w, "you: %s\n", m.Text)
+			fmt.Fprintf(w, "you: %s\n", printable(m.Text, 1<<20))
 		case m.Role == string(providers.RoleAssistant):
 			if m.Text != "" {
-				fmt.Fprintf(w, "agent: %s\n", m.Text)
+				fmt.Fprintf(w, "agent: %s\n", printable(m.Text, 1<<20))
 			}
 			var calls []providers.ToolCall
 			_ = json.Unmarshal(m.ToolCalls, &calls)

@@ -211,11 +211,11 @@ func printOutcome(c *cli.Context, out dispatch.Outcome) error {
 	}
 	w := c.App.Writer
 	if out.OK() {
-		_, err := fmt.Fprintln(w, strings.TrimRight(out.Views.Card.Body, "\n"))
+		_, err := fmt.Fprintln(w, printable(strings.TrimRight(out.Views.Card.Body, "\n"), 1<<20))
 		return err
 	}
 	fmt.Fprintf(os.Stderr, "%s: %s\n", out.Tool, out.Status)
-	_, err := fmt.Fprintln(os.Stderr, strings.TrimRight(out.Views.Card.Body, "\n"))
+	_, err := fmt.Fprintln(os.Stderr, printable(strings.TrimRight(out.Views.Card.Body, "\n"), 1<<20))
 	return err
 }
 

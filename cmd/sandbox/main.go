@@ -14,6 +14,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"strconv"
 
 	"demiurge.dev/shared/sandbox"
 )
@@ -24,6 +25,16 @@ const exitCannotSandbox = 125
 
 func main() {
 	args := os.Args[1:]
+	// --report-fd N: the first stage's pipe for the signal that killed the
+	// command (the second stage is a pid 1, which cannot die of it).
+	var report *os.File
+	if len(args) >= 2 && args[0] == "--report-fd" {
+		fd, err := strconv.Atoi(args[1])
+		if err != nil || fd < 3 {
+			fail(fmt.Errorf("--report-fd %q: not a descriptor above 2", args[1]))
+		}
+		report, args = os.NewFile(uintptr(fd), "report"), args[2:]
+	}
 	switch {
 	case len(args) >= 2 && args[0] == "--spawn" && (args[1] == "offline" || args[1] == "online"):
 		fail(spawn(args[1] == "offline", args[2:]))
@@ -38,7 +49,7 @@ func main() {
 		if err != nil {
 			fail(err)
 		}
-		fail(sandbox.Enforce(p, args[3:], os.Environ()))
+		fail(sandbox.Enforce(p, args[3:], os.Environ(), report))
 	default:
 		fail(fmt.Errorf("usage: demiurge-sandbox --policy JSON -- PROGRAM [ARGS...]"))
 	}

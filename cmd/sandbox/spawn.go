@@ -24,7 +24,14 @@ func spawn(offline bool, args []string) error {
 	if err != nil {
 		return err
 	}
-	cmd := exec.Command(self, args...)
+	// The second stage is pid 1 of a new pid namespace: it reports the
+	// signal that killed the command here (fd 3), to die of it in turn.
+	rd, wr, err := os.Pipe()
+	if err != nil {
+		return err
+	}
+	cmd := exec.Command(self, append([]string{"--report-fd", "3"}, args...)...)
+	cmd.ExtraFiles = []*os.File{wr}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	cmd.Env = os.Environ()
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
@@ -34,20 +41,24 @@ func spawn(offline bool, args []string) error {
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("cannot start a process in new user, mount and network namespaces: %w", err)
 	}
+	wr.Close()
 	go func() {
 		for s := range sigs {
 			_ = cmd.Process.Signal(s)
 		}
 	}()
 	err = cmd.Wait()
+	var reported [1]byte
+	n, _ := rd.Read(reported[:])
+	rd.Close()
 	var exit *exec.ExitError
 	if errors.As(err, &exit) {
-		if ws, ok := exit.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			// Die of the same signal, so the launcher sees what happened.
-			signal.Reset(ws.Signal())
-			_ = syscall.Kill(os.Getpid(), ws.Signal())
-			// Delivery is asynchronous: wait for it rather than exit first.
-			time.Sleep(time.Second)
+		ws, _ := exit.Sys().(syscall.WaitStatus)
+		if sig := syscall.Signal(reported[0]); n == 1 && ws.Exited() && ws.ExitStatus() == 128+int(sig) {
+			dieOf(sig)
+		}
+		if ws.Signaled() {
+			dieOf(ws.Signal())
 		}
 		os.Exit(exit.ExitCode())
 	}
@@ -56,4 +67,13 @@ func spawn(offline bool, args []string) error {
 	}
 	os.Exit(0)
 	return nil
+}
+
+// dieOf ends this process with signal s, so the launcher sees what
+// happened to the command.
+func dieOf(s syscall.Signal) {
+	signal.Reset(s)
+	_ = syscall.Kill(os.Getpid(), s)
+	// Delivery is asynchronous: wait for it rather than exit first.
+	time.Sleep(time.Second)
 }

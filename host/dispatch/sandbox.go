@@ -47,6 +47,7 @@ func (t *Turn) applySandbox(p *prepared, via string, inv *Invocation) error {
 	if mode == sandbox.Off {
 		return nil
 	}
+	inv.Env = t.Sandbox.ToolchainEnv(inv.Env)
 	pol, err := t.Sandbox.CommandPolicy(mode, t.Workspace.Root, inv.Env)
 	if err != nil {
 		return err

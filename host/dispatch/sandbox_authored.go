@@ -119,10 +119,10 @@ func (t *Turn) authoredPolicy(p *prepared, mode sandbox.Mode) (sandbox.Policy, e
 	}
 	ws := t.Workspace.Root
 	pol := sandbox.Policy{Mode: mode, Workspace: ws, TmpDir: tmp, Helper: t.Sandbox.Helper}
+	t.Sandbox.Limits.Apply(&pol)
+	pol.HostOwned = t.Sandbox.HostOwned
 	pol.Protected = append(pol.Protected, t.Sandbox.Protected...)
-	if fi, err := os.Stat(filepath.Join(ws, ".git")); err == nil && fi.IsDir() {
-		pol.Protected = append(pol.Protected, filepath.Join(ws, ".git", "config"), filepath.Join(ws, ".git", "hooks"))
-	}
+	pol.Protected = append(pol.Protected, sandbox.GitProtected(ws)...)
 	if decl := p.entry.Spec.Provenance.Path; filepath.IsAbs(decl) {
 		pol.ReadOnly = append(pol.ReadOnly, filepath.Dir(decl))
 	}

@@ -57,10 +57,10 @@ func serverPolicy(p *plan, cfg dialConfig, mode sandbox.Mode) (sandbox.Policy, e
 	}
 	ws := p.workspace
 	pol := sandbox.Policy{Mode: mode, Workspace: ws, TmpDir: tmp, Helper: cfg.sandbox.Helper}
+	cfg.sandbox.Limits.Apply(&pol)
+	pol.HostOwned = cfg.sandbox.HostOwned
 	pol.Protected = append(pol.Protected, cfg.sandbox.Protected...)
-	if fi, err := os.Stat(filepath.Join(ws, ".git")); err == nil && fi.IsDir() {
-		pol.Protected = append(pol.Protected, filepath.Join(ws, ".git", "config"), filepath.Join(ws, ".git", "hooks"))
-	}
+	pol.Protected = append(pol.Protected, sandbox.GitProtected(ws)...)
 	readable := []string{filepath.Dir(p.command)}
 	if p.script != "" {
 		readable = append(readable, filepath.Dir(p.script))

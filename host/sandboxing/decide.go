@@ -26,6 +26,15 @@ type Config struct {
 	Helper string
 	// Protected are absolute paths of the agent core that stay read-only.
 	Protected []string
+	// Limits are the operator's process and TMPDIR limits.
+	Limits Limits
+	// HostOwned are the host's binaries, helper, plugins, packages, state
+	// and configuration: read-only to a sandboxed command wherever they
+	// lie (see HostOwnedPaths).
+	HostOwned []string
+	// Toolchains are read and executable by every command (see
+	// ToolchainPaths), beside the command's own PATH entries.
+	Toolchains []string
 }
 
 // ResolveMode combines the core's `sandbox.mode` and the operator's
@@ -90,10 +99,11 @@ func (c Config) CommandPolicy(m sandbox.Mode, ws string, env []string) (sandbox.
 		return sandbox.Policy{}, fmt.Errorf("sandbox: private tmp dir: %w", err)
 	}
 	p := sandbox.Policy{Mode: m, Workspace: ws, TmpDir: tmp, Writable: []string{home}, Helper: c.Helper}
+	c.Limits.Apply(&p)
+	p.HostOwned = c.HostOwned
+	p.ReadOnly = append(p.ReadOnly, c.Toolchains...)
 	p.Protected = append(p.Protected, c.Protected...)
-	if fi, err := os.Stat(filepath.Join(ws, ".git")); err == nil && fi.IsDir() {
-		p.Protected = append(p.Protected, filepath.Join(ws, ".git", "config"), filepath.Join(ws, ".git", "hooks"))
-	}
+	p.Protected = append(p.Protected, sandbox.GitProtected(ws)...)
 	for _, d := range filepath.SplitList(lookupEnv(env, "PATH")) {
 		if filepath.IsAbs(d) && !pathrules.IsSensitive(d) {
 			p.ReadOnly = append(p.ReadOnly, filepath.Clean(d))

@@ -43,15 +43,27 @@ type Status struct {
 	Unasked string `json:"unasked_mode"`
 	// Network is what a call approved for network access (`network:
 	// true`) gets, exactly as enforced.
-	Network string   `json:"network_calls"`
-	Missing []string `json:"missing,omitempty"`
-	Notes   []string `json:"notes,omitempty"`
+	Network string `json:"network_calls"`
+	// Limits are what bounds every sandboxed command (the operator's, or
+	// the defaults).
+	Limits Limits `json:"limits"`
+	// Toolchains are the paths every command may read and execute besides
+	// the system's (the PATH's toolchains and DEMIURGE_SANDBOX_READ).
+	Toolchains []string `json:"toolchain_paths"`
+	Missing    []string `json:"missing,omitempty"`
+	Notes      []string `json:"notes,omitempty"`
 }
 
 // Report detects what this kernel enforces through helper and compares
 // it with what mode needs.
 func Report(helper string, mode sandbox.Mode) Status {
 	st := Status{Helper: helper, Requested: mode}
+	limits, err := LimitsFromEnv(os.Getenv)
+	if err != nil {
+		st.Notes = append(st.Notes, err.Error())
+	}
+	st.Limits = limits.Effective()
+	st.Toolchains = ToolchainPaths(os.Getenv("PATH"), os.Getenv(EnvRead))
 	if helper == "" {
 		st.Missing = []string{"the sandbox helper " + HelperName + " (build it: make build)"}
 		st.Effective, st.Unasked = "none", "none"

@@ -342,12 +342,15 @@ func TestAuthoredWorkersStopWithTheHost(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := turn.Call(context.Background(), dispatch.ToolCall{ID: "c1", Name: "pid", Args: []byte(`{}`)})
-	pid, err := strconv.Atoi(out.Views.Model)
+	nsPID, err := strconv.Atoi(out.Views.Model)
 	if out.Status != dispatch.StatusOK || err != nil {
 		h.Close()
 		t.Fatalf("call = %s %q", out.Status, out.Views.Model)
 	}
-	if syscall.Kill(pid, 0) != nil {
+	// The worker runs in the sandbox's pid namespace: the pid it sees is
+	// not the one the test can signal.
+	pid := hostPID(nsPID)
+	if pid == 0 || syscall.Kill(pid, 0) != nil {
 		t.Fatalf("the worker %d is not alive after its call; it should be kept warm", pid)
 	}
 	h.Close()
@@ -358,6 +361,49 @@ func TestAuthoredWorkersStopWithTheHost(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// hostPID finds, among this test's descendants, the process whose pid in
+// its own (innermost) pid namespace is nsPID; a process outside any
+// nested namespace is its own.
+func hostPID(nsPID int) int {
+	paths, _ := filepath.Glob("/proc/[0-9]*/status")
+	for _, st := range paths {
+		b, err := os.ReadFile(st)
+		if err != nil {
+			continue
+		}
+		for _, line := range strings.Split(string(b), "\n") {
+			f := strings.Fields(line)
+			if len(f) < 2 || f[0] != "NSpid:" || f[len(f)-1] != strconv.Itoa(nsPID) {
+				continue
+			}
+			pid, _ := strconv.Atoi(f[1])
+			if descendsFrom(pid, os.Getpid()) {
+				return pid
+			}
+		}
+	}
+	return 0
+}
+
+// descendsFrom reports whether pid's chain of parents reaches ancestor.
+func descendsFrom(pid, ancestor int) bool {
+	for i := 0; pid > 1 && i < 64; i++ {
+		b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+		if err != nil {
+			return false
+		}
+		s := string(b)
+		f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+		if len(f) < 2 {
+			return false
+		}
+		if pid, _ = strconv.Atoi(f[1]); pid == ancestor {
+			return true
+		}
+	}
+	return false
 }
 
 // exitedProcess reports a process that is gone or only a zombie.

@@ -165,7 +165,7 @@ func openCore(c *core.Core, opts Options) (*Host, error) {
 		pm.Close()
 		return nil, err
 	}
-	if h.Sandbox, err = sandboxConfig(c, opts.Sandbox, opts.BuiltinPluginDir, h.Workspace.Root); err != nil {
+	if h.Sandbox, err = sandboxConfig(c, opts.Sandbox, opts.BuiltinPluginDir, opts.StateDir, h.Workspace.Root); err != nil {
 		pm.Close()
 		return nil, err
 	}

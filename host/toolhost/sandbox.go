@@ -11,15 +11,22 @@ import (
 // sandboxConfig is the OS sandbox of this host's commands: the mode from
 // agent.yaml and --sandbox, the helper beside the built-in plugins, and
 // the core's own files, which sandboxed commands may not change.
-func sandboxConfig(c *core.Core, operator, pluginDir, workspace string) (sandboxing.Config, error) {
+func sandboxConfig(c *core.Core, operator, pluginDir, stateDir, workspace string) (sandboxing.Config, error) {
 	mode, err := sandboxing.ResolveMode(c.SandboxMode, operator)
+	if err != nil {
+		return sandboxing.Config{}, err
+	}
+	limits, err := sandboxing.LimitsFromEnv(os.Getenv)
 	if err != nil {
 		return sandboxing.Config{}, err
 	}
 	return sandboxing.Config{
 		Mode: mode, Require: c.SandboxRequire, Helper: sandboxing.HelperPath(pluginDir),
-		Explicit:  operator != "" || c.SandboxMode != "",
-		Protected: coreProtected(c, workspace),
+		Explicit:   operator != "" || c.SandboxMode != "",
+		Protected:  coreProtected(c, workspace),
+		Limits:     limits,
+		HostOwned:  sandboxing.HostOwnedPaths(pluginDir, stateDir),
+		Toolchains: sandboxing.ToolchainPaths(os.Getenv("PATH"), os.Getenv(sandboxing.EnvRead)),
 	}, nil
 }
 

@@ -63,7 +63,8 @@ func seccompAvailable() bool {
 
 // namespaceFlags are the namespaces a sandboxed command starts in.
 func namespaceFlags(offline bool) uintptr {
-	f := uintptr(unix.CLONE_NEWUSER | unix.CLONE_NEWNS)
+	// A pid namespace of its own: its pid_max is the process limit.
+	f := uintptr(unix.CLONE_NEWUSER | unix.CLONE_NEWNS | unix.CLONE_NEWPID)
 	if offline {
 		f |= unix.CLONE_NEWNET
 	}

@@ -3,18 +3,21 @@ package sandbox
 import (
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"runtime"
 	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"demiurge.dev/shared/procfd"
 )
 
 // Enforce runs in the helper: it restricts this very process as p says
 // and then replaces it with argv (argv[0] is looked up in PATH before the
 // restrictions). It returns only on failure, and then nothing has run:
 // every missing piece is an error, never a silent "less".
-func Enforce(p Policy, argv []string, env []string) error {
+func Enforce(p Policy, argv []string, env []string, report *os.File) error {
 	if len(argv) == 0 {
 		return errors.New("no command to run")
 	}
@@ -25,11 +28,17 @@ func Enforce(p Policy, argv []string, env []string) error {
 	if err != nil {
 		return err
 	}
+	// Nothing but stdin, stdout and stderr crosses into the command: not
+	// what the operator's shell left open, not a launcher's descriptors.
+	if err := procfd.CloseOnExecAbove2(); err != nil {
+		return fmt.Errorf("mark descriptors close-on-exec: %w", err)
+	}
 	if p.Mode == Off {
 		return syscall.Exec(path, argv, env)
 	}
 	// The Landlock domain and the seccomp filter are inherited through
-	// execve from the thread that calls it; keep it the one we restrict.
+	// fork and execve from the thread that calls them; keep it the one we
+	// restrict.
 	runtime.LockOSThread()
 	if err := checkNamespaces(p); err != nil {
 		return err
@@ -39,7 +48,15 @@ func Enforce(p Policy, argv []string, env []string) error {
 	if _, err := s.Enforced(p.Mode); err != nil {
 		return err
 	}
+	// What git would read if a command created it (see creation_linux.go).
+	var absent []string
+	if p.Mode.WritesWorkspace() {
+		absent = absentPaths(creatableGitPaths(p.Workspace))
+	}
 	if err := applyMounts(p); err != nil {
+		return err
+	}
+	if err := limitProcesses(p.maxProcs()); err != nil {
 		return err
 	}
 	if err := reanchorCwd(p); err != nil {
@@ -54,7 +71,16 @@ func Enforce(p Policy, argv []string, env []string) error {
 	if err := applySeccomp(p.Mode, s); err != nil {
 		return err
 	}
-	return syscall.Exec(path, argv, withTmpDir(env, p.TmpDir))
+	var after func()
+	if len(absent) > 0 {
+		after = func() {
+			endLeftovers()
+			for _, line := range quarantineCreated(absent) {
+				fmt.Fprintln(os.Stderr, line)
+			}
+		}
+	}
+	return runAsInit(path, argv, withTmpDir(env, p.TmpDir), report, after)
 }
 
 // checkNamespaces makes sure the launcher really started us in new

@@ -4,6 +4,7 @@ package sandbox
 
 import (
 	"errors"
+	"os"
 	"os/exec"
 )
 
@@ -27,4 +28,4 @@ func Wrap(cmd *exec.Cmd, helper string, p Policy) error {
 }
 
 // Enforce refuses every mode but off, which it cannot exec either.
-func Enforce(p Policy, argv []string, env []string) error { return errNotLinux }
+func Enforce(p Policy, argv []string, env []string, report *os.File) error { return errNotLinux }

@@ -20,6 +20,12 @@ type Policy struct {
 	// .git/hooks), so a sandboxed command cannot plant code that later
 	// runs unsandboxed.
 	Protected []string `json:"protected,omitempty"`
+	// HostOwned are the host's own directories and files (its binaries,
+	// the sandbox helper, plugins, installed packages, state and
+	// configuration directories): those inside the workspace stay
+	// read-only in the write modes, their parents pinned like a protected
+	// path's, with the Writable paths and TmpDir under them writable again.
+	HostOwned []string `json:"host_owned,omitempty"`
 	// ReadOnly are extra absolute paths readable (and executable) by the
 	// command: a toolchain, a module cache. System directories are always
 	// readable (SystemReadPaths).
@@ -48,7 +54,15 @@ type Policy struct {
 	// the helper finds itself in.
 	Cwd          string `json:"cwd,omitempty"`
 	HiddenListed bool   `json:"hidden_listed,omitempty"`
+	// MaxProcs bounds the processes and threads of the command at once
+	// (0: DefaultMaxProcs); TmpMiB is the size of its private TMPDIR, a
+	// tmpfs of its own (0: DefaultTmpMiB). The operator sets both.
+	MaxProcs int `json:"max_procs,omitempty"`
+	TmpMiB   int `json:"tmp_mib,omitempty"`
 }
+
+// maxPidMax is the kernel's largest pid_max (PID_MAX_LIMIT on 64 bits).
+const maxPidMax = 4 << 20
 
 // Validate reports a policy the helper must refuse.
 func (p Policy) Validate() error {
@@ -69,10 +83,16 @@ func (p Policy) Validate() error {
 			return fmt.Errorf("sandbox policy: hidden path %q is outside the workspace", h)
 		}
 	}
+	if p.MaxProcs != 0 && (p.MaxProcs < MinMaxProcs || p.MaxProcs > maxPidMax-1) {
+		return fmt.Errorf("sandbox policy: max_procs %d must lie between %d and %d", p.MaxProcs, MinMaxProcs, maxPidMax-1)
+	}
+	if p.TmpMiB < 0 || p.TmpMiB > 1<<20 {
+		return fmt.Errorf("sandbox policy: tmp_mib %d must lie between 1 and %d", p.TmpMiB, 1<<20)
+	}
 	if p.Cwd != "" && !filepath.IsAbs(p.Cwd) {
 		return fmt.Errorf("sandbox policy: cwd %q must be an absolute path", p.Cwd)
 	}
-	for _, list := range [][]string{p.Protected, p.ReadOnly, p.Writable, p.Hidden} {
+	for _, list := range [][]string{p.Protected, p.HostOwned, p.ReadOnly, p.Writable, p.Hidden} {
 		for _, q := range list {
 			if !filepath.IsAbs(q) {
 				return fmt.Errorf("sandbox policy: path %q must be absolute", q)

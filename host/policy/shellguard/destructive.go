@@ -422,6 +422,14 @@ func (g *guard) scanDestructive(s *syntax.Stmt, depth int, f *finding) {
 			if n.Name != nil && forkBomb(n) {
 				tmp.block("fork bomb: function " + n.Name.Value + " calls itself in a pipe or in the background")
 			}
+		case *syntax.WhileClause, *syntax.ForClause:
+			if endlessSpawningLoop(n) {
+				tmp.block("fork bomb: an endless loop starts a background process on every turn")
+			}
+		case *syntax.Stmt:
+			if reExecSelf(n) {
+				tmp.block(reExecReason)
+			}
 		}
 		for _, r := range tmp.blocks {
 			f.block(r)

@@ -25,7 +25,7 @@ var (
 	// treeRemoval: a call that removes a tree, with its literal path.
 	treeRemoval = regexp.MustCompile(`(?:rmtree|rm_rf|rm_r|remove_dir_all|rmSync|rmdirSync|removedirs|rimraf)\s*\(\s*(?:"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)')`)
 	// forkBombCode: fork in a loop with no exit.
-	forkBombCode = regexp.MustCompile(`fork\s*(?:\(\s*\))?\s*while\s*fork|while\s*\(?\s*(?:True|true|1)\s*\)?\s*[:{]?\s*(?:os\.|Process\.)?fork\b|loop\s*(?:do|\{)\s*(?:Process\.)?fork|for\s*\(\s*;\s*;\s*\)\s*\{?\s*fork\b`)
+	forkBombCode = regexp.MustCompile(`fork\s*(?:\(\s*\))?\s*while\s*\(?\s*(?:fork|1|true)\b|fork\s*(?:\(\s*\))?\s*until\s*\(?\s*0\b|fork\s*\(\s*\)\s*for\s+\w+\s+in\s+(?:iter\s*\(|(?:itertools\.)?(?:count|repeat|cycle)\s*\()|while\s*\(?\s*(?:True|true|1)\s*\)?\s*[:{]?\s*(?:os\.|Process\.)?fork\b|loop\s*(?:do|\{)\s*(?:Process\.)?fork|for\s*\(\s*;\s*;\s*\)\s*\{?\s*fork\b`)
 	quotedString = regexp.MustCompile(`"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)'`)
 )
 

@@ -1,6 +1,8 @@
 package shellguard
 
 import (
+	"strings"
+
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -23,6 +25,12 @@ func (g *guard) redirect(r *syntax.Redirect, f *finding) {
 		f.prompt(High, "uses a here-string (<<<)")
 		return
 	case syntax.DplIn, syntax.DplOut:
+		if target.literal && isDigits(target.text) && !standardStream(target.text) {
+			// Not one the command opened: one its launcher or the
+			// operator's shell left open, which could be anything.
+			f.prompt(High, "uses descriptor "+target.text+", which the command did not open ("+r.Op.String()+target.text+")")
+			return
+		}
 		if target.literal && (isDigits(target.text) || target.text == "-") {
 			return
 		}
@@ -71,4 +79,10 @@ func isDigits(s string) bool {
 		}
 	}
 	return true
+}
+
+// standardStream: descriptor 0, 1 or 2 (however many leading zeros).
+func standardStream(fd string) bool {
+	fd = strings.TrimLeft(fd, "0")
+	return fd == "" || fd == "1" || fd == "2"
 }

@@ -15,6 +15,9 @@ func (g *guard) stmt(s *syntax.Stmt, src string, depth int, f *finding, parts *[
 	if s.Background {
 		own.prompt(High, "runs in the background (&)")
 	}
+	if reExecSelf(s) {
+		own.block(reExecReason)
+	}
 	if s.Coprocess || s.Disown {
 		own.prompt(High, "runs as a coprocess")
 	}

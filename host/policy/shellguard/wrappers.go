@@ -199,6 +199,9 @@ func wrapXargs(g *guard, name string, args []string, depth int, f *finding) stri
 	f.prompt(Medium, "xargs adds arguments read from its input, which the guard cannot see")
 	g.consumer.xargs = append([]string{}, args...)
 	i, ok := o.skip(args)
+	if v, unbounded := xargsUnbounded(args[:i]); unbounded {
+		f.block("fork bomb: xargs -P " + v + " starts processes without a bound")
+	}
 	if !ok {
 		// -e, -i and -l take optional attached values; anything else is
 		// unknown.

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"go.uber.org/goleak"
+
+	"demiurge.dev/shared/procfd"
 )
 
 // writerChildEnv makes the test binary act as a command that writes given
@@ -22,6 +24,11 @@ func TestMain(m *testing.M) {
 	}
 	if os.Getenv(pluginChildEnv) != "" {
 		runPluginChild()
+	}
+	// What sdk.Serve does first in a real plugin: the descriptors this
+	// test binary inherited (from go test, from the shell) stay here.
+	if err := procfd.CloseOnExecAbove2(); err != nil {
+		panic(err)
 	}
 	goleak.VerifyTestMain(m)
 }

@@ -1,0 +1,96 @@
+package shellguard
+
+import "testing"
+
+// TestInheritedDescriptorAsks: a redirection that reads or writes a
+// descriptor above 2 uses one the command did not open itself (one its
+// launcher or the operator's shell left open): asked about, never
+// allowed unasked. The standard streams stay allowed.
+func TestInheritedDescriptorAsks(t *testing.T) {
+	for _, c := range []struct {
+		cmd  string
+		want Decision
+	}{
+		{"echo hi >&5", Prompt},
+		{"echo hi 1>&9", Prompt},
+		{"cat <&3", Prompt},
+		{"cat 0<&7", Prompt},
+		{"cat /dev/fd/3", Prompt},
+		{"cat /proc/self/fd/4", Prompt},
+		{"cat < /dev/fd/5", Prompt},
+		{"echo hi > /dev/fd/6", Prompt},
+		{"echo hi 2>&1", Allow},
+		{"echo hi >&2", Allow},
+		{"cat <&0", Allow},
+		{"echo hi > /dev/null 2>&1", Allow},
+	} {
+		if v := Check(c.cmd, tableOptions); v.Decision != c.want {
+			t.Errorf("Check(%q) = %v %q, want %v", c.cmd, v.Decision, v.Reasons, c.want)
+		}
+	}
+}
+
+// TestForkBombsBlocked: the common spellings of a fork bomb are refused
+// before anyone is asked.
+func TestForkBombsBlocked(t *testing.T) {
+	for _, cmd := range []string{
+		":(){ :|:& };:",
+		"bomb(){ bomb | bomb & }; bomb",
+		"f() { f & f; }; f",
+		`perl -e 'fork while 1'`,
+		`perl -e 'fork while fork'`,
+		`perl -e 'while(1){fork}'`,
+		`python3 -c 'import os
+while True: os.fork()'`,
+		`python3 -c "import os; [os.fork() for _ in iter(int, 1)]"`,
+		"while true; do sh & done",
+		"while :; do bash -c : & done",
+		"until false; do sleep 1 & done",
+		"for ((;;)); do sh & done",
+		`sh -c '$0 & $0' sh`,
+		`bash -c '$0 | $0 &' bash`,
+		`sh -c '"$0" & "$0" &' /bin/sh`,
+		"yes | xargs -P 0 -n 1 sh -c 'sleep 100'",
+		"seq 100000 | xargs -P0 sleep",
+		"seq 9 | xargs --max-procs=0 sleep",
+		"seq 9 | xargs --max-procs 0 sleep",
+	} {
+		if v := Check(cmd, tableOptions); v.Decision != Block {
+			t.Errorf("Check(%q) = %v %q, want block", cmd, v.Decision, v.Reasons)
+		}
+	}
+	// Ordinary loops and parallelism stay as they were.
+	for _, cmd := range []string{
+		"for f in a b; do echo $f; done",
+		"seq 3 | xargs -P 4 -n 1 echo",
+	} {
+		if v := Check(cmd, tableOptions); v.Decision == Block {
+			t.Errorf("Check(%q) = block %q; an ordinary command", cmd, v.Reasons)
+		}
+	}
+}
+
+// TestFileNamingOptionsOfSensitivePaths: the options of the guard's
+// tables that name a file to read are path-checked like operands: each
+// reads a sensitive file here, which needs approval (an independent
+// mutation run found these rows missing: dropping the option's @r
+// survived the suite).
+func TestFileNamingOptionsOfSensitivePaths(t *testing.T) {
+	for _, cmd := range []string{
+		"jq --argfile v .env . f.json",
+		"jq -n --argfile v .env",
+		"date -f .env",
+		"date --file=.env",
+		"tree --infofile .env",
+		"tree --infofile=.env src",
+		"grep -r --exclude-from=.env foo src",
+		"grep -r --exclude-from .env foo src",
+		"du -sh --exclude-from=.env .",
+		"du -X .env .",
+		"diff -r --exclude-from=.env a b",
+	} {
+		if v := Check(cmd, tableOptions); v.Decision == Allow {
+			t.Errorf("Check(%q) = allow; an option naming a sensitive file must be asked about", cmd)
+		}
+	}
+}

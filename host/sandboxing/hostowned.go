@@ -1,0 +1,35 @@
+package sandboxing
+
+import (
+	"os"
+	"path/filepath"
+)
+
+// HostOwnedPaths are the paths a sandboxed command must never write,
+// wherever they lie (with `make run` in a checkout, the workspace holds
+// bin/ and often the state): the directory of the built-in plugins and
+// the helper, the host's own binary's directory, the state directory
+// (store, installed plugins and packages, logs), and the host's
+// configuration directory. The helper holds those inside the workspace
+// read-only; elsewhere nothing is writable to a command anyway.
+func HostOwnedPaths(pluginDir, stateDir string) []string {
+	var out []string
+	add := func(p string) {
+		if p == "" || !filepath.IsAbs(p) {
+			return
+		}
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			p = r
+		}
+		out = append(out, filepath.Clean(p))
+	}
+	add(pluginDir)
+	if exe, err := os.Executable(); err == nil {
+		add(filepath.Dir(exe))
+	}
+	add(stateDir)
+	if cfg, err := os.UserConfigDir(); err == nil {
+		add(filepath.Join(cfg, "demiurge"))
+	}
+	return out
+}

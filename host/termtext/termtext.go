@@ -1,0 +1,33 @@
+// Package termtext is the one sanitizer of untrusted text a front end
+// prints on a terminal (tool cards and streams, run, tasks logs, sessions,
+// the interactive session): what a file, a command or a model wrote must
+// not drive the operator's terminal (OSC 52 clipboard writes, clear
+// screen, cursor moves, bidi overrides).
+package termtext
+
+import (
+	"strings"
+	"unicode"
+)
+
+// Printable keeps newlines and tabs, replaces every other control
+// character (C0, DEL, C1, so ESC and CSI too) and every bidi control with
+// '?', and cuts the text after limit bytes with "…".
+func Printable(s string, limit int) string {
+	var b strings.Builder
+	for _, r := range s {
+		if b.Len() >= limit {
+			b.WriteString("…")
+			break
+		}
+		switch {
+		case r == '\n' || r == '\t':
+			b.WriteRune(r)
+		case unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r):
+			b.WriteRune('?')
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}

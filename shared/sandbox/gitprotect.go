@@ -1,0 +1,81 @@
+package sandbox
+
+import (
+	"os"
+	"path/filepath"
+)
+
+// gitEntries are the entries of a .git directory that git reads to find
+// configuration, hooks or objects elsewhere: whoever writes them makes
+// the operator's next git run code (hooks, core.fsmonitor, a filter) or
+// read another repository's objects.
+var gitEntries = []string{"config", "hooks", "config.worktree", "commondir", "info", "worktrees", "modules", filepath.Join("objects", "info", "alternates")}
+
+// GitProtected lists what of a workspace's .git directory stays read-only
+// in the write modes: config and hooks always (missing, the helper holds
+// .git itself read-only instead, as before), each other entry of
+// gitEntries that exists (for worktrees/ and modules/, only the
+// configuration, hooks and pointers of each git directory in them), and for a missing alternates file its
+// objects/info directory. The other missing entries directly in .git are
+// not listed: holding all of .git read-only for them would stop every
+// commit of an ordinary repository. A .git that is not a directory (a
+// worktree's gitfile) is listed itself.
+func GitProtected(ws string) []string {
+	dotgit := filepath.Join(ws, ".git")
+	fi, err := os.Lstat(dotgit)
+	if err != nil {
+		return nil
+	}
+	if !fi.IsDir() {
+		return []string{dotgit}
+	}
+	var out []string
+	for _, e := range gitEntries {
+		p := filepath.Join(dotgit, e)
+		if e == "worktrees" || e == "modules" {
+			// Their git directories are written by ordinary work in a
+			// linked worktree or a submodule (HEAD, index, objects): hold
+			// only what points git at configuration, hooks or another
+			// repository.
+			out = append(out, gitDirChildren(p, e)...)
+			continue
+		}
+		if _, err := os.Lstat(p); err == nil || e == "config" || e == "hooks" {
+			out = append(out, p)
+			continue
+		}
+		if e == filepath.Join("objects", "info", "alternates") {
+			if _, err := os.Lstat(filepath.Dir(p)); err == nil {
+				out = append(out, filepath.Dir(p))
+			}
+		}
+	}
+	return out
+}
+
+// gitDirChildren lists, for each git directory under dir (.git/worktrees/W
+// or .git/modules/M), the entries that exist of those git reads for
+// configuration, hooks or another repository.
+func gitDirChildren(dir, kind string) []string {
+	names := []string{"config.worktree", "commondir", "gitdir"}
+	if kind == "modules" {
+		names = []string{"config", "hooks", "config.worktree", "commondir", "info", filepath.Join("objects", "info", "alternates")}
+	}
+	children, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, c := range children {
+		if !c.IsDir() {
+			continue
+		}
+		for _, n := range names {
+			p := filepath.Join(dir, c.Name(), n)
+			if _, err := os.Lstat(p); err == nil {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
