@@ -85,12 +85,14 @@ func TestScripts(t *testing.T) {
 				env.Setenv("DEMIURGE_SRC", root)
 			}
 			goEnv(env) // the walkthrough builds a plugin with go
+			depEnv(env)
 			if dir, err := filepath.Abs("testdata/pyplugin"); err == nil {
 				env.Setenv("PYPLUGIN", dir)
 			}
 			return mcpScriptEnv(env)
 		},
-		Cmds:                joinCmds(mcpScriptCmds(), modelCmds, scriptCmds),
+		Cmds:                joinCmds(mcpScriptCmds(), modelCmds, scriptCmds, depCmds),
+		Condition:           depCondition,
 		RequireExplicitExec: true,
 	})
 }
