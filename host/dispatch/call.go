@@ -176,7 +176,7 @@ func (t *Turn) admit(ctx context.Context, p *prepared) admission {
 	}
 	inv := Invocation{
 		ID: newInvocationID(), Tool: p.entry.Spec.Name, Args: p.argsRaw,
-		Workspace: t.Workspace.Root, Grants: p.assess.Grants,
+		Workspace: t.Workspace.Root, Grants: p.assess.Grants, Paths: resolvedPaths(p.assess),
 		ArtifactRoot: t.ArtifactRoot, Session: t.Authority.Session, Turn: t.ID,
 		// What the views will hide, the plugin's stream redactor hides in
 		// what it persists.

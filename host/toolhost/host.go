@@ -194,6 +194,7 @@ func (h *Host) assemble(opts Options) error {
 		return err
 	}
 	h.Workspace.Guard(protectedCore(c), opts.StateDir)
+	h.Plugins.SetWorkDir(h.Workspace.Root) // a relative path a plugin opens is the one checked
 	h.Workspace.SkillsRoot = c.SkillsRoot
 	if err := h.loadPrivateMCP(opts); err != nil {
 		return err
