@@ -171,10 +171,7 @@ func (f *chatFrontEnd) Show(ev turn.Event) {
 		if f.display == catalog.DisplayQuiet {
 			return
 		}
-		mark := "✓"
-		if ev.IsError {
-			mark = "✗"
-		}
+		mark := resultMark(ev)
 		body := strings.TrimRight(ev.Result, "\n")
 		if f.display != catalog.DisplayFull {
 			body, _, _ = strings.Cut(body, "\n")

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 
@@ -82,6 +83,9 @@ func openModel(c *cli.Context, fromCore *core.ModelConfig) (providers.Provider, 
 		return nil, cfg, usageError{errNoModel}
 	}
 	p, err := providers.New(cfg, os.Getenv, nil)
+	if errors.Is(err, providers.ErrNoKey) {
+		return nil, cfg, usageError{err} // run exits 2, as without a model
+	}
 	if err != nil {
 		return nil, cfg, err
 	}

@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -120,7 +121,10 @@ func runTurn(c *cli.Context, id, prompt string) error {
 	}()
 	fe := newHeadless(c.App.Writer, c.App.ErrWriter, c.Bool("json"), display)
 	loop.Completions = fe
+	loop.Announce = runAnnounce(h)
+	began := time.Now()
 	res, err := loop.Run(ctx, prompt, fe)
+	fe.result(s.ID(), res, time.Since(began), err)
 	if res.Status == turn.StatusDone && !awaitBackground(ctx, c.App.ErrWriter, h, s, loop, watch) {
 		return cli.Exit("", exitInterrupted)
 	}

@@ -81,6 +81,9 @@ func (b *base) run(ctx context.Context, onDelta func(Delta), try tryFunc) (Reply
 			f.what += fmt.Sprintf("; the next try would wait %s, past the %s bound", wait.Round(time.Second), maxTotalWait)
 			return Reply{}, b.fail(f, n)
 		}
+		if onDelta != nil {
+			onDelta(Delta{Retry: &Retry{Try: n + 1, Of: b.opts.maxTries, Wait: wait, Why: b.fail(f, 1).Error()}})
+		}
 		if err := b.opts.sleep(ctx, wait); err != nil {
 			return Reply{}, b.fail(contextFailure(ctx), n)
 		}
@@ -142,6 +145,8 @@ func (b *base) classify(ctx context.Context, a *attempt, err error, delivered bo
 		return &failure{what: "the server sent a malformed stream event (not JSON)", detail: err.Error()}
 	case errors.Is(err, errStreamCut), errors.Is(err, io.ErrUnexpectedEOF):
 		return &failure{what: "the connection dropped mid-stream", detail: err.Error(), retryable: true}
+	case unreachable(err):
+		return &failure{what: "could not connect (not retried: nothing answers at that address; check --base-url or base_url)", detail: err.Error()}
 	}
 	return &failure{what: "the request failed", detail: err.Error(), retryable: true}
 }

@@ -85,6 +85,9 @@ const (
 // Delta is a piece of a streaming reply: text as it comes.
 type Delta struct {
 	Text string
+	// Retry, when set, says the step's last try failed and another follows
+	// after Retry.Wait (no text comes with it).
+	Retry *Retry
 }
 
 // Reply is a whole step's answer, assembled from the stream.

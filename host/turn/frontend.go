@@ -47,6 +47,7 @@ type Event struct {
 	// Status ends a turn: done, failed, cancelled, step_cap.
 	Status string `json:"status,omitempty"`
 	Error  string `json:"error,omitempty"`
+	EventDetail
 }
 
 // FrontEnd is the interactive session, `demiurge run`, MCP serve or a
