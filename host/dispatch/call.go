@@ -210,7 +210,7 @@ func (t *Turn) admit(ctx context.Context, p *prepared) admission {
 		Tool: p.call.Name, CallID: p.call.ID, Risk: p.assess.Risk, Policy: p.assess.Approval,
 		Block: p.assess.Block, Reasons: append(slices.Clip(p.assess.Reasons), p.command.reasons()...), PreviewFunc: p.preview,
 		Fingerprint: approvalFingerprint(p), Authority: t.Authority, SessionAllowable: p.command.sessionAllowable() && !networkRequested(p) && !operatorScopeRequested(p),
-		Subjects: p.assess.Subjects, OperatorOnly: p.operatorOnly(),
+		Subjects: p.assess.Subjects, OperatorOnly: p.operatorOnly(), Sandbox: t.sandboxCardLine(p),
 	})
 	out.Approval = verdict
 	if err != nil || !verdict.Allowed {
