@@ -108,6 +108,7 @@ func newApp() *cli.App {
 			sandboxCommand(),
 			runCommand(),
 			sessionsCommand(),
+			approvalsCommand(),
 
 			versionCommand(),
 			completionCommand(),

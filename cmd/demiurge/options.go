@@ -111,7 +111,7 @@ func openHost(c *cli.Context, approver approval.Provider) (*toolhost.Host, error
 		}
 	}
 	return toolhost.Open(toolhost.Options{
-		MCPPrivate: private, MCPPrivateFile: mcp.PrivateConfigFile(),
+		MCPPrivate: private, MCPPrivateFile: mcp.PrivateConfigFile(), ApprovalsFile: approval.OperatorFile(),
 		CoreDir: c.String("core"), Workspace: c.String("workspace"), StateDir: state,
 		BuiltinPluginDir: builtinPluginDir(c), Approver: approver, Rules: c.StringSlice("approve"),
 		Logger: logger, OutputCap: outputCap, ArtifactBudget: budget, CallTimeout: c.Duration("call-timeout"),

@@ -50,9 +50,12 @@ type Options struct {
 	// host's own; Open refuses a zone the system does not know.
 	Timezone string
 	// Rules are --approve flags, in the approval rule syntax.
-	Rules     []string
-	Principal string
-	Logger    hclog.Logger
+	Rules []string
+	// ApprovalsFile is the operator's approvals file (approval.OperatorFile):
+	// standing rules as explicit as --approve; "" for none.
+	ApprovalsFile string
+	Principal     string
+	Logger        hclog.Logger
 	// OutputCap bounds each output stream's artifact of one call, and
 	// ArtifactBudget all indexed artifacts, in bytes; 0 means the
 	// defaults (terminal.DefaultOutputCap, runtime.DefaultArtifactBudget).
@@ -225,6 +228,11 @@ func (h *Host) assemble(opts Options) error {
 		r.Origin = "--approve"
 		rules = append(rules, r)
 	}
+	fromFile, err := approval.LoadOperatorFile(opts.ApprovalsFile, h.Workspace.Root, c.Dir, opts.StateDir)
+	if err != nil {
+		return err
+	}
+	rules = append(rules, fromFile...)
 	provider := opts.Approver
 	if provider == nil {
 		provider = approval.DenyAll{}
