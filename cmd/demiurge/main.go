@@ -115,5 +115,6 @@ func newApp() *cli.App {
 		},
 	}
 	usageErrorsExitTwo(app.Commands)
+	quietBoolDefaults(app.Flags, app.Commands)
 	return app
 }

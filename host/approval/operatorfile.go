@@ -67,12 +67,15 @@ func readOperatorFile(file string, off []string) ([]string, error) {
 	if file == "" {
 		return nil, nil
 	}
-	if err := operatorFilePlace(file, off); err != nil {
-		return nil, err
-	}
 	f, err := os.OpenFile(file, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
+		return nil, nil // no file, no rules, wherever it would be
+	}
+	if err == nil {
+		if perr := operatorFilePlace(file, off); perr != nil {
+			f.Close()
+			return nil, perr
+		}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w (it must be a regular file, not a symlink)", file, err)
@@ -167,6 +170,9 @@ func EditOperatorFile(file, rule string, add bool, off ...string) (bool, error) 
 		return false, err
 	}
 	rule = strings.TrimSpace(rule)
+	if err := operatorFilePlace(file, off); err != nil {
+		return false, err
+	}
 	if err := os.MkdirAll(filepath.Dir(file), 0o700); err != nil {
 		return false, err
 	}
