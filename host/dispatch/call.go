@@ -330,7 +330,7 @@ func errorResult(msg string) *toolsetv1.ToolResult {
 func deniedMessage(tool string, v approval.Outcome) string {
 	switch v.Via {
 	case approval.ViaBlock:
-		return fmt.Sprintf("%s was blocked: %s. Do not retry this call.", tool, v.Reason)
+		return fmt.Sprintf("%s was blocked: %s. Do not retry this call.", tool, blockedWhy(v.Reason))
 	case approval.ViaPolicy:
 		return fmt.Sprintf("%s is not allowed: %s", tool, v.Reason)
 	}
