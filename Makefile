@@ -32,15 +32,23 @@ PROTOC_GEN_GO_GRPC_VERSION := v1.5.1
 
 all: build
 
+# Each program is built into STAGE and copied into bin/ only when its bytes
+# changed: Go's cache skips an unchanged link but touches its output, and
+# an unchanged build should leave bin/ (and every .sha256) as it was.
+STAGE     := $(CURDIR)/.cache/build
+put        = { cmp -s $(1) $(2) || { cp $(1) $(2).new && mv -f $(2).new $(2); }; }
+
 build:
-	@mkdir -p $(BIN)
-	$(GO) build -ldflags "-X main.commit=$(COMMIT)" -o $(BIN)/demiurge-host ./cmd/demiurge
-	$(GO) build -o $(BIN)/demiurge ./cmd/launcher
-	$(GO) build -o $(BIN)/demiurge-sandbox ./cmd/sandbox
+	@mkdir -p $(BIN) $(STAGE)
+	$(GO) build -ldflags "-X main.commit=$(COMMIT)" -o $(STAGE)/demiurge-host ./cmd/demiurge
+	$(GO) build -o $(STAGE)/demiurge ./cmd/launcher
+	$(GO) build -o $(STAGE)/demiurge-sandbox ./cmd/sandbox
+	@for p in demiurge-host demiurge demiurge-sandbox; do $(call put,$(STAGE)/$$p,$(BIN)/$$p) || exit 1; done
 	@for ts in $(TOOLSETS); do \
-		name=$${ts%%:*}; dir=$${ts#*:}; \
-		$(GO) build -o $(BIN)/demiurge-toolset-$$name ./plugins/$$dir || exit 1; \
-		(cd $(BIN) && sha256sum demiurge-toolset-$$name > demiurge-toolset-$$name.sha256) || exit 1; \
+		name=$${ts%%:*}; dir=$${ts#*:}; f=demiurge-toolset-$$name; \
+		$(GO) build -o $(STAGE)/$$f ./plugins/$$dir || exit 1; \
+		(cd $(STAGE) && sha256sum $$f > $$f.sha256) || exit 1; \
+		$(call put,$(STAGE)/$$f,$(BIN)/$$f) && $(call put,$(STAGE)/$$f.sha256,$(BIN)/$$f.sha256) || exit 1; \
 	done
 
 # The interactive session in the current directory on the embedded core.
@@ -49,8 +57,18 @@ run: build
 
 # Unit, CLI (testscript) and integration tests of every module, with each
 # fuzz target's seed corpus; the CLI tests use the plugins just built.
-test: build lint mcp-servers mcpserve-node sdk-modules
-	DEMIURGE_TEST_PLUGIN_DIR=$(BIN) DEMIURGE_TEST_MCP_NODE_MODULES=$(MCP_NPM)/node_modules $(GO) test -count=1 -timeout 20m $(PKGS)
+test: test-deps build lint mcp-servers mcpserve-node sdk-modules
+	DEMIURGE_TEST_PLUGIN_DIR=$(BIN) DEMIURGE_TEST_MCP_NODE_MODULES=$(MCP_NPM)/node_modules \
+		DEMIURGE_TEST_UNAVAILABLE=$(TEST_DEPS) $(GO) test -count=1 -timeout 20m $(PKGS)
+	@if [ -s $(TEST_DEPS) ]; then echo "skipped for want of: $$(cut -f1 $(TEST_DEPS) | tr '\n' ' ')(see $(TEST_DEPS))" >&2; fi
+
+# The machine's programs the tests need (strace, zsh, fish, Debian's
+# python3-grpcio, ...), installed when missing; what cannot be is listed
+# in TEST_DEPS with the reason, and the tests that need it skip saying so.
+TEST_DEPS := $(CURDIR)/.cache/test-deps/unavailable
+.PHONY: test-deps
+test-deps:
+	@scripts/test-deps $(TEST_DEPS)
 
 # The plugin author's walkthrough (testdata/script/plugin_author.txtar)
 # builds a scaffolded plugin against the sdk alone, offline: the sdk's own
@@ -88,8 +106,10 @@ $(MCPSERVE_NODE)/.installed: $(MCPSERVE_LOCK) host/mcpserve/testdata/node/packag
 # the race detector; CI runs it after make test.
 RACE_PKGS := ./host/mcp ./host/mcpserve ./host/toolhost ./host/dispatch ./host/plugins ./host/turn ./host/runtime
 .PHONY: race
-race: build
-	DEMIURGE_TEST_PLUGIN_DIR=$(BIN) $(GO) test -race -count=1 -timeout 20m $(RACE_PKGS)
+race: test-deps build
+	@if ! command -v gcc >/dev/null; then echo "make race: skipped: the race detector needs cgo and there is no gcc (see $(TEST_DEPS))" >&2; else \
+		echo "DEMIURGE_TEST_PLUGIN_DIR=$(BIN) $(GO) test -race -count=1 -timeout 20m $(RACE_PKGS)"; \
+		DEMIURGE_TEST_PLUGIN_DIR=$(BIN) DEMIURGE_TEST_UNAVAILABLE=$(TEST_DEPS) $(GO) test -race -count=1 -timeout 20m $(RACE_PKGS); fi
 
 lint: vet fmt-check
 
@@ -132,7 +152,17 @@ fuzz:
 	done
 
 clean:
-	rm -rf $(BIN) .tools
+	rm -rf $(BIN) .tools $(STAGE)
+
+# `demiurge` on PATH (what MCP client configurations name): a link in
+# PREFIX/bin to bin/demiurge, which finds bin/demiurge-host and the
+# built-in plugins beside the file the link resolves to.
+PREFIX ?= $(HOME)/.local
+.PHONY: install
+install: build
+	@mkdir -p $(PREFIX)/bin
+	ln -sfn $(BIN)/demiurge $(PREFIX)/bin/demiurge
+	@case ":$$PATH:" in *":$(PREFIX)/bin:"*) ;; *) echo "$(PREFIX)/bin is not on PATH: add it (export PATH=\"$(PREFIX)/bin:\$$PATH\")" >&2;; esac
 
 .PHONY: packages
 build: packages
@@ -140,10 +170,11 @@ build: packages
 packages:
 	@mkdir -p $(BIN)/packages
 	@for p in $(PACKAGES); do \
-		d=$$(mktemp -d $(BIN)/packages/.build-XXXXXX) || exit 1; \
+		d=$(STAGE)/packages/$$p; mkdir -p $$d && \
 		cp plugins/$$p/package.json $$d/ && \
 		$(GO) build -o $$d/demiurge-toolset-$$p ./plugins/$$p && \
-		tar -C $$d --owner=0 --group=0 --numeric-owner --mtime=@0 -cf - package.json demiurge-toolset-$$p | gzip -n > $(BIN)/packages/$$p.tar.gz && \
-		(cd $(BIN)/packages && sha256sum $$p.tar.gz > $$p.tar.gz.sha256); \
-		rc=$$?; rm -rf $$d; [ $$rc -eq 0 ] || exit 1; \
+		tar -C $$d --owner=0 --group=0 --numeric-owner --mtime=@0 -cf - package.json demiurge-toolset-$$p | gzip -n > $$d.tar.gz && \
+		(cd $(STAGE)/packages && sha256sum $$p.tar.gz > $$p.tar.gz.sha256) && \
+		$(call put,$$d.tar.gz,$(BIN)/packages/$$p.tar.gz) && \
+		$(call put,$$d.tar.gz.sha256,$(BIN)/packages/$$p.tar.gz.sha256) || exit 1; \
 	done

@@ -30,6 +30,9 @@ type Context struct {
 	// except for the exact paths in Grants.
 	Workspace string
 	Grants    []Grant
+	// Paths are the host-resolved path subjects by argument name (see
+	// Path and Open): what the host checked, approved and audited.
+	Paths map[string]string
 	// ArtifactRoot is the directory this call may write artifacts under.
 	ArtifactRoot string
 	SessionID    string

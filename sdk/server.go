@@ -141,6 +141,7 @@ func (s *server) callContext(ctx context.Context, req *toolsetv1.EffectRequest, 
 		SandboxPolicy: req.GetSandboxPolicy(),
 		SkillsRoot:    req.GetSkillsRoot(),
 		Timezone:      req.GetTimezone(),
+		Paths:         req.GetPaths(),
 		Log:           s.log.With("tool", req.GetTool(), "invocation", req.GetInvocationId()),
 		send:          send, host: s.hostClient,
 	}

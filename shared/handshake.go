@@ -22,8 +22,11 @@ const ProtocolVersion = 1
 // EffectRequest.timezone and skills_root, ToolListing.disclosure and the
 // HostServices RPCs Clarify, TodoRead, TodoWrite, SessionSearch and
 // SearchCapabilities; a plugin of minor 1 still works (it does not call
-// them, and a command it starts keeps the host's zone).
-const ProtocolMinor = 2
+// them, and a command it starts keeps the host's zone). 3 added
+// EffectRequest.paths (the host-resolved path of each path subject); a
+// plugin of minor 2 still works, and since plugins start in the workspace
+// root, a relative argument it opens as given names the same file.
+const ProtocolMinor = 3
 
 // PluginName is the name of the one plugin a toolset binary serves.
 const PluginName = "toolset"

@@ -172,10 +172,7 @@ func (f *chatFrontEnd) Show(ev turn.Event) {
 		if f.display == catalog.DisplayQuiet {
 			return
 		}
-		mark := "✓"
-		if ev.IsError {
-			mark = "✗"
-		}
+		mark := resultMark(ev)
 		body := strings.TrimRight(ev.Result, "\n")
 		if f.display != catalog.DisplayFull {
 			body, _, _ = strings.Cut(body, "\n")
@@ -192,6 +189,9 @@ func (f *chatFrontEnd) Show(ev turn.Event) {
 	case turn.EventNotice:
 		f.endLine()
 		fmt.Fprintf(f.errOut, "demiurge: %s\n", printable(ev.Text, 2000))
+	case turn.EventRetry:
+		f.endLine()
+		fmt.Fprintln(f.errOut, retryLine(ev))
 	case turn.EventTurnEnd:
 		f.endLine()
 		if ev.Error != "" {

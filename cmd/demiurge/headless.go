@@ -66,10 +66,7 @@ func (h *headless) Show(ev turn.Event) {
 		if h.display == catalog.DisplayQuiet {
 			return
 		}
-		mark := "✓"
-		if ev.IsError {
-			mark = "✗"
-		}
+		mark := resultMark(ev)
 		body := strings.TrimRight(ev.Result, "\n")
 		if h.display != catalog.DisplayFull {
 			body, _, _ = strings.Cut(body, "\n")
@@ -79,6 +76,9 @@ func (h *headless) Show(ev turn.Event) {
 	case turn.EventNotice:
 		h.endLine()
 		fmt.Fprintf(h.errw, "demiurge: %s\n", ev.Text)
+	case turn.EventRetry:
+		h.endLine()
+		fmt.Fprintln(h.errw, retryLine(ev))
 	case turn.EventTurnEnd:
 		h.endLine()
 	}

@@ -120,11 +120,13 @@ func newApp() *cli.App {
 			runCommand(),
 			sessionsCommand(),
 			coreCommand(),
+			approvalsCommand(),
 
 			versionCommand(),
 			completionCommand(),
 		},
 	}
 	usageErrorsExitTwo(app.Commands)
+	quietBoolDefaults(app.Flags, app.Commands)
 	return app
 }

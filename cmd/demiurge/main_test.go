@@ -62,6 +62,9 @@ func testPlugins(t *testing.T) (builtin, examples string) {
 		if pluginsErr == nil {
 			pluginsErr = plugintest.Build(examplesDir, "textstats", "demiurge.dev/sdk/example/textstats")
 		}
+		if pluginsErr == nil { // reads a path argument as given and as the host resolved it
+			pluginsErr = plugintest.Build(examplesDir, "pathcheck", "demiurge.dev/sdk/testtoolsets/pathcheck")
+		}
 		if pluginsErr == nil { // an authored tool that is a compiled executable
 			pluginsErr = buildExample(filepath.Join(examplesDir, "wordcount"), "demiurge.dev/plugins/authored/example/wordcount")
 		}
@@ -85,12 +88,14 @@ func TestScripts(t *testing.T) {
 				env.Setenv("DEMIURGE_SRC", root)
 			}
 			goEnv(env) // the walkthrough builds a plugin with go
+			depEnv(env)
 			if dir, err := filepath.Abs("testdata/pyplugin"); err == nil {
 				env.Setenv("PYPLUGIN", dir)
 			}
 			return mcpScriptEnv(env)
 		},
-		Cmds:                joinCmds(mcpScriptCmds(), modelCmds, scriptCmds),
+		Cmds:                joinCmds(mcpScriptCmds(), modelCmds, scriptCmds, depCmds),
+		Condition:           depCondition,
 		RequireExplicitExec: true,
 	})
 }

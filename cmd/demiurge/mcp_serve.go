@@ -61,7 +61,7 @@ func mcpServe(c *cli.Context) error {
 	defer h.Close()
 	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	srv, err := mcpserve.New(ctx, mcpserve.Options{Host: h, MaxRequestBytes: int(c.Int64("max-request-kib") << 10)})
+	srv, err := mcpserve.New(ctx, mcpserve.Options{Host: h, MaxRequestBytes: int(c.Int64("max-request-kib") << 10), Version: currentBuild().Version})
 	if err != nil {
 		return err
 	}

@@ -104,8 +104,12 @@ func TestREADMEMCPClientConfigs(t *testing.T) {
 		init := mcp.InitializeRequest{}
 		init.Params.ProtocolVersion = mcp.ProtocolVersion20251125
 		init.Params.ClientInfo = mcp.Implementation{Name: "readme", Version: "1"}
-		if _, err := c.Initialize(ctx, init); err != nil {
+		ir, err := c.Initialize(ctx, init)
+		if err != nil {
 			t.Fatalf("%v: %v", cfg.Args, err)
+		}
+		if ir.ServerInfo.Name != "demiurge" || ir.ServerInfo.Version != version {
+			t.Errorf("serverInfo %+v, want demiurge %s (the real version)", ir.ServerInfo, version)
 		}
 		res, err := c.ListTools(ctx, mcp.ListToolsRequest{})
 		cancel()

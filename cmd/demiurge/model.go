@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 
@@ -16,9 +17,9 @@ func modelFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "model", Usage: "the model as provider:name (anthropic, openai, openai-responses, openai-compatible, gemini), e.g. anthropic:claude-sonnet-4-5", EnvVars: []string{"DEMIURGE_MODEL"}},
 		&cli.StringFlag{Name: "base-url", Usage: "the model server's base URL (an OpenAI-compatible server: Ollama, vLLM, llama.cpp, LM Studio)", EnvVars: []string{"DEMIURGE_BASE_URL"}},
-		&cli.IntFlag{Name: "max-steps", Usage: fmt.Sprintf("model steps a turn may take before it stops (default %d)", turn.DefaultMaxSteps)},
+		&cli.IntFlag{Name: "max-steps", Usage: "model steps a turn may take before it stops", DefaultText: fmt.Sprint(turn.DefaultMaxSteps)},
 		&cli.IntFlag{Name: "context-window", Usage: "the model's context window in tokens (default: the provider's known value)", Hidden: true},
-		&cli.IntFlag{Name: "max-output-tokens", Usage: "the most tokens of one model reply"},
+		&cli.IntFlag{Name: "max-output-tokens", Usage: "the most tokens of one model reply", DefaultText: "the core's max_output_tokens, else 8192"},
 	}
 }
 
@@ -82,6 +83,9 @@ func openModel(c *cli.Context, fromCore *core.ModelConfig) (providers.Provider, 
 		return nil, cfg, usageError{errNoModel}
 	}
 	p, err := providers.New(cfg, os.Getenv, nil)
+	if errors.Is(err, providers.ErrNoKey) {
+		return nil, cfg, usageError{err} // run exits 2, as without a model
+	}
 	if err != nil {
 		return nil, cfg, err
 	}

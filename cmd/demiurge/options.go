@@ -23,8 +23,8 @@ func globalFlags() []cli.Flag {
 		&cli.StringFlag{Name: "workspace", Usage: "workspace directory; default: the core's, else the current directory", EnvVars: []string{"DEMIURGE_WORKSPACE"}},
 		&cli.StringFlag{Name: "state", Usage: "state directory (store, caches, installed plugins); default: $XDG_STATE_HOME/demiurge", EnvVars: []string{"DEMIURGE_STATE"}},
 		&cli.StringFlag{Name: "tool-display", Value: "summary", Usage: "how tools are shown: quiet, summary or full"},
-		&cli.DurationFlag{Name: "call-timeout", Usage: "how long one authored or MCP tool call may run before it is cancelled (default 10m)"},
-		&cli.StringSliceFlag{Name: "approve", Usage: "approval rule, repeatable: allow:TOOL, allow:TOOL:GLOB, deny:TOOL, deny:TOOL:GLOB"},
+		&cli.DurationFlag{Name: "call-timeout", Usage: "how long one authored or MCP tool call may run before it is cancelled", DefaultText: "10m"},
+		&cli.StringSliceFlag{Name: "approve", Usage: "approval rule, repeatable: allow:TOOL, allow:TOOL:GLOB, prompt:TOOL, prompt:TOOL:GLOB, deny:TOOL, deny:TOOL:GLOB (standing ones: demiurge approvals add)"},
 		&cli.StringFlag{Name: "plugin-dir", Usage: "directory of the built-in toolset plugins; default: beside the demiurge binary", EnvVars: []string{"DEMIURGE_PLUGIN_DIR"}, Hidden: true},
 		&cli.Int64Flag{Name: "output-cap-mib", Value: 256, Usage: "MiB of one output stream a terminal call keeps in its artifact; past it bytes are counted and dropped", EnvVars: []string{"DEMIURGE_OUTPUT_CAP_MIB"}},
 		&cli.Int64Flag{Name: "artifact-budget-mib", Value: 4096, Usage: "MiB the artifacts under STATE/runtime/artifacts may hold; the oldest of ended calls and tasks are removed first", EnvVars: []string{"DEMIURGE_ARTIFACT_BUDGET_MIB"}},
@@ -32,8 +32,8 @@ func globalFlags() []cli.Flag {
 		&cli.StringFlag{Name: "sandbox", Usage: "OS sandbox of approved commands: read-only, workspace-write (default), network or off; a core can only tighten it"},
 		&cli.StringSliceFlag{Name: "allow-private-mcp", Usage: "let MCP server SERVER reach one private address, repeatable: SERVER=ADDRESS:PORT such as ide=127.0.0.1:3999 (also: private_mcp in the host configuration file $XDG_CONFIG_HOME/demiurge/mcp-private.yaml)"},
 		&cli.StringFlag{Name: "timezone", Usage: "IANA time zone terminal commands run in (TZ), e.g. Europe/Berlin; default: the host's", EnvVars: []string{"DEMIURGE_TIMEZONE"}},
-		&cli.BoolFlag{Name: "no-color", Usage: "no colour, also when standard output is a terminal (so does NO_COLOR=1)"},
-		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no spinner or progress line on stderr, and no live output of tool calls there"},
+		&cli.BoolFlag{Name: "no-color", Usage: "no colour, also when standard output is a terminal (so does NO_COLOR=1)", DisableDefaultText: true},
+		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no spinner or progress line on stderr, and no live output of tool calls there", DisableDefaultText: true},
 		&cli.StringFlag{Name: "log-level", Value: "warn", Usage: "host log level (trace, debug, info, warn, error); logs go to STATE/logs/host.log", EnvVars: []string{"DEMIURGE_LOG_LEVEL"}},
 	)
 }
@@ -112,7 +112,7 @@ func openHost(c *cli.Context, approver approval.Provider) (*toolhost.Host, error
 		}
 	}
 	return toolhost.Open(toolhost.Options{
-		MCPPrivate: private, MCPPrivateFile: mcp.PrivateConfigFile(),
+		MCPPrivate: private, MCPPrivateFile: mcp.PrivateConfigFile(), ApprovalsFile: approval.OperatorFile(),
 		CoreDir: c.String("core"), CoreID: c.String("core-id"), Workspace: c.String("workspace"), StateDir: state,
 		BuiltinPluginDir: builtinPluginDir(c), Approver: approver, Rules: c.StringSlice("approve"),
 		Logger: logger, OutputCap: outputCap, ArtifactBudget: budget, CallTimeout: c.Duration("call-timeout"),

@@ -22,9 +22,7 @@ const python = "/usr/bin/python3"
 // file the host checksums and starts.
 func buildPyPlugin(t *testing.T) string {
 	t.Helper()
-	if out, err := exec.Command(python, "-c", "import grpc, cryptography").CombinedOutput(); err != nil {
-		t.Fatalf("the Python toolset needs %s with grpcio and cryptography (Debian: python3-grpcio python3-cryptography): %v\n%s", python, err, out)
-	}
+	needDep(t, "python3-grpcio") // and python3-cryptography, which scripts/test-deps installs with it
 	bin := filepath.Join(t.TempDir(), "demiurge-toolset-pyecho")
 	if out, err := exec.Command(python, "-m", "zipapp", "testdata/pyplugin", "-p", python, "-o", bin).CombinedOutput(); err != nil {
 		t.Fatalf("zipapp: %v\n%s", err, out)

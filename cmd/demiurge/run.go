@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -121,7 +122,10 @@ func runTurn(c *cli.Context, id, prompt string) error {
 	}()
 	fe := newHeadless(c.App.Writer, c.App.ErrWriter, c.Bool("json"), display)
 	loop.Completions = fe
+	loop.Announce = runAnnounce(h)
+	began := time.Now()
 	res, err := loop.Run(ctx, prompt, fe)
+	fe.result(s.ID(), res, time.Since(began), err)
 	if res.Status == turn.StatusDone {
 		if ok, err := awaitBackground(ctx, c.App.ErrWriter, h, s, loop, watch); !ok {
 			return cli.Exit("", exitInterrupted)

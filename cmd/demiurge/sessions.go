@@ -179,7 +179,7 @@ func printConversation(w io.Writer, msgs []runtime.MessageRecord) error {
 			_ = json.Unmarshal(m.ToolResults, &results)
 			for _, r := range results {
 				mark := "✓"
-				if r.IsError {
+				if r.IsError || commandFailed(r.Content) {
 					mark = "✗"
 				}
 				line, _, _ := strings.Cut(r.Content, "\n")

@@ -212,9 +212,17 @@ func tasksCancel(tc *taskCmd, args []string) error {
 	if err != nil {
 		return err
 	}
+	before, err := tc.m.Get(tc.scope, id)
+	if err != nil {
+		return err
+	}
 	t, err := tc.m.Cancel(tc.ctx, tc.scope, id)
 	if err != nil {
 		return err
+	}
+	if before.State.Terminal() && !tc.json {
+		// Nothing was cancelled: say so rather than look like it was.
+		fmt.Fprintf(tc.out, "task %s had already ended (%s); nothing to cancel\n", id, before.State)
 	}
 	return tc.print(t, nil)
 }

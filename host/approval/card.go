@@ -80,6 +80,9 @@ func cardBody(b *strings.Builder, req Request) {
 			}
 		}
 	}
+	if req.Sandbox != "" {
+		fmt.Fprintf(b, "  sandbox  %s\n", Inert(req.Sandbox))
+	}
 	if req.Preview != "" {
 		fmt.Fprintf(b, "  preview  %s\n", Inert(truncateRunes(req.Preview, MaxPreviewRunes)))
 	}

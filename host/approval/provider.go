@@ -36,7 +36,13 @@ type Provider interface {
 
 // DenyAll refuses everything it is asked: the provider when no one can
 // answer (stdin is not a terminal, a background task, a scheduled run).
-type DenyAll struct{}
+type DenyAll struct {
+	// Approve, when set, says how the operator approves a call where this
+	// provider denies (an MCP client without elicitation: a flag on the
+	// serve command line), with %s for the rule's TOOL[:PATH]; by default
+	// "run in a terminal or pass --approve allow:%s".
+	Approve string
+}
 
 func (DenyAll) Name() string { return "deny-all" }
 

@@ -34,6 +34,9 @@ type Request struct {
 	// core's standing rule (which the agent may have written). Starting
 	// an MCP server, a program of the core's choosing, asks this way.
 	OperatorOnly bool
+	// Sandbox says, for a call that starts a command, the sandbox mode it
+	// runs in once approved and its network reach; the card shows it.
+	Sandbox string
 }
 
 // Via values say which step of Resolve decided.

@@ -154,20 +154,20 @@ func (r *Resolver) ask(ctx context.Context, req Request, sessionable bool, why s
 	}
 	reason := "denied by " + p.Name()
 	if paths, command := protectedWrites(req.Subjects); isDenyAll(p) && (len(paths) > 0 || command) {
-		reason = "this write changes what the agent may do (the agent's core or git's configuration), and no one can answer here; run in a terminal"
+		reason = "this write changes what the agent may do (the agent's core or git's configuration), and no one can answer here; "
 		if !command {
-			reason += " or pass --approve allow:" + req.Tool + ":" + paths[0].RealRel + " naming the exact path (a broad rule, or a rule in a core, does not count)"
+			reason += approveHint(p, req.Tool+":"+paths[0].RealRel) + " naming the exact path (a broad rule, or a rule in a core, does not count)"
 		} else {
-			reason += " (no rule covers a command that writes it)"
+			reason += onlyAnAnswer(p) + " (no rule covers a command that writes it)"
 		}
 		return Outcome{Via: ViaDeny, Reason: reason}, nil
 	}
 	if isDenyAll(p) {
-		reason = "needs approval, and no one can answer here; run in a terminal or pass --approve allow:" + req.Tool
+		reason = "needs approval, and no one can answer here; " + approveHint(p, req.Tool)
 		if guarded, _ := guardVerdict(req.Subjects); guarded {
-			reason = "the shell guard asks for an explicit approval of this command, and no one can answer here; run in a terminal or pass --approve allow:" + req.Tool + " (a rule in a core does not count)"
+			reason = "the shell guard asks for an explicit approval of this command, and no one can answer here; " + approveHint(p, req.Tool) + " (a rule in a core does not count)"
 		} else if req.OperatorOnly {
-			reason = "this call needs the operator's own approval, and no one can answer here; run in a terminal or pass --approve allow:" + req.Tool + " (a rule in a core does not count)"
+			reason = "this call needs the operator's own approval, and no one can answer here; " + approveHint(p, req.Tool) + " (a rule in a core does not count)"
 		}
 	}
 	return Outcome{Via: ViaDeny, Reason: reason}, nil

@@ -81,7 +81,7 @@ const OriginCommandLine = "--approve"
 // command line for this run, rather than a standing rule from a core
 // (which the agent may have written): only such a rule may approve a
 // command the shell guard asks about.
-func (r Rule) Explicit() bool { return r.Origin == OriginCommandLine }
+func (r Rule) Explicit() bool { return r.Origin == OriginCommandLine || r.Origin == OriginOperatorFile }
 
 // ParseRule reads one rule; see Rule for the syntax.
 func ParseRule(s string) (Rule, error) {

@@ -41,7 +41,7 @@ type lineResult struct {
 	err  error
 }
 
-func (t *Terminal) Name() string { return "terminal" }
+func (t *Terminal) Name() string { return "the operator at the terminal" } // "denied by the operator at the terminal"
 
 // Ask prints the card and waits for an answer or for ctx to end. A read
 // left waiting by a cancelled prompt is reused by the next one, but a

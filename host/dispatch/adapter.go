@@ -16,10 +16,13 @@ import (
 
 // Invocation is one approved call as an adapter receives it.
 type Invocation struct {
-	ID, Tool     string
-	Args         json.RawMessage
-	Workspace    string
-	Grants       []policy.PathGrant
+	ID, Tool  string
+	Args      json.RawMessage
+	Workspace string
+	Grants    []policy.PathGrant
+	// Paths are the host-resolved path subjects, by argument name
+	// (EffectRequest.paths): what the plugin must open.
+	Paths        map[string]string
 	ArtifactRoot string
 	Session      string
 	Turn         string
@@ -78,6 +81,7 @@ func (a PluginAdapter) request(inv Invocation) *toolsetv1.EffectRequest {
 		SkillsRoot:     inv.SkillsRoot,
 
 		Timezone: inv.Timezone,
+		Paths:    inv.Paths,
 	}
 	for _, s := range inv.Redact {
 		req.RedactValues = append(req.RedactValues, &toolsetv1.RedactValue{Target: s.Target, Value: s.Value})

@@ -180,7 +180,7 @@ func (t *Turn) admit(ctx context.Context, p *prepared) admission {
 	}
 	inv := Invocation{
 		ID: newInvocationID(), Tool: p.entry.Spec.Name, Args: p.argsRaw,
-		Workspace: t.Workspace.Root, Grants: p.assess.Grants,
+		Workspace: t.Workspace.Root, Grants: p.assess.Grants, Paths: resolvedPaths(p.assess),
 		ArtifactRoot: t.ArtifactRoot, Session: t.Authority.Session, Turn: t.ID,
 		// What the views will hide, the plugin's stream redactor hides in
 		// what it persists.
@@ -214,7 +214,7 @@ func (t *Turn) admit(ctx context.Context, p *prepared) admission {
 		Tool: p.call.Name, CallID: p.call.ID, Risk: p.assess.Risk, Policy: p.assess.Approval,
 		Block: p.assess.Block, Reasons: append(slices.Clip(p.assess.Reasons), p.command.reasons()...), PreviewFunc: p.preview,
 		Fingerprint: approvalFingerprint(p), Authority: t.Authority, SessionAllowable: p.command.sessionAllowable() && !networkRequested(p) && !operatorScopeRequested(p),
-		Subjects: p.assess.Subjects, OperatorOnly: p.operatorOnly(),
+		Subjects: p.assess.Subjects, OperatorOnly: p.operatorOnly(), Sandbox: t.sandboxCardLine(p),
 	})
 	out.Approval = verdict
 	if err != nil || !verdict.Allowed {
@@ -334,7 +334,7 @@ func errorResult(msg string) *toolsetv1.ToolResult {
 func deniedMessage(tool string, v approval.Outcome) string {
 	switch v.Via {
 	case approval.ViaBlock:
-		return fmt.Sprintf("%s was blocked: %s. Do not retry this call.", tool, v.Reason)
+		return fmt.Sprintf("%s was blocked: %s. Do not retry this call.", tool, blockedWhy(v.Reason))
 	case approval.ViaPolicy:
 		return fmt.Sprintf("%s is not allowed: %s", tool, v.Reason)
 	}

@@ -67,7 +67,7 @@ func (s *Server) approverFor(ctx context.Context, sessionID string, call dispatc
 // names the --approve flag) when the client cannot answer.
 func (a *approver) provider() approval.Provider {
 	if !a.canElicit && a.answer == nil {
-		return approval.DenyAll{}
+		return approval.DenyAll{Approve: ServeApproveHint}
 	}
 	return a
 }

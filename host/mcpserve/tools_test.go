@@ -63,6 +63,8 @@ func TestToolsListIsTheResolvedCatalog(t *testing.T) {
 				"terminal":     "destructive openWorld",
 				"web_extract":  "destructive openWorld",
 				"task_control": "destructive",
+				"clarify":      "",
+				"todo":         "",
 			}
 			for name, w := range want {
 				if hints[name] != w {

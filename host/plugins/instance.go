@@ -33,6 +33,8 @@ type instance struct {
 
 type launchConfig struct {
 	env     []string
+	home    string
+	dir     string // the plugin's working directory
 	log     hclog.Logger
 	spawner *spawner
 	timeout time.Duration
@@ -55,6 +57,7 @@ func launch(ctx context.Context, c Candidate, in Input, cfg launchConfig) (*inst
 		testHookImageVerified(c, img)
 	}
 	cmd := command(img.execPath(), c.Path, cfg.env)
+	cmd.Dir = cfg.dir
 	cmd.ExtraFiles = []*os.File{img.file()} // becomes imageFD in the child
 	client := plugin.NewClient(&plugin.ClientConfig{
 		HandshakeConfig:  shared.Handshake,

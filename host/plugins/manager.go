@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -37,6 +38,8 @@ type Manager struct {
 	byName  map[string]*supervised
 	closeMu sync.RWMutex
 	closed  bool
+	// dir is the directory plugins start in (SetWorkDir).
+	dir atomic.Pointer[string]
 }
 
 // supervised is one plugin's life: lazily started, restarted after a crash
@@ -81,7 +84,7 @@ func New(cfg Config) (*Manager, error) {
 		timeout = 10 * time.Second
 	}
 	m := &Manager{
-		cfg:    launchConfig{env: PluginEnv(cfg.Home), log: log, spawner: sharedSpawner(), timeout: timeout},
+		cfg:    launchConfig{env: PluginEnv(cfg.Home), home: cfg.Home, log: log, spawner: sharedSpawner(), timeout: timeout},
 		cache:  describeCache{dir: cfg.CacheDir},
 		cands:  cands,
 		byName: map[string]*supervised{},
@@ -202,7 +205,9 @@ func (m *Manager) running(ctx context.Context, s *supervised) (*instance, error)
 			return nil, fmt.Errorf("toolset plugin %s is restarting after %d crashes: %w", s.cand.Name, s.crashes, ctx.Err())
 		}
 	}
-	inst, err := launch(ctx, s.cand, s.input, m.cfg)
+	cfg := m.cfg
+	cfg.dir = m.workDir(cfg.home)
+	inst, err := launch(ctx, s.cand, s.input, cfg)
 	if err != nil {
 		s.lastErr = err
 		return nil, err

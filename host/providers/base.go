@@ -82,7 +82,7 @@ func (b *base) run(ctx context.Context, onDelta func(Delta), try tryFunc) (Reply
 			return Reply{}, b.fail(f, n)
 		}
 		if onDelta != nil {
-			onDelta(Delta{Retry: &Retry{Failed: n, Of: b.opts.maxTries, Wait: wait, Reason: scrub(b.provider+": "+f.what, b.key)}})
+			onDelta(Delta{Retry: &Retry{Try: n + 1, Of: b.opts.maxTries, Wait: wait, Why: b.fail(f, 1).Error()}})
 		}
 		if err := b.opts.sleep(ctx, wait); err != nil {
 			return Reply{}, b.fail(contextFailure(ctx), n)
@@ -153,6 +153,8 @@ func (b *base) classify(ctx context.Context, a *attempt, err error, delivered bo
 		return &failure{what: what, detail: ib.Error(), retryable: retry}
 	case errors.Is(err, errStreamCut), errors.Is(err, io.ErrUnexpectedEOF):
 		return &failure{what: "the connection dropped mid-stream", detail: err.Error(), retryable: true}
+	case unreachable(err):
+		return &failure{what: "could not connect (not retried: nothing answers at that address; check --base-url or base_url)", detail: err.Error()}
 	}
 	return &failure{what: "the request failed", detail: err.Error(), retryable: true}
 }

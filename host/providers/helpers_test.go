@@ -104,7 +104,7 @@ func (h harness) stream(t *testing.T, req Request) (Reply, []string, error) {
 	defer cancel()
 	var deltas []string
 	r, err := h.p.Stream(ctx, req, func(d Delta) {
-		if d.Retry == nil {
+		if d.Retry == nil { // retries: TestRetryIsReported
 			deltas = append(deltas, d.Text)
 		}
 	})

@@ -45,7 +45,7 @@ func New(cfg Config, getenv func(string) string, hc *http.Client, opts ...Option
 		key = getenv(keyEnv)
 	}
 	if key == "" && keyEnv != "" && (cfg.Provider != ProviderOpenAICompatible || cfg.APIKeyEnv != "") {
-		return nil, fmt.Errorf("model %s:%s: no API key: the environment variable %s is not set", cfg.Provider, cfg.Name, keyEnv)
+		return nil, fmt.Errorf("model %s:%s: %w: the environment variable %s is not set", cfg.Provider, cfg.Name, ErrNoKey, keyEnv)
 	}
 	o := defaultOptions()
 	for _, opt := range opts {

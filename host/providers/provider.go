@@ -8,7 +8,6 @@ package providers
 import (
 	"context"
 	"encoding/json"
-	"time"
 )
 
 // Role is who wrote a message.
@@ -107,19 +106,10 @@ const (
 // Delta is a piece of a streaming reply: text as it comes, or the news
 // that a failed try is retried after a wait.
 type Delta struct {
-	Text  string
+	Text string
+	// Retry, when set, says the step's last try failed and another follows
+	// after Retry.Wait (no text comes with it).
 	Retry *Retry
-}
-
-// Retry announces a wait before the next try of a step.
-type Retry struct {
-	// Failed is the try that failed (1 for the first); Of is the most
-	// tries the step gets.
-	Failed, Of int
-	// Wait is how long until the next try.
-	Wait time.Duration
-	// Reason is what failed, as the final error would say it.
-	Reason string
 }
 
 // Reply is a whole step's answer, assembled from the stream.

@@ -143,7 +143,7 @@ func makeViews(raw Raw, given []Secret) (Views, error) {
 
 	v := Views{
 		Model:  r.text(model),
-		Card:   Card{Title: title, Args: args, Body: r.text(body), IsError: raw.IsError},
+		Card:   Card{Title: title, Args: args, Body: r.text(body), IsError: raw.IsError || CommandFailed(raw.Structured)},
 		Event:  event,
 		Record: record,
 		Debug:  debug,

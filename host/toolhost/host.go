@@ -54,9 +54,12 @@ type Options struct {
 	// host's own; Open refuses a zone the system does not know.
 	Timezone string
 	// Rules are --approve flags, in the approval rule syntax.
-	Rules     []string
-	Principal string
-	Logger    hclog.Logger
+	Rules []string
+	// ApprovalsFile is the operator's approvals file (approval.OperatorFile):
+	// standing rules as explicit as --approve; "" for none.
+	ApprovalsFile string
+	Principal     string
+	Logger        hclog.Logger
 	// OutputCap bounds each output stream's artifact of one call, and
 	// ArtifactBudget all indexed artifacts, in bytes; 0 means the
 	// defaults (terminal.DefaultOutputCap, runtime.DefaultArtifactBudget).
@@ -200,6 +203,7 @@ func (h *Host) assemble(opts Options) error {
 		return err
 	}
 	h.Workspace.Guard(protectedCore(c), opts.StateDir)
+	h.Plugins.SetWorkDir(h.Workspace.Root) // a relative path a plugin opens is the one checked
 	h.Workspace.SkillsRoot = c.SkillsRoot
 	if err := h.loadPrivateMCP(opts); err != nil {
 		return err
@@ -230,6 +234,11 @@ func (h *Host) assemble(opts Options) error {
 		r.Origin = "--approve"
 		rules = append(rules, r)
 	}
+	fromFile, err := approval.LoadOperatorFile(opts.ApprovalsFile, h.Workspace.Root, c.Dir, opts.StateDir)
+	if err != nil {
+		return err
+	}
+	rules = append(rules, fromFile...)
 	provider := opts.Approver
 	if provider == nil {
 		provider = approval.DenyAll{}

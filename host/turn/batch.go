@@ -25,10 +25,10 @@ func (t *turnRun) runBatch(ctx context.Context, dt *dispatch.Turn, calls []provi
 	var index []int
 	for i, c := range calls {
 		args, argErr := callArgs(c.Args)
-		t.show(Event{Type: EventToolCall, CallID: c.ID, Tool: c.Name, Card: callCard(c.Name, args, argErr)})
+		t.show(Event{Type: EventToolCall, CallID: c.ID, Tool: c.Name, Card: callCard(c.Name, args, argErr), EventDetail: callDetail(args)})
 		if argErr != "" {
 			results[i] = providers.ToolResult{CallID: c.ID, Name: c.Name, IsError: true, Content: argErr}
-			t.show(Event{Type: EventToolResult, CallID: c.ID, Tool: c.Name, Result: argErr, IsError: true})
+			t.show(Event{Type: EventToolResult, CallID: c.ID, Tool: c.Name, Result: argErr, IsError: true, EventDetail: EventDetail{CallStatus: string(dispatch.StatusInvalidArguments)}})
 			continue
 		}
 		batch = append(batch, dispatch.ToolCall{ID: c.ID, Name: c.Name, Args: args})
@@ -45,7 +45,8 @@ func (t *turnRun) runBatch(ctx context.Context, dt *dispatch.Turn, calls []provi
 			t.show(Event{Type: EventApproval, CallID: c.ID, Tool: c.Name, Decision: d, Text: o.Approval.Reason})
 		}
 		card := o.Views.Card
-		t.show(Event{Type: EventToolResult, CallID: c.ID, Tool: c.Name, Card: card.Title, Result: card.Body, IsError: !o.OK()})
+		detail, failed := resultDetail(o)
+		t.show(Event{Type: EventToolResult, CallID: c.ID, Tool: c.Name, Card: card.Title, Result: card.Body, IsError: failed, EventDetail: detail})
 		results[i] = providers.ToolResult{CallID: c.ID, Name: c.Name, Content: o.Views.Model, IsError: !o.OK()}
 	}
 	return results

@@ -47,8 +47,7 @@ type Event struct {
 	// Status ends a turn: done, failed, cancelled, step_cap.
 	Status string `json:"status,omitempty"`
 	Error  string `json:"error,omitempty"`
-	// WaitMS is a retry's wait before the next try of the model step.
-	WaitMS int64 `json:"wait_ms,omitempty"`
+	EventDetail
 }
 
 // FrontEnd is the interactive session, `demiurge run`, MCP serve or a

@@ -67,6 +67,9 @@ type Loop struct {
 	// Completions shows the background-completion turns (see
 	// TaskEnded); nil shows them to no one and approves nothing.
 	Completions FrontEnd
+	// Announce, when set, makes each turn open with an init event: these
+	// fields (version, sandbox) and the model and tools of its first step.
+	Announce *EventDetail
 
 	// running admits one turn at a time.
 	running chan struct{}

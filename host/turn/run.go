@@ -76,6 +76,9 @@ func (t *turnRun) steps(ctx context.Context) (Result, error) {
 			return t.fail(ctx, fmt.Errorf("the turn's catalog could not be resolved: %w", err))
 		}
 		t.bind(dt)
+		if step == 1 {
+			t.announce(dt)
+		}
 		req, err := t.request(ctx, dt)
 		if err != nil {
 			if ctx.Err() != nil {
@@ -85,8 +88,8 @@ func (t *turnRun) steps(ctx context.Context) (Result, error) {
 		}
 		var partial strings.Builder
 		reply, err := t.loop.Provider.Stream(ctx, req, func(d providers.Delta) {
-			if d.Retry != nil {
-				t.retrying(*d.Retry)
+			if r := d.Retry; r != nil {
+				t.show(Event{Type: EventRetry, Text: r.Why, EventDetail: EventDetail{Try: r.Try, Of: r.Of, WaitMS: r.Wait.Milliseconds()}})
 				return
 			}
 			if d.Text == "" {

@@ -909,7 +909,13 @@ type EffectRequest struct {
 	// The IANA time zone (e.g. Europe/Berlin) the operator configured for
 	// the session (demiurge --timezone): a command the call starts runs with
 	// TZ set to it. Empty: the host's own zone, unchanged. Minor 2.
-	Timezone      string `protobuf:"bytes,22,opt,name=timezone,proto3" json:"timezone,omitempty"`
+	Timezone string `protobuf:"bytes,22,opt,name=timezone,proto3" json:"timezone,omitempty"`
+	// The host-resolved path of each declared path subject, by argument
+	// name: the absolute, cleaned path the host checked, approved and
+	// audited (relative arguments are relative to the workspace, never to
+	// the plugin's working directory). A tool opens this, not the argument
+	// as given. Minor 3.
+	Paths         map[string]string `protobuf:"bytes,24,rep,name=paths,proto3" json:"paths,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1061,6 +1067,13 @@ func (x *EffectRequest) GetTimezone() string {
 		return x.Timezone
 	}
 	return ""
+}
+
+func (x *EffectRequest) GetPaths() map[string]string {
+	if x != nil {
+		return x.Paths
+	}
+	return nil
 }
 
 type RedactValue struct {
@@ -3504,7 +3517,7 @@ const file_demiurge_toolset_v1_toolset_proto_rawDesc = "" +
 	"\x11ConfigureResponse\"T\n" +
 	"\tPathGrant\x12\x12\n" +
 	"\x04path\x18\x01 \x01(\tR\x04path\x123\n" +
-	"\x06access\x18\x02 \x01(\x0e2\x1b.demiurge.toolset.v1.AccessR\x06access\"\xd2\x05\n" +
+	"\x06access\x18\x02 \x01(\x0e2\x1b.demiurge.toolset.v1.AccessR\x06access\"\xd1\x06\n" +
 	"\rEffectRequest\x12#\n" +
 	"\rinvocation_id\x18\x01 \x01(\tR\finvocationId\x12\x12\n" +
 	"\x04tool\x18\x02 \x01(\tR\x04tool\x12\x1c\n" +
@@ -3526,8 +3539,13 @@ const file_demiurge_toolset_v1_toolset_proto_rawDesc = "" +
 	"\x0esandbox_policy\x18\r \x01(\tR\rsandboxPolicy\x12\x1f\n" +
 	"\vskills_root\x18\x17 \x01(\tR\n" +
 	"skillsRoot\x12\x1a\n" +
-	"\btimezone\x18\x16 \x01(\tR\btimezone\x1a:\n" +
+	"\btimezone\x18\x16 \x01(\tR\btimezone\x12C\n" +
+	"\x05paths\x18\x18 \x03(\v2-.demiurge.toolset.v1.EffectRequest.PathsEntryR\x05paths\x1a:\n" +
 	"\fSecretsEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\x1a8\n" +
+	"\n" +
+	"PathsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\";\n" +
 	"\vRedactValue\x12\x16\n" +
@@ -3746,7 +3764,7 @@ func file_demiurge_toolset_v1_toolset_proto_rawDescGZIP() []byte {
 }
 
 var file_demiurge_toolset_v1_toolset_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_demiurge_toolset_v1_toolset_proto_msgTypes = make([]protoimpl.MessageInfo, 51)
+var file_demiurge_toolset_v1_toolset_proto_msgTypes = make([]protoimpl.MessageInfo, 52)
 var file_demiurge_toolset_v1_toolset_proto_goTypes = []any{
 	(Effect)(0),                        // 0: demiurge.toolset.v1.Effect
 	(Access)(0),                        // 1: demiurge.toolset.v1.Access
@@ -3801,6 +3819,7 @@ var file_demiurge_toolset_v1_toolset_proto_goTypes = []any{
 	(*SessionSummary)(nil),             // 50: demiurge.toolset.v1.SessionSummary
 	(*SessionSearchResponse)(nil),      // 51: demiurge.toolset.v1.SessionSearchResponse
 	nil,                                // 52: demiurge.toolset.v1.EffectRequest.SecretsEntry
+	nil,                                // 53: demiurge.toolset.v1.EffectRequest.PathsEntry
 }
 var file_demiurge_toolset_v1_toolset_proto_depIdxs = []int32{
 	4,  // 0: demiurge.toolset.v1.DescribeResponse.tools:type_name -> demiurge.toolset.v1.ToolSpec
@@ -3815,61 +3834,62 @@ var file_demiurge_toolset_v1_toolset_proto_depIdxs = []int32{
 	12, // 9: demiurge.toolset.v1.EffectRequest.grants:type_name -> demiurge.toolset.v1.PathGrant
 	52, // 10: demiurge.toolset.v1.EffectRequest.secrets:type_name -> demiurge.toolset.v1.EffectRequest.SecretsEntry
 	14, // 11: demiurge.toolset.v1.EffectRequest.redact_values:type_name -> demiurge.toolset.v1.RedactValue
-	17, // 12: demiurge.toolset.v1.InvokeEvent.progress:type_name -> demiurge.toolset.v1.Progress
-	18, // 13: demiurge.toolset.v1.InvokeEvent.output:type_name -> demiurge.toolset.v1.OutputChunk
-	19, // 14: demiurge.toolset.v1.InvokeEvent.artifact:type_name -> demiurge.toolset.v1.ArtifactRef
-	20, // 15: demiurge.toolset.v1.InvokeEvent.result:type_name -> demiurge.toolset.v1.ToolResult
-	16, // 16: demiurge.toolset.v1.InvokeEvent.spawned:type_name -> demiurge.toolset.v1.Spawned
-	29, // 17: demiurge.toolset.v1.TaskResponse.task:type_name -> demiurge.toolset.v1.TaskView
-	29, // 18: demiurge.toolset.v1.TaskListResponse.tasks:type_name -> demiurge.toolset.v1.TaskView
-	37, // 19: demiurge.toolset.v1.ToolsListResponse.tools:type_name -> demiurge.toolset.v1.ToolListing
-	40, // 20: demiurge.toolset.v1.SearchCapabilitiesResponse.activated:type_name -> demiurge.toolset.v1.CapabilityMatch
-	40, // 21: demiurge.toolset.v1.SearchCapabilitiesResponse.unavailable_tools:type_name -> demiurge.toolset.v1.CapabilityMatch
-	44, // 22: demiurge.toolset.v1.TodoWriteRequest.items:type_name -> demiurge.toolset.v1.TodoItem
-	44, // 23: demiurge.toolset.v1.TodoResponse.items:type_name -> demiurge.toolset.v1.TodoItem
-	50, // 24: demiurge.toolset.v1.SessionSearchResponse.sessions:type_name -> demiurge.toolset.v1.SessionSummary
-	49, // 25: demiurge.toolset.v1.SessionSearchResponse.hits:type_name -> demiurge.toolset.v1.SessionHit
-	2,  // 26: demiurge.toolset.v1.Toolset.Describe:input_type -> demiurge.toolset.v1.DescribeRequest
-	10, // 27: demiurge.toolset.v1.Toolset.Configure:input_type -> demiurge.toolset.v1.ConfigureRequest
-	13, // 28: demiurge.toolset.v1.Toolset.Invoke:input_type -> demiurge.toolset.v1.EffectRequest
-	13, // 29: demiurge.toolset.v1.Toolset.Precheck:input_type -> demiurge.toolset.v1.EffectRequest
-	21, // 30: demiurge.toolset.v1.Toolset.Cancel:input_type -> demiurge.toolset.v1.CancelRequest
-	23, // 31: demiurge.toolset.v1.Toolset.Health:input_type -> demiurge.toolset.v1.HealthRequest
-	25, // 32: demiurge.toolset.v1.HostServices.Capability:input_type -> demiurge.toolset.v1.CapabilityRequest
-	27, // 33: demiurge.toolset.v1.HostServices.Deliver:input_type -> demiurge.toolset.v1.DeliverRequest
-	30, // 34: demiurge.toolset.v1.HostServices.TaskStatus:input_type -> demiurge.toolset.v1.TaskStatusRequest
-	31, // 35: demiurge.toolset.v1.HostServices.TaskControl:input_type -> demiurge.toolset.v1.TaskControlRequest
-	32, // 36: demiurge.toolset.v1.HostServices.TaskWait:input_type -> demiurge.toolset.v1.TaskWaitRequest
-	34, // 37: demiurge.toolset.v1.HostServices.TaskList:input_type -> demiurge.toolset.v1.TaskListRequest
-	36, // 38: demiurge.toolset.v1.HostServices.ToolsList:input_type -> demiurge.toolset.v1.ToolsListRequest
-	39, // 39: demiurge.toolset.v1.HostServices.SearchCapabilities:input_type -> demiurge.toolset.v1.SearchCapabilitiesRequest
-	42, // 40: demiurge.toolset.v1.HostServices.Clarify:input_type -> demiurge.toolset.v1.ClarifyRequest
-	45, // 41: demiurge.toolset.v1.HostServices.TodoRead:input_type -> demiurge.toolset.v1.TodoReadRequest
-	46, // 42: demiurge.toolset.v1.HostServices.TodoWrite:input_type -> demiurge.toolset.v1.TodoWriteRequest
-	48, // 43: demiurge.toolset.v1.HostServices.SessionSearch:input_type -> demiurge.toolset.v1.SessionSearchRequest
-	3,  // 44: demiurge.toolset.v1.Toolset.Describe:output_type -> demiurge.toolset.v1.DescribeResponse
-	11, // 45: demiurge.toolset.v1.Toolset.Configure:output_type -> demiurge.toolset.v1.ConfigureResponse
-	15, // 46: demiurge.toolset.v1.Toolset.Invoke:output_type -> demiurge.toolset.v1.InvokeEvent
-	20, // 47: demiurge.toolset.v1.Toolset.Precheck:output_type -> demiurge.toolset.v1.ToolResult
-	22, // 48: demiurge.toolset.v1.Toolset.Cancel:output_type -> demiurge.toolset.v1.CancelResponse
-	24, // 49: demiurge.toolset.v1.Toolset.Health:output_type -> demiurge.toolset.v1.HealthResponse
-	26, // 50: demiurge.toolset.v1.HostServices.Capability:output_type -> demiurge.toolset.v1.CapabilityResponse
-	28, // 51: demiurge.toolset.v1.HostServices.Deliver:output_type -> demiurge.toolset.v1.DeliverResponse
-	33, // 52: demiurge.toolset.v1.HostServices.TaskStatus:output_type -> demiurge.toolset.v1.TaskResponse
-	33, // 53: demiurge.toolset.v1.HostServices.TaskControl:output_type -> demiurge.toolset.v1.TaskResponse
-	33, // 54: demiurge.toolset.v1.HostServices.TaskWait:output_type -> demiurge.toolset.v1.TaskResponse
-	35, // 55: demiurge.toolset.v1.HostServices.TaskList:output_type -> demiurge.toolset.v1.TaskListResponse
-	38, // 56: demiurge.toolset.v1.HostServices.ToolsList:output_type -> demiurge.toolset.v1.ToolsListResponse
-	41, // 57: demiurge.toolset.v1.HostServices.SearchCapabilities:output_type -> demiurge.toolset.v1.SearchCapabilitiesResponse
-	43, // 58: demiurge.toolset.v1.HostServices.Clarify:output_type -> demiurge.toolset.v1.ClarifyResponse
-	47, // 59: demiurge.toolset.v1.HostServices.TodoRead:output_type -> demiurge.toolset.v1.TodoResponse
-	47, // 60: demiurge.toolset.v1.HostServices.TodoWrite:output_type -> demiurge.toolset.v1.TodoResponse
-	51, // 61: demiurge.toolset.v1.HostServices.SessionSearch:output_type -> demiurge.toolset.v1.SessionSearchResponse
-	44, // [44:62] is the sub-list for method output_type
-	26, // [26:44] is the sub-list for method input_type
-	26, // [26:26] is the sub-list for extension type_name
-	26, // [26:26] is the sub-list for extension extendee
-	0,  // [0:26] is the sub-list for field type_name
+	53, // 12: demiurge.toolset.v1.EffectRequest.paths:type_name -> demiurge.toolset.v1.EffectRequest.PathsEntry
+	17, // 13: demiurge.toolset.v1.InvokeEvent.progress:type_name -> demiurge.toolset.v1.Progress
+	18, // 14: demiurge.toolset.v1.InvokeEvent.output:type_name -> demiurge.toolset.v1.OutputChunk
+	19, // 15: demiurge.toolset.v1.InvokeEvent.artifact:type_name -> demiurge.toolset.v1.ArtifactRef
+	20, // 16: demiurge.toolset.v1.InvokeEvent.result:type_name -> demiurge.toolset.v1.ToolResult
+	16, // 17: demiurge.toolset.v1.InvokeEvent.spawned:type_name -> demiurge.toolset.v1.Spawned
+	29, // 18: demiurge.toolset.v1.TaskResponse.task:type_name -> demiurge.toolset.v1.TaskView
+	29, // 19: demiurge.toolset.v1.TaskListResponse.tasks:type_name -> demiurge.toolset.v1.TaskView
+	37, // 20: demiurge.toolset.v1.ToolsListResponse.tools:type_name -> demiurge.toolset.v1.ToolListing
+	40, // 21: demiurge.toolset.v1.SearchCapabilitiesResponse.activated:type_name -> demiurge.toolset.v1.CapabilityMatch
+	40, // 22: demiurge.toolset.v1.SearchCapabilitiesResponse.unavailable_tools:type_name -> demiurge.toolset.v1.CapabilityMatch
+	44, // 23: demiurge.toolset.v1.TodoWriteRequest.items:type_name -> demiurge.toolset.v1.TodoItem
+	44, // 24: demiurge.toolset.v1.TodoResponse.items:type_name -> demiurge.toolset.v1.TodoItem
+	50, // 25: demiurge.toolset.v1.SessionSearchResponse.sessions:type_name -> demiurge.toolset.v1.SessionSummary
+	49, // 26: demiurge.toolset.v1.SessionSearchResponse.hits:type_name -> demiurge.toolset.v1.SessionHit
+	2,  // 27: demiurge.toolset.v1.Toolset.Describe:input_type -> demiurge.toolset.v1.DescribeRequest
+	10, // 28: demiurge.toolset.v1.Toolset.Configure:input_type -> demiurge.toolset.v1.ConfigureRequest
+	13, // 29: demiurge.toolset.v1.Toolset.Invoke:input_type -> demiurge.toolset.v1.EffectRequest
+	13, // 30: demiurge.toolset.v1.Toolset.Precheck:input_type -> demiurge.toolset.v1.EffectRequest
+	21, // 31: demiurge.toolset.v1.Toolset.Cancel:input_type -> demiurge.toolset.v1.CancelRequest
+	23, // 32: demiurge.toolset.v1.Toolset.Health:input_type -> demiurge.toolset.v1.HealthRequest
+	25, // 33: demiurge.toolset.v1.HostServices.Capability:input_type -> demiurge.toolset.v1.CapabilityRequest
+	27, // 34: demiurge.toolset.v1.HostServices.Deliver:input_type -> demiurge.toolset.v1.DeliverRequest
+	30, // 35: demiurge.toolset.v1.HostServices.TaskStatus:input_type -> demiurge.toolset.v1.TaskStatusRequest
+	31, // 36: demiurge.toolset.v1.HostServices.TaskControl:input_type -> demiurge.toolset.v1.TaskControlRequest
+	32, // 37: demiurge.toolset.v1.HostServices.TaskWait:input_type -> demiurge.toolset.v1.TaskWaitRequest
+	34, // 38: demiurge.toolset.v1.HostServices.TaskList:input_type -> demiurge.toolset.v1.TaskListRequest
+	36, // 39: demiurge.toolset.v1.HostServices.ToolsList:input_type -> demiurge.toolset.v1.ToolsListRequest
+	39, // 40: demiurge.toolset.v1.HostServices.SearchCapabilities:input_type -> demiurge.toolset.v1.SearchCapabilitiesRequest
+	42, // 41: demiurge.toolset.v1.HostServices.Clarify:input_type -> demiurge.toolset.v1.ClarifyRequest
+	45, // 42: demiurge.toolset.v1.HostServices.TodoRead:input_type -> demiurge.toolset.v1.TodoReadRequest
+	46, // 43: demiurge.toolset.v1.HostServices.TodoWrite:input_type -> demiurge.toolset.v1.TodoWriteRequest
+	48, // 44: demiurge.toolset.v1.HostServices.SessionSearch:input_type -> demiurge.toolset.v1.SessionSearchRequest
+	3,  // 45: demiurge.toolset.v1.Toolset.Describe:output_type -> demiurge.toolset.v1.DescribeResponse
+	11, // 46: demiurge.toolset.v1.Toolset.Configure:output_type -> demiurge.toolset.v1.ConfigureResponse
+	15, // 47: demiurge.toolset.v1.Toolset.Invoke:output_type -> demiurge.toolset.v1.InvokeEvent
+	20, // 48: demiurge.toolset.v1.Toolset.Precheck:output_type -> demiurge.toolset.v1.ToolResult
+	22, // 49: demiurge.toolset.v1.Toolset.Cancel:output_type -> demiurge.toolset.v1.CancelResponse
+	24, // 50: demiurge.toolset.v1.Toolset.Health:output_type -> demiurge.toolset.v1.HealthResponse
+	26, // 51: demiurge.toolset.v1.HostServices.Capability:output_type -> demiurge.toolset.v1.CapabilityResponse
+	28, // 52: demiurge.toolset.v1.HostServices.Deliver:output_type -> demiurge.toolset.v1.DeliverResponse
+	33, // 53: demiurge.toolset.v1.HostServices.TaskStatus:output_type -> demiurge.toolset.v1.TaskResponse
+	33, // 54: demiurge.toolset.v1.HostServices.TaskControl:output_type -> demiurge.toolset.v1.TaskResponse
+	33, // 55: demiurge.toolset.v1.HostServices.TaskWait:output_type -> demiurge.toolset.v1.TaskResponse
+	35, // 56: demiurge.toolset.v1.HostServices.TaskList:output_type -> demiurge.toolset.v1.TaskListResponse
+	38, // 57: demiurge.toolset.v1.HostServices.ToolsList:output_type -> demiurge.toolset.v1.ToolsListResponse
+	41, // 58: demiurge.toolset.v1.HostServices.SearchCapabilities:output_type -> demiurge.toolset.v1.SearchCapabilitiesResponse
+	43, // 59: demiurge.toolset.v1.HostServices.Clarify:output_type -> demiurge.toolset.v1.ClarifyResponse
+	47, // 60: demiurge.toolset.v1.HostServices.TodoRead:output_type -> demiurge.toolset.v1.TodoResponse
+	47, // 61: demiurge.toolset.v1.HostServices.TodoWrite:output_type -> demiurge.toolset.v1.TodoResponse
+	51, // 62: demiurge.toolset.v1.HostServices.SessionSearch:output_type -> demiurge.toolset.v1.SessionSearchResponse
+	45, // [45:63] is the sub-list for method output_type
+	27, // [27:45] is the sub-list for method input_type
+	27, // [27:27] is the sub-list for extension type_name
+	27, // [27:27] is the sub-list for extension extendee
+	0,  // [0:27] is the sub-list for field type_name
 }
 
 func init() { file_demiurge_toolset_v1_toolset_proto_init() }
@@ -3896,7 +3916,7 @@ func file_demiurge_toolset_v1_toolset_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_demiurge_toolset_v1_toolset_proto_rawDesc), len(file_demiurge_toolset_v1_toolset_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   51,
+			NumMessages:   52,
 			NumExtensions: 0,
 			NumServices:   2,
 		},

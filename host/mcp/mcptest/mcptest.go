@@ -1,7 +1,7 @@
 // Package mcptest gives tests real MCP servers: the Go failure-case
 // servers of host/mcp/testservers, built once per test process, and the
 // npm reference servers (@modelcontextprotocol/server-everything and
-// server-filesystem) that .ci/run installs.
+// server-filesystem) that make test installs (make mcp-servers).
 package mcptest
 
 import (
@@ -77,7 +77,7 @@ func NodeModules(t testing.TB) string {
 	if !explicit {
 		t.Skipf("the npm MCP reference servers are not installed (%v); run: npm install --prefix .cache/npm @modelcontextprotocol/server-everything @modelcontextprotocol/server-filesystem, or set %s", err, NodeModulesEnv)
 	}
-	t.Fatalf("%s=%s: %v; .ci/run installs the reference servers there", NodeModulesEnv, dir, err)
+	t.Fatalf("%s=%s: %v; make test (make mcp-servers) installs the reference servers there", NodeModulesEnv, dir, err)
 	return ""
 }
 

@@ -234,7 +234,7 @@ func newOracle(t *testing.T) *oracle {
 	t.Helper()
 	strace, err := exec.LookPath("strace")
 	if err != nil {
-		t.Skip("strace is not installed (.ci/run installs it): the oracle cannot run")
+		t.Skip("strace is not installed (make test installs it: scripts/test-deps): the oracle cannot run")
 	}
 	bash, err := exec.LookPath("bash")
 	if err != nil {

@@ -5,8 +5,6 @@ import (
 	_ "embed"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"unicode"
 	"unicode/utf8"
 
@@ -39,29 +37,37 @@ func newTextStats() sdk.Tool {
 }
 
 func countText(ctx *sdk.Context, p textStatsParams) (*sdk.Result, error) {
-	root, err := os.OpenRoot(ctx.Workspace)
-	if err != nil {
-		return nil, fmt.Errorf("open workspace: %w", err)
-	}
-	defer root.Close()
-	f, err := root.Open(filepath.Clean(p.Path))
+	// The path the host checked, approved and audited: in the workspace
+	// (through an os.Root on it), or outside only where the host granted it.
+	f, err := ctx.Open("path")
 	if err != nil {
 		return sdk.Errorf("not_found", "cannot open %s: %v", p.Path, err), nil
 	}
 	defer f.Close()
-	st := textStats{Path: p.Path}
+	st, err := count(ctx, f)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", p.Path, err)
+	}
+	st.Path = p.Path
+	return sdk.JSON(st), nil
+}
+
+// count reads f to its end: lines, words (runs of non-space), characters
+// (valid UTF-8 sequences) and bytes, with a progress message every 16 MiB.
+func count(ctx *sdk.Context, f io.Reader) (textStats, error) {
+	var st textStats
 	r := bufio.NewReaderSize(f, 64<<10)
 	inWord := false
 	for {
 		if ctx.Err() != nil {
-			return nil, ctx.Err()
+			return st, ctx.Err()
 		}
 		c, size, err := r.ReadRune()
 		if err == io.EOF {
-			break
+			return st, nil
 		}
 		if err != nil {
-			return nil, fmt.Errorf("read %s: %w", p.Path, err)
+			return st, err
 		}
 		st.Bytes += int64(size)
 		if c != utf8.RuneError || size > 1 {
@@ -79,5 +85,4 @@ func countText(ctx *sdk.Context, p textStatsParams) (*sdk.Result, error) {
 			_ = ctx.Progress(fmt.Sprintf("%d bytes counted", st.Bytes), -1)
 		}
 	}
-	return sdk.JSON(st), nil
 }

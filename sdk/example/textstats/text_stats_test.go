@@ -39,7 +39,12 @@ func workspace(t *testing.T, files map[string]string) string {
 func run(t *testing.T, ctx context.Context, ws, path string) (*sdk.Result, error) {
 	t.Helper()
 	args, _ := json.Marshal(textStatsParams{Path: path})
-	return newTextStats().Execute(&sdk.Context{Context: ctx, Workspace: ws, Tool: "text_stats"}, args)
+	// As the host sends it: the path resolved against the workspace.
+	resolved := filepath.Clean(path)
+	if !filepath.IsAbs(path) {
+		resolved = filepath.Join(ws, path)
+	}
+	return newTextStats().Execute(&sdk.Context{Context: ctx, Workspace: ws, Tool: "text_stats", Paths: map[string]string{"path": resolved}}, args)
 }
 
 func TestCountText(t *testing.T) {
@@ -111,8 +116,8 @@ func TestCountTextStops(t *testing.T) {
 	if _, err := run(t, ctx, ws, "a.txt"); !errors.Is(err, context.Canceled) {
 		t.Errorf("a cancelled call = %v, want context.Canceled", err)
 	}
-	if _, err := run(t, context.Background(), filepath.Join(ws, "gone"), "a.txt"); err == nil || !strings.Contains(err.Error(), "open workspace") {
-		t.Errorf("a missing workspace = %v, want an open workspace error", err)
+	if res, err := run(t, context.Background(), filepath.Join(ws, "gone"), "a.txt"); err != nil || !res.IsError || res.ErrorCode != "not_found" {
+		t.Errorf("a missing workspace = %+v, %v; want a not_found error result", res, err)
 	}
 }
 

@@ -1,0 +1,24 @@
+package plugins
+
+import "os"
+
+// SetWorkDir names the directory plugins started from now on run in: the
+// workspace root, so that a plugin opening a relative path argument as
+// given reaches the file the host resolved against that root and checked,
+// not one beside wherever the host was started.
+func (m *Manager) SetWorkDir(dir string) {
+	m.dir.Store(&dir)
+}
+
+// workDir is the SetWorkDir directory; before a workspace is known (a
+// plugin install's trial start) the host-owned home, else the root: never
+// the directory the host happens to run in.
+func (m *Manager) workDir(home string) string {
+	if d := m.dir.Load(); d != nil && *d != "" {
+		return *d
+	}
+	if home != "" && os.MkdirAll(home, 0o700) == nil {
+		return home
+	}
+	return "/"
+}

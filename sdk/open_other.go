@@ -1,0 +1,5 @@
+//go:build !unix
+
+package sdk
+
+const openNonBlock = 0
