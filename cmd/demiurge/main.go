@@ -108,6 +108,7 @@ func newApp() *cli.App {
 			sandboxCommand(),
 			runCommand(),
 			sessionsCommand(),
+			hostCommand(),
 
 			versionCommand(),
 			completionCommand(),
