@@ -289,8 +289,7 @@ func (s *Server) Status(context.Context, *hostv1.StatusRequest) (*hostv1.StatusR
 		}
 	}
 	principals := map[string]bool{}
-	s.mu.Lock()
-	for ses := range s.sessions {
+	for _, ses := range s.h.FrontEndSessions() {
 		res.Sessions++
 		principals[ses.Authority().Principal] = true
 		for _, st := range ses.MCPStates() {
@@ -299,7 +298,6 @@ func (s *Server) Status(context.Context, *hostv1.StatusRequest) (*hostv1.StatusR
 			}
 		}
 	}
-	s.mu.Unlock()
 	for p := range principals {
 		res.Principals = append(res.Principals, p)
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"demiurge.dev/catalog"
 	"demiurge.dev/host/approval"
 	"demiurge.dev/host/dispatch"
 	"demiurge.dev/host/policy"
@@ -43,21 +44,42 @@ func DecodeOutcome(b []byte) (dispatch.Outcome, error) {
 	}, nil
 }
 
-// encodeRequest is an approval request as a front end shows it: the
-// preview rendered, the authority left out (the front end never holds
-// one).
+// wireRequest is an approval.Request as a front end shows it: the
+// preview rendered, no authority (a front end never holds one).
+type wireRequest struct {
+	Tool             string                 `json:"tool"`
+	CallID           string                 `json:"call_id"`
+	Risk             catalog.Risk           `json:"risk"`
+	Policy           catalog.ApprovalPolicy `json:"policy"`
+	Block            bool                   `json:"block,omitempty"`
+	Reasons          []string               `json:"reasons,omitempty"`
+	Preview          string                 `json:"preview,omitempty"`
+	Fingerprint      string                 `json:"fingerprint"`
+	SessionAllowable bool                   `json:"session_allowable,omitempty"`
+	Subjects         []policy.SubjectFact   `json:"subjects,omitempty"`
+	OperatorOnly     bool                   `json:"operator_only,omitempty"`
+}
+
 func encodeRequest(req approval.Request) ([]byte, error) {
 	if req.Preview == "" && req.PreviewFunc != nil {
 		req.Preview = req.PreviewFunc()
 	}
-	req.PreviewFunc = nil
-	req.Authority = policy.Authority{}
-	return json.Marshal(req)
+	return json.Marshal(wireRequest{
+		Tool: req.Tool, CallID: req.CallID, Risk: req.Risk, Policy: req.Policy, Block: req.Block, Reasons: req.Reasons,
+		Preview: req.Preview, Fingerprint: req.Fingerprint, SessionAllowable: req.SessionAllowable,
+		Subjects: req.Subjects, OperatorOnly: req.OperatorOnly,
+	})
 }
 
 // DecodeRequest is the front end's side of encodeRequest.
 func DecodeRequest(b []byte) (approval.Request, error) {
-	var r approval.Request
-	err := json.Unmarshal(b, &r)
-	return r, err
+	var w wireRequest
+	if err := json.Unmarshal(b, &w); err != nil {
+		return approval.Request{}, err
+	}
+	return approval.Request{
+		Tool: w.Tool, CallID: w.CallID, Risk: w.Risk, Policy: w.Policy, Block: w.Block, Reasons: w.Reasons,
+		Preview: w.Preview, Fingerprint: w.Fingerprint, SessionAllowable: w.SessionAllowable,
+		Subjects: w.Subjects, OperatorOnly: w.OperatorOnly,
+	}, nil
 }

@@ -19,3 +19,18 @@ func (h *Host) OpenSessionAs(principal string, served bool) *Session {
 
 // RootPrincipal is the principal of the host's own sessions.
 func (h *Host) RootPrincipal() string { return h.rootAuthority.Principal }
+
+// FrontEndSessions are the live top-level sessions but the host's own
+// current one (which a long-lived host's front ends never use): the
+// sessions of its front ends and `mcp serve` clients.
+func (h *Host) FrontEndSessions() []*Session {
+	h.sessions.mu.Lock()
+	defer h.sessions.mu.Unlock()
+	var out []*Session
+	for _, s := range h.sessions.live {
+		if s != h.sessions.current && s.parent == nil {
+			out = append(out, s)
+		}
+	}
+	return out
+}
