@@ -392,4 +392,3 @@ func TestIdleExit(t *testing.T) {
 		t.Fatalf("socket left: %v", err)
 	}
 }
-
