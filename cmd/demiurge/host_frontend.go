@@ -28,7 +28,9 @@ func hostEnabled() bool { return os.Getenv("DEMIURGE_HOST") != "off" }
 // hostShapingFlags are the global flags that make a host what it is; a
 // front end whose values differ from the running host's is refused with
 // the difference named.
-var hostShapingFlags = []string{"core", "workspace", "plugin-dir", "call-timeout", "approve",
+// --approve is not among them: each front end's own rules judge its calls
+// (approval.WithCommandLine).
+var hostShapingFlags = []string{"core", "workspace", "plugin-dir", "call-timeout",
 	"output-cap-mib", "artifact-budget-mib", "sandbox", "allow-private-mcp", "timezone"}
 
 // hostConfig is the front end's canonical host-shaping options, as
@@ -60,7 +62,7 @@ func hostConfig(c *cli.Context) (config string, flags []string, err error) {
 				}
 			}
 			add(name, v)
-		case "approve", "allow-private-mcp":
+		case "allow-private-mcp":
 			vs := c.StringSlice(name)
 			lines = append(lines, name+"="+strings.Join(vs, ","))
 			for _, v := range vs {

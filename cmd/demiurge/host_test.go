@@ -112,6 +112,12 @@ func TestHostConcurrentFrontEndsStartOneHost(t *testing.T) {
 	if st.PID != e.hostPID(t) || st.Calls != 8 || len(st.Plugins) == 0 {
 		t.Fatalf("status %+v, lock holder %d", st, e.hostPID(t))
 	}
+	// The audit, read through the host that holds the store.
+	out, stderr, err = e.runHost(t, "audit", "--json", "--tool", "read_file")
+	var evs []map[string]any
+	if err != nil || json.Unmarshal([]byte(out), &evs) != nil || len(evs) != 8 {
+		t.Fatalf("audit through the host: %v %d events\n%s%s", err, len(evs), out, stderr)
+	}
 	// Stop: the lock is let go, the socket removed.
 	if out, _, err := e.runHost(t, "host", "stop"); err != nil || !strings.Contains(out, "stopped") {
 		t.Fatalf("%v %s", err, out)
@@ -270,4 +276,44 @@ func countNamed(pid int, name string) int {
 		n += countNamed(child, name)
 	}
 	return n
+}
+
+// TestHostRefusesCommandsItRuns is the task socket's attack on the host
+// socket: a command the host runs (approved, no OS sandbox, so only the
+// socket's own check stands) copies the token and asks the host for its
+// status and for a call. It is refused as a descendant of the host.
+func TestHostRefusesCommandsItRuns(t *testing.T) {
+	e := newHostEnv(t)
+	token := hostd.SocketPath(e.state) + ".token"
+	attack := "cat " + token + " >/dev/null && " + e.bin + " --state " + e.state + " --plugin-dir " + e.builtin + " --workspace " + e.ws +
+		" --approve allow:terminal --sandbox off host status; echo \"exit $?\""
+	args, _ := json.Marshal(map[string]string{"command": attack})
+	out, stderr, err := e.runHost(t, "--approve", "allow:terminal", "--sandbox", "off", "tools", "call", "terminal", string(args))
+	if err != nil {
+		t.Fatalf("the host's terminal call: %v\n%s%s", err, out, stderr)
+	}
+	if !strings.Contains(out, "does not answer commands or tools a demiurge runs") || !strings.Contains(out, "exit 1") || strings.Contains(out, "front ends") {
+		t.Fatalf("the command the host ran was not refused:\n%s", out)
+	}
+}
+
+// TestHostApproveRulesPerFrontEnd: one host, two front ends: the --approve
+// rules of each judge its own calls only.
+func TestHostApproveRulesPerFrontEnd(t *testing.T) {
+	e := newHostEnv(t)
+	out, stderr, err := e.runHost(t, "--approve", "allow:write_file", "tools", "call", "write_file", `{"path":"b.txt","content":"x"}`)
+	if err != nil {
+		t.Fatalf("allowed by its own rule: %v\n%s%s", err, out, stderr)
+	}
+	first := e.hostPID(t)
+	out, stderr, err = e.runHost(t, "tools", "call", "write_file", `{"path":"c.txt","content":"x"}`)
+	if err == nil || !strings.Contains(stderr, "denied") {
+		t.Fatalf("a front end without the rule was not denied: %v\n%s%s", err, out, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(e.ws, "c.txt")); err == nil {
+		t.Fatal("the second front end's write was made under the first one's rule")
+	}
+	if e.hostPID(t) != first {
+		t.Fatal("the two front ends did not share one host")
+	}
 }

@@ -32,7 +32,8 @@ func mcpServeViaHost(c *cli.Context) error {
 	if err != nil {
 		return hostGone(cl, "mcp serve", err)
 	}
-	first := &hostv1.MCPChunk{Principal: c.String("principal"), MaxRequestBytes: c.Int64("max-request-kib") << 10}
+	first := &hostv1.MCPChunk{Principal: c.String("principal"), MaxRequestBytes: c.Int64("max-request-kib") << 10,
+		Approve: append([]string{}, c.StringSlice("approve")...)}
 	if err := stream.Send(first); err != nil {
 		return hostGone(cl, "mcp serve", err)
 	}

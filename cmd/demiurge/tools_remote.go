@@ -30,7 +30,7 @@ func toolsCallViaHost(c *cli.Context, name, args string) error {
 	ctx, stop := interruptContext(c.Context)
 	defer stop()
 	asker := operatorCanAnswer()
-	out, err := callViaHost(ctx, cl, c.String("principal"), asker, name, []byte(args), func(ctx context.Context, req approval.Request) approval.Answer {
+	out, err := callViaHost(ctx, cl, &hostv1.OpenSession{Principal: c.String("principal"), Asker: asker, Approve: c.StringSlice("approve")}, name, []byte(args), func(ctx context.Context, req approval.Request) approval.Answer {
 		t := &approval.Terminal{In: plugins.OperatorStdin(), Out: os.Stderr}
 		a, err := t.Ask(ctx, req)
 		if err != nil {
@@ -65,14 +65,14 @@ type remoteOutcome struct {
 
 // callViaHost runs one call in a fresh front end session and answers its
 // approval requests with ask.
-func callViaHost(ctx context.Context, cl *hostd.Client, principal string, asker bool, name string, args []byte,
+func callViaHost(ctx context.Context, cl *hostd.Client, open *hostv1.OpenSession, name string, args []byte,
 	ask func(context.Context, approval.Request) approval.Answer) (remoteOutcome, error) {
 	var ro remoteOutcome
 	stream, err := cl.Session(ctx)
 	if err != nil {
 		return ro, err
 	}
-	if err := stream.Send(&hostv1.FrontEndMessage{Msg: &hostv1.FrontEndMessage_Open{Open: &hostv1.OpenSession{Principal: principal, Asker: asker}}}); err != nil {
+	if err := stream.Send(&hostv1.FrontEndMessage{Msg: &hostv1.FrontEndMessage_Open{Open: open}}); err != nil {
 		return ro, err
 	}
 	if err := stream.Send(&hostv1.FrontEndMessage{Msg: &hostv1.FrontEndMessage_Call{Call: &hostv1.ToolCall{Name: name, Args: args}}}); err != nil {

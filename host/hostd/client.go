@@ -24,6 +24,18 @@ type Client struct {
 	// PID is the host's, as it said at Hello.
 	PID    int
 	Socket string
+	// Minor is the host's protocol minor.
+	Minor int
+}
+
+// Needs says why the host cannot answer what protocol minor added
+// (nil when it can): a host started by an older build.
+func (c *Client) Needs(minor int, what string) error {
+	if c.Minor >= minor {
+		return nil
+	}
+	return fmt.Errorf("the running host (pid %d) speaks host protocol %d.%d, and %s needs %d.%d: stop it with `demiurge host stop`, and the next command starts a current one",
+		c.PID, hostv1.ProtocolVersion, c.Minor, what, hostv1.ProtocolVersion, minor)
 }
 
 // Close lets go of the connection.
@@ -93,7 +105,7 @@ func Dial(ctx context.Context, state string, o DialOptions) (*Client, error) {
 		conn.Close()
 		return nil, helloError(socket, pid, err)
 	}
-	c.PID = int(res.Pid)
+	c.PID, c.Minor = int(res.Pid), int(res.ProtocolMinor)
 	return c, nil
 }
 

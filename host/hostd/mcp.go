@@ -24,7 +24,7 @@ func (s *Server) ServeMCP(stream hostv1.Host_ServeMCPServer) error {
 	}
 	srv, err := mcpserve.New(stream.Context(), mcpserve.Options{
 		Host: s.h, Version: s.opts.Version, Principal: s.principal(first.Principal),
-		MaxRequestBytes: int(min(first.MaxRequestBytes, hostv1.MaxRequestBytes)),
+		MaxRequestBytes: int(min(first.MaxRequestBytes, hostv1.MaxRequestBytes)), Approve: append([]string{}, first.Approve...),
 	})
 	if err != nil {
 		return status.Errorf(codes.Internal, "mcp serve: %v", err)

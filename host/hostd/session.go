@@ -71,8 +71,11 @@ func (s *Server) Session(stream hostv1.Host_SessionServer) error {
 			// The operator naming a deferred tool is its search.
 			d.Activate(call.Name)
 		}
-		r := *turn.Approvals // the host's rules and session allows, this front end as provider
+		r := *turn.Approvals // the core's rules, this front end's --approve, the session allows
 		r.Provider = fe
+		if r.Rules, err = approval.WithCommandLine(r.Rules, open.Approve); err != nil {
+			return status.Error(codes.InvalidArgument, err.Error())
+		}
 		turn.Approvals = &r
 		out := turn.Call(ctx, dispatch.ToolCall{ID: fmt.Sprintf("cli_%d", n), Name: call.Name, Args: call.Args})
 		s.calls.Add(1)

@@ -39,6 +39,10 @@ type Options struct {
 	// Principal is the principal the clients' sessions run under; "" is
 	// the host's own (a host of many front ends serves several).
 	Principal string
+	// Approve, when not nil, replaces the host's --approve rules for
+	// this server's calls (approval.WithCommandLine): the rules of the
+	// `mcp serve` front end this server serves.
+	Approve []string
 }
 
 const (

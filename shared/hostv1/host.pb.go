@@ -27,6 +27,111 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+type AuditRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Tool          string                 `protobuf:"bytes,1,opt,name=tool,proto3" json:"tool,omitempty"`
+	Kind          string                 `protobuf:"bytes,2,opt,name=kind,proto3" json:"kind,omitempty"`
+	Limit         int32                  `protobuf:"varint,3,opt,name=limit,proto3" json:"limit,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AuditRequest) Reset() {
+	*x = AuditRequest{}
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[0]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AuditRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AuditRequest) ProtoMessage() {}
+
+func (x *AuditRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[0]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AuditRequest.ProtoReflect.Descriptor instead.
+func (*AuditRequest) Descriptor() ([]byte, []int) {
+	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{0}
+}
+
+func (x *AuditRequest) GetTool() string {
+	if x != nil {
+		return x.Tool
+	}
+	return ""
+}
+
+func (x *AuditRequest) GetKind() string {
+	if x != nil {
+		return x.Kind
+	}
+	return ""
+}
+
+func (x *AuditRequest) GetLimit() int32 {
+	if x != nil {
+		return x.Limit
+	}
+	return 0
+}
+
+type AuditResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// events is a JSON array of runtime.Event.
+	Events        []byte `protobuf:"bytes,1,opt,name=events,proto3" json:"events,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AuditResponse) Reset() {
+	*x = AuditResponse{}
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AuditResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AuditResponse) ProtoMessage() {}
+
+func (x *AuditResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AuditResponse.ProtoReflect.Descriptor instead.
+func (*AuditResponse) Descriptor() ([]byte, []int) {
+	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *AuditResponse) GetEvents() []byte {
+	if x != nil {
+		return x.Events
+	}
+	return nil
+}
+
 type HelloRequest struct {
 	state           protoimpl.MessageState `protogen:"open.v1"`
 	ProtocolVersion uint32                 `protobuf:"varint,1,opt,name=protocol_version,json=protocolVersion,proto3" json:"protocol_version,omitempty"`
@@ -46,7 +151,7 @@ type HelloRequest struct {
 
 func (x *HelloRequest) Reset() {
 	*x = HelloRequest{}
-	mi := &file_demiurge_host_v1_host_proto_msgTypes[0]
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -58,7 +163,7 @@ func (x *HelloRequest) String() string {
 func (*HelloRequest) ProtoMessage() {}
 
 func (x *HelloRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_demiurge_host_v1_host_proto_msgTypes[0]
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -71,7 +176,7 @@ func (x *HelloRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HelloRequest.ProtoReflect.Descriptor instead.
 func (*HelloRequest) Descriptor() ([]byte, []int) {
-	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{0}
+	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *HelloRequest) GetProtocolVersion() uint32 {
@@ -128,7 +233,7 @@ type HelloResponse struct {
 
 func (x *HelloResponse) Reset() {
 	*x = HelloResponse{}
-	mi := &file_demiurge_host_v1_host_proto_msgTypes[1]
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -140,7 +245,7 @@ func (x *HelloResponse) String() string {
 func (*HelloResponse) ProtoMessage() {}
 
 func (x *HelloResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_demiurge_host_v1_host_proto_msgTypes[1]
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -153,7 +258,7 @@ func (x *HelloResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HelloResponse.ProtoReflect.Descriptor instead.
 func (*HelloResponse) Descriptor() ([]byte, []int) {
-	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{1}
+	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *HelloResponse) GetProtocolVersion() uint32 {
@@ -192,7 +297,7 @@ type StatusRequest struct {
 
 func (x *StatusRequest) Reset() {
 	*x = StatusRequest{}
-	mi := &file_demiurge_host_v1_host_proto_msgTypes[2]
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -204,7 +309,7 @@ func (x *StatusRequest) String() string {
 func (*StatusRequest) ProtoMessage() {}
 
 func (x *StatusRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_demiurge_host_v1_host_proto_msgTypes[2]
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -217,7 +322,7 @@ func (x *StatusRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StatusRequest.ProtoReflect.Descriptor instead.
 func (*StatusRequest) Descriptor() ([]byte, []int) {
-	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{2}
+	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{4}
 }
 
 type StatusResponse struct {
@@ -242,7 +347,7 @@ type StatusResponse struct {
 
 func (x *StatusResponse) Reset() {
 	*x = StatusResponse{}
-	mi := &file_demiurge_host_v1_host_proto_msgTypes[3]
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -254,7 +359,7 @@ func (x *StatusResponse) String() string {
 func (*StatusResponse) ProtoMessage() {}
 
 func (x *StatusResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_demiurge_host_v1_host_proto_msgTypes[3]
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -267,7 +372,7 @@ func (x *StatusResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StatusResponse.ProtoReflect.Descriptor instead.
 func (*StatusResponse) Descriptor() ([]byte, []int) {
-	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{3}
+	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *StatusResponse) GetPid() int64 {
@@ -376,7 +481,7 @@ type StopRequest struct {
 
 func (x *StopRequest) Reset() {
 	*x = StopRequest{}
-	mi := &file_demiurge_host_v1_host_proto_msgTypes[4]
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -388,7 +493,7 @@ func (x *StopRequest) String() string {
 func (*StopRequest) ProtoMessage() {}
 
 func (x *StopRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_demiurge_host_v1_host_proto_msgTypes[4]
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -401,7 +506,7 @@ func (x *StopRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StopRequest.ProtoReflect.Descriptor instead.
 func (*StopRequest) Descriptor() ([]byte, []int) {
-	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{4}
+	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{6}
 }
 
 type StopResponse struct {
@@ -412,7 +517,7 @@ type StopResponse struct {
 
 func (x *StopResponse) Reset() {
 	*x = StopResponse{}
-	mi := &file_demiurge_host_v1_host_proto_msgTypes[5]
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -424,7 +529,7 @@ func (x *StopResponse) String() string {
 func (*StopResponse) ProtoMessage() {}
 
 func (x *StopResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_demiurge_host_v1_host_proto_msgTypes[5]
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -437,7 +542,7 @@ func (x *StopResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StopResponse.ProtoReflect.Descriptor instead.
 func (*StopResponse) Descriptor() ([]byte, []int) {
-	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{5}
+	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{7}
 }
 
 type CatalogRequest struct {
@@ -454,7 +559,7 @@ type CatalogRequest struct {
 
 func (x *CatalogRequest) Reset() {
 	*x = CatalogRequest{}
-	mi := &file_demiurge_host_v1_host_proto_msgTypes[6]
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -466,7 +571,7 @@ func (x *CatalogRequest) String() string {
 func (*CatalogRequest) ProtoMessage() {}
 
 func (x *CatalogRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_demiurge_host_v1_host_proto_msgTypes[6]
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -479,7 +584,7 @@ func (x *CatalogRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CatalogRequest.ProtoReflect.Descriptor instead.
 func (*CatalogRequest) Descriptor() ([]byte, []int) {
-	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{6}
+	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *CatalogRequest) GetPrincipal() string {
@@ -531,7 +636,7 @@ type CatalogResponse struct {
 
 func (x *CatalogResponse) Reset() {
 	*x = CatalogResponse{}
-	mi := &file_demiurge_host_v1_host_proto_msgTypes[7]
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -543,7 +648,7 @@ func (x *CatalogResponse) String() string {
 func (*CatalogResponse) ProtoMessage() {}
 
 func (x *CatalogResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_demiurge_host_v1_host_proto_msgTypes[7]
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -556,7 +661,7 @@ func (x *CatalogResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CatalogResponse.ProtoReflect.Descriptor instead.
 func (*CatalogResponse) Descriptor() ([]byte, []int) {
-	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{7}
+	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *CatalogResponse) GetText() []byte {
@@ -594,7 +699,7 @@ type FrontEndMessage struct {
 
 func (x *FrontEndMessage) Reset() {
 	*x = FrontEndMessage{}
-	mi := &file_demiurge_host_v1_host_proto_msgTypes[8]
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -606,7 +711,7 @@ func (x *FrontEndMessage) String() string {
 func (*FrontEndMessage) ProtoMessage() {}
 
 func (x *FrontEndMessage) ProtoReflect() protoreflect.Message {
-	mi := &file_demiurge_host_v1_host_proto_msgTypes[8]
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -619,7 +724,7 @@ func (x *FrontEndMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FrontEndMessage.ProtoReflect.Descriptor instead.
 func (*FrontEndMessage) Descriptor() ([]byte, []int) {
-	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{8}
+	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *FrontEndMessage) GetMsg() isFrontEndMessage_Msg {
@@ -682,14 +787,17 @@ type OpenSession struct {
 	state     protoimpl.MessageState `protogen:"open.v1"`
 	Principal string                 `protobuf:"bytes,1,opt,name=principal,proto3" json:"principal,omitempty"`
 	// asker says whether this front end can answer approvals (a terminal).
-	Asker         bool `protobuf:"varint,2,opt,name=asker,proto3" json:"asker,omitempty"`
+	Asker bool `protobuf:"varint,2,opt,name=asker,proto3" json:"asker,omitempty"`
+	// approve are the front end's --approve rules: they, not the host's,
+	// judge this session's calls (beside the core's standing rules).
+	Approve       []string `protobuf:"bytes,3,rep,name=approve,proto3" json:"approve,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *OpenSession) Reset() {
 	*x = OpenSession{}
-	mi := &file_demiurge_host_v1_host_proto_msgTypes[9]
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -701,7 +809,7 @@ func (x *OpenSession) String() string {
 func (*OpenSession) ProtoMessage() {}
 
 func (x *OpenSession) ProtoReflect() protoreflect.Message {
-	mi := &file_demiurge_host_v1_host_proto_msgTypes[9]
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -714,7 +822,7 @@ func (x *OpenSession) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OpenSession.ProtoReflect.Descriptor instead.
 func (*OpenSession) Descriptor() ([]byte, []int) {
-	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{9}
+	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *OpenSession) GetPrincipal() string {
@@ -731,6 +839,13 @@ func (x *OpenSession) GetAsker() bool {
 	return false
 }
 
+func (x *OpenSession) GetApprove() []string {
+	if x != nil {
+		return x.Approve
+	}
+	return nil
+}
+
 type ToolCall struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
@@ -741,7 +856,7 @@ type ToolCall struct {
 
 func (x *ToolCall) Reset() {
 	*x = ToolCall{}
-	mi := &file_demiurge_host_v1_host_proto_msgTypes[10]
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -753,7 +868,7 @@ func (x *ToolCall) String() string {
 func (*ToolCall) ProtoMessage() {}
 
 func (x *ToolCall) ProtoReflect() protoreflect.Message {
-	mi := &file_demiurge_host_v1_host_proto_msgTypes[10]
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -766,7 +881,7 @@ func (x *ToolCall) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolCall.ProtoReflect.Descriptor instead.
 func (*ToolCall) Descriptor() ([]byte, []int) {
-	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{10}
+	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *ToolCall) GetName() string {
@@ -794,7 +909,7 @@ type ApprovalAnswer struct {
 
 func (x *ApprovalAnswer) Reset() {
 	*x = ApprovalAnswer{}
-	mi := &file_demiurge_host_v1_host_proto_msgTypes[11]
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -806,7 +921,7 @@ func (x *ApprovalAnswer) String() string {
 func (*ApprovalAnswer) ProtoMessage() {}
 
 func (x *ApprovalAnswer) ProtoReflect() protoreflect.Message {
-	mi := &file_demiurge_host_v1_host_proto_msgTypes[11]
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -819,7 +934,7 @@ func (x *ApprovalAnswer) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ApprovalAnswer.ProtoReflect.Descriptor instead.
 func (*ApprovalAnswer) Descriptor() ([]byte, []int) {
-	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{11}
+	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *ApprovalAnswer) GetId() uint64 {
@@ -851,7 +966,7 @@ type HostMessage struct {
 
 func (x *HostMessage) Reset() {
 	*x = HostMessage{}
-	mi := &file_demiurge_host_v1_host_proto_msgTypes[12]
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -863,7 +978,7 @@ func (x *HostMessage) String() string {
 func (*HostMessage) ProtoMessage() {}
 
 func (x *HostMessage) ProtoReflect() protoreflect.Message {
-	mi := &file_demiurge_host_v1_host_proto_msgTypes[12]
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -876,7 +991,7 @@ func (x *HostMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HostMessage.ProtoReflect.Descriptor instead.
 func (*HostMessage) Descriptor() ([]byte, []int) {
-	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{12}
+	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *HostMessage) GetMsg() isHostMessage_Msg {
@@ -959,7 +1074,7 @@ type SessionOpened struct {
 
 func (x *SessionOpened) Reset() {
 	*x = SessionOpened{}
-	mi := &file_demiurge_host_v1_host_proto_msgTypes[13]
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -971,7 +1086,7 @@ func (x *SessionOpened) String() string {
 func (*SessionOpened) ProtoMessage() {}
 
 func (x *SessionOpened) ProtoReflect() protoreflect.Message {
-	mi := &file_demiurge_host_v1_host_proto_msgTypes[13]
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -984,7 +1099,7 @@ func (x *SessionOpened) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SessionOpened.ProtoReflect.Descriptor instead.
 func (*SessionOpened) Descriptor() ([]byte, []int) {
-	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{13}
+	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *SessionOpened) GetSession() string {
@@ -1005,7 +1120,7 @@ type ApprovalRequest struct {
 
 func (x *ApprovalRequest) Reset() {
 	*x = ApprovalRequest{}
-	mi := &file_demiurge_host_v1_host_proto_msgTypes[14]
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1017,7 +1132,7 @@ func (x *ApprovalRequest) String() string {
 func (*ApprovalRequest) ProtoMessage() {}
 
 func (x *ApprovalRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_demiurge_host_v1_host_proto_msgTypes[14]
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1030,7 +1145,7 @@ func (x *ApprovalRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ApprovalRequest.ProtoReflect.Descriptor instead.
 func (*ApprovalRequest) Descriptor() ([]byte, []int) {
-	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{14}
+	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *ApprovalRequest) GetId() uint64 {
@@ -1057,7 +1172,7 @@ type CallOutcome struct {
 
 func (x *CallOutcome) Reset() {
 	*x = CallOutcome{}
-	mi := &file_demiurge_host_v1_host_proto_msgTypes[15]
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1069,7 +1184,7 @@ func (x *CallOutcome) String() string {
 func (*CallOutcome) ProtoMessage() {}
 
 func (x *CallOutcome) ProtoReflect() protoreflect.Message {
-	mi := &file_demiurge_host_v1_host_proto_msgTypes[15]
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1082,7 +1197,7 @@ func (x *CallOutcome) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallOutcome.ProtoReflect.Descriptor instead.
 func (*CallOutcome) Descriptor() ([]byte, []int) {
-	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{15}
+	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *CallOutcome) GetOutcome() []byte {
@@ -1102,13 +1217,15 @@ type MCPChunk struct {
 	// max_request_bytes, in the first message only: the front end's
 	// --max-request-kib (0: the default).
 	MaxRequestBytes int64 `protobuf:"varint,4,opt,name=max_request_bytes,json=maxRequestBytes,proto3" json:"max_request_bytes,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	// approve, in the first message only: the front end's --approve rules.
+	Approve       []string `protobuf:"bytes,5,rep,name=approve,proto3" json:"approve,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *MCPChunk) Reset() {
 	*x = MCPChunk{}
-	mi := &file_demiurge_host_v1_host_proto_msgTypes[16]
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1120,7 +1237,7 @@ func (x *MCPChunk) String() string {
 func (*MCPChunk) ProtoMessage() {}
 
 func (x *MCPChunk) ProtoReflect() protoreflect.Message {
-	mi := &file_demiurge_host_v1_host_proto_msgTypes[16]
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1133,7 +1250,7 @@ func (x *MCPChunk) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MCPChunk.ProtoReflect.Descriptor instead.
 func (*MCPChunk) Descriptor() ([]byte, []int) {
-	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{16}
+	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *MCPChunk) GetPrincipal() string {
@@ -1164,11 +1281,24 @@ func (x *MCPChunk) GetMaxRequestBytes() int64 {
 	return 0
 }
 
+func (x *MCPChunk) GetApprove() []string {
+	if x != nil {
+		return x.Approve
+	}
+	return nil
+}
+
 var File_demiurge_host_v1_host_proto protoreflect.FileDescriptor
 
 const file_demiurge_host_v1_host_proto_rawDesc = "" +
 	"\n" +
-	"\x1bdemiurge/host/v1/host.proto\x12\x10demiurge.host.v1\"\xcf\x01\n" +
+	"\x1bdemiurge/host/v1/host.proto\x12\x10demiurge.host.v1\"L\n" +
+	"\fAuditRequest\x12\x12\n" +
+	"\x04tool\x18\x01 \x01(\tR\x04tool\x12\x12\n" +
+	"\x04kind\x18\x02 \x01(\tR\x04kind\x12\x14\n" +
+	"\x05limit\x18\x03 \x01(\x05R\x05limit\"'\n" +
+	"\rAuditResponse\x12\x16\n" +
+	"\x06events\x18\x01 \x01(\fR\x06events\"\xcf\x01\n" +
 	"\fHelloRequest\x12)\n" +
 	"\x10protocol_version\x18\x01 \x01(\rR\x0fprotocolVersion\x12%\n" +
 	"\x0eprotocol_minor\x18\x02 \x01(\rR\rprotocolMinor\x12\x19\n" +
@@ -1218,10 +1348,11 @@ const file_demiurge_host_v1_host_proto_rawDesc = "" +
 	"\x04open\x18\x01 \x01(\v2\x1d.demiurge.host.v1.OpenSessionH\x00R\x04open\x120\n" +
 	"\x04call\x18\x02 \x01(\v2\x1a.demiurge.host.v1.ToolCallH\x00R\x04call\x12:\n" +
 	"\x06answer\x18\x03 \x01(\v2 .demiurge.host.v1.ApprovalAnswerH\x00R\x06answerB\x05\n" +
-	"\x03msg\"A\n" +
+	"\x03msg\"[\n" +
 	"\vOpenSession\x12\x1c\n" +
 	"\tprincipal\x18\x01 \x01(\tR\tprincipal\x12\x14\n" +
-	"\x05asker\x18\x02 \x01(\bR\x05asker\"2\n" +
+	"\x05asker\x18\x02 \x01(\bR\x05asker\x12\x18\n" +
+	"\aapprove\x18\x03 \x03(\tR\aapprove\"2\n" +
 	"\bToolCall\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x12\n" +
 	"\x04args\x18\x02 \x01(\fR\x04args\"8\n" +
@@ -1240,19 +1371,21 @@ const file_demiurge_host_v1_host_proto_rawDesc = "" +
 	"\x02id\x18\x01 \x01(\x04R\x02id\x12\x18\n" +
 	"\arequest\x18\x02 \x01(\fR\arequest\"'\n" +
 	"\vCallOutcome\x12\x18\n" +
-	"\aoutcome\x18\x01 \x01(\fR\aoutcome\"\x80\x01\n" +
+	"\aoutcome\x18\x01 \x01(\fR\aoutcome\"\x9a\x01\n" +
 	"\bMCPChunk\x12\x1c\n" +
 	"\tprincipal\x18\x01 \x01(\tR\tprincipal\x12\x12\n" +
 	"\x04data\x18\x02 \x01(\fR\x04data\x12\x16\n" +
 	"\x06stderr\x18\x03 \x01(\tR\x06stderr\x12*\n" +
-	"\x11max_request_bytes\x18\x04 \x01(\x03R\x0fmaxRequestBytes2\xcd\x03\n" +
+	"\x11max_request_bytes\x18\x04 \x01(\x03R\x0fmaxRequestBytes\x12\x18\n" +
+	"\aapprove\x18\x05 \x03(\tR\aapprove2\x97\x04\n" +
 	"\x04Host\x12H\n" +
 	"\x05Hello\x12\x1e.demiurge.host.v1.HelloRequest\x1a\x1f.demiurge.host.v1.HelloResponse\x12K\n" +
 	"\x06Status\x12\x1f.demiurge.host.v1.StatusRequest\x1a .demiurge.host.v1.StatusResponse\x12E\n" +
 	"\x04Stop\x12\x1d.demiurge.host.v1.StopRequest\x1a\x1e.demiurge.host.v1.StopResponse\x12N\n" +
 	"\aCatalog\x12 .demiurge.host.v1.CatalogRequest\x1a!.demiurge.host.v1.CatalogResponse\x12O\n" +
 	"\aSession\x12!.demiurge.host.v1.FrontEndMessage\x1a\x1d.demiurge.host.v1.HostMessage(\x010\x01\x12F\n" +
-	"\bServeMCP\x12\x1a.demiurge.host.v1.MCPChunk\x1a\x1a.demiurge.host.v1.MCPChunk(\x010\x01B#Z!demiurge.dev/shared/hostv1;hostv1b\x06proto3"
+	"\bServeMCP\x12\x1a.demiurge.host.v1.MCPChunk\x1a\x1a.demiurge.host.v1.MCPChunk(\x010\x01\x12H\n" +
+	"\x05Audit\x12\x1e.demiurge.host.v1.AuditRequest\x1a\x1f.demiurge.host.v1.AuditResponseB#Z!demiurge.dev/shared/hostv1;hostv1b\x06proto3"
 
 var (
 	file_demiurge_host_v1_host_proto_rawDescOnce sync.Once
@@ -1266,47 +1399,51 @@ func file_demiurge_host_v1_host_proto_rawDescGZIP() []byte {
 	return file_demiurge_host_v1_host_proto_rawDescData
 }
 
-var file_demiurge_host_v1_host_proto_msgTypes = make([]protoimpl.MessageInfo, 17)
+var file_demiurge_host_v1_host_proto_msgTypes = make([]protoimpl.MessageInfo, 19)
 var file_demiurge_host_v1_host_proto_goTypes = []any{
-	(*HelloRequest)(nil),    // 0: demiurge.host.v1.HelloRequest
-	(*HelloResponse)(nil),   // 1: demiurge.host.v1.HelloResponse
-	(*StatusRequest)(nil),   // 2: demiurge.host.v1.StatusRequest
-	(*StatusResponse)(nil),  // 3: demiurge.host.v1.StatusResponse
-	(*StopRequest)(nil),     // 4: demiurge.host.v1.StopRequest
-	(*StopResponse)(nil),    // 5: demiurge.host.v1.StopResponse
-	(*CatalogRequest)(nil),  // 6: demiurge.host.v1.CatalogRequest
-	(*CatalogResponse)(nil), // 7: demiurge.host.v1.CatalogResponse
-	(*FrontEndMessage)(nil), // 8: demiurge.host.v1.FrontEndMessage
-	(*OpenSession)(nil),     // 9: demiurge.host.v1.OpenSession
-	(*ToolCall)(nil),        // 10: demiurge.host.v1.ToolCall
-	(*ApprovalAnswer)(nil),  // 11: demiurge.host.v1.ApprovalAnswer
-	(*HostMessage)(nil),     // 12: demiurge.host.v1.HostMessage
-	(*SessionOpened)(nil),   // 13: demiurge.host.v1.SessionOpened
-	(*ApprovalRequest)(nil), // 14: demiurge.host.v1.ApprovalRequest
-	(*CallOutcome)(nil),     // 15: demiurge.host.v1.CallOutcome
-	(*MCPChunk)(nil),        // 16: demiurge.host.v1.MCPChunk
+	(*AuditRequest)(nil),    // 0: demiurge.host.v1.AuditRequest
+	(*AuditResponse)(nil),   // 1: demiurge.host.v1.AuditResponse
+	(*HelloRequest)(nil),    // 2: demiurge.host.v1.HelloRequest
+	(*HelloResponse)(nil),   // 3: demiurge.host.v1.HelloResponse
+	(*StatusRequest)(nil),   // 4: demiurge.host.v1.StatusRequest
+	(*StatusResponse)(nil),  // 5: demiurge.host.v1.StatusResponse
+	(*StopRequest)(nil),     // 6: demiurge.host.v1.StopRequest
+	(*StopResponse)(nil),    // 7: demiurge.host.v1.StopResponse
+	(*CatalogRequest)(nil),  // 8: demiurge.host.v1.CatalogRequest
+	(*CatalogResponse)(nil), // 9: demiurge.host.v1.CatalogResponse
+	(*FrontEndMessage)(nil), // 10: demiurge.host.v1.FrontEndMessage
+	(*OpenSession)(nil),     // 11: demiurge.host.v1.OpenSession
+	(*ToolCall)(nil),        // 12: demiurge.host.v1.ToolCall
+	(*ApprovalAnswer)(nil),  // 13: demiurge.host.v1.ApprovalAnswer
+	(*HostMessage)(nil),     // 14: demiurge.host.v1.HostMessage
+	(*SessionOpened)(nil),   // 15: demiurge.host.v1.SessionOpened
+	(*ApprovalRequest)(nil), // 16: demiurge.host.v1.ApprovalRequest
+	(*CallOutcome)(nil),     // 17: demiurge.host.v1.CallOutcome
+	(*MCPChunk)(nil),        // 18: demiurge.host.v1.MCPChunk
 }
 var file_demiurge_host_v1_host_proto_depIdxs = []int32{
-	9,  // 0: demiurge.host.v1.FrontEndMessage.open:type_name -> demiurge.host.v1.OpenSession
-	10, // 1: demiurge.host.v1.FrontEndMessage.call:type_name -> demiurge.host.v1.ToolCall
-	11, // 2: demiurge.host.v1.FrontEndMessage.answer:type_name -> demiurge.host.v1.ApprovalAnswer
-	13, // 3: demiurge.host.v1.HostMessage.opened:type_name -> demiurge.host.v1.SessionOpened
-	14, // 4: demiurge.host.v1.HostMessage.approval:type_name -> demiurge.host.v1.ApprovalRequest
-	15, // 5: demiurge.host.v1.HostMessage.outcome:type_name -> demiurge.host.v1.CallOutcome
-	0,  // 6: demiurge.host.v1.Host.Hello:input_type -> demiurge.host.v1.HelloRequest
-	2,  // 7: demiurge.host.v1.Host.Status:input_type -> demiurge.host.v1.StatusRequest
-	4,  // 8: demiurge.host.v1.Host.Stop:input_type -> demiurge.host.v1.StopRequest
-	6,  // 9: demiurge.host.v1.Host.Catalog:input_type -> demiurge.host.v1.CatalogRequest
-	8,  // 10: demiurge.host.v1.Host.Session:input_type -> demiurge.host.v1.FrontEndMessage
-	16, // 11: demiurge.host.v1.Host.ServeMCP:input_type -> demiurge.host.v1.MCPChunk
-	1,  // 12: demiurge.host.v1.Host.Hello:output_type -> demiurge.host.v1.HelloResponse
-	3,  // 13: demiurge.host.v1.Host.Status:output_type -> demiurge.host.v1.StatusResponse
-	5,  // 14: demiurge.host.v1.Host.Stop:output_type -> demiurge.host.v1.StopResponse
-	7,  // 15: demiurge.host.v1.Host.Catalog:output_type -> demiurge.host.v1.CatalogResponse
-	12, // 16: demiurge.host.v1.Host.Session:output_type -> demiurge.host.v1.HostMessage
-	16, // 17: demiurge.host.v1.Host.ServeMCP:output_type -> demiurge.host.v1.MCPChunk
-	12, // [12:18] is the sub-list for method output_type
-	6,  // [6:12] is the sub-list for method input_type
+	11, // 0: demiurge.host.v1.FrontEndMessage.open:type_name -> demiurge.host.v1.OpenSession
+	12, // 1: demiurge.host.v1.FrontEndMessage.call:type_name -> demiurge.host.v1.ToolCall
+	13, // 2: demiurge.host.v1.FrontEndMessage.answer:type_name -> demiurge.host.v1.ApprovalAnswer
+	15, // 3: demiurge.host.v1.HostMessage.opened:type_name -> demiurge.host.v1.SessionOpened
+	16, // 4: demiurge.host.v1.HostMessage.approval:type_name -> demiurge.host.v1.ApprovalRequest
+	17, // 5: demiurge.host.v1.HostMessage.outcome:type_name -> demiurge.host.v1.CallOutcome
+	2,  // 6: demiurge.host.v1.Host.Hello:input_type -> demiurge.host.v1.HelloRequest
+	4,  // 7: demiurge.host.v1.Host.Status:input_type -> demiurge.host.v1.StatusRequest
+	6,  // 8: demiurge.host.v1.Host.Stop:input_type -> demiurge.host.v1.StopRequest
+	8,  // 9: demiurge.host.v1.Host.Catalog:input_type -> demiurge.host.v1.CatalogRequest
+	10, // 10: demiurge.host.v1.Host.Session:input_type -> demiurge.host.v1.FrontEndMessage
+	18, // 11: demiurge.host.v1.Host.ServeMCP:input_type -> demiurge.host.v1.MCPChunk
+	0,  // 12: demiurge.host.v1.Host.Audit:input_type -> demiurge.host.v1.AuditRequest
+	3,  // 13: demiurge.host.v1.Host.Hello:output_type -> demiurge.host.v1.HelloResponse
+	5,  // 14: demiurge.host.v1.Host.Status:output_type -> demiurge.host.v1.StatusResponse
+	7,  // 15: demiurge.host.v1.Host.Stop:output_type -> demiurge.host.v1.StopResponse
+	9,  // 16: demiurge.host.v1.Host.Catalog:output_type -> demiurge.host.v1.CatalogResponse
+	14, // 17: demiurge.host.v1.Host.Session:output_type -> demiurge.host.v1.HostMessage
+	18, // 18: demiurge.host.v1.Host.ServeMCP:output_type -> demiurge.host.v1.MCPChunk
+	1,  // 19: demiurge.host.v1.Host.Audit:output_type -> demiurge.host.v1.AuditResponse
+	13, // [13:20] is the sub-list for method output_type
+	6,  // [6:13] is the sub-list for method input_type
 	6,  // [6:6] is the sub-list for extension type_name
 	6,  // [6:6] is the sub-list for extension extendee
 	0,  // [0:6] is the sub-list for field type_name
@@ -1317,12 +1454,12 @@ func file_demiurge_host_v1_host_proto_init() {
 	if File_demiurge_host_v1_host_proto != nil {
 		return
 	}
-	file_demiurge_host_v1_host_proto_msgTypes[8].OneofWrappers = []any{
+	file_demiurge_host_v1_host_proto_msgTypes[10].OneofWrappers = []any{
 		(*FrontEndMessage_Open)(nil),
 		(*FrontEndMessage_Call)(nil),
 		(*FrontEndMessage_Answer)(nil),
 	}
-	file_demiurge_host_v1_host_proto_msgTypes[12].OneofWrappers = []any{
+	file_demiurge_host_v1_host_proto_msgTypes[14].OneofWrappers = []any{
 		(*HostMessage_Opened)(nil),
 		(*HostMessage_Approval)(nil),
 		(*HostMessage_Outcome)(nil),
@@ -1334,7 +1471,7 @@ func file_demiurge_host_v1_host_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_demiurge_host_v1_host_proto_rawDesc), len(file_demiurge_host_v1_host_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   17,
+			NumMessages:   19,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

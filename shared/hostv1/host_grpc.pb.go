@@ -31,6 +31,7 @@ const (
 	Host_Catalog_FullMethodName  = "/demiurge.host.v1.Host/Catalog"
 	Host_Session_FullMethodName  = "/demiurge.host.v1.Host/Session"
 	Host_ServeMCP_FullMethodName = "/demiurge.host.v1.Host/ServeMCP"
+	Host_Audit_FullMethodName    = "/demiurge.host.v1.Host/Audit"
 )
 
 // HostClient is the client API for Host service.
@@ -58,6 +59,9 @@ type HostClient interface {
 	// serves the client as `mcp serve` does in process, elicitation
 	// included.
 	ServeMCP(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[MCPChunk, MCPChunk], error)
+	// Audit reads the event log, newest first, as `demiurge audit` does in
+	// process (the operator's command: every principal's events).
+	Audit(ctx context.Context, in *AuditRequest, opts ...grpc.CallOption) (*AuditResponse, error)
 }
 
 type hostClient struct {
@@ -134,6 +138,16 @@ func (c *hostClient) ServeMCP(ctx context.Context, opts ...grpc.CallOption) (grp
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type Host_ServeMCPClient = grpc.BidiStreamingClient[MCPChunk, MCPChunk]
 
+func (c *hostClient) Audit(ctx context.Context, in *AuditRequest, opts ...grpc.CallOption) (*AuditResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(AuditResponse)
+	err := c.cc.Invoke(ctx, Host_Audit_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // HostServer is the server API for Host service.
 // All implementations must embed UnimplementedHostServer
 // for forward compatibility.
@@ -159,6 +173,9 @@ type HostServer interface {
 	// serves the client as `mcp serve` does in process, elicitation
 	// included.
 	ServeMCP(grpc.BidiStreamingServer[MCPChunk, MCPChunk]) error
+	// Audit reads the event log, newest first, as `demiurge audit` does in
+	// process (the operator's command: every principal's events).
+	Audit(context.Context, *AuditRequest) (*AuditResponse, error)
 	mustEmbedUnimplementedHostServer()
 }
 
@@ -186,6 +203,9 @@ func (UnimplementedHostServer) Session(grpc.BidiStreamingServer[FrontEndMessage,
 }
 func (UnimplementedHostServer) ServeMCP(grpc.BidiStreamingServer[MCPChunk, MCPChunk]) error {
 	return status.Errorf(codes.Unimplemented, "method ServeMCP not implemented")
+}
+func (UnimplementedHostServer) Audit(context.Context, *AuditRequest) (*AuditResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method Audit not implemented")
 }
 func (UnimplementedHostServer) mustEmbedUnimplementedHostServer() {}
 func (UnimplementedHostServer) testEmbeddedByValue()              {}
@@ -294,6 +314,24 @@ func _Host_ServeMCP_Handler(srv interface{}, stream grpc.ServerStream) error {
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type Host_ServeMCPServer = grpc.BidiStreamingServer[MCPChunk, MCPChunk]
 
+func _Host_Audit_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(AuditRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(HostServer).Audit(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Host_Audit_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(HostServer).Audit(ctx, req.(*AuditRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // Host_ServiceDesc is the grpc.ServiceDesc for Host service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -316,6 +354,10 @@ var Host_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "Catalog",
 			Handler:    _Host_Catalog_Handler,
+		},
+		{
+			MethodName: "Audit",
+			Handler:    _Host_Audit_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

@@ -5,8 +5,11 @@ package hostv1
 // front end at Hello with a message saying which to stop or rebuild.
 const ProtocolVersion = 1
 
-// ProtocolMinor counts additive changes within ProtocolVersion.
-const ProtocolMinor = 0
+// ProtocolMinor counts additive changes within ProtocolVersion. 1 added
+// Audit and the front end's --approve rules (OpenSession.approve,
+// MCPChunk.approve); a front end checks the host's minor before it calls what a
+// minor added (Client.Needs), so an older host gets a clear message.
+const ProtocolMinor = 1
 
 // TokenMetadata is the gRPC metadata key a front end sends the host
 // socket's token under.
