@@ -317,3 +317,25 @@ func TestHostApproveRulesPerFrontEnd(t *testing.T) {
 		t.Fatal("the two front ends did not share one host")
 	}
 }
+
+// TestHostSocketUnreachableFromSandbox: a command the host runs in its
+// OS sandbox (the default) cannot list STATE/runtime nor connect to the
+// host socket, whatever it knows of its path.
+func TestHostSocketUnreachableFromSandbox(t *testing.T) {
+	if _, err := exec.LookPath("perl"); err != nil {
+		t.Skip("perl connects to the Unix socket in this test")
+	}
+	e := newHostEnv(t)
+	sock := hostd.SocketPath(e.state)
+	probe := "ls " + filepath.Dir(sock) + " 2>&1; perl -MIO::Socket::UNIX -e 'print IO::Socket::UNIX->new(Peer=>q{" + sock +
+		"}) ? qq{connected\\n} : qq{refused: $!\\n}'"
+	args, _ := json.Marshal(map[string]string{"command": probe})
+	out, stderr, err := e.runHost(t, "--approve", "allow:terminal", "tools", "call", "terminal", string(args))
+	if err != nil {
+		t.Fatalf("%v\n%s%s", err, out, stderr)
+	}
+	if !strings.Contains(out, "sandbox: workspace-write") || strings.Contains(out, "\nconnected\n") || !strings.Contains(out, "\nrefused: ") ||
+		strings.Contains(out, "host.sock.token") {
+		t.Fatalf("the sandboxed command reached the host socket:\n%s", out)
+	}
+}
