@@ -90,6 +90,7 @@ func hostForeground(c *cli.Context) (err error) {
 	if err != nil {
 		return err
 	}
+	isHostProcess = true
 	lock, err := hostd.Lock(state)
 	var running hostd.ErrRunning
 	if errors.As(err, &running) && ready != nil {
@@ -156,11 +157,7 @@ func dialRunning(c *cli.Context) (*hostd.Client, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	config, _, err := hostConfig(c)
-	if err != nil {
-		return nil, "", err
-	}
-	cl, err := hostd.Dial(c.Context, state, hostd.DialOptions{Config: config})
+	cl, err := hostd.Dial(c.Context, state, hostd.DialOptions{Config: hostd.AnyConfig})
 	return cl, state, err
 }
 

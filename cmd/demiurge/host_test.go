@@ -339,3 +339,44 @@ func TestHostSocketUnreachableFromSandbox(t *testing.T) {
 		t.Fatalf("the sandboxed command reached the host socket:\n%s", out)
 	}
 }
+
+// TestHostYieldsToInProcessCommands: a command that does not go through
+// the host yet (sessions) stops an idle host and runs; with a front end
+// attached it names the busy host instead of waiting on the store lock.
+func TestHostYieldsToInProcessCommands(t *testing.T) {
+	e := newHostEnv(t)
+	if out, stderr, err := e.runHost(t, "tools", "call", "read_file", `{"path":"a.txt"}`); err != nil {
+		t.Fatalf("%v\n%s%s", err, out, stderr)
+	}
+	e.hostPID(t)
+	if out, stderr, err := e.runHost(t, "sessions", "list"); err != nil {
+		t.Fatalf("sessions beside an idle host: %v\n%s%s", err, out, stderr)
+	}
+	if _, running := hostd.Running(e.state); running {
+		t.Fatal("the idle host still runs")
+	}
+	// A front end attached: an `mcp serve` whose client stays.
+	serve := e.cmd("mcp", "serve")
+	stdin, _ := serve.StdinPipe()
+	if err := serve.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { stdin.Close(); serve.Wait() }()
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		out, _, _ := e.runHost(t, "host", "status", "--json")
+		if strings.Contains(out, `"front_ends": 1`) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the mcp serve front end did not attach: %s", out)
+		}
+	}
+	pid := e.hostPID(t)
+	_, stderr, err := e.runHost(t, "sessions", "list")
+	if err == nil || !strings.Contains(stderr, fmt.Sprintf("held by a running host (pid %d) with 1 front end(s)", pid)) {
+		t.Fatalf("sessions beside a busy host: %v\n%s", err, stderr)
+	}
+	if e.hostPID(t) != pid {
+		t.Fatal("the busy host was stopped")
+	}
+}

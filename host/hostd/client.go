@@ -67,16 +67,33 @@ func (tokenCreds) RequireTransportSecurity() bool { return false }
 // Dial connects to the state's running host and says Hello.
 func Dial(ctx context.Context, state string, o DialOptions) (*Client, error) {
 	socket := SocketPath(state)
-	if _, err := os.Lstat(socket); errors.Is(err, os.ErrNotExist) {
-		return nil, ErrNoHost
-	}
 	pid, running := Running(state)
 	if !running {
-		return nil, ErrNoHost // a stale socket: the host that made it is gone
+		return nil, ErrNoHost // no socket, or a stale one whose host is gone
 	}
-	token, err := runtime.ReadSocketToken(socket)
-	if err != nil {
-		return nil, fmt.Errorf("the host (pid %d) runs, but its token %s cannot be read: %w", pid, runtime.TokenPath(socket), err)
+	// A host holds the state: while it starts (its store and tasks are
+	// opened before it listens) its socket or token may not be there yet.
+	var token string
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		_, serr := os.Lstat(socket)
+		var terr error
+		if serr == nil {
+			token, terr = runtime.ReadSocketToken(socket)
+		}
+		if serr == nil && terr == nil {
+			break
+		}
+		if _, still := Running(state); !still {
+			return nil, ErrNoHost
+		}
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("the host (pid %d) holds this state but has not listened on %s in 30s (see %s)", pid, socket, "STATE/logs/host.log")
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
 	}
 	conn, err := grpc.NewClient("passthrough:///host.sock",
 		grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) {
@@ -144,6 +161,10 @@ func Ensure(ctx context.Context, state string, o DialOptions, start func() error
 		return c, err
 	}
 	if err := start(); err != nil {
+		// A host started another way (a service manager) may have won.
+		if c, derr := Dial(ctx, state, o); derr == nil {
+			return c, nil
+		}
 		return nil, err
 	}
 	return Dial(ctx, state, o)

@@ -119,6 +119,12 @@ func New(opts Options, lock *os.File) (*Server, error) {
 	if err := os.Remove(s.socket); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("host socket %s: %w", s.socket, err)
 	}
+	// The token before the socket: a front end that finds the socket
+	// (and the lock held) reads it at once.
+	var err error
+	if s.token, err = runtime.WriteSocketToken(s.socket); err != nil {
+		return nil, err
+	}
 	// The socket is made 0600 by the umask at bind, not by a chmod after
 	// it: no instant where another user could connect.
 	old := syscall.Umask(0o177)
@@ -129,10 +135,6 @@ func New(opts Options, lock *os.File) (*Server, error) {
 	}
 	ln.SetUnlinkOnClose(false) // Close removes it only while it is ours
 	s.ln = ln
-	if s.token, err = runtime.WriteSocketToken(s.socket); err != nil {
-		ln.Close()
-		return nil, err
-	}
 	s.g = grpc.NewServer(
 		grpc.Creds(peerCreds{}),
 		grpc.MaxRecvMsgSize(hostv1.MaxRequestBytes),
@@ -239,13 +241,18 @@ func (s *Server) Hello(_ context.Context, req *hostv1.HelloRequest) (*hostv1.Hel
 			"the running host (pid %d, version %s) speaks host protocol %d and this demiurge speaks %d: stop it with `demiurge host stop` (from the build that started it), then run this again",
 			os.Getpid(), s.opts.Version, hostv1.ProtocolVersion, req.ProtocolVersion)
 	}
-	if diff := configDiff(s.opts.Config, req.Config); diff != "" {
+	if diff := configDiff(s.opts.Config, req.Config); diff != "" && req.Config != AnyConfig {
 		return res, status.Errorf(codes.FailedPrecondition,
 			"the running host (pid %d) serves this state with other options (%s): run with its options, or `demiurge host stop` first",
 			os.Getpid(), diff)
 	}
 	return res, nil
 }
+
+// AnyConfig is the config of a front end that only asks for the host's
+// status or its stop (a command yielding the state, `host status|stop`),
+// whatever options the host was started with.
+const AnyConfig = "*"
 
 // configDiff names the options that differ between two canonical
 // configs ("" when none).

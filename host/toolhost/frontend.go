@@ -34,3 +34,8 @@ func (h *Host) FrontEndSessions() []*Session {
 	}
 	return out
 }
+
+// BeforeStoreOpen, when set, runs before a command opens the store in
+// process: the CLI uses it to let an idle long-lived host go, or to say
+// which host holds the state (cmd/demiurge/host_yield.go).
+var BeforeStoreOpen func(stateDir string) error
