@@ -13,6 +13,10 @@ import (
 var builtinDir string
 
 func TestMain(m *testing.M) {
+	if sock := os.Getenv("HOSTD_TEST_OTHER_USER_DIAL"); sock != "" {
+		otherUserDial(sock, os.Getenv("HOSTD_TEST_TOKEN")) // the child of TestOtherUserRefused
+		return
+	}
 	tmp, err := os.MkdirTemp("", "hostd-plugins-")
 	if err != nil {
 		panic(err)
