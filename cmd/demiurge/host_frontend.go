@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -158,5 +157,3 @@ func hostGone(cl *hostd.Client, what string, err error) error {
 	fmt.Fprintf(os.Stderr, "demiurge: the host (pid %d) went away during %s: %v\n", cl.PID, what, err)
 	return failed()
 }
-
-var errNoOutcome = errors.New("the host ended the session without an outcome")
