@@ -27,6 +27,105 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+type ConversationsRequest struct {
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	Principal string                 `protobuf:"bytes,1,opt,name=principal,proto3" json:"principal,omitempty"`
+	// show names one session whose messages are wanted; empty lists.
+	Show          string `protobuf:"bytes,2,opt,name=show,proto3" json:"show,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ConversationsRequest) Reset() {
+	*x = ConversationsRequest{}
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[0]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ConversationsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ConversationsRequest) ProtoMessage() {}
+
+func (x *ConversationsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[0]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ConversationsRequest.ProtoReflect.Descriptor instead.
+func (*ConversationsRequest) Descriptor() ([]byte, []int) {
+	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{0}
+}
+
+func (x *ConversationsRequest) GetPrincipal() string {
+	if x != nil {
+		return x.Principal
+	}
+	return ""
+}
+
+func (x *ConversationsRequest) GetShow() string {
+	if x != nil {
+		return x.Show
+	}
+	return ""
+}
+
+type ConversationsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// json is a list of hostd.Conversation, or of runtime.MessageRecord
+	// for show.
+	Json          []byte `protobuf:"bytes,1,opt,name=json,proto3" json:"json,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ConversationsResponse) Reset() {
+	*x = ConversationsResponse{}
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ConversationsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ConversationsResponse) ProtoMessage() {}
+
+func (x *ConversationsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ConversationsResponse.ProtoReflect.Descriptor instead.
+func (*ConversationsResponse) Descriptor() ([]byte, []int) {
+	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *ConversationsResponse) GetJson() []byte {
+	if x != nil {
+		return x.Json
+	}
+	return nil
+}
+
 type AuditRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Tool          string                 `protobuf:"bytes,1,opt,name=tool,proto3" json:"tool,omitempty"`
@@ -38,7 +137,7 @@ type AuditRequest struct {
 
 func (x *AuditRequest) Reset() {
 	*x = AuditRequest{}
-	mi := &file_demiurge_host_v1_host_proto_msgTypes[0]
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -50,7 +149,7 @@ func (x *AuditRequest) String() string {
 func (*AuditRequest) ProtoMessage() {}
 
 func (x *AuditRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_demiurge_host_v1_host_proto_msgTypes[0]
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -63,7 +162,7 @@ func (x *AuditRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AuditRequest.ProtoReflect.Descriptor instead.
 func (*AuditRequest) Descriptor() ([]byte, []int) {
-	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{0}
+	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *AuditRequest) GetTool() string {
@@ -97,7 +196,7 @@ type AuditResponse struct {
 
 func (x *AuditResponse) Reset() {
 	*x = AuditResponse{}
-	mi := &file_demiurge_host_v1_host_proto_msgTypes[1]
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -109,7 +208,7 @@ func (x *AuditResponse) String() string {
 func (*AuditResponse) ProtoMessage() {}
 
 func (x *AuditResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_demiurge_host_v1_host_proto_msgTypes[1]
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -122,7 +221,7 @@ func (x *AuditResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AuditResponse.ProtoReflect.Descriptor instead.
 func (*AuditResponse) Descriptor() ([]byte, []int) {
-	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{1}
+	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *AuditResponse) GetEvents() []byte {
@@ -151,7 +250,7 @@ type HelloRequest struct {
 
 func (x *HelloRequest) Reset() {
 	*x = HelloRequest{}
-	mi := &file_demiurge_host_v1_host_proto_msgTypes[2]
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -163,7 +262,7 @@ func (x *HelloRequest) String() string {
 func (*HelloRequest) ProtoMessage() {}
 
 func (x *HelloRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_demiurge_host_v1_host_proto_msgTypes[2]
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -176,7 +275,7 @@ func (x *HelloRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HelloRequest.ProtoReflect.Descriptor instead.
 func (*HelloRequest) Descriptor() ([]byte, []int) {
-	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{2}
+	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *HelloRequest) GetProtocolVersion() uint32 {
@@ -233,7 +332,7 @@ type HelloResponse struct {
 
 func (x *HelloResponse) Reset() {
 	*x = HelloResponse{}
-	mi := &file_demiurge_host_v1_host_proto_msgTypes[3]
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -245,7 +344,7 @@ func (x *HelloResponse) String() string {
 func (*HelloResponse) ProtoMessage() {}
 
 func (x *HelloResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_demiurge_host_v1_host_proto_msgTypes[3]
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -258,7 +357,7 @@ func (x *HelloResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HelloResponse.ProtoReflect.Descriptor instead.
 func (*HelloResponse) Descriptor() ([]byte, []int) {
-	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{3}
+	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *HelloResponse) GetProtocolVersion() uint32 {
@@ -297,7 +396,7 @@ type StatusRequest struct {
 
 func (x *StatusRequest) Reset() {
 	*x = StatusRequest{}
-	mi := &file_demiurge_host_v1_host_proto_msgTypes[4]
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -309,7 +408,7 @@ func (x *StatusRequest) String() string {
 func (*StatusRequest) ProtoMessage() {}
 
 func (x *StatusRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_demiurge_host_v1_host_proto_msgTypes[4]
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -322,7 +421,7 @@ func (x *StatusRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StatusRequest.ProtoReflect.Descriptor instead.
 func (*StatusRequest) Descriptor() ([]byte, []int) {
-	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{4}
+	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{6}
 }
 
 type StatusResponse struct {
@@ -347,7 +446,7 @@ type StatusResponse struct {
 
 func (x *StatusResponse) Reset() {
 	*x = StatusResponse{}
-	mi := &file_demiurge_host_v1_host_proto_msgTypes[5]
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -359,7 +458,7 @@ func (x *StatusResponse) String() string {
 func (*StatusResponse) ProtoMessage() {}
 
 func (x *StatusResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_demiurge_host_v1_host_proto_msgTypes[5]
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -372,7 +471,7 @@ func (x *StatusResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StatusResponse.ProtoReflect.Descriptor instead.
 func (*StatusResponse) Descriptor() ([]byte, []int) {
-	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{5}
+	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *StatusResponse) GetPid() int64 {
@@ -481,7 +580,7 @@ type StopRequest struct {
 
 func (x *StopRequest) Reset() {
 	*x = StopRequest{}
-	mi := &file_demiurge_host_v1_host_proto_msgTypes[6]
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -493,7 +592,7 @@ func (x *StopRequest) String() string {
 func (*StopRequest) ProtoMessage() {}
 
 func (x *StopRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_demiurge_host_v1_host_proto_msgTypes[6]
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -506,7 +605,7 @@ func (x *StopRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StopRequest.ProtoReflect.Descriptor instead.
 func (*StopRequest) Descriptor() ([]byte, []int) {
-	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{6}
+	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{8}
 }
 
 type StopResponse struct {
@@ -517,7 +616,7 @@ type StopResponse struct {
 
 func (x *StopResponse) Reset() {
 	*x = StopResponse{}
-	mi := &file_demiurge_host_v1_host_proto_msgTypes[7]
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -529,7 +628,7 @@ func (x *StopResponse) String() string {
 func (*StopResponse) ProtoMessage() {}
 
 func (x *StopResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_demiurge_host_v1_host_proto_msgTypes[7]
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -542,7 +641,7 @@ func (x *StopResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StopResponse.ProtoReflect.Descriptor instead.
 func (*StopResponse) Descriptor() ([]byte, []int) {
-	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{7}
+	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{9}
 }
 
 type CatalogRequest struct {
@@ -559,7 +658,7 @@ type CatalogRequest struct {
 
 func (x *CatalogRequest) Reset() {
 	*x = CatalogRequest{}
-	mi := &file_demiurge_host_v1_host_proto_msgTypes[8]
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -571,7 +670,7 @@ func (x *CatalogRequest) String() string {
 func (*CatalogRequest) ProtoMessage() {}
 
 func (x *CatalogRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_demiurge_host_v1_host_proto_msgTypes[8]
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -584,7 +683,7 @@ func (x *CatalogRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CatalogRequest.ProtoReflect.Descriptor instead.
 func (*CatalogRequest) Descriptor() ([]byte, []int) {
-	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{8}
+	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *CatalogRequest) GetPrincipal() string {
@@ -636,7 +735,7 @@ type CatalogResponse struct {
 
 func (x *CatalogResponse) Reset() {
 	*x = CatalogResponse{}
-	mi := &file_demiurge_host_v1_host_proto_msgTypes[9]
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -648,7 +747,7 @@ func (x *CatalogResponse) String() string {
 func (*CatalogResponse) ProtoMessage() {}
 
 func (x *CatalogResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_demiurge_host_v1_host_proto_msgTypes[9]
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -661,7 +760,7 @@ func (x *CatalogResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CatalogResponse.ProtoReflect.Descriptor instead.
 func (*CatalogResponse) Descriptor() ([]byte, []int) {
-	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{9}
+	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *CatalogResponse) GetText() []byte {
@@ -699,7 +798,7 @@ type FrontEndMessage struct {
 
 func (x *FrontEndMessage) Reset() {
 	*x = FrontEndMessage{}
-	mi := &file_demiurge_host_v1_host_proto_msgTypes[10]
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -711,7 +810,7 @@ func (x *FrontEndMessage) String() string {
 func (*FrontEndMessage) ProtoMessage() {}
 
 func (x *FrontEndMessage) ProtoReflect() protoreflect.Message {
-	mi := &file_demiurge_host_v1_host_proto_msgTypes[10]
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -724,7 +823,7 @@ func (x *FrontEndMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FrontEndMessage.ProtoReflect.Descriptor instead.
 func (*FrontEndMessage) Descriptor() ([]byte, []int) {
-	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{10}
+	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *FrontEndMessage) GetMsg() isFrontEndMessage_Msg {
@@ -797,7 +896,7 @@ type OpenSession struct {
 
 func (x *OpenSession) Reset() {
 	*x = OpenSession{}
-	mi := &file_demiurge_host_v1_host_proto_msgTypes[11]
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -809,7 +908,7 @@ func (x *OpenSession) String() string {
 func (*OpenSession) ProtoMessage() {}
 
 func (x *OpenSession) ProtoReflect() protoreflect.Message {
-	mi := &file_demiurge_host_v1_host_proto_msgTypes[11]
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -822,7 +921,7 @@ func (x *OpenSession) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OpenSession.ProtoReflect.Descriptor instead.
 func (*OpenSession) Descriptor() ([]byte, []int) {
-	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{11}
+	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *OpenSession) GetPrincipal() string {
@@ -856,7 +955,7 @@ type ToolCall struct {
 
 func (x *ToolCall) Reset() {
 	*x = ToolCall{}
-	mi := &file_demiurge_host_v1_host_proto_msgTypes[12]
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -868,7 +967,7 @@ func (x *ToolCall) String() string {
 func (*ToolCall) ProtoMessage() {}
 
 func (x *ToolCall) ProtoReflect() protoreflect.Message {
-	mi := &file_demiurge_host_v1_host_proto_msgTypes[12]
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -881,7 +980,7 @@ func (x *ToolCall) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolCall.ProtoReflect.Descriptor instead.
 func (*ToolCall) Descriptor() ([]byte, []int) {
-	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{12}
+	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *ToolCall) GetName() string {
@@ -909,7 +1008,7 @@ type ApprovalAnswer struct {
 
 func (x *ApprovalAnswer) Reset() {
 	*x = ApprovalAnswer{}
-	mi := &file_demiurge_host_v1_host_proto_msgTypes[13]
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -921,7 +1020,7 @@ func (x *ApprovalAnswer) String() string {
 func (*ApprovalAnswer) ProtoMessage() {}
 
 func (x *ApprovalAnswer) ProtoReflect() protoreflect.Message {
-	mi := &file_demiurge_host_v1_host_proto_msgTypes[13]
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -934,7 +1033,7 @@ func (x *ApprovalAnswer) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ApprovalAnswer.ProtoReflect.Descriptor instead.
 func (*ApprovalAnswer) Descriptor() ([]byte, []int) {
-	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{13}
+	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *ApprovalAnswer) GetId() uint64 {
@@ -966,7 +1065,7 @@ type HostMessage struct {
 
 func (x *HostMessage) Reset() {
 	*x = HostMessage{}
-	mi := &file_demiurge_host_v1_host_proto_msgTypes[14]
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -978,7 +1077,7 @@ func (x *HostMessage) String() string {
 func (*HostMessage) ProtoMessage() {}
 
 func (x *HostMessage) ProtoReflect() protoreflect.Message {
-	mi := &file_demiurge_host_v1_host_proto_msgTypes[14]
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -991,7 +1090,7 @@ func (x *HostMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HostMessage.ProtoReflect.Descriptor instead.
 func (*HostMessage) Descriptor() ([]byte, []int) {
-	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{14}
+	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *HostMessage) GetMsg() isHostMessage_Msg {
@@ -1074,7 +1173,7 @@ type SessionOpened struct {
 
 func (x *SessionOpened) Reset() {
 	*x = SessionOpened{}
-	mi := &file_demiurge_host_v1_host_proto_msgTypes[15]
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1086,7 +1185,7 @@ func (x *SessionOpened) String() string {
 func (*SessionOpened) ProtoMessage() {}
 
 func (x *SessionOpened) ProtoReflect() protoreflect.Message {
-	mi := &file_demiurge_host_v1_host_proto_msgTypes[15]
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1099,7 +1198,7 @@ func (x *SessionOpened) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SessionOpened.ProtoReflect.Descriptor instead.
 func (*SessionOpened) Descriptor() ([]byte, []int) {
-	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{15}
+	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *SessionOpened) GetSession() string {
@@ -1120,7 +1219,7 @@ type ApprovalRequest struct {
 
 func (x *ApprovalRequest) Reset() {
 	*x = ApprovalRequest{}
-	mi := &file_demiurge_host_v1_host_proto_msgTypes[16]
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1132,7 +1231,7 @@ func (x *ApprovalRequest) String() string {
 func (*ApprovalRequest) ProtoMessage() {}
 
 func (x *ApprovalRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_demiurge_host_v1_host_proto_msgTypes[16]
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1145,7 +1244,7 @@ func (x *ApprovalRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ApprovalRequest.ProtoReflect.Descriptor instead.
 func (*ApprovalRequest) Descriptor() ([]byte, []int) {
-	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{16}
+	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *ApprovalRequest) GetId() uint64 {
@@ -1172,7 +1271,7 @@ type CallOutcome struct {
 
 func (x *CallOutcome) Reset() {
 	*x = CallOutcome{}
-	mi := &file_demiurge_host_v1_host_proto_msgTypes[17]
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1184,7 +1283,7 @@ func (x *CallOutcome) String() string {
 func (*CallOutcome) ProtoMessage() {}
 
 func (x *CallOutcome) ProtoReflect() protoreflect.Message {
-	mi := &file_demiurge_host_v1_host_proto_msgTypes[17]
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1197,7 +1296,7 @@ func (x *CallOutcome) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallOutcome.ProtoReflect.Descriptor instead.
 func (*CallOutcome) Descriptor() ([]byte, []int) {
-	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{17}
+	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *CallOutcome) GetOutcome() []byte {
@@ -1225,7 +1324,7 @@ type MCPChunk struct {
 
 func (x *MCPChunk) Reset() {
 	*x = MCPChunk{}
-	mi := &file_demiurge_host_v1_host_proto_msgTypes[18]
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1237,7 +1336,7 @@ func (x *MCPChunk) String() string {
 func (*MCPChunk) ProtoMessage() {}
 
 func (x *MCPChunk) ProtoReflect() protoreflect.Message {
-	mi := &file_demiurge_host_v1_host_proto_msgTypes[18]
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1250,7 +1349,7 @@ func (x *MCPChunk) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MCPChunk.ProtoReflect.Descriptor instead.
 func (*MCPChunk) Descriptor() ([]byte, []int) {
-	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{18}
+	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *MCPChunk) GetPrincipal() string {
@@ -1292,7 +1391,12 @@ var File_demiurge_host_v1_host_proto protoreflect.FileDescriptor
 
 const file_demiurge_host_v1_host_proto_rawDesc = "" +
 	"\n" +
-	"\x1bdemiurge/host/v1/host.proto\x12\x10demiurge.host.v1\"L\n" +
+	"\x1bdemiurge/host/v1/host.proto\x12\x10demiurge.host.v1\"H\n" +
+	"\x14ConversationsRequest\x12\x1c\n" +
+	"\tprincipal\x18\x01 \x01(\tR\tprincipal\x12\x12\n" +
+	"\x04show\x18\x02 \x01(\tR\x04show\"+\n" +
+	"\x15ConversationsResponse\x12\x12\n" +
+	"\x04json\x18\x01 \x01(\fR\x04json\"L\n" +
 	"\fAuditRequest\x12\x12\n" +
 	"\x04tool\x18\x01 \x01(\tR\x04tool\x12\x12\n" +
 	"\x04kind\x18\x02 \x01(\tR\x04kind\x12\x14\n" +
@@ -1377,7 +1481,7 @@ const file_demiurge_host_v1_host_proto_rawDesc = "" +
 	"\x04data\x18\x02 \x01(\fR\x04data\x12\x16\n" +
 	"\x06stderr\x18\x03 \x01(\tR\x06stderr\x12*\n" +
 	"\x11max_request_bytes\x18\x04 \x01(\x03R\x0fmaxRequestBytes\x12\x18\n" +
-	"\aapprove\x18\x05 \x03(\tR\aapprove2\x97\x04\n" +
+	"\aapprove\x18\x05 \x03(\tR\aapprove2\xf9\x04\n" +
 	"\x04Host\x12H\n" +
 	"\x05Hello\x12\x1e.demiurge.host.v1.HelloRequest\x1a\x1f.demiurge.host.v1.HelloResponse\x12K\n" +
 	"\x06Status\x12\x1f.demiurge.host.v1.StatusRequest\x1a .demiurge.host.v1.StatusResponse\x12E\n" +
@@ -1385,7 +1489,8 @@ const file_demiurge_host_v1_host_proto_rawDesc = "" +
 	"\aCatalog\x12 .demiurge.host.v1.CatalogRequest\x1a!.demiurge.host.v1.CatalogResponse\x12O\n" +
 	"\aSession\x12!.demiurge.host.v1.FrontEndMessage\x1a\x1d.demiurge.host.v1.HostMessage(\x010\x01\x12F\n" +
 	"\bServeMCP\x12\x1a.demiurge.host.v1.MCPChunk\x1a\x1a.demiurge.host.v1.MCPChunk(\x010\x01\x12H\n" +
-	"\x05Audit\x12\x1e.demiurge.host.v1.AuditRequest\x1a\x1f.demiurge.host.v1.AuditResponseB#Z!demiurge.dev/shared/hostv1;hostv1b\x06proto3"
+	"\x05Audit\x12\x1e.demiurge.host.v1.AuditRequest\x1a\x1f.demiurge.host.v1.AuditResponse\x12`\n" +
+	"\rConversations\x12&.demiurge.host.v1.ConversationsRequest\x1a'.demiurge.host.v1.ConversationsResponseB#Z!demiurge.dev/shared/hostv1;hostv1b\x06proto3"
 
 var (
 	file_demiurge_host_v1_host_proto_rawDescOnce sync.Once
@@ -1399,51 +1504,55 @@ func file_demiurge_host_v1_host_proto_rawDescGZIP() []byte {
 	return file_demiurge_host_v1_host_proto_rawDescData
 }
 
-var file_demiurge_host_v1_host_proto_msgTypes = make([]protoimpl.MessageInfo, 19)
+var file_demiurge_host_v1_host_proto_msgTypes = make([]protoimpl.MessageInfo, 21)
 var file_demiurge_host_v1_host_proto_goTypes = []any{
-	(*AuditRequest)(nil),    // 0: demiurge.host.v1.AuditRequest
-	(*AuditResponse)(nil),   // 1: demiurge.host.v1.AuditResponse
-	(*HelloRequest)(nil),    // 2: demiurge.host.v1.HelloRequest
-	(*HelloResponse)(nil),   // 3: demiurge.host.v1.HelloResponse
-	(*StatusRequest)(nil),   // 4: demiurge.host.v1.StatusRequest
-	(*StatusResponse)(nil),  // 5: demiurge.host.v1.StatusResponse
-	(*StopRequest)(nil),     // 6: demiurge.host.v1.StopRequest
-	(*StopResponse)(nil),    // 7: demiurge.host.v1.StopResponse
-	(*CatalogRequest)(nil),  // 8: demiurge.host.v1.CatalogRequest
-	(*CatalogResponse)(nil), // 9: demiurge.host.v1.CatalogResponse
-	(*FrontEndMessage)(nil), // 10: demiurge.host.v1.FrontEndMessage
-	(*OpenSession)(nil),     // 11: demiurge.host.v1.OpenSession
-	(*ToolCall)(nil),        // 12: demiurge.host.v1.ToolCall
-	(*ApprovalAnswer)(nil),  // 13: demiurge.host.v1.ApprovalAnswer
-	(*HostMessage)(nil),     // 14: demiurge.host.v1.HostMessage
-	(*SessionOpened)(nil),   // 15: demiurge.host.v1.SessionOpened
-	(*ApprovalRequest)(nil), // 16: demiurge.host.v1.ApprovalRequest
-	(*CallOutcome)(nil),     // 17: demiurge.host.v1.CallOutcome
-	(*MCPChunk)(nil),        // 18: demiurge.host.v1.MCPChunk
+	(*ConversationsRequest)(nil),  // 0: demiurge.host.v1.ConversationsRequest
+	(*ConversationsResponse)(nil), // 1: demiurge.host.v1.ConversationsResponse
+	(*AuditRequest)(nil),          // 2: demiurge.host.v1.AuditRequest
+	(*AuditResponse)(nil),         // 3: demiurge.host.v1.AuditResponse
+	(*HelloRequest)(nil),          // 4: demiurge.host.v1.HelloRequest
+	(*HelloResponse)(nil),         // 5: demiurge.host.v1.HelloResponse
+	(*StatusRequest)(nil),         // 6: demiurge.host.v1.StatusRequest
+	(*StatusResponse)(nil),        // 7: demiurge.host.v1.StatusResponse
+	(*StopRequest)(nil),           // 8: demiurge.host.v1.StopRequest
+	(*StopResponse)(nil),          // 9: demiurge.host.v1.StopResponse
+	(*CatalogRequest)(nil),        // 10: demiurge.host.v1.CatalogRequest
+	(*CatalogResponse)(nil),       // 11: demiurge.host.v1.CatalogResponse
+	(*FrontEndMessage)(nil),       // 12: demiurge.host.v1.FrontEndMessage
+	(*OpenSession)(nil),           // 13: demiurge.host.v1.OpenSession
+	(*ToolCall)(nil),              // 14: demiurge.host.v1.ToolCall
+	(*ApprovalAnswer)(nil),        // 15: demiurge.host.v1.ApprovalAnswer
+	(*HostMessage)(nil),           // 16: demiurge.host.v1.HostMessage
+	(*SessionOpened)(nil),         // 17: demiurge.host.v1.SessionOpened
+	(*ApprovalRequest)(nil),       // 18: demiurge.host.v1.ApprovalRequest
+	(*CallOutcome)(nil),           // 19: demiurge.host.v1.CallOutcome
+	(*MCPChunk)(nil),              // 20: demiurge.host.v1.MCPChunk
 }
 var file_demiurge_host_v1_host_proto_depIdxs = []int32{
-	11, // 0: demiurge.host.v1.FrontEndMessage.open:type_name -> demiurge.host.v1.OpenSession
-	12, // 1: demiurge.host.v1.FrontEndMessage.call:type_name -> demiurge.host.v1.ToolCall
-	13, // 2: demiurge.host.v1.FrontEndMessage.answer:type_name -> demiurge.host.v1.ApprovalAnswer
-	15, // 3: demiurge.host.v1.HostMessage.opened:type_name -> demiurge.host.v1.SessionOpened
-	16, // 4: demiurge.host.v1.HostMessage.approval:type_name -> demiurge.host.v1.ApprovalRequest
-	17, // 5: demiurge.host.v1.HostMessage.outcome:type_name -> demiurge.host.v1.CallOutcome
-	2,  // 6: demiurge.host.v1.Host.Hello:input_type -> demiurge.host.v1.HelloRequest
-	4,  // 7: demiurge.host.v1.Host.Status:input_type -> demiurge.host.v1.StatusRequest
-	6,  // 8: demiurge.host.v1.Host.Stop:input_type -> demiurge.host.v1.StopRequest
-	8,  // 9: demiurge.host.v1.Host.Catalog:input_type -> demiurge.host.v1.CatalogRequest
-	10, // 10: demiurge.host.v1.Host.Session:input_type -> demiurge.host.v1.FrontEndMessage
-	18, // 11: demiurge.host.v1.Host.ServeMCP:input_type -> demiurge.host.v1.MCPChunk
-	0,  // 12: demiurge.host.v1.Host.Audit:input_type -> demiurge.host.v1.AuditRequest
-	3,  // 13: demiurge.host.v1.Host.Hello:output_type -> demiurge.host.v1.HelloResponse
-	5,  // 14: demiurge.host.v1.Host.Status:output_type -> demiurge.host.v1.StatusResponse
-	7,  // 15: demiurge.host.v1.Host.Stop:output_type -> demiurge.host.v1.StopResponse
-	9,  // 16: demiurge.host.v1.Host.Catalog:output_type -> demiurge.host.v1.CatalogResponse
-	14, // 17: demiurge.host.v1.Host.Session:output_type -> demiurge.host.v1.HostMessage
-	18, // 18: demiurge.host.v1.Host.ServeMCP:output_type -> demiurge.host.v1.MCPChunk
-	1,  // 19: demiurge.host.v1.Host.Audit:output_type -> demiurge.host.v1.AuditResponse
-	13, // [13:20] is the sub-list for method output_type
-	6,  // [6:13] is the sub-list for method input_type
+	13, // 0: demiurge.host.v1.FrontEndMessage.open:type_name -> demiurge.host.v1.OpenSession
+	14, // 1: demiurge.host.v1.FrontEndMessage.call:type_name -> demiurge.host.v1.ToolCall
+	15, // 2: demiurge.host.v1.FrontEndMessage.answer:type_name -> demiurge.host.v1.ApprovalAnswer
+	17, // 3: demiurge.host.v1.HostMessage.opened:type_name -> demiurge.host.v1.SessionOpened
+	18, // 4: demiurge.host.v1.HostMessage.approval:type_name -> demiurge.host.v1.ApprovalRequest
+	19, // 5: demiurge.host.v1.HostMessage.outcome:type_name -> demiurge.host.v1.CallOutcome
+	4,  // 6: demiurge.host.v1.Host.Hello:input_type -> demiurge.host.v1.HelloRequest
+	6,  // 7: demiurge.host.v1.Host.Status:input_type -> demiurge.host.v1.StatusRequest
+	8,  // 8: demiurge.host.v1.Host.Stop:input_type -> demiurge.host.v1.StopRequest
+	10, // 9: demiurge.host.v1.Host.Catalog:input_type -> demiurge.host.v1.CatalogRequest
+	12, // 10: demiurge.host.v1.Host.Session:input_type -> demiurge.host.v1.FrontEndMessage
+	20, // 11: demiurge.host.v1.Host.ServeMCP:input_type -> demiurge.host.v1.MCPChunk
+	2,  // 12: demiurge.host.v1.Host.Audit:input_type -> demiurge.host.v1.AuditRequest
+	0,  // 13: demiurge.host.v1.Host.Conversations:input_type -> demiurge.host.v1.ConversationsRequest
+	5,  // 14: demiurge.host.v1.Host.Hello:output_type -> demiurge.host.v1.HelloResponse
+	7,  // 15: demiurge.host.v1.Host.Status:output_type -> demiurge.host.v1.StatusResponse
+	9,  // 16: demiurge.host.v1.Host.Stop:output_type -> demiurge.host.v1.StopResponse
+	11, // 17: demiurge.host.v1.Host.Catalog:output_type -> demiurge.host.v1.CatalogResponse
+	16, // 18: demiurge.host.v1.Host.Session:output_type -> demiurge.host.v1.HostMessage
+	20, // 19: demiurge.host.v1.Host.ServeMCP:output_type -> demiurge.host.v1.MCPChunk
+	3,  // 20: demiurge.host.v1.Host.Audit:output_type -> demiurge.host.v1.AuditResponse
+	1,  // 21: demiurge.host.v1.Host.Conversations:output_type -> demiurge.host.v1.ConversationsResponse
+	14, // [14:22] is the sub-list for method output_type
+	6,  // [6:14] is the sub-list for method input_type
 	6,  // [6:6] is the sub-list for extension type_name
 	6,  // [6:6] is the sub-list for extension extendee
 	0,  // [0:6] is the sub-list for field type_name
@@ -1454,12 +1563,12 @@ func file_demiurge_host_v1_host_proto_init() {
 	if File_demiurge_host_v1_host_proto != nil {
 		return
 	}
-	file_demiurge_host_v1_host_proto_msgTypes[10].OneofWrappers = []any{
+	file_demiurge_host_v1_host_proto_msgTypes[12].OneofWrappers = []any{
 		(*FrontEndMessage_Open)(nil),
 		(*FrontEndMessage_Call)(nil),
 		(*FrontEndMessage_Answer)(nil),
 	}
-	file_demiurge_host_v1_host_proto_msgTypes[14].OneofWrappers = []any{
+	file_demiurge_host_v1_host_proto_msgTypes[16].OneofWrappers = []any{
 		(*HostMessage_Opened)(nil),
 		(*HostMessage_Approval)(nil),
 		(*HostMessage_Outcome)(nil),
@@ -1471,7 +1580,7 @@ func file_demiurge_host_v1_host_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_demiurge_host_v1_host_proto_rawDesc), len(file_demiurge_host_v1_host_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   19,
+			NumMessages:   21,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

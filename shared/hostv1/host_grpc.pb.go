@@ -25,13 +25,14 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	Host_Hello_FullMethodName    = "/demiurge.host.v1.Host/Hello"
-	Host_Status_FullMethodName   = "/demiurge.host.v1.Host/Status"
-	Host_Stop_FullMethodName     = "/demiurge.host.v1.Host/Stop"
-	Host_Catalog_FullMethodName  = "/demiurge.host.v1.Host/Catalog"
-	Host_Session_FullMethodName  = "/demiurge.host.v1.Host/Session"
-	Host_ServeMCP_FullMethodName = "/demiurge.host.v1.Host/ServeMCP"
-	Host_Audit_FullMethodName    = "/demiurge.host.v1.Host/Audit"
+	Host_Hello_FullMethodName         = "/demiurge.host.v1.Host/Hello"
+	Host_Status_FullMethodName        = "/demiurge.host.v1.Host/Status"
+	Host_Stop_FullMethodName          = "/demiurge.host.v1.Host/Stop"
+	Host_Catalog_FullMethodName       = "/demiurge.host.v1.Host/Catalog"
+	Host_Session_FullMethodName       = "/demiurge.host.v1.Host/Session"
+	Host_ServeMCP_FullMethodName      = "/demiurge.host.v1.Host/ServeMCP"
+	Host_Audit_FullMethodName         = "/demiurge.host.v1.Host/Audit"
+	Host_Conversations_FullMethodName = "/demiurge.host.v1.Host/Conversations"
 )
 
 // HostClient is the client API for Host service.
@@ -62,6 +63,9 @@ type HostClient interface {
 	// Audit reads the event log, newest first, as `demiurge audit` does in
 	// process (the operator's command: every principal's events).
 	Audit(ctx context.Context, in *AuditRequest, opts ...grpc.CallOption) (*AuditResponse, error)
+	// Conversations are the principal's sessions that hold messages, or
+	// the messages of one of them (`demiurge sessions list|show`).
+	Conversations(ctx context.Context, in *ConversationsRequest, opts ...grpc.CallOption) (*ConversationsResponse, error)
 }
 
 type hostClient struct {
@@ -148,6 +152,16 @@ func (c *hostClient) Audit(ctx context.Context, in *AuditRequest, opts ...grpc.C
 	return out, nil
 }
 
+func (c *hostClient) Conversations(ctx context.Context, in *ConversationsRequest, opts ...grpc.CallOption) (*ConversationsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ConversationsResponse)
+	err := c.cc.Invoke(ctx, Host_Conversations_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // HostServer is the server API for Host service.
 // All implementations must embed UnimplementedHostServer
 // for forward compatibility.
@@ -176,6 +190,9 @@ type HostServer interface {
 	// Audit reads the event log, newest first, as `demiurge audit` does in
 	// process (the operator's command: every principal's events).
 	Audit(context.Context, *AuditRequest) (*AuditResponse, error)
+	// Conversations are the principal's sessions that hold messages, or
+	// the messages of one of them (`demiurge sessions list|show`).
+	Conversations(context.Context, *ConversationsRequest) (*ConversationsResponse, error)
 	mustEmbedUnimplementedHostServer()
 }
 
@@ -206,6 +223,9 @@ func (UnimplementedHostServer) ServeMCP(grpc.BidiStreamingServer[MCPChunk, MCPCh
 }
 func (UnimplementedHostServer) Audit(context.Context, *AuditRequest) (*AuditResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method Audit not implemented")
+}
+func (UnimplementedHostServer) Conversations(context.Context, *ConversationsRequest) (*ConversationsResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method Conversations not implemented")
 }
 func (UnimplementedHostServer) mustEmbedUnimplementedHostServer() {}
 func (UnimplementedHostServer) testEmbeddedByValue()              {}
@@ -332,6 +352,24 @@ func _Host_Audit_Handler(srv interface{}, ctx context.Context, dec func(interfac
 	return interceptor(ctx, in, info, handler)
 }
 
+func _Host_Conversations_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ConversationsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(HostServer).Conversations(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Host_Conversations_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(HostServer).Conversations(ctx, req.(*ConversationsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // Host_ServiceDesc is the grpc.ServiceDesc for Host service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -358,6 +396,10 @@ var Host_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "Audit",
 			Handler:    _Host_Audit_Handler,
+		},
+		{
+			MethodName: "Conversations",
+			Handler:    _Host_Conversations_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{
