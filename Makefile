@@ -128,7 +128,7 @@ proto:
 	cd shared && PATH=$(CURDIR)/.tools:$$PATH protoc -I proto \
 		--go_out=. --go_opt=module=demiurge.dev/shared \
 		--go-grpc_out=. --go-grpc_opt=module=demiurge.dev/shared \
-		proto/demiurge/toolset/v1/toolset.proto
+		proto/demiurge/toolset/v1/toolset.proto proto/demiurge/host/v1/host.proto
 
 # Benchmarks (not part of CI); figures go to BENCHMARKS.md, which says how
 # to read them. The 1 GiB peak-RSS bounds are a test (they run in `make

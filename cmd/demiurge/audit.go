@@ -29,16 +29,7 @@ func audit(c *cli.Context) error {
 	if c.Int("limit") < 0 {
 		return usagef("--limit must be 0 or more")
 	}
-	h, err := openHost(c, nil)
-	if err != nil {
-		return err
-	}
-	defer h.Close()
-	store, err := h.Store()
-	if err != nil {
-		return err
-	}
-	evs, err := store.Events(runtime.EventQuery{Tool: c.String("tool"), Kind: c.String("kind"), Limit: c.Int("limit"), NewestFirst: true})
+	evs, err := auditEvents(c, runtime.EventQuery{Tool: c.String("tool"), Kind: c.String("kind"), Limit: c.Int("limit"), NewestFirst: true})
 	if err != nil {
 		return err
 	}

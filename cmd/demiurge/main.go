@@ -121,6 +121,7 @@ func newApp() *cli.App {
 			sessionsCommand(),
 			coreCommand(),
 			approvalsCommand(),
+			hostCommand(),
 
 			versionCommand(),
 			completionCommand(),

@@ -15,6 +15,11 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	// The suites of the in-process path keep it; the host's own tests
+	// set DEMIURGE_HOST=on (host_test.go).
+	if _, set := os.LookupEnv("DEMIURGE_HOST"); !set {
+		os.Setenv("DEMIURGE_HOST", "off")
+	}
 	os.Exit(testscript.RunMain(m, map[string]func() int{
 		"demiurge": func() int { return run(os.Args) },
 	}))
@@ -81,6 +86,7 @@ func TestScripts(t *testing.T) {
 		Dir: "testdata/script",
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("DEMIURGE_PLUGIN_DIR", builtin)
+			env.Setenv("DEMIURGE_HOST", "off") // host_*.txtar turn it on
 			env.Setenv("EXAMPLES", examples)
 			env.Setenv("DEMIURGE_STATE", filepath.Join(env.WorkDir, ".state"))
 			env.Setenv("HOME", filepath.Join(env.WorkDir, "home"))

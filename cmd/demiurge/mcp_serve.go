@@ -48,6 +48,9 @@ func mcpServe(c *cli.Context) error {
 			return usagef("%v", err)
 		}
 	}
+	if addr == "" && hostEnabled() {
+		return mcpServeViaHost(c)
+	}
 	token, err := serveToken(c.String("token-file"))
 	if err != nil {
 		return err

@@ -120,7 +120,7 @@ func TestHostAndPluginsAreNotDumpable(t *testing.T) {
 			"--workspace", filepath.Join(root, "ws"), "--approve", "allow:"+tool, "tools", "call", tool, args)
 		// A TMPDIR of its own: go-plugin makes its sockets there, and the
 		// shared /tmp need not be writable by nobody.
-		cmd.Env = []string{"HOME=" + filepath.Join(root, "home"), "TMPDIR=" + filepath.Join(root, "tmp"), "PATH=/usr/local/bin:/usr/bin:/bin", "DEMIURGE_NODUMP_CANARY=host-secret-canary"}
+		cmd.Env = []string{"DEMIURGE_HOST=off", "HOME=" + filepath.Join(root, "home"), "TMPDIR=" + filepath.Join(root, "tmp"), "PATH=/usr/local/bin:/usr/bin:/bin", "DEMIURGE_NODUMP_CANARY=host-secret-canary"}
 		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
 		var out, errb bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &errb

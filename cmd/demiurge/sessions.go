@@ -43,12 +43,7 @@ func sessionsList(c *cli.Context) error {
 	if c.NArg() > 0 {
 		return usagef("sessions list takes no arguments")
 	}
-	h, err := openHost(c, nil)
-	if err != nil {
-		return err
-	}
-	defer h.Close()
-	entries, err := conversations(h)
+	entries, err := conversationsOf(c)
 	if err != nil {
 		return err
 	}
@@ -134,16 +129,7 @@ func sessionsShow(c *cli.Context) error {
 	if c.NArg() != 1 {
 		return usagef("usage: demiurge sessions show ID")
 	}
-	h, err := openHost(c, nil)
-	if err != nil {
-		return err
-	}
-	defer h.Close()
-	id, err := sessionID(h, c.Args().First())
-	if err != nil {
-		return err
-	}
-	msgs, err := ownedMessages(h, id)
+	msgs, err := conversationOf(c, c.Args().First())
 	if err != nil {
 		return err
 	}

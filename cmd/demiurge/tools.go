@@ -130,6 +130,9 @@ func toolsCall(c *cli.Context) error {
 		args = "{}"
 	}
 	report := detachedChild()
+	if report == nil && !c.Bool("wait") && hostEnabled() {
+		return toolsCallViaHost(c, name, args)
+	}
 	if report == nil && !c.Bool("wait") && wantsBackground(args) {
 		return runDetached()
 	}

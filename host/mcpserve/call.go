@@ -49,6 +49,11 @@ func (s *Server) handle(ctx context.Context, req mcp.CallToolRequest) (*mcp.Call
 	ap := s.approverFor(ctx, ses.ID(), call, req.Params.MultiRoundTripParams)
 	r := *turn.Approvals // the host's rules and session allows, this client's provider
 	r.Provider = ap.provider()
+	if s.opts.Approve != nil {
+		if r.Rules, err = approval.WithCommandLine(r.Rules, s.opts.Approve); err != nil {
+			return mcp.NewToolResultError(err.Error()), nil
+		}
+	}
 	if inTask {
 		r.Provider = approval.DenyAll{} // nobody to ask once the task was created
 	}

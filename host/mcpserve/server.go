@@ -36,6 +36,13 @@ type Options struct {
 	// MaxTasks bounds the MCP tasks running at once (tasks.go); 0 is
 	// DefaultMaxTasks.
 	MaxTasks int
+	// Principal is the principal the clients' sessions run under; "" is
+	// the host's own (a host of many front ends serves several).
+	Principal string
+	// Approve, when not nil, replaces the host's --approve rules for
+	// this server's calls (approval.WithCommandLine): the rules of the
+	// `mcp serve` front end this server serves.
+	Approve []string
 }
 
 const (
@@ -187,13 +194,13 @@ func (s *Server) sessionFor(ctx context.Context) (*toolhost.Session, error) {
 	}
 	if id == "" {
 		if s.stateless == nil {
-			s.stateless = s.h.OpenServedSession()
+			s.stateless = s.h.OpenSessionAs(s.opts.Principal, true)
 		}
 		return s.stateless, nil
 	}
 	ses := s.clients[id]
 	if ses == nil {
-		ses = s.h.OpenServedSession()
+		ses = s.h.OpenSessionAs(s.opts.Principal, true)
 		s.clients[id] = ses
 	}
 	return ses, nil

@@ -3,7 +3,6 @@ package runtime
 import (
 	"context"
 	"crypto/rand"
-	"crypto/subtle"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -148,15 +147,7 @@ func parentOf(pid int) (int, bool) {
 
 // admit says why a connection is refused, "" when it may ask.
 func (s *TaskServer) admit(p peer, token string) string {
-	switch {
-	case p.uid != os.Getuid():
-		return "the task socket answers only its own user"
-	case p.runBy != "":
-		return "the task socket does not answer commands or tools a demiurge runs (this one descends from " + p.runBy + ")"
-	case s.token == "" || subtle.ConstantTimeCompare([]byte(token), []byte(s.token)) != 1:
-		return "the task socket needs the token of the running demiurge (" + TokenPath(s.path) + ")"
-	}
-	return ""
+	return AdmitPeer(Peer{PID: p.pid, UID: p.uid, Exe: p.exe, RunBy: p.runBy}, token, s.token, s.path, "the task socket")
 }
 
 // audit records one request and its outcome; no record, no answer.

@@ -431,6 +431,11 @@ func selectTools(sources []catalog.Source, keep map[string]bool) []catalog.Sourc
 // Store opens the runtime store on first use.
 func (h *Host) Store() (*runtime.Store, error) {
 	h.storeOnce.Do(func() {
+		if BeforeStoreOpen != nil {
+			if h.storeErr = BeforeStoreOpen(h.StateDir); h.storeErr != nil {
+				return
+			}
+		}
 		h.store, h.storeErr = runtime.Open(filepath.Join(h.StateDir, "demiurge.db"))
 	})
 	return h.store, h.storeErr

@@ -1,0 +1,159 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"demiurge.dev/host/hostd"
+)
+
+// A front end reaches the host of its state directory through
+// STATE/runtime/host.sock, starting one detached when none runs.
+// DEMIURGE_HOST=off keeps the former in-process path: the command is a
+// whole host of its own for its run (the test suites of the in-process
+// behaviour use it).
+
+// hostEnabled reports whether front ends go through the host.
+func hostEnabled() bool { return os.Getenv("DEMIURGE_HOST") != "off" }
+
+// hostShapingFlags are the global flags that make a host what it is; a
+// front end whose values differ from the running host's is refused with
+// the difference named.
+// --approve is not among them: each front end's own rules judge its calls
+// (approval.WithCommandLine).
+var hostShapingFlags = []string{"core", "workspace", "plugin-dir", "call-timeout",
+	"output-cap-mib", "artifact-budget-mib", "sandbox", "allow-private-mcp", "timezone"}
+
+// hostConfig is the front end's canonical host-shaping options, as
+// Hello compares them, and the flags a host it starts is given.
+func hostConfig(c *cli.Context) (config string, flags []string, err error) {
+	var lines []string
+	add := func(name, value string) {
+		lines = append(lines, name+"="+value)
+		if value != "" {
+			flags = append(flags, "--"+name+"="+value)
+		}
+	}
+	for _, name := range hostShapingFlags {
+		switch name {
+		case "core", "workspace", "plugin-dir":
+			v := c.String(name)
+			if name == "plugin-dir" {
+				v = builtinPluginDir(c)
+			}
+			if name == "workspace" && v == "" && c.String("core") == "" {
+				// The host's workspace is then its starting directory.
+				if v, err = os.Getwd(); err != nil {
+					return "", nil, err
+				}
+			}
+			if v != "" {
+				if v, err = filepath.Abs(v); err != nil {
+					return "", nil, err
+				}
+			}
+			add(name, v)
+		case "allow-private-mcp":
+			vs := c.StringSlice(name)
+			lines = append(lines, name+"="+strings.Join(vs, ","))
+			for _, v := range vs {
+				flags = append(flags, "--"+name+"="+v)
+			}
+		case "call-timeout":
+			v := ""
+			if d := c.Duration(name); d != 0 {
+				v = d.String()
+			}
+			add(name, v)
+		case "output-cap-mib", "artifact-budget-mib":
+			add(name, fmt.Sprint(c.Int64(name)))
+		default:
+			add(name, c.String(name))
+		}
+	}
+	return strings.Join(lines, "\n"), flags, nil
+}
+
+// connectHost is the front end's connection to its state's host,
+// started detached when none runs.
+func connectHost(c *cli.Context) (*hostd.Client, error) {
+	state, err := stateDir(c)
+	if err != nil {
+		return nil, err
+	}
+	config, flags, err := hostConfig(c)
+	if err != nil {
+		return nil, err
+	}
+	return hostd.Ensure(c.Context, state, hostd.DialOptions{Config: config, Principal: c.String("principal")}, func() error {
+		return startDetachedHost(state, flags, c.String("log-level"))
+	})
+}
+
+// hostReadyEnv names the descriptor a starting host reports on: "ready"
+// once it listens, or why it could not start.
+const hostReadyEnv = "DEMIURGE_HOST_READY_FD"
+
+// hostStartTimeout bounds how long a front end waits for a host it
+// started to listen.
+const hostStartTimeout = 60 * time.Second
+
+// startDetachedHost starts `demiurge host start --foreground` in a
+// session of its own, its standard descriptors on /dev/null (it logs to
+// STATE/logs/host.log), and waits until it listens.
+func startDetachedHost(state string, flags []string, logLevel string) error {
+	exe, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("start the host: find the demiurge binary: %w", err)
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	args := append([]string{os.Args[0], "--state=" + state, "--log-level=" + logLevel}, flags...)
+	args = append(args, "host", "start", "--foreground")
+	cmd := exec.Command(exe)
+	cmd.Args = args // argv[0] as given: a test binary dispatches on it
+	cmd.Env = append(os.Environ(), hostReadyEnv+"=3")
+	cmd.ExtraFiles = []*os.File{w}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true} // no terminal signal reaches it
+	if err := cmd.Start(); err != nil {
+		w.Close()
+		return fmt.Errorf("start the host: %w", err)
+	}
+	w.Close()
+	go cmd.Wait() // reaped if it ends while this front end runs
+	line := make(chan string, 1)
+	go func() {
+		l, _ := bufio.NewReader(r).ReadString('\n')
+		line <- strings.TrimSpace(l)
+	}()
+	select {
+	case l := <-line:
+		if l == "ready" {
+			return nil
+		}
+		if l == "" {
+			l = "it exited before it listened (see " + filepath.Join(state, "logs", "host.log") + ")"
+		}
+		return fmt.Errorf("the host could not start: %s", strings.TrimPrefix(l, "error: "))
+	case <-time.After(hostStartTimeout):
+		cmd.Process.Kill()
+		return fmt.Errorf("the host did not listen within %s; it was stopped", hostStartTimeout)
+	}
+}
+
+// hostGone is the front end's message when its host dies mid-call.
+func hostGone(cl *hostd.Client, what string, err error) error {
+	fmt.Fprintf(os.Stderr, "demiurge: the host (pid %d) went away during %s: %v\n", cl.PID, what, err)
+	return failed()
+}

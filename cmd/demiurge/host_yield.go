@@ -1,0 +1,67 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"demiurge.dev/host/hostd"
+	"demiurge.dev/host/toolhost"
+	"demiurge.dev/shared/hostv1"
+)
+
+// Commands that do not go through the host yet (run, the interactive
+// session, sessions, tools call --wait, mcp serve --http) open the store
+// in process. A host that is idle (no front end attached, no running
+// task) is asked to stop first, and the command goes on; a busy one is
+// named, with what keeps it busy. The host itself never yields.
+
+// isHostProcess is set by `host start --foreground`.
+var isHostProcess bool
+
+func init() {
+	toolhost.BeforeStoreOpen = func(state string) error {
+		if isHostProcess || !hostEnabled() {
+			return nil
+		}
+		return yieldIdleHost(state)
+	}
+}
+
+// yieldIdleHost stops the state's host if it is idle, and waits until it
+// has let go of the store.
+func yieldIdleHost(state string) error {
+	pid, running := hostd.Running(state)
+	if !running {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	// Hello is not needed to ask: Status and Stop are answered to any
+	// admitted front end, whatever its options.
+	cl, err := hostd.Dial(ctx, state, hostd.DialOptions{Config: hostd.AnyConfig})
+	if errors.Is(err, hostd.ErrNoHost) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("the state is held by a running host (pid %d), which this command cannot reach: %w", pid, err)
+	}
+	defer cl.Close()
+	st, err := cl.Status(ctx, &hostv1.StatusRequest{})
+	if err != nil {
+		return fmt.Errorf("the state is held by a running host (pid %d): %w", pid, err)
+	}
+	if st.FrontEnds > 0 || st.RunningTasks > 0 {
+		return fmt.Errorf("the state is held by a running host (pid %d) with %d front end(s) and %d running task(s), and this command does not go through the host yet: run it when they have ended, or `demiurge host stop`", pid, st.FrontEnds, st.RunningTasks)
+	}
+	if _, err := cl.Stop(ctx, &hostv1.StopRequest{}); err != nil {
+		return fmt.Errorf("the idle host (pid %d) could not be stopped: %w", pid, err)
+	}
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if _, still := hostd.Running(state); !still {
+			return nil
+		}
+	}
+	return fmt.Errorf("the idle host (pid %d) was asked to stop and still holds the state after 30s", pid)
+}

@@ -1,0 +1,85 @@
+package hostd
+
+import (
+	"encoding/json"
+	"time"
+
+	"demiurge.dev/catalog"
+	"demiurge.dev/host/approval"
+	"demiurge.dev/host/dispatch"
+	"demiurge.dev/host/policy"
+	"demiurge.dev/host/redact"
+)
+
+// WireOutcome is a dispatch.Outcome as the host sends it to a front end:
+// what the front end prints, and nothing more (the audit record stays in
+// the host's store).
+type WireOutcome struct {
+	CallID     string           `json:"call_id"`
+	Tool       string           `json:"tool"`
+	Status     dispatch.Status  `json:"status"`
+	Model      string           `json:"model"`
+	Card       redact.Card      `json:"card"`
+	Approval   approval.Outcome `json:"approval"`
+	EventSeq   uint64           `json:"event_seq"`
+	DurationMs int64            `json:"duration_ms"`
+}
+
+func encodeOutcome(out dispatch.Outcome) ([]byte, error) {
+	return json.Marshal(WireOutcome{
+		CallID: out.CallID, Tool: out.Tool, Status: out.Status, Model: out.Views.Model, Card: out.Views.Card,
+		Approval: out.Approval, EventSeq: out.EventSeq, DurationMs: out.Duration.Milliseconds(),
+	})
+}
+
+// DecodeOutcome is the front end's side of encodeOutcome.
+func DecodeOutcome(b []byte) (dispatch.Outcome, error) {
+	var w WireOutcome
+	if err := json.Unmarshal(b, &w); err != nil {
+		return dispatch.Outcome{}, err
+	}
+	return dispatch.Outcome{
+		CallID: w.CallID, Tool: w.Tool, Status: w.Status, Views: redact.Views{Model: w.Model, Card: w.Card},
+		Approval: w.Approval, EventSeq: w.EventSeq, Duration: time.Duration(w.DurationMs) * time.Millisecond,
+	}, nil
+}
+
+// wireRequest is an approval.Request as a front end shows it: the
+// preview rendered, no authority (a front end never holds one).
+type wireRequest struct {
+	Tool             string                 `json:"tool"`
+	CallID           string                 `json:"call_id"`
+	Risk             catalog.Risk           `json:"risk"`
+	Policy           catalog.ApprovalPolicy `json:"policy"`
+	Block            bool                   `json:"block,omitempty"`
+	Reasons          []string               `json:"reasons,omitempty"`
+	Preview          string                 `json:"preview,omitempty"`
+	Fingerprint      string                 `json:"fingerprint"`
+	SessionAllowable bool                   `json:"session_allowable,omitempty"`
+	Subjects         []policy.SubjectFact   `json:"subjects,omitempty"`
+	OperatorOnly     bool                   `json:"operator_only,omitempty"`
+}
+
+func encodeRequest(req approval.Request) ([]byte, error) {
+	if req.Preview == "" && req.PreviewFunc != nil {
+		req.Preview = req.PreviewFunc()
+	}
+	return json.Marshal(wireRequest{
+		Tool: req.Tool, CallID: req.CallID, Risk: req.Risk, Policy: req.Policy, Block: req.Block, Reasons: req.Reasons,
+		Preview: req.Preview, Fingerprint: req.Fingerprint, SessionAllowable: req.SessionAllowable,
+		Subjects: req.Subjects, OperatorOnly: req.OperatorOnly,
+	})
+}
+
+// DecodeRequest is the front end's side of encodeRequest.
+func DecodeRequest(b []byte) (approval.Request, error) {
+	var w wireRequest
+	if err := json.Unmarshal(b, &w); err != nil {
+		return approval.Request{}, err
+	}
+	return approval.Request{
+		Tool: w.Tool, CallID: w.CallID, Risk: w.Risk, Policy: w.Policy, Block: w.Block, Reasons: w.Reasons,
+		Preview: w.Preview, Fingerprint: w.Fingerprint, SessionAllowable: w.SessionAllowable,
+		Subjects: w.Subjects, OperatorOnly: w.OperatorOnly,
+	}, nil
+}

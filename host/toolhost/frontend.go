@@ -1,0 +1,41 @@
+package toolhost
+
+// OpenSessionAs starts a top-level session for one front end of the
+// long-lived host (host/hostd), under principal ("" is the host's own).
+// The host issues the authority: the front end only names the
+// principal, and everything else (capabilities, core revision, policy)
+// is the host's. A served session (an `mcp serve` client) cancels its
+// background tasks when it ends; a front end's session does not: its
+// tasks go on and the next front end of the same principal reaches them.
+func (h *Host) OpenSessionAs(principal string, served bool) *Session {
+	s := h.newSession(newID("ses_"))
+	if principal != "" {
+		s.authority.Principal = principal
+	}
+	s.served = served
+	h.addLive(s)
+	return s
+}
+
+// RootPrincipal is the principal of the host's own sessions.
+func (h *Host) RootPrincipal() string { return h.rootAuthority.Principal }
+
+// FrontEndSessions are the live top-level sessions but the host's own
+// current one (which a long-lived host's front ends never use): the
+// sessions of its front ends and `mcp serve` clients.
+func (h *Host) FrontEndSessions() []*Session {
+	h.sessions.mu.Lock()
+	defer h.sessions.mu.Unlock()
+	var out []*Session
+	for _, s := range h.sessions.live {
+		if s != h.sessions.current && s.parent == nil {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// BeforeStoreOpen, when set, runs before a command opens the store in
+// process: the CLI uses it to let an idle long-lived host go, or to say
+// which host holds the state (cmd/demiurge/host_yield.go).
+var BeforeStoreOpen func(stateDir string) error

@@ -1,0 +1,23 @@
+package hostv1
+
+// ProtocolVersion is the front end ↔ host protocol of this build
+// (shared/proto/demiurge/host/v1). A host of another version refuses a
+// front end at Hello with a message saying which to stop or rebuild.
+const ProtocolVersion = 1
+
+// ProtocolMinor counts additive changes within ProtocolVersion. 1 added
+// Audit and the front end's --approve rules (OpenSession.approve,
+// MCPChunk.approve); 2 added Conversations; a front end checks the host's minor before it calls what a
+// minor added (Client.Needs), so an older host gets a clear message.
+const ProtocolMinor = 2
+
+// TokenMetadata is the gRPC metadata key a front end sends the host
+// socket's token under.
+const TokenMetadata = "demiurge-host-token"
+
+// MaxRequestBytes bounds one message a front end sends the host; a larger
+// one is refused (ResourceExhausted) and the host goes on.
+const MaxRequestBytes = 16 << 20
+
+// MaxReplyBytes bounds one message a host sends a front end.
+const MaxReplyBytes = 64 << 20
