@@ -78,6 +78,9 @@ func (d *decoder) metadata(n *yaml.Node, field string) (map[string]catalog.Overr
 		if !toolName.MatchString(e.name) {
 			return nil, d.errorf(e.key, e.field, "%q is not a tool name (want 1-64 letters, digits, _ or -)", clip(e.name))
 		}
+		if u, ok := catalog.UnbuiltTool(e.name); ok {
+			return nil, d.errorf(e.key, e.field, "%s is in the Tools reference (toolset %s), but this build does not implement it yet, so it has no metadata to override; remove the entry", u.Tool, u.Toolset)
+		}
 		o, err := d.override(e.val, e.field)
 		if err != nil {
 			return nil, err
