@@ -36,10 +36,21 @@ func (c *Catalog) WriteList(w io.Writer, o ListOptions) error {
 			out = append(out, map[string]any{"name": u.Tool, "provenance": u.Provenance,
 				"unavailable": true, "missing_capability": u.Missing})
 		}
+		for _, u := range unbuilt {
+			out = append(out, map[string]any{"name": u.Tool, "toolset": u.Toolset, "not_built": true})
+		}
 		return writeIndentedJSON(w, out)
 	}
-	_, err := io.WriteString(w, c.Display(o.Mode))
-	return err
+	if _, err := io.WriteString(w, c.Display(o.Mode)); err != nil {
+		return err
+	}
+	// Quiet is names only, one a line, for scripts; the other modes say
+	// what the catalog lacks, so that a missing tool is never a guess.
+	if o.Mode != DisplayQuiet {
+		_, err := io.WriteString(w, unbuiltLine())
+		return err
+	}
+	return nil
 }
 
 // WriteNotes writes the host's assembly warnings and the catalog's

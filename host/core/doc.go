@@ -11,7 +11,7 @@
 // # agent.yaml
 //
 //	name: my-agent            # optional
-//	toolsets: [coding]        # built-in toolsets: coding, demiurge_control, schedule
+//	toolsets: [coding]        # built-in toolsets: coding, demiurge_control (schedule: not built yet)
 //	slots:
 //	  tools: agent/tools      # authored-tool root, relative to the core directory
 //	  mcp: agent/mcp          # MCP manifest root; absent = no MCP servers

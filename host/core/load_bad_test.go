@@ -25,6 +25,12 @@ var badCases = []struct {
 	{"unknown_top_key.yaml", 2, "toolset", `unknown key "toolset" (did you mean "toolsets"?); valid keys: name, toolsets, slots`},
 	{"unknown_toolset.yaml", 3, "toolsets[1]", `unknown toolset "codng" (did you mean "coding"?); built-in toolsets: coding, demiurge_control, schedule`},
 	{"bad_toolset_name.yaml", 1, "toolsets[0]", `unknown toolset "Bad.Name"`},
+	// A reference toolset or tool this build lacks is refused, not
+	// accepted with nothing behind it.
+	{"toolset_unbuilt.yaml", 3, "toolsets[1]", "toolset schedule is in the Tools reference, but this build does not implement it yet (its tools: schedule_manage); remove it"},
+	{"deferred_unbuilt.yaml", 5, "tools.deferred[1]", "rollback_core is in the Tools reference (toolset demiurge_control), but this build does not implement it yet, so there is nothing to defer"},
+	{"deferred_unbuilt_toolset.yaml", 3, "tools.deferred[0]", "toolset schedule is in the Tools reference, but this build does not implement it yet, so there is nothing to defer"},
+	{"metadata_unbuilt.yaml", 4, "tools.metadata.evolve_core", "evolve_core is in the Tools reference (toolset demiurge_control), but this build does not implement it yet"},
 	{"duplicate_toolset.yaml", 1, "toolsets[2]", `duplicate toolset "coding" (first at line 1)`},
 	{"toolsets_not_list.yaml", 1, "toolsets", `want a list, got the string "coding"`},
 	{"toolsets_null.yaml", 2, "toolsets", "want a list, got nothing (null)"},

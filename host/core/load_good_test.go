@@ -51,7 +51,7 @@ func TestLoadGood(t *testing.T) {
 		{"full", func(dir string) *Core {
 			return &Core{
 				Name:      "my-agent",
-				Toolsets:  []string{"coding", "demiurge_control", "schedule"},
+				Toolsets:  []string{"coding", "demiurge_control"},
 				ToolsRoot: filepath.Join(dir, "agent", "tools"),
 				MCPRoot:   filepath.Join(dir, "agent", "mcp"),
 				Metadata: map[string]catalog.Override{

@@ -57,6 +57,12 @@ func (d *decoder) deferred(n *yaml.Node, field string) ([]string, error) {
 		if !toolName.MatchString(name) {
 			return nil, d.errorf(items[i], itemField(field, i), "%q is not a toolset, MCP server or tool name (want 1-64 letters, digits, _ or -)", clip(name))
 		}
+		if u, ok := catalog.UnbuiltTool(name); ok {
+			return nil, d.errorf(items[i], itemField(field, i), "%s is in the Tools reference (toolset %s), but this build does not implement it yet, so there is nothing to defer; remove it", u.Tool, u.Toolset)
+		}
+		if _, unbuilt := catalog.UnbuiltToolset(name); unbuilt {
+			return nil, d.errorf(items[i], itemField(field, i), "toolset %s is in the Tools reference, but this build does not implement it yet, so there is nothing to defer; remove it", name)
+		}
 		if name == "search_capabilities" {
 			// It is how a session finds deferred tools.
 			return nil, d.errorf(items[i], itemField(field, i), "search_capabilities cannot be deferred: it is how a session finds deferred tools")
@@ -77,6 +83,9 @@ func (d *decoder) metadata(n *yaml.Node, field string) (map[string]catalog.Overr
 	for _, e := range entries {
 		if !toolName.MatchString(e.name) {
 			return nil, d.errorf(e.key, e.field, "%q is not a tool name (want 1-64 letters, digits, _ or -)", clip(e.name))
+		}
+		if u, ok := catalog.UnbuiltTool(e.name); ok {
+			return nil, d.errorf(e.key, e.field, "%s is in the Tools reference (toolset %s), but this build does not implement it yet, so it has no metadata to override; remove the entry", u.Tool, u.Toolset)
 		}
 		o, err := d.override(e.val, e.field)
 		if err != nil {

@@ -2,14 +2,16 @@ package core
 
 import (
 	"slices"
+	"strings"
 
 	"go.yaml.in/yaml/v3"
 
 	"demiurge.dev/catalog"
 )
 
-// knownToolsets are the built-in toolset names an agent core may declare,
-// as the Tools reference lists them. Whether a toolset's plugin is
+// knownToolsets are the built-in toolset names of the Tools reference,
+// reserved for them; a core may declare those this build implements
+// (catalog.UnbuiltToolset says which are not). Whether a toolset's plugin is
 // installed is the plugin manager's question, not the loader's.
 var knownToolsets = []string{"coding", "demiurge_control", "schedule"}
 
@@ -22,6 +24,12 @@ func (d *decoder) toolsets(n *yaml.Node, field string) ([]string, error) {
 		return nil, err
 	}
 	for i, name := range names {
+		if tools, unbuilt := catalog.UnbuiltToolset(name); unbuilt {
+			// The name stays reserved, but a core that declares it would
+			// read as if it had tools that are not there.
+			return nil, d.errorf(items[i], itemField(field, i), "toolset %s is in the Tools reference, but this build does not implement it yet (its tools: %s); remove it",
+				name, strings.Join(tools, ", "))
+		}
 		if slices.Contains(knownToolsets, name) {
 			continue
 		}

@@ -19,8 +19,9 @@ var auditPool = sync.Pool{New: func() any {
 }}
 
 // auditData encodes the data of a call's tool.call event: its event view,
-// status and duration, the approval, the assessment, the tool's source
-// and what the command audit may say.
+// status and duration, the approval, the assessment (resource keys and
+// side-effect category), the tool's source and effect class, and what
+// the command audit may say.
 func auditData(p *prepared, out Outcome) (json.RawMessage, error) {
 	if body, ok, err := auditDataDirect(p, out); ok {
 		return body, err
@@ -47,8 +48,9 @@ func auditDataDirect(p *prepared, out Outcome) (body json.RawMessage, ok bool, e
 		}
 	}
 	// The fields in the order MarshalData sorts them into: approval
-	// arg_keys call_id command duration_ms is_error policy resource_keys
-	// risk secret_sources sizes source status tool.
+	// arg_keys call_id command duration_ms effect_class is_error policy
+	// resource_keys risk secret_sources side_effect sizes source status
+	// tool.
 	b := make([]byte, 0, 512)
 	b = append(b, '{')
 	key := func(k string) { b = runtime.AppendDataKey(b, k) }
@@ -71,6 +73,9 @@ func auditDataDirect(p *prepared, out Outcome) (body json.RawMessage, ok bool, e
 	}
 	key("duration_ms")
 	b = append(strconv.AppendInt(b, out.Duration.Milliseconds(), 10), ',')
+	if p.entry != nil {
+		str("effect_class", string(p.entry.Spec.Effect))
+	}
 	value("is_error", ev["is_error"])
 	if p.assess != nil {
 		str("policy", p.assess.Approval.String())
@@ -78,6 +83,9 @@ func auditDataDirect(p *prepared, out Outcome) (body json.RawMessage, ok bool, e
 		str("risk", p.assess.Risk.String())
 	}
 	value("secret_sources", ev["secret_sources"])
+	if p.assess != nil && p.entry != nil {
+		str("side_effect", p.assess.SideEffect(p.entry.Spec.Effect))
+	}
 	value("sizes", ev["sizes"])
 	if p.entry != nil {
 		key("source")
@@ -141,6 +149,12 @@ func auditDataMap(p *prepared, out Outcome) (json.RawMessage, error) {
 	if p.entry != nil {
 		// A pointer encodes as the struct does, without copying it.
 		data["source"] = &p.entry.Spec.Provenance
+		// What the tool may do, and beside the resource keys what this
+		// call does (policy.Assessment.SideEffect).
+		data["effect_class"] = string(p.entry.Spec.Effect)
+		if p.assess != nil {
+			data["side_effect"] = p.assess.SideEffect(p.entry.Spec.Effect)
+		}
 	}
 	if c := p.command.audit(); c != nil {
 		data["command"] = c

@@ -17,7 +17,7 @@ import (
 // reused, and no call's event carries a field of the one before; each
 // body is the bytes the event's own map encodes to.
 func TestAuditDataIsFreshForEveryCall(t *testing.T) {
-	entry := &catalog.Entry{Spec: catalog.ToolSpec{Name: "terminal",
+	entry := &catalog.Entry{Spec: catalog.ToolSpec{Name: "terminal", Effect: catalog.EffectExec,
 		Provenance: catalog.Provenance{Kind: catalog.SourceBuiltin, Toolset: "coding", Plugin: "coding", Version: "1.2.3"}}}
 	full := func() (*prepared, Outcome) {
 		p := &prepared{entry: entry,
@@ -50,6 +50,10 @@ func TestAuditDataIsFreshForEveryCall(t *testing.T) {
 		}
 		if p.entry != nil {
 			want["source"] = p.entry.Spec.Provenance
+			want["effect_class"] = string(p.entry.Spec.Effect)
+			if p.assess != nil {
+				want["side_effect"] = p.assess.SideEffect(p.entry.Spec.Effect)
+			}
 		}
 		if c := p.command.audit(); c != nil {
 			want["command"] = c
@@ -72,7 +76,7 @@ func TestAuditDataIsFreshForEveryCall(t *testing.T) {
 // directly written data is byte for byte what MarshalData makes of the
 // map, with and without each optional field; other views take the map.
 func TestAuditDataDirectMatchesMap(t *testing.T) {
-	entry := &catalog.Entry{Spec: catalog.ToolSpec{Name: "echo__echo",
+	entry := &catalog.Entry{Spec: catalog.ToolSpec{Name: "echo__echo", Effect: catalog.EffectNetwork,
 		Provenance: catalog.Provenance{Kind: catalog.SourceMCP, Toolset: "echo<&>", Path: "/ws/agent/mcp/echo.yaml"}}}
 	raws := []redact.Raw{
 		{Tool: "echo__echo", CallID: "bench", Args: map[string]any{"text": "hello"}, Content: "hello"},

@@ -15,12 +15,11 @@ import (
 // docs/agent-yaml.md. Plain capabilities take no argument; scoped ones are
 // written "<prefix>:<name>".
 const (
-	CapFSRead         = "fs.read"
-	CapFSWrite        = "fs.write"
-	CapTerminalExec   = "terminal.exec"
-	CapNetworkFetch   = "network.fetch"
-	CapScheduleManage = "schedule.manage"
-	CapSessionRead    = "session.read"
+	CapFSRead       = "fs.read"
+	CapFSWrite      = "fs.write"
+	CapTerminalExec = "terminal.exec"
+	CapNetworkFetch = "network.fetch"
+	CapSessionRead  = "session.read"
 
 	PrefixMCPConnect = "mcp.connect"
 	PrefixMCPCall    = "mcp.call"
@@ -29,7 +28,7 @@ const (
 )
 
 var plainCapabilities = []string{
-	CapFSRead, CapFSWrite, CapTerminalExec, CapNetworkFetch, CapScheduleManage, CapSessionRead,
+	CapFSRead, CapFSWrite, CapTerminalExec, CapNetworkFetch, CapSessionRead,
 }
 
 // scopedCapabilities maps each scoped prefix to the shape of its argument
@@ -61,6 +60,9 @@ var ErrWildcardSecret = errors.New("secret.bind grants must name one secret exac
 // canonical form. A whole-suffix wildcard ("mcp.call:*") is allowed where
 // the capability permits one.
 func ValidateCapability(grant string) error {
+	if err := unbuiltGrant(grant); err != nil {
+		return err
+	}
 	if slices.Contains(plainCapabilities, grant) {
 		return nil
 	}
@@ -87,6 +89,19 @@ func ValidateCapability(grant string) error {
 		return fmt.Errorf("capability %q: the part after %q must be %s (or * to grant all)", grant, prefix+":", shape.argHint)
 	}
 	return nil
+}
+
+// unbuiltGrant refuses a grant for a reference tool this build does not
+// have: a capability with nothing behind it would read as a promise.
+func unbuiltGrant(grant string) error {
+	u, ok := catalog.UnbuiltCapability(grant)
+	if prefix, arg, _ := strings.Cut(grant, ":"); !ok && prefix == PrefixToolCall {
+		u, ok = catalog.UnbuiltTool(arg)
+	}
+	if !ok {
+		return nil
+	}
+	return fmt.Errorf("capability %q is refused: it is for %s (toolset %s), which the Tools reference lists but this build does not implement yet; remove the grant", grant, u.Tool, u.Toolset)
 }
 
 // CapabilitySet is a validated, immutable snapshot of granted capabilities.

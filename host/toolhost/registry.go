@@ -7,6 +7,8 @@ import "demiurge.dev/catalog"
 // defines their risk, capability and approval default. A plugin's claim
 // may only make them stricter. Keyed by toolset and tool, so that another
 // plugin cannot borrow a built-in tool's policy by borrowing its name.
+// A reference tool this build lacks (catalog.UnbuiltTools) has no entry:
+// it joins in the change that makes it work.
 var builtinRegistry = map[string]map[string]catalog.Metadata{
 	"coding": {
 		// Reads inside the workspace of non-sensitive paths are auto; the
@@ -34,9 +36,6 @@ var builtinRegistry = map[string]map[string]catalog.Metadata{
 		"clarify":        {Risk: catalog.RiskLow, ApprovalPolicy: catalog.ApprovalAuto},
 		"session_search": {Risk: catalog.RiskMedium, Capability: "session.read", ApprovalPolicy: catalog.ApprovalPrompt},
 	},
-	"schedule": {
-		"schedule_manage": {Risk: catalog.RiskMedium, Capability: "schedule.manage", ApprovalPolicy: catalog.ApprovalPrompt},
-	},
 	"demiurge_control": {
 		// tools_list shows the calling turn's own catalog, which the model
 		// already has as its tool definitions: nothing to gate.
@@ -47,12 +46,10 @@ var builtinRegistry = map[string]map[string]catalog.Metadata{
 		// Cancelling stops only what the caller started and was approved
 		// for, so it is auto too, but gated by terminal.exec, the authority
 		// that starts the commands it stops.
-		"task_status":   {Risk: catalog.RiskLow, ApprovalPolicy: catalog.ApprovalAuto},
-		"task_list":     {Risk: catalog.RiskLow, ApprovalPolicy: catalog.ApprovalAuto},
-		"yield_until":   {Risk: catalog.RiskLow, ApprovalPolicy: catalog.ApprovalAuto},
-		"task_control":  {Risk: catalog.RiskLow, Capability: "terminal.exec", ApprovalPolicy: catalog.ApprovalAuto},
-		"evolve_core":   {Risk: catalog.RiskHigh, Capability: "tool.call:evolve_core", ApprovalPolicy: catalog.ApprovalPrompt},
-		"rollback_core": {Risk: catalog.RiskHigh, Capability: "tool.call:rollback_core", ApprovalPolicy: catalog.ApprovalPrompt},
+		"task_status":  {Risk: catalog.RiskLow, ApprovalPolicy: catalog.ApprovalAuto},
+		"task_list":    {Risk: catalog.RiskLow, ApprovalPolicy: catalog.ApprovalAuto},
+		"yield_until":  {Risk: catalog.RiskLow, ApprovalPolicy: catalog.ApprovalAuto},
+		"task_control": {Risk: catalog.RiskLow, Capability: "terminal.exec", ApprovalPolicy: catalog.ApprovalAuto},
 		// search_capabilities only activates tools of the session's own
 		// catalog; a call of one still goes through its own policy.
 		"search_capabilities": {Risk: catalog.RiskLow, ApprovalPolicy: catalog.ApprovalAuto},

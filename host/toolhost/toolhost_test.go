@@ -123,8 +123,12 @@ func TestDefaultCoreResolvesTheCodingAndControlTools(t *testing.T) {
 }
 
 func TestKnownToolsetWithoutPluginFailsLoading(t *testing.T) {
-	_, err := open(t, writeCore(t, "toolsets: [coding, schedule]\n"), t.TempDir())
-	if err == nil || !strings.Contains(err.Error(), "toolset schedule needs the plugin demiurge-toolset-schedule") || !strings.Contains(err.Error(), "make build") {
+	// A built-in toolset whose plugin was not built (an empty plugin dir).
+	h, err := Open(Options{CoreDir: writeCore(t, "toolsets: [coding, demiurge_control]\n"), Workspace: t.TempDir(), StateDir: t.TempDir(), BuiltinPluginDir: t.TempDir()})
+	if err == nil {
+		h.Close()
+	}
+	if err == nil || !strings.Contains(err.Error(), "toolset coding needs the plugin demiurge-toolset-coding") || !strings.Contains(err.Error(), "make build") {
 		t.Fatalf("err = %v", err)
 	}
 }

@@ -1,0 +1,35 @@
+package catalog
+
+import (
+	"slices"
+	"testing"
+)
+
+func TestUnbuiltLookups(t *testing.T) {
+	if tools, whole := UnbuiltToolset("schedule"); !whole || !slices.Equal(tools, []string{"schedule_manage"}) {
+		t.Errorf("UnbuiltToolset(schedule) = %v, %v; want [schedule_manage], true", tools, whole)
+	}
+	// demiurge_control has a plugin: some of its tools are missing, the
+	// toolset is not.
+	if tools, whole := UnbuiltToolset("demiurge_control"); whole || len(tools) != 3 {
+		t.Errorf("UnbuiltToolset(demiurge_control) = %v, %v; want three tools, false", tools, whole)
+	}
+	if _, whole := UnbuiltToolset("coding"); whole {
+		t.Error("coding is reported as not built")
+	}
+	if u, ok := UnbuiltCapability("schedule.manage"); !ok || u.Tool != "schedule_manage" {
+		t.Errorf("UnbuiltCapability(schedule.manage) = %+v, %v", u, ok)
+	}
+	if _, ok := UnbuiltCapability("fs.read"); ok {
+		t.Error("fs.read is reported as the capability of an unbuilt tool")
+	}
+	if _, ok := UnbuiltCapability(""); ok {
+		t.Error("the empty capability matches delegate_task, which has none")
+	}
+	if u, ok := UnbuiltTool("evolve_core"); !ok || u.Toolset != "demiurge_control" {
+		t.Errorf("UnbuiltTool(evolve_core) = %+v, %v", u, ok)
+	}
+	if _, ok := UnbuiltTool("read_file"); ok {
+		t.Error("read_file is reported as not built")
+	}
+}
