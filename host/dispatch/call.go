@@ -256,7 +256,7 @@ func (t *Turn) execute(ctx context.Context, p *prepared, a admission) Outcome {
 		live.event(ev)
 		return nil
 	}
-	flush := p.command.redactEvents(&inv)
+	flush := p.command.redactEvents(&inv, t.Remembered.secrets())
 	res, err := adapter.Invoke(ctx, inv)
 	flush()
 	live.close()

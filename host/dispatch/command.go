@@ -260,15 +260,22 @@ func (c *commandPlan) audit() map[string]any {
 // redactor of the bound values before its OnEvent sees them, one per
 // stream, so a value split across chunks is found too. The returned
 // flush writes what is held back; call it when Invoke returns.
-func (c *commandPlan) redactEvents(inv *Invocation) (flush func()) {
-	if c == nil || len(c.bindings.Bindings) == 0 || inv.OnEvent == nil {
+// The values bound to earlier commands of the session (remembered) are
+// redacted the same way, in the output of any tool.
+func (c *commandPlan) redactEvents(inv *Invocation, remembered []redact.Secret) (flush func()) {
+	var pairs []sharedredact.Secret
+	if c != nil {
+		for _, b := range c.bindings.Bindings {
+			pairs = append(pairs, sharedredact.Secret{Target: b.Target, Value: b.Value()})
+		}
+	}
+	for _, s := range remembered {
+		pairs = append(pairs, sharedredact.Secret{Target: s.Target, Value: s.Value})
+	}
+	if len(pairs) == 0 || inv.OnEvent == nil {
 		return func() {}
 	}
 	next := inv.OnEvent
-	pairs := make([]sharedredact.Secret, 0, len(c.bindings.Bindings))
-	for _, b := range c.bindings.Bindings {
-		pairs = append(pairs, sharedredact.Secret{Target: b.Target, Value: b.Value()})
-	}
 	rep := sharedredact.NewReplacer(pairs)
 	writers := map[string]*sharedredact.Writer{}
 	inv.OnEvent = func(ev *toolsetv1.InvokeEvent) error {

@@ -30,7 +30,9 @@ func (t *Turn) finish(ctx context.Context, p *prepared, out Outcome, status Stat
 	}
 	raw.Structured = structuredObject(res.GetStructured())
 	// Make discovers the secrets in the arguments itself.
-	out.Views = redact.Make(raw, p.command.secrets())
+	bound := p.command.secrets()
+	out.Views = redact.Make(raw, append(bound, t.Remembered.secrets()...))
+	t.Remembered.remember(bound)
 
 	if t.Events == nil {
 		return out

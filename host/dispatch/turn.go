@@ -26,12 +26,15 @@ const DefaultMaxCalls = 64
 // Turn is everything one turn's calls run under: its resolved catalog, its
 // authority, its workspace and its approval resolver.
 type Turn struct {
-	ID        string
-	Catalog   *catalog.Catalog
-	Authority policy.Authority
-	Workspace policy.Workspace
-	Approvals *approval.Resolver
-	Events    EventSink
+	ID string
+	// Remembered are the values bound to earlier commands of the session,
+	// redacted in every later result (nil: none kept).
+	Remembered *RememberedSecrets
+	Catalog    *catalog.Catalog
+	Authority  policy.Authority
+	Workspace  policy.Workspace
+	Approvals  *approval.Resolver
+	Events     EventSink
 	// ArtifactRoot is where this turn's calls may write artifacts.
 	ArtifactRoot string
 	// OutputCap is the most bytes of one output stream a call keeps in its

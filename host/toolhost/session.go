@@ -33,6 +33,9 @@ type Session struct {
 	// served is a session of one MCP client of `mcp serve` (served.go).
 	served bool
 
+	// remembered are the values bound to this session's commands.
+	remembered dispatch.RememberedSecrets
+
 	recordMu sync.Mutex
 	recorded bool
 	// catalogs is the last catalog and what it was resolved from.
@@ -115,6 +118,7 @@ func (s *Session) NewTurn(ctx context.Context) (*dispatch.Turn, error) {
 		SearchCapabilities: s.searchCapabilities(cat, turnID),
 		Todos:              store,
 		Timezone:           s.h.timezone,
+		Remembered:         &s.remembered,
 	}
 	// An interface holding a nil *historySearcher is not nil: set it only
 	// when there is one.
