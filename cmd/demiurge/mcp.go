@@ -26,7 +26,7 @@ func mcpCommand() *cli.Command {
 			{
 				Name:      "test",
 				Usage:     "connect to one server now, through its connect gate, and print what it offers",
-				ArgsUsage: "NAME",
+				ArgsUsage: "SERVER",
 				Flags:     []cli.Flag{jsonFlag},
 				Action:    mcpTest,
 			},
@@ -91,7 +91,7 @@ func detail(s mcp.State) string {
 // server connected.
 func mcpTest(c *cli.Context) error {
 	if c.NArg() != 1 {
-		return usagef("mcp test takes one server name")
+		return usagef("mcp test takes one SERVER (the id of agent/mcp/SERVER.yaml; mcp list shows them)")
 	}
 	h, err := openHost(c, nil)
 	if err != nil {

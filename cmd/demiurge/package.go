@@ -15,8 +15,10 @@ import (
 
 func packageCommand() *cli.Command {
 	return &cli.Command{
-		Name:  "package",
-		Usage: "provider packages of the active core (web_search providers)",
+		Name: "package",
+		// Spelled like "plugins" too, and "plugins" like this.
+		Aliases: []string{"packages"},
+		Usage:   "provider packages of the active core (web_search providers)",
 		Subcommands: []*cli.Command{
 			{
 				Name:   "list",

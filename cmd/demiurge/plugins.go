@@ -12,8 +12,9 @@ import (
 
 func pluginsCommand() *cli.Command {
 	return &cli.Command{
-		Name:  "plugins",
-		Usage: "the installed toolset plugins",
+		Name:    "plugins",
+		Aliases: []string{"plugin"},
+		Usage:   "the installed toolset plugins",
 		Subcommands: []*cli.Command{
 			{
 				Name:   "list",
