@@ -24,6 +24,10 @@ type attack struct {
 	allowed []sandbox.Mode
 	// rootOnly: outside a sandbox this works only for root (raw sockets).
 	rootOnly bool
+	// kernelMay: the kernel may not offer the way in at all (a kernel
+	// built or booted without 32-bit syscall emulation faults on int
+	// 0x80); when the unconfined control fails, the attack is skipped.
+	kernelMay bool
 }
 
 // listeners opens what the network attacks aim at: a TCP listener and a
@@ -142,7 +146,7 @@ func attacks(l listeners) []attack {
 		{name: "create a user namespace through clone3", script: `"$PROBE" userns-clone3`},
 		{name: "use the kernel keyring", script: `"$PROBE" keyctl`},
 		{name: "keep a capability", script: `"$PROBE" capability`, rootOnly: true},
-		{name: "use the keyring through int 0x80", script: `"$PROBE" compat-keyctl`},
+		{name: "use the keyring through int 0x80", script: `"$PROBE" compat-keyctl`, kernelMay: true},
 	}
 }
 
@@ -162,6 +166,9 @@ func TestAttacksContained(t *testing.T) {
 				if m == sandbox.Off && a.rootOnly && !root {
 					continue
 				}
+				if m == sandbox.Off && a.kernelMay && !worked {
+					t.Skipf("this kernel does not offer it: unconfined it failed too (exit %d: %s)", r.exit, firstLine(r.stderr))
+				}
 				if worked != want {
 					t.Errorf("mode %s: worked=%v, want %v\nexit %d\nstdout: %s\nstderr: %s", m, worked, want, r.exit, r.stdout, r.stderr)
 				}
@@ -177,4 +184,10 @@ func contains(ms []sandbox.Mode, m sandbox.Mode) bool {
 		}
 	}
 	return false
+}
+
+// firstLine is the first line of s, for a skip message.
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
+	return line
 }

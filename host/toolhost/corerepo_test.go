@@ -90,7 +90,7 @@ func TestGateRefusesACoreThatDoesNotLoadOrResolve(t *testing.T) {
 	gate := func(tree string) error { return Gate(context.Background(), tree, opts) }
 	for name, tc := range map[string]struct{ yaml, want string }{
 		"bad field":      {"name: x\ntoolsets: [coding]\ncapabilitees: [fs.read]\n", `agents/x/agent.yaml:3:1: capabilitees: unknown key "capabilitees" (did you mean "capabilities"?)`},
-		"missing plugin": {"name: x\ntoolsets: [coding, schedule]\n", "needs the plugin demiurge-toolset-schedule"},
+		"missing plugin": {"name: x\ntoolsets: [coding, lint]\n", "needs the plugin demiurge-toolset-lint"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			work := filepath.Join(t.TempDir(), "w")
