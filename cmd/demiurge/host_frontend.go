@@ -13,6 +13,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"demiurge.dev/host/hostd"
+	"demiurge.dev/host/runtime"
 )
 
 // A front end reaches the host of its state directory through
@@ -21,8 +22,13 @@ import (
 // whole host of its own for its run (the test suites of the in-process
 // behaviour use it).
 
-// hostEnabled reports whether front ends go through the host.
-func hostEnabled() bool { return os.Getenv("DEMIURGE_HOST") != "off" }
+// hostEnabled reports whether front ends go through the host. A demiurge
+// that a demiurge runs (an MCP server of a core, a command run with the
+// sandbox off) is no front end: every host refuses what a demiurge runs
+// (runtime.AdmitPeer), so it stays a whole host of its own, as before.
+func hostEnabled() bool {
+	return os.Getenv("DEMIURGE_HOST") != "off" && runtime.HostAncestor(os.Getpid()) == ""
+}
 
 // hostShapingFlags are the global flags that make a host what it is; a
 // front end whose values differ from the running host's is refused with

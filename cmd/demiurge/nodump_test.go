@@ -116,8 +116,13 @@ func TestHostAndPluginsAreNotDumpable(t *testing.T) {
 	}
 	call := func(tool, args string) string {
 		t.Helper()
+		// The probes run unconfined (--sandbox off): a sandboxed command has
+		// a pid namespace of its own and sees no host process at all, and
+		// non-dumpable is what still guards the host from an unconfined
+		// command of the same user.
+		sandboxMode := "off"
 		cmd := exec.Command(bin, "--core", filepath.Join(root, "core"), "--state", filepath.Join(root, "state"), "--plugin-dir", builtin,
-			"--workspace", filepath.Join(root, "ws"), "--approve", "allow:"+tool, "tools", "call", tool, args)
+			"--workspace", filepath.Join(root, "ws"), "--sandbox", sandboxMode, "--approve", "allow:"+tool, "tools", "call", tool, args)
 		// A TMPDIR of its own: go-plugin makes its sockets there, and the
 		// shared /tmp need not be writable by nobody.
 		cmd.Env = []string{"DEMIURGE_HOST=off", "HOME=" + filepath.Join(root, "home"), "TMPDIR=" + filepath.Join(root, "tmp"), "PATH=/usr/local/bin:/usr/bin:/bin", "DEMIURGE_NODUMP_CANARY=host-secret-canary"}

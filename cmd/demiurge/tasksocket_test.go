@@ -58,11 +58,16 @@ func TestAnotherHostsCommandCannotCancel(t *testing.T) {
 	evs, _ := store.Events(runtime.EventQuery{Kind: runtime.EventKindTaskSocket})
 	var refused int
 	for _, ev := range evs {
-		if strings.Contains(string(ev.Data), `"outcome":"refused"`) && strings.Contains(string(ev.Data), `"op":"cancel"`) {
+		// `tasks cancel` reads the task first (to say when it had already
+		// ended), so the refusal may come at that read: either op counts.
+		if strings.Contains(string(ev.Data), `"outcome":"refused"`) && strings.Contains(string(ev.Data), "descends from") {
 			refused++
 		}
 	}
 	if refused != 1 {
-		t.Fatalf("%d refused cancel events in %d task.socket events", refused, len(evs))
+		for _, ev := range evs {
+			t.Logf("%s", ev.Data)
+		}
+		t.Fatalf("%d refused events in %d task.socket events", refused, len(evs))
 	}
 }

@@ -98,7 +98,7 @@ func peerOf(c *net.UnixConn) (peer, error) {
 	}
 	p := peer{pid: int(cred.Pid), uid: int(cred.Uid)}
 	p.exe, _ = os.Readlink("/proc/" + strconv.Itoa(p.pid) + "/exe")
-	p.runBy = hostAncestor(p.pid)
+	p.runBy = HostAncestor(p.pid)
 	return p, nil
 }
 
@@ -108,9 +108,9 @@ func isHostProcess(comm string) bool {
 	return comm == "demiurge-host" || strings.HasPrefix(comm, "demiurge-toolse")
 }
 
-// hostAncestor walks pid's parents up to init and names the first that is
+// HostAncestor walks pid's parents up to init and names the first that is
 // a demiurge host or plugin ("comm (pid N)"), or "".
-func hostAncestor(pid int) string {
+func HostAncestor(pid int) string {
 	for range 64 {
 		ppid, ok := parentOf(pid)
 		if !ok || ppid <= 1 {
