@@ -142,3 +142,14 @@ func runSlot(ctx context.Context, slot *core.Slot, inv Invoker, in SlotInput) (C
 	}
 	return ParseChange(out)
 }
+
+// Stages runs a core's input and output stages for one session; the
+// turn loop calls them (host/turn). Slots run with the session's
+// authority.
+type Stages interface {
+	Input(ctx context.Context, message string) (Result, error)
+	Output(ctx context.Context, answer string) (Result, error)
+	// HasOutput says the answer must be held back until the output stage
+	// ran: it is not streamed to the front end.
+	HasOutput() bool
+}

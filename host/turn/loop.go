@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"demiurge.dev/host/dispatch"
+	"demiurge.dev/host/pipeline"
 	"demiurge.dev/host/providers"
 	"demiurge.dev/host/runtime"
 )
@@ -67,6 +68,9 @@ type Loop struct {
 	// Completions shows the background-completion turns (see
 	// TaskEnded); nil shows them to no one and approves nothing.
 	Completions FrontEnd
+	// Stages runs the core's input and output pipeline stages; nil: the
+	// Session's own (toolhost.Session.PipelineStages), if it has them.
+	Stages pipeline.Stages
 
 	// running admits one turn at a time.
 	running chan struct{}
@@ -127,6 +131,10 @@ func (l *Loop) runLocked(ctx context.Context, prompt string, fe FrontEnd) (Resul
 		return t.fail(ctx, fmt.Errorf("the session's history could not be read: %w", err))
 	}
 	t.show(Event{Type: EventTurnStart})
+	prompt, err := t.input(ctx, prompt)
+	if err != nil {
+		return t.fail(ctx, err)
+	}
 	if err := t.append(ctx, runtime.MessageRecord{Role: string(providers.RoleUser), Text: prompt}); err != nil {
 		return t.fail(ctx, err)
 	}

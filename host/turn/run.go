@@ -18,6 +18,7 @@ type turnRun struct {
 	id      string
 	session string
 	res     Result
+	pipe    pipeState
 }
 
 func (t *turnRun) show(ev Event) {
@@ -81,12 +82,17 @@ func (t *turnRun) steps(ctx context.Context) (Result, error) {
 			return t.fail(ctx, err)
 		}
 		var partial strings.Builder
+		// With output slots the answer is held until they ran.
+		st := t.loop.stages()
+		held := st != nil && st.HasOutput()
 		reply, err := t.loop.Provider.Stream(ctx, req, func(d providers.Delta) {
 			if d.Text == "" {
 				return
 			}
 			partial.WriteString(d.Text)
-			t.show(Event{Type: EventTextDelta, Text: d.Text})
+			if !held {
+				t.show(Event{Type: EventTextDelta, Text: d.Text})
+			}
 		})
 		if err != nil {
 			if ctx.Err() != nil {
@@ -99,6 +105,12 @@ func (t *turnRun) steps(ctx context.Context) (Result, error) {
 		t.show(Event{Type: EventUsage, Usage: &u})
 		t.res.Text = reply.Text
 		calls := normaliseCalls(reply.ToolCalls, step)
+		if held {
+			if err := t.release(ctx, &reply.Text, len(calls) == 0); err != nil {
+				return t.fail(ctx, err)
+			}
+			t.res.Text = reply.Text
+		}
 		if err := t.append(ctx, assistantRecord(reply.Text, calls, reply.Usage)); err != nil {
 			return t.fail(ctx, err)
 		}
