@@ -18,7 +18,11 @@ var authoredOnce sync.Once
 
 // slotFixture opens a host over a core whose pipelines.yaml runs real
 // Python slots: input [tag, [note, raises]] and output [shout].
-func slotFixture(t *testing.T, model *script, outputSlot string) (*toolhost.Host, *turn.Loop) {
+func slotFixture(t testing.TB, model *script, outputSlot string) (*toolhost.Host, *turn.Loop) {
+	return pipelineFixture(t, model, "input: [tag, [note, raises]]\noutput: ["+outputSlot+"]\n")
+}
+
+func pipelineFixture(t testing.TB, model *script, pipelines string) (*toolhost.Host, *turn.Loop) {
 	t.Helper()
 	var err error
 	authoredOnce.Do(func() {
@@ -29,18 +33,22 @@ func slotFixture(t *testing.T, model *script, outputSlot string) (*toolhost.Host
 	}
 	dir := t.TempDir()
 	files := map[string]string{
-		"agent.yaml":             "capabilities: [fs.read]\n",
-		"pipelines.yaml":         "input: [tag, [note, raises]]\noutput: [" + outputSlot + "]\n",
-		"slots/tag/slot.yaml":    "description: adds context\n",
-		"slots/tag/module.py":    "def run(ctx, args):\n    return {'context': 'tagged ' + args['text'], 'replace': args['text'] + '!'}\n",
-		"slots/note/slot.yaml":   "default_placement: system\n",
-		"slots/note/module.py":   "def run(ctx, args):\n    return {'context': 'note for ' + args['text']}\n",
-		"slots/raises/slot.yaml": "failure_policy: skip\n",
-		"slots/raises/module.py": "def run(ctx, args):\n    raise RuntimeError('flaky')\n",
-		"slots/shout/slot.yaml":  "description: upper-cases\n",
-		"slots/shout/module.py":  "def run(ctx, args):\n    return {'replace': args['text'].upper()}\n",
-		"slots/gate/slot.yaml":   "description: refuses\n",
-		"slots/gate/module.py":   "def run(ctx, args):\n    return {'refuse': 'the answer names a secret'}\n",
+		"agent.yaml":              "capabilities: [fs.read]\n",
+		"pipelines.yaml":          pipelines,
+		"slots/tag/slot.yaml":     "description: adds context\n",
+		"slots/tag/module.py":     "def run(ctx, args):\n    return {'context': 'tagged ' + args['text'], 'replace': args['text'] + '!'}\n",
+		"slots/note/slot.yaml":    "default_placement: system\n",
+		"slots/note/module.py":    "def run(ctx, args):\n    return {'context': 'note for ' + args['text']}\n",
+		"slots/raises/slot.yaml":  "failure_policy: skip\n",
+		"slots/raises/module.py":  "def run(ctx, args):\n    raise RuntimeError('flaky')\n",
+		"slots/shout/slot.yaml":   "description: upper-cases\n",
+		"slots/shout/module.py":   "def run(ctx, args):\n    return {'replace': args['text'].upper()}\n",
+		"slots/gate/slot.yaml":    "description: refuses\n",
+		"slots/nop_in/slot.yaml":  "description: does nothing\n",
+		"slots/nop_in/module.py":  "def run(ctx, args):\n    return None\n",
+		"slots/nop_out/slot.yaml": "description: does nothing\n",
+		"slots/nop_out/module.py": "def run(ctx, args):\n    return None\n",
+		"slots/gate/module.py":    "def run(ctx, args):\n    return {'refuse': 'the answer names a secret'}\n",
 	}
 	for name, body := range files {
 		p := filepath.Join(dir, filepath.FromSlash(name))
