@@ -73,7 +73,7 @@ def run(ctx, args):
 	for _, tt := range []struct{ name, code, content string }{
 		{"slot:boom", "tool_error", "boom raised ValueError: bad slot"},
 		{"slot:hang", "timeout", "hang did not finish within 1s; its worker was stopped"},
-		{"tag", "", "no authored tool"},      // a slot is not reachable by its bare id
+		{"tag", "", "no authored tool"},       // a slot is not reachable by its bare id
 		{"slot:echo", "", "no authored tool"}, // nor a tool through the slot prefix
 		{"slot:bad", "", "no authored tool"},
 	} {
