@@ -95,6 +95,10 @@ func TestPipelineSlotsChangeTheTurn(t *testing.T) {
 	if !strings.Contains(req.System, "note for hello") {
 		t.Errorf("system text = %q; want note's context (placement system)", req.System)
 	}
+	hist, err := loop.History()
+	if err != nil || len(hist) == 0 || hist[0].Text != "hello!" {
+		t.Errorf("stored history = %+v, %v; want the replaced message without tag's context (history_policy turn)", hist, err)
+	}
 	var printed []string
 	for _, ev := range fe.of(turn.EventTextDelta) {
 		printed = append(printed, ev.Text)
