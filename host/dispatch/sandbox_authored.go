@@ -40,6 +40,12 @@ func authoredMode(caps []string) sandbox.Mode {
 // the operator said --sandbox off (a core cannot say it), else the
 // tighter of the session's mode and what the tool declared.
 func (t *Turn) authoredSandboxMode(p *prepared) (sandbox.Mode, error) {
+	return t.authoredModeFor(p.entry.Effective.Capabilities)
+}
+
+// authoredModeFor is authoredSandboxMode for code declaring caps (a tool
+// or a pipeline slot).
+func (t *Turn) authoredModeFor(caps []string) (sandbox.Mode, error) {
 	if t.Sandbox.Mode == "" {
 		return "", errors.New("no OS sandbox is configured for this session, and authored tools run only under one")
 	}
@@ -52,7 +58,7 @@ func (t *Turn) authoredSandboxMode(p *prepared) (sandbox.Mode, error) {
 		// network.fetch, in a session granted it, gets the network.
 		ceiling = sandbox.Network
 	}
-	return sandbox.Tighter(ceiling, authoredMode(p.entry.Effective.Capabilities)), nil
+	return sandbox.Tighter(ceiling, authoredMode(caps)), nil
 }
 
 // authoredSandboxRefusal runs before approval: an authored call whose
@@ -113,6 +119,15 @@ func (t *Turn) applyAuthoredSandbox(p *prepared, inv *Invocation) error {
 // tool's own directory and the host's PATH readable, a private tmp dir
 // under the runtime directory writable.
 func (t *Turn) authoredPolicy(p *prepared, mode sandbox.Mode) (sandbox.Policy, error) {
+	dir := ""
+	if decl := p.entry.Spec.Provenance.Path; filepath.IsAbs(decl) {
+		dir = filepath.Dir(decl)
+	}
+	return t.authoredPolicyFor(dir, mode)
+}
+
+// authoredPolicyFor is authoredPolicy for code in dir (absolute, or "").
+func (t *Turn) authoredPolicyFor(dir string, mode sandbox.Mode) (sandbox.Policy, error) {
 	tmp, err := authoredTmpDir(t.ArtifactRoot, t.Authority.Session)
 	if err != nil {
 		return sandbox.Policy{}, err
@@ -123,8 +138,8 @@ func (t *Turn) authoredPolicy(p *prepared, mode sandbox.Mode) (sandbox.Policy, e
 	pol.HostOwned = t.Sandbox.HostOwned
 	pol.Protected = append(pol.Protected, t.Sandbox.Protected...)
 	pol.Protected = append(pol.Protected, sandbox.GitProtected(ws)...)
-	if decl := p.entry.Spec.Provenance.Path; filepath.IsAbs(decl) {
-		pol.ReadOnly = append(pol.ReadOnly, filepath.Dir(decl))
+	if dir != "" {
+		pol.ReadOnly = append(pol.ReadOnly, dir)
 	}
 	for _, d := range filepath.SplitList(os.Getenv("PATH")) {
 		if filepath.IsAbs(d) && !pathrules.IsSensitive(d) {

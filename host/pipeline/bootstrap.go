@@ -10,14 +10,14 @@ import (
 
 // ErrAuthoredSlots says a core's pipelines name authored slots, which
 // this host validates but does not run yet.
-var ErrAuthoredSlots = errors.New("authored pipeline slots are validated but not run by this host yet")
+var ErrAuthoredSlots = errors.New("authored bootstrap slots are validated but not run by this host yet (authored input and output slots run)")
 
 // CheckRunnable refuses a core whose pipelines name a slot this host
 // cannot run, naming the file and the slots, so that a pipeline never
 // runs with a step silently missing.
 func CheckRunnable(c *core.Core) error {
 	var authored []string
-	for _, stage := range [][]core.Group{c.Pipelines.Bootstrap, c.Pipelines.Input, c.Pipelines.Output} {
+	for _, stage := range [][]core.Group{c.Pipelines.Bootstrap} {
 		for _, id := range c.Pipelines.Slots(stage) {
 			if id != core.BaseInput && id != core.BaseOutput && id != core.ProjectInstructions {
 				authored = append(authored, id)

@@ -14,6 +14,9 @@ import (
 type Input struct {
 	// ToolsRoot and CoreDir go to the plugin in ConfigureRequest.
 	ToolsRoot, CoreDir string
+	// SlotsRoot is the core's slots/ directory for the authored runtime
+	// ("" when the core has no pipeline slots).
+	SlotsRoot string
 	// Fingerprint identifies the state of everything the Describe answer
 	// depends on (the caller computes it); a change is a cache miss.
 	Fingerprint string
@@ -27,7 +30,7 @@ func cacheKey(recorded string, in Input) string {
 		return recorded
 	}
 	h := sha256.New()
-	for _, s := range []string{"demiurge.describe-input.v1", recorded, in.ToolsRoot, in.CoreDir, in.Fingerprint} {
+	for _, s := range []string{"demiurge.describe-input.v1", recorded, in.ToolsRoot, in.CoreDir, in.SlotsRoot, in.Fingerprint} {
 		h.Write([]byte(s))
 		h.Write([]byte{0})
 	}
@@ -36,5 +39,5 @@ func cacheKey(recorded string, in Input) string {
 
 // configureRequest is the Configure call a plugin with this input gets.
 func (in Input) configureRequest(brokerID uint32) *toolsetv1.ConfigureRequest {
-	return &toolsetv1.ConfigureRequest{HostServicesBrokerId: brokerID, ToolsRoot: in.ToolsRoot, CoreDir: in.CoreDir}
+	return &toolsetv1.ConfigureRequest{HostServicesBrokerId: brokerID, ToolsRoot: in.ToolsRoot, CoreDir: in.CoreDir, SlotsRoot: in.SlotsRoot}
 }

@@ -24,23 +24,36 @@ const AuthoredToolset = "authored"
 // authoredInputs hand the authored-tool runtime the core's slots.tools
 // root, and key its describe cache by the root's contents.
 func authoredInputs(c *core.Core) map[string]plugins.Input {
-	if c.ToolsRoot == "" {
+	if !needsAuthored(c) {
 		return nil
 	}
-	return map[string]plugins.Input{AuthoredToolset: {
-		ToolsRoot: c.ToolsRoot, CoreDir: c.Dir, Fingerprint: toolsRootFingerprint(c.ToolsRoot),
-	}}
+	in := plugins.Input{ToolsRoot: c.ToolsRoot, CoreDir: c.Dir, SlotsRoot: slotsRoot(c)}
+	if c.ToolsRoot != "" {
+		in.Fingerprint = toolsRootFingerprint(c.ToolsRoot)
+	}
+	return map[string]plugins.Input{AuthoredToolset: in}
+}
+
+// needsAuthored: authored tools or pipeline slots run in the runtime.
+func needsAuthored(c *core.Core) bool { return c.ToolsRoot != "" || slotsRoot(c) != "" }
+
+// slotsRoot is the core's slots/ directory when it holds any slot.
+func slotsRoot(c *core.Core) string {
+	if len(c.Slots) == 0 {
+		return ""
+	}
+	return filepath.Join(c.Dir, core.SlotsDir)
 }
 
 // usesAuthored says whether candidate c is the built-in authored-tool
 // runtime this core needs. An installed plugin of that name never is.
 func (h *Host) usesAuthored(c plugins.Candidate) bool {
-	return h.Core.ToolsRoot != "" && c.Name == AuthoredToolset && c.Origin == plugins.OriginBuiltin
+	return needsAuthored(h.Core) && c.Name == AuthoredToolset && c.Origin == plugins.OriginBuiltin
 }
 
 // checkAuthored fails a core with slots.tools when the runtime is missing.
 func (h *Host) checkAuthored() error {
-	if h.Core.ToolsRoot == "" {
+	if !needsAuthored(h.Core) {
 		return nil
 	}
 	for _, c := range h.Plugins.Candidates() {
@@ -48,7 +61,7 @@ func (h *Host) checkAuthored() error {
 			return nil
 		}
 	}
-	return fmt.Errorf("%s: slots.tools needs the built-in plugin %s%s, which is not built: run `make build`", h.Core.File, plugins.BinaryPrefix, AuthoredToolset)
+	return fmt.Errorf("%s: slots.tools or pipeline slots need the built-in plugin %s%s, which is not built: run `make build`", h.Core.File, plugins.BinaryPrefix, AuthoredToolset)
 }
 
 // asAuthored marks the runtime's tools as authored, each with its

@@ -22,7 +22,7 @@ func protectedCore(c *core.Core) []string {
 	if c.SkillsRoot != "" {
 		out = append(out, c.SkillsRoot)
 	}
-	for _, d := range []string{c.ToolsRoot, c.MCPRoot} {
+	for _, d := range []string{c.ToolsRoot, c.MCPRoot, slotsRoot(c)} {
 		if d != "" {
 			out = append(out, d)
 		}

@@ -42,7 +42,7 @@ func coreProtected(c *core.Core, workspace string) []string {
 		return []string{filepath.Dir(filepath.Dir(c.Dir)), c.Version.GitDir}
 	}
 	var out []string
-	for _, p := range []string{c.File, c.ToolsRoot, c.MCPRoot, c.SkillsRoot,
+	for _, p := range []string{c.File, c.ToolsRoot, c.MCPRoot, c.SkillsRoot, slotsRoot(c),
 		filepath.Join(c.Dir, "agent", "tools"), filepath.Join(c.Dir, "agent", "mcp"), filepath.Join(c.Dir, "skills")} {
 		if p == "" {
 			continue

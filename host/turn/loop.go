@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"demiurge.dev/host/dispatch"
+	"demiurge.dev/host/pipeline"
 	"demiurge.dev/host/providers"
 	"demiurge.dev/host/runtime"
 )
@@ -70,6 +71,9 @@ type Loop struct {
 	// Announce, when set, makes each turn open with an init event: these
 	// fields (version, sandbox) and the model and tools of its first step.
 	Announce *EventDetail
+	// Stages runs the core's input and output pipeline stages; nil: the
+	// Session's own (toolhost.Session.PipelineStages), if it has them.
+	Stages pipeline.Stages
 
 	// running admits one turn at a time.
 	running chan struct{}
@@ -130,6 +134,10 @@ func (l *Loop) runLocked(ctx context.Context, prompt string, fe FrontEnd) (Resul
 		return t.fail(ctx, fmt.Errorf("the session's history could not be read: %w", err))
 	}
 	t.show(Event{Type: EventTurnStart})
+	prompt, err := t.input(ctx, prompt)
+	if err != nil {
+		return t.fail(ctx, err)
+	}
 	if err := t.append(ctx, runtime.MessageRecord{Role: string(providers.RoleUser), Text: prompt}); err != nil {
 		return t.fail(ctx, err)
 	}

@@ -24,7 +24,8 @@ func (t *turnRun) request(ctx context.Context, dt *dispatch.Turn) (providers.Req
 		return providers.Request{}, err
 	}
 	req := providers.Request{Tools: tools, MaxOutputTokens: t.loop.MaxOutputTokens, Temperature: t.loop.Temperature}
-	return t.fit(ctx, req, system)
+	req, err = t.fit(ctx, req, system)
+	return t.withTurnContext(req), err
 }
 
 // systemText is the loop's system text and what its hooks add.
@@ -42,6 +43,7 @@ func (t *turnRun) systemText(ctx context.Context) (string, error) {
 			parts = append(parts, s)
 		}
 	}
+	parts = append(parts, t.pipe.system...)
 	return strings.Join(parts, "\n\n"), nil
 }
 

@@ -21,6 +21,7 @@ type turnRun struct {
 	res     Result
 	// calls counts the tool calls of the whole turn (dispatch's cap).
 	calls atomic.Int64
+	pipe  pipeState
 }
 
 func (t *turnRun) show(ev Event) {
@@ -87,6 +88,9 @@ func (t *turnRun) steps(ctx context.Context) (Result, error) {
 			return t.fail(ctx, err)
 		}
 		var partial strings.Builder
+		// With output slots the answer is held until they ran.
+		st := t.loop.stages()
+		held := st != nil && st.HasOutput()
 		reply, err := t.loop.Provider.Stream(ctx, req, func(d providers.Delta) {
 			if r := d.Retry; r != nil {
 				t.show(Event{Type: EventRetry, Text: r.Why, EventDetail: EventDetail{Try: r.Try, Of: r.Of, WaitMS: r.Wait.Milliseconds()}})
@@ -96,7 +100,9 @@ func (t *turnRun) steps(ctx context.Context) (Result, error) {
 				return
 			}
 			partial.WriteString(d.Text)
-			t.show(Event{Type: EventTextDelta, Text: d.Text})
+			if !held {
+				t.show(Event{Type: EventTextDelta, Text: d.Text})
+			}
 		})
 		if err != nil {
 			if ctx.Err() != nil {
@@ -110,6 +116,12 @@ func (t *turnRun) steps(ctx context.Context) (Result, error) {
 		t.res.Text = reply.Text
 		_, decoded := t.loop.snapshot()
 		calls := normaliseCalls(reply.ToolCalls, usedCallIDs(decoded), t.id, step)
+		if held {
+			if err := t.release(ctx, &reply.Text, len(calls) == 0); err != nil {
+				return t.fail(ctx, err)
+			}
+			t.res.Text = reply.Text
+		}
 		store := t.append
 		if len(calls) > 0 {
 			store = t.submit // the calls' audit events commit it

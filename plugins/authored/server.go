@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -36,7 +37,10 @@ type server struct {
 	hostConn *grpc.ClientConn
 	host     toolsetv1.HostServicesClient
 	tools    map[string]*manifest.Tool
-	specs    []*toolsetv1.ToolSpec
+	// slots are the core's pipeline slots, invoked as "slot:<id>" and
+	// never described: the model cannot call them.
+	slots map[string]*manifest.Tool
+	specs []*toolsetv1.ToolSpec
 	// found is the discovery error, reported by Describe and Invoke.
 	found error
 	// problems are the tool.yaml files left out, with why.
@@ -66,6 +70,8 @@ func (s *server) Configure(_ context.Context, req *toolsetv1.ConfigureRequest) (
 		s.hostConn, s.host = conn, toolsetv1.NewHostServicesClient(conn)
 	}
 	s.tools, s.specs, s.found = map[string]*manifest.Tool{}, nil, nil
+	s.problems = nil
+	s.slots, s.problems = loadSlots(req.GetSlotsRoot(), req.GetCoreDir())
 	if req.GetToolsRoot() == "" {
 		return &toolsetv1.ConfigureResponse{}, nil
 	}
@@ -76,7 +82,6 @@ func (s *server) Configure(_ context.Context, req *toolsetv1.ConfigureRequest) (
 	}
 	// A broken tool.yaml is left out and reported (Describe's problems);
 	// the others are served.
-	s.problems = nil
 	for _, p := range problems {
 		s.problems = append(s.problems, p.Error())
 	}
@@ -118,6 +123,9 @@ func (s *server) lookup(name string) (*manifest.Tool, toolsetv1.HostServicesClie
 		return nil, nil, status.Errorf(codes.FailedPrecondition, "authored tools: %v", s.found)
 	}
 	t, ok := s.tools[name]
+	if id, slot := strings.CutPrefix(name, SlotPrefix); slot {
+		t, ok = s.slots[id]
+	}
 	if !ok {
 		return nil, nil, status.Errorf(codes.NotFound, "no authored tool %q", name)
 	}

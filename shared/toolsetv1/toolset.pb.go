@@ -714,8 +714,12 @@ type ConfigureRequest struct {
 	// on the core: tools_root is the core's resolved slots.tools directory
 	// ("" means no authored tools) and core_dir the core directory that an
 	// authored tool's slot path is relative to.
-	ToolsRoot     string `protobuf:"bytes,30,opt,name=tools_root,json=toolsRoot,proto3" json:"tools_root,omitempty"`
-	CoreDir       string `protobuf:"bytes,31,opt,name=core_dir,json=coreDir,proto3" json:"core_dir,omitempty"`
+	ToolsRoot string `protobuf:"bytes,30,opt,name=tools_root,json=toolsRoot,proto3" json:"tools_root,omitempty"`
+	CoreDir   string `protobuf:"bytes,31,opt,name=core_dir,json=coreDir,proto3" json:"core_dir,omitempty"`
+	// slots_root is the core's slots/ directory ("" means no pipeline
+	// slots). A slot is invoked as the tool "slot:<id>" and is never
+	// described: the model cannot call it.
+	SlotsRoot     string `protobuf:"bytes,32,opt,name=slots_root,json=slotsRoot,proto3" json:"slots_root,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -767,6 +771,13 @@ func (x *ConfigureRequest) GetToolsRoot() string {
 func (x *ConfigureRequest) GetCoreDir() string {
 	if x != nil {
 		return x.CoreDir
+	}
+	return ""
+}
+
+func (x *ConfigureRequest) GetSlotsRoot() string {
+	if x != nil {
+		return x.SlotsRoot
 	}
 	return ""
 }
@@ -3508,12 +3519,14 @@ const file_demiurge_toolset_v1_toolset_proto_rawDesc = "" +
 	"\x10timeout_argument\x18\x05 \x01(\tR\x0ftimeoutArgument\"(\n" +
 	"\n" +
 	"UrlSubject\x12\x1a\n" +
-	"\bargument\x18\x01 \x01(\tR\bargument\"\x83\x01\n" +
+	"\bargument\x18\x01 \x01(\tR\bargument\"\xa2\x01\n" +
 	"\x10ConfigureRequest\x125\n" +
 	"\x17host_services_broker_id\x18\x01 \x01(\rR\x14hostServicesBrokerId\x12\x1d\n" +
 	"\n" +
 	"tools_root\x18\x1e \x01(\tR\ttoolsRoot\x12\x19\n" +
-	"\bcore_dir\x18\x1f \x01(\tR\acoreDir\"\x13\n" +
+	"\bcore_dir\x18\x1f \x01(\tR\acoreDir\x12\x1d\n" +
+	"\n" +
+	"slots_root\x18  \x01(\tR\tslotsRoot\"\x13\n" +
 	"\x11ConfigureResponse\"T\n" +
 	"\tPathGrant\x12\x12\n" +
 	"\x04path\x18\x01 \x01(\tR\x04path\x123\n" +

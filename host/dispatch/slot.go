@@ -1,0 +1,76 @@
+package dispatch
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+
+	"demiurge.dev/host/plugins"
+	"demiurge.dev/shared/sandbox"
+	"demiurge.dev/shared/toolsetv1"
+)
+
+// SlotPrefix names a pipeline slot to the authored runtime: "slot:<id>".
+const SlotPrefix = "slot:"
+
+// SlotCall is one run of a pipeline slot: authored code the model never
+// calls, so it has no catalog entry, no schema and no approval card. It
+// runs as an authored tool does: in the authored runtime, under the OS
+// sandbox the session's mode and the slot's declared capabilities allow,
+// and an effect capability it asks for is granted only when declared and
+// held by the session.
+type SlotCall struct {
+	ID string
+	// Dir is the slot's directory (slots/<id>), readable by its worker.
+	Dir          string
+	Capabilities []string
+	Args         json.RawMessage
+}
+
+// RunSlot runs s through adapter (the authored runtime) under this turn's
+// authority. The caller's ctx carries the slot's timeout_seconds.
+func (t *Turn) RunSlot(ctx context.Context, adapter Adapter, s SlotCall) (*toolsetv1.ToolResult, error) {
+	if adapter == nil {
+		return nil, errors.New("no authored runtime is loaded to run pipeline slots")
+	}
+	mode, err := t.authoredModeFor(s.Capabilities)
+	if err != nil {
+		return nil, err
+	}
+	pol := sandbox.Policy{Mode: sandbox.Off}
+	if mode != sandbox.Off {
+		if miss := t.Sandbox.Unenforceable(mode); miss != "" {
+			return nil, fmt.Errorf("slots run only under an enforced OS sandbox (mode %s), and it cannot be enforced here: the kernel lacks %s", mode, miss)
+		}
+		if pol, err = t.authoredPolicyFor(s.Dir, mode); err != nil {
+			return nil, err
+		}
+	}
+	enc, err := pol.Encode()
+	if err != nil {
+		return nil, err
+	}
+	inv := Invocation{
+		ID: newInvocationID(), Tool: SlotPrefix + s.ID, Args: s.Args,
+		Workspace: t.Workspace.Root, ArtifactRoot: t.ArtifactRoot,
+		Session: t.Authority.Session, Turn: t.ID, Timezone: t.Timezone,
+		SandboxPolicy: enc,
+		Hooks: plugins.Hooks{
+			Capability: func(_ context.Context, c string, _ bool) (bool, string) {
+				switch {
+				case !slices.Contains(s.Capabilities, c):
+					return false, fmt.Sprintf("slot %s did not declare %s in its capabilities", s.ID, c)
+				case !t.Authority.Capabilities.Has(c):
+					return false, fmt.Sprintf("%s is not granted to this session", c)
+				}
+				return true, ""
+			},
+			Deliver: func(context.Context, string) error {
+				return errors.New("a pipeline slot returns its change; it delivers no output")
+			},
+		},
+	}
+	return adapter.Invoke(ctx, inv)
+}
