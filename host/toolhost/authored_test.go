@@ -426,7 +426,7 @@ func TestSlotsToolsWithoutTheRuntimeFailsLoading(t *testing.T) {
 	}
 	dir := authoredCore(t, "toolsets: [coding]\nslots: {tools: agent/tools}\n", nil)
 	_, err := Open(Options{CoreDir: dir, Workspace: t.TempDir(), StateDir: t.TempDir(), BuiltinPluginDir: only})
-	if err == nil || !strings.Contains(err.Error(), "slots.tools needs the built-in plugin demiurge-toolset-authored") {
+	if err == nil || !strings.Contains(err.Error(), "slots.tools or pipeline slots need the built-in plugin demiurge-toolset-authored") {
 		t.Errorf("err = %v", err)
 	}
 }
