@@ -40,10 +40,16 @@ func (t *turnRun) notice(format string, args ...any) {
 // loop's history. It does not stop for a cancelled ctx: what the turn said
 // is recorded even while it is being cancelled.
 func (t *turnRun) append(ctx context.Context, msgs ...runtime.MessageRecord) error {
+	return t.store(ctx, t.loop.Store.AppendMessages, msgs)
+}
+
+// store writes msgs as this turn's with write (append or submit) and adds
+// what was stored to the loop's history.
+func (t *turnRun) store(ctx context.Context, write func(context.Context, string, []runtime.MessageRecord) ([]runtime.MessageRecord, error), msgs []runtime.MessageRecord) error {
 	for i := range msgs {
 		msgs[i].Turn = t.id
 	}
-	stored, err := t.loop.Store.AppendMessages(context.WithoutCancel(ctx), t.session, msgs)
+	stored, err := write(context.WithoutCancel(ctx), t.session, msgs)
 	if err != nil {
 		return fmt.Errorf("the conversation could not be stored: %w", err)
 	}

@@ -2,7 +2,6 @@ package turn
 
 import (
 	"context"
-	"fmt"
 
 	"demiurge.dev/host/runtime"
 )
@@ -15,20 +14,5 @@ import (
 // audit events come next) and the calls' results (the next step's reply,
 // or the turn's end, come next).
 func (t *turnRun) submit(ctx context.Context, msgs ...runtime.MessageRecord) error {
-	for i := range msgs {
-		msgs[i].Turn = t.id
-	}
-	stored, err := t.loop.Store.SubmitMessages(context.WithoutCancel(ctx), t.session, msgs)
-	if err != nil {
-		return fmt.Errorf("the conversation could not be stored: %w", err)
-	}
-	decoded, err := decodeAll(stored)
-	if err != nil {
-		return err
-	}
-	t.loop.mu.Lock()
-	t.loop.history = append(t.loop.history, stored...)
-	t.loop.decoded = append(t.loop.decoded, decoded...)
-	t.loop.mu.Unlock()
-	return nil
+	return t.store(ctx, t.loop.Store.SubmitMessages, msgs)
 }
