@@ -92,16 +92,24 @@ func DiscoverEach(root, coreDir string) (tools []Tool, problems []error, err err
 
 // Load reads one tool directory: its tool.yaml and its entrypoint.
 func Load(dir, coreDir string) (*Tool, error) {
+	return loadDir(dir, coreDir, FileName, Parse,
+		"the tool directory %q is not a valid tool name (1-64 of A-Z a-z 0-9 _ -, not starting with a digit or -); rename the directory")
+}
+
+// loadDir reads one tool or slot directory: its manifest (file, read by
+// parse) and its entrypoint; badName says what is wrong with the
+// directory's name when it is no valid id.
+func loadDir(dir, coreDir, fileName string, parse func([]byte, string) (*Manifest, error), badName string) (*Tool, error) {
 	id := filepath.Base(dir)
-	file := filepath.Join(dir, FileName)
+	file := filepath.Join(dir, fileName)
 	if !toolName.MatchString(id) {
-		return nil, &Error{File: file, Msg: fmt.Sprintf("the tool directory %q is not a valid tool name (1-64 of A-Z a-z 0-9 _ -, not starting with a digit or -); rename the directory", clip(id))}
+		return nil, &Error{File: file, Msg: fmt.Sprintf(badName, clip(id))}
 	}
 	data, err := readManifest(file)
 	if err != nil {
 		return nil, err
 	}
-	m, err := Parse(data, file)
+	m, err := parse(data, file)
 	if err != nil {
 		return nil, err
 	}

@@ -1,11 +1,8 @@
 package manifest
 
 import (
-	"crypto/sha256"
 	"fmt"
-	"path/filepath"
 	"slices"
-	"strings"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -22,29 +19,7 @@ var slotFields = []string{"entrypoint", "description", "capability", "capabiliti
 // (default module:run). A slot runs exactly as an authored tool does; it
 // is returned as a Tool so that the same runner and sandbox serve it.
 func LoadSlot(dir, coreDir string) (*Tool, error) {
-	id := filepath.Base(dir)
-	file := filepath.Join(dir, SlotFileName)
-	if !toolName.MatchString(id) {
-		return nil, &Error{File: file, Msg: fmt.Sprintf("the slot directory %q is not a valid slot id", clip(id))}
-	}
-	data, err := readManifest(file)
-	if err != nil {
-		return nil, err
-	}
-	m, err := parseSlot(data, file)
-	if err != nil {
-		return nil, err
-	}
-	t := &Tool{ID: id, Dir: dir, File: file, Digest: sha256.Sum256(data), Manifest: *m}
-	if rel, err := filepath.Rel(coreDir, dir); err == nil && coreDir != "" && !strings.HasPrefix(rel, "..") {
-		t.SlotPath = filepath.ToSlash(rel)
-	} else {
-		t.SlotPath = filepath.ToSlash(dir)
-	}
-	if t.Program, err = program(dir, m.Entrypoint); err != nil {
-		return nil, &Error{File: file, Field: "entrypoint", Msg: err.Error()}
-	}
-	return t, nil
+	return loadDir(dir, coreDir, SlotFileName, parseSlot, "the slot directory %q is not a valid slot id")
 }
 
 func parseSlot(data []byte, file string) (*Manifest, error) {
