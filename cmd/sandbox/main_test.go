@@ -133,20 +133,10 @@ type result struct {
 	exit           int
 }
 
-// run starts sh -c script in the workspace through the real helper (mode
-// off: directly), with a deadline.
-func (f fixture) run(t *testing.T, p sandbox.Policy, script string, env ...string) result {
+// wrapAndRun starts cmd (sh -c script) through the real helper under p
+// and reports what it did; ctx is cmd's deadline.
+func wrapAndRun(t *testing.T, ctx context.Context, cmd *exec.Cmd, p sandbox.Policy, script string) result {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", script)
-	cmd.Dir = f.ws
-	cmd.Env = append([]string{
-		"PATH=" + filepath.Join(goroot(), "bin") + ":/usr/local/bin:/usr/bin:/bin",
-		"HOME=" + f.home, "OUT=" + f.outside, "PROBE=" + probeBin,
-		"GOCACHE=" + filepath.Join(f.tmp, "gocache"), "GOPATH=" + filepath.Join(f.tmp, "gopath"),
-		"GOTOOLCHAIN=local", "GOFLAGS=-mod=mod", "GIT_CONFIG_NOSYSTEM=1",
-	}, env...)
 	if err := sandbox.Wrap(cmd, helperBin, p); err != nil {
 		t.Fatalf("wrap: %v", err)
 	}
@@ -164,6 +154,24 @@ func (f fixture) run(t *testing.T, p sandbox.Policy, script string, env ...strin
 	case err != nil:
 		t.Fatalf("run %q: %v", script, err)
 	}
+	return r
+}
+
+// run starts sh -c script in the workspace through the real helper (mode
+// off: directly), with a deadline.
+func (f fixture) run(t *testing.T, p sandbox.Policy, script string, env ...string) result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", script)
+	cmd.Dir = f.ws
+	cmd.Env = append([]string{
+		"PATH=" + filepath.Join(goroot(), "bin") + ":/usr/local/bin:/usr/bin:/bin",
+		"HOME=" + f.home, "OUT=" + f.outside, "PROBE=" + probeBin,
+		"GOCACHE=" + filepath.Join(f.tmp, "gocache"), "GOPATH=" + filepath.Join(f.tmp, "gopath"),
+		"GOTOOLCHAIN=local", "GOFLAGS=-mod=mod", "GIT_CONFIG_NOSYSTEM=1",
+	}, env...)
+	r := wrapAndRun(t, ctx, cmd, p, script)
 	if r.exit == 125 && strings.Contains(r.stderr, "demiurge-sandbox:") {
 		t.Fatalf("the helper refused to start %q: %s", script, r.stderr)
 	}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"golang.org/x/sys/unix"
 	"os"
@@ -24,24 +23,7 @@ func (f fixture) runRaw(t *testing.T, p sandbox.Policy, script string) result {
 	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", script)
 	cmd.Dir = f.ws
 	cmd.Env = []string{"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=" + f.home, "OUT=" + f.outside}
-	if err := sandbox.Wrap(cmd, helperBin, p); err != nil {
-		t.Fatalf("wrap: %v", err)
-	}
-	var so, se strings.Builder
-	cmd.Stdout, cmd.Stderr = &so, &se
-	err := cmd.Run()
-	if ctx.Err() != nil {
-		t.Fatalf("command %q did not finish within the deadline", script)
-	}
-	r := result{stdout: so.String(), stderr: se.String()}
-	var ee *exec.ExitError
-	switch {
-	case errors.As(err, &ee):
-		r.exit = ee.ExitCode()
-	case err != nil:
-		t.Fatalf("run %q: %v", script, err)
-	}
-	return r
+	return wrapAndRun(t, ctx, cmd, p, script)
 }
 
 // TestHardLinkedProtectedPathRefused: a protected file (or a file inside a
