@@ -6,8 +6,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-
-	"demiurge.dev/host/core"
 )
 
 func write(t *testing.T, p, s string) {
@@ -105,24 +103,5 @@ func TestProjectInstructionsBounds(t *testing.T) {
 	}
 	if !strings.Contains(strings.Join(notes, "\n"), "a/b/AGENTS.md: left out, the project instructions passed") {
 		t.Fatalf("notes %q", notes)
-	}
-}
-
-// Authored bootstrap slots do not run yet: refused, never skipped.
-// Authored input and output slots run (RunStage), so they pass.
-func TestAuthoredSlotsAreRefusedNotSkipped(t *testing.T) {
-	c := core.Default()
-	c.Pipelines.Input = append(c.Pipelines.Input, core.Group{"ticket", "lint"})
-	c.Pipelines.File = "/c/pipelines.yaml"
-	if err := CheckRunnable(c); err != nil {
-		t.Fatalf("CheckRunnable refused authored input slots: %v", err)
-	}
-	c.Pipelines.Bootstrap = append(c.Pipelines.Bootstrap, core.Group{"ticket", "lint"})
-	err := CheckRunnable(c)
-	if err == nil || !strings.Contains(err.Error(), "/c/pipelines.yaml: authored bootstrap slots are validated but not run by this host yet (authored input and output slots run): ticket, lint") {
-		t.Fatalf("CheckRunnable: %v", err)
-	}
-	if _, err := Bootstrap(c, Workspace{Root: t.TempDir()}, "/"); err == nil {
-		t.Fatal("Bootstrap ran a pipeline with a step it cannot run")
 	}
 }

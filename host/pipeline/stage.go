@@ -12,8 +12,9 @@ import (
 
 // Stage names, as the slot sees them in its arguments.
 const (
-	StageInput  = "input"
-	StageOutput = "output"
+	StageBootstrap = "bootstrap"
+	StageInput     = "input"
+	StageOutput    = "output"
 )
 
 // SlotInput is what a slot is given (read-only: it is a copy in the
@@ -77,21 +78,12 @@ func (e *FailedError) Unwrap() error { return e.Err }
 func RunStage(ctx context.Context, stage string, groups []core.Group, slots map[string]*core.Slot, inv Invoker, text string) (Result, error) {
 	res := Result{Text: text}
 	for _, g := range groups {
-		changes := make([]Change, len(g))
-		errs := make([]error, len(g))
-		var wg sync.WaitGroup
-		for i, id := range g {
-			if id == core.BaseInput || id == core.BaseOutput {
-				continue
-			}
-			slot, ok := slots[id]
-			if !ok {
+		for _, id := range g {
+			if !hostSlot(id) && slots[id] == nil {
 				return res, &FailedError{Slot: id, Err: errors.New("is named in pipelines.yaml but has no slots/" + id + "/slot.yaml")}
 			}
-			in := SlotInput{Stage: stage, Text: res.Text}
-			wg.Go(func() { changes[i], errs[i] = runSlot(ctx, slot, inv, in) })
 		}
-		wg.Wait()
+		changes, errs := runGroup(ctx, stage, g, slots, inv, res.Text)
 		for i, id := range g {
 			if errs[i] != nil {
 				if slots[id].FailurePolicy == core.FailSkip {
@@ -125,8 +117,35 @@ func RunStage(ctx context.Context, stage string, groups []core.Group, slots map[
 	return res, nil
 }
 
-// runSlot runs one slot under its timeout_seconds and parses its change.
+// runGroup runs the authored slots of g at once on text; the host's own
+// ids are left to the caller (their change and error stay zero).
+func runGroup(ctx context.Context, stage string, g core.Group, slots map[string]*core.Slot, inv Invoker, text string) ([]Change, []error) {
+	changes := make([]Change, len(g))
+	errs := make([]error, len(g))
+	var wg sync.WaitGroup
+	for i, id := range g {
+		if hostSlot(id) {
+			continue
+		}
+		in := SlotInput{Stage: stage, Text: text}
+		wg.Go(func() { changes[i], errs[i] = runSlot(ctx, slots[id], inv, in) })
+	}
+	wg.Wait()
+	return changes, errs
+}
+
+// runSlot runs one slot under its timeout_seconds, parses its change and
+// tells the invoker's Recorder, if it has one, how the run ended.
 func runSlot(ctx context.Context, slot *core.Slot, inv Invoker, in SlotInput) (Change, error) {
+	start := time.Now()
+	c, outcome, err := invokeSlot(ctx, slot, inv, in)
+	if r, ok := inv.(Recorder); ok {
+		r.SlotRan(ctx, SlotRun{Slot: slot.ID, Stage: in.Stage, Outcome: outcome, FailurePolicy: slot.FailurePolicy, Duration: time.Since(start), Err: err})
+	}
+	return c, err
+}
+
+func invokeSlot(ctx context.Context, slot *core.Slot, inv Invoker, in SlotInput) (Change, string, error) {
 	timeout := time.Duration(slot.TimeoutSeconds) * time.Second
 	if timeout <= 0 {
 		timeout = core.DefaultSlotTimeout * time.Second
@@ -135,12 +154,59 @@ func runSlot(ctx context.Context, slot *core.Slot, inv Invoker, in SlotInput) (C
 	defer cancel()
 	out, err := inv.InvokeSlot(ctx, slot, in)
 	if ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return Change{}, context.Cause(ctx)
+		return Change{}, OutcomeTimeout, context.Cause(ctx)
 	}
 	if err != nil {
-		return Change{}, err
+		return Change{}, OutcomeError, err
 	}
-	return ParseChange(out)
+	c, err := ParseChange(out)
+	if err == nil && in.Stage == StageBootstrap {
+		err = bootstrapChange(c)
+	}
+	switch {
+	case err != nil:
+		return Change{}, OutcomeMalformed, err
+	case c.Refuse != "":
+		return c, OutcomeRefused, nil
+	}
+	return c, OutcomeOK, nil
+}
+
+// bootstrapChange refuses what a bootstrap slot cannot mean: there is no
+// message to replace, and its part is always system text.
+func bootstrapChange(c Change) error {
+	switch {
+	case c.Replace != nil:
+		return errors.New(`returned "replace" in the bootstrap stage; a bootstrap slot returns {"context": text} (its part of the snapshot) or {"refuse": why}`)
+	case c.Placement != "":
+		return errors.New(`returned "placement" in the bootstrap stage; the snapshot is system text`)
+	}
+	return nil
+}
+
+// How a slot run ended, in its audit event.
+const (
+	OutcomeOK        = "ok"        // returned a change (or none)
+	OutcomeRefused   = "refused"   // returned a refusal
+	OutcomeError     = "error"     // raised, or could not start
+	OutcomeTimeout   = "timeout"   // passed timeout_seconds
+	OutcomeMalformed = "malformed" // returned something that is not a change, or too much
+)
+
+// SlotRun is one authored slot run as it ended.
+type SlotRun struct {
+	Slot, Stage, Outcome string
+	// FailurePolicy says what a failed outcome did: fail ended the turn,
+	// skip dropped the change.
+	FailurePolicy string
+	Duration      time.Duration
+	Err           error
+}
+
+// Recorder is an Invoker that is told of every slot run it made when the
+// run ends (the host's writes an audit event per run).
+type Recorder interface {
+	SlotRan(ctx context.Context, r SlotRun)
 }
 
 // Stages runs a core's input and output stages for one session; the

@@ -29,7 +29,11 @@ func (h *Host) BootstrapInstruction() func(context.Context) (string, error) {
 
 // BootstrapSnapshot returns s's stored snapshot, making and storing it
 // first when s has none. A resumed session keeps the snapshot it started
-// with, even when AGENTS.md changed since.
+// with, even when AGENTS.md changed since. A bootstrap stage that fails
+// (an authored slot under failure_policy fail, or one that refuses)
+// stores nothing, so the session's next turn runs it again: a session
+// never goes on without its snapshot. Two first turns at once may both
+// run the stage; the first stored snapshot is the session's.
 func (h *Host) BootstrapSnapshot(ctx context.Context, s *Session) (pipeline.Snapshot, error) {
 	store, err := h.Store()
 	if err != nil {
@@ -45,7 +49,17 @@ func (h *Host) BootstrapSnapshot(ctx context.Context, s *Session) (pipeline.Snap
 		if err != nil {
 			cwd = h.Workspace.Root
 		}
-		snap, err := pipeline.Bootstrap(h.Core, pipeline.Workspace{Root: h.Workspace.Root, Hidden: h.Workspace.InState}, cwd)
+		var inv pipeline.Invoker
+		if pipeline.HasAuthored(h.Core.Pipelines.Bootstrap) {
+			// Authored bootstrap slots run under the session's authority,
+			// as a turn's tool calls do.
+			dt, err := s.NewTurn(ctx)
+			if err != nil {
+				return pipeline.Snapshot{}, err
+			}
+			inv = h.SlotInvoker(dt)
+		}
+		snap, err := pipeline.RunBootstrap(ctx, h.Core, pipeline.Workspace{Root: h.Workspace.Root, Hidden: h.Workspace.InState}, cwd, inv)
 		if err != nil {
 			return pipeline.Snapshot{}, err
 		}

@@ -11,22 +11,11 @@ import (
 // the turn loop; nil when neither names an authored slot.
 func (s *Session) PipelineStages() pipeline.Stages {
 	p := s.h.Core.Pipelines
-	in, out := authoredIn(p.Input), authoredIn(p.Output)
+	in, out := pipeline.HasAuthored(p.Input), pipeline.HasAuthored(p.Output)
 	if !in && !out {
 		return nil
 	}
 	return sessionStages{s: s, output: out}
-}
-
-func authoredIn(stage []core.Group) bool {
-	for _, g := range stage {
-		for _, id := range g {
-			if id != core.BaseInput && id != core.BaseOutput && id != core.ProjectInstructions {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 type sessionStages struct {
