@@ -11,10 +11,9 @@ import (
 	"demiurge.dev/host/pipeline"
 )
 
-// slotCore is a core whose slots/ hold real Python slots; its
-// pipelines.yaml does not name them (a host still refuses to open a core
-// whose pipelines name authored slots until the turn loop runs them), so
-// the test names them in the stage it runs.
+// slotCore is a core whose slots/ hold real Python slots; it has no
+// pipelines.yaml, so a test names them in the stage it runs (or writes
+// one).
 func slotCore(t *testing.T, slots map[string][2]string) string {
 	t.Helper()
 	dir := writeCore(t, "capabilities: [fs.read]\n")
