@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+
+	"demiurge.dev/host/corerepo/corepath"
 )
 
 // Gate checks the tree of a candidate commit before any ref moves: tree is
@@ -54,6 +56,13 @@ func (r *Repo) Commit(dir, msg string, gate Gate) (old, commit string, err error
 	if err != nil {
 		return "", "", err
 	}
+	// Marked in use while the gate reads it, so that a collection by
+	// another process does not take it away under the gate.
+	release, err := corepath.Use(r.StateDir, commit)
+	if err != nil {
+		return "", "", err
+	}
+	defer release()
 	copyDir, err := r.Materialize(commit)
 	if err != nil {
 		return "", "", err
@@ -68,5 +77,8 @@ func (r *Repo) Commit(dir, msg string, gate Gate) (old, commit string, err error
 		removeReadOnly(copyDir)
 		return "", "", err
 	}
+	// The copy of the previous previous is garbage now, unless a running
+	// host still uses it; a failed collection is tried again next time.
+	_, _ = r.CollectTrees()
 	return old, commit, nil
 }

@@ -15,13 +15,17 @@ import (
 // unversioned), else core id (default: "default") of the core repository's
 // live commit under the state directory, which is created from the
 // embedded default core on first use. The core is read from the commit's
-// read-only copy, never from a work tree.
-func loadCore(dir, id, stateDir string) (*core.Core, error) {
+// read-only copy, never from a work tree; the copy is marked in use
+// (corepath.Use) before it is read, and stays marked until release is
+// called (the host's Close), so that no collection removes it under the
+// host's slots and tools.
+func loadCore(dir, id, stateDir string) (_ *core.Core, release func(), _ error) {
 	if dir != "" {
 		if id != "" {
-			return nil, errors.New("--core-id picks a core of the core repository and --core names a plain directory: give one of them")
+			return nil, nil, errors.New("--core-id picks a core of the core repository and --core names a plain directory: give one of them")
 		}
-		return core.Load(dir)
+		c, err := core.Load(dir)
+		return c, func() {}, err
 	}
 	if id == "" {
 		id = core.DefaultID
@@ -29,24 +33,53 @@ func loadCore(dir, id, stateDir string) (*core.Core, error) {
 	// The copy of live's tree exists only complete (it is renamed into
 	// place), so finding the core in it needs no git at all.
 	if commit, ok := corepath.ReadLive(stateDir); ok {
+		release, err := corepath.Use(stateDir, commit)
+		if err != nil {
+			return nil, nil, err
+		}
 		dir := corepath.CoreDir(stateDir, commit, id)
 		if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
-			return core.LoadVersioned(dir, core.Version{GitDir: corepath.GitDir(stateDir), ID: id, Commit: commit})
+			c, err := core.LoadVersioned(dir, core.Version{GitDir: corepath.GitDir(stateDir), ID: id, Commit: commit})
+			if err != nil {
+				release()
+				return nil, nil, err
+			}
+			return c, release, nil
 		}
+		release()
 	}
 	r, err := corerepo.OpenOrInit(stateDir)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return LoadFromRepo(r, "live", id)
+	commit, err := r.Resolve("live")
+	if err != nil {
+		return nil, nil, err
+	}
+	release, err = corepath.Use(stateDir, commit)
+	if err != nil {
+		return nil, nil, err
+	}
+	c, err := loadCommit(r, commit, id)
+	if err != nil {
+		release()
+		return nil, nil, err
+	}
+	return c, release, nil
 }
 
-// LoadFromRepo loads core id of revision rev of the repository.
+// LoadFromRepo loads core id of revision rev of the repository. The copy
+// it reads is not marked in use: a caller that keeps running from it
+// marks it first (corepath.Use), as the host does.
 func LoadFromRepo(r *corerepo.Repo, rev, id string) (*core.Core, error) {
 	commit, err := r.Resolve(rev)
 	if err != nil {
 		return nil, err
 	}
+	return loadCommit(r, commit, id)
+}
+
+func loadCommit(r *corerepo.Repo, commit, id string) (*core.Core, error) {
 	ids, err := r.Cores(commit)
 	if err != nil {
 		return nil, err

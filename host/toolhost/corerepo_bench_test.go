@@ -23,9 +23,11 @@ func BenchmarkLoadCoreFromCachedCommit(b *testing.B) {
 	}
 	b.Run("cached-copy", func(b *testing.B) { // what Open does
 		for b.Loop() {
-			if _, err := loadCore("", "", state); err != nil {
+			_, release, err := loadCore("", "", state)
+			if err != nil {
 				b.Fatal(err)
 			}
+			release()
 		}
 	})
 	b.Run("through-git", func(b *testing.B) { // a copy not yet found: go-git resolves

@@ -147,3 +147,37 @@ func TestTheRunningCoreIsOutOfTheAgentsReach(t *testing.T) {
 		}
 	}
 }
+
+// A running host marks its core's copy in use: two commits later (its
+// commit neither live nor previous) the copy stays while the host runs,
+// and goes at the first collection after it closed.
+func TestARunningHostsCopyIsNotCollected(t *testing.T) {
+	state := t.TempDir()
+	h, err := Open(Options{StateDir: state, Workspace: t.TempDir(), BuiltinPluginDir: builtinDir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := corerepo.Open(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	running, _ := r.Live()
+	work := filepath.Join(t.TempDir(), "w")
+	if err := r.Checkout(running, work); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"a", "b"} {
+		writeRepoCore(t, filepath.Join(work, "agents", name), "name: "+name+"\n")
+		if _, _, err := r.Commit(work, name, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(h.Core.Dir, "agent.yaml")); err != nil {
+		t.Fatalf("the running host's core copy was collected: %v", err)
+	}
+	h.Close()
+	removed, err := r.CollectTrees()
+	if err != nil || len(removed) != 1 || removed[0] != running {
+		t.Fatalf("after Close: removed %v, %v; want the old copy %s", removed, err, running)
+	}
+}

@@ -108,6 +108,9 @@ type Host struct {
 	history   hostHistory
 
 	outputCap, artifactBudget int64
+	// releaseCore ends the mark that keeps the core's read-only copy from
+	// being collected (loadCore).
+	releaseCore func()
 }
 
 // InstalledPluginDir is where package install puts plugin binaries.
@@ -121,11 +124,17 @@ func Open(opts Options) (*Host, error) {
 	if err := os.MkdirAll(opts.StateDir, 0o700); err != nil {
 		return nil, fmt.Errorf("state directory: %w", err)
 	}
-	c, err := loadCore(opts.CoreDir, opts.CoreID, opts.StateDir)
+	c, release, err := loadCore(opts.CoreDir, opts.CoreID, opts.StateDir)
 	if err != nil {
 		return nil, err
 	}
-	return openCore(c, opts)
+	h, err := openCore(c, opts)
+	if err != nil {
+		release()
+		return nil, err
+	}
+	h.releaseCore = release
+	return h, nil
 }
 
 // openCore assembles a host around a loaded core (Open, and the gates,
@@ -458,6 +467,9 @@ func (h *Host) Close() error {
 	h.endSessions()
 	h.Plugins.Close()
 	h.closeHistory()
+	if h.releaseCore != nil {
+		h.releaseCore() // the core's copy may be collected now
+	}
 	if h.store != nil {
 		return h.store.Close()
 	}

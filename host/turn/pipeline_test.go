@@ -49,6 +49,8 @@ func pipelineFixture(t testing.TB, model *script, pipelines string) (*toolhost.H
 		"slots/nop_out/slot.yaml": "description: does nothing\n",
 		"slots/nop_out/module.py": "def run(ctx, args):\n    return None\n",
 		"slots/gate/module.py":    "def run(ctx, args):\n    return {'refuse': 'the answer names a secret'}\n",
+		"slots/boot/slot.yaml":    "description: a bootstrap part\n",
+		"slots/boot/module.py":    "def run(ctx, args):\n    return {'context': 'booted'}\n",
 	}
 	for name, body := range files {
 		p := filepath.Join(dir, filepath.FromSlash(name))
