@@ -25,8 +25,10 @@ const ProtocolVersion = 1
 // them, and a command it starts keeps the host's zone). 3 added
 // EffectRequest.paths (the host-resolved path of each path subject); a
 // plugin of minor 2 still works, and since plugins start in the workspace
-// root, a relative argument it opens as given names the same file.
-const ProtocolMinor = 3
+// root, a relative argument it opens as given names the same file. 4
+// added the HostServices RPC CallTool (a pipeline slot's tool calls); a
+// plugin of minor 3 still works (it does not call it).
+const ProtocolMinor = 4
 
 // PluginName is the name of the one plugin a toolset binary serves.
 const PluginName = "toolset"

@@ -70,7 +70,25 @@ func (t *Turn) RunSlot(ctx context.Context, adapter Adapter, s SlotCall) (*tools
 			Deliver: func(context.Context, string) error {
 				return errors.New("a pipeline slot returns its change; it delivers no output")
 			},
+			CallTool: t.slotToolCall(s.ID),
 		},
 	}
 	return adapter.Invoke(ctx, inv)
+}
+
+// slotToolCall runs a slot's ctx.tools.call through this turn's whole
+// call path, exactly as a call of the model: the catalog (a tool the
+// model may not call, the slot may not either), schema, capability,
+// approval (the turn's approver asks, as for the turn's own calls; an
+// agent.yaml rule never approves what needs the operator), the sandbox,
+// the turn's call cap and the audit, whose call id names the slot. The
+// slot gets the model's view of the result.
+func (t *Turn) slotToolCall(slot string) func(ctx context.Context, tool string, args []byte) (*toolsetv1.CallToolResponse, error) {
+	return func(ctx context.Context, tool string, args []byte) (*toolsetv1.CallToolResponse, error) {
+		if t.Catalog == nil {
+			return nil, errors.New("this turn has no catalog to call tools from")
+		}
+		out := t.Call(ctx, ToolCall{ID: SlotPrefix + slot + ":" + newInvocationID(), Name: tool, Args: args})
+		return &toolsetv1.CallToolResponse{Content: out.Views.Model, IsError: !out.OK(), Status: string(out.Status)}, nil
+	}
 }

@@ -33,6 +33,11 @@ type Hooks struct {
 	Clarify ClarifyHook
 	Todos   TodoHooks
 	History HistoryHook
+	// CallTool runs a tool call for a pipeline slot through dispatch
+	// under the session's authority; dispatch sets it only for slot
+	// invocations (dispatch.Turn.RunSlot), so nil refuses it to every
+	// tool.
+	CallTool func(ctx context.Context, tool string, args []byte) (*toolsetv1.CallToolResponse, error)
 }
 
 // hostServices serves one plugin. It knows only the invocations the host
@@ -91,4 +96,21 @@ func (h *hostServices) Deliver(ctx context.Context, req *toolsetv1.DeliverReques
 		return nil, status.Error(codes.Unavailable, err.Error())
 	}
 	return &toolsetv1.DeliverResponse{}, nil
+}
+
+// CallTool runs a pipeline slot's tool call through the hook dispatch
+// set for that slot's invocation; any other invocation is refused.
+func (h *hostServices) CallTool(ctx context.Context, req *toolsetv1.CallToolRequest) (*toolsetv1.CallToolResponse, error) {
+	hk, err := h.hooks(req.GetInvocationId())
+	if err != nil {
+		return nil, err
+	}
+	if hk.CallTool == nil {
+		return nil, status.Error(codes.PermissionDenied, "only a pipeline slot may call tools through the host")
+	}
+	resp, err := hk.CallTool(ctx, req.GetTool(), req.GetArguments())
+	if err != nil {
+		return nil, status.Error(codes.Unavailable, err.Error())
+	}
+	return resp, nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"demiurge.dev/plugins/authored/manifest"
+	"demiurge.dev/plugins/authored/worker"
 	"demiurge.dev/sdk"
 	"demiurge.dev/shared"
 	"demiurge.dev/shared/toolsetv1"
@@ -191,6 +193,17 @@ func (h hostBridge) Deliver(ctx context.Context, text string) error {
 		return errors.New(status.Convert(err).Message())
 	}
 	return nil
+}
+
+func (h hostBridge) CallTool(ctx context.Context, tool string, args json.RawMessage) (worker.ToolCallResult, error) {
+	if h.client == nil {
+		return worker.ToolCallResult{}, errors.New("no host connection runs tool calls")
+	}
+	resp, err := h.client.CallTool(ctx, &toolsetv1.CallToolRequest{InvocationId: h.invocation, Tool: tool, Arguments: args})
+	if err != nil {
+		return worker.ToolCallResult{}, errors.New(status.Convert(err).Message())
+	}
+	return worker.ToolCallResult{Content: resp.GetContent(), IsError: resp.GetIsError(), Status: resp.GetStatus()}, nil
 }
 
 // Precheck: authored tools declare none, so every call may go on.

@@ -3472,6 +3472,132 @@ func (x *SessionSearchResponse) GetTruncated() bool {
 	return false
 }
 
+type CallToolRequest struct {
+	state        protoimpl.MessageState `protogen:"open.v1"`
+	InvocationId string                 `protobuf:"bytes,1,opt,name=invocation_id,json=invocationId,proto3" json:"invocation_id,omitempty"`
+	// tool is the catalog name, as the model would call it.
+	Tool string `protobuf:"bytes,2,opt,name=tool,proto3" json:"tool,omitempty"`
+	// arguments is a JSON object, as the model would send it.
+	Arguments     []byte `protobuf:"bytes,3,opt,name=arguments,proto3" json:"arguments,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CallToolRequest) Reset() {
+	*x = CallToolRequest{}
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[50]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CallToolRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CallToolRequest) ProtoMessage() {}
+
+func (x *CallToolRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[50]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CallToolRequest.ProtoReflect.Descriptor instead.
+func (*CallToolRequest) Descriptor() ([]byte, []int) {
+	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{50}
+}
+
+func (x *CallToolRequest) GetInvocationId() string {
+	if x != nil {
+		return x.InvocationId
+	}
+	return ""
+}
+
+func (x *CallToolRequest) GetTool() string {
+	if x != nil {
+		return x.Tool
+	}
+	return ""
+}
+
+func (x *CallToolRequest) GetArguments() []byte {
+	if x != nil {
+		return x.Arguments
+	}
+	return nil
+}
+
+// CallToolResponse is the call's model view: what the model would see of
+// the same call, redacted and bounded.
+type CallToolResponse struct {
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	Content string                 `protobuf:"bytes,1,opt,name=content,proto3" json:"content,omitempty"`
+	IsError bool                   `protobuf:"varint,2,opt,name=is_error,json=isError,proto3" json:"is_error,omitempty"`
+	// status is the dispatch status: ok, denied, blocked, invalid_arguments,
+	// failed, ...
+	Status        string `protobuf:"bytes,3,opt,name=status,proto3" json:"status,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CallToolResponse) Reset() {
+	*x = CallToolResponse{}
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[51]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CallToolResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CallToolResponse) ProtoMessage() {}
+
+func (x *CallToolResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[51]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CallToolResponse.ProtoReflect.Descriptor instead.
+func (*CallToolResponse) Descriptor() ([]byte, []int) {
+	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{51}
+}
+
+func (x *CallToolResponse) GetContent() string {
+	if x != nil {
+		return x.Content
+	}
+	return ""
+}
+
+func (x *CallToolResponse) GetIsError() bool {
+	if x != nil {
+		return x.IsError
+	}
+	return false
+}
+
+func (x *CallToolResponse) GetStatus() string {
+	if x != nil {
+		return x.Status
+	}
+	return ""
+}
+
 var File_demiurge_toolset_v1_toolset_proto protoreflect.FileDescriptor
 
 const file_demiurge_toolset_v1_toolset_proto_rawDesc = "" +
@@ -3729,7 +3855,15 @@ const file_demiurge_toolset_v1_toolset_proto_rawDesc = "" +
 	"\bsessions\x18\x02 \x03(\v2#.demiurge.toolset.v1.SessionSummaryR\bsessions\x123\n" +
 	"\x04hits\x18\x03 \x03(\v2\x1f.demiurge.toolset.v1.SessionHitR\x04hits\x12\x14\n" +
 	"\x05total\x18\x04 \x01(\x04R\x05total\x12\x1c\n" +
-	"\ttruncated\x18\x05 \x01(\bR\ttruncated*|\n" +
+	"\ttruncated\x18\x05 \x01(\bR\ttruncated\"h\n" +
+	"\x0fCallToolRequest\x12#\n" +
+	"\rinvocation_id\x18\x01 \x01(\tR\finvocationId\x12\x12\n" +
+	"\x04tool\x18\x02 \x01(\tR\x04tool\x12\x1c\n" +
+	"\targuments\x18\x03 \x01(\fR\targuments\"_\n" +
+	"\x10CallToolResponse\x12\x18\n" +
+	"\acontent\x18\x01 \x01(\tR\acontent\x12\x19\n" +
+	"\bis_error\x18\x02 \x01(\bR\aisError\x12\x16\n" +
+	"\x06status\x18\x03 \x01(\tR\x06status*|\n" +
 	"\x06Effect\x12\x16\n" +
 	"\x12EFFECT_UNSPECIFIED\x10\x00\x12\x0f\n" +
 	"\vEFFECT_READ\x10\x01\x12\x10\n" +
@@ -3747,7 +3881,7 @@ const file_demiurge_toolset_v1_toolset_proto_rawDesc = "" +
 	"\x06Invoke\x12\".demiurge.toolset.v1.EffectRequest\x1a .demiurge.toolset.v1.InvokeEvent0\x01\x12O\n" +
 	"\bPrecheck\x12\".demiurge.toolset.v1.EffectRequest\x1a\x1f.demiurge.toolset.v1.ToolResult\x12Q\n" +
 	"\x06Cancel\x12\".demiurge.toolset.v1.CancelRequest\x1a#.demiurge.toolset.v1.CancelResponse\x12Q\n" +
-	"\x06Health\x12\".demiurge.toolset.v1.HealthRequest\x1a#.demiurge.toolset.v1.HealthResponse2\xe2\b\n" +
+	"\x06Health\x12\".demiurge.toolset.v1.HealthRequest\x1a#.demiurge.toolset.v1.HealthResponse2\xbb\t\n" +
 	"\fHostServices\x12]\n" +
 	"\n" +
 	"Capability\x12&.demiurge.toolset.v1.CapabilityRequest\x1a'.demiurge.toolset.v1.CapabilityResponse\x12T\n" +
@@ -3762,7 +3896,8 @@ const file_demiurge_toolset_v1_toolset_proto_rawDesc = "" +
 	"\aClarify\x12#.demiurge.toolset.v1.ClarifyRequest\x1a$.demiurge.toolset.v1.ClarifyResponse\x12S\n" +
 	"\bTodoRead\x12$.demiurge.toolset.v1.TodoReadRequest\x1a!.demiurge.toolset.v1.TodoResponse\x12U\n" +
 	"\tTodoWrite\x12%.demiurge.toolset.v1.TodoWriteRequest\x1a!.demiurge.toolset.v1.TodoResponse\x12f\n" +
-	"\rSessionSearch\x12).demiurge.toolset.v1.SessionSearchRequest\x1a*.demiurge.toolset.v1.SessionSearchResponseB)Z'demiurge.dev/shared/toolsetv1;toolsetv1b\x06proto3"
+	"\rSessionSearch\x12).demiurge.toolset.v1.SessionSearchRequest\x1a*.demiurge.toolset.v1.SessionSearchResponse\x12W\n" +
+	"\bCallTool\x12$.demiurge.toolset.v1.CallToolRequest\x1a%.demiurge.toolset.v1.CallToolResponseB)Z'demiurge.dev/shared/toolsetv1;toolsetv1b\x06proto3"
 
 var (
 	file_demiurge_toolset_v1_toolset_proto_rawDescOnce sync.Once
@@ -3777,7 +3912,7 @@ func file_demiurge_toolset_v1_toolset_proto_rawDescGZIP() []byte {
 }
 
 var file_demiurge_toolset_v1_toolset_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_demiurge_toolset_v1_toolset_proto_msgTypes = make([]protoimpl.MessageInfo, 52)
+var file_demiurge_toolset_v1_toolset_proto_msgTypes = make([]protoimpl.MessageInfo, 54)
 var file_demiurge_toolset_v1_toolset_proto_goTypes = []any{
 	(Effect)(0),                        // 0: demiurge.toolset.v1.Effect
 	(Access)(0),                        // 1: demiurge.toolset.v1.Access
@@ -3831,8 +3966,10 @@ var file_demiurge_toolset_v1_toolset_proto_goTypes = []any{
 	(*SessionHit)(nil),                 // 49: demiurge.toolset.v1.SessionHit
 	(*SessionSummary)(nil),             // 50: demiurge.toolset.v1.SessionSummary
 	(*SessionSearchResponse)(nil),      // 51: demiurge.toolset.v1.SessionSearchResponse
-	nil,                                // 52: demiurge.toolset.v1.EffectRequest.SecretsEntry
-	nil,                                // 53: demiurge.toolset.v1.EffectRequest.PathsEntry
+	(*CallToolRequest)(nil),            // 52: demiurge.toolset.v1.CallToolRequest
+	(*CallToolResponse)(nil),           // 53: demiurge.toolset.v1.CallToolResponse
+	nil,                                // 54: demiurge.toolset.v1.EffectRequest.SecretsEntry
+	nil,                                // 55: demiurge.toolset.v1.EffectRequest.PathsEntry
 }
 var file_demiurge_toolset_v1_toolset_proto_depIdxs = []int32{
 	4,  // 0: demiurge.toolset.v1.DescribeResponse.tools:type_name -> demiurge.toolset.v1.ToolSpec
@@ -3845,9 +3982,9 @@ var file_demiurge_toolset_v1_toolset_proto_depIdxs = []int32{
 	1,  // 7: demiurge.toolset.v1.PathSubject.access:type_name -> demiurge.toolset.v1.Access
 	1,  // 8: demiurge.toolset.v1.PathGrant.access:type_name -> demiurge.toolset.v1.Access
 	12, // 9: demiurge.toolset.v1.EffectRequest.grants:type_name -> demiurge.toolset.v1.PathGrant
-	52, // 10: demiurge.toolset.v1.EffectRequest.secrets:type_name -> demiurge.toolset.v1.EffectRequest.SecretsEntry
+	54, // 10: demiurge.toolset.v1.EffectRequest.secrets:type_name -> demiurge.toolset.v1.EffectRequest.SecretsEntry
 	14, // 11: demiurge.toolset.v1.EffectRequest.redact_values:type_name -> demiurge.toolset.v1.RedactValue
-	53, // 12: demiurge.toolset.v1.EffectRequest.paths:type_name -> demiurge.toolset.v1.EffectRequest.PathsEntry
+	55, // 12: demiurge.toolset.v1.EffectRequest.paths:type_name -> demiurge.toolset.v1.EffectRequest.PathsEntry
 	17, // 13: demiurge.toolset.v1.InvokeEvent.progress:type_name -> demiurge.toolset.v1.Progress
 	18, // 14: demiurge.toolset.v1.InvokeEvent.output:type_name -> demiurge.toolset.v1.OutputChunk
 	19, // 15: demiurge.toolset.v1.InvokeEvent.artifact:type_name -> demiurge.toolset.v1.ArtifactRef
@@ -3880,26 +4017,28 @@ var file_demiurge_toolset_v1_toolset_proto_depIdxs = []int32{
 	45, // 42: demiurge.toolset.v1.HostServices.TodoRead:input_type -> demiurge.toolset.v1.TodoReadRequest
 	46, // 43: demiurge.toolset.v1.HostServices.TodoWrite:input_type -> demiurge.toolset.v1.TodoWriteRequest
 	48, // 44: demiurge.toolset.v1.HostServices.SessionSearch:input_type -> demiurge.toolset.v1.SessionSearchRequest
-	3,  // 45: demiurge.toolset.v1.Toolset.Describe:output_type -> demiurge.toolset.v1.DescribeResponse
-	11, // 46: demiurge.toolset.v1.Toolset.Configure:output_type -> demiurge.toolset.v1.ConfigureResponse
-	15, // 47: demiurge.toolset.v1.Toolset.Invoke:output_type -> demiurge.toolset.v1.InvokeEvent
-	20, // 48: demiurge.toolset.v1.Toolset.Precheck:output_type -> demiurge.toolset.v1.ToolResult
-	22, // 49: demiurge.toolset.v1.Toolset.Cancel:output_type -> demiurge.toolset.v1.CancelResponse
-	24, // 50: demiurge.toolset.v1.Toolset.Health:output_type -> demiurge.toolset.v1.HealthResponse
-	26, // 51: demiurge.toolset.v1.HostServices.Capability:output_type -> demiurge.toolset.v1.CapabilityResponse
-	28, // 52: demiurge.toolset.v1.HostServices.Deliver:output_type -> demiurge.toolset.v1.DeliverResponse
-	33, // 53: demiurge.toolset.v1.HostServices.TaskStatus:output_type -> demiurge.toolset.v1.TaskResponse
-	33, // 54: demiurge.toolset.v1.HostServices.TaskControl:output_type -> demiurge.toolset.v1.TaskResponse
-	33, // 55: demiurge.toolset.v1.HostServices.TaskWait:output_type -> demiurge.toolset.v1.TaskResponse
-	35, // 56: demiurge.toolset.v1.HostServices.TaskList:output_type -> demiurge.toolset.v1.TaskListResponse
-	38, // 57: demiurge.toolset.v1.HostServices.ToolsList:output_type -> demiurge.toolset.v1.ToolsListResponse
-	41, // 58: demiurge.toolset.v1.HostServices.SearchCapabilities:output_type -> demiurge.toolset.v1.SearchCapabilitiesResponse
-	43, // 59: demiurge.toolset.v1.HostServices.Clarify:output_type -> demiurge.toolset.v1.ClarifyResponse
-	47, // 60: demiurge.toolset.v1.HostServices.TodoRead:output_type -> demiurge.toolset.v1.TodoResponse
-	47, // 61: demiurge.toolset.v1.HostServices.TodoWrite:output_type -> demiurge.toolset.v1.TodoResponse
-	51, // 62: demiurge.toolset.v1.HostServices.SessionSearch:output_type -> demiurge.toolset.v1.SessionSearchResponse
-	45, // [45:63] is the sub-list for method output_type
-	27, // [27:45] is the sub-list for method input_type
+	52, // 45: demiurge.toolset.v1.HostServices.CallTool:input_type -> demiurge.toolset.v1.CallToolRequest
+	3,  // 46: demiurge.toolset.v1.Toolset.Describe:output_type -> demiurge.toolset.v1.DescribeResponse
+	11, // 47: demiurge.toolset.v1.Toolset.Configure:output_type -> demiurge.toolset.v1.ConfigureResponse
+	15, // 48: demiurge.toolset.v1.Toolset.Invoke:output_type -> demiurge.toolset.v1.InvokeEvent
+	20, // 49: demiurge.toolset.v1.Toolset.Precheck:output_type -> demiurge.toolset.v1.ToolResult
+	22, // 50: demiurge.toolset.v1.Toolset.Cancel:output_type -> demiurge.toolset.v1.CancelResponse
+	24, // 51: demiurge.toolset.v1.Toolset.Health:output_type -> demiurge.toolset.v1.HealthResponse
+	26, // 52: demiurge.toolset.v1.HostServices.Capability:output_type -> demiurge.toolset.v1.CapabilityResponse
+	28, // 53: demiurge.toolset.v1.HostServices.Deliver:output_type -> demiurge.toolset.v1.DeliverResponse
+	33, // 54: demiurge.toolset.v1.HostServices.TaskStatus:output_type -> demiurge.toolset.v1.TaskResponse
+	33, // 55: demiurge.toolset.v1.HostServices.TaskControl:output_type -> demiurge.toolset.v1.TaskResponse
+	33, // 56: demiurge.toolset.v1.HostServices.TaskWait:output_type -> demiurge.toolset.v1.TaskResponse
+	35, // 57: demiurge.toolset.v1.HostServices.TaskList:output_type -> demiurge.toolset.v1.TaskListResponse
+	38, // 58: demiurge.toolset.v1.HostServices.ToolsList:output_type -> demiurge.toolset.v1.ToolsListResponse
+	41, // 59: demiurge.toolset.v1.HostServices.SearchCapabilities:output_type -> demiurge.toolset.v1.SearchCapabilitiesResponse
+	43, // 60: demiurge.toolset.v1.HostServices.Clarify:output_type -> demiurge.toolset.v1.ClarifyResponse
+	47, // 61: demiurge.toolset.v1.HostServices.TodoRead:output_type -> demiurge.toolset.v1.TodoResponse
+	47, // 62: demiurge.toolset.v1.HostServices.TodoWrite:output_type -> demiurge.toolset.v1.TodoResponse
+	51, // 63: demiurge.toolset.v1.HostServices.SessionSearch:output_type -> demiurge.toolset.v1.SessionSearchResponse
+	53, // 64: demiurge.toolset.v1.HostServices.CallTool:output_type -> demiurge.toolset.v1.CallToolResponse
+	46, // [46:65] is the sub-list for method output_type
+	27, // [27:46] is the sub-list for method input_type
 	27, // [27:27] is the sub-list for extension type_name
 	27, // [27:27] is the sub-list for extension extendee
 	0,  // [0:27] is the sub-list for field type_name
@@ -3929,7 +4068,7 @@ func file_demiurge_toolset_v1_toolset_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_demiurge_toolset_v1_toolset_proto_rawDesc), len(file_demiurge_toolset_v1_toolset_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   52,
+			NumMessages:   54,
 			NumExtensions: 0,
 			NumServices:   2,
 		},

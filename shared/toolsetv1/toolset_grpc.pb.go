@@ -357,6 +357,7 @@ const (
 	HostServices_TodoRead_FullMethodName           = "/demiurge.toolset.v1.HostServices/TodoRead"
 	HostServices_TodoWrite_FullMethodName          = "/demiurge.toolset.v1.HostServices/TodoWrite"
 	HostServices_SessionSearch_FullMethodName      = "/demiurge.toolset.v1.HostServices/SessionSearch"
+	HostServices_CallTool_FullMethodName           = "/demiurge.toolset.v1.HostServices/CallTool"
 )
 
 // HostServicesClient is the client API for HostServices service.
@@ -411,6 +412,13 @@ type HostServicesClient interface {
 	// a reason says otherwise (audited), and a session that is missing or
 	// not the caller's answers NotFound alike.
 	SessionSearch(ctx context.Context, in *SessionSearchRequest, opts ...grpc.CallOption) (*SessionSearchResponse, error)
+	// CallTool runs one tool call for a pipeline slot (an authored slot's
+	// ctx.tools.call) through the host's dispatch, under the authority of
+	// the session whose turn runs the slot: the catalog, its capability,
+	// its approval (asked as for the turn's own calls), the sandbox and the
+	// audit apply as to the model's calls. Only a slot's invocation is
+	// answered; any other is refused with PermissionDenied.
+	CallTool(ctx context.Context, in *CallToolRequest, opts ...grpc.CallOption) (*CallToolResponse, error)
 }
 
 type hostServicesClient struct {
@@ -541,6 +549,16 @@ func (c *hostServicesClient) SessionSearch(ctx context.Context, in *SessionSearc
 	return out, nil
 }
 
+func (c *hostServicesClient) CallTool(ctx context.Context, in *CallToolRequest, opts ...grpc.CallOption) (*CallToolResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CallToolResponse)
+	err := c.cc.Invoke(ctx, HostServices_CallTool_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // HostServicesServer is the server API for HostServices service.
 // All implementations must embed UnimplementedHostServicesServer
 // for forward compatibility.
@@ -593,6 +611,13 @@ type HostServicesServer interface {
 	// a reason says otherwise (audited), and a session that is missing or
 	// not the caller's answers NotFound alike.
 	SessionSearch(context.Context, *SessionSearchRequest) (*SessionSearchResponse, error)
+	// CallTool runs one tool call for a pipeline slot (an authored slot's
+	// ctx.tools.call) through the host's dispatch, under the authority of
+	// the session whose turn runs the slot: the catalog, its capability,
+	// its approval (asked as for the turn's own calls), the sandbox and the
+	// audit apply as to the model's calls. Only a slot's invocation is
+	// answered; any other is refused with PermissionDenied.
+	CallTool(context.Context, *CallToolRequest) (*CallToolResponse, error)
 	mustEmbedUnimplementedHostServicesServer()
 }
 
@@ -638,6 +663,9 @@ func (UnimplementedHostServicesServer) TodoWrite(context.Context, *TodoWriteRequ
 }
 func (UnimplementedHostServicesServer) SessionSearch(context.Context, *SessionSearchRequest) (*SessionSearchResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method SessionSearch not implemented")
+}
+func (UnimplementedHostServicesServer) CallTool(context.Context, *CallToolRequest) (*CallToolResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method CallTool not implemented")
 }
 func (UnimplementedHostServicesServer) mustEmbedUnimplementedHostServicesServer() {}
 func (UnimplementedHostServicesServer) testEmbeddedByValue()                      {}
@@ -876,6 +904,24 @@ func _HostServices_SessionSearch_Handler(srv interface{}, ctx context.Context, d
 	return interceptor(ctx, in, info, handler)
 }
 
+func _HostServices_CallTool_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CallToolRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(HostServicesServer).CallTool(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: HostServices_CallTool_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(HostServicesServer).CallTool(ctx, req.(*CallToolRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // HostServices_ServiceDesc is the grpc.ServiceDesc for HostServices service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -930,6 +976,10 @@ var HostServices_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "SessionSearch",
 			Handler:    _HostServices_SessionSearch_Handler,
+		},
+		{
+			MethodName: "CallTool",
+			Handler:    _HostServices_CallTool_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

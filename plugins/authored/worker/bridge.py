@@ -32,7 +32,7 @@ import types
 
 PROTOCOL = 1
 
-__all__ = ["ToolResult", "ToolContext", "CapabilityDenied", "PROTOCOL"]
+__all__ = ["ToolResult", "ToolContext", "CapabilityDenied", "ToolCallError", "PROTOCOL"]
 
 
 class ToolResult:
@@ -95,6 +95,32 @@ class Capability:
             raise CapabilityDenied("capability %s is not granted: %s" % (name, reason))
 
 
+class ToolCallError(RuntimeError):
+    """Raised by ctx.tools.call when the host would not run the call at
+    all (it was not made by a pipeline slot, or the host could not be
+    reached). A call the host ran and that failed or was denied is not
+    raised: its result says so."""
+
+
+class Tools:
+    """call(name, args) runs a tool as the model would call it, through
+    the host's dispatch under the session's authority: its capability,
+    approval, sandbox and audit apply. Pipeline slots only."""
+
+    def __init__(self, call):
+        self._call = call
+
+    def call(self, name, args=None):
+        """Returns {"content": str, "is_error": bool, "status": str}: the
+        model's view of the call; status is "ok", "denied", "blocked",
+        "capability_denied", "invalid_arguments", "tool_error", ..."""
+        if args is None:
+            args = {}
+        if not isinstance(args, dict):
+            raise TypeError("ctx.tools.call(name, args): args must be a dict, got %s" % type(args).__name__)
+        return self._call(str(name), args)
+
+
 class Output:
     """Delivers text to the active turn while the call runs."""
 
@@ -108,16 +134,17 @@ class Output:
 
 
 class ToolContext:
-    """What a call knows: turn, slot_id, slot_path, capability, output and
-    workspace."""
+    """What a call knows: turn, slot_id, slot_path, capability, output,
+    workspace, and (pipeline slots) tools."""
 
-    def __init__(self, turn, slot_id, slot_path, workspace, capability, output):
+    def __init__(self, turn, slot_id, slot_path, workspace, capability, output, tools=None):
         self.turn = turn
         self.slot_id = slot_id
         self.slot_path = slot_path
         self.workspace = workspace
         self.capability = capability
         self.output = output
+        self.tools = tools
 
 
 def to_value(result):
@@ -179,10 +206,16 @@ class _Bridge:
             r = self.ask({"type": "deliver", "id": call_id, "text": text}, "deliver_result")
             return not r.get("error")
 
+        def tool_call(name, args):
+            r = self.ask({"type": "tool_call", "id": call_id, "tool": name, "args": args}, "tool_call_result")
+            if r.get("error"):
+                raise ToolCallError("ctx.tools.call(%r): %s" % (name, r["error"]))
+            return {"content": r.get("content", ""), "is_error": bool(r.get("is_error")), "status": r.get("status", "")}
+
         ctx = ToolContext(
             Turn(c.get("turn_id", ""), c.get("session_id", ""), call_id),
             c.get("slot_id", ""), c.get("slot_path", ""), c.get("workspace", ""),
-            Capability(capability), Output(deliver))
+            Capability(capability), Output(deliver), Tools(tool_call))
         try:
             value = to_value(fn(ctx, msg.get("args") or {}))
         except CapabilityDenied as e:

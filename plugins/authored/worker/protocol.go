@@ -25,6 +25,8 @@ type message struct {
 	Reason     string `json:"reason,omitempty"`
 	// deliver
 	Text string `json:"text,omitempty"`
+	// tool_call (worker → host): a pipeline slot's ctx.tools.call
+	Tool string `json:"tool,omitempty"`
 	// result, error, fatal, deliver_result
 	Value json.RawMessage `json:"value,omitempty"`
 	Code  string          `json:"code,omitempty"`
@@ -38,6 +40,11 @@ type replyMessage struct {
 	Granted bool   `json:"granted"`
 	Reason  string `json:"reason,omitempty"`
 	Error   string `json:"error,omitempty"`
+	// tool_call_result: the call's model view, whether it failed, and
+	// its dispatch status.
+	Content string `json:"content,omitempty"`
+	IsError bool   `json:"is_error,omitempty"`
+	Status  string `json:"status,omitempty"`
 }
 
 // CallContext is what the tool's ctx is made of.

@@ -35,6 +35,17 @@ type Command struct {
 type Host interface {
 	Capability(ctx context.Context, name string, require bool) (granted bool, reason string)
 	Deliver(ctx context.Context, text string) error
+	// CallTool runs a tool call for the running call (pipeline slots
+	// only: the host refuses it to tools).
+	CallTool(ctx context.Context, tool string, args json.RawMessage) (ToolCallResult, error)
+}
+
+// ToolCallResult is what a tool call a worker made returned: the model's
+// view of it.
+type ToolCallResult struct {
+	Content string
+	IsError bool
+	Status  string
 }
 
 // Worker is one worker process that has announced it is ready.
@@ -158,6 +169,14 @@ func (w *Worker) Call(ctx context.Context, id string, args json.RawMessage, cc C
 			r := replyMessage{Type: "deliver_result"}
 			if derr := host.Deliver(ctx, msg.Text); derr != nil {
 				r.Error = derr.Error()
+			}
+			err = w.send(r)
+		case "tool_call":
+			r := replyMessage{Type: "tool_call_result"}
+			if res, cerr := host.CallTool(ctx, msg.Tool, msg.Args); cerr != nil {
+				r.Error = cerr.Error()
+			} else {
+				r.Content, r.IsError, r.Status = res.Content, res.IsError, res.Status
 			}
 			err = w.send(r)
 		case "result":

@@ -69,6 +69,19 @@ func (h *recordingHost) Capability(_ context.Context, name string, require bool)
 	return false, "not declared in tool.yaml capabilities"
 }
 
+func (h *recordingHost) CallTool(_ context.Context, tool string, args json.RawMessage) (ToolCallResult, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.asked = append(h.asked, "call "+tool+" "+string(args))
+	if tool == "forbidden" {
+		return ToolCallResult{}, errors.New("only a pipeline slot may call tools through the host")
+	}
+	if tool == "denied" {
+		return ToolCallResult{Content: "denied is not allowed", IsError: true, Status: "denied"}, nil
+	}
+	return ToolCallResult{Content: "ran " + tool, Status: "ok"}, nil
+}
+
 func (h *recordingHost) Deliver(_ context.Context, text string) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -402,5 +415,43 @@ def execute(ctx, args):
 		if err != nil || out.Failed || string(out.Value) != want {
 			t.Errorf("%s: %+v, %v; want %s", k, out, err, want)
 		}
+	}
+}
+
+// ctx.tools.call goes to the host and back as the model's view; a denied
+// call is a result, not an exception; a call the host will not run at all
+// raises ToolCallError; a non-dict args raises before anything is sent.
+func TestToolCallsGoThroughTheHost(t *testing.T) {
+	c := pythonTool(t, `from demiurge.sdk import ToolCallError
+def execute(ctx, args):
+    out = [ctx.tools.call("read_file", {"path": "a.txt"}), ctx.tools.call("denied")]
+    try:
+        ctx.tools.call("forbidden", {})
+    except ToolCallError as e:
+        out.append(str(e))
+    try:
+        ctx.tools.call("read_file", ["not", "a", "dict"])
+    except TypeError as e:
+        out.append(str(e))
+    return out
+`)
+	p := NewPool()
+	defer p.Close()
+	host := &recordingHost{}
+	out, _, err := call(t, p, c, `{}`, host, 10*time.Second)
+	if err != nil || out.Failed {
+		t.Fatalf("%+v %v", out, err)
+	}
+	var got []any
+	if err := json.Unmarshal(out.Value, &got); err != nil {
+		t.Fatal(err)
+	}
+	want := `[{"content":"ran read_file","is_error":false,"status":"ok"},{"content":"denied is not allowed","is_error":true,"status":"denied"},` +
+		`"ctx.tools.call('forbidden'): only a pipeline slot may call tools through the host","ctx.tools.call(name, args): args must be a dict, got list"]`
+	if b, _ := json.Marshal(got); string(b) != want {
+		t.Errorf("slot saw %s\nwant %s", b, want)
+	}
+	if strings.Join(host.asked, "|") != `call read_file {"path": "a.txt"}|call denied {}|call forbidden {}` {
+		t.Errorf("host saw %q", host.asked)
 	}
 }
