@@ -430,3 +430,31 @@ func TestSlotsToolsWithoutTheRuntimeFailsLoading(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+// Tool calls through the host are for pipeline slots: an authored tool's
+// ctx.tools.call is refused (its own effects go through its declared
+// capabilities, and the model's call already stands for it).
+func TestAuthoredToolsCannotCallTools(t *testing.T) {
+	withAuthored(t)
+	caller := "approval_policy: auto\nrisk: low\n"
+	dir := authoredCore(t, "toolsets: [coding]\ncapabilities: [fs.read]\nslots: {tools: agent/tools}\n", map[string][2]string{"caller": {caller, `from demiurge.sdk import ToolCallError
+def execute(ctx, args):
+    try:
+        return ctx.tools.call("read_file", {"path": "x"})
+    except ToolCallError as e:
+        return "refused: %s" % e
+`}})
+	h, err := Open(Options{CoreDir: dir, Workspace: t.TempDir(), StateDir: t.TempDir(), BuiltinPluginDir: builtinDir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	turn, err := h.NewTurn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := turn.Call(context.Background(), dispatch.ToolCall{ID: "c1", Name: "caller", Args: []byte(`{}`)})
+	if out.Views.Model != "refused: ctx.tools.call('read_file'): only a pipeline slot may call tools through the host" {
+		t.Fatalf("call = %s %q", out.Status, out.Views.Model)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 
+	"demiurge.dev/host/dispatch"
 	"demiurge.dev/host/pipeline"
 )
 
@@ -57,6 +58,7 @@ func (h *Host) BootstrapSnapshot(ctx context.Context, s *Session) (pipeline.Snap
 			if err != nil {
 				return pipeline.Snapshot{}, err
 			}
+			dispatch.Bind(ctx, dt)
 			inv = h.SlotInvoker(dt)
 		}
 		snap, err := pipeline.RunBootstrap(ctx, h.Core, pipeline.Workspace{Root: h.Workspace.Root, Hidden: h.Workspace.InState}, cwd, inv)

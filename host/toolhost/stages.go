@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"demiurge.dev/host/core"
+	"demiurge.dev/host/dispatch"
 	"demiurge.dev/host/pipeline"
 )
 
@@ -34,11 +35,14 @@ func (st sessionStages) Output(ctx context.Context, answer string) (pipeline.Res
 func (st sessionStages) HasOutput() bool { return st.output }
 
 // run runs one stage with the authority of a fresh dispatch turn of the
-// session, the same a tool call of this turn gets.
+// session, the same a tool call of this turn gets, bound to the model
+// turn's front end: a slot's tool call is approved and counted as the
+// turn's own calls are.
 func (st sessionStages) run(ctx context.Context, stage string, groups []core.Group, text string) (pipeline.Result, error) {
 	dt, err := st.s.NewTurn(ctx)
 	if err != nil {
 		return pipeline.Result{}, err
 	}
+	dispatch.Bind(ctx, dt) // the model turn's approver and call count
 	return pipeline.RunStage(ctx, stage, groups, st.s.h.Core.Slots, st.s.h.SlotInvoker(dt), text)
 }

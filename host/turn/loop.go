@@ -130,6 +130,9 @@ func (l *Loop) Run(ctx context.Context, prompt string, fe FrontEnd) (Result, err
 
 func (l *Loop) runLocked(ctx context.Context, prompt string, fe FrontEnd) (Result, error) {
 	t := &turnRun{loop: l, fe: fe, id: newTurnID(), session: l.Session.ID()}
+	// Dispatch turns made for this turn on the way (the pipeline slots')
+	// get its front end and call count, as its own steps' do.
+	ctx = dispatch.WithBinding(ctx, t.bind)
 	if err := l.load(); err != nil {
 		return t.fail(ctx, fmt.Errorf("the session's history could not be read: %w", err))
 	}
