@@ -60,6 +60,10 @@ type Slot struct {
 	Description  string
 	Capability   string
 	Capabilities []string
+	// CapabilityAt and CapabilitiesAt are where they are written (line,
+	// column), for the host's capability check (SlotCapabilityError).
+	CapabilityAt   [2]int
+	CapabilitiesAt [][2]int
 	// FailurePolicy is FailFail or FailSkip; HistoryPolicy HistoryTurn or
 	// HistoryKeep; DefaultPlacement PlaceSystem or PlaceMessage.
 	FailurePolicy, HistoryPolicy, DefaultPlacement string
@@ -149,8 +153,13 @@ func (d *decoder) slotKey(s *Slot, e entry) error {
 		s.Description, err = d.str(e.val, e.field)
 	case "capability":
 		s.Capability, err = d.str(e.val, e.field)
+		s.CapabilityAt = [2]int{e.val.Line, e.val.Column}
 	case "capabilities":
-		s.Capabilities, _, err = d.strList(e.val, e.field, "capability")
+		var items []*yaml.Node
+		s.Capabilities, items, err = d.strList(e.val, e.field, "capability")
+		for _, it := range items {
+			s.CapabilitiesAt = append(s.CapabilitiesAt, [2]int{it.Line, it.Column})
+		}
 	case "failure_policy":
 		s.FailurePolicy, err = d.oneOf(e.val, e.field, FailFail, FailSkip)
 	case "history_policy":
@@ -205,4 +214,19 @@ func joinKeys(k []string) string {
 		out += s
 	}
 	return out
+}
+
+// CapabilityError is a LoadError for the slot's capability (i < 0) or
+// capabilities[i] that the host's capability check refused, at its line.
+func (s *Slot) CapabilityError(i int, err error) *LoadError {
+	e := &LoadError{File: s.File, Field: "capability", Msg: err.Error(), Err: err}
+	at := s.CapabilityAt
+	if i >= 0 {
+		e.Field = itemField("capabilities", i)
+		if i < len(s.CapabilitiesAt) {
+			at = s.CapabilitiesAt[i]
+		}
+	}
+	e.Line, e.Column = at[0], at[1]
+	return e
 }

@@ -10,9 +10,11 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/user"
 	"path/filepath"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -225,6 +227,9 @@ func (h *Host) assemble(opts Options) error {
 			}
 		}
 		return fmt.Errorf("%s: capabilities: %w", c.File, err)
+	}
+	if err := checkSlotCapabilities(c); err != nil {
+		return err
 	}
 	var rules []approval.Rule
 	for _, spec := range c.Approvals {
@@ -472,6 +477,27 @@ func (h *Host) Close() error {
 	}
 	if h.store != nil {
 		return h.store.Close()
+	}
+	return nil
+}
+
+// checkSlotCapabilities refuses a slot.yaml naming a capability the host
+// does not know, at its line: a typo would otherwise be a gate nothing
+// passes, or a grant nothing asks for, with no word said.
+func checkSlotCapabilities(c *core.Core) error {
+	ids := slices.Sorted(maps.Keys(c.Slots))
+	for _, id := range ids {
+		s := c.Slots[id]
+		if s.Capability != "" {
+			if err := policy.ValidateCapability(s.Capability); err != nil {
+				return s.CapabilityError(-1, err)
+			}
+		}
+		for i, g := range s.Capabilities {
+			if err := policy.ValidateCapability(g); err != nil {
+				return s.CapabilityError(i, err)
+			}
+		}
 	}
 	return nil
 }

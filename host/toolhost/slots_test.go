@@ -88,3 +88,92 @@ def run(ctx, args):
 		t.Errorf("failure_policy fail: err = %v", err)
 	}
 }
+
+// slot.yaml's fields take effect on a real slot: entrypoint names the
+// function run; capability is the gate checked before the code starts;
+// capabilities bound what ctx.capability.require grants (declared and
+// held), and what the sandbox lets the worker write; description is the
+// operator's only. The session holds fs.read only, then fs.write too.
+func TestSlotYAMLFieldsTakeEffect(t *testing.T) {
+	withAuthored(t)
+	writer := `import os
+def run(ctx, args):
+    ctx.capability.require("fs.write")
+    open(os.path.join(ctx.workspace, "slot-wrote"), "w").close()
+    return {"context": "wrote"}
+`
+	for _, tt := range []struct {
+		caps string
+		want map[string]string // slot -> its result ("" ok context) or error
+	}{
+		{"fs.read", map[string]string{
+			"other_fn":  "ok: from other",
+			"gated":     "error: its capability fs.write is not granted to this session",
+			"read_gate": "ok: passed the gate",
+			"undecl":    "error: capability fs.write is not granted: slot undecl did not declare fs.write in its capabilities",
+			"writer":    "error: capability fs.write is not granted: fs.write is not granted to this session",
+		}},
+		{"fs.read, fs.write", map[string]string{
+			"gated":  "ok: passed the gate",
+			"undecl": "error: capability fs.write is not granted: slot undecl did not declare fs.write in its capabilities",
+			"writer": "ok: wrote",
+		}},
+	} {
+		t.Run(tt.caps, func(t *testing.T) {
+			dir := slotCore(t, map[string][2]string{
+				"other_fn":  {"entrypoint: module:other\ndescription: for the operator\n", "def run(ctx, args):\n    return {'context': 'from run'}\ndef other(ctx, args):\n    return {'context': 'from other'}\n"},
+				"gated":     {"capability: fs.write\n", "def run(ctx, args):\n    return {'context': 'passed the gate'}\n"},
+				"read_gate": {"capability: fs.read\n", "def run(ctx, args):\n    return {'context': 'passed the gate'}\n"},
+				"undecl":    {"description: requires what it did not declare\n", writer},
+				"writer":    {"capabilities: [fs.write]\n", writer},
+			})
+			if err := os.WriteFile(filepath.Join(dir, "agent.yaml"), []byte("capabilities: ["+tt.caps+"]\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			ws := t.TempDir()
+			h, err := Open(Options{CoreDir: dir, Workspace: ws, StateDir: t.TempDir(), BuiltinPluginDir: builtinDir})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { h.Close() })
+			turn, err := h.NewTurn(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			inv := h.SlotInvoker(turn)
+			for id, want := range tt.want {
+				res, err := pipeline.RunStage(context.Background(), pipeline.StageInput, []core.Group{{id}}, h.Core.Slots, inv, "hi")
+				got := ""
+				switch {
+				case err != nil:
+					got = "error: " + strings.TrimPrefix(err.Error(), "pipeline slot "+id+" failed: ")
+				case len(res.Contexts) == 1:
+					got = "ok: " + res.Contexts[0].Text
+				}
+				if got != want {
+					t.Errorf("%s: %q\nwant %q", id, got, want)
+				}
+			}
+			_, err = os.Stat(filepath.Join(ws, "slot-wrote"))
+			if wrote := err == nil; wrote != (tt.want["writer"] == "ok: wrote") {
+				t.Errorf("the workspace written = %v", wrote)
+			}
+		})
+	}
+}
+
+// A slot.yaml naming a capability the host does not know fails opening
+// (and so the commit gate) at its file, line and field.
+func TestSlotCapabilityNamesAreChecked(t *testing.T) {
+	withAuthored(t)
+	for yaml, want := range map[string]string{
+		"capability: fs.wirte\n":                   "slot.yaml:1:13: capability: ",
+		"capabilities: [fs.read, network.fetsh]\n": "slot.yaml:1:25: capabilities[1]: ",
+	} {
+		dir := slotCore(t, map[string][2]string{"typo": {yaml, "def run(ctx, args):\n    return None\n"}})
+		_, err := Open(Options{CoreDir: dir, Workspace: t.TempDir(), StateDir: t.TempDir(), BuiltinPluginDir: builtinDir})
+		if err == nil || !strings.Contains(err.Error(), filepath.Join(dir, "slots/typo")+"/"+want) {
+			t.Errorf("%q: %v\nwant %s", yaml, err, want)
+		}
+	}
+}

@@ -49,6 +49,8 @@ func pipelineFixture(t testing.TB, model *script, pipelines string) (*toolhost.H
 		"slots/nop_out/slot.yaml": "description: does nothing\n",
 		"slots/nop_out/module.py": "def run(ctx, args):\n    return None\n",
 		"slots/gate/module.py":    "def run(ctx, args):\n    return {'refuse': 'the answer names a secret'}\n",
+		"slots/keeper/slot.yaml":  "history_policy: keep\nentrypoint: module:remember\n",
+		"slots/keeper/module.py":  "def remember(ctx, args):\n    return {'context': 'kept for ' + args['text']}\n",
 		"slots/boot/slot.yaml":    "description: a bootstrap part\n",
 		"slots/boot/module.py":    "def run(ctx, args):\n    return {'context': 'booted'}\n",
 	}
@@ -133,5 +135,42 @@ func TestPipelineOutputRefusalEndsTheTurn(t *testing.T) {
 		if strings.Contains(ev.Text, "hunter2") {
 			t.Errorf("the refused answer reached the front end: %+v", ev)
 		}
+	}
+}
+
+// history_policy keep stores a slot's message-placed context with the
+// message it came with, so later turns (and a resumed session) replay it;
+// history_policy turn reaches only its own turn's requests.
+func TestHistoryPolicyKeepStoresTheContext(t *testing.T) {
+	model := &script{step: func(n int, req providers.Request) (providers.Reply, error) {
+		return providers.Reply{Text: "answer", Stop: providers.StopEndTurn}, nil
+	}}
+	h, loop := pipelineFixture(t, model, "input: [keeper, tag]\n")
+	for _, prompt := range []string{"first", "second"} {
+		if res, err := loop.Run(context.Background(), prompt, &recorder{}); err != nil || res.Status != turn.StatusDone {
+			t.Fatalf("Run(%s) = %+v, %v", prompt, res, err)
+		}
+	}
+	second := model.reqs[1].Messages
+	if len(second) != 3 || second[0].Role != providers.RoleUser {
+		t.Fatalf("second request: %+v", second)
+	}
+	// The first turn's message, replayed: keeper's block kept (it ran on
+	// the message as typed), tag's (turn) gone; tag's replacement stored.
+	if first := second[0].Text; !strings.Contains(first, `<pipeline-context slot="keeper">`+"\nkept for first\n") ||
+		strings.Contains(first, "tagged first") || !strings.HasSuffix(first, "first!") {
+		t.Errorf("the first message as replayed:\n%s", first)
+	}
+	// This turn's message carries both: keeper's stored, tag's for now.
+	if last := second[2].Text; !strings.Contains(last, "kept for second") || !strings.Contains(last, "tagged second") {
+		t.Errorf("the second message as sent:\n%s", last)
+	}
+	// A resumed session (a new loop over the same store) replays it too.
+	store, _ := h.Store()
+	resumed := &turn.Loop{Provider: model, Session: loop.Session, Store: store}
+	t.Cleanup(resumed.Close)
+	hist, err := resumed.History()
+	if err != nil || len(hist) != 4 || !strings.Contains(hist[0].Text, "kept for first") || strings.Contains(hist[0].Text, "tagged") {
+		t.Fatalf("resumed history: %+v, %v", hist, err)
 	}
 }
