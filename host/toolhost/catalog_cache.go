@@ -31,8 +31,8 @@ type catalogCache struct {
 // size, modification and change time: a replaced or rewritten binary
 // changes it; the launch-time checksum check still guards content), and
 // the session's activated deferred tools. Cores whose catalog depends on
-// more (MCP servers listed live, authored tools read from a slot's files)
-// are not cached.
+// more (MCP servers listed live, authored tools read from the files of a
+// plain --core DIR) are not cached.
 type catalogKey struct {
 	core        *core.Core
 	revision    string
@@ -57,7 +57,10 @@ func (k *catalogKey) equal(o *catalogKey) bool {
 // catalogKeyFor is s's catalog key now, or nil when its catalog is not
 // cacheable or a plugin file cannot be read.
 func (h *Host) catalogKeyFor(s *Session) *catalogKey {
-	if h.Core.MCPRoot != "" || h.Core.ToolsRoot != "" {
+	// A versioned core's authored tools are files of its commit's
+	// read-only copy, so the revision (the commit id) covers them; a
+	// plain --core DIR's may change under the host at any time.
+	if h.Core.MCPRoot != "" || h.Core.ToolsRoot != "" && h.Core.Version == nil {
 		return nil
 	}
 	k := &catalogKey{core: h.Core, revision: h.Core.Revision, plugins: h.Plugins, packages: h.Packages}

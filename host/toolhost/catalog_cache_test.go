@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"demiurge.dev/catalog"
+	"demiurge.dev/host/corerepo"
 	"demiurge.dev/host/plugins"
 )
 
@@ -113,5 +114,55 @@ func TestCatalogCacheSeesActivations(t *testing.T) {
 	}
 	if !slices.Contains(definitionNames(t, next.Catalog), "web_extract") {
 		t.Fatal("the activated tool is not offered")
+	}
+}
+
+// A versioned core's authored tools are files of its commit's read-only
+// copy: its catalog is cached (the commit id covers them); a plain
+// --core DIR's authored tools may change at any time, so its is not.
+func TestCatalogOfAVersionedCoreWithAuthoredToolsIsCached(t *testing.T) {
+	withAuthored(t)
+	state := t.TempDir()
+	r, err := corerepo.OpenOrInit(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	live, _ := r.Live()
+	work := filepath.Join(t.TempDir(), "w")
+	if err := r.Checkout(live, work); err != nil {
+		t.Fatal(err)
+	}
+	agent := "toolsets: [coding]\ncapabilities: [fs.read, tool.call:project_note]\nslots: {tools: agent/tools}\n"
+	plain := authoredCore(t, agent, map[string][2]string{"project_note": {noteTool, noteModule}})
+	if err := os.RemoveAll(filepath.Join(work, "agents/default")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.CopyFS(filepath.Join(work, "agents/default"), os.DirFS(plain)); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := r.Commit(work, "an authored tool", nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		core   string
+		cached bool
+	}{{"", true}, {plain, false}} {
+		h, err := Open(Options{CoreDir: tt.core, StateDir: state, Workspace: t.TempDir(), BuiltinPluginDir: builtinDir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		first, err := h.Catalog(context.Background())
+		if err != nil {
+			h.Close()
+			t.Fatal(err)
+		}
+		second, _ := h.Catalog(context.Background())
+		h.Close()
+		if _, ok := first.Lookup("project_note"); !ok {
+			t.Fatalf("core %q: project_note is not in the catalog", tt.core)
+		}
+		if (first == second) != tt.cached {
+			t.Errorf("core %q: cached = %v, want %v", tt.core, first == second, tt.cached)
+		}
 	}
 }
