@@ -24,13 +24,6 @@ func slotFixture(t testing.TB, model *script, outputSlot string) (*toolhost.Host
 
 func pipelineFixture(t testing.TB, model *script, pipelines string) (*toolhost.Host, *turn.Loop) {
 	t.Helper()
-	var err error
-	authoredOnce.Do(func() {
-		err = plugintest.BuildOrCopy(pluginDir, toolhost.AuthoredToolset, "demiurge.dev/plugins/authored")
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	dir := t.TempDir()
 	files := map[string]string{
 		"agent.yaml":              "capabilities: [fs.read]\n",
@@ -54,6 +47,21 @@ func pipelineFixture(t testing.TB, model *script, pipelines string) (*toolhost.H
 		"slots/boot/slot.yaml":    "description: a bootstrap part\n",
 		"slots/boot/module.py":    "def run(ctx, args):\n    return {'context': 'booted'}\n",
 	}
+	h, loop, _ := openSlotCore(t, model, dir, files)
+	return h, loop
+}
+
+// openSlotCore writes files into the core directory dir and opens a host
+// over it with a fresh workspace (returned) and state.
+func openSlotCore(t testing.TB, model *script, dir string, files map[string]string) (*toolhost.Host, *turn.Loop, string) {
+	t.Helper()
+	var err error
+	authoredOnce.Do(func() {
+		err = plugintest.BuildOrCopy(pluginDir, toolhost.AuthoredToolset, "demiurge.dev/plugins/authored")
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 	for name, body := range files {
 		p := filepath.Join(dir, filepath.FromSlash(name))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -63,7 +71,8 @@ func pipelineFixture(t testing.TB, model *script, pipelines string) (*toolhost.H
 			t.Fatal(err)
 		}
 	}
-	h, err := toolhost.Open(toolhost.Options{CoreDir: dir, Workspace: t.TempDir(), StateDir: t.TempDir(), BuiltinPluginDir: pluginDir})
+	ws := t.TempDir()
+	h, err := toolhost.Open(toolhost.Options{CoreDir: dir, Workspace: ws, StateDir: t.TempDir(), BuiltinPluginDir: pluginDir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +83,7 @@ func pipelineFixture(t testing.TB, model *script, pipelines string) (*toolhost.H
 	}
 	loop := &turn.Loop{Provider: model, Session: h.Session(), Store: store, System: "You are a test agent."}
 	t.Cleanup(loop.Close)
-	return h, loop
+	return h, loop, ws
 }
 
 // An input slot's context reaches the request (message block, system

@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"demiurge.dev/host/approval"
-	"demiurge.dev/host/plugins/plugintest"
 	"demiurge.dev/host/providers"
 	"demiurge.dev/host/runtime"
 	"demiurge.dev/host/toolhost"
@@ -27,42 +26,15 @@ const toolSlot = `def run(ctx, args):
 // stage runs toolSlot (real Python, the authored runtime, the sandbox).
 func toolSlotFixture(t *testing.T, caps string, model *script) (*toolhost.Host, *turn.Loop, string) {
 	t.Helper()
-	var err error
-	authoredOnce.Do(func() {
-		err = plugintest.BuildOrCopy(pluginDir, toolhost.AuthoredToolset, "demiurge.dev/plugins/authored")
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir, ws := t.TempDir(), t.TempDir()
-	for name, body := range map[string]string{
+	h, loop, ws := openSlotCore(t, model, t.TempDir(), map[string]string{
 		"agent.yaml":             "toolsets: [coding]\ncapabilities: [" + caps + "]\n",
 		"pipelines.yaml":         "input: [reader]\n",
 		"slots/reader/slot.yaml": "description: reads and writes through tools\n",
 		"slots/reader/module.py": toolSlot,
-	} {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	if err := os.WriteFile(filepath.Join(ws, "notes.txt"), []byte("ship on friday\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	h, err := toolhost.Open(toolhost.Options{CoreDir: dir, Workspace: ws, StateDir: t.TempDir(), BuiltinPluginDir: pluginDir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { h.Close() })
-	store, err := h.Store()
-	if err != nil {
-		t.Fatal(err)
-	}
-	loop := &turn.Loop{Provider: model, Session: h.Session(), Store: store, System: "You are a test agent."}
-	t.Cleanup(loop.Close)
 	return h, loop, ws
 }
 
