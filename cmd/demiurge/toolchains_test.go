@@ -48,3 +48,38 @@ func TestToolchainsFromHomeRunSandboxed(t *testing.T) {
 		t.Errorf("sandbox status does not list %s/.pyenv:\n%s", home, st)
 	}
 }
+
+// TestSandboxRefusedProgramShowsFailed: a toolchain the sandbox does not
+// open (rustup's cargo when the PATH does not offer ~/.cargo/bin) exits
+// 126 with a bare "Permission denied"; the card says it failed and why,
+// and the model's view carries the same note.
+func TestSandboxRefusedProgramShowsFailed(t *testing.T) {
+	cargo := ""
+	for _, d := range filepath.SplitList(os.Getenv("PATH")) {
+		if strings.HasSuffix(d, "/.cargo/bin") && fileExists(filepath.Join(d, "cargo")) {
+			cargo = filepath.Join(d, "cargo")
+		}
+	}
+	if cargo == "" {
+		t.Skip("no rustup cargo on this machine's PATH")
+	}
+	builtin, _ := testPlugins(t)
+	bin := demiurgeBinary(t)
+	call := func(flags ...string) string {
+		cmd := exec.Command(bin, append([]string{"--state", t.TempDir(), "--plugin-dir", builtin, "--workspace", t.TempDir(),
+			"--approve", "allow:terminal", "tools", "call"}, append(flags, "terminal", `{"command":"`+cargo+` --version"}`)...)...)
+		cmd.Env = append(os.Environ(), "HOME="+t.TempDir(), "PATH=/usr/bin:/bin")
+		out, _ := cmd.CombinedOutput()
+		return string(out)
+	}
+	out := call()
+	if !strings.Contains(out, "exit code: 126") || !strings.Contains(out, "Permission denied") {
+		t.Fatalf("the premise: cargo outside the PATH's toolchains was not refused by the sandbox:\n%s", out)
+	}
+	if !strings.Contains(out, "FAILED: exit 126: a program could not be executed; under the workspace-write sandbox") {
+		t.Errorf("the card does not say the command failed and why:\n%s", out)
+	}
+	if js := call("--json"); !strings.Contains(js, `exit 126: a program could not be executed`) {
+		t.Errorf("the model's view does not say why:\n%s", js)
+	}
+}

@@ -308,6 +308,9 @@ func modelView(r *terminal.Result) string {
 	case terminal.ReasonFailed:
 		notes = append(notes, "the output could not be stored completely: "+r.Error)
 	}
+	if n := sandboxRefusedNote(r); n != "" {
+		notes = append(notes, n)
+	}
 	if len(notes) > 0 {
 		v["note"] = strings.Join(notes, "; ")
 	}
@@ -353,7 +356,21 @@ func displayView(command, cwd string, r *terminal.Result) string {
 	}
 	// The OS sandbox the command actually ran under, "off" included.
 	fmt.Fprintf(&b, "sandbox: %s\n", r.Sandbox)
+	if n := sandboxRefusedNote(r); n != "" {
+		fmt.Fprintf(&b, "FAILED: %s\n", n)
+	}
 	return b.String()
+}
+
+// sandboxRefusedNote explains exit 126 ("found but could not be
+// executed") of a sandboxed command: the usual cause there is the
+// sandbox denying a program outside what it opens (Landlock answers
+// EACCES), which the shell reports as a bare "Permission denied".
+func sandboxRefusedNote(r *terminal.Result) string {
+	if r.ExitCode != 126 || r.ExitReason != terminal.ReasonExited || r.Sandbox == "" || r.Sandbox == "off" {
+		return ""
+	}
+	return "exit 126: a program could not be executed; under the " + r.Sandbox + " sandbox only the workspace, the system directories, the PATH's toolchains and DEMIURGE_SANDBOX_READ may be read and executed, so a program elsewhere is refused by the sandbox (demiurge sandbox status lists what is open; the operator can add a directory to DEMIURGE_SANDBOX_READ)"
 }
 
 // droppedNote says how much of a stream its artifact could not keep.
