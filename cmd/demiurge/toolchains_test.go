@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -81,5 +82,50 @@ func TestSandboxRefusedProgramShowsFailed(t *testing.T) {
 	}
 	if js := call("--json"); !strings.Contains(js, `exit 126: a program could not be executed`) {
 		t.Errorf("the model's view does not say why:\n%s", js)
+	}
+}
+
+// TestSandboxedCachesArePrivateToTheWorkspace: a toolchain's writable
+// cache (go's module cache under $HOME/go/pkg/mod here) that a sandboxed
+// command poisons in one workspace is not what an unconfined command
+// (--sandbox off) or a sandboxed command in another workspace of the same
+// state reads; the workspace's own later sandboxed commands keep it (it
+// is a cache). The operator's real module cache stays read-only.
+func TestSandboxedCachesArePrivateToTheWorkspace(t *testing.T) {
+	builtin, _ := testPlugins(t)
+	bin := demiurgeBinary(t)
+	state, a, b := t.TempDir(), t.TempDir(), t.TempDir()
+	run := func(ws, mode, command string) string {
+		cmd := exec.Command(bin, "--state", state, "--plugin-dir", builtin, "--workspace", ws, "--sandbox", mode,
+			"--approve", "allow:terminal", "tools", "call", "terminal", `{"command":`+strconv.Quote(command)+`}`)
+		cmd.Env = append(os.Environ(), "HOME="+t.TempDir())
+		out, _ := cmd.CombinedOutput()
+		return string(out)
+	}
+	plant := `mkdir -p "$(go env GOMODCACHE)/cache/download" && echo poisoned > "$(go env GOMODCACHE)/cache/download/planted" && go env GOMODCACHE`
+	out := run(a, "workspace-write", plant)
+	if !strings.Contains(out, "/runtime/sandbox-home/") {
+		t.Errorf("the sandboxed go's module cache is not in the workspace's sandbox home:\n%s", out)
+	}
+	look := `cat "$(go env GOMODCACHE)/cache/download/planted" 2>/dev/null || echo absent`
+	if out := run(b, "workspace-write", look); !strings.Contains(out, "absent") || strings.Contains(out, "poisoned") {
+		t.Errorf("another workspace's sandboxed go reads the poisoned cache:\n%s", out)
+	}
+	if out := run(a, "off", look); !strings.Contains(out, "absent") || strings.Contains(out, "poisoned") {
+		t.Errorf("an unconfined go reads the cache a sandboxed command wrote:\n%s", out)
+	}
+	if out := run(a, "workspace-write", look); !strings.Contains(out, "poisoned") {
+		t.Errorf("the workspace's own cache did not persist between its sandboxed commands:\n%s", out)
+	}
+	// The operator's module cache (a GOPATH on the PATH) is readable, never writable.
+	for _, d := range filepath.SplitList(os.Getenv("PATH")) {
+		if filepath.Base(d) != "bin" || filepath.Base(filepath.Dir(d)) != "go" || !fileExists(filepath.Join(filepath.Dir(d), "pkg", "mod")) {
+			continue
+		}
+		mod := filepath.Join(filepath.Dir(d), "pkg", "mod")
+		if out := run(a, "workspace-write", `touch `+mod+`/demiurge-probe && echo WROTE; ls -d `+mod); strings.Contains(out, "\nWROTE\n") || !strings.Contains(out, "\n"+mod+"\n") {
+			os.Remove(filepath.Join(mod, "demiurge-probe"))
+			t.Errorf("the operator's module cache %s is writable or unreadable to a sandboxed command:\n%s", mod, out)
+		}
 	}
 }
