@@ -51,7 +51,7 @@ func (h *headless) Show(ev turn.Event) {
 	}
 	switch ev.Type {
 	case turn.EventTextDelta:
-		fmt.Fprint(h.out, ev.Text)
+		fmt.Fprint(h.out, printable(ev.Text, 1<<20)) // the model's text drives no terminal
 		h.midLine = !strings.HasSuffix(ev.Text, "\n")
 	case turn.EventToolCall:
 		if h.display != catalog.DisplayQuiet {
@@ -71,11 +71,13 @@ func (h *headless) Show(ev turn.Event) {
 		if h.display != catalog.DisplayFull {
 			body, _, _ = strings.Cut(body, "\n")
 			body = printable(body, 160)
+		} else {
+			body = printable(body, 1<<20)
 		}
 		fmt.Fprintf(h.errw, "  %s %s\n", mark, body)
 	case turn.EventNotice:
 		h.endLine()
-		fmt.Fprintf(h.errw, "demiurge: %s\n", ev.Text)
+		fmt.Fprintf(h.errw, "demiurge: %s\n", printable(ev.Text, 1<<16))
 	case turn.EventRetry:
 		h.endLine()
 		fmt.Fprintln(h.errw, retryLine(ev))

@@ -183,8 +183,9 @@ func (t *Turn) admit(ctx context.Context, p *prepared) admission {
 		Workspace: t.Workspace.Root, Grants: p.assess.Grants, Paths: resolvedPaths(p.assess),
 		ArtifactRoot: t.ArtifactRoot, Session: t.Authority.Session, Turn: t.ID,
 		// What the views will hide, the plugin's stream redactor hides in
-		// what it persists.
-		Redact:     redact.Discover(p.args, nil),
+		// what it persists: the arguments' values and those bound to the
+		// session's earlier commands (an artifact of `cat build.log`).
+		Redact:     append(redact.Discover(p.args, nil), t.Remembered.secrets()...),
 		OutputCap:  t.OutputCap,
 		SkillsRoot: t.Workspace.SkillsRoot,
 		Timezone:   t.Timezone,

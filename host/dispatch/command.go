@@ -60,6 +60,9 @@ type commandPlan struct {
 	// (applySandbox); the helper runs it in exactly that mode or not at
 	// all, so it is the enforced one. "" when no sandbox was configured.
 	sandbox string
+	// undid are what the sandbox helper undid after the command (see
+	// noteUndid).
+	undid []string
 }
 
 // guardAllowed reports whether the shell guard allowed every command of
@@ -253,7 +256,26 @@ func (c *commandPlan) audit() map[string]any {
 	if c.sandbox != "" {
 		m["sandbox"] = c.sandbox
 	}
+	if len(c.undid) > 0 {
+		m["sandbox_undid"] = c.undid
+	}
 	return m
+}
+
+// noteUndid keeps what the sandbox undid after the command ended (the
+// terminal's structured sandbox_undid, from the redacted record view), so
+// that the audit says it: nothing the sandbox undoes is undone silently.
+func (c *commandPlan) noteUndid(record map[string]any) {
+	if c == nil || c.sandbox == "" || c.sandbox == "off" {
+		return
+	}
+	st, _ := record["structured"].(map[string]any)
+	list, _ := st["sandbox_undid"].([]any)
+	for _, u := range list {
+		if s, ok := u.(string); ok {
+			c.undid = append(c.undid, s)
+		}
+	}
 }
 
 // redactEvents makes the invocation's output chunks pass a streaming

@@ -1,7 +1,13 @@
 package dispatch
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 
 	"demiurge.dev/catalog"
 	"demiurge.dev/host/approval"
@@ -47,6 +53,9 @@ func (t *Turn) applySandbox(p *prepared, via string, inv *Invocation) error {
 	if mode == sandbox.Off {
 		return nil
 	}
+	if err := sandboxHome(inv, t.Workspace.Root); err != nil {
+		return err
+	}
 	inv.Env = t.Sandbox.ToolchainEnv(inv.Env)
 	pol, err := t.Sandbox.CommandPolicy(mode, t.Workspace.Root, inv.Env)
 	if err != nil {
@@ -72,4 +81,32 @@ func enforcedMode(inv Invocation) string {
 		return "unknown (" + err.Error() + ")"
 	}
 	return string(p.Mode)
+}
+
+// sandboxHome gives a sandboxed command a HOME of its workspace's own,
+// <runtime>/sandbox-home/<workspace key>, beside the runtime home that
+// unconfined commands (--sandbox off) use. A command's HOME is where
+// toolchains keep their writable caches (go's module and build caches,
+// cargo's registry, npm's cache, pip's): a cache a sandboxed command
+// wrote must never be one that a later unconfined command, or a command
+// in another workspace, reads and runs code from. The operator's own
+// caches under their home stay read-only (ToolchainPaths) or unreadable.
+func sandboxHome(inv *Invocation, workspace string) error {
+	home := envValue(inv.Env, "HOME")
+	if home == "" || !filepath.IsAbs(home) {
+		return errors.New("sandbox: the command has no absolute HOME to derive its sandbox home from")
+	}
+	sum := sha256.Sum256([]byte(filepath.Clean(workspace)))
+	dir := filepath.Join(filepath.Dir(home), "sandbox-home", hex.EncodeToString(sum[:8]))
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("sandbox: the sandbox home: %w", err)
+	}
+	env := make([]string, 0, len(inv.Env))
+	for _, kv := range inv.Env {
+		if !strings.HasPrefix(kv, "HOME=") {
+			env = append(env, kv)
+		}
+	}
+	inv.Env = append(env, "HOME="+dir)
+	return nil
 }

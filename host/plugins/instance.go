@@ -38,6 +38,9 @@ type launchConfig struct {
 	log     hclog.Logger
 	spawner *spawner
 	timeout time.Duration
+	// refuse says why a binary must not be started ("" when it may; see
+	// Manager.SetLaunchCheck).
+	refuse func(path string) string
 }
 
 // launch starts a verified plugin, serves it HostServices, configures it
@@ -45,6 +48,16 @@ type launchConfig struct {
 func launch(ctx context.Context, c Candidate, in Input, cfg launchConfig) (*instance, error) {
 	if c.Problem != "" {
 		return nil, fmt.Errorf("toolset plugin %s is refused: %s", c.Name, c.Problem)
+	}
+	if cfg.refuse != nil { // the binary and the checksum that vouches for it
+		for _, p := range []string{c.Path, c.Path + ".sha256"} {
+			if _, err := os.Lstat(p); err != nil && p != c.Path {
+				continue // a package's sum is in its lock file, under the state
+			}
+			if why := cfg.refuse(p); why != "" {
+				return nil, fmt.Errorf("toolset plugin %s is refused and was not started: %s", c.Name, why)
+			}
+		}
 	}
 	// The bytes that run are the bytes checked: the binary is read once,
 	// into a sealed image, and the image is what the child executes.

@@ -40,6 +40,8 @@ type Manager struct {
 	closed  bool
 	// dir is the directory plugins start in (SetWorkDir).
 	dir atomic.Pointer[string]
+	// refuse is SetLaunchCheck's function.
+	refuse atomic.Pointer[func(string) string]
 }
 
 // supervised is one plugin's life: lazily started, restarted after a crash
@@ -207,6 +209,9 @@ func (m *Manager) running(ctx context.Context, s *supervised) (*instance, error)
 	}
 	cfg := m.cfg
 	cfg.dir = m.workDir(cfg.home)
+	if r := m.refuse.Load(); r != nil {
+		cfg.refuse = *r
+	}
 	inst, err := launch(ctx, s.cand, s.input, cfg)
 	if err != nil {
 		s.lastErr = err

@@ -22,3 +22,10 @@ func (m *Manager) workDir(home string) string {
 	}
 	return "/"
 }
+
+// SetLaunchCheck names what decides, before every start, whether a
+// plugin's binary may run (the host passes the sandbox's LaunchRefusal:
+// nothing a sandboxed command could have written is started).
+func (m *Manager) SetLaunchCheck(refuse func(path string) string) {
+	m.refuse.Store(&refuse)
+}

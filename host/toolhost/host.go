@@ -183,6 +183,8 @@ func openCore(c *core.Core, opts Options) (*Host, error) {
 		pm.Close()
 		return nil, err
 	}
+	sb, ws := h.Sandbox, h.Workspace.Root
+	pm.SetLaunchCheck(func(p string) string { return sb.LaunchRefusal(p, ws) })
 	return h, nil
 }
 

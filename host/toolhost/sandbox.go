@@ -1,6 +1,7 @@
 package toolhost
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 
@@ -20,14 +21,22 @@ func sandboxConfig(c *core.Core, operator, pluginDir, stateDir, workspace string
 	if err != nil {
 		return sandboxing.Config{}, err
 	}
-	return sandboxing.Config{
+	cfg := sandboxing.Config{
 		Mode: mode, Require: c.SandboxRequire, Helper: sandboxing.HelperPath(pluginDir),
 		Explicit:   operator != "" || c.SandboxMode != "",
 		Protected:  coreProtected(c, workspace),
 		Limits:     limits,
 		HostOwned:  sandboxing.HostOwnedPaths(pluginDir, stateDir),
 		Toolchains: sandboxing.ToolchainPaths(os.Getenv("PATH"), os.Getenv(sandboxing.EnvRead)),
-	}, nil
+	}
+	// The helper starts every sandboxed command: one a sandboxed command
+	// could have written would confine nothing, so the host refuses to run.
+	if cfg.Helper != "" {
+		if why := cfg.LaunchRefusal(cfg.Helper, workspace); why != "" {
+			return sandboxing.Config{}, errors.New("the sandbox helper is refused: " + why)
+		}
+	}
+	return cfg, nil
 }
 
 // coreProtected lists agent.yaml, the tool and MCP slots and skills of a

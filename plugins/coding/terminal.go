@@ -257,25 +257,54 @@ type terminalStructured struct {
 	Cwd            string `json:"cwd"`
 	TimeoutSeconds int    `json:"timeout_seconds"`
 	Background     bool   `json:"background"`
+	// SandboxUndid are what the sandbox helper undid after the command
+	// ended (see sandboxUndid), one line each; the host audits them.
+	SandboxUndid []string `json:"sandbox_undid,omitempty"`
 }
 
 func terminalResult(p terminalParams, workspace, dir string, timeout time.Duration, r *terminal.Result) *sdk.Result {
 	shownCwd := relCwd(workspace, dir)
+	undid := sandboxUndid(r)
 	res := &sdk.Result{
-		Content: modelView(r),
+		Content: modelView(r, undid),
 		Structured: terminalStructured{Result: r, Command: p.Command, Cwd: shownCwd,
-			TimeoutSeconds: int(timeout / time.Second), Background: p.Background},
+			TimeoutSeconds: int(timeout / time.Second), Background: p.Background, SandboxUndid: undid},
 	}
 	switch r.ExitReason {
 	case terminal.ReasonTimeout, terminal.ReasonExpired, terminal.ReasonCancelled, terminal.ReasonFailed:
 		res.IsError, res.ErrorCode = true, r.ExitReason
 	}
-	return res.WithDisplay(displayView(p.Command, shownCwd, r))
+	if len(undid) > 0 && !res.IsError {
+		// Part of what the command did is gone: never a plain success.
+		res.IsError, res.ErrorCode = true, "sandbox_undid"
+	}
+	return res.WithDisplay(displayView(p.Command, shownCwd, r, undid))
+}
+
+// undidPrefix starts each line the sandbox helper writes on the command's
+// stderr for a path it moved aside (shared/sandbox creation_linux.go).
+const undidPrefix = "demiurge-sandbox: the command created "
+
+// sandboxUndid are the helper's lines at the end of a sandboxed command's
+// stderr. The helper writes them after the command and every process it
+// left have ended, so nothing the command printed can follow them or hide
+// them; a command that prints such a line itself only reports an undo
+// that did not happen.
+func sandboxUndid(r *terminal.Result) []string {
+	if r.Sandbox == "" || r.Sandbox == "off" {
+		return nil
+	}
+	lines := strings.Split(strings.TrimRight(r.Stderr.Tail, "\n"), "\n")
+	var out []string
+	for i := len(lines) - 1; i >= 0 && strings.HasPrefix(lines[i], undidPrefix); i-- {
+		out = append([]string{strings.TrimPrefix(lines[i], "demiurge-sandbox: ")}, out...)
+	}
+	return out
 }
 
 // modelView keeps the exit/output shape: a JSON object with the exit code,
 // the output tails and, when something is missing, a note saying what.
-func modelView(r *terminal.Result) string {
+func modelView(r *terminal.Result, undid []string) string {
 	v := map[string]any{"exit_code": r.ExitCode, "output": r.Stdout.Tail}
 	if r.Stderr.Bytes > 0 {
 		v["stderr"] = r.Stderr.Tail
@@ -308,6 +337,13 @@ func modelView(r *terminal.Result) string {
 	case terminal.ReasonFailed:
 		notes = append(notes, "the output could not be stored completely: "+r.Error)
 	}
+	if n := sandboxRefusedNote(r); n != "" {
+		notes = append(notes, n)
+	}
+	if len(undid) > 0 {
+		v["sandbox_undid"] = undid
+		notes = append(notes, "the sandbox undid part of what the command did (sandbox_undid): git would have read it and the command may not write it; ask the operator if it is needed")
+	}
 	if len(notes) > 0 {
 		v["note"] = strings.Join(notes, "; ")
 	}
@@ -320,7 +356,7 @@ func modelView(r *terminal.Result) string {
 
 // displayView is the operator's card: command and cwd first, then exit
 // code, stdout and stderr.
-func displayView(command, cwd string, r *terminal.Result) string {
+func displayView(command, cwd string, r *terminal.Result, undid []string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "$ %s\ncwd: %s\nexit code: %d", command, cwd, r.ExitCode)
 	if r.ExitReason != terminal.ReasonExited {
@@ -353,7 +389,24 @@ func displayView(command, cwd string, r *terminal.Result) string {
 	}
 	// The OS sandbox the command actually ran under, "off" included.
 	fmt.Fprintf(&b, "sandbox: %s\n", r.Sandbox)
+	if n := sandboxRefusedNote(r); n != "" {
+		fmt.Fprintf(&b, "FAILED: %s\n", n)
+	}
+	for _, u := range undid {
+		fmt.Fprintf(&b, "UNDONE by the sandbox: %s\n", u)
+	}
 	return b.String()
+}
+
+// sandboxRefusedNote explains exit 126 ("found but could not be
+// executed") of a sandboxed command: the usual cause there is the
+// sandbox denying a program outside what it opens (Landlock answers
+// EACCES), which the shell reports as a bare "Permission denied".
+func sandboxRefusedNote(r *terminal.Result) string {
+	if r.ExitCode != 126 || r.ExitReason != terminal.ReasonExited || r.Sandbox == "" || r.Sandbox == "off" {
+		return ""
+	}
+	return "exit 126: a program could not be executed; under the " + r.Sandbox + " sandbox only the workspace, the system directories, the PATH's toolchains and DEMIURGE_SANDBOX_READ may be read and executed, so a program elsewhere is refused by the sandbox (demiurge sandbox status lists what is open; the operator can add a directory to DEMIURGE_SANDBOX_READ)"
 }
 
 // droppedNote says how much of a stream its artifact could not keep.

@@ -291,7 +291,30 @@ def _non_dumpable():
         return
 
 
+def _sweep_descriptors():
+    """Marks every descriptor above 2 the worker inherited close-on-exec
+    (as shared/procfd does for Go plugins): Python opens its own that way,
+    but one a launcher or the operator's shell left open stays inheritable
+    and would reach every program the tool starts with os.system, os.exec*
+    or subprocess(close_fds=False). The worker itself keeps using them."""
+    try:
+        fds = [int(n) for n in os.listdir("/proc/self/fd")]
+    except OSError:
+        try:
+            limit = min(os.sysconf("SC_OPEN_MAX"), 65536)
+        except (OSError, ValueError):
+            limit = 1024
+        fds = range(3, limit)
+    for fd in fds:
+        if fd > 2:
+            try:
+                os.set_inheritable(fd, False)
+            except OSError:
+                pass  # the listing's own descriptor, closed since
+
+
 def main(argv):
+    _sweep_descriptors()
     _non_dumpable()
     if len(argv) != 3:
         sys.stderr.write("usage: bridge MODULE_PATH FUNCTION (run by the Demiurge authored-tool runtime)\n")

@@ -114,7 +114,20 @@ def self_signed():
     return key_pem, cert.public_bytes(serialization.Encoding.PEM), cert.public_bytes(serialization.Encoding.DER)
 
 
+def sweep_descriptors():
+    """Descriptor 3 (the verified image this zipapp is read from) and any
+    other inherited one stay usable here but reach no program this
+    plugin starts (docs/plugin-protocol.md)."""
+    for name in os.listdir("/proc/self/fd"):
+        if int(name) > 2:
+            try:
+                os.set_inheritable(int(name), False)
+            except OSError:
+                pass
+
+
 def main():
+    sweep_descriptors()
     if os.environ.get(COOKIE_KEY) != COOKIE_VALUE:
         sys.stderr.write("This is a Demiurge toolset plugin: demiurge starts it; it does nothing run by hand.\n")
         return 1

@@ -19,7 +19,8 @@ const pickSchema = `{"type":"object","properties":{"a":{"type":"string"},"b":{"$
 // top-level anyOf, oneOf and $defs (it must reach the catalog unchanged),
 // the environment it was given, its process ids, and (SPAWN_CHILD=1) a
 // child process of its own, to show that closing kills the whole tree;
-// with EXIT_TOOL=1, a tool that makes it exit.
+// with READ_TOOL=1, a tool that returns a file's text; with EXIT_TOOL=1,
+// a tool that makes it exit.
 func Echo() {
 	fmt.Fprintf(os.Stderr, "echo server starting; token=%s\n", os.Getenv("ECHO_TOKEN"))
 	var child *exec.Cmd
@@ -53,6 +54,17 @@ func Echo() {
 			}
 			return mcp.NewToolResultText(fmt.Sprintf("%d %d %d", os.Getpid(), pgid, cpid)), nil
 		})
+	if os.Getenv("READ_TOOL") == "1" {
+		// A file server's everyday answer: the bytes of a file it was asked for.
+		serve.Raw(s, "read", "Returns a file's text.", `{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}`,
+			func(_ context.Context, r mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				b, err := os.ReadFile(r.GetString("path", ""))
+				if err != nil {
+					return mcp.NewToolResultError(err.Error()), nil
+				}
+				return mcp.NewToolResultText(string(b)), nil
+			})
+	}
 	if os.Getenv("EXIT_TOOL") == "1" {
 		serve.Raw(s, "exit", "Exits the server at once, leaving its child.", `{"type":"object"}`,
 			func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
