@@ -1,12 +1,14 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strings"
 	"sync"
 	"time"
 
+	"demiurge.dev/host/approval"
 	"demiurge.dev/host/dispatch"
 )
 
@@ -27,6 +29,7 @@ type liveOutput struct {
 	mu       sync.Mutex
 	progress string
 	drawn    bool
+	held     int // approval questions on screen: the spinner keeps off them
 	started  time.Time
 	stop     chan struct{}
 	closed   bool
@@ -83,7 +86,7 @@ func (l *liveOutput) spinner() {
 		case <-tick.C:
 		}
 		l.mu.Lock()
-		if el := time.Since(l.started); el >= spinnerAfter {
+		if el := time.Since(l.started); el >= spinnerAfter && l.held == 0 {
 			fmt.Fprintf(l.status, "\r\033[K%s %s %s", spinnerFrames[i%len(spinnerFrames)], el.Round(100*time.Millisecond), l.progress)
 			l.drawn = true
 		}
@@ -97,6 +100,36 @@ func (l *liveOutput) clearLocked() {
 		io.WriteString(l.status, "\r\033[K")
 		l.drawn = false
 	}
+}
+
+// hold wipes the spinner and keeps it off the screen until release, so
+// a question asked meanwhile stays visible until it is answered.
+func (l *liveOutput) hold() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.clearLocked()
+	l.held++
+}
+
+func (l *liveOutput) release() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.held--
+}
+
+// heldApprover asks through its provider with the live line held, so the
+// spinner never draws over the approval question.
+type heldApprover struct {
+	approval.Provider
+	live func() *liveOutput // set once the call's live output exists
+}
+
+func (h heldApprover) Ask(ctx context.Context, req approval.Request) (approval.Answer, error) {
+	if l := h.live(); l != nil {
+		l.hold()
+		defer l.release()
+	}
+	return h.Provider.Ask(ctx, req)
 }
 
 // close stops the spinner and wipes its line; safe to call twice.

@@ -10,7 +10,9 @@ import (
 	"golang.org/x/term"
 
 	"demiurge.dev/catalog"
+	"demiurge.dev/host/approval"
 	"demiurge.dev/host/dispatch"
+	"demiurge.dev/host/plugins"
 	"demiurge.dev/host/toolhost"
 )
 
@@ -136,7 +138,15 @@ func toolsCall(c *cli.Context) error {
 	if report == nil && !c.Bool("wait") && wantsBackground(args) {
 		return runDetached()
 	}
-	h, err := openHost(c, nil)
+	// The approval question is asked with the progress line held, so the
+	// spinner never erases it while the operator reads it.
+	var live *liveOutput
+	var approver approval.Provider
+	if operatorCanAnswer() {
+		approver = heldApprover{Provider: &approval.Terminal{In: plugins.OperatorStdin(), Out: os.Stderr},
+			live: func() *liveOutput { return live }}
+	}
+	h, err := openHost(c, approver)
 	if err != nil {
 		return err
 	}
@@ -155,7 +165,6 @@ func toolsCall(c *cli.Context) error {
 	printWarnings(h)
 	// On a terminal the call's output streams to stderr as it comes, with
 	// a progress line; stdout keeps the card for scripts.
-	var live *liveOutput
 	if !c.Bool("quiet") && term.IsTerminal(int(os.Stderr.Fd())) {
 		live = newLiveOutput(os.Stderr, os.Stderr, true)
 		defer live.close()

@@ -95,6 +95,8 @@ func callViaHost(ctx context.Context, cl *hostd.Client, open *hostv1.OpenSession
 			a := approval.Deny
 			if err == nil {
 				a = ask(ctx, req)
+			} else {
+				fmt.Fprintf(os.Stderr, "demiurge: the host's approval question could not be read (%v): denied\n", err)
 			}
 			if err := stream.Send(&hostv1.FrontEndMessage{Msg: &hostv1.FrontEndMessage_Answer{Answer: &hostv1.ApprovalAnswer{Id: x.Approval.Id, Answer: int32(a)}}}); err != nil {
 				return ro, err
