@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -40,7 +41,7 @@ func toolsCommand() *cli.Command {
 				Name:      "call",
 				Usage:     "call one tool through the full call path",
 				ArgsUsage: "NAME [ARGS_JSON | @FILE]",
-				Flags: []cli.Flag{jsonFlag, &cli.BoolFlag{Name: "wait",
+				Flags: []cli.Flag{jsonFlag, sessionFlag(), &cli.BoolFlag{Name: "wait",
 					Usage: "with background:true, keep this host in the foreground until the task ends (Ctrl-C cancels it) instead of handing it to a detached host"}},
 				Action: toolsCall,
 			},
@@ -131,6 +132,11 @@ func toolsCall(c *cli.Context) error {
 	if strings.TrimSpace(args) == "" {
 		args = "{}"
 	}
+	if id := c.String("session"); id != "" {
+		if err := toolhost.CheckSessionName(id); err != nil {
+			return usagef("--session: %v", err)
+		}
+	}
 	report := detachedChild()
 	if report == nil && !c.Bool("wait") && hostEnabled() {
 		return toolsCallViaHost(c, name, args)
@@ -153,6 +159,11 @@ func toolsCall(c *cli.Context) error {
 	defer h.Close()
 	ctx, stop := interruptContext(c.Context)
 	defer stop()
+	if id := c.String("session"); id != "" {
+		if _, err := h.UseSession(ctx, id); err != nil {
+			return sessionRefused(id, err)
+		}
+	}
 	turn, err := h.NewTurn(ctx)
 	if err != nil {
 		return err
@@ -194,6 +205,21 @@ func toolsCall(c *cli.Context) error {
 		return failed()
 	}
 	return nil
+}
+
+// sessionFlag is a one-shot command's --session: the calls land in that
+// session, so what it keeps (its task list, its session allows while
+// they last) carries from one command to the next.
+func sessionFlag() cli.Flag {
+	return &cli.StringFlag{Name: "session", Usage: "run in this session of yours, or start one under this name (letters, digits, '.', '_', '-'), so the todo list and the like carry across commands"}
+}
+
+// sessionRefused says why --session ID cannot be used.
+func sessionRefused(id string, err error) error {
+	if errors.Is(err, toolhost.ErrUnknownSession) {
+		return fmt.Errorf("no session %s of yours; 'demiurge sessions list' shows yours", printable(id, 80))
+	}
+	return err
 }
 
 // printWarnings shows what assembling the catalog left out or read
