@@ -30,10 +30,14 @@ type liveOutput struct {
 	progress string
 	drawn    bool
 	held     int // approval questions on screen: the spinner keeps off them
-	started  time.Time
-	stop     chan struct{}
-	closed   bool
-	done     sync.WaitGroup
+	// shown is what streamed per stream, to leave out of the card after;
+	// nil once more than maxShownKept came (then the card shows it all).
+	shown   map[string]*strings.Builder
+	over    bool
+	started time.Time
+	stop    chan struct{}
+	closed  bool
+	done    sync.WaitGroup
 }
 
 func newLiveOutput(out, status io.Writer, spin bool) *liveOutput {
@@ -51,11 +55,49 @@ func (l *liveOutput) attach(t *dispatch.Turn) {
 	t.OnEvent = l.event
 }
 
-func (l *liveOutput) output(_, _ string, text string) {
+func (l *liveOutput) output(_, stream string, text string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.clearLocked()
 	io.WriteString(l.out, printable(text, 1<<20))
+	l.keepShown(stream, text)
+}
+
+// maxShownKept bounds what liveOutput keeps of the streamed output.
+const maxShownKept = 1 << 20
+
+func (l *liveOutput) keepShown(stream, text string) {
+	if l.over {
+		return
+	}
+	if l.shown == nil {
+		l.shown = map[string]*strings.Builder{}
+	}
+	b := l.shown[stream]
+	if b == nil {
+		b = &strings.Builder{}
+		l.shown[stream] = b
+	}
+	if b.Len()+len(text) > maxShownKept {
+		l.over, l.shown = true, nil
+		return
+	}
+	b.WriteString(text)
+}
+
+// notShownAgain is a card's body with each stream's output that was
+// already shown as it came replaced by a note, where the body holds it
+// verbatim; anything else is left as it is.
+func (l *liveOutput) notShownAgain(body string) string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, b := range l.shown {
+		text := strings.TrimRight(b.String(), "\n")
+		if strings.TrimSpace(text) != "" && strings.Count(body, text) == 1 {
+			body = strings.Replace(body, text, "(shown above)", 1)
+		}
+	}
+	return body
 }
 
 func (l *liveOutput) event(_ string, ev dispatch.Event) {
