@@ -31,11 +31,12 @@ func toolsCommand() *cli.Command {
 				Action: toolsList,
 			},
 			{
-				Name:      "show",
-				Usage:     "one tool: provenance, schema, effective risk, capability and approval",
-				ArgsUsage: "NAME",
-				Flags:     []cli.Flag{jsonFlag},
-				Action:    toolsShow,
+				Name:         "show",
+				Usage:        "one tool: provenance, schema, effective risk, capability and approval",
+				ArgsUsage:    "NAME",
+				Flags:        []cli.Flag{jsonFlag},
+				BashComplete: completeToolNames,
+				Action:       toolsShow,
 			},
 			{
 				Name:      "call",
@@ -43,7 +44,8 @@ func toolsCommand() *cli.Command {
 				ArgsUsage: "NAME [ARGS_JSON | @FILE]",
 				Flags: []cli.Flag{jsonFlag, sessionFlag(), &cli.BoolFlag{Name: "wait",
 					Usage: "with background:true, keep this host in the foreground until the task ends (Ctrl-C cancels it) instead of handing it to a detached host"}},
-				Action: toolsCall,
+				BashComplete: completeToolNames,
+				Action:       toolsCall,
 			},
 		},
 	}
