@@ -51,6 +51,7 @@ func openChat(c *cli.Context, r *repl, approver approval.Provider) (*chat, error
 	if r.tty {
 		fe.ask = r.lines
 		fe.interrupt = func() { r.stopForeground("^C") }
+		fe.lead = r.lines.SetLead
 	}
 	return &chat{r: r, model: model, cfg: cfg, fe: fe}, nil
 }
@@ -73,6 +74,9 @@ func (ch *chat) loopFor() (*turn.Loop, error) {
 		MaxSteps: ch.r.c.Int("max-steps"), System: systemPrompt, Instructions: agentInstructions(h),
 		MaxOutputTokens: ch.cfg.MaxOutputTokens, Temperature: ch.cfg.Temperature, Completions: ch.fe}
 	ch.session = s.ID()
+	ch.fe.mu.Lock()
+	ch.fe.session = s.ID()
+	ch.fe.mu.Unlock()
 	rememberModel(ch.r.c.Context, h, s.ID(), ch.cfg) // for a later `sessions resume`
 	ch.stopTasks = h.OnTaskComplete(ch.loop.TaskEnded)
 	return ch.loop, nil
@@ -139,15 +143,27 @@ type chatFrontEnd struct {
 	// ask reads an answer from the session's input; nil when no one can.
 	ask       *lineBroker
 	interrupt func()
-	// lineBuffered shows the model's text a line at a time: on a terminal
+	// lineBuffered writes the model's text a line at a time: on a terminal
 	// the input stays live during a turn (for /stop), and the line editor
 	// redraws its prompt line after every write, which would wipe a part
-	// of a line.
+	// of a line. The part of a line streams as the line editor's prompt
+	// instead (lead), so the answer still shows token by token.
 	lineBuffered bool
+	lead         func(partial string)
 
 	mu      sync.Mutex
 	midLine bool
 	pending string
+	// usage counts tokens: the running turn's, and each session's so far.
+	usage     providers.Usage
+	session   string
+	bySession map[string]*chatUsage
+}
+
+// chatUsage is what the model used in one session of this process.
+type chatUsage struct {
+	providers.Usage
+	turns int
 }
 
 func (f *chatFrontEnd) Approver() approval.Provider { return f.approver }
@@ -182,6 +198,9 @@ func (f *chatFrontEnd) Show(ev turn.Event) {
 		}
 		fmt.Fprintf(f.out, "   %s %s\n", mark, body)
 	case turn.EventUsage:
+		if ev.Usage != nil {
+			addUsage(&f.usage, *ev.Usage)
+		}
 		if f.display == catalog.DisplayFull && ev.Usage != nil {
 			f.endLine()
 			fmt.Fprintf(f.errOut, "   tokens: %d in, %d out\n", ev.Usage.InputTokens, ev.Usage.OutputTokens)
@@ -197,7 +216,62 @@ func (f *chatFrontEnd) Show(ev turn.Event) {
 		if ev.Error != "" {
 			fmt.Fprintf(f.errOut, "demiurge: the turn %s: %s\n", printable(ev.Status, 20), printable(ev.Error, 2000))
 		}
+		f.endTurnUsage()
 	}
+}
+
+func addUsage(to *providers.Usage, u providers.Usage) {
+	to.InputTokens += u.InputTokens
+	to.OutputTokens += u.OutputTokens
+	to.CachedInputTokens += u.CachedInputTokens
+	to.CacheWriteTokens += u.CacheWriteTokens
+}
+
+// endTurnUsage adds the turn's tokens to its session's and shows both on
+// one status line.
+func (f *chatFrontEnd) endTurnUsage() {
+	if f.bySession == nil {
+		f.bySession = map[string]*chatUsage{}
+	}
+	su := f.bySession[f.session]
+	if su == nil {
+		su = &chatUsage{}
+		f.bySession[f.session] = su
+	}
+	addUsage(&su.Usage, f.usage)
+	su.turns++
+	if f.usage != (providers.Usage{}) {
+		fmt.Fprintf(f.errOut, "tokens: %s this turn · %s this session\n", usageText(f.usage), usageText(su.Usage))
+	}
+	f.usage = providers.Usage{}
+}
+
+// usageText is "1,234 in, 56 out" with cache reads and writes when any.
+func usageText(u providers.Usage) string {
+	s := fmt.Sprintf("%s in, %s out", thousands(u.InputTokens), thousands(u.OutputTokens))
+	if u.CachedInputTokens > 0 || u.CacheWriteTokens > 0 {
+		s += fmt.Sprintf(" (cache: %s read, %s written)", thousands(u.CachedInputTokens), thousands(u.CacheWriteTokens))
+	}
+	return s
+}
+
+func thousands(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// usageReport is /usage: the session's tokens so far.
+func (f *chatFrontEnd) usageReport(session string) string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	su := f.bySession[session]
+	if su == nil || su.turns == 0 {
+		return "no model turns in this session yet"
+	}
+	return fmt.Sprintf("this session: %s over %d turn(s)", usageText(su.Usage), su.turns)
 }
 
 // text writes the model's text as it comes (by whole lines when
@@ -213,14 +287,23 @@ func (f *chatFrontEnd) text(text string) {
 	}
 	f.pending += text
 	if cut := strings.LastIndexByte(f.pending, '\n') + 1; cut > 0 {
+		f.setLead("") // before the whole lines are written, or they would show twice
 		io.WriteString(f.out, f.pending[:cut])
 		f.pending = f.pending[cut:]
+	}
+	f.setLead(f.pending)
+}
+
+func (f *chatFrontEnd) setLead(partial string) {
+	if f.lead != nil {
+		f.lead(partial)
 	}
 }
 
 // endLine ends the model's text line before something else is shown.
 func (f *chatFrontEnd) endLine() {
 	if f.pending != "" {
+		f.setLead("")
 		io.WriteString(f.out, f.pending+"\n")
 		f.pending = ""
 		return

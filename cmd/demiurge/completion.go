@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/urfave/cli/v2"
+
+	"demiurge.dev/host/approval"
 )
 
 // The bash and zsh scripts ask demiurge itself for the words that can
@@ -24,7 +26,7 @@ _demiurge_complete() {
 	COMPREPLY=($(compgen -W "$opts" -- "$cur"))
 	return 0
 }
-complete -o bashdefault -o default -F _demiurge_complete demiurge
+complete -o bashdefault -o default -F _demiurge_complete demiurge bin/demiurge ./bin/demiurge
 `
 
 const zshCompletion = `#compdef demiurge
@@ -43,7 +45,7 @@ _demiurge() {
 		_files
 	fi
 }
-compdef _demiurge demiurge
+compdef _demiurge demiurge bin/demiurge ./bin/demiurge
 `
 
 var completionShells = []string{"bash", "zsh", "fish"}
@@ -82,6 +84,28 @@ func completionCommand() *cli.Command {
 			return usagef("completion: no shell %q%s; choose %s", shell, didYouMeanSuffix(shell, completionShells), strings.Join(completionShells, ", "))
 		},
 	}
+}
+
+// completeToolNames completes a tool name as the first argument of
+// `tools call|show`: the catalog this command line resolves to, in
+// process and denying every approval (completion never calls a tool).
+// Errors complete nothing.
+func completeToolNames(c *cli.Context) {
+	if c.NArg() > 0 {
+		return
+	}
+	h, err := openHost(c, approval.DenyAll{})
+	if err != nil {
+		return
+	}
+	defer h.Close()
+	cat, err := h.Catalog(c.Context)
+	if err != nil {
+		return
+	}
+	names := toolNames(cat)
+	slices.Sort(names)
+	fmt.Fprintln(c.App.Writer, strings.Join(names, "\n"))
 }
 
 // commandNames lists a command list's names and aliases, hidden ones left out.

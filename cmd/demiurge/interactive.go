@@ -28,6 +28,7 @@ const replHelp = `commands:
   /approvals [revoke N|all]     live session approvals: tool, what each covers, expiry
   /tasks [list|show|logs|wait|cancel] [ID]   this session's background tasks
   /session [list|new|resume ID] this session; start a new one or go back to one
+  /usage                        tokens the model used in this session (each turn ends with a line)
   /stop                         stop the running turn or call (Ctrl-C does the same)
   /help                         this text
   /quit                         leave (also Ctrl-D, or Ctrl-C twice at an empty prompt)
@@ -63,7 +64,8 @@ func interactive(c *cli.Context) error {
 		r.tty, r.hist = true, hist
 		r.out, r.errOut = rl.Stdout(), rl.Stderr()
 		r.lines = editorLines(rl)
-		approver = &approval.Terminal{Out: r.errOut, Lines: r.answer}
+		// A /call's spinner is held while its question is asked.
+		approver = heldApprover{Provider: &approval.Terminal{Out: r.errOut, Lines: r.answer}, live: r.liveCall}
 	} else {
 		r.lines = pipeLines(plugins.OperatorStdin(), r.out)
 	}
@@ -149,8 +151,9 @@ type repl struct {
 	chat *chat
 
 	mu sync.Mutex
-	// stopFG cancels the foreground turn or call; nil when none runs.
-	stopFG func()
+	// stopFG cancels the foreground turn or call, saying who stopped it;
+	// nil when none runs.
+	stopFG func(why string)
 	// interrupts counts Ctrl-C at an empty prompt; two leave.
 	interrupts int
 	// queued are the lines typed while the foreground ran, to run after
@@ -158,6 +161,14 @@ type repl struct {
 	queued    []string
 	leave     chan struct{}
 	leaveOnce sync.Once
+	// live is the running /call's output and spinner, nil when none.
+	live *liveOutput
+}
+
+func (r *repl) liveCall() *liveOutput {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.live
 }
 
 func (r *repl) loop() error {
@@ -252,7 +263,7 @@ func (r *repl) stopForeground(why string) bool {
 		return false
 	}
 	fmt.Fprintf(r.errOut, "%s: stopping the foreground turn (background tasks go on)\n", why)
-	stop()
+	stop(why)
 	r.mu.Lock()
 	dropped := len(r.queued)
 	r.queued = nil
@@ -300,10 +311,10 @@ func (r *repl) nextQueued() (string, bool) {
 // approval or question asked by fn takes the next line. From a pipe the
 // lines wait their turn, as a script expects.
 func (r *repl) foreground(fn func(ctx context.Context)) (quit bool) {
-	ctx, cancel := context.WithCancel(r.c.Context)
-	defer cancel()
+	ctx, cancel := context.WithCancelCause(r.c.Context)
+	defer cancel(nil)
 	r.mu.Lock()
-	r.stopFG = cancel
+	r.stopFG = func(why string) { cancel(stoppedBy(why)) }
 	r.mu.Unlock()
 	defer func() {
 		r.mu.Lock()
@@ -372,10 +383,16 @@ func (r *repl) command(line string) bool {
 		r.session(rest)
 	case "/stop":
 		fmt.Fprintln(r.out, "nothing is running in the foreground")
+	case "/usage":
+		if r.chat == nil {
+			fmt.Fprintln(r.out, "no model is configured, so no tokens are used")
+		} else {
+			fmt.Fprintln(r.out, r.chat.fe.usageReport(r.h.Session().ID()))
+		}
 	default:
 		switch {
 		case strings.HasPrefix(line, "/"):
-			fmt.Fprintf(r.out, "unknown command %s; /help lists the commands\n", name)
+			fmt.Fprintf(r.out, "unknown command %s%s; /help lists the commands\n", name, didYouMeanSuffix(name, slashCommands))
 		case r.chat != nil:
 			return r.foreground(func(ctx context.Context) { r.chat.run(ctx, line) })
 		default:
@@ -384,6 +401,9 @@ func (r *repl) command(line string) bool {
 	}
 	return false
 }
+
+// slashCommands are the session's commands, for "did you mean".
+var slashCommands = []string{"/tools", "/call", "/approvals", "/tasks", "/session", "/usage", "/stop", "/help", "/quit", "/exit"}
 
 // noModelHelp answers chat typed into a session without a model.
 const noModelHelp = `no model is configured, so this is a tool session: /call NAME {json} calls a tool.
@@ -447,13 +467,26 @@ func (r *repl) call(ctx context.Context, arg string) {
 	live := newLiveOutput(r.out, r.errOut, r.tty && !r.c.Bool("quiet"))
 	defer live.close()
 	live.attach(turn)
+	r.mu.Lock()
+	r.live = live
+	r.mu.Unlock()
+	defer func() {
+		r.mu.Lock()
+		r.live = nil
+		r.mu.Unlock()
+	}()
 	out := turn.Call(ctx, dispatch.ToolCall{ID: fmt.Sprintf("repl_%d", time.Now().UnixNano()), Name: name, Args: []byte(args)})
 	live.close()
 	status := ""
-	if !out.OK() {
+	switch {
+	case ctx.Err() != nil:
+		status = " [stopped]"
+	case !out.OK():
 		status = fmt.Sprintf(" [%s]", out.Status)
 	}
-	fmt.Fprintf(r.out, "── %s%s\n%s\n", printable(out.Views.Card.Title, 2000), status, printable(strings.TrimRight(out.Views.Card.Body, "\n"), 1<<20))
+	// What streamed while the call ran is not printed again in its card.
+	body := live.notShownAgain(strings.TrimRight(out.Views.Card.Body, "\n"))
+	fmt.Fprintf(r.out, "── %s%s\n%s\n", printable(out.Views.Card.Title, 2000), status, printable(body, 1<<20))
 }
 
 // printable is termtext.Printable: tool-supplied text never steers the

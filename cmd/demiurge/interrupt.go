@@ -39,3 +39,13 @@ func interruptContext(parent context.Context) (context.Context, context.CancelFu
 	}()
 	return ctx, func() { signal.Stop(ch); cancel() }
 }
+
+// stopped is the cause of a foreground job the operator stopped: what
+// a cancelled call reports ("call cancelled: stopped by /stop") names
+// the operator, not "context canceled"; it is still a cancellation.
+type stopped struct{ why string }
+
+func stoppedBy(why string) error { return stopped{why} }
+
+func (s stopped) Error() string        { return "stopped by " + s.why }
+func (s stopped) Is(target error) bool { return target == context.Canceled }

@@ -20,7 +20,10 @@ type lineBroker struct {
 	// reprompt changes the prompt of the read in flight (may be nil).
 	reprompt func(prompt string)
 
-	mu       sync.Mutex
+	mu sync.Mutex
+	// lead is shown before the prompt: the model's partial line while its
+	// answer streams, so it shows token by token and the input stays live.
+	lead     string
 	waiters  []*lineWaiter
 	inflight bool
 	ready    *lineResult // a line that came while no one waited
@@ -56,9 +59,9 @@ func (b *lineBroker) ReadLine(ctx context.Context, prompt string, fresh bool) (s
 	b.waiters = append(b.waiters, w)
 	if !b.inflight {
 		b.inflight = true
-		go b.loop(prompt)
+		go b.loop(b.lead + prompt)
 	} else if b.reprompt != nil {
-		b.reprompt(prompt)
+		b.reprompt(b.lead + prompt)
 	}
 	b.mu.Unlock()
 	select {
@@ -72,7 +75,7 @@ func (b *lineBroker) ReadLine(ctx context.Context, prompt string, fresh bool) (s
 		if x == w {
 			b.waiters = append(b.waiters[:i], b.waiters[i+1:]...)
 			if n := len(b.waiters); n > 0 && b.reprompt != nil {
-				b.reprompt(b.waiters[n-1].prompt)
+				b.reprompt(b.lead + b.waiters[n-1].prompt)
 			}
 			return "", ctx.Err()
 		}
@@ -83,6 +86,21 @@ func (b *lineBroker) ReadLine(ctx context.Context, prompt string, fresh bool) (s
 		b.ready = &r
 	}
 	return "", ctx.Err()
+}
+
+// SetLead shows lead before the prompt of the read in flight (and of the
+// next ones) until it is set again; a broker that cannot change a prompt
+// in flight ignores it.
+func (b *lineBroker) SetLead(lead string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.reprompt == nil || b.lead == lead {
+		return
+	}
+	b.lead = lead
+	if n := len(b.waiters); n > 0 && b.inflight {
+		b.reprompt(lead + b.waiters[n-1].prompt)
+	}
 }
 
 // loop reads lines while someone waits and hands each to the newest
@@ -111,7 +129,7 @@ func (b *lineBroker) loop(prompt string) {
 			b.mu.Unlock()
 			return
 		}
-		prompt = b.waiters[len(b.waiters)-1].prompt
+		prompt = b.lead + b.waiters[len(b.waiters)-1].prompt
 		b.mu.Unlock()
 	}
 }

@@ -1,12 +1,14 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strings"
 	"sync"
 	"time"
 
+	"demiurge.dev/host/approval"
 	"demiurge.dev/host/dispatch"
 )
 
@@ -27,10 +29,15 @@ type liveOutput struct {
 	mu       sync.Mutex
 	progress string
 	drawn    bool
-	started  time.Time
-	stop     chan struct{}
-	closed   bool
-	done     sync.WaitGroup
+	held     int // approval questions on screen: the spinner keeps off them
+	// shown is what streamed per stream, to leave out of the card after;
+	// nil once more than maxShownKept came (then the card shows it all).
+	shown   map[string]*strings.Builder
+	over    bool
+	started time.Time
+	stop    chan struct{}
+	closed  bool
+	done    sync.WaitGroup
 }
 
 func newLiveOutput(out, status io.Writer, spin bool) *liveOutput {
@@ -48,11 +55,49 @@ func (l *liveOutput) attach(t *dispatch.Turn) {
 	t.OnEvent = l.event
 }
 
-func (l *liveOutput) output(_, _ string, text string) {
+func (l *liveOutput) output(_, stream string, text string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.clearLocked()
 	io.WriteString(l.out, printable(text, 1<<20))
+	l.keepShown(stream, text)
+}
+
+// maxShownKept bounds what liveOutput keeps of the streamed output.
+const maxShownKept = 1 << 20
+
+func (l *liveOutput) keepShown(stream, text string) {
+	if l.over {
+		return
+	}
+	if l.shown == nil {
+		l.shown = map[string]*strings.Builder{}
+	}
+	b := l.shown[stream]
+	if b == nil {
+		b = &strings.Builder{}
+		l.shown[stream] = b
+	}
+	if b.Len()+len(text) > maxShownKept {
+		l.over, l.shown = true, nil
+		return
+	}
+	b.WriteString(text)
+}
+
+// notShownAgain is a card's body with each stream's output that was
+// already shown as it came replaced by a note, where the body holds it
+// verbatim; anything else is left as it is.
+func (l *liveOutput) notShownAgain(body string) string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, b := range l.shown {
+		text := strings.TrimRight(b.String(), "\n")
+		if strings.TrimSpace(text) != "" && strings.Count(body, text) == 1 {
+			body = strings.Replace(body, text, "(shown above)", 1)
+		}
+	}
+	return body
 }
 
 func (l *liveOutput) event(_ string, ev dispatch.Event) {
@@ -83,7 +128,7 @@ func (l *liveOutput) spinner() {
 		case <-tick.C:
 		}
 		l.mu.Lock()
-		if el := time.Since(l.started); el >= spinnerAfter {
+		if el := time.Since(l.started); el >= spinnerAfter && l.held == 0 {
 			fmt.Fprintf(l.status, "\r\033[K%s %s %s", spinnerFrames[i%len(spinnerFrames)], el.Round(100*time.Millisecond), l.progress)
 			l.drawn = true
 		}
@@ -97,6 +142,36 @@ func (l *liveOutput) clearLocked() {
 		io.WriteString(l.status, "\r\033[K")
 		l.drawn = false
 	}
+}
+
+// hold wipes the spinner and keeps it off the screen until release, so
+// a question asked meanwhile stays visible until it is answered.
+func (l *liveOutput) hold() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.clearLocked()
+	l.held++
+}
+
+func (l *liveOutput) release() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.held--
+}
+
+// heldApprover asks through its provider with the live line held, so the
+// spinner never draws over the approval question.
+type heldApprover struct {
+	approval.Provider
+	live func() *liveOutput // set once the call's live output exists
+}
+
+func (h heldApprover) Ask(ctx context.Context, req approval.Request) (approval.Answer, error) {
+	if l := h.live(); l != nil {
+		l.hold()
+		defer l.release()
+	}
+	return h.Provider.Ask(ctx, req)
 }
 
 // close stops the spinner and wipes its line; safe to call twice.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -10,7 +11,9 @@ import (
 	"golang.org/x/term"
 
 	"demiurge.dev/catalog"
+	"demiurge.dev/host/approval"
 	"demiurge.dev/host/dispatch"
+	"demiurge.dev/host/plugins"
 	"demiurge.dev/host/toolhost"
 )
 
@@ -28,19 +31,21 @@ func toolsCommand() *cli.Command {
 				Action: toolsList,
 			},
 			{
-				Name:      "show",
-				Usage:     "one tool: provenance, schema, effective risk, capability and approval",
-				ArgsUsage: "NAME",
-				Flags:     []cli.Flag{jsonFlag},
-				Action:    toolsShow,
+				Name:         "show",
+				Usage:        "one tool: provenance, schema, effective risk, capability and approval",
+				ArgsUsage:    "NAME",
+				Flags:        []cli.Flag{jsonFlag},
+				BashComplete: completeToolNames,
+				Action:       toolsShow,
 			},
 			{
 				Name:      "call",
 				Usage:     "call one tool through the full call path",
 				ArgsUsage: "NAME [ARGS_JSON | @FILE]",
-				Flags: []cli.Flag{jsonFlag, &cli.BoolFlag{Name: "wait",
+				Flags: []cli.Flag{jsonFlag, sessionFlag(), &cli.BoolFlag{Name: "wait",
 					Usage: "with background:true, keep this host in the foreground until the task ends (Ctrl-C cancels it) instead of handing it to a detached host"}},
-				Action: toolsCall,
+				BashComplete: completeToolNames,
+				Action:       toolsCall,
 			},
 		},
 	}
@@ -129,6 +134,11 @@ func toolsCall(c *cli.Context) error {
 	if strings.TrimSpace(args) == "" {
 		args = "{}"
 	}
+	if id := c.String("session"); id != "" {
+		if err := toolhost.CheckSessionName(id); err != nil {
+			return usagef("--session: %v", err)
+		}
+	}
 	report := detachedChild()
 	if report == nil && !c.Bool("wait") && hostEnabled() {
 		return toolsCallViaHost(c, name, args)
@@ -136,13 +146,26 @@ func toolsCall(c *cli.Context) error {
 	if report == nil && !c.Bool("wait") && wantsBackground(args) {
 		return runDetached()
 	}
-	h, err := openHost(c, nil)
+	// The approval question is asked with the progress line held, so the
+	// spinner never erases it while the operator reads it.
+	var live *liveOutput
+	var approver approval.Provider
+	if operatorCanAnswer() {
+		approver = heldApprover{Provider: &approval.Terminal{In: plugins.OperatorStdin(), Out: os.Stderr},
+			live: func() *liveOutput { return live }}
+	}
+	h, err := openHost(c, approver)
 	if err != nil {
 		return err
 	}
 	defer h.Close()
 	ctx, stop := interruptContext(c.Context)
 	defer stop()
+	if id := c.String("session"); id != "" {
+		if _, err := h.UseSession(ctx, id); err != nil {
+			return sessionRefused(id, err)
+		}
+	}
 	turn, err := h.NewTurn(ctx)
 	if err != nil {
 		return err
@@ -155,7 +178,6 @@ func toolsCall(c *cli.Context) error {
 	printWarnings(h)
 	// On a terminal the call's output streams to stderr as it comes, with
 	// a progress line; stdout keeps the card for scripts.
-	var live *liveOutput
 	if !c.Bool("quiet") && term.IsTerminal(int(os.Stderr.Fd())) {
 		live = newLiveOutput(os.Stderr, os.Stderr, true)
 		defer live.close()
@@ -185,6 +207,21 @@ func toolsCall(c *cli.Context) error {
 		return failed()
 	}
 	return nil
+}
+
+// sessionFlag is a one-shot command's --session: the calls land in that
+// session, so what it keeps (its task list, its session allows while
+// they last) carries from one command to the next.
+func sessionFlag() cli.Flag {
+	return &cli.StringFlag{Name: "session", Usage: "run in this session of yours, or start one under this name (letters, digits, '.', '_', '-'), so the todo list and the like carry across commands"}
+}
+
+// sessionRefused says why --session ID cannot be used.
+func sessionRefused(id string, err error) error {
+	if errors.Is(err, toolhost.ErrUnknownSession) {
+		return fmt.Errorf("no session %s of yours; 'demiurge sessions list' shows yours", printable(id, 80))
+	}
+	return err
 }
 
 // printWarnings shows what assembling the catalog left out or read

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 
@@ -13,6 +14,7 @@ import (
 	"demiurge.dev/host/dispatch"
 	"demiurge.dev/host/hostd"
 	"demiurge.dev/host/plugins"
+	"demiurge.dev/host/toolhost"
 	"demiurge.dev/shared/hostv1"
 )
 
@@ -30,7 +32,13 @@ func toolsCallViaHost(c *cli.Context, name, args string) error {
 	ctx, stop := interruptContext(c.Context)
 	defer stop()
 	asker := operatorCanAnswer()
-	out, err := callViaHost(ctx, cl, &hostv1.OpenSession{Principal: c.String("principal"), Asker: asker, Approve: c.StringSlice("approve")}, name, []byte(args), func(ctx context.Context, req approval.Request) approval.Answer {
+	open := &hostv1.OpenSession{Principal: c.String("principal"), Asker: asker, Approve: c.StringSlice("approve"), Session: c.String("session")}
+	if open.Session != "" {
+		if err := cl.Needs(3, "--session"); err != nil {
+			return err
+		}
+	}
+	out, err := callViaHost(ctx, cl, open, name, []byte(args), func(ctx context.Context, req approval.Request) approval.Answer {
 		t := &approval.Terminal{In: plugins.OperatorStdin(), Out: os.Stderr}
 		a, err := t.Ask(ctx, req)
 		if err != nil {
@@ -41,6 +49,9 @@ func toolsCallViaHost(c *cli.Context, name, args string) error {
 	if caughtSignal.Load() != 0 {
 		fmt.Fprintf(os.Stderr, "demiurge: interrupted; the %s call was cancelled\n", name)
 		return failed()
+	}
+	if errors.Is(err, toolhost.ErrUnknownSession) {
+		return sessionRefused(open.Session, err)
 	}
 	if err != nil {
 		return hostGone(cl, "the "+name+" call", err)
@@ -84,6 +95,9 @@ func callViaHost(ctx context.Context, cl *hostd.Client, open *hostv1.OpenSession
 			if status.Code(err) == codes.Canceled && ctx.Err() != nil {
 				return ro, ctx.Err()
 			}
+			if status.Code(err) == codes.NotFound && open.Session != "" {
+				return ro, toolhost.ErrUnknownSession
+			}
 			if st, ok := status.FromError(err); ok {
 				return ro, fmt.Errorf("%s", st.Message())
 			}
@@ -95,6 +109,8 @@ func callViaHost(ctx context.Context, cl *hostd.Client, open *hostv1.OpenSession
 			a := approval.Deny
 			if err == nil {
 				a = ask(ctx, req)
+			} else {
+				fmt.Fprintf(os.Stderr, "demiurge: the host's approval question could not be read (%v): denied\n", err)
 			}
 			if err := stream.Send(&hostv1.FrontEndMessage{Msg: &hostv1.FrontEndMessage_Answer{Answer: &hostv1.ApprovalAnswer{Id: x.Approval.Id, Answer: int32(a)}}}); err != nil {
 				return ro, err

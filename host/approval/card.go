@@ -15,6 +15,9 @@ import (
 // from the model and may be large.
 const MaxPreviewRunes = 600
 
+// maxBlockLineRunes bounds one line of a multi-line preview (a diff).
+const maxBlockLineRunes = 200
+
 // CardText is the approval card's fields (tool, risk, policy, reasons,
 // subjects, preview) as inert text, without the answer prompt: what a
 // provider that asks elsewhere (an MCP client's elicitation) shows.
@@ -83,7 +86,15 @@ func cardBody(b *strings.Builder, req Request) {
 	if req.Sandbox != "" {
 		fmt.Fprintf(b, "  sandbox  %s\n", Inert(req.Sandbox))
 	}
-	if req.Preview != "" {
+	switch {
+	case strings.Contains(req.Preview, "\n"):
+		// A block (a file write's diff: arguments as JSON never hold a raw
+		// newline), each line inert and bounded.
+		b.WriteString("  change\n")
+		for _, line := range strings.Split(req.Preview, "\n") {
+			fmt.Fprintf(b, "    %s\n", Inert(truncateRunes(line, maxBlockLineRunes)))
+		}
+	case req.Preview != "":
 		fmt.Fprintf(b, "  preview  %s\n", Inert(truncateRunes(req.Preview, MaxPreviewRunes)))
 	}
 }

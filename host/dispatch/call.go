@@ -118,6 +118,9 @@ func (t *Turn) prepare(call ToolCall) *prepared {
 // appear as their origin summary only (seed: the URL is reduced to a
 // credential-free origin before approval).
 func (p *prepared) preview() string {
+	if diff, ok := p.diffPreview(); ok {
+		return diff
+	}
 	return redact.Preview(p.assess.PreviewArgs(p.shownArgs()), previewLimit)
 }
 

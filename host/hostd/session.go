@@ -10,6 +10,7 @@ import (
 
 	"demiurge.dev/host/approval"
 	"demiurge.dev/host/dispatch"
+	"demiurge.dev/host/toolhost"
 	"demiurge.dev/shared/hostv1"
 )
 
@@ -30,7 +31,10 @@ func (s *Server) Session(stream hostv1.Host_SessionServer) error {
 	if open == nil {
 		return status.Error(codes.InvalidArgument, "a session starts with open")
 	}
-	ses := s.h.OpenSessionAs(s.principal(open.Principal), false)
+	ses, err := s.openSession(ctx, open)
+	if err != nil {
+		return err
+	}
 	defer s.track(ses)()
 	fe := &frontEnd{stream: stream, ctx: ctx, asker: open.Asker, pending: map[uint64]chan approval.Answer{}}
 	if err := fe.send(&hostv1.HostMessage{Msg: &hostv1.HostMessage_Opened{Opened: &hostv1.SessionOpened{Session: ses.ID()}}}); err != nil {
@@ -91,6 +95,19 @@ func (s *Server) Session(stream hostv1.Host_SessionServer) error {
 		}
 	}
 	return nil
+}
+
+// openSession is the front end's session: a fresh one, or the one it
+// names (minor 3), the principal's own or a new one under that name.
+func (s *Server) openSession(ctx context.Context, open *hostv1.OpenSession) (*toolhost.Session, error) {
+	if open.Session == "" {
+		return s.h.OpenSessionAs(s.principal(open.Principal), false), nil
+	}
+	ses, err := s.h.OpenNamedSessionAs(ctx, s.principal(open.Principal), open.Session)
+	if err != nil {
+		return nil, status.Error(codes.NotFound, err.Error())
+	}
+	return ses, nil
 }
 
 // frontEnd is the approval provider of one front end's session.

@@ -400,6 +400,9 @@ func (h *Host) resolveCatalog(ctx context.Context, s *Session) (_ *catalog.Catal
 		var w []string
 		cat, w = h.disclose(s, cat, deferred, pool)
 		warnings = append(warnings, w...)
+		if h.Approvals != nil {
+			warnings = append(warnings, pathlessRuleWarnings(cat, h.Approvals.Rules)...)
+		}
 	}
 	s.mu.Lock()
 	s.warnings = warnings

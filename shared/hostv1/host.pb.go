@@ -889,7 +889,11 @@ type OpenSession struct {
 	Asker bool `protobuf:"varint,2,opt,name=asker,proto3" json:"asker,omitempty"`
 	// approve are the front end's --approve rules: they, not the host's,
 	// judge this session's calls (beside the core's standing rules).
-	Approve       []string `protobuf:"bytes,3,rep,name=approve,proto3" json:"approve,omitempty"`
+	Approve []string `protobuf:"bytes,3,rep,name=approve,proto3" json:"approve,omitempty"`
+	// session, when set (minor 3), is the principal's session the calls run
+	// in: its recorded one, or a new one recorded under that name. Unset, a
+	// fresh session.
+	Session       string `protobuf:"bytes,4,opt,name=session,proto3" json:"session,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -943,6 +947,13 @@ func (x *OpenSession) GetApprove() []string {
 		return x.Approve
 	}
 	return nil
+}
+
+func (x *OpenSession) GetSession() string {
+	if x != nil {
+		return x.Session
+	}
+	return ""
 }
 
 type ToolCall struct {
@@ -1452,11 +1463,12 @@ const file_demiurge_host_v1_host_proto_rawDesc = "" +
 	"\x04open\x18\x01 \x01(\v2\x1d.demiurge.host.v1.OpenSessionH\x00R\x04open\x120\n" +
 	"\x04call\x18\x02 \x01(\v2\x1a.demiurge.host.v1.ToolCallH\x00R\x04call\x12:\n" +
 	"\x06answer\x18\x03 \x01(\v2 .demiurge.host.v1.ApprovalAnswerH\x00R\x06answerB\x05\n" +
-	"\x03msg\"[\n" +
+	"\x03msg\"u\n" +
 	"\vOpenSession\x12\x1c\n" +
 	"\tprincipal\x18\x01 \x01(\tR\tprincipal\x12\x14\n" +
 	"\x05asker\x18\x02 \x01(\bR\x05asker\x12\x18\n" +
-	"\aapprove\x18\x03 \x03(\tR\aapprove\"2\n" +
+	"\aapprove\x18\x03 \x03(\tR\aapprove\x12\x18\n" +
+	"\asession\x18\x04 \x01(\tR\asession\"2\n" +
 	"\bToolCall\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x12\n" +
 	"\x04args\x18\x02 \x01(\fR\x04args\"8\n" +

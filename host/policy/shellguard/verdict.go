@@ -33,6 +33,18 @@ func (d Decision) String() string {
 // MarshalText writes the decision's name, for JSON.
 func (d Decision) MarshalText() ([]byte, error) { return []byte(d.String()), nil }
 
+// UnmarshalText reads a decision's name back (a front end reading the
+// host's approval question); an unknown name is an error.
+func (d *Decision) UnmarshalText(b []byte) error {
+	for _, v := range []Decision{Allow, Prompt, Block} {
+		if v.String() == string(b) {
+			*d = v
+			return nil
+		}
+	}
+	return fmt.Errorf("unknown shell guard decision %q", b)
+}
+
 // Risk is how much harm the command could do.
 type Risk int
 
@@ -56,6 +68,17 @@ func (r Risk) String() string {
 
 // MarshalText writes the risk's name, for JSON.
 func (r Risk) MarshalText() ([]byte, error) { return []byte(r.String()), nil }
+
+// UnmarshalText reads a risk's name back; an unknown name is an error.
+func (r *Risk) UnmarshalText(b []byte) error {
+	for _, v := range []Risk{Low, Medium, High} {
+		if v.String() == string(b) {
+			*r = v
+			return nil
+		}
+	}
+	return fmt.Errorf("unknown shell guard risk %q", b)
+}
 
 // Verdict is the guard's reading of one command.
 type Verdict struct {

@@ -1,0 +1,119 @@
+package dispatch
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"syscall"
+
+	"github.com/pmezard/go-difflib/difflib"
+
+	"demiurge.dev/catalog"
+	"demiurge.dev/host/policy"
+	"demiurge.dev/host/redact"
+)
+
+// A file write's approval shows what it changes as a unified diff rather
+// than its arguments as JSON. Both bounds keep a card on one screen.
+const (
+	maxDiffSource = 256 << 10 // a longer current file is not read for a diff
+	maxDiffLines  = 40
+)
+
+// diffPreview is the unified diff a write_file or patch call would make
+// to its workspace file, bounded, with well-known credential formats
+// redacted; ok is false for other calls and where no diff is shown (the
+// path outside the workspace or credential-like, the file not a regular
+// one, or too large).
+func (p *prepared) diffPreview() (string, bool) {
+	if p.call.Name != "write_file" && p.call.Name != "patch" || p.assess == nil {
+		return "", false
+	}
+	var s *policy.SubjectFact
+	for i := range p.assess.Subjects {
+		if f := &p.assess.Subjects[i]; f.Kind == "path" && f.Access == catalog.AccessWrite {
+			s = f
+			break
+		}
+	}
+	if s == nil || !s.Inside || !s.RealInside || s.Sensitive || s.RealRel == "" {
+		return "", false
+	}
+	var before, after string
+	switch p.call.Name {
+	case "write_file":
+		content, ok := p.args["content"].(string)
+		if !ok {
+			return "", false
+		}
+		old, ok := readForDiff(s.Real)
+		if !ok {
+			return "", false
+		}
+		before, after = old, content
+	case "patch":
+		oldS, ok1 := p.args["old_string"].(string)
+		newS, ok2 := p.args["new_string"].(string)
+		if !ok1 || !ok2 {
+			return "", false
+		}
+		before, after = oldS, newS
+	}
+	diff, err := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{
+		A: splitLines(before), B: splitLines(after),
+		FromFile: "a/" + s.RealRel, ToFile: "b/" + s.RealRel, Context: 3,
+	})
+	if err != nil || diff == "" {
+		return "", false
+	}
+	if p.call.Name == "patch" {
+		if all, _ := p.args["replace_all"].(bool); all {
+			diff = "(every occurrence)\n" + diff
+		}
+	}
+	return boundLines(redact.Text(diff), maxDiffLines), true
+}
+
+// readForDiff reads the current file at path: "" when there is none (a
+// new file); ok is false for anything but a regular file within
+// maxDiffSource. The path is not followed if it became a link.
+func readForDiff(path string) (string, bool) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if os.IsNotExist(err) {
+		return "", true
+	}
+	if err != nil {
+		return "", false
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil || !st.Mode().IsRegular() || st.Size() > maxDiffSource {
+		return "", false
+	}
+	b, err := io.ReadAll(io.LimitReader(f, maxDiffSource+1))
+	if err != nil || len(b) > maxDiffSource {
+		return "", false
+	}
+	return string(b), true
+}
+
+// splitLines splits s after each newline; a last line without one gets
+// one, so that the diff's lines all end alike.
+func splitLines(s string) []string {
+	lines := strings.SplitAfter(s, "\n")
+	if lines[len(lines)-1] == "" {
+		return lines[:len(lines)-1]
+	}
+	lines[len(lines)-1] += "\n"
+	return lines
+}
+
+// boundLines keeps the first n lines of s and says how many it left out.
+func boundLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) <= n {
+		return strings.Join(lines, "\n")
+	}
+	return strings.Join(lines[:n], "\n") + fmt.Sprintf("\n… %d more lines", len(lines)-n)
+}
