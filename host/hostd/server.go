@@ -42,6 +42,9 @@ type Options struct {
 	IdleExit time.Duration
 	Version  string
 	Logger   hclog.Logger
+	// Runner runs the agent turns front ends ask for (`demiurge run`);
+	// nil: this host refuses them.
+	Runner Runner
 }
 
 // Server is the running host's socket.
