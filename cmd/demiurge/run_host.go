@@ -21,7 +21,7 @@ func hostRunner(ctx context.Context, r hostd.Run) (int, string) {
 		ContextWindow: int(q.ContextWindow), MaxOutputTokens: int(q.MaxOutputTokens)}
 	err := headlessRun{h: r.Host, s: r.Session, src: r.Source, resumed: r.Resumed, flags: flags,
 		getenv: func(name string) string { return r.FrontEnd.Getenv(ctx, name) },
-		fe: remoteRun{r.FrontEnd}, errw: noticeWriter{r.FrontEnd}, tasks: sessionTasks{h: r.Host, s: r.Session}}.run(ctx, q.Prompt)
+		fe:     remoteRun{r.FrontEnd}, errw: noticeWriter{r.FrontEnd}, tasks: sessionTasks{h: r.Host, s: r.Session}}.run(ctx, q.Prompt)
 	return exitStatusOf(err)
 }
 

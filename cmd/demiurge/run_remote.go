@@ -115,4 +115,3 @@ func runViaHost(c *cli.Context, id, prompt string, fe *headless) error {
 		}
 	}
 }
-

@@ -65,4 +65,3 @@ func stopTestHost(state string) {
 	}
 	syscall.Kill(pid, syscall.SIGKILL)
 }
-
