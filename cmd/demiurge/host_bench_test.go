@@ -64,7 +64,7 @@ func BenchmarkHostFigures(b *testing.B) {
 	}
 	defer cl.Close()
 	socketCall := func(c *hostd.Client) error {
-		out, err := callViaHost(context.Background(), c, &hostv1.OpenSession{}, "read_file", []byte(`{"path":"a.txt"}`),
+		out, err := callViaHost(context.Background(), c, &hostv1.OpenSession{}, &hostv1.ToolCall{Name: "read_file", Args: []byte(`{"path":"a.txt"}`)},
 			func(context.Context, approval.Request) approval.Answer { return approval.Deny })
 		if err == nil && !out.OK() {
 			err = fmt.Errorf("%s", out.Status)

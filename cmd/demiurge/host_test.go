@@ -341,7 +341,7 @@ func TestHostSocketUnreachableFromSandbox(t *testing.T) {
 }
 
 // TestHostYieldsToInProcessCommands: a command that does not go through
-// the host yet (tools call --wait) stops an idle host and runs; with a front end
+// the host yet (plugins list) stops an idle host and runs; with a front end
 // attached it names the busy host instead of waiting on the store lock.
 func TestHostYieldsToInProcessCommands(t *testing.T) {
 	e := newHostEnv(t)
@@ -349,8 +349,8 @@ func TestHostYieldsToInProcessCommands(t *testing.T) {
 		t.Fatalf("%v\n%s%s", err, out, stderr)
 	}
 	e.hostPID(t)
-	if out, stderr, err := e.runHost(t, "tools", "call", "--wait", "read_file", `{"path":"a.txt"}`); err != nil || !strings.Contains(out, "from the workspace") {
-		t.Fatalf("an in-process call beside an idle host: %v\n%s%s", err, out, stderr)
+	if out, stderr, err := e.runHost(t, "plugins", "list"); err != nil || !strings.Contains(out, "coding") {
+		t.Fatalf("an in-process command beside an idle host: %v\n%s%s", err, out, stderr)
 	}
 	if _, running := hostd.Running(e.state); running {
 		t.Fatal("the idle host still runs")
@@ -372,7 +372,7 @@ func TestHostYieldsToInProcessCommands(t *testing.T) {
 		}
 	}
 	pid := e.hostPID(t)
-	_, stderr, err := e.runHost(t, "tools", "call", "--wait", "read_file", `{"path":"a.txt"}`)
+	_, stderr, err := e.runHost(t, "plugins", "list")
 	if err == nil || !strings.Contains(stderr, fmt.Sprintf("held by a running host (pid %d) with 1 front end(s)", pid)) {
 		t.Fatalf("an in-process call beside a busy host: %v\n%s", err, stderr)
 	}

@@ -11,11 +11,12 @@ import (
 	"demiurge.dev/shared/hostv1"
 )
 
-// Commands that do not go through the host yet (run, the interactive
-// session, sessions, tools call --wait, mcp serve --http) open the store
-// in process. A host that is idle (no front end attached, no running
-// task) is asked to stop first, and the command goes on; a busy one is
-// named, with what keeps it busy. The host itself never yields.
+// Commands that do not go through the host yet (the interactive session,
+// sessions resume, mcp serve --http, and the commands that read or
+// change the state's plugins and MCP servers) open the store in process.
+// A host that is idle (no front end attached, no running task) is asked
+// to stop first, and the command goes on; a busy one is named, with what
+// keeps it busy. The host itself never yields.
 
 // isHostProcess is set by `host start --foreground`.
 var isHostProcess bool

@@ -118,6 +118,12 @@ func (s *Server) Session(stream hostv1.Host_SessionServer) error {
 		if err := fe.send(&hostv1.HostMessage{Msg: &hostv1.HostMessage_Outcome{Outcome: &hostv1.CallOutcome{Outcome: b}}}); err != nil {
 			return err
 		}
+		if call.Wait {
+			ended := s.waitTasks(ctx, fe, ses)
+			if err := fe.send(&hostv1.HostMessage{Msg: &hostv1.HostMessage_Ended{Ended: ended}}); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }

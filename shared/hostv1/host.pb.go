@@ -1192,9 +1192,13 @@ func (x *OpenSession) GetResume() string {
 }
 
 type ToolCall struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
-	Args          []byte                 `protobuf:"bytes,2,opt,name=args,proto3" json:"args,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Name  string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Args  []byte                 `protobuf:"bytes,2,opt,name=args,proto3" json:"args,omitempty"`
+	// wait (`tools call --wait`): after the outcome the host waits for the
+	// session's background tasks, sending a warning line as they end, then
+	// ended. An interrupt, or the front end going away, cancels them.
+	Wait          bool `protobuf:"varint,3,opt,name=wait,proto3" json:"wait,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1241,6 +1245,13 @@ func (x *ToolCall) GetArgs() []byte {
 		return x.Args
 	}
 	return nil
+}
+
+func (x *ToolCall) GetWait() bool {
+	if x != nil {
+		return x.Wait
+	}
+	return false
 }
 
 type ApprovalAnswer struct {
@@ -1875,10 +1886,11 @@ const file_demiurge_host_v1_host_proto_rawDesc = "" +
 	"\tprincipal\x18\x01 \x01(\tR\tprincipal\x12\x14\n" +
 	"\x05asker\x18\x02 \x01(\bR\x05asker\x12\x18\n" +
 	"\aapprove\x18\x03 \x03(\tR\aapprove\x12\x16\n" +
-	"\x06resume\x18\x04 \x01(\tR\x06resume\"2\n" +
+	"\x06resume\x18\x04 \x01(\tR\x06resume\"F\n" +
 	"\bToolCall\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x12\n" +
-	"\x04args\x18\x02 \x01(\fR\x04args\"8\n" +
+	"\x04args\x18\x02 \x01(\fR\x04args\x12\x12\n" +
+	"\x04wait\x18\x03 \x01(\bR\x04wait\"8\n" +
 	"\x0eApprovalAnswer\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x04R\x02id\x12\x16\n" +
 	"\x06answer\x18\x02 \x01(\x05R\x06answer\"\xe5\x02\n" +
