@@ -130,3 +130,51 @@ func TestHostRunFrontEnds(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestHostHandsOverToOtherOptions: a front end of another workspace is
+// not refused by an idle host: the idle host hands the state over to a
+// host of the new front end's options. A busy host (a front end
+// attached) is not stopped under its front end: the other workspace's
+// command is refused with why.
+func TestHostHandsOverToOtherOptions(t *testing.T) {
+	e := newHostEnv(t)
+	other := t.TempDir()
+	if err := os.WriteFile(other+"/b.txt", []byte("from the other workspace\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, stderr, err := e.runHost(t, "tools", "call", "read_file", `{"path":"a.txt"}`); err != nil {
+		t.Fatalf("%v\n%s%s", err, out, stderr)
+	}
+	first := e.hostPID(t)
+	out, stderr, err := e.runHost(t, "--workspace", other, "tools", "call", "read_file", `{"path":"b.txt"}`)
+	if err != nil || !strings.Contains(out, "from the other workspace") {
+		t.Fatalf("another workspace beside an idle host: %v\n%s%s", err, out, stderr)
+	}
+	second := e.hostPID(t)
+	if second == first {
+		t.Fatal("the idle host of the first workspace answered for the other")
+	}
+	// A front end stays attached to the second host.
+	serve := e.cmd("--workspace", other, "mcp", "serve")
+	stdin, _ := serve.StdinPipe()
+	if err := serve.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { stdin.Close(); serve.Wait() }()
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		out, _, _ := e.runHost(t, "host", "status", "--json")
+		if strings.Contains(out, `"front_ends": 1`) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the mcp serve front end did not attach: %s", out)
+		}
+	}
+	_, stderr, err = e.runHost(t, "tools", "call", "read_file", `{"path":"a.txt"}`)
+	if err == nil || !strings.Contains(stderr, "other options (--workspace") || !strings.Contains(stderr, "1 front end(s)") {
+		t.Fatalf("the first workspace beside a busy host: %v\n%s", err, stderr)
+	}
+	if e.hostPID(t) != second {
+		t.Fatal("the busy host was stopped")
+	}
+}
