@@ -93,7 +93,7 @@ func (s *Server) Session(stream hostv1.Host_SessionServer) error {
 		}
 		call := m.GetCall()
 		n++
-		turn, err := ses.NewTurn(ctx)
+		turn, err := ses.NewCallTurn(ctx)
 		if err != nil {
 			return status.Errorf(codes.Internal, "the catalog could not be resolved for this call: %v", err)
 		}
