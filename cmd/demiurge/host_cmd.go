@@ -120,7 +120,7 @@ func hostForeground(c *cli.Context) (err error) {
 		lock.Close()
 		return err
 	}
-	srv, err := hostd.New(hostd.Options{Host: h, StateDir: state, Config: config, IdleExit: idle, Version: version, Logger: logger}, lock)
+	srv, err := hostd.New(hostd.Options{Host: h, StateDir: state, Config: config, IdleExit: idle, Version: version, Logger: logger, Runner: hostRunner}, lock)
 	if err != nil {
 		h.Close()
 		lock.Close()

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -99,9 +100,27 @@ func connectHost(c *cli.Context) (*hostd.Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	return hostd.Ensure(c.Context, state, hostd.DialOptions{Config: config, Principal: c.String("principal")}, func() error {
-		return startDetachedHost(state, flags, c.String("log-level"))
-	})
+	ensure := func() (*hostd.Client, error) {
+		return hostd.Ensure(c.Context, state, hostd.DialOptions{Config: config, Principal: c.String("principal")}, func() error {
+			return startDetachedHost(state, flags, c.String("log-level"))
+		})
+	}
+	cl, err := ensure()
+	var other *hostd.OtherOptionsError
+	if !errors.As(err, &other) {
+		return cl, err
+	}
+	// The running host was started with other host-shaping options (e.g.
+	// from another directory): when it is idle it hands the state over
+	// to a host of this front end's options; a busy one is named.
+	_, busy, serr := stopIfIdle(state)
+	if serr != nil {
+		return nil, serr
+	}
+	if busy != nil {
+		return nil, fmt.Errorf("%v; it has %d front end(s) and %d running task(s). One host serves one workspace, core and sandbox for all its front ends (docs/architecture.md, \"Host-shaping options\")", err, busy.FrontEnds, busy.RunningTasks)
+	}
+	return ensure()
 }
 
 // hostReadyEnv names the descriptor a starting host reports on: "ready"

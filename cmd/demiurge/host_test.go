@@ -66,6 +66,17 @@ func (e *hostEnv) stopHost(t *testing.T) {
 	}
 }
 
+// interactive runs the interactive session, its lines from input.
+func (e *hostEnv) interactive(t *testing.T, input string) (stdout, stderr string, err error) {
+	t.Helper()
+	var o, s strings.Builder
+	c := e.cmd()
+	c.Stdin = strings.NewReader(input)
+	c.Stdout, c.Stderr = &o, &s
+	err = c.Run()
+	return o.String(), s.String(), err
+}
+
 func (e *hostEnv) hostPID(t *testing.T) int {
 	t.Helper()
 	pid, running := hostd.Running(e.state)
@@ -341,7 +352,7 @@ func TestHostSocketUnreachableFromSandbox(t *testing.T) {
 }
 
 // TestHostYieldsToInProcessCommands: a command that does not go through
-// the host yet (tools call --wait) stops an idle host and runs; with a front end
+// the host yet (the interactive session) stops an idle host and runs; with a front end
 // attached it names the busy host instead of waiting on the store lock.
 func TestHostYieldsToInProcessCommands(t *testing.T) {
 	e := newHostEnv(t)
@@ -349,8 +360,8 @@ func TestHostYieldsToInProcessCommands(t *testing.T) {
 		t.Fatalf("%v\n%s%s", err, out, stderr)
 	}
 	e.hostPID(t)
-	if out, stderr, err := e.runHost(t, "tools", "call", "--wait", "read_file", `{"path":"a.txt"}`); err != nil || !strings.Contains(out, "from the workspace") {
-		t.Fatalf("an in-process call beside an idle host: %v\n%s%s", err, out, stderr)
+	if out, stderr, err := e.interactive(t, "/tasks\n/quit\n"); err != nil || !strings.Contains(out, "no tasks") {
+		t.Fatalf("an in-process command beside an idle host: %v\n%s%s", err, out, stderr)
 	}
 	if _, running := hostd.Running(e.state); running {
 		t.Fatal("the idle host still runs")
@@ -372,9 +383,9 @@ func TestHostYieldsToInProcessCommands(t *testing.T) {
 		}
 	}
 	pid := e.hostPID(t)
-	_, stderr, err := e.runHost(t, "tools", "call", "--wait", "read_file", `{"path":"a.txt"}`)
-	if err == nil || !strings.Contains(stderr, fmt.Sprintf("held by a running host (pid %d) with 1 front end(s)", pid)) {
-		t.Fatalf("an in-process call beside a busy host: %v\n%s", err, stderr)
+	out, stderr, err := e.interactive(t, "/tasks\n/quit\n")
+	if !strings.Contains(out+stderr, fmt.Sprintf("held by a running host (pid %d) with 1 front end(s)", pid)) {
+		t.Fatalf("an in-process command beside a busy host: %v\n%s%s", err, out, stderr)
 	}
 	if e.hostPID(t) != pid {
 		t.Fatal("the busy host was stopped")

@@ -11,11 +11,12 @@ import (
 	"demiurge.dev/shared/hostv1"
 )
 
-// Commands that do not go through the host yet (run, the interactive
-// session, sessions, tools call --wait, mcp serve --http) open the store
-// in process. A host that is idle (no front end attached, no running
-// task) is asked to stop first, and the command goes on; a busy one is
-// named, with what keeps it busy. The host itself never yields.
+// Commands that do not go through the host yet (the interactive session,
+// sessions resume, mcp serve --http, and the commands that read or
+// change the state's plugins and MCP servers) open the store in process.
+// A host that is idle (no front end attached, no running task) is asked
+// to stop first, and the command goes on; a busy one is named, with what
+// keeps it busy. The host itself never yields.
 
 // isHostProcess is set by `host start --foreground`.
 var isHostProcess bool
@@ -32,9 +33,20 @@ func init() {
 // yieldIdleHost stops the state's host if it is idle, and waits until it
 // has let go of the store.
 func yieldIdleHost(state string) error {
+	pid, st, err := stopIfIdle(state)
+	if err != nil || st == nil {
+		return err
+	}
+	return fmt.Errorf("the state is held by a running host (pid %d) with %d front end(s) and %d running task(s), and this command does not go through the host yet: run it when they have ended, or `demiurge host stop`", pid, st.FrontEnds, st.RunningTasks)
+}
+
+// stopIfIdle stops the state's host if it has no front end and no running
+// task, and waits until it has let go of the state. A busy host is left
+// running and its status returned.
+func stopIfIdle(state string) (pid int, busy *hostv1.StatusResponse, err error) {
 	pid, running := hostd.Running(state)
 	if !running {
-		return nil
+		return pid, nil, nil
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -42,26 +54,26 @@ func yieldIdleHost(state string) error {
 	// admitted front end, whatever its options.
 	cl, err := hostd.Dial(ctx, state, hostd.DialOptions{Config: hostd.AnyConfig})
 	if errors.Is(err, hostd.ErrNoHost) {
-		return nil
+		return pid, nil, nil
 	}
 	if err != nil {
-		return fmt.Errorf("the state is held by a running host (pid %d), which this command cannot reach: %w", pid, err)
+		return pid, nil, fmt.Errorf("the state is held by a running host (pid %d), which this command cannot reach: %w", pid, err)
 	}
 	defer cl.Close()
 	st, err := cl.Status(ctx, &hostv1.StatusRequest{})
 	if err != nil {
-		return fmt.Errorf("the state is held by a running host (pid %d): %w", pid, err)
+		return pid, nil, fmt.Errorf("the state is held by a running host (pid %d): %w", pid, err)
 	}
 	if st.FrontEnds > 0 || st.RunningTasks > 0 {
-		return fmt.Errorf("the state is held by a running host (pid %d) with %d front end(s) and %d running task(s), and this command does not go through the host yet: run it when they have ended, or `demiurge host stop`", pid, st.FrontEnds, st.RunningTasks)
+		return pid, st, nil
 	}
 	if _, err := cl.Stop(ctx, &hostv1.StopRequest{}); err != nil {
-		return fmt.Errorf("the idle host (pid %d) could not be stopped: %w", pid, err)
+		return pid, nil, fmt.Errorf("the idle host (pid %d) could not be stopped: %w", pid, err)
 	}
 	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 		if _, still := hostd.Running(state); !still {
-			return nil
+			return pid, nil, nil
 		}
 	}
-	return fmt.Errorf("the idle host (pid %d) was asked to stop and still holds the state after 30s", pid)
+	return pid, nil, fmt.Errorf("the idle host (pid %d) was asked to stop and still holds the state after 30s", pid)
 }

@@ -15,10 +15,16 @@ import (
 // The session's bootstrap snapshot (the core's bootstrap pipeline, e.g.
 // the workspace's AGENTS.md) comes first; it is made once per session.
 func agentInstructions(h *toolhost.Host) []func(context.Context) (string, error) {
+	return agentInstructionsFor(h, nil)
+}
+
+// agentInstructionsFor are agentInstructions for the session s of a front
+// end of the long-lived host (nil: the host's current session).
+func agentInstructionsFor(h *toolhost.Host, s *toolhost.Session) []func(context.Context) (string, error) {
 	if h.Core == nil {
 		return nil
 	}
-	hooks := []func(context.Context) (string, error){h.BootstrapInstruction()}
+	hooks := []func(context.Context) (string, error){h.BootstrapInstructionFor(s)}
 	if h.Core.SkillsRoot == "" {
 		return hooks
 	}

@@ -26,14 +26,30 @@ func modelFlags() []cli.Flag {
 // errNoModel is what a command that needs a model says without one.
 var errNoModel = fmt.Errorf("no model is configured: pass --model provider:name (e.g. --model anthropic:claude-sonnet-4-5, with ANTHROPIC_API_KEY set) or set model: in agent.yaml")
 
+// modelFlagValues are the model flags of a command line, or of a front
+// end's run request to the host.
+type modelFlagValues struct {
+	Model, BaseURL                           string
+	MaxSteps, ContextWindow, MaxOutputTokens int
+}
+
+func modelFlagsOf(c *cli.Context) modelFlagValues {
+	return modelFlagValues{Model: c.String("model"), BaseURL: c.String("base-url"), MaxSteps: c.Int("max-steps"),
+		ContextWindow: c.Int("context-window"), MaxOutputTokens: c.Int("max-output-tokens")}
+}
+
 // modelConfig is the model to use: --model replaces the core's model:
 // block; --base-url, --max-output-tokens and --context-window override
 // either. ok false when neither names one.
 func modelConfig(c *cli.Context, fromCore *core.ModelConfig) (cfg providers.Config, ok bool, err error) {
-	if c.Int("max-steps") < 0 || c.Int("context-window") < 0 || c.Int("max-output-tokens") < 0 {
+	return modelConfigOf(modelFlagsOf(c), fromCore)
+}
+
+func modelConfigOf(f modelFlagValues, fromCore *core.ModelConfig) (cfg providers.Config, ok bool, err error) {
+	if f.MaxSteps < 0 || f.ContextWindow < 0 || f.MaxOutputTokens < 0 {
 		return cfg, false, usagef("--max-steps, --context-window and --max-output-tokens must not be negative")
 	}
-	switch m := c.String("model"); {
+	switch m := f.Model; {
 	case m != "":
 		p, name, err := providers.ParseModel(m)
 		if err != nil {
@@ -42,19 +58,19 @@ func modelConfig(c *cli.Context, fromCore *core.ModelConfig) (cfg providers.Conf
 		cfg = providers.Config{Provider: p, Name: name}
 	case fromCore != nil:
 		cfg = providers.Config(*fromCore)
-	case c.String("base-url") != "":
+	case f.BaseURL != "":
 		return cfg, false, usagef("--base-url needs --model provider:name (or model: in agent.yaml)")
 	default:
 		return cfg, false, nil
 	}
-	if u := c.String("base-url"); u != "" {
-		cfg.BaseURL = u
+	if f.BaseURL != "" {
+		cfg.BaseURL = f.BaseURL
 	}
-	if n := c.Int("max-output-tokens"); n > 0 {
-		cfg.MaxOutputTokens = n
+	if f.MaxOutputTokens > 0 {
+		cfg.MaxOutputTokens = f.MaxOutputTokens
 	}
-	if n := c.Int("context-window"); n > 0 {
-		cfg.ContextWindow = n
+	if f.ContextWindow > 0 {
+		cfg.ContextWindow = f.ContextWindow
 	}
 	return cfg, true, nil
 }
@@ -75,14 +91,21 @@ func checkModelFlags(c *cli.Context) error {
 // openModel builds the provider the flags or the core name. Its key is
 // read from the host's environment only.
 func openModel(c *cli.Context, fromCore *core.ModelConfig) (providers.Provider, providers.Config, error) {
-	cfg, ok, err := modelConfig(c, fromCore)
+	return openModelOf(modelFlagsOf(c), fromCore, os.Getenv)
+}
+
+// openModelOf is openModel for flags and an environment given: a run the
+// host makes for a front end reads the key from the front end's
+// environment, never the host's.
+func openModelOf(f modelFlagValues, fromCore *core.ModelConfig, getenv func(string) string) (providers.Provider, providers.Config, error) {
+	cfg, ok, err := modelConfigOf(f, fromCore)
 	if err != nil {
 		return nil, cfg, err
 	}
 	if !ok {
 		return nil, cfg, usageError{errNoModel}
 	}
-	p, err := providers.New(cfg, os.Getenv, nil)
+	p, err := providers.New(cfg, getenv, nil)
 	if errors.Is(err, providers.ErrNoKey) {
 		return nil, cfg, usageError{err} // run exits 2, as without a model
 	}

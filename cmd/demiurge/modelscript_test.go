@@ -90,6 +90,9 @@ var modelCmds = map[string]func(ts *testscript.TestScript, neg bool, args []stri
 		if neg || len(args) != 1 {
 			ts.Fatalf("usage: foreign-session ID")
 		}
+		// The store is written directly: a host holding it (the scripts
+		// run again through the host) is stopped first.
+		stopTestHost(ts.Getenv("DEMIURGE_STATE"))
 		store, err := runtime.Open(filepath.Join(ts.Getenv("DEMIURGE_STATE"), "demiurge.db"))
 		ts.Check(err)
 		defer store.Close()

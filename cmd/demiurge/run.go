@@ -1,12 +1,11 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
-	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -14,7 +13,6 @@ import (
 	"demiurge.dev/host/approval"
 	"demiurge.dev/host/plugins"
 	"demiurge.dev/host/toolhost"
-	"demiurge.dev/host/turn"
 )
 
 // maxPrompt bounds a prompt read from standard input.
@@ -69,7 +67,8 @@ func readPrompt(c *cli.Context) (string, error) {
 	return prompt, nil
 }
 
-// runTurn runs one headless turn in a new session, or in session id.
+// runTurn runs one headless turn in a new session, or in session id:
+// through the state's host, or in process with DEMIURGE_HOST=off.
 func runTurn(c *cli.Context, id, prompt string) error {
 	display, err := catalog.ParseDisplayMode(c.String("tool-display"))
 	if err != nil {
@@ -78,13 +77,16 @@ func runTurn(c *cli.Context, id, prompt string) error {
 	if err := checkModelFlags(c); err != nil {
 		return err
 	}
+	fe := newHeadless(c.App.Writer, c.App.ErrWriter, c.Bool("json"), display)
+	if hostEnabled() {
+		return runViaHost(c, id, prompt, fe)
+	}
 	h, err := openHost(c, approval.DenyAll{})
 	if err != nil {
 		return err
 	}
 	defer h.Close()
 	s := h.Session()
-	fromCore := h.Core.Model
 	if id != "" {
 		if id, err = sessionID(h, id); err != nil {
 			return err
@@ -95,23 +97,7 @@ func runTurn(c *cli.Context, id, prompt string) error {
 			}
 			return err
 		}
-		fromCore = sessionModel(h, s.ID(), fromCore)
 	}
-	model, cfg, err := openModel(c, fromCore)
-	if err != nil {
-		return err
-	}
-	rememberModel(c.Context, h, s.ID(), cfg)
-	store, err := h.Store()
-	if err != nil {
-		return err
-	}
-	loop := &turn.Loop{Provider: model, Session: s, Store: store, MaxSteps: c.Int("max-steps"),
-		System: systemPrompt, Instructions: agentInstructions(h),
-		MaxOutputTokens: cfg.MaxOutputTokens, Temperature: cfg.Temperature}
-	defer loop.Close()
-	watch := watchCompletions(h, loop)
-	defer watch.stop()
 	// SIGINT exits 130, SIGTERM 143 (interruptContext).
 	ctx, stop := interruptContext(c.Context)
 	defer stop()
@@ -120,29 +106,6 @@ func runTurn(c *cli.Context, id, prompt string) error {
 		<-ctx.Done()
 		stop()
 	}()
-	fe := newHeadless(c.App.Writer, c.App.ErrWriter, c.Bool("json"), display)
-	loop.Completions = fe
-	loop.Announce = runAnnounce(h)
-	began := time.Now()
-	res, err := loop.Run(ctx, prompt, fe)
-	fe.result(s.ID(), res, time.Since(began), err)
-	if res.Status == turn.StatusDone {
-		if ok, err := awaitBackground(ctx, c.App.ErrWriter, h, s, loop, watch); !ok {
-			return cli.Exit("", exitInterrupted)
-		} else if err != nil {
-			return err
-		}
-	}
-	switch {
-	case res.Status == turn.StatusCancelled:
-		return cli.Exit("", exitInterrupted)
-	case err != nil:
-		if errors.Is(err, context.Canceled) {
-			return cli.Exit("", exitInterrupted)
-		}
-		return err
-	case res.Status == turn.StatusStepCap:
-		return cli.Exit("", exitFailed)
-	}
-	return nil
+	return headlessRun{h: h, s: s, src: s, resumed: id != "", flags: modelFlagsOf(c), getenv: os.Getenv,
+		fe: fe, errw: c.App.ErrWriter, tasks: wholeHostTasks{h}}.run(ctx, prompt)
 }

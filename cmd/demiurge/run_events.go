@@ -28,6 +28,21 @@ func (h *headless) result(session string, res turn.Result, took time.Duration, e
 	if !h.json {
 		return
 	}
+	h.showResult(resultEvent(session, res, took, err))
+}
+
+// showResult prints a result event (`run --json` only).
+func (h *headless) showResult(ev turn.Event) {
+	if !h.json {
+		return
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	_ = h.enc.Encode(ev)
+}
+
+// resultEvent is the result event closing a run.
+func resultEvent(session string, res turn.Result, took time.Duration, err error) turn.Event {
 	ev := turn.Event{Type: turn.EventResult, Session: session, Turn: res.Turn, Status: string(res.Status), Usage: &res.Usage,
 		EventDetail: turn.EventDetail{Steps: res.Steps, DurationMS: took.Milliseconds()}}
 	if err != nil {
@@ -36,9 +51,7 @@ func (h *headless) result(session string, res turn.Result, took time.Duration, e
 	if ev.Status == "" {
 		ev.Status = string(turn.StatusFailed)
 	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	_ = h.enc.Encode(ev)
+	return ev
 }
 
 // retryLine is plain `run`'s line for a retry event.

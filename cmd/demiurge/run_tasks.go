@@ -60,28 +60,112 @@ func (w *completionWatch) heardAll(ids []string) {
 	}
 }
 
+// backgroundTasks are the tasks a headless run waits for: the whole
+// host's in process (the command is the host), the session's own in the
+// long-lived host (other front ends' tasks are not this run's).
+type backgroundTasks interface {
+	running() int
+	waitAll(ctx context.Context) error
+	cancelAll()
+}
+
+type wholeHostTasks struct{ h *toolhost.Host }
+
+func (w wholeHostTasks) running() int {
+	m, err := w.h.Tasks()
+	if err != nil {
+		return 0
+	}
+	return m.Running()
+}
+
+func (w wholeHostTasks) waitAll(ctx context.Context) error {
+	m, err := w.h.Tasks()
+	if err != nil {
+		return nil
+	}
+	return m.WaitAll(ctx)
+}
+
+func (w wholeHostTasks) cancelAll() {
+	if m, err := w.h.Tasks(); err == nil {
+		m.CancelAll(runtime.ExitReasonCancelled)
+	}
+}
+
+// sessionTasks are one session's tasks in the long-lived host.
+type sessionTasks struct {
+	h *toolhost.Host
+	s *toolhost.Session
+}
+
+func (t sessionTasks) live() []runtime.Task {
+	m, err := t.h.Tasks()
+	if err != nil {
+		return nil
+	}
+	ts, _ := m.List(t.s.TaskScope())
+	var out []runtime.Task
+	for _, x := range ts {
+		if !x.State.Terminal() {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+func (t sessionTasks) running() int { return len(t.live()) }
+
+func (t sessionTasks) waitAll(ctx context.Context) error {
+	m, err := t.h.Tasks()
+	if err != nil {
+		return nil
+	}
+	for _, x := range t.live() {
+		if _, _, err := m.Wait(ctx, t.s.TaskScope(), x.ID, 24*time.Hour); err != nil {
+			return err
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+	}
+	return nil
+}
+
+func (t sessionTasks) cancelAll() {
+	m, err := t.h.Tasks()
+	if err != nil {
+		return
+	}
+	for _, x := range t.live() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		m.Cancel(ctx, t.s.TaskScope(), x.ID)
+		cancel()
+	}
+}
+
 // awaitBackground keeps a headless run alive while the background tasks
 // its session started run, so that each end no yield_until consumed gets
-// its completion turn before the process exits. It reports false when
-// ctx ended first: the tasks were cancelled. A model that starts another
+// its completion turn before the run ends. It reports false when ctx
+// ended first: the tasks were cancelled. A model that starts another
 // task in every completion turn would keep the run alive forever: after
 // maxCompletionRounds rounds the run stops waiting, cancels what still
 // runs and fails (errCompletionBound).
-func awaitBackground(ctx context.Context, errw io.Writer, h *toolhost.Host, s *toolhost.Session, loop *turn.Loop, w *completionWatch) (bool, error) {
+func awaitBackground(ctx context.Context, errw io.Writer, h *toolhost.Host, tasks backgroundTasks, s *toolhost.Session, loop *turn.Loop, w *completionWatch) (bool, error) {
 	m, err := h.Tasks()
 	if err != nil {
 		return true, nil
 	}
-	for round := 1; m.Running() > 0; round++ {
+	for round := 1; tasks.running() > 0; round++ {
 		if round > maxCompletionRounds {
-			fmt.Fprintf(errw, "demiurge: cancelling %d background task(s)\n", m.Running())
-			m.CancelAll(runtime.ExitReasonCancelled)
+			fmt.Fprintf(errw, "demiurge: cancelling %d background task(s)\n", tasks.running())
+			tasks.cancelAll()
 			return true, errCompletionBound
 		}
-		fmt.Fprintf(errw, "demiurge: %d background task(s) running; waiting for them to end so the model hears of it (Ctrl-C cancels them)\n", m.Running())
-		if m.WaitAll(ctx) != nil {
+		fmt.Fprintf(errw, "demiurge: %d background task(s) running; waiting for them to end so the model hears of it (Ctrl-C cancels them)\n", tasks.running())
+		if tasks.waitAll(ctx) != nil || ctx.Err() != nil {
 			fmt.Fprintln(errw, "demiurge: cancelling the background tasks")
-			m.CancelAll(runtime.ExitReasonCancelled)
+			tasks.cancelAll()
 			return false, nil
 		}
 		ts, _ := m.List(s.TaskScope())

@@ -43,7 +43,7 @@ func toolsCommand() *cli.Command {
 				Usage:     "call one tool through the full call path",
 				ArgsUsage: "NAME [ARGS_JSON | @FILE]",
 				Flags: []cli.Flag{jsonFlag, sessionFlag(), &cli.BoolFlag{Name: "wait",
-					Usage: "with background:true, keep this host in the foreground until the task ends (Ctrl-C cancels it) instead of handing it to a detached host"}},
+					Usage: "with background:true, wait until the task ends (Ctrl-C cancels it) instead of leaving it to the host"}},
 				BashComplete: completeToolNames,
 				Action:       toolsCall,
 			},
@@ -140,7 +140,7 @@ func toolsCall(c *cli.Context) error {
 		}
 	}
 	report := detachedChild()
-	if report == nil && !c.Bool("wait") && hostEnabled() {
+	if report == nil && hostEnabled() {
 		return toolsCallViaHost(c, name, args)
 	}
 	if report == nil && !c.Bool("wait") && wantsBackground(args) {

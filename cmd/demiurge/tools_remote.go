@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sync"
 
 	"github.com/urfave/cli/v2"
 	"google.golang.org/grpc/codes"
@@ -29,24 +30,37 @@ func toolsCallViaHost(c *cli.Context, name, args string) error {
 		return err
 	}
 	defer cl.Close()
+	wait := c.Bool("wait")
+	if wait {
+		if err := cl.Needs(3, "tools call --wait"); err != nil {
+			return err
+		}
+	}
 	ctx, stop := interruptContext(c.Context)
 	defer stop()
 	asker := operatorCanAnswer()
 	open := &hostv1.OpenSession{Principal: c.String("principal"), Asker: asker, Approve: c.StringSlice("approve"), Session: c.String("session")}
 	if open.Session != "" {
-		if err := cl.Needs(3, "--session"); err != nil {
+		if err := cl.Needs(4, "--session"); err != nil {
 			return err
 		}
 	}
-	out, err := callViaHost(ctx, cl, open, name, []byte(args), func(ctx context.Context, req approval.Request) approval.Answer {
+	call := &hostv1.ToolCall{Name: name, Args: []byte(args), Wait: wait}
+	ask := func(ctx context.Context, req approval.Request) approval.Answer {
 		t := &approval.Terminal{In: plugins.OperatorStdin(), Out: os.Stderr}
 		a, err := t.Ask(ctx, req)
 		if err != nil {
 			return approval.Deny
 		}
 		return a
+	}
+	out, err := callViaHostPrinting(ctx, cl, open, call, ask, func(out remoteOutcome) error {
+		for _, w := range out.warnings {
+			fmt.Fprintf(os.Stderr, "warning: %s\n", w)
+		}
+		return printOutcome(c, out.Outcome)
 	})
-	if caughtSignal.Load() != 0 {
+	if caughtSignal.Load() != 0 && !out.done {
 		fmt.Fprintf(os.Stderr, "demiurge: interrupted; the %s call was cancelled\n", name)
 		return failed()
 	}
@@ -55,12 +69,6 @@ func toolsCallViaHost(c *cli.Context, name, args string) error {
 	}
 	if err != nil {
 		return hostGone(cl, "the "+name+" call", err)
-	}
-	for _, w := range out.warnings {
-		fmt.Fprintf(os.Stderr, "warning: %s\n", w)
-	}
-	if err := printOutcome(c, out.Outcome); err != nil {
-		return err
 	}
 	if !out.OK() {
 		return failed()
@@ -72,22 +80,44 @@ func toolsCallViaHost(c *cli.Context, name, args string) error {
 type remoteOutcome struct {
 	dispatch.Outcome
 	warnings []string
+	// done: the outcome came (the call itself was not cut off).
+	done bool
 }
 
 // callViaHost runs one call in a fresh front end session and answers its
-// approval requests with ask.
-func callViaHost(ctx context.Context, cl *hostd.Client, open *hostv1.OpenSession, name string, args []byte,
+// approval requests with ask. The outcome is printed as it comes (with
+// --json or as a card). With call.Wait, the host then waits for the
+// session's background tasks and says when they end; an interrupt (ctx)
+// asks it to cancel them, and their ends are still reported.
+func callViaHost(ctx context.Context, cl *hostd.Client, open *hostv1.OpenSession, call *hostv1.ToolCall,
 	ask func(context.Context, approval.Request) approval.Answer) (remoteOutcome, error) {
+	return callViaHostPrinting(ctx, cl, open, call, ask, nil)
+}
+
+func callViaHostPrinting(ctx context.Context, cl *hostd.Client, open *hostv1.OpenSession, call *hostv1.ToolCall,
+	ask func(context.Context, approval.Request) approval.Answer, print func(remoteOutcome) error) (remoteOutcome, error) {
 	var ro remoteOutcome
-	stream, err := cl.Session(ctx)
+	streamCtx := ctx
+	if call.Wait {
+		// The wait outlives an interrupt: the host is told, and answers.
+		streamCtx = context.WithoutCancel(ctx)
+	}
+	stream, err := cl.Session(streamCtx)
 	if err != nil {
 		return ro, err
 	}
-	if err := stream.Send(&hostv1.FrontEndMessage{Msg: &hostv1.FrontEndMessage_Open{Open: open}}); err != nil {
+	send := lockedSender(stream)
+	if err := send(&hostv1.FrontEndMessage{Msg: &hostv1.FrontEndMessage_Open{Open: open}}); err != nil {
 		return ro, err
 	}
-	if err := stream.Send(&hostv1.FrontEndMessage{Msg: &hostv1.FrontEndMessage_Call{Call: &hostv1.ToolCall{Name: name, Args: args}}}); err != nil {
+	if err := send(&hostv1.FrontEndMessage{Msg: &hostv1.FrontEndMessage_Call{Call: call}}); err != nil {
 		return ro, err
+	}
+	if call.Wait {
+		go func() {
+			<-ctx.Done()
+			_ = send(&hostv1.FrontEndMessage{Msg: &hostv1.FrontEndMessage_Interrupt{Interrupt: &hostv1.Interrupt{}}})
+		}()
 	}
 	for {
 		m, err := stream.Recv()
@@ -112,19 +142,44 @@ func callViaHost(ctx context.Context, cl *hostd.Client, open *hostv1.OpenSession
 			} else {
 				fmt.Fprintf(os.Stderr, "demiurge: the host's approval question could not be read (%v): denied\n", err)
 			}
-			if err := stream.Send(&hostv1.FrontEndMessage{Msg: &hostv1.FrontEndMessage_Answer{Answer: &hostv1.ApprovalAnswer{Id: x.Approval.Id, Answer: int32(a)}}}); err != nil {
+			if err := send(&hostv1.FrontEndMessage{Msg: &hostv1.FrontEndMessage_Answer{Answer: &hostv1.ApprovalAnswer{Id: x.Approval.Id, Answer: int32(a)}}}); err != nil {
 				return ro, err
 			}
 		case *hostv1.HostMessage_Warning:
-			ro.warnings = append(ro.warnings, x.Warning)
+			if ro.done {
+				fmt.Fprint(os.Stderr, x.Warning) // the wait's lines
+			} else {
+				ro.warnings = append(ro.warnings, x.Warning)
+			}
 		case *hostv1.HostMessage_Outcome:
 			out, err := hostd.DecodeOutcome(x.Outcome.Outcome)
 			if err != nil {
 				return ro, fmt.Errorf("the host's outcome could not be read: %w", err)
 			}
-			ro.Outcome = out
+			ro.Outcome, ro.done = out, true
+			if print != nil {
+				if err := print(ro); err != nil {
+					return ro, err
+				}
+			}
+			if !call.Wait {
+				stream.CloseSend()
+				return ro, nil
+			}
+		case *hostv1.HostMessage_Ended:
 			stream.CloseSend()
 			return ro, nil
 		}
+	}
+}
+
+// lockedSender serialises a stream's sends: gRPC allows one at a time,
+// and an interrupt is sent beside the answers.
+func lockedSender(stream hostv1.Host_SessionClient) func(*hostv1.FrontEndMessage) error {
+	var mu sync.Mutex
+	return func(m *hostv1.FrontEndMessage) error {
+		mu.Lock()
+		defer mu.Unlock()
+		return stream.Send(m)
 	}
 }

@@ -126,10 +126,21 @@ func Dial(ctx context.Context, state string, o DialOptions) (*Client, error) {
 	return c, nil
 }
 
+// OtherOptionsError is Hello's refusal of a front end whose host-shaping
+// options differ from the running host's.
+type OtherOptionsError struct {
+	PID int
+	msg string
+}
+
+func (e *OtherOptionsError) Error() string { return e.msg }
+
 // helloError says why the handshake failed, in the operator's words.
 func helloError(socket string, pid int, err error) error {
 	st, _ := status.FromError(err)
 	switch st.Code() {
+	case codes.Aborted:
+		return &OtherOptionsError{PID: pid, msg: st.Message()}
 	case codes.FailedPrecondition, codes.PermissionDenied:
 		return errors.New(st.Message())
 	case codes.DeadlineExceeded:

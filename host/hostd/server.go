@@ -42,6 +42,9 @@ type Options struct {
 	IdleExit time.Duration
 	Version  string
 	Logger   hclog.Logger
+	// Runner runs the agent turns front ends ask for (`demiurge run`);
+	// nil: this host refuses them.
+	Runner Runner
 }
 
 // Server is the running host's socket.
@@ -242,7 +245,9 @@ func (s *Server) Hello(_ context.Context, req *hostv1.HelloRequest) (*hostv1.Hel
 			os.Getpid(), s.opts.Version, hostv1.ProtocolVersion, req.ProtocolVersion)
 	}
 	if diff := configDiff(s.opts.Config, req.Config); diff != "" && req.Config != AnyConfig {
-		return res, status.Errorf(codes.FailedPrecondition,
+		// Aborted, not FailedPrecondition: the front end may hand the
+		// state over to a host of its options when this one is idle.
+		return res, status.Errorf(codes.Aborted,
 			"the running host (pid %d) serves this state with other options (%s): run with its options, or `demiurge host stop` first",
 			os.Getpid(), diff)
 	}

@@ -2,6 +2,7 @@ package hostd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 
@@ -15,11 +16,12 @@ import (
 )
 
 // Session serves one front end session: it opens a session of the named
-// principal, runs the calls the front end sends (one at a time, in a
-// fresh turn each), and asks the front end, on this stream only, what
-// needs approval. When the stream ends, the call in hand is cancelled
-// (its foreground turn ends) and what it was asked is denied; the
-// session's background tasks go on.
+// principal (or resumes one of its), runs the calls and turns the front
+// end sends (one at a time: a call in a fresh dispatch turn, a run as an
+// agent turn whose events come down this stream), and asks the front
+// end, on this stream only, what needs approval. When the stream ends,
+// the work in hand is cancelled (its foreground turn ends) and what it
+// was asked is denied; the session's background tasks go on.
 func (s *Server) Session(stream hostv1.Host_SessionServer) error {
 	ctx, cancel := context.WithCancel(stream.Context())
 	defer cancel()
@@ -31,33 +33,41 @@ func (s *Server) Session(stream hostv1.Host_SessionServer) error {
 	if open == nil {
 		return status.Error(codes.InvalidArgument, "a session starts with open")
 	}
+	if _, err := approval.WithCommandLine(nil, open.Approve); err != nil {
+		return status.Error(codes.InvalidArgument, err.Error())
+	}
+	resumed := open.Resume != ""
 	ses, err := s.openSession(ctx, open)
 	if err != nil {
 		return err
 	}
 	defer s.track(ses)()
-	fe := &frontEnd{stream: stream, ctx: ctx, asker: open.Asker, pending: map[uint64]chan approval.Answer{}}
+	fe := &frontEnd{stream: stream, ctx: ctx, asker: open.Asker, pending: map[uint64]chan approval.Answer{}, envs: map[uint64]chan string{}}
 	if err := fe.send(&hostv1.HostMessage{Msg: &hostv1.HostMessage_Opened{Opened: &hostv1.SessionOpened{Session: ses.ID()}}}); err != nil {
 		return err
 	}
-	calls := make(chan *hostv1.ToolCall, 1)
+	work := make(chan *hostv1.FrontEndMessage, 1)
 	go func() {
-		defer close(calls)
+		defer close(work)
 		for {
 			m, err := stream.Recv()
 			if err != nil {
-				cancel() // the front end went away: its call ends, its questions are denied
+				cancel() // the front end went away: its work ends, its questions are denied
 				return
 			}
 			switch x := m.Msg.(type) {
-			case *hostv1.FrontEndMessage_Call:
+			case *hostv1.FrontEndMessage_Call, *hostv1.FrontEndMessage_Run:
 				select {
-				case calls <- x.Call:
+				case work <- m:
 				case <-ctx.Done():
 					return
 				}
 			case *hostv1.FrontEndMessage_Answer:
 				fe.answer(x.Answer)
+			case *hostv1.FrontEndMessage_Env:
+				fe.envAnswer(x.Env)
+			case *hostv1.FrontEndMessage_Interrupt:
+				fe.interrupted()
 			default:
 				cancel()
 				return
@@ -65,9 +75,20 @@ func (s *Server) Session(stream hostv1.Host_SessionServer) error {
 		}
 	}()
 	n := 0
-	for call := range calls {
+	for m := range work {
+		if req := m.GetRun(); req != nil {
+			ended := s.run(ctx, fe, ses, resumed, open, req)
+			if ctx.Err() != nil {
+				break
+			}
+			if err := fe.send(&hostv1.HostMessage{Msg: &hostv1.HostMessage_Ended{Ended: ended}}); err != nil {
+				return err
+			}
+			continue
+		}
+		call := m.GetCall()
 		n++
-		turn, err := ses.NewTurn(ctx)
+		turn, err := ses.NewCallTurn(ctx)
 		if err != nil {
 			return status.Errorf(codes.Internal, "the catalog could not be resolved for this call: %v", err)
 		}
@@ -75,12 +96,11 @@ func (s *Server) Session(stream hostv1.Host_SessionServer) error {
 			// The operator naming a deferred tool is its search.
 			d.Activate(call.Name)
 		}
-		r := *turn.Approvals // the core's rules, this front end's --approve, the session allows
-		r.Provider = fe
-		if r.Rules, err = approval.WithCommandLine(r.Rules, open.Approve); err != nil {
+		// The core's rules, this front end's --approve, the session allows.
+		if err := withFrontEndRules(turn, open.Approve); err != nil {
 			return status.Error(codes.InvalidArgument, err.Error())
 		}
-		turn.Approvals = &r
+		turn.Approvals.Provider = fe
 		out := turn.Call(ctx, dispatch.ToolCall{ID: fmt.Sprintf("cli_%d", n), Name: call.Name, Args: call.Args})
 		s.calls.Add(1)
 		if ctx.Err() != nil {
@@ -93,6 +113,12 @@ func (s *Server) Session(stream hostv1.Host_SessionServer) error {
 		if err := fe.send(&hostv1.HostMessage{Msg: &hostv1.HostMessage_Outcome{Outcome: &hostv1.CallOutcome{Outcome: b}}}); err != nil {
 			return err
 		}
+		if call.Wait {
+			ended := s.waitTasks(ctx, fe, ses)
+			if err := fe.send(&hostv1.HostMessage{Msg: &hostv1.HostMessage_Ended{Ended: ended}}); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }
@@ -100,6 +126,16 @@ func (s *Server) Session(stream hostv1.Host_SessionServer) error {
 // openSession is the front end's session: a fresh one, or the one it
 // names (minor 3), the principal's own or a new one under that name.
 func (s *Server) openSession(ctx context.Context, open *hostv1.OpenSession) (*toolhost.Session, error) {
+	if open.Resume != "" {
+		ses, err := s.h.ResumeSessionAs(s.principal(open.Principal), open.Resume)
+		if errors.Is(err, toolhost.ErrUnknownSession) {
+			return nil, status.Errorf(codes.NotFound, "no session %s of yours; 'demiurge sessions list' shows them", open.Resume)
+		}
+		if err != nil {
+			return nil, status.Error(codes.FailedPrecondition, err.Error())
+		}
+		return ses, nil
+	}
 	if open.Session == "" {
 		return s.h.OpenSessionAs(s.principal(open.Principal), false), nil
 	}
@@ -119,8 +155,12 @@ type frontEnd struct {
 	sendMu sync.Mutex
 	mu     sync.Mutex
 	nextID uint64
-	// pending are the questions asked and not yet answered.
+	// pending are the questions asked and not yet answered; envs the
+	// environment variables asked.
 	pending map[uint64]chan approval.Answer
+	envs    map[uint64]chan string
+	// interrupt cancels the run in hand.
+	interrupt context.CancelFunc
 }
 
 func (f *frontEnd) send(m *hostv1.HostMessage) error {

@@ -15,8 +15,17 @@ import (
 // it, as system text. A delegated child gets none (use_bootstrap
 // defaults to false in the specification).
 func (h *Host) BootstrapInstruction() func(context.Context) (string, error) {
+	return h.BootstrapInstructionFor(nil)
+}
+
+// BootstrapInstructionFor is BootstrapInstruction for the session s of a
+// front end (nil: the host's current session, whichever it is then).
+func (h *Host) BootstrapInstructionFor(fixed *Session) func(context.Context) (string, error) {
 	return func(ctx context.Context) (string, error) {
-		s := h.Session()
+		s := fixed
+		if s == nil {
+			s = h.Session()
+		}
 		if s.Parent() != "" {
 			return "", nil
 		}

@@ -94,6 +94,20 @@ func (s *Session) Catalog(ctx context.Context) (*catalog.Catalog, error) {
 // catalog. The session is recorded in the store on its first turn, so that
 // it can be resumed later.
 func (s *Session) NewTurn(ctx context.Context) (*dispatch.Turn, error) {
+	return s.newTurn(ctx, true)
+}
+
+// NewCallTurn is NewTurn for the operator's one-shot call of a front end
+// session, which is not recorded: such a session holds no messages, so
+// there is nothing to list or resume, and the record's durable commit
+// was most of what a fresh session added to a call (BENCHMARKS.md, issue
+// 24). Its audit events, tasks and artifacts carry its id as before; a
+// later turn of the session (a run) records it.
+func (s *Session) NewCallTurn(ctx context.Context) (*dispatch.Turn, error) {
+	return s.newTurn(ctx, false)
+}
+
+func (s *Session) newTurn(ctx context.Context, record bool) (*dispatch.Turn, error) {
 	cat, err := s.Catalog(ctx)
 	if err != nil {
 		return nil, err
@@ -102,8 +116,10 @@ func (s *Session) NewTurn(ctx context.Context) (*dispatch.Turn, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := s.record(ctx, store); err != nil {
-		return nil, err
+	if record {
+		if err := s.record(ctx, store); err != nil {
+			return nil, err
+		}
 	}
 	bg, err := s.h.background()
 	if err != nil {

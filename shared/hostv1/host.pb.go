@@ -791,6 +791,9 @@ type FrontEndMessage struct {
 	//	*FrontEndMessage_Open
 	//	*FrontEndMessage_Call
 	//	*FrontEndMessage_Answer
+	//	*FrontEndMessage_Run
+	//	*FrontEndMessage_Env
+	//	*FrontEndMessage_Interrupt
 	Msg           isFrontEndMessage_Msg `protobuf_oneof:"msg"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -860,6 +863,33 @@ func (x *FrontEndMessage) GetAnswer() *ApprovalAnswer {
 	return nil
 }
 
+func (x *FrontEndMessage) GetRun() *RunTurn {
+	if x != nil {
+		if x, ok := x.Msg.(*FrontEndMessage_Run); ok {
+			return x.Run
+		}
+	}
+	return nil
+}
+
+func (x *FrontEndMessage) GetEnv() *EnvAnswer {
+	if x != nil {
+		if x, ok := x.Msg.(*FrontEndMessage_Env); ok {
+			return x.Env
+		}
+	}
+	return nil
+}
+
+func (x *FrontEndMessage) GetInterrupt() *Interrupt {
+	if x != nil {
+		if x, ok := x.Msg.(*FrontEndMessage_Interrupt); ok {
+			return x.Interrupt
+		}
+	}
+	return nil
+}
+
 type isFrontEndMessage_Msg interface {
 	isFrontEndMessage_Msg()
 }
@@ -876,11 +906,217 @@ type FrontEndMessage_Answer struct {
 	Answer *ApprovalAnswer `protobuf:"bytes,3,opt,name=answer,proto3,oneof"`
 }
 
+type FrontEndMessage_Run struct {
+	// run asks for one agent turn (`demiurge run`) in this session; its
+	// events come down as event messages, then ended.
+	Run *RunTurn `protobuf:"bytes,4,opt,name=run,proto3,oneof"`
+}
+
+type FrontEndMessage_Env struct {
+	// env answers the host's env request (the model key, read from the
+	// front end's environment, never the host's).
+	Env *EnvAnswer `protobuf:"bytes,5,opt,name=env,proto3,oneof"`
+}
+
+type FrontEndMessage_Interrupt struct {
+	// interrupt ends the foreground turn in hand (Ctrl-C, SIGTERM): the
+	// turn is cancelled, its ended message still comes.
+	Interrupt *Interrupt `protobuf:"bytes,6,opt,name=interrupt,proto3,oneof"`
+}
+
 func (*FrontEndMessage_Open) isFrontEndMessage_Msg() {}
 
 func (*FrontEndMessage_Call) isFrontEndMessage_Msg() {}
 
 func (*FrontEndMessage_Answer) isFrontEndMessage_Msg() {}
+
+func (*FrontEndMessage_Run) isFrontEndMessage_Msg() {}
+
+func (*FrontEndMessage_Env) isFrontEndMessage_Msg() {}
+
+func (*FrontEndMessage_Interrupt) isFrontEndMessage_Msg() {}
+
+type RunTurn struct {
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	Prompt string                 `protobuf:"bytes,1,opt,name=prompt,proto3" json:"prompt,omitempty"`
+	// The front end's model flags; empty or 0 when not given.
+	Model           string `protobuf:"bytes,2,opt,name=model,proto3" json:"model,omitempty"`
+	BaseUrl         string `protobuf:"bytes,3,opt,name=base_url,json=baseUrl,proto3" json:"base_url,omitempty"`
+	MaxSteps        int32  `protobuf:"varint,4,opt,name=max_steps,json=maxSteps,proto3" json:"max_steps,omitempty"`
+	ContextWindow   int32  `protobuf:"varint,5,opt,name=context_window,json=contextWindow,proto3" json:"context_window,omitempty"`
+	MaxOutputTokens int32  `protobuf:"varint,6,opt,name=max_output_tokens,json=maxOutputTokens,proto3" json:"max_output_tokens,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
+}
+
+func (x *RunTurn) Reset() {
+	*x = RunTurn{}
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RunTurn) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RunTurn) ProtoMessage() {}
+
+func (x *RunTurn) ProtoReflect() protoreflect.Message {
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RunTurn.ProtoReflect.Descriptor instead.
+func (*RunTurn) Descriptor() ([]byte, []int) {
+	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *RunTurn) GetPrompt() string {
+	if x != nil {
+		return x.Prompt
+	}
+	return ""
+}
+
+func (x *RunTurn) GetModel() string {
+	if x != nil {
+		return x.Model
+	}
+	return ""
+}
+
+func (x *RunTurn) GetBaseUrl() string {
+	if x != nil {
+		return x.BaseUrl
+	}
+	return ""
+}
+
+func (x *RunTurn) GetMaxSteps() int32 {
+	if x != nil {
+		return x.MaxSteps
+	}
+	return 0
+}
+
+func (x *RunTurn) GetContextWindow() int32 {
+	if x != nil {
+		return x.ContextWindow
+	}
+	return 0
+}
+
+func (x *RunTurn) GetMaxOutputTokens() int32 {
+	if x != nil {
+		return x.MaxOutputTokens
+	}
+	return 0
+}
+
+type EnvAnswer struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Id            uint64                 `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
+	Value         string                 `protobuf:"bytes,2,opt,name=value,proto3" json:"value,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *EnvAnswer) Reset() {
+	*x = EnvAnswer{}
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *EnvAnswer) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EnvAnswer) ProtoMessage() {}
+
+func (x *EnvAnswer) ProtoReflect() protoreflect.Message {
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EnvAnswer.ProtoReflect.Descriptor instead.
+func (*EnvAnswer) Descriptor() ([]byte, []int) {
+	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *EnvAnswer) GetId() uint64 {
+	if x != nil {
+		return x.Id
+	}
+	return 0
+}
+
+func (x *EnvAnswer) GetValue() string {
+	if x != nil {
+		return x.Value
+	}
+	return ""
+}
+
+type Interrupt struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// signal is the signal's number (2 SIGINT, 15 SIGTERM).
+	Signal        int32 `protobuf:"varint,1,opt,name=signal,proto3" json:"signal,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Interrupt) Reset() {
+	*x = Interrupt{}
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Interrupt) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Interrupt) ProtoMessage() {}
+
+func (x *Interrupt) ProtoReflect() protoreflect.Message {
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Interrupt.ProtoReflect.Descriptor instead.
+func (*Interrupt) Descriptor() ([]byte, []int) {
+	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *Interrupt) GetSignal() int32 {
+	if x != nil {
+		return x.Signal
+	}
+	return 0
+}
 
 type OpenSession struct {
 	state     protoimpl.MessageState `protogen:"open.v1"`
@@ -890,17 +1126,20 @@ type OpenSession struct {
 	// approve are the front end's --approve rules: they, not the host's,
 	// judge this session's calls (beside the core's standing rules).
 	Approve []string `protobuf:"bytes,3,rep,name=approve,proto3" json:"approve,omitempty"`
-	// session, when set (minor 3), is the principal's session the calls run
+	// resume continues this session of the principal instead of opening a
+	// new one (`run --session`); a prefix as sessions list shows it.
+	Resume string `protobuf:"bytes,4,opt,name=resume,proto3" json:"resume,omitempty"`
+	// session, when set (minor 4), is the principal's session the calls run
 	// in: its recorded one, or a new one recorded under that name. Unset, a
 	// fresh session.
-	Session       string `protobuf:"bytes,4,opt,name=session,proto3" json:"session,omitempty"`
+	Session       string `protobuf:"bytes,5,opt,name=session,proto3" json:"session,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *OpenSession) Reset() {
 	*x = OpenSession{}
-	mi := &file_demiurge_host_v1_host_proto_msgTypes[13]
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -912,7 +1151,7 @@ func (x *OpenSession) String() string {
 func (*OpenSession) ProtoMessage() {}
 
 func (x *OpenSession) ProtoReflect() protoreflect.Message {
-	mi := &file_demiurge_host_v1_host_proto_msgTypes[13]
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -925,7 +1164,7 @@ func (x *OpenSession) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OpenSession.ProtoReflect.Descriptor instead.
 func (*OpenSession) Descriptor() ([]byte, []int) {
-	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{13}
+	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *OpenSession) GetPrincipal() string {
@@ -949,6 +1188,13 @@ func (x *OpenSession) GetApprove() []string {
 	return nil
 }
 
+func (x *OpenSession) GetResume() string {
+	if x != nil {
+		return x.Resume
+	}
+	return ""
+}
+
 func (x *OpenSession) GetSession() string {
 	if x != nil {
 		return x.Session
@@ -957,16 +1203,20 @@ func (x *OpenSession) GetSession() string {
 }
 
 type ToolCall struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
-	Args          []byte                 `protobuf:"bytes,2,opt,name=args,proto3" json:"args,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Name  string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Args  []byte                 `protobuf:"bytes,2,opt,name=args,proto3" json:"args,omitempty"`
+	// wait (`tools call --wait`): after the outcome the host waits for the
+	// session's background tasks, sending a warning line as they end, then
+	// ended. An interrupt, or the front end going away, cancels them.
+	Wait          bool `protobuf:"varint,3,opt,name=wait,proto3" json:"wait,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ToolCall) Reset() {
 	*x = ToolCall{}
-	mi := &file_demiurge_host_v1_host_proto_msgTypes[14]
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -978,7 +1228,7 @@ func (x *ToolCall) String() string {
 func (*ToolCall) ProtoMessage() {}
 
 func (x *ToolCall) ProtoReflect() protoreflect.Message {
-	mi := &file_demiurge_host_v1_host_proto_msgTypes[14]
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -991,7 +1241,7 @@ func (x *ToolCall) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolCall.ProtoReflect.Descriptor instead.
 func (*ToolCall) Descriptor() ([]byte, []int) {
-	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{14}
+	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *ToolCall) GetName() string {
@@ -1008,6 +1258,13 @@ func (x *ToolCall) GetArgs() []byte {
 	return nil
 }
 
+func (x *ToolCall) GetWait() bool {
+	if x != nil {
+		return x.Wait
+	}
+	return false
+}
+
 type ApprovalAnswer struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	Id    uint64                 `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
@@ -1019,7 +1276,7 @@ type ApprovalAnswer struct {
 
 func (x *ApprovalAnswer) Reset() {
 	*x = ApprovalAnswer{}
-	mi := &file_demiurge_host_v1_host_proto_msgTypes[15]
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1031,7 +1288,7 @@ func (x *ApprovalAnswer) String() string {
 func (*ApprovalAnswer) ProtoMessage() {}
 
 func (x *ApprovalAnswer) ProtoReflect() protoreflect.Message {
-	mi := &file_demiurge_host_v1_host_proto_msgTypes[15]
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1044,7 +1301,7 @@ func (x *ApprovalAnswer) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ApprovalAnswer.ProtoReflect.Descriptor instead.
 func (*ApprovalAnswer) Descriptor() ([]byte, []int) {
-	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{15}
+	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *ApprovalAnswer) GetId() uint64 {
@@ -1069,6 +1326,9 @@ type HostMessage struct {
 	//	*HostMessage_Approval
 	//	*HostMessage_Outcome
 	//	*HostMessage_Warning
+	//	*HostMessage_Event
+	//	*HostMessage_Env
+	//	*HostMessage_Ended
 	Msg           isHostMessage_Msg `protobuf_oneof:"msg"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1076,7 +1336,7 @@ type HostMessage struct {
 
 func (x *HostMessage) Reset() {
 	*x = HostMessage{}
-	mi := &file_demiurge_host_v1_host_proto_msgTypes[16]
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1088,7 +1348,7 @@ func (x *HostMessage) String() string {
 func (*HostMessage) ProtoMessage() {}
 
 func (x *HostMessage) ProtoReflect() protoreflect.Message {
-	mi := &file_demiurge_host_v1_host_proto_msgTypes[16]
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1101,7 +1361,7 @@ func (x *HostMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HostMessage.ProtoReflect.Descriptor instead.
 func (*HostMessage) Descriptor() ([]byte, []int) {
-	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{16}
+	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *HostMessage) GetMsg() isHostMessage_Msg {
@@ -1147,6 +1407,33 @@ func (x *HostMessage) GetWarning() string {
 	return ""
 }
 
+func (x *HostMessage) GetEvent() []byte {
+	if x != nil {
+		if x, ok := x.Msg.(*HostMessage_Event); ok {
+			return x.Event
+		}
+	}
+	return nil
+}
+
+func (x *HostMessage) GetEnv() *EnvRequest {
+	if x != nil {
+		if x, ok := x.Msg.(*HostMessage_Env); ok {
+			return x.Env
+		}
+	}
+	return nil
+}
+
+func (x *HostMessage) GetEnded() *RunEnded {
+	if x != nil {
+		if x, ok := x.Msg.(*HostMessage_Ended); ok {
+			return x.Ended
+		}
+	}
+	return nil
+}
+
 type isHostMessage_Msg interface {
 	isHostMessage_Msg()
 }
@@ -1167,6 +1454,19 @@ type HostMessage_Warning struct {
 	Warning string `protobuf:"bytes,4,opt,name=warning,proto3,oneof"`
 }
 
+type HostMessage_Event struct {
+	// event is one turn event as JSON, in the `run --json` format.
+	Event []byte `protobuf:"bytes,5,opt,name=event,proto3,oneof"`
+}
+
+type HostMessage_Env struct {
+	Env *EnvRequest `protobuf:"bytes,6,opt,name=env,proto3,oneof"`
+}
+
+type HostMessage_Ended struct {
+	Ended *RunEnded `protobuf:"bytes,7,opt,name=ended,proto3,oneof"`
+}
+
 func (*HostMessage_Opened) isHostMessage_Msg() {}
 
 func (*HostMessage_Approval) isHostMessage_Msg() {}
@@ -1174,6 +1474,120 @@ func (*HostMessage_Approval) isHostMessage_Msg() {}
 func (*HostMessage_Outcome) isHostMessage_Msg() {}
 
 func (*HostMessage_Warning) isHostMessage_Msg() {}
+
+func (*HostMessage_Event) isHostMessage_Msg() {}
+
+func (*HostMessage_Env) isHostMessage_Msg() {}
+
+func (*HostMessage_Ended) isHostMessage_Msg() {}
+
+// EnvRequest asks the front end for one variable of its environment: the
+// model key the turn's model config names.
+type EnvRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Id            uint64                 `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
+	Name          string                 `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *EnvRequest) Reset() {
+	*x = EnvRequest{}
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[20]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *EnvRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EnvRequest) ProtoMessage() {}
+
+func (x *EnvRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[20]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EnvRequest.ProtoReflect.Descriptor instead.
+func (*EnvRequest) Descriptor() ([]byte, []int) {
+	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{20}
+}
+
+func (x *EnvRequest) GetId() uint64 {
+	if x != nil {
+		return x.Id
+	}
+	return 0
+}
+
+func (x *EnvRequest) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+// RunEnded closes a run: the exit code the front end ends with, and a
+// message for its standard error.
+type RunEnded struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	ExitCode      int32                  `protobuf:"varint,1,opt,name=exit_code,json=exitCode,proto3" json:"exit_code,omitempty"`
+	Error         string                 `protobuf:"bytes,2,opt,name=error,proto3" json:"error,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RunEnded) Reset() {
+	*x = RunEnded{}
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[21]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RunEnded) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RunEnded) ProtoMessage() {}
+
+func (x *RunEnded) ProtoReflect() protoreflect.Message {
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[21]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RunEnded.ProtoReflect.Descriptor instead.
+func (*RunEnded) Descriptor() ([]byte, []int) {
+	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{21}
+}
+
+func (x *RunEnded) GetExitCode() int32 {
+	if x != nil {
+		return x.ExitCode
+	}
+	return 0
+}
+
+func (x *RunEnded) GetError() string {
+	if x != nil {
+		return x.Error
+	}
+	return ""
+}
 
 type SessionOpened struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -1184,7 +1598,7 @@ type SessionOpened struct {
 
 func (x *SessionOpened) Reset() {
 	*x = SessionOpened{}
-	mi := &file_demiurge_host_v1_host_proto_msgTypes[17]
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1196,7 +1610,7 @@ func (x *SessionOpened) String() string {
 func (*SessionOpened) ProtoMessage() {}
 
 func (x *SessionOpened) ProtoReflect() protoreflect.Message {
-	mi := &file_demiurge_host_v1_host_proto_msgTypes[17]
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1209,7 +1623,7 @@ func (x *SessionOpened) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SessionOpened.ProtoReflect.Descriptor instead.
 func (*SessionOpened) Descriptor() ([]byte, []int) {
-	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{17}
+	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *SessionOpened) GetSession() string {
@@ -1230,7 +1644,7 @@ type ApprovalRequest struct {
 
 func (x *ApprovalRequest) Reset() {
 	*x = ApprovalRequest{}
-	mi := &file_demiurge_host_v1_host_proto_msgTypes[18]
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1242,7 +1656,7 @@ func (x *ApprovalRequest) String() string {
 func (*ApprovalRequest) ProtoMessage() {}
 
 func (x *ApprovalRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_demiurge_host_v1_host_proto_msgTypes[18]
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1255,7 +1669,7 @@ func (x *ApprovalRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ApprovalRequest.ProtoReflect.Descriptor instead.
 func (*ApprovalRequest) Descriptor() ([]byte, []int) {
-	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{18}
+	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *ApprovalRequest) GetId() uint64 {
@@ -1282,7 +1696,7 @@ type CallOutcome struct {
 
 func (x *CallOutcome) Reset() {
 	*x = CallOutcome{}
-	mi := &file_demiurge_host_v1_host_proto_msgTypes[19]
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1294,7 +1708,7 @@ func (x *CallOutcome) String() string {
 func (*CallOutcome) ProtoMessage() {}
 
 func (x *CallOutcome) ProtoReflect() protoreflect.Message {
-	mi := &file_demiurge_host_v1_host_proto_msgTypes[19]
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1307,7 +1721,7 @@ func (x *CallOutcome) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallOutcome.ProtoReflect.Descriptor instead.
 func (*CallOutcome) Descriptor() ([]byte, []int) {
-	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{19}
+	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *CallOutcome) GetOutcome() []byte {
@@ -1335,7 +1749,7 @@ type MCPChunk struct {
 
 func (x *MCPChunk) Reset() {
 	*x = MCPChunk{}
-	mi := &file_demiurge_host_v1_host_proto_msgTypes[20]
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1347,7 +1761,7 @@ func (x *MCPChunk) String() string {
 func (*MCPChunk) ProtoMessage() {}
 
 func (x *MCPChunk) ProtoReflect() protoreflect.Message {
-	mi := &file_demiurge_host_v1_host_proto_msgTypes[20]
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1360,7 +1774,7 @@ func (x *MCPChunk) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MCPChunk.ProtoReflect.Descriptor instead.
 func (*MCPChunk) Descriptor() ([]byte, []int) {
-	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{20}
+	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *MCPChunk) GetPrincipal() string {
@@ -1458,29 +1872,56 @@ const file_demiurge_host_v1_host_proto_rawDesc = "" +
 	"\x0fCatalogResponse\x12\x12\n" +
 	"\x04text\x18\x01 \x01(\fR\x04text\x12\x14\n" +
 	"\x05notes\x18\x02 \x03(\tR\x05notes\x12\x14\n" +
-	"\x05error\x18\x03 \x01(\tR\x05error\"\xbb\x01\n" +
+	"\x05error\x18\x03 \x01(\tR\x05error\"\xd8\x02\n" +
 	"\x0fFrontEndMessage\x123\n" +
 	"\x04open\x18\x01 \x01(\v2\x1d.demiurge.host.v1.OpenSessionH\x00R\x04open\x120\n" +
 	"\x04call\x18\x02 \x01(\v2\x1a.demiurge.host.v1.ToolCallH\x00R\x04call\x12:\n" +
-	"\x06answer\x18\x03 \x01(\v2 .demiurge.host.v1.ApprovalAnswerH\x00R\x06answerB\x05\n" +
-	"\x03msg\"u\n" +
+	"\x06answer\x18\x03 \x01(\v2 .demiurge.host.v1.ApprovalAnswerH\x00R\x06answer\x12-\n" +
+	"\x03run\x18\x04 \x01(\v2\x19.demiurge.host.v1.RunTurnH\x00R\x03run\x12/\n" +
+	"\x03env\x18\x05 \x01(\v2\x1b.demiurge.host.v1.EnvAnswerH\x00R\x03env\x12;\n" +
+	"\tinterrupt\x18\x06 \x01(\v2\x1b.demiurge.host.v1.InterruptH\x00R\tinterruptB\x05\n" +
+	"\x03msg\"\xc2\x01\n" +
+	"\aRunTurn\x12\x16\n" +
+	"\x06prompt\x18\x01 \x01(\tR\x06prompt\x12\x14\n" +
+	"\x05model\x18\x02 \x01(\tR\x05model\x12\x19\n" +
+	"\bbase_url\x18\x03 \x01(\tR\abaseUrl\x12\x1b\n" +
+	"\tmax_steps\x18\x04 \x01(\x05R\bmaxSteps\x12%\n" +
+	"\x0econtext_window\x18\x05 \x01(\x05R\rcontextWindow\x12*\n" +
+	"\x11max_output_tokens\x18\x06 \x01(\x05R\x0fmaxOutputTokens\"1\n" +
+	"\tEnvAnswer\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\x04R\x02id\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value\"#\n" +
+	"\tInterrupt\x12\x16\n" +
+	"\x06signal\x18\x01 \x01(\x05R\x06signal\"\x8d\x01\n" +
 	"\vOpenSession\x12\x1c\n" +
 	"\tprincipal\x18\x01 \x01(\tR\tprincipal\x12\x14\n" +
 	"\x05asker\x18\x02 \x01(\bR\x05asker\x12\x18\n" +
-	"\aapprove\x18\x03 \x03(\tR\aapprove\x12\x18\n" +
-	"\asession\x18\x04 \x01(\tR\asession\"2\n" +
+	"\aapprove\x18\x03 \x03(\tR\aapprove\x12\x16\n" +
+	"\x06resume\x18\x04 \x01(\tR\x06resume\x12\x18\n" +
+	"\asession\x18\x05 \x01(\tR\asession\"F\n" +
 	"\bToolCall\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x12\n" +
-	"\x04args\x18\x02 \x01(\fR\x04args\"8\n" +
+	"\x04args\x18\x02 \x01(\fR\x04args\x12\x12\n" +
+	"\x04wait\x18\x03 \x01(\bR\x04wait\"8\n" +
 	"\x0eApprovalAnswer\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x04R\x02id\x12\x16\n" +
-	"\x06answer\x18\x02 \x01(\x05R\x06answer\"\xe7\x01\n" +
+	"\x06answer\x18\x02 \x01(\x05R\x06answer\"\xe5\x02\n" +
 	"\vHostMessage\x129\n" +
 	"\x06opened\x18\x01 \x01(\v2\x1f.demiurge.host.v1.SessionOpenedH\x00R\x06opened\x12?\n" +
 	"\bapproval\x18\x02 \x01(\v2!.demiurge.host.v1.ApprovalRequestH\x00R\bapproval\x129\n" +
 	"\aoutcome\x18\x03 \x01(\v2\x1d.demiurge.host.v1.CallOutcomeH\x00R\aoutcome\x12\x1a\n" +
-	"\awarning\x18\x04 \x01(\tH\x00R\awarningB\x05\n" +
-	"\x03msg\")\n" +
+	"\awarning\x18\x04 \x01(\tH\x00R\awarning\x12\x16\n" +
+	"\x05event\x18\x05 \x01(\fH\x00R\x05event\x120\n" +
+	"\x03env\x18\x06 \x01(\v2\x1c.demiurge.host.v1.EnvRequestH\x00R\x03env\x122\n" +
+	"\x05ended\x18\a \x01(\v2\x1a.demiurge.host.v1.RunEndedH\x00R\x05endedB\x05\n" +
+	"\x03msg\"0\n" +
+	"\n" +
+	"EnvRequest\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\x04R\x02id\x12\x12\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\"=\n" +
+	"\bRunEnded\x12\x1b\n" +
+	"\texit_code\x18\x01 \x01(\x05R\bexitCode\x12\x14\n" +
+	"\x05error\x18\x02 \x01(\tR\x05error\")\n" +
 	"\rSessionOpened\x12\x18\n" +
 	"\asession\x18\x01 \x01(\tR\asession\";\n" +
 	"\x0fApprovalRequest\x12\x0e\n" +
@@ -1516,7 +1957,7 @@ func file_demiurge_host_v1_host_proto_rawDescGZIP() []byte {
 	return file_demiurge_host_v1_host_proto_rawDescData
 }
 
-var file_demiurge_host_v1_host_proto_msgTypes = make([]protoimpl.MessageInfo, 21)
+var file_demiurge_host_v1_host_proto_msgTypes = make([]protoimpl.MessageInfo, 26)
 var file_demiurge_host_v1_host_proto_goTypes = []any{
 	(*ConversationsRequest)(nil),  // 0: demiurge.host.v1.ConversationsRequest
 	(*ConversationsResponse)(nil), // 1: demiurge.host.v1.ConversationsResponse
@@ -1531,43 +1972,53 @@ var file_demiurge_host_v1_host_proto_goTypes = []any{
 	(*CatalogRequest)(nil),        // 10: demiurge.host.v1.CatalogRequest
 	(*CatalogResponse)(nil),       // 11: demiurge.host.v1.CatalogResponse
 	(*FrontEndMessage)(nil),       // 12: demiurge.host.v1.FrontEndMessage
-	(*OpenSession)(nil),           // 13: demiurge.host.v1.OpenSession
-	(*ToolCall)(nil),              // 14: demiurge.host.v1.ToolCall
-	(*ApprovalAnswer)(nil),        // 15: demiurge.host.v1.ApprovalAnswer
-	(*HostMessage)(nil),           // 16: demiurge.host.v1.HostMessage
-	(*SessionOpened)(nil),         // 17: demiurge.host.v1.SessionOpened
-	(*ApprovalRequest)(nil),       // 18: demiurge.host.v1.ApprovalRequest
-	(*CallOutcome)(nil),           // 19: demiurge.host.v1.CallOutcome
-	(*MCPChunk)(nil),              // 20: demiurge.host.v1.MCPChunk
+	(*RunTurn)(nil),               // 13: demiurge.host.v1.RunTurn
+	(*EnvAnswer)(nil),             // 14: demiurge.host.v1.EnvAnswer
+	(*Interrupt)(nil),             // 15: demiurge.host.v1.Interrupt
+	(*OpenSession)(nil),           // 16: demiurge.host.v1.OpenSession
+	(*ToolCall)(nil),              // 17: demiurge.host.v1.ToolCall
+	(*ApprovalAnswer)(nil),        // 18: demiurge.host.v1.ApprovalAnswer
+	(*HostMessage)(nil),           // 19: demiurge.host.v1.HostMessage
+	(*EnvRequest)(nil),            // 20: demiurge.host.v1.EnvRequest
+	(*RunEnded)(nil),              // 21: demiurge.host.v1.RunEnded
+	(*SessionOpened)(nil),         // 22: demiurge.host.v1.SessionOpened
+	(*ApprovalRequest)(nil),       // 23: demiurge.host.v1.ApprovalRequest
+	(*CallOutcome)(nil),           // 24: demiurge.host.v1.CallOutcome
+	(*MCPChunk)(nil),              // 25: demiurge.host.v1.MCPChunk
 }
 var file_demiurge_host_v1_host_proto_depIdxs = []int32{
-	13, // 0: demiurge.host.v1.FrontEndMessage.open:type_name -> demiurge.host.v1.OpenSession
-	14, // 1: demiurge.host.v1.FrontEndMessage.call:type_name -> demiurge.host.v1.ToolCall
-	15, // 2: demiurge.host.v1.FrontEndMessage.answer:type_name -> demiurge.host.v1.ApprovalAnswer
-	17, // 3: demiurge.host.v1.HostMessage.opened:type_name -> demiurge.host.v1.SessionOpened
-	18, // 4: demiurge.host.v1.HostMessage.approval:type_name -> demiurge.host.v1.ApprovalRequest
-	19, // 5: demiurge.host.v1.HostMessage.outcome:type_name -> demiurge.host.v1.CallOutcome
-	4,  // 6: demiurge.host.v1.Host.Hello:input_type -> demiurge.host.v1.HelloRequest
-	6,  // 7: demiurge.host.v1.Host.Status:input_type -> demiurge.host.v1.StatusRequest
-	8,  // 8: demiurge.host.v1.Host.Stop:input_type -> demiurge.host.v1.StopRequest
-	10, // 9: demiurge.host.v1.Host.Catalog:input_type -> demiurge.host.v1.CatalogRequest
-	12, // 10: demiurge.host.v1.Host.Session:input_type -> demiurge.host.v1.FrontEndMessage
-	20, // 11: demiurge.host.v1.Host.ServeMCP:input_type -> demiurge.host.v1.MCPChunk
-	2,  // 12: demiurge.host.v1.Host.Audit:input_type -> demiurge.host.v1.AuditRequest
-	0,  // 13: demiurge.host.v1.Host.Conversations:input_type -> demiurge.host.v1.ConversationsRequest
-	5,  // 14: demiurge.host.v1.Host.Hello:output_type -> demiurge.host.v1.HelloResponse
-	7,  // 15: demiurge.host.v1.Host.Status:output_type -> demiurge.host.v1.StatusResponse
-	9,  // 16: demiurge.host.v1.Host.Stop:output_type -> demiurge.host.v1.StopResponse
-	11, // 17: demiurge.host.v1.Host.Catalog:output_type -> demiurge.host.v1.CatalogResponse
-	16, // 18: demiurge.host.v1.Host.Session:output_type -> demiurge.host.v1.HostMessage
-	20, // 19: demiurge.host.v1.Host.ServeMCP:output_type -> demiurge.host.v1.MCPChunk
-	3,  // 20: demiurge.host.v1.Host.Audit:output_type -> demiurge.host.v1.AuditResponse
-	1,  // 21: demiurge.host.v1.Host.Conversations:output_type -> demiurge.host.v1.ConversationsResponse
-	14, // [14:22] is the sub-list for method output_type
-	6,  // [6:14] is the sub-list for method input_type
-	6,  // [6:6] is the sub-list for extension type_name
-	6,  // [6:6] is the sub-list for extension extendee
-	0,  // [0:6] is the sub-list for field type_name
+	16, // 0: demiurge.host.v1.FrontEndMessage.open:type_name -> demiurge.host.v1.OpenSession
+	17, // 1: demiurge.host.v1.FrontEndMessage.call:type_name -> demiurge.host.v1.ToolCall
+	18, // 2: demiurge.host.v1.FrontEndMessage.answer:type_name -> demiurge.host.v1.ApprovalAnswer
+	13, // 3: demiurge.host.v1.FrontEndMessage.run:type_name -> demiurge.host.v1.RunTurn
+	14, // 4: demiurge.host.v1.FrontEndMessage.env:type_name -> demiurge.host.v1.EnvAnswer
+	15, // 5: demiurge.host.v1.FrontEndMessage.interrupt:type_name -> demiurge.host.v1.Interrupt
+	22, // 6: demiurge.host.v1.HostMessage.opened:type_name -> demiurge.host.v1.SessionOpened
+	23, // 7: demiurge.host.v1.HostMessage.approval:type_name -> demiurge.host.v1.ApprovalRequest
+	24, // 8: demiurge.host.v1.HostMessage.outcome:type_name -> demiurge.host.v1.CallOutcome
+	20, // 9: demiurge.host.v1.HostMessage.env:type_name -> demiurge.host.v1.EnvRequest
+	21, // 10: demiurge.host.v1.HostMessage.ended:type_name -> demiurge.host.v1.RunEnded
+	4,  // 11: demiurge.host.v1.Host.Hello:input_type -> demiurge.host.v1.HelloRequest
+	6,  // 12: demiurge.host.v1.Host.Status:input_type -> demiurge.host.v1.StatusRequest
+	8,  // 13: demiurge.host.v1.Host.Stop:input_type -> demiurge.host.v1.StopRequest
+	10, // 14: demiurge.host.v1.Host.Catalog:input_type -> demiurge.host.v1.CatalogRequest
+	12, // 15: demiurge.host.v1.Host.Session:input_type -> demiurge.host.v1.FrontEndMessage
+	25, // 16: demiurge.host.v1.Host.ServeMCP:input_type -> demiurge.host.v1.MCPChunk
+	2,  // 17: demiurge.host.v1.Host.Audit:input_type -> demiurge.host.v1.AuditRequest
+	0,  // 18: demiurge.host.v1.Host.Conversations:input_type -> demiurge.host.v1.ConversationsRequest
+	5,  // 19: demiurge.host.v1.Host.Hello:output_type -> demiurge.host.v1.HelloResponse
+	7,  // 20: demiurge.host.v1.Host.Status:output_type -> demiurge.host.v1.StatusResponse
+	9,  // 21: demiurge.host.v1.Host.Stop:output_type -> demiurge.host.v1.StopResponse
+	11, // 22: demiurge.host.v1.Host.Catalog:output_type -> demiurge.host.v1.CatalogResponse
+	19, // 23: demiurge.host.v1.Host.Session:output_type -> demiurge.host.v1.HostMessage
+	25, // 24: demiurge.host.v1.Host.ServeMCP:output_type -> demiurge.host.v1.MCPChunk
+	3,  // 25: demiurge.host.v1.Host.Audit:output_type -> demiurge.host.v1.AuditResponse
+	1,  // 26: demiurge.host.v1.Host.Conversations:output_type -> demiurge.host.v1.ConversationsResponse
+	19, // [19:27] is the sub-list for method output_type
+	11, // [11:19] is the sub-list for method input_type
+	11, // [11:11] is the sub-list for extension type_name
+	11, // [11:11] is the sub-list for extension extendee
+	0,  // [0:11] is the sub-list for field type_name
 }
 
 func init() { file_demiurge_host_v1_host_proto_init() }
@@ -1579,12 +2030,18 @@ func file_demiurge_host_v1_host_proto_init() {
 		(*FrontEndMessage_Open)(nil),
 		(*FrontEndMessage_Call)(nil),
 		(*FrontEndMessage_Answer)(nil),
+		(*FrontEndMessage_Run)(nil),
+		(*FrontEndMessage_Env)(nil),
+		(*FrontEndMessage_Interrupt)(nil),
 	}
-	file_demiurge_host_v1_host_proto_msgTypes[16].OneofWrappers = []any{
+	file_demiurge_host_v1_host_proto_msgTypes[19].OneofWrappers = []any{
 		(*HostMessage_Opened)(nil),
 		(*HostMessage_Approval)(nil),
 		(*HostMessage_Outcome)(nil),
 		(*HostMessage_Warning)(nil),
+		(*HostMessage_Event)(nil),
+		(*HostMessage_Env)(nil),
+		(*HostMessage_Ended)(nil),
 	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
@@ -1592,7 +2049,7 @@ func file_demiurge_host_v1_host_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_demiurge_host_v1_host_proto_rawDesc), len(file_demiurge_host_v1_host_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   21,
+			NumMessages:   26,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

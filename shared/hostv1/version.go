@@ -7,9 +7,11 @@ const ProtocolVersion = 1
 
 // ProtocolMinor counts additive changes within ProtocolVersion. 1 added
 // Audit and the front end's --approve rules (OpenSession.approve,
-// MCPChunk.approve); 2 added Conversations; 3 added OpenSession.session; a front end checks the host's minor before it calls what a
+// MCPChunk.approve); 2 added Conversations; 3 added headless runs (RunTurn, the
+// event, env and ended messages, OpenSession.resume); 4 added
+// OpenSession.session; a front end checks the host's minor before it calls what a
 // minor added (Client.Needs), so an older host gets a clear message.
-const ProtocolMinor = 3
+const ProtocolMinor = 4
 
 // TokenMetadata is the gRPC metadata key a front end sends the host
 // socket's token under.

@@ -1,0 +1,160 @@
+package hostd
+
+import (
+	"context"
+	"encoding/json"
+
+	"demiurge.dev/host/approval"
+	"demiurge.dev/host/dispatch"
+	"demiurge.dev/host/toolhost"
+	"demiurge.dev/host/turn"
+	"demiurge.dev/shared/hostv1"
+)
+
+// Runner runs one headless agent turn for a front end (`demiurge run`):
+// the CLI gives the host it starts its own, so a run through the host is
+// the run of the command line. It returns the exit status the front end
+// ends with and a message for its standard error.
+type Runner func(ctx context.Context, r Run) (exit int, msg string)
+
+// Run is one run request, with everything the host issues for it.
+type Run struct {
+	Host *toolhost.Host
+	// Session is the front end's session (new, or resumed); Source gives
+	// its turns under the front end's --approve rules.
+	Session *toolhost.Session
+	Source  turn.Source
+	Resumed bool
+	Request *hostv1.RunTurn
+	// FrontEnd shows the turn to the asking front end, and only to it.
+	FrontEnd *RunFrontEnd
+}
+
+// RunFrontEnd is the asking front end as a run sees it: a turn.FrontEnd
+// whose events go down its stream, and whose questions only it answers.
+type RunFrontEnd struct{ fe *frontEnd }
+
+// Show sends one event in the `run --json` format. A front end that has
+// gone away is not waited for: its run is cancelled through its context.
+func (r *RunFrontEnd) Show(ev turn.Event) {
+	b, err := json.Marshal(ev)
+	if err != nil {
+		return
+	}
+	_ = r.fe.send(&hostv1.HostMessage{Msg: &hostv1.HostMessage_Event{Event: b}})
+}
+
+// Approver asks this front end (which denies when it cannot answer).
+func (r *RunFrontEnd) Approver() approval.Provider { return r.fe }
+
+// Clarify: a headless front end has no one to answer.
+func (r *RunFrontEnd) Clarify(context.Context, string, []string) (string, bool, error) {
+	return "", false, nil
+}
+
+// Notice is a line for the front end's standard error.
+func (r *RunFrontEnd) Notice(line string) {
+	_ = r.fe.send(&hostv1.HostMessage{Msg: &hostv1.HostMessage_Warning{Warning: line}})
+}
+
+// Getenv reads one variable of the front end's environment (the model
+// key): "" when it has none, is gone, or ctx ends first.
+func (r *RunFrontEnd) Getenv(ctx context.Context, name string) string {
+	return r.fe.getenv(ctx, name)
+}
+
+// frontEndSource gives a front end session's turns under that front
+// end's --approve rules, beside the core's and the session's allows.
+type frontEndSource struct {
+	*toolhost.Session
+	approve []string
+}
+
+func (f frontEndSource) NewTurn(ctx context.Context) (*dispatch.Turn, error) {
+	t, err := f.Session.NewTurn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return t, withFrontEndRules(t, f.approve)
+}
+
+// withFrontEndRules gives t a copy of the host's resolver with the front
+// end's own --approve rules added.
+func withFrontEndRules(t *dispatch.Turn, approve []string) error {
+	r := *t.Approvals
+	var err error
+	if r.Rules, err = approval.WithCommandLine(r.Rules, approve); err != nil {
+		return err
+	}
+	t.Approvals = &r
+	return nil
+}
+
+// run serves one run request of the session's front end.
+func (s *Server) run(ctx context.Context, fe *frontEnd, ses *toolhost.Session, resumed bool, open *hostv1.OpenSession, req *hostv1.RunTurn) *hostv1.RunEnded {
+	if s.opts.Runner == nil {
+		return &hostv1.RunEnded{ExitCode: 1, Error: "this host runs no agent turns"}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	fe.setInterrupt(cancel)
+	defer fe.setInterrupt(nil)
+	exit, msg := s.opts.Runner(ctx, Run{Host: s.h, Session: ses, Source: frontEndSource{Session: ses, approve: open.Approve},
+		Resumed: resumed, Request: req, FrontEnd: &RunFrontEnd{fe: fe}})
+	return &hostv1.RunEnded{ExitCode: int32(exit), Error: msg}
+}
+
+// getenv asks the front end for one variable of its environment.
+func (f *frontEnd) getenv(ctx context.Context, name string) string {
+	ch := make(chan string, 1)
+	f.mu.Lock()
+	f.nextID++
+	id := f.nextID
+	f.envs[id] = ch
+	f.mu.Unlock()
+	defer func() {
+		f.mu.Lock()
+		delete(f.envs, id)
+		f.mu.Unlock()
+	}()
+	if err := f.send(&hostv1.HostMessage{Msg: &hostv1.HostMessage_Env{Env: &hostv1.EnvRequest{Id: id, Name: name}}}); err != nil {
+		return ""
+	}
+	select {
+	case v := <-ch:
+		return v
+	case <-ctx.Done():
+	case <-f.ctx.Done():
+	}
+	return ""
+}
+
+func (f *frontEnd) envAnswer(a *hostv1.EnvAnswer) {
+	f.mu.Lock()
+	ch := f.envs[a.Id]
+	f.mu.Unlock()
+	if ch == nil {
+		return // not asked, or no longer waited for
+	}
+	select {
+	case ch <- a.Value:
+	default:
+	}
+}
+
+// setInterrupt names what an interrupt from the front end cancels: the
+// run in hand (nil: none).
+func (f *frontEnd) setInterrupt(cancel context.CancelFunc) {
+	f.mu.Lock()
+	f.interrupt = cancel
+	f.mu.Unlock()
+}
+
+func (f *frontEnd) interrupted() {
+	f.mu.Lock()
+	cancel := f.interrupt
+	f.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+}
