@@ -72,6 +72,11 @@ func (ch *chat) loopFor() (*turn.Loop, error) {
 	ch.loop = &turn.Loop{Provider: ch.model, Session: liveSource{Session: s, fe: ch.fe}, Store: store,
 		MaxSteps: ch.r.c.Int("max-steps"), System: systemPrompt, Instructions: agentInstructions(h),
 		MaxOutputTokens: ch.cfg.MaxOutputTokens, Temperature: ch.cfg.Temperature, Completions: ch.fe}
+	model, cfg := ch.model, ch.cfg
+	installSpawnGate(h, func(child *toolhost.Session) (*turn.Loop, error) {
+		return &turn.Loop{Provider: model, Session: child, Store: store, System: systemPrompt,
+			MaxOutputTokens: cfg.MaxOutputTokens, Temperature: cfg.Temperature}, nil
+	})
 	ch.session = s.ID()
 	rememberModel(ch.r.c.Context, h, s.ID(), ch.cfg) // for a later `sessions resume`
 	ch.stopTasks = h.OnTaskComplete(ch.loop.TaskEnded)

@@ -110,6 +110,10 @@ func runTurn(c *cli.Context, id, prompt string) error {
 		System: systemPrompt, Instructions: agentInstructions(h),
 		MaxOutputTokens: cfg.MaxOutputTokens, Temperature: cfg.Temperature}
 	defer loop.Close()
+	installSpawnGate(h, func(child *toolhost.Session) (*turn.Loop, error) {
+		return &turn.Loop{Provider: model, Session: child, Store: store, System: systemPrompt,
+			MaxOutputTokens: cfg.MaxOutputTokens, Temperature: cfg.Temperature}, nil
+	})
 	watch := watchCompletions(h, loop)
 	defer watch.stop()
 	// SIGINT exits 130, SIGTERM 143 (interruptContext).

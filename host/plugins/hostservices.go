@@ -33,6 +33,9 @@ type Hooks struct {
 	Clarify ClarifyHook
 	Todos   TodoHooks
 	History HistoryHook
+	// Delegate answers DelegateTask; dispatch sets it only for the
+	// built-in delegate_task, so nil refuses every other call.
+	Delegate DelegateHook
 }
 
 // hostServices serves one plugin. It knows only the invocations the host

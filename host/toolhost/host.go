@@ -108,6 +108,10 @@ type Host struct {
 	history   hostHistory
 
 	outputCap, artifactBudget int64
+
+	// spawnGate is the spawn gate of delegate_task (spawnhook.go).
+	spawnMu   sync.Mutex
+	spawnGate SpawnGate
 }
 
 // InstalledPluginDir is where package install puts plugin binaries.

@@ -119,6 +119,7 @@ func (s *Session) NewTurn(ctx context.Context) (*dispatch.Turn, error) {
 		Todos:              store,
 		Timezone:           s.h.timezone,
 		Remembered:         &s.remembered,
+		Delegate:           s.h.spawner(s),
 	}
 	// An interface holding a nil *historySearcher is not nil: set it only
 	// when there is one.

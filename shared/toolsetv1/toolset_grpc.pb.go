@@ -357,6 +357,7 @@ const (
 	HostServices_TodoRead_FullMethodName           = "/demiurge.toolset.v1.HostServices/TodoRead"
 	HostServices_TodoWrite_FullMethodName          = "/demiurge.toolset.v1.HostServices/TodoWrite"
 	HostServices_SessionSearch_FullMethodName      = "/demiurge.toolset.v1.HostServices/SessionSearch"
+	HostServices_DelegateTask_FullMethodName       = "/demiurge.toolset.v1.HostServices/DelegateTask"
 )
 
 // HostServicesClient is the client API for HostServices service.
@@ -411,6 +412,14 @@ type HostServicesClient interface {
 	// a reason says otherwise (audited), and a session that is missing or
 	// not the caller's answers NotFound alike.
 	SessionSearch(ctx context.Context, in *SessionSearchRequest, opts ...grpc.CallOption) (*SessionSearchResponse, error)
+	// DelegateTask starts a child agent through the host's spawn gate with
+	// the calling call's own arguments, as the model gave them and dispatch
+	// approved them (the request carries no arguments a plugin could
+	// change). It is answered only for the built-in demiurge_control
+	// delegate_task; any other invocation is refused with PermissionDenied.
+	// A refusal of the gate (a tool the parent lacks, a limit) is
+	// InvalidArgument or ResourceExhausted with a message for the model.
+	DelegateTask(ctx context.Context, in *DelegateTaskRequest, opts ...grpc.CallOption) (*DelegateTaskResponse, error)
 }
 
 type hostServicesClient struct {
@@ -541,6 +550,16 @@ func (c *hostServicesClient) SessionSearch(ctx context.Context, in *SessionSearc
 	return out, nil
 }
 
+func (c *hostServicesClient) DelegateTask(ctx context.Context, in *DelegateTaskRequest, opts ...grpc.CallOption) (*DelegateTaskResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(DelegateTaskResponse)
+	err := c.cc.Invoke(ctx, HostServices_DelegateTask_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // HostServicesServer is the server API for HostServices service.
 // All implementations must embed UnimplementedHostServicesServer
 // for forward compatibility.
@@ -593,6 +612,14 @@ type HostServicesServer interface {
 	// a reason says otherwise (audited), and a session that is missing or
 	// not the caller's answers NotFound alike.
 	SessionSearch(context.Context, *SessionSearchRequest) (*SessionSearchResponse, error)
+	// DelegateTask starts a child agent through the host's spawn gate with
+	// the calling call's own arguments, as the model gave them and dispatch
+	// approved them (the request carries no arguments a plugin could
+	// change). It is answered only for the built-in demiurge_control
+	// delegate_task; any other invocation is refused with PermissionDenied.
+	// A refusal of the gate (a tool the parent lacks, a limit) is
+	// InvalidArgument or ResourceExhausted with a message for the model.
+	DelegateTask(context.Context, *DelegateTaskRequest) (*DelegateTaskResponse, error)
 	mustEmbedUnimplementedHostServicesServer()
 }
 
@@ -638,6 +665,9 @@ func (UnimplementedHostServicesServer) TodoWrite(context.Context, *TodoWriteRequ
 }
 func (UnimplementedHostServicesServer) SessionSearch(context.Context, *SessionSearchRequest) (*SessionSearchResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method SessionSearch not implemented")
+}
+func (UnimplementedHostServicesServer) DelegateTask(context.Context, *DelegateTaskRequest) (*DelegateTaskResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method DelegateTask not implemented")
 }
 func (UnimplementedHostServicesServer) mustEmbedUnimplementedHostServicesServer() {}
 func (UnimplementedHostServicesServer) testEmbeddedByValue()                      {}
@@ -876,6 +906,24 @@ func _HostServices_SessionSearch_Handler(srv interface{}, ctx context.Context, d
 	return interceptor(ctx, in, info, handler)
 }
 
+func _HostServices_DelegateTask_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(DelegateTaskRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(HostServicesServer).DelegateTask(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: HostServices_DelegateTask_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(HostServicesServer).DelegateTask(ctx, req.(*DelegateTaskRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // HostServices_ServiceDesc is the grpc.ServiceDesc for HostServices service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -930,6 +978,10 @@ var HostServices_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "SessionSearch",
 			Handler:    _HostServices_SessionSearch_Handler,
+		},
+		{
+			MethodName: "DelegateTask",
+			Handler:    _HostServices_DelegateTask_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},
