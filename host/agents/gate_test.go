@@ -258,3 +258,21 @@ func TestParentCancelledWhileChildRuns(t *testing.T) {
 		t.Fatalf("the cancelled child took %v to end", d)
 	}
 }
+
+// A child started with max_depth 0 cannot fork through its own
+// delegate_task: the lowered limit follows it into its subtree.
+func TestMaxDepthZeroChildCannotDelegate(t *testing.T) {
+	f := newFixture(t, agents.Limits{}, []pt.Step{
+		child("outer", pt.Step{ToolCalls: []pt.ToolCall{{ID: "d1", Name: "delegate_task", Args: `{"goal":"inner","max_depth":5,"notify_policy":"wait"}`}}}),
+		child("outer", pt.Step{Text: []string{"could not"}}),
+		child("inner", pt.Step{Text: []string{"should never run"}}),
+	})
+	out, err := f.gate.Delegate(context.Background(), f.h.Session(), delegateCall("turn_z", `{"goal":"outer","max_depth":0,"notify_policy":"wait"}`))
+	if err != nil || !strings.Contains(out, `"status":"completed"`) {
+		t.Fatalf("out %s err %v", out, err)
+	}
+	reqs := f.srv.Requests()
+	if len(reqs) != 2 || !strings.Contains(string(reqs[1].Body), "depth limit: a child here would be 2 deep and the limit is 1") {
+		t.Fatalf("%d requests; the second: %.2000s", len(reqs), reqs[len(reqs)-1].Body)
+	}
+}
