@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -21,7 +22,7 @@ func subagentsCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "subagents",
 		Usage:     "child agents of this principal: id, parent, core, goal, depth, status, steps, tokens; with ID, one in detail",
-		ArgsUsage: "[ID]",
+		ArgsUsage: "[ID] (or 'last', the newest child)",
 		Flags:     []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print JSON"}},
 		Action:    tasksAction(subagents),
 	}
@@ -44,6 +45,19 @@ func subagentOf(t runtime.Task) (subagent, bool) {
 }
 
 func subagents(tc *taskCmd, args []string) error {
+	if len(args) == 1 && args[0] == "last" {
+		ts, err := tc.m.List(tc.scope)
+		if err != nil {
+			return err
+		}
+		args = []string{"task_none"}
+		for _, t := range ts {
+			if t.Tool == agents.TaskTool {
+				args = []string{t.ID}
+				break
+			}
+		}
+	}
 	if len(args) == 1 {
 		t, err := tc.m.Get(tc.scope, args[0])
 		if err != nil {
@@ -140,4 +154,35 @@ func groupsText(gs [][]string) string {
 		parts[i] = strings.Join(g, "|")
 	}
 	return strings.Join(parts, " > ")
+}
+
+// subagents is /subagents in the interactive session: this session's
+// child agents, under the same owner check as /tasks.
+func (r *repl) subagents(arg string) {
+	tc := &taskCmd{ctx: context.Background(), out: r.out, scope: r.h.TaskScope()}
+	var args []string
+	for _, f := range strings.Fields(arg) {
+		switch {
+		case f == "--json":
+			tc.json = true
+		case strings.HasPrefix(f, "-"):
+			fmt.Fprintln(r.out, "usage: /subagents [ID] [--json]")
+			return
+		default:
+			args = append(args, f)
+		}
+	}
+	if len(args) > 1 {
+		fmt.Fprintln(r.out, "usage: /subagents [ID] [--json]")
+		return
+	}
+	m, err := r.h.Tasks()
+	if err != nil {
+		fmt.Fprintln(r.out, err)
+		return
+	}
+	tc.m = m
+	if err := subagents(tc, args); err != nil {
+		fmt.Fprintln(r.out, err)
+	}
 }
