@@ -33,6 +33,7 @@ func (g *Gate) Delegate(ctx context.Context, parent *toolhost.Session, call disp
 	if err != nil {
 		return "", err
 	}
+	req.Asker = call.Asker
 	c, err := g.Spawn(ctx, parent, call.Turn, call.CallID, req)
 	if err != nil {
 		return "", err

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -220,7 +221,7 @@ func (g *Gate) runChild(ctx context.Context, child *toolhost.Session, req Reques
 	defer loop.Close()
 	wctx, cancel := context.WithTimeout(ctx, lim.WallTime)
 	defer cancel()
-	tr, err := loop.Run(wctx, req.Goal, nil)
+	tr, err := loop.Run(wctx, req.Goal, frontEndFor(req.Asker, child.ID(), req.Goal, meta.Depth))
 	timedOut := errors.Is(wctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil
 	res.Status = statusOf(tr, timedOut, bp.hit.Load())
 	res.Answer, res.Steps, res.Usage = tr.Text, tr.Steps, tr.Usage
@@ -259,6 +260,8 @@ func groups(gs []core.Group) [][]string {
 	}
 	return out
 }
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 func short200(s string) string {
 	if r := []rune(s); len(r) > 200 {

@@ -2,6 +2,7 @@ package agents
 
 import (
 	"bytes"
+	"demiurge.dev/host/approval"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -29,6 +30,10 @@ type Request struct {
 	// pipeline, else a filter of it.
 	InputSlots, OutputSlots SlotSelection
 	UseBootstrap            bool
+	// Asker is who answers the child's approval prompts: the root
+	// session's front end, as the parent's turn has it (nil: no one, so
+	// they are denied). Not a control the caller sets.
+	Asker approval.Provider
 }
 
 // The notify policies.

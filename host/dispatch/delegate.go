@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 
 	"demiurge.dev/catalog"
+	"demiurge.dev/host/approval"
 	"demiurge.dev/host/plugins"
 )
 
@@ -18,6 +19,9 @@ type DelegateCall struct {
 	// end must start no completion turn (a foreground or silent one) is
 	// marked consumed in it.
 	Completions *Completions
+	// Asker is the parent turn's front-end approver: a child's approval
+	// prompts go to it, naming the child (nil: no one can answer).
+	Asker approval.Provider
 }
 
 // Delegator starts a child agent for a delegate_task call of this turn's
@@ -36,6 +40,9 @@ func (t *Turn) delegateHook(p *prepared, hk *plugins.Hooks) {
 	call := DelegateCall{Turn: t.ID, CallID: p.call.ID, Args: append(json.RawMessage(nil), p.argsRaw...)}
 	if t.Background != nil {
 		call.Completions = t.Background.Completions
+	}
+	if t.Approvals != nil {
+		call.Asker = t.Approvals.Provider
 	}
 	hk.Delegate = func(ctx context.Context) (string, error) { return t.Delegate(ctx, call) }
 }
