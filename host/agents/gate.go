@@ -107,12 +107,6 @@ func (g *Gate) Spawn(ctx context.Context, parent *toolhost.Session, turnID, call
 		release()
 		return nil, refuse("%v", err)
 	}
-	tools, err := childTools(ctx, child)
-	if err != nil {
-		release()
-		child.End()
-		return nil, err
-	}
 	g.mu.Lock()
 	g.depthCap[child.ID()] = childCap
 	g.mu.Unlock()
@@ -122,7 +116,7 @@ func (g *Gate) Spawn(ctx context.Context, parent *toolhost.Session, turnID, call
 		Requested: Requested{Tools: req.Tools, InputSlots: req.InputSlots, OutputSlots: req.OutputSlots,
 			UseBootstrap: req.UseBootstrap, ContextMode: req.ContextMode, NotifyPolicy: req.NotifyPolicy,
 			MaxDepth: req.MaxDepth, CoreID: req.CoreID},
-		Resolved: Resolved{Tools: tools, Input: groups(input), Output: groups(output), UseBootstrap: req.UseBootstrap,
+		Resolved: Resolved{Input: groups(input), Output: groups(output), UseBootstrap: req.UseBootstrap,
 			Steps: lim.MaxSteps, OutputTokens: lim.MaxOutputTokens, WallSeconds: int64(lim.WallTime / time.Second)},
 	}
 	metaJSON, _ := json.Marshal(meta)
@@ -229,6 +223,11 @@ func (g *Gate) runChild(ctx context.Context, child *toolhost.Session, req Reques
 		res.Answer = err.Error()
 	}
 	meta.Status, meta.Steps, meta.Usage = res.Status, res.Steps, res.Usage
+	// The tools the child's turn resolved (its catalog is cached by now);
+	// kept off the path to its first request.
+	if tools, err := childTools(context.WithoutCancel(ctx), child); err == nil {
+		meta.Resolved.Tools = tools
+	}
 	return res
 }
 

@@ -83,9 +83,8 @@ func TestChildOfNarrowParentStaysNarrow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wait(t, c)
 	tm, _ := f.h.Tasks()
-	task, err := tm.Get(f.h.OperatorTaskScope(), c.TaskID)
+	task, _, err := tm.Wait(context.Background(), f.h.OperatorTaskScope(), c.TaskID, 30*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
