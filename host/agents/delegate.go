@@ -33,7 +33,7 @@ func (g *Gate) Delegate(ctx context.Context, parent *toolhost.Session, call disp
 	if err != nil {
 		return "", err
 	}
-	req.Asker = call.Asker
+	req.Asker, req.FrontEnd = call.Asker, call.FrontEnd
 	c, err := g.Spawn(ctx, parent, call.Turn, call.CallID, req)
 	if err != nil {
 		return "", err
@@ -64,6 +64,13 @@ func (g *Gate) Delegate(ctx context.Context, parent *toolhost.Session, call disp
 		if res, ok = c.Wait(wctx); !ok {
 			res = AgentRunResult{Status: StatusCancelled, TaskID: c.TaskID, AgentID: c.AgentID}
 		}
+	}
+	// Return once the child's end is durable, so that its task record
+	// (/subagents, task_status) says what this result says.
+	if tm, err := g.Host.Tasks(); err == nil {
+		wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+		_, _, _ = tm.Wait(wctx, parent.TaskScope(), c.TaskID, 30*time.Second)
+		cancel()
 	}
 	return marshal(resultPayload(res))
 }

@@ -3,6 +3,7 @@ package agents
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"demiurge.dev/host/approval"
 	"demiurge.dev/host/turn"
@@ -14,9 +15,27 @@ import (
 // tool result says so. Clarify has no one to ask.
 type childFrontEnd struct {
 	asker approval.Provider
+	// parent shows the child's events, tagged, when it takes them.
+	parent             turn.ChildShower
+	agent, parentAgent string
 }
 
-func (childFrontEnd) Show(turn.Event) {}
+// Show tags the child's own event and passes it to the parent's front
+// end, if that one shows children's events.
+func (f childFrontEnd) Show(ev turn.Event) {
+	if f.parent == nil {
+		return
+	}
+	ev.Agent, ev.ParentAgent = f.agent, f.parentAgent
+	f.parent.ShowChild(ev)
+}
+
+// ShowChild passes a grandchild's event (tagged already) up the tree.
+func (f childFrontEnd) ShowChild(ev turn.Event) {
+	if f.parent != nil {
+		f.parent.ShowChild(ev)
+	}
+}
 
 func (f childFrontEnd) Approver() approval.Provider { return f.asker }
 
@@ -36,17 +55,27 @@ type childAsker struct {
 func (a childAsker) Name() string { return a.inner.Name() }
 
 func (a childAsker) Ask(ctx context.Context, req approval.Request) (approval.Answer, error) {
-	who := fmt.Sprintf("asked by child agent %s (depth %d), goal: %s", a.agent, a.depth, bounded(oneLine(a.goal), 160))
-	req.Reasons = append([]string{who}, req.Reasons...)
+	// A grandchild's prompt passes its parent's asker too: the deepest
+	// child, which named itself first, is the one asking.
+	if len(req.Reasons) == 0 || !strings.HasPrefix(req.Reasons[0], askedByChild) {
+		who := fmt.Sprintf("%s %s (depth %d), goal: %s", askedByChild, a.agent, a.depth, bounded(oneLine(a.goal), 160))
+		req.Reasons = append([]string{who}, req.Reasons...)
+	}
 	return a.inner.Ask(ctx, req)
 }
 
-func frontEndFor(asker approval.Provider, agent, goal string, depth int) childFrontEnd {
-	if asker == nil {
-		return childFrontEnd{asker: approval.DenyAll{}}
+const askedByChild = "asked by child agent"
+
+func frontEndFor(req Request, agent, parentAgent string, depth int) childFrontEnd {
+	f := childFrontEnd{agent: agent, parentAgent: parentAgent}
+	f.parent, _ = req.FrontEnd.(turn.ChildShower)
+	switch req.Asker.(type) {
+	case nil:
+		f.asker = approval.DenyAll{}
+	case approval.DenyAll:
+		f.asker = req.Asker
+	default:
+		f.asker = childAsker{inner: req.Asker, agent: agent, goal: req.Goal, depth: depth}
 	}
-	if _, deny := asker.(approval.DenyAll); deny {
-		return childFrontEnd{asker: asker}
-	}
-	return childFrontEnd{asker: childAsker{inner: asker, agent: agent, goal: goal, depth: depth}}
+	return f
 }

@@ -215,7 +215,7 @@ func (g *Gate) runChild(ctx context.Context, child *toolhost.Session, req Reques
 	defer loop.Close()
 	wctx, cancel := context.WithTimeout(ctx, lim.WallTime)
 	defer cancel()
-	tr, err := loop.Run(wctx, req.Goal, frontEndFor(req.Asker, child.ID(), req.Goal, meta.Depth))
+	tr, err := loop.Run(wctx, req.Goal, frontEndFor(req, child.ID(), meta.Parent, meta.Depth))
 	timedOut := errors.Is(wctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil
 	res.Status = statusOf(tr, timedOut, bp.hit.Load())
 	res.Answer, res.Steps, res.Usage = tr.Text, tr.Steps, tr.Usage

@@ -34,6 +34,9 @@ type Request struct {
 	// session's front end, as the parent's turn has it (nil: no one, so
 	// they are denied). Not a control the caller sets.
 	Asker approval.Provider
+	// FrontEnd is the parent turn's front end (any: as dispatch hands it);
+	// if it is a turn.ChildShower the child's events are shown to it.
+	FrontEnd any
 }
 
 // The notify policies.

@@ -22,6 +22,9 @@ type DelegateCall struct {
 	// Asker is the parent turn's front-end approver: a child's approval
 	// prompts go to it, naming the child (nil: no one can answer).
 	Asker approval.Provider
+	// FrontEnd is the parent turn's front end (a turn.FrontEnd, which
+	// dispatch cannot name): children's events are shown to it.
+	FrontEnd any
 }
 
 // Delegator starts a child agent for a delegate_task call of this turn's
