@@ -205,6 +205,30 @@ func (f *chatFrontEnd) Show(ev turn.Event) {
 	}
 }
 
+// ShowChild shows a child agent's tool cards, results and approval
+// verdicts indented under the parent's call and marked with the child;
+// its text is not shown (its answer comes back as the parent's result).
+func (f *chatFrontEnd) ShowChild(ev turn.Event) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.display == catalog.DisplayQuiet {
+		return
+	}
+	who := "[child " + printable(ev.Agent, 40) + "]"
+	switch ev.Type {
+	case turn.EventToolCall:
+		f.endLine()
+		fmt.Fprintf(f.out, "   %s ── %s\n", who, printable(strings.TrimRight(ev.Card, "\n"), 2000))
+	case turn.EventApproval:
+		if ev.Decision != "auto" {
+			fmt.Fprintf(f.out, "   %s    %s\n", who, printable(ev.Decision, 40))
+		}
+	case turn.EventToolResult:
+		body, _, _ := strings.Cut(strings.TrimRight(ev.Result, "\n"), "\n")
+		fmt.Fprintf(f.out, "   %s    %s %s\n", who, resultMark(ev), printable(body, 160))
+	}
+}
+
 // text writes the model's text as it comes (by whole lines when
 // lineBuffered).
 func (f *chatFrontEnd) text(text string) {
