@@ -4,12 +4,15 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"demiurge.dev/host/agents"
+	"demiurge.dev/host/approval"
+	"demiurge.dev/host/dispatch"
 	pt "demiurge.dev/host/providers/providertest"
 	"demiurge.dev/host/runtime"
 	"demiurge.dev/host/toolhost"
@@ -274,4 +277,52 @@ func TestMaxDepthZeroChildCannotDelegate(t *testing.T) {
 	if len(reqs) != 2 || !strings.Contains(string(reqs[1].Body), "depth limit: a child here would be 2 deep and the limit is 1") {
 		t.Fatalf("%d requests; the second: %.2000s", len(reqs), reqs[len(reqs)-1].Body)
 	}
+}
+
+// Cancelling a foreground child ends the command its tool call runs:
+// its process tree does not outlive the cancel.
+func TestCancelledChildEndsItsProcessTree(t *testing.T) {
+	f := newFixture(t, agents.Limits{}, []pt.Step{
+		child("sleeper", pt.Step{ToolCalls: []pt.ToolCall{{ID: "s1", Name: "terminal", Args: `{"command":"sleep 31.25"}`}}}),
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan string, 1)
+	go func() {
+		out, _ := f.gate.Delegate(ctx, f.h.Session(), dispatch.DelegateCall{Turn: "turn_s", CallID: "c", Asker: &recordingAsker{answer: approval.AllowOnce},
+			Args: json.RawMessage(`{"goal":"sleeper","notify_policy":"wait"}`)})
+		done <- out
+	}()
+	deadline := time.Now().Add(20 * time.Second)
+	for !sleeping() {
+		if time.Now().After(deadline) {
+			t.Fatal("the child's command never started")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	cancel()
+	select {
+	case out := <-done:
+		if !strings.Contains(out, `"status":"cancelled"`) {
+			t.Fatalf("out %s", out)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the cancelled child did not end")
+	}
+	for end := time.Now().Add(5 * time.Second); sleeping(); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatal("sleep 31.25 outlived its cancelled child")
+		}
+	}
+}
+
+// sleeping reports whether a process runs `sleep 31.25`.
+func sleeping() bool {
+	dirs, _ := os.ReadDir("/proc")
+	for _, d := range dirs {
+		b, err := os.ReadFile("/proc/" + d.Name() + "/cmdline")
+		if err == nil && strings.Contains(string(b), "sleep\x0031.25") {
+			return true
+		}
+	}
+	return false
 }
