@@ -25,7 +25,7 @@ func (h *hostServices) DelegateTask(ctx context.Context, req *toolsetv1.Delegate
 		return nil, err
 	}
 	if hk.Delegate == nil {
-		return nil, status.Error(codes.PermissionDenied, "only the built-in delegate_task may start a child agent")
+		return nil, status.Error(codes.PermissionDenied, "no child agent can be started here: only the built-in delegate_task of a turn with the spawn gate (demiurge run, the interactive session) starts one")
 	}
 	out, err := hk.Delegate(ctx)
 	switch {
