@@ -58,3 +58,22 @@ func TestBadArgumentsAreRefusals(t *testing.T) {
 		}
 	}
 }
+
+// use_bootstrap false (the default) injects no bootstrap snapshot; true
+// injects the child's own (the workspace's AGENTS.md).
+func TestUseBootstrap(t *testing.T) {
+	f := newFixture(t, agents.Limits{}, []pt.Step{
+		child("plain child", pt.Step{Text: []string{"ok"}}),
+		child("bootstrapped child", pt.Step{Text: []string{"ok"}}),
+	})
+	f.write(t, "AGENTS.md", "Marker 7c1f: the project's notes.\n")
+	for _, args := range []string{`{"goal":"plain child","notify_policy":"wait"}`, `{"goal":"bootstrapped child","use_bootstrap":true,"notify_policy":"wait"}`} {
+		if out, err := f.gate.Delegate(context.Background(), f.h.Session(), delegateCall("turn_bs", args)); err != nil || !strings.Contains(out, `"status":"completed"`) {
+			t.Fatalf("%s: %s %v", args, out, err)
+		}
+	}
+	reqs := f.srv.Requests()
+	if len(reqs) != 2 || strings.Contains(string(reqs[0].Body), "Marker 7c1f") || !strings.Contains(string(reqs[1].Body), "Marker 7c1f") {
+		t.Fatalf("snapshot in the plain child: %v; in the bootstrapped one: %v", strings.Contains(string(reqs[0].Body), "Marker 7c1f"), strings.Contains(string(reqs[len(reqs)-1].Body), "Marker 7c1f"))
+	}
+}
