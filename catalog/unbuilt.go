@@ -22,7 +22,6 @@ type Unbuilt struct {
 // unbuilt is kept by hand: a tool leaves this list in the change that
 // makes it work, together with its registry metadata.
 var unbuilt = []Unbuilt{
-	{Toolset: "demiurge_control", Tool: "delegate_task"},
 	{Toolset: "demiurge_control", Tool: "evolve_core", Capability: "tool.call:evolve_core"},
 	{Toolset: "demiurge_control", Tool: "rollback_core", Capability: "tool.call:rollback_core"},
 	{Toolset: "schedule", Tool: "schedule_manage", Capability: "schedule.manage"},

@@ -27,8 +27,10 @@ const ProtocolVersion = 1
 // plugin of minor 2 still works, and since plugins start in the workspace
 // root, a relative argument it opens as given names the same file. 4
 // added the HostServices RPC CallTool (a pipeline slot's tool calls); a
-// plugin of minor 3 still works (it does not call it).
-const ProtocolMinor = 4
+// plugin of minor 3 still works (it does not call it). 5 added the
+// HostServices RPC DelegateTask, answered only for the built-in
+// delegate_task; a plugin of minor 4 still works.
+const ProtocolMinor = 5
 
 // PluginName is the name of the one plugin a toolset binary serves.
 const PluginName = "toolset"

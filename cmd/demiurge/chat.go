@@ -73,6 +73,11 @@ func (ch *chat) loopFor() (*turn.Loop, error) {
 	ch.loop = &turn.Loop{Provider: ch.model, Session: liveSource{Session: s, fe: ch.fe}, Store: store,
 		MaxSteps: ch.r.c.Int("max-steps"), System: systemPrompt, Instructions: agentInstructions(h),
 		MaxOutputTokens: ch.cfg.MaxOutputTokens, Temperature: ch.cfg.Temperature, Completions: ch.fe}
+	model, cfg := ch.model, ch.cfg
+	installSpawnGate(h, s, func(child *toolhost.Session) (*turn.Loop, error) {
+		return &turn.Loop{Provider: model, Session: child, Store: store, System: systemPrompt,
+			MaxOutputTokens: cfg.MaxOutputTokens, Temperature: cfg.Temperature}, nil
+	})
 	ch.session = s.ID()
 	ch.fe.mu.Lock()
 	ch.fe.session = s.ID()
@@ -272,6 +277,30 @@ func (f *chatFrontEnd) usageReport(session string) string {
 		return "no model turns in this session yet"
 	}
 	return fmt.Sprintf("this session: %s over %d turn(s)", usageText(su.Usage), su.turns)
+}
+
+// ShowChild shows a child agent's tool cards, results and approval
+// verdicts indented under the parent's call and marked with the child;
+// its text is not shown (its answer comes back as the parent's result).
+func (f *chatFrontEnd) ShowChild(ev turn.Event) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.display == catalog.DisplayQuiet {
+		return
+	}
+	who := "[child " + printable(ev.Agent, 40) + "]"
+	switch ev.Type {
+	case turn.EventToolCall:
+		f.endLine()
+		fmt.Fprintf(f.out, "   %s ── %s\n", who, printable(strings.TrimRight(ev.Card, "\n"), 2000))
+	case turn.EventApproval:
+		if ev.Decision != "auto" {
+			fmt.Fprintf(f.out, "   %s    %s\n", who, printable(ev.Decision, 40))
+		}
+	case turn.EventToolResult:
+		body, _, _ := strings.Cut(strings.TrimRight(ev.Result, "\n"), "\n")
+		fmt.Fprintf(f.out, "   %s    %s %s\n", who, resultMark(ev), printable(body, 160))
+	}
 }
 
 // text writes the model's text as it comes (by whole lines when

@@ -6,7 +6,7 @@ import (
 )
 
 // replCommands are the slash commands, for /help and completion.
-var replCommands = []string{"/approvals", "/call", "/help", "/quit", "/session", "/stop", "/tasks", "/tools", "/usage"}
+var replCommands = []string{"/approvals", "/call", "/help", "/quit", "/session", "/stop", "/subagents", "/tasks", "/tools", "/usage"}
 
 // replArgs are the words each command takes first.
 var replArgs = map[string][]string{

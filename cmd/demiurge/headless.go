@@ -86,6 +86,30 @@ func (h *headless) Show(ev turn.Event) {
 	}
 }
 
+// ShowChild shows a child agent's event: with --json as one more line
+// (tagged agent and parent_agent); else its tool cards and results on
+// stderr, marked with the child, and never its text on stdout, which is
+// the parent's answer.
+func (h *headless) ShowChild(ev turn.Event) {
+	if h.json {
+		h.Show(ev)
+		return
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.display == catalog.DisplayQuiet {
+		return
+	}
+	switch ev.Type {
+	case turn.EventToolCall:
+		h.endLine()
+		fmt.Fprintf(h.errw, "  [child %s] → %s\n", ev.Agent, printable(ev.Card, 200))
+	case turn.EventToolResult:
+		body, _, _ := strings.Cut(strings.TrimRight(ev.Result, "\n"), "\n")
+		fmt.Fprintf(h.errw, "  [child %s]   %s %s\n", ev.Agent, resultMark(ev), printable(body, 160))
+	}
+}
+
 // endLine ends the model's text line before something else is printed.
 func (h *headless) endLine() {
 	if h.midLine {

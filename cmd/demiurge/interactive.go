@@ -27,6 +27,7 @@ const replHelp = `commands:
   /call NAME [ARGS_JSON]        call a tool through the full call path
   /approvals [revoke N|all]     live session approvals: tool, what each covers, expiry
   /tasks [list|show|logs|wait|cancel] [ID]   this session's background tasks
+  /subagents [ID] [--json]   this session's child agents; with ID, its requested controls and resolved pipeline
   /session [list|new|resume ID] this session; start a new one or go back to one
   /usage                        tokens the model used in this session (each turn ends with a line)
   /stop                         stop the running turn or call (Ctrl-C does the same)
@@ -379,6 +380,8 @@ func (r *repl) command(line string) bool {
 		r.approvals(rest)
 	case "/tasks":
 		return r.foreground(func(ctx context.Context) { r.tasks(ctx, rest) })
+	case "/subagents":
+		r.subagents(rest)
 	case "/session":
 		r.session(rest)
 	case "/stop":

@@ -114,6 +114,7 @@ func newApp() *cli.App {
 			auditCommand(),
 			packageCommand(),
 			tasksCommand(),
+			subagentsCommand(),
 			mcpCommand(),
 			policyCommand(),
 			sandboxCommand(),

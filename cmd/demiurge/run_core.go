@@ -55,6 +55,11 @@ func (r headlessRun) run(ctx context.Context, prompt string) error {
 		System: systemPrompt, Instructions: agentInstructionsFor(r.h, r.s),
 		MaxOutputTokens: cfg.MaxOutputTokens, Temperature: cfg.Temperature}
 	defer loop.Close()
+	release := installSpawnGate(r.h, r.s, func(child *toolhost.Session) (*turn.Loop, error) {
+		return &turn.Loop{Provider: model, Session: child, Store: store, System: systemPrompt,
+			MaxOutputTokens: cfg.MaxOutputTokens, Temperature: cfg.Temperature}, nil
+	})
+	defer release()
 	watch := watchCompletions(r.h, loop)
 	defer watch.stop()
 	loop.Completions = r.fe

@@ -76,7 +76,11 @@ type taskCmd struct {
 
 func tasksAction(fn func(tc *taskCmd, args []string) error) cli.ActionFunc {
 	return func(c *cli.Context) error {
-		if c.Command.Name != "list" && c.NArg() != 1 {
+		if c.Command.Name == "subagents" {
+			if c.NArg() > 1 {
+				return usagef("subagents takes at most one id (an agent.spawn task id)")
+			}
+		} else if c.Command.Name != "list" && c.NArg() != 1 {
 			return usagef("tasks %s takes one task id", c.Command.Name)
 		}
 		if c.Command.Name == "list" && c.NArg() != 0 {

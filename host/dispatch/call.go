@@ -300,6 +300,7 @@ func (t *Turn) hooks(p *prepared, verdict approval.Outcome) plugins.Hooks {
 		Capabilities: t.SearchCapabilities,
 	}
 	t.conversationHooks(p, verdict, &hk)
+	t.delegateHook(p, &hk)
 	return hk
 }
 

@@ -80,12 +80,20 @@ type Completions struct{ ids sync.Map }
 
 func (c *Completions) consume(id string) { c.ids.Store(id, struct{}{}) }
 
+// Consume marks task id's end as reported already: no completion turn
+// will tell of it (a foreground child, whose result the call returned).
+func (c *Completions) Consume(id string) { c.consume(id) }
+
 // Consumed reports whether a yield_until already gave the model the end of
 // task id.
 func (c *Completions) Consumed(id string) bool {
 	_, ok := c.ids.Load(id)
 	return ok
 }
+
+// MaxChildAnswer bounds a child's answer in the model's task payload, in
+// runes.
+const MaxChildAnswer = 4000
 
 // maxListedTasks bounds task_list: the newest ones come first.
 const maxListedTasks = 50
@@ -112,6 +120,11 @@ func taskView(t runtime.Task) *toolsetv1.TaskView {
 	if t.ReturnCode != nil {
 		rc := int32(*t.ReturnCode)
 		v.ReturnCode = &rc
+	}
+	if t.Tool == "agent.spawn" {
+		// A child's answer is the model's own result; the task's agent
+		// metadata stays the operator's.
+		v.Answer = boundedText(t.Result, MaxChildAnswer)
 	}
 	return v
 }

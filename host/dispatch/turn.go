@@ -82,6 +82,10 @@ type Turn struct {
 	// (the host sets it; nil refuses the RPC).
 	SearchCapabilities func(ctx context.Context, query string, limit int) (*toolsetv1.SearchCapabilitiesResponse, error)
 
+	// Delegate is the spawn gate for this turn's delegate_task calls (the
+	// host sets it; nil refuses delegate_task).
+	Delegate Delegator
+
 	// Timezone is the IANA zone the operator configured; commands run with
 	// TZ set to it ("" leaves the host's).
 	Timezone string

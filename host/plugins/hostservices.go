@@ -38,6 +38,9 @@ type Hooks struct {
 	// invocations (dispatch.Turn.RunSlot), so nil refuses it to every
 	// tool.
 	CallTool func(ctx context.Context, tool string, args []byte) (*toolsetv1.CallToolResponse, error)
+	// Delegate answers DelegateTask; dispatch sets it only for the
+	// built-in delegate_task, so nil refuses every other call.
+	Delegate DelegateHook
 }
 
 // hostServices serves one plugin. It knows only the invocations the host

@@ -3,6 +3,7 @@ package runtime
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -85,6 +86,10 @@ type Task struct {
 	// LogChunks is how many log chunks the task wrote; the oldest may have
 	// been dropped from task_logs (see MaxLogChunks).
 	LogChunks uint64 `json:"log_chunks"`
+	// Agent is an agent.spawn task's operator-only metadata (the
+	// requested child controls, the resolved child pipeline): never in a
+	// model's task payload.
+	Agent json.RawMessage `json:"agent,omitempty"`
 }
 
 // TaskScope is who asks about tasks. A task outside the scope answers

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -32,6 +33,8 @@ type TaskSpec struct {
 	// Sandbox is the OS sandbox mode the task's command runs under ("off"
 	// when unconfined); the helper refuses to start rather than do less.
 	Sandbox string
+	// Agent is an agent.spawn task's operator-only metadata.
+	Agent json.RawMessage
 }
 
 // TaskOutcome is how a task's work ended, as its runner saw it.
@@ -44,6 +47,8 @@ type TaskOutcome struct {
 	// Streams, when the tool reported them, replace the statistics
 	// counted from the output the host saw.
 	Streams map[string]StreamStats
+	// Agent, when set, replaces the task's operator-only agent metadata.
+	Agent json.RawMessage
 }
 
 // TaskRun does a task's work. It must return soon after ctx is cancelled.
@@ -194,7 +199,7 @@ func (m *TaskManager) Start(ctx context.Context, spec TaskSpec, run TaskRun) (Ta
 	m.mu.Unlock()
 	t := Task{
 		ID: newTaskID(), Principal: spec.Principal, Session: spec.Session, Tool: spec.Tool,
-		CallID: spec.CallID, Summary: spec.Summary, Sandbox: spec.Sandbox, State: TaskQueued, Created: time.Now().UTC(),
+		CallID: spec.CallID, Summary: spec.Summary, Sandbox: spec.Sandbox, State: TaskQueued, Created: time.Now().UTC(), Agent: spec.Agent,
 	}
 	if err := m.store.createTask(ctx, t); err != nil {
 		m.wg.Done()
@@ -285,6 +290,9 @@ func (lt *liveTask) conclude(out TaskOutcome) Task {
 	t := lt.snapshotLocked()
 	t.Ended = time.Now().UTC()
 	t.ReturnCode, t.Result = out.ReturnCode, out.Result
+	if out.Agent != nil {
+		t.Agent = out.Agent
+	}
 	if len(out.Streams) > 0 {
 		if t.Streams == nil {
 			t.Streams = map[string]StreamStats{}

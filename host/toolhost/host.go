@@ -113,6 +113,10 @@ type Host struct {
 	// releaseCore ends the mark that keeps the core's read-only copy from
 	// being collected (loadCore).
 	releaseCore func()
+
+	// spawnGate is the spawn gate of delegate_task (spawnhook.go).
+	spawnMu   sync.Mutex
+	spawnGate SpawnGate
 }
 
 // InstalledPluginDir is where package install puts plugin binaries.

@@ -53,6 +53,10 @@ var builtinRegistry = map[string]map[string]catalog.Metadata{
 		// search_capabilities only activates tools of the session's own
 		// catalog; a call of one still goes through its own policy.
 		"search_capabilities": {Risk: catalog.RiskLow, ApprovalPolicy: catalog.ApprovalAuto},
+		// delegate_task starts a child whose authority the spawn gate
+		// derives from the caller's and only narrows; every call the child
+		// makes goes through its own policy. The core must grant it.
+		"delegate_task": {Risk: catalog.RiskLow, Capability: "tool.call:delegate_task", ApprovalPolicy: catalog.ApprovalAuto},
 	},
 }
 

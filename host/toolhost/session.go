@@ -135,6 +135,7 @@ func (s *Session) newTurn(ctx context.Context, record bool) (*dispatch.Turn, err
 		Todos:              store,
 		Timezone:           s.h.timezone,
 		Remembered:         &s.remembered,
+		Delegate:           s.h.spawner(s),
 	}
 	// An interface holding a nil *historySearcher is not nil: set it only
 	// when there is one.

@@ -118,6 +118,9 @@ func completionPrompt(t runtime.Task) string {
 	if t.ReturnCode != nil {
 		fmt.Fprintf(&b, ", return code %d", *t.ReturnCode)
 	}
+	if t.Tool == "agent.spawn" && t.Result != "" {
+		fmt.Fprintf(&b, ". The child's answer: %s", bounded(t.Result, 4000))
+	}
 	b.WriteString(". Report the outcome to the operator and go on if the task's end calls for it; task_status shows its details.")
 	return b.String()
 }

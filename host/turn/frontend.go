@@ -47,7 +47,19 @@ type Event struct {
 	// Status ends a turn: done, failed, cancelled, step_cap.
 	Status string `json:"status,omitempty"`
 	Error  string `json:"error,omitempty"`
+	// Agent and ParentAgent tag a child agent's event with its session id
+	// and its parent's (empty for the front end's own session's events),
+	// so that a front end can render a tree.
+	Agent       string `json:"agent,omitempty"`
+	ParentAgent string `json:"parent_agent,omitempty"`
 	EventDetail
+}
+
+// ChildShower is a front end that also shows its children's events
+// (tagged with Agent and ParentAgent). A front end without it gets none:
+// a child's text never mixes into its parent's answer.
+type ChildShower interface {
+	ShowChild(ev Event)
 }
 
 // FrontEnd is the interactive session, `demiurge run`, MCP serve or a

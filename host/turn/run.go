@@ -165,6 +165,15 @@ func (t *turnRun) bind(dt *dispatch.Turn) {
 		dt.Clarify = t.fe.Clarify
 	}
 	dt.CallCount = &t.calls // the cap is the turn's, not the step's
+	if d := dt.Delegate; d != nil && t.fe != nil {
+		// The spawn gate gets this turn's front end, to show children's
+		// events to it.
+		fe := t.fe
+		dt.Delegate = func(ctx context.Context, c dispatch.DelegateCall) (string, error) {
+			c.FrontEnd = fe
+			return d(ctx, c)
+		}
+	}
 	r := approval.Resolver{}
 	if dt.Approvals != nil {
 		r = *dt.Approvals

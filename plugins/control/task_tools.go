@@ -60,6 +60,8 @@ type taskPayload struct {
 	Started    string `json:"started,omitempty"`
 	Ended      string `json:"ended,omitempty"`
 	TimedOut   bool   `json:"timed_out,omitempty"`
+	// Answer is a child agent's answer (delegate_task tasks only).
+	Answer string `json:"answer,omitempty"`
 }
 
 func payloadOf(v *toolsetv1.TaskView) taskPayload {
@@ -67,6 +69,7 @@ func payloadOf(v *toolsetv1.TaskView) taskPayload {
 		ID: v.GetId(), State: v.GetState(), Tool: v.GetTool(), Summary: v.GetSummary(),
 		ReturnCode: v.ReturnCode, ExitReason: v.GetExitReason(),
 		Created: v.GetCreated(), Started: v.GetStarted(), Ended: v.GetEnded(),
+		Answer: v.GetAnswer(),
 	}
 }
 
@@ -166,6 +169,9 @@ func taskLine(p taskPayload) string {
 	}
 	if p.Summary != "" {
 		fmt.Fprintf(&b, ": %s", p.Summary)
+	}
+	if p.Answer != "" {
+		fmt.Fprintf(&b, "\nanswer: %s", p.Answer)
 	}
 	return b.String()
 }

@@ -1778,6 +1778,96 @@ func (x *HealthResponse) GetActiveInvocations() int32 {
 	return 0
 }
 
+type DelegateTaskRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	InvocationId  string                 `protobuf:"bytes,1,opt,name=invocation_id,json=invocationId,proto3" json:"invocation_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DelegateTaskRequest) Reset() {
+	*x = DelegateTaskRequest{}
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[23]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DelegateTaskRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DelegateTaskRequest) ProtoMessage() {}
+
+func (x *DelegateTaskRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[23]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DelegateTaskRequest.ProtoReflect.Descriptor instead.
+func (*DelegateTaskRequest) Descriptor() ([]byte, []int) {
+	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{23}
+}
+
+func (x *DelegateTaskRequest) GetInvocationId() string {
+	if x != nil {
+		return x.InvocationId
+	}
+	return ""
+}
+
+type DelegateTaskResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// result_json is the model's bounded payload: a background child's task
+	// id and state, or a foreground child's AgentRunResult projection.
+	ResultJson    string `protobuf:"bytes,1,opt,name=result_json,json=resultJson,proto3" json:"result_json,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DelegateTaskResponse) Reset() {
+	*x = DelegateTaskResponse{}
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[24]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DelegateTaskResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DelegateTaskResponse) ProtoMessage() {}
+
+func (x *DelegateTaskResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[24]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DelegateTaskResponse.ProtoReflect.Descriptor instead.
+func (*DelegateTaskResponse) Descriptor() ([]byte, []int) {
+	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{24}
+}
+
+func (x *DelegateTaskResponse) GetResultJson() string {
+	if x != nil {
+		return x.ResultJson
+	}
+	return ""
+}
+
 type CapabilityRequest struct {
 	state        protoimpl.MessageState `protogen:"open.v1"`
 	InvocationId string                 `protobuf:"bytes,1,opt,name=invocation_id,json=invocationId,proto3" json:"invocation_id,omitempty"`
@@ -1790,7 +1880,7 @@ type CapabilityRequest struct {
 
 func (x *CapabilityRequest) Reset() {
 	*x = CapabilityRequest{}
-	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[23]
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1802,7 +1892,7 @@ func (x *CapabilityRequest) String() string {
 func (*CapabilityRequest) ProtoMessage() {}
 
 func (x *CapabilityRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[23]
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1815,7 +1905,7 @@ func (x *CapabilityRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CapabilityRequest.ProtoReflect.Descriptor instead.
 func (*CapabilityRequest) Descriptor() ([]byte, []int) {
-	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{23}
+	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *CapabilityRequest) GetInvocationId() string {
@@ -1849,7 +1939,7 @@ type CapabilityResponse struct {
 
 func (x *CapabilityResponse) Reset() {
 	*x = CapabilityResponse{}
-	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[24]
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1861,7 +1951,7 @@ func (x *CapabilityResponse) String() string {
 func (*CapabilityResponse) ProtoMessage() {}
 
 func (x *CapabilityResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[24]
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1874,7 +1964,7 @@ func (x *CapabilityResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CapabilityResponse.ProtoReflect.Descriptor instead.
 func (*CapabilityResponse) Descriptor() ([]byte, []int) {
-	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{24}
+	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *CapabilityResponse) GetGranted() bool {
@@ -1901,7 +1991,7 @@ type DeliverRequest struct {
 
 func (x *DeliverRequest) Reset() {
 	*x = DeliverRequest{}
-	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[25]
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1913,7 +2003,7 @@ func (x *DeliverRequest) String() string {
 func (*DeliverRequest) ProtoMessage() {}
 
 func (x *DeliverRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[25]
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1926,7 +2016,7 @@ func (x *DeliverRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeliverRequest.ProtoReflect.Descriptor instead.
 func (*DeliverRequest) Descriptor() ([]byte, []int) {
-	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{25}
+	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *DeliverRequest) GetInvocationId() string {
@@ -1951,7 +2041,7 @@ type DeliverResponse struct {
 
 func (x *DeliverResponse) Reset() {
 	*x = DeliverResponse{}
-	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[26]
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1963,7 +2053,7 @@ func (x *DeliverResponse) String() string {
 func (*DeliverResponse) ProtoMessage() {}
 
 func (x *DeliverResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[26]
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1976,7 +2066,7 @@ func (x *DeliverResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeliverResponse.ProtoReflect.Descriptor instead.
 func (*DeliverResponse) Descriptor() ([]byte, []int) {
-	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{26}
+	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{28}
 }
 
 // TaskView is the model's view of a background task: bounded status and
@@ -1991,16 +2081,19 @@ type TaskView struct {
 	ReturnCode *int32 `protobuf:"varint,5,opt,name=return_code,json=returnCode,proto3,oneof" json:"return_code,omitempty"`
 	ExitReason string `protobuf:"bytes,6,opt,name=exit_reason,json=exitReason,proto3" json:"exit_reason,omitempty"`
 	// Timestamps are RFC 3339 UTC; empty when not reached.
-	Created       string `protobuf:"bytes,7,opt,name=created,proto3" json:"created,omitempty"`
-	Started       string `protobuf:"bytes,8,opt,name=started,proto3" json:"started,omitempty"`
-	Ended         string `protobuf:"bytes,9,opt,name=ended,proto3" json:"ended,omitempty"`
+	Created string `protobuf:"bytes,7,opt,name=created,proto3" json:"created,omitempty"`
+	Started string `protobuf:"bytes,8,opt,name=started,proto3" json:"started,omitempty"`
+	Ended   string `protobuf:"bytes,9,opt,name=ended,proto3" json:"ended,omitempty"`
+	// answer is a child agent's final answer (a delegate_task task's
+	// only), bounded; empty for every other task.
+	Answer        string `protobuf:"bytes,10,opt,name=answer,proto3" json:"answer,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *TaskView) Reset() {
 	*x = TaskView{}
-	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[27]
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2012,7 +2105,7 @@ func (x *TaskView) String() string {
 func (*TaskView) ProtoMessage() {}
 
 func (x *TaskView) ProtoReflect() protoreflect.Message {
-	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[27]
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2025,7 +2118,7 @@ func (x *TaskView) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskView.ProtoReflect.Descriptor instead.
 func (*TaskView) Descriptor() ([]byte, []int) {
-	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{27}
+	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *TaskView) GetId() string {
@@ -2091,6 +2184,13 @@ func (x *TaskView) GetEnded() string {
 	return ""
 }
 
+func (x *TaskView) GetAnswer() string {
+	if x != nil {
+		return x.Answer
+	}
+	return ""
+}
+
 type TaskStatusRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	InvocationId  string                 `protobuf:"bytes,1,opt,name=invocation_id,json=invocationId,proto3" json:"invocation_id,omitempty"`
@@ -2101,7 +2201,7 @@ type TaskStatusRequest struct {
 
 func (x *TaskStatusRequest) Reset() {
 	*x = TaskStatusRequest{}
-	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[28]
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2113,7 +2213,7 @@ func (x *TaskStatusRequest) String() string {
 func (*TaskStatusRequest) ProtoMessage() {}
 
 func (x *TaskStatusRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[28]
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2126,7 +2226,7 @@ func (x *TaskStatusRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskStatusRequest.ProtoReflect.Descriptor instead.
 func (*TaskStatusRequest) Descriptor() ([]byte, []int) {
-	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{28}
+	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *TaskStatusRequest) GetInvocationId() string {
@@ -2154,7 +2254,7 @@ type TaskControlRequest struct {
 
 func (x *TaskControlRequest) Reset() {
 	*x = TaskControlRequest{}
-	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[29]
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2166,7 +2266,7 @@ func (x *TaskControlRequest) String() string {
 func (*TaskControlRequest) ProtoMessage() {}
 
 func (x *TaskControlRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[29]
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2179,7 +2279,7 @@ func (x *TaskControlRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskControlRequest.ProtoReflect.Descriptor instead.
 func (*TaskControlRequest) Descriptor() ([]byte, []int) {
-	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{29}
+	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *TaskControlRequest) GetInvocationId() string {
@@ -2214,7 +2314,7 @@ type TaskWaitRequest struct {
 
 func (x *TaskWaitRequest) Reset() {
 	*x = TaskWaitRequest{}
-	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[30]
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2226,7 +2326,7 @@ func (x *TaskWaitRequest) String() string {
 func (*TaskWaitRequest) ProtoMessage() {}
 
 func (x *TaskWaitRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[30]
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2239,7 +2339,7 @@ func (x *TaskWaitRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskWaitRequest.ProtoReflect.Descriptor instead.
 func (*TaskWaitRequest) Descriptor() ([]byte, []int) {
-	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{30}
+	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *TaskWaitRequest) GetInvocationId() string {
@@ -2275,7 +2375,7 @@ type TaskResponse struct {
 
 func (x *TaskResponse) Reset() {
 	*x = TaskResponse{}
-	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[31]
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2287,7 +2387,7 @@ func (x *TaskResponse) String() string {
 func (*TaskResponse) ProtoMessage() {}
 
 func (x *TaskResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[31]
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2300,7 +2400,7 @@ func (x *TaskResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskResponse.ProtoReflect.Descriptor instead.
 func (*TaskResponse) Descriptor() ([]byte, []int) {
-	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{31}
+	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *TaskResponse) GetTask() *TaskView {
@@ -2326,7 +2426,7 @@ type TaskListRequest struct {
 
 func (x *TaskListRequest) Reset() {
 	*x = TaskListRequest{}
-	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[32]
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2338,7 +2438,7 @@ func (x *TaskListRequest) String() string {
 func (*TaskListRequest) ProtoMessage() {}
 
 func (x *TaskListRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[32]
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2351,7 +2451,7 @@ func (x *TaskListRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskListRequest.ProtoReflect.Descriptor instead.
 func (*TaskListRequest) Descriptor() ([]byte, []int) {
-	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{32}
+	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *TaskListRequest) GetInvocationId() string {
@@ -2370,7 +2470,7 @@ type TaskListResponse struct {
 
 func (x *TaskListResponse) Reset() {
 	*x = TaskListResponse{}
-	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[33]
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2382,7 +2482,7 @@ func (x *TaskListResponse) String() string {
 func (*TaskListResponse) ProtoMessage() {}
 
 func (x *TaskListResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[33]
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2395,7 +2495,7 @@ func (x *TaskListResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskListResponse.ProtoReflect.Descriptor instead.
 func (*TaskListResponse) Descriptor() ([]byte, []int) {
-	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{33}
+	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *TaskListResponse) GetTasks() []*TaskView {
@@ -2414,7 +2514,7 @@ type ToolsListRequest struct {
 
 func (x *ToolsListRequest) Reset() {
 	*x = ToolsListRequest{}
-	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[34]
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2426,7 +2526,7 @@ func (x *ToolsListRequest) String() string {
 func (*ToolsListRequest) ProtoMessage() {}
 
 func (x *ToolsListRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[34]
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2439,7 +2539,7 @@ func (x *ToolsListRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolsListRequest.ProtoReflect.Descriptor instead.
 func (*ToolsListRequest) Descriptor() ([]byte, []int) {
-	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{34}
+	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *ToolsListRequest) GetInvocationId() string {
@@ -2478,7 +2578,7 @@ type ToolListing struct {
 
 func (x *ToolListing) Reset() {
 	*x = ToolListing{}
-	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[35]
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2490,7 +2590,7 @@ func (x *ToolListing) String() string {
 func (*ToolListing) ProtoMessage() {}
 
 func (x *ToolListing) ProtoReflect() protoreflect.Message {
-	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[35]
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2503,7 +2603,7 @@ func (x *ToolListing) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolListing.ProtoReflect.Descriptor instead.
 func (*ToolListing) Descriptor() ([]byte, []int) {
-	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{35}
+	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *ToolListing) GetName() string {
@@ -2571,7 +2671,7 @@ type ToolsListResponse struct {
 
 func (x *ToolsListResponse) Reset() {
 	*x = ToolsListResponse{}
-	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[36]
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2583,7 +2683,7 @@ func (x *ToolsListResponse) String() string {
 func (*ToolsListResponse) ProtoMessage() {}
 
 func (x *ToolsListResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[36]
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2596,7 +2696,7 @@ func (x *ToolsListResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolsListResponse.ProtoReflect.Descriptor instead.
 func (*ToolsListResponse) Descriptor() ([]byte, []int) {
-	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{36}
+	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *ToolsListResponse) GetTools() []*ToolListing {
@@ -2619,7 +2719,7 @@ type SearchCapabilitiesRequest struct {
 
 func (x *SearchCapabilitiesRequest) Reset() {
 	*x = SearchCapabilitiesRequest{}
-	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[37]
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2631,7 +2731,7 @@ func (x *SearchCapabilitiesRequest) String() string {
 func (*SearchCapabilitiesRequest) ProtoMessage() {}
 
 func (x *SearchCapabilitiesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[37]
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2644,7 +2744,7 @@ func (x *SearchCapabilitiesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SearchCapabilitiesRequest.ProtoReflect.Descriptor instead.
 func (*SearchCapabilitiesRequest) Descriptor() ([]byte, []int) {
-	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{37}
+	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *SearchCapabilitiesRequest) GetInvocationId() string {
@@ -2683,7 +2783,7 @@ type CapabilityMatch struct {
 
 func (x *CapabilityMatch) Reset() {
 	*x = CapabilityMatch{}
-	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[38]
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2695,7 +2795,7 @@ func (x *CapabilityMatch) String() string {
 func (*CapabilityMatch) ProtoMessage() {}
 
 func (x *CapabilityMatch) ProtoReflect() protoreflect.Message {
-	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[38]
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2708,7 +2808,7 @@ func (x *CapabilityMatch) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CapabilityMatch.ProtoReflect.Descriptor instead.
 func (*CapabilityMatch) Descriptor() ([]byte, []int) {
-	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{38}
+	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *CapabilityMatch) GetName() string {
@@ -2755,7 +2855,7 @@ type SearchCapabilitiesResponse struct {
 
 func (x *SearchCapabilitiesResponse) Reset() {
 	*x = SearchCapabilitiesResponse{}
-	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[39]
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2767,7 +2867,7 @@ func (x *SearchCapabilitiesResponse) String() string {
 func (*SearchCapabilitiesResponse) ProtoMessage() {}
 
 func (x *SearchCapabilitiesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[39]
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2780,7 +2880,7 @@ func (x *SearchCapabilitiesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SearchCapabilitiesResponse.ProtoReflect.Descriptor instead.
 func (*SearchCapabilitiesResponse) Descriptor() ([]byte, []int) {
-	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{39}
+	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *SearchCapabilitiesResponse) GetActivated() []*CapabilityMatch {
@@ -2823,7 +2923,7 @@ type ClarifyRequest struct {
 
 func (x *ClarifyRequest) Reset() {
 	*x = ClarifyRequest{}
-	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[40]
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2835,7 +2935,7 @@ func (x *ClarifyRequest) String() string {
 func (*ClarifyRequest) ProtoMessage() {}
 
 func (x *ClarifyRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[40]
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2848,7 +2948,7 @@ func (x *ClarifyRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClarifyRequest.ProtoReflect.Descriptor instead.
 func (*ClarifyRequest) Descriptor() ([]byte, []int) {
-	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{40}
+	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *ClarifyRequest) GetInvocationId() string {
@@ -2886,7 +2986,7 @@ type ClarifyResponse struct {
 
 func (x *ClarifyResponse) Reset() {
 	*x = ClarifyResponse{}
-	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[41]
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2898,7 +2998,7 @@ func (x *ClarifyResponse) String() string {
 func (*ClarifyResponse) ProtoMessage() {}
 
 func (x *ClarifyResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[41]
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2911,7 +3011,7 @@ func (x *ClarifyResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClarifyResponse.ProtoReflect.Descriptor instead.
 func (*ClarifyResponse) Descriptor() ([]byte, []int) {
-	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{41}
+	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *ClarifyResponse) GetAnswered() bool {
@@ -2948,7 +3048,7 @@ type TodoItem struct {
 
 func (x *TodoItem) Reset() {
 	*x = TodoItem{}
-	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[42]
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2960,7 +3060,7 @@ func (x *TodoItem) String() string {
 func (*TodoItem) ProtoMessage() {}
 
 func (x *TodoItem) ProtoReflect() protoreflect.Message {
-	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[42]
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2973,7 +3073,7 @@ func (x *TodoItem) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TodoItem.ProtoReflect.Descriptor instead.
 func (*TodoItem) Descriptor() ([]byte, []int) {
-	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{42}
+	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *TodoItem) GetId() string {
@@ -3006,7 +3106,7 @@ type TodoReadRequest struct {
 
 func (x *TodoReadRequest) Reset() {
 	*x = TodoReadRequest{}
-	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[43]
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3018,7 +3118,7 @@ func (x *TodoReadRequest) String() string {
 func (*TodoReadRequest) ProtoMessage() {}
 
 func (x *TodoReadRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[43]
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3031,7 +3131,7 @@ func (x *TodoReadRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TodoReadRequest.ProtoReflect.Descriptor instead.
 func (*TodoReadRequest) Descriptor() ([]byte, []int) {
-	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{43}
+	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *TodoReadRequest) GetInvocationId() string {
@@ -3052,7 +3152,7 @@ type TodoWriteRequest struct {
 
 func (x *TodoWriteRequest) Reset() {
 	*x = TodoWriteRequest{}
-	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[44]
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3064,7 +3164,7 @@ func (x *TodoWriteRequest) String() string {
 func (*TodoWriteRequest) ProtoMessage() {}
 
 func (x *TodoWriteRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[44]
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3077,7 +3177,7 @@ func (x *TodoWriteRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TodoWriteRequest.ProtoReflect.Descriptor instead.
 func (*TodoWriteRequest) Descriptor() ([]byte, []int) {
-	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{44}
+	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *TodoWriteRequest) GetInvocationId() string {
@@ -3105,7 +3205,7 @@ type TodoResponse struct {
 
 func (x *TodoResponse) Reset() {
 	*x = TodoResponse{}
-	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[45]
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3117,7 +3217,7 @@ func (x *TodoResponse) String() string {
 func (*TodoResponse) ProtoMessage() {}
 
 func (x *TodoResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[45]
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3130,7 +3230,7 @@ func (x *TodoResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TodoResponse.ProtoReflect.Descriptor instead.
 func (*TodoResponse) Descriptor() ([]byte, []int) {
-	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{45}
+	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *TodoResponse) GetItems() []*TodoItem {
@@ -3167,7 +3267,7 @@ type SessionSearchRequest struct {
 
 func (x *SessionSearchRequest) Reset() {
 	*x = SessionSearchRequest{}
-	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[46]
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3179,7 +3279,7 @@ func (x *SessionSearchRequest) String() string {
 func (*SessionSearchRequest) ProtoMessage() {}
 
 func (x *SessionSearchRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[46]
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3192,7 +3292,7 @@ func (x *SessionSearchRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SessionSearchRequest.ProtoReflect.Descriptor instead.
 func (*SessionSearchRequest) Descriptor() ([]byte, []int) {
-	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{46}
+	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *SessionSearchRequest) GetInvocationId() string {
@@ -3252,7 +3352,7 @@ type SessionHit struct {
 
 func (x *SessionHit) Reset() {
 	*x = SessionHit{}
-	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[47]
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3264,7 +3364,7 @@ func (x *SessionHit) String() string {
 func (*SessionHit) ProtoMessage() {}
 
 func (x *SessionHit) ProtoReflect() protoreflect.Message {
-	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[47]
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3277,7 +3377,7 @@ func (x *SessionHit) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SessionHit.ProtoReflect.Descriptor instead.
 func (*SessionHit) Descriptor() ([]byte, []int) {
-	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{47}
+	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *SessionHit) GetSessionId() string {
@@ -3330,7 +3430,7 @@ type SessionSummary struct {
 
 func (x *SessionSummary) Reset() {
 	*x = SessionSummary{}
-	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[48]
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3342,7 +3442,7 @@ func (x *SessionSummary) String() string {
 func (*SessionSummary) ProtoMessage() {}
 
 func (x *SessionSummary) ProtoReflect() protoreflect.Message {
-	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[48]
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3355,7 +3455,7 @@ func (x *SessionSummary) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SessionSummary.ProtoReflect.Descriptor instead.
 func (*SessionSummary) Descriptor() ([]byte, []int) {
-	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{48}
+	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *SessionSummary) GetSessionId() string {
@@ -3409,7 +3509,7 @@ type SessionSearchResponse struct {
 
 func (x *SessionSearchResponse) Reset() {
 	*x = SessionSearchResponse{}
-	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[49]
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3421,7 +3521,7 @@ func (x *SessionSearchResponse) String() string {
 func (*SessionSearchResponse) ProtoMessage() {}
 
 func (x *SessionSearchResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[49]
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3434,7 +3534,7 @@ func (x *SessionSearchResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SessionSearchResponse.ProtoReflect.Descriptor instead.
 func (*SessionSearchResponse) Descriptor() ([]byte, []int) {
-	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{49}
+	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *SessionSearchResponse) GetMode() string {
@@ -3485,7 +3585,7 @@ type CallToolRequest struct {
 
 func (x *CallToolRequest) Reset() {
 	*x = CallToolRequest{}
-	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[50]
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3497,7 +3597,7 @@ func (x *CallToolRequest) String() string {
 func (*CallToolRequest) ProtoMessage() {}
 
 func (x *CallToolRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[50]
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3510,7 +3610,7 @@ func (x *CallToolRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallToolRequest.ProtoReflect.Descriptor instead.
 func (*CallToolRequest) Descriptor() ([]byte, []int) {
-	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{50}
+	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{52}
 }
 
 func (x *CallToolRequest) GetInvocationId() string {
@@ -3549,7 +3649,7 @@ type CallToolResponse struct {
 
 func (x *CallToolResponse) Reset() {
 	*x = CallToolResponse{}
-	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[51]
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3561,7 +3661,7 @@ func (x *CallToolResponse) String() string {
 func (*CallToolResponse) ProtoMessage() {}
 
 func (x *CallToolResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[51]
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3574,7 +3674,7 @@ func (x *CallToolResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallToolResponse.ProtoReflect.Descriptor instead.
 func (*CallToolResponse) Descriptor() ([]byte, []int) {
-	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{51}
+	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{53}
 }
 
 func (x *CallToolResponse) GetContent() string {
@@ -3732,7 +3832,12 @@ const file_demiurge_toolset_v1_toolset_proto_rawDesc = "" +
 	"\rHealthRequest\"W\n" +
 	"\x0eHealthResponse\x12\x16\n" +
 	"\x06status\x18\x01 \x01(\tR\x06status\x12-\n" +
-	"\x12active_invocations\x18\x02 \x01(\x05R\x11activeInvocations\"r\n" +
+	"\x12active_invocations\x18\x02 \x01(\x05R\x11activeInvocations\":\n" +
+	"\x13DelegateTaskRequest\x12#\n" +
+	"\rinvocation_id\x18\x01 \x01(\tR\finvocationId\"7\n" +
+	"\x14DelegateTaskResponse\x12\x1f\n" +
+	"\vresult_json\x18\x01 \x01(\tR\n" +
+	"resultJson\"r\n" +
 	"\x11CapabilityRequest\x12#\n" +
 	"\rinvocation_id\x18\x01 \x01(\tR\finvocationId\x12\x1e\n" +
 	"\n" +
@@ -3745,7 +3850,7 @@ const file_demiurge_toolset_v1_toolset_proto_rawDesc = "" +
 	"\x0eDeliverRequest\x12#\n" +
 	"\rinvocation_id\x18\x01 \x01(\tR\finvocationId\x12\x12\n" +
 	"\x04text\x18\x02 \x01(\tR\x04text\"\x11\n" +
-	"\x0fDeliverResponse\"\xff\x01\n" +
+	"\x0fDeliverResponse\"\x97\x02\n" +
 	"\bTaskView\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x14\n" +
 	"\x05state\x18\x02 \x01(\tR\x05state\x12\x12\n" +
@@ -3757,7 +3862,9 @@ const file_demiurge_toolset_v1_toolset_proto_rawDesc = "" +
 	"exitReason\x12\x18\n" +
 	"\acreated\x18\a \x01(\tR\acreated\x12\x18\n" +
 	"\astarted\x18\b \x01(\tR\astarted\x12\x14\n" +
-	"\x05ended\x18\t \x01(\tR\x05endedB\x0e\n" +
+	"\x05ended\x18\t \x01(\tR\x05ended\x12\x16\n" +
+	"\x06answer\x18\n" +
+	" \x01(\tR\x06answerB\x0e\n" +
 	"\f_return_code\"Q\n" +
 	"\x11TaskStatusRequest\x12#\n" +
 	"\rinvocation_id\x18\x01 \x01(\tR\finvocationId\x12\x17\n" +
@@ -3881,7 +3988,8 @@ const file_demiurge_toolset_v1_toolset_proto_rawDesc = "" +
 	"\x06Invoke\x12\".demiurge.toolset.v1.EffectRequest\x1a .demiurge.toolset.v1.InvokeEvent0\x01\x12O\n" +
 	"\bPrecheck\x12\".demiurge.toolset.v1.EffectRequest\x1a\x1f.demiurge.toolset.v1.ToolResult\x12Q\n" +
 	"\x06Cancel\x12\".demiurge.toolset.v1.CancelRequest\x1a#.demiurge.toolset.v1.CancelResponse\x12Q\n" +
-	"\x06Health\x12\".demiurge.toolset.v1.HealthRequest\x1a#.demiurge.toolset.v1.HealthResponse2\xbb\t\n" +
+	"\x06Health\x12\".demiurge.toolset.v1.HealthRequest\x1a#.demiurge.toolset.v1.HealthResponse2\xa0\n" +
+	"\n" +
 	"\fHostServices\x12]\n" +
 	"\n" +
 	"Capability\x12&.demiurge.toolset.v1.CapabilityRequest\x1a'.demiurge.toolset.v1.CapabilityResponse\x12T\n" +
@@ -3897,7 +4005,8 @@ const file_demiurge_toolset_v1_toolset_proto_rawDesc = "" +
 	"\bTodoRead\x12$.demiurge.toolset.v1.TodoReadRequest\x1a!.demiurge.toolset.v1.TodoResponse\x12U\n" +
 	"\tTodoWrite\x12%.demiurge.toolset.v1.TodoWriteRequest\x1a!.demiurge.toolset.v1.TodoResponse\x12f\n" +
 	"\rSessionSearch\x12).demiurge.toolset.v1.SessionSearchRequest\x1a*.demiurge.toolset.v1.SessionSearchResponse\x12W\n" +
-	"\bCallTool\x12$.demiurge.toolset.v1.CallToolRequest\x1a%.demiurge.toolset.v1.CallToolResponseB)Z'demiurge.dev/shared/toolsetv1;toolsetv1b\x06proto3"
+	"\bCallTool\x12$.demiurge.toolset.v1.CallToolRequest\x1a%.demiurge.toolset.v1.CallToolResponse\x12c\n" +
+	"\fDelegateTask\x12(.demiurge.toolset.v1.DelegateTaskRequest\x1a).demiurge.toolset.v1.DelegateTaskResponseB)Z'demiurge.dev/shared/toolsetv1;toolsetv1b\x06proto3"
 
 var (
 	file_demiurge_toolset_v1_toolset_proto_rawDescOnce sync.Once
@@ -3912,7 +4021,7 @@ func file_demiurge_toolset_v1_toolset_proto_rawDescGZIP() []byte {
 }
 
 var file_demiurge_toolset_v1_toolset_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_demiurge_toolset_v1_toolset_proto_msgTypes = make([]protoimpl.MessageInfo, 54)
+var file_demiurge_toolset_v1_toolset_proto_msgTypes = make([]protoimpl.MessageInfo, 56)
 var file_demiurge_toolset_v1_toolset_proto_goTypes = []any{
 	(Effect)(0),                        // 0: demiurge.toolset.v1.Effect
 	(Access)(0),                        // 1: demiurge.toolset.v1.Access
@@ -3939,37 +4048,39 @@ var file_demiurge_toolset_v1_toolset_proto_goTypes = []any{
 	(*CancelResponse)(nil),             // 22: demiurge.toolset.v1.CancelResponse
 	(*HealthRequest)(nil),              // 23: demiurge.toolset.v1.HealthRequest
 	(*HealthResponse)(nil),             // 24: demiurge.toolset.v1.HealthResponse
-	(*CapabilityRequest)(nil),          // 25: demiurge.toolset.v1.CapabilityRequest
-	(*CapabilityResponse)(nil),         // 26: demiurge.toolset.v1.CapabilityResponse
-	(*DeliverRequest)(nil),             // 27: demiurge.toolset.v1.DeliverRequest
-	(*DeliverResponse)(nil),            // 28: demiurge.toolset.v1.DeliverResponse
-	(*TaskView)(nil),                   // 29: demiurge.toolset.v1.TaskView
-	(*TaskStatusRequest)(nil),          // 30: demiurge.toolset.v1.TaskStatusRequest
-	(*TaskControlRequest)(nil),         // 31: demiurge.toolset.v1.TaskControlRequest
-	(*TaskWaitRequest)(nil),            // 32: demiurge.toolset.v1.TaskWaitRequest
-	(*TaskResponse)(nil),               // 33: demiurge.toolset.v1.TaskResponse
-	(*TaskListRequest)(nil),            // 34: demiurge.toolset.v1.TaskListRequest
-	(*TaskListResponse)(nil),           // 35: demiurge.toolset.v1.TaskListResponse
-	(*ToolsListRequest)(nil),           // 36: demiurge.toolset.v1.ToolsListRequest
-	(*ToolListing)(nil),                // 37: demiurge.toolset.v1.ToolListing
-	(*ToolsListResponse)(nil),          // 38: demiurge.toolset.v1.ToolsListResponse
-	(*SearchCapabilitiesRequest)(nil),  // 39: demiurge.toolset.v1.SearchCapabilitiesRequest
-	(*CapabilityMatch)(nil),            // 40: demiurge.toolset.v1.CapabilityMatch
-	(*SearchCapabilitiesResponse)(nil), // 41: demiurge.toolset.v1.SearchCapabilitiesResponse
-	(*ClarifyRequest)(nil),             // 42: demiurge.toolset.v1.ClarifyRequest
-	(*ClarifyResponse)(nil),            // 43: demiurge.toolset.v1.ClarifyResponse
-	(*TodoItem)(nil),                   // 44: demiurge.toolset.v1.TodoItem
-	(*TodoReadRequest)(nil),            // 45: demiurge.toolset.v1.TodoReadRequest
-	(*TodoWriteRequest)(nil),           // 46: demiurge.toolset.v1.TodoWriteRequest
-	(*TodoResponse)(nil),               // 47: demiurge.toolset.v1.TodoResponse
-	(*SessionSearchRequest)(nil),       // 48: demiurge.toolset.v1.SessionSearchRequest
-	(*SessionHit)(nil),                 // 49: demiurge.toolset.v1.SessionHit
-	(*SessionSummary)(nil),             // 50: demiurge.toolset.v1.SessionSummary
-	(*SessionSearchResponse)(nil),      // 51: demiurge.toolset.v1.SessionSearchResponse
-	(*CallToolRequest)(nil),            // 52: demiurge.toolset.v1.CallToolRequest
-	(*CallToolResponse)(nil),           // 53: demiurge.toolset.v1.CallToolResponse
-	nil,                                // 54: demiurge.toolset.v1.EffectRequest.SecretsEntry
-	nil,                                // 55: demiurge.toolset.v1.EffectRequest.PathsEntry
+	(*DelegateTaskRequest)(nil),        // 25: demiurge.toolset.v1.DelegateTaskRequest
+	(*DelegateTaskResponse)(nil),       // 26: demiurge.toolset.v1.DelegateTaskResponse
+	(*CapabilityRequest)(nil),          // 27: demiurge.toolset.v1.CapabilityRequest
+	(*CapabilityResponse)(nil),         // 28: demiurge.toolset.v1.CapabilityResponse
+	(*DeliverRequest)(nil),             // 29: demiurge.toolset.v1.DeliverRequest
+	(*DeliverResponse)(nil),            // 30: demiurge.toolset.v1.DeliverResponse
+	(*TaskView)(nil),                   // 31: demiurge.toolset.v1.TaskView
+	(*TaskStatusRequest)(nil),          // 32: demiurge.toolset.v1.TaskStatusRequest
+	(*TaskControlRequest)(nil),         // 33: demiurge.toolset.v1.TaskControlRequest
+	(*TaskWaitRequest)(nil),            // 34: demiurge.toolset.v1.TaskWaitRequest
+	(*TaskResponse)(nil),               // 35: demiurge.toolset.v1.TaskResponse
+	(*TaskListRequest)(nil),            // 36: demiurge.toolset.v1.TaskListRequest
+	(*TaskListResponse)(nil),           // 37: demiurge.toolset.v1.TaskListResponse
+	(*ToolsListRequest)(nil),           // 38: demiurge.toolset.v1.ToolsListRequest
+	(*ToolListing)(nil),                // 39: demiurge.toolset.v1.ToolListing
+	(*ToolsListResponse)(nil),          // 40: demiurge.toolset.v1.ToolsListResponse
+	(*SearchCapabilitiesRequest)(nil),  // 41: demiurge.toolset.v1.SearchCapabilitiesRequest
+	(*CapabilityMatch)(nil),            // 42: demiurge.toolset.v1.CapabilityMatch
+	(*SearchCapabilitiesResponse)(nil), // 43: demiurge.toolset.v1.SearchCapabilitiesResponse
+	(*ClarifyRequest)(nil),             // 44: demiurge.toolset.v1.ClarifyRequest
+	(*ClarifyResponse)(nil),            // 45: demiurge.toolset.v1.ClarifyResponse
+	(*TodoItem)(nil),                   // 46: demiurge.toolset.v1.TodoItem
+	(*TodoReadRequest)(nil),            // 47: demiurge.toolset.v1.TodoReadRequest
+	(*TodoWriteRequest)(nil),           // 48: demiurge.toolset.v1.TodoWriteRequest
+	(*TodoResponse)(nil),               // 49: demiurge.toolset.v1.TodoResponse
+	(*SessionSearchRequest)(nil),       // 50: demiurge.toolset.v1.SessionSearchRequest
+	(*SessionHit)(nil),                 // 51: demiurge.toolset.v1.SessionHit
+	(*SessionSummary)(nil),             // 52: demiurge.toolset.v1.SessionSummary
+	(*SessionSearchResponse)(nil),      // 53: demiurge.toolset.v1.SessionSearchResponse
+	(*CallToolRequest)(nil),            // 54: demiurge.toolset.v1.CallToolRequest
+	(*CallToolResponse)(nil),           // 55: demiurge.toolset.v1.CallToolResponse
+	nil,                                // 56: demiurge.toolset.v1.EffectRequest.SecretsEntry
+	nil,                                // 57: demiurge.toolset.v1.EffectRequest.PathsEntry
 }
 var file_demiurge_toolset_v1_toolset_proto_depIdxs = []int32{
 	4,  // 0: demiurge.toolset.v1.DescribeResponse.tools:type_name -> demiurge.toolset.v1.ToolSpec
@@ -3982,63 +4093,65 @@ var file_demiurge_toolset_v1_toolset_proto_depIdxs = []int32{
 	1,  // 7: demiurge.toolset.v1.PathSubject.access:type_name -> demiurge.toolset.v1.Access
 	1,  // 8: demiurge.toolset.v1.PathGrant.access:type_name -> demiurge.toolset.v1.Access
 	12, // 9: demiurge.toolset.v1.EffectRequest.grants:type_name -> demiurge.toolset.v1.PathGrant
-	54, // 10: demiurge.toolset.v1.EffectRequest.secrets:type_name -> demiurge.toolset.v1.EffectRequest.SecretsEntry
+	56, // 10: demiurge.toolset.v1.EffectRequest.secrets:type_name -> demiurge.toolset.v1.EffectRequest.SecretsEntry
 	14, // 11: demiurge.toolset.v1.EffectRequest.redact_values:type_name -> demiurge.toolset.v1.RedactValue
-	55, // 12: demiurge.toolset.v1.EffectRequest.paths:type_name -> demiurge.toolset.v1.EffectRequest.PathsEntry
+	57, // 12: demiurge.toolset.v1.EffectRequest.paths:type_name -> demiurge.toolset.v1.EffectRequest.PathsEntry
 	17, // 13: demiurge.toolset.v1.InvokeEvent.progress:type_name -> demiurge.toolset.v1.Progress
 	18, // 14: demiurge.toolset.v1.InvokeEvent.output:type_name -> demiurge.toolset.v1.OutputChunk
 	19, // 15: demiurge.toolset.v1.InvokeEvent.artifact:type_name -> demiurge.toolset.v1.ArtifactRef
 	20, // 16: demiurge.toolset.v1.InvokeEvent.result:type_name -> demiurge.toolset.v1.ToolResult
 	16, // 17: demiurge.toolset.v1.InvokeEvent.spawned:type_name -> demiurge.toolset.v1.Spawned
-	29, // 18: demiurge.toolset.v1.TaskResponse.task:type_name -> demiurge.toolset.v1.TaskView
-	29, // 19: demiurge.toolset.v1.TaskListResponse.tasks:type_name -> demiurge.toolset.v1.TaskView
-	37, // 20: demiurge.toolset.v1.ToolsListResponse.tools:type_name -> demiurge.toolset.v1.ToolListing
-	40, // 21: demiurge.toolset.v1.SearchCapabilitiesResponse.activated:type_name -> demiurge.toolset.v1.CapabilityMatch
-	40, // 22: demiurge.toolset.v1.SearchCapabilitiesResponse.unavailable_tools:type_name -> demiurge.toolset.v1.CapabilityMatch
-	44, // 23: demiurge.toolset.v1.TodoWriteRequest.items:type_name -> demiurge.toolset.v1.TodoItem
-	44, // 24: demiurge.toolset.v1.TodoResponse.items:type_name -> demiurge.toolset.v1.TodoItem
-	50, // 25: demiurge.toolset.v1.SessionSearchResponse.sessions:type_name -> demiurge.toolset.v1.SessionSummary
-	49, // 26: demiurge.toolset.v1.SessionSearchResponse.hits:type_name -> demiurge.toolset.v1.SessionHit
+	31, // 18: demiurge.toolset.v1.TaskResponse.task:type_name -> demiurge.toolset.v1.TaskView
+	31, // 19: demiurge.toolset.v1.TaskListResponse.tasks:type_name -> demiurge.toolset.v1.TaskView
+	39, // 20: demiurge.toolset.v1.ToolsListResponse.tools:type_name -> demiurge.toolset.v1.ToolListing
+	42, // 21: demiurge.toolset.v1.SearchCapabilitiesResponse.activated:type_name -> demiurge.toolset.v1.CapabilityMatch
+	42, // 22: demiurge.toolset.v1.SearchCapabilitiesResponse.unavailable_tools:type_name -> demiurge.toolset.v1.CapabilityMatch
+	46, // 23: demiurge.toolset.v1.TodoWriteRequest.items:type_name -> demiurge.toolset.v1.TodoItem
+	46, // 24: demiurge.toolset.v1.TodoResponse.items:type_name -> demiurge.toolset.v1.TodoItem
+	52, // 25: demiurge.toolset.v1.SessionSearchResponse.sessions:type_name -> demiurge.toolset.v1.SessionSummary
+	51, // 26: demiurge.toolset.v1.SessionSearchResponse.hits:type_name -> demiurge.toolset.v1.SessionHit
 	2,  // 27: demiurge.toolset.v1.Toolset.Describe:input_type -> demiurge.toolset.v1.DescribeRequest
 	10, // 28: demiurge.toolset.v1.Toolset.Configure:input_type -> demiurge.toolset.v1.ConfigureRequest
 	13, // 29: demiurge.toolset.v1.Toolset.Invoke:input_type -> demiurge.toolset.v1.EffectRequest
 	13, // 30: demiurge.toolset.v1.Toolset.Precheck:input_type -> demiurge.toolset.v1.EffectRequest
 	21, // 31: demiurge.toolset.v1.Toolset.Cancel:input_type -> demiurge.toolset.v1.CancelRequest
 	23, // 32: demiurge.toolset.v1.Toolset.Health:input_type -> demiurge.toolset.v1.HealthRequest
-	25, // 33: demiurge.toolset.v1.HostServices.Capability:input_type -> demiurge.toolset.v1.CapabilityRequest
-	27, // 34: demiurge.toolset.v1.HostServices.Deliver:input_type -> demiurge.toolset.v1.DeliverRequest
-	30, // 35: demiurge.toolset.v1.HostServices.TaskStatus:input_type -> demiurge.toolset.v1.TaskStatusRequest
-	31, // 36: demiurge.toolset.v1.HostServices.TaskControl:input_type -> demiurge.toolset.v1.TaskControlRequest
-	32, // 37: demiurge.toolset.v1.HostServices.TaskWait:input_type -> demiurge.toolset.v1.TaskWaitRequest
-	34, // 38: demiurge.toolset.v1.HostServices.TaskList:input_type -> demiurge.toolset.v1.TaskListRequest
-	36, // 39: demiurge.toolset.v1.HostServices.ToolsList:input_type -> demiurge.toolset.v1.ToolsListRequest
-	39, // 40: demiurge.toolset.v1.HostServices.SearchCapabilities:input_type -> demiurge.toolset.v1.SearchCapabilitiesRequest
-	42, // 41: demiurge.toolset.v1.HostServices.Clarify:input_type -> demiurge.toolset.v1.ClarifyRequest
-	45, // 42: demiurge.toolset.v1.HostServices.TodoRead:input_type -> demiurge.toolset.v1.TodoReadRequest
-	46, // 43: demiurge.toolset.v1.HostServices.TodoWrite:input_type -> demiurge.toolset.v1.TodoWriteRequest
-	48, // 44: demiurge.toolset.v1.HostServices.SessionSearch:input_type -> demiurge.toolset.v1.SessionSearchRequest
-	52, // 45: demiurge.toolset.v1.HostServices.CallTool:input_type -> demiurge.toolset.v1.CallToolRequest
-	3,  // 46: demiurge.toolset.v1.Toolset.Describe:output_type -> demiurge.toolset.v1.DescribeResponse
-	11, // 47: demiurge.toolset.v1.Toolset.Configure:output_type -> demiurge.toolset.v1.ConfigureResponse
-	15, // 48: demiurge.toolset.v1.Toolset.Invoke:output_type -> demiurge.toolset.v1.InvokeEvent
-	20, // 49: demiurge.toolset.v1.Toolset.Precheck:output_type -> demiurge.toolset.v1.ToolResult
-	22, // 50: demiurge.toolset.v1.Toolset.Cancel:output_type -> demiurge.toolset.v1.CancelResponse
-	24, // 51: demiurge.toolset.v1.Toolset.Health:output_type -> demiurge.toolset.v1.HealthResponse
-	26, // 52: demiurge.toolset.v1.HostServices.Capability:output_type -> demiurge.toolset.v1.CapabilityResponse
-	28, // 53: demiurge.toolset.v1.HostServices.Deliver:output_type -> demiurge.toolset.v1.DeliverResponse
-	33, // 54: demiurge.toolset.v1.HostServices.TaskStatus:output_type -> demiurge.toolset.v1.TaskResponse
-	33, // 55: demiurge.toolset.v1.HostServices.TaskControl:output_type -> demiurge.toolset.v1.TaskResponse
-	33, // 56: demiurge.toolset.v1.HostServices.TaskWait:output_type -> demiurge.toolset.v1.TaskResponse
-	35, // 57: demiurge.toolset.v1.HostServices.TaskList:output_type -> demiurge.toolset.v1.TaskListResponse
-	38, // 58: demiurge.toolset.v1.HostServices.ToolsList:output_type -> demiurge.toolset.v1.ToolsListResponse
-	41, // 59: demiurge.toolset.v1.HostServices.SearchCapabilities:output_type -> demiurge.toolset.v1.SearchCapabilitiesResponse
-	43, // 60: demiurge.toolset.v1.HostServices.Clarify:output_type -> demiurge.toolset.v1.ClarifyResponse
-	47, // 61: demiurge.toolset.v1.HostServices.TodoRead:output_type -> demiurge.toolset.v1.TodoResponse
-	47, // 62: demiurge.toolset.v1.HostServices.TodoWrite:output_type -> demiurge.toolset.v1.TodoResponse
-	51, // 63: demiurge.toolset.v1.HostServices.SessionSearch:output_type -> demiurge.toolset.v1.SessionSearchResponse
-	53, // 64: demiurge.toolset.v1.HostServices.CallTool:output_type -> demiurge.toolset.v1.CallToolResponse
-	46, // [46:65] is the sub-list for method output_type
-	27, // [27:46] is the sub-list for method input_type
+	27, // 33: demiurge.toolset.v1.HostServices.Capability:input_type -> demiurge.toolset.v1.CapabilityRequest
+	29, // 34: demiurge.toolset.v1.HostServices.Deliver:input_type -> demiurge.toolset.v1.DeliverRequest
+	32, // 35: demiurge.toolset.v1.HostServices.TaskStatus:input_type -> demiurge.toolset.v1.TaskStatusRequest
+	33, // 36: demiurge.toolset.v1.HostServices.TaskControl:input_type -> demiurge.toolset.v1.TaskControlRequest
+	34, // 37: demiurge.toolset.v1.HostServices.TaskWait:input_type -> demiurge.toolset.v1.TaskWaitRequest
+	36, // 38: demiurge.toolset.v1.HostServices.TaskList:input_type -> demiurge.toolset.v1.TaskListRequest
+	38, // 39: demiurge.toolset.v1.HostServices.ToolsList:input_type -> demiurge.toolset.v1.ToolsListRequest
+	41, // 40: demiurge.toolset.v1.HostServices.SearchCapabilities:input_type -> demiurge.toolset.v1.SearchCapabilitiesRequest
+	44, // 41: demiurge.toolset.v1.HostServices.Clarify:input_type -> demiurge.toolset.v1.ClarifyRequest
+	47, // 42: demiurge.toolset.v1.HostServices.TodoRead:input_type -> demiurge.toolset.v1.TodoReadRequest
+	48, // 43: demiurge.toolset.v1.HostServices.TodoWrite:input_type -> demiurge.toolset.v1.TodoWriteRequest
+	50, // 44: demiurge.toolset.v1.HostServices.SessionSearch:input_type -> demiurge.toolset.v1.SessionSearchRequest
+	54, // 45: demiurge.toolset.v1.HostServices.CallTool:input_type -> demiurge.toolset.v1.CallToolRequest
+	25, // 46: demiurge.toolset.v1.HostServices.DelegateTask:input_type -> demiurge.toolset.v1.DelegateTaskRequest
+	3,  // 47: demiurge.toolset.v1.Toolset.Describe:output_type -> demiurge.toolset.v1.DescribeResponse
+	11, // 48: demiurge.toolset.v1.Toolset.Configure:output_type -> demiurge.toolset.v1.ConfigureResponse
+	15, // 49: demiurge.toolset.v1.Toolset.Invoke:output_type -> demiurge.toolset.v1.InvokeEvent
+	20, // 50: demiurge.toolset.v1.Toolset.Precheck:output_type -> demiurge.toolset.v1.ToolResult
+	22, // 51: demiurge.toolset.v1.Toolset.Cancel:output_type -> demiurge.toolset.v1.CancelResponse
+	24, // 52: demiurge.toolset.v1.Toolset.Health:output_type -> demiurge.toolset.v1.HealthResponse
+	28, // 53: demiurge.toolset.v1.HostServices.Capability:output_type -> demiurge.toolset.v1.CapabilityResponse
+	30, // 54: demiurge.toolset.v1.HostServices.Deliver:output_type -> demiurge.toolset.v1.DeliverResponse
+	35, // 55: demiurge.toolset.v1.HostServices.TaskStatus:output_type -> demiurge.toolset.v1.TaskResponse
+	35, // 56: demiurge.toolset.v1.HostServices.TaskControl:output_type -> demiurge.toolset.v1.TaskResponse
+	35, // 57: demiurge.toolset.v1.HostServices.TaskWait:output_type -> demiurge.toolset.v1.TaskResponse
+	37, // 58: demiurge.toolset.v1.HostServices.TaskList:output_type -> demiurge.toolset.v1.TaskListResponse
+	40, // 59: demiurge.toolset.v1.HostServices.ToolsList:output_type -> demiurge.toolset.v1.ToolsListResponse
+	43, // 60: demiurge.toolset.v1.HostServices.SearchCapabilities:output_type -> demiurge.toolset.v1.SearchCapabilitiesResponse
+	45, // 61: demiurge.toolset.v1.HostServices.Clarify:output_type -> demiurge.toolset.v1.ClarifyResponse
+	49, // 62: demiurge.toolset.v1.HostServices.TodoRead:output_type -> demiurge.toolset.v1.TodoResponse
+	49, // 63: demiurge.toolset.v1.HostServices.TodoWrite:output_type -> demiurge.toolset.v1.TodoResponse
+	53, // 64: demiurge.toolset.v1.HostServices.SessionSearch:output_type -> demiurge.toolset.v1.SessionSearchResponse
+	55, // 65: demiurge.toolset.v1.HostServices.CallTool:output_type -> demiurge.toolset.v1.CallToolResponse
+	26, // 66: demiurge.toolset.v1.HostServices.DelegateTask:output_type -> demiurge.toolset.v1.DelegateTaskResponse
+	47, // [47:67] is the sub-list for method output_type
+	27, // [27:47] is the sub-list for method input_type
 	27, // [27:27] is the sub-list for extension type_name
 	27, // [27:27] is the sub-list for extension extendee
 	0,  // [0:27] is the sub-list for field type_name
@@ -4061,14 +4174,14 @@ func file_demiurge_toolset_v1_toolset_proto_init() {
 		(*InvokeEvent_Result)(nil),
 		(*InvokeEvent_Spawned)(nil),
 	}
-	file_demiurge_toolset_v1_toolset_proto_msgTypes[27].OneofWrappers = []any{}
+	file_demiurge_toolset_v1_toolset_proto_msgTypes[29].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_demiurge_toolset_v1_toolset_proto_rawDesc), len(file_demiurge_toolset_v1_toolset_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   54,
+			NumMessages:   56,
 			NumExtensions: 0,
 			NumServices:   2,
 		},

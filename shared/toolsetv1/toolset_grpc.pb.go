@@ -358,6 +358,7 @@ const (
 	HostServices_TodoWrite_FullMethodName          = "/demiurge.toolset.v1.HostServices/TodoWrite"
 	HostServices_SessionSearch_FullMethodName      = "/demiurge.toolset.v1.HostServices/SessionSearch"
 	HostServices_CallTool_FullMethodName           = "/demiurge.toolset.v1.HostServices/CallTool"
+	HostServices_DelegateTask_FullMethodName       = "/demiurge.toolset.v1.HostServices/DelegateTask"
 )
 
 // HostServicesClient is the client API for HostServices service.
@@ -419,6 +420,14 @@ type HostServicesClient interface {
 	// audit apply as to the model's calls. Only a slot's invocation is
 	// answered; any other is refused with PermissionDenied.
 	CallTool(ctx context.Context, in *CallToolRequest, opts ...grpc.CallOption) (*CallToolResponse, error)
+	// DelegateTask starts a child agent through the host's spawn gate with
+	// the calling call's own arguments, as the model gave them and dispatch
+	// approved them (the request carries no arguments a plugin could
+	// change). It is answered only for the built-in demiurge_control
+	// delegate_task; any other invocation is refused with PermissionDenied.
+	// A refusal of the gate (a tool the parent lacks, a limit) is
+	// InvalidArgument or ResourceExhausted with a message for the model.
+	DelegateTask(ctx context.Context, in *DelegateTaskRequest, opts ...grpc.CallOption) (*DelegateTaskResponse, error)
 }
 
 type hostServicesClient struct {
@@ -559,6 +568,16 @@ func (c *hostServicesClient) CallTool(ctx context.Context, in *CallToolRequest, 
 	return out, nil
 }
 
+func (c *hostServicesClient) DelegateTask(ctx context.Context, in *DelegateTaskRequest, opts ...grpc.CallOption) (*DelegateTaskResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(DelegateTaskResponse)
+	err := c.cc.Invoke(ctx, HostServices_DelegateTask_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // HostServicesServer is the server API for HostServices service.
 // All implementations must embed UnimplementedHostServicesServer
 // for forward compatibility.
@@ -618,6 +637,14 @@ type HostServicesServer interface {
 	// audit apply as to the model's calls. Only a slot's invocation is
 	// answered; any other is refused with PermissionDenied.
 	CallTool(context.Context, *CallToolRequest) (*CallToolResponse, error)
+	// DelegateTask starts a child agent through the host's spawn gate with
+	// the calling call's own arguments, as the model gave them and dispatch
+	// approved them (the request carries no arguments a plugin could
+	// change). It is answered only for the built-in demiurge_control
+	// delegate_task; any other invocation is refused with PermissionDenied.
+	// A refusal of the gate (a tool the parent lacks, a limit) is
+	// InvalidArgument or ResourceExhausted with a message for the model.
+	DelegateTask(context.Context, *DelegateTaskRequest) (*DelegateTaskResponse, error)
 	mustEmbedUnimplementedHostServicesServer()
 }
 
@@ -666,6 +693,9 @@ func (UnimplementedHostServicesServer) SessionSearch(context.Context, *SessionSe
 }
 func (UnimplementedHostServicesServer) CallTool(context.Context, *CallToolRequest) (*CallToolResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method CallTool not implemented")
+}
+func (UnimplementedHostServicesServer) DelegateTask(context.Context, *DelegateTaskRequest) (*DelegateTaskResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method DelegateTask not implemented")
 }
 func (UnimplementedHostServicesServer) mustEmbedUnimplementedHostServicesServer() {}
 func (UnimplementedHostServicesServer) testEmbeddedByValue()                      {}
@@ -922,6 +952,24 @@ func _HostServices_CallTool_Handler(srv interface{}, ctx context.Context, dec fu
 	return interceptor(ctx, in, info, handler)
 }
 
+func _HostServices_DelegateTask_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(DelegateTaskRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(HostServicesServer).DelegateTask(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: HostServices_DelegateTask_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(HostServicesServer).DelegateTask(ctx, req.(*DelegateTaskRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // HostServices_ServiceDesc is the grpc.ServiceDesc for HostServices service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -980,6 +1028,10 @@ var HostServices_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "CallTool",
 			Handler:    _HostServices_CallTool_Handler,
+		},
+		{
+			MethodName: "DelegateTask",
+			Handler:    _HostServices_DelegateTask_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

@@ -63,6 +63,11 @@
 //   - stream_error: after the text, send the format's in-stream error event.
 //   - delay_ms: wait before the response; chunk_delay_ms: wait between
 //     events (both end early when the client goes away).
+//   - for: the step answers only a request whose body contains this text
+//     (a child agent's instructions, say). With any step marked, a request
+//     takes the next unused step of the first marker its body contains,
+//     else the next unused unmarked step: parent and children of one run
+//     are scripted apart, whatever order their requests come in.
 package providertest
 
 import (
@@ -96,6 +101,8 @@ type Step struct {
 	TextSignature string `json:"text_signature,omitempty"`
 	// Reasoning is the step's reasoning item (Responses API only).
 	Reasoning *Reasoning `json:"reasoning,omitempty"`
+	// For routes the step to requests whose body contains it.
+	For string `json:"for,omitempty"`
 }
 
 // Reasoning is a Responses API reasoning item. Its encrypted_content is

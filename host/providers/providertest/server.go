@@ -53,6 +53,8 @@ type Server struct {
 	repeat bool
 	// arrived is closed and replaced at each request (WaitRequests).
 	arrived chan struct{}
+	// used marks the consumed steps of a routed script (route.go).
+	used []bool
 }
 
 // NewServer starts a server of the kind (see Kinds) answering the script.
@@ -136,6 +138,15 @@ func (s *Server) WaitRequests(ctx context.Context, n int) error {
 func (s *Server) Remaining() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.routed() {
+		n := 0
+		for i := range s.steps {
+			if !s.used[i] {
+				n++
+			}
+		}
+		return n
+	}
 	return len(s.steps) - s.next
 }
 
@@ -162,7 +173,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	n := s.next
 	var step Step
 	ok := n < len(s.steps)
-	if ok {
+	if s.routed() {
+		step, ok = s.route(body)
+	} else if ok {
 		step = s.steps[n]
 		s.next++
 	} else if s.repeat && len(s.steps) > 0 {

@@ -1,0 +1,51 @@
+package dispatch
+
+import (
+	"context"
+	"encoding/json"
+
+	"demiurge.dev/catalog"
+	"demiurge.dev/host/approval"
+	"demiurge.dev/host/plugins"
+)
+
+// DelegateCall is one delegate_task call as the spawn gate gets it: the
+// call's own arguments (those dispatch validated and approved, never a
+// plugin's restatement of them), its id and its turn's.
+type DelegateCall struct {
+	Turn, CallID string
+	Args         json.RawMessage
+	// Completions is the turn's consumed-completion set: a child whose
+	// end must start no completion turn (a foreground or silent one) is
+	// marked consumed in it.
+	Completions *Completions
+	// Asker is the parent turn's front-end approver: a child's approval
+	// prompts go to it, naming the child (nil: no one can answer).
+	Asker approval.Provider
+	// FrontEnd is the parent turn's front end (a turn.FrontEnd, which
+	// dispatch cannot name): children's events are shown to it.
+	FrontEnd any
+}
+
+// Delegator starts a child agent for a delegate_task call of this turn's
+// session and returns the model's payload as JSON; a refusal wraps
+// plugins.ErrSpawnRefused. The host sets it (the spawn gate); nil refuses
+// delegate_task.
+type Delegator func(ctx context.Context, call DelegateCall) (string, error)
+
+// delegateHook gives the built-in delegate_task, and only it, the turn's
+// spawn gate bound to this call.
+func (t *Turn) delegateHook(p *prepared, hk *plugins.Hooks) {
+	pv := p.entry.Spec.Provenance
+	if t.Delegate == nil || pv.Kind != catalog.SourceBuiltin || pv.Toolset != "demiurge_control" || p.entry.Spec.Name != "delegate_task" {
+		return
+	}
+	call := DelegateCall{Turn: t.ID, CallID: p.call.ID, Args: append(json.RawMessage(nil), p.argsRaw...)}
+	if t.Background != nil {
+		call.Completions = t.Background.Completions
+	}
+	if t.Approvals != nil {
+		call.Asker = t.Approvals.Provider
+	}
+	hk.Delegate = func(ctx context.Context) (string, error) { return t.Delegate(ctx, call) }
+}
