@@ -14,7 +14,7 @@ func TestCompleter(t *testing.T) {
 	}{
 		{"/ap", "[provals ]", 3},
 		{"/t", "[asks  ools ]", 2},
-		{"/", "[approvals  call  help  quit  session  stop  tasks  tools  usage ]", 1},
+		{"/", "[approvals  call  help  quit  session  stop  subagents  tasks  tools  usage ]", 1},
 		{"/call ", "[read_file  search_files  terminal  write_file ]", 0},
 		{"/call re", "[ad_file ]", 2},
 		{"/call read_file {", "[]", 0},
