@@ -176,20 +176,32 @@ func awaitBackground(ctx context.Context, errw io.Writer, h *toolhost.Host, task
 			}
 		}
 		w.heardAll(ids)
-		drained := make(chan struct{})
-		go func() {
-			loop.Drain()
-			close(drained)
-		}()
-		select {
-		case <-drained:
-		case <-ctx.Done():
-			loop.Close() // cancels the completion turn
-			<-drained
+		if !drainCompletions(ctx, loop) {
 			return false, nil
 		}
 	}
-	return true, nil
+	// A task that ended while the turn still ran (a quick background
+	// child) has its completion turn queued already, with nothing left
+	// running to wait for: it runs before the run ends.
+	return drainCompletions(ctx, loop), nil
+}
+
+// drainCompletions waits for the loop's queued completion turns; false
+// when ctx ended first (the completion turn was cancelled).
+func drainCompletions(ctx context.Context, loop *turn.Loop) bool {
+	drained := make(chan struct{})
+	go func() {
+		loop.Drain()
+		close(drained)
+	}()
+	select {
+	case <-drained:
+		return true
+	case <-ctx.Done():
+		loop.Close() // cancels the completion turn
+		<-drained
+		return false
+	}
 }
 
 // maxCompletionRounds bounds how often a headless run waits for
