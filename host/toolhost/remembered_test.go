@@ -110,3 +110,73 @@ func TestBoundSecretRedactedInLaterReadsAndMCP(t *testing.T) {
 }
 
 func jsonString(s string) string { b, _ := json.Marshal(s); return string(b) }
+
+const readLogTool = `description: Return build.log.
+input_schema:
+  type: object
+  properties: {}
+risk: low
+capability: tool.call:read_log
+approval_policy: auto
+capabilities: [fs.read]
+`
+
+const readLogModule = `import os
+
+def execute(ctx, args):
+    with open(os.path.join(ctx.workspace, "build.log")) as f:
+        return {"content": f.read()}
+`
+
+// TestBoundSecretRedactedInALaterAuthoredResult: an authored tool (Python
+// in the authored runtime) that returns the log a bound command dumped its
+// environment into reaches no view, event or record with the value.
+func TestBoundSecretRedactedInALaterAuthoredResult(t *testing.T) {
+	withAuthored(t)
+	t.Setenv("GH_TOKEN", rememberedValue)
+	dir := authoredCore(t, "toolsets: [coding]\nslots: {tools: agent/tools}\ncapabilities: [fs.read, terminal.exec, \"secret.bind:GH_TOKEN\", \"tool.call:read_log\"]\n",
+		map[string][2]string{"read_log": {readLogTool, readLogModule}})
+	ws := t.TempDir()
+	h, err := Open(Options{CoreDir: dir, Workspace: ws, StateDir: t.TempDir(), BuiltinPluginDir: builtinDir, Rules: []string{"allow:terminal"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	ctx := context.Background()
+	turn, err := h.NewTurn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var live []string
+	turn.OnEvent = func(_ string, ev dispatch.Event) { live = append(live, string(ev.Data)) }
+	bind := `{"command":"env > build.log; echo dumped","secret_bindings":[{"source":"env:GH_TOKEN"}]}`
+	if out := turn.Call(ctx, dispatch.ToolCall{ID: "b1", Name: "terminal", Args: []byte(bind)}); !out.OK() {
+		t.Fatalf("binding call: %s %s (warnings %q)", out.Status, out.Views.Model, h.Warnings())
+	}
+	out := turn.Call(ctx, dispatch.ToolCall{ID: "a1", Name: "read_log", Args: []byte(`{}`)})
+	views, _ := json.Marshal(out.Views)
+	if !out.OK() || !strings.Contains(string(views), `redacted:GH_TOKEN`) {
+		t.Fatalf("read_log: %s, no redaction mark: %s (warnings %q)", out.Status, views, h.Warnings())
+	}
+	if strings.Contains(string(views), rememberedValue) {
+		t.Errorf("a view of the authored result holds the value bound earlier: %s", views)
+	}
+	for _, ev := range live {
+		if strings.Contains(ev, rememberedValue) {
+			t.Errorf("live output holds the value: %q", ev)
+		}
+	}
+	store, err := h.Store()
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs, err := store.Events(runtime.EventQuery{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ev := range evs {
+		if strings.Contains(string(ev.Data), rememberedValue) {
+			t.Errorf("audit event %s holds the value: %s", ev.Kind, ev.Data)
+		}
+	}
+}
