@@ -270,10 +270,10 @@ func (m *Manager) InvokeWithGrace(ctx context.Context, grace time.Duration, name
 		}
 		if r := ev.GetResult(); r != nil {
 			inst.groups.done(req.GetInvocationId())
-			if grace <= 0 && callerCtx.Err() != nil {
+			if grace <= 0 && ended(callerCtx) {
 				// The caller had gone by then: what the plugin answered
 				// to the cancellation is not the call's result.
-				return nil, fmt.Errorf("call cancelled: %w", context.Cause(callerCtx))
+				return nil, m.callError(callerCtx, inst, name, context.Canceled)
 			}
 			return r, nil
 		}
@@ -289,6 +289,17 @@ func (m *Manager) InvokeWithGrace(ctx context.Context, grace time.Duration, name
 			}
 		}
 	}
+}
+
+// ended says whether the caller's context is done or past its deadline.
+// gRPC passes the deadline to the plugin, whose own timer may fire (and
+// its answer to the cancellation arrive) before the context's here does.
+func ended(ctx context.Context) bool {
+	if ctx.Err() != nil {
+		return true
+	}
+	d, ok := ctx.Deadline()
+	return ok && !time.Now().Before(d)
 }
 
 // callError says whether a failed call was cancelled or the plugin died.
