@@ -39,20 +39,11 @@ func TestBoundSecretRedactedInLaterReadsAndMCP(t *testing.T) {
 	}
 	defer h.Close()
 	ctx := context.Background()
-	turn, err := h.NewTurn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var live []string
-	turn.OnEvent = func(_ string, ev dispatch.Event) { live = append(live, string(ev.Data)) }
-	bind := `{"command":"env > build.log; echo dumped","secret_bindings":[{"source":"env:GH_TOKEN"}]}`
-	if out := turn.Call(ctx, dispatch.ToolCall{ID: "b1", Name: "terminal", Args: []byte(bind)}); !out.OK() {
-		t.Fatalf("binding call: %s %s (warnings %q)", out.Status, out.Views.Model, h.Warnings())
-	}
+	turn, live := dumpBoundEnvironment(t, h)
 	if b, _ := os.ReadFile(filepath.Join(ws, "build.log")); !strings.Contains(string(b), "GH_TOKEN="+rememberedValue) {
 		t.Fatalf("the premise: build.log does not hold the value:\n%s", b)
 	}
-	live = nil
+	*live = nil
 	log := filepath.Join(ws, "build.log")
 	for _, c := range []dispatch.ToolCall{
 		{ID: "r1", Name: "read_file", Args: []byte(`{"path":"build.log"}`)},
@@ -71,24 +62,7 @@ func TestBoundSecretRedactedInLaterReadsAndMCP(t *testing.T) {
 			t.Errorf("%s: a view holds the value bound earlier: %s", c.Name, views)
 		}
 	}
-	for _, ev := range live {
-		if strings.Contains(ev, rememberedValue) {
-			t.Errorf("a later call's live output holds the value: %q", ev)
-		}
-	}
-	store, err := h.Store()
-	if err != nil {
-		t.Fatal(err)
-	}
-	evs, err := store.Events(runtime.EventQuery{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, ev := range evs {
-		if strings.Contains(string(ev.Data), rememberedValue) {
-			t.Errorf("audit event %s holds the value: %s", ev.Kind, ev.Data)
-		}
-	}
+	noRememberedValue(t, h, *live)
 	artifacts, marked := 0, 0
 	_ = filepath.WalkDir(filepath.Join(state, "runtime", "artifacts"), func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
@@ -143,16 +117,7 @@ func TestBoundSecretRedactedInALaterAuthoredResult(t *testing.T) {
 	}
 	defer h.Close()
 	ctx := context.Background()
-	turn, err := h.NewTurn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var live []string
-	turn.OnEvent = func(_ string, ev dispatch.Event) { live = append(live, string(ev.Data)) }
-	bind := `{"command":"env > build.log; echo dumped","secret_bindings":[{"source":"env:GH_TOKEN"}]}`
-	if out := turn.Call(ctx, dispatch.ToolCall{ID: "b1", Name: "terminal", Args: []byte(bind)}); !out.OK() {
-		t.Fatalf("binding call: %s %s (warnings %q)", out.Status, out.Views.Model, h.Warnings())
-	}
+	turn, live := dumpBoundEnvironment(t, h)
 	out := turn.Call(ctx, dispatch.ToolCall{ID: "a1", Name: "read_log", Args: []byte(`{}`)})
 	views, _ := json.Marshal(out.Views)
 	if !out.OK() || !strings.Contains(string(views), `redacted:GH_TOKEN`) {
@@ -161,9 +126,35 @@ func TestBoundSecretRedactedInALaterAuthoredResult(t *testing.T) {
 	if strings.Contains(string(views), rememberedValue) {
 		t.Errorf("a view of the authored result holds the value bound earlier: %s", views)
 	}
+	noRememberedValue(t, h, *live)
+}
+
+// dumpBoundEnvironment runs, in a new turn of h, an approved terminal
+// call that binds GH_TOKEN and writes its environment to build.log (the
+// build script of the issue); live collects the turn's output events.
+func dumpBoundEnvironment(t *testing.T, h *Host) (turn *dispatch.Turn, live *[]string) {
+	t.Helper()
+	ctx := context.Background()
+	turn, err := h.NewTurn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	live = new([]string)
+	turn.OnEvent = func(_ string, ev dispatch.Event) { *live = append(*live, string(ev.Data)) }
+	bind := `{"command":"env > build.log; echo dumped","secret_bindings":[{"source":"env:GH_TOKEN"}]}`
+	if out := turn.Call(ctx, dispatch.ToolCall{ID: "b1", Name: "terminal", Args: []byte(bind)}); !out.OK() {
+		t.Fatalf("binding call: %s %s (warnings %q)", out.Status, out.Views.Model, h.Warnings())
+	}
+	return turn, live
+}
+
+// noRememberedValue fails t when a live output event of the later calls
+// or any audit event in the store holds the bound value.
+func noRememberedValue(t *testing.T, h *Host, live []string) {
+	t.Helper()
 	for _, ev := range live {
 		if strings.Contains(ev, rememberedValue) {
-			t.Errorf("live output holds the value: %q", ev)
+			t.Errorf("a later call's live output holds the value: %q", ev)
 		}
 	}
 	store, err := h.Store()
