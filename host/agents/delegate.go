@@ -29,6 +29,9 @@ type payload struct {
 // own arguments, spawns through the gate, and returns the task id (a
 // background child) or the child's result (notify_policy wait).
 func (g *Gate) Delegate(ctx context.Context, parent *toolhost.Session, call dispatch.DelegateCall) (string, error) {
+	if call.Authored {
+		return g.spawnAuthored(ctx, parent, call)
+	}
 	req, err := ParseDelegate(call.Args)
 	if err != nil {
 		return "", err
@@ -53,6 +56,12 @@ func (g *Gate) Delegate(ctx context.Context, parent *toolhost.Session, call disp
 		}
 		return marshal(p)
 	}
+	return marshal(resultPayload(g.waitForeground(ctx, parent, c)))
+}
+
+// waitForeground waits for a foreground child; the caller's end (its
+// turn stopped) cancels it.
+func (g *Gate) waitForeground(ctx context.Context, parent *toolhost.Session, c *Child) AgentRunResult {
 	res, ok := c.Wait(ctx)
 	if !ok {
 		// The parent's turn was stopped: a foreground child stops with it.
@@ -72,7 +81,7 @@ func (g *Gate) Delegate(ctx context.Context, parent *toolhost.Session, call disp
 		_, _, _ = tm.Wait(wctx, parent.TaskScope(), c.TaskID, 30*time.Second)
 		cancel()
 	}
-	return marshal(resultPayload(res))
+	return res
 }
 
 func resultPayload(r AgentRunResult) payload {

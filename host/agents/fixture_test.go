@@ -27,8 +27,15 @@ type fixture struct {
 
 func newFixture(t testing.TB, lim agents.Limits, steps []pt.Step) *fixture {
 	t.Helper()
+	return newFixtureCore(t, lim, steps, "")
+}
+
+// newFixtureCore is newFixture over the core in coreDir ("": the
+// embedded default).
+func newFixtureCore(t testing.TB, lim agents.Limits, steps []pt.Step, coreDir string) *fixture {
+	t.Helper()
 	f := &fixture{ws: t.TempDir()}
-	h, err := toolhost.Open(toolhost.Options{Workspace: f.ws, StateDir: t.TempDir(), BuiltinPluginDir: pluginDir})
+	h, err := toolhost.Open(toolhost.Options{CoreDir: coreDir, Workspace: f.ws, StateDir: t.TempDir(), BuiltinPluginDir: pluginDir})
 	if err != nil {
 		t.Fatal(err)
 	}

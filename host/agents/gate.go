@@ -47,8 +47,19 @@ type Gate struct {
 func (g *Gate) Install() {
 	g.Host.SetSpawnGate(func(ctx context.Context, parent *toolhost.Session, call dispatch.DelegateCall) (string, error) {
 		out, err := g.Delegate(ctx, parent, call)
-		if errors.Is(err, ErrRefused) {
+		switch {
+		case errors.Is(err, ErrRefused) && call.Authored:
+			// Authored code raises ValueError with the reason alone.
+			err = fmt.Errorf("%w: %s", plugins.ErrSpawnRefused, strings.TrimPrefix(err.Error(), ErrRefused.Error()+": "))
+		case errors.Is(err, ErrRefused):
 			err = fmt.Errorf("%w: %w", plugins.ErrSpawnRefused, err)
+		}
+		return out, err
+	})
+	g.Host.SetAgentTasks(func(ctx context.Context, parent *toolhost.Session, op, taskID string, timeout time.Duration) (string, error) {
+		out, err := g.AgentTask(ctx, parent, op, taskID, timeout)
+		if errors.Is(err, ErrRefused) {
+			err = fmt.Errorf("%w: %s", plugins.ErrSpawnRefused, strings.TrimPrefix(err.Error(), ErrRefused.Error()+": "))
 		}
 		return out, err
 	})

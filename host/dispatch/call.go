@@ -301,6 +301,9 @@ func (t *Turn) hooks(p *prepared, verdict approval.Outcome) plugins.Hooks {
 	}
 	t.conversationHooks(p, verdict, &hk)
 	t.delegateHook(p, &hk)
+	if p.isAuthored() {
+		hk.Agents = t.agentHooks(p.call.Name, p.call.ID, declared)
+	}
 	return hk
 }
 

@@ -3,6 +3,7 @@ package dispatch
 import (
 	"context"
 	"encoding/json"
+	"time"
 
 	"demiurge.dev/catalog"
 	"demiurge.dev/host/approval"
@@ -25,7 +26,17 @@ type DelegateCall struct {
 	// FrontEnd is the parent turn's front end (a turn.FrontEnd, which
 	// dispatch cannot name): children's events are shown to it.
 	FrontEnd any
+	// Authored is set when authored code asks (ctx.agents.run or spawn):
+	// Args are its child controls, Wait says run (foreground) or spawn,
+	// and the answer is the full AgentRunResult or the task's handle
+	// rather than the model's bounded payload.
+	Authored bool
+	Wait     bool
 }
+
+// AgentTasker answers an AgentSpawnHandle's status, wait and cancel for
+// this turn's session (the host sets it with the spawn gate).
+type AgentTasker func(ctx context.Context, op, taskID string, timeout time.Duration) (string, error)
 
 // Delegator starts a child agent for a delegate_task call of this turn's
 // session and returns the model's payload as JSON; a refusal wraps

@@ -41,6 +41,10 @@ type Hooks struct {
 	// Delegate answers DelegateTask; dispatch sets it only for the
 	// built-in delegate_task, so nil refuses every other call.
 	Delegate DelegateHook
+	// Agents answers SpawnAgent and AgentTask (authored code's
+	// ctx.agents); dispatch sets it only for authored invocations that
+	// may start children, so nil refuses every other call.
+	Agents *AgentHooks
 }
 
 // hostServices serves one plugin. It knows only the invocations the host

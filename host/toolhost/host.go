@@ -117,6 +117,8 @@ type Host struct {
 	// spawnGate is the spawn gate of delegate_task (spawnhook.go).
 	spawnMu   sync.Mutex
 	spawnGate SpawnGate
+	// agentTasks answers ctx.agents handles (spawnhook.go).
+	agentTasks AgentTasks
 }
 
 // InstalledPluginDir is where package install puts plugin binaries.

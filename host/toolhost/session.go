@@ -136,6 +136,7 @@ func (s *Session) newTurn(ctx context.Context, record bool) (*dispatch.Turn, err
 		Timezone:           s.h.timezone,
 		Remembered:         &s.remembered,
 		Delegate:           s.h.spawner(s),
+		AgentTask:          s.h.agentTasker(s),
 	}
 	// An interface holding a nil *historySearcher is not nil: set it only
 	// when there is one.

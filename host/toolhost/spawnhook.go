@@ -2,6 +2,7 @@ package toolhost
 
 import (
 	"context"
+	"time"
 
 	"demiurge.dev/host/core"
 	"demiurge.dev/host/dispatch"
@@ -29,6 +30,30 @@ func (h *Host) spawner(s *Session) dispatch.Delegator {
 		return nil
 	}
 	return func(ctx context.Context, call dispatch.DelegateCall) (string, error) { return g(ctx, s, call) }
+}
+
+// AgentTasks answers authored code's AgentSpawnHandle (status, wait,
+// cancel) for a task of parent's session; the spawn gate sets it.
+type AgentTasks func(ctx context.Context, parent *Session, op, taskID string, timeout time.Duration) (string, error)
+
+// SetAgentTasks installs what answers ctx.agents handles; without it
+// ctx.agents is refused.
+func (h *Host) SetAgentTasks(a AgentTasks) {
+	h.spawnMu.Lock()
+	h.agentTasks = a
+	h.spawnMu.Unlock()
+}
+
+func (h *Host) agentTasker(s *Session) dispatch.AgentTasker {
+	h.spawnMu.Lock()
+	a := h.agentTasks
+	h.spawnMu.Unlock()
+	if a == nil {
+		return nil
+	}
+	return func(ctx context.Context, op, taskID string, timeout time.Duration) (string, error) {
+		return a(ctx, s, op, taskID, timeout)
+	}
 }
 
 // Depth is how many delegations deep s is; a top-level session is 0.

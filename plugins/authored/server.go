@@ -206,6 +206,47 @@ func (h hostBridge) CallTool(ctx context.Context, tool string, args json.RawMess
 	return worker.ToolCallResult{Content: resp.GetContent(), IsError: resp.GetIsError(), Status: resp.GetStatus()}, nil
 }
 
+// Agents answers ctx.agents through SpawnAgent and AgentTask; the host's
+// refusals come back as the SDK's exceptions.
+func (h hostBridge) Agents(ctx context.Context, req worker.AgentRequest) (json.RawMessage, error) {
+	if h.client == nil {
+		return nil, &worker.AgentError{Code: worker.AgentErrFailed, Message: "no host connection starts child agents"}
+	}
+	var out string
+	var err error
+	switch req.Op {
+	case "run", "spawn":
+		var resp *toolsetv1.SpawnAgentResponse
+		resp, err = h.client.SpawnAgent(ctx, &toolsetv1.SpawnAgentRequest{InvocationId: h.invocation, RequestJson: string(req.Args), Wait: req.Op == "run"})
+		out = resp.GetResultJson()
+	case "status", "wait", "cancel":
+		var resp *toolsetv1.AgentTaskResponse
+		resp, err = h.client.AgentTask(ctx, &toolsetv1.AgentTaskRequest{InvocationId: h.invocation, TaskId: req.TaskID, Op: req.Op, TimeoutMs: req.TimeoutMS})
+		out = resp.GetResultJson()
+	default:
+		return nil, &worker.AgentError{Code: worker.AgentErrValue, Message: fmt.Sprintf("unknown ctx.agents request %q", req.Op)}
+	}
+	if err != nil {
+		return nil, agentError(err)
+	}
+	return json.RawMessage(out), nil
+}
+
+func agentError(err error) error {
+	st := status.Convert(err)
+	msg := strings.TrimPrefix(st.Message(), "spawn refused: ")
+	code := worker.AgentErrFailed
+	switch st.Code() {
+	case codes.InvalidArgument:
+		code = worker.AgentErrValue
+	case codes.PermissionDenied:
+		code = worker.AgentErrPermission
+	case codes.NotFound:
+		code = worker.AgentErrNotFound
+	}
+	return &worker.AgentError{Code: code, Message: msg}
+}
+
 // Precheck: authored tools declare none, so every call may go on.
 func (s *server) Precheck(context.Context, *toolsetv1.EffectRequest) (*toolsetv1.ToolResult, error) {
 	return &toolsetv1.ToolResult{}, nil

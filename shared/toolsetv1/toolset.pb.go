@@ -3698,6 +3698,234 @@ func (x *CallToolResponse) GetStatus() string {
 	return ""
 }
 
+type SpawnAgentRequest struct {
+	state        protoimpl.MessageState `protogen:"open.v1"`
+	InvocationId string                 `protobuf:"bytes,1,opt,name=invocation_id,json=invocationId,proto3" json:"invocation_id,omitempty"`
+	// request_json holds the child controls, as delegate_task's arguments
+	// name them (goal, core_id, tools, input_slots, output_slots,
+	// use_bootstrap, max_depth).
+	RequestJson string `protobuf:"bytes,2,opt,name=request_json,json=requestJson,proto3" json:"request_json,omitempty"`
+	// wait: run the child in the foreground and answer its AgentRunResult
+	// (ctx.agents.run); otherwise answer its task id at once
+	// (ctx.agents.spawn).
+	Wait          bool `protobuf:"varint,3,opt,name=wait,proto3" json:"wait,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SpawnAgentRequest) Reset() {
+	*x = SpawnAgentRequest{}
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[54]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SpawnAgentRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SpawnAgentRequest) ProtoMessage() {}
+
+func (x *SpawnAgentRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[54]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SpawnAgentRequest.ProtoReflect.Descriptor instead.
+func (*SpawnAgentRequest) Descriptor() ([]byte, []int) {
+	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{54}
+}
+
+func (x *SpawnAgentRequest) GetInvocationId() string {
+	if x != nil {
+		return x.InvocationId
+	}
+	return ""
+}
+
+func (x *SpawnAgentRequest) GetRequestJson() string {
+	if x != nil {
+		return x.RequestJson
+	}
+	return ""
+}
+
+func (x *SpawnAgentRequest) GetWait() bool {
+	if x != nil {
+		return x.Wait
+	}
+	return false
+}
+
+type SpawnAgentResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// result_json is an AgentRunResult (wait) or {task_id, agent_id,
+	// status: "running"}.
+	ResultJson    string `protobuf:"bytes,1,opt,name=result_json,json=resultJson,proto3" json:"result_json,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SpawnAgentResponse) Reset() {
+	*x = SpawnAgentResponse{}
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[55]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SpawnAgentResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SpawnAgentResponse) ProtoMessage() {}
+
+func (x *SpawnAgentResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[55]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SpawnAgentResponse.ProtoReflect.Descriptor instead.
+func (*SpawnAgentResponse) Descriptor() ([]byte, []int) {
+	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{55}
+}
+
+func (x *SpawnAgentResponse) GetResultJson() string {
+	if x != nil {
+		return x.ResultJson
+	}
+	return ""
+}
+
+type AgentTaskRequest struct {
+	state        protoimpl.MessageState `protogen:"open.v1"`
+	InvocationId string                 `protobuf:"bytes,1,opt,name=invocation_id,json=invocationId,proto3" json:"invocation_id,omitempty"`
+	TaskId       string                 `protobuf:"bytes,2,opt,name=task_id,json=taskId,proto3" json:"task_id,omitempty"`
+	// op is status, wait or cancel.
+	Op string `protobuf:"bytes,3,opt,name=op,proto3" json:"op,omitempty"`
+	// timeout_ms bounds wait; 0 waits until the caller's own deadline.
+	TimeoutMs     int64 `protobuf:"varint,4,opt,name=timeout_ms,json=timeoutMs,proto3" json:"timeout_ms,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AgentTaskRequest) Reset() {
+	*x = AgentTaskRequest{}
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[56]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AgentTaskRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AgentTaskRequest) ProtoMessage() {}
+
+func (x *AgentTaskRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[56]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AgentTaskRequest.ProtoReflect.Descriptor instead.
+func (*AgentTaskRequest) Descriptor() ([]byte, []int) {
+	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{56}
+}
+
+func (x *AgentTaskRequest) GetInvocationId() string {
+	if x != nil {
+		return x.InvocationId
+	}
+	return ""
+}
+
+func (x *AgentTaskRequest) GetTaskId() string {
+	if x != nil {
+		return x.TaskId
+	}
+	return ""
+}
+
+func (x *AgentTaskRequest) GetOp() string {
+	if x != nil {
+		return x.Op
+	}
+	return ""
+}
+
+func (x *AgentTaskRequest) GetTimeoutMs() int64 {
+	if x != nil {
+		return x.TimeoutMs
+	}
+	return 0
+}
+
+type AgentTaskResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// result_json is the task's AgentRunResult so far: status is running
+	// while it runs; timed_out says a wait ended before the child did.
+	ResultJson    string `protobuf:"bytes,1,opt,name=result_json,json=resultJson,proto3" json:"result_json,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AgentTaskResponse) Reset() {
+	*x = AgentTaskResponse{}
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[57]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AgentTaskResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AgentTaskResponse) ProtoMessage() {}
+
+func (x *AgentTaskResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[57]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AgentTaskResponse.ProtoReflect.Descriptor instead.
+func (*AgentTaskResponse) Descriptor() ([]byte, []int) {
+	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{57}
+}
+
+func (x *AgentTaskResponse) GetResultJson() string {
+	if x != nil {
+		return x.ResultJson
+	}
+	return ""
+}
+
 var File_demiurge_toolset_v1_toolset_proto protoreflect.FileDescriptor
 
 const file_demiurge_toolset_v1_toolset_proto_rawDesc = "" +
@@ -3970,7 +4198,23 @@ const file_demiurge_toolset_v1_toolset_proto_rawDesc = "" +
 	"\x10CallToolResponse\x12\x18\n" +
 	"\acontent\x18\x01 \x01(\tR\acontent\x12\x19\n" +
 	"\bis_error\x18\x02 \x01(\bR\aisError\x12\x16\n" +
-	"\x06status\x18\x03 \x01(\tR\x06status*|\n" +
+	"\x06status\x18\x03 \x01(\tR\x06status\"o\n" +
+	"\x11SpawnAgentRequest\x12#\n" +
+	"\rinvocation_id\x18\x01 \x01(\tR\finvocationId\x12!\n" +
+	"\frequest_json\x18\x02 \x01(\tR\vrequestJson\x12\x12\n" +
+	"\x04wait\x18\x03 \x01(\bR\x04wait\"5\n" +
+	"\x12SpawnAgentResponse\x12\x1f\n" +
+	"\vresult_json\x18\x01 \x01(\tR\n" +
+	"resultJson\"\x7f\n" +
+	"\x10AgentTaskRequest\x12#\n" +
+	"\rinvocation_id\x18\x01 \x01(\tR\finvocationId\x12\x17\n" +
+	"\atask_id\x18\x02 \x01(\tR\x06taskId\x12\x0e\n" +
+	"\x02op\x18\x03 \x01(\tR\x02op\x12\x1d\n" +
+	"\n" +
+	"timeout_ms\x18\x04 \x01(\x03R\ttimeoutMs\"4\n" +
+	"\x11AgentTaskResponse\x12\x1f\n" +
+	"\vresult_json\x18\x01 \x01(\tR\n" +
+	"resultJson*|\n" +
 	"\x06Effect\x12\x16\n" +
 	"\x12EFFECT_UNSPECIFIED\x10\x00\x12\x0f\n" +
 	"\vEFFECT_READ\x10\x01\x12\x10\n" +
@@ -3988,8 +4232,7 @@ const file_demiurge_toolset_v1_toolset_proto_rawDesc = "" +
 	"\x06Invoke\x12\".demiurge.toolset.v1.EffectRequest\x1a .demiurge.toolset.v1.InvokeEvent0\x01\x12O\n" +
 	"\bPrecheck\x12\".demiurge.toolset.v1.EffectRequest\x1a\x1f.demiurge.toolset.v1.ToolResult\x12Q\n" +
 	"\x06Cancel\x12\".demiurge.toolset.v1.CancelRequest\x1a#.demiurge.toolset.v1.CancelResponse\x12Q\n" +
-	"\x06Health\x12\".demiurge.toolset.v1.HealthRequest\x1a#.demiurge.toolset.v1.HealthResponse2\xa0\n" +
-	"\n" +
+	"\x06Health\x12\".demiurge.toolset.v1.HealthRequest\x1a#.demiurge.toolset.v1.HealthResponse2\xdb\v\n" +
 	"\fHostServices\x12]\n" +
 	"\n" +
 	"Capability\x12&.demiurge.toolset.v1.CapabilityRequest\x1a'.demiurge.toolset.v1.CapabilityResponse\x12T\n" +
@@ -4006,7 +4249,10 @@ const file_demiurge_toolset_v1_toolset_proto_rawDesc = "" +
 	"\tTodoWrite\x12%.demiurge.toolset.v1.TodoWriteRequest\x1a!.demiurge.toolset.v1.TodoResponse\x12f\n" +
 	"\rSessionSearch\x12).demiurge.toolset.v1.SessionSearchRequest\x1a*.demiurge.toolset.v1.SessionSearchResponse\x12W\n" +
 	"\bCallTool\x12$.demiurge.toolset.v1.CallToolRequest\x1a%.demiurge.toolset.v1.CallToolResponse\x12c\n" +
-	"\fDelegateTask\x12(.demiurge.toolset.v1.DelegateTaskRequest\x1a).demiurge.toolset.v1.DelegateTaskResponseB)Z'demiurge.dev/shared/toolsetv1;toolsetv1b\x06proto3"
+	"\fDelegateTask\x12(.demiurge.toolset.v1.DelegateTaskRequest\x1a).demiurge.toolset.v1.DelegateTaskResponse\x12]\n" +
+	"\n" +
+	"SpawnAgent\x12&.demiurge.toolset.v1.SpawnAgentRequest\x1a'.demiurge.toolset.v1.SpawnAgentResponse\x12Z\n" +
+	"\tAgentTask\x12%.demiurge.toolset.v1.AgentTaskRequest\x1a&.demiurge.toolset.v1.AgentTaskResponseB)Z'demiurge.dev/shared/toolsetv1;toolsetv1b\x06proto3"
 
 var (
 	file_demiurge_toolset_v1_toolset_proto_rawDescOnce sync.Once
@@ -4021,7 +4267,7 @@ func file_demiurge_toolset_v1_toolset_proto_rawDescGZIP() []byte {
 }
 
 var file_demiurge_toolset_v1_toolset_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_demiurge_toolset_v1_toolset_proto_msgTypes = make([]protoimpl.MessageInfo, 56)
+var file_demiurge_toolset_v1_toolset_proto_msgTypes = make([]protoimpl.MessageInfo, 60)
 var file_demiurge_toolset_v1_toolset_proto_goTypes = []any{
 	(Effect)(0),                        // 0: demiurge.toolset.v1.Effect
 	(Access)(0),                        // 1: demiurge.toolset.v1.Access
@@ -4079,8 +4325,12 @@ var file_demiurge_toolset_v1_toolset_proto_goTypes = []any{
 	(*SessionSearchResponse)(nil),      // 53: demiurge.toolset.v1.SessionSearchResponse
 	(*CallToolRequest)(nil),            // 54: demiurge.toolset.v1.CallToolRequest
 	(*CallToolResponse)(nil),           // 55: demiurge.toolset.v1.CallToolResponse
-	nil,                                // 56: demiurge.toolset.v1.EffectRequest.SecretsEntry
-	nil,                                // 57: demiurge.toolset.v1.EffectRequest.PathsEntry
+	(*SpawnAgentRequest)(nil),          // 56: demiurge.toolset.v1.SpawnAgentRequest
+	(*SpawnAgentResponse)(nil),         // 57: demiurge.toolset.v1.SpawnAgentResponse
+	(*AgentTaskRequest)(nil),           // 58: demiurge.toolset.v1.AgentTaskRequest
+	(*AgentTaskResponse)(nil),          // 59: demiurge.toolset.v1.AgentTaskResponse
+	nil,                                // 60: demiurge.toolset.v1.EffectRequest.SecretsEntry
+	nil,                                // 61: demiurge.toolset.v1.EffectRequest.PathsEntry
 }
 var file_demiurge_toolset_v1_toolset_proto_depIdxs = []int32{
 	4,  // 0: demiurge.toolset.v1.DescribeResponse.tools:type_name -> demiurge.toolset.v1.ToolSpec
@@ -4093,9 +4343,9 @@ var file_demiurge_toolset_v1_toolset_proto_depIdxs = []int32{
 	1,  // 7: demiurge.toolset.v1.PathSubject.access:type_name -> demiurge.toolset.v1.Access
 	1,  // 8: demiurge.toolset.v1.PathGrant.access:type_name -> demiurge.toolset.v1.Access
 	12, // 9: demiurge.toolset.v1.EffectRequest.grants:type_name -> demiurge.toolset.v1.PathGrant
-	56, // 10: demiurge.toolset.v1.EffectRequest.secrets:type_name -> demiurge.toolset.v1.EffectRequest.SecretsEntry
+	60, // 10: demiurge.toolset.v1.EffectRequest.secrets:type_name -> demiurge.toolset.v1.EffectRequest.SecretsEntry
 	14, // 11: demiurge.toolset.v1.EffectRequest.redact_values:type_name -> demiurge.toolset.v1.RedactValue
-	57, // 12: demiurge.toolset.v1.EffectRequest.paths:type_name -> demiurge.toolset.v1.EffectRequest.PathsEntry
+	61, // 12: demiurge.toolset.v1.EffectRequest.paths:type_name -> demiurge.toolset.v1.EffectRequest.PathsEntry
 	17, // 13: demiurge.toolset.v1.InvokeEvent.progress:type_name -> demiurge.toolset.v1.Progress
 	18, // 14: demiurge.toolset.v1.InvokeEvent.output:type_name -> demiurge.toolset.v1.OutputChunk
 	19, // 15: demiurge.toolset.v1.InvokeEvent.artifact:type_name -> demiurge.toolset.v1.ArtifactRef
@@ -4130,28 +4380,32 @@ var file_demiurge_toolset_v1_toolset_proto_depIdxs = []int32{
 	50, // 44: demiurge.toolset.v1.HostServices.SessionSearch:input_type -> demiurge.toolset.v1.SessionSearchRequest
 	54, // 45: demiurge.toolset.v1.HostServices.CallTool:input_type -> demiurge.toolset.v1.CallToolRequest
 	25, // 46: demiurge.toolset.v1.HostServices.DelegateTask:input_type -> demiurge.toolset.v1.DelegateTaskRequest
-	3,  // 47: demiurge.toolset.v1.Toolset.Describe:output_type -> demiurge.toolset.v1.DescribeResponse
-	11, // 48: demiurge.toolset.v1.Toolset.Configure:output_type -> demiurge.toolset.v1.ConfigureResponse
-	15, // 49: demiurge.toolset.v1.Toolset.Invoke:output_type -> demiurge.toolset.v1.InvokeEvent
-	20, // 50: demiurge.toolset.v1.Toolset.Precheck:output_type -> demiurge.toolset.v1.ToolResult
-	22, // 51: demiurge.toolset.v1.Toolset.Cancel:output_type -> demiurge.toolset.v1.CancelResponse
-	24, // 52: demiurge.toolset.v1.Toolset.Health:output_type -> demiurge.toolset.v1.HealthResponse
-	28, // 53: demiurge.toolset.v1.HostServices.Capability:output_type -> demiurge.toolset.v1.CapabilityResponse
-	30, // 54: demiurge.toolset.v1.HostServices.Deliver:output_type -> demiurge.toolset.v1.DeliverResponse
-	35, // 55: demiurge.toolset.v1.HostServices.TaskStatus:output_type -> demiurge.toolset.v1.TaskResponse
-	35, // 56: demiurge.toolset.v1.HostServices.TaskControl:output_type -> demiurge.toolset.v1.TaskResponse
-	35, // 57: demiurge.toolset.v1.HostServices.TaskWait:output_type -> demiurge.toolset.v1.TaskResponse
-	37, // 58: demiurge.toolset.v1.HostServices.TaskList:output_type -> demiurge.toolset.v1.TaskListResponse
-	40, // 59: demiurge.toolset.v1.HostServices.ToolsList:output_type -> demiurge.toolset.v1.ToolsListResponse
-	43, // 60: demiurge.toolset.v1.HostServices.SearchCapabilities:output_type -> demiurge.toolset.v1.SearchCapabilitiesResponse
-	45, // 61: demiurge.toolset.v1.HostServices.Clarify:output_type -> demiurge.toolset.v1.ClarifyResponse
-	49, // 62: demiurge.toolset.v1.HostServices.TodoRead:output_type -> demiurge.toolset.v1.TodoResponse
-	49, // 63: demiurge.toolset.v1.HostServices.TodoWrite:output_type -> demiurge.toolset.v1.TodoResponse
-	53, // 64: demiurge.toolset.v1.HostServices.SessionSearch:output_type -> demiurge.toolset.v1.SessionSearchResponse
-	55, // 65: demiurge.toolset.v1.HostServices.CallTool:output_type -> demiurge.toolset.v1.CallToolResponse
-	26, // 66: demiurge.toolset.v1.HostServices.DelegateTask:output_type -> demiurge.toolset.v1.DelegateTaskResponse
-	47, // [47:67] is the sub-list for method output_type
-	27, // [27:47] is the sub-list for method input_type
+	56, // 47: demiurge.toolset.v1.HostServices.SpawnAgent:input_type -> demiurge.toolset.v1.SpawnAgentRequest
+	58, // 48: demiurge.toolset.v1.HostServices.AgentTask:input_type -> demiurge.toolset.v1.AgentTaskRequest
+	3,  // 49: demiurge.toolset.v1.Toolset.Describe:output_type -> demiurge.toolset.v1.DescribeResponse
+	11, // 50: demiurge.toolset.v1.Toolset.Configure:output_type -> demiurge.toolset.v1.ConfigureResponse
+	15, // 51: demiurge.toolset.v1.Toolset.Invoke:output_type -> demiurge.toolset.v1.InvokeEvent
+	20, // 52: demiurge.toolset.v1.Toolset.Precheck:output_type -> demiurge.toolset.v1.ToolResult
+	22, // 53: demiurge.toolset.v1.Toolset.Cancel:output_type -> demiurge.toolset.v1.CancelResponse
+	24, // 54: demiurge.toolset.v1.Toolset.Health:output_type -> demiurge.toolset.v1.HealthResponse
+	28, // 55: demiurge.toolset.v1.HostServices.Capability:output_type -> demiurge.toolset.v1.CapabilityResponse
+	30, // 56: demiurge.toolset.v1.HostServices.Deliver:output_type -> demiurge.toolset.v1.DeliverResponse
+	35, // 57: demiurge.toolset.v1.HostServices.TaskStatus:output_type -> demiurge.toolset.v1.TaskResponse
+	35, // 58: demiurge.toolset.v1.HostServices.TaskControl:output_type -> demiurge.toolset.v1.TaskResponse
+	35, // 59: demiurge.toolset.v1.HostServices.TaskWait:output_type -> demiurge.toolset.v1.TaskResponse
+	37, // 60: demiurge.toolset.v1.HostServices.TaskList:output_type -> demiurge.toolset.v1.TaskListResponse
+	40, // 61: demiurge.toolset.v1.HostServices.ToolsList:output_type -> demiurge.toolset.v1.ToolsListResponse
+	43, // 62: demiurge.toolset.v1.HostServices.SearchCapabilities:output_type -> demiurge.toolset.v1.SearchCapabilitiesResponse
+	45, // 63: demiurge.toolset.v1.HostServices.Clarify:output_type -> demiurge.toolset.v1.ClarifyResponse
+	49, // 64: demiurge.toolset.v1.HostServices.TodoRead:output_type -> demiurge.toolset.v1.TodoResponse
+	49, // 65: demiurge.toolset.v1.HostServices.TodoWrite:output_type -> demiurge.toolset.v1.TodoResponse
+	53, // 66: demiurge.toolset.v1.HostServices.SessionSearch:output_type -> demiurge.toolset.v1.SessionSearchResponse
+	55, // 67: demiurge.toolset.v1.HostServices.CallTool:output_type -> demiurge.toolset.v1.CallToolResponse
+	26, // 68: demiurge.toolset.v1.HostServices.DelegateTask:output_type -> demiurge.toolset.v1.DelegateTaskResponse
+	57, // 69: demiurge.toolset.v1.HostServices.SpawnAgent:output_type -> demiurge.toolset.v1.SpawnAgentResponse
+	59, // 70: demiurge.toolset.v1.HostServices.AgentTask:output_type -> demiurge.toolset.v1.AgentTaskResponse
+	49, // [49:71] is the sub-list for method output_type
+	27, // [27:49] is the sub-list for method input_type
 	27, // [27:27] is the sub-list for extension type_name
 	27, // [27:27] is the sub-list for extension extendee
 	0,  // [0:27] is the sub-list for field type_name
@@ -4181,7 +4435,7 @@ func file_demiurge_toolset_v1_toolset_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_demiurge_toolset_v1_toolset_proto_rawDesc), len(file_demiurge_toolset_v1_toolset_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   56,
+			NumMessages:   60,
 			NumExtensions: 0,
 			NumServices:   2,
 		},

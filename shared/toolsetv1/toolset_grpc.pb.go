@@ -359,6 +359,8 @@ const (
 	HostServices_SessionSearch_FullMethodName      = "/demiurge.toolset.v1.HostServices/SessionSearch"
 	HostServices_CallTool_FullMethodName           = "/demiurge.toolset.v1.HostServices/CallTool"
 	HostServices_DelegateTask_FullMethodName       = "/demiurge.toolset.v1.HostServices/DelegateTask"
+	HostServices_SpawnAgent_FullMethodName         = "/demiurge.toolset.v1.HostServices/SpawnAgent"
+	HostServices_AgentTask_FullMethodName          = "/demiurge.toolset.v1.HostServices/AgentTask"
 )
 
 // HostServicesClient is the client API for HostServices service.
@@ -428,6 +430,17 @@ type HostServicesClient interface {
 	// A refusal of the gate (a tool the parent lacks, a limit) is
 	// InvalidArgument or ResourceExhausted with a message for the model.
 	DelegateTask(ctx context.Context, in *DelegateTaskRequest, opts ...grpc.CallOption) (*DelegateTaskResponse, error)
+	// SpawnAgent starts a child agent for authored code (ctx.agents.run and
+	// ctx.agents.spawn) through the same spawn gate. Only an authored tool's
+	// or pipeline slot's invocation that declared tool.call:delegate_task,
+	// in a session that holds it, is answered; any other is refused with
+	// PermissionDenied. A refusal of the gate (an unknown slot, tool or core
+	// id, a limit) is InvalidArgument.
+	SpawnAgent(ctx context.Context, in *SpawnAgentRequest, opts ...grpc.CallOption) (*SpawnAgentResponse, error)
+	// AgentTask reads, waits for or cancels an agent.spawn task of the
+	// calling invocation's session (an AgentSpawnHandle's status, wait and
+	// cancel). Another session's task and a missing one are NotFound alike.
+	AgentTask(ctx context.Context, in *AgentTaskRequest, opts ...grpc.CallOption) (*AgentTaskResponse, error)
 }
 
 type hostServicesClient struct {
@@ -578,6 +591,26 @@ func (c *hostServicesClient) DelegateTask(ctx context.Context, in *DelegateTaskR
 	return out, nil
 }
 
+func (c *hostServicesClient) SpawnAgent(ctx context.Context, in *SpawnAgentRequest, opts ...grpc.CallOption) (*SpawnAgentResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SpawnAgentResponse)
+	err := c.cc.Invoke(ctx, HostServices_SpawnAgent_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *hostServicesClient) AgentTask(ctx context.Context, in *AgentTaskRequest, opts ...grpc.CallOption) (*AgentTaskResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(AgentTaskResponse)
+	err := c.cc.Invoke(ctx, HostServices_AgentTask_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // HostServicesServer is the server API for HostServices service.
 // All implementations must embed UnimplementedHostServicesServer
 // for forward compatibility.
@@ -645,6 +678,17 @@ type HostServicesServer interface {
 	// A refusal of the gate (a tool the parent lacks, a limit) is
 	// InvalidArgument or ResourceExhausted with a message for the model.
 	DelegateTask(context.Context, *DelegateTaskRequest) (*DelegateTaskResponse, error)
+	// SpawnAgent starts a child agent for authored code (ctx.agents.run and
+	// ctx.agents.spawn) through the same spawn gate. Only an authored tool's
+	// or pipeline slot's invocation that declared tool.call:delegate_task,
+	// in a session that holds it, is answered; any other is refused with
+	// PermissionDenied. A refusal of the gate (an unknown slot, tool or core
+	// id, a limit) is InvalidArgument.
+	SpawnAgent(context.Context, *SpawnAgentRequest) (*SpawnAgentResponse, error)
+	// AgentTask reads, waits for or cancels an agent.spawn task of the
+	// calling invocation's session (an AgentSpawnHandle's status, wait and
+	// cancel). Another session's task and a missing one are NotFound alike.
+	AgentTask(context.Context, *AgentTaskRequest) (*AgentTaskResponse, error)
 	mustEmbedUnimplementedHostServicesServer()
 }
 
@@ -696,6 +740,12 @@ func (UnimplementedHostServicesServer) CallTool(context.Context, *CallToolReques
 }
 func (UnimplementedHostServicesServer) DelegateTask(context.Context, *DelegateTaskRequest) (*DelegateTaskResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method DelegateTask not implemented")
+}
+func (UnimplementedHostServicesServer) SpawnAgent(context.Context, *SpawnAgentRequest) (*SpawnAgentResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method SpawnAgent not implemented")
+}
+func (UnimplementedHostServicesServer) AgentTask(context.Context, *AgentTaskRequest) (*AgentTaskResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method AgentTask not implemented")
 }
 func (UnimplementedHostServicesServer) mustEmbedUnimplementedHostServicesServer() {}
 func (UnimplementedHostServicesServer) testEmbeddedByValue()                      {}
@@ -970,6 +1020,42 @@ func _HostServices_DelegateTask_Handler(srv interface{}, ctx context.Context, de
 	return interceptor(ctx, in, info, handler)
 }
 
+func _HostServices_SpawnAgent_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SpawnAgentRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(HostServicesServer).SpawnAgent(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: HostServices_SpawnAgent_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(HostServicesServer).SpawnAgent(ctx, req.(*SpawnAgentRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _HostServices_AgentTask_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(AgentTaskRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(HostServicesServer).AgentTask(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: HostServices_AgentTask_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(HostServicesServer).AgentTask(ctx, req.(*AgentTaskRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // HostServices_ServiceDesc is the grpc.ServiceDesc for HostServices service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -1032,6 +1118,14 @@ var HostServices_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "DelegateTask",
 			Handler:    _HostServices_DelegateTask_Handler,
+		},
+		{
+			MethodName: "SpawnAgent",
+			Handler:    _HostServices_SpawnAgent_Handler,
+		},
+		{
+			MethodName: "AgentTask",
+			Handler:    _HostServices_AgentTask_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

@@ -27,6 +27,11 @@ type message struct {
 	Text string `json:"text,omitempty"`
 	// tool_call (worker → host): a pipeline slot's ctx.tools.call
 	Tool string `json:"tool,omitempty"`
+	// agents (worker → host): ctx.agents; op is run, spawn, status, wait
+	// or cancel; args holds run's and spawn's child controls.
+	Op        string `json:"op,omitempty"`
+	TaskID    string `json:"task_id,omitempty"`
+	TimeoutMS int64  `json:"timeout_ms,omitempty"`
 	// result, error, fatal, deliver_result
 	Value json.RawMessage `json:"value,omitempty"`
 	Code  string          `json:"code,omitempty"`
@@ -45,7 +50,36 @@ type replyMessage struct {
 	Content string `json:"content,omitempty"`
 	IsError bool   `json:"is_error,omitempty"`
 	Status  string `json:"status,omitempty"`
+	// agents_result: the host's JSON answer, or Error with Code
+	// (AgentErrValue, AgentErrPermission, AgentErrNotFound or
+	// AgentErrFailed), which the SDK raises as ValueError,
+	// PermissionError, LookupError or RuntimeError.
+	Value json.RawMessage `json:"value,omitempty"`
+	Code  string          `json:"code,omitempty"`
 }
+
+// The codes of a failed agents request.
+const (
+	AgentErrValue      = "value_error"
+	AgentErrPermission = "permission"
+	AgentErrNotFound   = "not_found"
+	AgentErrFailed     = "failed"
+)
+
+// AgentRequest is one ctx.agents request of a running call.
+type AgentRequest struct {
+	Op        string
+	Args      json.RawMessage
+	TaskID    string
+	TimeoutMS int64
+}
+
+// AgentError is a refused or failed ctx.agents request.
+type AgentError struct {
+	Code, Message string
+}
+
+func (e *AgentError) Error() string { return e.Message }
 
 // CallContext is what the tool's ctx is made of.
 type CallContext struct {

@@ -38,6 +38,9 @@ type Host interface {
 	// CallTool runs a tool call for the running call (pipeline slots
 	// only: the host refuses it to tools).
 	CallTool(ctx context.Context, tool string, args json.RawMessage) (ToolCallResult, error)
+	// Agents answers ctx.agents (run, spawn and a handle's status, wait,
+	// cancel) with the host's JSON; a refusal is an *AgentError.
+	Agents(ctx context.Context, req AgentRequest) (json.RawMessage, error)
 }
 
 // ToolCallResult is what a tool call a worker made returned: the model's
@@ -179,6 +182,8 @@ func (w *Worker) Call(ctx context.Context, id string, args json.RawMessage, cc C
 				r.Content, r.IsError, r.Status = res.Content, res.IsError, res.Status
 			}
 			err = w.send(r)
+		case "agents":
+			err = w.send(agentsReply(ctx, host, msg))
 		case "result":
 			return Outcome{Value: msg.Value}, nil
 		case "error":
@@ -342,4 +347,20 @@ func (t *tail) Bytes() []byte {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return append([]byte(nil), t.buf...)
+}
+
+// agentsReply answers one ctx.agents request.
+func agentsReply(ctx context.Context, host Host, msg message) replyMessage {
+	r := replyMessage{Type: "agents_result"}
+	v, err := host.Agents(ctx, AgentRequest{Op: msg.Op, Args: msg.Args, TaskID: msg.TaskID, TimeoutMS: msg.TimeoutMS})
+	var ae *AgentError
+	switch {
+	case errors.As(err, &ae):
+		r.Code, r.Error = ae.Code, ae.Message
+	case err != nil:
+		r.Code, r.Error = AgentErrFailed, err.Error()
+	default:
+		r.Value = v
+	}
+	return r
 }

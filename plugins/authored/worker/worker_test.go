@@ -82,6 +82,13 @@ func (h *recordingHost) CallTool(_ context.Context, tool string, args json.RawMe
 	return ToolCallResult{Content: "ran " + tool, Status: "ok"}, nil
 }
 
+func (h *recordingHost) Agents(_ context.Context, req AgentRequest) (json.RawMessage, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.asked = append(h.asked, "agents "+req.Op+" "+string(req.Args)+req.TaskID)
+	return nil, &AgentError{Code: AgentErrPermission, Message: "no child agents in this test"}
+}
+
 func (h *recordingHost) Deliver(_ context.Context, text string) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()

@@ -32,7 +32,8 @@ import types
 
 PROTOCOL = 1
 
-__all__ = ["ToolResult", "ToolContext", "CapabilityDenied", "ToolCallError", "PROTOCOL"]
+__all__ = ["ToolResult", "ToolContext", "CapabilityDenied", "ToolCallError",
+           "AgentRunResult", "AgentSpawnHandle", "PROTOCOL"]
 
 
 class ToolResult:
@@ -121,6 +122,124 @@ class Tools:
         return self._call(str(name), args)
 
 
+class AgentRunResult:
+    """How a child agent ended (or, from a handle, how it is now).
+
+    status is one of completed, failed, cancelled, timeout,
+    budget_exceeded, or running while a spawned child runs; answer is its
+    final answer; usage its tokens ({"input_tokens": ..., "output_tokens":
+    ...}); steps its model steps; task_id its agent.spawn task; agent_id
+    its session. timed_out says a handle's wait ended before the child.
+    """
+
+    ENDED = ("completed", "failed", "cancelled", "timeout", "budget_exceeded")
+
+    def __init__(self, value):
+        value = value or {}
+        self.status = value.get("status", "")
+        self.answer = value.get("answer", "")
+        self.usage = value.get("usage") or {}
+        self.steps = value.get("steps", 0)
+        self.task_id = value.get("task_id", "")
+        self.agent_id = value.get("agent_id", "")
+        self.timed_out = bool(value.get("timed_out"))
+
+    @property
+    def ok(self):
+        return self.status == "completed"
+
+    def to_dict(self):
+        return {"status": self.status, "answer": self.answer, "usage": self.usage, "steps": self.steps,
+                "task_id": self.task_id, "agent_id": self.agent_id}
+
+    def __repr__(self):
+        return "AgentRunResult(status=%r, task_id=%r, steps=%r)" % (self.status, self.task_id, self.steps)
+
+
+class AgentSpawnHandle:
+    """A child started by ctx.agents.spawn: its agent.spawn task. Its
+    methods work while the call that spawned it runs; afterwards the task
+    id still names the child (task_status, yield_until, /subagents)."""
+
+    def __init__(self, request, value):
+        self._request = request
+        self.task_id = value.get("task_id", "")
+        self.agent_id = value.get("agent_id", "")
+
+    def status(self):
+        """The child as it is now (status "running" while it runs)."""
+        return AgentRunResult(self._request("status", task_id=self.task_id))
+
+    def wait(self, timeout=None):
+        """Waits for the child's end, at most timeout seconds (None: as
+        long as this call may run). Returns its AgentRunResult; if the
+        child still runs when the timeout passes, status is "running" and
+        timed_out is True (the child goes on)."""
+        ms = 0
+        if timeout is not None:
+            if timeout < 0:
+                raise ValueError("wait(timeout): timeout must be 0 or more seconds")
+            ms = max(1, int(timeout * 1000))
+        return AgentRunResult(self._request("wait", task_id=self.task_id, timeout_ms=ms))
+
+    def cancel(self):
+        """Cancels the child (its process trees and MCP connections end)
+        and returns how it ended."""
+        return AgentRunResult(self._request("cancel", task_id=self.task_id))
+
+    def __repr__(self):
+        return "AgentSpawnHandle(task_id=%r, agent_id=%r)" % (self.task_id, self.agent_id)
+
+
+class Agents:
+    """Child agents, started through the host's one spawn gate: run waits
+    for the child's AgentRunResult, spawn returns an AgentSpawnHandle.
+
+    The caller's tool.yaml or slot.yaml must declare the capability
+    tool.call:delegate_task, and the session must hold it. The child's
+    tools and capabilities only narrow the session's. core_id None is the
+    session's own core. input_slots/output_slots: None or [] base only,
+    "all" the whole pipeline, a list filters it; tools: None/"all" the
+    session's tools, "none"/[] none, a list narrows. A bad id or value
+    raises ValueError; a refused capability PermissionError.
+    """
+
+    def __init__(self, request):
+        self._request = request
+
+    def run(self, core_id, goal, input_slots=None, output_slots=None, tools="all",
+            use_bootstrap=False, max_depth=None):
+        args = _child_controls(core_id, goal, input_slots, output_slots, tools, use_bootstrap, max_depth)
+        return AgentRunResult(self._request("run", args=args))
+
+    def spawn(self, core_id, goal, input_slots=None, output_slots=None, tools="all",
+              use_bootstrap=False, max_depth=None):
+        args = _child_controls(core_id, goal, input_slots, output_slots, tools, use_bootstrap, max_depth)
+        return AgentSpawnHandle(self._request, self._request("spawn", args=args))
+
+
+def _child_controls(core_id, goal, input_slots, output_slots, tools, use_bootstrap, max_depth):
+    if not isinstance(goal, str):
+        raise TypeError("ctx.agents: goal must be a str, got %s" % type(goal).__name__)
+    if core_id is not None and not isinstance(core_id, str):
+        raise TypeError("ctx.agents: core_id must be a str or None")
+    args = {"goal": goal, "use_bootstrap": bool(use_bootstrap)}
+    if core_id is not None:
+        args["core_id"] = core_id
+    for name, v in (("input_slots", input_slots), ("output_slots", output_slots), ("tools", tools)):
+        if v is None or isinstance(v, str):
+            args[name] = v
+        elif isinstance(v, (list, tuple)):
+            args[name] = [str(x) for x in v]
+        else:
+            raise TypeError("ctx.agents: %s must be a str, a list of str or None" % name)
+    if max_depth is not None:
+        if not isinstance(max_depth, int) or isinstance(max_depth, bool):
+            raise TypeError("ctx.agents: max_depth must be an int")
+        args["max_depth"] = max_depth
+    return args
+
+
 class Output:
     """Delivers text to the active turn while the call runs."""
 
@@ -135,9 +254,9 @@ class Output:
 
 class ToolContext:
     """What a call knows: turn, slot_id, slot_path, capability, output,
-    workspace, and (pipeline slots) tools."""
+    workspace, agents (child agents), and (pipeline slots) tools."""
 
-    def __init__(self, turn, slot_id, slot_path, workspace, capability, output, tools=None):
+    def __init__(self, turn, slot_id, slot_path, workspace, capability, output, tools=None, agents=None):
         self.turn = turn
         self.slot_id = slot_id
         self.slot_path = slot_path
@@ -145,6 +264,7 @@ class ToolContext:
         self.capability = capability
         self.output = output
         self.tools = tools
+        self.agents = agents
 
 
 def to_value(result):
@@ -212,10 +332,18 @@ class _Bridge:
                 raise ToolCallError("ctx.tools.call(%r): %s" % (name, r["error"]))
             return {"content": r.get("content", ""), "is_error": bool(r.get("is_error")), "status": r.get("status", "")}
 
+        def agents(op, args=None, task_id="", timeout_ms=0):
+            r = self.ask({"type": "agents", "id": call_id, "op": op, "args": args,
+                          "task_id": task_id, "timeout_ms": timeout_ms}, "agents_result")
+            if r.get("error"):
+                exc = _AGENT_ERRORS.get(r.get("code"), RuntimeError)
+                raise exc("ctx.agents.%s: %s" % (op, r["error"]))
+            return r.get("value") or {}
+
         ctx = ToolContext(
             Turn(c.get("turn_id", ""), c.get("session_id", ""), call_id),
             c.get("slot_id", ""), c.get("slot_path", ""), c.get("workspace", ""),
-            Capability(capability), Output(deliver), Tools(tool_call))
+            Capability(capability), Output(deliver), Tools(tool_call), Agents(agents))
         try:
             value = to_value(fn(ctx, msg.get("args") or {}))
         except CapabilityDenied as e:
@@ -229,6 +357,10 @@ class _Bridge:
                 sys.exit(1)
             return
         self.send({"type": "result", "id": call_id, "value": value})
+
+
+# How the host's refusals of ctx.agents are raised.
+_AGENT_ERRORS = {"value_error": ValueError, "permission": PermissionError, "not_found": LookupError}
 
 
 def _protocol_streams():

@@ -1,0 +1,246 @@
+package agents_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"demiurge.dev/host/agents"
+	"demiurge.dev/host/dispatch"
+	pt "demiurge.dev/host/providers/providertest"
+	"demiurge.dev/host/turn"
+)
+
+// authoredCore writes a core whose authored tools (id → module.py) each
+// declare caps as their effect capabilities; the session is granted
+// grants and every tool's own tool.call.
+func authoredCore(t *testing.T, grants, caps string, modules map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	var tools []string
+	for id, module := range modules {
+		td := filepath.Join(dir, "agent", "tools", id)
+		if err := os.MkdirAll(td, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		yaml := "description: A test tool.\ninput_schema: {type: object}\nrisk: low\ncapability: tool.call:" + id +
+			"\napproval_policy: auto\ncapabilities: " + caps + "\n"
+		if err := os.WriteFile(filepath.Join(td, "tool.yaml"), []byte(yaml), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(td, "module.py"), []byte(module), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		tools = append(tools, "tool.call:"+id)
+	}
+	agent := "toolsets: [coding, demiurge_control]\nslots: {tools: agent/tools}\ncapabilities: [" +
+		strings.Join(append([]string{grants}, tools...), ", ") + "]\n"
+	if err := os.WriteFile(filepath.Join(dir, "agent.yaml"), []byte(agent), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// fanoutModule runs one child, spawns another and waits for it, then
+// spawns a slow one, waits briefly (it goes on), and cancels it.
+const fanoutModule = `import json
+
+def execute(ctx, args):
+    out = {}
+    r = ctx.agents.run(None, "run child goal", tools=["read_file"])
+    out["run"] = r.to_dict()
+    h = ctx.agents.spawn(None, "spawned child goal", tools="none")
+    out["spawn_id"] = h.task_id
+    w = h.wait(timeout=60)
+    out["spawn"] = w.to_dict()
+    out["spawn_timed_out"] = w.timed_out
+    slow = ctx.agents.spawn(None, "slow child goal", tools="none")
+    brief = slow.wait(timeout=0.05)
+    out["slow_brief"] = [brief.status, brief.timed_out]
+    out["slow_cancel"] = slow.cancel().status
+    out["slow_after"] = slow.status().status
+    return json.dumps(out)
+`
+
+// A real authored tool, called by the parent's model, runs a child with
+// ctx.agents.run and spawns one with ctx.agents.spawn: both go through
+// the spawn gate as agent.spawn tasks of the parent's session, the run
+// answers an AgentRunResult, and the handle waits, times out and cancels.
+func TestAuthoredToolRunsAndSpawnsChildren(t *testing.T) {
+	dir := authoredCore(t, "fs.read, tool.call:delegate_task", "[tool.call:delegate_task]", map[string]string{"fanout": fanoutModule})
+	parent := `"content":"parent prompt`
+	f := newFixtureCore(t, agents.Limits{}, []pt.Step{
+		{For: parent, ToolCalls: []pt.ToolCall{{ID: "f1", Name: "fanout", Args: `{}`}}},
+		{For: parent, Text: []string{"all done"}},
+		child("run child goal", pt.Step{Text: []string{"ran"}, Usage: &pt.Usage{InputTokens: 7, OutputTokens: 2}}),
+		child("spawned child goal", pt.Step{Text: []string{"spawned answer"}}),
+		child("slow child goal", pt.Step{Text: []string{"too late"}, DelayMS: 30000}),
+	}, dir)
+	store, _ := f.h.Store()
+	sess := f.h.Session()
+	loop := &turn.Loop{Provider: f.model, Session: sess, Store: store, System: "You are a test agent."}
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	res, err := loop.Run(ctx, "parent prompt", nil)
+	if err != nil || res.Status != turn.StatusDone || res.Text != "all done" {
+		t.Fatalf("parent turn: %+v %v", res, err)
+	}
+	// The tool's result is the second parent request's tool message.
+	reqs := f.srv.Requests()
+	var got map[string]any
+	for _, r := range reqs {
+		body := string(r.Body)
+		if i := strings.Index(body, `{\"run\":`); i >= 0 && strings.Contains(body, parent) {
+			var s string
+			// The tool result is a JSON string inside the request's JSON.
+			rest := body[i-1:]
+			if err := json.NewDecoder(strings.NewReader(rest)).Decode(&s); err != nil {
+				t.Fatalf("tool result in %s: %v", rest, err)
+			}
+			if err := json.Unmarshal([]byte(s), &got); err != nil {
+				t.Fatalf("tool result %q: %v", s, err)
+			}
+		}
+	}
+	if got == nil {
+		t.Fatalf("no tool result reached the parent's model: %d requests", len(reqs))
+	}
+	run := got["run"].(map[string]any)
+	if run["status"] != "completed" || run["answer"] != "ran" || run["steps"] != 1.0 ||
+		run["usage"].(map[string]any)["output_tokens"] != 2.0 || run["task_id"] == "" || run["agent_id"] == "" {
+		t.Errorf("run result %v", run)
+	}
+	spawned := got["spawn"].(map[string]any)
+	if spawned["status"] != "completed" || spawned["answer"] != "spawned answer" || spawned["task_id"] != got["spawn_id"] || got["spawn_timed_out"] != false {
+		t.Errorf("spawn result %v (id %v, timed out %v)", spawned, got["spawn_id"], got["spawn_timed_out"])
+	}
+	if b, _ := json.Marshal(got["slow_brief"]); string(b) != `["running",true]` || got["slow_cancel"] != "cancelled" || got["slow_after"] != "cancelled" {
+		t.Errorf("slow child: brief wait %s, cancel %v, after %v", b, got["slow_cancel"], got["slow_after"])
+	}
+	// Three agent.spawn tasks of the parent's session, recorded by the gate.
+	tm, _ := f.h.Tasks()
+	ts, _ := tm.List(sess.TaskScope())
+	n := 0
+	for _, tk := range ts {
+		if tk.Tool == agents.TaskTool {
+			n++
+			var m agents.Meta
+			if json.Unmarshal(tk.Agent, &m) != nil || m.Parent != sess.ID() || m.Depth != 1 {
+				t.Errorf("task %s meta %s", tk.ID, tk.Agent)
+			}
+		}
+	}
+	if n != 3 {
+		t.Errorf("%d agent.spawn tasks of the parent's session, want 3: %+v", n, ts)
+	}
+}
+
+// badIDsModule tries each bad control and reports what was raised.
+const badIDsModule = `import json
+
+def execute(ctx, args):
+    out = []
+    for kw in (dict(input_slots=["no_such_slot"]), dict(output_slots=["nope"]), dict(tools=["no_such_tool"]),
+               dict(tools=["terminal"]), dict(core_id="no-such-core"), dict(input_slots="some")):
+        core = kw.pop("core_id", None)
+        try:
+            ctx.agents.run(core, "never runs", **kw)
+            out.append("ran")
+        except ValueError as e:
+            out.append("ValueError: " + str(e))
+        except Exception as e:
+            out.append("%s: %s" % (type(e).__name__, e))
+    from demiurge.sdk import AgentSpawnHandle
+    for tid in (args.get("foreign"), "task_missing"):
+        try:
+            AgentSpawnHandle(ctx.agents._request, {"task_id": tid}).status()
+            out.append("read")
+        except LookupError as e:
+            out.append("LookupError: " + str(e))
+    return json.dumps(out)
+`
+
+// Bad ids raise ValueError naming what was wrong and start nothing; a
+// task of another session and a missing one raise the same LookupError.
+func TestAuthoredBadIDsRaiseValueError(t *testing.T) {
+	dir := authoredCore(t, "fs.read, tool.call:delegate_task", "[tool.call:delegate_task]", map[string]string{"badids": badIDsModule})
+	f := newFixtureCore(t, agents.Limits{}, []pt.Step{child("other session's child", pt.Step{Text: []string{"ok"}})}, dir)
+	c, err := spawn(t, f, f.h.Session(), "turn_o", agents.Request{Goal: "other session's child"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wait(t, c)
+	// The tool runs in a fresh session: c is another session's child.
+	dt, err := f.h.NewSession().NewTurn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := dt.Call(context.Background(), dispatch.ToolCall{ID: "b1", Name: "badids", Args: []byte(`{"foreign":"` + c.TaskID + `"}`)})
+	var got []string
+	if err := json.Unmarshal([]byte(out.Views.Model), &got); err != nil {
+		t.Fatalf("%s %q: %v", out.Status, out.Views.Model, err)
+	}
+	want := []string{
+		"ValueError: ctx.agents.run: input_slots: \"no_such_slot\" not in the child core's active pipeline",
+		"ValueError: ctx.agents.run: output_slots: \"nope\" not in the child core's active pipeline",
+		"ValueError: ctx.agents.run: delegation: tools no_such_tool are not in the delegating session's catalog",
+		"ValueError: ctx.agents.run: delegation: tools terminal are not in the delegating session's catalog",
+		"ValueError: ctx.agents.run: core_id \"no-such-core\"",
+		"ValueError: ctx.agents.run: input_slots \"some\"",
+		"LookupError: ctx.agents.status: no such agent task",
+		"LookupError: ctx.agents.status: no such agent task",
+	}
+	if len(got) != len(want) {
+		t.Fatalf("got %q", got)
+	}
+	for i := range want {
+		if !strings.HasPrefix(got[i], want[i]) {
+			t.Errorf("case %d: got %q, want prefix %q", i, got[i], want[i])
+		}
+	}
+	if strings.Contains(got[6], c.TaskID) != strings.Contains(got[7], "task_missing") {
+		t.Errorf("foreign and missing ids answer differently: %q vs %q", got[6], got[7])
+	}
+	tm, _ := f.h.Tasks()
+	if ts, _ := tm.List(f.h.Session().TaskScope()); len(ts) != 0 {
+		t.Fatalf("refused children left tasks: %+v", ts)
+	}
+}
+
+const tryModule = `def execute(ctx, args):
+    try:
+        ctx.agents.run(None, "never runs")
+        return "ran"
+    except PermissionError as e:
+        return "PermissionError: %s" % e
+`
+
+// ctx.agents needs tool.call:delegate_task declared by the tool and held
+// by the session: either missing is a PermissionError, and no child runs.
+func TestAuthoredSpawnNeedsTheDeclaredAndGrantedCapability(t *testing.T) {
+	for _, tc := range []struct{ name, grants, caps, want string }{
+		{"undeclared", "fs.read, tool.call:delegate_task", "[]", "did not declare tool.call:delegate_task"},
+		{"not granted", "fs.read", "[tool.call:delegate_task]", "tool.call:delegate_task is not granted to this session"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := authoredCore(t, tc.grants, tc.caps, map[string]string{"try_spawn": tryModule})
+			f := newFixtureCore(t, agents.Limits{}, nil, dir)
+			dt, err := f.h.Session().NewTurn(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := dt.Call(context.Background(), dispatch.ToolCall{ID: "p1", Name: "try_spawn", Args: []byte(`{}`)})
+			if !strings.HasPrefix(out.Views.Model, "PermissionError: ctx.agents.run: ") || !strings.Contains(out.Views.Model, tc.want) {
+				t.Fatalf("%s %q", out.Status, out.Views.Model)
+			}
+			tm, _ := f.h.Tasks()
+			if ts, _ := tm.List(f.h.OperatorTaskScope()); len(ts) != 0 {
+				t.Fatalf("a refused spawn left tasks: %+v", ts)
+			}
+		})
+	}
+}
