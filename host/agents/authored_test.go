@@ -244,3 +244,47 @@ func TestAuthoredSpawnNeedsTheDeclaredAndGrantedCapability(t *testing.T) {
 		})
 	}
 }
+
+// A pipeline slot runs a child with ctx.agents.run (the seed's authored
+// slot): the child's answer becomes the slot's context in the parent's
+// request, and the child runs base slots only, so the slot does not run
+// again inside it.
+func TestSlotRunsAChild(t *testing.T) {
+	dir := t.TempDir()
+	for name, content := range map[string]string{
+		"agent.yaml":             "toolsets: [coding, demiurge_control]\ncapabilities: [fs.read, tool.call:delegate_task]\n",
+		"pipelines.yaml":         "input: [helper]\n",
+		"slots/helper/slot.yaml": "description: asks a child first\ncapabilities: [tool.call:delegate_task]\n",
+		"slots/helper/module.py": `def run(ctx, args):
+    r = ctx.agents.run(None, "slot child goal", tools="none")
+    return {"context": "child said %s (%s, task %s)" % (r.answer, r.status, r.task_id)}
+`,
+	} {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f := newFixtureCore(t, agents.Limits{}, []pt.Step{
+		child("slot child goal", pt.Step{Text: []string{"hello from the child"}}),
+		{For: "parent slot prompt", Text: []string{"thanks"}},
+	}, dir)
+	store, _ := f.h.Store()
+	loop := &turn.Loop{Provider: f.model, Session: f.h.Session(), Store: store, System: "You are a test agent."}
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	res, err := loop.Run(ctx, "parent slot prompt", nil)
+	if err != nil || res.Status != turn.StatusDone || res.Text != "thanks" {
+		t.Fatalf("parent turn: %+v %v", res, err)
+	}
+	reqs := f.srv.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d model requests, want the child's and the parent's", len(reqs))
+	}
+	if !strings.Contains(string(reqs[1].Body), "child said hello from the child (completed, task task_") {
+		t.Fatalf("the parent's request lacks the slot's context: %s", reqs[1].Body)
+	}
+}
