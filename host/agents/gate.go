@@ -133,6 +133,7 @@ func (g *Gate) Spawn(ctx context.Context, parent *toolhost.Session, turnID, call
 	metaJSON, _ := json.Marshal(meta)
 	c := &Child{AgentID: child.ID(), Depth: depth, done: make(chan AgentRunResult, 1)}
 	run := func(tctx context.Context, out *runtime.TaskOutput) runtime.TaskOutcome {
+		child.MarkRecorded() // with the task, in its one commit
 		defer release()
 		defer child.End() // its own tasks, MCP connections and allows end with it
 		res := g.runChild(tctx, child, req, input, output, lim, &meta)
@@ -143,7 +144,10 @@ func (g *Gate) Spawn(ctx context.Context, parent *toolhost.Session, turnID, call
 	}
 	a := parent.Authority()
 	task, err := tm.Start(ctx, runtime.TaskSpec{Principal: a.Principal, Session: parent.ID(), Tool: TaskTool, CallID: callID,
-		Summary: "child " + child.ID() + ": " + short200(req.Goal), Agent: metaJSON}, run)
+		Summary: "child " + child.ID() + ": " + short200(req.Goal), Agent: metaJSON,
+		// One commit before the child's work: the task, already running,
+		// and the child's session record.
+		Running: true, Sessions: []runtime.SessionRecord{child.Record()}}, run)
 	if err != nil {
 		release()
 		child.End()

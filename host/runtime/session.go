@@ -29,15 +29,9 @@ var ErrNoSession = errors.New("no such session")
 // already; the first record of an id wins, so a session cannot change
 // owner.
 func (s *Store) RecordSession(ctx context.Context, rec SessionRecord) error {
-	if rec.ID == "" || rec.Principal == "" {
-		return errors.New("a session record needs an id and a principal")
-	}
-	if rec.Created.IsZero() {
-		rec.Created = time.Now().UTC()
-	}
-	v, err := json.Marshal(rec)
+	v, err := encodeSession(rec)
 	if err != nil {
-		return fmt.Errorf("encode session %s: %w", rec.ID, err)
+		return err
 	}
 	return s.update(ctx, func(tx *bolt.Tx) error {
 		b := tx.Bucket([]byte(BucketSessions))
@@ -46,6 +40,21 @@ func (s *Store) RecordSession(ctx context.Context, rec SessionRecord) error {
 		}
 		return b.Put([]byte(rec.ID), v)
 	})
+}
+
+// encodeSession checks and encodes rec, stamping its creation time.
+func encodeSession(rec SessionRecord) ([]byte, error) {
+	if rec.ID == "" || rec.Principal == "" {
+		return nil, errors.New("a session record needs an id and a principal")
+	}
+	if rec.Created.IsZero() {
+		rec.Created = time.Now().UTC()
+	}
+	v, err := json.Marshal(rec)
+	if err != nil {
+		return nil, fmt.Errorf("encode session %s: %w", rec.ID, err)
+	}
+	return v, nil
 }
 
 // Session is principal's session id, or ErrNoSession.

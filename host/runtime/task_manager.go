@@ -35,6 +35,14 @@ type TaskSpec struct {
 	Sandbox string
 	// Agent is an agent.spawn task's operator-only metadata.
 	Agent json.RawMessage
+	// Running says the work starts at once: the task is recorded running
+	// in the commit that creates it, saving the separate start commit on
+	// the way to its work (a child agent's first model request).
+	Running bool
+	// Sessions are session records written in that same commit, each
+	// unless its id is recorded already (RecordSession): a child agent's
+	// own session.
+	Sessions []SessionRecord
 }
 
 // TaskOutcome is how a task's work ended, as its runner saw it.
@@ -201,7 +209,10 @@ func (m *TaskManager) Start(ctx context.Context, spec TaskSpec, run TaskRun) (Ta
 		ID: newTaskID(), Principal: spec.Principal, Session: spec.Session, Tool: spec.Tool,
 		CallID: spec.CallID, Summary: spec.Summary, Sandbox: spec.Sandbox, State: TaskQueued, Created: time.Now().UTC(), Agent: spec.Agent,
 	}
-	if err := m.store.createTask(ctx, t); err != nil {
+	if spec.Running {
+		t.State, t.Started = TaskRunning, t.Created
+	}
+	if err := m.store.createTask(ctx, t, spec.Sessions...); err != nil {
 		m.wg.Done()
 		return Task{}, err
 	}
@@ -225,10 +236,15 @@ func (m *TaskManager) runTask(ctx context.Context, lt *liveTask, run TaskRun) {
 	var out TaskOutcome
 	lt.mu.Lock()
 	sealed := lt.sealed != ""
+	recordedRunning, started := lt.task.State == TaskRunning, lt.task.Started
 	lt.mu.Unlock()
 	if !sealed {
-		started := time.Now().UTC()
-		if err := m.store.markRunning(context.Background(), lt.id, started); err != nil {
+		var err error
+		if !recordedRunning {
+			started = time.Now().UTC()
+			err = m.store.markRunning(context.Background(), lt.id, started)
+		}
+		if err != nil {
 			out = TaskOutcome{Failed: true, ExitReason: ExitReasonError, Result: fmt.Sprintf("the task's start could not be recorded: %v", err)}
 		} else {
 			lt.mu.Lock()

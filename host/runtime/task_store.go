@@ -85,11 +85,28 @@ func putEvent(tx *bolt.Tx, ev Event) error {
 }
 
 // createTask makes t durable.
-func (s *Store) createTask(ctx context.Context, t Task) error {
+func (s *Store) createTask(ctx context.Context, t Task, sessions ...SessionRecord) error {
+	recs := make([][2][]byte, len(sessions))
+	for i, rec := range sessions {
+		v, err := encodeSession(rec)
+		if err != nil {
+			return err
+		}
+		recs[i] = [2][]byte{[]byte(rec.ID), v}
+	}
 	err := s.update(ctx, func(tx *bolt.Tx) error {
 		b := tx.Bucket([]byte(BucketTasks))
 		if b.Get([]byte(t.ID)) != nil {
 			return fmt.Errorf("task id %s is taken", t.ID)
+		}
+		sb := tx.Bucket([]byte(BucketSessions))
+		for _, kv := range recs {
+			if sb.Get(kv[0]) != nil {
+				continue // the first record of an id wins
+			}
+			if err := sb.Put(kv[0], kv[1]); err != nil {
+				return err
+			}
 		}
 		return putTask(b, &t)
 	})

@@ -156,9 +156,23 @@ func (s *Session) record(ctx context.Context, store *runtime.Store) error {
 	if s.recorded {
 		return nil
 	}
-	err := store.RecordSession(ctx, runtime.SessionRecord{ID: s.ID(), Principal: s.authority.Principal, Parent: s.Parent()})
+	err := store.RecordSession(ctx, s.Record())
 	s.recorded = err == nil
 	return err
+}
+
+// Record is the session's store record.
+func (s *Session) Record() runtime.SessionRecord {
+	return runtime.SessionRecord{ID: s.ID(), Principal: s.authority.Principal, Parent: s.Parent()}
+}
+
+// MarkRecorded tells s that its Record is durable already (written in the
+// commit of a child's agent.spawn task), so its first turn skips that
+// commit.
+func (s *Session) MarkRecorded() {
+	s.recordMu.Lock()
+	s.recorded = true
+	s.recordMu.Unlock()
 }
 
 // ArtifactRoot is the session's private artifact directory, under
