@@ -189,7 +189,7 @@ func TestAuthoredBadIDsRaiseValueError(t *testing.T) {
 		"ValueError: ctx.agents.run: output_slots: \"nope\" not in the child core's active pipeline",
 		"ValueError: ctx.agents.run: delegation: tools no_such_tool are not in the delegating session's catalog",
 		"ValueError: ctx.agents.run: delegation: tools terminal are not in the delegating session's catalog",
-		"ValueError: ctx.agents.run: core_id \"no-such-core\"",
+		"ValueError: ctx.agents.run: unknown core_id \"no-such-core\"",
 		"ValueError: ctx.agents.run: input_slots \"some\"",
 		"LookupError: ctx.agents.status: no such agent task",
 		"LookupError: ctx.agents.status: no such agent task",

@@ -34,8 +34,14 @@ func newFixture(t testing.TB, lim agents.Limits, steps []pt.Step) *fixture {
 // embedded default).
 func newFixtureCore(t testing.TB, lim agents.Limits, steps []pt.Step, coreDir string) *fixture {
 	t.Helper()
+	return newFixtureState(t, lim, steps, coreDir, t.TempDir())
+}
+
+// newFixtureState is newFixtureCore over the state directory state.
+func newFixtureState(t testing.TB, lim agents.Limits, steps []pt.Step, coreDir, state string) *fixture {
+	t.Helper()
 	f := &fixture{ws: t.TempDir()}
-	h, err := toolhost.Open(toolhost.Options{CoreDir: coreDir, Workspace: f.ws, StateDir: t.TempDir(), BuiltinPluginDir: pluginDir})
+	h, err := toolhost.Open(toolhost.Options{CoreDir: coreDir, Workspace: f.ws, StateDir: state, BuiltinPluginDir: pluginDir})
 	if err != nil {
 		t.Fatal(err)
 	}

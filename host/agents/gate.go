@@ -88,11 +88,8 @@ func (c *Child) Wait(ctx context.Context) (AgentRunResult, bool) {
 // nothing.
 func (g *Gate) Spawn(ctx context.Context, parent *toolhost.Session, turnID, callID string, req Request) (*Child, error) {
 	lim := g.Limits.withDefaults()
-	if req.CoreID != "" && req.CoreID != parent.CoreID() {
-		// A child of another core needs that core's catalog, plugins and
-		// pipeline: not in this build; refused rather than run under the
-		// parent's core by mistake.
-		return nil, refuse("core_id %q: a child can run only its parent's core (%q) in this build", short(req.CoreID), parent.CoreID())
+	if err := g.checkCoreID(parent, req.CoreID); err != nil {
+		return nil, err
 	}
 	pl := parent.Pipelines()
 	input, err := selectGroups("input_slots", pl.Input, req.InputSlots)
