@@ -458,3 +458,32 @@ def execute(ctx, args):
 		t.Fatalf("call = %s %q", out.Status, out.Views.Model)
 	}
 }
+
+// Without a spawn gate (tools call, mcp serve), an authored tool's
+// ctx.agents is a PermissionError saying so, even when the tool declares
+// tool.call:delegate_task and the session holds it.
+func TestAuthoredAgentsWithoutASpawnGate(t *testing.T) {
+	withAuthored(t)
+	tool := "approval_policy: auto\nrisk: low\ncapabilities: [tool.call:delegate_task]\n"
+	dir := authoredCore(t, "toolsets: [coding]\ncapabilities: [fs.read, tool.call:delegate_task, tool.call:spawner]\nslots: {tools: agent/tools}\n",
+		map[string][2]string{"spawner": {tool, `def execute(ctx, args):
+    try:
+        ctx.agents.spawn(None, "a child")
+        return "spawned"
+    except PermissionError as e:
+        return "refused: %s" % e
+`}})
+	h, err := Open(Options{CoreDir: dir, Workspace: t.TempDir(), StateDir: t.TempDir(), BuiltinPluginDir: builtinDir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	turn, err := h.NewTurn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := turn.Call(context.Background(), dispatch.ToolCall{ID: "c1", Name: "spawner", Args: []byte(`{}`)})
+	if !strings.HasPrefix(out.Views.Model, "refused: ctx.agents.spawn: no child agent can be started here") {
+		t.Fatalf("call = %s %q", out.Status, out.Views.Model)
+	}
+}
