@@ -83,11 +83,29 @@ func TestAuthoredToolRunsAndSpawnsChildren(t *testing.T) {
 	store, _ := f.h.Store()
 	sess := f.h.Session()
 	loop := &turn.Loop{Provider: f.model, Session: sess, Store: store, System: "You are a test agent."}
+	defer loop.Close()
+	// Task ends reach the loop, as in `run`: a child's end that no one
+	// consumed would start a completion turn.
+	defer f.h.OnTaskComplete(loop.TaskEnded)()
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	res, err := loop.Run(ctx, "parent prompt", nil)
 	if err != nil || res.Status != turn.StatusDone || res.Text != "all done" {
 		t.Fatalf("parent turn: %+v %v", res, err)
+	}
+	tm, _ := f.h.Tasks()
+	if err := tm.WaitAll(ctx); err != nil {
+		t.Fatal(err)
+	}
+	loop.Drain()
+	parentRequests := 0
+	for _, r := range f.srv.Requests() {
+		if strings.Contains(string(r.Body), parent) {
+			parentRequests++
+		}
+	}
+	if parentRequests != 2 {
+		t.Errorf("%d parent requests, want 2: a spawned child's end started a completion turn, though the code holding its handle was told", parentRequests)
 	}
 	// The tool's result is the second parent request's tool message.
 	reqs := f.srv.Requests()
@@ -122,7 +140,6 @@ func TestAuthoredToolRunsAndSpawnsChildren(t *testing.T) {
 		t.Errorf("slow child: brief wait %s, cancel %v, after %v", b, got["slow_cancel"], got["slow_after"])
 	}
 	// Three agent.spawn tasks of the parent's session, recorded by the gate.
-	tm, _ := f.h.Tasks()
 	ts, _ := tm.List(sess.TaskScope())
 	n := 0
 	for _, tk := range ts {
