@@ -165,12 +165,16 @@ func (t *turnRun) bind(dt *dispatch.Turn) {
 		dt.Clarify = t.fe.Clarify
 	}
 	dt.CallCount = &t.calls // the cap is the turn's, not the step's
-	if d := dt.Delegate; d != nil && t.fe != nil {
-		// The spawn gate gets this turn's front end, to show children's
-		// events to it.
-		fe := t.fe
+	if d := dt.Delegate; d != nil {
+		// The spawn gate counts children per model turn, not per step (a
+		// step's dispatch turn has an id of its own), and gets this turn's
+		// front end, to show children's events to it.
+		fe, id := t.fe, t.id
 		dt.Delegate = func(ctx context.Context, c dispatch.DelegateCall) (string, error) {
-			c.FrontEnd = fe
+			c.Turn = id
+			if fe != nil {
+				c.FrontEnd = fe
+			}
 			return d(ctx, c)
 		}
 	}
