@@ -193,7 +193,8 @@ func (lt *liveTask) snapshotLocked() Task {
 }
 
 // Start records a new task durably, starts run in a goroutine the manager
-// owns, and returns the queued task at once. ctx bounds only the record.
+// owns, and returns the task at once: queued, or running when spec.Running
+// says so (then the record is written running). ctx bounds only the record.
 func (m *TaskManager) Start(ctx context.Context, spec TaskSpec, run TaskRun) (Task, error) {
 	if spec.Principal == "" || spec.Session == "" {
 		return Task{}, errors.New("a task needs an owning principal and session")
