@@ -305,3 +305,37 @@ func TestSlotRunsAChild(t *testing.T) {
 		t.Fatalf("the parent's request lacks the slot's context: %s", reqs[1].Body)
 	}
 }
+
+const fanOutModule = `def execute(ctx, args):
+    out = []
+    handles = []
+    for i in range(3):
+        try:
+            handles.append(ctx.agents.spawn(None, "busy child %d" % i, tools="none"))
+            out.append("started")
+        except ValueError as e:
+            out.append("ValueError: %s" % e)
+    for h in handles:
+        out.append(h.cancel().status)
+    return "\n".join(out)
+`
+
+// The gate's limits hold for ctx.agents as for delegate_task: past the
+// fan-out limit a spawn raises ValueError naming the limit, and the
+// children already running are not touched by it.
+func TestAuthoredSpawnPastTheFanOutLimit(t *testing.T) {
+	dir := authoredCore(t, "fs.read, tool.call:delegate_task", "[tool.call:delegate_task]", map[string]string{"fan": fanOutModule})
+	f := newFixtureCore(t, agents.Limits{MaxRunning: 2}, []pt.Step{
+		child("busy child 0", pt.Step{Text: []string{"late"}, DelayMS: 30000}),
+		child("busy child 1", pt.Step{Text: []string{"late"}, DelayMS: 30000}),
+	}, dir)
+	dt, err := f.h.Session().NewTurn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := dt.Call(context.Background(), dispatch.ToolCall{ID: "f1", Name: "fan", Args: []byte(`{}`)})
+	want := "started\nstarted\nValueError: ctx.agents.spawn: fan-out limit: 2 children already run in this session tree (the most at once); wait for one with yield_until\ncancelled\ncancelled"
+	if out.Views.Model != want {
+		t.Fatalf("%s\n%s\nwant\n%s", out.Status, out.Views.Model, want)
+	}
+}
