@@ -157,8 +157,12 @@ func (e *Engine) NextDue() (time.Time, string) {
 		if sc.Paused || sc.Next.IsZero() {
 			continue
 		}
-		if at.IsZero() || sc.Next.Before(at) {
-			at, id = sc.Next, sc.ID
+		due := sc.Next
+		if c := sc.Claim; c != nil && c.Holder != e.Holder && c.Expires.After(due) {
+			due = c.Expires // another host's live claim: look again when it lapses
+		}
+		if at.IsZero() || due.Before(at) {
+			at, id = due, sc.ID
 		}
 	}
 	return at, id
@@ -210,6 +214,9 @@ func (e *Engine) RunDue(ctx context.Context) {
 		if sc.Paused || sc.Next.IsZero() || sc.Next.After(now) {
 			continue
 		}
+		if c := sc.Claim; c != nil && c.Holder != e.Holder && c.Expires.After(now) {
+			continue // another host runs it
+		}
 		e.due(ctx, sc, now)
 	}
 }
@@ -235,7 +242,7 @@ func (e *Engine) due(ctx context.Context, sc Schedule, now time.Time) {
 		e.start(ctx, sc, occ, next, startOpts{catchUp: true, missed: n})
 		return
 	}
-	r := Run{ID: NewID("run_"), Schedule: sc.ID, Occurrence: occ, Started: now, Ended: now, Outcome: OutcomeMissed, Missed: n,
+	r := Run{ID: runID(now), Schedule: sc.ID, Occurrence: occ, Started: now, Ended: now, Outcome: OutcomeMissed, Missed: n,
 		Reason: fmt.Sprintf("%d occurrence(s) from %s passed beyond the %s grace window (the host was down or the clock jumped); missed policy skip", n, occ.Format(time.RFC3339), grace)}
 	e.finishWithout(ctx, sc, r, next)
 }
@@ -264,7 +271,7 @@ func (e *Engine) start(ctx context.Context, sc Schedule, occ, next time.Time, o 
 	if o.manual || o.dequeued {
 		next = sc.Next
 	}
-	r := Run{ID: NewID("run_"), Schedule: sc.ID, Occurrence: occ, Started: now, Manual: o.manual, CatchUp: o.catchUp, Missed: o.missed, Holder: e.Holder}
+	r := Run{ID: runID(now), Schedule: sc.ID, Occurrence: occ, Started: now, Manual: o.manual, CatchUp: o.catchUp, Missed: o.missed, Holder: e.Holder}
 	e.mu.Lock()
 	if e.closed {
 		e.mu.Unlock()
@@ -441,6 +448,11 @@ func runEvent(r Run, at time.Time) *runtime.Event {
 	data, _ := json.Marshal(map[string]any{"schedule": r.Schedule, "run": r.ID, "outcome": r.Outcome, "reason": r.Reason,
 		"occurrence": r.Occurrence, "manual": r.Manual, "catch_up": r.CatchUp, "missed": r.Missed})
 	return &runtime.Event{Time: at, Kind: "schedule.run", Session: r.Session, Data: data}
+}
+
+// runID is a run id that sorts by start time (the runs listing's order).
+func runID(start time.Time) string {
+	return fmt.Sprintf("run_%016x%s", start.UnixNano(), NewID("")[:4])
 }
 
 func short(s string, n int) string {
