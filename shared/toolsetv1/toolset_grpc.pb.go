@@ -359,6 +359,7 @@ const (
 	HostServices_SessionSearch_FullMethodName      = "/demiurge.toolset.v1.HostServices/SessionSearch"
 	HostServices_CallTool_FullMethodName           = "/demiurge.toolset.v1.HostServices/CallTool"
 	HostServices_DelegateTask_FullMethodName       = "/demiurge.toolset.v1.HostServices/DelegateTask"
+	HostServices_ScheduleManage_FullMethodName     = "/demiurge.toolset.v1.HostServices/ScheduleManage"
 )
 
 // HostServicesClient is the client API for HostServices service.
@@ -428,6 +429,13 @@ type HostServicesClient interface {
 	// A refusal of the gate (a tool the parent lacks, a limit) is
 	// InvalidArgument or ResourceExhausted with a message for the model.
 	DelegateTask(ctx context.Context, in *DelegateTaskRequest, opts ...grpc.CallOption) (*DelegateTaskResponse, error)
+	// ScheduleManage runs one schedule_manage action with the calling
+	// call's own arguments, as the model gave them and dispatch approved
+	// them. It is answered only for the built-in schedule toolset's
+	// schedule_manage of a host that runs schedules; any other invocation
+	// is refused with PermissionDenied. A refused request is
+	// InvalidArgument with a message for the model.
+	ScheduleManage(ctx context.Context, in *ScheduleManageRequest, opts ...grpc.CallOption) (*ScheduleManageResponse, error)
 }
 
 type hostServicesClient struct {
@@ -578,6 +586,16 @@ func (c *hostServicesClient) DelegateTask(ctx context.Context, in *DelegateTaskR
 	return out, nil
 }
 
+func (c *hostServicesClient) ScheduleManage(ctx context.Context, in *ScheduleManageRequest, opts ...grpc.CallOption) (*ScheduleManageResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ScheduleManageResponse)
+	err := c.cc.Invoke(ctx, HostServices_ScheduleManage_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // HostServicesServer is the server API for HostServices service.
 // All implementations must embed UnimplementedHostServicesServer
 // for forward compatibility.
@@ -645,6 +663,13 @@ type HostServicesServer interface {
 	// A refusal of the gate (a tool the parent lacks, a limit) is
 	// InvalidArgument or ResourceExhausted with a message for the model.
 	DelegateTask(context.Context, *DelegateTaskRequest) (*DelegateTaskResponse, error)
+	// ScheduleManage runs one schedule_manage action with the calling
+	// call's own arguments, as the model gave them and dispatch approved
+	// them. It is answered only for the built-in schedule toolset's
+	// schedule_manage of a host that runs schedules; any other invocation
+	// is refused with PermissionDenied. A refused request is
+	// InvalidArgument with a message for the model.
+	ScheduleManage(context.Context, *ScheduleManageRequest) (*ScheduleManageResponse, error)
 	mustEmbedUnimplementedHostServicesServer()
 }
 
@@ -696,6 +721,9 @@ func (UnimplementedHostServicesServer) CallTool(context.Context, *CallToolReques
 }
 func (UnimplementedHostServicesServer) DelegateTask(context.Context, *DelegateTaskRequest) (*DelegateTaskResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method DelegateTask not implemented")
+}
+func (UnimplementedHostServicesServer) ScheduleManage(context.Context, *ScheduleManageRequest) (*ScheduleManageResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method ScheduleManage not implemented")
 }
 func (UnimplementedHostServicesServer) mustEmbedUnimplementedHostServicesServer() {}
 func (UnimplementedHostServicesServer) testEmbeddedByValue()                      {}
@@ -970,6 +998,24 @@ func _HostServices_DelegateTask_Handler(srv interface{}, ctx context.Context, de
 	return interceptor(ctx, in, info, handler)
 }
 
+func _HostServices_ScheduleManage_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ScheduleManageRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(HostServicesServer).ScheduleManage(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: HostServices_ScheduleManage_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(HostServicesServer).ScheduleManage(ctx, req.(*ScheduleManageRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // HostServices_ServiceDesc is the grpc.ServiceDesc for HostServices service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -1032,6 +1078,10 @@ var HostServices_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "DelegateTask",
 			Handler:    _HostServices_DelegateTask_Handler,
+		},
+		{
+			MethodName: "ScheduleManage",
+			Handler:    _HostServices_ScheduleManage_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},
