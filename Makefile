@@ -5,7 +5,7 @@
 
 GO        ?= go
 BIN       := $(CURDIR)/bin
-MODULES   := shared sdk catalog host cmd plugins/coding plugins/control plugins/authored
+MODULES   := shared sdk catalog host cmd plugins/coding plugins/control plugins/authored plugins/schedule
 # Provider packages (`demiurge package install NAME`) are not built-in
 # toolsets: each is an archive bin/packages/<name>.tar.gz (package.json
 # first, then the plugin binary) with its sha256 beside it.
@@ -14,7 +14,7 @@ MODULES   += $(addprefix plugins/,$(PACKAGES))
 PKGS      := $(addprefix ./,$(addsuffix /...,$(MODULES)))
 # Built-in toolset plugins: bin/demiurge-toolset-<name> from plugins/<name>,
 # or from plugins/<dir> when written <name>:<dir>.
-TOOLSETS  := coding authored demiurge_control:control
+TOOLSETS  := coding authored demiurge_control:control schedule
 FUZZTIME  ?= 30s
 # The commit `demiurge version` reports (GOFLAGS may turn off Go's own VCS stamp).
 COMMIT    := $(shell git rev-parse --short=12 HEAD 2>/dev/null)

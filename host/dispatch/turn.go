@@ -85,6 +85,9 @@ type Turn struct {
 	// Delegate is the spawn gate for this turn's delegate_task calls (the
 	// host sets it; nil refuses delegate_task).
 	Delegate Delegator
+	// Schedules answers this turn's schedule_manage calls (the host sets
+	// it; nil refuses schedule_manage).
+	Schedules Scheduler
 
 	// Timezone is the IANA zone the operator configured; commands run with
 	// TZ set to it ("" leaves the host's).

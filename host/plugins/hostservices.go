@@ -41,6 +41,9 @@ type Hooks struct {
 	// Delegate answers DelegateTask; dispatch sets it only for the
 	// built-in delegate_task, so nil refuses every other call.
 	Delegate DelegateHook
+	// Schedule answers ScheduleManage; dispatch sets it only for the
+	// built-in schedule_manage, so nil refuses every other call.
+	Schedule ScheduleHook
 }
 
 // hostServices serves one plugin. It knows only the invocations the host

@@ -117,6 +117,8 @@ type Host struct {
 	// spawnGate is the spawn gate of delegate_task (spawnhook.go).
 	spawnMu   sync.Mutex
 	spawnGate SpawnGate
+	// schedules answers schedule_manage (schedulehook.go).
+	schedules ScheduleManager
 }
 
 // InstalledPluginDir is where package install puts plugin binaries.
