@@ -19,6 +19,8 @@ type Result struct {
 	Reason  string
 	Session string
 	Answer  string
+	// FirstRequest is when the run's first model request started.
+	FirstRequest time.Time
 }
 
 // Exec runs one scheduled run (a headless turn in a session of its own)
@@ -366,7 +368,7 @@ func (e *Engine) execute(ctx context.Context, sc Schedule, a *active, wall time.
 	cancel()
 	r := a.run
 	r.Ended = e.Clock.Now()
-	r.Session, r.Answer = res.Session, short(res.Answer, 2000)
+	r.Session, r.Answer, r.FirstRequest = res.Session, short(res.Answer, 2000), res.FirstRequest
 	r.Outcome, r.Reason = res.Outcome, res.Reason
 	switch cause := context.Cause(ctx); {
 	case cause != nil:

@@ -112,3 +112,7 @@ func commandLeased(leased []string, cmd string) bool {
 	}
 	return false
 }
+
+// CoversPath reports whether a workspace-relative path is within the
+// lease's paths (a run's result file must be).
+func (l Lease) CoversPath(p string) bool { return checkRel(p) == nil && pathLeased(l.Paths, p) }

@@ -135,6 +135,8 @@ type Run struct {
 	Missed  int    `json:"missed,omitempty"`
 	Answer  string `json:"answer,omitempty"`
 	Holder  string `json:"holder,omitempty"`
+	// FirstRequest is when its first model request started (lateness).
+	FirstRequest time.Time `json:"first_request,omitempty"`
 }
 
 func (b Budget) wall() time.Duration { return time.Duration(b.WallSeconds) * time.Second }

@@ -21,13 +21,20 @@ func (h *Host) SetScheduleManager(m ScheduleManager) {
 }
 
 // OpenUnattended starts a top-level session for one scheduled run, under
-// principal: every call of its turns, and of its children's, is decided
-// by judge alone (the lease the operator approved), and none of them can
-// manage schedules.
-func (h *Host) OpenUnattended(principal string, judge func(approval.Request) (bool, string)) *Session {
+// principal, with only the named tools (those of the host's catalog; the
+// scheduler never names schedule_manage): every call of its turns, and
+// of its children's, is decided by judge alone (the lease the operator
+// approved), and none of them can manage schedules.
+func (h *Host) OpenUnattended(principal string, tools []string, judge func(approval.Request) (bool, string)) *Session {
 	s := h.newSession(newID("ses_"))
 	if principal != "" {
 		s.authority.Principal = principal
+	}
+	s.tools = map[string]bool{}
+	for _, t := range tools {
+		if t != "schedule_manage" {
+			s.tools[t] = true
+		}
 	}
 	s.unattended = judge
 	h.addLive(s)
