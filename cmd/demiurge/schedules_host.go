@@ -175,7 +175,7 @@ func writeResultFile(workspace string, sc schedule.Schedule, answer string) stri
 // asked), and clarify says no one is present.
 type unattendedFrontEnd struct{}
 
-func (unattendedFrontEnd) Show(turn.Event)               {}
+func (unattendedFrontEnd) Show(turn.Event)             {}
 func (unattendedFrontEnd) Approver() approval.Provider { return approval.DenyAll{} }
 func (unattendedFrontEnd) Clarify(context.Context, string, []string) (string, bool, error) {
 	return "", false, nil
