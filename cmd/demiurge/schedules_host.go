@@ -35,7 +35,7 @@ func startScheduler(c *cli.Context, h *toolhost.Host) (*schedule.Manager, error)
 	}
 	flags := modelFlagsOf(c)
 	env := &hostScheduleEnv{h: h}
-	eng := &schedule.Engine{Store: schedule.Store{RT: store}, Clock: schedule.WallClock{}, Exclusive: true}
+	eng := &schedule.Engine{Store: schedule.NewStore(store), Clock: schedule.WallClock{}, Exclusive: true}
 	eng.Check = func(sc schedule.Schedule, now time.Time) string {
 		if known, ids := env.CoreKnown(sc.CoreID); !known {
 			return fmt.Sprintf("core %q does not exist in this host (known: %v)", sc.CoreID, ids)

@@ -167,7 +167,7 @@ func openRig(t *testing.T, path string, clock *manualClock, ex *execs) *rig {
 		t.Fatal(err)
 	}
 	r := &rig{t: t, rt: rt, clock: clock, env: &env{revision: "rev1", catalog: "cat1"}, ex: ex, path: path}
-	st := Store{RT: rt}
+	st := NewStore(rt)
 	r.eng = &Engine{Store: st, Clock: clock, Exec: ex.exec, Exclusive: true, Check: func(sc Schedule, now time.Time) string {
 		rev, cat, _ := r.env.Binding(sc.CoreID)
 		return CheckLease(sc, now, rev, cat)

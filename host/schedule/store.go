@@ -7,13 +7,33 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+	"sync"
 	"time"
 
 	"demiurge.dev/host/runtime"
 )
 
 // Store keeps schedules and their runs in the host's runtime store.
-type Store struct{ RT *runtime.Store }
+type Store struct {
+	RT *runtime.Store
+	// cache, when set (NewStore), keeps the decoded list between writes:
+	// every wake and every listing reads it, and decoding 1,000 records
+	// is most of a listing's time. Every write of this process goes
+	// through Update, which drops it; the host lock makes this process
+	// the only writer.
+	cache *listCache
+}
+
+type listCache struct {
+	mu  sync.Mutex
+	gen uint64
+	all []Schedule
+	ok  bool
+}
+
+// NewStore is a Store over rt with its list cache.
+func NewStore(rt *runtime.Store) Store { return Store{RT: rt, cache: &listCache{}} }
 
 // ErrNotFound is the answer for a schedule id that does not exist.
 var ErrNotFound = errors.New("no such schedule")
@@ -45,6 +65,31 @@ func (s Store) Get(id string) (*Schedule, error) {
 
 // List reads every schedule, in id order.
 func (s Store) List() ([]Schedule, error) {
+	c := s.cache
+	if c == nil {
+		return s.list()
+	}
+	c.mu.Lock()
+	if c.ok {
+		out := slices.Clone(c.all)
+		c.mu.Unlock()
+		return out, nil
+	}
+	gen := c.gen
+	c.mu.Unlock()
+	all, err := s.list()
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	if c.gen == gen { // no write since the read began
+		c.all, c.ok = all, true
+	}
+	c.mu.Unlock()
+	return slices.Clone(all), nil
+}
+
+func (s Store) list() ([]Schedule, error) {
 	var out []Schedule
 	var derr error
 	err := s.RT.ScheduleScan(runtime.ScheduleDefs, "", func(key string, v []byte) bool {
@@ -68,6 +113,14 @@ func (s Store) List() ([]Schedule, error) {
 // removes it.
 func (s Store) Update(ctx context.Context, id string, create bool, fn func(sc *Schedule) (ev *runtime.Event, remove bool, err error)) (*Schedule, error) {
 	var out *Schedule
+	if c := s.cache; c != nil {
+		defer func() { // after the commit: a list read later sees it
+			c.mu.Lock()
+			c.gen++
+			c.all, c.ok = nil, false
+			c.mu.Unlock()
+		}()
+	}
 	err := s.RT.ScheduleUpdate(ctx, runtime.ScheduleDefs, id, func(old []byte) ([]byte, *runtime.Event, error) {
 		sc := &Schedule{}
 		switch {
