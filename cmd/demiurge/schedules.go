@@ -63,7 +63,11 @@ func schedulesAction(c *cli.Context, action, id string) error {
 	if err := cl.Needs(5, "schedules"); err != nil {
 		return err
 	}
-	res, err := cl.Schedules(c.Context, &hostv1.SchedulesRequest{Action: action, Id: id, Days: int64(c.Int("days"))})
+	wire := action
+	if action == "list" && !c.Bool("json") {
+		wire = "list-lines" // rendered by the host
+	}
+	res, err := cl.Schedules(c.Context, &hostv1.SchedulesRequest{Action: wire, Id: id, Days: int64(c.Int("days"))})
 	if err != nil {
 		st := status.Convert(err)
 		if st.Code() == codes.NotFound || st.Code() == codes.InvalidArgument {
@@ -79,9 +83,8 @@ func schedulesAction(c *cli.Context, action, id string) error {
 	switch action {
 	case "list":
 		var out struct {
-			Schedules []schedule.Schedule `json:"schedules"`
-			PausedAll bool                `json:"paused_all"`
-			Now       time.Time           `json:"now"`
+			Lines     []string `json:"lines"`
+			PausedAll bool     `json:"paused_all"`
 		}
 		if err := json.Unmarshal(res.Json, &out); err != nil {
 			return err
@@ -89,11 +92,12 @@ func schedulesAction(c *cli.Context, action, id string) error {
 		if out.PausedAll {
 			fmt.Fprintln(w, "ALL SCHEDULES PAUSED (demiurge schedules resume-all)")
 		}
-		if len(out.Schedules) == 0 {
+		if len(out.Lines) == 0 {
 			fmt.Fprintln(w, "no schedules")
 		}
-		for _, sc := range out.Schedules {
-			fmt.Fprintln(w, schedule.Line(sc, out.Now))
+		fmt.Fprint(w, strings.Join(out.Lines, "\n"))
+		if len(out.Lines) > 0 {
+			fmt.Fprintln(w)
 		}
 	case "show", "approve", "pause", "resume":
 		var sc schedule.Schedule
