@@ -15,9 +15,11 @@ import (
 
 type testScheduleEnv struct{}
 
-func (testScheduleEnv) CoreKnown(id string) (bool, []string) { return id == "default", []string{"default"} }
-func (testScheduleEnv) DefaultCore() string                  { return "default" }
-func (testScheduleEnv) ToolKnown(_, tool string) bool        { return tool == "read_file" }
+func (testScheduleEnv) CoreKnown(id string) (bool, []string) {
+	return id == "default", []string{"default"}
+}
+func (testScheduleEnv) DefaultCore() string           { return "default" }
+func (testScheduleEnv) ToolKnown(_, tool string) bool { return tool == "read_file" }
 func (testScheduleEnv) Binding(string) (string, string, error) {
 	return "rev", "cat", nil
 }
