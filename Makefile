@@ -104,7 +104,7 @@ $(MCPSERVE_NODE)/.installed: $(MCPSERVE_LOCK) host/mcpserve/testdata/node/packag
 # The packages where goroutines meet (MCP connections, mcp serve's
 # watcher, tasks and sessions, dispatch, plugin calls, the turn loop) under
 # the race detector; CI runs it after make test.
-RACE_PKGS := ./host/mcp ./host/mcpserve ./host/toolhost ./host/dispatch ./host/plugins ./host/turn ./host/runtime
+RACE_PKGS := ./host/mcp ./host/mcpserve ./host/toolhost ./host/dispatch ./host/plugins ./host/turn ./host/runtime ./host/schedule
 .PHONY: race
 race: test-deps build
 	@if ! command -v gcc >/dev/null; then echo "make race: skipped: the race detector needs cgo and there is no gcc (see $(TEST_DEPS))" >&2; else \

@@ -81,7 +81,7 @@ func TestList1000Within50ms(t *testing.T) {
 		best = min(best, time.Since(began))
 	}
 	t.Logf("1,000 schedules listed in %s (best of 5)", best)
-	if best > 50*time.Millisecond {
+	if best > 50*time.Millisecond && !raceEnabled {
 		t.Errorf("1,000 schedules listed in %s, more than 50 ms", best)
 	}
 }
@@ -134,7 +134,7 @@ func TestIdleSchedulerDoesNotPoll(t *testing.T) {
 	case r := <-ex.started:
 		late := time.Since(r.Occurrence)
 		t.Logf("a run due in 300ms started %s after its time, after %d wake(s)", late.Round(time.Millisecond), e.Wakes())
-		if late > time.Second || e.Wakes() != 1 {
+		if (late > time.Second && !raceEnabled) || e.Wakes() != 1 {
 			t.Fatalf("started %s late after %d wakes", late, e.Wakes())
 		}
 	case <-time.After(5 * time.Second):

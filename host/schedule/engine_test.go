@@ -368,3 +368,39 @@ func TestOutcomeSetIsClosed(t *testing.T) {
 		t.Fatalf("an unknown outcome was recorded as %s", last.Outcome)
 	}
 }
+
+// A run that outlives its wall-time budget ends as timeout; one whose
+// schedule is deleted while it runs ends as cancelled.
+func TestTimeoutAndDeleteEndRuns(t *testing.T) {
+	r := newRig(t)
+	r.ex.release = make(chan struct{}) // never released: only the context ends it
+	r.ex.started = make(chan Run, 2)
+	sc := r.create(Spec{EverySeconds: ptr(int64(60)), Budget: &Budget{WallSeconds: 1}})
+	r.clock.Advance(time.Minute)
+	<-r.ex.started
+	r.waitIdle()
+	if last := r.runs(sc.ID)[0]; last.Outcome != OutcomeTimeout || !strings.Contains(last.Reason, "wall-time budget of 1s") {
+		t.Fatalf("run %s %q, want timeout", last.Outcome, last.Reason)
+	}
+	other := r.create(Spec{EverySeconds: ptr(int64(600))})
+	r.clock.Advance(10 * time.Minute)
+	<-r.ex.started // other's (sc's occurrences are beyond its grace: missed)
+	if err := r.mgr.Delete(context.Background(), other.ID, ""); err != nil {
+		t.Fatal(err)
+	}
+	evs, err := r.rt.Events(runtime.EventQuery{Kind: "schedule.run"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, ev := range evs {
+		var d map[string]any
+		_ = json.Unmarshal(ev.Data, &d)
+		if d["schedule"] == other.ID && d["outcome"] == "cancelled" && strings.Contains(d["reason"].(string), "deleted") {
+			found = true
+		}
+	}
+	if !found {
+		t.Fatal("the deleted schedule's running run was not audited as cancelled")
+	}
+}
