@@ -55,6 +55,12 @@ func schedulesCommand() *cli.Command {
 }
 
 func schedulesAction(c *cli.Context, action, id string) error {
+	if !hostEnabled() {
+		// No in-process path: the scheduler and the leases live in the
+		// long-lived host, and a demiurge that a host runs (an agent's
+		// command) is no operator: the host refuses it as a peer.
+		return cli.Exit("demiurge: schedules live in the long-lived host: run this from the operator's shell without DEMIURGE_HOST=off (a command an agent runs cannot reach them)", exitFailed)
+	}
 	cl, err := connectHost(c)
 	if err != nil {
 		return err
