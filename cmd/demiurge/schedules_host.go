@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -164,6 +165,11 @@ func writeResultFile(workspace string, sc schedule.Schedule, answer string) stri
 		return "result_file: " + err.Error()
 	}
 	defer root.Close()
+	if dir := filepath.Dir(sc.ResultFile); dir != "." {
+		if err := root.MkdirAll(dir, 0o755); err != nil {
+			return "result_file: " + err.Error()
+		}
+	}
 	if err := root.WriteFile(sc.ResultFile, []byte(answer+"\n"), 0o644); err != nil {
 		return "result_file: " + err.Error()
 	}
