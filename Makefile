@@ -5,7 +5,7 @@
 
 GO        ?= go
 BIN       := $(CURDIR)/bin
-MODULES   := shared sdk catalog host cmd plugins/coding plugins/control plugins/authored
+MODULES   := shared sdk catalog host cmd plugins/coding plugins/control plugins/authored plugins/schedule
 # Provider packages (`demiurge package install NAME`) are not built-in
 # toolsets: each is an archive bin/packages/<name>.tar.gz (package.json
 # first, then the plugin binary) with its sha256 beside it.
@@ -14,7 +14,7 @@ MODULES   += $(addprefix plugins/,$(PACKAGES))
 PKGS      := $(addprefix ./,$(addsuffix /...,$(MODULES)))
 # Built-in toolset plugins: bin/demiurge-toolset-<name> from plugins/<name>,
 # or from plugins/<dir> when written <name>:<dir>.
-TOOLSETS  := coding authored demiurge_control:control
+TOOLSETS  := coding authored demiurge_control:control schedule
 FUZZTIME  ?= 30s
 # The commit `demiurge version` reports (GOFLAGS may turn off Go's own VCS stamp).
 COMMIT    := $(shell git rev-parse --short=12 HEAD 2>/dev/null)
@@ -104,7 +104,7 @@ $(MCPSERVE_NODE)/.installed: $(MCPSERVE_LOCK) host/mcpserve/testdata/node/packag
 # The packages where goroutines meet (MCP connections, mcp serve's
 # watcher, tasks and sessions, dispatch, plugin calls, the turn loop) under
 # the race detector; CI runs it after make test.
-RACE_PKGS := ./host/mcp ./host/mcpserve ./host/toolhost ./host/dispatch ./host/plugins ./host/turn ./host/runtime
+RACE_PKGS := ./host/mcp ./host/mcpserve ./host/toolhost ./host/dispatch ./host/plugins ./host/turn ./host/runtime ./host/schedule
 .PHONY: race
 race: test-deps build
 	@if ! command -v gcc >/dev/null; then echo "make race: skipped: the race detector needs cgo and there is no gcc (see $(TEST_DEPS))" >&2; else \

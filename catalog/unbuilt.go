@@ -24,7 +24,6 @@ type Unbuilt struct {
 var unbuilt = []Unbuilt{
 	{Toolset: "demiurge_control", Tool: "evolve_core", Capability: "tool.call:evolve_core"},
 	{Toolset: "demiurge_control", Tool: "rollback_core", Capability: "tool.call:rollback_core"},
-	{Toolset: "schedule", Tool: "schedule_manage", Capability: "schedule.manage"},
 }
 
 // UnbuiltTools lists the reference tools this build lacks.
@@ -65,7 +64,7 @@ func UnbuiltToolset(name string) ([]string, bool) {
 
 // builtToolsets are the reference toolsets that have a plugin in this
 // build (some of their tools may still be unbuilt).
-var builtToolsets = map[string]bool{"coding": true, "demiurge_control": true}
+var builtToolsets = map[string]bool{"coding": true, "demiurge_control": true, "schedule": true}
 
 // unbuiltLine is the operator's line about what this catalog lacks.
 func unbuiltLine() string {

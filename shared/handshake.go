@@ -31,8 +31,10 @@ const ProtocolVersion = 1
 // HostServices RPC DelegateTask, answered only for the built-in
 // delegate_task; a plugin of minor 4 still works. 6 added the HostServices
 // RPCs SpawnAgent and AgentTask (authored code's ctx.agents); a plugin of
-// minor 5 still works (it does not call them).
-const ProtocolMinor = 6
+// minor 5 still works (it does not call them). 7 added the HostServices RPC
+// ScheduleManage, answered only for the built-in schedule_manage; a plugin
+// of minor 6 still works.
+const ProtocolMinor = 7
 
 // PluginName is the name of the one plugin a toolset binary serves.
 const PluginName = "toolset"

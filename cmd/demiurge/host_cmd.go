@@ -120,8 +120,15 @@ func hostForeground(c *cli.Context) (err error) {
 		lock.Close()
 		return err
 	}
-	srv, err := hostd.New(hostd.Options{Host: h, StateDir: state, Config: config, IdleExit: idle, Version: version, Logger: logger, Runner: hostRunner}, lock)
+	sched, err := startScheduler(c, h)
 	if err != nil {
+		h.Close()
+		lock.Close()
+		return fmt.Errorf("the scheduler could not start: %w", err)
+	}
+	srv, err := hostd.New(hostd.Options{Host: h, StateDir: state, Config: config, IdleExit: idle, Version: version, Logger: logger, Runner: hostRunner, Schedules: sched}, lock)
+	if err != nil {
+		sched.Engine.Stop()
 		h.Close()
 		lock.Close()
 		return err
@@ -182,6 +189,7 @@ func hostStatus(c *cli.Context) error {
 			"front_ends": st.FrontEnds, "sessions": st.Sessions, "principals": st.Principals,
 			"running_tasks": st.RunningTasks, "plugins": st.Plugins, "mcp_connections": st.McpConnections,
 			"state": st.StateDir, "workspace": st.Workspace, "idle_exit_ms": st.IdleExitMs, "calls": st.Calls,
+			"schedules": st.Schedules, "schedules_paused": st.SchedulesPaused, "next_due": nextDueJSON(st),
 		})
 	}
 	w := c.App.Writer
@@ -200,7 +208,29 @@ func hostStatus(c *cli.Context) error {
 	fmt.Fprintf(w, "mcp connections  %s\n", orNone(st.McpConnections))
 	fmt.Fprintf(w, "calls            %d\n", st.Calls)
 	fmt.Fprintf(w, "idle exit        %s\n", idle)
+	fmt.Fprintf(w, "schedules        %s\n", scheduleStatusLine(st))
 	return nil
+}
+
+// scheduleStatusLine is the host's schedules and its next due run.
+func scheduleStatusLine(st *hostv1.StatusResponse) string {
+	switch {
+	case st.Schedules == 0:
+		return "none"
+	case st.SchedulesPaused:
+		return fmt.Sprintf("%d, all paused (demiurge schedules resume-all)", st.Schedules)
+	case st.NextDueUnixMs == 0:
+		return fmt.Sprintf("%d, none due", st.Schedules)
+	}
+	at := time.UnixMilli(st.NextDueUnixMs)
+	return fmt.Sprintf("%d, next due %s (in %s): %s", st.Schedules, at.UTC().Format(time.RFC3339), time.Until(at).Round(time.Second), st.NextDueSchedule)
+}
+
+func nextDueJSON(st *hostv1.StatusResponse) any {
+	if st.NextDueUnixMs == 0 {
+		return nil
+	}
+	return map[string]any{"at": time.UnixMilli(st.NextDueUnixMs).UTC(), "schedule": st.NextDueSchedule}
 }
 
 func orNone(xs []string) string {

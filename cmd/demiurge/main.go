@@ -123,6 +123,7 @@ func newApp() *cli.App {
 			coreCommand(),
 			approvalsCommand(),
 			hostCommand(),
+			schedulesCommand(),
 
 			versionCommand(),
 			completionCommand(),

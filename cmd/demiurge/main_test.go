@@ -53,6 +53,9 @@ func testPlugins(t *testing.T) (builtin, examples string) {
 			if pluginsErr == nil {
 				pluginsErr = plugintest.Build(pluginsDir, "authored", "demiurge.dev/plugins/authored")
 			}
+			if pluginsErr == nil {
+				pluginsErr = plugintest.Build(pluginsDir, "schedule", "demiurge.dev/plugins/schedule")
+			}
 			if pluginsErr == nil { // the sandbox helper, as make build puts it
 				pluginsErr = buildExample(filepath.Join(pluginsDir, "demiurge-sandbox"), "demiurge.dev/cmd/sandbox")
 			}
@@ -100,7 +103,7 @@ func TestScripts(t *testing.T) {
 			}
 			return mcpScriptEnv(env)
 		},
-		Cmds:                joinCmds(mcpScriptCmds(), modelCmds, scriptCmds, depCmds),
+		Cmds:                joinCmds(mcpScriptCmds(), modelCmds, scriptCmds, depCmds, scheduleCmds),
 		Condition:           depCondition,
 		RequireExplicitExec: true,
 	})

@@ -48,6 +48,9 @@ const (
 	ViaDeny    = "deny"
 	ViaBlock   = "block"
 	ViaPolicy  = "policy"
+	// ViaLease: a run no one attends (a scheduled run) was decided by the
+	// lease the operator approved for it (Resolver.Unattended).
+	ViaLease = "lease"
 )
 
 // Scope values say how far an allow reaches.

@@ -21,6 +21,12 @@ type Resolver struct {
 	Rules    []Rule
 	Sessions *SessionAllows
 	Now      func() time.Time
+	// Unattended, when set, is the only approval of a run no one attends
+	// (a scheduled run): the lease the operator approved for it. After
+	// the block, deny-policy and deny-rule steps it decides alone: no
+	// auto policy, standing rule, session allow or provider widens it,
+	// and a protected write is never approved.
+	Unattended func(req Request) (allowed bool, reason string)
 }
 
 // Resolve decides on one call, in this order:
@@ -64,6 +70,9 @@ func (r *Resolver) Resolve(ctx context.Context, req Request) (Outcome, error) {
 	if rule, ok := r.firstMatch(RuleDeny, req); ok {
 		return Outcome{Via: ViaRule, Reason: "denied by rule " + ruleName(rule)}, nil
 	}
+	if r.Unattended != nil {
+		return r.unattended(req), nil
+	}
 	if rule, ok := r.firstMatch(RulePrompt, req); ok {
 		return r.ask(ctx, req, false, "rule "+ruleName(rule)+" asks every time")
 	}
@@ -92,6 +101,17 @@ func (r *Resolver) Resolve(ctx context.Context, req Request) (Outcome, error) {
 		}
 	}
 	return r.ask(ctx, req, sessionable, "")
+}
+
+// unattended decides a call of a run no one attends by its lease.
+func (r *Resolver) unattended(req Request) Outcome {
+	if paths, command := protectedWrites(req.Subjects); len(paths) > 0 || command {
+		return Outcome{Via: ViaLease, Reason: "a scheduled run never writes the core or git's program-running files; no lease approves it"}
+	}
+	if ok, why := r.Unattended(req); !ok {
+		return Outcome{Via: ViaLease, Reason: why}
+	}
+	return Outcome{Allowed: true, Via: ViaLease, Scope: ScopeOnce, Reason: "within the lease the operator approved for this scheduled run"}
 }
 
 func (r *Resolver) firstMatch(action RuleAction, req Request) (Rule, bool) {

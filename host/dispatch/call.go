@@ -304,6 +304,7 @@ func (t *Turn) hooks(p *prepared, verdict approval.Outcome) plugins.Hooks {
 	if p.isAuthored() {
 		hk.Agents = t.agentHooks(p.call.Name, p.call.ID, declared)
 	}
+	t.scheduleHook(p, &hk)
 	return hk
 }
 

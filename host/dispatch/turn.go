@@ -88,6 +88,9 @@ type Turn struct {
 	// AgentTask answers ctx.agents handles (status, wait, cancel) of this
 	// turn's session; set with Delegate.
 	AgentTask AgentTasker
+	// Schedules answers this turn's schedule_manage calls (the host sets
+	// it; nil refuses schedule_manage).
+	Schedules Scheduler
 
 	// Timezone is the IANA zone the operator configured; commands run with
 	// TZ set to it ("" leaves the host's).

@@ -21,6 +21,7 @@ import (
 
 	"demiurge.dev/host/mcp"
 	"demiurge.dev/host/runtime"
+	"demiurge.dev/host/schedule"
 	"demiurge.dev/host/toolhost"
 	"demiurge.dev/shared/hostv1"
 )
@@ -45,6 +46,10 @@ type Options struct {
 	// Runner runs the agent turns front ends ask for (`demiurge run`);
 	// nil: this host refuses them.
 	Runner Runner
+	// Schedules is the host's scheduler (nil: it runs none). Serve stops
+	// its engine before the host closes; the host stays up while a
+	// schedule has a next run.
+	Schedules *schedule.Manager
 }
 
 // Server is the running host's socket.
@@ -179,6 +184,9 @@ func (s *Server) Serve(ctx context.Context) error {
 	case <-time.After(2 * time.Second):
 		s.g.Stop()
 	}
+	if s.opts.Schedules != nil {
+		s.opts.Schedules.Engine.Stop() // running runs recorded cancelled
+	}
 	s.endSessions()
 	cerr := s.h.Close()
 	os.Remove(runtime.TokenPath(s.socket))
@@ -224,7 +232,7 @@ func (s *Server) idleLoop() {
 			return
 		case <-t.C:
 		}
-		if s.attached.Load() > 0 || s.h.RunningTasks() > 0 {
+		if s.attached.Load() > 0 || s.h.RunningTasks() > 0 || s.schedulesKeepUp() {
 			s.lastBusy.Store(time.Now().UnixNano())
 			continue
 		}
@@ -295,6 +303,7 @@ func (s *Server) Status(context.Context, *hostv1.StatusRequest) (*hostv1.StatusR
 		StateDir: s.opts.StateDir, Config: s.opts.Config, IdleExitMs: s.opts.IdleExit.Milliseconds(),
 		Calls: s.calls.Load(), Workspace: s.h.Workspace.Root,
 	}
+	s.scheduleStatus(res)
 	for _, p := range s.h.Plugins.Statuses() {
 		if p.State == "running" {
 			res.Plugins = append(res.Plugins, fmt.Sprintf("%s (pid %d)", p.Name, p.PID))

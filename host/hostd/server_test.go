@@ -36,6 +36,13 @@ const testConfig = "core=\nworkspace=test"
 
 func startHost(t *testing.T, idle time.Duration) *testHost {
 	t.Helper()
+	return startHostWith(t, idle, nil)
+}
+
+// startHostWith starts a host whose options withOpts may change (given
+// the opened host) before it serves.
+func startHostWith(t *testing.T, idle time.Duration, withOpts func(*toolhost.Host, *Options)) *testHost {
+	t.Helper()
 	state, ws := t.TempDir(), t.TempDir()
 	if err := os.WriteFile(filepath.Join(ws, "a.txt"), []byte("from the workspace\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -51,7 +58,11 @@ func startHost(t *testing.T, idle time.Duration) *testHost {
 	if _, err := h.Tasks(); err != nil {
 		t.Fatal(err)
 	}
-	srv, err := New(Options{Host: h, StateDir: state, Config: testConfig, IdleExit: idle, Version: "test"}, lock)
+	opts := Options{Host: h, StateDir: state, Config: testConfig, IdleExit: idle, Version: "test"}
+	if withOpts != nil {
+		withOpts(h, &opts)
+	}
+	srv, err := New(opts, lock)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -45,6 +45,9 @@ type Hooks struct {
 	// ctx.agents); dispatch sets it only for authored invocations that
 	// may start children, so nil refuses every other call.
 	Agents *AgentHooks
+	// Schedule answers ScheduleManage; dispatch sets it only for the
+	// built-in schedule_manage, so nil refuses every other call.
+	Schedule ScheduleHook
 }
 
 // hostServices serves one plugin. It knows only the invocations the host

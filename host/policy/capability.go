@@ -20,6 +20,8 @@ const (
 	CapTerminalExec = "terminal.exec"
 	CapNetworkFetch = "network.fetch"
 	CapSessionRead  = "session.read"
+	// CapScheduleManage is schedule_manage's (issue 28).
+	CapScheduleManage = "schedule.manage"
 
 	PrefixMCPConnect = "mcp.connect"
 	PrefixMCPCall    = "mcp.call"
@@ -28,7 +30,7 @@ const (
 )
 
 var plainCapabilities = []string{
-	CapFSRead, CapFSWrite, CapTerminalExec, CapNetworkFetch, CapSessionRead,
+	CapFSRead, CapFSWrite, CapTerminalExec, CapNetworkFetch, CapSessionRead, CapScheduleManage,
 }
 
 // scopedCapabilities maps each scoped prefix to the shape of its argument

@@ -17,11 +17,11 @@ func TestValidateCapability(t *testing.T) {
 		{"terminal.exec", ""},
 		{"network.fetch", ""},
 		// The reference tools this build lacks have no capability.
-		{"schedule.manage", "schedule_manage (toolset schedule), which the Tools reference lists but this build does not implement yet"},
+		{"schedule.manage", ""}, // built (issue 28)
 		{"tool.call:evolve_core", "evolve_core (toolset demiurge_control)"},
 		{"tool.call:rollback_core", "rollback_core (toolset demiurge_control)"},
 		{"tool.call:delegate_task", ""}, // built (issue 26)
-		{"tool.call:schedule_manage", "schedule_manage (toolset schedule)"},
+		{"tool.call:schedule_manage", ""},
 		{"session.read", ""},
 		{"mcp.connect:github", ""},
 		{"mcp.call:git-hub.v2", ""},

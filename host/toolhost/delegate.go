@@ -65,7 +65,7 @@ func (s *Session) Delegate(ctx context.Context, d Delegation) (*Session, error) 
 	a.Session = newID("ses_")
 	a.Capabilities = caps
 	a.PolicyFingerprint = childPolicy(s.authority.PolicyFingerprint, s.ID(), tools)
-	child := &Session{h: s.h, authority: a, parent: s, tools: tools}
+	child := &Session{h: s.h, authority: a, parent: s, tools: tools, unattended: s.unattended}
 	if err := s.adopt(child); err != nil {
 		return nil, err
 	}

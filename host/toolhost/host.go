@@ -119,6 +119,8 @@ type Host struct {
 	spawnGate SpawnGate
 	// agentTasks answers ctx.agents handles (spawnhook.go).
 	agentTasks AgentTasks
+	// schedules answers schedule_manage (schedulehook.go).
+	schedules ScheduleManager
 }
 
 // InstalledPluginDir is where package install puts plugin binaries.

@@ -58,6 +58,12 @@ var builtinRegistry = map[string]map[string]catalog.Metadata{
 		// makes goes through its own policy. The core must grant it.
 		"delegate_task": {Risk: catalog.RiskLow, Capability: "tool.call:delegate_task", ApprovalPolicy: catalog.ApprovalAuto},
 	},
+	"schedule": {
+		// schedule_manage sets up work that runs later with no one
+		// present: prompt (seed 000). What the runs may do is a lease
+		// only the operator approves, outside any tool call.
+		"schedule_manage": {Risk: catalog.RiskMedium, Capability: "schedule.manage", ApprovalPolicy: catalog.ApprovalPrompt},
+	},
 }
 
 // thirdPartyFloor is where a tool the host has no entry for starts: a

@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"demiurge.dev/catalog"
+	"demiurge.dev/host/approval"
 	"demiurge.dev/host/dispatch"
 	"demiurge.dev/host/mcp"
 	"demiurge.dev/host/policy"
@@ -32,6 +33,9 @@ type Session struct {
 	disclosure disclosure
 	// served is a session of one MCP client of `mcp serve` (served.go).
 	served bool
+	// unattended is the lease of a scheduled run's session and of its
+	// children (schedulehook.go); nil for an attended session.
+	unattended func(approval.Request) (bool, string)
 
 	// remembered are the values bound to this session's commands.
 	remembered dispatch.RememberedSecrets
@@ -138,6 +142,7 @@ func (s *Session) newTurn(ctx context.Context, record bool) (*dispatch.Turn, err
 		Delegate:           s.h.spawner(s),
 		AgentTask:          s.h.agentTasker(s),
 	}
+	s.h.scheduleTurn(s, turn)
 	// An interface holding a nil *historySearcher is not nil: set it only
 	// when there is one.
 	if hist, err := s.h.historyFor(cat); err != nil {

@@ -440,8 +440,14 @@ type StatusResponse struct {
 	Calls          uint64                 `protobuf:"varint,12,opt,name=calls,proto3" json:"calls,omitempty"`
 	Config         string                 `protobuf:"bytes,13,opt,name=config,proto3" json:"config,omitempty"`
 	Principals     []string               `protobuf:"bytes,14,rep,name=principals,proto3" json:"principals,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// schedules is how many schedules the host keeps; next_due_* the
+	// earliest next run of an active one (0/empty: none).
+	Schedules       uint32 `protobuf:"varint,15,opt,name=schedules,proto3" json:"schedules,omitempty"`
+	NextDueUnixMs   int64  `protobuf:"varint,16,opt,name=next_due_unix_ms,json=nextDueUnixMs,proto3" json:"next_due_unix_ms,omitempty"`
+	NextDueSchedule string `protobuf:"bytes,17,opt,name=next_due_schedule,json=nextDueSchedule,proto3" json:"next_due_schedule,omitempty"`
+	SchedulesPaused bool   `protobuf:"varint,18,opt,name=schedules_paused,json=schedulesPaused,proto3" json:"schedules_paused,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
 }
 
 func (x *StatusResponse) Reset() {
@@ -570,6 +576,34 @@ func (x *StatusResponse) GetPrincipals() []string {
 		return x.Principals
 	}
 	return nil
+}
+
+func (x *StatusResponse) GetSchedules() uint32 {
+	if x != nil {
+		return x.Schedules
+	}
+	return 0
+}
+
+func (x *StatusResponse) GetNextDueUnixMs() int64 {
+	if x != nil {
+		return x.NextDueUnixMs
+	}
+	return 0
+}
+
+func (x *StatusResponse) GetNextDueSchedule() string {
+	if x != nil {
+		return x.NextDueSchedule
+	}
+	return ""
+}
+
+func (x *StatusResponse) GetSchedulesPaused() bool {
+	if x != nil {
+		return x.SchedulesPaused
+	}
+	return false
 }
 
 type StopRequest struct {
@@ -1812,6 +1846,123 @@ func (x *MCPChunk) GetApprove() []string {
 	return nil
 }
 
+type SchedulesRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// action: list, show, runs, pause, resume, delete, run-now, approve,
+	// pause-all, resume-all.
+	Action string `protobuf:"bytes,1,opt,name=action,proto3" json:"action,omitempty"`
+	Id     string `protobuf:"bytes,2,opt,name=id,proto3" json:"id,omitempty"`
+	// days is approve's lease length (0: the default).
+	Days int64 `protobuf:"varint,3,opt,name=days,proto3" json:"days,omitempty"`
+	// principal is the operator approving (audited).
+	Principal     string `protobuf:"bytes,4,opt,name=principal,proto3" json:"principal,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SchedulesRequest) Reset() {
+	*x = SchedulesRequest{}
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[26]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SchedulesRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SchedulesRequest) ProtoMessage() {}
+
+func (x *SchedulesRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[26]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SchedulesRequest.ProtoReflect.Descriptor instead.
+func (*SchedulesRequest) Descriptor() ([]byte, []int) {
+	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{26}
+}
+
+func (x *SchedulesRequest) GetAction() string {
+	if x != nil {
+		return x.Action
+	}
+	return ""
+}
+
+func (x *SchedulesRequest) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *SchedulesRequest) GetDays() int64 {
+	if x != nil {
+		return x.Days
+	}
+	return 0
+}
+
+func (x *SchedulesRequest) GetPrincipal() string {
+	if x != nil {
+		return x.Principal
+	}
+	return ""
+}
+
+type SchedulesResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// json is the answer: a list of schedules, one schedule, or its runs.
+	Json          []byte `protobuf:"bytes,1,opt,name=json,proto3" json:"json,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SchedulesResponse) Reset() {
+	*x = SchedulesResponse{}
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[27]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SchedulesResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SchedulesResponse) ProtoMessage() {}
+
+func (x *SchedulesResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[27]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SchedulesResponse.ProtoReflect.Descriptor instead.
+func (*SchedulesResponse) Descriptor() ([]byte, []int) {
+	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{27}
+}
+
+func (x *SchedulesResponse) GetJson() []byte {
+	if x != nil {
+		return x.Json
+	}
+	return nil
+}
+
 var File_demiurge_host_v1_host_proto protoreflect.FileDescriptor
 
 const file_demiurge_host_v1_host_proto_rawDesc = "" +
@@ -1840,7 +1991,7 @@ const file_demiurge_host_v1_host_proto_rawDesc = "" +
 	"\x0eprotocol_minor\x18\x02 \x01(\rR\rprotocolMinor\x12\x10\n" +
 	"\x03pid\x18\x03 \x01(\x03R\x03pid\x12!\n" +
 	"\fhost_version\x18\x04 \x01(\tR\vhostVersion\"\x0f\n" +
-	"\rStatusRequest\"\xb3\x03\n" +
+	"\rStatusRequest\"\xd1\x04\n" +
 	"\x0eStatusResponse\x12\x10\n" +
 	"\x03pid\x18\x01 \x01(\x03R\x03pid\x12&\n" +
 	"\x0fstarted_unix_ms\x18\x02 \x01(\x03R\rstartedUnixMs\x12\x1d\n" +
@@ -1860,7 +2011,11 @@ const file_demiurge_host_v1_host_proto_rawDesc = "" +
 	"\x06config\x18\r \x01(\tR\x06config\x12\x1e\n" +
 	"\n" +
 	"principals\x18\x0e \x03(\tR\n" +
-	"principals\"\r\n" +
+	"principals\x12\x1c\n" +
+	"\tschedules\x18\x0f \x01(\rR\tschedules\x12'\n" +
+	"\x10next_due_unix_ms\x18\x10 \x01(\x03R\rnextDueUnixMs\x12*\n" +
+	"\x11next_due_schedule\x18\x11 \x01(\tR\x0fnextDueSchedule\x12)\n" +
+	"\x10schedules_paused\x18\x12 \x01(\bR\x0fschedulesPaused\"\r\n" +
 	"\vStopRequest\"\x0e\n" +
 	"\fStopResponse\"\x95\x01\n" +
 	"\x0eCatalogRequest\x12\x1c\n" +
@@ -1934,7 +2089,14 @@ const file_demiurge_host_v1_host_proto_rawDesc = "" +
 	"\x04data\x18\x02 \x01(\fR\x04data\x12\x16\n" +
 	"\x06stderr\x18\x03 \x01(\tR\x06stderr\x12*\n" +
 	"\x11max_request_bytes\x18\x04 \x01(\x03R\x0fmaxRequestBytes\x12\x18\n" +
-	"\aapprove\x18\x05 \x03(\tR\aapprove2\xf9\x04\n" +
+	"\aapprove\x18\x05 \x03(\tR\aapprove\"l\n" +
+	"\x10SchedulesRequest\x12\x16\n" +
+	"\x06action\x18\x01 \x01(\tR\x06action\x12\x0e\n" +
+	"\x02id\x18\x02 \x01(\tR\x02id\x12\x12\n" +
+	"\x04days\x18\x03 \x01(\x03R\x04days\x12\x1c\n" +
+	"\tprincipal\x18\x04 \x01(\tR\tprincipal\"'\n" +
+	"\x11SchedulesResponse\x12\x12\n" +
+	"\x04json\x18\x01 \x01(\fR\x04json2\xcf\x05\n" +
 	"\x04Host\x12H\n" +
 	"\x05Hello\x12\x1e.demiurge.host.v1.HelloRequest\x1a\x1f.demiurge.host.v1.HelloResponse\x12K\n" +
 	"\x06Status\x12\x1f.demiurge.host.v1.StatusRequest\x1a .demiurge.host.v1.StatusResponse\x12E\n" +
@@ -1943,7 +2105,8 @@ const file_demiurge_host_v1_host_proto_rawDesc = "" +
 	"\aSession\x12!.demiurge.host.v1.FrontEndMessage\x1a\x1d.demiurge.host.v1.HostMessage(\x010\x01\x12F\n" +
 	"\bServeMCP\x12\x1a.demiurge.host.v1.MCPChunk\x1a\x1a.demiurge.host.v1.MCPChunk(\x010\x01\x12H\n" +
 	"\x05Audit\x12\x1e.demiurge.host.v1.AuditRequest\x1a\x1f.demiurge.host.v1.AuditResponse\x12`\n" +
-	"\rConversations\x12&.demiurge.host.v1.ConversationsRequest\x1a'.demiurge.host.v1.ConversationsResponseB#Z!demiurge.dev/shared/hostv1;hostv1b\x06proto3"
+	"\rConversations\x12&.demiurge.host.v1.ConversationsRequest\x1a'.demiurge.host.v1.ConversationsResponse\x12T\n" +
+	"\tSchedules\x12\".demiurge.host.v1.SchedulesRequest\x1a#.demiurge.host.v1.SchedulesResponseB#Z!demiurge.dev/shared/hostv1;hostv1b\x06proto3"
 
 var (
 	file_demiurge_host_v1_host_proto_rawDescOnce sync.Once
@@ -1957,7 +2120,7 @@ func file_demiurge_host_v1_host_proto_rawDescGZIP() []byte {
 	return file_demiurge_host_v1_host_proto_rawDescData
 }
 
-var file_demiurge_host_v1_host_proto_msgTypes = make([]protoimpl.MessageInfo, 26)
+var file_demiurge_host_v1_host_proto_msgTypes = make([]protoimpl.MessageInfo, 28)
 var file_demiurge_host_v1_host_proto_goTypes = []any{
 	(*ConversationsRequest)(nil),  // 0: demiurge.host.v1.ConversationsRequest
 	(*ConversationsResponse)(nil), // 1: demiurge.host.v1.ConversationsResponse
@@ -1985,6 +2148,8 @@ var file_demiurge_host_v1_host_proto_goTypes = []any{
 	(*ApprovalRequest)(nil),       // 23: demiurge.host.v1.ApprovalRequest
 	(*CallOutcome)(nil),           // 24: demiurge.host.v1.CallOutcome
 	(*MCPChunk)(nil),              // 25: demiurge.host.v1.MCPChunk
+	(*SchedulesRequest)(nil),      // 26: demiurge.host.v1.SchedulesRequest
+	(*SchedulesResponse)(nil),     // 27: demiurge.host.v1.SchedulesResponse
 }
 var file_demiurge_host_v1_host_proto_depIdxs = []int32{
 	16, // 0: demiurge.host.v1.FrontEndMessage.open:type_name -> demiurge.host.v1.OpenSession
@@ -2006,16 +2171,18 @@ var file_demiurge_host_v1_host_proto_depIdxs = []int32{
 	25, // 16: demiurge.host.v1.Host.ServeMCP:input_type -> demiurge.host.v1.MCPChunk
 	2,  // 17: demiurge.host.v1.Host.Audit:input_type -> demiurge.host.v1.AuditRequest
 	0,  // 18: demiurge.host.v1.Host.Conversations:input_type -> demiurge.host.v1.ConversationsRequest
-	5,  // 19: demiurge.host.v1.Host.Hello:output_type -> demiurge.host.v1.HelloResponse
-	7,  // 20: demiurge.host.v1.Host.Status:output_type -> demiurge.host.v1.StatusResponse
-	9,  // 21: demiurge.host.v1.Host.Stop:output_type -> demiurge.host.v1.StopResponse
-	11, // 22: demiurge.host.v1.Host.Catalog:output_type -> demiurge.host.v1.CatalogResponse
-	19, // 23: demiurge.host.v1.Host.Session:output_type -> demiurge.host.v1.HostMessage
-	25, // 24: demiurge.host.v1.Host.ServeMCP:output_type -> demiurge.host.v1.MCPChunk
-	3,  // 25: demiurge.host.v1.Host.Audit:output_type -> demiurge.host.v1.AuditResponse
-	1,  // 26: demiurge.host.v1.Host.Conversations:output_type -> demiurge.host.v1.ConversationsResponse
-	19, // [19:27] is the sub-list for method output_type
-	11, // [11:19] is the sub-list for method input_type
+	26, // 19: demiurge.host.v1.Host.Schedules:input_type -> demiurge.host.v1.SchedulesRequest
+	5,  // 20: demiurge.host.v1.Host.Hello:output_type -> demiurge.host.v1.HelloResponse
+	7,  // 21: demiurge.host.v1.Host.Status:output_type -> demiurge.host.v1.StatusResponse
+	9,  // 22: demiurge.host.v1.Host.Stop:output_type -> demiurge.host.v1.StopResponse
+	11, // 23: demiurge.host.v1.Host.Catalog:output_type -> demiurge.host.v1.CatalogResponse
+	19, // 24: demiurge.host.v1.Host.Session:output_type -> demiurge.host.v1.HostMessage
+	25, // 25: demiurge.host.v1.Host.ServeMCP:output_type -> demiurge.host.v1.MCPChunk
+	3,  // 26: demiurge.host.v1.Host.Audit:output_type -> demiurge.host.v1.AuditResponse
+	1,  // 27: demiurge.host.v1.Host.Conversations:output_type -> demiurge.host.v1.ConversationsResponse
+	27, // 28: demiurge.host.v1.Host.Schedules:output_type -> demiurge.host.v1.SchedulesResponse
+	20, // [20:29] is the sub-list for method output_type
+	11, // [11:20] is the sub-list for method input_type
 	11, // [11:11] is the sub-list for extension type_name
 	11, // [11:11] is the sub-list for extension extendee
 	0,  // [0:11] is the sub-list for field type_name
@@ -2049,7 +2216,7 @@ func file_demiurge_host_v1_host_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_demiurge_host_v1_host_proto_rawDesc), len(file_demiurge_host_v1_host_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   26,
+			NumMessages:   28,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -33,6 +33,7 @@ const (
 	Host_ServeMCP_FullMethodName      = "/demiurge.host.v1.Host/ServeMCP"
 	Host_Audit_FullMethodName         = "/demiurge.host.v1.Host/Audit"
 	Host_Conversations_FullMethodName = "/demiurge.host.v1.Host/Conversations"
+	Host_Schedules_FullMethodName     = "/demiurge.host.v1.Host/Schedules"
 )
 
 // HostClient is the client API for Host service.
@@ -66,6 +67,11 @@ type HostClient interface {
 	// Conversations are the principal's sessions that hold messages, or
 	// the messages of one of them (`demiurge sessions list|show`).
 	Conversations(ctx context.Context, in *ConversationsRequest, opts ...grpc.CallOption) (*ConversationsResponse, error)
+	// Schedules is the operator's `demiurge schedules` command: list, show,
+	// runs, pause, resume, delete, run-now, approve (the lease), pause-all
+	// and resume-all. Only the operator's front end reaches it; no tool
+	// call does.
+	Schedules(ctx context.Context, in *SchedulesRequest, opts ...grpc.CallOption) (*SchedulesResponse, error)
 }
 
 type hostClient struct {
@@ -162,6 +168,16 @@ func (c *hostClient) Conversations(ctx context.Context, in *ConversationsRequest
 	return out, nil
 }
 
+func (c *hostClient) Schedules(ctx context.Context, in *SchedulesRequest, opts ...grpc.CallOption) (*SchedulesResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SchedulesResponse)
+	err := c.cc.Invoke(ctx, Host_Schedules_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // HostServer is the server API for Host service.
 // All implementations must embed UnimplementedHostServer
 // for forward compatibility.
@@ -193,6 +209,11 @@ type HostServer interface {
 	// Conversations are the principal's sessions that hold messages, or
 	// the messages of one of them (`demiurge sessions list|show`).
 	Conversations(context.Context, *ConversationsRequest) (*ConversationsResponse, error)
+	// Schedules is the operator's `demiurge schedules` command: list, show,
+	// runs, pause, resume, delete, run-now, approve (the lease), pause-all
+	// and resume-all. Only the operator's front end reaches it; no tool
+	// call does.
+	Schedules(context.Context, *SchedulesRequest) (*SchedulesResponse, error)
 	mustEmbedUnimplementedHostServer()
 }
 
@@ -226,6 +247,9 @@ func (UnimplementedHostServer) Audit(context.Context, *AuditRequest) (*AuditResp
 }
 func (UnimplementedHostServer) Conversations(context.Context, *ConversationsRequest) (*ConversationsResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method Conversations not implemented")
+}
+func (UnimplementedHostServer) Schedules(context.Context, *SchedulesRequest) (*SchedulesResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method Schedules not implemented")
 }
 func (UnimplementedHostServer) mustEmbedUnimplementedHostServer() {}
 func (UnimplementedHostServer) testEmbeddedByValue()              {}
@@ -370,6 +394,24 @@ func _Host_Conversations_Handler(srv interface{}, ctx context.Context, dec func(
 	return interceptor(ctx, in, info, handler)
 }
 
+func _Host_Schedules_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SchedulesRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(HostServer).Schedules(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Host_Schedules_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(HostServer).Schedules(ctx, req.(*SchedulesRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // Host_ServiceDesc is the grpc.ServiceDesc for Host service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -400,6 +442,10 @@ var Host_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "Conversations",
 			Handler:    _Host_Conversations_Handler,
+		},
+		{
+			MethodName: "Schedules",
+			Handler:    _Host_Schedules_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

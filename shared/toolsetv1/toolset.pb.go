@@ -3926,6 +3926,95 @@ func (x *AgentTaskResponse) GetResultJson() string {
 	return ""
 }
 
+type ScheduleManageRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	InvocationId  string                 `protobuf:"bytes,1,opt,name=invocation_id,json=invocationId,proto3" json:"invocation_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ScheduleManageRequest) Reset() {
+	*x = ScheduleManageRequest{}
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[58]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ScheduleManageRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ScheduleManageRequest) ProtoMessage() {}
+
+func (x *ScheduleManageRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[58]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ScheduleManageRequest.ProtoReflect.Descriptor instead.
+func (*ScheduleManageRequest) Descriptor() ([]byte, []int) {
+	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{58}
+}
+
+func (x *ScheduleManageRequest) GetInvocationId() string {
+	if x != nil {
+		return x.InvocationId
+	}
+	return ""
+}
+
+type ScheduleManageResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// result_json is the model's bounded payload.
+	ResultJson    string `protobuf:"bytes,1,opt,name=result_json,json=resultJson,proto3" json:"result_json,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ScheduleManageResponse) Reset() {
+	*x = ScheduleManageResponse{}
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[59]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ScheduleManageResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ScheduleManageResponse) ProtoMessage() {}
+
+func (x *ScheduleManageResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[59]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ScheduleManageResponse.ProtoReflect.Descriptor instead.
+func (*ScheduleManageResponse) Descriptor() ([]byte, []int) {
+	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{59}
+}
+
+func (x *ScheduleManageResponse) GetResultJson() string {
+	if x != nil {
+		return x.ResultJson
+	}
+	return ""
+}
+
 var File_demiurge_toolset_v1_toolset_proto protoreflect.FileDescriptor
 
 const file_demiurge_toolset_v1_toolset_proto_rawDesc = "" +
@@ -4214,6 +4303,11 @@ const file_demiurge_toolset_v1_toolset_proto_rawDesc = "" +
 	"timeout_ms\x18\x04 \x01(\x03R\ttimeoutMs\"4\n" +
 	"\x11AgentTaskResponse\x12\x1f\n" +
 	"\vresult_json\x18\x01 \x01(\tR\n" +
+	"resultJson\"<\n" +
+	"\x15ScheduleManageRequest\x12#\n" +
+	"\rinvocation_id\x18\x01 \x01(\tR\finvocationId\"9\n" +
+	"\x16ScheduleManageResponse\x12\x1f\n" +
+	"\vresult_json\x18\x01 \x01(\tR\n" +
 	"resultJson*|\n" +
 	"\x06Effect\x12\x16\n" +
 	"\x12EFFECT_UNSPECIFIED\x10\x00\x12\x0f\n" +
@@ -4232,7 +4326,7 @@ const file_demiurge_toolset_v1_toolset_proto_rawDesc = "" +
 	"\x06Invoke\x12\".demiurge.toolset.v1.EffectRequest\x1a .demiurge.toolset.v1.InvokeEvent0\x01\x12O\n" +
 	"\bPrecheck\x12\".demiurge.toolset.v1.EffectRequest\x1a\x1f.demiurge.toolset.v1.ToolResult\x12Q\n" +
 	"\x06Cancel\x12\".demiurge.toolset.v1.CancelRequest\x1a#.demiurge.toolset.v1.CancelResponse\x12Q\n" +
-	"\x06Health\x12\".demiurge.toolset.v1.HealthRequest\x1a#.demiurge.toolset.v1.HealthResponse2\xdb\v\n" +
+	"\x06Health\x12\".demiurge.toolset.v1.HealthRequest\x1a#.demiurge.toolset.v1.HealthResponse2\xc6\f\n" +
 	"\fHostServices\x12]\n" +
 	"\n" +
 	"Capability\x12&.demiurge.toolset.v1.CapabilityRequest\x1a'.demiurge.toolset.v1.CapabilityResponse\x12T\n" +
@@ -4252,7 +4346,8 @@ const file_demiurge_toolset_v1_toolset_proto_rawDesc = "" +
 	"\fDelegateTask\x12(.demiurge.toolset.v1.DelegateTaskRequest\x1a).demiurge.toolset.v1.DelegateTaskResponse\x12]\n" +
 	"\n" +
 	"SpawnAgent\x12&.demiurge.toolset.v1.SpawnAgentRequest\x1a'.demiurge.toolset.v1.SpawnAgentResponse\x12Z\n" +
-	"\tAgentTask\x12%.demiurge.toolset.v1.AgentTaskRequest\x1a&.demiurge.toolset.v1.AgentTaskResponseB)Z'demiurge.dev/shared/toolsetv1;toolsetv1b\x06proto3"
+	"\tAgentTask\x12%.demiurge.toolset.v1.AgentTaskRequest\x1a&.demiurge.toolset.v1.AgentTaskResponse\x12i\n" +
+	"\x0eScheduleManage\x12*.demiurge.toolset.v1.ScheduleManageRequest\x1a+.demiurge.toolset.v1.ScheduleManageResponseB)Z'demiurge.dev/shared/toolsetv1;toolsetv1b\x06proto3"
 
 var (
 	file_demiurge_toolset_v1_toolset_proto_rawDescOnce sync.Once
@@ -4267,7 +4362,7 @@ func file_demiurge_toolset_v1_toolset_proto_rawDescGZIP() []byte {
 }
 
 var file_demiurge_toolset_v1_toolset_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_demiurge_toolset_v1_toolset_proto_msgTypes = make([]protoimpl.MessageInfo, 60)
+var file_demiurge_toolset_v1_toolset_proto_msgTypes = make([]protoimpl.MessageInfo, 62)
 var file_demiurge_toolset_v1_toolset_proto_goTypes = []any{
 	(Effect)(0),                        // 0: demiurge.toolset.v1.Effect
 	(Access)(0),                        // 1: demiurge.toolset.v1.Access
@@ -4329,8 +4424,10 @@ var file_demiurge_toolset_v1_toolset_proto_goTypes = []any{
 	(*SpawnAgentResponse)(nil),         // 57: demiurge.toolset.v1.SpawnAgentResponse
 	(*AgentTaskRequest)(nil),           // 58: demiurge.toolset.v1.AgentTaskRequest
 	(*AgentTaskResponse)(nil),          // 59: demiurge.toolset.v1.AgentTaskResponse
-	nil,                                // 60: demiurge.toolset.v1.EffectRequest.SecretsEntry
-	nil,                                // 61: demiurge.toolset.v1.EffectRequest.PathsEntry
+	(*ScheduleManageRequest)(nil),      // 60: demiurge.toolset.v1.ScheduleManageRequest
+	(*ScheduleManageResponse)(nil),     // 61: demiurge.toolset.v1.ScheduleManageResponse
+	nil,                                // 62: demiurge.toolset.v1.EffectRequest.SecretsEntry
+	nil,                                // 63: demiurge.toolset.v1.EffectRequest.PathsEntry
 }
 var file_demiurge_toolset_v1_toolset_proto_depIdxs = []int32{
 	4,  // 0: demiurge.toolset.v1.DescribeResponse.tools:type_name -> demiurge.toolset.v1.ToolSpec
@@ -4343,9 +4440,9 @@ var file_demiurge_toolset_v1_toolset_proto_depIdxs = []int32{
 	1,  // 7: demiurge.toolset.v1.PathSubject.access:type_name -> demiurge.toolset.v1.Access
 	1,  // 8: demiurge.toolset.v1.PathGrant.access:type_name -> demiurge.toolset.v1.Access
 	12, // 9: demiurge.toolset.v1.EffectRequest.grants:type_name -> demiurge.toolset.v1.PathGrant
-	60, // 10: demiurge.toolset.v1.EffectRequest.secrets:type_name -> demiurge.toolset.v1.EffectRequest.SecretsEntry
+	62, // 10: demiurge.toolset.v1.EffectRequest.secrets:type_name -> demiurge.toolset.v1.EffectRequest.SecretsEntry
 	14, // 11: demiurge.toolset.v1.EffectRequest.redact_values:type_name -> demiurge.toolset.v1.RedactValue
-	61, // 12: demiurge.toolset.v1.EffectRequest.paths:type_name -> demiurge.toolset.v1.EffectRequest.PathsEntry
+	63, // 12: demiurge.toolset.v1.EffectRequest.paths:type_name -> demiurge.toolset.v1.EffectRequest.PathsEntry
 	17, // 13: demiurge.toolset.v1.InvokeEvent.progress:type_name -> demiurge.toolset.v1.Progress
 	18, // 14: demiurge.toolset.v1.InvokeEvent.output:type_name -> demiurge.toolset.v1.OutputChunk
 	19, // 15: demiurge.toolset.v1.InvokeEvent.artifact:type_name -> demiurge.toolset.v1.ArtifactRef
@@ -4382,30 +4479,32 @@ var file_demiurge_toolset_v1_toolset_proto_depIdxs = []int32{
 	25, // 46: demiurge.toolset.v1.HostServices.DelegateTask:input_type -> demiurge.toolset.v1.DelegateTaskRequest
 	56, // 47: demiurge.toolset.v1.HostServices.SpawnAgent:input_type -> demiurge.toolset.v1.SpawnAgentRequest
 	58, // 48: demiurge.toolset.v1.HostServices.AgentTask:input_type -> demiurge.toolset.v1.AgentTaskRequest
-	3,  // 49: demiurge.toolset.v1.Toolset.Describe:output_type -> demiurge.toolset.v1.DescribeResponse
-	11, // 50: demiurge.toolset.v1.Toolset.Configure:output_type -> demiurge.toolset.v1.ConfigureResponse
-	15, // 51: demiurge.toolset.v1.Toolset.Invoke:output_type -> demiurge.toolset.v1.InvokeEvent
-	20, // 52: demiurge.toolset.v1.Toolset.Precheck:output_type -> demiurge.toolset.v1.ToolResult
-	22, // 53: demiurge.toolset.v1.Toolset.Cancel:output_type -> demiurge.toolset.v1.CancelResponse
-	24, // 54: demiurge.toolset.v1.Toolset.Health:output_type -> demiurge.toolset.v1.HealthResponse
-	28, // 55: demiurge.toolset.v1.HostServices.Capability:output_type -> demiurge.toolset.v1.CapabilityResponse
-	30, // 56: demiurge.toolset.v1.HostServices.Deliver:output_type -> demiurge.toolset.v1.DeliverResponse
-	35, // 57: demiurge.toolset.v1.HostServices.TaskStatus:output_type -> demiurge.toolset.v1.TaskResponse
-	35, // 58: demiurge.toolset.v1.HostServices.TaskControl:output_type -> demiurge.toolset.v1.TaskResponse
-	35, // 59: demiurge.toolset.v1.HostServices.TaskWait:output_type -> demiurge.toolset.v1.TaskResponse
-	37, // 60: demiurge.toolset.v1.HostServices.TaskList:output_type -> demiurge.toolset.v1.TaskListResponse
-	40, // 61: demiurge.toolset.v1.HostServices.ToolsList:output_type -> demiurge.toolset.v1.ToolsListResponse
-	43, // 62: demiurge.toolset.v1.HostServices.SearchCapabilities:output_type -> demiurge.toolset.v1.SearchCapabilitiesResponse
-	45, // 63: demiurge.toolset.v1.HostServices.Clarify:output_type -> demiurge.toolset.v1.ClarifyResponse
-	49, // 64: demiurge.toolset.v1.HostServices.TodoRead:output_type -> demiurge.toolset.v1.TodoResponse
-	49, // 65: demiurge.toolset.v1.HostServices.TodoWrite:output_type -> demiurge.toolset.v1.TodoResponse
-	53, // 66: demiurge.toolset.v1.HostServices.SessionSearch:output_type -> demiurge.toolset.v1.SessionSearchResponse
-	55, // 67: demiurge.toolset.v1.HostServices.CallTool:output_type -> demiurge.toolset.v1.CallToolResponse
-	26, // 68: demiurge.toolset.v1.HostServices.DelegateTask:output_type -> demiurge.toolset.v1.DelegateTaskResponse
-	57, // 69: demiurge.toolset.v1.HostServices.SpawnAgent:output_type -> demiurge.toolset.v1.SpawnAgentResponse
-	59, // 70: demiurge.toolset.v1.HostServices.AgentTask:output_type -> demiurge.toolset.v1.AgentTaskResponse
-	49, // [49:71] is the sub-list for method output_type
-	27, // [27:49] is the sub-list for method input_type
+	60, // 49: demiurge.toolset.v1.HostServices.ScheduleManage:input_type -> demiurge.toolset.v1.ScheduleManageRequest
+	3,  // 50: demiurge.toolset.v1.Toolset.Describe:output_type -> demiurge.toolset.v1.DescribeResponse
+	11, // 51: demiurge.toolset.v1.Toolset.Configure:output_type -> demiurge.toolset.v1.ConfigureResponse
+	15, // 52: demiurge.toolset.v1.Toolset.Invoke:output_type -> demiurge.toolset.v1.InvokeEvent
+	20, // 53: demiurge.toolset.v1.Toolset.Precheck:output_type -> demiurge.toolset.v1.ToolResult
+	22, // 54: demiurge.toolset.v1.Toolset.Cancel:output_type -> demiurge.toolset.v1.CancelResponse
+	24, // 55: demiurge.toolset.v1.Toolset.Health:output_type -> demiurge.toolset.v1.HealthResponse
+	28, // 56: demiurge.toolset.v1.HostServices.Capability:output_type -> demiurge.toolset.v1.CapabilityResponse
+	30, // 57: demiurge.toolset.v1.HostServices.Deliver:output_type -> demiurge.toolset.v1.DeliverResponse
+	35, // 58: demiurge.toolset.v1.HostServices.TaskStatus:output_type -> demiurge.toolset.v1.TaskResponse
+	35, // 59: demiurge.toolset.v1.HostServices.TaskControl:output_type -> demiurge.toolset.v1.TaskResponse
+	35, // 60: demiurge.toolset.v1.HostServices.TaskWait:output_type -> demiurge.toolset.v1.TaskResponse
+	37, // 61: demiurge.toolset.v1.HostServices.TaskList:output_type -> demiurge.toolset.v1.TaskListResponse
+	40, // 62: demiurge.toolset.v1.HostServices.ToolsList:output_type -> demiurge.toolset.v1.ToolsListResponse
+	43, // 63: demiurge.toolset.v1.HostServices.SearchCapabilities:output_type -> demiurge.toolset.v1.SearchCapabilitiesResponse
+	45, // 64: demiurge.toolset.v1.HostServices.Clarify:output_type -> demiurge.toolset.v1.ClarifyResponse
+	49, // 65: demiurge.toolset.v1.HostServices.TodoRead:output_type -> demiurge.toolset.v1.TodoResponse
+	49, // 66: demiurge.toolset.v1.HostServices.TodoWrite:output_type -> demiurge.toolset.v1.TodoResponse
+	53, // 67: demiurge.toolset.v1.HostServices.SessionSearch:output_type -> demiurge.toolset.v1.SessionSearchResponse
+	55, // 68: demiurge.toolset.v1.HostServices.CallTool:output_type -> demiurge.toolset.v1.CallToolResponse
+	26, // 69: demiurge.toolset.v1.HostServices.DelegateTask:output_type -> demiurge.toolset.v1.DelegateTaskResponse
+	57, // 70: demiurge.toolset.v1.HostServices.SpawnAgent:output_type -> demiurge.toolset.v1.SpawnAgentResponse
+	59, // 71: demiurge.toolset.v1.HostServices.AgentTask:output_type -> demiurge.toolset.v1.AgentTaskResponse
+	61, // 72: demiurge.toolset.v1.HostServices.ScheduleManage:output_type -> demiurge.toolset.v1.ScheduleManageResponse
+	50, // [50:73] is the sub-list for method output_type
+	27, // [27:50] is the sub-list for method input_type
 	27, // [27:27] is the sub-list for extension type_name
 	27, // [27:27] is the sub-list for extension extendee
 	0,  // [0:27] is the sub-list for field type_name
@@ -4435,7 +4534,7 @@ func file_demiurge_toolset_v1_toolset_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_demiurge_toolset_v1_toolset_proto_rawDesc), len(file_demiurge_toolset_v1_toolset_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   60,
+			NumMessages:   62,
 			NumExtensions: 0,
 			NumServices:   2,
 		},

@@ -361,6 +361,7 @@ const (
 	HostServices_DelegateTask_FullMethodName       = "/demiurge.toolset.v1.HostServices/DelegateTask"
 	HostServices_SpawnAgent_FullMethodName         = "/demiurge.toolset.v1.HostServices/SpawnAgent"
 	HostServices_AgentTask_FullMethodName          = "/demiurge.toolset.v1.HostServices/AgentTask"
+	HostServices_ScheduleManage_FullMethodName     = "/demiurge.toolset.v1.HostServices/ScheduleManage"
 )
 
 // HostServicesClient is the client API for HostServices service.
@@ -441,6 +442,13 @@ type HostServicesClient interface {
 	// calling invocation's session (an AgentSpawnHandle's status, wait and
 	// cancel). Another session's task and a missing one are NotFound alike.
 	AgentTask(ctx context.Context, in *AgentTaskRequest, opts ...grpc.CallOption) (*AgentTaskResponse, error)
+	// ScheduleManage runs one schedule_manage action with the calling
+	// call's own arguments, as the model gave them and dispatch approved
+	// them. It is answered only for the built-in schedule toolset's
+	// schedule_manage of a host that runs schedules; any other invocation
+	// is refused with PermissionDenied. A refused request is
+	// InvalidArgument with a message for the model.
+	ScheduleManage(ctx context.Context, in *ScheduleManageRequest, opts ...grpc.CallOption) (*ScheduleManageResponse, error)
 }
 
 type hostServicesClient struct {
@@ -611,6 +619,16 @@ func (c *hostServicesClient) AgentTask(ctx context.Context, in *AgentTaskRequest
 	return out, nil
 }
 
+func (c *hostServicesClient) ScheduleManage(ctx context.Context, in *ScheduleManageRequest, opts ...grpc.CallOption) (*ScheduleManageResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ScheduleManageResponse)
+	err := c.cc.Invoke(ctx, HostServices_ScheduleManage_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // HostServicesServer is the server API for HostServices service.
 // All implementations must embed UnimplementedHostServicesServer
 // for forward compatibility.
@@ -689,6 +707,13 @@ type HostServicesServer interface {
 	// calling invocation's session (an AgentSpawnHandle's status, wait and
 	// cancel). Another session's task and a missing one are NotFound alike.
 	AgentTask(context.Context, *AgentTaskRequest) (*AgentTaskResponse, error)
+	// ScheduleManage runs one schedule_manage action with the calling
+	// call's own arguments, as the model gave them and dispatch approved
+	// them. It is answered only for the built-in schedule toolset's
+	// schedule_manage of a host that runs schedules; any other invocation
+	// is refused with PermissionDenied. A refused request is
+	// InvalidArgument with a message for the model.
+	ScheduleManage(context.Context, *ScheduleManageRequest) (*ScheduleManageResponse, error)
 	mustEmbedUnimplementedHostServicesServer()
 }
 
@@ -746,6 +771,9 @@ func (UnimplementedHostServicesServer) SpawnAgent(context.Context, *SpawnAgentRe
 }
 func (UnimplementedHostServicesServer) AgentTask(context.Context, *AgentTaskRequest) (*AgentTaskResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method AgentTask not implemented")
+}
+func (UnimplementedHostServicesServer) ScheduleManage(context.Context, *ScheduleManageRequest) (*ScheduleManageResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method ScheduleManage not implemented")
 }
 func (UnimplementedHostServicesServer) mustEmbedUnimplementedHostServicesServer() {}
 func (UnimplementedHostServicesServer) testEmbeddedByValue()                      {}
@@ -1056,6 +1084,24 @@ func _HostServices_AgentTask_Handler(srv interface{}, ctx context.Context, dec f
 	return interceptor(ctx, in, info, handler)
 }
 
+func _HostServices_ScheduleManage_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ScheduleManageRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(HostServicesServer).ScheduleManage(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: HostServices_ScheduleManage_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(HostServicesServer).ScheduleManage(ctx, req.(*ScheduleManageRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // HostServices_ServiceDesc is the grpc.ServiceDesc for HostServices service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -1126,6 +1172,10 @@ var HostServices_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "AgentTask",
 			Handler:    _HostServices_AgentTask_Handler,
+		},
+		{
+			MethodName: "ScheduleManage",
+			Handler:    _HostServices_ScheduleManage_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

@@ -1,0 +1,170 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"demiurge.dev/host/schedule"
+	"demiurge.dev/shared/hostv1"
+)
+
+// schedulesCommand is the operator's view of the host's schedules. The
+// scheduler lives in the long-lived host: every subcommand reaches it
+// through the host socket (starting a host if none runs).
+func schedulesCommand() *cli.Command {
+	jsonFlag := &cli.BoolFlag{Name: "json", Usage: "print JSON"}
+	one := func(name, usage string, flags ...cli.Flag) *cli.Command {
+		return &cli.Command{Name: name, Usage: usage, ArgsUsage: "ID", Flags: append(flags, jsonFlag), Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return usagef("schedules %s takes one schedule id (see `demiurge schedules list`)", name)
+			}
+			return schedulesAction(c, name, c.Args().First())
+		}}
+	}
+	all := func(name, usage string) *cli.Command {
+		return &cli.Command{Name: name, Usage: usage, Flags: []cli.Flag{jsonFlag}, Action: func(c *cli.Context) error {
+			if c.NArg() != 0 {
+				return usagef("schedules %s takes no arguments", name)
+			}
+			return schedulesAction(c, name, "")
+		}}
+	}
+	return &cli.Command{
+		Name:  "schedules",
+		Usage: "the host's schedules: list, show, runs, pause, resume, delete, run-now, approve (the lease), pause-all, resume-all",
+		Subcommands: []*cli.Command{
+			all("list", "every schedule: state, next run, last outcome, timing"),
+			one("show", "one schedule in full, its lease included"),
+			one("runs", "a schedule's runs, newest first, with their outcomes"),
+			one("pause", "pause a schedule (its runs stop until resume)"),
+			one("resume", "resume a schedule; its next run counts from now"),
+			one("delete", "delete a schedule (a running run is cancelled) and its runs"),
+			one("run-now", "start a run now (its lease and overlap policy apply)"),
+			one("approve", "approve (or renew) the schedule's lease as it is shown: bound to the core revision and catalog of now",
+				&cli.IntFlag{Name: "days", Usage: "how long the lease lasts (default: its requested expiry, else 30; at most 90)"}),
+			all("pause-all", "the operator's switch: no schedule runs until resume-all"),
+			all("resume-all", "undo pause-all; paused time is not a backlog"),
+		},
+	}
+}
+
+func schedulesAction(c *cli.Context, action, id string) error {
+	if !hostEnabled() {
+		// No in-process path: the scheduler and the leases live in the
+		// long-lived host, and a demiurge that a host runs (an agent's
+		// command) is no operator: the host refuses it as a peer.
+		return cli.Exit("demiurge: schedules live in the long-lived host: run this from the operator's shell without DEMIURGE_HOST=off (a command an agent runs cannot reach them)", exitFailed)
+	}
+	cl, err := connectHost(c)
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+	if err := cl.Needs(5, "schedules"); err != nil {
+		return err
+	}
+	wire := action
+	if action == "list" && !c.Bool("json") {
+		wire = "list-lines" // rendered by the host
+	}
+	res, err := cl.Schedules(c.Context, &hostv1.SchedulesRequest{Action: wire, Id: id, Days: int64(c.Int("days"))})
+	if err != nil {
+		st := status.Convert(err)
+		if st.Code() == codes.NotFound || st.Code() == codes.InvalidArgument {
+			return cli.Exit("demiurge: "+st.Message(), exitFailed)
+		}
+		return fmt.Errorf("the host (pid %d): %s", cl.PID, st.Message())
+	}
+	w := c.App.Writer
+	if c.Bool("json") {
+		_, err := fmt.Fprintf(w, "%s\n", res.Json)
+		return err
+	}
+	switch action {
+	case "list":
+		var out struct {
+			Lines     []string `json:"lines"`
+			PausedAll bool     `json:"paused_all"`
+		}
+		if err := json.Unmarshal(res.Json, &out); err != nil {
+			return err
+		}
+		if out.PausedAll {
+			fmt.Fprintln(w, "ALL SCHEDULES PAUSED (demiurge schedules resume-all)")
+		}
+		if len(out.Lines) == 0 {
+			fmt.Fprintln(w, "no schedules")
+		}
+		fmt.Fprint(w, strings.Join(out.Lines, "\n"))
+		if len(out.Lines) > 0 {
+			fmt.Fprintln(w)
+		}
+	case "show", "approve", "pause", "resume":
+		var sc schedule.Schedule
+		if err := json.Unmarshal(res.Json, &sc); err != nil {
+			return err
+		}
+		printSchedule(c, sc)
+	case "runs":
+		var runs []schedule.Run
+		if err := json.Unmarshal(res.Json, &runs); err != nil {
+			return err
+		}
+		if len(runs) == 0 {
+			fmt.Fprintln(w, "no runs yet")
+		}
+		for _, r := range runs {
+			kind := ""
+			switch {
+			case r.Manual:
+				kind = " (run-now)"
+			case r.CatchUp:
+				kind = fmt.Sprintf(" (catch-up of %d)", r.Missed)
+			}
+			fmt.Fprintf(w, "%s  %-15s  due %s  started %s%s  session %s  %s\n", r.ID, r.Outcome, r.Occurrence.UTC().Format(time.RFC3339),
+				r.Started.UTC().Format(time.RFC3339), kind, orDash(r.Session), r.Reason)
+		}
+	case "delete":
+		fmt.Fprintf(w, "deleted %s\n", id)
+	case "run-now":
+		fmt.Fprintf(w, "started a run of %s; `demiurge schedules runs %s` shows its outcome\n", id, id)
+	case "pause-all":
+		fmt.Fprintln(w, "all schedules paused")
+	case "resume-all":
+		fmt.Fprintln(w, "schedules resumed")
+	}
+	return nil
+}
+
+func printSchedule(c *cli.Context, sc schedule.Schedule) {
+	w := c.App.Writer
+	now := time.Now()
+	fmt.Fprintf(w, "id          %s\n", sc.ID)
+	fmt.Fprintf(w, "state       %s\n", schedule.State(sc, now))
+	fmt.Fprintf(w, "timing      %s\n", sc.Timing.Describe())
+	if !sc.Next.IsZero() {
+		fmt.Fprintf(w, "next        %s\n", sc.Next.UTC().Format(time.RFC3339))
+	}
+	fmt.Fprintf(w, "core        %s\n", sc.CoreID)
+	fmt.Fprintf(w, "prompt      %s\n", sc.Prompt)
+	fmt.Fprintf(w, "missed      %s (grace %ds)\n", sc.Missed, sc.GraceSeconds)
+	fmt.Fprintf(w, "overlap     %s\n", sc.Overlap)
+	fmt.Fprintf(w, "budget      %d steps, %d output tokens, %ds\n", sc.Budget.Steps, sc.Budget.OutputTokens, sc.Budget.WallSeconds)
+	if sc.ResultFile != "" {
+		fmt.Fprintf(w, "result file %s\n", sc.ResultFile)
+	}
+	l := sc.Lease
+	fmt.Fprintf(w, "lease       tools %s; paths %s; commands %s\n", orDash(strings.Join(l.Tools, ", ")), orDash(strings.Join(l.Paths, ", ")), orDash(strings.Join(l.Commands, " | ")))
+	if l.Approved() {
+		fmt.Fprintf(w, "            approved by %s at %s, expires %s; bound to core %s, catalog %.12s\n", l.ApprovedBy,
+			l.ApprovedAt.UTC().Format(time.RFC3339), l.Expires.UTC().Format(time.RFC3339), l.CoreRevision, l.Catalog)
+	} else {
+		fmt.Fprintf(w, "            NOT APPROVED: no run starts until `demiurge schedules approve %s`\n", sc.ID)
+	}
+}
