@@ -458,7 +458,7 @@ func (r *repl) call(ctx context.Context, arg string) {
 	if strings.TrimSpace(args) == "" {
 		args = "{}"
 	}
-	turn, err := r.h.NewTurn(ctx)
+	turn, err := r.h.NewToolTurn(ctx, name)
 	if err != nil {
 		fmt.Fprintln(r.out, err)
 		return

@@ -1,6 +1,7 @@
 // Package mcp makes MCP servers a source of tools. Each server is declared
 // by a manifest under the core's slots.mcp (host/core parses them); per
-// turn a Pool resolves which servers may connect (the mcp.connect:<id>
+// turn a Pool resolves which servers may connect (every one for a
+// listing, ResolveFor only the ones that can offer a called tool) (the mcp.connect:<id>
 // capability and the connect approval, both before any client is made or
 // any process started), connects and discovers them within their connect
 // timeout, at most four at once across the runtime, and hands the catalog

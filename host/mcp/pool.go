@@ -152,13 +152,21 @@ func NewPool(cfg Config) *Pool {
 // Resolve brings the pool in line with the turn's declarations and returns
 // the sources of the connected servers and every server's state.
 func (p *Pool) Resolve(ctx context.Context, t Turn) Resolution {
-	return p.resolve(ctx, t, "")
+	return p.resolve(ctx, t, nil, false)
+}
+
+// ResolveFor is Resolve for the servers want names only: the others are
+// neither connected, asked about nor listed, and their connections are
+// left as they are. The operator's call of one tool needs only the server
+// that can offer it (MayOffer), not a question about every other one.
+func (p *Pool) ResolveFor(ctx context.Context, t Turn, want func(server string) bool) Resolution {
+	return p.resolve(ctx, t, want, false)
 }
 
 // Test connects one declared server now, whatever its negative cache
 // says, and returns its state.
 func (p *Pool) Test(ctx context.Context, t Turn, server string) (State, bool) {
-	r := p.resolve(ctx, t, server)
+	r := p.resolve(ctx, t, func(id string) bool { return id == server }, true)
 	for _, s := range r.States {
 		if s.Server == server {
 			return s, true
@@ -167,7 +175,12 @@ func (p *Pool) Test(ctx context.Context, t Turn, server string) (State, bool) {
 	return State{}, false
 }
 
-func (p *Pool) resolve(ctx context.Context, t Turn, only string) Resolution {
+// resolve resolves the servers want names (nil: every one); force
+// connects them whatever their negative cache says.
+func (p *Pool) resolve(ctx context.Context, t Turn, want func(string) bool, force bool) Resolution {
+	if want == nil {
+		want = func(string) bool { return true }
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed {
@@ -193,15 +206,15 @@ func (p *Pool) resolve(ctx context.Context, t Turn, only string) Resolution {
 	var toConnect []pending
 	for _, me := range t.Errors {
 		declared[me.ID] = true
+		if !want(me.ID) {
+			continue
+		}
 		p.dropLocked(me.ID, "declaration invalid")
 		states = append(states, State{Server: me.ID, File: me.Err.File, Status: StatusFailed, Diagnostic: me.Err.Error()})
 	}
 	for _, s := range t.Servers {
 		declared[s.ID] = true
-		if only != "" && s.ID != only {
-			if l := p.conns[s.ID]; l != nil {
-				states = append(states, l.state)
-			}
+		if !want(s.ID) {
 			continue
 		}
 		// The fast path of every turn: the same declaration, in the same
@@ -253,7 +266,7 @@ func (p *Pool) resolve(ctx context.Context, t Turn, only string) Resolution {
 				p.dropLocked(s.ID, "declaration changed")
 			}
 		}
-		if f, ok := p.failures[s.ID]; ok && only == "" {
+		if f, ok := p.failures[s.ID]; ok && !force {
 			if f.key == pl.key && now.Before(f.retryAt) {
 				st.Status, st.Diagnostic, st.RetryAt = StatusFailed, f.diag, f.retryAt
 				states = append(states, st)
@@ -308,7 +321,7 @@ func (p *Pool) resolve(ctx context.Context, t Turn, only string) Resolution {
 
 	res := Resolution{States: states}
 	for _, s := range t.Servers {
-		if l := p.conns[s.ID]; l != nil {
+		if l := p.conns[s.ID]; l != nil && want(s.ID) {
 			res.Sources = append(res.Sources, l.source)
 		}
 	}
