@@ -226,6 +226,8 @@ func (f *frontEnd) answer(a *hostv1.ApprovalAnswer) {
 		ans = approval.AllowOnce
 	case approval.AllowSession:
 		ans = approval.AllowSession
+	case approval.DenySession:
+		ans = approval.DenySession
 	}
 	select {
 	case ch <- ans:

@@ -114,7 +114,10 @@ type Pool struct {
 	identity string
 	conns    map[string]*live
 	failures map[string]failure
-	closed   bool
+	// refused are the servers the operator denied for this session, each
+	// with the declaration's key it was denied for and the diagnostic.
+	refused map[string]failure
+	closed  bool
 	spawner  spawner
 }
 
@@ -146,7 +149,7 @@ func NewPool(cfg Config) *Pool {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	return &Pool{cfg: cfg, conns: map[string]*live{}, failures: map[string]failure{}}
+	return &Pool{cfg: cfg, conns: map[string]*live{}, failures: map[string]failure{}, refused: map[string]failure{}}
 }
 
 // Resolve brings the pool in line with the turn's declarations and returns
@@ -191,6 +194,7 @@ func (p *Pool) resolve(ctx context.Context, t Turn, want func(string) bool, forc
 	if id := t.Authority.Fingerprint(); id != p.identity {
 		p.closeAllLocked("authority changed")
 		p.failures = map[string]failure{}
+		p.refused = map[string]failure{}
 		p.identity = id
 	}
 	// What the core's loader cannot judge, whoever loaded the turn's
@@ -274,9 +278,20 @@ func (p *Pool) resolve(ctx context.Context, t Turn, want func(string) bool, forc
 			}
 		}
 		delete(p.failures, s.ID)
+		// Denied for the session by the operator: not asked again, unless
+		// the declaration changed or the operator tests it (mcp test).
+		if r, ok := p.refused[s.ID]; ok && r.key == pl.key && !force {
+			st.Status, st.Diagnostic = StatusDenied, r.diag
+			states = append(states, st)
+			continue
+		}
+		delete(p.refused, s.ID)
 		// The gate runs before any client is made or process started.
 		if err := gate(ctx, pl, t.Authority, t.Approvals); err != nil {
 			st.Status, st.Diagnostic = StatusDenied, pl.redactErr(err)
+			if de := (*deniedError)(nil); errors.As(err, &de) && de.forSession {
+				p.refused[s.ID] = failure{key: pl.key, diag: st.Diagnostic}
+			}
 			states = append(states, st)
 			continue
 		}
