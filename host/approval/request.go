@@ -31,7 +31,7 @@ type Request struct {
 	// session": the outcome is then a refusal of ScopeSession, which the
 	// caller remembers for the session (the resolver keeps no denials).
 	SessionDeniable bool
-	Subjects         []policy.SubjectFact
+	Subjects        []policy.SubjectFact
 	// OperatorOnly asks for an explicit approval, as a command the shell
 	// guard did not allow does: the operator's command-line rule, a
 	// session allow or the provider's answer, never an auto policy or a

@@ -118,7 +118,7 @@ type Pool struct {
 	// with the declaration's key it was denied for and the diagnostic.
 	refused map[string]failure
 	closed  bool
-	spawner  spawner
+	spawner spawner
 }
 
 // live is a connected server with what it contributes, built once.
