@@ -84,6 +84,9 @@ type Config struct {
 	// Private are the operator's allowances of exact private addresses
 	// (private.go); only the operator's flag and file set them.
 	Private []PrivateAllowance
+	// Command renders a command line a diagnostic names, with the flags
+	// the core needs (core.Core.Command); nil is "demiurge " + args.
+	Command func(args string) string
 }
 
 // DefaultCallTimeout bounds an MCP tool call when the operator set none.
@@ -148,6 +151,9 @@ func NewPool(cfg Config) *Pool {
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
+	}
+	if cfg.Command == nil {
+		cfg.Command = func(args string) string { return "demiurge " + args }
 	}
 	return &Pool{cfg: cfg, conns: map[string]*live{}, failures: map[string]failure{}, refused: map[string]failure{}}
 }
@@ -370,7 +376,7 @@ func (p *Pool) build(c *conn) (*live, error) {
 	if err != nil {
 		return nil, err
 	}
-	offered, quarantined, err := applyPins(p.cfg.StateDir, pl.server, offered, p.cfg.Now())
+	offered, quarantined, err := applyPins(p.cfg.StateDir, pl.server, offered, p.cfg.Now(), p.cfg.Command)
 	if err != nil {
 		return nil, err
 	}

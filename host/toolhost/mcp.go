@@ -89,6 +89,7 @@ func (h *Host) pool(s *Session) *mcp.Pool {
 			CallTimeout: h.callTimeout,
 			Sandbox:     h.Sandbox,
 			Private:     h.mcpPrivate,
+			Command:     h.Core.Command,
 			OnURLDecision: func(server string, d netpolicy.Decision) {
 				h.urlDecisionEvent(id, server, d)
 			},
