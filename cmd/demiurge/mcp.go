@@ -51,6 +51,7 @@ func mcpList(c *cli.Context) error {
 		return err
 	}
 	states := h.MCPStates()
+	byName(states, func(s mcp.State) string { return s.Server })
 	if c.Bool("json") {
 		if states == nil {
 			states = []mcp.State{}
