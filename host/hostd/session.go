@@ -102,6 +102,10 @@ func (s *Server) Session(stream hostv1.Host_SessionServer) error {
 			// The operator naming a deferred tool is its search.
 			d.Activate(call.Name)
 		}
+		if open.Asker {
+			// A front end on a terminal shows the output as it comes.
+			streamCallOutput(turn, fe)
+		}
 		// What the catalog found (an MCP server not connected, and why)
 		// goes to this front end, as the in-process command prints it.
 		for _, w := range ses.Warnings() {
