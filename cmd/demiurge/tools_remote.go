@@ -9,8 +9,8 @@ import (
 	"sync"
 
 	"github.com/urfave/cli/v2"
-	"google.golang.org/grpc/codes"
 	"golang.org/x/term"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
 	"demiurge.dev/host/approval"
