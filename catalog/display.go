@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"unicode"
@@ -31,14 +32,15 @@ func ParseDisplayMode(s string) (DisplayMode, error) {
 // from tool sources (names, descriptions, schemas) is stripped of control
 // characters, so an MCP server cannot send escape sequences to the terminal.
 func (c *Catalog) Display(mode DisplayMode) string {
+	entries := c.sortedByName()
 	var b strings.Builder
 	switch mode {
 	case DisplayQuiet:
-		for _, e := range c.entries {
+		for _, e := range entries {
 			b.WriteString(safeText(e.Spec.Name) + "\n")
 		}
 	case DisplayFull:
-		for i, e := range c.entries {
+		for i, e := range entries {
 			if i > 0 {
 				b.WriteByte('\n')
 			}
@@ -46,12 +48,12 @@ func (c *Catalog) Display(mode DisplayMode) string {
 		}
 		writeCatalogNotes(&b, c)
 	default: // summary, also for an unparsed mode: the useful middle ground
-		if len(c.entries) == 0 {
+		if len(entries) == 0 {
 			b.WriteString("no tools\n")
 		} else {
 			tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 			fmt.Fprintln(tw, "NAME\tSOURCE\tRISK\tAPPROVAL\tDESCRIPTION")
-			for _, e := range c.entries {
+			for _, e := range entries {
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", safeText(e.Spec.Name), sourceLabel(e.Spec.Provenance),
 					e.Effective.Risk, e.Effective.ApprovalPolicy, firstLine(e.Spec.Description, 80))
 			}
@@ -223,4 +225,12 @@ func safeMultiline(s string) string {
 
 func unsafeRune(r rune) bool {
 	return unicode.IsControl(r) || (r >= 0x202A && r <= 0x202E) || (r >= 0x2066 && r <= 0x2069) || r == 0x200E || r == 0x200F
+}
+
+// sortedByName are the entries sorted by name: the one order of the CLI's lists
+// (README, "Lists"). The model's definitions keep the catalog's order.
+func (c *Catalog) sortedByName() []*Entry {
+	entries := slices.Clone(c.entries)
+	slices.SortStableFunc(entries, func(a, b *Entry) int { return strings.Compare(a.Spec.Name, b.Spec.Name) })
+	return entries
 }

@@ -27,7 +27,7 @@ func (c *Catalog) WriteList(w io.Writer, o ListOptions) error {
 		return writeIndentedJSON(w, defs)
 	case o.JSON:
 		var out []any
-		for _, e := range c.entries {
+		for _, e := range c.sortedByName() {
 			out = append(out, e.Summary())
 		}
 		// The operator's listing shows what the session cannot call, and

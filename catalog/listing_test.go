@@ -25,7 +25,7 @@ func TestWriteList(t *testing.T) {
 		}},
 		{"json summaries", c, ListOptions{JSON: true, Mode: DisplayQuiet}, func(out string) bool {
 			var v []map[string]any
-			return json.Unmarshal([]byte(out), &v) == nil && len(v) == 3+len(unbuilt) && v[0]["name"] == "read_file" &&
+			return json.Unmarshal([]byte(out), &v) == nil && len(v) == 3+len(unbuilt) && v[0]["name"] == "docs__search" && v[1]["name"] == "read_file" &&
 				v[3]["name"] == "evolve_core" && v[3]["not_built"] == true && strings.HasSuffix(out, "}\n]\n")
 		}},
 		{"json of no tools lists only what the build lacks", empty, ListOptions{JSON: true}, func(out string) bool {

@@ -69,6 +69,7 @@ func approvalsList(c *cli.Context) error {
 	if rules == nil {
 		rules = []string{}
 	}
+	byName(rules, func(r string) string { return r })
 	if c.Bool("json") {
 		return writeJSON(c.App.Writer, map[string]any{"file": file, "rules": rules})
 	}

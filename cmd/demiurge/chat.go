@@ -159,6 +159,9 @@ type chatFrontEnd struct {
 	mu      sync.Mutex
 	midLine bool
 	pending string
+	// shown is what each running call streamed, so that the full
+	// display's result does not print it again.
+	shown map[string]*shownOutput
 	// usage counts tokens: the running turn's, and each session's so far.
 	usage     providers.Usage
 	session   string
@@ -199,8 +202,12 @@ func (f *chatFrontEnd) Show(ev turn.Event) {
 			body, _, _ = strings.Cut(body, "\n")
 			body = printable(body, 160)
 		} else {
+			if sh := f.shown[ev.CallID]; sh != nil {
+				body = sh.leaveOut(body)
+			}
 			body = printable(body, 8000)
 		}
+		delete(f.shown, ev.CallID)
 		fmt.Fprintf(f.out, "   %s %s\n", mark, body)
 	case turn.EventUsage:
 		if ev.Usage != nil {
@@ -344,9 +351,18 @@ func (f *chatFrontEnd) endLine() {
 }
 
 // output shows a running call's (redacted) output.
-func (f *chatFrontEnd) output(_, _ string, text string) {
+func (f *chatFrontEnd) output(callID, stream string, text string) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.display == catalog.DisplayFull {
+		if f.shown == nil {
+			f.shown = map[string]*shownOutput{}
+		}
+		if f.shown[callID] == nil {
+			f.shown[callID] = &shownOutput{}
+		}
+		f.shown[callID].keep(stream, text)
+	}
 	f.endLine()
 	text = printable(text, 1<<20)
 	io.WriteString(f.out, text)

@@ -458,7 +458,7 @@ func (r *repl) call(ctx context.Context, arg string) {
 	if strings.TrimSpace(args) == "" {
 		args = "{}"
 	}
-	turn, err := r.h.NewTurn(ctx)
+	turn, err := r.h.NewToolTurn(ctx, name)
 	if err != nil {
 		fmt.Fprintln(r.out, err)
 		return
@@ -480,6 +480,14 @@ func (r *repl) call(ctx context.Context, arg string) {
 	}()
 	out := turn.Call(ctx, dispatch.ToolCall{ID: fmt.Sprintf("repl_%d", time.Now().UnixNano()), Name: name, Args: []byte(args)})
 	live.close()
+	if out.Status == dispatch.StatusUnknownTool {
+		// Why the tool is missing (an MCP server not connected, a toolset
+		// left out) is what the catalog found; the call resolved only the
+		// servers that could offer the name, so these are about it.
+		for _, w := range r.h.Warnings() {
+			fmt.Fprintf(r.out, "warning: %s\n", printable(w, 2000))
+		}
+	}
 	status := ""
 	switch {
 	case ctx.Err() != nil:

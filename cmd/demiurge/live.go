@@ -30,10 +30,8 @@ type liveOutput struct {
 	progress string
 	drawn    bool
 	held     int // approval questions on screen: the spinner keeps off them
-	// shown is what streamed per stream, to leave out of the card after;
-	// nil once more than maxShownKept came (then the card shows it all).
-	shown   map[string]*strings.Builder
-	over    bool
+	// shown is what streamed, to leave out of the card after.
+	shown   shownOutput
 	started time.Time
 	stop    chan struct{}
 	closed  bool
@@ -63,41 +61,14 @@ func (l *liveOutput) output(_, stream string, text string) {
 	l.keepShown(stream, text)
 }
 
-// maxShownKept bounds what liveOutput keeps of the streamed output.
-const maxShownKept = 1 << 20
+func (l *liveOutput) keepShown(stream, text string) { l.shown.keep(stream, text) }
 
-func (l *liveOutput) keepShown(stream, text string) {
-	if l.over {
-		return
-	}
-	if l.shown == nil {
-		l.shown = map[string]*strings.Builder{}
-	}
-	b := l.shown[stream]
-	if b == nil {
-		b = &strings.Builder{}
-		l.shown[stream] = b
-	}
-	if b.Len()+len(text) > maxShownKept {
-		l.over, l.shown = true, nil
-		return
-	}
-	b.WriteString(text)
-}
-
-// notShownAgain is a card's body with each stream's output that was
-// already shown as it came replaced by a note, where the body holds it
-// verbatim; anything else is left as it is.
+// notShownAgain is a card's body with what already streamed left out
+// (shownOutput.leaveOut).
 func (l *liveOutput) notShownAgain(body string) string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	for _, b := range l.shown {
-		text := strings.TrimRight(b.String(), "\n")
-		if strings.TrimSpace(text) != "" && strings.Count(body, text) == 1 {
-			body = strings.Replace(body, text, "(shown above)", 1)
-		}
-	}
-	return body
+	return l.shown.leaveOut(body)
 }
 
 func (l *liveOutput) event(_ string, ev dispatch.Event) {

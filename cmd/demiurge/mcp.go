@@ -51,6 +51,7 @@ func mcpList(c *cli.Context) error {
 		return err
 	}
 	states := h.MCPStates()
+	byName(states, func(s mcp.State) string { return s.Server })
 	if c.Bool("json") {
 		if states == nil {
 			states = []mcp.State{}
@@ -64,21 +65,35 @@ func mcpList(c *cli.Context) error {
 	tw := newTable(c, "SERVER", "TRANSPORT", "STATE", "TOOLS", "DETAIL")
 	tw.Colour(2, stateStyle)
 	for _, s := range states {
-		tw.Row(s.Server, dash(s.Transport), s.Status, len(s.Tools), dash(detail(s)))
+		tw.Row(s.Server, dash(s.Transport), s.Status, len(s.Tools), dash(detail(s, h.Core.Command)))
 	}
 	return tw.Flush()
 }
 
-// detail is a state's one-line explanation.
-func detail(s mcp.State) string {
+// detail is a state's one-line explanation; command renders a command
+// line it names with the core's flags (core.Core.Command).
+func detail(s mcp.State, command func(string) string) string {
 	d := s.Diagnostic
 	if s.Status == mcp.StatusConnected {
 		d = strings.TrimSpace(s.ServerInfo + " protocol " + s.Protocol)
 		if len(s.Refused) > 0 {
-			d += fmt.Sprintf("; %d tools left out (mcp test %s shows why)", len(s.Refused), s.Server)
+			d += fmt.Sprintf("; %d tools left out (%s shows why)", len(s.Refused), command("mcp test "+s.Server))
 		}
-		if len(s.Quarantined) > 0 {
-			d += fmt.Sprintf("; %d tools quarantined: their definitions changed or are new since they were pinned (mcp review %s)", len(s.Quarantined), s.Server)
+		// A tool the operator rejected is decided; one quarantined waits
+		// for a decision.
+		rejected, pending := 0, 0
+		for _, q := range s.Quarantined {
+			if q.Kind == mcp.KindRejected {
+				rejected++
+			} else {
+				pending++
+			}
+		}
+		if pending > 0 {
+			d += fmt.Sprintf("; %d tools quarantined: their definitions changed or are new since they were pinned (%s)", pending, command("mcp review "+s.Server))
+		}
+		if rejected > 0 {
+			d += fmt.Sprintf("; %d tools rejected: the operator rejected their definitions in mcp review, so they stay out until the server changes them", rejected)
 		}
 	}
 	if !s.RetryAt.IsZero() {
@@ -109,7 +124,7 @@ func mcpTest(c *cli.Context) error {
 	} else {
 		w := c.App.Writer
 		fmt.Fprintf(w, "server: %s (%s)\nstate: %s\n", st.Server, dash(st.Transport), st.Status)
-		if d := detail(st); d != "" {
+		if d := detail(st, h.Core.Command); d != "" {
 			fmt.Fprintf(w, "detail: %s\n", d)
 		}
 		for _, t := range st.Tools {
@@ -119,7 +134,11 @@ func mcpTest(c *cli.Context) error {
 			fmt.Fprintf(w, "left out: %s\n", r)
 		}
 		for _, q := range st.Quarantined {
-			fmt.Fprintf(w, "quarantined: %s\n", q.Diagnostic)
+			label := "quarantined"
+			if q.Kind == mcp.KindRejected {
+				label = "rejected"
+			}
+			fmt.Fprintf(w, "%s: %s\n", label, q.Diagnostic)
 		}
 	}
 	if st.Status != mcp.StatusConnected {

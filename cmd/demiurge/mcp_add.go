@@ -11,6 +11,8 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"demiurge.dev/host/core"
+	"demiurge.dev/host/mcp"
+	"demiurge.dev/host/policy"
 )
 
 func mcpAddCommand() *cli.Command {
@@ -74,7 +76,7 @@ func mcpAdd(c *cli.Context) error {
 	if dir == "" {
 		return usagef("mcp add writes into a core on disk: give --core DIR (the embedded default core has no slots.mcp)")
 	}
-	cr, err := core.Load(dir)
+	cr, err := loadCoreMakingMCPDir(dir)
 	if err != nil {
 		return err
 	}
@@ -112,9 +114,27 @@ func mcpAdd(c *cli.Context) error {
 		return err
 	}
 	fmt.Fprintf(c.App.Writer, "wrote %s\n", file)
-	fmt.Fprintf(c.App.ErrWriter, "it connects once the core grants mcp.connect:%s and mcp.call:%s and the operator approves the connect (--approve allow:%s, or answer the prompt); try: demiurge --core %s mcp test %s\n",
-		id, id, "mcp_connect__"+id, dir, id)
+	fmt.Fprintln(c.App.ErrWriter, addedHint(cr, id))
 	return nil
+}
+
+// addedHint says what the new server still needs to connect: the grants
+// the core lacks (only those), then the operator's connect approval, and
+// the command that tries it, with the --core it was added to.
+func addedHint(cr *core.Core, id string) string {
+	var missing []string
+	caps, err := policy.NewCapabilitySet(cr.Capabilities)
+	for _, want := range []string{mcp.ConnectCapability(id), "mcp.call:" + id} {
+		if err != nil || !caps.Has(want) {
+			missing = append(missing, want)
+		}
+	}
+	grants := ""
+	if len(missing) > 0 {
+		grants = fmt.Sprintf("the core grants %s (capabilities: in %s) and ", strings.Join(missing, " and "), cr.File)
+	}
+	return fmt.Sprintf("it connects once %sthe operator approves the connect (--approve allow:%s, or answer the prompt); try: %s",
+		grants, mcp.ConnectTool(id), cr.Command("--approve allow:"+mcp.ConnectTool(id)+" mcp test "+id))
 }
 
 // pairs reads repeated KEY=VALUE flags.

@@ -113,7 +113,7 @@ func mcpReview(c *cli.Context) error {
 	case out.Decision == "rejected":
 		fmt.Fprintf(w, "rejected %d definitions of %s: the tools stay out until the server changes them again\n", len(items), server)
 	default:
-		fmt.Fprintf(w, "left pending: decide with demiurge mcp review %s --accept or --reject\n", server)
+		fmt.Fprintf(w, "left pending: decide with %s --accept or --reject\n", h.Core.Command("mcp review "+server))
 	}
 	return nil
 }

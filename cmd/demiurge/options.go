@@ -19,7 +19,7 @@ import (
 func globalFlags() []cli.Flag {
 	return append(modelFlags(),
 		&cli.StringFlag{Name: "core", Usage: "a plain agent core directory (holds agent.yaml), unversioned; default: a core of the core repository under the state directory (--core-id)", EnvVars: []string{"DEMIURGE_CORE"}},
-		&cli.StringFlag{Name: "core-id", Usage: "run this core of the core repository (agents/ID in live); default: default (`demiurge core status`)"},
+		&cli.StringFlag{Name: "core-id", Usage: "run this core of the core repository (agents/`ID` in live); default: default (demiurge core status lists them)"},
 		&cli.StringFlag{Name: "workspace", Usage: "workspace directory; default: the core's, else the current directory", EnvVars: []string{"DEMIURGE_WORKSPACE"}},
 		&cli.StringFlag{Name: "state", Usage: "state directory (store, caches, installed plugins); default: $XDG_STATE_HOME/demiurge", EnvVars: []string{"DEMIURGE_STATE"}},
 		&cli.StringFlag{Name: "tool-display", Value: "summary", Usage: "how tools are shown: quiet, summary or full"},

@@ -77,6 +77,7 @@ func packageList(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	byName(rows, func(r packages.Listing) string { return r.Name })
 	if c.Bool("json") {
 		if rows == nil {
 			rows = []packages.Listing{}

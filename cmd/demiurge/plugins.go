@@ -7,6 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"demiurge.dev/host/plugins"
 	"demiurge.dev/host/sandboxing"
 )
 
@@ -43,6 +44,7 @@ func pluginsList(c *cli.Context) error {
 	}
 	defer h.Close()
 	sts := h.Plugins.Statuses()
+	byName(sts, func(s plugins.Status) string { return s.Name })
 	if c.Bool("json") {
 		return writeJSON(c.App.Writer, sts)
 	}

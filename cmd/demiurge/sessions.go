@@ -47,6 +47,7 @@ func sessionsList(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	oldestFirst(entries, func(e sessionEntry) time.Time { return e.Created }, func(e sessionEntry) string { return e.ID })
 	if c.Bool("json") {
 		return writeJSON(c.App.Writer, entries)
 	}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -77,6 +78,7 @@ func subagents(tc *taskCmd, args []string) error {
 	if err != nil {
 		return err
 	}
+	oldestFirst(ts, func(t runtime.Task) time.Time { return t.Created }, func(t runtime.Task) string { return t.ID })
 	list := []subagent{}
 	for _, t := range ts {
 		if s, ok := subagentOf(t); ok {

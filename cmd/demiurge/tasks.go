@@ -148,6 +148,7 @@ func tasksList(tc *taskCmd, _ []string) error {
 	if err != nil {
 		return err
 	}
+	oldestFirst(ts, func(t runtime.Task) time.Time { return t.Created }, func(t runtime.Task) string { return t.ID })
 	if tc.json {
 		if ts == nil {
 			ts = []runtime.Task{}

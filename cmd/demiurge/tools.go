@@ -166,7 +166,7 @@ func toolsCall(c *cli.Context) error {
 			return sessionRefused(id, err)
 		}
 	}
-	turn, err := h.NewTurn(ctx)
+	turn, err := h.NewToolTurn(ctx, name)
 	if err != nil {
 		return err
 	}

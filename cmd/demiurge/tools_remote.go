@@ -2,12 +2,14 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"sync"
 
 	"github.com/urfave/cli/v2"
+	"golang.org/x/term"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
@@ -46,7 +48,28 @@ func toolsCallViaHost(c *cli.Context, name, args string) error {
 		}
 	}
 	call := &hostv1.ToolCall{Name: name, Args: []byte(args), Wait: wait}
+	// On a terminal the call's output streams to stderr as it comes, with
+	// a progress line, as in process; the question is asked with the
+	// line held, so the spinner never draws over it.
+	var live *liveOutput
+	var onEvent func(hostd.CallEvent)
+	if !c.Bool("quiet") && term.IsTerminal(int(os.Stderr.Fd())) {
+		live = newLiveOutput(os.Stderr, os.Stderr, true)
+		defer live.close()
+		onEvent = func(ev hostd.CallEvent) {
+			switch ev.Type {
+			case hostd.CallOutput:
+				live.output("", ev.Stream, ev.Text)
+			case hostd.CallProgress:
+				live.event("", dispatch.Event{Progress: ev.Progress, Fraction: ev.Fraction})
+			}
+		}
+	}
 	ask := func(ctx context.Context, req approval.Request) approval.Answer {
+		if live != nil {
+			live.hold()
+			defer live.release()
+		}
 		t := &approval.Terminal{In: plugins.OperatorStdin(), Out: os.Stderr}
 		a, err := t.Ask(ctx, req)
 		if err != nil {
@@ -55,11 +78,14 @@ func toolsCallViaHost(c *cli.Context, name, args string) error {
 		return a
 	}
 	out, err := callViaHostPrinting(ctx, cl, open, call, ask, func(out remoteOutcome) error {
+		if live != nil {
+			live.close()
+		}
 		for _, w := range out.warnings {
 			fmt.Fprintf(os.Stderr, "warning: %s\n", w)
 		}
 		return printOutcome(c, out.Outcome)
-	})
+	}, onEvent)
 	if caughtSignal.Load() != 0 && !out.done {
 		fmt.Fprintf(os.Stderr, "demiurge: interrupted; the %s call was cancelled\n", name)
 		return failed()
@@ -91,11 +117,14 @@ type remoteOutcome struct {
 // asks it to cancel them, and their ends are still reported.
 func callViaHost(ctx context.Context, cl *hostd.Client, open *hostv1.OpenSession, call *hostv1.ToolCall,
 	ask func(context.Context, approval.Request) approval.Answer) (remoteOutcome, error) {
-	return callViaHostPrinting(ctx, cl, open, call, ask, nil)
+	return callViaHostPrinting(ctx, cl, open, call, ask, nil, nil)
 }
 
+// callViaHostPrinting is callViaHost with print called on the outcome as
+// it comes, and onEvent (when set) on what the call streams meanwhile
+// (its output and progress, sent to a front end that can answer).
 func callViaHostPrinting(ctx context.Context, cl *hostd.Client, open *hostv1.OpenSession, call *hostv1.ToolCall,
-	ask func(context.Context, approval.Request) approval.Answer, print func(remoteOutcome) error) (remoteOutcome, error) {
+	ask func(context.Context, approval.Request) approval.Answer, print func(remoteOutcome) error, onEvent func(hostd.CallEvent)) (remoteOutcome, error) {
 	var ro remoteOutcome
 	streamCtx := ctx
 	if call.Wait {
@@ -144,6 +173,11 @@ func callViaHostPrinting(ctx context.Context, cl *hostd.Client, open *hostv1.Ope
 			}
 			if err := send(&hostv1.FrontEndMessage{Msg: &hostv1.FrontEndMessage_Answer{Answer: &hostv1.ApprovalAnswer{Id: x.Approval.Id, Answer: int32(a)}}}); err != nil {
 				return ro, err
+			}
+		case *hostv1.HostMessage_Event:
+			var ev hostd.CallEvent
+			if onEvent != nil && !ro.done && json.Unmarshal(x.Event, &ev) == nil {
+				onEvent(ev)
 			}
 		case *hostv1.HostMessage_Warning:
 			if ro.done {

@@ -40,6 +40,12 @@ func writeCard(w io.Writer, req Request) error {
 
 // cardQuestion is the card's last line, the question itself.
 func cardQuestion(req Request) string {
+	switch {
+	case req.SessionAllowable && req.SessionDeniable:
+		return "allow? [o]nce / [s]ession / [d]eny / [n]ever in this session (default deny): "
+	case req.SessionDeniable:
+		return "allow? [o]nce / [d]eny / [n]ever in this session (default deny): "
+	}
 	if req.SessionAllowable {
 		return "allow? [o]nce / [s]ession / [d]eny (default deny): "
 	}
@@ -88,9 +94,14 @@ func cardBody(b *strings.Builder, req Request) {
 	}
 	switch {
 	case strings.Contains(req.Preview, "\n"):
-		// A block (a file write's diff: arguments as JSON never hold a raw
-		// newline), each line inert and bounded.
-		b.WriteString("  change\n")
+		// A block (a file write's diff, an MCP server's launch metadata:
+		// arguments as JSON never hold a raw newline), each line inert and
+		// bounded.
+		label := "preview"
+		if strings.HasPrefix(req.Preview, "--- ") {
+			label = "change"
+		}
+		fmt.Fprintf(b, "  %s\n", label)
 		for _, line := range strings.Split(req.Preview, "\n") {
 			fmt.Fprintf(b, "    %s\n", Inert(truncateRunes(line, maxBlockLineRunes)))
 		}

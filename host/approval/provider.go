@@ -13,6 +13,10 @@ const (
 	Deny Answer = iota
 	AllowOnce
 	AllowSession
+	// DenySession refuses this call and asks the caller not to ask again
+	// in this session; only a request that is SessionDeniable offers it,
+	// and the caller keeps the refusal (an MCP server's connect).
+	DenySession
 )
 
 func (a Answer) String() string {
@@ -23,6 +27,8 @@ func (a Answer) String() string {
 		return "allow once"
 	case AllowSession:
 		return "allow for session"
+	case DenySession:
+		return "deny for session"
 	}
 	return fmt.Sprintf("answer(%d)", int(a))
 }

@@ -27,7 +27,11 @@ type Request struct {
 	// SessionAllowable says whether an "allow for session" may cover this
 	// call and later ones with the same fingerprint.
 	SessionAllowable bool
-	Subjects         []policy.SubjectFact
+	// SessionDeniable says whether the provider may offer "deny for
+	// session": the outcome is then a refusal of ScopeSession, which the
+	// caller remembers for the session (the resolver keeps no denials).
+	SessionDeniable bool
+	Subjects        []policy.SubjectFact
 	// OperatorOnly asks for an explicit approval, as a command the shell
 	// guard did not allow does: the operator's command-line rule, a
 	// session allow or the provider's answer, never an auto policy or a
@@ -65,6 +69,7 @@ type Outcome struct {
 	// Via is one of the Via constants.
 	Via    string `json:"via"`
 	Reason string `json:"reason,omitempty"`
-	// Scope is ScopeOnce or ScopeSession for an allow, empty for a refusal.
+	// Scope is ScopeOnce or ScopeSession for an allow; for a refusal it is
+	// empty, or ScopeSession when the answer was "deny for session".
 	Scope string `json:"scope,omitempty"`
 }

@@ -173,6 +173,9 @@ func (r *Resolver) ask(ctx context.Context, req Request, sessionable bool, why s
 			Reason: "allowed for this session by " + p.Name() + " until " + a.Expires.Format(time.TimeOnly)}, nil
 	}
 	reason := "denied by " + p.Name()
+	if answer == DenySession && req.SessionDeniable {
+		return Outcome{Via: ViaPrompt, Scope: ScopeSession, Reason: "denied for this session by " + p.Name()}, nil
+	}
 	if paths, command := protectedWrites(req.Subjects); isDenyAll(p) && (len(paths) > 0 || command) {
 		reason = "this write changes what the agent may do (the agent's core or git's configuration), and no one can answer here; "
 		if !command {

@@ -97,7 +97,7 @@ func (t *Terminal) Ask(ctx context.Context, req Request) (Answer, error) {
 		case err != nil:
 			return Deny, fmt.Errorf("read the approval answer: %w", err)
 		}
-		answer, known := parseAnswer(line, req.SessionAllowable)
+		answer, known := parseAnswer(line, req)
 		switch {
 		case known:
 			fmt.Fprintf(t.Out, "%s\n", answer)
@@ -132,6 +132,12 @@ func (t *Terminal) readLine(ctx context.Context, _ string) (string, error) {
 }
 
 func answerWords(req Request) string {
+	switch {
+	case req.SessionAllowable && req.SessionDeniable:
+		return "o (once), s (session), d (deny) or n (never in this session)"
+	case req.SessionDeniable:
+		return "o (once), d (deny) or n (never in this session)"
+	}
 	if req.SessionAllowable {
 		return "o (once), s (session) or d (deny)"
 	}
@@ -169,13 +175,18 @@ func readAnswer(r *bufio.Reader, out chan<- lineResult) {
 	}
 }
 
-func parseAnswer(line string, sessionAllowable bool) (Answer, bool) {
+func parseAnswer(line string, req Request) (Answer, bool) {
 	switch strings.ToLower(strings.TrimSpace(line)) {
 	case "o", "once":
 		return AllowOnce, true
 	case "s", "session":
-		if sessionAllowable {
+		if req.SessionAllowable {
 			return AllowSession, true
+		}
+		return Deny, false
+	case "n", "never":
+		if req.SessionDeniable {
+			return DenySession, true
 		}
 		return Deny, false
 	case "", "d", "deny":

@@ -39,6 +39,8 @@ func TestTerminalAnswers(t *testing.T) {
 	req := writeRequest(t, authority(t, "s1", "rev1"), "notes.txt")
 	noSession := req
 	noSession.SessionAllowable = false
+	deniable := req
+	deniable.SessionDeniable = true
 	for _, tc := range []struct {
 		name   string
 		input  string
@@ -58,6 +60,9 @@ func TestTerminalAnswers(t *testing.T) {
 		{"EOF", "", req, Deny, "input closed"},
 		{"oversized line", strings.Repeat("o", 100000) + "\n", req, Deny, "unrecognised answer"},
 		{"escape sequence in the answer", "\x1b[2Jo\n", req, Deny, `\x1b[2Jo`},
+		{"never in this session", "n\n", deniable, DenySession, "deny for session"},
+		{"never spelled out", "never\n", deniable, DenySession, "[n]ever in this session"},
+		{"never not offered", "n\n", req, Deny, `unrecognised answer "n"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out := newScreen()
@@ -226,3 +231,25 @@ func TestResolveWithTerminal(t *testing.T) {
 		}
 	}
 }
+
+// "deny for session" is a refusal of session scope only where the request
+// offers it; elsewhere it is a plain deny.
+func TestResolveDenyForSession(t *testing.T) {
+	req := writeRequest(t, authority(t, "s1", "rev1"), "notes.txt")
+	req.SessionDeniable = true
+	r := &Resolver{Provider: &Terminal{In: strings.NewReader("n\n"), Out: io.Discard}, Sessions: NewSessionAllows(0)}
+	got, err := r.Resolve(context.Background(), req)
+	if err != nil || got.Allowed || got.Scope != ScopeSession || !strings.Contains(got.Reason, "denied for this session by the operator at the terminal") {
+		t.Fatalf("%+v, %v", got, err)
+	}
+	req.SessionDeniable = false
+	r = &Resolver{Provider: answerer(DenySession), Sessions: NewSessionAllows(0)}
+	if got, err := r.Resolve(context.Background(), req); err != nil || got.Allowed || got.Scope != "" {
+		t.Fatalf("not offered: %+v, %v", got, err)
+	}
+}
+
+type answerer Answer
+
+func (a answerer) Name() string                                 { return "answerer" }
+func (a answerer) Ask(context.Context, Request) (Answer, error) { return Answer(a), nil }

@@ -1,5 +1,7 @@
 package core
 
+import "strings"
+
 // DefaultID is the core id a host runs from its repository when none is
 // named: the embedded default core's place there.
 const DefaultID = "default"
@@ -35,4 +37,42 @@ func LoadVersioned(dir string, v Version) (*Core, error) {
 // installed plugin and the user's skills directory.
 func (c *Core) IsDefault() bool {
 	return c.Dir == "" || c.Version != nil && c.Version.ID == DefaultID
+}
+
+// CLIFlags are the flags a command needs to run on c, for hints that name
+// a command: "--core DIR" for a plain core directory, "--core-id ID" for
+// a repository core other than the default, "" for the default core.
+func (c *Core) CLIFlags() string {
+	switch {
+	case c.Version != nil && c.Version.ID != DefaultID:
+		return "--core-id " + shellWord(c.Version.ID)
+	case c.Version == nil && c.Dir != "":
+		return "--core " + shellWord(c.Dir)
+	}
+	return ""
+}
+
+// Command is "demiurge" with c's CLIFlags and then args: a command line
+// a hint can print for the operator to paste.
+func (c *Core) Command(args string) string {
+	if f := c.CLIFlags(); f != "" {
+		return "demiurge " + f + " " + args
+	}
+	return "demiurge " + args
+}
+
+// shellWord quotes s for a POSIX shell when it holds anything but plain
+// path characters.
+func shellWord(s string) string {
+	plain := s != ""
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("/._-+=:,@", r)) {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

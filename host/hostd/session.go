@@ -88,7 +88,13 @@ func (s *Server) Session(stream hostv1.Host_SessionServer) error {
 		}
 		call := m.GetCall()
 		n++
-		turn, err := ses.NewCallTurn(ctx)
+		// The core's rules, this front end's --approve, the session allows;
+		// the front end is asked, its connects of MCP servers included.
+		approvals, err := frontEndApprovals(s.h.Approvals, open.Approve, fe)
+		if err != nil {
+			return status.Error(codes.InvalidArgument, err.Error())
+		}
+		turn, err := ses.NewTurnWith(ctx, toolhost.TurnOptions{Tool: call.Name, Unrecorded: true, Approvals: approvals})
 		if err != nil {
 			return status.Errorf(codes.Internal, "the catalog could not be resolved for this call: %v", err)
 		}
@@ -96,11 +102,17 @@ func (s *Server) Session(stream hostv1.Host_SessionServer) error {
 			// The operator naming a deferred tool is its search.
 			d.Activate(call.Name)
 		}
-		// The core's rules, this front end's --approve, the session allows.
-		if err := withFrontEndRules(turn, open.Approve); err != nil {
-			return status.Error(codes.InvalidArgument, err.Error())
+		if open.Asker {
+			// A front end on a terminal shows the output as it comes.
+			streamCallOutput(turn, fe)
 		}
-		turn.Approvals.Provider = fe
+		// What the catalog found (an MCP server not connected, and why)
+		// goes to this front end, as the in-process command prints it.
+		for _, w := range ses.Warnings() {
+			if err := fe.send(&hostv1.HostMessage{Msg: &hostv1.HostMessage_Warning{Warning: w}}); err != nil {
+				return err
+			}
+		}
 		out := turn.Call(ctx, dispatch.ToolCall{ID: fmt.Sprintf("cli_%d", n), Name: call.Name, Args: call.Args})
 		s.calls.Add(1)
 		if ctx.Err() != nil {
@@ -218,6 +230,8 @@ func (f *frontEnd) answer(a *hostv1.ApprovalAnswer) {
 		ans = approval.AllowOnce
 	case approval.AllowSession:
 		ans = approval.AllowSession
+	case approval.DenySession:
+		ans = approval.DenySession
 	}
 	select {
 	case ch <- ans:

@@ -56,6 +56,7 @@ type wireRequest struct {
 	Preview          string                 `json:"preview,omitempty"`
 	Fingerprint      string                 `json:"fingerprint"`
 	SessionAllowable bool                   `json:"session_allowable,omitempty"`
+	SessionDeniable  bool                   `json:"session_deniable,omitempty"`
 	Subjects         []policy.SubjectFact   `json:"subjects,omitempty"`
 	OperatorOnly     bool                   `json:"operator_only,omitempty"`
 }
@@ -67,7 +68,7 @@ func encodeRequest(req approval.Request) ([]byte, error) {
 	return json.Marshal(wireRequest{
 		Tool: req.Tool, CallID: req.CallID, Risk: req.Risk, Policy: req.Policy, Block: req.Block, Reasons: req.Reasons,
 		Preview: req.Preview, Fingerprint: req.Fingerprint, SessionAllowable: req.SessionAllowable,
-		Subjects: req.Subjects, OperatorOnly: req.OperatorOnly,
+		SessionDeniable: req.SessionDeniable, Subjects: req.Subjects, OperatorOnly: req.OperatorOnly,
 	})
 }
 
@@ -80,6 +81,6 @@ func DecodeRequest(b []byte) (approval.Request, error) {
 	return approval.Request{
 		Tool: w.Tool, CallID: w.CallID, Risk: w.Risk, Policy: w.Policy, Block: w.Block, Reasons: w.Reasons,
 		Preview: w.Preview, Fingerprint: w.Fingerprint, SessionAllowable: w.SessionAllowable,
-		Subjects: w.Subjects, OperatorOnly: w.OperatorOnly,
+		SessionDeniable: w.SessionDeniable, Subjects: w.Subjects, OperatorOnly: w.OperatorOnly,
 	}, nil
 }

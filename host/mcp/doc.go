@@ -1,6 +1,7 @@
 // Package mcp makes MCP servers a source of tools. Each server is declared
 // by a manifest under the core's slots.mcp (host/core parses them); per
-// turn a Pool resolves which servers may connect (the mcp.connect:<id>
+// turn a Pool resolves which servers may connect (every one for a
+// listing, ResolveFor only the ones that can offer a called tool) (the mcp.connect:<id>
 // capability and the connect approval, both before any client is made or
 // any process started), connects and discovers them within their connect
 // timeout, at most four at once across the runtime, and hands the catalog
@@ -19,7 +20,10 @@
 // all. Each server's connection is also bound to its declaration: a
 // changed manifest closes that server only, and the replacement needs a
 // fresh connect approval. A failed server is retried after a negative-cache
-// window (30 s); a denied one is asked again the next turn.
+// window (30 s); a denied one is asked again the next turn, unless the
+// operator answered "n" (never in this session): then it is refused
+// without a question until the session ends or its declaration changes
+// (mcp test asks again).
 //
 // Stdio servers run with the host's allowlisted environment plus the
 // manifest's env, in their own process group, killed as a tree on close;

@@ -40,10 +40,13 @@ func gate(ctx context.Context, p *plan, a policy.Authority, approvals *approval.
 		Tool: ConnectTool(id), CallID: "connect:" + id, Risk: catalog.RiskHigh, Policy: catalog.ApprovalPrompt,
 		Reasons:     []string{fmt.Sprintf("MCP server %s %s and offers its tools to the agent", id, what)},
 		Preview:     preview(p),
-		Fingerprint: p.key, Authority: a, SessionAllowable: true, OperatorOnly: true,
+		Fingerprint: p.key, Authority: a, SessionAllowable: true, SessionDeniable: true, OperatorOnly: true,
 	})
 	if err != nil {
 		return &deniedError{msg: "connect approval was interrupted: " + err.Error()}
+	}
+	if !out.Allowed && out.Scope == approval.ScopeSession {
+		return &deniedError{msg: "connect was " + out.Reason + "; it is not asked again until the session ends or the server's declaration changes", forSession: true}
 	}
 	if !out.Allowed {
 		return &deniedError{msg: "connect was not approved: " + out.Reason}
@@ -52,8 +55,12 @@ func gate(ctx context.Context, p *plan, a policy.Authority, approvals *approval.
 }
 
 // deniedError is a refusal by capability or approval: asked again next
-// turn, never negatively cached.
-type deniedError struct{ msg string }
+// turn, never negatively cached, unless the operator answered "deny for
+// session" (forSession): the pool then keeps it for the session.
+type deniedError struct {
+	msg        string
+	forSession bool
+}
 
 func (e *deniedError) Error() string { return e.msg }
 

@@ -181,7 +181,7 @@ func (p *Pins) save(stateDir string) error {
 // reviews, and dropping reviews of tools the server no longer offers.
 // A pin file that cannot be read or written fails the server: nothing is
 // offered unpinned.
-func applyPins(stateDir string, s core.MCPServer, tools []offered, now time.Time) ([]offered, []Quarantined, error) {
+func applyPins(stateDir string, s core.MCPServer, tools []offered, now time.Time, command func(string) string) ([]offered, []Quarantined, error) {
 	pinMu.Lock()
 	defer pinMu.Unlock()
 	pins, err := LoadPins(stateDir, s.ID)
@@ -219,10 +219,10 @@ func applyPins(stateDir string, s core.MCPServer, tools []offered, now time.Time
 			q.Diagnostic = fmt.Sprintf("MCP server %s tool %q is left out: the operator rejected this definition of it in mcp review", s.ID, clip(t.raw.Name))
 		case pinned:
 			q.Kind = KindChanged
-			q.Diagnostic = fmt.Sprintf("MCP server %s changed the definition of tool %q since it was pinned; it is quarantined until the operator accepts the change: demiurge mcp review %s", s.ID, clip(t.raw.Name), s.ID)
+			q.Diagnostic = fmt.Sprintf("MCP server %s changed the definition of tool %q since it was pinned; it is quarantined until the operator accepts the change: %s", s.ID, clip(t.raw.Name), command("mcp review "+s.ID))
 		default:
 			q.Kind = KindNew
-			q.Diagnostic = fmt.Sprintf("MCP server %s offers a new tool %q since its tools were pinned; it is quarantined until the operator accepts it (demiurge mcp review %s), or the manifest says trust_new_tools: true", s.ID, clip(t.raw.Name), s.ID)
+			q.Diagnostic = fmt.Sprintf("MCP server %s offers a new tool %q since its tools were pinned; it is quarantined until the operator accepts it (%s), or the manifest says trust_new_tools: true", s.ID, clip(t.raw.Name), command("mcp review "+s.ID))
 		}
 		if q.Kind != KindRejected {
 			if p, ok := pins.Review[t.raw.Name]; !ok || p.Hash != hash {

@@ -84,6 +84,9 @@ type Config struct {
 	// Private are the operator's allowances of exact private addresses
 	// (private.go); only the operator's flag and file set them.
 	Private []PrivateAllowance
+	// Command renders a command line a diagnostic names, with the flags
+	// the core needs (core.Core.Command); nil is "demiurge " + args.
+	Command func(args string) string
 }
 
 // DefaultCallTimeout bounds an MCP tool call when the operator set none.
@@ -114,8 +117,11 @@ type Pool struct {
 	identity string
 	conns    map[string]*live
 	failures map[string]failure
-	closed   bool
-	spawner  spawner
+	// refused are the servers the operator denied for this session, each
+	// with the declaration's key it was denied for and the diagnostic.
+	refused map[string]failure
+	closed  bool
+	spawner spawner
 }
 
 // live is a connected server with what it contributes, built once.
@@ -146,19 +152,30 @@ func NewPool(cfg Config) *Pool {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	return &Pool{cfg: cfg, conns: map[string]*live{}, failures: map[string]failure{}}
+	if cfg.Command == nil {
+		cfg.Command = func(args string) string { return "demiurge " + args }
+	}
+	return &Pool{cfg: cfg, conns: map[string]*live{}, failures: map[string]failure{}, refused: map[string]failure{}}
 }
 
 // Resolve brings the pool in line with the turn's declarations and returns
 // the sources of the connected servers and every server's state.
 func (p *Pool) Resolve(ctx context.Context, t Turn) Resolution {
-	return p.resolve(ctx, t, "")
+	return p.resolve(ctx, t, nil, false)
+}
+
+// ResolveFor is Resolve for the servers want names only: the others are
+// neither connected, asked about nor listed, and their connections are
+// left as they are. The operator's call of one tool needs only the server
+// that can offer it (MayOffer), not a question about every other one.
+func (p *Pool) ResolveFor(ctx context.Context, t Turn, want func(server string) bool) Resolution {
+	return p.resolve(ctx, t, want, false)
 }
 
 // Test connects one declared server now, whatever its negative cache
 // says, and returns its state.
 func (p *Pool) Test(ctx context.Context, t Turn, server string) (State, bool) {
-	r := p.resolve(ctx, t, server)
+	r := p.resolve(ctx, t, func(id string) bool { return id == server }, true)
 	for _, s := range r.States {
 		if s.Server == server {
 			return s, true
@@ -167,7 +184,12 @@ func (p *Pool) Test(ctx context.Context, t Turn, server string) (State, bool) {
 	return State{}, false
 }
 
-func (p *Pool) resolve(ctx context.Context, t Turn, only string) Resolution {
+// resolve resolves the servers want names (nil: every one); force
+// connects them whatever their negative cache says.
+func (p *Pool) resolve(ctx context.Context, t Turn, want func(string) bool, force bool) Resolution {
+	if want == nil {
+		want = func(string) bool { return true }
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed {
@@ -178,6 +200,7 @@ func (p *Pool) resolve(ctx context.Context, t Turn, only string) Resolution {
 	if id := t.Authority.Fingerprint(); id != p.identity {
 		p.closeAllLocked("authority changed")
 		p.failures = map[string]failure{}
+		p.refused = map[string]failure{}
 		p.identity = id
 	}
 	// What the core's loader cannot judge, whoever loaded the turn's
@@ -193,15 +216,15 @@ func (p *Pool) resolve(ctx context.Context, t Turn, only string) Resolution {
 	var toConnect []pending
 	for _, me := range t.Errors {
 		declared[me.ID] = true
+		if !want(me.ID) {
+			continue
+		}
 		p.dropLocked(me.ID, "declaration invalid")
 		states = append(states, State{Server: me.ID, File: me.Err.File, Status: StatusFailed, Diagnostic: me.Err.Error()})
 	}
 	for _, s := range t.Servers {
 		declared[s.ID] = true
-		if only != "" && s.ID != only {
-			if l := p.conns[s.ID]; l != nil {
-				states = append(states, l.state)
-			}
+		if !want(s.ID) {
 			continue
 		}
 		// The fast path of every turn: the same declaration, in the same
@@ -253,7 +276,7 @@ func (p *Pool) resolve(ctx context.Context, t Turn, only string) Resolution {
 				p.dropLocked(s.ID, "declaration changed")
 			}
 		}
-		if f, ok := p.failures[s.ID]; ok && only == "" {
+		if f, ok := p.failures[s.ID]; ok && !force {
 			if f.key == pl.key && now.Before(f.retryAt) {
 				st.Status, st.Diagnostic, st.RetryAt = StatusFailed, f.diag, f.retryAt
 				states = append(states, st)
@@ -261,9 +284,20 @@ func (p *Pool) resolve(ctx context.Context, t Turn, only string) Resolution {
 			}
 		}
 		delete(p.failures, s.ID)
+		// Denied for the session by the operator: not asked again, unless
+		// the declaration changed or the operator tests it (mcp test).
+		if r, ok := p.refused[s.ID]; ok && r.key == pl.key && !force {
+			st.Status, st.Diagnostic = StatusDenied, r.diag
+			states = append(states, st)
+			continue
+		}
+		delete(p.refused, s.ID)
 		// The gate runs before any client is made or process started.
 		if err := gate(ctx, pl, t.Authority, t.Approvals); err != nil {
 			st.Status, st.Diagnostic = StatusDenied, pl.redactErr(err)
+			if de := (*deniedError)(nil); errors.As(err, &de) && de.forSession {
+				p.refused[s.ID] = failure{key: pl.key, diag: st.Diagnostic}
+			}
 			states = append(states, st)
 			continue
 		}
@@ -308,7 +342,7 @@ func (p *Pool) resolve(ctx context.Context, t Turn, only string) Resolution {
 
 	res := Resolution{States: states}
 	for _, s := range t.Servers {
-		if l := p.conns[s.ID]; l != nil {
+		if l := p.conns[s.ID]; l != nil && want(s.ID) {
 			res.Sources = append(res.Sources, l.source)
 		}
 	}
@@ -342,7 +376,7 @@ func (p *Pool) build(c *conn) (*live, error) {
 	if err != nil {
 		return nil, err
 	}
-	offered, quarantined, err := applyPins(p.cfg.StateDir, pl.server, offered, p.cfg.Now())
+	offered, quarantined, err := applyPins(p.cfg.StateDir, pl.server, offered, p.cfg.Now(), p.cfg.Command)
 	if err != nil {
 		return nil, err
 	}

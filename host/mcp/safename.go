@@ -68,3 +68,15 @@ func ToolName(server, tool string) (string, error) {
 	}
 	return name, nil
 }
+
+// MayOffer tells whether name can be a tool of server: it starts with
+// server + "__", or is cut to 64 characters (rule 4) inside that prefix.
+// The operator's call of one tool connects only such servers.
+func MayOffer(server, name string) bool {
+	prefix := server + Separator
+	if strings.HasPrefix(name, prefix) {
+		return true
+	}
+	cut := maxToolNameLen - 9
+	return len(name) == maxToolNameLen && len(prefix) > cut && strings.HasPrefix(prefix, name[:cut])
+}

@@ -30,7 +30,7 @@ func (s *Server) handle(ctx context.Context, req mcp.CallToolRequest) (*mcp.Call
 	if err != nil {
 		return mcp.NewToolResultError(err.Error()), nil
 	}
-	turn, err := ses.NewTurn(ctx)
+	turn, err := ses.NewToolTurn(ctx, req.Params.Name)
 	if err != nil {
 		return mcp.NewToolResultError("the catalog could not be resolved for this call: " + err.Error()), nil
 	}

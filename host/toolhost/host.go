@@ -341,8 +341,10 @@ func (h *Host) Catalog(ctx context.Context) (*catalog.Catalog, error) {
 
 // catalogFor resolves s's catalog: one Describe per plugin (cached while
 // binaries are unchanged), s's MCP servers, s's tool selection, then one
-// resolution.
-func (h *Host) catalogFor(ctx context.Context, s *Session) (*catalog.Catalog, error) {
+// resolution. With o.Tool named, only the MCP servers that can offer it
+// are resolved (connected or asked about): the operator's call of one
+// tool; "" resolves every one, as a turn's listing needs.
+func (h *Host) catalogFor(ctx context.Context, s *Session, o TurnOptions) (*catalog.Catalog, error) {
 	key := h.catalogKeyFor(s)
 	if cat, warnings, ok := s.catalogs.lookup(key); ok {
 		s.mu.Lock()
@@ -350,7 +352,7 @@ func (h *Host) catalogFor(ctx context.Context, s *Session) (*catalog.Catalog, er
 		s.mu.Unlock()
 		return cat, nil
 	}
-	cat, warnings, whole, err := h.resolveCatalog(ctx, s)
+	cat, warnings, whole, err := h.resolveCatalog(ctx, s, o)
 	if err == nil && whole && key != nil {
 		s.catalogs.store(key, cat, warnings)
 	}
@@ -359,7 +361,7 @@ func (h *Host) catalogFor(ctx context.Context, s *Session) (*catalog.Catalog, er
 
 // resolveCatalog resolves s's catalog; whole is false when a plugin was
 // left out (it may start next time without any file changing).
-func (h *Host) resolveCatalog(ctx context.Context, s *Session) (_ *catalog.Catalog, _ []string, whole bool, _ error) {
+func (h *Host) resolveCatalog(ctx context.Context, s *Session, o TurnOptions) (_ *catalog.Catalog, _ []string, whole bool, _ error) {
 	cands := h.toolsets()
 	names := make([]string, len(cands))
 	for i, c := range cands {
@@ -391,7 +393,7 @@ func (h *Host) resolveCatalog(ctx context.Context, s *Session) (_ *catalog.Catal
 		warnings = append(warnings, w...)
 		sources = append(sources, src)
 	}
-	sources, warnings = h.addMCP(ctx, s, sources, warnings)
+	sources, warnings = h.addMCP(ctx, s, o, sources, warnings)
 	warnings = append(warnings, h.Packages.Problems...)
 	deferred := h.deferredNames(sources)
 	var pool []catalog.CapabilityCandidate
@@ -477,6 +479,12 @@ func (h *Host) Warnings() []string { return h.Session().Warnings() }
 // NewTurn makes a dispatch turn of the current session.
 func (h *Host) NewTurn(ctx context.Context) (*dispatch.Turn, error) {
 	return h.Session().NewTurn(ctx)
+}
+
+// NewToolTurn is the current session's NewToolTurn: a turn for the
+// operator's call of the one tool named.
+func (h *Host) NewToolTurn(ctx context.Context, tool string) (*dispatch.Turn, error) {
+	return h.Session().NewToolTurn(ctx, tool)
 }
 
 // Close stops the plugins and closes the store.

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -87,6 +89,7 @@ func (h *Host) pool(s *Session) *mcp.Pool {
 			CallTimeout: h.callTimeout,
 			Sandbox:     h.Sandbox,
 			Private:     h.mcpPrivate,
+			Command:     h.Core.Command,
 			OnURLDecision: func(server string, d netpolicy.Decision) {
 				h.urlDecisionEvent(id, server, d)
 			},
@@ -110,15 +113,34 @@ func (h *Host) mcpTurn(s *Session) mcp.Turn {
 
 // addMCP resolves the core's MCP servers for s's turn and adds the
 // connected ones' sources; every server that is not connected is a
-// warning naming why and when it is retried.
-func (h *Host) addMCP(ctx context.Context, s *Session, sources []catalog.Source, warnings []string) ([]catalog.Source, []string) {
+// warning naming why and when it is retried. With a tool named, only the
+// servers that can offer it are resolved; the others keep their standing.
+func (h *Host) addMCP(ctx context.Context, s *Session, o TurnOptions, sources []catalog.Source, warnings []string) ([]catalog.Source, []string) {
 	if h.Core.MCPRoot == "" {
 		return sources, warnings
 	}
-	r := h.pool(s).Resolve(ctx, h.mcpTurn(s))
+	t := h.mcpTurn(s)
+	if o.Approvals != nil {
+		t.Approvals = o.Approvals
+	}
+	var r mcp.Resolution
+	want := func(string) bool { return true }
+	if o.Tool == "" {
+		r = h.pool(s).Resolve(ctx, t)
+	} else {
+		want = func(server string) bool { return mcp.MayOffer(server, o.Tool) }
+		r = h.pool(s).ResolveFor(ctx, t, want)
+	}
 	s.mcp.mu.Lock()
 	prev := s.mcp.states
-	s.mcp.states = r.States
+	states := slices.Clone(r.States)
+	for _, st := range prev {
+		if !want(st.Server) {
+			states = append(states, st)
+		}
+	}
+	slices.SortFunc(states, func(a, b mcp.State) int { return strings.Compare(a.Server, b.Server) })
+	s.mcp.states = states
 	s.mcp.mu.Unlock()
 	h.mcpStateEvents(s.ID(), prev, r.States)
 	for _, st := range r.States {

@@ -91,14 +91,22 @@ func (s *Session) Catalog(ctx context.Context) (*catalog.Catalog, error) {
 	if err := s.live(); err != nil {
 		return nil, err
 	}
-	return s.h.catalogFor(ctx, s)
+	return s.h.catalogFor(ctx, s, TurnOptions{})
+}
+
+// NewToolTurn is NewTurn for the operator's call of the one tool named:
+// its catalog connects only the MCP servers that can offer that tool
+// (mcp.MayOffer), so a call never asks to connect an unrelated server.
+// The turn's catalog lacks the other servers' tools.
+func (s *Session) NewToolTurn(ctx context.Context, tool string) (*dispatch.Turn, error) {
+	return s.NewTurnWith(ctx, TurnOptions{Tool: tool})
 }
 
 // NewTurn makes a dispatch turn of this session over a freshly resolved
 // catalog. The session is recorded in the store on its first turn, so that
 // it can be resumed later.
 func (s *Session) NewTurn(ctx context.Context) (*dispatch.Turn, error) {
-	return s.newTurn(ctx, true)
+	return s.NewTurnWith(ctx, TurnOptions{})
 }
 
 // NewCallTurn is NewTurn for the operator's one-shot call of a front end
@@ -108,11 +116,32 @@ func (s *Session) NewTurn(ctx context.Context) (*dispatch.Turn, error) {
 // 24). Its audit events, tasks and artifacts carry its id as before; a
 // later turn of the session (a run) records it.
 func (s *Session) NewCallTurn(ctx context.Context) (*dispatch.Turn, error) {
-	return s.newTurn(ctx, false)
+	return s.NewTurnWith(ctx, TurnOptions{Unrecorded: true})
 }
 
-func (s *Session) newTurn(ctx context.Context, record bool) (*dispatch.Turn, error) {
-	cat, err := s.Catalog(ctx)
+// TurnOptions shape a turn beyond NewTurn's defaults.
+type TurnOptions struct {
+	// Tool names the one tool the operator calls (NewToolTurn): only the
+	// MCP servers that can offer it are resolved. "" resolves every one.
+	Tool string
+	// Unrecorded leaves the session out of the store (NewCallTurn).
+	Unrecorded bool
+	// Approvals, when set, replace the host's resolver for the turn,
+	// its MCP connect approvals included: a front end's own rules and
+	// provider (hostd), so a connect is asked of the one who called.
+	Approvals *approval.Resolver
+}
+
+// NewTurnWith makes a dispatch turn shaped by o.
+func (s *Session) NewTurnWith(ctx context.Context, o TurnOptions) (*dispatch.Turn, error) {
+	return s.newTurn(ctx, o)
+}
+
+func (s *Session) newTurn(ctx context.Context, o TurnOptions) (*dispatch.Turn, error) {
+	if err := s.live(); err != nil {
+		return nil, err
+	}
+	cat, err := s.h.catalogFor(ctx, s, o)
 	if err != nil {
 		return nil, err
 	}
@@ -120,7 +149,7 @@ func (s *Session) newTurn(ctx context.Context, record bool) (*dispatch.Turn, err
 	if err != nil {
 		return nil, err
 	}
-	if record {
+	if !o.Unrecorded {
 		if err := s.record(ctx, store); err != nil {
 			return nil, err
 		}
@@ -129,10 +158,14 @@ func (s *Session) newTurn(ctx context.Context, record bool) (*dispatch.Turn, err
 	if err != nil {
 		return nil, err
 	}
+	approvals := s.h.Approvals
+	if o.Approvals != nil {
+		approvals = o.Approvals
+	}
 	turnID := newID("turn_")
 	turn := &dispatch.Turn{
 		ID: turnID, Catalog: cat, Authority: s.authority, Workspace: s.h.Workspace,
-		Approvals: s.h.Approvals, Events: store, ArtifactRoot: s.ArtifactRoot(), Artifacts: store, Background: bg,
+		Approvals: approvals, Events: store, ArtifactRoot: s.ArtifactRoot(), Artifacts: store, Background: bg,
 		OutputCap: s.h.outputCap, ArtifactBudget: s.h.artifactBudget,
 		Sandbox:            s.h.Sandbox,
 		SearchCapabilities: s.searchCapabilities(cat, turnID),
