@@ -37,6 +37,7 @@ func coreCommand() *cli.Command {
 			{Name: "commit", Usage: "run the host's gates on DIR's tree, then move live to it (previous keeps the old live)", ArgsUsage: "DIR",
 				Flags:  []cli.Flag{&cli.StringFlag{Name: "message", Aliases: []string{"m"}, Usage: "the commit message"}},
 				Action: coreCommit},
+			coreRollbackCommand(),
 		},
 	}
 }
