@@ -29,8 +29,10 @@ const ProtocolVersion = 1
 // added the HostServices RPC CallTool (a pipeline slot's tool calls); a
 // plugin of minor 3 still works (it does not call it). 5 added the
 // HostServices RPC DelegateTask, answered only for the built-in
-// delegate_task; a plugin of minor 4 still works.
-const ProtocolMinor = 5
+// delegate_task; a plugin of minor 4 still works. 6 added the HostServices
+// RPC CoreControl, answered only for the built-in rollback_core; a plugin
+// of minor 5 still works.
+const ProtocolMinor = 6
 
 // PluginName is the name of the one plugin a toolset binary serves.
 const PluginName = "toolset"

@@ -28,7 +28,7 @@ var badCases = []struct {
 	// A reference toolset or tool this build lacks is refused, not
 	// accepted with nothing behind it.
 	{"toolset_unbuilt.yaml", 3, "toolsets[1]", "toolset schedule is in the Tools reference, but this build does not implement it yet (its tools: schedule_manage); remove it"},
-	{"deferred_unbuilt.yaml", 5, "tools.deferred[1]", "rollback_core is in the Tools reference (toolset demiurge_control), but this build does not implement it yet, so there is nothing to defer"},
+	{"deferred_unbuilt.yaml", 5, "tools.deferred[1]", "evolve_core is in the Tools reference (toolset demiurge_control), but this build does not implement it yet, so there is nothing to defer"},
 	{"deferred_unbuilt_toolset.yaml", 3, "tools.deferred[0]", "toolset schedule is in the Tools reference, but this build does not implement it yet, so there is nothing to defer"},
 	{"metadata_unbuilt.yaml", 4, "tools.metadata.evolve_core", "evolve_core is in the Tools reference (toolset demiurge_control), but this build does not implement it yet"},
 	{"duplicate_toolset.yaml", 1, "toolsets[2]", `duplicate toolset "coding" (first at line 1)`},

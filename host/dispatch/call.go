@@ -301,6 +301,7 @@ func (t *Turn) hooks(p *prepared, verdict approval.Outcome) plugins.Hooks {
 	}
 	t.conversationHooks(p, verdict, &hk)
 	t.delegateHook(p, &hk)
+	t.coreHook(p, &hk)
 	return hk
 }
 

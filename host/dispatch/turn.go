@@ -86,6 +86,10 @@ type Turn struct {
 	// host sets it; nil refuses delegate_task).
 	Delegate Delegator
 
+	// Core runs this turn's rollback_core calls against the core
+	// repository (the host sets it for a versioned core; nil refuses them).
+	Core CoreController
+
 	// Timezone is the IANA zone the operator configured; commands run with
 	// TZ set to it ("" leaves the host's).
 	Timezone string

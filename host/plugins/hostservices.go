@@ -41,6 +41,9 @@ type Hooks struct {
 	// Delegate answers DelegateTask; dispatch sets it only for the
 	// built-in delegate_task, so nil refuses every other call.
 	Delegate DelegateHook
+	// Core answers CoreControl; dispatch sets it only for the built-in
+	// rollback_core, so nil refuses every other call.
+	Core CoreHook
 }
 
 // hostServices serves one plugin. It knows only the invocations the host

@@ -136,6 +136,7 @@ func (s *Session) newTurn(ctx context.Context, record bool) (*dispatch.Turn, err
 		Timezone:           s.h.timezone,
 		Remembered:         &s.remembered,
 		Delegate:           s.h.spawner(s),
+		Core:               s.h.coreController(),
 	}
 	// An interface holding a nil *historySearcher is not nil: set it only
 	// when there is one.

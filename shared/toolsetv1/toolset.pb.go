@@ -3698,6 +3698,96 @@ func (x *CallToolResponse) GetStatus() string {
 	return ""
 }
 
+type CoreControlRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	InvocationId  string                 `protobuf:"bytes,1,opt,name=invocation_id,json=invocationId,proto3" json:"invocation_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CoreControlRequest) Reset() {
+	*x = CoreControlRequest{}
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[54]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CoreControlRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CoreControlRequest) ProtoMessage() {}
+
+func (x *CoreControlRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[54]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CoreControlRequest.ProtoReflect.Descriptor instead.
+func (*CoreControlRequest) Descriptor() ([]byte, []int) {
+	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{54}
+}
+
+func (x *CoreControlRequest) GetInvocationId() string {
+	if x != nil {
+		return x.InvocationId
+	}
+	return ""
+}
+
+type CoreControlResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// result_json is the model's payload: what moved (old and new live, the
+	// target revision) and when it applies.
+	ResultJson    string `protobuf:"bytes,1,opt,name=result_json,json=resultJson,proto3" json:"result_json,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CoreControlResponse) Reset() {
+	*x = CoreControlResponse{}
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[55]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CoreControlResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CoreControlResponse) ProtoMessage() {}
+
+func (x *CoreControlResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[55]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CoreControlResponse.ProtoReflect.Descriptor instead.
+func (*CoreControlResponse) Descriptor() ([]byte, []int) {
+	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{55}
+}
+
+func (x *CoreControlResponse) GetResultJson() string {
+	if x != nil {
+		return x.ResultJson
+	}
+	return ""
+}
+
 var File_demiurge_toolset_v1_toolset_proto protoreflect.FileDescriptor
 
 const file_demiurge_toolset_v1_toolset_proto_rawDesc = "" +
@@ -3970,7 +4060,12 @@ const file_demiurge_toolset_v1_toolset_proto_rawDesc = "" +
 	"\x10CallToolResponse\x12\x18\n" +
 	"\acontent\x18\x01 \x01(\tR\acontent\x12\x19\n" +
 	"\bis_error\x18\x02 \x01(\bR\aisError\x12\x16\n" +
-	"\x06status\x18\x03 \x01(\tR\x06status*|\n" +
+	"\x06status\x18\x03 \x01(\tR\x06status\"9\n" +
+	"\x12CoreControlRequest\x12#\n" +
+	"\rinvocation_id\x18\x01 \x01(\tR\finvocationId\"6\n" +
+	"\x13CoreControlResponse\x12\x1f\n" +
+	"\vresult_json\x18\x01 \x01(\tR\n" +
+	"resultJson*|\n" +
 	"\x06Effect\x12\x16\n" +
 	"\x12EFFECT_UNSPECIFIED\x10\x00\x12\x0f\n" +
 	"\vEFFECT_READ\x10\x01\x12\x10\n" +
@@ -3988,8 +4083,7 @@ const file_demiurge_toolset_v1_toolset_proto_rawDesc = "" +
 	"\x06Invoke\x12\".demiurge.toolset.v1.EffectRequest\x1a .demiurge.toolset.v1.InvokeEvent0\x01\x12O\n" +
 	"\bPrecheck\x12\".demiurge.toolset.v1.EffectRequest\x1a\x1f.demiurge.toolset.v1.ToolResult\x12Q\n" +
 	"\x06Cancel\x12\".demiurge.toolset.v1.CancelRequest\x1a#.demiurge.toolset.v1.CancelResponse\x12Q\n" +
-	"\x06Health\x12\".demiurge.toolset.v1.HealthRequest\x1a#.demiurge.toolset.v1.HealthResponse2\xa0\n" +
-	"\n" +
+	"\x06Health\x12\".demiurge.toolset.v1.HealthRequest\x1a#.demiurge.toolset.v1.HealthResponse2\x82\v\n" +
 	"\fHostServices\x12]\n" +
 	"\n" +
 	"Capability\x12&.demiurge.toolset.v1.CapabilityRequest\x1a'.demiurge.toolset.v1.CapabilityResponse\x12T\n" +
@@ -4006,7 +4100,8 @@ const file_demiurge_toolset_v1_toolset_proto_rawDesc = "" +
 	"\tTodoWrite\x12%.demiurge.toolset.v1.TodoWriteRequest\x1a!.demiurge.toolset.v1.TodoResponse\x12f\n" +
 	"\rSessionSearch\x12).demiurge.toolset.v1.SessionSearchRequest\x1a*.demiurge.toolset.v1.SessionSearchResponse\x12W\n" +
 	"\bCallTool\x12$.demiurge.toolset.v1.CallToolRequest\x1a%.demiurge.toolset.v1.CallToolResponse\x12c\n" +
-	"\fDelegateTask\x12(.demiurge.toolset.v1.DelegateTaskRequest\x1a).demiurge.toolset.v1.DelegateTaskResponseB)Z'demiurge.dev/shared/toolsetv1;toolsetv1b\x06proto3"
+	"\fDelegateTask\x12(.demiurge.toolset.v1.DelegateTaskRequest\x1a).demiurge.toolset.v1.DelegateTaskResponse\x12`\n" +
+	"\vCoreControl\x12'.demiurge.toolset.v1.CoreControlRequest\x1a(.demiurge.toolset.v1.CoreControlResponseB)Z'demiurge.dev/shared/toolsetv1;toolsetv1b\x06proto3"
 
 var (
 	file_demiurge_toolset_v1_toolset_proto_rawDescOnce sync.Once
@@ -4021,7 +4116,7 @@ func file_demiurge_toolset_v1_toolset_proto_rawDescGZIP() []byte {
 }
 
 var file_demiurge_toolset_v1_toolset_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_demiurge_toolset_v1_toolset_proto_msgTypes = make([]protoimpl.MessageInfo, 56)
+var file_demiurge_toolset_v1_toolset_proto_msgTypes = make([]protoimpl.MessageInfo, 58)
 var file_demiurge_toolset_v1_toolset_proto_goTypes = []any{
 	(Effect)(0),                        // 0: demiurge.toolset.v1.Effect
 	(Access)(0),                        // 1: demiurge.toolset.v1.Access
@@ -4079,8 +4174,10 @@ var file_demiurge_toolset_v1_toolset_proto_goTypes = []any{
 	(*SessionSearchResponse)(nil),      // 53: demiurge.toolset.v1.SessionSearchResponse
 	(*CallToolRequest)(nil),            // 54: demiurge.toolset.v1.CallToolRequest
 	(*CallToolResponse)(nil),           // 55: demiurge.toolset.v1.CallToolResponse
-	nil,                                // 56: demiurge.toolset.v1.EffectRequest.SecretsEntry
-	nil,                                // 57: demiurge.toolset.v1.EffectRequest.PathsEntry
+	(*CoreControlRequest)(nil),         // 56: demiurge.toolset.v1.CoreControlRequest
+	(*CoreControlResponse)(nil),        // 57: demiurge.toolset.v1.CoreControlResponse
+	nil,                                // 58: demiurge.toolset.v1.EffectRequest.SecretsEntry
+	nil,                                // 59: demiurge.toolset.v1.EffectRequest.PathsEntry
 }
 var file_demiurge_toolset_v1_toolset_proto_depIdxs = []int32{
 	4,  // 0: demiurge.toolset.v1.DescribeResponse.tools:type_name -> demiurge.toolset.v1.ToolSpec
@@ -4093,9 +4190,9 @@ var file_demiurge_toolset_v1_toolset_proto_depIdxs = []int32{
 	1,  // 7: demiurge.toolset.v1.PathSubject.access:type_name -> demiurge.toolset.v1.Access
 	1,  // 8: demiurge.toolset.v1.PathGrant.access:type_name -> demiurge.toolset.v1.Access
 	12, // 9: demiurge.toolset.v1.EffectRequest.grants:type_name -> demiurge.toolset.v1.PathGrant
-	56, // 10: demiurge.toolset.v1.EffectRequest.secrets:type_name -> demiurge.toolset.v1.EffectRequest.SecretsEntry
+	58, // 10: demiurge.toolset.v1.EffectRequest.secrets:type_name -> demiurge.toolset.v1.EffectRequest.SecretsEntry
 	14, // 11: demiurge.toolset.v1.EffectRequest.redact_values:type_name -> demiurge.toolset.v1.RedactValue
-	57, // 12: demiurge.toolset.v1.EffectRequest.paths:type_name -> demiurge.toolset.v1.EffectRequest.PathsEntry
+	59, // 12: demiurge.toolset.v1.EffectRequest.paths:type_name -> demiurge.toolset.v1.EffectRequest.PathsEntry
 	17, // 13: demiurge.toolset.v1.InvokeEvent.progress:type_name -> demiurge.toolset.v1.Progress
 	18, // 14: demiurge.toolset.v1.InvokeEvent.output:type_name -> demiurge.toolset.v1.OutputChunk
 	19, // 15: demiurge.toolset.v1.InvokeEvent.artifact:type_name -> demiurge.toolset.v1.ArtifactRef
@@ -4130,28 +4227,30 @@ var file_demiurge_toolset_v1_toolset_proto_depIdxs = []int32{
 	50, // 44: demiurge.toolset.v1.HostServices.SessionSearch:input_type -> demiurge.toolset.v1.SessionSearchRequest
 	54, // 45: demiurge.toolset.v1.HostServices.CallTool:input_type -> demiurge.toolset.v1.CallToolRequest
 	25, // 46: demiurge.toolset.v1.HostServices.DelegateTask:input_type -> demiurge.toolset.v1.DelegateTaskRequest
-	3,  // 47: demiurge.toolset.v1.Toolset.Describe:output_type -> demiurge.toolset.v1.DescribeResponse
-	11, // 48: demiurge.toolset.v1.Toolset.Configure:output_type -> demiurge.toolset.v1.ConfigureResponse
-	15, // 49: demiurge.toolset.v1.Toolset.Invoke:output_type -> demiurge.toolset.v1.InvokeEvent
-	20, // 50: demiurge.toolset.v1.Toolset.Precheck:output_type -> demiurge.toolset.v1.ToolResult
-	22, // 51: demiurge.toolset.v1.Toolset.Cancel:output_type -> demiurge.toolset.v1.CancelResponse
-	24, // 52: demiurge.toolset.v1.Toolset.Health:output_type -> demiurge.toolset.v1.HealthResponse
-	28, // 53: demiurge.toolset.v1.HostServices.Capability:output_type -> demiurge.toolset.v1.CapabilityResponse
-	30, // 54: demiurge.toolset.v1.HostServices.Deliver:output_type -> demiurge.toolset.v1.DeliverResponse
-	35, // 55: demiurge.toolset.v1.HostServices.TaskStatus:output_type -> demiurge.toolset.v1.TaskResponse
-	35, // 56: demiurge.toolset.v1.HostServices.TaskControl:output_type -> demiurge.toolset.v1.TaskResponse
-	35, // 57: demiurge.toolset.v1.HostServices.TaskWait:output_type -> demiurge.toolset.v1.TaskResponse
-	37, // 58: demiurge.toolset.v1.HostServices.TaskList:output_type -> demiurge.toolset.v1.TaskListResponse
-	40, // 59: demiurge.toolset.v1.HostServices.ToolsList:output_type -> demiurge.toolset.v1.ToolsListResponse
-	43, // 60: demiurge.toolset.v1.HostServices.SearchCapabilities:output_type -> demiurge.toolset.v1.SearchCapabilitiesResponse
-	45, // 61: demiurge.toolset.v1.HostServices.Clarify:output_type -> demiurge.toolset.v1.ClarifyResponse
-	49, // 62: demiurge.toolset.v1.HostServices.TodoRead:output_type -> demiurge.toolset.v1.TodoResponse
-	49, // 63: demiurge.toolset.v1.HostServices.TodoWrite:output_type -> demiurge.toolset.v1.TodoResponse
-	53, // 64: demiurge.toolset.v1.HostServices.SessionSearch:output_type -> demiurge.toolset.v1.SessionSearchResponse
-	55, // 65: demiurge.toolset.v1.HostServices.CallTool:output_type -> demiurge.toolset.v1.CallToolResponse
-	26, // 66: demiurge.toolset.v1.HostServices.DelegateTask:output_type -> demiurge.toolset.v1.DelegateTaskResponse
-	47, // [47:67] is the sub-list for method output_type
-	27, // [27:47] is the sub-list for method input_type
+	56, // 47: demiurge.toolset.v1.HostServices.CoreControl:input_type -> demiurge.toolset.v1.CoreControlRequest
+	3,  // 48: demiurge.toolset.v1.Toolset.Describe:output_type -> demiurge.toolset.v1.DescribeResponse
+	11, // 49: demiurge.toolset.v1.Toolset.Configure:output_type -> demiurge.toolset.v1.ConfigureResponse
+	15, // 50: demiurge.toolset.v1.Toolset.Invoke:output_type -> demiurge.toolset.v1.InvokeEvent
+	20, // 51: demiurge.toolset.v1.Toolset.Precheck:output_type -> demiurge.toolset.v1.ToolResult
+	22, // 52: demiurge.toolset.v1.Toolset.Cancel:output_type -> demiurge.toolset.v1.CancelResponse
+	24, // 53: demiurge.toolset.v1.Toolset.Health:output_type -> demiurge.toolset.v1.HealthResponse
+	28, // 54: demiurge.toolset.v1.HostServices.Capability:output_type -> demiurge.toolset.v1.CapabilityResponse
+	30, // 55: demiurge.toolset.v1.HostServices.Deliver:output_type -> demiurge.toolset.v1.DeliverResponse
+	35, // 56: demiurge.toolset.v1.HostServices.TaskStatus:output_type -> demiurge.toolset.v1.TaskResponse
+	35, // 57: demiurge.toolset.v1.HostServices.TaskControl:output_type -> demiurge.toolset.v1.TaskResponse
+	35, // 58: demiurge.toolset.v1.HostServices.TaskWait:output_type -> demiurge.toolset.v1.TaskResponse
+	37, // 59: demiurge.toolset.v1.HostServices.TaskList:output_type -> demiurge.toolset.v1.TaskListResponse
+	40, // 60: demiurge.toolset.v1.HostServices.ToolsList:output_type -> demiurge.toolset.v1.ToolsListResponse
+	43, // 61: demiurge.toolset.v1.HostServices.SearchCapabilities:output_type -> demiurge.toolset.v1.SearchCapabilitiesResponse
+	45, // 62: demiurge.toolset.v1.HostServices.Clarify:output_type -> demiurge.toolset.v1.ClarifyResponse
+	49, // 63: demiurge.toolset.v1.HostServices.TodoRead:output_type -> demiurge.toolset.v1.TodoResponse
+	49, // 64: demiurge.toolset.v1.HostServices.TodoWrite:output_type -> demiurge.toolset.v1.TodoResponse
+	53, // 65: demiurge.toolset.v1.HostServices.SessionSearch:output_type -> demiurge.toolset.v1.SessionSearchResponse
+	55, // 66: demiurge.toolset.v1.HostServices.CallTool:output_type -> demiurge.toolset.v1.CallToolResponse
+	26, // 67: demiurge.toolset.v1.HostServices.DelegateTask:output_type -> demiurge.toolset.v1.DelegateTaskResponse
+	57, // 68: demiurge.toolset.v1.HostServices.CoreControl:output_type -> demiurge.toolset.v1.CoreControlResponse
+	48, // [48:69] is the sub-list for method output_type
+	27, // [27:48] is the sub-list for method input_type
 	27, // [27:27] is the sub-list for extension type_name
 	27, // [27:27] is the sub-list for extension extendee
 	0,  // [0:27] is the sub-list for field type_name
@@ -4181,7 +4280,7 @@ func file_demiurge_toolset_v1_toolset_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_demiurge_toolset_v1_toolset_proto_rawDesc), len(file_demiurge_toolset_v1_toolset_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   56,
+			NumMessages:   58,
 			NumExtensions: 0,
 			NumServices:   2,
 		},

@@ -359,6 +359,7 @@ const (
 	HostServices_SessionSearch_FullMethodName      = "/demiurge.toolset.v1.HostServices/SessionSearch"
 	HostServices_CallTool_FullMethodName           = "/demiurge.toolset.v1.HostServices/CallTool"
 	HostServices_DelegateTask_FullMethodName       = "/demiurge.toolset.v1.HostServices/DelegateTask"
+	HostServices_CoreControl_FullMethodName        = "/demiurge.toolset.v1.HostServices/CoreControl"
 )
 
 // HostServicesClient is the client API for HostServices service.
@@ -428,6 +429,15 @@ type HostServicesClient interface {
 	// A refusal of the gate (a tool the parent lacks, a limit) is
 	// InvalidArgument or ResourceExhausted with a message for the model.
 	DelegateTask(ctx context.Context, in *DelegateTaskRequest, opts ...grpc.CallOption) (*DelegateTaskResponse, error)
+	// CoreControl runs the calling call's core-version action (rollback_core;
+	// evolve_core when it is built) in the host, with the call's own
+	// arguments as dispatch approved them; the request carries none. It is
+	// answered only for the built-in demiurge_control tools of those names,
+	// after their capability and approval were resolved; any other
+	// invocation is refused with PermissionDenied. A refusal the model
+	// should read (nothing previous, a revision that was never live) is
+	// InvalidArgument.
+	CoreControl(ctx context.Context, in *CoreControlRequest, opts ...grpc.CallOption) (*CoreControlResponse, error)
 }
 
 type hostServicesClient struct {
@@ -578,6 +588,16 @@ func (c *hostServicesClient) DelegateTask(ctx context.Context, in *DelegateTaskR
 	return out, nil
 }
 
+func (c *hostServicesClient) CoreControl(ctx context.Context, in *CoreControlRequest, opts ...grpc.CallOption) (*CoreControlResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CoreControlResponse)
+	err := c.cc.Invoke(ctx, HostServices_CoreControl_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // HostServicesServer is the server API for HostServices service.
 // All implementations must embed UnimplementedHostServicesServer
 // for forward compatibility.
@@ -645,6 +665,15 @@ type HostServicesServer interface {
 	// A refusal of the gate (a tool the parent lacks, a limit) is
 	// InvalidArgument or ResourceExhausted with a message for the model.
 	DelegateTask(context.Context, *DelegateTaskRequest) (*DelegateTaskResponse, error)
+	// CoreControl runs the calling call's core-version action (rollback_core;
+	// evolve_core when it is built) in the host, with the call's own
+	// arguments as dispatch approved them; the request carries none. It is
+	// answered only for the built-in demiurge_control tools of those names,
+	// after their capability and approval were resolved; any other
+	// invocation is refused with PermissionDenied. A refusal the model
+	// should read (nothing previous, a revision that was never live) is
+	// InvalidArgument.
+	CoreControl(context.Context, *CoreControlRequest) (*CoreControlResponse, error)
 	mustEmbedUnimplementedHostServicesServer()
 }
 
@@ -696,6 +725,9 @@ func (UnimplementedHostServicesServer) CallTool(context.Context, *CallToolReques
 }
 func (UnimplementedHostServicesServer) DelegateTask(context.Context, *DelegateTaskRequest) (*DelegateTaskResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method DelegateTask not implemented")
+}
+func (UnimplementedHostServicesServer) CoreControl(context.Context, *CoreControlRequest) (*CoreControlResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method CoreControl not implemented")
 }
 func (UnimplementedHostServicesServer) mustEmbedUnimplementedHostServicesServer() {}
 func (UnimplementedHostServicesServer) testEmbeddedByValue()                      {}
@@ -970,6 +1002,24 @@ func _HostServices_DelegateTask_Handler(srv interface{}, ctx context.Context, de
 	return interceptor(ctx, in, info, handler)
 }
 
+func _HostServices_CoreControl_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CoreControlRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(HostServicesServer).CoreControl(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: HostServices_CoreControl_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(HostServicesServer).CoreControl(ctx, req.(*CoreControlRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // HostServices_ServiceDesc is the grpc.ServiceDesc for HostServices service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -1032,6 +1082,10 @@ var HostServices_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "DelegateTask",
 			Handler:    _HostServices_DelegateTask_Handler,
+		},
+		{
+			MethodName: "CoreControl",
+			Handler:    _HostServices_CoreControl_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},
