@@ -251,8 +251,7 @@ func TestMCPChangeNeedsItsExactToken(t *testing.T) {
 	if live, _ := r.Live(); live != first {
 		t.Fatal("live moved without the token")
 	}
-	// A second review of the same change on the same live is the same
-	// token; the promote takes it.
+	// The review's own token, verbatim, is taken.
 	if _, err := Promote(context.Background(), r, run.ID, "alice", PromoteOptions{MCPToken: rev.MCPToken, Operator: true, Gate: loadGate}); err != nil {
 		t.Fatal(err)
 	}
