@@ -28,7 +28,7 @@ func coreEvolveCommands() []*cli.Command {
 		{Name: "review", Usage: "run the host's gates on RUN's work tree, record it at refs/demiurge/runs/RUN, show the changed paths and the authority summary",
 			ArgsUsage: "RUN", Flags: []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "the review as JSON"}}, Action: coreReview},
 		{Name: "promote", Usage: "rerun the gates on RUN's reviewed commit and move live to it (previous keeps the old live)", ArgsUsage: "RUN",
-			Flags: []cli.Flag{&cli.StringFlag{Name: "mcp-review", Usage: "the mcp-review:<sha256> token of the review, verbatim, when the run changes MCP declarations"}},
+			Flags:  []cli.Flag{&cli.StringFlag{Name: "mcp-review", Usage: "the mcp-review:<sha256> token of the review, verbatim, when the run changes MCP declarations"}},
 			Action: corePromote},
 		{Name: "discard", Usage: "remove RUN's work tree, metadata and ref", ArgsUsage: "RUN", Action: coreDiscard},
 	}
