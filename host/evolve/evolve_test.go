@@ -204,17 +204,23 @@ func TestPromoteOfAChangedRunMovesNothing(t *testing.T) {
 func TestReviewRefusesGitAndStrayFiles(t *testing.T) {
 	r := setup(t)
 	run := start(t, r, "alice")
-	for _, p := range []string{"agents/default/.git/hooks/pre-commit", "agents/default/.GIT/config", "agents/default/x/.git", "notes.txt"} {
-		full := filepath.Join(WorkDir(r.StateDir, run.ID), p)
-		write(t, full, "x")
-		if _, err := Review(context.Background(), r, run.ID, "alice", loadGate); err == nil {
-			t.Fatalf("review with %s accepted", p)
+	for _, c := range []struct{ file, top string }{
+		{"agents/default/.git/hooks/pre-commit", "agents/default/.git"},
+		{"agents/default/.GIT/config", "agents/default/.GIT"},
+		{"agents/default/x/.git", "agents/default/x"},
+		{"agents/default/.git. /config", "agents/default/.git. "},
+		{"notes.txt", "notes.txt"},
+	} {
+		write(t, filepath.Join(WorkDir(r.StateDir, run.ID), c.file), "x")
+		if _, err := Review(context.Background(), r, run.ID, "alice", loadGate); err == nil || !strings.Contains(err.Error(), filepath.Base(c.top)) {
+			t.Fatalf("review with %s: %v", c.file, err)
 		}
-		os.RemoveAll(full)
-		if strings.Contains(p, ".") && strings.HasPrefix(p, "agents/default/.") {
-			os.RemoveAll(filepath.Dir(filepath.Dir(full)))
-			os.RemoveAll(filepath.Dir(full))
+		if err := os.RemoveAll(filepath.Join(WorkDir(r.StateDir, run.ID), c.top)); err != nil {
+			t.Fatal(err)
 		}
+	}
+	if _, err := Review(context.Background(), r, run.ID, "alice", loadGate); !errors.Is(err, ErrNothingChanged) {
+		t.Fatalf("after cleaning up: %v", err)
 	}
 }
 
