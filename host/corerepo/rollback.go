@@ -64,9 +64,9 @@ func (r *Repo) Rollback(rev string) (old, commit, target string, err error) {
 	if err := r.Move(Update{Ref: RefPrevious, Old: prevOrEmpty(hasPrev, prev), New: old}, Update{Ref: RefLive, Old: old, New: commit}); err != nil {
 		return "", "", "", err
 	}
-	// The read-only copy is made by the next load of live (loadCore); the
-	// copies no host uses any more are collected as after a commit.
-	_, _ = r.CollectTrees()
+	// The read-only copy is made by the next load of live (loadCore). No
+	// collection here: removing old copies costs more than the rollback,
+	// which should be quick; the next core commit or run discard collects.
 	return old, commit, target, nil
 }
 

@@ -30,6 +30,20 @@ func (r *Repo) Snapshot(dir, parent, msg string) (commit, tree string, err error
 	return commit, h.String(), err
 }
 
+// DirTree is the tree id dir would be committed as; it stores nothing.
+func (r *Repo) DirTree(dir string) (string, error) {
+	fsys := os.DirFS(dir)
+	if err := CheckLayout(fsys); err != nil {
+		return "", fmt.Errorf("%s: %w", dir, err)
+	}
+	w := &treeWriter{r: r, hashOnly: true}
+	h, err := w.writeTree(fsys, ".")
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", dir, err)
+	}
+	return h.String(), nil
+}
+
 // TreeOf is the tree id of a commit.
 func (r *Repo) TreeOf(commit string) (string, error) {
 	c, err := r.commit(commit)

@@ -78,7 +78,7 @@ func promote(ctx context.Context, r *corerepo.Repo, id, owner string, opts Promo
 	if err != nil {
 		return "", "", err
 	}
-	if _, tree, err := r.Snapshot(work, run.ReviewedOn, "check"); err != nil {
+	if tree, err := r.DirTree(work); err != nil {
 		return "", "", err
 	} else if tree != reviewedTree {
 		return "", "", fmt.Errorf("run %s changed since its review: review it again", id)
@@ -115,7 +115,8 @@ func promote(ctx context.Context, r *corerepo.Repo, id, owner string, opts Promo
 	if err := save(r.StateDir, run); err != nil {
 		return live, run.Reviewed, fmt.Errorf("live is %s, but run %s's record could not be written: %w", short(run.Reviewed), id, err)
 	}
-	_, _ = r.CollectTrees()
+	// No collection here: it costs more than the promote (a copy per
+	// review); the next core commit or run discard collects.
 	return live, run.Reviewed, nil
 }
 
@@ -137,5 +138,11 @@ func Discard(r *corerepo.Repo, id, owner string) error {
 	if err := os.RemoveAll(WorkDir(r.StateDir, run.ID)); err != nil {
 		return err
 	}
-	return os.Remove(metaFile(r.StateDir, run.ID))
+	if err := os.Remove(metaFile(r.StateDir, run.ID)); err != nil {
+		return err
+	}
+	// The read-only copies of its reviews go too (and any other copy no
+	// one needs); a copy that stays is collected next time.
+	_, _ = r.CollectTrees()
+	return nil
 }
