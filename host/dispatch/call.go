@@ -129,7 +129,7 @@ func (p *prepared) preview() string {
 // --approve rule, a session allow or an answer), never an auto policy or
 // a rule in the core, which the agent may have written.
 func (p *prepared) operatorOnly() bool {
-	if operatorScopeRequested(p) {
+	if operatorScopeRequested(p) || isCoreTool(p) {
 		return true
 	}
 	if p.command != nil && len(p.command.bindings.Bindings) > 0 {

@@ -13,7 +13,10 @@ import (
 // approved, never a plugin's restatement), its id and its turn's.
 type CoreCall struct {
 	Tool, Turn, CallID string
-	Args               json.RawMessage
+	// Session is the calling session: a core change ends its session
+	// allows.
+	Session string
+	Args    json.RawMessage
 }
 
 // CoreController runs a core-version call and returns the model's payload
@@ -31,11 +34,17 @@ var coreTools = map[string]bool{"rollback_core": true}
 // capability and approval were resolved (the plugin runs only then), so
 // nothing reaches the version store before them.
 func (t *Turn) coreHook(p *prepared, hk *plugins.Hooks) {
-	pv := p.entry.Spec.Provenance
-	name := p.entry.Spec.Name
-	if t.Core == nil || pv.Kind != catalog.SourceBuiltin || pv.Toolset != "demiurge_control" || !coreTools[name] {
+	if t.Core == nil || !isCoreTool(p) {
 		return
 	}
-	call := CoreCall{Tool: name, Turn: t.ID, CallID: p.call.ID, Args: append(json.RawMessage(nil), p.argsRaw...)}
+	call := CoreCall{Tool: p.entry.Spec.Name, Turn: t.ID, CallID: p.call.ID, Session: t.Authority.Session, Args: append(json.RawMessage(nil), p.argsRaw...)}
 	hk.Core = func(ctx context.Context) (string, error) { return t.Core(ctx, call) }
+}
+
+// isCoreTool reports whether the call is of a built-in core-version tool.
+// Its approval is the operator's (OperatorOnly): a rule inside a core,
+// which the agent may have written, never approves moving the core.
+func isCoreTool(p *prepared) bool {
+	pv := p.entry.Spec.Provenance
+	return pv.Kind == catalog.SourceBuiltin && pv.Toolset == "demiurge_control" && coreTools[p.entry.Spec.Name]
 }

@@ -26,7 +26,13 @@ func (h *Host) coreController() dispatch.CoreController {
 		}
 		switch call.Tool {
 		case "rollback_core":
-			return h.rollbackCore(call.Args, running)
+			out, err := h.rollbackCore(call.Args, running)
+			if err == nil && h.Approvals != nil && h.Approvals.Sessions != nil {
+				// The core changed: the session's allows, bound to the
+				// core it had, end (seed 000).
+				h.Approvals.Sessions.Revoke(call.Session)
+			}
+			return out, err
 		}
 		return "", fmt.Errorf("%s is not a core-version tool", call.Tool)
 	}
