@@ -18,7 +18,7 @@ func TestWriteList(t *testing.T) {
 		{"display quiet", c, ListOptions{Mode: DisplayQuiet}, func(out string) bool { return out == c.Display(DisplayQuiet) }},
 		{"display full", c, ListOptions{Mode: DisplayFull}, func(out string) bool { return out == c.Display(DisplayFull)+unbuiltLine() }},
 		{"display summary names what the build lacks", c, ListOptions{Mode: DisplaySummary}, func(out string) bool {
-			return strings.HasSuffix(out, "\nnot in this build: evolve_core, rollback_core (demiurge_control); the Tools reference lists them, but they have no implementation yet, so no core can declare or grant them\n")
+			return strings.HasSuffix(out, "\nnot in this build: evolve_core (demiurge_control); the Tools reference lists them, but they have no implementation yet, so no core can declare or grant them\n")
 		}},
 		{"provider wins over json", c, ListOptions{Provider: ProviderAnthropic, JSON: true}, func(out string) bool {
 			return strings.HasPrefix(out, "[\n  {\n    \"description\"") && strings.Contains(out, `"input_schema"`)

@@ -23,7 +23,6 @@ type Unbuilt struct {
 // makes it work, together with its registry metadata.
 var unbuilt = []Unbuilt{
 	{Toolset: "demiurge_control", Tool: "evolve_core", Capability: "tool.call:evolve_core"},
-	{Toolset: "demiurge_control", Tool: "rollback_core", Capability: "tool.call:rollback_core"},
 }
 
 // UnbuiltTools lists the reference tools this build lacks.

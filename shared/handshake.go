@@ -33,8 +33,10 @@ const ProtocolVersion = 1
 // RPCs SpawnAgent and AgentTask (authored code's ctx.agents); a plugin of
 // minor 5 still works (it does not call them). 7 added the HostServices RPC
 // ScheduleManage, answered only for the built-in schedule_manage; a plugin
-// of minor 6 still works.
-const ProtocolMinor = 7
+// of minor 6 still works. 8 added the HostServices RPC CoreControl,
+// answered only for the built-in rollback_core; a plugin of minor 7 still
+// works.
+const ProtocolMinor = 8
 
 // PluginName is the name of the one plugin a toolset binary serves.
 const PluginName = "toolset"

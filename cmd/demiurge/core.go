@@ -22,7 +22,7 @@ func coreCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "core",
 		Usage: "the Agent Core repository: init, status, log, diff, checkout, commit",
-		Subcommands: []*cli.Command{
+		Subcommands: append([]*cli.Command{
 			{Name: "init", Usage: "create the core repository under the state directory (default: from the embedded default core)",
 				Flags:  []cli.Flag{&cli.StringFlag{Name: "from", Usage: "a tree holding agents/<core_id>/ to make the first commit of"}},
 				Action: coreInit},
@@ -37,7 +37,8 @@ func coreCommand() *cli.Command {
 			{Name: "commit", Usage: "run the host's gates on DIR's tree, then move live to it (previous keeps the old live)", ArgsUsage: "DIR",
 				Flags:  []cli.Flag{&cli.StringFlag{Name: "message", Aliases: []string{"m"}, Usage: "the commit message"}},
 				Action: coreCommit},
-		},
+			coreRollbackCommand(),
+		}, coreEvolveCommands()...),
 	}
 }
 

@@ -27,7 +27,7 @@ var badCases = []struct {
 	{"bad_toolset_name.yaml", 1, "toolsets[0]", `unknown toolset "Bad.Name"`},
 	// A reference toolset or tool this build lacks is refused, not
 	// accepted with nothing behind it.
-	{"deferred_unbuilt.yaml", 5, "tools.deferred[1]", "rollback_core is in the Tools reference (toolset demiurge_control), but this build does not implement it yet, so there is nothing to defer"},
+	{"deferred_unbuilt.yaml", 5, "tools.deferred[1]", "evolve_core is in the Tools reference (toolset demiurge_control), but this build does not implement it yet, so there is nothing to defer"},
 	{"metadata_unbuilt.yaml", 4, "tools.metadata.evolve_core", "evolve_core is in the Tools reference (toolset demiurge_control), but this build does not implement it yet"},
 	{"duplicate_toolset.yaml", 1, "toolsets[2]", `duplicate toolset "coding" (first at line 1)`},
 	{"toolsets_not_list.yaml", 1, "toolsets", `want a list, got the string "coding"`},

@@ -1,6 +1,7 @@
 package corerepo
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strings"
@@ -76,7 +77,9 @@ func (r *Repo) ChangedPaths(a, b string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	changes, err := object.DiffTree(ta, tb)
+	// No rename detection: it reads every blob, and a rename is two
+	// changed paths (the old and the new) for the review anyway.
+	changes, err := object.DiffTreeWithOptions(context.Background(), ta, tb, &object.DiffTreeOptions{})
 	if err != nil {
 		return nil, err
 	}

@@ -27,6 +27,9 @@ const (
 type treeWriter struct {
 	r            *Repo
 	files, bytes int
+	// hashOnly computes the tree's id and stores nothing (a check that a
+	// directory is still the tree of a commit).
+	hashOnly bool
 }
 
 // writeTree stores the tree of dir within fsys (fs.FS paths) and returns
@@ -77,7 +80,7 @@ func (w *treeWriter) writeTree(fsys fs.FS, dir string) (plumbing.Hash, error) {
 	if err := t.Encode(o); err != nil {
 		return plumbing.ZeroHash, err
 	}
-	return w.r.git.Storer.SetEncodedObject(o)
+	return w.store(o)
 }
 
 func sortName(e object.TreeEntry) string {
@@ -136,6 +139,17 @@ func (w *treeWriter) writeBlob(fsys fs.FS, p string, size int64) (plumbing.Hash,
 	}
 	if err := ow.Close(); err != nil {
 		return plumbing.ZeroHash, err
+	}
+	return w.store(o)
+}
+
+// store writes o unless the store has it already: most files of a new
+// tree are the old tree's, and writing a loose object (zlib, a file) is
+// what a commit of a large core spends its time on.
+func (w *treeWriter) store(o plumbing.EncodedObject) (plumbing.Hash, error) {
+	h := o.Hash()
+	if w.hashOnly || w.r.git.Storer.HasEncodedObject(h) == nil {
+		return h, nil
 	}
 	return w.r.git.Storer.SetEncodedObject(o)
 }

@@ -129,7 +129,7 @@ func (p *prepared) preview() string {
 // --approve rule, a session allow or an answer), never an auto policy or
 // a rule in the core, which the agent may have written.
 func (p *prepared) operatorOnly() bool {
-	if operatorScopeRequested(p) {
+	if operatorScopeRequested(p) || isCoreTool(p) {
 		return true
 	}
 	if p.command != nil && len(p.command.bindings.Bindings) > 0 {
@@ -305,6 +305,7 @@ func (t *Turn) hooks(p *prepared, verdict approval.Outcome) plugins.Hooks {
 		hk.Agents = t.agentHooks(p.call.Name, p.call.ID, declared)
 	}
 	t.scheduleHook(p, &hk)
+	t.coreHook(p, &hk)
 	return hk
 }
 

@@ -92,6 +92,10 @@ type Turn struct {
 	// it; nil refuses schedule_manage).
 	Schedules Scheduler
 
+	// Core runs this turn's rollback_core calls against the core
+	// repository (the host sets it for a versioned core; nil refuses them).
+	Core CoreController
+
 	// Timezone is the IANA zone the operator configured; commands run with
 	// TZ set to it ("" leaves the host's).
 	Timezone string

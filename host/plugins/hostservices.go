@@ -48,6 +48,9 @@ type Hooks struct {
 	// Schedule answers ScheduleManage; dispatch sets it only for the
 	// built-in schedule_manage, so nil refuses every other call.
 	Schedule ScheduleHook
+	// Core answers CoreControl; dispatch sets it only for the built-in
+	// rollback_core, so nil refuses every other call.
+	Core CoreHook
 }
 
 // hostServices serves one plugin. It knows only the invocations the host

@@ -19,7 +19,7 @@ func TestValidateCapability(t *testing.T) {
 		// The reference tools this build lacks have no capability.
 		{"schedule.manage", ""}, // built (issue 28)
 		{"tool.call:evolve_core", "evolve_core (toolset demiurge_control)"},
-		{"tool.call:rollback_core", "rollback_core (toolset demiurge_control)"},
+		{"tool.call:rollback_core", ""}, // built (issue 27)
 		{"tool.call:delegate_task", ""}, // built (issue 26)
 		{"tool.call:schedule_manage", ""},
 		{"session.read", ""},

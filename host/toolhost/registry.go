@@ -57,6 +57,10 @@ var builtinRegistry = map[string]map[string]catalog.Metadata{
 		// derives from the caller's and only narrows; every call the child
 		// makes goes through its own policy. The core must grant it.
 		"delegate_task": {Risk: catalog.RiskLow, Capability: "tool.call:delegate_task", ApprovalPolicy: catalog.ApprovalAuto},
+		// rollback_core moves the core the host runs: high risk, every
+		// call asks the operator (seed 000, "Core Evolution Tools"); a
+		// core's metadata can make it stricter, never looser.
+		"rollback_core": {Risk: catalog.RiskHigh, Capability: "tool.call:rollback_core", ApprovalPolicy: catalog.ApprovalPrompt},
 	},
 	"schedule": {
 		// schedule_manage sets up work that runs later with no one

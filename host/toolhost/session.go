@@ -174,6 +174,7 @@ func (s *Session) newTurn(ctx context.Context, o TurnOptions) (*dispatch.Turn, e
 		Remembered:         &s.remembered,
 		Delegate:           s.h.spawner(s),
 		AgentTask:          s.h.agentTasker(s),
+		Core:               s.h.coreController(),
 	}
 	s.h.scheduleTurn(s, turn)
 	// An interface holding a nil *historySearcher is not nil: set it only

@@ -32,7 +32,7 @@ func TestUnbuiltToolsAreNotInTheCatalog(t *testing.T) {
 func TestCoreNamingUnbuiltToolsFailsLoading(t *testing.T) {
 	for _, tc := range []struct{ yaml, want string }{
 		{"toolsets: [coding]\ncapabilities:\n  - tool.call:evolve_core\n", `agent.yaml:3:5: capabilities[0]: capability "tool.call:evolve_core" is refused`},
-		{"toolsets: [coding]\ncapabilities: [tool.call:rollback_core]\n", "rollback_core (toolset demiurge_control), which the Tools reference lists but this build does not implement yet"},
+		{"toolsets: [coding]\ncapabilities: [tool.call:evolve_core]\n", "evolve_core (toolset demiurge_control), which the Tools reference lists but this build does not implement yet"},
 		{"toolsets: [demiurge_control]\ntools:\n  metadata:\n    evolve_core: {risk: high}\n", "agent.yaml:4:5: tools.metadata.evolve_core: evolve_core is in the Tools reference"},
 	} {
 		_, err := open(t, writeCore(t, tc.yaml), t.TempDir())

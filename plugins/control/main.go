@@ -2,9 +2,9 @@
 // demiurge_control toolset: tools_list over the calling turn's resolved
 // catalog, search_capabilities over the session's deferred tools, and task_status, task_control, yield_until and task_list over
 // the background tasks the host runs for the calling turn.
-// and delegate_task, which asks the host's spawn gate for a child agent.
-// The other control tools (evolve_core, rollback_core) join in later
-// issues; a tool is listed here only once it works.
+// and delegate_task, which asks the host's spawn gate for a child agent,
+// and rollback_core, which the host runs against the core repository.
+// evolve_core joins in later; a tool is listed here only once it works.
 package main
 
 import "demiurge.dev/sdk"
@@ -26,5 +26,6 @@ func Tools() []sdk.Tool {
 		newTaskList(),
 		newSearchCapabilities(),
 		newDelegateTask(),
+		newRollbackCore(),
 	}
 }

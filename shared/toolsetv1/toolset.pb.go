@@ -4015,6 +4015,96 @@ func (x *ScheduleManageResponse) GetResultJson() string {
 	return ""
 }
 
+type CoreControlRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	InvocationId  string                 `protobuf:"bytes,1,opt,name=invocation_id,json=invocationId,proto3" json:"invocation_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CoreControlRequest) Reset() {
+	*x = CoreControlRequest{}
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[60]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CoreControlRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CoreControlRequest) ProtoMessage() {}
+
+func (x *CoreControlRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[60]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CoreControlRequest.ProtoReflect.Descriptor instead.
+func (*CoreControlRequest) Descriptor() ([]byte, []int) {
+	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{60}
+}
+
+func (x *CoreControlRequest) GetInvocationId() string {
+	if x != nil {
+		return x.InvocationId
+	}
+	return ""
+}
+
+type CoreControlResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// result_json is the model's payload: what moved (old and new live, the
+	// target revision) and when it applies.
+	ResultJson    string `protobuf:"bytes,1,opt,name=result_json,json=resultJson,proto3" json:"result_json,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CoreControlResponse) Reset() {
+	*x = CoreControlResponse{}
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[61]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CoreControlResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CoreControlResponse) ProtoMessage() {}
+
+func (x *CoreControlResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_demiurge_toolset_v1_toolset_proto_msgTypes[61]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CoreControlResponse.ProtoReflect.Descriptor instead.
+func (*CoreControlResponse) Descriptor() ([]byte, []int) {
+	return file_demiurge_toolset_v1_toolset_proto_rawDescGZIP(), []int{61}
+}
+
+func (x *CoreControlResponse) GetResultJson() string {
+	if x != nil {
+		return x.ResultJson
+	}
+	return ""
+}
+
 var File_demiurge_toolset_v1_toolset_proto protoreflect.FileDescriptor
 
 const file_demiurge_toolset_v1_toolset_proto_rawDesc = "" +
@@ -4308,6 +4398,11 @@ const file_demiurge_toolset_v1_toolset_proto_rawDesc = "" +
 	"\rinvocation_id\x18\x01 \x01(\tR\finvocationId\"9\n" +
 	"\x16ScheduleManageResponse\x12\x1f\n" +
 	"\vresult_json\x18\x01 \x01(\tR\n" +
+	"resultJson\"9\n" +
+	"\x12CoreControlRequest\x12#\n" +
+	"\rinvocation_id\x18\x01 \x01(\tR\finvocationId\"6\n" +
+	"\x13CoreControlResponse\x12\x1f\n" +
+	"\vresult_json\x18\x01 \x01(\tR\n" +
 	"resultJson*|\n" +
 	"\x06Effect\x12\x16\n" +
 	"\x12EFFECT_UNSPECIFIED\x10\x00\x12\x0f\n" +
@@ -4326,7 +4421,7 @@ const file_demiurge_toolset_v1_toolset_proto_rawDesc = "" +
 	"\x06Invoke\x12\".demiurge.toolset.v1.EffectRequest\x1a .demiurge.toolset.v1.InvokeEvent0\x01\x12O\n" +
 	"\bPrecheck\x12\".demiurge.toolset.v1.EffectRequest\x1a\x1f.demiurge.toolset.v1.ToolResult\x12Q\n" +
 	"\x06Cancel\x12\".demiurge.toolset.v1.CancelRequest\x1a#.demiurge.toolset.v1.CancelResponse\x12Q\n" +
-	"\x06Health\x12\".demiurge.toolset.v1.HealthRequest\x1a#.demiurge.toolset.v1.HealthResponse2\xc6\f\n" +
+	"\x06Health\x12\".demiurge.toolset.v1.HealthRequest\x1a#.demiurge.toolset.v1.HealthResponse2\xa8\r\n" +
 	"\fHostServices\x12]\n" +
 	"\n" +
 	"Capability\x12&.demiurge.toolset.v1.CapabilityRequest\x1a'.demiurge.toolset.v1.CapabilityResponse\x12T\n" +
@@ -4347,7 +4442,8 @@ const file_demiurge_toolset_v1_toolset_proto_rawDesc = "" +
 	"\n" +
 	"SpawnAgent\x12&.demiurge.toolset.v1.SpawnAgentRequest\x1a'.demiurge.toolset.v1.SpawnAgentResponse\x12Z\n" +
 	"\tAgentTask\x12%.demiurge.toolset.v1.AgentTaskRequest\x1a&.demiurge.toolset.v1.AgentTaskResponse\x12i\n" +
-	"\x0eScheduleManage\x12*.demiurge.toolset.v1.ScheduleManageRequest\x1a+.demiurge.toolset.v1.ScheduleManageResponseB)Z'demiurge.dev/shared/toolsetv1;toolsetv1b\x06proto3"
+	"\x0eScheduleManage\x12*.demiurge.toolset.v1.ScheduleManageRequest\x1a+.demiurge.toolset.v1.ScheduleManageResponse\x12`\n" +
+	"\vCoreControl\x12'.demiurge.toolset.v1.CoreControlRequest\x1a(.demiurge.toolset.v1.CoreControlResponseB)Z'demiurge.dev/shared/toolsetv1;toolsetv1b\x06proto3"
 
 var (
 	file_demiurge_toolset_v1_toolset_proto_rawDescOnce sync.Once
@@ -4362,7 +4458,7 @@ func file_demiurge_toolset_v1_toolset_proto_rawDescGZIP() []byte {
 }
 
 var file_demiurge_toolset_v1_toolset_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_demiurge_toolset_v1_toolset_proto_msgTypes = make([]protoimpl.MessageInfo, 62)
+var file_demiurge_toolset_v1_toolset_proto_msgTypes = make([]protoimpl.MessageInfo, 64)
 var file_demiurge_toolset_v1_toolset_proto_goTypes = []any{
 	(Effect)(0),                        // 0: demiurge.toolset.v1.Effect
 	(Access)(0),                        // 1: demiurge.toolset.v1.Access
@@ -4426,8 +4522,10 @@ var file_demiurge_toolset_v1_toolset_proto_goTypes = []any{
 	(*AgentTaskResponse)(nil),          // 59: demiurge.toolset.v1.AgentTaskResponse
 	(*ScheduleManageRequest)(nil),      // 60: demiurge.toolset.v1.ScheduleManageRequest
 	(*ScheduleManageResponse)(nil),     // 61: demiurge.toolset.v1.ScheduleManageResponse
-	nil,                                // 62: demiurge.toolset.v1.EffectRequest.SecretsEntry
-	nil,                                // 63: demiurge.toolset.v1.EffectRequest.PathsEntry
+	(*CoreControlRequest)(nil),         // 62: demiurge.toolset.v1.CoreControlRequest
+	(*CoreControlResponse)(nil),        // 63: demiurge.toolset.v1.CoreControlResponse
+	nil,                                // 64: demiurge.toolset.v1.EffectRequest.SecretsEntry
+	nil,                                // 65: demiurge.toolset.v1.EffectRequest.PathsEntry
 }
 var file_demiurge_toolset_v1_toolset_proto_depIdxs = []int32{
 	4,  // 0: demiurge.toolset.v1.DescribeResponse.tools:type_name -> demiurge.toolset.v1.ToolSpec
@@ -4440,9 +4538,9 @@ var file_demiurge_toolset_v1_toolset_proto_depIdxs = []int32{
 	1,  // 7: demiurge.toolset.v1.PathSubject.access:type_name -> demiurge.toolset.v1.Access
 	1,  // 8: demiurge.toolset.v1.PathGrant.access:type_name -> demiurge.toolset.v1.Access
 	12, // 9: demiurge.toolset.v1.EffectRequest.grants:type_name -> demiurge.toolset.v1.PathGrant
-	62, // 10: demiurge.toolset.v1.EffectRequest.secrets:type_name -> demiurge.toolset.v1.EffectRequest.SecretsEntry
+	64, // 10: demiurge.toolset.v1.EffectRequest.secrets:type_name -> demiurge.toolset.v1.EffectRequest.SecretsEntry
 	14, // 11: demiurge.toolset.v1.EffectRequest.redact_values:type_name -> demiurge.toolset.v1.RedactValue
-	63, // 12: demiurge.toolset.v1.EffectRequest.paths:type_name -> demiurge.toolset.v1.EffectRequest.PathsEntry
+	65, // 12: demiurge.toolset.v1.EffectRequest.paths:type_name -> demiurge.toolset.v1.EffectRequest.PathsEntry
 	17, // 13: demiurge.toolset.v1.InvokeEvent.progress:type_name -> demiurge.toolset.v1.Progress
 	18, // 14: demiurge.toolset.v1.InvokeEvent.output:type_name -> demiurge.toolset.v1.OutputChunk
 	19, // 15: demiurge.toolset.v1.InvokeEvent.artifact:type_name -> demiurge.toolset.v1.ArtifactRef
@@ -4480,31 +4578,33 @@ var file_demiurge_toolset_v1_toolset_proto_depIdxs = []int32{
 	56, // 47: demiurge.toolset.v1.HostServices.SpawnAgent:input_type -> demiurge.toolset.v1.SpawnAgentRequest
 	58, // 48: demiurge.toolset.v1.HostServices.AgentTask:input_type -> demiurge.toolset.v1.AgentTaskRequest
 	60, // 49: demiurge.toolset.v1.HostServices.ScheduleManage:input_type -> demiurge.toolset.v1.ScheduleManageRequest
-	3,  // 50: demiurge.toolset.v1.Toolset.Describe:output_type -> demiurge.toolset.v1.DescribeResponse
-	11, // 51: demiurge.toolset.v1.Toolset.Configure:output_type -> demiurge.toolset.v1.ConfigureResponse
-	15, // 52: demiurge.toolset.v1.Toolset.Invoke:output_type -> demiurge.toolset.v1.InvokeEvent
-	20, // 53: demiurge.toolset.v1.Toolset.Precheck:output_type -> demiurge.toolset.v1.ToolResult
-	22, // 54: demiurge.toolset.v1.Toolset.Cancel:output_type -> demiurge.toolset.v1.CancelResponse
-	24, // 55: demiurge.toolset.v1.Toolset.Health:output_type -> demiurge.toolset.v1.HealthResponse
-	28, // 56: demiurge.toolset.v1.HostServices.Capability:output_type -> demiurge.toolset.v1.CapabilityResponse
-	30, // 57: demiurge.toolset.v1.HostServices.Deliver:output_type -> demiurge.toolset.v1.DeliverResponse
-	35, // 58: demiurge.toolset.v1.HostServices.TaskStatus:output_type -> demiurge.toolset.v1.TaskResponse
-	35, // 59: demiurge.toolset.v1.HostServices.TaskControl:output_type -> demiurge.toolset.v1.TaskResponse
-	35, // 60: demiurge.toolset.v1.HostServices.TaskWait:output_type -> demiurge.toolset.v1.TaskResponse
-	37, // 61: demiurge.toolset.v1.HostServices.TaskList:output_type -> demiurge.toolset.v1.TaskListResponse
-	40, // 62: demiurge.toolset.v1.HostServices.ToolsList:output_type -> demiurge.toolset.v1.ToolsListResponse
-	43, // 63: demiurge.toolset.v1.HostServices.SearchCapabilities:output_type -> demiurge.toolset.v1.SearchCapabilitiesResponse
-	45, // 64: demiurge.toolset.v1.HostServices.Clarify:output_type -> demiurge.toolset.v1.ClarifyResponse
-	49, // 65: demiurge.toolset.v1.HostServices.TodoRead:output_type -> demiurge.toolset.v1.TodoResponse
-	49, // 66: demiurge.toolset.v1.HostServices.TodoWrite:output_type -> demiurge.toolset.v1.TodoResponse
-	53, // 67: demiurge.toolset.v1.HostServices.SessionSearch:output_type -> demiurge.toolset.v1.SessionSearchResponse
-	55, // 68: demiurge.toolset.v1.HostServices.CallTool:output_type -> demiurge.toolset.v1.CallToolResponse
-	26, // 69: demiurge.toolset.v1.HostServices.DelegateTask:output_type -> demiurge.toolset.v1.DelegateTaskResponse
-	57, // 70: demiurge.toolset.v1.HostServices.SpawnAgent:output_type -> demiurge.toolset.v1.SpawnAgentResponse
-	59, // 71: demiurge.toolset.v1.HostServices.AgentTask:output_type -> demiurge.toolset.v1.AgentTaskResponse
-	61, // 72: demiurge.toolset.v1.HostServices.ScheduleManage:output_type -> demiurge.toolset.v1.ScheduleManageResponse
-	50, // [50:73] is the sub-list for method output_type
-	27, // [27:50] is the sub-list for method input_type
+	62, // 50: demiurge.toolset.v1.HostServices.CoreControl:input_type -> demiurge.toolset.v1.CoreControlRequest
+	3,  // 51: demiurge.toolset.v1.Toolset.Describe:output_type -> demiurge.toolset.v1.DescribeResponse
+	11, // 52: demiurge.toolset.v1.Toolset.Configure:output_type -> demiurge.toolset.v1.ConfigureResponse
+	15, // 53: demiurge.toolset.v1.Toolset.Invoke:output_type -> demiurge.toolset.v1.InvokeEvent
+	20, // 54: demiurge.toolset.v1.Toolset.Precheck:output_type -> demiurge.toolset.v1.ToolResult
+	22, // 55: demiurge.toolset.v1.Toolset.Cancel:output_type -> demiurge.toolset.v1.CancelResponse
+	24, // 56: demiurge.toolset.v1.Toolset.Health:output_type -> demiurge.toolset.v1.HealthResponse
+	28, // 57: demiurge.toolset.v1.HostServices.Capability:output_type -> demiurge.toolset.v1.CapabilityResponse
+	30, // 58: demiurge.toolset.v1.HostServices.Deliver:output_type -> demiurge.toolset.v1.DeliverResponse
+	35, // 59: demiurge.toolset.v1.HostServices.TaskStatus:output_type -> demiurge.toolset.v1.TaskResponse
+	35, // 60: demiurge.toolset.v1.HostServices.TaskControl:output_type -> demiurge.toolset.v1.TaskResponse
+	35, // 61: demiurge.toolset.v1.HostServices.TaskWait:output_type -> demiurge.toolset.v1.TaskResponse
+	37, // 62: demiurge.toolset.v1.HostServices.TaskList:output_type -> demiurge.toolset.v1.TaskListResponse
+	40, // 63: demiurge.toolset.v1.HostServices.ToolsList:output_type -> demiurge.toolset.v1.ToolsListResponse
+	43, // 64: demiurge.toolset.v1.HostServices.SearchCapabilities:output_type -> demiurge.toolset.v1.SearchCapabilitiesResponse
+	45, // 65: demiurge.toolset.v1.HostServices.Clarify:output_type -> demiurge.toolset.v1.ClarifyResponse
+	49, // 66: demiurge.toolset.v1.HostServices.TodoRead:output_type -> demiurge.toolset.v1.TodoResponse
+	49, // 67: demiurge.toolset.v1.HostServices.TodoWrite:output_type -> demiurge.toolset.v1.TodoResponse
+	53, // 68: demiurge.toolset.v1.HostServices.SessionSearch:output_type -> demiurge.toolset.v1.SessionSearchResponse
+	55, // 69: demiurge.toolset.v1.HostServices.CallTool:output_type -> demiurge.toolset.v1.CallToolResponse
+	26, // 70: demiurge.toolset.v1.HostServices.DelegateTask:output_type -> demiurge.toolset.v1.DelegateTaskResponse
+	57, // 71: demiurge.toolset.v1.HostServices.SpawnAgent:output_type -> demiurge.toolset.v1.SpawnAgentResponse
+	59, // 72: demiurge.toolset.v1.HostServices.AgentTask:output_type -> demiurge.toolset.v1.AgentTaskResponse
+	61, // 73: demiurge.toolset.v1.HostServices.ScheduleManage:output_type -> demiurge.toolset.v1.ScheduleManageResponse
+	63, // 74: demiurge.toolset.v1.HostServices.CoreControl:output_type -> demiurge.toolset.v1.CoreControlResponse
+	51, // [51:75] is the sub-list for method output_type
+	27, // [27:51] is the sub-list for method input_type
 	27, // [27:27] is the sub-list for extension type_name
 	27, // [27:27] is the sub-list for extension extendee
 	0,  // [0:27] is the sub-list for field type_name
@@ -4534,7 +4634,7 @@ func file_demiurge_toolset_v1_toolset_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_demiurge_toolset_v1_toolset_proto_rawDesc), len(file_demiurge_toolset_v1_toolset_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   62,
+			NumMessages:   64,
 			NumExtensions: 0,
 			NumServices:   2,
 		},

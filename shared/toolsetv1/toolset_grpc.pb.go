@@ -362,6 +362,7 @@ const (
 	HostServices_SpawnAgent_FullMethodName         = "/demiurge.toolset.v1.HostServices/SpawnAgent"
 	HostServices_AgentTask_FullMethodName          = "/demiurge.toolset.v1.HostServices/AgentTask"
 	HostServices_ScheduleManage_FullMethodName     = "/demiurge.toolset.v1.HostServices/ScheduleManage"
+	HostServices_CoreControl_FullMethodName        = "/demiurge.toolset.v1.HostServices/CoreControl"
 )
 
 // HostServicesClient is the client API for HostServices service.
@@ -449,6 +450,15 @@ type HostServicesClient interface {
 	// is refused with PermissionDenied. A refused request is
 	// InvalidArgument with a message for the model.
 	ScheduleManage(ctx context.Context, in *ScheduleManageRequest, opts ...grpc.CallOption) (*ScheduleManageResponse, error)
+	// CoreControl runs the calling call's core-version action (rollback_core;
+	// evolve_core when it is built) in the host, with the call's own
+	// arguments as dispatch approved them; the request carries none. It is
+	// answered only for the built-in demiurge_control tools of those names,
+	// after their capability and approval were resolved; any other
+	// invocation is refused with PermissionDenied. A refusal the model
+	// should read (nothing previous, a revision that was never live) is
+	// InvalidArgument.
+	CoreControl(ctx context.Context, in *CoreControlRequest, opts ...grpc.CallOption) (*CoreControlResponse, error)
 }
 
 type hostServicesClient struct {
@@ -629,6 +639,16 @@ func (c *hostServicesClient) ScheduleManage(ctx context.Context, in *ScheduleMan
 	return out, nil
 }
 
+func (c *hostServicesClient) CoreControl(ctx context.Context, in *CoreControlRequest, opts ...grpc.CallOption) (*CoreControlResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CoreControlResponse)
+	err := c.cc.Invoke(ctx, HostServices_CoreControl_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // HostServicesServer is the server API for HostServices service.
 // All implementations must embed UnimplementedHostServicesServer
 // for forward compatibility.
@@ -714,6 +734,15 @@ type HostServicesServer interface {
 	// is refused with PermissionDenied. A refused request is
 	// InvalidArgument with a message for the model.
 	ScheduleManage(context.Context, *ScheduleManageRequest) (*ScheduleManageResponse, error)
+	// CoreControl runs the calling call's core-version action (rollback_core;
+	// evolve_core when it is built) in the host, with the call's own
+	// arguments as dispatch approved them; the request carries none. It is
+	// answered only for the built-in demiurge_control tools of those names,
+	// after their capability and approval were resolved; any other
+	// invocation is refused with PermissionDenied. A refusal the model
+	// should read (nothing previous, a revision that was never live) is
+	// InvalidArgument.
+	CoreControl(context.Context, *CoreControlRequest) (*CoreControlResponse, error)
 	mustEmbedUnimplementedHostServicesServer()
 }
 
@@ -774,6 +803,9 @@ func (UnimplementedHostServicesServer) AgentTask(context.Context, *AgentTaskRequ
 }
 func (UnimplementedHostServicesServer) ScheduleManage(context.Context, *ScheduleManageRequest) (*ScheduleManageResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method ScheduleManage not implemented")
+}
+func (UnimplementedHostServicesServer) CoreControl(context.Context, *CoreControlRequest) (*CoreControlResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method CoreControl not implemented")
 }
 func (UnimplementedHostServicesServer) mustEmbedUnimplementedHostServicesServer() {}
 func (UnimplementedHostServicesServer) testEmbeddedByValue()                      {}
@@ -1102,6 +1134,24 @@ func _HostServices_ScheduleManage_Handler(srv interface{}, ctx context.Context, 
 	return interceptor(ctx, in, info, handler)
 }
 
+func _HostServices_CoreControl_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CoreControlRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(HostServicesServer).CoreControl(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: HostServices_CoreControl_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(HostServicesServer).CoreControl(ctx, req.(*CoreControlRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // HostServices_ServiceDesc is the grpc.ServiceDesc for HostServices service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -1176,6 +1226,10 @@ var HostServices_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ScheduleManage",
 			Handler:    _HostServices_ScheduleManage_Handler,
+		},
+		{
+			MethodName: "CoreControl",
+			Handler:    _HostServices_CoreControl_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

@@ -1,0 +1,262 @@
+package evolve
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+
+	"demiurge.dev/catalog"
+	"demiurge.dev/host/core"
+	"demiurge.dev/host/corerepo"
+)
+
+// Authority is what one core grants, as the review shows it: secret-safe
+// (an MCP server's env and header values, its URL's user, query and path
+// are never in it; only their names and the URL's host).
+type Authority struct {
+	Toolsets     []string          `json:"toolsets,omitempty"`
+	Capabilities []string          `json:"capabilities,omitempty"`
+	Approvals    []string          `json:"approvals,omitempty"`
+	Metadata     map[string]string `json:"tool_metadata,omitempty"`
+	Sandbox      string            `json:"sandbox,omitempty"`
+	MCP          map[string]MCP    `json:"mcp,omitempty"`
+}
+
+// MCP is one MCP declaration in a review: its shape, never a secret value.
+type MCP struct {
+	Transport   string   `json:"transport"`
+	Command     string   `json:"command,omitempty"`
+	Host        string   `json:"host,omitempty"`
+	EnvKeys     []string `json:"env_keys,omitempty"`
+	HeaderKeys  []string `json:"header_keys,omitempty"`
+	Capability  string   `json:"capability"`
+	Sandbox     string   `json:"sandbox,omitempty"`
+	Enabled     bool     `json:"enabled"`
+	Fingerprint string   `json:"fingerprint"`
+}
+
+// CoreChange is one core's authority before and after a change (nil: the
+// core does not exist on that side).
+type CoreChange struct {
+	Before *Authority `json:"before"`
+	After  *Authority `json:"after"`
+}
+
+// authorities loads every core of a tree (a directory holding agents/).
+func authorities(tree string) (map[string]*Authority, error) {
+	ents, err := os.ReadDir(filepath.Join(tree, corerepo.AgentsDir))
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]*Authority{}
+	for _, e := range ents {
+		if !e.IsDir() {
+			continue
+		}
+		c, err := core.Load(filepath.Join(tree, corerepo.AgentsDir, e.Name()))
+		if err != nil {
+			return nil, err
+		}
+		a, err := authorityOf(c)
+		if err != nil {
+			return nil, err
+		}
+		out[e.Name()] = a
+	}
+	return out, nil
+}
+
+func authorityOf(c *core.Core) (*Authority, error) {
+	a := &Authority{
+		Toolsets:     sortedCopy(c.Toolsets),
+		Capabilities: sortedCopy(c.Capabilities),
+		Approvals:    sortedCopy(c.Approvals),
+		Metadata:     map[string]string{},
+		MCP:          map[string]MCP{},
+	}
+	if c.SandboxMode != "" || c.SandboxRequire {
+		a.Sandbox = fmt.Sprintf("mode=%s require=%t", c.SandboxMode, c.SandboxRequire)
+	}
+	for tool, o := range c.Metadata {
+		a.Metadata[tool] = overrideText(o)
+	}
+	if c.MCPRoot != "" {
+		servers, errs := core.LoadMCPServers(c.MCPRoot)
+		if len(errs) > 0 {
+			return nil, fmt.Errorf("MCP server %s: %w", errs[0].ID, errs[0].Err)
+		}
+		for _, s := range servers {
+			a.MCP[s.ID] = mcpShape(s)
+		}
+	}
+	return a, nil
+}
+
+func overrideText(o catalog.Override) string {
+	var parts []string
+	if o.Risk != nil {
+		parts = append(parts, "risk="+o.Risk.String())
+	}
+	if o.ApprovalPolicy != nil {
+		parts = append(parts, "approval_policy="+o.ApprovalPolicy.String())
+	}
+	if o.Capability != nil {
+		parts = append(parts, "capability="+*o.Capability)
+	}
+	if o.Enabled != nil {
+		parts = append(parts, fmt.Sprintf("enabled=%t", *o.Enabled))
+	}
+	if o.DisplayPolicy != nil {
+		parts = append(parts, "display_policy="+*o.DisplayPolicy)
+	}
+	if o.ModelOutputPolicy != nil {
+		parts = append(parts, "model_output_policy="+*o.ModelOutputPolicy)
+	}
+	return strings.Join(parts, " ")
+}
+
+// mcpShape keeps the names and never the values: env and header values
+// and every part of a URL but its host may carry a secret.
+func mcpShape(s core.MCPServer) MCP {
+	m := MCP{Transport: s.Transport, Capability: s.CallCapability(), Sandbox: s.Sandbox, Enabled: s.Enabled, Fingerprint: s.Fingerprint}
+	if s.Command != "" {
+		m.Command = filepath.Base(s.Command)
+	}
+	if s.URL != "" {
+		if u, err := url.Parse(s.URL); err == nil {
+			m.Host = u.Hostname()
+		}
+	}
+	for _, kv := range s.Env {
+		m.EnvKeys = append(m.EnvKeys, kv.Key)
+	}
+	for _, kv := range s.Headers {
+		m.HeaderKeys = append(m.HeaderKeys, kv.Key)
+	}
+	sort.Strings(m.EnvKeys)
+	sort.Strings(m.HeaderKeys)
+	return m
+}
+
+func sortedCopy(s []string) []string {
+	c := slices.Clone(s)
+	sort.Strings(c)
+	return c
+}
+
+// compare gives each core's change (only cores whose authority changed),
+// how the change widens authority, and the MCP declarations that changed
+// (as "core/server before->after" fingerprints).
+func compare(before, after map[string]*Authority) (changes map[string]CoreChange, widens, mcp []string) {
+	changes = map[string]CoreChange{}
+	ids := map[string]bool{}
+	for id := range before {
+		ids[id] = true
+	}
+	for id := range after {
+		ids[id] = true
+	}
+	for id := range ids {
+		b, a := before[id], after[id]
+		if fmt.Sprint(b) != fmt.Sprint(a) {
+			changes[id] = CoreChange{Before: b, After: a}
+		}
+		if a == nil {
+			continue
+		}
+		empty := &Authority{}
+		if b == nil {
+			b = empty
+			widens = append(widens, fmt.Sprintf("core %s is new", id))
+		}
+		for _, c := range a.Capabilities {
+			if !slices.Contains(b.Capabilities, c) {
+				widens = append(widens, fmt.Sprintf("core %s: grants %s", id, c))
+			}
+		}
+		for _, ts := range a.Toolsets {
+			if !slices.Contains(b.Toolsets, ts) {
+				widens = append(widens, fmt.Sprintf("core %s: adds toolset %s", id, ts))
+			}
+		}
+		for _, rule := range a.Approvals {
+			if strings.HasPrefix(rule, "allow:") && !slices.Contains(b.Approvals, rule) {
+				widens = append(widens, fmt.Sprintf("core %s: adds approval rule %s", id, rule))
+			}
+		}
+		for _, rule := range b.Approvals {
+			if !strings.HasPrefix(rule, "allow:") && !slices.Contains(a.Approvals, rule) {
+				widens = append(widens, fmt.Sprintf("core %s: drops approval rule %s", id, rule))
+			}
+		}
+		for tool, m := range b.Metadata {
+			if a.Metadata[tool] != m {
+				widens = append(widens, fmt.Sprintf("core %s: tool metadata of %s changes from %q to %q", id, tool, m, a.Metadata[tool]))
+			}
+		}
+		if b.Sandbox != "" && a.Sandbox != b.Sandbox {
+			widens = append(widens, fmt.Sprintf("core %s: sandbox changes from %q to %q", id, b.Sandbox, a.Sandbox))
+		}
+		for sid, s := range a.MCP {
+			old, ok := b.MCP[sid]
+			switch {
+			case !ok:
+				widens = append(widens, fmt.Sprintf("core %s: new MCP server %s", id, sid))
+			case old.Fingerprint != s.Fingerprint:
+				widens = append(widens, fmt.Sprintf("core %s: MCP server %s changes", id, sid))
+			}
+		}
+	}
+	for id := range ids {
+		var b, a map[string]MCP
+		if before[id] != nil {
+			b = before[id].MCP
+		}
+		if after[id] != nil {
+			a = after[id].MCP
+		}
+		for sid := range union(b, a) {
+			if b[sid].Fingerprint != a[sid].Fingerprint {
+				mcp = append(mcp, fmt.Sprintf("%s/%s %s->%s", id, sid, orNone(b[sid].Fingerprint), orNone(a[sid].Fingerprint)))
+			}
+		}
+	}
+	sort.Strings(widens)
+	sort.Strings(mcp)
+	return changes, widens, mcp
+}
+
+func union(a, b map[string]MCP) map[string]bool {
+	u := map[string]bool{}
+	for k := range a {
+		u[k] = true
+	}
+	for k := range b {
+		u[k] = true
+	}
+	return u
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}
+
+// mcpToken binds an MCP change to its exact content: the commit reviewed,
+// the live it was reviewed on, and every changed declaration.
+func mcpToken(on, commit string, changed []string) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "demiurge mcp-review v1\n%s\n%s\n", on, commit)
+	for _, c := range changed {
+		fmt.Fprintln(h, c)
+	}
+	return "mcp-review:" + hex.EncodeToString(h.Sum(nil))
+}

@@ -1,0 +1,73 @@
+package toolhost
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"demiurge.dev/host/corerepo"
+	"demiurge.dev/host/dispatch"
+	"demiurge.dev/host/plugins"
+)
+
+// coreController runs the model's rollback_core calls against the core
+// repository the host's core comes from; nil (the tools are refused) for a
+// plain --core DIR, which has no revisions.
+func (h *Host) coreController() dispatch.CoreController {
+	if h.Core == nil || h.Core.Version == nil || h.StateDir == "" {
+		return nil
+	}
+	running := h.Core.Version.Commit
+	return func(ctx context.Context, call dispatch.CoreCall) (string, error) {
+		if err := ctx.Err(); err != nil {
+			return "", err
+		}
+		switch call.Tool {
+		case "rollback_core":
+			out, err := h.rollbackCore(call.Args, running)
+			if err == nil && h.Approvals != nil && h.Approvals.Sessions != nil {
+				// The core changed: the session's allows, bound to the
+				// core it had, end (seed 000).
+				h.Approvals.Sessions.Revoke(call.Session)
+			}
+			return out, err
+		}
+		return "", fmt.Errorf("%s is not a core-version tool", call.Tool)
+	}
+}
+
+// rollbackArgs are rollback_core's arguments, read strictly from the call
+// dispatch approved.
+type rollbackArgs struct {
+	Revision string `json:"revision"`
+}
+
+func (h *Host) rollbackCore(raw json.RawMessage, running string) (string, error) {
+	var a rollbackArgs
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if len(raw) > 0 {
+		if err := dec.Decode(&a); err != nil {
+			return "", fmt.Errorf("%w: arguments: %v", plugins.ErrCoreRefused, err)
+		}
+	}
+	r, err := corerepo.Open(h.StateDir)
+	if err != nil {
+		return "", err
+	}
+	old, commit, target, err := r.Rollback(a.Revision)
+	if err != nil {
+		var moved *corerepo.MovedError
+		if errors.Is(err, corerepo.ErrNothingPrevious) || errors.As(err, &moved) || errors.Is(err, corerepo.ErrLocked) || a.Revision != "" {
+			return "", fmt.Errorf("%w: %v", plugins.ErrCoreRefused, err)
+		}
+		return "", err
+	}
+	out, err := json.Marshal(map[string]any{
+		"status": "rolled_back", "live": commit, "previous": old, "tree_of": target,
+		"content": fmt.Sprintf("live is now %s, a new commit with the tree of %s (previous: %s). It applies from the next turn that loads the core; this turn keeps revision %s.", commit[:12], target[:12], old[:12], shortID(running)),
+	})
+	return string(out), err
+}

@@ -1,0 +1,75 @@
+package toolhost
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"demiurge.dev/host/approval"
+	"demiurge.dev/host/corerepo"
+	"demiurge.dev/host/dispatch"
+	"demiurge.dev/host/policy"
+)
+
+// A rollback through the host's controller moves live, says the running
+// core keeps its revision, and ends the calling session's allows (they
+// were bound to the core it had), not another session's.
+func TestRollbackCoreEndsTheSessionsAllows(t *testing.T) {
+	state := t.TempDir()
+	h, err := Open(Options{StateDir: state, Workspace: t.TempDir(), BuiltinPluginDir: builtinDir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	r, err := corerepo.Open(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, _ := r.Live()
+	ctl := h.coreController()
+	if ctl == nil {
+		t.Fatal("a core from the repository has no core controller")
+	}
+	if _, err := ctl(context.Background(), dispatch.CoreCall{Tool: "rollback_core", Session: "s1", Args: json.RawMessage(`{}`)}); err == nil {
+		t.Fatal("a rollback with nothing previous succeeded")
+	}
+	work := filepath.Join(t.TempDir(), "w")
+	if err := r.Checkout(first, work); err != nil {
+		t.Fatal(err)
+	}
+	writeRepoCore(t, filepath.Join(work, "agents/reviewer"), "name: reviewer\n")
+	if _, _, err := r.Commit(work, "add", nil); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	mine := approval.Request{Tool: "write_file", Fingerprint: "f", Authority: policy.Authority{Principal: "p", Session: "s1"}, SessionAllowable: true}
+	other := mine
+	other.Authority.Session = "s2"
+	h.Approvals.Sessions.Grant(now, mine)
+	h.Approvals.Sessions.Grant(now, other)
+	out, err := ctl(context.Background(), dispatch.CoreCall{Tool: "rollback_core", Session: "s1", Args: json.RawMessage(`{}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var payload map[string]any
+	if err := json.Unmarshal([]byte(out), &payload); err != nil || payload["status"] != "rolled_back" {
+		t.Fatalf("payload %s: %v", out, err)
+	}
+	if live, _ := r.Live(); live == first || live != payload["live"] {
+		t.Fatalf("live %s, payload %v", live, payload["live"])
+	}
+	if h.Core.Version.Commit != first {
+		t.Fatal("the running host's core changed under it")
+	}
+	if _, ok := h.Approvals.Sessions.Covers(now, mine); ok {
+		t.Fatal("the calling session's allow outlived the core change")
+	}
+	if _, ok := h.Approvals.Sessions.Covers(now, other); !ok {
+		t.Fatal("another session's allow was revoked")
+	}
+	if _, err := ctl(context.Background(), dispatch.CoreCall{Tool: "rollback_core", Session: "s1", Args: json.RawMessage(`{"revison":"live~1"}`)}); err == nil {
+		t.Fatal("a misspelt argument was accepted")
+	}
+}

@@ -1,0 +1,112 @@
+package toolhost
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"demiurge.dev/host/corerepo"
+	"demiurge.dev/host/evolve"
+)
+
+// An evolution run's review and promote of a 200-file core with the
+// host's whole gate (every core loads, its catalog resolves against the
+// built-in plugins), and a rollback. Budgets (issue 27): review and
+// promote at most 300 ms each, rollback at most 100 ms. BENCHMARKS.md.
+func BenchmarkEvolve200Files(b *testing.B) {
+	state := b.TempDir()
+	r, err := corerepo.OpenOrInit(state)
+	if err != nil {
+		b.Fatal(err)
+	}
+	live, _ := r.Live()
+	work := filepath.Join(b.TempDir(), "w")
+	if err := r.Checkout(live, work); err != nil {
+		b.Fatal(err)
+	}
+	for i := range 198 { // + agent.yaml and pipelines.yaml
+		p := filepath.Join(work, fmt.Sprintf("agents/default/skills/s%03d/SKILL.md", i))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(p, fmt.Appendf(nil, "---\nname: s%03d\ndescription: skill %d\n---\nDo thing %d.\n", i, i, i), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	gate := func(tree string) error {
+		return Gate(context.Background(), tree, GateOptions{StateDir: state, BuiltinPluginDir: builtinDir, Commit: filepath.Base(tree)})
+	}
+	if _, _, err := r.Commit(work, "200 files", gate); err != nil {
+		b.Fatal(err)
+	}
+	n := 0
+	edit := func(id string) {
+		n++
+		p := filepath.Join(evolve.AgentsDir(state, id), "default/skills/s000/SKILL.md")
+		if err := os.WriteFile(p, fmt.Appendf(nil, "---\nname: s000\ndescription: edit %d\n---\n", n), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.Run("review", func(b *testing.B) {
+		run, err := evolve.Start(r, "bench", "")
+		if err != nil {
+			b.Fatal(err)
+		}
+		for b.Loop() {
+			b.StopTimer()
+			edit(run.ID)
+			b.StartTimer()
+			if _, err := evolve.Review(context.Background(), r, run.ID, "", gate); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("promote", func(b *testing.B) {
+		for b.Loop() {
+			b.StopTimer()
+			run, err := evolve.Start(r, "bench", "")
+			if err != nil {
+				b.Fatal(err)
+			}
+			edit(run.ID)
+			if _, err := evolve.Review(context.Background(), r, run.ID, "", gate); err != nil {
+				b.Fatal(err)
+			}
+			b.StartTimer()
+			if _, err := evolve.Promote(context.Background(), r, run.ID, "", evolve.PromoteOptions{Gate: gate}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("rollback", func(b *testing.B) {
+		for b.Loop() {
+			if _, _, _, err := r.Rollback(""); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("reference-core-commit", func(b *testing.B) { // the operator's commit through the same gate
+		for b.Loop() {
+			b.StopTimer()
+			n++
+			p := filepath.Join(work, "agents/default/skills/s001/SKILL.md")
+			if err := os.WriteFile(p, fmt.Appendf(nil, "---\nname: s001\ndescription: edit %d\n---\n", n), 0o644); err != nil {
+				b.Fatal(err)
+			}
+			l, _ := r.Live()
+			os.RemoveAll(work)
+			if err := r.Checkout(l, work); err != nil {
+				b.Fatal(err)
+			}
+			if err := os.WriteFile(p, fmt.Appendf(nil, "---\nname: s001\ndescription: edit %d\n---\n", n), 0o644); err != nil {
+				b.Fatal(err)
+			}
+			b.StartTimer()
+			if _, _, err := r.Commit(work, "edit", gate); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

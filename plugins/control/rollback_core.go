@@ -1,0 +1,49 @@
+package main
+
+import (
+	_ "embed"
+	"encoding/json"
+	"errors"
+
+	"demiurge.dev/sdk"
+)
+
+//go:embed rollback_core.md
+var rollbackCoreDoc string
+
+// rollbackParams is rollback_core's schema. The plugin only forwards: the
+// host reads the call's own arguments and does the rollback.
+type rollbackParams struct {
+	Revision string `json:"revision,omitempty" jsonschema:"maxLength=200" jsonschema_description:"A revision of live's history (live~N or a commit id); omitted is previous."`
+}
+
+func newRollbackCore() sdk.Tool {
+	return sdk.Define(sdk.Spec{
+		Name: "rollback_core", Description: rollbackCoreDoc, Effect: sdk.EffectControl,
+		Metadata: sdk.Metadata{Risk: "high", Capability: "tool.call:rollback_core", ApprovalPolicy: "prompt", DisplayPolicy: "summary"},
+	}, func(ctx *sdk.Context, _ rollbackParams) (*sdk.Result, error) {
+		return coreControl(ctx)
+	})
+}
+
+// coreControl forwards the call to the host's CoreControl and turns its
+// answer into the model's result.
+func coreControl(ctx *sdk.Context) (*sdk.Result, error) {
+	out, err := ctx.CoreControl()
+	if err != nil {
+		switch {
+		case errors.Is(err, sdk.ErrNoHost):
+			return sdk.Errorf("unavailable", "the core repository is not available here"), nil
+		case sdk.IsInvalid(err):
+			return sdk.Errorf("refused", "%s", sdk.HostMessage(err)), nil
+		}
+		return sdk.Errorf("unavailable", "%s", sdk.HostMessage(err)), nil
+	}
+	var payload map[string]any
+	if err := json.Unmarshal([]byte(out), &payload); err != nil {
+		return sdk.Errorf("unavailable", "the host's answer could not be read"), nil
+	}
+	content, _ := payload["content"].(string)
+	delete(payload, "content")
+	return &sdk.Result{Content: content, Structured: payload}, nil
+}
