@@ -44,6 +44,11 @@ func (r *RunFrontEnd) Show(ev turn.Event) {
 	_ = r.fe.send(&hostv1.HostMessage{Msg: &hostv1.HostMessage_Event{Event: b}})
 }
 
+// ShowChild sends a child agent's event, tagged with its agent and
+// parent_agent, down the same stream: the front end tells it from the
+// parent's by the tag (run --json prints it as one more line).
+func (r *RunFrontEnd) ShowChild(ev turn.Event) { r.Show(ev) }
+
 // Approver asks this front end (which denies when it cannot answer).
 func (r *RunFrontEnd) Approver() approval.Provider { return r.fe }
 
