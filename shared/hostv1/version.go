@@ -9,9 +9,10 @@ const ProtocolVersion = 1
 // Audit and the front end's --approve rules (OpenSession.approve,
 // MCPChunk.approve); 2 added Conversations; 3 added headless runs (RunTurn, the
 // event, env and ended messages, OpenSession.resume); 4 added
-// OpenSession.session; a front end checks the host's minor before it calls what a
+// OpenSession.session; 5 added the interactive session (RunTurn.chat,
+// RunEnded.model, clarify requests and answers, call output); a front end checks the host's minor before it calls what a
 // minor added (Client.Needs), so an older host gets a clear message.
-const ProtocolMinor = 4
+const ProtocolMinor = 5
 
 // TokenMetadata is the gRPC metadata key a front end sends the host
 // socket's token under.
