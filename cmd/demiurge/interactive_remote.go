@@ -180,4 +180,3 @@ func (r *repl) remoteSessions() {
 		fmt.Fprintf(r.out, "%s (current)\t0\t-\n", cur)
 	}
 }
-
