@@ -97,7 +97,10 @@ func tasksAction(fn func(tc *taskCmd, args []string) error) cli.ActionFunc {
 		// A running demiurge holds the store and owns its live tasks: ask
 		// it first; otherwise read the store.
 		var m taskSource
-		if remote, err := runtime.DialTasks(toolhost.TaskSocketPath(h.StateDir)); err == nil {
+		if viaHost, closeHost, ok := hostTasks(c, h.StateDir); ok {
+			defer closeHost()
+			m = viaHost
+		} else if remote, err := runtime.DialTasks(toolhost.TaskSocketPath(h.StateDir)); err == nil {
 			m = remote
 		} else {
 			local, err := h.Tasks()

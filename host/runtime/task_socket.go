@@ -243,7 +243,11 @@ var ErrOwnerGone = errors.New("it has exited")
 
 // RemoteTasks reaches the live tasks of another demiurge through its task
 // socket. Its methods answer like TaskManager's.
-type RemoteTasks struct{ path, token string }
+type RemoteTasks struct {
+	path, token string
+	// via, when set, carries the requests instead (RemoteTasksVia).
+	via TaskTransport
+}
 
 // DialTasks returns a client for the socket at path if a live owner
 // answers there and its token can be read.
@@ -272,6 +276,9 @@ func (e *remoteError) Is(target error) bool { return e.notFound && target == Err
 
 // call sends req and hands each reply to fn until one is final.
 func (r *RemoteTasks) call(ctx context.Context, req socketRequest, fn func(socketReply) error) error {
+	if r.via != nil {
+		return r.callVia(ctx, req, fn)
+	}
 	var d net.Dialer
 	c, err := d.DialContext(ctx, "unix", r.path)
 	if err != nil {

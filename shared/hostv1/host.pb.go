@@ -2064,6 +2064,102 @@ func (x *CallOutput) GetProgress() string {
 	return ""
 }
 
+type TasksRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Principal     string                 `protobuf:"bytes,1,opt,name=principal,proto3" json:"principal,omitempty"`
+	Request       []byte                 `protobuf:"bytes,2,opt,name=request,proto3" json:"request,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TasksRequest) Reset() {
+	*x = TasksRequest{}
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[29]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TasksRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TasksRequest) ProtoMessage() {}
+
+func (x *TasksRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[29]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TasksRequest.ProtoReflect.Descriptor instead.
+func (*TasksRequest) Descriptor() ([]byte, []int) {
+	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{29}
+}
+
+func (x *TasksRequest) GetPrincipal() string {
+	if x != nil {
+		return x.Principal
+	}
+	return ""
+}
+
+func (x *TasksRequest) GetRequest() []byte {
+	if x != nil {
+		return x.Request
+	}
+	return nil
+}
+
+type TasksReply struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Reply         []byte                 `protobuf:"bytes,1,opt,name=reply,proto3" json:"reply,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TasksReply) Reset() {
+	*x = TasksReply{}
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[30]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TasksReply) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TasksReply) ProtoMessage() {}
+
+func (x *TasksReply) ProtoReflect() protoreflect.Message {
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[30]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TasksReply.ProtoReflect.Descriptor instead.
+func (*TasksReply) Descriptor() ([]byte, []int) {
+	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{30}
+}
+
+func (x *TasksReply) GetReply() []byte {
+	if x != nil {
+		return x.Reply
+	}
+	return nil
+}
+
 var File_demiurge_host_v1_host_proto protoreflect.FileDescriptor
 
 const file_demiurge_host_v1_host_proto_rawDesc = "" +
@@ -2203,7 +2299,13 @@ const file_demiurge_host_v1_host_proto_rawDesc = "" +
 	"\n" +
 	"CallOutput\x12\x12\n" +
 	"\x04text\x18\x01 \x01(\tR\x04text\x12\x1a\n" +
-	"\bprogress\x18\x02 \x01(\tR\bprogress2\xf9\x04\n" +
+	"\bprogress\x18\x02 \x01(\tR\bprogress\"F\n" +
+	"\fTasksRequest\x12\x1c\n" +
+	"\tprincipal\x18\x01 \x01(\tR\tprincipal\x12\x18\n" +
+	"\arequest\x18\x02 \x01(\fR\arequest\"\"\n" +
+	"\n" +
+	"TasksReply\x12\x14\n" +
+	"\x05reply\x18\x01 \x01(\fR\x05reply2\xc2\x05\n" +
 	"\x04Host\x12H\n" +
 	"\x05Hello\x12\x1e.demiurge.host.v1.HelloRequest\x1a\x1f.demiurge.host.v1.HelloResponse\x12K\n" +
 	"\x06Status\x12\x1f.demiurge.host.v1.StatusRequest\x1a .demiurge.host.v1.StatusResponse\x12E\n" +
@@ -2212,7 +2314,8 @@ const file_demiurge_host_v1_host_proto_rawDesc = "" +
 	"\aSession\x12!.demiurge.host.v1.FrontEndMessage\x1a\x1d.demiurge.host.v1.HostMessage(\x010\x01\x12F\n" +
 	"\bServeMCP\x12\x1a.demiurge.host.v1.MCPChunk\x1a\x1a.demiurge.host.v1.MCPChunk(\x010\x01\x12H\n" +
 	"\x05Audit\x12\x1e.demiurge.host.v1.AuditRequest\x1a\x1f.demiurge.host.v1.AuditResponse\x12`\n" +
-	"\rConversations\x12&.demiurge.host.v1.ConversationsRequest\x1a'.demiurge.host.v1.ConversationsResponseB#Z!demiurge.dev/shared/hostv1;hostv1b\x06proto3"
+	"\rConversations\x12&.demiurge.host.v1.ConversationsRequest\x1a'.demiurge.host.v1.ConversationsResponse\x12G\n" +
+	"\x05Tasks\x12\x1e.demiurge.host.v1.TasksRequest\x1a\x1c.demiurge.host.v1.TasksReply0\x01B#Z!demiurge.dev/shared/hostv1;hostv1b\x06proto3"
 
 var (
 	file_demiurge_host_v1_host_proto_rawDescOnce sync.Once
@@ -2226,7 +2329,7 @@ func file_demiurge_host_v1_host_proto_rawDescGZIP() []byte {
 	return file_demiurge_host_v1_host_proto_rawDescData
 }
 
-var file_demiurge_host_v1_host_proto_msgTypes = make([]protoimpl.MessageInfo, 29)
+var file_demiurge_host_v1_host_proto_msgTypes = make([]protoimpl.MessageInfo, 31)
 var file_demiurge_host_v1_host_proto_goTypes = []any{
 	(*ConversationsRequest)(nil),  // 0: demiurge.host.v1.ConversationsRequest
 	(*ConversationsResponse)(nil), // 1: demiurge.host.v1.ConversationsResponse
@@ -2257,6 +2360,8 @@ var file_demiurge_host_v1_host_proto_goTypes = []any{
 	(*ClarifyRequest)(nil),        // 26: demiurge.host.v1.ClarifyRequest
 	(*ClarifyAnswer)(nil),         // 27: demiurge.host.v1.ClarifyAnswer
 	(*CallOutput)(nil),            // 28: demiurge.host.v1.CallOutput
+	(*TasksRequest)(nil),          // 29: demiurge.host.v1.TasksRequest
+	(*TasksReply)(nil),            // 30: demiurge.host.v1.TasksReply
 }
 var file_demiurge_host_v1_host_proto_depIdxs = []int32{
 	16, // 0: demiurge.host.v1.FrontEndMessage.open:type_name -> demiurge.host.v1.OpenSession
@@ -2281,16 +2386,18 @@ var file_demiurge_host_v1_host_proto_depIdxs = []int32{
 	25, // 19: demiurge.host.v1.Host.ServeMCP:input_type -> demiurge.host.v1.MCPChunk
 	2,  // 20: demiurge.host.v1.Host.Audit:input_type -> demiurge.host.v1.AuditRequest
 	0,  // 21: demiurge.host.v1.Host.Conversations:input_type -> demiurge.host.v1.ConversationsRequest
-	5,  // 22: demiurge.host.v1.Host.Hello:output_type -> demiurge.host.v1.HelloResponse
-	7,  // 23: demiurge.host.v1.Host.Status:output_type -> demiurge.host.v1.StatusResponse
-	9,  // 24: demiurge.host.v1.Host.Stop:output_type -> demiurge.host.v1.StopResponse
-	11, // 25: demiurge.host.v1.Host.Catalog:output_type -> demiurge.host.v1.CatalogResponse
-	19, // 26: demiurge.host.v1.Host.Session:output_type -> demiurge.host.v1.HostMessage
-	25, // 27: demiurge.host.v1.Host.ServeMCP:output_type -> demiurge.host.v1.MCPChunk
-	3,  // 28: demiurge.host.v1.Host.Audit:output_type -> demiurge.host.v1.AuditResponse
-	1,  // 29: demiurge.host.v1.Host.Conversations:output_type -> demiurge.host.v1.ConversationsResponse
-	22, // [22:30] is the sub-list for method output_type
-	14, // [14:22] is the sub-list for method input_type
+	29, // 22: demiurge.host.v1.Host.Tasks:input_type -> demiurge.host.v1.TasksRequest
+	5,  // 23: demiurge.host.v1.Host.Hello:output_type -> demiurge.host.v1.HelloResponse
+	7,  // 24: demiurge.host.v1.Host.Status:output_type -> demiurge.host.v1.StatusResponse
+	9,  // 25: demiurge.host.v1.Host.Stop:output_type -> demiurge.host.v1.StopResponse
+	11, // 26: demiurge.host.v1.Host.Catalog:output_type -> demiurge.host.v1.CatalogResponse
+	19, // 27: demiurge.host.v1.Host.Session:output_type -> demiurge.host.v1.HostMessage
+	25, // 28: demiurge.host.v1.Host.ServeMCP:output_type -> demiurge.host.v1.MCPChunk
+	3,  // 29: demiurge.host.v1.Host.Audit:output_type -> demiurge.host.v1.AuditResponse
+	1,  // 30: demiurge.host.v1.Host.Conversations:output_type -> demiurge.host.v1.ConversationsResponse
+	30, // 31: demiurge.host.v1.Host.Tasks:output_type -> demiurge.host.v1.TasksReply
+	23, // [23:32] is the sub-list for method output_type
+	14, // [14:23] is the sub-list for method input_type
 	14, // [14:14] is the sub-list for extension type_name
 	14, // [14:14] is the sub-list for extension extendee
 	0,  // [0:14] is the sub-list for field type_name
@@ -2327,7 +2434,7 @@ func file_demiurge_host_v1_host_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_demiurge_host_v1_host_proto_rawDesc), len(file_demiurge_host_v1_host_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   29,
+			NumMessages:   31,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

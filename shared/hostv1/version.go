@@ -10,7 +10,7 @@ const ProtocolVersion = 1
 // MCPChunk.approve); 2 added Conversations; 3 added headless runs (RunTurn, the
 // event, env and ended messages, OpenSession.resume); 4 added
 // OpenSession.session; 5 added the interactive session (RunTurn.chat,
-// RunEnded.model, clarify requests and answers, call output); a front end checks the host's minor before it calls what a
+// RunEnded.model, clarify requests and answers, call output) and Tasks; a front end checks the host's minor before it calls what a
 // minor added (Client.Needs), so an older host gets a clear message.
 const ProtocolMinor = 5
 
