@@ -20,7 +20,8 @@ import (
 // asked on this terminal and "o" allows it; its clarify question is
 // asked here and the answer reaches the model; a long command's output
 // streams and /stop stops the turn, after which the same session goes
-// on; /usage, /tools, /session and /call read the host's state. Beside
+// on; /usage, /tools, /session, /call and /tasks (a background command
+// the session started) read the host's state. Beside
 // it a one-shot `tools call` on the same state works (in process it
 // would find the store held). Then the host is killed with -9 while a
 // second session idles: that session says so and exits non-zero.
@@ -88,6 +89,10 @@ func TestTTYChatThroughHost(t *testing.T) {
 	s.see("session ses_")
 	s.line(`/call read_file {"path":"a.txt"}`)
 	s.see("── read_file")
+	s.line(`/call terminal {"command":"sleep 30","background":true}`)
+	s.see("started in the background")
+	s.line("/tasks")
+	s.see("running")
 
 	// A second front end on the same state, beside the open session.
 	builtin, _ := testPlugins(t)

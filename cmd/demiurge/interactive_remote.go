@@ -124,9 +124,11 @@ func (r *repl) remoteCommand(line string) bool {
 		default:
 			fmt.Fprintln(r.out, "through the host, /session shows this session and lists them; `demiurge sessions resume ID` continues another")
 		}
-	case "/approvals", "/tasks", "/subagents":
+	case "/tasks":
+		return r.foreground(func(ctx context.Context) { r.tasks(ctx, rest) })
+	case "/approvals", "/subagents":
 		fmt.Fprintf(r.out, "%s is not served through the host yet: `demiurge %s` in another terminal shows it (or DEMIURGE_HOST=off for an in-process session)\n",
-			name, map[string]string{"/approvals": "approvals", "/tasks": "tasks", "/subagents": "subagents"}[name])
+			name, map[string]string{"/approvals": "approvals", "/subagents": "subagents"}[name])
 	case "/stop":
 		fmt.Fprintln(r.out, "nothing is running in the foreground")
 	case "/usage":

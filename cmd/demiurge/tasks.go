@@ -387,7 +387,7 @@ func (r *repl) tasks(ctx context.Context, arg string) {
 	if len(fields) > 0 {
 		sub, fields = fields[0], fields[1:]
 	}
-	tc := &taskCmd{out: r.out, scope: r.h.TaskScope(), wait: defaultWaitTimeout}
+	tc := &taskCmd{out: r.out, wait: defaultWaitTimeout}
 	var args []string
 	for i := 0; i < len(fields); i++ {
 		switch f := fields[i]; {
@@ -416,15 +416,35 @@ func (r *repl) tasks(ctx context.Context, arg string) {
 		fmt.Fprintln(r.out, replTasksHelp)
 		return
 	}
-	m, err := r.h.Tasks()
+	m, scope, done, err := r.taskSource()
 	if err != nil {
 		fmt.Fprintln(r.out, err)
 		return
 	}
-	tc.ctx, tc.m = ctx, m
+	defer done()
+	tc.ctx, tc.m, tc.scope = ctx, m, scope
 	if err := run(tc, args); err != nil {
 		fmt.Fprintln(r.out, err)
 	}
+}
+
+// taskSource is the session's tasks: in process, or the host's through
+// its Tasks call (this session's, for this front end's principal).
+func (r *repl) taskSource() (taskSource, runtime.TaskScope, func(), error) {
+	if r.remote == nil {
+		m, err := r.h.Tasks()
+		return m, r.h.TaskScope(), func() {}, err
+	}
+	state, err := stateDir(r.c)
+	if err != nil {
+		return nil, runtime.TaskScope{}, nil, err
+	}
+	m, done, ok := hostTasks(r.c, state)
+	if !ok {
+		return nil, runtime.TaskScope{}, nil, fmt.Errorf("the host (pid %d) did not answer for its tasks", r.remote.cl.PID)
+	}
+	// The host fills in the front end's principal.
+	return m, runtime.TaskScope{Session: r.remote.session}, done, nil
 }
 
 // noteTasksOnExit says, as the session ends, that its running background

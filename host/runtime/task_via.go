@@ -27,6 +27,9 @@ func (m *TaskManager) AnswerTaskRequest(ctx context.Context, from Peer, principa
 		send(socketReply{Error: "unreadable task request"})
 		return
 	}
+	if req.Principal == "" {
+		req.Principal = principal // the caller's own: a front end need not know its name
+	}
 	s.answer(p, req, send)
 }
 
