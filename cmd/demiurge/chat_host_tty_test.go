@@ -20,7 +20,8 @@ import (
 // asked on this terminal and "o" allows it; its clarify question is
 // asked here and the answer reaches the model; a long command's output
 // streams and /stop stops the turn, after which the same session goes
-// on; /usage, /tools, /session, /call and /tasks (a background command
+// on; a delegated child's cards show marked with it; /usage, /tools,
+// /session, /call, /subagents and /tasks (a background command
 // the session started) read the host's state. Beside
 // it a one-shot `tools call` on the same state works (in process it
 // would find the store held). Then the host is killed with -9 while a
@@ -32,7 +33,11 @@ func TestTTYChatThroughHost(t *testing.T) {
   {"tool_calls": [{"id": "toolu_2", "name": "clarify", "args": "{\"question\":\"Which format?\",\"choices\":[\"json\",\"yaml\"]}"}]},
   {"text": ["Using the chosen format."]},
   {"tool_calls": [{"id": "toolu_3", "name": "terminal", "args": "{\"command\":\"echo $((6*7))-waiting; sleep 60\"}"}]},
-  {"text": ["Still here after stop."]}
+  {"text": ["Still here after stop."]},
+  {"tool_calls": [{"id": "p1", "name": "delegate_task", "args": "{\"goal\":\"chat child\",\"notify_policy\":\"wait\"}"}]},
+  {"for": "\"text\":\"chat child", "tool_calls": [{"id": "c1", "name": "read_file", "args": "{\"path\":\"a.txt\"}"}]},
+  {"for": "\"text\":\"chat child", "text": ["child text"]},
+  {"text": ["Parent done."]}
 ]`))
 	if err != nil {
 		t.Fatal(err)
@@ -80,6 +85,15 @@ func TestTTYChatThroughHost(t *testing.T) {
 	}
 	s.line("are you there?")
 	s.see("Still here after stop.")
+
+	// A child agent: its tool card shows marked with it, and /subagents
+	// (the host's tasks) lists it.
+	s.line("delegate something")
+	s.see("[child ses_")
+	s.see("── read_file")
+	s.see("Parent done.")
+	s.line("/subagents")
+	s.see("chat child")
 
 	s.line("/usage")
 	s.see("this session: ")

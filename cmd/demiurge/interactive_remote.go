@@ -126,9 +126,10 @@ func (r *repl) remoteCommand(line string) bool {
 		}
 	case "/tasks":
 		return r.foreground(func(ctx context.Context) { r.tasks(ctx, rest) })
-	case "/approvals", "/subagents":
-		fmt.Fprintf(r.out, "%s is not served through the host yet: `demiurge %s` in another terminal shows it (or DEMIURGE_HOST=off for an in-process session)\n",
-			name, map[string]string{"/approvals": "approvals", "/subagents": "subagents"}[name])
+	case "/subagents":
+		r.subagents(rest)
+	case "/approvals":
+		fmt.Fprintln(r.out, "/approvals is not served through the host yet (DEMIURGE_HOST=off for an in-process session)")
 	case "/stop":
 		fmt.Fprintln(r.out, "nothing is running in the foreground")
 	case "/usage":
