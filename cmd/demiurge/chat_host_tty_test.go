@@ -17,7 +17,8 @@ import (
 // TestTTYChatThroughHost is the interactive session on a real terminal
 // as a front end of the state's long-lived host, chatting with a
 // scripted model on loopback: the answer streams; the model's write is
-// asked on this terminal and "o" allows it; its clarify question is
+// asked on this terminal and "s" allows it for the session (/approvals
+// lists it, revokes it); its clarify question is
 // asked here and the answer reaches the model; a long command's output
 // streams and /stop stops the turn, after which the same session goes
 // on; a delegated child's cards show marked with it; /usage, /tools,
@@ -59,7 +60,7 @@ func TestTTYChatThroughHost(t *testing.T) {
 	s.see("Let me write it.")
 	s.see("── write_file")
 	s.see("[s]ession")
-	s.line("o")
+	s.line("s")
 	s.see("Wrote a.txt.")
 	if b, _ := os.ReadFile(filepath.Join(ws, "a.txt")); string(b) != "one" {
 		t.Fatalf("a.txt = %q", b)
@@ -101,6 +102,13 @@ func TestTTYChatThroughHost(t *testing.T) {
 	s.see("read_file")
 	s.line("/session")
 	s.see("session ses_")
+	s.line("/approvals")
+	s.see("write_file")
+	s.see("/approvals revoke N|all")
+	s.line("/approvals revoke 1")
+	s.see("revoked 1: write_file")
+	s.line("/approvals")
+	s.see("no session approvals")
 	s.line(`/call read_file {"path":"a.txt"}`)
 	s.see("── read_file")
 	s.line(`/call terminal {"command":"sleep 30","background":true}`)

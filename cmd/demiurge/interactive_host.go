@@ -41,7 +41,9 @@ type hostSession struct {
 	// replies are the host's outcome and ended messages, in order; gone
 	// is closed with err set when the stream ends.
 	replies chan *hostv1.HostMessage
-	gone    chan struct{}
+	// allowsReplies answer /approvals (beside a running turn's replies).
+	allowsReplies chan *hostv1.AllowsReply
+	gone          chan struct{}
 	err     error
 	// asks ends the questions in hand when the session ends.
 	asks   context.Context
@@ -63,7 +65,8 @@ func openHostSession(c *cli.Context, resume string, fe *chatFrontEnd, approver a
 		cl.Close()
 		return nil, err
 	}
-	hs := &hostSession{cl: cl, fe: fe, approver: approver, replies: make(chan *hostv1.HostMessage, 4), gone: make(chan struct{})}
+	hs := &hostSession{cl: cl, fe: fe, approver: approver, replies: make(chan *hostv1.HostMessage, 4),
+		allowsReplies: make(chan *hostv1.AllowsReply, 1), gone: make(chan struct{})}
 	hs.asks, hs.endAsk = context.WithCancel(context.Background())
 	hs.stream, err = cl.Session(context.Background())
 	if err != nil {
@@ -160,6 +163,8 @@ func (hs *hostSession) receive() {
 			go func() { defer hs.wg.Done(); hs.clarify(x.Clarify) }()
 		case *hostv1.HostMessage_Outcome, *hostv1.HostMessage_Ended:
 			hs.replies <- m
+		case *hostv1.HostMessage_Allows:
+			hs.allowsReplies <- x.Allows
 		}
 	}
 }
@@ -290,4 +295,23 @@ func (hs *hostSession) toolNames(c *cli.Context) []string {
 		return nil
 	}
 	return strings.Fields(text)
+}
+
+// allows is /approvals through the host: this session's allows as the
+// host lists them, after the revoke asked for (0: none).
+func (hs *hostSession) allows(revoke int, all bool) ([]approval.Allow, string, error) {
+	req := &hostv1.AllowsRequest{Revoke: int32(revoke), RevokeAll: all}
+	if err := hs.send(&hostv1.FrontEndMessage{Msg: &hostv1.FrontEndMessage_Allows{Allows: req}}); err != nil {
+		return nil, "", hs.lost(err)
+	}
+	select {
+	case rep := <-hs.allowsReplies:
+		var list []approval.Allow
+		if err := json.Unmarshal(rep.Allows, &list); err != nil {
+			return nil, "", fmt.Errorf("the host's approvals could not be read: %w", err)
+		}
+		return list, rep.Note, nil
+	case <-hs.gone:
+		return nil, "", hs.lost(hs.err)
+	}
 }

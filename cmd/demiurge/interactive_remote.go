@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -129,7 +130,7 @@ func (r *repl) remoteCommand(line string) bool {
 	case "/subagents":
 		r.subagents(rest)
 	case "/approvals":
-		fmt.Fprintln(r.out, "/approvals is not served through the host yet (DEMIURGE_HOST=off for an in-process session)")
+		r.remoteApprovals(rest)
 	case "/stop":
 		fmt.Fprintln(r.out, "nothing is running in the foreground")
 	case "/usage":
@@ -181,5 +182,36 @@ func (r *repl) remoteSessions() {
 	}
 	if !seen {
 		fmt.Fprintf(r.out, "%s (current)\t0\t-\n", cur)
+	}
+}
+
+// remoteApprovals is /approvals through the host: this session's live
+// allows, listed or revoked by the host.
+func (r *repl) remoteApprovals(arg string) {
+	verb, which, _ := strings.Cut(arg, " ")
+	which = strings.TrimSpace(which)
+	n, all := 0, false
+	switch {
+	case verb == "" && which == "":
+	case verb == "revoke" && which == "all":
+		all = true
+	case verb == "revoke" && which != "":
+		var err error
+		if n, err = strconv.Atoi(which); err != nil || n < 1 {
+			fmt.Fprintf(r.out, "no approval %s; /approvals lists them\n", printable(which, 20))
+			return
+		}
+	default:
+		fmt.Fprintln(r.out, approvalsUsage)
+		return
+	}
+	list, note, err := r.remote.allows(n, all)
+	switch {
+	case err != nil:
+		r.hostLost(err)
+	case note != "":
+		fmt.Fprintln(r.out, note)
+	default:
+		r.listApprovals(list)
 	}
 }

@@ -73,6 +73,11 @@ func (s *Server) Session(stream hostv1.Host_SessionServer) error {
 				fe.interrupted()
 			case *hostv1.FrontEndMessage_Clarify:
 				fe.clarifyAnswer(x.Clarify)
+			case *hostv1.FrontEndMessage_Allows:
+				if err := fe.send(&hostv1.HostMessage{Msg: &hostv1.HostMessage_Allows{Allows: s.allows(ses, x.Allows)}}); err != nil {
+					cancel()
+					return
+				}
 			default:
 				cancel()
 				return

@@ -795,6 +795,7 @@ type FrontEndMessage struct {
 	//	*FrontEndMessage_Env
 	//	*FrontEndMessage_Interrupt
 	//	*FrontEndMessage_Clarify
+	//	*FrontEndMessage_Allows
 	Msg           isFrontEndMessage_Msg `protobuf_oneof:"msg"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -900,6 +901,15 @@ func (x *FrontEndMessage) GetClarify() *ClarifyAnswer {
 	return nil
 }
 
+func (x *FrontEndMessage) GetAllows() *AllowsRequest {
+	if x != nil {
+		if x, ok := x.Msg.(*FrontEndMessage_Allows); ok {
+			return x.Allows
+		}
+	}
+	return nil
+}
+
 type isFrontEndMessage_Msg interface {
 	isFrontEndMessage_Msg()
 }
@@ -939,6 +949,12 @@ type FrontEndMessage_Clarify struct {
 	Clarify *ClarifyAnswer `protobuf:"bytes,7,opt,name=clarify,proto3,oneof"`
 }
 
+type FrontEndMessage_Allows struct {
+	// allows (minor 5) lists, or revokes, this session's live
+	// allow-for-session approvals (the interactive session's /approvals).
+	Allows *AllowsRequest `protobuf:"bytes,8,opt,name=allows,proto3,oneof"`
+}
+
 func (*FrontEndMessage_Open) isFrontEndMessage_Msg() {}
 
 func (*FrontEndMessage_Call) isFrontEndMessage_Msg() {}
@@ -952,6 +968,8 @@ func (*FrontEndMessage_Env) isFrontEndMessage_Msg() {}
 func (*FrontEndMessage_Interrupt) isFrontEndMessage_Msg() {}
 
 func (*FrontEndMessage_Clarify) isFrontEndMessage_Msg() {}
+
+func (*FrontEndMessage_Allows) isFrontEndMessage_Msg() {}
 
 type RunTurn struct {
 	state  protoimpl.MessageState `protogen:"open.v1"`
@@ -1362,6 +1380,7 @@ type HostMessage struct {
 	//	*HostMessage_Ended
 	//	*HostMessage_Clarify
 	//	*HostMessage_Output
+	//	*HostMessage_Allows
 	Msg           isHostMessage_Msg `protobuf_oneof:"msg"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1485,6 +1504,15 @@ func (x *HostMessage) GetOutput() *CallOutput {
 	return nil
 }
 
+func (x *HostMessage) GetAllows() *AllowsReply {
+	if x != nil {
+		if x, ok := x.Msg.(*HostMessage_Allows); ok {
+			return x.Allows
+		}
+	}
+	return nil
+}
+
 type isHostMessage_Msg interface {
 	isHostMessage_Msg()
 }
@@ -1530,6 +1558,11 @@ type HostMessage_Output struct {
 	Output *CallOutput `protobuf:"bytes,9,opt,name=output,proto3,oneof"`
 }
 
+type HostMessage_Allows struct {
+	// allows (minor 5) answers an allows request.
+	Allows *AllowsReply `protobuf:"bytes,10,opt,name=allows,proto3,oneof"`
+}
+
 func (*HostMessage_Opened) isHostMessage_Msg() {}
 
 func (*HostMessage_Approval) isHostMessage_Msg() {}
@@ -1547,6 +1580,8 @@ func (*HostMessage_Ended) isHostMessage_Msg() {}
 func (*HostMessage_Clarify) isHostMessage_Msg() {}
 
 func (*HostMessage_Output) isHostMessage_Msg() {}
+
+func (*HostMessage_Allows) isHostMessage_Msg() {}
 
 // EnvRequest asks the front end for one variable of its environment: the
 // model key the turn's model config names.
@@ -2160,6 +2195,115 @@ func (x *TasksReply) GetReply() []byte {
 	return nil
 }
 
+// AllowsRequest: revoke the N-th (1-based, in the order listed: soonest
+// to expire first) of this session's allows, or all of them; neither:
+// list them.
+type AllowsRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Revoke        int32                  `protobuf:"varint,1,opt,name=revoke,proto3" json:"revoke,omitempty"`
+	RevokeAll     bool                   `protobuf:"varint,2,opt,name=revoke_all,json=revokeAll,proto3" json:"revoke_all,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AllowsRequest) Reset() {
+	*x = AllowsRequest{}
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[31]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AllowsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AllowsRequest) ProtoMessage() {}
+
+func (x *AllowsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[31]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AllowsRequest.ProtoReflect.Descriptor instead.
+func (*AllowsRequest) Descriptor() ([]byte, []int) {
+	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{31}
+}
+
+func (x *AllowsRequest) GetRevoke() int32 {
+	if x != nil {
+		return x.Revoke
+	}
+	return 0
+}
+
+func (x *AllowsRequest) GetRevokeAll() bool {
+	if x != nil {
+		return x.RevokeAll
+	}
+	return false
+}
+
+// AllowsReply is the session's allows as they were when asked (JSON
+// approval.Allow list), and what a revoke did.
+type AllowsReply struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Allows        []byte                 `protobuf:"bytes,1,opt,name=allows,proto3" json:"allows,omitempty"`
+	Note          string                 `protobuf:"bytes,2,opt,name=note,proto3" json:"note,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AllowsReply) Reset() {
+	*x = AllowsReply{}
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[32]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AllowsReply) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AllowsReply) ProtoMessage() {}
+
+func (x *AllowsReply) ProtoReflect() protoreflect.Message {
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[32]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AllowsReply.ProtoReflect.Descriptor instead.
+func (*AllowsReply) Descriptor() ([]byte, []int) {
+	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{32}
+}
+
+func (x *AllowsReply) GetAllows() []byte {
+	if x != nil {
+		return x.Allows
+	}
+	return nil
+}
+
+func (x *AllowsReply) GetNote() string {
+	if x != nil {
+		return x.Note
+	}
+	return ""
+}
+
 var File_demiurge_host_v1_host_proto protoreflect.FileDescriptor
 
 const file_demiurge_host_v1_host_proto_rawDesc = "" +
@@ -2220,7 +2364,7 @@ const file_demiurge_host_v1_host_proto_rawDesc = "" +
 	"\x0fCatalogResponse\x12\x12\n" +
 	"\x04text\x18\x01 \x01(\fR\x04text\x12\x14\n" +
 	"\x05notes\x18\x02 \x03(\tR\x05notes\x12\x14\n" +
-	"\x05error\x18\x03 \x01(\tR\x05error\"\x95\x03\n" +
+	"\x05error\x18\x03 \x01(\tR\x05error\"\xd0\x03\n" +
 	"\x0fFrontEndMessage\x123\n" +
 	"\x04open\x18\x01 \x01(\v2\x1d.demiurge.host.v1.OpenSessionH\x00R\x04open\x120\n" +
 	"\x04call\x18\x02 \x01(\v2\x1a.demiurge.host.v1.ToolCallH\x00R\x04call\x12:\n" +
@@ -2228,7 +2372,8 @@ const file_demiurge_host_v1_host_proto_rawDesc = "" +
 	"\x03run\x18\x04 \x01(\v2\x19.demiurge.host.v1.RunTurnH\x00R\x03run\x12/\n" +
 	"\x03env\x18\x05 \x01(\v2\x1b.demiurge.host.v1.EnvAnswerH\x00R\x03env\x12;\n" +
 	"\tinterrupt\x18\x06 \x01(\v2\x1b.demiurge.host.v1.InterruptH\x00R\tinterrupt\x12;\n" +
-	"\aclarify\x18\a \x01(\v2\x1f.demiurge.host.v1.ClarifyAnswerH\x00R\aclarifyB\x05\n" +
+	"\aclarify\x18\a \x01(\v2\x1f.demiurge.host.v1.ClarifyAnswerH\x00R\aclarify\x129\n" +
+	"\x06allows\x18\b \x01(\v2\x1f.demiurge.host.v1.AllowsRequestH\x00R\x06allowsB\x05\n" +
 	"\x03msg\"\xd6\x01\n" +
 	"\aRunTurn\x12\x16\n" +
 	"\x06prompt\x18\x01 \x01(\tR\x06prompt\x12\x14\n" +
@@ -2255,7 +2400,7 @@ const file_demiurge_host_v1_host_proto_rawDesc = "" +
 	"\x04wait\x18\x03 \x01(\bR\x04wait\"8\n" +
 	"\x0eApprovalAnswer\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x04R\x02id\x12\x16\n" +
-	"\x06answer\x18\x02 \x01(\x05R\x06answer\"\xdb\x03\n" +
+	"\x06answer\x18\x02 \x01(\x05R\x06answer\"\x94\x04\n" +
 	"\vHostMessage\x129\n" +
 	"\x06opened\x18\x01 \x01(\v2\x1f.demiurge.host.v1.SessionOpenedH\x00R\x06opened\x12?\n" +
 	"\bapproval\x18\x02 \x01(\v2!.demiurge.host.v1.ApprovalRequestH\x00R\bapproval\x129\n" +
@@ -2265,7 +2410,9 @@ const file_demiurge_host_v1_host_proto_rawDesc = "" +
 	"\x03env\x18\x06 \x01(\v2\x1c.demiurge.host.v1.EnvRequestH\x00R\x03env\x122\n" +
 	"\x05ended\x18\a \x01(\v2\x1a.demiurge.host.v1.RunEndedH\x00R\x05ended\x12<\n" +
 	"\aclarify\x18\b \x01(\v2 .demiurge.host.v1.ClarifyRequestH\x00R\aclarify\x126\n" +
-	"\x06output\x18\t \x01(\v2\x1c.demiurge.host.v1.CallOutputH\x00R\x06outputB\x05\n" +
+	"\x06output\x18\t \x01(\v2\x1c.demiurge.host.v1.CallOutputH\x00R\x06output\x127\n" +
+	"\x06allows\x18\n" +
+	" \x01(\v2\x1d.demiurge.host.v1.AllowsReplyH\x00R\x06allowsB\x05\n" +
 	"\x03msg\"0\n" +
 	"\n" +
 	"EnvRequest\x12\x0e\n" +
@@ -2305,7 +2452,14 @@ const file_demiurge_host_v1_host_proto_rawDesc = "" +
 	"\arequest\x18\x02 \x01(\fR\arequest\"\"\n" +
 	"\n" +
 	"TasksReply\x12\x14\n" +
-	"\x05reply\x18\x01 \x01(\fR\x05reply2\xc2\x05\n" +
+	"\x05reply\x18\x01 \x01(\fR\x05reply\"F\n" +
+	"\rAllowsRequest\x12\x16\n" +
+	"\x06revoke\x18\x01 \x01(\x05R\x06revoke\x12\x1d\n" +
+	"\n" +
+	"revoke_all\x18\x02 \x01(\bR\trevokeAll\"9\n" +
+	"\vAllowsReply\x12\x16\n" +
+	"\x06allows\x18\x01 \x01(\fR\x06allows\x12\x12\n" +
+	"\x04note\x18\x02 \x01(\tR\x04note2\xc2\x05\n" +
 	"\x04Host\x12H\n" +
 	"\x05Hello\x12\x1e.demiurge.host.v1.HelloRequest\x1a\x1f.demiurge.host.v1.HelloResponse\x12K\n" +
 	"\x06Status\x12\x1f.demiurge.host.v1.StatusRequest\x1a .demiurge.host.v1.StatusResponse\x12E\n" +
@@ -2329,7 +2483,7 @@ func file_demiurge_host_v1_host_proto_rawDescGZIP() []byte {
 	return file_demiurge_host_v1_host_proto_rawDescData
 }
 
-var file_demiurge_host_v1_host_proto_msgTypes = make([]protoimpl.MessageInfo, 31)
+var file_demiurge_host_v1_host_proto_msgTypes = make([]protoimpl.MessageInfo, 33)
 var file_demiurge_host_v1_host_proto_goTypes = []any{
 	(*ConversationsRequest)(nil),  // 0: demiurge.host.v1.ConversationsRequest
 	(*ConversationsResponse)(nil), // 1: demiurge.host.v1.ConversationsResponse
@@ -2362,6 +2516,8 @@ var file_demiurge_host_v1_host_proto_goTypes = []any{
 	(*CallOutput)(nil),            // 28: demiurge.host.v1.CallOutput
 	(*TasksRequest)(nil),          // 29: demiurge.host.v1.TasksRequest
 	(*TasksReply)(nil),            // 30: demiurge.host.v1.TasksReply
+	(*AllowsRequest)(nil),         // 31: demiurge.host.v1.AllowsRequest
+	(*AllowsReply)(nil),           // 32: demiurge.host.v1.AllowsReply
 }
 var file_demiurge_host_v1_host_proto_depIdxs = []int32{
 	16, // 0: demiurge.host.v1.FrontEndMessage.open:type_name -> demiurge.host.v1.OpenSession
@@ -2371,36 +2527,38 @@ var file_demiurge_host_v1_host_proto_depIdxs = []int32{
 	14, // 4: demiurge.host.v1.FrontEndMessage.env:type_name -> demiurge.host.v1.EnvAnswer
 	15, // 5: demiurge.host.v1.FrontEndMessage.interrupt:type_name -> demiurge.host.v1.Interrupt
 	27, // 6: demiurge.host.v1.FrontEndMessage.clarify:type_name -> demiurge.host.v1.ClarifyAnswer
-	22, // 7: demiurge.host.v1.HostMessage.opened:type_name -> demiurge.host.v1.SessionOpened
-	23, // 8: demiurge.host.v1.HostMessage.approval:type_name -> demiurge.host.v1.ApprovalRequest
-	24, // 9: demiurge.host.v1.HostMessage.outcome:type_name -> demiurge.host.v1.CallOutcome
-	20, // 10: demiurge.host.v1.HostMessage.env:type_name -> demiurge.host.v1.EnvRequest
-	21, // 11: demiurge.host.v1.HostMessage.ended:type_name -> demiurge.host.v1.RunEnded
-	26, // 12: demiurge.host.v1.HostMessage.clarify:type_name -> demiurge.host.v1.ClarifyRequest
-	28, // 13: demiurge.host.v1.HostMessage.output:type_name -> demiurge.host.v1.CallOutput
-	4,  // 14: demiurge.host.v1.Host.Hello:input_type -> demiurge.host.v1.HelloRequest
-	6,  // 15: demiurge.host.v1.Host.Status:input_type -> demiurge.host.v1.StatusRequest
-	8,  // 16: demiurge.host.v1.Host.Stop:input_type -> demiurge.host.v1.StopRequest
-	10, // 17: demiurge.host.v1.Host.Catalog:input_type -> demiurge.host.v1.CatalogRequest
-	12, // 18: demiurge.host.v1.Host.Session:input_type -> demiurge.host.v1.FrontEndMessage
-	25, // 19: demiurge.host.v1.Host.ServeMCP:input_type -> demiurge.host.v1.MCPChunk
-	2,  // 20: demiurge.host.v1.Host.Audit:input_type -> demiurge.host.v1.AuditRequest
-	0,  // 21: demiurge.host.v1.Host.Conversations:input_type -> demiurge.host.v1.ConversationsRequest
-	29, // 22: demiurge.host.v1.Host.Tasks:input_type -> demiurge.host.v1.TasksRequest
-	5,  // 23: demiurge.host.v1.Host.Hello:output_type -> demiurge.host.v1.HelloResponse
-	7,  // 24: demiurge.host.v1.Host.Status:output_type -> demiurge.host.v1.StatusResponse
-	9,  // 25: demiurge.host.v1.Host.Stop:output_type -> demiurge.host.v1.StopResponse
-	11, // 26: demiurge.host.v1.Host.Catalog:output_type -> demiurge.host.v1.CatalogResponse
-	19, // 27: demiurge.host.v1.Host.Session:output_type -> demiurge.host.v1.HostMessage
-	25, // 28: demiurge.host.v1.Host.ServeMCP:output_type -> demiurge.host.v1.MCPChunk
-	3,  // 29: demiurge.host.v1.Host.Audit:output_type -> demiurge.host.v1.AuditResponse
-	1,  // 30: demiurge.host.v1.Host.Conversations:output_type -> demiurge.host.v1.ConversationsResponse
-	30, // 31: demiurge.host.v1.Host.Tasks:output_type -> demiurge.host.v1.TasksReply
-	23, // [23:32] is the sub-list for method output_type
-	14, // [14:23] is the sub-list for method input_type
-	14, // [14:14] is the sub-list for extension type_name
-	14, // [14:14] is the sub-list for extension extendee
-	0,  // [0:14] is the sub-list for field type_name
+	31, // 7: demiurge.host.v1.FrontEndMessage.allows:type_name -> demiurge.host.v1.AllowsRequest
+	22, // 8: demiurge.host.v1.HostMessage.opened:type_name -> demiurge.host.v1.SessionOpened
+	23, // 9: demiurge.host.v1.HostMessage.approval:type_name -> demiurge.host.v1.ApprovalRequest
+	24, // 10: demiurge.host.v1.HostMessage.outcome:type_name -> demiurge.host.v1.CallOutcome
+	20, // 11: demiurge.host.v1.HostMessage.env:type_name -> demiurge.host.v1.EnvRequest
+	21, // 12: demiurge.host.v1.HostMessage.ended:type_name -> demiurge.host.v1.RunEnded
+	26, // 13: demiurge.host.v1.HostMessage.clarify:type_name -> demiurge.host.v1.ClarifyRequest
+	28, // 14: demiurge.host.v1.HostMessage.output:type_name -> demiurge.host.v1.CallOutput
+	32, // 15: demiurge.host.v1.HostMessage.allows:type_name -> demiurge.host.v1.AllowsReply
+	4,  // 16: demiurge.host.v1.Host.Hello:input_type -> demiurge.host.v1.HelloRequest
+	6,  // 17: demiurge.host.v1.Host.Status:input_type -> demiurge.host.v1.StatusRequest
+	8,  // 18: demiurge.host.v1.Host.Stop:input_type -> demiurge.host.v1.StopRequest
+	10, // 19: demiurge.host.v1.Host.Catalog:input_type -> demiurge.host.v1.CatalogRequest
+	12, // 20: demiurge.host.v1.Host.Session:input_type -> demiurge.host.v1.FrontEndMessage
+	25, // 21: demiurge.host.v1.Host.ServeMCP:input_type -> demiurge.host.v1.MCPChunk
+	2,  // 22: demiurge.host.v1.Host.Audit:input_type -> demiurge.host.v1.AuditRequest
+	0,  // 23: demiurge.host.v1.Host.Conversations:input_type -> demiurge.host.v1.ConversationsRequest
+	29, // 24: demiurge.host.v1.Host.Tasks:input_type -> demiurge.host.v1.TasksRequest
+	5,  // 25: demiurge.host.v1.Host.Hello:output_type -> demiurge.host.v1.HelloResponse
+	7,  // 26: demiurge.host.v1.Host.Status:output_type -> demiurge.host.v1.StatusResponse
+	9,  // 27: demiurge.host.v1.Host.Stop:output_type -> demiurge.host.v1.StopResponse
+	11, // 28: demiurge.host.v1.Host.Catalog:output_type -> demiurge.host.v1.CatalogResponse
+	19, // 29: demiurge.host.v1.Host.Session:output_type -> demiurge.host.v1.HostMessage
+	25, // 30: demiurge.host.v1.Host.ServeMCP:output_type -> demiurge.host.v1.MCPChunk
+	3,  // 31: demiurge.host.v1.Host.Audit:output_type -> demiurge.host.v1.AuditResponse
+	1,  // 32: demiurge.host.v1.Host.Conversations:output_type -> demiurge.host.v1.ConversationsResponse
+	30, // 33: demiurge.host.v1.Host.Tasks:output_type -> demiurge.host.v1.TasksReply
+	25, // [25:34] is the sub-list for method output_type
+	16, // [16:25] is the sub-list for method input_type
+	16, // [16:16] is the sub-list for extension type_name
+	16, // [16:16] is the sub-list for extension extendee
+	0,  // [0:16] is the sub-list for field type_name
 }
 
 func init() { file_demiurge_host_v1_host_proto_init() }
@@ -2416,6 +2574,7 @@ func file_demiurge_host_v1_host_proto_init() {
 		(*FrontEndMessage_Env)(nil),
 		(*FrontEndMessage_Interrupt)(nil),
 		(*FrontEndMessage_Clarify)(nil),
+		(*FrontEndMessage_Allows)(nil),
 	}
 	file_demiurge_host_v1_host_proto_msgTypes[19].OneofWrappers = []any{
 		(*HostMessage_Opened)(nil),
@@ -2427,6 +2586,7 @@ func file_demiurge_host_v1_host_proto_init() {
 		(*HostMessage_Ended)(nil),
 		(*HostMessage_Clarify)(nil),
 		(*HostMessage_Output)(nil),
+		(*HostMessage_Allows)(nil),
 	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
@@ -2434,7 +2594,7 @@ func file_demiurge_host_v1_host_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_demiurge_host_v1_host_proto_rawDesc), len(file_demiurge_host_v1_host_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   31,
+			NumMessages:   33,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
