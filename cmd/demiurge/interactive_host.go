@@ -44,7 +44,7 @@ type hostSession struct {
 	// allowsReplies answer /approvals (beside a running turn's replies).
 	allowsReplies chan *hostv1.AllowsReply
 	gone          chan struct{}
-	err     error
+	err           error
 	// asks ends the questions in hand when the session ends.
 	asks   context.Context
 	endAsk context.CancelFunc
