@@ -22,7 +22,7 @@ import (
 // asked here and the answer reaches the model; a long command's output
 // streams and /stop stops the turn, after which the same session goes
 // on; a delegated child's cards show marked with it; /usage, /tools,
-// /session, /call, /subagents and /tasks (a background command
+// /session (new, list, a refused resume), /call, /subagents and /tasks (a background command
 // the session started) read the host's state. Beside
 // it a one-shot `tools call` on the same state works (in process it
 // would find the store held). Then the host is killed with -9 while a
@@ -109,6 +109,12 @@ func TestTTYChatThroughHost(t *testing.T) {
 	s.see("revoked 1: write_file")
 	s.line("/approvals")
 	s.see("no session approvals")
+	s.line("/session resume ses_nonexistent0000000")
+	s.see("no session ses_nonexistent0000000 of yours")
+	s.line("/session new")
+	s.see("ended")
+	s.line("/session list")
+	s.see("(current)")
 	s.line(`/call read_file {"path":"a.txt"}`)
 	s.see("── read_file")
 	s.line(`/call terminal {"command":"sleep 30","background":true}`)

@@ -433,8 +433,11 @@ or --model provider:name, with the provider's key in the environment (e.g. ANTHR
 
 // toolNames are the names /call completes.
 func (r *repl) toolNames() []string {
-	if r.remote != nil {
-		return r.remote.toolNames(r.c)
+	r.mu.Lock()
+	remote := r.remote
+	r.mu.Unlock()
+	if remote != nil {
+		return remote.toolNames(r.c)
 	}
 	if r.h == nil {
 		return nil

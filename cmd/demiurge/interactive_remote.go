@@ -39,16 +39,10 @@ func interactiveViaHost(c *cli.Context, state, resume string) error {
 	if err != nil {
 		return err
 	}
-	defer hs.close()
 	r.remote = hs
 	r.leave = make(chan struct{})
-	go func() {
-		// A host that dies while the session idles ends it too.
-		<-hs.gone
-		if !hs.closing.Load() {
-			r.hostLost(hs.lost(hs.err))
-		}
-	}()
+	r.watchHost(hs)
+	defer func() { r.remote.close() }() // the session in use at the end
 	stop := r.catchInterrupts()
 	defer stop()
 	err = r.loop()
@@ -60,6 +54,42 @@ func interactiveViaHost(c *cli.Context, state, resume string) error {
 		os.Exit(exitFailed)
 	}
 	return err
+}
+
+// watchHost ends the session when hs's host dies, also while it idles.
+func (r *repl) watchHost(hs *hostSession) {
+	go func() {
+		<-hs.gone
+		if !hs.closing.Load() {
+			r.hostLost(hs.lost(hs.err))
+		}
+	}()
+}
+
+// switchSession is /session new (id "") or /session resume ID through the
+// host: a new stream on the session, the old one ended once the new one
+// is open (a refusal keeps the old).
+func (r *repl) switchSession(id string) {
+	old := r.remote
+	if id != "" && id == old.session {
+		fmt.Fprintf(r.out, "session %s is the current one\n", id)
+		return
+	}
+	next, err := openHostSession(r.c, id, old.fe, old.approver)
+	if err != nil {
+		fmt.Fprintln(r.out, err)
+		return
+	}
+	old.close()
+	r.mu.Lock() // the completer reads it from the line editor's goroutine
+	r.remote = next
+	r.mu.Unlock()
+	r.watchHost(next)
+	if id == "" {
+		fmt.Fprintf(r.out, "session %s; %s ended\n", next.session, old.session)
+	} else {
+		fmt.Fprintf(r.out, "session %s resumed; %s ended\n", next.session, old.session)
+	}
 }
 
 // remoteBanner is the session's first lines through the host.
@@ -122,8 +152,15 @@ func (r *repl) remoteCommand(line string) bool {
 			fmt.Fprintf(r.out, "session %s\n", hs.session)
 		case "list":
 			r.remoteSessions()
+		case "new":
+			r.switchSession("")
 		default:
-			fmt.Fprintln(r.out, "through the host, /session shows this session and lists them; `demiurge sessions resume ID` continues another")
+			verb, id, _ := strings.Cut(rest, " ")
+			if id = strings.TrimSpace(id); verb != "resume" || id == "" || strings.ContainsAny(id, " \t") {
+				fmt.Fprintln(r.out, sessionUsage)
+				return false
+			}
+			r.switchSession(id)
 		}
 	case "/tasks":
 		return r.foreground(func(ctx context.Context) { r.tasks(ctx, rest) })
