@@ -46,7 +46,7 @@ func tasksCommand() *cli.Command {
 		Name:  "tasks",
 		Usage: "background tasks of this principal: list, show, logs, wait, cancel",
 		Description: "Background tasks live as long as the demiurge process that started them. While it runs, " +
-			"these commands ask it (over STATE/runtime/tasks.sock); afterwards they read the record in the store.",
+			"these commands ask it (the long-lived host over STATE/runtime/host.sock, a command that is a host of its own over STATE/runtime/tasks.sock); afterwards they read the record in the store.",
 		Subcommands: []*cli.Command{
 			{Name: "list", Usage: "the tasks, newest first", Flags: []cli.Flag{jsonFlag}, Action: tasksAction(tasksList)},
 			{Name: "show", Usage: "one task: state, return code, exit reason, output tails", ArgsUsage: idUsage, Flags: []cli.Flag{jsonFlag}, Action: tasksAction(tasksShow)},
