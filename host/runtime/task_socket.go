@@ -56,6 +56,16 @@ type TaskServer struct {
 
 	mu    sync.Mutex
 	conns map[net.Conn]bool
+	// via names the transport a request came by when not this socket
+	// (AnswerTaskRequest).
+	via string
+}
+
+func (s *TaskServer) name() string {
+	if s.via != "" {
+		return s.via
+	}
+	return "the task socket"
 }
 
 // Serve listens on path for principal's tasks (a stale socket left by a
@@ -182,7 +192,7 @@ func (s *TaskServer) answer(p peer, req socketRequest, reply func(socketReply) b
 	}
 	refused := ""
 	if req.Principal != s.principal {
-		refused = fmt.Sprintf("the task socket answers only for %s", s.principal)
+		refused = fmt.Sprintf("%s answers only for %s", s.name(), s.principal)
 	}
 	if err := s.audit(p, req, refused); err != nil {
 		fail(fmt.Errorf("the task request could not be audited, so it was not answered: %w", err))

@@ -15,7 +15,7 @@ import (
 // the task socket does: audited first, refused when it claims another
 // principal. Each reply is handed to reply as JSON until one is final.
 func (m *TaskManager) AnswerTaskRequest(ctx context.Context, from Peer, principal string, raw []byte, reply func([]byte) bool) {
-	s := &TaskServer{m: m, principal: principal, ctx: ctx}
+	s := &TaskServer{m: m, principal: principal, ctx: ctx, via: "the host socket"}
 	p := peer{pid: from.PID, uid: from.UID, exe: from.Exe, runBy: from.RunBy}
 	send := func(r socketReply) bool {
 		b, err := json.Marshal(r)
