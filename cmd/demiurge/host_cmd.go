@@ -15,6 +15,7 @@ import (
 
 	"demiurge.dev/host/approval"
 	"demiurge.dev/host/hostd"
+	"demiurge.dev/host/toolhost"
 	"demiurge.dev/shared/hostv1"
 )
 
@@ -91,6 +92,9 @@ func hostForeground(c *cli.Context) (err error) {
 		return err
 	}
 	isHostProcess = true
+	// `demiurge tasks` reaches this host on its socket (Tasks), the one
+	// path; the task socket is for a command that is a host of its own.
+	toolhost.ServeTaskSocket = false
 	lock, err := hostd.Lock(state)
 	var running hostd.ErrRunning
 	if errors.As(err, &running) && ready != nil {

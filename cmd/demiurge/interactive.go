@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/chzyer/readline"
@@ -53,6 +54,9 @@ func interactive(c *cli.Context) error {
 	state, err := stateDir(c)
 	if err != nil {
 		return err
+	}
+	if operatorCanAnswer() && hostEnabled() {
+		return interactiveViaHost(c, state, "")
 	}
 	r := &repl{c: c, out: c.App.Writer, errOut: os.Stderr}
 	var approver approval.Provider = approval.DenyAll{}
@@ -164,6 +168,11 @@ type repl struct {
 	leaveOnce sync.Once
 	// live is the running /call's output and spinner, nil when none.
 	live *liveOutput
+	// remote is the session through the host (interactive_remote.go);
+	// nil in process.
+	remote *hostSession
+	// lostHost: the host went away; the session ends non-zero.
+	lostHost atomic.Bool
 }
 
 func (r *repl) liveCall() *liveOutput {
@@ -173,8 +182,14 @@ func (r *repl) liveCall() *liveOutput {
 }
 
 func (r *repl) loop() error {
-	r.leave = make(chan struct{})
-	fmt.Fprintf(r.out, "demiurge: workspace %s, core %s. Type /help for commands.\n", r.h.Workspace.Root, r.h.Core.File)
+	if r.leave == nil {
+		r.leave = make(chan struct{})
+	}
+	if r.remote != nil {
+		r.remoteBanner()
+	} else {
+		fmt.Fprintf(r.out, "demiurge: workspace %s, core %s. Type /help for commands.\n", r.h.Workspace.Root, r.h.Core.File)
+	}
 	if r.chat != nil {
 		fmt.Fprintf(r.out, "chatting with %s; type a message, /stop stops a turn.\n", r.chat.model.Name())
 	}
@@ -365,6 +380,9 @@ func (r *repl) answer(ctx context.Context, p string) (string, error) {
 
 // command runs one line; it reports whether the session should end.
 func (r *repl) command(line string) bool {
+	if r.remote != nil {
+		return r.remoteCommand(line)
+	}
 	name, rest, _ := strings.Cut(line, " ")
 	rest = strings.TrimSpace(rest)
 	switch name {
@@ -415,6 +433,12 @@ or --model provider:name, with the provider's key in the environment (e.g. ANTHR
 
 // toolNames are the names /call completes.
 func (r *repl) toolNames() []string {
+	r.mu.Lock()
+	remote := r.remote
+	r.mu.Unlock()
+	if remote != nil {
+		return remote.toolNames(r.c)
+	}
 	if r.h == nil {
 		return nil
 	}

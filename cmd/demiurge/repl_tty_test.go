@@ -24,6 +24,12 @@ type ttySession struct {
 
 func startTTY(t *testing.T, state, ws string, extra ...string) *ttySession {
 	t.Helper()
+	return startTTYEnv(t, nil, state, ws, extra...)
+}
+
+// startTTYEnv is startTTY with env added to the session's environment.
+func startTTYEnv(t *testing.T, env []string, state, ws string, extra ...string) *ttySession {
+	t.Helper()
 	builtin, _ := testPlugins(t)
 	master, slave := openPTY(t)
 	if err := unix.IoctlSetWinsize(int(master.Fd()), unix.TIOCSWINSZ, &unix.Winsize{Row: 40, Col: 200}); err != nil {
@@ -31,7 +37,7 @@ func startTTY(t *testing.T, state, ws string, extra ...string) *ttySession {
 	}
 	args := append([]string{"--state", state, "--plugin-dir", builtin, "--workspace", ws}, extra...)
 	cmd := exec.Command(demiurgeBinary(t), args...)
-	cmd.Env = append(os.Environ(), "HOME="+t.TempDir(), "TERM=xterm")
+	cmd.Env = append(append(os.Environ(), "HOME="+t.TempDir(), "TERM=xterm"), env...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = slave, slave, slave
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true}
 	if err := cmd.Start(); err != nil {
@@ -52,6 +58,18 @@ func (s *ttySession) line(l string) { s.keys(l + "\r") }
 func (s *ttySession) see(want string) {
 	s.t.Helper()
 	s.at = s.scr.waitFor(s.t, want, s.at)
+}
+
+// waitErr waits for the session to end and returns how it ended.
+func (s *ttySession) waitErr(within time.Duration) error {
+	s.t.Helper()
+	select {
+	case err := <-s.exited:
+		return err
+	case <-time.After(within):
+		s.t.Fatalf("the session did not end within %v", within)
+		return nil
+	}
 }
 
 func (s *ttySession) waitExit(within time.Duration) {

@@ -9,20 +9,25 @@ import (
 
 	"demiurge.dev/host/hostd"
 	"demiurge.dev/host/turn"
+	"demiurge.dev/shared/hostv1"
 )
 
 // hostRunner is the long-lived host's side of `demiurge run`: the turn a
 // front end asked for, run as the in-process command runs it, its events
 // and notices sent to that front end, the model key read from that front
 // end's environment.
-func hostRunner(ctx context.Context, r hostd.Run) (int, string) {
+func hostRunner(ctx context.Context, r hostd.Run) *hostv1.RunEnded {
 	q := r.Request
+	if q.Chat {
+		return hostChatRun(ctx, r)
+	}
 	flags := modelFlagValues{Model: q.Model, BaseURL: q.BaseUrl, MaxSteps: int(q.MaxSteps),
 		ContextWindow: int(q.ContextWindow), MaxOutputTokens: int(q.MaxOutputTokens)}
 	err := headlessRun{h: r.Host, s: r.Session, src: r.Source, resumed: r.Resumed, flags: flags,
 		getenv: func(name string) string { return r.FrontEnd.Getenv(ctx, name) },
 		fe:     remoteRun{r.FrontEnd}, errw: noticeWriter{r.FrontEnd}, tasks: sessionTasks{h: r.Host, s: r.Session}}.run(ctx, q.Prompt)
-	return exitStatusOf(err)
+	exit, msg := exitStatusOf(err)
+	return &hostv1.RunEnded{ExitCode: int32(exit), Error: msg}
 }
 
 // exitStatusOf is the exit status and message of a command's error, as

@@ -80,9 +80,12 @@ func runViaHost(c *cli.Context, id, prompt string, fe *headless) error {
 			if err := json.Unmarshal(x.Event, &ev); err != nil {
 				return fmt.Errorf("the host sent an event this demiurge cannot read: %w", err)
 			}
-			if ev.Type == turn.EventResult {
+			switch {
+			case ev.Type == turn.EventResult:
 				fe.showResult(ev)
-			} else {
+			case ev.Agent != "":
+				fe.ShowChild(ev)
+			default:
 				fe.Show(ev)
 			}
 		case *hostv1.HostMessage_Warning:

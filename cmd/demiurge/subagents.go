@@ -161,7 +161,7 @@ func groupsText(gs [][]string) string {
 // subagents is /subagents in the interactive session: this session's
 // child agents, under the same owner check as /tasks.
 func (r *repl) subagents(arg string) {
-	tc := &taskCmd{ctx: context.Background(), out: r.out, scope: r.h.TaskScope()}
+	tc := &taskCmd{ctx: context.Background(), out: r.out}
 	var args []string
 	for _, f := range strings.Fields(arg) {
 		switch {
@@ -178,12 +178,13 @@ func (r *repl) subagents(arg string) {
 		fmt.Fprintln(r.out, "usage: /subagents [ID] [--json]")
 		return
 	}
-	m, err := r.h.Tasks()
+	m, scope, done, err := r.taskSource()
 	if err != nil {
 		fmt.Fprintln(r.out, err)
 		return
 	}
-	tc.m = m
+	defer done()
+	tc.m, tc.scope = m, scope
 	if err := subagents(tc, args); err != nil {
 		fmt.Fprintln(r.out, err)
 	}

@@ -46,7 +46,7 @@ func tasksCommand() *cli.Command {
 		Name:  "tasks",
 		Usage: "background tasks of this principal: list, show, logs, wait, cancel",
 		Description: "Background tasks live as long as the demiurge process that started them. While it runs, " +
-			"these commands ask it (over STATE/runtime/tasks.sock); afterwards they read the record in the store.",
+			"these commands ask it (the long-lived host over STATE/runtime/host.sock, a command that is a host of its own over STATE/runtime/tasks.sock); afterwards they read the record in the store.",
 		Subcommands: []*cli.Command{
 			{Name: "list", Usage: "the tasks, newest first", Flags: []cli.Flag{jsonFlag}, Action: tasksAction(tasksList)},
 			{Name: "show", Usage: "one task: state, return code, exit reason, output tails", ArgsUsage: idUsage, Flags: []cli.Flag{jsonFlag}, Action: tasksAction(tasksShow)},
@@ -97,7 +97,10 @@ func tasksAction(fn func(tc *taskCmd, args []string) error) cli.ActionFunc {
 		// A running demiurge holds the store and owns its live tasks: ask
 		// it first; otherwise read the store.
 		var m taskSource
-		if remote, err := runtime.DialTasks(toolhost.TaskSocketPath(h.StateDir)); err == nil {
+		if viaHost, closeHost, ok := hostTasks(c, h.StateDir); ok {
+			defer closeHost()
+			m = viaHost
+		} else if remote, err := runtime.DialTasks(toolhost.TaskSocketPath(h.StateDir)); err == nil {
 			m = remote
 		} else {
 			local, err := h.Tasks()
@@ -385,7 +388,7 @@ func (r *repl) tasks(ctx context.Context, arg string) {
 	if len(fields) > 0 {
 		sub, fields = fields[0], fields[1:]
 	}
-	tc := &taskCmd{out: r.out, scope: r.h.TaskScope(), wait: defaultWaitTimeout}
+	tc := &taskCmd{out: r.out, wait: defaultWaitTimeout}
 	var args []string
 	for i := 0; i < len(fields); i++ {
 		switch f := fields[i]; {
@@ -414,15 +417,35 @@ func (r *repl) tasks(ctx context.Context, arg string) {
 		fmt.Fprintln(r.out, replTasksHelp)
 		return
 	}
-	m, err := r.h.Tasks()
+	m, scope, done, err := r.taskSource()
 	if err != nil {
 		fmt.Fprintln(r.out, err)
 		return
 	}
-	tc.ctx, tc.m = ctx, m
+	defer done()
+	tc.ctx, tc.m, tc.scope = ctx, m, scope
 	if err := run(tc, args); err != nil {
 		fmt.Fprintln(r.out, err)
 	}
+}
+
+// taskSource is the session's tasks: in process, or the host's through
+// its Tasks call (this session's, for this front end's principal).
+func (r *repl) taskSource() (taskSource, runtime.TaskScope, func(), error) {
+	if r.remote == nil {
+		m, err := r.h.Tasks()
+		return m, r.h.TaskScope(), func() {}, err
+	}
+	state, err := stateDir(r.c)
+	if err != nil {
+		return nil, runtime.TaskScope{}, nil, err
+	}
+	m, done, ok := hostTasks(r.c, state)
+	if !ok {
+		return nil, runtime.TaskScope{}, nil, fmt.Errorf("the host (pid %d) did not answer for its tasks", r.remote.cl.PID)
+	}
+	// The host fills in the front end's principal.
+	return m, runtime.TaskScope{Session: r.remote.session}, done, nil
 }
 
 // noteTasksOnExit says, as the session ends, that its running background

@@ -3,6 +3,7 @@ package hostd
 import (
 	"context"
 	"encoding/json"
+	"sync"
 
 	"demiurge.dev/host/approval"
 	"demiurge.dev/host/dispatch"
@@ -14,8 +15,9 @@ import (
 // Runner runs one headless agent turn for a front end (`demiurge run`):
 // the CLI gives the host it starts its own, so a run through the host is
 // the run of the command line. It returns the exit status the front end
-// ends with and a message for its standard error.
-type Runner func(ctx context.Context, r Run) (exit int, msg string)
+// ends with, a message for its standard error, and for a chat's opening
+// the model's name.
+type Runner func(ctx context.Context, r Run) *hostv1.RunEnded
 
 // Run is one run request, with everything the host issues for it.
 type Run struct {
@@ -28,6 +30,41 @@ type Run struct {
 	Request *hostv1.RunTurn
 	// FrontEnd shows the turn to the asking front end, and only to it.
 	FrontEnd *RunFrontEnd
+	// Stash keeps what the runs of one front end session share (the
+	// interactive session's turn loop) until the session's stream ends.
+	Stash *Stash
+}
+
+// Stash is what a front end session's runs keep between them; what is
+// stored is closed when the stream ends.
+type Stash struct {
+	mu     sync.Mutex
+	v      any
+	closer func()
+}
+
+// Load is what was stored (nil: nothing yet).
+func (s *Stash) Load() any {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.v
+}
+
+// Store keeps v; close is called once when the front end's stream ends.
+func (s *Stash) Store(v any, close func()) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.v, s.closer = v, close
+}
+
+func (s *Stash) close() {
+	s.mu.Lock()
+	c := s.closer
+	s.v, s.closer = nil, nil
+	s.mu.Unlock()
+	if c != nil {
+		c()
+	}
 }
 
 // RunFrontEnd is the asking front end as a run sees it: a turn.FrontEnd
@@ -44,12 +81,31 @@ func (r *RunFrontEnd) Show(ev turn.Event) {
 	_ = r.fe.send(&hostv1.HostMessage{Msg: &hostv1.HostMessage_Event{Event: b}})
 }
 
+// ShowChild sends a child agent's event, tagged with its agent and
+// parent_agent, down the same stream: the front end tells it from the
+// parent's by the tag (run --json prints it as one more line).
+func (r *RunFrontEnd) ShowChild(ev turn.Event) { r.Show(ev) }
+
 // Approver asks this front end (which denies when it cannot answer).
 func (r *RunFrontEnd) Approver() approval.Provider { return r.fe }
 
-// Clarify: a headless front end has no one to answer.
-func (r *RunFrontEnd) Clarify(context.Context, string, []string) (string, bool, error) {
-	return "", false, nil
+// Clarify asks the front end the model's question when it can answer (an
+// interactive session, minor 6); a headless one has no one to answer.
+func (r *RunFrontEnd) Clarify(ctx context.Context, question string, choices []string) (string, bool, error) {
+	if !r.fe.asker {
+		return "", false, nil
+	}
+	return r.fe.clarify(ctx, question, choices)
+}
+
+// Output sends a running call's (already redacted) output as it comes.
+func (r *RunFrontEnd) Output(text string) {
+	_ = r.fe.send(&hostv1.HostMessage{Msg: &hostv1.HostMessage_Output{Output: &hostv1.CallOutput{Text: text}}})
+}
+
+// Progress sends a running call's progress line.
+func (r *RunFrontEnd) Progress(line string) {
+	_ = r.fe.send(&hostv1.HostMessage{Msg: &hostv1.HostMessage_Output{Output: &hostv1.CallOutput{Progress: line}}})
 }
 
 // Notice is a line for the front end's standard error.
@@ -91,7 +147,7 @@ func withFrontEndRules(t *dispatch.Turn, approve []string) error {
 }
 
 // run serves one run request of the session's front end.
-func (s *Server) run(ctx context.Context, fe *frontEnd, ses *toolhost.Session, resumed bool, open *hostv1.OpenSession, req *hostv1.RunTurn) *hostv1.RunEnded {
+func (s *Server) run(ctx context.Context, fe *frontEnd, ses *toolhost.Session, resumed bool, open *hostv1.OpenSession, req *hostv1.RunTurn, stash *Stash) *hostv1.RunEnded {
 	if s.opts.Runner == nil {
 		return &hostv1.RunEnded{ExitCode: 1, Error: "this host runs no agent turns"}
 	}
@@ -99,9 +155,8 @@ func (s *Server) run(ctx context.Context, fe *frontEnd, ses *toolhost.Session, r
 	defer cancel()
 	fe.setInterrupt(cancel)
 	defer fe.setInterrupt(nil)
-	exit, msg := s.opts.Runner(ctx, Run{Host: s.h, Session: ses, Source: frontEndSource{Session: ses, approve: open.Approve},
-		Resumed: resumed, Request: req, FrontEnd: &RunFrontEnd{fe: fe}})
-	return &hostv1.RunEnded{ExitCode: int32(exit), Error: msg}
+	return s.opts.Runner(ctx, Run{Host: s.h, Session: ses, Source: frontEndSource{Session: ses, approve: open.Approve},
+		Resumed: resumed, Request: req, FrontEnd: &RunFrontEnd{fe: fe}, Stash: stash})
 }
 
 // getenv asks the front end for one variable of its environment.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"runtime/debug"
 	"sort"
 	"strconv"
 	"strings"
@@ -217,6 +218,10 @@ func (s *Server) attach(d int32) {
 	s.lastBusy.Store(time.Now().UnixNano())
 }
 
+// releaseAfter is how long a host waits idle before it returns freed
+// memory to the system.
+const releaseAfter = 5 * time.Second
+
 // idleLoop stops the host once it has had no front end attached and no
 // running task for IdleExit.
 func (s *Server) idleLoop() {
@@ -226,6 +231,7 @@ func (s *Server) idleLoop() {
 	tick := min(s.opts.IdleExit/4, time.Second)
 	t := time.NewTicker(max(tick, 10*time.Millisecond))
 	defer t.Stop()
+	released := false
 	for {
 		select {
 		case <-s.stopped:
@@ -234,9 +240,18 @@ func (s *Server) idleLoop() {
 		}
 		if s.attached.Load() > 0 || s.h.RunningTasks() > 0 || s.schedulesKeepUp() {
 			s.lastBusy.Store(time.Now().UnixNano())
+			released = false
 			continue
 		}
-		if time.Since(time.Unix(0, s.lastBusy.Load())) >= s.opts.IdleExit {
+		idle := time.Since(time.Unix(0, s.lastBusy.Load()))
+		if !released && idle >= releaseAfter {
+			// A host that waits with no front end gives the heap its busy
+			// spell grew back to the system, once per idle spell
+			// (BENCHMARKS.md, issue 24: the RSS after 10,000 calls).
+			debug.FreeOSMemory()
+			released = true
+		}
+		if idle >= s.opts.IdleExit {
 			s.shutdown(fmt.Sprintf("idle for %s with no front end and no running task", s.opts.IdleExit))
 			return
 		}

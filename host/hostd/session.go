@@ -42,7 +42,10 @@ func (s *Server) Session(stream hostv1.Host_SessionServer) error {
 		return err
 	}
 	defer s.track(ses)()
-	fe := &frontEnd{stream: stream, ctx: ctx, asker: open.Asker, pending: map[uint64]chan approval.Answer{}, envs: map[uint64]chan string{}}
+	stash := &Stash{}
+	defer stash.close() // before the session ends (deferred above)
+	fe := &frontEnd{stream: stream, ctx: ctx, asker: open.Asker, pending: map[uint64]chan approval.Answer{}, envs: map[uint64]chan string{},
+		clarifies: map[uint64]chan *hostv1.ClarifyAnswer{}}
 	if err := fe.send(&hostv1.HostMessage{Msg: &hostv1.HostMessage_Opened{Opened: &hostv1.SessionOpened{Session: ses.ID()}}}); err != nil {
 		return err
 	}
@@ -68,6 +71,13 @@ func (s *Server) Session(stream hostv1.Host_SessionServer) error {
 				fe.envAnswer(x.Env)
 			case *hostv1.FrontEndMessage_Interrupt:
 				fe.interrupted()
+			case *hostv1.FrontEndMessage_Clarify:
+				fe.clarifyAnswer(x.Clarify)
+			case *hostv1.FrontEndMessage_Allows:
+				if err := fe.send(&hostv1.HostMessage{Msg: &hostv1.HostMessage_Allows{Allows: s.allows(ses, x.Allows)}}); err != nil {
+					cancel()
+					return
+				}
 			default:
 				cancel()
 				return
@@ -77,7 +87,7 @@ func (s *Server) Session(stream hostv1.Host_SessionServer) error {
 	n := 0
 	for m := range work {
 		if req := m.GetRun(); req != nil {
-			ended := s.run(ctx, fe, ses, resumed, open, req)
+			ended := s.run(ctx, fe, ses, resumed, open, req, stash)
 			if ctx.Err() != nil {
 				break
 			}
@@ -113,7 +123,13 @@ func (s *Server) Session(stream hostv1.Host_SessionServer) error {
 				return err
 			}
 		}
-		out := turn.Call(ctx, dispatch.ToolCall{ID: fmt.Sprintf("cli_%d", n), Name: call.Name, Args: call.Args})
+		// An interrupt (the interactive session's /stop) cancels the call;
+		// its outcome still comes.
+		callCtx, stopCall := context.WithCancel(ctx)
+		fe.setInterrupt(stopCall)
+		out := turn.Call(callCtx, dispatch.ToolCall{ID: fmt.Sprintf("cli_%d", n), Name: call.Name, Args: call.Args})
+		fe.setInterrupt(nil)
+		stopCall()
 		s.calls.Add(1)
 		if ctx.Err() != nil {
 			break
@@ -171,6 +187,8 @@ type frontEnd struct {
 	// environment variables asked.
 	pending map[uint64]chan approval.Answer
 	envs    map[uint64]chan string
+	// clarifies are the model's questions asked and not yet answered.
+	clarifies map[uint64]chan *hostv1.ClarifyAnswer
 	// interrupt cancels the run in hand.
 	interrupt context.CancelFunc
 }

@@ -56,6 +56,16 @@ type TaskServer struct {
 
 	mu    sync.Mutex
 	conns map[net.Conn]bool
+	// via names the transport a request came by when not this socket
+	// (AnswerTaskRequest).
+	via string
+}
+
+func (s *TaskServer) name() string {
+	if s.via != "" {
+		return s.via
+	}
+	return "the task socket"
 }
 
 // Serve listens on path for principal's tasks (a stale socket left by a
@@ -182,7 +192,7 @@ func (s *TaskServer) answer(p peer, req socketRequest, reply func(socketReply) b
 	}
 	refused := ""
 	if req.Principal != s.principal {
-		refused = fmt.Sprintf("the task socket answers only for %s", s.principal)
+		refused = fmt.Sprintf("%s answers only for %s", s.name(), s.principal)
 	}
 	if err := s.audit(p, req, refused); err != nil {
 		fail(fmt.Errorf("the task request could not be audited, so it was not answered: %w", err))
@@ -243,7 +253,11 @@ var ErrOwnerGone = errors.New("it has exited")
 
 // RemoteTasks reaches the live tasks of another demiurge through its task
 // socket. Its methods answer like TaskManager's.
-type RemoteTasks struct{ path, token string }
+type RemoteTasks struct {
+	path, token string
+	// via, when set, carries the requests instead (RemoteTasksVia).
+	via TaskTransport
+}
 
 // DialTasks returns a client for the socket at path if a live owner
 // answers there and its token can be read.
@@ -272,6 +286,9 @@ func (e *remoteError) Is(target error) bool { return e.notFound && target == Err
 
 // call sends req and hands each reply to fn until one is final.
 func (r *RemoteTasks) call(ctx context.Context, req socketRequest, fn func(socketReply) error) error {
+	if r.via != nil {
+		return r.callVia(ctx, req, fn)
+	}
 	var d net.Dialer
 	c, err := d.DialContext(ctx, "unix", r.path)
 	if err != nil {

@@ -3,6 +3,7 @@ package toolhost
 import (
 	"os"
 	"slices"
+	"strings"
 	"sync"
 	"syscall"
 
@@ -101,6 +102,51 @@ func (c *catalogCache) lookup(key *catalogKey) (*catalog.Catalog, []string, bool
 }
 
 func (c *catalogCache) store(key *catalogKey, cat *catalog.Catalog, warnings []string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.key, c.cat, c.warnings = key, cat, warnings
+}
+
+// sharedCatalog is the host's last catalog of a fresh root session. A
+// one-shot call through the long-lived host opens a fresh session each
+// time, whose own cache starts empty; with the same inputs and the same
+// capabilities its catalog is the same, so it is resolved once per host
+// and shared (BENCHMARKS.md, issue 24). Only a catalog without deferred
+// tools is shared: a disclosure holds one session's activations.
+type sharedCatalog struct {
+	mu       sync.Mutex
+	key      *freshKey
+	cat      *catalog.Catalog
+	warnings []string
+}
+
+// freshKey is a catalogKey with the capabilities the catalog was narrowed
+// to (Callable).
+type freshKey struct {
+	catalogKey
+	capabilities string
+}
+
+// freshKeyFor is s's shared-catalog key: nil for a child (its selection
+// narrows the catalog), a session with activations, or an uncacheable
+// catalog.
+func (h *Host) freshKeyFor(s *Session, key *catalogKey) *freshKey {
+	if key == nil || s.parent != nil || s.tools != nil || key.activations != 0 {
+		return nil
+	}
+	return &freshKey{catalogKey: *key, capabilities: strings.Join(s.authority.Capabilities.List(), "\n")}
+}
+
+func (c *sharedCatalog) lookup(key *freshKey) (*catalog.Catalog, []string, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.key == nil || c.key.capabilities != key.capabilities || !key.catalogKey.equal(&c.key.catalogKey) {
+		return nil, nil, false
+	}
+	return c.cat, c.warnings, true
+}
+
+func (c *sharedCatalog) store(key *freshKey, cat *catalog.Catalog, warnings []string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.key, c.cat, c.warnings = key, cat, warnings

@@ -83,6 +83,10 @@ type Options struct {
 
 // Host is one running host process's view of its core and tools.
 type Host struct {
+	// freshCatalogs is the last catalog a fresh session resolved, handed
+	// to the next fresh session of the same inputs (catalog_cache.go).
+	freshCatalogs sharedCatalog
+
 	Core      *core.Core
 	Plugins   *plugins.Manager
 	Workspace policy.Workspace
@@ -346,7 +350,14 @@ func (h *Host) Catalog(ctx context.Context) (*catalog.Catalog, error) {
 // tool; "" resolves every one, as a turn's listing needs.
 func (h *Host) catalogFor(ctx context.Context, s *Session, o TurnOptions) (*catalog.Catalog, error) {
 	key := h.catalogKeyFor(s)
-	if cat, warnings, ok := s.catalogs.lookup(key); ok {
+	cat, warnings, ok := s.catalogs.lookup(key)
+	fresh := h.freshKeyFor(s, key)
+	if !ok && fresh != nil {
+		if cat, warnings, ok = h.freshCatalogs.lookup(fresh); ok {
+			s.catalogs.store(key, cat, warnings)
+		}
+	}
+	if ok {
 		s.mu.Lock()
 		s.warnings = warnings
 		s.mu.Unlock()
@@ -355,6 +366,11 @@ func (h *Host) catalogFor(ctx context.Context, s *Session, o TurnOptions) (*cata
 	cat, warnings, whole, err := h.resolveCatalog(ctx, s, o)
 	if err == nil && whole && key != nil {
 		s.catalogs.store(key, cat, warnings)
+		// A catalog with deferred tools holds the session's activations:
+		// never another session's.
+		if fresh != nil && cat.Disclosure() == nil {
+			h.freshCatalogs.store(fresh, cat, warnings)
+		}
 	}
 	return cat, err
 }

@@ -828,6 +828,8 @@ type FrontEndMessage struct {
 	//	*FrontEndMessage_Run
 	//	*FrontEndMessage_Env
 	//	*FrontEndMessage_Interrupt
+	//	*FrontEndMessage_Clarify
+	//	*FrontEndMessage_Allows
 	Msg           isFrontEndMessage_Msg `protobuf_oneof:"msg"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -924,6 +926,24 @@ func (x *FrontEndMessage) GetInterrupt() *Interrupt {
 	return nil
 }
 
+func (x *FrontEndMessage) GetClarify() *ClarifyAnswer {
+	if x != nil {
+		if x, ok := x.Msg.(*FrontEndMessage_Clarify); ok {
+			return x.Clarify
+		}
+	}
+	return nil
+}
+
+func (x *FrontEndMessage) GetAllows() *AllowsRequest {
+	if x != nil {
+		if x, ok := x.Msg.(*FrontEndMessage_Allows); ok {
+			return x.Allows
+		}
+	}
+	return nil
+}
+
 type isFrontEndMessage_Msg interface {
 	isFrontEndMessage_Msg()
 }
@@ -958,6 +978,17 @@ type FrontEndMessage_Interrupt struct {
 	Interrupt *Interrupt `protobuf:"bytes,6,opt,name=interrupt,proto3,oneof"`
 }
 
+type FrontEndMessage_Clarify struct {
+	// clarify (minor 6) answers the host's clarify request.
+	Clarify *ClarifyAnswer `protobuf:"bytes,7,opt,name=clarify,proto3,oneof"`
+}
+
+type FrontEndMessage_Allows struct {
+	// allows (minor 6) lists, or revokes, this session's live
+	// allow-for-session approvals (the interactive session's /approvals).
+	Allows *AllowsRequest `protobuf:"bytes,8,opt,name=allows,proto3,oneof"`
+}
+
 func (*FrontEndMessage_Open) isFrontEndMessage_Msg() {}
 
 func (*FrontEndMessage_Call) isFrontEndMessage_Msg() {}
@@ -970,6 +1001,10 @@ func (*FrontEndMessage_Env) isFrontEndMessage_Msg() {}
 
 func (*FrontEndMessage_Interrupt) isFrontEndMessage_Msg() {}
 
+func (*FrontEndMessage_Clarify) isFrontEndMessage_Msg() {}
+
+func (*FrontEndMessage_Allows) isFrontEndMessage_Msg() {}
+
 type RunTurn struct {
 	state  protoimpl.MessageState `protogen:"open.v1"`
 	Prompt string                 `protobuf:"bytes,1,opt,name=prompt,proto3" json:"prompt,omitempty"`
@@ -979,8 +1014,15 @@ type RunTurn struct {
 	MaxSteps        int32  `protobuf:"varint,4,opt,name=max_steps,json=maxSteps,proto3" json:"max_steps,omitempty"`
 	ContextWindow   int32  `protobuf:"varint,5,opt,name=context_window,json=contextWindow,proto3" json:"context_window,omitempty"`
 	MaxOutputTokens int32  `protobuf:"varint,6,opt,name=max_output_tokens,json=maxOutputTokens,proto3" json:"max_output_tokens,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	// chat (minor 6): a turn of the interactive session. The session's turn
+	// loop is kept across its chat turns (a background task's completion
+	// comes as a turn of its own, shown to this front end), and nothing is
+	// waited for after the turn. A chat turn with an empty prompt opens the
+	// chat: its model is opened (the key asked of the front end) and ended
+	// names it, or says there is none.
+	Chat          bool `protobuf:"varint,7,opt,name=chat,proto3" json:"chat,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *RunTurn) Reset() {
@@ -1053,6 +1095,13 @@ func (x *RunTurn) GetMaxOutputTokens() int32 {
 		return x.MaxOutputTokens
 	}
 	return 0
+}
+
+func (x *RunTurn) GetChat() bool {
+	if x != nil {
+		return x.Chat
+	}
+	return false
 }
 
 type EnvAnswer struct {
@@ -1363,6 +1412,9 @@ type HostMessage struct {
 	//	*HostMessage_Event
 	//	*HostMessage_Env
 	//	*HostMessage_Ended
+	//	*HostMessage_Clarify
+	//	*HostMessage_Output
+	//	*HostMessage_Allows
 	Msg           isHostMessage_Msg `protobuf_oneof:"msg"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1468,6 +1520,33 @@ func (x *HostMessage) GetEnded() *RunEnded {
 	return nil
 }
 
+func (x *HostMessage) GetClarify() *ClarifyRequest {
+	if x != nil {
+		if x, ok := x.Msg.(*HostMessage_Clarify); ok {
+			return x.Clarify
+		}
+	}
+	return nil
+}
+
+func (x *HostMessage) GetOutput() *CallOutput {
+	if x != nil {
+		if x, ok := x.Msg.(*HostMessage_Output); ok {
+			return x.Output
+		}
+	}
+	return nil
+}
+
+func (x *HostMessage) GetAllows() *AllowsReply {
+	if x != nil {
+		if x, ok := x.Msg.(*HostMessage_Allows); ok {
+			return x.Allows
+		}
+	}
+	return nil
+}
+
 type isHostMessage_Msg interface {
 	isHostMessage_Msg()
 }
@@ -1501,6 +1580,23 @@ type HostMessage_Ended struct {
 	Ended *RunEnded `protobuf:"bytes,7,opt,name=ended,proto3,oneof"`
 }
 
+type HostMessage_Clarify struct {
+	// clarify (minor 6) asks the front end the model's question; only an
+	// asker front end is asked.
+	Clarify *ClarifyRequest `protobuf:"bytes,8,opt,name=clarify,proto3,oneof"`
+}
+
+type HostMessage_Output struct {
+	// output (minor 6) is a running call's (redacted) output or progress,
+	// as it comes, in a chat turn.
+	Output *CallOutput `protobuf:"bytes,9,opt,name=output,proto3,oneof"`
+}
+
+type HostMessage_Allows struct {
+	// allows (minor 6) answers an allows request.
+	Allows *AllowsReply `protobuf:"bytes,10,opt,name=allows,proto3,oneof"`
+}
+
 func (*HostMessage_Opened) isHostMessage_Msg() {}
 
 func (*HostMessage_Approval) isHostMessage_Msg() {}
@@ -1514,6 +1610,12 @@ func (*HostMessage_Event) isHostMessage_Msg() {}
 func (*HostMessage_Env) isHostMessage_Msg() {}
 
 func (*HostMessage_Ended) isHostMessage_Msg() {}
+
+func (*HostMessage_Clarify) isHostMessage_Msg() {}
+
+func (*HostMessage_Output) isHostMessage_Msg() {}
+
+func (*HostMessage_Allows) isHostMessage_Msg() {}
 
 // EnvRequest asks the front end for one variable of its environment: the
 // model key the turn's model config names.
@@ -1572,9 +1674,12 @@ func (x *EnvRequest) GetName() string {
 // RunEnded closes a run: the exit code the front end ends with, and a
 // message for its standard error.
 type RunEnded struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	ExitCode      int32                  `protobuf:"varint,1,opt,name=exit_code,json=exitCode,proto3" json:"exit_code,omitempty"`
-	Error         string                 `protobuf:"bytes,2,opt,name=error,proto3" json:"error,omitempty"`
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	ExitCode int32                  `protobuf:"varint,1,opt,name=exit_code,json=exitCode,proto3" json:"exit_code,omitempty"`
+	Error    string                 `protobuf:"bytes,2,opt,name=error,proto3" json:"error,omitempty"`
+	// model names the chat's model, answering a chat turn with an empty
+	// prompt (minor 6).
+	Model         string `protobuf:"bytes,3,opt,name=model,proto3" json:"model,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1619,6 +1724,13 @@ func (x *RunEnded) GetExitCode() int32 {
 func (x *RunEnded) GetError() string {
 	if x != nil {
 		return x.Error
+	}
+	return ""
+}
+
+func (x *RunEnded) GetModel() string {
+	if x != nil {
+		return x.Model
 	}
 	return ""
 }
@@ -1963,6 +2075,386 @@ func (x *SchedulesResponse) GetJson() []byte {
 	return nil
 }
 
+// ClarifyRequest is the model's question to the operator (minor 6).
+type ClarifyRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Id            uint64                 `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
+	Question      string                 `protobuf:"bytes,2,opt,name=question,proto3" json:"question,omitempty"`
+	Choices       []string               `protobuf:"bytes,3,rep,name=choices,proto3" json:"choices,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ClarifyRequest) Reset() {
+	*x = ClarifyRequest{}
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[28]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ClarifyRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ClarifyRequest) ProtoMessage() {}
+
+func (x *ClarifyRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[28]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ClarifyRequest.ProtoReflect.Descriptor instead.
+func (*ClarifyRequest) Descriptor() ([]byte, []int) {
+	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{28}
+}
+
+func (x *ClarifyRequest) GetId() uint64 {
+	if x != nil {
+		return x.Id
+	}
+	return 0
+}
+
+func (x *ClarifyRequest) GetQuestion() string {
+	if x != nil {
+		return x.Question
+	}
+	return ""
+}
+
+func (x *ClarifyRequest) GetChoices() []string {
+	if x != nil {
+		return x.Choices
+	}
+	return nil
+}
+
+// ClarifyAnswer answers a ClarifyRequest; answered false: no answer.
+type ClarifyAnswer struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Id            uint64                 `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
+	Text          string                 `protobuf:"bytes,2,opt,name=text,proto3" json:"text,omitempty"`
+	Answered      bool                   `protobuf:"varint,3,opt,name=answered,proto3" json:"answered,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ClarifyAnswer) Reset() {
+	*x = ClarifyAnswer{}
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[29]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ClarifyAnswer) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ClarifyAnswer) ProtoMessage() {}
+
+func (x *ClarifyAnswer) ProtoReflect() protoreflect.Message {
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[29]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ClarifyAnswer.ProtoReflect.Descriptor instead.
+func (*ClarifyAnswer) Descriptor() ([]byte, []int) {
+	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{29}
+}
+
+func (x *ClarifyAnswer) GetId() uint64 {
+	if x != nil {
+		return x.Id
+	}
+	return 0
+}
+
+func (x *ClarifyAnswer) GetText() string {
+	if x != nil {
+		return x.Text
+	}
+	return ""
+}
+
+func (x *ClarifyAnswer) GetAnswered() bool {
+	if x != nil {
+		return x.Answered
+	}
+	return false
+}
+
+// CallOutput is a running call's output text, or a progress line.
+type CallOutput struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Text          string                 `protobuf:"bytes,1,opt,name=text,proto3" json:"text,omitempty"`
+	Progress      string                 `protobuf:"bytes,2,opt,name=progress,proto3" json:"progress,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CallOutput) Reset() {
+	*x = CallOutput{}
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[30]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CallOutput) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CallOutput) ProtoMessage() {}
+
+func (x *CallOutput) ProtoReflect() protoreflect.Message {
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[30]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CallOutput.ProtoReflect.Descriptor instead.
+func (*CallOutput) Descriptor() ([]byte, []int) {
+	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{30}
+}
+
+func (x *CallOutput) GetText() string {
+	if x != nil {
+		return x.Text
+	}
+	return ""
+}
+
+func (x *CallOutput) GetProgress() string {
+	if x != nil {
+		return x.Progress
+	}
+	return ""
+}
+
+type TasksRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Principal     string                 `protobuf:"bytes,1,opt,name=principal,proto3" json:"principal,omitempty"`
+	Request       []byte                 `protobuf:"bytes,2,opt,name=request,proto3" json:"request,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TasksRequest) Reset() {
+	*x = TasksRequest{}
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[31]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TasksRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TasksRequest) ProtoMessage() {}
+
+func (x *TasksRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[31]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TasksRequest.ProtoReflect.Descriptor instead.
+func (*TasksRequest) Descriptor() ([]byte, []int) {
+	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{31}
+}
+
+func (x *TasksRequest) GetPrincipal() string {
+	if x != nil {
+		return x.Principal
+	}
+	return ""
+}
+
+func (x *TasksRequest) GetRequest() []byte {
+	if x != nil {
+		return x.Request
+	}
+	return nil
+}
+
+type TasksReply struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Reply         []byte                 `protobuf:"bytes,1,opt,name=reply,proto3" json:"reply,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TasksReply) Reset() {
+	*x = TasksReply{}
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[32]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TasksReply) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TasksReply) ProtoMessage() {}
+
+func (x *TasksReply) ProtoReflect() protoreflect.Message {
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[32]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TasksReply.ProtoReflect.Descriptor instead.
+func (*TasksReply) Descriptor() ([]byte, []int) {
+	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{32}
+}
+
+func (x *TasksReply) GetReply() []byte {
+	if x != nil {
+		return x.Reply
+	}
+	return nil
+}
+
+// AllowsRequest: revoke the N-th (1-based, in the order listed: soonest
+// to expire first) of this session's allows, or all of them; neither:
+// list them.
+type AllowsRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Revoke        int32                  `protobuf:"varint,1,opt,name=revoke,proto3" json:"revoke,omitempty"`
+	RevokeAll     bool                   `protobuf:"varint,2,opt,name=revoke_all,json=revokeAll,proto3" json:"revoke_all,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AllowsRequest) Reset() {
+	*x = AllowsRequest{}
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[33]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AllowsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AllowsRequest) ProtoMessage() {}
+
+func (x *AllowsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[33]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AllowsRequest.ProtoReflect.Descriptor instead.
+func (*AllowsRequest) Descriptor() ([]byte, []int) {
+	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{33}
+}
+
+func (x *AllowsRequest) GetRevoke() int32 {
+	if x != nil {
+		return x.Revoke
+	}
+	return 0
+}
+
+func (x *AllowsRequest) GetRevokeAll() bool {
+	if x != nil {
+		return x.RevokeAll
+	}
+	return false
+}
+
+// AllowsReply is the session's allows as they were when asked (JSON
+// approval.Allow list), and what a revoke did.
+type AllowsReply struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Allows        []byte                 `protobuf:"bytes,1,opt,name=allows,proto3" json:"allows,omitempty"`
+	Note          string                 `protobuf:"bytes,2,opt,name=note,proto3" json:"note,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AllowsReply) Reset() {
+	*x = AllowsReply{}
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[34]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AllowsReply) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AllowsReply) ProtoMessage() {}
+
+func (x *AllowsReply) ProtoReflect() protoreflect.Message {
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[34]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AllowsReply.ProtoReflect.Descriptor instead.
+func (*AllowsReply) Descriptor() ([]byte, []int) {
+	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{34}
+}
+
+func (x *AllowsReply) GetAllows() []byte {
+	if x != nil {
+		return x.Allows
+	}
+	return nil
+}
+
+func (x *AllowsReply) GetNote() string {
+	if x != nil {
+		return x.Note
+	}
+	return ""
+}
+
 var File_demiurge_host_v1_host_proto protoreflect.FileDescriptor
 
 const file_demiurge_host_v1_host_proto_rawDesc = "" +
@@ -2027,22 +2519,25 @@ const file_demiurge_host_v1_host_proto_rawDesc = "" +
 	"\x0fCatalogResponse\x12\x12\n" +
 	"\x04text\x18\x01 \x01(\fR\x04text\x12\x14\n" +
 	"\x05notes\x18\x02 \x03(\tR\x05notes\x12\x14\n" +
-	"\x05error\x18\x03 \x01(\tR\x05error\"\xd8\x02\n" +
+	"\x05error\x18\x03 \x01(\tR\x05error\"\xd0\x03\n" +
 	"\x0fFrontEndMessage\x123\n" +
 	"\x04open\x18\x01 \x01(\v2\x1d.demiurge.host.v1.OpenSessionH\x00R\x04open\x120\n" +
 	"\x04call\x18\x02 \x01(\v2\x1a.demiurge.host.v1.ToolCallH\x00R\x04call\x12:\n" +
 	"\x06answer\x18\x03 \x01(\v2 .demiurge.host.v1.ApprovalAnswerH\x00R\x06answer\x12-\n" +
 	"\x03run\x18\x04 \x01(\v2\x19.demiurge.host.v1.RunTurnH\x00R\x03run\x12/\n" +
 	"\x03env\x18\x05 \x01(\v2\x1b.demiurge.host.v1.EnvAnswerH\x00R\x03env\x12;\n" +
-	"\tinterrupt\x18\x06 \x01(\v2\x1b.demiurge.host.v1.InterruptH\x00R\tinterruptB\x05\n" +
-	"\x03msg\"\xc2\x01\n" +
+	"\tinterrupt\x18\x06 \x01(\v2\x1b.demiurge.host.v1.InterruptH\x00R\tinterrupt\x12;\n" +
+	"\aclarify\x18\a \x01(\v2\x1f.demiurge.host.v1.ClarifyAnswerH\x00R\aclarify\x129\n" +
+	"\x06allows\x18\b \x01(\v2\x1f.demiurge.host.v1.AllowsRequestH\x00R\x06allowsB\x05\n" +
+	"\x03msg\"\xd6\x01\n" +
 	"\aRunTurn\x12\x16\n" +
 	"\x06prompt\x18\x01 \x01(\tR\x06prompt\x12\x14\n" +
 	"\x05model\x18\x02 \x01(\tR\x05model\x12\x19\n" +
 	"\bbase_url\x18\x03 \x01(\tR\abaseUrl\x12\x1b\n" +
 	"\tmax_steps\x18\x04 \x01(\x05R\bmaxSteps\x12%\n" +
 	"\x0econtext_window\x18\x05 \x01(\x05R\rcontextWindow\x12*\n" +
-	"\x11max_output_tokens\x18\x06 \x01(\x05R\x0fmaxOutputTokens\"1\n" +
+	"\x11max_output_tokens\x18\x06 \x01(\x05R\x0fmaxOutputTokens\x12\x12\n" +
+	"\x04chat\x18\a \x01(\bR\x04chat\"1\n" +
 	"\tEnvAnswer\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x04R\x02id\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value\"#\n" +
@@ -2060,7 +2555,7 @@ const file_demiurge_host_v1_host_proto_rawDesc = "" +
 	"\x04wait\x18\x03 \x01(\bR\x04wait\"8\n" +
 	"\x0eApprovalAnswer\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x04R\x02id\x12\x16\n" +
-	"\x06answer\x18\x02 \x01(\x05R\x06answer\"\xe5\x02\n" +
+	"\x06answer\x18\x02 \x01(\x05R\x06answer\"\x94\x04\n" +
 	"\vHostMessage\x129\n" +
 	"\x06opened\x18\x01 \x01(\v2\x1f.demiurge.host.v1.SessionOpenedH\x00R\x06opened\x12?\n" +
 	"\bapproval\x18\x02 \x01(\v2!.demiurge.host.v1.ApprovalRequestH\x00R\bapproval\x129\n" +
@@ -2068,15 +2563,20 @@ const file_demiurge_host_v1_host_proto_rawDesc = "" +
 	"\awarning\x18\x04 \x01(\tH\x00R\awarning\x12\x16\n" +
 	"\x05event\x18\x05 \x01(\fH\x00R\x05event\x120\n" +
 	"\x03env\x18\x06 \x01(\v2\x1c.demiurge.host.v1.EnvRequestH\x00R\x03env\x122\n" +
-	"\x05ended\x18\a \x01(\v2\x1a.demiurge.host.v1.RunEndedH\x00R\x05endedB\x05\n" +
+	"\x05ended\x18\a \x01(\v2\x1a.demiurge.host.v1.RunEndedH\x00R\x05ended\x12<\n" +
+	"\aclarify\x18\b \x01(\v2 .demiurge.host.v1.ClarifyRequestH\x00R\aclarify\x126\n" +
+	"\x06output\x18\t \x01(\v2\x1c.demiurge.host.v1.CallOutputH\x00R\x06output\x127\n" +
+	"\x06allows\x18\n" +
+	" \x01(\v2\x1d.demiurge.host.v1.AllowsReplyH\x00R\x06allowsB\x05\n" +
 	"\x03msg\"0\n" +
 	"\n" +
 	"EnvRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x04R\x02id\x12\x12\n" +
-	"\x04name\x18\x02 \x01(\tR\x04name\"=\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\"S\n" +
 	"\bRunEnded\x12\x1b\n" +
 	"\texit_code\x18\x01 \x01(\x05R\bexitCode\x12\x14\n" +
-	"\x05error\x18\x02 \x01(\tR\x05error\")\n" +
+	"\x05error\x18\x02 \x01(\tR\x05error\x12\x14\n" +
+	"\x05model\x18\x03 \x01(\tR\x05model\")\n" +
 	"\rSessionOpened\x12\x18\n" +
 	"\asession\x18\x01 \x01(\tR\asession\";\n" +
 	"\x0fApprovalRequest\x12\x0e\n" +
@@ -2096,7 +2596,32 @@ const file_demiurge_host_v1_host_proto_rawDesc = "" +
 	"\x04days\x18\x03 \x01(\x03R\x04days\x12\x1c\n" +
 	"\tprincipal\x18\x04 \x01(\tR\tprincipal\"'\n" +
 	"\x11SchedulesResponse\x12\x12\n" +
-	"\x04json\x18\x01 \x01(\fR\x04json2\xcf\x05\n" +
+	"\x04json\x18\x01 \x01(\fR\x04json\"V\n" +
+	"\x0eClarifyRequest\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\x04R\x02id\x12\x1a\n" +
+	"\bquestion\x18\x02 \x01(\tR\bquestion\x12\x18\n" +
+	"\achoices\x18\x03 \x03(\tR\achoices\"O\n" +
+	"\rClarifyAnswer\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\x04R\x02id\x12\x12\n" +
+	"\x04text\x18\x02 \x01(\tR\x04text\x12\x1a\n" +
+	"\banswered\x18\x03 \x01(\bR\banswered\"<\n" +
+	"\n" +
+	"CallOutput\x12\x12\n" +
+	"\x04text\x18\x01 \x01(\tR\x04text\x12\x1a\n" +
+	"\bprogress\x18\x02 \x01(\tR\bprogress\"F\n" +
+	"\fTasksRequest\x12\x1c\n" +
+	"\tprincipal\x18\x01 \x01(\tR\tprincipal\x12\x18\n" +
+	"\arequest\x18\x02 \x01(\fR\arequest\"\"\n" +
+	"\n" +
+	"TasksReply\x12\x14\n" +
+	"\x05reply\x18\x01 \x01(\fR\x05reply\"F\n" +
+	"\rAllowsRequest\x12\x16\n" +
+	"\x06revoke\x18\x01 \x01(\x05R\x06revoke\x12\x1d\n" +
+	"\n" +
+	"revoke_all\x18\x02 \x01(\bR\trevokeAll\"9\n" +
+	"\vAllowsReply\x12\x16\n" +
+	"\x06allows\x18\x01 \x01(\fR\x06allows\x12\x12\n" +
+	"\x04note\x18\x02 \x01(\tR\x04note2\x98\x06\n" +
 	"\x04Host\x12H\n" +
 	"\x05Hello\x12\x1e.demiurge.host.v1.HelloRequest\x1a\x1f.demiurge.host.v1.HelloResponse\x12K\n" +
 	"\x06Status\x12\x1f.demiurge.host.v1.StatusRequest\x1a .demiurge.host.v1.StatusResponse\x12E\n" +
@@ -2106,7 +2631,8 @@ const file_demiurge_host_v1_host_proto_rawDesc = "" +
 	"\bServeMCP\x12\x1a.demiurge.host.v1.MCPChunk\x1a\x1a.demiurge.host.v1.MCPChunk(\x010\x01\x12H\n" +
 	"\x05Audit\x12\x1e.demiurge.host.v1.AuditRequest\x1a\x1f.demiurge.host.v1.AuditResponse\x12`\n" +
 	"\rConversations\x12&.demiurge.host.v1.ConversationsRequest\x1a'.demiurge.host.v1.ConversationsResponse\x12T\n" +
-	"\tSchedules\x12\".demiurge.host.v1.SchedulesRequest\x1a#.demiurge.host.v1.SchedulesResponseB#Z!demiurge.dev/shared/hostv1;hostv1b\x06proto3"
+	"\tSchedules\x12\".demiurge.host.v1.SchedulesRequest\x1a#.demiurge.host.v1.SchedulesResponse\x12G\n" +
+	"\x05Tasks\x12\x1e.demiurge.host.v1.TasksRequest\x1a\x1c.demiurge.host.v1.TasksReply0\x01B#Z!demiurge.dev/shared/hostv1;hostv1b\x06proto3"
 
 var (
 	file_demiurge_host_v1_host_proto_rawDescOnce sync.Once
@@ -2120,7 +2646,7 @@ func file_demiurge_host_v1_host_proto_rawDescGZIP() []byte {
 	return file_demiurge_host_v1_host_proto_rawDescData
 }
 
-var file_demiurge_host_v1_host_proto_msgTypes = make([]protoimpl.MessageInfo, 28)
+var file_demiurge_host_v1_host_proto_msgTypes = make([]protoimpl.MessageInfo, 35)
 var file_demiurge_host_v1_host_proto_goTypes = []any{
 	(*ConversationsRequest)(nil),  // 0: demiurge.host.v1.ConversationsRequest
 	(*ConversationsResponse)(nil), // 1: demiurge.host.v1.ConversationsResponse
@@ -2150,6 +2676,13 @@ var file_demiurge_host_v1_host_proto_goTypes = []any{
 	(*MCPChunk)(nil),              // 25: demiurge.host.v1.MCPChunk
 	(*SchedulesRequest)(nil),      // 26: demiurge.host.v1.SchedulesRequest
 	(*SchedulesResponse)(nil),     // 27: demiurge.host.v1.SchedulesResponse
+	(*ClarifyRequest)(nil),        // 28: demiurge.host.v1.ClarifyRequest
+	(*ClarifyAnswer)(nil),         // 29: demiurge.host.v1.ClarifyAnswer
+	(*CallOutput)(nil),            // 30: demiurge.host.v1.CallOutput
+	(*TasksRequest)(nil),          // 31: demiurge.host.v1.TasksRequest
+	(*TasksReply)(nil),            // 32: demiurge.host.v1.TasksReply
+	(*AllowsRequest)(nil),         // 33: demiurge.host.v1.AllowsRequest
+	(*AllowsReply)(nil),           // 34: demiurge.host.v1.AllowsReply
 }
 var file_demiurge_host_v1_host_proto_depIdxs = []int32{
 	16, // 0: demiurge.host.v1.FrontEndMessage.open:type_name -> demiurge.host.v1.OpenSession
@@ -2158,34 +2691,41 @@ var file_demiurge_host_v1_host_proto_depIdxs = []int32{
 	13, // 3: demiurge.host.v1.FrontEndMessage.run:type_name -> demiurge.host.v1.RunTurn
 	14, // 4: demiurge.host.v1.FrontEndMessage.env:type_name -> demiurge.host.v1.EnvAnswer
 	15, // 5: demiurge.host.v1.FrontEndMessage.interrupt:type_name -> demiurge.host.v1.Interrupt
-	22, // 6: demiurge.host.v1.HostMessage.opened:type_name -> demiurge.host.v1.SessionOpened
-	23, // 7: demiurge.host.v1.HostMessage.approval:type_name -> demiurge.host.v1.ApprovalRequest
-	24, // 8: demiurge.host.v1.HostMessage.outcome:type_name -> demiurge.host.v1.CallOutcome
-	20, // 9: demiurge.host.v1.HostMessage.env:type_name -> demiurge.host.v1.EnvRequest
-	21, // 10: demiurge.host.v1.HostMessage.ended:type_name -> demiurge.host.v1.RunEnded
-	4,  // 11: demiurge.host.v1.Host.Hello:input_type -> demiurge.host.v1.HelloRequest
-	6,  // 12: demiurge.host.v1.Host.Status:input_type -> demiurge.host.v1.StatusRequest
-	8,  // 13: demiurge.host.v1.Host.Stop:input_type -> demiurge.host.v1.StopRequest
-	10, // 14: demiurge.host.v1.Host.Catalog:input_type -> demiurge.host.v1.CatalogRequest
-	12, // 15: demiurge.host.v1.Host.Session:input_type -> demiurge.host.v1.FrontEndMessage
-	25, // 16: demiurge.host.v1.Host.ServeMCP:input_type -> demiurge.host.v1.MCPChunk
-	2,  // 17: demiurge.host.v1.Host.Audit:input_type -> demiurge.host.v1.AuditRequest
-	0,  // 18: demiurge.host.v1.Host.Conversations:input_type -> demiurge.host.v1.ConversationsRequest
-	26, // 19: demiurge.host.v1.Host.Schedules:input_type -> demiurge.host.v1.SchedulesRequest
-	5,  // 20: demiurge.host.v1.Host.Hello:output_type -> demiurge.host.v1.HelloResponse
-	7,  // 21: demiurge.host.v1.Host.Status:output_type -> demiurge.host.v1.StatusResponse
-	9,  // 22: demiurge.host.v1.Host.Stop:output_type -> demiurge.host.v1.StopResponse
-	11, // 23: demiurge.host.v1.Host.Catalog:output_type -> demiurge.host.v1.CatalogResponse
-	19, // 24: demiurge.host.v1.Host.Session:output_type -> demiurge.host.v1.HostMessage
-	25, // 25: demiurge.host.v1.Host.ServeMCP:output_type -> demiurge.host.v1.MCPChunk
-	3,  // 26: demiurge.host.v1.Host.Audit:output_type -> demiurge.host.v1.AuditResponse
-	1,  // 27: demiurge.host.v1.Host.Conversations:output_type -> demiurge.host.v1.ConversationsResponse
-	27, // 28: demiurge.host.v1.Host.Schedules:output_type -> demiurge.host.v1.SchedulesResponse
-	20, // [20:29] is the sub-list for method output_type
-	11, // [11:20] is the sub-list for method input_type
-	11, // [11:11] is the sub-list for extension type_name
-	11, // [11:11] is the sub-list for extension extendee
-	0,  // [0:11] is the sub-list for field type_name
+	29, // 6: demiurge.host.v1.FrontEndMessage.clarify:type_name -> demiurge.host.v1.ClarifyAnswer
+	33, // 7: demiurge.host.v1.FrontEndMessage.allows:type_name -> demiurge.host.v1.AllowsRequest
+	22, // 8: demiurge.host.v1.HostMessage.opened:type_name -> demiurge.host.v1.SessionOpened
+	23, // 9: demiurge.host.v1.HostMessage.approval:type_name -> demiurge.host.v1.ApprovalRequest
+	24, // 10: demiurge.host.v1.HostMessage.outcome:type_name -> demiurge.host.v1.CallOutcome
+	20, // 11: demiurge.host.v1.HostMessage.env:type_name -> demiurge.host.v1.EnvRequest
+	21, // 12: demiurge.host.v1.HostMessage.ended:type_name -> demiurge.host.v1.RunEnded
+	28, // 13: demiurge.host.v1.HostMessage.clarify:type_name -> demiurge.host.v1.ClarifyRequest
+	30, // 14: demiurge.host.v1.HostMessage.output:type_name -> demiurge.host.v1.CallOutput
+	34, // 15: demiurge.host.v1.HostMessage.allows:type_name -> demiurge.host.v1.AllowsReply
+	4,  // 16: demiurge.host.v1.Host.Hello:input_type -> demiurge.host.v1.HelloRequest
+	6,  // 17: demiurge.host.v1.Host.Status:input_type -> demiurge.host.v1.StatusRequest
+	8,  // 18: demiurge.host.v1.Host.Stop:input_type -> demiurge.host.v1.StopRequest
+	10, // 19: demiurge.host.v1.Host.Catalog:input_type -> demiurge.host.v1.CatalogRequest
+	12, // 20: demiurge.host.v1.Host.Session:input_type -> demiurge.host.v1.FrontEndMessage
+	25, // 21: demiurge.host.v1.Host.ServeMCP:input_type -> demiurge.host.v1.MCPChunk
+	2,  // 22: demiurge.host.v1.Host.Audit:input_type -> demiurge.host.v1.AuditRequest
+	0,  // 23: demiurge.host.v1.Host.Conversations:input_type -> demiurge.host.v1.ConversationsRequest
+	26, // 24: demiurge.host.v1.Host.Schedules:input_type -> demiurge.host.v1.SchedulesRequest
+	31, // 25: demiurge.host.v1.Host.Tasks:input_type -> demiurge.host.v1.TasksRequest
+	5,  // 26: demiurge.host.v1.Host.Hello:output_type -> demiurge.host.v1.HelloResponse
+	7,  // 27: demiurge.host.v1.Host.Status:output_type -> demiurge.host.v1.StatusResponse
+	9,  // 28: demiurge.host.v1.Host.Stop:output_type -> demiurge.host.v1.StopResponse
+	11, // 29: demiurge.host.v1.Host.Catalog:output_type -> demiurge.host.v1.CatalogResponse
+	19, // 30: demiurge.host.v1.Host.Session:output_type -> demiurge.host.v1.HostMessage
+	25, // 31: demiurge.host.v1.Host.ServeMCP:output_type -> demiurge.host.v1.MCPChunk
+	3,  // 32: demiurge.host.v1.Host.Audit:output_type -> demiurge.host.v1.AuditResponse
+	1,  // 33: demiurge.host.v1.Host.Conversations:output_type -> demiurge.host.v1.ConversationsResponse
+	27, // 34: demiurge.host.v1.Host.Schedules:output_type -> demiurge.host.v1.SchedulesResponse
+	32, // 35: demiurge.host.v1.Host.Tasks:output_type -> demiurge.host.v1.TasksReply
+	26, // [26:36] is the sub-list for method output_type
+	16, // [16:26] is the sub-list for method input_type
+	16, // [16:16] is the sub-list for extension type_name
+	16, // [16:16] is the sub-list for extension extendee
+	0,  // [0:16] is the sub-list for field type_name
 }
 
 func init() { file_demiurge_host_v1_host_proto_init() }
@@ -2200,6 +2740,8 @@ func file_demiurge_host_v1_host_proto_init() {
 		(*FrontEndMessage_Run)(nil),
 		(*FrontEndMessage_Env)(nil),
 		(*FrontEndMessage_Interrupt)(nil),
+		(*FrontEndMessage_Clarify)(nil),
+		(*FrontEndMessage_Allows)(nil),
 	}
 	file_demiurge_host_v1_host_proto_msgTypes[19].OneofWrappers = []any{
 		(*HostMessage_Opened)(nil),
@@ -2209,6 +2751,9 @@ func file_demiurge_host_v1_host_proto_init() {
 		(*HostMessage_Event)(nil),
 		(*HostMessage_Env)(nil),
 		(*HostMessage_Ended)(nil),
+		(*HostMessage_Clarify)(nil),
+		(*HostMessage_Output)(nil),
+		(*HostMessage_Allows)(nil),
 	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
@@ -2216,7 +2761,7 @@ func file_demiurge_host_v1_host_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_demiurge_host_v1_host_proto_rawDesc), len(file_demiurge_host_v1_host_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   28,
+			NumMessages:   35,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

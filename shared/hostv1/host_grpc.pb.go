@@ -34,6 +34,7 @@ const (
 	Host_Audit_FullMethodName         = "/demiurge.host.v1.Host/Audit"
 	Host_Conversations_FullMethodName = "/demiurge.host.v1.Host/Conversations"
 	Host_Schedules_FullMethodName     = "/demiurge.host.v1.Host/Schedules"
+	Host_Tasks_FullMethodName         = "/demiurge.host.v1.Host/Tasks"
 )
 
 // HostClient is the client API for Host service.
@@ -72,6 +73,11 @@ type HostClient interface {
 	// and resume-all. Only the operator's front end reaches it; no tool
 	// call does.
 	Schedules(ctx context.Context, in *SchedulesRequest, opts ...grpc.CallOption) (*SchedulesResponse, error)
+	// Tasks (minor 6) is `demiurge tasks` on the host socket: one request of
+	// the task socket's (JSON, without its token), answered by its JSON
+	// replies, for the front end's principal only, audited as the task
+	// socket audits.
+	Tasks(ctx context.Context, in *TasksRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[TasksReply], error)
 }
 
 type hostClient struct {
@@ -178,6 +184,25 @@ func (c *hostClient) Schedules(ctx context.Context, in *SchedulesRequest, opts .
 	return out, nil
 }
 
+func (c *hostClient) Tasks(ctx context.Context, in *TasksRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[TasksReply], error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	stream, err := c.cc.NewStream(ctx, &Host_ServiceDesc.Streams[2], Host_Tasks_FullMethodName, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &grpc.GenericClientStream[TasksRequest, TasksReply]{ClientStream: stream}
+	if err := x.ClientStream.SendMsg(in); err != nil {
+		return nil, err
+	}
+	if err := x.ClientStream.CloseSend(); err != nil {
+		return nil, err
+	}
+	return x, nil
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type Host_TasksClient = grpc.ServerStreamingClient[TasksReply]
+
 // HostServer is the server API for Host service.
 // All implementations must embed UnimplementedHostServer
 // for forward compatibility.
@@ -214,6 +239,11 @@ type HostServer interface {
 	// and resume-all. Only the operator's front end reaches it; no tool
 	// call does.
 	Schedules(context.Context, *SchedulesRequest) (*SchedulesResponse, error)
+	// Tasks (minor 6) is `demiurge tasks` on the host socket: one request of
+	// the task socket's (JSON, without its token), answered by its JSON
+	// replies, for the front end's principal only, audited as the task
+	// socket audits.
+	Tasks(*TasksRequest, grpc.ServerStreamingServer[TasksReply]) error
 	mustEmbedUnimplementedHostServer()
 }
 
@@ -250,6 +280,9 @@ func (UnimplementedHostServer) Conversations(context.Context, *ConversationsRequ
 }
 func (UnimplementedHostServer) Schedules(context.Context, *SchedulesRequest) (*SchedulesResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method Schedules not implemented")
+}
+func (UnimplementedHostServer) Tasks(*TasksRequest, grpc.ServerStreamingServer[TasksReply]) error {
+	return status.Errorf(codes.Unimplemented, "method Tasks not implemented")
 }
 func (UnimplementedHostServer) mustEmbedUnimplementedHostServer() {}
 func (UnimplementedHostServer) testEmbeddedByValue()              {}
@@ -412,6 +445,17 @@ func _Host_Schedules_Handler(srv interface{}, ctx context.Context, dec func(inte
 	return interceptor(ctx, in, info, handler)
 }
 
+func _Host_Tasks_Handler(srv interface{}, stream grpc.ServerStream) error {
+	m := new(TasksRequest)
+	if err := stream.RecvMsg(m); err != nil {
+		return err
+	}
+	return srv.(HostServer).Tasks(m, &grpc.GenericServerStream[TasksRequest, TasksReply]{ServerStream: stream})
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type Host_TasksServer = grpc.ServerStreamingServer[TasksReply]
+
 // Host_ServiceDesc is the grpc.ServiceDesc for Host service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -460,6 +504,11 @@ var Host_ServiceDesc = grpc.ServiceDesc{
 			Handler:       _Host_ServeMCP_Handler,
 			ServerStreams: true,
 			ClientStreams: true,
+		},
+		{
+			StreamName:    "Tasks",
+			Handler:       _Host_Tasks_Handler,
+			ServerStreams: true,
 		},
 	},
 	Metadata: "demiurge/host/v1/host.proto",

@@ -10,9 +10,11 @@ const ProtocolVersion = 1
 // MCPChunk.approve); 2 added Conversations; 3 added headless runs (RunTurn, the
 // event, env and ended messages, OpenSession.resume); 4 added
 // OpenSession.session; 5 added Schedules and StatusResponse's schedule
-// fields (issue 28); a front end checks the host's minor before it calls what a
+// fields; 6 added the interactive session (RunTurn.chat, RunEnded.model,
+// clarify requests and answers, call output) and Tasks; a front end checks
+// the host's minor before it calls what a
 // minor added (Client.Needs), so an older host gets a clear message.
-const ProtocolMinor = 5
+const ProtocolMinor = 6
 
 // TokenMetadata is the gRPC metadata key a front end sends the host
 // socket's token under.
