@@ -3,6 +3,7 @@ package packages
 import (
 	"archive/tar"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	"demiurge.dev/host/core"
 	"demiurge.dev/host/packages/installed"
+	"demiurge.dev/shared"
 )
 
 // fixture is a state directory, a source with two providers of one slot
@@ -163,8 +165,8 @@ func TestInstallRefuses(t *testing.T) {
 				{name: "demiurge-toolset-proto_two", body: []byte("#!/bin/sh\ntouch ran\n")}}
 		}, nil, "built for toolset protocol 2.0; this host speaks protocol 1"},
 		{"newer protocol minor", func(t *testing.T) []entry {
-			return []entry{{name: ManifestName, body: []byte(strings.Replace(manifestFor("minor", "web_search"), `"protocol_minor":0`, `"protocol_minor":7`, 1))}}
-		}, nil, "protocol 1.7"},
+			return []entry{{name: ManifestName, body: []byte(strings.Replace(manifestFor("minor", "web_search"), `"protocol_minor":0`, fmt.Sprintf(`"protocol_minor":%d`, shared.ProtocolMinor+1), 1))}}
+		}, nil, fmt.Sprintf("protocol 1.%d", shared.ProtocolMinor+1)},
 		{"not a Go program", func(t *testing.T) []entry {
 			return []entry{{name: ManifestName, body: []byte(manifestFor("script", "web_search"))}, {name: "demiurge-toolset-script", body: []byte("#!/bin/sh\necho hi\n")}}
 		}, nil, "is not a Go toolset plugin"},
