@@ -41,7 +41,7 @@ func schedulesCommand() *cli.Command {
 		Subcommands: []*cli.Command{
 			all("list", "every schedule: state, next run, last outcome, timing"),
 			one("show", "one schedule in full, its lease included"),
-			one("runs", "a schedule's runs, newest first, with their outcomes"),
+			one("runs", "a schedule's last 200 runs, oldest first, with their outcomes"),
 			one("pause", "pause a schedule (its runs stop until resume)"),
 			one("resume", "resume a schedule; its next run counts from now"),
 			one("delete", "delete a schedule (a running run is cancelled) and its runs"),

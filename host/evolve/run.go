@@ -128,7 +128,8 @@ func Load(stateDir, id, owner string) (*Run, error) {
 	return &run, nil
 }
 
-// List returns owner's runs ("" is every run), newest first.
+// List returns owner's runs ("" is every run), oldest first, as every list
+// of what happened is (README, "Lists").
 func List(stateDir, owner string) ([]*Run, error) {
 	ents, err := os.ReadDir(filepath.Join(Root(stateDir), "meta"))
 	if os.IsNotExist(err) {
@@ -152,7 +153,7 @@ func List(stateDir, owner string) ([]*Run, error) {
 		}
 		runs = append(runs, run)
 	}
-	sort.Slice(runs, func(i, j int) bool { return runs[i].Created.After(runs[j].Created) })
+	sort.SliceStable(runs, func(i, j int) bool { return runs[i].Created.Before(runs[j].Created) })
 	return runs, nil
 }
 

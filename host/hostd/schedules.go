@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -47,7 +48,12 @@ func (s *Server) Schedules(ctx context.Context, req *hostv1.SchedulesRequest) (*
 		out, err = m.Store.Get(req.Id)
 	case "runs":
 		if _, err = m.Store.Get(req.Id); err == nil {
-			out, err = m.Store.Runs(req.Id, 200)
+			// The 200 newest, shown oldest first as every list of what
+			// happened is (README, "Lists").
+			var runs []schedule.Run
+			runs, err = m.Store.Runs(req.Id, 200)
+			slices.Reverse(runs)
+			out = runs
 		}
 	case "pause", "resume":
 		out, err = m.SetPaused(ctx, req.Id, req.Action == "pause", "")
