@@ -123,27 +123,20 @@ func (r *RunFrontEnd) Getenv(ctx context.Context, name string) string {
 // end's --approve rules, beside the core's and the session's allows.
 type frontEndSource struct {
 	*toolhost.Session
+	host    *approval.Resolver
 	approve []string
+	fe      *frontEnd
 }
 
 func (f frontEndSource) NewTurn(ctx context.Context) (*dispatch.Turn, error) {
-	t, err := f.Session.NewTurn(ctx)
+	// The turn's MCP connects are resolved while its catalog is, so they
+	// must already be judged by the front end's rules and asked of it,
+	// never by the host's own (absent) terminal.
+	approvals, err := frontEndApprovals(f.host, f.approve, f.fe)
 	if err != nil {
 		return nil, err
 	}
-	return t, withFrontEndRules(t, f.approve)
-}
-
-// withFrontEndRules gives t a copy of the host's resolver with the front
-// end's own --approve rules added.
-func withFrontEndRules(t *dispatch.Turn, approve []string) error {
-	r := *t.Approvals
-	var err error
-	if r.Rules, err = approval.WithCommandLine(r.Rules, approve); err != nil {
-		return err
-	}
-	t.Approvals = &r
-	return nil
+	return f.Session.NewTurnWith(ctx, toolhost.TurnOptions{Approvals: approvals})
 }
 
 // run serves one run request of the session's front end.
@@ -155,7 +148,7 @@ func (s *Server) run(ctx context.Context, fe *frontEnd, ses *toolhost.Session, r
 	defer cancel()
 	fe.setInterrupt(cancel)
 	defer fe.setInterrupt(nil)
-	return s.opts.Runner(ctx, Run{Host: s.h, Session: ses, Source: frontEndSource{Session: ses, approve: open.Approve},
+	return s.opts.Runner(ctx, Run{Host: s.h, Session: ses, Source: frontEndSource{Session: ses, host: s.h.Approvals, approve: open.Approve, fe: fe},
 		Resumed: resumed, Request: req, FrontEnd: &RunFrontEnd{fe: fe}, Stash: stash})
 }
 
