@@ -11,39 +11,12 @@ import (
 )
 
 // toolArgs is schedule_manage's arguments as the host reads them from
-// the approved call: unknown fields are refused.
+// the approved call (unknown fields are refused): the action, the
+// schedule it names, and a create's or update's Spec inline.
 type toolArgs struct {
-	Action       string     `json:"action"`
-	ID           string     `json:"id,omitempty"`
-	Prompt       *string    `json:"prompt,omitempty"`
-	CoreID       *string    `json:"core_id,omitempty"`
-	Cron         *string    `json:"cron,omitempty"`
-	Zone         *string    `json:"zone,omitempty"`
-	EverySeconds *int64     `json:"every_seconds,omitempty"`
-	At           *string    `json:"at,omitempty"`
-	Tools        []string   `json:"tools,omitempty"`
-	Budget       *Budget    `json:"budget,omitempty"`
-	ResultFile   *string    `json:"result_file,omitempty"`
-	Missed       *string    `json:"missed,omitempty"`
-	GraceSeconds *int64     `json:"grace_seconds,omitempty"`
-	Overlap      *string    `json:"overlap,omitempty"`
-	Lease        *leaseArgs `json:"lease,omitempty"`
-}
-
-type leaseArgs struct {
-	Tools         []string `json:"tools"`
-	Paths         []string `json:"paths,omitempty"`
-	Commands      []string `json:"commands,omitempty"`
-	ExpiresInDays int64    `json:"expires_in_days,omitempty"`
-}
-
-func (a toolArgs) spec() Spec {
-	s := Spec{Prompt: a.Prompt, CoreID: a.CoreID, Cron: a.Cron, Zone: a.Zone, EverySeconds: a.EverySeconds, At: a.At,
-		Tools: a.Tools, Budget: a.Budget, ResultFile: a.ResultFile, Missed: a.Missed, GraceSeconds: a.GraceSeconds, Overlap: a.Overlap}
-	if a.Lease != nil {
-		s.Lease = &LeaseSpec{Tools: a.Lease.Tools, Paths: a.Lease.Paths, Commands: a.Lease.Commands, ExpiresIn: a.Lease.ExpiresInDays}
-	}
-	return s
+	Action string `json:"action"`
+	ID     string `json:"id,omitempty"`
+	Spec
 }
 
 // Caller is who makes a schedule_manage call.
@@ -79,7 +52,7 @@ func (m *Manager) HandleTool(ctx context.Context, c Caller, raw []byte) (string,
 	}
 	switch a.Action {
 	case "create":
-		sc, err := m.Create(ctx, a.spec(), c.Principal, c.Session)
+		sc, err := m.Create(ctx, a.Spec, c.Principal, c.Session)
 		if err != nil {
 			return "", err
 		}
@@ -113,7 +86,7 @@ func (m *Manager) HandleTool(ctx context.Context, c Caller, raw []byte) (string,
 		if _, err := mine(); err != nil {
 			return "", err
 		}
-		sc, err := m.Update(ctx, a.ID, a.spec(), c.Session)
+		sc, err := m.Update(ctx, a.ID, a.Spec, c.Session)
 		if err != nil {
 			return "", err
 		}
