@@ -2,8 +2,6 @@ package main
 
 import (
 	_ "embed"
-	"encoding/json"
-	"errors"
 
 	"demiurge.dev/sdk"
 )
@@ -32,24 +30,12 @@ func newDelegateTask() sdk.Tool {
 		Metadata: sdk.Metadata{Risk: "low", Capability: "tool.call:delegate_task", ApprovalPolicy: "auto", DisplayPolicy: "summary"},
 	}, func(ctx *sdk.Context, _ delegateParams) (*sdk.Result, error) {
 		out, err := ctx.DelegateTask()
-		if err != nil {
-			switch {
-			case errors.Is(err, sdk.ErrNoHost):
-				return sdk.Errorf("unavailable", "child agents are not available here"), nil
-			case sdk.IsInvalid(err):
-				return sdk.Errorf("refused", "%s", sdk.HostMessage(err)), nil
+		res := sdk.HostAnswer(out, err, "child agents are not available here")
+		// A child that ended otherwise than completed is an error result.
+		if payload, ok := res.Structured.(map[string]any); ok {
+			if st, _ := payload["status"].(string); st != "" && st != "completed" && st != "queued" && st != "running" {
+				res.IsError = true
 			}
-			return sdk.Errorf("unavailable", "%s", sdk.HostMessage(err)), nil
-		}
-		var payload map[string]any
-		if err := json.Unmarshal([]byte(out), &payload); err != nil {
-			return sdk.Errorf("unavailable", "the host's answer could not be read"), nil
-		}
-		content, _ := payload["content"].(string)
-		delete(payload, "content")
-		res := &sdk.Result{Content: content, Structured: payload}
-		if st, _ := payload["status"].(string); st != "" && st != "completed" && st != "queued" && st != "running" {
-			res.IsError = true
 		}
 		return res, nil
 	})

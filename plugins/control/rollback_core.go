@@ -2,8 +2,6 @@ package main
 
 import (
 	_ "embed"
-	"encoding/json"
-	"errors"
 
 	"demiurge.dev/sdk"
 )
@@ -30,20 +28,5 @@ func newRollbackCore() sdk.Tool {
 // answer into the model's result.
 func coreControl(ctx *sdk.Context) (*sdk.Result, error) {
 	out, err := ctx.CoreControl()
-	if err != nil {
-		switch {
-		case errors.Is(err, sdk.ErrNoHost):
-			return sdk.Errorf("unavailable", "the core repository is not available here"), nil
-		case sdk.IsInvalid(err):
-			return sdk.Errorf("refused", "%s", sdk.HostMessage(err)), nil
-		}
-		return sdk.Errorf("unavailable", "%s", sdk.HostMessage(err)), nil
-	}
-	var payload map[string]any
-	if err := json.Unmarshal([]byte(out), &payload); err != nil {
-		return sdk.Errorf("unavailable", "the host's answer could not be read"), nil
-	}
-	content, _ := payload["content"].(string)
-	delete(payload, "content")
-	return &sdk.Result{Content: content, Structured: payload}, nil
+	return sdk.HostAnswer(out, err, "the core repository is not available here"), nil
 }

@@ -2,8 +2,6 @@ package main
 
 import (
 	_ "embed"
-	"encoding/json"
-	"errors"
 
 	"demiurge.dev/sdk"
 )
@@ -51,21 +49,6 @@ func newScheduleManage() sdk.Tool {
 		Metadata: sdk.Metadata{Risk: "medium", Capability: "schedule.manage", ApprovalPolicy: "prompt", DisplayPolicy: "summary"},
 	}, func(ctx *sdk.Context, _ manageParams) (*sdk.Result, error) {
 		out, err := ctx.ScheduleManage()
-		if err != nil {
-			switch {
-			case errors.Is(err, sdk.ErrNoHost), sdk.IsNotPermitted(err):
-				return sdk.Errorf("unavailable", "%s", sdk.HostMessage(err)), nil
-			case sdk.IsInvalid(err):
-				return sdk.Errorf("refused", "%s", sdk.HostMessage(err)), nil
-			}
-			return sdk.Errorf("unavailable", "%s", sdk.HostMessage(err)), nil
-		}
-		var payload map[string]any
-		if err := json.Unmarshal([]byte(out), &payload); err != nil {
-			return sdk.Errorf("unavailable", "the host's answer could not be read"), nil
-		}
-		content, _ := payload["content"].(string)
-		delete(payload, "content")
-		return &sdk.Result{Content: content, Structured: payload}, nil
+		return sdk.HostAnswer(out, err, ""), nil
 	})
 }
