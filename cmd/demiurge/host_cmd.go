@@ -111,6 +111,11 @@ func hostForeground(c *cli.Context) (err error) {
 		lock.Close()
 		return err
 	}
+	if c.String("core") == "" {
+		// The revision this host runs is the one it loaded, whatever
+		// live was when its options were read.
+		config = withRevision(config, h.Core.Revision)
+	}
 	// Open the store and the tasks now: a dead host's running tasks are
 	// marked lost and their process trees ended before anyone connects.
 	if _, err := h.Tasks(); err != nil {

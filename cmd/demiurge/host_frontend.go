@@ -36,7 +36,7 @@ func hostEnabled() bool {
 // the difference named.
 // --approve is not among them: each front end's own rules judge its calls
 // (approval.WithCommandLine).
-var hostShapingFlags = []string{"core", "workspace", "plugin-dir", "call-timeout",
+var hostShapingFlags = []string{"core", "core-id", "workspace", "plugin-dir", "call-timeout",
 	"output-cap-mib", "artifact-budget-mib", "sandbox", "allow-private-mcp", "timezone"}
 
 // hostConfig is the front end's canonical host-shaping options, as
@@ -86,6 +86,8 @@ func hostConfig(c *cli.Context) (config string, flags []string, err error) {
 			add(name, c.String(name))
 		}
 	}
+	// Not a flag: the host it starts loads live itself.
+	lines = append(lines, coreRevisionOption+"="+liveRevision(c))
 	return strings.Join(lines, "\n"), flags, nil
 }
 

@@ -282,6 +282,11 @@ func (s *Server) Hello(_ context.Context, req *hostv1.HelloRequest) (*hostv1.Hel
 // whatever options the host was started with.
 const AnyConfig = "*"
 
+// CoreRevisionOption is the config line naming the core repository's
+// live commit a host runs (or a front end read): a host loads its core
+// once, so a front end that reads another live needs another host.
+const CoreRevisionOption = "core-revision"
+
 // configDiff names the options that differ between two canonical
 // configs ("" when none).
 func configDiff(host, fe string) string {
@@ -295,15 +300,27 @@ func configDiff(host, fe string) string {
 		return m
 	}
 	h, f := parse(host), parse(fe)
+	if h[CoreRevisionOption] == "" || f[CoreRevisionOption] == "" {
+		// One side does not know the live revision (a plain core
+		// directory, a repository not made yet, an older build).
+		delete(h, CoreRevisionOption)
+		delete(f, CoreRevisionOption)
+	}
+	name := func(k string) string {
+		if k == CoreRevisionOption {
+			return "the core repository's live revision"
+		}
+		return "--" + k
+	}
 	var diff []string
 	for k, hv := range h {
 		if fv := f[k]; fv != hv {
-			diff = append(diff, fmt.Sprintf("--%s: host %q, this command %q", k, hv, fv))
+			diff = append(diff, fmt.Sprintf("%s: host %q, this command %q", name(k), hv, fv))
 		}
 	}
 	for k, fv := range f {
 		if _, ok := h[k]; !ok {
-			diff = append(diff, fmt.Sprintf("--%s: host unset, this command %q", k, fv))
+			diff = append(diff, fmt.Sprintf("%s: host unset, this command %q", name(k), fv))
 		}
 	}
 	sort.Strings(diff)
