@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"demiurge.dev/host/toolhost"
 )
@@ -30,8 +31,16 @@ func TestTasksOnTheHostSocket(t *testing.T) {
 	if out, stderr, err := e.runHost(t, "tasks", "list"); err != nil || !strings.Contains(out, id) || !strings.Contains(out, "running") {
 		t.Fatalf("tasks list through the host: %v\n%s%s", err, out, stderr)
 	}
-	if out, stderr, err := e.runHost(t, "tasks", "logs", id); err != nil || !strings.Contains(out, "42-started") {
-		t.Fatalf("tasks logs through the host: %v\n%s%s", err, out, stderr)
+	// The command runs in the background: its first line may not be
+	// there yet when the call returns, so the logs are read until it is.
+	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		out, stderr, err := e.runHost(t, "tasks", "logs", id)
+		if err == nil && strings.Contains(out, "42-started") {
+			break
+		}
+		if err != nil || time.Now().After(deadline) {
+			t.Fatalf("tasks logs through the host: %v\n%s%s", err, out, stderr)
+		}
 	}
 	if out, stderr, err := e.runHost(t, "tasks", "cancel", id); err != nil {
 		t.Fatalf("tasks cancel through the host: %v\n%s%s", err, out, stderr)
