@@ -1,0 +1,196 @@
+package untrusted
+
+import "math/bits"
+
+// The phrase rules work on a stream of words: each word of a small
+// vocabulary has roles, and a rule fires at its last word when the words
+// before it came close enough. Words outside the vocabulary only count.
+
+// roles of vocabulary words.
+const (
+	rOverride  = 1 << iota // ignore, disregard, forget, override, bypass
+	rInstr                 // instructions, prompt, rules, guidelines
+	rPrior                 // above ("ignore the above")
+	rAI                    // ai, assistant, llm, agent, chatgpt, claude
+	rModal                 // must, should, need, please, always, immediately
+	rAction                // call, invoke, execute, run, send, read, fetch
+	rNew                   // new, updated, real, hidden, secret, additional
+	rYou                   // you
+	rAre                   // are, re (you're)
+	rNow                   // now
+	rDeveloper             // developer
+	rMode                  // mode
+	rAnything              // anything
+	rSystem                // system
+	rLeak                  // reveal, print, repeat, output, leak, show
+	rUser                  // user, users, human, operator
+	rTell                  // tell, inform, mention, notify, alert
+	rNeg                   // not, don, never, without, nor
+	rVocative              // dear, attention, hey, note
+	rAfterNow              // what follows "you are now" in a hijack: a, an, dan, free
+)
+
+var vocabulary = map[string]uint32{
+	"ignore": rOverride | rAction, "disregard": rOverride, "forget": rOverride, "override": rOverride,
+	"bypass": rOverride, "neglect": rOverride, "ignoring": rOverride, "disregarding": rOverride,
+	"instructions": rInstr, "instruction": rInstr, "prompt": rInstr, "prompts": rInstr, "rules": rInstr,
+	"guidelines": rInstr, "directives": rInstr, "directions": rInstr, "guardrails": rInstr, "programming": rInstr,
+	"above": rPrior,
+	"ai":    rAI, "assistant": rAI, "assistants": rAI, "llm": rAI, "llms": rAI, "agent": rAI, "agents": rAI,
+	"chatbot": rAI, "chatgpt": rAI, "gpt": rAI, "claude": rAI, "gemini": rAI, "copilot": rAI, "bard": rAI,
+	"bing": rAI, "model": rAI, "models": rAI,
+	"must": rModal, "should": rModal, "shall": rModal, "need": rModal, "needs": rModal, "required": rModal,
+	"instructed": rModal, "please": rModal, "always": rModal, "immediately": rModal, "first": rModal,
+	"call": rAction, "invoke": rAction, "execute": rAction, "run": rAction, "send": rAction,
+	"fetch": rAction, "visit": rAction, "open": rAction, "include": rAction, "append": rAction,
+	"print": rAction | rLeak, "output": rAction | rLeak, "reply": rAction, "respond": rAction, "say": rAction,
+	"email": rAction, "forward": rAction, "delete": rAction, "upload": rAction, "use": rAction,
+	"write": rAction, "navigate": rAction, "click": rAction, "pass": rAction, "post": rAction,
+	"new": rNew, "updated": rNew, "real": rNew, "actual": rNew, "hidden": rNew, "secret": rNew,
+	"additional": rNew, "revised": rNew, "true": rNew, "important": rNew,
+	"you": rYou, "are": rAre, "re": rAre, "now": rNow, "developer": rDeveloper, "mode": rMode,
+	"anything": rAnything, "system": rSystem,
+	"reveal": rLeak, "repeat": rLeak, "leak": rLeak, "show": rLeak | rTell, "display": rLeak, "share": rLeak,
+	"user": rUser, "users": rUser, "human": rUser, "operator": rUser,
+	"tell": rTell, "inform": rTell, "mention": rTell, "notify": rTell, "alert": rTell, "telling": rTell,
+	"informing": rTell, "mentioning": rTell, "notifying": rTell,
+	"not": rNeg, "don": rNeg, "never": rNeg, "without": rNeg, "nor": rNeg,
+	"dear": rVocative, "attention": rVocative, "hey": rVocative, "note": rVocative,
+	"a": rAfterNow, "an": rAfterNow, "dan": rAfterNow, "free": rAfterNow, "going": rAfterNow,
+	"unrestricted": rAfterNow, "jailbroken": rAfterNow, "acting": rAfterNow, "my": rAfterNow,
+	"named": rAfterNow, "called": rAfterNow, "no": rAfterNow, "in": rAfterNow,
+}
+
+const hashMul = 0x100000001b3
+
+// vocab is vocabulary as an open-addressed table keyed by the scan's
+// rolling hash: a word costs one probe, no map lookup.
+type vocabSlot struct {
+	hash  uint64
+	word  string
+	roles uint32
+}
+
+const vocabBits = 10
+
+var vocab = func() (t [1 << vocabBits]vocabSlot) {
+	for w, r := range vocabulary {
+		h := uint64(0)
+		for j := 0; j < len(w); j++ {
+			h = h*hashMul + uint64(w[j])
+		}
+		k := slotOf(h)
+		for t[k].word != "" {
+			k = (k + 1) & (len(t) - 1)
+		}
+		t[k] = vocabSlot{hash: h, word: w, roles: r}
+	}
+	return t
+}()
+
+func slotOf(h uint64) int { return int((h * 0x9E3779B97F4A7C15) >> (64 - vocabBits)) }
+
+// maxWord is the longest vocabulary word.
+const maxWord = 12
+
+// vocabFirst and vocabBigram say which first letters (of one-letter
+// words) and first two letters begin a vocabulary word, so that most
+// words are passed over without hashing.
+var vocabFirst, vocabBigram = func() (first [256]bool, bigram [1 << 16]bool) {
+	for w := range vocabulary {
+		if len(w) == 1 {
+			first[w[0]] = true
+		} else {
+			bigram[bigramOf(w[0], w[1])] = true
+		}
+	}
+	return
+}()
+
+func bigramOf(a, b byte) uint16 { return uint16(a|0x20)<<8 | uint16(b|0x20) }
+
+// lookup returns the roles of the word s[start:end].
+func lookup(s string, start, end int) uint32 {
+	h := uint64(0)
+	for j := start; j < end; j++ {
+		h = h*hashMul + uint64(s[j]|0x20)
+	}
+	for k := slotOf(h); ; k = (k + 1) & (len(vocab) - 1) {
+		e := &vocab[k]
+		if e.word == "" {
+			return 0
+		}
+		if e.hash == h && len(e.word) == end-start && hasFoldPrefix(s[start:end], e.word) {
+			return e.roles
+		}
+	}
+}
+
+func newWords() words {
+	var w words
+	for i := range w.last {
+		w.last[i] = far
+	}
+	return w
+}
+
+// words is the phrase rules' state: where each role was seen last, in
+// words. far keeps a role not seen yet out of every window.
+type words struct {
+	idx  int
+	last [21]int
+	// modal is the word index of the last modal, modalAI that of the last
+	// modal with an AI name at most four words before it.
+	modal, modalAI int
+	// conceal is the word index of the last telling word after a negation.
+	conceal int
+}
+
+const far = -1 << 30
+
+func (w *words) seen(role uint32, within int) bool {
+	return w.idx-w.last[bits.TrailingZeros32(role)] <= within
+}
+
+// word takes the word s[start:end], counted already, and fires the rules
+// it completes.
+func (w *words) word(f *found, s string, start, end int) {
+	r := lookup(s, start, end)
+	if r == 0 {
+		return
+	}
+	switch {
+	case r&rInstr != 0 && w.seen(rOverride, 6),
+		r&rPrior != 0 && w.seen(rOverride, 3):
+		f.add(KindOverride, start)
+	case r&rInstr != 0 && w.seen(rNew, 1),
+		r&rAfterNow != 0 && w.seen(rNow, 1) && w.seen(rAre, 2) && w.seen(rYou, 3),
+		r&rNow != 0 && w.seen(rAnything, 1),
+		r&rMode != 0 && w.seen(rDeveloper, 1),
+		r&rInstr != 0 && w.seen(rSystem, 1) && w.seen(rLeak, 6):
+		f.add(KindRoleHijack, start)
+	case r&rAI != 0 && (w.seen(rVocative, 1) || w.seen(rAre, 2) && w.seen(rYou, 3)),
+		r&rAction != 0 && w.seen(rModal, 6) && w.modalAfterAI():
+		f.add(KindAddressedToAI, start)
+	case r&rUser != 0 && w.conceal != 0 && w.idx-w.conceal <= 16:
+		f.add(KindConcealment, start)
+	}
+	for m := r; m != 0; m &= m - 1 {
+		w.last[bits.TrailingZeros32(m)] = w.idx
+	}
+	// A modal counts for the AI rule only when an AI name came just
+	// before it.
+	// "do not mention ... the user": a telling word just after a negation
+	// arms the rule for the next sixteen words.
+	if r&rTell != 0 && w.idx-w.last[bits.TrailingZeros32(rNeg)] <= 2 {
+		w.conceal = w.idx
+	}
+	if r&rModal != 0 {
+		w.modal = w.idx
+		if w.idx-w.last[bits.TrailingZeros32(rAI)] <= 4 {
+			w.modalAI = w.idx
+		}
+	}
+}
+
+func (w *words) modalAfterAI() bool { return w.modalAI != 0 && w.modalAI == w.modal }
