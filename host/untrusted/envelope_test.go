@@ -74,3 +74,18 @@ func TestInvisibleCharacters(t *testing.T) {
 		}
 	}
 }
+
+// TestSpecialTokens: any <|...|> special token of a chat template is role
+// markup, also the free-form ones of the LLMail-Inject corpus.
+func TestSpecialTokens(t *testing.T) {
+	for _, s := range []string{"x<|start user prompt|>y", "<|im_middle|>", "<|end tool output|>"} {
+		if v := Screen(s); !v.Flagged || v.Signals[0].Kind != KindRoleMarkup {
+			t.Errorf("%q: %+v", s, v)
+		}
+	}
+	for _, s := range []string{"a <| b", "x <|> y", "cmd <|tee log|"} {
+		if v := Screen(s); v.Flagged {
+			t.Errorf("%q flagged: %+v", s, v)
+		}
+	}
+}
