@@ -27,7 +27,6 @@ const (
 	rTell                  // tell, inform, mention, notify, alert
 	rNeg                   // not, don, never, without, nor
 	rVocative              // dear, attention, hey, note
-	rAfterNow              // what follows "you are now" in a hijack: a, an, dan, free
 )
 
 var vocabulary = map[string]uint32{
@@ -56,9 +55,6 @@ var vocabulary = map[string]uint32{
 	"informing": rTell, "mentioning": rTell, "notifying": rTell,
 	"not": rNeg, "don": rNeg, "never": rNeg, "without": rNeg, "nor": rNeg,
 	"dear": rVocative, "attention": rVocative, "hey": rVocative, "note": rVocative,
-	"a": rAfterNow, "an": rAfterNow, "dan": rAfterNow, "free": rAfterNow, "going": rAfterNow,
-	"unrestricted": rAfterNow, "jailbroken": rAfterNow, "acting": rAfterNow, "my": rAfterNow,
-	"named": rAfterNow, "called": rAfterNow, "no": rAfterNow, "in": rAfterNow,
 }
 
 const hashMul = 0x100000001b3
@@ -96,16 +92,34 @@ const maxWord = 12
 // vocabFirst and vocabBigram say which first letters (of one-letter
 // words) and first two letters begin a vocabulary word, so that most
 // words are passed over without hashing.
-var vocabFirst, vocabBigram = func() (first [256]bool, bigram [1 << 16]bool) {
+var vocabFirst, vocabBigram = func() (first [256]bool, bigram bigramSet) {
 	for w := range vocabulary {
 		if len(w) == 1 {
 			first[w[0]] = true
 		} else {
-			bigram[bigramOf(w[0], w[1])] = true
+			bigram.add(bigramOf(w[0], w[1]))
 		}
+	}
+	for w := range afterNow {
+		bigram.add(bigramOf(w[0], w[1]))
 	}
 	return
 }()
+
+// bigramSet is a bit set of two-letter prefixes: 8 KiB, so it stays in
+// the first-level cache while a page is scanned.
+type bigramSet [1 << 10]uint64
+
+func (b *bigramSet) add(g uint16)      { b[g>>6] |= 1 << (g & 63) }
+func (b *bigramSet) has(g uint16) bool { return b[g>>6]&(1<<(g&63)) != 0 }
+
+// afterNow are the words that make "you are now" a role hijack when they
+// follow it ("you are now DAN", "you are now an AI without rules"), and
+// not "you are now ready" or "you are now logged in".
+var afterNow = map[string]bool{
+	"an": true, "dan": true, "free": true, "going": true, "unrestricted": true, "jailbroken": true,
+	"acting": true, "my": true, "named": true, "called": true, "no": true, "in": true,
+}
 
 func bigramOf(a, b byte) uint16 { return uint16(a|0x20)<<8 | uint16(b|0x20) }
 
@@ -144,6 +158,8 @@ type words struct {
 	modal, modalAI int
 	// conceal is the word index of the last telling word after a negation.
 	conceal int
+	// now is the word index of the "now" of the last "you are now".
+	now int
 }
 
 const far = -1 << 30
@@ -155,6 +171,9 @@ func (w *words) seen(role uint32, within int) bool {
 // word takes the word s[start:end], counted already, and fires the rules
 // it completes.
 func (w *words) word(f *found, s string, start, end int) {
+	if w.now != 0 && w.idx == w.now+1 && afterNowWord(s[start:end]) {
+		f.add(KindRoleHijack, start)
+	}
 	r := lookup(s, start, end)
 	if r == 0 {
 		return
@@ -164,7 +183,6 @@ func (w *words) word(f *found, s string, start, end int) {
 		r&rPrior != 0 && w.seen(rOverride, 3):
 		f.add(KindOverride, start)
 	case r&rInstr != 0 && w.seen(rNew, 1),
-		r&rAfterNow != 0 && w.seen(rNow, 1) && w.seen(rAre, 2) && w.seen(rYou, 3),
 		r&rNow != 0 && w.seen(rAnything, 1),
 		r&rMode != 0 && w.seen(rDeveloper, 1),
 		r&rInstr != 0 && w.seen(rSystem, 1) && w.seen(rLeak, 6):
@@ -180,6 +198,9 @@ func (w *words) word(f *found, s string, start, end int) {
 	}
 	// A modal counts for the AI rule only when an AI name came just
 	// before it.
+	if r&rNow != 0 && w.seen(rAre, 1) && w.seen(rYou, 2) {
+		w.now = w.idx
+	}
 	// "do not mention ... the user": a telling word just after a negation
 	// arms the rule for the next sixteen words.
 	if r&rTell != 0 && w.idx-w.last[bits.TrailingZeros32(rNeg)] <= 2 {
@@ -194,3 +215,19 @@ func (w *words) word(f *found, s string, start, end int) {
 }
 
 func (w *words) modalAfterAI() bool { return w.modalAI != 0 && w.modalAI == w.modal }
+
+// afterNowWord reports whether word, in any case, is one of afterNow (or
+// the article "a").
+func afterNowWord(word string) bool {
+	if len(word) == 1 {
+		return word[0]|0x20 == 'a'
+	}
+	if len(word) > 12 {
+		return false
+	}
+	var buf [12]byte
+	for i := 0; i < len(word); i++ {
+		buf[i] = word[i] | 0x20
+	}
+	return afterNow[string(buf[:len(word)])]
+}
