@@ -87,7 +87,7 @@ func medianNs(d []time.Duration) float64 {
 // The arguments of a call are at most 256 KiB, so echo cannot return
 // 1 MiB; BenchmarkScreenVsRedact1MiB measures that size.
 func BenchmarkScreening256KiB(b *testing.B) { benchmarkScreening(b, 240<<10) }
-func BenchmarkScreening4KiB(b *testing.B) { benchmarkScreening(b, 4<<10) }
+func BenchmarkScreening4KiB(b *testing.B)   { benchmarkScreening(b, 4<<10) }
 
 // BenchmarkWrapUntrusted4KiB is what screening adds to a 4 KiB result by
 // itself: the scan, the envelope and the verdict in the three map views.
