@@ -115,7 +115,7 @@ func Screen(s string) Verdict {
 				j++
 			}
 			w.idx++
-			if j-i <= maxWord && (j-i == 1 && (vocabFirst[c|0x20] || w.idx == w.now+1) || j-i > 1 && vocabBigram.has(bigramOf(c, s[i+1]))) {
+			if j-i <= maxWord && (j-i == 1 && (vocabFirst[c|0x20] || w.idx == w.now+1) || j-i > 1 && (w.idx == w.now+1 || vocabFilter.has(wordKey(s, i, j)))) {
 				w.word(&f, s, i, j)
 			}
 			zwRun = 0

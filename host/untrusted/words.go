@@ -89,29 +89,38 @@ func slotOf(h uint64) int { return int((h * 0x9E3779B97F4A7C15) >> (64 - vocabBi
 // maxWord is the longest vocabulary word.
 const maxWord = 12
 
-// vocabFirst and vocabBigram say which first letters (of one-letter
+// vocabFirst and vocabFilter say which first letters (of one-letter
 // words) and first two letters begin a vocabulary word, so that most
 // words are passed over without hashing.
-var vocabFirst, vocabBigram = func() (first [256]bool, bigram bigramSet) {
+var vocabFirst, vocabFilter = func() (first [256]bool, bigram wordFilter) {
 	for w := range vocabulary {
 		if len(w) == 1 {
 			first[w[0]] = true
 		} else {
-			bigram.add(bigramOf(w[0], w[1]))
+			bigram.add(wordKey(w, 0, len(w)))
 		}
 	}
 	for w := range afterNow {
-		bigram.add(bigramOf(w[0], w[1]))
+		bigram.add(wordKey(w, 0, len(w)))
 	}
 	return
 }()
 
-// bigramSet is a bit set of two-letter prefixes: 8 KiB, so it stays in
-// the first-level cache while a page is scanned.
-type bigramSet [1 << 10]uint64
+// wordKey is the filter's key of s[start:end] (two letters at least):
+// its first two letters, its last and its length, mixed into 16 bits, so
+// that most words outside the vocabulary are passed over without a
+// lookup.
+func wordKey(s string, start, end int) uint16 {
+	k := uint32(s[start]|0x20)<<24 | uint32(s[start+1]|0x20)<<16 | uint32(s[end-1]|0x20)<<8 | uint32(end-start)
+	return uint16((k * 0x9E3779B1) >> 16)
+}
 
-func (b *bigramSet) add(g uint16)      { b[g>>6] |= 1 << (g & 63) }
-func (b *bigramSet) has(g uint16) bool { return b[g>>6]&(1<<(g&63)) != 0 }
+// wordFilter is a bit set of two-letter prefixes: 8 KiB, so it stays in
+// the first-level cache while a page is scanned.
+type wordFilter [1 << 10]uint64
+
+func (b *wordFilter) add(g uint16)      { b[g>>6] |= 1 << (g & 63) }
+func (b *wordFilter) has(g uint16) bool { return b[g>>6]&(1<<(g&63)) != 0 }
 
 // afterNow are the words that make "you are now" a role hijack when they
 // follow it ("you are now DAN", "you are now an AI without rules"), and
@@ -121,7 +130,6 @@ var afterNow = map[string]bool{
 	"acting": true, "my": true, "named": true, "called": true, "no": true, "in": true,
 }
 
-func bigramOf(a, b byte) uint16 { return uint16(a|0x20)<<8 | uint16(b|0x20) }
 
 // lookup returns the roles of the word s[start:end].
 func lookup(s string, start, end int) uint32 {
