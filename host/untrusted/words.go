@@ -89,9 +89,9 @@ func slotOf(h uint64) int { return int((h * 0x9E3779B97F4A7C15) >> (64 - vocabBi
 // maxWord is the longest vocabulary word.
 const maxWord = 12
 
-// vocabFirst and vocabFilter say which first letters (of one-letter
-// words) and first two letters begin a vocabulary word, so that most
-// words are passed over without hashing.
+// vocabFirst says which one-letter words and vocabFilter which word keys
+// (wordKey) may be vocabulary words, so that most words are passed over
+// without hashing.
 var vocabFirst, vocabFilter = func() (first [256]bool, bigram wordFilter) {
 	for w := range vocabulary {
 		if len(w) == 1 {
@@ -115,7 +115,7 @@ func wordKey(s string, start, end int) uint16 {
 	return uint16((k * 0x9E3779B1) >> 16)
 }
 
-// wordFilter is a bit set of two-letter prefixes: 8 KiB, so it stays in
+// wordFilter is a bit set of word keys: 8 KiB, so it stays in
 // the first-level cache while a page is scanned.
 type wordFilter [1 << 10]uint64
 
