@@ -130,7 +130,6 @@ var afterNow = map[string]bool{
 	"acting": true, "my": true, "named": true, "called": true, "no": true, "in": true,
 }
 
-
 // lookup returns the roles of the word s[start:end].
 func lookup(s string, start, end int) uint32 {
 	h := uint64(0)
