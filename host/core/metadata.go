@@ -151,8 +151,14 @@ func (d *decoder) overrideKey(o *catalog.Override, e entry) error {
 	case "capability":
 		o.Capability = &s
 	case "model_output_policy":
+		if err := catalog.CheckModelOutputPolicy(s); err != nil {
+			return d.errorf(e.val, e.field, "%s", clip(err.Error()))
+		}
 		o.ModelOutputPolicy = &s
 	case "display_policy":
+		if err := catalog.CheckDisplayPolicy(s); err != nil {
+			return d.errorf(e.val, e.field, "%s", clip(err.Error()))
+		}
 		o.DisplayPolicy = &s
 	}
 	return nil
