@@ -41,6 +41,9 @@ type Core struct {
 	// tool names whose tools stay out of the provider definitions until a
 	// session activates them with search_capabilities.
 	Deferred []string
+	// UntrustedReads is tools.untrusted_reads: file reads of the workspace
+	// reach the model wrapped and screened like MCP and web results.
+	UntrustedReads bool
 	// Metadata are the tools.metadata overrides by tool name; each Origin
 	// is "agent.yaml:LINE".
 	Metadata map[string]catalog.Override

@@ -38,6 +38,8 @@ var badCases = []struct {
 	{"non_string_key.yaml", 2, "", "keys must be plain names, got the number 1"},
 	{"bad_risk.yaml", 10, "tools.metadata.web_extract.risk", `unknown risk "lowest" (want low, medium or high)`},
 	{"bad_approval_policy.yaml", 4, "tools.metadata.write_file.approval_policy", `unknown approval policy "never" (want auto, prompt or deny)`},
+	{"bad_display_policy.yaml", 4, "tools.metadata.read_file.display_policy", `display_policy "loud" is not one of quiet, summary, full`},
+	{"bad_model_output_policy.yaml", 4, "tools.metadata.read_file.model_output_policy", `model_output_policy "tail" is not one of content, display, status`},
 	{"unknown_metadata_key.yaml", 4, "tools.metadata.write_file.aproval_policy", `unknown metadata key "aproval_policy" (did you mean "approval_policy"?)`},
 	{"enabled_not_bool.yaml", 4, "tools.metadata.write_file.enabled", `want true or false, got the string "no"`},
 	{"empty_override.yaml", 3, "tools.metadata.project_note", "is an empty override"},

@@ -15,32 +15,34 @@ import (
 // any other name could never match a tool.
 var toolName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
 
-var toolsKeys = []string{"metadata", "deferred"}
+var toolsKeys = []string{"metadata", "deferred", "untrusted_reads"}
 
 var metadataKeys = []string{"risk", "capability", "approval_policy", "model_output_policy", "display_policy", "enabled"}
 
-// tools decodes the tools: mapping, whose keys are metadata and deferred.
-func (d *decoder) tools(n *yaml.Node, field string) (map[string]catalog.Override, []string, error) {
+// tools decodes the tools: mapping, whose keys are metadata, deferred and
+// untrusted_reads, into c.
+func (d *decoder) tools(n *yaml.Node, field string, c *Core) error {
 	entries, err := d.mapping(n, field)
 	if err != nil {
-		return nil, nil, err
+		return err
 	}
-	out := map[string]catalog.Override{}
-	var deferred []string
+	c.Metadata = map[string]catalog.Override{}
 	for _, e := range entries {
 		switch e.name {
 		case "metadata":
-			out, err = d.metadata(e.val, e.field)
+			c.Metadata, err = d.metadata(e.val, e.field)
 		case "deferred":
-			deferred, err = d.deferred(e.val, e.field)
+			c.Deferred, err = d.deferred(e.val, e.field)
+		case "untrusted_reads":
+			c.UntrustedReads, err = d.boolean(e.val, e.field)
 		default:
 			err = d.errorf(e.key, e.field, "%s", unknownMsg("key", e.name, "valid keys", toolsKeys))
 		}
 		if err != nil {
-			return nil, nil, err
+			return err
 		}
 	}
-	return out, deferred, nil
+	return nil
 }
 
 // deferred decodes tools.deferred: toolset names, MCP server ids or tool
@@ -149,8 +151,14 @@ func (d *decoder) overrideKey(o *catalog.Override, e entry) error {
 	case "capability":
 		o.Capability = &s
 	case "model_output_policy":
+		if err := catalog.CheckModelOutputPolicy(s); err != nil {
+			return d.errorf(e.val, e.field, "%s", clip(err.Error()))
+		}
 		o.ModelOutputPolicy = &s
 	case "display_policy":
+		if err := catalog.CheckDisplayPolicy(s); err != nil {
+			return d.errorf(e.val, e.field, "%s", clip(err.Error()))
+		}
 		o.DisplayPolicy = &s
 	}
 	return nil

@@ -122,7 +122,7 @@ func (d *decoder) topLevel(c *Core, e entry) error {
 	case "slots":
 		c.ToolsRoot, c.MCPRoot, c.SkillsRoot, err = d.slots(e.val, e.field)
 	case "tools":
-		c.Metadata, c.Deferred, err = d.tools(e.val, e.field)
+		err = d.tools(e.val, e.field, c)
 	case "capabilities":
 		c.Capabilities, c.CapabilityAt, err = d.capabilities(e.val, e.field)
 	case "approvals":

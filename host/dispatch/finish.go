@@ -33,6 +33,9 @@ func (t *Turn) finish(ctx context.Context, p *prepared, out Outcome, status Stat
 	bound := p.command.secrets()
 	out.Views = redact.Make(raw, append(bound, t.Remembered.secrets()...))
 	t.Remembered.remember(bound)
+	if !applyOutputPolicies(p, &out.Views) {
+		t.wrapUntrusted(p, &out.Views)
+	}
 	p.command.noteUndid(out.Views.Record)
 
 	if t.Events == nil {

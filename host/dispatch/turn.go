@@ -100,7 +100,16 @@ type Turn struct {
 	// TZ set to it ("" leaves the host's).
 	Timezone string
 
-	calls atomic.Int64
+	// Boundary is the random boundary of the envelopes around untrusted
+	// output (untrusted.go); the agent loop sets one per model turn, and
+	// a Turn without one draws its own on first use.
+	Boundary string
+	// UntrustedWorkspaceReads wraps and screens file reads of the
+	// workspace too (the core's tools.untrusted_reads).
+	UntrustedWorkspaceReads bool
+
+	calls     atomic.Int64
+	untrusted untrustedState
 }
 
 // Event is a running call's progress, output chunk or artifact.

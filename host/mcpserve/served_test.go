@@ -2,10 +2,12 @@ package mcpserve
 
 import (
 	"context"
+	"demiurge.dev/host/untrusted"
 	"errors"
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -139,6 +141,10 @@ func connect(t *testing.T, s *served, version string, ans *answerer, tropts ...t
 	}
 	if res.ProtocolVersion != version {
 		t.Fatalf("negotiated %q, want %q", res.ProtocolVersion, version)
+	}
+	// Every client is told what the untrusted-output envelope means.
+	if !strings.Contains(res.Instructions, untrusted.Instructions) {
+		t.Fatalf("the server's instructions do not explain the envelope: %q", res.Instructions)
 	}
 	t.Cleanup(func() { c.Close() })
 	return c

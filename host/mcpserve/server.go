@@ -2,6 +2,7 @@ package mcpserve
 
 import (
 	"context"
+	"demiurge.dev/host/untrusted"
 	"errors"
 	"fmt"
 	"slices"
@@ -91,7 +92,9 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 		server.WithHooks(hooks),
 		server.WithRecovery(),
 		server.WithToolFilter(s.visible),
-		server.WithInstructions("Demiurge's policed tools: every call passes its shell guard, approvals, redaction and audit."),
+		// What MCP servers and web pages return reaches this client's model
+		// in the untrusted-output envelope too, so it is told what that means.
+		server.WithInstructions(serverInstructions),
 	)...)
 	cat, err := s.h.Catalog(ctx)
 	if err != nil {
@@ -241,3 +244,6 @@ func (s *Server) Close() {
 
 // nextCallID names a served call in the audit trail.
 func (s *Server) nextCallID() string { return fmt.Sprintf("mcp_%d", s.calls.Add(1)) }
+
+// serverInstructions are the initialize result's instructions.
+const serverInstructions = "Demiurge's policed tools: every call passes its shell guard, approvals, redaction and audit.\n\n" + untrusted.Instructions

@@ -175,6 +175,8 @@ func (s *Session) newTurn(ctx context.Context, o TurnOptions) (*dispatch.Turn, e
 		Delegate:           s.h.spawner(s),
 		AgentTask:          s.h.agentTasker(s),
 		Core:               s.h.coreController(),
+		// A core file read from the workspace is wrapped when the core asks.
+		UntrustedWorkspaceReads: s.h.Core != nil && s.h.Core.UntrustedReads,
 	}
 	s.h.scheduleTurn(s, turn)
 	// An interface holding a nil *historySearcher is not nil: set it only

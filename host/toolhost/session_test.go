@@ -44,7 +44,9 @@ func serverPid(t *testing.T, s *Session) int {
 		t.Fatal(err)
 	}
 	out := turn.Call(context.Background(), dispatch.ToolCall{ID: "c1", Name: "docs__pids", Args: []byte(`{}`)})
-	pid, err := strconv.Atoi(strings.Fields(out.Views.Model + " x")[0])
+	// The card shows the result as the server gave it; the model view is
+	// wrapped as untrusted (untrusted_test.go).
+	pid, err := strconv.Atoi(strings.Fields(out.Views.Card.Body + " x")[0])
 	if err != nil || !out.OK() {
 		t.Fatalf("%s %q (warnings %q)", out.Status, out.Views.Model, s.Warnings())
 	}

@@ -38,6 +38,15 @@ func pluginSource(c plugins.Candidate, d plugins.Description, binding any) (cata
 			Capability: m.GetCapability(), DisplayPolicy: m.GetDisplayPolicy(),
 			ModelOutputPolicy: m.GetModelOutputPolicy(), Capabilities: m.GetCapabilities(),
 		}
+		// A policy value the host does not know is the default, said once.
+		if err := catalog.CheckDisplayPolicy(claim.DisplayPolicy); err != nil {
+			warnings = append(warnings, fmt.Sprintf("%s/%s: %v; taken as summary", c.Name, t.GetName(), err))
+			claim.DisplayPolicy = catalog.CardSummary
+		}
+		if err := catalog.CheckModelOutputPolicy(claim.ModelOutputPolicy); err != nil {
+			warnings = append(warnings, fmt.Sprintf("%s/%s: %v; taken as content", c.Name, t.GetName(), err))
+			claim.ModelOutputPolicy = catalog.ModelContent
+		}
 		var claimed claimedFields
 		if s := m.GetRisk(); s != "" {
 			r, err := catalog.ParseRisk(s)

@@ -13,6 +13,7 @@ import (
 	"demiurge.dev/host/pipeline"
 	"demiurge.dev/host/providers"
 	"demiurge.dev/host/runtime"
+	"demiurge.dev/host/untrusted"
 )
 
 // DefaultMaxSteps is the step cap when Loop.MaxSteps is 0: model steps per
@@ -129,7 +130,7 @@ func (l *Loop) Run(ctx context.Context, prompt string, fe FrontEnd) (Result, err
 }
 
 func (l *Loop) runLocked(ctx context.Context, prompt string, fe FrontEnd) (Result, error) {
-	t := &turnRun{loop: l, fe: fe, id: newTurnID(), session: l.Session.ID()}
+	t := &turnRun{loop: l, fe: fe, id: newTurnID(), session: l.Session.ID(), boundary: untrusted.NewBoundary()}
 	// Dispatch turns made for this turn on the way (the pipeline slots')
 	// get its front end and call count, as its own steps' do.
 	ctx = dispatch.WithBinding(ctx, t.bind)

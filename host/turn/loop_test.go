@@ -2,6 +2,7 @@ package turn_test
 
 import (
 	"context"
+	"demiurge.dev/host/untrusted"
 	"errors"
 	"fmt"
 	"os"
@@ -337,7 +338,9 @@ func TestResumeContinuesTheConversation(t *testing.T) {
 	if got := strings.Join(texts, "|"); got != "first|reply 1|second" {
 		t.Fatalf("resumed history = %s", got)
 	}
-	if req.System != "You are a test agent.\n\nSkills: none." {
+	// The default core has web_extract, whose results are wrapped: the
+	// envelope's meaning comes last.
+	if req.System != "You are a test agent.\n\nSkills: none.\n\n"+untrusted.Instructions {
 		t.Fatalf("system = %q", req.System)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"demiurge.dev/catalog"
 	"demiurge.dev/host/dispatch"
 	"demiurge.dev/host/providers"
+	"demiurge.dev/host/untrusted"
 )
 
 // request builds the step's request: the system text with the
@@ -19,7 +20,7 @@ func (t *turnRun) request(ctx context.Context, dt *dispatch.Turn) (providers.Req
 	if err != nil {
 		return providers.Request{}, err
 	}
-	system, err := t.systemText(ctx)
+	system, err := t.systemText(ctx, dt.HasUntrustedTools())
 	if err != nil {
 		return providers.Request{}, err
 	}
@@ -28,8 +29,10 @@ func (t *turnRun) request(ctx context.Context, dt *dispatch.Turn) (providers.Req
 	return t.withTurnContext(req), err
 }
 
-// systemText is the loop's system text and what its hooks add.
-func (t *turnRun) systemText(ctx context.Context) (string, error) {
+// systemText is the loop's system text and what its hooks add; when the
+// step's catalog has tools whose output the host wraps, the envelope's
+// meaning comes last.
+func (t *turnRun) systemText(ctx context.Context, untrustedTools bool) (string, error) {
 	parts := []string{}
 	if s := strings.TrimSpace(t.loop.System); s != "" {
 		parts = append(parts, s)
@@ -44,6 +47,9 @@ func (t *turnRun) systemText(ctx context.Context) (string, error) {
 		}
 	}
 	parts = append(parts, t.pipe.system...)
+	if untrustedTools {
+		parts = append(parts, untrusted.Instructions)
+	}
 	return strings.Join(parts, "\n\n"), nil
 }
 

@@ -22,6 +22,9 @@ type turnRun struct {
 	// calls counts the tool calls of the whole turn (dispatch's cap).
 	calls atomic.Int64
 	pipe  pipeState
+	// boundary bounds the envelopes of untrusted output in every step of
+	// the turn (dispatch/untrusted.go): random, drawn when the turn starts.
+	boundary string
 }
 
 func (t *turnRun) show(ev Event) {
@@ -165,6 +168,9 @@ func (t *turnRun) bind(dt *dispatch.Turn) {
 		dt.Clarify = t.fe.Clarify
 	}
 	dt.CallCount = &t.calls // the cap is the turn's, not the step's
+	if dt.Boundary == "" {
+		dt.Boundary = t.boundary
+	}
 	if d := dt.Delegate; d != nil {
 		// The spawn gate counts children per model turn, not per step (a
 		// step's dispatch turn has an id of its own), and gets this turn's

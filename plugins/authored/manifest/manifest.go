@@ -65,4 +65,7 @@ var (
 	risks            = []string{"low", "medium", "high"}
 	approvalPolicies = []string{"auto", "prompt", "deny"}
 	displayPolicies  = []string{"quiet", "summary", "full"}
+	// The host's values (catalog/output_policy.go; a plugin does not
+	// import catalog): content, display, status.
+	modelOutputPolicies = []string{"content", "display", "status"}
 )

@@ -147,7 +147,7 @@ func (d *decoder) field(m *Manifest, name string, k, v *yaml.Node) error {
 	case "display_policy":
 		m.DisplayPolicy, err = d.oneOf(v, name, displayPolicies)
 	case "model_output_policy":
-		m.ModelOutputPolicy, err = d.str(v, name, false)
+		m.ModelOutputPolicy, err = d.oneOf(v, name, modelOutputPolicies)
 	case "capabilities":
 		m.Capabilities, err = d.capabilityList(v, name)
 	}

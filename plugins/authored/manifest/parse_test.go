@@ -92,6 +92,7 @@ func TestParseRefusals(t *testing.T) {
 		{"bad risk", "risk: lowest\n", `tool.yaml:1:7: risk: "lowest" is not one of low, medium, high`},
 		{"bad approval", "approval_policy: maybe\n", "tool.yaml:1:18: approval_policy:"},
 		{"bad display", "display_policy: loud\n", "tool.yaml:1:17: display_policy:"},
+		{"bad model output", "model_output_policy: tail\n", "tool.yaml:1:22: model_output_policy:"},
 		{"number as string", "description: 12\n", "want a string, got the number 12"},
 		{"bad capability", "capability: 'fs read'\n", "tool.yaml:1:13: capability:"},
 		{"capability list item", "capabilities: [fs.read, 7]\n", "tool.yaml:1:25: capabilities[1]:"},

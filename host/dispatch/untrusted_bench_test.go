@@ -1,0 +1,143 @@
+package dispatch
+
+import (
+	"context"
+	"encoding/json"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"demiurge.dev/catalog"
+	"demiurge.dev/host/redact"
+)
+
+// webText is n bytes of ordinary web-page text in lines of 100 bytes,
+// with the screening's vocabulary in it (so its rules run) and no signal.
+func webText(n int) string {
+	line := "The previous notes explain how AI models are evaluated; run the command and follow the guide; see <b>.\n"
+	line = line[:99] + "\n"
+	return strings.Repeat(line, n/len(line)+1)[:n]
+}
+
+// benchmarkScreening runs one call returning an n-byte text (the
+// fixture plugin's echo) through the whole call path, alternating a turn
+// where the tool's source is an MCP server (so its result is wrapped and
+// screened) with one where it is a plain plugin (the same plugin process
+// and store), and reports each one's median and the ratio of the
+// medians. It is the host's part of an MCP or web result of that size:
+// the plugin's answer over gRPC, redaction, the audit event, and with
+// screening the scan, the envelope and the verdict in the event. (echo
+// takes its text as an argument, so the host also checks and redacts n
+// bytes of arguments; a web_extract has a short URL there. See
+// BenchmarkScreenVsRedact1MiB for the ratio without that.)
+func benchmarkScreening(b *testing.B, n int) {
+	h := newHarness(b)
+	src := h.source(b, "fixture", autoMeta)
+	mcpSrc := src
+	mcpSrc.Kind, mcpSrc.Name = catalog.SourceMCP, "docs"
+	mcpSrc.Tools = append([]catalog.ToolSpec(nil), src.Tools...)
+	for i := range mcpSrc.Tools {
+		mcpSrc.Tools[i].Provenance = catalog.Provenance{Kind: catalog.SourceMCP, Toolset: "docs"}
+	}
+	plain := h.turn(b, []string{"fs.read"}, nil, src)
+	screened := h.turn(b, []string{"fs.read"}, nil, mcpSrc)
+	ctx := context.Background()
+	args, _ := json.Marshal(map[string]string{"text": webText(n)})
+	call := ToolCall{ID: "bench", Name: "echo", Args: args}
+	for _, t := range []*Turn{plain, screened} {
+		t.Events = handoffSink{h.store}
+		t.MaxCalls = 2*b.N + 10
+		if out := t.Call(ctx, call); !out.OK() {
+			b.Fatal(out.Status, out.Views.Model)
+		}
+	}
+	if out := screened.Call(ctx, call); !strings.HasPrefix(out.Views.Model, "<untrusted-data") || len(out.Views.Model) < n {
+		b.Fatalf("the screened turn did not wrap the whole result: %d bytes", len(out.Views.Model))
+	}
+	var lp, ls []time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for _, side := range [2]bool{i%2 == 0, i%2 != 0} {
+			t, lat := plain, &lp
+			if side {
+				t, lat = screened, &ls
+			}
+			start := time.Now()
+			out := t.Call(ctx, call)
+			*lat = append(*lat, time.Since(start))
+			if !out.OK() {
+				b.Fatal(out.Status)
+			}
+		}
+	}
+	b.StopTimer()
+	mp, ms := medianNs(lp), medianNs(ls)
+	b.ReportMetric(mp/1e3, "plain-µs")
+	b.ReportMetric(ms/1e3, "screened-µs")
+	b.ReportMetric((ms-mp)/1e3, "added-µs")
+	b.ReportMetric(ms/mp, "ratio")
+}
+
+func medianNs(d []time.Duration) float64 {
+	sort.Slice(d, func(i, j int) bool { return d[i] < d[j] })
+	return float64(d[len(d)/2].Nanoseconds())
+}
+
+// The arguments of a call are at most 256 KiB, so echo cannot return
+// 1 MiB; BenchmarkScreenVsRedact1MiB measures that size.
+func BenchmarkScreening256KiB(b *testing.B) { benchmarkScreening(b, 240<<10) }
+func BenchmarkScreening4KiB(b *testing.B)   { benchmarkScreening(b, 4<<10) }
+
+// BenchmarkWrapUntrusted4KiB is what screening adds to a 4 KiB result by
+// itself: the scan, the envelope and the verdict in the three map views.
+func BenchmarkWrapUntrusted4KiB(b *testing.B) {
+	h := newHarness(b)
+	turn := h.turn(b, []string{"fs.read"}, nil, h.source(b, "coding", codingMeta))
+	turn.UntrustedWorkspaceReads = true
+	e, _ := turn.Catalog.Lookup("read_file")
+	p := &prepared{entry: e}
+	text := webText(4 << 10)
+	b.SetBytes(int64(len(text)))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		v := viewsFor(text)
+		turn.wrapUntrusted(p, &v)
+	}
+}
+
+func viewsFor(text string) (v redact.Views) {
+	v.Model = text
+	v.Event, v.Record, v.Debug = map[string]any{}, map[string]any{}, map[string]any{}
+	return v
+}
+
+// BenchmarkScreenVsRedact1MiB alternates, on one 1 MiB web-text result,
+// the host's redaction of the result (redact.Make: the five views) and
+// what screening adds (wrapUntrusted), and reports the ratio of their
+// medians: screening against the host's own processing of the result,
+// without the plugin, the transport or the audit write.
+func BenchmarkScreenVsRedact1MiB(b *testing.B) {
+	h := newHarness(b)
+	turn := h.turn(b, []string{"fs.read"}, nil, h.source(b, "coding", codingMeta))
+	turn.UntrustedWorkspaceReads = true
+	e, _ := turn.Catalog.Lookup("read_file")
+	p := &prepared{entry: e}
+	text := webText(1 << 20)
+	raw := redact.Raw{Tool: "web_extract", CallID: "c1", Args: map[string]any{"url": "https://example.com/page"}, Content: text}
+	var lr, lw []time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		start := time.Now()
+		v := redact.Make(raw, nil)
+		lr = append(lr, time.Since(start))
+		start = time.Now()
+		turn.wrapUntrusted(p, &v)
+		lw = append(lw, time.Since(start))
+	}
+	b.StopTimer()
+	mr, mw := medianNs(lr), medianNs(lw)
+	b.ReportMetric(mr/1e3, "redact-µs")
+	b.ReportMetric(mw/1e3, "screen-µs")
+	b.ReportMetric(mw/mr, "ratio")
+}
