@@ -830,6 +830,7 @@ type FrontEndMessage struct {
 	//	*FrontEndMessage_Interrupt
 	//	*FrontEndMessage_Clarify
 	//	*FrontEndMessage_Allows
+	//	*FrontEndMessage_Catalog
 	Msg           isFrontEndMessage_Msg `protobuf_oneof:"msg"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -944,6 +945,15 @@ func (x *FrontEndMessage) GetAllows() *AllowsRequest {
 	return nil
 }
 
+func (x *FrontEndMessage) GetCatalog() *CatalogRequest {
+	if x != nil {
+		if x, ok := x.Msg.(*FrontEndMessage_Catalog); ok {
+			return x.Catalog
+		}
+	}
+	return nil
+}
+
 type isFrontEndMessage_Msg interface {
 	isFrontEndMessage_Msg()
 }
@@ -989,6 +999,13 @@ type FrontEndMessage_Allows struct {
 	Allows *AllowsRequest `protobuf:"bytes,8,opt,name=allows,proto3,oneof"`
 }
 
+type FrontEndMessage_Catalog struct {
+	// catalog (minor 7) asks for this session's own catalog (the
+	// interactive session's /tools): principal and provider are ignored,
+	// the stream's session is the one resolved.
+	Catalog *CatalogRequest `protobuf:"bytes,9,opt,name=catalog,proto3,oneof"`
+}
+
 func (*FrontEndMessage_Open) isFrontEndMessage_Msg() {}
 
 func (*FrontEndMessage_Call) isFrontEndMessage_Msg() {}
@@ -1004,6 +1021,8 @@ func (*FrontEndMessage_Interrupt) isFrontEndMessage_Msg() {}
 func (*FrontEndMessage_Clarify) isFrontEndMessage_Msg() {}
 
 func (*FrontEndMessage_Allows) isFrontEndMessage_Msg() {}
+
+func (*FrontEndMessage_Catalog) isFrontEndMessage_Msg() {}
 
 type RunTurn struct {
 	state  protoimpl.MessageState `protogen:"open.v1"`
@@ -1415,6 +1434,7 @@ type HostMessage struct {
 	//	*HostMessage_Clarify
 	//	*HostMessage_Output
 	//	*HostMessage_Allows
+	//	*HostMessage_Catalog
 	Msg           isHostMessage_Msg `protobuf_oneof:"msg"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1547,6 +1567,15 @@ func (x *HostMessage) GetAllows() *AllowsReply {
 	return nil
 }
 
+func (x *HostMessage) GetCatalog() *CatalogResponse {
+	if x != nil {
+		if x, ok := x.Msg.(*HostMessage_Catalog); ok {
+			return x.Catalog
+		}
+	}
+	return nil
+}
+
 type isHostMessage_Msg interface {
 	isHostMessage_Msg()
 }
@@ -1597,6 +1626,11 @@ type HostMessage_Allows struct {
 	Allows *AllowsReply `protobuf:"bytes,10,opt,name=allows,proto3,oneof"`
 }
 
+type HostMessage_Catalog struct {
+	// catalog (minor 7) answers a catalog request.
+	Catalog *CatalogResponse `protobuf:"bytes,11,opt,name=catalog,proto3,oneof"`
+}
+
 func (*HostMessage_Opened) isHostMessage_Msg() {}
 
 func (*HostMessage_Approval) isHostMessage_Msg() {}
@@ -1616,6 +1650,8 @@ func (*HostMessage_Clarify) isHostMessage_Msg() {}
 func (*HostMessage_Output) isHostMessage_Msg() {}
 
 func (*HostMessage_Allows) isHostMessage_Msg() {}
+
+func (*HostMessage_Catalog) isHostMessage_Msg() {}
 
 // EnvRequest asks the front end for one variable of its environment: the
 // model key the turn's model config names.
@@ -2643,7 +2679,7 @@ const file_demiurge_host_v1_host_proto_rawDesc = "" +
 	"\x0fCatalogResponse\x12\x12\n" +
 	"\x04text\x18\x01 \x01(\fR\x04text\x12\x14\n" +
 	"\x05notes\x18\x02 \x03(\tR\x05notes\x12\x14\n" +
-	"\x05error\x18\x03 \x01(\tR\x05error\"\xd0\x03\n" +
+	"\x05error\x18\x03 \x01(\tR\x05error\"\x8e\x04\n" +
 	"\x0fFrontEndMessage\x123\n" +
 	"\x04open\x18\x01 \x01(\v2\x1d.demiurge.host.v1.OpenSessionH\x00R\x04open\x120\n" +
 	"\x04call\x18\x02 \x01(\v2\x1a.demiurge.host.v1.ToolCallH\x00R\x04call\x12:\n" +
@@ -2652,7 +2688,8 @@ const file_demiurge_host_v1_host_proto_rawDesc = "" +
 	"\x03env\x18\x05 \x01(\v2\x1b.demiurge.host.v1.EnvAnswerH\x00R\x03env\x12;\n" +
 	"\tinterrupt\x18\x06 \x01(\v2\x1b.demiurge.host.v1.InterruptH\x00R\tinterrupt\x12;\n" +
 	"\aclarify\x18\a \x01(\v2\x1f.demiurge.host.v1.ClarifyAnswerH\x00R\aclarify\x129\n" +
-	"\x06allows\x18\b \x01(\v2\x1f.demiurge.host.v1.AllowsRequestH\x00R\x06allowsB\x05\n" +
+	"\x06allows\x18\b \x01(\v2\x1f.demiurge.host.v1.AllowsRequestH\x00R\x06allows\x12<\n" +
+	"\acatalog\x18\t \x01(\v2 .demiurge.host.v1.CatalogRequestH\x00R\acatalogB\x05\n" +
 	"\x03msg\"\xd6\x01\n" +
 	"\aRunTurn\x12\x16\n" +
 	"\x06prompt\x18\x01 \x01(\tR\x06prompt\x12\x14\n" +
@@ -2679,7 +2716,7 @@ const file_demiurge_host_v1_host_proto_rawDesc = "" +
 	"\x04wait\x18\x03 \x01(\bR\x04wait\"8\n" +
 	"\x0eApprovalAnswer\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x04R\x02id\x12\x16\n" +
-	"\x06answer\x18\x02 \x01(\x05R\x06answer\"\x94\x04\n" +
+	"\x06answer\x18\x02 \x01(\x05R\x06answer\"\xd3\x04\n" +
 	"\vHostMessage\x129\n" +
 	"\x06opened\x18\x01 \x01(\v2\x1f.demiurge.host.v1.SessionOpenedH\x00R\x06opened\x12?\n" +
 	"\bapproval\x18\x02 \x01(\v2!.demiurge.host.v1.ApprovalRequestH\x00R\bapproval\x129\n" +
@@ -2691,7 +2728,8 @@ const file_demiurge_host_v1_host_proto_rawDesc = "" +
 	"\aclarify\x18\b \x01(\v2 .demiurge.host.v1.ClarifyRequestH\x00R\aclarify\x126\n" +
 	"\x06output\x18\t \x01(\v2\x1c.demiurge.host.v1.CallOutputH\x00R\x06output\x127\n" +
 	"\x06allows\x18\n" +
-	" \x01(\v2\x1d.demiurge.host.v1.AllowsReplyH\x00R\x06allowsB\x05\n" +
+	" \x01(\v2\x1d.demiurge.host.v1.AllowsReplyH\x00R\x06allows\x12=\n" +
+	"\acatalog\x18\v \x01(\v2!.demiurge.host.v1.CatalogResponseH\x00R\acatalogB\x05\n" +
 	"\x03msg\"0\n" +
 	"\n" +
 	"EnvRequest\x12\x0e\n" +
@@ -2833,43 +2871,45 @@ var file_demiurge_host_v1_host_proto_depIdxs = []int32{
 	15, // 5: demiurge.host.v1.FrontEndMessage.interrupt:type_name -> demiurge.host.v1.Interrupt
 	30, // 6: demiurge.host.v1.FrontEndMessage.clarify:type_name -> demiurge.host.v1.ClarifyAnswer
 	34, // 7: demiurge.host.v1.FrontEndMessage.allows:type_name -> demiurge.host.v1.AllowsRequest
-	22, // 8: demiurge.host.v1.HostMessage.opened:type_name -> demiurge.host.v1.SessionOpened
-	23, // 9: demiurge.host.v1.HostMessage.approval:type_name -> demiurge.host.v1.ApprovalRequest
-	24, // 10: demiurge.host.v1.HostMessage.outcome:type_name -> demiurge.host.v1.CallOutcome
-	20, // 11: demiurge.host.v1.HostMessage.env:type_name -> demiurge.host.v1.EnvRequest
-	21, // 12: demiurge.host.v1.HostMessage.ended:type_name -> demiurge.host.v1.RunEnded
-	29, // 13: demiurge.host.v1.HostMessage.clarify:type_name -> demiurge.host.v1.ClarifyRequest
-	31, // 14: demiurge.host.v1.HostMessage.output:type_name -> demiurge.host.v1.CallOutput
-	35, // 15: demiurge.host.v1.HostMessage.allows:type_name -> demiurge.host.v1.AllowsReply
-	4,  // 16: demiurge.host.v1.Host.Hello:input_type -> demiurge.host.v1.HelloRequest
-	6,  // 17: demiurge.host.v1.Host.Status:input_type -> demiurge.host.v1.StatusRequest
-	8,  // 18: demiurge.host.v1.Host.Stop:input_type -> demiurge.host.v1.StopRequest
-	10, // 19: demiurge.host.v1.Host.Catalog:input_type -> demiurge.host.v1.CatalogRequest
-	12, // 20: demiurge.host.v1.Host.Session:input_type -> demiurge.host.v1.FrontEndMessage
-	25, // 21: demiurge.host.v1.Host.ServeMCP:input_type -> demiurge.host.v1.MCPChunk
-	2,  // 22: demiurge.host.v1.Host.Audit:input_type -> demiurge.host.v1.AuditRequest
-	0,  // 23: demiurge.host.v1.Host.Conversations:input_type -> demiurge.host.v1.ConversationsRequest
-	27, // 24: demiurge.host.v1.Host.Schedules:input_type -> demiurge.host.v1.SchedulesRequest
-	32, // 25: demiurge.host.v1.Host.Tasks:input_type -> demiurge.host.v1.TasksRequest
-	26, // 26: demiurge.host.v1.Host.ServeMCPHTTP:input_type -> demiurge.host.v1.MCPHTTPOpen
-	25, // 27: demiurge.host.v1.Host.MCPHTTPConn:input_type -> demiurge.host.v1.MCPChunk
-	5,  // 28: demiurge.host.v1.Host.Hello:output_type -> demiurge.host.v1.HelloResponse
-	7,  // 29: demiurge.host.v1.Host.Status:output_type -> demiurge.host.v1.StatusResponse
-	9,  // 30: demiurge.host.v1.Host.Stop:output_type -> demiurge.host.v1.StopResponse
-	11, // 31: demiurge.host.v1.Host.Catalog:output_type -> demiurge.host.v1.CatalogResponse
-	19, // 32: demiurge.host.v1.Host.Session:output_type -> demiurge.host.v1.HostMessage
-	25, // 33: demiurge.host.v1.Host.ServeMCP:output_type -> demiurge.host.v1.MCPChunk
-	3,  // 34: demiurge.host.v1.Host.Audit:output_type -> demiurge.host.v1.AuditResponse
-	1,  // 35: demiurge.host.v1.Host.Conversations:output_type -> demiurge.host.v1.ConversationsResponse
-	28, // 36: demiurge.host.v1.Host.Schedules:output_type -> demiurge.host.v1.SchedulesResponse
-	33, // 37: demiurge.host.v1.Host.Tasks:output_type -> demiurge.host.v1.TasksReply
-	25, // 38: demiurge.host.v1.Host.ServeMCPHTTP:output_type -> demiurge.host.v1.MCPChunk
-	25, // 39: demiurge.host.v1.Host.MCPHTTPConn:output_type -> demiurge.host.v1.MCPChunk
-	28, // [28:40] is the sub-list for method output_type
-	16, // [16:28] is the sub-list for method input_type
-	16, // [16:16] is the sub-list for extension type_name
-	16, // [16:16] is the sub-list for extension extendee
-	0,  // [0:16] is the sub-list for field type_name
+	10, // 8: demiurge.host.v1.FrontEndMessage.catalog:type_name -> demiurge.host.v1.CatalogRequest
+	22, // 9: demiurge.host.v1.HostMessage.opened:type_name -> demiurge.host.v1.SessionOpened
+	23, // 10: demiurge.host.v1.HostMessage.approval:type_name -> demiurge.host.v1.ApprovalRequest
+	24, // 11: demiurge.host.v1.HostMessage.outcome:type_name -> demiurge.host.v1.CallOutcome
+	20, // 12: demiurge.host.v1.HostMessage.env:type_name -> demiurge.host.v1.EnvRequest
+	21, // 13: demiurge.host.v1.HostMessage.ended:type_name -> demiurge.host.v1.RunEnded
+	29, // 14: demiurge.host.v1.HostMessage.clarify:type_name -> demiurge.host.v1.ClarifyRequest
+	31, // 15: demiurge.host.v1.HostMessage.output:type_name -> demiurge.host.v1.CallOutput
+	35, // 16: demiurge.host.v1.HostMessage.allows:type_name -> demiurge.host.v1.AllowsReply
+	11, // 17: demiurge.host.v1.HostMessage.catalog:type_name -> demiurge.host.v1.CatalogResponse
+	4,  // 18: demiurge.host.v1.Host.Hello:input_type -> demiurge.host.v1.HelloRequest
+	6,  // 19: demiurge.host.v1.Host.Status:input_type -> demiurge.host.v1.StatusRequest
+	8,  // 20: demiurge.host.v1.Host.Stop:input_type -> demiurge.host.v1.StopRequest
+	10, // 21: demiurge.host.v1.Host.Catalog:input_type -> demiurge.host.v1.CatalogRequest
+	12, // 22: demiurge.host.v1.Host.Session:input_type -> demiurge.host.v1.FrontEndMessage
+	25, // 23: demiurge.host.v1.Host.ServeMCP:input_type -> demiurge.host.v1.MCPChunk
+	2,  // 24: demiurge.host.v1.Host.Audit:input_type -> demiurge.host.v1.AuditRequest
+	0,  // 25: demiurge.host.v1.Host.Conversations:input_type -> demiurge.host.v1.ConversationsRequest
+	27, // 26: demiurge.host.v1.Host.Schedules:input_type -> demiurge.host.v1.SchedulesRequest
+	32, // 27: demiurge.host.v1.Host.Tasks:input_type -> demiurge.host.v1.TasksRequest
+	26, // 28: demiurge.host.v1.Host.ServeMCPHTTP:input_type -> demiurge.host.v1.MCPHTTPOpen
+	25, // 29: demiurge.host.v1.Host.MCPHTTPConn:input_type -> demiurge.host.v1.MCPChunk
+	5,  // 30: demiurge.host.v1.Host.Hello:output_type -> demiurge.host.v1.HelloResponse
+	7,  // 31: demiurge.host.v1.Host.Status:output_type -> demiurge.host.v1.StatusResponse
+	9,  // 32: demiurge.host.v1.Host.Stop:output_type -> demiurge.host.v1.StopResponse
+	11, // 33: demiurge.host.v1.Host.Catalog:output_type -> demiurge.host.v1.CatalogResponse
+	19, // 34: demiurge.host.v1.Host.Session:output_type -> demiurge.host.v1.HostMessage
+	25, // 35: demiurge.host.v1.Host.ServeMCP:output_type -> demiurge.host.v1.MCPChunk
+	3,  // 36: demiurge.host.v1.Host.Audit:output_type -> demiurge.host.v1.AuditResponse
+	1,  // 37: demiurge.host.v1.Host.Conversations:output_type -> demiurge.host.v1.ConversationsResponse
+	28, // 38: demiurge.host.v1.Host.Schedules:output_type -> demiurge.host.v1.SchedulesResponse
+	33, // 39: demiurge.host.v1.Host.Tasks:output_type -> demiurge.host.v1.TasksReply
+	25, // 40: demiurge.host.v1.Host.ServeMCPHTTP:output_type -> demiurge.host.v1.MCPChunk
+	25, // 41: demiurge.host.v1.Host.MCPHTTPConn:output_type -> demiurge.host.v1.MCPChunk
+	30, // [30:42] is the sub-list for method output_type
+	18, // [18:30] is the sub-list for method input_type
+	18, // [18:18] is the sub-list for extension type_name
+	18, // [18:18] is the sub-list for extension extendee
+	0,  // [0:18] is the sub-list for field type_name
 }
 
 func init() { file_demiurge_host_v1_host_proto_init() }
@@ -2886,6 +2926,7 @@ func file_demiurge_host_v1_host_proto_init() {
 		(*FrontEndMessage_Interrupt)(nil),
 		(*FrontEndMessage_Clarify)(nil),
 		(*FrontEndMessage_Allows)(nil),
+		(*FrontEndMessage_Catalog)(nil),
 	}
 	file_demiurge_host_v1_host_proto_msgTypes[19].OneofWrappers = []any{
 		(*HostMessage_Opened)(nil),
@@ -2898,6 +2939,7 @@ func file_demiurge_host_v1_host_proto_init() {
 		(*HostMessage_Clarify)(nil),
 		(*HostMessage_Output)(nil),
 		(*HostMessage_Allows)(nil),
+		(*HostMessage_Catalog)(nil),
 	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
