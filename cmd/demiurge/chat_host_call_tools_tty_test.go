@@ -25,7 +25,7 @@ func TestTTYCallAndToolsThroughHost(t *testing.T) {
 	t.Cleanup(func() { stopTestHost(state) })
 	core := filepath.Join(ws, "core")
 	files := map[string]string{
-		"agent.yaml": "toolsets: [coding]\nslots:\n  mcp: agent/mcp\ncapabilities: [fs.read, terminal.exec, \"mcp.connect:*\", \"mcp.call:*\"]\n",
+		"agent.yaml":          "toolsets: [coding]\nslots:\n  mcp: agent/mcp\ncapabilities: [fs.read, terminal.exec, \"mcp.connect:*\", \"mcp.call:*\"]\n",
 		"agent/mcp/docs.yaml": "command: " + filepath.Join(bins, "echo") + "\n",
 	}
 	for name, body := range files {

@@ -48,8 +48,8 @@ type hostSession struct {
 	// live shows the running /call's output (nil when none runs).
 	liveMu sync.Mutex
 	live   *liveOutput
-	gone          chan struct{}
-	err           error
+	gone   chan struct{}
+	err    error
 	// asks ends the questions in hand when the session ends.
 	asks   context.Context
 	endAsk context.CancelFunc
