@@ -1,7 +1,9 @@
 package hostd
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 
 	"google.golang.org/grpc/codes"
@@ -16,9 +18,12 @@ import (
 // principal resolves to (the interactive session's /tools): the list in
 // the display mode asked for, or one tool's detail.
 func (s *Server) Catalog(ctx context.Context, req *hostv1.CatalogRequest) (*hostv1.CatalogResponse, error) {
-	mode, err := catalog.ParseDisplayMode(req.DisplayMode)
-	if err != nil {
-		return &hostv1.CatalogResponse{Error: err.Error()}, nil
+	mode := catalog.DisplaySummary
+	if req.Show == "" || req.DisplayMode != "" { // show has no display mode
+		var err error
+		if mode, err = catalog.ParseDisplayMode(req.DisplayMode); err != nil {
+			return &hostv1.CatalogResponse{Error: err.Error()}, nil
+		}
 	}
 	ses := s.h.OpenSessionAs(s.principal(req.Principal), false)
 	defer ses.End()
@@ -49,18 +54,60 @@ func (s *Server) sessionCatalog(ctx context.Context, ses *toolhost.Session, appr
 	return renderCatalog(cat, ses.Warnings(), req, mode)
 }
 
-// renderCatalog is the list in mode, or the one tool req shows.
+// renderCatalog is the catalog as `tools list` prints it (the display in
+// mode, the entries' JSON, or a provider's definitions), or the one tool
+// req shows (`tools show`, its JSON summary with req.Json); a tool that is
+// missing or unavailable is an error worded as the in-process command's.
 func renderCatalog(cat *catalog.Catalog, warnings []string, req *hostv1.CatalogRequest, mode catalog.DisplayMode) *hostv1.CatalogResponse {
 	res := &hostv1.CatalogResponse{Notes: warnings}
+	var b bytes.Buffer
 	if req.Show == "" {
-		res.Text = []byte(cat.Display(mode))
+		o := catalog.ListOptions{Mode: mode, JSON: req.Json}
+		if req.Provider != "" {
+			p, err := catalog.ParseProvider(req.Provider)
+			if err != nil {
+				res.Error = "--provider: " + err.Error()
+				return res
+			}
+			o.Provider = p
+		}
+		if err := cat.WriteList(&b, o); err != nil {
+			res.Error = err.Error()
+			return res
+		}
+		res.Text = b.Bytes()
 		return res
 	}
 	e, ok := cat.Lookup(req.Show)
 	if !ok {
+		for _, u := range cat.Unavailable() {
+			if u.Tool == req.Show {
+				res.Error = fmt.Sprintf("tool %q is unavailable: it needs capability %s, which this core does not grant (add it to capabilities: in agent.yaml)", req.Show, u.Missing)
+				return res
+			}
+		}
+		var names []string
+		for _, e := range cat.Entries() {
+			names = append(names, e.Spec.Name)
+		}
 		res.Error = fmt.Sprintf("no tool %q in this catalog", req.Show)
+		if sug := catalog.Suggest(req.Show, names); sug != "" && sug != req.Show {
+			res.Error += fmt.Sprintf("; did you mean %q?", sug)
+		}
+		res.Error += "; see 'demiurge tools list'"
 		return res
 	}
-	res.Text = []byte(e.Detail())
+	if !req.Json {
+		res.Text = []byte(e.Detail())
+		return res
+	}
+	enc := json.NewEncoder(&b)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(e.Summary()); err != nil {
+		res.Error = err.Error()
+		return res
+	}
+	res.Text = b.Bytes()
 	return res
 }
