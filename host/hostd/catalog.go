@@ -51,6 +51,10 @@ func (s *Server) sessionCatalog(ctx context.Context, ses *toolhost.Session, appr
 	if err != nil {
 		return &hostv1.CatalogResponse{Error: "the catalog could not be resolved: " + err.Error()}
 	}
+	if req.Show == "" {
+		// As the in-process /tools shows it: the display only.
+		return &hostv1.CatalogResponse{Notes: ses.Warnings(), Text: []byte(cat.Display(mode))}
+	}
 	return renderCatalog(cat, ses.Warnings(), req, mode)
 }
 
