@@ -71,14 +71,6 @@ func BenchmarkHostFigures(b *testing.B) {
 		}
 		return err
 	}
-	var sock []time.Duration
-	for range 300 {
-		begin := time.Now()
-		if err := socketCall(cl); err != nil {
-			b.Fatal(err)
-		}
-		sock = append(sock, time.Since(begin))
-	}
 	// The same calls on one session's stream (as a conversation sends
 	// them): no session opened and recorded per call.
 	stream, err := cl.Session(context.Background())
@@ -100,30 +92,54 @@ func BenchmarkHostFigures(b *testing.B) {
 		onStream = append(onStream, time.Since(begin))
 	}
 	stream.CloseSend()
+	// The in-process reference: a host in this process doing what a
+	// one-shot `tools call` does in process (a fresh session, its turn,
+	// the call), interleaved call by call with the same call through
+	// the socket, so the machine's load falls on both alike.
 	h, err := toolhost.Open(toolhost.Options{StateDir: b.TempDir(), Workspace: ws, BuiltinPluginDir: dir, Approver: approval.DenyAll{}})
 	if err != nil {
 		b.Fatal(err)
 	}
-	ses := h.OpenSessionAs("", false)
-	var local []time.Duration
-	for i := range 300 {
-		begin := time.Now()
-		turn, err := ses.NewTurn(context.Background())
+	localCall := func(i int, ses *toolhost.Session) {
+		turn, err := ses.NewTurnWith(context.Background(), toolhost.TurnOptions{Tool: "read_file", Unrecorded: true})
 		if err != nil {
 			b.Fatal(err)
 		}
 		if out := turn.Call(context.Background(), dispatch.ToolCall{ID: "b" + strconv.Itoa(i), Name: "read_file", Args: []byte(`{"path":"a.txt"}`)}); !out.OK() {
 			b.Fatal(out.Status)
 		}
-		local = append(local, time.Since(begin))
 	}
+	var sock, local, diff []time.Duration
+	for i := range 300 {
+		begin := time.Now()
+		if err := socketCall(cl); err != nil {
+			b.Fatal(err)
+		}
+		sock = append(sock, time.Since(begin))
+		begin = time.Now()
+		ses := h.OpenSessionAs("", false)
+		localCall(i, ses)
+		ses.End()
+		local = append(local, time.Since(begin))
+		diff = append(diff, sock[i]-local[i])
+	}
+	// On one open stream against one open session.
+	one := h.OpenSessionAs("", false)
+	var localOne []time.Duration
+	for i := range 300 {
+		begin := time.Now()
+		localCall(i, one)
+		localOne = append(localOne, time.Since(begin))
+	}
+	one.End()
 	h.Close()
 	ps, pl := p50(sock), p50(local)
 	b.ReportMetric(ms(ps), "socket-call-p50-ms")
 	b.ReportMetric(ms(pl), "inprocess-call-p50-ms")
 	b.ReportMetric(ms(ps-pl), "socket-added-p50-ms")
+	b.ReportMetric(ms(p50(diff)), "socket-added-paired-p50-ms")
 	b.ReportMetric(ms(p50(onStream)), "stream-call-p50-ms")
-	b.ReportMetric(ms(p50(onStream)-pl), "stream-added-p50-ms")
+	b.ReportMetric(ms(p50(onStream)-p50(localOne)), "stream-added-p50-ms")
 
 	hostPID, _ := hostd.Running(state)
 	b.ReportMetric(float64(rssKiB(hostPID))/1024, "host-rss-idle-MiB")

@@ -41,10 +41,15 @@ type hostSession struct {
 	// replies are the host's outcome and ended messages, in order; gone
 	// is closed with err set when the stream ends.
 	replies chan *hostv1.HostMessage
-	// allowsReplies answer /approvals (beside a running turn's replies).
-	allowsReplies chan *hostv1.AllowsReply
-	gone          chan struct{}
-	err           error
+	// allowsReplies answer /approvals (beside a running turn's replies),
+	// catalogReplies /tools.
+	allowsReplies  chan *hostv1.AllowsReply
+	catalogReplies chan *hostv1.CatalogResponse
+	// live shows the running /call's output (nil when none runs).
+	liveMu sync.Mutex
+	live   *liveOutput
+	gone   chan struct{}
+	err    error
 	// asks ends the questions in hand when the session ends.
 	asks   context.Context
 	endAsk context.CancelFunc
@@ -66,7 +71,7 @@ func openHostSession(c *cli.Context, resume string, fe *chatFrontEnd, approver a
 		return nil, err
 	}
 	hs := &hostSession{cl: cl, fe: fe, approver: approver, replies: make(chan *hostv1.HostMessage, 4),
-		allowsReplies: make(chan *hostv1.AllowsReply, 1), gone: make(chan struct{})}
+		allowsReplies: make(chan *hostv1.AllowsReply, 1), catalogReplies: make(chan *hostv1.CatalogResponse, 1), gone: make(chan struct{})}
 	hs.asks, hs.endAsk = context.WithCancel(context.Background())
 	hs.stream, err = cl.Session(context.Background())
 	if err != nil {
@@ -131,6 +136,9 @@ func (hs *hostSession) receive() {
 		}
 		switch x := m.Msg.(type) {
 		case *hostv1.HostMessage_Event:
+			if hs.callEvent(x.Event) {
+				continue
+			}
 			var ev turn.Event
 			if err := json.Unmarshal(x.Event, &ev); err != nil {
 				hs.fe.Show(turn.Event{Type: turn.EventNotice, Text: "an event this demiurge cannot read: " + err.Error()})
@@ -165,6 +173,8 @@ func (hs *hostSession) receive() {
 			hs.replies <- m
 		case *hostv1.HostMessage_Allows:
 			hs.allowsReplies <- x.Allows
+		case *hostv1.HostMessage_Catalog:
+			hs.catalogReplies <- x.Catalog
 		}
 	}
 }
@@ -172,6 +182,11 @@ func (hs *hostSession) receive() {
 func (hs *hostSession) approve(q *hostv1.ApprovalRequest) {
 	a := approval.Deny
 	req, err := hostd.DecodeRequest(q.Request)
+	if l := hs.currentLive(); l != nil {
+		// A /call's question: the spinner keeps off it until answered.
+		l.hold()
+		defer l.release()
+	}
 	if err != nil {
 		fmt.Fprintf(hs.fe.errOut, "demiurge: the host's approval question could not be read (%v): denied\n", err)
 	} else if a, err = hs.approver.Ask(hs.asks, req); err != nil {
@@ -246,8 +261,19 @@ func (hs *hostSession) chat(ctx context.Context, prompt string) error {
 }
 
 // call is /call through the host: the call runs in this session, what it
-// asks is asked here, /stop cancels it.
-func (hs *hostSession) call(ctx context.Context, name, args string) (string, error) {
+// asks is asked here, /stop cancels it; its output and progress are shown
+// on live as they come, as the in-process /call shows them, and left out
+// of the card after.
+func (hs *hostSession) call(ctx context.Context, name, args string, live *liveOutput) (string, error) {
+	hs.liveMu.Lock()
+	hs.live = live
+	hs.liveMu.Unlock()
+	defer func() {
+		hs.liveMu.Lock()
+		hs.live = nil
+		hs.liveMu.Unlock()
+		live.close()
+	}()
 	if err := hs.send(&hostv1.FrontEndMessage{Msg: &hostv1.FrontEndMessage_Call{Call: &hostv1.ToolCall{Name: name, Args: []byte(args)}}}); err != nil {
 		return "", hs.lost(err)
 	}
@@ -263,6 +289,8 @@ func (hs *hostSession) call(ctx context.Context, name, args string) (string, err
 	if err != nil {
 		return "", fmt.Errorf("the host's outcome could not be read: %w", err)
 	}
+	live.close()
+	body := live.notShownAgain(strings.TrimRight(out.Views.Card.Body, "\n"))
 	st := ""
 	switch {
 	case ctx.Err() != nil:
@@ -270,16 +298,59 @@ func (hs *hostSession) call(ctx context.Context, name, args string) (string, err
 	case !out.OK():
 		st = fmt.Sprintf(" [%s]", out.Status)
 	}
-	return fmt.Sprintf("── %s%s\n%s\n", printable(out.Views.Card.Title, 2000), st, printable(strings.TrimRight(out.Views.Card.Body, "\n"), 1<<20)), nil
+	return fmt.Sprintf("── %s%s\n%s\n", printable(out.Views.Card.Title, 2000), st, printable(body, 1<<20)), nil
 }
 
-// tools is /tools: the catalog a session of this principal resolves to.
+func (hs *hostSession) currentLive() *liveOutput {
+	hs.liveMu.Lock()
+	defer hs.liveMu.Unlock()
+	return hs.live
+}
+
+// callEvent shows a running /call's output or progress event (reporting
+// whether b was one): the host streams them to an asker front end
+// (hostd.CallEvent).
+func (hs *hostSession) callEvent(b []byte) bool {
+	var ev hostd.CallEvent
+	if json.Unmarshal(b, &ev) != nil || (ev.Type != hostd.CallOutput && ev.Type != hostd.CallProgress) {
+		return false
+	}
+	l := hs.currentLive()
+	if l == nil {
+		return true // the call it belonged to has ended
+	}
+	if ev.Type == hostd.CallOutput {
+		l.output("", ev.Stream, ev.Text)
+	} else {
+		l.event("", dispatch.Event{Progress: ev.Progress, Fraction: ev.Fraction})
+	}
+	return true
+}
+
+// tools is /tools: this session's own catalog, as the host resolves it
+// for the session (the tools it activated, the servers it connected); a
+// host older than minor 7 answers with a fresh session's of the
+// principal.
 func (hs *hostSession) tools(ctx context.Context, principal, mode string) (string, []string, error) {
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	res, err := hs.cl.Catalog(ctx, &hostv1.CatalogRequest{Principal: principal, DisplayMode: mode})
-	if err != nil {
-		return "", nil, err
+	var res *hostv1.CatalogResponse
+	if hs.cl.Minor >= 7 {
+		// No timeout: resolving may ask this front end (an MCP connect),
+		// and a late answer must not be taken for the next /tools'.
+		if err := hs.send(&hostv1.FrontEndMessage{Msg: &hostv1.FrontEndMessage_Catalog{Catalog: &hostv1.CatalogRequest{DisplayMode: mode}}}); err != nil {
+			return "", nil, hs.lost(err)
+		}
+		select {
+		case res = <-hs.catalogReplies:
+		case <-hs.gone:
+			return "", nil, hs.lost(hs.err)
+		}
+	} else {
+		ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		defer cancel()
+		var err error
+		if res, err = hs.cl.Catalog(ctx, &hostv1.CatalogRequest{Principal: principal, DisplayMode: mode}); err != nil {
+			return "", nil, err
+		}
 	}
 	if res.Error != "" {
 		return "", nil, errors.New(res.Error)

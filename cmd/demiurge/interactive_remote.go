@@ -139,7 +139,7 @@ func (r *repl) remoteCommand(line string) bool {
 			args = "{}"
 		}
 		return r.foreground(func(ctx context.Context) {
-			card, err := hs.call(ctx, tool, args)
+			card, err := hs.call(ctx, tool, args, newLiveOutput(r.out, r.errOut, r.tty && !r.c.Bool("quiet")))
 			if err != nil {
 				r.hostLost(err)
 				return

@@ -55,6 +55,9 @@ func mcpServe(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	if hostEnabled() {
+		return mcpServeHTTPViaHost(c, addr, token)
+	}
 	// Standard input is the MCP stream (stdio) or nobody's: never an
 	// approval terminal. A client answers through elicitation.
 	h, err := openHost(c, approval.DenyAll{})

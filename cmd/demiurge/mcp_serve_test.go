@@ -428,17 +428,26 @@ func TestMCPServeTypeScriptClientTasks(t *testing.T) {
 // and the printed token from its stderr (or uses tokenFile's).
 func startHTTPServe(t *testing.T, bin string, args []string, tokenFile string) (u, token string) {
 	t.Helper()
+	u, token, _ = startHTTPServeEnv(t, bin, nil, args, tokenFile)
+	return u, token
+}
+
+// startHTTPServeEnv is startHTTPServe with env added to the test's
+// environment and serveArgs after `mcp serve`; it also gives the command.
+func startHTTPServeEnv(t *testing.T, bin string, env, args []string, tokenFile string, serveArgs ...string) (u, token string, cmd *exec.Cmd) {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	addr := ln.Addr().String()
 	ln.Close()
-	full := append(args, "mcp", "serve", "--http", addr)
+	full := append(append(append([]string{}, args...), "mcp", "serve", "--http", addr), serveArgs...)
 	if tokenFile != "" {
 		full = append(full, "--token-file", tokenFile)
 	}
-	cmd := exec.Command(bin, full...)
+	cmd = exec.Command(bin, full...)
+	cmd.Env = append(os.Environ(), env...)
 	pr, pw := io.Pipe()
 	cmd.Stderr = pw
 	if err := cmd.Start(); err != nil {
@@ -498,7 +507,7 @@ func startHTTPServe(t *testing.T, bin string, args []string, tokenFile string) (
 		for range lines {
 		}
 	}()
-	return u, token
+	return u, token, cmd
 }
 
 // TestMCPServeConformance runs the official conformance suite's server

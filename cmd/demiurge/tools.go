@@ -15,6 +15,7 @@ import (
 	"demiurge.dev/host/dispatch"
 	"demiurge.dev/host/plugins"
 	"demiurge.dev/host/toolhost"
+	"demiurge.dev/shared/hostv1"
 )
 
 func toolsCommand() *cli.Command {
@@ -80,6 +81,9 @@ func toolsList(c *cli.Context) error {
 			return usagef("--provider: %v", err)
 		}
 	}
+	if catalogViaHost(c) {
+		return printCatalogViaHost(c, &hostv1.CatalogRequest{DisplayMode: c.String("tool-display"), Json: c.Bool("json"), Provider: c.String("provider")})
+	}
 	return withCatalog(c, func(_ *toolhost.Host, cat *catalog.Catalog) error {
 		return cat.WriteList(c.App.Writer, catalog.ListOptions{Mode: mode, Provider: provider, JSON: c.Bool("json")})
 	})
@@ -90,6 +94,9 @@ func toolsShow(c *cli.Context) error {
 		return usagef("tools show takes one tool name")
 	}
 	name := c.Args().First()
+	if catalogViaHost(c) {
+		return printCatalogViaHost(c, &hostv1.CatalogRequest{Show: name, Json: c.Bool("json")})
+	}
 	return withCatalog(c, func(_ *toolhost.Host, cat *catalog.Catalog) error {
 		e, ok := cat.Lookup(name)
 		if !ok {

@@ -87,6 +87,11 @@ func (s *Server) stream(srv any, ss grpc.ServerStream, info *grpc.StreamServerIn
 	if _, err := s.admit(ss.Context()); err != nil {
 		return err
 	}
+	if info.FullMethod == hostv1.Host_MCPHTTPConn_FullMethodName {
+		// One HTTP connection of a front end already attached (its
+		// ServeMCPHTTP stream): not a front end of its own.
+		return handler(srv, ss)
+	}
 	// A stream is a front end attached: the host is not idle while it
 	// lasts.
 	s.attach(+1)

@@ -75,6 +75,8 @@ type Server struct {
 
 	mu       sync.Mutex
 	sessions map[*toolhost.Session]bool
+	// endpoints are the open `mcp serve --http` endpoints, by id.
+	endpoints map[string]*connListener
 }
 
 // ErrRunning is Lock's answer when a host already owns the state.

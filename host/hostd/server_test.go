@@ -34,14 +34,14 @@ type testHost struct {
 
 const testConfig = "core=\nworkspace=test"
 
-func startHost(t *testing.T, idle time.Duration) *testHost {
+func startHost(t testing.TB, idle time.Duration) *testHost {
 	t.Helper()
 	return startHostWith(t, idle, nil)
 }
 
 // startHostWith starts a host whose options withOpts may change (given
 // the opened host) before it serves.
-func startHostWith(t *testing.T, idle time.Duration, withOpts func(*toolhost.Host, *Options)) *testHost {
+func startHostWith(t testing.TB, idle time.Duration, withOpts func(*toolhost.Host, *Options)) *testHost {
 	t.Helper()
 	state, ws := t.TempDir(), t.TempDir()
 	if err := os.WriteFile(filepath.Join(ws, "a.txt"), []byte("from the workspace\n"), 0o644); err != nil {
@@ -80,7 +80,7 @@ func startHostWith(t *testing.T, idle time.Duration, withOpts func(*toolhost.Hos
 	return th
 }
 
-func (th *testHost) dial(t *testing.T) *Client {
+func (th *testHost) dial(t testing.TB) *Client {
 	t.Helper()
 	c, err := Dial(context.Background(), th.state, DialOptions{Config: testConfig})
 	if err != nil {

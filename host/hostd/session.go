@@ -73,6 +73,15 @@ func (s *Server) Session(stream hostv1.Host_SessionServer) error {
 				fe.interrupted()
 			case *hostv1.FrontEndMessage_Clarify:
 				fe.clarifyAnswer(x.Clarify)
+			case *hostv1.FrontEndMessage_Catalog:
+				// Beside the receive loop: resolving may ask this front
+				// end (an MCP connect), whose answer this loop reads.
+				go func() {
+					res := s.sessionCatalog(ctx, ses, open.Approve, fe, x.Catalog)
+					if fe.send(&hostv1.HostMessage{Msg: &hostv1.HostMessage_Catalog{Catalog: res}}) != nil {
+						cancel()
+					}
+				}()
 			case *hostv1.FrontEndMessage_Allows:
 				if err := fe.send(&hostv1.HostMessage{Msg: &hostv1.HostMessage_Allows{Allows: s.allows(ses, x.Allows)}}); err != nil {
 					cancel()

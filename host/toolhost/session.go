@@ -94,6 +94,15 @@ func (s *Session) Catalog(ctx context.Context) (*catalog.Catalog, error) {
 	return s.h.catalogFor(ctx, s, TurnOptions{})
 }
 
+// CatalogWith is Catalog resolved with o's approvals (a front end's own,
+// which its MCP connects ask).
+func (s *Session) CatalogWith(ctx context.Context, o TurnOptions) (*catalog.Catalog, error) {
+	if err := s.live(); err != nil {
+		return nil, err
+	}
+	return s.h.catalogFor(ctx, s, o)
+}
+
 // NewToolTurn is NewTurn for the operator's call of the one tool named:
 // its catalog connects only the MCP servers that can offer that tool
 // (mcp.MayOffer), so a call never asks to connect an unrelated server.

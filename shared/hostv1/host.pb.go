@@ -830,6 +830,7 @@ type FrontEndMessage struct {
 	//	*FrontEndMessage_Interrupt
 	//	*FrontEndMessage_Clarify
 	//	*FrontEndMessage_Allows
+	//	*FrontEndMessage_Catalog
 	Msg           isFrontEndMessage_Msg `protobuf_oneof:"msg"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -944,6 +945,15 @@ func (x *FrontEndMessage) GetAllows() *AllowsRequest {
 	return nil
 }
 
+func (x *FrontEndMessage) GetCatalog() *CatalogRequest {
+	if x != nil {
+		if x, ok := x.Msg.(*FrontEndMessage_Catalog); ok {
+			return x.Catalog
+		}
+	}
+	return nil
+}
+
 type isFrontEndMessage_Msg interface {
 	isFrontEndMessage_Msg()
 }
@@ -989,6 +999,13 @@ type FrontEndMessage_Allows struct {
 	Allows *AllowsRequest `protobuf:"bytes,8,opt,name=allows,proto3,oneof"`
 }
 
+type FrontEndMessage_Catalog struct {
+	// catalog (minor 7) asks for this session's own catalog (the
+	// interactive session's /tools): principal and provider are ignored,
+	// the stream's session is the one resolved.
+	Catalog *CatalogRequest `protobuf:"bytes,9,opt,name=catalog,proto3,oneof"`
+}
+
 func (*FrontEndMessage_Open) isFrontEndMessage_Msg() {}
 
 func (*FrontEndMessage_Call) isFrontEndMessage_Msg() {}
@@ -1004,6 +1021,8 @@ func (*FrontEndMessage_Interrupt) isFrontEndMessage_Msg() {}
 func (*FrontEndMessage_Clarify) isFrontEndMessage_Msg() {}
 
 func (*FrontEndMessage_Allows) isFrontEndMessage_Msg() {}
+
+func (*FrontEndMessage_Catalog) isFrontEndMessage_Msg() {}
 
 type RunTurn struct {
 	state  protoimpl.MessageState `protogen:"open.v1"`
@@ -1415,6 +1434,7 @@ type HostMessage struct {
 	//	*HostMessage_Clarify
 	//	*HostMessage_Output
 	//	*HostMessage_Allows
+	//	*HostMessage_Catalog
 	Msg           isHostMessage_Msg `protobuf_oneof:"msg"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1547,6 +1567,15 @@ func (x *HostMessage) GetAllows() *AllowsReply {
 	return nil
 }
 
+func (x *HostMessage) GetCatalog() *CatalogResponse {
+	if x != nil {
+		if x, ok := x.Msg.(*HostMessage_Catalog); ok {
+			return x.Catalog
+		}
+	}
+	return nil
+}
+
 type isHostMessage_Msg interface {
 	isHostMessage_Msg()
 }
@@ -1597,6 +1626,11 @@ type HostMessage_Allows struct {
 	Allows *AllowsReply `protobuf:"bytes,10,opt,name=allows,proto3,oneof"`
 }
 
+type HostMessage_Catalog struct {
+	// catalog (minor 7) answers a catalog request.
+	Catalog *CatalogResponse `protobuf:"bytes,11,opt,name=catalog,proto3,oneof"`
+}
+
 func (*HostMessage_Opened) isHostMessage_Msg() {}
 
 func (*HostMessage_Approval) isHostMessage_Msg() {}
@@ -1616,6 +1650,8 @@ func (*HostMessage_Clarify) isHostMessage_Msg() {}
 func (*HostMessage_Output) isHostMessage_Msg() {}
 
 func (*HostMessage_Allows) isHostMessage_Msg() {}
+
+func (*HostMessage_Catalog) isHostMessage_Msg() {}
 
 // EnvRequest asks the front end for one variable of its environment: the
 // model key the turn's model config names.
@@ -1888,7 +1924,15 @@ type MCPChunk struct {
 	// --max-request-kib (0: the default).
 	MaxRequestBytes int64 `protobuf:"varint,4,opt,name=max_request_bytes,json=maxRequestBytes,proto3" json:"max_request_bytes,omitempty"`
 	// approve, in the first message only: the front end's --approve rules.
-	Approve       []string `protobuf:"bytes,5,rep,name=approve,proto3" json:"approve,omitempty"`
+	Approve []string `protobuf:"bytes,5,rep,name=approve,proto3" json:"approve,omitempty"`
+	// endpoint (minor 7): from the host, the id ServeMCPHTTP opened; from
+	// the front end, in MCPHTTPConn's first message, the endpoint the
+	// connection is for.
+	Endpoint string `protobuf:"bytes,6,opt,name=endpoint,proto3" json:"endpoint,omitempty"`
+	// local_addr and remote_addr (minor 7), in MCPHTTPConn's first
+	// message: the accepted TCP connection's addresses.
+	LocalAddr     string `protobuf:"bytes,7,opt,name=local_addr,json=localAddr,proto3" json:"local_addr,omitempty"`
+	RemoteAddr    string `protobuf:"bytes,8,opt,name=remote_addr,json=remoteAddr,proto3" json:"remote_addr,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1958,6 +2002,122 @@ func (x *MCPChunk) GetApprove() []string {
 	return nil
 }
 
+func (x *MCPChunk) GetEndpoint() string {
+	if x != nil {
+		return x.Endpoint
+	}
+	return ""
+}
+
+func (x *MCPChunk) GetLocalAddr() string {
+	if x != nil {
+		return x.LocalAddr
+	}
+	return ""
+}
+
+func (x *MCPChunk) GetRemoteAddr() string {
+	if x != nil {
+		return x.RemoteAddr
+	}
+	return ""
+}
+
+// MCPHTTPOpen opens an `mcp serve --http` endpoint in the host (minor 7).
+type MCPHTTPOpen struct {
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	Principal string                 `protobuf:"bytes,1,opt,name=principal,proto3" json:"principal,omitempty"`
+	// token is the bearer token every HTTP request must carry.
+	Token string `protobuf:"bytes,2,opt,name=token,proto3" json:"token,omitempty"`
+	// public: the front end bound a non-loopback address (--listen-public).
+	Public          bool     `protobuf:"varint,3,opt,name=public,proto3" json:"public,omitempty"`
+	Origins         []string `protobuf:"bytes,4,rep,name=origins,proto3" json:"origins,omitempty"`
+	MaxRequestBytes int64    `protobuf:"varint,5,opt,name=max_request_bytes,json=maxRequestBytes,proto3" json:"max_request_bytes,omitempty"`
+	MaxConcurrent   int32    `protobuf:"varint,6,opt,name=max_concurrent,json=maxConcurrent,proto3" json:"max_concurrent,omitempty"`
+	Approve         []string `protobuf:"bytes,7,rep,name=approve,proto3" json:"approve,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
+}
+
+func (x *MCPHTTPOpen) Reset() {
+	*x = MCPHTTPOpen{}
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[26]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MCPHTTPOpen) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MCPHTTPOpen) ProtoMessage() {}
+
+func (x *MCPHTTPOpen) ProtoReflect() protoreflect.Message {
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[26]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MCPHTTPOpen.ProtoReflect.Descriptor instead.
+func (*MCPHTTPOpen) Descriptor() ([]byte, []int) {
+	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{26}
+}
+
+func (x *MCPHTTPOpen) GetPrincipal() string {
+	if x != nil {
+		return x.Principal
+	}
+	return ""
+}
+
+func (x *MCPHTTPOpen) GetToken() string {
+	if x != nil {
+		return x.Token
+	}
+	return ""
+}
+
+func (x *MCPHTTPOpen) GetPublic() bool {
+	if x != nil {
+		return x.Public
+	}
+	return false
+}
+
+func (x *MCPHTTPOpen) GetOrigins() []string {
+	if x != nil {
+		return x.Origins
+	}
+	return nil
+}
+
+func (x *MCPHTTPOpen) GetMaxRequestBytes() int64 {
+	if x != nil {
+		return x.MaxRequestBytes
+	}
+	return 0
+}
+
+func (x *MCPHTTPOpen) GetMaxConcurrent() int32 {
+	if x != nil {
+		return x.MaxConcurrent
+	}
+	return 0
+}
+
+func (x *MCPHTTPOpen) GetApprove() []string {
+	if x != nil {
+		return x.Approve
+	}
+	return nil
+}
+
 type SchedulesRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// action: list, show, runs, pause, resume, delete, run-now, approve,
@@ -1974,7 +2134,7 @@ type SchedulesRequest struct {
 
 func (x *SchedulesRequest) Reset() {
 	*x = SchedulesRequest{}
-	mi := &file_demiurge_host_v1_host_proto_msgTypes[26]
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1986,7 +2146,7 @@ func (x *SchedulesRequest) String() string {
 func (*SchedulesRequest) ProtoMessage() {}
 
 func (x *SchedulesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_demiurge_host_v1_host_proto_msgTypes[26]
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1999,7 +2159,7 @@ func (x *SchedulesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SchedulesRequest.ProtoReflect.Descriptor instead.
 func (*SchedulesRequest) Descriptor() ([]byte, []int) {
-	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{26}
+	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *SchedulesRequest) GetAction() string {
@@ -2040,7 +2200,7 @@ type SchedulesResponse struct {
 
 func (x *SchedulesResponse) Reset() {
 	*x = SchedulesResponse{}
-	mi := &file_demiurge_host_v1_host_proto_msgTypes[27]
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2052,7 +2212,7 @@ func (x *SchedulesResponse) String() string {
 func (*SchedulesResponse) ProtoMessage() {}
 
 func (x *SchedulesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_demiurge_host_v1_host_proto_msgTypes[27]
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2065,7 +2225,7 @@ func (x *SchedulesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SchedulesResponse.ProtoReflect.Descriptor instead.
 func (*SchedulesResponse) Descriptor() ([]byte, []int) {
-	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{27}
+	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *SchedulesResponse) GetJson() []byte {
@@ -2087,7 +2247,7 @@ type ClarifyRequest struct {
 
 func (x *ClarifyRequest) Reset() {
 	*x = ClarifyRequest{}
-	mi := &file_demiurge_host_v1_host_proto_msgTypes[28]
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2099,7 +2259,7 @@ func (x *ClarifyRequest) String() string {
 func (*ClarifyRequest) ProtoMessage() {}
 
 func (x *ClarifyRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_demiurge_host_v1_host_proto_msgTypes[28]
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2112,7 +2272,7 @@ func (x *ClarifyRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClarifyRequest.ProtoReflect.Descriptor instead.
 func (*ClarifyRequest) Descriptor() ([]byte, []int) {
-	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{28}
+	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *ClarifyRequest) GetId() uint64 {
@@ -2148,7 +2308,7 @@ type ClarifyAnswer struct {
 
 func (x *ClarifyAnswer) Reset() {
 	*x = ClarifyAnswer{}
-	mi := &file_demiurge_host_v1_host_proto_msgTypes[29]
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2160,7 +2320,7 @@ func (x *ClarifyAnswer) String() string {
 func (*ClarifyAnswer) ProtoMessage() {}
 
 func (x *ClarifyAnswer) ProtoReflect() protoreflect.Message {
-	mi := &file_demiurge_host_v1_host_proto_msgTypes[29]
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2173,7 +2333,7 @@ func (x *ClarifyAnswer) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClarifyAnswer.ProtoReflect.Descriptor instead.
 func (*ClarifyAnswer) Descriptor() ([]byte, []int) {
-	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{29}
+	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *ClarifyAnswer) GetId() uint64 {
@@ -2208,7 +2368,7 @@ type CallOutput struct {
 
 func (x *CallOutput) Reset() {
 	*x = CallOutput{}
-	mi := &file_demiurge_host_v1_host_proto_msgTypes[30]
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2220,7 +2380,7 @@ func (x *CallOutput) String() string {
 func (*CallOutput) ProtoMessage() {}
 
 func (x *CallOutput) ProtoReflect() protoreflect.Message {
-	mi := &file_demiurge_host_v1_host_proto_msgTypes[30]
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2233,7 +2393,7 @@ func (x *CallOutput) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallOutput.ProtoReflect.Descriptor instead.
 func (*CallOutput) Descriptor() ([]byte, []int) {
-	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{30}
+	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *CallOutput) GetText() string {
@@ -2260,7 +2420,7 @@ type TasksRequest struct {
 
 func (x *TasksRequest) Reset() {
 	*x = TasksRequest{}
-	mi := &file_demiurge_host_v1_host_proto_msgTypes[31]
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2272,7 +2432,7 @@ func (x *TasksRequest) String() string {
 func (*TasksRequest) ProtoMessage() {}
 
 func (x *TasksRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_demiurge_host_v1_host_proto_msgTypes[31]
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2285,7 +2445,7 @@ func (x *TasksRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TasksRequest.ProtoReflect.Descriptor instead.
 func (*TasksRequest) Descriptor() ([]byte, []int) {
-	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{31}
+	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *TasksRequest) GetPrincipal() string {
@@ -2311,7 +2471,7 @@ type TasksReply struct {
 
 func (x *TasksReply) Reset() {
 	*x = TasksReply{}
-	mi := &file_demiurge_host_v1_host_proto_msgTypes[32]
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2323,7 +2483,7 @@ func (x *TasksReply) String() string {
 func (*TasksReply) ProtoMessage() {}
 
 func (x *TasksReply) ProtoReflect() protoreflect.Message {
-	mi := &file_demiurge_host_v1_host_proto_msgTypes[32]
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2336,7 +2496,7 @@ func (x *TasksReply) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TasksReply.ProtoReflect.Descriptor instead.
 func (*TasksReply) Descriptor() ([]byte, []int) {
-	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{32}
+	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *TasksReply) GetReply() []byte {
@@ -2359,7 +2519,7 @@ type AllowsRequest struct {
 
 func (x *AllowsRequest) Reset() {
 	*x = AllowsRequest{}
-	mi := &file_demiurge_host_v1_host_proto_msgTypes[33]
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2371,7 +2531,7 @@ func (x *AllowsRequest) String() string {
 func (*AllowsRequest) ProtoMessage() {}
 
 func (x *AllowsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_demiurge_host_v1_host_proto_msgTypes[33]
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2384,7 +2544,7 @@ func (x *AllowsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AllowsRequest.ProtoReflect.Descriptor instead.
 func (*AllowsRequest) Descriptor() ([]byte, []int) {
-	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{33}
+	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *AllowsRequest) GetRevoke() int32 {
@@ -2413,7 +2573,7 @@ type AllowsReply struct {
 
 func (x *AllowsReply) Reset() {
 	*x = AllowsReply{}
-	mi := &file_demiurge_host_v1_host_proto_msgTypes[34]
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2425,7 +2585,7 @@ func (x *AllowsReply) String() string {
 func (*AllowsReply) ProtoMessage() {}
 
 func (x *AllowsReply) ProtoReflect() protoreflect.Message {
-	mi := &file_demiurge_host_v1_host_proto_msgTypes[34]
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2438,7 +2598,7 @@ func (x *AllowsReply) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AllowsReply.ProtoReflect.Descriptor instead.
 func (*AllowsReply) Descriptor() ([]byte, []int) {
-	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{34}
+	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *AllowsReply) GetAllows() []byte {
@@ -2519,7 +2679,7 @@ const file_demiurge_host_v1_host_proto_rawDesc = "" +
 	"\x0fCatalogResponse\x12\x12\n" +
 	"\x04text\x18\x01 \x01(\fR\x04text\x12\x14\n" +
 	"\x05notes\x18\x02 \x03(\tR\x05notes\x12\x14\n" +
-	"\x05error\x18\x03 \x01(\tR\x05error\"\xd0\x03\n" +
+	"\x05error\x18\x03 \x01(\tR\x05error\"\x8e\x04\n" +
 	"\x0fFrontEndMessage\x123\n" +
 	"\x04open\x18\x01 \x01(\v2\x1d.demiurge.host.v1.OpenSessionH\x00R\x04open\x120\n" +
 	"\x04call\x18\x02 \x01(\v2\x1a.demiurge.host.v1.ToolCallH\x00R\x04call\x12:\n" +
@@ -2528,7 +2688,8 @@ const file_demiurge_host_v1_host_proto_rawDesc = "" +
 	"\x03env\x18\x05 \x01(\v2\x1b.demiurge.host.v1.EnvAnswerH\x00R\x03env\x12;\n" +
 	"\tinterrupt\x18\x06 \x01(\v2\x1b.demiurge.host.v1.InterruptH\x00R\tinterrupt\x12;\n" +
 	"\aclarify\x18\a \x01(\v2\x1f.demiurge.host.v1.ClarifyAnswerH\x00R\aclarify\x129\n" +
-	"\x06allows\x18\b \x01(\v2\x1f.demiurge.host.v1.AllowsRequestH\x00R\x06allowsB\x05\n" +
+	"\x06allows\x18\b \x01(\v2\x1f.demiurge.host.v1.AllowsRequestH\x00R\x06allows\x12<\n" +
+	"\acatalog\x18\t \x01(\v2 .demiurge.host.v1.CatalogRequestH\x00R\acatalogB\x05\n" +
 	"\x03msg\"\xd6\x01\n" +
 	"\aRunTurn\x12\x16\n" +
 	"\x06prompt\x18\x01 \x01(\tR\x06prompt\x12\x14\n" +
@@ -2555,7 +2716,7 @@ const file_demiurge_host_v1_host_proto_rawDesc = "" +
 	"\x04wait\x18\x03 \x01(\bR\x04wait\"8\n" +
 	"\x0eApprovalAnswer\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x04R\x02id\x12\x16\n" +
-	"\x06answer\x18\x02 \x01(\x05R\x06answer\"\x94\x04\n" +
+	"\x06answer\x18\x02 \x01(\x05R\x06answer\"\xd3\x04\n" +
 	"\vHostMessage\x129\n" +
 	"\x06opened\x18\x01 \x01(\v2\x1f.demiurge.host.v1.SessionOpenedH\x00R\x06opened\x12?\n" +
 	"\bapproval\x18\x02 \x01(\v2!.demiurge.host.v1.ApprovalRequestH\x00R\bapproval\x129\n" +
@@ -2567,7 +2728,8 @@ const file_demiurge_host_v1_host_proto_rawDesc = "" +
 	"\aclarify\x18\b \x01(\v2 .demiurge.host.v1.ClarifyRequestH\x00R\aclarify\x126\n" +
 	"\x06output\x18\t \x01(\v2\x1c.demiurge.host.v1.CallOutputH\x00R\x06output\x127\n" +
 	"\x06allows\x18\n" +
-	" \x01(\v2\x1d.demiurge.host.v1.AllowsReplyH\x00R\x06allowsB\x05\n" +
+	" \x01(\v2\x1d.demiurge.host.v1.AllowsReplyH\x00R\x06allows\x12=\n" +
+	"\acatalog\x18\v \x01(\v2!.demiurge.host.v1.CatalogResponseH\x00R\acatalogB\x05\n" +
 	"\x03msg\"0\n" +
 	"\n" +
 	"EnvRequest\x12\x0e\n" +
@@ -2583,13 +2745,26 @@ const file_demiurge_host_v1_host_proto_rawDesc = "" +
 	"\x02id\x18\x01 \x01(\x04R\x02id\x12\x18\n" +
 	"\arequest\x18\x02 \x01(\fR\arequest\"'\n" +
 	"\vCallOutcome\x12\x18\n" +
-	"\aoutcome\x18\x01 \x01(\fR\aoutcome\"\x9a\x01\n" +
+	"\aoutcome\x18\x01 \x01(\fR\aoutcome\"\xf6\x01\n" +
 	"\bMCPChunk\x12\x1c\n" +
 	"\tprincipal\x18\x01 \x01(\tR\tprincipal\x12\x12\n" +
 	"\x04data\x18\x02 \x01(\fR\x04data\x12\x16\n" +
 	"\x06stderr\x18\x03 \x01(\tR\x06stderr\x12*\n" +
 	"\x11max_request_bytes\x18\x04 \x01(\x03R\x0fmaxRequestBytes\x12\x18\n" +
-	"\aapprove\x18\x05 \x03(\tR\aapprove\"l\n" +
+	"\aapprove\x18\x05 \x03(\tR\aapprove\x12\x1a\n" +
+	"\bendpoint\x18\x06 \x01(\tR\bendpoint\x12\x1d\n" +
+	"\n" +
+	"local_addr\x18\a \x01(\tR\tlocalAddr\x12\x1f\n" +
+	"\vremote_addr\x18\b \x01(\tR\n" +
+	"remoteAddr\"\xe0\x01\n" +
+	"\vMCPHTTPOpen\x12\x1c\n" +
+	"\tprincipal\x18\x01 \x01(\tR\tprincipal\x12\x14\n" +
+	"\x05token\x18\x02 \x01(\tR\x05token\x12\x16\n" +
+	"\x06public\x18\x03 \x01(\bR\x06public\x12\x18\n" +
+	"\aorigins\x18\x04 \x03(\tR\aorigins\x12*\n" +
+	"\x11max_request_bytes\x18\x05 \x01(\x03R\x0fmaxRequestBytes\x12%\n" +
+	"\x0emax_concurrent\x18\x06 \x01(\x05R\rmaxConcurrent\x12\x18\n" +
+	"\aapprove\x18\a \x03(\tR\aapprove\"l\n" +
 	"\x10SchedulesRequest\x12\x16\n" +
 	"\x06action\x18\x01 \x01(\tR\x06action\x12\x0e\n" +
 	"\x02id\x18\x02 \x01(\tR\x02id\x12\x12\n" +
@@ -2621,7 +2796,7 @@ const file_demiurge_host_v1_host_proto_rawDesc = "" +
 	"revoke_all\x18\x02 \x01(\bR\trevokeAll\"9\n" +
 	"\vAllowsReply\x12\x16\n" +
 	"\x06allows\x18\x01 \x01(\fR\x06allows\x12\x12\n" +
-	"\x04note\x18\x02 \x01(\tR\x04note2\x98\x06\n" +
+	"\x04note\x18\x02 \x01(\tR\x04note2\xb2\a\n" +
 	"\x04Host\x12H\n" +
 	"\x05Hello\x12\x1e.demiurge.host.v1.HelloRequest\x1a\x1f.demiurge.host.v1.HelloResponse\x12K\n" +
 	"\x06Status\x12\x1f.demiurge.host.v1.StatusRequest\x1a .demiurge.host.v1.StatusResponse\x12E\n" +
@@ -2632,7 +2807,9 @@ const file_demiurge_host_v1_host_proto_rawDesc = "" +
 	"\x05Audit\x12\x1e.demiurge.host.v1.AuditRequest\x1a\x1f.demiurge.host.v1.AuditResponse\x12`\n" +
 	"\rConversations\x12&.demiurge.host.v1.ConversationsRequest\x1a'.demiurge.host.v1.ConversationsResponse\x12T\n" +
 	"\tSchedules\x12\".demiurge.host.v1.SchedulesRequest\x1a#.demiurge.host.v1.SchedulesResponse\x12G\n" +
-	"\x05Tasks\x12\x1e.demiurge.host.v1.TasksRequest\x1a\x1c.demiurge.host.v1.TasksReply0\x01B#Z!demiurge.dev/shared/hostv1;hostv1b\x06proto3"
+	"\x05Tasks\x12\x1e.demiurge.host.v1.TasksRequest\x1a\x1c.demiurge.host.v1.TasksReply0\x01\x12M\n" +
+	"\fServeMCPHTTP\x12\x1d.demiurge.host.v1.MCPHTTPOpen\x1a\x1a.demiurge.host.v1.MCPChunk(\x010\x01\x12I\n" +
+	"\vMCPHTTPConn\x12\x1a.demiurge.host.v1.MCPChunk\x1a\x1a.demiurge.host.v1.MCPChunk(\x010\x01B#Z!demiurge.dev/shared/hostv1;hostv1b\x06proto3"
 
 var (
 	file_demiurge_host_v1_host_proto_rawDescOnce sync.Once
@@ -2646,7 +2823,7 @@ func file_demiurge_host_v1_host_proto_rawDescGZIP() []byte {
 	return file_demiurge_host_v1_host_proto_rawDescData
 }
 
-var file_demiurge_host_v1_host_proto_msgTypes = make([]protoimpl.MessageInfo, 35)
+var file_demiurge_host_v1_host_proto_msgTypes = make([]protoimpl.MessageInfo, 36)
 var file_demiurge_host_v1_host_proto_goTypes = []any{
 	(*ConversationsRequest)(nil),  // 0: demiurge.host.v1.ConversationsRequest
 	(*ConversationsResponse)(nil), // 1: demiurge.host.v1.ConversationsResponse
@@ -2674,15 +2851,16 @@ var file_demiurge_host_v1_host_proto_goTypes = []any{
 	(*ApprovalRequest)(nil),       // 23: demiurge.host.v1.ApprovalRequest
 	(*CallOutcome)(nil),           // 24: demiurge.host.v1.CallOutcome
 	(*MCPChunk)(nil),              // 25: demiurge.host.v1.MCPChunk
-	(*SchedulesRequest)(nil),      // 26: demiurge.host.v1.SchedulesRequest
-	(*SchedulesResponse)(nil),     // 27: demiurge.host.v1.SchedulesResponse
-	(*ClarifyRequest)(nil),        // 28: demiurge.host.v1.ClarifyRequest
-	(*ClarifyAnswer)(nil),         // 29: demiurge.host.v1.ClarifyAnswer
-	(*CallOutput)(nil),            // 30: demiurge.host.v1.CallOutput
-	(*TasksRequest)(nil),          // 31: demiurge.host.v1.TasksRequest
-	(*TasksReply)(nil),            // 32: demiurge.host.v1.TasksReply
-	(*AllowsRequest)(nil),         // 33: demiurge.host.v1.AllowsRequest
-	(*AllowsReply)(nil),           // 34: demiurge.host.v1.AllowsReply
+	(*MCPHTTPOpen)(nil),           // 26: demiurge.host.v1.MCPHTTPOpen
+	(*SchedulesRequest)(nil),      // 27: demiurge.host.v1.SchedulesRequest
+	(*SchedulesResponse)(nil),     // 28: demiurge.host.v1.SchedulesResponse
+	(*ClarifyRequest)(nil),        // 29: demiurge.host.v1.ClarifyRequest
+	(*ClarifyAnswer)(nil),         // 30: demiurge.host.v1.ClarifyAnswer
+	(*CallOutput)(nil),            // 31: demiurge.host.v1.CallOutput
+	(*TasksRequest)(nil),          // 32: demiurge.host.v1.TasksRequest
+	(*TasksReply)(nil),            // 33: demiurge.host.v1.TasksReply
+	(*AllowsRequest)(nil),         // 34: demiurge.host.v1.AllowsRequest
+	(*AllowsReply)(nil),           // 35: demiurge.host.v1.AllowsReply
 }
 var file_demiurge_host_v1_host_proto_depIdxs = []int32{
 	16, // 0: demiurge.host.v1.FrontEndMessage.open:type_name -> demiurge.host.v1.OpenSession
@@ -2691,41 +2869,47 @@ var file_demiurge_host_v1_host_proto_depIdxs = []int32{
 	13, // 3: demiurge.host.v1.FrontEndMessage.run:type_name -> demiurge.host.v1.RunTurn
 	14, // 4: demiurge.host.v1.FrontEndMessage.env:type_name -> demiurge.host.v1.EnvAnswer
 	15, // 5: demiurge.host.v1.FrontEndMessage.interrupt:type_name -> demiurge.host.v1.Interrupt
-	29, // 6: demiurge.host.v1.FrontEndMessage.clarify:type_name -> demiurge.host.v1.ClarifyAnswer
-	33, // 7: demiurge.host.v1.FrontEndMessage.allows:type_name -> demiurge.host.v1.AllowsRequest
-	22, // 8: demiurge.host.v1.HostMessage.opened:type_name -> demiurge.host.v1.SessionOpened
-	23, // 9: demiurge.host.v1.HostMessage.approval:type_name -> demiurge.host.v1.ApprovalRequest
-	24, // 10: demiurge.host.v1.HostMessage.outcome:type_name -> demiurge.host.v1.CallOutcome
-	20, // 11: demiurge.host.v1.HostMessage.env:type_name -> demiurge.host.v1.EnvRequest
-	21, // 12: demiurge.host.v1.HostMessage.ended:type_name -> demiurge.host.v1.RunEnded
-	28, // 13: demiurge.host.v1.HostMessage.clarify:type_name -> demiurge.host.v1.ClarifyRequest
-	30, // 14: demiurge.host.v1.HostMessage.output:type_name -> demiurge.host.v1.CallOutput
-	34, // 15: demiurge.host.v1.HostMessage.allows:type_name -> demiurge.host.v1.AllowsReply
-	4,  // 16: demiurge.host.v1.Host.Hello:input_type -> demiurge.host.v1.HelloRequest
-	6,  // 17: demiurge.host.v1.Host.Status:input_type -> demiurge.host.v1.StatusRequest
-	8,  // 18: demiurge.host.v1.Host.Stop:input_type -> demiurge.host.v1.StopRequest
-	10, // 19: demiurge.host.v1.Host.Catalog:input_type -> demiurge.host.v1.CatalogRequest
-	12, // 20: demiurge.host.v1.Host.Session:input_type -> demiurge.host.v1.FrontEndMessage
-	25, // 21: demiurge.host.v1.Host.ServeMCP:input_type -> demiurge.host.v1.MCPChunk
-	2,  // 22: demiurge.host.v1.Host.Audit:input_type -> demiurge.host.v1.AuditRequest
-	0,  // 23: demiurge.host.v1.Host.Conversations:input_type -> demiurge.host.v1.ConversationsRequest
-	26, // 24: demiurge.host.v1.Host.Schedules:input_type -> demiurge.host.v1.SchedulesRequest
-	31, // 25: demiurge.host.v1.Host.Tasks:input_type -> demiurge.host.v1.TasksRequest
-	5,  // 26: demiurge.host.v1.Host.Hello:output_type -> demiurge.host.v1.HelloResponse
-	7,  // 27: demiurge.host.v1.Host.Status:output_type -> demiurge.host.v1.StatusResponse
-	9,  // 28: demiurge.host.v1.Host.Stop:output_type -> demiurge.host.v1.StopResponse
-	11, // 29: demiurge.host.v1.Host.Catalog:output_type -> demiurge.host.v1.CatalogResponse
-	19, // 30: demiurge.host.v1.Host.Session:output_type -> demiurge.host.v1.HostMessage
-	25, // 31: demiurge.host.v1.Host.ServeMCP:output_type -> demiurge.host.v1.MCPChunk
-	3,  // 32: demiurge.host.v1.Host.Audit:output_type -> demiurge.host.v1.AuditResponse
-	1,  // 33: demiurge.host.v1.Host.Conversations:output_type -> demiurge.host.v1.ConversationsResponse
-	27, // 34: demiurge.host.v1.Host.Schedules:output_type -> demiurge.host.v1.SchedulesResponse
-	32, // 35: demiurge.host.v1.Host.Tasks:output_type -> demiurge.host.v1.TasksReply
-	26, // [26:36] is the sub-list for method output_type
-	16, // [16:26] is the sub-list for method input_type
-	16, // [16:16] is the sub-list for extension type_name
-	16, // [16:16] is the sub-list for extension extendee
-	0,  // [0:16] is the sub-list for field type_name
+	30, // 6: demiurge.host.v1.FrontEndMessage.clarify:type_name -> demiurge.host.v1.ClarifyAnswer
+	34, // 7: demiurge.host.v1.FrontEndMessage.allows:type_name -> demiurge.host.v1.AllowsRequest
+	10, // 8: demiurge.host.v1.FrontEndMessage.catalog:type_name -> demiurge.host.v1.CatalogRequest
+	22, // 9: demiurge.host.v1.HostMessage.opened:type_name -> demiurge.host.v1.SessionOpened
+	23, // 10: demiurge.host.v1.HostMessage.approval:type_name -> demiurge.host.v1.ApprovalRequest
+	24, // 11: demiurge.host.v1.HostMessage.outcome:type_name -> demiurge.host.v1.CallOutcome
+	20, // 12: demiurge.host.v1.HostMessage.env:type_name -> demiurge.host.v1.EnvRequest
+	21, // 13: demiurge.host.v1.HostMessage.ended:type_name -> demiurge.host.v1.RunEnded
+	29, // 14: demiurge.host.v1.HostMessage.clarify:type_name -> demiurge.host.v1.ClarifyRequest
+	31, // 15: demiurge.host.v1.HostMessage.output:type_name -> demiurge.host.v1.CallOutput
+	35, // 16: demiurge.host.v1.HostMessage.allows:type_name -> demiurge.host.v1.AllowsReply
+	11, // 17: demiurge.host.v1.HostMessage.catalog:type_name -> demiurge.host.v1.CatalogResponse
+	4,  // 18: demiurge.host.v1.Host.Hello:input_type -> demiurge.host.v1.HelloRequest
+	6,  // 19: demiurge.host.v1.Host.Status:input_type -> demiurge.host.v1.StatusRequest
+	8,  // 20: demiurge.host.v1.Host.Stop:input_type -> demiurge.host.v1.StopRequest
+	10, // 21: demiurge.host.v1.Host.Catalog:input_type -> demiurge.host.v1.CatalogRequest
+	12, // 22: demiurge.host.v1.Host.Session:input_type -> demiurge.host.v1.FrontEndMessage
+	25, // 23: demiurge.host.v1.Host.ServeMCP:input_type -> demiurge.host.v1.MCPChunk
+	2,  // 24: demiurge.host.v1.Host.Audit:input_type -> demiurge.host.v1.AuditRequest
+	0,  // 25: demiurge.host.v1.Host.Conversations:input_type -> demiurge.host.v1.ConversationsRequest
+	27, // 26: demiurge.host.v1.Host.Schedules:input_type -> demiurge.host.v1.SchedulesRequest
+	32, // 27: demiurge.host.v1.Host.Tasks:input_type -> demiurge.host.v1.TasksRequest
+	26, // 28: demiurge.host.v1.Host.ServeMCPHTTP:input_type -> demiurge.host.v1.MCPHTTPOpen
+	25, // 29: demiurge.host.v1.Host.MCPHTTPConn:input_type -> demiurge.host.v1.MCPChunk
+	5,  // 30: demiurge.host.v1.Host.Hello:output_type -> demiurge.host.v1.HelloResponse
+	7,  // 31: demiurge.host.v1.Host.Status:output_type -> demiurge.host.v1.StatusResponse
+	9,  // 32: demiurge.host.v1.Host.Stop:output_type -> demiurge.host.v1.StopResponse
+	11, // 33: demiurge.host.v1.Host.Catalog:output_type -> demiurge.host.v1.CatalogResponse
+	19, // 34: demiurge.host.v1.Host.Session:output_type -> demiurge.host.v1.HostMessage
+	25, // 35: demiurge.host.v1.Host.ServeMCP:output_type -> demiurge.host.v1.MCPChunk
+	3,  // 36: demiurge.host.v1.Host.Audit:output_type -> demiurge.host.v1.AuditResponse
+	1,  // 37: demiurge.host.v1.Host.Conversations:output_type -> demiurge.host.v1.ConversationsResponse
+	28, // 38: demiurge.host.v1.Host.Schedules:output_type -> demiurge.host.v1.SchedulesResponse
+	33, // 39: demiurge.host.v1.Host.Tasks:output_type -> demiurge.host.v1.TasksReply
+	25, // 40: demiurge.host.v1.Host.ServeMCPHTTP:output_type -> demiurge.host.v1.MCPChunk
+	25, // 41: demiurge.host.v1.Host.MCPHTTPConn:output_type -> demiurge.host.v1.MCPChunk
+	30, // [30:42] is the sub-list for method output_type
+	18, // [18:30] is the sub-list for method input_type
+	18, // [18:18] is the sub-list for extension type_name
+	18, // [18:18] is the sub-list for extension extendee
+	0,  // [0:18] is the sub-list for field type_name
 }
 
 func init() { file_demiurge_host_v1_host_proto_init() }
@@ -2742,6 +2926,7 @@ func file_demiurge_host_v1_host_proto_init() {
 		(*FrontEndMessage_Interrupt)(nil),
 		(*FrontEndMessage_Clarify)(nil),
 		(*FrontEndMessage_Allows)(nil),
+		(*FrontEndMessage_Catalog)(nil),
 	}
 	file_demiurge_host_v1_host_proto_msgTypes[19].OneofWrappers = []any{
 		(*HostMessage_Opened)(nil),
@@ -2754,6 +2939,7 @@ func file_demiurge_host_v1_host_proto_init() {
 		(*HostMessage_Clarify)(nil),
 		(*HostMessage_Output)(nil),
 		(*HostMessage_Allows)(nil),
+		(*HostMessage_Catalog)(nil),
 	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
@@ -2761,7 +2947,7 @@ func file_demiurge_host_v1_host_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_demiurge_host_v1_host_proto_rawDesc), len(file_demiurge_host_v1_host_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   35,
+			NumMessages:   36,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

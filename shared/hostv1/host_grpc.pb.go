@@ -35,6 +35,8 @@ const (
 	Host_Conversations_FullMethodName = "/demiurge.host.v1.Host/Conversations"
 	Host_Schedules_FullMethodName     = "/demiurge.host.v1.Host/Schedules"
 	Host_Tasks_FullMethodName         = "/demiurge.host.v1.Host/Tasks"
+	Host_ServeMCPHTTP_FullMethodName  = "/demiurge.host.v1.Host/ServeMCPHTTP"
+	Host_MCPHTTPConn_FullMethodName   = "/demiurge.host.v1.Host/MCPHTTPConn"
 )
 
 // HostClient is the client API for Host service.
@@ -78,6 +80,16 @@ type HostClient interface {
 	// replies, for the front end's principal only, audited as the task
 	// socket audits.
 	Tasks(ctx context.Context, in *TasksRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[TasksReply], error)
+	// ServeMCPHTTP (minor 7) is one `demiurge mcp serve --http` front end:
+	// the first message names its principal and the endpoint's checks
+	// (token, origins, bounds); the host answers with the endpoint's id,
+	// then log lines. The endpoint and its MCP sessions live while this
+	// stream does.
+	ServeMCPHTTP(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[MCPHTTPOpen, MCPChunk], error)
+	// MCPHTTPConn (minor 7) carries one TCP connection the front end
+	// accepted: the first message names the endpoint (and the connection's
+	// addresses), then raw bytes both ways; the host serves HTTP on it.
+	MCPHTTPConn(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[MCPChunk, MCPChunk], error)
 }
 
 type hostClient struct {
@@ -203,6 +215,32 @@ func (c *hostClient) Tasks(ctx context.Context, in *TasksRequest, opts ...grpc.C
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type Host_TasksClient = grpc.ServerStreamingClient[TasksReply]
 
+func (c *hostClient) ServeMCPHTTP(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[MCPHTTPOpen, MCPChunk], error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	stream, err := c.cc.NewStream(ctx, &Host_ServiceDesc.Streams[3], Host_ServeMCPHTTP_FullMethodName, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &grpc.GenericClientStream[MCPHTTPOpen, MCPChunk]{ClientStream: stream}
+	return x, nil
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type Host_ServeMCPHTTPClient = grpc.BidiStreamingClient[MCPHTTPOpen, MCPChunk]
+
+func (c *hostClient) MCPHTTPConn(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[MCPChunk, MCPChunk], error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	stream, err := c.cc.NewStream(ctx, &Host_ServiceDesc.Streams[4], Host_MCPHTTPConn_FullMethodName, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &grpc.GenericClientStream[MCPChunk, MCPChunk]{ClientStream: stream}
+	return x, nil
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type Host_MCPHTTPConnClient = grpc.BidiStreamingClient[MCPChunk, MCPChunk]
+
 // HostServer is the server API for Host service.
 // All implementations must embed UnimplementedHostServer
 // for forward compatibility.
@@ -244,6 +282,16 @@ type HostServer interface {
 	// replies, for the front end's principal only, audited as the task
 	// socket audits.
 	Tasks(*TasksRequest, grpc.ServerStreamingServer[TasksReply]) error
+	// ServeMCPHTTP (minor 7) is one `demiurge mcp serve --http` front end:
+	// the first message names its principal and the endpoint's checks
+	// (token, origins, bounds); the host answers with the endpoint's id,
+	// then log lines. The endpoint and its MCP sessions live while this
+	// stream does.
+	ServeMCPHTTP(grpc.BidiStreamingServer[MCPHTTPOpen, MCPChunk]) error
+	// MCPHTTPConn (minor 7) carries one TCP connection the front end
+	// accepted: the first message names the endpoint (and the connection's
+	// addresses), then raw bytes both ways; the host serves HTTP on it.
+	MCPHTTPConn(grpc.BidiStreamingServer[MCPChunk, MCPChunk]) error
 	mustEmbedUnimplementedHostServer()
 }
 
@@ -283,6 +331,12 @@ func (UnimplementedHostServer) Schedules(context.Context, *SchedulesRequest) (*S
 }
 func (UnimplementedHostServer) Tasks(*TasksRequest, grpc.ServerStreamingServer[TasksReply]) error {
 	return status.Errorf(codes.Unimplemented, "method Tasks not implemented")
+}
+func (UnimplementedHostServer) ServeMCPHTTP(grpc.BidiStreamingServer[MCPHTTPOpen, MCPChunk]) error {
+	return status.Errorf(codes.Unimplemented, "method ServeMCPHTTP not implemented")
+}
+func (UnimplementedHostServer) MCPHTTPConn(grpc.BidiStreamingServer[MCPChunk, MCPChunk]) error {
+	return status.Errorf(codes.Unimplemented, "method MCPHTTPConn not implemented")
 }
 func (UnimplementedHostServer) mustEmbedUnimplementedHostServer() {}
 func (UnimplementedHostServer) testEmbeddedByValue()              {}
@@ -456,6 +510,20 @@ func _Host_Tasks_Handler(srv interface{}, stream grpc.ServerStream) error {
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type Host_TasksServer = grpc.ServerStreamingServer[TasksReply]
 
+func _Host_ServeMCPHTTP_Handler(srv interface{}, stream grpc.ServerStream) error {
+	return srv.(HostServer).ServeMCPHTTP(&grpc.GenericServerStream[MCPHTTPOpen, MCPChunk]{ServerStream: stream})
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type Host_ServeMCPHTTPServer = grpc.BidiStreamingServer[MCPHTTPOpen, MCPChunk]
+
+func _Host_MCPHTTPConn_Handler(srv interface{}, stream grpc.ServerStream) error {
+	return srv.(HostServer).MCPHTTPConn(&grpc.GenericServerStream[MCPChunk, MCPChunk]{ServerStream: stream})
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type Host_MCPHTTPConnServer = grpc.BidiStreamingServer[MCPChunk, MCPChunk]
+
 // Host_ServiceDesc is the grpc.ServiceDesc for Host service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -509,6 +577,18 @@ var Host_ServiceDesc = grpc.ServiceDesc{
 			StreamName:    "Tasks",
 			Handler:       _Host_Tasks_Handler,
 			ServerStreams: true,
+		},
+		{
+			StreamName:    "ServeMCPHTTP",
+			Handler:       _Host_ServeMCPHTTP_Handler,
+			ServerStreams: true,
+			ClientStreams: true,
+		},
+		{
+			StreamName:    "MCPHTTPConn",
+			Handler:       _Host_MCPHTTPConn_Handler,
+			ServerStreams: true,
+			ClientStreams: true,
 		},
 	},
 	Metadata: "demiurge/host/v1/host.proto",

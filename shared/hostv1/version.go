@@ -11,10 +11,12 @@ const ProtocolVersion = 1
 // event, env and ended messages, OpenSession.resume); 4 added
 // OpenSession.session; 5 added Schedules and StatusResponse's schedule
 // fields; 6 added the interactive session (RunTurn.chat, RunEnded.model,
-// clarify requests and answers, call output) and Tasks; a front end checks
+// clarify requests and answers, call output) and Tasks; 7 added
+// `mcp serve --http` through the host (ServeMCPHTTP, MCPHTTPConn) and a
+// session's own catalog on its stream (FrontEndMessage.catalog); a front end checks
 // the host's minor before it calls what a
 // minor added (Client.Needs), so an older host gets a clear message.
-const ProtocolMinor = 6
+const ProtocolMinor = 7
 
 // TokenMetadata is the gRPC metadata key a front end sends the host
 // socket's token under.
