@@ -112,14 +112,7 @@ func anthropicMessages(msgs []Message) []anthropic.MessageParam {
 		case RoleUser:
 			add(true, anthropic.NewTextBlock(m.Text))
 		case RoleAssistant:
-			var blocks []anthropic.ContentBlockParamUnion
-			if m.Text != "" {
-				blocks = append(blocks, anthropic.NewTextBlock(m.Text))
-			}
-			for _, c := range m.ToolCalls {
-				blocks = append(blocks, anthropic.NewToolUseBlock(c.ID, replayInput(c.Args), c.Name))
-			}
-			add(false, blocks...)
+			add(false, anthropicAssistantBlocks(m)...)
 		case RoleTool:
 			var blocks []anthropic.ContentBlockParamUnion
 			for _, r := range m.ToolResults {
@@ -160,6 +153,7 @@ func (p *anthropicProvider) try(ctx context.Context, params anthropic.MessageNew
 		gotArgs = map[int64]bool{}
 		stopped bool
 		stop    anthropic.StopReason
+		think   thinkingCollector
 	)
 	for stream.Next() {
 		ev := stream.Current()
@@ -172,6 +166,7 @@ func (p *anthropicProvider) try(ctx context.Context, params anthropic.MessageNew
 			reply.Usage.CacheWriteTokens = u.CacheCreationInputTokens
 			reply.Usage.OutputTokens = u.OutputTokens
 		case "content_block_start":
+			think.start(ev.Index, ev.ContentBlock, len(order))
 			if ev.ContentBlock.Type == "tool_use" {
 				c := &ToolCall{ID: ev.ContentBlock.ID, Name: ev.ContentBlock.Name}
 				if in, err := json.Marshal(ev.ContentBlock.Input); err == nil && ev.ContentBlock.Input != nil {
@@ -185,6 +180,8 @@ func (p *anthropicProvider) try(ctx context.Context, params anthropic.MessageNew
 			case "text_delta":
 				reply.Text += ev.Delta.Text
 				emit(ev.Delta.Text)
+			case "thinking_delta", "signature_delta":
+				think.delta(ev.Index, string(ev.Delta.Type), ev.Delta.Thinking, ev.Delta.Signature)
 			case "input_json_delta":
 				if c := blocks[ev.Index]; c != nil {
 					if !gotArgs[ev.Index] {
@@ -216,6 +213,7 @@ func (p *anthropicProvider) try(ctx context.Context, params anthropic.MessageNew
 	for _, i := range order {
 		reply.ToolCalls = append(reply.ToolCalls, *blocks[i])
 	}
+	reply.Reasoning = think.reasoning()
 	switch stop {
 	case anthropic.StopReasonEndTurn, anthropic.StopReasonStopSequence:
 		reply.Stop = StopEndTurn

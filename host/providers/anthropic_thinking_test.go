@@ -1,0 +1,100 @@
+package providers
+
+import (
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+
+	pt "demiurge.dev/host/providers/providertest"
+)
+
+// TestAnthropicThinkingBlocksKeptAndReplayed: the thinking and
+// redacted_thinking blocks of a tool step, streamed as Anthropic documents
+// them (thinking_delta chunks, then a signature_delta; redacted data whole
+// in content_block_start), are kept in the reply's reasoning state, survive
+// the session's JSON, and go back unchanged, signatures and places among
+// the tool_use blocks included, in the assistant turn of the next request
+// (https://docs.claude.com/en/docs/build-with-claude/extended-thinking#preserving-thinking-blocks).
+// Another provider's state is never sent.
+func TestAnthropicThinkingBlocksKeptAndReplayed(t *testing.T) {
+	h := newHarness(t, ProviderAnthropic,
+		pt.Step{
+			Thinking: []pt.Thinking{
+				{Chunks: []string{"I should ", "read a."}, Signature: "SIG-ONE/+=="},
+				{RedactedData: "REDACTED-OPAQUE-1"},
+				{Chunks: []string{"now b."}, Signature: "SIG-TWO", AfterCalls: 1},
+			},
+			Text: []string{"reading"},
+			ToolCalls: []pt.ToolCall{
+				{ID: "toolu_1", Name: "read_file", Args: `{"path":"a"}`},
+				{ID: "toolu_2", Name: "read_file", Args: `{"path":"b"}`},
+			},
+		},
+		pt.Step{Text: []string{"done"}})
+	r, _, err := h.stream(t, hello())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Text != "reading" || len(r.ToolCalls) != 2 || len(r.Reasoning) != 3 {
+		t.Fatalf("reply %+v", r)
+	}
+	// The session keeps messages as JSON.
+	stored, err := json.Marshal(Message{Role: RoleAssistant, Text: r.Text, ToolCalls: r.ToolCalls,
+		Reasoning: append(r.Reasoning, Reasoning{Wire: wireResponses, Item: json.RawMessage(`{"type":"reasoning","id":"FOREIGN"}`)})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Message
+	if err := json.Unmarshal(stored, &back); err != nil {
+		t.Fatal(err)
+	}
+	req := hello()
+	req.Messages = append(req.Messages, back,
+		Message{Role: RoleTool, ToolResults: []ToolResult{
+			{CallID: "toolu_1", Name: "read_file", Content: "A"},
+			{CallID: "toolu_2", Name: "read_file", Content: "B"}}})
+	if _, _, err := h.stream(t, req); err != nil {
+		t.Fatal(err)
+	}
+	var second struct {
+		Messages []struct {
+			Role    string           `json:"role"`
+			Content []map[string]any `json:"content"`
+		} `json:"messages"`
+	}
+	if err := json.Unmarshal(h.srv.Requests()[1].Body, &second); err != nil {
+		t.Fatal(err)
+	}
+	if len(second.Messages) != 3 || second.Messages[1].Role != "assistant" {
+		t.Fatalf("messages: %s", h.srv.Requests()[1].Body)
+	}
+	want := []map[string]any{
+		{"type": "thinking", "thinking": "I should read a.", "signature": "SIG-ONE/+=="},
+		{"type": "redacted_thinking", "data": "REDACTED-OPAQUE-1"},
+		{"type": "text", "text": "reading"},
+		{"type": "tool_use", "id": "toolu_1", "name": "read_file", "input": map[string]any{"path": "a"}},
+		{"type": "thinking", "thinking": "now b.", "signature": "SIG-TWO"},
+		{"type": "tool_use", "id": "toolu_2", "name": "read_file", "input": map[string]any{"path": "b"}},
+	}
+	if got := second.Messages[1].Content; !reflect.DeepEqual(got, want) {
+		t.Fatalf("assistant turn replayed as\n%v\nwant\n%v", got, want)
+	}
+}
+
+// TestAnthropicThinkingNeverReachesAnotherProvider: Anthropic's thinking
+// state is not sent to the Responses API when a session changes provider.
+func TestAnthropicThinkingNeverReachesAnotherProvider(t *testing.T) {
+	h := newHarness(t, ProviderOpenAIResponses, pt.Step{Text: []string{"ok"}})
+	item, _ := json.Marshal(anthropicThinking{Type: "thinking", Thinking: "SECRET-THOUGHT", Signature: "S"})
+	req := hello()
+	req.Messages = append(req.Messages,
+		Message{Role: RoleAssistant, Text: "hi", Reasoning: []Reasoning{{Wire: wireAnthropic, Item: item}}},
+		Message{Role: RoleUser, Text: "again"})
+	if _, _, err := h.stream(t, req); err != nil {
+		t.Fatal(err)
+	}
+	if body := string(h.srv.Requests()[0].Body); strings.Contains(body, "SECRET-THOUGHT") {
+		t.Fatalf("anthropic thinking sent to responses: %s", body)
+	}
+}
