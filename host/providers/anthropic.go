@@ -39,9 +39,9 @@ func newAnthropic(b base) *anthropicProvider {
 func (p *anthropicProvider) Stream(ctx context.Context, req Request, onDelta func(Delta)) (Reply, error) {
 	params := p.params(req)
 	var extra []option.RequestOption
-	if t := p.temperature(req); t != nil {
+	if t := p.temperature(req); t != nil && p.cfg.ThinkingBudget == 0 {
 		// This SDK's params have no temperature field; the API still
-		// takes it.
+		// takes it (not with extended thinking, which refuses one).
 		extra = append(extra, option.WithJSONSet("temperature", *t))
 	}
 	return p.run(ctx, onDelta, func(ctx context.Context, emit func(string)) (Reply, error) {
@@ -57,6 +57,12 @@ func (p *anthropicProvider) params(req Request) anthropic.MessageNewParams {
 	}
 	if req.System != "" {
 		params.System = []anthropic.TextBlockParam{{Text: req.System}}
+	}
+	if b := int64(p.cfg.ThinkingBudget); b > 0 {
+		params.Thinking = anthropic.ThinkingConfigParamOfEnabled(b)
+		// The budget counts within max_tokens and must stay below it: the
+		// answer keeps its own allowance on top.
+		params.MaxTokens += b
 	}
 	for _, t := range req.Tools {
 		params.Tools = append(params.Tools, anthropic.ToolUnionParam{OfTool: &anthropic.ToolParam{

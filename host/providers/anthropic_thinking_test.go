@@ -1,7 +1,9 @@
 package providers
 
 import (
+	"context"
 	"encoding/json"
+	"net/http"
 	"reflect"
 	"strings"
 	"testing"
@@ -96,5 +98,46 @@ func TestAnthropicThinkingNeverReachesAnotherProvider(t *testing.T) {
 	}
 	if body := string(h.srv.Requests()[0].Body); strings.Contains(body, "SECRET-THOUGHT") {
 		t.Fatalf("anthropic thinking sent to responses: %s", body)
+	}
+}
+
+// TestAnthropicThinkingBudgetTurnsThinkingOn: model.thinking_budget sends
+// `thinking: {type: enabled, budget_tokens}`, with max_tokens raised by the
+// budget (which must stay below it) and no temperature (Anthropic refuses
+// one with extended thinking); other providers and budgets under 1024 are
+// refused.
+func TestAnthropicThinkingBudgetTurnsThinkingOn(t *testing.T) {
+	srv := pt.NewServer(pt.KindAnthropic, []pt.Step{{Text: []string{"ok"}}})
+	t.Cleanup(srv.Close)
+	temp := 0.2
+	p, err := New(Config{Provider: ProviderAnthropic, Name: "claude-x", BaseURL: srv.URL, ThinkingBudget: 2048, MaxOutputTokens: 4000}, keyEnv,
+		&http.Client{Transport: &http.Transport{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { closeIdle(p) })
+	req := hello()
+	req.Temperature = &temp
+	if _, err := p.Stream(context.Background(), req, func(Delta) {}); err != nil {
+		t.Fatal(err)
+	}
+	var body struct {
+		MaxTokens   int             `json:"max_tokens"`
+		Temperature *float64        `json:"temperature"`
+		Thinking    json.RawMessage `json:"thinking"`
+	}
+	if err := json.Unmarshal(srv.Requests()[0].Body, &body); err != nil {
+		t.Fatal(err)
+	}
+	if string(body.Thinking) != `{"budget_tokens":2048,"type":"enabled"}` || body.MaxTokens != 6048 || body.Temperature != nil {
+		t.Fatalf("request: %s", srv.Requests()[0].Body)
+	}
+	for _, bad := range []Config{
+		{Provider: ProviderOpenAI, Name: "gpt", ThinkingBudget: 2048},
+		{Provider: ProviderAnthropic, Name: "claude-x", ThinkingBudget: 100},
+	} {
+		if _, err := New(bad, keyEnv, nil); err == nil || !strings.Contains(err.Error(), "thinking_budget") {
+			t.Errorf("%+v: %v", bad, err)
+		}
 	}
 }
