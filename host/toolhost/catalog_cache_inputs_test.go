@@ -174,3 +174,38 @@ func TestCatalogOfADeniedMCPServerIsNotCached(t *testing.T) {
 		t.Fatal("a denied server's catalog was cached")
 	}
 }
+
+// TestCatalogForOneToolIsNotKept: the operator's call of one tool resolves
+// only the MCP servers that may offer it; that catalog is not the
+// session's, so it is never cached for the next step.
+func TestCatalogForOneToolIsNotKept(t *testing.T) {
+	bins := mcptest.Servers(t)
+	dir := mcpCore(t, `fs.read, "mcp.connect:*", "mcp.call:*"`, map[string]string{
+		"docs": "command: " + filepath.Join(bins, "echo") + "\n",
+		"more": "command: " + filepath.Join(bins, "echo") + "\n",
+	})
+	h, err := Open(Options{CoreDir: dir, Workspace: t.TempDir(), StateDir: t.TempDir(), BuiltinPluginDir: builtinDir,
+		Rules: []string{"allow:mcp_connect__docs", "allow:mcp_connect__more"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	s := h.Session()
+	catalogOf(t, s) // connects both
+	if _, ok := catalogOf(t, s).Lookup("more__echo"); !ok {
+		t.Fatalf("more__echo missing: %q", s.Warnings())
+	}
+	// A new (disabled) declaration: the next resolution is a miss while
+	// the pool is settled.
+	mcptest.Manifest(t, h.Core.MCPRoot, "zzz", "command: "+filepath.Join(bins, "echo")+"\nenabled: false\n")
+	turn, err := s.NewTurnWith(context.Background(), TurnOptions{Tool: "docs__echo"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := turn.Catalog.Lookup("docs__echo"); !ok {
+		t.Fatal("the named tool is not in its turn's catalog")
+	}
+	if _, ok := catalogOf(t, s).Lookup("more__echo"); !ok {
+		t.Fatal("the next step got the one-tool catalog: more__echo is missing")
+	}
+}
