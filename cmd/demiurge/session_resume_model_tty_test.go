@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"testing"
+	"time"
 
 	"demiurge.dev/host/providers/providertest"
 )
@@ -54,8 +55,10 @@ func TestTTYSessionResumeTakesItsModel(t *testing.T) {
 			s.see("chatting with anthropic:claude-from-core (the session's model)")
 			s.line("fresh")
 			s.see("three")
+			quit := time.Now()
 			s.line("/quit")
-			s.waitExit(20e9)
+			s.waitExit(60 * time.Second)
+			t.Logf("/quit to exit: %v", time.Since(quit))
 
 			var models []string
 			for _, r := range srv.Requests() {
