@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"reflect"
 	"strconv"
 	"strings"
 	"sync"
@@ -23,13 +25,16 @@ import (
 // chat is the model side of the interactive session: a turn loop over
 // the session in use, made again when /session switches to another.
 type chat struct {
-	r     *repl
+	r *repl
+	// model is the session's opening model (flags, else agent.yaml's); a
+	// resumed session talks to the model it remembers instead (modelFor).
 	model providers.Provider
 	cfg   providers.Config
 	fe    *chatFrontEnd
 
 	mu        sync.Mutex
 	loop      *turn.Loop
+	loopModel providers.Provider
 	session   string
 	stopTasks func()
 }
@@ -70,10 +75,14 @@ func (ch *chat) loopFor() (*turn.Loop, error) {
 	if err != nil {
 		return nil, err
 	}
-	ch.loop = &turn.Loop{Provider: ch.model, Session: liveSource{Session: s, fe: ch.fe}, Store: store,
+	model, cfg, err := ch.modelFor(s.ID())
+	if err != nil {
+		return nil, err
+	}
+	ch.loop = &turn.Loop{Provider: model, Session: liveSource{Session: s, fe: ch.fe}, Store: store,
 		MaxSteps: ch.r.c.Int("max-steps"), System: systemPrompt, Instructions: agentInstructions(h),
-		MaxOutputTokens: ch.cfg.MaxOutputTokens, Temperature: ch.cfg.Temperature, Completions: ch.fe}
-	model, cfg := ch.model, ch.cfg
+		MaxOutputTokens: cfg.MaxOutputTokens, Temperature: cfg.Temperature, Completions: ch.fe}
+	ch.loopModel = model
 	installSpawnGate(h, s, func(child *toolhost.Session) (*turn.Loop, error) {
 		return &turn.Loop{Provider: model, Session: child, Store: store, System: systemPrompt,
 			MaxOutputTokens: cfg.MaxOutputTokens, Temperature: cfg.Temperature}, nil
@@ -82,9 +91,59 @@ func (ch *chat) loopFor() (*turn.Loop, error) {
 	ch.fe.mu.Lock()
 	ch.fe.session = s.ID()
 	ch.fe.mu.Unlock()
-	rememberModel(ch.r.c.Context, h, s.ID(), ch.cfg) // for a later `sessions resume`
+	rememberModel(ch.r.c.Context, h, s.ID(), cfg) // for a later `sessions resume`
 	ch.stopTasks = h.OnTaskComplete(ch.loop.TaskEnded)
 	return ch.loop, nil
+}
+
+// modelFor is the model session id talks to, as `run --resume` picks it:
+// --model when given, else the model the session remembers, else the
+// opening model. The key is read from this process's environment, by
+// the variable the remembered model names; a key is never remembered.
+func (ch *chat) modelFor(id string) (providers.Provider, providers.Config, error) {
+	flags := modelFlagsOf(ch.r.c)
+	fromCore := ch.r.h.Core.Model
+	remembered := sessionModel(ch.r.h, id, fromCore)
+	if flags.Model != "" || remembered == fromCore {
+		return ch.model, ch.cfg, nil
+	}
+	cfg, _, err := modelConfigOf(flags, remembered)
+	if err != nil {
+		return nil, cfg, err
+	}
+	if reflect.DeepEqual(cfg, ch.cfg) {
+		return ch.model, ch.cfg, nil
+	}
+	model, cfg, err := openModelOf(flags, remembered, os.Getenv)
+	if err != nil {
+		return nil, cfg, fmt.Errorf("session %s's model %s:%s: %w", id, cfg.Provider, cfg.Name, err)
+	}
+	return model, cfg, nil
+}
+
+// switched makes the loop of the session /session switched to at once,
+// saying which model it talks to when that is not the one the chat
+// talked to before.
+func (ch *chat) switched(before string) {
+	loop, err := ch.loopFor()
+	if err != nil {
+		fmt.Fprintf(ch.r.errOut, "demiurge: %v\n", err)
+		return
+	}
+	if name := loop.Provider.Name(); name != before {
+		fmt.Fprintf(ch.r.out, "chatting with %s (the session's model)\n", name)
+	}
+}
+
+// current is the model of the session in use (the opening one before a
+// first turn).
+func (ch *chat) current() string {
+	ch.mu.Lock()
+	defer ch.mu.Unlock()
+	if ch.loopModel != nil {
+		return ch.loopModel.Name()
+	}
+	return ch.model.Name()
 }
 
 // run is one chat turn in the foreground.

@@ -90,6 +90,9 @@ func (r *repl) switchSession(id string) {
 	} else {
 		fmt.Fprintf(r.out, "session %s resumed; %s ended\n", next.session, old.session)
 	}
+	if next.model != "" && next.model != old.model {
+		fmt.Fprintf(r.out, "chatting with %s (the session's model)\n", next.model)
+	}
 }
 
 // remoteBanner is the session's first lines through the host.

@@ -25,11 +25,14 @@ func (r *repl) session(arg string) {
 	case verb == "list" && rest == "":
 		r.listSessions()
 	case verb == "new" && rest == "":
-		old := r.h.Session().ID()
+		old, model := r.h.Session().ID(), r.chatModel()
 		s := r.h.NewSession()
 		fmt.Fprintf(r.out, "session %s; %s ended\n", s.ID(), old)
+		if r.chat != nil {
+			r.chat.switched(model)
+		}
 	case verb == "resume" && rest != "" && !strings.ContainsAny(rest, " \t"):
-		old := r.h.Session().ID()
+		old, model := r.h.Session().ID(), r.chatModel()
 		s, err := r.h.ResumeSession(r.c.Context, rest)
 		switch {
 		case errors.Is(err, toolhost.ErrUnknownSession):
@@ -40,10 +43,21 @@ func (r *repl) session(arg string) {
 			fmt.Fprintf(r.out, "session %s is the current one\n", s.ID())
 		default:
 			fmt.Fprintf(r.out, "session %s resumed; %s ended\n", s.ID(), old)
+			if r.chat != nil {
+				r.chat.switched(model)
+			}
 		}
 	default:
 		fmt.Fprintln(r.out, sessionUsage)
 	}
+}
+
+// chatModel is the model of the session in use; "" without a chat.
+func (r *repl) chatModel() string {
+	if r.chat == nil {
+		return ""
+	}
+	return r.chat.current()
 }
 
 // listSessions lists this principal's conversations (sessions that hold

@@ -20,6 +20,7 @@ type ModelConfig struct {
 	MaxOutputTokens int
 	Temperature     *float64
 	ContextWindow   int
+	ThinkingBudget  int
 }
 
 // ModelProviders are the providers `model.provider` takes (the providers
@@ -27,7 +28,7 @@ type ModelConfig struct {
 var ModelProviders = []string{"anthropic", "openai", "openai-responses", "openai-compatible", "gemini"}
 
 // modelKeys are the keys of the `model:` mapping.
-var modelKeys = []string{"provider", "name", "base_url", "api_key_env", "max_output_tokens", "temperature", "context_window"}
+var modelKeys = []string{"provider", "name", "base_url", "api_key_env", "max_output_tokens", "temperature", "context_window", "thinking_budget"}
 
 var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
@@ -69,6 +70,11 @@ func (d *decoder) model(n *yaml.Node, field string) (*ModelConfig, error) {
 			m.MaxOutputTokens, err = d.positiveInt(e.val, e.field)
 		case "context_window":
 			m.ContextWindow, err = d.positiveInt(e.val, e.field)
+		case "thinking_budget":
+			m.ThinkingBudget, err = d.positiveInt(e.val, e.field)
+			if err == nil && m.ThinkingBudget < 1024 {
+				err = d.errorf(e.val, e.field, "%d is below Anthropic's minimum of 1024 thinking tokens", m.ThinkingBudget)
+			}
 		case "temperature":
 			var t float64
 			t, err = d.number(e.val, e.field)
@@ -88,6 +94,10 @@ func (d *decoder) model(n *yaml.Node, field string) (*ModelConfig, error) {
 		return nil, d.errorf(n, field, "names no provider; add provider: (one of anthropic, openai, openai-responses, openai-compatible, gemini)")
 	case m.Name == "":
 		return nil, d.errorf(n, field, "names no model; add name: (e.g. name: claude-sonnet-4-5)")
+	case m.ThinkingBudget > 0 && m.Provider != "anthropic":
+		return nil, d.errorf(n, field, "thinking_budget turns on Anthropic extended thinking; provider %s takes none", m.Provider)
+	case m.ThinkingBudget > 0 && m.Temperature != nil:
+		return nil, d.errorf(n, field, "thinking_budget and temperature together: Anthropic refuses a temperature with extended thinking; drop one")
 	case m.Provider == "openai-compatible" && m.BaseURL == "":
 		return nil, d.errorf(n, field, "openai-compatible needs base_url (e.g. http://127.0.0.1:11434/v1 for Ollama)")
 	}

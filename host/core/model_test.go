@@ -26,6 +26,9 @@ func init() {
 		{"model_temperature_range.yaml", 4, "model.temperature", "3.5 is outside 0..2"},
 		{"model_bad_key_env.yaml", 4, "model.api_key_env", `"my key" is not an environment variable name`},
 		{"model_not_mapping.yaml", 1, "model", `want a mapping, got the string "anthropic:claude-sonnet-4-5"`},
+		{"model_thinking_small.yaml", 4, "model.thinking_budget", "512 is below Anthropic's minimum of 1024 thinking tokens"},
+		{"model_thinking_not_anthropic.yaml", 2, "model", "thinking_budget turns on Anthropic extended thinking; provider openai takes none"},
+		{"model_thinking_temperature.yaml", 2, "model", "thinking_budget and temperature together"},
 	}...)
 }
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"demiurge.dev/catalog"
@@ -122,6 +123,9 @@ type Pool struct {
 	refused map[string]failure
 	closed  bool
 	spawner spawner
+	// builds numbers the lives built (concurrent connects build at once),
+	// so that a live's identity survives its memory being reused (Settled).
+	builds atomic.Uint64
 }
 
 // live is a connected server with what it contributes, built once.
@@ -132,6 +136,8 @@ type live struct {
 	// pinStamp is the server's pin file as it was when the source was
 	// built.
 	pinStamp fileID
+	// build is the pool's number of this live (Pool.builds).
+	build uint64
 }
 
 // failure is a negatively cached discovery failure, for one declaration.
@@ -396,7 +402,7 @@ func (p *Pool) build(c *conn) (*live, error) {
 		src.Tools = append(src.Tools, spec(pl.server, t))
 		st.Tools = append(st.Tools, t.name)
 	}
-	return &live{c: c, source: src, state: st, pinStamp: pinStamp(p.cfg.StateDir, pl.server.ID)}, nil
+	return &live{c: c, source: src, state: st, pinStamp: pinStamp(p.cfg.StateDir, pl.server.ID), build: p.builds.Add(1)}, nil
 }
 
 // httpClient is the URL policy's pinned client for one HTTP server; the

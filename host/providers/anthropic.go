@@ -39,9 +39,9 @@ func newAnthropic(b base) *anthropicProvider {
 func (p *anthropicProvider) Stream(ctx context.Context, req Request, onDelta func(Delta)) (Reply, error) {
 	params := p.params(req)
 	var extra []option.RequestOption
-	if t := p.temperature(req); t != nil {
+	if t := p.temperature(req); t != nil && p.cfg.ThinkingBudget == 0 {
 		// This SDK's params have no temperature field; the API still
-		// takes it.
+		// takes it (not with extended thinking, which refuses one).
 		extra = append(extra, option.WithJSONSet("temperature", *t))
 	}
 	return p.run(ctx, onDelta, func(ctx context.Context, emit func(string)) (Reply, error) {
@@ -57,6 +57,12 @@ func (p *anthropicProvider) params(req Request) anthropic.MessageNewParams {
 	}
 	if req.System != "" {
 		params.System = []anthropic.TextBlockParam{{Text: req.System}}
+	}
+	if b := int64(p.cfg.ThinkingBudget); b > 0 {
+		params.Thinking = anthropic.ThinkingConfigParamOfEnabled(b)
+		// The budget counts within max_tokens and must stay below it: the
+		// answer keeps its own allowance on top.
+		params.MaxTokens += b
 	}
 	for _, t := range req.Tools {
 		params.Tools = append(params.Tools, anthropic.ToolUnionParam{OfTool: &anthropic.ToolParam{
@@ -112,14 +118,7 @@ func anthropicMessages(msgs []Message) []anthropic.MessageParam {
 		case RoleUser:
 			add(true, anthropic.NewTextBlock(m.Text))
 		case RoleAssistant:
-			var blocks []anthropic.ContentBlockParamUnion
-			if m.Text != "" {
-				blocks = append(blocks, anthropic.NewTextBlock(m.Text))
-			}
-			for _, c := range m.ToolCalls {
-				blocks = append(blocks, anthropic.NewToolUseBlock(c.ID, replayInput(c.Args), c.Name))
-			}
-			add(false, blocks...)
+			add(false, anthropicAssistantBlocks(m)...)
 		case RoleTool:
 			var blocks []anthropic.ContentBlockParamUnion
 			for _, r := range m.ToolResults {
@@ -160,6 +159,7 @@ func (p *anthropicProvider) try(ctx context.Context, params anthropic.MessageNew
 		gotArgs = map[int64]bool{}
 		stopped bool
 		stop    anthropic.StopReason
+		think   thinkingCollector
 	)
 	for stream.Next() {
 		ev := stream.Current()
@@ -172,6 +172,7 @@ func (p *anthropicProvider) try(ctx context.Context, params anthropic.MessageNew
 			reply.Usage.CacheWriteTokens = u.CacheCreationInputTokens
 			reply.Usage.OutputTokens = u.OutputTokens
 		case "content_block_start":
+			think.start(ev.Index, ev.ContentBlock, len(order))
 			if ev.ContentBlock.Type == "tool_use" {
 				c := &ToolCall{ID: ev.ContentBlock.ID, Name: ev.ContentBlock.Name}
 				if in, err := json.Marshal(ev.ContentBlock.Input); err == nil && ev.ContentBlock.Input != nil {
@@ -185,6 +186,8 @@ func (p *anthropicProvider) try(ctx context.Context, params anthropic.MessageNew
 			case "text_delta":
 				reply.Text += ev.Delta.Text
 				emit(ev.Delta.Text)
+			case "thinking_delta", "signature_delta":
+				think.delta(ev.Index, string(ev.Delta.Type), ev.Delta.Thinking, ev.Delta.Signature)
 			case "input_json_delta":
 				if c := blocks[ev.Index]; c != nil {
 					if !gotArgs[ev.Index] {
@@ -216,6 +219,7 @@ func (p *anthropicProvider) try(ctx context.Context, params anthropic.MessageNew
 	for _, i := range order {
 		reply.ToolCalls = append(reply.ToolCalls, *blocks[i])
 	}
+	reply.Reasoning = think.reasoning()
 	switch stop {
 	case anthropic.StopReasonEndTurn, anthropic.StopReasonStopSequence:
 		reply.Stop = StopEndTurn

@@ -13,10 +13,10 @@ import (
 func TestCoreModelConfigConverts(t *testing.T) {
 	temp := 0.3
 	m := core.ModelConfig{Provider: "anthropic", Name: "claude-x", BaseURL: "http://127.0.0.1:1", APIKeyEnv: "K",
-		MaxOutputTokens: 10, Temperature: &temp, ContextWindow: 20}
+		MaxOutputTokens: 10, Temperature: &temp, ContextWindow: 20, ThinkingBudget: 2048}
 	got := Config(m)
 	want := Config{Provider: "anthropic", Name: "claude-x", BaseURL: "http://127.0.0.1:1", APIKeyEnv: "K",
-		MaxOutputTokens: 10, Temperature: &temp, ContextWindow: 20}
+		MaxOutputTokens: 10, Temperature: &temp, ContextWindow: 20, ThinkingBudget: 2048}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("%+v", got)
 	}

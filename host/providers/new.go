@@ -33,6 +33,9 @@ func New(cfg Config, getenv func(string) string, hc *http.Client, opts ...Option
 			return nil, fmt.Errorf("model %s:%s: base_url must not hold credentials; put the key in an environment variable named by api_key_env", cfg.Provider, cfg.Name)
 		}
 	}
+	if cfg.ThinkingBudget != 0 && (cfg.Provider != ProviderAnthropic || cfg.ThinkingBudget < 1024) {
+		return nil, fmt.Errorf("model %s:%s: thinking_budget is for anthropic only, at least 1024 tokens", cfg.Provider, cfg.Name)
+	}
 	if cfg.Provider == ProviderOpenAICompatible && cfg.BaseURL == "" {
 		return nil, fmt.Errorf("model openai-compatible:%s: base_url is required (e.g. http://127.0.0.1:11434/v1 for Ollama, http://127.0.0.1:8080/v1 for llama.cpp)", cfg.Name)
 	}

@@ -146,4 +146,7 @@ type Config struct {
 	MaxOutputTokens int      `json:"max_output_tokens,omitempty"`
 	Temperature     *float64 `json:"temperature,omitempty"`
 	ContextWindow   int      `json:"context_window,omitempty"`
+	// ThinkingBudget > 0 turns on Anthropic extended thinking with that
+	// many budget tokens (its thinking blocks are kept and replayed).
+	ThinkingBudget int `json:"thinking_budget,omitempty"`
 }

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/analysis/analyzer/keyword"
@@ -38,9 +39,13 @@ type Index struct {
 	pending []runtime.MessageRecord
 	queued  uint64 // messages ever queued
 	written uint64 // messages ever indexed (or given up on)
+	batches uint64 // batches ever written
 	err     error  // the last write failure, reported to searches
 	closed  bool
 	wake    chan struct{}
+	// hurry ends the writer's linger at once: a search is waiting, or
+	// the index closes.
+	hurry   chan struct{}
 	flushed *sync.Cond
 	done    chan struct{}
 }
@@ -82,7 +87,7 @@ func Open(dir string, store *runtime.Store) (*Index, error) {
 	if err != nil {
 		return nil, fmt.Errorf("session index %s: %w", dir, err)
 	}
-	ix := &Index{idx: idx, store: store, wake: make(chan struct{}, 1), done: make(chan struct{})}
+	ix := &Index{idx: idx, store: store, wake: make(chan struct{}, 1), hurry: make(chan struct{}, 1), done: make(chan struct{})}
 	ix.flushed = sync.NewCond(&ix.mu)
 	store.ObserveMessages(ix.enqueue)
 	go ix.writer()
@@ -178,13 +183,34 @@ func (ix *Index) enqueue(msgs []runtime.MessageRecord) {
 	}
 }
 
-// writer indexes whatever is queued, one batch per wake-up: the batch
-// carries each session's new mark, so docs and marks persist together.
-// It drains the queue a last time when Close closes wake.
+// indexLinger is how long the writer lets messages gather before it
+// indexes them: every batch builds an in-memory segment (its buffers
+// allocated and cleared, merged later), and an agent step stores
+// messages every few milliseconds, so a batch per step cost the host
+// CPU beside every step (about a sixth of a read step's, issue 29). A
+// search does not wait for it (Flush hurries the writer); a crash loses
+// nothing (the store is the record; catchUp indexes it again). A variable
+// so that tests can change it.
+var indexLinger = 250 * time.Millisecond
+
+// writer indexes whatever is queued, one batch per wake-up after the
+// linger: the batch carries each session's new mark, so docs and marks
+// persist together. It drains the queue a last time when Close closes
+// wake.
 func (ix *Index) writer() {
 	defer close(ix.done)
+	linger := time.NewTimer(indexLinger)
+	linger.Stop()
 	for {
 		_, open := <-ix.wake
+		if open {
+			linger.Reset(indexLinger)
+			select {
+			case <-linger.C:
+			case <-ix.hurry:
+				linger.Stop()
+			}
+		}
 		ix.mu.Lock()
 		work := ix.pending
 		ix.pending = nil
@@ -193,6 +219,7 @@ func (ix *Index) writer() {
 			err := ix.write(work)
 			ix.mu.Lock()
 			ix.written += uint64(len(work))
+			ix.batches++
 			if err != nil {
 				ix.err = err
 			}
@@ -309,6 +336,7 @@ func (ix *Index) Flush(ctx context.Context) error {
 	if ix.written >= target {
 		return ix.err
 	}
+	ix.hurryUp()
 	// Wake the Cond if ctx ends first.
 	stop := context.AfterFunc(ctx, func() {
 		ix.mu.Lock()
@@ -328,6 +356,14 @@ func (ix *Index) Flush(ctx context.Context) error {
 	return ix.err
 }
 
+// hurryUp ends the writer's linger (or the next one).
+func (ix *Index) hurryUp() {
+	select {
+	case ix.hurry <- struct{}{}:
+	default:
+	}
+}
+
 // Close writes what is queued and closes the index.
 func (ix *Index) Close() error {
 	ix.mu.Lock()
@@ -336,6 +372,7 @@ func (ix *Index) Close() error {
 		return nil
 	}
 	ix.closed = true
+	ix.hurryUp()
 	close(ix.wake) // under mu: enqueue never sends after this
 	ix.mu.Unlock()
 	<-ix.done

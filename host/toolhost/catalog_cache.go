@@ -31,16 +31,21 @@ type catalogCache struct {
 // set per host), each plugin candidate's file identity (device, inode,
 // size, modification and change time: a replaced or rewritten binary
 // changes it; the launch-time checksum check still guards content), and
-// the session's activated deferred tools. Cores whose catalog depends on
-// more (MCP servers listed live, authored tools read from the files of a
-// plain --core DIR) are not cached.
+// the session's activated deferred tools; for a core with MCP servers,
+// the session's MCP state (mcp.Pool.Settled: the declarations and each
+// connection's build of its tools; a pool that would connect, ask or
+// retry anything is not cached); for a plain --core DIR's authored tools,
+// the fingerprint of its tools root (every file's path, mode, size and
+// modification time, every tool.yaml's content).
 type catalogKey struct {
 	core        *core.Core
 	revision    string
 	plugins     *plugins.Manager
 	packages    *installed.Active
 	files       []fileIdentity
-	activations int
+	activations string
+	mcp         string
+	authored    string
 }
 
 type fileIdentity struct {
@@ -52,19 +57,30 @@ type fileIdentity struct {
 
 func (k *catalogKey) equal(o *catalogKey) bool {
 	return k != nil && o != nil && k.core == o.core && k.revision == o.revision && k.plugins == o.plugins &&
-		k.packages == o.packages && k.activations == o.activations && slices.Equal(k.files, o.files)
+		k.packages == o.packages && k.activations == o.activations && slices.Equal(k.files, o.files) &&
+		k.mcp == o.mcp && k.authored == o.authored
 }
 
 // catalogKeyFor is s's catalog key now, or nil when its catalog is not
 // cacheable or a plugin file cannot be read.
 func (h *Host) catalogKeyFor(s *Session) *catalogKey {
+	k := &catalogKey{core: h.Core, revision: h.Core.Revision, plugins: h.Plugins, packages: h.Packages}
+	if h.Core.MCPRoot != "" {
+		stamp, settled := h.pool(s).Settled(h.mcpTurn(s))
+		if !settled {
+			return nil
+		}
+		k.mcp = stamp
+	}
 	// A versioned core's authored tools are files of its commit's
 	// read-only copy, so the revision (the commit id) covers them; a
 	// plain --core DIR's may change under the host at any time.
-	if h.Core.MCPRoot != "" || h.Core.ToolsRoot != "" && h.Core.Version == nil {
-		return nil
+	if h.Core.ToolsRoot != "" && h.Core.Version == nil {
+		k.authored = toolsRootFingerprint(h.Core.ToolsRoot)
+		if strings.HasPrefix(k.authored, "uncacheable:") {
+			return nil
+		}
 	}
-	k := &catalogKey{core: h.Core, revision: h.Core.Revision, plugins: h.Plugins, packages: h.Packages}
 	for _, c := range h.Plugins.Candidates() {
 		id, ok := identity(c.Path)
 		if !ok {
@@ -73,7 +89,7 @@ func (h *Host) catalogKeyFor(s *Session) *catalogKey {
 		k.files = append(k.files, id)
 	}
 	if d, err := s.activeTools(); err == nil {
-		k.activations = len(d.Active())
+		k.activations = strings.Join(d.Active(), "\n")
 	}
 	return k
 }
@@ -128,10 +144,11 @@ type freshKey struct {
 }
 
 // freshKeyFor is s's shared-catalog key: nil for a child (its selection
-// narrows the catalog), a session with activations, or an uncacheable
-// catalog.
+// narrows the catalog), a session with activations or MCP servers, or an
+// uncacheable catalog.
 func (h *Host) freshKeyFor(s *Session, key *catalogKey) *freshKey {
-	if key == nil || s.parent != nil || s.tools != nil || key.activations != 0 {
+	// MCP connections are the session's own.
+	if key == nil || s.parent != nil || s.tools != nil || key.activations != "" || key.mcp != "" {
 		return nil
 	}
 	return &freshKey{catalogKey: *key, capabilities: strings.Join(s.authority.Capabilities.List(), "\n")}

@@ -119,7 +119,8 @@ func TestCatalogCacheSeesActivations(t *testing.T) {
 
 // A versioned core's authored tools are files of its commit's read-only
 // copy: its catalog is cached (the commit id covers them); a plain
-// --core DIR's authored tools may change at any time, so its is not.
+// --core DIR's is cached too, keyed by its tools' files
+// (TestCatalogOfAPlainCoreFollowsItsAuthoredTools).
 func TestCatalogOfAVersionedCoreWithAuthoredToolsIsCached(t *testing.T) {
 	withAuthored(t)
 	state := t.TempDir()
@@ -146,7 +147,7 @@ func TestCatalogOfAVersionedCoreWithAuthoredToolsIsCached(t *testing.T) {
 	for _, tt := range []struct {
 		core   string
 		cached bool
-	}{{"", true}, {plain, false}} {
+	}{{"", true}, {plain, true}} {
 		h, err := Open(Options{CoreDir: tt.core, StateDir: state, Workspace: t.TempDir(), BuiltinPluginDir: builtinDir})
 		if err != nil {
 			t.Fatal(err)

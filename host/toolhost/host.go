@@ -376,6 +376,9 @@ func (h *Host) catalogFor(ctx context.Context, s *Session, o TurnOptions) (*cata
 		return cat, nil
 	}
 	cat, warnings, whole, err := h.resolveCatalog(ctx, s, o)
+	// With a tool named, only the MCP servers that may offer it were
+	// resolved: not the session's whole catalog.
+	whole = whole && (o.Tool == "" || h.Core.MCPRoot == "")
 	if err == nil && whole && key != nil {
 		s.catalogs.store(key, cat, warnings)
 		// A catalog with deferred tools holds the session's activations:

@@ -2,8 +2,8 @@ package providertest
 
 // writeAnthropic streams a step as Anthropic Messages events:
 // message_start, content_block_start/delta/stop per block (text_delta,
-// input_json_delta), message_delta with the stop reason and usage,
-// message_stop.
+// input_json_delta, thinking_delta, signature_delta), message_delta
+// with the stop reason and usage, message_stop.
 func writeAnthropic(e *sse, s Step, model string) {
 	e.malformedEvent = "content_block_delta"
 	u := Usage{}
@@ -19,6 +19,29 @@ func writeAnthropic(e *sse, s Step, model string) {
 	}})
 	e.event("ping", map[string]any{"type": "ping"})
 	block := 0
+	thinking := func(calls int) {
+		for _, t := range s.Thinking {
+			if t.AfterCalls != calls {
+				continue
+			}
+			if t.RedactedData != "" {
+				e.event("content_block_start", map[string]any{"type": "content_block_start", "index": block,
+					"content_block": map[string]any{"type": "redacted_thinking", "data": t.RedactedData}})
+			} else {
+				e.event("content_block_start", map[string]any{"type": "content_block_start", "index": block,
+					"content_block": map[string]any{"type": "thinking", "thinking": ""}})
+				for _, c := range t.Chunks {
+					e.event("content_block_delta", map[string]any{"type": "content_block_delta", "index": block,
+						"delta": map[string]any{"type": "thinking_delta", "thinking": c}})
+				}
+				e.event("content_block_delta", map[string]any{"type": "content_block_delta", "index": block,
+					"delta": map[string]any{"type": "signature_delta", "signature": t.Signature}})
+			}
+			e.event("content_block_stop", map[string]any{"type": "content_block_stop", "index": block})
+			block++
+		}
+	}
+	thinking(0)
 	if len(s.Text) > 0 {
 		e.event("content_block_start", map[string]any{"type": "content_block_start", "index": block,
 			"content_block": map[string]any{"type": "text", "text": ""}})
@@ -36,7 +59,7 @@ func writeAnthropic(e *sse, s Step, model string) {
 		e.event("content_block_stop", map[string]any{"type": "content_block_stop", "index": block})
 		block++
 	}
-	for _, c := range s.ToolCalls {
+	for i, c := range s.ToolCalls {
 		e.event("content_block_start", map[string]any{"type": "content_block_start", "index": block,
 			"content_block": map[string]any{"type": "tool_use", "id": c.ID, "name": c.Name, "input": map[string]any{}}})
 		for _, a := range c.chunks() {
@@ -45,6 +68,7 @@ func writeAnthropic(e *sse, s Step, model string) {
 		}
 		e.event("content_block_stop", map[string]any{"type": "content_block_stop", "index": block})
 		block++
+		thinking(i + 1)
 	}
 	e.event("message_delta", map[string]any{"type": "message_delta",
 		"delta": map[string]any{"stop_reason": s.stop(), "stop_sequence": nil},

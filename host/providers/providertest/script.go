@@ -101,6 +101,8 @@ type Step struct {
 	TextSignature string `json:"text_signature,omitempty"`
 	// Reasoning is the step's reasoning item (Responses API only).
 	Reasoning *Reasoning `json:"reasoning,omitempty"`
+	// Thinking are the step's extended-thinking blocks (Anthropic only).
+	Thinking []Thinking `json:"thinking,omitempty"`
 	// For routes the step to requests whose body contains it.
 	For string `json:"for,omitempty"`
 }
@@ -112,6 +114,18 @@ type Reasoning struct {
 	ID               string   `json:"id"`
 	Summary          []string `json:"summary,omitempty"`
 	EncryptedContent string   `json:"encrypted_content"`
+}
+
+// Thinking is one Anthropic extended-thinking block: a thinking block
+// streamed as thinking_delta chunks then one signature_delta, or, with
+// RedactedData, a redacted_thinking block whole in its
+// content_block_start. AfterCalls places it after that many of the step's
+// tool calls (interleaved thinking); 0 is before the text.
+type Thinking struct {
+	Chunks       []string `json:"chunks,omitempty"`
+	Signature    string   `json:"signature,omitempty"`
+	RedactedData string   `json:"redacted_data,omitempty"`
+	AfterCalls   int      `json:"after_calls,omitempty"`
 }
 
 // ToolCall is one call the scripted model makes.
