@@ -105,7 +105,10 @@ type Host struct {
 
 	// callTimeout is Options.CallTimeout.
 	callTimeout time.Duration
-	timezone    string // Options.Timezone
+	// builtinPluginDir is Options.BuiltinPluginDir, for evolve_core's
+	// gates.
+	builtinPluginDir string
+	timezone         string // Options.Timezone
 
 	storeOnce sync.Once
 	store     *runtime.Store
@@ -121,6 +124,8 @@ type Host struct {
 	// spawnGate is the spawn gate of delegate_task (spawnhook.go).
 	spawnMu   sync.Mutex
 	spawnGate SpawnGate
+	// evolver runs evolve_core start's evolver (evolvecore.go).
+	evolver Evolver
 	// agentTasks answers ctx.agents handles (spawnhook.go).
 	agentTasks AgentTasks
 	// schedules answers schedule_manage (schedulehook.go).
@@ -186,7 +191,7 @@ func openCore(c *core.Core, opts Options) (*Host, error) {
 		pm.Close()
 		return nil, err
 	}
-	h := &Host{Core: c, Plugins: pm, StateDir: opts.StateDir, Packages: pkgs, outputCap: opts.OutputCap, artifactBudget: opts.ArtifactBudget, callTimeout: opts.CallTimeout, timezone: opts.Timezone}
+	h := &Host{Core: c, Plugins: pm, StateDir: opts.StateDir, Packages: pkgs, outputCap: opts.OutputCap, artifactBudget: opts.ArtifactBudget, callTimeout: opts.CallTimeout, timezone: opts.Timezone, builtinPluginDir: opts.BuiltinPluginDir}
 	if err := h.assemble(opts); err != nil {
 		pm.Close()
 		return nil, err
