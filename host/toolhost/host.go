@@ -285,6 +285,10 @@ func (h *Host) assemble(opts Options) error {
 	return nil
 }
 
+// Principal is the principal a host started with given (--principal, ""
+// for the local user's) runs its sessions under.
+func Principal(given string) string { return principal(given) }
+
 func principal(given string) string {
 	if given != "" {
 		return given
