@@ -88,10 +88,11 @@ func (c *Child) Wait(ctx context.Context) (AgentRunResult, bool) {
 // nothing.
 func (g *Gate) Spawn(ctx context.Context, parent *toolhost.Session, turnID, callID string, req Request) (*Child, error) {
 	lim := g.Limits.withDefaults()
-	if err := g.checkCoreID(parent, req.CoreID); err != nil {
+	host, err := g.coreHost(parent, req.CoreID)
+	if err != nil {
 		return nil, err
 	}
-	pl := parent.Pipelines()
+	pl := host.Core.Pipelines
 	input, err := selectGroups("input_slots", pl.Input, req.InputSlots)
 	if err != nil {
 		return nil, err
@@ -110,7 +111,7 @@ func (g *Gate) Spawn(ctx context.Context, parent *toolhost.Session, turnID, call
 	if err != nil {
 		return nil, err
 	}
-	child, err := parent.Delegate(ctx, toolhost.Delegation{Tools: req.Tools})
+	child, err := parent.DelegateTo(ctx, host, toolhost.Delegation{Tools: req.Tools})
 	if err != nil {
 		release()
 		return nil, refuse("%v", err)
@@ -120,7 +121,7 @@ func (g *Gate) Spawn(ctx context.Context, parent *toolhost.Session, turnID, call
 	g.mu.Unlock()
 	meta := Meta{
 		AgentID: child.ID(), Parent: parent.ID(), Root: root, Depth: depth, MaxDepth: childCap,
-		Goal: req.Goal, Core: parent.CoreID(),
+		Goal: req.Goal, Core: child.CoreID(),
 		Requested: Requested{Tools: req.Tools, InputSlots: req.InputSlots, OutputSlots: req.OutputSlots,
 			UseBootstrap: req.UseBootstrap, ContextMode: req.ContextMode, NotifyPolicy: req.NotifyPolicy,
 			MaxDepth: req.MaxDepth, CoreID: req.CoreID},
@@ -220,7 +221,7 @@ func (g *Gate) runChild(ctx context.Context, child *toolhost.Session, req Reques
 	loop.Stages = child.StagesFor(input, output)
 	if req.UseBootstrap {
 		loop.Instructions = append(loop.Instructions, func(ctx context.Context) (string, error) {
-			snap, err := g.Host.BootstrapSnapshot(ctx, child)
+			snap, err := child.Host().BootstrapSnapshot(ctx, child)
 			return snap.Text(), err
 		})
 	}

@@ -10,7 +10,7 @@ import (
 
 var pluginDir string
 
-// TestMain builds the real coding, demiurge_control and authored plugins (or takes
+// TestMain builds the real coding, demiurge_control, authored and schedule plugins (or takes
 // them from DEMIURGE_TEST_PLUGIN_DIR) and the sandbox helper beside them.
 func TestMain(m *testing.M) {
 	tmp, err := os.MkdirTemp("", "agents-plugins-")
@@ -18,7 +18,7 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	pluginDir = tmp
-	for _, p := range [][2]string{{"coding", "demiurge.dev/plugins/coding"}, {"demiurge_control", "demiurge.dev/plugins/control"}, {"authored", "demiurge.dev/plugins/authored"}} {
+	for _, p := range [][2]string{{"coding", "demiurge.dev/plugins/coding"}, {"demiurge_control", "demiurge.dev/plugins/control"}, {"authored", "demiurge.dev/plugins/authored"}, {"schedule", "demiurge.dev/plugins/schedule"}} {
 		if err := plugintest.BuildOrCopy(pluginDir, p[0], p[1]); err != nil {
 			panic(err)
 		}

@@ -49,8 +49,8 @@ func TestBadArgumentsAreRefusals(t *testing.T) {
 		`{"goal":"x","tools":["read_file","all"]}`: "a word of its own",
 		`{"goal":"x","input_slots":["nope"]}`:      `input_slots: "nope" not in the child core's active pipeline`,
 		`{"goal":"x","output_slots":"most"}`:       `output_slots "most"`,
-		`{"goal":"x","core_id":"other"}`:           `unknown core_id "other": the core repository's revision holds default`,
-		`{"goal":"x","core_id":"../default"}`:      `unknown core_id: core id "../default": use 1-64 of a-z 0-9 _ -`,
+		`{"goal":"x","core_id":"other"}`:           `unknown core_id "other": the core repository's revision `,
+		`{"goal":"x","core_id":"../default"}`:      `unknown core_id "../default": the core repository's revision `,
 		`{"goal":"x","capabilities":["fs.write"]}`: "unknown field",
 	} {
 		_, err := f.gate.Delegate(context.Background(), f.h.Session(), delegateCall("turn_b", args))

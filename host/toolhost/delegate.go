@@ -44,13 +44,27 @@ func (s *Session) depth() int {
 // A selection naming a tool s does not have is an error, and nothing is
 // started.
 func (s *Session) Delegate(ctx context.Context, d Delegation) (*Session, error) {
+	return s.DelegateTo(ctx, s.h, d)
+}
+
+// DelegateTo is Delegate for a child that runs the core of target (a
+// CoreHost of s's host): its catalog is target's, narrowed to the tools
+// of s's own catalog (same name, same toolset) and then to d's
+// selection, and its capabilities are those s holds and target's core
+// grants. A child of another core never holds what its parent lacks, nor
+// what its own core does not grant.
+func (s *Session) DelegateTo(ctx context.Context, target *Host, d Delegation) (*Session, error) {
 	if err := s.live(); err != nil {
 		return nil, err
 	}
 	if s.depth() >= MaxDelegationDepth {
 		return nil, fmt.Errorf("delegation: session %s is %d delegations deep, the most there may be", s.ID(), MaxDelegationDepth)
 	}
+	other := target != s.h
 	caps := s.authority.Capabilities
+	if other {
+		caps = caps.Intersect(target.rootAuthority.Capabilities)
+	}
 	if d.Capabilities != nil {
 		var err error
 		if caps, err = caps.Narrow(d.Capabilities); err != nil {
@@ -65,12 +79,59 @@ func (s *Session) Delegate(ctx context.Context, d Delegation) (*Session, error) 
 	a.Session = newID("ses_")
 	a.Capabilities = caps
 	a.PolicyFingerprint = childPolicy(s.authority.PolicyFingerprint, s.ID(), tools)
-	child := &Session{h: s.h, authority: a, parent: s, tools: tools, unattended: s.unattended}
+	if other {
+		a.CoreRevision = target.Core.Revision
+		if tools, err = s.parentTools(ctx, target, tools, d.Tools != nil); err != nil {
+			return nil, fmt.Errorf("delegation: %w", err)
+		}
+		a.PolicyFingerprint = childPolicy(s.authority.PolicyFingerprint+"\ncore="+target.Core.Revision, s.ID(), tools)
+	}
+	child := &Session{h: target, authority: a, parent: s, tools: tools, unattended: s.unattended}
 	if err := s.adopt(child); err != nil {
 		return nil, err
 	}
-	s.h.addLive(child)
+	target.addLive(child)
 	return child, nil
+}
+
+// parentTools narrows a child of target's core to the tools both s's
+// catalog and target's core have, from the same toolset (a same-named
+// tool of another plugin is another tool). selected is s's selection (nil:
+// all of s's); a name the caller listed that target's core lacks is an
+// error.
+func (s *Session) parentTools(ctx context.Context, target *Host, selected map[string]bool, listed bool) (map[string]bool, error) {
+	mine, err := s.Catalog(ctx)
+	if err != nil {
+		return nil, err
+	}
+	probe := &Session{h: target, authority: target.rootAuthority, tools: selected}
+	probe.authority.Session = newID("ses_")
+	theirs, err := target.catalogFor(ctx, probe, TurnOptions{Unrecorded: true})
+	probe.mcp.close()
+	if err != nil {
+		return nil, fmt.Errorf("core %s: %w", target.coreID(), err)
+	}
+	out := map[string]bool{}
+	for _, e := range theirs.Entries() {
+		p, ok := mine.Lookup(e.Spec.Name)
+		if ok && (selected == nil || selected[e.Spec.Name]) &&
+			p.Spec.Provenance.Kind == e.Spec.Provenance.Kind && p.Spec.Provenance.Toolset == e.Spec.Provenance.Toolset {
+			out[e.Spec.Name] = true
+		}
+	}
+	if listed {
+		var missing []string
+		for n := range selected {
+			if !out[n] {
+				missing = append(missing, n)
+			}
+		}
+		if len(missing) > 0 {
+			slices.Sort(missing)
+			return nil, fmt.Errorf("tools %s are not tools of core %s (or are another toolset's there); a child of another core gets only tools both cores have", strings.Join(missing, ", "), target.coreID())
+		}
+	}
+	return out, nil
 }
 
 // selectChildTools resolves a tool selection against s's own catalog.

@@ -161,6 +161,6 @@ func (h *Host) evolvePromote(ctx context.Context, r *corerepo.Repo, call dispatc
 // gate is the host's whole gate (Gate) for a commit's read-only copy.
 func (h *Host) gate(ctx context.Context, r *corerepo.Repo) corerepo.Gate {
 	return func(tree string) error {
-		return Gate(ctx, tree, GateOptions{StateDir: r.StateDir, BuiltinPluginDir: h.builtinPluginDir, Commit: filepath.Base(tree)})
+		return Gate(ctx, tree, GateOptions{StateDir: r.StateDir, BuiltinPluginDir: h.opts.BuiltinPluginDir, Commit: filepath.Base(tree)})
 	}
 }

@@ -105,16 +105,15 @@ type Host struct {
 
 	// callTimeout is Options.CallTimeout.
 	callTimeout time.Duration
-	// builtinPluginDir is Options.BuiltinPluginDir, for evolve_core's
-	// gates.
-	builtinPluginDir string
 	timezone         string // Options.Timezone
 
 	storeOnce sync.Once
 	store     *runtime.Store
 	storeErr  error
-	tasks     hostTasks
-	history   hostHistory
+	// tasks is the host's task manager; a core host (corehost.go) shares
+	// its base's.
+	tasks   *hostTasks
+	history hostHistory
 
 	outputCap, artifactBudget int64
 	// releaseCore ends the mark that keeps the core's read-only copy from
@@ -130,6 +129,16 @@ type Host struct {
 	agentTasks AgentTasks
 	// schedules answers schedule_manage (schedulehook.go).
 	schedules ScheduleManager
+
+	// opts are what the host was opened with (corehost.go opens the
+	// hosts of other cores with them).
+	opts Options
+	// base is the host a core host was opened from: its store, tasks and
+	// spawn gate are base's (corehost.go). Nil for an opened host.
+	base *Host
+	// coreHosts are the hosts of other cores of this host's revision,
+	// opened for children on first use (corehost.go).
+	coreHosts coreHosts
 }
 
 // InstalledPluginDir is where package install puts plugin binaries.
@@ -191,7 +200,7 @@ func openCore(c *core.Core, opts Options) (*Host, error) {
 		pm.Close()
 		return nil, err
 	}
-	h := &Host{Core: c, Plugins: pm, StateDir: opts.StateDir, Packages: pkgs, outputCap: opts.OutputCap, artifactBudget: opts.ArtifactBudget, callTimeout: opts.CallTimeout, timezone: opts.Timezone, builtinPluginDir: opts.BuiltinPluginDir}
+	h := &Host{Core: c, Plugins: pm, StateDir: opts.StateDir, Packages: pkgs, outputCap: opts.OutputCap, artifactBudget: opts.ArtifactBudget, callTimeout: opts.CallTimeout, timezone: opts.Timezone, tasks: &hostTasks{}, opts: opts}
 	if err := h.assemble(opts); err != nil {
 		pm.Close()
 		return nil, err
@@ -484,6 +493,9 @@ func selectTools(sources []catalog.Source, keep map[string]bool) []catalog.Sourc
 
 // Store opens the runtime store on first use.
 func (h *Host) Store() (*runtime.Store, error) {
+	if h.base != nil {
+		return h.base.Store()
+	}
 	h.storeOnce.Do(func() {
 		if BeforeStoreOpen != nil {
 			if h.storeErr = BeforeStoreOpen(h.StateDir); h.storeErr != nil {
@@ -514,8 +526,11 @@ func (h *Host) NewToolTurn(ctx context.Context, tool string) (*dispatch.Turn, er
 
 // Close stops the plugins and closes the store.
 func (h *Host) Close() error {
-	h.closeTasks() // through the cancel path, while plugins and store still run
+	if h.base == nil { // a core host's tasks are its base's
+		h.closeTasks() // through the cancel path, while plugins and store still run
+	}
 	h.endSessions()
+	h.coreHosts.close()
 	h.Plugins.Close()
 	h.closeHistory()
 	if h.releaseCore != nil {

@@ -59,9 +59,10 @@ func (h *Host) scheduleTurn(s *Session, t *dispatch.Turn) {
 		t.Schedules = nil
 		return
 	}
-	h.spawnMu.Lock()
-	m := h.schedules
-	h.spawnMu.Unlock()
+	hh := h.hooksHost()
+	hh.spawnMu.Lock()
+	m := hh.schedules
+	hh.spawnMu.Unlock()
 	if m == nil {
 		return
 	}

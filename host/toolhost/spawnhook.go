@@ -23,9 +23,10 @@ func (h *Host) SetSpawnGate(g SpawnGate) {
 }
 
 func (h *Host) spawner(s *Session) dispatch.Delegator {
-	h.spawnMu.Lock()
-	g := h.spawnGate
-	h.spawnMu.Unlock()
+	hh := h.hooksHost()
+	hh.spawnMu.Lock()
+	g := hh.spawnGate
+	hh.spawnMu.Unlock()
 	if g == nil {
 		return nil
 	}
@@ -45,15 +46,26 @@ func (h *Host) SetAgentTasks(a AgentTasks) {
 }
 
 func (h *Host) agentTasker(s *Session) dispatch.AgentTasker {
-	h.spawnMu.Lock()
-	a := h.agentTasks
-	h.spawnMu.Unlock()
+	hh := h.hooksHost()
+	hh.spawnMu.Lock()
+	a := hh.agentTasks
+	hh.spawnMu.Unlock()
 	if a == nil {
 		return nil
 	}
 	return func(ctx context.Context, op, taskID string, timeout time.Duration) (string, error) {
 		return a(ctx, s, op, taskID, timeout)
 	}
+}
+
+// hooksHost is the host whose spawn gate, agent tasks and scheduler h's
+// sessions use: a core host's base (corehost.go), so that one gate counts
+// every child of a root session, whichever core each runs.
+func (h *Host) hooksHost() *Host {
+	if h.base != nil {
+		return h.base
+	}
+	return h
 }
 
 // Depth is how many delegations deep s is; a top-level session is 0.
