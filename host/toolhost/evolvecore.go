@@ -25,10 +25,12 @@ type evolveArgs struct {
 	Background bool   `json:"background"`
 }
 
-// Evolver runs a run's evolver: a child agent of core `evolver` whose only
-// writable place is the run's work tree (evolve.AgentsDir). It returns
-// the child's final answer. The spawn gate installs it (SetEvolver).
-type Evolver func(ctx context.Context, call dispatch.CoreCall, run *evolve.Run, agentsDir string) (string, error)
+// Evolver runs a run's evolver as a child of parent on eh (EvolverHost:
+// core `evolver`, whose only writable place is the run's work tree) and
+// returns the child's final answer. The spawn gate installs it
+// (SetEvolver), so that the evolver is a child like any other: bounded,
+// recorded, cancelled with its parent.
+type Evolver func(ctx context.Context, parent *Session, call dispatch.CoreCall, eh *Host, goal string) (string, error)
 
 // SetEvolver installs what runs evolve_core start's evolver; without it
 // start is refused before any run is made.
@@ -98,14 +100,21 @@ func (h *Host) evolveStart(ctx context.Context, r *corerepo.Repo, call dispatch.
 	h.spawnMu.Lock()
 	ev := h.evolver
 	h.spawnMu.Unlock()
-	if ev == nil {
+	parent := h.LiveSession(call.Session)
+	if ev == nil || parent == nil {
 		return nil, errors.New("no evolver can run here (this host has no spawn gate for children); the operator can make a run by hand: `demiurge core new-run GOAL`")
 	}
 	run, err := evolve.Start(r, a.Goal, call.Principal)
 	if err != nil {
 		return nil, err
 	}
-	answer, err := ev(ctx, call, run, evolve.AgentsDir(r.StateDir, run.ID))
+	eh, err := h.EvolverHost(r.StateDir, run.ID)
+	if err != nil {
+		_ = evolve.Discard(r, run.ID, call.Principal)
+		return nil, fmt.Errorf("the evolver cannot run: %w", err)
+	}
+	defer eh.Close()
+	answer, err := ev(ctx, parent, call, eh, a.Goal)
 	if err != nil {
 		return nil, fmt.Errorf("run %s: the evolver failed: %w (the run stays; review or discard it)", run.ID, err)
 	}
