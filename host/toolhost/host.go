@@ -105,7 +105,7 @@ type Host struct {
 
 	// callTimeout is Options.CallTimeout.
 	callTimeout time.Duration
-	timezone         string // Options.Timezone
+	timezone    string // Options.Timezone
 
 	storeOnce sync.Once
 	store     *runtime.Store
