@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -48,7 +49,7 @@ func startScheduler(c *cli.Context, h *toolhost.Host) (*schedule.Manager, error)
 		return schedule.CheckLease(sc, now, rev, cat)
 	}
 	eng.Exec = func(ctx context.Context, sc schedule.Schedule, run schedule.Run) schedule.Result {
-		return runScheduled(ctx, h, flags, sc, run)
+		return runScheduled(ctx, env, flags, sc, run)
 	}
 	m := &schedule.Manager{Store: eng.Store, Engine: eng, Env: env}
 	h.SetScheduleManager(func(ctx context.Context, s *toolhost.Session, call dispatch.ScheduleCall) (string, error) {
@@ -76,17 +77,35 @@ func (e *hostScheduleEnv) coreName() string {
 	return "default"
 }
 
-// CoreKnown: a scheduled run runs the host's own core (a core of another
-// id needs its own catalog and plugins: not in this build, as for
-// delegate_task's core_id).
+// CoreKnown: a scheduled run runs the host's own core or another core of
+// the core repository's revision the host runs (toolhost.CoreHost); a
+// plain --core directory knows only itself. ids are the ones there are.
 func (e *hostScheduleEnv) CoreKnown(id string) (bool, []string) {
-	return id == e.coreName(), []string{e.coreName()}
+	ids, err := e.h.RevisionCores()
+	if err != nil || len(ids) == 0 {
+		ids = []string{e.coreName()}
+	}
+	return slices.Contains(ids, id), ids
 }
 
 func (e *hostScheduleEnv) DefaultCore() string { return e.coreName() }
 
-func (e *hostScheduleEnv) ToolKnown(_, tool string) bool {
-	cat, err := e.h.Catalog(context.Background())
+// hostFor is the host a schedule of core id runs on: the host itself for
+// its own core, else that core's host (its own plugins, catalog and
+// pipeline, over this host's store, tasks and spawn gate).
+func (e *hostScheduleEnv) hostFor(id string) (*toolhost.Host, error) {
+	if id == e.coreName() {
+		return e.h, nil
+	}
+	return e.h.CoreHost(id)
+}
+
+func (e *hostScheduleEnv) ToolKnown(core, tool string) bool {
+	h, err := e.hostFor(core)
+	if err != nil {
+		return false
+	}
+	cat, err := h.Catalog(context.Background())
 	if err != nil {
 		return false
 	}
@@ -94,20 +113,36 @@ func (e *hostScheduleEnv) ToolKnown(_, tool string) bool {
 	return ok
 }
 
-func (e *hostScheduleEnv) Binding(string) (string, string, error) {
-	cat, err := e.h.Catalog(context.Background())
+// Binding is what a lease of core id is bound to: that core's revision
+// and catalog.
+func (e *hostScheduleEnv) Binding(id string) (string, string, error) {
+	h, err := e.hostFor(id)
 	if err != nil {
 		return "", "", err
 	}
-	return e.h.Core.Revision, cat.Fingerprint(), nil
+	cat, err := h.Catalog(context.Background())
+	if err != nil {
+		return "", "", err
+	}
+	return h.Core.Revision, cat.Fingerprint(), nil
 }
 
 // runScheduled runs one scheduled run as a headless turn.
-func runScheduled(ctx context.Context, h *toolhost.Host, flags modelFlagValues, sc schedule.Schedule, run schedule.Run) schedule.Result {
-	ses := h.OpenUnattended(sc.Principal, schedule.RunTools(sc), sc.Lease.Judge)
+//
+// Its model is the host's, never a front end's: the host's own --model /
+// DEMIURGE_MODEL (and the key from the host's environment), else the
+// `model:` of the schedule's core. A schedule of another core runs on
+// that core's host (hostFor), its tools and catalog that core's.
+func runScheduled(ctx context.Context, env *hostScheduleEnv, flags modelFlagValues, sc schedule.Schedule, run schedule.Run) schedule.Result {
+	h := env.h
+	ch, err := env.hostFor(sc.CoreID)
+	if err != nil {
+		return schedule.Result{Outcome: schedule.OutcomeBlocked, Reason: err.Error()}
+	}
+	ses := ch.OpenUnattended(sc.Principal, schedule.RunTools(sc), sc.Lease.Judge)
 	defer ses.End()
 	res := schedule.Result{Session: ses.ID()}
-	model, cfg, err := openModelOf(flags, h.Core.Model, os.Getenv)
+	model, cfg, err := openModelOf(flags, ch.Core.Model, os.Getenv)
 	if err != nil {
 		res.Outcome, res.Reason = schedule.OutcomeError, "the host has no model for scheduled runs: "+err.Error()
 		return res
@@ -119,7 +154,7 @@ func runScheduled(ctx context.Context, h *toolhost.Host, flags modelFlagValues, 
 	}
 	bp := &runBudget{Provider: model, limit: int64(sc.Budget.OutputTokens)}
 	loop := &turn.Loop{Provider: bp, Session: ses, Store: store, MaxSteps: sc.Budget.Steps,
-		System: fmt.Sprintf(scheduledPreamble, run.ID, sc.ID) + systemPrompt, Instructions: agentInstructionsFor(h, ses),
+		System: fmt.Sprintf(scheduledPreamble, run.ID, sc.ID) + systemPrompt, Instructions: agentInstructionsFor(ch, ses),
 		MaxOutputTokens: cfg.MaxOutputTokens, Temperature: cfg.Temperature}
 	defer loop.Close()
 	// Its children run within its lease (toolhost: a child inherits it).

@@ -19,11 +19,27 @@ import (
 // first model request starting, against a plain model step of a
 // top-level session (one turn of one text reply, end to end) on the same
 // host and scripted model. Reported: both p50s and their ratio.
+//
+// "other-core" is the same for a child of another core of the revision
+// (core_id; that core's host already opened by the warm-up).
 func BenchmarkSpawnToFirstRequest(b *testing.B) {
-	f := newFixture(b, agents.Limits{MaxRunning: 1000, MaxPerTurn: 1 << 20}, []pt.Step{
+	b.Run("own-core", func(b *testing.B) { benchSpawn(b, "") })
+	b.Run("other-core", func(b *testing.B) { benchSpawn(b, "reviewer") })
+}
+
+func benchSpawn(b *testing.B, coreID string) {
+	state := b.TempDir()
+	if coreID != "" {
+		state = repoWithCores(b, map[string]string{coreID: reviewerCore})
+	}
+	f := newFixtureState(b, agents.Limits{MaxRunning: 1000, MaxPerTurn: 1 << 20}, []pt.Step{
 		{Text: []string{"plain"}},
 		child("bench child", pt.Step{Text: []string{"ok"}}),
-	})
+	}, "", state)
+	args := `{"goal":"bench child","notify_policy":"silent"}`
+	if coreID != "" {
+		args = `{"goal":"bench child","notify_policy":"silent","core_id":"` + coreID + `"}`
+	}
 	f.srv.RepeatLast()
 	starts := make(chan time.Time, 1)
 	f.gate.OnFirstRequest = func(string) { starts <- time.Now() }
@@ -33,7 +49,7 @@ func BenchmarkSpawnToFirstRequest(b *testing.B) {
 	tm, _ := f.h.Tasks()
 	for i := 0; i < b.N+5; i++ {
 		began := time.Now()
-		if _, err := f.gate.Delegate(ctx, f.h.Session(), delegateCall(fmt.Sprintf("turn_%d", i), `{"goal":"bench child","notify_policy":"silent"}`)); err != nil {
+		if _, err := f.gate.Delegate(ctx, f.h.Session(), delegateCall(fmt.Sprintf("turn_%d", i), args)); err != nil {
 			b.Fatal(err)
 		}
 		first := <-starts

@@ -30,7 +30,7 @@ approvals: ["allow:write_file"]
 
 // repoWithCores is a state directory whose core repository's live
 // revision holds default and the given cores (id: agent.yaml).
-func repoWithCores(t *testing.T, cores map[string]string) string {
+func repoWithCores(t testing.TB, cores map[string]string) string {
 	t.Helper()
 	state := t.TempDir()
 	r, err := corerepo.OpenOrInit(state)
