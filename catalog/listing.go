@@ -26,7 +26,7 @@ func (c *Catalog) WriteList(w io.Writer, o ListOptions) error {
 		}
 		return writeIndentedJSON(w, defs)
 	case o.JSON:
-		var out []any
+		out := []any{}
 		for _, e := range c.sortedByName() {
 			out = append(out, e.Summary())
 		}

@@ -7,6 +7,7 @@ import (
 )
 
 func TestWriteList(t *testing.T) {
+	defer SetUnbuiltForTest([]Unbuilt{{Toolset: "demiurge_control", Tool: "future_tool", Capability: "tool.call:future_tool"}})()
 	c := displayCatalog(t)
 	empty := mustResolve(t, nil, nil)
 	tests := []struct {
@@ -18,7 +19,7 @@ func TestWriteList(t *testing.T) {
 		{"display quiet", c, ListOptions{Mode: DisplayQuiet}, func(out string) bool { return out == c.Display(DisplayQuiet) }},
 		{"display full", c, ListOptions{Mode: DisplayFull}, func(out string) bool { return out == c.Display(DisplayFull)+unbuiltLine() }},
 		{"display summary names what the build lacks", c, ListOptions{Mode: DisplaySummary}, func(out string) bool {
-			return strings.HasSuffix(out, "\nnot in this build: evolve_core (demiurge_control); the Tools reference lists them, but they have no implementation yet, so no core can declare or grant them\n")
+			return strings.HasSuffix(out, "\nnot in this build: future_tool (demiurge_control); the Tools reference lists them, but they have no implementation yet, so no core can declare or grant them\n")
 		}},
 		{"provider wins over json", c, ListOptions{Provider: ProviderAnthropic, JSON: true}, func(out string) bool {
 			return strings.HasPrefix(out, "[\n  {\n    \"description\"") && strings.Contains(out, `"input_schema"`)
@@ -26,7 +27,7 @@ func TestWriteList(t *testing.T) {
 		{"json summaries", c, ListOptions{JSON: true, Mode: DisplayQuiet}, func(out string) bool {
 			var v []map[string]any
 			return json.Unmarshal([]byte(out), &v) == nil && len(v) == 3+len(unbuilt) && v[0]["name"] == "docs__search" && v[1]["name"] == "read_file" &&
-				v[3]["name"] == "evolve_core" && v[3]["not_built"] == true && strings.HasSuffix(out, "}\n]\n")
+				v[3]["name"] == "future_tool" && v[3]["not_built"] == true && strings.HasSuffix(out, "}\n]\n")
 		}},
 		{"json of no tools lists only what the build lacks", empty, ListOptions{JSON: true}, func(out string) bool {
 			var v []map[string]any

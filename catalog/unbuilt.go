@@ -20,9 +20,18 @@ type Unbuilt struct {
 }
 
 // unbuilt is kept by hand: a tool leaves this list in the change that
-// makes it work, together with its registry metadata.
-var unbuilt = []Unbuilt{
-	{Toolset: "demiurge_control", Tool: "evolve_core", Capability: "tool.call:evolve_core"},
+// makes it work, together with its registry metadata. Every tool of the
+// reference is built now (evolve_core was the last); the list stays, so
+// that a reference tool added later is refused until it works.
+var unbuilt []Unbuilt
+
+// SetUnbuiltForTest replaces the list with a stand-in and returns what
+// restores it: with every reference tool built, the loaders' refusal of
+// an unbuilt one is tested against a stand-in. Tests only.
+func SetUnbuiltForTest(list []Unbuilt) (restore func()) {
+	old := unbuilt
+	unbuilt = slices.Clone(list)
+	return func() { unbuilt = old }
 }
 
 // UnbuiltTools lists the reference tools this build lacks.
@@ -67,6 +76,9 @@ var builtToolsets = map[string]bool{"coding": true, "demiurge_control": true, "s
 
 // unbuiltLine is the operator's line about what this catalog lacks.
 func unbuiltLine() string {
+	if len(unbuilt) == 0 {
+		return ""
+	}
 	byToolset := map[string][]string{}
 	var order []string
 	for _, u := range unbuilt {

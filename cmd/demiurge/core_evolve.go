@@ -206,7 +206,9 @@ func coreNewRun(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	run, err := evolve.Start(r, c.Args().First(), "")
+	// The run is the operator's principal's: the model of their own
+	// sessions may review it too.
+	run, err := evolve.Start(r, c.Args().First(), toolhost.Principal(c.String("principal")))
 	if err != nil {
 		return err
 	}

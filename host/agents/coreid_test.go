@@ -178,7 +178,7 @@ func TestCoreIDRefusals(t *testing.T) {
 	f := newFixtureState(t, agents.Limits{}, nil, "", state)
 	for _, id := range []string{"Reviewer", "REVIEWER", "reviewer/", "./reviewer", "../reviewer", "agents/reviewer", " reviewer", "reviewer ", "reviewr", "..", "default/.."} {
 		_, err := spawn(t, f, f.h.Session(), "turn_r", agents.Request{Goal: "never runs", CoreID: id})
-		if err == nil || !strings.Contains(err.Error(), "unknown core_id") || !strings.Contains(err.Error(), "holds broken, default, reviewer") {
+		if err == nil || !strings.Contains(err.Error(), "unknown core_id") || !strings.Contains(err.Error(), "holds broken, default, evolver, reviewer") {
 			t.Errorf("core_id %q: %v", id, err)
 		}
 	}

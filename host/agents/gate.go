@@ -63,6 +63,7 @@ func (g *Gate) Install() {
 		}
 		return out, err
 	})
+	g.Host.SetEvolver(g.runEvolver)
 }
 
 // Child is a started child.
@@ -87,11 +88,16 @@ func (c *Child) Wait(ctx context.Context) (AgentRunResult, bool) {
 // callID), as req asks. Every refusal wraps ErrRefused and starts
 // nothing.
 func (g *Gate) Spawn(ctx context.Context, parent *toolhost.Session, turnID, callID string, req Request) (*Child, error) {
-	lim := g.Limits.withDefaults()
 	host, err := g.coreHost(parent, req.CoreID)
 	if err != nil {
 		return nil, err
 	}
+	return g.spawnOn(ctx, parent, turnID, callID, req, host)
+}
+
+// spawnOn is Spawn of a child that runs on host.
+func (g *Gate) spawnOn(ctx context.Context, parent *toolhost.Session, turnID, callID string, req Request, host *toolhost.Host) (*Child, error) {
+	lim := g.Limits.withDefaults()
 	pl := host.Core.Pipelines
 	input, err := selectGroups("input_slots", pl.Input, req.InputSlots)
 	if err != nil {

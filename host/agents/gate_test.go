@@ -58,7 +58,7 @@ func TestChildToolsOnlyNarrow(t *testing.T) {
 	}{
 		{root, []string{"Read_File"}},
 		{root, []string{"read_file "}},
-		{root, []string{"evolve_core"}},
+		{root, []string{"future_tool"}},
 		{root, []string{"coding.read_file"}},
 		{narrow, []string{"terminal"}},
 		{narrow, []string{"read_file", "write_file"}},

@@ -41,6 +41,21 @@ type Request struct {
 	// Sandbox says, for a call that starts a command, the sandbox mode it
 	// runs in once approved and its network reach; the card shows it.
 	Sandbox string
+	// Action is the call's action key for a tool whose approval is per
+	// action (evolve_core: "start", "review/RUN", "promote/RUN",
+	// "discard/RUN"). A rule's glob matches it instead of path subjects,
+	// a bare allow rule matches no such call, and the caller folds it into
+	// Fingerprint: an allow of one action never covers another.
+	Action string
+}
+
+// Target is what an allow rule for req names: TOOL, or TOOL:ACTION for a
+// call with an action key.
+func (r Request) Target() string {
+	if r.Action != "" {
+		return r.Tool + ":" + r.Action
+	}
+	return r.Tool
 }
 
 // Via values say which step of Resolve decided.

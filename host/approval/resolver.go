@@ -186,11 +186,11 @@ func (r *Resolver) ask(ctx context.Context, req Request, sessionable bool, why s
 		return Outcome{Via: ViaDeny, Reason: reason}, nil
 	}
 	if isDenyAll(p) {
-		reason = "needs approval, and no one can answer here; " + approveHint(p, req.Tool)
+		reason = "needs approval, and no one can answer here; " + approveHint(p, req.Target())
 		if guarded, _ := guardVerdict(req.Subjects); guarded {
-			reason = "the shell guard asks for an explicit approval of this command, and no one can answer here; " + approveHint(p, req.Tool) + " (a rule in a core does not count)"
+			reason = "the shell guard asks for an explicit approval of this command, and no one can answer here; " + approveHint(p, req.Target()) + " (a rule in a core does not count)"
 		} else if req.OperatorOnly {
-			reason = "this call needs the operator's own approval, and no one can answer here; " + approveHint(p, req.Tool) + " (a rule in a core does not count)"
+			reason = "this call needs the operator's own approval, and no one can answer here; " + approveHint(p, req.Target()) + " (a rule in a core does not count)"
 		}
 	}
 	return Outcome{Via: ViaDeny, Reason: reason}, nil

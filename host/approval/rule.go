@@ -44,6 +44,12 @@ const (
 //	                   as written or after following symlinks (the same
 //	                   holds for prompt:TOOL:GLOB).
 //
+// A tool whose calls carry an action key (Request.Action: evolve_core's
+// start, review/RUN, promote/RUN, discard/RUN) is matched on that key
+// instead of path subjects: allow:evolve_core:promote/run_… approves
+// that one promote, and allow:TOOL without a GLOB approves none of its
+// calls, while deny:TOOL and prompt:TOOL still cover them all.
+//
 // TOOL is an exact tool name as catalog.ValidToolName accepts it; there is
 // no tool wildcard. GLOB is a slash-separated, workspace-relative pattern with
 // path.Match syntax per segment (*, ?, [a-z], \ escapes; '*' also matches
@@ -159,6 +165,9 @@ func (r Rule) Matches(req Request) bool {
 	if r.Tool != req.Tool || (!allow && r.Action != RulePrompt && r.Action != RuleDeny) {
 		return false
 	}
+	if req.Action != "" {
+		return r.matchesAction(req.Action)
+	}
 	if r.Glob == "" {
 		return true
 	}
@@ -197,6 +206,24 @@ func (r Rule) Matches(req Request) bool {
 		}
 	}
 	return allow && paths > 0
+}
+
+// matchesAction matches a rule against a call's action key: a glob
+// against its segments ("promote/run_…"); a bare deny or prompt rule
+// matches every action, a bare allow none, so that an allow names the
+// action it approves (seed 000: approval rules are isolated per action).
+func (r Rule) matchesAction(action string) bool {
+	if r.Glob == "" {
+		return r.Action != RuleAllow
+	}
+	segs := r.segments
+	if segs == nil {
+		var err error
+		if segs, err = parseGlob(r.Glob); err != nil {
+			return false
+		}
+	}
+	return matchSegments(segs, strings.Split(action, "/"))
 }
 
 func relSegments(rel string) []string {

@@ -112,7 +112,7 @@ func TestDefault(t *testing.T) {
 	if !reflect.DeepEqual(c.Toolsets, []string{"coding", "demiurge_control"}) {
 		t.Errorf("Default().Toolsets = %v, want [coding demiurge_control]", c.Toolsets)
 	}
-	if want := []string{"fs.read", "fs.write", "terminal.exec", "network.fetch", "session.read", "tool.call:delegate_task", "tool.call:rollback_core"}; !reflect.DeepEqual(c.Capabilities, want) {
+	if want := []string{"fs.read", "fs.write", "terminal.exec", "network.fetch", "session.read", "tool.call:delegate_task", "tool.call:rollback_core", "tool.call:evolve_core"}; !reflect.DeepEqual(c.Capabilities, want) {
 		t.Errorf("Default().Capabilities = %v, want %v", c.Capabilities, want)
 	}
 	sum := sha256.Sum256(defaultYAML)
@@ -124,7 +124,7 @@ func TestDefault(t *testing.T) {
 	c.Capabilities = append(c.Capabilities, "schedule.manage")
 	c.Metadata["x"] = catalog.Override{}
 	d := Default()
-	if d.Toolsets[0] != "coding" || len(d.Capabilities) != 7 || len(d.Metadata) != 0 {
+	if d.Toolsets[0] != "coding" || len(d.Capabilities) != 8 || len(d.Metadata) != 0 {
 		t.Errorf("Default() shares state between calls: %+v", d)
 	}
 }

@@ -38,14 +38,14 @@ func TestInitIsARealRepositoryWithLive(t *testing.T) {
 		t.Fatalf("git sees live at %s, Init said %s", live, commit)
 	}
 	realGit(t, r, "fsck", "--strict")
-	if got := realGit(t, r, "ls-tree", "-r", "--name-only", RefLive); got != "agents/default/agent.yaml\nagents/default/pipelines.yaml" {
+	if got := realGit(t, r, "ls-tree", "-r", "--name-only", RefLive); got != "agents/default/agent.yaml\nagents/default/pipelines.yaml\nagents/evolver/agent.yaml" {
 		t.Fatalf("tree:\n%s", got)
 	}
 	if _, _, err := Init(r.StateDir, Seed(), "again"); !errors.Is(err, ErrExists) {
 		t.Fatalf("second Init: %v, want ErrExists", err)
 	}
 	ids, err := r.Cores(commit)
-	if err != nil || len(ids) != 1 || ids[0] != "default" {
+	if err != nil || len(ids) != 2 || ids[0] != "default" || ids[1] != "evolver" {
 		t.Fatalf("Cores = %v, %v", ids, err)
 	}
 }

@@ -52,6 +52,9 @@ func backgroundRequested(p *prepared) bool {
 	if p.entry == nil {
 		return false
 	}
+	if evolveBackground(p) {
+		return true
+	}
 	for _, s := range p.entry.Spec.Subjects {
 		if s.Kind == catalog.SubjectCommand && s.BackgroundArg != "" {
 			if b, _ := p.args[s.BackgroundArg].(bool); b {

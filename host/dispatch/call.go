@@ -219,6 +219,7 @@ func (t *Turn) admit(ctx context.Context, p *prepared) admission {
 		Block: p.assess.Block, Reasons: append(slices.Clip(p.assess.Reasons), p.command.reasons()...), PreviewFunc: p.preview,
 		Fingerprint: approvalFingerprint(p), Authority: t.Authority, SessionAllowable: p.command.sessionAllowable() && !networkRequested(p) && !operatorScopeRequested(p),
 		Subjects: p.assess.Subjects, OperatorOnly: p.operatorOnly(), Sandbox: t.sandboxCardLine(p),
+		Action: evolveAction(p),
 	})
 	out.Approval = verdict
 	if err != nil || !verdict.Allowed {
@@ -305,7 +306,7 @@ func (t *Turn) hooks(p *prepared, verdict approval.Outcome) plugins.Hooks {
 		hk.Agents = t.agentHooks(p.call.Name, p.call.ID, declared)
 	}
 	t.scheduleHook(p, &hk)
-	t.coreHook(p, &hk)
+	t.coreHook(p, verdict, &hk)
 	return hk
 }
 

@@ -5,18 +5,26 @@ import (
 	"encoding/json"
 
 	"demiurge.dev/catalog"
+	"demiurge.dev/host/approval"
 	"demiurge.dev/host/plugins"
 )
 
-// CoreCall is one call of a core-version tool (rollback_core) as the host
-// gets it: the tool, the call's own arguments (those dispatch validated and
-// approved, never a plugin's restatement), its id and its turn's.
+// CoreCall is one call of a core-version tool (rollback_core, evolve_core)
+// as the host gets it: the tool, the call's own arguments (those dispatch
+// validated and approved, never a plugin's restatement), its id and its
+// turn's.
 type CoreCall struct {
 	Tool, Turn, CallID string
-	// Session is the calling session: a core change ends its session
+	// Principal and Session are the caller's: a run belongs to the
+	// principal that started it, and a core change ends the session's
 	// allows.
-	Session string
-	Args    json.RawMessage
+	Principal, Session string
+	Args               json.RawMessage
+	// Operator says the operator approved this very call: their answer,
+	// or their own rule naming it. A session allow (an earlier answer) is
+	// not, and a rule inside a core cannot approve a core tool at all.
+	// Only such a call may promote a change that widens authority.
+	Operator bool
 }
 
 // CoreController runs a core-version call and returns the model's payload
@@ -27,17 +35,22 @@ type CoreController func(ctx context.Context, call CoreCall) (string, error)
 
 // coreTools are the built-in demiurge_control tools that reach the core
 // repository.
-var coreTools = map[string]bool{"rollback_core": true}
+var coreTools = map[string]bool{"rollback_core": true, "evolve_core": true}
 
 // coreHook gives the built-in core-version tools, and only them, the
 // turn's controller bound to this call. The hook is set after the call's
-// capability and approval were resolved (the plugin runs only then), so
-// nothing reaches the version store before them.
-func (t *Turn) coreHook(p *prepared, hk *plugins.Hooks) {
+// capability and approval were resolved (the plugin runs only then, in the
+// foreground or as a background task), so nothing reaches the version
+// store before them.
+func (t *Turn) coreHook(p *prepared, verdict approval.Outcome, hk *plugins.Hooks) {
 	if t.Core == nil || !isCoreTool(p) {
 		return
 	}
-	call := CoreCall{Tool: p.entry.Spec.Name, Turn: t.ID, CallID: p.call.ID, Session: t.Authority.Session, Args: append(json.RawMessage(nil), p.argsRaw...)}
+	call := CoreCall{
+		Tool: p.entry.Spec.Name, Turn: t.ID, CallID: p.call.ID, Principal: t.Authority.Principal, Session: t.Authority.Session,
+		Args:     append(json.RawMessage(nil), p.argsRaw...),
+		Operator: verdict.Allowed && (verdict.Via == approval.ViaPrompt || verdict.Via == approval.ViaRule),
+	}
 	hk.Core = func(ctx context.Context) (string, error) { return t.Core(ctx, call) }
 }
 
@@ -47,4 +60,42 @@ func (t *Turn) coreHook(p *prepared, hk *plugins.Hooks) {
 func isCoreTool(p *prepared) bool {
 	pv := p.entry.Spec.Provenance
 	return pv.Kind == catalog.SourceBuiltin && pv.Toolset == "demiurge_control" && coreTools[p.entry.Spec.Name]
+}
+
+// evolveAction is an evolve_core call's action key, what its approval is
+// isolated by (seed 000): "start", or ACTION/RUN for review, promote and
+// discard. "" for every other call.
+func evolveAction(p *prepared) string {
+	if p.entry == nil || !isCoreTool(p) || p.entry.Spec.Name != "evolve_core" {
+		return ""
+	}
+	action, _ := p.args["action"].(string)
+	if action == "start" {
+		return action
+	}
+	run, _ := p.args["run_id"].(string)
+	return action + "/" + run
+}
+
+// evolveFingerprint folds the action key, and a promote's mcp-review
+// token, into the call's approval fingerprint: a session allow of one
+// action, run or confirmation never covers another.
+func evolveFingerprint(p *prepared, fp string) string {
+	key := evolveAction(p)
+	if key == "" {
+		return fp
+	}
+	token, _ := p.args["mcp_review"].(string)
+	b, _ := json.Marshal([]string{fp, key, token})
+	return string(b)
+}
+
+// evolveBackground reports an evolve_core start asked to run in the
+// background: its evolver then runs as a task.
+func evolveBackground(p *prepared) bool {
+	if evolveAction(p) != "start" {
+		return false
+	}
+	b, _ := p.args["background"].(bool)
+	return b
 }

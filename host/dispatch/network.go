@@ -59,5 +59,5 @@ func approvalFingerprint(p *prepared) string {
 	if networkRequested(p) {
 		return p.assess.Fingerprint + "+network"
 	}
-	return p.assess.Fingerprint
+	return evolveFingerprint(p, p.assess.Fingerprint)
 }

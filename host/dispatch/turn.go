@@ -92,7 +92,7 @@ type Turn struct {
 	// it; nil refuses schedule_manage).
 	Schedules Scheduler
 
-	// Core runs this turn's rollback_core calls against the core
+	// Core runs this turn's rollback_core and evolve_core calls against the core
 	// repository (the host sets it for a versioned core; nil refuses them).
 	Core CoreController
 

@@ -10,7 +10,7 @@ import (
 	"demiurge.dev/shared/toolsetv1"
 )
 
-// CoreHook runs the calling call's core-version action (rollback_core) in
+// CoreHook runs the calling call's core-version action (rollback_core, evolve_core) in
 // the host and returns the model's payload as JSON. Dispatch sets it only
 // for the built-in tools it belongs to, bound to that call's approved
 // arguments.
@@ -26,7 +26,7 @@ func (h *hostServices) CoreControl(ctx context.Context, req *toolsetv1.CoreContr
 		return nil, err
 	}
 	if hk.Core == nil {
-		return nil, status.Error(codes.PermissionDenied, "no core version action can be run here: only the built-in rollback_core of a session whose core comes from the core repository runs one")
+		return nil, status.Error(codes.PermissionDenied, "no core version action can be run here: only the built-in rollback_core and evolve_core of a session whose core comes from the core repository runs one")
 	}
 	out, err := hk.Core(ctx)
 	switch {

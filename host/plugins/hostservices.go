@@ -49,7 +49,7 @@ type Hooks struct {
 	// built-in schedule_manage, so nil refuses every other call.
 	Schedule ScheduleHook
 	// Core answers CoreControl; dispatch sets it only for the built-in
-	// rollback_core, so nil refuses every other call.
+	// rollback_core and evolve_core, so nil refuses every other call.
 	Core CoreHook
 }
 

@@ -5,9 +5,12 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"demiurge.dev/catalog"
 )
 
 func TestValidateCapability(t *testing.T) {
+	defer catalog.SetUnbuiltForTest([]catalog.Unbuilt{{Toolset: "demiurge_control", Tool: "future_tool", Capability: "tool.call:future_tool"}})()
 	for _, tc := range []struct {
 		grant   string
 		wantErr string // substring; empty means valid
@@ -17,10 +20,11 @@ func TestValidateCapability(t *testing.T) {
 		{"terminal.exec", ""},
 		{"network.fetch", ""},
 		// The reference tools this build lacks have no capability.
-		{"schedule.manage", ""}, // built (issue 28)
-		{"tool.call:evolve_core", "evolve_core (toolset demiurge_control)"},
-		{"tool.call:rollback_core", ""}, // built (issue 27)
-		{"tool.call:delegate_task", ""}, // built (issue 26)
+		{"schedule.manage", ""},       // built (issue 28)
+		{"tool.call:evolve_core", ""}, // built (issue 27)
+		{"tool.call:future_tool", "future_tool (toolset demiurge_control)"}, // the stand-in unbuilt tool
+		{"tool.call:rollback_core", ""},                                     // built (issue 27)
+		{"tool.call:delegate_task", ""},                                     // built (issue 26)
 		{"tool.call:schedule_manage", ""},
 		{"session.read", ""},
 		{"mcp.connect:github", ""},

@@ -90,6 +90,16 @@ func (w Workspace) InState(p string) bool {
 
 // inState is InState for a path whose real form is known.
 func (w Workspace) inState(p, real string) bool {
+	if w.RunTree {
+		_, in := within(w.Root, p)
+		_, realIn := within(w.Root, real)
+		if rr := w.realRoot; rr != "" && !realIn {
+			_, realIn = within(rr, real)
+		}
+		if in && realIn {
+			return false
+		}
+	}
 	var states []string
 	if w.State != "" {
 		states = append(states, w.State)

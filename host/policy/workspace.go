@@ -27,6 +27,12 @@ type Workspace struct {
 	// (os.UserConfigDir()/demiurge: the operator's MCP private-address
 	// allowances), absolute; protected like State. "" when unknown.
 	Config string
+	// RunTree says the workspace is an evolution run's work tree, which
+	// lies in the state directory (STATE/core/.evolve/runs/ID/agents): the
+	// evolver's one writable place. Only paths inside Root, as written
+	// and as their symlinks lead, are carved out of State; the rest of
+	// the state directory stays the host's.
+	RunTree bool
 
 	// realRoot is Root through its symlinks, resolved once by
 	// NewWorkspace; "" makes Real resolve it on every call. realState is

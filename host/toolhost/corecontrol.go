@@ -12,7 +12,7 @@ import (
 	"demiurge.dev/host/plugins"
 )
 
-// coreController runs the model's rollback_core calls against the core
+// coreController runs the model's rollback_core and evolve_core calls against the core
 // repository the host's core comes from; nil (the tools are refused) for a
 // plain --core DIR, which has no revisions.
 func (h *Host) coreController() dispatch.CoreController {
@@ -30,6 +30,12 @@ func (h *Host) coreController() dispatch.CoreController {
 			if err == nil && h.Approvals != nil && h.Approvals.Sessions != nil {
 				// The core changed: the session's allows, bound to the
 				// core it had, end (seed 000).
+				h.Approvals.Sessions.Revoke(call.Session)
+			}
+			return out, err
+		case "evolve_core":
+			out, moved, err := h.evolveCore(ctx, call)
+			if moved && h.Approvals != nil && h.Approvals.Sessions != nil {
 				h.Approvals.Sessions.Revoke(call.Session)
 			}
 			return out, err

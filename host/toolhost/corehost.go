@@ -78,6 +78,12 @@ func (h *Host) RevisionCores() ([]string, error) {
 }
 
 func (b *Host) openCoreHost(id string) (*Host, error) {
+	return b.openCoreHostIn(id, b.Workspace.Root)
+}
+
+// openCoreHostIn opens core id's host in workspace: the parent's for a
+// child of another core, a run's work tree for an evolver.
+func (b *Host) openCoreHostIn(id, workspace string) (*Host, error) {
 	commit := b.Core.Version.Commit
 	cores, err := b.RevisionCores()
 	if err != nil {
@@ -102,7 +108,7 @@ func (b *Host) openCoreHost(id string) (*Host, error) {
 	}
 	opts := b.opts
 	opts.CoreDir, opts.CoreID = "", id
-	opts.Workspace = b.Workspace.Root // the parent's workspace, never the core's own
+	opts.Workspace = workspace // never the core's own
 	opts.Approver = nil
 	h, err := openCore(c, opts)
 	if err != nil {

@@ -123,6 +123,8 @@ type Host struct {
 	// spawnGate is the spawn gate of delegate_task (spawnhook.go).
 	spawnMu   sync.Mutex
 	spawnGate SpawnGate
+	// evolver runs evolve_core start's evolver (evolvecore.go).
+	evolver Evolver
 	// agentTasks answers ctx.agents handles (spawnhook.go).
 	agentTasks AgentTasks
 	// schedules answers schedule_manage (schedulehook.go).
@@ -291,6 +293,10 @@ func (h *Host) assemble(opts Options) error {
 	h.NewSession()
 	return nil
 }
+
+// Principal is the principal a host started with given (--principal, ""
+// for the local user's) runs its sessions under.
+func Principal(given string) string { return principal(given) }
 
 func principal(given string) string {
 	if given != "" {

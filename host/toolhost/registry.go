@@ -61,6 +61,10 @@ var builtinRegistry = map[string]map[string]catalog.Metadata{
 		// call asks the operator (seed 000, "Core Evolution Tools"); a
 		// core's metadata can make it stricter, never looser.
 		"rollback_core": {Risk: catalog.RiskHigh, Capability: "tool.call:rollback_core", ApprovalPolicy: catalog.ApprovalPrompt},
+		// evolve_core: every action high risk with prompt policy, each
+		// approved on its own (dispatch's action key); the operator alone
+		// approves it (a core's rule never does).
+		"evolve_core": {Risk: catalog.RiskHigh, Capability: "tool.call:evolve_core", ApprovalPolicy: catalog.ApprovalPrompt},
 	},
 	"schedule": {
 		// schedule_manage sets up work that runs later with no one

@@ -120,6 +120,13 @@ func (h *Host) EvictSession(id string) bool {
 	return true
 }
 
+// LiveSession is the live session id of h, or nil.
+func (h *Host) LiveSession(id string) *Session {
+	h.sessions.mu.Lock()
+	defer h.sessions.mu.Unlock()
+	return h.sessions.live[id]
+}
+
 // addLive makes s one of the live sessions.
 func (h *Host) addLive(s *Session) {
 	h.sessions.mu.Lock()

@@ -97,7 +97,7 @@ func TestDefaultCoreResolvesTheCodingAndControlTools(t *testing.T) {
 	for _, e := range cat.Entries() {
 		names = append(names, e.Spec.Name)
 	}
-	if got := strings.Join(names, ","); got != "read_file,write_file,patch,search_files,web_extract,terminal,todo,clarify,session_search,tools_list,task_status,task_control,yield_until,task_list,delegate_task,rollback_core" {
+	if got := strings.Join(names, ","); got != "read_file,write_file,patch,search_files,web_extract,terminal,todo,clarify,session_search,tools_list,task_status,task_control,yield_until,task_list,delegate_task,rollback_core,evolve_core" {
 		t.Fatalf("tools = %s", got)
 	}
 	read, _ := cat.Lookup("read_file")

@@ -30,10 +30,11 @@ func TestUnbuiltToolsAreNotInTheCatalog(t *testing.T) {
 }
 
 func TestCoreNamingUnbuiltToolsFailsLoading(t *testing.T) {
+	defer catalog.SetUnbuiltForTest([]catalog.Unbuilt{{Toolset: "demiurge_control", Tool: "future_tool", Capability: "tool.call:future_tool"}})()
 	for _, tc := range []struct{ yaml, want string }{
-		{"toolsets: [coding]\ncapabilities:\n  - tool.call:evolve_core\n", `agent.yaml:3:5: capabilities[0]: capability "tool.call:evolve_core" is refused`},
-		{"toolsets: [coding]\ncapabilities: [tool.call:evolve_core]\n", "evolve_core (toolset demiurge_control), which the Tools reference lists but this build does not implement yet"},
-		{"toolsets: [demiurge_control]\ntools:\n  metadata:\n    evolve_core: {risk: high}\n", "agent.yaml:4:5: tools.metadata.evolve_core: evolve_core is in the Tools reference"},
+		{"toolsets: [coding]\ncapabilities:\n  - tool.call:future_tool\n", `agent.yaml:3:5: capabilities[0]: capability "tool.call:future_tool" is refused`},
+		{"toolsets: [coding]\ncapabilities: [tool.call:future_tool]\n", "future_tool (toolset demiurge_control), which the Tools reference lists but this build does not implement yet"},
+		{"toolsets: [demiurge_control]\ntools:\n  metadata:\n    future_tool: {risk: high}\n", "agent.yaml:4:5: tools.metadata.future_tool: future_tool is in the Tools reference"},
 	} {
 		_, err := open(t, writeCore(t, tc.yaml), t.TempDir())
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

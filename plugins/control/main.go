@@ -3,8 +3,8 @@
 // catalog, search_capabilities over the session's deferred tools, and task_status, task_control, yield_until and task_list over
 // the background tasks the host runs for the calling turn.
 // and delegate_task, which asks the host's spawn gate for a child agent,
-// and rollback_core, which the host runs against the core repository.
-// evolve_core joins in later; a tool is listed here only once it works.
+// and rollback_core and evolve_core, which the host runs against the core
+// repository.
 package main
 
 import "demiurge.dev/sdk"
@@ -27,5 +27,6 @@ func Tools() []sdk.Tool {
 		newSearchCapabilities(),
 		newDelegateTask(),
 		newRollbackCore(),
+		newEvolveCore(),
 	}
 }

@@ -41,7 +41,7 @@ func TestToolsList(t *testing.T) {
 			t.Errorf("%s implements Prechecker; no control tool has a precheck", s.Name)
 		}
 	}
-	if want := []string{"tools_list", "task_status", "task_control", "yield_until", "task_list", "search_capabilities", "delegate_task", "rollback_core"}; !slices.Equal(names, want) {
+	if want := []string{"tools_list", "task_status", "task_control", "yield_until", "task_list", "search_capabilities", "delegate_task", "rollback_core", "evolve_core"}; !slices.Equal(names, want) {
 		t.Errorf("Tools() = %v, want exactly %v", names, want)
 	}
 }
@@ -69,7 +69,7 @@ func TestServeDescribes(t *testing.T) {
 			t.Errorf("tool %s is described with a precheck", s.GetName())
 		}
 	}
-	if want := []string{"tools_list", "task_status", "task_control", "yield_until", "task_list", "search_capabilities", "delegate_task", "rollback_core"}; !slices.Equal(got, want) {
+	if want := []string{"tools_list", "task_status", "task_control", "yield_until", "task_list", "search_capabilities", "delegate_task", "rollback_core", "evolve_core"}; !slices.Equal(got, want) {
 		t.Errorf("described tools %v, want %v", got, want)
 	}
 }

@@ -1,0 +1,78 @@
+package dispatch
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+
+	"demiurge.dev/catalog"
+	"demiurge.dev/host/approval"
+	"demiurge.dev/host/plugins"
+)
+
+func evolveCall(args map[string]any, toolset string) *prepared {
+	raw, _ := json.Marshal(args)
+	return &prepared{
+		call:  ToolCall{ID: "c1", Name: "evolve_core"},
+		entry: &catalog.Entry{Spec: catalog.ToolSpec{Name: "evolve_core", Provenance: catalog.Provenance{Kind: catalog.SourceBuiltin, Toolset: toolset}}},
+		args:  args, argsRaw: raw,
+	}
+}
+
+// TestEvolveActionKey: an evolve_core call's approval is keyed by its
+// action and run (and a promote's mcp-review token), so that no approval
+// of one covers another; a tool of the same name from another toolset
+// gets no key and no core hook.
+func TestEvolveActionKey(t *testing.T) {
+	promoteA := evolveCall(map[string]any{"action": "promote", "run_id": "run_a"}, "demiurge_control")
+	for _, tc := range []struct {
+		p    *prepared
+		want string
+	}{
+		{evolveCall(map[string]any{"action": "start", "goal": "g", "background": true}, "demiurge_control"), "start"},
+		{promoteA, "promote/run_a"},
+		{evolveCall(map[string]any{"action": "discard", "run_id": "run_a"}, "demiurge_control"), "discard/run_a"},
+		{evolveCall(map[string]any{"action": "promote", "run_id": "run_a"}, "other"), ""},
+	} {
+		if got := evolveAction(tc.p); got != tc.want {
+			t.Errorf("evolveAction(%v) = %q, want %q", tc.p.args, got, tc.want)
+		}
+	}
+	fps := map[string]string{}
+	for name, p := range map[string]*prepared{
+		"promote a":       promoteA,
+		"promote b":       evolveCall(map[string]any{"action": "promote", "run_id": "run_b"}, "demiurge_control"),
+		"review a":        evolveCall(map[string]any{"action": "review", "run_id": "run_a"}, "demiurge_control"),
+		"promote a token": evolveCall(map[string]any{"action": "promote", "run_id": "run_a", "mcp_review": "mcp-review:00"}, "demiurge_control"),
+	} {
+		fp := evolveFingerprint(p, "same-assessment")
+		if other, dup := fps[fp]; dup {
+			t.Errorf("%s and %s share an approval fingerprint", name, other)
+		}
+		fps[fp] = name
+	}
+	if !evolveBackground(evolveCall(map[string]any{"action": "start", "goal": "g", "background": true}, "demiurge_control")) ||
+		evolveBackground(evolveCall(map[string]any{"action": "review", "run_id": "r", "background": true}, "demiurge_control")) {
+		t.Error("only a start runs in the background")
+	}
+}
+
+// TestCoreCallOperator: only the operator's own answer or rule marks a
+// core call as the operator's; a session allow does not.
+func TestCoreCallOperator(t *testing.T) {
+	for via, want := range map[string]bool{approval.ViaPrompt: true, approval.ViaRule: true, approval.ViaSession: false, approval.ViaAuto: false, approval.ViaLease: false} {
+		var got CoreCall
+		turn := &Turn{Core: func(_ context.Context, c CoreCall) (string, error) { got = c; return "{}", nil }}
+		var hk plugins.Hooks
+		turn.coreHook(evolveCall(map[string]any{"action": "promote", "run_id": "run_a"}, "demiurge_control"), approval.Outcome{Allowed: true, Via: via}, &hk)
+		if hk.Core == nil {
+			t.Fatal("no core hook")
+		}
+		if _, err := hk.Core(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if got.Operator != want {
+			t.Errorf("via %s: Operator = %v, want %v", via, got.Operator, want)
+		}
+	}
+}
