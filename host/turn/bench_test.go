@@ -118,7 +118,9 @@ func BenchmarkIdleSessionMemory(b *testing.B) {
 		}
 		goruntime.GC()
 		goruntime.ReadMemStats(&after)
-		b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/sessions, "heap-B/session")
+		// Signed: the heap can shrink across the sessions (a GC of earlier
+		// garbage), and an unsigned difference would wrap to ~1.8e19.
+		b.ReportMetric((float64(after.HeapAlloc)-float64(before.HeapAlloc))/sessions, "heap-B/session")
 		goruntime.KeepAlive(loops)
 	}
 }
