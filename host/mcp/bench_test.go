@@ -102,7 +102,7 @@ func BenchmarkCallOverhead(b *testing.B) {
 			out := turn.Call(ctx, call)
 			lat = append(lat, time.Since(start))
 			if !out.OK() {
-				b.Fatal(out.Status, out.Views.Model)
+				b.Fatal(out.Status, unwrapped(out.Views.Model))
 			}
 		}
 		reportLatency(b, lat)
@@ -135,7 +135,7 @@ func BenchmarkCallOverhead(b *testing.B) {
 				out := turn.Call(ctx, call)
 				viaDispatch = append(viaDispatch, time.Since(start))
 				if !out.OK() {
-					b.Fatal(out.Status, out.Views.Model)
+					b.Fatal(out.Status, unwrapped(out.Views.Model))
 				}
 			}
 			i++

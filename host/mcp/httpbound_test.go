@@ -304,12 +304,12 @@ func TestHTTPCallBound(t *testing.T) {
 	}
 	turn := f.dispatchTurn(r, "web__echo")
 	out := turn.Call(context.Background(), dispatch.ToolCall{Name: "web__echo", Args: []byte(`{"text":"big"}`)})
-	if out.OK() || !strings.Contains(out.Views.Model, "more than 16 MiB") || !strings.Contains(out.Views.Model, "one server-sent event") {
-		t.Fatalf("%s %q", out.Status, out.Views.Model)
+	if out.OK() || !strings.Contains(unwrapped(out.Views.Model), "more than 16 MiB") || !strings.Contains(unwrapped(out.Views.Model), "one server-sent event") {
+		t.Fatalf("%s %q", out.Status, unwrapped(out.Views.Model))
 	}
 	out = turn.Call(context.Background(), dispatch.ToolCall{Name: "web__echo", Args: []byte(`{"text":"small"}`)})
-	if !out.OK() || out.Views.Model != "ok" {
-		t.Fatalf("%s %q", out.Status, out.Views.Model)
+	if !out.OK() || unwrapped(out.Views.Model) != "ok" {
+		t.Fatalf("%s %q", out.Status, unwrapped(out.Views.Model))
 	}
 }
 

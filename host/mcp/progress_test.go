@@ -30,8 +30,8 @@ func TestProgressNotificationsReachTheCall(t *testing.T) {
 		mu.Unlock()
 	}
 	out := turn.Call(context.Background(), dispatch.ToolCall{ID: "p1", Name: "progress__slow", Args: []byte(`{}`)})
-	if !out.OK() || out.Views.Model != "done in three steps" {
-		t.Fatalf("%s %q", out.Status, out.Views.Model)
+	if !out.OK() || unwrapped(out.Views.Model) != "done in three steps" {
+		t.Fatalf("%s %q", out.Status, unwrapped(out.Views.Model))
 	}
 	mu.Lock()
 	defer mu.Unlock()
