@@ -91,3 +91,58 @@ func BenchmarkDispatchAutoCall(b *testing.B) {
 }
 
 func pluginsHooks() plugins.Hooks { return plugins.Hooks{} }
+
+// BenchmarkDispatchInterleaved alternates blocks of bare round trips and
+// dispatched calls in one run, so that both see the same load on a shared
+// machine; it reports both p50s and p99s and their ratios (x1000).
+func BenchmarkDispatchInterleaved(b *testing.B) {
+	h := newHarness(b)
+	benchWorkspace(b, h)
+	turn := h.turn(b, []string{"fs.read"}, nil, h.source(b, "coding", codingMeta))
+	turn.Events = handoffSink{h.store}
+	turn.MaxCalls = b.N + 10
+	ctx := context.Background()
+	call := ToolCall{ID: "bench", Name: "read_file", Args: []byte(`{"path":"small.txt"}`)}
+	req := &toolsetv1.EffectRequest{Tool: "read_file", Arguments: []byte(`{"path":"small.txt"}`), Workspace: h.ws}
+	if out := turn.Call(ctx, call); !out.OK() {
+		b.Fatal(out.Status, out.Views.Model)
+	}
+	const block = 50
+	bare := make([]time.Duration, 0, b.N/2+block)
+	viaDispatch := make([]time.Duration, 0, b.N/2+block)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		start := time.Now()
+		if i/block%2 == 0 {
+			req.InvocationId = fmt.Sprint("bare-", i)
+			res, err := h.m.Invoke(ctx, "coding", req, pluginsHooks(), nil)
+			bare = append(bare, time.Since(start))
+			if err != nil || res.GetIsError() {
+				b.Fatal(err, res)
+			}
+		} else {
+			out := turn.Call(ctx, call)
+			viaDispatch = append(viaDispatch, time.Since(start))
+			if !out.OK() {
+				b.Fatal(out.Status, out.Views.Model)
+			}
+		}
+	}
+	b.StopTimer()
+	if len(bare) == 0 || len(viaDispatch) == 0 {
+		return
+	}
+	pct := func(lat []time.Duration, p float64) float64 {
+		slices.Sort(lat)
+		return float64(lat[int(float64(len(lat)-1)*p)].Nanoseconds())
+	}
+	for _, p := range []struct {
+		name string
+		q    float64
+	}{{"p50", 0.5}, {"p99", 0.99}} {
+		bv, dv := pct(bare, p.q), pct(viaDispatch, p.q)
+		b.ReportMetric(bv, "bare-"+p.name+"-ns")
+		b.ReportMetric(dv, "dispatch-"+p.name+"-ns")
+		b.ReportMetric(1000*dv/bv, p.name+"-ratio-x1000")
+	}
+}
