@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"demiurge.dev/catalog"
+	"demiurge.dev/host/internal/jsonenc"
 	"demiurge.dev/host/runtime"
 )
 
@@ -53,12 +54,12 @@ func auditDataDirect(p *prepared, out Outcome) (body json.RawMessage, ok bool, e
 	// tool.
 	b := make([]byte, 0, 512)
 	b = append(b, '{')
-	key := func(k string) { b = runtime.AppendDataKey(b, k) }
-	str := func(k, v string) { key(k); b = append(runtime.AppendDataString(b, v), ',') }
+	key := func(k string) { b = jsonenc.AppendKey(b, k, true) }
+	str := func(k, v string) { key(k); b = append(jsonenc.String(b, v, true), ',') }
 	value := func(k string, v any) {
 		if err == nil {
 			key(k)
-			b, err = runtime.AppendDataValue(b, v)
+			b, err = jsonenc.Append(b, v, true)
 			b = append(b, ',')
 		}
 	}
@@ -103,9 +104,9 @@ func auditDataDirect(p *prepared, out Outcome) (body json.RawMessage, ok bool, e
 // appendApproval writes the approval object as MarshalData writes the map
 // auditDataMap builds for it: allowed, reason, scope, via.
 func appendApproval(b []byte, allowed bool, reason, scope, via string) []byte {
-	b = append(runtime.AppendDataKey(append(b, '{'), "allowed"), strconv.FormatBool(allowed)...)
+	b = append(jsonenc.AppendKey(append(b, '{'), "allowed", true), strconv.FormatBool(allowed)...)
 	for _, f := range [...][2]string{{"reason", reason}, {"scope", scope}, {"via", via}} {
-		b = runtime.AppendDataString(runtime.AppendDataKey(append(b, ','), f[0]), f[1])
+		b = jsonenc.String(jsonenc.AppendKey(append(b, ','), f[0], true), f[1], true)
 	}
 	return append(b, '}')
 }
@@ -115,7 +116,7 @@ func appendApproval(b []byte, allowed bool, reason, scope, via string) []byte {
 // ones omitted when empty), without its reflection.
 func appendProvenance(b []byte, pv *catalog.Provenance) []byte {
 	str := func(b []byte, key, value string) []byte {
-		return runtime.AppendDataString(runtime.AppendDataKey(b, key), value)
+		return jsonenc.String(jsonenc.AppendKey(b, key, true), value, true)
 	}
 	b = str(append(b, '{'), "kind", string(pv.Kind))
 	b = str(append(b, ','), "toolset", pv.Toolset)

@@ -95,49 +95,6 @@ func FuzzMakeMatchesReference(f *testing.F) {
 	})
 }
 
-func TestAppendJSONMatchesMarshal(t *testing.T) {
-	values := []any{
-		nil, true, false, "", "plain", "q\" b\\ \b\f\n\r\t \x00\x1f \x7f <>& \u2028\u2029 \xff\xfe é 😀",
-		0.0, -0.0, 1.0, 1.5, 1e20, 1e21, 1e-6, 1e-7, 123456789.125, -2.5e-300, math.MaxFloat64, math.SmallestNonzeroFloat64,
-		0, -7, int64(math.MinInt64), int32(5), uint(9), uint64(math.MaxUint64), uint32(3),
-		float32(2.5), float32(1e-7), json.Number("12.5e3"), int8(1),
-		map[string]any{"b": 1.0, "a": []any{"x", nil, map[string]any{}}, "\u2028<": "v", "é": false},
-		map[string]any(nil), []any(nil), []any{}, map[string]string{"z": "1", "a": "<2>"},
-	}
-	for _, v := range values {
-		want, werr := refMarshal(v)
-		got, gerr := appendJSON(nil, v)
-		if string(got) != string(want) || (werr == nil) != (gerr == nil) {
-			t.Errorf("appendJSON(%#v) = %s, %v; marshal = %s, %v", v, got, gerr, want, werr)
-		}
-	}
-	for _, bad := range []any{math.NaN(), math.Inf(1), []any{math.Inf(-1)}, json.Number("x"), make(chan int)} {
-		if _, err := appendJSON(nil, bad); err == nil {
-			t.Errorf("appendJSON(%v) encoded what json cannot", bad)
-		}
-	}
-}
-
-// FuzzAppendJSON: any decoded JSON document, and any string and float,
-// encode as json.Encoder without HTML escaping encodes them.
-func FuzzAppendJSON(f *testing.F) {
-	f.Add(`{"a":[1,"x",null,{"d":true}],"b":1e300}`, "s\u2028\xff<", 1e-7)
-	f.Add(`[]`, "", 0.0)
-	f.Fuzz(func(t *testing.T, doc, s string, x float64) {
-		var v any
-		if json.Unmarshal([]byte(doc), &v) != nil {
-			v = nil
-		}
-		for _, val := range []any{v, s, x, map[string]any{s: v, "x": x}} {
-			want, werr := refMarshal(val)
-			got, gerr := appendJSON(nil, val)
-			if string(got) != string(want) || (werr == nil) != (gerr == nil) {
-				t.Fatalf("appendJSON(%#v) = %s, %v; marshal = %s, %v", val, got, gerr, want, werr)
-			}
-		}
-	})
-}
-
 // FuzzTextFastPaths: the anchor scan finds what it found before, and
 // validUTF8 is strings.ToValidUTF8 with U+FFFD.
 func FuzzTextFastPaths(f *testing.F) {

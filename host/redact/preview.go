@@ -1,13 +1,14 @@
 package redact
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
+
+	"demiurge.dev/host/internal/jsonenc"
 )
 
 const (
@@ -136,16 +137,11 @@ func cutText(s string, max int) string {
 	return fmt.Sprintf("%s…(+%d bytes)", s[:n], len(s)-n)
 }
 
-// marshal is json.Marshal without HTML escaping, so markers stay readable.
-func marshal(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
-}
+// appendJSON and appendString write the preview with the host's one
+// encoder, without HTML escaping so that markers stay readable.
+func appendJSON(b []byte, v any) ([]byte, error) { return jsonenc.Append(b, v, false) }
+
+func appendString(b []byte, s string) []byte { return jsonenc.String(b, s, false) }
 
 // appendPreview appends the JSON of sanitize(v, previewStringMax) without
 // building the sanitized copy: the same bytes, and an error exactly when

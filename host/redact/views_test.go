@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"bytes"
 	"encoding/json"
 	"math"
 	"reflect"
@@ -233,4 +234,15 @@ func FuzzMake(f *testing.F) {
 			t.Fatalf("bound secret leaked: %+v", v)
 		}
 	})
+}
+
+// marshal is encoding/json without HTML escaping, as the views are read.
+func marshal(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"time"
+
+	"demiurge.dev/host/internal/jsonenc"
 )
 
 // Event is one entry of the event log. Seq is assigned by the store.
@@ -41,10 +43,10 @@ func encodeEvent(ev Event) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("encode %s event: %w", ev.Kind, err)
 	}
-	b = appendJSONString(append(b, `","k":`...), ev.Kind)
+	b = jsonenc.String(append(b, `","k":`...), ev.Kind, true)
 	for _, f := range [...]struct{ key, value string }{{`,"s":`, ev.Session}, {`,"tl":`, ev.Tool}, {`,"c":`, ev.CallID}} {
 		if f.value != "" {
-			b = appendJSONString(append(b, f.key...), f.value)
+			b = jsonenc.String(append(b, f.key...), f.value, true)
 		}
 	}
 	if len(ev.Data) > 0 {
@@ -280,20 +282,3 @@ var stringSpecial = func() (t [256]bool) {
 	}
 	return t
 }()
-
-// AppendDataKey appends an object key of an event's data and its colon, as
-// MarshalData writes them.
-func AppendDataKey(b []byte, key string) []byte {
-	return append(appendJSONString(b, key), ':')
-}
-
-// AppendDataValue appends v as MarshalData writes a field's value, byte
-// for byte. With AppendDataKey it lets a caller that knows its fields
-// write a data object without building and sorting a map; the keys must
-// then come in sorted order, once each, for the bytes to be MarshalData's.
-func AppendDataValue(b []byte, v any) ([]byte, error) {
-	return appendJSON(b, v, 1) // a field's value is one level down
-}
-
-// AppendDataString appends s as MarshalData writes a string.
-func AppendDataString(b []byte, s string) []byte { return appendJSONString(b, s) }

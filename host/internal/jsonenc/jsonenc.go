@@ -1,7 +1,9 @@
-// Package jsonenc writes JSON scalars byte for byte as encoding/json does,
-// without its reflection: the audit event (with HTML escaping, as
-// json.Marshal) and the approval preview (without, as an Encoder with
-// SetEscapeHTML(false)) are encoded on every call.
+// Package jsonenc is the one JSON encoder of events and records (used by
+// host/runtime, host/redact and host/dispatch): it writes values byte for
+// byte as encoding/json does, without its reflection on the common types.
+// The audit event (with HTML escaping, as json.Marshal) and the approval
+// preview (without, as an Encoder with SetEscapeHTML(false)) are encoded
+// on every call.
 package jsonenc
 
 import (

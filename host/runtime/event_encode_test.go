@@ -22,57 +22,6 @@ var dataSamples = []map[string]any{
 	{"typed": time.Date(2026, 1, 2, 3, 4, 5, 6, time.UTC), "raw": json.RawMessage(`{"x": [1, 2]}`), "bytes": []byte("hi")},
 }
 
-func TestMarshalDataMatchesJSONMarshal(t *testing.T) {
-	deep := map[string]any{}
-	cur := deep
-	for range 100 {
-		next := map[string]any{"k": "v"}
-		cur["n"] = next
-		cur = next
-	}
-	for i, d := range append(dataSamples, deep) {
-		want, werr := json.Marshal(d)
-		got, gerr := MarshalData(d)
-		if !bytes.Equal(got, want) || (werr == nil) != (gerr == nil) {
-			t.Errorf("sample %d: MarshalData = %s, %v; json.Marshal = %s, %v", i, got, gerr, want, werr)
-		}
-	}
-}
-
-func TestMarshalDataRefusesWhatJSONRefuses(t *testing.T) {
-	cyclic := map[string]any{}
-	cyclic["self"] = cyclic
-	for _, d := range []map[string]any{
-		{"nan": math.NaN()}, {"inf": []any{math.Inf(1)}}, {"ch": make(chan int)}, {"f": func() {}}, cyclic,
-	} {
-		_, werr := json.Marshal(d)
-		_, gerr := MarshalData(d)
-		if werr == nil || gerr == nil || gerr.Error() != werr.Error() {
-			t.Errorf("MarshalData error %v, json.Marshal error %v", gerr, werr)
-		}
-	}
-}
-
-// FuzzMarshalData decodes arbitrary JSON, adds the Go types events carry,
-// and requires the bytes of json.Marshal.
-func FuzzMarshalData(f *testing.F) {
-	f.Add(`{"a":"<b>","c":[1,"x",null,{"d":true}]}`, "s\u2028\xff", int64(-5))
-	f.Add(`{}`, "", int64(0))
-	f.Fuzz(func(t *testing.T, doc, s string, n int64) {
-		var d map[string]any
-		if json.Unmarshal([]byte(doc), &d) != nil {
-			d = map[string]any{}
-		}
-		d["s"+s], d["n"], d["list"] = s, n, []string{s, s + "<"}
-		d["m"] = map[string]string{s: s}
-		want, werr := json.Marshal(d)
-		got, gerr := MarshalData(d)
-		if !bytes.Equal(got, want) || (werr == nil) != (gerr == nil) {
-			t.Fatalf("MarshalData = %s, %v; json.Marshal = %s, %v", got, gerr, want, werr)
-		}
-	})
-}
-
 // storedJSON is encodeEvent as it was: json.Marshal of storedEvent.
 func storedJSON(ev Event) ([]byte, error) {
 	return json.Marshal(storedEvent{Time: ev.Time, Kind: ev.Kind, Session: ev.Session, Tool: ev.Tool, CallID: ev.CallID, Data: ev.Data})
