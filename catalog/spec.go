@@ -115,6 +115,9 @@ type ToolSpec struct {
 	// Precheck says the source can tell, without effects, whether a call
 	// can succeed; dispatch asks before it asks for approval.
 	Precheck bool `json:"precheck,omitempty"`
+	// HostServices are the host services the tool declares it calls
+	// (hostservices.go); the host grants them by provenance.
+	HostServices []string `json:"host_services,omitempty"`
 }
 
 // Source is one provider of tools: a toolset plugin, an authored-tool root

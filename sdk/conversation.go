@@ -8,7 +8,8 @@ import (
 )
 
 // The conversation clients of a call (clarify, todo, session_search): the
-// host answers them only for its built-in tools of those names.
+// host answers them only for a tool of its built-in toolsets that declares
+// the service in Spec.HostServices ("clarify", "todo", "session_history").
 
 // Clarify asks the operator of the calling turn question, optionally with
 // choices. answered is false when no one can answer (the turn runs

@@ -73,6 +73,11 @@ type Spec struct {
 	Metadata Metadata
 	Effect   Effect
 	Subjects []Subject
+	// HostServices are the host services the tool calls (clarify, todo,
+	// session_history, delegate, schedule, core_control). The host answers
+	// them only for its built-in toolsets; a third-party toolset's
+	// declaration is never granted.
+	HostServices []string
 }
 
 // Tool is one tool of a toolset.

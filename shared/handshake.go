@@ -35,8 +35,11 @@ const ProtocolVersion = 1
 // ScheduleManage, answered only for the built-in schedule_manage; a plugin
 // of minor 6 still works. 8 added the HostServices RPC CoreControl,
 // answered only for the built-in rollback_core; a plugin of minor 7 still
-// works.
-const ProtocolMinor = 8
+// works. 9 added ToolSpec.host_services: a tool declares the HostServices
+// it calls, and the host answers them only for a built-in toolset's tool
+// that declares them (no longer by the tool's name); a third-party plugin
+// of minor 8 still works (it was never answered).
+const ProtocolMinor = 9
 
 // PluginName is the name of the one plugin a toolset binary serves.
 const PluginName = "toolset"

@@ -16,10 +16,12 @@ import (
 	"demiurge.dev/shared/toolsetv1"
 )
 
-// The conversation tools (clarify, todo, session_search) reach host state
-// through HostServices. Each hook is handed only to the built-in coding
-// tool it belongs to, so no other plugin (an installed one, an authored
-// tool) can ask the operator, touch the task list or read history.
+// The conversation services (clarify, todo, session history) reach host
+// state through HostServices. Each hook is handed only to a tool that
+// declares the service and comes from a built-in toolset
+// (catalog.ToolSpec.GrantsHostService), so no other plugin (an installed
+// one, an authored tool) can ask the operator, touch the task list or
+// read history, whatever it is called.
 
 // TodoStore keeps task lists (runtime.Store is the real one).
 type TodoStore interface {
@@ -52,20 +54,21 @@ const MaxClarifyAnswer = 4000
 // NoAnswer is what clarify returns when there is no one to ask.
 const NoAnswer = "no one can answer questions in this session (it runs without an operator); go on with your best judgement and say what you assumed"
 
-func builtinCodingTool(p *prepared, name string) bool {
-	pv := p.entry.Spec.Provenance
-	return pv.Kind == catalog.SourceBuiltin && pv.Toolset == "coding" && p.entry.Spec.Name == name
+// grants reports whether the host answers service for p's tool.
+func (p *prepared) grants(service string) bool {
+	return p.entry != nil && p.entry.Spec.GrantsHostService(service)
 }
 
-// conversationHooks adds to hk the hook of p's tool, if it is one of
-// the conversation tools; verdict is the call's approval.
+// conversationHooks adds to hk the hooks of the conversation services p's
+// tool is granted; verdict is the call's approval.
 func (t *Turn) conversationHooks(p *prepared, verdict approval.Outcome, hk *plugins.Hooks) {
-	switch {
-	case builtinCodingTool(p, "clarify"):
+	if p.grants(catalog.ServiceClarify) {
 		hk.Clarify = t.clarify
-	case builtinCodingTool(p, "todo") && t.Todos != nil:
+	}
+	if p.grants(catalog.ServiceTodo) && t.Todos != nil {
 		hk.Todos = todoHooks{store: t.Todos, principal: t.Authority.Principal, session: t.Authority.Session}
-	case builtinCodingTool(p, "session_search") && t.History != nil && historyAdmitted(p, verdict, t):
+	}
+	if p.grants(catalog.ServiceSessionHistory) && t.History != nil && historyAdmitted(p, verdict, t) {
 		hk.History = func(ctx context.Context, req *toolsetv1.SessionSearchRequest) (*toolsetv1.SessionSearchResponse, error) {
 			if err := matchesApproved(req, p.args); err != nil {
 				return nil, err
@@ -97,11 +100,12 @@ func LocalOperator(principal string) bool {
 	return principal == "local" || strings.HasPrefix(principal, "local:")
 }
 
-// operatorScopeRequested is a session_search that asks to cross sessions:
+// operatorScopeRequested is a session-history call that asks to cross
+// sessions:
 // the operator must approve it explicitly (approval.Request.OperatorOnly),
 // once per call.
 func operatorScopeRequested(p *prepared) bool {
-	if p.entry == nil || !builtinCodingTool(p, "session_search") {
+	if !p.grants(catalog.ServiceSessionHistory) {
 		return false
 	}
 	scope, _ := p.args["scope"].(string)

@@ -33,11 +33,8 @@ type CoreCall struct {
 // repository; nil refuses the tools.
 type CoreController func(ctx context.Context, call CoreCall) (string, error)
 
-// coreTools are the built-in demiurge_control tools that reach the core
-// repository.
-var coreTools = map[string]bool{"rollback_core": true, "evolve_core": true}
-
-// coreHook gives the built-in core-version tools, and only them, the
+// coreHook gives the built-in tools that declare the core_control service
+// (rollback_core, evolve_core), and only them, the
 // turn's controller bound to this call. The hook is set after the call's
 // capability and approval were resolved (the plugin runs only then, in the
 // foreground or as a background task), so nothing reaches the version
@@ -57,19 +54,20 @@ func (t *Turn) coreHook(p *prepared, verdict approval.Outcome, hk *plugins.Hooks
 // isCoreTool reports whether the call is of a built-in core-version tool.
 // Its approval is the operator's (OperatorOnly): a rule inside a core,
 // which the agent may have written, never approves moving the core.
-func isCoreTool(p *prepared) bool {
-	pv := p.entry.Spec.Provenance
-	return pv.Kind == catalog.SourceBuiltin && pv.Toolset == "demiurge_control" && coreTools[p.entry.Spec.Name]
-}
+func isCoreTool(p *prepared) bool { return p.grants(catalog.ServiceCoreControl) }
 
-// evolveAction is an evolve_core call's action key, what its approval is
+// evolveAction is an evolution call's action key, what its approval is
 // isolated by (seed 000): "start", or ACTION/RUN for review, promote and
-// discard. "" for every other call.
+// discard. "" for every other call: one of a tool not granted the core
+// service, or one without an action argument (rollback_core has none).
 func evolveAction(p *prepared) string {
-	if p.entry == nil || !isCoreTool(p) || p.entry.Spec.Name != "evolve_core" {
+	if !isCoreTool(p) {
 		return ""
 	}
-	action, _ := p.args["action"].(string)
+	action, ok := p.args["action"].(string)
+	if !ok {
+		return ""
+	}
 	if action == "start" {
 		return action
 	}

@@ -10,11 +10,18 @@ import (
 	"demiurge.dev/host/plugins"
 )
 
+// evolveCall is an evolve_core call; toolset "installed" is a third-party
+// toolset's tool of that name and declaration.
 func evolveCall(args map[string]any, toolset string) *prepared {
 	raw, _ := json.Marshal(args)
+	kind := catalog.SourceBuiltin
+	if toolset == "installed" {
+		kind = catalog.SourceInstalled
+	}
 	return &prepared{
 		call:  ToolCall{ID: "c1", Name: "evolve_core"},
-		entry: &catalog.Entry{Spec: catalog.ToolSpec{Name: "evolve_core", Provenance: catalog.Provenance{Kind: catalog.SourceBuiltin, Toolset: toolset}}},
+		entry: &catalog.Entry{Spec: catalog.ToolSpec{Name: "evolve_core", HostServices: []string{catalog.ServiceCoreControl},
+			Provenance: catalog.Provenance{Kind: kind, Toolset: toolset}}},
 		args:  args, argsRaw: raw,
 	}
 }
@@ -32,7 +39,8 @@ func TestEvolveActionKey(t *testing.T) {
 		{evolveCall(map[string]any{"action": "start", "goal": "g", "background": true}, "demiurge_control"), "start"},
 		{promoteA, "promote/run_a"},
 		{evolveCall(map[string]any{"action": "discard", "run_id": "run_a"}, "demiurge_control"), "discard/run_a"},
-		{evolveCall(map[string]any{"action": "promote", "run_id": "run_a"}, "other"), ""},
+		{evolveCall(map[string]any{"action": "promote", "run_id": "run_a"}, "installed"), ""},
+		{evolveCall(map[string]any{"revision": "live~1"}, "demiurge_control"), ""}, // rollback_core: no action
 	} {
 		if got := evolveAction(tc.p); got != tc.want {
 			t.Errorf("evolveAction(%v) = %q, want %q", tc.p.args, got, tc.want)

@@ -44,11 +44,10 @@ type AgentTasker func(ctx context.Context, op, taskID string, timeout time.Durat
 // delegate_task.
 type Delegator func(ctx context.Context, call DelegateCall) (string, error)
 
-// delegateHook gives the built-in delegate_task, and only it, the turn's
-// spawn gate bound to this call.
+// delegateHook gives a built-in tool that declares the delegate service
+// (delegate_task), and only it, the turn's spawn gate bound to this call.
 func (t *Turn) delegateHook(p *prepared, hk *plugins.Hooks) {
-	pv := p.entry.Spec.Provenance
-	if t.Delegate == nil || pv.Kind != catalog.SourceBuiltin || pv.Toolset != "demiurge_control" || p.entry.Spec.Name != "delegate_task" {
+	if t.Delegate == nil || !p.grants(catalog.ServiceDelegate) {
 		return
 	}
 	call := DelegateCall{Turn: t.ID, CallID: p.call.ID, Args: append(json.RawMessage(nil), p.argsRaw...)}

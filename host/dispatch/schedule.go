@@ -22,11 +22,10 @@ type ScheduleCall struct {
 // refuses schedule_manage.
 type Scheduler func(ctx context.Context, call ScheduleCall) (string, error)
 
-// scheduleHook gives the built-in schedule_manage, and only it, the
-// turn's scheduler bound to this call.
+// scheduleHook gives a built-in tool that declares the schedule service
+// (schedule_manage), and only it, the turn's scheduler bound to this call.
 func (t *Turn) scheduleHook(p *prepared, hk *plugins.Hooks) {
-	pv := p.entry.Spec.Provenance
-	if t.Schedules == nil || pv.Kind != catalog.SourceBuiltin || pv.Toolset != "schedule" || p.entry.Spec.Name != "schedule_manage" {
+	if t.Schedules == nil || !p.grants(catalog.ServiceSchedule) {
 		return
 	}
 	call := ScheduleCall{Turn: t.ID, CallID: p.call.ID, Args: append(json.RawMessage(nil), p.argsRaw...)}

@@ -69,7 +69,7 @@ func (h *hostServices) Clarify(ctx context.Context, req *toolsetv1.ClarifyReques
 		return nil, err
 	}
 	if hk.Clarify == nil {
-		return nil, status.Error(codes.PermissionDenied, "only the clarify tool may ask the operator")
+		return nil, status.Error(codes.PermissionDenied, "only a built-in tool that declares the clarify host service may ask the operator")
 	}
 	if err := CheckClarify(req.GetQuestion(), req.GetChoices()); err != nil {
 		return nil, status.Error(codes.InvalidArgument, err.Error())
@@ -120,7 +120,7 @@ func (h *hostServices) todoHooks(id string) (TodoHooks, error) {
 		return nil, err
 	}
 	if hk.Todos == nil {
-		return nil, status.Error(codes.PermissionDenied, "only the todo tool may read or write the task list")
+		return nil, status.Error(codes.PermissionDenied, "only a built-in tool that declares the todo host service may read or write the task list")
 	}
 	return hk.Todos, nil
 }
@@ -155,7 +155,7 @@ func (h *hostServices) SessionSearch(ctx context.Context, req *toolsetv1.Session
 		return nil, err
 	}
 	if hk.History == nil {
-		return nil, status.Error(codes.PermissionDenied, "only an approved session_search call may read session history")
+		return nil, status.Error(codes.PermissionDenied, "only an approved call of a built-in tool that declares the session_history host service may read session history")
 	}
 	resp, err := hk.History(ctx, req)
 	if err != nil {

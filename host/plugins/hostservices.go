@@ -28,8 +28,9 @@ type Hooks struct {
 	Capabilities func(ctx context.Context, query string, limit int) (*toolsetv1.SearchCapabilitiesResponse, error)
 
 	// Clarify, Todos and History answer the conversation RPCs; dispatch
-	// sets each only for the built-in tool it belongs to, so nil refuses
-	// them to every other call (conversationservices.go).
+	// sets each only for a built-in tool that declares the service
+	// (catalog.ToolSpec.GrantsHostService), so nil refuses them to every
+	// other call (conversationservices.go).
 	Clarify ClarifyHook
 	Todos   TodoHooks
 	History HistoryHook

@@ -36,7 +36,8 @@ type clarifyPayload struct {
 func newClarify() sdk.Tool {
 	return sdk.Define(sdk.Spec{
 		Name: "clarify", Description: clarifyDoc, Effect: sdk.EffectControl,
-		Metadata: sdk.Metadata{Risk: "low", ApprovalPolicy: "auto", DisplayPolicy: "full"},
+		HostServices: []string{"clarify"},
+		Metadata:     sdk.Metadata{Risk: "low", ApprovalPolicy: "auto", DisplayPolicy: "full"},
 	}, clarify)
 }
 

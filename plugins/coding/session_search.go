@@ -25,7 +25,8 @@ type sessionSearchParams struct {
 func newSessionSearch() sdk.Tool {
 	return sdk.Define(sdk.Spec{
 		Name: "session_search", Description: sessionSearchDoc, Effect: sdk.EffectRead,
-		Metadata: sdk.Metadata{Risk: "medium", Capability: "session.read", ApprovalPolicy: "prompt", DisplayPolicy: "summary"},
+		HostServices: []string{"session_history"},
+		Metadata:     sdk.Metadata{Risk: "medium", Capability: "session.read", ApprovalPolicy: "prompt", DisplayPolicy: "summary"},
 	}, sessionSearch)
 }
 

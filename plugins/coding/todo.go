@@ -31,7 +31,8 @@ type todoPayload struct {
 func newTodo() sdk.Tool {
 	return sdk.Define(sdk.Spec{
 		Name: "todo", Description: todoDoc, Effect: sdk.EffectControl,
-		Metadata: sdk.Metadata{Risk: "low", ApprovalPolicy: "auto", DisplayPolicy: "summary"},
+		HostServices: []string{"todo"},
+		Metadata:     sdk.Metadata{Risk: "low", ApprovalPolicy: "auto", DisplayPolicy: "summary"},
 	}, todo)
 }
 

@@ -27,7 +27,8 @@ type delegateParams struct {
 func newDelegateTask() sdk.Tool {
 	return sdk.Define(sdk.Spec{
 		Name: "delegate_task", Description: delegateTaskDoc, Effect: sdk.EffectControl,
-		Metadata: sdk.Metadata{Risk: "low", Capability: "tool.call:delegate_task", ApprovalPolicy: "auto", DisplayPolicy: "summary"},
+		HostServices: []string{"delegate"},
+		Metadata:     sdk.Metadata{Risk: "low", Capability: "tool.call:delegate_task", ApprovalPolicy: "auto", DisplayPolicy: "summary"},
 	}, func(ctx *sdk.Context, _ delegateParams) (*sdk.Result, error) {
 		out, err := ctx.DelegateTask()
 		res := sdk.HostAnswer(out, err, "child agents are not available here")

@@ -22,7 +22,8 @@ type evolveParams struct {
 func newEvolveCore() sdk.Tool {
 	return sdk.Define(sdk.Spec{
 		Name: "evolve_core", Description: evolveCoreDoc, Effect: sdk.EffectControl,
-		Metadata: sdk.Metadata{Risk: "high", Capability: "tool.call:evolve_core", ApprovalPolicy: "prompt", DisplayPolicy: "summary"},
+		HostServices: []string{"core_control"},
+		Metadata:     sdk.Metadata{Risk: "high", Capability: "tool.call:evolve_core", ApprovalPolicy: "prompt", DisplayPolicy: "summary"},
 	}, func(ctx *sdk.Context, _ evolveParams) (*sdk.Result, error) {
 		return coreControl(ctx)
 	})

@@ -18,7 +18,8 @@ type rollbackParams struct {
 func newRollbackCore() sdk.Tool {
 	return sdk.Define(sdk.Spec{
 		Name: "rollback_core", Description: rollbackCoreDoc, Effect: sdk.EffectControl,
-		Metadata: sdk.Metadata{Risk: "high", Capability: "tool.call:rollback_core", ApprovalPolicy: "prompt", DisplayPolicy: "summary"},
+		HostServices: []string{"core_control"},
+		Metadata:     sdk.Metadata{Risk: "high", Capability: "tool.call:rollback_core", ApprovalPolicy: "prompt", DisplayPolicy: "summary"},
 	}, func(ctx *sdk.Context, _ rollbackParams) (*sdk.Result, error) {
 		return coreControl(ctx)
 	})

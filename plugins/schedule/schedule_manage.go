@@ -46,7 +46,8 @@ type manageParams struct {
 func newScheduleManage() sdk.Tool {
 	return sdk.Define(sdk.Spec{
 		Name: "schedule_manage", Description: scheduleManageDoc, Effect: sdk.EffectControl,
-		Metadata: sdk.Metadata{Risk: "medium", Capability: "schedule.manage", ApprovalPolicy: "prompt", DisplayPolicy: "summary"},
+		HostServices: []string{"schedule"},
+		Metadata:     sdk.Metadata{Risk: "medium", Capability: "schedule.manage", ApprovalPolicy: "prompt", DisplayPolicy: "summary"},
 	}, func(ctx *sdk.Context, _ manageParams) (*sdk.Result, error) {
 		out, err := ctx.ScheduleManage()
 		return sdk.HostAnswer(out, err, ""), nil

@@ -260,7 +260,12 @@ type ToolSpec struct {
 	// Fields 30-39 belong to the authored-tool runtime.
 	// source_file is the absolute path of the file that declares the tool
 	// (an authored tool's tool.yaml), for provenance; "" when none.
-	SourceFile    string `protobuf:"bytes,30,opt,name=source_file,json=sourceFile,proto3" json:"source_file,omitempty"`
+	SourceFile string `protobuf:"bytes,30,opt,name=source_file,json=sourceFile,proto3" json:"source_file,omitempty"`
+	// host_services are the HostServices the tool calls (clarify, todo,
+	// session_history, delegate, schedule, core_control; minor 9). The host
+	// answers them only for a tool of a built-in toolset that declares them:
+	// a third-party toolset's declaration is never granted.
+	HostServices  []string `protobuf:"bytes,8,rep,name=host_services,json=hostServices,proto3" json:"host_services,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -349,6 +354,13 @@ func (x *ToolSpec) GetSourceFile() string {
 		return x.SourceFile
 	}
 	return ""
+}
+
+func (x *ToolSpec) GetHostServices() []string {
+	if x != nil {
+		return x.HostServices
+	}
+	return nil
 }
 
 // Registry metadata. The host may make it stricter, never looser.
@@ -4116,7 +4128,7 @@ const file_demiurge_toolset_v1_toolset_proto_rawDesc = "" +
 	"\aversion\x18\x02 \x01(\tR\aversion\x12%\n" +
 	"\x0eprotocol_minor\x18\x03 \x01(\rR\rprotocolMinor\x123\n" +
 	"\x05tools\x18\x04 \x03(\v2\x1d.demiurge.toolset.v1.ToolSpecR\x05tools\x12\x1a\n" +
-	"\bproblems\x18\x05 \x03(\tR\bproblems\"\xd1\x02\n" +
+	"\bproblems\x18\x05 \x03(\tR\bproblems\"\xf6\x02\n" +
 	"\bToolSpec\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12 \n" +
 	"\vdescription\x18\x02 \x01(\tR\vdescription\x12!\n" +
@@ -4126,7 +4138,8 @@ const file_demiurge_toolset_v1_toolset_proto_rawDesc = "" +
 	"\bsubjects\x18\x06 \x03(\v2\x1c.demiurge.toolset.v1.SubjectR\bsubjects\x12!\n" +
 	"\fhas_precheck\x18\a \x01(\bR\vhasPrecheck\x12\x1f\n" +
 	"\vsource_file\x18\x1e \x01(\tR\n" +
-	"sourceFile\"\xe2\x01\n" +
+	"sourceFile\x12#\n" +
+	"\rhost_services\x18\b \x03(\tR\fhostServices\"\xe2\x01\n" +
 	"\bMetadata\x12\x12\n" +
 	"\x04risk\x18\x01 \x01(\tR\x04risk\x12\x1e\n" +
 	"\n" +
