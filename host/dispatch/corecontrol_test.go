@@ -19,10 +19,10 @@ func evolveCall(args map[string]any, toolset string) *prepared {
 		kind = catalog.SourceInstalled
 	}
 	return &prepared{
-		call:  ToolCall{ID: "c1", Name: "evolve_core"},
+		call: ToolCall{ID: "c1", Name: "evolve_core"},
 		entry: &catalog.Entry{Spec: catalog.ToolSpec{Name: "evolve_core", HostServices: []string{catalog.ServiceCoreControl},
 			Provenance: catalog.Provenance{Kind: kind, Toolset: toolset}}},
-		args:  args, argsRaw: raw,
+		args: args, argsRaw: raw,
 	}
 }
 
