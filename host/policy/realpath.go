@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 )
 
 // maxSymlinkHops is the kernel's own limit (MAXSYMLINKS).
@@ -33,13 +34,13 @@ func realPath(p string) (string, error) {
 			done = filepath.Dir(done)
 			continue
 		}
-		next := filepath.Join(done, c)
-		fi, err := os.Lstat(next)
+		next := join(done, c)
+		link, err := isLink(next)
 		if err != nil {
 			// Not there: nothing further can be a link.
 			return filepath.Join(append([]string{next}, rest...)...), nil
 		}
-		if fi.Mode()&os.ModeSymlink == 0 {
+		if !link {
 			done = next
 			continue
 		}
@@ -56,6 +57,32 @@ func realPath(p string) (string, error) {
 		rest = append(splitPath(target), rest...)
 	}
 	return done, nil
+}
+
+// join is filepath.Join(dir, name) for a clean absolute dir and a name
+// that is one plain component (not "", "." or ".."), as realPath has
+// them, without Join's cleaning pass: every call resolves its paths here.
+func join(dir, name string) string {
+	if dir == string(filepath.Separator) {
+		return dir + name
+	}
+	return dir + string(filepath.Separator) + name
+}
+
+// isLink is os.Lstat's answer to "is it a symlink", without the FileInfo
+// it allocates; like os.Lstat it retries a call EINTR cut short.
+func isLink(path string) (bool, error) {
+	var st syscall.Stat_t
+	for {
+		err := syscall.Lstat(path, &st)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return false, err
+		}
+		return st.Mode&syscall.S_IFMT == syscall.S_IFLNK, nil
+	}
 }
 
 func splitPath(p string) []string {

@@ -58,3 +58,26 @@ func TestWorkspaceReal(t *testing.T) {
 		}
 	}
 }
+
+// join and isLink are filepath.Join and os.Lstat's symlink bit, without
+// their allocations.
+func TestJoinAndIsLinkMatchTheLibrary(t *testing.T) {
+	base := t.TempDir()
+	if err := os.Symlink("nowhere", filepath.Join(base, "l")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(base, "f"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range [][2]string{{"/", "etc"}, {"/etc", "passwd"}, {base, "l"}, {base, "f"}, {base, "missing"}, {"/a/b", "c d"}} {
+		p := join(tc[0], tc[1])
+		if want := filepath.Join(tc[0], tc[1]); p != want {
+			t.Errorf("join(%q, %q) = %q, want %q", tc[0], tc[1], p, want)
+		}
+		link, err := isLink(p)
+		fi, werr := os.Lstat(p)
+		if (err == nil) != (werr == nil) || (werr == nil && link != (fi.Mode()&os.ModeSymlink != 0)) {
+			t.Errorf("isLink(%q) = %v, %v; os.Lstat %v, %v", p, link, err, fi, werr)
+		}
+	}
+}
