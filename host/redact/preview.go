@@ -115,6 +115,9 @@ func (r *redactor) sanitize(v any, cut int) (any, error) {
 		}
 		return r.sanitize(a, cut)
 	case float64, float32, int, int64, int32, uint, uint64, uint32, json.Number:
+		if r.plainNumber(v) {
+			return v, nil
+		}
 		// A number can be a secret too (a PIN found elsewhere).
 		if s := numberText(v); r.text(s) != s {
 			return r.text(s), nil
@@ -187,6 +190,9 @@ func (r *redactor) appendPreview(b []byte, v any) ([]byte, error) {
 		}
 		return r.appendPreview(b, a)
 	case float64, float32, int, int64, int32, uint, uint64, uint32, json.Number:
+		if r.plainNumber(v) {
+			return appendJSON(b, v)
+		}
 		if s := numberText(v); r.text(s) != s {
 			return appendString(b, r.text(s)), nil
 		}

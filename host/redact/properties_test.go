@@ -150,3 +150,28 @@ func FuzzAnchorScanSound(f *testing.F) {
 		}
 	})
 }
+
+// FuzzPlainNumberSound: where the number fast path answers, the long way
+// (the number's text through the redactor) would have left the number as
+// it is; and no token anchor fits in a number today.
+func FuzzPlainNumberSound(f *testing.F) {
+	f.Add(1.5, int64(-7), uint64(12))
+	f.Add(1e21, int64(1234), uint64(0))
+	if !numbersHoldNoToken {
+		f.Fatal("a token anchor fits in a number's text: the fast path is off")
+	}
+	f.Fuzz(func(t *testing.T, x float64, n int64, u uint64) {
+		r := newRedactor(nil)
+		for _, v := range []any{x, float32(x), n, int(n), int32(n), u, uint32(u)} {
+			if !r.plainNumber(v) {
+				t.Fatalf("%T %v took the long way without secrets", v, v)
+			}
+			if s := numberText(v); r.text(s) != s {
+				t.Fatalf("the fast path kept %T %v, which redacts to %q", v, v, r.text(s))
+			}
+		}
+		if newRedactor([]Secret{{Value: "12345678", Target: "PIN"}}).plainNumber(x) || r.plainNumber(json.Number("1")) {
+			t.Fatal("a call with a secret, or a json.Number, took the fast path")
+		}
+	})
+}
