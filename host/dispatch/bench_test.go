@@ -62,10 +62,9 @@ func BenchmarkBareRoundTrip(b *testing.B) {
 	reportLatency(b, lat)
 }
 
-// BenchmarkDispatchAutoCall is one auto-approved read_file through the
-// whole path: lookup, schema, capability, assessment, approval, the
-// plugin, redaction, and the audit event handed to the writer.
-func BenchmarkDispatchAutoCall(b *testing.B) {
+// readFileTurn is a turn whose audit events go to the store's writer,
+// with one auto-approved read_file of small.txt made already.
+func readFileTurn(b *testing.B) (*harness, *Turn, ToolCall) {
 	h := newHarness(b)
 	benchWorkspace(b, h)
 	turn := h.turn(b, []string{"fs.read"}, nil, h.source(b, "coding", codingMeta))
@@ -76,6 +75,15 @@ func BenchmarkDispatchAutoCall(b *testing.B) {
 	if out := turn.Call(ctx, call); !out.OK() {
 		b.Fatal(out.Status, out.Views.Model)
 	}
+	return h, turn, call
+}
+
+// BenchmarkDispatchAutoCall is one auto-approved read_file through the
+// whole path: lookup, schema, capability, assessment, approval, the
+// plugin, redaction, and the audit event handed to the writer.
+func BenchmarkDispatchAutoCall(b *testing.B) {
+	_, turn, call := readFileTurn(b)
+	ctx := context.Background()
 	lat := make([]time.Duration, 0, b.N)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -96,17 +104,9 @@ func pluginsHooks() plugins.Hooks { return plugins.Hooks{} }
 // dispatched calls in one run, so that both see the same load on a shared
 // machine; it reports both p50s and p99s and their ratios (x1000).
 func BenchmarkDispatchInterleaved(b *testing.B) {
-	h := newHarness(b)
-	benchWorkspace(b, h)
-	turn := h.turn(b, []string{"fs.read"}, nil, h.source(b, "coding", codingMeta))
-	turn.Events = handoffSink{h.store}
-	turn.MaxCalls = b.N + 10
+	h, turn, call := readFileTurn(b)
 	ctx := context.Background()
-	call := ToolCall{ID: "bench", Name: "read_file", Args: []byte(`{"path":"small.txt"}`)}
 	req := &toolsetv1.EffectRequest{Tool: "read_file", Arguments: []byte(`{"path":"small.txt"}`), Workspace: h.ws}
-	if out := turn.Call(ctx, call); !out.OK() {
-		b.Fatal(out.Status, out.Views.Model)
-	}
 	const block = 50
 	bare := make([]time.Duration, 0, b.N/2+block)
 	viaDispatch := make([]time.Duration, 0, b.N/2+block)

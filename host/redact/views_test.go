@@ -1,12 +1,13 @@
 package redact
 
 import (
-	"bytes"
 	"encoding/json"
 	"math"
 	"reflect"
 	"strings"
 	"testing"
+
+	"demiurge.dev/host/internal/jsonenc"
 )
 
 // allText is every view rendered as text, for "does X appear anywhere".
@@ -15,7 +16,7 @@ func allText(t testing.TB, v Views) string {
 	var b strings.Builder
 	b.WriteString(v.Model + "\n" + v.Card.Title + "\n" + v.Card.Args + "\n" + v.Card.Body + "\n")
 	for _, m := range []map[string]any{v.Event, v.Record, v.Debug} {
-		j, err := marshal(m)
+		j, err := jsonenc.Append(nil, m, false)
 		if err != nil {
 			t.Fatalf("view does not serialise: %v", err)
 		}
@@ -105,7 +106,7 @@ func TestViewsShape(t *testing.T) {
 	if v.Card.Args != `{"path":"notes.txt","token":"<redacted>"}` {
 		t.Errorf("card args %s", v.Card.Args)
 	}
-	ev, err := marshal(v.Event)
+	ev, err := jsonenc.Append(nil, v.Event, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -234,15 +235,4 @@ func FuzzMake(f *testing.F) {
 			t.Fatalf("bound secret leaked: %+v", v)
 		}
 	})
-}
-
-// marshal is encoding/json without HTML escaping, as the views are read.
-func marshal(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }

@@ -41,32 +41,9 @@ func appendValue(b []byte, v any, html bool, depth int) ([]byte, error) {
 	}
 	switch v := v.(type) {
 	case []string:
-		if v == nil {
-			return append(b, "null"...), nil
-		}
-		b = append(b, '[')
-		for i, s := range v {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = String(b, s, html)
-		}
-		return append(b, ']'), nil
+		return appendArray(b, v, func(b []byte, e string) ([]byte, error) { return String(b, e, html), nil })
 	case []any:
-		if v == nil {
-			return append(b, "null"...), nil
-		}
-		b = append(b, '[')
-		for i, e := range v {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			var err error
-			if b, err = appendValue(b, e, html, depth+1); err != nil {
-				return nil, err
-			}
-		}
-		return append(b, ']'), nil
+		return appendArray(b, v, func(b []byte, e any) ([]byte, error) { return appendValue(b, e, html, depth+1) })
 	case map[string]any:
 		return appendObject(b, v, html, func(b []byte, e any) ([]byte, error) { return appendValue(b, e, html, depth+1) })
 	case map[string]string:
@@ -92,6 +69,25 @@ func appendStd(b []byte, v any, html bool) ([]byte, error) {
 		return nil, err
 	}
 	return append(b, bytes.TrimSuffix(buf.Bytes(), []byte("\n"))...), nil
+}
+
+// appendArray writes a slice as a JSON array, nil as null, as
+// encoding/json does.
+func appendArray[E any](b []byte, v []E, elem func([]byte, E) ([]byte, error)) ([]byte, error) {
+	if v == nil {
+		return append(b, "null"...), nil
+	}
+	b = append(b, '[')
+	for i, e := range v {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		var err error
+		if b, err = elem(b, e); err != nil {
+			return nil, err
+		}
+	}
+	return append(b, ']'), nil
 }
 
 // appendObject writes a map as a JSON object with sorted keys, as
