@@ -15,6 +15,23 @@ const (
 	ServiceCoreControl    = "core_control"    // reach the core repository (rollback, evolution)
 )
 
+// The approval previews a tool may declare (ToolSpec.ApprovalPreview).
+const (
+	PreviewFileWrite = "file_write" // a diff of the file against the content argument
+	PreviewFilePatch = "file_patch" // a diff of old_string against new_string
+)
+
+// ApprovalPreviewKind is the preview the host shows for this tool's calls:
+// what it declared if it comes with the host, "" (the arguments) for any
+// other source, whose declaration would make the operator read a diff of
+// what the tool may not do.
+func (s *ToolSpec) ApprovalPreviewKind() string {
+	if s.Provenance.Kind != SourceBuiltin {
+		return ""
+	}
+	return s.ApprovalPreview
+}
+
 // GrantsHostService reports whether the host answers service for this
 // tool: it declared the service, and its source is a toolset that came
 // with the host. An installed or authored tool's declaration is never

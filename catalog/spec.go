@@ -118,6 +118,10 @@ type ToolSpec struct {
 	// HostServices are the host services the tool declares it calls
 	// (hostservices.go); the host grants them by provenance.
 	HostServices []string `json:"host_services,omitempty"`
+	// ApprovalPreview is how an approver is shown a call
+	// (PreviewFileWrite, PreviewFilePatch; "" the arguments), honoured for
+	// built-in tools only (ApprovalPreviewKind).
+	ApprovalPreview string `json:"approval_preview,omitempty"`
 }
 
 // Source is one provider of tools: a toolset plugin, an authored-tool root

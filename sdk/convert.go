@@ -16,6 +16,7 @@ func specToProto(s Spec, precheck bool) *toolsetv1.ToolSpec {
 	p := &toolsetv1.ToolSpec{
 		Name: s.Name, Description: s.Description, InputSchema: s.Schema,
 		Effect: effectToProto[s.Effect], HasPrecheck: precheck, HostServices: s.HostServices,
+		ApprovalPreview: s.ApprovalPreview,
 		Metadata: &toolsetv1.Metadata{
 			Risk: s.Metadata.Risk, Capability: s.Metadata.Capability,
 			ApprovalPolicy: s.Metadata.ApprovalPolicy, DisplayPolicy: s.Metadata.DisplayPolicy,

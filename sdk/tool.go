@@ -78,6 +78,10 @@ type Spec struct {
 	// them only for its built-in toolsets; a third-party toolset's
 	// declaration is never granted.
 	HostServices []string
+	// ApprovalPreview is how the operator is shown a call before approving
+	// it: "file_write" or "file_patch" (a unified diff), "" the arguments.
+	// The host honours it for its built-in toolsets only.
+	ApprovalPreview string
 }
 
 // Tool is one tool of a toolset.

@@ -37,8 +37,10 @@ const ProtocolVersion = 1
 // answered only for the built-in rollback_core; a plugin of minor 7 still
 // works. 9 added ToolSpec.host_services: a tool declares the HostServices
 // it calls, and the host answers them only for a built-in toolset's tool
-// that declares them (no longer by the tool's name); a third-party plugin
-// of minor 8 still works (it was never answered).
+// that declares them (no longer by the tool's name), and
+// ToolSpec.approval_preview (a built-in tool's diff preview, no longer
+// chosen by name); a third-party plugin of minor 8 still works (it was
+// never answered, and its calls show their arguments).
 const ProtocolMinor = 9
 
 // PluginName is the name of the one plugin a toolset binary serves.

@@ -21,13 +21,18 @@ const (
 	maxDiffLines  = 40
 )
 
-// diffPreview is the unified diff a write_file or patch call would make
-// to its workspace file, bounded, with well-known credential formats
-// redacted; ok is false for other calls and where no diff is shown (the
-// path outside the workspace or credential-like, the file not a regular
-// one, or too large).
+// diffPreview is the unified diff a call of a tool that declares a file
+// preview (write_file, patch: catalog.PreviewFileWrite, PreviewFilePatch)
+// would make to its workspace file, bounded, with well-known credential
+// formats redacted; ok is false for other calls and where no diff is shown
+// (the path outside the workspace or credential-like, the file not a
+// regular one, or too large).
 func (p *prepared) diffPreview() (string, bool) {
-	if p.call.Name != "write_file" && p.call.Name != "patch" || p.assess == nil {
+	if p.entry == nil || p.assess == nil {
+		return "", false
+	}
+	kind := p.entry.Spec.ApprovalPreviewKind()
+	if kind != catalog.PreviewFileWrite && kind != catalog.PreviewFilePatch {
 		return "", false
 	}
 	var s *policy.SubjectFact
@@ -41,8 +46,8 @@ func (p *prepared) diffPreview() (string, bool) {
 		return "", false
 	}
 	var before, after string
-	switch p.call.Name {
-	case "write_file":
+	switch kind {
+	case catalog.PreviewFileWrite:
 		content, ok := p.args["content"].(string)
 		if !ok {
 			return "", false
@@ -52,7 +57,7 @@ func (p *prepared) diffPreview() (string, bool) {
 			return "", false
 		}
 		before, after = old, content
-	case "patch":
+	case catalog.PreviewFilePatch:
 		oldS, ok1 := p.args["old_string"].(string)
 		newS, ok2 := p.args["new_string"].(string)
 		if !ok1 || !ok2 {
@@ -67,7 +72,7 @@ func (p *prepared) diffPreview() (string, bool) {
 	if err != nil || diff == "" {
 		return "", false
 	}
-	if p.call.Name == "patch" {
+	if kind == catalog.PreviewFilePatch {
 		if all, _ := p.args["replace_all"].(bool); all {
 			diff = "(every occurrence)\n" + diff
 		}

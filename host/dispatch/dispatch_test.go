@@ -79,8 +79,8 @@ func (h *harness) source(t testing.TB, name string, meta func(tool string) catal
 	for _, ts := range d.GetTools() {
 		spec := catalog.ToolSpec{Name: ts.GetName(), Description: ts.GetDescription(), InputSchema: ts.GetInputSchema(),
 			Metadata: meta(ts.GetName()), Effect: catalog.EffectRead, Precheck: ts.GetHasPrecheck(),
-			HostServices: ts.GetHostServices(),
-			Provenance:   catalog.Provenance{Kind: catalog.SourceBuiltin, Toolset: name}}
+			HostServices: ts.GetHostServices(), ApprovalPreview: ts.GetApprovalPreview(),
+			Provenance: catalog.Provenance{Kind: catalog.SourceBuiltin, Toolset: name}}
 		for _, s := range ts.GetSubjects() {
 			if p := s.GetPath(); p != nil {
 				access := catalog.AccessRead

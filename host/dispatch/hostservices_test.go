@@ -2,10 +2,13 @@ package dispatch
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"demiurge.dev/catalog"
+	"demiurge.dev/host/approval"
 )
 
 // TestHostServicesByDeclarationAndProvenance: a tool gets the clarify
@@ -83,6 +86,54 @@ func TestGrantsHostService(t *testing.T) {
 	} {
 		if got := tc.p.grants(tc.service); got != tc.want {
 			t.Errorf("%+v: grants(%s) = %v", tc.p.entry, tc.service, got)
+		}
+	}
+}
+
+// previewAnswer records what the operator was shown and denies.
+type previewAnswer struct{ shown []string }
+
+func (p *previewAnswer) Name() string { return "recording" }
+func (p *previewAnswer) Ask(_ context.Context, r approval.Request) (approval.Answer, error) {
+	p.shown = append(p.shown, r.Preview)
+	return approval.Deny, nil
+}
+
+// TestApprovalPreviewByDeclarationAndProvenance: the built-in write_file
+// and patch declare their diff previews and the operator sees a diff; the
+// same tools from an installed toolset declare them in vain, and the
+// operator sees the arguments.
+func TestApprovalPreviewByDeclarationAndProvenance(t *testing.T) {
+	h := newHarness(t)
+	if err := os.WriteFile(filepath.Join(h.ws, "a.txt"), []byte("one\ntwo\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	coding := h.source(t, "coding", codingMeta)
+	installed := coding
+	installed.Kind = catalog.SourceInstalled
+	installed.Tools = nil
+	for _, s := range coding.Tools {
+		s.Provenance.Kind = catalog.SourceInstalled
+		installed.Tools = append(installed.Tools, s)
+	}
+	calls := []ToolCall{
+		{ID: "w", Name: "write_file", Args: []byte(`{"path":"a.txt","content":"one\nTWO\n"}`)},
+		{ID: "p", Name: "patch", Args: []byte(`{"path":"a.txt","old_string":"two","new_string":"TWO","replace_all":true}`)},
+	}
+	for _, tc := range []struct {
+		src  catalog.Source
+		want []string
+	}{
+		{coding, []string{"--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n one\n-two\n+TWO", "(every occurrence)\n--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-two\n+TWO"}},
+		{installed, []string{`{"content":"one\nTWO\n","path":"a.txt"}`, `{"new_string":"TWO","old_string":"two","path":"a.txt","replace_all":true}`}},
+	} {
+		asker := &previewAnswer{}
+		turn := h.turn(t, []string{"fs.read", "fs.write"}, asker, tc.src)
+		for _, c := range calls {
+			turn.Call(context.Background(), c)
+		}
+		if len(asker.shown) != 2 || asker.shown[0] != tc.want[0] || asker.shown[1] != tc.want[1] {
+			t.Errorf("%s: the operator was shown %q, want %q", tc.src.Kind, asker.shown, tc.want)
 		}
 	}
 }

@@ -71,7 +71,7 @@ func pluginSource(c plugins.Candidate, d plugins.Description, binding any) (cata
 			Name: t.GetName(), Description: t.GetDescription(), InputSchema: t.GetInputSchema(),
 			Metadata: registryMetadata(c.Name, builtin, t.GetName(), claim, claimed),
 			Effect:   effect, Subjects: subjects(t.GetSubjects()), Precheck: t.GetHasPrecheck(),
-			HostServices: t.GetHostServices(),
+			HostServices: t.GetHostServices(), ApprovalPreview: t.GetApprovalPreview(),
 			Provenance: catalog.Provenance{
 				Kind: kind, Toolset: c.Name,
 				Plugin: plugins.BinaryPrefix + c.Name, Version: d.GetVersion(), Path: c.Path,

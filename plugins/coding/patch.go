@@ -13,11 +13,12 @@ var patchDoc string
 
 func newPatch() sdk.Tool {
 	return sdk.DefineChecked(sdk.Spec{
-		Name:        "patch",
-		Description: patchDoc,
-		Metadata:    sdk.Metadata{Risk: "medium", Capability: "fs.write", ApprovalPolicy: "prompt", DisplayPolicy: "summary"},
-		Effect:      sdk.EffectWrite,
-		Subjects:    []sdk.Subject{sdk.WritesPath("path")},
+		Name:            "patch",
+		ApprovalPreview: "file_patch",
+		Description:     patchDoc,
+		Metadata:        sdk.Metadata{Risk: "medium", Capability: "fs.write", ApprovalPolicy: "prompt", DisplayPolicy: "summary"},
+		Effect:          sdk.EffectWrite,
+		Subjects:        []sdk.Subject{sdk.WritesPath("path")},
 	}, precheckPatch, applyPatch)
 }
 

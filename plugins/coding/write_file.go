@@ -13,11 +13,12 @@ var writeFileDoc string
 
 func newWriteFile() sdk.Tool {
 	return sdk.DefineChecked(sdk.Spec{
-		Name:        "write_file",
-		Description: writeFileDoc,
-		Metadata:    sdk.Metadata{Risk: "medium", Capability: "fs.write", ApprovalPolicy: "prompt", DisplayPolicy: "summary"},
-		Effect:      sdk.EffectWrite,
-		Subjects:    []sdk.Subject{sdk.WritesPath("path")},
+		Name:            "write_file",
+		ApprovalPreview: "file_write",
+		Description:     writeFileDoc,
+		Metadata:        sdk.Metadata{Risk: "medium", Capability: "fs.write", ApprovalPolicy: "prompt", DisplayPolicy: "summary"},
+		Effect:          sdk.EffectWrite,
+		Subjects:        []sdk.Subject{sdk.WritesPath("path")},
 	}, precheckWrite, writeFile)
 }
 

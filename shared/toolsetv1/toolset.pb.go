@@ -265,9 +265,15 @@ type ToolSpec struct {
 	// session_history, delegate, schedule, core_control; minor 9). The host
 	// answers them only for a tool of a built-in toolset that declares them:
 	// a third-party toolset's declaration is never granted.
-	HostServices  []string `protobuf:"bytes,8,rep,name=host_services,json=hostServices,proto3" json:"host_services,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	HostServices []string `protobuf:"bytes,8,rep,name=host_services,json=hostServices,proto3" json:"host_services,omitempty"`
+	// approval_preview is how the operator is shown a call before approving
+	// it (minor 9): "file_write" (a diff of the path subject's file against
+	// the content argument) or "file_patch" (a diff of old_string against
+	// new_string, replace_all noted); "" shows the arguments as JSON. The
+	// host honours it only for a built-in toolset's tool.
+	ApprovalPreview string `protobuf:"bytes,9,opt,name=approval_preview,json=approvalPreview,proto3" json:"approval_preview,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
 }
 
 func (x *ToolSpec) Reset() {
@@ -361,6 +367,13 @@ func (x *ToolSpec) GetHostServices() []string {
 		return x.HostServices
 	}
 	return nil
+}
+
+func (x *ToolSpec) GetApprovalPreview() string {
+	if x != nil {
+		return x.ApprovalPreview
+	}
+	return ""
 }
 
 // Registry metadata. The host may make it stricter, never looser.
@@ -4128,7 +4141,7 @@ const file_demiurge_toolset_v1_toolset_proto_rawDesc = "" +
 	"\aversion\x18\x02 \x01(\tR\aversion\x12%\n" +
 	"\x0eprotocol_minor\x18\x03 \x01(\rR\rprotocolMinor\x123\n" +
 	"\x05tools\x18\x04 \x03(\v2\x1d.demiurge.toolset.v1.ToolSpecR\x05tools\x12\x1a\n" +
-	"\bproblems\x18\x05 \x03(\tR\bproblems\"\xf6\x02\n" +
+	"\bproblems\x18\x05 \x03(\tR\bproblems\"\xa1\x03\n" +
 	"\bToolSpec\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12 \n" +
 	"\vdescription\x18\x02 \x01(\tR\vdescription\x12!\n" +
@@ -4139,7 +4152,8 @@ const file_demiurge_toolset_v1_toolset_proto_rawDesc = "" +
 	"\fhas_precheck\x18\a \x01(\bR\vhasPrecheck\x12\x1f\n" +
 	"\vsource_file\x18\x1e \x01(\tR\n" +
 	"sourceFile\x12#\n" +
-	"\rhost_services\x18\b \x03(\tR\fhostServices\"\xe2\x01\n" +
+	"\rhost_services\x18\b \x03(\tR\fhostServices\x12)\n" +
+	"\x10approval_preview\x18\t \x01(\tR\x0fapprovalPreview\"\xe2\x01\n" +
 	"\bMetadata\x12\x12\n" +
 	"\x04risk\x18\x01 \x01(\tR\x04risk\x12\x1e\n" +
 	"\n" +
