@@ -13,12 +13,11 @@ var patchDoc string
 
 func newPatch() sdk.Tool {
 	return sdk.DefineChecked(sdk.Spec{
-		Name:            "patch",
-		ApprovalPreview: "file_patch",
-		Description:     patchDoc,
-		Metadata:        sdk.Metadata{Risk: "medium", Capability: "fs.write", ApprovalPolicy: "prompt", DisplayPolicy: "summary"},
-		Effect:          sdk.EffectWrite,
-		Subjects:        []sdk.Subject{sdk.WritesPath("path")},
+		Name: "patch", ApprovalPreview: "file_patch", // a diff, not the arguments, for the approver
+		Description: patchDoc,
+		Metadata:    sdk.Metadata{Risk: "medium", Capability: "fs.write", ApprovalPolicy: "prompt", DisplayPolicy: "summary"},
+		Effect:      sdk.EffectWrite,
+		Subjects:    []sdk.Subject{sdk.WritesPath("path")},
 	}, precheckPatch, applyPatch)
 }
 

@@ -13,12 +13,11 @@ var writeFileDoc string
 
 func newWriteFile() sdk.Tool {
 	return sdk.DefineChecked(sdk.Spec{
-		Name:            "write_file",
-		ApprovalPreview: "file_write",
-		Description:     writeFileDoc,
-		Metadata:        sdk.Metadata{Risk: "medium", Capability: "fs.write", ApprovalPolicy: "prompt", DisplayPolicy: "summary"},
-		Effect:          sdk.EffectWrite,
-		Subjects:        []sdk.Subject{sdk.WritesPath("path")},
+		Name: "write_file", ApprovalPreview: "file_write", // a diff, not the arguments, for the approver
+		Description: writeFileDoc,
+		Metadata:    sdk.Metadata{Risk: "medium", Capability: "fs.write", ApprovalPolicy: "prompt", DisplayPolicy: "summary"},
+		Effect:      sdk.EffectWrite,
+		Subjects:    []sdk.Subject{sdk.WritesPath("path")},
 	}, precheckWrite, writeFile)
 }
 
