@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"demiurge.dev/host/corerepo"
+	"demiurge.dev/host/mcp/mcptest"
 )
 
 // policyCore grants reads, writes and commands, and allows writes under
@@ -118,5 +119,33 @@ func TestGateChecksPolicyExamples(t *testing.T) {
 				t.Fatal("live moved past a failing example")
 			}
 		})
+	}
+}
+
+// The gate connects no MCP server (no one can approve a connect there,
+// and the core's own rule for it does not count): an example naming a
+// server's tool fails as an unknown tool.
+func TestGatePolicyExampleOfAnMCPTool(t *testing.T) {
+	bins := mcptest.Servers(t)
+	state := t.TempDir()
+	r, err := corerepo.OpenOrInit(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	live, _ := r.Live()
+	work := filepath.Join(t.TempDir(), "w")
+	if err := r.Checkout(live, work); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(work, "agents/x")
+	writeRepoCore(t, dir, "toolsets: [coding]\nslots: {mcp: mcp}\ncapabilities: [fs.read, \"mcp.connect:*\", \"mcp.call:*\"]\napprovals: [\"allow:mcp_connect__docs\"]\n")
+	mcptest.Manifest(t, filepath.Join(dir, "mcp"), "docs", "command: "+filepath.Join(bins, "echo")+"\n")
+	if err := os.WriteFile(filepath.Join(dir, "policy_examples.yaml"), []byte("examples:\n  - {name: pids run, tool: docs__pids, verdict: allow}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	opts := GateOptions{StateDir: state, BuiltinPluginDir: builtinDir}
+	_, _, err = r.Commit(work, "x", func(tree string) error { return Gate(context.Background(), tree, opts) })
+	if err == nil || !strings.Contains(err.Error(), `policy example "pids run": unknown tool "docs__pids"`) {
+		t.Fatalf("gate: %v", err)
 	}
 }
