@@ -40,8 +40,16 @@ func newFixtureCore(t testing.TB, lim agents.Limits, steps []pt.Step, coreDir st
 // newFixtureState is newFixtureCore over the state directory state.
 func newFixtureState(t testing.TB, lim agents.Limits, steps []pt.Step, coreDir, state string) *fixture {
 	t.Helper()
+	return newFixtureOptions(t, lim, steps, toolhost.Options{CoreDir: coreDir, StateDir: state})
+}
+
+// newFixtureOptions is newFixture over a host opened with opts (its
+// workspace and plugin directory are the fixture's).
+func newFixtureOptions(t testing.TB, lim agents.Limits, steps []pt.Step, opts toolhost.Options) *fixture {
+	t.Helper()
 	f := &fixture{ws: t.TempDir()}
-	h, err := toolhost.Open(toolhost.Options{CoreDir: coreDir, Workspace: f.ws, StateDir: state, BuiltinPluginDir: pluginDir})
+	opts.Workspace, opts.BuiltinPluginDir = f.ws, pluginDir
+	h, err := toolhost.Open(opts)
 	if err != nil {
 		t.Fatal(err)
 	}

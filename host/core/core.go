@@ -72,6 +72,9 @@ type Core struct {
 	// Pipelines the stages that order them (pipelines.yaml).
 	Slots     map[string]*Slot
 	Pipelines Pipelines
+	// PolicyExamples are policy_examples.yaml's calls with the verdict the
+	// core's policy must give each: checks the gates run, never rules.
+	PolicyExamples []PolicyExample
 	// Version is where a core from the core repository comes from; nil for
 	// a plain directory (--core DIR) and the embedded default.
 	Version *Version
@@ -93,6 +96,7 @@ func (c *Core) clone() *Core {
 	n.Version = clonePtr(c.Version)
 	n.Slots = maps.Clone(c.Slots) // a *Slot is never changed after loading
 	n.Pipelines = c.Pipelines.clone()
+	n.PolicyExamples = slices.Clone(c.PolicyExamples) // an example is never changed after loading
 	if c.Model != nil {
 		m := *c.Model
 		m.Temperature = clonePtr(m.Temperature)

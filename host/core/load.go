@@ -42,6 +42,9 @@ func LoadFile(path string) (*Core, error) {
 	if c.Pipelines, err = loadPipelines(dir, c.Slots); err != nil {
 		return nil, err
 	}
+	if c.PolicyExamples, err = loadPolicyExamples(dir); err != nil {
+		return nil, err
+	}
 	return c, nil
 }
 

@@ -75,6 +75,14 @@ func (t *Turn) prepare(call ToolCall) *prepared {
 		p.status, p.message = StatusUnknownTool, fmt.Sprintf("%s is a deferred tool and not active in this session; call search_capabilities with words from its name or purpose to activate it", call.Name)
 		return p
 	}
+	t.prepareEntry(p, entry)
+	return p
+}
+
+// prepareEntry runs the pure steps after the lookup: schema, capability,
+// assessment and the command plan.
+func (t *Turn) prepareEntry(p *prepared, entry *catalog.Entry) {
+	call := p.call
 	p.entry = entry
 	args, err := entry.Schema.Coerce(call.Args)
 	if err != nil {
@@ -83,34 +91,33 @@ func (t *Turn) prepare(call ToolCall) *prepared {
 		if !errors.As(err, &ae) {
 			p.message = fmt.Sprintf("%s: arguments could not be read: %v", call.Name, err)
 		}
-		return p
+		return
 	}
 	p.args = args
 	// The bytes json.Marshal would give, without its reflection.
 	if p.argsRaw, err = runtime.MarshalData(args); err != nil {
 		p.status, p.message = StatusInvalidArguments, fmt.Sprintf("%s: arguments could not be encoded: %v", call.Name, err)
-		return p
+		return
 	}
 	if err := policy.Gate(entry.RequiredCapabilities, t.Authority); err != nil {
 		p.status, p.message = StatusCapabilityDenied, err.Error()
-		return p
+		return
 	}
 	a, err := policy.Assess(entry.Spec, entry.Effective, args, t.Workspace)
 	if err != nil {
 		p.status, p.message = StatusInvalidArguments, fmt.Sprintf("%s: %v", call.Name, err)
-		return p
+		return
 	}
 	p.assess = &a
 	if p.command, err = t.prepareCommand(p); err != nil {
 		p.status, p.message = StatusInvalidArguments, fmt.Sprintf("%s: %v", call.Name, err)
-		return p
+		return
 	}
 	if !p.command.sessionAllowable() {
 		// A literal command the guard would let run unasked still hands
 		// over a secret: that is always asked about.
 		p.assess.Raise(catalog.RiskHigh, catalog.ApprovalPrompt, "binds secrets into the command's environment")
 	}
-	return p
 }
 
 // preview renders the arguments for an approver. Only a call someone is
@@ -214,13 +221,7 @@ func (t *Turn) admit(ctx context.Context, p *prepared) admission {
 	if msg := t.authoredSandboxRefusal(p); msg != "" {
 		return refused(StatusFailed, errorResult(msg))
 	}
-	verdict, err := t.approvals().Resolve(ctx, approval.Request{
-		Tool: p.call.Name, CallID: p.call.ID, Risk: p.assess.Risk, Policy: p.assess.Approval,
-		Block: p.assess.Block, Reasons: append(slices.Clip(p.assess.Reasons), p.command.reasons()...), PreviewFunc: p.preview,
-		Fingerprint: approvalFingerprint(p), Authority: t.Authority, SessionAllowable: p.command.sessionAllowable() && !networkRequested(p) && !operatorScopeRequested(p),
-		Subjects: p.assess.Subjects, OperatorOnly: p.operatorOnly(), Sandbox: t.sandboxCardLine(p),
-		Action: evolveAction(p),
-	})
+	verdict, err := t.approvals().Resolve(ctx, t.approvalRequest(p))
 	out.Approval = verdict
 	if err != nil || !verdict.Allowed {
 		status := StatusDenied
@@ -230,6 +231,17 @@ func (t *Turn) admit(ctx context.Context, p *prepared) admission {
 		return refused(status, errorResult(deniedMessage(p.call.Name, verdict)))
 	}
 	return admission{out: out, inv: inv, adapter: adapter}
+}
+
+// approvalRequest is what the approval step decides on for p.
+func (t *Turn) approvalRequest(p *prepared) approval.Request {
+	return approval.Request{
+		Tool: p.call.Name, CallID: p.call.ID, Risk: p.assess.Risk, Policy: p.assess.Approval,
+		Block: p.assess.Block, Reasons: append(slices.Clip(p.assess.Reasons), p.command.reasons()...), PreviewFunc: p.preview,
+		Fingerprint: approvalFingerprint(p), Authority: t.Authority, SessionAllowable: p.command.sessionAllowable() && !networkRequested(p) && !operatorScopeRequested(p),
+		Subjects: p.assess.Subjects, OperatorOnly: p.operatorOnly(), Sandbox: t.sandboxCardLine(p),
+		Action: evolveAction(p),
+	}
 }
 
 // execute runs an admitted call: its effects, then its audit record.

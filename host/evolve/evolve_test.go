@@ -149,9 +149,9 @@ func TestFailingGateNamesTheRunsFileAndMovesNothing(t *testing.T) {
 	run := start(t, r, "alice")
 	write(t, filepath.Join(AgentsDir(r.StateDir, run.ID), "default/agent.yaml"), "name: default\ncapabilitees: [fs.read]\n")
 	_, err := Review(context.Background(), r, run.ID, "alice", loadGate)
-	want := filepath.Join(AgentsDir(r.StateDir, run.ID), "default/agent.yaml") + ":2:1: capabilitees"
-	if err == nil || !strings.Contains(err.Error(), want) {
-		t.Fatalf("review of a broken agent.yaml: %v, want %q", err, want)
+	want := "run " + run.ID + ": agents/default/agent.yaml:2:1: capabilitees"
+	if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), r.StateDir) {
+		t.Fatalf("review of a broken agent.yaml: %v, want %q and no state directory path", err, want)
 	}
 	if _, ok, _ := r.Ref(RunRef(run.ID)); ok {
 		t.Fatal("a failed review wrote the run's ref")

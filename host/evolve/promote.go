@@ -72,14 +72,14 @@ func promote(ctx context.Context, r *corerepo.Repo, id, owner string, opts Promo
 	}
 	work := WorkDir(r.StateDir, id)
 	if err := checkWorkTree(work); err != nil {
-		return "", "", err
+		return "", "", inRun(err, id, work)
 	}
 	reviewedTree, err := r.TreeOf(run.Reviewed)
 	if err != nil {
 		return "", "", err
 	}
 	if tree, err := r.DirTree(work); err != nil {
-		return "", "", err
+		return "", "", inRun(err, id, work)
 	} else if tree != reviewedTree {
 		return "", "", fmt.Errorf("run %s changed since its review: review it again", id)
 	}
@@ -102,7 +102,7 @@ func promote(ctx context.Context, r *corerepo.Repo, id, owner string, opts Promo
 	}
 	defer release()
 	if _, err := gated(ctx, r, run.Reviewed, work, opts.Gate); err != nil {
-		return "", "", err
+		return "", "", inRun(err, id, work)
 	}
 	prev, _, err := r.Ref(corerepo.RefPrevious)
 	if err != nil {

@@ -34,7 +34,7 @@ var ErrNothingChanged = errors.New("the run changed nothing: its tree is live's 
 // Review runs the host's gates on the run's work tree, committed on top of
 // live, and on success points refs/demiurge/runs/<id> at that commit. A
 // failing gate moves no ref and records nothing; its message names the
-// run's own file, line and field.
+// run's own file (relative to its work tree), line and field.
 func Review(ctx context.Context, r *corerepo.Repo, id, owner string, gate corerepo.Gate) (*Result, error) {
 	run, err := Load(r.StateDir, id, owner)
 	if err != nil {
@@ -45,7 +45,7 @@ func Review(ctx context.Context, r *corerepo.Repo, id, owner string, gate corere
 	}
 	work := WorkDir(r.StateDir, id)
 	if err := checkWorkTree(work); err != nil {
-		return nil, err
+		return nil, inRun(err, id, work)
 	}
 	live, err := r.Live()
 	if err != nil {
@@ -53,7 +53,7 @@ func Review(ctx context.Context, r *corerepo.Repo, id, owner string, gate corere
 	}
 	commit, tree, err := r.Snapshot(work, live, fmt.Sprintf("evolve %s: %s", id, firstLine(run.Goal)))
 	if err != nil {
-		return nil, err
+		return nil, inRun(err, id, work)
 	}
 	liveTree, err := r.TreeOf(live)
 	if err != nil {
@@ -69,7 +69,7 @@ func Review(ctx context.Context, r *corerepo.Repo, id, owner string, gate corere
 	defer release()
 	after, err := gated(ctx, r, commit, work, gate)
 	if err != nil {
-		return nil, err
+		return nil, inRun(err, id, work)
 	}
 	liveCopy, err := r.Materialize(live)
 	if err != nil {

@@ -15,7 +15,23 @@ import (
 // host's whole gate (every core loads, its catalog resolves against the
 // built-in plugins), and a rollback. Budgets (issue 27): review and
 // promote at most 300 ms each, rollback at most 100 ms. BENCHMARKS.md.
-func BenchmarkEvolve200Files(b *testing.B) {
+func BenchmarkEvolve200Files(b *testing.B) { benchEvolve(b, 0) }
+
+// BenchmarkEvolve200FilesWithPolicyExamples is the same core with one
+// skill replaced by policy_examples.yaml of 20 examples, which every gate
+// checks through the call path.
+func BenchmarkEvolve200FilesWithPolicyExamples(b *testing.B) { benchEvolve(b, 20) }
+
+// benchExamples are policy examples the default core bears out, cycled.
+var benchExamples = []string{
+	"{tool: read_file, args: {path: README.md}, verdict: allow}",
+	"{tool: write_file, args: {path: a.txt, content: x}, verdict: prompt}",
+	"{tool: terminal, args: {command: git push origin main}, verdict: prompt}",
+	"{tool: terminal, args: {command: rm -rf /}, verdict: deny}",
+	"{tool: evolve_core, args: {action: promote, run_id: run_0123456789abcdef}, verdict: prompt}",
+}
+
+func benchEvolve(b *testing.B, examples int) {
 	state := b.TempDir()
 	r, err := corerepo.OpenOrInit(state)
 	if err != nil {
@@ -26,7 +42,18 @@ func BenchmarkEvolve200Files(b *testing.B) {
 	if err := r.Checkout(live, work); err != nil {
 		b.Fatal(err)
 	}
-	for i := range 198 { // + agent.yaml and pipelines.yaml
+	skills := 198 // + agent.yaml and pipelines.yaml
+	if examples > 0 {
+		skills-- // + policy_examples.yaml
+		y := "examples:\n"
+		for i := range examples {
+			y += fmt.Sprintf("  - {name: e%d, %s\n", i, benchExamples[i%len(benchExamples)][1:])
+		}
+		if err := os.WriteFile(filepath.Join(work, "agents/default/policy_examples.yaml"), []byte(y), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for i := range skills {
 		p := filepath.Join(work, fmt.Sprintf("agents/default/skills/s%03d/SKILL.md", i))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			b.Fatal(err)

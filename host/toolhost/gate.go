@@ -23,8 +23,9 @@ type GateOptions struct {
 // agents/<core_id>/), shared by `demiurge core commit` and, later,
 // evolve_core's review and promote: every core of the tree loads (agent.yaml,
 // pipelines.yaml and slots), and its catalog resolves against the
-// installed plugins. The first failure is returned; its message names the
-// file, line and field.
+// installed plugins; its policy examples (policy_examples.yaml), where it
+// has any, get the verdicts they expect. Every failure is returned; each
+// message names the file, line and field.
 func Gate(ctx context.Context, tree string, opts GateOptions) error {
 	if err := corerepo.CheckLayout(os.DirFS(tree)); err != nil {
 		return fmt.Errorf("%s: %w", tree, err)
@@ -49,7 +50,8 @@ func Gate(ctx context.Context, tree string, opts GateOptions) error {
 }
 
 // gateCatalog assembles a host around c, as the host would run it, in a
-// scratch workspace, and resolves its catalog once.
+// scratch workspace, resolves its catalog once and checks its policy
+// examples against that catalog.
 func gateCatalog(ctx context.Context, c *core.Core, opts GateOptions) error {
 	ws, err := os.MkdirTemp("", "demiurge-gate-")
 	if err != nil {
@@ -61,6 +63,9 @@ func gateCatalog(ctx context.Context, c *core.Core, opts GateOptions) error {
 		return err
 	}
 	defer h.Close()
-	_, err = h.Catalog(ctx)
-	return err
+	cat, err := h.Catalog(ctx)
+	if err != nil {
+		return err
+	}
+	return gatePolicyExamples(ctx, h, cat)
 }
