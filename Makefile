@@ -139,6 +139,15 @@ bench: build
 	DEMIURGE_TEST_PLUGIN_DIR=$(BIN) $(GO) test -count=1 -run '^TestBigFilePeakRSS$$' -v ./plugins/coding/fsops/
 	DEMIURGE_TEST_PLUGIN_DIR=$(BIN) $(GO) test -run '^$$' -bench . -benchtime $(BENCHTIME) -count $(BENCHCOUNT) -benchmem $(PKGS)
 
+# The headline benchmarks, COUNT runs each, against their goals and the
+# figures recorded in BENCHMARKS.md's bench-check table: prints what moved
+# and fails only when a benchmark cannot run (not part of CI).
+KEYS ?=
+.PHONY: bench-check
+bench-check: build
+	DEMIURGE_TEST_PLUGIN_DIR=$(BIN) DEMIURGE_TEST_MCP_NODE_MODULES=$(MCP_NPM)/node_modules \
+		scripts/bench-check $(KEYS)
+
 # Every fuzz target for FUZZTIME each (not part of CI).
 fuzz:
 	@for mod in $(MODULES); do \
