@@ -8,12 +8,13 @@ import (
 	"github.com/hashicorp/go-plugin"
 	"google.golang.org/grpc"
 
+	"demiurge.dev/shared/protocolversion"
 	"demiurge.dev/shared/toolsetv1"
 )
 
 // ProtocolVersion is the toolset protocol spoken by this build. A plugin
 // built for another version is refused at the handshake.
-const ProtocolVersion = 1
+const ProtocolVersion = protocolversion.Version
 
 // ProtocolMinor counts additive changes within ProtocolVersion. 1 added
 // EffectRequest.redact_values and output_cap_bytes, InvokeEvent.spawned and
@@ -35,8 +36,8 @@ const ProtocolVersion = 1
 // ScheduleManage, answered only for the built-in schedule_manage; a plugin
 // of minor 6 still works. 8 added the HostServices RPC CoreControl,
 // answered only for the built-in rollback_core; a plugin of minor 7 still
-// works.
-const ProtocolMinor = 8
+// works. (The number itself is protocolversion.Minor: bump it there.)
+const ProtocolMinor = protocolversion.Minor
 
 // PluginName is the name of the one plugin a toolset binary serves.
 const PluginName = "toolset"
