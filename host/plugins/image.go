@@ -80,7 +80,7 @@ func openImage(c Candidate, records verifiedRecords) (*image, error) {
 	}
 	var rec verifiedRecord
 	recordable := false
-	if records.dir != "" && leaseBreakTime >= minLeaseBreakTime && readLease(src) {
+	if records.dir != "" && leaseBreakTime() >= minLeaseBreakTime && readLease(src) {
 		if id, err := identityOf(src); err == nil && isELF(src) {
 			rec = verifiedRecord{Path: c.Path, Identity: id, SHA256: want}
 			if records.has(rec) && leaseIntact(src) {
@@ -142,7 +142,7 @@ func (img *image) confirm() error {
 	if err != nil || id != d.identity {
 		return fmt.Errorf("the binary changed while it was starting")
 	}
-	if !leaseIntact(img.f) && time.Since(d.checked) >= leaseBreakTime {
+	if !leaseIntact(img.f) && time.Since(d.checked) >= leaseBreakTime() {
 		return fmt.Errorf("a writer got past the binary's lease while it was starting")
 	}
 	return nil

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -79,25 +80,20 @@ func identityOf(f *os.File) (fileIdentity, error) {
 		Mtime: st.Mtim.Nano(), Ctime: st.Ctim.Nano()}, nil
 }
 
-// verifiedRecord is one record's content (its file name is the hash of
-// the same fields, so a lookup is one read).
+// verifiedRecord is one record: a lookup reads the path's record and
+// requires every field equal.
 type verifiedRecord struct {
 	Path     string       `json:"path"`
 	Identity fileIdentity `json:"identity"`
 	SHA256   string       `json:"sha256"`
 }
 
+// file is where rec's path keeps its one record: a new full check of the
+// same path replaces it, so the directory holds one small file per plugin
+// binary ever started.
 func (r verifiedRecords) file(rec verifiedRecord) string {
-	h := sha256.New()
-	h.Write([]byte(rec.Path))
-	h.Write([]byte{0})
-	id := rec.Identity
-	for _, v := range []int64{int64(id.Dev), int64(id.Inode), id.Size, id.Mtime, id.Ctime} {
-		h.Write(strconv.AppendInt(nil, v, 10))
-		h.Write([]byte{0})
-	}
-	h.Write([]byte(rec.SHA256))
-	return filepath.Join(r.dir, hex.EncodeToString(h.Sum(nil))+".json")
+	sum := sha256.Sum256([]byte(rec.Path))
+	return filepath.Join(r.dir, hex.EncodeToString(sum[:16])+".json")
 }
 
 // has reports whether rec was recorded.
@@ -151,8 +147,8 @@ func leaseIntact(f *os.File) bool {
 func dropLease(f *os.File) { _, _ = unix.FcntlInt(f.Fd(), unix.F_SETLEASE, unix.F_UNLCK) }
 
 // leaseBreakTime is how long the kernel lets a lease holder keep a writer
-// waiting; a start must exec well within it. Read once.
-var leaseBreakTime = func() time.Duration {
+// waiting; a start must exec well within it. Read once, when first needed.
+var leaseBreakTime = sync.OnceValue(func() time.Duration {
 	raw, err := os.ReadFile("/proc/sys/fs/lease-break-time")
 	if err != nil {
 		return 0
@@ -162,7 +158,7 @@ var leaseBreakTime = func() time.Duration {
 		return 0
 	}
 	return time.Duration(n) * time.Second
-}()
+})
 
 // minLeaseBreakTime: with a shorter break time (root may set 0) a writer
 // could get past the lease before the exec, so the cached path is off.

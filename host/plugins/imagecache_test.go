@@ -8,7 +8,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
 )
 
 // recordedFixture is a fixture plugin directory whose binary's identity
@@ -242,3 +241,26 @@ func TestRecordNeedsTheSameSum(t *testing.T) {
 	}
 }
 
+// TestRecordIsReplacedNotAccumulated: a binary rewritten with the same
+// bytes is checked in full once more and its record replaced; the
+// directory keeps one record per path.
+func TestRecordIsReplacedNotAccumulated(t *testing.T) {
+	dir, bin, records := recordedFixture(t)
+	b, err := os.ReadFile(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bin, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(minRecordAge + 100*time.Millisecond)
+	if path := startPath(t, dir, records); path != "copy" {
+		t.Fatalf("a rewritten binary took the %s path", path)
+	}
+	if path := startPath(t, dir, records); path != "direct" {
+		t.Fatalf("the rewritten binary's new record was not used (%s)", path)
+	}
+	if n := recordCount(t, records); n != 1 {
+		t.Fatalf("%d records for one path", n)
+	}
+}
