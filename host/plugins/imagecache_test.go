@@ -264,3 +264,69 @@ func TestRecordIsReplacedNotAccumulated(t *testing.T) {
 		t.Fatalf("%d records for one path", n)
 	}
 }
+
+// TestSwapDuringDirectStartNeverRuns: the recorded binary swapped by a
+// rename or replaced by a symlink between the check and the exec. The
+// start executes the descriptor it checked, never the path, so the
+// swapped-in script never runs; the old inode's ctime moves when its last
+// link goes, so the start then fails closed ("changed while it was
+// starting") rather than run a binary no longer on disk.
+func TestSwapDuringDirectStartNeverRuns(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		swap func(t *testing.T, bin string, script []byte)
+	}{
+		{"renamed over the path", func(t *testing.T, bin string, script []byte) {
+			if err := os.WriteFile(bin+".new", script, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Rename(bin+".new", bin); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"removed and replaced by a symlink", func(t *testing.T, bin string, script []byte) {
+			other := filepath.Join(t.TempDir(), "evil")
+			if err := os.WriteFile(other, script, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Remove(bin); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(other, bin); err != nil {
+				t.Fatal(err)
+			}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir, bin, records := recordedFixture(t)
+			marker := filepath.Join(t.TempDir(), "swapped-code-ran")
+			script := []byte("#!/bin/sh\ntouch '" + marker + "'\nexit 1\n")
+			swapped := false
+			testHookImageVerified = func(c Candidate, img *image) {
+				if img.direct != nil && !swapped {
+					swapped = true
+					tc.swap(t, bin, script)
+				}
+			}
+			defer func() { testHookImageVerified = nil }()
+			m, err := New(Config{Dirs: []Dir{{Path: dir, Origin: OriginBuiltin}}, VerifiedDir: records, Home: t.TempDir()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer m.Close()
+			res, _, err := call(t, m, "fixture", "echo", `{"text":"verified"}`)
+			if !swapped {
+				t.Fatal("the start did not take the recorded path: the test checks nothing")
+			}
+			if _, err := os.Stat(marker); err == nil {
+				t.Fatal("the swapped-in script ran")
+			}
+			if err != nil && !strings.Contains(err.Error(), "changed while it was starting") {
+				t.Fatalf("neither the verified binary ran nor the start failed closed: %v", err)
+			}
+			if err == nil && res.GetContent() != "verified" {
+				t.Fatalf("result %v", res)
+			}
+		})
+	}
+}
