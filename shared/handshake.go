@@ -8,12 +8,13 @@ import (
 	"github.com/hashicorp/go-plugin"
 	"google.golang.org/grpc"
 
+	"demiurge.dev/shared/protocolversion"
 	"demiurge.dev/shared/toolsetv1"
 )
 
 // ProtocolVersion is the toolset protocol spoken by this build. A plugin
 // built for another version is refused at the handshake.
-const ProtocolVersion = 1
+const ProtocolVersion = protocolversion.Version
 
 // ProtocolMinor counts additive changes within ProtocolVersion. 1 added
 // EffectRequest.redact_values and output_cap_bytes, InvokeEvent.spawned and
@@ -41,7 +42,8 @@ const ProtocolVersion = 1
 // ToolSpec.approval_preview (a built-in tool's diff preview, no longer
 // chosen by name); a third-party plugin of minor 8 still works (it was
 // never answered, and its calls show their arguments).
-const ProtocolMinor = 9
+// (The number itself is protocolversion.Minor: bump it there.)
+const ProtocolMinor = protocolversion.Minor
 
 // PluginName is the name of the one plugin a toolset binary serves.
 const PluginName = "toolset"

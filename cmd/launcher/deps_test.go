@@ -16,13 +16,15 @@ func TestLinksNoHeavyPackages(t *testing.T) {
 	}
 	deps := strings.Fields(string(out))
 	for _, dep := range deps {
-		for _, heavy := range []string{"grpc", "go-plugin", "jsonschema", "protobuf", "urfave/cli", "bbolt"} {
+		for _, heavy := range []string{"grpc", "go-plugin", "jsonschema", "protobuf", "urfave/cli", "bbolt",
+			// the model SDKs (issue 34: --version and help must not load them)
+			"anthropic-sdk-go", "openai-go", "google.golang.org/genai", "demiurge.dev/host/providers"} {
 			if strings.Contains(dep, heavy) {
 				t.Errorf("the launcher depends on %s; keep it in the full host (bin/demiurge-host)", dep)
 			}
 		}
 	}
-	for _, need := range []string{"demiurge.dev/catalog", "demiurge.dev/host/core", "demiurge.dev/host/catalogsnap"} {
+	for _, need := range []string{"demiurge.dev/catalog", "demiurge.dev/host/core", "demiurge.dev/host/catalogsnap", "demiurge.dev/cmd/internal/buildinfo"} {
 		if !strings.Contains(" "+strings.Join(deps, " ")+" ", " "+need+" ") {
 			t.Errorf("go list -deps does not list %s; is the check looking at the right package?", need)
 		}

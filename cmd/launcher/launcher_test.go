@@ -349,3 +349,33 @@ func TestDefaultStateDirectory(t *testing.T) {
 		}
 	}
 }
+
+// TestVersionAndHelpAreAnsweredWithoutTheHost: `--version`, `version`,
+// `help`, `--help` and `-h` print exactly what the host prints, with the
+// host replaced by a stub that records any run; `version --json` and
+// anything else still reach the host.
+func TestVersionAndHelpAreAnsweredWithoutTheHost(t *testing.T) {
+	r := newRig(t)
+	asks := []string{"--version", "version", "help", "--help", "-h"}
+	want := map[string]result{}
+	for _, a := range asks {
+		if want[a] = r.exec(HostBinary, "", nil, a); want[a].code != 0 || want[a].stdout == "" {
+			t.Fatalf("the host's %s: %s", a, want[a])
+		}
+	}
+	marker := filepath.Join(t.TempDir(), "ran")
+	stub(t, filepath.Join(r.bin, HostBinary), marker)
+	for _, a := range asks {
+		if got := r.exec("demiurge", "", nil, a); got != want[a] {
+			t.Errorf("%s through the launcher:\n%s\nwant the host's\n%s", a, got, want[a])
+		}
+	}
+	if b, err := os.ReadFile(marker); err == nil {
+		t.Fatalf("the host ran for %s", b)
+	}
+	for _, args := range [][]string{{"version", "--json"}, {"--version", "--json"}, {"help", "tools"}, {"--state", r.state, "--version"}} {
+		if res := r.exec("demiurge", "", nil, args...); res.code != 3 {
+			t.Errorf("%q did not reach the host: %s", args, res)
+		}
+	}
+}

@@ -1,6 +1,6 @@
-// Command launcher is bin/demiurge: it answers `demiurge tools list` from
-// the catalog snapshot the full host recorded, when that snapshot is warm,
-// and hands every other command to the full host, bin/demiurge-host
+// Command launcher is bin/demiurge: it answers `--version` and `help`
+// itself, and `demiurge tools list` from the catalog snapshot the full host
+// recorded, when that snapshot is warm, and hands every other command to the full host, bin/demiurge-host
 // beside it, by exec with the same arguments and environment.
 //
 // It exists for start-up time: the full host links gRPC, go-plugin and a
@@ -20,6 +20,9 @@ import (
 const HostBinary = "demiurge-host"
 
 func main() {
+	if answerSelf(os.Args[1:], os.Stdout) {
+		os.Exit(0)
+	}
 	self, err := executableDir()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "demiurge: cannot find the launcher's own directory: %v\n", err)

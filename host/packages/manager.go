@@ -211,7 +211,7 @@ func (m *Manager) Remove(name string) (installed.Locked, error) {
 		return installed.Locked{}, fmt.Errorf("package %s is not installed in this core; installed: %s", name, strings.Join(here, ", "))
 	}
 	p := lock.Packages[i]
-	if !namePattern.MatchString(p.Slot) {
+	if !namePattern().MatchString(p.Slot) {
 		return installed.Locked{}, fmt.Errorf("%s: package %s records the slot %q, which is not one directory name; fix or delete the lock file", installed.Path(m.StateDir), p.Name, p.Slot)
 	}
 	if err := m.audit(EventKindPackageRemove, installedData(p)); err != nil {

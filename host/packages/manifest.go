@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"demiurge.dev/host/packages/installed"
 	"demiurge.dev/host/plugins/disk"
@@ -57,11 +58,13 @@ func (m *Manifest) Grants() []string {
 }
 
 var (
-	namePattern    = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
-	toolPattern    = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_-]{0,63}$`)
-	envPattern     = regexp.MustCompile(`^[A-Z_][A-Z0-9_]{0,127}$`)
-	semverPattern  = regexp.MustCompile(`^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$`)
-	modulePattern  = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._~/-]{0,254}$`)
+	// Compiled when first used, not at every host start: the bounded
+	// repetitions compile into large programs (about 3 ms of init).
+	namePattern    = lazyRegexp(`^[a-z][a-z0-9_]{0,63}$`)
+	toolPattern    = lazyRegexp(`^[A-Za-z_][A-Za-z0-9_-]{0,63}$`)
+	envPattern     = lazyRegexp(`^[A-Z_][A-Z0-9_]{0,127}$`)
+	semverPattern  = lazyRegexp(`^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$`)
+	modulePattern  = lazyRegexp(`^[A-Za-z0-9][A-Za-z0-9._~/-]{0,254}$`)
 	reservedPrefix = []string{"LD_", "DYLD_", "DEMIURGE_", "GO", "PYTHON", "NODE_", "BASH_", "GIT_"}
 	// reservedEnv (with policy.ExecControlEnvKey) are variables that steer
 	// execution rather than hold a credential; binding one would hand a
@@ -91,23 +94,23 @@ func ParseManifest(b []byte) (*Manifest, error) {
 
 func (m *Manifest) validate() error {
 	switch {
-	case !namePattern.MatchString(m.Name):
+	case !namePattern().MatchString(m.Name):
 		return fmt.Errorf("name %q must be lower-case letters, digits and '_', starting with a letter", m.Name)
-	case !semverPattern.MatchString(m.Version):
+	case !semverPattern().MatchString(m.Version):
 		return fmt.Errorf("version %q is not a semantic version like 1.2.3", m.Version)
 	case m.Protocol <= 0 || m.ProtocolMinor < 0:
 		return fmt.Errorf("protocol %d.%d is not a toolset protocol version", m.Protocol, m.ProtocolMinor)
-	case m.Module != "" && !modulePattern.MatchString(m.Module):
+	case m.Module != "" && !modulePattern().MatchString(m.Module):
 		return fmt.Errorf("module %q is not a Go module path", m.Module)
 	case len(m.Tools) == 0:
 		return fmt.Errorf("tools is empty; a package serves at least one tool")
-	case !namePattern.MatchString(m.Slot):
+	case !namePattern().MatchString(m.Slot):
 		return fmt.Errorf("slot %q must be one directory name of lower-case letters, digits and '_'", m.Slot)
 	case len(m.Description) > 500:
 		return fmt.Errorf("description is longer than 500 bytes")
 	}
 	for _, t := range m.Tools {
-		if !toolPattern.MatchString(t) {
+		if !toolPattern().MatchString(t) {
 			return fmt.Errorf("tools: %q is not a tool name", t)
 		}
 	}
@@ -116,7 +119,7 @@ func (m *Manifest) validate() error {
 		if err := checkSecretEnv(s.Env); err != nil {
 			return fmt.Errorf("secrets[%d].env: %w", i, err)
 		}
-		if !envPattern.MatchString(s.Target) || targets[s.Target] {
+		if !envPattern().MatchString(s.Target) || targets[s.Target] {
 			return fmt.Errorf("secrets[%d].target %q must be a distinct upper-case name", i, s.Target)
 		}
 		targets[s.Target] = true
@@ -137,7 +140,7 @@ func checkSecretEnv(name string) error {
 	if strings.Contains(name, "*") {
 		return fmt.Errorf("%q: a secret is bound by its exact name; wildcards are refused", name)
 	}
-	if !envPattern.MatchString(name) {
+	if !envPattern().MatchString(name) {
 		return fmt.Errorf("%q is not an upper-case environment variable name", name)
 	}
 	if slices.Contains(reservedEnv, name) || policy.ExecControlEnvKey(name) {
@@ -170,4 +173,9 @@ func (m *Manifest) checkProtocol() error {
 		return &ProtocolError{Package: m.Name, Protocol: m.Protocol, Minor: m.ProtocolMinor}
 	}
 	return nil
+}
+
+// lazyRegexp compiles expr once, on first use.
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
 }

@@ -82,7 +82,7 @@ func FuzzParseManifest(f *testing.F) {
 			return
 		}
 		// Whatever parses must be safe to place and bind.
-		if !namePattern.MatchString(m.Slot) || strings.ContainsAny(m.Name, "/.") {
+		if !namePattern().MatchString(m.Slot) || strings.ContainsAny(m.Name, "/.") {
 			t.Fatalf("unsafe manifest accepted: %+v", m)
 		}
 		for _, s := range m.Secrets {

@@ -45,7 +45,7 @@ func (s Source) List() ([]Available, error) {
 	var out []Available
 	for _, e := range entries {
 		name, ok := strings.CutSuffix(e.Name(), ArchiveSuffix)
-		if !ok || e.IsDir() || !namePattern.MatchString(name) {
+		if !ok || e.IsDir() || !namePattern().MatchString(name) {
 			continue
 		}
 		out = append(out, s.describe(name))

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"strconv"
+	"time"
 
 	"github.com/hashicorp/go-plugin"
 	"golang.org/x/sys/unix"
@@ -26,12 +27,22 @@ func expectedSHA256(c Candidate) (string, error) {
 	return c.Recorded, nil
 }
 
-// image is the verified copy of a plugin binary that is executed: a
-// sealed memfd holding exactly the bytes whose sha256 was checked. The
-// binary's path is read once; replacing or rewriting the file afterwards
-// changes nothing that runs.
+// image is what a plugin's child executes: a sealed memfd holding exactly
+// the bytes whose sha256 was checked, or (direct) the binary itself, held
+// open under a read lease with an identity recorded as verified
+// (imagecache.go). The binary's path is read once; replacing or
+// rewriting the file afterwards changes nothing that runs.
 type image struct {
 	f *os.File
+	// direct is set when f is the binary itself, not a copy.
+	direct *directImage
+}
+
+// directImage is what a start from the binary itself must confirm once
+// the child runs.
+type directImage struct {
+	identity fileIdentity
+	checked  time.Time // the lease was seen intact
 }
 
 // testHookImageVerified runs after the image is sealed and before the
@@ -48,6 +59,13 @@ func (e errImageMismatch) Unwrap() error { return plugin.ErrChecksumsDoNotMatch 
 // bytes copied, compares the sum with the expected one and seals the memfd
 // against any later write, so the bytes that run are the bytes checked.
 func verifiedImage(c Candidate) (*image, error) {
+	return openImage(c, verifiedRecords{})
+}
+
+// openImage is verifiedImage, except that a binary whose identity records
+// holds is run from the file itself, and a binary checked in full gets
+// its identity recorded when it is safe to (imagecache.go).
+func openImage(c Candidate, records verifiedRecords) (*image, error) {
 	want, err := expectedSHA256(c)
 	if err != nil {
 		return nil, err
@@ -56,10 +74,33 @@ func verifiedImage(c Candidate) (*image, error) {
 	if err != nil {
 		return nil, fmt.Errorf("toolset plugin %s: open binary: %w", c.Name, err)
 	}
-	defer src.Close()
 	if st, err := src.Stat(); err != nil || !st.Mode().IsRegular() {
+		src.Close()
 		return nil, fmt.Errorf("toolset plugin %s: %s is not a regular file", c.Name, c.Path)
 	}
+	var rec verifiedRecord
+	recordable := false
+	if records.dir != "" && leaseBreakTime() >= minLeaseBreakTime && readLease(src) {
+		if id, err := identityOf(src); err == nil && isELF(src) {
+			rec = verifiedRecord{Path: c.Path, Identity: id, SHA256: want}
+			if records.has(rec) && leaseIntact(src) {
+				return &image{f: src, direct: &directImage{identity: id, checked: time.Now()}}, nil
+			}
+			recordable = time.Since(time.Unix(0, id.Ctime)) > minRecordAge
+		}
+	}
+	defer src.Close() // (closing drops the lease)
+	img, err := copyAndVerify(c, src, want)
+	if err == nil && recordable && leaseIntact(src) {
+		if id, err := identityOf(src); err == nil && id == rec.Identity {
+			records.record(rec)
+		}
+	}
+	return img, err
+}
+
+// copyAndVerify copies src into a sealed memfd, hashing what it copies.
+func copyAndVerify(c Candidate, src *os.File, want string) (*image, error) {
 	fd, err := unix.MemfdCreate(BinaryPrefix+c.Name, unix.MFD_CLOEXEC|unix.MFD_ALLOW_SEALING)
 	if err != nil {
 		return nil, fmt.Errorf("toolset plugin %s: create the verified image: %w", c.Name, err)
@@ -87,6 +128,26 @@ func verifiedImage(c Candidate) (*image, error) {
 	return &image{f: mem}, nil
 }
 
+// confirm is called once the child runs (the kernel now refuses writes to
+// its image): a direct image must still have its recorded identity, and
+// no writer may have got past the lease before the exec, which a lease
+// intact until now, or a start shorter than the lease break time, rules
+// out. A sealed copy has nothing to confirm.
+func (img *image) confirm() error {
+	d := img.direct
+	if d == nil {
+		return nil
+	}
+	id, err := identityOf(img.f)
+	if err != nil || id != d.identity {
+		return fmt.Errorf("the binary changed while it was starting")
+	}
+	if !leaseIntact(img.f) && time.Since(d.checked) >= leaseBreakTime() {
+		return fmt.Errorf("a writer got past the binary's lease while it was starting")
+	}
+	return nil
+}
+
 // imageFD is the descriptor the child holds its image on: the first of
 // exec.Cmd.ExtraFiles. It stays open across execve, so an interpreted
 // plugin (a script or a Python zipapp with a #! line) is read by its
@@ -103,6 +164,9 @@ func (img *image) file() *os.File { return img.f }
 
 func (img *image) close() {
 	if img != nil {
+		if img.direct != nil {
+			dropLease(img.f) // the child shares the open file; the lease must go
+		}
 		_ = img.f.Close()
 	}
 }

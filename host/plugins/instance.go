@@ -41,6 +41,8 @@ type launchConfig struct {
 	// refuse says why a binary must not be started ("" when it may; see
 	// Manager.SetLaunchCheck).
 	refuse func(path string) string
+	// records are the verified-image records (imagecache.go).
+	records verifiedRecords
 }
 
 // launch starts a verified plugin, serves it HostServices, configures it
@@ -61,7 +63,7 @@ func launch(ctx context.Context, c Candidate, in Input, cfg launchConfig) (*inst
 	}
 	// The bytes that run are the bytes checked: the binary is read once,
 	// into a sealed image, and the image is what the child executes.
-	img, err := verifiedImage(c)
+	img, err := openImage(c, cfg.records)
 	if err != nil {
 		return nil, startError(c, err)
 	}
@@ -84,6 +86,9 @@ func launch(ctx context.Context, c Candidate, in Input, cfg launchConfig) (*inst
 		GRPCDialOptions:  shared.GRPCDialOptions(),
 	})
 	cfg.spawner.run(func() { _, err = client.Start() })
+	if err == nil {
+		err = img.confirm()
+	}
 	if err != nil {
 		client.Kill()
 		return nil, startError(c, err)

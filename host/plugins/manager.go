@@ -20,6 +20,10 @@ type Config struct {
 	Dirs []Dir
 	// CacheDir holds the Describe cache; "" disables it.
 	CacheDir string
+	// VerifiedDir holds the verified-image records, which spare a start
+	// the copy and hash of an unchanged binary (imagecache.go); "" disables
+	// them.
+	VerifiedDir string
 	// Home is the HOME a plugin process gets: a host-owned directory.
 	Home   string
 	Logger hclog.Logger
@@ -86,7 +90,8 @@ func New(cfg Config) (*Manager, error) {
 		timeout = 10 * time.Second
 	}
 	m := &Manager{
-		cfg:    launchConfig{env: PluginEnv(cfg.Home), home: cfg.Home, log: log, spawner: sharedSpawner(), timeout: timeout},
+		cfg: launchConfig{env: PluginEnv(cfg.Home), home: cfg.Home, log: log, spawner: sharedSpawner(), timeout: timeout,
+			records: verifiedRecords{dir: cfg.VerifiedDir}},
 		cache:  describeCache{dir: cfg.CacheDir},
 		cands:  cands,
 		byName: map[string]*supervised{},

@@ -190,7 +190,9 @@ func openCore(c *core.Core, opts Options) (*Host, error) {
 			{Path: InstalledPluginDir(opts.StateDir), Origin: plugins.OriginInstalled},
 		}, pkgs.PluginDirs()...),
 		CacheDir: filepath.Join(opts.StateDir, "cache", "describe"),
-		Home:     home, Logger: opts.Logger,
+		// VerifiedDir: which binaries were hashed, by file identity.
+		VerifiedDir: filepath.Join(opts.StateDir, "cache", "verified-images"),
+		Home:        home, Logger: opts.Logger,
 		Inputs: authoredInputs(c),
 	})
 	if err != nil {
