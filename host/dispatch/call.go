@@ -210,7 +210,7 @@ func (t *Turn) admit(ctx context.Context, p *prepared) admission {
 		}
 	}
 	t.raiseForSandbox(p)
-	raiseForNetwork(p)
+	t.raiseForNetwork(p)
 	if msg := t.authoredSandboxRefusal(p); msg != "" {
 		return refused(StatusFailed, errorResult(msg))
 	}
@@ -242,11 +242,15 @@ func (t *Turn) execute(ctx context.Context, p *prepared, a admission) Outcome {
 		return t.finish(ctx, p, out, StatusFailed, errorResult(fmt.Sprintf("%s: %v", p.call.Name, err)))
 	}
 	if err := t.applyAuthoredSandbox(p, &inv); err != nil {
+		p.command.closeEgress()
 		return t.finish(ctx, p, out, StatusFailed, errorResult(fmt.Sprintf("%s: %v", p.call.Name, err)))
 	}
 	if backgroundRequested(p) {
 		return t.startBackground(ctx, p, out, adapter, inv)
 	}
+	// A foreground command has ended when Invoke returns: its proxy ends
+	// with it, before the audit that lists its connections.
+	defer p.command.closeEgress()
 	inv.Hooks = t.hooks(p, out.Approval)
 	live := t.outputStream(p)
 	inv.OnEvent = func(ev *toolsetv1.InvokeEvent) error {
@@ -265,6 +269,7 @@ func (t *Turn) execute(ctx context.Context, p *prepared, a admission) Outcome {
 	res, err := adapter.Invoke(ctx, inv)
 	flush()
 	live.close()
+	p.command.closeEgress()
 	if err != nil {
 		return t.finish(ctx, p, out, StatusFailed, errorResult(err.Error()))
 	}

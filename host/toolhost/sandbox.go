@@ -21,7 +21,13 @@ func sandboxConfig(c *core.Core, operator, pluginDir, stateDir, workspace string
 	if err != nil {
 		return sandboxing.Config{}, err
 	}
+	eg, err := sandboxing.EgressFromEnv(os.Getenv)
+	if err != nil {
+		return sandboxing.Config{}, err
+	}
+	eg.Core = c.SandboxNetworkAllow
 	cfg := sandboxing.Config{
+		Egress:     eg,
 		Mode: mode, Require: c.SandboxRequire, Helper: sandboxing.HelperPath(pluginDir),
 		Explicit:   operator != "" || c.SandboxMode != "",
 		Protected:  coreProtected(c, workspace),
