@@ -1,6 +1,8 @@
 package dispatch
 
 import (
+	"demiurge.dev/host/egress"
+
 	"context"
 	"encoding/json"
 	"fmt"
@@ -100,15 +102,18 @@ func (t *Turn) startBackground(ctx context.Context, p *prepared, out Outcome, ad
 		Tool: p.call.Name, CallID: p.call.ID, Summary: commandSummary(p, secrets),
 		Sandbox: enforcedMode(inv),
 	}
-	px := p.command.egress
+	px, apx := p.command.egress, p.authoredEgress
 	task, err := t.Background.Tasks.Start(ctx, spec, func(tctx context.Context, sink *runtime.TaskOutput) runtime.TaskOutcome {
-		if px != nil {
-			defer px.Close() // the task's command has ended
+		for _, x := range []*egress.Proxy{px, apx} {
+			if x != nil {
+				defer x.Close() // the task's command has ended
+			}
 		}
 		return t.runTask(tctx, adapter, inv, secrets, sink)
 	})
 	if err != nil {
 		p.command.closeEgress()
+		p.closeAuthoredEgress()
 		return t.finish(ctx, p, out, StatusFailed, errorResult(fmt.Sprintf("%s: the background task could not be started: %v", p.call.Name, err)))
 	}
 	structured, _ := json.Marshal(map[string]any{"task_id": task.ID, "state": task.State, "background": true})

@@ -1,6 +1,8 @@
 package dispatch
 
 import (
+	"demiurge.dev/host/egress"
+
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -27,6 +29,10 @@ const previewLimit = 600
 // prepared is a call after the pure steps: lookup, schema, capability and
 // assessment. A call that failed one of them carries its failure.
 type prepared struct {
+	// authoredEgress is the egress proxy of an authored tool's worker in
+	// network mode (sandbox_authored.go), closed when the call ends.
+	authoredEgress *egress.Proxy
+
 	call    ToolCall
 	entry   *catalog.Entry
 	args    map[string]any
@@ -243,6 +249,7 @@ func (t *Turn) execute(ctx context.Context, p *prepared, a admission) Outcome {
 	}
 	if err := t.applyAuthoredSandbox(p, &inv); err != nil {
 		p.command.closeEgress()
+		p.closeAuthoredEgress()
 		return t.finish(ctx, p, out, StatusFailed, errorResult(fmt.Sprintf("%s: %v", p.call.Name, err)))
 	}
 	if backgroundRequested(p) {
@@ -251,6 +258,7 @@ func (t *Turn) execute(ctx context.Context, p *prepared, a admission) Outcome {
 	// A foreground command has ended when Invoke returns: its proxy ends
 	// with it, before the audit that lists its connections.
 	defer p.command.closeEgress()
+	defer p.closeAuthoredEgress()
 	inv.Hooks = t.hooks(p, out.Approval)
 	live := t.outputStream(p)
 	inv.OnEvent = func(ev *toolsetv1.InvokeEvent) error {

@@ -64,3 +64,10 @@ func connectionAudit(evs []egress.Event) []map[string]any {
 	}
 	return out
 }
+
+// closeAuthoredEgress ends an authored worker's proxy.
+func (p *prepared) closeAuthoredEgress() {
+	if p.authoredEgress != nil {
+		p.authoredEgress.Close()
+	}
+}

@@ -27,8 +27,8 @@ func sandboxConfig(c *core.Core, operator, pluginDir, stateDir, workspace string
 	}
 	eg.Core = c.SandboxNetworkAllow
 	cfg := sandboxing.Config{
-		Egress:     eg,
-		Mode: mode, Require: c.SandboxRequire, Helper: sandboxing.HelperPath(pluginDir),
+		Egress: eg,
+		Mode:   mode, Require: c.SandboxRequire, Helper: sandboxing.HelperPath(pluginDir),
 		Explicit:   operator != "" || c.SandboxMode != "",
 		Protected:  coreProtected(c, workspace),
 		Limits:     limits,
