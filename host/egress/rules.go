@@ -9,9 +9,10 @@ import (
 	"demiurge.dev/shared/netpolicy"
 )
 
-// Rule is one entry of a domain allowlist: an exact host name, or
+// Rule is one entry of a domain allowlist: an exact host name,
 // "*.example.com" for the names under example.com (not example.com
-// itself), with an optional port. A rule without a port allows 80 and
+// itself), or "*" for any host (useful with a port: "*:8080"), with an
+// optional port. A rule without a port allows 80 and
 // 443 only; another port must be named.
 type Rule struct {
 	Host string
@@ -50,6 +51,9 @@ func ParseRule(s string) (Rule, error) {
 		}
 		port = uint16(n)
 	}
+	if host == "*" {
+		return Rule{Host: "*", Port: port}, nil
+	}
 	wild := strings.HasPrefix(host, "*.")
 	name := strings.TrimPrefix(host, "*.")
 	if strings.ContainsAny(name, "*/@ ") || name == "" {
@@ -85,6 +89,9 @@ func ParseRules(s string) ([]Rule, error) {
 func (r Rule) matches(host string, port uint16) bool {
 	if !portAllowed(r.Port, port) {
 		return false
+	}
+	if r.Host == "*" {
+		return true
 	}
 	if suffix, ok := strings.CutPrefix(r.Host, "*."); ok {
 		return strings.HasSuffix(host, "."+suffix)
