@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"demiurge.dev/host/egress"
 	"demiurge.dev/shared/sandbox"
@@ -148,5 +149,55 @@ func TestProxiedNetworkFailsClosed(t *testing.T) {
 	out, err := cmd.CombinedOutput()
 	if err == nil || strings.Contains(string(out), "ran") || !strings.Contains(string(out), "egress proxy") {
 		t.Fatalf("a proxy that is gone: err %v, output %s", err, out)
+	}
+}
+
+// TestProxyGoneFailsTheCommandsTransfer: the proxy stops while a
+// sandboxed curl downloads through it; curl fails (it does not report a
+// complete download), and a command through another proxy still works.
+func TestProxyGoneFailsTheCommandsTransfer(t *testing.T) {
+	needTool(t, "curl")
+	started := make(chan struct{}, 1)
+	ln, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/small" {
+			fmt.Fprint(w, "still-works")
+			return
+		}
+		w.Header().Set("Content-Length", "268435456")
+		chunk := make([]byte, 64<<10)
+		for sent := 0; sent < 256<<20; sent += len(chunk) {
+			if sent == 1<<20 {
+				select {
+				case started <- struct{}{}:
+				default:
+				}
+				time.Sleep(500 * time.Millisecond)
+			}
+			if _, err := w.Write(chunk); err != nil {
+				return
+			}
+		}
+	})}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	addr := ln.Addr().(*net.TCPAddr).AddrPort()
+	f := newFixture(t)
+	p, px := proxiedPolicy(t, f, egress.Config{Allow: []netip.AddrPort{addr}})
+	go func() {
+		<-started
+		px.Close()
+	}()
+	r := f.run(t, p, `NO_PROXY= no_proxy= curl -sS --max-time 30 -o /dev/null http://`+addr.String()+`/big`)
+	if r.exit == 0 {
+		t.Fatalf("curl reported a complete download although the proxy stopped mid-transfer: %s", r.stderr)
+	}
+	p2, _ := proxiedPolicy(t, f, egress.Config{Allow: []netip.AddrPort{addr}})
+	r = f.run(t, p2, `NO_PROXY= no_proxy= curl -sS --max-time 20 http://`+addr.String()+`/small`)
+	if r.exit != 0 || r.stdout != "still-works" {
+		t.Fatalf("another command after the first proxy stopped: exit %d %s %s", r.exit, r.stdout, r.stderr)
 	}
 }
