@@ -39,6 +39,9 @@ func ParseRule(s string) (Rule, error) {
 	if s == "" {
 		return Rule{}, fmt.Errorf("empty allowlist entry")
 	}
+	if strings.ContainsAny(s, "/@ \\") {
+		return Rule{}, fmt.Errorf("allowlist entry %q: want host, *.domain, host:port or *.domain:port", s)
+	}
 	host, portStr := s, ""
 	if i := strings.LastIndexByte(s, ':'); i >= 0 && !strings.Contains(s[:i], ":") {
 		host, portStr = s[:i], s[i+1:]
