@@ -109,7 +109,13 @@ func (t *Turn) startBackground(ctx context.Context, p *prepared, out Outcome, ad
 				defer x.Close() // the task's command has ended
 			}
 		}
-		return t.runTask(tctx, adapter, inv, secrets, sink)
+		outcome := t.runTask(tctx, adapter, inv, secrets, sink)
+		if px != nil {
+			// The command has ended: what it reached is final (tasks show).
+			px.Close()
+			outcome.Network, _ = json.Marshal(connectionAudit(px.Events()))
+		}
+		return outcome
 	})
 	if err != nil {
 		p.command.closeEgress()
