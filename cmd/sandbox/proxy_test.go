@@ -8,6 +8,7 @@ import (
 	"net/netip"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -149,6 +150,24 @@ func TestProxiedNetworkFailsClosed(t *testing.T) {
 	out, err := cmd.CombinedOutput()
 	if err == nil || strings.Contains(string(out), "ran") || !strings.Contains(string(out), "egress proxy") {
 		t.Fatalf("a proxy that is gone: err %v, output %s", err, out)
+	}
+	// A socket that is still there with no one listening on it.
+	stale := filepath.Join(t.TempDir(), "stale.sock")
+	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: stale, Net: "unix"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln.SetUnlinkOnClose(false)
+	ln.Close()
+	dead.Proxy = stale
+	cmd = exec.Command("/bin/sh", "-c", "echo ran")
+	cmd.Dir = f.ws
+	if err := sandbox.Wrap(cmd, helperBin, dead); err != nil {
+		t.Fatal(err)
+	}
+	out, err = cmd.CombinedOutput()
+	if err == nil || strings.Contains(string(out), "ran") || !strings.Contains(string(out), "egress proxy does not answer") {
+		t.Fatalf("a proxy socket nobody listens on: err %v, output %s", err, out)
 	}
 }
 
