@@ -151,6 +151,22 @@ func TestProxiedNetworkFailsClosed(t *testing.T) {
 	if err == nil || strings.Contains(string(out), "ran") || !strings.Contains(string(out), "egress proxy") {
 		t.Fatalf("a proxy that is gone: err %v, output %s", err, out)
 	}
+	// A launcher that starts the helper in the host's network namespace
+	// (not through Wrap's proxied spawn): the helper refuses.
+	live, _ := proxiedPolicy(t, f, egress.Config{})
+	cmd = exec.Command("/bin/sh", "-c", "echo ran")
+	cmd.Dir = f.ws
+	if err := sandbox.Wrap(cmd, helperBin, live); err != nil {
+		t.Fatal(err)
+	}
+	if cmd.Args[1] != "--spawn" || cmd.Args[2] != "proxied" {
+		t.Fatalf("Wrap's argv: %q", cmd.Args[:3])
+	}
+	cmd.Args[2] = "online"
+	out, err = cmd.CombinedOutput()
+	if err == nil || strings.Contains(string(out), "ran") || !strings.Contains(string(out), "private network namespace") {
+		t.Fatalf("started in the host's network namespace: err %v, output %s", err, out)
+	}
 	// A socket that is still there with no one listening on it.
 	stale := filepath.Join(t.TempDir(), "stale.sock")
 	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: stale, Net: "unix"})
