@@ -52,6 +52,8 @@ func TestSandboxNetworkAllow(t *testing.T) {
 	}{
 		{"sandbox:\n  network_allow: [registry.npmjs.org, \"*.pypi.org\", \"proxy.golang.org:443\", \"*:8443\"]\n", "registry.npmjs.org *.pypi.org proxy.golang.org:443 *:8443", ""},
 		{"sandbox:\n  network_allow: [REGISTRY.NPMJS.ORG.]\n", "registry.npmjs.org", ""},
+		// README.md's example.
+		{"sandbox: {mode: workspace-write, network_allow: [registry.npmjs.org, \"*.pypi.org\"]}\n", "registry.npmjs.org *.pypi.org", ""},
 		{"sandbox:\n  network_allow: []\n", "", "sandbox.network_allow: an empty list would mean no narrowing"},
 		{"sandbox:\n  network_allow: [\"a.test:0\"]\n", "", "the port must be between 1 and 65535"},
 		{"sandbox:\n  network_allow: [\"http://a.test/\"]\n", "", "want host, *.domain, host:port or *.domain:port"},

@@ -22,6 +22,10 @@ func TestEgressFromEnv(t *testing.T) {
 			t.Errorf("the card line %q lacks %q", reach, want)
 		}
 	}
+	// README.md's example.
+	if e, err := EgressFromEnv(env(map[string]string{EnvEgressAllow: "registry.npmjs.org, *.pypi.org, git.example.com:8443", EnvEgressLimited: "1", EnvEgressAddr: "127.0.0.1:4873"})); err != nil || len(e.Operator) != 3 || e.Operator[2].Port != 8443 {
+		t.Fatalf("README example: %+v %v", e, err)
+	}
 	if r := (Egress{}).Reach(); !strings.Contains(r, "any public host on ports 80 and 443") {
 		t.Errorf("default reach: %q", r)
 	}
