@@ -55,11 +55,10 @@ type Event struct {
 	Reason  string `json:"reason,omitempty"`
 	// Allowance is the operator's ADDRESS:PORT that let a refused address
 	// through.
-	Allowance  string        `json:"allowance,omitempty"`
-	Start      time.Time     `json:"-"`
-	DurationMS int64         `json:"duration_ms"`
-	Status     int           `json:"status,omitempty"` // a plain request's response status
-	Elapsed    time.Duration `json:"-"`
+	Allowance  string    `json:"allowance,omitempty"`
+	Start      time.Time `json:"-"`
+	DurationMS int64     `json:"duration_ms"`
+	Status     int       `json:"status,omitempty"` // a plain request's response status
 }
 
 // Proxy is an HTTP proxy (CONNECT and absolute-URI requests) on a unix
