@@ -285,6 +285,7 @@ func writeTaskDetail(w io.Writer, t runtime.Task, timedOut *bool) error {
 		fmt.Fprintf(&b, "result     %s\n", t.ResultRef)
 	}
 	fmt.Fprintf(&b, "log        %d chunk(s)\n", t.LogChunks)
+	writeTaskNetwork(&b, t.Network)
 	for _, name := range []string{"stdout", "stderr"} {
 		st, ok := t.Streams[name]
 		if !ok {

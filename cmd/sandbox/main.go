@@ -3,7 +3,7 @@
 // policy says and execs the command. It never runs anything unconfined
 // unless the policy's mode is off.
 //
-//	demiurge-sandbox --spawn offline|online --policy JSON -- PROGRAM [ARGS...]
+//	demiurge-sandbox --spawn offline|online|proxied --policy JSON -- PROGRAM [ARGS...]
 //	                                (what Wrap runs: starts the rest in new namespaces)
 //	demiurge-sandbox --policy JSON -- PROGRAM [ARGS...]
 //	demiurge-sandbox --probe        (exits 0: the launcher's namespace probe)
@@ -36,8 +36,8 @@ func main() {
 		report, args = os.NewFile(uintptr(fd), "report"), args[2:]
 	}
 	switch {
-	case len(args) >= 2 && args[0] == "--spawn" && (args[1] == "offline" || args[1] == "online"):
-		fail(spawn(args[1] == "offline", args[2:]))
+	case len(args) >= 2 && args[0] == "--spawn" && (args[1] == "offline" || args[1] == "online" || args[1] == "proxied"):
+		fail(spawn(args[1], args[2:]))
 	case len(args) == 1 && args[0] == "--probe":
 		return
 	case len(args) == 1 && args[0] == "--status":

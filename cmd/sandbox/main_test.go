@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"demiurge.dev/host/egress"
 	"demiurge.dev/shared/sandbox"
 )
 
@@ -62,6 +63,9 @@ const (
 // home directory with an ssh key and a directory outside the workspace.
 type fixture struct {
 	root, ws, tmp, home, outside string
+	// proxy is the host's egress proxy network mode goes through (no
+	// allowance: loopback and private addresses stay refused).
+	proxy *egress.Proxy
 }
 
 func newFixture(t testing.TB) fixture {
@@ -97,6 +101,12 @@ func newFixture(t testing.TB) fixture {
 			t.Fatal(err)
 		}
 	}
+	px, err := egress.Start(egress.Config{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { px.Close() })
+	f.proxy = px
 	git := exec.Command("git", "init", "-q", ".")
 	git.Dir = f.ws
 	git.Env = []string{"HOME=" + f.home, "PATH=/usr/bin:/bin"}
@@ -108,8 +118,12 @@ func newFixture(t testing.TB) fixture {
 
 // policy is what the host will pass for this workspace.
 func (f fixture) policy(m sandbox.Mode) sandbox.Policy {
+	proxy := ""
+	if m == sandbox.Network {
+		proxy = f.proxy.Socket()
+	}
 	return sandbox.Policy{
-		Mode: m, Workspace: f.ws, TmpDir: f.tmp,
+		Mode: m, Workspace: f.ws, TmpDir: f.tmp, Proxy: proxy,
 		Protected: []string{
 			filepath.Join(f.ws, "agent.yaml"), filepath.Join(f.ws, "agent", "tools"),
 			filepath.Join(f.ws, "agent", "mcp"), filepath.Join(f.ws, "skills"),

@@ -19,7 +19,7 @@ import (
 // /proc files belong to root, so an unprivileged launcher could not write
 // the uid_map of a child it started in a new user namespace. This stage,
 // a fresh dumpable process of the same user, can.
-func spawn(offline bool, args []string) error {
+func spawn(net string, args []string) error {
 	self, err := os.Executable()
 	if err != nil {
 		return err
@@ -35,7 +35,11 @@ func spawn(offline bool, args []string) error {
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	cmd.Env = os.Environ()
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	sandbox.SetNamespaces(cmd.SysProcAttr, offline)
+	if net == "proxied" {
+		sandbox.SetNamespacesProxied(cmd.SysProcAttr)
+	} else {
+		sandbox.SetNamespaces(cmd.SysProcAttr, net == "offline")
+	}
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT)
 	if err := cmd.Start(); err != nil {

@@ -1,6 +1,8 @@
 package core
 
 import (
+	"demiurge.dev/host/egress"
+
 	"maps"
 	"slices"
 
@@ -62,6 +64,10 @@ type Core struct {
 	// when the kernel cannot enforce the mode.
 	SandboxMode    string
 	SandboxRequire bool
+	// SandboxNetworkAllow is `sandbox.network_allow`: the core's domain
+	// allowlist for network-mode commands, which only narrows the
+	// operator's (nil: no narrowing).
+	SandboxNetworkAllow []egress.Rule
 	// Model is the `model:` block; nil when the core declares none.
 	Model *ModelConfig
 	// Revision is the hex sha256 of agent.yaml's bytes, or for a core from

@@ -130,7 +130,7 @@ func (d *decoder) topLevel(c *Core, e entry) error {
 	case "workspace":
 		c.Workspace, err = d.workspace(e.val, e.field)
 	case "sandbox":
-		c.SandboxMode, c.SandboxRequire, err = d.sandbox(e.val, e.field)
+		c.SandboxMode, c.SandboxRequire, err = d.sandbox(e.val, e.field, c)
 	case "model":
 		c.Model, err = d.model(e.val, e.field)
 	default:

@@ -42,3 +42,42 @@ func TestSandboxKey(t *testing.T) {
 		}
 	}
 }
+
+// TestSandboxNetworkAllow: agent.yaml's sandbox.network_allow is the
+// core's allowlist (it narrows the operator's); malformed entries, an
+// empty list and a list of another type are refused with the field named.
+func TestSandboxNetworkAllow(t *testing.T) {
+	for _, c := range []struct {
+		yaml, want, err string
+	}{
+		{"sandbox:\n  network_allow: [registry.npmjs.org, \"*.pypi.org\", \"proxy.golang.org:443\", \"*:8443\"]\n", "registry.npmjs.org *.pypi.org proxy.golang.org:443 *:8443", ""},
+		{"sandbox:\n  network_allow: [REGISTRY.NPMJS.ORG.]\n", "registry.npmjs.org", ""},
+		// README.md's example.
+		{"sandbox: {mode: workspace-write, network_allow: [registry.npmjs.org, \"*.pypi.org\"]}\n", "registry.npmjs.org *.pypi.org", ""},
+		{"sandbox:\n  network_allow: []\n", "", "sandbox.network_allow: an empty list would mean no narrowing"},
+		{"sandbox:\n  network_allow: [\"a.test:0\"]\n", "", "the port must be between 1 and 65535"},
+		{"sandbox:\n  network_allow: [\"http://a.test/\"]\n", "", "want host, *.domain, host:port or *.domain:port"},
+		{"sandbox:\n  network_allow: [\"*.10.0.0.1\"]\n", "", "a wildcard takes a domain"},
+		{"sandbox:\n  network_allow: a.test\n", "", "sandbox.network_allow"},
+	} {
+		dir := t.TempDir()
+		p := filepath.Join(dir, "agent.yaml")
+		if err := os.WriteFile(p, []byte("toolsets: [coding]\n"+c.yaml), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		got, err := LoadFile(p)
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("%q: %v; want an error with %q", c.yaml, err, c.err)
+			}
+			continue
+		}
+		var names []string
+		for _, r := range got.SandboxNetworkAllow {
+			names = append(names, r.String())
+		}
+		if err != nil || strings.Join(names, " ") != c.want {
+			t.Errorf("%q: %v, %v; want %s", c.yaml, names, err, c.want)
+		}
+	}
+}

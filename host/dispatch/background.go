@@ -1,6 +1,8 @@
 package dispatch
 
 import (
+	"demiurge.dev/host/egress"
+
 	"context"
 	"encoding/json"
 	"fmt"
@@ -100,10 +102,24 @@ func (t *Turn) startBackground(ctx context.Context, p *prepared, out Outcome, ad
 		Tool: p.call.Name, CallID: p.call.ID, Summary: commandSummary(p, secrets),
 		Sandbox: enforcedMode(inv),
 	}
+	px, apx := p.command.egress, p.authoredEgress
 	task, err := t.Background.Tasks.Start(ctx, spec, func(tctx context.Context, sink *runtime.TaskOutput) runtime.TaskOutcome {
-		return t.runTask(tctx, adapter, inv, secrets, sink)
+		for _, x := range []*egress.Proxy{px, apx} {
+			if x != nil {
+				defer x.Close() // the task's command has ended
+			}
+		}
+		outcome := t.runTask(tctx, adapter, inv, secrets, sink)
+		if px != nil {
+			// The command has ended: what it reached is final (tasks show).
+			px.Close()
+			outcome.Network, _ = json.Marshal(connectionAudit(px.Events()))
+		}
+		return outcome
 	})
 	if err != nil {
+		p.command.closeEgress()
+		p.closeAuthoredEgress()
 		return t.finish(ctx, p, out, StatusFailed, errorResult(fmt.Sprintf("%s: the background task could not be started: %v", p.call.Name, err)))
 	}
 	structured, _ := json.Marshal(map[string]any{"task_id": task.ID, "state": task.State, "background": true})

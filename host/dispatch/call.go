@@ -1,6 +1,8 @@
 package dispatch
 
 import (
+	"demiurge.dev/host/egress"
+
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -27,6 +29,10 @@ const previewLimit = 600
 // prepared is a call after the pure steps: lookup, schema, capability and
 // assessment. A call that failed one of them carries its failure.
 type prepared struct {
+	// authoredEgress is the egress proxy of an authored tool's worker in
+	// network mode (sandbox_authored.go), closed when the call ends.
+	authoredEgress *egress.Proxy
+
 	call    ToolCall
 	entry   *catalog.Entry
 	args    map[string]any
@@ -217,7 +223,7 @@ func (t *Turn) admit(ctx context.Context, p *prepared) admission {
 		}
 	}
 	t.raiseForSandbox(p)
-	raiseForNetwork(p)
+	t.raiseForNetwork(p)
 	if msg := t.authoredSandboxRefusal(p); msg != "" {
 		return refused(StatusFailed, errorResult(msg))
 	}
@@ -254,11 +260,17 @@ func (t *Turn) execute(ctx context.Context, p *prepared, a admission) Outcome {
 		return t.finish(ctx, p, out, StatusFailed, errorResult(fmt.Sprintf("%s: %v", p.call.Name, err)))
 	}
 	if err := t.applyAuthoredSandbox(p, &inv); err != nil {
+		p.command.closeEgress()
+		p.closeAuthoredEgress()
 		return t.finish(ctx, p, out, StatusFailed, errorResult(fmt.Sprintf("%s: %v", p.call.Name, err)))
 	}
 	if backgroundRequested(p) {
 		return t.startBackground(ctx, p, out, adapter, inv)
 	}
+	// A foreground command has ended when Invoke returns: its proxy ends
+	// with it, before the audit that lists its connections.
+	defer p.command.closeEgress()
+	defer p.closeAuthoredEgress()
 	inv.Hooks = t.hooks(p, out.Approval)
 	live := t.outputStream(p)
 	inv.OnEvent = func(ev *toolsetv1.InvokeEvent) error {
@@ -277,6 +289,7 @@ func (t *Turn) execute(ctx context.Context, p *prepared, a admission) Outcome {
 	res, err := adapter.Invoke(ctx, inv)
 	flush()
 	live.close()
+	p.command.closeEgress()
 	if err != nil {
 		return t.finish(ctx, p, out, StatusFailed, errorResult(err.Error()))
 	}

@@ -1,6 +1,8 @@
 package dispatch
 
 import (
+	"demiurge.dev/host/egress"
+
 	"errors"
 	"fmt"
 	"os"
@@ -63,6 +65,10 @@ type commandPlan struct {
 	// undid are what the sandbox helper undid after the command (see
 	// noteUndid).
 	undid []string
+	// egress is a network-mode call's proxy (egress.go); connections are
+	// what went through it, once it closed.
+	egress      *egress.Proxy
+	connections []egress.Event
 }
 
 // guardAllowed reports whether the shell guard allowed every command of
@@ -258,6 +264,9 @@ func (c *commandPlan) audit() map[string]any {
 	}
 	if len(c.undid) > 0 {
 		m["sandbox_undid"] = c.undid
+	}
+	if c.egress != nil {
+		m["network_connections"] = connectionAudit(c.connections)
 	}
 	return m
 }

@@ -13,11 +13,15 @@ import (
 // it, sandboxed commands run offline.
 const NetworkArg = "network"
 
-// NetworkReason is what the approval card says about such a call, and
-// exactly what the sandbox enforces for it: Landlock's TCP rules match
-// ports only and seccomp cannot read connect(2)'s address, so the URL
-// policy's refused ranges are NOT blocked by the kernel here.
-const NetworkReason = "network access: outbound TCP and UDP to any address; loopback, private, link-local and metadata addresses are not blocked by the kernel here"
+// NetworkReason begins what the approval card says about such a call;
+// networkReason adds exactly what the command will reach: the command
+// runs in a network namespace of its own whose only way out is the
+// host's egress proxy, which applies the URL policy (host/egress).
+const NetworkReason = "network access"
+
+func (t *Turn) networkReason() string {
+	return NetworkReason + " " + t.Sandbox.Egress.Reach()
+}
 
 // networkRequested reports whether a command call asks for the network.
 func networkRequested(p *prepared) bool {
@@ -30,9 +34,9 @@ func networkRequested(p *prepared) bool {
 
 // raiseForNetwork runs before approval: a call asking for the network
 // asks the operator whatever the guard says, and its card says so.
-func raiseForNetwork(p *prepared) {
+func (t *Turn) raiseForNetwork(p *prepared) {
 	if networkRequested(p) {
-		p.assess.Raise(catalog.RiskHigh, catalog.ApprovalPrompt, NetworkReason)
+		p.assess.Raise(catalog.RiskHigh, catalog.ApprovalPrompt, t.networkReason())
 	}
 }
 

@@ -2,14 +2,17 @@ package dispatch
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net"
+	"net/netip"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"demiurge.dev/host/approval"
+	"demiurge.dev/host/runtime"
 	"demiurge.dev/host/sandboxing"
 	"demiurge.dev/shared/sandbox"
 )
@@ -63,7 +66,9 @@ func waitAccepted(t *testing.T, accepted *atomic.Int32, n int32) {
 // TestNetworkIsPerApprovedCall: under workspace-write, an approved
 // command cannot reach a loopback listener; the same command with
 // `network: true` asks (even when the guard would let it run unasked),
-// its card says "network access", and it connects under mode network;
+// its card says what it can reach, and under mode network it connects
+// through the egress proxy only (the operator's allowance), each
+// connection an audit event of the call;
 // denied, it does not run; a read-only session refuses it.
 func TestNetworkIsPerApprovedCall(t *testing.T) {
 	h := newHarness(t)
@@ -89,17 +94,40 @@ func TestNetworkIsPerApprovedCall(t *testing.T) {
 		}
 	}
 
-	// Network asked for and approved.
+	// Network asked for and approved: the loopback listener is reached
+	// through the egress proxy, by the operator's exact allowance, and a
+	// direct connection to it still has no route.
+	allowed := netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), uint16(port))
+	netCfg := cfg
+	netCfg.Egress = sandboxing.Egress{Allow: []netip.AddrPort{allowed}}
+	viaProxy := fmt.Sprintf(`NO_PROXY= no_proxy= curl -s -o /dev/null --max-time 10 http://127.0.0.1:%d/; echo proxied; (%s) 2>/dev/null || echo direct-refused`, port, connect)
 	p = &recording{a: approval.AllowOnce}
 	turn, _ = h.terminalTurn(t, p)
-	turn.Sandbox = cfg
-	out = turn.Call(context.Background(), ToolCall{ID: "net", Name: "terminal", Args: args(connect, true)})
-	if !out.OK() || !strings.Contains(out.Views.Model, "connected") {
-		t.Fatalf("a network-approved command did not connect: %s %s", out.Status, out.Views.Model)
+	turn.Sandbox = netCfg
+	out = turn.Call(context.Background(), ToolCall{ID: "net", Name: "terminal", Args: args(viaProxy, true)})
+	if !out.OK() || !strings.Contains(out.Views.Model, "proxied") || !strings.Contains(out.Views.Model, "direct-refused") || strings.Contains(out.Views.Model, "connected") {
+		t.Fatalf("a network-approved command: %s %s", out.Status, out.Views.Model)
 	}
 	waitAccepted(t, accepted, 1)
-	if len(p.reasons) != 1 || !strings.Contains(strings.Join(p.reasons[0], "\n"), NetworkReason) {
-		t.Fatalf("the card did not say what network access means here: %v", p.reasons)
+	card := strings.Join(p.reasons[0], "\n")
+	if len(p.reasons) != 1 || !strings.Contains(card, NetworkReason) || !strings.Contains(card, "egress proxy") || !strings.Contains(card, allowed.String()) {
+		t.Fatalf("the card did not say what the command can reach: %v", p.reasons)
+	}
+	// Attribution: the connection is an audit event of the call, and the
+	// call's own audit lists it (the listener hangs up without an answer:
+	// allowed, dialled, then failed).
+	evs, err := h.store.Events(runtime.EventQuery{Kind: EventKindNetConnection})
+	if err != nil || len(evs) != 1 || evs[0].CallID != "net" {
+		t.Fatalf("connection events: %v %+v", err, evs)
+	}
+	var conn map[string]any
+	if err := json.Unmarshal(evs[0].Data, &conn); err != nil || conn["host"] != "127.0.0.1" || conn["addr"] != allowed.String() || conn["verdict"] != "failed" || conn["bytes_sent"] == nil || conn["allowance"] != allowed.String() {
+		t.Fatalf("connection event: %v %s", err, evs[0].Data)
+	}
+	calls, _ := h.store.Events(runtime.EventQuery{Kind: EventKindToolCall, Tool: "terminal"})
+	last := calls[len(calls)-1]
+	if last.CallID != "net" || !strings.Contains(string(last.Data), `"network_connections":[{`) {
+		t.Fatalf("the call's audit does not list its connection: %s", last.Data)
 	}
 	if !strings.Contains(out.Views.Card.Body, "sandbox: network") {
 		t.Fatalf("the result card does not name the enforced mode: %q", out.Views.Card.Body)
@@ -108,7 +136,7 @@ func TestNetworkIsPerApprovedCall(t *testing.T) {
 	// The guard would let `echo hi` run unasked; with network it asks.
 	p = &recording{a: approval.AllowOnce}
 	auto := h.autoTerminalTurn(t, p)
-	auto.Sandbox = cfg
+	auto.Sandbox = netCfg
 	out = auto.Call(context.Background(), ToolCall{ID: "auto", Name: "terminal", Args: args("echo hi", true)})
 	if len(p.reasons) != 1 || !out.OK() || !strings.Contains(out.Views.Card.Body, "sandbox: network") {
 		t.Fatalf("asked %d times (want once), %s card %q", len(p.reasons), out.Status, out.Views.Card.Body)
@@ -116,8 +144,8 @@ func TestNetworkIsPerApprovedCall(t *testing.T) {
 
 	// Denied: nothing runs, nothing connects.
 	turn, _ = h.terminalTurn(t, &answer{a: approval.Deny})
-	turn.Sandbox = cfg
-	out = turn.Call(context.Background(), ToolCall{ID: "deny", Name: "terminal", Args: args(connect, true)})
+	turn.Sandbox = netCfg
+	out = turn.Call(context.Background(), ToolCall{ID: "deny", Name: "terminal", Args: args(viaProxy, true)})
 	if out.OK() || accepted.Load() != 1 {
 		t.Fatalf("a denied network call ran: %s, %d connections", out.Status, accepted.Load())
 	}

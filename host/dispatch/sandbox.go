@@ -61,8 +61,17 @@ func (t *Turn) applySandbox(p *prepared, via string, inv *Invocation) error {
 	if err != nil {
 		return err
 	}
+	if mode == sandbox.Network {
+		px, err := t.startEgress(p)
+		if err != nil {
+			return err
+		}
+		p.command.egress = px
+		pol.Proxy = px.Socket()
+	}
 	enc, err := pol.Encode()
 	if err != nil {
+		p.command.closeEgress()
 		return err
 	}
 	inv.SandboxPolicy = enc

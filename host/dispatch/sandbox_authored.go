@@ -105,9 +105,16 @@ func (t *Turn) applyAuthoredSandbox(p *prepared, inv *Invocation) error {
 		if pol, err = t.authoredPolicy(p, mode); err != nil {
 			return err
 		}
+		if mode == sandbox.Network {
+			if p.authoredEgress, err = t.startEgress(p); err != nil {
+				return err
+			}
+			pol.Proxy = p.authoredEgress.Socket()
+		}
 	}
 	enc, err := pol.Encode()
 	if err != nil {
+		p.closeAuthoredEgress()
 		return err
 	}
 	inv.SandboxPolicy = enc

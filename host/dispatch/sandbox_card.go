@@ -37,7 +37,7 @@ func (t *Turn) sandboxCardLine(p *prepared) string {
 	case sandbox.WorkspaceWrite:
 		return "workspace-write, offline: it writes only in the workspace, and network requests will fail (ask with \"network\": true)"
 	case sandbox.Network:
-		return "network: it writes only in the workspace, and it CAN reach the network"
+		return "network: it writes only in the workspace, and it CAN reach the network " + t.Sandbox.Egress.Reach()
 	case sandbox.Off:
 		return "off (the operator's --sandbox off): runs unconfined, with your file access and the network"
 	}

@@ -1,6 +1,8 @@
 package mcp
 
 import (
+	"demiurge.dev/host/egress"
+
 	"errors"
 	"fmt"
 	"os"
@@ -17,31 +19,43 @@ import (
 // is the manifest's, tightened by the session's; the operator's --sandbox
 // off runs it unconfined. A mode the kernel cannot enforce fails the
 // connection (it asked for a sandbox; it never gets less).
-func sandboxServer(cmd *exec.Cmd, p *plan, cfg dialConfig) error {
+func sandboxServer(cmd *exec.Cmd, p *plan, cfg dialConfig) (*egress.Proxy, error) {
 	asked := p.server.Sandbox
 	if asked == "" {
-		return nil
+		return nil, nil
 	}
 	s := p.server
 	sc := cfg.sandbox
 	if sc.Mode == "" {
-		return fmt.Errorf("%s asks for the OS sandbox (sandbox: %s), and none is configured in this host", s.ID, asked)
+		return nil, fmt.Errorf("%s asks for the OS sandbox (sandbox: %s), and none is configured in this host", s.ID, asked)
 	}
 	if sc.Mode == sandbox.Off {
-		return nil
+		return nil, nil
 	}
 	mode := sandbox.Tighter(sc.Mode, sandbox.Mode(asked))
 	if miss := sc.Unenforceable(mode); miss != "" {
-		return fmt.Errorf("%s asks for the OS sandbox (mode %s), and it cannot be enforced here: the kernel lacks %s", s.ID, mode, miss)
+		return nil, fmt.Errorf("%s asks for the OS sandbox (mode %s), and it cannot be enforced here: the kernel lacks %s", s.ID, mode, miss)
 	}
 	pol, err := serverPolicy(p, cfg, mode)
 	if err != nil {
-		return fmt.Errorf("%s: %w", s.ID, err)
+		return nil, fmt.Errorf("%s: %w", s.ID, err)
+	}
+	// Network mode goes only through an egress proxy of the server's own,
+	// which lives as long as the server (stdio.go closes it).
+	var px *egress.Proxy
+	if mode == sandbox.Network {
+		if px, err = egress.Start(sc.Egress.Config(), nil); err != nil {
+			return nil, fmt.Errorf("%s: network mode goes only through the host's egress proxy, which cannot start: %w", s.ID, err)
+		}
+		pol.Proxy = px.Socket()
 	}
 	if err := sandbox.Wrap(cmd, sc.Helper, pol); err != nil {
-		return fmt.Errorf("%s: sandbox %s: %w", s.ID, mode, err)
+		if px != nil {
+			px.Close()
+		}
+		return nil, fmt.Errorf("%s: sandbox %s: %w", s.ID, mode, err)
 	}
-	return nil
+	return px, nil
 }
 
 // serverPolicy: the workspace (written only in the write modes; the core,

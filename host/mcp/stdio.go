@@ -81,11 +81,11 @@ func (c *conn) openStdio(connCtx context.Context, cfg dialConfig) error {
 	cmd.Dir = c.plan.cwd
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
 	cmd.SysProcAttr = serverProcAttr()
-	if err := sandboxServer(cmd, c.plan, cfg); err != nil {
+	px, err := sandboxServer(cmd, c.plan, cfg)
+	if err != nil {
 		closeAll()
 		return err
 	}
-	var err error
 	cfg.spawner.run(func() { err = cmd.Start() })
 	// The child holds its own copies of its ends.
 	inR.Close()
@@ -95,10 +95,19 @@ func (c *conn) openStdio(connCtx context.Context, cfg dialConfig) error {
 		inW.Close()
 		outR.Close()
 		errR.Close()
+		if px != nil {
+			px.Close()
+		}
 		return fmt.Errorf("start %s: %w", c.plan.command, err)
 	}
 	p := &stdioProc{cmd: cmd, stdout: outR, exited: make(chan struct{})}
-	go func() { _ = cmd.Wait(); close(p.exited) }()
+	go func() {
+		_ = cmd.Wait()
+		if px != nil {
+			px.Close()
+		}
+		close(p.exited)
+	}()
 	c.proc, c.pgid = p, cmd.Process.Pid
 	c.tail = newStderrTail()
 	go c.tail.drain(errR)

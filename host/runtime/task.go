@@ -90,6 +90,10 @@ type Task struct {
 	// requested child controls, the resolved child pipeline): never in a
 	// model's task payload.
 	Agent json.RawMessage `json:"agent,omitempty"`
+	// Network lists the connections a network-mode task made through the
+	// host's egress proxy (host, port, address dialled, bytes each way,
+	// verdict), as the dispatcher recorded them when it ended.
+	Network json.RawMessage `json:"network,omitempty"`
 }
 
 // TaskScope is who asks about tasks. A task outside the scope answers

@@ -57,6 +57,9 @@ type TaskOutcome struct {
 	Streams map[string]StreamStats
 	// Agent, when set, replaces the task's operator-only agent metadata.
 	Agent json.RawMessage
+	// Network, when set, is the task's connections through the egress
+	// proxy (Task.Network).
+	Network json.RawMessage
 }
 
 // TaskRun does a task's work. It must return soon after ctx is cancelled.
@@ -309,6 +312,9 @@ func (lt *liveTask) conclude(out TaskOutcome) Task {
 	t.ReturnCode, t.Result = out.ReturnCode, out.Result
 	if out.Agent != nil {
 		t.Agent = out.Agent
+	}
+	if out.Network != nil {
+		t.Network = out.Network
 	}
 	if len(out.Streams) > 0 {
 		if t.Streams == nil {

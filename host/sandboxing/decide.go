@@ -35,6 +35,9 @@ type Config struct {
 	// Toolchains are read and executable by every command (see
 	// ToolchainPaths), beside the command's own PATH entries.
 	Toolchains []string
+	// Egress is what network-mode commands reach through the host's
+	// egress proxy (see egress.go).
+	Egress Egress
 }
 
 // ResolveMode combines the core's `sandbox.mode` and the operator's

@@ -122,5 +122,9 @@ func NetworkCalls(m sandbox.Mode, enforceable bool) string {
 	case !enforceable:
 		return "none: mode network cannot be enforced here"
 	}
-	return "asks every time; then outbound TCP and UDP to any address: loopback, private, link-local and metadata addresses are not blocked by the kernel (Landlock TCP rules match ports only)"
+	eg, err := EgressFromEnv(os.Getenv)
+	if err != nil {
+		return "refused: " + err.Error()
+	}
+	return "asks every time; then " + eg.Reach()
 }

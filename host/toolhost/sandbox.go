@@ -21,8 +21,14 @@ func sandboxConfig(c *core.Core, operator, pluginDir, stateDir, workspace string
 	if err != nil {
 		return sandboxing.Config{}, err
 	}
+	eg, err := sandboxing.EgressFromEnv(os.Getenv)
+	if err != nil {
+		return sandboxing.Config{}, err
+	}
+	eg.Core = c.SandboxNetworkAllow
 	cfg := sandboxing.Config{
-		Mode: mode, Require: c.SandboxRequire, Helper: sandboxing.HelperPath(pluginDir),
+		Egress: eg,
+		Mode:   mode, Require: c.SandboxRequire, Helper: sandboxing.HelperPath(pluginDir),
 		Explicit:   operator != "" || c.SandboxMode != "",
 		Protected:  coreProtected(c, workspace),
 		Limits:     limits,

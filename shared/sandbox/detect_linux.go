@@ -77,7 +77,7 @@ func probeNamespaces(probe string) error {
 	if probe == "" {
 		return fmt.Errorf("no probe executable to test namespaces with")
 	}
-	cmd := exec.Command(probe, "--spawn", spawnNet(true), "--probe")
+	cmd := exec.Command(probe, "--spawn", spawnNet(true, false), "--probe")
 	cmd.Env = []string{}
 	out, err := cmd.CombinedOutput()
 	if err != nil {
@@ -90,7 +90,18 @@ func probeNamespaces(probe string) error {
 // namespaces to attr, mapping only the caller's own uid and gid: no other
 // identity exists inside, and no root outside is needed.
 func SetNamespaces(attr *syscall.SysProcAttr, offline bool) {
-	attr.Cloneflags |= namespaceFlags(offline)
+	setNamespaces(attr, offline, false)
+}
+
+// SetNamespacesProxied is SetNamespaces for a proxied network command: a
+// new network namespace, and CAP_NET_ADMIN in it so the helper can bring
+// its loopback up (it clears every capability before the command runs).
+func SetNamespacesProxied(attr *syscall.SysProcAttr) {
+	setNamespaces(attr, true, true)
+}
+
+func setNamespaces(attr *syscall.SysProcAttr, newNet, netAdmin bool) {
+	attr.Cloneflags |= namespaceFlags(newNet)
 	uid, gid := os.Getuid(), os.Getgid()
 	attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
 	attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
@@ -100,6 +111,9 @@ func SetNamespaces(attr *syscall.SysProcAttr, offline bool) {
 	// (mounting; emptying the bounding set) survive into the helper, which
 	// clears every capability before it execs the command.
 	attr.AmbientCaps = []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_SETPCAP}
+	if netAdmin {
+		attr.AmbientCaps = append(attr.AmbientCaps, unix.CAP_NET_ADMIN)
+	}
 }
 
 // nsInode is the inode of one of this process's namespaces (net, mnt).
@@ -122,8 +136,11 @@ func HostNamespaces() (netns, mntns uint64, err error) {
 }
 
 // spawnNet is the helper's --spawn argument for a mode's network.
-func spawnNet(offline bool) string {
-	if offline {
+func spawnNet(offline, proxied bool) string {
+	switch {
+	case proxied:
+		return "proxied"
+	case offline:
 		return "offline"
 	}
 	return "online"

@@ -44,7 +44,7 @@ func Enforce(p Policy, argv []string, env []string, report *os.File) error {
 		return err
 	}
 	s := detectKernel()
-	s.UserNS, s.MountNS, s.NetNS = true, true, p.Mode.Offline() // just checked
+	s.UserNS, s.MountNS, s.NetNS = true, true, p.Mode.Offline() || p.Proxy != "" // just checked
 	if _, err := s.Enforced(p.Mode); err != nil {
 		return err
 	}
@@ -52,6 +52,13 @@ func Enforce(p Policy, argv []string, env []string, report *os.File) error {
 	var absent []string
 	if p.Mode.WritesWorkspace() {
 		absent = absentPaths(creatableGitPaths(p.Workspace))
+	}
+	if p.Proxy != "" {
+		port, err := startForwarder(p.Proxy)
+		if err != nil {
+			return fmt.Errorf("network mode goes only through the host's egress proxy, which cannot be set up: %w", err)
+		}
+		env = withProxyEnv(env, port)
 	}
 	if err := applyMounts(p); err != nil {
 		return err
@@ -85,7 +92,7 @@ func Enforce(p Policy, argv []string, env []string, report *os.File) error {
 
 // checkNamespaces makes sure the launcher really started us in new
 // namespaces (a mount namespace always, a network namespace when
-// offline): the inodes must differ from the launcher's.
+// offline or proxied): the inodes must differ from the launcher's.
 func checkNamespaces(p Policy) error {
 	mnt, err := nsInode("mnt")
 	if err != nil {
@@ -94,7 +101,7 @@ func checkNamespaces(p Policy) error {
 	if p.HostMntNS == 0 || mnt == p.HostMntNS {
 		return errors.New("not started in a private mount namespace (the launcher must use sandbox.Wrap)")
 	}
-	if p.Mode.Offline() {
+	if p.Mode.Offline() || p.Proxy != "" {
 		net, err := nsInode("net")
 		if err != nil {
 			return err

@@ -59,6 +59,12 @@ type Policy struct {
 	// tmpfs of its own (0: DefaultTmpMiB). The operator sets both.
 	MaxProcs int `json:"max_procs,omitempty"`
 	TmpMiB   int `json:"tmp_mib,omitempty"`
+	// Proxy is the unix socket of the host's egress proxy (network mode):
+	// the command then runs in a network namespace of its own whose only
+	// way out is that proxy, which the helper exposes inside on
+	// 127.0.0.1 (see forwarder_linux.go) and names in the proxy
+	// environment variables. Network mode without it is refused.
+	Proxy string `json:"proxy,omitempty"`
 }
 
 // maxPidMax is the kernel's largest pid_max (PID_MAX_LIMIT on 64 bits).
@@ -88,6 +94,12 @@ func (p Policy) Validate() error {
 	}
 	if p.TmpMiB < 0 || p.TmpMiB > 1<<20 {
 		return fmt.Errorf("sandbox policy: tmp_mib %d must lie between 1 and %d", p.TmpMiB, 1<<20)
+	}
+	if p.Mode == Network && p.Proxy == "" {
+		return fmt.Errorf("sandbox policy: network mode needs the host's egress proxy (proxy), and has none; the command would reach any address, so it is refused")
+	}
+	if p.Proxy != "" && (p.Mode != Network || !filepath.IsAbs(p.Proxy)) {
+		return fmt.Errorf("sandbox policy: proxy %q must be an absolute socket path, in network mode only", p.Proxy)
 	}
 	if p.Cwd != "" && !filepath.IsAbs(p.Cwd) {
 		return fmt.Errorf("sandbox policy: cwd %q must be an absolute path", p.Cwd)

@@ -79,6 +79,11 @@ func (s Support) Missing(m Mode) []string {
 			need(s.ScopeAbstractUnix, "landlock abstract unix socket scoping (ABI >= 6) or a network namespace")
 		}
 	}
+	if m == Network {
+		// Network mode reaches out only through the host's egress proxy,
+		// from a network namespace of its own.
+		need(s.NetNS, "unprivileged network namespaces (network mode runs in one, behind the egress proxy)")
+	}
 	return miss
 }
 

@@ -9,7 +9,7 @@ import (
 // Wrap rewrites cmd to start through the helper under policy p: argv
 // becomes [helper, --policy, JSON, --, cmd.Path, cmd.Args[1:]...], and the
 // process starts in new user and mount namespaces (and a new network
-// namespace when offline), which need no root. The rest of cmd (Dir, Env,
+// namespace when offline or proxied), which need no root. The rest of cmd (Dir, Env,
 // stdio, process group, Pdeathsig) is kept. Mode off leaves cmd alone.
 // It fails, leaving cmd unchanged, when the kernel cannot enforce p.Mode:
 // the caller must then refuse to run (or ask), never run unconfined.
@@ -32,7 +32,7 @@ func Wrap(cmd *exec.Cmd, helper string, p Policy) error {
 		return fmt.Errorf("sandbox: %w", err)
 	}
 	p.HostMntNS = mntns
-	if p.Mode.Offline() {
+	if p.Mode.Offline() || p.Proxy != "" {
 		p.HostNetNS = netns
 	}
 	if !p.HiddenListed {
@@ -49,7 +49,7 @@ func Wrap(cmd *exec.Cmd, helper string, p Policy) error {
 	// The helper's first stage makes the namespaces (see cmd/sandbox
 	// spawn.go): a non-dumpable launcher run by an ordinary user cannot
 	// map the uid of a child it starts in a new user namespace itself.
-	args := append([]string{helper, "--spawn", spawnNet(p.Mode.Offline()), "--policy", enc, "--", cmd.Path}, cmd.Args[1:]...)
+	args := append([]string{helper, "--spawn", spawnNet(p.Mode.Offline(), p.Proxy != ""), "--policy", enc, "--", cmd.Path}, cmd.Args[1:]...)
 	cmd.Path, cmd.Args = helper, args
 	return nil
 }

@@ -111,7 +111,16 @@ func connectWith(typ, proto int, addr string) error {
 		return err
 	}
 	if typ == unix.SOCK_DGRAM {
-		_, err = unix.Write(fd, []byte("probe"))
+		// Sent is not arrived: only the listener's echo counts.
+		if _, err = unix.Write(fd, []byte("probe")); err != nil {
+			return err
+		}
+		tv := unix.Timeval{Sec: 2}
+		if err = unix.SetsockoptTimeval(fd, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &tv); err != nil {
+			return err
+		}
+		buf := make([]byte, 16)
+		_, err = unix.Read(fd, buf)
 	}
 	return err
 }

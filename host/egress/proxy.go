@@ -1,0 +1,228 @@
+package egress
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+
+	"demiurge.dev/shared/netpolicy"
+)
+
+// Config is what one proxy lets through. Only the operator sets Operator,
+// Limited and Allow (the host's environment); Core comes from the core
+// and can only narrow Operator.
+type Config struct {
+	// Operator is the operator's domain allowlist; empty allows any
+	// public host on the default ports.
+	Operator []Rule
+	// Core is the core's allowlist; when set, a target must pass it too.
+	Core []Rule
+	// Limited allows only GET and HEAD requests over plain http, and no
+	// CONNECT tunnel (its method is encrypted, so the proxy cannot see it).
+	Limited bool
+	// Allow are the operator's exact ADDRESS:PORT allowances for a refused
+	// address (a registry or test server on loopback).
+	Allow []netip.AddrPort
+	// Resolver replaces DNS (tests).
+	Resolver netpolicy.Resolver
+	// DialTimeout bounds one upstream connection attempt (default 10 s).
+	DialTimeout time.Duration
+}
+
+// Event is one connection through the proxy: what it asked for, what the
+// URL policy resolved and dialled, and how many bytes went each way
+// (a tunnel's raw bytes; a plain request's bodies).
+type Event struct {
+	Kind    string `json:"kind"` // "connect" (a tunnel) or "http" (a plain request)
+	Method  string `json:"method"`
+	Host    string `json:"host"`
+	Port    uint16 `json:"port"`
+	Addr    string `json:"addr,omitempty"` // the address dialled
+	Sent    int64  `json:"bytes_sent"`     // command to server
+	Recv    int64  `json:"bytes_received"` // server to command
+	Verdict string `json:"verdict"`        // "allowed", "refused" or "failed"
+	Reason  string `json:"reason,omitempty"`
+	// Allowance is the operator's ADDRESS:PORT that let a refused address
+	// through.
+	Allowance  string    `json:"allowance,omitempty"`
+	Start      time.Time `json:"-"`
+	DurationMS int64     `json:"duration_ms"`
+	Status     int       `json:"status,omitempty"` // a plain request's response status
+}
+
+// Proxy is an HTTP proxy (CONNECT and absolute-URI requests) on a unix
+// socket of its own, applying the URL policy to every connection.
+type Proxy struct {
+	cfg    Config
+	pol    *netpolicy.Policy
+	dir    string
+	ln     net.Listener
+	srv    *http.Server
+	tr     *http.Transport
+	onConn func(Event)
+
+	mu      sync.Mutex
+	tunnels map[net.Conn]struct{}
+	events  []Event
+	closed  bool
+	active  sync.WaitGroup
+}
+
+// Start listens on a new unix socket in a private directory (a short
+// path: a socket path has at most 107 bytes) and serves until Close.
+// onConn, when set, receives every connection's event as it ends.
+func Start(cfg Config, onConn func(Event)) (*Proxy, error) {
+	dir, err := os.MkdirTemp("", "demiurge-egress-")
+	if err != nil {
+		return nil, fmt.Errorf("egress proxy: %w", err)
+	}
+	if err := os.Chmod(dir, 0o700); err != nil {
+		os.RemoveAll(dir)
+		return nil, fmt.Errorf("egress proxy: %w", err)
+	}
+	ln, err := net.Listen("unix", filepath.Join(dir, "proxy.sock"))
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, fmt.Errorf("egress proxy: %w", err)
+	}
+	p := &Proxy{
+		cfg: cfg, dir: dir, ln: ln, onConn: onConn, tunnels: map[net.Conn]struct{}{},
+		pol: netpolicy.New(netpolicy.Options{Resolver: cfg.Resolver, AllowPrivate: cfg.Allow, DialTimeout: cfg.DialTimeout}),
+	}
+	p.tr = &http.Transport{
+		Proxy:              nil,
+		DialContext:        p.dialPinned,
+		DisableKeepAlives:  true, // each request is checked and pinned anew
+		DisableCompression: true,
+	}
+	p.srv = &http.Server{Handler: p, ErrorLog: log.New(io.Discard, "", 0), ReadHeaderTimeout: 30 * time.Second}
+	go p.srv.Serve(ln)
+	return p, nil
+}
+
+// Socket is the unix socket's path.
+func (p *Proxy) Socket() string { return p.ln.Addr().String() }
+
+// Events are the connections that ended so far.
+func (p *Proxy) Events() []Event {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.Clone(p.events)
+}
+
+// Close stops the proxy: the socket, every request and tunnel (their
+// connections fail), then waits briefly for their events.
+func (p *Proxy) Close() error {
+	p.mu.Lock()
+	p.closed = true
+	for c := range p.tunnels {
+		c.Close()
+	}
+	p.mu.Unlock()
+	err := p.srv.Close()
+	done := make(chan struct{})
+	go func() { p.active.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(2 * time.Second):
+	}
+	os.RemoveAll(p.dir)
+	return err
+}
+
+func (p *Proxy) report(ev Event) {
+	ev.DurationMS = time.Since(ev.Start).Milliseconds()
+	p.mu.Lock()
+	p.events = append(p.events, ev)
+	p.mu.Unlock()
+	if p.onConn != nil {
+		p.onConn(ev)
+	}
+}
+
+// ServeHTTP answers one proxy request.
+func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	p.active.Add(1)
+	defer p.active.Done()
+	if r.Method == http.MethodConnect {
+		p.tunnel(w, r)
+		return
+	}
+	p.forward(w, r)
+}
+
+// target is a request's destination after the allowlists and the URL
+// policy: the normalised host and the addresses it may be dialled at.
+type target struct {
+	host  string
+	port  uint16
+	addrs []netip.Addr
+}
+
+// admit applies the allowlists and the URL policy to host:port; the
+// error is what the command is told.
+func (p *Proxy) admit(ctx context.Context, host string, port uint16) (target, error) {
+	t, err := netpolicy.Parse("http://" + bracket(host) + "/")
+	if err != nil {
+		return target{}, errors.New(netpolicy.SafeMessage(err))
+	}
+	name := t.Host
+	allowance := t.IsLiteral() && slices.Contains(p.cfg.Allow, netip.AddrPortFrom(t.Addr.Unmap(), port))
+	if !allowance && !allowedBy(p.cfg.Operator, name, port) {
+		if len(p.cfg.Operator) == 0 {
+			return target{}, fmt.Errorf("%s:%d: only ports 80 and 443 are allowed; the operator can name another (DEMIURGE_EGRESS_ALLOW=host:port)", name, port)
+		}
+		return target{}, fmt.Errorf("%s:%d is not on the operator's allowlist (DEMIURGE_EGRESS_ALLOW)", name, port)
+	}
+	if len(p.cfg.Core) > 0 && !allowedBy(p.cfg.Core, name, port) {
+		return target{}, fmt.Errorf("%s:%d is not on the core's allowlist (agent.yaml sandbox.network.allow)", name, port)
+	}
+	vt, addrs, err := p.pol.VerifyHostPort(ctx, name, port)
+	if err != nil {
+		return target{}, errors.New(netpolicy.SafeMessage(err))
+	}
+	return target{host: vt.Host, port: port, addrs: addrs}, nil
+}
+
+func bracket(host string) string {
+	if a, err := netip.ParseAddr(host); err == nil && a.Is6() {
+		return "[" + host + "]"
+	}
+	return host
+}
+
+// refuse answers a refused request and records it.
+func (p *Proxy) refuse(w http.ResponseWriter, ev Event, code int, why string) {
+	ev.Verdict, ev.Reason = "refused", why
+	if code == http.StatusBadGateway {
+		ev.Verdict = "failed"
+	}
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("Connection", "close")
+	w.WriteHeader(code)
+	fmt.Fprintf(w, "demiurge egress proxy: %s\n", why)
+	p.report(ev)
+}
+
+// splitPort reads a port of host:port or the default.
+func splitPort(s string, def uint16) (uint16, bool) {
+	if s == "" {
+		return def, def != 0
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 || n > 65535 {
+		return 0, false
+	}
+	return uint16(n), true
+}

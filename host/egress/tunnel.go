@@ -1,0 +1,127 @@
+package egress
+
+import (
+	"io"
+	"net"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// tunnel answers CONNECT host:port: allowlists and URL policy, a dial to
+// the verified address only, then bytes both ways, counted. What passes
+// inside a tunnel (usually TLS) is not seen: its method, path and the
+// name the TLS handshake asks for are the client's, so limited mode
+// refuses every tunnel.
+func (p *Proxy) tunnel(w http.ResponseWriter, r *http.Request) {
+	ev := Event{Kind: "connect", Method: http.MethodConnect, Start: time.Now()}
+	host, portStr, err := net.SplitHostPort(r.Host)
+	if err != nil || host == "" {
+		ev.Host = r.Host
+		p.refuse(w, ev, http.StatusBadRequest, "CONNECT needs host:port")
+		return
+	}
+	ev.Host = host
+	port, ok := splitPort(portStr, 0)
+	if !ok {
+		p.refuse(w, ev, http.StatusBadRequest, "CONNECT needs a port between 1 and 65535")
+		return
+	}
+	ev.Port = port
+	if p.cfg.Limited {
+		p.refuse(w, ev, http.StatusForbidden, "limited network mode allows only GET and HEAD over plain http; a CONNECT tunnel (https) hides its method from the proxy, so it is refused")
+		return
+	}
+	t, err := p.admit(r.Context(), host, port)
+	if err != nil {
+		p.refuse(w, ev, http.StatusForbidden, err.Error())
+		return
+	}
+	ev.Host = t.host
+	up, ap, err := p.pol.DialPinned(r.Context(), t.addrs, port)
+	if err != nil {
+		p.refuse(w, ev, http.StatusBadGateway, "cannot connect to "+t.host+": "+err.Error())
+		return
+	}
+	ev.Addr, ev.Allowance = ap.String(), p.pol.PrivateAllowance(ap.Addr(), port)
+	hj, ok := w.(http.Hijacker)
+	if !ok {
+		up.Close()
+		p.refuse(w, ev, http.StatusInternalServerError, "the proxy cannot take over this connection")
+		return
+	}
+	client, buf, err := hj.Hijack()
+	if err != nil {
+		up.Close()
+		ev.Verdict, ev.Reason = "failed", err.Error()
+		p.report(ev)
+		return
+	}
+	if !p.track(client, up) {
+		client.Close()
+		up.Close()
+		return
+	}
+	defer p.untrack(client, up)
+	if _, err := client.Write([]byte("HTTP/1.1 200 Connection established\r\n\r\n")); err != nil {
+		ev.Verdict, ev.Reason = "failed", err.Error()
+		p.report(ev)
+		return
+	}
+	var sent, recv atomic.Int64
+	// Bytes the client sent after its request line, already buffered.
+	if n := buf.Reader.Buffered(); n > 0 {
+		pre, _ := buf.Reader.Peek(n)
+		m, _ := up.Write(pre)
+		sent.Add(int64(m))
+	}
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		n, _ := io.Copy(up, client)
+		sent.Add(n)
+		closeWrite(up)
+	}()
+	n, copyErr := io.Copy(client, up)
+	recv.Add(n)
+	closeWrite(client)
+	wg.Wait()
+	ev.Sent, ev.Recv, ev.Verdict = sent.Load(), recv.Load(), "allowed"
+	if copyErr != nil {
+		ev.Reason = "ended by an error: " + copyErr.Error()
+	}
+	p.report(ev)
+}
+
+func closeWrite(c net.Conn) {
+	if cw, ok := c.(interface{ CloseWrite() error }); ok {
+		_ = cw.CloseWrite()
+		return
+	}
+	c.Close()
+}
+
+// track registers a tunnel's two connections so Close can end them; it
+// refuses once the proxy is closed.
+func (p *Proxy) track(cs ...net.Conn) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return false
+	}
+	for _, c := range cs {
+		p.tunnels[c] = struct{}{}
+	}
+	return true
+}
+
+func (p *Proxy) untrack(cs ...net.Conn) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, c := range cs {
+		delete(p.tunnels, c)
+		c.Close()
+	}
+}
