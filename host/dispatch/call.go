@@ -1,8 +1,6 @@
 package dispatch
 
 import (
-	"demiurge.dev/host/egress"
-
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -16,6 +14,7 @@ import (
 
 	"demiurge.dev/catalog"
 	"demiurge.dev/host/approval"
+	"demiurge.dev/host/egress"
 	"demiurge.dev/host/plugins"
 	"demiurge.dev/host/policy"
 	"demiurge.dev/host/redact"

@@ -54,7 +54,7 @@ func (t *Turn) Verdict(ctx context.Context, call ToolCall) (PolicyVerdict, error
 		return PolicyVerdict{}, errors.New(p.message)
 	}
 	t.raiseForSandbox(p)
-	raiseForNetwork(p)
+	t.raiseForNetwork(p)
 	asked := &askedProvider{}
 	r := &approval.Resolver{Provider: asked, Rules: t.approvals().Rules, Now: t.approvals().Now}
 	out, err := r.Resolve(ctx, t.approvalRequest(p))
