@@ -33,6 +33,9 @@ func BenchmarkHostFigures(b *testing.B) {
 	if dir == "" {
 		b.Skip("needs DEMIURGE_TEST_PLUGIN_DIR=bin (make build)")
 	}
+	// As the host canonicalises --plugin-dir (hostConfig): a relative or
+	// unclean path would be refused as another host's options.
+	dir, _ = filepath.Abs(dir)
 	bin := filepath.Join(dir, "demiurge")
 	state, ws := b.TempDir(), b.TempDir()
 	os.WriteFile(filepath.Join(ws, "a.txt"), []byte("from the workspace\n"), 0o644)
