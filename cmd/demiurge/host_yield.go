@@ -13,7 +13,8 @@ import (
 
 // Commands that do not go through the host yet (those that read or change
 // the state's plugins and MCP servers: plugins list|verify, mcp
-// list|test|review) open the store in process.
+// list|test; mcp review goes through a running host) open the store in
+// process.
 // A host that is idle (no front end attached, no running task) is asked
 // to stop first, and the command goes on; a busy one is named, with what
 // keeps it busy. The host itself never yields.
