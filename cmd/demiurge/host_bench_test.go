@@ -33,6 +33,9 @@ func BenchmarkHostFigures(b *testing.B) {
 	if dir == "" {
 		b.Skip("needs DEMIURGE_TEST_PLUGIN_DIR=bin (make build)")
 	}
+	// As the host canonicalises --plugin-dir (hostConfig): a relative or
+	// unclean path would be refused as another host's options.
+	dir, _ = filepath.Abs(dir)
 	bin := filepath.Join(dir, "demiurge")
 	state, ws := b.TempDir(), b.TempDir()
 	os.WriteFile(filepath.Join(ws, "a.txt"), []byte("from the workspace\n"), 0o644)
@@ -109,9 +112,16 @@ func BenchmarkHostFigures(b *testing.B) {
 			b.Fatal(out.Status)
 		}
 	}
-	var sock, local, diff []time.Duration
+	var sock, local, diff, rtt []time.Duration
 	for i := range 300 {
+		// The floor of any exchange with the host process: one unary
+		// round trip whose work is in memory (Status), interleaved too.
 		begin := time.Now()
+		if _, err := cl.Status(context.Background(), &hostv1.StatusRequest{}); err != nil {
+			b.Fatal(err)
+		}
+		rtt = append(rtt, time.Since(begin))
+		begin = time.Now()
 		if err := socketCall(cl); err != nil {
 			b.Fatal(err)
 		}
@@ -138,6 +148,8 @@ func BenchmarkHostFigures(b *testing.B) {
 	b.ReportMetric(ms(pl), "inprocess-call-p50-ms")
 	b.ReportMetric(ms(ps-pl), "socket-added-p50-ms")
 	b.ReportMetric(ms(p50(diff)), "socket-added-paired-p50-ms")
+	b.ReportMetric(ms(p50(rtt)), "status-rtt-p50-ms")
+	b.ReportMetric(float64(p50(diff))/float64(p50(rtt)), "socket-added/status-rtt")
 	b.ReportMetric(ms(p50(onStream)), "stream-call-p50-ms")
 	b.ReportMetric(ms(p50(onStream)-p50(localOne)), "stream-added-p50-ms")
 

@@ -352,15 +352,16 @@ func TestHostSocketUnreachableFromSandbox(t *testing.T) {
 }
 
 // TestHostYieldsToInProcessCommands: a command that does not go through
-// the host yet (the interactive session) stops an idle host and runs; with a front end
-// attached it names the busy host instead of waiting on the store lock.
+// the host yet (`mcp list`) stops an idle host and runs; with a front end
+// attached it leaves the busy host running (it does not wait on the store
+// lock). The interactive session from a pipe goes through the busy host.
 func TestHostYieldsToInProcessCommands(t *testing.T) {
 	e := newHostEnv(t)
 	if out, stderr, err := e.runHost(t, "tools", "call", "read_file", `{"path":"a.txt"}`); err != nil {
 		t.Fatalf("%v\n%s%s", err, out, stderr)
 	}
 	e.hostPID(t)
-	if out, stderr, err := e.interactive(t, "/tasks\n/quit\n"); err != nil || !strings.Contains(out, "no tasks") {
+	if out, stderr, err := e.runHost(t, "mcp", "list"); err != nil || !strings.Contains(out, "no MCP servers are declared") {
 		t.Fatalf("an in-process command beside an idle host: %v\n%s%s", err, out, stderr)
 	}
 	if _, running := hostd.Running(e.state); running {
@@ -383,11 +384,14 @@ func TestHostYieldsToInProcessCommands(t *testing.T) {
 		}
 	}
 	pid := e.hostPID(t)
-	out, stderr, err := e.interactive(t, "/tasks\n/quit\n")
-	if !strings.Contains(out+stderr, fmt.Sprintf("held by a running host (pid %d) with 1 front end(s)", pid)) {
+	if out, stderr, err := e.runHost(t, "mcp", "list"); err != nil || !strings.Contains(out, "no MCP servers are declared") {
 		t.Fatalf("an in-process command beside a busy host: %v\n%s%s", err, out, stderr)
 	}
 	if e.hostPID(t) != pid {
 		t.Fatal("the busy host was stopped")
+	}
+	out, stderr, err := e.interactive(t, "/tasks\n/quit\n")
+	if err != nil || !strings.Contains(out, "no tasks") || !strings.Contains(out, fmt.Sprintf("in the host (pid %d)", pid)) {
+		t.Fatalf("the pipe-fed session beside a busy host: %v\n%s%s", err, out, stderr)
 	}
 }

@@ -11,9 +11,10 @@ import (
 	"demiurge.dev/shared/hostv1"
 )
 
-// Commands that do not go through the host yet (the interactive session
-// from a pipe, and the commands that read or change the state's plugins
-// and MCP servers) open the store in process.
+// Commands that do not go through the host yet (those that read or change
+// the state's plugins and MCP servers: plugins list|verify, mcp
+// list|test; mcp review goes through a running host) open the store in
+// process.
 // A host that is idle (no front end attached, no running task) is asked
 // to stop first, and the command goes on; a busy one is named, with what
 // keeps it busy. The host itself never yields.

@@ -55,7 +55,7 @@ func interactive(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if operatorCanAnswer() && hostEnabled() {
+	if hostEnabled() {
 		return interactiveViaHost(c, state, "")
 	}
 	r := &repl{c: c, out: c.App.Writer, errOut: os.Stderr}

@@ -7,34 +7,50 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/chzyer/readline"
 	"github.com/urfave/cli/v2"
 
 	"demiurge.dev/catalog"
 	"demiurge.dev/host/approval"
+	"demiurge.dev/host/plugins"
 	"demiurge.dev/shared/hostv1"
 )
 
-// interactiveViaHost is the interactive session on a terminal as a front
-// end of the state's host (resuming `resume` when set): the same line
-// editor, history, queueing and /stop as in process; the turns, calls and
-// the state they read are the host's.
+// interactiveViaHost is the interactive session as a front end of the
+// state's host (resuming `resume` when set): the turns, calls and the
+// state they read are the host's. On a terminal it has the same line
+// editor, history, queueing and /stop as in process; fed from a pipe it
+// reads one line at a time, a turn runs to its end before the next line
+// is read, and no one can answer: the host asks this front end, which
+// denies every approval and says no one is present to a clarify
+// question, as the in-process session from a pipe does.
 func interactiveViaHost(c *cli.Context, state, resume string) error {
-	r := &repl{c: c, tty: true}
-	rl, hist, err := openLineEditor(state, completer{tools: r.toolNames})
-	if err != nil {
-		return err
-	}
-	defer rl.Close()
-	r.hist = hist
-	r.out, r.errOut = rl.Stdout(), rl.Stderr()
-	r.lines = editorLines(rl)
-	var approver approval.Provider = &approval.Terminal{Out: r.errOut, Lines: r.answer}
+	r := &repl{c: c}
 	display, err := catalog.ParseDisplayMode(c.String("tool-display"))
 	if err != nil {
 		return usagef("--tool-display: %v", err)
 	}
-	fe := &chatFrontEnd{out: r.out, errOut: r.errOut, display: display, approver: approver, lineBuffered: true,
-		ask: r.lines, interrupt: func() { r.stopForeground("^C") }, lead: r.lines.SetLead}
+	var approver approval.Provider = approval.DenyAll{}
+	var fe *chatFrontEnd
+	var rl *readline.Instance
+	if operatorCanAnswer() {
+		var hist *history
+		rl, hist, err = openLineEditor(state, completer{tools: r.toolNames})
+		if err != nil {
+			return err
+		}
+		defer rl.Close()
+		r.tty, r.hist = true, hist
+		r.out, r.errOut = rl.Stdout(), rl.Stderr()
+		r.lines = editorLines(rl)
+		approver = &approval.Terminal{Out: r.errOut, Lines: r.answer}
+		fe = &chatFrontEnd{out: r.out, errOut: r.errOut, display: display, approver: approver, lineBuffered: true,
+			ask: r.lines, interrupt: func() { r.stopForeground("^C") }, lead: r.lines.SetLead}
+	} else {
+		r.out, r.errOut = c.App.Writer, os.Stderr
+		r.lines = pipeLines(plugins.OperatorStdin(), r.out)
+		fe = &chatFrontEnd{out: r.out, errOut: r.errOut, display: display, approver: approver}
+	}
 	hs, err := openHostSession(c, resume, fe, approver)
 	if err != nil {
 		return err
@@ -47,10 +63,13 @@ func interactiveViaHost(c *cli.Context, state, resume string) error {
 	defer stop()
 	err = r.loop()
 	if r.lostHost.Load() {
-		// The line editor's reader stays blocked on the terminal until a
-		// key comes, and closing it waits for that: give the terminal its
-		// mode back and end now, non-zero (never hang on a dead host).
-		rl.Terminal.ExitRawMode()
+		// The line editor's reader (or a pipe's) stays blocked on its
+		// input until a line comes, and closing the editor waits for
+		// that: give the terminal its mode back and end now, non-zero
+		// (never hang on a dead host).
+		if rl != nil {
+			rl.Terminal.ExitRawMode()
+		}
 		os.Exit(exitFailed)
 	}
 	return err

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -46,16 +45,12 @@ func mcpReview(c *cli.Context) error {
 		return usagef("give --accept or --reject, not both")
 	}
 	server := c.Args().First()
-	h, err := openHost(c, nil)
+	r, err := openReviewer(c, server)
 	if err != nil {
 		return err
 	}
-	defer h.Close()
-	st, err := h.TestMCP(c.Context, server)
-	if err != nil {
-		return err
-	}
-	items, err := mcp.PendingReview(h.StateDir, server)
+	defer r.close()
+	st, items, err := r.inspect()
 	if err != nil {
 		return err
 	}
@@ -95,7 +90,7 @@ func mcpReview(c *cli.Context) error {
 		for _, it := range items {
 			hashes[it.Tool] = it.Hash
 		}
-		if err := mcp.DecideReview(h.StateDir, server, hashes, accept, time.Now()); err != nil {
+		if err := r.decide(hashes, accept); err != nil {
 			return err
 		}
 		out.Decision = "rejected"
@@ -113,7 +108,7 @@ func mcpReview(c *cli.Context) error {
 	case out.Decision == "rejected":
 		fmt.Fprintf(w, "rejected %d definitions of %s: the tools stay out until the server changes them again\n", len(items), server)
 	default:
-		fmt.Fprintf(w, "left pending: decide with %s --accept or --reject\n", h.Core.Command("mcp review "+server))
+		fmt.Fprintf(w, "left pending: decide with %s --accept or --reject\n", r.command)
 	}
 	return nil
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"demiurge.dev/host/agents"
 	"demiurge.dev/host/approval"
 	"demiurge.dev/host/dispatch"
 	"demiurge.dev/host/plugins"
@@ -139,8 +140,17 @@ func runScheduled(ctx context.Context, env *hostScheduleEnv, flags modelFlagValu
 	if err != nil {
 		return schedule.Result{Outcome: schedule.OutcomeBlocked, Reason: err.Error()}
 	}
-	ses := ch.OpenUnattended(sc.Principal, schedule.RunTools(sc), sc.Lease.Judge)
-	defer ses.End()
+	// A child of no one, through the one spawn gate: counted by its
+	// limits (a run past them waits for a slot), its lease the judge of
+	// it and of its children.
+	gate, _ := spawnGateOf(h)
+	root, err := gate.SpawnRoot(ctx, agents.RootRequest{Host: ch, Principal: sc.Principal, Tools: schedule.RunTools(sc),
+		Judge: sc.Lease.Judge, Label: "schedule " + sc.ID + " run " + run.ID})
+	if err != nil {
+		return schedule.Result{Outcome: schedule.OutcomeCancelled, Reason: err.Error()}
+	}
+	defer root.End()
+	ses := root.Session
 	res := schedule.Result{Session: ses.ID()}
 	model, cfg, err := openModelOf(flags, ch.Core.Model, os.Getenv)
 	if err != nil {

@@ -17,20 +17,33 @@ import (
 var spawnGates sync.Map // *toolhost.Host -> *rootLoops
 
 type rootLoops struct {
+	gate   *agents.Gate
 	mu     sync.Mutex
 	byRoot map[string]agents.LoopFactory
+}
+
+var spawnGatesMu sync.Mutex
+
+// spawnGateOf is h's one spawn gate, made and installed on first use.
+func spawnGateOf(h *toolhost.Host) (*agents.Gate, *rootLoops) {
+	spawnGatesMu.Lock()
+	defer spawnGatesMu.Unlock()
+	if v, ok := spawnGates.Load(h); ok {
+		l := v.(*rootLoops)
+		return l.gate, l
+	}
+	loops := &rootLoops{byRoot: map[string]agents.LoopFactory{}}
+	loops.gate = &agents.Gate{Host: h, NewLoop: loops.newLoop}
+	loops.gate.Install()
+	spawnGates.Store(h, loops)
+	return loops.gate, loops
 }
 
 // installSpawnGate makes the host's one spawn gate answer delegate_task
 // for root's children with newLoop's model and store; release forgets
 // newLoop when root's turn ends (children already started keep theirs).
 func installSpawnGate(h *toolhost.Host, root *toolhost.Session, newLoop agents.LoopFactory) (release func()) {
-	v, loaded := spawnGates.LoadOrStore(h, &rootLoops{byRoot: map[string]agents.LoopFactory{}})
-	loops := v.(*rootLoops)
-	if !loaded {
-		g := &agents.Gate{Host: h, NewLoop: loops.newLoop}
-		g.Install()
-	}
+	_, loops := spawnGateOf(h)
 	id := root.ID()
 	loops.mu.Lock()
 	loops.byRoot[id] = newLoop

@@ -41,6 +41,18 @@ type Gate struct {
 	depthCap map[string]int
 	running  map[string]int // root session id: children running
 	perTurn  map[string]int // turn id: children started
+	// roots are the top-level runs admitted by SpawnRoot (session id),
+	// slots their semaphore (Limits.MaxRoots), waiting those queued.
+	roots   map[string]RootInfo
+	slots   chan struct{}
+	waiting int
+}
+
+// initLocked makes the gate's maps; g.mu is held.
+func (g *Gate) initLocked() {
+	if g.depthCap == nil {
+		g.depthCap, g.running, g.perTurn = map[string]int{}, map[string]int{}, map[string]int{}
+	}
 }
 
 // Install makes g the spawn gate of its host's sessions.
@@ -166,9 +178,7 @@ func (g *Gate) spawnOn(ctx context.Context, parent *toolhost.Session, turnID, ca
 func (g *Gate) admit(parent, root, turnID string, depth int, maxDepth *int, lim Limits) (release func(), childCap int, err error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if g.depthCap == nil {
-		g.depthCap, g.running, g.perTurn = map[string]int{}, map[string]int{}, map[string]int{}
-	}
+	g.initLocked()
 	limit, ok := g.depthCap[parent]
 	if !ok {
 		limit = lim.MaxDepth // a top-level session

@@ -1,6 +1,7 @@
 package agents_test
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -30,7 +31,11 @@ func TestScheduledRunsChildStaysWithinTheLease(t *testing.T) {
 			t.Fatal(err)
 		}
 		lease := schedule.Lease{Tools: []string{"read_file"}, Paths: []string{"ci/**"}}
-		run := f.h.OpenUnattended("", []string{"read_file", "delegate_task"}, lease.Judge)
+		root, err := f.gate.SpawnRoot(context.Background(), agents.RootRequest{Tools: []string{"read_file", "delegate_task"}, Judge: lease.Judge})
+		if err != nil {
+			t.Fatal(err)
+		}
+		run := root.Session
 		c, err := spawn(t, f, run, "turn_l", agents.Request{Goal: goal, CoreID: core})
 		if err != nil {
 			t.Fatal(err)

@@ -13,6 +13,9 @@ type Limits struct {
 	MaxRunning int
 	// MaxPerTurn is how many children one turn may start.
 	MaxPerTurn int
+	// MaxRoots is how many top-level runs that are children of no one
+	// (scheduled runs, SpawnRoot) may run at once; more wait for a slot.
+	MaxRoots int
 	// MaxSteps, MaxOutputTokens and WallTime are each child's budget.
 	MaxSteps        int
 	MaxOutputTokens int64
@@ -24,6 +27,7 @@ const (
 	DefaultMaxDepth        = 3
 	DefaultMaxRunning      = 24
 	DefaultMaxPerTurn      = 24
+	DefaultMaxRoots        = 4
 	DefaultMaxSteps        = 30
 	DefaultMaxOutputTokens = 64000
 	DefaultWallTime        = 15 * time.Minute
@@ -38,6 +42,9 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.MaxPerTurn <= 0 {
 		l.MaxPerTurn = DefaultMaxPerTurn
+	}
+	if l.MaxRoots <= 0 {
+		l.MaxRoots = DefaultMaxRoots
 	}
 	if l.MaxSteps <= 0 {
 		l.MaxSteps = DefaultMaxSteps

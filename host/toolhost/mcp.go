@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"demiurge.dev/catalog"
+	"demiurge.dev/host/approval"
 	"demiurge.dev/host/mcp"
 	"demiurge.dev/host/plugins"
 	"demiurge.dev/host/runtime"
@@ -177,11 +178,15 @@ func (h *Host) TestMCP(ctx context.Context, server string) (mcp.State, error) {
 	return h.Session().TestMCP(ctx, server)
 }
 
-func (h *Host) testMCP(ctx context.Context, s *Session, server string) (mcp.State, error) {
+func (h *Host) testMCP(ctx context.Context, s *Session, server string, approvals *approval.Resolver) (mcp.State, error) {
 	if h.Core.MCPRoot == "" {
 		return mcp.State{}, fmt.Errorf("%s declares no slots.mcp, so there are no MCP servers", h.Core.File)
 	}
-	st, ok := h.pool(s).Test(ctx, h.mcpTurn(s), server)
+	t := h.mcpTurn(s)
+	if approvals != nil {
+		t.Approvals = approvals
+	}
+	st, ok := h.pool(s).Test(ctx, t, server)
 	if !ok {
 		return mcp.State{}, fmt.Errorf("no MCP server %q is declared in %s (want %s.yaml there)", server, h.Core.MCPRoot, server)
 	}

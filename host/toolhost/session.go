@@ -248,7 +248,16 @@ func (s *Session) TestMCP(ctx context.Context, server string) (mcp.State, error)
 	if err := s.live(); err != nil {
 		return mcp.State{}, err
 	}
-	return s.h.testMCP(ctx, s, server)
+	return s.h.testMCP(ctx, s, server, nil)
+}
+
+// TestMCPWith is TestMCP with its connect judged by approvals (a front
+// end's rules and provider) instead of the host's.
+func (s *Session) TestMCPWith(ctx context.Context, server string, approvals *approval.Resolver) (mcp.State, error) {
+	if err := s.live(); err != nil {
+		return mcp.State{}, err
+	}
+	return s.h.testMCP(ctx, s, server, approvals)
 }
 
 // Evict closes the session's MCP connections and nothing else: the

@@ -2615,6 +2615,147 @@ func (x *AllowsReply) GetNote() string {
 	return ""
 }
 
+// MCPReviewRequest (minor 8): decide is "", "accept" or "reject".
+type MCPReviewRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Principal     string                 `protobuf:"bytes,1,opt,name=principal,proto3" json:"principal,omitempty"`
+	Server        string                 `protobuf:"bytes,2,opt,name=server,proto3" json:"server,omitempty"`
+	Approve       []string               `protobuf:"bytes,3,rep,name=approve,proto3" json:"approve,omitempty"`
+	Decide        string                 `protobuf:"bytes,4,opt,name=decide,proto3" json:"decide,omitempty"`
+	Hashes        map[string]string      `protobuf:"bytes,5,rep,name=hashes,proto3" json:"hashes,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MCPReviewRequest) Reset() {
+	*x = MCPReviewRequest{}
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[36]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MCPReviewRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MCPReviewRequest) ProtoMessage() {}
+
+func (x *MCPReviewRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[36]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MCPReviewRequest.ProtoReflect.Descriptor instead.
+func (*MCPReviewRequest) Descriptor() ([]byte, []int) {
+	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{36}
+}
+
+func (x *MCPReviewRequest) GetPrincipal() string {
+	if x != nil {
+		return x.Principal
+	}
+	return ""
+}
+
+func (x *MCPReviewRequest) GetServer() string {
+	if x != nil {
+		return x.Server
+	}
+	return ""
+}
+
+func (x *MCPReviewRequest) GetApprove() []string {
+	if x != nil {
+		return x.Approve
+	}
+	return nil
+}
+
+func (x *MCPReviewRequest) GetDecide() string {
+	if x != nil {
+		return x.Decide
+	}
+	return ""
+}
+
+func (x *MCPReviewRequest) GetHashes() map[string]string {
+	if x != nil {
+		return x.Hashes
+	}
+	return nil
+}
+
+// MCPReviewResponse: state is the server's mcp.State (JSON), pending its
+// mcp.ReviewItem list (JSON).
+type MCPReviewResponse struct {
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	State   []byte                 `protobuf:"bytes,1,opt,name=state,proto3" json:"state,omitempty"`
+	Pending []byte                 `protobuf:"bytes,2,opt,name=pending,proto3" json:"pending,omitempty"`
+	// command is the host's core's command line for this review (the hint
+	// to decide later).
+	Command       string `protobuf:"bytes,3,opt,name=command,proto3" json:"command,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MCPReviewResponse) Reset() {
+	*x = MCPReviewResponse{}
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[37]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MCPReviewResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MCPReviewResponse) ProtoMessage() {}
+
+func (x *MCPReviewResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[37]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MCPReviewResponse.ProtoReflect.Descriptor instead.
+func (*MCPReviewResponse) Descriptor() ([]byte, []int) {
+	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{37}
+}
+
+func (x *MCPReviewResponse) GetState() []byte {
+	if x != nil {
+		return x.State
+	}
+	return nil
+}
+
+func (x *MCPReviewResponse) GetPending() []byte {
+	if x != nil {
+		return x.Pending
+	}
+	return nil
+}
+
+func (x *MCPReviewResponse) GetCommand() string {
+	if x != nil {
+		return x.Command
+	}
+	return ""
+}
+
 var File_demiurge_host_v1_host_proto protoreflect.FileDescriptor
 
 const file_demiurge_host_v1_host_proto_rawDesc = "" +
@@ -2796,7 +2937,20 @@ const file_demiurge_host_v1_host_proto_rawDesc = "" +
 	"revoke_all\x18\x02 \x01(\bR\trevokeAll\"9\n" +
 	"\vAllowsReply\x12\x16\n" +
 	"\x06allows\x18\x01 \x01(\fR\x06allows\x12\x12\n" +
-	"\x04note\x18\x02 \x01(\tR\x04note2\xb2\a\n" +
+	"\x04note\x18\x02 \x01(\tR\x04note\"\xfd\x01\n" +
+	"\x10MCPReviewRequest\x12\x1c\n" +
+	"\tprincipal\x18\x01 \x01(\tR\tprincipal\x12\x16\n" +
+	"\x06server\x18\x02 \x01(\tR\x06server\x12\x18\n" +
+	"\aapprove\x18\x03 \x03(\tR\aapprove\x12\x16\n" +
+	"\x06decide\x18\x04 \x01(\tR\x06decide\x12F\n" +
+	"\x06hashes\x18\x05 \x03(\v2..demiurge.host.v1.MCPReviewRequest.HashesEntryR\x06hashes\x1a9\n" +
+	"\vHashesEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"]\n" +
+	"\x11MCPReviewResponse\x12\x14\n" +
+	"\x05state\x18\x01 \x01(\fR\x05state\x12\x18\n" +
+	"\apending\x18\x02 \x01(\fR\apending\x12\x18\n" +
+	"\acommand\x18\x03 \x01(\tR\acommand2\x88\b\n" +
 	"\x04Host\x12H\n" +
 	"\x05Hello\x12\x1e.demiurge.host.v1.HelloRequest\x1a\x1f.demiurge.host.v1.HelloResponse\x12K\n" +
 	"\x06Status\x12\x1f.demiurge.host.v1.StatusRequest\x1a .demiurge.host.v1.StatusResponse\x12E\n" +
@@ -2809,7 +2963,8 @@ const file_demiurge_host_v1_host_proto_rawDesc = "" +
 	"\tSchedules\x12\".demiurge.host.v1.SchedulesRequest\x1a#.demiurge.host.v1.SchedulesResponse\x12G\n" +
 	"\x05Tasks\x12\x1e.demiurge.host.v1.TasksRequest\x1a\x1c.demiurge.host.v1.TasksReply0\x01\x12M\n" +
 	"\fServeMCPHTTP\x12\x1d.demiurge.host.v1.MCPHTTPOpen\x1a\x1a.demiurge.host.v1.MCPChunk(\x010\x01\x12I\n" +
-	"\vMCPHTTPConn\x12\x1a.demiurge.host.v1.MCPChunk\x1a\x1a.demiurge.host.v1.MCPChunk(\x010\x01B#Z!demiurge.dev/shared/hostv1;hostv1b\x06proto3"
+	"\vMCPHTTPConn\x12\x1a.demiurge.host.v1.MCPChunk\x1a\x1a.demiurge.host.v1.MCPChunk(\x010\x01\x12T\n" +
+	"\tMCPReview\x12\".demiurge.host.v1.MCPReviewRequest\x1a#.demiurge.host.v1.MCPReviewResponseB#Z!demiurge.dev/shared/hostv1;hostv1b\x06proto3"
 
 var (
 	file_demiurge_host_v1_host_proto_rawDescOnce sync.Once
@@ -2823,7 +2978,7 @@ func file_demiurge_host_v1_host_proto_rawDescGZIP() []byte {
 	return file_demiurge_host_v1_host_proto_rawDescData
 }
 
-var file_demiurge_host_v1_host_proto_msgTypes = make([]protoimpl.MessageInfo, 36)
+var file_demiurge_host_v1_host_proto_msgTypes = make([]protoimpl.MessageInfo, 39)
 var file_demiurge_host_v1_host_proto_goTypes = []any{
 	(*ConversationsRequest)(nil),  // 0: demiurge.host.v1.ConversationsRequest
 	(*ConversationsResponse)(nil), // 1: demiurge.host.v1.ConversationsResponse
@@ -2861,6 +3016,9 @@ var file_demiurge_host_v1_host_proto_goTypes = []any{
 	(*TasksReply)(nil),            // 33: demiurge.host.v1.TasksReply
 	(*AllowsRequest)(nil),         // 34: demiurge.host.v1.AllowsRequest
 	(*AllowsReply)(nil),           // 35: demiurge.host.v1.AllowsReply
+	(*MCPReviewRequest)(nil),      // 36: demiurge.host.v1.MCPReviewRequest
+	(*MCPReviewResponse)(nil),     // 37: demiurge.host.v1.MCPReviewResponse
+	nil,                           // 38: demiurge.host.v1.MCPReviewRequest.HashesEntry
 }
 var file_demiurge_host_v1_host_proto_depIdxs = []int32{
 	16, // 0: demiurge.host.v1.FrontEndMessage.open:type_name -> demiurge.host.v1.OpenSession
@@ -2881,35 +3039,38 @@ var file_demiurge_host_v1_host_proto_depIdxs = []int32{
 	31, // 15: demiurge.host.v1.HostMessage.output:type_name -> demiurge.host.v1.CallOutput
 	35, // 16: demiurge.host.v1.HostMessage.allows:type_name -> demiurge.host.v1.AllowsReply
 	11, // 17: demiurge.host.v1.HostMessage.catalog:type_name -> demiurge.host.v1.CatalogResponse
-	4,  // 18: demiurge.host.v1.Host.Hello:input_type -> demiurge.host.v1.HelloRequest
-	6,  // 19: demiurge.host.v1.Host.Status:input_type -> demiurge.host.v1.StatusRequest
-	8,  // 20: demiurge.host.v1.Host.Stop:input_type -> demiurge.host.v1.StopRequest
-	10, // 21: demiurge.host.v1.Host.Catalog:input_type -> demiurge.host.v1.CatalogRequest
-	12, // 22: demiurge.host.v1.Host.Session:input_type -> demiurge.host.v1.FrontEndMessage
-	25, // 23: demiurge.host.v1.Host.ServeMCP:input_type -> demiurge.host.v1.MCPChunk
-	2,  // 24: demiurge.host.v1.Host.Audit:input_type -> demiurge.host.v1.AuditRequest
-	0,  // 25: demiurge.host.v1.Host.Conversations:input_type -> demiurge.host.v1.ConversationsRequest
-	27, // 26: demiurge.host.v1.Host.Schedules:input_type -> demiurge.host.v1.SchedulesRequest
-	32, // 27: demiurge.host.v1.Host.Tasks:input_type -> demiurge.host.v1.TasksRequest
-	26, // 28: demiurge.host.v1.Host.ServeMCPHTTP:input_type -> demiurge.host.v1.MCPHTTPOpen
-	25, // 29: demiurge.host.v1.Host.MCPHTTPConn:input_type -> demiurge.host.v1.MCPChunk
-	5,  // 30: demiurge.host.v1.Host.Hello:output_type -> demiurge.host.v1.HelloResponse
-	7,  // 31: demiurge.host.v1.Host.Status:output_type -> demiurge.host.v1.StatusResponse
-	9,  // 32: demiurge.host.v1.Host.Stop:output_type -> demiurge.host.v1.StopResponse
-	11, // 33: demiurge.host.v1.Host.Catalog:output_type -> demiurge.host.v1.CatalogResponse
-	19, // 34: demiurge.host.v1.Host.Session:output_type -> demiurge.host.v1.HostMessage
-	25, // 35: demiurge.host.v1.Host.ServeMCP:output_type -> demiurge.host.v1.MCPChunk
-	3,  // 36: demiurge.host.v1.Host.Audit:output_type -> demiurge.host.v1.AuditResponse
-	1,  // 37: demiurge.host.v1.Host.Conversations:output_type -> demiurge.host.v1.ConversationsResponse
-	28, // 38: demiurge.host.v1.Host.Schedules:output_type -> demiurge.host.v1.SchedulesResponse
-	33, // 39: demiurge.host.v1.Host.Tasks:output_type -> demiurge.host.v1.TasksReply
-	25, // 40: demiurge.host.v1.Host.ServeMCPHTTP:output_type -> demiurge.host.v1.MCPChunk
-	25, // 41: demiurge.host.v1.Host.MCPHTTPConn:output_type -> demiurge.host.v1.MCPChunk
-	30, // [30:42] is the sub-list for method output_type
-	18, // [18:30] is the sub-list for method input_type
-	18, // [18:18] is the sub-list for extension type_name
-	18, // [18:18] is the sub-list for extension extendee
-	0,  // [0:18] is the sub-list for field type_name
+	38, // 18: demiurge.host.v1.MCPReviewRequest.hashes:type_name -> demiurge.host.v1.MCPReviewRequest.HashesEntry
+	4,  // 19: demiurge.host.v1.Host.Hello:input_type -> demiurge.host.v1.HelloRequest
+	6,  // 20: demiurge.host.v1.Host.Status:input_type -> demiurge.host.v1.StatusRequest
+	8,  // 21: demiurge.host.v1.Host.Stop:input_type -> demiurge.host.v1.StopRequest
+	10, // 22: demiurge.host.v1.Host.Catalog:input_type -> demiurge.host.v1.CatalogRequest
+	12, // 23: demiurge.host.v1.Host.Session:input_type -> demiurge.host.v1.FrontEndMessage
+	25, // 24: demiurge.host.v1.Host.ServeMCP:input_type -> demiurge.host.v1.MCPChunk
+	2,  // 25: demiurge.host.v1.Host.Audit:input_type -> demiurge.host.v1.AuditRequest
+	0,  // 26: demiurge.host.v1.Host.Conversations:input_type -> demiurge.host.v1.ConversationsRequest
+	27, // 27: demiurge.host.v1.Host.Schedules:input_type -> demiurge.host.v1.SchedulesRequest
+	32, // 28: demiurge.host.v1.Host.Tasks:input_type -> demiurge.host.v1.TasksRequest
+	26, // 29: demiurge.host.v1.Host.ServeMCPHTTP:input_type -> demiurge.host.v1.MCPHTTPOpen
+	25, // 30: demiurge.host.v1.Host.MCPHTTPConn:input_type -> demiurge.host.v1.MCPChunk
+	36, // 31: demiurge.host.v1.Host.MCPReview:input_type -> demiurge.host.v1.MCPReviewRequest
+	5,  // 32: demiurge.host.v1.Host.Hello:output_type -> demiurge.host.v1.HelloResponse
+	7,  // 33: demiurge.host.v1.Host.Status:output_type -> demiurge.host.v1.StatusResponse
+	9,  // 34: demiurge.host.v1.Host.Stop:output_type -> demiurge.host.v1.StopResponse
+	11, // 35: demiurge.host.v1.Host.Catalog:output_type -> demiurge.host.v1.CatalogResponse
+	19, // 36: demiurge.host.v1.Host.Session:output_type -> demiurge.host.v1.HostMessage
+	25, // 37: demiurge.host.v1.Host.ServeMCP:output_type -> demiurge.host.v1.MCPChunk
+	3,  // 38: demiurge.host.v1.Host.Audit:output_type -> demiurge.host.v1.AuditResponse
+	1,  // 39: demiurge.host.v1.Host.Conversations:output_type -> demiurge.host.v1.ConversationsResponse
+	28, // 40: demiurge.host.v1.Host.Schedules:output_type -> demiurge.host.v1.SchedulesResponse
+	33, // 41: demiurge.host.v1.Host.Tasks:output_type -> demiurge.host.v1.TasksReply
+	25, // 42: demiurge.host.v1.Host.ServeMCPHTTP:output_type -> demiurge.host.v1.MCPChunk
+	25, // 43: demiurge.host.v1.Host.MCPHTTPConn:output_type -> demiurge.host.v1.MCPChunk
+	37, // 44: demiurge.host.v1.Host.MCPReview:output_type -> demiurge.host.v1.MCPReviewResponse
+	32, // [32:45] is the sub-list for method output_type
+	19, // [19:32] is the sub-list for method input_type
+	19, // [19:19] is the sub-list for extension type_name
+	19, // [19:19] is the sub-list for extension extendee
+	0,  // [0:19] is the sub-list for field type_name
 }
 
 func init() { file_demiurge_host_v1_host_proto_init() }
@@ -2947,7 +3108,7 @@ func file_demiurge_host_v1_host_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_demiurge_host_v1_host_proto_rawDesc), len(file_demiurge_host_v1_host_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   36,
+			NumMessages:   39,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -37,6 +37,7 @@ const (
 	Host_Tasks_FullMethodName         = "/demiurge.host.v1.Host/Tasks"
 	Host_ServeMCPHTTP_FullMethodName  = "/demiurge.host.v1.Host/ServeMCPHTTP"
 	Host_MCPHTTPConn_FullMethodName   = "/demiurge.host.v1.Host/MCPHTTPConn"
+	Host_MCPReview_FullMethodName     = "/demiurge.host.v1.Host/MCPReview"
 )
 
 // HostClient is the client API for Host service.
@@ -90,6 +91,13 @@ type HostClient interface {
 	// accepted: the first message names the endpoint (and the connection's
 	// addresses), then raw bytes both ways; the host serves HTTP on it.
 	MCPHTTPConn(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[MCPChunk, MCPChunk], error)
+	// MCPReview (minor 8) is `demiurge mcp review` in the host, whose MCP
+	// pool reads the pins it decides: without a decision it connects the
+	// server now (its connect gate judged with the front end's --approve
+	// rules; no one is asked) and answers its state and pending
+	// definitions; with one it accepts or rejects exactly the definitions
+	// shown (their hashes).
+	MCPReview(ctx context.Context, in *MCPReviewRequest, opts ...grpc.CallOption) (*MCPReviewResponse, error)
 }
 
 type hostClient struct {
@@ -241,6 +249,16 @@ func (c *hostClient) MCPHTTPConn(ctx context.Context, opts ...grpc.CallOption) (
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type Host_MCPHTTPConnClient = grpc.BidiStreamingClient[MCPChunk, MCPChunk]
 
+func (c *hostClient) MCPReview(ctx context.Context, in *MCPReviewRequest, opts ...grpc.CallOption) (*MCPReviewResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(MCPReviewResponse)
+	err := c.cc.Invoke(ctx, Host_MCPReview_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // HostServer is the server API for Host service.
 // All implementations must embed UnimplementedHostServer
 // for forward compatibility.
@@ -292,6 +310,13 @@ type HostServer interface {
 	// accepted: the first message names the endpoint (and the connection's
 	// addresses), then raw bytes both ways; the host serves HTTP on it.
 	MCPHTTPConn(grpc.BidiStreamingServer[MCPChunk, MCPChunk]) error
+	// MCPReview (minor 8) is `demiurge mcp review` in the host, whose MCP
+	// pool reads the pins it decides: without a decision it connects the
+	// server now (its connect gate judged with the front end's --approve
+	// rules; no one is asked) and answers its state and pending
+	// definitions; with one it accepts or rejects exactly the definitions
+	// shown (their hashes).
+	MCPReview(context.Context, *MCPReviewRequest) (*MCPReviewResponse, error)
 	mustEmbedUnimplementedHostServer()
 }
 
@@ -337,6 +362,9 @@ func (UnimplementedHostServer) ServeMCPHTTP(grpc.BidiStreamingServer[MCPHTTPOpen
 }
 func (UnimplementedHostServer) MCPHTTPConn(grpc.BidiStreamingServer[MCPChunk, MCPChunk]) error {
 	return status.Errorf(codes.Unimplemented, "method MCPHTTPConn not implemented")
+}
+func (UnimplementedHostServer) MCPReview(context.Context, *MCPReviewRequest) (*MCPReviewResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method MCPReview not implemented")
 }
 func (UnimplementedHostServer) mustEmbedUnimplementedHostServer() {}
 func (UnimplementedHostServer) testEmbeddedByValue()              {}
@@ -524,6 +552,24 @@ func _Host_MCPHTTPConn_Handler(srv interface{}, stream grpc.ServerStream) error 
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type Host_MCPHTTPConnServer = grpc.BidiStreamingServer[MCPChunk, MCPChunk]
 
+func _Host_MCPReview_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(MCPReviewRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(HostServer).MCPReview(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Host_MCPReview_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(HostServer).MCPReview(ctx, req.(*MCPReviewRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // Host_ServiceDesc is the grpc.ServiceDesc for Host service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -558,6 +604,10 @@ var Host_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "Schedules",
 			Handler:    _Host_Schedules_Handler,
+		},
+		{
+			MethodName: "MCPReview",
+			Handler:    _Host_MCPReview_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

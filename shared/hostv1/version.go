@@ -13,10 +13,11 @@ const ProtocolVersion = 1
 // fields; 6 added the interactive session (RunTurn.chat, RunEnded.model,
 // clarify requests and answers, call output) and Tasks; 7 added
 // `mcp serve --http` through the host (ServeMCPHTTP, MCPHTTPConn) and a
-// session's own catalog on its stream (FrontEndMessage.catalog); a front end checks
+// session's own catalog on its stream (FrontEndMessage.catalog); 8 added
+// MCPReview (`mcp review` in the host); a front end checks
 // the host's minor before it calls what a
 // minor added (Client.Needs), so an older host gets a clear message.
-const ProtocolMinor = 7
+const ProtocolMinor = 8
 
 // TokenMetadata is the gRPC metadata key a front end sends the host
 // socket's token under.
