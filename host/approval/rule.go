@@ -233,4 +233,3 @@ func relSegments(rel string) []string {
 	}
 	return strings.Split(rel, "/")
 }
-
