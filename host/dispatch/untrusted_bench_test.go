@@ -32,6 +32,19 @@ func webText(n int) string {
 // bytes of arguments; a web_extract has a short URL there. See
 // BenchmarkScreenVsRedact1MiB for the ratio without that.)
 func benchmarkScreening(b *testing.B, n int) {
+	args, _ := json.Marshal(map[string]string{"text": webText(n)})
+	benchmarkScreeningCall(b, ToolCall{ID: "bench", Name: "echo", Args: args}, n)
+}
+
+// BenchmarkScreening1MiBResult is benchmarkScreening for a 1 MiB result
+// with short arguments, as a large web page's: the fixture's page tool
+// returns 1 MiB of web-page text (web_extract itself returns at most
+// 200,000 characters, webextract.MaxMaxChars).
+func BenchmarkScreening1MiBResult(b *testing.B) {
+	benchmarkScreeningCall(b, ToolCall{ID: "bench", Name: "page", Args: json.RawMessage(`{"bytes":1048576}`)}, 1<<20)
+}
+
+func benchmarkScreeningCall(b *testing.B, call ToolCall, n int) {
 	h := newHarness(b)
 	src := h.source(b, "fixture", autoMeta)
 	mcpSrc := src
@@ -43,8 +56,6 @@ func benchmarkScreening(b *testing.B, n int) {
 	plain := h.turn(b, []string{"fs.read"}, nil, src)
 	screened := h.turn(b, []string{"fs.read"}, nil, mcpSrc)
 	ctx := context.Background()
-	args, _ := json.Marshal(map[string]string{"text": webText(n)})
-	call := ToolCall{ID: "bench", Name: "echo", Args: args}
 	for _, t := range []*Turn{plain, screened} {
 		t.Events = handoffSink{h.store}
 		t.MaxCalls = 2*b.N + 10

@@ -175,3 +175,26 @@ func TestPathGrantsFilePlace(t *testing.T) {
 		t.Errorf("an oversized file: %v", err)
 	}
 }
+
+// TestReadmePathGrantsExample loads the README's grants.yaml example.
+func TestReadmePathGrantsExample(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(b), "```yaml\n# ~/.config/demiurge/grants.yaml\n")
+	if !ok {
+		t.Fatal("README has no grants.yaml example")
+	}
+	example, _, _ := strings.Cut(rest, "```")
+	g, err := LoadPathGrants(writeGrants(t, example), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := g.ForCore("default", "").For("tools/deploy"); len(got) != 2 || got[1].Capability != "secret.bind:DEPLOY_TOKEN" {
+		t.Errorf("deploy: %v", got)
+	}
+	if got := g.ForCore("default", "").For("tools/other"); got != nil {
+		t.Errorf("another tool: %v", got)
+	}
+}
