@@ -45,6 +45,8 @@ func TestPathGrantsMatchTheirPathOnly(t *testing.T) {
 		{"./tools/deploy", nil},
 		{"tools/x/../deploy", nil},
 		{"tools/*", nil},
+		{"tools/deploy/../../evil", nil},
+		{"tools/deploy/*", nil},
 		{"slots/review", []string{"fs.read"}},
 		{"slots/review/x", nil},
 		{"", nil},
