@@ -72,6 +72,9 @@ func TestPathGrantsMatchTheirPathOnly(t *testing.T) {
 		t.Errorf("a directory beneath the core got %v", got)
 	}
 	// A repository core is found by its id only, never by a directory.
+	if got := g.ForCore("other", coreDir).For("tools/deploy"); got != nil {
+		t.Errorf("a repository core without grants got the directory's: %v", got)
+	}
 	if got := g.ForCore("deployer", coreDir).For("tools/deploy"); len(got) != 2 {
 		t.Errorf("the id core: %v", got)
 	}
@@ -143,13 +146,22 @@ func TestPathGrantsFilePlace(t *testing.T) {
 	if _, err := LoadPathGrants(file, []AgentDir{{Name: "core", Path: filepath.Dir(cfg)}}); err == nil || !strings.Contains(err.Error(), "lies inside the core") {
 		t.Errorf("inside the core: %v", err)
 	}
-	// The agent's directory reaches the file through a symlink.
+	// A configuration directory that leads into the workspace through a
+	// symlink: the path as written is outside it, the file is inside.
 	ws := t.TempDir()
-	if err := os.Symlink(cfg, filepath.Join(ws, "cfg")); err != nil {
+	inWS := filepath.Join(ws, ".config", "demiurge")
+	if err := os.MkdirAll(inWS, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := LoadPathGrants(filepath.Join(ws, "cfg", "demiurge", PathGrantsFileName), []AgentDir{{Name: "workspace", Path: ws}}); err == nil || !strings.Contains(err.Error(), "lies inside the workspace") {
-		t.Errorf("through a workspace symlink: %v", err)
+	if err := os.WriteFile(filepath.Join(inWS, PathGrantsFileName), []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfgLink := filepath.Join(t.TempDir(), "config")
+	if err := os.Symlink(filepath.Join(ws, ".config"), cfgLink); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadPathGrants(filepath.Join(cfgLink, "demiurge", PathGrantsFileName), []AgentDir{{Name: "workspace", Path: ws}}); err == nil || !strings.Contains(err.Error(), "lies inside the workspace") {
+		t.Errorf("through a symlink into the workspace: %v", err)
 	}
 	link := filepath.Join(t.TempDir(), "grants.yaml")
 	if err := os.Symlink(file, link); err != nil {
@@ -165,6 +177,13 @@ func TestPathGrantsFilePlace(t *testing.T) {
 		}
 	}
 	os.Chmod(file, 0o600)
+	notFile := filepath.Join(t.TempDir(), "config", "demiurge", PathGrantsFileName)
+	if err := os.MkdirAll(notFile, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadPathGrants(notFile, nil); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+		t.Errorf("a directory: %v", err)
+	}
 	os.Chmod(filepath.Dir(file), 0o770)
 	if _, err := LoadPathGrants(file, nil); err == nil || !strings.Contains(err.Error(), "writable by others") {
 		t.Errorf("a group-writable directory: %v", err)
