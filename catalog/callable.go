@@ -17,14 +17,15 @@ type Unavailable struct {
 
 // Callable is the catalog a session under the given grants can call:
 // every entry whose singular capability (Effective.Capability) granted
-// reports true for, or that needs none. The others move to Unavailable,
+// reports true for or the operator's path grants give it (HostGrants), or
+// that needs none. The others move to Unavailable,
 // so provider definitions and tools_list never offer a tool whose every
 // call the capability gate would refuse. c itself is unchanged.
 func (c *Catalog) Callable(granted func(capability string) bool) *Catalog {
 	out := c.derived()
 	out.entries, out.byName = nil, make(map[string]*Entry, len(c.entries))
 	for _, e := range c.entries {
-		if need := e.Effective.Capability; need != "" && !granted(need) {
+		if need := e.Effective.Capability; need != "" && !granted(need) && !e.HostGranted(need) {
 			out.unavailable = append(out.unavailable, Unavailable{Tool: e.Spec.Name, Provenance: e.Spec.Provenance, Missing: need})
 			continue
 		}

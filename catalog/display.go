@@ -96,6 +96,13 @@ func writeFullEntry(b *strings.Builder, e *Entry) {
 	field("approval", policyValue(e.Effective.ApprovalPolicy.String(), e.Spec.Metadata.ApprovalPolicy.String()))
 	field("requires", orDash(strings.Join(e.RequiredCapabilities, ", ")))
 	field("capabilities", orDash(strings.Join(e.Effective.Capabilities, ", ")))
+	for i, g := range e.HostGrants {
+		label := ""
+		if i == 0 {
+			label = "host grants:"
+		}
+		fmt.Fprintf(b, "  %-20s %s (%s, path %s)\n", label, safeText(g.Capability), safeText(g.Origin()), safeText(g.Pattern))
+	}
 	field("display policy", orDash(e.Effective.DisplayPolicy))
 	field("model output policy", orDash(e.Effective.ModelOutputPolicy))
 	if len(e.Spec.Subjects) == 0 {

@@ -50,6 +50,9 @@ type Entry struct {
 	// StrictReasons say why the schema is not OpenAI strict-mode compatible.
 	StrictReasons []string
 	Diagnostics   []Diagnostic
+	// HostGrants are what the operator's path-scoped grants file gives
+	// this authored tool (Catalog.WithHostGrants); nil for every other.
+	HostGrants []HostGrant
 }
 
 // Name is the model-visible tool name.

@@ -7,7 +7,7 @@ import "encoding/json"
 func (e *Entry) Summary() map[string]any {
 	subjects := append([]Subject{}, e.Spec.Subjects...)
 	diags := append([]Diagnostic{}, e.Diagnostics...)
-	return map[string]any{
+	m := map[string]any{
 		"name":                  e.Spec.Name,
 		"description":           e.Spec.Description,
 		"provenance":            e.Spec.Provenance,
@@ -31,6 +31,10 @@ func (e *Entry) Summary() map[string]any {
 		"strict_reasons":    append([]string{}, e.StrictReasons...),
 		"diagnostics":       diags,
 	}
+	if len(e.HostGrants) > 0 { // only an authored tool the operator granted
+		m["host_grants"] = append([]HostGrant{}, e.HostGrants...)
+	}
+	return m
 }
 
 // Summary is the whole catalog as JSON-able data: the entries' summaries in

@@ -13,6 +13,7 @@ import (
 	"demiurge.dev/host/approval"
 	"demiurge.dev/host/mcp"
 	"demiurge.dev/host/plugins"
+	"demiurge.dev/host/policy"
 	"demiurge.dev/host/toolhost"
 )
 
@@ -112,7 +113,7 @@ func openHost(c *cli.Context, approver approval.Provider) (*toolhost.Host, error
 		}
 	}
 	return toolhost.Open(toolhost.Options{
-		MCPPrivate: private, MCPPrivateFile: mcp.PrivateConfigFile(), ApprovalsFile: approval.OperatorFile(),
+		MCPPrivate: private, MCPPrivateFile: mcp.PrivateConfigFile(), ApprovalsFile: approval.OperatorFile(), GrantsFile: policy.PathGrantsFile(),
 		CoreDir: c.String("core"), CoreID: c.String("core-id"), Workspace: c.String("workspace"), StateDir: state,
 		BuiltinPluginDir: builtinPluginDir(c), Approver: approver, Rules: c.StringSlice("approve"),
 		Logger: logger, OutputCap: outputCap, ArtifactBudget: budget, CallTimeout: c.Duration("call-timeout"),

@@ -8,9 +8,10 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 
 	"go.yaml.in/yaml/v3"
+
+	"demiurge.dev/host/policy"
 )
 
 // OriginOperatorFile is the Origin of the rules of the operator's
@@ -22,18 +23,10 @@ const OriginOperatorFile = "approvals.yaml"
 // configuration directory ($XDG_CONFIG_HOME/demiurge).
 const OperatorFileName = "approvals.yaml"
 
-const operatorFileMax = 64 << 10
-
 // OperatorFile is the operator's approvals file: the user's configuration
 // directory (outside every core and workspace, like the MCP private
 // allowance), "" when there is none.
-func OperatorFile() string {
-	dir, err := os.UserConfigDir()
-	if err != nil {
-		return ""
-	}
-	return filepath.Join(dir, "demiurge", OperatorFileName)
-}
+func OperatorFile() string { return policy.OperatorConfigFile(OperatorFileName) }
 
 // operatorDoc is the file's one key.
 type operatorDoc struct {
@@ -64,36 +57,9 @@ func LoadOperatorFile(file string, off ...string) ([]Rule, error) {
 }
 
 func readOperatorFile(file string, off []string) ([]string, error) {
-	if file == "" {
-		return nil, nil
-	}
-	f, err := os.OpenFile(file, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil // no file, no rules, wherever it would be
-	}
-	if err == nil {
-		if perr := operatorFilePlace(file, off); perr != nil {
-			f.Close()
-			return nil, perr
-		}
-	}
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w (it must be a regular file, not a symlink)", file, err)
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", file, err)
-	}
-	if err := ownedByUser(file, fi, false); err != nil {
+	data, err := policy.ReadOperatorFile(file, operatorFileWhat, agentDirs(off))
+	if err != nil || data == nil {
 		return nil, err
-	}
-	data, err := io.ReadAll(io.LimitReader(f, operatorFileMax+1))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", file, err)
-	}
-	if len(data) > operatorFileMax {
-		return nil, fmt.Errorf("%s is over %d bytes", file, operatorFileMax)
 	}
 	var doc operatorDoc
 	dec := yaml.NewDecoder(strings.NewReader(string(data)))
@@ -104,61 +70,16 @@ func readOperatorFile(file string, off []string) ([]string, error) {
 	return doc.Approve, nil
 }
 
-// operatorFilePlace refuses a location an agent can reach: inside one of
-// off, or under a directory that someone else may write.
-func operatorFilePlace(file string, off []string) error {
-	if !filepath.IsAbs(file) {
-		return fmt.Errorf("the approvals file %q must be an absolute path", file)
-	}
-	real := file
-	if r, err := filepath.EvalSymlinks(filepath.Dir(file)); err == nil {
-		real = filepath.Join(r, filepath.Base(file))
-	}
-	for _, d := range off {
-		if d == "" {
-			continue
-		}
-		rd := d
-		if r, err := filepath.EvalSymlinks(d); err == nil {
-			rd = r
-		}
-		if within(file, d) || within(real, rd) || within(real, d) || within(file, rd) {
-			return fmt.Errorf("the approvals file %s lies inside %s, where an agent may write; it must be outside every workspace, core and state directory", file, d)
-		}
-	}
-	for dir := filepath.Dir(real); ; dir = filepath.Dir(dir) {
-		fi, err := os.Stat(dir)
-		if err == nil {
-			if err := ownedByUser(dir, fi, true); err != nil {
-				return err
-			}
-		}
-		if dir == filepath.Dir(dir) || dir == filepath.Dir(filepath.Dir(real)) {
-			break // the file's directory and its parent: the rest is the system's
-		}
-	}
-	return nil
-}
+const operatorFileWhat = "approvals file"
 
-// ownedByUser refuses what another user owns or may write (a directory
-// with the sticky bit, like /tmp, is still refused: others may create in
-// it).
-func ownedByUser(path string, fi os.FileInfo, dir bool) error {
-	st, _ := fi.Sys().(*syscall.Stat_t)
-	switch {
-	case !dir && !fi.Mode().IsRegular():
-		return fmt.Errorf("%s is not a regular file", path)
-	case fi.Mode().Perm()&0o022 != 0:
-		return fmt.Errorf("%s is writable by others (mode %v); only its owner may write it: chmod go-w %s", path, fi.Mode().Perm(), path)
-	case st != nil && int(st.Uid) != os.Getuid():
-		return fmt.Errorf("%s is not owned by the user running demiurge", path)
+// agentDirs are the agent-reachable directories the callers pass (the
+// workspace, the core, the state directory, as each caller has them).
+func agentDirs(off []string) []policy.AgentDir {
+	out := make([]policy.AgentDir, len(off))
+	for i, d := range off {
+		out[i] = policy.AgentDir{Name: "directory", Path: d}
 	}
-	return nil
-}
-
-func within(p, dir string) bool {
-	rel, err := filepath.Rel(filepath.Clean(dir), filepath.Clean(p))
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+	return out
 }
 
 // EditOperatorFile adds (add true) or removes one rule of the approvals
@@ -170,7 +91,7 @@ func EditOperatorFile(file, rule string, add bool, off ...string) (bool, error) 
 		return false, err
 	}
 	rule = strings.TrimSpace(rule)
-	if err := operatorFilePlace(file, off); err != nil {
+	if err := policy.OperatorFilePlace(file, operatorFileWhat, agentDirs(off)); err != nil {
 		return false, err
 	}
 	if err := os.MkdirAll(filepath.Dir(file), 0o700); err != nil {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"demiurge.dev/catalog"
+	"demiurge.dev/shared/pathrules"
 )
 
 // RuleSyntax is the one-line description of a rule, for usage texts.
@@ -189,10 +190,10 @@ func (r Rule) Matches(req Request) bool {
 			continue
 		}
 		paths++
-		lexical := s.Inside && matchSegments(r.segments, relSegments(s.Rel))
+		lexical := s.Inside && pathrules.MatchSegments(r.segments, relSegments(s.Rel))
 		real := lexical
 		if s.Real != "" {
-			real = s.RealInside && matchSegments(r.segments, relSegments(s.RealRel))
+			real = s.RealInside && pathrules.MatchSegments(r.segments, relSegments(s.RealRel))
 		}
 		// An allow glob must hold where the call really lands, and the
 		// path must not be led out of the workspace; a deny or prompt
@@ -223,7 +224,7 @@ func (r Rule) matchesAction(action string) bool {
 			return false
 		}
 	}
-	return matchSegments(segs, strings.Split(action, "/"))
+	return pathrules.MatchSegments(segs, strings.Split(action, "/"))
 }
 
 func relSegments(rel string) []string {
@@ -231,33 +232,4 @@ func relSegments(rel string) []string {
 		return nil
 	}
 	return strings.Split(rel, "/")
-}
-
-// matchSegments matches path segments against glob segments, "**" standing
-// for zero or more whole segments. It runs in len(pat)*len(name) steps (no
-// backtracking), because subject paths come from the model.
-func matchSegments(pat, name []string) bool {
-	// cur[j] reports whether the glob so far matches name[:j].
-	cur := make([]bool, len(name)+1)
-	next := make([]bool, len(name)+1)
-	cur[0] = true
-	for _, p := range pat {
-		if p == "**" {
-			seen := false
-			for j := range cur {
-				seen = seen || cur[j]
-				next[j] = seen
-			}
-		} else {
-			next[0] = false
-			for j := 1; j <= len(name); j++ {
-				next[j] = false
-				if cur[j-1] {
-					next[j], _ = path.Match(p, name[j-1])
-				}
-			}
-		}
-		cur, next = next, cur
-	}
-	return cur[len(name)]
 }

@@ -104,7 +104,7 @@ func (t *Turn) prepareEntry(p *prepared, entry *catalog.Entry) {
 		p.status, p.message = StatusInvalidArguments, fmt.Sprintf("%s: arguments could not be encoded: %v", call.Name, err)
 		return
 	}
-	if err := policy.Gate(entry.RequiredCapabilities, t.Authority); err != nil {
+	if err := policy.Gate(entry.RequiredCapabilities, t.Authority, entry.HostGranted); err != nil {
 		p.status, p.message = StatusCapabilityDenied, err.Error()
 		return
 	}
@@ -301,7 +301,8 @@ func (t *Turn) execute(ctx context.Context, p *prepared, a admission) Outcome {
 
 // hooks answer a running call's HostServices requests: an effect
 // capability is granted only if the tool declared it and the session holds
-// it; the singular gate was checked before the call started.
+// it (or the operator's path grants give it to this authored tool); the
+// singular gate was checked before the call started.
 func (t *Turn) hooks(p *prepared, verdict approval.Outcome) plugins.Hooks {
 	declared := p.entry.Effective.Capabilities
 	hk := plugins.Hooks{
@@ -309,7 +310,7 @@ func (t *Turn) hooks(p *prepared, verdict approval.Outcome) plugins.Hooks {
 			switch {
 			case !slices.Contains(declared, c):
 				return false, fmt.Sprintf("%s did not declare %s in its capabilities", p.call.Name, c)
-			case !t.Authority.Capabilities.Has(c):
+			case !t.Authority.Capabilities.Has(c) && !p.entry.HostGranted(c):
 				return false, fmt.Sprintf("%s is not granted to this session", c)
 			}
 			return true, ""

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 
+	"demiurge.dev/catalog"
 	"demiurge.dev/host/plugins"
 	"demiurge.dev/shared/sandbox"
 	"demiurge.dev/shared/toolsetv1"
@@ -20,13 +21,15 @@ const SlotPrefix = "slot:"
 // runs as an authored tool does: in the authored runtime, under the OS
 // sandbox the session's mode and the slot's declared capabilities allow,
 // and an effect capability it asks for is granted only when declared and
-// held by the session.
+// held by the session or given to the slot by the operator's path grants.
 type SlotCall struct {
 	ID string
 	// Dir is the slot's directory (slots/<id>), readable by its worker.
 	Dir          string
 	Capabilities []string
-	Args         json.RawMessage
+	// HostGrants are the operator's path-scoped grants to this slot.
+	HostGrants []catalog.HostGrant
+	Args       json.RawMessage
 }
 
 // RunSlot runs s through adapter (the authored runtime) under this turn's
@@ -62,7 +65,7 @@ func (t *Turn) RunSlot(ctx context.Context, adapter Adapter, s SlotCall) (*tools
 				switch {
 				case !slices.Contains(s.Capabilities, c):
 					return false, fmt.Sprintf("slot %s did not declare %s in its capabilities", s.ID, c)
-				case !t.Authority.Capabilities.Has(c):
+				case !t.Authority.Capabilities.Has(c) && !catalog.HostGranted(s.HostGrants, c):
 					return false, fmt.Sprintf("%s is not granted to this session", c)
 				}
 				return true, ""

@@ -26,7 +26,7 @@ func ConnectCapability(server string) string { return policy.PrefixMCPConnect + 
 // allow.
 func gate(ctx context.Context, p *plan, a policy.Authority, approvals *approval.Resolver) error {
 	id := p.server.ID
-	if err := policy.Gate([]string{ConnectCapability(id)}, a); err != nil {
+	if err := policy.Gate([]string{ConnectCapability(id)}, a, nil); err != nil {
 		return &deniedError{msg: fmt.Sprintf("capability %s is not granted; grant it in agent.yaml capabilities", ConnectCapability(id))}
 	}
 	if approvals == nil {

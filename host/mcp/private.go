@@ -5,14 +5,12 @@ import (
 	"fmt"
 	"io"
 	"net/netip"
-	"os"
-	"path/filepath"
 	"strings"
-	"syscall"
 
 	"go.yaml.in/yaml/v3"
 
 	"demiurge.dev/host/core"
+	"demiurge.dev/host/policy"
 )
 
 // Operator-allowed private MCP addresses. The URL policy refuses loopback
@@ -49,13 +47,7 @@ const PrivateConfigName = "mcp-private.yaml"
 
 // PrivateConfigFile is where the operator's file of allowances is, or ""
 // when the user has no configuration directory.
-func PrivateConfigFile() string {
-	dir, err := os.UserConfigDir()
-	if err != nil {
-		return ""
-	}
-	return filepath.Join(dir, "demiurge", PrivateConfigName)
-}
+func PrivateConfigFile() string { return policy.OperatorConfigFile(PrivateConfigName) }
 
 // ParsePrivateAllowance reads one --allow-private-mcp value,
 // SERVER=ADDRESS:PORT with an IP address (IPv6 in brackets) and an
@@ -85,9 +77,6 @@ func privateAllowance(id, addr, source string) (PrivateAllowance, error) {
 	return PrivateAllowance{Server: id, Addr: netip.AddrPortFrom(ap.Addr().Unmap(), ap.Port()), Source: source}, nil
 }
 
-// privateConfigMax bounds the configuration file read.
-const privateConfigMax = 64 << 10
-
 // LoadPrivateConfig reads the operator's file of allowances:
 //
 //	private_mcp:
@@ -95,39 +84,13 @@ const privateConfigMax = 64 << 10
 //	    address: 127.0.0.1:3999
 //
 // A missing file is no allowance. The file must be a regular file of the
-// user's, writable by nobody else, and lie outside workspace; anything
-// else is an error, never a silent allowance.
+// user's, writable by nobody else, in directories no one else may write,
+// and lie outside workspace (policy.ReadOperatorFile, the reader of every
+// operator file); anything else is an error, never a silent allowance.
 func LoadPrivateConfig(file, workspace string) ([]PrivateAllowance, error) {
-	f, err := os.OpenFile(file, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", file, err)
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", file, err)
-	}
-	st, _ := fi.Sys().(*syscall.Stat_t)
-	switch {
-	case !fi.Mode().IsRegular():
-		return nil, fmt.Errorf("%s is not a regular file", file)
-	case fi.Mode().Perm()&0o022 != 0:
-		return nil, fmt.Errorf("%s is writable by others (mode %v); only its owner may write it: chmod go-w %s", file, fi.Mode().Perm(), file)
-	case st != nil && int(st.Uid) != os.Getuid():
-		return nil, fmt.Errorf("%s is not owned by the user running demiurge", file)
-	}
-	if inside(file, workspace) {
-		return nil, fmt.Errorf("%s lies inside the workspace %s, where the agent may write; the host's configuration must be outside it", file, workspace)
-	}
-	data, err := io.ReadAll(io.LimitReader(f, privateConfigMax+1))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", file, err)
-	}
-	if len(data) > privateConfigMax {
-		return nil, fmt.Errorf("%s is over %d bytes", file, privateConfigMax)
+	data, err := policy.ReadOperatorFile(file, "MCP private-allowance file", []policy.AgentDir{{Name: "workspace", Path: workspace}})
+	if err != nil || data == nil {
+		return nil, err
 	}
 	var doc struct {
 		PrivateMCP []struct {
@@ -149,21 +112,6 @@ func LoadPrivateConfig(file, workspace string) ([]PrivateAllowance, error) {
 		out = append(out, a)
 	}
 	return out, nil
-}
-
-// inside reports whether file, as written or as its symlinks lead, lies
-// in dir.
-func inside(file, dir string) bool {
-	if dir == "" {
-		return false
-	}
-	check := func(f, d string) bool {
-		rel, err := filepath.Rel(d, f)
-		return err == nil && rel != ".." && !strings.HasPrefix(rel, "../") && !filepath.IsAbs(rel)
-	}
-	rf, err1 := filepath.EvalSymlinks(filepath.Dir(file))
-	rd, err2 := filepath.EvalSymlinks(dir)
-	return check(filepath.Clean(file), filepath.Clean(dir)) || err1 == nil && err2 == nil && check(filepath.Join(rf, filepath.Base(file)), rd)
 }
 
 // allowancesFor are the allowances of one server.

@@ -17,7 +17,7 @@ func BenchmarkGate(b *testing.B) {
 	a := Authority{Capabilities: caps}
 	req := []string{"fs.read", "mcp.call:github"}
 	for b.Loop() {
-		if err := Gate(req, a); err != nil {
+		if err := Gate(req, a, nil); err != nil {
 			b.Fatal(err)
 		}
 	}

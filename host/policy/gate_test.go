@@ -25,7 +25,7 @@ func TestGate(t *testing.T) {
 		{"wildcard requirement refused", []string{"mcp.call:*"}, "mcp.call:*"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			err := Gate(tc.required, auth)
+			err := Gate(tc.required, auth, nil)
 			if tc.missing == "" {
 				if err != nil {
 					t.Fatalf("Gate = %v, want nil", err)
@@ -38,11 +38,11 @@ func TestGate(t *testing.T) {
 			}
 		})
 	}
-	err = Gate([]string{"fs.write"}, auth)
+	err = Gate([]string{"fs.write"}, auth, nil)
 	if want := "capability fs.write is not granted to this session; grant it in agent.yaml capabilities"; err.Error() != want {
 		t.Errorf("message = %q, want %q", err.Error(), want)
 	}
-	if err := Gate([]string{"fs.read"}, Authority{}); err == nil {
+	if err := Gate([]string{"fs.read"}, Authority{}, nil); err == nil {
 		t.Error("the zero authority passed the gate")
 	}
 }

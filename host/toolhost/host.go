@@ -60,8 +60,12 @@ type Options struct {
 	// ApprovalsFile is the operator's approvals file (approval.OperatorFile):
 	// standing rules as explicit as --approve; "" for none.
 	ApprovalsFile string
-	Principal     string
-	Logger        hclog.Logger
+	// GrantsFile is the operator's path-scoped grants file
+	// (policy.PathGrantsFile): capabilities for authored tools and slots by
+	// their path in the core; "" for none.
+	GrantsFile string
+	Principal  string
+	Logger     hclog.Logger
 	// OutputCap bounds each output stream's artifact of one call, and
 	// ArtifactBudget all indexed artifacts, in bytes; 0 means the
 	// defaults (terminal.DefaultOutputCap, runtime.DefaultArtifactBudget).
@@ -98,6 +102,11 @@ type Host struct {
 	Sandbox sandboxing.Config
 
 	mcpHost // MCP servers of slots.mcp (mcp.go)
+
+	// pathGrants are this core's grants of the operator's path-scoped
+	// grants file, pathGrantsDigest the file's (pathgrants.go).
+	pathGrants       policy.CoreGrants
+	pathGrantsDigest string
 	// rootAuthority is what every session the host starts or resumes runs
 	// under, but for the session id (sessions.go).
 	rootAuthority policy.Authority
@@ -261,6 +270,9 @@ func (h *Host) assemble(opts Options) error {
 	if err := checkSlotCapabilities(c); err != nil {
 		return err
 	}
+	if err := h.loadPathGrants(opts); err != nil {
+		return err
+	}
 	var rules []approval.Rule
 	for _, spec := range c.Approvals {
 		r, err := approval.ParseRule(spec)
@@ -290,7 +302,7 @@ func (h *Host) assemble(opts Options) error {
 	h.Approvals = &approval.Resolver{Provider: provider, Rules: rules, Sessions: approval.NewSessionAllows(approval.DefaultSessionTTL)}
 	h.rootAuthority = policy.Authority{
 		Principal: principal(opts.Principal), CoreRevision: c.Revision,
-		Capabilities: caps, PolicyFingerprint: policyFingerprint(c, opts.Rules),
+		Capabilities: caps, PolicyFingerprint: policyFingerprint(c, opts.Rules, h.pathGrantsDigest),
 	}
 	h.NewSession()
 	return nil
@@ -312,9 +324,10 @@ func principal(given string) string {
 
 // policyFingerprint binds session allows to the effective policy: any
 // change of overrides or rules makes earlier allows inapplicable.
-func policyFingerprint(c *core.Core, rules []string) string {
+func policyFingerprint(c *core.Core, rules []string, grants string) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "core=%s\n", c.Revision)
+	fmt.Fprintf(h, "path-grants=%s\n", grants)
 	names := make([]string, 0, len(c.Metadata))
 	for n := range c.Metadata {
 		names = append(names, n)
@@ -467,7 +480,7 @@ func (h *Host) resolveCatalog(ctx context.Context, s *Session, o TurnOptions) (_
 	if err == nil {
 		// The model is offered only what it can call (the snapshot above
 		// keeps every tool; the launcher narrows it the same way).
-		cat = cat.Callable(s.authority.Capabilities.Has)
+		cat = cat.WithHostGrants(h.authoredToolGrants).Callable(s.authority.Capabilities.Has)
 	}
 	var ce *catalog.CollisionError
 	if errors.As(err, &ce) {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 
+	"demiurge.dev/catalog"
 	"demiurge.dev/host/core"
 	"demiurge.dev/host/dispatch"
 	"demiurge.dev/host/pipeline"
@@ -66,14 +67,15 @@ type slotRunData struct {
 }
 
 func (s slotInvoker) InvokeSlot(ctx context.Context, slot *core.Slot, in pipeline.SlotInput) (string, error) {
-	if c := slot.Capability; c != "" && !s.turn.Authority.Capabilities.Has(c) {
+	grants := s.h.slotGrants(slot)
+	if c := slot.Capability; c != "" && !s.turn.Authority.Capabilities.Has(c) && !catalog.HostGranted(grants, c) {
 		return "", fmt.Errorf("its capability %s is not granted to this session", c)
 	}
 	args, err := json.Marshal(in)
 	if err != nil {
 		return "", err
 	}
-	res, err := s.turn.RunSlot(ctx, s.adapter, dispatch.SlotCall{ID: slot.ID, Dir: slot.Dir, Capabilities: slot.Capabilities, Args: args})
+	res, err := s.turn.RunSlot(ctx, s.adapter, dispatch.SlotCall{ID: slot.ID, Dir: slot.Dir, Capabilities: slot.Capabilities, HostGrants: grants, Args: args})
 	switch {
 	case err != nil:
 		return "", err

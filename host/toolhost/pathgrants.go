@@ -1,0 +1,67 @@
+package toolhost
+
+import (
+	"path/filepath"
+	"strings"
+
+	"demiurge.dev/catalog"
+	"demiurge.dev/host/core"
+	"demiurge.dev/host/policy"
+)
+
+// loadPathGrants reads the operator's path-scoped grants file
+// (Options.GrantsFile) and keeps this core's grants. The file must lie
+// outside the workspace, the core and the state directory; a file that is
+// unsafe or malformed fails the host, never grants half.
+func (h *Host) loadPathGrants(opts Options) error {
+	off := []policy.AgentDir{{Name: "workspace", Path: h.Workspace.Root}, {Name: "core", Path: h.Core.Dir}, {Name: "state directory", Path: opts.StateDir}}
+	g, err := policy.LoadPathGrants(opts.GrantsFile, off)
+	if err != nil {
+		return err
+	}
+	h.pathGrantsDigest = g.Digest()
+	if v := h.Core.Version; v != nil {
+		h.pathGrants = g.ForCore(v.ID, "")
+	} else {
+		h.pathGrants = g.ForCore("", h.Core.Dir)
+	}
+	return nil
+}
+
+// authoredToolGrants are the operator's grants to an authored tool, by its
+// directory in the core (slots.tools/<name>). The path is the host's own:
+// the tool's name is its directory's (the runtime skips symlinked
+// directories), and the tool.yaml the runtime reports must be that
+// directory's, or the tool gets no grant.
+func (h *Host) authoredToolGrants(e *catalog.Entry) []catalog.HostGrant {
+	c := h.Core
+	if len(h.pathGrants) == 0 || e.Spec.Provenance.Kind != catalog.SourceAuthored || c.ToolsRoot == "" {
+		return nil
+	}
+	dir := filepath.Join(c.ToolsRoot, e.Spec.Name)
+	if e.Spec.Provenance.Path != filepath.Join(dir, "tool.yaml") {
+		return nil
+	}
+	return h.pathGrants.For(corePath(c, dir))
+}
+
+// slotGrants are the operator's grants to a pipeline slot (slots/<id>).
+func (h *Host) slotGrants(s *core.Slot) []catalog.HostGrant {
+	if len(h.pathGrants) == 0 {
+		return nil
+	}
+	return h.pathGrants.For(corePath(h.Core, s.Dir))
+}
+
+// corePath is dir's slash-separated path in the core, "" when it is not
+// inside it (then nothing is granted).
+func corePath(c *core.Core, dir string) string {
+	if c.Dir == "" {
+		return ""
+	}
+	rel, err := filepath.Rel(c.Dir, dir)
+	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, "../") || filepath.IsAbs(rel) {
+		return ""
+	}
+	return filepath.ToSlash(rel)
+}
