@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -45,6 +46,12 @@ func startACPPeer(t *testing.T, e *hostEnv, modelURL string) *acpPeer {
 	t.Helper()
 	c := e.cmd("--model", "anthropic:claude-test", "--base-url", modelURL, "acp")
 	c.Env = append(c.Env, "ANTHROPIC_API_KEY=sk-ant-test-key-0123456789")
+	return startACPCommand(t, c)
+}
+
+// startACPCommand starts c, an acp agent, as the peer's.
+func startACPCommand(t *testing.T, c *exec.Cmd) *acpPeer {
+	t.Helper()
 	p := &acpPeer{t: t, lines: make(chan map[string]any, 64), stderr: &syncBuffer{}}
 	c.Stderr = p.stderr
 	var err error
