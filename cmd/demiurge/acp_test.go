@@ -158,6 +158,8 @@ func TestACPWithTheTypeScriptClient(t *testing.T) {
 		{Text: []string{"Thinking for a very long time"}, DelayMS: 60_000},
 		{ToolCalls: []providertest.ToolCall{{ID: "call_w5", Name: "write_file", Args: `{"path":"b.txt","content":"second\n"}`}}},
 		{Text: []string{"Other session."}},
+		{ToolCalls: []providertest.ToolCall{{ID: "call_ask", Name: "clarify", Args: `{"question":"Which colour?","choices":["teal","amber"]}`}}},
+		{Text: []string{"Teal it is."}},
 	})
 	defer srv.Close()
 	rep, stderr := runACPClient(t, e, dir, srv.URL, map[string]any{"steps": []map[string]any{
@@ -167,6 +169,7 @@ func TestACPWithTheTypeScriptClient(t *testing.T) {
 		{"prompt": "write b.txt twice", "answers": []string{"allow_always"}},
 		{"prompt": "think long", "cancelAfterMs": 1500},
 		{"prompt": "write b.txt elsewhere", "answers": []string{"reject_once"}, "newSession": true},
+		{"prompt": "ask me", "answers": []string{"allow_once"}},
 	}})
 	if rep.Initialize.ProtocolVersion != 1 || !rep.Initialize.AgentCapabilities.LoadSession {
 		t.Fatalf("initialize: %+v", rep.Initialize)
@@ -178,7 +181,7 @@ func TestACPWithTheTypeScriptClient(t *testing.T) {
 	if len(rep.MS) == 6 && rep.MS[4]-rep.MS[3] > 20_000 {
 		t.Errorf("the cancelled turn took %d ms to end", rep.MS[4]-rep.MS[3])
 	}
-	want := []string{"end_turn", "end_turn", "end_turn", "end_turn", "cancelled", "end_turn"}
+	want := []string{"end_turn", "end_turn", "end_turn", "end_turn", "cancelled", "end_turn", "end_turn"}
 	if strings.Join(rep.Stops, " ") != strings.Join(want, " ") {
 		t.Fatalf("stop reasons %v (errors %v), want %v\nstderr:\n%s", rep.Stops, rep.Errors, want, stderr)
 	}
@@ -208,8 +211,18 @@ func TestACPWithTheTypeScriptClient(t *testing.T) {
 	for _, p := range rep.Permissions {
 		asked = append(asked, p.Params.ToolCall.ToolCallID+":"+p.Answered)
 	}
-	if got := strings.Join(asked, " "); got != "call_w1:allow_once call_w2:reject_once call_w3:allow_always call_w5:reject_once" {
+	if got := strings.Join(asked, " "); !strings.HasPrefix(got, "call_w1:allow_once call_w2:reject_once call_w3:allow_always call_w5:reject_once clarify-") || len(asked) != 5 {
 		t.Fatalf("permission requests %s", got)
+	}
+	// The clarify question: its choices as options, the first chosen, and
+	// the model told the answer.
+	ask := rep.Permissions[4].Params
+	if len(ask.Options) != 3 || ask.Options[0].Name != "teal" || ask.Options[1].Name != "amber" || ask.Options[2].Kind != "reject_once" || !strings.Contains(ask.ToolCall.Title, "Which colour?") {
+		t.Errorf("the clarify question: %+v", ask)
+	}
+	reqs := srv.Requests()
+	if last := string(reqs[len(reqs)-1].Body); !strings.Contains(last, "The operator answered: teal") {
+		t.Errorf("the model was not told the answer: %.300s", last)
 	}
 	p := rep.Permissions[0]
 	var kinds []string
@@ -263,7 +276,7 @@ func TestACPWithTheTypeScriptClient(t *testing.T) {
 	if !strings.Contains(rep2.agentText(s1), "It says hello.") || !strings.HasSuffix(rep2.agentText(s1), "Welcome back.") {
 		t.Errorf("the replayed and new agent text: %q", rep2.agentText(s1))
 	}
-	reqs := srv2.Requests()
+	reqs = srv2.Requests()
 	if len(reqs) != 1 || !strings.Contains(string(reqs[0].Body), "what does a.txt say?") || !strings.Contains(string(reqs[0].Body), "again") {
 		t.Errorf("the loaded session's request does not carry its history")
 	}
