@@ -166,6 +166,10 @@ func TestACPBadInput(t *testing.T) {
 	if code, text := rpcError(p.reply(5)); code != -32602 || !strings.Contains(text, "cwd must be an absolute path") {
 		t.Errorf("a relative cwd: %d %s", code, text)
 	}
+	p.send(`{"jsonrpc":"2.0","id":9,"method":"session/new","params":{"cwd":"/","mcpServers":[]}}`)
+	if code, text := rpcError(p.reply(9)); code != -32602 || !strings.Contains(text, "outside this demiurge's workspace") {
+		t.Errorf("a project outside the workspace: %d %s", code, text)
+	}
 	p.send(`{"jsonrpc":"2.0","id":6,"method":"session/new","params":{"cwd":"` + e.ws + `","mcpServers":[]}}`)
 	r := p.reply(6)
 	sid, _ := r["result"].(map[string]any)["sessionId"].(string)
