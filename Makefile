@@ -60,7 +60,7 @@ run: build
 
 # Unit, CLI (testscript) and integration tests of every module, with each
 # fuzz target's seed corpus; the CLI tests use the plugins just built.
-test: test-deps build lint mcp-servers mcpserve-node sdk-modules
+test: test-deps build lint mcp-servers mcpserve-node acp-node sdk-modules
 	DEMIURGE_TEST_PLUGIN_DIR=$(BIN) DEMIURGE_TEST_MCP_NODE_MODULES=$(MCP_NPM)/node_modules \
 		DEMIURGE_TEST_UNAVAILABLE=$(TEST_DEPS) $(GO) test -count=1 -timeout 20m $(PKGS)
 	@if [ -s $(TEST_DEPS) ]; then echo "skipped for want of: $$(cut -f1 $(TEST_DEPS) | tr '\n' ' ')(see $(TEST_DEPS))" >&2; fi
@@ -103,6 +103,22 @@ $(MCPSERVE_NODE)/.installed: $(MCPSERVE_LOCK) host/mcpserve/testdata/node/packag
 	@if npm ci --prefix $(MCPSERVE_NODE) --no-audit --no-fund --loglevel=error && npx -y node@22 --version >/dev/null; then \
 		sha256sum < $(MCPSERVE_LOCK) | cut -d' ' -f1 | tr -d '\n' > $@; \
 	else echo "warning: the mcp serve node clients could not be installed; their tests will skip" >&2; fi
+
+# The ACP client of the demiurge acp tests (the official TypeScript SDK,
+# @agentclientprotocol/sdk), from cmd/demiurge/testdata/acp-node's lock
+# file; the stamp is the lock's sha256, which the tests check
+# (cmd/demiurge/acp_test.go).
+ACP_NODE := $(CURDIR)/.cache/acp-node
+ACP_LOCK := cmd/demiurge/testdata/acp-node/package-lock.json
+.PHONY: acp-node
+acp-node: $(ACP_NODE)/.installed
+$(ACP_NODE)/.installed: $(ACP_LOCK) cmd/demiurge/testdata/acp-node/package.json
+	@mkdir -p $(ACP_NODE)
+	cp cmd/demiurge/testdata/acp-node/package.json $(ACP_LOCK) $(ACP_NODE)/
+	@# Without the registry the tests that need it skip, saying so.
+	@if npm ci --prefix $(ACP_NODE) --no-audit --no-fund --loglevel=error; then \
+		sha256sum < $(ACP_LOCK) | cut -d' ' -f1 | tr -d '\n' > $@; \
+	else echo "warning: the ACP TypeScript client could not be installed; its tests will skip" >&2; fi
 
 # The packages where goroutines meet (MCP connections, mcp serve's
 # watcher, tasks and sessions, dispatch, plugin calls, the turn loop) under

@@ -34,7 +34,10 @@ type hostSession struct {
 	send    func(*hostv1.FrontEndMessage) error
 	session string
 	model   string
-	// fe renders the host's events as the in-process chat does.
+	// view shows the host's events and answers its clarify questions:
+	// the terminal chat's renderer (fe), or an ACP client.
+	view hostView
+	// fe is the terminal chat's renderer; nil for an ACP session.
 	fe       *chatFrontEnd
 	approver approval.Provider
 
@@ -62,6 +65,15 @@ type hostSession struct {
 // and the chat: the host opens the model with this front end's flags and
 // the key from this environment, and names it ("" without one).
 func openHostSession(c *cli.Context, resume string, fe *chatFrontEnd, approver approval.Provider) (*hostSession, error) {
+	hs, err := openHostView(c, resume, fe, approver)
+	if hs != nil {
+		hs.fe = fe
+	}
+	return hs, err
+}
+
+// openHostView opens a session stream whose events go to view.
+func openHostView(c *cli.Context, resume string, view hostView, approver approval.Provider) (*hostSession, error) {
 	cl, err := connectHost(c)
 	if err != nil {
 		return nil, err
@@ -70,7 +82,7 @@ func openHostSession(c *cli.Context, resume string, fe *chatFrontEnd, approver a
 		cl.Close()
 		return nil, err
 	}
-	hs := &hostSession{cl: cl, fe: fe, approver: approver, replies: make(chan *hostv1.HostMessage, 4),
+	hs := &hostSession{cl: cl, view: view, approver: approver, replies: make(chan *hostv1.HostMessage, 4),
 		allowsReplies: make(chan *hostv1.AllowsReply, 1), catalogReplies: make(chan *hostv1.CatalogResponse, 1), gone: make(chan struct{})}
 	hs.asks, hs.endAsk = context.WithCancel(context.Background())
 	hs.stream, err = cl.Session(context.Background())
@@ -93,9 +105,7 @@ func openHostSession(c *cli.Context, resume string, fe *chatFrontEnd, approver a
 		return nil, err
 	}
 	hs.session = first.GetOpened().GetSession()
-	fe.mu.Lock()
-	fe.session = hs.session
-	fe.mu.Unlock()
+	view.opened(hs.session)
 	go hs.receive()
 	f := modelFlagsOf(c)
 	ended, err := hs.runTurn(context.Background(), &hostv1.RunTurn{Chat: true, Model: f.Model, BaseUrl: f.BaseURL,
@@ -141,25 +151,22 @@ func (hs *hostSession) receive() {
 			}
 			var ev turn.Event
 			if err := json.Unmarshal(x.Event, &ev); err != nil {
-				hs.fe.Show(turn.Event{Type: turn.EventNotice, Text: "an event this demiurge cannot read: " + err.Error()})
+				hs.view.Show(turn.Event{Type: turn.EventNotice, Text: "an event this demiurge cannot read: " + err.Error()})
 				continue
 			}
 			if ev.Agent != "" {
-				hs.fe.ShowChild(ev)
+				hs.view.ShowChild(ev)
 			} else {
-				hs.fe.Show(ev)
+				hs.view.Show(ev)
 			}
 		case *hostv1.HostMessage_Output:
 			if x.Output.Progress != "" {
-				hs.fe.progress("", dispatch.Event{Progress: x.Output.Progress})
+				hs.view.progress("", dispatch.Event{Progress: x.Output.Progress})
 			} else {
-				hs.fe.output("", "", x.Output.Text)
+				hs.view.output("", "", x.Output.Text)
 			}
 		case *hostv1.HostMessage_Warning:
-			hs.fe.mu.Lock()
-			hs.fe.endLine()
-			fmt.Fprint(hs.fe.errOut, printable(x.Warning, 1<<16))
-			hs.fe.mu.Unlock()
+			hs.view.warn(x.Warning)
 		case *hostv1.HostMessage_Env:
 			// The model key the host's chat needs, from this environment.
 			_ = hs.send(&hostv1.FrontEndMessage{Msg: &hostv1.FrontEndMessage_Env{Env: &hostv1.EnvAnswer{Id: x.Env.Id, Value: os.Getenv(x.Env.Name)}}})
@@ -188,7 +195,7 @@ func (hs *hostSession) approve(q *hostv1.ApprovalRequest) {
 		defer l.release()
 	}
 	if err != nil {
-		fmt.Fprintf(hs.fe.errOut, "demiurge: the host's approval question could not be read (%v): denied\n", err)
+		hs.view.warn(fmt.Sprintf("demiurge: the host's approval question could not be read (%v): denied\n", err))
 	} else if a, err = hs.approver.Ask(hs.asks, req); err != nil {
 		a = approval.Deny
 	}
@@ -196,7 +203,7 @@ func (hs *hostSession) approve(q *hostv1.ApprovalRequest) {
 }
 
 func (hs *hostSession) clarify(q *hostv1.ClarifyRequest) {
-	text, ok, err := hs.fe.Clarify(hs.asks, q.Question, q.Choices)
+	text, ok, err := hs.view.Clarify(hs.asks, q.Question, q.Choices)
 	ans := &hostv1.ClarifyAnswer{Id: q.Id, Text: text, Answered: ok && err == nil}
 	_ = hs.send(&hostv1.FrontEndMessage{Msg: &hostv1.FrontEndMessage_Clarify{Clarify: ans}})
 }

@@ -124,6 +124,7 @@ func newApp() *cli.App {
 			approvalsCommand(),
 			hostCommand(),
 			schedulesCommand(),
+			acpCommand(),
 
 			versionCommand(),
 			completionCommand(),

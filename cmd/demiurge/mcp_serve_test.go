@@ -231,15 +231,21 @@ func TestDemiurgeBehindDemiurge(t *testing.T) {
 // CI put them). Without npm or the registry the test is skipped, saying so.
 func nodeClients(t *testing.T) string {
 	t.Helper()
-	if _, err := exec.LookPath("node"); err != nil {
-		t.Skip("node is not installed: the TypeScript SDK client and the conformance suite cannot run")
-	}
 	_, file, _, _ := runtime.Caller(0)
 	repo := filepath.Join(filepath.Dir(file), "..", "..")
-	src := filepath.Join(repo, "host", "mcpserve", "testdata", "node")
-	dir := os.Getenv("DEMIURGE_TEST_MCPSERVE_NODE")
-	if dir == "" {
-		dir = filepath.Join(repo, ".cache", "mcpserve-node")
+	return installedNodeClients(t, filepath.Join(repo, "host", "mcpserve", "testdata", "node"),
+		"DEMIURGE_TEST_MCPSERVE_NODE", filepath.Join(repo, ".cache", "mcpserve-node"))
+}
+
+// installedNodeClients is src's scripts beside the node_modules of its
+// lock file, installed into dir (or the directory env names).
+func installedNodeClients(t *testing.T, src, env, dir string) string {
+	t.Helper()
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skip("node is not installed: the node clients cannot run")
+	}
+	if d := os.Getenv(env); d != "" {
+		dir = d
 	}
 	lock, err := os.ReadFile(filepath.Join(src, "package-lock.json"))
 	if err != nil {
@@ -249,7 +255,7 @@ func nodeClients(t *testing.T) string {
 	stamp := filepath.Join(dir, ".installed")
 	if b, _ := os.ReadFile(stamp); string(b) != hex.EncodeToString(sum[:]) {
 		if _, err := exec.LookPath("npm"); err != nil {
-			t.Skip("npm is not installed: the TypeScript SDK client and the conformance suite cannot run")
+			t.Skip("npm is not installed: the node clients cannot run")
 		}
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			t.Fatal(err)

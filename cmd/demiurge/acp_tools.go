@@ -1,0 +1,129 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+
+	acp "github.com/coder/acp-go-sdk"
+
+	"demiurge.dev/host/turn"
+)
+
+// acpToolKinds are the ACP kinds of the built-in tools; any other tool
+// (an MCP server's, an authored one) is "other".
+var acpToolKinds = map[string]acp.ToolKind{
+	"read_file": acp.ToolKindRead, "skill_view": acp.ToolKindRead, "skills_list": acp.ToolKindRead,
+	"write_file": acp.ToolKindEdit, "patch": acp.ToolKindEdit, "skill_manage": acp.ToolKindEdit,
+	"search_files": acp.ToolKindSearch, "session_search": acp.ToolKindSearch, "search_capabilities": acp.ToolKindSearch,
+	"terminal":    acp.ToolKindExecute,
+	"web_extract": acp.ToolKindFetch, "web_search": acp.ToolKindFetch,
+	"clarify": acp.ToolKindThink, "todo": acp.ToolKindThink,
+}
+
+func acpToolKind(tool string) acp.ToolKind {
+	if k, ok := acpToolKinds[tool]; ok {
+		return k
+	}
+	if strings.HasPrefix(tool, "web_search") {
+		return acp.ToolKindFetch
+	}
+	return acp.ToolKindOther
+}
+
+// toolCallStart is a tool_call event as the editor's tool_call update:
+// the card's first line as the title, the kind, the path it touches and,
+// for a write, the change as a diff.
+func toolCallStart(ev turn.Event, workspace string) acp.SessionUpdate {
+	opts := []acp.ToolCallStartOpt{acp.WithStartKind(acpToolKind(ev.Tool)), acp.WithStartStatus(acp.ToolCallStatusPending)}
+	if ev.Args != nil {
+		opts = append(opts, acp.WithStartRawInput(ev.Args))
+	}
+	if loc := acpLocations(ev.Args, workspace); loc != nil {
+		opts = append(opts, acp.WithStartLocations(loc))
+	}
+	if d := acpDiff(ev.Tool, ev.Args, workspace); d != nil {
+		opts = append(opts, acp.WithStartContent([]acp.ToolCallContent{*d}))
+	}
+	title := firstLine(ev.Card)
+	if title == "" {
+		title = ev.Tool
+	}
+	return acp.StartToolCall(acp.ToolCallId(ev.CallID), title, opts...)
+}
+
+// toolCallEnd is a tool_result event: completed or failed, with the
+// result's operator view (redacted) and, for a write that ran, its diff.
+func toolCallEnd(ev turn.Event, call acpCall, workspace string) acp.SessionUpdate {
+	st := acp.ToolCallStatusCompleted
+	if ev.IsError {
+		st = acp.ToolCallStatusFailed
+	}
+	var content []acp.ToolCallContent
+	if !ev.IsError {
+		if d := acpDiff(call.tool, call.args, workspace); d != nil {
+			content = append(content, *d)
+		}
+	}
+	if body := strings.TrimRight(ev.Result, "\n"); body != "" {
+		content = append(content, acp.ToolContent(acp.TextBlock(body)))
+	}
+	opts := []acp.ToolCallUpdateOpt{acp.WithUpdateStatus(st)}
+	if content != nil {
+		opts = append(opts, acp.WithUpdateContent(content))
+	}
+	return acp.UpdateToolCall(acp.ToolCallId(ev.CallID), opts...)
+}
+
+// acpPath is a path argument made absolute against the workspace, the
+// way the tools resolve it ("" when args has none).
+func acpPath(args map[string]any, workspace string) string {
+	p, _ := args["path"].(string)
+	if p == "" || strings.Contains(p, "…(+") {
+		return ""
+	}
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(workspace, p)
+	}
+	return filepath.Clean(p)
+}
+
+func acpLocations(args map[string]any, workspace string) []acp.ToolCallLocation {
+	if p := acpPath(args, workspace); p != "" {
+		return []acp.ToolCallLocation{{Path: p}}
+	}
+	return nil
+}
+
+// acpDiff is a write's change from its arguments: write_file's whole new
+// content, patch's replaced text and its replacement. None when a text
+// was cut for the event (over 300 bytes): a cut diff would show a change
+// that is not the one made; the result's text still says what was done.
+func acpDiff(tool string, args map[string]any, workspace string) *acp.ToolCallContent {
+	path := acpPath(args, workspace)
+	if path == "" {
+		return nil
+	}
+	whole := func(k string) (string, bool) {
+		s, ok := args[k].(string)
+		return s, ok && !strings.Contains(s, "…(+")
+	}
+	var d acp.ToolCallContent
+	switch tool {
+	case "write_file":
+		text, ok := whole("content")
+		if !ok {
+			return nil
+		}
+		d = acp.ToolDiffContent(path, text)
+	case "patch":
+		old, ok1 := whole("old_string")
+		repl, ok2 := whole("new_string")
+		if !ok1 || !ok2 {
+			return nil
+		}
+		d = acp.ToolDiffContent(path, repl, old)
+	default:
+		return nil
+	}
+	return &d
+}

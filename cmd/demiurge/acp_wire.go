@@ -1,0 +1,111 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sync"
+)
+
+// The SDK's connection drops a line that is not JSON and an answer to a
+// request it no longer waits for, silently. An editor deserves to hear
+// of the first (a JSON-RPC parse error, id null) and the operator of the
+// second (a line on stderr); both leave the connection and its sessions
+// as they were. acpReader and acpWriter sit on the two pipes to do that.
+
+// acpWriter serialises whole JSON-RPC lines onto stdout and remembers
+// the ids of the requests this agent sent that are not yet answered.
+type acpWriter struct {
+	mu      sync.Mutex
+	w       io.Writer
+	pending map[string]bool
+}
+
+func (a *acpWriter) Write(p []byte) (int, error) {
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+		Params struct {
+			RequestID json.RawMessage `json:"requestId"`
+		} `json:"params"`
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if json.Unmarshal(p, &m) == nil {
+		switch {
+		case m.Method == "$/cancel_request":
+			// The SDK gave up on it: a late answer is one no one waits for.
+			delete(a.pending, string(bytes.TrimSpace(m.Params.RequestID)))
+		case m.Method != "" && len(m.ID) > 0:
+			if a.pending == nil {
+				a.pending = map[string]bool{}
+			}
+			a.pending[string(bytes.TrimSpace(m.ID))] = true
+		}
+	}
+	return a.w.Write(p)
+}
+
+// answered reports whether id names a request this agent sent and still
+// waits for, and forgets it.
+func (a *acpWriter) answered(id json.RawMessage) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	k := string(bytes.TrimSpace(id))
+	if !a.pending[k] {
+		return false
+	}
+	delete(a.pending, k)
+	return true
+}
+
+// parseError answers a line that is not JSON-RPC.
+func (a *acpWriter) parseError(why string) {
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": nil,
+		"error": map[string]any{"code": -32700, "message": "Parse error: " + why}})
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.w.Write(append(b, '\n'))
+}
+
+// newACPReader passes the editor's well-formed lines on to the SDK
+// through a pipe; the rest it answers or reports itself.
+func newACPReader(in io.Reader, out *acpWriter, log io.Writer) io.Reader {
+	pr, pw := io.Pipe()
+	go func() {
+		sc := bufio.NewScanner(in)
+		sc.Buffer(make([]byte, 0, 64<<10), 10<<20)
+		for sc.Scan() {
+			line := bytes.TrimSpace(sc.Bytes())
+			if len(line) == 0 {
+				continue
+			}
+			var m struct {
+				ID     json.RawMessage `json:"id"`
+				Method string          `json:"method"`
+				Params json.RawMessage `json:"params"`
+			}
+			if err := json.Unmarshal(line, &m); err != nil {
+				out.parseError(err.Error())
+				continue
+			}
+			switch {
+			case m.Method == "$/cancel_request":
+				// (the editor's own cancel of a request it sent)
+			case m.Method == "" && len(m.ID) > 0 && !out.answered(m.ID):
+				fmt.Fprintf(log, "demiurge acp: an answer to request %s, which no longer waits for one (its turn ended or was cancelled), was dropped\n", printable(string(m.ID), 80))
+				continue
+			}
+			if _, err := pw.Write(append(append([]byte{}, line...), '\n')); err != nil {
+				return
+			}
+		}
+		if err := sc.Err(); err != nil {
+			fmt.Fprintf(log, "demiurge acp: reading the editor's stream: %v\n", err)
+		}
+		pw.Close()
+	}()
+	return pr
+}

@@ -1,0 +1,87 @@
+// The ACP client of the demiurge acp tests: the official TypeScript SDK
+// driving `demiurge acp` over stdio. The plan (ACP_PLAN, JSON) says what
+// to do; what the agent sent comes back as one JSON report on stdout.
+//
+//	{"cmd": [bin, ...args], "cwd": DIR,
+//	 "load": SESSION_ID (optional: session/load it first),
+//	 "steps": [{"prompt": TEXT, "answers": [KIND...], "cancelAfterMs": N,
+//	            "newSession": bool}]}
+//
+// answers are the permission option kinds this client picks, in order
+// (allow_once, allow_always, reject_once; "cancelled" answers cancelled).
+import { client, ndJsonStream } from "@agentclientprotocol/sdk";
+import { spawn } from "node:child_process";
+import { Readable, Writable } from "node:stream";
+
+const plan = JSON.parse(process.env.ACP_PLAN);
+const proc = spawn(plan.cmd[0], plan.cmd.slice(1), { stdio: ["pipe", "pipe", "inherit"] });
+const stream = ndJsonStream(Writable.toWeb(proc.stdin), Readable.toWeb(proc.stdout));
+
+const report = { sessions: [], updates: [], permissions: [], stops: [], errors: [], ms: [] };
+const t0 = Date.now();
+let answers = [];
+
+const app = client({ name: "demiurge-acp-test" })
+  .onNotification("session/update", async ({ params }) => {
+    report.updates.push(params);
+  })
+  .onRequest("session/request_permission", async ({ params }) => {
+    const kind = answers.shift();
+    report.permissions.push({ params, answered: kind ?? "none" });
+    if (!kind || kind === "cancelled") {
+      return { outcome: { outcome: "cancelled" } };
+    }
+    const opt = params.options.find((o) => o.kind === kind);
+    if (!opt) {
+      throw new Error(`no option of kind ${kind} among ${JSON.stringify(params.options)}`);
+    }
+    return { outcome: { outcome: "selected", optionId: opt.optionId } };
+  });
+
+const conn = app.connect(stream);
+const agent = conn.agent;
+try {
+  report.initialize = await agent.request("initialize", { protocolVersion: 1, clientCapabilities: {} });
+  let sessionId;
+  if (plan.load) {
+    report.load = await agent.request("session/load", { sessionId: plan.load, cwd: plan.cwd, mcpServers: [] });
+    sessionId = plan.load;
+  } else {
+    sessionId = (await agent.request("session/new", { cwd: plan.cwd, mcpServers: [] })).sessionId;
+  }
+  report.sessions.push(sessionId);
+  for (const step of plan.steps) {
+    if (step.newSession) {
+      sessionId = (await agent.request("session/new", { cwd: plan.cwd, mcpServers: [] })).sessionId;
+      report.sessions.push(sessionId);
+    }
+    answers = [...(step.answers ?? [])];
+    const req = agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: step.prompt }] });
+    if (step.cancelAfterMs) {
+      // Mid-turn: the model's reply is still on its way.
+      setTimeout(() => agent.notify("session/cancel", { sessionId }), step.cancelAfterMs);
+    }
+    try {
+      const res = await req;
+      report.stops.push(res.stopReason);
+      report.ms.push(Date.now() - t0);
+    } catch (e) {
+      report.stops.push("error");
+      report.errors.push(String(e?.message ?? e));
+    }
+  }
+  try {
+    await agent.request("session/prompt", { sessionId: "no-such-session", prompt: [{ type: "text", text: "hi" }] });
+  } catch (e) {
+    report.unknownSession = { code: e.code, message: e.message, data: e.data };
+  }
+} catch (e) {
+  report.fatal = String(e?.stack ?? e);
+}
+process.stdout.write(JSON.stringify(report) + "\n");
+proc.stdin.end();
+const timer = setTimeout(() => proc.kill("SIGKILL"), 10000);
+proc.on("exit", (code) => {
+  clearTimeout(timer);
+  process.exit(0);
+});
