@@ -151,7 +151,7 @@ func TestACPBadInput(t *testing.T) {
 	if r := p.reply(2); r["result"] == nil {
 		t.Fatalf("initialize after bad input: %v", r)
 	}
-	if !strings.Contains(p.stderr.String(), "an answer to request 77, which no longer waits for one") {
+	if !p.stderrSays("an answer to request 77, which no longer waits for one") {
 		t.Errorf("an answer to a request never made: stderr %q", p.stderr.String())
 	}
 	p.send(`{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":"nobody","prompt":[{"type":"text","text":"hi"}]}}`)
@@ -200,7 +200,22 @@ func TestACPBadInput(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(e.ws, "late.txt")); !os.IsNotExist(err) {
 		t.Errorf("a late answer wrote late.txt: %v", err)
 	}
-	if !strings.Contains(p.stderr.String(), "an answer to request "+string(askID)+", which no longer waits for one") {
+	if !p.stderrSays("an answer to request " + string(askID) + ", which no longer waits for one") {
 		t.Errorf("the late answer was not reported: stderr %q", p.stderr.String())
+	}
+}
+
+// stderrSays waits a while for text on the agent's stderr: the agent
+// reports a stray answer from the reader's goroutine, and its stderr
+// reaches the buffer through the pipe's copier, neither ordered with the
+// replies on stdout.
+func (p *acpPeer) stderrSays(text string) bool {
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if strings.Contains(p.stderr.String(), text) {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
 	}
 }

@@ -349,6 +349,16 @@ func (r *repl) foreground(fn func(ctx context.Context)) (quit bool) {
 	for {
 		line, err := r.lines.ReadLine(busy, busyPrompt, false)
 		switch {
+		case err == nil && busy.Err() != nil:
+			// The line came just as the foreground ended (the broker's
+			// select may take either): it is the next command, never lost.
+			if line = strings.TrimSpace(line); line != "" && line != "/stop" {
+				r.remember(line)
+				r.mu.Lock()
+				r.queued = append(r.queued, line)
+				r.mu.Unlock()
+			}
+			return false
 		case busy.Err() != nil:
 			return false
 		case errors.Is(err, readline.ErrInterrupt):

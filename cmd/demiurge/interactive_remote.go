@@ -62,6 +62,9 @@ func interactiveViaHost(c *cli.Context, state, resume string) error {
 	stop := r.catchInterrupts()
 	defer stop()
 	err = r.loop()
+	if !r.lostHost.Load() {
+		r.noteRemoteTasksOnExit()
+	}
 	if r.lostHost.Load() {
 		// The line editor's reader (or a pipe's) stays blocked on its
 		// input until a line comes, and closing the editor waits for

@@ -456,3 +456,27 @@ func noteTasksOnExit(w io.Writer, h *toolhost.Host) {
 		fmt.Fprintf(w, "cancelling %d running background task(s): they end with the session\n", n)
 	}
 }
+
+// noteRemoteTasksOnExit says, as a session in the host ends, that its
+// queued or running background tasks go on: they belong to the host,
+// which outlives its front ends (in process they end with the session).
+func (r *repl) noteRemoteTasksOnExit() {
+	m, scope, done, err := r.taskSource()
+	if err != nil {
+		return
+	}
+	defer done()
+	list, err := m.List(scope)
+	if err != nil {
+		return
+	}
+	n := 0
+	for _, t := range list {
+		if t.State == runtime.TaskQueued || t.State == runtime.TaskRunning {
+			n++
+		}
+	}
+	if n > 0 {
+		fmt.Fprintf(r.out, "%d background task(s) go on in the host: demiurge tasks list shows them, demiurge tasks cancel ID ends one\n", n)
+	}
+}

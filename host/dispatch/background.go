@@ -102,7 +102,7 @@ func (t *Turn) startBackground(ctx context.Context, p *prepared, out Outcome, ad
 		Tool: p.call.Name, CallID: p.call.ID, Summary: commandSummary(p, secrets),
 		Sandbox: enforcedMode(inv),
 	}
-	px, apx := p.command.egress, p.authoredEgress
+	px, apx := p.command.proxy(), p.authoredEgress
 	task, err := t.Background.Tasks.Start(ctx, spec, func(tctx context.Context, sink *runtime.TaskOutput) runtime.TaskOutcome {
 		for _, x := range []*egress.Proxy{px, apx} {
 			if x != nil {

@@ -38,6 +38,15 @@ func (t *Turn) startEgress(p *prepared) (*egress.Proxy, error) {
 	return px, nil
 }
 
+// proxy is the command's egress proxy, nil for a call that runs no
+// command (a background evolve_core start, an authored tool).
+func (c *commandPlan) proxy() *egress.Proxy {
+	if c == nil {
+		return nil
+	}
+	return c.egress
+}
+
 // closeEgress ends the call's proxy (its command has ended) and keeps its
 // connections for the call's audit.
 func (c *commandPlan) closeEgress() {
