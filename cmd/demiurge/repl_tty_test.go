@@ -67,7 +67,7 @@ func (s *ttySession) waitErr(within time.Duration) error {
 	case err := <-s.exited:
 		return err
 	case <-time.After(within):
-		s.t.Fatalf("the session did not end within %v", within)
+		s.t.Fatalf("the session did not end within %v; screen's end:\n%s", within, s.screenEnd())
 		return nil
 	}
 }
@@ -77,8 +77,14 @@ func (s *ttySession) waitExit(within time.Duration) {
 	select {
 	case <-s.exited:
 	case <-time.After(within):
-		s.t.Fatalf("the session did not end within %v", within)
+		s.t.Fatalf("the session did not end within %v; screen's end:\n%s", within, s.screenEnd())
 	}
+}
+
+// screenEnd is the last of what the session printed, for a failure.
+func (s *ttySession) screenEnd() string {
+	out := s.since(0)
+	return out[max(0, len(out)-2000):]
 }
 
 // TestTTYLineEditingHistoryAndCompletion: on a real terminal the prompt
