@@ -133,14 +133,17 @@ func openLineEditor(state string, comp readline.AutoCompleter) (*readline.Instan
 // flight is redrawn at once.
 func editorLines(rl *readline.Instance) *lineBroker {
 	return &lineBroker{
-		read: func(p string) (string, error) {
-			rl.SetPrompt(p)
-			return rl.Readline()
-		},
+		// The prompt is set under the broker's lock (setPrompt), never
+		// by the read itself: a read that started late would otherwise
+		// put back a prompt a reprompt had already replaced (an approval
+		// asked again after an unrecognised answer showed the busy
+		// prompt instead).
+		read: func(string) (string, error) { return rl.Readline() },
 		reprompt: func(p string) {
 			rl.SetPrompt(p)
 			rl.Refresh()
 		},
+		setPrompt: rl.SetPrompt,
 	}
 }
 

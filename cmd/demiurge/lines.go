@@ -19,6 +19,11 @@ type lineBroker struct {
 	read func(prompt string) (string, error)
 	// reprompt changes the prompt of the read in flight (may be nil).
 	reprompt func(prompt string)
+	// setPrompt, when set, sets the prompt of the next read without
+	// drawing it; the broker calls it under its lock, so a reprompt that
+	// comes before that read starts is never undone by a stale prompt
+	// (read then ignores its argument).
+	setPrompt func(prompt string)
 
 	mu sync.Mutex
 	// lead is shown before the prompt: the model's partial line while its
@@ -59,6 +64,9 @@ func (b *lineBroker) ReadLine(ctx context.Context, prompt string, fresh bool) (s
 	b.waiters = append(b.waiters, w)
 	if !b.inflight {
 		b.inflight = true
+		if b.setPrompt != nil {
+			b.setPrompt(b.lead + prompt)
+		}
 		go b.loop(b.lead + prompt)
 	} else if b.reprompt != nil {
 		b.reprompt(b.lead + prompt)
@@ -130,6 +138,9 @@ func (b *lineBroker) loop(prompt string) {
 			return
 		}
 		prompt = b.lead + b.waiters[len(b.waiters)-1].prompt
+		if b.setPrompt != nil {
+			b.setPrompt(prompt)
+		}
 		b.mu.Unlock()
 	}
 }
