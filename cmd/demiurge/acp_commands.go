@@ -3,10 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"strings"
-	"text/tabwriter"
-	"time"
 
 	acp "github.com/coder/acp-go-sdk"
 )
@@ -69,20 +66,9 @@ func (s *acpSession) command(ctx context.Context, line string) string {
 // approvals is /approvals: this session's allows as the host lists them,
 // after the revoke asked for.
 func (s *acpSession) approvals(arg string) string {
-	verb, which, _ := strings.Cut(arg, " ")
-	which = strings.TrimSpace(which)
-	n, all := 0, false
-	switch {
-	case verb == "" && which == "":
-	case verb == "revoke" && which == "all":
-		all = true
-	case verb == "revoke" && which != "":
-		var err error
-		if n, err = strconv.Atoi(which); err != nil || n < 1 {
-			return fmt.Sprintf("no approval %s; /approvals lists them\n", printable(which, 20))
-		}
-	default:
-		return approvalsUsage + "\n"
+	n, all, refusal := parseApprovalsArg(arg)
+	if refusal != "" {
+		return refusal + "\n"
 	}
 	list, note, err := s.hs.allows(n, all)
 	switch {
@@ -90,16 +76,8 @@ func (s *acpSession) approvals(arg string) string {
 		return err.Error() + "\n"
 	case note != "":
 		return note + "\n"
-	case len(list) == 0:
-		return "no session approvals\n"
 	}
 	var b strings.Builder
-	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "N\tTOOL\tCOVERS\tEXPIRES")
-	for i, a := range list {
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s (in %s)\n", i+1, printable(a.Tool, 200), printable(a.Covers, 400), a.Expires.Local().Format(time.TimeOnly), time.Until(a.Expires).Round(time.Second))
-	}
-	tw.Flush()
-	b.WriteString("each covers calls of its tool with the same subjects in this session; /approvals revoke N|all\n")
+	writeApprovals(&b, list, printable)
 	return b.String()
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -60,16 +61,42 @@ func (r *repl) sessionAllows() []approval.Allow {
 }
 
 func (r *repl) listApprovals(allows []approval.Allow) {
+	writeApprovals(r.out, allows, func(s string, _ int) string { return s })
+}
+
+// writeApprovals lists a session's live allows, each field through show
+// (the ACP client's text is made printable; the terminal's is as is).
+func writeApprovals(w io.Writer, allows []approval.Allow, show func(s string, max int) string) {
 	if len(allows) == 0 {
-		fmt.Fprintln(r.out, "no session approvals")
+		fmt.Fprintln(w, "no session approvals")
 		return
 	}
-	tw := tabwriter.NewWriter(r.out, 0, 4, 2, ' ', 0)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "N\tTOOL\tCOVERS\tEXPIRES")
 	for i, a := range allows {
 		left := time.Until(a.Expires).Round(time.Second)
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s (in %s)\n", i+1, a.Tool, a.Covers, a.Expires.Local().Format(time.TimeOnly), left)
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s (in %s)\n", i+1, show(a.Tool, 200), show(a.Covers, 400), a.Expires.Local().Format(time.TimeOnly), left)
 	}
 	tw.Flush()
-	fmt.Fprintln(r.out, "each covers calls of its tool with the same subjects in this session; /approvals revoke N|all")
+	fmt.Fprintln(w, "each covers calls of its tool with the same subjects in this session; /approvals revoke N|all")
+}
+
+// parseApprovalsArg reads /approvals' argument: nothing lists, "revoke
+// all" or "revoke N" revokes first; refusal is the line to print instead.
+func parseApprovalsArg(arg string) (n int, all bool, refusal string) {
+	verb, which, _ := strings.Cut(arg, " ")
+	which = strings.TrimSpace(which)
+	switch {
+	case verb == "" && which == "":
+	case verb == "revoke" && which == "all":
+		all = true
+	case verb == "revoke" && which != "":
+		var err error
+		if n, err = strconv.Atoi(which); err != nil || n < 1 {
+			return 0, false, fmt.Sprintf("no approval %s; /approvals lists them", printable(which, 20))
+		}
+	default:
+		return 0, false, approvalsUsage
+	}
+	return n, all, ""
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"strconv"
 	"strings"
 
 	"github.com/chzyer/readline"
@@ -250,21 +249,9 @@ func (r *repl) remoteSessions() {
 // remoteApprovals is /approvals through the host: this session's live
 // allows, listed or revoked by the host.
 func (r *repl) remoteApprovals(arg string) {
-	verb, which, _ := strings.Cut(arg, " ")
-	which = strings.TrimSpace(which)
-	n, all := 0, false
-	switch {
-	case verb == "" && which == "":
-	case verb == "revoke" && which == "all":
-		all = true
-	case verb == "revoke" && which != "":
-		var err error
-		if n, err = strconv.Atoi(which); err != nil || n < 1 {
-			fmt.Fprintf(r.out, "no approval %s; /approvals lists them\n", printable(which, 20))
-			return
-		}
-	default:
-		fmt.Fprintln(r.out, approvalsUsage)
+	n, all, refusal := parseApprovalsArg(arg)
+	if refusal != "" {
+		fmt.Fprintln(r.out, refusal)
 		return
 	}
 	list, note, err := r.remote.allows(n, all)
