@@ -191,8 +191,9 @@ func (h *Host) testMCP(ctx context.Context, s *Session, server string, approvals
 		return mcp.State{}, fmt.Errorf("no MCP server %q is declared in %s (want %s.yaml there)", server, h.Core.MCPRoot, server)
 	}
 	// The same mcp.connect event a turn writes: a test connects (or is
-	// refused) as much as a turn does.
-	h.mcpStateEvents(s.ID(), nil, []mcp.State{st})
+	// refused) as much as a turn does. The operator's command answers
+	// only once it is on disk, so an `audit` run right after shows it.
+	h.appendMCPStateEvents(ctx, s.ID(), []mcp.State{st})
 	return st, nil
 }
 
@@ -245,6 +246,29 @@ func (h *Host) elicitationEvent(session, server string, e mcp.Elicitation) {
 	h.mcpEvent("mcp.elicitation", session, map[string]any{"server": server, "action": e.Action, "reason": e.Reason})
 }
 
+// appendMCPStateEvents records each state as an mcp.connect event and
+// waits until they are committed.
+func (h *Host) appendMCPStateEvents(ctx context.Context, session string, states []mcp.State) {
+	store, err := h.Store()
+	if err != nil {
+		return
+	}
+	for _, st := range states {
+		data, err := json.Marshal(mcpConnectFields(st))
+		if err != nil {
+			continue
+		}
+		_, _ = store.Append(context.WithoutCancel(ctx), runtime.Event{Kind: "mcp.connect", Session: session, Data: data})
+	}
+}
+
+func mcpConnectFields(s mcp.State) map[string]any {
+	return map[string]any{
+		"server": s.Server, "transport": s.Transport, "status": s.Status,
+		"diagnostic": s.Diagnostic, "tools": len(s.Tools), "refused": len(s.Refused),
+	}
+}
+
 // mcpStateEvents records each server whose standing changed since the
 // last turn as an mcp.connect event: connected, denied, failed (with the
 // redacted diagnostic) or disabled.
@@ -257,9 +281,6 @@ func (h *Host) mcpStateEvents(session string, prev, cur []mcp.State) {
 		if b, ok := before[s.Server]; ok && b.Status == s.Status && b.Diagnostic == s.Diagnostic {
 			continue
 		}
-		h.mcpEvent("mcp.connect", session, map[string]any{
-			"server": s.Server, "transport": s.Transport, "status": s.Status,
-			"diagnostic": s.Diagnostic, "tools": len(s.Tools), "refused": len(s.Refused),
-		})
+		h.mcpEvent("mcp.connect", session, mcpConnectFields(s))
 	}
 }
