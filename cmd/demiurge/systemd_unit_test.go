@@ -79,6 +79,12 @@ func TestSystemdUnit(t *testing.T) {
 		if err == nil && strings.Contains(string(out), "pid") {
 			break
 		}
+		select {
+		case err := <-done:
+			ended = true
+			t.Fatalf("the unit's host ended before it answered: %v\n%s", err, logs.String())
+		default:
+		}
 		if time.Now().After(deadline) {
 			t.Fatalf("the unit's host did not answer host status: %v\n%s\nhost:\n%s", err, out, logs.String())
 		}
