@@ -28,8 +28,13 @@ import (
 // sandbox off) is no front end: every host refuses what a demiurge runs
 // (runtime.AdmitPeer), so it stays a whole host of its own, as before.
 func hostEnabled() bool {
-	return os.Getenv("DEMIURGE_HOST") != "off" && runtime.HostAncestor(os.Getpid()) == ""
+	return os.Getenv("DEMIURGE_HOST") != "off" && !inHostTree()
 }
+
+// inHostTree: this process descends from a demiurge host or plugin (a
+// command its sandbox runs, an MCP server of its core), which every host
+// refuses as a front end.
+func inHostTree() bool { return runtime.HostAncestor(os.Getpid()) != "" }
 
 // hostShapingFlags are the global flags that make a host what it is; a
 // front end whose values differ from the running host's is refused with

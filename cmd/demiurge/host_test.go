@@ -351,17 +351,27 @@ func TestHostSocketUnreachableFromSandbox(t *testing.T) {
 	}
 }
 
-// TestHostYieldsToInProcessCommands: a command that does not go through
-// the host yet (`mcp list`) stops an idle host and runs; with a front end
-// attached it leaves the busy host running (it does not wait on the store
-// lock). The interactive session from a pipe goes through the busy host.
+// TestHostYieldsToInProcessCommands: a command kept in its own process
+// (DEMIURGE_HOST=off; `mcp list`, which opens the store) stops an idle host
+// and runs; with a front end attached it is refused naming the busy host,
+// which goes on (it does not wait on the store lock, nor connect and lose
+// its audit event). Through the host path the same command, and the
+// interactive session from a pipe, reach the busy host.
 func TestHostYieldsToInProcessCommands(t *testing.T) {
 	e := newHostEnv(t)
+	inProcess := func(args ...string) (string, string, error) {
+		var o, s strings.Builder
+		c := e.cmd(args...)
+		c.Env = append(c.Env, "DEMIURGE_HOST=off")
+		c.Stdout, c.Stderr = &o, &s
+		err := c.Run()
+		return o.String(), s.String(), err
+	}
 	if out, stderr, err := e.runHost(t, "tools", "call", "read_file", `{"path":"a.txt"}`); err != nil {
 		t.Fatalf("%v\n%s%s", err, out, stderr)
 	}
 	e.hostPID(t)
-	if out, stderr, err := e.runHost(t, "mcp", "list"); err != nil || !strings.Contains(out, "no MCP servers are declared") {
+	if out, stderr, err := inProcess("mcp", "list"); err != nil || !strings.Contains(out, "no MCP servers are declared") {
 		t.Fatalf("an in-process command beside an idle host: %v\n%s%s", err, out, stderr)
 	}
 	if _, running := hostd.Running(e.state); running {
@@ -384,8 +394,12 @@ func TestHostYieldsToInProcessCommands(t *testing.T) {
 		}
 	}
 	pid := e.hostPID(t)
+	refusal := fmt.Sprintf("the state is held by a running host (pid %d) with 1 front end(s) and 0 running task(s), and DEMIURGE_HOST=off keeps this command in its own process", pid)
+	if out, stderr, err := inProcess("mcp", "list"); err == nil || !strings.Contains(stderr, refusal) {
+		t.Fatalf("an in-process command beside a busy host: want refused with %q, got %v\n%s%s", refusal, err, out, stderr)
+	}
 	if out, stderr, err := e.runHost(t, "mcp", "list"); err != nil || !strings.Contains(out, "no MCP servers are declared") {
-		t.Fatalf("an in-process command beside a busy host: %v\n%s%s", err, out, stderr)
+		t.Fatalf("mcp list through the busy host: %v\n%s%s", err, out, stderr)
 	}
 	if e.hostPID(t) != pid {
 		t.Fatal("the busy host was stopped")

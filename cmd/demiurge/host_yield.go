@@ -11,20 +11,20 @@ import (
 	"demiurge.dev/shared/hostv1"
 )
 
-// Commands that do not go through the host yet (those that read or change
-// the state's plugins and MCP servers: plugins list|verify, mcp
-// list|test; mcp review goes through a running host) open the store in
-// process.
-// A host that is idle (no front end attached, no running task) is asked
-// to stop first, and the command goes on; a busy one is named, with what
-// keeps it busy. The host itself never yields.
+// A command that opens the store in process (one that does not go
+// through the host yet, or any with DEMIURGE_HOST=off) first asks an idle
+// host (no front end attached, no running task) to stop, and goes on; a
+// busy one is named, with what keeps it busy, rather than waiting for
+// the store's lock to time out. The host itself never yields, nor does a
+// demiurge inside a host's process tree (the host refuses its calls; it
+// is a whole host of its own, on its own state).
 
 // isHostProcess is set by `host start --foreground`.
 var isHostProcess bool
 
 func init() {
 	toolhost.BeforeStoreOpen = func(state string) error {
-		if isHostProcess || !hostEnabled() {
+		if isHostProcess || inHostTree() {
 			return nil
 		}
 		return yieldIdleHost(state)
@@ -38,7 +38,11 @@ func yieldIdleHost(state string) error {
 	if err != nil || st == nil {
 		return err
 	}
-	return fmt.Errorf("the state is held by a running host (pid %d) with %d front end(s) and %d running task(s), and this command does not go through the host yet: run it when they have ended, or `demiurge host stop`", pid, st.FrontEnds, st.RunningTasks)
+	why := "this command does not go through the host yet"
+	if !hostEnabled() {
+		why = "DEMIURGE_HOST=off keeps this command in its own process"
+	}
+	return fmt.Errorf("the state is held by a running host (pid %d) with %d front end(s) and %d running task(s), and %s: run it when they have ended, or `demiurge host stop`", pid, st.FrontEnds, st.RunningTasks, why)
 }
 
 // stopIfIdle stops the state's host if it has no front end and no running

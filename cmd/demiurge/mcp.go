@@ -42,15 +42,10 @@ func mcpList(c *cli.Context) error {
 	if c.NArg() > 0 {
 		return usagef("mcp list takes no arguments")
 	}
-	h, err := openHost(c, nil)
+	states, command, err := mcpStates(c, "")
 	if err != nil {
 		return err
 	}
-	defer h.Close()
-	if _, err := h.Catalog(c.Context); err != nil {
-		return err
-	}
-	states := h.MCPStates()
 	byName(states, func(s mcp.State) string { return s.Server })
 	if c.Bool("json") {
 		if states == nil {
@@ -65,7 +60,7 @@ func mcpList(c *cli.Context) error {
 	tw := newTable(c, "SERVER", "TRANSPORT", "STATE", "TOOLS", "DETAIL")
 	tw.Colour(2, stateStyle)
 	for _, s := range states {
-		tw.Row(s.Server, dash(s.Transport), s.Status, len(s.Tools), dash(detail(s, h.Core.Command)))
+		tw.Row(s.Server, dash(s.Transport), s.Status, len(s.Tools), dash(detail(s, command)))
 	}
 	return tw.Flush()
 }
@@ -108,15 +103,11 @@ func mcpTest(c *cli.Context) error {
 	if c.NArg() != 1 {
 		return usagef("mcp test takes one SERVER (the id of agent/mcp/SERVER.yaml; mcp list shows them)")
 	}
-	h, err := openHost(c, nil)
+	states, command, err := mcpStates(c, c.Args().First())
 	if err != nil {
 		return err
 	}
-	defer h.Close()
-	st, err := h.TestMCP(c.Context, c.Args().First())
-	if err != nil {
-		return err
-	}
+	st := states[0]
 	if c.Bool("json") {
 		if err := writeJSON(c.App.Writer, st); err != nil {
 			return err
@@ -124,7 +115,7 @@ func mcpTest(c *cli.Context) error {
 	} else {
 		w := c.App.Writer
 		fmt.Fprintf(w, "server: %s (%s)\nstate: %s\n", st.Server, dash(st.Transport), st.Status)
-		if d := detail(st, h.Core.Command); d != "" {
+		if d := detail(st, command); d != "" {
 			fmt.Fprintf(w, "detail: %s\n", d)
 		}
 		for _, t := range st.Tools {

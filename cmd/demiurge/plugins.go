@@ -8,7 +8,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"demiurge.dev/host/plugins"
-	"demiurge.dev/host/sandboxing"
 )
 
 func pluginsCommand() *cli.Command {
@@ -38,12 +37,10 @@ func pluginsCommand() *cli.Command {
 }
 
 func pluginsList(c *cli.Context) error {
-	h, err := openHost(c, nil)
+	sts, sandbox, err := pluginStatuses(c)
 	if err != nil {
 		return err
 	}
-	defer h.Close()
-	sts := h.Plugins.Statuses()
 	byName(sts, func(s plugins.Status) string { return s.Name })
 	if c.Bool("json") {
 		return writeJSON(c.App.Writer, sts)
@@ -60,37 +57,20 @@ func pluginsList(c *cli.Context) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	_, err = fmt.Fprintln(c.App.Writer, wrapText(sandboxLine(sandboxing.Report(h.Sandbox.Helper, h.Sandbox.Mode)), outputWidth(c.App.Writer)))
+	_, err = fmt.Fprintln(c.App.Writer, wrapText(sandboxLine(sandbox), outputWidth(c.App.Writer)))
 	return err
 }
 
 func pluginsVerify(c *cli.Context) error {
-	h, err := openHost(c, nil)
+	results, err := verifyPlugins(c, c.Args().Slice())
 	if err != nil {
 		return err
 	}
-	defer h.Close()
-	names := c.Args().Slice()
-	if len(names) == 0 {
-		for _, cand := range h.Plugins.Candidates() {
-			names = append(names, cand.Name)
-		}
-	}
-	results := make([]verifyResult, 0, len(names))
 	bad := 0
-	for _, n := range names {
-		actual, ok, err := h.Plugins.Verify(n)
-		r := verifyResult{Name: n, SHA256: actual, OK: err == nil && ok}
-		switch {
-		case err != nil:
-			r.Error = err.Error()
-		case !ok:
-			r.Error = "sha256 differs from the recorded one; rebuild it, or reinstall it with 'demiurge plugins install PATH'"
-		}
+	for _, r := range results {
 		if !r.OK {
 			bad++
 		}
-		results = append(results, r)
 	}
 	if c.Bool("json") {
 		if err := printJSON(c, results); err != nil {
@@ -113,14 +93,6 @@ func pluginsVerify(c *cli.Context) error {
 		return failed()
 	}
 	return nil
-}
-
-// verifyResult is one plugin's line of `plugins verify`.
-type verifyResult struct {
-	Name   string `json:"name"`
-	OK     bool   `json:"ok"`
-	SHA256 string `json:"sha256,omitempty"`
-	Error  string `json:"error,omitempty"`
 }
 
 func dash(s string) string {

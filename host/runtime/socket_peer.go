@@ -29,12 +29,16 @@ func WriteSocketToken(socket string) (string, error) { return writeToken(socket)
 // ReadSocketToken reads the token beside the socket at path.
 func ReadSocketToken(socket string) (string, error) { return readToken(socket) }
 
+// ownUID is this process's user, read once: a demiurge never changes its
+// uid, and os.Getuid is a system call on every admitted call otherwise.
+var ownUID = os.Getuid()
+
 // AdmitPeer says why a peer presenting token is refused by the socket at
 // path whose token is want ("" when it may ask). what names the socket in
 // the message ("the host socket").
 func AdmitPeer(p Peer, token, want, path, what string) string {
 	switch {
-	case p.UID != os.Getuid():
+	case p.UID != ownUID:
 		return what + " answers only its own user"
 	case p.RunBy != "":
 		return what + " does not answer commands or tools a demiurge runs (this one descends from " + p.RunBy + ")"

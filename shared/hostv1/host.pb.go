@@ -2756,6 +2756,238 @@ func (x *MCPReviewResponse) GetCommand() string {
 	return ""
 }
 
+// MCPStatesRequest (minor 9): server "" lists every declared server.
+type MCPStatesRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Principal     string                 `protobuf:"bytes,1,opt,name=principal,proto3" json:"principal,omitempty"`
+	Server        string                 `protobuf:"bytes,2,opt,name=server,proto3" json:"server,omitempty"`
+	Approve       []string               `protobuf:"bytes,3,rep,name=approve,proto3" json:"approve,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MCPStatesRequest) Reset() {
+	*x = MCPStatesRequest{}
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[38]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MCPStatesRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MCPStatesRequest) ProtoMessage() {}
+
+func (x *MCPStatesRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[38]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MCPStatesRequest.ProtoReflect.Descriptor instead.
+func (*MCPStatesRequest) Descriptor() ([]byte, []int) {
+	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{38}
+}
+
+func (x *MCPStatesRequest) GetPrincipal() string {
+	if x != nil {
+		return x.Principal
+	}
+	return ""
+}
+
+func (x *MCPStatesRequest) GetServer() string {
+	if x != nil {
+		return x.Server
+	}
+	return ""
+}
+
+func (x *MCPStatesRequest) GetApprove() []string {
+	if x != nil {
+		return x.Approve
+	}
+	return nil
+}
+
+// MCPStatesResponse: states is the servers' []mcp.State (JSON; one for a
+// test); cli_flags are the host's core's flags, for the command lines a
+// state's detail names (core.Core.CLIFlags).
+type MCPStatesResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	States        []byte                 `protobuf:"bytes,1,opt,name=states,proto3" json:"states,omitempty"`
+	CliFlags      string                 `protobuf:"bytes,2,opt,name=cli_flags,json=cliFlags,proto3" json:"cli_flags,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MCPStatesResponse) Reset() {
+	*x = MCPStatesResponse{}
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[39]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MCPStatesResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MCPStatesResponse) ProtoMessage() {}
+
+func (x *MCPStatesResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[39]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MCPStatesResponse.ProtoReflect.Descriptor instead.
+func (*MCPStatesResponse) Descriptor() ([]byte, []int) {
+	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{39}
+}
+
+func (x *MCPStatesResponse) GetStates() []byte {
+	if x != nil {
+		return x.States
+	}
+	return nil
+}
+
+func (x *MCPStatesResponse) GetCliFlags() string {
+	if x != nil {
+		return x.CliFlags
+	}
+	return ""
+}
+
+// PluginsRequest (minor 9): verify hashes the named plugins (every
+// discovered one when names is empty) instead of listing them.
+type PluginsRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Verify        bool                   `protobuf:"varint,1,opt,name=verify,proto3" json:"verify,omitempty"`
+	Names         []string               `protobuf:"bytes,2,rep,name=names,proto3" json:"names,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PluginsRequest) Reset() {
+	*x = PluginsRequest{}
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[40]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PluginsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PluginsRequest) ProtoMessage() {}
+
+func (x *PluginsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[40]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PluginsRequest.ProtoReflect.Descriptor instead.
+func (*PluginsRequest) Descriptor() ([]byte, []int) {
+	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{40}
+}
+
+func (x *PluginsRequest) GetVerify() bool {
+	if x != nil {
+		return x.Verify
+	}
+	return false
+}
+
+func (x *PluginsRequest) GetNames() []string {
+	if x != nil {
+		return x.Names
+	}
+	return nil
+}
+
+// PluginsResponse: statuses is []plugins.Status (JSON), sandbox the
+// host's sandboxing.Status (JSON), verified []plugins.Verified (JSON).
+type PluginsResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Statuses      []byte                 `protobuf:"bytes,1,opt,name=statuses,proto3" json:"statuses,omitempty"`
+	Sandbox       []byte                 `protobuf:"bytes,2,opt,name=sandbox,proto3" json:"sandbox,omitempty"`
+	Verified      []byte                 `protobuf:"bytes,3,opt,name=verified,proto3" json:"verified,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PluginsResponse) Reset() {
+	*x = PluginsResponse{}
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[41]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PluginsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PluginsResponse) ProtoMessage() {}
+
+func (x *PluginsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[41]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PluginsResponse.ProtoReflect.Descriptor instead.
+func (*PluginsResponse) Descriptor() ([]byte, []int) {
+	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{41}
+}
+
+func (x *PluginsResponse) GetStatuses() []byte {
+	if x != nil {
+		return x.Statuses
+	}
+	return nil
+}
+
+func (x *PluginsResponse) GetSandbox() []byte {
+	if x != nil {
+		return x.Sandbox
+	}
+	return nil
+}
+
+func (x *PluginsResponse) GetVerified() []byte {
+	if x != nil {
+		return x.Verified
+	}
+	return nil
+}
+
 var File_demiurge_host_v1_host_proto protoreflect.FileDescriptor
 
 const file_demiurge_host_v1_host_proto_rawDesc = "" +
@@ -2950,7 +3182,21 @@ const file_demiurge_host_v1_host_proto_rawDesc = "" +
 	"\x11MCPReviewResponse\x12\x14\n" +
 	"\x05state\x18\x01 \x01(\fR\x05state\x12\x18\n" +
 	"\apending\x18\x02 \x01(\fR\apending\x12\x18\n" +
-	"\acommand\x18\x03 \x01(\tR\acommand2\x88\b\n" +
+	"\acommand\x18\x03 \x01(\tR\acommand\"b\n" +
+	"\x10MCPStatesRequest\x12\x1c\n" +
+	"\tprincipal\x18\x01 \x01(\tR\tprincipal\x12\x16\n" +
+	"\x06server\x18\x02 \x01(\tR\x06server\x12\x18\n" +
+	"\aapprove\x18\x03 \x03(\tR\aapprove\"H\n" +
+	"\x11MCPStatesResponse\x12\x16\n" +
+	"\x06states\x18\x01 \x01(\fR\x06states\x12\x1b\n" +
+	"\tcli_flags\x18\x02 \x01(\tR\bcliFlags\">\n" +
+	"\x0ePluginsRequest\x12\x16\n" +
+	"\x06verify\x18\x01 \x01(\bR\x06verify\x12\x14\n" +
+	"\x05names\x18\x02 \x03(\tR\x05names\"c\n" +
+	"\x0fPluginsResponse\x12\x1a\n" +
+	"\bstatuses\x18\x01 \x01(\fR\bstatuses\x12\x18\n" +
+	"\asandbox\x18\x02 \x01(\fR\asandbox\x12\x1a\n" +
+	"\bverified\x18\x03 \x01(\fR\bverified2\xae\t\n" +
 	"\x04Host\x12H\n" +
 	"\x05Hello\x12\x1e.demiurge.host.v1.HelloRequest\x1a\x1f.demiurge.host.v1.HelloResponse\x12K\n" +
 	"\x06Status\x12\x1f.demiurge.host.v1.StatusRequest\x1a .demiurge.host.v1.StatusResponse\x12E\n" +
@@ -2964,7 +3210,9 @@ const file_demiurge_host_v1_host_proto_rawDesc = "" +
 	"\x05Tasks\x12\x1e.demiurge.host.v1.TasksRequest\x1a\x1c.demiurge.host.v1.TasksReply0\x01\x12M\n" +
 	"\fServeMCPHTTP\x12\x1d.demiurge.host.v1.MCPHTTPOpen\x1a\x1a.demiurge.host.v1.MCPChunk(\x010\x01\x12I\n" +
 	"\vMCPHTTPConn\x12\x1a.demiurge.host.v1.MCPChunk\x1a\x1a.demiurge.host.v1.MCPChunk(\x010\x01\x12T\n" +
-	"\tMCPReview\x12\".demiurge.host.v1.MCPReviewRequest\x1a#.demiurge.host.v1.MCPReviewResponseB#Z!demiurge.dev/shared/hostv1;hostv1b\x06proto3"
+	"\tMCPReview\x12\".demiurge.host.v1.MCPReviewRequest\x1a#.demiurge.host.v1.MCPReviewResponse\x12T\n" +
+	"\tMCPStates\x12\".demiurge.host.v1.MCPStatesRequest\x1a#.demiurge.host.v1.MCPStatesResponse\x12N\n" +
+	"\aPlugins\x12 .demiurge.host.v1.PluginsRequest\x1a!.demiurge.host.v1.PluginsResponseB#Z!demiurge.dev/shared/hostv1;hostv1b\x06proto3"
 
 var (
 	file_demiurge_host_v1_host_proto_rawDescOnce sync.Once
@@ -2978,7 +3226,7 @@ func file_demiurge_host_v1_host_proto_rawDescGZIP() []byte {
 	return file_demiurge_host_v1_host_proto_rawDescData
 }
 
-var file_demiurge_host_v1_host_proto_msgTypes = make([]protoimpl.MessageInfo, 39)
+var file_demiurge_host_v1_host_proto_msgTypes = make([]protoimpl.MessageInfo, 43)
 var file_demiurge_host_v1_host_proto_goTypes = []any{
 	(*ConversationsRequest)(nil),  // 0: demiurge.host.v1.ConversationsRequest
 	(*ConversationsResponse)(nil), // 1: demiurge.host.v1.ConversationsResponse
@@ -3018,7 +3266,11 @@ var file_demiurge_host_v1_host_proto_goTypes = []any{
 	(*AllowsReply)(nil),           // 35: demiurge.host.v1.AllowsReply
 	(*MCPReviewRequest)(nil),      // 36: demiurge.host.v1.MCPReviewRequest
 	(*MCPReviewResponse)(nil),     // 37: demiurge.host.v1.MCPReviewResponse
-	nil,                           // 38: demiurge.host.v1.MCPReviewRequest.HashesEntry
+	(*MCPStatesRequest)(nil),      // 38: demiurge.host.v1.MCPStatesRequest
+	(*MCPStatesResponse)(nil),     // 39: demiurge.host.v1.MCPStatesResponse
+	(*PluginsRequest)(nil),        // 40: demiurge.host.v1.PluginsRequest
+	(*PluginsResponse)(nil),       // 41: demiurge.host.v1.PluginsResponse
+	nil,                           // 42: demiurge.host.v1.MCPReviewRequest.HashesEntry
 }
 var file_demiurge_host_v1_host_proto_depIdxs = []int32{
 	16, // 0: demiurge.host.v1.FrontEndMessage.open:type_name -> demiurge.host.v1.OpenSession
@@ -3039,7 +3291,7 @@ var file_demiurge_host_v1_host_proto_depIdxs = []int32{
 	31, // 15: demiurge.host.v1.HostMessage.output:type_name -> demiurge.host.v1.CallOutput
 	35, // 16: demiurge.host.v1.HostMessage.allows:type_name -> demiurge.host.v1.AllowsReply
 	11, // 17: demiurge.host.v1.HostMessage.catalog:type_name -> demiurge.host.v1.CatalogResponse
-	38, // 18: demiurge.host.v1.MCPReviewRequest.hashes:type_name -> demiurge.host.v1.MCPReviewRequest.HashesEntry
+	42, // 18: demiurge.host.v1.MCPReviewRequest.hashes:type_name -> demiurge.host.v1.MCPReviewRequest.HashesEntry
 	4,  // 19: demiurge.host.v1.Host.Hello:input_type -> demiurge.host.v1.HelloRequest
 	6,  // 20: demiurge.host.v1.Host.Status:input_type -> demiurge.host.v1.StatusRequest
 	8,  // 21: demiurge.host.v1.Host.Stop:input_type -> demiurge.host.v1.StopRequest
@@ -3053,21 +3305,25 @@ var file_demiurge_host_v1_host_proto_depIdxs = []int32{
 	26, // 29: demiurge.host.v1.Host.ServeMCPHTTP:input_type -> demiurge.host.v1.MCPHTTPOpen
 	25, // 30: demiurge.host.v1.Host.MCPHTTPConn:input_type -> demiurge.host.v1.MCPChunk
 	36, // 31: demiurge.host.v1.Host.MCPReview:input_type -> demiurge.host.v1.MCPReviewRequest
-	5,  // 32: demiurge.host.v1.Host.Hello:output_type -> demiurge.host.v1.HelloResponse
-	7,  // 33: demiurge.host.v1.Host.Status:output_type -> demiurge.host.v1.StatusResponse
-	9,  // 34: demiurge.host.v1.Host.Stop:output_type -> demiurge.host.v1.StopResponse
-	11, // 35: demiurge.host.v1.Host.Catalog:output_type -> demiurge.host.v1.CatalogResponse
-	19, // 36: demiurge.host.v1.Host.Session:output_type -> demiurge.host.v1.HostMessage
-	25, // 37: demiurge.host.v1.Host.ServeMCP:output_type -> demiurge.host.v1.MCPChunk
-	3,  // 38: demiurge.host.v1.Host.Audit:output_type -> demiurge.host.v1.AuditResponse
-	1,  // 39: demiurge.host.v1.Host.Conversations:output_type -> demiurge.host.v1.ConversationsResponse
-	28, // 40: demiurge.host.v1.Host.Schedules:output_type -> demiurge.host.v1.SchedulesResponse
-	33, // 41: demiurge.host.v1.Host.Tasks:output_type -> demiurge.host.v1.TasksReply
-	25, // 42: demiurge.host.v1.Host.ServeMCPHTTP:output_type -> demiurge.host.v1.MCPChunk
-	25, // 43: demiurge.host.v1.Host.MCPHTTPConn:output_type -> demiurge.host.v1.MCPChunk
-	37, // 44: demiurge.host.v1.Host.MCPReview:output_type -> demiurge.host.v1.MCPReviewResponse
-	32, // [32:45] is the sub-list for method output_type
-	19, // [19:32] is the sub-list for method input_type
+	38, // 32: demiurge.host.v1.Host.MCPStates:input_type -> demiurge.host.v1.MCPStatesRequest
+	40, // 33: demiurge.host.v1.Host.Plugins:input_type -> demiurge.host.v1.PluginsRequest
+	5,  // 34: demiurge.host.v1.Host.Hello:output_type -> demiurge.host.v1.HelloResponse
+	7,  // 35: demiurge.host.v1.Host.Status:output_type -> demiurge.host.v1.StatusResponse
+	9,  // 36: demiurge.host.v1.Host.Stop:output_type -> demiurge.host.v1.StopResponse
+	11, // 37: demiurge.host.v1.Host.Catalog:output_type -> demiurge.host.v1.CatalogResponse
+	19, // 38: demiurge.host.v1.Host.Session:output_type -> demiurge.host.v1.HostMessage
+	25, // 39: demiurge.host.v1.Host.ServeMCP:output_type -> demiurge.host.v1.MCPChunk
+	3,  // 40: demiurge.host.v1.Host.Audit:output_type -> demiurge.host.v1.AuditResponse
+	1,  // 41: demiurge.host.v1.Host.Conversations:output_type -> demiurge.host.v1.ConversationsResponse
+	28, // 42: demiurge.host.v1.Host.Schedules:output_type -> demiurge.host.v1.SchedulesResponse
+	33, // 43: demiurge.host.v1.Host.Tasks:output_type -> demiurge.host.v1.TasksReply
+	25, // 44: demiurge.host.v1.Host.ServeMCPHTTP:output_type -> demiurge.host.v1.MCPChunk
+	25, // 45: demiurge.host.v1.Host.MCPHTTPConn:output_type -> demiurge.host.v1.MCPChunk
+	37, // 46: demiurge.host.v1.Host.MCPReview:output_type -> demiurge.host.v1.MCPReviewResponse
+	39, // 47: demiurge.host.v1.Host.MCPStates:output_type -> demiurge.host.v1.MCPStatesResponse
+	41, // 48: demiurge.host.v1.Host.Plugins:output_type -> demiurge.host.v1.PluginsResponse
+	34, // [34:49] is the sub-list for method output_type
+	19, // [19:34] is the sub-list for method input_type
 	19, // [19:19] is the sub-list for extension type_name
 	19, // [19:19] is the sub-list for extension extendee
 	0,  // [0:19] is the sub-list for field type_name
@@ -3108,7 +3364,7 @@ func file_demiurge_host_v1_host_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_demiurge_host_v1_host_proto_rawDesc), len(file_demiurge_host_v1_host_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   39,
+			NumMessages:   43,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

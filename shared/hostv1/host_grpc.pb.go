@@ -38,6 +38,8 @@ const (
 	Host_ServeMCPHTTP_FullMethodName  = "/demiurge.host.v1.Host/ServeMCPHTTP"
 	Host_MCPHTTPConn_FullMethodName   = "/demiurge.host.v1.Host/MCPHTTPConn"
 	Host_MCPReview_FullMethodName     = "/demiurge.host.v1.Host/MCPReview"
+	Host_MCPStates_FullMethodName     = "/demiurge.host.v1.Host/MCPStates"
+	Host_Plugins_FullMethodName       = "/demiurge.host.v1.Host/Plugins"
 )
 
 // HostClient is the client API for Host service.
@@ -98,6 +100,16 @@ type HostClient interface {
 	// definitions; with one it accepts or rejects exactly the definitions
 	// shown (their hashes).
 	MCPReview(ctx context.Context, in *MCPReviewRequest, opts ...grpc.CallOption) (*MCPReviewResponse, error)
+	// MCPStates (minor 9) is `demiurge mcp list` (no server: a fresh
+	// session of the principal resolves its catalog, connecting every
+	// declared server its gate allows) and `mcp test SERVER` (that server
+	// connected now), in the host, so the connects are audited by the
+	// process that holds the store; each connect gate is judged with the
+	// front end's --approve rules (no one is asked).
+	MCPStates(ctx context.Context, in *MCPStatesRequest, opts ...grpc.CallOption) (*MCPStatesResponse, error)
+	// Plugins (minor 9) is `demiurge plugins list|verify` in the host: the
+	// plugins it discovered when it opened, with their live state.
+	Plugins(ctx context.Context, in *PluginsRequest, opts ...grpc.CallOption) (*PluginsResponse, error)
 }
 
 type hostClient struct {
@@ -259,6 +271,26 @@ func (c *hostClient) MCPReview(ctx context.Context, in *MCPReviewRequest, opts .
 	return out, nil
 }
 
+func (c *hostClient) MCPStates(ctx context.Context, in *MCPStatesRequest, opts ...grpc.CallOption) (*MCPStatesResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(MCPStatesResponse)
+	err := c.cc.Invoke(ctx, Host_MCPStates_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *hostClient) Plugins(ctx context.Context, in *PluginsRequest, opts ...grpc.CallOption) (*PluginsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(PluginsResponse)
+	err := c.cc.Invoke(ctx, Host_Plugins_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // HostServer is the server API for Host service.
 // All implementations must embed UnimplementedHostServer
 // for forward compatibility.
@@ -317,6 +349,16 @@ type HostServer interface {
 	// definitions; with one it accepts or rejects exactly the definitions
 	// shown (their hashes).
 	MCPReview(context.Context, *MCPReviewRequest) (*MCPReviewResponse, error)
+	// MCPStates (minor 9) is `demiurge mcp list` (no server: a fresh
+	// session of the principal resolves its catalog, connecting every
+	// declared server its gate allows) and `mcp test SERVER` (that server
+	// connected now), in the host, so the connects are audited by the
+	// process that holds the store; each connect gate is judged with the
+	// front end's --approve rules (no one is asked).
+	MCPStates(context.Context, *MCPStatesRequest) (*MCPStatesResponse, error)
+	// Plugins (minor 9) is `demiurge plugins list|verify` in the host: the
+	// plugins it discovered when it opened, with their live state.
+	Plugins(context.Context, *PluginsRequest) (*PluginsResponse, error)
 	mustEmbedUnimplementedHostServer()
 }
 
@@ -365,6 +407,12 @@ func (UnimplementedHostServer) MCPHTTPConn(grpc.BidiStreamingServer[MCPChunk, MC
 }
 func (UnimplementedHostServer) MCPReview(context.Context, *MCPReviewRequest) (*MCPReviewResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method MCPReview not implemented")
+}
+func (UnimplementedHostServer) MCPStates(context.Context, *MCPStatesRequest) (*MCPStatesResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method MCPStates not implemented")
+}
+func (UnimplementedHostServer) Plugins(context.Context, *PluginsRequest) (*PluginsResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method Plugins not implemented")
 }
 func (UnimplementedHostServer) mustEmbedUnimplementedHostServer() {}
 func (UnimplementedHostServer) testEmbeddedByValue()              {}
@@ -570,6 +618,42 @@ func _Host_MCPReview_Handler(srv interface{}, ctx context.Context, dec func(inte
 	return interceptor(ctx, in, info, handler)
 }
 
+func _Host_MCPStates_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(MCPStatesRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(HostServer).MCPStates(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Host_MCPStates_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(HostServer).MCPStates(ctx, req.(*MCPStatesRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Host_Plugins_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(PluginsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(HostServer).Plugins(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Host_Plugins_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(HostServer).Plugins(ctx, req.(*PluginsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // Host_ServiceDesc is the grpc.ServiceDesc for Host service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -608,6 +692,14 @@ var Host_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "MCPReview",
 			Handler:    _Host_MCPReview_Handler,
+		},
+		{
+			MethodName: "MCPStates",
+			Handler:    _Host_MCPStates_Handler,
+		},
+		{
+			MethodName: "Plugins",
+			Handler:    _Host_Plugins_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{
