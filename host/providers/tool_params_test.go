@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/responses"
 	"github.com/openai/openai-go/v3/shared"
@@ -44,9 +45,26 @@ func TestKeptToolEncodingsSendTheSameJSON(t *testing.T) {
 		}
 		return string(b)
 	}
+	// Anthropic's last tool carries the request's cache breakpoint, and
+	// only the last: a kept tool must never carry one into a later request.
+	anthropicWant := func(defs []ToolDef) string {
+		var tools []anthropic.ToolUnionParam
+		for _, d := range defs {
+			tools = append(tools, anthropic.ToolUnionParam{OfTool: &anthropic.ToolParam{
+				Name: d.Name, Description: anthropic.String(d.Description), InputSchema: anthropicSchema(d.Schema)}})
+		}
+		tools[len(tools)-1].OfTool.CacheControl = anthropic.NewCacheControlEphemeralParam()
+		b, err := json.Marshal(tools)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	reversed := []ToolDef{defs[1], defs[0]}
 	chat := newOpenAIChat(base{cfg: Config{Name: "m"}})
 	resp := newOpenAIResponses(base{cfg: Config{Name: "m"}})
-	for i, tools := range [][]ToolDef{defs, defs, changed, defs} {
+	anth := newAnthropic(base{cfg: Config{Name: "m"}})
+	for i, tools := range [][]ToolDef{defs, defs, changed, defs, reversed, defs} {
 		req := Request{Tools: tools, Messages: []Message{{Role: RoleUser, Text: "hi"}}}
 		got, err := json.Marshal(chat.params(req).Tools)
 		if err != nil {
@@ -61,6 +79,13 @@ func TestKeptToolEncodingsSendTheSameJSON(t *testing.T) {
 		}
 		if want := responsesWant(tools); string(got) != want {
 			t.Errorf("responses request %d sends tools\n%s\nwant\n%s", i+1, got, want)
+		}
+		got, err = json.Marshal(anth.params(req).Tools)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := anthropicWant(tools); string(got) != want {
+			t.Errorf("anthropic request %d sends tools\n%s\nwant\n%s", i+1, got, want)
 		}
 	}
 	if n := len(chat.tools.byKey); n != 3 {
