@@ -51,14 +51,27 @@ func (c *Catalog) Definitions(p Provider) ([]map[string]any, error) {
 		_, err := ParseProvider(string(p))
 		return nil, err
 	}
-	defs := make([]map[string]any, 0, len(c.entries))
-	for _, e := range c.entries {
-		if c.Hidden(e.Spec.Name) {
-			continue // deferred: search_capabilities activates it
-		}
+	offered := c.Offered()
+	defs := make([]map[string]any, 0, len(offered))
+	for _, e := range offered {
 		defs = append(defs, render(e))
 	}
 	return defs, nil
+}
+
+// Offered lists the entries the provider definitions hold, in catalog
+// order: every entry but the hidden deferred ones (search_capabilities
+// activates those). A caller that needs a definition's parts rather than
+// a provider's map takes them from these entries (Schema.JSON is the
+// schema Definitions embeds, byte for byte once encoded).
+func (c *Catalog) Offered() []*Entry {
+	out := make([]*Entry, 0, len(c.entries))
+	for _, e := range c.entries {
+		if !c.Hidden(e.Spec.Name) {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 func openAIDefinition(e *Entry) map[string]any {

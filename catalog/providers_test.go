@@ -90,3 +90,33 @@ func TestDefinitionsUnknownProvider(t *testing.T) {
 		t.Fatalf("Definitions(mistral) error = %v", err)
 	}
 }
+
+// The agent loop builds its tool definitions from Offered and Schema.JSON
+// instead of decoding and re-encoding Definitions at every step: both must
+// hold the same tools, and the schema must be the same bytes.
+func TestOfferedIsWhatDefinitionsHold(t *testing.T) {
+	d := NewDisclosure()
+	c := mustResolve(t, baseSources(), nil).Defer([]string{"docs", "write_file"}, d)
+	check := func(when string) {
+		defs, err := c.Definitions(ProviderAnthropic)
+		if err != nil {
+			t.Fatal(err)
+		}
+		offered := c.Offered()
+		if len(offered) != len(defs) {
+			t.Fatalf("%s: %d offered entries for %d definitions", when, len(offered), len(defs))
+		}
+		for i, e := range offered {
+			schema, _ := json.Marshal(defs[i]["input_schema"])
+			if defs[i]["name"] != e.Spec.Name || defs[i]["description"] != e.Spec.Description || string(schema) != string(e.Schema.JSON()) {
+				t.Errorf("%s: offered %d is %s %q %s, definition is %v %s", when, i, e.Spec.Name, e.Spec.Description, e.Schema.JSON(), defs[i], schema)
+			}
+		}
+	}
+	check("deferred")
+	if c.Len() == len(c.Offered()) {
+		t.Fatal("no entry is hidden")
+	}
+	d.Activate("docs__search")
+	check("activated")
+}

@@ -1,6 +1,9 @@
 package catalog
 
-import "testing"
+import (
+	"encoding/json"
+	"testing"
+)
 
 // FuzzCompileSchema feeds arbitrary bytes to CompileSchema as a tool's input
 // schema (MCP servers supply these), without a compiler as the launcher
@@ -16,6 +19,7 @@ func FuzzCompileSchema(f *testing.F) {
 		`{"type":"object","patternProperties":{"^x":{"type":"integer"}},"additionalProperties":false}`,
 		`{"type":"object","properties":{"a":{"$ref":"https://example.com/s.json"}}}`,
 		`{"type":"object","properties":{"a":{"type":"number","minimum":1e400}}}`,
+		`{"type":"object","properties":{"a<&>\u2028":{"type":"number","minimum":1e21,"maximum":0.1,"default":-0,"description":"x < y & \u00e9"}}}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -27,6 +31,11 @@ func FuzzCompileSchema(f *testing.F) {
 		StrictCompatible(s)
 		if doc := s.Document(); doc["type"] != "object" {
 			t.Fatalf("canonical schema %s is not an object schema", s.JSON())
+		}
+		// The agent loop sends JSON as the schema of its definitions:
+		// the bytes Definitions' document encodes to.
+		if doc, _ := json.Marshal(s.Document()); string(doc) != string(s.JSON()) {
+			t.Fatalf("the document encodes to %s, the schema's JSON is %s", doc, s.JSON())
 		}
 		if s.Checker() != nil {
 			t.Fatal("a schema compiled without a registered compiler")

@@ -146,3 +146,46 @@ func BenchmarkDispatchInterleaved(b *testing.B) {
 		b.ReportMetric(1000*dv/bv, p.name+"-ratio-x1000")
 	}
 }
+
+// BenchmarkPluginCallAfterIdle is the plugin round trip of read_file
+// (plugins.Manager.Invoke, no dispatch) called back to back, and called
+// after the plugin sat idle for as long as a model step's stream takes
+// (2 ms), alternating blocks in one run. An agent step calls its tool
+// after such a pause: the difference is what waking the plugin process
+// costs (BENCHMARKS §18.2).
+func BenchmarkPluginCallAfterIdle(b *testing.B) {
+	h, _, _ := readFileTurn(b)
+	ctx := context.Background()
+	req := &toolsetv1.EffectRequest{Tool: "read_file", Arguments: []byte(`{"path":"small.txt"}`), Workspace: h.ws}
+	const block, idle = 20, 2 * time.Millisecond
+	var hot, afterIdle []time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		rested := i/block%2 == 1
+		if rested {
+			time.Sleep(idle)
+		}
+		req.InvocationId = fmt.Sprint("idle-", i)
+		start := time.Now()
+		res, err := h.m.Invoke(ctx, "coding", req, pluginsHooks(), nil)
+		d := time.Since(start)
+		if err != nil || res.GetIsError() {
+			b.Fatal(err, res)
+		}
+		if rested {
+			afterIdle = append(afterIdle, d)
+		} else {
+			hot = append(hot, d)
+		}
+	}
+	b.StopTimer()
+	if len(hot) == 0 || len(afterIdle) == 0 {
+		return
+	}
+	p50 := func(ds []time.Duration) float64 {
+		slices.Sort(ds)
+		return float64(ds[len(ds)/2].Microseconds())
+	}
+	b.ReportMetric(p50(hot), "hot-p50-µs")
+	b.ReportMetric(p50(afterIdle), "after-idle-p50-µs")
+}

@@ -8,12 +8,14 @@ import (
 
 	"github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
+	"github.com/anthropics/anthropic-sdk-go/v2/packages/param"
 )
 
 // anthropicProvider speaks Anthropic Messages streaming.
 type anthropicProvider struct {
 	base
 	messages anthropic.MessageService
+	tools    encodedTools[anthropic.ToolUnionParam]
 }
 
 func newAnthropic(b base) *anthropicProvider {
@@ -64,15 +66,35 @@ func (p *anthropicProvider) params(req Request) anthropic.MessageNewParams {
 		// answer keeps its own allowance on top.
 		params.MaxTokens += b
 	}
-	for _, t := range req.Tools {
-		params.Tools = append(params.Tools, anthropic.ToolUnionParam{OfTool: &anthropic.ToolParam{
-			Name:        t.Name,
-			Description: anthropic.String(t.Description),
-			InputSchema: anthropicSchema(t.Schema),
-		}})
+	for i, t := range req.Tools {
+		if i == len(req.Tools)-1 {
+			// The last tool carries the request's cache breakpoint
+			// (markCacheBreakpoints sets it): built fresh, never kept.
+			params.Tools = append(params.Tools, anthropic.ToolUnionParam{OfTool: anthropicToolParam(t)})
+			continue
+		}
+		params.Tools = append(params.Tools, p.tools.get(t, anthropicTool))
 	}
 	markCacheBreakpoints(&params)
 	return params
+}
+
+func anthropicToolParam(t ToolDef) *anthropic.ToolParam {
+	return &anthropic.ToolParam{
+		Name:        t.Name,
+		Description: anthropic.String(t.Description),
+		InputSchema: anthropicSchema(t.Schema),
+	}
+}
+
+// anthropicTool is t as an Anthropic tool, encoded once.
+func anthropicTool(t ToolDef) anthropic.ToolUnionParam {
+	fn := anthropicToolParam(t)
+	if b, ok := preEncoded(*fn); ok {
+		o := param.Override[anthropic.ToolParam](b)
+		fn = &o
+	}
+	return anthropic.ToolUnionParam{OfTool: fn}
 }
 
 // anthropicSchema splits a JSON schema into the SDK's fields, keeping

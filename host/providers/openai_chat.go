@@ -7,6 +7,7 @@ import (
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/packages/param"
 	"github.com/openai/openai-go/v3/packages/ssestream"
 	"github.com/openai/openai-go/v3/shared"
 )
@@ -15,7 +16,8 @@ import (
 // OpenAI-compatible server (Ollama, vLLM, llama.cpp server, LM Studio).
 type openAIChat struct {
 	base
-	chat openai.ChatCompletionService
+	chat  openai.ChatCompletionService
+	tools encodedTools[openai.ChatCompletionToolUnionParam]
 }
 
 func newOpenAIChat(b base) *openAIChat {
@@ -64,13 +66,22 @@ func (p *openAIChat) params(req Request) openai.ChatCompletionNewParams {
 		params.Temperature = openai.Float(*t)
 	}
 	for _, t := range req.Tools {
-		params.Tools = append(params.Tools, openai.ChatCompletionFunctionTool(shared.FunctionDefinitionParam{
-			Name:        t.Name,
-			Description: openai.String(t.Description),
-			Parameters:  schemaMap(t.Schema),
-		}))
+		params.Tools = append(params.Tools, p.tools.get(t, chatTool))
 	}
 	return params
+}
+
+// chatTool is t as a Chat Completions function tool, encoded once.
+func chatTool(t ToolDef) openai.ChatCompletionToolUnionParam {
+	fn := openai.ChatCompletionFunctionToolParam{Function: shared.FunctionDefinitionParam{
+		Name:        t.Name,
+		Description: openai.String(t.Description),
+		Parameters:  schemaMap(t.Schema),
+	}}
+	if b, ok := preEncoded(fn); ok {
+		fn = param.Override[openai.ChatCompletionFunctionToolParam](b)
+	}
+	return openai.ChatCompletionToolUnionParam{OfFunction: &fn}
 }
 
 func chatMessages(req Request) []openai.ChatCompletionMessageParamUnion {

@@ -20,6 +20,7 @@ const wireResponses = "openai-responses"
 type openAIResponses struct {
 	base
 	responses responses.ResponseService
+	tools     encodedTools[responses.ToolUnionParam]
 }
 
 func newOpenAIResponses(b base) *openAIResponses {
@@ -51,16 +52,25 @@ func (p *openAIResponses) params(req Request) responses.ResponseNewParams {
 		params.Temperature = openai.Float(*t)
 	}
 	for _, t := range req.Tools {
-		params.Tools = append(params.Tools, responses.ToolUnionParam{OfFunction: &responses.FunctionToolParam{
-			Name:        t.Name,
-			Description: openai.String(t.Description),
-			Parameters:  schemaMap(t.Schema),
-			// Strict mode rewrites what a schema may say; the host's
-			// schemas are validated by the host.
-			Strict: openai.Bool(false),
-		}})
+		params.Tools = append(params.Tools, p.tools.get(t, responsesTool))
 	}
 	return params
+}
+
+// responsesTool is t as a Responses function tool, encoded once.
+func responsesTool(t ToolDef) responses.ToolUnionParam {
+	fn := responses.FunctionToolParam{
+		Name:        t.Name,
+		Description: openai.String(t.Description),
+		Parameters:  schemaMap(t.Schema),
+		// Strict mode rewrites what a schema may say; the host's
+		// schemas are validated by the host.
+		Strict: openai.Bool(false),
+	}
+	if b, ok := preEncoded(fn); ok {
+		fn = param.Override[responses.FunctionToolParam](b)
+	}
+	return responses.ToolUnionParam{OfFunction: &fn}
 }
 
 func responsesInput(msgs []Message) responses.ResponseInputParam {

@@ -93,10 +93,8 @@ func (t *turnRun) announce(dt *dispatch.Turn) {
 		d.Model = t.loop.Provider.Name()
 	}
 	d.Tools = []string{}
-	if defs, err := toolDefs(dt.Catalog); err == nil {
-		for _, def := range defs {
-			d.Tools = append(d.Tools, def.Name)
-		}
+	for _, def := range toolDefs(dt.Catalog) {
+		d.Tools = append(d.Tools, def.Name)
 	}
 	t.show(Event{Type: EventInit, EventDetail: d})
 }
