@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -61,13 +62,15 @@ type Event struct {
 	Status     int       `json:"status,omitempty"` // a plain request's response status
 }
 
-// Proxy is an HTTP proxy (CONNECT and absolute-URI requests) on a unix
-// socket of its own, applying the URL policy to every connection.
+// Proxy is an HTTP proxy (CONNECT and absolute-URI requests) and a
+// SOCKS5 proxy (CONNECT) on one unix socket of its own, applying the URL
+// policy to every connection.
 type Proxy struct {
 	cfg    Config
 	pol    *netpolicy.Policy
 	dir    string
 	ln     net.Listener
+	httpLn *handoff
 	srv    *http.Server
 	tr     *http.Transport
 	onConn func(Event)
@@ -107,7 +110,9 @@ func Start(cfg Config, onConn func(Event)) (*Proxy, error) {
 		DisableCompression: true,
 	}
 	p.srv = &http.Server{Handler: p, ErrorLog: log.New(io.Discard, "", 0), ReadHeaderTimeout: 30 * time.Second}
-	go p.srv.Serve(ln)
+	p.httpLn = newHandoff(ln.Addr())
+	go p.srv.Serve(p.httpLn)
+	go p.serve()
 	return p, nil
 }
 
@@ -130,6 +135,7 @@ func (p *Proxy) Close() error {
 		c.Close()
 	}
 	p.mu.Unlock()
+	p.ln.Close()
 	err := p.srv.Close()
 	done := make(chan struct{})
 	go func() { p.active.Wait(); close(done) }()
@@ -173,6 +179,9 @@ type target struct {
 // admit applies the allowlists and the URL policy to host:port; the
 // error is what the command is told.
 func (p *Proxy) admit(ctx context.Context, host string, port uint16) (target, error) {
+	if err := oneHost(host); err != nil {
+		return target{}, err
+	}
 	t, err := netpolicy.Parse("http://" + bracket(host) + "/")
 	if err != nil {
 		return target{}, errors.New(netpolicy.SafeMessage(err))
@@ -193,6 +202,24 @@ func (p *Proxy) admit(ctx context.Context, host string, port uint16) (target, er
 		return target{}, errors.New(netpolicy.SafeMessage(err))
 	}
 	return target{host: vt.Host, port: port, addrs: addrs}, nil
+}
+
+// oneHost refuses a host that would not be read as itself inside a URL
+// (a SOCKS5 name is any bytes): a delimiter, a space or control byte, or
+// a colon outside an IPv6 address, so "a.test/@127.0.0.1" is never taken
+// apart into another host.
+func oneHost(host string) error {
+	for i := 0; i < len(host); i++ {
+		if c := host[i]; c <= ' ' || c == 0x7f || strings.IndexByte("/?#@\\[]%", c) >= 0 {
+			return fmt.Errorf("%q is not a host name or address", host)
+		}
+	}
+	if strings.Contains(host, ":") {
+		if a, err := netip.ParseAddr(host); err != nil || !a.Is6() {
+			return fmt.Errorf("%q is not a host name or address", host)
+		}
+	}
+	return nil
 }
 
 func bracket(host string) string {

@@ -69,30 +69,41 @@ func (p *Proxy) tunnel(w http.ResponseWriter, r *http.Request) {
 		p.report(ev)
 		return
 	}
-	var sent, recv atomic.Int64
+	var pre []byte
 	// Bytes the client sent after its request line, already buffered.
 	if n := buf.Reader.Buffered(); n > 0 {
-		pre, _ := buf.Reader.Peek(n)
+		pre, _ = buf.Reader.Peek(n)
+	}
+	var copyErr error
+	ev.Sent, ev.Recv, copyErr = splice(client, up, pre)
+	ev.Verdict = "allowed"
+	if copyErr != nil {
+		ev.Reason = "ended by an error: " + copyErr.Error()
+	}
+	p.report(ev)
+}
+
+// splice carries bytes both ways between a command's connection and its
+// upstream, after first sending pre upstream, until both directions end;
+// it counts each way. The error is the upstream-to-client copy's.
+func splice(client, up net.Conn, pre []byte) (sent, recv int64, err error) {
+	var s atomic.Int64
+	if len(pre) > 0 {
 		m, _ := up.Write(pre)
-		sent.Add(int64(m))
+		s.Add(int64(m))
 	}
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
 		n, _ := io.Copy(up, client)
-		sent.Add(n)
+		s.Add(n)
 		closeWrite(up)
 	}()
-	n, copyErr := io.Copy(client, up)
-	recv.Add(n)
+	recv, err = io.Copy(client, up)
 	closeWrite(client)
 	wg.Wait()
-	ev.Sent, ev.Recv, ev.Verdict = sent.Load(), recv.Load(), "allowed"
-	if copyErr != nil {
-		ev.Reason = "ended by an error: " + copyErr.Error()
-	}
-	p.report(ev)
+	return s.Load(), recv, err
 }
 
 func closeWrite(c net.Conn) {
@@ -115,6 +126,13 @@ func (p *Proxy) track(cs ...net.Conn) bool {
 		p.tunnels[c] = struct{}{}
 	}
 	return true
+}
+
+// forget stops tracking c without closing it (another owner took it).
+func (p *Proxy) forget(c net.Conn) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	delete(p.tunnels, c)
 }
 
 func (p *Proxy) untrack(cs ...net.Conn) {

@@ -97,15 +97,18 @@ func loopbackUp() error {
 	return unix.IoctlIfreq(s, unix.SIOCSIFFLAGS, ifr)
 }
 
-// proxyEnvNames are the variables HTTP clients read a proxy from, in both
-// cases (curl reads only the lower-case http_proxy).
-var proxyEnvNames = []string{"HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"}
+// httpProxyEnvNames are the variables HTTP clients read a proxy from, in
+// both cases (curl reads only the lower-case http_proxy).
+var httpProxyEnvNames = []string{"HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"}
 
-// withProxyEnv points the command's HTTP clients at the forwarder and
-// keeps the namespace's own loopback direct; what the environment said
-// about proxies before is dropped.
+// withProxyEnv points the command's HTTP clients at the forwarder, and
+// other clients (ALL_PROXY) at its SOCKS5, with names resolved by the
+// proxy (socks5h), both on the one port; it keeps the namespace's own
+// loopback direct; what the environment said about proxies before is
+// dropped.
 func withProxyEnv(env []string, port int) []string {
-	url := "http://127.0.0.1:" + strconv.Itoa(port)
+	addr := "127.0.0.1:" + strconv.Itoa(port)
+	url, socks := "http://"+addr, "socks5h://"+addr
 	out := make([]string, 0, len(env)+8)
 	for _, kv := range env {
 		name, _, _ := strings.Cut(kv, "=")
@@ -115,9 +118,10 @@ func withProxyEnv(env []string, port int) []string {
 		}
 		out = append(out, kv)
 	}
-	for _, n := range proxyEnvNames {
+	for _, n := range httpProxyEnvNames {
 		out = append(out, n+"="+url)
 	}
+	out = append(out, "ALL_PROXY="+socks, "all_proxy="+socks)
 	const local = "localhost,127.0.0.1,::1"
 	return append(out, "NO_PROXY="+local, "no_proxy="+local)
 }
