@@ -1,15 +1,21 @@
 package egress
 
 import (
+	"io"
 	"net"
+	"os"
 	"sync"
+	"syscall"
 	"time"
 )
 
 // One socket serves both protocols: a SOCKS client's first byte is its
 // version (5, or 4 for the refused SOCKS4), which no HTTP request line
-// starts with, so the command needs one forwarded port for both
-// HTTP_PROXY and ALL_PROXY=socks5h://.
+// starts with, so the command needs one port for both HTTP_PROXY and
+// ALL_PROXY=socks5h://. A zero byte carrying a descriptor is a sandbox
+// helper handing over the listener it made inside a command's network
+// namespace: the proxy then accepts that command's connections on it
+// and routes them the same way.
 
 // serve accepts connections and hands each to SOCKS or to the HTTP
 // server by its first byte, until the socket closes.
@@ -33,12 +39,18 @@ func (p *Proxy) route(c net.Conn) {
 		return
 	}
 	_ = c.SetReadDeadline(time.Now().Add(negotiationTimeout))
-	var b [1]byte
-	if n, _ := c.Read(b[:]); n == 0 {
+	b, fds := firstByte(c)
+	if b < 0 {
 		p.untrack(c)
 		return
 	}
-	switch b[0] {
+	if b == 0 && len(fds) == 1 {
+		defer p.untrack(c)
+		p.adopt(c, fds[0])
+		return
+	}
+	closeAll(fds)
+	switch b {
 	case 5:
 		defer p.untrack(c)
 		p.socks5(c)
@@ -48,8 +60,84 @@ func (p *Proxy) route(c net.Conn) {
 	default:
 		p.forget(c)
 		_ = c.SetReadDeadline(time.Time{})
-		p.httpLn.give(&prefixedConn{Conn: c, pre: b[:]})
+		p.httpLn.give(&prefixedConn{Conn: c, pre: []byte{byte(b)}})
 	}
+}
+
+// firstByte reads a connection's first byte (-1 at its end), with the
+// descriptors that came with it on the unix socket.
+func firstByte(c net.Conn) (int, []int) {
+	var b [1]byte
+	uc, ok := c.(*net.UnixConn)
+	if !ok {
+		if n, _ := c.Read(b[:]); n == 0 {
+			return -1, nil
+		}
+		return int(b[0]), nil
+	}
+	oob := make([]byte, syscall.CmsgSpace(4*maxPassedFDs))
+	n, oobn, _, _, _ := uc.ReadMsgUnix(b[:], oob)
+	var fds []int
+	if msgs, err := syscall.ParseSocketControlMessage(oob[:oobn]); err == nil {
+		for _, m := range msgs {
+			if r, err := syscall.ParseUnixRights(&m); err == nil {
+				fds = append(fds, r...)
+			}
+		}
+	}
+	if n == 0 {
+		closeAll(fds)
+		return -1, nil
+	}
+	return int(b[0]), fds
+}
+
+// maxPassedFDs bounds what one message may carry; a sandbox helper sends
+// one listener.
+const maxPassedFDs = 4
+
+func closeAll(fds []int) {
+	for _, fd := range fds {
+		syscall.Close(fd)
+	}
+}
+
+// adopt takes a listener a sandbox helper made inside a command's
+// network namespace (fd, passed over c) and accepts the command's
+// connections on it directly, until c ends (the helper is gone) or the
+// proxy closes. Anything but a listening TCP socket is refused.
+func (p *Proxy) adopt(c net.Conn, fd int) {
+	if v, err := syscall.GetsockoptInt(fd, syscall.SOL_SOCKET, syscall.SO_ACCEPTCONN); err != nil || v != 1 {
+		syscall.Close(fd)
+		return
+	}
+	f := os.NewFile(uintptr(fd), "namespace-listener")
+	ln, err := net.FileListener(f)
+	f.Close()
+	if err != nil {
+		return
+	}
+	tl, ok := ln.(*net.TCPListener)
+	if !ok || !p.trackListener(tl) {
+		ln.Close()
+		return
+	}
+	defer p.untrackListener(tl)
+	if _, err := c.Write([]byte{0}); err != nil {
+		return
+	}
+	go func() {
+		for {
+			conn, err := tl.Accept()
+			if err != nil {
+				return
+			}
+			go p.route(conn)
+		}
+	}()
+	// The helper keeps c open while it lives.
+	_ = c.SetReadDeadline(time.Time{})
+	_, _ = io.Copy(io.Discard, c)
 }
 
 // prefixedConn gives back the byte read to route it before the rest.

@@ -77,9 +77,12 @@ type Proxy struct {
 
 	mu      sync.Mutex
 	tunnels map[net.Conn]struct{}
-	events  []Event
-	closed  bool
-	active  sync.WaitGroup
+	// listeners are the command namespaces' listeners handed over by
+	// sandbox helpers.
+	listeners map[*net.TCPListener]struct{}
+	events    []Event
+	closed    bool
+	active    sync.WaitGroup
 }
 
 // Start listens on a new unix socket in a private directory (a short
@@ -100,7 +103,7 @@ func Start(cfg Config, onConn func(Event)) (*Proxy, error) {
 		return nil, fmt.Errorf("egress proxy: %w", err)
 	}
 	p := &Proxy{
-		cfg: cfg, dir: dir, ln: ln, onConn: onConn, tunnels: map[net.Conn]struct{}{},
+		cfg: cfg, dir: dir, ln: ln, onConn: onConn, tunnels: map[net.Conn]struct{}{}, listeners: map[*net.TCPListener]struct{}{},
 		pol: netpolicy.New(netpolicy.Options{Resolver: cfg.Resolver, AllowPrivate: cfg.Allow, DialTimeout: cfg.DialTimeout}),
 	}
 	p.tr = &http.Transport{
@@ -133,6 +136,9 @@ func (p *Proxy) Close() error {
 	p.closed = true
 	for c := range p.tunnels {
 		c.Close()
+	}
+	for l := range p.listeners {
+		l.Close()
 	}
 	p.mu.Unlock()
 	p.ln.Close()

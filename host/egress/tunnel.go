@@ -86,7 +86,7 @@ func (p *Proxy) tunnel(w http.ResponseWriter, r *http.Request) {
 // splice carries bytes both ways between a command's connection and its
 // upstream, after first sending pre upstream, until both directions end;
 // it counts each way. The error is the upstream-to-client copy's.
-func splice(client, up net.Conn, pre []byte) (sent, recv int64, err error) {
+func splice(client net.Conn, up io.ReadWriteCloser, pre []byte) (sent, recv int64, err error) {
 	var s atomic.Int64
 	if len(pre) > 0 {
 		m, _ := up.Write(pre)
@@ -106,7 +106,7 @@ func splice(client, up net.Conn, pre []byte) (sent, recv int64, err error) {
 	return s.Load(), recv, err
 }
 
-func closeWrite(c net.Conn) {
+func closeWrite(c io.Closer) {
 	if cw, ok := c.(interface{ CloseWrite() error }); ok {
 		_ = cw.CloseWrite()
 		return
@@ -127,6 +127,29 @@ func (p *Proxy) track(cs ...net.Conn) bool {
 	}
 	return true
 }
+
+// trackListener registers a listener handed over by a sandbox helper,
+// so Close ends it; it refuses once the proxy is closed or holds too many.
+func (p *Proxy) trackListener(l *net.TCPListener) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed || len(p.listeners) >= maxListeners {
+		return false
+	}
+	p.listeners[l] = struct{}{}
+	return true
+}
+
+func (p *Proxy) untrackListener(l *net.TCPListener) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	delete(p.listeners, l)
+	l.Close()
+}
+
+// maxListeners bounds the namespaces one proxy serves at once (a call
+// has one command; a test fixture runs several).
+const maxListeners = 64
 
 // forget stops tracking c without closing it (another owner took it).
 func (p *Proxy) forget(c net.Conn) {
