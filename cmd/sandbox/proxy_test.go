@@ -61,7 +61,7 @@ func proxiedPolicy(t *testing.T, f fixture, cfg egress.Config) (sandbox.Policy, 
 // toolPackages are the Debian packages of the tools these tests run
 // (scripts/test-deps installs them for make test).
 var toolPackages = map[string]string{"curl": "curl", "git": "git", "npm": "npm", "pip": "python3-pip",
-	"ssh": "openssh-client", "/usr/sbin/sshd": "openssh-server", "nc": "netcat-openbsd"}
+	"ssh": "openssh-client", "node": "nodejs", "/usr/sbin/sshd": "openssh-server", "nc": "netcat-openbsd"}
 
 // needTool skips when name is missing and make test recorded why it could
 // not install it (DEMIURGE_TEST_UNAVAILABLE), or outside make test; under
