@@ -159,7 +159,15 @@ func (p *Proxy) report(ev Event) {
 	p.events = append(p.events, ev)
 	p.mu.Unlock()
 	if p.onConn != nil {
-		p.onConn(ev)
+		// Off the connection's path: a plain request's response ends
+		// only when its handler returns, and the audit writes to disk.
+		// Every caller is inside a handler that holds active, so Close
+		// still waits for it.
+		p.active.Add(1)
+		go func() {
+			defer p.active.Done()
+			p.onConn(ev)
+		}()
 	}
 }
 
