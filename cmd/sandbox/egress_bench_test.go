@@ -69,17 +69,24 @@ func TestEgressFigures(t *testing.T) {
 		many = append(many, "-H 'Connection: close' -o /dev/null http://"+addr.String()+"/small")
 	}
 	manyArgs := strings.Join(many, " --next ")
+	// speed is the download rate; cpuPerGiB the CPU time of every
+	// process on the path for it.
+	var cpuPerGiB time.Duration
 	speed := func(proxied bool) float64 {
 		script := "curl -sS -o /dev/null -w '%{speed_download}' " + big
+		self0 := selfCPU()
 		if !proxied {
-			out, err := exec.Command("sh", "-c", script).Output()
+			cmd := exec.Command("sh", "-c", script)
+			out, err := cmd.Output()
 			if err != nil {
 				t.Fatal(err)
 			}
+			cpuPerGiB = selfCPU() - self0 + cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 			v, _ := strconv.ParseFloat(string(out), 64)
 			return v
 		}
 		r := f.run(t, p, "NO_PROXY= no_proxy= "+script)
+		cpuPerGiB = selfCPU() - self0 + r.cpu
 		v, _ := strconv.ParseFloat(r.stdout, 64)
 		return v
 	}
@@ -125,12 +132,14 @@ func TestEgressFigures(t *testing.T) {
 	}
 	t.Run("throughput", func(t *testing.T) {
 		for round := range 3 {
-			d, x := speed(false), speed(true)
-			fmt.Printf("round %d: 1 GiB direct %.0f MiB/s, through the proxy %.0f MiB/s, ratio %.2f\n", round+1, d/(1<<20), x/(1<<20), x/d)
+			d := speed(false)
+			dc := cpuPerGiB
+			x := speed(true)
+			fmt.Printf("round %d: 1 GiB direct %.0f MiB/s (CPU %v), through the proxy %.0f MiB/s (CPU %v), ratio %.2f\n", round+1, d/(1<<20), dc.Round(time.Millisecond), x/(1<<20), cpuPerGiB.Round(time.Millisecond), x/d)
 			if base != "" {
 				var b float64
 				withHelper(base, func() { b = speed(true) })
-				fmt.Printf("round %d: through the proxy with the base helper %.0f MiB/s, ratio %.2f\n", round+1, b/(1<<20), b/d)
+				fmt.Printf("round %d: through the proxy with the base helper %.0f MiB/s (CPU %v), ratio %.2f\n", round+1, b/(1<<20), cpuPerGiB.Round(time.Millisecond), b/d)
 			}
 		}
 	})
