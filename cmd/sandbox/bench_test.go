@@ -44,12 +44,14 @@ func BenchmarkSpawnFirstByte(b *testing.B) {
 		{"workspace-write", f, sandbox.WorkspaceWrite, false, ""},
 		{"workspace-write-big-ws", big, sandbox.WorkspaceWrite, false, ""},
 		{"workspace-write-big-ws-cold-scan", big, sandbox.WorkspaceWrite, true, ""},
+		{"network", f, sandbox.Network, false, ""}, // through the fixture's egress proxy
 	}
 	// DEMIURGE_BENCH_BASELINE_HELPER: an older helper build (e.g. of the
 	// commit before a change), measured in the same run for a before/after.
 	if base := os.Getenv("DEMIURGE_BENCH_BASELINE_HELPER"); base != "" {
 		cases = append(cases, benchCase{"baseline-read-only", f, sandbox.ReadOnly, false, base},
-			benchCase{"baseline-workspace-write", f, sandbox.WorkspaceWrite, false, base})
+			benchCase{"baseline-workspace-write", f, sandbox.WorkspaceWrite, false, base},
+			benchCase{"baseline-network", f, sandbox.Network, false, base})
 	}
 	for _, c := range cases {
 		helper := helperBin
