@@ -186,6 +186,42 @@ func TestProxiedNetworkFailsClosed(t *testing.T) {
 	if err == nil || strings.Contains(string(out), "ran") || !strings.Contains(string(out), "egress proxy does not answer") {
 		t.Fatalf("a proxy socket nobody listens on: err %v, output %s", err, out)
 	}
+	// Something answers on the socket but does not take the namespace's
+	// listener (no acknowledgement): the command does not run.
+	mute := filepath.Join(t.TempDir(), "mute.sock")
+	ml, err := net.Listen("unix", mute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ml.Close()
+	go func() {
+		for {
+			c, err := ml.Accept()
+			if err != nil {
+				return
+			}
+			go func() { io.Copy(io.Discard, c); c.Close() }()
+		}
+	}()
+	dead.Proxy = mute
+	cmd = exec.Command("/bin/sh", "-c", "echo ran")
+	cmd.Dir = f.ws
+	if err := sandbox.Wrap(cmd, helperBin, dead); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-done:
+		case <-time.After(30 * time.Second):
+			ml.Close()
+		}
+	}()
+	out, err = cmd.CombinedOutput()
+	close(done)
+	if err == nil || strings.Contains(string(out), "ran") || !strings.Contains(string(out), "did not take the namespace's listener") {
+		t.Fatalf("a socket that does not take the listener: err %v, output %s", err, out)
+	}
 }
 
 // TestProxyGoneFailsTheCommandsTransfer: the proxy stops while a
