@@ -26,49 +26,61 @@ import (
 // on the listener when it ends), so it must not be collected.
 var proxyControl net.Conn
 
-// startForwarder brings the namespace's loopback up, makes the listener,
-// hands it to the proxy and waits for the proxy to take it; it returns
-// the listener's port.
-func startForwarder(socket string) (int, error) {
+// startForwarder brings the namespace's loopback up, makes the listener
+// and hands it to the proxy; it returns the listener's port and a wait
+// that reports whether the proxy took it. The answer comes while the
+// rest of the sandbox is set up; the command must not start before it.
+func startForwarder(socket string) (int, func() error, error) {
 	if err := loopbackUp(); err != nil {
-		return 0, fmt.Errorf("bring the namespace's loopback up: %w", err)
+		return 0, nil, fmt.Errorf("bring the namespace's loopback up: %w", err)
 	}
 	fd, err := unix.Open(socket, unix.O_PATH|unix.O_CLOEXEC, 0)
 	if err != nil {
-		return 0, fmt.Errorf("the egress proxy's socket %s: %w", socket, err)
+		return 0, nil, fmt.Errorf("the egress proxy's socket %s: %w", socket, err)
 	}
 	defer unix.Close(fd)
 	ctl, err := net.Dial("unix", "/proc/self/fd/"+strconv.Itoa(fd))
 	if err != nil {
-		return 0, fmt.Errorf("the egress proxy does not answer at %s: %w", socket, err)
+		return 0, nil, fmt.Errorf("the egress proxy does not answer at %s: %w", socket, err)
 	}
 	ln, err := net.ListenTCP("tcp4", &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1)})
 	if err != nil {
 		ctl.Close()
-		return 0, fmt.Errorf("listen on the namespace's loopback: %w", err)
+		return 0, nil, fmt.Errorf("listen on the namespace's loopback: %w", err)
 	}
 	defer ln.Close() // the proxy holds its own copy
 	lf, err := ln.File()
 	if err != nil {
 		ctl.Close()
-		return 0, fmt.Errorf("listen on the namespace's loopback: %w", err)
+		return 0, nil, fmt.Errorf("listen on the namespace's loopback: %w", err)
 	}
 	defer lf.Close()
 	// A zero byte says "a listener follows"; no HTTP or SOCKS client
 	// starts with it. The proxy answers a zero byte when it took it.
 	_, _, err = ctl.(*net.UnixConn).WriteMsgUnix([]byte{0}, unix.UnixRights(int(lf.Fd())), nil)
-	var ack [1]byte
-	if err == nil {
-		_ = ctl.SetReadDeadline(time.Now().Add(10 * time.Second))
-		_, err = io.ReadFull(ctl, ack[:])
-	}
-	if err != nil || ack[0] != 0 {
+	if err != nil {
 		ctl.Close()
-		return 0, fmt.Errorf("the egress proxy at %s did not take the namespace's listener (%v)", socket, err)
+		return 0, nil, fmt.Errorf("the egress proxy at %s did not take the namespace's listener (%v)", socket, err)
 	}
-	_ = ctl.SetReadDeadline(time.Time{})
 	proxyControl = ctl
-	return ln.Addr().(*net.TCPAddr).Port, nil
+	answer := make(chan error, 1)
+	go func() {
+		var ack [1]byte
+		_ = ctl.SetReadDeadline(time.Now().Add(10 * time.Second))
+		_, err := io.ReadFull(ctl, ack[:])
+		if err == nil && ack[0] != 0 {
+			err = fmt.Errorf("answered %#x", ack[0])
+		}
+		_ = ctl.SetReadDeadline(time.Time{})
+		answer <- err
+	}()
+	wait := func() error {
+		if err := <-answer; err != nil {
+			return fmt.Errorf("network mode goes only through the host's egress proxy, which cannot be set up: the egress proxy at %s did not take the namespace's listener (%v)", socket, err)
+		}
+		return nil
+	}
+	return ln.Addr().(*net.TCPAddr).Port, wait, nil
 }
 
 // loopbackUp sets IFF_UP on lo (a new network namespace starts with it
