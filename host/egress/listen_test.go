@@ -174,3 +174,4 @@ func openFDs(t *testing.T) int {
 	}
 	return len(es)
 }
+
