@@ -174,4 +174,3 @@ func openFDs(t *testing.T) int {
 	}
 	return len(es)
 }
-
