@@ -44,12 +44,14 @@ func BenchmarkSpawnFirstByte(b *testing.B) {
 		{"workspace-write", f, sandbox.WorkspaceWrite, false, ""},
 		{"workspace-write-big-ws", big, sandbox.WorkspaceWrite, false, ""},
 		{"workspace-write-big-ws-cold-scan", big, sandbox.WorkspaceWrite, true, ""},
+		{"network", f, sandbox.Network, false, ""}, // through the fixture's egress proxy
 	}
 	// DEMIURGE_BENCH_BASELINE_HELPER: an older helper build (e.g. of the
 	// commit before a change), measured in the same run for a before/after.
 	if base := os.Getenv("DEMIURGE_BENCH_BASELINE_HELPER"); base != "" {
 		cases = append(cases, benchCase{"baseline-read-only", f, sandbox.ReadOnly, false, base},
-			benchCase{"baseline-workspace-write", f, sandbox.WorkspaceWrite, false, base})
+			benchCase{"baseline-workspace-write", f, sandbox.WorkspaceWrite, false, base},
+			benchCase{"baseline-network", f, sandbox.Network, false, base})
 	}
 	for _, c := range cases {
 		helper := helperBin
@@ -130,14 +132,18 @@ func BenchmarkDrain(b *testing.B) {
 // BenchmarkSpawnBeforeAfter: spawn to first byte of this helper and of
 // DEMIURGE_BENCH_BASELINE_HELPER (an older build), started alternately in
 // one loop so that both see the same load; p50 of each and of the
-// difference, workspace-write.
+// difference, workspace-write (or DEMIURGE_BENCH_MODE).
 func BenchmarkSpawnBeforeAfter(b *testing.B) {
 	base := os.Getenv("DEMIURGE_BENCH_BASELINE_HELPER")
 	if base == "" {
 		b.Skip("DEMIURGE_BENCH_BASELINE_HELPER names no baseline helper")
 	}
 	f := newFixture(b)
-	p := f.policy(sandbox.WorkspaceWrite)
+	mode := sandbox.WorkspaceWrite
+	if m := os.Getenv("DEMIURGE_BENCH_MODE"); m != "" {
+		mode = sandbox.Mode(m) // network: through the fixture's egress proxy
+	}
+	p := f.policy(mode)
 	// cpu: user+system time of the whole start (helper stages and echo, as
 	// wait4 reports it), which a loaded machine disturbs far less than
 	// wall time.

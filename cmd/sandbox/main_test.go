@@ -145,6 +145,9 @@ func goroot() string {
 type result struct {
 	stdout, stderr string
 	exit           int
+	// cpu is the CPU time the command used, the helper's and every
+	// process it waited for included.
+	cpu time.Duration
 }
 
 // wrapAndRun starts cmd (sh -c script) through the real helper under p
@@ -161,6 +164,9 @@ func wrapAndRun(t *testing.T, ctx context.Context, cmd *exec.Cmd, p sandbox.Poli
 		t.Fatalf("command %q did not finish within the deadline", script)
 	}
 	r := result{stdout: so.String(), stderr: se.String()}
+	if cmd.ProcessState != nil {
+		r.cpu = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	}
 	var ee *exec.ExitError
 	switch {
 	case errors.As(err, &ee):

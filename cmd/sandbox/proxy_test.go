@@ -60,7 +60,8 @@ func proxiedPolicy(t *testing.T, f fixture, cfg egress.Config) (sandbox.Policy, 
 
 // toolPackages are the Debian packages of the tools these tests run
 // (scripts/test-deps installs them for make test).
-var toolPackages = map[string]string{"curl": "curl", "git": "git", "npm": "npm", "pip": "python3-pip"}
+var toolPackages = map[string]string{"curl": "curl", "git": "git", "npm": "npm", "pip": "python3-pip",
+	"ssh": "openssh-client", "node": "nodejs", "/usr/sbin/sshd": "openssh-server", "nc": "netcat-openbsd"}
 
 // needTool skips when name is missing and make test recorded why it could
 // not install it (DEMIURGE_TEST_UNAVAILABLE), or outside make test; under
@@ -123,7 +124,7 @@ func TestProxiedNetworkOnlyThroughProxy(t *testing.T) {
 	}
 
 	r = f.run(t, p, `env | grep -i _proxy= | sort`)
-	for _, want := range []string{"HTTP_PROXY=http://127.0.0.1:", "HTTPS_PROXY=", "ALL_PROXY=", "http_proxy=", "https_proxy=", "all_proxy=", "NO_PROXY=localhost,127.0.0.1,::1", "no_proxy="} {
+	for _, want := range []string{"HTTP_PROXY=http://127.0.0.1:", "HTTPS_PROXY=", "ALL_PROXY=socks5h://127.0.0.1:", "http_proxy=", "https_proxy=", "all_proxy=socks5h://127.0.0.1:", "NO_PROXY=localhost,127.0.0.1,::1", "no_proxy="} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("the command's environment lacks %s:\n%s", want, r.stdout)
 		}
@@ -184,6 +185,42 @@ func TestProxiedNetworkFailsClosed(t *testing.T) {
 	out, err = cmd.CombinedOutput()
 	if err == nil || strings.Contains(string(out), "ran") || !strings.Contains(string(out), "egress proxy does not answer") {
 		t.Fatalf("a proxy socket nobody listens on: err %v, output %s", err, out)
+	}
+	// Something answers on the socket but does not take the namespace's
+	// listener (no acknowledgement): the command does not run.
+	mute := filepath.Join(t.TempDir(), "mute.sock")
+	ml, err := net.Listen("unix", mute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ml.Close()
+	go func() {
+		for {
+			c, err := ml.Accept()
+			if err != nil {
+				return
+			}
+			go func() { io.Copy(io.Discard, c); c.Close() }()
+		}
+	}()
+	dead.Proxy = mute
+	cmd = exec.Command("/bin/sh", "-c", "echo ran")
+	cmd.Dir = f.ws
+	if err := sandbox.Wrap(cmd, helperBin, dead); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-done:
+		case <-time.After(30 * time.Second):
+			ml.Close()
+		}
+	}()
+	out, err = cmd.CombinedOutput()
+	close(done)
+	if err == nil || strings.Contains(string(out), "ran") || !strings.Contains(string(out), "did not take the namespace's listener") {
+		t.Fatalf("a socket that does not take the listener: err %v, output %s", err, out)
 	}
 }
 

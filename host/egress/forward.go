@@ -3,12 +3,16 @@ package egress
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/netip"
+	"strings"
 	"sync/atomic"
 	"time"
+
+	"golang.org/x/net/http/httpguts"
 )
 
 // hopHeaders are a proxy hop's own headers, never forwarded.
@@ -59,6 +63,11 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request) {
 		p.refuse(w, ev, http.StatusForbidden, "limited network mode allows only GET and HEAD, not "+r.Method)
 		return
 	}
+	upgrade := upgradeType(r.Header)
+	if upgrade != "" && p.cfg.Limited {
+		p.refuse(w, ev, http.StatusForbidden, "limited network mode allows only GET and HEAD; an upgraded connection ("+upgrade+") carries what the proxy cannot see, so it is refused")
+		return
+	}
 	t, err := p.admit(r.Context(), ev.Host, port)
 	if err != nil {
 		p.refuse(w, ev, http.StatusForbidden, err.Error())
@@ -70,6 +79,12 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request) {
 	out.RequestURI = ""
 	for _, h := range hopHeaders {
 		out.Header.Del(h)
+	}
+	if upgrade != "" {
+		// The one hop-by-hop request the proxy passes on: a protocol
+		// switch (WebSocket over plain http), judged like any request.
+		out.Header.Set("Connection", "Upgrade")
+		out.Header.Set("Upgrade", upgrade)
 	}
 	var sent, recv atomic.Int64
 	if r.Body != nil && r.Body != http.NoBody {
@@ -85,6 +100,10 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer resp.Body.Close()
+	if resp.StatusCode == http.StatusSwitchingProtocols {
+		p.switchProtocols(w, ev, upgrade, resp, &sent)
+		return
+	}
 	for _, h := range hopHeaders {
 		resp.Header.Del(h)
 	}
@@ -113,3 +132,62 @@ func (c *countingReader) Read(b []byte) (int, error) {
 }
 
 func (c *countingReader) Close() error { return c.r.Close() }
+
+// upgradeType is the protocol a request asks to switch to (Connection:
+// Upgrade with an Upgrade header), or "".
+func upgradeType(h http.Header) string {
+	if !httpguts.HeaderValuesContainsToken(h["Connection"], "Upgrade") {
+		return ""
+	}
+	return h.Get("Upgrade")
+}
+
+// switchProtocols completes an upgrade the server accepted (101): the
+// answer goes back to the client, then bytes both ways, counted, until
+// both ends close. A server that switches to another protocol than the
+// one asked for, or unasked, is refused.
+func (p *Proxy) switchProtocols(w http.ResponseWriter, ev Event, asked string, resp *http.Response, sent *atomic.Int64) {
+	ev.Status = resp.StatusCode
+	got := upgradeType(resp.Header)
+	up, ok := resp.Body.(io.ReadWriteCloser)
+	if asked == "" || !strings.EqualFold(got, asked) || !ok {
+		ev.Sent = sent.Load()
+		p.refuse(w, ev, http.StatusBadGateway, fmt.Sprintf("the server switched protocols to %q, asked %q", got, asked))
+		return
+	}
+	hj, ok := w.(http.Hijacker)
+	if !ok {
+		p.refuse(w, ev, http.StatusInternalServerError, "the proxy cannot take over this connection")
+		return
+	}
+	client, buf, err := hj.Hijack()
+	if err != nil {
+		ev.Verdict, ev.Reason = "failed", err.Error()
+		p.report(ev)
+		return
+	}
+	if !p.track(client) {
+		client.Close()
+		return
+	}
+	defer p.untrack(client)
+	for _, h := range hopHeaders {
+		resp.Header.Del(h)
+	}
+	resp.Header.Set("Connection", "Upgrade")
+	resp.Header.Set("Upgrade", got)
+	resp.Body = nil // the head only; the body is the switched connection
+	if err := resp.Write(buf); err == nil {
+		err = buf.Flush()
+	}
+	var pre []byte
+	if n := buf.Reader.Buffered(); n > 0 {
+		pre, _ = buf.Reader.Peek(n)
+	}
+	s, rcv, copyErr := splice(client, up, pre)
+	ev.Sent, ev.Recv, ev.Verdict = sent.Load()+s, rcv, "allowed"
+	if copyErr != nil {
+		ev.Reason = "ended by an error: " + copyErr.Error()
+	}
+	p.report(ev)
+}

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -61,22 +62,27 @@ type Event struct {
 	Status     int       `json:"status,omitempty"` // a plain request's response status
 }
 
-// Proxy is an HTTP proxy (CONNECT and absolute-URI requests) on a unix
-// socket of its own, applying the URL policy to every connection.
+// Proxy is an HTTP proxy (CONNECT and absolute-URI requests) and a
+// SOCKS5 proxy (CONNECT) on one unix socket of its own, applying the URL
+// policy to every connection.
 type Proxy struct {
 	cfg    Config
 	pol    *netpolicy.Policy
 	dir    string
 	ln     net.Listener
+	httpLn *handoff
 	srv    *http.Server
 	tr     *http.Transport
 	onConn func(Event)
 
 	mu      sync.Mutex
 	tunnels map[net.Conn]struct{}
-	events  []Event
-	closed  bool
-	active  sync.WaitGroup
+	// listeners are the command namespaces' listeners handed over by
+	// sandbox helpers.
+	listeners map[*net.TCPListener]struct{}
+	events    []Event
+	closed    bool
+	active    sync.WaitGroup
 }
 
 // Start listens on a new unix socket in a private directory (a short
@@ -97,7 +103,7 @@ func Start(cfg Config, onConn func(Event)) (*Proxy, error) {
 		return nil, fmt.Errorf("egress proxy: %w", err)
 	}
 	p := &Proxy{
-		cfg: cfg, dir: dir, ln: ln, onConn: onConn, tunnels: map[net.Conn]struct{}{},
+		cfg: cfg, dir: dir, ln: ln, onConn: onConn, tunnels: map[net.Conn]struct{}{}, listeners: map[*net.TCPListener]struct{}{},
 		pol: netpolicy.New(netpolicy.Options{Resolver: cfg.Resolver, AllowPrivate: cfg.Allow, DialTimeout: cfg.DialTimeout}),
 	}
 	p.tr = &http.Transport{
@@ -107,7 +113,9 @@ func Start(cfg Config, onConn func(Event)) (*Proxy, error) {
 		DisableCompression: true,
 	}
 	p.srv = &http.Server{Handler: p, ErrorLog: log.New(io.Discard, "", 0), ReadHeaderTimeout: 30 * time.Second}
-	go p.srv.Serve(ln)
+	p.httpLn = newHandoff(ln.Addr())
+	go p.srv.Serve(p.httpLn)
+	go p.serve()
 	return p, nil
 }
 
@@ -129,7 +137,11 @@ func (p *Proxy) Close() error {
 	for c := range p.tunnels {
 		c.Close()
 	}
+	for l := range p.listeners {
+		l.Close()
+	}
 	p.mu.Unlock()
+	p.ln.Close()
 	err := p.srv.Close()
 	done := make(chan struct{})
 	go func() { p.active.Wait(); close(done) }()
@@ -147,7 +159,15 @@ func (p *Proxy) report(ev Event) {
 	p.events = append(p.events, ev)
 	p.mu.Unlock()
 	if p.onConn != nil {
-		p.onConn(ev)
+		// Off the connection's path: a plain request's response ends
+		// only when its handler returns, and the audit writes to disk.
+		// Every caller is inside a handler that holds active, so Close
+		// still waits for it.
+		p.active.Add(1)
+		go func() {
+			defer p.active.Done()
+			p.onConn(ev)
+		}()
 	}
 }
 
@@ -173,6 +193,9 @@ type target struct {
 // admit applies the allowlists and the URL policy to host:port; the
 // error is what the command is told.
 func (p *Proxy) admit(ctx context.Context, host string, port uint16) (target, error) {
+	if err := oneHost(host); err != nil {
+		return target{}, err
+	}
 	t, err := netpolicy.Parse("http://" + bracket(host) + "/")
 	if err != nil {
 		return target{}, errors.New(netpolicy.SafeMessage(err))
@@ -193,6 +216,24 @@ func (p *Proxy) admit(ctx context.Context, host string, port uint16) (target, er
 		return target{}, errors.New(netpolicy.SafeMessage(err))
 	}
 	return target{host: vt.Host, port: port, addrs: addrs}, nil
+}
+
+// oneHost refuses a host that would not be read as itself inside a URL
+// (a SOCKS5 name is any bytes): a delimiter, a space or control byte, or
+// a colon outside an IPv6 address, so "a.test/@127.0.0.1" is never taken
+// apart into another host.
+func oneHost(host string) error {
+	for i := 0; i < len(host); i++ {
+		if c := host[i]; c <= ' ' || c == 0x7f || strings.IndexByte("/?#@\\[]%", c) >= 0 {
+			return fmt.Errorf("%q is not a host name or address", host)
+		}
+	}
+	if strings.Contains(host, ":") {
+		if a, err := netip.ParseAddr(host); err != nil || !a.Is6() {
+			return fmt.Errorf("%q is not a host name or address", host)
+		}
+	}
+	return nil
 }
 
 func bracket(host string) string {

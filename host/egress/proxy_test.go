@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/net/proxy"
+
 	"demiurge.dev/shared/netpolicy/urlcorpus"
 )
 
@@ -165,7 +167,7 @@ func TestBytesCountedEachWay(t *testing.T) {
 }
 
 // TestProxyGoneMidTransfer: when the proxy stops during a download (a
-// plain request and a tunnel), the client's transfer fails rather than
+// plain request, a tunnel and a SOCKS5 connection), the client's transfer fails rather than
 // ending as if complete, and another proxy goes on serving.
 func TestProxyGoneMidTransfer(t *testing.T) {
 	const total = 64 << 20
@@ -183,7 +185,7 @@ func TestProxyGoneMidTransfer(t *testing.T) {
 			}
 		}
 	})
-	for _, scheme := range []string{"plain", "tunnel"} {
+	for _, scheme := range []string{"plain", "tunnel", "socks5"} {
 		px, err := Start(Config{Allow: []netip.AddrPort{srv.addr}}, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -193,6 +195,13 @@ func TestProxyGoneMidTransfer(t *testing.T) {
 			// CONNECT for an http URL: the transport tunnels when the
 			// proxy is used for https; force it with a raw tunnel.
 			c = tunnelClient(px)
+		}
+		if scheme == "socks5" {
+			d, err := proxy.SOCKS5("unix", px.Socket(), nil, proxy.Direct)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c = &http.Client{Transport: &http.Transport{DialContext: d.(proxy.ContextDialer).DialContext}}
 		}
 		done := make(chan error, 1)
 		go func() {

@@ -69,33 +69,44 @@ func (p *Proxy) tunnel(w http.ResponseWriter, r *http.Request) {
 		p.report(ev)
 		return
 	}
-	var sent, recv atomic.Int64
+	var pre []byte
 	// Bytes the client sent after its request line, already buffered.
 	if n := buf.Reader.Buffered(); n > 0 {
-		pre, _ := buf.Reader.Peek(n)
-		m, _ := up.Write(pre)
-		sent.Add(int64(m))
+		pre, _ = buf.Reader.Peek(n)
 	}
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		n, _ := io.Copy(up, client)
-		sent.Add(n)
-		closeWrite(up)
-	}()
-	n, copyErr := io.Copy(client, up)
-	recv.Add(n)
-	closeWrite(client)
-	wg.Wait()
-	ev.Sent, ev.Recv, ev.Verdict = sent.Load(), recv.Load(), "allowed"
+	var copyErr error
+	ev.Sent, ev.Recv, copyErr = splice(client, up, pre)
+	ev.Verdict = "allowed"
 	if copyErr != nil {
 		ev.Reason = "ended by an error: " + copyErr.Error()
 	}
 	p.report(ev)
 }
 
-func closeWrite(c net.Conn) {
+// splice carries bytes both ways between a command's connection and its
+// upstream, after first sending pre upstream, until both directions end;
+// it counts each way. The error is the upstream-to-client copy's.
+func splice(client net.Conn, up io.ReadWriteCloser, pre []byte) (sent, recv int64, err error) {
+	var s atomic.Int64
+	if len(pre) > 0 {
+		m, _ := up.Write(pre)
+		s.Add(int64(m))
+	}
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		n, _ := io.Copy(up, client)
+		s.Add(n)
+		closeWrite(up)
+	}()
+	recv, err = io.Copy(client, up)
+	closeWrite(client)
+	wg.Wait()
+	return s.Load(), recv, err
+}
+
+func closeWrite(c io.Closer) {
 	if cw, ok := c.(interface{ CloseWrite() error }); ok {
 		_ = cw.CloseWrite()
 		return
@@ -115,6 +126,36 @@ func (p *Proxy) track(cs ...net.Conn) bool {
 		p.tunnels[c] = struct{}{}
 	}
 	return true
+}
+
+// trackListener registers a listener handed over by a sandbox helper,
+// so Close ends it; it refuses once the proxy is closed or holds too many.
+func (p *Proxy) trackListener(l *net.TCPListener) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed || len(p.listeners) >= maxListeners {
+		return false
+	}
+	p.listeners[l] = struct{}{}
+	return true
+}
+
+func (p *Proxy) untrackListener(l *net.TCPListener) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	delete(p.listeners, l)
+	l.Close()
+}
+
+// maxListeners bounds the namespaces one proxy serves at once (a call
+// has one command; a test fixture runs several).
+const maxListeners = 64
+
+// forget stops tracking c without closing it (another owner took it).
+func (p *Proxy) forget(c net.Conn) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	delete(p.tunnels, c)
 }
 
 func (p *Proxy) untrack(cs ...net.Conn) {

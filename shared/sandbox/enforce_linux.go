@@ -53,12 +53,13 @@ func Enforce(p Policy, argv []string, env []string, report *os.File) error {
 	if p.Mode.WritesWorkspace() {
 		absent = absentPaths(creatableGitPaths(p.Workspace))
 	}
+	proxyTook := func() error { return nil }
 	if p.Proxy != "" {
-		port, err := startForwarder(p.Proxy)
+		port, wait, err := startForwarder(p.Proxy)
 		if err != nil {
 			return fmt.Errorf("network mode goes only through the host's egress proxy, which cannot be set up: %w", err)
 		}
-		env = withProxyEnv(env, port)
+		env, proxyTook = withProxyEnv(env, port), wait
 	}
 	if err := applyMounts(p); err != nil {
 		return err
@@ -86,6 +87,10 @@ func Enforce(p Policy, argv []string, env []string, report *os.File) error {
 				fmt.Fprintln(os.Stderr, line)
 			}
 		}
+	}
+	// The proxy's answer came while the sandbox was set up.
+	if err := proxyTook(); err != nil {
+		return err
 	}
 	return runAsInit(path, argv, withTmpDir(env, p.TmpDir), report, after)
 }
