@@ -116,3 +116,29 @@ func TestSwappedAncestorIsFollowed(t *testing.T) {
 	}
 	inside("a/b/ replaced by a link out", false)
 }
+
+// BenchmarkRealPath compares the shortcut with the walk on a path of a
+// workspace checkout's usual depth, alternating in one run.
+func BenchmarkRealPath(b *testing.B) {
+	base, _ := filepath.EvalSymlinks(b.TempDir())
+	dir := filepath.Join(base, "ws/internal/pkg/sub")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	p := filepath.Join(dir, "file.go")
+	if err := os.WriteFile(p, nil, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		fn   func(string) (string, error)
+	}{{"walk", walkRealPath}, {"shortcut", realPath}, {"walk-again", walkRealPath}, {"shortcut-again", realPath}} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				if got, err := c.fn(p); err != nil || got != p {
+					b.Fatal(got, err)
+				}
+			}
+		})
+	}
+}
