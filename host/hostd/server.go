@@ -20,8 +20,8 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
-	"demiurge.dev/host/mcp"
 	"demiurge.dev/host/hostd/hostclient"
+	"demiurge.dev/host/mcp"
 	"demiurge.dev/host/runtime"
 	"demiurge.dev/host/schedule"
 	"demiurge.dev/host/toolhost"
