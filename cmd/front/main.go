@@ -52,7 +52,7 @@ func answer(req frontargs.Request, out io.Writer) bool {
 	if runtime.HostAncestor(os.Getpid()) != "" {
 		return false
 	}
-	state, err := stateDir(req.State)
+	state, err := frontargs.StateDir(req.State)
 	if err != nil {
 		return false
 	}
@@ -72,22 +72,6 @@ func answer(req frontargs.Request, out io.Writer) bool {
 		return frontview.HostStatus(out, st, req.JSON) == nil
 	}
 	return false
-}
-
-// stateDir is the full CLI's: --state (or DEMIURGE_STATE) made absolute,
-// else $XDG_STATE_HOME/demiurge, else ~/.local/state/demiurge.
-func stateDir(flag string) (string, error) {
-	if flag != "" {
-		return filepath.Abs(flag)
-	}
-	if s := os.Getenv("XDG_STATE_HOME"); s != "" {
-		return filepath.Join(s, "demiurge"), nil
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return "", err
-	}
-	return filepath.Join(home, ".local", "state", "demiurge"), nil
 }
 
 // execHost replaces this process with the full host beside it, with the

@@ -5,7 +5,11 @@
 // parses and answers everything (usage errors included).
 package frontargs
 
-import "strings"
+import (
+	"os"
+	"path/filepath"
+	"strings"
+)
 
 // Request is one recognised invocation.
 type Request struct {
@@ -74,4 +78,21 @@ func stateValue(args []string, i *int) (string, bool) {
 	}
 	*i++
 	return args[*i], args[*i] != ""
+}
+
+// StateDir is the full CLI's state directory for a --state (or
+// DEMIURGE_STATE) value: made absolute, else $XDG_STATE_HOME/demiurge,
+// else ~/.local/state/demiurge.
+func StateDir(flag string) (string, error) {
+	if flag != "" {
+		return filepath.Abs(flag)
+	}
+	if s := os.Getenv("XDG_STATE_HOME"); s != "" {
+		return filepath.Join(s, "demiurge"), nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(home, ".local", "state", "demiurge"), nil
 }
