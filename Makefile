@@ -46,7 +46,8 @@ build:
 	@$(STAGE)/demiurge-host help > $(STAGE)/help.txt && $(call put,$(STAGE)/help.txt,cmd/launcher/help.txt)
 	$(GO) build -ldflags "$(STAMP)" -o $(STAGE)/demiurge ./cmd/launcher
 	$(GO) build -o $(STAGE)/demiurge-sandbox ./cmd/sandbox
-	@for p in demiurge-host demiurge demiurge-sandbox; do $(call put,$(STAGE)/$$p,$(BIN)/$$p) || exit 1; done
+	$(GO) build -o $(STAGE)/demiurge-front ./cmd/front
+	@for p in demiurge-host demiurge demiurge-front demiurge-sandbox; do $(call put,$(STAGE)/$$p,$(BIN)/$$p) || exit 1; done
 	@for ts in $(TOOLSETS); do \
 		name=$${ts%%:*}; dir=$${ts#*:}; f=demiurge-toolset-$$name; \
 		$(GO) build -o $(STAGE)/$$f ./plugins/$$dir || exit 1; \

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"demiurge.dev/catalog"
+	"demiurge.dev/cmd/internal/frontargs"
 	"demiurge.dev/host/catalogsnap"
 	"demiurge.dev/host/core"
 	"demiurge.dev/host/corerepo/corepath"
@@ -93,18 +94,8 @@ func listFromSnapshot(req listRequest, selfDir, host string, stdout, stderr io.W
 
 // stateDir resolves the state directory as the full CLI does.
 func stateDir(flag string) (string, bool) {
-	if flag != "" {
-		abs, err := filepath.Abs(flag)
-		return abs, err == nil
-	}
-	if s := os.Getenv("XDG_STATE_HOME"); s != "" {
-		return filepath.Join(s, "demiurge"), true
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return "", false
-	}
-	return filepath.Join(home, ".local", "state", "demiurge"), true
+	dir, err := frontargs.StateDir(flag)
+	return dir, err == nil
 }
 
 // loadCore loads the core the host would run: --core DIR, else the

@@ -1,6 +1,7 @@
 // Command launcher is bin/demiurge: it answers `--version` and `help`
 // itself, and `demiurge tools list` from the catalog snapshot the full host
-// recorded, when that snapshot is warm, and hands every other command to the full host, bin/demiurge-host
+// recorded, when that snapshot is warm, hands `host status` to the small
+// front end bin/demiurge-front (cmd/front), and every other command to the full host, bin/demiurge-host
 // beside it, by exec with the same arguments and environment.
 //
 // It exists for start-up time: the full host links gRPC, go-plugin and a
@@ -14,10 +15,16 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"syscall"
+
+	"demiurge.dev/cmd/internal/frontargs"
 )
 
 // HostBinary is the full host's file name, beside the launcher.
 const HostBinary = "demiurge-host"
+
+// FrontBinary is the small front end's (cmd/front), beside the launcher.
+const FrontBinary = "demiurge-front"
 
 func main() {
 	if answerSelf(os.Args[1:], os.Stdout) {
@@ -29,6 +36,12 @@ func main() {
 		os.Exit(1)
 	}
 	host := filepath.Join(self, HostBinary)
+	if _, ok := frontargs.Parse(os.Args[1:], environ); ok {
+		// Only a running host's answer: the small front end asks it (and
+		// execs the full host itself when there is none). Without the
+		// front end beside it, the full host answers.
+		_ = syscall.Exec(filepath.Join(self, FrontBinary), os.Args, os.Environ())
+	}
 	if req, ok := parseList(os.Args[1:], environ); ok {
 		if code, answered := listFromSnapshot(req, self, host, os.Stdout, os.Stderr); answered {
 			os.Exit(code)

@@ -16,7 +16,7 @@ import (
 
 var (
 	binOnce     sync.Once
-	binDir      string // the launcher, the full host and the coding plugin
+	binDir      string // the launcher, the full host, the front end and the plugins
 	examplesDir string // the example third-party toolset
 	binErr      error
 )
@@ -37,7 +37,7 @@ func builtBinaries(t testing.TB) (bin, examples string) {
 		}
 		if dir := os.Getenv("DEMIURGE_TEST_PLUGIN_DIR"); dir != "" {
 			binDir = dir
-			for _, name := range []string{"demiurge", HostBinary, "demiurge-toolset-coding", "demiurge-toolset-demiurge_control"} {
+			for _, name := range []string{"demiurge", HostBinary, FrontBinary, "demiurge-toolset-coding", "demiurge-toolset-demiurge_control"} {
 				if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
 					binErr = err
 					return
@@ -52,7 +52,7 @@ func builtBinaries(t testing.TB) (bin, examples string) {
 		if binErr = plugintest.Build(binDir, "demiurge_control", "demiurge.dev/plugins/control"); binErr != nil {
 			return
 		}
-		for out, pkg := range map[string]string{"demiurge": ".", HostBinary: "demiurge.dev/cmd/demiurge"} {
+		for out, pkg := range map[string]string{"demiurge": ".", HostBinary: "demiurge.dev/cmd/demiurge", FrontBinary: "demiurge.dev/cmd/front"} {
 			if b, err := exec.Command("go", "build", "-o", filepath.Join(binDir, out), pkg).CombinedOutput(); err != nil {
 				binErr = &buildError{pkg, err, b}
 				return
@@ -93,7 +93,7 @@ func newRig(t testing.TB) *rig {
 			t.Fatal(err)
 		}
 	}
-	for _, name := range []string{"demiurge", HostBinary, "demiurge-toolset-coding", "demiurge-toolset-coding.sha256",
+	for _, name := range []string{"demiurge", HostBinary, FrontBinary, "demiurge-toolset-coding", "demiurge-toolset-coding.sha256",
 		"demiurge-toolset-demiurge_control", "demiurge-toolset-demiurge_control.sha256"} {
 		copyFile(t, filepath.Join(src, name), filepath.Join(r.bin, name))
 	}

@@ -1,5 +1,6 @@
-// Package hostd is the long-lived host of one state directory and the
-// front end's side of its socket.
+// Package hostd is the long-lived host of one state directory; the front
+// end's side of its socket is hostd/hostclient (which links nothing of the
+// host, for bin/demiurge-front), re-exported here for the full CLI.
 //
 // One host process owns STATE: the store, the plugins, the MCP
 // connections, the sessions and the background tasks. Every other

@@ -77,3 +77,11 @@ func TestOtherUserRefused(t *testing.T) {
 		t.Fatalf("the other user's front end: %s", out)
 	}
 }
+
+// tokenCreds sends a token with every call, as hostclient's front end does.
+type tokenCreds string
+
+func (t tokenCreds) GetRequestMetadata(context.Context, ...string) (map[string]string, error) {
+	return map[string]string{hostv1.TokenMetadata: string(t)}, nil
+}
+func (tokenCreds) RequireTransportSecurity() bool { return false }

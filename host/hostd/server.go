@@ -20,6 +20,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"demiurge.dev/host/hostd/hostclient"
 	"demiurge.dev/host/mcp"
 	"demiurge.dev/host/runtime"
 	"demiurge.dev/host/schedule"
@@ -280,9 +281,8 @@ func (s *Server) Hello(_ context.Context, req *hostv1.HelloRequest) (*hostv1.Hel
 }
 
 // AnyConfig is the config of a front end that only asks for the host's
-// status or its stop (a command yielding the state, `host status|stop`),
-// whatever options the host was started with.
-const AnyConfig = "*"
+// status or its stop, whatever options the host was started with.
+const AnyConfig = hostclient.AnyConfig
 
 // CoreRevisionOption is the config line naming the core repository's
 // live commit a host runs (or a front end read): a host loads its core

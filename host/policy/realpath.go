@@ -21,6 +21,14 @@ var errSymlinkLoop = errors.New("too many levels of symbolic links")
 // go. The part from the first missing component on is kept lexically.
 // It reads the file system; it opens nothing.
 func realPath(p string) (string, error) {
+	if noSymlinks(p) {
+		return p, nil // nothing to follow (realpath_fast.go)
+	}
+	return walkRealPath(p)
+}
+
+// walkRealPath is realPath by lstat, component by component.
+func walkRealPath(p string) (string, error) {
 	done := string(filepath.Separator)
 	rest := splitPath(p)
 	hops := 0

@@ -39,23 +39,7 @@ func (OSFiles) Lstat(name string) (fs.FileInfo, error) { return os.Lstat(name) }
 
 func (OSFiles) Readlink(name string) (string, error) { return os.Readlink(name) }
 
-func (OSFiles) ReadDir(name string, max int) ([]fs.DirEntry, error) {
-	// O_NONBLOCK: a FIFO swapped in for the directory must not hang the
-	// guard; O_DIRECTORY refuses it outright.
-	d, err := os.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_DIRECTORY, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer d.Close()
-	entries, err := d.ReadDir(max + 1)
-	if err != nil && !errors.Is(err, io.EOF) {
-		return nil, err
-	}
-	if len(entries) > max {
-		return nil, fmt.Errorf("%s: %w", name, errTooMany)
-	}
-	return entries, nil
-}
+// ReadDir is in dircache.go: listings are kept per directory identity.
 
 func (OSFiles) ReadFile(name string, max int64) ([]byte, error) {
 	f, err := os.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)

@@ -3,18 +3,18 @@ package shellguard
 import (
 	"io/fs"
 	"sync"
-	"syscall"
 	"time"
 )
 
 // The review of a repository is cached per cwd across checks, because a
 // session runs git status again and again: an entry holds a stamp of
 // every path the review looked at (present or not) and stays good while
-// each still looks the same to lstat (type, size, mtime, inode). Adding
-// or removing a hook changes the hooks directory's mtime; editing or
-// replacing a config file changes its stamp; a symlink among the files
-// read, or a change during the review, leaves the review uncached. Only
-// the real file system (OSFiles) is cached.
+// each still has the fileID lstat gave (device, inode, type, size, mtime,
+// ctime). Adding or removing a hook changes the hooks directory's ctime;
+// editing or replacing a config file changes its stamp, even with its size
+// and mtime put back; a symlink among the files read, a file whose ctime
+// is not yet settled, or a change during the review, leaves the review
+// uncached. Only the real file system (OSFiles) is cached.
 const maxRepoCache = 256
 
 var repoCache struct {
@@ -31,10 +31,7 @@ type cachedRepo struct {
 type stamp struct {
 	path   string
 	exists bool
-	mode   fs.FileMode
-	size   int64
-	mtime  time.Time
-	ino    uint64
+	id     fileID
 }
 
 func stampOf(files Files, p string) stamp {
@@ -42,11 +39,8 @@ func stampOf(files Files, p string) stamp {
 	if err != nil {
 		return stamp{path: p}
 	}
-	s := stamp{path: p, exists: true, mode: fi.Mode(), size: fi.Size(), mtime: fi.ModTime()}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		s.ino = st.Ino
-	}
-	return s
+	id, _ := idOf(fi)
+	return stamp{path: p, exists: true, id: id}
 }
 
 // reviewRepoCached is findAndReviewRepo through the cache.
@@ -101,8 +95,12 @@ func (r *recordingFiles) record(p string, followed bool) {
 	r.seen[p] = true
 	s := stampOf(r.inner, p)
 	// A file read through a symlink could change behind an unchanged
-	// link: such a review is not cached.
-	if followed && s.exists && s.mode&fs.ModeSymlink != 0 {
+	// link: such a review is not cached. Nor is one that read a file
+	// changed too recently for its ctime to tell a later change apart.
+	if followed && s.exists && s.id.mode&fs.ModeSymlink != 0 {
+		r.uncacheable = true
+	}
+	if s.exists && !s.id.settled(time.Now()) {
 		r.uncacheable = true
 	}
 	r.stamps = append(r.stamps, s)

@@ -1,4 +1,4 @@
-package hostd
+package hostclient
 
 import (
 	"errors"
@@ -25,8 +25,8 @@ func StartLockPath(state string) string {
 	return filepath.Join(RuntimeDir(state), "host.start.lock")
 }
 
-// ensureRuntimeDir makes STATE/runtime 0700 (and tightens an older one).
-func ensureRuntimeDir(state string) error {
+// EnsureRuntimeDir makes STATE/runtime 0700 (and tightens an older one).
+func EnsureRuntimeDir(state string) error {
 	dir := RuntimeDir(state)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("state directory: %w", err)
@@ -34,9 +34,9 @@ func ensureRuntimeDir(state string) error {
 	return os.Chmod(dir, 0o700)
 }
 
-// flock opens path and locks it; nonblocking reports a held lock as
-// errLocked at once.
-func flock(path string, how int, nonblocking bool) (*os.File, error) {
+// Flock opens path and locks it; nonblocking reports a held lock as
+// ErrLocked at once.
+func Flock(path string, how int, nonblocking bool) (*os.File, error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o600)
 	if err != nil {
 		return nil, err
@@ -53,24 +53,25 @@ func flock(path string, how int, nonblocking bool) (*os.File, error) {
 	if err != nil {
 		f.Close()
 		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return nil, errLocked
+			return nil, ErrLocked
 		}
 		return nil, err
 	}
 	return f, nil
 }
 
-var errLocked = errors.New("locked")
+// ErrLocked is Flock's answer, nonblocking, when another holds the lock.
+var ErrLocked = errors.New("locked")
 
 // Running reports whether a host holds the state's lock now, and its pid
 // as it wrote it.
 func Running(state string) (pid int, running bool) {
-	f, err := flock(LockPath(state), syscall.LOCK_SH, true)
+	f, err := Flock(LockPath(state), syscall.LOCK_SH, true)
 	if err == nil {
 		f.Close()
 		return 0, false
 	}
-	if !errors.Is(err, errLocked) {
+	if !errors.Is(err, ErrLocked) {
 		return 0, false
 	}
 	b, _ := os.ReadFile(LockPath(state))

@@ -1,0 +1,90 @@
+// Command front is bin/demiurge-front, the small front end: it answers the
+// commands that only ask a running host (frontargs says which) over
+// STATE/runtime/host.sock, and execs the full host, bin/demiurge-host
+// beside it, for everything else — when no host runs, when DEMIURGE_HOST
+// is off, when the host cannot be reached or answers with an error. Its
+// output is the full CLI's (the rendering is shared, cmd/internal/frontview).
+//
+// It exists for start-up time: it links gRPC and the host protocol but not
+// the host (dispatch, plugins, the schema validator, the model SDKs), whose
+// binary and package initialisation cost tens of milliseconds (a test
+// checks, TestFrontLinksNoHost).
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"demiurge.dev/cmd/internal/frontargs"
+	"demiurge.dev/cmd/internal/frontview"
+	"demiurge.dev/host/hostd/hostclient"
+	"demiurge.dev/host/runtime"
+	"demiurge.dev/shared/hostv1"
+)
+
+// HostBinary is the full host's file name, beside this binary.
+const HostBinary = "demiurge-host"
+
+func main() {
+	if req, ok := frontargs.Parse(os.Args[1:], os.Getenv); ok {
+		var out bytes.Buffer
+		if answer(req, &out) {
+			os.Stdout.Write(out.Bytes())
+			os.Exit(0)
+		}
+	}
+	fmt.Fprintf(os.Stderr, "demiurge: %v\n", execHost(os.Args))
+	os.Exit(1)
+}
+
+// answer asks the running host and writes the answer to out. It reports
+// false, having printed nothing, whenever the full host should answer
+// instead: it then prints what it prints (no host, a refusal, an error).
+func answer(req frontargs.Request, out io.Writer) bool {
+	// A demiurge that a demiurge runs is refused by every host
+	// (runtime.AdmitPeer): the full host says so.
+	if runtime.HostAncestor(os.Getpid()) != "" {
+		return false
+	}
+	state, err := frontargs.StateDir(req.State)
+	if err != nil {
+		return false
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	switch req.Command {
+	case "host status":
+		cl, err := hostclient.Dial(ctx, state, hostclient.DialOptions{Config: hostclient.AnyConfig})
+		if err != nil {
+			return false
+		}
+		defer cl.Close()
+		st, err := cl.Status(ctx, &hostv1.StatusRequest{})
+		if err != nil {
+			return false
+		}
+		return frontview.HostStatus(out, st, req.JSON) == nil
+	}
+	return false
+}
+
+// execHost replaces this process with the full host beside it, with the
+// same arguments (argv[0] too) and environment. It returns only on failure.
+func execHost(argv []string) error {
+	exe, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("cannot find the front end's own directory: %w", err)
+	}
+	if resolved, err := filepath.EvalSymlinks(exe); err == nil {
+		exe = resolved
+	}
+	host := filepath.Join(filepath.Dir(exe), HostBinary)
+	err = syscall.Exec(host, argv, os.Environ())
+	return fmt.Errorf("cannot run the full host %s: %w; run `make build`", host, err)
+}

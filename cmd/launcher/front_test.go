@@ -1,0 +1,118 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// TestFrontLinksNoHost keeps bin/demiurge-front small: it speaks the host
+// socket (gRPC) but links nothing of the host itself, whose binary and
+// package initialisation are what a host-only command should not pay.
+func TestFrontLinksNoHost(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "demiurge.dev/cmd/front").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list -deps: %v\n%s", err, out)
+	}
+	deps := strings.Fields(string(out))
+	for _, dep := range deps {
+		for _, heavy := range []string{"go-plugin", "jsonschema", "urfave/cli", "bleve", "mvdan.cc/sh",
+			"anthropic-sdk-go", "openai-go", "google.golang.org/genai",
+			"demiurge.dev/host/providers", "demiurge.dev/host/dispatch", "demiurge.dev/host/toolhost",
+			"demiurge.dev/host/plugins", "demiurge.dev/host/policy", "demiurge.dev/host/turn"} {
+			if strings.Contains(dep, heavy) {
+				t.Errorf("the front end depends on %s; keep it in the full host (bin/demiurge-host)", dep)
+			}
+		}
+	}
+	joined := " " + strings.Join(deps, " ") + " "
+	for _, need := range []string{"demiurge.dev/host/hostd/hostclient", "demiurge.dev/cmd/internal/frontview", "google.golang.org/grpc"} {
+		if !strings.Contains(joined, " "+need+" ") {
+			t.Errorf("go list -deps does not list %s; is the check looking at the right package?", need)
+		}
+	}
+}
+
+// uptime is the one part of host status that moves between two asks.
+var uptime = regexp.MustCompile(`(?m)^uptime +\S+$|"uptime_s": \d+`)
+
+// TestHostStatusIsTheFrontEnds: with a host running, `host status` (and
+// --json) is answered by the small front end, byte for byte as the full
+// CLI prints it, without running the full host binary; with no host, with
+// DEMIURGE_HOST=off and for what it does not know, the full host answers.
+func TestHostStatusIsTheFrontEnds(t *testing.T) {
+	r := newRig(t)
+	// No host runs: the full host's answer (exit 3, its message).
+	if res := r.sameAsHost("host", "status"); res.code != 3 || !strings.Contains(res.stderr, "no host runs") {
+		t.Fatalf("host status with no host: %s", res)
+	}
+	if res := r.host("host", "start"); res.code != 0 {
+		t.Fatalf("host start: %s", res)
+	}
+	realHost := filepath.Join(t.TempDir(), HostBinary)
+	copyFile(t, filepath.Join(r.bin, HostBinary), realHost)
+	t.Cleanup(func() {
+		cmd := exec.Command(realHost, "--state", r.state, "host", "stop")
+		cmd.Env = []string{"HOME=" + r.home}
+		cmd.Run()
+	})
+	for _, args := range [][]string{{"host", "status"}, {"host", "status", "--json"}} {
+		l, h := r.launcher(args...), r.host(args...)
+		l.stdout, h.stdout = uptime.ReplaceAllString(l.stdout, "UPTIME"), uptime.ReplaceAllString(h.stdout, "UPTIME")
+		if l != h || l.code != 0 {
+			t.Errorf("%q: the launcher and the host differ\nlauncher: %s\nhost: %s", args, l, h)
+		}
+	}
+	// The full host binary is replaced (by rename: the running host keeps
+	// its image) with a stub that records its runs.
+	marker := filepath.Join(t.TempDir(), "ran")
+	renameStub(t, filepath.Join(r.bin, HostBinary), marker)
+	for _, args := range [][]string{{"host", "status"}, {"host", "status", "--json"}} {
+		res := r.launcher(args...)
+		if res.code != 0 || !strings.Contains(res.stdout, r.state) {
+			t.Errorf("%q with the full host stubbed: %s", args, res)
+		}
+	}
+	if b, err := os.ReadFile(marker); err == nil {
+		t.Fatalf("host status ran the full host: %s", b)
+	}
+	// What the front end does not answer reaches the full host.
+	for _, tc := range []struct {
+		env  []string
+		args []string
+	}{
+		{[]string{"DEMIURGE_HOST=off"}, []string{"host", "status"}},
+		{[]string{"DEMIURGE_OUTPUT_CAP_MIB=lots"}, []string{"host", "status"}},
+		{nil, []string{"host", "stop"}},
+		{nil, []string{"host", "status", "--jsn"}},
+		{nil, []string{"--log-level=debug", "host", "status"}},
+	} {
+		os.Remove(marker)
+		res := r.exec("demiurge", "", tc.env, append([]string{"--state", r.state}, tc.args...)...)
+		if b, err := os.ReadFile(marker); res.code != 3 || err != nil || !strings.Contains(string(b), "demiurge") {
+			t.Errorf("%v %q did not reach the full host: %s (marker %q, %v)", tc.env, tc.args, res, b, err)
+		}
+	}
+	// A state with no host: the front end hands over to the full host.
+	os.Remove(marker)
+	res := r.exec("demiurge", "", nil, "--state", filepath.Join(t.TempDir(), "other"), "host", "status")
+	if b, err := os.ReadFile(marker); res.code != 3 || err != nil {
+		t.Errorf("host status of a state with no host did not reach the full host: %s (marker %q, %v)", res, b, err)
+	}
+}
+
+// renameStub puts a script that records its runs in path's place by
+// rename, so a process running the old file is untouched.
+func renameStub(t *testing.T, path, marker string) {
+	t.Helper()
+	tmp := path + ".stub"
+	if err := os.WriteFile(tmp, []byte("#!/bin/sh\necho \"$0\" >> '"+marker+"'\nexit 3\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		t.Fatal(err)
+	}
+}
