@@ -531,6 +531,10 @@ func (h *Host) ArtifactRoot() string { return h.Session().ArtifactRoot() }
 // Warnings are the findings of the host session's last catalog.
 func (h *Host) Warnings() []string { return h.Session().Warnings() }
 
+// GrantsFile is the operator's grants file the host was opened with
+// (Options.GrantsFile), for messages that point to it.
+func (h *Host) GrantsFile() string { return h.opts.GrantsFile }
+
 // NewTurn makes a dispatch turn of the current session.
 func (h *Host) NewTurn(ctx context.Context) (*dispatch.Turn, error) {
 	return h.Session().NewTurn(ctx)
