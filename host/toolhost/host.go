@@ -447,6 +447,7 @@ func (h *Host) resolveCatalog(ctx context.Context, s *Session, o TurnOptions) (_
 	}
 	sources, warnings = h.addMCP(ctx, s, o, sources, warnings)
 	warnings = append(warnings, h.Packages.Problems...)
+	warnings = append(warnings, h.unusedGrantWarnings(sources)...)
 	deferred := h.deferredNames(sources)
 	var pool []catalog.CapabilityCandidate
 	if len(deferred) == 0 {
