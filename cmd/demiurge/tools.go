@@ -14,6 +14,7 @@ import (
 	"demiurge.dev/host/approval"
 	"demiurge.dev/host/dispatch"
 	"demiurge.dev/host/plugins"
+	"demiurge.dev/host/policy"
 	"demiurge.dev/host/toolhost"
 	"demiurge.dev/shared/hostv1"
 )
@@ -97,12 +98,12 @@ func toolsShow(c *cli.Context) error {
 	if catalogViaHost(c) {
 		return printCatalogViaHost(c, &hostv1.CatalogRequest{Show: name, Json: c.Bool("json")})
 	}
-	return withCatalog(c, func(_ *toolhost.Host, cat *catalog.Catalog) error {
+	return withCatalog(c, func(h *toolhost.Host, cat *catalog.Catalog) error {
 		e, ok := cat.Lookup(name)
 		if !ok {
 			for _, u := range cat.Unavailable() {
 				if u.Tool == name {
-					fmt.Fprintf(os.Stderr, "demiurge: tool %q is unavailable: it needs capability %s, which this core does not grant (add it to capabilities: in agent.yaml)\n", name, u.Missing)
+					fmt.Fprintf(os.Stderr, "demiurge: tool %q is unavailable: %s\n", name, policy.UnavailableReason(u, h.GrantsFile()))
 					return failed()
 				}
 			}

@@ -31,10 +31,11 @@ func (t *Turn) finish(ctx context.Context, p *prepared, out Outcome, status Stat
 	raw.Structured = structuredObject(res.GetStructured())
 	// Make discovers the secrets in the arguments itself.
 	bound := p.command.secrets()
+	early := t.startScreening(p, &raw)
 	out.Views = redact.Make(raw, append(bound, t.Remembered.secrets()...))
 	t.Remembered.remember(bound)
 	if !applyOutputPolicies(p, &out.Views) {
-		t.wrapUntrusted(p, &out.Views)
+		t.wrapUntrusted(p, &out.Views, early)
 	}
 	p.command.noteUndid(out.Views.Record)
 

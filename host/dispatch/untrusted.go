@@ -111,13 +111,15 @@ func untrustedOrigin(kind string, p *prepared) string {
 
 // wrapUntrusted applies the envelope and the screening to a call's
 // views, when its tool's output comes from outside and the call ran.
-func (t *Turn) wrapUntrusted(p *prepared, v *redact.Views) {
+// early, when not nil, is the screening and envelope started as the
+// result arrived.
+func (t *Turn) wrapUntrusted(p *prepared, v *redact.Views, early *earlyScreen) {
 	kind := t.untrustedKind(p.entry)
 	if kind == "" || v.Failed || p.status != "" {
 		return
 	}
 	origin := untrustedOrigin(kind, p)
-	model, verdict := untrusted.Wrap(t.EnvelopeBoundary(), origin, v.Model, untrusted.Screen(v.Model))
+	model, verdict := early.wrap(t.EnvelopeBoundary(), origin, v.Model)
 	v.Model = model
 	screening := map[string]any{
 		"source":  kind,

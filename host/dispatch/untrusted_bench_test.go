@@ -3,6 +3,7 @@ package dispatch
 import (
 	"context"
 	"encoding/json"
+	"math"
 	"sort"
 	"strings"
 	"syscall"
@@ -59,7 +60,7 @@ func benchmarkScreeningCall(b *testing.B, call ToolCall, n int) {
 	ctx := context.Background()
 	for _, t := range []*Turn{plain, screened} {
 		t.Events = handoffSink{h.store}
-		t.MaxCalls = 2*b.N + 10
+		t.MaxCalls = 3*b.N + 10
 		if out := t.Call(ctx, call); !out.OK() {
 			b.Fatal(out.Status, out.Views.Model)
 		}
@@ -67,37 +68,51 @@ func benchmarkScreeningCall(b *testing.B, call ToolCall, n int) {
 	if out := screened.Call(ctx, call); !strings.HasPrefix(out.Views.Model, "<untrusted-data") || len(out.Views.Model) < n {
 		b.Fatalf("the screened turn did not wrap the whole result: %d bytes", len(out.Views.Model))
 	}
-	var lp, ls, cp, cs []time.Duration
+	// Three sides alternate, in a rotating order: the plain turn, the
+	// screened turn, and the screened turn with the screening done after
+	// redaction rather than beside it (earlyScreenMin raised), as before.
+	type side struct {
+		turn      *Turn
+		afterOnly bool
+		lat, cpu  []time.Duration
+	}
+	sides := []*side{{turn: plain}, {turn: screened}, {turn: screened, afterOnly: true}}
+	early := earlyScreenMin
+	defer func() { earlyScreenMin = early }()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		for _, side := range [2]bool{i%2 == 0, i%2 != 0} {
-			t, lat, cpu := plain, &lp, &cp
-			if side {
-				t, lat, cpu = screened, &ls, &cs
+		for k := range sides {
+			sd := sides[(i+k)%len(sides)]
+			earlyScreenMin = early
+			if sd.afterOnly {
+				earlyScreenMin = math.MaxInt
 			}
 			cpu0, start := hostCPU(), time.Now()
-			out := t.Call(ctx, call)
-			*lat = append(*lat, time.Since(start))
-			*cpu = append(*cpu, hostCPU()-cpu0)
+			out := sd.turn.Call(ctx, call)
+			sd.lat = append(sd.lat, time.Since(start))
+			sd.cpu = append(sd.cpu, hostCPU()-cpu0)
 			if !out.OK() {
 				b.Fatal(out.Status)
 			}
 		}
 	}
 	b.StopTimer()
-	mp, ms := medianNs(lp), medianNs(ls)
+	mp, ms, ma := medianNs(sides[0].lat), medianNs(sides[1].lat), medianNs(sides[2].lat)
 	b.ReportMetric(mp/1e3, "plain-µs")
 	b.ReportMetric(ms/1e3, "screened-µs")
 	b.ReportMetric((ms-mp)/1e3, "added-µs")
 	b.ReportMetric(ms/mp, "ratio")
+	b.ReportMetric(ma/mp, "after-ratio")
 	// The host process's CPU time per call (every thread: gRPC, the
 	// store, GC; the plugin is another process): on a loaded machine the
 	// wall-clock medians above carry other engineers' work, CPU time much
 	// less of it.
-	mcp, mcs := medianNs(cp), medianNs(cs)
+	mcp, mcs, mca := medianNs(sides[0].cpu), medianNs(sides[1].cpu), medianNs(sides[2].cpu)
 	b.ReportMetric(mcp/1e3, "plain-cpu-µs")
 	b.ReportMetric(mcs/1e3, "screened-cpu-µs")
+	b.ReportMetric((mcs-mcp)/1e3, "added-cpu-µs")
 	b.ReportMetric(mcs/mcp, "cpu-ratio")
+	b.ReportMetric(mca/mcp, "after-cpu-ratio")
 }
 
 // hostCPU is this process's user and system CPU time so far.
@@ -132,7 +147,7 @@ func BenchmarkWrapUntrusted4KiB(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		v := viewsFor(text)
-		turn.wrapUntrusted(p, &v)
+		turn.wrapUntrusted(p, &v, nil)
 	}
 }
 
@@ -162,7 +177,7 @@ func BenchmarkScreenVsRedact1MiB(b *testing.B) {
 		v := redact.Make(raw, nil)
 		lr = append(lr, time.Since(start))
 		start = time.Now()
-		turn.wrapUntrusted(p, &v)
+		turn.wrapUntrusted(p, &v, nil)
 		lw = append(lw, time.Since(start))
 	}
 	b.StopTimer()

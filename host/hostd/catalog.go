@@ -10,6 +10,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"demiurge.dev/catalog"
+	"demiurge.dev/host/policy"
 	"demiurge.dev/host/toolhost"
 	"demiurge.dev/shared/hostv1"
 )
@@ -31,7 +32,7 @@ func (s *Server) Catalog(ctx context.Context, req *hostv1.CatalogRequest) (*host
 	if err != nil {
 		return nil, status.Errorf(codes.Internal, "the catalog could not be resolved: %v", err)
 	}
-	return renderCatalog(cat, ses.Warnings(), req, mode), nil
+	return renderCatalog(cat, ses.Warnings(), req, mode, s.h.GrantsFile()), nil
 }
 
 // sessionCatalog answers a session stream's catalog request (minor 7):
@@ -55,14 +56,15 @@ func (s *Server) sessionCatalog(ctx context.Context, ses *toolhost.Session, appr
 		// As the in-process /tools shows it: the display only.
 		return &hostv1.CatalogResponse{Notes: ses.Warnings(), Text: []byte(cat.Display(mode))}
 	}
-	return renderCatalog(cat, ses.Warnings(), req, mode)
+	return renderCatalog(cat, ses.Warnings(), req, mode, s.h.GrantsFile())
 }
 
 // renderCatalog is the catalog as `tools list` prints it (the display in
 // mode, the entries' JSON, or a provider's definitions), or the one tool
 // req shows (`tools show`, its JSON summary with req.Json); a tool that is
-// missing or unavailable is an error worded as the in-process command's.
-func renderCatalog(cat *catalog.Catalog, warnings []string, req *hostv1.CatalogRequest, mode catalog.DisplayMode) *hostv1.CatalogResponse {
+// missing or unavailable is an error worded as the in-process command's
+// (grantsFile is the host's grants file, named for an authored tool).
+func renderCatalog(cat *catalog.Catalog, warnings []string, req *hostv1.CatalogRequest, mode catalog.DisplayMode, grantsFile string) *hostv1.CatalogResponse {
 	res := &hostv1.CatalogResponse{Notes: warnings}
 	var b bytes.Buffer
 	if req.Show == "" {
@@ -86,7 +88,7 @@ func renderCatalog(cat *catalog.Catalog, warnings []string, req *hostv1.CatalogR
 	if !ok {
 		for _, u := range cat.Unavailable() {
 			if u.Tool == req.Show {
-				res.Error = fmt.Sprintf("tool %q is unavailable: it needs capability %s, which this core does not grant (add it to capabilities: in agent.yaml)", req.Show, u.Missing)
+				res.Error = fmt.Sprintf("tool %q is unavailable: %s", req.Show, policy.UnavailableReason(u, grantsFile))
 				return res
 			}
 		}

@@ -131,6 +131,27 @@ func (cg CoreGrants) For(rel string) []catalog.HostGrant {
 	return out
 }
 
+// Unmatched are the rules of cg that match none of paths (the core's
+// authored tools and slots, as For takes them), each as its first grant
+// (its file, line and pattern): a grant that reaches nothing, which the
+// operator should hear of.
+func (cg CoreGrants) Unmatched(paths []string) []catalog.HostGrant {
+	var out []catalog.HostGrant
+	for _, r := range cg {
+		matched := false
+		for _, p := range paths {
+			if p != "" && canonicalPath(p) && pathrules.MatchSegments(r.segments, strings.Split(p, "/")) {
+				matched = true
+				break
+			}
+		}
+		if !matched && len(r.grants) > 0 {
+			out = append(out, r.grants[0])
+		}
+	}
+	return out
+}
+
 type grantsParser struct{ file string }
 
 func (p grantsParser) errorf(n *yaml.Node, field, format string, args ...any) error {

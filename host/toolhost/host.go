@@ -447,6 +447,7 @@ func (h *Host) resolveCatalog(ctx context.Context, s *Session, o TurnOptions) (_
 	}
 	sources, warnings = h.addMCP(ctx, s, o, sources, warnings)
 	warnings = append(warnings, h.Packages.Problems...)
+	warnings = append(warnings, h.unusedGrantWarnings(sources)...)
 	deferred := h.deferredNames(sources)
 	var pool []catalog.CapabilityCandidate
 	if len(deferred) == 0 {
@@ -530,6 +531,10 @@ func (h *Host) ArtifactRoot() string { return h.Session().ArtifactRoot() }
 
 // Warnings are the findings of the host session's last catalog.
 func (h *Host) Warnings() []string { return h.Session().Warnings() }
+
+// GrantsFile is the operator's grants file the host was opened with
+// (Options.GrantsFile), for messages that point to it.
+func (h *Host) GrantsFile() string { return h.opts.GrantsFile }
 
 // NewTurn makes a dispatch turn of the current session.
 func (h *Host) NewTurn(ctx context.Context) (*dispatch.Turn, error) {

@@ -1,6 +1,7 @@
 package toolhost
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 
@@ -43,6 +44,36 @@ func (h *Host) authoredToolGrants(e *catalog.Entry) []catalog.HostGrant {
 		return nil
 	}
 	return h.pathGrants.For(corePath(c, dir))
+}
+
+// unusedGrantWarnings name each grant of this core's that reaches no
+// authored tool among sources and no pipeline slot: a pattern with a
+// mistake in it, or a tool since renamed, grants nothing, and the
+// operator who wrote it would otherwise never learn so.
+func (h *Host) unusedGrantWarnings(sources []catalog.Source) []string {
+	if len(h.pathGrants) == 0 {
+		return nil
+	}
+	var paths []string
+	for _, src := range sources {
+		for i := range src.Tools {
+			e := &catalog.Entry{Spec: src.Tools[i]}
+			if e.Spec.Provenance.Kind == catalog.SourceAuthored && h.Core.ToolsRoot != "" {
+				dir := filepath.Join(h.Core.ToolsRoot, e.Spec.Name)
+				if e.Spec.Provenance.Path == filepath.Join(dir, "tool.yaml") {
+					paths = append(paths, corePath(h.Core, dir))
+				}
+			}
+		}
+	}
+	for _, s := range h.Core.Slots {
+		paths = append(paths, corePath(h.Core, s.Dir))
+	}
+	var out []string
+	for _, g := range h.pathGrants.Unmatched(paths) {
+		out = append(out, fmt.Sprintf("%s: the grant to path %s reaches no authored tool or slot of this core, so it grants nothing", g.Origin(), g.Pattern))
+	}
+	return out
 }
 
 // slotGrants are the operator's grants to a pipeline slot (slots/<id>).

@@ -1,0 +1,81 @@
+package dispatch
+
+import (
+	"demiurge.dev/catalog"
+	"demiurge.dev/host/redact"
+	"demiurge.dev/host/untrusted"
+)
+
+// A large result from outside is screened and wrapped on its own
+// goroutine from the moment it arrives, beside redaction (each is one pass
+// over the text, about as long as the other), so the call waits for the
+// longer of the two rather than their sum. The envelope and verdict are
+// used only for the very text they were made of: when redaction or an
+// output policy made the model view another text, that text is screened
+// and wrapped again in the caller.
+
+// earlyScreenMin is the smallest result screened beside redaction; a
+// smaller one is screened in a few microseconds, less than starting a
+// goroutine is worth. (A variable: the benchmark raises it to measure the
+// screening done after redaction in the same run.)
+var earlyScreenMin = 64 << 10
+
+// earlyScreen is one screening under way: of text, for an envelope
+// with origin and boundary.
+type earlyScreen struct {
+	text, origin, boundary string
+	done                   chan struct{}
+	ok                     bool
+	wrapped                string
+	verdict                untrusted.Verdict
+}
+
+// startScreening starts screening the text that will most likely become
+// the model view of p's result (as redact.Make and the output policy pick
+// it), when p's tool gives untrusted output and the text is large. It
+// returns nil when there is nothing to start.
+func (t *Turn) startScreening(p *prepared, raw *redact.Raw) *earlyScreen {
+	if p.entry == nil || p.status != "" {
+		return nil
+	}
+	kind := t.untrustedKind(p.entry)
+	if kind == "" {
+		return nil
+	}
+	text := raw.Content
+	if raw.HasModelOutput {
+		text = raw.ModelOutput
+	}
+	switch p.entry.Effective.ModelOutputPolicy {
+	case catalog.ModelStatus:
+		return nil // the model gets the host's note, not the output
+	case catalog.ModelDisplay:
+		if raw.HasDisplayOutput {
+			text = raw.DisplayOutput
+		}
+	}
+	if len(text) < earlyScreenMin {
+		return nil
+	}
+	e := &earlyScreen{text: text, origin: untrustedOrigin(kind, p), boundary: t.EnvelopeBoundary(), done: make(chan struct{})}
+	go func() {
+		defer close(e.done)
+		defer func() { _ = recover() }() // e.ok stays false: done again in the caller
+		e.wrapped, e.verdict = untrusted.Wrap(e.boundary, e.origin, text, untrusted.Screen(text))
+		e.ok = true
+	}()
+	return e
+}
+
+// wrap is model in the envelope with origin and boundary, and its
+// verdict: the early ones when they were made of exactly these, or
+// made now.
+func (e *earlyScreen) wrap(boundary, origin, model string) (string, untrusted.Verdict) {
+	if e != nil {
+		<-e.done
+		if e.ok && e.text == model && e.origin == origin && e.boundary == boundary {
+			return e.wrapped, e.verdict
+		}
+	}
+	return untrusted.Wrap(boundary, origin, model, untrusted.Screen(model))
+}
