@@ -351,8 +351,12 @@ func (r *repl) foreground(fn func(ctx context.Context)) (quit bool) {
 	go func() { <-done; stopBusy() }()
 	for {
 		line, err := r.lines.ReadLine(busy, busyPrompt, false)
+		// busy is looked at once: were each case to look again, it could
+		// end between two looks, and a line that came would be dropped
+		// as if none had.
+		ended := busy.Err() != nil
 		switch {
-		case err == nil && busy.Err() != nil:
+		case err == nil && ended:
 			// The line came just as the foreground ended (the broker's
 			// select may take either): it is the next command, never lost.
 			if line = strings.TrimSpace(line); line != "" && line != "/stop" {
@@ -362,7 +366,7 @@ func (r *repl) foreground(fn func(ctx context.Context)) (quit bool) {
 				r.mu.Unlock()
 			}
 			return false
-		case busy.Err() != nil:
+		case ended:
 			return false
 		case errors.Is(err, readline.ErrInterrupt):
 			r.stopForeground("^C")
