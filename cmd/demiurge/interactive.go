@@ -68,7 +68,7 @@ func interactive(c *cli.Context) error {
 		defer rl.Close()
 		r.tty, r.hist = true, hist
 		r.out, r.errOut = rl.Stdout(), rl.Stderr()
-		r.lines = editorLines(rl)
+		r.lines = editorLines(rl.Instance)
 		// A /call's spinner is held while its question is asked.
 		approver = heldApprover{Provider: &approval.Terminal{Out: r.errOut, Lines: r.answer}, live: r.liveCall}
 	} else {
@@ -95,13 +95,14 @@ func interactive(c *cli.Context) error {
 
 // openLineEditor makes the readline instance on the operator's terminal,
 // with the persisted history loaded and completion attached.
-func openLineEditor(state string, comp readline.AutoCompleter) (*readline.Instance, *history, error) {
+func openLineEditor(state string, comp readline.AutoCompleter) (*lineEditor, *history, error) {
 	hist, lines, err := loadHistory(historyPath(state))
 	if err != nil {
 		return nil, nil, err
 	}
-	in := plugins.OperatorStdin()
-	fd := int(in.Fd())
+	tty := plugins.OperatorStdin()
+	fd := int(tty.Fd())
+	in := readline.NewCancelableStdin(tty)
 	var saved *readline.State
 	rl, err := readline.NewEx(&readline.Config{
 		Prompt: prompt, Stdin: in, Stdout: os.Stdout, Stderr: os.Stderr,
@@ -126,7 +127,7 @@ func openLineEditor(state string, comp readline.AutoCompleter) (*readline.Instan
 	for _, l := range lines {
 		rl.SaveHistory(l)
 	}
-	return rl, hist, nil
+	return &lineEditor{Instance: rl, in: in}, hist, nil
 }
 
 // editorLines reads through readline; a prompt change while a read is in
