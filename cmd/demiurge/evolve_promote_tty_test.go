@@ -89,8 +89,7 @@ func modelPromoteOnTTY(t *testing.T, hostMode string) {
 	select {
 	case <-s.exited:
 	case <-time.After(20 * time.Second):
-		out := s.since(0)
-		t.Fatalf("the session did not end within 20s; screen:\n%s", out[max(0, len(out)-3000):])
+		t.Fatalf("the session did not end within 20s; screen:\n%s", s.hangReport())
 	}
 	if after := run("core", "log"); !strings.Contains(after, "evolve "+id) {
 		t.Fatalf("the allowed promote did not move live:\n%s", after)

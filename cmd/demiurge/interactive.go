@@ -68,7 +68,7 @@ func interactive(c *cli.Context) error {
 		defer rl.Close()
 		r.tty, r.hist = true, hist
 		r.out, r.errOut = rl.Stdout(), rl.Stderr()
-		r.lines = editorLines(rl)
+		r.lines = editorLines(rl.Instance)
 		// A /call's spinner is held while its question is asked.
 		approver = heldApprover{Provider: &approval.Terminal{Out: r.errOut, Lines: r.answer}, live: r.liveCall}
 	} else {
@@ -95,13 +95,14 @@ func interactive(c *cli.Context) error {
 
 // openLineEditor makes the readline instance on the operator's terminal,
 // with the persisted history loaded and completion attached.
-func openLineEditor(state string, comp readline.AutoCompleter) (*readline.Instance, *history, error) {
+func openLineEditor(state string, comp readline.AutoCompleter) (*lineEditor, *history, error) {
 	hist, lines, err := loadHistory(historyPath(state))
 	if err != nil {
 		return nil, nil, err
 	}
-	in := plugins.OperatorStdin()
-	fd := int(in.Fd())
+	tty := plugins.OperatorStdin()
+	fd := int(tty.Fd())
+	in := readline.NewCancelableStdin(tty)
 	var saved *readline.State
 	rl, err := readline.NewEx(&readline.Config{
 		Prompt: prompt, Stdin: in, Stdout: os.Stdout, Stderr: os.Stderr,
@@ -126,7 +127,7 @@ func openLineEditor(state string, comp readline.AutoCompleter) (*readline.Instan
 	for _, l := range lines {
 		rl.SaveHistory(l)
 	}
-	return rl, hist, nil
+	return &lineEditor{Instance: rl, in: in}, hist, nil
 }
 
 // editorLines reads through readline; a prompt change while a read is in
@@ -351,8 +352,12 @@ func (r *repl) foreground(fn func(ctx context.Context)) (quit bool) {
 	go func() { <-done; stopBusy() }()
 	for {
 		line, err := r.lines.ReadLine(busy, busyPrompt, false)
+		// busy is looked at once: were each case to look again, it could
+		// end between two looks, and a line that came would be dropped
+		// as if none had.
+		ended := busy.Err() != nil
 		switch {
-		case err == nil && busy.Err() != nil:
+		case err == nil && ended:
 			// The line came just as the foreground ended (the broker's
 			// select may take either): it is the next command, never lost.
 			if line = strings.TrimSpace(line); line != "" && line != "/stop" {
@@ -362,7 +367,7 @@ func (r *repl) foreground(fn func(ctx context.Context)) (quit bool) {
 				r.mu.Unlock()
 			}
 			return false
-		case busy.Err() != nil:
+		case ended:
 			return false
 		case errors.Is(err, readline.ErrInterrupt):
 			r.stopForeground("^C")

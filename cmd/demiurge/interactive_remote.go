@@ -6,7 +6,6 @@ import (
 	"os"
 	"strings"
 
-	"github.com/chzyer/readline"
 	"github.com/urfave/cli/v2"
 
 	"demiurge.dev/catalog"
@@ -31,7 +30,7 @@ func interactiveViaHost(c *cli.Context, state, resume string) error {
 	}
 	var approver approval.Provider = approval.DenyAll{}
 	var fe *chatFrontEnd
-	var rl *readline.Instance
+	var rl *lineEditor
 	if operatorCanAnswer() {
 		var hist *history
 		rl, hist, err = openLineEditor(state, completer{tools: r.toolNames})
@@ -41,7 +40,7 @@ func interactiveViaHost(c *cli.Context, state, resume string) error {
 		defer rl.Close()
 		r.tty, r.hist = true, hist
 		r.out, r.errOut = rl.Stdout(), rl.Stderr()
-		r.lines = editorLines(rl)
+		r.lines = editorLines(rl.Instance)
 		approver = &approval.Terminal{Out: r.errOut, Lines: r.answer}
 		fe = &chatFrontEnd{out: r.out, errOut: r.errOut, display: display, approver: approver, lineBuffered: true,
 			ask: r.lines, interrupt: func() { r.stopForeground("^C") }, lead: r.lines.SetLead}
@@ -65,9 +64,8 @@ func interactiveViaHost(c *cli.Context, state, resume string) error {
 		r.noteRemoteTasksOnExit()
 	}
 	if r.lostHost.Load() {
-		// The line editor's reader (or a pipe's) stays blocked on its
-		// input until a line comes, and closing the editor waits for
-		// that: give the terminal its mode back and end now, non-zero
+		// A pipe's reader stays blocked on its input until a line
+		// comes: give the terminal its mode back and end now, non-zero
 		// (never hang on a dead host).
 		if rl != nil {
 			rl.Terminal.ExitRawMode()

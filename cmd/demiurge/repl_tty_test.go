@@ -37,7 +37,7 @@ func startTTYEnv(t *testing.T, env []string, state, ws string, extra ...string) 
 	}
 	args := append([]string{"--state", state, "--plugin-dir", builtin, "--workspace", ws}, extra...)
 	cmd := exec.Command(demiurgeBinary(t), args...)
-	cmd.Env = append(append(os.Environ(), "HOME="+t.TempDir(), "TERM=xterm"), env...)
+	cmd.Env = append(append(os.Environ(), "HOME="+t.TempDir(), "TERM=xterm", "GOTRACEBACK=all"), env...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = slave, slave, slave
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true}
 	if err := cmd.Start(); err != nil {
@@ -67,7 +67,7 @@ func (s *ttySession) waitErr(within time.Duration) error {
 	case err := <-s.exited:
 		return err
 	case <-time.After(within):
-		s.t.Fatalf("the session did not end within %v; screen's end:\n%s", within, s.screenEnd())
+		s.t.Fatalf("the session did not end within %v; screen's end:\n%s", within, s.hangReport())
 		return nil
 	}
 }
@@ -77,8 +77,23 @@ func (s *ttySession) waitExit(within time.Duration) {
 	select {
 	case <-s.exited:
 	case <-time.After(within):
-		s.t.Fatalf("the session did not end within %v; screen's end:\n%s", within, s.screenEnd())
+		s.t.Fatalf("the session did not end within %v; screen's end:\n%s", within, s.hangReport())
 	}
+}
+
+// hangReport is the screen's end of a session that did not end, with its
+// goroutines: SIGQUIT makes the Go runtime print every goroutine's stack
+// to the session's stderr, the terminal, and exit.
+func (s *ttySession) hangReport() string {
+	before := len(s.since(0))
+	s.cmd.Process.Signal(syscall.SIGQUIT)
+	select {
+	case <-s.exited:
+	case <-time.After(5 * time.Second):
+	}
+	time.Sleep(200 * time.Millisecond) // the last of the dump through the pty
+	out := s.since(0)
+	return out[max(0, before-2000):]
 }
 
 // screenEnd is the last of what the session printed, for a failure.

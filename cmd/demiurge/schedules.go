@@ -147,6 +147,11 @@ func printSchedule(c *cli.Context, sc schedule.Schedule) {
 	now := time.Now()
 	fmt.Fprintf(w, "id          %s\n", sc.ID)
 	fmt.Fprintf(w, "state       %s\n", schedule.State(sc, now))
+	if run := schedule.RunInProgress(sc); run != "" && sc.Paused {
+		fmt.Fprintf(w, "run         %s in progress: it goes on; no run starts after it until resume\n", run)
+	} else if run != "" {
+		fmt.Fprintf(w, "run         %s in progress\n", run)
+	}
 	fmt.Fprintf(w, "timing      %s\n", sc.Timing.Describe())
 	if !sc.Next.IsZero() {
 		fmt.Fprintf(w, "next        %s\n", sc.Next.UTC().Format(time.RFC3339))

@@ -146,6 +146,9 @@ func view(sc Schedule, now time.Time) map[string]any {
 	if !sc.Next.IsZero() {
 		v["next"] = sc.Next
 	}
+	if run := RunInProgress(sc); run != "" {
+		v["run_in_progress"] = run
+	}
 	if sc.Last != "" {
 		v["last_outcome"] = sc.Last
 	}
@@ -161,10 +164,13 @@ func view(sc Schedule, now time.Time) map[string]any {
 // State is a schedule's state in a word.
 func State(sc Schedule, now time.Time) string {
 	switch {
+	case sc.Paused:
+		// Before running: a pause takes at once (no run starts after it)
+		// and must read so, though a run already under way goes on
+		// (RunInProgress says which).
+		return "paused"
 	case sc.Claim != nil:
 		return "running"
-	case sc.Paused:
-		return "paused"
 	case !sc.Lease.Approved():
 		return "awaiting-approval"
 	case !now.Before(sc.Lease.Expires):
@@ -173,6 +179,14 @@ func State(sc Schedule, now time.Time) string {
 		return "done"
 	}
 	return "active"
+}
+
+// RunInProgress is the id of the schedule's run under way, "" if none.
+func RunInProgress(sc Schedule) string {
+	if sc.Claim == nil {
+		return ""
+	}
+	return sc.Claim.Run
 }
 
 // Line is a schedule in one line.

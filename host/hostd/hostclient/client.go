@@ -131,10 +131,27 @@ func Dial(ctx context.Context, state string, o DialOptions) (*Client, error) {
 	}, grpc.WaitForReady(false))
 	if err != nil {
 		conn.Close()
+		if status.Code(err) == codes.Unavailable && leaving(state) {
+			return nil, ErrNoHost
+		}
 		return nil, helloError(socket, pid, err)
 	}
 	c.PID, c.Minor = int(res.Pid), int(res.ProtocolMinor)
 	return c, nil
+}
+
+// leaving reports whether the host that holds state is going away: its
+// socket could not be reached because it is exiting (an idle exit, or a
+// stop from another front end, closes the socket before the store), and
+// it lets go of the state's lock soon after. A command that came in that
+// moment then finds no host, as it would a moment later.
+func leaving(state string) bool {
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if _, running := Running(state); !running {
+			return true
+		}
+	}
+	return false
 }
 
 // OtherOptionsError is Hello's refusal of a front end whose host-shaping
