@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"sort"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 
@@ -29,7 +29,7 @@ func TestChangedPathsAreGits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	writeFile(t, filepath.Join(work, "agents/default/skills/a/SKILL.md"), "a2")        // edit
+	writeFile(t, filepath.Join(work, "agents/default/skills/a/SKILL.md"), "a2")          // edit
 	if err := os.RemoveAll(filepath.Join(work, "agents/default/skills/b")); err != nil { // removed dir
 		t.Fatal(err)
 	}
