@@ -137,16 +137,24 @@ func TestMaterializeRefusesAHostileTree(t *testing.T) {
 	}
 }
 
-// A .git below the top of the tree is refused at commit, naming it.
+// A .git below the top of the tree is refused at commit, naming it in
+// the operator's directory: the walk that reads the files refuses it,
+// before anything is stored (Materialize refusing it is a second guard).
 func TestCommitRefusesAGitBelowTheTop(t *testing.T) {
-	for _, p := range []string{"agents/default/.git/config", "agents/default/skills/.Git/x", "agents/default/.git. /x", "agents/default/.git"} {
+	for _, c := range []struct{ p, named string }{
+		{"agents/default/.git/config", "agents/default/.git"},
+		{"agents/default/skills/.Git/x", "agents/default/skills/.Git"},
+		{"agents/default/.git. /x", "agents/default/.git. "},
+		{"agents/default/.git", "agents/default/.git"},
+	} {
+		p := c.p
 		r, first := initRepo(t)
 		work := filepath.Join(t.TempDir(), "w")
 		if err := r.Checkout(first, work); err != nil {
 			t.Fatal(err)
 		}
 		writeFile(t, filepath.Join(work, p), "x")
-		if _, _, err := r.Commit(work, "git inside", nil); err == nil || !strings.Contains(err.Error(), "a core holds no .git") {
+		if _, _, err := r.Commit(work, "git inside", nil); err == nil || !strings.Contains(err.Error(), work+": "+c.named+": a core holds no .git") {
 			t.Fatalf("commit with %s: %v", p, err)
 		}
 		if live, _ := r.Live(); live != first {
