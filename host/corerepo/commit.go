@@ -40,11 +40,12 @@ func (r *Repo) Commit(dir, msg string, gate Gate) (old, commit string, err error
 	if err := CheckLayout(fsys); err != nil {
 		return "", "", fmt.Errorf("%s: %w", dir, err)
 	}
-	w := &treeWriter{r: r}
+	w := keeping(r)
 	tree, err := w.writeTree(fsys, ".")
 	if err != nil {
 		return "", "", fmt.Errorf("%s: %w", dir, err)
 	}
+	r.remember(tree, w)
 	parent, err := r.commit(old)
 	if err != nil {
 		return "", "", err

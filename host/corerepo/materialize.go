@@ -3,16 +3,16 @@ package corerepo
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 
 	"demiurge.dev/host/corerepo/corepath"
 
+	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
-	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
 // TreesDir, TreeDir and CoreDir are corepath's: where the read-only copies
@@ -36,10 +36,6 @@ func (r *Repo) Materialize(commit string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	tree, err := c.Tree()
-	if err != nil {
-		return "", fmt.Errorf("commit %s: tree: %w", short(commit), err)
-	}
 	if err := os.MkdirAll(TreesDir(r.StateDir), 0o700); err != nil {
 		return "", err
 	}
@@ -48,10 +44,12 @@ func (r *Repo) Materialize(commit string) (string, error) {
 		return "", err
 	}
 	defer removeReadOnly(tmp)
-	if err := writeOut(tree, tmp); err != nil {
+	dirs := []string{tmp}
+	if err := r.writeOut(c.TreeHash, tmp, "", &dirs); err != nil {
 		return "", fmt.Errorf("commit %s: %w", short(commit), err)
 	}
-	if err := sealDirs(tmp); err != nil {
+	r.forgetBlobs(c.TreeHash)
+	if err := sealDirs(dirs); err != nil {
 		return "", err
 	}
 	if err := os.Rename(tmp, dst); err != nil {
@@ -63,65 +61,80 @@ func (r *Repo) Materialize(commit string) (string, error) {
 	return dst, nil
 }
 
-// writeOut writes every file of tree below dir. Names are checked even
-// though the repository is the host's: a name with a slash or a dot-dot
-// would write outside the copy.
-func writeOut(tree *object.Tree, dir string) error {
-	return tree.Files().ForEach(func(f *object.File) error {
-		for _, part := range strings.Split(f.Name, "/") {
-			if part == "" || part == "." || part == ".." || strings.ContainsRune(part, 0) {
-				return fmt.Errorf("tree entry %q: not a plain path", f.Name)
-			}
+// writeOut writes every file of the tree h below dir (rel is its place
+// in the commit, for messages). Names are checked even though the
+// repository is the host's: a name with a slash or a dot-dot would write
+// outside the copy.
+func (r *Repo) writeOut(h plumbing.Hash, dir, rel string, dirs *[]string) error {
+	t, err := r.tree(h)
+	if err != nil {
+		return err
+	}
+	for _, e := range t.Entries {
+		name := path.Join(rel, e.Name)
+		if e.Name == "" || e.Name == "." || e.Name == ".." || strings.ContainsAny(e.Name, "/\x00") {
+			return fmt.Errorf("tree entry %q: not a plain path", name)
 		}
+		if IsGitName(e.Name) {
+			return fmt.Errorf("%s: a core holds no .git", name)
+		}
+		p := filepath.Join(dir, e.Name)
 		perm := fs.FileMode(0o444)
-		switch f.Mode {
+		switch e.Mode {
+		case filemode.Dir:
+			if err := os.Mkdir(p, 0o700); err != nil {
+				return err
+			}
+			if dirs != nil {
+				*dirs = append(*dirs, p)
+			}
+			if err := r.writeOut(e.Hash, p, name, dirs); err != nil {
+				return err
+			}
+			continue
 		case filemode.Executable:
 			perm = 0o555
 		case filemode.Regular, filemode.Deprecated:
 		default:
-			return fmt.Errorf("%s: a %s entry; a core holds only directories and regular files", f.Name, f.Mode)
+			return fmt.Errorf("%s: a %s entry; a core holds only directories and regular files", name, e.Mode)
 		}
-		if f.Size > MaxFileBytes {
-			return fmt.Errorf("%s: %d bytes, over the %d-byte limit", f.Name, f.Size, MaxFileBytes)
-		}
-		p := filepath.Join(dir, filepath.FromSlash(f.Name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
-			return err
-		}
-		rd, err := f.Reader()
+		data, err := r.blob(e.Hash)
 		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		if err := writeReadOnly(p, data, perm); err != nil {
 			return err
 		}
-		defer rd.Close()
-		out, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-		if err != nil {
-			return err
-		}
-		if _, err := io.Copy(out, rd); err != nil {
-			out.Close()
-			return err
-		}
-		if err := out.Chmod(perm); err != nil {
-			out.Close()
-			return err
-		}
-		return out.Close()
-	})
+	}
+	return nil
 }
 
-// sealDirs makes every directory below (and at) root 0555, deepest first.
-func sealDirs(root string) error {
-	var dirs []string
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && d.IsDir() {
-			dirs = append(dirs, p)
-		}
+// writeReadOnly creates p (it must not exist) holding data, mode perm.
+func writeReadOnly(p string, data []byte, perm fs.FileMode) error {
+	out, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
 		return err
-	})
-	for i := len(dirs) - 1; err == nil && i >= 0; i-- {
-		err = os.Chmod(dirs[i], 0o555)
 	}
-	return err
+	if _, err := out.Write(data); err != nil {
+		out.Close()
+		return err
+	}
+	if err := out.Chmod(perm); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
+
+// sealDirs makes every directory of dirs (parents before children, as
+// writeOut lists them) 0555, deepest first: no second walk of the copy.
+func sealDirs(dirs []string) error {
+	for i := len(dirs) - 1; i >= 0; i-- {
+		if err := os.Chmod(dirs[i], 0o555); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // removeReadOnly removes a tree whose directories may be read-only.
@@ -149,14 +162,10 @@ func (r *Repo) Checkout(commit, dir string) error {
 	if err != nil {
 		return err
 	}
-	tree, err := c.Tree()
-	if err != nil {
-		return err
-	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	if err := writeOut(tree, dir); err != nil {
+	if err := r.writeOut(c.TreeHash, dir, "", nil); err != nil {
 		return err
 	}
 	return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {

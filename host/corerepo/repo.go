@@ -52,6 +52,7 @@ type Repo struct {
 	// StateDir is the state directory the repository lives under.
 	StateDir string
 	git      *git.Repository
+	mem      recent
 }
 
 // Open opens the repository under stateDir.

@@ -21,11 +21,12 @@ func (r *Repo) Snapshot(dir, parent, msg string) (commit, tree string, err error
 	if err := CheckLayout(fsys); err != nil {
 		return "", "", fmt.Errorf("%s: %w", dir, err)
 	}
-	w := &treeWriter{r: r}
+	w := keeping(r)
 	h, err := w.writeTree(fsys, ".")
 	if err != nil {
 		return "", "", fmt.Errorf("%s: %w", dir, err)
 	}
+	r.remember(h, w)
 	commit, err = r.writeCommit(h, parent, msg)
 	return commit, h.String(), err
 }

@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"path"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -30,6 +32,15 @@ type treeWriter struct {
 	// hashOnly computes the tree's id and stores nothing (a check that a
 	// directory is still the tree of a commit).
 	hashOnly bool
+	// trees and blobs, when not nil, collect what was written, for
+	// Repo.remember.
+	trees map[plumbing.Hash]*object.Tree
+	blobs map[plumbing.Hash][]byte
+}
+
+// keeping is a treeWriter that collects its objects for Repo.remember.
+func keeping(r *Repo) *treeWriter {
+	return &treeWriter{r: r, trees: map[plumbing.Hash]*object.Tree{}, blobs: map[plumbing.Hash][]byte{}}
 }
 
 // writeTree stores the tree of dir within fsys (fs.FS paths) and returns
@@ -48,6 +59,9 @@ func (w *treeWriter) writeTree(fsys fs.FS, dir string) (plumbing.Hash, error) {
 		p := path.Join(dir, name)
 		if dir == "." && name == ".git" {
 			continue
+		}
+		if IsGitName(name) {
+			return plumbing.ZeroHash, fmt.Errorf("%s: a core holds no .git", p)
 		}
 		switch {
 		case e.IsDir():
@@ -80,7 +94,18 @@ func (w *treeWriter) writeTree(fsys fs.FS, dir string) (plumbing.Hash, error) {
 	if err := t.Encode(o); err != nil {
 		return plumbing.ZeroHash, err
 	}
+	if w.trees != nil {
+		w.trees[o.Hash()] = &t
+	}
 	return w.store(o)
+}
+
+// IsGitName is a name git or a checkout of the tree would take for its
+// own directory: .git in any case, with any trailing dots and spaces
+// (which some file systems drop). Below the top such an entry is refused:
+// git would run or refuse it, and an evolver could hide a repository there.
+func IsGitName(name string) bool {
+	return strings.EqualFold(strings.TrimRight(name, ". "), ".git")
 }
 
 func sortName(e object.TreeEntry) string {
@@ -140,6 +165,9 @@ func (w *treeWriter) writeBlob(fsys fs.FS, p string, size int64) (plumbing.Hash,
 	if err := ow.Close(); err != nil {
 		return plumbing.ZeroHash, err
 	}
+	if w.blobs != nil {
+		w.blobs[o.Hash()] = data
+	}
 	return w.store(o)
 }
 
@@ -148,10 +176,24 @@ func (w *treeWriter) writeBlob(fsys fs.FS, p string, size int64) (plumbing.Hash,
 // what a commit of a large core spends its time on.
 func (w *treeWriter) store(o plumbing.EncodedObject) (plumbing.Hash, error) {
 	h := o.Hash()
-	if w.hashOnly || w.r.git.Storer.HasEncodedObject(h) == nil {
+	if w.hashOnly || w.r.hasLoose(h) || w.r.git.Storer.HasEncodedObject(h) == nil {
 		return h, nil
 	}
 	return w.r.git.Storer.SetEncodedObject(o)
+}
+
+// hasLoose is one stat of the object's loose file: the store's own check
+// walks and lstats the path's every directory first (go-billy's chroot),
+// which for the 200 unchanged files of a commit was a tenth of a review.
+// A loose object is written to a temporary file and renamed, so one that
+// is there is whole. Not found here, the store is asked (packs).
+func (r *Repo) hasLoose(h plumbing.Hash) bool {
+	if r.StateDir == "" {
+		return false
+	}
+	s := h.String()
+	_, err := os.Lstat(filepath.Join(r.GitDir(), "objects", s[:2], s[2:]))
+	return err == nil
 }
 
 // writeCommit stores a commit of tree with the given parent ("" for none).

@@ -25,6 +25,12 @@ type CoreCall struct {
 	// not, and a rule inside a core cannot approve a core tool at all.
 	// Only such a call may promote a change that widens authority.
 	Operator bool
+	// Asker is the turn's front-end approver and FrontEnd its front end
+	// (a turn.FrontEnd): evolve_core start's evolver is a child, and its
+	// own approval prompts go to them, naming it, as a delegated child's
+	// do (nil: no one can answer, and they are denied).
+	Asker    approval.Provider
+	FrontEnd any
 }
 
 // CoreController runs a core-version call and returns the model's payload
@@ -47,6 +53,9 @@ func (t *Turn) coreHook(p *prepared, verdict approval.Outcome, hk *plugins.Hooks
 		Tool: p.entry.Spec.Name, Turn: t.ID, CallID: p.call.ID, Principal: t.Authority.Principal, Session: t.Authority.Session,
 		Args:     append(json.RawMessage(nil), p.argsRaw...),
 		Operator: verdict.Allowed && (verdict.Via == approval.ViaPrompt || verdict.Via == approval.ViaRule),
+	}
+	if t.Approvals != nil {
+		call.Asker = t.Approvals.Provider
 	}
 	hk.Core = func(ctx context.Context) (string, error) { return t.Core(ctx, call) }
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -124,9 +123,10 @@ func gated(ctx context.Context, r *corerepo.Repo, commit, work string, gate core
 	return copyDir, nil
 }
 
-// checkWorkTree refuses what the evolver may have put where a core does
-// not go: anything beside agents/, and a .git (in any case) anywhere, which
-// git itself would run or refuse.
+// checkWorkTree refuses what the evolver may have put beside agents/,
+// where a core does not go. A .git (in any case) anywhere below is
+// refused by the tree writer itself, in the same walk that reads the
+// files (corerepo.IsGitName).
 func checkWorkTree(work string) error {
 	ents, err := os.ReadDir(work)
 	if err != nil {
@@ -137,15 +137,7 @@ func checkWorkTree(work string) error {
 			return fmt.Errorf("%s: only %s/ belongs in a run's work tree", filepath.Join(work, e.Name()), corerepo.AgentsDir)
 		}
 	}
-	return filepath.WalkDir(filepath.Join(work, corerepo.AgentsDir), func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if strings.EqualFold(strings.TrimRight(d.Name(), ". "), ".git") {
-			return fmt.Errorf("%s: a core holds no .git", p)
-		}
-		return nil
-	})
+	return nil
 }
 
 func firstLine(s string) string {

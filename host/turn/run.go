@@ -184,6 +184,15 @@ func (t *turnRun) bind(dt *dispatch.Turn) {
 			return d(ctx, c)
 		}
 	}
+	if c := dt.Core; c != nil && t.fe != nil {
+		// evolve_core start's evolver is a child: its events and prompts
+		// go to this turn's front end, as delegate_task's children's do.
+		fe := t.fe
+		dt.Core = func(ctx context.Context, call dispatch.CoreCall) (string, error) {
+			call.FrontEnd = fe
+			return c(ctx, call)
+		}
+	}
 	r := approval.Resolver{}
 	if dt.Approvals != nil {
 		r = *dt.Approvals

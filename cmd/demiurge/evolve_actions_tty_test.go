@@ -1,0 +1,138 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"demiurge.dev/host/providers/providertest"
+)
+
+// TestTTYEvolveActionsAskedOnTheTerminal: the prompts evolve_core puts to
+// an interactive operator besides promote's, on a real terminal. start
+// asks before any run exists (a denial makes none); the evolver it runs is
+// a child whose own writes ask the same terminal, naming it (an "o" writes
+// the skill into the run's work tree, a "d" keeps agent.yaml as it was);
+// review asks naming the run, and a session allow of that review does not
+// cover the discard of the same run, which asks again (a "d" keeps it).
+func TestTTYEvolveActionsAskedOnTheTerminal(t *testing.T) {
+	builtin, _ := testPlugins(t)
+	state, ws := t.TempDir(), t.TempDir()
+	cli := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command(demiurgeBinary(t), append([]string{"--state", state, "--plugin-dir", builtin}, args...)...)
+		cmd.Env = append(os.Environ(), "HOME="+t.TempDir(), "DEMIURGE_HOST=off")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("demiurge %v: %v\n%s", args, err, out)
+		}
+		return string(out)
+	}
+	cli("core", "init")
+	env := []string{"DEMIURGE_HOST=off", "ANTHROPIC_API_KEY=sk-ant-test-key-0123456789"}
+
+	// Session one: start, denied and then allowed; the evolver's writes.
+	steps, err := providertest.ParseScript([]byte(`[
+  {"tool_calls": [{"id": "p1", "name": "evolve_core", "args": "{\"action\":\"start\",\"goal\":\"first goal\"}"}]},
+  {"text": ["Not started."]},
+  {"tool_calls": [{"id": "p2", "name": "evolve_core", "args": "{\"action\":\"start\",\"goal\":\"add a skill for release notes\"}"}]},
+  {"for": "You are the evolver", "tool_calls": [{"id": "e1", "name": "write_file", "args": "{\"path\":\"default/skills/release-notes/SKILL.md\",\"content\":\"---\\nname: release-notes\\ndescription: write release notes\\n---\\nList the changes.\\n\",\"create_dirs\":true}"}]},
+  {"for": "You are the evolver", "tool_calls": [{"id": "e2", "name": "write_file", "args": "{\"path\":\"default/agent.yaml\",\"content\":\"name: default\\ntoolsets: [coding, demiurge_control]\\napprovals: [\\\"allow:write_file\\\"]\\n\"}"}]},
+  {"for": "You are the evolver", "text": ["I added the skill."]},
+  {"text": ["Started a run."]}
+]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := providertest.NewServer("anthropic", steps)
+	t.Cleanup(srv.Close)
+	s := startTTYEnv(t, env, state, ws, "--model", "anthropic:claude-test", "--base-url", srv.URL)
+	s.see("chatting with anthropic:claude-test")
+
+	s.line("evolve yourself")
+	s.see("── evolve_core")
+	s.see("start")
+	s.see("[d]eny")
+	s.line("d")
+	s.see("Not started.")
+	if out := cli("core", "runs"); strings.Contains(out, "run_") {
+		t.Fatalf("a denied start made a run:\n%s", out)
+	}
+	if body := string(srv.Requests()[1].Body); !strings.Contains(body, "evolve_core was not approved") {
+		t.Fatalf("the model was not told of the denial: %s", body)
+	}
+
+	s.line("evolve yourself, please")
+	s.see("── evolve_core")
+	s.see("[d]eny")
+	s.line("o")
+	// The evolver's first write asks here, naming the child and its goal.
+	s.see("asked by child agent ses_")
+	s.see("goal: You are the evolver")
+	s.see("release-notes/SKILL.md")
+	s.see("[d]eny")
+	s.line("o")
+	s.see("asked by child agent ses_")
+	s.see("default/agent.yaml")
+	s.see("[d]eny")
+	s.line("d")
+	s.see("Started a run.")
+	s.line("/quit")
+	s.waitExit(20 * time.Second)
+
+	id := regexp.MustCompile(`run_[0-9a-f]{16}`).FindString(cli("core", "runs"))
+	if id == "" {
+		t.Fatal("the allowed start made no run")
+	}
+	work := filepath.Join(state, "core/.evolve/runs", id, "agents/default")
+	if b, err := os.ReadFile(filepath.Join(work, "skills/release-notes/SKILL.md")); err != nil || !strings.Contains(string(b), "List the changes.") {
+		t.Fatalf("the approved write is not in the run's work tree: %q, %v", b, err)
+	}
+	if b, err := os.ReadFile(filepath.Join(work, "agent.yaml")); err != nil || strings.Contains(string(b), "allow:write_file") {
+		t.Fatalf("the denied write changed agent.yaml: %q, %v", b, err)
+	}
+	if n := srv.Remaining(); n != 0 {
+		t.Fatalf("%d scripted steps left", n)
+	}
+
+	// Session two: review allowed for the session; the discard of the same
+	// run asks again, and a denial keeps the run.
+	call := func(n int, action string) string {
+		return `{"tool_calls": [{"id": "r` + string(rune('0'+n)) + `", "name": "evolve_core", "args": "{\"action\":\"` + action + `\",\"run_id\":\"` + id + `\"}"}]}`
+	}
+	steps, err = providertest.ParseScript([]byte(`[` + call(1, "review") + `, {"text": ["Reviewed."]}, ` + call(2, "discard") + `, {"text": ["Kept."]}]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv2 := providertest.NewServer("anthropic", steps)
+	t.Cleanup(srv2.Close)
+	s = startTTYEnv(t, env, state, ws, "--model", "anthropic:claude-test", "--base-url", srv2.URL)
+	s.see("chatting with anthropic:claude-test")
+	s.line("review the run")
+	s.see("── evolve_core")
+	s.see(id)
+	s.see("[s]ession")
+	s.line("s")
+	s.see("Reviewed.")
+	if out := cli("core", "runs"); !regexp.MustCompile(id + ` +reviewed `).MatchString(out) {
+		t.Fatalf("the allowed review did not record the run:\n%s", out)
+	}
+	s.line("discard the run")
+	s.see("── evolve_core")
+	s.see("discard")
+	s.see("[d]eny")
+	s.line("d")
+	s.see("Kept.")
+	s.line("/quit")
+	s.waitExit(20 * time.Second)
+	if out := cli("core", "runs"); !regexp.MustCompile(id + ` +reviewed `).MatchString(out) {
+		t.Fatalf("a denied discard removed the run:\n%s", out)
+	}
+	if body := string(srv2.Requests()[3].Body); !strings.Contains(body, "evolve_core was not approved") {
+		t.Fatalf("the model was not told of the denied discard: %s", body)
+	}
+}
