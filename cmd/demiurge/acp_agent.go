@@ -23,6 +23,8 @@ type acpAgent struct {
 
 	mu       sync.Mutex
 	sessions map[string]*acpSession
+	// client is what the editor offers (initialize's clientCapabilities).
+	client acp.ClientCapabilities
 }
 
 func newACPAgent(c *cli.Context, out *acpWriter) *acpAgent {
@@ -33,6 +35,9 @@ var _ acp.Agent = (*acpAgent)(nil)
 var _ acp.AgentLoader = (*acpAgent)(nil)
 
 func (a *acpAgent) Initialize(_ context.Context, p acp.InitializeRequest) (acp.InitializeResponse, error) {
+	a.mu.Lock()
+	a.client = p.ClientCapabilities
+	a.mu.Unlock()
 	title := "Demiurge"
 	return acp.InitializeResponse{
 		ProtocolVersion: acp.ProtocolVersionNumber,
@@ -101,7 +106,7 @@ func (a *acpAgent) open(ctx context.Context, resume, cwd string, mcpServers int)
 		return nil, acp.NewInvalidParams(map[string]any{"error": "cwd must be an absolute path"})
 	}
 	s := &acpSession{agent: a}
-	hs, err := openHostView(a.c, resume, s, &acpApprover{s: s})
+	hs, err := openHostView(a.c, resume, s, &acpApprover{s: s}, a.editorOffers())
 	if err != nil {
 		return nil, acp.NewInternalError(map[string]any{"error": err.Error()})
 	}

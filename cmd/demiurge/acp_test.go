@@ -60,8 +60,12 @@ type acpReport struct {
 		Message string         `json:"message"`
 		Data    map[string]any `json:"data"`
 	} `json:"unknownSession"`
-	Fatal string `json:"fatal"`
-	MS    []int  `json:"ms"`
+	Fatal  string `json:"fatal"`
+	MS     []int  `json:"ms"`
+	Editor []struct {
+		Method string         `json:"method"`
+		Params map[string]any `json:"params"`
+	} `json:"editor"`
 }
 
 // runACPClient runs client.mjs with plan against `demiurge acp` of e.
