@@ -48,6 +48,9 @@ func (a *acpAgent) Initialize(_ context.Context, p acp.InitializeRequest) (acp.I
 			// become part of the prompt's text; images and audio are
 			// not carried by a Demiurge turn.
 			PromptCapabilities: acp.PromptCapabilities{EmbeddedContext: true},
+			// session/list, session/resume and session/close (acp_sessions.go).
+			SessionCapabilities: acp.SessionCapabilities{List: &acp.SessionListCapabilities{},
+				Resume: &acp.SessionResumeCapabilities{}, Close: &acp.SessionCloseCapabilities{}},
 		},
 		AuthMethods: []acp.AuthMethod{},
 	}, nil
@@ -163,18 +166,6 @@ func (a *acpAgent) Cancel(_ context.Context, p acp.CancelNotification) error {
 		return err
 	}
 	return nil
-}
-
-func (a *acpAgent) CloseSession(_ context.Context, p acp.CloseSessionRequest) (acp.CloseSessionResponse, error) {
-	return acp.CloseSessionResponse{}, acp.NewMethodNotFound(acp.AgentMethodSessionClose)
-}
-
-func (a *acpAgent) ListSessions(context.Context, acp.ListSessionsRequest) (acp.ListSessionsResponse, error) {
-	return acp.ListSessionsResponse{}, acp.NewMethodNotFound(acp.AgentMethodSessionList)
-}
-
-func (a *acpAgent) ResumeSession(context.Context, acp.ResumeSessionRequest) (acp.ResumeSessionResponse, error) {
-	return acp.ResumeSessionResponse{}, acp.NewMethodNotFound(acp.AgentMethodSessionResume)
 }
 
 func (a *acpAgent) SetSessionConfigOption(context.Context, acp.SetSessionConfigOptionRequest) (acp.SetSessionConfigOptionResponse, error) {

@@ -60,12 +60,27 @@ type acpReport struct {
 		Message string         `json:"message"`
 		Data    map[string]any `json:"data"`
 	} `json:"unknownSession"`
+	List        acpList `json:"list"`
+	ListOutside acpList `json:"listOutside"`
+	AfterClose  struct {
+		Code int            `json:"code"`
+		Data map[string]any `json:"data"`
+	} `json:"afterClose"`
 	Fatal  string `json:"fatal"`
 	MS     []int  `json:"ms"`
 	Editor []struct {
 		Method string         `json:"method"`
 		Params map[string]any `json:"params"`
 	} `json:"editor"`
+}
+
+type acpList struct {
+	Sessions []struct {
+		SessionID string `json:"sessionId"`
+		Cwd       string `json:"cwd"`
+		Title     string `json:"title"`
+		UpdatedAt string `json:"updatedAt"`
+	} `json:"sessions"`
 }
 
 // runACPClient runs client.mjs with plan against `demiurge acp` of e.

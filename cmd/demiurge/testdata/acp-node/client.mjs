@@ -11,6 +11,10 @@
 // that offers fs/read_text_file and fs/write_text_file on those buffers;
 // every such call is reported under "editor".
 //
+// "sessionOps": true, after the steps: session/list (in the project and
+// for "/"), session/close of the last session and a prompt to it (its
+// error), session/resume of it and a prompt "after resume".
+//
 // answers are the permission option kinds this client picks, in order
 // (allow_once, allow_always, reject_once; "cancelled" answers cancelled).
 import { client, ndJsonStream } from "@agentclientprotocol/sdk";
@@ -93,6 +97,20 @@ try {
       report.stops.push("error");
       report.errors.push(String(e?.message ?? e));
     }
+  }
+  if (plan.sessionOps) {
+    report.list = await agent.request("session/list", { cwd: plan.cwd });
+    report.listOutside = await agent.request("session/list", { cwd: "/" });
+    await agent.request("session/close", { sessionId });
+    try {
+      await agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "closed?" }] });
+      report.afterClose = { code: 0 };
+    } catch (e) {
+      report.afterClose = { code: e.code, message: e.message, data: e.data };
+    }
+    await agent.request("session/resume", { sessionId, cwd: plan.cwd, mcpServers: [] });
+    const res = await agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "after resume" }] });
+    report.stops.push(res.stopReason);
   }
   try {
     await agent.request("session/prompt", { sessionId: "no-such-session", prompt: [{ type: "text", text: "hi" }] });
