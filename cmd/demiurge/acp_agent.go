@@ -23,6 +23,8 @@ type acpAgent struct {
 
 	mu       sync.Mutex
 	sessions map[string]*acpSession
+	// client is what the editor offers (initialize's clientCapabilities).
+	client acp.ClientCapabilities
 }
 
 func newACPAgent(c *cli.Context, out *acpWriter) *acpAgent {
@@ -33,6 +35,9 @@ var _ acp.Agent = (*acpAgent)(nil)
 var _ acp.AgentLoader = (*acpAgent)(nil)
 
 func (a *acpAgent) Initialize(_ context.Context, p acp.InitializeRequest) (acp.InitializeResponse, error) {
+	a.mu.Lock()
+	a.client = p.ClientCapabilities
+	a.mu.Unlock()
 	title := "Demiurge"
 	return acp.InitializeResponse{
 		ProtocolVersion: acp.ProtocolVersionNumber,
@@ -43,6 +48,9 @@ func (a *acpAgent) Initialize(_ context.Context, p acp.InitializeRequest) (acp.I
 			// become part of the prompt's text; images and audio are
 			// not carried by a Demiurge turn.
 			PromptCapabilities: acp.PromptCapabilities{EmbeddedContext: true},
+			// session/list, session/resume and session/close (acp_sessions.go).
+			SessionCapabilities: acp.SessionCapabilities{List: &acp.SessionListCapabilities{},
+				Resume: &acp.SessionResumeCapabilities{}, Close: &acp.SessionCloseCapabilities{}},
 		},
 		AuthMethods: []acp.AuthMethod{},
 	}, nil
@@ -101,7 +109,7 @@ func (a *acpAgent) open(ctx context.Context, resume, cwd string, mcpServers int)
 		return nil, acp.NewInvalidParams(map[string]any{"error": "cwd must be an absolute path"})
 	}
 	s := &acpSession{agent: a}
-	hs, err := openHostView(a.c, resume, s, &acpApprover{s: s})
+	hs, err := openHostView(a.c, resume, s, &acpApprover{s: s}, a.editorOffers())
 	if err != nil {
 		return nil, acp.NewInternalError(map[string]any{"error": err.Error()})
 	}
@@ -158,18 +166,6 @@ func (a *acpAgent) Cancel(_ context.Context, p acp.CancelNotification) error {
 		return err
 	}
 	return nil
-}
-
-func (a *acpAgent) CloseSession(_ context.Context, p acp.CloseSessionRequest) (acp.CloseSessionResponse, error) {
-	return acp.CloseSessionResponse{}, acp.NewMethodNotFound(acp.AgentMethodSessionClose)
-}
-
-func (a *acpAgent) ListSessions(context.Context, acp.ListSessionsRequest) (acp.ListSessionsResponse, error) {
-	return acp.ListSessionsResponse{}, acp.NewMethodNotFound(acp.AgentMethodSessionList)
-}
-
-func (a *acpAgent) ResumeSession(context.Context, acp.ResumeSessionRequest) (acp.ResumeSessionResponse, error) {
-	return acp.ResumeSessionResponse{}, acp.NewMethodNotFound(acp.AgentMethodSessionResume)
 }
 
 func (a *acpAgent) SetSessionConfigOption(context.Context, acp.SetSessionConfigOptionRequest) (acp.SetSessionConfigOptionResponse, error) {

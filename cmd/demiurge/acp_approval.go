@@ -52,6 +52,11 @@ func (p *acpApprover) Ask(ctx context.Context, req approval.Request) (approval.A
 	card := approval.CardText(req)
 	tc := acp.ToolCallUpdate{ToolCallId: acp.ToolCallId(id), Title: &title, Kind: &kind, Status: &status,
 		Content: []acp.ToolCallContent{acp.ToolContent(acp.TextBlock(card))}}
+	if req.EditFunc != nil {
+		if d := acpDiff(req.EditFunc()); d != nil {
+			tc.Content = append(tc.Content, *d)
+		}
+	}
 	for _, s := range req.Subjects {
 		if s.Kind == "path" && s.Resolved != "" {
 			tc.Locations = append(tc.Locations, acp.ToolCallLocation{Path: s.Resolved})

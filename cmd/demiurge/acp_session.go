@@ -32,13 +32,6 @@ type acpSession struct {
 	turnCtx context.Context
 	// status is the last turn_end's status.
 	status string
-	// calls are the arguments of this turn's tool calls, by call id.
-	calls map[string]acpCall
-}
-
-type acpCall struct {
-	tool string
-	args map[string]any
 }
 
 func (s *acpSession) id() string { return s.hs.session }
@@ -68,7 +61,7 @@ func (s *acpSession) prompt(ctx context.Context, blocks []acp.ContentBlock) (acp
 		return acp.PromptResponse{StopReason: acp.StopReasonEndTurn}, nil
 	}
 	s.mu.Lock()
-	s.turnCtx, s.status, s.calls = ctx, "", map[string]acpCall{}
+	s.turnCtx, s.status = ctx, ""
 	s.mu.Unlock()
 	defer func() {
 		s.mu.Lock()
@@ -124,21 +117,13 @@ func (s *acpSession) Show(ev turn.Event) {
 	case turn.EventTextDelta:
 		s.send(ctx, acp.UpdateAgentMessageText(ev.Text))
 	case turn.EventToolCall:
-		s.mu.Lock()
-		if s.calls != nil {
-			s.calls[ev.CallID] = acpCall{tool: ev.Tool, args: ev.Args}
-		}
-		s.mu.Unlock()
 		s.send(ctx, toolCallStart(ev, s.workspace))
 	case turn.EventApproval:
 		if ev.Decision == "auto" || ev.Decision == "allowed" {
 			s.send(ctx, acp.UpdateToolCall(acp.ToolCallId(ev.CallID), acp.WithUpdateStatus(acp.ToolCallStatusInProgress)))
 		}
 	case turn.EventToolResult:
-		s.mu.Lock()
-		call := s.calls[ev.CallID]
-		s.mu.Unlock()
-		s.send(ctx, toolCallEnd(ev, call, s.workspace))
+		s.send(ctx, toolCallEnd(ev))
 	case turn.EventNotice, turn.EventRetry:
 		s.notice(ctx, ev.Text)
 	case turn.EventTurnEnd:

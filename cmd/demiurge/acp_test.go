@@ -60,8 +60,27 @@ type acpReport struct {
 		Message string         `json:"message"`
 		Data    map[string]any `json:"data"`
 	} `json:"unknownSession"`
-	Fatal string `json:"fatal"`
-	MS    []int  `json:"ms"`
+	List        acpList `json:"list"`
+	ListOutside acpList `json:"listOutside"`
+	AfterClose  struct {
+		Code int            `json:"code"`
+		Data map[string]any `json:"data"`
+	} `json:"afterClose"`
+	Fatal  string `json:"fatal"`
+	MS     []int  `json:"ms"`
+	Editor []struct {
+		Method string         `json:"method"`
+		Params map[string]any `json:"params"`
+	} `json:"editor"`
+}
+
+type acpList struct {
+	Sessions []struct {
+		SessionID string `json:"sessionId"`
+		Cwd       string `json:"cwd"`
+		Title     string `json:"title"`
+		UpdatedAt string `json:"updatedAt"`
+	} `json:"sessions"`
 }
 
 // runACPClient runs client.mjs with plan against `demiurge acp` of e.
@@ -242,8 +261,9 @@ func TestACPWithTheTypeScriptClient(t *testing.T) {
 	if lastStatus(w1) != "completed" || w1[0]["kind"] != "edit" {
 		t.Fatalf("w1: %v", w1)
 	}
-	if b, _ := json.Marshal(w1[0]["content"]); !strings.Contains(string(b), `"type":"diff"`) || !strings.Contains(string(b), `"newText":"first\n"`) {
-		t.Errorf("w1's diff: %s", b)
+	// A new file's diff: no old text.
+	if d := acpDiffOf(w1[len(w1)-1]["content"]); d == nil || d["newText"] != "first\n" || d["oldText"] != nil {
+		t.Errorf("w1's diff: %v", d)
 	}
 	if lastStatus(rep.callUpdates(s1, "call_w2")) != "failed" || lastStatus(rep.callUpdates(s1, "call_w4")) != "completed" || lastStatus(rep.callUpdates(s2, "call_w5")) != "failed" {
 		t.Errorf("w2 %v w4 %v w5 %v", rep.callUpdates(s1, "call_w2"), rep.callUpdates(s1, "call_w4"), rep.callUpdates(s2, "call_w5"))

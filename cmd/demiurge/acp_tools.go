@@ -6,6 +6,7 @@ import (
 
 	acp "github.com/coder/acp-go-sdk"
 
+	"demiurge.dev/host/approval"
 	"demiurge.dev/host/turn"
 )
 
@@ -31,8 +32,10 @@ func acpToolKind(tool string) acp.ToolKind {
 }
 
 // toolCallStart is a tool_call event as the editor's tool_call update:
-// the card's first line as the title, the kind, the path it touches and,
-// for a write, the change as a diff.
+// the card's first line as the title, the kind and the path it touches.
+// A write's diff comes with its permission request or its result, where
+// the host sends the file's text before and after (FileEdit): the event's
+// arguments are cut at 300 bytes and carry no old text.
 func toolCallStart(ev turn.Event, workspace string) acp.SessionUpdate {
 	opts := []acp.ToolCallStartOpt{acp.WithStartKind(acpToolKind(ev.Tool)), acp.WithStartStatus(acp.ToolCallStatusPending)}
 	if ev.Args != nil {
@@ -40,9 +43,6 @@ func toolCallStart(ev turn.Event, workspace string) acp.SessionUpdate {
 	}
 	if loc := acpLocations(ev.Args, workspace); loc != nil {
 		opts = append(opts, acp.WithStartLocations(loc))
-	}
-	if d := acpDiff(ev.Tool, ev.Args, workspace); d != nil {
-		opts = append(opts, acp.WithStartContent([]acp.ToolCallContent{*d}))
 	}
 	title := firstLine(ev.Card)
 	if title == "" {
@@ -53,16 +53,14 @@ func toolCallStart(ev turn.Event, workspace string) acp.SessionUpdate {
 
 // toolCallEnd is a tool_result event: completed or failed, with the
 // result's operator view (redacted) and, for a write that ran, its diff.
-func toolCallEnd(ev turn.Event, call acpCall, workspace string) acp.SessionUpdate {
+func toolCallEnd(ev turn.Event) acp.SessionUpdate {
 	st := acp.ToolCallStatusCompleted
 	if ev.IsError {
 		st = acp.ToolCallStatusFailed
 	}
 	var content []acp.ToolCallContent
-	if !ev.IsError {
-		if d := acpDiff(call.tool, call.args, workspace); d != nil {
-			content = append(content, *d)
-		}
+	if d := acpDiff(ev.Edit); d != nil && !ev.IsError {
+		content = append(content, *d)
 	}
 	if body := strings.TrimRight(ev.Result, "\n"); body != "" {
 		content = append(content, acp.ToolContent(acp.TextBlock(body)))
@@ -94,36 +92,18 @@ func acpLocations(args map[string]any, workspace string) []acp.ToolCallLocation 
 	return nil
 }
 
-// acpDiff is a write's change from its arguments: write_file's whole new
-// content, patch's replaced text and its replacement. None when a text
-// was cut for the event (over 300 bytes): a cut diff would show a change
-// that is not the one made; the result's text still says what was done.
-func acpDiff(tool string, args map[string]any, workspace string) *acp.ToolCallContent {
-	path := acpPath(args, workspace)
-	if path == "" {
+// acpDiff is a write's change as the editor's diff: the file's whole text
+// before (none for a new file) and after, as the host read and redacted
+// them (approval.FileEdit).
+func acpDiff(e *approval.FileEdit) *acp.ToolCallContent {
+	if e == nil || e.Path == "" {
 		return nil
-	}
-	whole := func(k string) (string, bool) {
-		s, ok := args[k].(string)
-		return s, ok && !strings.Contains(s, "…(+")
 	}
 	var d acp.ToolCallContent
-	switch tool {
-	case "write_file":
-		text, ok := whole("content")
-		if !ok {
-			return nil
-		}
-		d = acp.ToolDiffContent(path, text)
-	case "patch":
-		old, ok1 := whole("old_string")
-		repl, ok2 := whole("new_string")
-		if !ok1 || !ok2 {
-			return nil
-		}
-		d = acp.ToolDiffContent(path, repl, old)
-	default:
-		return nil
+	if e.NewFile {
+		d = acp.ToolDiffContent(e.Path, e.NewText)
+	} else {
+		d = acp.ToolDiffContent(e.Path, e.NewText, e.OldText)
 	}
 	return &d
 }

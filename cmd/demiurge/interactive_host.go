@@ -65,7 +65,7 @@ type hostSession struct {
 // and the chat: the host opens the model with this front end's flags and
 // the key from this environment, and names it ("" without one).
 func openHostSession(c *cli.Context, resume string, fe *chatFrontEnd, approver approval.Provider) (*hostSession, error) {
-	hs, err := openHostView(c, resume, fe, approver)
+	hs, err := openHostView(c, resume, fe, approver, nil)
 	if hs != nil {
 		hs.fe = fe
 	}
@@ -73,7 +73,9 @@ func openHostSession(c *cli.Context, resume string, fe *chatFrontEnd, approver a
 }
 
 // openHostView opens a session stream whose events go to view.
-func openHostView(c *cli.Context, resume string, view hostView, approver approval.Provider) (*hostSession, error) {
+// editor is what the view's editor offers (an ACP client's fs
+// capabilities, minor 9), nil for none.
+func openHostView(c *cli.Context, resume string, view hostView, approver approval.Provider, editor *hostv1.EditorCapabilities) (*hostSession, error) {
 	cl, err := connectHost(c)
 	if err != nil {
 		return nil, err
@@ -91,7 +93,11 @@ func openHostView(c *cli.Context, resume string, view hostView, approver approva
 		return nil, err
 	}
 	hs.send = lockedSender(hs.stream)
-	open := &hostv1.OpenSession{Principal: c.String("principal"), Asker: true, Approve: c.StringSlice("approve"), Resume: resume}
+	if editor != nil && cl.Needs(10, "the editor's capabilities") != nil {
+		// An older host has no editor tools: the editor is not used.
+		editor = nil
+	}
+	open := &hostv1.OpenSession{Principal: c.String("principal"), Asker: true, Approve: c.StringSlice("approve"), Resume: resume, Editor: editor}
 	if err := hs.send(&hostv1.FrontEndMessage{Msg: &hostv1.FrontEndMessage_Open{Open: open}}); err != nil {
 		hs.close()
 		return nil, err
@@ -176,6 +182,9 @@ func (hs *hostSession) receive() {
 		case *hostv1.HostMessage_Clarify:
 			hs.wg.Add(1)
 			go func() { defer hs.wg.Done(); hs.clarify(x.Clarify) }()
+		case *hostv1.HostMessage_Editor:
+			hs.wg.Add(1)
+			go func() { defer hs.wg.Done(); hs.editor(x.Editor) }()
 		case *hostv1.HostMessage_Outcome, *hostv1.HostMessage_Ended:
 			hs.replies <- m
 		case *hostv1.HostMessage_Allows:
@@ -206,6 +215,26 @@ func (hs *hostSession) clarify(q *hostv1.ClarifyRequest) {
 	text, ok, err := hs.view.Clarify(hs.asks, q.Question, q.Choices)
 	ans := &hostv1.ClarifyAnswer{Id: q.Id, Text: text, Answered: ok && err == nil}
 	_ = hs.send(&hostv1.FrontEndMessage{Msg: &hostv1.FrontEndMessage_Clarify{Clarify: ans}})
+}
+
+// editorView is a view whose editor does the host's editor requests (an
+// ACP client's fs methods).
+type editorView interface {
+	editorDo(ctx context.Context, method string, params []byte) ([]byte, error)
+}
+
+// editor does one editor request of the host: an editor tool's call the
+// host admitted (dispatch: capability, path policy, approval, audit).
+func (hs *hostSession) editor(q *hostv1.EditorRequest) {
+	reply := &hostv1.EditorReply{Id: q.Id}
+	if ev, ok := hs.view.(editorView); !ok {
+		reply.Error = "this front end has no editor"
+	} else if res, err := ev.editorDo(hs.asks, q.Method, q.Params); err != nil {
+		reply.Error = err.Error()
+	} else {
+		reply.Result = res
+	}
+	_ = hs.send(&hostv1.FrontEndMessage{Msg: &hostv1.FrontEndMessage_Editor{Editor: reply}})
 }
 
 // runTurn sends one chat request and waits for its end; ctx's end (/stop,

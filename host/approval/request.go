@@ -47,6 +47,10 @@ type Request struct {
 	// a bare allow rule matches no such call, and the caller folds it into
 	// Fingerprint: an allow of one action never covers another.
 	Action string
+	// EditFunc, when set (a file write), gives what the write does to its
+	// file (nil when it cannot be shown); a provider that shows diffs
+	// calls it.
+	EditFunc func() *FileEdit
 }
 
 // Target is what an allow rule for req names: TOOL, or TOOL:ACTION for a

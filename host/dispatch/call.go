@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"demiurge.dev/catalog"
@@ -41,6 +42,9 @@ type prepared struct {
 	status  Status       // set when a pure step refused the call
 	message string
 	start   time.Time
+	// edit is the write's change to its file, read once (file_edit.go).
+	editOnce sync.Once
+	edit     *approval.FileEdit
 }
 
 // conflictsWith reports whether p must wait for the earlier call q of its
@@ -245,7 +249,8 @@ func (t *Turn) approvalRequest(p *prepared) approval.Request {
 		Block: p.assess.Block, Reasons: append(slices.Clip(p.assess.Reasons), p.command.reasons()...), PreviewFunc: p.preview,
 		Fingerprint: approvalFingerprint(p), Authority: t.Authority, SessionAllowable: p.command.sessionAllowable() && !networkRequested(p) && !operatorScopeRequested(p),
 		Subjects: p.assess.Subjects, OperatorOnly: p.operatorOnly(), Sandbox: t.sandboxCardLine(p),
-		Action: evolveAction(p),
+		Action:   evolveAction(p),
+		EditFunc: func() *approval.FileEdit { return p.fileEdit(t.Remembered.secrets()) },
 	}
 }
 
@@ -285,6 +290,8 @@ func (t *Turn) execute(ctx context.Context, p *prepared, a admission) Outcome {
 		return nil
 	}
 	flush := p.command.redactEvents(&inv, t.Remembered.secrets())
+	// The file as it is before the write, for the outcome's diff.
+	edit := p.fileEdit(t.Remembered.secrets())
 	res, err := adapter.Invoke(ctx, inv)
 	flush()
 	live.close()
@@ -295,6 +302,8 @@ func (t *Turn) execute(ctx context.Context, p *prepared, a admission) Outcome {
 	status := StatusOK
 	if res.GetIsError() {
 		status = StatusToolError
+	} else {
+		out.Edit = edit
 	}
 	return t.finish(ctx, p, out, status, res)
 }

@@ -28,21 +28,8 @@ const (
 // (the path outside the workspace or credential-like, the file not a
 // regular one, or too large).
 func (p *prepared) diffPreview() (string, bool) {
-	if p.entry == nil || p.assess == nil {
-		return "", false
-	}
-	kind := p.entry.Spec.ApprovalPreviewKind()
-	if kind != catalog.PreviewFileWrite && kind != catalog.PreviewFilePatch {
-		return "", false
-	}
-	var s *policy.SubjectFact
-	for i := range p.assess.Subjects {
-		if f := &p.assess.Subjects[i]; f.Kind == "path" && f.Access == catalog.AccessWrite {
-			s = f
-			break
-		}
-	}
-	if s == nil || !s.Inside || !s.RealInside || s.Sensitive || s.RealRel == "" {
+	kind, s := p.fileWriteSubject()
+	if s == nil {
 		return "", false
 	}
 	var before, after string
@@ -52,7 +39,7 @@ func (p *prepared) diffPreview() (string, bool) {
 		if !ok {
 			return "", false
 		}
-		old, ok := readForDiff(s.Real)
+		old, _, ok := readForDiff(s.Real)
 		if !ok {
 			return "", false
 		}
@@ -80,27 +67,50 @@ func (p *prepared) diffPreview() (string, bool) {
 	return boundLines(redact.Text(diff), maxDiffLines), true
 }
 
-// readForDiff reads the current file at path: "" when there is none (a
-// new file); ok is false for anything but a regular file within
+// fileWriteSubject is the preview kind of a tool that declares a file
+// preview and the workspace file its call writes; nil for other calls and
+// where nothing of the file may be shown (outside the workspace, or
+// credential-like).
+func (p *prepared) fileWriteSubject() (string, *policy.SubjectFact) {
+	if p.entry == nil || p.assess == nil {
+		return "", nil
+	}
+	kind := p.entry.Spec.ApprovalPreviewKind()
+	if kind != catalog.PreviewFileWrite && kind != catalog.PreviewFilePatch {
+		return "", nil
+	}
+	for i := range p.assess.Subjects {
+		if f := &p.assess.Subjects[i]; f.Kind == "path" && f.Access == catalog.AccessWrite {
+			if !f.Inside || !f.RealInside || f.Sensitive || f.RealRel == "" {
+				return "", nil
+			}
+			return kind, f
+		}
+	}
+	return "", nil
+}
+
+// readForDiff reads the current file at path: "" and absent when there is
+// none (a new file); ok is false for anything but a regular file within
 // maxDiffSource. The path is not followed if it became a link.
-func readForDiff(path string) (string, bool) {
+func readForDiff(path string) (text string, absent, ok bool) {
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if os.IsNotExist(err) {
-		return "", true
+		return "", true, true
 	}
 	if err != nil {
-		return "", false
+		return "", false, false
 	}
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil || !st.Mode().IsRegular() || st.Size() > maxDiffSource {
-		return "", false
+		return "", false, false
 	}
 	b, err := io.ReadAll(io.LimitReader(f, maxDiffSource+1))
 	if err != nil || len(b) > maxDiffSource {
-		return "", false
+		return "", false, false
 	}
-	return string(b), true
+	return string(b), false, true
 }
 
 // splitLines splits s after each newline; a last line without one gets

@@ -169,6 +169,9 @@ type Outcome struct {
 	// EventSeq is the audit event's sequence number in the store.
 	EventSeq uint64
 	Duration time.Duration
+	// Edit is what a file write that ran did to its file (nil for other
+	// calls and where it cannot be shown: file_edit.go).
+	Edit *approval.FileEdit
 }
 
 // OK reports whether the call ran and its tool reported success.

@@ -45,7 +45,10 @@ func (s *Server) Session(stream hostv1.Host_SessionServer) error {
 	stash := &Stash{}
 	defer stash.close() // before the session ends (deferred above)
 	fe := &frontEnd{stream: stream, ctx: ctx, asker: open.Asker, pending: map[uint64]chan approval.Answer{}, envs: map[uint64]chan string{},
-		clarifies: map[uint64]chan *hostv1.ClarifyAnswer{}}
+		clarifies: map[uint64]chan *hostv1.ClarifyAnswer{}, editors: map[uint64]chan *hostv1.EditorReply{}}
+	// This front end's editor, or none (a resumed session may have had
+	// another front end's).
+	ses.SetEditor(newFrontEndEditor(fe, open.Editor))
 	if err := fe.send(&hostv1.HostMessage{Msg: &hostv1.HostMessage_Opened{Opened: &hostv1.SessionOpened{Session: ses.ID()}}}); err != nil {
 		return err
 	}
@@ -73,6 +76,8 @@ func (s *Server) Session(stream hostv1.Host_SessionServer) error {
 				fe.interrupted()
 			case *hostv1.FrontEndMessage_Clarify:
 				fe.clarifyAnswer(x.Clarify)
+			case *hostv1.FrontEndMessage_Editor:
+				fe.editorReply(x.Editor)
 			case *hostv1.FrontEndMessage_Catalog:
 				// Beside the receive loop: resolving may ask this front
 				// end (an MCP connect), whose answer this loop reads.
@@ -198,6 +203,8 @@ type frontEnd struct {
 	envs    map[uint64]chan string
 	// clarifies are the model's questions asked and not yet answered.
 	clarifies map[uint64]chan *hostv1.ClarifyAnswer
+	// editors are the editor requests sent and not yet answered.
+	editors map[uint64]chan *hostv1.EditorReply
 	// interrupt cancels the run in hand.
 	interrupt context.CancelFunc
 }

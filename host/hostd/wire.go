@@ -59,16 +59,24 @@ type wireRequest struct {
 	SessionDeniable  bool                   `json:"session_deniable,omitempty"`
 	Subjects         []policy.SubjectFact   `json:"subjects,omitempty"`
 	OperatorOnly     bool                   `json:"operator_only,omitempty"`
+	// Edit is a file write's change (approval.FileEdit), for a front end
+	// that shows it as a diff.
+	Edit *approval.FileEdit `json:"edit,omitempty"`
 }
 
 func encodeRequest(req approval.Request) ([]byte, error) {
 	if req.Preview == "" && req.PreviewFunc != nil {
 		req.Preview = req.PreviewFunc()
 	}
+	var edit *approval.FileEdit
+	if req.EditFunc != nil {
+		edit = req.EditFunc()
+	}
 	return json.Marshal(wireRequest{
 		Tool: req.Tool, CallID: req.CallID, Risk: req.Risk, Policy: req.Policy, Block: req.Block, Reasons: req.Reasons,
 		Preview: req.Preview, Fingerprint: req.Fingerprint, SessionAllowable: req.SessionAllowable,
 		SessionDeniable: req.SessionDeniable, Subjects: req.Subjects, OperatorOnly: req.OperatorOnly,
+		Edit: edit,
 	})
 }
 
@@ -82,5 +90,6 @@ func DecodeRequest(b []byte) (approval.Request, error) {
 		Tool: w.Tool, CallID: w.CallID, Risk: w.Risk, Policy: w.Policy, Block: w.Block, Reasons: w.Reasons,
 		Preview: w.Preview, Fingerprint: w.Fingerprint, SessionAllowable: w.SessionAllowable,
 		SessionDeniable: w.SessionDeniable, Subjects: w.Subjects, OperatorOnly: w.OperatorOnly,
+		EditFunc: func() *approval.FileEdit { return w.Edit },
 	}, nil
 }

@@ -117,6 +117,13 @@ func (c *catalogCache) lookup(key *catalogKey) (*catalog.Catalog, []string, bool
 	return c.cat, c.warnings, true
 }
 
+// clear forgets the cached catalog (the session's tools changed).
+func (c *catalogCache) clear() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.key, c.cat, c.warnings = nil, nil, nil
+}
+
 func (c *catalogCache) store(key *catalogKey, cat *catalog.Catalog, warnings []string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -148,7 +155,8 @@ type freshKey struct {
 // uncacheable catalog.
 func (h *Host) freshKeyFor(s *Session, key *catalogKey) *freshKey {
 	// MCP connections are the session's own.
-	if key == nil || s.parent != nil || s.tools != nil || key.activations != "" || key.mcp != "" {
+	// So are an editor's tools.
+	if key == nil || s.parent != nil || s.tools != nil || key.activations != "" || key.mcp != "" || s.theEditor() != nil {
 		return nil
 	}
 	return &freshKey{catalogKey: *key, capabilities: strings.Join(s.authority.Capabilities.List(), "\n")}

@@ -446,6 +446,9 @@ func (h *Host) resolveCatalog(ctx context.Context, s *Session, o TurnOptions) (_
 		sources = append(sources, src)
 	}
 	sources, warnings = h.addMCP(ctx, s, o, sources, warnings)
+	if src, ok := editorSource(s.theEditor()); ok {
+		sources = append(sources, src)
+	}
 	warnings = append(warnings, h.Packages.Problems...)
 	warnings = append(warnings, h.unusedGrantWarnings(sources)...)
 	deferred := h.deferredNames(sources)

@@ -49,6 +49,8 @@ type Session struct {
 	ended    bool
 	children map[*Session]bool
 	warnings []string
+	// editor is the front end's editor (SetEditor); nil for none.
+	editor Editor
 }
 
 // ErrSessionEnded is what a turn of an ended session gets.

@@ -3,6 +3,7 @@ package turn
 import (
 	"encoding/json"
 
+	"demiurge.dev/host/approval"
 	"demiurge.dev/host/dispatch"
 	"demiurge.dev/host/redact"
 )
@@ -54,13 +55,19 @@ type EventDetail struct {
 	// Steps and DurationMS (result); Usage is the run's total there.
 	Steps      int   `json:"steps,omitempty"`
 	DurationMS int64 `json:"duration_ms,omitempty"`
+	// Edit (tool_result): what a file write that ran (write_file, patch)
+	// did to its workspace file: the whole text before and after, redacted,
+	// each within approval.MaxEditText (none beyond, or outside the
+	// workspace, or for a credential-like path). Args are cut at 300
+	// bytes; this is the change in full, for a front end's diff.
+	Edit *approval.FileEdit `json:"edit,omitempty"`
 }
 
 // resultDetail is what a tool_result event says of an outcome beyond its
 // card: the call's status and a command's exit code, and whether it
 // failed (the call, or the command it ran).
 func resultDetail(o dispatch.Outcome) (EventDetail, bool) {
-	d := EventDetail{CallStatus: string(o.Status)}
+	d := EventDetail{CallStatus: string(o.Status), Edit: o.Edit}
 	failed := !o.OK() || o.Views.Card.IsError
 	if s, ok := o.Views.Record["structured"].(map[string]any); ok {
 		if code, ok := redact.ExitCode(s); ok {

@@ -831,6 +831,7 @@ type FrontEndMessage struct {
 	//	*FrontEndMessage_Clarify
 	//	*FrontEndMessage_Allows
 	//	*FrontEndMessage_Catalog
+	//	*FrontEndMessage_Editor
 	Msg           isFrontEndMessage_Msg `protobuf_oneof:"msg"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -954,6 +955,15 @@ func (x *FrontEndMessage) GetCatalog() *CatalogRequest {
 	return nil
 }
 
+func (x *FrontEndMessage) GetEditor() *EditorReply {
+	if x != nil {
+		if x, ok := x.Msg.(*FrontEndMessage_Editor); ok {
+			return x.Editor
+		}
+	}
+	return nil
+}
+
 type isFrontEndMessage_Msg interface {
 	isFrontEndMessage_Msg()
 }
@@ -1006,6 +1016,11 @@ type FrontEndMessage_Catalog struct {
 	Catalog *CatalogRequest `protobuf:"bytes,9,opt,name=catalog,proto3,oneof"`
 }
 
+type FrontEndMessage_Editor struct {
+	// editor (minor 10) answers the host's editor request.
+	Editor *EditorReply `protobuf:"bytes,10,opt,name=editor,proto3,oneof"`
+}
+
 func (*FrontEndMessage_Open) isFrontEndMessage_Msg() {}
 
 func (*FrontEndMessage_Call) isFrontEndMessage_Msg() {}
@@ -1023,6 +1038,8 @@ func (*FrontEndMessage_Clarify) isFrontEndMessage_Msg() {}
 func (*FrontEndMessage_Allows) isFrontEndMessage_Msg() {}
 
 func (*FrontEndMessage_Catalog) isFrontEndMessage_Msg() {}
+
+func (*FrontEndMessage_Editor) isFrontEndMessage_Msg() {}
 
 type RunTurn struct {
 	state  protoimpl.MessageState `protogen:"open.v1"`
@@ -1234,7 +1251,12 @@ type OpenSession struct {
 	// session, when set (minor 4), is the principal's session the calls run
 	// in: its recorded one, or a new one recorded under that name. Unset, a
 	// fresh session.
-	Session       string `protobuf:"bytes,5,opt,name=session,proto3" json:"session,omitempty"`
+	Session string `protobuf:"bytes,5,opt,name=session,proto3" json:"session,omitempty"`
+	// editor (minor 10): what the front end's editor offers (an ACP client's
+	// fs and terminal capabilities). The session's catalog then holds the
+	// editor tools, run through dispatch like any tool; their effect is an
+	// editor request on this stream.
+	Editor        *EditorCapabilities `protobuf:"bytes,6,opt,name=editor,proto3" json:"editor,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1302,6 +1324,13 @@ func (x *OpenSession) GetSession() string {
 		return x.Session
 	}
 	return ""
+}
+
+func (x *OpenSession) GetEditor() *EditorCapabilities {
+	if x != nil {
+		return x.Editor
+	}
+	return nil
 }
 
 type ToolCall struct {
@@ -1435,6 +1464,7 @@ type HostMessage struct {
 	//	*HostMessage_Output
 	//	*HostMessage_Allows
 	//	*HostMessage_Catalog
+	//	*HostMessage_Editor
 	Msg           isHostMessage_Msg `protobuf_oneof:"msg"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1576,6 +1606,15 @@ func (x *HostMessage) GetCatalog() *CatalogResponse {
 	return nil
 }
 
+func (x *HostMessage) GetEditor() *EditorRequest {
+	if x != nil {
+		if x, ok := x.Msg.(*HostMessage_Editor); ok {
+			return x.Editor
+		}
+	}
+	return nil
+}
+
 type isHostMessage_Msg interface {
 	isHostMessage_Msg()
 }
@@ -1631,6 +1670,12 @@ type HostMessage_Catalog struct {
 	Catalog *CatalogResponse `protobuf:"bytes,11,opt,name=catalog,proto3,oneof"`
 }
 
+type HostMessage_Editor struct {
+	// editor (minor 10) asks the front end's editor to do an editor tool's
+	// approved effect; the front end answers with an editor reply.
+	Editor *EditorRequest `protobuf:"bytes,12,opt,name=editor,proto3,oneof"`
+}
+
 func (*HostMessage_Opened) isHostMessage_Msg() {}
 
 func (*HostMessage_Approval) isHostMessage_Msg() {}
@@ -1652,6 +1697,8 @@ func (*HostMessage_Output) isHostMessage_Msg() {}
 func (*HostMessage_Allows) isHostMessage_Msg() {}
 
 func (*HostMessage_Catalog) isHostMessage_Msg() {}
+
+func (*HostMessage_Editor) isHostMessage_Msg() {}
 
 // EnvRequest asks the front end for one variable of its environment: the
 // model key the turn's model config names.
@@ -2988,6 +3035,193 @@ func (x *PluginsResponse) GetVerified() []byte {
 	return nil
 }
 
+// EditorCapabilities (minor 10): the editor's own capabilities a front end
+// offers its session (ACP clientCapabilities.fs and terminal).
+type EditorCapabilities struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	ReadTextFile  bool                   `protobuf:"varint,1,opt,name=read_text_file,json=readTextFile,proto3" json:"read_text_file,omitempty"`
+	WriteTextFile bool                   `protobuf:"varint,2,opt,name=write_text_file,json=writeTextFile,proto3" json:"write_text_file,omitempty"`
+	Terminal      bool                   `protobuf:"varint,3,opt,name=terminal,proto3" json:"terminal,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *EditorCapabilities) Reset() {
+	*x = EditorCapabilities{}
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[42]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *EditorCapabilities) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EditorCapabilities) ProtoMessage() {}
+
+func (x *EditorCapabilities) ProtoReflect() protoreflect.Message {
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[42]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EditorCapabilities.ProtoReflect.Descriptor instead.
+func (*EditorCapabilities) Descriptor() ([]byte, []int) {
+	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{42}
+}
+
+func (x *EditorCapabilities) GetReadTextFile() bool {
+	if x != nil {
+		return x.ReadTextFile
+	}
+	return false
+}
+
+func (x *EditorCapabilities) GetWriteTextFile() bool {
+	if x != nil {
+		return x.WriteTextFile
+	}
+	return false
+}
+
+func (x *EditorCapabilities) GetTerminal() bool {
+	if x != nil {
+		return x.Terminal
+	}
+	return false
+}
+
+// EditorRequest (minor 10): an editor tool's effect, after dispatch
+// admitted the call. method is the ACP method ("fs/read_text_file",
+// "fs/write_text_file"); params its JSON params, the session id left out.
+type EditorRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Id            uint64                 `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
+	Method        string                 `protobuf:"bytes,2,opt,name=method,proto3" json:"method,omitempty"`
+	Params        []byte                 `protobuf:"bytes,3,opt,name=params,proto3" json:"params,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *EditorRequest) Reset() {
+	*x = EditorRequest{}
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[43]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *EditorRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EditorRequest) ProtoMessage() {}
+
+func (x *EditorRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[43]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EditorRequest.ProtoReflect.Descriptor instead.
+func (*EditorRequest) Descriptor() ([]byte, []int) {
+	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{43}
+}
+
+func (x *EditorRequest) GetId() uint64 {
+	if x != nil {
+		return x.Id
+	}
+	return 0
+}
+
+func (x *EditorRequest) GetMethod() string {
+	if x != nil {
+		return x.Method
+	}
+	return ""
+}
+
+func (x *EditorRequest) GetParams() []byte {
+	if x != nil {
+		return x.Params
+	}
+	return nil
+}
+
+// EditorReply answers an EditorRequest: the method's JSON result, or an
+// error saying why the editor did not do it.
+type EditorReply struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Id            uint64                 `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
+	Result        []byte                 `protobuf:"bytes,2,opt,name=result,proto3" json:"result,omitempty"`
+	Error         string                 `protobuf:"bytes,3,opt,name=error,proto3" json:"error,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *EditorReply) Reset() {
+	*x = EditorReply{}
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[44]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *EditorReply) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EditorReply) ProtoMessage() {}
+
+func (x *EditorReply) ProtoReflect() protoreflect.Message {
+	mi := &file_demiurge_host_v1_host_proto_msgTypes[44]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EditorReply.ProtoReflect.Descriptor instead.
+func (*EditorReply) Descriptor() ([]byte, []int) {
+	return file_demiurge_host_v1_host_proto_rawDescGZIP(), []int{44}
+}
+
+func (x *EditorReply) GetId() uint64 {
+	if x != nil {
+		return x.Id
+	}
+	return 0
+}
+
+func (x *EditorReply) GetResult() []byte {
+	if x != nil {
+		return x.Result
+	}
+	return nil
+}
+
+func (x *EditorReply) GetError() string {
+	if x != nil {
+		return x.Error
+	}
+	return ""
+}
+
 var File_demiurge_host_v1_host_proto protoreflect.FileDescriptor
 
 const file_demiurge_host_v1_host_proto_rawDesc = "" +
@@ -3052,7 +3286,7 @@ const file_demiurge_host_v1_host_proto_rawDesc = "" +
 	"\x0fCatalogResponse\x12\x12\n" +
 	"\x04text\x18\x01 \x01(\fR\x04text\x12\x14\n" +
 	"\x05notes\x18\x02 \x03(\tR\x05notes\x12\x14\n" +
-	"\x05error\x18\x03 \x01(\tR\x05error\"\x8e\x04\n" +
+	"\x05error\x18\x03 \x01(\tR\x05error\"\xc7\x04\n" +
 	"\x0fFrontEndMessage\x123\n" +
 	"\x04open\x18\x01 \x01(\v2\x1d.demiurge.host.v1.OpenSessionH\x00R\x04open\x120\n" +
 	"\x04call\x18\x02 \x01(\v2\x1a.demiurge.host.v1.ToolCallH\x00R\x04call\x12:\n" +
@@ -3062,7 +3296,9 @@ const file_demiurge_host_v1_host_proto_rawDesc = "" +
 	"\tinterrupt\x18\x06 \x01(\v2\x1b.demiurge.host.v1.InterruptH\x00R\tinterrupt\x12;\n" +
 	"\aclarify\x18\a \x01(\v2\x1f.demiurge.host.v1.ClarifyAnswerH\x00R\aclarify\x129\n" +
 	"\x06allows\x18\b \x01(\v2\x1f.demiurge.host.v1.AllowsRequestH\x00R\x06allows\x12<\n" +
-	"\acatalog\x18\t \x01(\v2 .demiurge.host.v1.CatalogRequestH\x00R\acatalogB\x05\n" +
+	"\acatalog\x18\t \x01(\v2 .demiurge.host.v1.CatalogRequestH\x00R\acatalog\x127\n" +
+	"\x06editor\x18\n" +
+	" \x01(\v2\x1d.demiurge.host.v1.EditorReplyH\x00R\x06editorB\x05\n" +
 	"\x03msg\"\xd6\x01\n" +
 	"\aRunTurn\x12\x16\n" +
 	"\x06prompt\x18\x01 \x01(\tR\x06prompt\x12\x14\n" +
@@ -3076,20 +3312,21 @@ const file_demiurge_host_v1_host_proto_rawDesc = "" +
 	"\x02id\x18\x01 \x01(\x04R\x02id\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value\"#\n" +
 	"\tInterrupt\x12\x16\n" +
-	"\x06signal\x18\x01 \x01(\x05R\x06signal\"\x8d\x01\n" +
+	"\x06signal\x18\x01 \x01(\x05R\x06signal\"\xcb\x01\n" +
 	"\vOpenSession\x12\x1c\n" +
 	"\tprincipal\x18\x01 \x01(\tR\tprincipal\x12\x14\n" +
 	"\x05asker\x18\x02 \x01(\bR\x05asker\x12\x18\n" +
 	"\aapprove\x18\x03 \x03(\tR\aapprove\x12\x16\n" +
 	"\x06resume\x18\x04 \x01(\tR\x06resume\x12\x18\n" +
-	"\asession\x18\x05 \x01(\tR\asession\"F\n" +
+	"\asession\x18\x05 \x01(\tR\asession\x12<\n" +
+	"\x06editor\x18\x06 \x01(\v2$.demiurge.host.v1.EditorCapabilitiesR\x06editor\"F\n" +
 	"\bToolCall\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x12\n" +
 	"\x04args\x18\x02 \x01(\fR\x04args\x12\x12\n" +
 	"\x04wait\x18\x03 \x01(\bR\x04wait\"8\n" +
 	"\x0eApprovalAnswer\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x04R\x02id\x12\x16\n" +
-	"\x06answer\x18\x02 \x01(\x05R\x06answer\"\xd3\x04\n" +
+	"\x06answer\x18\x02 \x01(\x05R\x06answer\"\x8e\x05\n" +
 	"\vHostMessage\x129\n" +
 	"\x06opened\x18\x01 \x01(\v2\x1f.demiurge.host.v1.SessionOpenedH\x00R\x06opened\x12?\n" +
 	"\bapproval\x18\x02 \x01(\v2!.demiurge.host.v1.ApprovalRequestH\x00R\bapproval\x129\n" +
@@ -3102,7 +3339,8 @@ const file_demiurge_host_v1_host_proto_rawDesc = "" +
 	"\x06output\x18\t \x01(\v2\x1c.demiurge.host.v1.CallOutputH\x00R\x06output\x127\n" +
 	"\x06allows\x18\n" +
 	" \x01(\v2\x1d.demiurge.host.v1.AllowsReplyH\x00R\x06allows\x12=\n" +
-	"\acatalog\x18\v \x01(\v2!.demiurge.host.v1.CatalogResponseH\x00R\acatalogB\x05\n" +
+	"\acatalog\x18\v \x01(\v2!.demiurge.host.v1.CatalogResponseH\x00R\acatalog\x129\n" +
+	"\x06editor\x18\f \x01(\v2\x1f.demiurge.host.v1.EditorRequestH\x00R\x06editorB\x05\n" +
 	"\x03msg\"0\n" +
 	"\n" +
 	"EnvRequest\x12\x0e\n" +
@@ -3196,7 +3434,19 @@ const file_demiurge_host_v1_host_proto_rawDesc = "" +
 	"\x0fPluginsResponse\x12\x1a\n" +
 	"\bstatuses\x18\x01 \x01(\fR\bstatuses\x12\x18\n" +
 	"\asandbox\x18\x02 \x01(\fR\asandbox\x12\x1a\n" +
-	"\bverified\x18\x03 \x01(\fR\bverified2\xae\t\n" +
+	"\bverified\x18\x03 \x01(\fR\bverified\"~\n" +
+	"\x12EditorCapabilities\x12$\n" +
+	"\x0eread_text_file\x18\x01 \x01(\bR\freadTextFile\x12&\n" +
+	"\x0fwrite_text_file\x18\x02 \x01(\bR\rwriteTextFile\x12\x1a\n" +
+	"\bterminal\x18\x03 \x01(\bR\bterminal\"O\n" +
+	"\rEditorRequest\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\x04R\x02id\x12\x16\n" +
+	"\x06method\x18\x02 \x01(\tR\x06method\x12\x16\n" +
+	"\x06params\x18\x03 \x01(\fR\x06params\"K\n" +
+	"\vEditorReply\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\x04R\x02id\x12\x16\n" +
+	"\x06result\x18\x02 \x01(\fR\x06result\x12\x14\n" +
+	"\x05error\x18\x03 \x01(\tR\x05error2\xae\t\n" +
 	"\x04Host\x12H\n" +
 	"\x05Hello\x12\x1e.demiurge.host.v1.HelloRequest\x1a\x1f.demiurge.host.v1.HelloResponse\x12K\n" +
 	"\x06Status\x12\x1f.demiurge.host.v1.StatusRequest\x1a .demiurge.host.v1.StatusResponse\x12E\n" +
@@ -3226,7 +3476,7 @@ func file_demiurge_host_v1_host_proto_rawDescGZIP() []byte {
 	return file_demiurge_host_v1_host_proto_rawDescData
 }
 
-var file_demiurge_host_v1_host_proto_msgTypes = make([]protoimpl.MessageInfo, 43)
+var file_demiurge_host_v1_host_proto_msgTypes = make([]protoimpl.MessageInfo, 46)
 var file_demiurge_host_v1_host_proto_goTypes = []any{
 	(*ConversationsRequest)(nil),  // 0: demiurge.host.v1.ConversationsRequest
 	(*ConversationsResponse)(nil), // 1: demiurge.host.v1.ConversationsResponse
@@ -3270,7 +3520,10 @@ var file_demiurge_host_v1_host_proto_goTypes = []any{
 	(*MCPStatesResponse)(nil),     // 39: demiurge.host.v1.MCPStatesResponse
 	(*PluginsRequest)(nil),        // 40: demiurge.host.v1.PluginsRequest
 	(*PluginsResponse)(nil),       // 41: demiurge.host.v1.PluginsResponse
-	nil,                           // 42: demiurge.host.v1.MCPReviewRequest.HashesEntry
+	(*EditorCapabilities)(nil),    // 42: demiurge.host.v1.EditorCapabilities
+	(*EditorRequest)(nil),         // 43: demiurge.host.v1.EditorRequest
+	(*EditorReply)(nil),           // 44: demiurge.host.v1.EditorReply
+	nil,                           // 45: demiurge.host.v1.MCPReviewRequest.HashesEntry
 }
 var file_demiurge_host_v1_host_proto_depIdxs = []int32{
 	16, // 0: demiurge.host.v1.FrontEndMessage.open:type_name -> demiurge.host.v1.OpenSession
@@ -3282,51 +3535,54 @@ var file_demiurge_host_v1_host_proto_depIdxs = []int32{
 	30, // 6: demiurge.host.v1.FrontEndMessage.clarify:type_name -> demiurge.host.v1.ClarifyAnswer
 	34, // 7: demiurge.host.v1.FrontEndMessage.allows:type_name -> demiurge.host.v1.AllowsRequest
 	10, // 8: demiurge.host.v1.FrontEndMessage.catalog:type_name -> demiurge.host.v1.CatalogRequest
-	22, // 9: demiurge.host.v1.HostMessage.opened:type_name -> demiurge.host.v1.SessionOpened
-	23, // 10: demiurge.host.v1.HostMessage.approval:type_name -> demiurge.host.v1.ApprovalRequest
-	24, // 11: demiurge.host.v1.HostMessage.outcome:type_name -> demiurge.host.v1.CallOutcome
-	20, // 12: demiurge.host.v1.HostMessage.env:type_name -> demiurge.host.v1.EnvRequest
-	21, // 13: demiurge.host.v1.HostMessage.ended:type_name -> demiurge.host.v1.RunEnded
-	29, // 14: demiurge.host.v1.HostMessage.clarify:type_name -> demiurge.host.v1.ClarifyRequest
-	31, // 15: demiurge.host.v1.HostMessage.output:type_name -> demiurge.host.v1.CallOutput
-	35, // 16: demiurge.host.v1.HostMessage.allows:type_name -> demiurge.host.v1.AllowsReply
-	11, // 17: demiurge.host.v1.HostMessage.catalog:type_name -> demiurge.host.v1.CatalogResponse
-	42, // 18: demiurge.host.v1.MCPReviewRequest.hashes:type_name -> demiurge.host.v1.MCPReviewRequest.HashesEntry
-	4,  // 19: demiurge.host.v1.Host.Hello:input_type -> demiurge.host.v1.HelloRequest
-	6,  // 20: demiurge.host.v1.Host.Status:input_type -> demiurge.host.v1.StatusRequest
-	8,  // 21: demiurge.host.v1.Host.Stop:input_type -> demiurge.host.v1.StopRequest
-	10, // 22: demiurge.host.v1.Host.Catalog:input_type -> demiurge.host.v1.CatalogRequest
-	12, // 23: demiurge.host.v1.Host.Session:input_type -> demiurge.host.v1.FrontEndMessage
-	25, // 24: demiurge.host.v1.Host.ServeMCP:input_type -> demiurge.host.v1.MCPChunk
-	2,  // 25: demiurge.host.v1.Host.Audit:input_type -> demiurge.host.v1.AuditRequest
-	0,  // 26: demiurge.host.v1.Host.Conversations:input_type -> demiurge.host.v1.ConversationsRequest
-	27, // 27: demiurge.host.v1.Host.Schedules:input_type -> demiurge.host.v1.SchedulesRequest
-	32, // 28: demiurge.host.v1.Host.Tasks:input_type -> demiurge.host.v1.TasksRequest
-	26, // 29: demiurge.host.v1.Host.ServeMCPHTTP:input_type -> demiurge.host.v1.MCPHTTPOpen
-	25, // 30: demiurge.host.v1.Host.MCPHTTPConn:input_type -> demiurge.host.v1.MCPChunk
-	36, // 31: demiurge.host.v1.Host.MCPReview:input_type -> demiurge.host.v1.MCPReviewRequest
-	38, // 32: demiurge.host.v1.Host.MCPStates:input_type -> demiurge.host.v1.MCPStatesRequest
-	40, // 33: demiurge.host.v1.Host.Plugins:input_type -> demiurge.host.v1.PluginsRequest
-	5,  // 34: demiurge.host.v1.Host.Hello:output_type -> demiurge.host.v1.HelloResponse
-	7,  // 35: demiurge.host.v1.Host.Status:output_type -> demiurge.host.v1.StatusResponse
-	9,  // 36: demiurge.host.v1.Host.Stop:output_type -> demiurge.host.v1.StopResponse
-	11, // 37: demiurge.host.v1.Host.Catalog:output_type -> demiurge.host.v1.CatalogResponse
-	19, // 38: demiurge.host.v1.Host.Session:output_type -> demiurge.host.v1.HostMessage
-	25, // 39: demiurge.host.v1.Host.ServeMCP:output_type -> demiurge.host.v1.MCPChunk
-	3,  // 40: demiurge.host.v1.Host.Audit:output_type -> demiurge.host.v1.AuditResponse
-	1,  // 41: demiurge.host.v1.Host.Conversations:output_type -> demiurge.host.v1.ConversationsResponse
-	28, // 42: demiurge.host.v1.Host.Schedules:output_type -> demiurge.host.v1.SchedulesResponse
-	33, // 43: demiurge.host.v1.Host.Tasks:output_type -> demiurge.host.v1.TasksReply
-	25, // 44: demiurge.host.v1.Host.ServeMCPHTTP:output_type -> demiurge.host.v1.MCPChunk
-	25, // 45: demiurge.host.v1.Host.MCPHTTPConn:output_type -> demiurge.host.v1.MCPChunk
-	37, // 46: demiurge.host.v1.Host.MCPReview:output_type -> demiurge.host.v1.MCPReviewResponse
-	39, // 47: demiurge.host.v1.Host.MCPStates:output_type -> demiurge.host.v1.MCPStatesResponse
-	41, // 48: demiurge.host.v1.Host.Plugins:output_type -> demiurge.host.v1.PluginsResponse
-	34, // [34:49] is the sub-list for method output_type
-	19, // [19:34] is the sub-list for method input_type
-	19, // [19:19] is the sub-list for extension type_name
-	19, // [19:19] is the sub-list for extension extendee
-	0,  // [0:19] is the sub-list for field type_name
+	44, // 9: demiurge.host.v1.FrontEndMessage.editor:type_name -> demiurge.host.v1.EditorReply
+	42, // 10: demiurge.host.v1.OpenSession.editor:type_name -> demiurge.host.v1.EditorCapabilities
+	22, // 11: demiurge.host.v1.HostMessage.opened:type_name -> demiurge.host.v1.SessionOpened
+	23, // 12: demiurge.host.v1.HostMessage.approval:type_name -> demiurge.host.v1.ApprovalRequest
+	24, // 13: demiurge.host.v1.HostMessage.outcome:type_name -> demiurge.host.v1.CallOutcome
+	20, // 14: demiurge.host.v1.HostMessage.env:type_name -> demiurge.host.v1.EnvRequest
+	21, // 15: demiurge.host.v1.HostMessage.ended:type_name -> demiurge.host.v1.RunEnded
+	29, // 16: demiurge.host.v1.HostMessage.clarify:type_name -> demiurge.host.v1.ClarifyRequest
+	31, // 17: demiurge.host.v1.HostMessage.output:type_name -> demiurge.host.v1.CallOutput
+	35, // 18: demiurge.host.v1.HostMessage.allows:type_name -> demiurge.host.v1.AllowsReply
+	11, // 19: demiurge.host.v1.HostMessage.catalog:type_name -> demiurge.host.v1.CatalogResponse
+	43, // 20: demiurge.host.v1.HostMessage.editor:type_name -> demiurge.host.v1.EditorRequest
+	45, // 21: demiurge.host.v1.MCPReviewRequest.hashes:type_name -> demiurge.host.v1.MCPReviewRequest.HashesEntry
+	4,  // 22: demiurge.host.v1.Host.Hello:input_type -> demiurge.host.v1.HelloRequest
+	6,  // 23: demiurge.host.v1.Host.Status:input_type -> demiurge.host.v1.StatusRequest
+	8,  // 24: demiurge.host.v1.Host.Stop:input_type -> demiurge.host.v1.StopRequest
+	10, // 25: demiurge.host.v1.Host.Catalog:input_type -> demiurge.host.v1.CatalogRequest
+	12, // 26: demiurge.host.v1.Host.Session:input_type -> demiurge.host.v1.FrontEndMessage
+	25, // 27: demiurge.host.v1.Host.ServeMCP:input_type -> demiurge.host.v1.MCPChunk
+	2,  // 28: demiurge.host.v1.Host.Audit:input_type -> demiurge.host.v1.AuditRequest
+	0,  // 29: demiurge.host.v1.Host.Conversations:input_type -> demiurge.host.v1.ConversationsRequest
+	27, // 30: demiurge.host.v1.Host.Schedules:input_type -> demiurge.host.v1.SchedulesRequest
+	32, // 31: demiurge.host.v1.Host.Tasks:input_type -> demiurge.host.v1.TasksRequest
+	26, // 32: demiurge.host.v1.Host.ServeMCPHTTP:input_type -> demiurge.host.v1.MCPHTTPOpen
+	25, // 33: demiurge.host.v1.Host.MCPHTTPConn:input_type -> demiurge.host.v1.MCPChunk
+	36, // 34: demiurge.host.v1.Host.MCPReview:input_type -> demiurge.host.v1.MCPReviewRequest
+	38, // 35: demiurge.host.v1.Host.MCPStates:input_type -> demiurge.host.v1.MCPStatesRequest
+	40, // 36: demiurge.host.v1.Host.Plugins:input_type -> demiurge.host.v1.PluginsRequest
+	5,  // 37: demiurge.host.v1.Host.Hello:output_type -> demiurge.host.v1.HelloResponse
+	7,  // 38: demiurge.host.v1.Host.Status:output_type -> demiurge.host.v1.StatusResponse
+	9,  // 39: demiurge.host.v1.Host.Stop:output_type -> demiurge.host.v1.StopResponse
+	11, // 40: demiurge.host.v1.Host.Catalog:output_type -> demiurge.host.v1.CatalogResponse
+	19, // 41: demiurge.host.v1.Host.Session:output_type -> demiurge.host.v1.HostMessage
+	25, // 42: demiurge.host.v1.Host.ServeMCP:output_type -> demiurge.host.v1.MCPChunk
+	3,  // 43: demiurge.host.v1.Host.Audit:output_type -> demiurge.host.v1.AuditResponse
+	1,  // 44: demiurge.host.v1.Host.Conversations:output_type -> demiurge.host.v1.ConversationsResponse
+	28, // 45: demiurge.host.v1.Host.Schedules:output_type -> demiurge.host.v1.SchedulesResponse
+	33, // 46: demiurge.host.v1.Host.Tasks:output_type -> demiurge.host.v1.TasksReply
+	25, // 47: demiurge.host.v1.Host.ServeMCPHTTP:output_type -> demiurge.host.v1.MCPChunk
+	25, // 48: demiurge.host.v1.Host.MCPHTTPConn:output_type -> demiurge.host.v1.MCPChunk
+	37, // 49: demiurge.host.v1.Host.MCPReview:output_type -> demiurge.host.v1.MCPReviewResponse
+	39, // 50: demiurge.host.v1.Host.MCPStates:output_type -> demiurge.host.v1.MCPStatesResponse
+	41, // 51: demiurge.host.v1.Host.Plugins:output_type -> demiurge.host.v1.PluginsResponse
+	37, // [37:52] is the sub-list for method output_type
+	22, // [22:37] is the sub-list for method input_type
+	22, // [22:22] is the sub-list for extension type_name
+	22, // [22:22] is the sub-list for extension extendee
+	0,  // [0:22] is the sub-list for field type_name
 }
 
 func init() { file_demiurge_host_v1_host_proto_init() }
@@ -3344,6 +3600,7 @@ func file_demiurge_host_v1_host_proto_init() {
 		(*FrontEndMessage_Clarify)(nil),
 		(*FrontEndMessage_Allows)(nil),
 		(*FrontEndMessage_Catalog)(nil),
+		(*FrontEndMessage_Editor)(nil),
 	}
 	file_demiurge_host_v1_host_proto_msgTypes[19].OneofWrappers = []any{
 		(*HostMessage_Opened)(nil),
@@ -3357,6 +3614,7 @@ func file_demiurge_host_v1_host_proto_init() {
 		(*HostMessage_Output)(nil),
 		(*HostMessage_Allows)(nil),
 		(*HostMessage_Catalog)(nil),
+		(*HostMessage_Editor)(nil),
 	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
@@ -3364,7 +3622,7 @@ func file_demiurge_host_v1_host_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_demiurge_host_v1_host_proto_rawDesc), len(file_demiurge_host_v1_host_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   43,
+			NumMessages:   46,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

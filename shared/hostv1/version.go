@@ -15,10 +15,12 @@ const ProtocolVersion = 1
 // `mcp serve --http` through the host (ServeMCPHTTP, MCPHTTPConn) and a
 // session's own catalog on its stream (FrontEndMessage.catalog); 8 added
 // MCPReview (`mcp review` in the host); 9 added MCPStates (`mcp
-// list|test`) and Plugins (`plugins list|verify`); a front end checks
+// list|test`) and Plugins (`plugins list|verify`); 10 added the editor's
+// own capabilities as policed tools (OpenSession.editor, the editor
+// request and reply); a front end checks
 // the host's minor before it calls what a
 // minor added (Client.Needs), so an older host gets a clear message.
-const ProtocolMinor = 9
+const ProtocolMinor = 10
 
 // TokenMetadata is the gRPC metadata key a front end sends the host
 // socket's token under.

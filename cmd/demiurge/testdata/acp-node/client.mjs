@@ -7,6 +7,14 @@
 //	 "steps": [{"prompt": TEXT, "answers": [KIND...], "cancelAfterMs": N,
 //	            "newSession": bool}]}
 //
+// "buffers" (optional: {absolute path: text}) makes this client an editor
+// that offers fs/read_text_file and fs/write_text_file on those buffers;
+// every such call is reported under "editor".
+//
+// "sessionOps": true, after the steps: session/list (in the project and
+// for "/"), session/close of the last session and a prompt to it (its
+// error), session/resume of it and a prompt "after resume".
+//
 // answers are the permission option kinds this client picks, in order
 // (allow_once, allow_always, reject_once; "cancelled" answers cancelled).
 import { client, ndJsonStream } from "@agentclientprotocol/sdk";
@@ -17,7 +25,8 @@ const plan = JSON.parse(process.env.ACP_PLAN);
 const proc = spawn(plan.cmd[0], plan.cmd.slice(1), { stdio: ["pipe", "pipe", "inherit"] });
 const stream = ndJsonStream(Writable.toWeb(proc.stdin), Readable.toWeb(proc.stdout));
 
-const report = { sessions: [], updates: [], permissions: [], stops: [], errors: [], ms: [] };
+const report = { sessions: [], updates: [], permissions: [], stops: [], errors: [], ms: [], editor: [] };
+const buffers = plan.buffers ?? null;
 const t0 = Date.now();
 let answers = [];
 
@@ -38,10 +47,29 @@ const app = client({ name: "demiurge-acp-test" })
     return { outcome: { outcome: "selected", optionId: opt.optionId } };
   });
 
+if (buffers) {
+  app
+    .onRequest("fs/read_text_file", async ({ params }) => {
+      report.editor.push({ method: "fs/read_text_file", params });
+      if (!(params.path in buffers)) {
+        throw new Error(`no buffer for ${params.path}`);
+      }
+      return { content: buffers[params.path] };
+    })
+    .onRequest("fs/write_text_file", async ({ params }) => {
+      report.editor.push({ method: "fs/write_text_file", params });
+      buffers[params.path] = params.content;
+      return {};
+    });
+}
+
 const conn = app.connect(stream);
 const agent = conn.agent;
 try {
-  report.initialize = await agent.request("initialize", { protocolVersion: 1, clientCapabilities: {} });
+  report.initialize = await agent.request("initialize", {
+    protocolVersion: 1,
+    clientCapabilities: buffers ? { fs: { readTextFile: true, writeTextFile: true } } : {},
+  });
   let sessionId;
   if (plan.load) {
     report.load = await agent.request("session/load", { sessionId: plan.load, cwd: plan.cwd, mcpServers: [] });
@@ -69,6 +97,20 @@ try {
       report.stops.push("error");
       report.errors.push(String(e?.message ?? e));
     }
+  }
+  if (plan.sessionOps) {
+    report.list = await agent.request("session/list", { cwd: plan.cwd });
+    report.listOutside = await agent.request("session/list", { cwd: "/" });
+    await agent.request("session/close", { sessionId });
+    try {
+      await agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "closed?" }] });
+      report.afterClose = { code: 0 };
+    } catch (e) {
+      report.afterClose = { code: e.code, message: e.message, data: e.data };
+    }
+    await agent.request("session/resume", { sessionId, cwd: plan.cwd, mcpServers: [] });
+    const res = await agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "after resume" }] });
+    report.stops.push(res.stopReason);
   }
   try {
     await agent.request("session/prompt", { sessionId: "no-such-session", prompt: [{ type: "text", text: "hi" }] });
