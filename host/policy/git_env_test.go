@@ -68,6 +68,21 @@ var craftedKeys = []craftedKey{
 // marker script that records that it ran.
 type gitFixture struct {
 	ws, repo, marker, script string
+	// touches moves same.txt's mtime on each staleIndex.
+	touches *int
+}
+
+// staleIndex makes the next git status refresh and write the index (and
+// so run a post-index-change hook): an unmodified tracked file whose stat
+// data changed is brought up to date. Without it, whether status writes
+// the index depends on what the runs before it left (a flake under load).
+func (fx gitFixture) staleIndex(t *testing.T) {
+	t.Helper()
+	*fx.touches++
+	at := time.Now().Add(time.Duration(10+*fx.touches) * time.Second)
+	if err := os.Chtimes(filepath.Join(fx.repo, "same.txt"), at, at); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func newGitFixture(t *testing.T, k craftedKey) gitFixture {
@@ -76,7 +91,7 @@ func newGitFixture(t *testing.T, k craftedKey) gitFixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fx := gitFixture{ws: filepath.Join(base, "ws"), marker: filepath.Join(base, "marker")}
+	fx := gitFixture{ws: filepath.Join(base, "ws"), marker: filepath.Join(base, "marker"), touches: new(int)}
 	fx.repo = filepath.Join(fx.ws, "repo")
 	fx.script = filepath.Join(base, "mark.sh")
 	writeFile(t, fx.script, "#!/bin/sh\necho ran >> "+fx.marker+"\ncat >/dev/null 2>&1 </dev/null\nexit 0\n", 0o755)
@@ -85,7 +100,8 @@ func newGitFixture(t *testing.T, k craftedKey) gitFixture {
 	}
 	git(t, fx.ws, nil, "init", "-q", "repo")
 	writeFile(t, filepath.Join(fx.repo, "f.txt"), "one\n", 0o644)
-	git(t, fx.repo, nil, "add", "f.txt")
+	writeFile(t, filepath.Join(fx.repo, "same.txt"), "same\n", 0o644)
+	git(t, fx.repo, nil, "add", "f.txt", "same.txt")
 	git(t, fx.repo, nil, "-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "one")
 	writeFile(t, filepath.Join(fx.repo, "f.txt"), "one\ntwo\n", 0o644)
 	// The stat data must look changed for status to refresh the index.
@@ -184,6 +200,7 @@ func TestCraftedRepositories(t *testing.T) {
 			}
 			for _, c := range gitReadCommands {
 				os.Remove(fx.marker)
+				fx.staleIndex(t)
 				env := GuardedGitEnv(baseGitEnv(t))
 				out, _ := runGit(t, fx.repo, env, c...)
 				if _, err := os.Stat(fx.marker); err == nil && k.neutral {
@@ -195,6 +212,7 @@ func TestCraftedRepositories(t *testing.T) {
 					continue
 				}
 				os.Remove(fx.marker)
+				fx.staleIndex(t)
 				out, _ := runGit(t, fx.repo, nil, c...)
 				if _, err := os.Stat(fx.marker); err != nil {
 					t.Errorf("fixture is dead: an ordinary git %v with %s ran nothing\n%s", c, k.name, out)
