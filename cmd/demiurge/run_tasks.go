@@ -19,10 +19,13 @@ type completionWatch struct {
 	heard map[string]bool
 	ch    chan struct{}
 	stop  func()
+	// since is when the watch began: only tasks that end after it are
+	// handed to it (a resumed session's older ends never are).
+	since time.Time
 }
 
 func watchCompletions(h *toolhost.Host, loop *turn.Loop) *completionWatch {
-	w := &completionWatch{heard: map[string]bool{}, ch: make(chan struct{}, 1)}
+	w := &completionWatch{heard: map[string]bool{}, ch: make(chan struct{}, 1), since: time.Now()}
 	w.stop = h.OnTaskComplete(func(t runtime.Task) {
 		loop.TaskEnded(t)
 		w.mu.Lock()
@@ -168,22 +171,31 @@ func awaitBackground(ctx context.Context, errw io.Writer, h *toolhost.Host, task
 			tasks.cancelAll()
 			return false, nil
 		}
-		ts, _ := m.List(s.TaskScope())
-		var ids []string
-		for _, t := range ts {
-			if t.State.Terminal() {
-				ids = append(ids, t.ID)
-			}
-		}
-		w.heardAll(ids)
+		w.heardEnded(m, s)
 		if !drainCompletions(ctx, loop) {
 			return false, nil
 		}
 	}
 	// A task that ended while the turn still ran (a quick background
-	// child) has its completion turn queued already, with nothing left
-	// running to wait for: it runs before the run ends.
+	// child) has nothing left running to wait for, but its end may not
+	// have reached the loop yet (the hook runs just after the end is
+	// durable): wait for it, so its completion turn runs before the run
+	// ends.
+	w.heardEnded(m, s)
 	return drainCompletions(ctx, loop), nil
+}
+
+// heardEnded waits, up to heardAll's bound, until every task of s that
+// ended since the watch began was handed to the loop.
+func (w *completionWatch) heardEnded(m *runtime.TaskManager, s *toolhost.Session) {
+	ts, _ := m.List(s.TaskScope())
+	var ids []string
+	for _, t := range ts {
+		if t.State.Terminal() && !t.Ended.Before(w.since) {
+			ids = append(ids, t.ID)
+		}
+	}
+	w.heardAll(ids)
 }
 
 // drainCompletions waits for the loop's queued completion turns; false
