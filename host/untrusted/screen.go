@@ -109,7 +109,7 @@ func Screen(s string) Verdict {
 	var b wordBatch
 	b.w = newWords()
 	n := len(s)
-	zwRun, zwStart := 0, 0
+	var zw zeroWidth
 	idx := 0
 	for i := 0; i < n; {
 		c := s[i]
@@ -141,40 +141,55 @@ func Screen(s string) Verdict {
 			if b.m == len(b.cand) {
 				b.run(&f, s)
 			}
-			zwRun = 0
+			// The bytes after a word are mostly spaces and
+			// punctuation (clsOther): stepped over here.
+			for j < n && class[s[j]] == clsOther {
+				j++
+			}
+			zw.run = 0
 			i = j
 			continue
 		case clsOther:
-			zwRun = 0
+			zw.run = 0
 		case clsMarkup:
-			zwRun = 0
+			zw.run = 0
 			markupAt(&f, s, i)
 		case clsUnicode:
-			size, kind := invisibleAt(s, i)
-			if kind == invZeroWidth {
-				if zwRun == 0 {
-					zwStart = i
-				}
-				zwRun++
-				if zwRun == 2 {
-					f.add(KindZeroWidthRun, zwStart)
-				}
-			} else {
-				zwRun = 0
-				switch kind {
-				case invTag:
-					f.add(KindUnicodeTags, i)
-				case invBidi:
-					f.add(KindBidiControls, i)
-				}
-			}
-			i += size
+			i += zw.at(&f, s, i)
 			continue
 		}
 		i++
 	}
 	b.run(&f, s)
 	return f.verdict()
+}
+
+// zeroWidth counts zero-width characters in a row.
+type zeroWidth struct{ run, start int }
+
+// at judges the invisible character that may start at s[i] (a lead byte
+// E2, EF or F3) and returns how many bytes to step over. It is out of
+// Screen's loop: ordinary text seldom has these bytes.
+func (zw *zeroWidth) at(f *found, s string, i int) int {
+	size, kind := invisibleAt(s, i)
+	if kind == invZeroWidth {
+		if zw.run == 0 {
+			zw.start = i
+		}
+		zw.run++
+		if zw.run == 2 {
+			f.add(KindZeroWidthRun, zw.start)
+		}
+		return size
+	}
+	zw.run = 0
+	switch kind {
+	case invTag:
+		f.add(KindUnicodeTags, i)
+	case invBidi:
+		f.add(KindBidiControls, i)
+	}
+	return size
 }
 
 // candidate is a word s[start:end], the idx-th of the text, that may be a
