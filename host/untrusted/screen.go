@@ -99,59 +99,152 @@ var class = func() (t [256]uint8) {
 // address the model or try to replace its instructions, the providers'
 // role and tool-call markup, and invisible Unicode (tag characters,
 // bidirectional controls, runs of zero-width characters).
+//
+// The pass only splits words and notes, without a branch, those that may
+// be vocabulary words (about one in five of ordinary English); the
+// phrase rules run over that list a batch at a time (wordBatch). A branch
+// per word on the filter was taken at random and mispredicted often.
 func Screen(s string) Verdict {
 	var f found
-	w := newWords()
+	var b wordBatch
+	b.w = newWords()
 	n := len(s)
-	zwRun, zwStart := 0, 0
+	var zw zeroWidth
+	idx := 0
 	for i := 0; i < n; {
 		c := s[i]
 		switch class[c] {
 		case clsLetter:
-			// A word: scan it whole; only a short one whose first two
-			// letters begin a vocabulary word is looked up.
 			j := i + 1
 			for j < n && class[s[j]] == clsLetter {
 				j++
 			}
-			w.idx++
-			if j-i <= maxWord && (j-i == 1 && (vocabFirst[c|0x20] || w.idx == w.now+1) || j-i > 1 && (w.idx == w.now+1 || vocabFilter.has(wordKey(s, i, j)))) {
-				w.word(&f, s, i, j)
+			idx++
+			// Noted always, kept (m advanced) only when it may be a
+			// vocabulary word: no branch on the filter.
+			// (mayBeVocabulary, written out: too long to be inlined.)
+			l, i2 := j-i, i+1
+			if l == 1 {
+				i2 = i
 			}
-			zwRun = 0
+			k := uint32(c|0x20)<<24 | uint32(s[i2]|0x20)<<16 | uint32(s[j-1]|0x20)<<8 | uint32(l)
+			g := uint16((k * 0x9E3779B1) >> 16)
+			hit := int(vocabFilter[g>>6]>>(g&63)) & 1
+			if l == 1 {
+				hit = vocabFirstBit[c]
+			}
+			if l > maxWord {
+				hit = 0
+			}
+			b.cand[b.m&(len(b.cand)-1)] = candidate{start: i, end: j, idx: idx}
+			b.m += hit
+			if b.m == len(b.cand) {
+				b.run(&f, s)
+			}
+			// The bytes after a word are mostly spaces and
+			// punctuation (clsOther): stepped over here.
+			for j < n && class[s[j]] == clsOther {
+				j++
+			}
+			zw.run = 0
 			i = j
 			continue
 		case clsOther:
-			zwRun = 0
+			zw.run = 0
 		case clsMarkup:
-			zwRun = 0
+			zw.run = 0
 			markupAt(&f, s, i)
 		case clsUnicode:
-			size, kind := invisibleAt(s, i)
-			if kind == invZeroWidth {
-				if zwRun == 0 {
-					zwStart = i
-				}
-				zwRun++
-				if zwRun == 2 {
-					f.add(KindZeroWidthRun, zwStart)
-				}
-			} else {
-				zwRun = 0
-				switch kind {
-				case invTag:
-					f.add(KindUnicodeTags, i)
-				case invBidi:
-					f.add(KindBidiControls, i)
-				}
-			}
-			i += size
+			i += zw.at(&f, s, i)
 			continue
 		}
 		i++
 	}
+	b.run(&f, s)
 	return f.verdict()
 }
+
+// zeroWidth counts zero-width characters in a row.
+type zeroWidth struct{ run, start int }
+
+// at judges the invisible character that may start at s[i] (a lead byte
+// E2, EF or F3) and returns how many bytes to step over. It is out of
+// Screen's loop: ordinary text seldom has these bytes.
+func (zw *zeroWidth) at(f *found, s string, i int) int {
+	size, kind := invisibleAt(s, i)
+	if kind == invZeroWidth {
+		if zw.run == 0 {
+			zw.start = i
+		}
+		zw.run++
+		if zw.run == 2 {
+			f.add(KindZeroWidthRun, zw.start)
+		}
+		return size
+	}
+	zw.run = 0
+	switch kind {
+	case invTag:
+		f.add(KindUnicodeTags, i)
+	case invBidi:
+		f.add(KindBidiControls, i)
+	}
+	return size
+}
+
+// candidate is a word s[start:end], the idx-th of the text, that may be a
+// vocabulary word.
+type candidate struct{ start, end, idx int }
+
+// wordBatch holds the candidates noted and not yet given to the rules.
+type wordBatch struct {
+	w    words
+	cand [256]candidate
+	m    int
+}
+
+// run gives the noted candidates to the phrase rules, in order. The
+// rules look only at vocabulary words and at their word indexes, so
+// running them late changes nothing; a word that is no vocabulary word
+// (a filter false positive) leaves them as they were.
+func (b *wordBatch) run(f *found, s string) {
+	for _, c := range b.cand[:b.m] {
+		b.w.idx = c.idx
+		b.w.word(f, s, c.start, c.end)
+	}
+	b.m = 0
+}
+
+// mayBeVocabulary is 1 when the word s[i:j] passes the vocabulary filter
+// (vocabFirst for one letter, vocabFilter's key for more, at most
+// maxWord letters), else 0; written to compile without branches.
+func mayBeVocabulary(s string, i, j int) int {
+	l := j - i
+	i2 := i + 1
+	if l == 1 {
+		i2 = i
+	}
+	k := uint32(s[i]|0x20)<<24 | uint32(s[i2]|0x20)<<16 | uint32(s[j-1]|0x20)<<8 | uint32(l)
+	g := uint16((k * 0x9E3779B1) >> 16)
+	hit := int(vocabFilter[g>>6]>>(g&63)) & 1
+	if l == 1 {
+		hit = vocabFirstBit[s[i]]
+	}
+	if l > maxWord {
+		hit = 0
+	}
+	return hit
+}
+
+// vocabFirstBit is vocabFirst of the letter in either case, as 0 or 1.
+var vocabFirstBit = func() (t [256]int) {
+	for c := range t {
+		if vocabFirst[c|0x20] {
+			t[c] = 1
+		}
+	}
+	return t
+}()
 
 // invisible character kinds.
 const (

@@ -57,34 +57,62 @@ var vocabulary = map[string]uint32{
 	"dear": rVocative, "attention": rVocative, "hey": rVocative, "note": rVocative,
 }
 
-const hashMul = 0x100000001b3
-
-// vocab is vocabulary as an open-addressed table keyed by the scan's
-// rolling hash: a word costs one probe, no map lookup.
+// vocab is vocabulary as an open-addressed table keyed by the word
+// packed into two machine words (packWord): a word costs one multiply,
+// one probe and two compares, no map lookup and no loop over its letters.
 type vocabSlot struct {
-	hash  uint64
-	word  string
-	roles uint32
+	lo, hi uint64
+	n      int
+	roles  uint32
 }
 
 const vocabBits = 10
 
 var vocab = func() (t [1 << vocabBits]vocabSlot) {
 	for w, r := range vocabulary {
-		h := uint64(0)
-		for j := 0; j < len(w); j++ {
-			h = h*hashMul + uint64(w[j])
-		}
-		k := slotOf(h)
-		for t[k].word != "" {
+		lo, hi := packWord(w, 0, len(w))
+		k := slotOf(lo, hi)
+		for t[k].n != 0 {
 			k = (k + 1) & (len(t) - 1)
 		}
-		t[k] = vocabSlot{hash: h, word: w, roles: r}
+		t[k] = vocabSlot{lo: lo, hi: hi, n: len(w), roles: r}
 	}
 	return t
 }()
 
-func slotOf(h uint64) int { return int((h * 0x9E3779B97F4A7C15) >> (64 - vocabBits)) }
+func slotOf(lo, hi uint64) int {
+	return int(((lo ^ hi*0xC2B2AE3D27D4EB4F) * 0x9E3779B97F4A7C15) >> (64 - vocabBits))
+}
+
+// packWord is the word s[start:end] (letters, at most 16 of them) in
+// lower case as two little-endian words: its first eight letters, and
+// its last eight when it has more than eight, each zero-padded. With the
+// length, they are the word.
+func packWord(s string, start, end int) (lo, hi uint64) {
+	const fold = 0x2020202020202020
+	n := end - start
+	if start+8 <= len(s) {
+		lo = load8(s, start) | fold
+		if n < 8 {
+			lo &= 1<<(8*n) - 1
+		}
+	} else {
+		for j := end - 1; j >= start; j-- {
+			lo = lo<<8 | uint64(s[j]|0x20)
+		}
+	}
+	if n > 8 {
+		hi = load8(s, end-8) | fold
+	}
+	return lo, hi
+}
+
+// load8 is s[i:i+8] as a little-endian word (one load once compiled).
+func load8(s string, i int) uint64 {
+	s = s[i : i+8]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
 
 // maxWord is the longest vocabulary word.
 const maxWord = 12
@@ -132,16 +160,17 @@ var afterNow = map[string]bool{
 
 // lookup returns the roles of the word s[start:end].
 func lookup(s string, start, end int) uint32 {
-	h := uint64(0)
-	for j := start; j < end; j++ {
-		h = h*hashMul + uint64(s[j]|0x20)
+	n := end - start
+	if n > 16 {
+		return 0
 	}
-	for k := slotOf(h); ; k = (k + 1) & (len(vocab) - 1) {
+	lo, hi := packWord(s, start, end)
+	for k := slotOf(lo, hi); ; k = (k + 1) & (len(vocab) - 1) {
 		e := &vocab[k]
-		if e.word == "" {
+		if e.n == 0 {
 			return 0
 		}
-		if e.hash == h && len(e.word) == end-start && hasFoldPrefix(s[start:end], e.word) {
+		if e.lo == lo && e.hi == hi && e.n == n {
 			return e.roles
 		}
 	}
@@ -165,8 +194,6 @@ type words struct {
 	modal, modalAI int
 	// conceal is the word index of the last telling word after a negation.
 	conceal int
-	// now is the word index of the "now" of the last "you are now".
-	now int
 }
 
 const far = -1 << 30
@@ -178,9 +205,6 @@ func (w *words) seen(role uint32, within int) bool {
 // word takes the word s[start:end], counted already, and fires the rules
 // it completes.
 func (w *words) word(f *found, s string, start, end int) {
-	if w.now != 0 && w.idx == w.now+1 && afterNowWord(s[start:end]) {
-		f.add(KindRoleHijack, start)
-	}
 	r := lookup(s, start, end)
 	if r == 0 {
 		return
@@ -206,7 +230,11 @@ func (w *words) word(f *found, s string, start, end int) {
 	// A modal counts for the AI rule only when an AI name came just
 	// before it.
 	if r&rNow != 0 && w.seen(rAre, 1) && w.seen(rYou, 2) {
-		w.now = w.idx
+		// The word after "you are now" is judged here, read ahead:
+		// the scan notes only possible vocabulary words.
+		if p, q := nextWord(s, end); afterNowWord(s[p:q]) {
+			f.add(KindRoleHijack, p)
+		}
 	}
 	// "do not mention ... the user": a telling word just after a negation
 	// arms the rule for the next sixteen words.
@@ -222,6 +250,17 @@ func (w *words) word(f *found, s string, start, end int) {
 }
 
 func (w *words) modalAfterAI() bool { return w.modalAI != 0 && w.modalAI == w.modal }
+
+// nextWord is the bounds of the first word (letter run) of s at or after
+// i; p == q when there is none.
+func nextWord(s string, i int) (p, q int) {
+	for i < len(s) && class[s[i]] != clsLetter {
+		i++
+	}
+	for p = i; i < len(s) && class[s[i]] == clsLetter; i++ {
+	}
+	return p, i
+}
 
 // afterNowWord reports whether word, in any case, is one of afterNow (or
 // the article "a").

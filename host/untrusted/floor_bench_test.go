@@ -1,0 +1,130 @@
+package untrusted
+
+import (
+	"runtime"
+	"sort"
+	"syscall"
+	"testing"
+	"time"
+	"unsafe"
+
+	"demiurge.dev/host/untrusted/oracle"
+)
+
+// BenchmarkScreenFloor1MiB puts Screen's cost on a 1 MiB page beside
+// the least any screener giving the same verdicts must do on it, all
+// alternated in one run on one locked thread and timed in that thread's
+// CPU time (so other processes' load counts little):
+//
+//   - words: only splitting the text into words (letter runs) and
+//     counting them; the phrase rules' windows are counted in words;
+//   - vocab: that, plus finding which words are vocabulary words (the
+//     filter and the table probe) without running any rule: every one
+//     of them can complete a rule, so each must be looked at;
+//   - wrap: the envelope alone (a clean verdict): one copy of the text;
+//   - screen: Screen itself;
+//   - old: the screener before the word batches (package oracle).
+//
+// The ratios are against words; the 5% goal of issue 30 is to be read
+// against the call's whole host time (BenchmarkScreening1MiBResult's
+// plain-cpu-µs in host/dispatch).
+func BenchmarkScreenFloor1MiB(b *testing.B) { screenFloor(b, 1<<20) }
+
+// BenchmarkScreenFloor4KiB is the same for a 4 KiB result.
+func BenchmarkScreenFloor4KiB(b *testing.B) { screenFloor(b, 4<<10) }
+
+func screenFloor(b *testing.B, n int) {
+	s := benchPage(n)
+	bd := NewBoundary()
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	sides := []struct {
+		name string
+		run  func() int
+		cpu  []time.Duration
+	}{
+		{name: "words", run: func() int { return countWords(s) }},
+		{name: "vocab", run: func() int { return vocabWords(s) }},
+		{name: "wrap", run: func() int { w, _ := Wrap(bd, "mcp:docs", s, Verdict{}); return len(w) }},
+		{name: "screen", run: func() int { return len(Screen(s).Signals) }},
+		{name: "old", run: func() int { return len(oracle.Screen(s).Signals) }},
+	}
+	sink := 0
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for k := range sides {
+			sd := &sides[(i+k)%len(sides)]
+			c0 := threadCPU()
+			sink += sd.run()
+			sd.cpu = append(sd.cpu, threadCPU()-c0)
+		}
+	}
+	b.StopTimer()
+	if sink < 0 {
+		b.Fatal(sink)
+	}
+	med := func(d []time.Duration) float64 {
+		sort.Slice(d, func(i, j int) bool { return d[i] < d[j] })
+		return float64(d[len(d)/2].Nanoseconds())
+	}
+	words := med(sides[0].cpu)
+	meds := map[string]float64{}
+	for k := range sides {
+		m := med(sides[k].cpu)
+		meds[sides[k].name] = m
+		b.ReportMetric(m/1e3, sides[k].name+"-cpu-µs")
+		if k > 0 {
+			b.ReportMetric(m/words, sides[k].name+"/words")
+		}
+	}
+	b.ReportMetric(meds["screen"]/meds["old"], "screen/old")
+}
+
+// threadCPU is the calling thread's CPU time
+// (CLOCK_THREAD_CPUTIME_ID; rusage counts only whole ticks).
+func threadCPU() time.Duration {
+	var ts syscall.Timespec
+	if _, _, e := syscall.Syscall(syscall.SYS_CLOCK_GETTIME, 3, uintptr(unsafe.Pointer(&ts)), 0); e != 0 {
+		return 0
+	}
+	return time.Duration(ts.Nano())
+}
+
+// countWords counts the letter runs of s, as Screen splits them.
+func countWords(s string) int {
+	n := 0
+	for i := 0; i < len(s); {
+		if class[s[i]] != clsLetter {
+			i++
+			continue
+		}
+		j := i + 1
+		for j < len(s) && class[s[j]] == clsLetter {
+			j++
+		}
+		n++
+		i = j
+	}
+	return n
+}
+
+// vocabWords counts the vocabulary words of s, found as Screen finds
+// them (filter, then table), running no rule.
+func vocabWords(s string) int {
+	n := 0
+	for i := 0; i < len(s); {
+		if class[s[i]] != clsLetter {
+			i++
+			continue
+		}
+		j := i + 1
+		for j < len(s) && class[s[j]] == clsLetter {
+			j++
+		}
+		if j-i > 1 && j-i <= maxWord && vocabFilter.has(wordKey(s, i, j)) && lookup(s, i, j) != 0 {
+			n++
+		}
+		i = j
+	}
+	return n
+}

@@ -1,0 +1,6 @@
+// Package oracle is untrusted.Screen as it was before its scan was
+// split into a word pass and a rule pass (issue 30): kept unchanged as
+// the test oracle the fast screener is compared with (same signals,
+// counts and first offsets), and as the "old" side of the screening
+// benchmarks. No production code imports it.
+package oracle
