@@ -121,6 +121,7 @@ func TestAuditDataDirectMatchesMap(t *testing.T) {
 		{"tool": "nope"},
 		{"result": redact.FailedText, "redaction_failed": true},
 		{"tool": "t", "call_id": "c", "is_error": false, "arg_keys": []string{}, "sizes": map[string]any{}, "extra": 1},
+		{"tool": "t", "call_id": "c", "is_error": false, "arg_keys": []string{}, "sizes": map[string]any{}, "secret_sources": []string{}, "extra": 1},
 		{"tool": "t", "call_id": "c", "is_error": false, "arg_keys": []string{}, "sizes": map[string]any{}, "secret_sources": []string{}, screeningKey: "x", "extra": 1},
 		{"tool": "t", "call_id": "c", "is_error": false, "arg_keys": []string{}, "sizes": map[string]any{}, screeningKey: "x", "extra": 1},
 	} {
