@@ -34,7 +34,7 @@ func auditData(p *prepared, out Outcome) (json.RawMessage, error) {
 // a failed one), sorted.
 var standardEventKeys = [...]string{"arg_keys", "call_id", "is_error", "secret_sources", "sizes", "tool"}
 
-// screeningKey is the field wrapUntrusted adds to the event view of a
+// screeningKey is the field wrapUntrusted (untrusted.go) adds to the event view of a
 // call whose result came from outside (every MCP call).
 const screeningKey = "screening"
 

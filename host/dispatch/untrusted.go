@@ -136,7 +136,7 @@ func (t *Turn) wrapUntrusted(p *prepared, v *redact.Views, early *earlyScreen) {
 	}
 	for _, m := range []map[string]any{v.Event, v.Record, v.Debug} {
 		if m != nil {
-			m[screeningKey] = screening
+			m["screening"] = screening
 		}
 	}
 }
