@@ -185,3 +185,23 @@ func TestAppendProvenanceMatchesJSON(t *testing.T) {
 		}
 	}
 }
+
+// TestScreenedEventIsWrittenDirectly: the event view of an MCP call, as
+// wrapUntrusted leaves it, takes the direct writer (it once fell to the
+// map path on every MCP call when the screening field was added).
+func TestScreenedEventIsWrittenDirectly(t *testing.T) {
+	entry := &catalog.Entry{Spec: catalog.ToolSpec{Name: "echo__echo",
+		Provenance: catalog.Provenance{Kind: catalog.SourceMCP, Toolset: "echo"}}}
+	p := &prepared{entry: entry, assess: &policy.Assessment{Risk: catalog.RiskLow, Approval: catalog.ApprovalAuto}}
+	views := redact.Make(redact.Raw{Tool: "echo__echo", CallID: "c1", Args: map[string]any{"text": "hello"}, Content: "hello"}, nil)
+	(&Turn{}).wrapUntrusted(p, &views, nil)
+	if _, ok := views.Event[screeningKey]; !ok {
+		t.Fatalf("no %q in the event view %v", screeningKey, views.Event)
+	}
+	out := Outcome{Status: StatusOK, Views: views}
+	got, ok, err := auditDataDirect(p, out)
+	want, werr := auditDataMap(p, out)
+	if !ok || err != nil || werr != nil || string(got) != string(want) {
+		t.Fatalf("direct (%v, %v)\n%s\nmap (%v)\n%s", ok, err, got, werr, want)
+	}
+}
