@@ -53,6 +53,10 @@ type Invocation struct {
 	CancelGrace time.Duration
 	// OnEvent receives progress, output chunks and artifact refs.
 	OnEvent func(*toolsetv1.InvokeEvent) error
+	// Progress says someone takes the call's progress events
+	// (Turn.OnEvent): only then does an adapter ask its tool for them (an
+	// MCP progress token costs the server and the wire on every call).
+	Progress bool
 }
 
 // Adapter runs calls for one source of tools: a toolset plugin, an MCP

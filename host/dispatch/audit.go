@@ -34,13 +34,19 @@ func auditData(p *prepared, out Outcome) (json.RawMessage, error) {
 // a failed one), sorted.
 var standardEventKeys = [...]string{"arg_keys", "call_id", "is_error", "secret_sources", "sizes", "tool"}
 
+// screeningKey is the field wrapUntrusted (untrusted.go) adds to the event view of a
+// call whose result came from outside (every MCP call).
+const screeningKey = "screening"
+
 // auditDataDirect writes the fields auditDataMap would put in its map,
 // in the order MarshalData sorts them into, when the event view has the
-// standard fields (ok is false otherwise): the same bytes, without
-// building, sorting and clearing a map of fourteen fields.
+// standard fields and at most the screening besides (ok is false
+// otherwise): the same bytes, without building, sorting and clearing a
+// map of fourteen fields.
 func auditDataDirect(p *prepared, out Outcome) (body json.RawMessage, ok bool, err error) {
 	ev := out.Views.Event
-	if len(ev) != len(standardEventKeys) {
+	screening, screened := ev[screeningKey]
+	if n := len(standardEventKeys); len(ev) != n && !(screened && len(ev) == n+1) {
 		return nil, false, nil
 	}
 	for _, k := range standardEventKeys {
@@ -50,8 +56,8 @@ func auditDataDirect(p *prepared, out Outcome) (body json.RawMessage, ok bool, e
 	}
 	// The fields in the order MarshalData sorts them into: approval
 	// arg_keys call_id command duration_ms effect_class is_error policy
-	// resource_keys risk secret_sources side_effect sizes source status
-	// tool.
+	// resource_keys risk screening secret_sources side_effect sizes
+	// source status tool.
 	b := make([]byte, 0, 512)
 	b = append(b, '{')
 	key := func(k string) { b = jsonenc.AppendKey(b, k, true) }
@@ -82,6 +88,9 @@ func auditDataDirect(p *prepared, out Outcome) (body json.RawMessage, ok bool, e
 		str("policy", p.assess.Approval.String())
 		value("resource_keys", p.assess.ResourceKeys)
 		str("risk", p.assess.Risk.String())
+	}
+	if screened {
+		value(screeningKey, screening)
 	}
 	value("secret_sources", ev["secret_sources"])
 	if p.assess != nil && p.entry != nil {

@@ -86,21 +86,32 @@ func TestAuditDataDirectMatchesMap(t *testing.T) {
 	approvals := []approval.Outcome{{}, {Allowed: true, Via: approval.ViaPrompt, Scope: approval.ScopeOnce, Reason: "allowed <once> & \"quoted\""}}
 	assessments := []*policy.Assessment{nil, {Risk: catalog.RiskHigh, Approval: catalog.ApprovalPrompt, ResourceKeys: []string{"fs:/ws/a"}}, {Risk: catalog.RiskLow}}
 	commands := []*commandPlan{nil, {cwd: "/ws", shell: "/bin/sh", timeout: 5 * time.Second, env: []string{"PATH=/bin"}}}
+	// The screening an MCP call's event carries (wrapUntrusted): none,
+	// clean, and flagged with its signals.
+	screenings := []map[string]any{nil,
+		{"source": "mcp", "origin": "mcp:echo<&>", "verdict": "clean"},
+		{"source": "mcp", "origin": "mcp:e", "verdict": "flagged", "signals": []any{map[string]any{"kind": "override\u2028", "count": 2, "first": 7}}},
+	}
 	direct := 0
 	for _, raw := range raws {
-		views := redact.Make(raw, nil)
-		for _, a := range approvals {
-			for _, as := range assessments {
-				for _, c := range commands {
-					for _, e := range []*catalog.Entry{nil, entry} {
-						p := &prepared{entry: e, assess: as, command: c}
-						out := Outcome{Status: StatusToolError, Duration: 1500 * time.Millisecond, Approval: a, Views: views}
-						got, ok, err := auditDataDirect(p, out)
-						want, werr := auditDataMap(p, out)
-						if !ok || err != nil || werr != nil || string(got) != string(want) {
-							t.Fatalf("direct (%v, %v)\n%s\nmap (%v)\n%s", ok, err, got, werr, want)
+		for _, sc := range screenings {
+			views := redact.Make(raw, nil)
+			if sc != nil {
+				views.Event[screeningKey] = sc
+			}
+			for _, a := range approvals {
+				for _, as := range assessments {
+					for _, c := range commands {
+						for _, e := range []*catalog.Entry{nil, entry} {
+							p := &prepared{entry: e, assess: as, command: c}
+							out := Outcome{Status: StatusToolError, Duration: 1500 * time.Millisecond, Approval: a, Views: views}
+							got, ok, err := auditDataDirect(p, out)
+							want, werr := auditDataMap(p, out)
+							if !ok || err != nil || werr != nil || string(got) != string(want) {
+								t.Fatalf("direct (%v, %v)\n%s\nmap (%v)\n%s", ok, err, got, werr, want)
+							}
+							direct++
 						}
-						direct++
 					}
 				}
 			}
@@ -110,6 +121,9 @@ func TestAuditDataDirectMatchesMap(t *testing.T) {
 		{"tool": "nope"},
 		{"result": redact.FailedText, "redaction_failed": true},
 		{"tool": "t", "call_id": "c", "is_error": false, "arg_keys": []string{}, "sizes": map[string]any{}, "extra": 1},
+		{"tool": "t", "call_id": "c", "is_error": false, "arg_keys": []string{}, "sizes": map[string]any{}, "secret_sources": []string{}, "extra": 1},
+		{"tool": "t", "call_id": "c", "is_error": false, "arg_keys": []string{}, "sizes": map[string]any{}, "secret_sources": []string{}, screeningKey: "x", "extra": 1},
+		{"tool": "t", "call_id": "c", "is_error": false, "arg_keys": []string{}, "sizes": map[string]any{}, screeningKey: "x", "extra": 1},
 	} {
 		if _, ok, _ := auditDataDirect(&prepared{}, Outcome{Views: redact.Views{Event: ev}}); ok {
 			t.Errorf("event view %v was written directly", ev)
@@ -129,6 +143,7 @@ func BenchmarkAuditData(b *testing.B) {
 	out := Outcome{Status: StatusOK, Duration: 150 * time.Microsecond,
 		Approval: approval.Outcome{Allowed: true, Via: approval.ViaRule, Scope: approval.ScopeOnce, Reason: "allow:echo__echo"},
 		Views:    redact.Make(redact.Raw{Tool: "echo__echo", CallID: "bench", Args: map[string]any{"text": "hello"}, Content: "hello"}, nil)}
+	out.Views.Event[screeningKey] = map[string]any{"source": "mcp", "origin": "mcp:echo", "verdict": "clean"}
 	for name, encode := range map[string]func(*prepared, Outcome) (json.RawMessage, error){
 		"direct": auditData, "map": auditDataMap,
 	} {
@@ -168,5 +183,25 @@ func TestAppendProvenanceMatchesJSON(t *testing.T) {
 		if got := appendProvenance(nil, &pv); string(got) != string(want) {
 			t.Errorf("appendProvenance = %s, json.Marshal = %s", got, want)
 		}
+	}
+}
+
+// TestScreenedEventIsWrittenDirectly: the event view of an MCP call, as
+// wrapUntrusted leaves it, takes the direct writer (it once fell to the
+// map path on every MCP call when the screening field was added).
+func TestScreenedEventIsWrittenDirectly(t *testing.T) {
+	entry := &catalog.Entry{Spec: catalog.ToolSpec{Name: "echo__echo",
+		Provenance: catalog.Provenance{Kind: catalog.SourceMCP, Toolset: "echo"}}}
+	p := &prepared{entry: entry, assess: &policy.Assessment{Risk: catalog.RiskLow, Approval: catalog.ApprovalAuto}}
+	views := redact.Make(redact.Raw{Tool: "echo__echo", CallID: "c1", Args: map[string]any{"text": "hello"}, Content: "hello"}, nil)
+	(&Turn{}).wrapUntrusted(p, &views, nil)
+	if _, ok := views.Event[screeningKey]; !ok {
+		t.Fatalf("no %q in the event view %v", screeningKey, views.Event)
+	}
+	out := Outcome{Status: StatusOK, Views: views}
+	got, ok, err := auditDataDirect(p, out)
+	want, werr := auditDataMap(p, out)
+	if !ok || err != nil || werr != nil || string(got) != string(want) {
+		t.Fatalf("direct (%v, %v)\n%s\nmap (%v)\n%s", ok, err, got, werr, want)
 	}
 }

@@ -276,6 +276,7 @@ func (t *Turn) execute(ctx context.Context, p *prepared, a admission) Outcome {
 	defer p.command.closeEgress()
 	defer p.closeAuthoredEgress()
 	inv.Hooks = t.hooks(p, out.Approval)
+	inv.Progress = t.OnEvent != nil
 	live := t.outputStream(p)
 	inv.OnEvent = func(ev *toolsetv1.InvokeEvent) error {
 		if a := ev.GetArtifact(); a != nil {

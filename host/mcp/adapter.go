@@ -39,7 +39,7 @@ func (a *Adapter) Invoke(ctx context.Context, inv dispatch.Invocation) (*toolset
 	if !a.conn.alive() {
 		return nil, fmt.Errorf("MCP server %s is disconnected; its tools return once it reconnects in a later turn", id)
 	}
-	timedOut := fmt.Errorf("MCP server %s did not answer %s within the host's call timeout of %s, so the request was cancelled; the operator sets the timeout with --call-timeout", id, raw, a.timeout)
+	timedOut := &callTimedOut{server: id, tool: raw, after: a.timeout}
 	ctx, cancel := context.WithTimeoutCause(ctx, a.timeout, timedOut)
 	defer cancel()
 	res, err := a.conn.call(ctx, raw, inv.Args, a.progress(inv))
@@ -55,11 +55,23 @@ func (a *Adapter) Invoke(ctx context.Context, inv dispatch.Invocation) (*toolset
 	return a.result(res), nil
 }
 
+// callTimedOut is a call's cause when the host's call timeout ends it;
+// its message is written only when it is read, not on every call.
+type callTimedOut struct {
+	server, tool string
+	after        time.Duration
+}
+
+func (e *callTimedOut) Error() string {
+	return fmt.Sprintf("MCP server %s did not answer %s within the host's call timeout of %s, so the request was cancelled; the operator sets the timeout with --call-timeout", e.server, e.tool, e.after)
+}
+
 // progress forwards the server's notifications/progress for this call to
 // the invocation's events, with the declaration's secrets redacted (a
-// server may quote its configuration); nil when no one listens.
+// server may quote its configuration); nil when no one listens, and then
+// the request carries no progress token.
 func (a *Adapter) progress(inv dispatch.Invocation) progressFunc {
-	if inv.OnEvent == nil {
+	if inv.OnEvent == nil || !inv.Progress {
 		return nil
 	}
 	return func(msg string, fraction float64) {

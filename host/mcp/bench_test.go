@@ -109,47 +109,59 @@ func BenchmarkCallOverhead(b *testing.B) {
 	})
 	// interleaved alternates blocks of direct and dispatch calls within
 	// one run, so both see the same load on a shared machine; it reports
-	// both p50s and their ratio (x1000).
-	b.Run("interleaved", func(b *testing.B) {
-		turn := f.dispatchTurn(r, "echo__echo")
-		store := turn.Events.(*runtime.Store)
-		turn.Events = handoffSink{store}
-		turn.MaxCalls = 1 << 30
-		call := dispatch.ToolCall{ID: "bench", Name: "echo__echo", Args: []byte(`{"text":"hello"}`)}
-		req := mcp.CallToolRequest{}
-		req.Params.Name = "echo"
-		req.Params.Arguments = map[string]any{"text": "hello"}
-		const block = 50
-		direct := make([]time.Duration, 0, b.N/2+block)
-		viaDispatch := make([]time.Duration, 0, b.N/2+block)
-		i := 0
-		for b.Loop() {
-			start := time.Now()
-			if i/block%2 == 0 {
-				res, err := c.client.CallTool(ctx, req)
-				direct = append(direct, time.Since(start))
-				if err != nil || res.IsError {
-					b.Fatal(err)
-				}
-			} else {
-				out := turn.Call(ctx, call)
-				viaDispatch = append(viaDispatch, time.Since(start))
-				if !out.OK() {
-					b.Fatal(out.Status, unwrapped(out.Views.Model))
-				}
+	// both p50s and their ratio (x1000). Its turn has no listener, as the
+	// direct call has none; interleaved-listening is the same with one
+	// (Turn.OnEvent, as a chat or run session has): each call then asks
+	// the server for progress with a token of its own.
+	for _, listening := range []bool{false, true} {
+		name := "interleaved"
+		if listening {
+			name = "interleaved-listening"
+		}
+		b.Run(name, func(b *testing.B) {
+			turn := f.dispatchTurn(r, "echo__echo")
+			store := turn.Events.(*runtime.Store)
+			turn.Events = handoffSink{store}
+			turn.MaxCalls = 1 << 30
+			if listening {
+				turn.OnEvent = func(string, dispatch.Event) {}
 			}
-			i++
-		}
-		if len(direct) == 0 || len(viaDispatch) == 0 {
-			return
-		}
-		d, v := percentile(direct, 0.5), percentile(viaDispatch, 0.5)
-		b.ReportMetric(d, "direct-p50-ns")
-		b.ReportMetric(v, "dispatch-p50-ns")
-		b.ReportMetric(percentile(direct, 0.99), "direct-p99-ns")
-		b.ReportMetric(percentile(viaDispatch, 0.99), "dispatch-p99-ns")
-		b.ReportMetric(1000*v/d, "ratio-x1000")
-	})
+			call := dispatch.ToolCall{ID: "bench", Name: "echo__echo", Args: []byte(`{"text":"hello"}`)}
+			req := mcp.CallToolRequest{}
+			req.Params.Name = "echo"
+			req.Params.Arguments = map[string]any{"text": "hello"}
+			const block = 50
+			direct := make([]time.Duration, 0, b.N/2+block)
+			viaDispatch := make([]time.Duration, 0, b.N/2+block)
+			i := 0
+			for b.Loop() {
+				start := time.Now()
+				if i/block%2 == 0 {
+					res, err := c.client.CallTool(ctx, req)
+					direct = append(direct, time.Since(start))
+					if err != nil || res.IsError {
+						b.Fatal(err)
+					}
+				} else {
+					out := turn.Call(ctx, call)
+					viaDispatch = append(viaDispatch, time.Since(start))
+					if !out.OK() {
+						b.Fatal(out.Status, unwrapped(out.Views.Model))
+					}
+				}
+				i++
+			}
+			if len(direct) == 0 || len(viaDispatch) == 0 {
+				return
+			}
+			d, v := percentile(direct, 0.5), percentile(viaDispatch, 0.5)
+			b.ReportMetric(d, "direct-p50-ns")
+			b.ReportMetric(v, "dispatch-p50-ns")
+			b.ReportMetric(percentile(direct, 0.99), "direct-p99-ns")
+			b.ReportMetric(percentile(viaDispatch, 0.99), "dispatch-p99-ns")
+			b.ReportMetric(1000*v/d, "ratio-x1000")
+		})
+	}
 }
 
 // percentile sorts lat and returns its p-th percentile in nanoseconds.

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"fmt"
+	"strconv"
 	"sync"
 	"sync/atomic"
 
@@ -21,7 +22,7 @@ type progressRoutes struct {
 
 // add gives a call a fresh token; the returned func ends the route.
 func (p *progressRoutes) add(fn progressFunc) (token string, done func()) {
-	token = fmt.Sprintf("demiurge-%d", p.next.Add(1))
+	token = "demiurge-" + strconv.FormatInt(p.next.Add(1), 10)
 	p.routes.Store(token, fn)
 	return token, func() { p.routes.Delete(token) }
 }

@@ -43,6 +43,40 @@ func TestProgressNotificationsReachTheCall(t *testing.T) {
 	}
 }
 
+// TestProgressAskedOnlyWithAListener: a turn with no one to take progress
+// events (Turn.OnEvent unset) sends no progress token, so the server
+// reports none; the same call with a listener gets a token and the events.
+func TestProgressAskedOnlyWithAListener(t *testing.T) {
+	f := newFixture(t)
+	f.server("progress", "progress", "")
+	f.ask.allow(ConnectTool("progress"))
+	r := f.resolve()
+	if st := state(t, r, "progress"); st.Status != StatusConnected {
+		t.Fatalf("progress server: %+v", st)
+	}
+	tokens := &f.pool.conns["progress"].c.progress.next
+	call := dispatch.ToolCall{ID: "p1", Name: "progress__slow", Args: []byte(`{}`)}
+	quiet := f.dispatchTurn(r, "progress__slow")
+	if out := quiet.Call(context.Background(), call); !out.OK() || unwrapped(out.Views.Model) != "done in three steps" {
+		t.Fatalf("%s %q", out.Status, unwrapped(out.Views.Model))
+	}
+	if n := tokens.Load(); n != 0 {
+		t.Fatalf("%d progress tokens given with no listener", n)
+	}
+	heard := f.dispatchTurn(r, "progress__slow")
+	var mu sync.Mutex
+	events := 0
+	heard.OnEvent = func(string, dispatch.Event) { mu.Lock(); events++; mu.Unlock() }
+	if out := heard.Call(context.Background(), call); !out.OK() {
+		t.Fatalf("%s %q", out.Status, unwrapped(out.Views.Model))
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if n := tokens.Load(); n != 1 || events != 3 {
+		t.Fatalf("with a listener: %d tokens, %d events; want 1 and 3", n, events)
+	}
+}
+
 // TestProgressRoutes: a notification reaches only the call holding its
 // token, and none after the call ended; other methods and made-up
 // tokens are dropped.

@@ -138,7 +138,7 @@ func (s CapabilitySet) Has(c string) bool {
 		return true
 	}
 	prefix, _, _ := strings.Cut(c, ":")
-	if !scopedCapabilities[prefix].wildcard || ValidateCapability(c) != nil {
+	if !scopedCapabilities[prefix].wildcard || !validCapability(c) {
 		return false
 	}
 	_, found := slices.BinarySearch(s.grants, prefix+":*")

@@ -2,6 +2,7 @@ package policy
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -99,15 +100,44 @@ func TestCapabilitySetHas(t *testing.T) {
 		{"", false},
 		{"fs.read:x", false},
 	} {
-		if got := set.Has(tc.c); got != tc.want {
-			t.Errorf("Has(%q) = %v, want %v", tc.c, got, tc.want)
+		// Asked twice: the second answer may come from the names
+		// remembered as valid (capability_valid.go), and must not differ.
+		for range 2 {
+			if got := set.Has(tc.c); got != tc.want {
+				t.Errorf("Has(%q) = %v, want %v", tc.c, got, tc.want)
+			}
 		}
+	}
+	if _, ok := validMemo.Load("mcp.call:a b"); ok {
+		t.Error("an invalid capability was remembered as valid")
 	}
 	if got, want := set.List(), []string{"fs.read", "mcp.call:*", "secret.bind:TOKEN", "tool.call:deploy"}; !slices.Equal(got, want) {
 		t.Errorf("List() = %v, want %v", got, want)
 	}
 	if (CapabilitySet{}).Has("fs.read") {
 		t.Error("the zero set grants fs.read")
+	}
+}
+
+// TestValidCapabilityMemoIsBounded: past validMemoMax names nothing more is
+// remembered, and a name not remembered is still validated.
+func TestValidCapabilityMemoIsBounded(t *testing.T) {
+	set, err := NewCapabilitySet([]string{"mcp.call:*"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range validMemoMax + 10 {
+		if !set.Has(fmt.Sprintf("mcp.call:server%d", i)) {
+			t.Fatalf("mcp.call:server%d not granted by mcp.call:*", i)
+		}
+	}
+	n := 0
+	validMemo.Range(func(any, any) bool { n++; return true })
+	if n > validMemoMax || validCount.Load() > validMemoMax {
+		t.Fatalf("%d names remembered (count %d), bound %d", n, validCount.Load(), validMemoMax)
+	}
+	if set.Has("mcp.call:a b") || set.Has("mcp.call:a b") {
+		t.Fatal("an invalid name past the bound was granted")
 	}
 }
 
