@@ -2,7 +2,6 @@ package main
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -13,27 +12,28 @@ import (
 )
 
 // TestTTYEvolveActionsAskedOnTheTerminal: the prompts evolve_core puts to
-// an interactive operator besides promote's, on a real terminal. start
-// asks before any run exists (a denial makes none); the evolver it runs is
-// a child whose own writes ask the same terminal, naming it (an "o" writes
-// the skill into the run's work tree, a "d" keeps agent.yaml as it was);
-// review asks naming the run, and a session allow of that review does not
-// cover the discard of the same run, which asks again (a "d" keeps it).
+// an interactive operator besides promote's, on a real terminal, in
+// process and through the long-lived host (the same prompts, the same
+// outcomes). start asks before any run exists (a denial makes none); the
+// evolver it runs is a child whose own writes ask the same terminal,
+// naming it (an "o" writes the skill into the run's work tree, a "d"
+// keeps agent.yaml as it was); review asks naming the run, and a session
+// allow of that review does not cover the discard of the same run, which
+// asks again (a "d" keeps it).
 func TestTTYEvolveActionsAskedOnTheTerminal(t *testing.T) {
-	builtin, _ := testPlugins(t)
-	state, ws := t.TempDir(), t.TempDir()
-	cli := func(args ...string) string {
-		t.Helper()
-		cmd := exec.Command(demiurgeBinary(t), append([]string{"--state", state, "--plugin-dir", builtin}, args...)...)
-		cmd.Env = append(os.Environ(), "HOME="+t.TempDir(), "DEMIURGE_HOST=off")
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("demiurge %v: %v\n%s", args, err, out)
-		}
-		return string(out)
+	for _, mode := range []string{"off", "on"} {
+		t.Run("host="+mode, func(t *testing.T) { evolveActionsOnTTY(t, mode) })
 	}
+}
+
+func evolveActionsOnTTY(t *testing.T, hostMode string) {
+	state, ws := t.TempDir(), t.TempDir()
+	cli := stateCLI(t, state)
 	cli("core", "init")
-	env := []string{"DEMIURGE_HOST=off", "ANTHROPIC_API_KEY=sk-ant-test-key-0123456789"}
+	env := []string{"DEMIURGE_HOST=" + hostMode, "DEMIURGE_HOST_IDLE_EXIT=2m", "ANTHROPIC_API_KEY=sk-ant-test-key-0123456789"}
+	if hostMode == "on" {
+		t.Cleanup(func() { stopTestHost(state) })
+	}
 
 	// Session one: start, denied and then allowed; the evolver's writes.
 	steps, err := providertest.ParseScript([]byte(`[
@@ -51,6 +51,9 @@ func TestTTYEvolveActionsAskedOnTheTerminal(t *testing.T) {
 	srv := providertest.NewServer("anthropic", steps)
 	t.Cleanup(srv.Close)
 	s := startTTYEnv(t, env, state, ws, "--model", "anthropic:claude-test", "--base-url", srv.URL)
+	if hostMode == "on" {
+		s.scr.waitFor(t, "in the host (pid ", 0)
+	}
 	s.see("chatting with anthropic:claude-test")
 
 	s.line("evolve yourself")
@@ -84,7 +87,7 @@ func TestTTYEvolveActionsAskedOnTheTerminal(t *testing.T) {
 	s.line("/quit")
 	s.waitExit(20 * time.Second)
 
-	id := regexp.MustCompile(`run_[0-9a-f]{16}`).FindString(cli("core", "runs"))
+	id := runIDPattern.FindString(cli("core", "runs"))
 	if id == "" {
 		t.Fatal("the allowed start made no run")
 	}
