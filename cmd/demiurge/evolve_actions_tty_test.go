@@ -16,10 +16,10 @@ import (
 // process and through the long-lived host (the same prompts, the same
 // outcomes). start asks before any run exists (a denial makes none); the
 // evolver it runs is a child whose own writes ask the same terminal,
-// naming it (an "o" writes the skill into the run's work tree, a "d"
-// keeps agent.yaml as it was); review asks naming the run, and a session
-// allow of that review does not cover the discard of the same run, which
-// asks again (a "d" keeps it).
+// naming it and the run's goal (an "o" writes the skill into the run's
+// work tree, a "d" keeps agent.yaml as it was); review asks naming the
+// run, and a session allow of that review does not cover the discard of
+// the same run, which asks again (a "d" keeps it).
 func TestTTYEvolveActionsAskedOnTheTerminal(t *testing.T) {
 	for _, mode := range []string{"off", "on"} {
 		t.Run("host="+mode, func(t *testing.T) { evolveActionsOnTTY(t, mode) })
@@ -73,9 +73,10 @@ func evolveActionsOnTTY(t *testing.T, hostMode string) {
 	s.see("── evolve_core")
 	s.see("[d]eny")
 	s.line("o")
-	// The evolver's first write asks here, naming the child and its goal.
+	// The evolver's first write asks here, naming the child and the run's
+	// goal (not the evolver's standing instructions around it).
 	s.see("asked by child agent ses_")
-	s.see("goal: You are the evolver")
+	s.see("(depth 1), goal: add a skill for release notes")
 	s.see("release-notes/SKILL.md")
 	s.see("[d]eny")
 	s.line("o")
