@@ -7,8 +7,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"demiurge.dev/host/providers/providertest"
 )
 
 // TestTTYEvolveActionsAskedOnTheTerminal: the prompts evolve_core puts to
@@ -21,22 +19,16 @@ import (
 // run, and a session allow of that review does not cover the discard of
 // the same run, which asks again (a "d" keeps it).
 func TestTTYEvolveActionsAskedOnTheTerminal(t *testing.T) {
-	for _, mode := range []string{"off", "on"} {
-		t.Run("host="+mode, func(t *testing.T) { evolveActionsOnTTY(t, mode) })
-	}
+	inBothHostModes(t, evolveActionsOnTTY)
 }
 
 func evolveActionsOnTTY(t *testing.T, hostMode string) {
 	state, ws := t.TempDir(), t.TempDir()
 	cli := stateCLI(t, state)
 	cli("core", "init")
-	env := []string{"DEMIURGE_HOST=" + hostMode, "DEMIURGE_HOST_IDLE_EXIT=2m", "ANTHROPIC_API_KEY=sk-ant-test-key-0123456789"}
-	if hostMode == "on" {
-		t.Cleanup(func() { stopTestHost(state) })
-	}
 
 	// Session one: start, denied and then allowed; the evolver's writes.
-	steps, err := providertest.ParseScript([]byte(`[
+	s, srv := scriptedChatOnTTY(t, hostMode, state, ws, `[
   {"tool_calls": [{"id": "p1", "name": "evolve_core", "args": "{\"action\":\"start\",\"goal\":\"first goal\"}"}]},
   {"text": ["Not started."]},
   {"tool_calls": [{"id": "p2", "name": "evolve_core", "args": "{\"action\":\"start\",\"goal\":\"add a skill for release notes\"}"}]},
@@ -44,17 +36,7 @@ func evolveActionsOnTTY(t *testing.T, hostMode string) {
   {"for": "You are the evolver", "tool_calls": [{"id": "e2", "name": "write_file", "args": "{\"path\":\"default/agent.yaml\",\"content\":\"name: default\\ntoolsets: [coding, demiurge_control]\\napprovals: [\\\"allow:write_file\\\"]\\n\"}"}]},
   {"for": "You are the evolver", "text": ["I added the skill."]},
   {"text": ["Started a run."]}
-]`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := providertest.NewServer("anthropic", steps)
-	t.Cleanup(srv.Close)
-	s := startTTYEnv(t, env, state, ws, "--model", "anthropic:claude-test", "--base-url", srv.URL)
-	if hostMode == "on" {
-		s.scr.waitFor(t, "in the host (pid ", 0)
-	}
-	s.see("chatting with anthropic:claude-test")
+]`)
 
 	s.line("evolve yourself")
 	s.see("── evolve_core")
@@ -108,14 +90,7 @@ func evolveActionsOnTTY(t *testing.T, hostMode string) {
 	call := func(n int, action string) string {
 		return `{"tool_calls": [{"id": "r` + string(rune('0'+n)) + `", "name": "evolve_core", "args": "{\"action\":\"` + action + `\",\"run_id\":\"` + id + `\"}"}]}`
 	}
-	steps, err = providertest.ParseScript([]byte(`[` + call(1, "review") + `, {"text": ["Reviewed."]}, ` + call(2, "discard") + `, {"text": ["Kept."]}]`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv2 := providertest.NewServer("anthropic", steps)
-	t.Cleanup(srv2.Close)
-	s = startTTYEnv(t, env, state, ws, "--model", "anthropic:claude-test", "--base-url", srv2.URL)
-	s.see("chatting with anthropic:claude-test")
+	s, srv2 := scriptedChatOnTTY(t, hostMode, state, ws, `[`+call(1, "review")+`, {"text": ["Reviewed."]}, `+call(2, "discard")+`, {"text": ["Kept."]}]`)
 	s.line("review the run")
 	s.see("── evolve_core")
 	s.see(id)

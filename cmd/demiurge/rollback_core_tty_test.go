@@ -8,8 +8,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"demiurge.dev/host/providers/providertest"
 )
 
 // TestTTYModelRollbackAskedOnTheTerminal: the model's rollback_core in an
@@ -18,9 +16,7 @@ import (
 // model is told, an "o" makes a new rollback commit with previous's tree
 // and moves live and previous, never rewriting history.
 func TestTTYModelRollbackAskedOnTheTerminal(t *testing.T) {
-	for _, mode := range []string{"off", "on"} {
-		t.Run("host="+mode, func(t *testing.T) { modelRollbackOnTTY(t, mode) })
-	}
+	inBothHostModes(t, modelRollbackOnTTY)
 }
 
 func modelRollbackOnTTY(t *testing.T, hostMode string) {
@@ -43,23 +39,7 @@ func modelRollbackOnTTY(t *testing.T, hostMode string) {
 	before := refs()
 
 	call := `{"tool_calls": [{"id": "b%d", "name": "rollback_core", "args": "{}"}]}`
-	steps, err := providertest.ParseScript([]byte(`[` +
-		strings.Replace(call, "%d", "1", 1) + `, {"text": ["Not rolled back."]}, ` +
-		strings.Replace(call, "%d", "2", 1) + `, {"text": ["Rolled back."]}]`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := providertest.NewServer("anthropic", steps)
-	t.Cleanup(srv.Close)
-	env := []string{"DEMIURGE_HOST=" + hostMode, "DEMIURGE_HOST_IDLE_EXIT=2m", "ANTHROPIC_API_KEY=sk-ant-test-key-0123456789"}
-	if hostMode == "on" {
-		t.Cleanup(func() { stopTestHost(state) })
-	}
-	s := startTTYEnv(t, env, state, ws, "--model", "anthropic:claude-test", "--base-url", srv.URL)
-	if hostMode == "on" {
-		s.scr.waitFor(t, "in the host (pid ", 0)
-	}
-	s.see("chatting with anthropic:claude-test")
+	s, srv := scriptedChatOnTTY(t, hostMode, state, ws, askedTwice(call, "Not rolled back.", "Rolled back."))
 
 	s.line("roll the core back")
 	s.see("── rollback_core")
