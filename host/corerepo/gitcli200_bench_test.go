@@ -26,11 +26,7 @@ import (
 func BenchmarkGitCLIvsGoGit200Files(b *testing.B) {
 	src := b.TempDir()
 	write200(b, src, 0)
-	state := b.TempDir()
-	r, base, err := Init(state, os.DirFS(src), "m")
-	if err != nil {
-		b.Fatal(err)
-	}
+	state, r, base := initFrom(b, src)
 	gitDir := r.GitDir()
 	// A second commit, one skill changed, for the diff and the ref moves.
 	write200(b, src, 1)

@@ -43,10 +43,9 @@ def run(ctx, args):
 `
 }
 
-// slotResults opens a host with opts and runs each slot of want alone in
-// the input stage of one turn, checking its outcome: "ok: CONTEXT", or
-// "error: " and the failure without the "pipeline slot ID failed: " prefix.
-func slotResults(t *testing.T, opts Options, want map[string]string) {
+// slotHost opens a host with opts, closed when the test ends, and the
+// slot invoker of a new turn of it.
+func slotHost(t *testing.T, opts Options) (*Host, pipeline.Invoker) {
 	t.Helper()
 	opts.BuiltinPluginDir = builtinDir
 	h, err := Open(opts)
@@ -58,7 +57,15 @@ func slotResults(t *testing.T, opts Options, want map[string]string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	inv := h.SlotInvoker(turn)
+	return h, h.SlotInvoker(turn)
+}
+
+// slotResults opens a host with opts and runs each slot of want alone in
+// the input stage of one turn, checking its outcome: "ok: CONTEXT", or
+// "error: " and the failure without the "pipeline slot ID failed: " prefix.
+func slotResults(t *testing.T, opts Options, want map[string]string) {
+	t.Helper()
+	h, inv := slotHost(t, opts)
 	for id, want := range want {
 		res, err := pipeline.RunStage(context.Background(), pipeline.StageInput, []core.Group{{id}}, h.Core.Slots, inv, "hi")
 		got := ""
@@ -97,16 +104,7 @@ def run(ctx, args):
 		"huge":      {"failure_policy: skip\n", "def run(ctx, args):\n    return {'context': 'x' * 70000}\n"},
 		"fails":     {"timeout_seconds: 1\n", "import time\ndef run(ctx, args):\n    time.sleep(600)\n"},
 	})
-	h, err := Open(Options{CoreDir: dir, Workspace: dir, StateDir: t.TempDir(), BuiltinPluginDir: builtinDir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { h.Close() })
-	turn, err := h.NewTurn(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	inv := h.SlotInvoker(turn)
+	h, inv := slotHost(t, Options{CoreDir: dir, Workspace: dir, StateDir: t.TempDir()})
 	groups := []core.Group{{core.BaseInput}, {"tag", "raises", "hangs", "malformed", "huge"}}
 	res, err := pipeline.RunStage(context.Background(), pipeline.StageInput, groups, h.Core.Slots, inv, "hello")
 	if err != nil {
