@@ -1,10 +1,6 @@
 package main
 
 import (
-	"os"
-	"os/exec"
-	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -16,27 +12,8 @@ import (
 func TestTTYPromoteOfAWideningRunAsksTheOperator(t *testing.T) {
 	builtin, _ := testPlugins(t)
 	state := t.TempDir()
-	run := func(args ...string) string {
-		t.Helper()
-		cmd := exec.Command(demiurgeBinary(t), append([]string{"--state", state, "--plugin-dir", builtin}, args...)...)
-		cmd.Env = append(os.Environ(), "HOME="+t.TempDir(), "DEMIURGE_HOST=off")
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("demiurge %v: %v\n%s", args, err, out)
-		}
-		return string(out)
-	}
-	run("core", "init")
-	id := regexp.MustCompile(`run_[0-9a-f]{16}`).FindString(run("core", "new-run", "widen an approval"))
-	agent := filepath.Join(state, "core/.evolve/runs", id, "agents/default/agent.yaml")
-	y, err := os.ReadFile(agent)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(agent, append(y, "approvals: [\"allow:write_file\"]\n"...), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	run("core", "review", id)
+	run := stateCLI(t, state)
+	id := reviewedWideningRun(t, run, state)
 	before := run("core", "log")
 
 	promote := func(answer, want string) {

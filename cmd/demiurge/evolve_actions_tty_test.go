@@ -2,41 +2,33 @@ package main
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
-
-	"demiurge.dev/host/providers/providertest"
 )
 
 // TestTTYEvolveActionsAskedOnTheTerminal: the prompts evolve_core puts to
-// an interactive operator besides promote's, on a real terminal. start
-// asks before any run exists (a denial makes none); the evolver it runs is
-// a child whose own writes ask the same terminal, naming it (an "o" writes
-// the skill into the run's work tree, a "d" keeps agent.yaml as it was);
-// review asks naming the run, and a session allow of that review does not
-// cover the discard of the same run, which asks again (a "d" keeps it).
+// an interactive operator besides promote's, on a real terminal, in
+// process and through the long-lived host (the same prompts, the same
+// outcomes). start asks before any run exists (a denial makes none); the
+// evolver it runs is a child whose own writes ask the same terminal,
+// naming it and the run's goal (an "o" writes the skill into the run's
+// work tree, a "d" keeps agent.yaml as it was); review asks naming the
+// run, and a session allow of that review does not cover the discard of
+// the same run, which asks again (a "d" keeps it).
 func TestTTYEvolveActionsAskedOnTheTerminal(t *testing.T) {
-	builtin, _ := testPlugins(t)
+	inBothHostModes(t, evolveActionsOnTTY)
+}
+
+func evolveActionsOnTTY(t *testing.T, hostMode string) {
 	state, ws := t.TempDir(), t.TempDir()
-	cli := func(args ...string) string {
-		t.Helper()
-		cmd := exec.Command(demiurgeBinary(t), append([]string{"--state", state, "--plugin-dir", builtin}, args...)...)
-		cmd.Env = append(os.Environ(), "HOME="+t.TempDir(), "DEMIURGE_HOST=off")
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("demiurge %v: %v\n%s", args, err, out)
-		}
-		return string(out)
-	}
+	cli := stateCLI(t, state)
 	cli("core", "init")
-	env := []string{"DEMIURGE_HOST=off", "ANTHROPIC_API_KEY=sk-ant-test-key-0123456789"}
 
 	// Session one: start, denied and then allowed; the evolver's writes.
-	steps, err := providertest.ParseScript([]byte(`[
+	s, srv := scriptedChatOnTTY(t, hostMode, state, ws, `[
   {"tool_calls": [{"id": "p1", "name": "evolve_core", "args": "{\"action\":\"start\",\"goal\":\"first goal\"}"}]},
   {"text": ["Not started."]},
   {"tool_calls": [{"id": "p2", "name": "evolve_core", "args": "{\"action\":\"start\",\"goal\":\"add a skill for release notes\"}"}]},
@@ -44,14 +36,7 @@ func TestTTYEvolveActionsAskedOnTheTerminal(t *testing.T) {
   {"for": "You are the evolver", "tool_calls": [{"id": "e2", "name": "write_file", "args": "{\"path\":\"default/agent.yaml\",\"content\":\"name: default\\ntoolsets: [coding, demiurge_control]\\napprovals: [\\\"allow:write_file\\\"]\\n\"}"}]},
   {"for": "You are the evolver", "text": ["I added the skill."]},
   {"text": ["Started a run."]}
-]`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := providertest.NewServer("anthropic", steps)
-	t.Cleanup(srv.Close)
-	s := startTTYEnv(t, env, state, ws, "--model", "anthropic:claude-test", "--base-url", srv.URL)
-	s.see("chatting with anthropic:claude-test")
+]`)
 
 	s.line("evolve yourself")
 	s.see("── evolve_core")
@@ -70,9 +55,10 @@ func TestTTYEvolveActionsAskedOnTheTerminal(t *testing.T) {
 	s.see("── evolve_core")
 	s.see("[d]eny")
 	s.line("o")
-	// The evolver's first write asks here, naming the child and its goal.
+	// The evolver's first write asks here, naming the child and the run's
+	// goal (not the evolver's standing instructions around it).
 	s.see("asked by child agent ses_")
-	s.see("goal: You are the evolver")
+	s.see("(depth 1), goal: add a skill for release notes")
 	s.see("release-notes/SKILL.md")
 	s.see("[d]eny")
 	s.line("o")
@@ -84,7 +70,7 @@ func TestTTYEvolveActionsAskedOnTheTerminal(t *testing.T) {
 	s.line("/quit")
 	s.waitExit(20 * time.Second)
 
-	id := regexp.MustCompile(`run_[0-9a-f]{16}`).FindString(cli("core", "runs"))
+	id := runIDPattern.FindString(cli("core", "runs"))
 	if id == "" {
 		t.Fatal("the allowed start made no run")
 	}
@@ -104,14 +90,7 @@ func TestTTYEvolveActionsAskedOnTheTerminal(t *testing.T) {
 	call := func(n int, action string) string {
 		return `{"tool_calls": [{"id": "r` + string(rune('0'+n)) + `", "name": "evolve_core", "args": "{\"action\":\"` + action + `\",\"run_id\":\"` + id + `\"}"}]}`
 	}
-	steps, err = providertest.ParseScript([]byte(`[` + call(1, "review") + `, {"text": ["Reviewed."]}, ` + call(2, "discard") + `, {"text": ["Kept."]}]`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv2 := providertest.NewServer("anthropic", steps)
-	t.Cleanup(srv2.Close)
-	s = startTTYEnv(t, env, state, ws, "--model", "anthropic:claude-test", "--base-url", srv2.URL)
-	s.see("chatting with anthropic:claude-test")
+	s, srv2 := scriptedChatOnTTY(t, hostMode, state, ws, `[`+call(1, "review")+`, {"text": ["Reviewed."]}, `+call(2, "discard")+`, {"text": ["Kept."]}]`)
 	s.line("review the run")
 	s.see("── evolve_core")
 	s.see(id)

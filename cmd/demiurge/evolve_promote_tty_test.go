@@ -1,15 +1,10 @@
 package main
 
 import (
-	"os"
-	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
-
-	"demiurge.dev/host/providers/providertest"
 )
 
 // TestTTYModelPromoteAnsweredOnTheTerminal: the model's evolve_core
@@ -18,52 +13,17 @@ import (
 // operator there, showing the action and run; a denial moves nothing and
 // the model is told, an allow moves live.
 func TestTTYModelPromoteAnsweredOnTheTerminal(t *testing.T) {
-	for _, mode := range []string{"off", "on"} {
-		t.Run("host="+mode, func(t *testing.T) { modelPromoteOnTTY(t, mode) })
-	}
+	inBothHostModes(t, modelPromoteOnTTY)
 }
 
 func modelPromoteOnTTY(t *testing.T, hostMode string) {
-	builtin, _ := testPlugins(t)
 	state, ws := t.TempDir(), t.TempDir()
-	run := func(args ...string) string {
-		t.Helper()
-		cmd := exec.Command(demiurgeBinary(t), append([]string{"--state", state, "--plugin-dir", builtin}, args...)...)
-		cmd.Env = append(os.Environ(), "HOME="+t.TempDir(), "DEMIURGE_HOST=off")
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("demiurge %v: %v\n%s", args, err, out)
-		}
-		return string(out)
-	}
-	run("core", "init")
-	id := regexp.MustCompile(`run_[0-9a-f]{16}`).FindString(run("core", "new-run", "widen an approval"))
-	agent := filepath.Join(state, "core/.evolve/runs", id, "agents/default/agent.yaml")
-	y, err := os.ReadFile(agent)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(agent, append(y, "approvals: [\"allow:write_file\"]\n"...), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	run("core", "review", id)
+	run := stateCLI(t, state)
+	id := reviewedWideningRun(t, run, state)
 	before := run("core", "log")
 
 	call := `{"tool_calls": [{"id": "e%d", "name": "evolve_core", "args": "{\"action\":\"promote\",\"run_id\":\"` + id + `\"}"}]}`
-	steps, err := providertest.ParseScript([]byte(`[` +
-		strings.Replace(call, "%d", "1", 1) + `, {"text": ["Not promoted."]}, ` +
-		strings.Replace(call, "%d", "2", 1) + `, {"text": ["Promoted."]}]`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := providertest.NewServer("anthropic", steps)
-	t.Cleanup(srv.Close)
-	env := []string{"DEMIURGE_HOST=" + hostMode, "DEMIURGE_HOST_IDLE_EXIT=2m", "ANTHROPIC_API_KEY=sk-ant-test-key-0123456789"}
-	if hostMode == "on" {
-		t.Cleanup(func() { stopTestHost(state) })
-	}
-	s := startTTYEnv(t, env, state, ws, "--model", "anthropic:claude-test", "--base-url", srv.URL)
-	s.see("chatting with anthropic:claude-test")
+	s, srv := scriptedChatOnTTY(t, hostMode, state, ws, askedTwice(call, "Not promoted.", "Promoted."))
 
 	s.line("promote the run")
 	s.see("── evolve_core")
@@ -86,11 +46,7 @@ func modelPromoteOnTTY(t *testing.T, hostMode string) {
 	s.see("Promoted.")
 	s.see("4 out this session") // the turn has ended: /quit is not queued behind it
 	s.line("/quit")
-	select {
-	case <-s.exited:
-	case <-time.After(20 * time.Second):
-		t.Fatalf("the session did not end within 20s; screen:\n%s", s.hangReport())
-	}
+	s.waitExit(20 * time.Second)
 	if after := run("core", "log"); !strings.Contains(after, "evolve "+id) {
 		t.Fatalf("the allowed promote did not move live:\n%s", after)
 	}

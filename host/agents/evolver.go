@@ -20,7 +20,7 @@ Goal: %s`
 // task, the record); it waits for its end, as a foreground child does (a
 // background start already runs as a task of its own).
 func (g *Gate) runEvolver(ctx context.Context, parent *toolhost.Session, call dispatch.CoreCall, eh *toolhost.Host, goal string) (string, error) {
-	c, err := g.spawnOn(ctx, parent, call.Turn, call.CallID, Request{Goal: fmt.Sprintf(evolverGoal, goal), ContextMode: "isolated", Asker: call.Asker, FrontEnd: call.FrontEnd}, eh)
+	c, err := g.spawnOn(ctx, parent, call.Turn, call.CallID, Request{Goal: fmt.Sprintf(evolverGoal, goal), Card: goal, ContextMode: "isolated", Asker: call.Asker, FrontEnd: call.FrontEnd}, eh)
 	if err != nil {
 		return "", err
 	}

@@ -75,7 +75,11 @@ func frontEndFor(req Request, agent, parentAgent string, depth int) childFrontEn
 	case approval.DenyAll:
 		f.asker = req.Asker
 	default:
-		f.asker = childAsker{inner: req.Asker, agent: agent, goal: req.Goal, depth: depth}
+		goal := req.Goal
+		if req.Card != "" {
+			goal = req.Card
+		}
+		f.asker = childAsker{inner: req.Asker, agent: agent, goal: goal, depth: depth}
 	}
 	return f
 }

@@ -13,7 +13,11 @@ import (
 // Request is one child as its caller asked for it: the seed's child
 // controls. Everything in it can only narrow what the parent has.
 type Request struct {
-	Goal   string
+	Goal string
+	// Card is the goal the operator's prompts name for this child ("":
+	// Goal): the evolver's Goal frames the run's goal with standing
+	// instructions, and its prompts show the run's goal itself.
+	Card   string
 	CoreID string // "": the parent's core
 	// ContextMode is "isolated", the only mode: the child sees its goal
 	// and nothing of the parent's conversation.

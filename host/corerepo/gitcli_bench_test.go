@@ -68,6 +68,16 @@ func benchTree(b *testing.B, dir string, salt int) {
 	}
 }
 
+// initFrom makes a repository in a fresh state directory from src's tree.
+func initFrom(b *testing.B, src string) (state string, r *Repo, commit string) {
+	state = b.TempDir()
+	r, commit, err := Init(state, os.DirFS(src), "m")
+	if err != nil {
+		b.Fatal(err)
+	}
+	return state, r, commit
+}
+
 func BenchmarkGitInitCommit(b *testing.B) {
 	src := b.TempDir()
 	benchTree(b, src, 0)
@@ -122,11 +132,7 @@ func BenchmarkGitCommitCAS(b *testing.B) {
 func BenchmarkGitReadTree(b *testing.B) {
 	src := b.TempDir()
 	benchTree(b, src, 0)
-	state := b.TempDir()
-	r, commit, err := Init(state, os.DirFS(src), "m")
-	if err != nil {
-		b.Fatal(err)
-	}
+	state, r, commit := initFrom(b, src)
 	b.Run("go-git", func(b *testing.B) {
 		for b.Loop() {
 			removeReadOnly(TreeDir(state, commit))

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"demiurge.dev/catalog"
-	"demiurge.dev/host/corerepo"
 	"demiurge.dev/host/plugins"
 )
 
@@ -124,15 +123,8 @@ func TestCatalogCacheSeesActivations(t *testing.T) {
 func TestCatalogOfAVersionedCoreWithAuthoredToolsIsCached(t *testing.T) {
 	withAuthored(t)
 	state := t.TempDir()
-	r, err := corerepo.OpenOrInit(state)
-	if err != nil {
-		t.Fatal(err)
-	}
-	live, _ := r.Live()
-	work := filepath.Join(t.TempDir(), "w")
-	if err := r.Checkout(live, work); err != nil {
-		t.Fatal(err)
-	}
+	r, live := stateRepo(t, state)
+	work := checkout(t, r, live)
 	agent := "toolsets: [coding]\ncapabilities: [fs.read, tool.call:project_note]\nslots: {tools: agent/tools}\n"
 	plain := authoredCore(t, agent, map[string][2]string{"project_note": {noteTool, noteModule}})
 	if err := os.RemoveAll(filepath.Join(work, "agents/default")); err != nil {

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"demiurge.dev/host/approval"
-	"demiurge.dev/host/corerepo"
 	"demiurge.dev/host/dispatch"
 	"demiurge.dev/host/policy"
 )
@@ -18,16 +17,7 @@ import (
 // were bound to the core it had), not another session's.
 func TestRollbackCoreEndsTheSessionsAllows(t *testing.T) {
 	state := t.TempDir()
-	h, err := Open(Options{StateDir: state, Workspace: t.TempDir(), BuiltinPluginDir: builtinDir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close()
-	r, err := corerepo.Open(state)
-	if err != nil {
-		t.Fatal(err)
-	}
-	first, _ := r.Live()
+	h, r, first := hostOnRepo(t, Options{StateDir: state})
 	ctl := h.coreController()
 	if ctl == nil {
 		t.Fatal("a core from the repository has no core controller")
@@ -35,10 +25,7 @@ func TestRollbackCoreEndsTheSessionsAllows(t *testing.T) {
 	if _, err := ctl(context.Background(), dispatch.CoreCall{Tool: "rollback_core", Session: "s1", Args: json.RawMessage(`{}`)}); err == nil {
 		t.Fatal("a rollback with nothing previous succeeded")
 	}
-	work := filepath.Join(t.TempDir(), "w")
-	if err := r.Checkout(first, work); err != nil {
-		t.Fatal(err)
-	}
+	work := checkout(t, r, first)
 	writeRepoCore(t, filepath.Join(work, "agents/reviewer"), "name: reviewer\n")
 	if _, _, err := r.Commit(work, "add", nil); err != nil {
 		t.Fatal(err)

@@ -45,15 +45,8 @@ func TestOpenRunsTheDefaultCoreFromTheRepository(t *testing.T) {
 
 func TestCoreIDPicksAnotherCoreAndUnknownSuggests(t *testing.T) {
 	state := t.TempDir()
-	r, err := corerepo.OpenOrInit(state)
-	if err != nil {
-		t.Fatal(err)
-	}
-	live, _ := r.Live()
-	work := filepath.Join(t.TempDir(), "w")
-	if err := r.Checkout(live, work); err != nil {
-		t.Fatal(err)
-	}
+	r, live := stateRepo(t, state)
+	work := checkout(t, r, live)
 	writeRepoCore(t, filepath.Join(work, "agents/reviewer"), "name: reviewer\ntoolsets: [coding]\ncapabilities: [fs.read]\n")
 	opts := GateOptions{StateDir: state, BuiltinPluginDir: builtinDir}
 	_, commit, err := r.Commit(work, "reviewer", func(tree string) error { return Gate(context.Background(), tree, opts) })
@@ -81,11 +74,7 @@ func TestCoreIDPicksAnotherCoreAndUnknownSuggests(t *testing.T) {
 // A failing gate names the file, line and field, and moves nothing.
 func TestGateRefusesACoreThatDoesNotLoadOrResolve(t *testing.T) {
 	state := t.TempDir()
-	r, err := corerepo.OpenOrInit(state)
-	if err != nil {
-		t.Fatal(err)
-	}
-	live, _ := r.Live()
+	r, live := stateRepo(t, state)
 	opts := GateOptions{StateDir: state, BuiltinPluginDir: builtinDir}
 	gate := func(tree string) error { return Gate(context.Background(), tree, opts) }
 	for name, tc := range map[string]struct{ yaml, want string }{
@@ -93,10 +82,7 @@ func TestGateRefusesACoreThatDoesNotLoadOrResolve(t *testing.T) {
 		"missing plugin": {"name: x\ntoolsets: [coding, lint]\n", "needs the plugin demiurge-toolset-lint"},
 	} {
 		t.Run(name, func(t *testing.T) {
-			work := filepath.Join(t.TempDir(), "w")
-			if err := r.Checkout(live, work); err != nil {
-				t.Fatal(err)
-			}
+			work := checkout(t, r, live)
 			writeRepoCore(t, filepath.Join(work, "agents/x"), tc.yaml)
 			_, _, err := r.Commit(work, "x", gate)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -162,10 +148,7 @@ func TestARunningHostsCopyIsNotCollected(t *testing.T) {
 		t.Fatal(err)
 	}
 	running, _ := r.Live()
-	work := filepath.Join(t.TempDir(), "w")
-	if err := r.Checkout(running, work); err != nil {
-		t.Fatal(err)
-	}
+	work := checkout(t, r, running)
 	for _, name := range []string{"a", "b"} {
 		writeRepoCore(t, filepath.Join(work, "agents", name), "name: "+name+"\n")
 		if _, _, err := r.Commit(work, name, nil); err != nil {

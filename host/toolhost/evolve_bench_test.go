@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"demiurge.dev/host/corerepo"
 	"demiurge.dev/host/evolve"
 )
 
@@ -33,15 +32,8 @@ var benchExamples = []string{
 
 func benchEvolve(b *testing.B, examples int) {
 	state := b.TempDir()
-	r, err := corerepo.OpenOrInit(state)
-	if err != nil {
-		b.Fatal(err)
-	}
-	live, _ := r.Live()
-	work := filepath.Join(b.TempDir(), "w")
-	if err := r.Checkout(live, work); err != nil {
-		b.Fatal(err)
-	}
+	r, live := stateRepo(b, state)
+	work := checkout(b, r, live)
 	skills := 198 // + agent.yaml and pipelines.yaml
 	if examples > 0 {
 		skills-- // + policy_examples.yaml

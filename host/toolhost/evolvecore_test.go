@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"demiurge.dev/host/approval"
-	"demiurge.dev/host/corerepo"
 	"demiurge.dev/host/dispatch"
 	"demiurge.dev/host/evolve"
 	"demiurge.dev/host/plugins"
@@ -24,16 +23,7 @@ import (
 // run makes no run, and a promote ends the calling session's allows.
 func TestEvolveCoreThroughTheController(t *testing.T) {
 	state := t.TempDir()
-	h, err := Open(Options{StateDir: state, Workspace: t.TempDir(), BuiltinPluginDir: builtinDir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close()
-	r, err := corerepo.Open(state)
-	if err != nil {
-		t.Fatal(err)
-	}
-	first, _ := r.Live()
+	h, r, first := hostOnRepo(t, Options{StateDir: state})
 	ctl := h.coreController()
 	call := func(args string, operator bool) (map[string]any, error) {
 		out, err := ctl(context.Background(), dispatch.CoreCall{Tool: "evolve_core", Principal: "p", Session: "s1", Args: json.RawMessage(args), Operator: operator})
@@ -50,7 +40,7 @@ func TestEvolveCoreThroughTheController(t *testing.T) {
 		}
 	}
 
-	_, err = call(`{"action":"start","goal":"add a skill"}`, true)
+	_, err := call(`{"action":"start","goal":"add a skill"}`, true)
 	refused(err, "no evolver can run here")
 	if runs, _ := evolve.List(state, ""); len(runs) != 0 {
 		t.Fatalf("a refused start left runs: %+v", runs)

@@ -19,16 +19,7 @@ import (
 // refused, even with an operator's allow rule for write_file.
 func TestEvolverWritesOnlyItsWorkTree(t *testing.T) {
 	state, ws := t.TempDir(), t.TempDir()
-	h, err := Open(Options{StateDir: state, Workspace: ws, BuiltinPluginDir: builtinDir, Rules: []string{"allow:write_file"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close()
-	r, err := corerepo.Open(state)
-	if err != nil {
-		t.Fatal(err)
-	}
-	live, _ := r.Live()
+	h, r, live := hostOnRepo(t, Options{StateDir: state, Workspace: ws, Rules: []string{"allow:write_file"}})
 	run, err := evolve.Start(r, "add a skill", "p")
 	if err != nil {
 		t.Fatal(err)

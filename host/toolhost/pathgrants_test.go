@@ -1,15 +1,12 @@
 package toolhost
 
 import (
-	"context"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"demiurge.dev/catalog"
 	"demiurge.dev/host/core"
-	"demiurge.dev/host/pipeline"
 	"demiurge.dev/host/policy"
 )
 
@@ -73,12 +70,7 @@ func TestPathGrantsReachTheirToolAndSlot(t *testing.T) {
 // slot that did not declare fs.write, are still refused.
 func TestPathGrantsRunRealSlots(t *testing.T) {
 	withAuthored(t)
-	writer := `import os
-def run(ctx, args):
-    ctx.capability.require("fs.write")
-    open(os.path.join(ctx.workspace, "slot-wrote-" + ctx.slot_id), "w").close()
-    return {"context": "wrote"}
-`
+	writer := writerSlot(`"slot-wrote-" + ctx.slot_id`)
 	dir := slotCore(t, map[string][2]string{
 		"gated":        {"capability: fs.write\n", "def run(ctx, args):\n    return {'context': 'passed the gate'}\n"},
 		"gated_other":  {"capability: fs.write\n", "def run(ctx, args):\n    return {'context': 'passed the gate'}\n"},
@@ -96,35 +88,13 @@ def run(ctx, args):
 		t.Fatal(err)
 	}
 	ws := t.TempDir()
-	h, err := Open(Options{CoreDir: dir, Workspace: ws, StateDir: t.TempDir(), BuiltinPluginDir: builtinDir, GrantsFile: grants})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { h.Close() })
-	turn, err := h.NewTurn(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	inv := h.SlotInvoker(turn)
-	for id, want := range map[string]string{
+	slotResults(t, Options{CoreDir: dir, Workspace: ws, StateDir: t.TempDir(), GrantsFile: grants}, map[string]string{
 		"gated":        "ok: passed the gate",
 		"gated_other":  "error: its capability fs.write is not granted to this session",
 		"writer":       "ok: wrote",
 		"writer_other": "error: capability fs.write is not granted: fs.write is not granted to this session",
 		"undecl":       "error: capability fs.write is not granted: slot undecl did not declare fs.write in its capabilities",
-	} {
-		res, err := pipeline.RunStage(context.Background(), pipeline.StageInput, []core.Group{{id}}, h.Core.Slots, inv, "hi")
-		got := ""
-		switch {
-		case err != nil:
-			got = "error: " + strings.TrimPrefix(err.Error(), "pipeline slot "+id+" failed: ")
-		case len(res.Contexts) == 1:
-			got = "ok: " + res.Contexts[0].Text
-		}
-		if got != want {
-			t.Errorf("%s: %q\nwant %q", id, got, want)
-		}
-	}
+	})
 	if _, err := os.Stat(filepath.Join(ws, "slot-wrote-writer")); err != nil {
 		t.Error("the granted slot did not write the workspace")
 	}

@@ -96,10 +96,7 @@ func TestGateChecksPolicyExamples(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			live, _ := r.Live()
-			work := filepath.Join(t.TempDir(), "w")
-			if err := r.Checkout(live, work); err != nil {
-				t.Fatal(err)
-			}
+			work := checkout(t, r, live)
 			dir := filepath.Join(work, "agents/x")
 			writeRepoCore(t, dir, policyCore)
 			if err := os.WriteFile(filepath.Join(dir, "policy_examples.yaml"), []byte(tc.examples), 0o644); err != nil {
@@ -128,15 +125,8 @@ func TestGateChecksPolicyExamples(t *testing.T) {
 func TestGatePolicyExampleOfAnMCPTool(t *testing.T) {
 	bins := mcptest.Servers(t)
 	state := t.TempDir()
-	r, err := corerepo.OpenOrInit(state)
-	if err != nil {
-		t.Fatal(err)
-	}
-	live, _ := r.Live()
-	work := filepath.Join(t.TempDir(), "w")
-	if err := r.Checkout(live, work); err != nil {
-		t.Fatal(err)
-	}
+	r, live := stateRepo(t, state)
+	work := checkout(t, r, live)
 	dir := filepath.Join(work, "agents/x")
 	writeRepoCore(t, dir, "toolsets: [coding]\nslots: {mcp: mcp}\ncapabilities: [fs.read, \"mcp.connect:*\", \"mcp.call:*\"]\napprovals: [\"allow:mcp_connect__docs\"]\n")
 	mcptest.Manifest(t, filepath.Join(dir, "mcp"), "docs", "command: "+filepath.Join(bins, "echo")+"\n")
@@ -144,7 +134,7 @@ func TestGatePolicyExampleOfAnMCPTool(t *testing.T) {
 		t.Fatal(err)
 	}
 	opts := GateOptions{StateDir: state, BuiltinPluginDir: builtinDir}
-	_, _, err = r.Commit(work, "x", func(tree string) error { return Gate(context.Background(), tree, opts) })
+	_, _, err := r.Commit(work, "x", func(tree string) error { return Gate(context.Background(), tree, opts) })
 	if err == nil || !strings.Contains(err.Error(), `policy example "pids run": unknown tool "docs__pids"`) {
 		t.Fatalf("gate: %v", err)
 	}

@@ -32,6 +32,55 @@ func slotCore(t *testing.T, slots map[string][2]string) string {
 	return dir
 }
 
+// writerSlot is a slot's code that needs fs.write and, given it, creates
+// the workspace file named.
+func writerSlot(file string) string {
+	return `import os
+def run(ctx, args):
+    ctx.capability.require("fs.write")
+    open(os.path.join(ctx.workspace, ` + file + `), "w").close()
+    return {"context": "wrote"}
+`
+}
+
+// slotHost opens a host with opts, closed when the test ends, and the
+// slot invoker of a new turn of it.
+func slotHost(t *testing.T, opts Options) (*Host, pipeline.Invoker) {
+	t.Helper()
+	opts.BuiltinPluginDir = builtinDir
+	h, err := Open(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close() })
+	turn, err := h.NewTurn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h, h.SlotInvoker(turn)
+}
+
+// slotResults opens a host with opts and runs each slot of want alone in
+// the input stage of one turn, checking its outcome: "ok: CONTEXT", or
+// "error: " and the failure without the "pipeline slot ID failed: " prefix.
+func slotResults(t *testing.T, opts Options, want map[string]string) {
+	t.Helper()
+	h, inv := slotHost(t, opts)
+	for id, want := range want {
+		res, err := pipeline.RunStage(context.Background(), pipeline.StageInput, []core.Group{{id}}, h.Core.Slots, inv, "hi")
+		got := ""
+		switch {
+		case err != nil:
+			got = "error: " + strings.TrimPrefix(err.Error(), "pipeline slot "+id+" failed: ")
+		case len(res.Contexts) == 1:
+			got = "ok: " + res.Contexts[0].Text
+		}
+		if got != want {
+			t.Errorf("%s: %q\nwant %q", id, got, want)
+		}
+	}
+}
+
 // Real Python slots through the authored runtime in the real sandbox:
 // context, a replacement, the slot's read-only view of the workspace, a
 // slot that raises, one that hangs past timeout_seconds, one that returns
@@ -55,16 +104,7 @@ def run(ctx, args):
 		"huge":      {"failure_policy: skip\n", "def run(ctx, args):\n    return {'context': 'x' * 70000}\n"},
 		"fails":     {"timeout_seconds: 1\n", "import time\ndef run(ctx, args):\n    time.sleep(600)\n"},
 	})
-	h, err := Open(Options{CoreDir: dir, Workspace: dir, StateDir: t.TempDir(), BuiltinPluginDir: builtinDir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { h.Close() })
-	turn, err := h.NewTurn(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	inv := h.SlotInvoker(turn)
+	h, inv := slotHost(t, Options{CoreDir: dir, Workspace: dir, StateDir: t.TempDir()})
 	groups := []core.Group{{core.BaseInput}, {"tag", "raises", "hangs", "malformed", "huge"}}
 	res, err := pipeline.RunStage(context.Background(), pipeline.StageInput, groups, h.Core.Slots, inv, "hello")
 	if err != nil {
@@ -96,12 +136,7 @@ def run(ctx, args):
 // operator's only. The session holds fs.read only, then fs.write too.
 func TestSlotYAMLFieldsTakeEffect(t *testing.T) {
 	withAuthored(t)
-	writer := `import os
-def run(ctx, args):
-    ctx.capability.require("fs.write")
-    open(os.path.join(ctx.workspace, "slot-wrote"), "w").close()
-    return {"context": "wrote"}
-`
+	writer := writerSlot(`"slot-wrote"`)
 	for _, tt := range []struct {
 		caps string
 		want map[string]string // slot -> its result ("" ok context) or error
@@ -131,30 +166,8 @@ def run(ctx, args):
 				t.Fatal(err)
 			}
 			ws := t.TempDir()
-			h, err := Open(Options{CoreDir: dir, Workspace: ws, StateDir: t.TempDir(), BuiltinPluginDir: builtinDir})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { h.Close() })
-			turn, err := h.NewTurn(context.Background())
-			if err != nil {
-				t.Fatal(err)
-			}
-			inv := h.SlotInvoker(turn)
-			for id, want := range tt.want {
-				res, err := pipeline.RunStage(context.Background(), pipeline.StageInput, []core.Group{{id}}, h.Core.Slots, inv, "hi")
-				got := ""
-				switch {
-				case err != nil:
-					got = "error: " + strings.TrimPrefix(err.Error(), "pipeline slot "+id+" failed: ")
-				case len(res.Contexts) == 1:
-					got = "ok: " + res.Contexts[0].Text
-				}
-				if got != want {
-					t.Errorf("%s: %q\nwant %q", id, got, want)
-				}
-			}
-			_, err = os.Stat(filepath.Join(ws, "slot-wrote"))
+			slotResults(t, Options{CoreDir: dir, Workspace: ws, StateDir: t.TempDir()}, tt.want)
+			_, err := os.Stat(filepath.Join(ws, "slot-wrote"))
 			if wrote := err == nil; wrote != (tt.want["writer"] == "ok: wrote") {
 				t.Errorf("the workspace written = %v", wrote)
 			}
