@@ -5,9 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"demiurge.dev/host/approval"
 	"demiurge.dev/host/runtime"
-	"demiurge.dev/host/toolhost"
 )
 
 // TestSessionTasksWaitForADurableEnd: a cancelled task shows its sealed
@@ -15,12 +13,7 @@ import (
 // must still count it running until its end is durable, or it ends before
 // the task's end reaches its loop.
 func TestSessionTasksWaitForADurableEnd(t *testing.T) {
-	builtin, _ := testPlugins(t)
-	h, err := toolhost.Open(toolhost.Options{StateDir: t.TempDir(), Workspace: t.TempDir(), BuiltinPluginDir: builtin, Approver: approval.DenyAll{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close()
+	h := openTestHost(t)
 	s := h.OpenSessionAs("", false)
 	m, err := h.Tasks()
 	if err != nil {
