@@ -24,7 +24,7 @@ func TestLineTypedAsTheForegroundEndsIsNotLost(t *testing.T) {
 		// its goroutine ends too, so 50,000 of them do not pile up).
 		end := make(chan struct{})
 		b := &lineBroker{read: func(string) (string, error) { <-end; return "", io.ErrClosedPipe }}
-		b.ready = &lineResult{line: "/quit"} // typed while the turn ran
+		b.ready = []lineResult{{line: "/quit"}} // typed while the turn ran
 		c := cli.NewContext(cli.NewApp(), flag.NewFlagSet("t", flag.ContinueOnError), nil)
 		c.Context = context.Background()
 		r := &repl{c: c, lines: b, out: io.Discard, errOut: io.Discard, tty: true}

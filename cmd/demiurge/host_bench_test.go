@@ -29,27 +29,7 @@ import (
 // 8 front ends x 200 calls, and the host's RSS idle and after 10,000
 // calls.
 func BenchmarkHostFigures(b *testing.B) {
-	dir := os.Getenv("DEMIURGE_TEST_PLUGIN_DIR")
-	if dir == "" {
-		b.Skip("needs DEMIURGE_TEST_PLUGIN_DIR=bin (make build)")
-	}
-	// As the host canonicalises --plugin-dir (hostConfig): a relative or
-	// unclean path would be refused as another host's options.
-	dir, _ = filepath.Abs(dir)
-	bin := filepath.Join(dir, "demiurge")
-	state, ws := b.TempDir(), b.TempDir()
-	os.WriteFile(filepath.Join(ws, "a.txt"), []byte("from the workspace\n"), 0o644)
-	run := func(args ...string) time.Duration {
-		cmd := exec.Command(bin, append([]string{"--state", state, "--workspace", ws}, args...)...)
-		cmd.Env = append(os.Environ(), "DEMIURGE_HOST=on", "DEMIURGE_HOST_IDLE_EXIT=5m")
-		begin := time.Now()
-		if out, err := cmd.CombinedOutput(); err != nil {
-			b.Fatalf("%v: %v\n%s", args, err, out)
-		}
-		return time.Since(begin)
-	}
-	defer run("host", "stop")
-	run("tools", "call", "read_file", `{"path":"a.txt"}`) // starts the host, warms the plugins
+	dir, state, ws, run := warmHost(b)
 	var call, version []time.Duration
 	for range 30 {
 		call = append(call, run("tools", "call", "read_file", `{"path":"a.txt"}`))
@@ -66,14 +46,6 @@ func BenchmarkHostFigures(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer cl.Close()
-	socketCall := func(c *hostd.Client) error {
-		out, err := callViaHost(context.Background(), c, &hostv1.OpenSession{}, &hostv1.ToolCall{Name: "read_file", Args: []byte(`{"path":"a.txt"}`)},
-			func(context.Context, approval.Request) approval.Answer { return approval.Deny })
-		if err == nil && !out.OK() {
-			err = fmt.Errorf("%s", out.Status)
-		}
-		return err
-	}
 	// The same calls on one session's stream (as a conversation sends
 	// them): no session opened and recorded per call.
 	stream, err := cl.Session(context.Background())
@@ -122,7 +94,7 @@ func BenchmarkHostFigures(b *testing.B) {
 		}
 		rtt = append(rtt, time.Since(begin))
 		begin = time.Now()
-		if err := socketCall(cl); err != nil {
+		if err := readViaHost(cl); err != nil {
 			b.Fatal(err)
 		}
 		sock = append(sock, time.Since(begin))
@@ -171,7 +143,7 @@ func BenchmarkHostFigures(b *testing.B) {
 			}
 			defer c.Close()
 			for range 200 {
-				if socketCall(c) != nil {
+				if readViaHost(c) != nil {
 					errs.Add(1)
 				}
 			}
@@ -182,7 +154,7 @@ func BenchmarkHostFigures(b *testing.B) {
 	b.ReportMetric(float64(1600)/time.Since(begin).Seconds(), "8x200-calls/s")
 	// Up to 10,000 calls in all, then the RSS, then again after a rest.
 	for range 10000 - 600 - 1600 - 31 {
-		if err := socketCall(cl); err != nil {
+		if err := readViaHost(cl); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -226,4 +198,44 @@ func rssField(pid int, field string) int {
 		}
 	}
 	return 0
+}
+
+// warmHost starts a long-lived host for a benchmark over a new state and
+// a workspace holding a.txt, warmed by one `tools call read_file`; run
+// runs one `demiurge` process against them and times it. The host stops
+// when the benchmark ends.
+func warmHost(b *testing.B) (dir, state, ws string, run func(args ...string) time.Duration) {
+	dir = os.Getenv("DEMIURGE_TEST_PLUGIN_DIR")
+	if dir == "" {
+		b.Skip("needs DEMIURGE_TEST_PLUGIN_DIR=bin (make build)")
+	}
+	// As the host canonicalises --plugin-dir (hostConfig): a relative or
+	// unclean path would be refused as another host's options.
+	dir, _ = filepath.Abs(dir)
+	bin := filepath.Join(dir, "demiurge")
+	state, ws = b.TempDir(), b.TempDir()
+	os.WriteFile(filepath.Join(ws, "a.txt"), []byte("from the workspace\n"), 0o644)
+	run = func(args ...string) time.Duration {
+		cmd := exec.Command(bin, append([]string{"--state", state, "--workspace", ws}, args...)...)
+		cmd.Env = append(os.Environ(), "DEMIURGE_HOST=on", "DEMIURGE_HOST_IDLE_EXIT=5m")
+		begin := time.Now()
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("%v: %v\n%s", args, err, out)
+		}
+		return time.Since(begin)
+	}
+	b.Cleanup(func() { run("host", "stop") })
+	run("tools", "call", "read_file", `{"path":"a.txt"}`) // starts the host, warms the plugins
+	return dir, state, ws, run
+}
+
+// readViaHost is one one-shot `read_file` of a.txt through the host
+// socket, in a fresh session as `tools call` sends it.
+func readViaHost(c *hostd.Client) error {
+	out, err := callViaHost(context.Background(), c, &hostv1.OpenSession{}, &hostv1.ToolCall{Name: "read_file", Args: []byte(`{"path":"a.txt"}`)},
+		func(context.Context, approval.Request) approval.Answer { return approval.Deny })
+	if err == nil && !out.OK() {
+		err = fmt.Errorf("%s", out.Status)
+	}
+	return err
 }

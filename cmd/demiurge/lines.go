@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -13,7 +14,9 @@ import (
 // line: the session's prompt, an approval or a clarify question asked
 // while a turn runs. The newest waiter gets the next line and its prompt
 // is shown; a read cannot be cancelled, so a read left by a waiter that
-// gave up stays in flight for the next one.
+// gave up stays in flight for the next one. Lines no one took (their
+// waiter gave up as they came) queue in the order they were typed: two
+// waiters giving up at once each keep theirs.
 type lineBroker struct {
 	// read shows prompt and blocks for one line.
 	read func(prompt string) (string, error)
@@ -31,8 +34,12 @@ type lineBroker struct {
 	lead     string
 	waiters  []*lineWaiter
 	inflight bool
-	ready    *lineResult // a line that came while no one waited
-	eof      error       // sticky end of input
+	ready    []lineResult // lines that came while no one waited, oldest first
+	seq      uint64       // lines read so far: the order they were typed
+	eof      error        // sticky end of input
+	// gaveUp, set only by tests, runs when a waiter's ctx ended, before
+	// it takes the lock to leave.
+	gaveUp func(prompt string)
 }
 
 type lineWaiter struct {
@@ -43,6 +50,16 @@ type lineWaiter struct {
 type lineResult struct {
 	line string
 	err  error
+	seq  uint64
+}
+
+// keep queues a line no one took, in the order the lines were typed.
+func (b *lineBroker) keep(r lineResult) {
+	i := len(b.ready)
+	for i > 0 && b.ready[i-1].seq > r.seq {
+		i--
+	}
+	b.ready = slices.Insert(b.ready, i, r)
 }
 
 // ReadLine waits for the next line or for ctx. A fresh waiter (an
@@ -53,9 +70,12 @@ func (b *lineBroker) ReadLine(ctx context.Context, prompt string, fresh bool) (s
 		b.mu.Unlock()
 		return "", b.eof
 	}
-	if r := b.ready; r != nil {
-		b.ready = nil
-		if !fresh || r.err != nil {
+	if len(b.ready) > 0 {
+		r := b.ready[0]
+		if fresh && r.err == nil {
+			b.ready = nil // typed before it asked: not its answer
+		} else {
+			b.ready = b.ready[1:]
 			b.mu.Unlock()
 			return r.line, r.err
 		}
@@ -77,6 +97,9 @@ func (b *lineBroker) ReadLine(ctx context.Context, prompt string, fresh bool) (s
 		return r.line, r.err
 	case <-ctx.Done():
 	}
+	if b.gaveUp != nil {
+		b.gaveUp(prompt)
+	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	for i, x := range b.waiters {
@@ -91,7 +114,7 @@ func (b *lineBroker) ReadLine(ctx context.Context, prompt string, fresh bool) (s
 	// The line came as ctx ended: keep it for the next waiter.
 	r := <-w.ch
 	if !fresh {
-		b.ready = &r
+		b.keep(r)
 	}
 	return "", ctx.Err()
 }
@@ -116,8 +139,9 @@ func (b *lineBroker) SetLead(lead string) {
 func (b *lineBroker) loop(prompt string) {
 	for {
 		line, err := b.read(prompt)
-		r := lineResult{line: line, err: err}
 		b.mu.Lock()
+		b.seq++
+		r := lineResult{line: line, err: err, seq: b.seq}
 		if errors.Is(err, io.EOF) {
 			b.eof = io.EOF
 		}
@@ -126,7 +150,7 @@ func (b *lineBroker) loop(prompt string) {
 			b.waiters = b.waiters[:n-1]
 			w.ch <- r
 		} else {
-			b.ready = &r
+			b.keep(r)
 		}
 		if len(b.waiters) == 0 || b.eof != nil {
 			for _, w := range b.waiters {

@@ -10,8 +10,10 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"demiurge.dev/host/approval"
 	"demiurge.dev/host/packages/packagetest"
 	"demiurge.dev/host/plugins/plugintest"
+	"demiurge.dev/host/toolhost"
 )
 
 func TestMain(m *testing.M) {
@@ -128,4 +130,18 @@ func joinCmds(sets ...map[string]func(ts *testscript.TestScript, neg bool, args 
 		}
 	}
 	return all
+}
+
+// openTestHost is a host in this process over a new state and workspace,
+// with the built-in plugins, denying what would be asked; it closes when
+// the test ends.
+func openTestHost(t *testing.T) *toolhost.Host {
+	t.Helper()
+	builtin, _ := testPlugins(t)
+	h, err := toolhost.Open(toolhost.Options{StateDir: t.TempDir(), Workspace: t.TempDir(), BuiltinPluginDir: builtin, Approver: approval.DenyAll{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close() })
+	return h
 }

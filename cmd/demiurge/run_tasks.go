@@ -110,7 +110,10 @@ func (t sessionTasks) live() []runtime.Task {
 	ts, _ := m.List(t.s.TaskScope())
 	var out []runtime.Task
 	for _, x := range ts {
-		if !x.State.Terminal() {
+		// A cancelled task shows its sealed state while its work still
+		// ends: it is live until its end is durable (Ended set), when
+		// its completion hook runs.
+		if !x.State.Terminal() || x.Ended.IsZero() {
 			out = append(out, x)
 		}
 	}

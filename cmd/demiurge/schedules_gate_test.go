@@ -7,10 +7,8 @@ import (
 	"time"
 
 	"demiurge.dev/host/agents"
-	"demiurge.dev/host/approval"
 	pt "demiurge.dev/host/providers/providertest"
 	"demiurge.dev/host/schedule"
-	"demiurge.dev/host/toolhost"
 )
 
 // A scheduled run is a child of no one through the host's one spawn
@@ -18,12 +16,7 @@ import (
 // (its time ending) never reaches the model; with the slot free it runs,
 // shown in the gate's accounting while it does, with its lease kept.
 func TestScheduledRunGoesThroughTheSpawnGate(t *testing.T) {
-	builtin, _ := testPlugins(t)
-	h, err := toolhost.Open(toolhost.Options{StateDir: t.TempDir(), Workspace: t.TempDir(), BuiltinPluginDir: builtin, Approver: approval.DenyAll{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close()
+	h := openTestHost(t)
 	srv := pt.NewServer(pt.KindAnthropic, []pt.Step{{Text: []string{"all green"}, DelayMS: 800}})
 	defer srv.Close()
 	t.Setenv("ANTHROPIC_API_KEY", "sk-ant-test-key-0123456789")

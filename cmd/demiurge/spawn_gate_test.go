@@ -4,7 +4,6 @@ import (
 	"context"
 	"testing"
 
-	"demiurge.dev/host/approval"
 	"demiurge.dev/host/toolhost"
 	"demiurge.dev/host/turn"
 )
@@ -14,12 +13,7 @@ import (
 // the loop of the front end its root session belongs to, never the one
 // installed last, and none once that front end's turn has ended.
 func TestChildRunsWithItsRootsModel(t *testing.T) {
-	builtin, _ := testPlugins(t)
-	h, err := toolhost.Open(toolhost.Options{StateDir: t.TempDir(), Workspace: t.TempDir(), BuiltinPluginDir: builtin, Approver: approval.DenyAll{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close()
+	h := openTestHost(t)
 	a, b := h.OpenSessionAs("", false), h.OpenSessionAs("", false)
 	loopOf := func(system string) func(*toolhost.Session) (*turn.Loop, error) {
 		return func(child *toolhost.Session) (*turn.Loop, error) { return &turn.Loop{System: system}, nil }

@@ -14,22 +14,13 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"demiurge.dev/shared/netpolicy/urlcorpus"
 )
 
-// mapResolver answers from a map; any other name is NXDOMAIN.
-type mapResolver map[string][]string
-
-func (m mapResolver) LookupNetIP(_ context.Context, _, host string) ([]netip.Addr, error) {
-	answers, ok := m[host]
-	if !ok {
-		return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
-	}
-	out := make([]netip.Addr, 0, len(answers))
-	for _, a := range answers {
-		out = append(out, netip.MustParseAddr(a))
-	}
-	return out, nil
-}
+// mapResolver is the URL corpus's table resolver (shared/netpolicy's
+// tests use it too).
+type mapResolver = urlcorpus.Resolver
 
 // countingServer is an HTTP server on loopback that counts the
 // connections it accepted.

@@ -80,6 +80,9 @@ type TaskManager struct {
 	onComplete func(Task)
 	reaperExe  string
 	reaper     *Reaper
+	// beforeFinish, set only by tests, runs between a task's concluded
+	// outcome and the write that makes it durable.
+	beforeFinish func(Task)
 }
 
 // UseReaper has the binary exe (run with ReaperArg) follow the running
@@ -149,6 +152,11 @@ type liveTask struct {
 	sealed     TaskState
 	sealReason string
 	sealDetail string
+	// concluded says the work's outcome is decided but not yet durable:
+	// no seal wins after it, and queries do not see the outcome yet (an
+	// end is published once written: a caller that saw it terminal
+	// could stop waiting before the completion hook had run).
+	concluded  bool
 	finished   bool
 	seq        uint64
 	pending    []LogChunk
@@ -161,7 +169,7 @@ type liveTask struct {
 // the work. The first seal wins; it reports whether this one did.
 func (lt *liveTask) seal(state TaskState, reason, detail string) bool {
 	lt.mu.Lock()
-	won := lt.sealed == "" && !lt.finished
+	won := lt.sealed == "" && !lt.concluded && !lt.finished
 	if won {
 		lt.sealed, lt.sealReason, lt.sealDetail = state, reason, detail
 	}
@@ -271,6 +279,9 @@ func (m *TaskManager) runTask(ctx context.Context, lt *liveTask, run TaskRun) {
 	}
 	m.flush(lt) // the rest; a failure seals the task as failed
 	final := lt.conclude(out)
+	if m.beforeFinish != nil {
+		m.beforeFinish(final)
+	}
 	written, err := m.store.finishTask(context.Background(), final)
 	switch {
 	case err != nil:
@@ -336,7 +347,7 @@ func (lt *liveTask) conclude(out TaskOutcome) Task {
 	if t.ExitReason == "" && t.State == TaskFailed {
 		t.ExitReason = ExitReasonError
 	}
-	lt.sealed = t.State
+	lt.concluded = true
 	return t
 }
 

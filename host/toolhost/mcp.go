@@ -193,7 +193,7 @@ func (h *Host) testMCP(ctx context.Context, s *Session, server string, approvals
 	// The same mcp.connect event a turn writes: a test connects (or is
 	// refused) as much as a turn does. The operator's command answers
 	// only once it is on disk, so an `audit` run right after shows it.
-	h.appendMCPStateEvents(ctx, s.ID(), []mcp.State{st})
+	h.mcpEvent(ctx, mcpDurable, "mcp.connect", s.ID(), mcpConnectFields(st))
 	return st, nil
 }
 
@@ -222,12 +222,19 @@ func (h *Host) urlDecisionEvent(session, server string, d netpolicy.Decision) {
 	if d.Private != "" {
 		ev["allowed_by_operator"] = d.Private
 	}
-	h.mcpEvent("mcp.url_decision", session, ev)
+	h.mcpEvent(context.Background(), mcpQueued, "mcp.url_decision", session, ev)
 }
 
-// mcpEvent records one event of the MCP client in the audit trail; one
-// that cannot be recorded is dropped, as the connection goes on.
-func (h *Host) mcpEvent(kind, session string, fields map[string]any) {
+// Whether mcpEvent waits for its event's commit.
+const (
+	mcpQueued  = false // a turn's events: the connection goes on meanwhile
+	mcpDurable = true  // an operator's command answers once it is on disk
+)
+
+// mcpEvent records one event of the MCP client in the audit trail, and
+// when wait is mcpDurable returns once it is committed; one that cannot be
+// recorded is dropped, as the connection goes on.
+func (h *Host) mcpEvent(ctx context.Context, wait bool, kind, session string, fields map[string]any) {
 	store, err := h.Store()
 	if err != nil {
 		return
@@ -236,30 +243,19 @@ func (h *Host) mcpEvent(kind, session string, fields map[string]any) {
 	if err != nil {
 		return
 	}
-	_ = store.Submit(context.Background(), runtime.Event{Kind: kind, Session: session, Data: data}, nil)
+	ev := runtime.Event{Kind: kind, Session: session, Data: data}
+	if wait {
+		_, _ = store.Append(context.WithoutCancel(ctx), ev)
+		return
+	}
+	_ = store.Submit(ctx, ev, nil)
 }
 
 // elicitationEvent records what became of a server's form as an
 // mcp.elicitation event: the operator sees a form declined unasked, and
 // the flag that would have let it be asked.
 func (h *Host) elicitationEvent(session, server string, e mcp.Elicitation) {
-	h.mcpEvent("mcp.elicitation", session, map[string]any{"server": server, "action": e.Action, "reason": e.Reason})
-}
-
-// appendMCPStateEvents records each state as an mcp.connect event and
-// waits until they are committed.
-func (h *Host) appendMCPStateEvents(ctx context.Context, session string, states []mcp.State) {
-	store, err := h.Store()
-	if err != nil {
-		return
-	}
-	for _, st := range states {
-		data, err := json.Marshal(mcpConnectFields(st))
-		if err != nil {
-			continue
-		}
-		_, _ = store.Append(context.WithoutCancel(ctx), runtime.Event{Kind: "mcp.connect", Session: session, Data: data})
-	}
+	h.mcpEvent(context.Background(), mcpQueued, "mcp.elicitation", session, map[string]any{"server": server, "action": e.Action, "reason": e.Reason})
 }
 
 func mcpConnectFields(s mcp.State) map[string]any {
@@ -281,6 +277,6 @@ func (h *Host) mcpStateEvents(session string, prev, cur []mcp.State) {
 		if b, ok := before[s.Server]; ok && b.Status == s.Status && b.Diagnostic == s.Diagnostic {
 			continue
 		}
-		h.mcpEvent("mcp.connect", session, mcpConnectFields(s))
+		h.mcpEvent(context.Background(), mcpQueued, "mcp.connect", session, mcpConnectFields(s))
 	}
 }

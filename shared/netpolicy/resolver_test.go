@@ -8,23 +8,13 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+
+	"demiurge.dev/shared/netpolicy/urlcorpus"
 )
 
-// mapResolver answers from a table, as the test-only Resolver hook allows.
-// A name missing from the table fails like NXDOMAIN.
-type mapResolver map[string][]string
-
-func (m mapResolver) LookupNetIP(_ context.Context, _, host string) ([]netip.Addr, error) {
-	answers, ok := m[host]
-	if !ok {
-		return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
-	}
-	out := make([]netip.Addr, 0, len(answers))
-	for _, a := range answers {
-		out = append(out, netip.MustParseAddr(a))
-	}
-	return out, nil
-}
+// mapResolver is the corpus's table resolver, the one the egress proxy's
+// tests use too.
+type mapResolver = urlcorpus.Resolver
 
 // errResolver fails every lookup.
 type errResolver struct{}

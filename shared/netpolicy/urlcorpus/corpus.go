@@ -4,6 +4,30 @@
 // so that each is tested against every spelling the corpus knows.
 package urlcorpus
 
+import (
+	"context"
+	"net"
+	"net/netip"
+)
+
+// Resolver answers from a table (Names, or a test's own), as the policy's
+// test-only Resolver hook allows; a name missing from the table fails like
+// NXDOMAIN.
+type Resolver map[string][]string
+
+// LookupNetIP answers host from the table.
+func (r Resolver) LookupNetIP(_ context.Context, _, host string) ([]netip.Addr, error) {
+	answers, ok := r[host]
+	if !ok {
+		return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
+	}
+	out := make([]netip.Addr, 0, len(answers))
+	for _, a := range answers {
+		out = append(out, netip.MustParseAddr(a))
+	}
+	return out, nil
+}
+
 // Names are the corpus's names and their DNS answers; any other name is
 // NXDOMAIN.
 var Names = map[string][]string{
