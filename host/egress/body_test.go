@@ -182,3 +182,34 @@ func TestStalledBodyEndsWithItsEnds(t *testing.T) {
 	px.Close()
 	wait("the proxy closed")
 }
+
+// TestEarlyAnswerToAnUpload: a server that answers before reading an
+// upload (413) reaches the command, and the request ends (the proxy's
+// writer of the body stops at the closed connection; nothing hangs).
+func TestEarlyAnswerToAnUpload(t *testing.T) {
+	srv := startServer(t, "tcp4", "127.0.0.1:0", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Connection", "close")
+		http.Error(w, "too large", http.StatusRequestEntityTooLarge)
+	})
+	px := startProxy(t, Config{Allow: []netip.AddrPort{srv.addr}})
+	addr := handedOver(t, px)
+	hc := &http.Client{Transport: &http.Transport{Proxy: http.ProxyURL(mustURL("http://" + addr)), DisableKeepAlives: true}, Timeout: 10 * time.Second}
+	start := time.Now()
+	resp, err := hc.Post("http://"+srv.addr.String()+"/", "application/octet-stream", bytes.NewReader(pattern(32<<20)))
+	if err == nil {
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusRequestEntityTooLarge {
+			t.Fatalf("status %d", resp.StatusCode)
+		}
+	}
+	if d := time.Since(start); d > 8*time.Second {
+		t.Fatalf("the upload took %v (err %v)", d, err)
+	}
+	done := make(chan struct{})
+	go func() { px.Close(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the proxy did not close")
+	}
+}

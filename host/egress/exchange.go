@@ -24,7 +24,12 @@ func (p *Proxy) exchange(ctx context.Context, out *http.Request, pn *pin) (resp 
 	// The command going away (or the proxy closing) cancels ctx and
 	// ends the exchange, its body included.
 	stop := context.AfterFunc(ctx, func() { up.Close() })
-	end = func() { stop(); up.Close() }
+	wrote := make(chan struct{})
+	// end waits for the request's writer too: the http server must not
+	// read the command's next request while it still reads this body
+	// (the closed socket fails its next write; a command that stalls its
+	// upload is ended by its own hang-up or the proxy's Close).
+	end = func() { stop(); up.Close(); <-wrote }
 	defer func() {
 		if err != nil {
 			end()
@@ -36,6 +41,7 @@ func (p *Proxy) exchange(ctx context.Context, out *http.Request, pn *pin) (resp 
 	// The request is written while the answer is read: a server may
 	// answer before it has read the whole body.
 	go func() {
+		defer close(wrote)
 		if werr := out.Write(up); werr != nil {
 			closeWrite(up)
 		}
