@@ -41,6 +41,7 @@ func TestMain(m *testing.M) {
 		{"-o", probeBin, "./testdata/probe"},
 	} {
 		cmd := exec.Command("go", append([]string{"build"}, b...)...)
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0") // static, as make build builds it
 		if out, err := cmd.CombinedOutput(); err != nil {
 			fmt.Fprintf(os.Stderr, "go build %v: %v\n%s", b, err, out)
 			os.Exit(2)

@@ -136,7 +136,9 @@ func TestGitOverSSHThroughSOCKS(t *testing.T) {
 	if r.exit != 0 || !strings.Contains(r.stdout, "served-over-ssh") {
 		t.Fatalf("git clone over ssh: exit %d\nstdout: %s\nstderr: %s\nsshd: %s", r.exit, r.stdout, r.stderr, sshdLog)
 	}
-	ev := px.Events()
+	// The connection's event comes when the proxy sees both ends close,
+	// which may be just after git exits.
+	ev := eventsAtLeast(px, 1)
 	if len(ev) != 1 || ev[0].Kind != "socks5" || ev[0].Host != "git.test" || ev[0].Addr != addr.String() || ev[0].Verdict != "allowed" || ev[0].Sent == 0 || ev[0].Recv == 0 {
 		t.Fatalf("events: %+v", ev)
 	}
@@ -154,7 +156,7 @@ func TestGitOverSSHThroughSOCKS(t *testing.T) {
 	if n := strings.Count(sshdLog.String(), "Connection from"); n != accepted {
 		t.Fatalf("sshd saw %d more connections after the refused clones:\n%s", n-accepted, sshdLog)
 	}
-	if n := len(px.Events()); n != 4 {
+	if n := len(eventsAtLeast(px, 4)); n != 4 {
 		t.Fatalf("%d connections through the proxy, want 1 allowed and 3 refused: %+v", n, px.Events())
 	}
 	for _, e := range px.Events()[1:] {
@@ -221,4 +223,13 @@ func waitListening(t *testing.T, addr string) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// eventsAtLeast waits up to 5 s for n connection events, then returns
+// what there is.
+func eventsAtLeast(px *egress.Proxy, n int) []egress.Event {
+	for deadline := time.Now().Add(5 * time.Second); len(px.Events()) < n && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+	}
+	return px.Events()
 }

@@ -1,11 +1,8 @@
 package egress
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/netip"
 	"strings"
@@ -18,26 +15,11 @@ import (
 // hopHeaders are a proxy hop's own headers, never forwarded.
 var hopHeaders = []string{"Connection", "Proxy-Connection", "Keep-Alive", "Proxy-Authenticate", "Proxy-Authorization", "Te", "Trailer", "Upgrade"}
 
-type pinKey struct{}
-
-// pin carries a request's verified addresses to the dialer, and the
-// address it reached back.
+// pin is a request's verified addresses, and the address it reached.
 type pin struct {
 	addrs []netip.Addr
 	port  uint16
 	got   netip.AddrPort
-}
-
-// dialPinned is the transport's dialer: only the addresses the request
-// was admitted at, never a new lookup of the name.
-func (p *Proxy) dialPinned(ctx context.Context, _, _ string) (net.Conn, error) {
-	pn, ok := ctx.Value(pinKey{}).(*pin)
-	if !ok {
-		return nil, errors.New("egress proxy: a dial without verified addresses")
-	}
-	c, ap, err := p.pol.DialPinned(ctx, pn.addrs, pn.port)
-	pn.got = ap
-	return c, err
 }
 
 // forward answers a plain request for an absolute http:// URL.
@@ -75,7 +57,7 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request) {
 	}
 	ev.Host = t.host
 	pn := &pin{addrs: t.addrs, port: port}
-	out := r.Clone(context.WithValue(r.Context(), pinKey{}, pn))
+	out := r.Clone(r.Context())
 	out.RequestURI = ""
 	for _, h := range hopHeaders {
 		out.Header.Del(h)
@@ -90,7 +72,7 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request) {
 	if r.Body != nil && r.Body != http.NoBody {
 		out.Body = &countingReader{r: r.Body, n: &sent}
 	}
-	resp, err := p.tr.RoundTrip(out)
+	resp, br, up, end, err := p.exchange(out.Context(), out, pn)
 	if pn.got.IsValid() {
 		ev.Addr, ev.Allowance = pn.got.String(), p.pol.PrivateAllowance(pn.got.Addr(), port)
 	}
@@ -99,7 +81,7 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request) {
 		p.refuse(w, ev, http.StatusBadGateway, "cannot reach "+t.host+": "+err.Error())
 		return
 	}
-	defer resp.Body.Close()
+	defer end()
 	if resp.StatusCode == http.StatusSwitchingProtocols {
 		p.switchProtocols(w, ev, upgrade, resp, &sent)
 		return
@@ -111,7 +93,13 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request) {
 		w.Header()[k] = vs
 	}
 	w.WriteHeader(resp.StatusCode)
-	n, copyErr := io.Copy(w, resp.Body)
+	var n int64
+	var copyErr error
+	if resp.ContentLength > 0 && len(resp.TransferEncoding) == 0 && resp.Body != http.NoBody && r.Method != http.MethodHead {
+		n, copyErr = copyBody(w, br, up, resp.ContentLength)
+	} else {
+		n, copyErr = io.Copy(w, resp.Body)
+	}
 	recv.Add(n)
 	ev.Sent, ev.Recv, ev.Verdict, ev.Status = sent.Load(), recv.Load(), "allowed", resp.StatusCode
 	if copyErr != nil {

@@ -155,6 +155,25 @@ func (c *prefixedConn) Read(b []byte) (int, error) {
 	return c.Conn.Read(b)
 }
 
+// ReadFrom lets the http server's response bodies reach the socket's own
+// ReadFrom, so a body read from an upstream TCP socket moves by splice(2)
+// (net/http looks for io.ReaderFrom on the connection it serves).
+func (c *prefixedConn) ReadFrom(r io.Reader) (int64, error) {
+	if rf, ok := c.Conn.(io.ReaderFrom); ok {
+		return rf.ReadFrom(r)
+	}
+	return io.Copy(struct{ io.Writer }{c.Conn}, r)
+}
+
+// bare is the socket under c once its routing byte has been read again,
+// so that copies between two TCP sockets can use splice(2).
+func bare(c net.Conn) net.Conn {
+	if pc, ok := c.(*prefixedConn); ok && len(pc.pre) == 0 {
+		return pc.Conn
+	}
+	return c
+}
+
 // CloseWrite keeps a tunnel's half-close (the socket's own).
 func (c *prefixedConn) CloseWrite() error {
 	if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok {

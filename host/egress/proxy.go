@@ -72,7 +72,6 @@ type Proxy struct {
 	ln     net.Listener
 	httpLn *handoff
 	srv    *http.Server
-	tr     *http.Transport
 	onConn func(Event)
 
 	mu      sync.Mutex
@@ -105,12 +104,6 @@ func Start(cfg Config, onConn func(Event)) (*Proxy, error) {
 	p := &Proxy{
 		cfg: cfg, dir: dir, ln: ln, onConn: onConn, tunnels: map[net.Conn]struct{}{}, listeners: map[*net.TCPListener]struct{}{},
 		pol: netpolicy.New(netpolicy.Options{Resolver: cfg.Resolver, AllowPrivate: cfg.Allow, DialTimeout: cfg.DialTimeout}),
-	}
-	p.tr = &http.Transport{
-		Proxy:              nil,
-		DialContext:        p.dialPinned,
-		DisableKeepAlives:  true, // each request is checked and pinned anew
-		DisableCompression: true,
 	}
 	p.srv = &http.Server{Handler: p, ErrorLog: log.New(io.Discard, "", 0), ReadHeaderTimeout: 30 * time.Second}
 	p.httpLn = newHandoff(ln.Addr())

@@ -88,6 +88,7 @@ func (p *Proxy) tunnel(w http.ResponseWriter, r *http.Request) {
 // it counts each way. The error is the upstream-to-client copy's.
 func splice(client net.Conn, up io.ReadWriteCloser, pre []byte) (sent, recv int64, err error) {
 	var s atomic.Int64
+	client = bare(client)
 	if len(pre) > 0 {
 		m, _ := up.Write(pre)
 		s.Add(int64(m))

@@ -37,7 +37,9 @@ func Helper(t testing.TB) string {
 			return
 		}
 		path = filepath.Join(dir, HelperName)
-		log, err = exec.Command("go", "build", "-o", path, "demiurge.dev/cmd/sandbox").CombinedOutput()
+		cmd := exec.Command("go", "build", "-o", path, "demiurge.dev/cmd/sandbox")
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0") // static, as make build builds it
+		log, err = cmd.CombinedOutput()
 	})
 	if err != nil {
 		t.Fatalf("build the sandbox helper: %v\n%s", err, log)

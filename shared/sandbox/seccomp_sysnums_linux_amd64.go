@@ -1,0 +1,61 @@
+package sandbox
+
+import "golang.org/x/sys/unix"
+
+// seccompNative: the filter's numbers and its architecture check are
+// this architecture's.
+const seccompNative = true
+
+// sysnum are the x86_64 numbers of the system calls the filter names.
+var sysnum = map[string]uint32{
+	"ptrace":            unix.SYS_PTRACE,
+	"process_vm_readv":  unix.SYS_PROCESS_VM_READV,
+	"process_vm_writev": unix.SYS_PROCESS_VM_WRITEV,
+	"pidfd_getfd":       unix.SYS_PIDFD_GETFD,
+	"kcmp":              unix.SYS_KCMP,
+	"keyctl":            unix.SYS_KEYCTL,
+	"add_key":           unix.SYS_ADD_KEY,
+	"request_key":       unix.SYS_REQUEST_KEY,
+	"bpf":               unix.SYS_BPF,
+	"perf_event_open":   unix.SYS_PERF_EVENT_OPEN,
+	"userfaultfd":       unix.SYS_USERFAULTFD,
+	"mount":             unix.SYS_MOUNT,
+	"umount2":           unix.SYS_UMOUNT2,
+	"pivot_root":        unix.SYS_PIVOT_ROOT,
+	"chroot":            unix.SYS_CHROOT,
+	"move_mount":        unix.SYS_MOVE_MOUNT,
+	"open_tree":         unix.SYS_OPEN_TREE,
+	"fsopen":            unix.SYS_FSOPEN,
+	"fsconfig":          unix.SYS_FSCONFIG,
+	"fsmount":           unix.SYS_FSMOUNT,
+	"fspick":            unix.SYS_FSPICK,
+	"mount_setattr":     unix.SYS_MOUNT_SETATTR,
+	"unshare":           unix.SYS_UNSHARE,
+	"setns":             unix.SYS_SETNS,
+	"init_module":       unix.SYS_INIT_MODULE,
+	"finit_module":      unix.SYS_FINIT_MODULE,
+	"delete_module":     unix.SYS_DELETE_MODULE,
+	"kexec_load":        unix.SYS_KEXEC_LOAD,
+	"kexec_file_load":   unix.SYS_KEXEC_FILE_LOAD,
+	"io_uring_setup":    unix.SYS_IO_URING_SETUP,
+	"io_uring_enter":    unix.SYS_IO_URING_ENTER,
+	"io_uring_register": unix.SYS_IO_URING_REGISTER,
+	"open_by_handle_at": unix.SYS_OPEN_BY_HANDLE_AT,
+	"name_to_handle_at": unix.SYS_NAME_TO_HANDLE_AT,
+	"swapon":            unix.SYS_SWAPON,
+	"swapoff":           unix.SYS_SWAPOFF,
+	"reboot":            unix.SYS_REBOOT,
+	"acct":              unix.SYS_ACCT,
+	"quotactl":          unix.SYS_QUOTACTL,
+	"syslog":            unix.SYS_SYSLOG,
+	"settimeofday":      unix.SYS_SETTIMEOFDAY,
+	"clock_settime":     unix.SYS_CLOCK_SETTIME,
+	"adjtimex":          unix.SYS_ADJTIMEX,
+	"iopl":              unix.SYS_IOPL,
+	"ioperm":            unix.SYS_IOPERM,
+	"personality":       unix.SYS_PERSONALITY,
+	"lookup_dcookie":    unix.SYS_LOOKUP_DCOOKIE,
+	"vhangup":           unix.SYS_VHANGUP,
+	"clone":             unix.SYS_CLONE,
+	"socket":            unix.SYS_SOCKET,
+}
