@@ -1,10 +1,10 @@
 package sandbox
 
 import (
-	"errors"
 	"fmt"
 	"unsafe"
 
+	seccomp "github.com/elastic/go-seccomp-bpf"
 	"golang.org/x/net/bpf"
 	"golang.org/x/sys/unix"
 )
@@ -12,8 +12,7 @@ import (
 // deniedSyscalls fail with EPERM in every sandbox mode: debugging other
 // processes, kernel keyrings, BPF, changing the mount table or
 // namespaces, loading modules, io_uring (which would bypass this filter),
-// and the rest of what no build or shell command needs. The numbers are
-// x86_64's (seccomp_sysnums_linux_amd64.go).
+// and the rest of what no build or shell command needs.
 var deniedSyscalls = []string{
 	"ptrace", "process_vm_readv", "process_vm_writev", "pidfd_getfd", "kcmp",
 	"keyctl", "add_key", "request_key",
@@ -33,133 +32,78 @@ const (
 	ipprotoMPTCP = 262
 )
 
-// argCond is one test of a system call's argument: Equal compares, else
-// any of Value's bits set. Only an argument's low 32 bits are read: the
-// arguments tested are ints to the kernel (socket's) or keep every flag
-// tested there (clone's), so bits above cannot change what is refused.
-type argCond struct {
-	Arg   int
-	Equal bool
-	Value uint32
-}
-
-// argRule refuses a system call when all of its conditions hold; a
-// call's rules are OR'd.
-type argRule struct {
-	Syscall string
-	Conds   []argCond
-}
-
-// argRules are the refusals that depend on arguments: new namespaces
-// through clone, packet sockets and MPTCP (which Landlock's TCP rules do
-// not see); offline also every AF_INET/AF_INET6 socket that is not plain
-// TCP (UDP, raw, ICMP), and netlink. denyUnix refuses AF_UNIX sockets
-// too: below Landlock ABI 9 nothing else stops a connect to a pathname
-// socket outside the sandbox (a docker or agent socket). socketpair(2)
-// stays allowed.
-func argRules(m Mode, denyUnix bool) []argRule {
-	eq := func(arg int, v uint32) argCond { return argCond{Arg: arg, Equal: true, Value: v} }
-	rules := []argRule{
-		{"clone", []argCond{{Arg: 0, Value: nsCloneFlags}}},
-		{"socket", []argCond{eq(0, unix.AF_PACKET)}},
-		{"socket", []argCond{eq(2, ipprotoMPTCP)}},
+// seccompPolicy builds the filter for a mode: always the denied list, new
+// namespaces through clone, packet sockets and MPTCP (which Landlock's TCP
+// rules do not see); offline also every AF_INET/AF_INET6 socket that is
+// not plain TCP (UDP, raw, ICMP), and netlink. denyUnix refuses AF_UNIX
+// sockets too: below Landlock ABI 9 nothing else stops a connect to a
+// pathname socket outside the sandbox (a docker or agent socket).
+// socketpair(2) stays allowed.
+func seccompPolicy(m Mode, denyUnix bool) seccomp.Policy {
+	eq := func(arg uint32, v uint64) seccomp.Condition {
+		return seccomp.Condition{Argument: arg, Operation: seccomp.Equal, Value: v}
+	}
+	socketRules := []seccomp.ArgumentConditions{
+		{eq(0, unix.AF_PACKET)},
+		{eq(2, ipprotoMPTCP)},
 	}
 	if denyUnix {
-		rules = append(rules, argRule{"socket", []argCond{eq(0, unix.AF_UNIX)}})
+		socketRules = append(socketRules, seccomp.ArgumentConditions{eq(0, unix.AF_UNIX)})
 	}
 	if m.Offline() {
-		for _, af := range []uint32{unix.AF_INET, unix.AF_INET6} {
+		for _, af := range []uint64{unix.AF_INET, unix.AF_INET6} {
 			// type & 0xf != SOCK_STREAM, written as the bits a
 			// non-stream type sets: DGRAM 2, RAW 3, RDM 4, SEQPACKET 5,
 			// DCCP 6, PACKET 10 all have a bit of 0xe set.
-			rules = append(rules, argRule{"socket", []argCond{eq(0, af), {Arg: 1, Value: sockTypeMask &^ unix.SOCK_STREAM}}})
+			socketRules = append(socketRules, seccomp.ArgumentConditions{eq(0, af), {Argument: 1, Operation: seccomp.BitsSet, Value: sockTypeMask &^ unix.SOCK_STREAM}})
 		}
-		rules = append(rules, argRule{"socket", []argCond{eq(0, unix.AF_NETLINK)}})
+		socketRules = append(socketRules, seccomp.ArgumentConditions{eq(0, unix.AF_NETLINK)})
 	}
-	return rules
+	// Entries of one name are OR'd; the conditions of one entry AND'd.
+	conditional := []seccomp.NameWithConditions{
+		{Name: "clone", Conditions: seccomp.ArgumentConditions{{Argument: 0, Operation: seccomp.BitsSet, Value: nsCloneFlags}}},
+	}
+	for _, c := range socketRules {
+		conditional = append(conditional, seccomp.NameWithConditions{Name: "socket", Conditions: c})
+	}
+	return seccomp.Policy{
+		DefaultAction: seccomp.ActionAllow,
+		Syscalls: []seccomp.SyscallGroup{
+			{Action: seccomp.ActionErrno, Names: deniedSyscalls},
+			{Action: seccomp.ActionErrno, NamesWithCondtions: conditional},
+		},
+	}
 }
-
-// Offsets in struct seccomp_data (little-endian): the low half of an
-// argument comes first.
-const (
-	nrOffset   = 0
-	archOffset = 4
-	argsOffset = 16
-)
-
-// seccompFilter is the program for a mode. It was assembled by
-// github.com/elastic/go-seccomp-bpf until that package's initialisation
-// (tables of every architecture's system calls) became a tenth of the
-// helper's start, paid twice per command (BENCHMARKS §31.2);
-// seccomp_test.go runs both programs over the same inputs. Two things
-// such a library leaves open are closed first: a system call of another
-// architecture (int 0x80 from x86_64) or of the x32 ABI fails with
-// ENOSYS; and clone3, whose flags are behind a pointer a filter cannot
-// read, fails with ENOSYS so libc falls back to clone.
-func seccompFilter(m Mode, denyUnix bool) ([]bpf.Instruction, error) {
-	if !seccompNative {
-		return nil, errors.New("the seccomp filter is written for x86_64 only")
-	}
-	retErrno := func(e unix.Errno) bpf.Instruction {
-		return bpf.RetConstant{Val: uint32(unix.SECCOMP_RET_ERRNO) | uint32(e)}
-	}
-	loadNr := bpf.LoadAbsolute{Off: nrOffset, Size: 4}
-	prog := []bpf.Instruction{
-		bpf.LoadAbsolute{Off: archOffset, Size: 4},
-		bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.AUDIT_ARCH_X86_64, SkipTrue: 1},
-		retErrno(unix.ENOSYS),
-		loadNr,
-		bpf.JumpIf{Cond: bpf.JumpGreaterOrEqual, Val: x32SyscallBit, SkipFalse: 1},
-		retErrno(unix.ENOSYS),
-		bpf.JumpIf{Cond: bpf.JumpNotEqual, Val: unix.SYS_CLONE3, SkipTrue: 1},
-		retErrno(unix.ENOSYS),
-	}
-	for _, name := range deniedSyscalls {
-		nr, ok := sysnum[name]
-		if !ok {
-			return nil, fmt.Errorf("seccomp: unknown system call %q", name)
-		}
-		prog = append(prog, bpf.JumpIf{Cond: bpf.JumpNotEqual, Val: nr, SkipTrue: 1}, retErrno(unix.EPERM))
-	}
-	for _, r := range argRules(m, denyUnix) {
-		nr, ok := sysnum[r.Syscall]
-		if !ok {
-			return nil, fmt.Errorf("seccomp: unknown system call %q", r.Syscall)
-		}
-		// Not this call: skip the rule, its refusal and the reload of
-		// the call's number (the argument loads replaced it).
-		var rule []bpf.Instruction
-		for i, c := range r.Conds {
-			rest := uint8(2*(len(r.Conds)-i-1) + 1) // to past this rule's refusal
-			rule = append(rule, bpf.LoadAbsolute{Off: uint32(argsOffset + 8*c.Arg), Size: 4})
-			if c.Equal {
-				rule = append(rule, bpf.JumpIf{Cond: bpf.JumpNotEqual, Val: c.Value, SkipTrue: rest})
-			} else {
-				rule = append(rule, bpf.JumpIf{Cond: bpf.JumpBitsNotSet, Val: c.Value, SkipTrue: rest})
-			}
-		}
-		rule = append(rule, retErrno(unix.EPERM), loadNr)
-		prog = append(prog, bpf.JumpIf{Cond: bpf.JumpNotEqual, Val: nr, SkipTrue: uint8(len(rule))})
-		prog = append(prog, rule...)
-	}
-	return append(prog, bpf.RetConstant{Val: unix.SECCOMP_RET_ALLOW}), nil
-}
-
-// x32SyscallBit marks a system call of the x32 ABI.
-const x32SyscallBit = 0x40000000
 
 // nsCloneFlags are the clone flags that make new namespaces.
 const nsCloneFlags = unix.CLONE_NEWUSER | unix.CLONE_NEWNS | unix.CLONE_NEWNET | unix.CLONE_NEWPID |
 	unix.CLONE_NEWIPC | unix.CLONE_NEWUTS | unix.CLONE_NEWCGROUP | unix.CLONE_NEWTIME
 
 // applySeccomp loads the filter on the calling thread, the one that
-// execs (see applyLandlock).
+// execs (see applyLandlock). Two things the library
+// leaves open are closed here: a system call of another architecture
+// (int 0x80 from x86_64) would meet the library's default action, so it
+// fails with ENOSYS first; and clone3, whose flags are behind a pointer
+// a filter cannot read, fails with ENOSYS so libc falls back to clone.
 func applySeccomp(m Mode, s Support) error {
-	insns, err := seccompFilter(m, !s.FSResolveUnix)
+	pol := seccompPolicy(m, !s.FSResolveUnix)
+	body, err := pol.Assemble()
 	if err != nil {
-		return err
+		return fmt.Errorf("seccomp: %w", err)
 	}
-	raw, err := bpf.Assemble(insns)
+	const archOffset, nrOffset = 4, 0
+	retErrno := func(e unix.Errno) bpf.Instruction {
+		return bpf.RetConstant{Val: uint32(unix.SECCOMP_RET_ERRNO) | uint32(e)}
+	}
+	prefix := []bpf.Instruction{
+		bpf.LoadAbsolute{Off: archOffset, Size: 4},
+		bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.AUDIT_ARCH_X86_64, SkipTrue: 1},
+		retErrno(unix.ENOSYS),
+		bpf.LoadAbsolute{Off: nrOffset, Size: 4},
+		bpf.JumpIf{Cond: bpf.JumpNotEqual, Val: unix.SYS_CLONE3, SkipTrue: 1},
+		retErrno(unix.ENOSYS),
+	}
+	raw, err := bpf.Assemble(append(prefix, body...))
 	if err != nil {
 		return fmt.Errorf("seccomp: %w", err)
 	}
