@@ -86,7 +86,12 @@ type acpList struct {
 // runACPClient runs client.mjs with plan against `demiurge acp` of e.
 func runACPClient(t *testing.T, e *hostEnv, dir, modelURL string, plan map[string]any) (acpReport, string) {
 	t.Helper()
-	args := append(e.command("--model", "anthropic:claude-test", "--base-url", modelURL, "acp").Args, []string{}...)
+	flags := []string{"--model", "anthropic:claude-test", "--base-url", modelURL}
+	if extra, ok := plan["flags"].([]string); ok {
+		flags = append(flags, extra...)
+		delete(plan, "flags")
+	}
+	args := e.command(append(flags, "acp")...).Args
 	plan["cmd"] = args
 	plan["cwd"] = e.ws
 	b, _ := json.Marshal(plan)

@@ -11,6 +11,10 @@
 // that offers fs/read_text_file and fs/write_text_file on those buffers;
 // every such call is reported under "editor".
 //
+// "terminal": true makes this client an editor that offers a terminal:
+// terminal/create runs the command for real (child_process, no shell of
+// its own), and every terminal/* call is reported under "editor".
+//
 // "sessionOps": true, after the steps: session/list (in the project and
 // for "/"), session/close of the last session and a prompt to it (its
 // error), session/resume of it and a prompt "after resume".
@@ -63,12 +67,76 @@ if (buffers) {
     });
 }
 
+if (plan.terminal) {
+  const terms = new Map();
+  let next = 0;
+  const term = (params) => {
+    const t = terms.get(params.terminalId);
+    if (!t) {
+      throw new Error(`no terminal ${params.terminalId}`);
+    }
+    return t;
+  };
+  app
+    .onRequest("terminal/create", async ({ params }) => {
+      report.editor.push({ method: "terminal/create", params });
+      const env = Object.fromEntries((params.env ?? []).map((v) => [v.name, v.value]));
+      const child = spawn(params.command, params.args ?? [], { cwd: params.cwd, env: { ...process.env, ...env } });
+      const t = { output: "", truncated: false, limit: params.outputByteLimit ?? 1 << 20, exit: null };
+      const add = (b) => {
+        t.output += b.toString();
+        if (Buffer.byteLength(t.output) > t.limit) {
+          t.output = t.output.slice(-t.limit);
+          t.truncated = true;
+        }
+      };
+      child.stdout.on("data", add);
+      child.stderr.on("data", add);
+      t.done = new Promise((resolve) =>
+        child.on("close", (code, signal) => {
+          t.exit = { exitCode: code, signal };
+          resolve(t.exit);
+        }),
+      );
+      t.child = child;
+      const terminalId = `term-${++next}`;
+      terms.set(terminalId, t);
+      return { terminalId };
+    })
+    .onRequest("terminal/wait_for_exit", async ({ params }) => {
+      report.editor.push({ method: "terminal/wait_for_exit", params });
+      return await term(params).done;
+    })
+    .onRequest("terminal/output", async ({ params }) => {
+      report.editor.push({ method: "terminal/output", params });
+      const t = term(params);
+      return { output: t.output, truncated: t.truncated, exitStatus: t.exit };
+    })
+    .onRequest("terminal/kill", async ({ params }) => {
+      report.editor.push({ method: "terminal/kill", params });
+      term(params).child.kill("SIGKILL");
+      return {};
+    })
+    .onRequest("terminal/release", async ({ params }) => {
+      report.editor.push({ method: "terminal/release", params });
+      const t = term(params);
+      if (t.exit === null) {
+        t.child.kill("SIGKILL");
+      }
+      terms.delete(params.terminalId);
+      return {};
+    });
+}
+
 const conn = app.connect(stream);
 const agent = conn.agent;
 try {
   report.initialize = await agent.request("initialize", {
     protocolVersion: 1,
-    clientCapabilities: buffers ? { fs: { readTextFile: true, writeTextFile: true } } : {},
+    clientCapabilities: {
+      ...(buffers ? { fs: { readTextFile: true, writeTextFile: true } } : {}),
+      ...(plan.terminal ? { terminal: true } : {}),
+    },
   });
   let sessionId;
   if (plan.load) {
