@@ -68,7 +68,8 @@ type acpReport struct {
 	} `json:"afterClose"`
 	Fatal  string `json:"fatal"`
 	MS     []int  `json:"ms"`
-	Editor []struct {
+	Elicitations []map[string]any `json:"elicitations"`
+	Editor       []struct {
 		Method string         `json:"method"`
 		Params map[string]any `json:"params"`
 	} `json:"editor"`

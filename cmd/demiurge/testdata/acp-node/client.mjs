@@ -15,6 +15,10 @@
 // terminal/create runs the command for real (child_process, no shell of
 // its own), and every terminal/* call is reported under "editor".
 //
+// "elicit": [ANSWER...] makes this client offer form elicitation: each
+// elicitation/create is reported under "elicitations" and answered with
+// the next answer as the form's "answer" ("decline" declines).
+//
 // "sessionOps": true, after the steps: session/list (in the project and
 // for "/"), session/close of the last session and a prompt to it (its
 // error), session/resume of it and a prompt "after resume".
@@ -128,6 +132,19 @@ if (plan.terminal) {
     });
 }
 
+if (plan.elicit) {
+  const elicitAnswers = [...plan.elicit];
+  report.elicitations = [];
+  app.onRequest("elicitation/create", async ({ params }) => {
+    report.elicitations.push(params);
+    const a = elicitAnswers.shift();
+    if (a === undefined || a === "decline") {
+      return { action: "decline" };
+    }
+    return { action: "accept", content: { answer: a } };
+  });
+}
+
 const conn = app.connect(stream);
 const agent = conn.agent;
 try {
@@ -136,6 +153,7 @@ try {
     clientCapabilities: {
       ...(buffers ? { fs: { readTextFile: true, writeTextFile: true } } : {}),
       ...(plan.terminal ? { terminal: true } : {}),
+      ...(plan.elicit ? { elicitation: { form: {} } } : {}),
     },
   });
   let sessionId;
