@@ -66,8 +66,8 @@ type acpReport struct {
 		Code int            `json:"code"`
 		Data map[string]any `json:"data"`
 	} `json:"afterClose"`
-	Fatal  string `json:"fatal"`
-	MS     []int  `json:"ms"`
+	Fatal        string           `json:"fatal"`
+	MS           []int            `json:"ms"`
 	Elicitations []map[string]any `json:"elicitations"`
 	Editor       []struct {
 		Method string         `json:"method"`
