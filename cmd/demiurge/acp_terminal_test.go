@@ -14,7 +14,8 @@ import (
 // workspace with only the host-built environment: the client's API key
 // never reaches it) and its output reaches the model; the approval card
 // says it runs unsandboxed and offers no "allow always"; a call past its
-// timeout is killed in the editor; a rejected call and a command the
+// timeout, and one whose turn is cancelled (session/cancel), is killed
+// and released in the editor; a rejected call and a command the
 // shell guard blocks never reach the client, even with an --approve rule
 // for the tool; each call is audited. A client without the terminal
 // capability gets no editor_terminal.
@@ -30,6 +31,7 @@ func TestACPEditorTerminalIsAlwaysAsked(t *testing.T) {
 		{Text: []string{"Blocked."}},
 		{ToolCalls: []providertest.ToolCall{{ID: "call_tslow", Name: "editor_terminal", Args: `{"command":"echo started; sleep 60","timeout":1}`}}},
 		{Text: []string{"Timed out."}},
+		{ToolCalls: []providertest.ToolCall{{ID: "call_tcancel", Name: "editor_terminal", Args: `{"command":"sleep 60"}`}}},
 	})
 	defer srv.Close()
 	rep, stderr := runACPClient(t, e, dir, srv.URL, map[string]any{
@@ -40,8 +42,9 @@ func TestACPEditorTerminalIsAlwaysAsked(t *testing.T) {
 			{"prompt": "run another", "answers": []string{"reject_once"}},
 			{"prompt": "destroy", "answers": []string{"allow_once"}},
 			{"prompt": "slow", "answers": []string{"allow_once"}},
+			{"prompt": "cancel it", "answers": []string{"allow_once"}, "cancelOnTerminal": true},
 		}})
-	if strings.Join(rep.Stops, " ") != "end_turn end_turn end_turn end_turn" {
+	if strings.Join(rep.Stops, " ") != "end_turn end_turn end_turn end_turn cancelled" {
 		t.Fatalf("stops %v errors %v\nstderr:\n%s", rep.Stops, rep.Errors, stderr)
 	}
 	reqs := srv.Requests()
@@ -50,8 +53,8 @@ func TestACPEditorTerminalIsAlwaysAsked(t *testing.T) {
 	}
 	// Asked every time, the --approve rule notwithstanding: the blocked
 	// command is refused before anyone is asked.
-	if len(rep.Permissions) != 3 {
-		t.Fatalf("%d permission requests, want 3 (ok, rejected, slow)", len(rep.Permissions))
+	if len(rep.Permissions) != 4 {
+		t.Fatalf("%d permission requests, want 4 (ok, rejected, slow, cancelled)", len(rep.Permissions))
 	}
 	for _, p := range rep.Permissions {
 		var card strings.Builder
@@ -82,6 +85,7 @@ func TestACPEditorTerminalIsAlwaysAsked(t *testing.T) {
 		}
 	}
 	want := "terminal/create terminal/wait_for_exit terminal/output terminal/release " +
+		"terminal/create terminal/wait_for_exit terminal/kill terminal/output terminal/release " +
 		"terminal/create terminal/wait_for_exit terminal/kill terminal/output terminal/release"
 	if got := strings.Join(methods, " "); got != want {
 		t.Fatalf("what reached the editor:\n%s\nwant\n%s", got, want)
@@ -107,7 +111,7 @@ func TestACPEditorTerminalIsAlwaysAsked(t *testing.T) {
 	if err != nil {
 		t.Fatalf("audit: %v\n%s", err, errOut)
 	}
-	for _, id := range []string{"call_tok", "call_tno", "call_tblock", "call_tslow"} {
+	for _, id := range []string{"call_tok", "call_tno", "call_tblock", "call_tslow", "call_tcancel"} {
 		if !strings.Contains(out, id) {
 			t.Errorf("no audit event of %s:\n%s", id, out)
 		}

@@ -3,6 +3,7 @@
 // to do; what the agent sent comes back as one JSON report on stdout.
 //
 //	{"cmd": [bin, ...args], "cwd": DIR,
+//	 (a step's "cancelOnTerminal": true cancels it once its terminal/create came)
 //	 "load": SESSION_ID (optional: session/load it first),
 //	 "steps": [{"prompt": TEXT, "answers": [KIND...], "cancelAfterMs": N,
 //	            "newSession": bool}]}
@@ -37,6 +38,7 @@ const report = { sessions: [], updates: [], permissions: [], stops: [], errors: 
 const buffers = plan.buffers ?? null;
 const t0 = Date.now();
 let answers = [];
+let cancelOnTerminal = false;
 
 const app = client({ name: "demiurge-acp-test" })
   .onNotification("session/update", async ({ params }) => {
@@ -105,6 +107,11 @@ if (plan.terminal) {
       t.child = child;
       const terminalId = `term-${++next}`;
       terms.set(terminalId, t);
+      if (cancelOnTerminal) {
+        // The step cancels its turn once its command runs in this terminal.
+        cancelOnTerminal = false;
+        setTimeout(() => agent.notify("session/cancel", { sessionId: params.sessionId }), 300);
+      }
       return { terminalId };
     })
     .onRequest("terminal/wait_for_exit", async ({ params }) => {
@@ -170,6 +177,7 @@ try {
       report.sessions.push(sessionId);
     }
     answers = [...(step.answers ?? [])];
+    cancelOnTerminal = !!step.cancelOnTerminal;
     const req = agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: step.prompt }] });
     if (step.cancelAfterMs) {
       // Mid-turn: the model's reply is still on its way.
