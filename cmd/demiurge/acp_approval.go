@@ -115,13 +115,15 @@ func (s *acpSession) ask(ctx context.Context, req acp.RequestPermissionRequest) 
 	return "", nil // an option that was not offered answers nothing
 }
 
-// Clarify asks the model's question in the editor. ACP has no free-text
-// question to an editor, so a question with choices is a permission
-// request whose options are the choices (and "don't answer"); one
-// without choices cannot be answered here, and the model is told so.
+// Clarify asks the model's question in the editor. A question with
+// choices is a permission request whose options are the choices (and
+// "don't answer"); one without choices is a form elicitation where the
+// client declared it (acp_elicit.go), else not answered (the model is
+// told the operator gave no answer).
 func (s *acpSession) Clarify(ctx context.Context, question string, choices []string) (string, bool, error) {
 	if len(choices) == 0 {
-		return "", false, nil
+		answer, ok := s.elicitText(ctx, question)
+		return answer, ok, nil
 	}
 	opts := make([]acp.PermissionOption, 0, len(choices)+1)
 	for i, c := range choices {

@@ -66,9 +66,10 @@ type acpReport struct {
 		Code int            `json:"code"`
 		Data map[string]any `json:"data"`
 	} `json:"afterClose"`
-	Fatal  string `json:"fatal"`
-	MS     []int  `json:"ms"`
-	Editor []struct {
+	Fatal        string           `json:"fatal"`
+	MS           []int            `json:"ms"`
+	Elicitations []map[string]any `json:"elicitations"`
+	Editor       []struct {
 		Method string         `json:"method"`
 		Params map[string]any `json:"params"`
 	} `json:"editor"`
@@ -86,7 +87,12 @@ type acpList struct {
 // runACPClient runs client.mjs with plan against `demiurge acp` of e.
 func runACPClient(t *testing.T, e *hostEnv, dir, modelURL string, plan map[string]any) (acpReport, string) {
 	t.Helper()
-	args := append(e.command("--model", "anthropic:claude-test", "--base-url", modelURL, "acp").Args, []string{}...)
+	flags := []string{"--model", "anthropic:claude-test", "--base-url", modelURL}
+	if extra, ok := plan["flags"].([]string); ok {
+		flags = append(flags, extra...)
+		delete(plan, "flags")
+	}
+	args := e.command(append(flags, "acp")...).Args
 	plan["cmd"] = args
 	plan["cwd"] = e.ws
 	b, _ := json.Marshal(plan)

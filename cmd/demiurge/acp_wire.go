@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"sync"
+
+	acp "github.com/coder/acp-go-sdk"
 )
 
 // The SDK's connection drops a line that is not JSON and an answer to a
@@ -24,6 +26,7 @@ type acpWriter struct {
 }
 
 func (a *acpWriter) Write(p []byte) (int, error) {
+	n := len(p) // the SDK's line, whatever this writer made of it
 	var m struct {
 		ID     json.RawMessage `json:"id"`
 		Method string          `json:"method"`
@@ -39,13 +42,19 @@ func (a *acpWriter) Write(p []byte) (int, error) {
 			// The SDK gave up on it: a late answer is one no one waits for.
 			delete(a.pending, string(bytes.TrimSpace(m.Params.RequestID)))
 		case m.Method != "" && len(m.ID) > 0:
+			if m.Method == acp.ClientMethodElicitationCreate {
+				p = withElicitSession(p)
+			}
 			if a.pending == nil {
 				a.pending = map[string]bool{}
 			}
 			a.pending[string(bytes.TrimSpace(m.ID))] = true
 		}
 	}
-	return a.w.Write(p)
+	if _, err := a.w.Write(p); err != nil {
+		return 0, err
+	}
+	return n, nil
 }
 
 // answered reports whether id names a request this agent sent and still

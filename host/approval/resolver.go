@@ -27,6 +27,14 @@ type Resolver struct {
 	// auto policy, standing rule, session allow or provider widens it,
 	// and a protected write is never approved.
 	Unattended func(req Request) (allowed bool, reason string)
+	// AlwaysAsk are tools whose every call only the provider's answer
+	// approves, by name, each with the sandbox line its card shows
+	// instead of the host's (the editor's terminal: its commands run in
+	// the editor, outside Demiurge's sandbox). After the block,
+	// deny-policy and deny-rule steps the provider is asked, once per
+	// call: no auto policy, rule (not even the operator's), session allow
+	// or lease approves it.
+	AlwaysAsk map[string]string
 }
 
 // Resolve decides on one call, in this order:
@@ -69,6 +77,9 @@ func (r *Resolver) Resolve(ctx context.Context, req Request) (Outcome, error) {
 	}
 	if rule, ok := r.firstMatch(RuleDeny, req); ok {
 		return Outcome{Via: ViaRule, Reason: "denied by rule " + ruleName(rule)}, nil
+	}
+	if line, ok := r.AlwaysAsk[req.Tool]; ok {
+		return r.askAlways(ctx, req, line)
 	}
 	if r.Unattended != nil {
 		return r.unattended(req), nil

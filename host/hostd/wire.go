@@ -62,6 +62,10 @@ type wireRequest struct {
 	// Edit is a file write's change (approval.FileEdit), for a front end
 	// that shows it as a diff.
 	Edit *approval.FileEdit `json:"edit,omitempty"`
+	// Sandbox is the card's sandbox line (approval.Request.Sandbox): what
+	// a command will run under, "UNSANDBOXED" for the editor's terminal.
+	// Before it a front end's card had no sandbox line (issue 32).
+	Sandbox string `json:"sandbox,omitempty"`
 }
 
 func encodeRequest(req approval.Request) ([]byte, error) {
@@ -76,7 +80,7 @@ func encodeRequest(req approval.Request) ([]byte, error) {
 		Tool: req.Tool, CallID: req.CallID, Risk: req.Risk, Policy: req.Policy, Block: req.Block, Reasons: req.Reasons,
 		Preview: req.Preview, Fingerprint: req.Fingerprint, SessionAllowable: req.SessionAllowable,
 		SessionDeniable: req.SessionDeniable, Subjects: req.Subjects, OperatorOnly: req.OperatorOnly,
-		Edit: edit,
+		Edit: edit, Sandbox: req.Sandbox,
 	})
 }
 
@@ -90,6 +94,6 @@ func DecodeRequest(b []byte) (approval.Request, error) {
 		Tool: w.Tool, CallID: w.CallID, Risk: w.Risk, Policy: w.Policy, Block: w.Block, Reasons: w.Reasons,
 		Preview: w.Preview, Fingerprint: w.Fingerprint, SessionAllowable: w.SessionAllowable,
 		SessionDeniable: w.SessionDeniable, Subjects: w.Subjects, OperatorOnly: w.OperatorOnly,
-		EditFunc: func() *approval.FileEdit { return w.Edit },
+		EditFunc: func() *approval.FileEdit { return w.Edit }, Sandbox: w.Sandbox,
 	}, nil
 }

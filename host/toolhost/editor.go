@@ -55,7 +55,10 @@ func (s *Session) theEditor() Editor {
 // editorSource is the session's editor tools, none without an editor. They
 // are the built-in read_file and write_file's policy on the editor's
 // buffers: the same capability, risk, approval policy and path subject.
-func editorSource(e Editor) (catalog.Source, bool) {
+// editor_terminal is the terminal tool's policy on the editor's terminal,
+// offered only where approved commands run unconfined anyway
+// (commandsUnconfined, unconfined).
+func editorSource(e Editor, unconfined bool) (catalog.Source, bool) {
 	if e == nil {
 		return catalog.Source{}, false
 	}
@@ -90,7 +93,17 @@ func editorSource(e Editor) (catalog.Source, bool) {
 			Subjects: []catalog.Subject{{Kind: catalog.SubjectPath, Arg: "path", Access: catalog.AccessWrite}},
 		})
 	}
+	if o.Terminal && unconfined {
+		src.Tools = append(src.Tools, editorTerminalSpec())
+	}
 	return src, len(src.Tools) > 0
+}
+
+// offersTerminal says whether the session's catalog may hold the editor's
+// terminal: its turns then ask every editor_terminal call.
+func (s *Session) offersTerminal() bool {
+	e := s.theEditor()
+	return e != nil && e.Offers().Terminal && commandsUnconfined(s.h.Sandbox)
 }
 
 // editorAdapter runs an admitted editor tool call: the editor does it.
@@ -101,6 +114,9 @@ func (a editorAdapter) Precheck(context.Context, dispatch.Invocation) (*toolsetv
 }
 
 func (a editorAdapter) Invoke(ctx context.Context, inv dispatch.Invocation) (*toolsetv1.ToolResult, error) {
+	if inv.Tool == EditorTerminalTool {
+		return a.runTerminal(ctx, inv)
+	}
 	var args struct {
 		Path    string `json:"path"`
 		Line    *int   `json:"line"`

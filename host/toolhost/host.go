@@ -446,7 +446,7 @@ func (h *Host) resolveCatalog(ctx context.Context, s *Session, o TurnOptions) (_
 		sources = append(sources, src)
 	}
 	sources, warnings = h.addMCP(ctx, s, o, sources, warnings)
-	if src, ok := editorSource(s.theEditor()); ok {
+	if src, ok := editorSource(s.theEditor(), commandsUnconfined(h.Sandbox)); ok {
 		sources = append(sources, src)
 	}
 	warnings = append(warnings, h.Packages.Problems...)

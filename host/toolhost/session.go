@@ -173,6 +173,9 @@ func (s *Session) newTurn(ctx context.Context, o TurnOptions) (*dispatch.Turn, e
 	if o.Approvals != nil {
 		approvals = o.Approvals
 	}
+	if s.offersTerminal() {
+		approvals = alwaysAskTerminal(approvals)
+	}
 	turnID := newID("turn_")
 	turn := &dispatch.Turn{
 		ID: turnID, Catalog: cat, Authority: s.authority, Workspace: s.h.Workspace,

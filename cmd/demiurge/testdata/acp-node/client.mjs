@@ -3,6 +3,7 @@
 // to do; what the agent sent comes back as one JSON report on stdout.
 //
 //	{"cmd": [bin, ...args], "cwd": DIR,
+//	 (a step's "cancelOnTerminal": true cancels it once its terminal/create came)
 //	 "load": SESSION_ID (optional: session/load it first),
 //	 "steps": [{"prompt": TEXT, "answers": [KIND...], "cancelAfterMs": N,
 //	            "newSession": bool}]}
@@ -10,6 +11,14 @@
 // "buffers" (optional: {absolute path: text}) makes this client an editor
 // that offers fs/read_text_file and fs/write_text_file on those buffers;
 // every such call is reported under "editor".
+//
+// "terminal": true makes this client an editor that offers a terminal:
+// terminal/create runs the command for real (child_process, no shell of
+// its own), and every terminal/* call is reported under "editor".
+//
+// "elicit": [ANSWER...] makes this client offer form elicitation: each
+// elicitation/create is reported under "elicitations" and answered with
+// the next answer as the form's "answer" ("decline" declines).
 //
 // "sessionOps": true, after the steps: session/list (in the project and
 // for "/"), session/close of the last session and a prompt to it (its
@@ -29,6 +38,7 @@ const report = { sessions: [], updates: [], permissions: [], stops: [], errors: 
 const buffers = plan.buffers ?? null;
 const t0 = Date.now();
 let answers = [];
+let cancelOnTerminal = false;
 
 const app = client({ name: "demiurge-acp-test" })
   .onNotification("session/update", async ({ params }) => {
@@ -63,12 +73,95 @@ if (buffers) {
     });
 }
 
+if (plan.terminal) {
+  const terms = new Map();
+  let next = 0;
+  const term = (params) => {
+    const t = terms.get(params.terminalId);
+    if (!t) {
+      throw new Error(`no terminal ${params.terminalId}`);
+    }
+    return t;
+  };
+  app
+    .onRequest("terminal/create", async ({ params }) => {
+      report.editor.push({ method: "terminal/create", params });
+      const env = Object.fromEntries((params.env ?? []).map((v) => [v.name, v.value]));
+      const child = spawn(params.command, params.args ?? [], { cwd: params.cwd, env: { ...process.env, ...env } });
+      const t = { output: "", truncated: false, limit: params.outputByteLimit ?? 1 << 20, exit: null };
+      const add = (b) => {
+        t.output += b.toString();
+        if (Buffer.byteLength(t.output) > t.limit) {
+          t.output = t.output.slice(-t.limit);
+          t.truncated = true;
+        }
+      };
+      child.stdout.on("data", add);
+      child.stderr.on("data", add);
+      t.done = new Promise((resolve) =>
+        child.on("close", (code, signal) => {
+          t.exit = { exitCode: code, signal };
+          resolve(t.exit);
+        }),
+      );
+      t.child = child;
+      const terminalId = `term-${++next}`;
+      terms.set(terminalId, t);
+      if (cancelOnTerminal) {
+        // The step cancels its turn once its command runs in this terminal.
+        cancelOnTerminal = false;
+        setTimeout(() => agent.notify("session/cancel", { sessionId: params.sessionId }), 300);
+      }
+      return { terminalId };
+    })
+    .onRequest("terminal/wait_for_exit", async ({ params }) => {
+      report.editor.push({ method: "terminal/wait_for_exit", params });
+      return await term(params).done;
+    })
+    .onRequest("terminal/output", async ({ params }) => {
+      report.editor.push({ method: "terminal/output", params });
+      const t = term(params);
+      return { output: t.output, truncated: t.truncated, exitStatus: t.exit };
+    })
+    .onRequest("terminal/kill", async ({ params }) => {
+      report.editor.push({ method: "terminal/kill", params });
+      term(params).child.kill("SIGKILL");
+      return {};
+    })
+    .onRequest("terminal/release", async ({ params }) => {
+      report.editor.push({ method: "terminal/release", params });
+      const t = term(params);
+      if (t.exit === null) {
+        t.child.kill("SIGKILL");
+      }
+      terms.delete(params.terminalId);
+      return {};
+    });
+}
+
+if (plan.elicit) {
+  const elicitAnswers = [...plan.elicit];
+  report.elicitations = [];
+  app.onRequest("elicitation/create", async ({ params }) => {
+    report.elicitations.push(params);
+    const a = elicitAnswers.shift();
+    if (a === undefined || a === "decline") {
+      return { action: "decline" };
+    }
+    return { action: "accept", content: { answer: a } };
+  });
+}
+
 const conn = app.connect(stream);
 const agent = conn.agent;
 try {
   report.initialize = await agent.request("initialize", {
     protocolVersion: 1,
-    clientCapabilities: buffers ? { fs: { readTextFile: true, writeTextFile: true } } : {},
+    clientCapabilities: {
+      ...(buffers ? { fs: { readTextFile: true, writeTextFile: true } } : {}),
+      ...(plan.terminal ? { terminal: true } : {}),
+      ...(plan.elicit ? { elicitation: { form: {} } } : {}),
+    },
   });
   let sessionId;
   if (plan.load) {
@@ -84,6 +177,7 @@ try {
       report.sessions.push(sessionId);
     }
     answers = [...(step.answers ?? [])];
+    cancelOnTerminal = !!step.cancelOnTerminal;
     const req = agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: step.prompt }] });
     if (step.cancelAfterMs) {
       // Mid-turn: the model's reply is still on its way.
