@@ -18,6 +18,12 @@ type Request struct {
 	// State is --state's value, else DEMIURGE_STATE's ("" for the default).
 	State string
 	JSON  bool
+	// The host-shaping flags a tools call may give (their environment
+	// variables applied): the host must have been started with them.
+	Core, Workspace, PluginDir, Timezone string
+	// Tool and Args are a tools call's NAME and ARGS_JSON (as given: ""
+	// when left out).
+	Tool, Args string
 }
 
 // typedEnv are environment variables of the full CLI's global flags that
@@ -25,13 +31,26 @@ type Request struct {
 // whatever the command, so their presence sends the command to it.
 var typedEnv = []string{"DEMIURGE_OUTPUT_CAP_MIB", "DEMIURGE_ARTIFACT_BUDGET_MIB"}
 
+// detachedEnv marks a detached host's child process (cmd/demiurge
+// detach.go): its call runs in process, never through a front end.
+const detachedEnv = "DEMIURGE_DETACHED_REPORT_FD"
+
+// callFlags are the global flags a tools call may give before its
+// command: plain strings, so that the front end reads them as the full
+// CLI does. Any other flag sends the command to the full host.
+var callFlags = map[string]bool{"state": true, "core": true, "workspace": true, "plugin-dir": true}
+
 // Parse recognises exactly
 //
 //	demiurge [--state DIR | --state=DIR] host status [--json]
+//	demiurge [--state|--core|--workspace|--plugin-dir VALUE]... tools call [--json] NAME [ARGS_JSON]
 //
 // and only when the environment leaves the long-lived host on
 // (DEMIURGE_HOST is not "off") and sets no typed global flag. Anything
-// else reports false.
+// else reports false: a flag it does not know (--approve, --quiet,
+// --session, a flag after NAME, …), a repeated flag, arguments from a
+// file (@FILE), a word that starts with "-" where NAME or ARGS_JSON
+// stands.
 func Parse(args []string, getenv func(string) string) (Request, bool) {
 	r := Request{State: getenv("DEMIURGE_STATE")}
 	if getenv("DEMIURGE_HOST") == "off" {
@@ -41,6 +60,9 @@ func Parse(args []string, getenv func(string) string) (Request, bool) {
 		if getenv(name) != "" {
 			return r, false
 		}
+	}
+	if call, ok := parseCall(args, getenv); ok {
+		return call, true
 	}
 	i := 0
 	if i < len(args) && strings.HasPrefix(args[i], "--state") {
@@ -64,6 +86,76 @@ func Parse(args []string, getenv func(string) string) (Request, bool) {
 		return r, false
 	}
 	return r, true
+}
+
+// parseCall recognises a tools call (Parse says which).
+func parseCall(args []string, getenv func(string) string) (Request, bool) {
+	r := Request{Command: "tools call", State: getenv("DEMIURGE_STATE"), Core: getenv("DEMIURGE_CORE"),
+		Workspace: getenv("DEMIURGE_WORKSPACE"), PluginDir: getenv("DEMIURGE_PLUGIN_DIR"),
+		Timezone: getenv("DEMIURGE_TIMEZONE")}
+	if getenv(detachedEnv) != "" {
+		return r, false
+	}
+	seen := map[string]bool{}
+	i := 0
+	for ; i < len(args) && strings.HasPrefix(args[i], "-"); i++ {
+		name, value, ok := flagValue(args, &i)
+		if !ok || !callFlags[name] || seen[name] {
+			return r, false
+		}
+		seen[name] = true
+		switch name {
+		case "state":
+			r.State = value
+		case "core":
+			r.Core = value
+		case "workspace":
+			r.Workspace = value
+		case "plugin-dir":
+			r.PluginDir = value
+		}
+	}
+	if len(args)-i < 3 || args[i] != "tools" || args[i+1] != "call" {
+		return r, false
+	}
+	rest := args[i+2:]
+	if rest[0] == "--json" {
+		r.JSON, rest = true, rest[1:]
+	}
+	if len(rest) < 1 || len(rest) > 2 {
+		return r, false
+	}
+	for _, a := range rest {
+		// "help" and "h" are words the CLI library may read as asking
+		// for help: the full CLI answers them.
+		if strings.HasPrefix(a, "-") || strings.HasPrefix(a, "@") || a == "help" || a == "h" {
+			return r, false
+		}
+	}
+	r.Tool = rest[0]
+	if len(rest) == 2 {
+		r.Args = rest[1]
+	}
+	return r, r.Tool != ""
+}
+
+// flagValue reads the value flag at args[*i], as --name=value or as
+// --name value (then advancing *i past the value). A flag without a
+// value, or with an empty one, is not understood: the full host judges it.
+func flagValue(args []string, i *int) (name, value string, ok bool) {
+	a, found := strings.CutPrefix(args[*i], "--")
+	if !found || a == "" || strings.HasPrefix(a, "-") {
+		return "", "", false
+	}
+	name, value, inline := strings.Cut(a, "=")
+	if !inline {
+		if *i+1 >= len(args) {
+			return "", "", false
+		}
+		*i++
+		value = args[*i]
+	}
+	return name, value, value != ""
 }
 
 // stateValue reads --state=DIR or --state DIR at args[*i] (advancing *i

@@ -1,0 +1,163 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"golang.org/x/term"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"demiurge.dev/cmd/internal/frontargs"
+	"demiurge.dev/cmd/internal/frontview"
+	"demiurge.dev/cmd/internal/hostopts"
+	"demiurge.dev/host/corerepo/corepath"
+	"demiurge.dev/host/hostd/hostclient"
+	"demiurge.dev/shared/hostv1"
+)
+
+// The full CLI's defaults of the typed host-shaping flags (their
+// variables send the command to the full host: frontargs).
+const (
+	defaultOutputCapMiB      = 256
+	defaultArtifactBudgetMiB = 4096
+)
+
+// toolsCall is `tools call` through the running host, as the full CLI's
+// toolsCallViaHost makes it. Until the call has been sent it hands over
+// (handed=true, nothing printed) whenever the full CLI might do something
+// else: no host, a host of other options (the full CLI replaces an idle
+// one), an operator who could answer an approval or watch the call's
+// output on a terminal (the full CLI asks and draws), a core repository
+// whose live commit it cannot read without git. After the call was sent
+// it never hands over (the call would run twice): it reports as the full
+// CLI does, and returns the exit status.
+func toolsCall(ctx context.Context, req frontargs.Request, state string, stdout, stderr io.Writer) (code int, handed bool) {
+	if term.IsTerminal(int(os.Stdin.Fd())) || term.IsTerminal(int(os.Stderr.Fd())) {
+		return 0, true
+	}
+	opts := hostopts.Options{Core: req.Core, Workspace: req.Workspace, PluginDir: req.PluginDir,
+		OutputCapMiB: defaultOutputCapMiB, ArtifactBudgetMiB: defaultArtifactBudgetMiB, Timezone: req.Timezone}
+	if opts.PluginDir == "" {
+		opts.PluginDir = hostopts.BinaryDir()
+	}
+	if req.Core == "" {
+		live, ok := liveRevision(state)
+		if !ok {
+			return 0, true
+		}
+		opts.LiveRevision = live
+	}
+	config, _, err := hostopts.Config(opts)
+	if err != nil {
+		return 0, true
+	}
+	cl, err := hostclient.Dial(ctx, state, hostclient.DialOptions{Config: config})
+	if err != nil {
+		return 0, true
+	}
+	defer cl.Close()
+	args := req.Args
+	if strings.TrimSpace(args) == "" {
+		args = "{}"
+	}
+	stream, err := cl.Session(ctx)
+	if err != nil {
+		return 0, true
+	}
+	if err := stream.Send(&hostv1.FrontEndMessage{Msg: &hostv1.FrontEndMessage_Open{Open: &hostv1.OpenSession{}}}); err != nil {
+		return 0, true
+	}
+	// From here the call may be running: what happens is reported.
+	out, err := receiveOutcome(ctx, stream, &hostv1.ToolCall{Name: req.Tool, Args: []byte(args)})
+	if caught := caughtSignal.Load(); caught != 0 && !out.done {
+		fmt.Fprintf(stderr, "demiurge: interrupted; the %s call was cancelled\n", req.Tool)
+		return int(caught), false
+	}
+	code = 0
+	if err == nil && out.done {
+		for _, w := range out.warnings {
+			fmt.Fprintf(stderr, "warning: %s\n", w)
+		}
+		// The full CLI prints as the outcome comes, and a failure to
+		// print ends its call as the host going away does.
+		err = frontview.ToolOutcome(stdout, stderr, out.Outcome, req.JSON)
+	}
+	switch {
+	case err != nil:
+		fmt.Fprintf(stderr, "demiurge: the host (pid %d) went away during the %s call: %v\n", cl.PID, req.Tool, err)
+		code = 1
+	case !out.OK():
+		code = 1 // printed with the outcome (or none came: nothing to print)
+	}
+	if caught := caughtSignal.Load(); caught != 0 {
+		return int(caught), false // the full CLI's exit after a signal
+	}
+	return code, false
+}
+
+// outcome is a call's outcome and the warnings that came before it.
+type outcome struct {
+	frontview.Outcome
+	warnings []string
+	done     bool
+}
+
+// receiveOutcome sends the call and reads the session's messages until
+// its outcome, as the full CLI's callViaHostPrinting does for a front
+// end that cannot answer (Asker false: the host decides approvals
+// without asking, and streams no output).
+func receiveOutcome(ctx context.Context, stream hostv1.Host_SessionClient, call *hostv1.ToolCall) (outcome, error) {
+	var o outcome
+	if err := stream.Send(&hostv1.FrontEndMessage{Msg: &hostv1.FrontEndMessage_Call{Call: call}}); err != nil {
+		return o, err
+	}
+	for {
+		m, err := stream.Recv()
+		if err != nil {
+			if status.Code(err) == codes.Canceled && ctx.Err() != nil {
+				return o, ctx.Err()
+			}
+			if st, ok := status.FromError(err); ok {
+				return o, errors.New(st.Message())
+			}
+			return o, err
+		}
+		switch x := m.Msg.(type) {
+		case *hostv1.HostMessage_Approval:
+			// Not asked of a front end that cannot answer; should a host
+			// ask anyway, nobody here can: denied, as DenyAll would.
+			if err := stream.Send(&hostv1.FrontEndMessage{Msg: &hostv1.FrontEndMessage_Answer{Answer: &hostv1.ApprovalAnswer{Id: x.Approval.Id}}}); err != nil {
+				return o, err
+			}
+		case *hostv1.HostMessage_Warning:
+			o.warnings = append(o.warnings, x.Warning)
+		case *hostv1.HostMessage_Outcome:
+			if err := json.Unmarshal(x.Outcome.Outcome, &o.Outcome); err != nil {
+				return o, fmt.Errorf("the host's outcome could not be read: %w", err)
+			}
+			o.done = true
+			stream.CloseSend()
+			return o, nil
+		case *hostv1.HostMessage_Ended:
+			stream.CloseSend()
+			return o, nil
+		}
+	}
+}
+
+// liveRevision is the full CLI's: the live commit of the state's core
+// repository, "" when there is none. ok is false when a repository is
+// there but its live ref is not a loose commit id (packed, symbolic):
+// only git can read it, and the full CLI does.
+func liveRevision(state string) (string, bool) {
+	if _, err := os.Stat(corepath.GitDir(state)); errors.Is(err, os.ErrNotExist) {
+		return "", true
+	}
+	return corepath.ReadLive(state)
+}
