@@ -109,6 +109,34 @@ func TestToolsCallIsTheFrontEnds(t *testing.T) {
 	if b, err := os.ReadFile(marker); res.code != 3 || err != nil {
 		t.Errorf("tools call of a state with no host did not reach the full host: %s (marker %q, %v)", res, b, err)
 	}
+	// The core's live commit moved (a promote): the host runs the old
+	// one, and the full CLI replaces it. Then a live ref only git reads
+	// (packed): the front end cannot say which commit is live.
+	live := filepath.Join(r.state, "core", "repo.git", "refs", "demiurge", "live")
+	commit, err := os.ReadFile(live)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, change := range []func() error{
+		func() error { return os.WriteFile(live, []byte(strings.Repeat("ab", 20)+"\n"), 0o644) },
+		func() error {
+			packed := filepath.Join(r.state, "core", "repo.git", "packed-refs")
+			old, _ := os.ReadFile(packed)
+			if err := os.WriteFile(packed, append(old, []byte(strings.TrimSpace(string(commit))+" refs/demiurge/live\n")...), 0o644); err != nil {
+				return err
+			}
+			return os.Remove(live)
+		},
+	} {
+		if err := change(); err != nil {
+			t.Fatal(err)
+		}
+		os.Remove(marker)
+		res := r.launcher(read...)
+		if b, err := os.ReadFile(marker); res.code != 3 || err != nil {
+			t.Errorf("a call with the live ref changed did not reach the full host: %s (marker %q, %v)", res, b, err)
+		}
+	}
 }
 
 // TestToolsCallHostDiesMidCall: a host killed while it runs the front
