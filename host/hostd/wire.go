@@ -62,6 +62,10 @@ type wireRequest struct {
 	// Edit is a file write's change (approval.FileEdit), for a front end
 	// that shows it as a diff.
 	Edit *approval.FileEdit `json:"edit,omitempty"`
+	// Card is the card's text as the full CLI renders it from these
+	// fields (approval.PromptCard), for a small front end that asks with
+	// package prompt and links no policy code (host protocol 1.11).
+	Card string `json:"card,omitempty"`
 }
 
 func encodeRequest(req approval.Request) ([]byte, error) {
@@ -72,12 +76,16 @@ func encodeRequest(req approval.Request) ([]byte, error) {
 	if req.EditFunc != nil {
 		edit = req.EditFunc()
 	}
-	return json.Marshal(wireRequest{
+	w := wireRequest{
 		Tool: req.Tool, CallID: req.CallID, Risk: req.Risk, Policy: req.Policy, Block: req.Block, Reasons: req.Reasons,
 		Preview: req.Preview, Fingerprint: req.Fingerprint, SessionAllowable: req.SessionAllowable,
 		SessionDeniable: req.SessionDeniable, Subjects: req.Subjects, OperatorOnly: req.OperatorOnly,
 		Edit: edit,
-	})
+	}
+	// Rendered from what the wire carries, so it is the card a full
+	// CLI front end renders from DecodeRequest.
+	w.Card = approval.PromptCard(w.request()).Body
+	return json.Marshal(w)
 }
 
 // DecodeRequest is the front end's side of encodeRequest.
@@ -86,10 +94,14 @@ func DecodeRequest(b []byte) (approval.Request, error) {
 	if err := json.Unmarshal(b, &w); err != nil {
 		return approval.Request{}, err
 	}
+	return w.request(), nil
+}
+
+func (w wireRequest) request() approval.Request {
 	return approval.Request{
 		Tool: w.Tool, CallID: w.CallID, Risk: w.Risk, Policy: w.Policy, Block: w.Block, Reasons: w.Reasons,
 		Preview: w.Preview, Fingerprint: w.Fingerprint, SessionAllowable: w.SessionAllowable,
 		SessionDeniable: w.SessionDeniable, Subjects: w.Subjects, OperatorOnly: w.OperatorOnly,
 		EditFunc: func() *approval.FileEdit { return w.Edit },
-	}, nil
+	}
 }
