@@ -70,6 +70,11 @@ func answer(req frontargs.Request) (code int, answered bool) {
 		defer stop()
 		code, handed := toolsCall(ctx, req, state, os.Stdout, os.Stderr)
 		return code, !handed
+	case "audit":
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		code, handed := audit(ctx, req, state)
+		return code, !handed
 	}
 	return 0, false
 }

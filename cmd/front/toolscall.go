@@ -39,24 +39,8 @@ const (
 // it never hands over (the call would run twice): it reports as the full
 // CLI does, and returns the exit status.
 func toolsCall(ctx context.Context, req frontargs.Request, state string, stdout, stderr io.Writer) (code int, handed bool) {
-	opts := hostopts.Options{Core: req.Core, Workspace: req.Workspace, PluginDir: req.PluginDir,
-		OutputCapMiB: defaultOutputCapMiB, ArtifactBudgetMiB: defaultArtifactBudgetMiB, Timezone: req.Timezone}
-	if opts.PluginDir == "" {
-		opts.PluginDir = hostopts.BinaryDir()
-	}
-	if req.Core == "" {
-		live, ok := liveRevision(state)
-		if !ok {
-			return 0, true
-		}
-		opts.LiveRevision = live
-	}
-	config, _, err := hostopts.Config(opts)
-	if err != nil {
-		return 0, true
-	}
-	cl, err := hostclient.Dial(ctx, state, hostclient.DialOptions{Config: config})
-	if err != nil {
+	cl, ok := dialShaped(ctx, req, state)
+	if !ok {
 		return 0, true
 	}
 	defer cl.Close()
@@ -113,6 +97,31 @@ func toolsCall(ctx context.Context, req frontargs.Request, state string, stdout,
 		return int(caught), false // the full CLI's exit after a signal
 	}
 	return code, false
+}
+
+// dialShaped dials the state's host with the host-shaping options the
+// full CLI would give (hostopts.Config of the same values); false when
+// the full CLI should: no host, a host of other options (Hello refuses
+// them), a live commit only git reads, any failure.
+func dialShaped(ctx context.Context, req frontargs.Request, state string) (*hostclient.Client, bool) {
+	opts := hostopts.Options{Core: req.Core, Workspace: req.Workspace, PluginDir: req.PluginDir,
+		OutputCapMiB: defaultOutputCapMiB, ArtifactBudgetMiB: defaultArtifactBudgetMiB, Timezone: req.Timezone}
+	if opts.PluginDir == "" {
+		opts.PluginDir = hostopts.BinaryDir()
+	}
+	if req.Core == "" {
+		live, ok := liveRevision(state)
+		if !ok {
+			return nil, false
+		}
+		opts.LiveRevision = live
+	}
+	config, _, err := hostopts.Config(opts)
+	if err != nil {
+		return nil, false
+	}
+	cl, err := hostclient.Dial(ctx, state, hostclient.DialOptions{Config: config})
+	return cl, err == nil
 }
 
 // outcome is a call's outcome and the warnings that came before it.

@@ -38,6 +38,16 @@ var callCases = [][]string{
 	{"--workspace", ".", "tools", "call", "read_file", `{"path":"words.txt"}`},
 }
 
+// auditCases are audits the front end answers.
+var auditCases = [][]string{
+	{"audit"},
+	{"audit", "--json"},
+	{"audit", "--limit", "2", "--tool", "read_file"},
+	{"audit", "--tool=write_file", "--json", "--limit=0"},
+	{"audit", "--kind", "no_such_kind"},
+	{"--workspace", ".", "audit", "--limit", "3"},
+}
+
 // TestToolsCallIsTheFrontEnds: with a host running, `tools call` is
 // answered by the small front end, byte for byte as the full CLI prints
 // it (the audit number and duration blanked) and with its exit status,
@@ -66,8 +76,26 @@ func TestToolsCallIsTheFrontEnds(t *testing.T) {
 	if fronts[0].code != 0 || fronts[0].stdout == "" || fronts[5].code != 1 || fronts[7].code != 1 {
 		t.Fatalf("unexpected answers: %s\n%s\n%s", fronts[0], fronts[5], fronts[7])
 	}
+	// The audit log of those calls, through the front end and the full
+	// CLI alike (listing changes nothing, so both see the same events).
+	var audits []result
+	for _, args := range auditCases {
+		l, h := r.launcher(args...), r.host(args...)
+		if l != h || l.code != 0 {
+			t.Errorf("%q: the launcher and the host differ\nlauncher: %s\nhost: %s", args, l, h)
+		}
+		audits = append(audits, l)
+	}
+	if !strings.Contains(audits[0].stdout, "read_file") || !strings.Contains(audits[1].stdout, `"seq"`) {
+		t.Fatalf("the audit shows no calls: %s\n%s", audits[0], audits[1])
+	}
 	marker := filepath.Join(t.TempDir(), "ran")
 	renameStub(t, filepath.Join(r.bin, HostBinary), marker)
+	for i, args := range auditCases {
+		if res := r.launcher(args...); res != audits[i] {
+			t.Errorf("%q with the full host stubbed: %s\nwant %s", args, res, audits[i])
+		}
+	}
 	for i, args := range callCases {
 		if res := blank(r.launcher(args...)); res != fronts[i] {
 			t.Errorf("%q with the full host stubbed: %s\nwant %s", args, res, fronts[i])
@@ -97,6 +125,12 @@ func TestToolsCallIsTheFrontEnds(t *testing.T) {
 		{nil, []string{"tools", "call", "read_file", `{"path":"words.txt"}`, "--json"}},
 		{nil, []string{"tools", "call", "read_file", "{}", "extra"}},
 		{nil, []string{"tools", "call"}},
+		{nil, []string{"audit", "--limit", "010"}},
+		{nil, []string{"audit", "--limit", "-1"}},
+		{nil, []string{"audit", "extra"}},
+		{nil, []string{"audit", "--json", "--json"}},
+		{nil, []string{"audit", "--no-color"}},
+		{[]string{"DEMIURGE_TIMEZONE=UTC"}, []string{"audit"}},
 	} {
 		os.Remove(marker)
 		res := r.exec("demiurge", "", tc.env, append([]string{"--state", r.state}, tc.args...)...)

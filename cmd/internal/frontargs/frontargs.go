@@ -8,6 +8,8 @@ package frontargs
 import (
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -22,8 +24,11 @@ type Request struct {
 	// variables applied): the host must have been started with them.
 	Core, Workspace, PluginDir, Timezone string
 	// Tool and Args are a tools call's NAME and ARGS_JSON (as given: ""
-	// when left out).
+	// when left out); Tool is also audit's --tool.
 	Tool, Args string
+	// Kind and Limit are audit's --kind and --limit (default 50).
+	Kind  string
+	Limit int
 }
 
 // typedEnv are environment variables of the full CLI's global flags that
@@ -64,6 +69,9 @@ func Parse(args []string, getenv func(string) string) (Request, bool) {
 	if call, ok := parseCall(args, getenv); ok {
 		return call, true
 	}
+	if audit, ok := parseAudit(args, getenv); ok {
+		return audit, true
+	}
 	i := 0
 	if i < len(args) && strings.HasPrefix(args[i], "--state") {
 		value, ok := stateValue(args, &i)
@@ -90,32 +98,8 @@ func Parse(args []string, getenv func(string) string) (Request, bool) {
 
 // parseCall recognises a tools call (Parse says which).
 func parseCall(args []string, getenv func(string) string) (Request, bool) {
-	r := Request{Command: "tools call", State: getenv("DEMIURGE_STATE"), Core: getenv("DEMIURGE_CORE"),
-		Workspace: getenv("DEMIURGE_WORKSPACE"), PluginDir: getenv("DEMIURGE_PLUGIN_DIR"),
-		Timezone: getenv("DEMIURGE_TIMEZONE")}
-	if getenv(detachedEnv) != "" {
-		return r, false
-	}
-	seen := map[string]bool{}
-	i := 0
-	for ; i < len(args) && strings.HasPrefix(args[i], "-"); i++ {
-		name, value, ok := flagValue(args, &i)
-		if !ok || !callFlags[name] || seen[name] {
-			return r, false
-		}
-		seen[name] = true
-		switch name {
-		case "state":
-			r.State = value
-		case "core":
-			r.Core = value
-		case "workspace":
-			r.Workspace = value
-		case "plugin-dir":
-			r.PluginDir = value
-		}
-	}
-	if len(args)-i < 3 || args[i] != "tools" || args[i+1] != "call" {
+	r, i, ok := parseShaping("tools call", args, getenv)
+	if !ok || len(args)-i < 3 || args[i] != "tools" || args[i+1] != "call" {
 		return r, false
 	}
 	rest := args[i+2:]
@@ -137,6 +121,81 @@ func parseCall(args []string, getenv func(string) string) (Request, bool) {
 		r.Args = rest[1]
 	}
 	return r, r.Tool != ""
+}
+
+// limitValue is a --limit the CLI library reads as the same decimal
+// number (it reads a leading 0 as octal, 0x as hex: those go to it).
+var limitValue = regexp.MustCompile(`^(0|[1-9][0-9]{0,8})$`)
+
+// parseAudit recognises
+//
+//	demiurge [--state|--core|--workspace|--plugin-dir VALUE]... audit [--json] [--limit N] [--tool T] [--kind K]
+//
+// its flags in any order, each at most once.
+func parseAudit(args []string, getenv func(string) string) (Request, bool) {
+	r, i, ok := parseShaping("audit", args, getenv)
+	if !ok || i >= len(args) || args[i] != "audit" {
+		return r, false
+	}
+	r.Limit = 50
+	seen := map[string]bool{}
+	rest := args[i+1:]
+	for j := 0; j < len(rest); j++ {
+		if rest[j] == "--json" && !seen["json"] {
+			seen["json"], r.JSON = true, true
+			continue
+		}
+		name, value, ok := flagValue(rest, &j)
+		if !ok || seen[name] {
+			return r, false
+		}
+		seen[name] = true
+		switch name {
+		case "limit":
+			if !limitValue.MatchString(value) {
+				return r, false
+			}
+			r.Limit, _ = strconv.Atoi(value)
+		case "tool":
+			r.Tool = value
+		case "kind":
+			r.Kind = value
+		default:
+			return r, false
+		}
+	}
+	return r, true
+}
+
+// parseShaping reads the global flags a command of the front end may
+// give before its words (callFlags), with their environment variables,
+// and says where the command's words start.
+func parseShaping(command string, args []string, getenv func(string) string) (r Request, i int, ok bool) {
+	r = Request{Command: command, State: getenv("DEMIURGE_STATE"), Core: getenv("DEMIURGE_CORE"),
+		Workspace: getenv("DEMIURGE_WORKSPACE"), PluginDir: getenv("DEMIURGE_PLUGIN_DIR"),
+		Timezone: getenv("DEMIURGE_TIMEZONE")}
+	if getenv(detachedEnv) != "" {
+		return r, 0, false
+	}
+	seen := map[string]bool{}
+	for ; i < len(args) && strings.HasPrefix(args[i], "-"); i++ {
+		name, value, ok := flagValue(args, &i)
+		if !ok || !callFlags[name] || seen[name] {
+			return r, 0, false
+		}
+		seen[name] = true
+		switch name {
+		case "state":
+			r.State = value
+		case "core":
+			r.Core = value
+		case "workspace":
+			r.Workspace = value
+		case "plugin-dir":
+			r.PluginDir = value
+		}
+	}
+	return r, i, true
 }
 
 // flagValue reads the value flag at args[*i], as --name=value or as

@@ -91,3 +91,37 @@ func TestParseToolsCall(t *testing.T) {
 		}
 	}
 }
+
+func TestParseAudit(t *testing.T) {
+	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+	none := env(nil)
+	audit := func(r Request) Request { r.Command = "audit"; return r }
+	for _, tc := range []struct {
+		args   []string
+		getenv func(string) string
+		want   Request
+		ok     bool
+	}{
+		{[]string{"audit"}, none, audit(Request{Limit: 50}), true},
+		{[]string{"audit", "--json", "--limit", "0"}, none, audit(Request{Limit: 0, JSON: true}), true},
+		{[]string{"--state=/s", "audit", "--tool=t", "--kind", "k", "--limit=7"}, none, audit(Request{State: "/s", Tool: "t", Kind: "k", Limit: 7}), true},
+		{[]string{"audit"}, env(map[string]string{"DEMIURGE_WORKSPACE": "w"}), audit(Request{Workspace: "w", Limit: 50}), true},
+		{[]string{"audit", "--limit", "010"}, none, Request{}, false},
+		{[]string{"audit", "--limit", "0x1"}, none, Request{}, false},
+		{[]string{"audit", "--limit", "-1"}, none, Request{}, false},
+		{[]string{"audit", "--limit", "9999999999"}, none, Request{}, false},
+		{[]string{"audit", "--limit"}, none, Request{}, false},
+		{[]string{"audit", "--tool", "a", "--tool", "b"}, none, Request{}, false},
+		{[]string{"audit", "--json=true"}, none, Request{}, false},
+		{[]string{"audit", "--no-color"}, none, Request{}, false},
+		{[]string{"audit", "x"}, none, Request{}, false},
+		{[]string{"audit", "-h"}, none, Request{}, false},
+		{[]string{"--log-level", "debug", "audit"}, none, Request{}, false},
+		{[]string{"audit"}, env(map[string]string{"DEMIURGE_HOST": "off"}), Request{}, false},
+	} {
+		got, ok := Parse(tc.args, tc.getenv)
+		if ok != tc.ok || (ok && got != tc.want) {
+			t.Errorf("Parse(%q) = %+v, %v; want %+v, %v", tc.args, got, ok, tc.want, tc.ok)
+		}
+	}
+}
