@@ -23,6 +23,7 @@ import (
 
 	"demiurge.dev/cmd/internal/frontargs"
 	"demiurge.dev/cmd/internal/frontview"
+	"demiurge.dev/cmd/internal/interrupt"
 	"demiurge.dev/host/hostd/hostclient"
 	"demiurge.dev/host/runtime"
 	"demiurge.dev/shared/hostv1"
@@ -66,7 +67,7 @@ func answer(req frontargs.Request) (code int, answered bool) {
 		os.Stdout.Write(out.Bytes())
 		return 0, true
 	case "tools call":
-		ctx, stop := interruptContext(context.Background())
+		ctx, stop := interrupt.Context(context.Background())
 		defer stop()
 		code, handed := toolsCall(ctx, req, state, os.Stdout, os.Stderr)
 		return code, !handed

@@ -16,6 +16,7 @@ import (
 	"demiurge.dev/cmd/internal/frontargs"
 	"demiurge.dev/cmd/internal/frontview"
 	"demiurge.dev/cmd/internal/hostopts"
+	"demiurge.dev/cmd/internal/interrupt"
 	"demiurge.dev/host/approval/prompt"
 	"demiurge.dev/host/corerepo/corepath"
 	"demiurge.dev/host/hostd/hostclient"
@@ -70,7 +71,7 @@ func toolsCall(ctx context.Context, req frontargs.Request, state string, stdout,
 	}
 	// From here the call may be running: what happens is reported.
 	out, err := receiveOutcome(ctx, stream, &hostv1.ToolCall{Name: req.Tool, Args: []byte(args)}, live, stderr)
-	if caught := caughtSignal.Load(); caught != 0 && !out.done {
+	if caught := interrupt.Caught.Load(); caught != 0 && !out.done {
 		fmt.Fprintf(stderr, "demiurge: interrupted; the %s call was cancelled\n", req.Tool)
 		return int(caught), false
 	}
@@ -93,7 +94,7 @@ func toolsCall(ctx context.Context, req frontargs.Request, state string, stdout,
 	case !out.OK():
 		code = 1 // printed with the outcome (or none came: nothing to print)
 	}
-	if caught := caughtSignal.Load(); caught != 0 {
+	if caught := interrupt.Caught.Load(); caught != 0 {
 		return int(caught), false // the full CLI's exit after a signal
 	}
 	return code, false

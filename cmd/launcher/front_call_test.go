@@ -216,3 +216,48 @@ func TestToolsCallHostDiesMidCall(t *testing.T) {
 		t.Fatalf("the front end and the full CLI differ\nfront: %s\nfull: %s", got[0], got[1])
 	}
 }
+
+// TestToolsCallInterrupted: Ctrl-C during a call through the front end
+// cancels it, says so and exits 130, as the full CLI does.
+func TestToolsCallInterrupted(t *testing.T) {
+	r := newRig(t)
+	if res := r.host("approvals", "add", "allow:terminal"); res.code != 0 {
+		t.Fatalf("approvals add: %s", res)
+	}
+	if res := r.host("host", "start"); res.code != 0 {
+		t.Fatalf("host start: %s", res)
+	}
+	t.Cleanup(func() { r.host("host", "stop") })
+	var got []result
+	for _, binary := range []string{"demiurge", HostBinary} {
+		started := filepath.Join(r.ws, "started")
+		os.Remove(started)
+		cmd := &exec.Cmd{Path: filepath.Join(r.bin, binary), Dir: r.ws,
+			Args: []string{"demiurge", "--state", r.state, "tools", "call", "terminal", `{"command":"touch started && sleep 60"}`},
+			Env:  []string{"PATH=" + os.Getenv("PATH"), "HOME=" + r.home}}
+		var stdout, stderr strings.Builder
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+			if _, err := os.Stat(started); err == nil {
+				break
+			}
+			if time.Now().After(deadline) {
+				cmd.Process.Kill()
+				t.Fatalf("%s: the command never started", binary)
+			}
+		}
+		cmd.Process.Signal(os.Interrupt)
+		err := cmd.Wait()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		}
+		got = append(got, blank(result{code: code, stdout: stdout.String(), stderr: stderr.String()}))
+	}
+	if got[0] != got[1] || got[0].code != 130 || !strings.Contains(got[0].stderr, "interrupted; the terminal call was cancelled") {
+		t.Fatalf("the front end and the full CLI differ\nfront: %s\nfull: %s", got[0], got[1])
+	}
+}
