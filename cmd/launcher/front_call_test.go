@@ -55,6 +55,15 @@ var auditCases = [][]string{
 // know, and a host of other options, reach the full host.
 func TestToolsCallIsTheFrontEnds(t *testing.T) {
 	r := newRig(t)
+	// A plugin the host leaves out: every call's answer carries the
+	// host's warning about it.
+	junk := filepath.Join(r.state, "plugins", "demiurge-toolset-junk")
+	if err := os.MkdirAll(filepath.Dir(junk), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(junk, []byte("#!/bin/sh\nexit 1\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	if res := r.host("host", "start"); res.code != 0 {
 		t.Fatalf("host start: %s", res)
 	}
@@ -73,7 +82,8 @@ func TestToolsCallIsTheFrontEnds(t *testing.T) {
 		}
 		fronts = append(fronts, l)
 	}
-	if fronts[0].code != 0 || fronts[0].stdout == "" || fronts[5].code != 1 || fronts[7].code != 1 {
+	if fronts[0].code != 0 || fronts[0].stdout == "" || fronts[5].code != 1 || fronts[7].code != 1 ||
+		!strings.Contains(fronts[0].stderr, "warning: installed toolset junk is left out") {
 		t.Fatalf("unexpected answers: %s\n%s\n%s", fronts[0], fronts[5], fronts[7])
 	}
 	// The audit log of those calls, through the front end and the full
