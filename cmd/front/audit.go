@@ -36,7 +36,7 @@ func audit(ctx context.Context, req frontargs.Request, state string) (code int, 
 	}
 	// Rendered whole first: the width and colour are stdout's.
 	var out bytes.Buffer
-	if err := frontview.Audit(&out, evs, req.JSON, frontview.OutputWidth(os.Stdout), frontview.ColourOn(os.Stdout, false)); err != nil {
+	if err := frontview.Audit(&out, evs, req.JSON, frontview.OutputWidth(os.Stdout), frontview.ColourOn(os.Stdout, req.NoColor)); err != nil {
 		return 0, true
 	}
 	if _, err := os.Stdout.Write(out.Bytes()); err != nil {

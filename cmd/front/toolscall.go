@@ -65,7 +65,7 @@ func toolsCall(ctx context.Context, req frontargs.Request, state string, stdout,
 	// On a terminal the call's output streams to stderr as it comes, with
 	// a progress line, as the full CLI shows it.
 	var live *frontview.Live
-	if term.IsTerminal(int(os.Stderr.Fd())) {
+	if !req.Quiet && term.IsTerminal(int(os.Stderr.Fd())) {
 		live = frontview.NewLive(os.Stderr, os.Stderr, true)
 		defer live.Close()
 	}

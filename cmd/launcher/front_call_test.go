@@ -36,6 +36,7 @@ var callCases = [][]string{
 	{"tools", "call", "write_file", `{"path":"new.txt","content":"x"}`},
 	{"tools", "call", "--json", "write_file", `{"path":"new.txt","content":"x"}`},
 	{"--workspace", ".", "tools", "call", "read_file", `{"path":"words.txt"}`},
+	{"-q", "--no-color", "tools", "call", "read_file", `{"path":"words.txt"}`},
 }
 
 // auditCases are audits the front end answers.
@@ -46,6 +47,7 @@ var auditCases = [][]string{
 	{"audit", "--tool=write_file", "--json", "--limit=0"},
 	{"audit", "--kind", "no_such_kind"},
 	{"--workspace", ".", "audit", "--limit", "3"},
+	{"--no-color", "-q", "audit", "--limit", "3"},
 }
 
 // TestToolsCallIsTheFrontEnds: with a host running, `tools call` is
@@ -128,7 +130,7 @@ func TestToolsCallIsTheFrontEnds(t *testing.T) {
 		{[]string{"DEMIURGE_TIMEZONE=UTC"}, read}, // the host runs with no zone: other options
 		{nil, append([]string{"--workspace", other}, read...)},
 		{nil, append([]string{"--approve", "allow:read_file"}, read...)},
-		{nil, append([]string{"-q"}, read...)},
+		{nil, append([]string{"-quiet"}, read...)},
 		{nil, []string{"tools", "call", "--session", "s1", "read_file", `{"path":"words.txt"}`}},
 		{nil, []string{"tools", "call", "--wait", "read_file", `{"path":"words.txt"}`}},
 		{nil, []string{"tools", "call", "read_file", "@args.json"}},

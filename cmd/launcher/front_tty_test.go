@@ -141,6 +141,7 @@ func TestToolsCallOnATerminalIsTheFrontEnds(t *testing.T) {
 		{write, []string{"d"}},
 		{write, []string{"huh", "o"}},
 		{[]string{"tools", "call", "terminal", `{"command":"echo first-$((2*3))"}`}, nil},
+		{[]string{"-q", "tools", "call", "terminal", `{"command":"echo quiet-$((2*3))"}`}, nil},
 		{[]string{"tools", "call", "read_file", `{"path":"words.txt"}`}, nil},
 	}
 	type seen struct {
@@ -161,7 +162,7 @@ func TestToolsCallOnATerminalIsTheFrontEnds(t *testing.T) {
 		fronts = append(fronts, both[1])
 	}
 	if !strings.Contains(fronts[0].screen, "approval needed: write_file") || fronts[0].res.code != 0 || fronts[1].res.code != 1 ||
-		!strings.Contains(fronts[3].screen, "first-6") {
+		!strings.Contains(fronts[3].screen, "first-6") || strings.Contains(fronts[4].screen, "quiet-6") || !strings.Contains(fronts[4].res.stdout, "quiet-6") {
 		t.Fatalf("unexpected answers:\n%q %s\n%q %s\n%q", fronts[0].screen, fronts[0].res, fronts[1].screen, fronts[1].res, fronts[3].screen)
 	}
 	marker := filepath.Join(t.TempDir(), "ran")

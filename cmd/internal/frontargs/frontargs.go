@@ -29,6 +29,9 @@ type Request struct {
 	// Kind and Limit are audit's --kind and --limit (default 50).
 	Kind  string
 	Limit int
+	// Quiet (-q, --quiet) draws no live output; NoColor (--no-color)
+	// prints no colour.
+	Quiet, NoColor bool
 }
 
 // typedEnv are environment variables of the full CLI's global flags that
@@ -48,11 +51,11 @@ var callFlags = map[string]bool{"state": true, "core": true, "workspace": true, 
 // Parse recognises exactly
 //
 //	demiurge [--state DIR | --state=DIR] host status [--json]
-//	demiurge [--state|--core|--workspace|--plugin-dir VALUE]... tools call [--json] NAME [ARGS_JSON]
+//	demiurge [--state|--core|--workspace|--plugin-dir VALUE | -q | --no-color]... tools call [--json] NAME [ARGS_JSON]
 //
 // and only when the environment leaves the long-lived host on
 // (DEMIURGE_HOST is not "off") and sets no typed global flag. Anything
-// else reports false: a flag it does not know (--approve, --quiet,
+// else reports false: a flag it does not know (--approve, --core-id,
 // --session, a flag after NAME, …), a repeated flag, arguments from a
 // file (@FILE), a word that starts with "-" where NAME or ARGS_JSON
 // stands.
@@ -179,6 +182,16 @@ func parseShaping(command string, args []string, getenv func(string) string) (r 
 	}
 	seen := map[string]bool{}
 	for ; i < len(args) && strings.HasPrefix(args[i], "-"); i++ {
+		// The two global switches, as the full CLI spells them in its
+		// help (another spelling, or a value, goes to the full CLI).
+		switch a := args[i]; {
+		case (a == "-q" || a == "--quiet") && !seen["quiet"]:
+			seen["quiet"], r.Quiet = true, true
+			continue
+		case a == "--no-color" && !seen["no-color"]:
+			seen["no-color"], r.NoColor = true, true
+			continue
+		}
 		name, value, ok := flagValue(args, &i)
 		if !ok || !callFlags[name] || seen[name] {
 			return r, 0, false
