@@ -1,10 +1,9 @@
 package main
 
 import (
-	"encoding/json"
-
 	"github.com/urfave/cli/v2"
 
+	"demiurge.dev/cmd/internal/frontview"
 	"demiurge.dev/host/runtime"
 )
 
@@ -33,27 +32,6 @@ func audit(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	// Newest N, printed oldest first like a log.
-	for i, j := 0, len(evs)-1; i < j; i, j = i+1, j-1 {
-		evs[i], evs[j] = evs[j], evs[i]
-	}
-	if c.Bool("json") {
-		if evs == nil {
-			evs = []runtime.Event{}
-		}
-		return writeJSON(c.App.Writer, evs)
-	}
-	tw := newTable(c, "SEQ", "TIME", "KIND", "TOOL", "STATUS", "APPROVAL")
-	tw.Colour(4, stateStyle)
-	for _, ev := range evs {
-		var d struct {
-			Status   string `json:"status"`
-			Approval struct {
-				Via string `json:"via"`
-			} `json:"approval"`
-		}
-		_ = json.Unmarshal(ev.Data, &d)
-		tw.Row(ev.Seq, ev.Time.Local().Format("2006-01-02 15:04:05"), ev.Kind, dash(ev.Tool), dash(d.Status), dash(d.Approval.Via))
-	}
-	return tw.Flush()
+	// The small front end prints the host's answer with the same code.
+	return frontview.Audit(c.App.Writer, evs, c.Bool("json"), outputWidth(c.App.Writer), colourOn(c, c.App.Writer))
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"demiurge.dev/cmd/internal/hostopts"
 	"demiurge.dev/host/hostd"
 	"demiurge.dev/host/runtime"
 )
@@ -36,64 +37,21 @@ func hostEnabled() bool {
 // refuses as a front end.
 func inHostTree() bool { return runtime.HostAncestor(os.Getpid()) != "" }
 
-// hostShapingFlags are the global flags that make a host what it is; a
-// front end whose values differ from the running host's is refused with
-// the difference named.
-// --approve is not among them: each front end's own rules judge its calls
-// (approval.WithCommandLine).
-var hostShapingFlags = []string{"core", "core-id", "workspace", "plugin-dir", "call-timeout",
-	"output-cap-mib", "artifact-budget-mib", "sandbox", "allow-private-mcp", "timezone"}
-
 // hostConfig is the front end's canonical host-shaping options, as
-// Hello compares them, and the flags a host it starts is given.
+// Hello compares them, and the flags a host it starts is given: the
+// global flags that make a host what it is (a front end whose values
+// differ from the running host's is refused with the difference named).
+// --approve is not among them: each front end's own rules judge its calls
+// (approval.WithCommandLine). The small front end computes the same with
+// the same function (cmd/internal/hostopts).
 func hostConfig(c *cli.Context) (config string, flags []string, err error) {
-	var lines []string
-	add := func(name, value string) {
-		lines = append(lines, name+"="+value)
-		if value != "" {
-			flags = append(flags, "--"+name+"="+value)
-		}
-	}
-	for _, name := range hostShapingFlags {
-		switch name {
-		case "core", "workspace", "plugin-dir":
-			v := c.String(name)
-			if name == "plugin-dir" {
-				v = builtinPluginDir(c)
-			}
-			if name == "workspace" && v == "" && c.String("core") == "" {
-				// The host's workspace is then its starting directory.
-				if v, err = os.Getwd(); err != nil {
-					return "", nil, err
-				}
-			}
-			if v != "" {
-				if v, err = filepath.Abs(v); err != nil {
-					return "", nil, err
-				}
-			}
-			add(name, v)
-		case "allow-private-mcp":
-			vs := c.StringSlice(name)
-			lines = append(lines, name+"="+strings.Join(vs, ","))
-			for _, v := range vs {
-				flags = append(flags, "--"+name+"="+v)
-			}
-		case "call-timeout":
-			v := ""
-			if d := c.Duration(name); d != 0 {
-				v = d.String()
-			}
-			add(name, v)
-		case "output-cap-mib", "artifact-budget-mib":
-			add(name, fmt.Sprint(c.Int64(name)))
-		default:
-			add(name, c.String(name))
-		}
-	}
-	// Not a flag: the host it starts loads live itself.
-	lines = append(lines, coreRevisionOption+"="+liveRevision(c))
-	return strings.Join(lines, "\n"), flags, nil
+	return hostopts.Config(hostopts.Options{
+		Core: c.String("core"), CoreID: c.String("core-id"), Workspace: c.String("workspace"),
+		PluginDir: builtinPluginDir(c), CallTimeout: c.Duration("call-timeout"),
+		OutputCapMiB: c.Int64("output-cap-mib"), ArtifactBudgetMiB: c.Int64("artifact-budget-mib"),
+		Sandbox: c.String("sandbox"), AllowPrivateMCP: c.StringSlice("allow-private-mcp"),
+		Timezone: c.String("timezone"), LiveRevision: liveRevision(c),
+	})
 }
 
 // connectHost is the front end's connection to its state's host,

@@ -2,42 +2,25 @@ package main
 
 import (
 	"context"
-	"os"
-	"os/signal"
-	"sync/atomic"
-	"syscall"
+
+	"demiurge.dev/cmd/internal/interrupt"
 )
 
 // Exit statuses after a signal, as a shell reports them: 128 + signal.
 const (
-	exitInterrupted = 130 // SIGINT (Ctrl-C)
-	exitTerminated  = 143 // SIGTERM
+	exitInterrupted = interrupt.Interrupted // SIGINT (Ctrl-C)
+	exitTerminated  = interrupt.Terminated  // SIGTERM
 )
 
 // caughtSignal is the exit status owed to the first SIGINT or SIGTERM a
 // command's interruptContext caught, 0 while none was.
-var caughtSignal atomic.Int32
+var caughtSignal = &interrupt.Caught
 
 // interruptContext is parent cancelled at the first SIGINT or SIGTERM.
 // run then exits 130 (or 143), without printing the "context canceled"
 // that the cancelled work reports.
 func interruptContext(parent context.Context) (context.Context, context.CancelFunc) {
-	ctx, cancel := context.WithCancel(parent)
-	ch := make(chan os.Signal, 1)
-	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
-	go func() {
-		select {
-		case s := <-ch:
-			code := int32(exitInterrupted)
-			if s == syscall.SIGTERM {
-				code = exitTerminated
-			}
-			caughtSignal.CompareAndSwap(0, code)
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
-	return ctx, func() { signal.Stop(ch); cancel() }
+	return interrupt.Context(parent)
 }
 
 // stopped is the cause of a foreground job the operator stopped: what

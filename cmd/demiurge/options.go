@@ -10,6 +10,7 @@ import (
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
 
+	"demiurge.dev/cmd/internal/hostopts"
 	"demiurge.dev/host/approval"
 	"demiurge.dev/host/mcp"
 	"demiurge.dev/host/plugins"
@@ -57,14 +58,7 @@ func builtinPluginDir(c *cli.Context) string {
 	if d := c.String("plugin-dir"); d != "" {
 		return d
 	}
-	exe, err := os.Executable()
-	if err != nil {
-		return ""
-	}
-	if resolved, err := filepath.EvalSymlinks(exe); err == nil {
-		exe = resolved
-	}
-	return filepath.Dir(exe)
+	return hostopts.BinaryDir()
 }
 
 // operatorCanAnswer reports whether someone can answer approval prompts:

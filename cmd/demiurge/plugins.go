@@ -7,6 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"demiurge.dev/cmd/internal/frontview"
 	"demiurge.dev/host/plugins"
 )
 
@@ -95,12 +96,7 @@ func pluginsVerify(c *cli.Context) error {
 	return nil
 }
 
-func dash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
-}
+func dash(s string) string { return frontview.Dash(s) }
 
 func short(sum string) string {
 	if len(sum) > 12 {

@@ -1,159 +1,23 @@
 package main
 
 import (
-	"fmt"
 	"io"
-	"os"
-	"strconv"
-	"strings"
-	"unicode/utf8"
 
 	"github.com/urfave/cli/v2"
-	"golang.org/x/term"
+
+	"demiurge.dev/cmd/internal/frontview"
 )
 
-// table is the one way commands print rows: columns two spaces apart,
-// fitted to the terminal's width (COLUMNS when set, else the terminal's,
-// else unbounded) by shortening the widest columns with "…", and an
-// optional colour for the state column on a terminal.
-type table struct {
-	w       io.Writer
-	width   int // 0: unbounded
-	colour  bool
-	rows    [][]string
-	styleOf map[int]func(string) style
-}
-
-const tableGap = 2
-
-// minColumn is as narrow as fitting makes a column.
-const minColumn = 8
+// table is the one way commands print rows (frontview.Table, which the
+// small front end prints with too).
+type table = frontview.Table
 
 func newTable(c *cli.Context, header ...string) *table {
-	t := &table{w: c.App.Writer, width: outputWidth(c.App.Writer), colour: colourOn(c, c.App.Writer), styleOf: map[int]func(string) style{}}
-	t.rows = append(t.rows, header)
-	return t
+	return frontview.NewTable(c.App.Writer, outputWidth(c.App.Writer), colourOn(c, c.App.Writer), header...)
 }
 
 // outputWidth is COLUMNS when it is a positive number, else the width of
 // w when it is a terminal, else 0 (unbounded).
-func outputWidth(w io.Writer) int {
-	if n, err := strconv.Atoi(os.Getenv("COLUMNS")); err == nil && n > 0 {
-		return n
-	}
-	if f, ok := w.(*os.File); ok {
-		if n, _, err := term.GetSize(int(f.Fd())); err == nil && n > 0 {
-			return n
-		}
-	}
-	return 0
-}
+func outputWidth(w io.Writer) int { return frontview.OutputWidth(w) }
 
-// Row adds one row; a cell's tabs and newlines become spaces.
-func (t *table) Row(cells ...any) {
-	row := make([]string, len(cells))
-	for i, c := range cells {
-		row[i] = strings.Join(strings.Fields(fmt.Sprint(c)), " ")
-	}
-	t.rows = append(t.rows, row)
-}
-
-// Colour colours column col's cells (not the header) by what they say.
-func (t *table) Colour(col int, fn func(string) style) { t.styleOf[col] = fn }
-
-func (t *table) Flush() error {
-	widths := t.widths()
-	var b strings.Builder
-	for r, row := range t.rows {
-		line := strings.Builder{}
-		for i, cell := range row {
-			cell = truncate(cell, widths[i])
-			pad := widths[i] - utf8.RuneCountInString(cell)
-			if fn, ok := t.styleOf[i]; ok && r > 0 {
-				cell = paintFor(t.colour, fn(cell), cell)
-			}
-			line.WriteString(cell)
-			if i < len(row)-1 {
-				line.WriteString(strings.Repeat(" ", pad+tableGap))
-			}
-		}
-		b.WriteString(strings.TrimRight(line.String(), " "))
-		b.WriteByte('\n')
-	}
-	_, err := io.WriteString(t.w, b.String())
-	return err
-}
-
-// widths are each column's widest cell, the widest shortened first until
-// the row fits.
-func (t *table) widths() []int {
-	var widths []int
-	for _, row := range t.rows {
-		for i, cell := range row {
-			if i >= len(widths) {
-				widths = append(widths, 0)
-			}
-			widths[i] = max(widths[i], utf8.RuneCountInString(cell))
-		}
-	}
-	if t.width <= 0 {
-		return widths
-	}
-	// The last column (a state, a detail, a description) gives way
-	// first, then the widest.
-	if last := len(widths) - 1; last >= 0 && widths[last] > minColumn {
-		widths[last] = max(minColumn, widths[last]-(total(widths)-t.width))
-	}
-	for total(widths) > t.width {
-		widest := 0
-		for i, w := range widths {
-			if w > widths[widest] {
-				widest = i
-			}
-		}
-		if widths[widest] <= minColumn {
-			break // as narrow as it goes; the line wraps
-		}
-		widths[widest] = max(minColumn, widths[widest]-(total(widths)-t.width))
-	}
-	return widths
-}
-
-// wrapText breaks text at spaces into lines of at most width runes (a
-// longer word stays whole); width 0 leaves it as it is.
-func wrapText(text string, width int) string {
-	if width <= 0 || utf8.RuneCountInString(text) <= width {
-		return text
-	}
-	var lines []string
-	line := ""
-	for _, word := range strings.Fields(text) {
-		switch {
-		case line == "":
-			line = word
-		case utf8.RuneCountInString(line)+1+utf8.RuneCountInString(word) <= width:
-			line += " " + word
-		default:
-			lines = append(lines, line)
-			line = word
-		}
-	}
-	return strings.Join(append(lines, line), "\n")
-}
-
-func total(widths []int) int {
-	n := tableGap * max(0, len(widths)-1)
-	for _, w := range widths {
-		n += w
-	}
-	return n
-}
-
-// truncate shortens s to n runes, its last one "…" when cut.
-func truncate(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:n-1]) + "…"
-}
+func wrapText(text string, width int) string { return frontview.WrapText(text, width) }

@@ -11,6 +11,7 @@ import (
 	"golang.org/x/term"
 
 	"demiurge.dev/catalog"
+	"demiurge.dev/cmd/internal/frontview"
 	"demiurge.dev/host/approval"
 	"demiurge.dev/host/dispatch"
 	"demiurge.dev/host/plugins"
@@ -252,29 +253,19 @@ func readArgsFile(path string) ([]byte, error) {
 	return io.ReadAll(io.LimitReader(f, 4<<20))
 }
 
-// printOutcome shows the operator card, or the whole outcome as JSON.
+// printOutcome shows the operator card, or the whole outcome as JSON,
+// as the small front end prints it (cmd/internal/frontview).
 func printOutcome(c *cli.Context, out dispatch.Outcome) error {
-	if c.Bool("json") {
-		return writeJSON(c.App.Writer, outcomeJSON(out))
-	}
-	w := c.App.Writer
-	if out.OK() {
-		_, err := fmt.Fprintln(w, printable(strings.TrimRight(out.Views.Card.Body, "\n"), 1<<20))
-		return err
-	}
-	fmt.Fprintf(os.Stderr, "%s: %s\n", out.Tool, out.Status)
-	_, err := fmt.Fprintln(os.Stderr, printable(strings.TrimRight(out.Views.Card.Body, "\n"), 1<<20))
-	return err
+	return frontview.ToolOutcome(c.App.Writer, os.Stderr, outcomeView(out), c.Bool("json"))
 }
 
-func outcomeJSON(out dispatch.Outcome) map[string]any {
-	m := map[string]any{
-		"call_id": out.CallID, "tool": out.Tool, "status": out.Status,
-		"model": out.Views.Model, "card": out.Views.Card, "event_seq": out.EventSeq,
-		"duration_ms": out.Duration.Milliseconds(),
+// outcomeView is what a front end prints of an outcome.
+func outcomeView(out dispatch.Outcome) frontview.Outcome {
+	card, a := out.Views.Card, out.Approval
+	return frontview.Outcome{
+		CallID: out.CallID, Tool: out.Tool, Status: string(out.Status), Model: out.Views.Model,
+		Card:     frontview.Card{Title: card.Title, Args: card.Args, Body: card.Body, IsError: card.IsError},
+		Approval: frontview.Approval{Allowed: a.Allowed, Via: a.Via, Reason: a.Reason, Scope: a.Scope},
+		EventSeq: out.EventSeq, DurationMs: out.Duration.Milliseconds(),
 	}
-	if out.Approval.Via != "" {
-		m["approval"] = out.Approval
-	}
-	return m
 }

@@ -23,6 +23,7 @@ import (
 
 	"demiurge.dev/cmd/internal/frontargs"
 	"demiurge.dev/cmd/internal/frontview"
+	"demiurge.dev/cmd/internal/interrupt"
 	"demiurge.dev/host/hostd/hostclient"
 	"demiurge.dev/host/runtime"
 	"demiurge.dev/shared/hostv1"
@@ -33,45 +34,65 @@ const HostBinary = "demiurge-host"
 
 func main() {
 	if req, ok := frontargs.Parse(os.Args[1:], os.Getenv); ok {
-		var out bytes.Buffer
-		if answer(req, &out) {
-			os.Stdout.Write(out.Bytes())
-			os.Exit(0)
+		if code, answered := answer(req); answered {
+			os.Exit(code)
 		}
 	}
 	fmt.Fprintf(os.Stderr, "demiurge: %v\n", execHost(os.Args))
 	os.Exit(1)
 }
 
-// answer asks the running host and writes the answer to out. It reports
-// false, having printed nothing, whenever the full host should answer
-// instead: it then prints what it prints (no host, a refusal, an error).
-func answer(req frontargs.Request, out io.Writer) bool {
+// answer asks the running host and prints its answer, with the exit
+// status. It reports answered=false, having printed nothing, whenever the
+// full host should answer instead: it then prints what it prints (no
+// host, a refusal, an error).
+func answer(req frontargs.Request) (code int, answered bool) {
 	// A demiurge that a demiurge runs is refused by every host
 	// (runtime.AdmitPeer): the full host says so.
 	if runtime.HostAncestor(os.Getpid()) != "" {
-		return false
+		return 0, false
 	}
 	state, err := frontargs.StateDir(req.State)
 	if err != nil {
-		return false
+		return 0, false
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
 	switch req.Command {
 	case "host status":
-		cl, err := hostclient.Dial(ctx, state, hostclient.DialOptions{Config: hostclient.AnyConfig})
-		if err != nil {
-			return false
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		var out bytes.Buffer
+		if !hostStatus(ctx, req, state, &out) {
+			return 0, false
 		}
-		defer cl.Close()
-		st, err := cl.Status(ctx, &hostv1.StatusRequest{})
-		if err != nil {
-			return false
-		}
-		return frontview.HostStatus(out, st, req.JSON) == nil
+		os.Stdout.Write(out.Bytes())
+		return 0, true
+	case "tools call":
+		ctx, stop := interrupt.Context(context.Background())
+		defer stop()
+		code, handed := toolsCall(ctx, req, state, os.Stdout, os.Stderr)
+		return code, !handed
+	case "audit":
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		code, handed := audit(ctx, req, state)
+		return code, !handed
 	}
-	return false
+	return 0, false
+}
+
+// hostStatus writes the running host's status to out; false when the
+// full host should answer.
+func hostStatus(ctx context.Context, req frontargs.Request, state string, out io.Writer) bool {
+	cl, err := hostclient.Dial(ctx, state, hostclient.DialOptions{Config: hostclient.AnyConfig})
+	if err != nil {
+		return false
+	}
+	defer cl.Close()
+	st, err := cl.Status(ctx, &hostv1.StatusRequest{})
+	if err != nil {
+		return false
+	}
+	return frontview.HostStatus(out, st, req.JSON) == nil
 }
 
 // execHost replaces this process with the full host beside it, with the

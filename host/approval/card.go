@@ -5,9 +5,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
+	"demiurge.dev/host/approval/prompt"
 	"demiurge.dev/host/policy"
 )
 
@@ -31,34 +30,13 @@ func CardText(req Request) string {
 // string is made inert first: an escape sequence in a path or preview
 // must not repaint the prompt.
 func writeCard(w io.Writer, req Request) error {
-	var b strings.Builder
-	cardBody(&b, req)
-	b.WriteString(cardQuestion(req))
-	_, err := io.WriteString(w, b.String())
+	card := PromptCard(req)
+	_, err := io.WriteString(w, card.Body+prompt.Question(card))
 	return err
 }
 
 // cardQuestion is the card's last line, the question itself.
-func cardQuestion(req Request) string {
-	switch {
-	case req.SessionAllowable && req.SessionDeniable:
-		return "allow? [o]nce / [s]ession / [d]eny / [n]ever in this session (default deny): "
-	case req.SessionDeniable:
-		return "allow? [o]nce / [d]eny / [n]ever in this session (default deny): "
-	}
-	if req.SessionAllowable {
-		return "allow? [o]nce / [s]ession / [d]eny (default deny): "
-	}
-	return "allow? [o]nce / [d]eny (default deny): "
-}
-
-// writeCardBody writes the card without its question.
-func writeCardBody(w io.Writer, req Request) error {
-	var b strings.Builder
-	cardBody(&b, req)
-	_, err := io.WriteString(w, b.String())
-	return err
-}
+func cardQuestion(req Request) string { return prompt.Question(PromptCard(req)) }
 
 func cardBody(b *strings.Builder, req Request) {
 	fmt.Fprintf(b, "\napproval needed: %s  (risk %s, policy %s)\n", Inert(req.Tool), req.Risk, req.Policy)
@@ -114,36 +92,9 @@ func cardBody(b *strings.Builder, req Request) {
 // returns, bidi overrides) so they print as text: for the card's own
 // fields and for text a card carries from someone else (an MCP server's
 // form).
-func Inert(s string) string {
-	var b strings.Builder
-	for i, r := range s {
-		switch {
-		case r == utf8.RuneError && !strings.HasPrefix(s[i:], string(utf8.RuneError)):
-			fmt.Fprintf(&b, `\x%02x`, s[i])
-		case r == ' ' || (unicode.IsPrint(r) && !unicode.Is(unicode.Cf, r)):
-			b.WriteRune(r)
-		default:
-			q := strconv.QuoteRune(r)
-			b.WriteString(q[1 : len(q)-1])
-		}
-	}
-	return b.String()
-}
+func Inert(s string) string { return prompt.Inert(s) }
 
-func truncateRunes(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	cut := 0
-	for i := range s {
-		if n == 0 {
-			cut = i
-			break
-		}
-		n--
-	}
-	return s[:cut] + fmt.Sprintf("… (%d more bytes)", len(s)-cut)
-}
+func truncateRunes(s string, n int) string { return prompt.TruncateRunes(s, n) }
 
 // writeCommandShape shows where and how a command runs: cwd, the
 // environment overlay's keys (never its values), background and timeout.

@@ -2,36 +2,23 @@ package approval
 
 import (
 	"context"
-	"fmt"
+
+	"demiurge.dev/host/approval/prompt"
 )
 
-// Answer is what a provider decided. The zero value is Deny, so that an
-// answer nobody set refuses.
-type Answer int
+// Answer is what a provider decided (prompt.Answer). The zero value is
+// Deny, so that an answer nobody set refuses.
+type Answer = prompt.Answer
 
 const (
-	Deny Answer = iota
-	AllowOnce
-	AllowSession
+	Deny         = prompt.Deny
+	AllowOnce    = prompt.AllowOnce
+	AllowSession = prompt.AllowSession
 	// DenySession refuses this call and asks the caller not to ask again
 	// in this session; only a request that is SessionDeniable offers it,
 	// and the caller keeps the refusal (an MCP server's connect).
-	DenySession
+	DenySession = prompt.DenySession
 )
-
-func (a Answer) String() string {
-	switch a {
-	case Deny:
-		return "deny"
-	case AllowOnce:
-		return "allow once"
-	case AllowSession:
-		return "allow for session"
-	case DenySession:
-		return "deny for session"
-	}
-	return fmt.Sprintf("answer(%d)", int(a))
-}
 
 // Provider asks someone to decide on a call. An error means nobody
 // decided; Resolve then refuses the call.

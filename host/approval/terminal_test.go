@@ -174,7 +174,7 @@ func TestTerminalCancellation(t *testing.T) {
 	if _, err := io.WriteString(pw, "o\n"); err != nil {
 		t.Fatal(err)
 	}
-	for len(term.pending) == 0 { // the abandoned read delivers the stale line
+	for term.p.Abandoned() == 0 { // the abandoned read delivers the stale line
 		waitABit()
 	}
 	go func() {

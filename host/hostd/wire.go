@@ -66,6 +66,10 @@ type wireRequest struct {
 	// a command will run under, "UNSANDBOXED" for the editor's terminal.
 	// Before it a front end's card had no sandbox line (issue 32).
 	Sandbox string `json:"sandbox,omitempty"`
+	// Card is the card's text as the full CLI renders it from these
+	// fields (approval.PromptCard), for a small front end that asks with
+	// package prompt and links no policy code (host protocol 1.11).
+	Card string `json:"card,omitempty"`
 }
 
 func encodeRequest(req approval.Request) ([]byte, error) {
@@ -76,12 +80,16 @@ func encodeRequest(req approval.Request) ([]byte, error) {
 	if req.EditFunc != nil {
 		edit = req.EditFunc()
 	}
-	return json.Marshal(wireRequest{
+	w := wireRequest{
 		Tool: req.Tool, CallID: req.CallID, Risk: req.Risk, Policy: req.Policy, Block: req.Block, Reasons: req.Reasons,
 		Preview: req.Preview, Fingerprint: req.Fingerprint, SessionAllowable: req.SessionAllowable,
 		SessionDeniable: req.SessionDeniable, Subjects: req.Subjects, OperatorOnly: req.OperatorOnly,
 		Edit: edit, Sandbox: req.Sandbox,
-	})
+	}
+	// Rendered from what the wire carries, so it is the card a full
+	// CLI front end renders from DecodeRequest.
+	w.Card = approval.PromptCard(w.request()).Body
+	return json.Marshal(w)
 }
 
 // DecodeRequest is the front end's side of encodeRequest.
@@ -90,10 +98,14 @@ func DecodeRequest(b []byte) (approval.Request, error) {
 	if err := json.Unmarshal(b, &w); err != nil {
 		return approval.Request{}, err
 	}
+	return w.request(), nil
+}
+
+func (w wireRequest) request() approval.Request {
 	return approval.Request{
 		Tool: w.Tool, CallID: w.CallID, Risk: w.Risk, Policy: w.Policy, Block: w.Block, Reasons: w.Reasons,
 		Preview: w.Preview, Fingerprint: w.Fingerprint, SessionAllowable: w.SessionAllowable,
 		SessionDeniable: w.SessionDeniable, Subjects: w.Subjects, OperatorOnly: w.OperatorOnly,
 		EditFunc: func() *approval.FileEdit { return w.Edit }, Sandbox: w.Sandbox,
-	}, nil
+	}
 }

@@ -17,10 +17,11 @@ const ProtocolVersion = 1
 // MCPReview (`mcp review` in the host); 9 added MCPStates (`mcp
 // list|test`) and Plugins (`plugins list|verify`); 10 added the editor's
 // own capabilities as policed tools (OpenSession.editor, the editor
-// request and reply); a front end checks
+// request and reply); 11 added the rendered card to an approval
+// request's JSON (`card`, for a small front end); a front end checks
 // the host's minor before it calls what a
 // minor added (Client.Needs), so an older host gets a clear message.
-const ProtocolMinor = 10
+const ProtocolMinor = 11
 
 // TokenMetadata is the gRPC metadata key a front end sends the host
 // socket's token under.

@@ -8,6 +8,8 @@ package frontargs
 import (
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -18,6 +20,18 @@ type Request struct {
 	// State is --state's value, else DEMIURGE_STATE's ("" for the default).
 	State string
 	JSON  bool
+	// The host-shaping flags a tools call may give (their environment
+	// variables applied): the host must have been started with them.
+	Core, Workspace, PluginDir, Timezone string
+	// Tool and Args are a tools call's NAME and ARGS_JSON (as given: ""
+	// when left out); Tool is also audit's --tool.
+	Tool, Args string
+	// Kind and Limit are audit's --kind and --limit (default 50).
+	Kind  string
+	Limit int
+	// Quiet (-q, --quiet) draws no live output; NoColor (--no-color)
+	// prints no colour.
+	Quiet, NoColor bool
 }
 
 // typedEnv are environment variables of the full CLI's global flags that
@@ -25,13 +39,26 @@ type Request struct {
 // whatever the command, so their presence sends the command to it.
 var typedEnv = []string{"DEMIURGE_OUTPUT_CAP_MIB", "DEMIURGE_ARTIFACT_BUDGET_MIB"}
 
+// detachedEnv marks a detached host's child process (cmd/demiurge
+// detach.go): its call runs in process, never through a front end.
+const detachedEnv = "DEMIURGE_DETACHED_REPORT_FD"
+
+// callFlags are the global flags a tools call may give before its
+// command: plain strings, so that the front end reads them as the full
+// CLI does. Any other flag sends the command to the full host.
+var callFlags = map[string]bool{"state": true, "core": true, "workspace": true, "plugin-dir": true}
+
 // Parse recognises exactly
 //
 //	demiurge [--state DIR | --state=DIR] host status [--json]
+//	demiurge [--state|--core|--workspace|--plugin-dir VALUE | -q | --no-color]... tools call [--json] NAME [ARGS_JSON]
 //
 // and only when the environment leaves the long-lived host on
 // (DEMIURGE_HOST is not "off") and sets no typed global flag. Anything
-// else reports false.
+// else reports false: a flag it does not know (--approve, --core-id,
+// --session, a flag after NAME, …), a repeated flag, arguments from a
+// file (@FILE), a word that starts with "-" where NAME or ARGS_JSON
+// stands.
 func Parse(args []string, getenv func(string) string) (Request, bool) {
 	r := Request{State: getenv("DEMIURGE_STATE")}
 	if getenv("DEMIURGE_HOST") == "off" {
@@ -41,6 +68,12 @@ func Parse(args []string, getenv func(string) string) (Request, bool) {
 		if getenv(name) != "" {
 			return r, false
 		}
+	}
+	if call, ok := parseCall(args, getenv); ok {
+		return call, true
+	}
+	if audit, ok := parseAudit(args, getenv); ok {
+		return audit, true
 	}
 	i := 0
 	if i < len(args) && strings.HasPrefix(args[i], "--state") {
@@ -64,6 +97,137 @@ func Parse(args []string, getenv func(string) string) (Request, bool) {
 		return r, false
 	}
 	return r, true
+}
+
+// parseCall recognises a tools call (Parse says which).
+func parseCall(args []string, getenv func(string) string) (Request, bool) {
+	r, i, ok := parseShaping("tools call", args, getenv)
+	if !ok || len(args)-i < 3 || args[i] != "tools" || args[i+1] != "call" {
+		return r, false
+	}
+	rest := args[i+2:]
+	if rest[0] == "--json" {
+		r.JSON, rest = true, rest[1:]
+	}
+	if len(rest) < 1 || len(rest) > 2 {
+		return r, false
+	}
+	for _, a := range rest {
+		// "help" and "h" are words the CLI library may read as asking
+		// for help: the full CLI answers them.
+		if strings.HasPrefix(a, "-") || strings.HasPrefix(a, "@") || a == "help" || a == "h" {
+			return r, false
+		}
+	}
+	r.Tool = rest[0]
+	if len(rest) == 2 {
+		r.Args = rest[1]
+	}
+	return r, r.Tool != ""
+}
+
+// limitValue is a --limit the CLI library reads as the same decimal
+// number (it reads a leading 0 as octal, 0x as hex: those go to it).
+var limitValue = regexp.MustCompile(`^(0|[1-9][0-9]{0,8})$`)
+
+// parseAudit recognises
+//
+//	demiurge [--state|--core|--workspace|--plugin-dir VALUE]... audit [--json] [--limit N] [--tool T] [--kind K]
+//
+// its flags in any order, each at most once.
+func parseAudit(args []string, getenv func(string) string) (Request, bool) {
+	r, i, ok := parseShaping("audit", args, getenv)
+	if !ok || i >= len(args) || args[i] != "audit" {
+		return r, false
+	}
+	r.Limit = 50
+	seen := map[string]bool{}
+	rest := args[i+1:]
+	for j := 0; j < len(rest); j++ {
+		if rest[j] == "--json" && !seen["json"] {
+			seen["json"], r.JSON = true, true
+			continue
+		}
+		name, value, ok := flagValue(rest, &j)
+		if !ok || seen[name] {
+			return r, false
+		}
+		seen[name] = true
+		switch name {
+		case "limit":
+			if !limitValue.MatchString(value) {
+				return r, false
+			}
+			r.Limit, _ = strconv.Atoi(value)
+		case "tool":
+			r.Tool = value
+		case "kind":
+			r.Kind = value
+		default:
+			return r, false
+		}
+	}
+	return r, true
+}
+
+// parseShaping reads the global flags a command of the front end may
+// give before its words (callFlags), with their environment variables,
+// and says where the command's words start.
+func parseShaping(command string, args []string, getenv func(string) string) (r Request, i int, ok bool) {
+	r = Request{Command: command, State: getenv("DEMIURGE_STATE"), Core: getenv("DEMIURGE_CORE"),
+		Workspace: getenv("DEMIURGE_WORKSPACE"), PluginDir: getenv("DEMIURGE_PLUGIN_DIR"),
+		Timezone: getenv("DEMIURGE_TIMEZONE")}
+	if getenv(detachedEnv) != "" {
+		return r, 0, false
+	}
+	seen := map[string]bool{}
+	for ; i < len(args) && strings.HasPrefix(args[i], "-"); i++ {
+		// The two global switches, as the full CLI spells them in its
+		// help (another spelling, or a value, goes to the full CLI).
+		switch a := args[i]; {
+		case (a == "-q" || a == "--quiet") && !seen["quiet"]:
+			seen["quiet"], r.Quiet = true, true
+			continue
+		case a == "--no-color" && !seen["no-color"]:
+			seen["no-color"], r.NoColor = true, true
+			continue
+		}
+		name, value, ok := flagValue(args, &i)
+		if !ok || !callFlags[name] || seen[name] {
+			return r, 0, false
+		}
+		seen[name] = true
+		switch name {
+		case "state":
+			r.State = value
+		case "core":
+			r.Core = value
+		case "workspace":
+			r.Workspace = value
+		case "plugin-dir":
+			r.PluginDir = value
+		}
+	}
+	return r, i, true
+}
+
+// flagValue reads the value flag at args[*i], as --name=value or as
+// --name value (then advancing *i past the value). A flag without a
+// value, or with an empty one, is not understood: the full host judges it.
+func flagValue(args []string, i *int) (name, value string, ok bool) {
+	a, found := strings.CutPrefix(args[*i], "--")
+	if !found || a == "" || strings.HasPrefix(a, "-") {
+		return "", "", false
+	}
+	name, value, inline := strings.Cut(a, "=")
+	if !inline {
+		if *i+1 >= len(args) {
+			return "", "", false
+		}
+		*i++
+		value = args[*i]
+	}
+	return name, value, value != ""
 }
 
 // stateValue reads --state=DIR or --state DIR at args[*i] (advancing *i

@@ -42,3 +42,93 @@ func TestParse(t *testing.T) {
 		}
 	}
 }
+
+func TestParseToolsCall(t *testing.T) {
+	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+	none := env(nil)
+	call := func(r Request) Request { r.Command = "tools call"; return r }
+	for _, tc := range []struct {
+		args   []string
+		getenv func(string) string
+		want   Request
+		ok     bool
+	}{
+		{[]string{"tools", "call", "read_file"}, none, call(Request{Tool: "read_file"}), true},
+		{[]string{"tools", "call", "read_file", `{"path":"a"}`}, none, call(Request{Tool: "read_file", Args: `{"path":"a"}`}), true},
+		{[]string{"tools", "call", "--json", "t", "{}"}, none, call(Request{Tool: "t", Args: "{}", JSON: true}), true},
+		{[]string{"--state", "/s", "--core=/c", "--workspace", "w", "--plugin-dir=/p", "tools", "call", "t"}, none,
+			call(Request{Tool: "t", State: "/s", Core: "/c", Workspace: "w", PluginDir: "/p"}), true},
+		{[]string{"tools", "call", "t"}, env(map[string]string{"DEMIURGE_STATE": "/s", "DEMIURGE_CORE": "/c", "DEMIURGE_WORKSPACE": "w",
+			"DEMIURGE_PLUGIN_DIR": "/p", "DEMIURGE_TIMEZONE": "UTC"}),
+			call(Request{Tool: "t", State: "/s", Core: "/c", Workspace: "w", PluginDir: "/p", Timezone: "UTC"}), true},
+		{[]string{"--core", "/f", "tools", "call", "t"}, env(map[string]string{"DEMIURGE_CORE": "/c"}), call(Request{Tool: "t", Core: "/f"}), true},
+		// Everything else is the full host's.
+		{[]string{"tools", "call", "t"}, env(map[string]string{"DEMIURGE_HOST": "off"}), Request{}, false},
+		{[]string{"tools", "call", "t"}, env(map[string]string{"DEMIURGE_DETACHED_REPORT_FD": "3"}), Request{}, false},
+		{[]string{"tools", "call", "t"}, env(map[string]string{"DEMIURGE_OUTPUT_CAP_MIB": "9"}), Request{}, false},
+		{[]string{"tools", "call"}, none, Request{}, false},
+		{[]string{"tools", "call", "--json"}, none, Request{}, false},
+		{[]string{"tools", "call", "t", "{}", "x"}, none, Request{}, false},
+		{[]string{"tools", "call", "t", "{}", "--json"}, none, Request{}, false},
+		{[]string{"tools", "call", "--json", "--json", "t"}, none, Request{}, false},
+		{[]string{"tools", "call", "--wait", "t"}, none, Request{}, false},
+		{[]string{"tools", "call", "--session=s", "t"}, none, Request{}, false},
+		{[]string{"tools", "call", "t", "@args.json"}, none, Request{}, false},
+		{[]string{"tools", "call", "t", "-"}, none, Request{}, false},
+		{[]string{"tools", "call", ""}, none, Request{}, false},
+		{[]string{"tools", "call", "help"}, none, Request{}, false},
+		{[]string{"tools", "call", "t", "h"}, none, Request{}, false},
+		{[]string{"--approve", "allow:t", "tools", "call", "t"}, none, Request{}, false},
+		{[]string{"-q", "tools", "call", "t"}, none, call(Request{Tool: "t", Quiet: true}), true},
+		{[]string{"--quiet", "--no-color", "--state=/s", "tools", "call", "t"}, none, call(Request{Tool: "t", Quiet: true, NoColor: true, State: "/s"}), true},
+		{[]string{"-q", "-q", "tools", "call", "t"}, none, Request{}, false},
+		{[]string{"-quiet", "tools", "call", "t"}, none, Request{}, false},
+		{[]string{"--quiet=true", "tools", "call", "t"}, none, Request{}, false},
+		{[]string{"--no-color=false", "tools", "call", "t"}, none, Request{}, false},
+		{[]string{"tools", "call", "-q", "t"}, none, Request{}, false},
+		{[]string{"--core-id", "x", "tools", "call", "t"}, none, Request{}, false},
+		{[]string{"--core", "/a", "--core", "/b", "tools", "call", "t"}, none, Request{}, false},
+		{[]string{"--core=", "tools", "call", "t"}, none, Request{}, false},
+		{[]string{"tools", "show", "t"}, none, Request{}, false},
+	} {
+		got, ok := Parse(tc.args, tc.getenv)
+		if ok != tc.ok || (ok && got != tc.want) {
+			t.Errorf("Parse(%q) = %+v, %v; want %+v, %v", tc.args, got, ok, tc.want, tc.ok)
+		}
+	}
+}
+
+func TestParseAudit(t *testing.T) {
+	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+	none := env(nil)
+	audit := func(r Request) Request { r.Command = "audit"; return r }
+	for _, tc := range []struct {
+		args   []string
+		getenv func(string) string
+		want   Request
+		ok     bool
+	}{
+		{[]string{"audit"}, none, audit(Request{Limit: 50}), true},
+		{[]string{"audit", "--json", "--limit", "0"}, none, audit(Request{Limit: 0, JSON: true}), true},
+		{[]string{"--state=/s", "audit", "--tool=t", "--kind", "k", "--limit=7"}, none, audit(Request{State: "/s", Tool: "t", Kind: "k", Limit: 7}), true},
+		{[]string{"audit"}, env(map[string]string{"DEMIURGE_WORKSPACE": "w"}), audit(Request{Workspace: "w", Limit: 50}), true},
+		{[]string{"audit", "--limit", "010"}, none, Request{}, false},
+		{[]string{"audit", "--limit", "0x1"}, none, Request{}, false},
+		{[]string{"audit", "--limit", "-1"}, none, Request{}, false},
+		{[]string{"audit", "--limit", "9999999999"}, none, Request{}, false},
+		{[]string{"audit", "--limit"}, none, Request{}, false},
+		{[]string{"audit", "--tool", "a", "--tool", "b"}, none, Request{}, false},
+		{[]string{"audit", "--json=true"}, none, Request{}, false},
+		{[]string{"audit", "--no-color"}, none, Request{}, false},
+		{[]string{"--no-color", "audit"}, none, audit(Request{NoColor: true, Limit: 50}), true},
+		{[]string{"audit", "x"}, none, Request{}, false},
+		{[]string{"audit", "-h"}, none, Request{}, false},
+		{[]string{"--log-level", "debug", "audit"}, none, Request{}, false},
+		{[]string{"audit"}, env(map[string]string{"DEMIURGE_HOST": "off"}), Request{}, false},
+	} {
+		got, ok := Parse(tc.args, tc.getenv)
+		if ok != tc.ok || (ok && got != tc.want) {
+			t.Errorf("Parse(%q) = %+v, %v; want %+v, %v", tc.args, got, ok, tc.want, tc.ok)
+		}
+	}
+}
