@@ -17,19 +17,22 @@ import (
 // through its own buffer. Unless it fails, the caller must call end
 // when done with the answer (it closes up).
 func (p *Proxy) exchange(ctx context.Context, out *http.Request, pn *pin) (resp *http.Response, br *bufio.Reader, up net.Conn, end func(), err error) {
-	up, pn.got, err = p.pol.DialPinned(ctx, pn.addrs, pn.port)
+	conn, got, err := p.pol.DialPinned(ctx, pn.addrs, pn.port)
+	pn.got = got
 	if err != nil {
 		return nil, nil, nil, nil, err
 	}
 	// The command going away (or the proxy closing) cancels ctx and
-	// ends the exchange, its body included.
-	stop := context.AfterFunc(ctx, func() { up.Close() })
+	// ends the exchange, its body included. The hooks hold conn, not the
+	// named result up, which a failing return sets to nil while a hook
+	// may still run.
+	stop := context.AfterFunc(ctx, func() { conn.Close() })
 	wrote := make(chan struct{})
 	// end waits for the request's writer too: the http server must not
 	// read the command's next request while it still reads this body
 	// (the closed socket fails its next write; a command that stalls its
 	// upload is ended by its own hang-up or the proxy's Close).
-	end = func() { stop(); up.Close(); <-wrote }
+	end = func() { stop(); conn.Close(); <-wrote }
 	defer func() {
 		if err != nil {
 			end()
@@ -42,11 +45,11 @@ func (p *Proxy) exchange(ctx context.Context, out *http.Request, pn *pin) (resp 
 	// answer before it has read the whole body.
 	go func() {
 		defer close(wrote)
-		if werr := out.Write(up); werr != nil {
-			closeWrite(up)
+		if werr := out.Write(conn); werr != nil {
+			closeWrite(conn)
 		}
 	}()
-	br = bufio.NewReaderSize(up, 64<<10)
+	br = bufio.NewReaderSize(conn, 64<<10)
 	for {
 		resp, err = http.ReadResponse(br, out)
 		if err != nil {
@@ -60,9 +63,9 @@ func (p *Proxy) exchange(ctx context.Context, out *http.Request, pn *pin) (resp 
 	}
 	if resp.StatusCode == http.StatusSwitchingProtocols {
 		// The switched connection: what is buffered, then the socket.
-		resp.Body = switched{Reader: io.MultiReader(br, up), conn: up}
+		resp.Body = switched{Reader: io.MultiReader(br, conn), conn: conn}
 	}
-	return resp, br, up, end, nil
+	return resp, br, conn, end, nil
 }
 
 // switched is an upgraded connection's both directions.
