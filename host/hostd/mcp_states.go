@@ -28,7 +28,7 @@ func (s *Server) MCPStates(ctx context.Context, req *hostv1.MCPStatesRequest) (*
 	defer ses.End()
 	var states []mcp.State
 	if req.Server == "" {
-		if _, err := ses.CatalogWith(ctx, toolhost.TurnOptions{Approvals: approvals}); err != nil {
+		if _, err := ses.CatalogWith(ctx, toolhost.TurnOptions{Approvals: approvals, DurableEvents: true}); err != nil {
 			return nil, status.Errorf(codes.Internal, "the catalog could not be resolved: %v", err)
 		}
 		states = ses.MCPStates()

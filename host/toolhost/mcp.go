@@ -143,7 +143,7 @@ func (h *Host) addMCP(ctx context.Context, s *Session, o TurnOptions, sources []
 	slices.SortFunc(states, func(a, b mcp.State) int { return strings.Compare(a.Server, b.Server) })
 	s.mcp.states = states
 	s.mcp.mu.Unlock()
-	h.mcpStateEvents(s.ID(), prev, r.States)
+	h.mcpStateEvents(ctx, o.DurableEvents, s.ID(), prev, r.States)
 	for _, st := range r.States {
 		warnings = append(warnings, mcpWarnings(st)...)
 	}
@@ -268,7 +268,7 @@ func mcpConnectFields(s mcp.State) map[string]any {
 // mcpStateEvents records each server whose standing changed since the
 // last turn as an mcp.connect event: connected, denied, failed (with the
 // redacted diagnostic) or disabled.
-func (h *Host) mcpStateEvents(session string, prev, cur []mcp.State) {
+func (h *Host) mcpStateEvents(ctx context.Context, wait bool, session string, prev, cur []mcp.State) {
 	before := make(map[string]mcp.State, len(prev))
 	for _, s := range prev {
 		before[s.Server] = s
@@ -277,6 +277,6 @@ func (h *Host) mcpStateEvents(session string, prev, cur []mcp.State) {
 		if b, ok := before[s.Server]; ok && b.Status == s.Status && b.Diagnostic == s.Diagnostic {
 			continue
 		}
-		h.mcpEvent(context.Background(), mcpQueued, "mcp.connect", session, mcpConnectFields(s))
+		h.mcpEvent(context.WithoutCancel(ctx), wait, "mcp.connect", session, mcpConnectFields(s))
 	}
 }

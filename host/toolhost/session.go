@@ -141,6 +141,12 @@ type TurnOptions struct {
 	// its MCP connect approvals included: a front end's own rules and
 	// provider (hostd), so a connect is asked of the one who called.
 	Approvals *approval.Resolver
+	// DurableEvents makes the catalog's mcp.connect events committed
+	// before it returns: an operator's `mcp list` through the host answers
+	// only then, so an `audit` started right after shows them (a queued
+	// event waits up to 100 ms for company, and a small front end's audit
+	// is faster than that).
+	DurableEvents bool
 }
 
 // NewTurnWith makes a dispatch turn shaped by o.
