@@ -119,7 +119,8 @@ func replayOf(history []runtime.MessageRecord, decoded []providers.Message) repl
 // number every step's calls from zero again (call_0), and a provider
 // matches a result to its call by id across the whole replayed history.
 // A call without an id, or with one the session already used, gets
-// call_<turn>_<step>_<n>; used holds the ids of the history.
+// call_<turn>_<step>_<n>; used holds the ids of the history, and gets
+// the ids given.
 func normaliseCalls(calls []providers.ToolCall, used map[string]bool, turn string, step int) []providers.ToolCall {
 	out := make([]providers.ToolCall, len(calls))
 	for i, c := range calls {
