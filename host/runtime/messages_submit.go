@@ -76,6 +76,26 @@ func (s *Store) SubmitMessages(ctx context.Context, session string, msgs []Messa
 	return out, nil
 }
 
+// RideMessages stores msgs like SubmitMessages but sets them no time
+// bound: they are written with the store's next commit, whenever it comes
+// (an audit event's Append, an AppendMessages, a timed Submit's commit,
+// Close). The agent loop rides a step's reply and its calls' results, so
+// that a step costs one commit (its audit event's) however long the model
+// takes; the turn ends with an AppendMessages, which carries whatever
+// still rides. A crash loses what rides, never an audit event; a lost
+// result is answered in the replay (turn.replayOf).
+func (s *Store) RideMessages(ctx context.Context, session string, msgs []MessageRecord) ([]MessageRecord, error) {
+	out, req, err := s.messageWrite(session, msgs)
+	if err != nil || req == nil {
+		return out, err
+	}
+	if err := s.submitReq(ctx, req, false); err != nil {
+		s.forget(session)
+		return nil, err
+	}
+	return out, nil
+}
+
 // messageWrite reserves the messages' numbers and prepares their write;
 // the observers are told once it is committed (in commit order).
 func (s *Store) messageWrite(session string, msgs []MessageRecord) ([]MessageRecord, *appendReq, error) {

@@ -110,8 +110,36 @@ func replayOf(history []runtime.MessageRecord, decoded []providers.Message) repl
 		r.msgs = append(r.msgs, decoded[i])
 		r.seqs = append(r.seqs, m.Seq)
 		r.turns = append(r.turns, m.Turn)
+		if lost := lostResults(decoded, i); lost != nil {
+			r.msgs = append(r.msgs, *lost)
+			r.seqs = append(r.seqs, m.Seq)
+			r.turns = append(r.turns, m.Turn)
+		}
 	}
 	return r
+}
+
+// lostResult answers a call whose result was never stored.
+const lostResult = "the result of this call was not recorded: the host stopped before storing it (the audit log has what the call did)"
+
+// lostResults answers the calls of decoded[i] when no results follow it:
+// a step's results ride with the next commit (submit.go), so a host that
+// stopped between a step's audit commit and the next one left its calls
+// unanswered, which every provider refuses. A step in progress never
+// reaches a request: its results are stored before the next one.
+func lostResults(decoded []providers.Message, i int) *providers.Message {
+	m := decoded[i]
+	if m.Role != providers.RoleAssistant || len(m.ToolCalls) == 0 {
+		return nil
+	}
+	if i+1 < len(decoded) && decoded[i+1].Role == providers.RoleTool {
+		return nil
+	}
+	out := &providers.Message{Role: providers.RoleTool}
+	for _, c := range m.ToolCalls {
+		out.ToolResults = append(out.ToolResults, providers.ToolResult{CallID: c.ID, Name: c.Name, Content: lostResult, IsError: true})
+	}
+	return out
 }
 
 // normaliseCalls gives every call an id that is unique in the session:

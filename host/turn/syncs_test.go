@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"demiurge.dev/host/providers"
 	"demiurge.dev/host/turn"
@@ -27,6 +28,12 @@ func TestSyncsOfReadStepsChild(t *testing.T) {
 		t.Skip("the child of TestReadStepSyncsAtMostTwice")
 	}
 	model := &script{step: func(n int, req providers.Request) (providers.Reply, error) {
+		// A model step takes longer than the store's 100 ms wait for
+		// submitted events, as real ones do: the step's messages must
+		// still ride with its audit commit, not get one of their own.
+		if n > 1 {
+			time.Sleep(150 * time.Millisecond)
+		}
 		return calls(call("", "read_file", `{"path":"a.txt"}`)), nil
 	}}
 	f := newFixture(t, model)
@@ -48,7 +55,7 @@ func TestSyncsOfReadStepsChild(t *testing.T) {
 }
 
 // TestReadStepSyncsAtMostTwice counts the durable syncs of a turn of read
-// steps as the kernel sees them: the child process (plugins included)
+// steps, each model step 150 ms long, as the kernel sees them: the child process (plugins included)
 // runs under strace, and every fsync, fdatasync, sync_file_range, syncfs,
 // sync and msync between its markers counts, whatever file it is on. A
 // read step may cost two (the one bbolt commit of its audit event, which
