@@ -62,8 +62,8 @@ func (s *Store) forget(session string) {
 // event's Append, another AppendMessages) or are committed within
 // submitDelay. Order is kept: whatever is submitted is committed before or
 // with everything appended after it. A crash may lose what was submitted
-// in the last submitDelay; the agent loop submits only messages that the
-// step's own audit commit carries (see docs/architecture.md).
+// in the last submitDelay. The agent loop rides its messages instead
+// (RideMessages).
 func (s *Store) SubmitMessages(ctx context.Context, session string, msgs []MessageRecord) ([]MessageRecord, error) {
 	out, req, err := s.messageWrite(session, msgs)
 	if err != nil || req == nil {
