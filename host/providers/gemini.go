@@ -19,6 +19,7 @@ const geminiDefaultBaseURL = "https://generativelanguage.googleapis.com/"
 type geminiProvider struct {
 	base
 	models *genai.Models
+	tools  encodedTools[*genai.FunctionDeclaration]
 }
 
 func newGemini(b base) (Provider, error) {
@@ -61,9 +62,7 @@ func (p *geminiProvider) params(req Request) ([]*genai.Content, *genai.GenerateC
 	if len(req.Tools) > 0 {
 		tool := &genai.Tool{}
 		for _, t := range req.Tools {
-			tool.FunctionDeclarations = append(tool.FunctionDeclarations, &genai.FunctionDeclaration{
-				Name: t.Name, Description: t.Description, ParametersJsonSchema: schemaMap(t.Schema),
-			})
+			tool.FunctionDeclarations = append(tool.FunctionDeclarations, p.tools.get(t, geminiTool))
 		}
 		cfg.Tools = []*genai.Tool{tool}
 	}
@@ -104,6 +103,22 @@ func (p *geminiProvider) params(req Request) ([]*genai.Content, *genai.GenerateC
 		}
 	}
 	return contents, cfg
+}
+
+// geminiTool is t as a Gemini function declaration, its schema encoded
+// once. The SDK encodes the whole request into maps and out again, so the
+// schema's JSON (the encoding of its map, as the SDK would write it) gives
+// the same bytes on the wire without decoding and encoding the schema at
+// every step. Kept declarations are shared: the SDK only reads them.
+func geminiTool(t ToolDef) *genai.FunctionDeclaration {
+	d := &genai.FunctionDeclaration{Name: t.Name, Description: t.Description}
+	m := schemaMap(t.Schema)
+	if b, err := json.Marshal(m); err == nil {
+		d.ParametersJsonSchema = json.RawMessage(b)
+	} else {
+		d.ParametersJsonSchema = m
+	}
+	return d
 }
 
 func (p *geminiProvider) try(ctx context.Context, contents []*genai.Content, cfg *genai.GenerateContentConfig, emit func(string)) (Reply, error) {

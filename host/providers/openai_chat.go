@@ -78,10 +78,13 @@ func chatTool(t ToolDef) openai.ChatCompletionToolUnionParam {
 		Description: openai.String(t.Description),
 		Parameters:  schemaMap(t.Schema),
 	}}
-	if b, ok := preEncoded(fn); ok {
-		fn = param.Override[openai.ChatCompletionFunctionToolParam](b)
+	u := openai.ChatCompletionToolUnionParam{OfFunction: &fn}
+	// The override is the union's own: the SDK then checks the kept bytes
+	// once per request instead of once per level (tool, union, list).
+	if b, ok := preEncoded(u); ok {
+		u = param.Override[openai.ChatCompletionToolUnionParam](b)
 	}
-	return openai.ChatCompletionToolUnionParam{OfFunction: &fn}
+	return u
 }
 
 func chatMessages(req Request) []openai.ChatCompletionMessageParamUnion {

@@ -67,10 +67,12 @@ func responsesTool(t ToolDef) responses.ToolUnionParam {
 		// schemas are validated by the host.
 		Strict: openai.Bool(false),
 	}
-	if b, ok := preEncoded(fn); ok {
-		fn = param.Override[responses.FunctionToolParam](b)
+	u := responses.ToolUnionParam{OfFunction: &fn}
+	// Kept as the union's override: see chatTool.
+	if b, ok := preEncoded(u); ok {
+		u = param.Override[responses.ToolUnionParam](b)
 	}
-	return responses.ToolUnionParam{OfFunction: &fn}
+	return u
 }
 
 func responsesInput(msgs []Message) responses.ResponseInputParam {

@@ -62,14 +62,34 @@ func (s *Store) forget(session string) {
 // event's Append, another AppendMessages) or are committed within
 // submitDelay. Order is kept: whatever is submitted is committed before or
 // with everything appended after it. A crash may lose what was submitted
-// in the last submitDelay; the agent loop submits only messages that the
-// step's own audit commit carries (see docs/architecture.md).
+// in the last submitDelay. The agent loop rides its messages instead
+// (RideMessages).
 func (s *Store) SubmitMessages(ctx context.Context, session string, msgs []MessageRecord) ([]MessageRecord, error) {
 	out, req, err := s.messageWrite(session, msgs)
 	if err != nil || req == nil {
 		return out, err
 	}
 	if err := s.submit(ctx, req); err != nil {
+		s.forget(session)
+		return nil, err
+	}
+	return out, nil
+}
+
+// RideMessages stores msgs like SubmitMessages but sets them no time
+// bound: they are written with the store's next commit, whenever it comes
+// (an audit event's Append, an AppendMessages, a timed Submit's commit,
+// Close). The agent loop rides a step's reply and its calls' results, so
+// that a step costs one commit (its audit event's) however long the model
+// takes; the turn ends with an AppendMessages, which carries whatever
+// still rides. A crash loses what rides, never an audit event; a lost
+// result is answered in the replay (turn.replayOf).
+func (s *Store) RideMessages(ctx context.Context, session string, msgs []MessageRecord) ([]MessageRecord, error) {
+	out, req, err := s.messageWrite(session, msgs)
+	if err != nil || req == nil {
+		return out, err
+	}
+	if err := s.submitReq(ctx, req, false); err != nil {
 		s.forget(session)
 		return nil, err
 	}

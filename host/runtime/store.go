@@ -67,8 +67,11 @@ type Store struct {
 	// submitted holds Submit'ed events waiting for company; submitWake
 	// tells the writer that the list became non-empty or reached
 	// submitGroup.
-	subMu      sync.Mutex
-	submitted  []*appendReq
+	subMu     sync.Mutex
+	submitted []*appendReq
+	// timed counts the submitted events that wait at most submitDelay
+	// (rides, RideMessages, wait for the next commit whatever its time).
+	timed      int
 	submitWake chan struct{}
 	stop       chan struct{}
 	done       chan struct{}

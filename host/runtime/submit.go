@@ -44,6 +44,14 @@ func (s *Store) Submit(ctx context.Context, ev Event, done func(seq uint64, err 
 }
 
 func (s *Store) submit(ctx context.Context, req *appendReq) error {
+	return s.submitReq(ctx, req, true)
+}
+
+// submitReq adds req to the submitted list. A timed req starts the
+// writer's submitDelay wait when it is the first timed one waiting; an
+// untimed one (a ride) only waits for the next commit, and wakes the
+// writer only when the list reaches submitGroup.
+func (s *Store) submitReq(ctx context.Context, req *appendReq, timed bool) error {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	if s.closed {
@@ -59,8 +67,13 @@ func (s *Store) submit(ctx context.Context, req *appendReq) error {
 	}
 	s.submitted = append(s.submitted, req)
 	n := len(s.submitted)
+	first := false
+	if timed {
+		s.timed++
+		first = s.timed == 1
+	}
 	s.subMu.Unlock()
-	if n == 1 || n == submitGroup {
+	if first || n == submitGroup {
 		select {
 		case s.submitWake <- struct{}{}:
 		default: // a signal is already pending
@@ -82,5 +95,6 @@ func (s *Store) takeSubmitted(group []*appendReq) []*appendReq {
 	group = append(group, s.submitted...)
 	clear(s.submitted)
 	s.submitted = s.submitted[:0]
+	s.timed = 0
 	return group
 }

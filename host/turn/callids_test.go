@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"demiurge.dev/host/providers"
+	"demiurge.dev/host/turn"
 )
 
 // TestCallIDsUniqueInSessionAndStateKept: a model that names no call
@@ -65,5 +66,37 @@ func TestCallIDsUniqueInSessionAndStateKept(t *testing.T) {
 	}
 	if len(a.Reasoning) != 1 || string(a.Reasoning[0].Item) != string(reasoning[0].Item) {
 		t.Errorf("reasoning not replayed: %+v", a.Reasoning)
+	}
+}
+
+// TestCallIDsUniqueAcrossResume: a loop made over a stored session (a
+// resume) knows the ids its history used: a server that numbers calls
+// from call_0 again gets a fresh id, not one the replayed history holds.
+func TestCallIDsUniqueAcrossResume(t *testing.T) {
+	model := &script{step: func(n int, req providers.Request) (providers.Reply, error) {
+		if n%2 == 1 {
+			return calls(call("call_0", "list_dir", `{}`)), nil
+		}
+		return answer("ok"), nil
+	}}
+	f := newFixture(t, model)
+	ctx := context.Background()
+	if res, err := f.loop.Run(ctx, "look", &recorder{}); err != nil || res.Status != "done" {
+		t.Fatal(res, err)
+	}
+	resumed := &turn.Loop{Provider: model, Session: f.h.Session(), Store: f.store}
+	defer resumed.Close()
+	if res, err := resumed.Run(ctx, "look again", &recorder{}); err != nil || res.Status != "done" {
+		t.Fatal(res, err)
+	}
+	reqs := model.requests()
+	var ids []string
+	for _, m := range reqs[len(reqs)-1].Messages {
+		for _, c := range m.ToolCalls {
+			ids = append(ids, c.ID)
+		}
+	}
+	if len(ids) != 2 || ids[0] != "call_0" || ids[1] == "call_0" || ids[1] == "" {
+		t.Fatalf("call ids after the resume: %q, want call_0 and a fresh one", ids)
 	}
 }

@@ -110,8 +110,36 @@ func replayOf(history []runtime.MessageRecord, decoded []providers.Message) repl
 		r.msgs = append(r.msgs, decoded[i])
 		r.seqs = append(r.seqs, m.Seq)
 		r.turns = append(r.turns, m.Turn)
+		if lost := lostResults(decoded, i); lost != nil {
+			r.msgs = append(r.msgs, *lost)
+			r.seqs = append(r.seqs, m.Seq)
+			r.turns = append(r.turns, m.Turn)
+		}
 	}
 	return r
+}
+
+// lostResult answers a call whose result was never stored.
+const lostResult = "the result of this call was not recorded: the host stopped before storing it (the audit log has what the call did)"
+
+// lostResults answers the calls of decoded[i] when no results follow it:
+// a step's results ride with the next commit (submit.go), so a host that
+// stopped between a step's audit commit and the next one left its calls
+// unanswered, which every provider refuses. A step in progress never
+// reaches a request: its results are stored before the next one.
+func lostResults(decoded []providers.Message, i int) *providers.Message {
+	m := decoded[i]
+	if m.Role != providers.RoleAssistant || len(m.ToolCalls) == 0 {
+		return nil
+	}
+	if i+1 < len(decoded) && decoded[i+1].Role == providers.RoleTool {
+		return nil
+	}
+	out := &providers.Message{Role: providers.RoleTool}
+	for _, c := range m.ToolCalls {
+		out.ToolResults = append(out.ToolResults, providers.ToolResult{CallID: c.ID, Name: c.Name, Content: lostResult, IsError: true})
+	}
+	return out
 }
 
 // normaliseCalls gives every call an id that is unique in the session:
@@ -119,7 +147,8 @@ func replayOf(history []runtime.MessageRecord, decoded []providers.Message) repl
 // number every step's calls from zero again (call_0), and a provider
 // matches a result to its call by id across the whole replayed history.
 // A call without an id, or with one the session already used, gets
-// call_<turn>_<step>_<n>; used holds the ids of the history.
+// call_<turn>_<step>_<n>; used holds the ids of the history, and gets
+// the ids given.
 func normaliseCalls(calls []providers.ToolCall, used map[string]bool, turn string, step int) []providers.ToolCall {
 	out := make([]providers.ToolCall, len(calls))
 	for i, c := range calls {

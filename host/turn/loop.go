@@ -84,6 +84,10 @@ type Loop struct {
 	history []runtime.MessageRecord
 	// decoded[i] is history[i] as a provider message, decoded once.
 	decoded []providers.Message
+	// callIDs are the ids of every tool call in the history, kept as it
+	// grows (a step's new calls are checked against them) instead of
+	// gathered from the whole history at every step.
+	callIDs map[string]bool
 	loaded  bool
 	bg      completionState
 }
@@ -164,6 +168,7 @@ func (l *Loop) load() error {
 		return err
 	}
 	l.history, l.decoded, l.loaded = msgs, decoded, true
+	l.callIDs = usedCallIDs(decoded)
 	return nil
 }
 

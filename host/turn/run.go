@@ -63,6 +63,14 @@ func (t *turnRun) store(ctx context.Context, write func(context.Context, string,
 	t.loop.mu.Lock()
 	t.loop.history = append(t.loop.history, stored...)
 	t.loop.decoded = append(t.loop.decoded, decoded...)
+	if t.loop.callIDs == nil {
+		t.loop.callIDs = map[string]bool{}
+	}
+	for _, m := range decoded {
+		for _, c := range m.ToolCalls {
+			t.loop.callIDs[c.ID] = true
+		}
+	}
 	t.loop.mu.Unlock()
 	return nil
 }
@@ -123,8 +131,9 @@ func (t *turnRun) steps(ctx context.Context) (Result, error) {
 		u := reply.Usage
 		t.show(Event{Type: EventUsage, Usage: &u})
 		t.res.Text = reply.Text
-		_, decoded := t.loop.snapshot()
-		calls := normaliseCalls(reply.ToolCalls, usedCallIDs(decoded), t.id, step)
+		t.loop.mu.Lock()
+		calls := normaliseCalls(reply.ToolCalls, t.loop.callIDs, t.id, step)
+		t.loop.mu.Unlock()
 		if held {
 			if err := t.release(ctx, &reply.Text, len(calls) == 0); err != nil {
 				return t.fail(ctx, err)
