@@ -23,19 +23,20 @@ func (p *Proxy) exchange(ctx context.Context, out *http.Request, pn *pin) (resp 
 		return nil, nil, nil, nil, err
 	}
 	// The command going away (or the proxy closing) cancels ctx and
-	// ends the exchange, its body included. The hooks hold conn, not the
-	// named result up, which a failing return sets to nil while a hook
-	// may still run.
+	// ends the exchange, its body included. The hooks hold conn and
+	// finish, not the named results up and end, which a failing return
+	// sets to nil before the deferred cleanup and while a hook may still
+	// run.
 	stop := context.AfterFunc(ctx, func() { conn.Close() })
 	wrote := make(chan struct{})
 	// end waits for the request's writer too: the http server must not
 	// read the command's next request while it still reads this body
 	// (the closed socket fails its next write; a command that stalls its
 	// upload is ended by its own hang-up or the proxy's Close).
-	end = func() { stop(); conn.Close(); <-wrote }
+	finish := func() { stop(); conn.Close(); <-wrote }
 	defer func() {
 		if err != nil {
-			end()
+			finish()
 		}
 	}()
 	// One request per connection: each is checked and pinned anew (a
@@ -65,7 +66,7 @@ func (p *Proxy) exchange(ctx context.Context, out *http.Request, pn *pin) (resp 
 		// The switched connection: what is buffered, then the socket.
 		resp.Body = switched{Reader: io.MultiReader(br, conn), conn: conn}
 	}
-	return resp, br, conn, end, nil
+	return resp, br, conn, finish, nil
 }
 
 // switched is an upgraded connection's both directions.
