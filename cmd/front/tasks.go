@@ -1,0 +1,96 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/user"
+
+	"demiurge.dev/cmd/internal/frontargs"
+	"demiurge.dev/cmd/internal/frontview"
+	"demiurge.dev/host/runtime"
+	"demiurge.dev/shared/hostv1"
+)
+
+// tasks is `demiurge tasks list` and `tasks show ID` through the running
+// host's Tasks call, as the full CLI asks it (hostTasks, for the operator's
+// scope: every session of the local user's principal) and printed with
+// the same code. Both only read, so whatever goes wrong before printing
+// (no host of these options, an old host, an unknown id, the host gone)
+// hands over (handed=true, nothing printed): the full CLI asks again, and
+// falls back to the store or says why.
+func tasks(ctx context.Context, req frontargs.Request, state string) (code int, handed bool) {
+	// The host's options must be these: then the full CLI, which opens a
+	// host of them in process before it asks, would open it without a word.
+	cl, ok := dialShaped(ctx, req, state)
+	if !ok {
+		return 0, true
+	}
+	defer cl.Close()
+	if cl.Needs(6, "tasks") != nil {
+		return 0, true
+	}
+	// The request names no principal: the host answers for this front
+	// end's own, and refuses a scope of another's (principal isolation
+	// is the host's, as for the full CLI).
+	m := runtime.RemoteTasksVia(func(ctx context.Context, raw []byte, fn func([]byte) error) error {
+		stream, err := cl.Tasks(ctx, &hostv1.TasksRequest{Request: raw})
+		if err != nil {
+			return err
+		}
+		for {
+			rep, err := stream.Recv()
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			if err := fn(rep.Reply); err != nil {
+				return err
+			}
+		}
+	})
+	scope := runtime.TaskScope{Principal: operatorPrincipal(), AllSessions: true}
+	var out bytes.Buffer
+	switch req.Command {
+	case "tasks list":
+		ts, err := m.List(scope)
+		if err != nil || frontview.Tasks(&out, ts, req.JSON) != nil {
+			return 0, true
+		}
+	case "tasks show":
+		id := req.Task
+		if id == "last" {
+			ts, err := m.List(scope)
+			if err != nil || len(ts) == 0 {
+				return 0, true
+			}
+			id = ts[0].ID
+		}
+		t, err := m.Get(scope, id)
+		if err != nil || frontview.Task(&out, t, nil, req.JSON) != nil {
+			return 0, true
+		}
+	default:
+		return 0, true
+	}
+	if _, err := os.Stdout.Write(out.Bytes()); err != nil {
+		fmt.Fprintf(os.Stderr, "demiurge: %v\n", err)
+		return 1, false
+	}
+	return 0, false
+}
+
+// operatorPrincipal is the principal the full CLI's in-process host
+// names in the operator's task scope (toolhost.Principal("")): the
+// local user's.
+func operatorPrincipal() string {
+	if u, err := user.Current(); err == nil {
+		return "local:" + u.Username
+	}
+	return "local"
+}
