@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/user"
+	"path/filepath"
 
 	"demiurge.dev/cmd/internal/frontargs"
 	"demiurge.dev/cmd/internal/frontview"
@@ -25,6 +26,13 @@ import (
 func tasks(ctx context.Context, req frontargs.Request, state string) (code int, handed bool) {
 	// The host's options must be these: then the full CLI, which opens a
 	// host of them in process before it asks, would open it without a word.
+	// It refuses a relative --workspace (a tools call through the host
+	// does not): a relative path of any option hands over.
+	for _, path := range []string{req.Workspace, req.Core, req.PluginDir} {
+		if path != "" && !filepath.IsAbs(path) {
+			return 0, true
+		}
+	}
 	cl, ok := dialShaped(ctx, req, state)
 	if !ok {
 		return 0, true
