@@ -52,6 +52,7 @@ func TestTasksIsTheFrontEnds(t *testing.T) {
 		{"tasks", "list", "--json"},
 		{"tasks", "show", ended},
 		{"tasks", "show", "--json", ended},
+		{"tasks", "show", ended, "--json"},
 		{"tasks", "show", running},
 		{"tasks", "show", "last"},
 		{"--workspace", "WS", "tasks", "list"},
@@ -106,7 +107,7 @@ func TestTasksIsTheFrontEnds(t *testing.T) {
 		{nil, []string{"tasks", "cancel", running}},
 		{nil, []string{"tasks"}},
 		{nil, []string{"tasks", "list", "extra"}},
-		{nil, []string{"tasks", "show", ended, "--json"}},
+		{nil, []string{"tasks", "show", "--json", ended, "--json"}},
 		{nil, []string{"tasks", "show", "-h"}},
 		{nil, []string{"--workspace", other, "tasks", "list"}},
 		{nil, []string{"--workspace", ".", "tasks", "list"}}, // the full CLI refuses it

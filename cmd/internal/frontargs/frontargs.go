@@ -179,10 +179,11 @@ func parseAudit(args []string, getenv func(string) string) (Request, bool) {
 //
 //	demiurge [--state|--core|--workspace|--plugin-dir VALUE | -q | --no-color]... tasks list [--json]
 //	demiurge [...the same...] tasks show [--json] ID
+//	demiurge [...the same...] tasks show ID --json
 //
-// (Command "tasks list" or "tasks show"). The CLI library reads flags
-// only before ID: anything after it, or an ID that could be read as a
-// flag or as asking for help, goes to the full CLI.
+// (Command "tasks list" or "tasks show"; the full CLI moves a --json
+// after ID in front of it). Anything else after ID, or an ID that could
+// be read as a flag or as asking for help, goes to the full CLI.
 func parseTasks(args []string, getenv func(string) string) (Request, bool) {
 	r, i, ok := parseShaping("tasks", args, getenv)
 	if !ok || len(args)-i < 2 || args[i] != "tasks" || (args[i+1] != "list" && args[i+1] != "show") {
@@ -195,6 +196,9 @@ func parseTasks(args []string, getenv func(string) string) (Request, bool) {
 	}
 	if r.Command == "tasks list" {
 		return r, len(rest) == 0
+	}
+	if !r.JSON && len(rest) == 2 && rest[1] == "--json" {
+		r.JSON, rest = true, rest[:1]
 	}
 	if len(rest) != 1 || rest[0] == "" || strings.HasPrefix(rest[0], "-") || rest[0] == "help" || rest[0] == "h" {
 		return r, false
