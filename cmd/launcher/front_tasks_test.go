@@ -20,6 +20,15 @@ var taskID = regexp.MustCompile(`task_[0-9a-f]{20}`)
 // shown); whatever it does not answer reaches the full host.
 func TestTasksIsTheFrontEnds(t *testing.T) {
 	r := newRig(t)
+	// A plugin the host leaves out (and warns of on a call): the full
+	// CLI's tasks says nothing of it, nor may the front end.
+	junk := filepath.Join(r.state, "plugins", "demiurge-toolset-junk")
+	if err := os.MkdirAll(filepath.Dir(junk), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(junk, []byte("#!/bin/sh\nexit 1\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	if res := r.host("host", "start"); res.code != 0 {
 		t.Fatalf("host start: %s", res)
 	}
