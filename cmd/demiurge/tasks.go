@@ -233,24 +233,13 @@ func (tc *taskCmd) print(t runtime.Task, timedOut *bool) error {
 	return frontview.Task(tc.out, t, timedOut, tc.json)
 }
 
-// writeTaskLogs prints a task's chunks: raw data (control characters made
-// inert) or one JSON object per chunk.
+// writeTaskLogs prints a task's chunks, as the small front end does too
+// (frontview.TaskLogChunk).
 func writeTaskLogs(ctx context.Context, m taskSource, scope runtime.TaskScope, id string, follow, asJSON bool, w io.Writer) error {
 	first := true
 	return m.Logs(ctx, scope, id, 0, follow, func(c runtime.LogChunk) error {
-		if first && c.Seq > 1 {
-			fmt.Fprintf(os.Stderr, "demiurge: the first %d chunk(s) were dropped from the log; the task's artifact holds the whole output\n", c.Seq-1)
-		}
+		err := frontview.TaskLogChunk(w, os.Stderr, c, first, asJSON)
 		first = false
-		if asJSON {
-			return writeJSON(w, struct {
-				Seq    uint64    `json:"seq"`
-				Stream string    `json:"stream"`
-				Time   time.Time `json:"time"`
-				Data   string    `json:"data"`
-			}{c.Seq, c.Stream, c.Time, string(c.Data)})
-		}
-		_, err := io.WriteString(w, printable(string(c.Data), 4*len(c.Data)+16))
 		return err
 	})
 }

@@ -35,6 +35,25 @@ func Task(w io.Writer, t runtime.Task, timedOut *bool, asJSON bool) error {
 	return taskDetail(w, t, timedOut)
 }
 
+// TaskLogChunk prints one chunk of `tasks logs`: raw data (control
+// characters made inert) or one JSON object. Before the first chunk
+// printed it tells errw when earlier chunks were dropped from the log.
+func TaskLogChunk(w, errw io.Writer, c runtime.LogChunk, first, asJSON bool) error {
+	if first && c.Seq > 1 {
+		fmt.Fprintf(errw, "demiurge: the first %d chunk(s) were dropped from the log; the task's artifact holds the whole output\n", c.Seq-1)
+	}
+	if asJSON {
+		return WriteJSON(w, struct {
+			Seq    uint64    `json:"seq"`
+			Stream string    `json:"stream"`
+			Time   time.Time `json:"time"`
+			Data   string    `json:"data"`
+		}{c.Seq, c.Stream, c.Time, string(c.Data)})
+	}
+	_, err := io.WriteString(w, termtext.Printable(string(c.Data), 4*len(c.Data)+16))
+	return err
+}
+
 // OldestFirst sorts xs by when each began, then by id.
 func OldestFirst[T any](xs []T, began func(T) time.Time, id func(T) string) {
 	slices.SortStableFunc(xs, func(a, b T) int {
