@@ -76,7 +76,7 @@ func answer(req frontargs.Request) (code int, answered bool) {
 		defer cancel()
 		code, handed := audit(ctx, req, state)
 		return code, !handed
-	case "tasks list", "tasks show":
+	case "tasks list", "tasks show", "tasks logs":
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
 		code, handed := tasks(ctx, req, state)

@@ -16,7 +16,8 @@ import (
 	"demiurge.dev/shared/hostv1"
 )
 
-// tasks is `demiurge tasks list` and `tasks show ID` through the running
+// tasks is `demiurge tasks list`, `tasks show ID` and `tasks logs ID`
+// (without --follow) through the running
 // host's Tasks call, as the full CLI asks it (hostTasks, for the operator's
 // scope: every session of the local user's principal) and printed with
 // the same code. Both only read, so whatever goes wrong before printing
@@ -63,7 +64,9 @@ func tasks(ctx context.Context, req frontargs.Request, state string) (code int, 
 		}
 	})
 	scope := runtime.TaskScope{Principal: operatorPrincipal(), AllSessions: true}
-	var out bytes.Buffer
+	// Printed whole once answered: stdout, and the note of dropped log
+	// chunks on stderr.
+	var out, errOut bytes.Buffer
 	switch req.Command {
 	case "tasks list":
 		ts, err := m.List(scope)
@@ -71,26 +74,50 @@ func tasks(ctx context.Context, req frontargs.Request, state string) (code int, 
 			return 0, true
 		}
 	case "tasks show":
-		id := req.Task
-		if id == "last" {
-			ts, err := m.List(scope)
-			if err != nil || len(ts) == 0 {
-				return 0, true
-			}
-			id = ts[0].ID
+		id, ok := resolve(m, scope, req.Task)
+		if !ok {
+			return 0, true
 		}
 		t, err := m.Get(scope, id)
 		if err != nil || frontview.Task(&out, t, nil, req.JSON) != nil {
 			return 0, true
 		}
+	case "tasks logs":
+		id, ok := resolve(m, scope, req.Task)
+		if !ok {
+			return 0, true
+		}
+		first := true
+		err := m.Logs(ctx, scope, id, 0, false, func(c runtime.LogChunk) error {
+			err := frontview.TaskLogChunk(&out, &errOut, c, first, req.JSON)
+			first = false
+			return err
+		})
+		if err != nil {
+			return 0, true
+		}
 	default:
 		return 0, true
 	}
+	os.Stderr.Write(errOut.Bytes())
 	if _, err := os.Stdout.Write(out.Bytes()); err != nil {
 		fmt.Fprintf(os.Stderr, "demiurge: %v\n", err)
 		return 1, false
 	}
 	return 0, false
+}
+
+// resolve turns 'last' into the newest task's id, as the full CLI does;
+// false when it cannot (no tasks: the full CLI says so).
+func resolve(m *runtime.RemoteTasks, scope runtime.TaskScope, id string) (string, bool) {
+	if id != "last" {
+		return id, true
+	}
+	ts, err := m.List(scope)
+	if err != nil || len(ts) == 0 {
+		return "", false
+	}
+	return ts[0].ID, true
 }
 
 // operatorPrincipal is the principal the full CLI's in-process host

@@ -13,7 +13,7 @@ import (
 var taskID = regexp.MustCompile(`task_[0-9a-f]{20}`)
 
 // TestTasksIsTheFrontEnds: with a host of the same options running,
-// `tasks list` and `tasks show` (and --json) are answered by the small
+// `tasks list`, `tasks show` and `tasks logs` (and --json) are answered by the small
 // front end, byte for byte as the full CLI prints them, without running
 // the full host binary; the operator's front end sees only the operator's
 // tasks (another principal's task in the same host is neither listed nor
@@ -66,6 +66,9 @@ func TestTasksIsTheFrontEnds(t *testing.T) {
 		{"tasks", "show", "last"},
 		{"--workspace", "WS", "tasks", "list"},
 		{"-q", "--no-color", "tasks", "show", "--json", running},
+		{"tasks", "logs", ended},
+		{"tasks", "logs", "--json", ended},
+		{"tasks", "logs", "last", "--json"},
 	}
 	for _, args := range cases {
 		if args[0] == "--workspace" {
@@ -82,8 +85,8 @@ func TestTasksIsTheFrontEnds(t *testing.T) {
 	}
 	if !strings.Contains(fronts[0].stdout, ended) || !strings.Contains(fronts[0].stdout, running) ||
 		!strings.Contains(fronts[2].stdout, "42-out") || !strings.Contains(fronts[2].stdout, "oops") ||
-		!strings.Contains(fronts[5].stdout, running) {
-		t.Fatalf("unexpected answers: %s\n%s\n%s", fronts[0], fronts[2], fronts[5])
+		!strings.Contains(fronts[6].stdout, running) || fronts[9].stdout != "42-out\noops\n" {
+		t.Fatalf("unexpected answers: %s\n%s\n%s\n%s", fronts[0], fronts[2], fronts[6], fronts[9])
 	}
 	for i, res := range fronts {
 		if strings.Contains(res.stdout, alices) {
@@ -111,7 +114,9 @@ func TestTasksIsTheFrontEnds(t *testing.T) {
 	}{
 		{nil, []string{"tasks", "show", alices}}, // not the operator's: the host says no such task
 		{nil, []string{"tasks", "show", "task_00000000000000000000"}},
-		{nil, []string{"tasks", "logs", ended}},
+		{nil, []string{"tasks", "logs", "--follow", ended}},
+		{nil, []string{"tasks", "logs", ended, "-f"}},
+		{nil, []string{"tasks", "logs", alices}},
 		{nil, []string{"tasks", "wait", ended}},
 		{nil, []string{"tasks", "cancel", running}},
 		{nil, []string{"tasks"}},

@@ -26,7 +26,7 @@ type Request struct {
 	// Tool and Args are a tools call's NAME and ARGS_JSON (as given: ""
 	// when left out); Tool is also audit's --tool.
 	Tool, Args string
-	// Task is `tasks show`'s ID (or "last").
+	// Task is `tasks show`'s and `tasks logs`' ID (or "last").
 	Task string
 	// Kind and Limit are audit's --kind and --limit (default 50).
 	Kind  string
@@ -180,13 +180,14 @@ func parseAudit(args []string, getenv func(string) string) (Request, bool) {
 //	demiurge [--state|--core|--workspace|--plugin-dir VALUE | -q | --no-color]... tasks list [--json]
 //	demiurge [...the same...] tasks show [--json] ID
 //	demiurge [...the same...] tasks show ID --json
+//	demiurge [...the same...] tasks logs [--json] ID (or ID --json; no --follow)
 //
-// (Command "tasks list" or "tasks show"; the full CLI moves a --json
+// (Command "tasks list", "tasks show" or "tasks logs"; the full CLI moves a --json
 // after ID in front of it). Anything else after ID, or an ID that could
 // be read as a flag or as asking for help, goes to the full CLI.
 func parseTasks(args []string, getenv func(string) string) (Request, bool) {
 	r, i, ok := parseShaping("tasks", args, getenv)
-	if !ok || len(args)-i < 2 || args[i] != "tasks" || (args[i+1] != "list" && args[i+1] != "show") {
+	if !ok || len(args)-i < 2 || args[i] != "tasks" || (args[i+1] != "list" && args[i+1] != "show" && args[i+1] != "logs") {
 		return r, false
 	}
 	r.Command = "tasks " + args[i+1]
