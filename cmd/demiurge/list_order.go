@@ -2,6 +2,7 @@ package main
 
 import (
 	"cmp"
+	"demiurge.dev/cmd/internal/frontview"
 	"slices"
 	"time"
 )
@@ -19,10 +20,5 @@ func byName[T any](xs []T, name func(T) string) {
 
 // oldestFirst sorts xs by when each began, then by id.
 func oldestFirst[T any](xs []T, began func(T) time.Time, id func(T) string) {
-	slices.SortStableFunc(xs, func(a, b T) int {
-		if c := began(a).Compare(began(b)); c != 0 {
-			return c
-		}
-		return cmp.Compare(id(a), id(b))
-	})
+	frontview.OldestFirst(xs, began, id)
 }

@@ -7,11 +7,11 @@ import (
 	"io"
 	"os"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
+	"demiurge.dev/cmd/internal/frontview"
 	"demiurge.dev/host/runtime"
 	"demiurge.dev/host/toolhost"
 )
@@ -151,14 +151,7 @@ func tasksList(tc *taskCmd, _ []string) error {
 	if err != nil {
 		return err
 	}
-	oldestFirst(ts, func(t runtime.Task) time.Time { return t.Created }, func(t runtime.Task) string { return t.ID })
-	if tc.json {
-		if ts == nil {
-			ts = []runtime.Task{}
-		}
-		return writeJSON(tc.out, ts)
-	}
-	return writeTaskTable(tc.out, ts)
+	return frontview.Tasks(tc.out, ts, tc.json)
 }
 
 func tasksShow(tc *taskCmd, args []string) error {
@@ -235,124 +228,23 @@ func tasksCancel(tc *taskCmd, args []string) error {
 	return tc.print(t, nil)
 }
 
+// print is the task as the small front end prints it too (frontview).
 func (tc *taskCmd) print(t runtime.Task, timedOut *bool) error {
-	if tc.json {
-		return writeJSON(tc.out, taskJSON(t, timedOut))
-	}
-	return writeTaskDetail(tc.out, t, timedOut)
+	return frontview.Task(tc.out, t, timedOut, tc.json)
 }
 
-// taskJSON is a task with timed_out beside it when a wait asked.
-func taskJSON(t runtime.Task, timedOut *bool) any {
-	if timedOut == nil {
-		return t
-	}
-	return struct {
-		runtime.Task
-		TimedOut bool `json:"timed_out"`
-	}{t, *timedOut}
-}
-
-func writeTaskTable(w io.Writer, ts []runtime.Task) error {
-	if len(ts) == 0 {
-		_, err := fmt.Fprintln(w, "no tasks")
-		return err
-	}
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tSTATE\tRC\tREASON\tCREATED\tTOOL\tCOMMAND")
-	for _, t := range ts {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.ID, t.State, returnCode(t), dash(t.ExitReason),
-			t.Created.Local().Format("2006-01-02 15:04:05"), t.Tool, printable(oneLine(t.Summary), 60))
-	}
-	return tw.Flush()
-}
-
-func writeTaskDetail(w io.Writer, t runtime.Task, timedOut *bool) error {
-	var b strings.Builder
-	fmt.Fprintf(&b, "task       %s\n", t.ID)
-	fmt.Fprintf(&b, "state      %s", t.State)
-	if timedOut != nil && *timedOut {
-		b.WriteString(" (timed_out: still running when the wait ended)")
-	}
-	fmt.Fprintf(&b, "\ntool       %s\ncommand    %s\n", t.Tool, printable(oneLine(t.Summary), 200))
-	fmt.Fprintf(&b, "sandbox    %s\n", dash(t.Sandbox))
-	fmt.Fprintf(&b, "rc         %s\nreason     %s\n", returnCode(t), dash(t.ExitReason))
-	fmt.Fprintf(&b, "session    %s\ncreated    %s\n", t.Session, t.Created.Local().Format(time.DateTime))
-	if !t.Ended.IsZero() && !t.Started.IsZero() {
-		fmt.Fprintf(&b, "duration   %s\n", t.Ended.Sub(t.Started).Round(time.Millisecond))
-	}
-	if t.ResultRef != "" {
-		fmt.Fprintf(&b, "result     %s\n", t.ResultRef)
-	}
-	fmt.Fprintf(&b, "log        %d chunk(s)\n", t.LogChunks)
-	writeTaskNetwork(&b, t.Network)
-	for _, name := range []string{"stdout", "stderr"} {
-		st, ok := t.Streams[name]
-		if !ok {
-			continue
-		}
-		fmt.Fprintf(&b, "── %s: %d bytes, %d chars", name, st.Bytes, st.Chars)
-		if st.Truncated {
-			b.WriteString(", tail only")
-		}
-		fmt.Fprintf(&b, "\n%s", printable(lastLines(st.Tail, shownTailLines), 4000))
-		if st.Tail != "" && !strings.HasSuffix(st.Tail, "\n") {
-			b.WriteString("\n")
-		}
-	}
-	if t.Result != "" && (t.State != runtime.TaskSucceeded || len(t.Streams) == 0) {
-		fmt.Fprintf(&b, "── result\n%s\n", printable(strings.TrimRight(t.Result, "\n"), 2000))
-	}
-	_, err := io.WriteString(w, b.String())
-	return err
-}
-
-// writeTaskLogs prints a task's chunks: raw data (control characters made
-// inert) or one JSON object per chunk.
+// writeTaskLogs prints a task's chunks, as the small front end does too
+// (frontview.TaskLogChunk).
 func writeTaskLogs(ctx context.Context, m taskSource, scope runtime.TaskScope, id string, follow, asJSON bool, w io.Writer) error {
 	first := true
 	return m.Logs(ctx, scope, id, 0, follow, func(c runtime.LogChunk) error {
-		if first && c.Seq > 1 {
-			fmt.Fprintf(os.Stderr, "demiurge: the first %d chunk(s) were dropped from the log; the task's artifact holds the whole output\n", c.Seq-1)
-		}
+		err := frontview.TaskLogChunk(w, os.Stderr, c, first, asJSON)
 		first = false
-		if asJSON {
-			return writeJSON(w, struct {
-				Seq    uint64    `json:"seq"`
-				Stream string    `json:"stream"`
-				Time   time.Time `json:"time"`
-				Data   string    `json:"data"`
-			}{c.Seq, c.Stream, c.Time, string(c.Data)})
-		}
-		_, err := io.WriteString(w, printable(string(c.Data), 4*len(c.Data)+16))
 		return err
 	})
 }
 
-func returnCode(t runtime.Task) string {
-	if t.ReturnCode == nil {
-		return "-"
-	}
-	return fmt.Sprint(*t.ReturnCode)
-}
-
-// shownTailLines is how much of a tail `tasks show` prints; --json and
-// `tasks logs` have all of it.
-const shownTailLines = 20
-
-// lastLines keeps the last n lines of s.
-func lastLines(s string, n int) string {
-	end := len(strings.TrimRight(s, "\n"))
-	i := end
-	for range n {
-		j := strings.LastIndexByte(s[:i], '\n')
-		if j < 0 {
-			return s
-		}
-		i = j
-	}
-	return s[i+1:]
-}
+func returnCode(t runtime.Task) string { return frontview.ReturnCode(t) }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 

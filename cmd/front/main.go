@@ -76,6 +76,11 @@ func answer(req frontargs.Request) (code int, answered bool) {
 		defer cancel()
 		code, handed := audit(ctx, req, state)
 		return code, !handed
+	case "tasks list", "tasks show", "tasks logs":
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		code, handed := tasks(ctx, req, state)
+		return code, !handed
 	}
 	return 0, false
 }

@@ -26,6 +26,8 @@ type Request struct {
 	// Tool and Args are a tools call's NAME and ARGS_JSON (as given: ""
 	// when left out); Tool is also audit's --tool.
 	Tool, Args string
+	// Task is `tasks show`'s and `tasks logs`' ID (or "last").
+	Task string
 	// Kind and Limit are audit's --kind and --limit (default 50).
 	Kind  string
 	Limit int
@@ -74,6 +76,9 @@ func Parse(args []string, getenv func(string) string) (Request, bool) {
 	}
 	if audit, ok := parseAudit(args, getenv); ok {
 		return audit, true
+	}
+	if tasks, ok := parseTasks(args, getenv); ok {
+		return tasks, true
 	}
 	i := 0
 	if i < len(args) && strings.HasPrefix(args[i], "--state") {
@@ -167,6 +172,39 @@ func parseAudit(args []string, getenv func(string) string) (Request, bool) {
 			return r, false
 		}
 	}
+	return r, true
+}
+
+// parseTasks recognises
+//
+//	demiurge [--state|--core|--workspace|--plugin-dir VALUE | -q | --no-color]... tasks list [--json]
+//	demiurge [...the same...] tasks show [--json] ID
+//	demiurge [...the same...] tasks show ID --json
+//	demiurge [...the same...] tasks logs [--json] ID (or ID --json; no --follow)
+//
+// (Command "tasks list", "tasks show" or "tasks logs"; the full CLI moves a --json
+// after ID in front of it). Anything else after ID, or an ID that could
+// be read as a flag or as asking for help, goes to the full CLI.
+func parseTasks(args []string, getenv func(string) string) (Request, bool) {
+	r, i, ok := parseShaping("tasks", args, getenv)
+	if !ok || len(args)-i < 2 || args[i] != "tasks" || (args[i+1] != "list" && args[i+1] != "show" && args[i+1] != "logs") {
+		return r, false
+	}
+	r.Command = "tasks " + args[i+1]
+	rest := args[i+2:]
+	if len(rest) > 0 && rest[0] == "--json" {
+		r.JSON, rest = true, rest[1:]
+	}
+	if r.Command == "tasks list" {
+		return r, len(rest) == 0
+	}
+	if !r.JSON && len(rest) == 2 && rest[1] == "--json" {
+		r.JSON, rest = true, rest[:1]
+	}
+	if len(rest) != 1 || rest[0] == "" || strings.HasPrefix(rest[0], "-") || rest[0] == "help" || rest[0] == "h" {
+		return r, false
+	}
+	r.Task = rest[0]
 	return r, true
 }
 

@@ -132,3 +132,48 @@ func TestParseAudit(t *testing.T) {
 		}
 	}
 }
+
+func TestParseTasks(t *testing.T) {
+	none := func(string) string { return "" }
+	off := func(k string) string {
+		if k == "DEMIURGE_HOST" {
+			return "off"
+		}
+		return ""
+	}
+	for _, tc := range []struct {
+		args   []string
+		getenv func(string) string
+		want   Request
+		ok     bool
+	}{
+		{[]string{"tasks", "list"}, none, Request{Command: "tasks list"}, true},
+		{[]string{"--state", "/s", "-q", "tasks", "list", "--json"}, none, Request{Command: "tasks list", State: "/s", Quiet: true, JSON: true}, true},
+		{[]string{"tasks", "show", "task_1"}, none, Request{Command: "tasks show", Task: "task_1"}, true},
+		{[]string{"--workspace=/w", "tasks", "show", "--json", "last"}, none, Request{Command: "tasks show", Workspace: "/w", JSON: true, Task: "last"}, true},
+		{[]string{"tasks"}, none, Request{}, false},
+		{[]string{"tasks", "list", "x"}, none, Request{}, false},
+		{[]string{"tasks", "list", "--json", "--json"}, none, Request{}, false},
+		{[]string{"tasks", "show"}, none, Request{}, false},
+		{[]string{"tasks", "show", "a", "b"}, none, Request{}, false},
+		{[]string{"tasks", "show", "a", "--json"}, none, Request{Command: "tasks show", Task: "a", JSON: true}, true},
+		{[]string{"tasks", "show", "--json", "a", "--json"}, none, Request{}, false},
+		{[]string{"tasks", "show", "a", "--json", "x"}, none, Request{}, false},
+		{[]string{"tasks", "show", "-h"}, none, Request{}, false},
+		{[]string{"tasks", "show", "help"}, none, Request{}, false},
+		{[]string{"tasks", "show", ""}, none, Request{}, false},
+		{[]string{"tasks", "logs", "a"}, none, Request{Command: "tasks logs", Task: "a"}, true},
+		{[]string{"tasks", "logs", "a", "--json"}, none, Request{Command: "tasks logs", Task: "a", JSON: true}, true},
+		{[]string{"tasks", "logs", "--follow", "a"}, none, Request{}, false},
+		{[]string{"tasks", "logs", "a", "-f"}, none, Request{}, false},
+		{[]string{"tasks", "cancel", "a"}, none, Request{}, false},
+		{[]string{"tasks", "wait", "a"}, none, Request{}, false},
+		{[]string{"--principal", "p", "tasks", "list"}, none, Request{}, false},
+		{[]string{"tasks", "list"}, off, Request{}, false},
+	} {
+		got, ok := Parse(tc.args, tc.getenv)
+		if ok != tc.ok || (ok && got != tc.want) {
+			t.Errorf("Parse(%q) = %+v, %v; want %+v, %v", tc.args, got, ok, tc.want, tc.ok)
+		}
+	}
+}

@@ -1,4 +1,4 @@
-package main
+package frontview
 
 import (
 	"strings"
@@ -14,7 +14,7 @@ func TestTasksShowListsConnections(t *testing.T) {
 		Network: []byte(`[{"host":"registry.test","port":443,"addr":"93.184.215.14:443","bytes_sent":120,"bytes_received":4096,"verdict":"allowed","kind":"connect"},` +
 			`{"host":"127.0.0.1","port":6379,"bytes_sent":0,"bytes_received":0,"verdict":"refused","reason":"127.0.0.1:6379: only ports 80 and 443 are allowed"}]`)}
 	var b strings.Builder
-	if err := writeTaskDetail(&b, task, nil); err != nil {
+	if err := Task(&b, task, nil, false); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
