@@ -29,7 +29,8 @@ func (t *Turn) finish(ctx context.Context, p *prepared, out Outcome, status Stat
 		DisplayOutput: res.GetDisplayOutput(), HasDisplayOutput: res.GetHasDisplayOutput(),
 	}
 	raw.Structured = structuredObject(res.GetStructured())
-	// Make discovers the secrets in the arguments itself.
+	// The arguments' secrets as admit found them, not searched again.
+	raw.ArgSecrets, raw.ArgsSearched = p.secretsInArgs(), true
 	bound := p.command.secrets()
 	early := t.startScreening(p, &raw)
 	out.Views = redact.Make(raw, append(bound, t.Remembered.secrets()...))
