@@ -68,3 +68,21 @@ func checkFastObject(t *testing.T, b []byte) {
 		t.Fatalf("structuredObject(%q) = %#v, encoding/json gives %#v", b, got, want)
 	}
 }
+
+// BenchmarkStructuredObject: read_file's structured result through the
+// shortcut and through encoding/json, in one run.
+func BenchmarkStructuredObject(b *testing.B) {
+	in := []byte(structuredCorpus[len(structuredCorpus)-1])
+	b.Run("shortcut", func(b *testing.B) {
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			structuredObject(in)
+		}
+	})
+	b.Run("encoding-json", func(b *testing.B) {
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			jsonObject(in)
+		}
+	})
+}
