@@ -45,6 +45,17 @@ type prepared struct {
 	// edit is the write's change to its file, read once (file_edit.go).
 	editOnce sync.Once
 	edit     *approval.FileEdit
+	// argSecrets are the secrets in args, searched once (secretsInArgs).
+	argSecretsOnce sync.Once
+	argSecrets     []redact.Secret
+}
+
+// secretsInArgs is redact.Discover(p.args, nil), searched once per call:
+// the plugin's stream redactor, the live output, the edit preview and the
+// views all hide them. Callers must not append to it in place.
+func (p *prepared) secretsInArgs() []redact.Secret {
+	p.argSecretsOnce.Do(func() { p.argSecrets = redact.Discover(p.args, nil) })
+	return p.argSecrets
 }
 
 // conflictsWith reports whether p must wait for the earlier call q of its
@@ -204,7 +215,7 @@ func (t *Turn) admit(ctx context.Context, p *prepared) admission {
 		// What the views will hide, the plugin's stream redactor hides in
 		// what it persists: the arguments' values and those bound to the
 		// session's earlier commands (an artifact of `cat build.log`).
-		Redact:     append(redact.Discover(p.args, nil), t.Remembered.secrets()...),
+		Redact:     slices.Concat(p.secretsInArgs(), t.Remembered.secrets()),
 		OutputCap:  t.OutputCap,
 		SkillsRoot: t.Workspace.SkillsRoot,
 		Timezone:   t.Timezone,

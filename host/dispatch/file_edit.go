@@ -1,6 +1,7 @@
 package dispatch
 
 import (
+	"slices"
 	"strings"
 
 	"demiurge.dev/catalog"
@@ -55,6 +56,6 @@ func (p *prepared) readFileEdit(secrets []redact.Secret) *approval.FileEdit {
 	if len(after) > approval.MaxEditText {
 		return nil
 	}
-	all := append(redact.Discover(p.args, nil), secrets...)
+	all := slices.Concat(p.secretsInArgs(), secrets)
 	return &approval.FileEdit{Path: s.Real, OldText: redact.TextOf(old, all), NewFile: absent, NewText: redact.TextOf(after, all)}
 }

@@ -29,7 +29,8 @@ func (t *Turn) finish(ctx context.Context, p *prepared, out Outcome, status Stat
 		DisplayOutput: res.GetDisplayOutput(), HasDisplayOutput: res.GetHasDisplayOutput(),
 	}
 	raw.Structured = structuredObject(res.GetStructured())
-	// Make discovers the secrets in the arguments itself.
+	// The arguments' secrets as admit found them, not searched again.
+	raw.ArgSecrets, raw.ArgsSearched = p.secretsInArgs(), true
 	bound := p.command.secrets()
 	early := t.startScreening(p, &raw)
 	out.Views = redact.Make(raw, append(bound, t.Remembered.secrets()...))
@@ -67,10 +68,14 @@ func (t *Turn) finish(ctx context.Context, p *prepared, out Outcome, status Stat
 
 // structuredObject decodes a result's structured content; anything but a
 // JSON object (invalid JSON, an array, a number) is dropped. Decoded into
-// an interface, encoding/json builds the map without reflection.
+// an interface, encoding/json builds the map without reflection; the
+// common shape takes a shortcut proven equal to it (fastObject).
 func structuredObject(b []byte) map[string]any {
 	if len(b) == 0 {
 		return nil
+	}
+	if m, ok := fastObject(b); ok {
+		return m
 	}
 	var v any
 	if json.Unmarshal(b, &v) != nil {

@@ -30,7 +30,7 @@ func (t *Turn) outputStream(p *prepared) *outputStream {
 	if t.OnOutput == nil {
 		return nil
 	}
-	found := redact.Discover(p.args, nil)
+	found := p.secretsInArgs()
 	pairs := make([]sharedredact.Secret, len(found))
 	for i, s := range found {
 		pairs[i] = sharedredact.Secret{Target: s.Target, Value: s.Value}

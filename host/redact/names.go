@@ -43,10 +43,10 @@ var metadataWords = map[string]bool{
 	"binding": true, "bindings": true,
 }
 
-// isSecretName reports whether a field, option, query parameter or header
-// name says its value is a credential. It runs on every key of every
-// argument and result, so ASCII names take an allocation-free path.
-func isSecretName(name string) bool {
+// judgeSecretName is isSecretName without the memory. It runs on every
+// key of every argument and result, so ASCII names take an
+// allocation-free path.
+func judgeSecretName(name string) bool {
 	if secret, ok := isSecretNameASCII(name); ok {
 		return secret
 	}

@@ -27,6 +27,12 @@ type Raw struct {
 	HasDisplayOutput bool
 	Structured       map[string]any
 	ErrorText        string
+	// ArgSecrets, when ArgsSearched is set, is Discover(Args, nil) as
+	// the caller found it already (dispatch searches a call's arguments
+	// once, for the plugin's stream redactor and for the views); Make then
+	// does not search Args again.
+	ArgSecrets   []Secret
+	ArgsSearched bool
 }
 
 // Card is the operator's tool card.
@@ -83,7 +89,11 @@ func failedViews() Views {
 
 func makeViews(raw Raw, given []Secret) (Views, error) {
 	hook("discover")
-	secrets := mergeSecrets(given, Discover(raw.Args, nil), DiscoverText("error", raw.ErrorText))
+	inArgs := raw.ArgSecrets
+	if !raw.ArgsSearched {
+		inArgs = Discover(raw.Args, nil)
+	}
+	secrets := mergeSecrets(given, inArgs, DiscoverText("error", raw.ErrorText))
 	if raw.IsError {
 		secrets = mergeSecrets(secrets, DiscoverText("error", raw.Content))
 	}

@@ -1,0 +1,258 @@
+package dispatch
+
+import (
+	"strconv"
+	"unicode/utf8"
+)
+
+// fastObject decodes the common shape of a structured result (a JSON
+// object of plain strings with the short escapes, numbers, booleans, null,
+// arrays and objects) to exactly what encoding/json's Unmarshal into an
+// interface gives. It is only a shortcut: ok is false on anything outside
+// that shape or not valid JSON (\u escapes, bytes that are not UTF-8,
+// numbers that do not parse, nesting past fastMaxDepth, trailing data),
+// and the caller then asks encoding/json. FuzzStructuredObject holds it
+// equal to encoding/json.
+func fastObject(b []byte) (m map[string]any, ok bool) {
+	d := fastDecoder{b: b}
+	d.space()
+	if d.i >= len(d.b) || d.b[d.i] != '{' {
+		return nil, false
+	}
+	v, ok := d.value(0)
+	if !ok {
+		return nil, false
+	}
+	d.space()
+	if d.i != len(d.b) {
+		return nil, false
+	}
+	m, ok = v.(map[string]any)
+	return m, ok
+}
+
+// fastMaxDepth bounds nesting on the shortcut (encoding/json's own bound
+// is 10,000; deeper input goes to it).
+const fastMaxDepth = 64
+
+type fastDecoder struct {
+	b []byte
+	i int
+}
+
+func (d *fastDecoder) space() {
+	for d.i < len(d.b) {
+		switch d.b[d.i] {
+		case ' ', '\t', '\n', '\r':
+			d.i++
+		default:
+			return
+		}
+	}
+}
+
+func (d *fastDecoder) value(depth int) (any, bool) {
+	if depth > fastMaxDepth || d.i >= len(d.b) {
+		return nil, false
+	}
+	switch c := d.b[d.i]; {
+	case c == '{':
+		return d.object(depth)
+	case c == '[':
+		return d.array(depth)
+	case c == '"':
+		s, ok := d.str()
+		return s, ok
+	case c == 't':
+		return true, d.word("true")
+	case c == 'f':
+		return false, d.word("false")
+	case c == 'n':
+		return nil, d.word("null")
+	case c == '-' || ('0' <= c && c <= '9'):
+		return d.number()
+	}
+	return nil, false
+}
+
+func (d *fastDecoder) word(w string) bool {
+	if len(d.b)-d.i < len(w) || string(d.b[d.i:d.i+len(w)]) != w {
+		return false
+	}
+	d.i += len(w)
+	return true
+}
+
+func (d *fastDecoder) object(depth int) (any, bool) {
+	d.i++ // '{'
+	m := map[string]any{}
+	d.space()
+	if d.i < len(d.b) && d.b[d.i] == '}' {
+		d.i++
+		return m, true
+	}
+	for {
+		d.space()
+		if d.i >= len(d.b) || d.b[d.i] != '"' {
+			return nil, false
+		}
+		k, ok := d.str()
+		if !ok {
+			return nil, false
+		}
+		d.space()
+		if d.i >= len(d.b) || d.b[d.i] != ':' {
+			return nil, false
+		}
+		d.i++
+		d.space()
+		v, ok := d.value(depth + 1)
+		if !ok {
+			return nil, false
+		}
+		m[k] = v // a repeated key: the last wins, as in encoding/json
+		d.space()
+		if d.i >= len(d.b) {
+			return nil, false
+		}
+		switch d.b[d.i] {
+		case ',':
+			d.i++
+		case '}':
+			d.i++
+			return m, true
+		default:
+			return nil, false
+		}
+	}
+}
+
+func (d *fastDecoder) array(depth int) (any, bool) {
+	d.i++ // '['
+	a := make([]any, 0)
+	d.space()
+	if d.i < len(d.b) && d.b[d.i] == ']' {
+		d.i++
+		return a, true
+	}
+	for {
+		d.space()
+		v, ok := d.value(depth + 1)
+		if !ok {
+			return nil, false
+		}
+		a = append(a, v)
+		d.space()
+		if d.i >= len(d.b) {
+			return nil, false
+		}
+		switch d.b[d.i] {
+		case ',':
+			d.i++
+		case ']':
+			d.i++
+			return a, true
+		default:
+			return nil, false
+		}
+	}
+}
+
+// str reads a string with no \u escape, of valid UTF-8 and no control
+// byte; anything else is left to encoding/json.
+func (d *fastDecoder) str() (string, bool) {
+	d.i++ // '"'
+	start := d.i
+	var buf []byte // set at the first escape
+	for d.i < len(d.b) {
+		c := d.b[d.i]
+		switch {
+		case c == '"':
+			seg := d.b[start:d.i]
+			d.i++
+			if buf == nil {
+				if !utf8.Valid(seg) {
+					return "", false
+				}
+				return string(seg), true
+			}
+			buf = append(buf, seg...)
+			if !utf8.Valid(buf) {
+				return "", false
+			}
+			return string(buf), true
+		case c < 0x20:
+			return "", false
+		case c == '\\':
+			if d.i+1 >= len(d.b) {
+				return "", false
+			}
+			var r byte
+			switch d.b[d.i+1] {
+			case '"', '\\', '/':
+				r = d.b[d.i+1]
+			case 'b':
+				r = '\b'
+			case 'f':
+				r = '\f'
+			case 'n':
+				r = '\n'
+			case 'r':
+				r = '\r'
+			case 't':
+				r = '\t'
+			default: // \u and invalid escapes
+				return "", false
+			}
+			buf = append(buf, d.b[start:d.i]...)
+			buf = append(buf, r)
+			d.i += 2
+			start = d.i
+		default:
+			d.i++
+		}
+	}
+	return "", false
+}
+
+// number reads a number by JSON's grammar and parses it as encoding/json
+// does (a float64); one out of range is left to encoding/json.
+func (d *fastDecoder) number() (any, bool) {
+	start := d.i
+	digits := func() int {
+		n := 0
+		for d.i < len(d.b) && '0' <= d.b[d.i] && d.b[d.i] <= '9' {
+			d.i++
+			n++
+		}
+		return n
+	}
+	if d.b[d.i] == '-' {
+		d.i++
+	}
+	if d.i < len(d.b) && d.b[d.i] == '0' {
+		d.i++
+	} else if digits() == 0 {
+		return nil, false
+	}
+	if d.i < len(d.b) && d.b[d.i] == '.' {
+		d.i++
+		if digits() == 0 {
+			return nil, false
+		}
+	}
+	if d.i < len(d.b) && (d.b[d.i] == 'e' || d.b[d.i] == 'E') {
+		d.i++
+		if d.i < len(d.b) && (d.b[d.i] == '+' || d.b[d.i] == '-') {
+			d.i++
+		}
+		if digits() == 0 {
+			return nil, false
+		}
+	}
+	f, err := strconv.ParseFloat(string(d.b[start:d.i]), 64)
+	if err != nil {
+		return nil, false
+	}
+	return f, true
+}

@@ -1,0 +1,88 @@
+package dispatch
+
+import (
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// jsonObject is the definition fastObject must meet: encoding/json's
+// Unmarshal into an interface, a JSON object or nothing.
+func jsonObject(b []byte) map[string]any {
+	var v any
+	if json.Unmarshal(b, &v) != nil {
+		return nil
+	}
+	m, _ := v.(map[string]any)
+	return m
+}
+
+// structuredCorpus is valid and invalid input around every branch of the
+// shortcut: escapes, UTF-8, control bytes, the number grammar, nesting,
+// whitespace JSON does not allow, trailing data.
+var structuredCorpus = []string{
+	`{}`, ` {"a":1} `, "{\t\"a\"\r\n:\n1}", `{"a":"b\"c\\d\/e\bf\fg\nh\ri\tj"}`, `{"a":"\u00e9"}`, `{"a":"\x"}`,
+	`{"a":"` + "\xff" + `"}`, `{"a":"` + "\xc3" + `"}`, `{"` + "\xff" + `":1}`, `{"a":"é😀"}`, "{\"a\":\"\x01\"}", "{\"a\":\"\x7f\"}",
+	`{"a":0}`, `{"a":-0}`, `{"a":01}`, `{"a":-}`, `{"a":1.}`, `{"a":.5}`, `{"a":1e}`, `{"a":1e+}`, `{"a":1E-2}`,
+	`{"a":+1}`, `{"a":Infinity}`, `{"a":NaN}`, `{"a":1e400}`, `{"a":-1e400}`, `{"a":1e-400}`, `{"a":0x10}`,
+	`{"a":123456789012345678901234567890}`, `{"a":1_000}`, `{"a":[]}`, `{"a":[1,]}`, `{"a":[,1]}`, `{"a":{},}`,
+	`{"a":1,}`, `{,"a":1}`, `{"a" 1}`, `{"a":tru}`, `{"a":truex}`, `{"a":nul}`, `{"a":falsey}`, `{a:1}`,
+	`{"a":1}}`, `{"a":1} {}`, `{"a":1`, `{"a":"`, `{"a":"\`, `{"a":[1,2`, `[{}]`, `"{}"`, `null`, ``, ` `,
+	"\xef\xbb\xbf{}", "{\v}", "{\u00a0}", `{"a":1,"a":"two"}`, `{"":""}`, `{"a":{"b":{"c":[true,false,null]}}}`,
+	strings.Repeat(`{"a":`, 70) + `1` + strings.Repeat(`}`, 70),
+	strings.Repeat(`{"a":[`, 40) + `1` + strings.Repeat(`]}`, 40),
+	// past encoding/json's nesting bound (10,000): it refuses, so must the shortcut
+	strings.Repeat(`{"a":`, 10001) + `1` + strings.Repeat(`}`, 10001),
+	`{"path":"small.txt","content":"one\ntwo\nthree\n","start_line":1,"end_line":3,"lines_returned":3,"total_lines":3,"total_lines_known":true,"bytes_scanned":14,"file_size":14,"truncated":false}`,
+}
+
+func TestFastObjectIsEncodingJSON(t *testing.T) {
+	for _, in := range structuredCorpus {
+		checkFastObject(t, []byte(in))
+	}
+}
+
+// The shortcut takes read_file's result; otherwise it would be dead weight.
+func TestFastObjectTakesAReadResult(t *testing.T) {
+	in := structuredCorpus[len(structuredCorpus)-1]
+	if _, ok := fastObject([]byte(in)); !ok {
+		t.Fatalf("read_file's structured result left the shortcut: %s", in)
+	}
+}
+
+func FuzzStructuredObject(f *testing.F) {
+	for _, in := range structuredCorpus {
+		f.Add([]byte(in))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) { checkFastObject(t, b) })
+}
+
+func checkFastObject(t *testing.T, b []byte) {
+	t.Helper()
+	want := jsonObject(b)
+	if got, ok := fastObject(b); ok && !reflect.DeepEqual(got, want) {
+		t.Fatalf("fastObject(%q) = %#v, encoding/json gives %#v", b, got, want)
+	}
+	if got := structuredObject(b); !reflect.DeepEqual(got, want) {
+		t.Fatalf("structuredObject(%q) = %#v, encoding/json gives %#v", b, got, want)
+	}
+}
+
+// BenchmarkStructuredObject: read_file's structured result through the
+// shortcut and through encoding/json, in one run.
+func BenchmarkStructuredObject(b *testing.B) {
+	in := []byte(structuredCorpus[len(structuredCorpus)-1])
+	b.Run("shortcut", func(b *testing.B) {
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			structuredObject(in)
+		}
+	})
+	b.Run("encoding-json", func(b *testing.B) {
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			jsonObject(in)
+		}
+	})
+}

@@ -1,0 +1,42 @@
+package redact
+
+import (
+	"reflect"
+	"testing"
+)
+
+// Arguments searched by the caller give the same views as Make's own
+// search; not searched (ArgsSearched unset), Make searches them itself
+// even when ArgSecrets is empty.
+func TestMakeTakesTheCallersArgSearch(t *testing.T) {
+	raw := Raw{
+		Tool: "http_get", CallID: "c1",
+		Args:    map[string]any{"url": "https://u:hunter2pass@example.com/?token=tok-123456789", "api_key": "sk-abcdefghijklmnop123456"},
+		Content: "got hunter2pass and sk-abcdefghijklmnop123456 back", Structured: map[string]any{"echo": "tok-123456789"},
+	}
+	own := Make(raw, nil)
+	searched := raw
+	searched.ArgSecrets, searched.ArgsSearched = Discover(raw.Args, nil), true
+	if got := Make(searched, nil); !reflect.DeepEqual(got, own) {
+		t.Fatalf("views from the caller's search differ:\n%#v\n%#v", got, own)
+	}
+	for _, leak := range []string{"hunter2pass", "sk-abcdefghijklmnop123456", "tok-123456789"} {
+		if containsString(own.Model+own.Card.Args+own.Card.Body, leak) {
+			t.Fatalf("%q left in the views", leak)
+		}
+	}
+	notSearched := raw
+	notSearched.ArgSecrets = nil
+	if got := Make(notSearched, nil); !reflect.DeepEqual(got, own) {
+		t.Fatal("without ArgsSearched Make must search the arguments itself")
+	}
+}
+
+func containsString(s, sub string) bool {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		if s[i:i+len(sub)] == sub {
+			return true
+		}
+	}
+	return false
+}
