@@ -3,6 +3,8 @@ package main
 import (
 	"os"
 	"strings"
+
+	"demiurge.dev/cmd/internal/frontargs"
 )
 
 // listRequest is a `tools list` invocation the launcher may answer itself:
@@ -37,7 +39,7 @@ func parseList(args []string, getenv func(string) string) (listRequest, bool) {
 	seen := map[string]bool{}
 	i := 0
 	for ; i < len(args) && strings.HasPrefix(args[i], "-"); i++ {
-		name, value, ok := flagValue(args, &i)
+		name, value, ok := frontargs.FlagValue(args, &i)
 		if !ok || !globalValueFlags[name] || seen[name] {
 			return r, false
 		}
@@ -65,7 +67,7 @@ func parseList(args []string, getenv func(string) string) (listRequest, bool) {
 		case a == "--json" && !seen["json"]:
 			seen["json"], r.json = true, true
 		case strings.HasPrefix(a, "--provider") && !seen["provider"]:
-			name, value, ok := flagValue(rest, &j)
+			name, value, ok := frontargs.FlagValue(rest, &j)
 			if !ok || name != "provider" {
 				return r, false
 			}
@@ -75,25 +77,6 @@ func parseList(args []string, getenv func(string) string) (listRequest, bool) {
 		}
 	}
 	return r, true
-}
-
-// flagValue reads the value flag at args[*i], as --name=value or as
-// --name value (then advancing *i past the value). A flag without a value,
-// or with an empty one, is not understood: the full host judges it.
-func flagValue(args []string, i *int) (name, value string, ok bool) {
-	a, found := strings.CutPrefix(args[*i], "--")
-	if !found || a == "" || strings.HasPrefix(a, "-") {
-		return "", "", false
-	}
-	name, value, inline := strings.Cut(a, "=")
-	if !inline {
-		if *i+1 >= len(args) {
-			return "", "", false
-		}
-		*i++
-		value = args[*i]
-	}
-	return name, value, value != ""
 }
 
 // environ is os.Getenv, named for tests that pass their own.

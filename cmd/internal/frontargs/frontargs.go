@@ -153,7 +153,7 @@ func parseAudit(args []string, getenv func(string) string) (Request, bool) {
 			seen["json"], r.JSON = true, true
 			continue
 		}
-		name, value, ok := flagValue(rest, &j)
+		name, value, ok := FlagValue(rest, &j)
 		if !ok || seen[name] {
 			return r, false
 		}
@@ -230,7 +230,7 @@ func parseShaping(command string, args []string, getenv func(string) string) (r 
 			seen["no-color"], r.NoColor = true, true
 			continue
 		}
-		name, value, ok := flagValue(args, &i)
+		name, value, ok := FlagValue(args, &i)
 		if !ok || !callFlags[name] || seen[name] {
 			return r, 0, false
 		}
@@ -249,10 +249,10 @@ func parseShaping(command string, args []string, getenv func(string) string) (r 
 	return r, i, true
 }
 
-// flagValue reads the value flag at args[*i], as --name=value or as
+// FlagValue reads the value flag at args[*i], as --name=value or as
 // --name value (then advancing *i past the value). A flag without a
 // value, or with an empty one, is not understood: the full host judges it.
-func flagValue(args []string, i *int) (name, value string, ok bool) {
+func FlagValue(args []string, i *int) (name, value string, ok bool) {
 	a, found := strings.CutPrefix(args[*i], "--")
 	if !found || a == "" || strings.HasPrefix(a, "-") {
 		return "", "", false
