@@ -59,60 +59,23 @@ func TestToolsCallIsTheFrontEnds(t *testing.T) {
 	r := newRig(t)
 	// A plugin the host leaves out: every call's answer carries the
 	// host's warning about it.
-	junk := filepath.Join(r.state, "plugins", "demiurge-toolset-junk")
-	if err := os.MkdirAll(filepath.Dir(junk), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(junk, []byte("#!/bin/sh\nexit 1\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if res := r.host("host", "start"); res.code != 0 {
-		t.Fatalf("host start: %s", res)
-	}
-	realHost := filepath.Join(t.TempDir(), HostBinary)
-	copyFile(t, filepath.Join(r.bin, HostBinary), realHost)
-	t.Cleanup(func() {
-		cmd := exec.Command(realHost, "--state", r.state, "host", "stop")
-		cmd.Env = []string{"HOME=" + r.home}
-		cmd.Run()
-	})
-	var fronts []result
-	for _, args := range callCases {
-		l, h := blank(r.launcher(args...)), blank(r.host(args...))
-		if l != h {
-			t.Errorf("%q: the launcher and the host differ\nlauncher: %s\nhost: %s", args, l, h)
-		}
-		fronts = append(fronts, l)
-	}
+	r.leaveOutJunk()
+	r.startHost()
+	fronts := r.same(callCases, blank, false)
 	if fronts[0].code != 0 || fronts[0].stdout == "" || fronts[5].code != 1 || fronts[7].code != 1 ||
 		!strings.Contains(fronts[0].stderr, "warning: installed toolset junk is left out") {
 		t.Fatalf("unexpected answers: %s\n%s\n%s", fronts[0], fronts[5], fronts[7])
 	}
 	// The audit log of those calls, through the front end and the full
 	// CLI alike (listing changes nothing, so both see the same events).
-	var audits []result
-	for _, args := range auditCases {
-		l, h := r.launcher(args...), r.host(args...)
-		if l != h || l.code != 0 {
-			t.Errorf("%q: the launcher and the host differ\nlauncher: %s\nhost: %s", args, l, h)
-		}
-		audits = append(audits, l)
-	}
+	audits := r.same(auditCases, nil, true)
 	if !strings.Contains(audits[0].stdout, "read_file") || !strings.Contains(audits[1].stdout, `"seq"`) {
 		t.Fatalf("the audit shows no calls: %s\n%s", audits[0], audits[1])
 	}
 	marker := filepath.Join(t.TempDir(), "ran")
 	renameStub(t, filepath.Join(r.bin, HostBinary), marker)
-	for i, args := range auditCases {
-		if res := r.launcher(args...); res != audits[i] {
-			t.Errorf("%q with the full host stubbed: %s\nwant %s", args, res, audits[i])
-		}
-	}
-	for i, args := range callCases {
-		if res := blank(r.launcher(args...)); res != fronts[i] {
-			t.Errorf("%q with the full host stubbed: %s\nwant %s", args, res, fronts[i])
-		}
-	}
+	r.sameStubbed(auditCases, audits, nil)
+	r.sameStubbed(callCases, fronts, blank)
 	if b, err := os.ReadFile(marker); err == nil {
 		t.Fatalf("tools call ran the full host: %s", b)
 	}
@@ -144,17 +107,10 @@ func TestToolsCallIsTheFrontEnds(t *testing.T) {
 		{nil, []string{"audit", "--no-color"}},
 		{[]string{"DEMIURGE_TIMEZONE=UTC"}, []string{"audit"}},
 	} {
-		os.Remove(marker)
-		res := r.exec("demiurge", "", tc.env, append([]string{"--state", r.state}, tc.args...)...)
-		if b, err := os.ReadFile(marker); res.code != 3 || err != nil || !strings.Contains(string(b), "demiurge") {
-			t.Errorf("%v %q did not reach the full host: %s (marker %q, %v)", tc.env, tc.args, res, b, err)
-		}
+		r.reachesFullHost(marker, tc.env, append([]string{"--state", r.state}, tc.args...)...)
 	}
-	os.Remove(marker)
-	res := r.exec("demiurge", "", nil, append([]string{"--state", filepath.Join(t.TempDir(), "other")}, read...)...)
-	if b, err := os.ReadFile(marker); res.code != 3 || err != nil {
-		t.Errorf("tools call of a state with no host did not reach the full host: %s (marker %q, %v)", res, b, err)
-	}
+	// A state with no host.
+	r.reachesFullHost(marker, nil, append([]string{"--state", filepath.Join(t.TempDir(), "other")}, read...)...)
 	// The core's live commit moved (a promote): the host runs the old
 	// one, and the full CLI replaces it. Then a live ref only git reads
 	// (packed): the front end cannot say which commit is live.

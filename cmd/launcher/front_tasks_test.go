@@ -22,23 +22,8 @@ func TestTasksIsTheFrontEnds(t *testing.T) {
 	r := newRig(t)
 	// A plugin the host leaves out (and warns of on a call): the full
 	// CLI's tasks says nothing of it, nor may the front end.
-	junk := filepath.Join(r.state, "plugins", "demiurge-toolset-junk")
-	if err := os.MkdirAll(filepath.Dir(junk), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(junk, []byte("#!/bin/sh\nexit 1\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if res := r.host("host", "start"); res.code != 0 {
-		t.Fatalf("host start: %s", res)
-	}
-	realHost := filepath.Join(t.TempDir(), HostBinary)
-	copyFile(t, filepath.Join(r.bin, HostBinary), realHost)
-	t.Cleanup(func() {
-		cmd := exec.Command(realHost, "--state", r.state, "host", "stop")
-		cmd.Env = []string{"HOME=" + r.home}
-		cmd.Run()
-	})
+	r.leaveOutJunk()
+	r.startHost()
 	// The operator's tasks: one that ends (with output on both streams,
 	// waited for) and one still running.
 	start := func(command string) string {
@@ -75,14 +60,7 @@ func TestTasksIsTheFrontEnds(t *testing.T) {
 			args[1] = r.ws
 		}
 	}
-	var fronts []result
-	for _, args := range cases {
-		l, h := r.launcher(args...), r.host(args...)
-		if l != h || l.code != 0 {
-			t.Errorf("%q: the launcher and the host differ\nlauncher: %s\nhost: %s", args, l, h)
-		}
-		fronts = append(fronts, l)
-	}
+	fronts := r.same(cases, nil, true)
 	if !strings.Contains(fronts[0].stdout, ended) || !strings.Contains(fronts[0].stdout, running) ||
 		!strings.Contains(fronts[2].stdout, "42-out") || !strings.Contains(fronts[2].stdout, "oops") ||
 		!strings.Contains(fronts[6].stdout, running) || fronts[9].stdout != "42-out\noops\n" {
@@ -99,11 +77,7 @@ func TestTasksIsTheFrontEnds(t *testing.T) {
 
 	marker := filepath.Join(t.TempDir(), "ran")
 	renameStub(t, filepath.Join(r.bin, HostBinary), marker)
-	for i, args := range cases {
-		if res := r.launcher(args...); res != fronts[i] {
-			t.Errorf("%q with the full host stubbed: %s\nwant %s", args, res, fronts[i])
-		}
-	}
+	r.sameStubbed(cases, fronts, nil)
 	if b, err := os.ReadFile(marker); err == nil {
 		t.Fatalf("tasks ran the full host: %s", b)
 	}
@@ -130,17 +104,10 @@ func TestTasksIsTheFrontEnds(t *testing.T) {
 		{[]string{"DEMIURGE_HOST=off"}, []string{"tasks", "list"}},
 		{[]string{"DEMIURGE_TIMEZONE=UTC"}, []string{"tasks", "list"}},
 	} {
-		os.Remove(marker)
-		res := r.exec("demiurge", "", tc.env, append([]string{"--state", r.state}, tc.args...)...)
-		if b, err := os.ReadFile(marker); res.code != 3 || res.stdout != "" || err != nil || !strings.Contains(string(b), "demiurge") {
-			t.Errorf("%v %q did not reach the full host: %s (marker %q, %v)", tc.env, tc.args, res, b, err)
-		}
+		r.reachesFullHost(marker, tc.env, append([]string{"--state", r.state}, tc.args...)...)
 	}
-	os.Remove(marker)
-	res := r.exec("demiurge", "", nil, "--state", filepath.Join(t.TempDir(), "other"), "tasks", "list")
-	if b, err := os.ReadFile(marker); res.code != 3 || err != nil {
-		t.Errorf("tasks of a state with no host did not reach the full host: %s (marker %q, %v)", res, b, err)
-	}
+	// A state with no host.
+	r.reachesFullHost(marker, nil, "--state", filepath.Join(t.TempDir(), "other"), "tasks", "list")
 }
 
 // aliceTask starts a background command in the rig's host under another

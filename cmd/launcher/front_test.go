@@ -49,23 +49,11 @@ func TestHostStatusIsTheFrontEnds(t *testing.T) {
 	if res := r.sameAsHost("host", "status"); res.code != 3 || !strings.Contains(res.stderr, "no host runs") {
 		t.Fatalf("host status with no host: %s", res)
 	}
-	if res := r.host("host", "start"); res.code != 0 {
-		t.Fatalf("host start: %s", res)
-	}
-	realHost := filepath.Join(t.TempDir(), HostBinary)
-	copyFile(t, filepath.Join(r.bin, HostBinary), realHost)
-	t.Cleanup(func() {
-		cmd := exec.Command(realHost, "--state", r.state, "host", "stop")
-		cmd.Env = []string{"HOME=" + r.home}
-		cmd.Run()
-	})
-	for _, args := range [][]string{{"host", "status"}, {"host", "status", "--json"}} {
-		l, h := r.launcher(args...), r.host(args...)
-		l.stdout, h.stdout = uptime.ReplaceAllString(l.stdout, "UPTIME"), uptime.ReplaceAllString(h.stdout, "UPTIME")
-		if l != h || l.code != 0 {
-			t.Errorf("%q: the launcher and the host differ\nlauncher: %s\nhost: %s", args, l, h)
-		}
-	}
+	r.startHost()
+	r.same([][]string{{"host", "status"}, {"host", "status", "--json"}}, func(res result) result {
+		res.stdout = uptime.ReplaceAllString(res.stdout, "UPTIME")
+		return res
+	}, true)
 	// The full host binary is replaced (by rename: the running host keeps
 	// its image) with a stub that records its runs.
 	marker := filepath.Join(t.TempDir(), "ran")
@@ -90,18 +78,10 @@ func TestHostStatusIsTheFrontEnds(t *testing.T) {
 		{nil, []string{"host", "status", "--jsn"}},
 		{nil, []string{"--log-level=debug", "host", "status"}},
 	} {
-		os.Remove(marker)
-		res := r.exec("demiurge", "", tc.env, append([]string{"--state", r.state}, tc.args...)...)
-		if b, err := os.ReadFile(marker); res.code != 3 || err != nil || !strings.Contains(string(b), "demiurge") {
-			t.Errorf("%v %q did not reach the full host: %s (marker %q, %v)", tc.env, tc.args, res, b, err)
-		}
+		r.reachesFullHost(marker, tc.env, append([]string{"--state", r.state}, tc.args...)...)
 	}
 	// A state with no host: the front end hands over to the full host.
-	os.Remove(marker)
-	res := r.exec("demiurge", "", nil, "--state", filepath.Join(t.TempDir(), "other"), "host", "status")
-	if b, err := os.ReadFile(marker); res.code != 3 || err != nil {
-		t.Errorf("host status of a state with no host did not reach the full host: %s (marker %q, %v)", res, b, err)
-	}
+	r.reachesFullHost(marker, nil, "--state", filepath.Join(t.TempDir(), "other"), "host", "status")
 }
 
 // renameStub puts a script that records its runs in path's place by

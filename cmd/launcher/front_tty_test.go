@@ -122,16 +122,7 @@ func TestToolsCallOnATerminalIsTheFrontEnds(t *testing.T) {
 	if res := r.host("approvals", "add", "allow:terminal"); res.code != 0 {
 		t.Fatalf("approvals add: %s", res)
 	}
-	if res := r.host("host", "start"); res.code != 0 {
-		t.Fatalf("host start: %s", res)
-	}
-	realHost := filepath.Join(t.TempDir(), HostBinary)
-	copyFile(t, filepath.Join(r.bin, HostBinary), realHost)
-	t.Cleanup(func() {
-		cmd := exec.Command(realHost, "--state", r.state, "host", "stop")
-		cmd.Env = []string{"HOME=" + r.home}
-		cmd.Run()
-	})
+	r.startHost()
 	write := []string{"tools", "call", "write_file", `{"path":"a.txt","content":"one\ntwo\n"}`}
 	cases := []struct {
 		args    []string
