@@ -90,15 +90,8 @@ func (s *acpSession) ask(ctx context.Context, req acp.RequestPermissionRequest) 
 	if s.agent.conn == nil {
 		return "", errors.New("no editor connected")
 	}
-	s.mu.Lock()
-	turnCtx := s.turnCtx
-	s.mu.Unlock()
-	ctx, cancel := context.WithCancel(ctx)
+	ctx, cancel := s.withTurn(ctx)
 	defer cancel()
-	if turnCtx != nil {
-		stop := context.AfterFunc(turnCtx, cancel)
-		defer stop()
-	}
 	resp, err := s.agent.conn.RequestPermission(ctx, req)
 	if err != nil {
 		return "", fmt.Errorf("the editor did not answer: %w", err)
@@ -113,6 +106,20 @@ func (s *acpSession) ask(ctx context.Context, req acp.RequestPermissionRequest) 
 		}
 	}
 	return "", nil // an option that was not offered answers nothing
+}
+
+// withTurn returns ctx ended also by the running prompt's end
+// (session/cancel), so a question to the editor does not outlive it.
+func (s *acpSession) withTurn(ctx context.Context) (context.Context, context.CancelFunc) {
+	s.mu.Lock()
+	turnCtx := s.turnCtx
+	s.mu.Unlock()
+	ctx, cancel := context.WithCancel(ctx)
+	if turnCtx == nil {
+		return ctx, cancel
+	}
+	stop := context.AfterFunc(turnCtx, cancel)
+	return ctx, func() { stop(); cancel() }
 }
 
 // Clarify asks the model's question in the editor. A question with

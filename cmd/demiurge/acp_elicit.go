@@ -34,15 +34,8 @@ func (s *acpSession) elicitText(ctx context.Context, question string) (string, b
 	if s.agent.conn == nil || !s.agent.elicitsForms() {
 		return "", false
 	}
-	s.mu.Lock()
-	turnCtx := s.turnCtx
-	s.mu.Unlock()
-	ctx, cancel := context.WithCancel(ctx)
+	ctx, cancel := s.withTurn(ctx)
 	defer cancel()
-	if turnCtx != nil {
-		stop := context.AfterFunc(turnCtx, cancel)
-		defer stop()
-	}
 	title := "Answer"
 	req := acp.UnstableCreateElicitationRequest{Form: &acp.UnstableCreateElicitationForm{
 		Meta:    map[string]any{elicitSessionKey: s.id()},
