@@ -411,16 +411,7 @@ func resolveExecutables(env []string, command string) (shell, executable string)
 		if strings.ContainsRune(name, '/') {
 			return name
 		}
-		for _, dir := range filepath.SplitList(path) {
-			if !filepath.IsAbs(dir) {
-				continue
-			}
-			p := filepath.Join(dir, name)
-			if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && st.Mode().Perm()&0o111 != 0 {
-				return p
-			}
-		}
-		return ""
+		return lookIn(path, name)
 	}
 	shell = find("bash")
 	if shell == "" {
@@ -435,6 +426,26 @@ func resolveExecutables(env []string, command string) (shell, executable string)
 		}
 	}
 	return shell, executable
+}
+
+// LookPath finds name on env's PATH (its last PATH entry; absolute
+// directories only): an executable regular file, else "". It is how a
+// command's shell is resolved, for the editor's terminal too.
+func LookPath(env []string, name string) string {
+	return lookIn(envValue(env, "PATH"), name)
+}
+
+func lookIn(path, name string) string {
+	for _, dir := range filepath.SplitList(path) {
+		if !filepath.IsAbs(dir) {
+			continue
+		}
+		p := filepath.Join(dir, name)
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && st.Mode().Perm()&0o111 != 0 {
+			return p
+		}
+	}
+	return ""
 }
 
 func envValue(env []string, key string) string {

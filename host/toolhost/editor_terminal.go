@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -100,9 +98,9 @@ func (a editorAdapter) runTerminal(ctx context.Context, inv dispatch.Invocation)
 	if args.Timeout != nil {
 		timeout = time.Duration(*args.Timeout) * time.Second
 	}
-	envBin, shell := lookPath(inv.Env, "env"), lookPath(inv.Env, "bash")
+	envBin, shell := dispatch.LookPath(inv.Env, "env"), dispatch.LookPath(inv.Env, "bash")
 	if shell == "" {
-		shell = lookPath(inv.Env, "sh")
+		shell = dispatch.LookPath(inv.Env, "sh")
 	}
 	if envBin == "" || shell == "" {
 		return editorError(fmt.Errorf("env or a shell is not on the command's PATH")), nil
@@ -197,27 +195,6 @@ func exitText(code *int, signal *string) string {
 		return "killed by " + *signal
 	}
 	return "ended, the editor gave no exit status"
-}
-
-// lookPath finds name on env's PATH (absolute directories only), as
-// dispatch resolves a command's shell.
-func lookPath(env []string, name string) string {
-	var path string
-	for _, kv := range env {
-		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
-			path = v
-		}
-	}
-	for _, dir := range filepath.SplitList(path) {
-		if !filepath.IsAbs(dir) {
-			continue
-		}
-		p := filepath.Join(dir, name)
-		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && st.Mode().Perm()&0o111 != 0 {
-			return p
-		}
-	}
-	return ""
 }
 
 // alwaysAskTerminal is the turn's resolver with every editor_terminal
