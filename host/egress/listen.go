@@ -26,12 +26,15 @@ func (p *Proxy) serve() {
 		if err != nil {
 			return
 		}
+		p.active.Add(1)
 		go p.route(c)
 	}
 }
 
+// route serves one accepted connection; its caller has added it to
+// active (before the goroutine starts, so that Close's Wait never races
+// an Add from zero).
 func (p *Proxy) route(c net.Conn) {
-	p.active.Add(1)
 	defer p.active.Done()
 	// Tracked until the HTTP server takes it, so Close ends a silent one.
 	if !p.track(c) {
@@ -132,6 +135,7 @@ func (p *Proxy) adopt(c net.Conn, fd int) {
 			if err != nil {
 				return
 			}
+			p.active.Add(1)
 			go p.route(conn)
 		}
 	}()
