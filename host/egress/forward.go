@@ -81,7 +81,7 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request) {
 		p.refuse(w, ev, http.StatusBadGateway, "cannot reach "+t.host+": "+err.Error())
 		return
 	}
-	defer end()
+	defer end() // the switched connection; end may run twice
 	if resp.StatusCode == http.StatusSwitchingProtocols {
 		p.switchProtocols(w, ev, upgrade, resp, &sent)
 		return
@@ -101,6 +101,9 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request) {
 		n, copyErr = io.Copy(w, resp.Body)
 	}
 	recv.Add(n)
+	// The request's writer may still be reading the upload (a server
+	// that answered early): end stops and awaits it, so Sent is whole.
+	end()
 	ev.Sent, ev.Recv, ev.Verdict, ev.Status = sent.Load(), recv.Load(), "allowed", resp.StatusCode
 	if copyErr != nil {
 		ev.Reason = "ended by an error: " + copyErr.Error()
