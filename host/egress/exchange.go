@@ -3,7 +3,10 @@ package egress
 import (
 	"bufio"
 	"context"
+	"errors"
+	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/http"
 )
@@ -50,10 +53,18 @@ func (p *Proxy) exchange(ctx context.Context, out *http.Request, pn *pin) (resp 
 			closeWrite(conn)
 		}
 	}()
-	br = bufio.NewReaderSize(conn, 64<<10)
+	// A head is bounded as Transport bounds it (MaxResponseHeaderBytes'
+	// default): an upstream the command chose must not grow the host's
+	// memory without end. The body after it is not.
+	head := &headLimit{r: conn}
+	br = bufio.NewReaderSize(head, 64<<10)
 	for {
+		head.n = maxHeadBytes
 		resp, err = http.ReadResponse(br, out)
 		if err != nil {
+			if head.n <= 0 {
+				err = fmt.Errorf("the server's response head exceeded %d bytes", maxHeadBytes)
+			}
 			return nil, nil, nil, nil, err
 		}
 		// Informational answers (100 Continue) are the server's to the
@@ -62,11 +73,33 @@ func (p *Proxy) exchange(ctx context.Context, out *http.Request, pn *pin) (resp 
 			break
 		}
 	}
+	head.n = math.MaxInt64
 	if resp.StatusCode == http.StatusSwitchingProtocols {
 		// The switched connection: what is buffered, then the socket.
 		resp.Body = switched{Reader: io.MultiReader(br, conn), conn: conn}
 	}
 	return resp, br, conn, finish, nil
+}
+
+// maxHeadBytes bounds one response head, as http.Transport's default.
+const maxHeadBytes = 10 << 20
+
+// headLimit reads from r until n bytes are used up, then fails.
+type headLimit struct {
+	r io.Reader
+	n int64
+}
+
+func (h *headLimit) Read(b []byte) (int, error) {
+	if h.n <= 0 {
+		return 0, errors.New("response head too large")
+	}
+	if int64(len(b)) > h.n {
+		b = b[:h.n]
+	}
+	n, err := h.r.Read(b)
+	h.n -= int64(n)
+	return n, err
 }
 
 // switched is an upgraded connection's both directions.
