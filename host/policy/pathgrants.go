@@ -136,11 +136,17 @@ func (cg CoreGrants) For(rel string) []catalog.HostGrant {
 // (its file, line and pattern): a grant that reaches nothing, which the
 // operator should hear of.
 func (cg CoreGrants) Unmatched(paths []string) []catalog.HostGrant {
+	names := make([][]string, 0, len(paths))
+	for _, p := range paths {
+		if p != "" && canonicalPath(p) {
+			names = append(names, strings.Split(p, "/"))
+		}
+	}
 	var out []catalog.HostGrant
 	for _, r := range cg {
 		matched := false
-		for _, p := range paths {
-			if p != "" && canonicalPath(p) && pathrules.MatchSegments(r.segments, strings.Split(p, "/")) {
+		for _, name := range names {
+			if pathrules.MatchSegments(r.segments, name) {
 				matched = true
 				break
 			}
