@@ -2,7 +2,6 @@ package corerepo
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -162,13 +161,5 @@ func write200(b *testing.B, dir string, salt int) {
 		}
 		files[fmt.Sprintf("agents/default/skills/s%03d/SKILL.md", n)] = body
 	}
-	for p, c := range files {
-		full := filepath.Join(dir, p)
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			b.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
-			b.Fatal(err)
-		}
-	}
+	writeFiles(b, dir, files)
 }

@@ -57,6 +57,11 @@ func benchTree(b *testing.B, dir string, salt int) {
 		"agents/reviewer/agent.yaml": "name: reviewer\n", "agents/reviewer/pipelines.yaml": "input: [base_input]\n",
 		"agents/reviewer/skills/review/SKILL.md": "---\nname: review\n---\n", "agents/reviewer/mcp/x.yaml": fmt.Sprintf("salt: %d\n", salt),
 	}
+	writeFiles(b, dir, files)
+}
+
+// writeFiles writes files (path: content) under dir.
+func writeFiles(b *testing.B, dir string, files map[string]string) {
 	for p, c := range files {
 		full := filepath.Join(dir, p)
 		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {

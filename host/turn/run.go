@@ -63,14 +63,8 @@ func (t *turnRun) store(ctx context.Context, write func(context.Context, string,
 	t.loop.mu.Lock()
 	t.loop.history = append(t.loop.history, stored...)
 	t.loop.decoded = append(t.loop.decoded, decoded...)
-	if t.loop.callIDs == nil {
-		t.loop.callIDs = map[string]bool{}
-	}
-	for _, m := range decoded {
-		for _, c := range m.ToolCalls {
-			t.loop.callIDs[c.ID] = true
-		}
-	}
+	// A reply's calls are in loop.callIDs already: normaliseCalls put
+	// them there.
 	t.loop.mu.Unlock()
 	return nil
 }

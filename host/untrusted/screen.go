@@ -121,8 +121,9 @@ func Screen(s string) Verdict {
 			}
 			idx++
 			// Noted always, kept (m advanced) only when it may be a
-			// vocabulary word: no branch on the filter.
-			// (mayBeVocabulary, written out: too long to be inlined.)
+			// vocabulary word (vocabFirst for one letter, vocabFilter's
+			// key, wordKey, for more, at most maxWord letters): no
+			// branch on the filter.
 			l, i2 := j-i, i+1
 			if l == 1 {
 				i2 = i
@@ -213,27 +214,6 @@ func (b *wordBatch) run(f *found, s string) {
 		b.w.word(f, s, c.start, c.end)
 	}
 	b.m = 0
-}
-
-// mayBeVocabulary is 1 when the word s[i:j] passes the vocabulary filter
-// (vocabFirst for one letter, vocabFilter's key for more, at most
-// maxWord letters), else 0; written to compile without branches.
-func mayBeVocabulary(s string, i, j int) int {
-	l := j - i
-	i2 := i + 1
-	if l == 1 {
-		i2 = i
-	}
-	k := uint32(s[i]|0x20)<<24 | uint32(s[i2]|0x20)<<16 | uint32(s[j-1]|0x20)<<8 | uint32(l)
-	g := uint16((k * 0x9E3779B1) >> 16)
-	hit := int(vocabFilter[g>>6]>>(g&63)) & 1
-	if l == 1 {
-		hit = vocabFirstBit[s[i]]
-	}
-	if l > maxWord {
-		hit = 0
-	}
-	return hit
 }
 
 // vocabFirstBit is vocabFirst of the letter in either case, as 0 or 1.

@@ -128,9 +128,8 @@ var vocabFirst, vocabFilter = func() (first [256]bool, bigram wordFilter) {
 			bigram.add(wordKey(w, 0, len(w)))
 		}
 	}
-	for w := range afterNow {
-		bigram.add(wordKey(w, 0, len(w)))
-	}
+	// afterNow's words need no place here: the word after "you are
+	// now" is read ahead (words.word).
 	return
 }()
 
