@@ -82,8 +82,8 @@ func Parse(args []string, getenv func(string) string) (Request, bool) {
 	}
 	i := 0
 	if i < len(args) && strings.HasPrefix(args[i], "--state") {
-		value, ok := stateValue(args, &i)
-		if !ok {
+		name, value, ok := FlagValue(args, &i)
+		if !ok || name != "state" {
 			return r, false
 		}
 		r.State = value
@@ -266,20 +266,6 @@ func FlagValue(args []string, i *int) (name, value string, ok bool) {
 		value = args[*i]
 	}
 	return name, value, value != ""
-}
-
-// stateValue reads --state=DIR or --state DIR at args[*i] (advancing *i
-// past a separate value). An empty value is not understood.
-func stateValue(args []string, i *int) (string, bool) {
-	a := args[*i]
-	if v, ok := strings.CutPrefix(a, "--state="); ok {
-		return v, v != ""
-	}
-	if a != "--state" || *i+1 >= len(args) {
-		return "", false
-	}
-	*i++
-	return args[*i], args[*i] != ""
 }
 
 // StateDir is the full CLI's state directory for a --state (or
