@@ -16,11 +16,6 @@ type listRequest struct {
 	json                              bool
 }
 
-// Global flags that take a value and that the launcher understands; every
-// other flag (--approve, --log-level, -h, a single-dash spelling, …) sends
-// the command to the full host, which knows them all.
-var globalValueFlags = map[string]bool{"core": true, "workspace": true, "state": true, "tool-display": true, "plugin-dir": true}
-
 // parseList recognises exactly
 //
 //	demiurge [GLOBAL FLAGS] tools list [--json] [--provider NAME]
@@ -36,30 +31,12 @@ func parseList(args []string, getenv func(string) string) (listRequest, bool) {
 		state: getenv("DEMIURGE_STATE"), pluginDir: getenv("DEMIURGE_PLUGIN_DIR"),
 		display: "summary",
 	}
-	seen := map[string]bool{}
-	i := 0
-	for ; i < len(args) && strings.HasPrefix(args[i], "-"); i++ {
-		name, value, ok := frontargs.FlagValue(args, &i)
-		if !ok || !globalValueFlags[name] || seen[name] {
-			return r, false
-		}
-		seen[name] = true
-		switch name {
-		case "core":
-			r.core = value
-		case "workspace":
-			r.workspace = value
-		case "state":
-			r.state = value
-		case "tool-display":
-			r.display = value
-		case "plugin-dir":
-			r.pluginDir = value
-		}
-	}
-	if len(args)-i < 2 || args[i] != "tools" || args[i+1] != "list" {
+	i, ok := frontargs.Globals(args, map[string]*string{"core": &r.core, "workspace": &r.workspace,
+		"state": &r.state, "tool-display": &r.display, "plugin-dir": &r.pluginDir}, nil)
+	if !ok || len(args)-i < 2 || args[i] != "tools" || args[i+1] != "list" {
 		return r, false
 	}
+	seen := map[string]bool{}
 	rest := args[i+2:]
 	for j := 0; j < len(rest); j++ {
 		a := rest[j]

@@ -45,11 +45,6 @@ var typedEnv = []string{"DEMIURGE_OUTPUT_CAP_MIB", "DEMIURGE_ARTIFACT_BUDGET_MIB
 // detach.go): its call runs in process, never through a front end.
 const detachedEnv = "DEMIURGE_DETACHED_REPORT_FD"
 
-// callFlags are the global flags a tools call may give before its
-// command: plain strings, so that the front end reads them as the full
-// CLI does. Any other flag sends the command to the full host.
-var callFlags = map[string]bool{"state": true, "core": true, "workspace": true, "plugin-dir": true}
-
 // Parse recognises exactly
 //
 //	demiurge [--state DIR | --state=DIR] host status [--json]
@@ -82,8 +77,8 @@ func Parse(args []string, getenv func(string) string) (Request, bool) {
 	}
 	i := 0
 	if i < len(args) && strings.HasPrefix(args[i], "--state") {
-		value, ok := stateValue(args, &i)
-		if !ok {
+		name, value, ok := FlagValue(args, &i)
+		if !ok || name != "state" {
 			return r, false
 		}
 		r.State = value
@@ -209,8 +204,8 @@ func parseTasks(args []string, getenv func(string) string) (Request, bool) {
 }
 
 // parseShaping reads the global flags a command of the front end may
-// give before its words (callFlags), with their environment variables,
-// and says where the command's words start.
+// give before its words, with their environment variables, and says
+// where the command's words start.
 func parseShaping(command string, args []string, getenv func(string) string) (r Request, i int, ok bool) {
 	r = Request{Command: command, State: getenv("DEMIURGE_STATE"), Core: getenv("DEMIURGE_CORE"),
 		Workspace: getenv("DEMIURGE_WORKSPACE"), PluginDir: getenv("DEMIURGE_PLUGIN_DIR"),
@@ -218,35 +213,36 @@ func parseShaping(command string, args []string, getenv func(string) string) (r 
 	if getenv(detachedEnv) != "" {
 		return r, 0, false
 	}
+	// Plain string flags, so that the front end reads them as the full
+	// CLI does, and the two global switches as the full CLI spells them
+	// in its help. Any other flag or spelling goes to the full CLI.
+	i, ok = Globals(args,
+		map[string]*string{"state": &r.State, "core": &r.Core, "workspace": &r.Workspace, "plugin-dir": &r.PluginDir},
+		map[string]*bool{"-q": &r.Quiet, "--quiet": &r.Quiet, "--no-color": &r.NoColor})
+	return r, i, ok
+}
+
+// Globals reads the global flags that start args, as the full CLI
+// accepts them: the value flags named in values (see FlagValue) and the
+// switches spelled in switches, each at most once. It reports where the
+// command's words start, or false at any other flag, a repeated one or
+// an empty value: the full host judges those.
+func Globals(args []string, values map[string]*string, switches map[string]*bool) (int, bool) {
 	seen := map[string]bool{}
+	i := 0
 	for ; i < len(args) && strings.HasPrefix(args[i], "-"); i++ {
-		// The two global switches, as the full CLI spells them in its
-		// help (another spelling, or a value, goes to the full CLI).
-		switch a := args[i]; {
-		case (a == "-q" || a == "--quiet") && !seen["quiet"]:
-			seen["quiet"], r.Quiet = true, true
-			continue
-		case a == "--no-color" && !seen["no-color"]:
-			seen["no-color"], r.NoColor = true, true
+		if p := switches[args[i]]; p != nil && !*p {
+			*p = true
 			continue
 		}
 		name, value, ok := FlagValue(args, &i)
-		if !ok || !callFlags[name] || seen[name] {
-			return r, 0, false
+		p := values[name]
+		if !ok || p == nil || seen[name] {
+			return 0, false
 		}
-		seen[name] = true
-		switch name {
-		case "state":
-			r.State = value
-		case "core":
-			r.Core = value
-		case "workspace":
-			r.Workspace = value
-		case "plugin-dir":
-			r.PluginDir = value
-		}
+		seen[name], *p = true, value
 	}
-	return r, i, true
+	return i, true
 }
 
 // FlagValue reads the value flag at args[*i], as --name=value or as
@@ -266,20 +262,6 @@ func FlagValue(args []string, i *int) (name, value string, ok bool) {
 		value = args[*i]
 	}
 	return name, value, value != ""
-}
-
-// stateValue reads --state=DIR or --state DIR at args[*i] (advancing *i
-// past a separate value). An empty value is not understood.
-func stateValue(args []string, i *int) (string, bool) {
-	a := args[*i]
-	if v, ok := strings.CutPrefix(a, "--state="); ok {
-		return v, v != ""
-	}
-	if a != "--state" || *i+1 >= len(args) {
-		return "", false
-	}
-	*i++
-	return args[*i], args[*i] != ""
 }
 
 // StateDir is the full CLI's state directory for a --state (or

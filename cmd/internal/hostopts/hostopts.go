@@ -35,12 +35,11 @@ type Options struct {
 	LiveRevision string
 }
 
-// Names are the host-shaping flags, in the order of the config's lines.
-var Names = []string{"core", "core-id", "workspace", "plugin-dir", "call-timeout",
-	"output-cap-mib", "artifact-budget-mib", "sandbox", "allow-private-mcp", "timezone"}
-
 // Config is the canonical host-shaping options, as Hello compares them,
-// and the flags a host started for them is given.
+// and the flags a host started for them is given: one line per flag, in
+// this order (core, core-id, workspace, plugin-dir, call-timeout,
+// output-cap-mib, artifact-budget-mib, sandbox, allow-private-mcp,
+// timezone), then the live revision.
 func Config(o Options) (config string, flags []string, err error) {
 	var lines []string
 	add := func(name, value string) {
@@ -49,45 +48,39 @@ func Config(o Options) (config string, flags []string, err error) {
 			flags = append(flags, "--"+name+"="+value)
 		}
 	}
-	for _, name := range Names {
-		switch name {
-		case "core", "workspace", "plugin-dir":
-			v := map[string]string{"core": o.Core, "workspace": o.Workspace, "plugin-dir": o.PluginDir}[name]
-			if name == "workspace" && v == "" && o.Core == "" {
-				// The host's workspace is then its starting directory.
-				if v, err = os.Getwd(); err != nil {
-					return "", nil, err
-				}
-			}
-			if v != "" {
-				if v, err = filepath.Abs(v); err != nil {
-					return "", nil, err
-				}
-			}
-			add(name, v)
-		case "core-id":
-			add(name, o.CoreID)
-		case "allow-private-mcp":
-			lines = append(lines, name+"="+strings.Join(o.AllowPrivateMCP, ","))
-			for _, v := range o.AllowPrivateMCP {
-				flags = append(flags, "--"+name+"="+v)
-			}
-		case "call-timeout":
-			v := ""
-			if o.CallTimeout != 0 {
-				v = o.CallTimeout.String()
-			}
-			add(name, v)
-		case "output-cap-mib":
-			add(name, fmt.Sprint(o.OutputCapMiB))
-		case "artifact-budget-mib":
-			add(name, fmt.Sprint(o.ArtifactBudgetMiB))
-		case "sandbox":
-			add(name, o.Sandbox)
-		case "timezone":
-			add(name, o.Timezone)
+	abs := func(v string) string {
+		if v != "" && err == nil {
+			v, err = filepath.Abs(v)
+		}
+		return v
+	}
+	workspace := o.Workspace
+	if workspace == "" && o.Core == "" {
+		// The host's workspace is then its starting directory.
+		if workspace, err = os.Getwd(); err != nil {
+			return "", nil, err
 		}
 	}
+	add("core", abs(o.Core))
+	add("core-id", o.CoreID)
+	add("workspace", abs(workspace))
+	add("plugin-dir", abs(o.PluginDir))
+	if err != nil {
+		return "", nil, err
+	}
+	timeout := ""
+	if o.CallTimeout != 0 {
+		timeout = o.CallTimeout.String()
+	}
+	add("call-timeout", timeout)
+	add("output-cap-mib", fmt.Sprint(o.OutputCapMiB))
+	add("artifact-budget-mib", fmt.Sprint(o.ArtifactBudgetMiB))
+	add("sandbox", o.Sandbox)
+	lines = append(lines, "allow-private-mcp="+strings.Join(o.AllowPrivateMCP, ","))
+	for _, v := range o.AllowPrivateMCP {
+		flags = append(flags, "--allow-private-mcp="+v)
+	}
+	add("timezone", o.Timezone)
 	// Not a flag: the host it starts loads live itself.
 	lines = append(lines, CoreRevision+"="+o.LiveRevision)
 	return strings.Join(lines, "\n"), flags, nil
