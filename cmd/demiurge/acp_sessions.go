@@ -105,8 +105,7 @@ func (a *acpAgent) workspace(ctx context.Context) (string, error) {
 	return st.Workspace, nil
 }
 
-// insideDir: path is dir or under it.
+// insideDir: path is absolute, and dir or under it.
 func insideDir(dir, path string) bool {
-	rel, err := filepath.Rel(dir, filepath.Clean(path))
-	return err == nil && filepath.IsAbs(path) && rel != ".." && !strings.HasPrefix(rel, "../")
+	return filepath.IsAbs(path) && inside(dir, path)
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"demiurge.dev/catalog"
+	"demiurge.dev/cmd/internal/frontview"
 	"demiurge.dev/host/approval"
 	"demiurge.dev/host/dispatch"
 	"demiurge.dev/host/providers"
@@ -220,7 +221,7 @@ type chatFrontEnd struct {
 	pending string
 	// shown is what each running call streamed, so that the full
 	// display's result does not print it again.
-	shown map[string]*shownOutput
+	shown map[string]*frontview.Shown
 	// usage counts tokens: the running turn's, and each session's so far.
 	usage     providers.Usage
 	session   string
@@ -262,7 +263,7 @@ func (f *chatFrontEnd) Show(ev turn.Event) {
 			body = printable(body, 160)
 		} else {
 			if sh := f.shown[ev.CallID]; sh != nil {
-				body = sh.leaveOut(body)
+				body = sh.LeaveOut(body)
 			}
 			body = printable(body, 8000)
 		}
@@ -415,12 +416,12 @@ func (f *chatFrontEnd) output(callID, stream string, text string) {
 	defer f.mu.Unlock()
 	if f.display == catalog.DisplayFull {
 		if f.shown == nil {
-			f.shown = map[string]*shownOutput{}
+			f.shown = map[string]*frontview.Shown{}
 		}
 		if f.shown[callID] == nil {
-			f.shown[callID] = &shownOutput{}
+			f.shown[callID] = &frontview.Shown{}
 		}
-		f.shown[callID].keep(stream, text)
+		f.shown[callID].Keep(stream, text)
 	}
 	f.endLine()
 	text = printable(text, 1<<20)

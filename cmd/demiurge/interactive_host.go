@@ -74,7 +74,7 @@ func openHostSession(c *cli.Context, resume string, fe *chatFrontEnd, approver a
 
 // openHostView opens a session stream whose events go to view.
 // editor is what the view's editor offers (an ACP client's fs
-// capabilities, minor 9), nil for none.
+// capabilities, minor 10), nil for none.
 func openHostView(c *cli.Context, resume string, view hostView, approver approval.Provider, editor *hostv1.EditorCapabilities) (*hostSession, error) {
 	cl, err := connectHost(c)
 	if err != nil {

@@ -20,14 +20,16 @@ import (
 // opening the store, so a refused open (a busy host beside
 // DEMIURGE_HOST=off) is said and no mcp.connect event is lost.
 func mcpStates(c *cli.Context, server string) (states []mcp.State, command func(string) string, err error) {
-	if hostEnabled() {
-		state, err := stateDir(c)
+	what := "mcp list"
+	if server != "" {
+		what = "mcp test"
+	}
+	if cl, ok, err := runningHostClient(c, what); err != nil || ok {
 		if err != nil {
 			return nil, nil, err
 		}
-		if _, running := hostd.Running(state); running {
-			return hostMCPStates(c, server)
-		}
+		defer cl.Close()
+		return hostMCPStates(c, cl, server)
 	}
 	h, err := openHost(c, nil)
 	if err != nil {
@@ -50,19 +52,7 @@ func mcpStates(c *cli.Context, server string) (states []mcp.State, command func(
 	return []mcp.State{st}, h.Core.Command, nil
 }
 
-func hostMCPStates(c *cli.Context, server string) ([]mcp.State, func(string) string, error) {
-	cl, err := connectHost(c)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer cl.Close()
-	what := "mcp list"
-	if server != "" {
-		what = "mcp test"
-	}
-	if err := cl.Needs(9, what); err != nil {
-		return nil, nil, err
-	}
+func hostMCPStates(c *cli.Context, cl *hostd.Client, server string) ([]mcp.State, func(string) string, error) {
 	res, err := cl.MCPStates(c.Context, &hostv1.MCPStatesRequest{
 		Principal: c.String("principal"), Server: server, Approve: c.StringSlice("approve")})
 	if err != nil {

@@ -153,12 +153,8 @@ func (a editorAdapter) runTerminal(ctx context.Context, inv dispatch.Invocation)
 		return editorError(fmt.Errorf("the command's output: %v", err)), nil
 	}
 	var out struct {
-		Output     string `json:"output"`
-		Truncated  bool   `json:"truncated"`
-		ExitStatus *struct {
-			ExitCode *int    `json:"exitCode"`
-			Signal   *string `json:"signal"`
-		} `json:"exitStatus"`
+		Output    string `json:"output"`
+		Truncated bool   `json:"truncated"`
 	}
 	if err := json.Unmarshal(outRaw, &out); err != nil {
 		return editorError(fmt.Errorf("the editor's answer to terminal/output: %v", err)), nil

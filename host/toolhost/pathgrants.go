@@ -35,15 +35,29 @@ func (h *Host) loadPathGrants(opts Options) error {
 // directories), and the tool.yaml the runtime reports must be that
 // directory's, or the tool gets no grant.
 func (h *Host) authoredToolGrants(e *catalog.Entry) []catalog.HostGrant {
+	if len(h.pathGrants) == 0 {
+		return nil
+	}
+	p, ok := h.authoredToolPath(&e.Spec)
+	if !ok {
+		return nil
+	}
+	return h.pathGrants.For(p)
+}
+
+// authoredToolPath is an authored tool's path in the core, the subject of
+// its grants: false for any other tool, or one whose reported tool.yaml is
+// not its own directory's.
+func (h *Host) authoredToolPath(t *catalog.ToolSpec) (string, bool) {
 	c := h.Core
-	if len(h.pathGrants) == 0 || e.Spec.Provenance.Kind != catalog.SourceAuthored || c.ToolsRoot == "" {
-		return nil
+	if t.Provenance.Kind != catalog.SourceAuthored || c.ToolsRoot == "" {
+		return "", false
 	}
-	dir := filepath.Join(c.ToolsRoot, e.Spec.Name)
-	if e.Spec.Provenance.Path != filepath.Join(dir, "tool.yaml") {
-		return nil
+	dir := filepath.Join(c.ToolsRoot, t.Name)
+	if t.Provenance.Path != filepath.Join(dir, "tool.yaml") {
+		return "", false
 	}
-	return h.pathGrants.For(corePath(c, dir))
+	return corePath(c, dir), true
 }
 
 // unusedGrantWarnings name each grant of this core's that reaches no
@@ -57,12 +71,8 @@ func (h *Host) unusedGrantWarnings(sources []catalog.Source) []string {
 	var paths []string
 	for _, src := range sources {
 		for i := range src.Tools {
-			e := &catalog.Entry{Spec: src.Tools[i]}
-			if e.Spec.Provenance.Kind == catalog.SourceAuthored && h.Core.ToolsRoot != "" {
-				dir := filepath.Join(h.Core.ToolsRoot, e.Spec.Name)
-				if e.Spec.Provenance.Path == filepath.Join(dir, "tool.yaml") {
-					paths = append(paths, corePath(h.Core, dir))
-				}
+			if p, ok := h.authoredToolPath(&src.Tools[i]); ok {
+				paths = append(paths, p)
 			}
 		}
 	}
