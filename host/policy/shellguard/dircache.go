@@ -25,11 +25,21 @@ import (
 // A listing holds names and types only; what the walk does with an entry
 // (a symlink's target, a subdirectory's own listing) is looked at again or
 // cached under that file's own identity.
-const maxDirCache = 4096
+//
+// The cache is bounded twice: by directories, and by the entries all its
+// listings hold together, since one directory may list up to
+// maxTreeEntries names and 4,096 such listings would be gigabytes. When
+// either bound would be passed the cache starts over: the next walk lists
+// again what it needs.
+const (
+	maxDirCache        = 4096
+	maxDirCacheEntries = 65536
+)
 
 var dirCache struct {
 	sync.Mutex
-	m map[string]cachedDir
+	m       map[string]cachedDir
+	entries int // the entries of every listing in m
 }
 
 type cachedDir struct {
@@ -58,12 +68,22 @@ func cachedListing(name string) ([]fs.DirEntry, bool) {
 }
 
 func keepListing(name string, id fileID, entries []fs.DirEntry) {
+	if len(entries) > maxDirCacheEntries {
+		return
+	}
 	dirCache.Lock()
 	defer dirCache.Unlock()
-	if dirCache.m == nil || len(dirCache.m) >= maxDirCache {
+	old, replacing := dirCache.m[name]
+	if replacing {
+		dirCache.entries -= len(old.entries)
+	}
+	if dirCache.m == nil || (!replacing && len(dirCache.m) >= maxDirCache) ||
+		dirCache.entries+len(entries) > maxDirCacheEntries {
 		dirCache.m = map[string]cachedDir{}
+		dirCache.entries = 0
 	}
 	dirCache.m[name] = cachedDir{id: id, entries: entries}
+	dirCache.entries += len(entries)
 }
 
 func (OSFiles) ReadDir(name string, max int) ([]fs.DirEntry, error) {
