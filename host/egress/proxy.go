@@ -82,6 +82,12 @@ type Proxy struct {
 	events    []Event
 	closed    bool
 	active    sync.WaitGroup
+
+	// life ends at Close: a SOCKS5 request's lookup and dial in
+	// progress end with it instead of running out their timeouts (an
+	// http request's context already ends when the server closes).
+	life    context.Context
+	endLife context.CancelFunc
 }
 
 // Start listens on a new unix socket in a private directory (a short
@@ -105,6 +111,7 @@ func Start(cfg Config, onConn func(Event)) (*Proxy, error) {
 		cfg: cfg, dir: dir, ln: ln, onConn: onConn, tunnels: map[net.Conn]struct{}{}, listeners: map[*net.TCPListener]struct{}{},
 		pol: netpolicy.New(netpolicy.Options{Resolver: cfg.Resolver, AllowPrivate: cfg.Allow, DialTimeout: cfg.DialTimeout}),
 	}
+	p.life, p.endLife = context.WithCancel(context.Background())
 	p.srv = &http.Server{Handler: p, ErrorLog: log.New(io.Discard, "", 0), ReadHeaderTimeout: 30 * time.Second}
 	p.httpLn = newHandoff(ln.Addr())
 	go p.srv.Serve(p.httpLn)
@@ -125,6 +132,7 @@ func (p *Proxy) Events() []Event {
 // Close stops the proxy: the socket, every request and tunnel (their
 // connections fail), then waits briefly for their events.
 func (p *Proxy) Close() error {
+	p.endLife()
 	p.mu.Lock()
 	p.closed = true
 	for c := range p.tunnels {

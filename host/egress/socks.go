@@ -63,7 +63,7 @@ func (p *Proxy) socks5(c net.Conn) {
 		p.socksRefuse(c, ev, socksNotAllowed, "limited network mode allows only GET and HEAD over plain http; a SOCKS5 connection hides what it carries from the proxy, so it is refused")
 		return
 	}
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(p.life)
 	defer cancel()
 	t, err := p.admit(ctx, host, port)
 	if err != nil {
