@@ -3099,7 +3099,9 @@ func (x *EditorCapabilities) GetTerminal() bool {
 
 // EditorRequest (minor 10): an editor tool's effect, after dispatch
 // admitted the call. method is the ACP method ("fs/read_text_file",
-// "fs/write_text_file"); params its JSON params, the session id left out.
+// "fs/write_text_file", and the editor terminal's "terminal/create",
+// "terminal/output", "terminal/wait_for_exit", "terminal/kill",
+// "terminal/release"); params its JSON params, the session id left out.
 type EditorRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Id            uint64                 `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
