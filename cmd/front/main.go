@@ -76,8 +76,16 @@ func answer(req frontargs.Request) (code int, answered bool) {
 		defer cancel()
 		code, handed := audit(ctx, req, state)
 		return code, !handed
-	case "tasks list", "tasks show", "tasks logs":
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	case "tasks list", "tasks show", "tasks logs", "tasks wait", "tasks cancel":
+		// Those that wait or act end at Ctrl-C as the full CLI's do; the
+		// others are bounded.
+		var ctx context.Context
+		var cancel context.CancelFunc
+		if req.Command == "tasks wait" || req.Command == "tasks cancel" || req.Follow {
+			ctx, cancel = interrupt.Context(context.Background())
+		} else {
+			ctx, cancel = context.WithTimeout(context.Background(), time.Minute)
+		}
 		defer cancel()
 		code, handed := tasks(ctx, req, state)
 		return code, !handed

@@ -9,8 +9,10 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Request is one recognised invocation.
@@ -26,8 +28,14 @@ type Request struct {
 	// Tool and Args are a tools call's NAME and ARGS_JSON (as given: ""
 	// when left out); Tool is also audit's --tool.
 	Tool, Args string
-	// Task is `tasks show`'s and `tasks logs`' ID (or "last").
+	// Task is the ID (or "last") of `tasks show`, `logs`, `wait` and
+	// `cancel`.
 	Task string
+	// Follow is `tasks logs --follow`; Timeout and ExitCode are `tasks
+	// wait`'s --timeout (DefaultWaitTimeout if not given) and --exit-code.
+	Follow   bool
+	Timeout  time.Duration
+	ExitCode bool
 	// Kind and Limit are audit's --kind and --limit (default 50).
 	Kind  string
 	Limit int
@@ -170,36 +178,86 @@ func parseAudit(args []string, getenv func(string) string) (Request, bool) {
 	return r, true
 }
 
+// taskCommands are the tasks subcommands the front end answers, with
+// the flags each takes besides --json.
+var taskCommands = map[string][]string{"list": nil, "show": nil, "logs": {"--follow", "-f"},
+	"wait": {"--timeout", "--exit-code"}, "cancel": nil}
+
+// DefaultWaitTimeout is `tasks wait` without --timeout (the full CLI's).
+const DefaultWaitTimeout = 30 * time.Second
+
 // parseTasks recognises
 //
 //	demiurge [--state|--core|--workspace|--plugin-dir VALUE | -q | --no-color]... tasks list [--json]
-//	demiurge [...the same...] tasks show [--json] ID
-//	demiurge [...the same...] tasks show ID --json
-//	demiurge [...the same...] tasks logs [--json] ID (or ID --json; no --follow)
+//	demiurge [...the same...] tasks show|cancel ID
+//	demiurge [...the same...] tasks logs ID [--follow | -f]
+//	demiurge [...the same...] tasks wait ID [--timeout D | --timeout=D] [--exit-code]
 //
-// (Command "tasks list", "tasks show" or "tasks logs"; the full CLI moves a --json
-// after ID in front of it). Anything else after ID, or an ID that could
+// each with --json too, the flags before or after ID in any order, each
+// at most once (the full CLI moves flags after ID in front of it):
+// Command "tasks list", "tasks show", …. Any other word, a --timeout the
+// full CLI would refuse (not a positive duration), or an ID that could
 // be read as a flag or as asking for help, goes to the full CLI.
 func parseTasks(args []string, getenv func(string) string) (Request, bool) {
 	r, i, ok := parseShaping("tasks", args, getenv)
-	if !ok || len(args)-i < 2 || args[i] != "tasks" || (args[i+1] != "list" && args[i+1] != "show" && args[i+1] != "logs") {
+	if !ok || len(args)-i < 2 || args[i] != "tasks" {
 		return r, false
 	}
-	r.Command = "tasks " + args[i+1]
+	sub := args[i+1]
+	flags, known := taskCommands[sub]
+	if !known {
+		return r, false
+	}
+	r.Command = "tasks " + sub
+	if sub == "wait" {
+		r.Timeout = DefaultWaitTimeout
+	}
+	seen := map[string]bool{}
+	var ids []string
 	rest := args[i+2:]
-	if len(rest) > 0 && rest[0] == "--json" {
-		r.JSON, rest = true, rest[1:]
+	for j := 0; j < len(rest); j++ {
+		a := rest[j]
+		if !strings.HasPrefix(a, "-") {
+			ids = append(ids, a)
+			continue
+		}
+		name, value := a, ""
+		if strings.HasPrefix(a, "--timeout") && slices.Contains(flags, "--timeout") {
+			n, v, ok := FlagValue(rest, &j)
+			if !ok || n != "timeout" {
+				return r, false
+			}
+			name, value = "--timeout", v
+		}
+		if name == "-f" {
+			name = "--follow" // its alias
+		}
+		if seen[name] || (name != "--json" && !slices.Contains(flags, name)) {
+			return r, false
+		}
+		seen[name] = true
+		switch name {
+		case "--json":
+			r.JSON = true
+		case "--follow":
+			r.Follow = true
+		case "--exit-code":
+			r.ExitCode = true
+		case "--timeout":
+			d, err := time.ParseDuration(value)
+			if err != nil || d <= 0 {
+				return r, false
+			}
+			r.Timeout = d
+		}
 	}
-	if r.Command == "tasks list" {
-		return r, len(rest) == 0
+	if sub == "list" {
+		return r, len(ids) == 0
 	}
-	if !r.JSON && len(rest) == 2 && rest[1] == "--json" {
-		r.JSON, rest = true, rest[:1]
-	}
-	if len(rest) != 1 || rest[0] == "" || strings.HasPrefix(rest[0], "-") || rest[0] == "help" || rest[0] == "h" {
+	if len(ids) != 1 || ids[0] == "" || ids[0] == "help" || ids[0] == "h" {
 		return r, false
 	}
-	r.Task = rest[0]
+	r.Task = ids[0]
 	return r, true
 }
 

@@ -1,6 +1,9 @@
 package frontargs
 
-import "testing"
+import (
+	"testing"
+	"time"
+)
 
 func TestParse(t *testing.T) {
 	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
@@ -164,10 +167,29 @@ func TestParseTasks(t *testing.T) {
 		{[]string{"tasks", "show", ""}, none, Request{}, false},
 		{[]string{"tasks", "logs", "a"}, none, Request{Command: "tasks logs", Task: "a"}, true},
 		{[]string{"tasks", "logs", "a", "--json"}, none, Request{Command: "tasks logs", Task: "a", JSON: true}, true},
-		{[]string{"tasks", "logs", "--follow", "a"}, none, Request{}, false},
-		{[]string{"tasks", "logs", "a", "-f"}, none, Request{}, false},
-		{[]string{"tasks", "cancel", "a"}, none, Request{}, false},
-		{[]string{"tasks", "wait", "a"}, none, Request{}, false},
+		{[]string{"tasks", "logs", "--follow", "a"}, none, Request{Command: "tasks logs", Task: "a", Follow: true}, true},
+		{[]string{"tasks", "logs", "a", "-f", "--json"}, none, Request{Command: "tasks logs", Task: "a", Follow: true, JSON: true}, true},
+		{[]string{"tasks", "logs", "-f", "a", "--follow"}, none, Request{}, false},
+		{[]string{"tasks", "logs", "--f", "a"}, none, Request{}, false},
+		{[]string{"tasks", "logs", "--follow=true", "a"}, none, Request{}, false},
+		{[]string{"tasks", "show", "--follow", "a"}, none, Request{}, false},
+		{[]string{"tasks", "cancel", "a"}, none, Request{Command: "tasks cancel", Task: "a"}, true},
+		{[]string{"tasks", "cancel", "--json", "a"}, none, Request{Command: "tasks cancel", Task: "a", JSON: true}, true},
+		{[]string{"tasks", "cancel", "a", "b"}, none, Request{}, false},
+		{[]string{"tasks", "cancel", "--timeout", "1s", "a"}, none, Request{}, false},
+		{[]string{"tasks", "wait", "a"}, none, Request{Command: "tasks wait", Task: "a", Timeout: DefaultWaitTimeout}, true},
+		{[]string{"tasks", "wait", "a", "--timeout", "1m30s", "--exit-code", "--json"}, none,
+			Request{Command: "tasks wait", Task: "a", Timeout: 90 * time.Second, ExitCode: true, JSON: true}, true},
+		{[]string{"tasks", "wait", "--timeout=250ms", "last"}, none, Request{Command: "tasks wait", Task: "last", Timeout: 250 * time.Millisecond}, true},
+		{[]string{"tasks", "wait", "--timeout", "0s", "a"}, none, Request{}, false},
+		{[]string{"tasks", "wait", "--timeout", "-1s", "a"}, none, Request{}, false},
+		{[]string{"tasks", "wait", "--timeout", "soon", "a"}, none, Request{}, false},
+		{[]string{"tasks", "wait", "--timeout", "1s", "--timeout", "2s", "a"}, none, Request{}, false},
+		{[]string{"tasks", "wait", "a", "--timeout"}, none, Request{}, false},
+		{[]string{"tasks", "wait", "-timeout", "1s", "a"}, none, Request{}, false},
+		{[]string{"tasks", "wait", "--exit-code=true", "a"}, none, Request{}, false},
+		{[]string{"tasks", "wait", "--follow", "a"}, none, Request{}, false},
+		{[]string{"tasks", "subagents"}, none, Request{}, false},
 		{[]string{"--principal", "p", "tasks", "list"}, none, Request{}, false},
 		{[]string{"tasks", "list"}, off, Request{}, false},
 	} {
