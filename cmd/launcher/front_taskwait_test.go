@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -171,4 +172,72 @@ func (r *rig) interrupted(binary string, d time.Duration, args ...string) result
 		r.t.Fatal(err)
 	}
 	return result{code: code, stdout: stdout.String(), stderr: stderr.String()}
+}
+
+// TestTasksFollowHostDies: a host killed while `tasks logs --follow`
+// prints its task's output ends the small front end's follow as it ends
+// the full CLI's: both answer again from the store, from the start.
+func TestTasksFollowHostDies(t *testing.T) {
+	r := newRig(t)
+	var got []result
+	for _, binary := range []string{"demiurge", HostBinary} {
+		if res := r.host("host", "start"); res.code != 0 {
+			t.Fatalf("host start: %s", res)
+		}
+		var st struct{ Pid int }
+		if res := r.host("host", "status", "--json"); json.Unmarshal([]byte(res.stdout), &st) != nil || st.Pid == 0 {
+			t.Fatalf("host status: %s", res)
+		}
+		res := r.host("--approve", "allow:terminal", "tools", "call", "terminal", `{"command":"echo a; sleep 60","background":true}`)
+		id := taskID.FindString(res.stdout + res.stderr)
+		if res.code != 0 || id == "" {
+			t.Fatalf("background call: %s", res)
+		}
+		cmd := &exec.Cmd{Path: filepath.Join(r.bin, binary), Args: []string{"demiurge", "--state", r.state, "tasks", "logs", "--follow", id},
+			Dir: r.ws, Env: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + r.home}}
+		var stdout, stderr lockedBuffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		for deadline := time.Now().Add(60 * time.Second); stdout.String() != "a\n"; time.Sleep(20 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				cmd.Process.Kill()
+				t.Fatalf("%s: the follow printed %q", binary, stdout.String())
+			}
+		}
+		if err := syscall.Kill(st.Pid, syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		timer := time.AfterFunc(60*time.Second, func() { cmd.Process.Kill() })
+		err := cmd.Wait()
+		timer.Stop()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		}
+		got = append(got, blankMoments(result{code: code, stdout: stdout.String(), stderr: taskMoments.ReplaceAllString(stderr.String(), "X")}))
+	}
+	if got[0] != got[1] || !strings.HasPrefix(got[0].stdout, "a\n") {
+		t.Fatalf("the front end and the full CLI differ\nfront: %s\nfull: %s", got[0], got[1])
+	}
+	t.Logf("both: %s", got[0])
+}
+
+// lockedBuffer is a buffer a test reads while a process writes it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
