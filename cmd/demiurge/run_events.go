@@ -1,10 +1,10 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"time"
 
+	"demiurge.dev/cmd/internal/frontview"
 	"demiurge.dev/host/sandboxing"
 	"demiurge.dev/host/toolhost"
 	"demiurge.dev/host/turn"
@@ -72,11 +72,6 @@ func resultMark(ev turn.Event) string {
 	return "✓"
 }
 
-// commandFailed: a stored model view of a command's result (the terminal's
-// {"exit_code": N, ...}) whose command exited non-zero.
-func commandFailed(content string) bool {
-	var v struct {
-		ExitCode *int `json:"exit_code"`
-	}
-	return json.Unmarshal([]byte(content), &v) == nil && v.ExitCode != nil && *v.ExitCode != 0
-}
+// commandFailed: a stored model view of a command's result whose
+// command exited non-zero (frontview.CommandFailed).
+func commandFailed(content string) bool { return frontview.CommandFailed(content) }

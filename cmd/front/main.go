@@ -76,6 +76,11 @@ func answer(req frontargs.Request) (code int, answered bool) {
 		defer cancel()
 		code, handed := audit(ctx, req, state)
 		return code, !handed
+	case "sessions list", "sessions show":
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		code, handed := sessions(ctx, req, state)
+		return code, !handed
 	case "tasks list", "tasks show", "tasks logs", "tasks wait", "tasks cancel":
 		// Those that wait or act end at Ctrl-C as the full CLI's do; the
 		// others are bounded.

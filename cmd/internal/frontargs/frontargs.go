@@ -33,7 +33,9 @@ type Request struct {
 	Task string
 	// Follow is `tasks logs --follow`; Timeout and ExitCode are `tasks
 	// wait`'s --timeout (DefaultWaitTimeout if not given) and --exit-code.
-	Follow   bool
+	Follow bool
+	// Session is `sessions show`'s ID (or "last").
+	Session  string
 	Timeout  time.Duration
 	ExitCode bool
 	// Kind and Limit are audit's --kind and --limit (default 50).
@@ -82,6 +84,9 @@ func Parse(args []string, getenv func(string) string) (Request, bool) {
 	}
 	if tasks, ok := parseTasks(args, getenv); ok {
 		return tasks, true
+	}
+	if sessions, ok := parseSessions(args, getenv); ok {
+		return sessions, true
 	}
 	i := 0
 	if i < len(args) && strings.HasPrefix(args[i], "--state") {
@@ -258,6 +263,40 @@ func parseTasks(args []string, getenv func(string) string) (Request, bool) {
 		return r, false
 	}
 	r.Task = ids[0]
+	return r, true
+}
+
+// parseSessions recognises
+//
+//	demiurge [--state|--core|--workspace|--plugin-dir VALUE | -q | --no-color]... sessions list [--json]
+//	demiurge [...the same...] sessions show [--json] ID (or ID --json)
+//
+// (Command "sessions list" or "sessions show"; Session is ID or "last").
+// `sessions resume` runs a turn: the full CLI's.
+func parseSessions(args []string, getenv func(string) string) (Request, bool) {
+	r, i, ok := parseShaping("sessions", args, getenv)
+	if !ok || len(args)-i < 2 || args[i] != "sessions" || (args[i+1] != "list" && args[i+1] != "show") {
+		return r, false
+	}
+	r.Command = "sessions " + args[i+1]
+	var ids []string
+	for _, a := range args[i+2:] {
+		switch {
+		case a == "--json" && !r.JSON:
+			r.JSON = true
+		case strings.HasPrefix(a, "-"):
+			return r, false
+		default:
+			ids = append(ids, a)
+		}
+	}
+	if r.Command == "sessions list" {
+		return r, len(ids) == 0
+	}
+	if len(ids) != 1 || ids[0] == "" || ids[0] == "help" || ids[0] == "h" {
+		return r, false
+	}
+	r.Session = ids[0]
 	return r, true
 }
 
