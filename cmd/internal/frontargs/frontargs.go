@@ -34,10 +34,17 @@ type Request struct {
 	// Follow is `tasks logs --follow`; Timeout and ExitCode are `tasks
 	// wait`'s --timeout (DefaultWaitTimeout if not given) and --exit-code.
 	Follow bool
-	// Session is `sessions show`'s ID (or "last").
-	Session  string
-	Timeout  time.Duration
-	ExitCode bool
+	// Session is `sessions show`'s ID and `run --session`'s (or "last").
+	Session string
+	// A run's model flags (their environment variables applied), its
+	// --approve rules in order, its --tool-display ("" for the default)
+	// and its prompt (the words joined by spaces).
+	Model, BaseURL                           string
+	MaxSteps, ContextWindow, MaxOutputTokens int
+	Approve                                  []string
+	ToolDisplay, Prompt                      string
+	Timeout                                  time.Duration
+	ExitCode                                 bool
 	// Kind and Limit are audit's --kind and --limit (default 50).
 	Kind  string
 	Limit int
@@ -88,6 +95,9 @@ func Parse(args []string, getenv func(string) string) (Request, bool) {
 	}
 	if sessions, ok := parseSessions(args, getenv); ok {
 		return sessions, true
+	}
+	if run, ok := parseRun(args, getenv); ok {
+		return run, true
 	}
 	i := 0
 	if i < len(args) && strings.HasPrefix(args[i], "--state") {
@@ -299,6 +309,85 @@ func parseSessions(args []string, getenv func(string) string) (Request, bool) {
 	}
 	r.Session = ids[0]
 	return r, true
+}
+
+// parseRun recognises
+//
+//	demiurge [GLOBAL]... run [--json] [--session ID] WORD...
+//
+// where GLOBAL is --state, --core, --workspace, --plugin-dir, --model,
+// --base-url, --tool-display VALUE, --max-steps, --context-window,
+// --max-output-tokens N (a plain decimal), --approve RULE (repeatable),
+// -q or --no-color, each other flag at most once and before `run`; run's
+// flags may stand among the words. The prompt must be in the words: a
+// prompt on standard input is the full CLI's (the front end could not
+// hand it over once read). A word that starts with "-" (other than
+// those flags), "--", "help" or "h" first, or no word with text goes to
+// the full CLI.
+func parseRun(args []string, getenv func(string) string) (Request, bool) {
+	r := Request{Command: "run", State: getenv("DEMIURGE_STATE"), Core: getenv("DEMIURGE_CORE"),
+		Workspace: getenv("DEMIURGE_WORKSPACE"), PluginDir: getenv("DEMIURGE_PLUGIN_DIR"),
+		Timezone: getenv("DEMIURGE_TIMEZONE"), Model: getenv("DEMIURGE_MODEL"), BaseURL: getenv("DEMIURGE_BASE_URL")}
+	if getenv(detachedEnv) != "" {
+		return r, false
+	}
+	values := map[string]*string{"state": &r.State, "core": &r.Core, "workspace": &r.Workspace, "plugin-dir": &r.PluginDir,
+		"model": &r.Model, "base-url": &r.BaseURL, "tool-display": &r.ToolDisplay}
+	ints := map[string]*int{"max-steps": &r.MaxSteps, "context-window": &r.ContextWindow, "max-output-tokens": &r.MaxOutputTokens}
+	switches := map[string]*bool{"-q": &r.Quiet, "--quiet": &r.Quiet, "--no-color": &r.NoColor}
+	seen := map[string]bool{}
+	i := 0
+	for ; i < len(args) && strings.HasPrefix(args[i], "-"); i++ {
+		if p := switches[args[i]]; p != nil && !*p {
+			*p = true
+			continue
+		}
+		name, value, ok := FlagValue(args, &i)
+		if !ok || (seen[name] && name != "approve") {
+			return r, false
+		}
+		seen[name] = true
+		switch {
+		case name == "approve":
+			r.Approve = append(r.Approve, value)
+		case values[name] != nil:
+			*values[name] = value
+		case ints[name] != nil:
+			if !limitValue.MatchString(value) {
+				return r, false
+			}
+			*ints[name], _ = strconv.Atoi(value)
+		default:
+			return r, false
+		}
+	}
+	if i >= len(args) || args[i] != "run" {
+		return r, false
+	}
+	var words []string
+	rest := args[i+1:]
+	for j := 0; j < len(rest); j++ {
+		a := rest[j]
+		switch {
+		case a == "--json" && !r.JSON:
+			r.JSON = true
+		case strings.HasPrefix(a, "--session") && r.Session == "":
+			name, value, ok := FlagValue(rest, &j)
+			if !ok || name != "session" {
+				return r, false
+			}
+			r.Session = value
+		case strings.HasPrefix(a, "-"):
+			return r, false
+		default:
+			words = append(words, a)
+		}
+	}
+	if len(words) == 0 || words[0] == "help" || words[0] == "h" {
+		return r, false
+	}
+	r.Prompt = strings.Join(words, " ")
+	return r, strings.TrimSpace(r.Prompt) != ""
 }
 
 // parseShaping reads the global flags a command of the front end may

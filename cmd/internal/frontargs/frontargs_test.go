@@ -1,6 +1,7 @@
 package frontargs
 
 import (
+	"reflect"
 	"testing"
 	"time"
 )
@@ -40,7 +41,7 @@ func TestParse(t *testing.T) {
 		{nil, none, Request{}, false},
 	} {
 		got, ok := Parse(tc.args, tc.getenv)
-		if ok != tc.ok || (ok && got != tc.want) {
+		if ok != tc.ok || (ok && !reflect.DeepEqual(got, tc.want)) {
 			t.Errorf("Parse(%q) = %+v, %v; want %+v, %v", tc.args, got, ok, tc.want, tc.ok)
 		}
 	}
@@ -95,7 +96,7 @@ func TestParseToolsCall(t *testing.T) {
 		{[]string{"tools", "show", "t"}, none, Request{}, false},
 	} {
 		got, ok := Parse(tc.args, tc.getenv)
-		if ok != tc.ok || (ok && got != tc.want) {
+		if ok != tc.ok || (ok && !reflect.DeepEqual(got, tc.want)) {
 			t.Errorf("Parse(%q) = %+v, %v; want %+v, %v", tc.args, got, ok, tc.want, tc.ok)
 		}
 	}
@@ -130,7 +131,7 @@ func TestParseAudit(t *testing.T) {
 		{[]string{"audit"}, env(map[string]string{"DEMIURGE_HOST": "off"}), Request{}, false},
 	} {
 		got, ok := Parse(tc.args, tc.getenv)
-		if ok != tc.ok || (ok && got != tc.want) {
+		if ok != tc.ok || (ok && !reflect.DeepEqual(got, tc.want)) {
 			t.Errorf("Parse(%q) = %+v, %v; want %+v, %v", tc.args, got, ok, tc.want, tc.ok)
 		}
 	}
@@ -204,11 +205,31 @@ func TestParseTasks(t *testing.T) {
 		{[]string{"sessions"}, none, Request{}, false},
 		{[]string{"--principal", "p", "sessions", "list"}, none, Request{}, false},
 		{[]string{"sessions", "list"}, off, Request{}, false},
+		{[]string{"run", "fix", "it"}, none, Request{Command: "run", Prompt: "fix it"}, true},
+		{[]string{"--model", "openai:x", "--approve", "allow:a", "--approve=deny:b", "--max-steps", "7", "--tool-display", "full", "run", "--json", "go", "--session", "last", "on"}, none,
+			Request{Command: "run", Model: "openai:x", Approve: []string{"allow:a", "deny:b"}, MaxSteps: 7, ToolDisplay: "full", JSON: true, Session: "last", Prompt: "go on"}, true},
+		{[]string{"--state", "/s", "-q", "run", "--session=ses_1", "x"}, none, Request{Command: "run", State: "/s", Quiet: true, Session: "ses_1", Prompt: "x"}, true},
+		{[]string{"run"}, none, Request{}, false},
+		{[]string{"run", "--json"}, none, Request{}, false},
+		{[]string{"run", " "}, none, Request{}, false},
+		{[]string{"run", "help"}, none, Request{}, false},
+		{[]string{"run", "-x"}, none, Request{}, false},
+		{[]string{"run", "--", "x"}, none, Request{}, false},
+		{[]string{"run", "x", "--model", "openai:x"}, none, Request{}, false},
+		{[]string{"run", "--json", "--json", "x"}, none, Request{}, false},
+		{[]string{"run", "--session", "a", "--session", "b", "x"}, none, Request{}, false},
+		{[]string{"--max-steps", "010", "run", "x"}, none, Request{}, false},
+		{[]string{"--max-steps", "-1", "run", "x"}, none, Request{}, false},
+		{[]string{"--model", "a:b", "--model", "c:d", "run", "x"}, none, Request{}, false},
+		{[]string{"--core-id", "a", "run", "x"}, none, Request{}, false},
+		{[]string{"--sandbox", "off", "run", "x"}, none, Request{}, false},
+		{[]string{"--principal", "p", "run", "x"}, none, Request{}, false},
+		{[]string{"run", "x"}, off, Request{}, false},
 		{[]string{"--principal", "p", "tasks", "list"}, none, Request{}, false},
 		{[]string{"tasks", "list"}, off, Request{}, false},
 	} {
 		got, ok := Parse(tc.args, tc.getenv)
-		if ok != tc.ok || (ok && got != tc.want) {
+		if ok != tc.ok || (ok && !reflect.DeepEqual(got, tc.want)) {
 			t.Errorf("Parse(%q) = %+v, %v; want %+v, %v", tc.args, got, ok, tc.want, tc.ok)
 		}
 	}
