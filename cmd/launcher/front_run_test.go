@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"demiurge.dev/host/providers/providertest"
 )
@@ -92,9 +93,17 @@ func TestRunIsTheFrontEnds(t *testing.T) {
 			t.Fatalf("run --json printed %q", line)
 		}
 	}
-	unknown := append(append([]string{}, flags...), "run", "--session", "ses_00000000000000000000", "hi")
-	if l, h := r.exec("demiurge", "", env, unknown...), r.exec(HostBinary, "", env, unknown...); l != h || l.code == 0 {
-		t.Errorf("an unknown session: the launcher and the host differ\nlauncher: %s\nhost: %s", l, h)
+	// Refused by the host before the model is asked: an unknown session,
+	// a rule it cannot read, no model (a usage error, exit 2).
+	for i, args := range [][]string{
+		append(append([]string{}, flags...), "run", "--session", "ses_00000000000000000000", "hi"),
+		append(append([]string{}, flags...), "--approve", "allow", "run", "hi"),
+		{"--state", r.state, "run", "hi"},
+	} {
+		l, h := r.exec("demiurge", "", env, args...), r.exec(HostBinary, "", env, args...)
+		if want := []int{1, 1, 2}[i]; l != h || l.code != want {
+			t.Errorf("%q: the launcher and the host differ (want exit %d)\nlauncher: %s\nhost: %s", args, want, l, h)
+		}
 	}
 
 	marker := filepath.Join(t.TempDir(), "ran")
@@ -119,5 +128,31 @@ func TestRunIsTheFrontEnds(t *testing.T) {
 		{[]string{"DEMIURGE_HOST=off"}, []string{"run", "hi"}},
 	} {
 		r.reachesFullHost(marker, tc.env, append([]string{"--state", r.state}, tc.args...)...)
+	}
+}
+
+// TestRunInterrupted: Ctrl-C while the model thinks ends a run through
+// the small front end as it ends the full CLI's (the host cancels the
+// turn; what is said, exit 130), plain and --json.
+func TestRunInterrupted(t *testing.T) {
+	r := newRig(t)
+	slow := `{"text": ["late"], "delay_ms": 20000}`
+	parsed, err := providertest.ParseScript([]byte("[" + strings.Repeat(slow+",", 3) + slow + "]"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	model := providertest.NewServer("openai", parsed)
+	defer model.Close()
+	env := []string{"OPENAI_API_KEY=sk-test-openai-0123456789"}
+	r.startHost()
+	for _, args := range [][]string{{"run", "think"}, {"run", "--json", "think"}} {
+		args = append([]string{"--state", r.state, "--model", "openai:gpt-test", "--base-url", model.URL + "/v1"}, args...)
+		var got [2]result
+		for i, binary := range []string{"demiurge", HostBinary} {
+			got[i] = blankRun(r.interruptedEnv(binary, 1500*time.Millisecond, env, args...))
+		}
+		if got[0] != got[1] || got[0].code != 130 || !strings.Contains(got[0].stdout+got[0].stderr, "turn cancelled") {
+			t.Errorf("%q interrupted: the launcher and the host differ\nlauncher: %s\nhost: %s", args, got[0], got[1])
+		}
 	}
 }

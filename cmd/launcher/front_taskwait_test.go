@@ -155,8 +155,14 @@ func TestTasksWaitInterrupted(t *testing.T) {
 // once it has run for d (time to reach the host and start waiting).
 func (r *rig) interrupted(binary string, d time.Duration, args ...string) result {
 	r.t.Helper()
+	return r.interruptedEnv(binary, d, nil, args...)
+}
+
+// interruptedEnv is interrupted with env added.
+func (r *rig) interruptedEnv(binary string, d time.Duration, env []string, args ...string) result {
+	r.t.Helper()
 	cmd := &exec.Cmd{Path: filepath.Join(r.bin, binary), Args: append([]string{"demiurge"}, args...), Dir: r.ws,
-		Env: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + r.home}}
+		Env: append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + r.home}, env...)}
 	var stdout, stderr strings.Builder
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Start(); err != nil {
