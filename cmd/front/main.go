@@ -76,6 +76,9 @@ func answer(req frontargs.Request) (code int, answered bool) {
 		defer cancel()
 		code, handed := audit(ctx, req, state)
 		return code, !handed
+	case "mcp serve":
+		code, handed := mcpServe(req, state)
+		return code, !handed
 	case "run":
 		code, handed := run(req, state)
 		return code, !handed

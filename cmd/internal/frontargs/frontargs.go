@@ -43,8 +43,12 @@ type Request struct {
 	MaxSteps, ContextWindow, MaxOutputTokens int
 	Approve                                  []string
 	ToolDisplay, Prompt                      string
-	Timeout                                  time.Duration
-	ExitCode                                 bool
+	// Principal and MaxRequestKiB are `mcp serve`'s --principal and
+	// --max-request-kib (DefaultMCPMaxRequestKiB when not given).
+	Principal     string
+	MaxRequestKiB int
+	Timeout       time.Duration
+	ExitCode      bool
 	// Kind and Limit are audit's --kind and --limit (default 50).
 	Kind  string
 	Limit int
@@ -98,6 +102,9 @@ func Parse(args []string, getenv func(string) string) (Request, bool) {
 	}
 	if run, ok := parseRun(args, getenv); ok {
 		return run, true
+	}
+	if serve, ok := parseMCPServe(args, getenv); ok {
+		return serve, true
 	}
 	i := 0
 	if i < len(args) && strings.HasPrefix(args[i], "--state") {
@@ -331,35 +338,9 @@ func parseRun(args []string, getenv func(string) string) (Request, bool) {
 	if getenv(detachedEnv) != "" {
 		return r, false
 	}
-	values := map[string]*string{"state": &r.State, "core": &r.Core, "workspace": &r.Workspace, "plugin-dir": &r.PluginDir,
-		"model": &r.Model, "base-url": &r.BaseURL, "tool-display": &r.ToolDisplay}
-	ints := map[string]*int{"max-steps": &r.MaxSteps, "context-window": &r.ContextWindow, "max-output-tokens": &r.MaxOutputTokens}
-	switches := map[string]*bool{"-q": &r.Quiet, "--quiet": &r.Quiet, "--no-color": &r.NoColor}
-	seen := map[string]bool{}
-	i := 0
-	for ; i < len(args) && strings.HasPrefix(args[i], "-"); i++ {
-		if p := switches[args[i]]; p != nil && !*p {
-			*p = true
-			continue
-		}
-		name, value, ok := FlagValue(args, &i)
-		if !ok || (seen[name] && name != "approve") {
-			return r, false
-		}
-		seen[name] = true
-		switch {
-		case name == "approve":
-			r.Approve = append(r.Approve, value)
-		case values[name] != nil:
-			*values[name] = value
-		case ints[name] != nil:
-			if !limitValue.MatchString(value) {
-				return r, false
-			}
-			*ints[name], _ = strconv.Atoi(value)
-		default:
-			return r, false
-		}
+	i, ok := runGlobals(&r, args)
+	if !ok {
+		return r, false
 	}
 	if i >= len(args) || args[i] != "run" {
 		return r, false
@@ -388,6 +369,89 @@ func parseRun(args []string, getenv func(string) string) (Request, bool) {
 	}
 	r.Prompt = strings.Join(words, " ")
 	return r, strings.TrimSpace(r.Prompt) != ""
+}
+
+// runGlobals reads the global flags `run` and `mcp serve` may give
+// before their words (parseRun says which) into r, and says where the
+// command's words start; false at any other flag, a repeated one (but
+// --approve) or a number the full CLI might read otherwise.
+func runGlobals(r *Request, args []string) (int, bool) {
+	values := map[string]*string{"state": &r.State, "core": &r.Core, "workspace": &r.Workspace, "plugin-dir": &r.PluginDir,
+		"model": &r.Model, "base-url": &r.BaseURL, "tool-display": &r.ToolDisplay}
+	ints := map[string]*int{"max-steps": &r.MaxSteps, "context-window": &r.ContextWindow, "max-output-tokens": &r.MaxOutputTokens}
+	switches := map[string]*bool{"-q": &r.Quiet, "--quiet": &r.Quiet, "--no-color": &r.NoColor}
+	seen := map[string]bool{}
+	i := 0
+	for ; i < len(args) && strings.HasPrefix(args[i], "-"); i++ {
+		if p := switches[args[i]]; p != nil && !*p {
+			*p = true
+			continue
+		}
+		name, value, ok := FlagValue(args, &i)
+		if !ok || (seen[name] && name != "approve") {
+			return 0, false
+		}
+		seen[name] = true
+		switch {
+		case name == "approve":
+			r.Approve = append(r.Approve, value)
+		case values[name] != nil:
+			*values[name] = value
+		case ints[name] != nil:
+			if !limitValue.MatchString(value) {
+				return 0, false
+			}
+			*ints[name], _ = strconv.Atoi(value)
+		default:
+			return 0, false
+		}
+	}
+	return i, true
+}
+
+// DefaultMCPMaxRequestKiB is `mcp serve --max-request-kib`'s default,
+// the full CLI's (host/mcpserve.DefaultMaxRequestBytes; a test checks).
+const DefaultMCPMaxRequestKiB = 4 << 10
+
+// parseMCPServe recognises
+//
+//	demiurge [GLOBAL]... mcp serve [--principal P] [--max-request-kib N]
+//
+// (GLOBAL as for run; the flags after serve each at most once, N a plain
+// decimal): stdio, through the host. --http and every other flag, an
+// argument, go to the full CLI.
+func parseMCPServe(args []string, getenv func(string) string) (Request, bool) {
+	r := Request{Command: "mcp serve", State: getenv("DEMIURGE_STATE"), Core: getenv("DEMIURGE_CORE"),
+		Workspace: getenv("DEMIURGE_WORKSPACE"), PluginDir: getenv("DEMIURGE_PLUGIN_DIR"),
+		Timezone: getenv("DEMIURGE_TIMEZONE"), MaxRequestKiB: DefaultMCPMaxRequestKiB}
+	if getenv(detachedEnv) != "" {
+		return r, false
+	}
+	i, ok := runGlobals(&r, args)
+	if !ok || len(args)-i < 2 || args[i] != "mcp" || args[i+1] != "serve" {
+		return r, false
+	}
+	seen := map[string]bool{}
+	rest := args[i+2:]
+	for j := 0; j < len(rest); j++ {
+		name, value, ok := FlagValue(rest, &j)
+		if !ok || seen[name] {
+			return r, false
+		}
+		seen[name] = true
+		switch name {
+		case "principal":
+			r.Principal = value
+		case "max-request-kib":
+			if !limitValue.MatchString(value) {
+				return r, false
+			}
+			r.MaxRequestKiB, _ = strconv.Atoi(value)
+		default:
+			return r, false
+		}
+	}
+	return r, true
 }
 
 // parseShaping reads the global flags a command of the front end may
