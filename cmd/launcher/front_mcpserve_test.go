@@ -50,6 +50,24 @@ func TestMCPServeIsTheFrontEnds(t *testing.T) {
 		t.Fatalf("unexpected answers:\n%.2000s\n%.2000s", fronts[0].stdout[len(fronts[0].stdout)/2:], fronts[1].stdout[len(fronts[1].stdout)/2:])
 	}
 
+	// --principal reaches the host: alice's background task, started
+	// through the front end, is not the operator's.
+	bg := strings.Join([]string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"terminal","arguments":{"command":"sleep 60","background":true}}}`,
+		`{"jsonrpc":"2.0","id":3,"method":"tools/list"}`, `{"jsonrpc":"2.0","id":4,"method":"tools/list"}`,
+		`{"jsonrpc":"2.0","id":5,"method":"tools/list"}`, `{"jsonrpc":"2.0","id":6,"method":"tools/list"}`,
+	}, "\n") + "\n"
+	res := r.mcpClient("demiurge", bg, "--state", r.state, "--approve", "allow:terminal", "mcp", "serve", "--principal", "alice")
+	alices := taskID.FindString(res.stdout)
+	if alices == "" {
+		t.Fatalf("alice's background call: %.600s", res.stdout)
+	}
+	if list := r.host("tasks", "list"); list.code != 0 || strings.Contains(list.stdout, alices) {
+		t.Fatalf("alice's task %s is the operator's: %s", alices, list)
+	}
+
 	marker := filepath.Join(t.TempDir(), "ran")
 	renameStub(t, filepath.Join(r.bin, HostBinary), marker)
 	for i, args := range cases {
