@@ -26,7 +26,8 @@ func blankRun(res result) result {
 }
 
 // TestRunIsTheFrontEnds: with a host of the same options running, `run
-// PROMPT` is made by the small front end as the full CLI makes it through
+// PROMPT` (and `sessions resume ID PROMPT`, the same turn) is made by
+// the small front end as the full CLI makes it through
 // the host: the model's text, the tool cards and results, a denied call,
 // --json events, --session last, --tool-display, a model error, an
 // unknown session (output and exit status alike), also with the full
@@ -53,6 +54,8 @@ func TestRunIsTheFrontEnds(t *testing.T) {
 			`{"tool_calls": [{"id": "c4", "name": "read_file", "args": "{\"path\":\"words.txt\"}"}]},
 			 {"text": ["Again."]}`},
 		{[]string{"run", "fail"}, `{"error": {"status": 400, "message": "no such model here"}}`},
+		{[]string{"sessions", "resume", "last", "once", "more"}, `{"text": ["Resumed."]}`},
+		{[]string{"sessions", "resume", "--json", "last", "and", "again"}, `{"text": ["Resumed again."]}`},
 	}
 	// The model answers in order: each case through the launcher, then
 	// the full host, then (below) the launcher with the host stubbed.
@@ -85,8 +88,9 @@ func TestRunIsTheFrontEnds(t *testing.T) {
 	if fronts[0].code != 0 || fronts[0].stdout != "The words: one two <three>.\n" || !strings.Contains(fronts[0].stderr, "→ read_file") ||
 		!strings.Contains(fronts[1].stdout, `"type":"result"`) || !strings.Contains(fronts[1].stdout, `"exit_code":3`) ||
 		!strings.Contains(fronts[2].stderr, "denied") || fronts[3].stderr != "" || fronts[3].stdout != "Again.\n" ||
-		fronts[4].code != 1 || !strings.Contains(fronts[4].stderr, "no such model here") {
-		t.Fatalf("unexpected answers:\n%s\n%s\n%s\n%s\n%s", fronts[0], fronts[1], fronts[2], fronts[3], fronts[4])
+		fronts[4].code != 1 || !strings.Contains(fronts[4].stderr, "no such model here") ||
+		fronts[5].stdout != "Resumed.\n" || !strings.Contains(fronts[6].stdout, `"text":"Resumed again."`) {
+		t.Fatalf("unexpected answers:\n%s\n%s\n%s\n%s\n%s\n%s\n%s", fronts[0], fronts[1], fronts[2], fronts[3], fronts[4], fronts[5], fronts[6])
 	}
 	for _, line := range strings.Split(strings.TrimSpace(fronts[1].stdout), "\n") {
 		if !json.Valid([]byte(line)) {
@@ -123,6 +127,7 @@ func TestRunIsTheFrontEnds(t *testing.T) {
 		{nil, []string{"--max-steps", "010", "run", "hi"}},
 		{nil, []string{"run", "-x", "hi"}},
 		{nil, []string{"run", "hi", "--model", "openai:gpt-test"}},
+		{nil, []string{"sessions", "resume", "last"}},
 		{nil, []string{"--core-id", "other", "run", "hi"}},
 		{nil, []string{"--workspace", t.TempDir(), "run", "hi"}},
 		{[]string{"DEMIURGE_HOST=off"}, []string{"run", "hi"}},

@@ -16,7 +16,8 @@ var sessionID = regexp.MustCompile(`ses_[0-9a-f]{20}`)
 // answered by the small front end, byte for byte as the full CLI prints
 // them (calls, results, a failed command), also with the full host
 // binary replaced by a stub that must not run; what it does not answer
-// (an unknown session, `sessions resume`, other options) reaches the full
+// (an unknown session, `sessions resume` without a prompt, other options)
+// reaches the full
 // host.
 func TestSessionsIsTheFrontEnds(t *testing.T) {
 	r := newRig(t)
@@ -73,7 +74,7 @@ func TestSessionsIsTheFrontEnds(t *testing.T) {
 		args []string
 	}{
 		{nil, []string{"sessions", "show", "ses_00000000000000000000"}},
-		{nil, []string{"sessions", "resume", id, "go on"}},
+		{nil, []string{"sessions", "resume", id}}, // no prompt: the full CLI says so
 		{nil, []string{"sessions", "show", id, "extra"}},
 		{nil, []string{"sessions", "list", "--all"}},
 		{nil, []string{"--workspace", t.TempDir(), "sessions", "list"}},

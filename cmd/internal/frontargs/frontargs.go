@@ -322,6 +322,7 @@ func parseSessions(args []string, getenv func(string) string) (Request, bool) {
 // parseRun recognises
 //
 //	demiurge [GLOBAL]... run [--json] [--session ID] WORD...
+//	demiurge [GLOBAL]... sessions resume [--json] ID WORD...
 //
 // where GLOBAL is --state, --core, --workspace, --plugin-dir, --model,
 // --base-url, --tool-display VALUE, --max-steps, --context-window,
@@ -343,17 +344,23 @@ func parseRun(args []string, getenv func(string) string) (Request, bool) {
 	if !ok {
 		return r, false
 	}
-	if i >= len(args) || args[i] != "run" {
+	// `sessions resume ID WORDS...` is `run --session ID WORDS...` (the
+	// full CLI runs the same turn).
+	resume := len(args)-i >= 2 && args[i] == "sessions" && args[i+1] == "resume"
+	if !resume && (i >= len(args) || args[i] != "run") {
 		return r, false
 	}
 	var words []string
 	rest := args[i+1:]
+	if resume {
+		rest = args[i+2:]
+	}
 	for j := 0; j < len(rest); j++ {
 		a := rest[j]
 		switch {
 		case a == "--json" && !r.JSON:
 			r.JSON = true
-		case strings.HasPrefix(a, "--session") && r.Session == "":
+		case strings.HasPrefix(a, "--session") && r.Session == "" && !resume:
 			name, value, ok := FlagValue(rest, &j)
 			if !ok || name != "session" {
 				return r, false
@@ -364,6 +371,13 @@ func parseRun(args []string, getenv func(string) string) (Request, bool) {
 		default:
 			words = append(words, a)
 		}
+	}
+	if resume {
+		// The first word is the session; the prompt must follow it.
+		if len(words) < 2 || words[0] == "help" || words[0] == "h" || words[0] == "" {
+			return r, false
+		}
+		r.Session, words = words[0], words[1:]
 	}
 	if len(words) == 0 || words[0] == "help" || words[0] == "h" {
 		return r, false
