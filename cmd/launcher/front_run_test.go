@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -75,10 +76,27 @@ func TestRunIsTheFrontEnds(t *testing.T) {
 	env := []string{"OPENAI_API_KEY=sk-test-openai-0123456789"}
 	flags := []string{"--state", r.state, "--model", "openai:gpt-test", "--base-url", model.URL + "/v1"}
 	r.startHost()
+	// A resumed run adds to its conversation, never starts one.
+	conversations := func() int {
+		var list []json.RawMessage
+		res := r.host("sessions", "list", "--json")
+		if res.code != 0 || json.Unmarshal([]byte(res.stdout), &list) != nil {
+			t.Fatalf("sessions list: %s", res)
+		}
+		return len(list)
+	}
 	var fronts []result
 	for _, c := range cases {
 		args := append(append([]string{}, flags...), c.args...)
+		resumes := slices.Contains(c.args, "resume") || slices.Contains(c.args, "--session")
+		before := 0
+		if resumes {
+			before = conversations()
+		}
 		l := blankRun(r.exec("demiurge", "", env, args...))
+		if resumes && conversations() != before {
+			t.Errorf("%q through the launcher started a conversation", c.args)
+		}
 		h := blankRun(r.exec(HostBinary, "", env, args...))
 		if l != h {
 			t.Errorf("%q: the launcher and the host differ\nlauncher: %s\nhost: %s", c.args, l, h)
