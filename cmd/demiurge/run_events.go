@@ -1,10 +1,9 @@
 package main
 
 import (
-	"encoding/json"
-	"fmt"
 	"time"
 
+	"demiurge.dev/cmd/internal/frontview"
 	"demiurge.dev/host/sandboxing"
 	"demiurge.dev/host/toolhost"
 	"demiurge.dev/host/turn"
@@ -25,20 +24,7 @@ func runAnnounce(h *toolhost.Host) *turn.EventDetail {
 // result closes a `run --json` run with one result event: the turn's
 // status, steps, duration and total usage. Plain `run` prints nothing more.
 func (h *headless) result(session string, res turn.Result, took time.Duration, err error) {
-	if !h.json {
-		return
-	}
-	h.showResult(resultEvent(session, res, took, err))
-}
-
-// showResult prints a result event (`run --json` only).
-func (h *headless) showResult(ev turn.Event) {
-	if !h.json {
-		return
-	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	_ = h.enc.Encode(ev)
+	h.ShowResult(resultEvent(session, res, took, err))
 }
 
 // resultEvent is the result event closing a run.
@@ -54,29 +40,12 @@ func resultEvent(session string, res turn.Result, took time.Duration, err error)
 	return ev
 }
 
-// retryLine is plain `run`'s line for a retry event.
-func retryLine(ev turn.Event) string {
-	return fmt.Sprintf("demiurge: retrying the model step (try %d of %d in %s): %s",
-		ev.Try, ev.Of, (time.Duration(ev.WaitMS) * time.Millisecond).Round(100*time.Millisecond), printable(ev.Text, 300))
-}
+// retryLine is plain `run`'s line for a retry event (frontview's).
+func retryLine(ev turn.Event) string { return frontview.RetryLine(ev) }
 
-// resultMark is a tool result's mark on a card: ✓ only for a call that
-// succeeded and, when it ran a command, whose command exited 0.
-func resultMark(ev turn.Event) string {
-	switch {
-	case ev.ExitCode != nil && *ev.ExitCode != 0:
-		return fmt.Sprintf("✗ exit %d:", *ev.ExitCode)
-	case ev.IsError:
-		return "✗"
-	}
-	return "✓"
-}
+// resultMark is a tool result's mark on a card (frontview's).
+func resultMark(ev turn.Event) string { return frontview.ResultMark(ev) }
 
-// commandFailed: a stored model view of a command's result (the terminal's
-// {"exit_code": N, ...}) whose command exited non-zero.
-func commandFailed(content string) bool {
-	var v struct {
-		ExitCode *int `json:"exit_code"`
-	}
-	return json.Unmarshal([]byte(content), &v) == nil && v.ExitCode != nil && *v.ExitCode != 0
-}
+// commandFailed: a stored model view of a command's result whose
+// command exited non-zero (frontview.CommandFailed).
+func commandFailed(content string) bool { return frontview.CommandFailed(content) }

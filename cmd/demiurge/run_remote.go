@@ -82,17 +82,14 @@ func runViaHost(c *cli.Context, id, prompt string, fe *headless) error {
 			}
 			switch {
 			case ev.Type == turn.EventResult:
-				fe.showResult(ev)
+				fe.ShowResult(ev)
 			case ev.Agent != "":
 				fe.ShowChild(ev)
 			default:
 				fe.Show(ev)
 			}
 		case *hostv1.HostMessage_Warning:
-			fe.mu.Lock()
-			fe.endLine()
-			fmt.Fprint(fe.errw, x.Warning)
-			fe.mu.Unlock()
+			fe.Warn(x.Warning)
 		case *hostv1.HostMessage_Env:
 			// The model key the host's run needs, from this environment.
 			ans := &hostv1.EnvAnswer{Id: x.Env.Id, Value: os.Getenv(x.Env.Name)}

@@ -1,17 +1,13 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
-	"text/tabwriter"
-	"time"
 
 	"github.com/urfave/cli/v2"
 
-	"demiurge.dev/host/providers"
+	"demiurge.dev/cmd/internal/frontview"
 	"demiurge.dev/host/runtime"
 	"demiurge.dev/host/toolhost"
 )
@@ -31,13 +27,8 @@ func sessionsCommand() *cli.Command {
 	}
 }
 
-// sessionEntry is one line of sessions list.
-type sessionEntry struct {
-	ID       string    `json:"id"`
-	Created  time.Time `json:"created"`
-	Messages uint64    `json:"messages"`
-	Title    string    `json:"title"`
-}
+// sessionEntry is one line of sessions list (the small front end's too).
+type sessionEntry = frontview.SessionEntry
 
 func sessionsList(c *cli.Context) error {
 	if c.NArg() > 0 {
@@ -47,20 +38,7 @@ func sessionsList(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	oldestFirst(entries, func(e sessionEntry) time.Time { return e.Created }, func(e sessionEntry) string { return e.ID })
-	if c.Bool("json") {
-		return writeJSON(c.App.Writer, entries)
-	}
-	if len(entries) == 0 {
-		fmt.Fprintln(c.App.Writer, "no conversations yet; 'demiurge run PROMPT' starts one")
-		return nil
-	}
-	tw := tabwriter.NewWriter(c.App.Writer, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "SESSION\tSTARTED\tMESSAGES\tFIRST PROMPT")
-	for _, e := range entries {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", e.ID, e.Created.Local().Format(time.DateTime), e.Messages, printable(e.Title, 200))
-	}
-	return tw.Flush()
+	return frontview.Sessions(c.App.Writer, entries, c.Bool("json"))
 }
 
 // conversations are the principal's sessions that hold messages, oldest
@@ -89,8 +67,7 @@ func conversations(h *toolhost.Host) ([]sessionEntry, error) {
 		if err != nil {
 			return nil, err
 		}
-		title := printable(strings.Join(strings.Fields(first.Text), " "), 60)
-		entries = append(entries, sessionEntry{ID: rec.ID, Created: rec.Created, Messages: n, Title: title})
+		entries = append(entries, sessionEntry{ID: rec.ID, Created: rec.Created, Messages: n, Title: frontview.SessionTitle(first.Text)})
 	}
 	return entries, nil
 }
@@ -105,7 +82,7 @@ func sessionID(h *toolhost.Host, arg string) (string, error) {
 		return "", err
 	}
 	if len(entries) == 0 {
-		return "", fmt.Errorf("no conversations yet; 'demiurge run PROMPT' starts one")
+		return "", errors.New(frontview.NoConversations)
 	}
 	return entries[len(entries)-1].ID, nil
 }
@@ -134,47 +111,7 @@ func sessionsShow(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if c.Bool("json") {
-		if msgs == nil {
-			msgs = []runtime.MessageRecord{}
-		}
-		return writeJSON(c.App.Writer, msgs)
-	}
-	return printConversation(c.App.Writer, msgs)
-}
-
-// printConversation prints stored model views: what was said, the calls
-// and a line of each result. They were redacted before they were stored.
-func printConversation(w io.Writer, msgs []runtime.MessageRecord) error {
-	for _, m := range msgs {
-		switch {
-		case m.Summary:
-			fmt.Fprintf(w, "[summary of messages through %d]\n%s\n", m.Covers, printable(m.Text, 1<<20))
-		case m.Role == string(providers.RoleUser):
-			fmt.Fprintf(w, "you: %s\n", printable(m.Text, 1<<20))
-		case m.Role == string(providers.RoleAssistant):
-			if m.Text != "" {
-				fmt.Fprintf(w, "agent: %s\n", printable(m.Text, 1<<20))
-			}
-			var calls []providers.ToolCall
-			_ = json.Unmarshal(m.ToolCalls, &calls)
-			for _, tc := range calls {
-				fmt.Fprintf(w, "→ %s %s\n", tc.Name, printable(tc.Args, 200))
-			}
-		case m.Role == string(providers.RoleTool):
-			var results []providers.ToolResult
-			_ = json.Unmarshal(m.ToolResults, &results)
-			for _, r := range results {
-				mark := "✓"
-				if r.IsError || commandFailed(r.Content) {
-					mark = "✗"
-				}
-				line, _, _ := strings.Cut(r.Content, "\n")
-				fmt.Fprintf(w, "  %s %s: %s (%d bytes)\n", mark, r.Name, printable(line, 120), len(r.Content))
-			}
-		}
-	}
-	return nil
+	return frontview.Conversation(c.App.Writer, msgs, c.Bool("json"))
 }
 
 func sessionsResume(c *cli.Context) error {

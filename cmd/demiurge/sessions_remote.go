@@ -2,13 +2,14 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"demiurge.dev/cmd/internal/frontview"
 	"demiurge.dev/host/hostd"
 	"demiurge.dev/host/runtime"
 	"demiurge.dev/shared/hostv1"
@@ -31,8 +32,7 @@ func conversationsOf(c *cli.Context) ([]sessionEntry, error) {
 	}
 	entries := []sessionEntry{}
 	for _, cv := range list {
-		title := printable(strings.Join(strings.Fields(cv.FirstText), " "), 60)
-		entries = append(entries, sessionEntry{ID: cv.ID, Created: cv.Created, Messages: cv.Messages, Title: title})
+		entries = append(entries, sessionEntry{ID: cv.ID, Created: cv.Created, Messages: cv.Messages, Title: frontview.SessionTitle(cv.FirstText)})
 	}
 	return entries, nil
 }
@@ -58,7 +58,7 @@ func conversationOf(c *cli.Context, arg string) ([]runtime.MessageRecord, error)
 			return nil, err
 		}
 		if len(entries) == 0 {
-			return nil, fmt.Errorf("no conversations yet; 'demiurge run PROMPT' starts one")
+			return nil, errors.New(frontview.NoConversations)
 		}
 		id = entries[len(entries)-1].ID
 	}

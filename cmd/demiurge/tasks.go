@@ -189,23 +189,13 @@ func tasksWait(tc *taskCmd, args []string) error {
 	return taskExitStatus(t, timedOut)
 }
 
-// exitWaitTimedOut is `tasks wait --exit-code` when the task is still
-// running at the timeout, as timeout(1) reports it.
-const exitWaitTimedOut = 124
-
-// taskExitStatus is the status `tasks wait --exit-code` exits with: the
-// task's return code, 124 when the wait timed out, 1 when it ended with
-// none (cancelled before its process started, or lost).
+// taskExitStatus is the status `tasks wait --exit-code` exits with
+// (frontview.TaskExitStatus: the small front end exits with it too).
 func taskExitStatus(t runtime.Task, timedOut bool) error {
-	switch {
-	case timedOut:
-		return cli.Exit("", exitWaitTimedOut)
-	case t.ReturnCode == nil:
-		return cli.Exit("", exitFailed)
-	case *t.ReturnCode == 0:
-		return nil
+	if code := frontview.TaskExitStatus(t, timedOut); code != 0 {
+		return cli.Exit("", code)
 	}
-	return cli.Exit("", min(max(*t.ReturnCode, 1), 255))
+	return nil
 }
 
 func tasksCancel(tc *taskCmd, args []string) error {
@@ -221,11 +211,7 @@ func tasksCancel(tc *taskCmd, args []string) error {
 	if err != nil {
 		return err
 	}
-	if before.State.Terminal() && !tc.json {
-		// Nothing was cancelled: say so rather than look like it was.
-		fmt.Fprintf(tc.out, "task %s had already ended (%s); nothing to cancel\n", id, before.State)
-	}
-	return tc.print(t, nil)
+	return frontview.Cancelled(tc.out, id, before, t, tc.json)
 }
 
 // print is the task as the small front end prints it too (frontview).

@@ -76,8 +76,27 @@ func answer(req frontargs.Request) (code int, answered bool) {
 		defer cancel()
 		code, handed := audit(ctx, req, state)
 		return code, !handed
-	case "tasks list", "tasks show", "tasks logs":
+	case "mcp serve":
+		code, handed := mcpServe(req, state)
+		return code, !handed
+	case "run":
+		code, handed := run(req, state)
+		return code, !handed
+	case "sessions list", "sessions show":
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		code, handed := sessions(ctx, req, state)
+		return code, !handed
+	case "tasks list", "tasks show", "tasks logs", "tasks wait", "tasks cancel":
+		// Those that wait or act end at Ctrl-C as the full CLI's do; the
+		// others are bounded.
+		var ctx context.Context
+		var cancel context.CancelFunc
+		if req.Command == "tasks wait" || req.Command == "tasks cancel" || req.Follow {
+			ctx, cancel = interrupt.Context(context.Background())
+		} else {
+			ctx, cancel = context.WithTimeout(context.Background(), time.Minute)
+		}
 		defer cancel()
 		code, handed := tasks(ctx, req, state)
 		return code, !handed

@@ -3,9 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/user"
 	"path/filepath"
@@ -13,11 +11,10 @@ import (
 	"demiurge.dev/cmd/internal/frontargs"
 	"demiurge.dev/cmd/internal/frontview"
 	"demiurge.dev/host/runtime"
-	"demiurge.dev/shared/hostv1"
 )
 
 // tasks is `demiurge tasks list`, `tasks show ID` and `tasks logs ID`
-// (without --follow) through the running
+// (without --follow; wait, cancel and logs --follow: taskwait.go) through the running
 // host's Tasks call, as the full CLI asks it (hostTasks, for the operator's
 // scope: every session of the local user's principal) and printed with
 // the same code. Both only read, so whatever goes wrong before printing
@@ -45,25 +42,16 @@ func tasks(ctx context.Context, req frontargs.Request, state string) (code int, 
 	// The request names no principal: the host answers for this front
 	// end's own, and refuses a scope of another's (principal isolation
 	// is the host's, as for the full CLI).
-	m := runtime.RemoteTasksVia(func(ctx context.Context, raw []byte, fn func([]byte) error) error {
-		stream, err := cl.Tasks(ctx, &hostv1.TasksRequest{Request: raw})
-		if err != nil {
-			return err
-		}
-		for {
-			rep, err := stream.Recv()
-			if errors.Is(err, io.EOF) {
-				return nil
-			}
-			if err != nil {
-				return err
-			}
-			if err := fn(rep.Reply); err != nil {
-				return err
-			}
-		}
-	})
+	m := cl.RemoteTasks("")
 	scope := runtime.TaskScope{Principal: operatorPrincipal(), AllSessions: true}
+	switch {
+	case req.Command == "tasks wait":
+		return taskWait(ctx, req, m, scope)
+	case req.Command == "tasks cancel":
+		return taskCancel(ctx, req, m, scope)
+	case req.Command == "tasks logs" && req.Follow:
+		return taskFollow(ctx, req, m, scope)
+	}
 	// Printed whole once answered: stdout, and the note of dropped log
 	// chunks on stderr.
 	var out, errOut bytes.Buffer
@@ -99,12 +87,18 @@ func tasks(ctx context.Context, req frontargs.Request, state string) (code int, 
 	default:
 		return 0, true
 	}
-	os.Stderr.Write(errOut.Bytes())
-	if _, err := os.Stdout.Write(out.Bytes()); err != nil {
+	return printed(out.Bytes(), errOut.Bytes(), 0)
+}
+
+// printed writes an answer made whole (stderr's part first) and returns
+// code, or 1 when stdout cannot take it, as the full CLI reports it.
+func printed(out, errOut []byte, code int) (int, bool) {
+	os.Stderr.Write(errOut)
+	if _, err := os.Stdout.Write(out); err != nil {
 		fmt.Fprintf(os.Stderr, "demiurge: %v\n", err)
 		return 1, false
 	}
-	return 0, false
+	return code, false
 }
 
 // resolve turns 'last' into the newest task's id, as the full CLI does;

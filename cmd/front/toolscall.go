@@ -121,7 +121,8 @@ func dialShaped(ctx context.Context, req frontargs.Request, state string) (*host
 	if err != nil {
 		return nil, false
 	}
-	cl, err := hostclient.Dial(ctx, state, hostclient.DialOptions{Config: config})
+	// The principal is `mcp serve --principal`'s (none for the others).
+	cl, err := hostclient.Dial(ctx, state, hostclient.DialOptions{Config: config, Principal: req.Principal})
 	return cl, err == nil
 }
 

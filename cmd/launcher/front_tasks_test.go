@@ -90,11 +90,9 @@ func TestTasksIsTheFrontEnds(t *testing.T) {
 	}{
 		{nil, []string{"tasks", "show", alices}}, // not the operator's: the host says no such task
 		{nil, []string{"tasks", "show", "task_00000000000000000000"}},
-		{nil, []string{"tasks", "logs", "--follow", ended}},
-		{nil, []string{"tasks", "logs", ended, "-f"}},
 		{nil, []string{"tasks", "logs", alices}},
-		{nil, []string{"tasks", "wait", ended}},
-		{nil, []string{"tasks", "cancel", running}},
+		{nil, []string{"tasks", "logs", "--follow", "--json", "-f", ended}},
+		{nil, []string{"tasks", "wait", ended, "extra"}},
 		{nil, []string{"tasks"}},
 		{nil, []string{"tasks", "list", "extra"}},
 		{nil, []string{"tasks", "show", "--json", ended, "--json"}},

@@ -4,23 +4,18 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"time"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"demiurge.dev/host/hostd/hostclient"
 	"demiurge.dev/host/runtime"
 	"demiurge.dev/shared/hostv1"
 )
 
 // Conversation is one session that holds messages, as `sessions list`
-// shows it (the front end makes the title).
-type Conversation struct {
-	ID        string    `json:"id"`
-	Created   time.Time `json:"created"`
-	Messages  uint64    `json:"messages"`
-	FirstText string    `json:"first_text"`
-}
+// shows it (the front end makes the title); its type is the front ends'.
+type Conversation = hostclient.Conversation
 
 // Conversations is `demiurge sessions list|show` while the host holds
 // the store: the named principal's sessions only; another principal's

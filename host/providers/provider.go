@@ -7,6 +7,7 @@ package providers
 
 import (
 	"context"
+	"demiurge.dev/host/turn/turnevent"
 	"encoding/json"
 )
 
@@ -82,16 +83,9 @@ type Request struct {
 	Temperature *float64
 }
 
-// Usage is the provider's token count of one step.
-type Usage struct {
-	InputTokens       int64 `json:"input_tokens"`
-	OutputTokens      int64 `json:"output_tokens"`
-	CachedInputTokens int64 `json:"cached_input_tokens,omitempty"`
-	// CacheWriteTokens is input written to the provider's prompt cache
-	// this step (Anthropic's cache_creation_input_tokens), counted in
-	// InputTokens too.
-	CacheWriteTokens int64 `json:"cache_write_tokens,omitempty"`
-}
+// Usage is a step's token count (turnevent.Usage: the events a front
+// end reads carry it).
+type Usage = turnevent.Usage
 
 // StopReason says why the model stopped.
 type StopReason string

@@ -8,52 +8,25 @@ import (
 	"context"
 
 	"demiurge.dev/host/approval"
-	"demiurge.dev/host/providers"
+	"demiurge.dev/host/turn/turnevent"
 )
 
-// EventKind names one event of a turn. The names are the "type" field of
-// `demiurge run --json`.
-type EventKind string
+// EventKind names one event of a turn (turnevent.EventKind).
+type EventKind = turnevent.EventKind
 
 const (
-	EventTurnStart  EventKind = "turn_start"
-	EventTextDelta  EventKind = "text_delta"
-	EventToolCall   EventKind = "tool_call"
-	EventApproval   EventKind = "approval"
-	EventToolResult EventKind = "tool_result"
-	EventUsage      EventKind = "usage"
-	EventNotice     EventKind = "notice"
-	EventTurnEnd    EventKind = "turn_end"
+	EventTurnStart  = turnevent.EventTurnStart
+	EventTextDelta  = turnevent.EventTextDelta
+	EventToolCall   = turnevent.EventToolCall
+	EventApproval   = turnevent.EventApproval
+	EventToolResult = turnevent.EventToolResult
+	EventUsage      = turnevent.EventUsage
+	EventNotice     = turnevent.EventNotice
+	EventTurnEnd    = turnevent.EventTurnEnd
 )
 
-// Event is what a front end is shown. Text fields hold operator views
-// (redacted); nothing here is ever a secret.
-type Event struct {
-	Type    EventKind `json:"type"`
-	Session string    `json:"session"`
-	Turn    string    `json:"turn"`
-	// Text is a text delta or a notice.
-	Text string `json:"text,omitempty"`
-	// CallID and Tool name a tool call; Card is its operator card view.
-	CallID string `json:"call_id,omitempty"`
-	Tool   string `json:"tool,omitempty"`
-	Card   string `json:"card,omitempty"`
-	// Decision is an approval's verdict (auto, allowed, denied, blocked).
-	Decision string `json:"decision,omitempty"`
-	// Result is a tool result's operator view.
-	Result  string           `json:"result,omitempty"`
-	IsError bool             `json:"is_error,omitempty"`
-	Usage   *providers.Usage `json:"usage,omitempty"`
-	// Status ends a turn: done, failed, cancelled, step_cap.
-	Status string `json:"status,omitempty"`
-	Error  string `json:"error,omitempty"`
-	// Agent and ParentAgent tag a child agent's event with its session id
-	// and its parent's (empty for the front end's own session's events),
-	// so that a front end can render a tree.
-	Agent       string `json:"agent,omitempty"`
-	ParentAgent string `json:"parent_agent,omitempty"`
-	EventDetail
-}
+// Event is what a front end is shown (turnevent.Event, its wire form).
+type Event = turnevent.Event
 
 // ChildShower is a front end that also shows its children's events
 // (tagged with Agent and ParentAgent). A front end without it gets none:

@@ -9,8 +9,10 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Request is one recognised invocation.
@@ -26,8 +28,27 @@ type Request struct {
 	// Tool and Args are a tools call's NAME and ARGS_JSON (as given: ""
 	// when left out); Tool is also audit's --tool.
 	Tool, Args string
-	// Task is `tasks show`'s and `tasks logs`' ID (or "last").
+	// Task is the ID (or "last") of `tasks show`, `logs`, `wait` and
+	// `cancel`.
 	Task string
+	// Follow is `tasks logs --follow`; Timeout and ExitCode are `tasks
+	// wait`'s --timeout (DefaultWaitTimeout if not given) and --exit-code.
+	Follow bool
+	// Session is `sessions show`'s ID and `run --session`'s (or "last").
+	Session string
+	// A run's model flags (their environment variables applied), its
+	// --approve rules in order, its --tool-display ("" for the default)
+	// and its prompt (the words joined by spaces).
+	Model, BaseURL                           string
+	MaxSteps, ContextWindow, MaxOutputTokens int
+	Approve                                  []string
+	ToolDisplay, Prompt                      string
+	// Principal and MaxRequestKiB are `mcp serve`'s --principal and
+	// --max-request-kib (DefaultMCPMaxRequestKiB when not given).
+	Principal     string
+	MaxRequestKiB int
+	Timeout       time.Duration
+	ExitCode      bool
 	// Kind and Limit are audit's --kind and --limit (default 50).
 	Kind  string
 	Limit int
@@ -50,8 +71,10 @@ const detachedEnv = "DEMIURGE_DETACHED_REPORT_FD"
 //	demiurge [--state DIR | --state=DIR] host status [--json]
 //	demiurge [--state|--core|--workspace|--plugin-dir VALUE | -q | --no-color]... tools call [--json] NAME [ARGS_JSON]
 //
-// and only when the environment leaves the long-lived host on
-// (DEMIURGE_HOST is not "off") and sets no typed global flag. Anything
+// and audit, tasks list|show|logs|wait|cancel, sessions list|show, run
+// and mcp serve (parseAudit, parseTasks, parseSessions, parseRun,
+// parseMCPServe say how), and only when the environment leaves the
+// long-lived host on (DEMIURGE_HOST is not "off") and sets no typed global flag. Anything
 // else reports false: a flag it does not know (--approve, --core-id,
 // --session, a flag after NAME, …), a repeated flag, arguments from a
 // file (@FILE), a word that starts with "-" where NAME or ARGS_JSON
@@ -74,6 +97,15 @@ func Parse(args []string, getenv func(string) string) (Request, bool) {
 	}
 	if tasks, ok := parseTasks(args, getenv); ok {
 		return tasks, true
+	}
+	if sessions, ok := parseSessions(args, getenv); ok {
+		return sessions, true
+	}
+	if run, ok := parseRun(args, getenv); ok {
+		return run, true
+	}
+	if serve, ok := parseMCPServe(args, getenv); ok {
+		return serve, true
 	}
 	i := 0
 	if i < len(args) && strings.HasPrefix(args[i], "--state") {
@@ -170,36 +202,270 @@ func parseAudit(args []string, getenv func(string) string) (Request, bool) {
 	return r, true
 }
 
+// taskCommands are the tasks subcommands the front end answers, with
+// the flags each takes besides --json.
+var taskCommands = map[string][]string{"list": nil, "show": nil, "logs": {"--follow", "-f"},
+	"wait": {"--timeout", "--exit-code"}, "cancel": nil}
+
+// DefaultWaitTimeout is `tasks wait` without --timeout (the full CLI's).
+const DefaultWaitTimeout = 30 * time.Second
+
 // parseTasks recognises
 //
 //	demiurge [--state|--core|--workspace|--plugin-dir VALUE | -q | --no-color]... tasks list [--json]
-//	demiurge [...the same...] tasks show [--json] ID
-//	demiurge [...the same...] tasks show ID --json
-//	demiurge [...the same...] tasks logs [--json] ID (or ID --json; no --follow)
+//	demiurge [...the same...] tasks show|cancel ID
+//	demiurge [...the same...] tasks logs ID [--follow | -f]
+//	demiurge [...the same...] tasks wait ID [--timeout D | --timeout=D] [--exit-code]
 //
-// (Command "tasks list", "tasks show" or "tasks logs"; the full CLI moves a --json
-// after ID in front of it). Anything else after ID, or an ID that could
+// each with --json too, the flags before or after ID in any order, each
+// at most once (the full CLI moves flags after ID in front of it):
+// Command "tasks list", "tasks show", …. Any other word, a --timeout the
+// full CLI would refuse (not a positive duration), or an ID that could
 // be read as a flag or as asking for help, goes to the full CLI.
 func parseTasks(args []string, getenv func(string) string) (Request, bool) {
 	r, i, ok := parseShaping("tasks", args, getenv)
-	if !ok || len(args)-i < 2 || args[i] != "tasks" || (args[i+1] != "list" && args[i+1] != "show" && args[i+1] != "logs") {
+	if !ok || len(args)-i < 2 || args[i] != "tasks" {
 		return r, false
 	}
-	r.Command = "tasks " + args[i+1]
+	sub := args[i+1]
+	flags, known := taskCommands[sub]
+	if !known {
+		return r, false
+	}
+	r.Command = "tasks " + sub
+	if sub == "wait" {
+		r.Timeout = DefaultWaitTimeout
+	}
+	seen := map[string]bool{}
+	var ids []string
 	rest := args[i+2:]
-	if len(rest) > 0 && rest[0] == "--json" {
-		r.JSON, rest = true, rest[1:]
+	for j := 0; j < len(rest); j++ {
+		a := rest[j]
+		if !strings.HasPrefix(a, "-") {
+			ids = append(ids, a)
+			continue
+		}
+		name, value := a, ""
+		if strings.HasPrefix(a, "--timeout") && slices.Contains(flags, "--timeout") {
+			n, v, ok := FlagValue(rest, &j)
+			if !ok || n != "timeout" {
+				return r, false
+			}
+			name, value = "--timeout", v
+		}
+		if name == "-f" {
+			name = "--follow" // its alias
+		}
+		if seen[name] || (name != "--json" && !slices.Contains(flags, name)) {
+			return r, false
+		}
+		seen[name] = true
+		switch name {
+		case "--json":
+			r.JSON = true
+		case "--follow":
+			r.Follow = true
+		case "--exit-code":
+			r.ExitCode = true
+		case "--timeout":
+			d, err := time.ParseDuration(value)
+			if err != nil || d <= 0 {
+				return r, false
+			}
+			r.Timeout = d
+		}
 	}
-	if r.Command == "tasks list" {
-		return r, len(rest) == 0
+	if sub == "list" {
+		return r, len(ids) == 0
 	}
-	if !r.JSON && len(rest) == 2 && rest[1] == "--json" {
-		r.JSON, rest = true, rest[:1]
-	}
-	if len(rest) != 1 || rest[0] == "" || strings.HasPrefix(rest[0], "-") || rest[0] == "help" || rest[0] == "h" {
+	if len(ids) != 1 || ids[0] == "" || ids[0] == "help" || ids[0] == "h" {
 		return r, false
 	}
-	r.Task = rest[0]
+	r.Task = ids[0]
+	return r, true
+}
+
+// parseSessions recognises
+//
+//	demiurge [--state|--core|--workspace|--plugin-dir VALUE | -q | --no-color]... sessions list [--json]
+//	demiurge [...the same...] sessions show [--json] ID (or ID --json)
+//
+// (Command "sessions list" or "sessions show"; Session is ID or "last").
+// `sessions resume` runs a turn: the full CLI's.
+func parseSessions(args []string, getenv func(string) string) (Request, bool) {
+	r, i, ok := parseShaping("sessions", args, getenv)
+	if !ok || len(args)-i < 2 || args[i] != "sessions" || (args[i+1] != "list" && args[i+1] != "show") {
+		return r, false
+	}
+	r.Command = "sessions " + args[i+1]
+	var ids []string
+	for _, a := range args[i+2:] {
+		switch {
+		case a == "--json" && !r.JSON:
+			r.JSON = true
+		case strings.HasPrefix(a, "-"):
+			return r, false
+		default:
+			ids = append(ids, a)
+		}
+	}
+	if r.Command == "sessions list" {
+		return r, len(ids) == 0
+	}
+	if len(ids) != 1 || ids[0] == "" || ids[0] == "help" || ids[0] == "h" {
+		return r, false
+	}
+	r.Session = ids[0]
+	return r, true
+}
+
+// parseRun recognises
+//
+//	demiurge [GLOBAL]... run [--json] [--session ID] WORD...
+//	demiurge [GLOBAL]... sessions resume [--json] ID WORD...
+//
+// where GLOBAL is --state, --core, --workspace, --plugin-dir, --model,
+// --base-url, --tool-display VALUE, --max-steps, --context-window,
+// --max-output-tokens N (a plain decimal), --approve RULE (repeatable),
+// -q or --no-color, each other flag at most once and before `run`; run's
+// flags may stand among the words. The prompt must be in the words: a
+// prompt on standard input is the full CLI's (the front end could not
+// hand it over once read). A word that starts with "-" (other than
+// those flags), "--", "help" or "h" first, or no word with text goes to
+// the full CLI.
+func parseRun(args []string, getenv func(string) string) (Request, bool) {
+	r := Request{Command: "run", State: getenv("DEMIURGE_STATE"), Core: getenv("DEMIURGE_CORE"),
+		Workspace: getenv("DEMIURGE_WORKSPACE"), PluginDir: getenv("DEMIURGE_PLUGIN_DIR"),
+		Timezone: getenv("DEMIURGE_TIMEZONE"), Model: getenv("DEMIURGE_MODEL"), BaseURL: getenv("DEMIURGE_BASE_URL")}
+	if getenv(detachedEnv) != "" {
+		return r, false
+	}
+	i, ok := runGlobals(&r, args)
+	if !ok {
+		return r, false
+	}
+	// `sessions resume ID WORDS...` is `run --session ID WORDS...` (the
+	// full CLI runs the same turn).
+	resume := len(args)-i >= 2 && args[i] == "sessions" && args[i+1] == "resume"
+	if !resume && (i >= len(args) || args[i] != "run") {
+		return r, false
+	}
+	var words []string
+	rest := args[i+1:]
+	if resume {
+		rest = args[i+2:]
+	}
+	for j := 0; j < len(rest); j++ {
+		a := rest[j]
+		switch {
+		case a == "--json" && !r.JSON:
+			r.JSON = true
+		case strings.HasPrefix(a, "--session") && r.Session == "" && !resume:
+			name, value, ok := FlagValue(rest, &j)
+			if !ok || name != "session" {
+				return r, false
+			}
+			r.Session = value
+		case strings.HasPrefix(a, "-"):
+			return r, false
+		default:
+			words = append(words, a)
+		}
+	}
+	if resume {
+		// The first word is the session; the prompt must follow it.
+		if len(words) < 2 || words[0] == "help" || words[0] == "h" || words[0] == "" {
+			return r, false
+		}
+		r.Session, words = words[0], words[1:]
+	}
+	if len(words) == 0 || words[0] == "help" || words[0] == "h" {
+		return r, false
+	}
+	r.Prompt = strings.Join(words, " ")
+	return r, strings.TrimSpace(r.Prompt) != ""
+}
+
+// runGlobals reads the global flags `run` and `mcp serve` may give
+// before their words (parseRun says which) into r, and says where the
+// command's words start; false at any other flag, a repeated one (but
+// --approve) or a number the full CLI might read otherwise.
+func runGlobals(r *Request, args []string) (int, bool) {
+	values := map[string]*string{"state": &r.State, "core": &r.Core, "workspace": &r.Workspace, "plugin-dir": &r.PluginDir,
+		"model": &r.Model, "base-url": &r.BaseURL, "tool-display": &r.ToolDisplay}
+	ints := map[string]*int{"max-steps": &r.MaxSteps, "context-window": &r.ContextWindow, "max-output-tokens": &r.MaxOutputTokens}
+	switches := map[string]*bool{"-q": &r.Quiet, "--quiet": &r.Quiet, "--no-color": &r.NoColor}
+	seen := map[string]bool{}
+	i := 0
+	for ; i < len(args) && strings.HasPrefix(args[i], "-"); i++ {
+		if p := switches[args[i]]; p != nil && !*p {
+			*p = true
+			continue
+		}
+		name, value, ok := FlagValue(args, &i)
+		if !ok || (seen[name] && name != "approve") {
+			return 0, false
+		}
+		seen[name] = true
+		switch {
+		case name == "approve":
+			r.Approve = append(r.Approve, value)
+		case values[name] != nil:
+			*values[name] = value
+		case ints[name] != nil:
+			if !limitValue.MatchString(value) {
+				return 0, false
+			}
+			*ints[name], _ = strconv.Atoi(value)
+		default:
+			return 0, false
+		}
+	}
+	return i, true
+}
+
+// DefaultMCPMaxRequestKiB is `mcp serve --max-request-kib`'s default,
+// the full CLI's (host/mcpserve.DefaultMaxRequestBytes; a test checks).
+const DefaultMCPMaxRequestKiB = 4 << 10
+
+// parseMCPServe recognises
+//
+//	demiurge [GLOBAL]... mcp serve [--principal P] [--max-request-kib N]
+//
+// (GLOBAL as for run; the flags after serve each at most once, N a plain
+// decimal): stdio, through the host. --http and every other flag, an
+// argument, go to the full CLI.
+func parseMCPServe(args []string, getenv func(string) string) (Request, bool) {
+	r := Request{Command: "mcp serve", State: getenv("DEMIURGE_STATE"), Core: getenv("DEMIURGE_CORE"),
+		Workspace: getenv("DEMIURGE_WORKSPACE"), PluginDir: getenv("DEMIURGE_PLUGIN_DIR"),
+		Timezone: getenv("DEMIURGE_TIMEZONE"), MaxRequestKiB: DefaultMCPMaxRequestKiB}
+	if getenv(detachedEnv) != "" {
+		return r, false
+	}
+	i, ok := runGlobals(&r, args)
+	if !ok || len(args)-i < 2 || args[i] != "mcp" || args[i+1] != "serve" {
+		return r, false
+	}
+	seen := map[string]bool{}
+	rest := args[i+2:]
+	for j := 0; j < len(rest); j++ {
+		name, value, ok := FlagValue(rest, &j)
+		if !ok || seen[name] {
+			return r, false
+		}
+		seen[name] = true
+		switch name {
+		case "principal":
+			r.Principal = value
+		case "max-request-kib":
+			if !limitValue.MatchString(value) {
+				return r, false
+			}
+			r.MaxRequestKiB, _ = strconv.Atoi(value)
+		default:
+			return r, false
+		}
+	}
 	return r, true
 }
 

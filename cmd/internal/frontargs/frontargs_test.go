@@ -1,6 +1,10 @@
 package frontargs
 
-import "testing"
+import (
+	"reflect"
+	"testing"
+	"time"
+)
 
 func TestParse(t *testing.T) {
 	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
@@ -37,7 +41,7 @@ func TestParse(t *testing.T) {
 		{nil, none, Request{}, false},
 	} {
 		got, ok := Parse(tc.args, tc.getenv)
-		if ok != tc.ok || (ok && got != tc.want) {
+		if ok != tc.ok || (ok && !reflect.DeepEqual(got, tc.want)) {
 			t.Errorf("Parse(%q) = %+v, %v; want %+v, %v", tc.args, got, ok, tc.want, tc.ok)
 		}
 	}
@@ -92,7 +96,7 @@ func TestParseToolsCall(t *testing.T) {
 		{[]string{"tools", "show", "t"}, none, Request{}, false},
 	} {
 		got, ok := Parse(tc.args, tc.getenv)
-		if ok != tc.ok || (ok && got != tc.want) {
+		if ok != tc.ok || (ok && !reflect.DeepEqual(got, tc.want)) {
 			t.Errorf("Parse(%q) = %+v, %v; want %+v, %v", tc.args, got, ok, tc.want, tc.ok)
 		}
 	}
@@ -127,7 +131,7 @@ func TestParseAudit(t *testing.T) {
 		{[]string{"audit"}, env(map[string]string{"DEMIURGE_HOST": "off"}), Request{}, false},
 	} {
 		got, ok := Parse(tc.args, tc.getenv)
-		if ok != tc.ok || (ok && got != tc.want) {
+		if ok != tc.ok || (ok && !reflect.DeepEqual(got, tc.want)) {
 			t.Errorf("Parse(%q) = %+v, %v; want %+v, %v", tc.args, got, ok, tc.want, tc.ok)
 		}
 	}
@@ -164,15 +168,85 @@ func TestParseTasks(t *testing.T) {
 		{[]string{"tasks", "show", ""}, none, Request{}, false},
 		{[]string{"tasks", "logs", "a"}, none, Request{Command: "tasks logs", Task: "a"}, true},
 		{[]string{"tasks", "logs", "a", "--json"}, none, Request{Command: "tasks logs", Task: "a", JSON: true}, true},
-		{[]string{"tasks", "logs", "--follow", "a"}, none, Request{}, false},
-		{[]string{"tasks", "logs", "a", "-f"}, none, Request{}, false},
-		{[]string{"tasks", "cancel", "a"}, none, Request{}, false},
-		{[]string{"tasks", "wait", "a"}, none, Request{}, false},
+		{[]string{"tasks", "logs", "--follow", "a"}, none, Request{Command: "tasks logs", Task: "a", Follow: true}, true},
+		{[]string{"tasks", "logs", "a", "-f", "--json"}, none, Request{Command: "tasks logs", Task: "a", Follow: true, JSON: true}, true},
+		{[]string{"tasks", "logs", "-f", "a", "--follow"}, none, Request{}, false},
+		{[]string{"tasks", "logs", "--f", "a"}, none, Request{}, false},
+		{[]string{"tasks", "logs", "--follow=true", "a"}, none, Request{}, false},
+		{[]string{"tasks", "show", "--follow", "a"}, none, Request{}, false},
+		{[]string{"tasks", "cancel", "a"}, none, Request{Command: "tasks cancel", Task: "a"}, true},
+		{[]string{"tasks", "cancel", "--json", "a"}, none, Request{Command: "tasks cancel", Task: "a", JSON: true}, true},
+		{[]string{"tasks", "cancel", "a", "b"}, none, Request{}, false},
+		{[]string{"tasks", "cancel", "--timeout", "1s", "a"}, none, Request{}, false},
+		{[]string{"tasks", "wait", "a"}, none, Request{Command: "tasks wait", Task: "a", Timeout: DefaultWaitTimeout}, true},
+		{[]string{"tasks", "wait", "a", "--timeout", "1m30s", "--exit-code", "--json"}, none,
+			Request{Command: "tasks wait", Task: "a", Timeout: 90 * time.Second, ExitCode: true, JSON: true}, true},
+		{[]string{"tasks", "wait", "--timeout=250ms", "last"}, none, Request{Command: "tasks wait", Task: "last", Timeout: 250 * time.Millisecond}, true},
+		{[]string{"tasks", "wait", "--timeout", "0s", "a"}, none, Request{}, false},
+		{[]string{"tasks", "wait", "--timeout", "-1s", "a"}, none, Request{}, false},
+		{[]string{"tasks", "wait", "--timeout", "soon", "a"}, none, Request{}, false},
+		{[]string{"tasks", "wait", "--timeout", "1s", "--timeout", "2s", "a"}, none, Request{}, false},
+		{[]string{"tasks", "wait", "a", "--timeout"}, none, Request{}, false},
+		{[]string{"tasks", "wait", "-timeout", "1s", "a"}, none, Request{}, false},
+		{[]string{"tasks", "wait", "--exit-code=true", "a"}, none, Request{}, false},
+		{[]string{"tasks", "wait", "--follow", "a"}, none, Request{}, false},
+		{[]string{"tasks", "subagents"}, none, Request{}, false},
+		{[]string{"sessions", "list"}, none, Request{Command: "sessions list"}, true},
+		{[]string{"--state", "/s", "sessions", "list", "--json"}, none, Request{Command: "sessions list", State: "/s", JSON: true}, true},
+		{[]string{"sessions", "show", "last"}, none, Request{Command: "sessions show", Session: "last"}, true},
+		{[]string{"sessions", "show", "ses_1", "--json"}, none, Request{Command: "sessions show", Session: "ses_1", JSON: true}, true},
+		{[]string{"sessions", "show", "--json", "ses_1", "--json"}, none, Request{}, false},
+		{[]string{"sessions", "show"}, none, Request{}, false},
+		{[]string{"sessions", "show", "a", "b"}, none, Request{}, false},
+		{[]string{"sessions", "show", "-h"}, none, Request{}, false},
+		{[]string{"sessions", "show", "help"}, none, Request{}, false},
+		{[]string{"sessions", "list", "x"}, none, Request{}, false},
+		{[]string{"sessions", "resume", "ses_1", "go on"}, none, Request{Command: "run", Session: "ses_1", Prompt: "go on"}, true},
+		{[]string{"sessions"}, none, Request{}, false},
+		{[]string{"--principal", "p", "sessions", "list"}, none, Request{}, false},
+		{[]string{"sessions", "list"}, off, Request{}, false},
+		{[]string{"run", "fix", "it"}, none, Request{Command: "run", Prompt: "fix it"}, true},
+		{[]string{"--model", "openai:x", "--approve", "allow:a", "--approve=deny:b", "--max-steps", "7", "--tool-display", "full", "run", "--json", "go", "--session", "last", "on"}, none,
+			Request{Command: "run", Model: "openai:x", Approve: []string{"allow:a", "deny:b"}, MaxSteps: 7, ToolDisplay: "full", JSON: true, Session: "last", Prompt: "go on"}, true},
+		{[]string{"--state", "/s", "-q", "run", "--session=ses_1", "x"}, none, Request{Command: "run", State: "/s", Quiet: true, Session: "ses_1", Prompt: "x"}, true},
+		{[]string{"run"}, none, Request{}, false},
+		{[]string{"run", "--json"}, none, Request{}, false},
+		{[]string{"run", " "}, none, Request{}, false},
+		{[]string{"run", "help"}, none, Request{}, false},
+		{[]string{"run", "-x"}, none, Request{}, false},
+		{[]string{"run", "--", "x"}, none, Request{}, false},
+		{[]string{"run", "x", "--model", "openai:x"}, none, Request{}, false},
+		{[]string{"run", "--json", "--json", "x"}, none, Request{}, false},
+		{[]string{"run", "--session", "a", "--session", "b", "x"}, none, Request{}, false},
+		{[]string{"--max-steps", "010", "run", "x"}, none, Request{}, false},
+		{[]string{"--max-steps", "-1", "run", "x"}, none, Request{}, false},
+		{[]string{"--model", "a:b", "--model", "c:d", "run", "x"}, none, Request{}, false},
+		{[]string{"--core-id", "a", "run", "x"}, none, Request{}, false},
+		{[]string{"--sandbox", "off", "run", "x"}, none, Request{}, false},
+		{[]string{"--principal", "p", "run", "x"}, none, Request{}, false},
+		{[]string{"run", "x"}, off, Request{}, false},
+		{[]string{"sessions", "resume", "last", "go", "on"}, none, Request{Command: "run", Session: "last", Prompt: "go on"}, true},
+		{[]string{"-q", "sessions", "resume", "ses_1", "--json", "x"}, none, Request{Command: "run", Quiet: true, Session: "ses_1", JSON: true, Prompt: "x"}, true},
+		{[]string{"sessions", "resume", "ses_1"}, none, Request{}, false},
+		{[]string{"sessions", "resume"}, none, Request{}, false},
+		{[]string{"sessions", "resume", "help", "x"}, none, Request{}, false},
+		{[]string{"sessions", "resume", "--session", "a", "ses_1", "x"}, none, Request{}, false},
+		{[]string{"sessions", "resume", "ses_1", " "}, none, Request{}, false},
+		{[]string{"mcp", "serve"}, none, Request{Command: "mcp serve", MaxRequestKiB: DefaultMCPMaxRequestKiB}, true},
+		{[]string{"--state", "/s", "--approve", "allow:a", "mcp", "serve", "--principal", "alice", "--max-request-kib=64"}, none,
+			Request{Command: "mcp serve", State: "/s", Approve: []string{"allow:a"}, Principal: "alice", MaxRequestKiB: 64}, true},
+		{[]string{"mcp", "serve", "--http", "127.0.0.1:0"}, none, Request{}, false},
+		{[]string{"mcp", "serve", "x"}, none, Request{}, false},
+		{[]string{"mcp", "serve", "--principal", "a", "--principal", "b"}, none, Request{}, false},
+		{[]string{"mcp", "serve", "--max-request-kib", "0x10"}, none, Request{}, false},
+		{[]string{"mcp", "serve", "--principal"}, none, Request{}, false},
+		{[]string{"mcp", "list"}, none, Request{}, false},
+		{[]string{"mcp", "serve"}, off, Request{}, false},
 		{[]string{"--principal", "p", "tasks", "list"}, none, Request{}, false},
 		{[]string{"tasks", "list"}, off, Request{}, false},
 	} {
 		got, ok := Parse(tc.args, tc.getenv)
-		if ok != tc.ok || (ok && got != tc.want) {
+		if ok != tc.ok || (ok && !reflect.DeepEqual(got, tc.want)) {
 			t.Errorf("Parse(%q) = %+v, %v; want %+v, %v", tc.args, got, ok, tc.want, tc.ok)
 		}
 	}

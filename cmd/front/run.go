@@ -1,0 +1,197 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"demiurge.dev/catalog"
+	"demiurge.dev/cmd/internal/frontargs"
+	"demiurge.dev/cmd/internal/frontview"
+	"demiurge.dev/cmd/internal/interrupt"
+	"demiurge.dev/host/hostd/hostclient"
+	"demiurge.dev/host/providers/modelname"
+	"demiurge.dev/host/turn/turnevent"
+	"demiurge.dev/shared/hostv1"
+)
+
+// exitUsage is the full CLI's status for a mistake in how a command was
+// called.
+const exitUsage = 2
+
+// run is `demiurge run PROMPT` through the running host, as the full
+// CLI's runViaHost makes it: the host runs the turn in a session of this
+// front end's and streams its events here, printed by frontview.Headless
+// (the full CLI's printer); no one answers approvals (denied unless an
+// --approve rule decided); the model key the host asks for is read from
+// this environment. Until the turn has been asked for it hands over
+// (handed=true, nothing printed) whenever the full CLI might do something
+// else: a flag value it would refuse, no host of these options, a host
+// too old for runs, `--session last` with no conversation. After, it
+// never hands over (the turn would run twice).
+func run(req frontargs.Request, state string) (code int, handed bool) {
+	display, err := catalog.ParseDisplayMode(req.ToolDisplay)
+	if req.ToolDisplay == "" {
+		display, err = catalog.DisplaySummary, nil
+	}
+	if err != nil {
+		return 0, true
+	}
+	if req.Model != "" {
+		if _, _, err := modelname.Parse(req.Model); err != nil {
+			return 0, true
+		}
+	}
+	dialCtx, cancelDial := context.WithTimeout(context.Background(), time.Minute)
+	defer cancelDial()
+	cl, ok := dialShaped(dialCtx, req, state)
+	if !ok {
+		return 0, true
+	}
+	defer cl.Close()
+	if cl.Needs(3, "run") != nil {
+		return 0, true
+	}
+	id := req.Session
+	if id == "last" {
+		// The host's last conversation, as the full CLI takes it.
+		var list []hostclient.Conversation
+		if cl.Needs(2, "sessions") != nil {
+			return 0, true
+		}
+		res, err := cl.Conversations(dialCtx, &hostv1.ConversationsRequest{})
+		if err != nil || json.Unmarshal(res.Json, &list) != nil || len(list) == 0 {
+			return 0, true
+		}
+		id = list[len(list)-1].ID
+	}
+	stream, err := cl.Session(context.Background())
+	if err != nil {
+		return 0, true
+	}
+	open := &hostv1.OpenSession{Approve: req.Approve, Resume: id}
+	turn := &hostv1.RunTurn{Prompt: req.Prompt, Model: req.Model, BaseUrl: req.BaseURL, MaxSteps: int32(req.MaxSteps),
+		ContextWindow: int32(req.ContextWindow), MaxOutputTokens: int32(req.MaxOutputTokens)}
+	if err := stream.Send(&hostv1.FrontEndMessage{Msg: &hostv1.FrontEndMessage_Open{Open: open}}); err != nil {
+		return 0, true
+	}
+	// From here the turn may be running: what happens is reported.
+	fe := frontview.NewHeadless(os.Stdout, os.Stderr, req.JSON, display)
+	err = receiveRun(cl, stream, turn, fe)
+	return runExit(err), false
+}
+
+// runEnd is how a run through the host ended, as the full CLI's error
+// from runViaHost: its message ("" when printed already or none) and
+// exit status; usage marks the full CLI's usage error.
+type runEnd struct {
+	msg   string
+	code  int
+	usage bool
+}
+
+func (e *runEnd) Error() string { return e.msg }
+
+// receiveRun asks for the turn and prints its events until it ends.
+func receiveRun(cl *hostclient.Client, stream hostv1.Host_SessionClient, turn *hostv1.RunTurn, fe *frontview.Headless) error {
+	gone := func(err error) error {
+		fmt.Fprintf(os.Stderr, "demiurge: the host (pid %d) went away during the run: %v\n", cl.PID, err)
+		return &runEnd{code: 1}
+	}
+	if err := stream.Send(&hostv1.FrontEndMessage{Msg: &hostv1.FrontEndMessage_Run{Run: turn}}); err != nil {
+		return gone(err)
+	}
+	ctx, stop := interrupt.Context(context.Background())
+	defer stop()
+	go func() {
+		<-ctx.Done()
+		if sig := interrupt.Caught.Load(); sig != 0 {
+			_ = stream.Send(&hostv1.FrontEndMessage{Msg: &hostv1.FrontEndMessage_Interrupt{Interrupt: &hostv1.Interrupt{Signal: sig - 128}}})
+		}
+		// A second Ctrl-C is not caught: it ends the process at once.
+		stop()
+	}()
+	for {
+		m, err := stream.Recv()
+		if err != nil {
+			st, _ := status.FromError(err)
+			switch st.Code() {
+			case codes.NotFound, codes.FailedPrecondition, codes.InvalidArgument:
+				return errors.New(st.Message())
+			}
+			return gone(err)
+		}
+		switch x := m.Msg.(type) {
+		case *hostv1.HostMessage_Event:
+			var ev turnevent.Event
+			if err := json.Unmarshal(x.Event, &ev); err != nil {
+				return fmt.Errorf("the host sent an event this demiurge cannot read: %w", err)
+			}
+			switch {
+			case ev.Type == turnevent.EventResult:
+				fe.ShowResult(ev)
+			case ev.Agent != "":
+				fe.ShowChild(ev)
+			default:
+				fe.Show(ev)
+			}
+		case *hostv1.HostMessage_Warning:
+			fe.Warn(x.Warning)
+		case *hostv1.HostMessage_Env:
+			// The model key the host's run needs, from this environment.
+			ans := &hostv1.EnvAnswer{Id: x.Env.Id, Value: os.Getenv(x.Env.Name)}
+			if err := stream.Send(&hostv1.FrontEndMessage{Msg: &hostv1.FrontEndMessage_Env{Env: ans}}); err != nil {
+				return gone(err)
+			}
+		case *hostv1.HostMessage_Approval:
+			// A run's front end answers nothing: deny.
+			ans := &hostv1.ApprovalAnswer{Id: x.Approval.Id}
+			if err := stream.Send(&hostv1.FrontEndMessage{Msg: &hostv1.FrontEndMessage_Answer{Answer: ans}}); err != nil {
+				return gone(err)
+			}
+		case *hostv1.HostMessage_Ended:
+			stream.CloseSend()
+			code, msg := int(x.Ended.ExitCode), x.Ended.Error
+			if code == 0 {
+				return nil
+			}
+			return &runEnd{msg: msg, code: code, usage: code == exitUsage}
+		}
+	}
+}
+
+// runExit prints err as the full CLI's main does and returns the exit
+// status: after a signal, its status (and the error unless it is only
+// the cancellation); a usage error with the pointer to help; any other
+// error with "demiurge: ".
+func runExit(err error) int {
+	if caught := interrupt.Caught.Load(); caught != 0 {
+		if err != nil && !errors.Is(err, context.Canceled) && err.Error() != "" {
+			fmt.Fprintf(os.Stderr, "demiurge: %v\n", err)
+		}
+		return int(caught)
+	}
+	if err == nil {
+		return 0
+	}
+	var end *runEnd
+	if !errors.As(err, &end) {
+		fmt.Fprintf(os.Stderr, "demiurge: %v\n", err)
+		return 1
+	}
+	if end.usage {
+		fmt.Fprintf(os.Stderr, "demiurge: %s\n", end.msg)
+		fmt.Fprintln(os.Stderr, "run 'demiurge help' for usage")
+		return exitUsage
+	}
+	if end.msg != "" {
+		fmt.Fprintf(os.Stderr, "demiurge: %s\n", end.msg)
+	}
+	return end.code
+}

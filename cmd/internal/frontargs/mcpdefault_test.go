@@ -1,0 +1,15 @@
+package frontargs
+
+import (
+	"testing"
+
+	"demiurge.dev/host/mcpserve"
+)
+
+// TestMCPDefaultIsMcpserves: the front end sends the full CLI's default
+// --max-request-kib, which is host/mcpserve's (not linked here).
+func TestMCPDefaultIsMcpserves(t *testing.T) {
+	if DefaultMCPMaxRequestKiB<<10 != mcpserve.DefaultMaxRequestBytes {
+		t.Fatalf("DefaultMCPMaxRequestKiB is %d KiB, mcpserve.DefaultMaxRequestBytes %d bytes", DefaultMCPMaxRequestKiB, mcpserve.DefaultMaxRequestBytes)
+	}
+}
