@@ -68,6 +68,13 @@ func (s *Store) enqueueLocked(ctx context.Context, req *appendReq) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("append event: %w", err)
 	}
+	// Room in the queue: no need to watch ctx (a context may start its
+	// timer only when asked for Done; dispatch's audit context does).
+	select {
+	case s.queue <- req:
+		return nil
+	default:
+	}
 	select {
 	case s.queue <- req:
 		return nil
