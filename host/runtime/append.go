@@ -160,6 +160,10 @@ func (s *Store) gather(group []*appendReq) []*appendReq {
 func (s *Store) commit(group []*appendReq) {
 	err := s.db.Update(func(tx *bolt.Tx) error {
 		b := tx.Bucket([]byte(BucketEvents))
+		// Event keys only grow (NextSequence): pages filled to the brim
+		// are never split again, so a commit writes about half the pages
+		// bbolt's default of half-full leaves give.
+		b.FillPercent = 1.0
 		for _, req := range group {
 			if req.apply != nil {
 				if err := req.apply(tx); err != nil {
