@@ -8,7 +8,8 @@ import (
 
 // simpleSchema is a schema written only with keywords whose meaning is
 // plain: type, properties, required, additionalProperties as a boolean,
-// items as a schema, minLength and maxLength, and annotations. Most tool
+// items as a schema, minLength and maxLength, minimum and maximum written
+// as integers, and annotations. Most tool
 // schemas (MCP tools' especially) are of this kind. For them, a value that
 // certainly satisfies the schema is recognised without the validator,
 // which costs about a microsecond a call even for one string; anything it
@@ -22,6 +23,15 @@ type simpleSchema struct {
 	closed         bool // additionalProperties: false
 	items          *simpleSchema
 	minLen, maxLen int // -1: no bound
+	// min and max are minimum and maximum; only an integer value in plain
+	// digits is certain to meet them (any other number: the validator).
+	min, max intBound
+}
+
+// intBound is an inclusive bound written as an integer in plain digits.
+type intBound struct {
+	set bool
+	n   int64
 }
 
 type jsonTypes uint8
@@ -106,6 +116,14 @@ func compileSimple(doc any, depth int) *simpleSchema {
 			if s.maxLen = count(v); s.maxLen < 0 {
 				return nil
 			}
+		case k == "minimum":
+			if s.min = parseBound(v); !s.min.set {
+				return nil
+			}
+		case k == "maximum":
+			if s.max = parseBound(v); !s.max.set {
+				return nil
+			}
 		default:
 			return nil
 		}
@@ -148,6 +166,32 @@ func count(v any) int {
 	return i
 }
 
+// parseBound reads minimum or maximum: an integer in plain digits of at
+// most 18 of them, with a sign; unset for anything else (1.5, 1e3), which
+// leaves the schema to the validator.
+func parseBound(v any) intBound {
+	n, ok := v.(json.Number)
+	if !ok {
+		return intBound{}
+	}
+	i, ok := plainInt(string(n))
+	return intBound{set: ok, n: i}
+}
+
+// plainInt parses an integer in plain digits with an optional '-', of at
+// most 18 digits (so it fits an int64 exactly); ok is false otherwise.
+func plainInt(lit string) (int64, bool) {
+	digits := lit
+	if len(digits) > 0 && digits[0] == '-' {
+		digits = digits[1:]
+	}
+	if !plainDigits(digits) || len(digits) > 18 {
+		return 0, false
+	}
+	i, err := strconv.ParseInt(lit, 10, 64)
+	return i, err == nil
+}
+
 func plainDigits(s string) bool {
 	if s == "" {
 		return false
@@ -186,6 +230,12 @@ func (s *simpleSchema) satisfied(v any) bool {
 		}
 		if plainDigits(lit) {
 			t |= jInteger
+		}
+		if s.min.set || s.max.set {
+			i, ok := plainInt(string(x))
+			if !ok || s.min.set && i < s.min.n || s.max.set && i > s.max.n {
+				return false
+			}
 		}
 	case map[string]any:
 		t = jObject

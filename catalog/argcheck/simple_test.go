@@ -19,13 +19,28 @@ var simpleSchemas = []string{
 		`"f":{},"g":{"type":"array"},"h":{"type":"object","additionalProperties":true}}}`,
 	`{"type":"object","properties":{}}`,
 	`{"type":"object","title":"t","examples":[{}],"$comment":"c","properties":{"n":{"type":"integer","deprecated":true,"readOnly":false,"writeOnly":false}}}`,
+	// bounds written as integers (read_file's offset and limit)
+	`{"type":"object","properties":{"n":{"type":"integer","minimum":-3,"maximum":10},"b":{"type":["number","string"],"minimum":2}}}`,
+	`{"type":"object","properties":{"n":{"type":"number","maximum":-2147483647}},"additionalProperties":false}`,
+	`{"type":"object","properties":{"a":{"type":"integer","minimum":1}}}`,
+	readFileToolSchema,
 }
+
+// readFileToolSchema is the coding plugin's read_file schema as the SDK
+// derives it (fsops.ReadParams): the call the dispatch benchmark makes.
+const readFileToolSchema = `{"properties":{"path":{"type":"string","description":"File to read, relative to the workspace."},` +
+	`"offset":{"type":"integer","maximum":2147483647,"minimum":-2147483647,"description":"First line to return."},` +
+	`"limit":{"type":"integer","maximum":10000,"minimum":0,"description":"Maximum number of lines to return."}},` +
+	`"additionalProperties":false,"type":"object","required":["path"]}`
 
 // notSimple are schemas with a keyword or form compileSimple leaves to the
 // validator.
 var notSimple = []string{
 	`{"type":"object","properties":{"a":{"type":"string","enum":["x"]}}}`,
-	`{"type":"object","properties":{"a":{"type":"integer","minimum":1}}}`,
+	`{"type":"object","properties":{"a":{"type":"number","minimum":1.5}}}`,
+	`{"type":"object","properties":{"a":{"type":"integer","maximum":1e3}}}`,
+	`{"type":"object","properties":{"a":{"type":"integer","minimum":1234567890123456789}}}`,
+	`{"type":"object","properties":{"a":{"type":"integer","exclusiveMinimum":1}}}`,
 	`{"type":"object","properties":{"a":{"type":"string","format":"email"}}}`,
 	`{"type":"object","properties":{"a":{"type":"string","pattern":"^x"}}}`,
 	`{"type":"object","properties":{"a":true}}`,
@@ -73,6 +88,10 @@ var simpleValues = []string{
 	`{"a":"xy","b":1,"e":[{"y":1}]}`, `{"a":"xy","b":1,"e":{}}`, `{"a":"xy","b":1,"f":[null,{"q":1}],"g":[1,"x"],"h":{"k":[]}}`,
 	`{"a":"xy","b":1,"g":{}}`, `{"a":"xy","b":1,"c":"1"}`, `{"a":"xy","b":1,"d":"true"}`, `{"n":12345678901234567890}`,
 	`{"n":-3}`, `{"n":3.0}`, `{"n":"3"}`, `{"a":"xy","b":1,"h":1}`,
+	`{"n":-4}`, `{"n":10}`, `{"n":11}`, `{"n":-0}`, `{"n":1e1}`, `{"n":9.5}`, `{"n":-2147483647}`, `{"n":-2147483648}`,
+	`{"b":2}`, `{"b":1}`, `{"b":"1"}`, `{"b":1.99}`, `{"a":0}`, `{"a":1}`, `{"n":-99999999999999999999}`,
+	`{"path":"a.go"}`, `{"path":"a.go","offset":-5,"limit":100}`, `{"path":"a.go","limit":10001}`, `{"path":"a.go","limit":-1}`,
+	`{"path":"a.go","offset":2147483648}`, `{"offset":1}`,
 }
 
 // TestSimpleAgreesWithValidator: on every simple schema, a value the
@@ -101,6 +120,10 @@ func TestSimpleAgreesWithValidator(t *testing.T) {
 		{simpleSchemas[1], `{"a":"xy","b":1,"e":[{"x":1},{"x":2}]}`},
 		{simpleSchemas[1], `{"a":"é😀","b":null,"c":1.5,"d":false,"f":[null,{"q":1}],"g":[1,"x"],"h":{"k":[]}}`},
 		{simpleSchemas[3], `{"n":-3}`},
+		{simpleSchemas[4], `{"n":-3,"b":"x"}`},
+		{simpleSchemas[4], `{"n":10,"b":2}`},
+		{readFileToolSchema, `{"path":"small.txt"}`},
+		{readFileToolSchema, `{"path":"a.go","offset":-5,"limit":10000}`},
 	} {
 		v, _ := jsonvalue.Decode([]byte(tc.doc))
 		if !checker(t, tc.schema).simple.satisfied(v) {

@@ -46,8 +46,8 @@ func (t *Turn) finish(ctx context.Context, p *prepared, out Outcome, status Stat
 	body, err := auditData(p, out)
 	if err == nil {
 		// The audit record is written even when the caller gave up.
-		actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-		defer cancel()
+		actx := newAuditContext(ctx) // audit_ctx.go
+		defer actx.stop()
 		out.EventSeq, err = t.Events.Append(actx, runtime.Event{
 			Kind: EventKindToolCall, Session: t.Authority.Session,
 			Tool: p.call.Name, CallID: p.call.ID, Data: body,

@@ -86,3 +86,21 @@ func BenchmarkStructuredObject(b *testing.B) {
 		}
 	})
 }
+
+// The decoded strings are parts of one copy of the input, never of the
+// input itself: the result's bytes belong to the protobuf message, and a
+// view must not change when they are reused or overwritten.
+func TestFastObjectOwnsItsStrings(t *testing.T) {
+	in := []byte(`{"path":"small.txt","content":"one\ntwo","n":12}`)
+	got, ok := fastObject(in)
+	if !ok {
+		t.Fatal("left the shortcut")
+	}
+	want := jsonObject(in)
+	for i := range in {
+		in[i] = 'X'
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("after the input was overwritten: %#v, want %#v", got, want)
+	}
+}

@@ -164,7 +164,10 @@ func (a *Assessment) assessPath(fact *SubjectFact, s catalog.Subject, ws Workspa
 	// Relative to the root, so that a workspace under a directory that
 	// happens to look sensitive does not flag every file in it; both as
 	// written and as the symlinks lead.
-	fact.Sensitive = sensitivePath(rp.Abs, rp.Rel, rp.Inside) || sensitivePath(real.Abs, real.Rel, real.Inside)
+	// (The second check only when the symlinks led elsewhere: it is a pure
+	// function of the same three values otherwise.)
+	fact.Sensitive = sensitivePath(rp.Abs, rp.Rel, rp.Inside) ||
+		((real.Abs != rp.Abs || real.Rel != rp.Rel || real.Inside != rp.Inside) && sensitivePath(real.Abs, real.Rel, real.Inside))
 	inState := ws.inState(rp.Abs, real.Abs)
 	fact.Sensitive = fact.Sensitive || inState
 	a.addKey(ResourceKeyFS + rp.Abs)

@@ -48,6 +48,14 @@ func TestAssessFollowsSymlinks(t *testing.T) {
 	if a := assess(readSpec(), "keys/id_rsa"); !a.Subjects[0].Sensitive || a.Approval != catalog.ApprovalPrompt {
 		t.Errorf("read of .ssh through a link: sensitive %v, %v", a.Subjects[0].Sensitive, a.Approval)
 	}
+	// A name that is harmless as written (keys/config) and sensitive only
+	// where the link leads (.ssh/config): the real path is judged too.
+	if a := assess(readSpec(), "keys/config"); !a.Subjects[0].Sensitive || a.Approval != catalog.ApprovalPrompt {
+		t.Errorf("read of .ssh/config through a link: sensitive %v, %v", a.Subjects[0].Sensitive, a.Approval)
+	}
+	if a := assess(readSpec(), "alias/config"); a.Subjects[0].Sensitive {
+		t.Error("a/config through an inside link was judged sensitive")
+	}
 	if a := assess(readSpec(), "alias/x"); a.Approval != catalog.ApprovalAuto || a.Subjects[0].RealRel != "a/x" {
 		t.Errorf("read through an inside link: %v, real %q", a.Approval, a.Subjects[0].RealRel)
 	}

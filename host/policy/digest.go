@@ -4,26 +4,28 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
-	"hash"
 )
 
 // digest hashes fields with a length prefix each, so that no two different
-// field lists ("ab","c" and "a","bc") can share a fingerprint.
-type digest struct{ h hash.Hash }
+// field lists ("ab","c" and "a","bc") can share a fingerprint. The fields
+// are gathered in one buffer and hashed once: writing each to a hash.Hash
+// copied every string to the heap (an interface call takes a []byte).
+type digest struct{ buf []byte }
 
 func newDigest(domain string) *digest {
-	d := &digest{h: sha256.New()}
+	d := &digest{buf: make([]byte, 0, 256)}
 	d.add(domain)
 	return d
 }
 
 func (d *digest) add(fields ...string) {
-	var n [8]byte
 	for _, f := range fields {
-		binary.BigEndian.PutUint64(n[:], uint64(len(f)))
-		d.h.Write(n[:])
-		d.h.Write([]byte(f))
+		d.buf = binary.BigEndian.AppendUint64(d.buf, uint64(len(f)))
+		d.buf = append(d.buf, f...)
 	}
 }
 
-func (d *digest) hex() string { return hex.EncodeToString(d.h.Sum(nil)) }
+func (d *digest) hex() string {
+	sum := sha256.Sum256(d.buf)
+	return hex.EncodeToString(sum[:])
+}

@@ -115,12 +115,17 @@ func within(root, p string) (rel string, inside bool) {
 	if p == root {
 		return ".", true
 	}
-	prefix := root
-	if !strings.HasSuffix(prefix, string(filepath.Separator)) {
-		prefix += string(filepath.Separator)
-	}
-	if !strings.HasPrefix(p, prefix) {
+	// root, then a separator unless root ends in one ("/"): compared in
+	// place, not by building root+"/" on every call.
+	if !strings.HasPrefix(p, root) {
 		return "", false
 	}
-	return filepath.ToSlash(p[len(prefix):]), true
+	rest := p[len(root):]
+	if !strings.HasSuffix(root, string(filepath.Separator)) {
+		if rest == "" || rest[0] != filepath.Separator {
+			return "", false
+		}
+		rest = rest[1:]
+	}
+	return filepath.ToSlash(rest), true
 }

@@ -25,8 +25,11 @@ type Raw struct {
 	DisplayOutput    string
 	HasModelOutput   bool
 	HasDisplayOutput bool
-	Structured       map[string]any
-	ErrorText        string
+	// Structured is handed over: when redaction changes nothing in it,
+	// the record view holds this map itself, so the caller must not change
+	// it after Make.
+	Structured map[string]any
+	ErrorText  string
 	// ArgSecrets, when ArgsSearched is set, is Discover(Args, nil) as
 	// the caller found it already (dispatch searches a call's arguments
 	// once, for the plugin's stream redactor and for the views); Make then
@@ -142,7 +145,8 @@ func makeViews(raw Raw, given []Secret) (Views, error) {
 	}
 	var structured any
 	if raw.Structured != nil {
-		s, err := r.sanitize(raw.Structured, 0)
+		// Handed over: an unchanged result is the view as it is.
+		s, err := r.sanitizeKept(raw.Structured)
 		if err != nil {
 			return Views{}, fmt.Errorf("structured result: %w", err)
 		}

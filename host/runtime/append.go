@@ -68,6 +68,13 @@ func (s *Store) enqueueLocked(ctx context.Context, req *appendReq) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("append event: %w", err)
 	}
+	// Room in the queue: no need to watch ctx (a context may start its
+	// timer only when asked for Done; dispatch's audit context does).
+	select {
+	case s.queue <- req:
+		return nil
+	default:
+	}
 	select {
 	case s.queue <- req:
 		return nil
@@ -153,6 +160,10 @@ func (s *Store) gather(group []*appendReq) []*appendReq {
 func (s *Store) commit(group []*appendReq) {
 	err := s.db.Update(func(tx *bolt.Tx) error {
 		b := tx.Bucket([]byte(BucketEvents))
+		// Event keys only grow (NextSequence): pages filled to the brim
+		// are never split again, so a commit writes about half the pages
+		// bbolt's default of half-full leaves give.
+		b.FillPercent = 1.0
 		for _, req := range group {
 			if req.apply != nil {
 				if err := req.apply(tx); err != nil {

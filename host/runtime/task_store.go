@@ -77,6 +77,7 @@ func putEvent(tx *bolt.Tx, ev Event) error {
 		return err
 	}
 	b := tx.Bucket([]byte(BucketEvents))
+	b.FillPercent = 1.0 // keys only grow: see commit (append.go)
 	seq, err := b.NextSequence()
 	if err != nil {
 		return err
