@@ -9,18 +9,24 @@ import (
 	"demiurge.dev/host/untrusted/oracle"
 )
 
-// sameAsOracle fails t unless Screen finds in s exactly what the
-// screener before the word batches found: the same kinds, counts and
-// first offsets.
+// sameAsOracle fails t unless Screen, the byte scan and the scan by
+// masks each find in s exactly what the screener before the word batches
+// found: the same kinds, counts and first offsets. (Without vector code
+// the masks are blockMasks'; with it, vectorMasks' as far as they go.)
 func sameAsOracle(t *testing.T, s string) {
 	t.Helper()
-	got, want := Screen(s), oracle.Screen(s)
+	want := oracle.Screen(s)
 	w := Verdict{Flagged: want.Flagged}
 	for _, sg := range want.Signals {
 		w.Signals = append(w.Signals, Signal(sg))
 	}
-	if !reflect.DeepEqual(got, w) {
-		t.Fatalf("screening of %q:\n got %+v\nwant %+v", s, got, w)
+	for _, sc := range []struct {
+		name string
+		run  func(string) Verdict
+	}{{"Screen", Screen}, {"screenScan", screenScan}, {"screenSparse", screenSparse}} {
+		if got := sc.run(s); !reflect.DeepEqual(got, w) {
+			t.Fatalf("%s of %q:\n got %+v\nwant %+v", sc.name, s, got, w)
+		}
 	}
 }
 
@@ -64,6 +70,16 @@ func TestScreenIsTheOracles(t *testing.T) {
 	for n := 0; n < 20000; n++ {
 		var b strings.Builder
 		for k := r.IntN(40); k >= 0; k-- {
+			b.WriteString(pieces[r.IntN(len(pieces))])
+			b.WriteString(seps[r.IntN(len(seps))])
+		}
+		sameAsOracle(t, b.String())
+	}
+	// Texts of a few blocks of masks: words, markup and invisible
+	// characters across block edges, anchors' windows meeting or not.
+	for n := 0; n < 4000; n++ {
+		var b strings.Builder
+		for k := 20 + r.IntN(300); k >= 0; k-- {
 			b.WriteString(pieces[r.IntN(len(pieces))])
 			b.WriteString(seps[r.IntN(len(seps))])
 		}

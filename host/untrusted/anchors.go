@@ -1,0 +1,170 @@
+package untrusted
+
+// Every phrase rule needs, a few words before the word that completes
+// it, a word of one of a few roles: its anchor. Ordinary prose has few
+// anchors, so the sparse scan (sparse.go) runs the rules only over the
+// words near one (window), found by a filter over the bytes at each
+// word start (anchorFilter), and steps over the rest of the text by
+// counting words.
+
+// anchorRoles are the anchors' roles, one at least for each rule:
+// override (ignore ... instructions), instruction words (new
+// instructions, system prompt), anything (anything now), mode
+// (developer mode), vocatives (dear AI), you (you are an AI, you are
+// now), modals (AI agents must call), telling words (do not tell the
+// user) and now (you are now X).
+const anchorRoles = rOverride | rInstr | rAnything | rMode | rVocative | rYou | rModal | rTell | rNow
+
+// window is the words, before and after an anchor with roles r, that
+// the rules it may take part in look at (words.word): for each rule the
+// anchor, the word completing it and every word its checks read.
+//
+//	override ... instr/prior (within 6)       anchor, then 6 after
+//	new|system, leak (6 before) ... instr     6 before the instruction word
+//	anything now, developer mode, dear AI     the next word, the word before
+//	are (just before you) you are ... AI      1 before, 3 after
+//	AI (4 before) modal ... action (6 after)  4 before, 6 after
+//	neg (2 before) tell ... user (16 after)   2 before, 16 after
+//	you are now X                             2 before "now" (X is read ahead)
+func window(r uint32) (back, fwd int) {
+	atLeast := func(a *int, b int) {
+		if b > *a {
+			*a = b
+		}
+	}
+	if r&rOverride != 0 {
+		atLeast(&fwd, 6)
+	}
+	if r&rInstr != 0 {
+		atLeast(&back, 6)
+	}
+	if r&(rAnything|rVocative) != 0 {
+		atLeast(&fwd, 1)
+	}
+	if r&rMode != 0 {
+		atLeast(&back, 1)
+	}
+	if r&rYou != 0 {
+		atLeast(&back, 1)
+		atLeast(&fwd, 3)
+	}
+	if r&rModal != 0 {
+		atLeast(&back, 4)
+		atLeast(&fwd, 6)
+	}
+	if r&rTell != 0 {
+		atLeast(&back, 2)
+		atLeast(&fwd, 16)
+	}
+	if r&rNow != 0 {
+		atLeast(&back, 2)
+	}
+	return back, fwd
+}
+
+// maxBack is the most words any window reaches back.
+const maxBack = 6
+
+// The anchor filter looks at the six bytes from a word start: each byte
+// maps, by a 64-entry table per position (a letter by the low six bits
+// of its code, both cases), to the set of eight buckets of anchor words
+// it fits there; a word may be an anchor when a bucket fits all six.
+// The buckets of the three-, four- and five-letter anchors also require
+// the byte after the word to be no letter. Every anchor passes; other
+// words pass rarely ("that" failed once "show" had a bucket of its
+// own). One table lookup per position is one vector permute (VPERMB).
+const filterLen = 6
+
+// anchorBucket is the bucket of an anchor word, and whether the bucket
+// holds words of that length only (the byte after them is checked).
+func anchorBucket(w string) (b int, exact bool) {
+	switch n := len(w); {
+	case n == 3 && w == "now":
+		return 1, true
+	case n == 3:
+		return 0, true
+	case n == 4 && w == "show":
+		return 3, true
+	case n == 4:
+		return 2, true
+	case n == 5:
+		return 4, true
+	case n == 6:
+		return 5, false
+	case n <= 9:
+		return 6, false
+	}
+	return 7, false
+}
+
+// anchorTable[k][c&63] is the buckets a letter c fits at position k;
+// anchorOther[k] those any other byte fits there.
+var anchorTable, anchorOther = func() (t [filterLen][64]uint8, o [filterLen]uint8) {
+	lens := [8]int{} // the length of an exact bucket's words
+	for w, r := range vocabulary {
+		if r&anchorRoles == 0 {
+			continue
+		}
+		b, exact := anchorBucket(w)
+		if exact {
+			if lens[b] != 0 && lens[b] != len(w) {
+				panic("untrusted: anchor bucket of two lengths")
+			}
+			lens[b] = len(w)
+		}
+		for k := 0; k < filterLen && k < len(w); k++ {
+			t[k][w[k]&63] |= 1 << b        // lower case
+			t[k][(w[k]-0x20)&63] |= 1 << b // upper case
+		}
+	}
+	for b, n := range lens {
+		for k := n; n != 0 && k < filterLen; k++ {
+			o[k] |= 1 << b // the byte after the word, and any after it
+			if k > n {
+				for c := range t[k] {
+					t[k][c] |= 1 << b
+				}
+			}
+		}
+	}
+	return t, o
+}()
+
+// anchorAt reports whether the six bytes of s from i (zero past its end)
+// pass the anchor filter: the scalar form of the vector filter.
+func anchorAt(s string, i int) bool {
+	acc := uint8(0xff)
+	for k := 0; k < filterLen; k++ {
+		c := byte(0)
+		if i+k < len(s) {
+			c = s[i+k]
+		}
+		if class[c] == clsLetter {
+			acc &= anchorTable[k][c&63]
+		} else {
+			acc &= anchorOther[k]
+		}
+	}
+	return acc != 0
+}
+
+// blockMasks are the scan's bit masks of the 64 bytes of s from i (a
+// bit per byte, bit j for s[i+j]): letters, bytes that may start markup
+// or an invisible character (clsMarkup, clsUnicode), and bytes where
+// the anchor filter passes. The vector code computes the same
+// (masks_simd.go); this is its form for the text's end and for builds
+// without it.
+func blockMasks(s string, i int) (letter, special, anchor uint64) {
+	for j := 0; j < 64 && i+j < len(s); j++ {
+		switch class[s[i+j]] {
+		case clsLetter:
+			letter |= 1 << j
+			if anchorAt(s, i+j) {
+				anchor |= 1 << j
+			}
+		case clsMarkup, clsUnicode:
+			special |= 1 << j
+		}
+	}
+	return letter, special, anchor
+}
