@@ -147,24 +147,3 @@ func anchorAt(s string, i int) bool {
 	}
 	return acc != 0
 }
-
-// blockMasks are the scan's bit masks of the 64 bytes of s from i (a
-// bit per byte, bit j for s[i+j]): letters, bytes that may start markup
-// or an invisible character (clsMarkup, clsUnicode), and bytes where
-// the anchor filter passes. The vector code computes the same
-// (masks_simd.go); this is its form for the text's end and for builds
-// without it.
-func blockMasks(s string, i int) (letter, special, anchor uint64) {
-	for j := 0; j < 64 && i+j < len(s); j++ {
-		switch class[s[i+j]] {
-		case clsLetter:
-			letter |= 1 << j
-			if anchorAt(s, i+j) {
-				anchor |= 1 << j
-			}
-		case clsMarkup, clsUnicode:
-			special |= 1 << j
-		}
-	}
-	return letter, special, anchor
-}

@@ -31,20 +31,21 @@ func screenSparse(s string) Verdict {
 		letter[b], special[b], anchor[b] = blockMasks(s, 64*b)
 	}
 	var f found
-	starts := specials(&f, s, letter, special)
-	for b := range anchor {
-		anchor[b] &= starts[b]
+	specials(&f, s, letter, special)
+	prevTop := uint64(0)
+	for b, l := range letter {
+		anchor[b] &= l &^ (l<<1 | prevTop) // at word starts only
+		prevTop = l >> 63
 	}
-	phrases(&f, s, starts, anchor)
+	phrases(&f, s, letter, anchor)
 	return f.verdict()
 }
 
 // specials judges the markup and invisible characters at the special
-// bytes in order, and turns letter into the word starts (in place).
-func specials(f *found, s string, letter, special []uint64) []uint64 {
+// bytes in order, and takes out of letter the bytes the scan steps over.
+func specials(f *found, s string, letter, special []uint64) {
 	skipUntil, zwEnd, zwStart, zwRun := 0, -1, 0, 0
 	var carry uint64 // skipped bits of the next block
-	prevTop := uint64(0)
 	for b := range letter {
 		l := letter[b] &^ carry
 		carry = 0
@@ -89,100 +90,126 @@ func specials(f *found, s string, letter, special []uint64) []uint64 {
 				}
 			}
 		}
-		letter[b] = l &^ (l<<1 | prevTop)
-		prevTop = l >> 63
+		letter[b] = l
 	}
-	return letter
 }
 
-// phrases runs the rules over the words of the anchors' windows. starts
-// are the word starts, anchor the starts where the filter passed.
-func phrases(f *found, s string, starts, anchor []uint64) {
+// phrases runs the rules over the words of the anchors' windows, in
+// order. letter are the letters the scan sees, anchor the word starts
+// where the filter passed. The words a window needs are noted in need
+// (bit t for word base+t) and given to the rules once no later window
+// can reach back to them: a later anchor comes after this one, and no
+// window reaches back more than maxBack words.
+func phrases(f *found, s string, letter, anchor []uint64) {
 	w := newWords()
-	fd := feeder{starts: starts, s: s, f: f, w: &w}
-	lo, hi := 0, -1 // the pending region of words, by index (from 1)
-	count := 0      // words before block b
+	fd := newFeeder(f, &w, s, letter)
+	base, need := 1, uint64(0)
+	count := 0 // words before block b
+	prevTop := uint64(0)
 	for b, m := range anchor {
+		starts := letter[b] &^ (letter[b]<<1 | prevTop)
+		prevTop = letter[b] >> 63
 		for ; m != 0; m &= m - 1 {
 			j := bits.TrailingZeros64(m)
 			p := 64*b + j
-			end := wordEnd(s, p)
-			r := lookup(s, p, end)
+			r := lookup(s, p, fd.end(p))
 			if r&anchorRoles == 0 {
 				continue
 			}
-			idx := count + bits.OnesCount64(starts[b]&(1<<j-1)) + 1
-			back, fwd := window(r)
-			wl, wh := idx-back, idx+fwd
-			switch {
-			case hi < 0:
-				lo, hi = wl, wh
-			case wl <= hi+maxBack:
-				// Close enough that a later window may reach back over
-				// both: one region (the words between are run too).
-				lo, hi = min(lo, wl), max(hi, wh)
-			default:
-				fd.run(lo, hi)
-				lo, hi = wl, wh
+			idx := count + bits.OnesCount64(starts&(1<<j-1)) + 1
+			if keep := idx - maxBack; keep > base {
+				fd.give(base, need&(1<<min(keep-base, 63)-1))
+				need >>= min(keep-base, 63)
+				base = keep
 			}
+			back, fwd := window(r)
+			lo := max(idx-back, 1)
+			need |= (1<<(fwd+idx-lo+1) - 1) << (lo - base)
 		}
-		count += bits.OnesCount64(starts[b])
+		count += bits.OnesCount64(starts)
 	}
-	if hi >= 0 {
-		fd.run(lo, hi)
-	}
+	fd.give(base, need)
 }
 
-// feeder gives the words of a region to the rules, moving forward only.
+// feeder gives words to the rules, moving forward only.
 type feeder struct {
 	s      string
-	starts []uint64
+	letter []uint64
 	f      *found
 	w      *words
-	b      int // the block at the cursor
-	count  int // words before block b
+	b      int    // the block at the cursor
+	starts uint64 // the word starts of block b not passed yet
+	count  int    // the words passed
+}
+
+func newFeeder(f *found, w *words, s string, letter []uint64) feeder {
+	fd := feeder{s: s, letter: letter, f: f, w: w}
+	if len(letter) > 0 {
+		fd.starts = letter[0] &^ (letter[0] << 1)
+	}
+	return fd
+}
+
+// give gives the rules the words base+t for each bit t of need.
+func (fd *feeder) give(base int, need uint64) {
+	for need != 0 {
+		t := bits.TrailingZeros64(need)
+		n := bits.TrailingZeros64(^(need >> t)) // a run of n words
+		fd.run(base+t, base+t+n-1)
+		need &^= (1<<n - 1) << t
+	}
 }
 
 // run gives the rules the words with indexes lo to hi.
 func (fd *feeder) run(lo, hi int) {
-	lo = max(lo, 1)
-	starts, s := fd.starts, fd.s
-	for fd.b < len(starts) && fd.count+bits.OnesCount64(starts[fd.b]) < lo {
-		fd.count += bits.OnesCount64(starts[fd.b])
-		fd.b++
+	for fd.count+bits.OnesCount64(fd.starts) < lo {
+		fd.count += bits.OnesCount64(fd.starts)
+		if !fd.next() {
+			return
+		}
 	}
-	if fd.b == len(starts) {
-		return
-	}
-	m := starts[fd.b]
-	for k := fd.count + 1; k < lo; k++ {
-		m &= m - 1
+	for ; fd.count+1 < lo; fd.count++ {
+		fd.starts &= fd.starts - 1
 	}
 	for idx := lo; idx <= hi; idx++ {
-		for m == 0 {
-			fd.count += bits.OnesCount64(starts[fd.b])
-			fd.b++
-			if fd.b == len(starts) {
+		for fd.starts == 0 {
+			if !fd.next() {
 				return
 			}
-			m = starts[fd.b]
 		}
-		p := 64*fd.b + bits.TrailingZeros64(m)
-		m &= m - 1
-		end := wordEnd(s, p)
-		if mayBeVocab(s, p, end) {
+		p := 64*fd.b + bits.TrailingZeros64(fd.starts)
+		fd.starts &= fd.starts - 1
+		fd.count++
+		end := fd.end(p)
+		if mayBeVocab(fd.s, p, end) {
 			fd.w.idx = idx
-			fd.w.word(fd.f, s, p, end)
+			fd.w.word(fd.f, fd.s, p, end)
 		}
 	}
 }
 
-// wordEnd is the end of the letter run from i.
-func wordEnd(s string, i int) int {
-	for i < len(s) && class[s[i]] == clsLetter {
-		i++
+// next moves the cursor to the next block's word starts.
+func (fd *feeder) next() bool {
+	fd.b++
+	if fd.b >= len(fd.letter) {
+		fd.b, fd.starts = len(fd.letter), 0
+		return false
 	}
-	return i
+	l := fd.letter[fd.b]
+	fd.starts = l &^ (l<<1 | fd.letter[fd.b-1]>>63)
+	return true
+}
+
+// end is the end of the word that starts at p: its run of letters.
+func (fd *feeder) end(p int) int {
+	b, j := p/64, p%64
+	for {
+		run := bits.TrailingZeros64(^(fd.letter[b] >> j))
+		if j+run < 64 || b+1 == len(fd.letter) {
+			return 64*b + j + run
+		}
+		b, j = b+1, 0
+	}
 }
 
 // mayBeVocab is the vocabulary filter of the byte scan (vocabFirst,
