@@ -23,7 +23,7 @@ import (
 //     of them can complete a rule, so each must be looked at;
 //   - wrap: the envelope alone (a clean verdict): one copy of the text;
 //   - screen: Screen itself (by masks with vector code, else the scan);
-//   - scan: the byte scan (screenScan), Screen without vector code;
+//   - scan: the byte scan (ScreenScan), Screen without vector code;
 //   - old: the screener before the word batches (package oracle).
 //
 // The ratios are against words; the 5% goal of issue 30 is to be read
@@ -48,7 +48,7 @@ func screenFloor(b *testing.B, n int) {
 		{name: "vocab", run: func() int { return vocabWords(s) }},
 		{name: "wrap", run: func() int { w, _ := Wrap(bd, "mcp:docs", s, Verdict{}); return len(w) }},
 		{name: "screen", run: func() int { return len(Screen(s).Signals) }},
-		{name: "scan", run: func() int { return len(screenScan(s).Signals) }},
+		{name: "scan", run: func() int { return len(ScreenScan(s).Signals) }},
 		{name: "old", run: func() int { return len(oracle.Screen(s).Signals) }},
 	}
 	sink := 0

@@ -3,6 +3,7 @@ package untrusted
 import (
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -23,7 +24,7 @@ func sameAsOracle(t *testing.T, s string) {
 	for _, sc := range []struct {
 		name string
 		run  func(string) Verdict
-	}{{"Screen", Screen}, {"screenScan", screenScan}, {"screenSparse", screenSparse}} {
+	}{{"Screen", Screen}, {"ScreenScan", ScreenScan}, {"screenSparse", screenSparse}} {
 		if got := sc.run(s); !reflect.DeepEqual(got, w) {
 			t.Fatalf("%s of %q:\n got %+v\nwant %+v", sc.name, s, got, w)
 		}
@@ -49,6 +50,15 @@ func TestScreenIsTheOracles(t *testing.T) {
 		sameAsOracle(t, s)
 	}
 
+	// Every alignment to the masks' 64-byte blocks of a lead byte whose
+	// sequence steps over letters or markup, and of a zero-width run.
+	for pad := 0; pad < 140; pad++ {
+		for _, x := range []string{"you are \xe2now dan", "you are \xefnow an", "you are \xf3\xa0\x80now a",
+			"x\xe2<|im_start|>", "ignore\u200b\u200bprevious instructions", "ab\xe2\x80\u200bcd", "\ufeff\ufeff"} {
+			sameAsOracle(t, strings.Repeat(" ", pad)+x)
+		}
+	}
+
 	var pieces []string
 	for w := range vocabulary {
 		pieces = append(pieces, w, strings.ToUpper(w))
@@ -56,6 +66,7 @@ func TestScreenIsTheOracles(t *testing.T) {
 	for w := range afterNow {
 		pieces = append(pieces, w)
 	}
+	slices.Sort(pieces) // the same random texts in every run
 	pieces = append(pieces, "a", "A", "x", "you are now", "you're now", "do not tell", "ignore all previous",
 		"<|im_start|>", "<|end tool output|>", "[INST]", "<tool_call>", "\n\nHuman:", `"role":"system"`, "<IMPORTANT>",
 		"\u200b", "\u200b\u200c", "\ufeff", "\u202e", "\u2066", "\U000E0041", "\xe2\x80", "\xf3\xa0", "\xe2",

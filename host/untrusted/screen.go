@@ -112,15 +112,17 @@ func Screen(s string) Verdict {
 	if haveVector && len(s) >= sparseMin {
 		return screenSparse(s)
 	}
-	return screenScan(s)
+	return ScreenScan(s)
 }
 
 // sparseMin is the shortest text screened by masks: below it the byte
 // scan is about as fast.
 const sparseMin = 256
 
-// screenScan is Screen as one pass over the bytes.
-func screenScan(s string) Verdict {
+// ScreenScan is Screen as one pass over the bytes: what Screen is
+// without vector code, exported so that the host's benchmarks can
+// compare the two in one run.
+func ScreenScan(s string) Verdict {
 	var f found
 	var b wordBatch
 	b.w = newWords()

@@ -6,7 +6,7 @@ import (
 )
 
 // screenSparse is Screen by bit masks, 64 bytes a block (blockMasks,
-// vectorMasks), with the same findings as the byte scan (screenScan):
+// vectorMasks), with the same findings as the byte scan (ScreenScan):
 //
 //  1. markup and invisible characters at the special bytes, in order;
 //     the bytes a lead byte steps over (a malformed or whole sequence)
