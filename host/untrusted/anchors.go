@@ -66,13 +66,14 @@ func window(r uint32) (back, fwd int) {
 const maxBack = 6
 
 // The anchor filter looks at the six bytes from a word start: each byte
-// maps, by a 64-entry table per position (a letter by the low six bits
-// of its code, both cases), to the set of eight buckets of anchor words
-// it fits there; a word may be an anchor when a bucket fits all six.
-// The buckets of the three-, four- and five-letter anchors also require
-// the byte after the word to be no letter. Every anchor passes; other
-// words pass rarely ("that" failed once "show" had a bucket of its
-// own). One table lookup per position is one vector permute (VPERMB).
+// maps, by a 64-entry table per position, to the set of eight buckets of
+// anchor words it fits there; a word may be an anchor when a bucket fits
+// all six. The buckets of the three-, four- and five-letter anchors also
+// require the byte after the word to be no letter. Every anchor passes;
+// other words pass rarely ("that" failed once "show" had a bucket of its
+// own). A byte indexes the tables by filterIndex (a letter of either
+// case by its place in the alphabet, any other byte by one of a few
+// entries), so one lookup is one vector permute (VPERMB).
 const filterLen = 6
 
 // anchorBucket is the bucket of an anchor word, and whether the bucket
@@ -97,9 +98,14 @@ func anchorBucket(w string) (b int, exact bool) {
 	return 7, false
 }
 
-// anchorTable[k][c&63] is the buckets a letter c fits at position k;
-// anchorOther[k] those any other byte fits there.
-var anchorTable, anchorOther = func() (t [filterLen][64]uint8, o [filterLen]uint8) {
+// filterIndex is the anchor tables' index of a byte c: (c|0x20)-0x60,
+// at most 63. A letter of either case is 1 to 26; any other byte is 0,
+// 27 to 31 or 63 (three vector instructions: or, subtract, minimum).
+func filterIndex(c byte) byte { return min((c|0x20)-0x60, 63) }
+
+// anchorTable[k][filterIndex(c)] is the buckets a byte c fits at
+// position k.
+var anchorTable = func() (t [filterLen][64]uint8) {
 	lens := [8]int{} // the length of an exact bucket's words
 	for w, r := range vocabulary {
 		if r&anchorRoles == 0 {
@@ -113,21 +119,20 @@ var anchorTable, anchorOther = func() (t [filterLen][64]uint8, o [filterLen]uint
 			lens[b] = len(w)
 		}
 		for k := 0; k < filterLen && k < len(w); k++ {
-			t[k][w[k]&63] |= 1 << b        // lower case
-			t[k][(w[k]-0x20)&63] |= 1 << b // upper case
+			t[k][filterIndex(w[k])] |= 1 << b
 		}
 	}
 	for b, n := range lens {
 		for k := n; n != 0 && k < filterLen; k++ {
-			o[k] |= 1 << b // the byte after the word, and any after it
-			if k > n {
-				for c := range t[k] {
-					t[k][c] |= 1 << b
+			for c := 0; c < 256; c++ {
+				// The byte after the word is no letter; any byte after.
+				if k > n || class[c] != clsLetter {
+					t[k][filterIndex(byte(c))] |= 1 << b
 				}
 			}
 		}
 	}
-	return t, o
+	return t
 }()
 
 // anchorAt reports whether the six bytes of s from i (zero past its end)
@@ -139,11 +144,7 @@ func anchorAt(s string, i int) bool {
 		if i+k < len(s) {
 			c = s[i+k]
 		}
-		if class[c] == clsLetter {
-			acc &= anchorTable[k][c&63]
-		} else {
-			acc &= anchorOther[k]
-		}
+		acc &= anchorTable[k][filterIndex(c)]
 	}
 	return acc != 0
 }

@@ -24,43 +24,52 @@ func blockMasks(s string, i int) (letter, special, anchor uint64) {
 // open markup (clsMarkup) followed by a byte that some markup of that
 // lead has next (markupAt finds nothing at the others). Both are looked
 // up in tables as the vector code does: the byte's class by its low
-// seven bits (specialClass; a lead byte is one of 0x80 or more, the
-// markup bytes are ASCII), the next byte's fit by its low six bits
-// (specialNext, so a few bytes more pass than must).
+// seven bits (byteClass; a lead byte is one of 0x80 or more, the others
+// are ASCII), the next byte's fit by its low six bits (markupNext, so a
+// few bytes more pass than must).
 func specialAt(s string, i int) bool {
 	c, next := s[i], byte(0)
 	if i+1 < len(s) {
 		next = s[i+1]
 	}
-	k := specialClass[c&0x7f]
-	return k&specialNext[next&63] != 0 && (c >= 0x80) == (k == specialLead)
+	k := byteClass[c&0x7f]
+	return k&markupNext[next&63] != 0 && (c >= 0x80) == (k >= classLead)
 }
 
-// specialLead is the class of the invisible characters' lead bytes; a
-// markup byte's class is a bit of its own (specialBit).
-const specialLead = 0x80
+// The bits of byteClass: a markup byte's own (markupBit), a letter's, a
+// lead byte's (the bytes 0xE2, 0xEF, 0xF3 share their low seven bits
+// with the letters b, o, s).
+const (
+	classLetter = 0x40
+	classLead   = 0x80
+)
 
-var specialBit = map[byte]uint8{'<': 1, '[': 2, '"': 4, '\n': 8}
+var markupBit = map[byte]uint8{'<': 1, '[': 2, '"': 4, '\n': 8}
 
-// specialClass[c&0x7f] is the class of a byte c; specialNext[c&63]
-// the markup bytes c may follow in some markup, and specialLead.
-var specialClass, specialNext = func() (cls [128]uint8, next [64]uint8) {
-	for c, bit := range specialBit {
+// byteClass[c&0x7f] is the class bits of a byte c; markupNext[c&63] the
+// markup bytes c may follow in some markup, and classLead.
+var byteClass, markupNext = func() (cls [128]uint8, next [64]uint8) {
+	for c, bit := range markupBit {
 		cls[c] = bit
 	}
-	for _, c := range []byte{0xE2, 0xEF, 0xF3} {
-		cls[c&0x7f] = specialLead
-	}
-	for i := range next {
-		next[i] = specialLead
-	}
-	fits := func(lead, c byte) {
-		next[c&63] |= specialBit[lead]
-		if c >= 'a' && c <= 'z' {
-			next[(c-0x20)&63] |= specialBit[lead] // markupAt folds the next byte
+	for c := 0; c < 128; c++ {
+		if class[c] == clsLetter {
+			cls[c] |= classLetter
 		}
 	}
-	for lead := range specialBit {
+	for _, c := range []byte{0xE2, 0xEF, 0xF3} {
+		cls[c&0x7f] |= classLead
+	}
+	for i := range next {
+		next[i] = classLead
+	}
+	fits := func(lead, c byte) {
+		next[c&63] |= markupBit[lead]
+		if c >= 'a' && c <= 'z' {
+			next[(c-0x20)&63] |= markupBit[lead] // markupAt folds the next byte
+		}
+	}
+	for lead := range markupBit {
 		if t := markupByLead[lead]; t != nil {
 			for c, ms := range t {
 				if len(ms) > 0 {

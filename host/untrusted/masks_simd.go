@@ -13,52 +13,56 @@ import (
 var haveVector = archsimd.X86.AVX512VBMI()
 
 // vectorMasks computes blockMasks for the blocks of s from the first
-// while all of a block's loads (64 bytes from each of its first
-// filterLen bytes) are inside s, and returns how many it did.
+// while the next block is inside s too, and returns how many it did.
+// Each byte's anchor table index (filterIndex) is computed once, for a
+// block ahead; the bytes k places on are that index vector and the next
+// block's shifted by one permute of the two (VPERMI2B).
 func vectorMasks(s string, letter, special, anchor []uint64) int {
-	if !haveVector {
+	if !haveVector || len(s) < 128 {
 		return 0
 	}
 	base := unsafe.Pointer(unsafe.StringData(s))
 	load := func(i int) archsimd.Uint8x64 {
 		return archsimd.LoadUint8x64((*[64]uint8)(unsafe.Add(base, i)))
 	}
-	var tab, other [filterLen]archsimd.Uint8x64
-	for k := range tab {
-		tab[k] = archsimd.LoadUint8x64(&anchorTable[k])
-		other[k] = archsimd.BroadcastUint8x64(anchorOther[k])
-	}
-	fold, a, z := archsimd.BroadcastUint8x64(0x20), archsimd.BroadcastUint8x64('a'), archsimd.BroadcastUint8x64(26)
-	zero := archsimd.BroadcastUint8x64(0)
-	high, lead := archsimd.BroadcastUint8x64(0x80), archsimd.BroadcastUint8x64(specialLead)
-	clsLo := archsimd.LoadUint8x64((*[64]uint8)(specialClass[:64]))
-	clsHi := archsimd.LoadUint8x64((*[64]uint8)(specialClass[64:]))
-	next := archsimd.LoadUint8x64(&specialNext)
-	const last = filterLen - 1
-	b := 0
-	for i := 0; i+64+last <= len(s); i, b = i+64, b+1 {
-		x := load(i)
-		xl := load(i + last)
-		l := x.Or(fold).Sub(a).Less(z).ToBits()
-		ll := xl.Or(fold).Sub(a).Less(z).ToBits()
-		// The letters at i+k: l shifted, the top k bits from ll.
-		at := func(k uint) archsimd.Mask8x64 {
-			return archsimd.Mask8x64FromBits(l>>k | ll>>(64-last)<<(64-k))
+	table := func(k int) archsimd.Uint8x64 { return archsimd.LoadUint8x64(&anchorTable[k]) }
+	shift := func(k int) archsimd.Uint8x64 {
+		var ix [64]uint8
+		for j := range ix {
+			ix[j] = uint8(j + k)
 		}
-		x1 := load(i + 1)
-		acc := tab[0].Permute(x).Merge(zero, archsimd.Mask8x64FromBits(l))
-		acc = acc.And(tab[1].Permute(x1).Merge(other[1], at(1)))
-		acc = acc.And(tab[2].Permute(load(i+2)).Merge(other[2], at(2)))
-		acc = acc.And(tab[3].Permute(load(i+3)).Merge(other[3], at(3)))
-		acc = acc.And(tab[4].Permute(load(i+4)).Merge(other[4], at(4)))
-		acc = acc.And(tab[last].Permute(xl).Merge(other[last], at(last)))
-		// specialAt: the class by the low seven bits, the next byte's
-		// fit by its low six; a lead's class only for a byte of 0x80 up.
+		return archsimd.LoadUint8x64(&ix)
+	}
+	t0, t1, t2, t3, t4, t5 := table(0), table(1), table(2), table(3), table(4), table(5)
+	s1, s2, s3, s4, s5 := shift(1), shift(2), shift(3), shift(4), shift(5)
+	fold, off, top := archsimd.BroadcastUint8x64(0x20), archsimd.BroadcastUint8x64(0x60), archsimd.BroadcastUint8x64(63)
+	index := func(x archsimd.Uint8x64) archsimd.Uint8x64 { return x.Or(fold).Sub(off).Min(top) } // filterIndex
+	zero, high, letterBit := archsimd.BroadcastUint8x64(0), archsimd.BroadcastUint8x64(0x80), archsimd.BroadcastUint8x64(classLetter)
+	clsLo := archsimd.LoadUint8x64((*[64]uint8)(byteClass[:64]))
+	clsHi := archsimd.LoadUint8x64((*[64]uint8)(byteClass[64:]))
+	next := archsimd.LoadUint8x64(&markupNext)
+	b := 0
+	n := index(load(0))
+	for i := 0; i+128 <= len(s); i, b = i+64, b+1 {
+		x := load(i)
+		nn := index(load(i + 64))
+		acc := t0.Permute(n).
+			And(t1.Permute(n.ConcatPermute(nn, s1))).
+			And(t2.Permute(n.ConcatPermute(nn, s2))).
+			And(t3.Permute(n.ConcatPermute(nn, s3))).
+			And(t4.Permute(n.ConcatPermute(nn, s4))).
+			And(t5.Permute(n.ConcatPermute(nn, s5)))
+		n = nn
+		// specialAt and the letters: the class by the low seven bits,
+		// the next byte's fit by its low six; a lead's class only for a
+		// byte of 0x80 up, a letter's only below.
 		k := clsLo.ConcatPermute(clsHi, x)
-		fit := k.And(next.Permute(x1)).NotEqual(zero).ToBits()
 		hi := x.GreaterEqual(high).ToBits()
-		isLead := k.Equal(lead).ToBits()
-		letter[b], special[b], anchor[b] = l, fit&^(hi^isLead), ^acc.Equal(zero).ToBits()
+		fit := k.And(next.Permute(load(i + 1))).NotEqual(zero).ToBits()
+		isLead := k.GreaterEqual(high).ToBits()
+		letter[b] = k.And(letterBit).NotEqual(zero).ToBits() &^ hi
+		special[b] = fit &^ (hi ^ isLead)
+		anchor[b] = ^acc.Equal(zero).ToBits()
 	}
 	return b
 }
