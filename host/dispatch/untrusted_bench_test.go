@@ -61,7 +61,7 @@ func benchmarkScreeningCall(b *testing.B, call ToolCall, n int) {
 	ctx := context.Background()
 	for _, t := range []*Turn{plain, screened} {
 		t.Events = handoffSink{h.store}
-		t.MaxCalls = 3*b.N + 10
+		t.MaxCalls = 5*b.N + 10 // four of the five sides below call the screened turn
 		if out := t.Call(ctx, call); !out.OK() {
 			b.Fatal(out.Status, out.Views.Model)
 		}
