@@ -3,6 +3,7 @@ package untrusted
 import (
 	"runtime"
 	"sort"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -29,13 +30,26 @@ import (
 // The ratios are against words; the 5% goal of issue 30 is to be read
 // against the call's whole host time (BenchmarkScreening1MiBResult's
 // plain-cpu-µs in host/dispatch).
-func BenchmarkScreenFloor1MiB(b *testing.B) { screenFloor(b, 1<<20) }
+func BenchmarkScreenFloor1MiB(b *testing.B) { screenFloor(b, benchPage(1<<20)) }
 
 // BenchmarkScreenFloor4KiB is the same for a 4 KiB result.
-func BenchmarkScreenFloor4KiB(b *testing.B) { screenFloor(b, 4<<10) }
+func BenchmarkScreenFloor4KiB(b *testing.B) { screenFloor(b, benchPage(4<<10)) }
 
-func screenFloor(b *testing.B, n int) {
-	s := benchPage(n)
+// BenchmarkScreenFloorFixturePage1MiB is the same on the 1 MiB text the
+// fixture's page tool returns (sdk/testtoolsets/fixture pageText), the
+// result host/dispatch's BenchmarkScreening1MiBResult screens: lines of
+// web text with vocabulary words and no anchor, where benchPage has an
+// anchor every dozen words.
+func BenchmarkScreenFloorFixturePage1MiB(b *testing.B) { screenFloor(b, fixturePage(1<<20)) }
+
+// fixturePage is the fixture's pageText.
+func fixturePage(n int) string {
+	line := "The previous notes explain how AI models are evaluated; run the command and follow the guide; see <b>.\n"
+	line = line[:99] + "\n"
+	return strings.Repeat(line, n/len(line)+1)[:n]
+}
+
+func screenFloor(b *testing.B, s string) {
 	bd := NewBoundary()
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
