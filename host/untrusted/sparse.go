@@ -31,19 +31,16 @@ func screenSparse(s string) Verdict {
 		letter[b], special[b], anchor[b] = blockMasks(s, 64*b)
 	}
 	var f found
-	specials(&f, s, letter, special)
-	prevTop := uint64(0)
-	for b, l := range letter {
-		anchor[b] &= l &^ (l<<1 | prevTop) // at word starts only
-		prevTop = l >> 63
-	}
+	specials(&f, s, letter, special, anchor)
 	phrases(&f, s, letter, anchor)
 	return f.verdict()
 }
 
 // specials judges the markup and invisible characters at the special
-// bytes in order, and takes out of letter the bytes the scan steps over.
-func specials(f *found, s string, letter, special []uint64) {
+// bytes in order, takes out of letter the bytes the scan steps over, and
+// keeps in anchor only word starts.
+func specials(f *found, s string, letter, special, anchor []uint64) {
+	prevTop := uint64(0)
 	skipUntil, zwEnd, zwStart, zwRun := 0, -1, 0, 0
 	var carry uint64 // skipped bits of the next block
 	for b := range letter {
@@ -91,6 +88,8 @@ func specials(f *found, s string, letter, special []uint64) {
 			}
 		}
 		letter[b] = l
+		anchor[b] &= l &^ (l<<1 | prevTop)
+		prevTop = l >> 63
 	}
 }
 
@@ -106,7 +105,11 @@ func phrases(f *found, s string, letter, anchor []uint64) {
 	base, need := 1, uint64(0)
 	count := 0 // words before block b
 	prevTop := uint64(0)
-	for b, m := range anchor {
+	last := len(anchor) - 1 // no word after the last anchor's block is needed
+	for last >= 0 && anchor[last] == 0 {
+		last--
+	}
+	for b, m := range anchor[:last+1] {
 		starts := letter[b] &^ (letter[b]<<1 | prevTop)
 		prevTop = letter[b] >> 63
 		for ; m != 0; m &= m - 1 {
