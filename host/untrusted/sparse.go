@@ -12,8 +12,8 @@ import (
 //     the bytes a lead byte steps over (a malformed or whole sequence)
 //     are taken out of the letters, as the scan never sees them;
 //  2. words are the starts of letter runs, counted by popcount;
-//  3. the phrase rules run only over the words within the window of an
-//     anchor (anchors.go), windows closer than maxBack words merged.
+//  3. the phrase rules run only over the words within some anchor's
+//     window (anchors.go), in order, each once.
 //
 // Running the rules over a subset of the words in order gives the same
 // findings when the subset holds every anchor's window: a rule fires only
