@@ -4,7 +4,7 @@ package untrusted
 // it, a word of one of a few roles: its anchor. Ordinary prose has few
 // anchors, so the sparse scan (sparse.go) runs the rules only over the
 // words near one (window), found by a filter over the bytes at each
-// word start (anchorFilter), and steps over the rest of the text by
+// word start (anchorAt; vectorMasks), and steps over the rest of the text by
 // counting words.
 
 // anchorRoles are the anchors' roles, one at least for each rule:
