@@ -4,6 +4,13 @@
 # workspace.
 
 GO        ?= go
+# Every go command here builds with Go 1.26's vector package
+# (simd/archsimd, GOEXPERIMENT=simd): the screening of untrusted output
+# uses it (host/untrusted/masks_simd.go), and the host, the tests and the
+# programs tests build share one build configuration and cache. A plain
+# `go build` without it gets the screening's byte scan, with the same
+# findings.
+export GOEXPERIMENT ?= simd
 BIN       := $(CURDIR)/bin
 MODULES   := shared sdk catalog host cmd plugins/coding plugins/control plugins/authored plugins/schedule
 # Provider packages (`demiurge package install NAME`) are not built-in

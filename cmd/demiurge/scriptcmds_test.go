@@ -106,9 +106,10 @@ func maxWidth(ts *testscript.TestScript, neg bool, args []string) {
 
 // goEnv hands the go command's caches to a script, so that building a
 // plugin in one uses the modules and builds already here (HOME is the
-// script's own) and never the network.
+// script's own; GOEXPERIMENT as the Makefile set it, the same build
+// configuration) and never the network.
 func goEnv(env *testscript.Env) {
-	for _, k := range []string{"GOCACHE", "GOMODCACHE", "GOPATH", "GOFLAGS", "GOROOT"} {
+	for _, k := range []string{"GOCACHE", "GOMODCACHE", "GOPATH", "GOFLAGS", "GOROOT", "GOEXPERIMENT"} {
 		if out, err := exec.Command("go", "env", k).Output(); err == nil {
 			env.Setenv(k, strings.TrimSpace(string(out)))
 		}

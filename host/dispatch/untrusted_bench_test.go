@@ -61,7 +61,7 @@ func benchmarkScreeningCall(b *testing.B, call ToolCall, n int) {
 	ctx := context.Background()
 	for _, t := range []*Turn{plain, screened} {
 		t.Events = handoffSink{h.store}
-		t.MaxCalls = 3*b.N + 10
+		t.MaxCalls = 5*b.N + 10 // four of the five sides below call the screened turn
 		if out := t.Call(ctx, call); !out.OK() {
 			b.Fatal(out.Status, out.Views.Model)
 		}
@@ -69,25 +69,26 @@ func benchmarkScreeningCall(b *testing.B, call ToolCall, n int) {
 	if out := screened.Call(ctx, call); !strings.HasPrefix(out.Views.Model, "<untrusted-data") || len(out.Views.Model) < n {
 		b.Fatalf("the screened turn did not wrap the whole result: %d bytes", len(out.Views.Model))
 	}
-	// Three sides alternate, in a rotating order: the plain turn, the
-	// screened turn (untrusted.Screen, the new scan), and the screened
-	// turn with the screener before issue 30's faster scan (package
-	// untrusted/oracle) in its place.
+	// Five sides alternate, in a rotating order: the plain turn, the
+	// screened turn (untrusted.Screen: by vector masks when built with
+	// GOEXPERIMENT=simd), the screened turn with the byte scan
+	// (untrusted.ScreenScan, Screen without vector code), with the
+	// screener before issue 30's faster scans (package untrusted/oracle),
+	// and with a screener that looks at nothing (the envelope alone: what
+	// screening adds besides the scan).
 	type side struct {
 		turn     *Turn
-		old      bool
+		screen   func(string) untrusted.Verdict
 		lat, cpu []time.Duration
 	}
-	sides := []*side{{turn: plain}, {turn: screened}, {turn: screened, old: true}}
+	sides := []*side{{turn: plain, screen: untrusted.Screen}, {turn: screened, screen: untrusted.Screen},
+		{turn: screened, screen: oldScreen}, {turn: screened, screen: noScreen}, {turn: screened, screen: untrusted.ScreenScan}}
 	defer func() { screenText = untrusted.Screen }()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		for k := range sides {
 			sd := sides[(i+k)%len(sides)]
-			screenText = untrusted.Screen
-			if sd.old {
-				screenText = oldScreen
-			}
+			screenText = sd.screen
 			cpu0, start := hostCPU(), time.Now()
 			out := sd.turn.Call(ctx, call)
 			sd.lat = append(sd.lat, time.Since(start))
@@ -115,7 +116,18 @@ func benchmarkScreeningCall(b *testing.B, call ToolCall, n int) {
 	b.ReportMetric(mcs/mcp, "cpu-ratio")
 	b.ReportMetric((mca-mcp)/1e3, "old-added-cpu-µs")
 	b.ReportMetric(mca/mcp, "old-cpu-ratio")
+	mcn := medianNs(sides[4].cpu)
+	b.ReportMetric((mcn-mcp)/1e3, "scan-added-cpu-µs")
+	b.ReportMetric(mcn/mcp, "scan-cpu-ratio")
+	b.ReportMetric(medianNs(sides[4].lat)/mp, "scan-ratio")
+	mce := medianNs(sides[3].cpu)
+	b.ReportMetric((mce-mcp)/1e3, "envelope-added-cpu-µs")
+	b.ReportMetric(mce/mcp, "envelope-cpu-ratio")
+	b.ReportMetric(medianNs(sides[3].lat)/mp, "envelope-ratio")
 }
+
+// noScreen finds nothing without looking: the envelope's side.
+func noScreen(string) untrusted.Verdict { return untrusted.Verdict{} }
 
 // oldScreen is the screener before issue 30's faster scan, as a
 // screenText.

@@ -3,6 +3,7 @@ package untrusted
 import (
 	"runtime"
 	"sort"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -22,19 +23,33 @@ import (
 //     filter and the table probe) without running any rule: every one
 //     of them can complete a rule, so each must be looked at;
 //   - wrap: the envelope alone (a clean verdict): one copy of the text;
-//   - screen: Screen itself;
+//   - screen: Screen itself (by masks with vector code, else the scan);
+//   - scan: the byte scan (ScreenScan), Screen without vector code;
 //   - old: the screener before the word batches (package oracle).
 //
 // The ratios are against words; the 5% goal of issue 30 is to be read
 // against the call's whole host time (BenchmarkScreening1MiBResult's
 // plain-cpu-µs in host/dispatch).
-func BenchmarkScreenFloor1MiB(b *testing.B) { screenFloor(b, 1<<20) }
+func BenchmarkScreenFloor1MiB(b *testing.B) { screenFloor(b, benchPage(1<<20)) }
 
 // BenchmarkScreenFloor4KiB is the same for a 4 KiB result.
-func BenchmarkScreenFloor4KiB(b *testing.B) { screenFloor(b, 4<<10) }
+func BenchmarkScreenFloor4KiB(b *testing.B) { screenFloor(b, benchPage(4<<10)) }
 
-func screenFloor(b *testing.B, n int) {
-	s := benchPage(n)
+// BenchmarkScreenFloorFixturePage1MiB is the same on the 1 MiB text the
+// fixture's page tool returns (sdk/testtoolsets/fixture pageText), the
+// result host/dispatch's BenchmarkScreening1MiBResult screens: lines of
+// web text with vocabulary words and no anchor, where benchPage has an
+// anchor every dozen words.
+func BenchmarkScreenFloorFixturePage1MiB(b *testing.B) { screenFloor(b, fixturePage(1<<20)) }
+
+// fixturePage is the fixture's pageText.
+func fixturePage(n int) string {
+	line := "The previous notes explain how AI models are evaluated; run the command and follow the guide; see <b>.\n"
+	line = line[:99] + "\n"
+	return strings.Repeat(line, n/len(line)+1)[:n]
+}
+
+func screenFloor(b *testing.B, s string) {
 	bd := NewBoundary()
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
@@ -47,6 +62,7 @@ func screenFloor(b *testing.B, n int) {
 		{name: "vocab", run: func() int { return vocabWords(s) }},
 		{name: "wrap", run: func() int { w, _ := Wrap(bd, "mcp:docs", s, Verdict{}); return len(w) }},
 		{name: "screen", run: func() int { return len(Screen(s).Signals) }},
+		{name: "scan", run: func() int { return len(ScreenScan(s).Signals) }},
 		{name: "old", run: func() int { return len(oracle.Screen(s).Signals) }},
 	}
 	sink := 0
@@ -78,6 +94,7 @@ func screenFloor(b *testing.B, n int) {
 		}
 	}
 	b.ReportMetric(meds["screen"]/meds["old"], "screen/old")
+	b.ReportMetric(meds["screen"]/meds["scan"], "screen/scan")
 }
 
 // threadCPU is the calling thread's CPU time

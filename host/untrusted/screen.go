@@ -104,7 +104,25 @@ var class = func() (t [256]uint8) {
 // be vocabulary words (about one in five of ordinary English); the
 // phrase rules run over that list a batch at a time (wordBatch). A branch
 // per word on the filter was taken at random and mispredicted often.
+//
+// With vector instructions (masks_simd.go) a text of sparseMin bytes or
+// more is screened by bit masks instead (screenSparse), with the same
+// findings.
 func Screen(s string) Verdict {
+	if haveVector && len(s) >= sparseMin {
+		return screenSparse(s)
+	}
+	return ScreenScan(s)
+}
+
+// sparseMin is the shortest text screened by masks: below it the byte
+// scan is about as fast.
+const sparseMin = 256
+
+// ScreenScan is Screen as one pass over the bytes: what Screen is
+// without vector code, exported so that the host's benchmarks can
+// compare the two in one run.
+func ScreenScan(s string) Verdict {
 	var f found
 	var b wordBatch
 	b.w = newWords()

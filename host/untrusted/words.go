@@ -250,10 +250,17 @@ func (w *words) word(f *found, s string, start, end int) {
 
 func (w *words) modalAfterAI() bool { return w.modalAI != 0 && w.modalAI == w.modal }
 
-// nextWord is the bounds of the first word (letter run) of s at or after
-// i; p == q when there is none.
+// nextWord is the bounds of the next word (letter run) the scan meets at
+// or after i; p == q when there is none. It steps as the scan does: a
+// lead byte of the invisible characters steps over its whole sequence,
+// so letters inside a malformed one ("now\xe2ab an") are no word.
 func nextWord(s string, i int) (p, q int) {
 	for i < len(s) && class[s[i]] != clsLetter {
+		if class[s[i]] == clsUnicode {
+			size, _ := invisibleAt(s, i)
+			i += size
+			continue
+		}
 		i++
 	}
 	for p = i; i < len(s) && class[s[i]] == clsLetter; i++ {

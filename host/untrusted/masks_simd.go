@@ -1,0 +1,68 @@
+//go:build goexperiment.simd && amd64
+
+package untrusted
+
+import (
+	"simd/archsimd"
+	"unsafe"
+)
+
+// haveVector: the masks are computed 64 bytes at a time with AVX-512
+// and VBMI's byte permute (VPERMB), the anchor filter's table lookup.
+// Without them (an older CPU) Screen is the byte scan.
+var haveVector = archsimd.X86.AVX512VBMI()
+
+// vectorMasks computes blockMasks for the blocks of s from the first
+// while the next block is inside s too, and returns how many it did.
+// Each byte's anchor table index (filterIndex) is computed once, for a
+// block ahead; the bytes k places on are that index vector and the next
+// block's shifted by one permute of the two (VPERMI2B).
+func vectorMasks(s string, letter, special, anchor []uint64) int {
+	if !haveVector || len(s) < 128 {
+		return 0
+	}
+	base := unsafe.Pointer(unsafe.StringData(s))
+	load := func(i int) archsimd.Uint8x64 {
+		return archsimd.LoadUint8x64((*[64]uint8)(unsafe.Add(base, i)))
+	}
+	table := func(k int) archsimd.Uint8x64 { return archsimd.LoadUint8x64(&anchorTable[k]) }
+	shift := func(k int) archsimd.Uint8x64 {
+		var ix [64]uint8
+		for j := range ix {
+			ix[j] = uint8(j + k)
+		}
+		return archsimd.LoadUint8x64(&ix)
+	}
+	t0, t1, t2, t3, t4, t5 := table(0), table(1), table(2), table(3), table(4), table(5)
+	s1, s2, s3, s4, s5 := shift(1), shift(2), shift(3), shift(4), shift(5)
+	fold, off, top := archsimd.BroadcastUint8x64(0x20), archsimd.BroadcastUint8x64(0x60), archsimd.BroadcastUint8x64(63)
+	index := func(x archsimd.Uint8x64) archsimd.Uint8x64 { return x.Or(fold).Sub(off).Min(top) } // filterIndex
+	zero, high, letterBit := archsimd.BroadcastUint8x64(0), archsimd.BroadcastUint8x64(0x80), archsimd.BroadcastUint8x64(classLetter)
+	clsLo := archsimd.LoadUint8x64((*[64]uint8)(byteClass[:64]))
+	clsHi := archsimd.LoadUint8x64((*[64]uint8)(byteClass[64:]))
+	next := archsimd.LoadUint8x64(&markupNext)
+	b := 0
+	n := index(load(0))
+	for i := 0; i+128 <= len(s); i, b = i+64, b+1 {
+		x := load(i)
+		nn := index(load(i + 64))
+		acc := t0.Permute(n).
+			And(t1.Permute(n.ConcatPermute(nn, s1))).
+			And(t2.Permute(n.ConcatPermute(nn, s2))).
+			And(t3.Permute(n.ConcatPermute(nn, s3))).
+			And(t4.Permute(n.ConcatPermute(nn, s4))).
+			And(t5.Permute(n.ConcatPermute(nn, s5)))
+		n = nn
+		// specialAt and the letters: the class by the low seven bits,
+		// the next byte's fit by its low six; a lead's class only for a
+		// byte of 0x80 up, a letter's only below.
+		k := clsLo.ConcatPermute(clsHi, x)
+		hi := x.GreaterEqual(high).ToBits()
+		fit := k.And(next.Permute(load(i + 1))).NotEqual(zero).ToBits()
+		isLead := k.GreaterEqual(high).ToBits()
+		letter[b] = k.And(letterBit).NotEqual(zero).ToBits() &^ hi
+		special[b] = fit &^ (hi ^ isLead)
+		anchor[b] = ^acc.Equal(zero).ToBits()
+	}
+	return b
+}

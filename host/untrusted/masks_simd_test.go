@@ -1,0 +1,58 @@
+//go:build goexperiment.simd && amd64
+
+package untrusted
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// TestVectorMasks: the vector masks are blockMasks', block for block, on
+// random bytes (every byte value, letters in both cases around the
+// anchor words) and on the benchmark page.
+func TestVectorMasks(t *testing.T) {
+	if !haveVector {
+		t.Skip("no AVX-512 VBMI on this CPU: Screen is the byte scan")
+	}
+	r := rand.New(rand.NewPCG(30, 4))
+	var words []string
+	for w := range vocabulary {
+		words = append(words, w, strings.ToUpper(w), w+"s", w[:len(w)-1])
+	}
+	texts := []string{benchPage(1 << 20), benchPage(4 << 10)}
+	for n := 0; n < 300; n++ {
+		b := make([]byte, 64+r.IntN(1000))
+		for i := range b {
+			switch r.IntN(4) {
+			case 0:
+				b[i] = byte(r.IntN(256))
+			case 1:
+				const odd = " <[\"\n\xe2\xef\xf3@`{"
+				b[i] = odd[r.IntN(len(odd))]
+			default:
+				w := words[r.IntN(len(words))]
+				i += copy(b[i:], w)
+				if i < len(b) {
+					b[i] = ' '
+				}
+			}
+		}
+		texts = append(texts, string(b))
+	}
+	for _, s := range texts {
+		nb := (len(s) + 63) / 64
+		l, sp, a := make([]uint64, nb), make([]uint64, nb), make([]uint64, nb)
+		done := vectorMasks(s, l, sp, a)
+		if want := max(len(s)-64, 0) / 64; done != want {
+			t.Fatalf("%d of %d blocks by vector", done, nb)
+		}
+		for b := 0; b < done; b++ {
+			wl, ws, wa := blockMasks(s, 64*b)
+			if l[b] != wl || sp[b] != ws || a[b] != wa {
+				t.Fatalf("block %d of %q:\nletter %064b\n  want %064b\nspecial %064b\n   want %064b\nanchor %064b\n  want %064b",
+					b, s[64*b:min(len(s), 64*b+64)], l[b], wl, sp[b], ws, a[b], wa)
+			}
+		}
+	}
+}
