@@ -1,12 +1,14 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"syscall"
 	"testing"
 	"time"
 
@@ -37,22 +39,28 @@ func BenchmarkSpawnFirstByte(b *testing.B) {
 		mode   sandbox.Mode
 		cold   bool   // forget the scan cache before every start (the old per-start walk)
 		helper string // another helper build, to compare in the same run
+		direct bool   // the second stage started by this process (see withoutFirstStage)
 	}
 	cases := []benchCase{
-		{"off", f, sandbox.Off, false, ""},
-		{"read-only", f, sandbox.ReadOnly, false, ""},
-		{"workspace-write", f, sandbox.WorkspaceWrite, false, ""},
-		{"workspace-write-big-ws", big, sandbox.WorkspaceWrite, false, ""},
-		{"workspace-write-big-ws-cold-scan", big, sandbox.WorkspaceWrite, true, ""},
-		{"network", f, sandbox.Network, false, ""}, // through the fixture's egress proxy
+		{name: "off", f: f, mode: sandbox.Off},
+		{name: "read-only", f: f, mode: sandbox.ReadOnly},
+		{name: "workspace-write", f: f, mode: sandbox.WorkspaceWrite},
+		{name: "workspace-write-big-ws", f: big, mode: sandbox.WorkspaceWrite},
+		{name: "workspace-write-big-ws-cold-scan", f: big, mode: sandbox.WorkspaceWrite, cold: true},
+		{name: "network", f: f, mode: sandbox.Network}, // through the fixture's egress proxy
 	}
 	// DEMIURGE_BENCH_BASELINE_HELPER: an older helper build (e.g. of the
 	// commit before a change), measured in the same run for a before/after.
 	if base := os.Getenv("DEMIURGE_BENCH_BASELINE_HELPER"); base != "" {
-		cases = append(cases, benchCase{"baseline-read-only", f, sandbox.ReadOnly, false, base},
-			benchCase{"baseline-workspace-write", f, sandbox.WorkspaceWrite, false, base},
-			benchCase{"baseline-network", f, sandbox.Network, false, base})
+		cases = append(cases, benchCase{name: "baseline-read-only", f: f, mode: sandbox.ReadOnly, helper: base},
+			benchCase{name: "baseline-workspace-write", f: f, mode: sandbox.WorkspaceWrite, helper: base},
+			benchCase{name: "baseline-network", f: f, mode: sandbox.Network, helper: base})
 	}
+	// What a start without the first stage would cost (a floor for a warm
+	// first stage): this test process, dumpable unlike the host, can
+	// write the uid map of a child in new namespaces itself.
+	cases = append(cases, benchCase{name: "read-only-no-first-stage", f: f, mode: sandbox.ReadOnly, direct: true},
+		benchCase{name: "workspace-write-no-first-stage", f: f, mode: sandbox.WorkspaceWrite, direct: true})
 	for _, c := range cases {
 		helper := helperBin
 		if c.helper != "" {
@@ -69,8 +77,11 @@ func BenchmarkSpawnFirstByte(b *testing.B) {
 				start := time.Now()
 				cmd := exec.Command("/bin/echo", "x")
 				cmd.Dir, cmd.Env = c.f.ws, []string{"PATH=/usr/bin:/bin"}
-				if err := sandbox.Wrap(cmd, helper, p); err != nil {
+				if err := wrapFor(cmd, helper, p); err != nil {
 					b.Fatal(err)
+				}
+				if c.direct {
+					withoutFirstStage(b, cmd, p)
 				}
 				out, err := cmd.StdoutPipe()
 				if err != nil {
@@ -152,7 +163,7 @@ func BenchmarkSpawnBeforeAfter(b *testing.B) {
 		start := time.Now()
 		cmd := exec.Command("/bin/echo", "x")
 		cmd.Dir, cmd.Env = f.ws, []string{"PATH=/usr/bin:/bin"}
-		if err := sandbox.Wrap(cmd, helper, p); err != nil {
+		if err := wrapFor(cmd, helper, p); err != nil {
 			b.Fatal(err)
 		}
 		out, err := cmd.StdoutPipe()
@@ -200,4 +211,48 @@ func BenchmarkSpawnBeforeAfter(b *testing.B) {
 	b.ReportMetric(p50(diff), "diff-p50-ms")
 	b.ReportMetric(p50(cpuBefore), "cpu-before-p50-ms")
 	b.ReportMetric(p50(cpuAfter), "cpu-after-p50-ms")
+}
+
+// wrapFor is sandbox.Wrap, and for an older helper build (a baseline) the
+// command line and environment as the launcher of that build made them:
+// without what this launcher adds for the helper's own start (the policy's
+// helper_env, which an older helper refuses as unknown, and its entries).
+func wrapFor(cmd *exec.Cmd, helper string, p sandbox.Policy) error {
+	if err := sandbox.Wrap(cmd, helper, p); err != nil || helper == helperBin {
+		return err
+	}
+	for i, a := range cmd.Args {
+		if a != "--policy" || i+1 >= len(cmd.Args) {
+			continue
+		}
+		var m map[string]any
+		if err := json.Unmarshal([]byte(cmd.Args[i+1]), &m); err != nil {
+			return err
+		}
+		added, _ := m["helper_env"].([]any)
+		delete(m, "helper_env")
+		enc, err := json.Marshal(m)
+		if err != nil {
+			return err
+		}
+		cmd.Args[i+1] = string(enc)
+		for _, e := range added {
+			if j := slices.Index(cmd.Env, e.(string)); j >= 0 {
+				cmd.Env = slices.Delete(cmd.Env, j, j+1)
+			}
+		}
+		return nil
+	}
+	return fmt.Errorf("no --policy in %q", cmd.Args)
+}
+
+// withoutFirstStage turns a wrapped command into a direct start of the
+// helper's second stage in new namespaces (what the first stage does).
+func withoutFirstStage(b *testing.B, cmd *exec.Cmd, p sandbox.Policy) {
+	if len(cmd.Args) < 3 || cmd.Args[1] != "--spawn" {
+		b.Fatalf("not a wrapped command: %q", cmd.Args)
+	}
+	cmd.Args = append([]string{cmd.Args[0]}, cmd.Args[3:]...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	sandbox.SetNamespaces(cmd.SysProcAttr, p.Mode.Offline())
 }

@@ -1,13 +1,14 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"os/signal"
+	"sync"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"demiurge.dev/shared/sandbox"
 )
@@ -19,6 +20,10 @@ import (
 // /proc files belong to root, so an unprivileged launcher could not write
 // the uid_map of a child it started in a new user namespace. This stage,
 // a fresh dumpable process of the same user, can.
+//
+// It starts the second stage with syscall.ForkExec, not os/exec: the os
+// package's first start of a process forks a throwaway child to learn
+// whether pidfds work (about 0.15 ms), and this stage needs none of it.
 func spawn(net string, args []string) error {
 	self, err := os.Executable()
 	if err != nil {
@@ -30,46 +35,69 @@ func spawn(net string, args []string) error {
 	if err != nil {
 		return err
 	}
-	cmd := exec.Command(self, append([]string{"--report-fd", "3"}, args...)...)
-	cmd.ExtraFiles = []*os.File{wr}
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
-	cmd.Env = os.Environ()
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	attr := &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if net == "proxied" {
-		sandbox.SetNamespacesProxied(cmd.SysProcAttr)
+		sandbox.SetNamespacesProxied(attr)
 	} else {
-		sandbox.SetNamespaces(cmd.SysProcAttr, net == "offline")
+		sandbox.SetNamespaces(attr, net == "offline")
 	}
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT)
-	if err := cmd.Start(); err != nil {
+	argv := append([]string{self, "--report-fd", "3"}, args...)
+	pid, err := syscall.ForkExec(self, argv, &syscall.ProcAttr{
+		Env:   os.Environ(),
+		Files: []uintptr{0, 1, 2, wr.Fd()},
+		Sys:   attr,
+	})
+	if err != nil {
 		return fmt.Errorf("cannot start a process in new user, mount and network namespaces: %w", err)
 	}
 	wr.Close()
+	// A signal is passed on only while pid is still our unreaped child,
+	// never to a process that took its number after.
+	var mu sync.Mutex
+	reaped := false
 	go func() {
 		for s := range sigs {
-			_ = cmd.Process.Signal(s)
+			mu.Lock()
+			if !reaped {
+				_ = syscall.Kill(pid, s.(syscall.Signal))
+			}
+			mu.Unlock()
 		}
 	}()
-	err = cmd.Wait()
+	for {
+		err = unix.Waitid(unix.P_PID, pid, nil, unix.WEXITED|unix.WNOWAIT, nil)
+		if err != syscall.EINTR {
+			break
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("wait for the namespaced stage: %w", err)
+	}
+	mu.Lock()
+	reaped = true
+	mu.Unlock()
+	var ws syscall.WaitStatus
+	for {
+		_, err = syscall.Wait4(pid, &ws, 0, nil)
+		if err != syscall.EINTR {
+			break
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("wait for the namespaced stage: %w", err)
+	}
 	var reported [1]byte
 	n, _ := rd.Read(reported[:])
 	rd.Close()
-	var exit *exec.ExitError
-	if errors.As(err, &exit) {
-		ws, _ := exit.Sys().(syscall.WaitStatus)
-		if sig := syscall.Signal(reported[0]); n == 1 && ws.Exited() && ws.ExitStatus() == 128+int(sig) {
-			dieOf(sig)
-		}
-		if ws.Signaled() {
-			dieOf(ws.Signal())
-		}
-		os.Exit(exit.ExitCode())
+	if sig := syscall.Signal(reported[0]); n == 1 && ws.Exited() && ws.ExitStatus() == 128+int(sig) {
+		dieOf(sig)
 	}
-	if err != nil {
-		return err
+	if ws.Signaled() {
+		dieOf(ws.Signal())
 	}
-	os.Exit(0)
+	os.Exit(ws.ExitStatus())
 	return nil
 }
 

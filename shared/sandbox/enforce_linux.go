@@ -24,6 +24,7 @@ func Enforce(p Policy, argv []string, env []string, report *os.File) error {
 	if err := p.Validate(); err != nil {
 		return err
 	}
+	env = withoutHelperEnv(env, p.HelperEnv)
 	path, err := exec.LookPath(argv[0])
 	if err != nil {
 		return err

@@ -42,6 +42,8 @@ func Wrap(cmd *exec.Cmd, helper string, p Policy) error {
 		}
 		p.Hidden, p.HiddenListed = hidden, true
 	}
+	env, added := forHelper(cmd.Environ())
+	p.HelperEnv = added
 	enc, err := p.Encode()
 	if err != nil {
 		return err
@@ -51,5 +53,8 @@ func Wrap(cmd *exec.Cmd, helper string, p Policy) error {
 	// map the uid of a child it starts in a new user namespace itself.
 	args := append([]string{helper, "--spawn", spawnNet(p.Mode.Offline(), p.Proxy != ""), "--policy", enc, "--", cmd.Path}, cmd.Args[1:]...)
 	cmd.Path, cmd.Args = helper, args
+	if added != nil {
+		cmd.Env = env
+	}
 	return nil
 }
