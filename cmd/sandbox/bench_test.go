@@ -143,7 +143,8 @@ func BenchmarkDrain(b *testing.B) {
 // BenchmarkSpawnBeforeAfter: spawn to first byte of this helper and of
 // DEMIURGE_BENCH_BASELINE_HELPER (an older build), started alternately in
 // one loop so that both see the same load; p50 of each and of the
-// difference, workspace-write (or DEMIURGE_BENCH_MODE).
+// difference, workspace-write (or DEMIURGE_BENCH_MODE). A baseline helper
+// of another build is wrapped as its own launcher wrapped it (wrapFor).
 func BenchmarkSpawnBeforeAfter(b *testing.B) {
 	base := os.Getenv("DEMIURGE_BENCH_BASELINE_HELPER")
 	if base == "" {
@@ -155,6 +156,10 @@ func BenchmarkSpawnBeforeAfter(b *testing.B) {
 		mode = sandbox.Mode(m) // network: through the fixture's egress proxy
 	}
 	p := f.policy(mode)
+	// DEMIURGE_BENCH_AFTER=no-first-stage: this helper's side starts its
+	// second stage directly (withoutFirstStage), to measure what the first
+	// stage costs against a copy of this helper as the baseline.
+	direct := os.Getenv("DEMIURGE_BENCH_AFTER") == "no-first-stage"
 	// cpu: user+system time of the whole start (helper stages and echo, as
 	// wait4 reports it), which a loaded machine disturbs far less than
 	// wall time.
@@ -165,6 +170,9 @@ func BenchmarkSpawnBeforeAfter(b *testing.B) {
 		cmd.Dir, cmd.Env = f.ws, []string{"PATH=/usr/bin:/bin"}
 		if err := wrapFor(cmd, helper, p); err != nil {
 			b.Fatal(err)
+		}
+		if direct && helper == helperBin {
+			withoutFirstStage(b, cmd, p)
 		}
 		out, err := cmd.StdoutPipe()
 		if err != nil {
