@@ -8,6 +8,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -226,7 +228,7 @@ func BenchmarkSpawnBeforeAfter(b *testing.B) {
 // without what this launcher adds for the helper's own start (the policy's
 // helper_env, which an older helper refuses as unknown, and its entries).
 func wrapFor(cmd *exec.Cmd, helper string, p sandbox.Policy) error {
-	if err := sandbox.Wrap(cmd, helper, p); err != nil || helper == helperBin {
+	if err := sandbox.Wrap(cmd, helper, p); err != nil || helper == helperBin || knowsHelperEnv(helper) {
 		return err
 	}
 	for i, a := range cmd.Args {
@@ -252,6 +254,20 @@ func wrapFor(cmd *exec.Cmd, helper string, p sandbox.Policy) error {
 		return nil
 	}
 	return fmt.Errorf("no --policy in %q", cmd.Args)
+}
+
+var helperEnvKnown sync.Map // helper path -> bool
+
+// knowsHelperEnv: whether a helper build reads the policy's helper_env
+// (an older one refuses it as an unknown field before anything else).
+func knowsHelperEnv(helper string) bool {
+	if v, ok := helperEnvKnown.Load(helper); ok {
+		return v.(bool)
+	}
+	out, _ := exec.Command(helper, "--policy", `{"helper_env":["GOMAXPROCS=1"]}`, "--", "/bin/true").CombinedOutput()
+	knows := !strings.Contains(string(out), `unknown field "helper_env"`)
+	helperEnvKnown.Store(helper, knows)
+	return knows
 }
 
 // withoutFirstStage turns a wrapped command into a direct start of the

@@ -41,8 +41,16 @@ func spawn(net string, args []string) error {
 	} else {
 		sandbox.SetNamespaces(attr, net == "offline")
 	}
+	// The Go runtime enables each signal through a round trip to a thread
+	// of its own: done beside the start of the second stage, not before
+	// it. A signal that comes first ends this stage as it always could,
+	// and the second stage with it (Pdeathsig).
 	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT)
+	notified := make(chan struct{})
+	go func() {
+		signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT)
+		close(notified)
+	}()
 	argv := append([]string{self, "--report-fd", "3"}, args...)
 	pid, err := syscall.ForkExec(self, argv, &syscall.ProcAttr{
 		Env:   os.Environ(),
@@ -53,6 +61,7 @@ func spawn(net string, args []string) error {
 		return fmt.Errorf("cannot start a process in new user, mount and network namespaces: %w", err)
 	}
 	wr.Close()
+	<-notified
 	// A signal is passed on only while pid is still our unreaped child,
 	// never to a process that took its number after.
 	var mu sync.Mutex
