@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strconv"
 	"sync"
 	"syscall"
 	"time"
@@ -19,7 +20,8 @@ import (
 // plugin) is non-dumpable, and so is a child of it until its execve: its
 // /proc files belong to root, so an unprivileged launcher could not write
 // the uid_map of a child it started in a new user namespace. This stage,
-// a fresh dumpable process of the same user, can.
+// a fresh dumpable process of the same user, can, and the second stage,
+// dumpable after its execve, can map itself (--map).
 //
 // It starts the second stage with syscall.ForkExec, not os/exec: the os
 // package's first start of a process forks a throwaway child to learn
@@ -51,7 +53,12 @@ func spawn(net string, args []string) error {
 		signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT)
 		close(notified)
 	}()
-	argv := append([]string{self, "--report-fd", "3"}, args...)
+	// The second stage maps its own uid and gid (sandbox.MapOwnIDs): its
+	// execve made it dumpable, and the kernel lets it map only these.
+	// Written from here, the child would wait for this stage to write
+	// them: a round trip between the two on every start.
+	attr.UidMappings, attr.GidMappings = nil, nil
+	argv := append([]string{self, "--map", strconv.Itoa(os.Getuid()), strconv.Itoa(os.Getgid()), "--report-fd", "3"}, args...)
 	pid, err := syscall.ForkExec(self, argv, &syscall.ProcAttr{
 		Env:   os.Environ(),
 		Files: []uintptr{0, 1, 2, wr.Fd()},

@@ -116,6 +116,26 @@ func setNamespaces(attr *syscall.SysProcAttr, newNet, netAdmin bool) {
 	}
 }
 
+// MapOwnIDs maps uid and gid, the launcher's, to themselves in this
+// process's new user namespace (setgroups denied first, as an
+// unprivileged mapping requires). The helper's first stage leaves this to
+// the second: after its execve the second stage is dumpable, so its /proc
+// files are its own, and its ambient CAP_SYS_ADMIN makes it able to
+// write them. The kernel accepts only the writer's own ids here, so a
+// wrong pair, or a process not in a fresh user namespace, fails.
+func MapOwnIDs(uid, gid int) error {
+	for _, w := range [][2]string{
+		{"setgroups", "deny"},
+		{"uid_map", fmt.Sprintf("%d %d 1\n", uid, uid)},
+		{"gid_map", fmt.Sprintf("%d %d 1\n", gid, gid)},
+	} {
+		if err := os.WriteFile("/proc/self/"+w[0], []byte(w[1]), 0); err != nil {
+			return fmt.Errorf("map the launcher's uid and gid in the new user namespace: %w", err)
+		}
+	}
+	return nil
+}
+
 // nsInode is the inode of one of this process's namespaces (net, mnt).
 func nsInode(kind string) (uint64, error) {
 	var st unix.Stat_t
