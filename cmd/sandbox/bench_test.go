@@ -273,10 +273,14 @@ func knowsHelperEnv(helper string) bool {
 // withoutFirstStage turns a wrapped command into a direct start of the
 // helper's second stage in new namespaces (what the first stage does).
 func withoutFirstStage(b *testing.B, cmd *exec.Cmd, p sandbox.Policy) {
-	if len(cmd.Args) < 3 || cmd.Args[1] != "--spawn" {
+	switch {
+	case len(cmd.Args) >= 3 && cmd.Args[1] == "--spawn": // helper --spawn NET ...
+		cmd.Args = append([]string{cmd.Args[0]}, cmd.Args[3:]...)
+	case len(cmd.Args) >= 3 && filepath.Base(cmd.Path) == sandbox.FirstStageName: // first HELPER NET ...
+		cmd.Path, cmd.Args = cmd.Args[1], append([]string{cmd.Args[1]}, cmd.Args[3:]...)
+	default:
 		b.Fatalf("not a wrapped command: %q", cmd.Args)
 	}
-	cmd.Args = append([]string{cmd.Args[0]}, cmd.Args[3:]...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	sandbox.SetNamespaces(cmd.SysProcAttr, p.Mode.Offline())
 }
