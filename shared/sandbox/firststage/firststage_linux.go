@@ -23,8 +23,8 @@ import (
 // plugin) is non-dumpable, and so is a child of it until its execve: its
 // /proc files belong to root, so an unprivileged launcher could not write
 // the uid_map of a child it started in a new user namespace. This stage,
-// a fresh dumpable process of the same user, can, and the second stage,
-// dumpable after its execve, can map itself (--map).
+// a fresh process of the same user, creates the namespaces, and the
+// second stage, dumpable after its execve, maps itself (--map).
 //
 // It starts the second stage with syscall.ForkExec, not os/exec: the os
 // package's first start of a process forks a throwaway child to learn
