@@ -52,11 +52,13 @@ build:
 	@# The launcher answers `help` with the host's text, embedded: from the host just built.
 	@$(STAGE)/demiurge-host help > $(STAGE)/help.txt && $(call put,$(STAGE)/help.txt,cmd/launcher/help.txt)
 	$(GO) build -ldflags "$(STAMP)" -o $(STAGE)/demiurge ./cmd/launcher
-	@# Static (no cgo): each sandboxed command starts this binary twice, and
-	@# the dynamic loader cost about 0.7 ms each time (BENCHMARKS §31.2).
+	@# Static (no cgo): each sandboxed command starts the helper's two stages,
+	@# and the dynamic loader cost about 0.7 ms each time (BENCHMARKS §31.2); the
+	@# first stage is a small binary of its own beside the helper (§31.3).
 	CGO_ENABLED=0 $(GO) build -o $(STAGE)/demiurge-sandbox ./cmd/sandbox
+	CGO_ENABLED=0 $(GO) build -o $(STAGE)/demiurge-sandbox-first ./cmd/sandbox/first
 	$(GO) build -o $(STAGE)/demiurge-front ./cmd/front
-	@for p in demiurge-host demiurge demiurge-front demiurge-sandbox; do $(call put,$(STAGE)/$$p,$(BIN)/$$p) || exit 1; done
+	@for p in demiurge-host demiurge demiurge-front demiurge-sandbox demiurge-sandbox-first; do $(call put,$(STAGE)/$$p,$(BIN)/$$p) || exit 1; done
 	@for ts in $(TOOLSETS); do \
 		name=$${ts%%:*}; dir=$${ts#*:}; f=demiurge-toolset-$$name; \
 		$(GO) build -o $(STAGE)/$$f ./plugins/$$dir || exit 1; \

@@ -22,7 +22,7 @@ func copyPluginDir(t *testing.T, src, dst string) {
 		t.Fatal(err)
 	}
 	for _, e := range ents {
-		if !e.Type().IsRegular() || !(strings.HasPrefix(e.Name(), "demiurge-toolset-") || e.Name() == "demiurge-sandbox") {
+		if !e.Type().IsRegular() || !(strings.HasPrefix(e.Name(), "demiurge-toolset-") || strings.HasPrefix(e.Name(), "demiurge-sandbox")) {
 			continue
 		}
 		copyExecutable(t, filepath.Join(src, e.Name()), filepath.Join(dst, e.Name()))
@@ -127,5 +127,17 @@ func TestLaunchRefusesWhatASandboxedCommandCouldWrite(t *testing.T) {
 	out, err = call(open, other, "terminal", terminal("echo RAN"))
 	if err == nil || strings.Contains(out, "RAN\n") || !strings.Contains(out, "the sandbox helper is refused: the binary "+filepath.Join(open, "demiurge-sandbox")+" is writable by every user") {
 		t.Fatalf("a helper every user can write was used (err %v):\n%s", err, out)
+	}
+
+	// Its first stage writable by every user: refused the same way.
+	if err := os.Chmod(filepath.Join(open, "demiurge-sandbox"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(filepath.Join(open, "demiurge-sandbox-first"), 0o777); err != nil {
+		t.Fatal(err)
+	}
+	out, err = call(open, other, "terminal", terminal("echo RAN"))
+	if err == nil || strings.Contains(out, "RAN\n") || !strings.Contains(out, "the sandbox helper's first stage is refused: the binary "+filepath.Join(open, "demiurge-sandbox-first")+" is writable by every user") {
+		t.Fatalf("a first stage every user can write was accepted (err %v):\n%s", err, out)
 	}
 }

@@ -61,6 +61,9 @@ func testPlugins(t *testing.T) (builtin, examples string) {
 			if pluginsErr == nil { // the sandbox helper, as make build puts it
 				pluginsErr = buildExample(filepath.Join(pluginsDir, "demiurge-sandbox"), "demiurge.dev/cmd/sandbox")
 			}
+			if pluginsErr == nil { // and its first stage beside it
+				pluginsErr = buildExample(filepath.Join(pluginsDir, "demiurge-sandbox-first"), "demiurge.dev/cmd/sandbox/first")
+			}
 			// The provider packages, where make puts them: bin/packages.
 			for _, name := range []string{"web_search_brave", "web_search_tavily"} {
 				if pluginsErr == nil {

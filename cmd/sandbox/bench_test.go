@@ -1,12 +1,16 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
+	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -37,22 +41,28 @@ func BenchmarkSpawnFirstByte(b *testing.B) {
 		mode   sandbox.Mode
 		cold   bool   // forget the scan cache before every start (the old per-start walk)
 		helper string // another helper build, to compare in the same run
+		direct bool   // the second stage started by this process (see withoutFirstStage)
 	}
 	cases := []benchCase{
-		{"off", f, sandbox.Off, false, ""},
-		{"read-only", f, sandbox.ReadOnly, false, ""},
-		{"workspace-write", f, sandbox.WorkspaceWrite, false, ""},
-		{"workspace-write-big-ws", big, sandbox.WorkspaceWrite, false, ""},
-		{"workspace-write-big-ws-cold-scan", big, sandbox.WorkspaceWrite, true, ""},
-		{"network", f, sandbox.Network, false, ""}, // through the fixture's egress proxy
+		{name: "off", f: f, mode: sandbox.Off},
+		{name: "read-only", f: f, mode: sandbox.ReadOnly},
+		{name: "workspace-write", f: f, mode: sandbox.WorkspaceWrite},
+		{name: "workspace-write-big-ws", f: big, mode: sandbox.WorkspaceWrite},
+		{name: "workspace-write-big-ws-cold-scan", f: big, mode: sandbox.WorkspaceWrite, cold: true},
+		{name: "network", f: f, mode: sandbox.Network}, // through the fixture's egress proxy
 	}
 	// DEMIURGE_BENCH_BASELINE_HELPER: an older helper build (e.g. of the
 	// commit before a change), measured in the same run for a before/after.
 	if base := os.Getenv("DEMIURGE_BENCH_BASELINE_HELPER"); base != "" {
-		cases = append(cases, benchCase{"baseline-read-only", f, sandbox.ReadOnly, false, base},
-			benchCase{"baseline-workspace-write", f, sandbox.WorkspaceWrite, false, base},
-			benchCase{"baseline-network", f, sandbox.Network, false, base})
+		cases = append(cases, benchCase{name: "baseline-read-only", f: f, mode: sandbox.ReadOnly, helper: base},
+			benchCase{name: "baseline-workspace-write", f: f, mode: sandbox.WorkspaceWrite, helper: base},
+			benchCase{name: "baseline-network", f: f, mode: sandbox.Network, helper: base})
 	}
+	// What a start without the first stage would cost (a floor for a warm
+	// first stage): this test process, dumpable unlike the host, can
+	// write the uid map of a child in new namespaces itself.
+	cases = append(cases, benchCase{name: "read-only-no-first-stage", f: f, mode: sandbox.ReadOnly, direct: true},
+		benchCase{name: "workspace-write-no-first-stage", f: f, mode: sandbox.WorkspaceWrite, direct: true})
 	for _, c := range cases {
 		helper := helperBin
 		if c.helper != "" {
@@ -69,8 +79,11 @@ func BenchmarkSpawnFirstByte(b *testing.B) {
 				start := time.Now()
 				cmd := exec.Command("/bin/echo", "x")
 				cmd.Dir, cmd.Env = c.f.ws, []string{"PATH=/usr/bin:/bin"}
-				if err := sandbox.Wrap(cmd, helper, p); err != nil {
+				if err := wrapFor(cmd, helper, p); err != nil {
 					b.Fatal(err)
+				}
+				if c.direct {
+					withoutFirstStage(b, cmd, p)
 				}
 				out, err := cmd.StdoutPipe()
 				if err != nil {
@@ -132,7 +145,8 @@ func BenchmarkDrain(b *testing.B) {
 // BenchmarkSpawnBeforeAfter: spawn to first byte of this helper and of
 // DEMIURGE_BENCH_BASELINE_HELPER (an older build), started alternately in
 // one loop so that both see the same load; p50 of each and of the
-// difference, workspace-write (or DEMIURGE_BENCH_MODE).
+// difference, workspace-write (or DEMIURGE_BENCH_MODE). A baseline helper
+// of another build is wrapped as its own launcher wrapped it (wrapFor).
 func BenchmarkSpawnBeforeAfter(b *testing.B) {
 	base := os.Getenv("DEMIURGE_BENCH_BASELINE_HELPER")
 	if base == "" {
@@ -144,6 +158,10 @@ func BenchmarkSpawnBeforeAfter(b *testing.B) {
 		mode = sandbox.Mode(m) // network: through the fixture's egress proxy
 	}
 	p := f.policy(mode)
+	// DEMIURGE_BENCH_AFTER=no-first-stage: this helper's side starts its
+	// second stage directly (withoutFirstStage), to measure what the first
+	// stage costs against a copy of this helper as the baseline.
+	direct := os.Getenv("DEMIURGE_BENCH_AFTER") == "no-first-stage"
 	// cpu: user+system time of the whole start (helper stages and echo, as
 	// wait4 reports it), which a loaded machine disturbs far less than
 	// wall time.
@@ -152,8 +170,11 @@ func BenchmarkSpawnBeforeAfter(b *testing.B) {
 		start := time.Now()
 		cmd := exec.Command("/bin/echo", "x")
 		cmd.Dir, cmd.Env = f.ws, []string{"PATH=/usr/bin:/bin"}
-		if err := sandbox.Wrap(cmd, helper, p); err != nil {
+		if err := wrapFor(cmd, helper, p); err != nil {
 			b.Fatal(err)
+		}
+		if direct && helper == helperBin {
+			withoutFirstStage(b, cmd, p)
 		}
 		out, err := cmd.StdoutPipe()
 		if err != nil {
@@ -200,4 +221,66 @@ func BenchmarkSpawnBeforeAfter(b *testing.B) {
 	b.ReportMetric(p50(diff), "diff-p50-ms")
 	b.ReportMetric(p50(cpuBefore), "cpu-before-p50-ms")
 	b.ReportMetric(p50(cpuAfter), "cpu-after-p50-ms")
+}
+
+// wrapFor is sandbox.Wrap, and for an older helper build (a baseline) the
+// command line and environment as the launcher of that build made them:
+// without what this launcher adds for the helper's own start (the policy's
+// helper_env, which an older helper refuses as unknown, and its entries).
+func wrapFor(cmd *exec.Cmd, helper string, p sandbox.Policy) error {
+	if err := sandbox.Wrap(cmd, helper, p); err != nil || helper == helperBin || knowsHelperEnv(helper) {
+		return err
+	}
+	for i, a := range cmd.Args {
+		if a != "--policy" || i+1 >= len(cmd.Args) {
+			continue
+		}
+		var m map[string]any
+		if err := json.Unmarshal([]byte(cmd.Args[i+1]), &m); err != nil {
+			return err
+		}
+		added, _ := m["helper_env"].([]any)
+		delete(m, "helper_env")
+		enc, err := json.Marshal(m)
+		if err != nil {
+			return err
+		}
+		cmd.Args[i+1] = string(enc)
+		for _, e := range added {
+			if j := slices.Index(cmd.Env, e.(string)); j >= 0 {
+				cmd.Env = slices.Delete(cmd.Env, j, j+1)
+			}
+		}
+		return nil
+	}
+	return fmt.Errorf("no --policy in %q", cmd.Args)
+}
+
+var helperEnvKnown sync.Map // helper path -> bool
+
+// knowsHelperEnv: whether a helper build reads the policy's helper_env
+// (an older one refuses it as an unknown field before anything else).
+func knowsHelperEnv(helper string) bool {
+	if v, ok := helperEnvKnown.Load(helper); ok {
+		return v.(bool)
+	}
+	out, _ := exec.Command(helper, "--policy", `{"helper_env":["GOMAXPROCS=1"]}`, "--", "/bin/true").CombinedOutput()
+	knows := !strings.Contains(string(out), `unknown field "helper_env"`)
+	helperEnvKnown.Store(helper, knows)
+	return knows
+}
+
+// withoutFirstStage turns a wrapped command into a direct start of the
+// helper's second stage in new namespaces (what the first stage does).
+func withoutFirstStage(b *testing.B, cmd *exec.Cmd, p sandbox.Policy) {
+	switch {
+	case len(cmd.Args) >= 3 && cmd.Args[1] == "--spawn": // helper --spawn NET ...
+		cmd.Args = append([]string{cmd.Args[0]}, cmd.Args[3:]...)
+	case len(cmd.Args) >= 3 && filepath.Base(cmd.Path) == sandbox.FirstStageName: // first HELPER NET ...
+		cmd.Path, cmd.Args = cmd.Args[1], append([]string{cmd.Args[1]}, cmd.Args[3:]...)
+	default:
+		b.Fatalf("not a wrapped command: %q", cmd.Args)
+	}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	sandbox.SetNamespaces(cmd.SysProcAttr, p.Mode.Offline())
 }

@@ -5,7 +5,7 @@
 //
 //	demiurge-sandbox --spawn offline|online|proxied --policy JSON -- PROGRAM [ARGS...]
 //	                                (what Wrap runs: starts the rest in new namespaces)
-//	demiurge-sandbox --policy JSON -- PROGRAM [ARGS...]
+//	demiurge-sandbox [--map UID GID] [--report-fd N] --policy JSON -- PROGRAM [ARGS...]
 //	demiurge-sandbox --probe        (exits 0: the launcher's namespace probe)
 //	demiurge-sandbox --status       (what this kernel enforces, as JSON)
 package main
@@ -25,6 +25,19 @@ const exitCannotSandbox = 125
 
 func main() {
 	args := os.Args[1:]
+	// --map UID GID: the first stage left the new user namespace's maps
+	// to this, its second stage; first of all, map the launcher's ids.
+	if len(args) >= 3 && args[0] == "--map" {
+		uid, uerr := strconv.Atoi(args[1])
+		gid, gerr := strconv.Atoi(args[2])
+		if uerr != nil || gerr != nil {
+			fail(fmt.Errorf("--map %q %q: not a uid and gid", args[1], args[2]))
+		}
+		if err := sandbox.MapOwnIDs(uid, gid); err != nil {
+			fail(err)
+		}
+		args = args[3:]
+	}
 	// --report-fd N: the first stage's pipe for the signal that killed the
 	// command (the second stage is a pid 1, which cannot die of it).
 	var report *os.File

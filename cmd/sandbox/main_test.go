@@ -37,6 +37,7 @@ func TestMain(m *testing.M) {
 	probeBin = filepath.Join(dir, "probe")
 	for _, b := range [][]string{
 		{"-o", helperBin, "."},
+		{"-o", filepath.Join(dir, sandbox.FirstStageName), "./first"},
 		{"-tags", "demiurge_nolandlock", "-o", helperNoLandlockBin, "."},
 		{"-o", probeBin, "./testdata/probe"},
 	} {

@@ -75,6 +75,7 @@ func TestHelperFailsClosed(t *testing.T) {
 		{"missing protected path under the workspace", wrapped(helperBin, missingCore), "cannot be held read-only"},
 		{"symlinked protected path", wrapped(helperBin, symlinked), "is a symlink"},
 		{"no command", exec.Command(helperBin, "--policy", enc), "usage"},
+		{"maps ids outside a new user namespace", exec.Command(helperBin, "--map", "0", "0", "--policy", enc, "--", "/bin/sh", "-c", script), "map the launcher's uid and gid"},
 	} {
 		out, err := c.cmd.CombinedOutput()
 		var ee *exec.ExitError

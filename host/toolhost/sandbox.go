@@ -7,6 +7,7 @@ import (
 
 	"demiurge.dev/host/core"
 	"demiurge.dev/host/sandboxing"
+	"demiurge.dev/shared/sandbox"
 )
 
 // sandboxConfig is the OS sandbox of this host's commands: the mode from
@@ -40,6 +41,15 @@ func sandboxConfig(c *core.Core, operator, pluginDir, stateDir, workspace string
 	if cfg.Helper != "" {
 		if why := cfg.LaunchRefusal(cfg.Helper, workspace); why != "" {
 			return sandboxing.Config{}, errors.New("the sandbox helper is refused: " + why)
+		}
+		// So does its first stage when it lies beside it (sandbox.Wrap
+		// would pass over one it cannot trust; one that is there and
+		// fails the host's checks says the directory was tampered with).
+		first := filepath.Join(filepath.Dir(cfg.Helper), sandbox.FirstStageName)
+		if _, err := os.Lstat(first); err == nil {
+			if why := cfg.LaunchRefusal(first, workspace); why != "" {
+				return sandboxing.Config{}, errors.New("the sandbox helper's first stage is refused: " + why)
+			}
 		}
 	}
 	return cfg, nil

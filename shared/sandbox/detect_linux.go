@@ -10,6 +10,8 @@ import (
 
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
 	"golang.org/x/sys/unix"
+
+	"demiurge.dev/shared/sandbox/firststage"
 )
 
 var (
@@ -62,14 +64,7 @@ func seccompAvailable() bool {
 }
 
 // namespaceFlags are the namespaces a sandboxed command starts in.
-func namespaceFlags(offline bool) uintptr {
-	// A pid namespace of its own: its pid_max is the process limit.
-	f := uintptr(unix.CLONE_NEWUSER | unix.CLONE_NEWNS | unix.CLONE_NEWPID)
-	if offline {
-		f |= unix.CLONE_NEWNET
-	}
-	return f
-}
+func namespaceFlags(offline bool) uintptr { return firststage.NamespaceFlags(offline) }
 
 // probeNamespaces starts probe --probe in fresh namespaces, mapped to the
 // caller's own uid and gid, exactly as Wrap does.
@@ -101,19 +96,27 @@ func SetNamespacesProxied(attr *syscall.SysProcAttr) {
 }
 
 func setNamespaces(attr *syscall.SysProcAttr, newNet, netAdmin bool) {
-	attr.Cloneflags |= namespaceFlags(newNet)
-	uid, gid := os.Getuid(), os.Getgid()
-	attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
-	attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
-	attr.GidMappingsEnableSetgroups = false
-	// The helper keeps its own uid, so execve would drop the capabilities
-	// the new user namespace gave it; as ambient ones, the two it needs
-	// (mounting; emptying the bounding set) survive into the helper, which
-	// clears every capability before it execs the command.
-	attr.AmbientCaps = []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_SETPCAP}
-	if netAdmin {
-		attr.AmbientCaps = append(attr.AmbientCaps, unix.CAP_NET_ADMIN)
+	firststage.SetNamespaces(attr, newNet, netAdmin)
+}
+
+// MapOwnIDs maps uid and gid, the launcher's, to themselves in this
+// process's new user namespace (setgroups denied first, as an
+// unprivileged mapping requires). The helper's first stage leaves this to
+// the second: after its execve the second stage is dumpable, so its /proc
+// files are its own, and its ambient CAP_SYS_ADMIN makes it able to
+// write them. The kernel accepts only the writer's own ids here, so a
+// wrong pair, or a process not in a fresh user namespace, fails.
+func MapOwnIDs(uid, gid int) error {
+	for _, w := range [][2]string{
+		{"setgroups", "deny"},
+		{"uid_map", fmt.Sprintf("%d %d 1\n", uid, uid)},
+		{"gid_map", fmt.Sprintf("%d %d 1\n", gid, gid)},
+	} {
+		if err := os.WriteFile("/proc/self/"+w[0], []byte(w[1]), 0); err != nil {
+			return fmt.Errorf("map the launcher's uid and gid in the new user namespace: %w", err)
+		}
 	}
+	return nil
 }
 
 // nsInode is the inode of one of this process's namespaces (net, mnt).

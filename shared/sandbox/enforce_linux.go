@@ -24,6 +24,7 @@ func Enforce(p Policy, argv []string, env []string, report *os.File) error {
 	if err := p.Validate(); err != nil {
 		return err
 	}
+	env = withoutHelperEnv(env, p.HelperEnv)
 	path, err := exec.LookPath(argv[0])
 	if err != nil {
 		return err
@@ -36,6 +37,7 @@ func Enforce(p Policy, argv []string, env []string, report *os.File) error {
 	if p.Mode == Off {
 		return syscall.Exec(path, argv, env)
 	}
+	relay := relaySignals()
 	// The Landlock domain and the seccomp filter are inherited through
 	// fork and execve from the thread that calls them; keep it the one we
 	// restrict.
@@ -92,7 +94,7 @@ func Enforce(p Policy, argv []string, env []string, report *os.File) error {
 	if err := proxyTook(); err != nil {
 		return err
 	}
-	return runAsInit(path, argv, withTmpDir(env, p.TmpDir), report, after)
+	return runAsInit(path, argv, withTmpDir(env, p.TmpDir), report, after, relay)
 }
 
 // checkNamespaces makes sure the launcher really started us in new

@@ -65,6 +65,10 @@ type Policy struct {
 	// 127.0.0.1 (see forwarder_linux.go) and names in the proxy
 	// environment variables. Network mode without it is refused.
 	Proxy string `json:"proxy,omitempty"`
+	// HelperEnv are environment entries the launcher added for the
+	// helper's own start (see forHelper); the helper removes them, so the
+	// command gets the environment its launcher gave it.
+	HelperEnv []string `json:"helper_env,omitempty"`
 }
 
 // maxPidMax is the kernel's largest pid_max (PID_MAX_LIMIT on 64 bits).
@@ -100,6 +104,9 @@ func (p Policy) Validate() error {
 	}
 	if p.Proxy != "" && (p.Mode != Network || !filepath.IsAbs(p.Proxy)) {
 		return fmt.Errorf("sandbox policy: proxy %q must be an absolute socket path, in network mode only", p.Proxy)
+	}
+	if err := validHelperEnv(p.HelperEnv); err != nil {
+		return err
 	}
 	if p.Cwd != "" && !filepath.IsAbs(p.Cwd) {
 		return fmt.Errorf("sandbox policy: cwd %q must be an absolute path", p.Cwd)

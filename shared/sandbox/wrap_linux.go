@@ -42,6 +42,8 @@ func Wrap(cmd *exec.Cmd, helper string, p Policy) error {
 		}
 		p.Hidden, p.HiddenListed = hidden, true
 	}
+	env, added := forHelper(cmd.Environ())
+	p.HelperEnv = added
 	enc, err := p.Encode()
 	if err != nil {
 		return err
@@ -49,7 +51,15 @@ func Wrap(cmd *exec.Cmd, helper string, p Policy) error {
 	// The helper's first stage makes the namespaces (see cmd/sandbox
 	// spawn.go): a non-dumpable launcher run by an ordinary user cannot
 	// map the uid of a child it starts in a new user namespace itself.
-	args := append([]string{helper, "--spawn", spawnNet(p.Mode.Offline(), p.Proxy != ""), "--policy", enc, "--", cmd.Path}, cmd.Args[1:]...)
+	net := spawnNet(p.Mode.Offline(), p.Proxy != "")
+	args := append([]string{helper, "--spawn", net, "--policy", enc, "--", cmd.Path}, cmd.Args[1:]...)
 	cmd.Path, cmd.Args = helper, args
+	if first := firstStageBeside(helper); first != "" {
+		// The same first stage as a binary that starts faster.
+		cmd.Path, cmd.Args = first, append([]string{first, helper, net}, args[3:]...)
+	}
+	if added != nil {
+		cmd.Env = env
+	}
 	return nil
 }

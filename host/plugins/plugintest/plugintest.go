@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 
 	"demiurge.dev/host/plugins"
+	"demiurge.dev/shared/sandbox"
 )
 
 // Build compiles the toolset in package pkg into dir as the plugin name and
@@ -56,18 +57,24 @@ func BuildOrCopy(dir, name, pkg string) error {
 }
 
 // PlaceSandboxHelper puts the real re-exec helper (bin/demiurge-sandbox)
-// in dir, beside the built-in plugins, where make build puts it: commands
-// and authored tools fail closed without it. It is copied from
-// DEMIURGE_TEST_PLUGIN_DIR when that has one, else built.
+// and its first stage (bin/demiurge-sandbox-first) in dir, beside the
+// built-in plugins, where make build puts them: commands and authored
+// tools fail closed without the helper. Each is copied from
+// DEMIURGE_TEST_PLUGIN_DIR when that has it, else built.
 func PlaceSandboxHelper(dir, helperName string) error {
-	dst := filepath.Join(dir, helperName)
-	if src := os.Getenv("DEMIURGE_TEST_PLUGIN_DIR"); src != "" {
-		if b, err := os.ReadFile(filepath.Join(src, helperName)); err == nil {
-			return os.WriteFile(dst, b, 0o755)
+	for _, b := range [][2]string{{helperName, "demiurge.dev/cmd/sandbox"}, {sandbox.FirstStageName, "demiurge.dev/cmd/sandbox/first"}} {
+		dst := filepath.Join(dir, b[0])
+		if src := os.Getenv("DEMIURGE_TEST_PLUGIN_DIR"); src != "" {
+			if bin, err := os.ReadFile(filepath.Join(src, b[0])); err == nil {
+				if err := os.WriteFile(dst, bin, 0o755); err != nil {
+					return err
+				}
+				continue
+			}
 		}
-	}
-	if b, err := exec.Command("go", "build", "-o", dst, "demiurge.dev/cmd/sandbox").CombinedOutput(); err != nil {
-		return fmt.Errorf("build the sandbox helper: %w\n%s", err, b)
+		if out, err := exec.Command("go", "build", "-o", dst, b[1]).CombinedOutput(); err != nil {
+			return fmt.Errorf("build the sandbox helper: %w\n%s", err, out)
+		}
 	}
 	return nil
 }

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+
+	"demiurge.dev/shared/sandbox"
 )
 
 // HelperName is the helper's file name beside the plugins.
@@ -37,9 +39,14 @@ func Helper(t testing.TB) string {
 			return
 		}
 		path = filepath.Join(dir, HelperName)
-		cmd := exec.Command("go", "build", "-o", path, "demiurge.dev/cmd/sandbox")
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0") // static, as make build builds it
-		log, err = cmd.CombinedOutput()
+		// The helper and, beside it, its first stage as make build puts them.
+		for _, b := range [][2]string{{path, "demiurge.dev/cmd/sandbox"}, {filepath.Join(dir, sandbox.FirstStageName), "demiurge.dev/cmd/sandbox/first"}} {
+			cmd := exec.Command("go", "build", "-o", b[0], b[1])
+			cmd.Env = append(os.Environ(), "CGO_ENABLED=0") // static, as make build builds it
+			if log, err = cmd.CombinedOutput(); err != nil {
+				return
+			}
+		}
 	})
 	if err != nil {
 		t.Fatalf("build the sandbox helper: %v\n%s", err, log)
