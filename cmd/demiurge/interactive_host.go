@@ -59,6 +59,9 @@ type hostSession struct {
 	wg     sync.WaitGroup
 	// closing: this front end ends the stream (not the host).
 	closing atomic.Bool
+	// fg is the turn or /call in the foreground (nil when none).
+	fgMu sync.Mutex
+	fg   *foreground
 }
 
 // openHostSession opens the session stream (resuming `resume` when set)
@@ -208,12 +211,14 @@ func (hs *hostSession) approve(q *hostv1.ApprovalRequest) {
 	} else if a, err = hs.approver.Ask(hs.asks, req); err != nil {
 		a = approval.Deny
 	}
+	hs.stopped()
 	_ = hs.send(&hostv1.FrontEndMessage{Msg: &hostv1.FrontEndMessage_Answer{Answer: &hostv1.ApprovalAnswer{Id: q.Id, Answer: int32(a)}}})
 }
 
 func (hs *hostSession) clarify(q *hostv1.ClarifyRequest) {
 	text, ok, err := hs.view.Clarify(hs.asks, q.Question, q.Choices)
 	ans := &hostv1.ClarifyAnswer{Id: q.Id, Text: text, Answered: ok && err == nil}
+	hs.stopped()
 	_ = hs.send(&hostv1.FrontEndMessage{Msg: &hostv1.FrontEndMessage_Clarify{Clarify: ans}})
 }
 
@@ -234,6 +239,7 @@ func (hs *hostSession) editor(q *hostv1.EditorRequest) {
 	} else {
 		reply.Result = res
 	}
+	hs.stopped()
 	_ = hs.send(&hostv1.FrontEndMessage{Msg: &hostv1.FrontEndMessage_Editor{Editor: reply}})
 }
 
@@ -253,8 +259,48 @@ func (hs *hostSession) runTurn(ctx context.Context, q *hostv1.RunTurn) (*hostv1.
 	return nil, errors.New("the host answered a turn with a call's outcome")
 }
 
+// foreground is a turn or /call in hand: its context, and the host asked
+// once to stop it when that context ends.
+type foreground struct {
+	ctx       context.Context
+	interrupt func()
+}
+
+// stopped asks the host to stop the foreground work if its context has
+// ended, before an answer its end caused is sent: a question the editor
+// stopped asking (session/cancel) is answered "deny" (a clarify "no
+// answer", an editor request an error), and such an answer reaching the
+// host before the Interrupt would let the turn go on to one more model
+// request.
+func (hs *hostSession) stopped() {
+	hs.fgMu.Lock()
+	fg := hs.fg
+	hs.fgMu.Unlock()
+	if fg != nil && fg.ctx.Err() != nil {
+		fg.interrupt()
+	}
+}
+
+// enterForeground registers the work of ctx as the foreground's until
+// leave.
+func (hs *hostSession) enterForeground(ctx context.Context) (fg *foreground, leave func()) {
+	fg = &foreground{ctx: ctx, interrupt: sync.OnceFunc(func() {
+		_ = hs.send(&hostv1.FrontEndMessage{Msg: &hostv1.FrontEndMessage_Interrupt{Interrupt: &hostv1.Interrupt{Signal: 2}}})
+	})}
+	hs.fgMu.Lock()
+	hs.fg = fg
+	hs.fgMu.Unlock()
+	return fg, func() {
+		hs.fgMu.Lock()
+		hs.fg = nil
+		hs.fgMu.Unlock()
+	}
+}
+
 // reply waits for the host's next outcome or ended message.
 func (hs *hostSession) reply(ctx context.Context) (*hostv1.HostMessage, error) {
+	fg, leave := hs.enterForeground(ctx)
+	defer leave()
 	done := ctx.Done()
 	for {
 		select {
@@ -262,7 +308,7 @@ func (hs *hostSession) reply(ctx context.Context) (*hostv1.HostMessage, error) {
 			return m, nil
 		case <-done:
 			done = nil // asked once; the end still comes
-			_ = hs.send(&hostv1.FrontEndMessage{Msg: &hostv1.FrontEndMessage_Interrupt{Interrupt: &hostv1.Interrupt{Signal: 2}}})
+			fg.interrupt()
 		case <-hs.gone:
 			select {
 			case m := <-hs.replies:
