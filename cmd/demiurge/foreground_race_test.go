@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/urfave/cli/v2"
+
+	"demiurge.dev/cmd/internal/termsession"
 )
 
 // TestLineTypedAsTheForegroundEndsIsNotLost: a line that reaches the
@@ -23,8 +25,8 @@ func TestLineTypedAsTheForegroundEndsIsNotLost(t *testing.T) {
 		// No more is typed: a read blocks until the iteration ends (then
 		// its goroutine ends too, so 50,000 of them do not pile up).
 		end := make(chan struct{})
-		b := &lineBroker{read: func(string) (string, error) { <-end; return "", io.ErrClosedPipe }}
-		b.ready = []lineResult{{line: "/quit"}} // typed while the turn ran
+		b := termsession.NewLineBroker(func(string) (string, error) { <-end; return "", io.ErrClosedPipe })
+		b.Unread("/quit") // typed while the turn ran
 		c := cli.NewContext(cli.NewApp(), flag.NewFlagSet("t", flag.ContinueOnError), nil)
 		c.Context = context.Background()
 		r := &repl{c: c, lines: b, out: io.Discard, errOut: io.Discard, tty: true}

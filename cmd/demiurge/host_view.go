@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 
 	"demiurge.dev/host/dispatch"
 	"demiurge.dev/host/turn"
@@ -24,15 +23,6 @@ type hostView interface {
 	opened(session string)
 }
 
-func (f *chatFrontEnd) warn(text string) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.endLine()
-	fmt.Fprint(f.errOut, printable(text, 1<<16))
-}
+func (f *chatFrontEnd) warn(text string) { f.Warn(text) }
 
-func (f *chatFrontEnd) opened(session string) {
-	f.mu.Lock()
-	f.session = session
-	f.mu.Unlock()
-}
+func (f *chatFrontEnd) opened(session string) { f.Opened(session) }

@@ -16,6 +16,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"demiurge.dev/catalog"
+	"demiurge.dev/cmd/internal/termsession"
 	"demiurge.dev/host/approval"
 	"demiurge.dev/host/dispatch"
 	"demiurge.dev/host/plugins"
@@ -39,8 +40,16 @@ const replHelp = `commands:
 // prompt is the session's prompt; busyPrompt shows while a turn or call
 // runs in the foreground (the input stays live for /stop).
 const (
-	prompt     = "> "
-	busyPrompt = ""
+	prompt     = termsession.Prompt
+	busyPrompt = termsession.BusyPrompt
+)
+
+// The session's terminal side is termsession's, shared with the small
+// front end's session through the host.
+type (
+	lineBroker = termsession.LineBroker
+	history    = termsession.History
+	lineEditor = termsession.LineEditor
 )
 
 // interactive is the session with no command: it reads slash commands
@@ -61,18 +70,18 @@ func interactive(c *cli.Context) error {
 	r := &repl{c: c, out: c.App.Writer, errOut: os.Stderr}
 	var approver approval.Provider = approval.DenyAll{}
 	if operatorCanAnswer() {
-		rl, hist, err := openLineEditor(state, completer{tools: r.toolNames})
+		rl, hist, err := termsession.OpenLineEditor(plugins.OperatorStdin(), state, termsession.Completer{Tools: r.toolNames})
 		if err != nil {
 			return err
 		}
 		defer rl.Close()
 		r.tty, r.hist = true, hist
 		r.out, r.errOut = rl.Stdout(), rl.Stderr()
-		r.lines = editorLines(rl.Instance)
+		r.lines = termsession.EditorLines(rl.Instance)
 		// A /call's spinner is held while its question is asked.
 		approver = heldApprover{Provider: &approval.Terminal{Out: r.errOut, Lines: r.answer}, live: r.liveCall}
 	} else {
-		r.lines = pipeLines(plugins.OperatorStdin(), r.out)
+		r.lines = termsession.PipeLines(plugins.OperatorStdin(), r.out)
 	}
 	h, err := openHost(c, approver)
 	if err != nil {
@@ -91,61 +100,6 @@ func interactive(c *cli.Context) error {
 	err = r.loop()
 	noteTasksOnExit(r.out, h)
 	return err
-}
-
-// openLineEditor makes the readline instance on the operator's terminal,
-// with the persisted history loaded and completion attached.
-func openLineEditor(state string, comp readline.AutoCompleter) (*lineEditor, *history, error) {
-	hist, lines, err := loadHistory(historyPath(state))
-	if err != nil {
-		return nil, nil, err
-	}
-	tty := plugins.OperatorStdin()
-	fd := int(tty.Fd())
-	in := readline.NewCancelableStdin(tty)
-	var saved *readline.State
-	rl, err := readline.NewEx(&readline.Config{
-		Prompt: prompt, Stdin: in, Stdout: os.Stdout, Stderr: os.Stderr,
-		AutoComplete: comp, HistoryLimit: historyLimit,
-		// Only session lines go to the history, never approval answers.
-		DisableAutoSaveHistory: true,
-		FuncIsTerminal:         func() bool { return true },
-		FuncMakeRaw: func() (err error) {
-			saved, err = readline.MakeRaw(fd)
-			return err
-		},
-		FuncExitRaw: func() error {
-			if saved == nil {
-				return nil
-			}
-			return readline.Restore(fd, saved)
-		},
-	})
-	if err != nil {
-		return nil, nil, fmt.Errorf("line editor: %w", err)
-	}
-	for _, l := range lines {
-		rl.SaveHistory(l)
-	}
-	return &lineEditor{Instance: rl, in: in}, hist, nil
-}
-
-// editorLines reads through readline; a prompt change while a read is in
-// flight is redrawn at once.
-func editorLines(rl *readline.Instance) *lineBroker {
-	return &lineBroker{
-		// The prompt is set under the broker's lock (setPrompt), never
-		// by the read itself: a read that started late would otherwise
-		// put back a prompt a reprompt had already replaced (an approval
-		// asked again after an unrecognised answer showed the busy
-		// prompt instead).
-		read: func(string) (string, error) { return rl.Readline() },
-		reprompt: func(p string) {
-			rl.SetPrompt(p)
-			rl.Refresh()
-		},
-		setPrompt: rl.SetPrompt,
-	}
 }
 
 type repl struct {
@@ -310,7 +264,7 @@ func (r *repl) remember(line string) {
 	if r.hist == nil {
 		return
 	}
-	if err := r.hist.add(line); err != nil {
+	if err := r.hist.Add(line); err != nil {
 		fmt.Fprintf(r.errOut, "warning: history not saved: %v\n", err)
 	}
 }

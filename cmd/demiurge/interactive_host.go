@@ -289,9 +289,9 @@ func (hs *hostSession) chat(ctx context.Context, prompt string) error {
 	case err != nil:
 		return err
 	case ended.ExitCode == exitInterrupted:
-		fmt.Fprintln(hs.fe.errOut, "(turn stopped; the session goes on)")
+		fmt.Fprintln(hs.fe.ErrOut, "(turn stopped; the session goes on)")
 	case ended.ExitCode != 0:
-		fmt.Fprintf(hs.fe.errOut, "demiurge: %s\n", printable(ended.Error, 2000))
+		fmt.Fprintf(hs.fe.ErrOut, "demiurge: %s\n", printable(ended.Error, 2000))
 	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"demiurge.dev/catalog"
+	"demiurge.dev/cmd/internal/termsession"
 	"demiurge.dev/host/approval"
 	"demiurge.dev/host/plugins"
 	"demiurge.dev/shared/hostv1"
@@ -33,21 +34,21 @@ func interactiveViaHost(c *cli.Context, state, resume string) error {
 	var rl *lineEditor
 	if operatorCanAnswer() {
 		var hist *history
-		rl, hist, err = openLineEditor(state, completer{tools: r.toolNames})
+		rl, hist, err = termsession.OpenLineEditor(plugins.OperatorStdin(), state, termsession.Completer{Tools: r.toolNames})
 		if err != nil {
 			return err
 		}
 		defer rl.Close()
 		r.tty, r.hist = true, hist
 		r.out, r.errOut = rl.Stdout(), rl.Stderr()
-		r.lines = editorLines(rl.Instance)
+		r.lines = termsession.EditorLines(rl.Instance)
 		approver = &approval.Terminal{Out: r.errOut, Lines: r.answer}
-		fe = &chatFrontEnd{out: r.out, errOut: r.errOut, display: display, approver: approver, lineBuffered: true,
-			ask: r.lines, interrupt: func() { r.stopForeground("^C") }, lead: r.lines.SetLead}
+		fe = &chatFrontEnd{Chat: &termsession.Chat{Out: r.out, ErrOut: r.errOut, Display: display, LineBuffered: true,
+			Ask: r.lines, Interrupt: func() { r.stopForeground("^C") }, Lead: r.lines.SetLead}, approver: approver}
 	} else {
 		r.out, r.errOut = c.App.Writer, os.Stderr
-		r.lines = pipeLines(plugins.OperatorStdin(), r.out)
-		fe = &chatFrontEnd{out: r.out, errOut: r.errOut, display: display, approver: approver}
+		r.lines = termsession.PipeLines(plugins.OperatorStdin(), r.out)
+		fe = &chatFrontEnd{Chat: &termsession.Chat{Out: r.out, ErrOut: r.errOut, Display: display}, approver: approver}
 	}
 	hs, err := openHostSession(c, resume, fe, approver)
 	if err != nil {
