@@ -29,21 +29,21 @@ func (r *repl) approvals(arg string) {
 				n++
 			}
 		}
-		fmt.Fprintf(r.out, "revoked %d session approval(s)\n", n)
+		fmt.Fprintf(r.Out, "revoked %d session approval(s)\n", n)
 	case verb == "revoke" && which != "":
 		n, err := strconv.Atoi(which)
 		if err != nil || n < 1 || n > len(allows) {
-			fmt.Fprintf(r.out, "no approval %s; /approvals lists them (1 to %d)\n", printable(which, 20), len(allows))
+			fmt.Fprintf(r.Out, "no approval %s; /approvals lists them (1 to %d)\n", printable(which, 20), len(allows))
 			return
 		}
 		a := allows[n-1]
 		if !r.h.Approvals.Sessions.RevokeAllow(a) {
-			fmt.Fprintf(r.out, "approval %d had already expired\n", n)
+			fmt.Fprintf(r.Out, "approval %d had already expired\n", n)
 			return
 		}
-		fmt.Fprintf(r.out, "revoked %d: %s %s\n", n, a.Tool, a.Covers)
+		fmt.Fprintf(r.Out, "revoked %d: %s %s\n", n, a.Tool, a.Covers)
 	default:
-		fmt.Fprintln(r.out, approvalsUsage)
+		fmt.Fprintln(r.Out, approvalsUsage)
 	}
 }
 
@@ -61,7 +61,7 @@ func (r *repl) sessionAllows() []approval.Allow {
 }
 
 func (r *repl) listApprovals(allows []approval.Allow) {
-	writeApprovals(r.out, allows, func(s string, _ int) string { return s })
+	writeApprovals(r.Out, allows, func(s string, _ int) string { return s })
 }
 
 // writeApprovals lists a session's live allows, each field through show

@@ -49,11 +49,11 @@ func openChat(c *cli.Context, r *repl, approver approval.Provider) (*chat, error
 	if err != nil {
 		return nil, usagef("--tool-display: %v", err)
 	}
-	fe := &chatFrontEnd{Chat: &termsession.Chat{Out: r.out, ErrOut: r.errOut, Display: display, LineBuffered: r.tty}, approver: approver}
-	if r.tty {
-		fe.Ask = r.lines
-		fe.Interrupt = func() { r.stopForeground("^C") }
-		fe.Lead = r.lines.SetLead
+	fe := &chatFrontEnd{Chat: &termsession.Chat{Out: r.Out, ErrOut: r.ErrOut, Display: display, LineBuffered: r.TTY}, approver: approver}
+	if r.TTY {
+		fe.Ask = r.Lines
+		fe.Interrupt = func() { r.StopForeground("^C") }
+		fe.Lead = r.Lines.SetLead
 	}
 	return &chat{r: r, model: model, cfg: cfg, fe: fe}, nil
 }
@@ -122,11 +122,11 @@ func (ch *chat) modelFor(id string) (providers.Provider, providers.Config, error
 func (ch *chat) switched(before string) {
 	loop, err := ch.loopFor()
 	if err != nil {
-		fmt.Fprintf(ch.r.errOut, "demiurge: %v\n", err)
+		fmt.Fprintf(ch.r.ErrOut, "demiurge: %v\n", err)
 		return
 	}
 	if name := loop.Provider.Name(); name != before {
-		fmt.Fprintf(ch.r.out, "chatting with %s (the session's model)\n", name)
+		fmt.Fprintf(ch.r.Out, "chatting with %s (the session's model)\n", name)
 	}
 }
 
@@ -145,15 +145,15 @@ func (ch *chat) current() string {
 func (ch *chat) run(ctx context.Context, prompt string) {
 	loop, err := ch.loopFor()
 	if err != nil {
-		fmt.Fprintf(ch.r.errOut, "demiurge: %v\n", err)
+		fmt.Fprintf(ch.r.ErrOut, "demiurge: %v\n", err)
 		return
 	}
 	res, err := loop.Run(ctx, prompt, ch.fe)
 	switch {
 	case err != nil && !errors.Is(err, context.Canceled):
-		fmt.Fprintf(ch.r.errOut, "demiurge: %v\n", err)
+		fmt.Fprintf(ch.r.ErrOut, "demiurge: %v\n", err)
 	case res.Status == turn.StatusCancelled:
-		fmt.Fprintln(ch.r.errOut, "(turn stopped; the session goes on)")
+		fmt.Fprintln(ch.r.ErrOut, "(turn stopped; the session goes on)")
 	}
 }
 
@@ -205,7 +205,12 @@ func (f *chatFrontEnd) Approver() approval.Provider { return f.approver }
 // output shows a running call's (redacted) output.
 func (f *chatFrontEnd) output(callID, stream string, text string) { f.Output(callID, stream, text) }
 
-func (f *chatFrontEnd) progress(_ string, ev dispatch.Event) { f.Progress(ev.Progress) }
+func (f *chatFrontEnd) progress(_ string, ev dispatch.Event) {
+	f.Progress("", ev.Progress, ev.Fraction)
+}
+
+var _ termsession.HostView = (*chatFrontEnd)(nil)
+var _ termsession.EditorView = (*acpSession)(nil)
 
 // usageReport is /usage: the session's tokens so far.
 func (f *chatFrontEnd) usageReport(session string) string { return f.UsageReport(session) }

@@ -11,6 +11,7 @@ import (
 	"demiurge.dev/catalog"
 	"demiurge.dev/cmd/internal/termsession"
 	"demiurge.dev/host/approval"
+	"demiurge.dev/host/hostd"
 	"demiurge.dev/host/plugins"
 	"demiurge.dev/shared/hostv1"
 )
@@ -24,7 +25,7 @@ import (
 // denies every approval and says no one is present to a clarify
 // question, as the in-process session from a pipe does.
 func interactiveViaHost(c *cli.Context, state, resume string) error {
-	r := &repl{c: c}
+	r := &repl{c: c, Loop: &termsession.Loop{Ctx: c.Context}}
 	display, err := catalog.ParseDisplayMode(c.String("tool-display"))
 	if err != nil {
 		return usagef("--tool-display: %v", err)
@@ -39,26 +40,26 @@ func interactiveViaHost(c *cli.Context, state, resume string) error {
 			return err
 		}
 		defer rl.Close()
-		r.tty, r.hist = true, hist
-		r.out, r.errOut = rl.Stdout(), rl.Stderr()
-		r.lines = termsession.EditorLines(rl.Instance)
-		approver = &approval.Terminal{Out: r.errOut, Lines: r.answer}
-		fe = &chatFrontEnd{Chat: &termsession.Chat{Out: r.out, ErrOut: r.errOut, Display: display, LineBuffered: true,
-			Ask: r.lines, Interrupt: func() { r.stopForeground("^C") }, Lead: r.lines.SetLead}, approver: approver}
+		r.TTY, r.Hist = true, hist
+		r.Out, r.ErrOut = rl.Stdout(), rl.Stderr()
+		r.Lines = termsession.EditorLines(rl.Instance)
+		approver = &approval.Terminal{Out: r.ErrOut, Lines: r.Answer}
+		fe = &chatFrontEnd{Chat: &termsession.Chat{Out: r.Out, ErrOut: r.ErrOut, Display: display, LineBuffered: true,
+			Ask: r.Lines, Interrupt: func() { r.StopForeground("^C") }, Lead: r.Lines.SetLead}, approver: approver}
 	} else {
-		r.out, r.errOut = c.App.Writer, os.Stderr
-		r.lines = termsession.PipeLines(plugins.OperatorStdin(), r.out)
-		fe = &chatFrontEnd{Chat: &termsession.Chat{Out: r.out, ErrOut: r.errOut, Display: display}, approver: approver}
+		r.Out, r.ErrOut = c.App.Writer, os.Stderr
+		r.Lines = termsession.PipeLines(plugins.OperatorStdin(), r.Out)
+		fe = &chatFrontEnd{Chat: &termsession.Chat{Out: r.Out, ErrOut: r.ErrOut, Display: display}, approver: approver}
 	}
 	hs, err := openHostSession(c, resume, fe, approver)
 	if err != nil {
 		return err
 	}
-	r.remote = hs
-	r.leave = make(chan struct{})
+	r.remote, r.fe = hs, fe
+	r.Init()
 	r.watchHost(hs)
-	defer func() { r.remote.close() }() // the session in use at the end
-	stop := r.catchInterrupts()
+	defer func() { r.remote.Close() }() // the session in use at the end
+	stop := r.CatchInterrupts()
 	defer stop()
 	err = r.loop()
 	if !r.lostHost.Load() {
@@ -79,9 +80,9 @@ func interactiveViaHost(c *cli.Context, state, resume string) error {
 // watchHost ends the session when hs's host dies, also while it idles.
 func (r *repl) watchHost(hs *hostSession) {
 	go func() {
-		<-hs.gone
-		if !hs.closing.Load() {
-			r.hostLost(hs.lost(hs.err))
+		<-hs.Gone()
+		if !hs.Closing() {
+			r.hostLost(hs.Lost(hs.Err()))
 		}
 	}()
 }
@@ -91,27 +92,28 @@ func (r *repl) watchHost(hs *hostSession) {
 // is open (a refusal keeps the old).
 func (r *repl) switchSession(id string) {
 	old := r.remote
-	if id != "" && id == old.session {
-		fmt.Fprintf(r.out, "session %s is the current one\n", id)
+	if id != "" && id == old.Session {
+		fmt.Fprintf(r.Out, "session %s is the current one\n", id)
 		return
 	}
-	next, err := openHostSession(r.c, id, old.fe, old.approver)
+	next, err := old.Reopen(func() (*hostd.Client, error) { return connectHost(r.c) }, id)
+	err = openError(err)
 	if err != nil {
-		fmt.Fprintln(r.out, err)
+		fmt.Fprintln(r.Out, err)
 		return
 	}
-	old.close()
+	old.Close()
 	r.mu.Lock() // the completer reads it from the line editor's goroutine
 	r.remote = next
 	r.mu.Unlock()
 	r.watchHost(next)
 	if id == "" {
-		fmt.Fprintf(r.out, "session %s; %s ended\n", next.session, old.session)
+		fmt.Fprintf(r.Out, "session %s; %s ended\n", next.Session, old.Session)
 	} else {
-		fmt.Fprintf(r.out, "session %s resumed; %s ended\n", next.session, old.session)
+		fmt.Fprintf(r.Out, "session %s resumed; %s ended\n", next.Session, old.Session)
 	}
-	if next.model != "" && next.model != old.model {
-		fmt.Fprintf(r.out, "chatting with %s (the session's model)\n", next.model)
+	if next.Model != "" && next.Model != old.Model {
+		fmt.Fprintf(r.Out, "chatting with %s (the session's model)\n", next.Model)
 	}
 }
 
@@ -119,12 +121,12 @@ func (r *repl) switchSession(id string) {
 func (r *repl) remoteBanner() {
 	hs := r.remote
 	ws, core := "?", "?"
-	if st, err := hs.cl.Status(r.c.Context, &hostv1.StatusRequest{}); err == nil {
+	if st, err := hs.Client.Status(r.c.Context, &hostv1.StatusRequest{}); err == nil {
 		ws, core = st.Workspace, orDash(st.CoreDir)
 	}
-	fmt.Fprintf(r.out, "demiurge: workspace %s, core %s, session %s in the host (pid %d). Type /help for commands.\n", ws, core, hs.session, hs.cl.PID)
-	if hs.model != "" {
-		fmt.Fprintf(r.out, "chatting with %s; type a message, /stop stops a turn.\n", hs.model)
+	fmt.Fprintf(r.Out, "demiurge: workspace %s, core %s, session %s in the host (pid %d). Type /help for commands.\n", ws, core, hs.Session, hs.Client.PID)
+	if hs.Model != "" {
+		fmt.Fprintf(r.Out, "chatting with %s; type a message, /stop stops a turn.\n", hs.Model)
 	}
 }
 
@@ -138,41 +140,41 @@ func (r *repl) remoteCommand(line string) bool {
 	case "/quit", "/exit":
 		return true
 	case "/help":
-		fmt.Fprint(r.out, replHelp)
+		fmt.Fprint(r.Out, replHelp)
 	case "/tools":
 		if rest == "" {
 			rest = r.c.String("tool-display")
 		}
-		text, notes, err := hs.tools(r.c.Context, r.c.String("principal"), rest)
+		text, notes, err := hs.Tools(r.c.Context, r.c.String("principal"), rest)
 		if err != nil {
-			fmt.Fprintln(r.out, err)
+			fmt.Fprintln(r.Out, err)
 			return false
 		}
 		for _, w := range notes {
-			fmt.Fprintf(r.out, "warning: %s\n", w)
+			fmt.Fprintf(r.Out, "warning: %s\n", w)
 		}
-		fmt.Fprint(r.out, text)
+		fmt.Fprint(r.Out, text)
 	case "/call":
 		tool, args, _ := strings.Cut(rest, " ")
 		if tool == "" {
-			fmt.Fprintln(r.out, "usage: /call NAME [ARGS_JSON]")
+			fmt.Fprintln(r.Out, "usage: /call NAME [ARGS_JSON]")
 			return false
 		}
 		if strings.TrimSpace(args) == "" {
 			args = "{}"
 		}
-		return r.foreground(func(ctx context.Context) {
-			card, err := hs.call(ctx, tool, args, newLiveOutput(r.out, r.errOut, r.tty && !r.c.Bool("quiet")))
+		return r.Foreground(func(ctx context.Context) {
+			card, err := hs.Call(ctx, tool, args, newLiveOutput(r.Out, r.ErrOut, r.TTY && !r.c.Bool("quiet")).Live)
 			if err != nil {
 				r.hostLost(err)
 				return
 			}
-			fmt.Fprint(r.out, card)
+			fmt.Fprint(r.Out, card)
 		})
 	case "/session":
 		switch rest {
 		case "":
-			fmt.Fprintf(r.out, "session %s\n", hs.session)
+			fmt.Fprintf(r.Out, "session %s\n", hs.Session)
 		case "list":
 			r.remoteSessions()
 		case "new":
@@ -180,37 +182,37 @@ func (r *repl) remoteCommand(line string) bool {
 		default:
 			verb, id, _ := strings.Cut(rest, " ")
 			if id = strings.TrimSpace(id); verb != "resume" || id == "" || strings.ContainsAny(id, " \t") {
-				fmt.Fprintln(r.out, sessionUsage)
+				fmt.Fprintln(r.Out, sessionUsage)
 				return false
 			}
 			r.switchSession(id)
 		}
 	case "/tasks":
-		return r.foreground(func(ctx context.Context) { r.tasks(ctx, rest) })
+		return r.Foreground(func(ctx context.Context) { r.tasks(ctx, rest) })
 	case "/subagents":
 		r.subagents(rest)
 	case "/approvals":
 		r.remoteApprovals(rest)
 	case "/stop":
-		fmt.Fprintln(r.out, "nothing is running in the foreground")
+		fmt.Fprintln(r.Out, "nothing is running in the foreground")
 	case "/usage":
-		if hs.model == "" {
-			fmt.Fprintln(r.out, "no model is configured, so no tokens are used")
+		if hs.Model == "" {
+			fmt.Fprintln(r.Out, "no model is configured, so no tokens are used")
 		} else {
-			fmt.Fprintln(r.out, hs.fe.usageReport(hs.session))
+			fmt.Fprintln(r.Out, r.fe.usageReport(hs.Session))
 		}
 	default:
 		switch {
 		case strings.HasPrefix(line, "/"):
-			fmt.Fprintf(r.out, "unknown command %s%s; /help lists the commands\n", name, didYouMeanSuffix(name, slashCommands))
-		case hs.model != "":
-			return r.foreground(func(ctx context.Context) {
-				if err := hs.chat(ctx, line); err != nil {
+			fmt.Fprintf(r.Out, "unknown command %s%s; /help lists the commands\n", name, didYouMeanSuffix(name, slashCommands))
+		case hs.Model != "":
+			return r.Foreground(func(ctx context.Context) {
+				if err := hs.Chat(ctx, line, r.ErrOut); err != nil {
 					r.hostLost(err)
 				}
 			})
 		default:
-			fmt.Fprintln(r.out, noModelHelp)
+			fmt.Fprintln(r.Out, noModelHelp)
 		}
 	}
 	return false
@@ -219,29 +221,29 @@ func (r *repl) remoteCommand(line string) bool {
 // hostLost says the host went away and ends the session: a front end
 // whose host dies says so and never hangs.
 func (r *repl) hostLost(err error) {
-	fmt.Fprintf(r.errOut, "demiurge: %v; this session ends\n", err)
+	fmt.Fprintf(r.ErrOut, "demiurge: %v; this session ends\n", err)
 	r.lostHost.Store(true)
-	r.leaveOnce.Do(func() { close(r.leave) })
+	r.Leave()
 }
 
 // remoteSessions is /session list through the host.
 func (r *repl) remoteSessions() {
 	entries, err := conversationsOf(r.c)
 	if err != nil {
-		fmt.Fprintln(r.out, err)
+		fmt.Fprintln(r.Out, err)
 		return
 	}
-	cur := r.remote.session
+	cur := r.remote.Session
 	seen := false
 	for _, e := range entries {
 		mark := ""
 		if e.ID == cur {
 			mark, seen = " (current)", true
 		}
-		fmt.Fprintf(r.out, "%s%s\t%d\t%s\n", e.ID, mark, e.Messages, orDash(e.Title))
+		fmt.Fprintf(r.Out, "%s%s\t%d\t%s\n", e.ID, mark, e.Messages, orDash(e.Title))
 	}
 	if !seen {
-		fmt.Fprintf(r.out, "%s (current)\t0\t-\n", cur)
+		fmt.Fprintf(r.Out, "%s (current)\t0\t-\n", cur)
 	}
 }
 
@@ -250,15 +252,15 @@ func (r *repl) remoteSessions() {
 func (r *repl) remoteApprovals(arg string) {
 	n, all, refusal := parseApprovalsArg(arg)
 	if refusal != "" {
-		fmt.Fprintln(r.out, refusal)
+		fmt.Fprintln(r.Out, refusal)
 		return
 	}
-	list, note, err := r.remote.allows(n, all)
+	list, note, err := hostAllows(r.remote, n, all)
 	switch {
 	case err != nil:
 		r.hostLost(err)
 	case note != "":
-		fmt.Fprintln(r.out, note)
+		fmt.Fprintln(r.Out, note)
 	default:
 		r.listApprovals(list)
 	}

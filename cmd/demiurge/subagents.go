@@ -161,31 +161,31 @@ func groupsText(gs [][]string) string {
 // subagents is /subagents in the interactive session: this session's
 // child agents, under the same owner check as /tasks.
 func (r *repl) subagents(arg string) {
-	tc := &taskCmd{ctx: context.Background(), out: r.out}
+	tc := &taskCmd{ctx: context.Background(), out: r.Out}
 	var args []string
 	for _, f := range strings.Fields(arg) {
 		switch {
 		case f == "--json":
 			tc.json = true
 		case strings.HasPrefix(f, "-"):
-			fmt.Fprintln(r.out, "usage: /subagents [ID] [--json]")
+			fmt.Fprintln(r.Out, "usage: /subagents [ID] [--json]")
 			return
 		default:
 			args = append(args, f)
 		}
 	}
 	if len(args) > 1 {
-		fmt.Fprintln(r.out, "usage: /subagents [ID] [--json]")
+		fmt.Fprintln(r.Out, "usage: /subagents [ID] [--json]")
 		return
 	}
 	m, scope, done, err := r.taskSource()
 	if err != nil {
-		fmt.Fprintln(r.out, err)
+		fmt.Fprintln(r.Out, err)
 		return
 	}
 	defer done()
 	tc.m, tc.scope = m, scope
 	if err := subagents(tc, args); err != nil {
-		fmt.Fprintln(r.out, err)
+		fmt.Fprintln(r.Out, err)
 	}
 }

@@ -267,7 +267,7 @@ func (r *repl) tasks(ctx context.Context, arg string) {
 	if len(fields) > 0 {
 		sub, fields = fields[0], fields[1:]
 	}
-	tc := &taskCmd{out: r.out, wait: defaultWaitTimeout}
+	tc := &taskCmd{out: r.Out, wait: defaultWaitTimeout}
 	var args []string
 	for i := 0; i < len(fields); i++ {
 		switch f := fields[i]; {
@@ -278,12 +278,12 @@ func (r *repl) tasks(ctx context.Context, arg string) {
 		case f == "--timeout" && i+1 < len(fields):
 			d, err := time.ParseDuration(fields[i+1])
 			if err != nil || d <= 0 {
-				fmt.Fprintf(r.out, "--timeout: want a duration such as 30s\n")
+				fmt.Fprintf(r.Out, "--timeout: want a duration such as 30s\n")
 				return
 			}
 			tc.wait, i = d, i+1
 		case strings.HasPrefix(f, "-"):
-			fmt.Fprintln(r.out, replTasksHelp)
+			fmt.Fprintln(r.Out, replTasksHelp)
 			return
 		default:
 			args = append(args, f)
@@ -293,18 +293,18 @@ func (r *repl) tasks(ctx context.Context, arg string) {
 		"list": tasksList, "show": tasksShow, "logs": tasksLogs, "wait": tasksWait, "cancel": tasksCancel,
 	}[sub]
 	if run == nil || (sub == "list") != (len(args) == 0) || len(args) > 1 {
-		fmt.Fprintln(r.out, replTasksHelp)
+		fmt.Fprintln(r.Out, replTasksHelp)
 		return
 	}
 	m, scope, done, err := r.taskSource()
 	if err != nil {
-		fmt.Fprintln(r.out, err)
+		fmt.Fprintln(r.Out, err)
 		return
 	}
 	defer done()
 	tc.ctx, tc.m, tc.scope = ctx, m, scope
 	if err := run(tc, args); err != nil {
-		fmt.Fprintln(r.out, err)
+		fmt.Fprintln(r.Out, err)
 	}
 }
 
@@ -321,10 +321,10 @@ func (r *repl) taskSource() (taskSource, runtime.TaskScope, func(), error) {
 	}
 	m, done, ok := hostTasks(r.c, state)
 	if !ok {
-		return nil, runtime.TaskScope{}, nil, fmt.Errorf("the host (pid %d) did not answer for its tasks", r.remote.cl.PID)
+		return nil, runtime.TaskScope{}, nil, fmt.Errorf("the host (pid %d) did not answer for its tasks", r.remote.Client.PID)
 	}
 	// The host fills in the front end's principal.
-	return m, runtime.TaskScope{Session: r.remote.session}, done, nil
+	return m, runtime.TaskScope{Session: r.remote.Session}, done, nil
 }
 
 // noteTasksOnExit says, as the session ends, that its running background
@@ -355,6 +355,6 @@ func (r *repl) noteRemoteTasksOnExit() {
 		}
 	}
 	if n > 0 {
-		fmt.Fprintf(r.out, "%d background task(s) go on in the host: demiurge tasks list shows them, demiurge tasks cancel ID ends one\n", n)
+		fmt.Fprintf(r.Out, "%d background task(s) go on in the host: demiurge tasks list shows them, demiurge tasks cancel ID ends one\n", n)
 	}
 }

@@ -258,7 +258,7 @@ func (f *Chat) Output(callID, stream string, text string) {
 }
 
 // Progress shows a running call's progress message.
-func (f *Chat) Progress(progress string) {
+func (f *Chat) Progress(_, progress string, _ float64) {
 	if progress == "" {
 		return
 	}
