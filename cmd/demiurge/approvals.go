@@ -8,10 +8,11 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"demiurge.dev/cmd/internal/termsession"
 	"demiurge.dev/host/approval"
 )
 
-const approvalsUsage = "usage: /approvals [revoke N|all]"
+const approvalsUsage = termsession.ApprovalsUsage
 
 // approvals lists this session's live allows, numbered, with what each
 // covers and when it expires, or revokes one or all of them.
@@ -81,22 +82,7 @@ func writeApprovals(w io.Writer, allows []approval.Allow, show func(s string, ma
 	fmt.Fprintln(w, "each covers calls of its tool with the same subjects in this session; /approvals revoke N|all")
 }
 
-// parseApprovalsArg reads /approvals' argument: nothing lists, "revoke
-// all" or "revoke N" revokes first; refusal is the line to print instead.
+// parseApprovalsArg reads /approvals' argument (termsession's).
 func parseApprovalsArg(arg string) (n int, all bool, refusal string) {
-	verb, which, _ := strings.Cut(arg, " ")
-	which = strings.TrimSpace(which)
-	switch {
-	case verb == "" && which == "":
-	case verb == "revoke" && which == "all":
-		all = true
-	case verb == "revoke" && which != "":
-		var err error
-		if n, err = strconv.Atoi(which); err != nil || n < 1 {
-			return 0, false, fmt.Sprintf("no approval %s; /approvals lists them", printable(which, 20))
-		}
-	default:
-		return 0, false, approvalsUsage
-	}
-	return n, all, ""
+	return termsession.ParseApprovalsArg(arg)
 }

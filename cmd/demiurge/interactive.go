@@ -6,7 +6,6 @@ import (
 	"os"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -20,18 +19,8 @@ import (
 	"demiurge.dev/host/toolhost"
 )
 
-const replHelp = `commands:
-  /tools [quiet|summary|full]   the tools this turn resolves to
-  /call NAME [ARGS_JSON]        call a tool through the full call path
-  /approvals [revoke N|all]     live session approvals: tool, what each covers, expiry
-  /tasks [list|show|logs|wait|cancel] [ID]   this session's background tasks
-  /subagents [ID] [--json]   this session's child agents; with ID, its requested controls and resolved pipeline
-  /session [list|new|resume ID] this session; start a new one or go back to one
-  /usage                        tokens the model used in this session (each turn ends with a line)
-  /stop                         stop the running turn or call (Ctrl-C does the same)
-  /help                         this text
-  /quit                         leave (also Ctrl-D, or Ctrl-C twice at an empty prompt)
-`
+// replHelp is /help (termsession.Help, the session through the host's too).
+const replHelp = termsession.Help
 
 // prompt is the session's prompt; busyPrompt shows while a turn or call
 // runs in the foreground (the input stays live for /stop).
@@ -111,13 +100,9 @@ type repl struct {
 	mu sync.Mutex
 	// live is the running /call's output and spinner, nil when none.
 	live *liveOutput
-	// remote is the session through the host (interactive_remote.go);
-	// nil in process.
+	// remote is the session through the host, for the commands the full
+	// CLI answers itself there (interactive_remote.go); nil in process.
 	remote *hostSession
-	// fe shows the session's turns through the host.
-	fe *chatFrontEnd
-	// lostHost: the host went away; the session ends non-zero.
-	lostHost atomic.Bool
 }
 
 func (r *repl) liveCall() *liveOutput {
@@ -128,11 +113,7 @@ func (r *repl) liveCall() *liveOutput {
 
 func (r *repl) loop() error {
 	r.Command = r.command
-	if r.remote != nil {
-		r.remoteBanner()
-	} else {
-		fmt.Fprintf(r.Out, "demiurge: workspace %s, core %s. Type /help for commands.\n", r.h.Workspace.Root, r.h.Core.File)
-	}
+	fmt.Fprintf(r.Out, "demiurge: workspace %s, core %s. Type /help for commands.\n", r.h.Workspace.Root, r.h.Core.File)
 	if r.chat != nil {
 		fmt.Fprintf(r.Out, "chatting with %s; type a message, /stop stops a turn.\n", r.chat.model.Name())
 	}
@@ -141,9 +122,6 @@ func (r *repl) loop() error {
 
 // command runs one line; it reports whether the session should end.
 func (r *repl) command(line string) bool {
-	if r.remote != nil {
-		return r.remoteCommand(line)
-	}
 	name, rest, _ := strings.Cut(line, " ")
 	rest = strings.TrimSpace(rest)
 	switch name {
@@ -185,12 +163,10 @@ func (r *repl) command(line string) bool {
 }
 
 // slashCommands are the session's commands, for "did you mean".
-var slashCommands = []string{"/tools", "/call", "/approvals", "/tasks", "/session", "/usage", "/stop", "/help", "/quit", "/exit"}
+var slashCommands = termsession.SlashCommands
 
 // noModelHelp answers chat typed into a session without a model.
-const noModelHelp = `no model is configured, so this is a tool session: /call NAME {json} calls a tool.
-To chat, configure a model: a model: block in agent.yaml (provider, name, api_key_env)
-or --model provider:name, with the provider's key in the environment (e.g. ANTHROPIC_API_KEY).`
+const noModelHelp = termsession.NoModelHelp
 
 // toolNames are the names /call completes.
 func (r *repl) toolNames() []string {

@@ -35,7 +35,7 @@ func openHostView(c *cli.Context, resume string, view termsession.HostView, appr
 	if err != nil {
 		return nil, err
 	}
-	hs, err := termsession.OpenHostSession(cl, hostOpenOptions(c, resume, editor), view, askWith(view, approver))
+	hs, err := termsession.OpenHostSession(cl, hostOpenOptions(c, resume, editor), view, askWith(view.Warn, approver))
 	return hs, openError(err)
 }
 
@@ -63,11 +63,11 @@ func openError(err error) error {
 
 // askWith answers the host's approval requests through approver, with
 // the request read back into approval.Request.
-func askWith(view termsession.HostView, approver approval.Provider) termsession.Approver {
+func askWith(warn func(string), approver approval.Provider) termsession.Approver {
 	return func(ctx context.Context, b []byte) int32 {
 		req, err := hostd.DecodeRequest(b)
 		if err != nil {
-			view.Warn(fmt.Sprintf("demiurge: the host's approval question could not be read (%v): denied\n", err))
+			warn(fmt.Sprintf("demiurge: the host's approval question could not be read (%v): denied\n", err))
 			return int32(approval.Deny)
 		}
 		a, err := approver.Ask(ctx, req)

@@ -7,10 +7,11 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"demiurge.dev/cmd/internal/termsession"
 	"demiurge.dev/host/toolhost"
 )
 
-const sessionUsage = "usage: /session [list|new|resume ID]"
+const sessionUsage = termsession.SessionUsage
 
 // session shows, lists, starts or resumes sessions. Switching ends the
 // current session: its MCP servers stop and its session approvals no
@@ -86,9 +87,4 @@ func (r *repl) listSessions() {
 	tw.Flush()
 }
 
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
-}
+func orDash(s string) string { return termsession.OrDash(s) }
