@@ -5,8 +5,6 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"text/tabwriter"
-	"time"
 
 	"demiurge.dev/cmd/internal/termsession"
 	"demiurge.dev/host/approval"
@@ -65,21 +63,13 @@ func (r *repl) listApprovals(allows []approval.Allow) {
 	writeApprovals(r.Out, allows, func(s string, _ int) string { return s })
 }
 
-// writeApprovals lists a session's live allows, each field through show
-// (the ACP client's text is made printable; the terminal's is as is).
+// writeApprovals lists a session's live allows (termsession's table).
 func writeApprovals(w io.Writer, allows []approval.Allow, show func(s string, max int) string) {
-	if len(allows) == 0 {
-		fmt.Fprintln(w, "no session approvals")
-		return
-	}
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "N\tTOOL\tCOVERS\tEXPIRES")
+	list := make([]termsession.Allow, len(allows))
 	for i, a := range allows {
-		left := time.Until(a.Expires).Round(time.Second)
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s (in %s)\n", i+1, show(a.Tool, 200), show(a.Covers, 400), a.Expires.Local().Format(time.TimeOnly), left)
+		list[i] = termsession.Allow{Tool: a.Tool, Session: a.Session, Expires: a.Expires, Covers: a.Covers}
 	}
-	tw.Flush()
-	fmt.Fprintln(w, "each covers calls of its tool with the same subjects in this session; /approvals revoke N|all")
+	termsession.WriteApprovals(w, list, show)
 }
 
 // parseApprovalsArg reads /approvals' argument (termsession's).

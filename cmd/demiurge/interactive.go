@@ -96,13 +96,10 @@ type repl struct {
 	// chat is the model's side; nil when no model is configured.
 	chat *chat
 
-	// mu guards live and remote.
+	// mu guards live.
 	mu sync.Mutex
 	// live is the running /call's output and spinner, nil when none.
 	live *liveOutput
-	// remote is the session through the host, for the commands the full
-	// CLI answers itself there (interactive_remote.go); nil in process.
-	remote *hostSession
 }
 
 func (r *repl) liveCall() *liveOutput {
@@ -170,12 +167,6 @@ const noModelHelp = termsession.NoModelHelp
 
 // toolNames are the names /call completes.
 func (r *repl) toolNames() []string {
-	r.mu.Lock()
-	remote := r.remote
-	r.mu.Unlock()
-	if remote != nil {
-		return remote.ToolNames(r.c.Context, r.c.String("principal"))
-	}
 	if r.h == nil {
 		return nil
 	}

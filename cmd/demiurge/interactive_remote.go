@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"io"
 	"os"
 
@@ -39,25 +38,5 @@ func interactiveViaHost(c *cli.Context, state, resume string) error {
 		OldApprover: func(out io.Writer, lines func(context.Context, string) (string, error)) termsession.Approver {
 			return askWith(func(string) {}, &approval.Terminal{Out: out, Lines: lines})
 		},
-		Tasks: func(ctx context.Context, hs *hostSession, out io.Writer, arg string) {
-			remoteRepl(c, hs, out).tasks(ctx, arg)
-		},
-		Subagents: func(hs *hostSession, out io.Writer, arg string) { remoteRepl(c, hs, out).subagents(arg) },
-		Sessions:  func() ([]sessionEntry, error) { return conversationsOf(c) },
-		Approvals: func(w io.Writer, raw json.RawMessage) error {
-			var list []approval.Allow
-			if err := json.Unmarshal(raw, &list); err != nil {
-				return err
-			}
-			writeApprovals(w, list, func(s string, _ int) string { return s })
-			return nil
-		},
-		NoteTasksOnExit: func(hs *hostSession, out io.Writer) { remoteRepl(c, hs, out).noteRemoteTasksOnExit() },
 	})
-}
-
-// remoteRepl is the session's commands that the full CLI answers itself
-// (/tasks, /subagents) on hs, printing to out.
-func remoteRepl(c *cli.Context, hs *hostSession, out io.Writer) *repl {
-	return &repl{c: c, Loop: &termsession.Loop{Ctx: c.Context, Out: out}, remote: hs}
 }

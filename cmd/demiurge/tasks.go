@@ -151,23 +151,11 @@ func waitForBackgroundTasks(h *toolhost.Host) {
 // tasks is /tasks in the interactive session (taskcmd.Repl).
 func (r *repl) tasks(ctx context.Context, arg string) { taskcmd.Repl(ctx, r.Out, arg, r.taskSource) }
 
-// taskSource is the session's tasks: in process, or the host's through
-// its Tasks call (this session's, for this front end's principal).
+// taskSource is the in-process session's tasks (the session through
+// the host asks the host: termsession).
 func (r *repl) taskSource() (taskSource, runtime.TaskScope, func(), error) {
-	if r.remote == nil {
-		m, err := r.h.Tasks()
-		return m, r.h.TaskScope(), func() {}, err
-	}
-	state, err := stateDir(r.c)
-	if err != nil {
-		return nil, runtime.TaskScope{}, nil, err
-	}
-	m, done, ok := hostTasks(r.c, state)
-	if !ok {
-		return nil, runtime.TaskScope{}, nil, fmt.Errorf("the host (pid %d) did not answer for its tasks", r.remote.Client.PID)
-	}
-	// The host fills in the front end's principal.
-	return m, runtime.TaskScope{Session: r.remote.Session}, done, nil
+	m, err := r.h.Tasks()
+	return m, r.h.TaskScope(), func() {}, err
 }
 
 // noteTasksOnExit says, as the session ends, that its running background
@@ -176,15 +164,4 @@ func noteTasksOnExit(w io.Writer, h *toolhost.Host) {
 	if n := h.RunningTasks(); n > 0 {
 		fmt.Fprintf(w, "cancelling %d running background task(s): they end with the session\n", n)
 	}
-}
-
-// noteRemoteTasksOnExit says, as a session in the host ends, that its
-// queued or running background tasks go on (taskcmd.NoteGoingOn).
-func (r *repl) noteRemoteTasksOnExit() {
-	m, scope, done, err := r.taskSource()
-	if err != nil {
-		return
-	}
-	defer done()
-	taskcmd.NoteGoingOn(r.Out, m, scope)
 }

@@ -2,9 +2,7 @@ package termsession
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -17,8 +15,8 @@ import (
 // Remote is the interactive session as a front end of the state's host:
 // the full CLI's (DEMIURGE_HOST on) and the small front end's are this
 // one. The turns, calls and the state they read are the host's; the
-// commands it cannot answer alone (/tasks, /subagents, /session list,
-// the /approvals table) are the binary's hooks.
+// commands that read the host's records (/tasks, /subagents, /session
+// list) ask it on the session's connection.
 type Remote struct {
 	*Loop
 	Chat *Chat
@@ -30,13 +28,6 @@ type Remote struct {
 	Dial func() (*hostclient.Client, error)
 	// OpenError is how a refused open is said (/session new|resume).
 	OpenError func(error) error
-	// Tasks is /tasks, Subagents /subagents, on the session in use.
-	Tasks     func(ctx context.Context, hs *HostSession, out io.Writer, arg string)
-	Subagents func(hs *HostSession, out io.Writer, arg string)
-	// Sessions are the operator's conversations (/session list).
-	Sessions func() ([]frontview.SessionEntry, error)
-	// Approvals prints the allows the host listed (approval.Allow's JSON).
-	Approvals func(w io.Writer, allows json.RawMessage) error
 
 	mu sync.Mutex
 	hs *HostSession
@@ -186,9 +177,9 @@ func (r *Remote) command(line string) bool {
 			r.switchSession(id)
 		}
 	case "/tasks":
-		return r.Foreground(func(ctx context.Context) { r.Tasks(ctx, hs, r.Out, rest) })
+		return r.Foreground(func(ctx context.Context) { r.tasks(ctx, hs, rest) })
 	case "/subagents":
-		r.Subagents(hs, r.Out, rest)
+		r.subagents(hs, rest)
 	case "/approvals":
 		r.approvals(hs, rest)
 	case "/stop":
@@ -226,7 +217,7 @@ func (r *Remote) hostLost(err error) {
 
 // sessions is /session list through the host.
 func (r *Remote) sessions(hs *HostSession) {
-	entries, err := r.Sessions()
+	entries, err := conversations(r.Ctx, hs.Client)
 	if err != nil {
 		fmt.Fprintln(r.Out, err)
 		return
@@ -260,7 +251,7 @@ func (r *Remote) approvals(hs *HostSession, arg string) {
 	case note != "":
 		fmt.Fprintln(r.Out, note)
 	default:
-		if err := r.Approvals(r.Out, list); err != nil {
+		if err := writeAllows(r.Out, list); err != nil {
 			r.hostLost(fmt.Errorf("the host's approvals could not be read: %w", err))
 		}
 	}

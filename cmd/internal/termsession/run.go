@@ -8,7 +8,6 @@ import (
 	"os"
 
 	"demiurge.dev/catalog"
-	"demiurge.dev/cmd/internal/frontview"
 	"demiurge.dev/host/approval/prompt"
 	"demiurge.dev/host/hostd/hostclient"
 )
@@ -31,19 +30,14 @@ type RemoteConfig struct {
 	// Dial connects to the host, for the opening and each /session switch.
 	Dial func() (*hostclient.Client, error)
 	Open OpenOptions
-	// OpenError is how a refused open is returned or said.
-	OpenError func(error) error
+	// OpenError is how a refused open is returned or said;
+	// FirstOpenError, when set, the session's first (the small front end
+	// hands the session over to the full CLI then, nothing shown yet).
+	OpenError, FirstOpenError func(error) error
 	// OldApprover answers, on a terminal, a request that carries no card
 	// rendered by the host (a host older than protocol 1.11); nil: such a
 	// request is denied. out and lines are the session's.
 	OldApprover func(out io.Writer, lines func(ctx context.Context, prompt string) (string, error)) Approver
-	// The Remote's hooks.
-	Tasks     func(ctx context.Context, hs *HostSession, out io.Writer, arg string)
-	Subagents func(hs *HostSession, out io.Writer, arg string)
-	Sessions  func() ([]frontview.SessionEntry, error)
-	Approvals func(w io.Writer, allows json.RawMessage) error
-	// NoteTasksOnExit says, as the session ends, what goes on in the host.
-	NoteTasksOnExit func(hs *HostSession, out io.Writer)
 }
 
 // RunRemote is the interactive session as a front end of the state's
@@ -56,7 +50,7 @@ type RemoteConfig struct {
 // pipe does. A session whose host went away exits 1 at once.
 func RunRemote(cfg RemoteConfig) error {
 	r := &Remote{Loop: &Loop{Ctx: cfg.Ctx}, ToolDisplay: cfg.ToolDisplay, Principal: cfg.Principal, Quiet: cfg.Quiet,
-		Dial: cfg.Dial, OpenError: cfg.OpenError, Tasks: cfg.Tasks, Subagents: cfg.Subagents, Sessions: cfg.Sessions, Approvals: cfg.Approvals}
+		Dial: cfg.Dial, OpenError: cfg.OpenError}
 	var ask Approver = func(context.Context, []byte) int32 { return int32(prompt.Deny) }
 	var rl *LineEditor
 	if cfg.TTY {
@@ -88,6 +82,9 @@ func RunRemote(cfg RemoteConfig) error {
 	}
 	hs, err := OpenHostSession(cl, cfg.Open, r.Chat, ask)
 	if err != nil {
+		if cfg.FirstOpenError != nil {
+			return cfg.FirstOpenError(err)
+		}
 		if cfg.OpenError != nil {
 			err = cfg.OpenError(err)
 		}
@@ -99,8 +96,8 @@ func RunRemote(cfg RemoteConfig) error {
 	defer stop()
 	r.Banner()
 	err = r.Run()
-	if !r.LostHost() && cfg.NoteTasksOnExit != nil {
-		cfg.NoteTasksOnExit(r.Current(), r.Out)
+	if !r.LostHost() {
+		r.noteTasksOnExit(r.Current())
 	}
 	if r.LostHost() {
 		// A pipe's reader stays blocked on its input until a line
