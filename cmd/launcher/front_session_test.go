@@ -76,6 +76,7 @@ func TestSessionIsTheFrontEnds(t *testing.T) {
 		args []string
 	}{
 		{nil, []string{"--tool-display", "loud"}},
+		{nil, []string{"--model", "openai:gpt-test"}}, // no key: the host refuses the open
 		{nil, []string{"--model", "bogus:x"}},
 		{nil, []string{"--core-id", "other"}},
 		{nil, []string{"--workspace", t.TempDir()}},
