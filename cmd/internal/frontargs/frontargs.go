@@ -71,9 +71,9 @@ const detachedEnv = "DEMIURGE_DETACHED_REPORT_FD"
 //	demiurge [--state DIR | --state=DIR] host status [--json]
 //	demiurge [--state|--core|--workspace|--plugin-dir VALUE | -q | --no-color]... tools call [--json] NAME [ARGS_JSON]
 //
-// and audit, tasks list|show|logs|wait|cancel, sessions list|show, run
-// and mcp serve (parseAudit, parseTasks, parseSessions, parseRun,
-// parseMCPServe say how), and only when the environment leaves the
+// and audit, tasks list|show|logs|wait|cancel, sessions list|show, run,
+// mcp serve and the interactive session (parseAudit, parseTasks,
+// parseSessions, parseRun, parseMCPServe, parseSession say how), and only when the environment leaves the
 // long-lived host on (DEMIURGE_HOST is not "off") and sets no typed global flag. Anything
 // else reports false: a flag it does not know (--approve, --core-id,
 // --session, a flag after NAME, …), a repeated flag, arguments from a
