@@ -1,10 +1,13 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"demiurge.dev/host/providers/providertest"
 )
@@ -83,5 +86,50 @@ func TestSessionIsTheFrontEnds(t *testing.T) {
 		{[]string{"DEMIURGE_HOST=off"}, nil},
 	} {
 		r.reachesFullHost(marker, tc.env, append([]string{"--state", r.state}, tc.args...)...)
+	}
+}
+
+// TestSessionHostDies: the host killed while a session's chat turn runs
+// ends the small front end's session as it ends the full CLI's: what is
+// said, exit 1, never a hang.
+func TestSessionHostDies(t *testing.T) {
+	r := newRig(t)
+	slow := `{"text": ["late"], "delay_ms": 30000}`
+	parsed, err := providertest.ParseScript([]byte("[" + slow + "," + slow + "]"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	model := providertest.NewServer("openai", parsed)
+	defer model.Close()
+	env := []string{"OPENAI_API_KEY=sk-test-openai-0123456789"}
+	args := []string{"--state", r.state, "--model", "openai:gpt-test", "--base-url", model.URL + "/v1"}
+	var got []result
+	for i, binary := range []string{"demiurge", HostBinary} {
+		if res := r.host("host", "start"); res.code != 0 {
+			t.Fatalf("host start: %s", res)
+		}
+		var st struct{ Pid int }
+		if res := r.host("host", "status", "--json"); json.Unmarshal([]byte(res.stdout), &st) != nil || st.Pid == 0 {
+			t.Fatalf("host status: %s", res)
+		}
+		done := make(chan result, 1)
+		go func() { done <- r.exec(binary, "think\n", env, args...) }()
+		for deadline := time.Now().Add(60 * time.Second); len(model.Requests()) <= i; time.Sleep(20 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: the model was never asked", binary)
+			}
+		}
+		if err := syscall.Kill(st.Pid, syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case res := <-done:
+			got = append(got, blank(blankRun(res)))
+		case <-time.After(60 * time.Second):
+			t.Fatalf("%s: the session did not end after its host died", binary)
+		}
+	}
+	if got[0] != got[1] || got[0].code != 1 || !strings.Contains(got[0].stderr, "went away") || !strings.Contains(got[0].stderr, "this session ends") {
+		t.Fatalf("the front end and the full CLI differ\nfront: %s\nfull: %s", got[0], got[1])
 	}
 }
