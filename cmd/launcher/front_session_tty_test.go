@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"demiurge.dev/host/providers/providertest"
 )
 
 // TestSessionOnATerminalIsTheFrontEnds: on a terminal, the interactive
@@ -74,4 +76,43 @@ func visible(screen string) string {
 		lines = append(lines, strings.TrimRight(l, "\r "))
 	}
 	return strings.Join(lines, "\n")
+}
+
+// TestSessionStopOnATerminal: Ctrl-C while the model thinks stops the
+// turn through the small front end as through the full CLI (the host
+// cancels it, the session goes on), and /quit then ends it, exit 0.
+func TestSessionStopOnATerminal(t *testing.T) {
+	r := newRig(t)
+	slow := `{"text": ["late"], "delay_ms": 30000}`
+	parsed, err := providertest.ParseScript([]byte("[" + slow + "," + slow + "]"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	model := providertest.NewServer("openai", parsed)
+	defer model.Close()
+	r.startHost()
+	var shown []string
+	var results []result
+	for i, binary := range []string{HostBinary, "demiurge"} {
+		step := 0
+		screen, res := r.ptyDriveEnv(binary, []string{"OPENAI_API_KEY=sk-test-openai-0123456789"}, true, func(s string) (string, bool) {
+			switch {
+			case step == 0 && strings.Contains(s, "Type /help for commands."):
+				step++
+				return "think\r", true
+			case step == 1 && len(model.Requests()) > i:
+				step++
+				return "\x03", true
+			case step == 2 && strings.Contains(s, "(turn stopped; the session goes on)"):
+				step++
+				return "/quit\r", true
+			}
+			return "", false
+		}, "--model", "openai:gpt-test", "--base-url", model.URL+"/v1")
+		shown = append(shown, visible(screen))
+		results = append(results, blank(res))
+	}
+	if shown[0] != shown[1] || results[0] != results[1] || results[1].code != 0 || !strings.Contains(shown[1], "^C: stopping the foreground turn") {
+		t.Fatalf("Ctrl-C on a terminal: the full CLI and the launcher differ\nfull: %q\n%s\nlauncher: %q\n%s", shown[0], results[0], shown[1], results[1])
+	}
 }

@@ -37,6 +37,12 @@ func (r *rig) ptyRun(binary string, answers []string, args ...string) (screen st
 // far, and returns what the terminal showed, stdout and the exit status.
 func (r *rig) ptyDrive(binary string, stdoutToo bool, next func(shown string) (string, bool), args ...string) (screen string, res result) {
 	r.t.Helper()
+	return r.ptyDriveEnv(binary, nil, stdoutToo, next, args...)
+}
+
+// ptyDriveEnv is ptyDrive with env added to the child's environment.
+func (r *rig) ptyDriveEnv(binary string, env []string, stdoutToo bool, next func(shown string) (string, bool), args ...string) (screen string, res result) {
+	r.t.Helper()
 	m, err := os.OpenFile("/dev/ptmx", os.O_RDWR|syscall.O_NOCTTY, 0)
 	if err != nil {
 		r.t.Skipf("no pseudo-terminals here: %v", err)
@@ -54,7 +60,7 @@ func (r *rig) ptyDrive(binary string, stdoutToo bool, next func(shown string) (s
 		r.t.Fatal(err)
 	}
 	cmd := &exec.Cmd{Path: filepath.Join(r.bin, binary), Args: append([]string{"demiurge", "--state", r.state}, args...), Dir: r.ws,
-		Env: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + r.home, "TERM=dumb"}, Stdin: s, Stderr: s}
+		Env: append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + r.home, "TERM=dumb"}, env...), Stdin: s, Stderr: s}
 	var stdout bytes.Buffer
 	cmd.Stdout = &stdout
 	if stdoutToo {
