@@ -20,14 +20,8 @@ import (
 // code).
 type hostSession = termsession.HostSession
 
-// openHostSession opens the session stream (resuming `resume` when set)
-// and the chat: the host opens the model with this front end's flags and
-// the key from this environment, and names it ("" without one).
-func openHostSession(c *cli.Context, resume string, fe *chatFrontEnd, approver approval.Provider) (*hostSession, error) {
-	return openHostView(c, resume, fe, approver, nil)
-}
-
-// openHostView opens a session stream whose events go to view.
+// openHostView opens a session stream whose events go to view (ACP's;
+// the terminal's session opens its own in termsession.RunRemote).
 // editor is what the view's editor offers (an ACP client's fs
 // capabilities, minor 10), nil for none.
 func openHostView(c *cli.Context, resume string, view termsession.HostView, approver approval.Provider, editor *hostv1.EditorCapabilities) (*hostSession, error) {
