@@ -114,23 +114,23 @@ func (a *acpAgent) open(ctx context.Context, resume, cwd string, mcpServers int)
 		return nil, acp.NewInternalError(map[string]any{"error": err.Error()})
 	}
 	s.hs = hs
-	st, err := hs.cl.Status(ctx, &hostv1.StatusRequest{})
+	st, err := hs.Client.Status(ctx, &hostv1.StatusRequest{})
 	if err != nil {
-		hs.close()
+		hs.Close()
 		return nil, acp.NewInternalError(map[string]any{"error": err.Error()})
 	}
 	s.workspace = st.Workspace
 	if rel, err := filepath.Rel(st.Workspace, filepath.Clean(cwd)); err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
-		hs.close()
+		hs.Close()
 		return nil, acp.NewInvalidParams(map[string]any{"error": fmt.Sprintf(
 			"the editor's project %s is outside this demiurge's workspace %s; start demiurge acp with --workspace %s", cwd, st.Workspace, cwd)})
 	}
-	if hs.model == "" {
-		hs.close()
+	if hs.Model == "" {
+		hs.Close()
 		return nil, acp.NewInternalError(map[string]any{"error": noModelHelp})
 	}
 	a.mu.Lock()
-	a.sessions[hs.session] = s
+	a.sessions[hs.Session] = s
 	a.mu.Unlock()
 	if mcpServers > 0 {
 		// The core's MCP declarations are the closed world of servers
@@ -186,6 +186,6 @@ func (a *acpAgent) closeAll() {
 	a.sessions = map[string]*acpSession{}
 	a.mu.Unlock()
 	for _, s := range list {
-		s.hs.close()
+		s.hs.Close()
 	}
 }

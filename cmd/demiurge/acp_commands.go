@@ -34,7 +34,7 @@ func (s *acpSession) command(ctx context.Context, line string) string {
 		if mode == "" {
 			mode = "summary"
 		}
-		text, notes, err := s.hs.tools(ctx, s.agent.c.String("principal"), mode)
+		text, notes, err := s.hs.Tools(ctx, s.agent.c.String("principal"), mode)
 		if err != nil {
 			return err.Error() + "\n"
 		}
@@ -70,7 +70,7 @@ func (s *acpSession) approvals(arg string) string {
 	if refusal != "" {
 		return refusal + "\n"
 	}
-	list, note, err := s.hs.allows(n, all)
+	list, note, err := hostAllows(s.hs, n, all)
 	switch {
 	case err != nil:
 		return err.Error() + "\n"

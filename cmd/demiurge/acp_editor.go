@@ -25,10 +25,10 @@ func (a *acpAgent) editorOffers() *hostv1.EditorCapabilities {
 	return &hostv1.EditorCapabilities{ReadTextFile: fs.ReadTextFile, WriteTextFile: fs.WriteTextFile, Terminal: term}
 }
 
-// editorDo does one editor request of the host: an editor tool's call
+// EditorDo does one editor request of the host: an editor tool's call
 // that dispatch admitted (its capability, path policy, approval and audit
 // are the host's). Only the methods the editor offered are asked.
-func (s *acpSession) editorDo(ctx context.Context, method string, params []byte) ([]byte, error) {
+func (s *acpSession) EditorDo(ctx context.Context, method string, params []byte) ([]byte, error) {
 	if s.agent.conn == nil {
 		return nil, fmt.Errorf("the editor is gone")
 	}

@@ -9,7 +9,6 @@ import (
 
 	acp "github.com/coder/acp-go-sdk"
 
-	"demiurge.dev/host/dispatch"
 	"demiurge.dev/host/providers"
 	"demiurge.dev/host/runtime"
 	"demiurge.dev/host/turn"
@@ -34,7 +33,7 @@ type acpSession struct {
 	status string
 }
 
-func (s *acpSession) id() string { return s.hs.session }
+func (s *acpSession) id() string { return s.hs.Session }
 
 // send is one session/update; the connection's end makes it a no-op.
 func (s *acpSession) send(ctx context.Context, u acp.SessionUpdate) {
@@ -68,7 +67,7 @@ func (s *acpSession) prompt(ctx context.Context, blocks []acp.ContentBlock) (acp
 		s.turnCtx = nil
 		s.mu.Unlock()
 	}()
-	ended, err := s.hs.runTurn(ctx, &hostv1.RunTurn{Prompt: text, Chat: true})
+	ended, err := s.hs.RunTurn(ctx, &hostv1.RunTurn{Prompt: text, Chat: true})
 	if err != nil {
 		return acp.PromptResponse{}, acp.NewInternalError(map[string]any{"error": err.Error()})
 	}
@@ -145,10 +144,10 @@ func (s *acpSession) ShowChild(ev turn.Event) {
 }
 
 // A running call's output is in its result; the editor shows that.
-func (s *acpSession) output(string, string, string)   {}
-func (s *acpSession) progress(string, dispatch.Event) {}
-func (s *acpSession) warn(text string)                { s.notice(context.Background(), strings.TrimSpace(text)) }
-func (s *acpSession) opened(string)                   {}
+func (s *acpSession) Output(string, string, string)    {}
+func (s *acpSession) Progress(string, string, float64) {}
+func (s *acpSession) Warn(text string)                 { s.notice(context.Background(), strings.TrimSpace(text)) }
+func (s *acpSession) Opened(string)                    {}
 
 // replay sends a loaded session's conversation to the editor.
 func (s *acpSession) replay(ctx context.Context, msgs []runtime.MessageRecord) error {

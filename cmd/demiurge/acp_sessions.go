@@ -65,7 +65,7 @@ func (a *acpAgent) CloseSession(_ context.Context, p acp.CloseSessionRequest) (a
 	a.mu.Lock()
 	delete(a.sessions, s.id())
 	a.mu.Unlock()
-	s.hs.close()
+	s.hs.Close()
 	return acp.CloseSessionResponse{}, nil
 }
 

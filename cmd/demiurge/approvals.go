@@ -5,13 +5,12 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"text/tabwriter"
-	"time"
 
+	"demiurge.dev/cmd/internal/termsession"
 	"demiurge.dev/host/approval"
 )
 
-const approvalsUsage = "usage: /approvals [revoke N|all]"
+const approvalsUsage = termsession.ApprovalsUsage
 
 // approvals lists this session's live allows, numbered, with what each
 // covers and when it expires, or revokes one or all of them.
@@ -29,21 +28,21 @@ func (r *repl) approvals(arg string) {
 				n++
 			}
 		}
-		fmt.Fprintf(r.out, "revoked %d session approval(s)\n", n)
+		fmt.Fprintf(r.Out, "revoked %d session approval(s)\n", n)
 	case verb == "revoke" && which != "":
 		n, err := strconv.Atoi(which)
 		if err != nil || n < 1 || n > len(allows) {
-			fmt.Fprintf(r.out, "no approval %s; /approvals lists them (1 to %d)\n", printable(which, 20), len(allows))
+			fmt.Fprintf(r.Out, "no approval %s; /approvals lists them (1 to %d)\n", printable(which, 20), len(allows))
 			return
 		}
 		a := allows[n-1]
 		if !r.h.Approvals.Sessions.RevokeAllow(a) {
-			fmt.Fprintf(r.out, "approval %d had already expired\n", n)
+			fmt.Fprintf(r.Out, "approval %d had already expired\n", n)
 			return
 		}
-		fmt.Fprintf(r.out, "revoked %d: %s %s\n", n, a.Tool, a.Covers)
+		fmt.Fprintf(r.Out, "revoked %d: %s %s\n", n, a.Tool, a.Covers)
 	default:
-		fmt.Fprintln(r.out, approvalsUsage)
+		fmt.Fprintln(r.Out, approvalsUsage)
 	}
 }
 
@@ -61,42 +60,19 @@ func (r *repl) sessionAllows() []approval.Allow {
 }
 
 func (r *repl) listApprovals(allows []approval.Allow) {
-	writeApprovals(r.out, allows, func(s string, _ int) string { return s })
+	writeApprovals(r.Out, allows, func(s string, _ int) string { return s })
 }
 
-// writeApprovals lists a session's live allows, each field through show
-// (the ACP client's text is made printable; the terminal's is as is).
+// writeApprovals lists a session's live allows (termsession's table).
 func writeApprovals(w io.Writer, allows []approval.Allow, show func(s string, max int) string) {
-	if len(allows) == 0 {
-		fmt.Fprintln(w, "no session approvals")
-		return
-	}
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "N\tTOOL\tCOVERS\tEXPIRES")
+	list := make([]termsession.Allow, len(allows))
 	for i, a := range allows {
-		left := time.Until(a.Expires).Round(time.Second)
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s (in %s)\n", i+1, show(a.Tool, 200), show(a.Covers, 400), a.Expires.Local().Format(time.TimeOnly), left)
+		list[i] = termsession.Allow{Tool: a.Tool, Session: a.Session, Expires: a.Expires, Covers: a.Covers}
 	}
-	tw.Flush()
-	fmt.Fprintln(w, "each covers calls of its tool with the same subjects in this session; /approvals revoke N|all")
+	termsession.WriteApprovals(w, list, show)
 }
 
-// parseApprovalsArg reads /approvals' argument: nothing lists, "revoke
-// all" or "revoke N" revokes first; refusal is the line to print instead.
+// parseApprovalsArg reads /approvals' argument (termsession's).
 func parseApprovalsArg(arg string) (n int, all bool, refusal string) {
-	verb, which, _ := strings.Cut(arg, " ")
-	which = strings.TrimSpace(which)
-	switch {
-	case verb == "" && which == "":
-	case verb == "revoke" && which == "all":
-		all = true
-	case verb == "revoke" && which != "":
-		var err error
-		if n, err = strconv.Atoi(which); err != nil || n < 1 {
-			return 0, false, fmt.Sprintf("no approval %s; /approvals lists them", printable(which, 20))
-		}
-	default:
-		return 0, false, approvalsUsage
-	}
-	return n, all, ""
+	return termsession.ParseApprovalsArg(arg)
 }

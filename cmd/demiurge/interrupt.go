@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"demiurge.dev/cmd/internal/interrupt"
+	"demiurge.dev/cmd/internal/termsession"
 )
 
 // Exit statuses after a signal, as a shell reports them: 128 + signal.
@@ -23,12 +24,6 @@ func interruptContext(parent context.Context) (context.Context, context.CancelFu
 	return interrupt.Context(parent)
 }
 
-// stopped is the cause of a foreground job the operator stopped: what
-// a cancelled call reports ("call cancelled: stopped by /stop") names
-// the operator, not "context canceled"; it is still a cancellation.
-type stopped struct{ why string }
-
-func stoppedBy(why string) error { return stopped{why} }
-
-func (s stopped) Error() string        { return "stopped by " + s.why }
-func (s stopped) Is(target error) bool { return target == context.Canceled }
+// stoppedBy is the cause of a foreground job the operator stopped
+// (termsession.StoppedBy).
+func stoppedBy(why string) error { return termsession.StoppedBy(why) }

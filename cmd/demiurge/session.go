@@ -7,10 +7,11 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"demiurge.dev/cmd/internal/termsession"
 	"demiurge.dev/host/toolhost"
 )
 
-const sessionUsage = "usage: /session [list|new|resume ID]"
+const sessionUsage = termsession.SessionUsage
 
 // session shows, lists, starts or resumes sessions. Switching ends the
 // current session: its MCP servers stop and its session approvals no
@@ -21,13 +22,13 @@ func (r *repl) session(arg string) {
 	rest = strings.TrimSpace(rest)
 	switch {
 	case verb == "" && rest == "":
-		fmt.Fprintf(r.out, "session %s\n", r.h.Session().ID())
+		fmt.Fprintf(r.Out, "session %s\n", r.h.Session().ID())
 	case verb == "list" && rest == "":
 		r.listSessions()
 	case verb == "new" && rest == "":
 		old, model := r.h.Session().ID(), r.chatModel()
 		s := r.h.NewSession()
-		fmt.Fprintf(r.out, "session %s; %s ended\n", s.ID(), old)
+		fmt.Fprintf(r.Out, "session %s; %s ended\n", s.ID(), old)
 		if r.chat != nil {
 			r.chat.switched(model)
 		}
@@ -36,19 +37,19 @@ func (r *repl) session(arg string) {
 		s, err := r.h.ResumeSession(r.c.Context, rest)
 		switch {
 		case errors.Is(err, toolhost.ErrUnknownSession):
-			fmt.Fprintf(r.out, "no session %s of yours; /session list shows them\n", printable(rest, 80))
+			fmt.Fprintf(r.Out, "no session %s of yours; /session list shows them\n", printable(rest, 80))
 		case err != nil:
-			fmt.Fprintln(r.out, err)
+			fmt.Fprintln(r.Out, err)
 		case s.ID() == old:
-			fmt.Fprintf(r.out, "session %s is the current one\n", s.ID())
+			fmt.Fprintf(r.Out, "session %s is the current one\n", s.ID())
 		default:
-			fmt.Fprintf(r.out, "session %s resumed; %s ended\n", s.ID(), old)
+			fmt.Fprintf(r.Out, "session %s resumed; %s ended\n", s.ID(), old)
 			if r.chat != nil {
 				r.chat.switched(model)
 			}
 		}
 	default:
-		fmt.Fprintln(r.out, sessionUsage)
+		fmt.Fprintln(r.Out, sessionUsage)
 	}
 }
 
@@ -66,11 +67,11 @@ func (r *repl) chatModel() string {
 func (r *repl) listSessions() {
 	entries, err := conversations(r.h)
 	if err != nil {
-		fmt.Fprintln(r.out, err)
+		fmt.Fprintln(r.Out, err)
 		return
 	}
 	cur := r.h.Session().ID()
-	tw := tabwriter.NewWriter(r.out, 0, 4, 2, ' ', 0)
+	tw := tabwriter.NewWriter(r.Out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "SESSION\tSTARTED\tMESSAGES\tFIRST PROMPT")
 	seen := false
 	for _, e := range entries {
@@ -86,9 +87,4 @@ func (r *repl) listSessions() {
 	tw.Flush()
 }
 
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
-}
+func orDash(s string) string { return termsession.OrDash(s) }

@@ -7,11 +7,11 @@ import (
 	"io"
 	"os"
 	"strings"
-	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"demiurge.dev/cmd/internal/frontview"
+	"demiurge.dev/cmd/internal/taskcmd"
 	"demiurge.dev/host/runtime"
 	"demiurge.dev/host/toolhost"
 )
@@ -28,16 +28,10 @@ func init() {
 
 // taskSource is the task manager of this process, or the live one of the
 // demiurge that holds the store, reached through its task socket.
-type taskSource interface {
-	List(scope runtime.TaskScope) ([]runtime.Task, error)
-	Get(scope runtime.TaskScope, id string) (runtime.Task, error)
-	Wait(ctx context.Context, scope runtime.TaskScope, id string, timeout time.Duration) (runtime.Task, bool, error)
-	Cancel(ctx context.Context, scope runtime.TaskScope, id string) (runtime.Task, error)
-	Logs(ctx context.Context, scope runtime.TaskScope, id string, after uint64, follow bool, fn func(runtime.LogChunk) error) error
-}
+type taskSource = taskcmd.Source
 
 // defaultWaitTimeout bounds `tasks wait` without --timeout.
-const defaultWaitTimeout = 30 * time.Second
+const defaultWaitTimeout = taskcmd.DefaultWaitTimeout
 
 func tasksCommand() *cli.Command {
 	jsonFlag := &cli.BoolFlag{Name: "json", Usage: "print JSON"}
@@ -48,31 +42,20 @@ func tasksCommand() *cli.Command {
 		Description: "Background tasks live as long as the demiurge process that started them. While it runs, " +
 			"these commands ask it (the long-lived host over STATE/runtime/host.sock, a command that is a host of its own over STATE/runtime/tasks.sock); afterwards they read the record in the store.",
 		Subcommands: []*cli.Command{
-			{Name: "list", Usage: "the tasks, newest first", Flags: []cli.Flag{jsonFlag}, Action: tasksAction(tasksList)},
-			{Name: "show", Usage: "one task: state, return code, exit reason, output tails", ArgsUsage: idUsage, Flags: []cli.Flag{jsonFlag}, Action: tasksAction(tasksShow)},
+			{Name: "list", Usage: "the tasks, newest first", Flags: []cli.Flag{jsonFlag}, Action: tasksAction(taskcmd.List)},
+			{Name: "show", Usage: "one task: state, return code, exit reason, output tails", ArgsUsage: idUsage, Flags: []cli.Flag{jsonFlag}, Action: tasksAction(taskcmd.Show)},
 			{Name: "logs", Usage: "a task's stored output", ArgsUsage: idUsage, Flags: []cli.Flag{jsonFlag,
-				&cli.BoolFlag{Name: "follow", Aliases: []string{"f"}, Usage: "keep printing until the task ends"}}, Action: tasksAction(tasksLogs)},
+				&cli.BoolFlag{Name: "follow", Aliases: []string{"f"}, Usage: "keep printing until the task ends"}}, Action: tasksAction(taskcmd.Logs)},
 			{Name: "wait", Usage: "wait for a task to end; on timeout print its current status with timed_out", ArgsUsage: idUsage, Flags: []cli.Flag{jsonFlag,
 				&cli.DurationFlag{Name: "timeout", Value: defaultWaitTimeout, Usage: "how long to wait"},
-				&cli.BoolFlag{Name: "exit-code", Usage: "exit with the task's return code (124 on timeout, 1 when it ended without one)"}}, Action: tasksAction(tasksWait)},
-			{Name: "cancel", Usage: "cancel a running task (its process tree is killed)", ArgsUsage: idUsage, Flags: []cli.Flag{jsonFlag}, Action: tasksAction(tasksCancel)},
+				&cli.BoolFlag{Name: "exit-code", Usage: "exit with the task's return code (124 on timeout, 1 when it ended without one)"}}, Action: tasksAction(taskcmd.Wait)},
+			{Name: "cancel", Usage: "cancel a running task (its process tree is killed)", ArgsUsage: idUsage, Flags: []cli.Flag{jsonFlag}, Action: tasksAction(taskcmd.Cancel)},
 		},
 	}
 }
 
-// taskCmd is one tasks subcommand's context: the manager, the scope the
-// operator sees (every session of this principal) and where to print.
-type taskCmd struct {
-	ctx    context.Context
-	m      taskSource
-	scope  runtime.TaskScope
-	out    io.Writer
-	json   bool
-	follow bool
-	wait   time.Duration
-	// exitCode makes `tasks wait` exit with the task's return code.
-	exitCode bool
-}
+// taskCmd is one tasks subcommand's context (taskcmd.Cmd).
+type taskCmd = taskcmd.Cmd
 
 func tasksAction(fn func(tc *taskCmd, args []string) error) cli.ActionFunc {
 	return func(c *cli.Context) error {
@@ -114,8 +97,8 @@ func tasksAction(fn func(tc *taskCmd, args []string) error) cli.ActionFunc {
 		}
 		ctx, stop := interruptContext(c.Context)
 		defer stop()
-		tc := &taskCmd{ctx: ctx, m: m, scope: h.OperatorTaskScope(), out: c.App.Writer,
-			json: c.Bool("json"), follow: c.Bool("follow"), wait: c.Duration("timeout"), exitCode: c.Bool("exit-code")}
+		tc := &taskCmd{Ctx: ctx, M: m, Scope: h.OperatorTaskScope(), Out: c.App.Writer,
+			JSON: c.Bool("json"), Follow: c.Bool("follow"), Wait: c.Duration("timeout"), ExitCode: c.Bool("exit-code"), ExitStatus: taskExitStatus}
 		err = fn(tc, c.Args().Slice())
 		if _, remote := m.(*runtime.RemoteTasks); remote && errors.Is(err, runtime.ErrOwnerGone) {
 			// The owner exited after it answered (its last task ended):
@@ -124,69 +107,11 @@ func tasksAction(fn func(tc *taskCmd, args []string) error) cli.ActionFunc {
 			if lerr != nil {
 				return err
 			}
-			tc.m = local
+			tc.M = local
 			return fn(tc, c.Args().Slice())
 		}
 		return err
 	}
-}
-
-// resolve turns 'last' into the newest task's id.
-func (tc *taskCmd) resolve(id string) (string, error) {
-	if id != "last" {
-		return id, nil
-	}
-	ts, err := tc.m.List(tc.scope)
-	if err != nil {
-		return "", err
-	}
-	if len(ts) == 0 {
-		return "", errors.New("there are no tasks yet")
-	}
-	return ts[0].ID, nil
-}
-
-func tasksList(tc *taskCmd, _ []string) error {
-	ts, err := tc.m.List(tc.scope)
-	if err != nil {
-		return err
-	}
-	return frontview.Tasks(tc.out, ts, tc.json)
-}
-
-func tasksShow(tc *taskCmd, args []string) error {
-	id, err := tc.resolve(args[0])
-	if err != nil {
-		return err
-	}
-	t, err := tc.m.Get(tc.scope, id)
-	if err != nil {
-		return err
-	}
-	return tc.print(t, nil)
-}
-
-func tasksLogs(tc *taskCmd, args []string) error {
-	id, err := tc.resolve(args[0])
-	if err != nil {
-		return err
-	}
-	return writeTaskLogs(tc.ctx, tc.m, tc.scope, id, tc.follow, tc.json, tc.out)
-}
-
-func tasksWait(tc *taskCmd, args []string) error {
-	id, err := tc.resolve(args[0])
-	if err != nil {
-		return err
-	}
-	t, timedOut, err := tc.m.Wait(tc.ctx, tc.scope, id, tc.wait)
-	if err != nil {
-		return err
-	}
-	if err := tc.print(t, &timedOut); err != nil || !tc.exitCode {
-		return err
-	}
-	return taskExitStatus(t, timedOut)
 }
 
 // taskExitStatus is the status `tasks wait --exit-code` exits with
@@ -196,38 +121,6 @@ func taskExitStatus(t runtime.Task, timedOut bool) error {
 		return cli.Exit("", code)
 	}
 	return nil
-}
-
-func tasksCancel(tc *taskCmd, args []string) error {
-	id, err := tc.resolve(args[0])
-	if err != nil {
-		return err
-	}
-	before, err := tc.m.Get(tc.scope, id)
-	if err != nil {
-		return err
-	}
-	t, err := tc.m.Cancel(tc.ctx, tc.scope, id)
-	if err != nil {
-		return err
-	}
-	return frontview.Cancelled(tc.out, id, before, t, tc.json)
-}
-
-// print is the task as the small front end prints it too (frontview).
-func (tc *taskCmd) print(t runtime.Task, timedOut *bool) error {
-	return frontview.Task(tc.out, t, timedOut, tc.json)
-}
-
-// writeTaskLogs prints a task's chunks, as the small front end does too
-// (frontview.TaskLogChunk).
-func writeTaskLogs(ctx context.Context, m taskSource, scope runtime.TaskScope, id string, follow, asJSON bool, w io.Writer) error {
-	first := true
-	return m.Logs(ctx, scope, id, 0, follow, func(c runtime.LogChunk) error {
-		err := frontview.TaskLogChunk(w, os.Stderr, c, first, asJSON)
-		first = false
-		return err
-	})
 }
 
 func returnCode(t runtime.Task) string { return frontview.ReturnCode(t) }
@@ -255,76 +148,14 @@ func waitForBackgroundTasks(h *toolhost.Host) {
 	}
 }
 
-// replTasksHelp is the usage of /tasks.
-const replTasksHelp = "usage: /tasks [list] | show ID | logs ID [--follow] | wait ID [--timeout 30s] | cancel ID   (add --json for JSON; ID may be 'last')"
+// tasks is /tasks in the interactive session (taskcmd.Repl).
+func (r *repl) tasks(ctx context.Context, arg string) { taskcmd.Repl(ctx, r.Out, arg, r.taskSource) }
 
-// tasks is /tasks in the interactive session: the same subcommands as
-// `demiurge tasks`, on this session's live tasks. Ctrl-C stops a wait or a
-// follow, not the task.
-func (r *repl) tasks(ctx context.Context, arg string) {
-	fields := strings.Fields(arg)
-	sub := "list"
-	if len(fields) > 0 {
-		sub, fields = fields[0], fields[1:]
-	}
-	tc := &taskCmd{out: r.out, wait: defaultWaitTimeout}
-	var args []string
-	for i := 0; i < len(fields); i++ {
-		switch f := fields[i]; {
-		case f == "--json":
-			tc.json = true
-		case f == "--follow" || f == "-f":
-			tc.follow = true
-		case f == "--timeout" && i+1 < len(fields):
-			d, err := time.ParseDuration(fields[i+1])
-			if err != nil || d <= 0 {
-				fmt.Fprintf(r.out, "--timeout: want a duration such as 30s\n")
-				return
-			}
-			tc.wait, i = d, i+1
-		case strings.HasPrefix(f, "-"):
-			fmt.Fprintln(r.out, replTasksHelp)
-			return
-		default:
-			args = append(args, f)
-		}
-	}
-	run := map[string]func(*taskCmd, []string) error{
-		"list": tasksList, "show": tasksShow, "logs": tasksLogs, "wait": tasksWait, "cancel": tasksCancel,
-	}[sub]
-	if run == nil || (sub == "list") != (len(args) == 0) || len(args) > 1 {
-		fmt.Fprintln(r.out, replTasksHelp)
-		return
-	}
-	m, scope, done, err := r.taskSource()
-	if err != nil {
-		fmt.Fprintln(r.out, err)
-		return
-	}
-	defer done()
-	tc.ctx, tc.m, tc.scope = ctx, m, scope
-	if err := run(tc, args); err != nil {
-		fmt.Fprintln(r.out, err)
-	}
-}
-
-// taskSource is the session's tasks: in process, or the host's through
-// its Tasks call (this session's, for this front end's principal).
+// taskSource is the in-process session's tasks (the session through
+// the host asks the host: termsession).
 func (r *repl) taskSource() (taskSource, runtime.TaskScope, func(), error) {
-	if r.remote == nil {
-		m, err := r.h.Tasks()
-		return m, r.h.TaskScope(), func() {}, err
-	}
-	state, err := stateDir(r.c)
-	if err != nil {
-		return nil, runtime.TaskScope{}, nil, err
-	}
-	m, done, ok := hostTasks(r.c, state)
-	if !ok {
-		return nil, runtime.TaskScope{}, nil, fmt.Errorf("the host (pid %d) did not answer for its tasks", r.remote.cl.PID)
-	}
-	// The host fills in the front end's principal.
-	return m, runtime.TaskScope{Session: r.remote.session}, done, nil
+	m, err := r.h.Tasks()
+	return m, r.h.TaskScope(), func() {}, err
 }
 
 // noteTasksOnExit says, as the session ends, that its running background
@@ -332,29 +163,5 @@ func (r *repl) taskSource() (taskSource, runtime.TaskScope, func(), error) {
 func noteTasksOnExit(w io.Writer, h *toolhost.Host) {
 	if n := h.RunningTasks(); n > 0 {
 		fmt.Fprintf(w, "cancelling %d running background task(s): they end with the session\n", n)
-	}
-}
-
-// noteRemoteTasksOnExit says, as a session in the host ends, that its
-// queued or running background tasks go on: they belong to the host,
-// which outlives its front ends (in process they end with the session).
-func (r *repl) noteRemoteTasksOnExit() {
-	m, scope, done, err := r.taskSource()
-	if err != nil {
-		return
-	}
-	defer done()
-	list, err := m.List(scope)
-	if err != nil {
-		return
-	}
-	n := 0
-	for _, t := range list {
-		if t.State == runtime.TaskQueued || t.State == runtime.TaskRunning {
-			n++
-		}
-	}
-	if n > 0 {
-		fmt.Fprintf(r.out, "%d background task(s) go on in the host: demiurge tasks list shows them, demiurge tasks cancel ID ends one\n", n)
 	}
 }

@@ -82,6 +82,9 @@ func answer(req frontargs.Request) (code int, answered bool) {
 	case "run":
 		code, handed := run(req, state)
 		return code, !handed
+	case "session":
+		code, handed := session(req, state)
+		return code, !handed
 	case "sessions list", "sessions show":
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()

@@ -20,9 +20,10 @@ func TestFrontLinksNoHost(t *testing.T) {
 	deps := strings.Fields(string(out))
 	// The light parts of heavy packages, split out for the front end:
 	// the wire form of a run's events, the --model check, the approval
-	// prompt loop.
+	// prompt loop, a spawn task's metadata (/subagents).
 	light := map[string]bool{"demiurge.dev/host/turn/turnevent": true, "demiurge.dev/host/providers/modelname": true,
-		"demiurge.dev/host/approval/prompt": true}
+		"demiurge.dev/host/approval/prompt": true, "demiurge.dev/host/agents/agentmeta": true,
+		"demiurge.dev/host/hostd/hostclient": true}
 	for _, dep := range deps {
 		for _, heavy := range []string{"go-plugin", "jsonschema", "urfave/cli", "bleve", "mvdan.cc/sh",
 			"anthropic-sdk-go", "openai-go", "google.golang.org/genai"} {
@@ -31,7 +32,8 @@ func TestFrontLinksNoHost(t *testing.T) {
 			}
 		}
 		for _, heavy := range []string{"demiurge.dev/host/providers", "demiurge.dev/host/dispatch", "demiurge.dev/host/toolhost",
-			"demiurge.dev/host/plugins", "demiurge.dev/host/policy", "demiurge.dev/host/turn", "demiurge.dev/host/approval"} {
+			"demiurge.dev/host/plugins", "demiurge.dev/host/policy", "demiurge.dev/host/turn", "demiurge.dev/host/approval",
+			"demiurge.dev/host/agents", "demiurge.dev/host/hostd", "demiurge.dev/host/toolhost", "demiurge.dev/host/mcp"} {
 			if (dep == heavy || strings.HasPrefix(dep, heavy+"/")) && !light[dep] {
 				t.Errorf("the front end depends on %s; keep it in the full host (bin/demiurge-host)", dep)
 			}
@@ -39,7 +41,9 @@ func TestFrontLinksNoHost(t *testing.T) {
 	}
 	joined := " " + strings.Join(deps, " ") + " "
 	for _, need := range []string{"demiurge.dev/host/hostd/hostclient", "demiurge.dev/cmd/internal/frontview", "google.golang.org/grpc",
-		"demiurge.dev/host/turn/turnevent", "demiurge.dev/host/providers/modelname"} {
+		"demiurge.dev/host/turn/turnevent", "demiurge.dev/host/providers/modelname",
+		// the interactive session (issue 34): the full CLI's through-host session
+		"demiurge.dev/cmd/internal/termsession", "demiurge.dev/cmd/internal/taskcmd", "github.com/chzyer/readline"} {
 		if !strings.Contains(joined, " "+need+" ") {
 			t.Errorf("go list -deps does not list %s; is the check looking at the right package?", need)
 		}

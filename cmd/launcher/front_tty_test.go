@@ -22,6 +22,27 @@ import (
 // terminal showed, stdout and the exit status.
 func (r *rig) ptyRun(binary string, answers []string, args ...string) (screen string, res result) {
 	r.t.Helper()
+	asked := 0
+	return r.ptyDrive(binary, false, func(shown string) (string, bool) {
+		if strings.Count(shown, "allow? [o]nce") > asked && asked < len(answers) {
+			asked++
+			return answers[asked-1] + "\n", true
+		}
+		return "", false
+	}, args...)
+}
+
+// ptyDrive runs binary with stdin and stderr on a new pseudo-terminal
+// (stdout a pipe, or the terminal too when stdoutToo), typing what next says to type on seeing the screen so
+// far, and returns what the terminal showed, stdout and the exit status.
+func (r *rig) ptyDrive(binary string, stdoutToo bool, next func(shown string) (string, bool), args ...string) (screen string, res result) {
+	r.t.Helper()
+	return r.ptyDriveEnv(binary, nil, stdoutToo, next, args...)
+}
+
+// ptyDriveEnv is ptyDrive with env added to the child's environment.
+func (r *rig) ptyDriveEnv(binary string, env []string, stdoutToo bool, next func(shown string) (string, bool), args ...string) (screen string, res result) {
+	r.t.Helper()
 	m, err := os.OpenFile("/dev/ptmx", os.O_RDWR|syscall.O_NOCTTY, 0)
 	if err != nil {
 		r.t.Skipf("no pseudo-terminals here: %v", err)
@@ -39,9 +60,12 @@ func (r *rig) ptyRun(binary string, answers []string, args ...string) (screen st
 		r.t.Fatal(err)
 	}
 	cmd := &exec.Cmd{Path: filepath.Join(r.bin, binary), Args: append([]string{"demiurge", "--state", r.state}, args...), Dir: r.ws,
-		Env: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + r.home, "TERM=dumb"}, Stdin: s, Stderr: s}
+		Env: append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + r.home, "TERM=dumb"}, env...), Stdin: s, Stderr: s}
 	var stdout bytes.Buffer
 	cmd.Stdout = &stdout
+	if stdoutToo {
+		cmd.Stdout = s
+	}
 	if err := cmd.Start(); err != nil {
 		r.t.Fatal(err)
 	}
@@ -64,7 +88,6 @@ func (r *rig) ptyRun(binary string, answers []string, args ...string) (screen st
 	}()
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
-	asked := 0
 	var werr error
 	for deadline := time.Now().Add(60 * time.Second); werr == nil; time.Sleep(20 * time.Millisecond) {
 		select {
@@ -76,11 +99,10 @@ func (r *rig) ptyRun(binary string, answers []string, args ...string) (screen st
 		default:
 		}
 		mu.Lock()
-		questions := strings.Count(shown.String(), "allow? [o]nce")
+		text, ok := next(shown.String())
 		mu.Unlock()
-		if questions > asked && asked < len(answers) {
-			m.Write([]byte(answers[asked] + "\n"))
-			asked++
+		if ok {
+			m.Write([]byte(text))
 		}
 		if time.Now().After(deadline) {
 			cmd.Process.Kill()

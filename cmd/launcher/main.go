@@ -2,7 +2,8 @@
 // itself, and `demiurge tools list` from the catalog snapshot the full host
 // recorded, when that snapshot is warm, hands the commands that only ask a
 // running host (`host status`, `tools call`, `audit`, `tasks list|show|
-// logs|wait|cancel`, `sessions list|show|resume`, `run`, `mcp serve`:
+// logs|wait|cancel`, `sessions list|show|resume`, `run`, `mcp serve`, the
+// interactive session:
 // cmd/internal/frontargs) to the small front end bin/demiurge-front
 // (cmd/front), and every other command to the full host, bin/demiurge-host
 // beside it, by exec with the same arguments and environment.

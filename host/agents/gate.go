@@ -2,6 +2,7 @@ package agents
 
 import (
 	"context"
+	"demiurge.dev/host/agents/agentmeta"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -19,7 +20,7 @@ import (
 )
 
 // TaskTool is the Tool of an agent.spawn task.
-const TaskTool = "agent.spawn"
+const TaskTool = agentmeta.TaskTool
 
 // LoopFactory makes the turn loop a child runs in: the parent's model
 // and store over the child's session. The gate sets its budget, stages

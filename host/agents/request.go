@@ -2,6 +2,7 @@ package agents
 
 import (
 	"bytes"
+	"demiurge.dev/host/agents/agentmeta"
 	"demiurge.dev/host/approval"
 	"encoding/json"
 	"errors"
@@ -50,12 +51,8 @@ const (
 	NotifyWait   = "wait"
 )
 
-// SlotSelection is input_slots or output_slots: All, or the listed ids
-// (none: base only).
-type SlotSelection struct {
-	All bool
-	IDs []string
-}
+// SlotSelection is input_slots or output_slots (agentmeta's).
+type SlotSelection = agentmeta.SlotSelection
 
 // maxGoal bounds a goal, in bytes.
 const maxGoal = 20000

@@ -71,9 +71,9 @@ const detachedEnv = "DEMIURGE_DETACHED_REPORT_FD"
 //	demiurge [--state DIR | --state=DIR] host status [--json]
 //	demiurge [--state|--core|--workspace|--plugin-dir VALUE | -q | --no-color]... tools call [--json] NAME [ARGS_JSON]
 //
-// and audit, tasks list|show|logs|wait|cancel, sessions list|show, run
-// and mcp serve (parseAudit, parseTasks, parseSessions, parseRun,
-// parseMCPServe say how), and only when the environment leaves the
+// and audit, tasks list|show|logs|wait|cancel, sessions list|show, run,
+// mcp serve and the interactive session (parseAudit, parseTasks,
+// parseSessions, parseRun, parseMCPServe, parseSession say how), and only when the environment leaves the
 // long-lived host on (DEMIURGE_HOST is not "off") and sets no typed global flag. Anything
 // else reports false: a flag it does not know (--approve, --core-id,
 // --session, a flag after NAME, …), a repeated flag, arguments from a
@@ -106,6 +106,9 @@ func Parse(args []string, getenv func(string) string) (Request, bool) {
 	}
 	if serve, ok := parseMCPServe(args, getenv); ok {
 		return serve, true
+	}
+	if session, ok := parseSession(args, getenv); ok {
+		return session, true
 	}
 	i := 0
 	if i < len(args) && strings.HasPrefix(args[i], "--state") {
@@ -384,6 +387,22 @@ func parseRun(args []string, getenv func(string) string) (Request, bool) {
 	}
 	r.Prompt = strings.Join(words, " ")
 	return r, strings.TrimSpace(r.Prompt) != ""
+}
+
+// parseSession recognises the interactive session, no command at all:
+//
+//	demiurge [GLOBAL]...
+//
+// (GLOBAL as for run, --json aside). Command "session".
+func parseSession(args []string, getenv func(string) string) (Request, bool) {
+	r := Request{Command: "session", State: getenv("DEMIURGE_STATE"), Core: getenv("DEMIURGE_CORE"),
+		Workspace: getenv("DEMIURGE_WORKSPACE"), PluginDir: getenv("DEMIURGE_PLUGIN_DIR"),
+		Timezone: getenv("DEMIURGE_TIMEZONE"), Model: getenv("DEMIURGE_MODEL"), BaseURL: getenv("DEMIURGE_BASE_URL")}
+	if getenv(detachedEnv) != "" {
+		return r, false
+	}
+	i, ok := runGlobals(&r, args)
+	return r, ok && i == len(args)
 }
 
 // runGlobals reads the global flags `run` and `mcp serve` may give

@@ -38,7 +38,11 @@ func TestParse(t *testing.T) {
 		{[]string{"--log-level=debug", "host", "status"}, none, Request{}, false},
 		{[]string{"--state-x=/s", "host", "status"}, none, Request{}, false},
 		{[]string{"tools", "list"}, none, Request{}, false},
-		{nil, none, Request{}, false},
+		// No command: the interactive session (through the host).
+		{nil, none, Request{Command: "session"}, true},
+		{[]string{"-q", "--tool-display", "full", "--approve", "allow:read_file"}, none, Request{Command: "session", Quiet: true, ToolDisplay: "full", Approve: []string{"allow:read_file"}}, true},
+		{[]string{"--principal", "p"}, none, Request{}, false},
+		{[]string{"--model", "a", "--model", "b"}, none, Request{}, false},
 	} {
 		got, ok := Parse(tc.args, tc.getenv)
 		if ok != tc.ok || (ok && !reflect.DeepEqual(got, tc.want)) {

@@ -1,4 +1,10 @@
-package main
+// Package termsession is the interactive session's terminal side: the line
+// editor and its history, the broker that shares the one input among the
+// prompt, approvals and questions, completion, and the chat printer. The
+// full CLI's session (in process and through the host) and the small front
+// end's (through the host) use it, so the two print alike; it links no
+// host package (no model SDK, no shell parser).
+package termsession
 
 import (
 	"bufio"
@@ -10,14 +16,14 @@ import (
 	"sync"
 )
 
-// lineBroker shares the operator's one input among whoever waits for a
+// LineBroker shares the operator's one input among whoever waits for a
 // line: the session's prompt, an approval or a clarify question asked
 // while a turn runs. The newest waiter gets the next line and its prompt
 // is shown; a read cannot be cancelled, so a read left by a waiter that
 // gave up stays in flight for the next one. Lines no one took (their
 // waiter gave up as they came) queue in the order they were typed: two
 // waiters giving up at once each keep theirs.
-type lineBroker struct {
+type LineBroker struct {
 	// read shows prompt and blocks for one line.
 	read func(prompt string) (string, error)
 	// reprompt changes the prompt of the read in flight (may be nil).
@@ -54,7 +60,7 @@ type lineResult struct {
 }
 
 // keep queues a line no one took, in the order the lines were typed.
-func (b *lineBroker) keep(r lineResult) {
+func (b *LineBroker) keep(r lineResult) {
 	i := len(b.ready)
 	for i > 0 && b.ready[i-1].seq > r.seq {
 		i--
@@ -64,7 +70,7 @@ func (b *lineBroker) keep(r lineResult) {
 
 // ReadLine waits for the next line or for ctx. A fresh waiter (an
 // approval, a question) never takes a line typed before it asked.
-func (b *lineBroker) ReadLine(ctx context.Context, prompt string, fresh bool) (string, error) {
+func (b *LineBroker) ReadLine(ctx context.Context, prompt string, fresh bool) (string, error) {
 	b.mu.Lock()
 	if b.eof != nil {
 		b.mu.Unlock()
@@ -122,7 +128,7 @@ func (b *lineBroker) ReadLine(ctx context.Context, prompt string, fresh bool) (s
 // SetLead shows lead before the prompt of the read in flight (and of the
 // next ones) until it is set again; a broker that cannot change a prompt
 // in flight ignores it.
-func (b *lineBroker) SetLead(lead string) {
+func (b *LineBroker) SetLead(lead string) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.reprompt == nil || b.lead == lead {
@@ -136,7 +142,7 @@ func (b *lineBroker) SetLead(lead string) {
 
 // loop reads lines while someone waits and hands each to the newest
 // waiter.
-func (b *lineBroker) loop(prompt string) {
+func (b *LineBroker) loop(prompt string) {
 	for {
 		line, err := b.read(prompt)
 		b.mu.Lock()
@@ -169,10 +175,10 @@ func (b *lineBroker) loop(prompt string) {
 	}
 }
 
-// pipeLines reads lines from a pipe or file, printing each prompt.
-func pipeLines(in io.Reader, out io.Writer) *lineBroker {
+// PipeLines reads lines from a pipe or file, printing each prompt.
+func PipeLines(in io.Reader, out io.Writer) *LineBroker {
 	r := bufio.NewReader(in)
-	return &lineBroker{read: func(prompt string) (string, error) {
+	return &LineBroker{read: func(prompt string) (string, error) {
 		io.WriteString(out, prompt)
 		line, err := r.ReadString('\n')
 		if errors.Is(err, io.EOF) && line != "" {
@@ -180,4 +186,19 @@ func pipeLines(in io.Reader, out io.Writer) *lineBroker {
 		}
 		return strings.TrimRight(line, "\r\n"), err
 	}}
+}
+
+// Unread puts line back as typed while no one waited: the next reader
+// takes it (a line typed while the foreground ran, in a test).
+func (b *LineBroker) Unread(line string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.seq++
+	b.keep(lineResult{line: line, seq: b.seq})
+}
+
+// NewLineBroker is a broker over read, which shows prompt and blocks for
+// one line (it cannot change a prompt in flight).
+func NewLineBroker(read func(prompt string) (string, error)) *LineBroker {
+	return &LineBroker{read: read}
 }

@@ -1,4 +1,4 @@
-package main
+package termsession
 
 import (
 	"fmt"
@@ -17,7 +17,7 @@ func TestHistoryIsPrivateAndBounded(t *testing.T) {
 	if err := os.WriteFile(path, []byte("old one\n\nold two\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	h, lines, err := loadHistory(path)
+	h, lines, err := LoadHistory(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,28 +27,28 @@ func TestHistoryIsPrivateAndBounded(t *testing.T) {
 	if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o600 {
 		t.Fatalf("history mode %v, want 0600", fi.Mode().Perm())
 	}
-	for i := range 2*historyLimit + 5 {
-		if err := h.add(fmt.Sprintf("line %d", i)); err != nil {
+	for i := range 2*HistoryLimit + 5 {
+		if err := h.Add(fmt.Sprintf("line %d", i)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	_, lines, err = loadHistory(path)
+	_, lines, err = LoadHistory(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(lines) != historyLimit || lines[len(lines)-1] != fmt.Sprintf("line %d", 2*historyLimit+4) {
+	if len(lines) != HistoryLimit || lines[len(lines)-1] != fmt.Sprintf("line %d", 2*HistoryLimit+4) {
 		t.Fatalf("kept %d lines ending %q", len(lines), lines[len(lines)-1])
 	}
-	if h.lines > 2*historyLimit {
+	if h.lines > 2*HistoryLimit {
 		t.Fatalf("file holds %d lines", h.lines)
 	}
 	if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o600 {
 		t.Fatalf("compacted history mode %v, want 0600", fi.Mode().Perm())
 	}
-	if err := h.add("two\nlines"); err != nil {
+	if err := h.Add("two\nlines"); err != nil {
 		t.Fatal(err)
 	}
-	if _, lines, _ = loadHistory(path); lines[len(lines)-1] != "two lines" {
+	if _, lines, _ = LoadHistory(path); lines[len(lines)-1] != "two lines" {
 		t.Fatalf("a multi-line entry split: %q", lines[len(lines)-1])
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package termsession
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 func TestBrokerKeepsEveryUntakenLine(t *testing.T) {
 	reads, lines := make(chan string, 8), make(chan string)
 	held, release := make(chan struct{}), make(chan struct{})
-	b := &lineBroker{read: func(p string) (string, error) { reads <- p; return <-lines, nil }}
+	b := &LineBroker{read: func(p string) (string, error) { reads <- p; return <-lines, nil }}
 	b.gaveUp = func(prompt string) {
 		if prompt == "a> " {
 			close(held)

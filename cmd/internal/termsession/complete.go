@@ -1,41 +1,41 @@
-package main
+package termsession
 
 import (
 	"slices"
 	"strings"
 )
 
-// replCommands are the slash commands, for /help and completion.
-var replCommands = []string{"/approvals", "/call", "/help", "/quit", "/session", "/stop", "/subagents", "/tasks", "/tools", "/usage"}
+// Commands are the slash commands, for /help and completion.
+var Commands = []string{"/approvals", "/call", "/help", "/quit", "/session", "/stop", "/subagents", "/tasks", "/tools", "/usage"}
 
-// replArgs are the words each command takes first.
-var replArgs = map[string][]string{
+// commandArgs are the words each command takes first.
+var commandArgs = map[string][]string{
 	"/tools":     {"quiet", "summary", "full"},
 	"/tasks":     {"list", "show", "logs", "wait", "cancel"},
 	"/session":   {"list", "new", "resume"},
 	"/approvals": {"revoke"},
 }
 
-// completer completes slash commands, their first words and, after
+// Completer completes slash commands, their first words and, after
 // /call, tool names. tools is asked each time (the catalog can change).
-type completer struct {
-	tools func() []string
+type Completer struct {
+	Tools func() []string
 }
 
 // Do implements readline.AutoCompleter: the candidates' missing suffixes
 // and how many runes of the line they complete.
-func (c completer) Do(line []rune, pos int) ([][]rune, int) {
+func (c Completer) Do(line []rune, pos int) ([][]rune, int) {
 	typed := string(line[:pos])
 	if !strings.HasPrefix(typed, "/") {
 		return nil, 0
 	}
 	cmd, rest, spaced := strings.Cut(typed, " ")
 	if !spaced {
-		return suffixes(replCommands, cmd, " ")
+		return suffixes(Commands, cmd, " ")
 	}
-	words := replArgs[cmd]
-	if cmd == "/call" && c.tools != nil {
-		words = c.tools()
+	words := commandArgs[cmd]
+	if cmd == "/call" && c.Tools != nil {
+		words = c.Tools()
 	}
 	return suffixes(words, rest, " ")
 }

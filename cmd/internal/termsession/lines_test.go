@@ -1,4 +1,4 @@
-package main
+package termsession
 
 import (
 	"context"
@@ -8,10 +8,10 @@ import (
 )
 
 // scriptedLines is a line source the test types into.
-func scriptedLines() (*lineBroker, chan string, chan string) {
+func scriptedLines() (*LineBroker, chan string, chan string) {
 	typed := make(chan string)
 	prompts := make(chan string, 16)
-	b := &lineBroker{
+	b := &LineBroker{
 		read: func(prompt string) (string, error) {
 			prompts <- prompt
 			l, ok := <-typed

@@ -1,4 +1,4 @@
-package main
+package termsession
 
 import (
 	"context"
@@ -19,7 +19,7 @@ func TestBrokerPromptIsTheNewestWaiters(t *testing.T) {
 	shown := func() string { mu.Lock(); defer mu.Unlock(); return current }
 	lines := make(chan string)
 	started := make(chan struct{}, 8)
-	b := &lineBroker{
+	b := &LineBroker{
 		read:      func(string) (string, error) { started <- struct{}{}; return <-lines, nil },
 		reprompt:  set,
 		setPrompt: set,

@@ -1,12 +1,9 @@
-package main
+package termsession
 
 import (
 	"context"
-	"flag"
 	"io"
 	"testing"
-
-	"github.com/urfave/cli/v2"
 )
 
 // TestLineTypedAsTheForegroundEndsIsNotLost: a line that reaches the
@@ -23,12 +20,10 @@ func TestLineTypedAsTheForegroundEndsIsNotLost(t *testing.T) {
 		// No more is typed: a read blocks until the iteration ends (then
 		// its goroutine ends too, so 50,000 of them do not pile up).
 		end := make(chan struct{})
-		b := &lineBroker{read: func(string) (string, error) { <-end; return "", io.ErrClosedPipe }}
-		b.ready = []lineResult{{line: "/quit"}} // typed while the turn ran
-		c := cli.NewContext(cli.NewApp(), flag.NewFlagSet("t", flag.ContinueOnError), nil)
-		c.Context = context.Background()
-		r := &repl{c: c, lines: b, out: io.Discard, errOut: io.Discard, tty: true}
-		r.foreground(func(context.Context) {}) // a turn that ends at once
+		b := NewLineBroker(func(string) (string, error) { <-end; return "", io.ErrClosedPipe })
+		b.Unread("/quit") // typed while the turn ran
+		r := &Loop{Ctx: context.Background(), Lines: b, Out: io.Discard, ErrOut: io.Discard, TTY: true}
+		r.Foreground(func(context.Context) {}) // a turn that ends at once
 		if line, ok := r.nextQueued(); !ok || line != "/quit" {
 			// Not queued: the line must still be the broker's next. A
 			// read whose context is already done still takes a line that

@@ -1,4 +1,4 @@
-package main
+package termsession
 
 import (
 	"fmt"
@@ -6,7 +6,7 @@ import (
 )
 
 func TestCompleter(t *testing.T) {
-	c := completer{tools: func() []string { return []string{"read_file", "write_file", "terminal", "search_files"} }}
+	c := Completer{Tools: func() []string { return []string{"read_file", "write_file", "terminal", "search_files"} }}
 	for _, tc := range []struct {
 		line string
 		want string

@@ -1,4 +1,4 @@
-package main
+package termsession
 
 import (
 	"bytes"
@@ -13,7 +13,7 @@ import (
 func TestChatClarifyInline(t *testing.T) {
 	b, typed, prompts := scriptedLines()
 	var out bytes.Buffer
-	fe := &chatFrontEnd{out: &out, errOut: &out, ask: b, interrupt: func() {}}
+	fe := &Chat{Out: &out, ErrOut: &out, Ask: b, Interrupt: func() {}}
 	for _, tc := range []struct{ typed, want string }{{"2", "yaml"}, {" toml please ", "toml please"}, {"3", "3"}, {"0", "0"}} {
 		got := make(chan string, 1)
 		go func() {
@@ -32,7 +32,7 @@ func TestChatClarifyInline(t *testing.T) {
 	if !strings.Contains(out.String(), "the agent asks: which ?[2Jformat?") || !strings.Contains(out.String(), "  2) yaml") {
 		t.Errorf("question shown as %q", out.String())
 	}
-	headless := &chatFrontEnd{out: &out, errOut: &out}
+	headless := &Chat{Out: &out, ErrOut: &out}
 	if _, ok, err := headless.Clarify(context.Background(), "q", nil); ok || err != nil {
 		t.Errorf("without a terminal Clarify = %v, %v; want no one to answer", ok, err)
 	}

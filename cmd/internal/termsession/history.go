@@ -1,4 +1,4 @@
-package main
+package termsession
 
 import (
 	"bufio"
@@ -8,22 +8,22 @@ import (
 	"strings"
 )
 
-// historyLimit is how many lines the session's history keeps.
-const historyLimit = 1000
+// HistoryLimit is how many lines the session's history keeps.
+const HistoryLimit = 1000
 
-// history is the interactive session's line history, one file under the
+// History is the interactive session's line history, one file under the
 // state directory, private to the operator (0600: lines can hold tool
 // arguments) and bounded: past twice the limit it is rewritten with the
-// newest historyLimit lines.
-type history struct {
+// newest HistoryLimit lines.
+type History struct {
 	path  string
 	lines int
 }
 
-func historyPath(state string) string { return filepath.Join(state, "history") }
+func HistoryPath(state string) string { return filepath.Join(state, "history") }
 
-// loadHistory reads the file (creating it) and returns its newest lines.
-func loadHistory(path string) (*history, []string, error) {
+// LoadHistory reads the file (creating it) and returns its newest lines.
+func LoadHistory(path string) (*History, []string, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, nil, err
 	}
@@ -43,15 +43,15 @@ func loadHistory(path string) (*history, []string, error) {
 			lines = append(lines, l)
 		}
 	}
-	h := &history{path: path, lines: len(lines)}
-	if len(lines) > historyLimit {
-		lines = lines[len(lines)-historyLimit:]
+	h := &History{path: path, lines: len(lines)}
+	if len(lines) > HistoryLimit {
+		lines = lines[len(lines)-HistoryLimit:]
 	}
 	return h, lines, nil
 }
 
 // add appends one line, compacting the file when it grew past the bound.
-func (h *history) add(line string) error {
+func (h *History) Add(line string) error {
 	line = strings.ReplaceAll(line, "\n", " ")
 	f, err := os.OpenFile(h.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
@@ -65,14 +65,14 @@ func (h *history) add(line string) error {
 		return err
 	}
 	h.lines++
-	if h.lines > 2*historyLimit {
+	if h.lines > 2*HistoryLimit {
 		return h.compact()
 	}
 	return nil
 }
 
-func (h *history) compact() error {
-	_, lines, err := loadHistory(h.path)
+func (h *History) compact() error {
+	_, lines, err := LoadHistory(h.path)
 	if err != nil {
 		return err
 	}
