@@ -8,16 +8,12 @@ import (
 	"os"
 	"time"
 
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
-
 	"demiurge.dev/catalog"
 	"demiurge.dev/cmd/internal/frontargs"
 	"demiurge.dev/cmd/internal/frontview"
 	"demiurge.dev/cmd/internal/interrupt"
 	"demiurge.dev/host/hostd/hostclient"
 	"demiurge.dev/host/providers/modelname"
-	"demiurge.dev/host/turn/turnevent"
 	"demiurge.dev/shared/hostv1"
 )
 
@@ -98,72 +94,18 @@ type runEnd struct {
 
 func (e *runEnd) Error() string { return e.msg }
 
-// receiveRun asks for the turn and prints its events until it ends.
+// receiveRun asks for the turn and prints its events until it ends
+// (frontview.RunTurn, as the full CLI's runViaHost).
 func receiveRun(cl *hostclient.Client, stream hostv1.Host_SessionClient, turn *hostv1.RunTurn, fe *frontview.Headless) error {
 	gone := func(err error) error {
 		fmt.Fprintf(os.Stderr, "demiurge: the host (pid %d) went away during the run: %v\n", cl.PID, err)
 		return &runEnd{code: 1}
 	}
-	if err := stream.Send(&hostv1.FrontEndMessage{Msg: &hostv1.FrontEndMessage_Run{Run: turn}}); err != nil {
-		return gone(err)
+	code, msg, err := frontview.RunTurn(context.Background(), stream, turn, fe, gone)
+	if err != nil || code == 0 {
+		return err
 	}
-	ctx, stop := interrupt.Context(context.Background())
-	defer stop()
-	go func() {
-		<-ctx.Done()
-		if sig := interrupt.Caught.Load(); sig != 0 {
-			_ = stream.Send(&hostv1.FrontEndMessage{Msg: &hostv1.FrontEndMessage_Interrupt{Interrupt: &hostv1.Interrupt{Signal: sig - 128}}})
-		}
-		// A second Ctrl-C is not caught: it ends the process at once.
-		stop()
-	}()
-	for {
-		m, err := stream.Recv()
-		if err != nil {
-			st, _ := status.FromError(err)
-			switch st.Code() {
-			case codes.NotFound, codes.FailedPrecondition, codes.InvalidArgument:
-				return errors.New(st.Message())
-			}
-			return gone(err)
-		}
-		switch x := m.Msg.(type) {
-		case *hostv1.HostMessage_Event:
-			var ev turnevent.Event
-			if err := json.Unmarshal(x.Event, &ev); err != nil {
-				return fmt.Errorf("the host sent an event this demiurge cannot read: %w", err)
-			}
-			switch {
-			case ev.Type == turnevent.EventResult:
-				fe.ShowResult(ev)
-			case ev.Agent != "":
-				fe.ShowChild(ev)
-			default:
-				fe.Show(ev)
-			}
-		case *hostv1.HostMessage_Warning:
-			fe.Warn(x.Warning)
-		case *hostv1.HostMessage_Env:
-			// The model key the host's run needs, from this environment.
-			ans := &hostv1.EnvAnswer{Id: x.Env.Id, Value: os.Getenv(x.Env.Name)}
-			if err := stream.Send(&hostv1.FrontEndMessage{Msg: &hostv1.FrontEndMessage_Env{Env: ans}}); err != nil {
-				return gone(err)
-			}
-		case *hostv1.HostMessage_Approval:
-			// A run's front end answers nothing: deny.
-			ans := &hostv1.ApprovalAnswer{Id: x.Approval.Id}
-			if err := stream.Send(&hostv1.FrontEndMessage{Msg: &hostv1.FrontEndMessage_Answer{Answer: ans}}); err != nil {
-				return gone(err)
-			}
-		case *hostv1.HostMessage_Ended:
-			stream.CloseSend()
-			code, msg := int(x.Ended.ExitCode), x.Ended.Error
-			if code == 0 {
-				return nil
-			}
-			return &runEnd{msg: msg, code: code, usage: code == exitUsage}
-		}
-	}
+	return &runEnd{msg: msg, code: code, usage: code == exitUsage}
 }
 
 // runExit prints err as the full CLI's main does and returns the exit

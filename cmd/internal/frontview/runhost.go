@@ -1,0 +1,85 @@
+package frontview
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"demiurge.dev/cmd/internal/interrupt"
+	"demiurge.dev/host/turn/turnevent"
+	"demiurge.dev/shared/hostv1"
+)
+
+// RunTurn is `demiurge run` through the host once the session is open,
+// for the full CLI and the small front end alike: it asks for turn on
+// stream and prints the turn's events with fe until the host ends it.
+// The model key the host asks for is read from this environment; no one
+// answers approvals (deny). The first Ctrl-C or SIGTERM asks the host to
+// interrupt the turn (whose end still comes); a second is not caught and
+// ends the process. It returns the host's exit code and error text when
+// the turn ended; else err: the host's refusal (its status message),
+// an unreadable event, or gone(the stream's error) when the host went
+// away.
+func RunTurn(parent context.Context, stream hostv1.Host_SessionClient, turn *hostv1.RunTurn, fe *Headless, gone func(error) error) (code int, msg string, err error) {
+	if err := stream.Send(&hostv1.FrontEndMessage{Msg: &hostv1.FrontEndMessage_Run{Run: turn}}); err != nil {
+		return 0, "", gone(err)
+	}
+	ctx, stop := interrupt.Context(parent)
+	defer stop()
+	go func() {
+		<-ctx.Done()
+		if sig := interrupt.Caught.Load(); sig != 0 {
+			_ = stream.Send(&hostv1.FrontEndMessage{Msg: &hostv1.FrontEndMessage_Interrupt{Interrupt: &hostv1.Interrupt{Signal: sig - 128}}})
+		}
+		// A second Ctrl-C is not caught: it ends the process at once.
+		stop()
+	}()
+	for {
+		m, err := stream.Recv()
+		if err != nil {
+			st, _ := status.FromError(err)
+			switch st.Code() {
+			case codes.NotFound, codes.FailedPrecondition, codes.InvalidArgument:
+				return 0, "", errors.New(st.Message())
+			}
+			return 0, "", gone(err)
+		}
+		switch x := m.Msg.(type) {
+		case *hostv1.HostMessage_Event:
+			var ev turnevent.Event
+			if err := json.Unmarshal(x.Event, &ev); err != nil {
+				return 0, "", fmt.Errorf("the host sent an event this demiurge cannot read: %w", err)
+			}
+			switch {
+			case ev.Type == turnevent.EventResult:
+				fe.ShowResult(ev)
+			case ev.Agent != "":
+				fe.ShowChild(ev)
+			default:
+				fe.Show(ev)
+			}
+		case *hostv1.HostMessage_Warning:
+			fe.Warn(x.Warning)
+		case *hostv1.HostMessage_Env:
+			// The model key the host's run needs, from this environment.
+			ans := &hostv1.EnvAnswer{Id: x.Env.Id, Value: os.Getenv(x.Env.Name)}
+			if err := stream.Send(&hostv1.FrontEndMessage{Msg: &hostv1.FrontEndMessage_Env{Env: ans}}); err != nil {
+				return 0, "", gone(err)
+			}
+		case *hostv1.HostMessage_Approval:
+			// A run's front end answers nothing: deny.
+			ans := &hostv1.ApprovalAnswer{Id: x.Approval.Id}
+			if err := stream.Send(&hostv1.FrontEndMessage{Msg: &hostv1.FrontEndMessage_Answer{Answer: ans}}); err != nil {
+				return 0, "", gone(err)
+			}
+		case *hostv1.HostMessage_Ended:
+			stream.CloseSend()
+			return int(x.Ended.ExitCode), x.Ended.Error, nil
+		}
+	}
+}
