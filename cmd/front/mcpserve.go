@@ -4,16 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/signal"
 	"syscall"
 	"time"
 
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
-
 	"demiurge.dev/cmd/internal/frontargs"
+	"demiurge.dev/cmd/internal/frontview"
 	"demiurge.dev/shared/hostv1"
 )
 
@@ -41,47 +38,19 @@ func mcpServe(req frontargs.Request, state string) (code int, handed bool) {
 	}
 	first := &hostv1.MCPChunk{Principal: req.Principal, MaxRequestBytes: int64(req.MaxRequestKiB) << 10,
 		Approve: append([]string{}, req.Approve...)}
-	gone := func(err error) (int, bool) {
+	gone := func(err error) error {
 		fmt.Fprintf(os.Stderr, "demiurge: the host (pid %d) went away during mcp serve: %v\n", cl.PID, err)
-		return 1, false
+		return errHostGone
 	}
-	if err := stream.Send(first); err != nil {
-		return gone(err)
+	switch err := frontview.PipeMCP(ctx, stream, first, os.Stdin, os.Stdout, os.Stderr, gone); {
+	case err == nil:
+		return 0, false
+	case errors.Is(err, errHostGone):
+	default:
+		fmt.Fprintf(os.Stderr, "demiurge: %v\n", err)
 	}
-	go func() {
-		buf := make([]byte, 64<<10)
-		for {
-			n, err := os.Stdin.Read(buf)
-			if n > 0 {
-				if stream.Send(&hostv1.MCPChunk{Data: append([]byte(nil), buf[:n]...)}) != nil {
-					return
-				}
-			}
-			if err != nil {
-				stream.CloseSend() // the client's input ended: the host ends its session
-				return
-			}
-		}
-	}()
-	for {
-		m, err := stream.Recv()
-		if errors.Is(err, io.EOF) {
-			return 0, false
-		}
-		if err != nil {
-			if ctx.Err() != nil && status.Code(err) == codes.Canceled {
-				return 0, false // SIGINT/SIGTERM
-			}
-			return gone(err)
-		}
-		if len(m.Data) > 0 {
-			if _, err := os.Stdout.Write(m.Data); err != nil {
-				fmt.Fprintf(os.Stderr, "demiurge: mcp serve: standard output: %v\n", err)
-				return 1, false
-			}
-		}
-		if m.Stderr != "" {
-			fmt.Fprintln(os.Stderr, m.Stderr)
-		}
-	}
+	return 1, false
 }
+
+// errHostGone is PipeMCP's error once the host's going away was printed.
+var errHostGone = errors.New("the host went away")
