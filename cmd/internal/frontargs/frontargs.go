@@ -278,14 +278,21 @@ func parseTasks(args []string, getenv func(string) string) (Request, bool) {
 			r.Timeout = d
 		}
 	}
-	if sub == "list" {
-		return r, len(ids) == 0
+	r.Task, ok = idWord(sub == "list", ids)
+	return r, ok
+}
+
+// idWord is the ID among a tasks or sessions command's words: a list
+// takes none; any other command exactly one, not empty nor asking for
+// help (those go to the full CLI).
+func idWord(list bool, ids []string) (string, bool) {
+	if list {
+		return "", len(ids) == 0
 	}
 	if len(ids) != 1 || ids[0] == "" || ids[0] == "help" || ids[0] == "h" {
-		return r, false
+		return "", false
 	}
-	r.Task = ids[0]
-	return r, true
+	return ids[0], true
 }
 
 // parseSessions recognises
@@ -312,14 +319,8 @@ func parseSessions(args []string, getenv func(string) string) (Request, bool) {
 			ids = append(ids, a)
 		}
 	}
-	if r.Command == "sessions list" {
-		return r, len(ids) == 0
-	}
-	if len(ids) != 1 || ids[0] == "" || ids[0] == "help" || ids[0] == "h" {
-		return r, false
-	}
-	r.Session = ids[0]
-	return r, true
+	r.Session, ok = idWord(r.Command == "sessions list", ids)
+	return r, ok
 }
 
 // parseRun recognises
