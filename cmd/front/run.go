@@ -32,17 +32,9 @@ const exitUsage = 2
 // too old for runs, `--session last` with no conversation. After, it
 // never hands over (the turn would run twice).
 func run(req frontargs.Request, state string) (code int, handed bool) {
-	display, err := catalog.ParseDisplayMode(req.ToolDisplay)
-	if req.ToolDisplay == "" {
-		display, err = catalog.DisplaySummary, nil
-	}
-	if err != nil {
+	display, ok := turnFlags(req)
+	if !ok {
 		return 0, true
-	}
-	if req.Model != "" {
-		if _, _, err := modelname.Parse(req.Model); err != nil {
-			return 0, true
-		}
 	}
 	dialCtx, cancelDial := context.WithTimeout(context.Background(), time.Minute)
 	defer cancelDial()
@@ -81,6 +73,25 @@ func run(req frontargs.Request, state string) (code int, handed bool) {
 	fe := frontview.NewHeadless(os.Stdout, os.Stderr, req.JSON, display)
 	err = receiveRun(cl, stream, turn, fe)
 	return runExit(err), false
+}
+
+// turnFlags is the display mode of req's --tool-display (summary when
+// none), for run and session alike; ok is false when the full CLI would
+// refuse that mode or the --model name (it says so: hand over).
+func turnFlags(req frontargs.Request) (display catalog.DisplayMode, ok bool) {
+	display, err := catalog.ParseDisplayMode(req.ToolDisplay)
+	if req.ToolDisplay == "" {
+		display, err = catalog.DisplaySummary, nil
+	}
+	if err != nil {
+		return display, false
+	}
+	if req.Model != "" {
+		if _, _, err := modelname.Parse(req.Model); err != nil {
+			return display, false
+		}
+	}
+	return display, true
 }
 
 // runEnd is how a run through the host ended, as the full CLI's error

@@ -8,11 +8,9 @@ import (
 
 	"golang.org/x/term"
 
-	"demiurge.dev/catalog"
 	"demiurge.dev/cmd/internal/frontargs"
 	"demiurge.dev/cmd/internal/termsession"
 	"demiurge.dev/host/hostd/hostclient"
-	"demiurge.dev/host/providers/modelname"
 	"demiurge.dev/shared/hostv1"
 )
 
@@ -28,17 +26,12 @@ var errHandOver = errors.New("hand the session over to the full CLI")
 // options, a host too old to send approval cards rendered (protocol
 // 1.11), a refused open (a bad model, no key: the full CLI says so).
 func session(req frontargs.Request, state string) (code int, handed bool) {
-	display, err := catalog.ParseDisplayMode(req.ToolDisplay)
-	if req.ToolDisplay == "" {
-		req.ToolDisplay, display, err = "summary", catalog.DisplaySummary, nil
-	}
-	if err != nil {
+	display, ok := turnFlags(req)
+	if !ok {
 		return 0, true
 	}
-	if req.Model != "" {
-		if _, _, err := modelname.Parse(req.Model); err != nil {
-			return 0, true
-		}
+	if req.ToolDisplay == "" {
+		req.ToolDisplay = "summary"
 	}
 	dialCtx, cancelDial := context.WithTimeout(context.Background(), time.Minute)
 	defer cancelDial()
@@ -61,7 +54,7 @@ func session(req frontargs.Request, state string) (code int, handed bool) {
 		}
 		return cl, nil
 	}
-	err = termsession.RunRemote(termsession.RemoteConfig{
+	err := termsession.RunRemote(termsession.RemoteConfig{
 		Ctx: context.Background(), State: state, Stdin: os.Stdin, TTY: term.IsTerminal(int(os.Stdin.Fd())),
 		Stdout: os.Stdout, Stderr: os.Stderr, Display: display,
 		ToolDisplay: req.ToolDisplay, Quiet: req.Quiet,
