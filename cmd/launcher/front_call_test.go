@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -151,13 +150,7 @@ func TestToolsCallHostDiesMidCall(t *testing.T) {
 	args := []string{"--state", r.state, "tools", "call", "terminal", `{"command":"touch started && sleep 60"}`}
 	var got []result
 	for _, binary := range []string{"demiurge", HostBinary} {
-		if res := r.host("host", "start"); res.code != 0 {
-			t.Fatalf("host start: %s", res)
-		}
-		var st struct{ Pid int }
-		if res := r.host("host", "status", "--json"); json.Unmarshal([]byte(res.stdout), &st) != nil || st.Pid == 0 {
-			t.Fatalf("host status: %s", res)
-		}
+		pid := r.startHostPID()
 		started := filepath.Join(r.ws, "started")
 		os.Remove(started)
 		done := make(chan result, 1)
@@ -170,7 +163,7 @@ func TestToolsCallHostDiesMidCall(t *testing.T) {
 				t.Fatalf("%s: the command never started", binary)
 			}
 		}
-		if err := exec.Command("kill", "-KILL", strconv.Itoa(st.Pid)).Run(); err != nil {
+		if err := exec.Command("kill", "-KILL", strconv.Itoa(pid)).Run(); err != nil {
 			t.Fatal(err)
 		}
 		select {

@@ -1,10 +1,16 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"demiurge.dev/host/providers/providertest"
 )
 
 // The front-end tests share one shape: a running host, each command
@@ -84,4 +90,61 @@ func (r *rig) reachesFullHost(marker string, env []string, args ...string) {
 	if b, err := os.ReadFile(marker); res.code != 3 || res.stdout != "" || err != nil || !strings.Contains(string(b), "demiurge") {
 		r.t.Errorf("%v %q did not reach the full host: %s (marker %q, %v)", env, args, res, b, err)
 	}
+}
+
+// startHostPID starts the rig's host and returns its pid, for a test
+// that kills it.
+func (r *rig) startHostPID() int {
+	r.t.Helper()
+	if res := r.host("host", "start"); res.code != 0 {
+		r.t.Fatalf("host start: %s", res)
+	}
+	var st struct{ Pid int }
+	if res := r.host("host", "status", "--json"); json.Unmarshal([]byte(res.stdout), &st) != nil || st.Pid == 0 {
+		r.t.Fatalf("host status: %s", res)
+	}
+	return st.Pid
+}
+
+// slowModel is a model server whose two answers each take 30 s: a turn
+// that is still thinking when the test stops it or kills its host.
+func slowModel(t *testing.T) *providertest.Server {
+	t.Helper()
+	slow := `{"text": ["late"], "delay_ms": 30000}`
+	parsed, err := providertest.ParseScript([]byte("[" + slow + "," + slow + "]"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	model := providertest.NewServer("openai", parsed)
+	t.Cleanup(model.Close)
+	return model
+}
+
+// hostDiesMidTurn runs args (stdin on standard input) through the
+// launcher, then the full CLI, each against a host started for it and
+// killed once model has been asked; it returns what each said (blanked).
+func (r *rig) hostDiesMidTurn(model *providertest.Server, stdin string, args ...string) []result {
+	r.t.Helper()
+	env := []string{"OPENAI_API_KEY=sk-test-openai-0123456789"}
+	var got []result
+	for i, binary := range []string{"demiurge", HostBinary} {
+		pid := r.startHostPID()
+		done := make(chan result, 1)
+		go func() { done <- r.exec(binary, stdin, env, args...) }()
+		for deadline := time.Now().Add(60 * time.Second); len(model.Requests()) <= i; time.Sleep(20 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				r.t.Fatalf("%s: the model was never asked", binary)
+			}
+		}
+		if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+			r.t.Fatal(err)
+		}
+		select {
+		case res := <-done:
+			got = append(got, blank(blankRun(res)))
+		case <-time.After(60 * time.Second):
+			r.t.Fatalf("%s %q did not end after its host died", binary, args)
+		}
+	}
+	return got
 }

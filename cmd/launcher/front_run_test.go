@@ -6,7 +6,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -186,41 +185,8 @@ func TestRunInterrupted(t *testing.T) {
 // host named gone).
 func TestRunHostDies(t *testing.T) {
 	r := newRig(t)
-	slow := `{"text": ["late"], "delay_ms": 30000}`
-	parsed, err := providertest.ParseScript([]byte("[" + slow + "," + slow + "]"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	model := providertest.NewServer("openai", parsed)
-	defer model.Close()
-	env := []string{"OPENAI_API_KEY=sk-test-openai-0123456789"}
-	args := []string{"--state", r.state, "--model", "openai:gpt-test", "--base-url", model.URL + "/v1", "run", "think"}
-	var got []result
-	for i, binary := range []string{"demiurge", HostBinary} {
-		if res := r.host("host", "start"); res.code != 0 {
-			t.Fatalf("host start: %s", res)
-		}
-		var st struct{ Pid int }
-		if res := r.host("host", "status", "--json"); json.Unmarshal([]byte(res.stdout), &st) != nil || st.Pid == 0 {
-			t.Fatalf("host status: %s", res)
-		}
-		done := make(chan result, 1)
-		go func() { done <- r.exec(binary, "", env, args...) }()
-		for deadline := time.Now().Add(60 * time.Second); len(model.Requests()) <= i; time.Sleep(20 * time.Millisecond) {
-			if time.Now().After(deadline) {
-				t.Fatalf("%s: the model was never asked", binary)
-			}
-		}
-		if err := syscall.Kill(st.Pid, syscall.SIGKILL); err != nil {
-			t.Fatal(err)
-		}
-		select {
-		case res := <-done:
-			got = append(got, blank(blankRun(res)))
-		case <-time.After(60 * time.Second):
-			t.Fatalf("%s: the run did not end after its host died", binary)
-		}
-	}
+	model := slowModel(t)
+	got := r.hostDiesMidTurn(model, "", "--state", r.state, "--model", "openai:gpt-test", "--base-url", model.URL+"/v1", "run", "think")
 	if got[0] != got[1] || got[0].code != 1 || !strings.Contains(got[0].stderr, "went away during the run") {
 		t.Fatalf("the front end and the full CLI differ\nfront: %s\nfull: %s", got[0], got[1])
 	}

@@ -5,8 +5,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"demiurge.dev/host/providers/providertest"
 )
 
 // TestSessionOnATerminalIsTheFrontEnds: on a terminal, the interactive
@@ -83,13 +81,7 @@ func visible(screen string) string {
 // cancels it, the session goes on), and /quit then ends it, exit 0.
 func TestSessionStopOnATerminal(t *testing.T) {
 	r := newRig(t)
-	slow := `{"text": ["late"], "delay_ms": 30000}`
-	parsed, err := providertest.ParseScript([]byte("[" + slow + "," + slow + "]"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	model := providertest.NewServer("openai", parsed)
-	defer model.Close()
+	model := slowModel(t)
 	r.startHost()
 	var shown []string
 	var results []result

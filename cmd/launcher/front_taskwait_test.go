@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -187,13 +186,7 @@ func TestTasksFollowHostDies(t *testing.T) {
 	r := newRig(t)
 	var got []result
 	for _, binary := range []string{"demiurge", HostBinary} {
-		if res := r.host("host", "start"); res.code != 0 {
-			t.Fatalf("host start: %s", res)
-		}
-		var st struct{ Pid int }
-		if res := r.host("host", "status", "--json"); json.Unmarshal([]byte(res.stdout), &st) != nil || st.Pid == 0 {
-			t.Fatalf("host status: %s", res)
-		}
+		pid := r.startHostPID()
 		res := r.host("--approve", "allow:terminal", "tools", "call", "terminal", `{"command":"echo a; sleep 60","background":true}`)
 		id := taskID.FindString(res.stdout + res.stderr)
 		if res.code != 0 || id == "" {
@@ -212,7 +205,7 @@ func TestTasksFollowHostDies(t *testing.T) {
 				t.Fatalf("%s: the follow printed %q", binary, stdout.String())
 			}
 		}
-		if err := syscall.Kill(st.Pid, syscall.SIGKILL); err != nil {
+		if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 			t.Fatal(err)
 		}
 		timer := time.AfterFunc(60*time.Second, func() { cmd.Process.Kill() })
