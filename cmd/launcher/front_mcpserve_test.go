@@ -3,8 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -123,8 +121,7 @@ func firstDiff(a, b string) string {
 // has its reply: a client that hangs up first cancels what is running.
 func (r *rig) mcpClient(binary, client string, args ...string) result {
 	r.t.Helper()
-	cmd := &exec.Cmd{Path: filepath.Join(r.bin, binary), Args: append([]string{"demiurge"}, args...), Dir: r.ws,
-		Env: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + r.home}}
+	cmd := r.command(binary, nil, args...)
 	var stdout, stderr lockedBuffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	in, err := cmd.StdinPipe()
@@ -141,12 +138,5 @@ func (r *rig) mcpClient(binary, client string, args ...string) result {
 		}
 	}
 	in.Close()
-	err = cmd.Wait()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		r.t.Fatal(err)
-	}
-	return result{code: code, stdout: stdout.String(), stderr: stderr.String()}
+	return r.ended(cmd, cmd.Wait(), &stdout, &stderr)
 }

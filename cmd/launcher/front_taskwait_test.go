@@ -160,8 +160,7 @@ func (r *rig) interrupted(binary string, d time.Duration, args ...string) result
 // interruptedEnv is interrupted with env added.
 func (r *rig) interruptedEnv(binary string, d time.Duration, env []string, args ...string) result {
 	r.t.Helper()
-	cmd := &exec.Cmd{Path: filepath.Join(r.bin, binary), Args: append([]string{"demiurge"}, args...), Dir: r.ws,
-		Env: append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + r.home}, env...)}
+	cmd := r.command(binary, env, args...)
 	var stdout, stderr strings.Builder
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Start(); err != nil {
@@ -169,14 +168,7 @@ func (r *rig) interruptedEnv(binary string, d time.Duration, env []string, args 
 	}
 	time.Sleep(d)
 	cmd.Process.Signal(syscall.SIGINT)
-	err := cmd.Wait()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		r.t.Fatal(err)
-	}
-	return result{code: code, stdout: stdout.String(), stderr: stderr.String()}
+	return r.ended(cmd, cmd.Wait(), &stdout, &stderr)
 }
 
 // TestTasksFollowHostDies: a host killed while `tasks logs --follow`

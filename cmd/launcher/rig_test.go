@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -131,21 +132,33 @@ func (r result) String() string {
 	return "exit " + strconv.Itoa(r.code) + "\n--- stdout\n" + r.stdout + "--- stderr\n" + r.stderr
 }
 
-// exec runs a binary of the rig as "demiurge" (argv[0] is what the
-// launcher keeps when it execs the host, and what help text shows).
+// exec runs a binary of the rig (r.command).
 func (r *rig) exec(binary, stdin string, env []string, args ...string) result {
 	r.t.Helper()
-	cmd := &exec.Cmd{Path: filepath.Join(r.bin, binary), Args: append([]string{"demiurge"}, args...), Dir: r.ws}
-	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + r.home}, env...)
+	cmd := r.command(binary, env, args...)
 	cmd.Stdin = strings.NewReader(stdin)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
+	return r.ended(cmd, cmd.Run(), &stdout, &stderr)
+}
+
+// command is a binary of the rig as "demiurge" (argv[0] is what the
+// launcher keeps when it execs the host, and what help text shows), in
+// the workspace, with env added to PATH and HOME.
+func (r *rig) command(binary string, env []string, args ...string) *exec.Cmd {
+	return &exec.Cmd{Path: filepath.Join(r.bin, binary), Args: append([]string{"demiurge"}, args...), Dir: r.ws,
+		Env: append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + r.home}, env...)}
+}
+
+// ended is what cmd answered: err is its Run's or Wait's, an exit
+// status; any other error fails the test.
+func (r *rig) ended(cmd *exec.Cmd, err error, stdout, stderr fmt.Stringer) result {
+	r.t.Helper()
 	code := 0
 	if ee, ok := err.(*exec.ExitError); ok {
 		code = ee.ExitCode()
 	} else if err != nil {
-		r.t.Fatalf("run %s %q: %v", binary, args, err)
+		r.t.Fatalf("run %s %q: %v", filepath.Base(cmd.Path), cmd.Args[1:], err)
 	}
 	return result{code: code, stdout: stdout.String(), stderr: stderr.String()}
 }
