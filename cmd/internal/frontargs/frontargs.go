@@ -89,26 +89,11 @@ func Parse(args []string, getenv func(string) string) (Request, bool) {
 			return r, false
 		}
 	}
-	if call, ok := parseCall(args, getenv); ok {
-		return call, true
-	}
-	if audit, ok := parseAudit(args, getenv); ok {
-		return audit, true
-	}
-	if tasks, ok := parseTasks(args, getenv); ok {
-		return tasks, true
-	}
-	if sessions, ok := parseSessions(args, getenv); ok {
-		return sessions, true
-	}
-	if run, ok := parseRun(args, getenv); ok {
-		return run, true
-	}
-	if serve, ok := parseMCPServe(args, getenv); ok {
-		return serve, true
-	}
-	if session, ok := parseSession(args, getenv); ok {
-		return session, true
+	// The first that recognises the command takes it (in this order).
+	for _, parse := range commandParsers {
+		if req, ok := parse(args, getenv); ok {
+			return req, true
+		}
 	}
 	i := 0
 	if i < len(args) && strings.HasPrefix(args[i], "--state") {
@@ -212,6 +197,12 @@ var taskCommands = map[string][]string{"list": nil, "show": nil, "logs": {"--fol
 
 // DefaultWaitTimeout is `tasks wait` without --timeout (the full CLI's).
 const DefaultWaitTimeout = 30 * time.Second
+
+// commandParsers are the commands the front end answers besides
+// `host status`, tried in order by Parse.
+var commandParsers = []func(args []string, getenv func(string) string) (Request, bool){
+	parseCall, parseAudit, parseTasks, parseSessions, parseRun, parseMCPServe, parseSession,
+}
 
 // parseTasks recognises
 //
