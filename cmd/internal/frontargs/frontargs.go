@@ -116,7 +116,7 @@ func Parse(args []string, getenv func(string) string) (Request, bool) {
 	default:
 		return r, false
 	}
-	return r, true
+	return r, getenv(detachedEnv) == ""
 }
 
 // parseCall recognises a tools call (Parse says which).
@@ -187,7 +187,7 @@ func parseAudit(args []string, getenv func(string) string) (Request, bool) {
 			return r, false
 		}
 	}
-	return r, true
+	return r, getenv(detachedEnv) == ""
 }
 
 // taskCommands are the tasks subcommands the front end answers, with
@@ -329,10 +329,8 @@ func parseSessions(args []string, getenv func(string) string) (Request, bool) {
 // those flags), "--", "help" or "h" first, or no word with text goes to
 // the full CLI.
 func parseRun(args []string, getenv func(string) string) (Request, bool) {
-	r := Request{Command: "run", State: getenv("DEMIURGE_STATE"), Core: getenv("DEMIURGE_CORE"),
-		Workspace: getenv("DEMIURGE_WORKSPACE"), PluginDir: getenv("DEMIURGE_PLUGIN_DIR"),
-		Timezone: getenv("DEMIURGE_TIMEZONE"), Model: getenv("DEMIURGE_MODEL"), BaseURL: getenv("DEMIURGE_BASE_URL")}
-	if getenv(detachedEnv) != "" {
+	r, ok := envRequest("run", true, getenv)
+	if !ok {
 		return r, false
 	}
 	i, ok := runGlobals(&r, args)
@@ -387,10 +385,8 @@ func parseRun(args []string, getenv func(string) string) (Request, bool) {
 //
 // (GLOBAL as for run, --json aside). Command "session".
 func parseSession(args []string, getenv func(string) string) (Request, bool) {
-	r := Request{Command: "session", State: getenv("DEMIURGE_STATE"), Core: getenv("DEMIURGE_CORE"),
-		Workspace: getenv("DEMIURGE_WORKSPACE"), PluginDir: getenv("DEMIURGE_PLUGIN_DIR"),
-		Timezone: getenv("DEMIURGE_TIMEZONE"), Model: getenv("DEMIURGE_MODEL"), BaseURL: getenv("DEMIURGE_BASE_URL")}
-	if getenv(detachedEnv) != "" {
+	r, ok := envRequest("session", true, getenv)
+	if !ok {
 		return r, false
 	}
 	i, ok := runGlobals(&r, args)
@@ -447,12 +443,11 @@ const DefaultMCPMaxRequestKiB = 4 << 10
 // decimal): stdio, through the host. --http and every other flag, an
 // argument, go to the full CLI.
 func parseMCPServe(args []string, getenv func(string) string) (Request, bool) {
-	r := Request{Command: "mcp serve", State: getenv("DEMIURGE_STATE"), Core: getenv("DEMIURGE_CORE"),
-		Workspace: getenv("DEMIURGE_WORKSPACE"), PluginDir: getenv("DEMIURGE_PLUGIN_DIR"),
-		Timezone: getenv("DEMIURGE_TIMEZONE"), MaxRequestKiB: DefaultMCPMaxRequestKiB}
-	if getenv(detachedEnv) != "" {
+	r, ok := envRequest("mcp serve", false, getenv)
+	if !ok {
 		return r, false
 	}
+	r.MaxRequestKiB = DefaultMCPMaxRequestKiB
 	i, ok := runGlobals(&r, args)
 	if !ok || len(args)-i < 2 || args[i] != "mcp" || args[i+1] != "serve" {
 		return r, false
@@ -477,17 +472,28 @@ func parseMCPServe(args []string, getenv func(string) string) (Request, bool) {
 			return r, false
 		}
 	}
-	return r, true
+	return r, getenv(detachedEnv) == ""
+}
+
+// envRequest is command's Request with the host-shaping variables of
+// the environment (a turn's model ones too, when turn); ok is false in a
+// detached host's child, whose call runs in process, never through a
+// front end.
+func envRequest(command string, turn bool, getenv func(string) string) (r Request, ok bool) {
+	r = Request{Command: command, State: getenv("DEMIURGE_STATE"), Core: getenv("DEMIURGE_CORE"),
+		Workspace: getenv("DEMIURGE_WORKSPACE"), PluginDir: getenv("DEMIURGE_PLUGIN_DIR"),
+		Timezone: getenv("DEMIURGE_TIMEZONE")}
+	if turn {
+		r.Model, r.BaseURL = getenv("DEMIURGE_MODEL"), getenv("DEMIURGE_BASE_URL")
+	}
+	return r, getenv(detachedEnv) == ""
 }
 
 // parseShaping reads the global flags a command of the front end may
 // give before its words, with their environment variables, and says
 // where the command's words start.
 func parseShaping(command string, args []string, getenv func(string) string) (r Request, i int, ok bool) {
-	r = Request{Command: command, State: getenv("DEMIURGE_STATE"), Core: getenv("DEMIURGE_CORE"),
-		Workspace: getenv("DEMIURGE_WORKSPACE"), PluginDir: getenv("DEMIURGE_PLUGIN_DIR"),
-		Timezone: getenv("DEMIURGE_TIMEZONE")}
-	if getenv(detachedEnv) != "" {
+	if r, ok = envRequest(command, false, getenv); !ok {
 		return r, 0, false
 	}
 	// Plain string flags, so that the front end reads them as the full
