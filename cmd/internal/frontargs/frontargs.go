@@ -116,7 +116,7 @@ func Parse(args []string, getenv func(string) string) (Request, bool) {
 	default:
 		return r, false
 	}
-	return r, getenv(detachedEnv) == ""
+	return r, true
 }
 
 // parseCall recognises a tools call (Parse says which).
@@ -187,7 +187,7 @@ func parseAudit(args []string, getenv func(string) string) (Request, bool) {
 			return r, false
 		}
 	}
-	return r, getenv(detachedEnv) == ""
+	return r, true
 }
 
 // taskCommands are the tasks subcommands the front end answers, with
@@ -472,7 +472,7 @@ func parseMCPServe(args []string, getenv func(string) string) (Request, bool) {
 			return r, false
 		}
 	}
-	return r, getenv(detachedEnv) == ""
+	return r, true
 }
 
 // envRequest is command's Request with the host-shaping variables of
