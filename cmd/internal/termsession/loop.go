@@ -58,6 +58,16 @@ func (r *Loop) Leave() {
 	r.leaveOnce.Do(func() { close(r.leave) })
 }
 
+// leaving reports whether Leave was called.
+func (r *Loop) leaving() bool {
+	select {
+	case <-r.leave:
+		return true
+	default:
+		return false
+	}
+}
+
 // Run reads and runs lines until the session ends.
 func (r *Loop) Run() error {
 	r.Init()
@@ -70,6 +80,12 @@ func (r *Loop) Run() error {
 				return nil
 			}
 			continue
+		}
+		if r.leaving() {
+			// Left while the foreground ran (a lost host): no prompt for
+			// a line that will not be read.
+			fmt.Fprintln(r.Out)
+			return nil
 		}
 		line, err := r.Lines.ReadLine(idle, Prompt, false)
 		switch {

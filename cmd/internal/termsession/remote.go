@@ -33,6 +33,7 @@ type Remote struct {
 	hs *HostSession
 	// lostHost: the host went away; the session ends non-zero.
 	lostHost atomic.Bool
+	lostMu   sync.Mutex
 }
 
 // Start takes hs as the session in use and watches its host.
@@ -209,9 +210,17 @@ func (r *Remote) command(line string) bool {
 
 // hostLost says the host went away and ends the session: a front end
 // whose host dies says so and never hangs.
+//
+// Said once: the watch on the stream and a foreground turn whose reply
+// failed both find the loss, in either order, and neither returns before
+// it is said and the session left.
 func (r *Remote) hostLost(err error) {
-	fmt.Fprintf(r.ErrOut, "demiurge: %v; this session ends\n", err)
-	r.lostHost.Store(true)
+	r.lostMu.Lock()
+	defer r.lostMu.Unlock()
+	if !r.lostHost.Load() {
+		fmt.Fprintf(r.ErrOut, "demiurge: %v; this session ends\n", err)
+		r.lostHost.Store(true)
+	}
 	r.Leave()
 }
 
