@@ -149,6 +149,17 @@ func TestParseTasks(t *testing.T) {
 		}
 		return ""
 	}
+	// The chat's model from the environment, as the full CLI reads it:
+	// a turn's request carries it; a command that runs no turn has none.
+	model := func(k string) string {
+		switch k {
+		case "DEMIURGE_MODEL":
+			return "openai:m"
+		case "DEMIURGE_BASE_URL":
+			return "http://127.0.0.1:9/v1"
+		}
+		return ""
+	}
 	for _, tc := range []struct {
 		args   []string
 		getenv func(string) string
@@ -210,6 +221,8 @@ func TestParseTasks(t *testing.T) {
 		{[]string{"--principal", "p", "sessions", "list"}, none, Request{}, false},
 		{[]string{"sessions", "list"}, off, Request{}, false},
 		{[]string{"run", "fix", "it"}, none, Request{Command: "run", Prompt: "fix it"}, true},
+		{[]string{"run", "fix", "it"}, model, Request{Command: "run", Model: "openai:m", BaseURL: "http://127.0.0.1:9/v1", Prompt: "fix it"}, true},
+		{[]string{"sessions", "list"}, model, Request{Command: "sessions list"}, true},
 		{[]string{"--model", "openai:x", "--approve", "allow:a", "--approve=deny:b", "--max-steps", "7", "--tool-display", "full", "run", "--json", "go", "--session", "last", "on"}, none,
 			Request{Command: "run", Model: "openai:x", Approve: []string{"allow:a", "deny:b"}, MaxSteps: 7, ToolDisplay: "full", JSON: true, Session: "last", Prompt: "go on"}, true},
 		{[]string{"--state", "/s", "-q", "run", "--session=ses_1", "x"}, none, Request{Command: "run", State: "/s", Quiet: true, Session: "ses_1", Prompt: "x"}, true},
