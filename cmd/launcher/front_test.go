@@ -19,9 +19,9 @@ func TestFrontLinksNoHost(t *testing.T) {
 	}
 	deps := strings.Fields(string(out))
 	// The light parts of heavy packages, split out for the front end:
-	// the wire form of a run's events, the --model check, the approval
-	// prompt loop, a spawn task's metadata (/subagents).
-	light := map[string]bool{"demiurge.dev/host/turn/turnevent": true, "demiurge.dev/host/providers/modelname": true,
+	// the --model check, the approval prompt loop, a spawn task's metadata
+	// (/subagents). (The wire form of a run's events is shared/turnevent.)
+	light := map[string]bool{"demiurge.dev/host/providers/modelname": true,
 		"demiurge.dev/host/approval/prompt": true, "demiurge.dev/host/agents/agentmeta": true,
 		"demiurge.dev/host/hostd/hostclient": true}
 	for _, dep := range deps {
@@ -41,7 +41,7 @@ func TestFrontLinksNoHost(t *testing.T) {
 	}
 	joined := " " + strings.Join(deps, " ") + " "
 	for _, need := range []string{"demiurge.dev/host/hostd/hostclient", "demiurge.dev/cmd/internal/frontview", "google.golang.org/grpc",
-		"demiurge.dev/host/turn/turnevent", "demiurge.dev/host/providers/modelname",
+		"demiurge.dev/shared/turnevent", "demiurge.dev/host/providers/modelname",
 		// the interactive session (issue 34): the full CLI's through-host session
 		"demiurge.dev/cmd/internal/termsession", "demiurge.dev/cmd/internal/taskcmd", "github.com/chzyer/readline"} {
 		if !strings.Contains(joined, " "+need+" ") {

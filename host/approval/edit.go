@@ -1,6 +1,6 @@
 package approval
 
-import "demiurge.dev/host/turn/turnevent"
+import "demiurge.dev/shared/turnevent"
 
 // FileEdit is what a file write (write_file, patch) does to its file, for
 // a front end that shows the change as a diff (turnevent.FileEdit, where

@@ -7,7 +7,7 @@ package providers
 
 import (
 	"context"
-	"demiurge.dev/host/turn/turnevent"
+	"demiurge.dev/shared/turnevent"
 	"encoding/json"
 )
 

@@ -5,7 +5,7 @@ import (
 
 	"demiurge.dev/host/dispatch"
 	"demiurge.dev/host/redact"
-	"demiurge.dev/host/turn/turnevent"
+	"demiurge.dev/shared/turnevent"
 )
 
 // EventSchemaVersion is the version of the `run --json` event format

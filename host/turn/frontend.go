@@ -8,7 +8,7 @@ import (
 	"context"
 
 	"demiurge.dev/host/approval"
-	"demiurge.dev/host/turn/turnevent"
+	"demiurge.dev/shared/turnevent"
 )
 
 // EventKind names one event of a turn (turnevent.EventKind).

@@ -10,7 +10,7 @@ import (
 
 	"demiurge.dev/catalog"
 	"demiurge.dev/host/termtext"
-	"demiurge.dev/host/turn/turnevent"
+	"demiurge.dev/shared/turnevent"
 )
 
 // Headless prints `demiurge run`'s events, in process and through the

@@ -11,8 +11,8 @@ import (
 	"google.golang.org/grpc/status"
 
 	"demiurge.dev/cmd/internal/interrupt"
-	"demiurge.dev/host/turn/turnevent"
 	"demiurge.dev/shared/hostv1"
+	"demiurge.dev/shared/turnevent"
 )
 
 // RunTurn is `demiurge run` through the host once the session is open,

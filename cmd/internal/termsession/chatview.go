@@ -14,7 +14,7 @@ import (
 	"demiurge.dev/catalog"
 	"demiurge.dev/cmd/internal/frontview"
 	"demiurge.dev/host/termtext"
-	"demiurge.dev/host/turn/turnevent"
+	"demiurge.dev/shared/turnevent"
 )
 
 // Chat shows a turn on the operator's terminal: the model's text as it

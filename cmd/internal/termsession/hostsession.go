@@ -15,8 +15,8 @@ import (
 
 	"demiurge.dev/cmd/internal/frontview"
 	"demiurge.dev/host/hostd/hostclient"
-	"demiurge.dev/host/turn/turnevent"
 	"demiurge.dev/shared/hostv1"
+	"demiurge.dev/shared/turnevent"
 )
 
 // HostView is what a session stream's events are shown on and who

@@ -5,8 +5,8 @@ import (
 	"sync"
 	"testing"
 
-	"demiurge.dev/host/turn/turnevent"
 	"demiurge.dev/shared/hostv1"
+	"demiurge.dev/shared/turnevent"
 )
 
 // unansweredView is a view whose clarify questions go unanswered, as an

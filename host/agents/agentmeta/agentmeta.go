@@ -3,7 +3,7 @@
 // agent runtime (dispatch, the model SDKs).
 package agentmeta
 
-import "demiurge.dev/host/turn/turnevent"
+import "demiurge.dev/shared/turnevent"
 
 // TaskTool is the Tool of an agent.spawn task.
 const TaskTool = "agent.spawn"

@@ -1,7 +1,9 @@
-// Package turnevent is the wire form of a turn's events (what `run
-// --json` prints and the host streams to a front end), apart from the
-// agent loop (host/turn) and the model adapters (host/providers), so that
-// a front end can read and print them without linking either: host/turn,
+// Package turnevent is the wire form of a turn's events: what `run
+// --json` prints (docs/json-events.md) and what the host streams to a
+// front end as the JSON of hostv1's HostMessage.event. It sits in shared,
+// beside hostv1, so that the light front end and host packages the import
+// rules keep away from the loop (host/approval, host/providers) read it
+// without linking host/turn or the model adapters; host/turn,
 // host/providers and host/approval alias these types.
 package turnevent
 
