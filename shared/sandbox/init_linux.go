@@ -2,7 +2,6 @@ package sandbox
 
 import (
 	"os"
-	"os/signal"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -22,13 +21,14 @@ import (
 // signal S is reported as exit status 128+S, and S is written to report
 // (when not nil) for the first stage to die of the same signal.
 func runAsInit(path string, argv, env []string, report *os.File, after func(), relay *signalRelay) error {
-	sigs := relay.wait()
 	// The command and its processes cannot read or trace this one.
 	_ = unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
-	pid, err := syscall.ForkExec(path, argv, &syscall.ProcAttr{
-		Env:   env,
-		Files: []uintptr{0, 1, 2},
-		Sys:   &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL},
+	sigs, pid, err := relay.startWhenReady(func() (int, error) {
+		return syscall.ForkExec(path, argv, &syscall.ProcAttr{
+			Env:   env,
+			Files: []uintptr{0, 1, 2},
+			Sys:   &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL},
+		})
 	})
 	if err != nil {
 		return err
@@ -68,29 +68,3 @@ const exitLost = 125
 
 // initSignals are the signals the init passes on to the command.
 var initSignals = []os.Signal{syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGUSR1, syscall.SIGUSR2, syscall.SIGWINCH}
-
-// signalRelay asks for the init's signals on a goroutine of its own, so
-// that it overlaps the sandbox's setup: the Go runtime enables each
-// signal through a round trip to a thread of its own, which costs the
-// start of every command about half a millisecond when done in line.
-// A signal that arrives before the command starts waits in the channel
-// and is passed on once it runs.
-type signalRelay struct {
-	sigs  chan os.Signal
-	ready chan struct{}
-}
-
-func relaySignals() *signalRelay {
-	r := &signalRelay{sigs: make(chan os.Signal, 8), ready: make(chan struct{})}
-	go func() {
-		signal.Notify(r.sigs, initSignals...)
-		close(r.ready)
-	}()
-	return r
-}
-
-// wait returns the channel once every signal is caught.
-func (r *signalRelay) wait() chan os.Signal {
-	<-r.ready
-	return r.sigs
-}

@@ -45,32 +45,25 @@ func Run(self, net string, args []string) error {
 	default:
 		return fmt.Errorf("unknown network %q (want offline, online or proxied)", net)
 	}
-	// The Go runtime enables each signal through a round trip to a thread
-	// of its own: done beside the start of the second stage, not before
-	// it. A signal that comes first ends this stage as it always could,
-	// and the second stage with it (Pdeathsig).
 	sigs := make(chan os.Signal, 4)
-	notified := make(chan struct{})
-	go func() {
-		signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT)
-		close(notified)
-	}()
+	notify := func() { signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT) }
 	// The second stage maps its own uid and gid (sandbox.MapOwnIDs): its
 	// execve made it dumpable, and the kernel lets it map only these.
 	// Written from here, the child would wait for this stage to write
 	// them: a round trip between the two on every start.
 	attr.UidMappings, attr.GidMappings = nil, nil
 	argv := append([]string{self, "--map", strconv.Itoa(os.Getuid()), strconv.Itoa(os.Getgid()), "--report-fd", "3"}, args...)
-	pid, err := syscall.ForkExec(self, argv, &syscall.ProcAttr{
-		Env:   os.Environ(),
-		Files: []uintptr{0, 1, 2, wr.Fd()},
-		Sys:   attr,
+	pid, err := startBesideNotify(notify, func() (int, error) {
+		return syscall.ForkExec(self, argv, &syscall.ProcAttr{
+			Env:   os.Environ(),
+			Files: []uintptr{0, 1, 2, wr.Fd()},
+			Sys:   attr,
+		})
 	})
 	if err != nil {
 		return fmt.Errorf("cannot start a process in new user, mount and network namespaces: %w", err)
 	}
 	wr.Close()
-	<-notified
 	// A signal is passed on only while pid is still our unreaped child,
 	// never to a process that took its number after.
 	var mu sync.Mutex
