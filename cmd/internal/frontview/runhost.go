@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 
 	"google.golang.org/grpc/codes"
@@ -26,8 +27,10 @@ import (
 // an unreadable event, or gone(the stream's error) when the host went
 // away.
 func RunTurn(parent context.Context, stream hostv1.Host_SessionClient, turn *hostv1.RunTurn, fe *Headless, gone func(error) error) (code int, msg string, err error) {
+	// A refused Send says only io.EOF: the host's reason is the stream's
+	// status, which Recv gives (sendFailed).
 	if err := stream.Send(&hostv1.FrontEndMessage{Msg: &hostv1.FrontEndMessage_Run{Run: turn}}); err != nil {
-		return 0, "", gone(err)
+		return 0, "", sendFailed(stream, err, gone)
 	}
 	ctx, stop := interrupt.Context(parent)
 	defer stop()
@@ -42,12 +45,7 @@ func RunTurn(parent context.Context, stream hostv1.Host_SessionClient, turn *hos
 	for {
 		m, err := stream.Recv()
 		if err != nil {
-			st, _ := status.FromError(err)
-			switch st.Code() {
-			case codes.NotFound, codes.FailedPrecondition, codes.InvalidArgument:
-				return 0, "", errors.New(st.Message())
-			}
-			return 0, "", gone(err)
+			return 0, "", recvFailed(err, gone)
 		}
 		switch x := m.Msg.(type) {
 		case *hostv1.HostMessage_Event:
@@ -69,17 +67,45 @@ func RunTurn(parent context.Context, stream hostv1.Host_SessionClient, turn *hos
 			// The model key the host's run needs, from this environment.
 			ans := &hostv1.EnvAnswer{Id: x.Env.Id, Value: os.Getenv(x.Env.Name)}
 			if err := stream.Send(&hostv1.FrontEndMessage{Msg: &hostv1.FrontEndMessage_Env{Env: ans}}); err != nil {
-				return 0, "", gone(err)
+				return 0, "", sendFailed(stream, err, gone)
 			}
 		case *hostv1.HostMessage_Approval:
 			// A run's front end answers nothing: deny.
 			ans := &hostv1.ApprovalAnswer{Id: x.Approval.Id}
 			if err := stream.Send(&hostv1.FrontEndMessage{Msg: &hostv1.FrontEndMessage_Answer{Answer: ans}}); err != nil {
-				return 0, "", gone(err)
+				return 0, "", sendFailed(stream, err, gone)
 			}
 		case *hostv1.HostMessage_Ended:
 			stream.CloseSend()
 			return int(x.Ended.ExitCode), x.Ended.Error, nil
 		}
 	}
+}
+
+// recvFailed is the error of a turn whose stream ended: the host's
+// refusal (an unknown session, a bad rule, a missing model) in its own
+// words, anything else the host going away.
+func recvFailed(err error, gone func(error) error) error {
+	st, _ := status.FromError(err)
+	switch st.Code() {
+	case codes.NotFound, codes.FailedPrecondition, codes.InvalidArgument:
+		return errors.New(st.Message())
+	}
+	return gone(err)
+}
+
+// sendFailed is recvFailed for a Send that failed: gRPC reports a stream
+// the host already ended as io.EOF on Send, and its status on Recv. The
+// host may refuse a session before it reads the turn, so the race
+// between its refusal and this Send is decided by the status, not by
+// which of the two calls saw the end first.
+func sendFailed(stream hostv1.Host_SessionClient, err error, gone func(error) error) error {
+	if errors.Is(err, io.EOF) {
+		for {
+			if _, rerr := stream.Recv(); rerr != nil {
+				return recvFailed(rerr, gone)
+			}
+		}
+	}
+	return gone(err)
 }
