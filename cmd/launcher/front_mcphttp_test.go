@@ -17,6 +17,9 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"demiurge.dev/host/hostd/hostclient"
+	"demiurge.dev/shared/hostv1"
 )
 
 // TestMCPServeHTTPIsTheFrontEnds: with a host of the same options
@@ -48,10 +51,16 @@ func TestMCPServeHTTPIsTheFrontEnds(t *testing.T) {
 		if l != h {
 			t.Errorf("%q: the launcher and the host differ\n%s", args, firstDiff(l, h))
 		}
+		// A signal ends the serving quietly: exit 0, nothing said but
+		// the URL (and the token made).
+		if quiet := "exit 0\n--- stdout\n--- stderr\ndemiurge mcp serve: URL\n"; !strings.HasPrefix(l, quiet) ||
+			!strings.HasPrefix(strings.TrimPrefix(strings.TrimPrefix(l, quiet), "bearer token: TOKEN\n"), "--- seen\n") {
+			t.Errorf("%q did not end quietly at %v:\n%s", args, signals[i], l)
+		}
 		fronts = append(fronts, l)
 	}
 	for _, want := range []string{"one two three", "approved", "401 a wrong token", "403 a foreign Origin", "bearer token: TOKEN",
-		"404 an allowed Origin", "403 a rebinding Host"} {
+		"404 an allowed Origin", "403 a rebinding Host", `principals ["alice"]`} {
 		if !strings.Contains(fronts[0], want) {
 			t.Fatalf("the first case says no %q:\n%s", want, fronts[0])
 		}
@@ -234,6 +243,17 @@ func (r *rig) mcpClientHTTP(u, token string) string {
 		}
 		fmt.Fprintf(&seen, "%s: %s %.300q\n", call.name, state, strings.Join(text, "\n"))
 	}
+	// The session's principal (--principal), as the host counts it once it has called.
+	hc, err := hostclient.Dial(ctx, r.state, hostclient.DialOptions{Config: hostclient.AnyConfig})
+	if err != nil {
+		r.t.Fatalf("dial the host: %v", err)
+	}
+	st, err := hc.Status(ctx, &hostv1.StatusRequest{})
+	hc.Close()
+	if err != nil {
+		r.t.Fatalf("host status: %v", err)
+	}
+	fmt.Fprintf(&seen, "principals %q\n", st.Principals)
 	return seen.String()
 }
 
