@@ -425,6 +425,9 @@ func runGlobals(r *Request, args []string) (int, bool) {
 		seen[name] = true
 		switch {
 		case name == "approve":
+			if strings.Contains(value, ",") {
+				return 0, false // the full CLI splits it into rules
+			}
 			r.Approve = append(r.Approve, value)
 		case values[name] != nil:
 			*values[name] = value

@@ -272,6 +272,8 @@ func TestParseTasks(t *testing.T) {
 		{[]string{"mcp", "serve", "--http", "127.0.0.1:0", "--http", "127.0.0.1:1"}, none, Request{}, false},
 		{[]string{"mcp", "serve", "--http", "127.0.0.1:0", "--max-concurrent", "010"}, none, Request{}, false},
 		{[]string{"mcp", "serve", "--http="}, none, Request{}, false},
+		{[]string{"--approve", "allow:terminal,allow:read_file", "mcp", "serve"}, none, Request{}, false},
+		{[]string{"--approve", "allow:a", "--approve=allow:b,deny:c", "run", "x"}, none, Request{}, false},
 		{[]string{"mcp", "serve", "x"}, none, Request{}, false},
 		{[]string{"mcp", "serve", "--principal", "a", "--principal", "b"}, none, Request{}, false},
 		{[]string{"mcp", "serve", "--max-request-kib", "0x10"}, none, Request{}, false},
