@@ -1,17 +1,15 @@
 package main
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"net"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 
 	"github.com/urfave/cli/v2"
 
+	"demiurge.dev/cmd/internal/frontview"
 	"demiurge.dev/host/approval"
 	"demiurge.dev/host/mcpserve"
 	"demiurge.dev/host/plugins"
@@ -89,23 +87,15 @@ func mcpServe(c *cli.Context) error {
 	})
 }
 
-// serveToken reads the operator's token file (first line), or makes one.
+// serveToken reads the operator's token file (first line), or makes one
+// (frontview's, which the small front end uses too).
 func serveToken(file string) (string, error) {
 	if file == "" {
-		var b [24]byte
-		if _, err := rand.Read(b[:]); err != nil {
-			return "", err
-		}
-		return hex.EncodeToString(b[:]), nil
+		return frontview.NewMCPToken()
 	}
-	b, err := os.ReadFile(file)
+	tok, err := frontview.ReadMCPToken(file)
 	if err != nil {
-		return "", usagef("--token-file: %v", err)
-	}
-	tok, _, _ := strings.Cut(string(b), "\n")
-	tok = strings.TrimSpace(tok)
-	if len(tok) < 16 {
-		return "", usagef("--token-file %s: the token must be at least 16 characters", file)
+		return "", usagef("%v", err)
 	}
 	return tok, nil
 }

@@ -21,6 +21,9 @@ import (
 // these options (the full CLI starts or replaces one), a failed dial.
 // After, the client's bytes are the host's: it never hands over.
 func mcpServe(req frontargs.Request, state string) (code int, handed bool) {
+	if req.HTTP != "" {
+		return mcpServeHTTP(req, state)
+	}
 	dialCtx, cancelDial := context.WithTimeout(context.Background(), time.Minute)
 	defer cancelDial()
 	cl, ok := dialShaped(dialCtx, req, state)

@@ -15,8 +15,8 @@ import (
 // the full CLI: a client's initialize, tools/list and calls (one allowed
 // by --approve, one denied: no one answers) get the same replies, for the
 // operator and for `--principal alice`, also with the full host binary
-// replaced by a stub that must not run; --http and other flags reach the
-// full host.
+// replaced by a stub that must not run; other flags reach the full host
+// (--http: TestMCPServeHTTPIsTheFrontEnds).
 func TestMCPServeIsTheFrontEnds(t *testing.T) {
 	r := newRig(t)
 	r.startHost()
@@ -77,7 +77,6 @@ func TestMCPServeIsTheFrontEnds(t *testing.T) {
 		env  []string
 		args []string
 	}{
-		{nil, []string{"mcp", "serve", "--http", "127.0.0.1:0"}},
 		{nil, []string{"mcp", "serve", "extra"}},
 		{nil, []string{"mcp", "serve", "--max-request-kib", "010"}},
 		{nil, []string{"--sandbox", "off", "mcp", "serve"}},

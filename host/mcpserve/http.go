@@ -8,13 +8,14 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"net/netip"
 	"net/url"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/mark3labs/mcp-go/server"
+
+	"demiurge.dev/host/mcpserve/mcpbind"
 )
 
 // HTTPOptions bound the streamable HTTP endpoint.
@@ -40,35 +41,17 @@ const (
 	// without a request.
 	SessionIdleTTL = 30 * time.Minute
 	// EndpointPath is where the MCP endpoint is served.
-	EndpointPath = "/mcp"
+	EndpointPath = mcpbind.EndpointPath
 )
 
 // CheckBind refuses a bind address that is not loopback unless public is
-// set, and a public bind without an operator-given token.
+// set, and a public bind without an operator-given token (mcpbind's,
+// which the small front end links too).
 func CheckBind(addr string, public, tokenGiven bool) error {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return fmt.Errorf("--http %q: want HOST:PORT such as 127.0.0.1:7777: %w", addr, err)
-	}
-	if isLoopbackHost(host) {
-		return nil
-	}
-	if !public {
-		return fmt.Errorf("--http %s is not a loopback address; serving beyond this machine needs --listen-public (and --token-file)", addr)
-	}
-	if !tokenGiven {
-		return errors.New("--listen-public needs --token-file: a public endpoint is not served with a token printed on a terminal")
-	}
-	return nil
+	return mcpbind.CheckBind(addr, public, tokenGiven)
 }
 
-func isLoopbackHost(host string) bool {
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip, err := netip.ParseAddr(strings.Trim(host, "[]"))
-	return err == nil && ip.Unmap().IsLoopback()
-}
+func isLoopbackHost(host string) bool { return mcpbind.IsLoopbackHost(host) }
 
 // HTTPHandler is the MCP endpoint behind its checks, in this order: the
 // Origin (against DNS rebinding), the bearer token, the body's size, and

@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"demiurge.dev/host/mcpserve/mcpbind"
 )
 
 // Request is one recognised invocation.
@@ -47,8 +49,15 @@ type Request struct {
 	// --max-request-kib (DefaultMCPMaxRequestKiB when not given).
 	Principal     string
 	MaxRequestKiB int
-	Timeout       time.Duration
-	ExitCode      bool
+	// HTTP, TokenFile, ListenPublic, AllowOrigins and MaxConcurrent are
+	// `mcp serve --http`'s flags (MaxConcurrent DefaultMCPMaxConcurrent
+	// when not given); HTTP is "" for stdio.
+	HTTP, TokenFile string
+	ListenPublic    bool
+	AllowOrigins    []string
+	MaxConcurrent   int
+	Timeout         time.Duration
+	ExitCode        bool
 	// Kind and Limit are audit's --kind and --limit (default 50).
 	Kind  string
 	Limit int
@@ -416,6 +425,9 @@ func runGlobals(r *Request, args []string) (int, bool) {
 		seen[name] = true
 		switch {
 		case name == "approve":
+			if strings.Contains(value, ",") {
+				return 0, false // the full CLI splits it into rules
+			}
 			r.Approve = append(r.Approve, value)
 		case values[name] != nil:
 			*values[name] = value
@@ -431,23 +443,33 @@ func runGlobals(r *Request, args []string) (int, bool) {
 	return i, true
 }
 
-// DefaultMCPMaxRequestKiB is `mcp serve --max-request-kib`'s default,
-// the full CLI's (host/mcpserve.DefaultMaxRequestBytes; a test checks).
-const DefaultMCPMaxRequestKiB = 4 << 10
+// DefaultMCPMaxRequestKiB and DefaultMCPMaxConcurrent are `mcp serve
+// --max-request-kib` and `--max-concurrent`'s defaults, the full CLI's
+// (host/mcpserve.DefaultMaxRequestBytes and DefaultMaxConcurrent; a test
+// checks).
+const (
+	DefaultMCPMaxRequestKiB = 4 << 10
+	DefaultMCPMaxConcurrent = 32
+)
 
 // parseMCPServe recognises
 //
 //	demiurge [GLOBAL]... mcp serve [--principal P] [--max-request-kib N]
+//	demiurge [GLOBAL]... mcp serve --http HOST:PORT [--token-file F] [--listen-public]
+//	         [--allow-origin O]... [--max-concurrent N] [--principal P] [--max-request-kib N]
 //
-// (GLOBAL as for run; the flags after serve each at most once, N a plain
-// decimal): stdio, through the host. --http and every other flag, an
-// argument, go to the full CLI.
+// (GLOBAL as for run; the flags after serve in any order, each at most
+// once but --allow-origin, N a plain decimal): stdio, or streamable HTTP
+// relayed to the host. What the full CLI refuses (an address
+// mcpbind.CheckBind refuses, --token-file or --listen-public without
+// --http), an origin with a comma (the full CLI splits it), every other
+// flag and an argument go to the full CLI.
 func parseMCPServe(args []string, getenv func(string) string) (Request, bool) {
 	r, ok := envRequest("mcp serve", false, getenv)
 	if !ok {
 		return r, false
 	}
-	r.MaxRequestKiB = DefaultMCPMaxRequestKiB
+	r.MaxRequestKiB, r.MaxConcurrent = DefaultMCPMaxRequestKiB, DefaultMCPMaxConcurrent
 	i, ok := runGlobals(&r, args)
 	if !ok || len(args)-i < 2 || args[i] != "mcp" || args[i+1] != "serve" {
 		return r, false
@@ -455,24 +477,46 @@ func parseMCPServe(args []string, getenv func(string) string) (Request, bool) {
 	seen := map[string]bool{}
 	rest := args[i+2:]
 	for j := 0; j < len(rest); j++ {
+		if rest[j] == "--listen-public" && !r.ListenPublic {
+			r.ListenPublic = true
+			continue
+		}
 		name, value, ok := FlagValue(rest, &j)
-		if !ok || seen[name] {
+		if !ok || (seen[name] && name != "allow-origin") {
 			return r, false
 		}
 		seen[name] = true
 		switch name {
 		case "principal":
 			r.Principal = value
-		case "max-request-kib":
+		case "http":
+			r.HTTP = value
+		case "token-file":
+			r.TokenFile = value
+		case "allow-origin":
+			if strings.Contains(value, ",") {
+				return r, false
+			}
+			r.AllowOrigins = append(r.AllowOrigins, value)
+		case "max-request-kib", "max-concurrent":
 			if !limitValue.MatchString(value) {
 				return r, false
 			}
-			r.MaxRequestKiB, _ = strconv.Atoi(value)
+			n, _ := strconv.Atoi(value)
+			if name == "max-request-kib" {
+				r.MaxRequestKiB = n
+			} else {
+				r.MaxConcurrent = n
+			}
 		default:
 			return r, false
 		}
 	}
-	return r, true
+	if r.HTTP == "" {
+		// The HTTP-only flags without --http: the full CLI's usage error.
+		return r, r.TokenFile == "" && !r.ListenPublic && r.AllowOrigins == nil && !seen["max-concurrent"]
+	}
+	return r, mcpbind.CheckBind(r.HTTP, r.ListenPublic, r.TokenFile != "") == nil
 }
 
 // envRequest is command's Request with the host-shaping variables of

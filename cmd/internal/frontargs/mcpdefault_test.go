@@ -13,3 +13,10 @@ func TestMCPDefaultIsMcpserves(t *testing.T) {
 		t.Fatalf("DefaultMCPMaxRequestKiB is %d KiB, mcpserve.DefaultMaxRequestBytes %d bytes", DefaultMCPMaxRequestKiB, mcpserve.DefaultMaxRequestBytes)
 	}
 }
+
+// TestMCPMaxConcurrentIsMcpserves: --max-concurrent's default too.
+func TestMCPMaxConcurrentIsMcpserves(t *testing.T) {
+	if DefaultMCPMaxConcurrent != mcpserve.DefaultMaxConcurrent {
+		t.Fatalf("DefaultMCPMaxConcurrent is %d, mcpserve.DefaultMaxConcurrent %d", DefaultMCPMaxConcurrent, mcpserve.DefaultMaxConcurrent)
+	}
+}
