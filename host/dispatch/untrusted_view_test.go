@@ -58,3 +58,18 @@ func TestUntrustedModelViewIsTheEnvelopeJoined(t *testing.T) {
 		}
 	}
 }
+
+// TestSlotGetsTheEnvelopeJoined: a slot's ctx.tools.call of a tool from
+// outside gets the model view as the one text the model would read.
+func TestSlotGetsTheEnvelopeJoined(t *testing.T) {
+	h := newHarness(t)
+	turn := mcpTurn(t, h)
+	args, _ := json.Marshal(map[string]string{"text": "page text"})
+	resp, err := turn.slotToolCall("s1")(context.Background(), "echo", args)
+	if err != nil || resp.IsError {
+		t.Fatalf("%v %+v", err, resp)
+	}
+	if !strings.HasPrefix(resp.Content, "<"+untrusted.Tag+" origin=") || !strings.Contains(resp.Content, "\">\npage text\n</"+untrusted.Tag+" boundary=\"") {
+		t.Fatalf("the slot got %q", resp.Content)
+	}
+}
