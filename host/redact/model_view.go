@@ -2,7 +2,6 @@ package redact
 
 import (
 	"encoding/json"
-	"io"
 	"strings"
 )
 
@@ -36,27 +35,6 @@ func (m ModelView) String() string {
 
 // Len is the length of the model view in bytes.
 func (m ModelView) Len() int { return len(m.Head) + len(m.Body) + len(m.Tail) }
-
-// AppendTo appends the model view to b.
-func (m ModelView) AppendTo(b []byte) []byte {
-	return append(append(append(b, m.Head...), m.Body...), m.Tail...)
-}
-
-// WriteTo writes the model view to w, part by part, without joining.
-func (m ModelView) WriteTo(w io.Writer) (int64, error) {
-	var n int64
-	for _, s := range [3]string{m.Head, m.Body, m.Tail} {
-		if s == "" {
-			continue
-		}
-		k, err := io.WriteString(w, s)
-		n += int64(k)
-		if err != nil {
-			return n, err
-		}
-	}
-	return n, nil
-}
 
 // MarshalJSON encodes the model view as the one JSON string it is.
 func (m ModelView) MarshalJSON() ([]byte, error) { return json.Marshal(m.String()) }
