@@ -15,12 +15,13 @@ import (
 
 // The small front end reads the host's outcome into frontview.Outcome,
 // the full CLI converts its dispatch.Outcome with outcomeView: both must
-// carry every field the host sends, or the two print differently.
+// carry every field the host sends (the model view as the one text the
+// model reads, an envelope joined to its content), or the two print differently.
 func TestOutcomeViewCarriesTheWire(t *testing.T) {
 	out := dispatch.Outcome{CallID: "c", Tool: "t", Status: dispatch.StatusDenied, EventSeq: 7, Duration: 1500 * time.Millisecond,
-		Views:    redact.Views{Model: "m", Card: redact.Card{Title: "T", Args: "A", Body: "B", IsError: true}},
+		Views:    redact.Views{Model: redact.ModelView{Head: "<untrusted-data boundary=\"B\">\n", Body: "m", Tail: "\n</untrusted-data boundary=\"B\">"}, Card: redact.Card{Title: "T", Args: "A", Body: "B", IsError: true}},
 		Approval: approval.Outcome{Allowed: true, Via: "v", Reason: "r", Scope: "s"}}
-	wire, err := json.Marshal(hostd.WireOutcome{CallID: out.CallID, Tool: out.Tool, Status: out.Status, Model: out.Views.Model,
+	wire, err := json.Marshal(hostd.WireOutcome{CallID: out.CallID, Tool: out.Tool, Status: out.Status, Model: out.Views.Model.String(),
 		Card: out.Views.Card, Approval: out.Approval, EventSeq: out.EventSeq, DurationMs: out.Duration.Milliseconds()})
 	if err != nil {
 		t.Fatal(err)

@@ -263,7 +263,7 @@ func printOutcome(c *cli.Context, out dispatch.Outcome) error {
 func outcomeView(out dispatch.Outcome) frontview.Outcome {
 	card, a := out.Views.Card, out.Approval
 	return frontview.Outcome{
-		CallID: out.CallID, Tool: out.Tool, Status: string(out.Status), Model: out.Views.Model,
+		CallID: out.CallID, Tool: out.Tool, Status: string(out.Status), Model: out.Views.Model.String(),
 		Card:     frontview.Card{Title: card.Title, Args: card.Args, Body: card.Body, IsError: card.IsError},
 		Approval: frontview.Approval{Allowed: a.Allowed, Via: a.Via, Reason: a.Reason, Scope: a.Scope},
 		EventSeq: out.EventSeq, DurationMs: out.Duration.Milliseconds(),

@@ -198,8 +198,8 @@ func TestAuthoredBadIDsRaiseValueError(t *testing.T) {
 	}
 	out := dt.Call(context.Background(), dispatch.ToolCall{ID: "b1", Name: "badids", Args: []byte(`{"foreign":"` + c.TaskID + `"}`)})
 	var got []string
-	if err := json.Unmarshal([]byte(out.Views.Model), &got); err != nil {
-		t.Fatalf("%s %q: %v", out.Status, out.Views.Model, err)
+	if err := json.Unmarshal([]byte(out.Views.Model.String()), &got); err != nil {
+		t.Fatalf("%s %q: %v", out.Status, out.Views.Model.String(), err)
 	}
 	want := []string{
 		"ValueError: ctx.agents.run: input_slots: \"no_such_slot\" not in the child core's active pipeline",
@@ -251,8 +251,8 @@ func TestAuthoredSpawnNeedsTheDeclaredAndGrantedCapability(t *testing.T) {
 				t.Fatal(err)
 			}
 			out := dt.Call(context.Background(), dispatch.ToolCall{ID: "p1", Name: "try_spawn", Args: []byte(`{}`)})
-			if !strings.HasPrefix(out.Views.Model, "PermissionError: ctx.agents.run: ") || !strings.Contains(out.Views.Model, tc.want) {
-				t.Fatalf("%s %q", out.Status, out.Views.Model)
+			if !strings.HasPrefix(out.Views.Model.String(), "PermissionError: ctx.agents.run: ") || !strings.Contains(out.Views.Model.String(), tc.want) {
+				t.Fatalf("%s %q", out.Status, out.Views.Model.String())
 			}
 			tm, _ := f.h.Tasks()
 			if ts, _ := tm.List(f.h.OperatorTaskScope()); len(ts) != 0 {
@@ -335,7 +335,7 @@ func TestAuthoredSpawnPastTheFanOutLimit(t *testing.T) {
 	}
 	out := dt.Call(context.Background(), dispatch.ToolCall{ID: "f1", Name: "fan", Args: []byte(`{}`)})
 	want := "started\nstarted\nValueError: ctx.agents.spawn: fan-out limit: 2 children already run in this session tree (the most at once); wait for one with yield_until\ncancelled\ncancelled"
-	if out.Views.Model != want {
-		t.Fatalf("%s\n%s\nwant\n%s", out.Status, out.Views.Model, want)
+	if out.Views.Model.String() != want {
+		t.Fatalf("%s\n%s\nwant\n%s", out.Status, out.Views.Model.String(), want)
 	}
 }

@@ -23,7 +23,7 @@ func TestHostRedactsAnArgumentSecretThePluginEchoes(t *testing.T) {
 		Args: []byte(`{"command":"deploy --password=` + value + `","lines":1}`)})
 	if all, _ := json.Marshal(out.Views); !out.OK() || !strings.Contains(string(all), "line 0 of deploy") {
 		t.Logf("%s", all)
-		t.Fatalf("%s %q; want the echoed command", out.Status, out.Views.Model)
+		t.Fatalf("%s %q; want the echoed command", out.Status, out.Views.Model.String())
 	}
 	views, _ := json.Marshal(out.Views)
 	if strings.Contains(string(views), value) {

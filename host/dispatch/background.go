@@ -206,7 +206,7 @@ func redactText(s string, secrets []redact.Secret) string {
 	if s == "" {
 		return ""
 	}
-	return redact.Make(redact.Raw{Content: s}, secrets).Model
+	return redact.Make(redact.Raw{Content: s}, secrets).Model.String()
 }
 
 // printableShort puts text on one line without control characters and

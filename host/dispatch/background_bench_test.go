@@ -18,7 +18,7 @@ func BenchmarkBackgroundCallReturns(b *testing.B) {
 	call := ToolCall{ID: "bg", Name: "stream", Args: []byte(`{"command":"make","background":true,"lines":1}`)}
 	for b.Loop() {
 		if out := turn.Call(context.Background(), call); !out.OK() {
-			b.Fatalf("%s %q", out.Status, out.Views.Model)
+			b.Fatalf("%s %q", out.Status, out.Views.Model.String())
 		}
 	}
 	b.StopTimer()

@@ -53,9 +53,9 @@ var (
 func startTask(t *testing.T, turn *Turn, args string) string {
 	t.Helper()
 	out := turn.Call(context.Background(), ToolCall{ID: "bg", Name: "stream", Args: []byte(args)})
-	id := taskIDRe.FindString(out.Views.Model)
+	id := taskIDRe.FindString(out.Views.Model.String())
 	if !out.OK() || id == "" {
-		t.Fatalf("background call = %s %q; want ok with a task id", out.Status, out.Views.Model)
+		t.Fatalf("background call = %s %q; want ok with a task id", out.Status, out.Views.Model.String())
 	}
 	return id
 }
@@ -164,18 +164,18 @@ func TestBackgroundRefusals(t *testing.T) {
 	turn, _ := h.backgroundTurn(t, p, nil)
 	out := turn.Call(context.Background(), ToolCall{ID: "sb", Name: "stream",
 		Args: []byte(`{"command":"make","background":true,"secret_bindings":[{"source":"env:GITHUB_TOKEN"}]}`)})
-	if out.Status != StatusInvalidArguments || !strings.Contains(out.Views.Model, "foreground-only") || p.asked != 0 {
-		t.Errorf("background with bindings = %s %q (asked %d); want refused before approval", out.Status, out.Views.Model, p.asked)
+	if out.Status != StatusInvalidArguments || !strings.Contains(out.Views.Model.String(), "foreground-only") || p.asked != 0 {
+		t.Errorf("background with bindings = %s %q (asked %d); want refused before approval", out.Status, out.Views.Model.String(), p.asked)
 	}
 	plain := h.turn(t, []string{"fs.read"}, p, h.streamSource(t))
 	out = plain.Call(context.Background(), ToolCall{ID: "nm", Name: "stream", Args: []byte(`{"command":"make","background":true}`)})
-	if out.Status != StatusInvalidArguments || !strings.Contains(out.Views.Model, "not available") {
-		t.Errorf("background without a task manager = %s %q", out.Status, out.Views.Model)
+	if out.Status != StatusInvalidArguments || !strings.Contains(out.Views.Model.String(), "not available") {
+		t.Errorf("background without a task manager = %s %q", out.Status, out.Views.Model.String())
 	}
 	// A foreground call of the same tool runs to its end in the call.
 	out = turn.Call(context.Background(), ToolCall{ID: "fg", Name: "stream", Args: []byte(`{"command":"make","lines":2}`)})
-	if !out.OK() || taskIDRe.MatchString(out.Views.Model) {
-		t.Errorf("foreground call = %s %q", out.Status, out.Views.Model)
+	if !out.OK() || taskIDRe.MatchString(out.Views.Model.String()) {
+		t.Errorf("foreground call = %s %q", out.Status, out.Views.Model.String())
 	}
 }
 
@@ -359,9 +359,9 @@ func TestFiftyTerminalTasksCancelledAtOnce(t *testing.T) {
 	for range 50 {
 		out := turn.Call(context.Background(), ToolCall{ID: "bg", Name: "terminal",
 			Args: []byte(`{"command":"echo $DEMIURGE_TASK_ID; sleep 600 & sleep 600 & wait","background":true}`)})
-		id := taskIDRe.FindString(out.Views.Model)
+		id := taskIDRe.FindString(out.Views.Model.String())
 		if !out.OK() || id == "" {
-			t.Fatalf("background terminal call = %s %q", out.Status, out.Views.Model)
+			t.Fatalf("background terminal call = %s %q", out.Status, out.Views.Model.String())
 		}
 		ids = append(ids, id)
 	}

@@ -105,8 +105,8 @@ func TestBatchSchedulesByResourceKeys(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			outs := batchWithin(t, turn, tc.calls(t.TempDir()))
 			for i, o := range outs {
-				if !o.OK() || o.Views.Model != tc.want[i] {
-					t.Errorf("call %s: %s %q, want %q", o.CallID, o.Status, o.Views.Model, tc.want[i])
+				if !o.OK() || o.Views.Model.String() != tc.want[i] {
+					t.Errorf("call %s: %s %q, want %q", o.CallID, o.Status, o.Views.Model.String(), tc.want[i])
 				}
 			}
 		})
@@ -121,11 +121,11 @@ func TestBatchWritesRunTogetherOnlyWhenBothApproved(t *testing.T) {
 	turn := h.turn(t, []string{"fs.read", "fs.write"}, p, h.source(t, "fixture", fixtureWriteMeta))
 	dir := t.TempDir()
 	outs := batchWithin(t, turn, []ToolCall{meet(t, "meet_write", "wa", "a.txt", dir, 2, "a"), meet(t, "meet_write", "wb", "b.txt", dir, 2, "b")})
-	if !outs[0].OK() || outs[0].Views.Model != "wa alone" {
-		t.Fatalf("approved write: %s %q, want it to have run alone", outs[0].Status, outs[0].Views.Model)
+	if !outs[0].OK() || outs[0].Views.Model.String() != "wa alone" {
+		t.Fatalf("approved write: %s %q, want it to have run alone", outs[0].Status, outs[0].Views.Model.String())
 	}
 	if outs[1].Status != StatusDenied {
-		t.Fatalf("refused write: %s %q", outs[1].Status, outs[1].Views.Model)
+		t.Fatalf("refused write: %s %q", outs[1].Status, outs[1].Views.Model.String())
 	}
 	if _, err := os.Stat(filepath.Join(h.ws, "b.txt")); !os.IsNotExist(err) {
 		t.Fatalf("the refused write happened: %v", err)
@@ -153,13 +153,13 @@ func TestBatchReadAfterWriteSeesTheWrite(t *testing.T) {
 	})
 	for _, o := range outs {
 		if !o.OK() {
-			t.Fatalf("%s: %s %q", o.CallID, o.Status, o.Views.Model)
+			t.Fatalf("%s: %s %q", o.CallID, o.Status, o.Views.Model.String())
 		}
 	}
-	if !strings.Contains(outs[1].Views.Model, "written by the batch") {
-		t.Fatalf("the read did not see the earlier write: %q", outs[1].Views.Model)
+	if !strings.Contains(outs[1].Views.Model.String(), "written by the batch") {
+		t.Fatalf("the read did not see the earlier write: %q", outs[1].Views.Model.String())
 	}
-	if !strings.Contains(outs[4].Views.Model, "before patched") {
-		t.Fatalf("the last read did not see the patch: %q", outs[4].Views.Model)
+	if !strings.Contains(outs[4].Views.Model.String(), "before patched") {
+		t.Fatalf("the last read did not see the patch: %q", outs[4].Views.Model.String())
 	}
 }

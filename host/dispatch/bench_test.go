@@ -73,7 +73,7 @@ func readFileTurn(b *testing.B) (*harness, *Turn, ToolCall) {
 	ctx := context.Background()
 	call := ToolCall{ID: "bench", Name: "read_file", Args: []byte(`{"path":"small.txt"}`)}
 	if out := turn.Call(ctx, call); !out.OK() {
-		b.Fatal(out.Status, out.Views.Model)
+		b.Fatal(out.Status, out.Views.Model.String())
 	}
 	return h, turn, call
 }
@@ -91,7 +91,7 @@ func BenchmarkDispatchAutoCall(b *testing.B) {
 		out := turn.Call(ctx, call)
 		lat = append(lat, time.Since(start))
 		if !out.OK() {
-			b.Fatal(out.Status, out.Views.Model)
+			b.Fatal(out.Status, out.Views.Model.String())
 		}
 	}
 	b.StopTimer()
@@ -124,7 +124,7 @@ func BenchmarkDispatchInterleaved(b *testing.B) {
 			out := turn.Call(ctx, call)
 			viaDispatch = append(viaDispatch, time.Since(start))
 			if !out.OK() {
-				b.Fatal(out.Status, out.Views.Model)
+				b.Fatal(out.Status, out.Views.Model.String())
 			}
 		}
 	}

@@ -72,17 +72,17 @@ func TestCommandEnvironmentIsTheHosts(t *testing.T) {
 	turn, _ := h.terminalTurn(t, &answer{a: approval.AllowOnce})
 	out := turn.Call(context.Background(), ToolCall{ID: "env", Name: "terminal", Args: []byte(`{"command":"env | sort","env":{"FOO":"bar"}}`)})
 	if !out.OK() {
-		t.Fatalf("%s %s", out.Status, out.Views.Model)
+		t.Fatalf("%s %s", out.Status, out.Views.Model.String())
 	}
 	home := filepath.Join(filepath.Dir(filepath.Dir(turn.ArtifactRoot)), "terminal-home")
 	for _, want := range []string{"FOO=bar", "HOME=" + home, "LANG=C.UTF-8", "TZ=Asia/Tokyo", "PATH=/usr/bin:/bin"} {
-		if !strings.Contains(out.Views.Model, want) {
-			t.Errorf("the command's environment lacks %s:\n%s", want, out.Views.Model)
+		if !strings.Contains(out.Views.Model.String(), want) {
+			t.Errorf("the command's environment lacks %s:\n%s", want, out.Views.Model.String())
 		}
 	}
 	for _, banned := range []string{"OPENAI_API_KEY", "sk-host-credential", "LD_PRELOAD", "DEMIURGE"} {
-		if strings.Contains(out.Views.Model, banned) {
-			t.Errorf("the command's environment holds %s:\n%s", banned, out.Views.Model)
+		if strings.Contains(out.Views.Model.String(), banned) {
+			t.Errorf("the command's environment holds %s:\n%s", banned, out.Views.Model.String())
 		}
 	}
 	if st, err := os.Stat(home); err != nil || st.Mode().Perm() != 0o700 {
@@ -96,8 +96,8 @@ func TestCommandBindingReachesOnlyTheCommand(t *testing.T) {
 	turn, events := h.terminalTurn(t, p)
 	args := `{"command":"echo token=$GH_TOKEN; echo $GH_TOKEN >&2; printf %s \"$GH_TOKEN\" | wc -c","secret_bindings":[{"source":"env:GH_TOKEN","expires_in_seconds":60}]}`
 	out := turn.Call(context.Background(), ToolCall{ID: "b1", Name: "terminal", Args: []byte(args)})
-	if !out.OK() || !strings.Contains(out.Views.Model, "<redacted:GH_TOKEN>") || !strings.Contains(out.Views.Model, fmt.Sprint(len(boundValue))) {
-		t.Fatalf("%s %s", out.Status, out.Views.Model)
+	if !out.OK() || !strings.Contains(out.Views.Model.String(), "<redacted:GH_TOKEN>") || !strings.Contains(out.Views.Model.String(), fmt.Sprint(len(boundValue))) {
+		t.Fatalf("%s %s", out.Status, out.Views.Model.String())
 	}
 	views, _ := json.Marshal(out.Views)
 	if strings.Contains(string(views), boundValue) {
@@ -156,8 +156,8 @@ func TestCommandRefusedBeforeApproval(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			out := turn.Call(context.Background(), ToolCall{ID: tc.name, Name: "terminal", Args: []byte(tc.args)})
-			if out.Status != StatusInvalidArguments || !strings.Contains(out.Views.Model, tc.says) {
-				t.Fatalf("%s %q, want invalid_arguments saying %q", out.Status, out.Views.Model, tc.says)
+			if out.Status != StatusInvalidArguments || !strings.Contains(out.Views.Model.String(), tc.says) {
+				t.Fatalf("%s %q, want invalid_arguments saying %q", out.Status, out.Views.Model.String(), tc.says)
 			}
 		})
 	}
@@ -180,8 +180,8 @@ func TestBindingExpiredDuringApproval(t *testing.T) {
 	turn, _ := h.terminalTurn(t, slowAnswer{1100 * time.Millisecond})
 	out := turn.Call(context.Background(), ToolCall{ID: "late", Name: "terminal",
 		Args: []byte(`{"command":"echo $GH_TOKEN","secret_bindings":[{"source":"env:GH_TOKEN","expires_in_seconds":1}]}`)})
-	if out.Status != StatusFailed || !strings.Contains(out.Views.Model, "expired") {
-		t.Fatalf("%s %q; want failed because the binding expired", out.Status, out.Views.Model)
+	if out.Status != StatusFailed || !strings.Contains(out.Views.Model.String(), "expired") {
+		t.Fatalf("%s %q; want failed because the binding expired", out.Status, out.Views.Model.String())
 	}
 }
 
@@ -191,8 +191,8 @@ func TestBindingExpiryEndsTheCommand(t *testing.T) {
 	start := time.Now()
 	out := turn.Call(context.Background(), ToolCall{ID: "exp", Name: "terminal",
 		Args: []byte(`{"command":"sleep 30","timeout":60,"secret_bindings":[{"source":"env:GH_TOKEN","expires_in_seconds":1}]}`)})
-	if out.Status != StatusToolError || !strings.Contains(out.Views.Model, "expired") || time.Since(start) > 10*time.Second {
-		t.Fatalf("%s %q after %v; want the tree ended at the binding's expiry", out.Status, out.Views.Model, time.Since(start))
+	if out.Status != StatusToolError || !strings.Contains(out.Views.Model.String(), "expired") || time.Since(start) > 10*time.Second {
+		t.Fatalf("%s %q after %v; want the tree ended at the binding's expiry", out.Status, out.Views.Model.String(), time.Since(start))
 	}
 }
 
@@ -225,7 +225,7 @@ func TestCommandCancellationEndsTheTree(t *testing.T) {
 	cancel()
 	out := <-done
 	if out.OK() {
-		t.Fatalf("a cancelled call is ok: %q", out.Views.Model)
+		t.Fatalf("a cancelled call is ok: %q", out.Views.Model.String())
 	}
 	deadline := time.Now().Add(5 * time.Second)
 	for groupAlive(group) {
@@ -269,14 +269,14 @@ func BenchmarkTerminalFirstByte(b *testing.B) {
 	}
 	call := ToolCall{ID: "x", Name: "terminal", Args: []byte(`{"command":"echo x"}`)}
 	if out := turn.Call(context.Background(), call); !out.OK() { // warm: plugin started
-		b.Fatalf("%s %s", out.Status, out.Views.Model)
+		b.Fatalf("%s %s", out.Status, out.Views.Model.String())
 	}
 	lat := make([]time.Duration, 0, b.N)
 	for b.Loop() {
 		first = time.Time{}
 		start := time.Now()
 		if out := turn.Call(context.Background(), call); !out.OK() || first.IsZero() {
-			b.Fatalf("%s %s", out.Status, out.Views.Model)
+			b.Fatalf("%s %s", out.Status, out.Views.Model.String())
 		}
 		lat = append(lat, first.Sub(start))
 	}

@@ -143,7 +143,7 @@ func TestCallWritesAuditEventBeforeReturning(t *testing.T) {
 	h := newHarness(t)
 	turn := h.turn(t, []string{"fs.read"}, nil, h.source(t, "fixture", autoMeta))
 	out := turn.Call(context.Background(), ToolCall{ID: "c1", Name: "echo", Args: []byte(`{"text":"hi"}`)})
-	if !out.OK() || out.Views.Model != "hi" {
+	if !out.OK() || out.Views.Model.String() != "hi" {
 		t.Fatalf("outcome = %+v", out)
 	}
 	evs, err := h.store.Events(runtime.EventQuery{Tool: "echo"})
@@ -169,8 +169,8 @@ func TestRefusalsAreShortAndAudited(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			turn := h.turn(t, tc.grants, nil, fixture)
 			out := turn.Call(context.Background(), ToolCall{ID: tc.name, Name: tc.tool, Args: []byte(tc.args)})
-			if out.Status != tc.status || !strings.Contains(out.Views.Model, tc.want) {
-				t.Fatalf("outcome = %s %q, want %s containing %q", out.Status, out.Views.Model, tc.status, tc.want)
+			if out.Status != tc.status || !strings.Contains(out.Views.Model.String(), tc.want) {
+				t.Fatalf("outcome = %s %q, want %s containing %q", out.Status, out.Views.Model.String(), tc.status, tc.want)
 			}
 			if out.EventSeq == 0 {
 				t.Fatal("a refused call wrote no audit event")
@@ -210,7 +210,7 @@ func TestApprovalDecidesPromptedCalls(t *testing.T) {
 	// A patch that cannot apply is refused by its precheck: nobody is asked.
 	out = allow.Call(context.Background(), ToolCall{ID: "p1", Name: "patch", Args: []byte(`{"path":"a.txt","old_string":"absent","new_string":"y"}`)})
 	if out.Status != StatusPrecheckFailed || p.asked != 1 {
-		t.Fatalf("patch: %s asked %d: %s", out.Status, p.asked, out.Views.Model)
+		t.Fatalf("patch: %s asked %d: %s", out.Status, p.asked, out.Views.Model.String())
 	}
 }
 
@@ -219,7 +219,7 @@ func TestSecretsNeverReachTheViews(t *testing.T) {
 	turn := h.turn(t, nil, nil, h.source(t, "fixture", autoMeta))
 	token := "ghp_" + strings.Repeat("aB3", 12)
 	out := turn.Call(context.Background(), ToolCall{ID: "s", Name: "echo", Args: []byte(`{"text":"token ` + token + `"}`)})
-	for name, v := range map[string]string{"model": out.Views.Model, "card": out.Views.Card.Body + out.Views.Card.Args} {
+	for name, v := range map[string]string{"model": out.Views.Model.String(), "card": out.Views.Card.Body + out.Views.Card.Args} {
 		if strings.Contains(v, token) {
 			t.Errorf("%s view has the token: %q", name, v)
 		}
@@ -243,7 +243,7 @@ func TestResultWithheldWhenAuditFails(t *testing.T) {
 	turn := h.turn(t, nil, nil, h.source(t, "fixture", autoMeta))
 	turn.Events = failingSink{}
 	out := turn.Call(context.Background(), ToolCall{ID: "a", Name: "echo", Args: []byte(`{"text":"secret result"}`)})
-	if out.Status != StatusAuditFailed || strings.Contains(out.Views.Model, "secret result") {
+	if out.Status != StatusAuditFailed || strings.Contains(out.Views.Model.String(), "secret result") {
 		t.Fatalf("outcome = %+v", out)
 	}
 }
@@ -260,7 +260,7 @@ func TestReadersOfABatchRunTogether(t *testing.T) {
 	})
 	for _, o := range outs {
 		if !o.OK() {
-			t.Fatalf("%s: %s %s", o.CallID, o.Status, o.Views.Model)
+			t.Fatalf("%s: %s %s", o.CallID, o.Status, o.Views.Model.String())
 		}
 	}
 }
@@ -281,13 +281,13 @@ func TestEffectCapabilitiesNeedDeclarationAndGrant(t *testing.T) {
 	turn := h.turn(t, []string{"fs.read", "fs.write"}, nil, h.source(t, "fixture", autoMeta))
 	ok := turn.Call(context.Background(), ToolCall{ID: "1", Name: "require_capability", Args: []byte(`{"capability":"fs.read"}`)})
 	undeclared := turn.Call(context.Background(), ToolCall{ID: "2", Name: "require_capability", Args: []byte(`{"capability":"fs.write"}`)})
-	if !ok.OK() || undeclared.OK() || !strings.Contains(undeclared.Views.Model, "did not declare") {
-		t.Fatalf("declared: %s %q; undeclared: %s %q", ok.Status, ok.Views.Model, undeclared.Status, undeclared.Views.Model)
+	if !ok.OK() || undeclared.OK() || !strings.Contains(undeclared.Views.Model.String(), "did not declare") {
+		t.Fatalf("declared: %s %q; undeclared: %s %q", ok.Status, ok.Views.Model.String(), undeclared.Status, undeclared.Views.Model.String())
 	}
 	ungranted := h.turn(t, nil, nil, h.source(t, "fixture", autoMeta))
 	out := ungranted.Call(context.Background(), ToolCall{ID: "3", Name: "require_capability", Args: []byte(`{"capability":"fs.read"}`)})
-	if out.OK() || !strings.Contains(out.Views.Model, "not granted") {
-		t.Fatalf("ungranted: %s %q", out.Status, out.Views.Model)
+	if out.OK() || !strings.Contains(out.Views.Model.String(), "not granted") {
+		t.Fatalf("ungranted: %s %q", out.Status, out.Views.Model.String())
 	}
 }
 
@@ -298,7 +298,7 @@ func TestArtifactsOutsideTheRootAreRefused(t *testing.T) {
 	turn.Artifacts = h.store
 	inside := turn.Call(context.Background(), ToolCall{ID: "1", Name: "artifact", Args: []byte(`{"path":"` + filepath.Join(turn.ArtifactRoot, "out.log") + `"}`)})
 	if !inside.OK() {
-		t.Fatalf("inside: %s %s", inside.Status, inside.Views.Model)
+		t.Fatalf("inside: %s %s", inside.Status, inside.Views.Model.String())
 	}
 	// Indexed by the opaque root and the path under it, for this session.
 	recs, err := h.store.Artifacts(turn.Authority.Principal, turn.Authority.Session)
@@ -310,15 +310,15 @@ func TestArtifactsOutsideTheRootAreRefused(t *testing.T) {
 	}
 	for _, p := range []string{"/etc/passwd", filepath.Join(turn.ArtifactRoot, "..", "x"), "relative.log"} {
 		out := turn.Call(context.Background(), ToolCall{ID: p, Name: "artifact", Args: []byte(`{"path":"` + p + `"}`)})
-		if out.Status != StatusFailed || !strings.Contains(out.Views.Model, "outside its artifact root") {
-			t.Fatalf("%s: %s %s", p, out.Status, out.Views.Model)
+		if out.Status != StatusFailed || !strings.Contains(out.Views.Model.String(), "outside its artifact root") {
+			t.Fatalf("%s: %s %s", p, out.Status, out.Views.Model.String())
 		}
 	}
 	// A root that is not a session root under runtime/artifacts hands out
 	// nothing.
 	turn.ArtifactRoot = filepath.Join(t.TempDir(), "elsewhere", "abc")
 	out := turn.Call(context.Background(), ToolCall{ID: "2", Name: "artifact", Args: []byte(`{"path":"` + filepath.Join(turn.ArtifactRoot, "out.log") + `"}`)})
-	if out.Status != StatusFailed || !strings.Contains(out.Views.Model, "not under runtime/artifacts") {
-		t.Fatalf("root elsewhere: %s %s", out.Status, out.Views.Model)
+	if out.Status != StatusFailed || !strings.Contains(out.Views.Model.String(), "not under runtime/artifacts") {
+		t.Fatalf("root elsewhere: %s %s", out.Status, out.Views.Model.String())
 	}
 }

@@ -27,7 +27,7 @@ func TestEnvOverlayValuesAreHiddenFromEveryView(t *testing.T) {
 			args, _ := json.Marshal(map[string]any{"command": "true", "env": map[string]string{"OVERLAY_KEY": value}})
 			out := turn.Call(context.Background(), ToolCall{ID: "env", Name: "terminal", Args: args})
 			if !out.OK() {
-				t.Fatalf("%s %s", out.Status, out.Views.Model)
+				t.Fatalf("%s %s", out.Status, out.Views.Model.String())
 			}
 			if !strings.Contains(card.String(), "OVERLAY_KEY") {
 				t.Errorf("the approval card does not name the overlay's key:\n%s", card.String())
@@ -62,15 +62,15 @@ func TestBindingTargetNamesStayReadable(t *testing.T) {
 	out := turn.Call(context.Background(), ToolCall{ID: "b", Name: "terminal",
 		Args: []byte(`{"command":"echo $DEPLOY","secret_bindings":[{"source":"env:GH_TOKEN","target":"DEPLOY"}]}`)})
 	if !out.OK() {
-		t.Fatalf("%s %s", out.Status, out.Views.Model)
+		t.Fatalf("%s %s", out.Status, out.Views.Model.String())
 	}
-	for name, v := range map[string]string{"model": out.Views.Model, "card": out.Views.Card.Body, "card args": out.Views.Card.Args} {
+	for name, v := range map[string]string{"model": out.Views.Model.String(), "card": out.Views.Card.Body, "card args": out.Views.Card.Args} {
 		if strings.Contains(v, boundValue) || strings.Contains(v, "<redacted:<redacted") || strings.Contains(v, "redacted:secret_bindings") {
 			t.Errorf("%s view: %q", name, v)
 		}
 	}
-	if !strings.Contains(out.Views.Model, "<redacted:DEPLOY>") {
-		t.Errorf("model view does not show the value as <redacted:DEPLOY>: %q", out.Views.Model)
+	if !strings.Contains(out.Views.Model.String(), "<redacted:DEPLOY>") {
+		t.Errorf("model view does not show the value as <redacted:DEPLOY>: %q", out.Views.Model.String())
 	}
 	if !strings.Contains(out.Views.Card.Body, "$ echo $DEPLOY") {
 		t.Errorf("card does not show the command as written: %q", out.Views.Card.Body)
@@ -79,8 +79,8 @@ func TestBindingTargetNamesStayReadable(t *testing.T) {
 	for _, target := range []string{"LD_PRELOAD", "BASH_ENV", "PATH"} {
 		out := turn.Call(context.Background(), ToolCall{ID: "r", Name: "terminal",
 			Args: []byte(`{"command":"true","secret_bindings":[{"source":"env:GH_TOKEN","target":"` + target + `"}]}`)})
-		if out.OK() || !strings.Contains(out.Views.Model, "target "+target+" is refused") {
-			t.Errorf("target %s: %s %q, want a refusal that names it", target, out.Status, out.Views.Model)
+		if out.OK() || !strings.Contains(out.Views.Model.String(), "target "+target+" is refused") {
+			t.Errorf("target %s: %s %q, want a refusal that names it", target, out.Status, out.Views.Model.String())
 		}
 	}
 }

@@ -37,8 +37,8 @@ func TestWriteFilePrecheckRefusesBeforeAnyoneIsAsked(t *testing.T) {
 	} {
 		t.Run(tc.path, func(t *testing.T) {
 			out := turn.Call(context.Background(), ToolCall{ID: tc.path, Name: "write_file", Args: []byte(`{"path":"` + tc.path + `","content":"x"}`)})
-			if out.Status != StatusPrecheckFailed || !strings.Contains(out.Views.Model, tc.want) {
-				t.Fatalf("status %s %q, want %s saying %q", out.Status, out.Views.Model, StatusPrecheckFailed, tc.want)
+			if out.Status != StatusPrecheckFailed || !strings.Contains(out.Views.Model.String(), tc.want) {
+				t.Fatalf("status %s %q, want %s saying %q", out.Status, out.Views.Model.String(), StatusPrecheckFailed, tc.want)
 			}
 			if p.asked != 0 {
 				t.Fatalf("the operator was asked %d times about a write that cannot happen", p.asked)
@@ -50,7 +50,7 @@ func TestWriteFilePrecheckRefusesBeforeAnyoneIsAsked(t *testing.T) {
 	}
 	out := turn.Call(context.Background(), ToolCall{ID: "ok", Name: "write_file", Args: []byte(`{"path":"new.txt","content":"x"}`)})
 	if !out.OK() || p.asked != 1 {
-		t.Fatalf("possible write: %s %q, asked %d", out.Status, out.Views.Model, p.asked)
+		t.Fatalf("possible write: %s %q, asked %d", out.Status, out.Views.Model.String(), p.asked)
 	}
 }
 
@@ -71,8 +71,8 @@ func TestHugeNumbersAreArgumentErrorsNamingTheBound(t *testing.T) {
 	} {
 		t.Run(tc.args, func(t *testing.T) {
 			out := turn.Call(context.Background(), ToolCall{ID: "n", Name: tc.tool, Args: []byte(tc.args)})
-			if out.Status != StatusInvalidArguments || !strings.Contains(out.Views.Model, tc.want) || strings.Contains(out.Views.Model, "unmarshal") {
-				t.Fatalf("status %s %q, want %s naming %q", out.Status, out.Views.Model, StatusInvalidArguments, tc.want)
+			if out.Status != StatusInvalidArguments || !strings.Contains(out.Views.Model.String(), tc.want) || strings.Contains(out.Views.Model.String(), "unmarshal") {
+				t.Fatalf("status %s %q, want %s naming %q", out.Status, out.Views.Model.String(), StatusInvalidArguments, tc.want)
 			}
 		})
 	}

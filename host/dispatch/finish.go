@@ -56,7 +56,7 @@ func (t *Turn) finish(ctx context.Context, p *prepared, out Outcome, status Stat
 	if err != nil {
 		out.Status = StatusAuditFailed
 		out.Views = redact.Views{
-			Model:  auditWithheld,
+			Model:  redact.ModelText(auditWithheld),
 			Card:   redact.Card{Title: p.call.Name, Body: auditWithheld + ": " + err.Error(), IsError: true},
 			Event:  map[string]any{"tool": p.call.Name, "status": string(StatusAuditFailed)},
 			Record: map[string]any{"tool": p.call.Name, "status": string(StatusAuditFailed)},

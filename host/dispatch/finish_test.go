@@ -43,7 +43,7 @@ func TestStructuredResultReachesTheRecord(t *testing.T) {
 	turn := h.turn(t, []string{"fs.read"}, nil, h.source(t, "coding", codingMeta))
 	out := turn.Call(context.Background(), ToolCall{ID: "s1", Name: "read_file", Args: []byte(`{"path":"small.txt"}`)})
 	if !out.OK() {
-		t.Fatal(out.Status, out.Views.Model)
+		t.Fatal(out.Status, out.Views.Model.String())
 	}
 	s, ok := out.Views.Record["structured"].(map[string]any)
 	if !ok || s["total_lines"] != 3.0 || s["path"] != "small.txt" {

@@ -42,16 +42,16 @@ func TestBatchGuardRecheck(t *testing.T) {
 				{ID: "read", Name: "terminal", Args: jsonCommand(tc.read)},
 			})
 			if !outs[0].OK() {
-				t.Fatalf("setup: %s %s", outs[0].Status, outs[0].Views.Model)
+				t.Fatalf("setup: %s %s", outs[0].Status, outs[0].Views.Model.String())
 			}
-			if strings.Contains(outs[1].Views.Model, "outside-secret") {
-				t.Fatalf("the read ran on what the setup planted: %s", outs[1].Views.Model)
+			if strings.Contains(outs[1].Views.Model.String(), "outside-secret") {
+				t.Fatalf("the read ran on what the setup planted: %s", outs[1].Views.Model.String())
 			}
 			if _, err := os.Stat(marker); err == nil {
-				t.Fatalf("the read ran the planted program: %s %s", outs[1].Status, outs[1].Views.Model)
+				t.Fatalf("the read ran the planted program: %s %s", outs[1].Status, outs[1].Views.Model.String())
 			}
 			if outs[1].OK() {
-				t.Fatalf("the read succeeded: %s", outs[1].Views.Model)
+				t.Fatalf("the read succeeded: %s", outs[1].Views.Model.String())
 			}
 		})
 	}
@@ -71,7 +71,7 @@ func TestBatchGuardRecheckKeepsHonestReads(t *testing.T) {
 		{ID: "write", Name: "terminal", Args: jsonCommand("echo fresh-content > made.txt")},
 		{ID: "read", Name: "terminal", Args: jsonCommand("cat made.txt")},
 	})
-	if !outs[0].OK() || !outs[1].OK() || !strings.Contains(outs[1].Views.Model, "fresh-content") {
-		t.Fatalf("write: %s %s; read: %s %s", outs[0].Status, outs[0].Views.Model, outs[1].Status, outs[1].Views.Model)
+	if !outs[0].OK() || !outs[1].OK() || !strings.Contains(outs[1].Views.Model.String(), "fresh-content") {
+		t.Fatalf("write: %s %s; read: %s %s", outs[0].Status, outs[0].Views.Model.String(), outs[1].Status, outs[1].Views.Model.String())
 	}
 }

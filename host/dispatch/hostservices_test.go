@@ -51,13 +51,13 @@ func TestHostServicesByDeclarationAndProvenance(t *testing.T) {
 			}
 			out := turn.Call(context.Background(), ToolCall{ID: "c-" + tc.tool, Name: tc.tool, Args: []byte(tc.args)})
 			if tc.granted {
-				if !out.OK() || asked != 1 || !strings.Contains(out.Views.Model, "the left one") {
-					t.Fatalf("granted service: status %s, asked %d, model %q", out.Status, asked, out.Views.Model)
+				if !out.OK() || asked != 1 || !strings.Contains(out.Views.Model.String(), "the left one") {
+					t.Fatalf("granted service: status %s, asked %d, model %q", out.Status, asked, out.Views.Model.String())
 				}
 				return
 			}
-			if out.OK() || asked != 0 || !strings.Contains(out.Views.Model, "clarify host service") {
-				t.Fatalf("ungranted service: status %s, asked %d, model %q", out.Status, asked, out.Views.Model)
+			if out.OK() || asked != 0 || !strings.Contains(out.Views.Model.String(), "clarify host service") {
+				t.Fatalf("ungranted service: status %s, asked %d, model %q", out.Status, asked, out.Views.Model.String())
 			}
 		})
 	}

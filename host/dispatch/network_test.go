@@ -85,8 +85,8 @@ func TestNetworkIsPerApprovedCall(t *testing.T) {
 	turn, _ := h.terminalTurn(t, p)
 	turn.Sandbox = cfg
 	out := turn.Call(context.Background(), ToolCall{ID: "off", Name: "terminal", Args: args(connect, false)})
-	if strings.Contains(out.Views.Model, "connected") || accepted.Load() != 0 {
-		t.Fatalf("an offline command reached the loopback listener: %s", out.Views.Model)
+	if strings.Contains(out.Views.Model.String(), "connected") || accepted.Load() != 0 {
+		t.Fatalf("an offline command reached the loopback listener: %s", out.Views.Model.String())
 	}
 	for _, r := range p.reasons {
 		if strings.Contains(strings.Join(r, "\n"), "network access") {
@@ -105,8 +105,8 @@ func TestNetworkIsPerApprovedCall(t *testing.T) {
 	turn, _ = h.terminalTurn(t, p)
 	turn.Sandbox = netCfg
 	out = turn.Call(context.Background(), ToolCall{ID: "net", Name: "terminal", Args: args(viaProxy, true)})
-	if !out.OK() || !strings.Contains(out.Views.Model, "proxied") || !strings.Contains(out.Views.Model, "direct-refused") || strings.Contains(out.Views.Model, "connected") {
-		t.Fatalf("a network-approved command: %s %s", out.Status, out.Views.Model)
+	if !out.OK() || !strings.Contains(out.Views.Model.String(), "proxied") || !strings.Contains(out.Views.Model.String(), "direct-refused") || strings.Contains(out.Views.Model.String(), "connected") {
+		t.Fatalf("a network-approved command: %s %s", out.Status, out.Views.Model.String())
 	}
 	waitAccepted(t, accepted, 1)
 	card := strings.Join(p.reasons[0], "\n")
@@ -154,8 +154,8 @@ func TestNetworkIsPerApprovedCall(t *testing.T) {
 	turn, _ = h.terminalTurn(t, &answer{a: approval.AllowOnce})
 	turn.Sandbox = sandboxing.Config{Mode: sandbox.ReadOnly, Helper: helper}
 	out = turn.Call(context.Background(), ToolCall{ID: "ro", Name: "terminal", Args: args(connect, true)})
-	if out.OK() || !strings.Contains(out.Views.Model, "read-only, which has no network") || accepted.Load() != 1 {
-		t.Fatalf("read-only session: %s %s, %d connections", out.Status, out.Views.Model, accepted.Load())
+	if out.OK() || !strings.Contains(out.Views.Model.String(), "read-only, which has no network") || accepted.Load() != 1 {
+		t.Fatalf("read-only session: %s %s, %d connections", out.Status, out.Views.Model.String(), accepted.Load())
 	}
 }
 
@@ -170,7 +170,7 @@ func TestSessionApprovalNeverCoversNetwork(t *testing.T) {
 	call := func(id, args string) {
 		t.Helper()
 		if out := turn.Call(context.Background(), ToolCall{ID: id, Name: "terminal", Args: []byte(args)}); !out.OK() {
-			t.Fatalf("%s: %s %s", id, out.Status, out.Views.Model)
+			t.Fatalf("%s: %s %s", id, out.Status, out.Views.Model.String())
 		}
 	}
 	call("a", `{"command":"ls"}`)

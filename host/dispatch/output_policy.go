@@ -24,13 +24,13 @@ func applyOutputPolicies(p *prepared, v *redact.Views) (hostNote bool) {
 	// made it, before the card is bounded.
 	switch eff.ModelOutputPolicy {
 	case catalog.ModelDisplay:
-		if v.Model != v.Card.Body {
-			v.Model = v.Card.Body
+		if v.Model.String() != v.Card.Body {
+			v.Model = redact.ModelText(v.Card.Body)
 			applied["model_output_policy"] = catalog.ModelDisplay
 		}
 	case catalog.ModelStatus:
 		if !v.Card.IsError {
-			v.Model = "the call succeeded; its " + strconv.Itoa(len(v.Model)) + " bytes of output are not shown to the model (model_output_policy: status)"
+			v.Model = redact.ModelText("the call succeeded; its " + strconv.Itoa(v.Model.Len()) + " bytes of output are not shown to the model (model_output_policy: status)")
 			applied["model_output_policy"] = catalog.ModelStatus
 			hostNote = true
 		}

@@ -14,7 +14,7 @@ import (
 )
 
 func policyViews(model, body string, isError bool) redact.Views {
-	return redact.Views{Model: model, Card: redact.Card{Body: body, IsError: isError},
+	return redact.Views{Model: redact.ModelText(model), Card: redact.Card{Body: body, IsError: isError},
 		Event: map[string]any{}, Record: map[string]any{}, Debug: map[string]any{}}
 }
 
@@ -55,7 +55,7 @@ func TestDisplayPolicies(t *testing.T) {
 		if !tc.wantBody(v.Card.Body) {
 			t.Errorf("%q (error %v): card body %q", tc.policy, tc.isError, v.Card.Body)
 		}
-		if v.Model != long {
+		if v.Model.String() != long {
 			t.Errorf("%q: the display policy changed the model view", tc.policy)
 		}
 		if _, has := v.Event["output_policy"]; has != tc.changed {
@@ -95,8 +95,8 @@ func TestModelOutputPolicies(t *testing.T) {
 	} {
 		v := policyViews("for the model", lines(300), tc.isError)
 		note := applyOutputPolicies(policyEntry(catalog.CardFull, tc.policy), &v)
-		if v.Model != tc.want || note != tc.hostNote {
-			t.Errorf("%q (error %v): model %q, host note %v", tc.policy, tc.isError, v.Model, note)
+		if v.Model.String() != tc.want || note != tc.hostNote {
+			t.Errorf("%q (error %v): model %q, host note %v", tc.policy, tc.isError, v.Model.String(), note)
 		}
 	}
 }
@@ -115,8 +115,8 @@ func TestOutputPoliciesThroughThePlugin(t *testing.T) {
 	text := lines(300)
 	args, _ := json.Marshal(map[string]string{"text": text})
 	out := turn.Call(context.Background(), ToolCall{ID: "p1", Name: "echo", Args: args})
-	if !out.OK() || out.Views.Model != text || !strings.Contains(out.Views.Card.Body, "… 100 more lines") {
-		t.Fatalf("%s: model %d bytes, card %q", out.Status, len(out.Views.Model), out.Views.Card.Body[max(0, len(out.Views.Card.Body)-120):])
+	if !out.OK() || out.Views.Model.String() != text || !strings.Contains(out.Views.Card.Body, "… 100 more lines") {
+		t.Fatalf("%s: model %d bytes, card %q", out.Status, len(out.Views.Model.String()), out.Views.Card.Body[max(0, len(out.Views.Card.Body)-120):])
 	}
 	evs, err := h.store.Events(runtime.EventQuery{Tool: "echo"})
 	if err != nil || len(evs) != 1 || !strings.Contains(string(evs[0].Data), `"output_policy":{"card_hidden_bytes":900,"display_policy":"summary"}`) {

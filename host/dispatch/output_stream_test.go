@@ -39,7 +39,7 @@ func TestOnOutputStreamsRedactedLines(t *testing.T) {
 	out := turn.Call(context.Background(), ToolCall{ID: "live", Name: "stream", Args: args})
 	ended := time.Now()
 	if !out.OK() {
-		t.Fatalf("%s: %s", out.Status, out.Views.Model)
+		t.Fatalf("%s: %s", out.Status, out.Views.Model.String())
 	}
 	mu.Lock()
 	defer mu.Unlock()

@@ -37,7 +37,7 @@ func TestURLPreviewShowsOnlyTheOrigin(t *testing.T) {
 	out := turn.Call(context.Background(), ToolCall{ID: "u1", Name: "web_extract",
 		Args: []byte(`{"url":"https://Docs.Example.org/private/page?token=abc#frag","max_chars":500}`)})
 	if out.Status != StatusDenied || p.req.Tool != "web_extract" {
-		t.Fatalf("status %s, asked about %q: %s", out.Status, p.req.Tool, out.Views.Model)
+		t.Fatalf("status %s, asked about %q: %s", out.Status, p.req.Tool, out.Views.Model.String())
 	}
 	if !strings.Contains(p.req.Preview, "https://docs.example.org") || !strings.Contains(p.req.Preview, "500") {
 		t.Errorf("preview %q; want the origin and the other arguments", p.req.Preview)
@@ -60,7 +60,7 @@ func TestURLPreviewShowsOnlyTheOrigin(t *testing.T) {
 	if out.Status != StatusDenied || p.req.Tool != "" {
 		t.Fatalf("userinfo: status %s, asked about %q", out.Status, p.req.Tool)
 	}
-	if m := string(out.Views.Model); strings.Contains(m, "hunter2") || strings.Contains(m, "alice") || strings.Contains(m, "private") {
+	if m := string(out.Views.Model.String()); strings.Contains(m, "hunter2") || strings.Contains(m, "alice") || strings.Contains(m, "private") {
 		t.Errorf("denial shows userinfo or path: %s", m)
 	}
 }

@@ -19,12 +19,12 @@ func TestBoundSecretRememberedForTheSession(t *testing.T) {
 	turn.Remembered = &RememberedSecrets{}
 	bind := `{"command":"env > build.log; echo dumped","secret_bindings":[{"source":"env:GH_TOKEN"}]}`
 	if out := turn.Call(context.Background(), ToolCall{ID: "r1", Name: "terminal", Args: []byte(bind)}); !out.OK() {
-		t.Fatalf("%s %s", out.Status, out.Views.Model)
+		t.Fatalf("%s %s", out.Status, out.Views.Model.String())
 	}
 	*events = nil
 	out := turn.Call(context.Background(), ToolCall{ID: "r2", Name: "terminal", Args: []byte(`{"command":"cat build.log"}`)})
-	if !out.OK() || !strings.Contains(out.Views.Model, "GH_TOKEN=<redacted:GH_TOKEN>") {
-		t.Fatalf("later call: %s %q", out.Status, out.Views.Model)
+	if !out.OK() || !strings.Contains(out.Views.Model.String(), "GH_TOKEN=<redacted:GH_TOKEN>") {
+		t.Fatalf("later call: %s %q", out.Status, out.Views.Model.String())
 	}
 	views, _ := json.Marshal(out.Views)
 	if strings.Contains(string(views), boundValue) {

@@ -44,9 +44,9 @@ func TestTaskRecordCarriesTheEnforcedMode(t *testing.T) {
 			turn.Background = &Background{Tasks: tasks}
 			turn.Sandbox = c.cfg
 			out := turn.Call(context.Background(), ToolCall{ID: "bg-" + c.name, Name: "terminal", Args: []byte(c.args)})
-			id := taskIDRe.FindString(out.Views.Model)
+			id := taskIDRe.FindString(out.Views.Model.String())
 			if !out.OK() || id == "" {
-				t.Fatalf("%s %s", out.Status, out.Views.Model)
+				t.Fatalf("%s %s", out.Status, out.Views.Model.String())
 			}
 			task, timedOut, err := tasks.Wait(context.Background(), testScope, id, 20*time.Second)
 			if err != nil || timedOut {
@@ -80,9 +80,9 @@ func TestNetworkTaskRecordsItsConnections(t *testing.T) {
 	cmd := fmt.Sprintf("NO_PROXY= no_proxy= curl -sS --max-time 10 %s/x; NO_PROXY= no_proxy= curl -s --max-time 10 http://127.0.0.1:1/ || true", srv.URL)
 	args, _ := json.Marshal(map[string]any{"command": cmd, "background": true, "network": true})
 	out := turn.Call(context.Background(), ToolCall{ID: "bg-net", Name: "terminal", Args: args})
-	id := taskIDRe.FindString(out.Views.Model)
+	id := taskIDRe.FindString(out.Views.Model.String())
 	if !out.OK() || id == "" {
-		t.Fatalf("%s %s", out.Status, out.Views.Model)
+		t.Fatalf("%s %s", out.Status, out.Views.Model.String())
 	}
 	task, timedOut, err := tasks.Wait(context.Background(), testScope, id, 20*time.Second)
 	if err != nil || timedOut {

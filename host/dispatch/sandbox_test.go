@@ -44,8 +44,8 @@ func TestApprovedCommandRunsInTheSessionSandbox(t *testing.T) {
 	turn.Sandbox = sandboxing.Config{Mode: sandbox.WorkspaceWrite, Helper: buildSandboxHelper(t), Protected: []string{core}}
 	out := turn.Call(context.Background(), ToolCall{ID: "sb", Name: "terminal",
 		Args: []byte(`{"command":"echo made > made.txt; echo pwn >> agent.yaml; cat made.txt"}`)})
-	if !strings.Contains(out.Views.Model, "made") {
-		t.Fatalf("%s %s", out.Status, out.Views.Model)
+	if !strings.Contains(out.Views.Model.String(), "made") {
+		t.Fatalf("%s %s", out.Status, out.Views.Model.String())
 	}
 	if b, _ := os.ReadFile(core); strings.Contains(string(b), "pwn") {
 		t.Fatal("a sandboxed command wrote the protected agent.yaml")
@@ -67,8 +67,8 @@ func TestRequiredSandboxFailsTheCommand(t *testing.T) {
 	turn, _ := h.terminalTurn(t, &answer{a: approval.AllowOnce})
 	turn.Sandbox = sandboxing.Config{Mode: sandbox.WorkspaceWrite, Require: true}
 	out := turn.Call(context.Background(), ToolCall{ID: "req", Name: "terminal", Args: []byte(`{"command":"echo x > ran.txt"}`)})
-	if out.OK() || !strings.Contains(out.Views.Model, "requires the OS sandbox") || !strings.Contains(out.Views.Model, "helper") {
-		t.Fatalf("%s %s", out.Status, out.Views.Model)
+	if out.OK() || !strings.Contains(out.Views.Model.String(), "requires the OS sandbox") || !strings.Contains(out.Views.Model.String(), "helper") {
+		t.Fatalf("%s %s", out.Status, out.Views.Model.String())
 	}
 	if _, err := os.Stat(filepath.Join(h.ws, "ran.txt")); err == nil {
 		t.Fatal("the command ran without the required sandbox")

@@ -35,8 +35,8 @@ func TestHostRedactsABoundValueThePluginLeaks(t *testing.T) {
 	turn.OnEvent = func(_ string, ev Event) { mu.Lock(); events = append(events, ev); mu.Unlock() }
 	out := turn.Call(context.Background(), ToolCall{ID: "leak", Name: "stream",
 		Args: []byte(`{"command":"deploy","lines":1,"leak_secrets":true,"secret_bindings":[{"source":"env:GH_TOKEN"}]}`)})
-	if !out.OK() || !strings.Contains(out.Views.Model, "leaked GH_TOKEN=<redacted:") {
-		t.Fatalf("%s %q; want the leak, redacted", out.Status, out.Views.Model)
+	if !out.OK() || !strings.Contains(out.Views.Model.String(), "leaked GH_TOKEN=<redacted:") {
+		t.Fatalf("%s %q; want the leak, redacted", out.Status, out.Views.Model.String())
 	}
 	views, _ := json.Marshal(out.Views)
 	if strings.Contains(string(views), boundValue) {

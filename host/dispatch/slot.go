@@ -93,6 +93,6 @@ func (t *Turn) slotToolCall(slot string) func(ctx context.Context, tool string, 
 			return nil, errors.New("this turn has no catalog to call tools from")
 		}
 		out := t.Call(ctx, ToolCall{ID: SlotPrefix + slot + ":" + newInvocationID(), Name: tool, Args: args})
-		return &toolsetv1.CallToolResponse{Content: out.Views.Model, IsError: !out.OK(), Status: string(out.Status)}, nil
+		return &toolsetv1.CallToolResponse{Content: out.Views.Model.String(), IsError: !out.OK(), Status: string(out.Status)}, nil
 	}
 }

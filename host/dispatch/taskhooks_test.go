@@ -43,18 +43,18 @@ func TestTaskToolsReachOnlyTheTurnsOwnTasks(t *testing.T) {
 	var out Outcome
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
 		out = callTool(turn, "task_status", fmt.Sprintf(`{"task_id":%q}`, endless))
-		if !out.OK() || !strings.HasPrefix(out.Views.Model, endless+" queued (stream)") || time.Now().After(deadline) {
+		if !out.OK() || !strings.HasPrefix(out.Views.Model.String(), endless+" queued (stream)") || time.Now().After(deadline) {
 			break
 		}
 	}
-	if !out.OK() || !strings.HasPrefix(out.Views.Model, endless+" running (stream)") || !strings.Contains(out.Views.Model, ": make watch") {
-		t.Fatalf("task_status = %s %q", out.Status, out.Views.Model)
+	if !out.OK() || !strings.HasPrefix(out.Views.Model.String(), endless+" running (stream)") || !strings.Contains(out.Views.Model.String(), ": make watch") {
+		t.Fatalf("task_status = %s %q", out.Status, out.Views.Model.String())
 	}
 
 	// A wait that times out returns the current status, not a failure.
 	out = callTool(turn, "yield_until", fmt.Sprintf(`{"task_id":%q,"timeout_seconds":0}`, endless))
-	if !out.OK() || !strings.Contains(out.Views.Model, "running") || !strings.Contains(out.Views.Model, "not a failure") {
-		t.Fatalf("yield_until at timeout = %s %q", out.Status, out.Views.Model)
+	if !out.OK() || !strings.Contains(out.Views.Model.String(), "running") || !strings.Contains(out.Views.Model.String(), "not a failure") {
+		t.Fatalf("yield_until at timeout = %s %q", out.Status, out.Views.Model.String())
 	}
 	if done.Consumed(endless) {
 		t.Error("a wait that timed out consumed the completion")
@@ -62,29 +62,29 @@ func TestTaskToolsReachOnlyTheTurnsOwnTasks(t *testing.T) {
 
 	short := startTask(t, turn, `{"command":"make bench","background":true,"lines":3,"interval_ms":20}`)
 	out = callTool(turn, "yield_until", fmt.Sprintf(`{"task_id":%q,"timeout_seconds":30}`, short))
-	if !out.OK() || out.Views.Model != short+" succeeded (stream) return code 0 exit reason exited: make bench" {
-		t.Fatalf("yield_until to the end = %s %q", out.Status, out.Views.Model)
+	if !out.OK() || out.Views.Model.String() != short+" succeeded (stream) return code 0 exit reason exited: make bench" {
+		t.Fatalf("yield_until to the end = %s %q", out.Status, out.Views.Model.String())
 	}
 	if !done.Consumed(short) {
 		t.Error("yield_until returned the end but did not consume the completion")
 	}
 
 	out = callTool(turn, "task_list", `{}`)
-	lines := strings.Split(strings.TrimSpace(out.Views.Model), "\n")
+	lines := strings.Split(strings.TrimSpace(out.Views.Model.String()), "\n")
 	if !out.OK() || len(lines) != 2 || !strings.HasPrefix(lines[0], short) || !strings.HasPrefix(lines[1], endless) {
-		t.Fatalf("task_list = %s %q; want both tasks, newest first", out.Status, out.Views.Model)
+		t.Fatalf("task_list = %s %q; want both tasks, newest first", out.Status, out.Views.Model.String())
 	}
 
 	// The model view carries no owner, call id, result or log.
 	for _, leak := range []string{"ses_test", "principal", "result_ref", "line 0 of make bench", "stdout"} {
-		if strings.Contains(out.Views.Model, leak) {
-			t.Errorf("task_list shows %q: %q", leak, out.Views.Model)
+		if strings.Contains(out.Views.Model.String(), leak) {
+			t.Errorf("task_list shows %q: %q", leak, out.Views.Model.String())
 		}
 	}
 
 	out = callTool(turn, "task_control", fmt.Sprintf(`{"task_id":%q,"command":"cancel"}`, endless))
-	if !out.OK() || !strings.HasPrefix(out.Views.Model, endless+" cancelled (stream)") {
-		t.Fatalf("task_control cancel = %s %q", out.Status, out.Views.Model)
+	if !out.OK() || !strings.HasPrefix(out.Views.Model.String(), endless+" cancelled (stream)") {
+		t.Fatalf("task_control cancel = %s %q", out.Status, out.Views.Model.String())
 	}
 	if task, _ := tasks.Get(testScope, endless); task.State != runtime.TaskCancelled {
 		t.Errorf("after cancel the task is %s", task.State)
@@ -105,13 +105,13 @@ func TestTaskToolsReachOnlyTheTurnsOwnTasks(t *testing.T) {
 			foreign := callTool(other, c.tool, fmt.Sprintf(c.args, short))
 			absent := callTool(other, c.tool, fmt.Sprintf(c.args, missing))
 			if foreign.Status != StatusToolError || foreign.Status != absent.Status ||
-				strings.ReplaceAll(foreign.Views.Model, short, "ID") != strings.ReplaceAll(absent.Views.Model, missing, "ID") {
+				strings.ReplaceAll(foreign.Views.Model.String(), short, "ID") != strings.ReplaceAll(absent.Views.Model.String(), missing, "ID") {
 				t.Errorf("%s %s: foreign = %s %q, missing = %s %q; want the same refusal",
-					other.Authority.Principal, c.tool, foreign.Status, foreign.Views.Model, absent.Status, absent.Views.Model)
+					other.Authority.Principal, c.tool, foreign.Status, foreign.Views.Model.String(), absent.Status, absent.Views.Model.String())
 			}
 		}
-		if out := callTool(other, "task_list", `{}`); !out.OK() || strings.Contains(out.Views.Model, "task_") {
-			t.Errorf("%s/%s task_list = %s %q; want none", other.Authority.Principal, other.Authority.Session, out.Status, out.Views.Model)
+		if out := callTool(other, "task_list", `{}`); !out.OK() || strings.Contains(out.Views.Model.String(), "task_") {
+			t.Errorf("%s/%s task_list = %s %q; want none", other.Authority.Principal, other.Authority.Session, out.Status, out.Views.Model.String())
 		}
 	}
 	if task, _ := tasks.Get(testScope, short); task.State != runtime.TaskSucceeded {
@@ -123,8 +123,8 @@ func TestTaskToolsRefuseWithoutATaskManager(t *testing.T) {
 	h := newHarness(t)
 	turn := h.turn(t, []string{"terminal.exec"}, &answer{a: approval.AllowOnce}, h.controlSource(t))
 	out := callTool(turn, "task_list", `{}`)
-	if out.Status != StatusToolError || !strings.Contains(out.Views.Model, "not available") {
-		t.Errorf("task_list without tasks = %s %q", out.Status, out.Views.Model)
+	if out.Status != StatusToolError || !strings.Contains(out.Views.Model.String(), "not available") {
+		t.Errorf("task_list without tasks = %s %q", out.Status, out.Views.Model.String())
 	}
 }
 
@@ -145,8 +145,8 @@ func TestTaskControlKnowsOnlyCancel(t *testing.T) {
 		}
 	}
 	out := callTool(turn, "task_control", fmt.Sprintf(`{"task_id":%q,"command":"pause"}`, id))
-	if out.OK() || !strings.Contains(out.Views.Model, "cancel") {
-		t.Errorf("task_control pause = %s %q", out.Status, out.Views.Model)
+	if out.OK() || !strings.Contains(out.Views.Model.String(), "cancel") {
+		t.Errorf("task_control pause = %s %q", out.Status, out.Views.Model.String())
 	}
 	if task, _ := tasks.Get(testScope, id); task.State != runtime.TaskRunning {
 		t.Errorf("the task is %s after a refused command", task.State)

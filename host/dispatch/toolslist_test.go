@@ -38,7 +38,7 @@ func TestToolsListShowsTheCallingTurnsCatalog(t *testing.T) {
 
 	out := callTool(coding, "tools_list", `{}`)
 	if !out.OK() {
-		t.Fatalf("tools_list = %s %q", out.Status, out.Views.Model)
+		t.Fatalf("tools_list = %s %q", out.Status, out.Views.Model.String())
 	}
 	for _, want := range []string{
 		`(?m)^NAME +SOURCE +RISK +APPROVAL +DESCRIPTION$`,
@@ -47,28 +47,28 @@ func TestToolsListShowsTheCallingTurnsCatalog(t *testing.T) {
 		`(?m)^tools_list +builtin:demiurge_control +low +auto +List the tools`,
 		`(?m)^task_control +builtin:demiurge_control +low +auto +\S`,
 	} {
-		if !regexp.MustCompile(want).MatchString(out.Views.Model) {
-			t.Errorf("the coding turn's tools_list lacks %s:\n%s", want, out.Views.Model)
+		if !regexp.MustCompile(want).MatchString(out.Views.Model.String()) {
+			t.Errorf("the coding turn's tools_list lacks %s:\n%s", want, out.Views.Model.String())
 		}
 	}
-	if strings.Contains(out.Views.Model, "echo") {
-		t.Errorf("the coding turn's tools_list shows another turn's tool:\n%s", out.Views.Model)
+	if strings.Contains(out.Views.Model.String(), "echo") {
+		t.Errorf("the coding turn's tools_list shows another turn's tool:\n%s", out.Views.Model.String())
 	}
 
 	out = callTool(fixture, "tools_list", `{"mode":"quiet"}`)
-	names := strings.Fields(out.Views.Model)
-	if !out.OK() || !strings.Contains(out.Views.Model, "echo\n") || strings.Contains(out.Views.Model, "read_file") || len(names) != len(fixture.Catalog.Entries()) {
-		t.Errorf("the fixture turn's quiet tools_list = %s %q; want its %d tools only", out.Status, out.Views.Model, len(fixture.Catalog.Entries()))
+	names := strings.Fields(out.Views.Model.String())
+	if !out.OK() || !strings.Contains(out.Views.Model.String(), "echo\n") || strings.Contains(out.Views.Model.String(), "read_file") || len(names) != len(fixture.Catalog.Entries()) {
+		t.Errorf("the fixture turn's quiet tools_list = %s %q; want its %d tools only", out.Status, out.Views.Model.String(), len(fixture.Catalog.Entries()))
 	}
 
 	out = callTool(coding, "tools_list", `{"mode":"full"}`)
 	for _, want := range []string{"write_file\n  source: builtin:coding\n  effect: write\n  risk: medium\n  approval: deny\n  requires: fs.write\n",
 		"task_control\n  source: builtin:demiurge_control\n", "  requires: terminal.exec\n"} {
-		if !strings.Contains(out.Views.Model, want) {
-			t.Errorf("the full tools_list lacks %q:\n%s", want, out.Views.Model)
+		if !strings.Contains(out.Views.Model.String(), want) {
+			t.Errorf("the full tools_list lacks %q:\n%s", want, out.Views.Model.String())
 		}
 	}
-	if strings.Contains(out.Views.Model, `"type"`) {
-		t.Errorf("the full tools_list repeats schemas:\n%s", out.Views.Model)
+	if strings.Contains(out.Views.Model.String(), `"type"`) {
+		t.Errorf("the full tools_list repeats schemas:\n%s", out.Views.Model.String())
 	}
 }

@@ -119,7 +119,7 @@ func (t *Turn) wrapUntrusted(p *prepared, v *redact.Views, early *earlyScreen) {
 		return
 	}
 	origin := untrustedOrigin(kind, p)
-	model, verdict := early.wrap(t.EnvelopeBoundary(), origin, v.Model)
+	model, verdict := early.wrap(t.EnvelopeBoundary(), origin, v.Model.String())
 	v.Model = model
 	screening := map[string]any{
 		"source":  kind,

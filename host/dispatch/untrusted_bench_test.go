@@ -63,11 +63,11 @@ func benchmarkScreeningCall(b *testing.B, call ToolCall, n int) {
 		t.Events = handoffSink{h.store}
 		t.MaxCalls = 5*b.N + 10 // four of the five sides below call the screened turn
 		if out := t.Call(ctx, call); !out.OK() {
-			b.Fatal(out.Status, out.Views.Model)
+			b.Fatal(out.Status, out.Views.Model.String())
 		}
 	}
-	if out := screened.Call(ctx, call); !strings.HasPrefix(out.Views.Model, "<untrusted-data") || len(out.Views.Model) < n {
-		b.Fatalf("the screened turn did not wrap the whole result: %d bytes", len(out.Views.Model))
+	if out := screened.Call(ctx, call); !strings.HasPrefix(out.Views.Model.String(), "<untrusted-data") || len(out.Views.Model.String()) < n {
+		b.Fatalf("the screened turn did not wrap the whole result: %d bytes", len(out.Views.Model.String()))
 	}
 	// Five sides alternate, in a rotating order: the plain turn, the
 	// screened turn (untrusted.Screen: by vector masks when built with
@@ -177,7 +177,7 @@ func BenchmarkWrapUntrusted4KiB(b *testing.B) {
 }
 
 func viewsFor(text string) (v redact.Views) {
-	v.Model = text
+	v.Model = redact.ModelText(text)
 	v.Event, v.Record, v.Debug = map[string]any{}, map[string]any{}, map[string]any{}
 	return v
 }

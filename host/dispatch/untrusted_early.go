@@ -30,7 +30,7 @@ type earlyScreen struct {
 	text, origin, boundary string
 	done                   chan struct{}
 	ok                     bool
-	wrapped                string
+	head, tail             string // the envelope's lines
 	verdict                untrusted.Verdict
 }
 
@@ -65,7 +65,7 @@ func (t *Turn) startScreening(p *prepared, raw *redact.Raw) *earlyScreen {
 	go func() {
 		defer close(e.done)
 		defer func() { _ = recover() }() // e.ok stays false: done again in the caller
-		e.wrapped, e.verdict = untrusted.Wrap(e.boundary, e.origin, text, screenText(text))
+		e.head, e.tail, e.verdict = untrusted.Envelope(e.boundary, e.origin, text, screenText(text))
 		e.ok = true
 	}()
 	return e
@@ -73,13 +73,15 @@ func (t *Turn) startScreening(p *prepared, raw *redact.Raw) *earlyScreen {
 
 // wrap is model in the envelope with origin and boundary, and its
 // verdict: the early ones when they were made of exactly these, or
-// made now.
-func (e *earlyScreen) wrap(boundary, origin, model string) (string, untrusted.Verdict) {
+// made now. The content is not copied: the model view holds the
+// envelope's lines beside it.
+func (e *earlyScreen) wrap(boundary, origin, model string) (redact.ModelView, untrusted.Verdict) {
 	if e != nil {
 		<-e.done
 		if e.ok && e.text == model && e.origin == origin && e.boundary == boundary {
-			return e.wrapped, e.verdict
+			return redact.ModelView{Head: e.head, Body: model, Tail: e.tail}, e.verdict
 		}
 	}
-	return untrusted.Wrap(boundary, origin, model, screenText(model))
+	head, tail, v := untrusted.Envelope(boundary, origin, model, screenText(model))
+	return redact.ModelView{Head: head, Body: model, Tail: tail}, v
 }

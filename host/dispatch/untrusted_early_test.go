@@ -55,9 +55,9 @@ func TestLargeResultScreeningIsOfTheModelView(t *testing.T) {
 		args, _ := json.Marshal(map[string]string{"text": tc.text})
 		out := turn.Call(context.Background(), ToolCall{ID: "c-" + tc.name, Name: "echo", Args: args})
 		if !out.OK() {
-			t.Fatalf("%s: %s %s", tc.name, out.Status, out.Views.Model)
+			t.Fatalf("%s: %s %s", tc.name, out.Status, out.Views.Model.String())
 		}
-		inner := envelopeContent(t, out.Views.Model)
+		inner := envelopeContent(t, out.Views.Model.String())
 		want := untrusted.Screen(inner)
 		if strings.Contains(tc.text, token) && strings.Contains(inner, token) {
 			t.Fatalf("%s: the token reached the model view", tc.name)
@@ -74,7 +74,7 @@ func TestLargeResultScreeningIsOfTheModelView(t *testing.T) {
 				t.Errorf("%s: signal %d is %v, the model view's %+v", tc.name, i, m, w)
 			}
 		}
-		if !strings.Contains(out.Views.Model, `screening="`+want.Summary()+`"`) {
+		if !strings.Contains(out.Views.Model.String(), `screening="`+want.Summary()+`"`) {
 			t.Errorf("%s: the envelope does not carry %q", tc.name, want.Summary())
 		}
 	}
@@ -91,15 +91,15 @@ func TestEarlyEnvelopeIsUsedOnlyForItsText(t *testing.T) {
 		go func() {
 			defer close(e.done)
 			if ok {
-				e.wrapped, e.verdict = untrusted.Wrap(bd, origin, a, untrusted.Screen(a))
+				e.head, e.tail, e.verdict = untrusted.Envelope(bd, origin, a, untrusted.Screen(a))
 				e.ok = true
 			}
 		}()
 		return e
 	}
 	fresh := func(bd, origin, text string) string {
-		w, _ := untrusted.Wrap(bd, origin, text, untrusted.Screen(text))
-		return w
+		head, tail, _ := untrusted.Envelope(bd, origin, text, untrusted.Screen(text))
+		return head + text + tail
 	}
 	other := "x " + a
 	for name, c := range map[string]struct{ bd, origin, text string }{
@@ -108,19 +108,19 @@ func TestEarlyEnvelopeIsUsedOnlyForItsText(t *testing.T) {
 		"another boundary": {untrusted.NewBoundary(), origin, a},
 	} {
 		got, v := start(true).wrap(c.bd, c.origin, c.text)
-		if want := fresh(c.bd, c.origin, c.text); got != want || !v.Flagged {
+		if want := fresh(c.bd, c.origin, c.text); got.String() != want || !v.Flagged {
 			t.Errorf("%s: %.200q, want %.200q", name, got, want)
 		}
 	}
 	e := start(true)
-	if got, _ := e.wrap(bd, origin, a); unsafe.StringData(got) != unsafe.StringData(e.wrapped) {
-		t.Errorf("the early envelope was not used for its own text")
+	if got, _ := e.wrap(bd, origin, a); unsafe.StringData(got.Head) != unsafe.StringData(e.head) || unsafe.StringData(got.Body) != unsafe.StringData(a) {
+		t.Errorf("the early envelope was not used for its own text, or the text was copied")
 	}
-	if got, v := start(false).wrap(bd, origin, a); got != fresh(bd, origin, a) || !v.Flagged {
+	if got, v := start(false).wrap(bd, origin, a); got.String() != fresh(bd, origin, a) || !v.Flagged {
 		t.Errorf("an early screening that did not finish gave %.200q", got)
 	}
 	var none *earlyScreen
-	if got, _ := none.wrap(bd, origin, a); got != fresh(bd, origin, a) {
+	if got, _ := none.wrap(bd, origin, a); got.String() != fresh(bd, origin, a) {
 		t.Errorf("no early screening gave %.200q", got)
 	}
 }

@@ -121,7 +121,7 @@ func TestCallThroughTheSocket(t *testing.T) {
 	th := startHost(t, -1)
 	c := th.dial(t)
 	out, asked, err := call(context.Background(), c, "", "read_file", `{"path":"a.txt"}`, approval.Deny)
-	if err != nil || !out.OK() || asked != 0 || !strings.Contains(out.Views.Model, "from the workspace") {
+	if err != nil || !out.OK() || asked != 0 || !strings.Contains(out.Views.Model.String(), "from the workspace") {
 		t.Fatalf("%+v asked=%d %v", out, asked, err)
 	}
 	// A write asks this front end; its answer decides.

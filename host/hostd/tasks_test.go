@@ -50,7 +50,7 @@ func TestTasksCallIsPerPrincipal(t *testing.T) {
 	if err != nil || !out.OK() {
 		t.Fatalf("%+v %v", out, err)
 	}
-	id := regexp.MustCompile(`task_[0-9a-f]{20}`).FindString(out.Views.Card.Body + out.Views.Card.Title + out.Views.Model)
+	id := regexp.MustCompile(`task_[0-9a-f]{20}`).FindString(out.Views.Card.Body + out.Views.Card.Title + out.Views.Model.String())
 	if id == "" {
 		t.Fatalf("no task id in %+v", out.Views)
 	}

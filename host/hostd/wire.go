@@ -27,7 +27,7 @@ type WireOutcome struct {
 
 func encodeOutcome(out dispatch.Outcome) ([]byte, error) {
 	return json.Marshal(WireOutcome{
-		CallID: out.CallID, Tool: out.Tool, Status: out.Status, Model: out.Views.Model, Card: out.Views.Card,
+		CallID: out.CallID, Tool: out.Tool, Status: out.Status, Model: out.Views.Model.String(), Card: out.Views.Card,
 		Approval: out.Approval, EventSeq: out.EventSeq, DurationMs: out.Duration.Milliseconds(),
 	})
 }
@@ -39,7 +39,7 @@ func DecodeOutcome(b []byte) (dispatch.Outcome, error) {
 		return dispatch.Outcome{}, err
 	}
 	return dispatch.Outcome{
-		CallID: w.CallID, Tool: w.Tool, Status: w.Status, Views: redact.Views{Model: w.Model, Card: w.Card},
+		CallID: w.CallID, Tool: w.Tool, Status: w.Status, Views: redact.Views{Model: redact.ModelText(w.Model), Card: w.Card},
 		Approval: w.Approval, EventSeq: w.EventSeq, Duration: time.Duration(w.DurationMs) * time.Millisecond,
 	}, nil
 }

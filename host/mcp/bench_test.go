@@ -102,7 +102,7 @@ func BenchmarkCallOverhead(b *testing.B) {
 			out := turn.Call(ctx, call)
 			lat = append(lat, time.Since(start))
 			if !out.OK() {
-				b.Fatal(out.Status, unwrapped(out.Views.Model))
+				b.Fatal(out.Status, unwrapped(out.Views.Model.String()))
 			}
 		}
 		reportLatency(b, lat)
@@ -146,7 +146,7 @@ func BenchmarkCallOverhead(b *testing.B) {
 					out := turn.Call(ctx, call)
 					viaDispatch = append(viaDispatch, time.Since(start))
 					if !out.OK() {
-						b.Fatal(out.Status, unwrapped(out.Views.Model))
+						b.Fatal(out.Status, unwrapped(out.Views.Model.String()))
 					}
 				}
 				i++

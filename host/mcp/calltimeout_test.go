@@ -25,8 +25,8 @@ func TestCallTimeoutCancelsTheRequest(t *testing.T) {
 	defer cancel()
 	start := time.Now()
 	out := turn.Call(ctx, dispatch.ToolCall{Name: "slow__wait", Args: []byte(`{}`)})
-	if out.Status != dispatch.StatusFailed || !strings.Contains(unwrapped(out.Views.Model), "within the host's call timeout of 300ms") {
-		t.Fatalf("%s %q", out.Status, unwrapped(out.Views.Model))
+	if out.Status != dispatch.StatusFailed || !strings.Contains(unwrapped(out.Views.Model.String()), "within the host's call timeout of 300ms") {
+		t.Fatalf("%s %q", out.Status, unwrapped(out.Views.Model.String()))
 	}
 	if took := time.Since(start); took > 10*time.Second {
 		t.Fatalf("the call took %s", took)

@@ -136,11 +136,11 @@ func elicitCallManifest(t *testing.T, manifest string, approvals *approval.Resol
 	}
 	out := f.dispatchTurn(r, "form__ask").Call(ctx, dispatch.ToolCall{Name: "form__ask", Args: []byte(`{}`)})
 	if !out.OK() {
-		t.Fatalf("%s %q", out.Status, unwrapped(out.Views.Model))
+		t.Fatalf("%s %q", out.Status, unwrapped(out.Views.Model.String()))
 	}
 	var res mcp.ElicitationResponse
-	if err := json.Unmarshal([]byte(unwrapped(out.Views.Model)), &res); err != nil {
-		t.Fatalf("%v: %q", err, unwrapped(out.Views.Model))
+	if err := json.Unmarshal([]byte(unwrapped(out.Views.Model.String())), &res); err != nil {
+		t.Fatalf("%v: %q", err, unwrapped(out.Views.Model.String()))
 	}
 	mu.Lock()
 	defer mu.Unlock()

@@ -27,7 +27,7 @@ func TestHelperHost(t *testing.T) {
 	r := f.resolve()
 	turn := f.dispatchTurn(r, "echo__pids")
 	out := turn.Call(context.Background(), dispatch.ToolCall{Name: "echo__pids", Args: []byte(`{}`)})
-	os.Stdout.WriteString("PIDS " + unwrapped(out.Views.Model) + "\n")
+	os.Stdout.WriteString("PIDS " + unwrapped(out.Views.Model.String()) + "\n")
 	time.Sleep(time.Minute)
 }
 
@@ -94,9 +94,9 @@ func TestServerExitTakesItsChildren(t *testing.T) {
 	r := f.resolve()
 	turn := f.dispatchTurn(r, "echo__pids", "echo__exit")
 	out := turn.Call(context.Background(), dispatch.ToolCall{Name: "echo__pids", Args: []byte(`{}`)})
-	fields := strings.Fields(unwrapped(out.Views.Model))
+	fields := strings.Fields(unwrapped(out.Views.Model.String()))
 	if len(fields) != 3 {
-		t.Fatalf("pids: %q", unwrapped(out.Views.Model))
+		t.Fatalf("pids: %q", unwrapped(out.Views.Model.String()))
 	}
 	child, _ := strconv.Atoi(fields[2])
 	turn.Call(context.Background(), dispatch.ToolCall{Name: "echo__exit", Args: []byte(`{}`)})

@@ -67,8 +67,8 @@ func TestFailureServers(t *testing.T) {
 	}
 	// Garbage on stdout does not break calls.
 	turn := f.dispatchTurn(r, "garbage__still_works")
-	if out := turn.Call(context.Background(), dispatch.ToolCall{Name: "garbage__still_works", Args: []byte(`{}`)}); !out.OK() || unwrapped(out.Views.Model) != "fine" {
-		t.Errorf("%s %q", out.Status, unwrapped(out.Views.Model))
+	if out := turn.Call(context.Background(), dispatch.ToolCall{Name: "garbage__still_works", Args: []byte(`{}`)}); !out.OK() || unwrapped(out.Views.Model.String()) != "fine" {
+		t.Errorf("%s %q", out.Status, unwrapped(out.Views.Model.String()))
 	}
 	// A failed server is not retried within its window: nobody is asked
 	// and nothing is started again.
@@ -91,8 +91,8 @@ func TestCancellationReachesServer(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
 	out := turn.Call(ctx, dispatch.ToolCall{Name: "slow__wait", Args: []byte(`{}`)})
-	if out.Status != dispatch.StatusFailed || !strings.Contains(unwrapped(out.Views.Model), "cancelled") {
-		t.Fatalf("%s %q", out.Status, unwrapped(out.Views.Model))
+	if out.Status != dispatch.StatusFailed || !strings.Contains(unwrapped(out.Views.Model.String()), "cancelled") {
+		t.Fatalf("%s %q", out.Status, unwrapped(out.Views.Model.String()))
 	}
 	deadline := time.Now().Add(5 * time.Second)
 	for {

@@ -82,8 +82,8 @@ func TestHTTPServer(t *testing.T) {
 	}
 	turn := f.dispatchTurn(r, "web__echo")
 	out := turn.Call(context.Background(), dispatch.ToolCall{Name: "web__echo", Args: []byte(`{"text":"over http"}`)})
-	if !out.OK() || unwrapped(out.Views.Model) != "over http" {
-		t.Fatalf("%s %q", out.Status, unwrapped(out.Views.Model))
+	if !out.OK() || unwrapped(out.Views.Model.String()) != "over http" {
+		t.Fatalf("%s %q", out.Status, unwrapped(out.Views.Model.String()))
 	}
 	got := dec.all()
 	if len(got) < 3 { // initialize, initialized, tools/list, tools/call

@@ -304,12 +304,12 @@ func TestHTTPCallBound(t *testing.T) {
 	}
 	turn := f.dispatchTurn(r, "web__echo")
 	out := turn.Call(context.Background(), dispatch.ToolCall{Name: "web__echo", Args: []byte(`{"text":"big"}`)})
-	if out.OK() || !strings.Contains(unwrapped(out.Views.Model), "more than 16 MiB") || !strings.Contains(unwrapped(out.Views.Model), "one server-sent event") {
-		t.Fatalf("%s %q", out.Status, unwrapped(out.Views.Model))
+	if out.OK() || !strings.Contains(unwrapped(out.Views.Model.String()), "more than 16 MiB") || !strings.Contains(unwrapped(out.Views.Model.String()), "one server-sent event") {
+		t.Fatalf("%s %q", out.Status, unwrapped(out.Views.Model.String()))
 	}
 	out = turn.Call(context.Background(), dispatch.ToolCall{Name: "web__echo", Args: []byte(`{"text":"small"}`)})
-	if !out.OK() || unwrapped(out.Views.Model) != "ok" {
-		t.Fatalf("%s %q", out.Status, unwrapped(out.Views.Model))
+	if !out.OK() || unwrapped(out.Views.Model.String()) != "ok" {
+		t.Fatalf("%s %q", out.Status, unwrapped(out.Views.Model.String()))
 	}
 }
 

@@ -54,22 +54,22 @@ func TestEchoThroughDispatch(t *testing.T) {
 
 	turn := f.dispatchTurn(r, "echo__echo")
 	out := turn.Call(context.Background(), dispatch.ToolCall{ID: "c1", Name: "echo__echo", Args: []byte(`{"text":"hello"}`)})
-	if !out.OK() || unwrapped(out.Views.Model) != "hello" {
-		t.Fatalf("%s: %q", out.Status, unwrapped(out.Views.Model))
+	if !out.OK() || unwrapped(out.Views.Model.String()) != "hello" {
+		t.Fatalf("%s: %q", out.Status, unwrapped(out.Views.Model.String()))
 	}
 	out = turn.Call(context.Background(), dispatch.ToolCall{ID: "c2", Name: "echo__echo", Args: []byte(`{"text":"fail"}`)})
-	if out.Status != dispatch.StatusToolError || !strings.Contains(unwrapped(out.Views.Model), "asked to fail") {
-		t.Fatalf("%s: %q", out.Status, unwrapped(out.Views.Model))
+	if out.Status != dispatch.StatusToolError || !strings.Contains(unwrapped(out.Views.Model.String()), "asked to fail") {
+		t.Fatalf("%s: %q", out.Status, unwrapped(out.Views.Model.String()))
 	}
 	// Not allowed by a rule: prompt, and nobody answers.
 	out = turn.Call(context.Background(), dispatch.ToolCall{ID: "c3", Name: "echo__pick", Args: []byte(`{"a":"x"}`)})
 	if out.Status != dispatch.StatusDenied {
-		t.Fatalf("%s: %q", out.Status, unwrapped(out.Views.Model))
+		t.Fatalf("%s: %q", out.Status, unwrapped(out.Views.Model.String()))
 	}
 	// The schema's anyOf is enforced by dispatch.
 	out = turn.Call(context.Background(), dispatch.ToolCall{ID: "c4", Name: "echo__pick", Args: []byte(`{}`)})
 	if out.Status != dispatch.StatusInvalidArguments {
-		t.Fatalf("%s: %q", out.Status, unwrapped(out.Views.Model))
+		t.Fatalf("%s: %q", out.Status, unwrapped(out.Views.Model.String()))
 	}
 	// The second turn reuses the connection: no new approval.
 	asked := f.ask.count()
@@ -99,8 +99,8 @@ func TestCallNeedsCallCapability(t *testing.T) {
 	f.ask.allow(ConnectTool("echo"), ConnectTool("echo2"))
 	r := f.resolve()
 	turn := f.dispatchTurn(r, "echo__echo", "echo2__echo")
-	if out := turn.Call(context.Background(), dispatch.ToolCall{Name: "echo__echo", Args: []byte(`{"text":"x"}`)}); out.Status != dispatch.StatusCapabilityDenied || !strings.Contains(unwrapped(out.Views.Model), "mcp.call:echo") {
-		t.Fatalf("%s: %q", out.Status, unwrapped(out.Views.Model))
+	if out := turn.Call(context.Background(), dispatch.ToolCall{Name: "echo__echo", Args: []byte(`{"text":"x"}`)}); out.Status != dispatch.StatusCapabilityDenied || !strings.Contains(unwrapped(out.Views.Model.String()), "mcp.call:echo") {
+		t.Fatalf("%s: %q", out.Status, unwrapped(out.Views.Model.String()))
 	}
 	if st := state(t, r, "echo2"); st.Status != StatusDenied || !strings.Contains(st.Diagnostic, "mcp.connect:echo2") {
 		t.Fatalf("%+v", st)
@@ -109,7 +109,7 @@ func TestCallNeedsCallCapability(t *testing.T) {
 	r = f.resolve()
 	turn = f.dispatchTurn(r, "echo2__echo")
 	if out := turn.Call(context.Background(), dispatch.ToolCall{Name: "echo2__echo", Args: []byte(`{"text":"x"}`)}); !out.OK() {
-		t.Fatalf("%s: %q", out.Status, unwrapped(out.Views.Model))
+		t.Fatalf("%s: %q", out.Status, unwrapped(out.Views.Model.String()))
 	}
 }
 
@@ -228,9 +228,9 @@ func TestEnvironmentAndStderr(t *testing.T) {
 	turn := f.dispatchTurn(r, "echo__env")
 	out := turn.Call(context.Background(), dispatch.ToolCall{Name: "echo__env", Args: []byte(`{}`)})
 	if !out.OK() {
-		t.Fatalf("%s %q", out.Status, unwrapped(out.Views.Model))
+		t.Fatalf("%s %q", out.Status, unwrapped(out.Views.Model.String()))
 	}
-	env := unwrapped(out.Views.Model)
+	env := unwrapped(out.Views.Model.String())
 	if strings.Contains(env, "host-secret-value") || strings.Contains(env, "DEMIURGE_TEST_HOST_SECRET") {
 		t.Fatalf("host variable leaked:\n%s", env)
 	}
@@ -280,8 +280,8 @@ func TestCloseKillsTree(t *testing.T) {
 	turn := f.dispatchTurn(r, "echo__pids")
 	out := turn.Call(context.Background(), dispatch.ToolCall{Name: "echo__pids", Args: []byte(`{}`)})
 	var pid, pgid, child int
-	if _, err := fmtSscan(unwrapped(out.Views.Model), &pid, &pgid, &child); err != nil || child == 0 {
-		t.Fatalf("%q: %v", unwrapped(out.Views.Model), err)
+	if _, err := fmtSscan(unwrapped(out.Views.Model.String()), &pid, &pgid, &child); err != nil || child == 0 {
+		t.Fatalf("%q: %v", unwrapped(out.Views.Model.String()), err)
 	}
 	if own, _ := syscall.Getpgid(0); pgid == own {
 		t.Fatalf("server %d runs in the host's process group %d", pid, pgid)
@@ -295,8 +295,8 @@ func TestCloseKillsTree(t *testing.T) {
 	}
 	// A call through the old binding is refused, not sent elsewhere.
 	out = turn.Call(context.Background(), dispatch.ToolCall{Name: "echo__pids", Args: []byte(`{}`)})
-	if out.Status != dispatch.StatusFailed || !strings.Contains(unwrapped(out.Views.Model), "disconnected") {
-		t.Fatalf("%s %q", out.Status, unwrapped(out.Views.Model))
+	if out.Status != dispatch.StatusFailed || !strings.Contains(unwrapped(out.Views.Model.String()), "disconnected") {
+		t.Fatalf("%s %q", out.Status, unwrapped(out.Views.Model.String()))
 	}
 }
 
@@ -371,8 +371,8 @@ func pidOf(t *testing.T, f *fixture, r Resolution, tool string) int {
 	turn := f.dispatchTurn(r, tool)
 	out := turn.Call(context.Background(), dispatch.ToolCall{Name: tool, Args: []byte(`{}`)})
 	var pid int
-	if _, err := fmtSscan(unwrapped(out.Views.Model), &pid); err != nil {
-		t.Fatalf("%s %q", out.Status, unwrapped(out.Views.Model))
+	if _, err := fmtSscan(unwrapped(out.Views.Model.String()), &pid); err != nil {
+		t.Fatalf("%s %q", out.Status, unwrapped(out.Views.Model.String()))
 	}
 	return pid
 }

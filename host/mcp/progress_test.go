@@ -30,8 +30,8 @@ func TestProgressNotificationsReachTheCall(t *testing.T) {
 		mu.Unlock()
 	}
 	out := turn.Call(context.Background(), dispatch.ToolCall{ID: "p1", Name: "progress__slow", Args: []byte(`{}`)})
-	if !out.OK() || unwrapped(out.Views.Model) != "done in three steps" {
-		t.Fatalf("%s %q", out.Status, unwrapped(out.Views.Model))
+	if !out.OK() || unwrapped(out.Views.Model.String()) != "done in three steps" {
+		t.Fatalf("%s %q", out.Status, unwrapped(out.Views.Model.String()))
 	}
 	mu.Lock()
 	defer mu.Unlock()
@@ -57,8 +57,8 @@ func TestProgressAskedOnlyWithAListener(t *testing.T) {
 	tokens := &f.pool.conns["progress"].c.progress.next
 	call := dispatch.ToolCall{ID: "p1", Name: "progress__slow", Args: []byte(`{}`)}
 	quiet := f.dispatchTurn(r, "progress__slow")
-	if out := quiet.Call(context.Background(), call); !out.OK() || unwrapped(out.Views.Model) != "done in three steps" {
-		t.Fatalf("%s %q", out.Status, unwrapped(out.Views.Model))
+	if out := quiet.Call(context.Background(), call); !out.OK() || unwrapped(out.Views.Model.String()) != "done in three steps" {
+		t.Fatalf("%s %q", out.Status, unwrapped(out.Views.Model.String()))
 	}
 	if n := tokens.Load(); n != 0 {
 		t.Fatalf("%d progress tokens given with no listener", n)
@@ -68,7 +68,7 @@ func TestProgressAskedOnlyWithAListener(t *testing.T) {
 	events := 0
 	heard.OnEvent = func(string, dispatch.Event) { mu.Lock(); events++; mu.Unlock() }
 	if out := heard.Call(context.Background(), call); !out.OK() {
-		t.Fatalf("%s %q", out.Status, unwrapped(out.Views.Model))
+		t.Fatalf("%s %q", out.Status, unwrapped(out.Views.Model.String()))
 	}
 	mu.Lock()
 	defer mu.Unlock()

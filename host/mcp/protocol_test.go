@@ -110,8 +110,8 @@ func TestProtocolEras(t *testing.T) {
 				t.Fatalf("the raw schema was changed: %s", r.Sources[0].Tools[0].InputSchema)
 			}
 			out := f.dispatchTurn(r, "eras__echo").Call(context.Background(), dispatch.ToolCall{Name: "eras__echo", Args: []byte(`{"text":"era"}`)})
-			if !out.OK() || unwrapped(out.Views.Model) != "era" {
-				t.Fatalf("%s %q", out.Status, unwrapped(out.Views.Model))
+			if !out.OK() || unwrapped(out.Views.Model.String()) != "era" {
+				t.Fatalf("%s %q", out.Status, unwrapped(out.Views.Model.String()))
 			}
 			got := seen()
 			for _, m := range c.mustSee {

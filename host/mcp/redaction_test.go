@@ -84,10 +84,10 @@ func TestCallErrorRedacted(t *testing.T) {
 	}
 	turn := f.dispatchTurn(r, "s__t")
 	out := turn.Call(context.Background(), dispatch.ToolCall{Name: "s__t", Args: []byte(`{}`)})
-	if out.Status != dispatch.StatusFailed || !strings.Contains(unwrapped(out.Views.Model), "tools/call refused") {
-		t.Fatalf("%s %q", out.Status, unwrapped(out.Views.Model))
+	if out.Status != dispatch.StatusFailed || !strings.Contains(unwrapped(out.Views.Model.String()), "tools/call refused") {
+		t.Fatalf("%s %q", out.Status, unwrapped(out.Views.Model.String()))
 	}
-	noEcho(t, "the model view", unwrapped(out.Views.Model), envValue, argValue)
+	noEcho(t, "the model view", unwrapped(out.Views.Model.String()), envValue, argValue)
 	noEcho(t, "the views", fmt.Sprintf("%+v", out.Views), envValue, argValue)
 }
 

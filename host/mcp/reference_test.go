@@ -39,17 +39,17 @@ func TestEverythingStdio(t *testing.T) {
 	}
 	turn := f.dispatchTurn(r, "everything__echo", "everything__get-sum", "everything__get-env")
 	out := turn.Call(context.Background(), dispatch.ToolCall{Name: "everything__echo", Args: []byte(`{"message":"hi there"}`)})
-	if !out.OK() || unwrapped(out.Views.Model) != "Echo: hi there" {
-		t.Fatalf("%s %q", out.Status, unwrapped(out.Views.Model))
+	if !out.OK() || unwrapped(out.Views.Model.String()) != "Echo: hi there" {
+		t.Fatalf("%s %q", out.Status, unwrapped(out.Views.Model.String()))
 	}
 	out = turn.Call(context.Background(), dispatch.ToolCall{Name: "everything__get-sum", Args: []byte(`{"a":2,"b":"3"}`)})
-	if !out.OK() || !strings.Contains(unwrapped(out.Views.Model), "5") {
-		t.Fatalf("%s %q", out.Status, unwrapped(out.Views.Model))
+	if !out.OK() || !strings.Contains(unwrapped(out.Views.Model.String()), "5") {
+		t.Fatalf("%s %q", out.Status, unwrapped(out.Views.Model.String()))
 	}
 	out = turn.Call(context.Background(), dispatch.ToolCall{Name: "everything__get-env", Args: []byte(`{}`)})
-	if !out.OK() || strings.Contains(unwrapped(out.Views.Model), "host-secret-value") || strings.Contains(unwrapped(out.Views.Model), "ev-secret-4242") ||
-		!strings.Contains(unwrapped(out.Views.Model), "EVERYTHING_KEY") {
-		t.Fatalf("%s %q", out.Status, unwrapped(out.Views.Model))
+	if !out.OK() || strings.Contains(unwrapped(out.Views.Model.String()), "host-secret-value") || strings.Contains(unwrapped(out.Views.Model.String()), "ev-secret-4242") ||
+		!strings.Contains(unwrapped(out.Views.Model.String()), "EVERYTHING_KEY") {
+		t.Fatalf("%s %q", out.Status, unwrapped(out.Views.Model.String()))
 	}
 }
 
@@ -70,12 +70,12 @@ func TestFilesystemStdio(t *testing.T) {
 	}
 	turn := f.dispatchTurn(r, "fs__list_directory", "fs__read_text_file")
 	out := turn.Call(context.Background(), dispatch.ToolCall{Name: "fs__list_directory", Args: []byte(fmt.Sprintf(`{"path":%q}`, f.ws.Root))})
-	if !out.OK() || !strings.Contains(unwrapped(out.Views.Model), "notes.md") {
-		t.Fatalf("%s %q", out.Status, unwrapped(out.Views.Model))
+	if !out.OK() || !strings.Contains(unwrapped(out.Views.Model.String()), "notes.md") {
+		t.Fatalf("%s %q", out.Status, unwrapped(out.Views.Model.String()))
 	}
 	out = turn.Call(context.Background(), dispatch.ToolCall{Name: "fs__read_text_file", Args: []byte(`{"path":"/etc/passwd"}`)})
 	if out.Status != dispatch.StatusToolError {
-		t.Fatalf("the server read outside its root: %s %q", out.Status, unwrapped(out.Views.Model))
+		t.Fatalf("the server read outside its root: %s %q", out.Status, unwrapped(out.Views.Model.String()))
 	}
 }
 
@@ -127,8 +127,8 @@ func TestEverythingHTTP(t *testing.T) {
 	}
 	turn := f.dispatchTurn(r, "ev__echo")
 	out := turn.Call(context.Background(), dispatch.ToolCall{Name: "ev__echo", Args: []byte(`{"message":"over http"}`)})
-	if !out.OK() || unwrapped(out.Views.Model) != "Echo: over http" {
-		t.Fatalf("%s %q", out.Status, unwrapped(out.Views.Model))
+	if !out.OK() || unwrapped(out.Views.Model.String()) != "Echo: over http" {
+		t.Fatalf("%s %q", out.Status, unwrapped(out.Views.Model.String()))
 	}
 	if len(dec.all()) == 0 {
 		t.Fatal("no URL decisions")

@@ -99,8 +99,8 @@ func TestSandboxedServerAnswersCalls(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	out := turn.Call(ctx, dispatch.ToolCall{ID: "c1", Name: "echo__echo", Args: []byte(`{"text":"hello from the box"}`)})
-	if !out.OK() || !strings.Contains(unwrapped(out.Views.Model), "hello from the box") {
-		t.Fatalf("%s %q", out.Status, unwrapped(out.Views.Model))
+	if !out.OK() || !strings.Contains(unwrapped(out.Views.Model.String()), "hello from the box") {
+		t.Fatalf("%s %q", out.Status, unwrapped(out.Views.Model.String()))
 	}
 }
 

@@ -130,7 +130,7 @@ func BenchmarkServedReadFile(b *testing.B) {
 			out := turn.Call(ctx, call)
 			lat = append(lat, time.Since(start))
 			if !out.OK() {
-				b.Fatal(out.Status, out.Views.Model)
+				b.Fatal(out.Status, out.Views.Model.String())
 			}
 		}
 		b.StopTimer()
@@ -150,7 +150,7 @@ func BenchmarkServedReadFile(b *testing.B) {
 				return nil, err
 			}
 			out := turn.Call(ctx, dispatch.ToolCall{ID: fmt.Sprint("bare_", n.Add(1)), Name: "read_file", Args: []byte(req.Params.RawArguments)})
-			return mcp.NewToolResultText(out.Views.Model), nil
+			return mcp.NewToolResultText(out.Views.Model.String()), nil
 		})
 		handler := server.NewStreamableHTTPServer(s, server.WithEndpointPath(EndpointPath), server.WithStateful(true))
 		b.Cleanup(func() { _ = handler.Shutdown(context.Background()) })

@@ -76,7 +76,7 @@ func (s *Server) handle(ctx context.Context, req mcp.CallToolRequest) (*mcp.Call
 // text, and as structuredContent when it is a JSON object; a call that
 // did not succeed is a tool error the model can act on.
 func resultOf(out dispatch.Outcome, clientAsked bool) *mcp.CallToolResult {
-	text := out.Views.Model
+	text := out.Views.Model.String() // the client gets one string: joined once here
 	if !out.OK() {
 		text = fmt.Sprintf("%s: %s", out.Status, text)
 		if out.Status == dispatch.StatusDenied && out.Approval.Via == approval.ViaDeny && !clientAsked {
@@ -86,7 +86,7 @@ func resultOf(out dispatch.Outcome, clientAsked bool) *mcp.CallToolResult {
 	}
 	res := &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent(text)}, IsError: !out.OK()}
 	if out.OK() {
-		if obj := jsonObject(out.Views.Model); obj != nil {
+		if obj := jsonObject(text); obj != nil {
 			res.StructuredContent = obj
 		}
 	}

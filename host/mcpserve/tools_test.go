@@ -157,7 +157,8 @@ func TestCallGoesThroughDispatch(t *testing.T) {
 	}
 }
 
-// TestResultOf: the model view is the content; a JSON object view is
+// TestResultOf: the model view is the content (an envelope's lines
+// joined to it); a JSON object view is
 // structuredContent too; a refused call is a tool error naming its status,
 // and a denial no one could answer names the flag that approves it.
 func TestResultOf(t *testing.T) {
@@ -169,10 +170,11 @@ func TestResultOf(t *testing.T) {
 		structured bool
 		has        string
 	}{
-		{"text", dispatch.Outcome{Status: dispatch.StatusOK, Views: redact.Views{Model: "  1\thi"}}, false, false, false, "1\thi"},
-		{"object", dispatch.Outcome{Status: dispatch.StatusOK, Views: redact.Views{Model: `{"task_id":"t1"}`}}, false, false, true, "t1"},
-		{"array is not structure", dispatch.Outcome{Status: dispatch.StatusOK, Views: redact.Views{Model: `[1]`}}, false, false, false, "[1]"},
-		{"tool error", dispatch.Outcome{Status: dispatch.StatusToolError, Views: redact.Views{Model: `{"x":1}`}}, false, true, false, "tool_error"},
+		{"text", dispatch.Outcome{Status: dispatch.StatusOK, Views: redact.Views{Model: redact.ModelText("  1\thi")}}, false, false, false, "1\thi"},
+		{"object", dispatch.Outcome{Status: dispatch.StatusOK, Views: redact.Views{Model: redact.ModelText(`{"task_id":"t1"}`)}}, false, false, true, "t1"},
+		{"an envelope, joined", dispatch.Outcome{Status: dispatch.StatusOK, Views: redact.Views{Model: redact.ModelView{Head: "<untrusted-data boundary=\"B\">\n", Body: "page", Tail: "\n</untrusted-data boundary=\"B\">"}}}, false, false, false, "<untrusted-data boundary=\"B\">\npage\n</untrusted-data boundary=\"B\">"},
+		{"array is not structure", dispatch.Outcome{Status: dispatch.StatusOK, Views: redact.Views{Model: redact.ModelText(`[1]`)}}, false, false, false, "[1]"},
+		{"tool error", dispatch.Outcome{Status: dispatch.StatusToolError, Views: redact.Views{Model: redact.ModelText(`{"x":1}`)}}, false, true, false, "tool_error"},
 		{"denied, nobody asked", dispatch.Outcome{Tool: "terminal", Status: dispatch.StatusDenied, Approval: approval.Outcome{Via: approval.ViaDeny}}, false, true, false, "--approve allow:terminal"},
 		{"denied by the client", dispatch.Outcome{Tool: "terminal", Status: dispatch.StatusDenied, Approval: approval.Outcome{Via: approval.ViaDeny}}, true, true, false, "denied"},
 	}

@@ -74,7 +74,7 @@ func TestBuiltinNamedPackageGetsNoSecret(t *testing.T) {
 	}
 	out := turn.Call(ctx, dispatch.ToolCall{ID: "c1", Name: "terminal", Args: []byte(`{"command":"printenv LEAKED | base64; echo done"}`)})
 	views, _ := json.Marshal(out.Views)
-	if out.Status != dispatch.StatusOK || !strings.Contains(out.Views.Model, "done") {
+	if out.Status != dispatch.StatusOK || !strings.Contains(out.Views.Model.String(), "done") {
 		t.Fatalf("the command did not run (%s): %s", out.Status, views)
 	}
 	if strings.Contains(string(views), base64.StdEncoding.EncodeToString([]byte(secret+"\n"))) || strings.Contains(string(views), secret) || strings.Contains(string(views), "redacted:LEAKED") {

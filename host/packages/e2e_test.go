@@ -132,8 +132,8 @@ func TestSecretBoundToOneCall(t *testing.T) {
 			}
 
 			out := call("c1")
-			if out.Status != dispatch.StatusOK || !strings.Contains(out.Views.Model, "1. The Go Programming Language\n   https://go.dev/") {
-				t.Fatalf("status %s: %s", out.Status, out.Views.Model)
+			if out.Status != dispatch.StatusOK || !strings.Contains(out.Views.Model.String(), "1. The Go Programming Language\n   https://go.dev/") {
+				t.Fatalf("status %s: %s", out.Status, out.Views.Model.String())
 			}
 			wantHeader := "X-Subscription-Token=" + p.key
 			if p.name == "web_search_tavily" {
@@ -164,16 +164,16 @@ func TestSecretBoundToOneCall(t *testing.T) {
 			mu.Unlock()
 			out = call("c2")
 			<-got
-			if out.Status != dispatch.StatusOK || !strings.Contains(out.Views.Model, "token <redacted:"+p.env+">") {
-				t.Fatalf("echoed key not redacted: %s", out.Views.Model)
+			if out.Status != dispatch.StatusOK || !strings.Contains(out.Views.Model.String(), "token <redacted:"+p.env+">") {
+				t.Fatalf("echoed key not redacted: %s", out.Views.Model.String())
 			}
 
 			// Without the key in the host environment the call is refused
 			// before approval: it could not work.
 			os.Unsetenv(p.env)
 			out = call("c3")
-			if out.Status != dispatch.StatusPrecheckFailed || !strings.Contains(out.Views.Model, "no "+p.env+" is set") {
-				t.Fatalf("without a key: %s %s", out.Status, out.Views.Model)
+			if out.Status != dispatch.StatusPrecheckFailed || !strings.Contains(out.Views.Model.String(), "no "+p.env+" is set") {
+				t.Fatalf("without a key: %s %s", out.Status, out.Views.Model.String())
 			}
 
 			// The audit log: every binding recorded, by source and target,

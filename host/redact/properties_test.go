@@ -97,9 +97,9 @@ func FuzzRedactionIdempotent(f *testing.F) {
 			t.Fatalf("text(%q) = %q, and again %q", s, once, twice)
 		}
 		v := Make(Raw{Tool: "t", Content: s}, given)
-		again := Make(Raw{Tool: "t", Content: v.Model}, given)
-		if again.Model != v.Model || again.Card.Body != v.Card.Body {
-			t.Fatalf("Make of %q: %q, made again %q", s, v.Model, again.Model)
+		again := Make(Raw{Tool: "t", Content: v.Model.String()}, given)
+		if again.Model.String() != v.Model.String() || again.Card.Body != v.Card.Body {
+			t.Fatalf("Make of %q: %q, made again %q", s, v.Model.String(), again.Model.String())
 		}
 	})
 }
@@ -113,7 +113,7 @@ func FuzzPlainTextUnchanged(f *testing.F) {
 		s = plainText(s)
 		args := map[string]any{"text": s}
 		v := Make(Raw{Tool: "read_file", CallID: "c1", Args: args, Content: s, Structured: map[string]any{"text": s}}, nil)
-		if v.Failed || v.Model != s || v.Card.Body != s || v.Record["content"] != s || v.Card.Title != "read_file" {
+		if v.Failed || v.Model.String() != s || v.Card.Body != s || v.Record["content"] != s || v.Card.Title != "read_file" {
 			t.Fatalf("plain %q changed: %#v", s, v)
 		}
 		if st, _ := v.Record["structured"].(map[string]any); st["text"] != s {

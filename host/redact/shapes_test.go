@@ -106,8 +106,8 @@ func TestShapeProperties(t *testing.T) {
 				continue
 			}
 			if v.Failed {
-				if v.Model != FailedText || v.Card.Body != FailedText {
-					t.Errorf("shape %d: a failed result shows %q / %q", i, v.Model, v.Card.Body)
+				if v.Model.String() != FailedText || v.Card.Body != FailedText {
+					t.Errorf("shape %d: a failed result shows %q / %q", i, v.Model.String(), v.Card.Body)
 				}
 				continue
 			}

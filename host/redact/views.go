@@ -48,7 +48,7 @@ type Card struct {
 
 // Views are the five redacted forms of one result.
 type Views struct {
-	Model  string         // model history and provider replay
+	Model  ModelView      // model history and provider replay (see ModelView)
 	Card   Card           // operator tool card
 	Event  map[string]any // event log: safe metadata, no values
 	Record map[string]any // durable record: Event plus redacted content
@@ -81,7 +81,7 @@ func failedViews() Views {
 		return map[string]any{"result": FailedText, "redaction_failed": true}
 	}
 	return Views{
-		Model:  FailedText,
+		Model:  ModelText(FailedText),
 		Card:   Card{Title: FailedText, Args: FailedText, Body: FailedText, IsError: true},
 		Event:  fixed(),
 		Record: fixed(),
@@ -156,7 +156,7 @@ func makeViews(raw Raw, given []Secret) (Views, error) {
 	debug["secret_fingerprints"] = r.fingerprints(secrets)
 
 	v := Views{
-		Model:  r.text(model),
+		Model:  ModelText(r.text(model)),
 		Card:   Card{Title: title, Args: args, Body: r.text(body), IsError: raw.IsError || CommandFailed(raw.Structured)},
 		Event:  event,
 		Record: record,

@@ -22,7 +22,7 @@ func TestMakeTakesTheCallersArgSearch(t *testing.T) {
 		t.Fatalf("views from the caller's search differ:\n%#v\n%#v", got, own)
 	}
 	for _, leak := range []string{"hunter2pass", "sk-abcdefghijklmnop123456", "tok-123456789"} {
-		if strings.Contains(own.Model+own.Card.Args+own.Card.Body, leak) {
+		if strings.Contains(own.Model.String()+own.Card.Args+own.Card.Body, leak) {
 			t.Fatalf("%q left in the views", leak)
 		}
 	}

@@ -14,7 +14,7 @@ import (
 func allText(t testing.TB, v Views) string {
 	t.Helper()
 	var b strings.Builder
-	b.WriteString(v.Model + "\n" + v.Card.Title + "\n" + v.Card.Args + "\n" + v.Card.Body + "\n")
+	b.WriteString(v.Model.String() + "\n" + v.Card.Title + "\n" + v.Card.Args + "\n" + v.Card.Body + "\n")
 	for _, m := range []map[string]any{v.Event, v.Record, v.Debug} {
 		j, err := jsonenc.Append(nil, m, false)
 		if err != nil {
@@ -70,8 +70,8 @@ func TestSecretsNeverAppearInAnyView(t *testing.T) {
 					t.Fatalf("%q leaked into a view:\n%s", leak, text)
 				}
 			}
-			if !strings.Contains(v.Model, "the value is <redacted:") {
-				t.Errorf("model view lost its text or marker: %q", v.Model)
+			if !strings.Contains(v.Model.String(), "the value is <redacted:") {
+				t.Errorf("model view lost its text or marker: %q", v.Model.String())
 			}
 			if !reflect.DeepEqual(v.Event["secret_sources"], []string(nil)) {
 				if srcs, _ := v.Event["secret_sources"].([]string); !contains(srcs, tc.source) {
@@ -100,8 +100,8 @@ func TestViewsShape(t *testing.T) {
 	if v.Failed {
 		t.Fatal("redaction failed")
 	}
-	if v.Model != raw.Content || v.Card.Body != raw.Content || v.Card.Title != "read_file" {
-		t.Errorf("model/card = %q / %+v", v.Model, v.Card)
+	if v.Model.String() != raw.Content || v.Card.Body != raw.Content || v.Card.Title != "read_file" {
+		t.Errorf("model/card = %q / %+v", v.Model.String(), v.Card)
 	}
 	if v.Card.Args != `{"path":"notes.txt","token":"<redacted>"}` {
 		t.Errorf("card args %s", v.Card.Args)
@@ -132,16 +132,16 @@ func TestViewsShape(t *testing.T) {
 
 func TestErrorResultViews(t *testing.T) {
 	v := Make(Raw{Tool: "fetch", IsError: true, ErrorText: "GET https://x/?api_key=k-9999999 failed: 401"}, nil)
-	if v.Failed || !strings.HasPrefix(v.Model, "GET https://x/?api_key=<redacted:") || strings.Contains(v.Model, "k-9999999") ||
+	if v.Failed || !strings.HasPrefix(v.Model.String(), "GET https://x/?api_key=<redacted:") || strings.Contains(v.Model.String(), "k-9999999") ||
 		v.Card.Title != "fetch (error)" ||
-		v.Card.Body != v.Model || v.Record["error"] != v.Model {
+		v.Card.Body != v.Model.String() || v.Record["error"] != v.Model.String() {
 		t.Fatalf("error views: %+v", v)
 	}
 }
 
 func TestInvalidUTF8IsReplacedNotFailed(t *testing.T) {
 	v := Make(Raw{Tool: "t", Content: "ok \xff\xfe bytes"}, nil)
-	if v.Failed || v.Model != "ok \uFFFD bytes" {
+	if v.Failed || v.Model.String() != "ok \uFFFD bytes" {
 		t.Fatalf("got %+v", v)
 	}
 }

@@ -21,9 +21,9 @@ func TestAuthoredFailsClosedWithoutLandlock(t *testing.T) {
 			rec := &recorder{}
 			h, ws := probeHost(t, "", rec)
 			out := probe(t, h, tool, map[string]any{"action": "write", "path": filepath.Join(ws, "NOTES.md")})
-			if out.Status != dispatch.StatusFailed || !strings.Contains(out.Views.Model, "authored tools run only under an enforced OS sandbox") ||
-				!strings.Contains(out.Views.Model, "landlock") {
-				t.Errorf("status = %s (%s), want failed naming landlock", out.Status, out.Views.Model)
+			if out.Status != dispatch.StatusFailed || !strings.Contains(out.Views.Model.String(), "authored tools run only under an enforced OS sandbox") ||
+				!strings.Contains(out.Views.Model.String(), "landlock") {
+				t.Errorf("status = %s (%s), want failed naming landlock", out.Status, out.Views.Model.String())
 			}
 			if out.Approval.Via != "" || len(rec.reqs) != 0 {
 				t.Errorf("a call that cannot run went to approval (via %q)", out.Approval.Via)

@@ -21,11 +21,11 @@ func BenchmarkAuthoredCallSandbox(b *testing.B) {
 			h, ws := probeHostTB(b, mode)
 			args := map[string]any{"action": "read", "path": filepath.Join(ws, "README.md")}
 			if out := probeTB(b, h, "probe_reader", args); out.Status != dispatch.StatusOK {
-				b.Fatalf("%s %s", out.Status, out.Views.Model)
+				b.Fatalf("%s %s", out.Status, out.Views.Model.String())
 			}
 			for b.Loop() {
 				if out := probeTB(b, h, "probe_reader", args); out.Status != dispatch.StatusOK {
-					b.Fatalf("%s %s", out.Status, out.Views.Model)
+					b.Fatalf("%s %s", out.Status, out.Views.Model.String())
 				}
 			}
 		})

@@ -200,21 +200,21 @@ func TestAuthoredToolsRunSandboxed(t *testing.T) {
 					}
 					out := probe(t, h, tc.tool, tc.args(ws, outside, port))
 					if out.Status != dispatch.StatusOK {
-						t.Fatalf("status = %s (%s)", out.Status, out.Views.Model)
+						t.Fatalf("status = %s (%s)", out.Status, out.Views.Model.String())
 					}
 					want := tc.sandboxed
 					if mode == "off" {
 						want = tc.off
 					}
-					got := strings.HasPrefix(out.Views.Model, "ok")
-					if strings.Contains(out.Views.Model, probeSecret) {
+					got := strings.HasPrefix(out.Views.Model.String(), "ok")
+					if strings.Contains(out.Views.Model.String(), probeSecret) {
 						got = true // the tool read the secret (whatever the views show)
 					}
 					if tc.name == "read the workspace .env" {
-						got = strings.Contains(out.Views.Model, "TOKEN=")
+						got = strings.Contains(out.Views.Model.String(), "TOKEN=")
 					}
 					if got != want {
-						t.Errorf("succeeded = %v, want %v: %q", got, want, out.Views.Model)
+						t.Errorf("succeeded = %v, want %v: %q", got, want, out.Views.Model.String())
 					}
 					if tc.changed != nil && !want {
 						if after, _ := os.ReadFile(tc.changed(ws, outside)); string(after) != string(before) {
@@ -237,7 +237,7 @@ func TestAuthoredSandboxOffIsOnTheCard(t *testing.T) {
 	h, ws := probeHost(t, "off", rec)
 	out := probe(t, h, "probe_reader", map[string]any{"action": "read", "path": filepath.Join(ws, "README.md")})
 	if out.Status != dispatch.StatusOK {
-		t.Fatalf("status = %s (%s)", out.Status, out.Views.Model)
+		t.Fatalf("status = %s (%s)", out.Status, out.Views.Model.String())
 	}
 	if len(rec.reqs) != 1 || !strings.Contains(strings.Join(rec.reqs[0].Reasons, "\n"), "runs unconfined") {
 		t.Errorf("approval requests = %+v, want one saying the tool runs unconfined", rec.reqs)

@@ -297,7 +297,7 @@ func TestAuthoredCallPath(t *testing.T) {
 			out := turn.Call(context.Background(), dispatch.ToolCall{ID: "c1", Name: "project_note",
 				Args: []byte(`{"text":"ship it","api_token":"sk-live-0123456789abcdef"}`)})
 			if out.Status != tt.status {
-				t.Fatalf("status = %s (%s), want %s", out.Status, out.Views.Model, tt.status)
+				t.Fatalf("status = %s (%s), want %s", out.Status, out.Views.Model.String(), tt.status)
 			}
 			_, err = os.Stat(filepath.Join(ws, ".imported"))
 			if imported := err == nil; imported != tt.imported {
@@ -312,8 +312,8 @@ func TestAuthoredCallPath(t *testing.T) {
 			if len(rec.reqs) != 1 || strings.Contains(rec.reqs[0].Preview, "sk-live") || !strings.Contains(rec.reqs[0].Preview, "ship it") {
 				t.Errorf("approval requests = %+v, want one with a redacted preview", rec.reqs)
 			}
-			if out.Views.Model != "noted" || strings.Contains(out.Views.Model, "forged") {
-				t.Errorf("model view = %q", out.Views.Model)
+			if out.Views.Model.String() != "noted" || strings.Contains(out.Views.Model.String(), "forged") {
+				t.Errorf("model view = %q", out.Views.Model.String())
 			}
 			ev, _ := json.Marshal(out.Views.Event)
 			if strings.Contains(string(ev), "forged") {
@@ -342,10 +342,10 @@ func TestAuthoredWorkersStopWithTheHost(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := turn.Call(context.Background(), dispatch.ToolCall{ID: "c1", Name: "pid", Args: []byte(`{}`)})
-	nsPID, err := strconv.Atoi(out.Views.Model)
+	nsPID, err := strconv.Atoi(out.Views.Model.String())
 	if out.Status != dispatch.StatusOK || err != nil {
 		h.Close()
-		t.Fatalf("call = %s %q", out.Status, out.Views.Model)
+		t.Fatalf("call = %s %q", out.Status, out.Views.Model.String())
 	}
 	// The worker runs in the sandbox's pid namespace: the pid it sees is
 	// not the one the test can signal.
@@ -454,8 +454,8 @@ def execute(ctx, args):
 		t.Fatal(err)
 	}
 	out := turn.Call(context.Background(), dispatch.ToolCall{ID: "c1", Name: "caller", Args: []byte(`{}`)})
-	if out.Views.Model != "refused: ctx.tools.call('read_file'): only a pipeline slot may call tools through the host" {
-		t.Fatalf("call = %s %q", out.Status, out.Views.Model)
+	if out.Views.Model.String() != "refused: ctx.tools.call('read_file'): only a pipeline slot may call tools through the host" {
+		t.Fatalf("call = %s %q", out.Status, out.Views.Model.String())
 	}
 }
 
@@ -483,7 +483,7 @@ func TestAuthoredAgentsWithoutASpawnGate(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := turn.Call(context.Background(), dispatch.ToolCall{ID: "c1", Name: "spawner", Args: []byte(`{}`)})
-	if !strings.HasPrefix(out.Views.Model, "refused: ctx.agents.spawn: no child agent can be started here") {
-		t.Fatalf("call = %s %q", out.Status, out.Views.Model)
+	if !strings.HasPrefix(out.Views.Model.String(), "refused: ctx.agents.spawn: no child agent can be started here") {
+		t.Fatalf("call = %s %q", out.Status, out.Views.Model.String())
 	}
 }

@@ -33,8 +33,8 @@ func TestAuthoredCallTimeout(t *testing.T) {
 	}
 	start := time.Now()
 	out := turn.Call(ctx, dispatch.ToolCall{ID: "c1", Name: "slow", Args: []byte(`{}`)})
-	if out.Status != dispatch.StatusFailed || !strings.Contains(out.Views.Model, "within the host's call timeout of 1s") {
-		t.Fatalf("%s %q", out.Status, out.Views.Model)
+	if out.Status != dispatch.StatusFailed || !strings.Contains(out.Views.Model.String(), "within the host's call timeout of 1s") {
+		t.Fatalf("%s %q", out.Status, out.Views.Model.String())
 	}
 	if took := time.Since(start); took > 30*time.Second {
 		t.Fatalf("the call took %s", took)

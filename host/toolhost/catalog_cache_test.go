@@ -102,7 +102,7 @@ func TestCatalogCacheSeesActivations(t *testing.T) {
 		t.Fatalf("not cached: %v", err)
 	}
 	if o := turnCall(t, turn, "search_capabilities", map[string]any{"query": "web_extract"}); !o.OK() {
-		t.Fatalf("search: %s %q", o.Status, o.Views.Model)
+		t.Fatalf("search: %s %q", o.Status, o.Views.Model.String())
 	}
 	next, err := h.NewTurn(ctx)
 	if err != nil {

@@ -44,7 +44,7 @@ func TestFreshSessionsShareTheCatalog(t *testing.T) {
 		t.Fatal(err)
 	}
 	if o := turnCall(t, turnOne, "search_capabilities", map[string]any{"query": "web_extract"}); !o.OK() {
-		t.Fatalf("search: %s %q", o.Status, o.Views.Model)
+		t.Fatalf("search: %s %q", o.Status, o.Views.Model.String())
 	}
 	next, err := two.NewCallTurn(ctx)
 	if err != nil {

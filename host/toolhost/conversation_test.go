@@ -55,12 +55,12 @@ func TestTodoDurableAcrossReopen(t *testing.T) {
 	id := h.Session().ID()
 	write := `{"todos":[{"id":"t1","content":"write the index","status":"completed"},{"id":"t2","content":"bench it","status":"in_progress"},{"id":"t3","content":"report","status":"pending"}]}`
 	if out := call(t, turn, "todo", write); !out.OK() {
-		t.Fatalf("write: %s: %s", out.Status, out.Views.Model)
+		t.Fatalf("write: %s: %s", out.Status, out.Views.Model.String())
 	}
 	// A list that breaks a rule is refused and the stored one stays.
 	bad := `{"todos":[{"id":"a","content":"x","status":"in_progress"},{"id":"b","content":"y","status":"in_progress"}]}`
-	if out := call(t, turn, "todo", bad); out.Status != dispatch.StatusToolError || !strings.Contains(out.Views.Model, "at most one item is in progress") {
-		t.Fatalf("two in progress: %s: %s", out.Status, out.Views.Model)
+	if out := call(t, turn, "todo", bad); out.Status != dispatch.StatusToolError || !strings.Contains(out.Views.Model.String(), "at most one item is in progress") {
+		t.Fatalf("two in progress: %s: %s", out.Status, out.Views.Model.String())
 	}
 	h.Close()
 
@@ -70,14 +70,14 @@ func TestTodoDurableAcrossReopen(t *testing.T) {
 	}
 	out := call(t, newTurn(t, h2), "todo", `{}`)
 	for _, want := range []string{"[x] t1: write the index", "[>] t2: bench it", "[ ] t3: report", "(1 of 3 completed)"} {
-		if !strings.Contains(out.Views.Model, want) {
-			t.Fatalf("after reopen the list lacks %q:\n%s", want, out.Views.Model)
+		if !strings.Contains(out.Views.Model.String(), want) {
+			t.Fatalf("after reopen the list lacks %q:\n%s", want, out.Views.Model.String())
 		}
 	}
 	// Another session has a list of its own.
 	h2.NewSession()
-	if out := call(t, newTurn(t, h2), "todo", `{}`); !strings.Contains(out.Views.Model, "The task list is empty") {
-		t.Fatalf("a new session sees another's list:\n%s", out.Views.Model)
+	if out := call(t, newTurn(t, h2), "todo", `{}`); !strings.Contains(out.Views.Model.String(), "The task list is empty") {
+		t.Fatalf("a new session sees another's list:\n%s", out.Views.Model.String())
 	}
 }
 
@@ -104,7 +104,7 @@ func TestTodoBounds(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			out := call(t, turn, "todo", tt.args)
-			if out.Status != tt.status || !strings.Contains(out.Views.Model, tt.want) {
+			if out.Status != tt.status || !strings.Contains(out.Views.Model.String(), tt.want) {
 				t.Fatalf("%s: %s, want %s containing %q", tt.name, out.Status, tt.status, tt.want)
 			}
 		})
@@ -124,8 +124,8 @@ func TestClarify(t *testing.T) {
 			return "postgres", true, nil
 		}
 		out := call(t, turn, "clarify", `{"question":"Which database?","choices":["sqlite","postgres"]}`)
-		if !out.OK() || !strings.Contains(out.Views.Model, "The operator answered: postgres") {
-			t.Fatalf("%s: %s", out.Status, out.Views.Model)
+		if !out.OK() || !strings.Contains(out.Views.Model.String(), "The operator answered: postgres") {
+			t.Fatalf("%s: %s", out.Status, out.Views.Model.String())
 		}
 		if got.q != "Which database?" || strings.Join(got.choices, "|") != "sqlite|postgres" {
 			t.Fatalf("the hook was asked %q %q", got.q, got.choices)
@@ -140,8 +140,8 @@ func TestClarify(t *testing.T) {
 			turn.Clarify = hook
 			out := call(t, turn, "clarify", `{"question":"Ship it?"}`)
 			// Not an error: the model goes on.
-			if !out.OK() || !strings.Contains(out.Views.Model, "No answer") || !strings.Contains(out.Views.Model, "best judgement") {
-				t.Fatalf("%s: %s", out.Status, out.Views.Model)
+			if !out.OK() || !strings.Contains(out.Views.Model.String(), "No answer") || !strings.Contains(out.Views.Model.String(), "best judgement") {
+				t.Fatalf("%s: %s", out.Status, out.Views.Model.String())
 			}
 		})
 	}
@@ -161,7 +161,7 @@ func TestClarify(t *testing.T) {
 			turn.Clarify = func(context.Context, string, []string) (string, bool, error) { asked = true; return "x", true, nil }
 			out := call(t, turn, "clarify", tt.args)
 			if out.OK() || asked {
-				t.Fatalf("%s was accepted (asked=%v): %s", tt.name, asked, out.Views.Model)
+				t.Fatalf("%s was accepted (asked=%v): %s", tt.name, asked, out.Views.Model.String())
 			}
 		})
 	}
@@ -273,14 +273,14 @@ func TestSessionSearchOwnSession(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			out := call(t, turn, "session_search", tt.args)
 			if !out.OK() {
-				t.Fatalf("%s: %s", out.Status, out.Views.Model)
+				t.Fatalf("%s: %s", out.Status, out.Views.Model.String())
 			}
 			r := structured(t, out)
 			if got := sessionsOf(r); fmt.Sprint(got) != fmt.Sprint(tt.want) {
-				t.Fatalf("read sessions %v, want %v:\n%s", got, tt.want, out.Views.Model)
+				t.Fatalf("read sessions %v, want %v:\n%s", got, tt.want, out.Views.Model.String())
 			}
-			if !strings.Contains(out.Views.Model, tt.snippet) {
-				t.Fatalf("no %q in:\n%s", tt.snippet, out.Views.Model)
+			if !strings.Contains(out.Views.Model.String(), tt.snippet) {
+				t.Fatalf("no %q in:\n%s", tt.snippet, out.Views.Model.String())
 			}
 		})
 	}
@@ -296,9 +296,9 @@ func TestSessionSearchSameErrorForMissingAndForeign(t *testing.T) {
 		for _, args := range []string{`{"conversation_id":"%s"}`, `{"conversation_id":"%s","query":"parser"}`} {
 			out := call(t, turn, "session_search", fmt.Sprintf(args, id))
 			if out.Status != dispatch.StatusToolError {
-				t.Fatalf("%s: %s: %s", id, out.Status, out.Views.Model)
+				t.Fatalf("%s: %s: %s", id, out.Status, out.Views.Model.String())
 			}
-			texts = append(texts, strings.ReplaceAll(out.Views.Model, id, "ID"))
+			texts = append(texts, strings.ReplaceAll(out.Views.Model.String(), id, "ID"))
 		}
 	}
 	for _, s := range texts[1:] {
@@ -316,12 +316,12 @@ func TestSessionSearchOperatorScope(t *testing.T) {
 	turn := newTurn(t, f.h)
 	// No reason, no scope.
 	out := call(t, turn, "session_search", `{"scope":"operator","query":"parser"}`)
-	if out.OK() || !strings.Contains(out.Views.Model, "needs a reason") {
-		t.Fatalf("operator scope without a reason: %s: %s", out.Status, out.Views.Model)
+	if out.OK() || !strings.Contains(out.Views.Model.String(), "needs a reason") {
+		t.Fatalf("operator scope without a reason: %s: %s", out.Status, out.Views.Model.String())
 	}
 	out = call(t, turn, "session_search", `{"scope":"operator","reason":"find where the parser bug was fixed","query":"parser"}`)
 	if !out.OK() {
-		t.Fatalf("%s: %s", out.Status, out.Views.Model)
+		t.Fatalf("%s: %s", out.Status, out.Views.Model.String())
 	}
 	got := sessionsOf(structured(t, out))
 	if want := map[string]bool{f.current: true, f.mine: true}; fmt.Sprint(got) != fmt.Sprint(want) {
@@ -332,8 +332,8 @@ func TestSessionSearchOperatorScope(t *testing.T) {
 		t.Fatalf("operator browse listed %v", got)
 	}
 	out = call(t, turn, "session_search", `{"scope":"operator","reason":"r","conversation_id":"`+f.theirs+`"}`)
-	if out.Status != dispatch.StatusToolError || !strings.Contains(out.Views.Model, "no such session") {
-		t.Fatalf("another principal's session under operator scope: %s: %s", out.Status, out.Views.Model)
+	if out.Status != dispatch.StatusToolError || !strings.Contains(out.Views.Model.String(), "no such session") {
+		t.Fatalf("another principal's session under operator scope: %s: %s", out.Status, out.Views.Model.String())
 	}
 	// Each operator scope is in the audit, with its reason, before the read.
 	store, _ := f.h.Store()
@@ -370,8 +370,8 @@ func TestSessionSearchOperatorScopeAsksTheOperator(t *testing.T) {
 func TestSessionSearchChannelHasNoOperatorScope(t *testing.T) {
 	f := newHistory(t, Options{Principal: "channel:chat:alice", Rules: []string{"allow:session_search"}})
 	out := call(t, newTurn(t, f.h), "session_search", `{"scope":"operator","reason":"r","query":"parser"}`)
-	if out.Status != dispatch.StatusToolError || !strings.Contains(out.Views.Model, "local operator") {
-		t.Fatalf("%s: %s", out.Status, out.Views.Model)
+	if out.Status != dispatch.StatusToolError || !strings.Contains(out.Views.Model.String(), "local operator") {
+		t.Fatalf("%s: %s", out.Status, out.Views.Model.String())
 	}
 }
 
@@ -379,8 +379,8 @@ func TestSessionSearchNeedsApprovalAndCapability(t *testing.T) {
 	t.Run("denied", func(t *testing.T) {
 		f := newHistory(t, Options{}) // nobody can answer: deny
 		out := call(t, newTurn(t, f.h), "session_search", `{"query":"parser"}`)
-		if out.Status != dispatch.StatusDenied || strings.Contains(out.Views.Model, "unicode") {
-			t.Fatalf("%s: %s", out.Status, out.Views.Model)
+		if out.Status != dispatch.StatusDenied || strings.Contains(out.Views.Model.String(), "unicode") {
+			t.Fatalf("%s: %s", out.Status, out.Views.Model.String())
 		}
 	})
 	t.Run("no session.read", func(t *testing.T) {
@@ -399,7 +399,7 @@ func TestSessionSearchNeedsApprovalAndCapability(t *testing.T) {
 		turn.Authority.Capabilities = caps
 		out := call(t, turn, "session_search", `{"query":"parser"}`)
 		if out.Status != dispatch.StatusCapabilityDenied {
-			t.Fatalf("%s: %s", out.Status, out.Views.Model)
+			t.Fatalf("%s: %s", out.Status, out.Views.Model.String())
 		}
 	})
 }
@@ -434,7 +434,7 @@ func TestSessionIndexCatchesUp(t *testing.T) {
 	for _, word := range []string{"zebra", "giraffe", "okapi"} {
 		out := call(t, turn, "session_search", `{"query":"`+word+`"}`)
 		if r := structured(t, out); len(r.Hits) != 1 || !strings.Contains(r.Hits[0].Snippet, "[["+word+"]]") {
-			t.Fatalf("%s: %s", word, out.Views.Model)
+			t.Fatalf("%s: %s", word, out.Views.Model.String())
 		}
 	}
 }
@@ -456,8 +456,8 @@ func TestConversationServicesRefuseOtherPlugins(t *testing.T) {
 	}
 	out := call(t, turn, "eavesdrop", `{}`)
 	want := "search=PermissionDenied todo_read=PermissionDenied todo_write=PermissionDenied clarify=PermissionDenied"
-	if !out.OK() || out.Views.Model != want {
-		t.Fatalf("%s: %q, want %q", out.Status, out.Views.Model, want)
+	if !out.OK() || out.Views.Model.String() != want {
+		t.Fatalf("%s: %q, want %q", out.Status, out.Views.Model.String(), want)
 	}
 	if asked {
 		t.Fatal("a third-party plugin asked the operator")

@@ -59,24 +59,24 @@ func TestDeferredToolsActivateForTheSession(t *testing.T) {
 		t.Error("a tools.deferred name matching nothing is not a diagnostic")
 	}
 	// tools_list shows the deferred ones, marked.
-	if o := turnCall(t, turn, "tools_list", map[string]any{"mode": "quiet"}); !o.OK() || !strings.Contains(o.Views.Model, "web_extract (deferred)") {
-		t.Fatalf("tools_list: %s %q", o.Status, o.Views.Model)
+	if o := turnCall(t, turn, "tools_list", map[string]any{"mode": "quiet"}); !o.OK() || !strings.Contains(o.Views.Model.String(), "web_extract (deferred)") {
+		t.Fatalf("tools_list: %s %q", o.Status, o.Views.Model.String())
 	}
 	// A hidden tool cannot be called.
-	if o := turnCall(t, turn, "web_extract", map[string]any{"url": "https://example.org/"}); o.Status != dispatch.StatusUnknownTool || !strings.Contains(o.Views.Model, "search_capabilities") {
-		t.Fatalf("calling a deferred tool: %s %q", o.Status, o.Views.Model)
+	if o := turnCall(t, turn, "web_extract", map[string]any{"url": "https://example.org/"}); o.Status != dispatch.StatusUnknownTool || !strings.Contains(o.Views.Model.String(), "search_capabilities") {
+		t.Fatalf("calling a deferred tool: %s %q", o.Status, o.Views.Model.String())
 	}
 	// A search that matches nothing activates nothing.
-	if o := turnCall(t, turn, "search_capabilities", map[string]any{"query": "kubernetes pods"}); !o.OK() || !strings.Contains(o.Views.Model, "No deferred tool matches") {
-		t.Fatalf("empty search: %s %q", o.Status, o.Views.Model)
+	if o := turnCall(t, turn, "search_capabilities", map[string]any{"query": "kubernetes pods"}); !o.OK() || !strings.Contains(o.Views.Model.String(), "No deferred tool matches") {
+		t.Fatalf("empty search: %s %q", o.Status, o.Views.Model.String())
 	}
 	if slices.Contains(definitionNames(t, turn.Catalog), "web_extract") {
 		t.Fatal("a search that matched nothing showed a tool")
 	}
 	// A matching search activates, in this turn's catalog too.
 	o := turnCall(t, turn, "search_capabilities", map[string]any{"query": "web_extract"})
-	if !o.OK() || !strings.Contains(o.Views.Model, "Activated for the rest of this session") || !strings.Contains(o.Views.Model, "web_extract") {
-		t.Fatalf("search: %s %q", o.Status, o.Views.Model)
+	if !o.OK() || !strings.Contains(o.Views.Model.String(), "Activated for the rest of this session") || !strings.Contains(o.Views.Model.String(), "web_extract") {
+		t.Fatalf("search: %s %q", o.Status, o.Views.Model.String())
 	}
 	if defs := definitionNames(t, turn.Catalog); !slices.Contains(defs, "web_extract") || slices.Contains(defs, "terminal") {
 		t.Fatalf("after activation the definitions are %q", defs)
@@ -88,8 +88,8 @@ func TestDeferredToolsActivateForTheSession(t *testing.T) {
 	if !slices.Contains(definitionNames(t, next.Catalog), "web_extract") || next.Catalog.DisclosureState("web_extract") != "active" {
 		t.Fatal("the activation did not last into the next turn")
 	}
-	if o := turnCall(t, next, "tools_list", map[string]any{"mode": "quiet"}); !strings.Contains(o.Views.Model, "web_extract (active)") {
-		t.Errorf("tools_list after activation: %q", o.Views.Model)
+	if o := turnCall(t, next, "tools_list", map[string]any{"mode": "quiet"}); !strings.Contains(o.Views.Model.String(), "web_extract (active)") {
+		t.Errorf("tools_list after activation: %q", o.Views.Model.String())
 	}
 
 	// A delegated child that was not given web_extract cannot provide it.
@@ -102,8 +102,8 @@ func TestDeferredToolsActivateForTheSession(t *testing.T) {
 		t.Fatal(err)
 	}
 	o = turnCall(t, ct, "search_capabilities", map[string]any{"query": "terminal"})
-	if !o.OK() || !strings.Contains(o.Views.Model, "unavailable_tools (matched, but this session cannot provide them):\n  terminal:") || strings.Contains(o.Views.Model, "Activated") {
-		t.Fatalf("child search: %s %q; want terminal under unavailable_tools and nothing activated", o.Status, o.Views.Model)
+	if !o.OK() || !strings.Contains(o.Views.Model.String(), "unavailable_tools (matched, but this session cannot provide them):\n  terminal:") || strings.Contains(o.Views.Model.String(), "Activated") {
+		t.Fatalf("child search: %s %q; want terminal under unavailable_tools and nothing activated", o.Status, o.Views.Model.String())
 	}
 	if ct.Catalog.Disclosure().IsActive("terminal") || h.Session().disclosureNames()[0] != "web_extract" || len(h.Session().disclosureNames()) != 1 {
 		t.Error("an unavailable match was activated")

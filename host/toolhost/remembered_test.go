@@ -143,7 +143,7 @@ func dumpBoundEnvironment(t *testing.T, h *Host) (turn *dispatch.Turn, live *[]s
 	turn.OnEvent = func(_ string, ev dispatch.Event) { *live = append(*live, string(ev.Data)) }
 	bind := `{"command":"env > build.log; echo dumped","secret_bindings":[{"source":"env:GH_TOKEN"}]}`
 	if out := turn.Call(ctx, dispatch.ToolCall{ID: "b1", Name: "terminal", Args: []byte(bind)}); !out.OK() {
-		t.Fatalf("binding call: %s %s (warnings %q)", out.Status, out.Views.Model, h.Warnings())
+		t.Fatalf("binding call: %s %s (warnings %q)", out.Status, out.Views.Model.String(), h.Warnings())
 	}
 	return turn, live
 }

@@ -48,7 +48,7 @@ func serverPid(t *testing.T, s *Session) int {
 	// wrapped as untrusted (untrusted_test.go).
 	pid, err := strconv.Atoi(strings.Fields(out.Views.Card.Body + " x")[0])
 	if err != nil || !out.OK() {
-		t.Fatalf("%s %q (warnings %q)", out.Status, out.Views.Model, s.Warnings())
+		t.Fatalf("%s %q (warnings %q)", out.Status, out.Views.Model.String(), s.Warnings())
 	}
 	return pid
 }

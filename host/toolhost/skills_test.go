@@ -118,8 +118,8 @@ func TestEmbeddedCoreReadsTheUserSkillsDirectory(t *testing.T) {
 		t.Fatal("the embedded core with a user skills directory has no skill tools")
 	}
 	o := callSkill(t, h, "skills_list", map[string]any{})
-	if !o.OK() || !strings.Contains(o.Views.Model, "pdf: Fill PDF forms.") {
-		t.Fatalf("skills_list: %s %s", o.Status, o.Views.Model)
+	if !o.OK() || !strings.Contains(o.Views.Model.String(), "pdf: Fill PDF forms.") {
+		t.Fatalf("skills_list: %s %s", o.Status, o.Views.Model.String())
 	}
 	// A symlink there is refused: it could lead anywhere.
 	state2 := t.TempDir()
@@ -149,8 +149,8 @@ func TestSkillReadsThroughThePlugin(t *testing.T) {
 		{"skill_view", map[string]any{"name": "nope"}, dispatch.StatusToolError, `there is no skill "nope"`},
 	} {
 		o := callSkill(t, h, tc.tool, tc.args)
-		if o.Status != tc.status || !strings.Contains(o.Views.Model, tc.want) {
-			t.Errorf("%s %v: %s %q; want %s with %q", tc.tool, tc.args, o.Status, o.Views.Model, tc.status, tc.want)
+		if o.Status != tc.status || !strings.Contains(o.Views.Model.String(), tc.want) {
+			t.Errorf("%s %v: %s %q; want %s with %q", tc.tool, tc.args, o.Status, o.Views.Model.String(), tc.status, tc.want)
 		}
 	}
 }
@@ -191,8 +191,8 @@ func TestSkillManageAsksAndRefusesFirst(t *testing.T) {
 		t.Run(st.name, func(t *testing.T) {
 			before := ap.count()
 			o := callSkill(t, h, "skill_manage", st.args)
-			if o.Status != st.status || !strings.Contains(o.Views.Model, st.want) {
-				t.Fatalf("%s %q; want %s with %q", o.Status, o.Views.Model, st.status, st.want)
+			if o.Status != st.status || !strings.Contains(o.Views.Model.String(), st.want) {
+				t.Fatalf("%s %q; want %s with %q", o.Status, o.Views.Model.String(), st.status, st.want)
 			}
 			if asked := ap.count() > before; asked != st.asked {
 				t.Fatalf("approver asked = %v, want %v", asked, st.asked)
@@ -217,7 +217,7 @@ func TestSkillManageDeniedChangesNothing(t *testing.T) {
 	h, root := skillsCore(t, approval.DenyAll{}, "")
 	o := callSkill(t, h, "skill_manage", map[string]any{"action": "update", "name": "pdf", "content": strings.Replace(pdfSkill, "Fill", "Sign", 1)})
 	if o.Status != dispatch.StatusDenied {
-		t.Fatalf("%s %s", o.Status, o.Views.Model)
+		t.Fatalf("%s %s", o.Status, o.Views.Model.String())
 	}
 	if b, _ := os.ReadFile(filepath.Join(root, "pdf", "SKILL.md")); string(b) != pdfSkill {
 		t.Errorf("a denied update changed SKILL.md: %q", b)
@@ -245,7 +245,7 @@ func TestSkillSymlinkOutOfTheRootIsBlocked(t *testing.T) {
 	} {
 		o := callSkill(t, h, tc.tool, tc.args)
 		if o.Status != dispatch.StatusBlocked && o.Status != dispatch.StatusDenied {
-			t.Errorf("%s: %s %q; want blocked", tc.tool, o.Status, o.Views.Model)
+			t.Errorf("%s: %s %q; want blocked", tc.tool, o.Status, o.Views.Model.String())
 		}
 	}
 	if ap.count() != 0 {
@@ -263,7 +263,7 @@ func TestIndexFollowsSkillManage(t *testing.T) {
 		t.Fatalf("index before: %v %q", err, before)
 	}
 	if o := callSkill(t, h, "skill_manage", map[string]any{"action": "create", "name": "docx", "content": strings.ReplaceAll(pdfSkill, "pdf", "docx")}); !o.OK() {
-		t.Fatalf("create: %s %s", o.Status, o.Views.Model)
+		t.Fatalf("create: %s %s", o.Status, o.Views.Model.String())
 	}
 	after, err := skills.Index(root, 0)
 	if err != nil {

@@ -47,7 +47,7 @@ func (t *turnRun) runBatch(ctx context.Context, dt *dispatch.Turn, calls []provi
 		card := o.Views.Card
 		detail, failed := resultDetail(o)
 		t.show(Event{Type: EventToolResult, CallID: c.ID, Tool: c.Name, Card: card.Title, Result: card.Body, IsError: failed, EventDetail: detail})
-		results[i] = providers.ToolResult{CallID: c.ID, Name: c.Name, Content: o.Views.Model, IsError: !o.OK()}
+		results[i] = providers.ToolResult{CallID: c.ID, Name: c.Name, Content: o.Views.Model.String(), IsError: !o.OK()}
 	}
 	return results
 }

@@ -29,6 +29,6 @@ func BenchmarkScreenWrap4KiB(b *testing.B) {
 	bd := NewBoundary()
 	b.SetBytes(int64(len(s)))
 	for b.Loop() {
-		Wrap(bd, "mcp:docs", s, Screen(s))
+		wrap(bd, "mcp:docs", s, Screen(s))
 	}
 }

@@ -20,14 +20,15 @@ func NewBoundary() string {
 	return base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(b[:])[:20]
 }
 
-// Wrap puts content in the envelope: an opening line naming its origin,
-// the boundary and the screening, the content unchanged, and a closing
-// line with the same boundary. When content holds the boundary (it was
-// shown to the content's author, or guessed), a fresh one is drawn that
-// it does not hold, and the verdict says so: a boundary inside the
-// content never closes the envelope. It returns the text and the verdict
-// with that signal added.
-func Wrap(boundary, origin, content string, v Verdict) (string, Verdict) {
+// Envelope is the envelope of content: an opening line naming its
+// origin, the boundary and the screening (head), and a closing line with
+// the same boundary (tail); the model reads head + content + tail, the
+// content unchanged and not copied. When content holds the boundary (it
+// was shown to the content's author, or guessed), a fresh one is drawn
+// that it does not hold, and the verdict says so: a boundary inside the
+// content never closes the envelope. It returns the two lines and the
+// verdict with that signal added.
+func Envelope(boundary, origin, content string, v Verdict) (head, tail string, _ Verdict) {
 	if boundary == "" || strings.Contains(content, boundary) {
 		if boundary != "" {
 			v = v.with(KindBoundary, strings.Index(content, boundary))
@@ -35,19 +36,12 @@ func Wrap(boundary, origin, content string, v Verdict) (string, Verdict) {
 		for boundary = NewBoundary(); strings.Contains(content, boundary); boundary = NewBoundary() {
 		}
 	}
-	var b strings.Builder
-	b.Grow(len(content) + 160 + len(origin))
-	b.WriteString("<" + Tag + " origin=")
-	b.WriteString(strconv.QuoteToASCII(origin))
-	b.WriteString(" boundary=\"" + boundary + "\" screening=\"")
-	b.WriteString(v.Summary())
-	b.WriteString("\">\n")
-	b.WriteString(content)
+	head = "<" + Tag + " origin=" + strconv.QuoteToASCII(origin) + " boundary=\"" + boundary + "\" screening=\"" + v.Summary() + "\">\n"
+	tail = "</" + Tag + " boundary=\"" + boundary + "\">"
 	if !strings.HasSuffix(content, "\n") {
-		b.WriteByte('\n')
+		tail = "\n" + tail
 	}
-	b.WriteString("</" + Tag + " boundary=\"" + boundary + "\">")
-	return b.String(), v
+	return head, tail, v
 }
 
 // Summary is the verdict in one line: "clean", or "flagged: " and the

@@ -22,7 +22,10 @@ import (
 //   - vocab: that, plus finding which words are vocabulary words (the
 //     filter and the table probe) without running any rule: every one
 //     of them can complete a rule, so each must be looked at;
-//   - wrap: the envelope alone (a clean verdict): one copy of the text;
+//   - wrap: the envelope alone (a clean verdict): its two lines and the
+//     boundary search, the text not copied (Envelope);
+//   - wrapcopy: the envelope as it was before (wrapBefore): the same and
+//     one copy of the text;
 //   - screen: Screen itself (by masks with vector code, else the scan);
 //   - scan: the byte scan (ScreenScan), Screen without vector code;
 //   - old: the screener before the word batches (package oracle).
@@ -60,7 +63,8 @@ func screenFloor(b *testing.B, s string) {
 	}{
 		{name: "words", run: func() int { return countWords(s) }},
 		{name: "vocab", run: func() int { return vocabWords(s) }},
-		{name: "wrap", run: func() int { w, _ := Wrap(bd, "mcp:docs", s, Verdict{}); return len(w) }},
+		{name: "wrap", run: func() int { h, t, _ := Envelope(bd, "mcp:docs", s, Verdict{}); return len(h) + len(t) }},
+		{name: "wrapcopy", run: func() int { w, _ := wrapBefore(bd, "mcp:docs", s, Verdict{}); return len(w) }},
 		{name: "screen", run: func() int { return len(Screen(s).Signals) }},
 		{name: "scan", run: func() int { return len(ScreenScan(s).Signals) }},
 		{name: "old", run: func() int { return len(oracle.Screen(s).Signals) }},
