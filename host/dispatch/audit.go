@@ -80,7 +80,9 @@ func auditDataDirect(p *prepared, out Outcome, b []byte) (body json.RawMessage, 
 	// resource_keys risk screening secret_sources side_effect sizes
 	// source status tool.
 	b = append(b[:0], '{')
-	key := func(k string) { b = jsonenc.AppendKey(b, k, true) }
+	// Every key below is a constant of plain letters and underscores,
+	// which JSON writes as they are: no escaping to look for.
+	key := func(k string) { b = append(append(append(b, '"'), k...), '"', ':') }
 	str := func(k, v string) { key(k); b = append(jsonenc.String(b, v, true), ',') }
 	value := func(k string, v any) {
 		if err == nil {
