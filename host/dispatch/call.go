@@ -406,5 +406,7 @@ func deniedMessage(tool string, v approval.Outcome) string {
 func newInvocationID() string {
 	var b [12]byte
 	_, _ = rand.Read(b[:])
-	return "inv_" + hex.EncodeToString(b[:])
+	id := [len("inv_") + 2*len(b)]byte{'i', 'n', 'v', '_'}
+	hex.Encode(id[len("inv_"):], b[:])
+	return string(id[:]) // one allocation, not two
 }

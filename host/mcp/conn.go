@@ -74,6 +74,8 @@ type conn struct {
 	// calls counts the tool calls in flight: a server's form is asked
 	// about only during one (elicit.go).
 	calls atomic.Int64
+	// deadlines ends the calls that outlive the call timeout.
+	deadlines callDeadlines
 }
 
 // dialer opens the transport of a plan; the HTTP one comes from the pool
