@@ -75,6 +75,18 @@ func (d *callDeadlines) arm(at time.Time) {
 	d.timer.Reset(time.Until(at))
 }
 
+// stop disarms the timer of a closed connection, which would otherwise
+// hold the connection until a deadline minutes away. The calls still
+// pending have failed with the connection (its client is closed).
+func (d *callDeadlines) stop() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.timer != nil {
+		d.timer.Stop()
+	}
+	d.armed = time.Time{}
+}
+
 // fire ends every call whose deadline has passed and arms the timer for
 // the earliest one left.
 func (d *callDeadlines) fire() {

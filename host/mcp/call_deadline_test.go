@@ -64,6 +64,24 @@ func TestCallDeadlinesEndEachCallAtItsOwn(t *testing.T) {
 	}
 }
 
+// TestCallDeadlinesStopAndStartAgain: a stopped timer (a closed
+// connection) is armed again by the next call.
+func TestCallDeadlinesStopAndStartAgain(t *testing.T) {
+	var d callDeadlines
+	first := d.start(context.Background(), callTimedOut{tool: "first", after: 20 * time.Millisecond})
+	d.stop()
+	d.end(first)
+	// Past the stopped timer's deadline: the next call's is later, and
+	// must arm the timer all the same.
+	time.Sleep(40 * time.Millisecond)
+	again := d.start(context.Background(), callTimedOut{tool: "again", after: 30 * time.Millisecond})
+	defer d.end(again)
+	waitDone(t, again)
+	if c := context.Cause(again); !errors.Is(c, &again.timedOut) {
+		t.Fatalf("cause %v", c)
+	}
+}
+
 func waitDone(t *testing.T, c *callContext) {
 	t.Helper()
 	select {

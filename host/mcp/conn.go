@@ -288,6 +288,7 @@ func (c *conn) shutdown(reason string, grace time.Duration) {
 			c.proc.stdout.Close()
 		}
 		c.cancel()
+		c.deadlines.stop()
 		if c.http != nil {
 			c.http.CloseIdleConnections()
 		}
