@@ -33,7 +33,7 @@ func TestAuditDataIsFreshForEveryCall(t *testing.T) {
 	}
 	for i, build := range []func() (*prepared, Outcome){full, bare, full, bare} {
 		p, out := build()
-		got, err := auditData(p, out)
+		got, err := auditData(p, out, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -105,7 +105,7 @@ func TestAuditDataDirectMatchesMap(t *testing.T) {
 						for _, e := range []*catalog.Entry{nil, entry} {
 							p := &prepared{entry: e, assess: as, command: c}
 							out := Outcome{Status: StatusToolError, Duration: 1500 * time.Millisecond, Approval: a, Views: views}
-							got, ok, err := auditDataDirect(p, out)
+							got, ok, err := auditDataDirect(p, out, nil)
 							want, werr := auditDataMap(p, out)
 							if !ok || err != nil || werr != nil || string(got) != string(want) {
 								t.Fatalf("direct (%v, %v)\n%s\nmap (%v)\n%s", ok, err, got, werr, want)
@@ -125,7 +125,7 @@ func TestAuditDataDirectMatchesMap(t *testing.T) {
 		{"tool": "t", "call_id": "c", "is_error": false, "arg_keys": []string{}, "sizes": map[string]any{}, "secret_sources": []string{}, screeningKey: "x", "extra": 1},
 		{"tool": "t", "call_id": "c", "is_error": false, "arg_keys": []string{}, "sizes": map[string]any{}, screeningKey: "x", "extra": 1},
 	} {
-		if _, ok, _ := auditDataDirect(&prepared{}, Outcome{Views: redact.Views{Event: ev}}); ok {
+		if _, ok, _ := auditDataDirect(&prepared{}, Outcome{Views: redact.Views{Event: ev}}, nil); ok {
 			t.Errorf("event view %v was written directly", ev)
 		}
 	}
@@ -145,7 +145,14 @@ func BenchmarkAuditData(b *testing.B) {
 		Views:    redact.Make(redact.Raw{Tool: "echo__echo", CallID: "bench", Args: map[string]any{"text": "hello"}, Content: "hello"}, nil)}
 	out.Views.Event[screeningKey] = map[string]any{"source": "mcp", "origin": "mcp:echo", "verdict": "clean"}
 	for name, encode := range map[string]func(*prepared, Outcome) (json.RawMessage, error){
-		"direct": auditData, "map": auditDataMap,
+		"direct": func(p *prepared, out Outcome) (json.RawMessage, error) {
+			// As finish does: the pooled buffer, given back after use.
+			buf := auditBufs.Get().(*[]byte)
+			body, err := auditData(p, out, *buf)
+			releaseAuditBuf(buf, body)
+			return body, err
+		},
+		"map": auditDataMap,
 	} {
 		b.Run(name, func(b *testing.B) {
 			b.ReportAllocs()
@@ -199,7 +206,7 @@ func TestScreenedEventIsWrittenDirectly(t *testing.T) {
 		t.Fatalf("no %q in the event view %v", screeningKey, views.Event)
 	}
 	out := Outcome{Status: StatusOK, Views: views}
-	got, ok, err := auditDataDirect(p, out)
+	got, ok, err := auditDataDirect(p, out, nil)
 	want, werr := auditDataMap(p, out)
 	if !ok || err != nil || werr != nil || string(got) != string(want) {
 		t.Fatalf("direct (%v, %v)\n%s\nmap (%v)\n%s", ok, err, got, werr, want)

@@ -43,7 +43,8 @@ func (t *Turn) finish(ctx context.Context, p *prepared, out Outcome, status Stat
 	if t.Events == nil {
 		return out
 	}
-	body, err := auditData(p, out)
+	buf := auditBufs.Get().(*[]byte)
+	body, err := auditData(p, out, *buf)
 	if err == nil {
 		// The audit record is written even when the caller gave up.
 		actx := newAuditContext(ctx) // audit_ctx.go
@@ -53,6 +54,7 @@ func (t *Turn) finish(ctx context.Context, p *prepared, out Outcome, status Stat
 			Tool: p.call.Name, CallID: p.call.ID, Data: body,
 		})
 	}
+	releaseAuditBuf(buf, body)
 	if err != nil {
 		out.Status = StatusAuditFailed
 		out.Views = redact.Views{

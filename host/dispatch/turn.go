@@ -15,7 +15,9 @@ import (
 )
 
 // EventSink is where audit events go; the runtime store is the real one.
-// Append returns once the event is durable.
+// Append returns once the event is durable. It must not keep ev.Data
+// after it returns (the store encodes the event into bytes of its own):
+// dispatch writes the next call's audit data into the same buffer.
 type EventSink interface {
 	Append(ctx context.Context, ev runtime.Event) (uint64, error)
 }

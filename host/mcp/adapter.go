@@ -39,12 +39,12 @@ func (a *Adapter) Invoke(ctx context.Context, inv dispatch.Invocation) (*toolset
 	if !a.conn.alive() {
 		return nil, fmt.Errorf("MCP server %s is disconnected; its tools return once it reconnects in a later turn", id)
 	}
-	timedOut := &callTimedOut{server: id, tool: raw, after: a.timeout}
-	ctx, cancel := context.WithTimeoutCause(ctx, a.timeout, timedOut)
-	defer cancel()
+	cctx := a.conn.deadlines.start(ctx, callTimedOut{server: id, tool: raw, after: a.timeout}) // call_deadline.go
+	defer a.conn.deadlines.end(cctx)
+	ctx = cctx
 	res, err := a.conn.call(ctx, raw, inv.Args, a.progress(inv))
 	if err != nil {
-		if errors.Is(context.Cause(ctx), timedOut) {
+		if timedOut := &cctx.timedOut; errors.Is(context.Cause(ctx), timedOut) {
 			return nil, timedOut
 		}
 		if ctx.Err() != nil {

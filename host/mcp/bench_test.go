@@ -67,19 +67,22 @@ func (s handoffSink) Append(ctx context.Context, ev runtime.Event) (uint64, erro
 // BenchmarkCallOverhead compares one echo call sent with mcp-go straight
 // to the server (direct) with the same call through dispatch (schema,
 // capability, assessment, approval by rule, the adapter, redaction, the
-// audit event), on the same connection. Both report p50 and p99.
+// audit event), on the same connection. Both report p50 and p99, and the
+// host's and the server's CPU per call.
 func BenchmarkCallOverhead(b *testing.B) {
 	f := newFixtureTB(b)
 	f.server("echo", "echo", "")
 	f.ask.allow(ConnectTool("echo"))
 	r := f.resolve()
 	c := f.pool.conns["echo"].c
+	pgid := c.pgid
 	ctx := context.Background()
 	b.Run("direct", func(b *testing.B) {
 		req := mcp.CallToolRequest{}
 		req.Params.Name = "echo"
 		req.Params.Arguments = map[string]any{"text": "hello"}
 		lat := make([]time.Duration, 0, b.N)
+		host, server := processCPU(b, pgid)
 		for b.Loop() {
 			start := time.Now()
 			res, err := c.client.CallTool(ctx, req)
@@ -88,6 +91,7 @@ func BenchmarkCallOverhead(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
+		reportCPU(b, pgid, host, server)
 		reportLatency(b, lat)
 	})
 	b.Run("dispatch", func(b *testing.B) {
@@ -97,6 +101,7 @@ func BenchmarkCallOverhead(b *testing.B) {
 		turn.MaxCalls = 1 << 30
 		call := dispatch.ToolCall{ID: "bench", Name: "echo__echo", Args: []byte(`{"text":"hello"}`)}
 		lat := make([]time.Duration, 0, b.N)
+		host, server := processCPU(b, pgid)
 		for b.Loop() {
 			start := time.Now()
 			out := turn.Call(ctx, call)
@@ -105,6 +110,12 @@ func BenchmarkCallOverhead(b *testing.B) {
 				b.Fatal(out.Status, unwrapped(out.Views.Model.String()))
 			}
 		}
+		// The store's writer commits what the calls submitted on its
+		// own goroutine: its CPU is the host's too.
+		if err := store.Close(); err != nil {
+			b.Fatal(err)
+		}
+		reportCPU(b, pgid, host, server)
 		reportLatency(b, lat)
 	})
 	// interleaved alternates blocks of direct and dispatch calls within

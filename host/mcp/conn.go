@@ -74,6 +74,8 @@ type conn struct {
 	// calls counts the tool calls in flight: a server's form is asked
 	// about only during one (elicit.go).
 	calls atomic.Int64
+	// deadlines ends the calls that outlive the call timeout.
+	deadlines callDeadlines
 }
 
 // dialer opens the transport of a plan; the HTTP one comes from the pool
@@ -286,6 +288,7 @@ func (c *conn) shutdown(reason string, grace time.Duration) {
 			c.proc.stdout.Close()
 		}
 		c.cancel()
+		c.deadlines.stop()
 		if c.http != nil {
 			c.http.CloseIdleConnections()
 		}

@@ -18,6 +18,9 @@ const (
 
 type appendReq struct {
 	value []byte
+	// pooled, when set, holds value's storage for the pool once the
+	// transaction has ended (event_pool.go).
+	pooled *[]byte
 	// apply, when set, is a write of another bucket (tasks, task_logs)
 	// that rides in the same group commit instead of an event.
 	apply func(tx *bolt.Tx) error
@@ -42,11 +45,10 @@ func (s *Store) Append(ctx context.Context, ev Event) (uint64, error) {
 	if ev.Time.IsZero() {
 		ev.Time = time.Now().UTC()
 	}
-	value, err := encodeEvent(ev)
+	req, err := encodePooled(ev) // event_pool.go
 	if err != nil {
 		return 0, err
 	}
-	req := &appendReq{value: value, done: make(chan struct{})}
 	if err := s.enqueue(ctx, req); err != nil {
 		return 0, err
 	}
@@ -187,6 +189,7 @@ func (s *Store) commit(group []*appendReq) {
 		err = fmt.Errorf("commit %d event(s) to state store %s: %w", len(group), s.path, err)
 	}
 	for _, req := range group {
+		req.recycle()
 		if err != nil {
 			req.seq, req.err = 0, err
 		}

@@ -34,11 +34,18 @@ type storedEvent struct {
 // encodeEvent writes the storedEvent form of ev, the bytes json.Marshal
 // would give for it, without reflection: it runs for every call.
 func encodeEvent(ev Event) ([]byte, error) {
+	return appendEvent(nil, ev)
+}
+
+// appendEvent is encodeEvent into b's storage (reset to empty).
+func appendEvent(b []byte, ev Event) ([]byte, error) {
 	if ev.Kind == "" {
 		return nil, fmt.Errorf("event has no kind: set Event.Kind")
 	}
-	b := make([]byte, 0, 128+len(ev.Session)+len(ev.Tool)+len(ev.CallID)+len(ev.Data))
-	b = append(b, `{"t":"`...)
+	if n := 128 + len(ev.Session) + len(ev.Tool) + len(ev.CallID) + len(ev.Data); cap(b) < n {
+		b = make([]byte, 0, n)
+	}
+	b = append(b[:0], `{"t":"`...)
 	b, err := ev.Time.AppendText(b)
 	if err != nil {
 		return nil, fmt.Errorf("encode %s event: %w", ev.Kind, err)

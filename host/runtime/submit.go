@@ -29,11 +29,10 @@ func (s *Store) Submit(ctx context.Context, ev Event, done func(seq uint64, err 
 	if ev.Time.IsZero() {
 		ev.Time = time.Now().UTC()
 	}
-	value, err := encodeEvent(ev)
+	req, err := encodePooled(ev) // event_pool.go
 	if err != nil {
 		return err
 	}
-	req := &appendReq{value: value, done: make(chan struct{})}
 	if err := s.submit(ctx, req); err != nil {
 		return err
 	}

@@ -96,7 +96,13 @@ func appendObject[V any](b []byte, m map[string]V, html bool, value func([]byte,
 	if m == nil {
 		return append(b, "null"...), nil
 	}
-	keys := make([]string, 0, len(m))
+	// The small maps of every call (an event's sizes, its screening) sort
+	// their keys on the stack.
+	var small [8]string
+	keys := small[:0]
+	if len(m) > len(small) {
+		keys = make([]string, 0, len(m))
+	}
 	for k := range m {
 		keys = append(keys, k)
 	}
