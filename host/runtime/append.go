@@ -50,6 +50,7 @@ func (s *Store) Append(ctx context.Context, ev Event) (uint64, error) {
 		return 0, err
 	}
 	if err := s.enqueue(ctx, req); err != nil {
+		req.recycle() // never queued: nothing else holds its bytes
 		return 0, err
 	}
 	<-req.done

@@ -34,6 +34,7 @@ func (s *Store) Submit(ctx context.Context, ev Event, done func(seq uint64, err 
 		return err
 	}
 	if err := s.submit(ctx, req); err != nil {
+		req.recycle() // never queued: nothing else holds its bytes
 		return err
 	}
 	if done != nil {

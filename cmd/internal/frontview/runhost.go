@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -27,17 +28,16 @@ import (
 // an unreadable event, or gone(the stream's error) when the host went
 // away.
 func RunTurn(parent context.Context, stream hostv1.Host_SessionClient, turn *hostv1.RunTurn, fe *Headless, gone func(error) error) (code int, msg string, err error) {
-	// A refused Send says only io.EOF: the host's reason is the stream's
-	// status, which Recv gives (sendFailed).
-	if err := stream.Send(&hostv1.FrontEndMessage{Msg: &hostv1.FrontEndMessage_Run{Run: turn}}); err != nil {
-		return 0, "", sendFailed(stream, err, gone)
+	send := lockedSend(stream)
+	if err := send(&hostv1.FrontEndMessage{Msg: &hostv1.FrontEndMessage_Run{Run: turn}}); err != nil {
+		return 0, "", gone(err)
 	}
 	ctx, stop := interrupt.Context(parent)
 	defer stop()
 	go func() {
 		<-ctx.Done()
 		if sig := interrupt.Caught.Load(); sig != 0 {
-			_ = stream.Send(&hostv1.FrontEndMessage{Msg: &hostv1.FrontEndMessage_Interrupt{Interrupt: &hostv1.Interrupt{Signal: sig - 128}}})
+			_ = send(&hostv1.FrontEndMessage{Msg: &hostv1.FrontEndMessage_Interrupt{Interrupt: &hostv1.Interrupt{Signal: sig - 128}}})
 		}
 		// A second Ctrl-C is not caught: it ends the process at once.
 		stop()
@@ -66,14 +66,14 @@ func RunTurn(parent context.Context, stream hostv1.Host_SessionClient, turn *hos
 		case *hostv1.HostMessage_Env:
 			// The model key the host's run needs, from this environment.
 			ans := &hostv1.EnvAnswer{Id: x.Env.Id, Value: os.Getenv(x.Env.Name)}
-			if err := stream.Send(&hostv1.FrontEndMessage{Msg: &hostv1.FrontEndMessage_Env{Env: ans}}); err != nil {
-				return 0, "", sendFailed(stream, err, gone)
+			if err := send(&hostv1.FrontEndMessage{Msg: &hostv1.FrontEndMessage_Env{Env: ans}}); err != nil {
+				return 0, "", gone(err)
 			}
 		case *hostv1.HostMessage_Approval:
 			// A run's front end answers nothing: deny.
 			ans := &hostv1.ApprovalAnswer{Id: x.Approval.Id}
-			if err := stream.Send(&hostv1.FrontEndMessage{Msg: &hostv1.FrontEndMessage_Answer{Answer: ans}}); err != nil {
-				return 0, "", sendFailed(stream, err, gone)
+			if err := send(&hostv1.FrontEndMessage{Msg: &hostv1.FrontEndMessage_Answer{Answer: ans}}); err != nil {
+				return 0, "", gone(err)
 			}
 		case *hostv1.HostMessage_Ended:
 			stream.CloseSend()
@@ -94,18 +94,20 @@ func recvFailed(err error, gone func(error) error) error {
 	return gone(err)
 }
 
-// sendFailed is recvFailed for a Send that failed: gRPC reports a stream
-// the host already ended as io.EOF on Send, and its status on Recv. The
-// host may refuse a session before it reads the turn, so the race
-// between its refusal and this Send is decided by the status, not by
-// which of the two calls saw the end first.
-func sendFailed(stream hostv1.Host_SessionClient, err error, gone func(error) error) error {
-	if errors.Is(err, io.EOF) {
-		for {
-			if _, rerr := stream.Recv(); rerr != nil {
-				return recvFailed(rerr, gone)
-			}
+// lockedSend is stream.Send for the loop and the interrupt's goroutine
+// at once (gRPC allows one Send at a time on a stream). A Send that meets
+// a stream the host already ended says only io.EOF; the host's reason and
+// whatever it sent before are read by Recv, so that Send reports no
+// error and the receive loop goes on to them (a session the host refused
+// before it read the turn: its refusal, not "the host went away").
+func lockedSend(stream hostv1.Host_SessionClient) func(*hostv1.FrontEndMessage) error {
+	var mu sync.Mutex
+	return func(m *hostv1.FrontEndMessage) error {
+		mu.Lock()
+		defer mu.Unlock()
+		if err := stream.Send(m); err != nil && !errors.Is(err, io.EOF) {
+			return err
 		}
+		return nil
 	}
-	return gone(err)
 }
