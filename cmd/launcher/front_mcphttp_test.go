@@ -1,9 +1,14 @@
 package main
 
 import (
+	"bufio"
 	"context"
+	"errors"
 	"fmt"
+	"io"
+	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -60,7 +65,7 @@ func TestMCPServeHTTPIsTheFrontEnds(t *testing.T) {
 		fronts = append(fronts, l)
 	}
 	for _, want := range []string{"one two three", "approved", "401 a wrong token", "403 a foreign Origin", "bearer token: TOKEN",
-		"404 an allowed Origin", "403 a rebinding Host", `principals ["alice"]`} {
+		"404 an allowed Origin", "403 a rebinding Host", `principals ["alice"]`, "after a 401 the connection is closed"} {
 		if !strings.Contains(fronts[0], want) {
 			t.Fatalf("the first case says no %q:\n%s", want, fronts[0])
 		}
@@ -94,6 +99,7 @@ func TestMCPServeHTTPIsTheFrontEnds(t *testing.T) {
 		{nil, []string{"mcp", "serve", "--http", "127.0.0.1:0", "--token-file", short}},
 		{nil, []string{"mcp", "serve", "--http", "127.0.0.1:0", "--token-file", filepath.Join(t.TempDir(), "none")}},
 		{nil, []string{"mcp", "serve", "--http", "127.0.0.1:0", "--allow-origin", "https://a,https://b"}},
+		{nil, []string{"mcp", "serve", "--http", "127.0.0.1:0", "--allow-origin", " https://app.example"}},
 		{nil, []string{"--workspace", t.TempDir(), "mcp", "serve", "--http", "127.0.0.1:0"}},
 		{[]string{"DEMIURGE_HOST=off"}, []string{"mcp", "serve", "--http", "127.0.0.1:0"}},
 	} {
@@ -168,6 +174,7 @@ func (r *rig) mcpHTTP(binary string, sig os.Signal, args ...string) string {
 	} {
 		fmt.Fprintf(&seen, "%d %s\n", r.post(u, c.token, c.origin, c.host, c.body), c.what)
 	}
+	fmt.Fprintf(&seen, "after a 401 the connection is %s\n", r.refusedConn(u))
 	cmd.Process.Signal(sig)
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
@@ -255,6 +262,35 @@ func (r *rig) mcpClientHTTP(u, token string) string {
 	}
 	fmt.Fprintf(&seen, "principals %q\n", st.Principals)
 	return seen.String()
+}
+
+// refusedConn sends a request without a token on a raw TCP connection
+// to the endpoint at u and says whether the relay then closes it (the
+// host's 401 says Connection: close) or keeps it open past 10 s.
+func (r *rig) refusedConn(u string) string {
+	r.t.Helper()
+	pu, err := url.Parse(u)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	c, err := net.Dial("tcp", pu.Host)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(10 * time.Second))
+	fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: %s\r\nAccept: text/event-stream\r\n\r\n", pu.Path, pu.Host)
+	br := bufio.NewReader(c)
+	res, err := http.ReadResponse(br, nil)
+	if err != nil {
+		r.t.Fatalf("GET %s without a token: %v", u, err)
+	}
+	_, _ = io.Copy(io.Discard, res.Body)
+	res.Body.Close()
+	if _, err := br.ReadByte(); !errors.Is(err, io.EOF) {
+		return fmt.Sprintf("kept open after %d (%v)", res.StatusCode, err)
+	}
+	return "closed"
 }
 
 // post sends a ping to the endpoint at u as a raw request, with the

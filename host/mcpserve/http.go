@@ -32,11 +32,20 @@ type HTTPOptions struct {
 	MaxRequestBytes int64
 	// MaxConcurrent bounds requests in progress; 0 is DefaultMaxConcurrent.
 	MaxConcurrent int
+	// IdleTimeout closes a keep-alive connection that carries no request
+	// for this long; 0 is DefaultIdleTimeout.
+	IdleTimeout time.Duration
 }
 
 const (
 	DefaultMaxRequestBytes = 4 << 20
 	DefaultMaxConcurrent   = 32
+	// DefaultIdleTimeout: an idle connection costs the host (and a
+	// relaying front end) a descriptor, goroutines and buffers, and
+	// MaxConcurrent counts only requests in progress.
+	DefaultIdleTimeout = 2 * time.Minute
+	// readHeaderTimeout bounds a request's head, idle or slow.
+	readHeaderTimeout = 10 * time.Second
 	// SessionIdleTTL ends an HTTP client's session after this long
 	// without a request.
 	SessionIdleTTL = 30 * time.Minute
@@ -80,12 +89,14 @@ func (s *Server) HTTPHandler(o HTTPOptions) (*Endpoint, error) {
 	var notices noticeCounters
 	return &Endpoint{mcp: mcpHTTP, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if origin := r.Header.Get("Origin"); origin != "" && !originAllowed(origin, o.Origins) {
+			refuseConn(w)
 			http.Error(w, "forbidden origin", http.StatusForbidden)
 			return
 		}
 		token, ok := bearer(r.Header.Get("Authorization"))
 		got := sha256.Sum256([]byte(token))
 		if subtle.ConstantTimeCompare(got[:], want[:]) != 1 || !ok {
+			refuseConn(w)
 			w.Header().Set("WWW-Authenticate", `Bearer realm="demiurge"`)
 			http.Error(w, "a bearer token is required (the one `demiurge mcp serve --http` printed or read from --token-file)", http.StatusUnauthorized)
 			return
@@ -108,6 +119,11 @@ func (s *Server) HTTPHandler(o HTTPOptions) (*Endpoint, error) {
 		mcpHTTP.ServeHTTP(w, r)
 	})}, nil
 }
+
+// refuseConn closes the connection after a refusal: a client that was
+// not let in holds no keep-alive connection (net/http closes after a
+// response that says Connection: close).
+func refuseConn(w http.ResponseWriter) { w.Header().Set("Connection", "close") }
 
 // bearer is the token of an Authorization header of the Bearer scheme,
 // whose name is case-insensitive (RFC 9110 §11.1).
@@ -146,8 +162,11 @@ func (s *Server) ServeHTTP(ctx context.Context, ln net.Listener, o HTTPOptions) 
 	if err != nil {
 		return err
 	}
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, MaxHeaderBytes: 64 << 10,
-		BaseContext: func(net.Listener) context.Context { return ctx }}
+	if o.IdleTimeout <= 0 {
+		o.IdleTimeout = DefaultIdleTimeout
+	}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: readHeaderTimeout, IdleTimeout: o.IdleTimeout,
+		MaxHeaderBytes: 64 << 10, BaseContext: func(net.Listener) context.Context { return ctx }}
 	go s.Watch(ctx)
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()

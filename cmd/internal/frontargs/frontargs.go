@@ -494,7 +494,9 @@ func parseMCPServe(args []string, getenv func(string) string) (Request, bool) {
 		case "token-file":
 			r.TokenFile = value
 		case "allow-origin":
-			if strings.Contains(value, ",") {
+			// urfave splits a value at commas and trims each part's
+			// spaces: such a value is the full CLI's to read.
+			if strings.Contains(value, ",") || value != strings.TrimSpace(value) {
 				return r, false
 			}
 			r.AllowOrigins = append(r.AllowOrigins, value)

@@ -269,6 +269,9 @@ func TestParseTasks(t *testing.T) {
 		{[]string{"mcp", "serve", "--http", "127.0.0.1:0", "--listen-public", "--listen-public"}, none, Request{}, false},
 		{[]string{"mcp", "serve", "--http", "127.0.0.1:0", "--listen-public=true"}, none, Request{}, false},
 		{[]string{"mcp", "serve", "--http", "127.0.0.1:0", "--allow-origin", "https://a,https://b"}, none, Request{}, false},
+		// urfave's StringSlice trims a value's spaces; the full CLI reads it.
+		{[]string{"mcp", "serve", "--http", "127.0.0.1:0", "--allow-origin", " https://a.example"}, none, Request{}, false},
+		{[]string{"mcp", "serve", "--http", "127.0.0.1:0", "--allow-origin=https://a.example\t"}, none, Request{}, false},
 		{[]string{"mcp", "serve", "--http", "127.0.0.1:0", "--http", "127.0.0.1:1"}, none, Request{}, false},
 		{[]string{"mcp", "serve", "--http", "127.0.0.1:0", "--max-concurrent", "010"}, none, Request{}, false},
 		{[]string{"mcp", "serve", "--http="}, none, Request{}, false},

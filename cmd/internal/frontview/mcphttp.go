@@ -58,15 +58,7 @@ func ServeMCPHTTP(ctx context.Context, host hostv1.HostClient, o MCPHTTP) error 
 	if o.PrintToken {
 		fmt.Fprintf(o.Stderr, "bearer token: %s\n", o.Open.Token)
 	}
-	go func() {
-		for {
-			conn, err := ln.Accept()
-			if err != nil {
-				return // the listener closed: this command is ending
-			}
-			go pipeHTTPConn(ctx, host, opened.Endpoint, conn)
-		}
-	}()
+	go acceptConns(ln, func(conn net.Conn) { pipeHTTPConn(ctx, host, opened.Endpoint, conn) })
 	for {
 		m, err := ctl.Recv()
 		if errors.Is(err, io.EOF) {
