@@ -14,11 +14,14 @@ import (
 // TestCallTimeoutCancelsTheRequest: a server that never answers holds a
 // call no longer than the host's call timeout (the operator's, not the
 // core's): the request is cancelled at the server and the call fails with
-// a message naming the timeout.
+// a message naming the timeout. The server is told the request's deadline
+// passed ("context deadline exceeded", as context.WithTimeoutCause's
+// context said), not that it was cancelled: it can tell the two apart.
 func TestCallTimeoutCancelsTheRequest(t *testing.T) {
 	f := newFixture(t, func(c *Config) { c.CallTimeout = 300 * time.Millisecond })
 	marker := filepath.Join(t.TempDir(), "marker")
-	f.server("slow", "never_returns", "env: {MARKER_FILE: "+marker+"}\n")
+	reason := filepath.Join(t.TempDir(), "reason")
+	f.server("slow", "never_returns", "env: {MARKER_FILE: "+marker+", REASON_FILE: "+reason+"}\n")
 	f.ask.allow(ConnectTool("slow"))
 	turn := f.dispatchTurn(f.resolve(), "slow__wait")
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
@@ -40,5 +43,9 @@ func TestCallTimeoutCancelsTheRequest(t *testing.T) {
 			t.Fatal("the server never saw the request cancelled")
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+	// The reason is written before the server reads the notification.
+	if b, err := os.ReadFile(reason); err != nil || string(b) != context.DeadlineExceeded.Error() {
+		t.Fatalf("the server was told %q (%v), not that the deadline passed", b, err)
 	}
 }
