@@ -49,3 +49,30 @@ func TestCallTimeoutCancelsTheRequest(t *testing.T) {
 		t.Fatalf("the server was told %q (%v), not that the deadline passed", b, err)
 	}
 }
+
+// TestCallOnAConnectionClosedAfterItsCheck: a call that passed the
+// adapter's alive check just before the connection closed (its deadlines
+// stopped) fails at once as a call to a disconnected server, not as a
+// cancelled one, and arms no timer that would hold the connection.
+func TestCallOnAConnectionClosedAfterItsCheck(t *testing.T) {
+	f := newFixture(t)
+	f.server("echo", "echo", "")
+	f.ask.allow(ConnectTool("echo"))
+	r := f.resolve()
+	c := f.pool.conns["echo"].c
+	c.deadlines.stop() // the close's last step, while alive() still says yes
+	turn := f.dispatchTurn(r, "echo__echo")
+	start := time.Now()
+	out := turn.Call(context.Background(), dispatch.ToolCall{Name: "echo__echo", Args: []byte(`{"text":"hi"}`)})
+	if out.Status != dispatch.StatusFailed || !strings.Contains(unwrapped(out.Views.Model.String()), "MCP server echo is disconnected") {
+		t.Fatalf("%s %q", out.Status, unwrapped(out.Views.Model.String()))
+	}
+	if took := time.Since(start); took > 5*time.Second {
+		t.Fatalf("the call took %s", took)
+	}
+	c.deadlines.mu.Lock()
+	defer c.deadlines.mu.Unlock()
+	if !c.deadlines.armed.IsZero() || len(c.deadlines.pending) != 0 {
+		t.Fatalf("armed %v, %d calls pending", c.deadlines.armed, len(c.deadlines.pending))
+	}
+}
