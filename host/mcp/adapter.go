@@ -37,15 +37,19 @@ func (a *Adapter) Invoke(ctx context.Context, inv dispatch.Invocation) (*toolset
 		return nil, fmt.Errorf("%s is not a tool of MCP server %s", inv.Tool, id)
 	}
 	if !a.conn.alive() {
-		return nil, fmt.Errorf("MCP server %s is disconnected; its tools return once it reconnects in a later turn", id)
+		return nil, disconnected(id)
 	}
 	cctx := a.conn.deadlines.start(ctx, callTimedOut{server: id, tool: raw, after: a.timeout}) // call_deadline.go
 	defer a.conn.deadlines.end(cctx)
 	ctx = cctx
 	res, err := a.conn.call(ctx, raw, inv.Args, a.progress(inv))
 	if err != nil {
-		if timedOut := &cctx.timedOut; errors.Is(context.Cause(ctx), timedOut) {
+		cause := context.Cause(ctx)
+		if timedOut := &cctx.timedOut; errors.Is(cause, timedOut) {
 			return nil, timedOut
+		}
+		if cause == errConnectionClosed { // closed between alive and start
+			return nil, disconnected(id)
 		}
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("the call to MCP server %s was cancelled: %w", id, ctx.Err())
@@ -53,6 +57,11 @@ func (a *Adapter) Invoke(ctx context.Context, inv dispatch.Invocation) (*toolset
 		return nil, errors.New(a.conn.plan.redactErr(fmt.Errorf("MCP server %s: %w", id, err)))
 	}
 	return a.result(res), nil
+}
+
+// disconnected is the answer to a call on a connection that is gone.
+func disconnected(id string) error {
+	return fmt.Errorf("MCP server %s is disconnected; its tools return once it reconnects in a later turn", id)
 }
 
 // callTimedOut is a call's cause when the host's call timeout ends it;

@@ -64,22 +64,96 @@ func TestCallDeadlinesEndEachCallAtItsOwn(t *testing.T) {
 	}
 }
 
-// TestCallDeadlinesStopAndStartAgain: a stopped timer (a closed
-// connection) is armed again by the next call.
-func TestCallDeadlinesStopAndStartAgain(t *testing.T) {
+// TestCallDeadlinesStopClosesTheSet: a stopped set (a closed connection)
+// arms nothing again: a call that starts after stop (it passed the
+// adapter's alive check just before the connection closed) is ended at
+// once with errConnectionClosed and leaves no timer holding the
+// connection; a fire already under way when stop ran does not re-arm for
+// the calls still pending.
+func TestCallDeadlinesStopClosesTheSet(t *testing.T) {
 	var d callDeadlines
-	first := d.start(context.Background(), callTimedOut{tool: "first", after: 20 * time.Millisecond})
+	bg := context.Background()
+	due := d.start(bg, callTimedOut{tool: "due", after: time.Millisecond})
+	pending := d.start(bg, callTimedOut{tool: "pending", after: time.Hour})
+	defer d.end(pending)
 	d.stop()
-	d.end(first)
-	// Past the stopped timer's deadline: the next call's is later, and
-	// must arm the timer all the same.
-	time.Sleep(40 * time.Millisecond)
-	again := d.start(context.Background(), callTimedOut{tool: "again", after: 30 * time.Millisecond})
-	defer d.end(again)
-	waitDone(t, again)
-	if c := context.Cause(again); !errors.Is(c, &again.timedOut) {
-		t.Fatalf("cause %v", c)
+	if d.timer.Stop() {
+		t.Fatal("stop left the timer armed")
 	}
+	time.Sleep(5 * time.Millisecond)
+	d.fire() // as if the timer had fired just before stop
+	if c := context.Cause(due); !errors.Is(c, &due.timedOut) {
+		t.Fatalf("the overdue call: cause %v", c)
+	}
+	d.end(due)
+	if d.timer.Stop() || !d.armed.IsZero() {
+		t.Fatal("a fire after stop armed the timer again")
+	}
+
+	for _, parent := range []context.Context{bg, shortDeadline(t)} {
+		again := d.start(parent, callTimedOut{tool: "again", after: DefaultCallTimeout})
+		select {
+		case <-again.Done():
+		default:
+			t.Fatal("a call started on a closed set is not ended")
+		}
+		if c := context.Cause(again); c != errConnectionClosed || again.Err() != context.Canceled {
+			t.Fatalf("a call started on a closed set: cause %v, err %v", c, again.Err())
+		}
+		d.end(again)
+	}
+	if d.timer.Stop() || !d.armed.IsZero() {
+		t.Fatal("a call started after stop armed the timer")
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if _, ok := d.pending[pending]; !ok || len(d.pending) != 1 {
+		t.Fatalf("pending after stop: %d calls", len(d.pending))
+	}
+}
+
+// TestCallContextErrSaysWhyItEnded: a call ended by its deadline reports
+// DeadlineExceeded with its timeout as the cause, as WithTimeoutCause's
+// context did (mcp-go tells the server Err's text); a call its caller
+// cancelled reports Canceled even when its deadline passes afterwards; a
+// call ended in time reports Canceled; a context that only wraps the
+// call's (a tracer's span) reports the same.
+func TestCallContextErrSaysWhyItEnded(t *testing.T) {
+	var d callDeadlines
+	bg := context.Background()
+	parent, cancelParent := context.WithCancel(bg)
+	timed := d.start(bg, callTimedOut{tool: "timed", after: 20 * time.Millisecond})
+	cancelled := d.start(parent, callTimedOut{tool: "cancelled", after: 20 * time.Millisecond})
+	inTime := d.start(bg, callTimedOut{tool: "inTime", after: 20 * time.Millisecond})
+	if timed.Err() != nil {
+		t.Fatalf("a running call: err %v", timed.Err())
+	}
+	cancelParent()
+	d.end(inTime)
+	waitDone(t, timed)
+	if err := timed.Err(); err != context.DeadlineExceeded {
+		t.Fatalf("timed out: err %v", err)
+	}
+	if c := context.Cause(timed); c != error(&timed.timedOut) {
+		t.Fatalf("timed out: cause %v", c)
+	}
+	type spanKey struct{}
+	if err := context.WithValue(timed, spanKey{}, 1).Err(); err != context.DeadlineExceeded {
+		t.Fatalf("a wrapped timed-out call: err %v", err)
+	}
+	if cancelled.Err() != context.Canceled || inTime.Err() != context.Canceled {
+		t.Fatalf("cancelled: %v, ended in time: %v", cancelled.Err(), inTime.Err())
+	}
+	d.end(timed)
+	d.end(cancelled)
+}
+
+// shortDeadline is a caller's context whose deadline comes before any
+// call timeout.
+func shortDeadline(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	t.Cleanup(cancel)
+	return ctx
 }
 
 func waitDone(t *testing.T, c *callContext) {

@@ -11,7 +11,12 @@ import (
 
 // NeverReturns has a tool that never answers: it waits until the
 // client cancels the request, then writes "cancelled" to $MARKER_FILE.
+// The reason the client gave in its notifications/cancelled is written
+// to $REASON_FILE first.
 func NeverReturns() {
+	if f := os.Getenv("REASON_FILE"); f != "" {
+		serve.WatchCancelReasons(func(reason string) { _ = os.WriteFile(f, []byte(reason), 0o644) })
+	}
 	s := serve.New("never_returns")
 	serve.Raw(s, "wait", "Waits forever.", `{"type":"object"}`,
 		func(ctx context.Context, _ mcp.CallToolRequest) (*mcp.CallToolResult, error) {
