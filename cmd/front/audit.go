@@ -18,14 +18,11 @@ import (
 // changes nothing, so whatever goes wrong before it prints hands over
 // (handed=true, nothing printed): the full CLI asks again and says why.
 func audit(ctx context.Context, req frontargs.Request, state string) (code int, handed bool) {
-	cl, ok := dialShaped(ctx, req, state)
+	cl, ok := dialNeeding(ctx, req, state, 1, "audit")
 	if !ok {
 		return 0, true
 	}
 	defer cl.Close()
-	if cl.Needs(1, "audit") != nil {
-		return 0, true
-	}
 	res, err := cl.Audit(ctx, &hostv1.AuditRequest{Tool: req.Tool, Kind: req.Kind, Limit: int32(req.Limit)})
 	if err != nil {
 		return 0, true

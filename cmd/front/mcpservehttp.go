@@ -35,14 +35,11 @@ func mcpServeHTTP(req frontargs.Request, state string) (code int, handed bool) {
 	}
 	dialCtx, cancelDial := context.WithTimeout(context.Background(), time.Minute)
 	defer cancelDial()
-	cl, ok := dialShaped(dialCtx, req, state)
+	cl, ok := dialNeeding(dialCtx, req, state, 7, "mcp serve --http")
 	if !ok {
 		return 0, true
 	}
 	defer cl.Close()
-	if cl.Needs(7, "mcp serve --http") != nil {
-		return 0, true
-	}
 	// SIGINT or SIGTERM ends the serving quietly, exit 0, as the full
 	// CLI's does.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

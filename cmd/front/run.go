@@ -38,14 +38,11 @@ func run(req frontargs.Request, state string) (code int, handed bool) {
 	}
 	dialCtx, cancelDial := context.WithTimeout(context.Background(), time.Minute)
 	defer cancelDial()
-	cl, ok := dialShaped(dialCtx, req, state)
+	cl, ok := dialNeeding(dialCtx, req, state, 3, "run")
 	if !ok {
 		return 0, true
 	}
 	defer cl.Close()
-	if cl.Needs(3, "run") != nil {
-		return 0, true
-	}
 	id := req.Session
 	if id == "last" {
 		// The host's last conversation, as the full CLI takes it.

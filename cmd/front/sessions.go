@@ -20,14 +20,11 @@ import (
 // another principal's session) hands over, and the full CLI asks again
 // or says why.
 func sessions(ctx context.Context, req frontargs.Request, state string) (code int, handed bool) {
-	cl, ok := dialShaped(ctx, req, state)
+	cl, ok := dialNeeding(ctx, req, state, 2, "sessions")
 	if !ok {
 		return 0, true
 	}
 	defer cl.Close()
-	if cl.Needs(2, "sessions") != nil {
-		return 0, true
-	}
 	ask := func(show string, into any) bool {
 		res, err := cl.Conversations(ctx, &hostv1.ConversationsRequest{Show: show})
 		return err == nil && json.Unmarshal(res.Json, into) == nil

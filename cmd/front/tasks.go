@@ -31,14 +31,11 @@ func tasks(ctx context.Context, req frontargs.Request, state string) (code int, 
 			return 0, true
 		}
 	}
-	cl, ok := dialShaped(ctx, req, state)
+	cl, ok := dialNeeding(ctx, req, state, 6, "tasks")
 	if !ok {
 		return 0, true
 	}
 	defer cl.Close()
-	if cl.Needs(6, "tasks") != nil {
-		return 0, true
-	}
 	// The request names no principal: the host answers for this front
 	// end's own, and refuses a scope of another's (principal isolation
 	// is the host's, as for the full CLI).

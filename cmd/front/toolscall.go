@@ -126,6 +126,22 @@ func dialShaped(ctx context.Context, req frontargs.Request, state string) (*host
 	return cl, err == nil
 }
 
+// dialNeeding is dialShaped for a command that needs the host's protocol
+// minor or later (what names the command in Needs's refusal, which the
+// full CLI prints); false, with nothing left open, when the full CLI
+// should answer.
+func dialNeeding(ctx context.Context, req frontargs.Request, state string, minor int, what string) (*hostclient.Client, bool) {
+	cl, ok := dialShaped(ctx, req, state)
+	if !ok {
+		return nil, false
+	}
+	if cl.Needs(minor, what) != nil {
+		cl.Close()
+		return nil, false
+	}
+	return cl, true
+}
+
 // outcome is a call's outcome and the warnings that came before it.
 type outcome struct {
 	frontview.Outcome
