@@ -4,6 +4,10 @@ import (
 	"errors"
 	"net"
 	"time"
+
+	"golang.org/x/net/netutil"
+
+	"demiurge.dev/cmd/internal/frontargs"
 )
 
 // acceptBackoff bounds the wait between failed Accepts (net/http's
@@ -33,4 +37,26 @@ func acceptConns(ln net.Listener, serve func(net.Conn)) {
 		wait = 0
 		go serve(conn)
 	}
+}
+
+// relayedPerRequest is how many relayed connections each request the
+// host serves at once (--max-concurrent) may stand for: an MCP client
+// keeps a POST connection and a GET stream, and keep-alive connections
+// sit idle between requests (the host closes them after its idle
+// timeout); a request beyond --max-concurrent is answered 503 anyway.
+const relayedPerRequest = 4
+
+// limitRelayed caps the connections relayed at once at
+// relayedPerRequest × maxConcurrent (≤ 0 is the host's default, as the
+// host reads it), so that clients, with --listen-public from the
+// network, cannot open connections until this process runs out of file
+// descriptors. Beyond the cap the accept loop waits for a relayed
+// connection to close (netutil.LimitListener, as net/http's users do):
+// a new client waits in the listen backlog rather than being refused.
+func limitRelayed(ln net.Listener, maxConcurrent int32) net.Listener {
+	n := int(maxConcurrent)
+	if n <= 0 {
+		n = frontargs.DefaultMCPMaxConcurrent
+	}
+	return netutil.LimitListener(ln, relayedPerRequest*n)
 }
