@@ -61,6 +61,17 @@ func TestSessionIsTheFrontEnds(t *testing.T) {
 		t.Fatalf("the chat: %s", f)
 	}
 
+	// Refused by the full CLI before a session opens: a model name it
+	// cannot read, a display mode it does not know (a usage error, exit
+	// 2, its text); the launcher hands these over and says the same.
+	for _, flag := range [][]string{{"--model", "bogus:x"}, {"--tool-display", "loud"}} {
+		args := append([]string{"--state", r.state}, flag...)
+		l, h := r.exec("demiurge", "/quit\n", env, args...), r.exec(HostBinary, "/quit\n", env, args...)
+		if l != h || l.code != 2 || l.stdout != "" || !strings.Contains(l.stderr, flag[0]) {
+			t.Errorf("%q: the launcher and the host differ (want exit 2 naming %q)\nlauncher: %s\nhost: %s", flag, flag[0], l, h)
+		}
+	}
+
 	marker := filepath.Join(t.TempDir(), "ran")
 	renameStub(t, filepath.Join(r.bin, HostBinary), marker)
 	for i, c := range cases {
