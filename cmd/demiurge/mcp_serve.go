@@ -88,14 +88,12 @@ func mcpServe(c *cli.Context) error {
 }
 
 // serveToken reads the operator's token file (first line), or makes one
-// (frontview's, which the small front end uses too).
+// (frontview.MCPToken, which the small front end uses too); a file it
+// cannot use is a usage error.
 func serveToken(file string) (string, error) {
-	if file == "" {
-		return frontview.NewMCPToken()
-	}
-	tok, err := frontview.ReadMCPToken(file)
-	if err != nil {
+	tok, err := frontview.MCPToken(file)
+	if err != nil && file != "" {
 		return "", usagef("%v", err)
 	}
-	return tok, nil
+	return tok, err
 }

@@ -23,13 +23,7 @@ import (
 // the full CLI does and never hands over.
 func mcpServeHTTP(req frontargs.Request, state string) (code int, handed bool) {
 	printToken := req.TokenFile == ""
-	var token string
-	var err error
-	if printToken {
-		token, err = frontview.NewMCPToken()
-	} else {
-		token, err = frontview.ReadMCPToken(req.TokenFile)
-	}
+	token, err := frontview.MCPToken(req.TokenFile)
 	if err != nil {
 		return 0, true
 	}

@@ -8,9 +8,18 @@ import (
 	"strings"
 )
 
-// NewMCPToken is the bearer token `mcp serve --http` makes (and prints)
-// when the operator gives no --token-file.
-func NewMCPToken() (string, error) {
+// MCPToken is `mcp serve --http`'s bearer token, for both CLIs: the
+// first line of file (readMCPToken), or, when there is no --token-file,
+// one made here (newMCPToken), which the caller prints.
+func MCPToken(file string) (string, error) {
+	if file == "" {
+		return newMCPToken()
+	}
+	return readMCPToken(file)
+}
+
+// newMCPToken makes a token of 24 random bytes.
+func newMCPToken() (string, error) {
 	var b [24]byte
 	if _, err := rand.Read(b[:]); err != nil {
 		return "", err
@@ -18,9 +27,9 @@ func NewMCPToken() (string, error) {
 	return hex.EncodeToString(b[:]), nil
 }
 
-// ReadMCPToken is --token-file's token, its first line trimmed; an error
+// readMCPToken is --token-file's token, its first line trimmed; an error
 // (a usage error to the CLI) when it cannot be read or is short.
-func ReadMCPToken(file string) (string, error) {
+func readMCPToken(file string) (string, error) {
 	b, err := os.ReadFile(file)
 	if err != nil {
 		return "", fmt.Errorf("--token-file: %v", err)
