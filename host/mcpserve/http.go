@@ -63,10 +63,11 @@ func CheckBind(addr string, public, tokenGiven bool) error {
 func isLoopbackHost(host string) bool { return mcpbind.IsLoopbackHost(host) }
 
 // HTTPHandler is the MCP endpoint behind its checks, in this order: the
-// Origin (against DNS rebinding), the bearer token, the body's size, and
-// the number of requests in progress. mcp-go then refuses a request that
-// came to a loopback address with a Host that is not a loopback name (its
-// DNS rebinding protection, on by default).
+// Host and the Origin (against DNS rebinding), the bearer token, the
+// body's size, and the number of requests in progress. The Host check is
+// mcp-go's own rule (a loopback address wants a loopback Host), made
+// here so that its refusal closes the connection; mcp-go's stays on
+// behind it.
 func (s *Server) HTTPHandler(o HTTPOptions) (*Endpoint, error) {
 	if len(o.Token) < 16 {
 		return nil, errors.New("the bearer token must be at least 16 characters")
@@ -88,6 +89,11 @@ func (s *Server) HTTPHandler(o HTTPOptions) (*Endpoint, error) {
 	slots := make(chan struct{}, o.MaxConcurrent)
 	var notices noticeCounters
 	return &Endpoint{mcp: mcpHTTP, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if reboundHost(r) { // http_host.go
+			refuseConn(w)
+			http.Error(w, fmt.Sprintf("forbidden Host %q on a loopback address", r.Host), http.StatusForbidden)
+			return
+		}
 		if origin := r.Header.Get("Origin"); origin != "" && !originAllowed(origin, o.Origins) {
 			refuseConn(w)
 			http.Error(w, "forbidden origin", http.StatusForbidden)

@@ -53,20 +53,22 @@ func readToClose(t *testing.T, br *bufio.Reader, want int) {
 }
 
 // TestHTTPRefusalClosesTheConnection: a refused request (no token, a
-// foreign Origin) ends its connection, so a client that was never let
-// in cannot hold one open.
+// foreign Origin, a foreign Host on loopback) ends its connection, so a
+// client that was never let in cannot hold one open.
 func TestHTTPRefusalClosesTheConnection(t *testing.T) {
 	s := serve(t, serveOpts{})
 	for _, c := range []struct {
 		name, headers string
 		status        int
 	}{
-		{"no token", "", http.StatusUnauthorized},
-		{"foreign origin", "Origin: https://evil.example\r\nAuthorization: Bearer " + testToken + "\r\n", http.StatusForbidden},
+		{"no token", "Host: 127.0.0.1\r\n", http.StatusUnauthorized},
+		{"foreign origin", "Host: 127.0.0.1\r\nOrigin: https://evil.example\r\nAuthorization: Bearer " + testToken + "\r\n", http.StatusForbidden},
+		// mcp-go's own 403 for this one keeps the connection: ours closes it.
+		{"rebound host", "Host: evil.example:7777\r\nAuthorization: Bearer " + testToken + "\r\n", http.StatusForbidden},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			conn, br := rawConn(t, s)
-			fmt.Fprintf(conn, "GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n%s\r\n", EndpointPath, c.headers)
+			fmt.Fprintf(conn, "GET %s HTTP/1.1\r\nAccept: text/event-stream\r\n%s\r\n", EndpointPath, c.headers)
 			readToClose(t, br, c.status)
 		})
 	}

@@ -37,6 +37,7 @@ type serveOpts struct {
 	refresh  time.Duration
 	http     HTTPOptions
 	maxTasks int
+	addr     string // the listener's; "" is 127.0.0.1:0
 }
 
 func serve(t *testing.T, o serveOpts) *served {
@@ -65,7 +66,11 @@ func serve(t *testing.T, o serveOpts) *served {
 		h.Close()
 		t.Fatal(err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	addr := o.addr
+	if addr == "" {
+		addr = "127.0.0.1:0"
+	}
+	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
 	}
