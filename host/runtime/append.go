@@ -50,14 +50,24 @@ func (s *Store) Append(ctx context.Context, ev Event) (uint64, error) {
 		return 0, err
 	}
 	if err := s.enqueue(ctx, req); err != nil {
-		req.recycle() // never queued: nothing else holds its bytes
 		return 0, err
 	}
 	<-req.done
 	return req.seq, req.err
 }
 
+// enqueue hands req to the writer, which gives its pooled bytes back
+// once their transaction has ended. A req it could not queue gives them
+// back at once: nothing else holds them.
 func (s *Store) enqueue(ctx context.Context, req *appendReq) error {
+	err := s.enqueueOpen(ctx, req)
+	if err != nil {
+		req.recycle() // never queued
+	}
+	return err
+}
+
+func (s *Store) enqueueOpen(ctx context.Context, req *appendReq) error {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	if s.closed {

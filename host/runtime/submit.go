@@ -34,7 +34,6 @@ func (s *Store) Submit(ctx context.Context, ev Event, done func(seq uint64, err 
 		return err
 	}
 	if err := s.submit(ctx, req); err != nil {
-		req.recycle() // never queued: nothing else holds its bytes
 		return err
 	}
 	if done != nil {
@@ -50,8 +49,18 @@ func (s *Store) submit(ctx context.Context, req *appendReq) error {
 // submitReq adds req to the submitted list. A timed req starts the
 // writer's submitDelay wait when it is the first timed one waiting; an
 // untimed one (a ride) only waits for the next commit, and wakes the
-// writer only when the list reaches submitGroup.
+// writer only when the list reaches submitGroup. As with enqueue, the
+// writer gives req's pooled bytes back after its commit, and a req that
+// was never queued gives them back at once.
 func (s *Store) submitReq(ctx context.Context, req *appendReq, timed bool) error {
+	err := s.addSubmitted(ctx, req, timed)
+	if err != nil {
+		req.recycle() // never queued
+	}
+	return err
+}
+
+func (s *Store) addSubmitted(ctx context.Context, req *appendReq, timed bool) error {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	if s.closed {
