@@ -101,12 +101,12 @@ func (a *Adapter) Precheck(context.Context, dispatch.Invocation) (*toolsetv1.Too
 // result turns an MCP result into the host's: text content joined, other
 // content named by kind and size, structured content kept as JSON. Known
 // declaration values are redacted here too (a server echoing its key).
-func (a *Adapter) result(res *mcp.CallToolResult) *toolsetv1.ToolResult {
-	out := &toolsetv1.ToolResult{IsError: res.IsError, Content: a.conn.plan.secrets.String(contentText(res.Content))}
-	if len(res.RawStructuredContent) > 0 && json.Valid(res.RawStructuredContent) {
-		out.Structured = []byte(a.conn.plan.secrets.String(string(res.RawStructuredContent)))
-	} else if res.StructuredContent != nil {
-		if js, err := json.Marshal(res.StructuredContent); err == nil {
+func (a *Adapter) result(res callAnswer) *toolsetv1.ToolResult {
+	out := &toolsetv1.ToolResult{IsError: res.isError, Content: a.conn.plan.secrets.String(res.text)}
+	if len(res.structured) > 0 && json.Valid(res.structured) {
+		out.Structured = []byte(a.conn.plan.secrets.String(string(res.structured)))
+	} else if res.parsed != nil && res.parsed.StructuredContent != nil {
+		if js, err := json.Marshal(res.parsed.StructuredContent); err == nil {
 			out.Structured = []byte(a.conn.plan.secrets.String(string(js)))
 		}
 	}

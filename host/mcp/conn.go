@@ -303,8 +303,10 @@ func (c *conn) shutdown(reason string, grace time.Duration) {
 }
 
 // call runs one tool call; ctx's end cancels the request at the server
-// (notifications/cancelled).
-func (c *conn) call(ctx context.Context, tool string, args json.RawMessage, onProgress progressFunc) (*mcp.CallToolResult, error) {
+// (notifications/cancelled). A legacy connection sends it itself and
+// reads the answer once (toolcall.go); a stateless one goes through
+// mcp-go's CallTool.
+func (c *conn) call(ctx context.Context, tool string, args json.RawMessage, onProgress progressFunc) (callAnswer, error) {
 	req := mcp.CallToolRequest{}
 	req.Params.Name = tool
 	if len(args) > 0 {
@@ -317,9 +319,30 @@ func (c *conn) call(ctx context.Context, tool string, args json.RawMessage, onPr
 	}
 	c.calls.Add(1)
 	defer c.calls.Add(-1)
-	res, err := c.client.CallTool(ctx, req)
+	ans, err := c.callOnce(ctx, req)
 	if err != nil && errors.Is(err, transport.ErrTransportClosed) {
 		c.lost.Store(true)
 	}
-	return res, err
+	return ans, err
+}
+
+func (c *conn) callOnce(ctx context.Context, req mcp.CallToolRequest) (callAnswer, error) {
+	if !mcp.IsModernProtocol(c.protocol) {
+		raw, err := c.sendToolCall(ctx, req.Params)
+		if err != nil {
+			return callAnswer{}, err
+		}
+		ans, needsInput, err := readAnswer(raw)
+		if !needsInput {
+			return ans, err
+		}
+		// The server asked for input before doing the call (a multi
+		// round trip, which only mcp-go drives): the call is sent again
+		// through CallTool, whose loop answers the server's questions.
+	}
+	res, err := c.client.CallTool(ctx, req)
+	if err != nil {
+		return callAnswer{}, err
+	}
+	return answerOf(res), nil
 }

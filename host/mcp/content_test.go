@@ -59,7 +59,7 @@ func TestResultRedactsOneText(t *testing.T) {
 		{mcp.TextContent{Text: "key s3cr3t-value-42 echoed"}},
 		{mcp.TextContent{Text: "key s3cr3t-value-42"}, mcp.TextContent{Text: "echoed"}},
 	} {
-		out := a.result(&mcp.CallToolResult{Content: content})
+		out := a.result(answerOf(&mcp.CallToolResult{Content: content}))
 		if strings.Contains(out.Content, "s3cr3t") || !strings.Contains(out.Content, sredact.Marker("env:TOKEN")) {
 			t.Errorf("%q", out.Content)
 		}

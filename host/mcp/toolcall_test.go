@@ -1,0 +1,133 @@
+package mcp
+
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"demiurge.dev/host/core"
+)
+
+// answerCorpus are tools/call results: the common shapes the host reads
+// itself, and every near miss that must go to mcp-go's parser.
+var answerCorpus = []string{
+	`{"content":[{"type":"text","text":"key s3cr3t-value-42"}],"structuredContent":{"k":"s3cr3t-value-42"}}`,
+	`{"content":[{"type":"text","text":"hello"}]}`,
+	`{"content":[{"type":"text","text":"a"},{"type":"text","text":"b"}],"isError":true}`,
+	`{"content":[]}`,
+	`{"content":[{"type":"text","text":""}],"isError":false}`,
+	`{"content":[{"type":"text","text":"x\u00e9\n\"q\""}],"structuredContent":{"a":[1,2,{"b":null}]}}`,
+	`{"content":[{"type":"text","text":"x"}],"structuredContent":null}`,
+	`{"content":[{"type":"text","text":"x"}],"structuredContent": { "spaced" : 1 } }`,
+	`{"content":[{"type":"text","text":"x"}],"unknown":{"z":1}}`,
+	`{"Content":[{"TYPE":"text","Text":"case"}]}`,
+	`{"content":[{"type":"text","text":"first","text":"last"}]}`,
+	`{"content":[{"type":"text","text":"x","extra":1}]}`,
+	// Near misses: mcp-go reads these itself.
+	`{}`,
+	`{"content":null}`,
+	`{"isError":true}`,
+	`{"content":[{"type":"text"}]}`,
+	`{"content":[{"type":"text","text":null}]}`,
+	`{"content":[{"type":"text","text":5}]}`,
+	`{"content":[{"type":"TEXT","text":"x"}]}`,
+	`{"content":[{"type":1,"text":"x"}]}`,
+	`{"content":[{"text":"x"}]}`,
+	`{"content":[{"type":"text","text":"x","annotations":{"audience":["user"]}}]}`,
+	`{"content":[{"type":"text","text":"x","_meta":{"k":"v"}}]}`,
+	`{"content":[{"type":"text","text":"x","_meta":"bad"}]}`,
+	`{"content":[{"type":"image","data":"AAAA","mimeType":"image/png"}]}`,
+	`{"content":[{"type":"text","text":"x"},{"type":"resource_link","uri":"file:///a","name":"a"}]}`,
+	`{"content":[{"type":"resource","resource":{"uri":"file:///a","text":"inner"}}]}`,
+	`{"content":[{"type":"nope"}]}`,
+	`{"content":[{"type":"text","text":"x"}],"_meta":{"k":1}}`,
+	`{"content":[{"type":"text","text":"x"}],"_meta":null}`,
+	`{"content":[{"type":"text","text":"x"}],"isError":"yes"}`,
+	`{"content":"text"}`,
+	`{"content":[1]}`,
+	`{"resultType":"complete","content":[{"type":"text","text":"x"}]}`,
+	`[]`,
+	`"x"`,
+	`null`,
+	`{"content":[{"type":"text","text":"x"}]`,
+}
+
+// commonShapes is how many of answerCorpus's first entries are common.
+const commonShapes = 12
+
+// TestReadAnswerAsMCPGo: every result reads, and every malformed one is
+// refused, exactly as mcp-go's CallTool would have (its parser, then the
+// adapter), whichever way readAnswer took.
+func TestReadAnswerAsMCPGo(t *testing.T) {
+	a := redactingAdapter()
+	for _, raw := range answerCorpus {
+		sameAsMCPGo(t, a, raw)
+	}
+}
+
+// TestReadAnswerCommonShapes: the common shapes are read here, not by
+// mcp-go (else the saving is gone without a test noticing).
+func TestReadAnswerCommonShapes(t *testing.T) {
+	for _, raw := range answerCorpus[:commonShapes] {
+		var r commonResult
+		if err := json.Unmarshal([]byte(raw), &r); err != nil || !r.common() {
+			t.Errorf("%s: not read as common (%v)", raw, err)
+		}
+	}
+	for _, raw := range answerCorpus[commonShapes:] {
+		var r commonResult
+		if json.Unmarshal([]byte(raw), &r) == nil && r.common() {
+			t.Errorf("%s: read as common", raw)
+		}
+	}
+}
+
+// TestReadAnswerNeedsInput: a result asking for input first is reported,
+// not answered (the caller sends the call again through CallTool).
+func TestReadAnswerNeedsInput(t *testing.T) {
+	raw := `{"resultType":"input_required","inputRequests":{"q":{"method":"elicitation/create","params":{"message":"?","requestedSchema":{"type":"object"}}}},"requestState":"s"}`
+	if _, needsInput, err := readAnswer(json.RawMessage(raw)); err != nil || !needsInput {
+		t.Fatalf("needsInput %v, err %v", needsInput, err)
+	}
+}
+
+func FuzzReadAnswer(f *testing.F) {
+	for _, raw := range answerCorpus {
+		f.Add(raw)
+	}
+	a := redactingAdapter()
+	f.Fuzz(func(t *testing.T, raw string) { sameAsMCPGo(t, a, raw) })
+}
+
+// redactingAdapter has a declaration secret, so that the comparison also
+// covers what redaction makes of each answer.
+func redactingAdapter() *Adapter {
+	return &Adapter{conn: &conn{plan: &plan{secrets: knownSecrets(core.MCPServer{
+		Env: []core.KV{{Key: "TOKEN", Value: "s3cr3t-value-42"}},
+	})}}}
+}
+
+func sameAsMCPGo(t *testing.T, a *Adapter, raw string) {
+	t.Helper()
+	ans, needsInput, err := readAnswer(json.RawMessage(raw))
+	msg := json.RawMessage(raw)
+	res, wantErr := mcp.ParseCallToolResult(&msg)
+	if (err == nil) != (wantErr == nil) || (err != nil && err.Error() != wantErr.Error()) {
+		t.Fatalf("%s: err %v, mcp-go %v", raw, err, wantErr)
+	}
+	if err != nil {
+		return
+	}
+	if needsInput != res.NeedsInput() {
+		t.Fatalf("%s: needsInput %v, mcp-go %v", raw, needsInput, res.NeedsInput())
+	}
+	if needsInput {
+		return
+	}
+	got, want := a.result(ans), a.result(answerOf(res))
+	if got.IsError != want.IsError || got.Content != want.Content || !reflect.DeepEqual(got.Structured, want.Structured) {
+		t.Fatalf("%s:\n got %+v\nwant %+v", raw, got, want)
+	}
+}
