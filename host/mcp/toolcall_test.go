@@ -1,13 +1,17 @@
 package mcp
 
 import (
+	"context"
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"demiurge.dev/host/core"
+	"demiurge.dev/host/dispatch"
+	sredact "demiurge.dev/shared/redact"
 )
 
 // answerCorpus are tools/call results: the common shapes the host reads
@@ -38,6 +42,10 @@ var answerCorpus = []string{
 	`{"content":[{"type":"text","text":"x","annotations":{"audience":["user"]}}]}`,
 	`{"content":[{"type":"text","text":"x","_meta":{"k":"v"}}]}`,
 	`{"content":[{"type":"text","text":"x","_meta":"bad"}]}`,
+	`{"content":[{"type":"text","text":"x","annotations":"bad"}]}`,
+	`{"content":[{"type":"text","text":"x"}],"_meta":"bad"}`,
+	`{"content":[{"type":"text","text":"x"}],"inputRequests":"bad"}`,
+	`{"content":[{"type":"text","text":"x"}],"requestState":5}`,
 	`{"content":[{"type":"image","data":"AAAA","mimeType":"image/png"}]}`,
 	`{"content":[{"type":"text","text":"x"},{"type":"resource_link","uri":"file:///a","name":"a"}]}`,
 	`{"content":[{"type":"resource","resource":{"uri":"file:///a","text":"inner"}}]}`,
@@ -129,5 +137,35 @@ func sameAsMCPGo(t *testing.T, a *Adapter, raw string) {
 	got, want := a.result(ans), a.result(answerOf(res))
 	if got.IsError != want.IsError || got.Content != want.Content || !reflect.DeepEqual(got.Structured, want.Structured) {
 		t.Fatalf("%s:\n got %+v\nwant %+v", raw, got, want)
+	}
+}
+
+// TestCallThroughDispatchReadOnce: calls on a legacy connection (read
+// here, not by mcp-go) through dispatch: a small and a 200 KiB answer
+// (screened beside redaction) reach the model whole in the untrusted
+// envelope, a declared value echoed back is redacted, and a tool error
+// stays a tool error.
+func TestCallThroughDispatchReadOnce(t *testing.T) {
+	f := newFixture(t)
+	f.server("echo", "echo", "env: {API_KEY: k-9f8e7d6c5b4a}\n")
+	f.ask.allow(ConnectTool("echo"))
+	r := f.resolve()
+	if p := f.pool.conns["echo"].c.protocol; mcp.IsModernProtocol(p) {
+		t.Fatalf("the echo server speaks %s: not the legacy path", p)
+	}
+	turn := f.dispatchTurn(r, "echo__echo")
+	large := strings.Repeat("line of text ", 200<<10/13)
+	for _, text := range []string{"hello", large, "key k-9f8e7d6c5b4a here"} {
+		args, _ := json.Marshal(map[string]string{"text": text})
+		out := turn.Call(context.Background(), dispatch.ToolCall{ID: "c", Name: "echo__echo", Args: args})
+		model := out.Views.Model.String()
+		want := strings.ReplaceAll(text, "k-9f8e7d6c5b4a", sredact.Marker("env:API_KEY"))
+		if !out.OK() || !envelope.MatchString(model) || unwrapped(model) != want {
+			t.Fatalf("%s: %d bytes, enveloped %v", out.Status, len(model), envelope.MatchString(model))
+		}
+	}
+	out := turn.Call(context.Background(), dispatch.ToolCall{ID: "c", Name: "echo__echo", Args: []byte(`{"text":"fail"}`)})
+	if out.Status != dispatch.StatusToolError || unwrapped(out.Views.Model.String()) != "asked to fail" {
+		t.Fatalf("%s %q", out.Status, out.Views.Model.String())
 	}
 }
