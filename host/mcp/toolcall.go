@@ -3,7 +3,7 @@ package mcp
 import (
 	"context"
 	"encoding/json"
-	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/mark3labs/mcp-go/client/transport"
@@ -31,7 +31,7 @@ const cancelNotifyTimeout = 5 * time.Second
 func (c *conn) sendToolCall(ctx context.Context, params mcp.CallToolParams) (json.RawMessage, error) {
 	req := transport.JSONRPCRequest{
 		JSONRPC: mcp.JSONRPC_VERSION, Method: string(mcp.MethodToolsCall), Params: params,
-		ID: mcp.NewRequestId(fmt.Sprintf("demiurge-call-%d", c.listSeq.Add(1))),
+		ID: mcp.NewRequestId("demiurge-call-" + strconv.FormatInt(c.listSeq.Add(1), 10)),
 	}
 	if err := ctx.Err(); err != nil { // not sent: nothing to cancel
 		return nil, transport.NewError(err)
