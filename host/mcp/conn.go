@@ -312,23 +312,30 @@ func (c *conn) call(ctx context.Context, tool string, args json.RawMessage, onPr
 	if len(args) > 0 {
 		req.Params.Arguments = args
 	}
+	token := ""
 	if onProgress != nil {
-		token, done := c.progress.add(onProgress)
+		var done func()
+		token, done = c.progress.add(onProgress)
 		defer done()
 		req.Params.Meta = &mcp.Meta{ProgressToken: token}
 	}
 	c.calls.Add(1)
 	defer c.calls.Add(-1)
-	ans, err := c.callOnce(ctx, req)
+	ans, err := c.callOnce(ctx, req, token)
 	if err != nil && errors.Is(err, transport.ErrTransportClosed) {
 		c.lost.Store(true)
 	}
 	return ans, err
 }
 
-func (c *conn) callOnce(ctx context.Context, req mcp.CallToolRequest) (callAnswer, error) {
+// callOnce sends req; token is its progress token ("" for none).
+func (c *conn) callOnce(ctx context.Context, req mcp.CallToolRequest, token string) (callAnswer, error) {
 	if !mcp.IsModernProtocol(c.protocol) {
-		raw, err := c.sendToolCall(ctx, req.Params)
+		params, err := encodeToolCallParams(req.Params.Name, req.Params.Arguments, token)
+		if err != nil {
+			return callAnswer{}, err
+		}
+		raw, err := c.sendToolCall(ctx, params)
 		if err != nil {
 			return callAnswer{}, err
 		}

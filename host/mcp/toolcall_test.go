@@ -169,3 +169,54 @@ func TestCallThroughDispatchReadOnce(t *testing.T) {
 		t.Fatalf("%s %q", out.Status, out.Views.Model.String())
 	}
 }
+
+// paramsCorpus are tools/call params as conn.call builds them.
+var paramsCorpus = []struct{ name, args, token string }{
+	{"echo", `{"text":"hello"}`, ""},
+	{"echo", `{"text":"hello"}`, "demiurge-7"},
+	{"t", "", ""},
+	{"t", "", "demiurge-1"},
+	{"a<b>&c", `{ "x" : [1, 2.50, "<&>\u2028"], "y": {"z": null} }`, "tok<en>"},
+	{"ünïcode\u2029", `"just a string"`, ""},
+	{"t", `null`, ""},
+	{"t", `[]`, ""},
+	{"bad\xffname", `{"k":"v"}`, "bad\xfftoken"},
+}
+
+// TestToolCallParamsAsMCPGo: the params are the bytes mcp-go's CallTool
+// would have sent for the same call, and malformed arguments are refused
+// as json.Marshal refuses them.
+func TestToolCallParamsAsMCPGo(t *testing.T) {
+	for _, c := range paramsCorpus {
+		sameParams(t, c.name, c.args, c.token)
+	}
+	sameParams(t, "t", `{"unclosed":`, "")
+}
+
+func FuzzToolCallParams(f *testing.F) {
+	for _, c := range paramsCorpus {
+		f.Add(c.name, c.args, c.token)
+	}
+	f.Fuzz(sameParams)
+}
+
+func sameParams(t *testing.T, name, args, token string) {
+	t.Helper()
+	p := mcp.CallToolParams{Name: name}
+	var a any
+	if args != "" {
+		a = json.RawMessage(args)
+		p.Arguments = a
+	}
+	if token != "" {
+		p.Meta = &mcp.Meta{ProgressToken: token}
+	}
+	want, wantErr := json.Marshal(p)
+	got, err := encodeToolCallParams(name, a, token)
+	if (err == nil) != (wantErr == nil) {
+		t.Fatalf("%q %q %q: err %v, json.Marshal %v", name, args, token, err, wantErr)
+	}
+	if err == nil && string(got) != string(want) {
+		t.Fatalf("%q %q %q:\n got %s\nwant %s", name, args, token, got, want)
+	}
+}
