@@ -42,7 +42,7 @@ func (a *Adapter) Invoke(ctx context.Context, inv dispatch.Invocation) (*toolset
 	cctx := a.conn.deadlines.start(ctx, callTimedOut{server: id, tool: raw, after: a.timeout}) // call_deadline.go
 	defer a.conn.deadlines.end(cctx)
 	ctx = cctx
-	res, err := a.conn.call(ctx, raw, inv.Args, a.progress(inv))
+	res, err := a.conn.call(ctx, raw, inv.Args, a.progress(inv.OnEvent, inv.Progress))
 	if err != nil {
 		cause := context.Cause(ctx)
 		if timedOut := &cctx.timedOut; errors.Is(cause, timedOut) {
@@ -76,16 +76,18 @@ func (e *callTimedOut) Error() string {
 }
 
 // progress forwards the server's notifications/progress for this call to
-// the invocation's events, with the declaration's secrets redacted (a
-// server may quote its configuration); nil when no one listens, and then
-// the request carries no progress token.
-func (a *Adapter) progress(inv dispatch.Invocation) progressFunc {
-	if inv.OnEvent == nil || !inv.Progress {
+// the invocation's events (onEvent), with the declaration's secrets
+// redacted (a server may quote its configuration); nil when no one
+// listens, and then the request carries no progress token. It takes the
+// two fields, not the Invocation: a closure over the whole struct moved
+// it (some 400 bytes) to the heap on every call, listened to or not.
+func (a *Adapter) progress(onEvent func(*toolsetv1.InvokeEvent) error, wanted bool) progressFunc {
+	if onEvent == nil || !wanted {
 		return nil
 	}
 	return func(msg string, fraction float64) {
 		msg = a.conn.plan.redactErr(errors.New(msg))
-		_ = inv.OnEvent(&toolsetv1.InvokeEvent{Event: &toolsetv1.InvokeEvent_Progress{
+		_ = onEvent(&toolsetv1.InvokeEvent{Event: &toolsetv1.InvokeEvent_Progress{
 			Progress: &toolsetv1.Progress{Message: msg, Fraction: fraction}}})
 	}
 }
@@ -99,9 +101,29 @@ func (a *Adapter) Precheck(context.Context, dispatch.Invocation) (*toolsetv1.Too
 // result turns an MCP result into the host's: text content joined, other
 // content named by kind and size, structured content kept as JSON. Known
 // declaration values are redacted here too (a server echoing its key).
-func (a *Adapter) result(res *mcp.CallToolResult) *toolsetv1.ToolResult {
+func (a *Adapter) result(res callAnswer) *toolsetv1.ToolResult {
+	out := &toolsetv1.ToolResult{IsError: res.isError, Content: a.conn.plan.secrets.String(res.text)}
+	if len(res.structured) > 0 && json.Valid(res.structured) {
+		out.Structured = []byte(a.conn.plan.secrets.String(string(res.structured)))
+	} else if res.parsed != nil && res.parsed.StructuredContent != nil {
+		if js, err := json.Marshal(res.parsed.StructuredContent); err == nil {
+			out.Structured = []byte(a.conn.plan.secrets.String(string(js)))
+		}
+	}
+	return out
+}
+
+// contentText joins a result's content: text as it is, other content
+// named by kind and size, one item a line. The common answer, a single
+// text item, is its text itself, not a copy of it.
+func contentText(content []mcp.Content) string {
+	if len(content) == 1 {
+		if t, ok := content[0].(mcp.TextContent); ok {
+			return t.Text
+		}
+	}
 	var b strings.Builder
-	for i, c := range res.Content {
+	for i, c := range content {
 		if i > 0 {
 			b.WriteByte('\n')
 		}
@@ -124,13 +146,5 @@ func (a *Adapter) result(res *mcp.CallToolResult) *toolsetv1.ToolResult {
 			b.WriteString("[unsupported content]")
 		}
 	}
-	out := &toolsetv1.ToolResult{IsError: res.IsError, Content: a.conn.plan.secrets.String(b.String())}
-	if len(res.RawStructuredContent) > 0 && json.Valid(res.RawStructuredContent) {
-		out.Structured = []byte(a.conn.plan.secrets.String(string(res.RawStructuredContent)))
-	} else if res.StructuredContent != nil {
-		if js, err := json.Marshal(res.StructuredContent); err == nil {
-			out.Structured = []byte(a.conn.plan.secrets.String(string(js)))
-		}
-	}
-	return out
+	return b.String()
 }

@@ -303,23 +303,53 @@ func (c *conn) shutdown(reason string, grace time.Duration) {
 }
 
 // call runs one tool call; ctx's end cancels the request at the server
-// (notifications/cancelled).
-func (c *conn) call(ctx context.Context, tool string, args json.RawMessage, onProgress progressFunc) (*mcp.CallToolResult, error) {
+// (notifications/cancelled). A legacy connection sends it itself and
+// reads the answer once (toolcall.go); a stateless one goes through
+// mcp-go's CallTool.
+func (c *conn) call(ctx context.Context, tool string, args json.RawMessage, onProgress progressFunc) (callAnswer, error) {
 	req := mcp.CallToolRequest{}
 	req.Params.Name = tool
 	if len(args) > 0 {
 		req.Params.Arguments = args
 	}
+	token := ""
 	if onProgress != nil {
-		token, done := c.progress.add(onProgress)
+		var done func()
+		token, done = c.progress.add(onProgress)
 		defer done()
 		req.Params.Meta = &mcp.Meta{ProgressToken: token}
 	}
 	c.calls.Add(1)
 	defer c.calls.Add(-1)
-	res, err := c.client.CallTool(ctx, req)
+	ans, err := c.callOnce(ctx, req, token)
 	if err != nil && errors.Is(err, transport.ErrTransportClosed) {
 		c.lost.Store(true)
 	}
-	return res, err
+	return ans, err
+}
+
+// callOnce sends req; token is its progress token ("" for none).
+func (c *conn) callOnce(ctx context.Context, req mcp.CallToolRequest, token string) (callAnswer, error) {
+	if !mcp.IsModernProtocol(c.protocol) {
+		params, err := encodeToolCallParams(req.Params.Name, req.Params.Arguments, token)
+		if err != nil {
+			return callAnswer{}, err
+		}
+		raw, err := c.sendToolCall(ctx, params)
+		if err != nil {
+			return callAnswer{}, err
+		}
+		ans, needsInput, err := readAnswer(raw)
+		if !needsInput {
+			return ans, err
+		}
+		// The server asked for input before doing the call (a multi
+		// round trip, which only mcp-go drives): the call is sent again
+		// through CallTool, whose loop answers the server's questions.
+	}
+	res, err := c.client.CallTool(ctx, req)
+	if err != nil {
+		return callAnswer{}, err
+	}
+	return answerOf(res), nil
 }

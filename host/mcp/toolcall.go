@@ -1,0 +1,235 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"strconv"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// On a connection pinned to a version before 2026-07-28 the host sends
+// tools/call on the transport itself, as it sends tools/list, and reads
+// the answer once: mcp-go's CallTool scans a result four times over
+// (ParseCallToolResult's probe, the result, each item's type, each item)
+// and builds a map of any structured content that the adapter then
+// ignores for its raw bytes, about a third of the client's work on a call.
+// What CallTool adds on such a connection is done here too: the request
+// is the same CallToolParams, an error is the transport's error as
+// CallTool wraps it, and a request whose context ends is cancelled at a
+// stdio server with notifications/cancelled carrying ctx.Err's text. A
+// stateless (2026-07-28) connection keeps CallTool: its requests carry
+// _meta and headers, and a result may ask for input (multi round trip).
+
+// cancelNotifyTimeout bounds sending a notifications/cancelled (mcp-go's
+// own bound for the same notification).
+const cancelNotifyTimeout = 5 * time.Second
+
+// encodeToolCallParams is json.Marshal's encoding of the CallToolParams
+// conn.call builds (a name, the arguments as raw JSON, at most a progress
+// token), without the reflection over CallToolParams and its Meta's map:
+// the same bytes (TestToolCallParamsAsMCPGo, FuzzToolCallParams), so the
+// server gets the request CallTool would have sent. Plain text and
+// compact arguments (dispatch's encoding) are copied as they are; the
+// rest goes through json.Marshal.
+func encodeToolCallParams(name string, args any, token string) (json.RawMessage, error) {
+	raw, _ := args.(json.RawMessage)
+	b := make([]byte, 0, len(`{"name":"","arguments":,"_meta":{"progressToken":""}}`)+len(name)+len(raw)+len(token))
+	b, err := appendJSON(append(b, `{"name":`...), name, plainString(name))
+	if err != nil {
+		return nil, err
+	}
+	if args != nil {
+		b = append(b, `,"arguments":`...)
+		if raw != nil && plainCompact(raw) {
+			b = append(b, raw...)
+		} else if b, err = appendJSON(b, args, false); err != nil {
+			return nil, err
+		}
+	}
+	if token != "" {
+		if b, err = appendJSON(append(b, `,"_meta":{"progressToken":`...), token, plainString(token)); err != nil {
+			return nil, err
+		}
+		b = append(b, '}')
+	}
+	return append(b, '}'), nil
+}
+
+// appendJSON appends v as json.Marshal writes it; a plain string is
+// written quoted as it is.
+func appendJSON(b []byte, v any, plain bool) ([]byte, error) {
+	if s, ok := v.(string); ok && plain {
+		return append(append(append(b, '"'), s...), '"'), nil
+	}
+	e, err := json.Marshal(v)
+	return append(b, e...), err
+}
+
+// plainString: printable ASCII that json.Marshal writes unescaped.
+func plainString(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			return false
+		}
+	}
+	return true
+}
+
+// plainCompact: valid JSON that json.Marshal copies unchanged: no
+// whitespace outside strings and nothing it escapes for HTML (<, >, &,
+// U+2028, U+2029; their first byte, 0xE2, is refused wholesale).
+func plainCompact(raw []byte) bool {
+	inString, escaped := false, false
+	for _, c := range raw {
+		switch {
+		case c == '<' || c == '>' || c == '&' || c == 0xE2:
+			return false
+		case inString && escaped:
+			escaped = false
+		case inString && c == '\\':
+			escaped = true
+		case c == '"':
+			inString = !inString
+		case !inString && (c == ' ' || c == '\t' || c == '\n' || c == '\r'):
+			return false
+		}
+	}
+	return json.Valid(raw)
+}
+
+// sendToolCall sends one tools/call and returns its raw result.
+func (c *conn) sendToolCall(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+	req := transport.JSONRPCRequest{
+		JSONRPC: mcp.JSONRPC_VERSION, Method: string(mcp.MethodToolsCall), Params: params,
+		ID: mcp.NewRequestId("demiurge-call-" + strconv.FormatInt(c.listSeq.Add(1), 10)),
+	}
+	if err := ctx.Err(); err != nil { // not sent: nothing to cancel
+		return nil, transport.NewError(err)
+	}
+	resp, err := c.transport.SendRequest(ctx, req)
+	if err != nil {
+		if ctx.Err() != nil {
+			c.cancelAtServer(ctx, req.ID)
+		}
+		return nil, transport.NewError(err)
+	}
+	if resp.Error != nil {
+		return nil, resp.Error.AsError()
+	}
+	return resp.Result, nil
+}
+
+// cancelAtServer tells a stdio server that request id's context ended,
+// off the caller's path (a server that does not read must not hold the
+// caller). Over HTTP ending the request is the cancellation.
+func (c *conn) cancelAtServer(ctx context.Context, id mcp.RequestId) {
+	if _, ok := c.transport.(transport.HTTPConnection); ok {
+		return
+	}
+	n := mcp.JSONRPCNotification{JSONRPC: mcp.JSONRPC_VERSION, Notification: mcp.Notification{
+		Method: string(mcp.MethodNotificationCancelled),
+		Params: mcp.NotificationParams{AdditionalFields: map[string]any{"requestId": id, "reason": ctx.Err().Error()}},
+	}}
+	go func() {
+		sctx, cancel := context.WithTimeout(context.Background(), cancelNotifyTimeout)
+		defer cancel()
+		_ = c.transport.SendNotification(sctx, n)
+	}()
+}
+
+// callAnswer is a tools/call result as the adapter uses it: the content
+// as text (contentText), whether it is an error, and the structured
+// content's bytes as the server sent them.
+type callAnswer struct {
+	text       string
+	isError    bool
+	structured json.RawMessage
+	// parsed is mcp-go's reading, when the answer was not the common
+	// shape (or came through CallTool); its StructuredContent is used when
+	// the raw bytes are missing.
+	parsed *mcp.CallToolResult
+}
+
+// answerOf is mcp-go's result as an answer.
+func answerOf(res *mcp.CallToolResult) callAnswer {
+	return callAnswer{text: contentText(res.Content), isError: res.IsError, structured: res.RawStructuredContent, parsed: res}
+}
+
+// commonResult is the shape almost every result has: text items, maybe
+// structured content, maybe isError. The other fields are read only to
+// send a result that has them to mcp-go's parser.
+type commonResult struct {
+	Content           []commonItem    `json:"content"`
+	StructuredContent json.RawMessage `json:"structuredContent"`
+	IsError           bool            `json:"isError"`
+	Meta              json.RawMessage `json:"_meta"`
+	ResultType        json.RawMessage `json:"resultType"`
+	InputRequests     json.RawMessage `json:"inputRequests"`
+	RequestState      json.RawMessage `json:"requestState"`
+}
+
+type commonItem struct {
+	Type        string          `json:"type"`
+	Text        *string         `json:"text"`
+	Annotations json.RawMessage `json:"annotations"`
+	Meta        json.RawMessage `json:"_meta"`
+}
+
+// readAnswer reads a raw tools/call result once when it has the common
+// shape, and otherwise through mcp.ParseCallToolResult, so that every
+// answer, and every refusal, is the one CallTool would have given
+// (TestReadAnswerAsMCPGo, FuzzReadAnswer). needsInput reports a result
+// that asks for input first (mcp-go's multi round trip), which CallTool
+// would have answered and sent again.
+func readAnswer(raw json.RawMessage) (ans callAnswer, needsInput bool, err error) {
+	var r commonResult
+	if json.Unmarshal(raw, &r) == nil && r.common() {
+		return callAnswer{text: r.text(), isError: r.IsError, structured: r.StructuredContent}, false, nil
+	}
+	res, err := mcp.ParseCallToolResult(&raw)
+	if err != nil {
+		return callAnswer{}, false, err
+	}
+	if res.NeedsInput() {
+		return callAnswer{}, true, nil
+	}
+	return answerOf(res), false, nil
+}
+
+// common reports whether r is read here exactly as mcp-go reads it: a
+// content list (present, not null) of text items with a string text and
+// nothing mcp-go would decode further, and no field of the multi round
+// trip or _meta (which mcp-go checks).
+func (r *commonResult) common() bool {
+	if r.Content == nil || r.Meta != nil || r.ResultType != nil || r.InputRequests != nil || r.RequestState != nil {
+		return false
+	}
+	for _, it := range r.Content {
+		if it.Type != mcp.ContentTypeText || it.Text == nil || it.Annotations != nil || it.Meta != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// text is contentText of r's items: one is its text itself.
+func (r *commonResult) text() string {
+	if len(r.Content) == 1 {
+		return *r.Content[0].Text
+	}
+	n := len(r.Content)
+	for _, it := range r.Content {
+		n += len(*it.Text)
+	}
+	b := make([]byte, 0, n)
+	for i, it := range r.Content {
+		if i > 0 {
+			b = append(b, '\n')
+		}
+		b = append(b, *it.Text...)
+	}
+	return string(b)
+}

@@ -1,0 +1,228 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"demiurge.dev/host/core"
+	"demiurge.dev/host/dispatch"
+	sredact "demiurge.dev/shared/redact"
+)
+
+// answerCorpus are tools/call results: the common shapes the host reads
+// itself, and every near miss that must go to mcp-go's parser.
+var answerCorpus = []string{
+	`{"content":[{"type":"text","text":"key s3cr3t-value-42"}],"structuredContent":{"k":"s3cr3t-value-42"}}`,
+	`{"content":[{"type":"text","text":"hello"}]}`,
+	`{"content":[{"type":"text","text":"a"},{"type":"text","text":"b"}],"isError":true}`,
+	`{"content":[]}`,
+	`{"content":[{"type":"text","text":""}],"isError":false}`,
+	`{"content":[{"type":"text","text":"x\u00e9\n\"q\""}],"structuredContent":{"a":[1,2,{"b":null}]}}`,
+	`{"content":[{"type":"text","text":"x"}],"structuredContent":null}`,
+	`{"content":[{"type":"text","text":"x"}],"structuredContent": { "spaced" : 1 } }`,
+	`{"content":[{"type":"text","text":"x"}],"unknown":{"z":1}}`,
+	`{"Content":[{"TYPE":"text","Text":"case"}]}`,
+	`{"content":[{"type":"text","text":"first","text":"last"}]}`,
+	`{"content":[{"type":"text","text":"x","extra":1}]}`,
+	// Near misses: mcp-go reads these itself.
+	`{}`,
+	`{"content":null}`,
+	`{"isError":true}`,
+	`{"content":[{"type":"text"}]}`,
+	`{"content":[{"type":"text","text":null}]}`,
+	`{"content":[{"type":"text","text":5}]}`,
+	`{"content":[{"type":"TEXT","text":"x"}]}`,
+	`{"content":[{"type":1,"text":"x"}]}`,
+	`{"content":[{"text":"x"}]}`,
+	`{"content":[{"type":"text","text":"x","annotations":{"audience":["user"]}}]}`,
+	`{"content":[{"type":"text","text":"x","_meta":{"k":"v"}}]}`,
+	`{"content":[{"type":"text","text":"x","_meta":"bad"}]}`,
+	`{"content":[{"type":"text","text":"x","annotations":"bad"}]}`,
+	`{"content":[{"type":"text","text":"x"}],"_meta":"bad"}`,
+	`{"content":[{"type":"text","text":"x"}],"inputRequests":"bad"}`,
+	`{"content":[{"type":"text","text":"x"}],"requestState":5}`,
+	`{"content":[{"type":"image","data":"AAAA","mimeType":"image/png"}]}`,
+	`{"content":[{"type":"text","text":"x"},{"type":"resource_link","uri":"file:///a","name":"a"}]}`,
+	`{"content":[{"type":"resource","resource":{"uri":"file:///a","text":"inner"}}]}`,
+	`{"content":[{"type":"nope"}]}`,
+	`{"content":[{"type":"text","text":"x"}],"_meta":{"k":1}}`,
+	`{"content":[{"type":"text","text":"x"}],"_meta":null}`,
+	`{"content":[{"type":"text","text":"x"}],"isError":"yes"}`,
+	`{"content":"text"}`,
+	`{"content":[1]}`,
+	`{"resultType":"complete","content":[{"type":"text","text":"x"}]}`,
+	`[]`,
+	`"x"`,
+	`null`,
+	`{"content":[{"type":"text","text":"x"}]`,
+}
+
+// commonShapes is how many of answerCorpus's first entries are common.
+const commonShapes = 12
+
+// TestReadAnswerAsMCPGo: every result reads, and every malformed one is
+// refused, exactly as mcp-go's CallTool would have (its parser, then the
+// adapter), whichever way readAnswer took.
+func TestReadAnswerAsMCPGo(t *testing.T) {
+	a := redactingAdapter()
+	for _, raw := range answerCorpus {
+		sameAsMCPGo(t, a, raw)
+	}
+}
+
+// TestReadAnswerCommonShapes: the common shapes are read here, not by
+// mcp-go (else the saving is gone without a test noticing).
+func TestReadAnswerCommonShapes(t *testing.T) {
+	for _, raw := range answerCorpus[:commonShapes] {
+		var r commonResult
+		if err := json.Unmarshal([]byte(raw), &r); err != nil || !r.common() {
+			t.Errorf("%s: not read as common (%v)", raw, err)
+		}
+	}
+	for _, raw := range answerCorpus[commonShapes:] {
+		var r commonResult
+		if json.Unmarshal([]byte(raw), &r) == nil && r.common() {
+			t.Errorf("%s: read as common", raw)
+		}
+	}
+}
+
+// TestReadAnswerNeedsInput: a result asking for input first is reported,
+// not answered (the caller sends the call again through CallTool).
+func TestReadAnswerNeedsInput(t *testing.T) {
+	raw := `{"resultType":"input_required","inputRequests":{"q":{"method":"elicitation/create","params":{"message":"?","requestedSchema":{"type":"object"}}}},"requestState":"s"}`
+	if _, needsInput, err := readAnswer(json.RawMessage(raw)); err != nil || !needsInput {
+		t.Fatalf("needsInput %v, err %v", needsInput, err)
+	}
+}
+
+func FuzzReadAnswer(f *testing.F) {
+	for _, raw := range answerCorpus {
+		f.Add(raw)
+	}
+	a := redactingAdapter()
+	f.Fuzz(func(t *testing.T, raw string) { sameAsMCPGo(t, a, raw) })
+}
+
+// redactingAdapter has a declaration secret, so that the comparison also
+// covers what redaction makes of each answer.
+func redactingAdapter() *Adapter {
+	return &Adapter{conn: &conn{plan: &plan{secrets: knownSecrets(core.MCPServer{
+		Env: []core.KV{{Key: "TOKEN", Value: "s3cr3t-value-42"}},
+	})}}}
+}
+
+func sameAsMCPGo(t *testing.T, a *Adapter, raw string) {
+	t.Helper()
+	ans, needsInput, err := readAnswer(json.RawMessage(raw))
+	msg := json.RawMessage(raw)
+	res, wantErr := mcp.ParseCallToolResult(&msg)
+	if (err == nil) != (wantErr == nil) || (err != nil && err.Error() != wantErr.Error()) {
+		t.Fatalf("%s: err %v, mcp-go %v", raw, err, wantErr)
+	}
+	if err != nil {
+		return
+	}
+	if needsInput != res.NeedsInput() {
+		t.Fatalf("%s: needsInput %v, mcp-go %v", raw, needsInput, res.NeedsInput())
+	}
+	if needsInput {
+		return
+	}
+	got, want := a.result(ans), a.result(answerOf(res))
+	if got.IsError != want.IsError || got.Content != want.Content || !reflect.DeepEqual(got.Structured, want.Structured) {
+		t.Fatalf("%s:\n got %+v\nwant %+v", raw, got, want)
+	}
+}
+
+// TestCallThroughDispatchReadOnce: calls on a legacy connection (read
+// here, not by mcp-go) through dispatch: a small and a 200 KiB answer
+// (screened beside redaction) reach the model whole in the untrusted
+// envelope, a declared value echoed back is redacted, and a tool error
+// stays a tool error.
+func TestCallThroughDispatchReadOnce(t *testing.T) {
+	f := newFixture(t)
+	f.server("echo", "echo", "env: {API_KEY: k-9f8e7d6c5b4a}\n")
+	f.ask.allow(ConnectTool("echo"))
+	r := f.resolve()
+	if p := f.pool.conns["echo"].c.protocol; mcp.IsModernProtocol(p) {
+		t.Fatalf("the echo server speaks %s: not the legacy path", p)
+	}
+	turn := f.dispatchTurn(r, "echo__echo")
+	large := strings.Repeat("line of text ", 200<<10/13)
+	for _, text := range []string{"hello", large, "key k-9f8e7d6c5b4a here"} {
+		args, _ := json.Marshal(map[string]string{"text": text})
+		out := turn.Call(context.Background(), dispatch.ToolCall{ID: "c", Name: "echo__echo", Args: args})
+		model := out.Views.Model.String()
+		want := strings.ReplaceAll(text, "k-9f8e7d6c5b4a", sredact.Marker("env:API_KEY"))
+		if !out.OK() || !envelope.MatchString(model) || unwrapped(model) != want {
+			t.Fatalf("%s: %d bytes, enveloped %v", out.Status, len(model), envelope.MatchString(model))
+		}
+	}
+	out := turn.Call(context.Background(), dispatch.ToolCall{ID: "c", Name: "echo__echo", Args: []byte(`{"text":"fail"}`)})
+	if out.Status != dispatch.StatusToolError || unwrapped(out.Views.Model.String()) != "asked to fail" {
+		t.Fatalf("%s %q", out.Status, out.Views.Model.String())
+	}
+}
+
+// paramsCorpus are tools/call params as conn.call builds them.
+var paramsCorpus = []struct{ name, args, token string }{
+	{"echo", `{"text":"hello"}`, ""},
+	{"echo", `{"text":"hello"}`, "demiurge-7"},
+	{"t", "", ""},
+	{"t", "", "demiurge-1"},
+	{"a<b>&c", `{ "x" : [1, 2.50, "<&>\u2028"], "y": {"z": null} }`, "tok<en>"},
+	{"ünïcode\u2029", `"just a string"`, ""},
+	{"t", `null`, ""},
+	{"t", `[]`, ""},
+	{"bad\xffname", `{"k":"v"}`, "bad\xfftoken"},
+	{"t", `{"a":"x\\" , "b":1}`, ""},
+	{"t", `{"a":"x\" y","b":[1,2]}`, ""},
+	{"t", `{"a":"\"", "b":1}`, ""},
+	{"t", `{"a":"\u2028 \u003c"}`, ""},
+	{"t", "{\"a\":\"\u2028\"}", ""},
+	{"t\x7f", `{"a":"\u0000\t"}`, "a\"b"},
+}
+
+// TestToolCallParamsAsMCPGo: the params are the bytes mcp-go's CallTool
+// would have sent for the same call, and malformed arguments are refused
+// as json.Marshal refuses them.
+func TestToolCallParamsAsMCPGo(t *testing.T) {
+	for _, c := range paramsCorpus {
+		sameParams(t, c.name, c.args, c.token)
+	}
+	sameParams(t, "t", `{"unclosed":`, "")
+}
+
+func FuzzToolCallParams(f *testing.F) {
+	for _, c := range paramsCorpus {
+		f.Add(c.name, c.args, c.token)
+	}
+	f.Fuzz(sameParams)
+}
+
+func sameParams(t *testing.T, name, args, token string) {
+	t.Helper()
+	p := mcp.CallToolParams{Name: name}
+	var a any
+	if args != "" {
+		a = json.RawMessage(args)
+		p.Arguments = a
+	}
+	if token != "" {
+		p.Meta = &mcp.Meta{ProgressToken: token}
+	}
+	want, wantErr := json.Marshal(p)
+	got, err := encodeToolCallParams(name, a, token)
+	if (err == nil) != (wantErr == nil) {
+		t.Fatalf("%q %q %q: err %v, json.Marshal %v", name, args, token, err, wantErr)
+	}
+	if err == nil && string(got) != string(want) {
+		t.Fatalf("%q %q %q:\n got %s\nwant %s", name, args, token, got, want)
+	}
+}
