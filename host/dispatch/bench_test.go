@@ -100,6 +100,54 @@ func BenchmarkDispatchAutoCall(b *testing.B) {
 
 func pluginsHooks() plugins.Hooks { return plugins.Hooks{} }
 
+// cannedAdapter answers every call with one result the plugin gave
+// before, with no round trip.
+type cannedAdapter struct{ res *toolsetv1.ToolResult }
+
+func (c cannedAdapter) Invoke(context.Context, Invocation) (*toolsetv1.ToolResult, error) {
+	return c.res, nil
+}
+
+func (c cannedAdapter) Precheck(context.Context, Invocation) (*toolsetv1.ToolResult, error) {
+	return &toolsetv1.ToolResult{}, nil
+}
+
+// discardSink takes audit events and keeps none.
+type discardSink struct{ n *int }
+
+func (s discardSink) Append(context.Context, runtime.Event) (uint64, error) {
+	*s.n++
+	return uint64(*s.n), nil
+}
+
+// BenchmarkDispatchOwnCost is BenchmarkDispatchAutoCall's call with the
+// coding plugin's real answer played back instead of the round trip: the
+// time, bytes and allocations the call path itself adds to every call,
+// which the round trip's noise hides in the interleaved benchmark. The
+// audit data is built as for the store but not handed to it: at this
+// rate the writer's commits (fdatasync on the one P of -test.cpu 1) would
+// be most of what is measured; host/runtime's benchmarks measure them.
+func BenchmarkDispatchOwnCost(b *testing.B) {
+	h, turn, call := readFileTurn(b)
+	var events int
+	turn.Events = discardSink{&events}
+	req := &toolsetv1.EffectRequest{Tool: "read_file", Arguments: []byte(`{"path":"small.txt"}`), Workspace: h.ws, InvocationId: "recorded"}
+	res, err := h.m.Invoke(context.Background(), "coding", req, pluginsHooks(), nil)
+	if err != nil || res.GetIsError() {
+		b.Fatal(err, res)
+	}
+	entry, _ := turn.Catalog.Lookup(call.Name)
+	entry.Binding = cannedAdapter{res}
+	ctx := context.Background()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if out := turn.Call(ctx, call); !out.OK() {
+			b.Fatal(out.Status, out.Views.Model.String())
+		}
+	}
+}
+
 // BenchmarkDispatchInterleaved alternates blocks of bare round trips and
 // dispatched calls in one run, so that both see the same load on a shared
 // machine; it reports both p50s and p99s and their ratios (x1000).

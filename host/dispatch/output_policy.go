@@ -19,19 +19,27 @@ func applyOutputPolicies(p *prepared, v *redact.Views) (hostNote bool) {
 		return false
 	}
 	eff := p.entry.Effective
-	applied := map[string]any{}
+	// What a policy changed, made only when one did: most calls change
+	// nothing, and an empty map that escapes was one allocation of each.
+	var applied map[string]any
+	note := func(k string, v any) {
+		if applied == nil {
+			applied = make(map[string]any, 3)
+		}
+		applied[k] = v
+	}
 	// The model view first: "display" means the card's body as the tool
 	// made it, before the card is bounded.
 	switch eff.ModelOutputPolicy {
 	case catalog.ModelDisplay:
 		if v.Model.String() != v.Card.Body {
 			v.Model = redact.ModelText(v.Card.Body)
-			applied["model_output_policy"] = catalog.ModelDisplay
+			note("model_output_policy", catalog.ModelDisplay)
 		}
 	case catalog.ModelStatus:
 		if !v.Card.IsError {
 			v.Model = redact.ModelText("the call succeeded; its " + strconv.Itoa(v.Model.Len()) + " bytes of output are not shown to the model (model_output_policy: status)")
-			applied["model_output_policy"] = catalog.ModelStatus
+			note("model_output_policy", catalog.ModelStatus)
 			hostNote = true
 		}
 	}
@@ -39,15 +47,15 @@ func applyOutputPolicies(p *prepared, v *redact.Views) (hostNote bool) {
 	case catalog.CardFull:
 	case catalog.CardQuiet:
 		if !v.Card.IsError {
-			applied["display_policy"] = catalog.CardQuiet
-			applied["card_hidden_bytes"] = len(v.Card.Body)
+			note("display_policy", catalog.CardQuiet)
+			note("card_hidden_bytes", len(v.Card.Body))
 			v.Card.Body = "(" + strconv.Itoa(len(v.Card.Body)) + " bytes of output not shown: display_policy quiet)"
 		}
 	default: // summary, the default
 		if body, cut := summarize(v.Card.Body); cut > 0 {
 			v.Card.Body = body
-			applied["display_policy"] = catalog.CardSummary
-			applied["card_hidden_bytes"] = cut
+			note("display_policy", catalog.CardSummary)
+			note("card_hidden_bytes", cut)
 		}
 	}
 	if len(applied) > 0 {

@@ -1,6 +1,7 @@
 package dispatch
 
 import (
+	"math"
 	"strconv"
 	"unicode/utf8"
 )
@@ -274,5 +275,25 @@ func (d *fastDecoder) number() (any, bool) {
 	if err != nil {
 		return nil, false
 	}
-	return f, true
+	return boxFloat(f), true
+}
+
+// smallFloats hold the whole numbers 0 to 1023 as float64 interface
+// values: line numbers, counts and small sizes fill structured results,
+// and putting a float64 in an interface allocates each time. An
+// interface value cannot be changed, so every result may share them.
+var smallFloats = func() (v [1024]any) {
+	for i := range v {
+		v[i] = float64(i)
+	}
+	return v
+}()
+
+// boxFloat is any(f), shared for a whole number 0 to 1023 (not -0, which
+// the comparison would let through: its sign must be kept).
+func boxFloat(f float64) any {
+	if f >= 0 && f < float64(len(smallFloats)) && f == math.Trunc(f) && !math.Signbit(f) {
+		return smallFloats[int(f)]
+	}
+	return f
 }

@@ -2,6 +2,7 @@ package dispatch
 
 import (
 	"encoding/json"
+	"math"
 	"reflect"
 	"strings"
 	"testing"
@@ -102,5 +103,29 @@ func TestFastObjectOwnsItsStrings(t *testing.T) {
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("after the input was overwritten: %#v, want %#v", got, want)
+	}
+}
+
+// TestBoxFloatKeepsTheNumber: the shared small whole numbers are the
+// numbers encoding/json gives, bit for bit (-0 keeps its sign, a fraction
+// is not rounded to a shared one).
+func TestBoxFloatKeepsTheNumber(t *testing.T) {
+	negZero := math.Copysign(0, -1)
+	for _, f := range []float64{0, negZero, 1, 3, 14, 1023, 1023.5, 1024, 0.5, 0.999999, -1, -0.5, 1e300, math.SmallestNonzeroFloat64} {
+		got, ok := boxFloat(f).(float64)
+		if !ok || math.Float64bits(got) != math.Float64bits(f) {
+			t.Errorf("boxFloat(%v) = %v (bits %x), want bits %x", f, got, math.Float64bits(got), math.Float64bits(f))
+		}
+	}
+	in := `{"a":[0,-0,1,1023,1024,0.5,-1,1e2,100.0,2.50,1E3,1023.0000001]}`
+	fast, ok := fastObject([]byte(in))
+	if !ok {
+		t.Fatalf("fastObject refused %s", in)
+	}
+	want := jsonObject([]byte(in))["a"].([]any)
+	for i, v := range fast["a"].([]any) {
+		if math.Float64bits(v.(float64)) != math.Float64bits(want[i].(float64)) {
+			t.Errorf("element %d: %v, encoding/json gives %v", i, v, want[i])
+		}
 	}
 }

@@ -18,10 +18,17 @@ type redactor struct {
 // noSecrets is the replacer of a call without secrets; it is immutable.
 var noSecrets = shared.NewReplacer(nil)
 
+// newRedactor is small enough to be inlined, so that a call without
+// secrets (most calls) keeps its redactor on the caller's stack.
 func newRedactor(secrets []Secret) *redactor {
 	if len(secrets) == 0 {
 		return &redactor{exact: noSecrets}
 	}
+	return &redactor{exact: replacerOf(secrets)}
+}
+
+// replacerOf builds the exact-value replacer of secrets.
+func replacerOf(secrets []Secret) *shared.Replacer {
 	pairs := make([]shared.Secret, len(secrets))
 	for i, s := range secrets {
 		pairs[i] = shared.Secret{Target: s.Target, Value: s.Value}
@@ -41,7 +48,7 @@ func newRedactor(secrets []Secret) *redactor {
 	if neutralised {
 		exact = shared.NewReplacer(pairs)
 	}
-	return &redactor{exact: exact}
+	return exact
 }
 
 // text replaces exact secret values first (they are known for certain),

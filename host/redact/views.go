@@ -153,7 +153,10 @@ func makeViews(raw Raw, given []Secret) (Views, error) {
 		record["structured"], structured = s, s
 	}
 	debug := meta.into(make(map[string]any, metaFields+1))
-	debug["secret_fingerprints"] = r.fingerprints(secrets)
+	debug["secret_fingerprints"] = noFingerprints
+	if len(secrets) > 0 {
+		debug["secret_fingerprints"] = r.fingerprints(secrets)
+	}
 
 	v := Views{
 		Model:  ModelText(r.text(model)),
@@ -212,16 +215,6 @@ func (r *redactor) eventMeta(raw Raw, secrets []Secret) viewMeta {
 		keys = append(keys, r.text(k))
 	}
 	sort.Strings(keys)
-	seen := map[string]bool{}
-	sources := []string{}
-	for _, s := range secrets {
-		src := r.text(s.Source)
-		if !seen[src] {
-			seen[src] = true
-			sources = append(sources, src)
-		}
-	}
-	sort.Strings(sources)
 	sizes := map[string]any{
 		"content_bytes": len(raw.Content),
 		"error_bytes":   len(raw.ErrorText),
@@ -241,8 +234,35 @@ func (r *redactor) eventMeta(raw Raw, secrets []Secret) viewMeta {
 		isError: raw.IsError,
 		argKeys: keys,
 		sizes:   sizes,
-		sources: sources,
+		sources: r.sources(secrets),
 	}
+}
+
+// noSources and noFingerprints are secret_sources and secret_fingerprints
+// of a call without secrets (most calls), made into interface values
+// once: converting a slice to one allocates every time. An empty slice
+// cannot be changed in place, so every view of every call may share it.
+var (
+	noSources      any = []string{}
+	noFingerprints any = []map[string]string{}
+)
+
+// sources lists where secrets were found, each place once, sorted.
+func (r *redactor) sources(secrets []Secret) any {
+	if len(secrets) == 0 {
+		return noSources
+	}
+	seen := map[string]bool{}
+	sources := []string{}
+	for _, s := range secrets {
+		src := r.text(s.Source)
+		if !seen[src] {
+			seen[src] = true
+			sources = append(sources, src)
+		}
+	}
+	sort.Strings(sources)
+	return sources
 }
 
 // mergeSecrets joins secret lists without duplicates.

@@ -236,3 +236,41 @@ func FuzzMake(f *testing.F) {
 		}
 	})
 }
+
+// TestNoSecretsListsAreEmptyNotAbsent: a call without secrets has empty
+// secret_sources and secret_fingerprints lists, written as [] (not null),
+// and a reader that appends to one call's list does not change another's
+// (they share one empty value).
+func TestNoSecretsListsAreEmptyNotAbsent(t *testing.T) {
+	raw := Raw{Tool: "read_file", CallID: "c1", Args: map[string]any{"path": "a.txt"}, Content: "plain text"}
+	first, second := Make(raw, nil), Make(raw, nil)
+	for name, v := range map[string]any{
+		"event":              first.Event["secret_sources"],
+		"record":             first.Record["secret_sources"],
+		"debug":              first.Debug["secret_sources"],
+		"debug fingerprints": first.Debug["secret_fingerprints"],
+	} {
+		b, err := json.Marshal(v)
+		if err != nil || string(b) != "[]" {
+			t.Errorf("%s: %s (%v), want []", name, b, err)
+		}
+	}
+	srcs := first.Event["secret_sources"].([]string)
+	_ = append(srcs, "changed")
+	fps := first.Debug["secret_fingerprints"].([]map[string]string)
+	_ = append(fps, map[string]string{"source": "changed"})
+	if got := second.Event["secret_sources"].([]string); len(got) != 0 {
+		t.Errorf("second call's secret_sources = %q after the first's was appended to", got)
+	}
+	if got := second.Debug["secret_fingerprints"].([]map[string]string); len(got) != 0 {
+		t.Errorf("second call's secret_fingerprints = %v after the first's was appended to", got)
+	}
+	// With a secret both lists say where it was found.
+	withSecret := Make(raw, []Secret{{Source: "binding", Target: "TOKEN", Value: "tk-0123456789"}})
+	if got := withSecret.Event["secret_sources"].([]string); len(got) != 1 || got[0] != "binding" {
+		t.Errorf("secret_sources with a secret = %q, want [binding]", got)
+	}
+	if got := withSecret.Debug["secret_fingerprints"].([]map[string]string); len(got) != 1 || got[0]["source"] != "binding" {
+		t.Errorf("secret_fingerprints with a secret = %v", got)
+	}
+}
