@@ -31,73 +31,29 @@ const cancelNotifyTimeout = 5 * time.Second
 // conn.call builds (a name, the arguments as raw JSON, at most a progress
 // token), without the reflection over CallToolParams and its Meta's map:
 // the same bytes (TestToolCallParamsAsMCPGo, FuzzToolCallParams), so the
-// server gets the request CallTool would have sent. Plain text and
-// compact arguments (dispatch's encoding) are copied as they are; the
-// rest goes through json.Marshal.
+// server gets the request CallTool would have sent.
 func encodeToolCallParams(name string, args any, token string) (json.RawMessage, error) {
-	raw, _ := args.(json.RawMessage)
-	b := make([]byte, 0, len(`{"name":"","arguments":,"_meta":{"progressToken":""}}`)+len(name)+len(raw)+len(token))
-	b, err := appendJSON(append(b, `{"name":`...), name, plainString(name))
+	n, err := json.Marshal(name)
 	if err != nil {
 		return nil, err
 	}
+	b := make([]byte, 0, 64+len(n))
+	b = append(append(b, `{"name":`...), n...)
 	if args != nil {
-		b = append(b, `,"arguments":`...)
-		if raw != nil && plainCompact(raw) {
-			b = append(b, raw...)
-		} else if b, err = appendJSON(b, args, false); err != nil {
+		a, err := json.Marshal(args) // compacted and HTML-escaped, as inside CallToolParams
+		if err != nil {
 			return nil, err
 		}
+		b = append(append(b, `,"arguments":`...), a...)
 	}
 	if token != "" {
-		if b, err = appendJSON(append(b, `,"_meta":{"progressToken":`...), token, plainString(token)); err != nil {
+		t, err := json.Marshal(token)
+		if err != nil {
 			return nil, err
 		}
-		b = append(b, '}')
+		b = append(append(append(b, `,"_meta":{"progressToken":`...), t...), '}')
 	}
 	return append(b, '}'), nil
-}
-
-// appendJSON appends v as json.Marshal writes it; a plain string is
-// written quoted as it is.
-func appendJSON(b []byte, v any, plain bool) ([]byte, error) {
-	if s, ok := v.(string); ok && plain {
-		return append(append(append(b, '"'), s...), '"'), nil
-	}
-	e, err := json.Marshal(v)
-	return append(b, e...), err
-}
-
-// plainString: printable ASCII that json.Marshal writes unescaped.
-func plainString(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
-			return false
-		}
-	}
-	return true
-}
-
-// plainCompact: valid JSON that json.Marshal copies unchanged: no
-// whitespace outside strings and nothing it escapes for HTML (<, >, &,
-// U+2028, U+2029; their first byte, 0xE2, is refused wholesale).
-func plainCompact(raw []byte) bool {
-	inString, escaped := false, false
-	for _, c := range raw {
-		switch {
-		case c == '<' || c == '>' || c == '&' || c == 0xE2:
-			return false
-		case inString && escaped:
-			escaped = false
-		case inString && c == '\\':
-			escaped = true
-		case c == '"':
-			inString = !inString
-		case !inString && (c == ' ' || c == '\t' || c == '\n' || c == '\r'):
-			return false
-		}
-	}
-	return json.Valid(raw)
 }
 
 // sendToolCall sends one tools/call and returns its raw result.
