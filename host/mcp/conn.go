@@ -312,30 +312,23 @@ func (c *conn) call(ctx context.Context, tool string, args json.RawMessage, onPr
 	if len(args) > 0 {
 		req.Params.Arguments = args
 	}
-	token := ""
 	if onProgress != nil {
-		var done func()
-		token, done = c.progress.add(onProgress)
+		token, done := c.progress.add(onProgress)
 		defer done()
 		req.Params.Meta = &mcp.Meta{ProgressToken: token}
 	}
 	c.calls.Add(1)
 	defer c.calls.Add(-1)
-	ans, err := c.callOnce(ctx, req, token)
+	ans, err := c.callOnce(ctx, req)
 	if err != nil && errors.Is(err, transport.ErrTransportClosed) {
 		c.lost.Store(true)
 	}
 	return ans, err
 }
 
-// callOnce sends req; token is its progress token ("" for none).
-func (c *conn) callOnce(ctx context.Context, req mcp.CallToolRequest, token string) (callAnswer, error) {
+func (c *conn) callOnce(ctx context.Context, req mcp.CallToolRequest) (callAnswer, error) {
 	if !mcp.IsModernProtocol(c.protocol) {
-		params, err := encodeToolCallParams(req.Params.Name, req.Params.Arguments, token)
-		if err != nil {
-			return callAnswer{}, err
-		}
-		raw, err := c.sendToolCall(ctx, params)
+		raw, err := c.sendToolCall(ctx, req.Params)
 		if err != nil {
 			return callAnswer{}, err
 		}

@@ -27,37 +27,8 @@ import (
 // own bound for the same notification).
 const cancelNotifyTimeout = 5 * time.Second
 
-// encodeToolCallParams is json.Marshal's encoding of the CallToolParams
-// conn.call builds (a name, the arguments as raw JSON, at most a progress
-// token), without the reflection over CallToolParams and its Meta's map:
-// the same bytes (TestToolCallParamsAsMCPGo, FuzzToolCallParams), so the
-// server gets the request CallTool would have sent.
-func encodeToolCallParams(name string, args any, token string) (json.RawMessage, error) {
-	n, err := json.Marshal(name)
-	if err != nil {
-		return nil, err
-	}
-	b := make([]byte, 0, 64+len(n))
-	b = append(append(b, `{"name":`...), n...)
-	if args != nil {
-		a, err := json.Marshal(args) // compacted and HTML-escaped, as inside CallToolParams
-		if err != nil {
-			return nil, err
-		}
-		b = append(append(b, `,"arguments":`...), a...)
-	}
-	if token != "" {
-		t, err := json.Marshal(token)
-		if err != nil {
-			return nil, err
-		}
-		b = append(append(append(b, `,"_meta":{"progressToken":`...), t...), '}')
-	}
-	return append(b, '}'), nil
-}
-
 // sendToolCall sends one tools/call and returns its raw result.
-func (c *conn) sendToolCall(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+func (c *conn) sendToolCall(ctx context.Context, params mcp.CallToolParams) (json.RawMessage, error) {
 	req := transport.JSONRPCRequest{
 		JSONRPC: mcp.JSONRPC_VERSION, Method: string(mcp.MethodToolsCall), Params: params,
 		ID: mcp.NewRequestId("demiurge-call-" + strconv.FormatInt(c.listSeq.Add(1), 10)),
