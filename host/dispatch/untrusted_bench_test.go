@@ -71,32 +71,35 @@ func benchmarkScreeningCall(b *testing.B, call ToolCall, n int) {
 		b.Fatalf("the screened turn did not wrap the whole result: %d bytes", len(out.Views.Model.String()))
 	}
 	// Five sides alternate, in a rotating order: the plain turn, the
-	// screened turn (untrusted.Screen: by vector masks when built with
-	// GOEXPERIMENT=simd), the screened turn with the byte scan
-	// (untrusted.ScreenScan, Screen without vector code), with the
-	// screener before issue 30's faster scans (package untrusted/oracle),
-	// and with a screener that looks at nothing (the envelope alone: what
-	// screening adds besides the scan).
+	// screened turn (untrusted.ScreenFor: by vector masks when built with
+	// GOEXPERIMENT=simd, the envelope's boundary found in the same pass),
+	// the screened turn with the byte scan (untrusted.ScreenScan, Screen
+	// without vector code), with the screener before issue 30's faster
+	// scans (package untrusted/oracle), and with a screener that looks at
+	// nothing (the envelope alone, its boundary searched for: what
+	// screening adds besides the scan). The last three search for the
+	// boundary in a pass of their own, as every screener did before.
 	type side struct {
 		turn     *Turn
-		screen   func(string) untrusted.Verdict
+		screen   func(s, boundary string) (untrusted.Verdict, int)
 		lat, cpu []time.Duration
 	}
 	// The screener itself, inside the call: its thread's CPU time and
 	// its wall time, so the figure shows what is the scan and what is
 	// the rest (the envelope, the event, the GC the call's garbage costs).
 	var inCPU, inWall []time.Duration
-	timed := func(screen func(string) untrusted.Verdict) func(string) untrusted.Verdict {
-		return func(s string) untrusted.Verdict {
+	timed := func(screen func(s, boundary string) (untrusted.Verdict, int)) func(s, boundary string) (untrusted.Verdict, int) {
+		return func(s, boundary string) (untrusted.Verdict, int) {
 			c0, start := threadCPU(), time.Now()
-			v := screen(s)
+			v, at := screen(s, boundary)
 			inWall, inCPU = append(inWall, time.Since(start)), append(inCPU, threadCPU()-c0)
-			return v
+			return v, at
 		}
 	}
-	sides := []*side{{turn: plain, screen: untrusted.Screen}, {turn: screened, screen: timed(untrusted.Screen)},
-		{turn: screened, screen: oldScreen}, {turn: screened, screen: noScreen}, {turn: screened, screen: untrusted.ScreenScan}}
-	defer func() { screenText = untrusted.Screen }()
+	sides := []*side{{turn: plain, screen: untrusted.ScreenFor}, {turn: screened, screen: timed(untrusted.ScreenFor)},
+		{turn: screened, screen: searching(oldScreen)}, {turn: screened, screen: searching(noScreen)},
+		{turn: screened, screen: searching(untrusted.ScreenScan)}}
+	defer func() { screenText = untrusted.ScreenFor }()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		for k := range sides {
@@ -141,6 +144,12 @@ func benchmarkScreeningCall(b *testing.B, call ToolCall, n int) {
 	b.ReportMetric((mce-mcp)/1e3, "envelope-added-cpu-µs")
 	b.ReportMetric(mce/mcp, "envelope-cpu-ratio")
 	b.ReportMetric(medianNs(sides[3].lat)/mp, "envelope-ratio")
+}
+
+// searching is screen as a screenText: the boundary found by a search
+// of its own, a second pass over the text (as before untrusted.ScreenFor).
+func searching(screen func(string) untrusted.Verdict) func(s, boundary string) (untrusted.Verdict, int) {
+	return func(s, boundary string) (untrusted.Verdict, int) { return screen(s), strings.Index(s, boundary) }
 }
 
 // noScreen finds nothing without looking: the envelope's side.

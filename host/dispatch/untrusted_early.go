@@ -19,10 +19,18 @@ import (
 // goroutine is worth.
 const earlyScreenMin = 64 << 10
 
-// screenText is the screening every envelope's verdict comes from (a
-// variable: the benchmarks put the screener before issue 30's faster
-// scan here, package untrusted/oracle, to compare the two in one run).
-var screenText = untrusted.Screen
+// screenText is the screening every envelope's verdict comes from, with
+// the boundary's first place in the text found in the same pass
+// (untrusted.ScreenFor; a variable: the benchmarks put the screener
+// before issue 30's faster scan here, package untrusted/oracle, to
+// compare the two in one run).
+var screenText = untrusted.ScreenFor
+
+// envelope is text in the envelope with boundary and origin, screened.
+func envelope(boundary, origin, text string) (head, tail string, _ untrusted.Verdict) {
+	v, at := screenText(text, boundary)
+	return untrusted.EnvelopeAt(boundary, origin, text, v, at)
+}
 
 // earlyScreen is one screening under way: of text, for an envelope
 // with origin and boundary.
@@ -65,7 +73,7 @@ func (t *Turn) startScreening(p *prepared, raw *redact.Raw) *earlyScreen {
 	go func() {
 		defer close(e.done)
 		defer func() { _ = recover() }() // e.ok stays false: done again in the caller
-		e.head, e.tail, e.verdict = untrusted.Envelope(e.boundary, e.origin, text, screenText(text))
+		e.head, e.tail, e.verdict = envelope(e.boundary, e.origin, text)
 		e.ok = true
 	}()
 	return e
@@ -82,6 +90,6 @@ func (e *earlyScreen) wrap(boundary, origin, model string) (redact.ModelView, un
 			return redact.ModelView{Head: e.head, Body: model, Tail: e.tail}, e.verdict
 		}
 	}
-	head, tail, v := untrusted.Envelope(boundary, origin, model, screenText(model))
+	head, tail, v := envelope(boundary, origin, model)
 	return redact.ModelView{Head: head, Body: model, Tail: tail}, v
 }
