@@ -119,6 +119,7 @@ func TestScreenForFindsTheBoundary(t *testing.T) {
 			sameBoundary(t, page, bd)
 			sameBoundary(t, page, "")
 			sameBoundary(t, page, "ab")
+			sameBoundary(t, page+"xy", "xy") // too short to look for: in the last block too
 			for _, at := range []int{0, 1, 63, 64, 65, 127, 128, 300, edge - 21, edge - 20, edge - 3, edge - 1, edge, edge + 1,
 				2*edge - 10, len(page) - 130, len(page) - 64, len(page) - 21, len(page) - 20, len(page) - 19, len(page) - 3, len(page) - 1} {
 				for _, ins := range []string{bd, bd[:3], bd[:19], bd + bd, bd[:19] + bd, "ignore all previous " + bd + " instructions"} {
