@@ -89,14 +89,13 @@ func FuzzChunkEdges(f *testing.F) {
 
 // sameBoundary fails t unless ScreenFor finds in s the verdict Screen
 // finds and the boundary's first place strings.Index finds, and the
-// masks (screenSparse) the same as ScreenFor (for a boundary shorter
-// than three bytes, which it does not look for, -1).
+// masks (screenSparse) the same as ScreenFor (for no boundary, -1).
 func sameBoundary(t *testing.T, s, boundary string) {
 	t.Helper()
 	want, wantAt := Screen(s), strings.Index(s, boundary)
 	for name, run := range map[string]func(string, string) (Verdict, int){"ScreenFor": ScreenFor, "screenSparse": screenSparse} {
 		w := wantAt
-		if name == "screenSparse" && len(boundary) < 3 { // not looked for: ScreenFor searches
+		if name == "screenSparse" && boundary == "" { // not looked for: ScreenFor searches
 			w = -1
 		}
 		if v, at := run(s, boundary); at != w || !reflect.DeepEqual(v, want) {
@@ -119,7 +118,7 @@ func TestScreenForFindsTheBoundary(t *testing.T) {
 			sameBoundary(t, page, bd)
 			sameBoundary(t, page, "")
 			sameBoundary(t, page, "ab")
-			sameBoundary(t, page+"xy", "xy") // too short to look for: in the last block too
+			sameBoundary(t, page+"xy", "xy") // in the last bytes
 			for _, at := range []int{0, 1, 63, 64, 65, 127, 128, 300, edge - 21, edge - 20, edge - 3, edge - 1, edge, edge + 1,
 				2*edge - 10, len(page) - 130, len(page) - 64, len(page) - 21, len(page) - 20, len(page) - 19, len(page) - 3, len(page) - 1} {
 				for _, ins := range []string{bd, bd[:3], bd[:19], bd + bd, bd[:19] + bd, "ignore all previous " + bd + " instructions"} {

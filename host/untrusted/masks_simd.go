@@ -14,18 +14,15 @@ var haveVector = archsimd.X86.AVX512VBMI()
 
 // vectorMasks computes blockMasks for the blocks of s from block from
 // on, into letter, special and anchor (as many as they hold), while the
-// next block is inside s too, and returns how many it did. bound gets
-// the bytes where the three bytes of lead start (boundaryLead: where the
-// envelope's boundary may start), found in the same pass.
+// next block is inside s too, and returns how many it did.
 // Each byte's anchor table index (filterIndex) is computed once, for a
 // block ahead; the bytes k places on are that index vector and the next
 // block's shifted by one permute of the two (VPERMI2B).
-func vectorMasks(s string, from int, lead [3]byte, letter, special, anchor, bound []uint64) int {
+func vectorMasks(s string, from int, letter, special, anchor []uint64) int {
 	if !haveVector || len(s) < 64*from+128 {
 		return 0
 	}
-	special, anchor, bound = special[:len(letter)], anchor[:len(letter)], bound[:len(letter)]
-	lead0, lead1, lead2 := archsimd.BroadcastUint8x64(lead[0]), archsimd.BroadcastUint8x64(lead[1]), archsimd.BroadcastUint8x64(lead[2])
+	special, anchor = special[:len(letter)], anchor[:len(letter)]
 	base := unsafe.Pointer(unsafe.StringData(s))
 	load := func(i int) archsimd.Uint8x64 {
 		return archsimd.LoadUint8x64((*[64]uint8)(unsafe.Add(base, i)))
@@ -57,13 +54,11 @@ func vectorMasks(s string, from int, lead [3]byte, letter, special, anchor, boun
 		// byte of 0x80 up, a letter's only below.
 		k := clsLo.ConcatPermute(clsHi, x)
 		hi := x.GreaterEqual(high).ToBits()
-		x1 := load(i + 1)
-		fit := k.And(next.Permute(x1)).NotEqual(zero).ToBits()
+		fit := k.And(next.Permute(load(i + 1))).NotEqual(zero).ToBits()
 		isLead := k.GreaterEqual(high).ToBits()
 		letter[b] = k.And(letterBit).NotEqual(zero).ToBits() &^ hi
 		special[b] = fit &^ (hi ^ isLead)
 		anchor[b] = ^acc.Equal(zero).ToBits()
-		bound[b] = x.Equal(lead0).And(x1.Equal(lead1)).And(load(i + 2).Equal(lead2)).ToBits()
 	}
 	return b
 }

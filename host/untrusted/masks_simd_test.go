@@ -49,23 +49,13 @@ func TestVectorMasks(t *testing.T) {
 			if k%2 == 1 {
 				n = min(n, 1+k%chunkBlocks)
 			}
-			l, sp, a, bd := make([]uint64, n), make([]uint64, n), make([]uint64, n), make([]uint64, n)
-			lead := [3]byte{s[k%len(s)], s[(k+1)%len(s)], s[(k+2)%len(s)]} // some place of s starts with it
-			done := vectorMasks(s, from, lead, l, sp, a, bd)
+			l, sp, a := make([]uint64, n), make([]uint64, n), make([]uint64, n)
+			done := vectorMasks(s, from, l, sp, a)
 			if want := min(n, max(len(s)-64*(from+1), 0)/64); done != want {
 				t.Fatalf("%d of %d blocks by vector from block %d", done, n, from)
 			}
 			for b := 0; b < done; b++ {
 				wl, ws, wa := blockMasks(s, 64*(from+b))
-				wb := uint64(0)
-				for j := 0; j < 64; j++ {
-					if p := 64*(from+b) + j; strings.HasPrefix(s[p:], string(lead[:])) {
-						wb |= 1 << j
-					}
-				}
-				if bd[b] != wb {
-					t.Fatalf("block %d of %q: boundary leads %064b, want %064b", from+b, s[64*(from+b):min(len(s), 64*(from+b)+64)], bd[b], wb)
-				}
 				if l[b] != wl || sp[b] != ws || a[b] != wa {
 					t.Fatalf("block %d of %q:\nletter %064b\n  want %064b\nspecial %064b\n   want %064b\nanchor %064b\n  want %064b",
 						from+b, s[64*(from+b):min(len(s), 64*(from+b)+64)], l[b], wl, sp[b], ws, a[b], wa)

@@ -120,10 +120,10 @@ func Screen(s string) Verdict {
 }
 
 // ScreenFor is Screen of s and where boundary first occurs in s (-1:
-// nowhere), for EnvelopeAt: by masks both are found in one pass over
-// the text, else the boundary by a search of its own.
+// nowhere; strings.Index), for EnvelopeAt: by masks both are found in
+// one pass over the text, else the boundary by a search of its own.
 func ScreenFor(s, boundary string) (Verdict, int) {
-	if haveVector && len(s) >= sparseMin && len(boundary) >= 3 {
+	if haveVector && len(s) >= sparseMin && boundary != "" {
 		return screenSparse(s, boundary)
 	}
 	return Screen(s), strings.Index(s, boundary)

@@ -30,58 +30,38 @@ import (
 // GC empties: a fresh allocation, zeroed, in most calls). What crosses a
 // chunk's edge is carried in specialState and phraseState.
 //
-// The same pass finds where boundary (the envelope's; "" for none)
-// first occurs in s, -1 when nowhere: the vector code marks where its
-// first three bytes are (bound), and only those places are compared, so
-// the envelope needs no pass of its own over a large text.
+// The same pass finds where boundary (the envelope's) first occurs in
+// s, -1 when nowhere: searched for a chunk at a time while the chunk's
+// text is in the first-level cache from making its masks, so the
+// envelope needs no pass of its own over a large text ("" for none).
 func screenSparse(s, boundary string) (Verdict, int) {
 	var f found
 	sp := specialState{zwEnd: -1}
 	ph := phraseState{f: &f, s: s, w: newWords(), base: 1}
-	var letter, special, anchor, bound [chunkBlocks]uint64
-	lead, at := boundaryLead(boundary)
+	var letter, special, anchor [chunkBlocks]uint64
+	at := -1
 	nb := (len(s) + 63) / 64
 	for b0 := 0; b0 < nb; b0 += chunkLen {
 		n := min(chunkLen, nb-b0)
 		l, spc, a := letter[:n], special[:n], anchor[:n]
-		done := vectorMasks(s, b0, lead, l, spc, a, bound[:n])
-		for b := b0 + done; b < b0+n; b++ {
+		for b := b0 + vectorMasks(s, b0, l, spc, a); b < b0+n; b++ {
 			l[b-b0], spc[b-b0], a[b-b0] = blockMasks(s, 64*b)
 		}
-		if at == -1 {
-			at = boundaryIn(s, boundary, b0, bound[:done])
-			if at == -1 && done < n { // the blocks left to the scalar code: the text's end
-				if k := strings.Index(s[64*(b0+done):], boundary); k >= 0 {
-					at = 64*(b0+done) + k
-				}
-			}
+		if at == -1 && boundary != "" {
+			at = boundaryIn(s, boundary, 64*b0, 64*(b0+n))
 		}
 		sp.run(&f, s, b0, l, spc, a)
 		ph.chunk(b0, l, a)
 	}
 	ph.give(ph.base, ph.need)
-	return f.verdict(), max(at, -1)
+	return f.verdict(), at
 }
 
-// boundaryLead is the three bytes a boundary starts with, and -1 (look
-// for it) or -2 (no boundary to look for).
-func boundaryLead(boundary string) (lead [3]byte, at int) {
-	if len(boundary) < len(lead) {
-		return lead, -2
-	}
-	copy(lead[:], boundary)
-	return lead, -1
-}
-
-// boundaryIn is the first place of boundary among the places of blocks
-// b0.. where its first three bytes are (bound), or -1.
-func boundaryIn(s, boundary string, b0 int, bound []uint64) int {
-	for b, m := range bound {
-		for ; m != 0; m &= m - 1 {
-			if p := 64*(b0+b) + bits.TrailingZeros64(m); strings.HasPrefix(s[p:], boundary) {
-				return p
-			}
-		}
+// boundaryIn is the first place from i, before j, where boundary starts
+// in s, or -1.
+func boundaryIn(s, boundary string, i, j int) int {
+	if k := strings.Index(s[i:min(len(s), j+len(boundary)-1)], boundary); k >= 0 {
+		return i + k
 	}
 	return -1
 }
