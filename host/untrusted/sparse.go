@@ -171,24 +171,26 @@ func (ph *phraseState) chunk(b0 int, letter, anchor []uint64) {
 	ph.b0, ph.letter, ph.before, ph.topIn = b0, letter, ph.count, ph.prevTop
 	ph.cb, ph.ccount = 0, ph.count
 	ph.cstarts = letter[0] &^ (letter[0]<<1 | ph.prevTop)
+	count, prevTop := ph.count, ph.prevTop // in registers: the loop below is over every block
 	for b, m := range anchor {
-		starts := letter[b] &^ (letter[b]<<1 | ph.prevTop)
-		ph.prevTop = letter[b] >> 63
+		starts := letter[b] &^ (letter[b]<<1 | prevTop)
+		prevTop = letter[b] >> 63
 		for ; m != 0; m &= m - 1 {
 			j := bits.TrailingZeros64(m)
 			p := 64*(b0+b) + j
-			r := lookup(ph.s, p, wordEnd(ph.s, p))
+			r := lookup(ph.s, p, ph.end(p))
 			if r&anchorRoles == 0 {
 				continue
 			}
-			idx := ph.count + bits.OnesCount64(starts&(1<<j-1)) + 1
+			idx := count + bits.OnesCount64(starts&(1<<j-1)) + 1
 			ph.keep(idx - maxBack)
 			back, fwd := window(r)
 			lo := max(idx-back, 1)
 			ph.need |= (1<<(fwd+idx-lo+1) - 1) << (lo - ph.base)
 		}
-		ph.count += bits.OnesCount64(starts)
+		count += bits.OnesCount64(starts)
 	}
+	ph.count, ph.prevTop = count, prevTop
 	// An anchor of a later chunk is word count+1 at the earliest.
 	ph.keep(ph.count + 1 - maxBack)
 	ph.remember()
@@ -231,51 +233,75 @@ func (ph *phraseState) give(base int, need uint64) {
 }
 
 // run gives the rules the words with indexes lo to hi: those before the
-// chunk from the ring, the others from the chunk's masks.
+// chunk from the ring, the others from the chunk's masks, by a cursor
+// that moves forward only.
 func (ph *phraseState) run(lo, hi int) {
-	for idx := lo; idx <= hi; idx++ {
-		p, ok := ph.ring[idx&7], true
-		if idx > ph.before {
-			p, ok = ph.at(idx)
-			if !ok {
-				return // past the text's last word
-			}
-		}
-		end := wordEnd(ph.s, p)
-		if mayBeVocab(ph.s, p, end) {
-			ph.w.idx = idx
-			ph.w.word(ph.f, ph.s, p, end)
-		}
+	idx := lo
+	for ; idx <= hi && idx <= ph.before; idx++ {
+		ph.judge(idx, ph.ring[idx&7])
 	}
-}
-
-// at moves the cursor, forward only, to word idx of the chunk and
-// returns its start.
-func (ph *phraseState) at(idx int) (int, bool) {
+	if idx > hi {
+		return
+	}
 	for ph.ccount+bits.OnesCount64(ph.cstarts) < idx {
 		ph.ccount += bits.OnesCount64(ph.cstarts)
-		ph.cb++
-		if ph.cb >= len(ph.letter) {
-			ph.cb, ph.cstarts = len(ph.letter), 0
-			return 0, false
+		if !ph.next() {
+			return // past the text's last word
 		}
-		l := ph.letter[ph.cb]
-		ph.cstarts = l &^ (l<<1 | ph.letter[ph.cb-1]>>63)
 	}
 	for ; ph.ccount+1 < idx; ph.ccount++ {
 		ph.cstarts &= ph.cstarts - 1
 	}
-	p := 64*(ph.b0+ph.cb) + bits.TrailingZeros64(ph.cstarts)
-	ph.cstarts &= ph.cstarts - 1
-	ph.ccount++
-	return p, true
+	for ; idx <= hi; idx++ {
+		for ph.cstarts == 0 {
+			if !ph.next() {
+				return
+			}
+		}
+		p := 64*(ph.b0+ph.cb) + bits.TrailingZeros64(ph.cstarts)
+		ph.cstarts &= ph.cstarts - 1
+		ph.ccount++
+		ph.judge(idx, p)
+	}
 }
 
-// wordEnd is the end of the word that starts at p: its run of letters.
-// (The bytes a lead byte steps over never lie inside a word that starts
-// before them, so the letter masks would end it at the same byte.)
-func wordEnd(s string, p int) int {
-	for p < len(s) && class[s[p]] == clsLetter {
+// judge gives the rules word idx, which starts at p, when it may be a
+// vocabulary word.
+func (ph *phraseState) judge(idx, p int) {
+	end := ph.end(p)
+	if mayBeVocab(ph.s, p, end) {
+		ph.w.idx = idx
+		ph.w.word(ph.f, ph.s, p, end)
+	}
+}
+
+// next moves the cursor to the next block's word starts.
+func (ph *phraseState) next() bool {
+	ph.cb++
+	if ph.cb >= len(ph.letter) {
+		ph.cb, ph.cstarts = len(ph.letter), 0
+		return false
+	}
+	l := ph.letter[ph.cb]
+	ph.cstarts = l &^ (l<<1 | ph.letter[ph.cb-1]>>63)
+	return true
+}
+
+// end is the end of the word that starts at p: its run of letters, by
+// the chunk's masks, and past them (a word before the chunk or running
+// out of it) by the bytes. (The bytes a lead byte steps over never lie
+// inside a word that starts before them, so the masks and the bytes end
+// a word at the same byte.)
+func (ph *phraseState) end(p int) int {
+	if b := p/64 - ph.b0; b >= 0 {
+		for j := p % 64; b < len(ph.letter); b, j = b+1, 0 {
+			if run := bits.TrailingZeros64(^(ph.letter[b] >> j)); j+run < 64 {
+				return 64*(ph.b0+b) + j + run
+			}
+		}
+		p = 64 * (ph.b0 + len(ph.letter))
+	}
+	for p < len(ph.s) && class[ph.s[p]] == clsLetter {
 		p++
 	}
 	return p
