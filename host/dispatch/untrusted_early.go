@@ -1,6 +1,7 @@
 package dispatch
 
 import (
+	"runtime"
 	"demiurge.dev/catalog"
 	"demiurge.dev/host/redact"
 	"demiurge.dev/host/untrusted"
@@ -76,6 +77,13 @@ func (t *Turn) startScreening(p *prepared, raw *redact.Raw) *earlyScreen {
 		e.head, e.tail, e.verdict = envelope(e.boundary, e.origin, text)
 		e.ok = true
 	}()
+	// Let it start now. On one P it would otherwise wait, runnable, until
+	// the caller blocks (after redaction, by then at the envelope): each
+	// syscall of the caller meanwhile hands the P to another thread and
+	// back. Measured on a 1 MiB result (BENCHMARKS.md §30.6): about half
+	// the host CPU screening added went there, and none with this. With
+	// more Ps an idle one has taken it already and this costs a yield.
+	runtime.Gosched()
 	return e
 }
 
