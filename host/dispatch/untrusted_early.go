@@ -2,6 +2,7 @@ package dispatch
 
 import (
 	"runtime"
+
 	"demiurge.dev/catalog"
 	"demiurge.dev/host/redact"
 	"demiurge.dev/host/untrusted"
