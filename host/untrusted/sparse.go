@@ -24,10 +24,11 @@ import (
 // itself an anchor, within 6 words).
 //
 // The text is taken a chunk at a time (chunkBlocks blocks, 4 KiB): its
-// masks are made into arrays on the stack, judged, and dropped, so they
-// stay in the first-level cache and a page of a megabyte allocates
-// nothing (masks for the whole text were 384 KiB a MiB, from a pool the
-// GC empties: a fresh allocation, zeroed, in most calls). What crosses a
+// masks are made into fixed arrays, judged, and dropped, so they stay in
+// the first-level cache and a page of a megabyte allocates 512 bytes
+// (the letters' array, which phraseState holds, is on the heap); masks
+// for the whole text were 384 KiB a MiB, from a pool the GC empties: a
+// fresh allocation, zeroed, in most calls. What crosses a
 // chunk's edge is carried in specialState and phraseState.
 //
 // The same pass finds where boundary (the envelope's) first occurs in
