@@ -294,7 +294,7 @@ func (ph *phraseState) next() bool {
 // inside a word that starts before them, so the masks and the bytes end
 // a word at the same byte.)
 func (ph *phraseState) end(p int) int {
-	if b := p/64 - ph.b0; b >= 0 {
+	if b := p/64 - ph.b0; b >= 0 && b < len(ph.letter) {
 		for j := p % 64; b < len(ph.letter); b, j = b+1, 0 {
 			if run := bits.TrailingZeros64(^(ph.letter[b] >> j)); j+run < 64 {
 				return 64*(ph.b0+b) + j + run
