@@ -1,6 +1,8 @@
 package dispatch
 
 import (
+	"runtime"
+
 	"demiurge.dev/catalog"
 	"demiurge.dev/host/redact"
 	"demiurge.dev/host/untrusted"
@@ -19,10 +21,18 @@ import (
 // goroutine is worth.
 const earlyScreenMin = 64 << 10
 
-// screenText is the screening every envelope's verdict comes from (a
-// variable: the benchmarks put the screener before issue 30's faster
-// scan here, package untrusted/oracle, to compare the two in one run).
-var screenText = untrusted.Screen
+// screenText is the screening every envelope's verdict comes from, with
+// the boundary's first place in the text found in the same pass
+// (untrusted.ScreenFor; a variable: the benchmarks put the screener
+// before issue 30's faster scan here, package untrusted/oracle, to
+// compare the two in one run).
+var screenText = untrusted.ScreenFor
+
+// envelope is text in the envelope with boundary and origin, screened.
+func envelope(boundary, origin, text string) (head, tail string, _ untrusted.Verdict) {
+	v, at := screenText(text, boundary)
+	return untrusted.EnvelopeAt(boundary, origin, text, v, at)
+}
 
 // earlyScreen is one screening under way: of text, for an envelope
 // with origin and boundary.
@@ -65,9 +75,16 @@ func (t *Turn) startScreening(p *prepared, raw *redact.Raw) *earlyScreen {
 	go func() {
 		defer close(e.done)
 		defer func() { _ = recover() }() // e.ok stays false: done again in the caller
-		e.head, e.tail, e.verdict = untrusted.Envelope(e.boundary, e.origin, text, screenText(text))
+		e.head, e.tail, e.verdict = envelope(e.boundary, e.origin, text)
 		e.ok = true
 	}()
+	// Let it start now. On one P it would otherwise wait, runnable, until
+	// the caller blocks (after redaction, by then at the envelope): each
+	// syscall of the caller meanwhile hands the P to another thread and
+	// back. Measured on a 1 MiB result (BENCHMARKS.md §30.6): about half
+	// the host CPU screening added went there, and none with this. With
+	// more Ps an idle one has taken it already and this costs a yield.
+	runtime.Gosched()
 	return e
 }
 
@@ -82,6 +99,6 @@ func (e *earlyScreen) wrap(boundary, origin, model string) (redact.ModelView, un
 			return redact.ModelView{Head: e.head, Body: model, Tail: e.tail}, e.verdict
 		}
 	}
-	head, tail, v := untrusted.Envelope(boundary, origin, model, screenText(model))
+	head, tail, v := envelope(boundary, origin, model)
 	return redact.ModelView{Head: head, Body: model, Tail: tail}, v
 }

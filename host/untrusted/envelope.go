@@ -29,9 +29,16 @@ func NewBoundary() string {
 // content never closes the envelope. It returns the two lines and the
 // verdict with that signal added.
 func Envelope(boundary, origin, content string, v Verdict) (head, tail string, _ Verdict) {
-	if boundary == "" || strings.Contains(content, boundary) {
+	return EnvelopeAt(boundary, origin, content, v, strings.Index(content, boundary))
+}
+
+// EnvelopeAt is Envelope with the boundary's first place in content
+// already found (at, -1 when nowhere; ScreenFor finds it beside the
+// verdict).
+func EnvelopeAt(boundary, origin, content string, v Verdict, at int) (head, tail string, _ Verdict) {
+	if boundary == "" || at >= 0 {
 		if boundary != "" {
-			v = v.with(KindBoundary, strings.Index(content, boundary))
+			v = v.with(KindBoundary, at)
 		}
 		for boundary = NewBoundary(); strings.Contains(content, boundary); boundary = NewBoundary() {
 		}

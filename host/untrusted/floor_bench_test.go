@@ -27,6 +27,9 @@ import (
 //   - wrapcopy: the envelope as it was before (wrapBefore): the same and
 //     one copy of the text;
 //   - screen: Screen itself (by masks with vector code, else the scan);
+//   - screenwrap: what the host does with a large result: ScreenFor
+//     (Screen finding the boundary in its pass) and EnvelopeAt, against
+//     screen + wrap, the two passes as before;
 //   - scan: the byte scan (ScreenScan), Screen without vector code;
 //   - old: the screener before the word batches (package oracle).
 //
@@ -66,6 +69,11 @@ func screenFloor(b *testing.B, s string) {
 		{name: "wrap", run: func() int { h, t, _ := Envelope(bd, "mcp:docs", s, Verdict{}); return len(h) + len(t) }},
 		{name: "wrapcopy", run: func() int { w, _ := wrapBefore(bd, "mcp:docs", s, Verdict{}); return len(w) }},
 		{name: "screen", run: func() int { return len(Screen(s).Signals) }},
+		{name: "screenwrap", run: func() int {
+			v, at := ScreenFor(s, bd)
+			h, t, _ := EnvelopeAt(bd, "mcp:docs", s, v, at)
+			return len(h) + len(t)
+		}},
 		{name: "scan", run: func() int { return len(ScreenScan(s).Signals) }},
 		{name: "old", run: func() int { return len(oracle.Screen(s).Signals) }},
 	}

@@ -12,27 +12,23 @@ import (
 // Without them (an older CPU) Screen is the byte scan.
 var haveVector = archsimd.X86.AVX512VBMI()
 
-// vectorMasks computes blockMasks for the blocks of s from the first
-// while the next block is inside s too, and returns how many it did.
+// vectorMasks computes blockMasks for the blocks of s from block from
+// on, into letter, special and anchor (as many as they hold), while the
+// next block is inside s too, and returns how many it did.
 // Each byte's anchor table index (filterIndex) is computed once, for a
 // block ahead; the bytes k places on are that index vector and the next
 // block's shifted by one permute of the two (VPERMI2B).
-func vectorMasks(s string, letter, special, anchor []uint64) int {
-	if !haveVector || len(s) < 128 {
+func vectorMasks(s string, from int, letter, special, anchor []uint64) int {
+	if !haveVector || len(s) < 64*from+128 {
 		return 0
 	}
+	special, anchor = special[:len(letter)], anchor[:len(letter)]
 	base := unsafe.Pointer(unsafe.StringData(s))
 	load := func(i int) archsimd.Uint8x64 {
 		return archsimd.LoadUint8x64((*[64]uint8)(unsafe.Add(base, i)))
 	}
 	table := func(k int) archsimd.Uint8x64 { return archsimd.LoadUint8x64(&anchorTable[k]) }
-	shift := func(k int) archsimd.Uint8x64 {
-		var ix [64]uint8
-		for j := range ix {
-			ix[j] = uint8(j + k)
-		}
-		return archsimd.LoadUint8x64(&ix)
-	}
+	shift := func(k int) archsimd.Uint8x64 { return archsimd.LoadUint8x64(&shiftIndex[k]) }
 	t0, t1, t2, t3, t4, t5 := table(0), table(1), table(2), table(3), table(4), table(5)
 	s1, s2, s3, s4, s5 := shift(1), shift(2), shift(3), shift(4), shift(5)
 	fold, off, top := archsimd.BroadcastUint8x64(0x20), archsimd.BroadcastUint8x64(0x60), archsimd.BroadcastUint8x64(63)
@@ -42,8 +38,8 @@ func vectorMasks(s string, letter, special, anchor []uint64) int {
 	clsHi := archsimd.LoadUint8x64((*[64]uint8)(byteClass[64:]))
 	next := archsimd.LoadUint8x64(&markupNext)
 	b := 0
-	n := index(load(0))
-	for i := 0; i+128 <= len(s); i, b = i+64, b+1 {
+	n := index(load(64 * from))
+	for i := 64 * from; b < len(letter) && i+128 <= len(s); i, b = i+64, b+1 {
 		x := load(i)
 		nn := index(load(i + 64))
 		acc := t0.Permute(n).
@@ -66,3 +62,15 @@ func vectorMasks(s string, letter, special, anchor []uint64) int {
 	}
 	return b
 }
+
+// shiftIndex[k] is the permute that takes bytes k to k+63 of two
+// vectors joined: the bytes k places on (a chunk is a few KiB, so these
+// are made once, not in every call).
+var shiftIndex = func() (t [filterLen][64]uint8) {
+	for k := range t {
+		for j := range t[k] {
+			t[k][j] = uint8(j + k)
+		}
+	}
+	return t
+}()

@@ -40,18 +40,26 @@ func TestVectorMasks(t *testing.T) {
 		}
 		texts = append(texts, string(b))
 	}
-	for _, s := range texts {
+	for k, s := range texts {
+		// From the first block and from a later one, into arrays of
+		// the whole rest or of a chunk's few blocks.
 		nb := (len(s) + 63) / 64
-		l, sp, a := make([]uint64, nb), make([]uint64, nb), make([]uint64, nb)
-		done := vectorMasks(s, l, sp, a)
-		if want := max(len(s)-64, 0) / 64; done != want {
-			t.Fatalf("%d of %d blocks by vector", done, nb)
-		}
-		for b := 0; b < done; b++ {
-			wl, ws, wa := blockMasks(s, 64*b)
-			if l[b] != wl || sp[b] != ws || a[b] != wa {
-				t.Fatalf("block %d of %q:\nletter %064b\n  want %064b\nspecial %064b\n   want %064b\nanchor %064b\n  want %064b",
-					b, s[64*b:min(len(s), 64*b+64)], l[b], wl, sp[b], ws, a[b], wa)
+		for _, from := range []int{0, k % nb, nb - 1} {
+			n := nb - from
+			if k%2 == 1 {
+				n = min(n, 1+k%chunkBlocks)
+			}
+			l, sp, a := make([]uint64, n), make([]uint64, n), make([]uint64, n)
+			done := vectorMasks(s, from, l, sp, a)
+			if want := min(n, max(len(s)-64*(from+1), 0)/64); done != want {
+				t.Fatalf("%d of %d blocks by vector from block %d", done, n, from)
+			}
+			for b := 0; b < done; b++ {
+				wl, ws, wa := blockMasks(s, 64*(from+b))
+				if l[b] != wl || sp[b] != ws || a[b] != wa {
+					t.Fatalf("block %d of %q:\nletter %064b\n  want %064b\nspecial %064b\n   want %064b\nanchor %064b\n  want %064b",
+						from+b, s[64*(from+b):min(len(s), 64*(from+b)+64)], l[b], wl, sp[b], ws, a[b], wa)
+				}
 			}
 		}
 	}

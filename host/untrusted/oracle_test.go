@@ -24,7 +24,7 @@ func sameAsOracle(t *testing.T, s string) {
 	for _, sc := range []struct {
 		name string
 		run  func(string) Verdict
-	}{{"Screen", Screen}, {"ScreenScan", ScreenScan}, {"screenSparse", screenSparse}} {
+	}{{"Screen", Screen}, {"ScreenScan", ScreenScan}, {"screenSparse", func(s string) Verdict { v, _ := screenSparse(s, ""); return v }}} {
 		if got := sc.run(s); !reflect.DeepEqual(got, w) {
 			t.Fatalf("%s of %q:\n got %+v\nwant %+v", sc.name, s, got, w)
 		}
@@ -59,25 +59,8 @@ func TestScreenIsTheOracles(t *testing.T) {
 		}
 	}
 
-	var pieces []string
-	for w := range vocabulary {
-		pieces = append(pieces, w, strings.ToUpper(w))
-	}
-	for w := range afterNow {
-		pieces = append(pieces, w)
-	}
-	slices.Sort(pieces) // the same random texts in every run
-	pieces = append(pieces, "a", "A", "x", "you are now", "you're now", "do not tell", "ignore all previous",
-		"<|im_start|>", "<|end tool output|>", "[INST]", "<tool_call>", "\n\nHuman:", `"role":"system"`, "<IMPORTANT>",
-		"\u200b", "\u200b\u200c", "\ufeff", "\u202e", "\u2066", "\U000E0041", "\xe2\x80", "\xf3\xa0", "\xe2",
-		"supercalifragilistic", "abcdefghijklm", "instructionsx", "<", "|", "[", `"`, "\n", " ", "  ", ".", ",", "9", "é")
-	for _, s := range all {
-		for _, f := range strings.Fields(s) {
-			pieces = append(pieces, f)
-		}
-	}
+	pieces, seps := textPieces(all)
 	r := rand.New(rand.NewPCG(30, 1))
-	seps := []string{" ", " ", " ", "", "\n", ", ", "-", "'", "\u200b"}
 	for n := 0; n < 20000; n++ {
 		var b strings.Builder
 		for k := r.IntN(40); k >= 0; k-- {
@@ -105,6 +88,29 @@ func TestScreenIsTheOracles(t *testing.T) {
 		}
 		sameAsOracle(t, b.String())
 	}
+}
+
+// textPieces are the pieces random texts are made of: the vocabulary's
+// words, markup, invisible characters and their halves, the corpus's
+// words; and the separators between them.
+func textPieces(all []string) (pieces, seps []string) {
+	for w := range vocabulary {
+		pieces = append(pieces, w, strings.ToUpper(w))
+	}
+	for w := range afterNow {
+		pieces = append(pieces, w)
+	}
+	slices.Sort(pieces) // the same random texts in every run
+	pieces = append(pieces, "a", "A", "x", "you are now", "you're now", "do not tell", "ignore all previous",
+		"<|im_start|>", "<|end tool output|>", "[INST]", "<tool_call>", "\n\nHuman:", `"role":"system"`, "<IMPORTANT>",
+		"\u200b", "\u200b\u200c", "\ufeff", "\u202e", "\u2066", "\U000E0041", "\xe2\x80", "\xf3\xa0", "\xe2",
+		"supercalifragilistic", "abcdefghijklm", "instructionsx", "<", "|", "[", `"`, "\n", " ", "  ", ".", ",", "9", "é")
+	for _, s := range all {
+		for _, f := range strings.Fields(s) {
+			pieces = append(pieces, f)
+		}
+	}
+	return pieces, []string{" ", " ", " ", "", "\n", ", ", "-", "'", "\u200b"}
 }
 
 // FuzzScreenIsTheOracles: any text, the same findings as the oracle.

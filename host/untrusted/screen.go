@@ -1,6 +1,9 @@
 package untrusted
 
-import "sort"
+import (
+	"sort"
+	"strings"
+)
 
 // Signal kinds the screening reports.
 const (
@@ -110,9 +113,20 @@ var class = func() (t [256]uint8) {
 // findings.
 func Screen(s string) Verdict {
 	if haveVector && len(s) >= sparseMin {
-		return screenSparse(s)
+		v, _ := screenSparse(s, "")
+		return v
 	}
 	return ScreenScan(s)
+}
+
+// ScreenFor is Screen of s and where boundary first occurs in s (-1:
+// nowhere; strings.Index), for EnvelopeAt: by masks both are found in
+// one pass over the text, else the boundary by a search of its own.
+func ScreenFor(s, boundary string) (Verdict, int) {
+	if haveVector && len(s) >= sparseMin && boundary != "" {
+		return screenSparse(s, boundary)
+	}
+	return Screen(s), strings.Index(s, boundary)
 }
 
 // sparseMin is the shortest text screened by masks: below it the byte

@@ -2,7 +2,7 @@ package untrusted
 
 import (
 	"math/bits"
-	"sync"
+	"strings"
 )
 
 // screenSparse is Screen by bit masks, 64 bytes a block (blockMasks,
@@ -22,34 +22,77 @@ import (
 // out false, since a word left out only makes a role look older (the one
 // check that is no such bound, modalAfterAI, runs only with a modal,
 // itself an anchor, within 6 words).
-func screenSparse(s string) Verdict {
-	nb := (len(s) + 63) / 64
-	buf := getMasks(3 * nb)
-	defer putMasks(buf)
-	letter, special, anchor := (*buf)[:nb], (*buf)[nb:2*nb], (*buf)[2*nb:]
-	for b := vectorMasks(s, letter, special, anchor); b < nb; b++ {
-		letter[b], special[b], anchor[b] = blockMasks(s, 64*b)
-	}
+//
+// The text is taken a chunk at a time (chunkBlocks blocks, 4 KiB): its
+// masks are made into fixed arrays, judged, and dropped, so they stay in
+// the first-level cache and a page of a megabyte allocates 512 bytes
+// (the letters' array, which phraseState holds, is on the heap); masks
+// for the whole text were 384 KiB a MiB, from a pool the GC empties: a
+// fresh allocation, zeroed, in most calls. What crosses a
+// chunk's edge is carried in specialState and phraseState.
+//
+// The same pass finds where boundary (the envelope's) first occurs in
+// s, -1 when nowhere: searched for a chunk at a time while the chunk's
+// text is in the first-level cache from making its masks, so the
+// envelope needs no pass of its own over a large text ("" for none).
+func screenSparse(s, boundary string) (Verdict, int) {
 	var f found
-	specials(&f, s, letter, special, anchor)
-	phrases(&f, s, letter, anchor)
-	return f.verdict()
+	sp := specialState{zwEnd: -1}
+	ph := phraseState{f: &f, s: s, w: newWords(), base: 1}
+	var letter, special, anchor [chunkBlocks]uint64
+	at := -1
+	nb := (len(s) + 63) / 64
+	for b0 := 0; b0 < nb; b0 += chunkLen {
+		n := min(chunkLen, nb-b0)
+		l, spc, a := letter[:n], special[:n], anchor[:n]
+		for b := b0 + vectorMasks(s, b0, l, spc, a); b < b0+n; b++ {
+			l[b-b0], spc[b-b0], a[b-b0] = blockMasks(s, 64*b)
+		}
+		if at == -1 && boundary != "" {
+			at = boundaryIn(s, boundary, 64*b0, 64*(b0+n))
+		}
+		sp.run(&f, s, b0, l, spc, a)
+		ph.chunk(b0, l, a)
+	}
+	ph.give(ph.base, ph.need)
+	return f.verdict(), at
 }
 
-// specials judges the markup and invisible characters at the special
-// bytes in order, takes out of letter the bytes the scan steps over, and
-// keeps in anchor only word starts.
-func specials(f *found, s string, letter, special, anchor []uint64) {
-	prevTop := uint64(0)
-	skipUntil, zwEnd, zwStart, zwRun := 0, -1, 0, 0
-	var carry uint64 // skipped bits of the next block
+// boundaryIn is the first place from i, before j, where boundary starts
+// in s, or -1.
+func boundaryIn(s, boundary string, i, j int) int {
+	if k := strings.Index(s[i:min(len(s), j+len(boundary)-1)], boundary); k >= 0 {
+		return i + k
+	}
+	return -1
+}
+
+// chunkBlocks is the most blocks of masks screenSparse holds at once:
+// 4 KiB of text, 1.5 KiB of masks.
+const chunkBlocks = 64
+
+// chunkLen is the blocks of a chunk, chunkBlocks but in the tests, which
+// make chunks of a block or two so that every block edge is a chunk's.
+var chunkLen = chunkBlocks
+
+// specialState is what specials carry from one block to the next.
+type specialState struct {
+	prevTop, carry                   uint64 // the last block's top letter bit; the skipped bits of the next block
+	skipUntil, zwEnd, zwStart, zwRun int
+}
+
+// run judges the markup and invisible characters at the special bytes
+// of blocks b0.. (letter, special, anchor) in order, takes out of
+// letter the bytes the scan steps over, and keeps in anchor only word
+// starts.
+func (st *specialState) run(f *found, s string, b0 int, letter, special, anchor []uint64) {
 	for b := range letter {
-		l := letter[b] &^ carry
-		carry = 0
+		l := letter[b] &^ st.carry
+		st.carry = 0
 		for sp := special[b]; sp != 0; sp &= sp - 1 {
 			j := bits.TrailingZeros64(sp)
-			p := 64*b + j
-			if p < skipUntil {
+			p := 64*(b0+b) + j
+			if p < st.skipUntil {
 				continue
 			}
 			if class[s[p]] == clsMarkup {
@@ -61,158 +104,208 @@ func specials(f *found, s string, letter, special, anchor []uint64) {
 			case invZeroWidth:
 				// A run goes on only with nothing between: any byte the
 				// scan sees in between ends it.
-				if p != zwEnd {
-					zwRun, zwStart = 0, p
+				if p != st.zwEnd {
+					st.zwRun, st.zwStart = 0, p
 				}
-				zwRun++
-				if zwRun == 2 {
-					f.add(KindZeroWidthRun, zwStart)
+				st.zwRun++
+				if st.zwRun == 2 {
+					f.add(KindZeroWidthRun, st.zwStart)
 				}
-				zwEnd = p + size
+				st.zwEnd = p + size
 			case invTag:
 				f.add(KindUnicodeTags, p)
 			case invBidi:
 				f.add(KindBidiControls, p)
 			}
 			if kind != invZeroWidth {
-				zwEnd = -1
+				st.zwEnd = -1
 			}
 			if size > 1 {
-				skipUntil = p + size
+				st.skipUntil = p + size
 				// Bits j+1 .. j+size-1, some maybe in the next block.
 				m := (uint64(1)<<(size-1) - 1) << (j + 1)
 				l &^= m
 				if j+size > 64 {
-					carry = (uint64(1)<<(size-1) - 1) >> (64 - j - 1)
+					st.carry = (uint64(1)<<(size-1) - 1) >> (64 - j - 1)
 				}
 			}
 		}
 		letter[b] = l
-		anchor[b] &= l &^ (l<<1 | prevTop)
-		prevTop = l >> 63
+		anchor[b] &= l &^ (l<<1 | st.prevTop)
+		st.prevTop = l >> 63
 	}
 }
 
-// phrases runs the rules over the words of the anchors' windows, in
-// order. letter are the letters the scan sees, anchor the word starts
-// where the filter passed. The words a window needs are noted in need
+// phraseState runs the rules over the words of the anchors' windows, in
+// order, a chunk at a time. The words a window needs are noted in need
 // (bit t for word base+t) and given to the rules once no later window
 // can reach back to them: a later anchor comes after this one, and no
-// window reaches back more than maxBack words.
-func phrases(f *found, s string, letter, anchor []uint64) {
-	w := newWords()
-	fd := newFeeder(f, &w, s, letter)
-	base, need := 1, uint64(0)
-	count := 0 // words before block b
-	prevTop := uint64(0)
-	last := len(anchor) - 1 // no word after the last anchor's block is needed
-	for last >= 0 && anchor[last] == 0 {
-		last--
-	}
-	for b, m := range anchor[:last+1] {
+// window reaches back more than maxBack words. So at a chunk's end every
+// needed word but the last maxBack is given, and those are remembered by
+// their starts (ring): the next chunk finds every word it gives either
+// there or in its own masks.
+type phraseState struct {
+	f    *found
+	s    string
+	w    words
+	base int
+	need uint64
+
+	count   int    // the words before the block at hand
+	prevTop uint64 // the top letter bit of the block before it
+	ring    [8]int // ring[i&7] is the start of word i, for the last maxBack words before the chunk
+
+	// The chunk at hand (blocks b0..) and the cursor over its words.
+	b0      int
+	letter  []uint64
+	before  int    // the words before the chunk
+	topIn   uint64 // prevTop at the chunk's start
+	cb      int    // the cursor's block in the chunk
+	cstarts uint64 // the word starts of block cb not passed yet
+	ccount  int    // the words passed
+}
+
+// chunk notes the windows of the anchors of blocks b0.. (letter and
+// anchor as specials left them) and gives the words no later window
+// needs.
+func (ph *phraseState) chunk(b0 int, letter, anchor []uint64) {
+	ph.b0, ph.letter, ph.before, ph.topIn = b0, letter, ph.count, ph.prevTop
+	ph.cb, ph.ccount = 0, ph.count
+	ph.cstarts = letter[0] &^ (letter[0]<<1 | ph.prevTop)
+	count, prevTop := ph.count, ph.prevTop // in registers: the loop below is over every block
+	for b, m := range anchor {
 		starts := letter[b] &^ (letter[b]<<1 | prevTop)
 		prevTop = letter[b] >> 63
 		for ; m != 0; m &= m - 1 {
 			j := bits.TrailingZeros64(m)
-			p := 64*b + j
-			r := lookup(s, p, fd.end(p))
+			p := 64*(b0+b) + j
+			r := lookup(ph.s, p, ph.end(p))
 			if r&anchorRoles == 0 {
 				continue
 			}
 			idx := count + bits.OnesCount64(starts&(1<<j-1)) + 1
-			if keep := idx - maxBack; keep > base {
-				fd.give(base, need&(1<<min(keep-base, 63)-1))
-				need >>= min(keep-base, 63)
-				base = keep
-			}
+			ph.keep(idx - maxBack)
 			back, fwd := window(r)
 			lo := max(idx-back, 1)
-			need |= (1<<(fwd+idx-lo+1) - 1) << (lo - base)
+			ph.need |= (1<<(fwd+idx-lo+1) - 1) << (lo - ph.base)
 		}
 		count += bits.OnesCount64(starts)
 	}
-	fd.give(base, need)
+	ph.count, ph.prevTop = count, prevTop
+	// An anchor of a later chunk is word count+1 at the earliest.
+	ph.keep(ph.count + 1 - maxBack)
+	ph.remember()
 }
 
-// feeder gives words to the rules, moving forward only.
-type feeder struct {
-	s      string
-	letter []uint64
-	f      *found
-	w      *words
-	b      int    // the block at the cursor
-	starts uint64 // the word starts of block b not passed yet
-	count  int    // the words passed
-}
-
-func newFeeder(f *found, w *words, s string, letter []uint64) feeder {
-	fd := feeder{s: s, letter: letter, f: f, w: w}
-	if len(letter) > 0 {
-		fd.starts = letter[0] &^ (letter[0] << 1)
+// keep gives the needed words before word k and moves base up to k.
+func (ph *phraseState) keep(k int) {
+	if k > ph.base {
+		ph.give(ph.base, ph.need&(1<<min(k-ph.base, 63)-1))
+		ph.need >>= min(k-ph.base, 63)
+		ph.base = k
 	}
-	return fd
+}
+
+// remember notes in ring the starts of the chunk's last words, up to
+// maxBack of them (the ring's older ones stay when the chunk has fewer).
+func (ph *phraseState) remember() {
+	idx := ph.count
+	for b := len(ph.letter) - 1; b >= 0 && idx > ph.before && idx > ph.count-maxBack; b-- {
+		top := ph.topIn
+		if b > 0 {
+			top = ph.letter[b-1] >> 63
+		}
+		for st := ph.letter[b] &^ (ph.letter[b]<<1 | top); st != 0 && idx > ph.count-maxBack; idx-- {
+			j := 63 - bits.LeadingZeros64(st)
+			ph.ring[idx&7] = 64*(ph.b0+b) + j
+			st &^= 1 << j
+		}
+	}
 }
 
 // give gives the rules the words base+t for each bit t of need.
-func (fd *feeder) give(base int, need uint64) {
+func (ph *phraseState) give(base int, need uint64) {
 	for need != 0 {
 		t := bits.TrailingZeros64(need)
 		n := bits.TrailingZeros64(^(need >> t)) // a run of n words
-		fd.run(base+t, base+t+n-1)
+		ph.run(base+t, base+t+n-1)
 		need &^= (1<<n - 1) << t
 	}
 }
 
-// run gives the rules the words with indexes lo to hi.
-func (fd *feeder) run(lo, hi int) {
-	for fd.count+bits.OnesCount64(fd.starts) < lo {
-		fd.count += bits.OnesCount64(fd.starts)
-		if !fd.next() {
-			return
+// run gives the rules the words with indexes lo to hi: those before the
+// chunk from the ring, the others from the chunk's masks, by a cursor
+// that moves forward only.
+func (ph *phraseState) run(lo, hi int) {
+	idx := lo
+	for ; idx <= hi && idx <= ph.before; idx++ {
+		ph.judge(idx, ph.ring[idx&7])
+	}
+	if idx > hi {
+		return
+	}
+	for ph.ccount+bits.OnesCount64(ph.cstarts) < idx {
+		ph.ccount += bits.OnesCount64(ph.cstarts)
+		if !ph.next() {
+			return // past the text's last word
 		}
 	}
-	for ; fd.count+1 < lo; fd.count++ {
-		fd.starts &= fd.starts - 1
+	for ; ph.ccount+1 < idx; ph.ccount++ {
+		ph.cstarts &= ph.cstarts - 1
 	}
-	for idx := lo; idx <= hi; idx++ {
-		for fd.starts == 0 {
-			if !fd.next() {
+	for ; idx <= hi; idx++ {
+		for ph.cstarts == 0 {
+			if !ph.next() {
 				return
 			}
 		}
-		p := 64*fd.b + bits.TrailingZeros64(fd.starts)
-		fd.starts &= fd.starts - 1
-		fd.count++
-		end := fd.end(p)
-		if mayBeVocab(fd.s, p, end) {
-			fd.w.idx = idx
-			fd.w.word(fd.f, fd.s, p, end)
-		}
+		p := 64*(ph.b0+ph.cb) + bits.TrailingZeros64(ph.cstarts)
+		ph.cstarts &= ph.cstarts - 1
+		ph.ccount++
+		ph.judge(idx, p)
+	}
+}
+
+// judge gives the rules word idx, which starts at p, when it may be a
+// vocabulary word.
+func (ph *phraseState) judge(idx, p int) {
+	end := ph.end(p)
+	if mayBeVocab(ph.s, p, end) {
+		ph.w.idx = idx
+		ph.w.word(ph.f, ph.s, p, end)
 	}
 }
 
 // next moves the cursor to the next block's word starts.
-func (fd *feeder) next() bool {
-	fd.b++
-	if fd.b >= len(fd.letter) {
-		fd.b, fd.starts = len(fd.letter), 0
+func (ph *phraseState) next() bool {
+	ph.cb++
+	if ph.cb >= len(ph.letter) {
+		ph.cb, ph.cstarts = len(ph.letter), 0
 		return false
 	}
-	l := fd.letter[fd.b]
-	fd.starts = l &^ (l<<1 | fd.letter[fd.b-1]>>63)
+	l := ph.letter[ph.cb]
+	ph.cstarts = l &^ (l<<1 | ph.letter[ph.cb-1]>>63)
 	return true
 }
 
-// end is the end of the word that starts at p: its run of letters.
-func (fd *feeder) end(p int) int {
-	b, j := p/64, p%64
-	for {
-		run := bits.TrailingZeros64(^(fd.letter[b] >> j))
-		if j+run < 64 || b+1 == len(fd.letter) {
-			return 64*b + j + run
+// end is the end of the word that starts at p: its run of letters, by
+// the chunk's masks, and past them (a word before the chunk or running
+// out of it) by the bytes. (The bytes a lead byte steps over never lie
+// inside a word that starts before them, so the masks and the bytes end
+// a word at the same byte.)
+func (ph *phraseState) end(p int) int {
+	if b := p/64 - ph.b0; b >= 0 && b < len(ph.letter) {
+		for j := p % 64; b < len(ph.letter); b, j = b+1, 0 {
+			if run := bits.TrailingZeros64(^(ph.letter[b] >> j)); j+run < 64 {
+				return 64*(ph.b0+b) + j + run
+			}
 		}
-		b, j = b+1, 0
+		p = 64 * (ph.b0 + len(ph.letter))
 	}
+	for p < len(ph.s) && class[ph.s[p]] == clsLetter {
+		p++
+	}
+	return p
 }
 
 // mayBeVocab is the vocabulary filter of the byte scan (vocabFirst,
@@ -226,17 +319,3 @@ func mayBeVocab(s string, i, j int) bool {
 	}
 	return vocabFilter.has(wordKey(s, i, j))
 }
-
-// The masks of a 1 MiB text are 384 KiB: kept for the next text.
-var masksPool sync.Pool
-
-func getMasks(n int) *[]uint64 {
-	if p, ok := masksPool.Get().(*[]uint64); ok && cap(*p) >= n {
-		*p = (*p)[:n]
-		return p
-	}
-	b := make([]uint64, n)
-	return &b
-}
-
-func putMasks(p *[]uint64) { masksPool.Put(p) }
