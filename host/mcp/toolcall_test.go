@@ -29,6 +29,7 @@ var answerCorpus = []string{
 	`{"Content":[{"TYPE":"text","Text":"case"}]}`,
 	`{"content":[{"type":"text","text":"first","text":"last"}]}`,
 	`{"content":[{"type":"text","text":"x","extra":1}]}`,
+	`{"content":[{"type":"text","text":"x"}],"structuredContent":{"s\\\"":"1e400 \\\" 1e400","n":1e-400,"m":-1.5e308,"k":[` + strings.Repeat("9", 308) + `]}}`,
 	// Near misses: mcp-go reads these itself.
 	`{}`,
 	`{"content":null}`,
@@ -60,10 +61,15 @@ var answerCorpus = []string{
 	`"x"`,
 	`null`,
 	`{"content":[{"type":"text","text":"x"}]`,
+	// Numbers beyond float64 in structured content: mcp-go decodes it
+	// into Go values and refuses the result; so must the host.
+	`{"content":[{"type":"text","text":"x"}],"structuredContent":{"n":1e400}}`,
+	`{"content":[{"type":"text","text":"x"}],"structuredContent":[-1E+309]}`,
+	`{"content":[{"type":"text","text":"x"}],"structuredContent":{"n":` + strings.Repeat("9", 310) + `}}`,
 }
 
 // commonShapes is how many of answerCorpus's first entries are common.
-const commonShapes = 12
+const commonShapes = 13
 
 // TestReadAnswerAsMCPGo: every result reads, and every malformed one is
 // refused, exactly as mcp-go's CallTool would have (its parser, then the
