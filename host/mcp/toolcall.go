@@ -129,9 +129,10 @@ func readAnswer(raw json.RawMessage) (ans callAnswer, needsInput bool, err error
 // common reports whether r is read here exactly as mcp-go reads it: a
 // content list (present, not null) of text items with a string text and
 // nothing mcp-go would decode further, and no field of the multi round
-// trip or _meta (which mcp-go checks).
+// trip or _meta (which mcp-go checks), and no structured content with a
+// number mcp-go cannot decode (floatsFit).
 func (r *commonResult) common() bool {
-	if r.Content == nil || r.Meta != nil || r.ResultType != nil || r.InputRequests != nil || r.RequestState != nil {
+	if r.Content == nil || !floatsFit(r.StructuredContent) || r.Meta != nil || r.ResultType != nil || r.InputRequests != nil || r.RequestState != nil {
 		return false
 	}
 	for _, it := range r.Content {
