@@ -27,6 +27,11 @@ func TestUntrustedModelViewIsTheEnvelopeJoined(t *testing.T) {
 		"small":           "before" + forged + "after",
 		"no boundary":     webText(70 << 10),
 		"no last newline": webText(70<<10) + forged + "x",
+		// The boundary where the screening's pass finds it at a chunk's
+		// edge (untrusted.ScreenFor, chunks of 4 KiB): across one, and
+		// as the text's last bytes.
+		"across a chunk edge": webText(17<<12-7) + bd + webText(1000),
+		"the boundary last":   webText(70<<10) + bd,
 	} {
 		args, _ := json.Marshal(map[string]string{"text": text})
 		out := turn.Call(context.Background(), ToolCall{ID: "c-" + name, Name: "echo", Args: args})
