@@ -6,13 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"sync"
 
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"demiurge.dev/cmd/internal/frontview"
 	"demiurge.dev/host/approval"
 	"demiurge.dev/host/dispatch"
 	"demiurge.dev/host/hostd"
@@ -135,7 +135,7 @@ func callViaHostPrinting(ctx context.Context, cl *hostd.Client, open *hostv1.Ope
 	if err != nil {
 		return ro, err
 	}
-	send := lockedSender(stream)
+	send := frontview.SerialSend(stream)
 	if err := send(&hostv1.FrontEndMessage{Msg: &hostv1.FrontEndMessage_Open{Open: open}}); err != nil {
 		return ro, err
 	}
@@ -204,16 +204,5 @@ func callViaHostPrinting(ctx context.Context, cl *hostd.Client, open *hostv1.Ope
 			stream.CloseSend()
 			return ro, nil
 		}
-	}
-}
-
-// lockedSender serialises a stream's sends: gRPC allows one at a time,
-// and an interrupt is sent beside the answers.
-func lockedSender(stream hostv1.Host_SessionClient) func(*hostv1.FrontEndMessage) error {
-	var mu sync.Mutex
-	return func(m *hostv1.FrontEndMessage) error {
-		mu.Lock()
-		defer mu.Unlock()
-		return stream.Send(m)
 	}
 }

@@ -94,18 +94,28 @@ func recvFailed(err error, gone func(error) error) error {
 	return gone(err)
 }
 
-// lockedSend is stream.Send for the loop and the interrupt's goroutine
-// at once (gRPC allows one Send at a time on a stream). A Send that meets
-// a stream the host already ended says only io.EOF; the host's reason and
-// whatever it sent before are read by Recv, so that Send reports no
-// error and the receive loop goes on to them (a session the host refused
-// before it read the turn: its refusal, not "the host went away").
-func lockedSend(stream hostv1.Host_SessionClient) func(*hostv1.FrontEndMessage) error {
+// SerialSend is stream.Send for several goroutines at once: gRPC allows
+// one Send at a time on a stream, and a front end sends its answers and
+// an interrupt from their own goroutines.
+func SerialSend(stream hostv1.Host_SessionClient) func(*hostv1.FrontEndMessage) error {
 	var mu sync.Mutex
 	return func(m *hostv1.FrontEndMessage) error {
 		mu.Lock()
 		defer mu.Unlock()
-		if err := stream.Send(m); err != nil && !errors.Is(err, io.EOF) {
+		return stream.Send(m)
+	}
+}
+
+// lockedSend is SerialSend for RunTurn's loop and its interrupt. A Send
+// that meets a stream the host already ended says only io.EOF; the
+// host's reason and whatever it sent before are read by Recv, so that
+// Send reports no error and the receive loop goes on to them (a session
+// the host refused before it read the turn: its refusal, not "the host
+// went away").
+func lockedSend(stream hostv1.Host_SessionClient) func(*hostv1.FrontEndMessage) error {
+	send := SerialSend(stream)
+	return func(m *hostv1.FrontEndMessage) error {
+		if err := send(m); err != nil && !errors.Is(err, io.EOF) {
 			return err
 		}
 		return nil

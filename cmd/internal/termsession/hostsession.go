@@ -127,7 +127,7 @@ func OpenHostSession(cl *hostclient.Client, opts OpenOptions, view HostView, app
 		cl.Close()
 		return nil, err
 	}
-	hs.send = lockedSender(hs.stream)
+	hs.send = frontview.SerialSend(hs.stream)
 	editor := opts.Editor
 	if editor != nil && cl.Needs(10, "the editor's capabilities") != nil {
 		// An older host has no editor tools: the editor is not used.
@@ -165,17 +165,6 @@ func OpenHostSession(cl *hostclient.Client, opts OpenOptions, view HostView, app
 	}
 	hs.Model = ended.Model
 	return hs, nil
-}
-
-// lockedSender serialises sends on one stream (gRPC allows one sender at
-// a time; answers go out from their own goroutines).
-func lockedSender(s hostv1.Host_SessionClient) func(*hostv1.FrontEndMessage) error {
-	var mu sync.Mutex
-	return func(m *hostv1.FrontEndMessage) error {
-		mu.Lock()
-		defer mu.Unlock()
-		return s.Send(m)
-	}
 }
 
 // Reopen opens another stream on the same host as hs, alike but for the

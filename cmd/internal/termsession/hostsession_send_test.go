@@ -11,6 +11,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 
+	"demiurge.dev/cmd/internal/frontview"
 	"demiurge.dev/shared/hostv1"
 )
 
@@ -72,7 +73,7 @@ func (s *sendsWatched) Send(m *hostv1.FrontEndMessage) error {
 
 // TestHostSessionAnswersOneSendAtATime: the session answers each
 // approval and clarify question on its own goroutine; their answers go
-// out on the one gRPC stream one Send at a time (lockedSender), and the
+// out on the one gRPC stream one Send at a time (frontview.SerialSend), and the
 // host reads every one whole.
 func TestHostSessionAnswersOneSendAtATime(t *testing.T) {
 	sock := filepath.Join(t.TempDir(), "host.sock")
@@ -95,7 +96,7 @@ func TestHostSessionAnswersOneSendAtATime(t *testing.T) {
 		t.Fatal(err)
 	}
 	watched := &sendsWatched{Host_SessionClient: stream}
-	hs := &HostSession{stream: stream, send: lockedSender(watched), View: unansweredView{},
+	hs := &HostSession{stream: stream, send: frontview.SerialSend(watched), View: unansweredView{},
 		approver: func(context.Context, []byte) int32 { return 1 }, gone: make(chan struct{})}
 	hs.asks, hs.endAsk = context.WithCancel(context.Background())
 	go hs.receive()
