@@ -55,9 +55,16 @@ func startTTYEnv(t *testing.T, env []string, state, ws string, extra ...string) 
 func (s *ttySession) keys(k string) { s.master.Write([]byte(k)) }
 func (s *ttySession) line(l string) { s.keys(l + "\r") }
 
+// see waits for want; when it never shows, the failure carries the
+// session's goroutines (hangReport), so a stall says where it stalled.
 func (s *ttySession) see(want string) {
 	s.t.Helper()
-	s.at = s.scr.waitFor(s.t, want, s.at)
+	at, ok := s.scr.find(want, s.at, 20*time.Second)
+	if !ok {
+		shown := s.scr.text()[s.at:]
+		s.t.Fatalf("terminal never showed %q; it shows:\n%s\nthe session's end:\n%s", want, shown, s.hangReport())
+	}
+	s.at = at
 }
 
 // waitErr waits for the session to end and returns how it ended.

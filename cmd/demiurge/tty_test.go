@@ -64,20 +64,31 @@ func watch(f *os.File) *screen {
 
 func (s *screen) waitFor(t *testing.T, want string, from int) int {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
+	at, ok := s.find(want, from, 20*time.Second)
+	if !ok {
+		t.Fatalf("terminal never showed %q; it shows:\n%s", want, s.text()[from:])
+	}
+	return at
+}
+
+// find waits up to within for want to show after from, and returns
+// where it ends.
+func (s *screen) find(want string, from int, within time.Duration) (int, bool) {
+	deadline := time.Now().Add(within)
 	for time.Now().Before(deadline) {
-		s.mu <- struct{}{}
-		text := s.buf.String()
-		<-s.mu
-		if i := strings.Index(text[from:], want); i >= 0 {
-			return from + i + len(want)
+		if i := strings.Index(s.text()[from:], want); i >= 0 {
+			return from + i + len(want), true
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+	return 0, false
+}
+
+// text is everything the terminal showed so far.
+func (s *screen) text() string {
 	s.mu <- struct{}{}
 	defer func() { <-s.mu }()
-	t.Fatalf("terminal never showed %q; it shows:\n%s", want, s.buf.String()[from:])
-	return 0
+	return s.buf.String()
 }
 
 // TestTerminalApprovalForTheSession answers a real approval prompt on a
