@@ -2,16 +2,14 @@ package frontview
 
 import (
 	"context"
-	"net"
-	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
 
+	"demiurge.dev/cmd/internal/frontview/hostservetest"
 	"demiurge.dev/cmd/internal/interrupt"
 	"demiurge.dev/shared/hostv1"
 )
@@ -101,25 +99,8 @@ func TestRunTurnSendsOneAtATime(t *testing.T) {
 	t.Setenv("DEMIURGE_TEST_SEND_KEY", "sk-test")
 	interrupt.Caught.Store(interrupt.Interrupted) // the Ctrl-C that ctrlC stands for
 	t.Cleanup(func() { interrupt.Caught.Store(0) })
-	sock := filepath.Join(t.TempDir(), "host.sock")
-	ln, err := net.Listen("unix", sock)
-	if err != nil {
-		t.Fatal(err)
-	}
 	host := &askingHost{asks: 64, got: make(chan []*hostv1.FrontEndMessage, 1)}
-	srv := grpc.NewServer()
-	hostv1.RegisterHostServer(srv, host)
-	go srv.Serve(ln)
-	defer srv.Stop()
-	conn, err := grpc.NewClient("unix://"+sock, grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	stream, err := hostv1.NewHostClient(conn).Session(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
+	stream := hostservetest.Session(t, host)
 	turn, ctrlC := context.WithCancel(context.Background())
 	defer ctrlC()
 	watched := &oneSendAtATime{Host_SessionClient: stream, ctrlC: ctrlC, interruptIn: make(chan struct{})}

@@ -4,15 +4,13 @@ import (
 	"context"
 	"errors"
 	"io"
-	"net"
-	"path/filepath"
 	"testing"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
 
+	"demiurge.dev/cmd/internal/frontview/hostservetest"
 	"demiurge.dev/shared/hostv1"
 )
 
@@ -32,25 +30,8 @@ func (refusingHost) Session(grpc.BidiStreamingServer[hostv1.FrontEndMessage, hos
 // the front end must say the host's reason, not that the host went away
 // (TestRunIsTheFrontEnds failed 1 run in 5 on this race).
 func TestRunTurnSaysTheHostsRefusalWhenItsSendLost(t *testing.T) {
-	sock := filepath.Join(t.TempDir(), "host.sock")
-	ln, err := net.Listen("unix", sock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := grpc.NewServer()
-	hostv1.RegisterHostServer(srv, refusingHost{})
-	go srv.Serve(ln)
-	defer srv.Stop()
-	conn, err := grpc.NewClient("unix://"+sock, grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
 	ctx := context.Background()
-	stream, err := hostv1.NewHostClient(conn).Session(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	stream := hostservetest.Session(t, refusingHost{})
 	// Lose the race on purpose: send until the ended stream says io.EOF,
 	// so RunTurn's own Send meets the end as it does in the rare run.
 	for {
@@ -62,7 +43,7 @@ func TestRunTurnSaysTheHostsRefusalWhenItsSendLost(t *testing.T) {
 		}
 	}
 	wentAway := errors.New("went away")
-	_, _, err = RunTurn(ctx, stream, &hostv1.RunTurn{}, nil, func(error) error { return wentAway })
+	_, _, err := RunTurn(ctx, stream, &hostv1.RunTurn{}, nil, func(error) error { return wentAway })
 	if err == nil || err.Error() != `no session "s-404"` {
 		t.Fatalf("RunTurn: %v, want the host's refusal", err)
 	}

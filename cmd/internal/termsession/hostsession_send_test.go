@@ -2,16 +2,14 @@ package termsession
 
 import (
 	"context"
-	"net"
-	"path/filepath"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
 
 	"demiurge.dev/cmd/internal/frontview"
+	"demiurge.dev/cmd/internal/frontview/hostservetest"
 	"demiurge.dev/shared/hostv1"
 )
 
@@ -76,25 +74,8 @@ func (s *sendsWatched) Send(m *hostv1.FrontEndMessage) error {
 // out on the one gRPC stream one Send at a time (frontview.SerialSend), and the
 // host reads every one whole.
 func TestHostSessionAnswersOneSendAtATime(t *testing.T) {
-	sock := filepath.Join(t.TempDir(), "host.sock")
-	ln, err := net.Listen("unix", sock)
-	if err != nil {
-		t.Fatal(err)
-	}
 	host := &questioningHost{asks: 32, got: make(chan map[string][]uint64, 1)}
-	srv := grpc.NewServer()
-	hostv1.RegisterHostServer(srv, host)
-	go srv.Serve(ln)
-	defer srv.Stop()
-	conn, err := grpc.NewClient("unix://"+sock, grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	stream, err := hostv1.NewHostClient(conn).Session(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
+	stream := hostservetest.Session(t, host)
 	watched := &sendsWatched{Host_SessionClient: stream}
 	hs := &HostSession{stream: stream, send: frontview.SerialSend(watched), View: unansweredView{},
 		approver: func(context.Context, []byte) int32 { return 1 }, gone: make(chan struct{})}
