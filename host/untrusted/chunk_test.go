@@ -27,12 +27,7 @@ func TestChunkEdges(t *testing.T) {
 	for _, n := range []int{1, 2, 3} {
 		withChunk(n, func() {
 			for k := 0; k < 3000; k++ {
-				var b strings.Builder
-				for j := 5 + r.IntN(150); j >= 0; j-- {
-					b.WriteString(pieces[r.IntN(len(pieces))])
-					b.WriteString(seps[r.IntN(len(seps))])
-				}
-				sameAsOracle(t, b.String())
+				sameAsOracle(t, randomText(r, pieces, seps, 6+r.IntN(150)))
 			}
 		})
 	}

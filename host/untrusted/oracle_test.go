@@ -62,32 +62,27 @@ func TestScreenIsTheOracles(t *testing.T) {
 	pieces, seps := textPieces(all)
 	r := rand.New(rand.NewPCG(30, 1))
 	for n := 0; n < 20000; n++ {
-		var b strings.Builder
-		for k := r.IntN(40); k >= 0; k-- {
-			b.WriteString(pieces[r.IntN(len(pieces))])
-			b.WriteString(seps[r.IntN(len(seps))])
-		}
-		sameAsOracle(t, b.String())
+		sameAsOracle(t, randomText(r, pieces, seps, r.IntN(40)+1))
 	}
 	// Texts of a few blocks of masks: words, markup and invisible
 	// characters across block edges, anchors' windows meeting or not.
 	for n := 0; n < 4000; n++ {
-		var b strings.Builder
-		for k := 20 + r.IntN(300); k >= 0; k-- {
-			b.WriteString(pieces[r.IntN(len(pieces))])
-			b.WriteString(seps[r.IntN(len(seps))])
-		}
-		sameAsOracle(t, b.String())
+		sameAsOracle(t, randomText(r, pieces, seps, 21+r.IntN(300)))
 	}
 	// Long texts: more candidates than one batch holds.
 	for n := 0; n < 20; n++ {
-		var b strings.Builder
-		for k := 0; k < 3000; k++ {
-			b.WriteString(pieces[r.IntN(len(pieces))])
-			b.WriteString(seps[r.IntN(len(seps))])
-		}
-		sameAsOracle(t, b.String())
+		sameAsOracle(t, randomText(r, pieces, seps, 3000))
 	}
+}
+
+// randomText is n pieces, each followed by a separator, drawn by r.
+func randomText(r *rand.Rand, pieces, seps []string, n int) string {
+	var b strings.Builder
+	for ; n > 0; n-- {
+		b.WriteString(pieces[r.IntN(len(pieces))])
+		b.WriteString(seps[r.IntN(len(seps))])
+	}
+	return b.String()
 }
 
 // textPieces are the pieces random texts are made of: the vocabulary's
