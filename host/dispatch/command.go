@@ -272,13 +272,14 @@ func (c *commandPlan) audit() map[string]any {
 }
 
 // noteUndid keeps what the sandbox undid after the command ended (the
-// terminal's structured sandbox_undid, from the redacted record view), so
-// that the audit says it: nothing the sandbox undoes is undone silently.
-func (c *commandPlan) noteUndid(record map[string]any) {
+// terminal's structured sandbox_undid, from the redacted record view's
+// structured result, redact.Views.Structured), so that the audit says it:
+// nothing the sandbox undoes is undone silently.
+func (c *commandPlan) noteUndid(structured any) {
 	if c == nil || c.sandbox == "" || c.sandbox == "off" {
 		return
 	}
-	st, _ := record["structured"].(map[string]any)
+	st, _ := structured.(map[string]any)
 	list, _ := st["sandbox_undid"].([]any)
 	for _, u := range list {
 		if s, ok := u.(string); ok {

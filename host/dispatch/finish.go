@@ -38,7 +38,7 @@ func (t *Turn) finish(ctx context.Context, p *prepared, out Outcome, status Stat
 	if !applyOutputPolicies(p, &out.Views) {
 		t.wrapUntrusted(p, &out.Views, early)
 	}
-	p.command.noteUndid(out.Views.Record)
+	p.command.noteUndid(out.Views.Structured())
 
 	if t.Events == nil {
 		return out
@@ -58,12 +58,10 @@ func (t *Turn) finish(ctx context.Context, p *prepared, out Outcome, status Stat
 	if err != nil {
 		out.Status = StatusAuditFailed
 		out.Views = redact.Views{
-			Model:  redact.ModelText(auditWithheld),
-			Card:   redact.Card{Title: p.call.Name, Body: auditWithheld + ": " + err.Error(), IsError: true},
-			Event:  map[string]any{"tool": p.call.Name, "status": string(StatusAuditFailed)},
-			Record: map[string]any{"tool": p.call.Name, "status": string(StatusAuditFailed)},
-			Debug:  map[string]any{"tool": p.call.Name, "status": string(StatusAuditFailed), "error": err.Error()},
-		}
+			Model: redact.ModelText(auditWithheld),
+			Card:  redact.Card{Title: p.call.Name, Body: auditWithheld + ": " + err.Error(), IsError: true},
+			Event: map[string]any{"tool": p.call.Name, "status": string(StatusAuditFailed)},
+		}.WithDebug("error", err.Error())
 	}
 	return out
 }

@@ -45,8 +45,8 @@ func TestStructuredResultReachesTheRecord(t *testing.T) {
 	if !out.OK() {
 		t.Fatal(out.Status, out.Views.Model.String())
 	}
-	s, ok := out.Views.Record["structured"].(map[string]any)
+	s, ok := out.Views.Record()["structured"].(map[string]any)
 	if !ok || s["total_lines"] != 3.0 || s["path"] != "small.txt" {
-		t.Fatalf("record's structured view = %#v", out.Views.Record["structured"])
+		t.Fatalf("record's structured view = %#v", out.Views.Record()["structured"])
 	}
 }

@@ -59,10 +59,8 @@ func applyOutputPolicies(p *prepared, v *redact.Views) (hostNote bool) {
 		}
 	}
 	if len(applied) > 0 {
-		for _, m := range []map[string]any{v.Event, v.Record, v.Debug} {
-			if m != nil {
-				m["output_policy"] = applied
-			}
+		if v.Event != nil { // and so the record and debug views (redact.Views)
+			v.Event["output_policy"] = applied
 		}
 	}
 	return hostNote

@@ -15,7 +15,7 @@ import (
 
 func policyViews(model, body string, isError bool) redact.Views {
 	return redact.Views{Model: redact.ModelText(model), Card: redact.Card{Body: body, IsError: isError},
-		Event: map[string]any{}, Record: map[string]any{}, Debug: map[string]any{}}
+		Event: map[string]any{}}
 }
 
 func policyEntry(display, model string) *prepared {

@@ -59,7 +59,7 @@ func TestApprovalCardStatesSandboxAndNetwork(t *testing.T) {
 				t.Fatalf("cards %q, want one with %q", p.cards, tc.card)
 			}
 			if tc.ran != "" {
-				rec, _ := json.Marshal(out.Views.Record)
+				rec, _ := json.Marshal(out.Views.Record())
 				if !out.OK() || !strings.Contains(string(rec), `"sandbox":"`+tc.ran+`"`) {
 					t.Errorf("ran %s, record %s; the card said %s", out.Status, rec, tc.ran)
 				}

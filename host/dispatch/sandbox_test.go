@@ -53,7 +53,7 @@ func TestApprovedCommandRunsInTheSessionSandbox(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(h.ws, "made.txt")); err != nil {
 		t.Fatalf("workspace-write did not write the workspace: %v", err)
 	}
-	rec, _ := json.Marshal(out.Views.Record)
+	rec, _ := json.Marshal(out.Views.Record())
 	if !strings.Contains(string(rec), `"sandbox":"workspace-write"`) {
 		t.Errorf("the record does not carry the enforced mode:\n%s", rec)
 	}

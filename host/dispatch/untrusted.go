@@ -134,10 +134,8 @@ func (t *Turn) wrapUntrusted(p *prepared, v *redact.Views, early *earlyScreen) {
 		screening["signals"] = sigs
 		v.Card.Body = "⚠ untrusted content from " + origin + " was " + verdict.Summary() + "\n" + v.Card.Body
 	}
-	for _, m := range []map[string]any{v.Event, v.Record, v.Debug} {
-		if m != nil {
-			m["screening"] = screening
-		}
+	if v.Event != nil { // and so the record and debug views (redact.Views)
+		v.Event["screening"] = screening
 	}
 }
 

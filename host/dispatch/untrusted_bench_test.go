@@ -221,7 +221,7 @@ func BenchmarkWrapUntrusted4KiB(b *testing.B) {
 
 func viewsFor(text string) (v redact.Views) {
 	v.Model = redact.ModelText(text)
-	v.Event, v.Record, v.Debug = map[string]any{}, map[string]any{}, map[string]any{}
+	v.Event = map[string]any{}
 	return v
 }
 

@@ -113,11 +113,11 @@ func FuzzPlainTextUnchanged(f *testing.F) {
 		s = plainText(s)
 		args := map[string]any{"text": s}
 		v := Make(Raw{Tool: "read_file", CallID: "c1", Args: args, Content: s, Structured: map[string]any{"text": s}}, nil)
-		if v.Failed || v.Model.String() != s || v.Card.Body != s || v.Record["content"] != s || v.Card.Title != "read_file" {
+		if v.Failed || v.Model.String() != s || v.Card.Body != s || v.Record()["content"] != s || v.Card.Title != "read_file" {
 			t.Fatalf("plain %q changed: %#v", s, v)
 		}
-		if st, _ := v.Record["structured"].(map[string]any); st["text"] != s {
-			t.Fatalf("plain %q changed in the structured result: %#v", s, v.Record["structured"])
+		if st, _ := v.Record()["structured"].(map[string]any); st["text"] != s {
+			t.Fatalf("plain %q changed in the structured result: %#v", s, v.Record()["structured"])
 		}
 		// Plain text has nothing HTML escaping changes: json.Marshal's bytes.
 		if want, _ := json.Marshal(args); v.Card.Args != cutText(string(want), DefaultPreviewLimit) {

@@ -112,7 +112,7 @@ func TestStructuredSecretsAreRedactedInTheRecord(t *testing.T) {
 		{"token": "plainvalue"},
 	} {
 		v := Make(Raw{Tool: "t", Args: map[string]any{"password": secret}, Content: "ok", Structured: st}, nil)
-		rec := mustJSON(t, v.Record["structured"])
+		rec := mustJSON(t, v.Record()["structured"])
 		for _, bad := range []string{secret, keptToken, "plainvalue"} {
 			if strings.Contains(rec, bad) {
 				t.Errorf("record's structured %s holds %q", rec, bad)

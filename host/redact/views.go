@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"encoding/json"
 	"fmt"
 	"sort"
 )
@@ -47,13 +48,128 @@ type Card struct {
 }
 
 // Views are the five redacted forms of one result.
+//
+// The event view is a map every call builds (its audit event is encoded
+// from it); the record and debug views are that map plus their own
+// fields, assembled when read (Record, Debug): on the call path only the
+// record's structured result is read (Structured), and the debug view by
+// no one. A field a later stage adds to a result's views (an output
+// policy, the screening verdict) is therefore added to Event alone and
+// reaches all three. Everything the record and debug views hold is
+// redacted in Make; assembling them redacts nothing and cannot fail.
 type Views struct {
 	Model  ModelView      // model history and provider replay (see ModelView)
 	Card   Card           // operator tool card
 	Event  map[string]any // event log: safe metadata, no values
-	Record map[string]any // durable record: Event plus redacted content
-	Debug  map[string]any // host debug: Event plus keyed fingerprints of secrets
 	Failed bool           // redaction failed; every view is the fixed failed result
+
+	record recordOwn // the record view's fields beyond Event's
+	debug  debugOwn  // the debug view's fields beyond Event's
+}
+
+// recordOwn are the record view's fields beyond the event view's, each
+// already redacted: args_preview and content always (when Make made the
+// views), model_output, display_output, error and structured when the
+// result had them.
+type recordOwn struct {
+	made                            bool // Make made them (not a failed or hand-built Views)
+	argsPreview, content            string
+	modelOutput, displayOutput, err string
+	hasModel, hasDisplay            bool
+	structured                      any // nil: no structured result
+}
+
+// debugOwn are the debug view's fields beyond the event view's: the
+// keyed fingerprints of the secrets found (Make always sets them), and
+// whatever WithDebug added.
+type debugOwn struct {
+	fingerprints any // nil: none (a failed or hand-built Views)
+	extra        map[string]any
+}
+
+// Record is the durable record view: Event plus the redacted content
+// (args_preview, content, model_output, display_output, error,
+// structured). Each call builds a new map; a change to it is not kept.
+func (v Views) Record() map[string]any {
+	r := &v.record
+	if v.Event == nil && !r.made {
+		return nil
+	}
+	n := len(v.Event)
+	if r.made {
+		n += recordFields(r.hasModel, r.hasDisplay, r.err != "", r.structured != nil)
+	}
+	m := make(map[string]any, n)
+	for k, val := range v.Event {
+		m[k] = val
+	}
+	if !r.made {
+		return m
+	}
+	m["args_preview"], m["content"] = r.argsPreview, r.content
+	if r.hasModel {
+		m["model_output"] = r.modelOutput
+	}
+	if r.hasDisplay {
+		m["display_output"] = r.displayOutput
+	}
+	if r.err != "" {
+		m["error"] = r.err
+	}
+	if r.structured != nil {
+		m["structured"] = r.structured
+	}
+	return m
+}
+
+// Structured is the record view's structured result (Record()["structured"]
+// without building the record): nil when the result had none.
+func (v Views) Structured() any { return v.record.structured }
+
+// Debug is the host debug view: Event plus secret_fingerprints, the keyed
+// fingerprints of the secrets found, and what WithDebug added. Each call
+// builds a new map; a change to it is not kept.
+func (v Views) Debug() map[string]any {
+	d := &v.debug
+	if v.Event == nil && d.fingerprints == nil && d.extra == nil {
+		return nil
+	}
+	m := make(map[string]any, len(v.Event)+1+len(d.extra))
+	for k, val := range v.Event {
+		m[k] = val
+	}
+	if d.fingerprints != nil {
+		m["secret_fingerprints"] = d.fingerprints
+	}
+	for k, val := range d.extra {
+		m[k] = val
+	}
+	return m
+}
+
+// MarshalJSON encodes the five views as the struct of five fields they
+// were before the record and debug views were assembled when read: Model,
+// Card, Event, Record, Debug, Failed.
+func (v Views) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Model         ModelView
+		Card          Card
+		Event, Record map[string]any
+		Debug         map[string]any
+		Failed        bool
+	}{v.Model, v.Card, v.Event, v.Record(), v.Debug(), v.Failed})
+}
+
+// WithDebug is v with a field in its debug view alone (the event and
+// record views do not carry it), for a value only the host may see.
+func (v Views) WithDebug(key string, value any) Views {
+	extra := make(map[string]any, len(v.debug.extra)+1)
+	for k, val := range v.debug.extra {
+		extra[k] = val
+	}
+	extra[key] = value
+	v.debug.extra = extra
+	return v
 }
 
 // cardPreviewLimit bounds the arguments shown on a card.
@@ -77,15 +193,10 @@ func Make(raw Raw, secrets []Secret) (v Views) {
 }
 
 func failedViews() Views {
-	fixed := func() map[string]any {
-		return map[string]any{"result": FailedText, "redaction_failed": true}
-	}
 	return Views{
 		Model:  ModelText(FailedText),
 		Card:   Card{Title: FailedText, Args: FailedText, Body: FailedText, IsError: true},
-		Event:  fixed(),
-		Record: fixed(),
-		Debug:  fixed(),
+		Event:  map[string]any{"result": FailedText, "redaction_failed": true},
 		Failed: true,
 	}
 }
@@ -129,41 +240,36 @@ func makeViews(raw Raw, given []Secret) (Views, error) {
 		title += " (error)"
 	}
 
-	meta := r.eventMeta(raw, secrets)
-	event := meta.into(make(map[string]any, metaFields))
-	record := meta.into(make(map[string]any, metaFields+recordFields(raw)))
-	record["args_preview"] = args
-	record["content"] = r.text(raw.Content)
+	event := r.eventMeta(raw, secrets)
+	rec := recordOwn{made: true, argsPreview: args, content: r.text(raw.Content)}
 	if raw.HasModelOutput {
-		record["model_output"] = r.text(raw.ModelOutput)
+		rec.hasModel, rec.modelOutput = true, r.text(raw.ModelOutput)
 	}
 	if raw.HasDisplayOutput {
-		record["display_output"] = r.text(raw.DisplayOutput)
+		rec.hasDisplay, rec.displayOutput = true, r.text(raw.DisplayOutput)
 	}
 	if raw.ErrorText != "" {
-		record["error"] = r.text(raw.ErrorText)
+		rec.err = r.text(raw.ErrorText)
 	}
-	var structured any
 	if raw.Structured != nil {
 		// Handed over: an unchanged result is the view as it is.
 		s, err := r.sanitizeKept(raw.Structured)
 		if err != nil {
 			return Views{}, fmt.Errorf("structured result: %w", err)
 		}
-		record["structured"], structured = s, s
+		rec.structured = s
 	}
-	debug := meta.into(make(map[string]any, metaFields+1))
-	debug["secret_fingerprints"] = noFingerprints
+	fingerprints := noFingerprints
 	if len(secrets) > 0 {
-		debug["secret_fingerprints"] = r.fingerprints(secrets)
+		fingerprints = r.fingerprints(secrets)
 	}
 
 	v := Views{
 		Model:  ModelText(r.text(model)),
 		Card:   Card{Title: title, Args: args, Body: r.text(body), IsError: raw.IsError || CommandFailed(raw.Structured)},
 		Event:  event,
-		Record: record,
-		Debug:  debug,
+		record: rec,
+		debug:  debugOwn{fingerprints: fingerprints},
 	}
 	// Every view must serialise; one that cannot would be dropped or
 	// mangled further down the line. Every field is built above from
@@ -172,22 +278,22 @@ func makeViews(raw Raw, given []Secret) (Views, error) {
 	// structured result can hold a value that does not (a float that is
 	// NaN or infinite), so only it is checked.
 	hook("marshal")
-	if structured != nil {
-		if err := checkEncodable(structured); err != nil {
+	if rec.structured != nil {
+		if err := checkEncodable(rec.structured); err != nil {
 			return Views{}, fmt.Errorf("record view: structured: %w", err)
 		}
 	}
 	return v, nil
 }
 
-// metaFields is how many fields eventMeta gives every map view.
+// metaFields is how many fields eventMeta gives the event view.
 const metaFields = 6
 
 // recordFields is how many fields the record view has beyond the event's,
 // so that its map is made at its final size.
-func recordFields(raw Raw) int {
+func recordFields(hasModel, hasDisplay, hasError, hasStructured bool) int {
 	n := 2 // args_preview, content
-	for _, has := range []bool{raw.HasModelOutput, raw.HasDisplayOutput, raw.ErrorText != "", raw.Structured != nil} {
+	for _, has := range [...]bool{hasModel, hasDisplay, hasError, hasStructured} {
 		if has {
 			n++
 		}
@@ -195,21 +301,10 @@ func recordFields(raw Raw) int {
 	return n
 }
 
-// viewMeta is the safe metadata shared by event, record and debug: names,
-// sizes and where secrets were found, never a value. Its fields are held
-// as interface values so each is converted once and shared by the three
-// maps, as copying one map into the others would share them.
-type viewMeta struct {
-	tool, callID, isError, argKeys, sizes, sources any
-}
-
-func (m *viewMeta) into(dst map[string]any) map[string]any {
-	dst["tool"], dst["call_id"], dst["is_error"] = m.tool, m.callID, m.isError
-	dst["arg_keys"], dst["sizes"], dst["secret_sources"] = m.argKeys, m.sizes, m.sources
-	return dst
-}
-
-func (r *redactor) eventMeta(raw Raw, secrets []Secret) viewMeta {
+// eventMeta is the event view: names, sizes and where secrets were
+// found, never a value. The record and debug views are it plus their own
+// fields (Views).
+func (r *redactor) eventMeta(raw Raw, secrets []Secret) map[string]any {
 	keys := make([]string, 0, len(raw.Args))
 	for k := range raw.Args {
 		keys = append(keys, r.text(k))
@@ -228,13 +323,13 @@ func (r *redactor) eventMeta(raw Raw, secrets []Secret) viewMeta {
 	if raw.Structured != nil {
 		sizes["structured_keys"] = len(raw.Structured)
 	}
-	return viewMeta{
-		tool:    r.text(raw.Tool),
-		callID:  r.text(raw.CallID),
-		isError: raw.IsError,
-		argKeys: keys,
-		sizes:   sizes,
-		sources: r.sources(secrets),
+	return map[string]any{
+		"tool":           r.text(raw.Tool),
+		"call_id":        r.text(raw.CallID),
+		"is_error":       raw.IsError,
+		"arg_keys":       keys,
+		"sizes":          sizes,
+		"secret_sources": r.sources(secrets),
 	}
 }
 

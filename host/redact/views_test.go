@@ -15,7 +15,7 @@ func allText(t testing.TB, v Views) string {
 	t.Helper()
 	var b strings.Builder
 	b.WriteString(v.Model.String() + "\n" + v.Card.Title + "\n" + v.Card.Args + "\n" + v.Card.Body + "\n")
-	for _, m := range []map[string]any{v.Event, v.Record, v.Debug} {
+	for _, m := range []map[string]any{v.Event, v.Record(), v.Debug()} {
 		j, err := jsonenc.Append(nil, m, false)
 		if err != nil {
 			t.Fatalf("view does not serialise: %v", err)
@@ -120,10 +120,10 @@ func TestViewsShape(t *testing.T) {
 		v.Event["sizes"].(map[string]any)["content_bytes"] != 25 {
 		t.Errorf("event metadata: %s", ev)
 	}
-	if v.Record["content"] != raw.Content || v.Record["args_preview"] != v.Card.Args || v.Record["structured"] == nil {
-		t.Errorf("record: %+v", v.Record)
+	if v.Record()["content"] != raw.Content || v.Record()["args_preview"] != v.Card.Args || v.Record()["structured"] == nil {
+		t.Errorf("record: %+v", v.Record())
 	}
-	fps := v.Debug["secret_fingerprints"].([]map[string]string)
+	fps := v.Debug()["secret_fingerprints"].([]map[string]string)
 	if len(fps) != 1 || fps[0]["source"] != "arg:token" || !strings.HasPrefix(fps[0]["fingerprint"], "hmac-sha256:") ||
 		fps[0]["fingerprint"] != fingerprint("tok-12345678") || fingerprint("tok-12345678") == fingerprint("tok-12345679") {
 		t.Errorf("debug fingerprints: %+v", fps)
@@ -134,7 +134,7 @@ func TestErrorResultViews(t *testing.T) {
 	v := Make(Raw{Tool: "fetch", IsError: true, ErrorText: "GET https://x/?api_key=k-9999999 failed: 401"}, nil)
 	if v.Failed || !strings.HasPrefix(v.Model.String(), "GET https://x/?api_key=<redacted:") || strings.Contains(v.Model.String(), "k-9999999") ||
 		v.Card.Title != "fetch (error)" ||
-		v.Card.Body != v.Model.String() || v.Record["error"] != v.Model.String() {
+		v.Card.Body != v.Model.String() || v.Record()["error"] != v.Model.String() {
 		t.Fatalf("error views: %+v", v)
 	}
 }
@@ -246,9 +246,9 @@ func TestNoSecretsListsAreEmptyNotAbsent(t *testing.T) {
 	first, second := Make(raw, nil), Make(raw, nil)
 	for name, v := range map[string]any{
 		"event":              first.Event["secret_sources"],
-		"record":             first.Record["secret_sources"],
-		"debug":              first.Debug["secret_sources"],
-		"debug fingerprints": first.Debug["secret_fingerprints"],
+		"record":             first.Record()["secret_sources"],
+		"debug":              first.Debug()["secret_sources"],
+		"debug fingerprints": first.Debug()["secret_fingerprints"],
 	} {
 		b, err := json.Marshal(v)
 		if err != nil || string(b) != "[]" {
@@ -257,12 +257,12 @@ func TestNoSecretsListsAreEmptyNotAbsent(t *testing.T) {
 	}
 	srcs := first.Event["secret_sources"].([]string)
 	_ = append(srcs, "changed")
-	fps := first.Debug["secret_fingerprints"].([]map[string]string)
+	fps := first.Debug()["secret_fingerprints"].([]map[string]string)
 	_ = append(fps, map[string]string{"source": "changed"})
 	if got := second.Event["secret_sources"].([]string); len(got) != 0 {
 		t.Errorf("second call's secret_sources = %q after the first's was appended to", got)
 	}
-	if got := second.Debug["secret_fingerprints"].([]map[string]string); len(got) != 0 {
+	if got := second.Debug()["secret_fingerprints"].([]map[string]string); len(got) != 0 {
 		t.Errorf("second call's secret_fingerprints = %v after the first's was appended to", got)
 	}
 	// With a secret both lists say where it was found.
@@ -270,7 +270,7 @@ func TestNoSecretsListsAreEmptyNotAbsent(t *testing.T) {
 	if got := withSecret.Event["secret_sources"].([]string); len(got) != 1 || got[0] != "binding" {
 		t.Errorf("secret_sources with a secret = %q, want [binding]", got)
 	}
-	if got := withSecret.Debug["secret_fingerprints"].([]map[string]string); len(got) != 1 || got[0]["source"] != "binding" {
+	if got := withSecret.Debug()["secret_fingerprints"].([]map[string]string); len(got) != 1 || got[0]["source"] != "binding" {
 		t.Errorf("secret_fingerprints with a secret = %v", got)
 	}
 }

@@ -202,7 +202,7 @@ type searchResult struct {
 func structured(t *testing.T, out dispatch.Outcome) searchResult {
 	t.Helper()
 	var r searchResult
-	raw, err := json.Marshal(out.Views.Record["structured"])
+	raw, err := json.Marshal(out.Views.Record()["structured"])
 	if err != nil {
 		t.Fatal(err)
 	}
