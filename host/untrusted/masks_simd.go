@@ -38,10 +38,14 @@ func vectorMasks(s string, from int, letter, special, anchor []uint64) int {
 	clsHi := archsimd.LoadUint8x64((*[64]uint8)(byteClass[64:]))
 	next := archsimd.LoadUint8x64(&markupNext)
 	b := 0
-	n := index(load(64 * from))
+	// Each block is loaded once: the next block's bytes give its filter
+	// index and, by a permute of the two, the bytes one place on.
+	xn := load(64 * from)
+	n := index(xn)
 	for i := 64 * from; b < len(letter) && i+128 <= len(s); i, b = i+64, b+1 {
-		x := load(i)
-		nn := index(load(i + 64))
+		x := xn
+		xn = load(i + 64)
+		nn := index(xn)
 		acc := t0.Permute(n).
 			And(t1.Permute(n.ConcatPermute(nn, s1))).
 			And(t2.Permute(n.ConcatPermute(nn, s2))).
@@ -54,7 +58,7 @@ func vectorMasks(s string, from int, letter, special, anchor []uint64) int {
 		// byte of 0x80 up, a letter's only below.
 		k := clsLo.ConcatPermute(clsHi, x)
 		hi := x.GreaterEqual(high).ToBits()
-		fit := k.And(next.Permute(load(i + 1))).NotEqual(zero).ToBits()
+		fit := k.And(next.Permute(x.ConcatPermute(xn, s1))).NotEqual(zero).ToBits()
 		isLead := k.GreaterEqual(high).ToBits()
 		letter[b] = k.And(letterBit).NotEqual(zero).ToBits() &^ hi
 		special[b] = fit &^ (hi ^ isLead)
