@@ -89,3 +89,27 @@ func TestSpecialTokens(t *testing.T) {
 		}
 	}
 }
+
+// TestBoundaryStartsWithARareCapital pins what keeps the screening's
+// boundary search fast: a boundary starts with a capital rare in text
+// (strings.Index stops at every place its first byte occurs), and the
+// rest is still drawn at random from base 32.
+func TestBoundaryStartsWithARareCapital(t *testing.T) {
+	firsts, seen := map[byte]bool{}, map[string]bool{}
+	for range 400 {
+		b := NewBoundary()
+		if len(b) != 20 || strings.Trim(b, "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567") != "" {
+			t.Fatalf("boundary %q: want 20 base-32 characters", b)
+		}
+		if !strings.Contains(rareFirst, b[:1]) {
+			t.Fatalf("boundary %q starts with %q, not one of %q", b, b[:1], rareFirst)
+		}
+		if seen[b[1:]] {
+			t.Fatalf("boundary %q drawn twice", b)
+		}
+		firsts[b[0]], seen[b[1:]] = true, true
+	}
+	if len(firsts) != len(rareFirst) {
+		t.Fatalf("first letters %d of %q: the choice is not drawn at random", len(firsts), rareFirst)
+	}
+}
