@@ -32,3 +32,23 @@ func BenchmarkScreenWrap4KiB(b *testing.B) {
 		wrap(bd, "mcp:docs", s, Screen(s))
 	}
 }
+
+// BenchmarkScreenForBoundaryFirst is ScreenFor on the fixture's 1 MiB
+// page with the boundary's first letter varied: T and A start words of
+// every line of it, J Q X Z (rareFirst, what NewBoundary draws) none.
+// strings.Index stops at each place the first byte occurs, so the
+// first letter is most of what finding the boundary costs.
+func BenchmarkScreenForBoundaryFirst(b *testing.B) {
+	s := fixturePage(1 << 20)
+	for _, first := range []string{"T", "A", "J", "Q", "X", "Z"} {
+		bd := first + NewBoundary()[1:]
+		b.Run(first, func(b *testing.B) {
+			b.SetBytes(int64(len(s)))
+			for b.Loop() {
+				if v, at := ScreenFor(s, bd); v.Flagged || at >= 0 {
+					b.Fatal("flagged, or the boundary found")
+				}
+			}
+		})
+	}
+}
