@@ -83,7 +83,11 @@ func (t *Turn) startScreening(p *prepared, raw *redact.Raw) *earlyScreen {
 	// syscall of the caller meanwhile hands the P to another thread and
 	// back. Measured on a 1 MiB result (BENCHMARKS.md §30.6): about half
 	// the host CPU screening added went there, and none with this. With
-	// more Ps an idle one has taken it already and this costs a yield.
+	// more Ps the yield hands the caller to another P, which on a VM may
+	// first have to wake its idle vCPU (145–161 µs on the PVM guest of
+	// BENCHMARKS.md stop 46): the screening then runs first, alone;
+	// without the yield it runs beside redaction. The host CPU was the
+	// same either way there.
 	runtime.Gosched()
 	return e
 }
