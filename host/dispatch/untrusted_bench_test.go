@@ -51,8 +51,8 @@ func BenchmarkScreening1MiBResult(b *testing.B) {
 // BenchmarkScreening1MiBPair is BenchmarkScreening1MiBResult with only
 // its two headline sides, the plain and the screened call, alternated:
 // the three diagnostic screeners take about a millisecond each and
-// leave garbage whose collection lands on whichever call runs next, so
-// without them the two medians carry less of each other's noise.
+// leave garbage whose collection lands on whichever call runs next; this
+// measures the two sides without it.
 func BenchmarkScreening1MiBPair(b *testing.B) {
 	benchmarkScreeningCall(b, ToolCall{ID: "bench", Name: "page", Args: json.RawMessage(`{"bytes":1048576}`)}, 1<<20, false)
 }
