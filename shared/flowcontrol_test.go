@@ -44,6 +44,31 @@ type pingCount struct{ fromClient, fromServer, updatesFromClient int }
 // socket and counts the PING frames (not their answers) each side sent.
 func pingsDuringCalls(t *testing.T, serverOpts []grpc.ServerOption, dialOpts []grpc.DialOption) pingCount {
 	t.Helper()
+	client, in, out := countedConnection(t, serverOpts, dialOpts)
+	for i := 0; i < 20; i++ {
+		if got := invokeFor(t, client, "read_file", nil); len(got) != resultBytes {
+			t.Fatalf("call %d: %d bytes", i, len(got))
+		}
+	}
+	return pingCount{fromClient: out.count(), fromServer: in.count(), updatesFromClient: out.windowUpdates()}
+}
+
+// TestPluginConnectionCarriesMoreThanItsWindow: a fixed window is flow
+// control, not a limit: a request and a result of three windows each
+// cross the plugin connection whole.
+func TestPluginConnectionCarriesMoreThanItsWindow(t *testing.T) {
+	client, _, _ := countedConnection(t, GRPCServerOptions(), GRPCDialOptions())
+	args := []byte(`"` + strings.Repeat("a", 3*FlowWindowBytes) + `"`)
+	got := invokeFor(t, client, "echo", args)
+	if got != string(args) {
+		t.Fatalf("the echo came back as %d bytes, want the %d sent", len(got), len(args))
+	}
+}
+
+// countedConnection serves bigResults over a Unix socket and dials it,
+// counting the frames each way.
+func countedConnection(t *testing.T, serverOpts []grpc.ServerOption, dialOpts []grpc.DialOption) (toolsetv1.ToolsetClient, *frameCounter, *frameCounter) {
+	t.Helper()
 	sock := filepath.Join(t.TempDir(), "p.sock")
 	lis, err := net.Listen("unix", sock)
 	if err != nil {
@@ -52,7 +77,7 @@ func pingsDuringCalls(t *testing.T, serverOpts []grpc.ServerOption, dialOpts []g
 	srv := grpc.NewServer(serverOpts...)
 	toolsetv1.RegisterToolsetServer(srv, bigResults{})
 	go srv.Serve(lis)
-	defer srv.Stop()
+	t.Cleanup(srv.Stop)
 
 	out := &frameCounter{skip: len(clientPreface)} // what the client writes
 	in := &frameCounter{}                          // what it reads
@@ -68,19 +93,22 @@ func pingsDuringCalls(t *testing.T, serverOpts []grpc.ServerOption, dialOpts []g
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer cc.Close()
-	client := toolsetv1.NewToolsetClient(cc)
-	for i := 0; i < 20; i++ {
-		stream, err := client.Invoke(context.Background(), &toolsetv1.EffectRequest{Tool: "read_file", Arguments: []byte(`{"path":"a.txt"}`)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		ev, err := stream.Recv()
-		if err != nil || len(ev.GetResult().GetContent()) != resultBytes {
-			t.Fatalf("call %d: %v, %d bytes", i, err, len(ev.GetResult().GetContent()))
-		}
+	t.Cleanup(func() { cc.Close() })
+	return toolsetv1.NewToolsetClient(cc), in, out
+}
+
+// invokeFor makes one call and returns its result's content.
+func invokeFor(t *testing.T, client toolsetv1.ToolsetClient, tool string, args []byte) string {
+	t.Helper()
+	stream, err := client.Invoke(context.Background(), &toolsetv1.EffectRequest{Tool: tool, Arguments: args})
+	if err != nil {
+		t.Fatal(err)
 	}
-	return pingCount{fromClient: out.count(), fromServer: in.count(), updatesFromClient: out.windowUpdates()}
+	ev, err := stream.Recv()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ev.GetResult().GetContent()
 }
 
 const resultBytes = 256 << 10
@@ -92,8 +120,13 @@ type bigResults struct {
 	toolsetv1.UnimplementedToolsetServer
 }
 
-func (bigResults) Invoke(_ *toolsetv1.EffectRequest, s grpc.ServerStreamingServer[toolsetv1.InvokeEvent]) error {
-	return s.Send(&toolsetv1.InvokeEvent{Event: &toolsetv1.InvokeEvent_Result{Result: &toolsetv1.ToolResult{Content: strings.Repeat("x", resultBytes)}}})
+// Invoke answers resultBytes of content, or echo's arguments as they came.
+func (bigResults) Invoke(req *toolsetv1.EffectRequest, s grpc.ServerStreamingServer[toolsetv1.InvokeEvent]) error {
+	content := strings.Repeat("x", resultBytes)
+	if req.GetTool() == "echo" {
+		content = string(req.GetArguments())
+	}
+	return s.Send(&toolsetv1.InvokeEvent{Event: &toolsetv1.InvokeEvent_Result{Result: &toolsetv1.ToolResult{Content: content}}})
 }
 
 type countedConn struct {
