@@ -62,11 +62,12 @@ var Handshake = plugin.HandshakeConfig{
 
 // FlowWindowBytes is the fixed HTTP/2 flow-control window of a plugin
 // connection, per stream and per connection, on both sides. gRPC's default
-// is 64 KiB grown by bandwidth-delay probing: a PING after data received,
-// answered by the peer, on each call. Between two processes on one machine
-// there is no bandwidth to probe, and the PING and its answer were two more
-// wake-ups and socket writes in every round trip (a read_file through
-// dispatch 10-12% slower at p50, BENCHMARKS.md stop 47). A fixed window
+// is 64 KiB grown by bandwidth-delay probing: a PING sent on data received
+// (when none is out), answered by the peer; on a plugin connection that is
+// once each way in every call. Between two processes on one machine there
+// is no bandwidth to probe, and the PINGs and their answers were more
+// wake-ups and socket writes in every round trip (a read_file round trip
+// about 10% slower at p50, BENCHMARKS.md stop 47). A fixed window
 // turns the probing off; 4 MiB lets a 1 MiB result through without waiting
 // for a window update, and is below the 16 MiB the probing may grow to.
 const FlowWindowBytes = 4 << 20
