@@ -50,7 +50,9 @@ func pingsDuringCalls(t *testing.T, serverOpts []grpc.ServerOption, dialOpts []g
 			t.Fatalf("call %d: %d bytes", i, len(got))
 		}
 	}
-	return pingCount{fromClient: out.count(), fromServer: in.count(), updatesFromClient: out.windowUpdates()}
+	fromClient, updates := out.counts()
+	fromServer, _ := in.counts()
+	return pingCount{fromClient: fromClient, fromServer: fromServer, updatesFromClient: updates}
 }
 
 // TestPluginConnectionCarriesMoreThanItsWindow: a fixed window is flow
@@ -179,14 +181,9 @@ func (f *frameCounter) feed(p []byte) {
 	}
 }
 
-func (f *frameCounter) count() int {
+// counts is how many PINGs and WINDOW_UPDATEs went by.
+func (f *frameCounter) counts() (pings, updates int) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.pings
-}
-
-func (f *frameCounter) windowUpdates() int {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.updates
+	return f.pings, f.updates
 }

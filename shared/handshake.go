@@ -84,10 +84,11 @@ func GRPCServerOptions() []grpc.ServerOption {
 
 // GRPCDialOptions are the client side of GRPCServerOptions.
 func GRPCDialOptions() []grpc.DialOption {
-	return []grpc.DialOption{grpc.WithDefaultCallOptions(
-		grpc.MaxCallRecvMsgSize(MaxMessageBytes),
-		grpc.MaxCallSendMsgSize(MaxMessageBytes),
-	),
+	return []grpc.DialOption{
+		grpc.WithDefaultCallOptions(
+			grpc.MaxCallRecvMsgSize(MaxMessageBytes),
+			grpc.MaxCallSendMsgSize(MaxMessageBytes),
+		),
 		grpc.WithStaticStreamWindowSize(FlowWindowBytes),
 		grpc.WithStaticConnWindowSize(FlowWindowBytes),
 	}
