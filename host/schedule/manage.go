@@ -123,8 +123,9 @@ func (m *Manager) Create(ctx context.Context, spec Spec, principal, session stri
 	return out, nil
 }
 
-// Update changes what spec names; a changed lease request or core drops
-// the approval (the operator approves again).
+// Update changes what spec names; a changed lease request or core, wider
+// tools, or an update that lets it run more (runsMore) drops the
+// approval (the operator approves again).
 func (m *Manager) Update(ctx context.Context, id string, spec Spec, session string) (*Schedule, error) {
 	now := m.now()
 	out, err := m.Store.Update(ctx, id, false, func(s *Schedule) (*runtime.Event, bool, error) {
@@ -143,6 +144,7 @@ func (m *Manager) Update(ctx context.Context, id string, spec Spec, session stri
 
 // apply checks spec and writes it into sc.
 func (m *Manager) apply(sc *Schedule, spec Spec, now time.Time) error {
+	before := *sc
 	if p := spec.Prompt; p != nil {
 		if strings.TrimSpace(*p) == "" || !utf8.ValidString(*p) || utf8.RuneCountInString(*p) > MaxPrompt {
 			return invalid("prompt must be non-empty text of at most %d characters", MaxPrompt)
@@ -279,11 +281,30 @@ func (m *Manager) apply(sc *Schedule, spec Spec, now time.Time) error {
 			}
 		}
 	}
+	if sc.Lease.Approved() && runsMore(before, *sc) {
+		rebind = true
+	}
 	if rebind {
 		// What the operator approved no longer matches: approve again.
 		sc.Lease.ApprovedAt, sc.Lease.ApprovedBy, sc.Lease.CoreRevision, sc.Lease.Catalog = time.Time{}, "", "", ""
 	}
 	return nil
+}
+
+// runsMore says whether an update lets the schedule do more than the
+// operator approved: any other timing, a larger budget or grace window,
+// catch_up for skip, an overlap policy other than skip, another result
+// file. Closed world: only the prompt (the run's user message, which
+// approves nothing) and changes that narrow keep the approval.
+func runsMore(before, after Schedule) bool {
+	bt, at := before.Timing, after.Timing
+	return bt.Cron != at.Cron || bt.Zone != at.Zone || bt.EverySeconds != at.EverySeconds || !bt.At.Equal(at.At) ||
+		after.Budget.Steps > before.Budget.Steps || after.Budget.OutputTokens > before.Budget.OutputTokens ||
+		after.Budget.WallSeconds > before.Budget.WallSeconds ||
+		after.GraceSeconds > before.GraceSeconds ||
+		(after.Missed != before.Missed && after.Missed != MissedSkip) ||
+		(after.Overlap != before.Overlap && after.Overlap != OverlapSkip) ||
+		after.ResultFile != before.ResultFile
 }
 
 // checkRel accepts a clean workspace-relative path.
