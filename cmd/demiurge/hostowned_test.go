@@ -44,3 +44,47 @@ func TestStateInsideWorkspaceReadOnly(t *testing.T) {
 		t.Errorf("the command's HOME inside the state is not writable:\n%s", out)
 	}
 }
+
+// TestStateInsideWorkspaceUnreadable: with the state inside the workspace,
+// a command the host runs in its sandbox (each mode the model can reach)
+// reads nothing of it: not the token beside the host socket (with which
+// a process outside the host's tree would be a front end), not the store
+// of every session, the keys or the logs, nor another command's home. Its
+// own HOME there stays readable and writable.
+func TestStateInsideWorkspaceUnreadable(t *testing.T) {
+	e := newHostEnv(t)
+	e.state = filepath.Join(e.ws, "state")
+	token := filepath.Join(e.state, "runtime", "host.sock.token")
+	other := filepath.Join(e.state, "runtime", "sandbox-home", "someone-else")
+	for _, mode := range []string{"workspace-write", "read-only"} {
+		probe := "for f in " + token + " " + filepath.Join(e.state, "demiurge.db") + " " + filepath.Join(e.state, "logs", "host.log") +
+			" " + filepath.Join(other, "secret") + "; do printf '%s:' $f; head -c 64 $f 2>/dev/null | wc -c; done; " +
+			"echo mine > $TMPDIR/n && cat $TMPDIR/n; ls $HOME >/dev/null && echo home-ok"
+		args := `{"command":` + strconv.Quote(probe) + `}`
+		e.stopHost(t)
+		if out, stderr, err := e.runHost(t, "tools", "call", "read_file", `{"path":"a.txt"}`); err != nil {
+			t.Fatalf("%v\n%s%s", err, out, stderr)
+		}
+		if err := os.MkdirAll(other, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(other, "secret"), []byte("another command's\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if b, err := os.ReadFile(token); err != nil || len(b) == 0 {
+			t.Fatalf("no token beside the host socket: %v", err)
+		}
+		out, stderr, err := e.runHost(t, "--sandbox", mode, "--approve", "allow:terminal", "tools", "call", "terminal", args)
+		if err != nil {
+			t.Fatalf("%s: %v\n%s%s", mode, err, out, stderr)
+		}
+		if !strings.Contains(stderr+out, "sandbox: "+mode) || !strings.Contains(out, "mine\nhome-ok") {
+			t.Fatalf("%s: the probe did not run sandboxed with its home:\n%s%s", mode, out, stderr)
+		}
+		for _, line := range strings.Split(out, "\n") {
+			if i := strings.LastIndexByte(line, ':'); i > 0 && strings.HasPrefix(line, e.state) && strings.TrimSpace(line[i+1:]) != "0" {
+				t.Errorf("%s: a sandboxed command read %s", mode, line)
+			}
+		}
+	}
+}

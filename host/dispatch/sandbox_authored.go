@@ -142,7 +142,7 @@ func (t *Turn) authoredPolicyFor(dir string, mode sandbox.Mode) (sandbox.Policy,
 	ws := t.Workspace.Root
 	pol := sandbox.Policy{Mode: mode, Workspace: ws, TmpDir: tmp, Helper: t.Sandbox.Helper}
 	t.Sandbox.Limits.Apply(&pol)
-	pol.HostOwned = t.Sandbox.HostOwned
+	pol.HostOwned, pol.HostPrivate = t.Sandbox.HostOwned, t.Sandbox.HostPrivate
 	pol.Protected = append(pol.Protected, t.Sandbox.Protected...)
 	pol.Protected = append(pol.Protected, sandbox.GitProtected(ws)...)
 	if dir != "" {

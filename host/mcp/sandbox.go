@@ -72,7 +72,7 @@ func serverPolicy(p *plan, cfg dialConfig, mode sandbox.Mode) (sandbox.Policy, e
 	ws := p.workspace
 	pol := sandbox.Policy{Mode: mode, Workspace: ws, TmpDir: tmp, Helper: cfg.sandbox.Helper}
 	cfg.sandbox.Limits.Apply(&pol)
-	pol.HostOwned = cfg.sandbox.HostOwned
+	pol.HostOwned, pol.HostPrivate = cfg.sandbox.HostOwned, cfg.sandbox.HostPrivate
 	pol.Protected = append(pol.Protected, cfg.sandbox.Protected...)
 	pol.Protected = append(pol.Protected, sandbox.GitProtected(ws)...)
 	readable := []string{filepath.Dir(p.command)}

@@ -32,6 +32,9 @@ type Config struct {
 	// and configuration: read-only to a sandboxed command wherever they
 	// lie (see HostOwnedPaths).
 	HostOwned []string
+	// HostPrivate is the state directory: inside the workspace a command
+	// sees none of it but its own paths there (see HostPrivatePaths).
+	HostPrivate []string
 	// Toolchains are read and executable by every command (see
 	// ToolchainPaths), beside the command's own PATH entries.
 	Toolchains []string
@@ -103,7 +106,7 @@ func (c Config) CommandPolicy(m sandbox.Mode, ws string, env []string) (sandbox.
 	}
 	p := sandbox.Policy{Mode: m, Workspace: ws, TmpDir: tmp, Writable: []string{home}, Helper: c.Helper}
 	c.Limits.Apply(&p)
-	p.HostOwned = c.HostOwned
+	p.HostOwned, p.HostPrivate = c.HostOwned, c.HostPrivate
 	p.ReadOnly = append(p.ReadOnly, c.Toolchains...)
 	p.Protected = append(p.Protected, c.Protected...)
 	p.Protected = append(p.Protected, sandbox.GitProtected(ws)...)

@@ -14,15 +14,7 @@ import (
 // read-only; elsewhere nothing is writable to a command anyway.
 func HostOwnedPaths(pluginDir, stateDir string) []string {
 	var out []string
-	add := func(p string) {
-		if p == "" || !filepath.IsAbs(p) {
-			return
-		}
-		if r, err := filepath.EvalSymlinks(p); err == nil {
-			p = r
-		}
-		out = append(out, filepath.Clean(p))
-	}
+	add := func(p string) { out = appendResolved(out, p) }
 	add(pluginDir)
 	if exe, err := os.Executable(); err == nil {
 		add(filepath.Dir(exe))
@@ -32,4 +24,21 @@ func HostOwnedPaths(pluginDir, stateDir string) []string {
 		add(filepath.Join(cfg, "demiurge"))
 	}
 	return out
+}
+
+// HostPrivatePaths is the state directory (store, keys, logs, the socket
+// tokens): a sandboxed command whose workspace holds it may read none of
+// it but the paths given to it there (its runtime home), since the token
+// beside the host socket and the store are the host's alone.
+func HostPrivatePaths(stateDir string) []string { return appendResolved(nil, stateDir) }
+
+// appendResolved appends p, absolute, resolved through symlinks.
+func appendResolved(out []string, p string) []string {
+	if p == "" || !filepath.IsAbs(p) {
+		return out
+	}
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		p = r
+	}
+	return append(out, filepath.Clean(p))
 }

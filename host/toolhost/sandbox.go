@@ -30,11 +30,12 @@ func sandboxConfig(c *core.Core, operator, pluginDir, stateDir, workspace string
 	cfg := sandboxing.Config{
 		Egress: eg,
 		Mode:   mode, Require: c.SandboxRequire, Helper: sandboxing.HelperPath(pluginDir),
-		Explicit:   operator != "" || c.SandboxMode != "",
-		Protected:  coreProtected(c, workspace),
-		Limits:     limits,
-		HostOwned:  sandboxing.HostOwnedPaths(pluginDir, stateDir),
-		Toolchains: sandboxing.ToolchainPaths(os.Getenv("PATH"), os.Getenv(sandboxing.EnvRead)),
+		Explicit:    operator != "" || c.SandboxMode != "",
+		Protected:   coreProtected(c, workspace),
+		Limits:      limits,
+		HostOwned:   sandboxing.HostOwnedPaths(pluginDir, stateDir),
+		HostPrivate: sandboxing.HostPrivatePaths(stateDir),
+		Toolchains:  sandboxing.ToolchainPaths(os.Getenv("PATH"), os.Getenv(sandboxing.EnvRead)),
 	}
 	// The helper starts every sandboxed command: one a sandboxed command
 	// could have written would confine nothing, so the host refuses to run.

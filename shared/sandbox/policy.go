@@ -26,6 +26,11 @@ type Policy struct {
 	// read-only in the write modes, their parents pinned like a protected
 	// path's, with the Writable paths and TmpDir under them writable again.
 	HostOwned []string `json:"host_owned,omitempty"`
+	// HostPrivate are host-owned directories whose content is the host's
+	// own (the state directory: its store, keys, logs and socket tokens):
+	// inside the workspace, everything in them is hidden from the command
+	// but its Writable, ReadOnly and TmpDir paths there.
+	HostPrivate []string `json:"host_private,omitempty"`
 	// ReadOnly are extra absolute paths readable (and executable) by the
 	// command: a toolchain, a module cache. System directories are always
 	// readable (SystemReadPaths).
@@ -111,7 +116,7 @@ func (p Policy) Validate() error {
 	if p.Cwd != "" && !filepath.IsAbs(p.Cwd) {
 		return fmt.Errorf("sandbox policy: cwd %q must be an absolute path", p.Cwd)
 	}
-	for _, list := range [][]string{p.Protected, p.HostOwned, p.ReadOnly, p.Writable, p.Hidden} {
+	for _, list := range [][]string{p.Protected, p.HostOwned, p.HostPrivate, p.ReadOnly, p.Writable, p.Hidden} {
 		for _, q := range list {
 			if !filepath.IsAbs(q) {
 				return fmt.Errorf("sandbox policy: path %q must be absolute", q)
