@@ -109,20 +109,44 @@ func isHostProcess(comm string) bool {
 }
 
 // HostAncestor walks pid's parents up to init and names the first that is
-// a demiurge host or plugin ("comm (pid N)"), or "".
+// a demiurge host or plugin ("comm (pid N)"), or "". An ancestry that
+// cannot be read is named too, never taken for a clean one: a peer that
+// has gone (it connected, handed the connection to a child and exited)
+// has no parents left to judge, nor does a process when /proc is not
+// there. A walk that loses an ancestor midway (it exited, and its
+// children were reparented) is walked again from pid.
 func HostAncestor(pid int) string {
+	for range 3 {
+		if who, ok := hostAncestor(pid); ok {
+			return who
+		}
+		if _, ok := parentOf(pid); !ok {
+			return fmt.Sprintf("a process whose ancestry cannot be read (pid %d is gone, or /proc unreadable)", pid)
+		}
+	}
+	return fmt.Sprintf("a process whose ancestry kept changing while it was read (pid %d)", pid)
+}
+
+// hostAncestor is one walk; false when a parent could not be read.
+func hostAncestor(pid int) (string, bool) {
 	for range 64 {
 		ppid, ok := parentOf(pid)
-		if !ok || ppid <= 1 {
-			return ""
+		if !ok {
+			return "", false
 		}
-		comm, _ := os.ReadFile("/proc/" + strconv.Itoa(ppid) + "/comm")
+		if ppid <= 1 {
+			return "", true
+		}
+		comm, err := os.ReadFile("/proc/" + strconv.Itoa(ppid) + "/comm")
+		if err != nil {
+			return "", false
+		}
 		if c := strings.TrimSpace(string(comm)); isHostProcess(c) {
-			return fmt.Sprintf("%s (pid %d)", c, ppid)
+			return fmt.Sprintf("%s (pid %d)", c, ppid), true
 		}
 		pid = ppid
 	}
-	return "an ancestry deeper than 64 processes"
+	return "an ancestry deeper than 64 processes", true
 }
 
 // parentOf reads the parent pid from /proc/<pid>/stat (the field after

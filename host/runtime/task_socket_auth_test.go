@@ -181,3 +181,62 @@ func TestTaskSocketClientHelper(t *testing.T) {
 	}
 	t.Log("HELPER cancelled the task")
 }
+
+// TestPeerThatHasGoneIsNotAdmitted: a process connects and exits before
+// its connection is judged (a command that hands its connection to a
+// child, or one that connects while the host is stopped, and is reaped).
+// Its ancestry can no longer be read, and that is a refusal, not a clean
+// ancestry: otherwise any process could shed the host's tree that way.
+func TestPeerThatHasGoneIsNotAdmitted(t *testing.T) {
+	dir, err := os.MkdirTemp("", "gone")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "s.sock")
+	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: path, Net: "unix"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	exe, _ := os.Executable()
+	child := exec.Command(exe, "-test.run=^TestDialAndExitHelper$")
+	child.Env = append(os.Environ(), "DEMIURGE_DIAL_AND_EXIT="+path)
+	if out, err := child.CombinedOutput(); err != nil || !strings.Contains(string(out), "DIALLED") {
+		t.Fatalf("the dialling child: %v\n%s", err, out)
+	}
+	c, err := ln.AcceptUnix() // the child is gone and reaped
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	p, err := PeerOf(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.PID != child.Process.Pid {
+		t.Fatalf("peer pid %d, the child was %d", p.PID, child.Process.Pid)
+	}
+	why := AdmitPeer(p, "tok", "tok", path, "the host socket")
+	if !strings.Contains(why, "ancestry cannot be read") {
+		t.Fatalf("a peer that has gone was judged %q", why)
+	}
+	if who := HostAncestor(os.Getpid()); who != "" {
+		t.Fatalf("this test's own ancestry reads as %q", who)
+	}
+}
+
+// TestDialAndExitHelper dials and exits; it does nothing unless started
+// by TestPeerThatHasGoneIsNotAdmitted.
+func TestDialAndExitHelper(t *testing.T) {
+	path := os.Getenv("DEMIURGE_DIAL_AND_EXIT")
+	if path == "" {
+		return
+	}
+	c, err := net.Dial("unix", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = c
+	println("DIALLED")
+}
