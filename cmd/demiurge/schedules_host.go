@@ -17,6 +17,7 @@ import (
 	"demiurge.dev/host/approval"
 	"demiurge.dev/host/dispatch"
 	"demiurge.dev/host/plugins"
+	"demiurge.dev/host/policy"
 	"demiurge.dev/host/providers"
 	"demiurge.dev/host/schedule"
 	"demiurge.dev/host/toolhost"
@@ -191,7 +192,7 @@ func runScheduled(ctx context.Context, env *hostScheduleEnv, flags modelFlagValu
 		res.Outcome, res.Reason = schedule.OutcomeError, "the turn ended "+string(tr.Status)
 	}
 	if res.Outcome == schedule.OutcomeOK && sc.ResultFile != "" {
-		if why := writeResultFile(h.Workspace.Root, sc, tr.Text); why != "" {
+		if why := writeResultFile(sc, tr.Text, h.Workspace, ch.Workspace); why != "" {
 			res.Outcome, res.Reason = schedule.OutcomeError, why
 		}
 	}
@@ -200,10 +201,25 @@ func runScheduled(ctx context.Context, env *hostScheduleEnv, flags modelFlagValu
 
 // writeResultFile writes a run's answer to its result file: only within
 // the lease's paths, and through os.Root, so no symlink leads it out of
-// the workspace.
-func writeResultFile(workspace string, sc schedule.Schedule, answer string) string {
+// the workspace. The host writes it, not a tool call, so it is judged here
+// as the run's own writes are (approval.Resolver's unattended step): never
+// the core (the host's or the schedule's), git's program-running files or
+// the state and configuration directories, whatever the lease's paths say
+// (a lease of `./**` covers .git/config).
+func writeResultFile(sc schedule.Schedule, answer string, guards ...policy.Workspace) string {
 	if !sc.Lease.CoversPath(sc.ResultFile) {
 		return fmt.Sprintf("result_file %q is outside the lease's paths; the answer is in the run's session only", sc.ResultFile)
+	}
+	workspace := guards[0].Root
+	abs := filepath.Join(workspace, filepath.FromSlash(sc.ResultFile))
+	for _, g := range guards {
+		why := g.ProtectedWhy(abs)
+		if why == "" && g.InState(abs) {
+			why = "it lies in the host's state or configuration directory"
+		}
+		if why != "" {
+			return fmt.Sprintf("result_file %q is refused: %s; a scheduled run never writes it, and the answer is in the run's session only", sc.ResultFile, why)
+		}
 	}
 	root, err := os.OpenRoot(workspace)
 	if err != nil {
