@@ -67,3 +67,75 @@ func TestToolCallsAreCheckedAndScoped(t *testing.T) {
 		t.Fatalf("after delete: %v", err)
 	}
 }
+
+// TestModelCannotReachOrWidenWhatItDoesNotOwn is the model's attack on
+// schedule_manage (stop 48): another principal's schedule cannot be shown,
+// updated, paused or resumed (it answers like a missing one, and stays as
+// it was); ids with path characters name nothing; a spec cannot carry a
+// principal, session, approval or binding of its own; timing and budgets
+// past their bounds are refused; and a model's change of core_id or tools
+// drops the operator's approval, as a changed lease does.
+func TestModelCannotReachOrWidenWhatItDoesNotOwn(t *testing.T) {
+	r := newRig(t)
+	ctx := context.Background()
+	alice := Caller{Principal: "alice", Session: "ses_a"}
+	mallory := Caller{Principal: "mallory", Session: "ses_m"}
+	out, err := r.mgr.HandleTool(ctx, alice, []byte(`{"action":"create","prompt":"p","every_seconds":3600,"tools":["read_file"],"lease":{"tools":["read_file"],"paths":["ci/**"]}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var created struct {
+		Schedule map[string]any `json:"schedule"`
+	}
+	_ = json.Unmarshal([]byte(out), &created)
+	id, _ := created.Schedule["id"].(string)
+	if _, err := r.mgr.Approve(ctx, id, "operator", 1); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		caller Caller
+		args   string
+		want   string
+	}{
+		{mallory, `{"action":"show","id":"` + id + `"}`, "no such schedule"},
+		{mallory, `{"action":"update","id":"` + id + `","prompt":"mine now"}`, "no such schedule"},
+		{mallory, `{"action":"pause","id":"` + id + `"}`, "no such schedule"},
+		{mallory, `{"action":"resume","id":"` + id + `"}`, "no such schedule"},
+		{alice, `{"action":"show","id":"../` + id + `"}`, "no such schedule"},
+		{alice, `{"action":"delete","id":"` + id + `/.."}`, "no such schedule"},
+		{alice, `{"action":"update","id":"` + id + `","principal":"mallory"}`, `unknown field "principal"`},
+		{alice, `{"action":"update","id":"` + id + `","session":"ses_x"}`, `unknown field "session"`},
+		{alice, `{"action":"create","prompt":"p","every_seconds":60,"lease":{"tools":["read_file"],"approved_by":"operator"}}`, `unknown field "approved_by"`},
+		{alice, `{"action":"create","prompt":"p","every_seconds":60,"lease":{"tools":["read_file"],"core_revision":"rev1"}}`, `unknown field "core_revision"`},
+		{alice, `{"action":"create","prompt":"p","every_seconds":0}`, "every_seconds"},
+		{alice, `{"action":"create","prompt":"p","every_seconds":-5}`, "every_seconds"},
+		{alice, `{"action":"create","prompt":"p","cron":"@every 1ns"}`, "cron"},
+		{alice, `{"action":"create","prompt":"p","cron":"* * * * * *"}`, "exactly 5 fields"},
+		{alice, `{"action":"create","prompt":"p","cron":"TZ=UTC * * * * *"}`, "TZ"},
+		{alice, `{"action":"create","prompt":"p","every_seconds":60,"budget":{"steps":100000}}`, "budget"},
+		{alice, `{"action":"create","prompt":"p","every_seconds":60,"budget":{"wall_seconds":-1}}`, "budget"},
+		{alice, `{"action":"create","prompt":"p","every_seconds":60,"lease":{"tools":["read_file"],"expires_in_days":10000}}`, "expires_in_days"},
+		{alice, `{"action":"create","prompt":"p","every_seconds":60,"core_id":"../main"}`, "does not exist"},
+		{alice, `{"action":"create","prompt":"p","every_seconds":60,"result_file":"/etc/passwd"}`, "workspace-relative"},
+		{alice, `{"action":"create","prompt":"p","every_seconds":60,"result_file":"a/../../x"}`, "workspace-relative"},
+	} {
+		_, err := r.mgr.HandleTool(ctx, c.caller, []byte(c.args))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s %s: %v; want a refusal naming %q", c.caller.Principal, c.args, err, c.want)
+		}
+	}
+	sc, err := r.mgr.Store.Get(id)
+	if err != nil || sc.Prompt != "p" || sc.Paused || sc.Principal != "alice" || sc.Session != "ses_a" || !sc.Lease.Approved() {
+		t.Fatalf("alice's schedule changed under the refused calls: %+v %v", sc, err)
+	}
+	// A model's widening of its tools drops the approval.
+	if _, err := r.mgr.HandleTool(ctx, alice, []byte(`{"action":"update","id":"`+id+`","tools":["read_file","write_file"]}`)); err != nil {
+		t.Fatal(err)
+	}
+	if sc, _ := r.mgr.Store.Get(id); sc.Lease.Approved() {
+		t.Fatal("tools the approved lease lacks kept the operator's approval")
+	}
+	if all, _ := r.mgr.Store.List(); len(all) != 1 {
+		t.Fatalf("refused creates stored schedules: %d", len(all))
+	}
+}
