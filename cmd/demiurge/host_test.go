@@ -409,3 +409,51 @@ func TestHostYieldsToInProcessCommands(t *testing.T) {
 		t.Fatalf("the pipe-fed session beside a busy host: %v\n%s%s", err, out, stderr)
 	}
 }
+
+// TestSandboxedCommandFindsNoWayToTheHost: the spellings a command the host
+// runs in its sandbox might try to reach the host socket, in each mode the
+// model can ask for (workspace-write, and network through the egress
+// proxy): a symlink in the workspace to the socket and to STATE/runtime,
+// the socket through /proc/self/cwd, a descriptor it inherited (it has
+// only its three standard ones and its own), and the host's process (its
+// pid namespace holds only the sandbox). None reaches the socket or reads
+// the token.
+func TestSandboxedCommandFindsNoWayToTheHost(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 connects to the Unix socket in this test")
+	}
+	e := newHostEnv(t)
+	sock := hostd.SocketPath(e.state)
+	if err := os.Symlink(sock, filepath.Join(e.ws, "hs")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Dir(sock), filepath.Join(e.ws, "rt")); err != nil {
+		t.Fatal(err)
+	}
+	probe := `cat rt/host.sock.token 2>/dev/null | wc -c | sed 's/^/token bytes /'; ` +
+		`for p in hs /proc/self/cwd/hs rt/host.sock ` + sock + `; do python3 -c 'import socket,sys
+try:
+  s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); print("CONNECTED", sys.argv[1])
+except OSError as e: print("refused", sys.argv[1], e.errno)' $p; done; ` +
+		`python3 -c 'import os,stat
+n=0
+for f in os.listdir("/proc/self/fd"):
+  try: n+=stat.S_ISSOCK(os.fstat(int(f)).st_mode)
+  except OSError: pass
+print("inherited sockets", n)'; ` +
+		`echo "processes $(ls /proc | grep -c '^[0-9]')"; grep -l demiurge-host /proc/[0-9]*/comm 2>/dev/null | wc -l | sed 's/^/hosts seen /'`
+	for _, network := range []bool{false, true} {
+		args, _ := json.Marshal(map[string]any{"command": probe, "network": network})
+		out, stderr, err := e.runHost(t, "--approve", "allow:terminal", "tools", "call", "terminal", string(args))
+		if err != nil {
+			t.Fatalf("network %v: %v\n%s%s", network, err, out, stderr)
+		}
+		mode := map[bool]string{false: "workspace-write", true: "network"}[network]
+		for _, want := range []string{"sandbox: " + mode, "\ntoken bytes 0\n", "\nrefused hs ", "\nrefused /proc/self/cwd/hs ", "\nrefused rt/host.sock ",
+			"\nrefused " + sock + " ", "\ninherited sockets 0\n", "\nhosts seen 0\n"} {
+			if !strings.Contains(out+stderr, want) || strings.Contains(out, "\nCONNECTED") {
+				t.Fatalf("%s: the sandboxed command found a way to the host (want %q):\n%s%s", mode, want, out, stderr)
+			}
+		}
+	}
+}
