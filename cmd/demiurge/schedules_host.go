@@ -48,7 +48,7 @@ func startScheduler(c *cli.Context, h *toolhost.Host) (*schedule.Manager, error)
 		if err != nil {
 			return "the core's catalog cannot be resolved: " + err.Error()
 		}
-		return schedule.CheckLease(sc, now, rev, cat)
+		return schedule.CheckLease(sc, now, rev, cat, env.Workspace())
 	}
 	eng.Exec = func(ctx context.Context, sc schedule.Schedule, run schedule.Run) schedule.Result {
 		return runScheduled(ctx, env, flags, sc, run)
@@ -114,6 +114,9 @@ func (e *hostScheduleEnv) ToolKnown(core, tool string) bool {
 	_, ok := cat.Lookup(tool)
 	return ok
 }
+
+// Workspace is the host's workspace, which a lease is approved for.
+func (e *hostScheduleEnv) Workspace() string { return e.h.Workspace.Root }
 
 // Binding is what a lease of core id is bound to: that core's revision
 // and catalog.

@@ -404,3 +404,40 @@ func TestTimeoutAndDeleteEndRuns(t *testing.T) {
 		t.Fatal("the deleted schedule's running run was not audited as cancelled")
 	}
 }
+
+// TestLeaseIsBoundToTheWorkspaceItWasApprovedFor: one state serves several
+// projects in turn (an idle host is replaced by one of another workspace),
+// and a lease's paths are relative to the workspace it was approved in. A
+// host of another workspace records the run blocked, naming both, and
+// executes nothing until the operator approves it there.
+func TestLeaseIsBoundToTheWorkspaceItWasApprovedFor(t *testing.T) {
+	ctx := context.Background()
+	r := newRig(t)
+	r.env.workspace = "/projects/a"
+	sc, err := r.mgr.Create(ctx, Spec{Prompt: ptr("p"), EverySeconds: ptr(int64(60)), GraceSeconds: ptr(int64(MaxGrace)), Lease: &LeaseSpec{Tools: []string{"read_file"}, Paths: []string{"secret/**"}}}, "p", "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.mgr.Approve(ctx, sc.ID, "operator", 1); err != nil {
+		t.Fatal(err)
+	}
+	step := func(want string) {
+		t.Helper()
+		r.clock.Advance(time.Minute)
+		r.waitIdle()
+		last := r.runs(sc.ID)[0]
+		if !strings.Contains(last.Reason, want) || (want != "" && last.Outcome != OutcomeBlocked) || (want == "" && last.Outcome != OutcomeOK) {
+			t.Fatalf("run %s %q, want reason with %q", last.Outcome, last.Reason, want)
+		}
+	}
+	step("")
+	r.env.mu.Lock()
+	r.env.workspace = "/projects/b"
+	r.env.mu.Unlock()
+	step(`approved for the workspace "/projects/a" and this host's is "/projects/b"`)
+	if n := r.ex.count(); n != 1 {
+		t.Fatalf("%d runs executed, want only the one in the approved workspace", n)
+	}
+	r.mgr.Approve(ctx, sc.ID, "operator", 1)
+	step("")
+}

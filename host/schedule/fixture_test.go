@@ -90,9 +90,16 @@ func (c *manualClock) Advance(d time.Duration) { c.Set(c.Now().Add(d)) }
 
 // env is a host with one core, a few tools and a binding the test moves.
 type env struct {
-	mu       sync.Mutex
-	revision string
-	catalog  string
+	mu        sync.Mutex
+	revision  string
+	catalog   string
+	workspace string
+}
+
+func (e *env) Workspace() string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.workspace
 }
 
 func (e *env) CoreKnown(id string) (bool, []string) { return id == "main", []string{"main"} }
@@ -170,7 +177,7 @@ func openRig(t *testing.T, path string, clock *manualClock, ex *execs) *rig {
 	st := NewStore(rt)
 	r.eng = &Engine{Store: st, Clock: clock, Exec: ex.exec, Exclusive: true, Check: func(sc Schedule, now time.Time) string {
 		rev, cat, _ := r.env.Binding(sc.CoreID)
-		return CheckLease(sc, now, rev, cat)
+		return CheckLease(sc, now, rev, cat, r.env.Workspace())
 	}}
 	r.mgr = &Manager{Store: st, Engine: r.eng, Env: r.env}
 	if err := r.eng.Start(context.Background()); err != nil {

@@ -9,15 +9,17 @@ import (
 )
 
 // CheckLease is the gate before a run: the lease approved, not expired,
-// and bound to the core revision and catalog the host has now. Anything
+// and bound to the core revision, catalog and workspace the host has now. Anything
 // else blocks the run until the operator renews the lease.
-func CheckLease(sc Schedule, now time.Time, revision, catalog string) string {
+func CheckLease(sc Schedule, now time.Time, revision, catalog, workspace string) string {
 	l := sc.Lease
 	switch {
 	case !l.Approved():
 		return fmt.Sprintf("the lease is not approved: the operator approves it with `demiurge schedules approve %s`", sc.ID)
 	case !now.Before(l.Expires):
 		return fmt.Sprintf("the lease expired at %s: the operator renews it with `demiurge schedules approve %s`", l.Expires.UTC().Format(time.RFC3339), sc.ID)
+	case l.Workspace != workspace:
+		return fmt.Sprintf("the lease was approved for the workspace %q and this host's is %q (its paths are that workspace's): the operator approves it for this one with `demiurge schedules approve %s`", l.Workspace, workspace, sc.ID)
 	case l.CoreRevision != revision:
 		return fmt.Sprintf("core %q changed since the lease was approved (revision %s, now %s): the operator renews it with `demiurge schedules approve %s`", sc.CoreID, shortRev(l.CoreRevision), shortRev(revision), sc.ID)
 	case l.Catalog != catalog:

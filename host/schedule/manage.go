@@ -75,6 +75,8 @@ type Env interface {
 	ToolKnown(core, tool string) bool
 	// Binding is the core's revision and catalog fingerprint now.
 	Binding(core string) (revision, catalog string, err error)
+	// Workspace is the host's workspace, which a lease is approved for.
+	Workspace() string
 }
 
 // Manager is the one place schedules change: the tool, the CLI and the
@@ -286,7 +288,7 @@ func (m *Manager) apply(sc *Schedule, spec Spec, now time.Time) error {
 	}
 	if rebind {
 		// What the operator approved no longer matches: approve again.
-		sc.Lease.ApprovedAt, sc.Lease.ApprovedBy, sc.Lease.CoreRevision, sc.Lease.Catalog = time.Time{}, "", "", ""
+		sc.Lease.ApprovedAt, sc.Lease.ApprovedBy, sc.Lease.CoreRevision, sc.Lease.Catalog, sc.Lease.Workspace = time.Time{}, "", "", "", ""
 	}
 	return nil
 }
@@ -316,7 +318,7 @@ func checkRel(p string) error {
 }
 
 // Approve is the operator's approval (or renewal) of a schedule's lease:
-// bound to the core revision and catalog fingerprint of now. Only the
+// bound to the core revision, catalog fingerprint and workspace of now. Only the
 // operator's command reaches it; no tool call does.
 func (m *Manager) Approve(ctx context.Context, id, by string, days int) (*Schedule, error) {
 	sc, err := m.Store.Get(id)
@@ -327,6 +329,7 @@ func (m *Manager) Approve(ctx context.Context, id, by string, days int) (*Schedu
 	if err != nil {
 		return nil, fmt.Errorf("core %q cannot be read to bind the lease: %w", sc.CoreID, err)
 	}
+	ws := m.Env.Workspace()
 	now := m.now()
 	out, err := m.Store.Update(ctx, id, false, func(s *Schedule) (*runtime.Event, bool, error) {
 		if days > 0 {
@@ -338,8 +341,9 @@ func (m *Manager) Approve(ctx context.Context, id, by string, days int) (*Schedu
 			s.Lease.Expires = now.Add(30 * 24 * time.Hour)
 		}
 		s.Lease.CoreRevision, s.Lease.Catalog, s.Lease.ApprovedBy, s.Lease.ApprovedAt = rev, cat, by, now
+		s.Lease.Workspace = ws
 		data, _ := json.Marshal(map[string]any{"schedule": id, "tools": s.Lease.Tools, "paths": s.Lease.Paths, "commands": s.Lease.Commands,
-			"expires": s.Lease.Expires, "core_revision": rev, "catalog": cat, "by": by})
+			"expires": s.Lease.Expires, "core_revision": rev, "catalog": cat, "workspace": ws, "by": by})
 		return &runtime.Event{Time: now, Kind: "schedule.lease_approved", Data: data}, false, nil
 	})
 	if err == nil {

@@ -68,10 +68,14 @@ type Lease struct {
 	Commands []string  `json:"commands,omitempty"`
 	Expires  time.Time `json:"expires"`
 	// CoreRevision and Catalog are what the lease was approved against.
-	CoreRevision string    `json:"core_revision"`
-	Catalog      string    `json:"catalog_fingerprint"`
-	ApprovedBy   string    `json:"approved_by"`
-	ApprovedAt   time.Time `json:"approved_at"`
+	CoreRevision string `json:"core_revision"`
+	Catalog      string `json:"catalog_fingerprint"`
+	// Workspace is the host's workspace when it was approved: its Paths
+	// are relative to it, and a host of another workspace (one state
+	// serves several projects in turn) runs none of it.
+	Workspace  string    `json:"workspace,omitempty"`
+	ApprovedBy string    `json:"approved_by"`
+	ApprovedAt time.Time `json:"approved_at"`
 }
 
 // Approved reports whether the operator has approved a lease.
