@@ -26,6 +26,19 @@ type Authority struct {
 	Metadata     map[string]string `json:"tool_metadata,omitempty"`
 	Sandbox      string            `json:"sandbox,omitempty"`
 	MCP          map[string]MCP    `json:"mcp,omitempty"`
+	// Model is the core's `model:` block as the review shows it: provider,
+	// name, the base URL's host and the name of the key's variable, never
+	// the rest of the URL. Endpoint fingerprints what decides where the
+	// conversation and the key go (provider, the whole base URL, the
+	// variable), so a change of any of them is seen.
+	Model    string `json:"model,omitempty"`
+	Endpoint string `json:"model_endpoint,omitempty"`
+	// Workspace is the core's declared workspace ("" when it declares
+	// none): an absolute path, or "core:REL" for one inside the core's
+	// own tree.
+	Workspace string `json:"workspace,omitempty"`
+	// UntrustedReads is tools.untrusted_reads.
+	UntrustedReads bool `json:"untrusted_reads,omitempty"`
 }
 
 // MCP is one MCP declaration in a review: its shape, never a secret value.
@@ -54,6 +67,10 @@ func authorities(tree string) (map[string]*Authority, error) {
 	if err != nil {
 		return nil, err
 	}
+	real, err := filepath.EvalSymlinks(tree)
+	if err != nil {
+		return nil, err
+	}
 	out := map[string]*Authority{}
 	for _, e := range ents {
 		if !e.IsDir() {
@@ -67,6 +84,7 @@ func authorities(tree string) (map[string]*Authority, error) {
 		if err != nil {
 			return nil, err
 		}
+		a.Workspace = workspaceOf(c.Workspace, real)
 		out[e.Name()] = a
 	}
 	return out, nil
@@ -80,8 +98,26 @@ func authorityOf(c *core.Core) (*Authority, error) {
 		Metadata:     map[string]string{},
 		MCP:          map[string]MCP{},
 	}
-	if c.SandboxMode != "" || c.SandboxRequire {
+	if c.SandboxMode != "" || c.SandboxRequire || len(c.SandboxNetworkAllow) > 0 {
 		a.Sandbox = fmt.Sprintf("mode=%s require=%t", c.SandboxMode, c.SandboxRequire)
+		if len(c.SandboxNetworkAllow) > 0 {
+			var hosts []string
+			for _, r := range c.SandboxNetworkAllow {
+				hosts = append(hosts, r.String())
+			}
+			sort.Strings(hosts)
+			a.Sandbox += " network_allow=" + strings.Join(hosts, ",")
+		}
+	}
+	a.UntrustedReads = c.UntrustedReads
+	if m := c.Model; m != nil {
+		host := ""
+		if u, err := url.Parse(m.BaseURL); err == nil {
+			host = u.Hostname()
+		}
+		a.Model = fmt.Sprintf("provider=%s name=%s base_url_host=%s api_key_env=%s", m.Provider, m.Name, host, m.APIKeyEnv)
+		sum := sha256.Sum256([]byte(m.Provider + "\x00" + m.BaseURL + "\x00" + m.APIKeyEnv))
+		a.Endpoint = hex.EncodeToString(sum[:])
 	}
 	for tool, o := range c.Metadata {
 		a.Metadata[tool] = overrideText(o)
@@ -96,6 +132,19 @@ func authorityOf(c *core.Core) (*Authority, error) {
 		}
 	}
 	return a, nil
+}
+
+// workspaceOf is a core's declared workspace as the review compares it:
+// one inside the tree (a relative workspace resolves into the commit's
+// copy, a different directory for every commit) by its place in the tree.
+func workspaceOf(ws, tree string) string {
+	if ws == "" {
+		return ""
+	}
+	if rel, err := filepath.Rel(tree, ws); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
+		return "core:" + filepath.ToSlash(rel)
+	}
+	return ws
 }
 
 func overrideText(o catalog.Override) string {
@@ -202,6 +251,20 @@ func compare(before, after map[string]*Authority) (changes map[string]CoreChange
 		}
 		if b.Sandbox != "" && a.Sandbox != b.Sandbox {
 			widens = append(widens, fmt.Sprintf("core %s: sandbox changes from %q to %q", id, b.Sandbox, a.Sandbox))
+		}
+		// The model's endpoint and key: the conversation and the value of
+		// the named variable go where the core says (dropping the block
+		// leaves the choice to the operator's flags).
+		if a.Endpoint != "" && a.Endpoint != b.Endpoint {
+			widens = append(widens, fmt.Sprintf("core %s: model endpoint changes from %q to %q", id, b.Model, a.Model))
+		}
+		// The workspace bounds what file tools reach (dropping it leaves
+		// the operator's --workspace or current directory).
+		if a.Workspace != "" && a.Workspace != b.Workspace {
+			widens = append(widens, fmt.Sprintf("core %s: workspace changes from %q to %q", id, b.Workspace, a.Workspace))
+		}
+		if b.UntrustedReads && !a.UntrustedReads {
+			widens = append(widens, fmt.Sprintf("core %s: tools.untrusted_reads is turned off", id))
 		}
 		for sid, s := range a.MCP {
 			old, ok := b.MCP[sid]
