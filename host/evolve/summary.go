@@ -14,6 +14,8 @@ import (
 	"demiurge.dev/catalog"
 	"demiurge.dev/host/core"
 	"demiurge.dev/host/corerepo"
+
+	"go.yaml.in/yaml/v3"
 )
 
 // Authority is what one core grants, as the review shows it: secret-safe
@@ -39,6 +41,30 @@ type Authority struct {
 	Workspace string `json:"workspace,omitempty"`
 	// UntrustedReads is tools.untrusted_reads.
 	UntrustedReads bool `json:"untrusted_reads,omitempty"`
+	// Authored are the authored tools (slots.tools/<id>/tool.yaml) and
+	// Slots the pipeline slots by id: what each declares about its own
+	// policy and the effects its worker's sandbox allows.
+	Authored map[string]Declared `json:"authored_tools,omitempty"`
+	Slots    map[string]Declared `json:"slots,omitempty"`
+}
+
+// Declared is an authored tool's or a slot's own policy: a slot has no
+// risk or approval policy (it runs unasked), only its capabilities.
+type Declared struct {
+	Risk           string   `json:"risk,omitempty"`
+	ApprovalPolicy string   `json:"approval_policy,omitempty"`
+	Capability     string   `json:"capability,omitempty"`
+	Capabilities   []string `json:"capabilities,omitempty"`
+}
+
+// toolYAML is the part of tool.yaml that is authority. The runtime's
+// strict parser (plugins/authored/manifest) decides whether the tool
+// exists; a file this lenient read cannot decode counts as the loosest.
+type toolYAML struct {
+	Risk           *string  `yaml:"risk"`
+	Capability     *string  `yaml:"capability"`
+	ApprovalPolicy *string  `yaml:"approval_policy"`
+	Capabilities   []string `yaml:"capabilities"`
 }
 
 // MCP is one MCP declaration in a review: its shape, never a secret value.
@@ -110,6 +136,11 @@ func authorityOf(c *core.Core) (*Authority, error) {
 		}
 	}
 	a.UntrustedReads = c.UntrustedReads
+	a.Authored = authoredOf(c.ToolsRoot)
+	a.Slots = map[string]Declared{}
+	for id, sl := range c.Slots {
+		a.Slots[id] = Declared{Capability: sl.Capability, Capabilities: sortedCopy(sl.Capabilities)}
+	}
 	if m := c.Model; m != nil {
 		host := ""
 		if u, err := url.Parse(m.BaseURL); err == nil {
@@ -132,6 +163,84 @@ func authorityOf(c *core.Core) (*Authority, error) {
 		}
 	}
 	return a, nil
+}
+
+// authoredOf reads the policy of every authored tool under root ("" when
+// the core declares no slots.tools).
+func authoredOf(root string) map[string]Declared {
+	out := map[string]Declared{}
+	if root == "" {
+		return out
+	}
+	ents, err := os.ReadDir(root)
+	if err != nil {
+		return out
+	}
+	for _, e := range ents {
+		if !e.IsDir() {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(root, e.Name(), "tool.yaml"))
+		if err != nil {
+			continue // no tool.yaml: no tool
+		}
+		d := Declared{Risk: "medium", ApprovalPolicy: "prompt"}
+		var y toolYAML
+		if err := yaml.Unmarshal(data, &y); err != nil {
+			d.ApprovalPolicy = "unreadable"
+		}
+		if y.Risk != nil {
+			d.Risk = *y.Risk
+		}
+		if y.ApprovalPolicy != nil {
+			d.ApprovalPolicy = *y.ApprovalPolicy
+		}
+		if y.Capability != nil {
+			d.Capability = *y.Capability
+		}
+		d.Capabilities = sortedCopy(y.Capabilities)
+		out[e.Name()] = d
+	}
+	return out
+}
+
+// loosens says how after's own policy is looser than before's (nil:
+// the tool or slot is new); "" when it is not. A new one loosens when it
+// runs unasked (auto) or its worker may do more than read offline.
+func loosens(before *Declared, after Declared) string {
+	rank := map[string]int{"deny": 0, "prompt": 1, "auto": 2, "": 0}
+	approval := func(p string) int {
+		if r, ok := rank[p]; ok {
+			return r
+		}
+		return 3 // what the review cannot read counts as the loosest
+	}
+	risk := map[string]int{"low": 0, "medium": 1, "high": 2}
+	var why []string
+	if before == nil {
+		if approval(after.ApprovalPolicy) >= 2 {
+			why = append(why, "approval_policy "+after.ApprovalPolicy)
+		}
+		if len(after.Capabilities) > 0 {
+			why = append(why, "capabilities "+strings.Join(after.Capabilities, ","))
+		}
+		return strings.Join(why, ", ")
+	}
+	if approval(after.ApprovalPolicy) > approval(before.ApprovalPolicy) {
+		why = append(why, fmt.Sprintf("approval_policy %s -> %s", before.ApprovalPolicy, after.ApprovalPolicy))
+	}
+	if before.Risk != "" && risk[after.Risk] < risk[before.Risk] {
+		why = append(why, fmt.Sprintf("risk %s -> %s", before.Risk, after.Risk))
+	}
+	if after.Capability != before.Capability {
+		why = append(why, fmt.Sprintf("capability %q -> %q", before.Capability, after.Capability))
+	}
+	for _, c := range after.Capabilities {
+		if !slices.Contains(before.Capabilities, c) {
+			why = append(why, "adds capability "+c)
+		}
+	}
+	return strings.Join(why, ", ")
 }
 
 // workspaceOf is a core's declared workspace as the review compares it:
@@ -265,6 +374,23 @@ func compare(before, after map[string]*Authority) (changes map[string]CoreChange
 		}
 		if b.UntrustedReads && !a.UntrustedReads {
 			widens = append(widens, fmt.Sprintf("core %s: tools.untrusted_reads is turned off", id))
+		}
+		// An authored tool's or slot's own policy: what runs unasked, and
+		// what its worker's sandbox allows.
+		for kind, pair := range map[string][2]map[string]Declared{"authored tool": {b.Authored, a.Authored}, "slot": {b.Slots, a.Slots}} {
+			for name, d := range pair[1] {
+				var before *Declared
+				if old, ok := pair[0][name]; ok {
+					before = &old
+				}
+				if why := loosens(before, d); why != "" {
+					if before == nil {
+						widens = append(widens, fmt.Sprintf("core %s: new %s %s (%s)", id, kind, name, why))
+					} else {
+						widens = append(widens, fmt.Sprintf("core %s: %s %s loosens (%s)", id, kind, name, why))
+					}
+				}
+			}
 		}
 		for sid, s := range a.MCP {
 			old, ok := b.MCP[sid]

@@ -144,3 +144,63 @@ func TestReviewModelShapeIsSecretSafeAndSameAuthorityDoesNotWiden(t *testing.T) 
 		t.Fatal("the review shows the model URL's query")
 	}
 }
+
+// An authored tool's own tool.yaml and a slot's slot.yaml are policy an
+// agent could write: a tool turned auto (or lower risk, or another gate)
+// runs unasked, and a worker given fs.write or network.fetch leaves the
+// read-only, offline sandbox (a slot runs every turn, asking no one). A
+// run that loosens one, or adds one that runs unasked or with effects,
+// widens authority; a tightened or a plain new tool does not.
+func TestReviewCountsAnAuthoredToolsOrSlotsLoosenedPolicyAsWidening(t *testing.T) {
+	r := setup(t)
+	live, _ := r.Live()
+	work := filepath.Join(t.TempDir(), "work")
+	if err := r.Checkout(live, work); err != nil {
+		t.Fatal(err)
+	}
+	d := filepath.Join(work, "agents/default")
+	appendTo(t, filepath.Join(d, "agent.yaml"), "slots: {tools: tools}\n")
+	for _, tool := range []string{"deploy", "archive", "strict"} {
+		write(t, filepath.Join(d, "tools", tool, "tool.yaml"), "description: "+tool+"\nrisk: high\ncapability: tool.call:"+tool+"\napproval_policy: prompt\n")
+		write(t, filepath.Join(d, "tools", tool, "module.py"), "def execute(ctx, args):\n    return 'ok'\n")
+	}
+	write(t, filepath.Join(d, "slots/ticket/slot.yaml"), "description: ticket\n")
+	write(t, filepath.Join(d, "slots/ticket/module.py"), "def run(ctx, args):\n    return None\n")
+	write(t, filepath.Join(d, "pipelines.yaml"), "input: [ticket]\n")
+	if _, _, err := r.Commit(work, "authored tools", loadGate); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := r.Live()
+
+	run := start(t, r, "alice")
+	a := filepath.Join(AgentsDir(r.StateDir, run.ID), "default")
+	write(t, filepath.Join(a, "tools/deploy/tool.yaml"), "description: deploy\nrisk: low\ncapability: tool.call:deploy\napproval_policy: auto\ncapabilities: [fs.write]\n")
+	write(t, filepath.Join(a, "tools/archive/tool.yaml"), "description: archive\nrisk: high\ncapability: tool.call:other\napproval_policy: prompt\n")
+	write(t, filepath.Join(a, "tools/strict/tool.yaml"), "description: stricter now\nrisk: high\ncapability: tool.call:strict\napproval_policy: deny\n")
+	write(t, filepath.Join(a, "tools/fresh/tool.yaml"), "approval_policy: auto\n")
+	write(t, filepath.Join(a, "tools/fresh/module.py"), "def execute(ctx, args):\n    return 'ok'\n")
+	write(t, filepath.Join(a, "tools/plain/tool.yaml"), "description: asks every time\n")
+	write(t, filepath.Join(a, "tools/plain/module.py"), "def execute(ctx, args):\n    return 'ok'\n")
+	write(t, filepath.Join(a, "slots/ticket/slot.yaml"), "description: ticket\ncapabilities: [network.fetch]\n")
+	rev, err := Review(context.Background(), r, run.ID, "alice", loadGate)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		`core default: authored tool archive loosens (capability "tool.call:archive" -> "tool.call:other")`,
+		"core default: authored tool deploy loosens (approval_policy prompt -> auto, risk high -> low, adds capability fs.write)",
+		"core default: new authored tool fresh (approval_policy auto)",
+		"core default: slot ticket loosens (adds capability network.fetch)",
+	}
+	if strings.Join(rev.Widens, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("widens:\n%s\nwant:\n%s", strings.Join(rev.Widens, "\n"), strings.Join(want, "\n"))
+	}
+	_, err = Promote(context.Background(), r, run.ID, "alice", PromoteOptions{Gate: loadGate})
+	var need *NeedsOperatorError
+	if !errors.As(err, &need) {
+		t.Fatalf("promote without the operator: %v", err)
+	}
+	if live, _ := r.Live(); live != before {
+		t.Fatal("live moved without the operator")
+	}
+}
