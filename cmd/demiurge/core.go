@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,6 +13,7 @@ import (
 
 	"demiurge.dev/host/core"
 	"demiurge.dev/host/corerepo"
+	"demiurge.dev/host/termtext"
 	"demiurge.dev/host/toolhost"
 )
 
@@ -140,7 +142,7 @@ func coreLog(c *cli.Context) error {
 		return err
 	}
 	for _, e := range entries {
-		fmt.Printf("%s  %s  %s  %s\n", e.Commit[:12], e.When.UTC().Format("2006-01-02 15:04"), e.Author, e.Subject)
+		fmt.Printf("%s  %s  %s  %s\n", e.Commit[:12], e.When.UTC().Format("2006-01-02 15:04"), termtext.Printable(e.Author, math.MaxInt), termtext.Printable(e.Subject, math.MaxInt))
 	}
 	return nil
 }
@@ -161,7 +163,12 @@ func coreDiff(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	return r.Diff(a, b, os.Stdout)
+	// The diff is of files a run's author wrote: shown through termtext,
+	// so that an ESC in them does not drive the operator's terminal.
+	var out strings.Builder
+	err = r.Diff(a, b, &out)
+	fmt.Print(termtext.Printable(out.String(), math.MaxInt))
+	return err
 }
 
 func coreCheckout(c *cli.Context) error {

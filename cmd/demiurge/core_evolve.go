@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,6 +17,7 @@ import (
 	"demiurge.dev/host/corerepo"
 	"demiurge.dev/host/evolve"
 	"demiurge.dev/host/plugins"
+	"demiurge.dev/host/termtext"
 	"demiurge.dev/host/toolhost"
 )
 
@@ -54,7 +56,7 @@ func coreRuns(c *cli.Context) error {
 		if run.Reviewed != "" {
 			reviewed = run.Reviewed[:12]
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", run.ID, run.State, reviewed, run.Created.Format("2006-01-02 15:04"), goalLine(run.Goal, 60))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", run.ID, run.State, reviewed, run.Created.Format("2006-01-02 15:04"), termtext.Printable(goalLine(run.Goal, 60), math.MaxInt))
 	}
 	return tw.Flush()
 }

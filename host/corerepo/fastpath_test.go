@@ -107,6 +107,10 @@ func TestMaterializeRefusesAHostileTree(t *testing.T) {
 		{".GIT.", filemode.Regular, "no .git"},
 		{"link", filemode.Symlink, "a core holds only directories and regular files"},
 		{"sub", filemode.Submodule, "a core holds only directories and regular files"},
+		{"x\nwidens authority: no", filemode.Regular, "a core's names are plain text"},
+		{"esc\x1b]52;c;Zm9v\a", filemode.Regular, "a core's names are plain text"},
+		{"bidi\u202e", filemode.Dir, "a core's names are plain text"},
+		{"\xff", filemode.Regular, "a core's names are plain text"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			r, _ := initRepo(t)

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -117,4 +118,35 @@ func listDir(t *testing.T, d string) string {
 		names = append(names, e.Name())
 	}
 	return strings.Join(names, " ")
+}
+
+// A core's names are plain text: a name with a newline, ESC, DEL, a C1
+// control, a bidi control or bytes that are not UTF-8 is refused when a
+// directory is committed (core commit, a run's review and promote check),
+// named with its bytes quoted, so that no path an agent chose forges or
+// hides a line of `core review` or `core diff` on the operator's terminal.
+func TestCommitRefusesNamesThatAreNotPlainText(t *testing.T) {
+	for _, name := range []string{"b\nwidens authority: no", "a\x1b[8m", "del\x7f", "c1\u009b8m", "agent\u202elmay.yaml", "\xff\xfe"} {
+		t.Run(strconv.Quote(name), func(t *testing.T) {
+			r, first := initRepo(t)
+			work := filepath.Join(t.TempDir(), "work")
+			if err := r.Checkout(first, work); err != nil {
+				t.Fatal(err)
+			}
+			writeFile(t, filepath.Join(work, "agents/default", name), "x\n")
+			_, _, err := r.Commit(work, "m", nil)
+			// Refused by the walk that reads the files (naming the operator's
+			// directory), before anything is stored; Materialize refusing
+			// it is a second guard.
+			if err == nil || !strings.HasPrefix(err.Error(), work+": ") || !strings.Contains(err.Error(), "a core's names are plain text") {
+				t.Fatalf("commit of %q: %v", name, err)
+			}
+			if strings.ContainsAny(err.Error(), "\n\x1b\x7f\u009b\u202e") {
+				t.Fatalf("the refusal carries the name's control character: %q", err)
+			}
+			if live, _ := r.Live(); live != first {
+				t.Fatal("live moved")
+			}
+		})
+	}
 }

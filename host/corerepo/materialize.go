@@ -78,6 +78,9 @@ func (r *Repo) writeOut(h plumbing.Hash, dir, rel string, dirs *[]string) error 
 		if IsGitName(e.Name) {
 			return fmt.Errorf("%s: a core holds no .git", name)
 		}
+		if why := unplainName(e.Name); why != "" {
+			return fmt.Errorf("tree entry %q: %s", name, why)
+		}
 		p := filepath.Join(dir, e.Name)
 		perm := fs.FileMode(0o444)
 		switch e.Mode {

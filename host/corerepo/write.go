@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -63,6 +65,9 @@ func (w *treeWriter) writeTree(fsys fs.FS, dir string) (plumbing.Hash, error) {
 		if IsGitName(name) {
 			return plumbing.ZeroHash, fmt.Errorf("%s: a core holds no .git", p)
 		}
+		if why := unplainName(name); why != "" {
+			return plumbing.ZeroHash, fmt.Errorf("%q: %s", p, why)
+		}
 		switch {
 		case e.IsDir():
 			h, err := w.writeTree(fsys, p)
@@ -106,6 +111,24 @@ func (w *treeWriter) writeTree(fsys fs.FS, dir string) (plumbing.Hash, error) {
 // git would run or refuse it, and an evolver could hide a repository there.
 func IsGitName(name string) bool {
 	return strings.EqualFold(strings.TrimRight(name, ". "), ".git")
+}
+
+// unplainName says what makes name unfit for a core ("" when nothing):
+// a name that is not UTF-8 or holds a control character (a newline, ESC)
+// or a bidi control would reach the operator's terminal in `core review`,
+// `core diff` and the evolve_core answer, where it could forge or hide
+// lines (a changed path "x\nwidens authority: no", ESC[8m concealing what
+// follows) or show one name as another.
+func unplainName(name string) string {
+	if !utf8.ValidString(name) {
+		return "not UTF-8; a core's names are plain text"
+	}
+	for _, r := range name {
+		if unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r) {
+			return fmt.Sprintf("holds the control character %U; a core's names are plain text", r)
+		}
+	}
+	return ""
 }
 
 func sortName(e object.TreeEntry) string {

@@ -11,6 +11,8 @@ import (
 	"regexp"
 	"sort"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"demiurge.dev/host/corerepo"
 )
@@ -86,6 +88,9 @@ func Start(r *corerepo.Repo, goal, owner string) (*Run, error) {
 	if goal == "" {
 		return nil, errors.New("an evolution run needs a goal")
 	}
+	if err := plainGoal(goal); err != nil {
+		return nil, err
+	}
 	live, err := r.Live()
 	if err != nil {
 		return nil, err
@@ -106,6 +111,22 @@ func Start(r *corerepo.Repo, goal, owner string) (*Run, error) {
 		return nil, err
 	}
 	return run, nil
+}
+
+// plainGoal refuses a goal that is not UTF-8 or holds a control
+// character other than newline and tab, or a bidi control: the goal is
+// the model's text, and `core runs`, `core log` (the run's commit message)
+// and the evolver's approval cards print it on the operator's terminal.
+func plainGoal(goal string) error {
+	if !utf8.ValidString(goal) {
+		return errors.New("the goal is not UTF-8")
+	}
+	for _, r := range goal {
+		if (unicode.IsControl(r) && r != '\n' && r != '\t') || unicode.Is(unicode.Bidi_Control, r) {
+			return fmt.Errorf("the goal holds the control character %U; write it as plain text", r)
+		}
+	}
+	return nil
 }
 
 // Load reads run id for owner ("" is the operator, who sees every run). A

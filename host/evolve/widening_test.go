@@ -204,3 +204,23 @@ func TestReviewCountsAnAuthoredToolsOrSlotsLoosenedPolicyAsWidening(t *testing.T
 		t.Fatal("live moved without the operator")
 	}
 }
+
+// A run's goal is the model's text, printed on the operator's terminal by
+// `core runs`, `core log` (the run's commit message) and the evolver's
+// cards: one with a control character (ESC, a C1 CSI, a carriage return)
+// or a bidi control is refused before any run is made; newlines and tabs
+// are text.
+func TestStartRefusesAGoalThatIsNotPlainText(t *testing.T) {
+	r := setup(t)
+	for _, goal := range []string{"tidy\x1b[8m", "tidy\u009b2J", "tidy\rwidens authority: no", "tidy\u202e", "\xff"} {
+		if run, err := Start(r, goal, "alice"); err == nil {
+			t.Fatalf("goal %q started run %s", goal, run.ID)
+		}
+	}
+	if runs, _ := List(r.StateDir, ""); len(runs) != 0 {
+		t.Fatalf("a refused goal left %d runs", len(runs))
+	}
+	if _, err := Start(r, "tidy the rules\n\tand the skills", "alice"); err != nil {
+		t.Fatalf("a plain multi-line goal: %v", err)
+	}
+}
