@@ -3,10 +3,14 @@ package evolve
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"demiurge.dev/host/corerepo"
 )
@@ -222,5 +226,96 @@ func TestStartRefusesAGoalThatIsNotPlainText(t *testing.T) {
 	}
 	if _, err := Start(r, "tidy the rules\n\tand the skills", "alice"); err != nil {
 		t.Fatalf("a plain multi-line goal: %v", err)
+	}
+}
+
+// What an evolver could leave in its work tree besides files is refused
+// by review, naming it, and nothing is recorded: a symlink (to a state
+// file, to /etc, to live's read-only copy, or agents/ itself), a named
+// pipe (never opened, so review cannot hang on it), more files than a
+// core holds, a file over the bound.
+func TestReviewRefusesLinksPipesAndUnboundedTrees(t *testing.T) {
+	cases := []struct {
+		name string
+		make func(t *testing.T, r *corerepo.Repo, work string)
+		want string
+	}{
+		{"a symlink to a state file", func(t *testing.T, r *corerepo.Repo, work string) {
+			link(t, filepath.Join(r.StateDir, "core/.evolve/meta"), filepath.Join(work, "agents/default/meta"))
+		}, "agents/default/meta: is a symlink"},
+		{"a symlink to /etc", func(t *testing.T, r *corerepo.Repo, work string) {
+			link(t, "/etc", filepath.Join(work, "agents/default/skills"))
+		}, "agents/default/skills: is a symlink"},
+		{"agents/ linked to live's copy", func(t *testing.T, r *corerepo.Repo, work string) {
+			live, _ := r.Live()
+			copyDir, err := r.Materialize(live)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.RemoveAll(filepath.Join(work, "agents")); err != nil {
+				t.Fatal(err)
+			}
+			link(t, filepath.Join(copyDir, "agents"), filepath.Join(work, "agents"))
+		}, "agents: is a symlink"},
+		{"a named pipe", func(t *testing.T, r *corerepo.Repo, work string) {
+			if err := syscall.Mkfifo(filepath.Join(work, "agents/default/notes.txt"), 0o644); err != nil {
+				t.Skip("no mkfifo here:", err)
+			}
+		}, "agents/default/notes.txt: is a named pipe"},
+		{"more files than a core holds", func(t *testing.T, r *corerepo.Repo, work string) {
+			d := filepath.Join(work, "agents/default/many")
+			if err := os.MkdirAll(d, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			for i := 0; i <= corerepo.MaxFiles; i++ {
+				if err := os.WriteFile(filepath.Join(d, strconv.Itoa(i)), nil, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}, fmt.Sprintf("more than %d files", corerepo.MaxFiles)},
+		{"a file over the bound", func(t *testing.T, r *corerepo.Repo, work string) {
+			p := filepath.Join(work, "agents/default/big.bin")
+			write(t, p, "")
+			if err := os.Truncate(p, corerepo.MaxFileBytes+1); err != nil { // sparse
+				t.Fatal(err)
+			}
+		}, "over the 4194304-byte limit of one file"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := setup(t)
+			run := start(t, r, "alice")
+			c.make(t, r, WorkDir(r.StateDir, run.ID))
+			done := make(chan error, 1)
+			go func() {
+				_, err := Review(context.Background(), r, run.ID, "alice", loadGate)
+				done <- err
+			}()
+			var err error
+			select {
+			case err = <-done:
+			case <-time.After(20 * time.Second):
+				t.Fatal("review hangs (it opened what is not a regular file)")
+			}
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("review: %v, want %q", err, c.want)
+			}
+			if _, ok, _ := r.Ref(RunRef(run.ID)); ok {
+				t.Fatal("a refused review recorded the run's ref")
+			}
+			if got, _ := Load(r.StateDir, run.ID, "alice"); got.State != StateStarted {
+				t.Fatalf("a refused review left the run %s", got.State)
+			}
+		})
+	}
+}
+
+func link(t *testing.T, target, p string) {
+	t.Helper()
+	if err := os.RemoveAll(p); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, p); err != nil {
+		t.Fatal(err)
 	}
 }
