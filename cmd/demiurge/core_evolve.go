@@ -17,6 +17,7 @@ import (
 	"demiurge.dev/host/corerepo"
 	"demiurge.dev/host/evolve"
 	"demiurge.dev/host/plugins"
+	"demiurge.dev/host/policy"
 	"demiurge.dev/host/termtext"
 	"demiurge.dev/host/toolhost"
 )
@@ -92,7 +93,11 @@ func coreReview(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	rev, err := evolve.Review(c.Context, r, id, "", hostGate(c, r.StateDir))
+	grants, err := policy.LoadPathGrants(policy.PathGrantsFile(), []policy.AgentDir{{Name: "state directory", Path: r.StateDir}})
+	if err != nil {
+		return err
+	}
+	rev, err := evolve.Review(c.Context, r, id, "", hostGate(c, r.StateDir), grants)
 	if err != nil {
 		return err
 	}

@@ -97,7 +97,7 @@ func TestReviewThenPromoteAWideningRun(t *testing.T) {
 		t.Fatalf("promote of an unreviewed run: %v", err)
 	}
 	widen(t, r, run.ID)
-	rev, err := Review(context.Background(), r, run.ID, "alice", loadGate)
+	rev, err := Review(context.Background(), r, run.ID, "alice", loadGate, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +148,7 @@ func TestFailingGateNamesTheRunsFileAndMovesNothing(t *testing.T) {
 	r := setup(t)
 	run := start(t, r, "alice")
 	write(t, filepath.Join(AgentsDir(r.StateDir, run.ID), "default/agent.yaml"), "name: default\ncapabilitees: [fs.read]\n")
-	_, err := Review(context.Background(), r, run.ID, "alice", loadGate)
+	_, err := Review(context.Background(), r, run.ID, "alice", loadGate, nil)
 	want := "run " + run.ID + ": agents/default/agent.yaml:2:1: capabilitees"
 	if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), r.StateDir) {
 		t.Fatalf("review of a broken agent.yaml: %v, want %q and no state directory path", err, want)
@@ -166,7 +166,7 @@ func TestUnknownAndForeignRunsLookAlike(t *testing.T) {
 	r := setup(t)
 	run := start(t, r, "alice")
 	for _, c := range []struct{ id, owner string }{{run.ID, "mallory"}, {"run_0000000000000000", "alice"}, {"../../etc", "alice"}, {"", "alice"}} {
-		_, err := Review(context.Background(), r, c.id, c.owner, loadGate)
+		_, err := Review(context.Background(), r, c.id, c.owner, loadGate, nil)
 		if !errors.Is(err, ErrNoRun) || err.Error() != ErrNoRun.Error() {
 			t.Fatalf("review %q as %s: %v", c.id, c.owner, err)
 		}
@@ -187,7 +187,7 @@ func TestPromoteOfAChangedRunMovesNothing(t *testing.T) {
 	first, _ := r.Live()
 	run := start(t, r, "alice")
 	widen(t, r, run.ID)
-	if _, err := Review(context.Background(), r, run.ID, "alice", loadGate); err != nil {
+	if _, err := Review(context.Background(), r, run.ID, "alice", loadGate, nil); err != nil {
 		t.Fatal(err)
 	}
 	write(t, filepath.Join(AgentsDir(r.StateDir, run.ID), "default/skills/release-notes/SKILL.md"), "---\nname: release-notes\ndescription: changed after review\n---\n")
@@ -212,14 +212,14 @@ func TestReviewRefusesGitAndStrayFiles(t *testing.T) {
 		{"notes.txt", "notes.txt"},
 	} {
 		write(t, filepath.Join(WorkDir(r.StateDir, run.ID), c.file), "x")
-		if _, err := Review(context.Background(), r, run.ID, "alice", loadGate); err == nil || !strings.Contains(err.Error(), filepath.Base(c.top)) {
+		if _, err := Review(context.Background(), r, run.ID, "alice", loadGate, nil); err == nil || !strings.Contains(err.Error(), filepath.Base(c.top)) {
 			t.Fatalf("review with %s: %v", c.file, err)
 		}
 		if err := os.RemoveAll(filepath.Join(WorkDir(r.StateDir, run.ID), c.top)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := Review(context.Background(), r, run.ID, "alice", loadGate); !errors.Is(err, ErrNothingChanged) {
+	if _, err := Review(context.Background(), r, run.ID, "alice", loadGate, nil); !errors.Is(err, ErrNothingChanged) {
 		t.Fatalf("after cleaning up: %v", err)
 	}
 }
@@ -233,7 +233,7 @@ func TestMCPChangeNeedsItsExactToken(t *testing.T) {
 	write(t, filepath.Join(agents, "default/agent.yaml"), string(y)+"slots:\n  mcp: mcp\n")
 	write(t, filepath.Join(agents, "default/mcp/docs.yaml"), "command: docs-server\nenv: {API_KEY: sk-secret-value-123}\n")
 	write(t, filepath.Join(agents, "default/mcp/web.yaml"), "url: https://mcp.example/mcp?key=q-secret-456\nheaders: {X-Api-Key: h-secret-789}\n")
-	rev, err := Review(context.Background(), r, run.ID, "alice", loadGate)
+	rev, err := Review(context.Background(), r, run.ID, "alice", loadGate, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -271,7 +271,7 @@ func TestPromotesRacingOneLoses(t *testing.T) {
 	for i := range 2 {
 		run := start(t, r, "alice")
 		write(t, filepath.Join(AgentsDir(r.StateDir, run.ID), "default/skills/s/SKILL.md"), "---\nname: s\ndescription: d\n---\n"+strings.Repeat("x", i+1))
-		if _, err := Review(context.Background(), r, run.ID, "alice", loadGate); err != nil {
+		if _, err := Review(context.Background(), r, run.ID, "alice", loadGate, nil); err != nil {
 			t.Fatal(err)
 		}
 		ids = append(ids, run.ID)

@@ -87,7 +87,7 @@ func TestReviewCountsModelEndpointWorkspaceScreeningAndNetworkAllowAsWidening(t 
 				t.Fatal(err)
 			}
 			write(t, filepath.Join(agents, "default/agent.yaml"), strings.Replace(string(y), c.live, "", 1)+c.run)
-			rev, err := Review(context.Background(), r, run.ID, "alice", loadGate)
+			rev, err := Review(context.Background(), r, run.ID, "alice", loadGate, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -133,7 +133,7 @@ func TestReviewModelShapeIsSecretSafeAndSameAuthorityDoesNotWiden(t *testing.T) 
 		t.Fatal(err)
 	}
 	write(t, p, strings.Replace(string(y), "name: a,", "name: b,", 1))
-	rev, err := Review(context.Background(), r, run.ID, "alice", loadGate)
+	rev, err := Review(context.Background(), r, run.ID, "alice", loadGate, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,7 +186,7 @@ func TestReviewCountsAnAuthoredToolsOrSlotsLoosenedPolicyAsWidening(t *testing.T
 	write(t, filepath.Join(a, "tools/plain/tool.yaml"), "description: asks every time\n")
 	write(t, filepath.Join(a, "tools/plain/module.py"), "def execute(ctx, args):\n    return 'ok'\n")
 	write(t, filepath.Join(a, "slots/ticket/slot.yaml"), "description: ticket\ncapabilities: [network.fetch]\n")
-	rev, err := Review(context.Background(), r, run.ID, "alice", loadGate)
+	rev, err := Review(context.Background(), r, run.ID, "alice", loadGate, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -288,7 +288,7 @@ func TestReviewRefusesLinksPipesAndUnboundedTrees(t *testing.T) {
 			c.make(t, r, WorkDir(r.StateDir, run.ID))
 			done := make(chan error, 1)
 			go func() {
-				_, err := Review(context.Background(), r, run.ID, "alice", loadGate)
+				_, err := Review(context.Background(), r, run.ID, "alice", loadGate, nil)
 				done <- err
 			}()
 			var err error

@@ -77,7 +77,7 @@ func benchEvolve(b *testing.B, examples int) {
 			b.StopTimer()
 			edit(run.ID)
 			b.StartTimer()
-			if _, err := evolve.Review(context.Background(), r, run.ID, "", gate); err != nil {
+			if _, err := evolve.Review(context.Background(), r, run.ID, "", gate, nil); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -90,7 +90,7 @@ func benchEvolve(b *testing.B, examples int) {
 				b.Fatal(err)
 			}
 			edit(run.ID)
-			if _, err := evolve.Review(context.Background(), r, run.ID, "", gate); err != nil {
+			if _, err := evolve.Review(context.Background(), r, run.ID, "", gate, nil); err != nil {
 				b.Fatal(err)
 			}
 			b.StartTimer()

@@ -13,6 +13,7 @@ import (
 	"demiurge.dev/host/dispatch"
 	"demiurge.dev/host/evolve"
 	"demiurge.dev/host/plugins"
+	"demiurge.dev/host/policy"
 )
 
 // evolveArgs are evolve_core's arguments, read strictly from the call
@@ -126,7 +127,12 @@ func (h *Host) evolveReview(ctx context.Context, r *corerepo.Repo, call dispatch
 	if a.Goal != "" || a.MCPReview != "" || a.Background {
 		return nil, errors.New("review takes run_id only")
 	}
-	rev, err := evolve.Review(ctx, r, a.RunID, call.Principal, h.gate(ctx, r))
+	off := []policy.AgentDir{{Name: "workspace", Path: h.Workspace.Root}, {Name: "core", Path: h.Core.Dir}, {Name: "state directory", Path: r.StateDir}}
+	grants, err := policy.LoadPathGrants(h.GrantsFile(), off)
+	if err != nil {
+		return nil, err
+	}
+	rev, err := evolve.Review(ctx, r, a.RunID, call.Principal, h.gate(ctx, r), grants)
 	if err != nil {
 		return nil, err
 	}
