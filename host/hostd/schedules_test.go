@@ -19,6 +19,7 @@ func (testScheduleEnv) CoreKnown(id string) (bool, []string) {
 	return id == "default", []string{"default"}
 }
 func (testScheduleEnv) DefaultCore() string           { return "default" }
+func (testScheduleEnv) Workspace() string             { return "/ws" }
 func (testScheduleEnv) ToolKnown(_, tool string) bool { return tool == "read_file" }
 func (testScheduleEnv) Binding(string) (string, string, error) {
 	return "rev", "cat", nil
