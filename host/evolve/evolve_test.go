@@ -64,6 +64,34 @@ func write(t *testing.T, p, s string) {
 	}
 }
 
+// promoteNeedsOperator checks that promoting run without the operator is
+// refused as a widening run and leaves live at live.
+func promoteNeedsOperator(t *testing.T, r *corerepo.Repo, run, live string) {
+	t.Helper()
+	_, err := Promote(context.Background(), r, run, "alice", PromoteOptions{Gate: loadGate})
+	var need *NeedsOperatorError
+	if !errors.As(err, &need) {
+		t.Fatalf("promote without the operator: %v", err)
+	}
+	if now, _ := r.Live(); now != live {
+		t.Fatal("live moved without the operator")
+	}
+}
+
+// liveWork checks live out into a fresh work tree and returns it.
+func liveWork(t *testing.T, r *corerepo.Repo) string {
+	t.Helper()
+	live, err := r.Live()
+	if err != nil {
+		t.Fatal(err)
+	}
+	work := filepath.Join(t.TempDir(), "work")
+	if err := r.Checkout(live, work); err != nil {
+		t.Fatal(err)
+	}
+	return work
+}
+
 func start(t *testing.T, r *corerepo.Repo, owner string) *Run {
 	t.Helper()
 	run, err := Start(r, "add a skill for release notes", owner)
@@ -111,14 +139,7 @@ func TestReviewThenPromoteAWideningRun(t *testing.T) {
 		t.Fatalf("git sees the run ref at %s, review said %s", got, rev.Commit)
 	}
 	// Only the operator promotes a widening run; nothing moves before.
-	_, err = Promote(context.Background(), r, run.ID, "alice", PromoteOptions{Gate: loadGate})
-	var need *NeedsOperatorError
-	if !errors.As(err, &need) {
-		t.Fatalf("promote without the operator: %v", err)
-	}
-	if live, _ := r.Live(); live != first {
-		t.Fatal("live moved without the operator")
-	}
+	promoteNeedsOperator(t, r, run.ID, first)
 	old, err := Promote(context.Background(), r, run.ID, "alice", PromoteOptions{Operator: true, Gate: loadGate})
 	if err != nil {
 		t.Fatal(err)

@@ -2,7 +2,6 @@ package evolve
 
 import (
 	"context"
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,11 +19,7 @@ import (
 // do not.
 func TestReviewCountsAChangeUnderAnOperatorGrantAsWidening(t *testing.T) {
 	r := setup(t)
-	live, _ := r.Live()
-	work := filepath.Join(t.TempDir(), "work")
-	if err := r.Checkout(live, work); err != nil {
-		t.Fatal(err)
-	}
+	work := liveWork(t, r)
 	d := filepath.Join(work, "agents/default")
 	appendTo(t, filepath.Join(d, "agent.yaml"), "slots: {tools: tools}\n")
 	for _, tool := range []string{"deploy", "notes"} {
@@ -56,14 +51,7 @@ func TestReviewCountsAChangeUnderAnOperatorGrantAsWidening(t *testing.T) {
 	if strings.Join(rev.Widens, "\n") != want {
 		t.Fatalf("widens:\n%s\nwant:\n%s", strings.Join(rev.Widens, "\n"), want)
 	}
-	_, err = Promote(context.Background(), r, run.ID, "alice", PromoteOptions{Gate: loadGate})
-	var need *NeedsOperatorError
-	if !errors.As(err, &need) {
-		t.Fatalf("promote without the operator: %v", err)
-	}
-	if live, _ := r.Live(); live != before {
-		t.Fatal("live moved without the operator")
-	}
+	promoteNeedsOperator(t, r, run.ID, before)
 	// With no grants file the same code change widens nothing.
 	rev, err = Review(context.Background(), r, run.ID, "alice", loadGate, nil)
 	if err != nil {

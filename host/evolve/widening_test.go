@@ -2,7 +2,6 @@ package evolve
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -19,14 +18,7 @@ import (
 // (the operator's own commit, no review).
 func liveWith(t *testing.T, r *corerepo.Repo, extra string) {
 	t.Helper()
-	live, err := r.Live()
-	if err != nil {
-		t.Fatal(err)
-	}
-	work := filepath.Join(t.TempDir(), "work")
-	if err := r.Checkout(live, work); err != nil {
-		t.Fatal(err)
-	}
+	work := liveWork(t, r)
 	appendTo(t, filepath.Join(work, "agents/default/agent.yaml"), extra)
 	if _, _, err := r.Commit(work, "operator's live", loadGate); err != nil {
 		t.Fatal(err)
@@ -94,14 +86,7 @@ func TestReviewCountsModelEndpointWorkspaceScreeningAndNetworkAllowAsWidening(t 
 			if len(rev.Widens) != 1 || !strings.HasPrefix(rev.Widens[0], c.want) {
 				t.Fatalf("widens %q, want one starting %q", rev.Widens, c.want)
 			}
-			_, err = Promote(context.Background(), r, run.ID, "alice", PromoteOptions{Gate: loadGate})
-			var need *NeedsOperatorError
-			if !errors.As(err, &need) {
-				t.Fatalf("promote without the operator: %v", err)
-			}
-			if live, _ := r.Live(); live != before {
-				t.Fatal("live moved without the operator")
-			}
+			promoteNeedsOperator(t, r, run.ID, before)
 		})
 	}
 }
@@ -116,11 +101,7 @@ func TestReviewModelShapeIsSecretSafeAndSameAuthorityDoesNotWiden(t *testing.T) 
 	liveWith(t, r, "model: {provider: openai-compatible, name: a, base_url: \"https://llm.example/v1?token=sk-secret-123\"}\n"+
 		"tools: {untrusted_reads: true}\nsandbox: {network_allow: [pypi.org]}\n")
 	// A relative workspace needs the directory in live first.
-	live, _ := r.Live()
-	work := filepath.Join(t.TempDir(), "work")
-	if err := r.Checkout(live, work); err != nil {
-		t.Fatal(err)
-	}
+	work := liveWork(t, r)
 	write(t, filepath.Join(work, "agents/default/skills/keep.md"), "kept\n")
 	appendTo(t, filepath.Join(work, "agents/default/agent.yaml"), ws)
 	if _, _, err := r.Commit(work, "relative workspace", loadGate); err != nil {
@@ -157,11 +138,7 @@ func TestReviewModelShapeIsSecretSafeAndSameAuthorityDoesNotWiden(t *testing.T) 
 // widens authority; a tightened or a plain new tool does not.
 func TestReviewCountsAnAuthoredToolsOrSlotsLoosenedPolicyAsWidening(t *testing.T) {
 	r := setup(t)
-	live, _ := r.Live()
-	work := filepath.Join(t.TempDir(), "work")
-	if err := r.Checkout(live, work); err != nil {
-		t.Fatal(err)
-	}
+	work := liveWork(t, r)
 	d := filepath.Join(work, "agents/default")
 	appendTo(t, filepath.Join(d, "agent.yaml"), "slots: {tools: tools}\n")
 	for _, tool := range []string{"deploy", "archive", "strict"} {
@@ -199,14 +176,7 @@ func TestReviewCountsAnAuthoredToolsOrSlotsLoosenedPolicyAsWidening(t *testing.T
 	if strings.Join(rev.Widens, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("widens:\n%s\nwant:\n%s", strings.Join(rev.Widens, "\n"), strings.Join(want, "\n"))
 	}
-	_, err = Promote(context.Background(), r, run.ID, "alice", PromoteOptions{Gate: loadGate})
-	var need *NeedsOperatorError
-	if !errors.As(err, &need) {
-		t.Fatalf("promote without the operator: %v", err)
-	}
-	if live, _ := r.Live(); live != before {
-		t.Fatal("live moved without the operator")
-	}
+	promoteNeedsOperator(t, r, run.ID, before)
 }
 
 // A run's goal is the model's text, printed on the operator's terminal by

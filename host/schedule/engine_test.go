@@ -178,15 +178,7 @@ func TestLeaseGatesEveryRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	step := func(want string) {
-		t.Helper()
-		r.clock.Advance(time.Minute)
-		r.waitIdle()
-		last := r.runs(sc.ID)[0]
-		if !strings.Contains(last.Reason, want) || (want != "" && last.Outcome != OutcomeBlocked) || (want == "" && last.Outcome != OutcomeOK) {
-			t.Fatalf("run %s %q, want reason with %q", last.Outcome, last.Reason, want)
-		}
-	}
+	step := func(want string) { t.Helper(); r.stepRun(sc.ID, want) }
 	step("the lease is not approved")
 	if _, err := r.mgr.Approve(ctx, sc.ID, "operator", 1); err != nil {
 		t.Fatal(err)
@@ -421,15 +413,7 @@ func TestLeaseIsBoundToTheWorkspaceItWasApprovedFor(t *testing.T) {
 	if _, err := r.mgr.Approve(ctx, sc.ID, "operator", 1); err != nil {
 		t.Fatal(err)
 	}
-	step := func(want string) {
-		t.Helper()
-		r.clock.Advance(time.Minute)
-		r.waitIdle()
-		last := r.runs(sc.ID)[0]
-		if !strings.Contains(last.Reason, want) || (want != "" && last.Outcome != OutcomeBlocked) || (want == "" && last.Outcome != OutcomeOK) {
-			t.Fatalf("run %s %q, want reason with %q", last.Outcome, last.Reason, want)
-		}
-	}
+	step := func(want string) { t.Helper(); r.stepRun(sc.ID, want) }
 	step("")
 	r.env.mu.Lock()
 	r.env.workspace = "/projects/b"

@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -218,6 +219,19 @@ func (r *rig) create(spec Spec) *Schedule {
 }
 
 // waitIdle waits for the engine's runs to end.
+// stepRun advances the clock a minute, lets the due run end, and checks
+// the schedule's last run: blocked with a reason naming want, or ok when
+// want is "".
+func (r *rig) stepRun(id, want string) {
+	r.t.Helper()
+	r.clock.Advance(time.Minute)
+	r.waitIdle()
+	last := r.runs(id)[0]
+	if !strings.Contains(last.Reason, want) || (want != "" && last.Outcome != OutcomeBlocked) || (want == "" && last.Outcome != OutcomeOK) {
+		r.t.Fatalf("run %s %q, want reason with %q", last.Outcome, last.Reason, want)
+	}
+}
+
 func (r *rig) waitIdle() {
 	r.t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
