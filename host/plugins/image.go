@@ -117,7 +117,7 @@ func copyAndVerify(c Candidate, src *os.File, want string) (*image, error) {
 		return nil, errImageMismatch{actual: actual}
 	}
 	// No write, resize or unseal from here on, by anyone holding the fd.
-	if _, err := unix.FcntlInt(mem.Fd(), unix.F_ADD_SEALS, unix.F_SEAL_WRITE|unix.F_SEAL_SHRINK|unix.F_SEAL_GROW|unix.F_SEAL_SEAL); err != nil {
+	if err := sealImage(mem.Fd()); err != nil {
 		mem.Close()
 		return nil, fmt.Errorf("toolset plugin %s: seal the verified image: %w", c.Name, err)
 	}
