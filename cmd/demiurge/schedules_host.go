@@ -209,13 +209,13 @@ func runScheduled(ctx context.Context, env *hostScheduleEnv, flags modelFlagValu
 // the core (the host's or the schedule's), git's program-running files or
 // the state and configuration directories, whatever the lease's paths say
 // (a lease of `./**` covers .git/config).
-func writeResultFile(sc schedule.Schedule, answer string, guards ...policy.Workspace) string {
+func writeResultFile(sc schedule.Schedule, answer string, ws, runCore policy.Workspace) string {
 	if !sc.Lease.CoversPath(sc.ResultFile) {
 		return fmt.Sprintf("result_file %q is outside the lease's paths; the answer is in the run's session only", sc.ResultFile)
 	}
-	workspace := guards[0].Root
+	workspace := ws.Root
 	abs := filepath.Join(workspace, filepath.FromSlash(sc.ResultFile))
-	for _, g := range guards {
+	for _, g := range []policy.Workspace{ws, runCore} {
 		why := g.ProtectedWhy(abs)
 		if why == "" && g.InState(abs) {
 			why = "it lies in the host's state or configuration directory"

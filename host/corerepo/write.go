@@ -9,8 +9,9 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"unicode"
 	"unicode/utf8"
+
+	"demiurge.dev/host/termtext"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -124,7 +125,7 @@ func unplainName(name string) string {
 		return "not UTF-8; a core's names are plain text"
 	}
 	for _, r := range name {
-		if unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r) {
+		if r == '\n' || r == '\t' || termtext.Replaced(r) {
 			return fmt.Sprintf("holds the control character %U; a core's names are plain text", r)
 		}
 	}

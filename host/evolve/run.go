@@ -11,10 +11,10 @@ import (
 	"regexp"
 	"sort"
 	"time"
-	"unicode"
 	"unicode/utf8"
 
 	"demiurge.dev/host/corerepo"
+	"demiurge.dev/host/termtext"
 )
 
 // Run states.
@@ -122,7 +122,7 @@ func plainGoal(goal string) error {
 		return errors.New("the goal is not UTF-8")
 	}
 	for _, r := range goal {
-		if (unicode.IsControl(r) && r != '\n' && r != '\t') || unicode.Is(unicode.Bidi_Control, r) {
+		if termtext.Replaced(r) {
 			return fmt.Errorf("the goal holds the control character %U; write it as plain text", r)
 		}
 	}

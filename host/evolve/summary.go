@@ -208,17 +208,29 @@ func authoredOf(root string) map[string]Declared {
 // the tool or slot is new); "" when it is not. A new one loosens when it
 // runs unasked (auto) or its worker may do more than read offline.
 func loosens(before *Declared, after Declared) string {
-	rank := map[string]int{"deny": 0, "prompt": 1, "auto": 2, "": 0}
-	approval := func(p string) int {
-		if r, ok := rank[p]; ok {
-			return r
+	// catalog's lattice (auto < prompt < deny, low < medium < high): a
+	// slot's "" (it is never asked) compares as deny, and what the
+	// review cannot read counts as the loosest.
+	approval := func(p string) catalog.ApprovalPolicy {
+		if p == "" {
+			return catalog.ApprovalDeny
 		}
-		return 3 // what the review cannot read counts as the loosest
+		a, err := catalog.ParseApprovalPolicy(p)
+		if err != nil {
+			return catalog.ApprovalAuto - 1
+		}
+		return a
 	}
-	risk := map[string]int{"low": 0, "medium": 1, "high": 2}
+	risk := func(r string) catalog.Risk {
+		v, err := catalog.ParseRisk(r)
+		if err != nil {
+			return catalog.RiskLow
+		}
+		return v
+	}
 	var why []string
 	if before == nil {
-		if approval(after.ApprovalPolicy) >= 2 {
+		if approval(after.ApprovalPolicy) <= catalog.ApprovalAuto {
 			why = append(why, "approval_policy "+after.ApprovalPolicy)
 		}
 		if len(after.Capabilities) > 0 {
@@ -226,10 +238,10 @@ func loosens(before *Declared, after Declared) string {
 		}
 		return strings.Join(why, ", ")
 	}
-	if approval(after.ApprovalPolicy) > approval(before.ApprovalPolicy) {
+	if approval(after.ApprovalPolicy) < approval(before.ApprovalPolicy) {
 		why = append(why, fmt.Sprintf("approval_policy %s -> %s", before.ApprovalPolicy, after.ApprovalPolicy))
 	}
-	if before.Risk != "" && risk[after.Risk] < risk[before.Risk] {
+	if before.Risk != "" && risk(after.Risk) < risk(before.Risk) {
 		why = append(why, fmt.Sprintf("risk %s -> %s", before.Risk, after.Risk))
 	}
 	if after.Capability != before.Capability {

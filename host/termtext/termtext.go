@@ -20,14 +20,17 @@ func Printable(s string, limit int) string {
 			b.WriteString("…")
 			break
 		}
-		switch {
-		case r == '\n' || r == '\t':
-			b.WriteRune(r)
-		case unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r):
-			b.WriteRune('?')
-		default:
-			b.WriteRune(r)
+		if Replaced(r) {
+			r = '?'
 		}
+		b.WriteRune(r)
 	}
 	return b.String()
+}
+
+// Replaced says whether Printable replaces r: every control character but
+// newline and tab, and every bidi control. Text that must reach a terminal
+// as it is (a core's names, a run's goal) is refused for holding one.
+func Replaced(r rune) bool {
+	return r != '\n' && r != '\t' && (unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r))
 }

@@ -13,7 +13,6 @@ import (
 	"demiurge.dev/host/dispatch"
 	"demiurge.dev/host/evolve"
 	"demiurge.dev/host/plugins"
-	"demiurge.dev/host/policy"
 )
 
 // evolveArgs are evolve_core's arguments, read strictly from the call
@@ -127,8 +126,7 @@ func (h *Host) evolveReview(ctx context.Context, r *corerepo.Repo, call dispatch
 	if a.Goal != "" || a.MCPReview != "" || a.Background {
 		return nil, errors.New("review takes run_id only")
 	}
-	off := []policy.AgentDir{{Name: "workspace", Path: h.Workspace.Root}, {Name: "core", Path: h.Core.Dir}, {Name: "state directory", Path: r.StateDir}}
-	grants, err := policy.LoadPathGrants(h.GrantsFile(), off)
+	grants, err := h.readPathGrants(r.StateDir)
 	if err != nil {
 		return nil, err
 	}

@@ -15,8 +15,7 @@ import (
 // outside the workspace, the core and the state directory; a file that is
 // unsafe or malformed fails the host, never grants half.
 func (h *Host) loadPathGrants(opts Options) error {
-	off := []policy.AgentDir{{Name: "workspace", Path: h.Workspace.Root}, {Name: "core", Path: h.Core.Dir}, {Name: "state directory", Path: opts.StateDir}}
-	g, err := policy.LoadPathGrants(opts.GrantsFile, off)
+	g, err := h.readPathGrants(opts.StateDir)
 	if err != nil {
 		return err
 	}
@@ -27,6 +26,13 @@ func (h *Host) loadPathGrants(opts Options) error {
 		h.pathGrants = g.ForCore("", h.Core.Dir)
 	}
 	return nil
+}
+
+// readPathGrants reads the operator's whole grants file, refused when it
+// lies where an agent may write: the workspace, the core, the state.
+func (h *Host) readPathGrants(stateDir string) (*policy.PathGrants, error) {
+	off := []policy.AgentDir{{Name: "workspace", Path: h.Workspace.Root}, {Name: "core", Path: h.Core.Dir}, {Name: "state directory", Path: stateDir}}
+	return policy.LoadPathGrants(h.opts.GrantsFile, off)
 }
 
 // authoredToolGrants are the operator's grants to an authored tool, by its
