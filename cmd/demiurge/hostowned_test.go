@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestStateInsideWorkspaceReadOnly: the operator keeps the state inside
@@ -86,5 +87,77 @@ func TestStateInsideWorkspaceUnreadable(t *testing.T) {
 				t.Errorf("%s: a sandboxed command read %s", mode, line)
 			}
 		}
+	}
+}
+
+// TestStateMadeWhileACommandRunsStaysUnreadable: what the host creates in
+// a state inside the workspace after a sandboxed command started (a new
+// directory, a new file) or replaces there by a rename (a token written
+// anew, a rotated log) is as unreadable to the command as what was there
+// at its start; and what hides it takes no write, which would be lost.
+func TestStateMadeWhileACommandRunsStaysUnreadable(t *testing.T) {
+	e := newHostEnv(t)
+	e.state = filepath.Join(e.ws, "state")
+	token := filepath.Join(e.state, "runtime", "host.sock.token")
+	log := filepath.Join(e.state, "logs", "host.log")
+	late := []string{filepath.Join(e.state, "late", "secret"), filepath.Join(e.state, "late-file"), token, log}
+	if out, stderr, err := e.runHost(t, "tools", "call", "read_file", `{"path":"a.txt"}`); err != nil {
+		t.Fatalf("%v\n%s%s", err, out, stderr)
+	}
+	tokenBytes, err := os.ReadFile(token)
+	if err != nil || len(tokenBytes) == 0 {
+		t.Fatalf("no token beside the host socket: %v", err)
+	}
+	probe := `touch ready; i=0; while [ ! -e go ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i+1)); done; ` +
+		"for f in " + strings.Join(late, " ") + "; do printf '%s:' $f; head -c 64 $f 2>/dev/null | wc -c; done; " +
+		"(echo x > " + filepath.Join(e.state, "planted") + ") 2>/dev/null && echo the-cover-took-a-write"
+	type result struct {
+		out, stderr string
+		err         error
+	}
+	done := make(chan result, 1)
+	go func() {
+		out, stderr, err := e.runHost(t, "--sandbox", "workspace-write", "--approve", "allow:terminal", "tools", "call", "terminal",
+			`{"command":`+strconv.Quote(probe)+`}`)
+		done <- result{out, stderr, err}
+	}()
+	for i := 0; ; i++ {
+		if _, err := os.Stat(filepath.Join(e.ws, "ready")); err == nil {
+			break
+		}
+		if i == 600 {
+			t.Fatal("the sandboxed probe never started")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	write := func(path string, b []byte) { // as the host writes its files: a new name renamed over the old
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path+".new", b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(path+".new", path); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(late[0], []byte("made after the command started\n"))
+	write(late[1], []byte("made after the command started\n"))
+	write(token, tokenBytes)
+	write(log, []byte("a log rotated while the command ran\n"))
+	if err := os.WriteFile(filepath.Join(e.ws, "go"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := <-done
+	if r.err != nil || !strings.Contains(r.out, late[0]+":") {
+		t.Fatalf("the probe did not run: %v\n%s%s", r.err, r.out, r.stderr)
+	}
+	for _, line := range strings.Split(r.out, "\n") {
+		if i := strings.LastIndexByte(line, ':'); i > 0 && strings.HasPrefix(line, e.state) && strings.TrimSpace(line[i+1:]) != "0" {
+			t.Errorf("a sandboxed command read %s", line)
+		}
+	}
+	if strings.Contains(r.out, "the-cover-took-a-write") { // it would be lost at the command's end
+		t.Errorf("what hides the state took a write:\n%s", r.out)
 	}
 }

@@ -71,11 +71,9 @@ func applyMounts(p Policy) error {
 			return fmt.Errorf("find sensitive files: %w", err)
 		}
 	}
-	private, err := privateHidden(p)
-	if err != nil {
+	if err := coverPrivate(p); err != nil {
 		return err
 	}
-	hidden = append(hidden, private...)
 	for _, s := range systemSecrets {
 		if _, err := os.Lstat(s); err == nil {
 			hidden = append(hidden, s)
@@ -110,50 +108,6 @@ func hostOwnedTargets(p Policy) ([]string, error) {
 			return nil, fmt.Errorf("host-owned path %s is a symlink inside the workspace; it cannot be held read-only: replace it with the directory", h)
 		}
 		out = append(out, h)
-	}
-	return out, nil
-}
-
-// privateHidden lists what the command must not see of each HostPrivate
-// directory inside the workspace: every entry but the paths it is given
-// there (Writable, ReadOnly, TmpDir) and the directories leading to them.
-// Outside the workspace Landlock already grants nothing there.
-func privateHidden(p Policy) ([]string, error) {
-	ws := filepath.Clean(p.Workspace)
-	keep := append(append([]string{p.TmpDir}, p.Writable...), p.ReadOnly...)
-	var out []string
-	var walk func(dir string) error
-	walk = func(dir string) error {
-		entries, err := os.ReadDir(dir)
-		if err != nil {
-			if errors.Is(err, os.ErrNotExist) {
-				return nil
-			}
-			return fmt.Errorf("hide the host's private %s: %w", dir, err)
-		}
-		for _, e := range entries {
-			q := filepath.Join(dir, e.Name())
-			switch {
-			case slices.ContainsFunc(keep, func(k string) bool { return within(filepath.Clean(k), q) }):
-				// given to the command, or beneath a path that is
-			case slices.ContainsFunc(keep, func(k string) bool { return within(q, filepath.Clean(k)) }):
-				if err := walk(q); err != nil {
-					return err
-				}
-			default:
-				out = append(out, q)
-			}
-		}
-		return nil
-	}
-	for _, d := range p.HostPrivate {
-		d = filepath.Clean(d)
-		if !within(ws, d) {
-			continue // outside the workspace nothing is readable anyway
-		}
-		if err := walk(d); err != nil {
-			return nil, err
-		}
 	}
 	return out, nil
 }
@@ -313,6 +267,12 @@ func bindMount(src, dst string, readOnly bool) error {
 	if !readOnly {
 		return nil
 	}
+	return remountReadOnly(dst)
+}
+
+// remountReadOnly makes the mount at dst read-only, keeping the flags the
+// kernel locked on it.
+func remountReadOnly(dst string) error {
 	var st unix.Statfs_t
 	if err := unix.Statfs(dst, &st); err != nil {
 		return err
