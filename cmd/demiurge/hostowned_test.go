@@ -110,7 +110,7 @@ func TestStateMadeWhileACommandRunsStaysUnreadable(t *testing.T) {
 	}
 	probe := `touch ready; i=0; while [ ! -e go ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i+1)); done; ` +
 		"for f in " + strings.Join(late, " ") + "; do printf '%s:' $f; head -c 64 $f 2>/dev/null | wc -c; done; " +
-		"(echo x > " + filepath.Join(e.state, "planted") + ") 2>/dev/null && echo the-cover-took-a-write"
+		"(echo x > " + filepath.Join(e.state, "planted") + ") 2>/dev/null && echo the-cover-took-a-w''rite" // the marker is not in the echoed command
 	type result struct {
 		out, stderr string
 		err         error
