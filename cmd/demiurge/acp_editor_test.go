@@ -16,13 +16,34 @@ import (
 // host admitted: the read of an unsaved buffer (auto, as read_file), a
 // write allowed once (the editor's buffer changes, the disk does not), a
 // write rejected and a write outside the workspace (the editor is never
-// asked), each with its audit event.
+// asked), each with its audit event. They are offered only where approved
+// commands run unconfined anyway (here --sandbox off): under the sandbox
+// the editor, which opens the path after the host checked it, would follow
+// a link a sandboxed command planted meanwhile
+// (TestEditorFilesOnlyWhereCommandsRunUnconfined), so a sandboxed session
+// offers neither.
 func TestACPEditorBuffersArePolicedTools(t *testing.T) {
 	dir := acpNodeClient(t)
 	e := newHostEnv(t)
 	notes := filepath.Join(e.ws, "notes.txt")
 	if err := os.WriteFile(notes, []byte("saved on disk\n"), 0o644); err != nil {
 		t.Fatal(err)
+	}
+	if out, _, err := e.runHost(t, "sandbox", "status"); err == nil && strings.Contains(out, "effective mode:     workspace-write") {
+		sandboxed := providertest.NewServer("anthropic", []providertest.Step{{Text: []string{"Hello."}}})
+		defer sandboxed.Close()
+		rep, stderr := runACPClient(t, e, dir, sandboxed.URL, map[string]any{
+			"buffers": map[string]string{notes: "unsaved buffer text\n"},
+			"steps":   []map[string]any{{"prompt": "hi"}}})
+		if strings.Join(rep.Stops, " ") != "end_turn" {
+			t.Fatalf("sandboxed: stops %v errors %v\nstderr:\n%s", rep.Stops, rep.Errors, stderr)
+		}
+		if b := string(sandboxed.Requests()[0].Body); strings.Contains(b, "editor_read_file") || strings.Contains(b, "editor_write_file") {
+			t.Errorf("a sandboxed session offers the editor's file tools: %.500s", b)
+		}
+		e.stopHost(t)
+	} else {
+		t.Logf("no enforced sandbox here (%v): only the unconfined half runs:\n%s", err, out)
 	}
 	srv := providertest.NewServer("anthropic", []providertest.Step{
 		{ToolCalls: []providertest.ToolCall{{ID: "call_eread", Name: "editor_read_file", Args: `{"path":"notes.txt"}`}}},
@@ -36,6 +57,7 @@ func TestACPEditorBuffersArePolicedTools(t *testing.T) {
 	})
 	defer srv.Close()
 	rep, stderr := runACPClient(t, e, dir, srv.URL, map[string]any{
+		"flags":   []string{"--sandbox", "off"},
 		"buffers": map[string]string{notes: "unsaved buffer text\n"},
 		"steps": []map[string]any{
 			{"prompt": "read notes", "answers": []string{}},
@@ -78,7 +100,7 @@ func TestACPEditorBuffersArePolicedTools(t *testing.T) {
 		}
 	}
 	// Each call has its audit event, the refused ones too.
-	out, errOut, err := e.runHost(t, "audit", "--json", "--tool", "editor_write_file")
+	out, errOut, err := e.runHost(t, "--sandbox", "off", "audit", "--json", "--tool", "editor_write_file")
 	if err != nil {
 		t.Fatalf("audit: %v\n%s", err, errOut)
 	}

@@ -55,11 +55,22 @@ func (s *Session) theEditor() Editor {
 // editorSource is the session's editor tools, none without an editor. They
 // are the built-in read_file and write_file's policy on the editor's
 // buffers: the same capability, risk, approval policy and path subject.
-// editor_terminal is the terminal tool's policy on the editor's terminal,
-// offered only where approved commands run unconfined anyway
-// (commandsUnconfined, unconfined).
+// editor_terminal is the terminal tool's policy on the editor's terminal.
+// All three are offered only where approved commands run unconfined
+// anyway (commandsUnconfined, unconfined). For the file tools: the host
+// judges the path when the call is admitted, and the editor, a process
+// outside the sandbox, opens it later, following whatever links are
+// there by then; a sandboxed command (a background one, or one the
+// model starts beside the call) can turn a checked directory of the
+// workspace into a link to $HOME between the two, so a read admitted
+// as notes/a.txt returns ~/.aws/credentials and a write approved as
+// notes/.bashrc lands in ~/.bashrc. The built-in tools open through the
+// workspace root (os.Root, openat with O_NOFOLLOW) and are not led
+// away; the editor's fs methods take only a path, so nothing the host
+// checks holds when the editor opens it. Where commands are unconfined,
+// a command reaches those files itself and the editor adds nothing.
 func editorSource(e Editor, unconfined bool) (catalog.Source, bool) {
-	if e == nil {
+	if e == nil || !unconfined {
 		return catalog.Source{}, false
 	}
 	o := e.Offers()
@@ -93,7 +104,7 @@ func editorSource(e Editor, unconfined bool) (catalog.Source, bool) {
 			Subjects: []catalog.Subject{{Kind: catalog.SubjectPath, Arg: "path", Access: catalog.AccessWrite}},
 		})
 	}
-	if o.Terminal && unconfined {
+	if o.Terminal {
 		src.Tools = append(src.Tools, editorTerminalSpec())
 	}
 	return src, len(src.Tools) > 0
