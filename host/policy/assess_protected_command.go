@@ -101,6 +101,11 @@ func (w Workspace) protectedByName(target string) string {
 	if gitRunsFrom(clean) {
 		return "after a change of directory, it may be git configuration that can make git run a program"
 	}
+	if pathrules.IsClientConfig(clean) || pathrules.IsClientConfigName(filepath.Base(clean)) {
+		// cd .claude && echo x > settings.json: an ordinary file of such a
+		// name is asked about too.
+		return "after a change of directory, it may be an MCP or ACP client's configuration (the command line it starts demiurge with)"
+	}
 	first, _, _ := strings.Cut(strings.TrimPrefix(clean, "./"), "/")
 	for _, e := range gitDirEntries {
 		if strings.EqualFold(first, e) {

@@ -3,6 +3,8 @@ package policy
 import (
 	"path/filepath"
 	"strings"
+
+	"demiurge.dev/shared/pathrules"
 )
 
 // The active core and the files that make git run programs are the
@@ -41,6 +43,12 @@ func (w Workspace) protectedWhy(p string, real RealPath) string {
 	}
 	if real.Inside && gitRunsFrom(real.Rel) {
 		return "it leads to git configuration that can make git run a program (" + real.Rel + ")"
+	}
+	if rel, in := within(w.Root, p); in && pathrules.IsClientConfig(rel) {
+		return "it is an MCP or ACP client's configuration, which holds the command line the client starts servers and agents with, demiurge's own --approve and --sandbox included (" + rel + ")"
+	}
+	if real.Inside && pathrules.IsClientConfig(real.Rel) {
+		return "it leads to an MCP or ACP client's configuration, which holds the command line the client starts servers and agents with, demiurge's own --approve and --sandbox included (" + real.Rel + ")"
 	}
 	return ""
 }

@@ -86,3 +86,54 @@ func TestProtectedWhyAndInState(t *testing.T) {
 		}
 	}
 }
+
+// TestAClientsConfigurationIsTheOperators: a write to the file an MCP or
+// ACP client starts demiurge from (.mcp.json and the like: the operator's
+// --approve rules and --sandbox for `mcp serve` or `acp`) is protected as
+// the core is, as written, in any case, in a project below the top,
+// through a symlink, and as a command's redirect target (by name after a
+// change of directory).
+func TestAClientsConfigurationIsTheOperators(t *testing.T) {
+	base, _ := filepath.EvalSymlinks(t.TempDir())
+	root := filepath.Join(base, "ws")
+	for _, d := range []string{root + "/.cursor", root + "/.zed", root + "/src"} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(".cursor/mcp.json", filepath.Join(root, "cfg")); err != nil {
+		t.Fatal(err)
+	}
+	// The client reads the link's target: a write through the link is one.
+	if err := os.Symlink("../src/zed.json", filepath.Join(root, ".zed/settings.json")); err != nil {
+		t.Fatal(err)
+	}
+	ws := Workspace{Root: root}
+	for _, tc := range []struct {
+		rel       string
+		protected bool
+	}{
+		{".mcp.json", true}, {"sub/project/.mcp.json", true}, {".MCP.JSON", true},
+		{".claude/settings.json", true}, {".claude/settings.local.json", true}, {".cursor/mcp.json", true},
+		{".vscode/mcp.json", true}, {".zed/settings.json", true}, {".gemini/settings.json", true},
+		{"cfg", true}, {".zed/settings.json", true},
+		{"mcp.json", false}, {"src/settings.json", false}, {".vscode/launch.json", false}, {".mcp.json.bak", false},
+		{".claude/commands/x.md", false},
+	} {
+		if got := ws.ProtectedWhy(filepath.Join(root, tc.rel)) != ""; got != tc.protected {
+			t.Errorf("ProtectedWhy(%s) protected = %v, want %v", tc.rel, got, tc.protected)
+		}
+	}
+	for _, tc := range []struct {
+		command string
+		want    int
+	}{
+		{"echo '{}' > .mcp.json", 1}, {"cat x >> .claude/settings.local.json", 1}, {"echo x > ./.vscode/mcp.json", 1},
+		{"cd .claude && echo x > settings.json", 1}, {"cd .cursor; echo x > MCP.json", 1},
+		{"echo x > mcp.json", 0}, {"cd src && echo x > notes.txt", 0},
+	} {
+		if got, _ := ws.protectedRedirects(tc.command, root); len(got) != tc.want {
+			t.Errorf("protectedRedirects(%q) = %q, want %d targets", tc.command, got, tc.want)
+		}
+	}
+}

@@ -93,8 +93,8 @@ func (c Config) Unenforceable(m sandbox.Mode) string {
 // CommandPolicy is the policy for one command in workspace ws whose
 // environment is env (its HOME is the runtime home the host made): the
 // private tmp dir lives in that home, which stays writable; the command's
-// PATH directories are readable; the core's paths and .git/config,
-// .git/hooks are protected.
+// PATH directories are readable; the core's paths, .git/config,
+// .git/hooks and the MCP and ACP clients' configuration are protected.
 func (c Config) CommandPolicy(m sandbox.Mode, ws string, env []string) (sandbox.Policy, error) {
 	home := lookupEnv(env, "HOME")
 	if home == "" || !filepath.IsAbs(home) {
@@ -110,6 +110,7 @@ func (c Config) CommandPolicy(m sandbox.Mode, ws string, env []string) (sandbox.
 	p.ReadOnly = append(p.ReadOnly, c.Toolchains...)
 	p.Protected = append(p.Protected, c.Protected...)
 	p.Protected = append(p.Protected, sandbox.GitProtected(ws)...)
+	p.Protected = append(p.Protected, sandbox.ClientConfigProtected(ws)...)
 	for _, d := range filepath.SplitList(lookupEnv(env, "PATH")) {
 		if filepath.IsAbs(d) && !pathrules.IsSensitive(d) {
 			p.ReadOnly = append(p.ReadOnly, filepath.Clean(d))

@@ -57,12 +57,16 @@ func TestCommandPolicy(t *testing.T) {
 	if err := os.Mkdir(filepath.Join(ws, ".git"), 0o755); err != nil {
 		t.Fatal(err)
 	}
+	// The MCP client's configuration that starts demiurge is held too.
+	if err := os.WriteFile(filepath.Join(ws, ".mcp.json"), []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	c := Config{Mode: sandbox.WorkspaceWrite, Helper: "/h", Protected: []string{filepath.Join(ws, "agent.yaml")}}
 	p, err := c.CommandPolicy(sandbox.WorkspaceWrite, ws, []string{"HOME=" + home, "PATH=/usr/bin:relative:" + filepath.Join(home, ".ssh")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{filepath.Join(ws, "agent.yaml"), filepath.Join(ws, ".git", "config"), filepath.Join(ws, ".git", "hooks")} {
+	for _, want := range []string{filepath.Join(ws, "agent.yaml"), filepath.Join(ws, ".git", "config"), filepath.Join(ws, ".git", "hooks"), filepath.Join(ws, ".mcp.json")} {
 		if !slices.Contains(p.Protected, want) {
 			t.Errorf("protected %v lacks %s", p.Protected, want)
 		}

@@ -1,0 +1,60 @@
+package pathrules
+
+import (
+	"path/filepath"
+	"strings"
+)
+
+// ClientConfigs are the files, relative to a project's top, in which an
+// MCP or ACP client reads the command lines of the servers and agents it
+// starts: Claude Code (.mcp.json; .claude/settings*.json, which enable
+// those servers and run hooks), Cursor, VS Code, Zed (context and agent
+// servers), Gemini CLI. A project that serves demiurge to its client keeps
+// `demiurge ... mcp serve` or `demiurge ... acp` there, with the operator's
+// --approve rules and --sandbox: whoever writes the file chooses them for
+// the client's next start.
+var ClientConfigs = []string{
+	".mcp.json",
+	".claude/settings.json", ".claude/settings.local.json",
+	".cursor/mcp.json",
+	".vscode/mcp.json",
+	".zed/settings.json",
+	".gemini/settings.json",
+}
+
+// IsClientConfig reports whether rel, a relative slash- or
+// OS-separated path, ends in one of ClientConfigs (at any depth: a
+// project inside the workspace has its own), compared without case.
+func IsClientConfig(rel string) bool {
+	segs := strings.Split(filepath.ToSlash(filepath.Clean(rel)), "/")
+	for _, c := range ClientConfigs {
+		want := strings.Split(c, "/")
+		if len(segs) < len(want) {
+			continue
+		}
+		tail := segs[len(segs)-len(want):]
+		match := true
+		for i := range want {
+			if !strings.EqualFold(tail[i], want[i]) {
+				match = false
+				break
+			}
+		}
+		if match {
+			return true
+		}
+	}
+	return false
+}
+
+// IsClientConfigName reports whether name is the last element of one of
+// ClientConfigs (mcp.json, settings.json, ...), compared without case:
+// for a path whose directory is not known.
+func IsClientConfigName(name string) bool {
+	for _, c := range ClientConfigs {
+		if strings.EqualFold(name, c[strings.LastIndex(c, "/")+1:]) {
+			return true
+		}
+	}
+	return false
+}

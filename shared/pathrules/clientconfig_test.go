@@ -1,0 +1,23 @@
+package pathrules
+
+import "testing"
+
+// TestIsClientConfig: the clients' files at any depth and in any case,
+// nothing else.
+func TestIsClientConfig(t *testing.T) {
+	for rel, want := range map[string]bool{
+		".mcp.json": true, "a/b/.mcp.json": true, ".Claude/Settings.Local.json": true, ".zed/settings.json": true,
+		"./.cursor/mcp.json": true, ".gemini/settings.json": true, ".vscode/mcp.json": true,
+		"mcp.json": false, "settings.json": false, ".claude": false, ".mcp.json/x": false, ".vscode/settings.json": false,
+		"x.mcp.json": false,
+	} {
+		if got := IsClientConfig(rel); got != want {
+			t.Errorf("IsClientConfig(%q) = %v, want %v", rel, got, want)
+		}
+	}
+	for name, want := range map[string]bool{"mcp.json": true, "SETTINGS.json": true, "settings.local.json": true, ".mcp.json": true, "config": false} {
+		if got := IsClientConfigName(name); got != want {
+			t.Errorf("IsClientConfigName(%q) = %v, want %v", name, got, want)
+		}
+	}
+}
