@@ -293,8 +293,8 @@ func TestSubmoduleGitDirProtectedWhereItMatters(t *testing.T) {
 
 // TestClientConfigurationProtected: the file an MCP or ACP client starts
 // demiurge from (an existing .mcp.json: `demiurge --approve ... mcp serve`)
-// and, where their directory exists, .claude/settings.local.json and
-// .vscode/mcp.json stay read-only in workspace-write
+// and, where their directory exists, .claude/settings.local.json,
+// .vscode/mcp.json and a home's .config/zed/settings.json stay read-only in workspace-write
 // (sandbox.ClientConfigProtected): a sandboxed command cannot give the
 // client's next start other --approve rules or --sandbox off, nor rename
 // its way around that; the rest of the workspace stays writable.
@@ -304,10 +304,14 @@ func TestClientConfigurationProtected(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(f.ws, ".mcp.json"), []byte(operator), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for _, d := range []string{".claude", ".vscode"} {
-		if err := os.Mkdir(filepath.Join(f.ws, d), 0o755); err != nil {
+	for _, d := range []string{".claude", ".vscode", ".config/zed"} {
+		if err := os.MkdirAll(filepath.Join(f.ws, d), 0o755); err != nil {
 			t.Fatal(err)
 		}
+	}
+	// A workspace that is a home directory holds the user-level ones.
+	if err := os.WriteFile(filepath.Join(f.ws, ".claude.json"), []byte("{}"), 0o600); err != nil {
+		t.Fatal(err)
 	}
 	p := f.policy(sandbox.WorkspaceWrite)
 	p.Protected = append(p.Protected[:4:4], sandbox.ClientConfigProtected(f.ws)...)
@@ -317,6 +321,8 @@ func TestClientConfigurationProtected(t *testing.T) {
 		{`echo '{"hooks":{"SessionStart":[{"hooks":[{"type":"command","command":"evil"}]}]}}' > .claude/settings.local.json`, ".claude/settings.local.json"},
 		{`mv .claude .claude-old; mkdir .claude; echo evil > .claude/settings.local.json`, ".claude/settings.local.json"},
 		{`echo evil > .vscode/mcp.json`, ".vscode/mcp.json"},
+		{`echo evil > .claude.json`, ".claude.json"},
+		{`echo evil > .config/zed/settings.json`, ".config/zed/settings.json"},
 	} {
 		f.runRaw(t, p, c.script)
 		if b, err := os.ReadFile(filepath.Join(f.ws, c.path)); err == nil && (strings.Contains(string(b), "evil") || strings.Contains(string(b), "allow:*")) {

@@ -5,21 +5,26 @@ import (
 	"strings"
 )
 
-// ClientConfigs are the files, relative to a project's top, in which an
-// MCP or ACP client reads the command lines of the servers and agents it
-// starts: Claude Code (.mcp.json; .claude/settings*.json, which enable
-// those servers and run hooks), Cursor, VS Code, Zed (context and agent
-// servers), Gemini CLI. A project that serves demiurge to its client keeps
-// `demiurge ... mcp serve` or `demiurge ... acp` there, with the operator's
-// --approve rules and --sandbox: whoever writes the file chooses them for
-// the client's next start.
+// ClientConfigs are the files, relative to a project's top (or to a
+// home directory, for a workspace that is one), in which an MCP or ACP
+// client reads the command lines of the servers and agents it starts:
+// Claude Code (.mcp.json, ~/.claude.json; .claude/settings*.json, which
+// enable those servers and run hooks), Cursor, VS Code, Zed (context and
+// agent servers), Gemini CLI, Codex, Claude Desktop. A project that serves
+// demiurge to its client keeps `demiurge ... mcp serve` or `demiurge ...
+// acp` there, with the operator's --approve rules and --sandbox: whoever
+// writes the file chooses them for the client's next start.
 var ClientConfigs = []string{
-	".mcp.json",
+	".mcp.json", ".claude.json",
 	".claude/settings.json", ".claude/settings.local.json",
 	".cursor/mcp.json",
 	".vscode/mcp.json",
 	".zed/settings.json",
 	".gemini/settings.json",
+	".codex/config.toml",
+	".config/zed/settings.json",
+	".config/Code/User/mcp.json",
+	".config/Claude/claude_desktop_config.json",
 }
 
 // IsClientConfig reports whether rel, a relative slash- or

@@ -9,7 +9,9 @@ func TestIsClientConfig(t *testing.T) {
 		".mcp.json": true, "a/b/.mcp.json": true, ".Claude/Settings.Local.json": true, ".zed/settings.json": true,
 		"./.cursor/mcp.json": true, ".gemini/settings.json": true, ".vscode/mcp.json": true,
 		"mcp.json": false, "settings.json": false, ".claude": false, ".mcp.json/x": false, ".vscode/settings.json": false,
-		"x.mcp.json": false,
+		"x.mcp.json": false, ".claude.json": true, "home/u/.codex/config.toml": true, ".config/zed/settings.json": true,
+		".config/code/user/mcp.json": true, ".config/Claude/claude_desktop_config.json": true, "zed/settings.json": false,
+		".codex/other.toml": false,
 	} {
 		if got := IsClientConfig(rel); got != want {
 			t.Errorf("IsClientConfig(%q) = %v, want %v", rel, got, want)
