@@ -89,6 +89,15 @@ func TestMCPServeHTTPIsTheFrontEnds(t *testing.T) {
 	if err := os.WriteFile(short, []byte("too short\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	// A token file others may read is refused by the full CLI, so the
+	// front end hands it over too (TestTokenFileMustBeTheOperatorsOwnSecret).
+	shared := filepath.Join(t.TempDir(), "shared")
+	if err := os.WriteFile(shared, []byte("operator-token-0123456789\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(shared, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		env  []string
 		args []string
@@ -97,6 +106,7 @@ func TestMCPServeHTTPIsTheFrontEnds(t *testing.T) {
 		{nil, []string{"mcp", "serve", "--http", "0.0.0.0:0", "--listen-public"}},
 		{nil, []string{"mcp", "serve", "--token-file", tokenFile}},
 		{nil, []string{"mcp", "serve", "--http", "127.0.0.1:0", "--token-file", short}},
+		{nil, []string{"mcp", "serve", "--http", "127.0.0.1:0", "--token-file", shared}},
 		{nil, []string{"mcp", "serve", "--http", "127.0.0.1:0", "--token-file", filepath.Join(t.TempDir(), "none")}},
 		{nil, []string{"mcp", "serve", "--http", "127.0.0.1:0", "--allow-origin", "https://a,https://b"}},
 		{nil, []string{"mcp", "serve", "--http", "127.0.0.1:0", "--allow-origin", " https://app.example"}},
