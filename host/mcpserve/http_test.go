@@ -58,6 +58,19 @@ func TestHTTPRefusesBadRequests(t *testing.T) {
 			}
 		})
 	}
+	// The token only counts in the Authorization header: in the URL's
+	// query (where a browser, a log or a Referer carries it), in a cookie
+	// or in another header it is no token.
+	for name, h := range map[string]http.Header{
+		"query":  {},
+		"cookie": {"Cookie": {"token=" + testToken}},
+		"header": {"X-Api-Key": {testToken}, "Proxy-Authorization": {"Bearer " + testToken}},
+	} {
+		r := &rawClient{t: t, url: s.URL + "?access_token=" + testToken + "&token=" + testToken, header: h}
+		if resp, body := r.post(init); resp.StatusCode != http.StatusUnauthorized {
+			t.Fatalf("the token in the %s: HTTP %d %s", name, resp.StatusCode, body)
+		}
+	}
 	// A body without a length (chunked) is cut at the bound as it is read.
 	chunked := initialized(t, s)
 	req, _ := http.NewRequest(http.MethodPost, s.URL, struct{ io.Reader }{bytes.NewReader(big)})
