@@ -309,6 +309,22 @@ func TestClientConfigurationProtected(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// Links: .gemini leads inside the workspace (held where it leads),
+	// .cursor to a dotfiles directory outside (not writable anyway; it
+	// must not stop the command).
+	if err := os.MkdirAll(filepath.Join(f.ws, "dot", "gemini"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("dot/gemini", filepath.Join(f.ws, ".gemini")); err != nil {
+		t.Fatal(err)
+	}
+	outsideDot := t.TempDir()
+	if err := os.WriteFile(filepath.Join(outsideDot, "mcp.json"), []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outsideDot, filepath.Join(f.ws, ".cursor")); err != nil {
+		t.Fatal(err)
+	}
 	// A workspace that is a home directory holds the user-level ones.
 	if err := os.WriteFile(filepath.Join(f.ws, ".claude.json"), []byte("{}"), 0o600); err != nil {
 		t.Fatal(err)
@@ -322,6 +338,7 @@ func TestClientConfigurationProtected(t *testing.T) {
 		{`mv .claude .claude-old; mkdir .claude; echo evil > .claude/settings.local.json`, ".claude/settings.local.json"},
 		{`echo evil > .vscode/mcp.json`, ".vscode/mcp.json"},
 		{`echo evil > .claude.json`, ".claude.json"},
+		{`echo evil > .gemini/settings.json`, "dot/gemini/settings.json"},
 		{`echo evil > .config/zed/settings.json`, ".config/zed/settings.json"},
 	} {
 		f.runRaw(t, p, c.script)
