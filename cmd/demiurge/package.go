@@ -30,8 +30,9 @@ func packageCommand() *cli.Command {
 				Name:      "install",
 				Usage:     "install a package by name (built by make, beside demiurge) or from an archive path with its sha256",
 				ArgsUsage: "NAME|ARCHIVE",
-				Flags:     []cli.Flag{jsonFlag(), &cli.StringFlag{Name: "sha256", Usage: "the archive's sha256 (required for an archive path; checked for a name too)"}},
-				Action:    packageInstall,
+				Flags: []cli.Flag{jsonFlag(), &cli.StringFlag{Name: "sha256", Usage: "the archive's sha256 (required for an archive path; checked for a name too)"},
+					&cli.StringSliceFlag{Name: "grant", Usage: "grant the package a host variable it declares, as secret.bind:ENV (required for each secret of an archive path)"}},
+				Action: packageInstall,
 			},
 			{
 				Name:      "remove",
@@ -105,7 +106,7 @@ func packageInstall(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	p, err := m.Install(c.Args().First(), c.String("sha256"))
+	p, err := m.InstallGranting(c.Args().First(), c.String("sha256"), c.StringSlice("grant"))
 	if err != nil {
 		return err
 	}

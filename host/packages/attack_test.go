@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -217,4 +218,67 @@ func lastEvent(t *testing.T, state, kind string) map[string]any {
 		t.Fatal(err)
 	}
 	return d
+}
+
+// TestAnArchiveBindsOnlyTheSecretsTheOperatorGranted: an archive given by
+// path carried a package.json naming any host variable (OPENAI_API_KEY,
+// the model's own key, shown with the real binary and web_search_brave's
+// archive repacked), and install bound it to the package's calls: the
+// sha256 the operator gave names the archive, not what it may read. Every
+// secret of an archive must now be granted by name, and only those; a
+// package of the sources by name binds what `package list` showed.
+func TestAnArchiveBindsOnlyTheSecretsTheOperatorGranted(t *testing.T) {
+	const want = "--grant secret.bind:TEST_API_KEY"
+	for _, tc := range []struct {
+		name    string
+		granted []string
+		refused string
+	}{
+		{"no grant", nil, "asks to bind TEST_API_KEY from the host environment to its calls, which you have not granted"},
+		{"another variable", []string{"OPENAI_API_KEY"}, "declares no secret OPENAI_API_KEY (it declares: TEST_API_KEY)"},
+		{"one more than declared", []string{"TEST_API_KEY", "secret.bind:OPENAI_API_KEY"}, "declares no secret OPENAI_API_KEY"},
+		{"granted", []string{"secret.bind:TEST_API_KEY"}, ""},
+		{"granted bare", []string{" TEST_API_KEY"}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t, coreDir(t, true))
+			path, sum := packageArchive(t, t.TempDir(), "search_three", "web_search")
+			p, err := f.m.InstallGranting(path, sum, tc.granted)
+			if tc.refused == "" {
+				if err != nil || !slices.Equal(p.Grants, []string{"secret.bind:TEST_API_KEY"}) {
+					t.Fatalf("install: %v, grants %v", err, p.Grants)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.refused) || !strings.Contains(err.Error(), "nothing was installed") {
+				t.Fatalf("got %v, want %q", err, tc.refused)
+			}
+			if tc.granted == nil && !strings.Contains(err.Error(), want) {
+				t.Fatalf("the refusal does not say how to grant: %v", err)
+			}
+			f.assertNothingInstalled(t)
+			if ev := lastEvent(t, f.state, EventKindPackageInstall); ev["outcome"] != "refused" || ev["package"] != "search_three" {
+				t.Fatalf("audit %v", ev)
+			}
+		})
+	}
+	t.Run("by name", func(t *testing.T) {
+		f := newFixture(t, coreDir(t, true))
+		if _, err := f.m.InstallGranting("search_one", "", []string{"OPENAI_API_KEY"}); err == nil || !strings.Contains(err.Error(), "declares no secret OPENAI_API_KEY") {
+			t.Fatalf("a wrong grant by name: %v", err)
+		}
+		f.assertNothingInstalled(t)
+		if p, err := f.m.Install("search_one", ""); err != nil || !slices.Equal(p.Grants, []string{"secret.bind:TEST_API_KEY"}) {
+			t.Fatalf("a source's package by name: %v %v", err, p.Grants)
+		}
+	})
+	t.Run("no secrets", func(t *testing.T) {
+		f := newFixture(t, coreDir(t, true))
+		path := filepath.Join(t.TempDir(), "plain.tar.gz")
+		man := strings.Replace(manifestFor("plain", "web_search"), `,"secrets":[{"env":"TEST_API_KEY","target":"TEST_API_KEY","tools":["web_search"]}]`, "", 1)
+		sum := writeArchive(t, path, entry{name: ManifestName, body: []byte(man)}, entry{name: "demiurge-toolset-plain", body: tinyBinary(t)})
+		if p, err := f.m.Install(path, sum); err != nil || len(p.Grants) != 0 {
+			t.Fatalf("an archive that binds nothing: %v %v", err, p.Grants)
+		}
+	})
 }

@@ -107,7 +107,7 @@ func TestLockSumIsWhatLaunchChecks(t *testing.T) {
 		t.Fatal(err)
 	}
 	state := t.TempDir()
-	p, err := packages.New(state, c).Install(archive, sum)
+	p, err := packages.New(state, c).InstallGranting(archive, sum, []string{"BRAVE_API_KEY"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -101,7 +101,7 @@ func TestSecretBoundToOneCall(t *testing.T) {
 				t.Fatal(err)
 			}
 			state := t.TempDir()
-			if _, err := packages.New(state, c).Install(archive, sum); err != nil {
+			if _, err := packages.New(state, c).InstallGranting(archive, sum, []string{packages.GrantPrefix + p.env}); err != nil {
 				t.Fatal(err)
 			}
 			// The test-only endpoint override: a file in the plugin's
@@ -230,7 +230,11 @@ func openWithBuiltPackage(t *testing.T, name, pkg, manifest, caps string) *toolh
 		t.Fatal(err)
 	}
 	state := t.TempDir()
-	if _, err := packages.New(state, c).Install(archive, sum); err != nil {
+	m, err := packages.ParseManifest([]byte(manifest))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := packages.New(state, c).InstallGranting(archive, sum, m.Grants()); err != nil {
 		t.Fatal(err)
 	}
 	h, err := toolhost.Open(toolhost.Options{CoreDir: coreDir, Workspace: t.TempDir(), StateDir: state, BuiltinPluginDir: t.TempDir()})

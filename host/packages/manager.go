@@ -50,11 +50,19 @@ func (e *SlotTakenError) Error() string {
 	return fmt.Sprintf("%s is already provided by %s %s; a core holds one provider per slot: remove it first with `demiurge package remove %s`", e.Slot, e.Holder, e.Version, e.Holder)
 }
 
-// Install installs a package given by name (from the sources) or as the
-// path of an archive, whose sha256 must then be given. The archive's
-// sha256, its manifest and its protocol version are checked before any of
-// it is placed, and nothing of it is run.
+// Install is InstallGranting with no grants: a package from the sources
+// by name, or an archive that declares no secret.
 func (m *Manager) Install(ref, sha string) (installed.Locked, error) {
+	return m.InstallGranting(ref, sha, nil)
+}
+
+// InstallGranting installs a package given by name (from the sources) or
+// as the path of an archive, whose sha256 must then be given. The
+// archive's sha256, its manifest and its protocol version are checked
+// before any of it is placed, and nothing of it is run. granted are the
+// secrets the operator grants (ENV or secret.bind:ENV): an archive's
+// package binds only what the operator named (checkGrants).
+func (m *Manager) InstallGranting(ref, sha string, granted []string) (installed.Locked, error) {
 	if sha != "" && !isSHA256(strings.ToLower(sha)) {
 		return installed.Locked{}, fmt.Errorf("--sha256 %q is not a sha256 (64 hex digits)", sha)
 	}
@@ -107,6 +115,10 @@ func (m *Manager) Install(ref, sha string) (installed.Locked, error) {
 		return installed.Locked{}, err
 	}
 	if err := m.checkName(u.manifest); err != nil {
+		_ = m.audit(EventKindPackageInstall, auditData(u.manifest.Name, u.manifest.Version, sum, archive, err))
+		return installed.Locked{}, err
+	}
+	if err := checkGrants(u.manifest, granted, IsArchivePath(ref)); err != nil {
 		_ = m.audit(EventKindPackageInstall, auditData(u.manifest.Name, u.manifest.Version, sum, archive, err))
 		return installed.Locked{}, err
 	}

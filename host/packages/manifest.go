@@ -52,7 +52,7 @@ func (m *Manifest) Binary() string { return disk.BinaryPrefix + m.Name }
 func (m *Manifest) Grants() []string {
 	var out []string
 	for _, s := range m.Secrets {
-		out = append(out, "secret.bind:"+s.Env)
+		out = append(out, GrantPrefix+s.Env)
 	}
 	return out
 }
