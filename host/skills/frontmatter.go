@@ -47,12 +47,38 @@ func ParseFrontMatter(dir string, data []byte) (FrontMatter, error) {
 	if !closed {
 		return FrontMatter{}, errors.New("the front matter is not closed by a \"---\" line")
 	}
-	var fm struct {
-		Name        any `yaml:"name"`
-		Description any `yaml:"description"`
-	}
-	if err := yaml.Unmarshal(block, &fm); err != nil {
+	// Read as a node tree, never decoded into Go values: decoding checks
+	// every key against the ones before it, so a front matter of a few
+	// thousand repeated keys (a 40 KiB SKILL.md) took seconds and 200 KiB
+	// took minutes, at the start of every turn. The tree is built in
+	// linear time and only name and description are read from it.
+	var doc yaml.Node
+	if err := yaml.Unmarshal(block, &doc); err != nil {
 		return FrontMatter{}, fmt.Errorf("the front matter is not a YAML mapping: %v", err)
+	}
+	if len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
+		return FrontMatter{}, errors.New("the front matter is not a YAML mapping")
+	}
+	var fm struct{ Name, Description any }
+	m := doc.Content[0]
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		k, v := m.Content[i], m.Content[i+1]
+		var dst *any
+		switch k.Value {
+		case "name":
+			dst = &fm.Name
+		case "description":
+			dst = &fm.Description
+		default:
+			continue
+		}
+		if *dst != nil {
+			return FrontMatter{}, fmt.Errorf("the front matter gives %s twice (line %d of SKILL.md); one text is what the index and skill_view agree on", k.Value, k.Line+1)
+		}
+		*dst = false // present, not yet a string
+		if v.Kind == yaml.ScalarNode && v.ShortTag() == "!!str" {
+			*dst = v.Value
+		}
 	}
 	name, nameOK := fm.Name.(string)
 	desc, descOK := fm.Description.(string)

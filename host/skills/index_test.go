@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 )
 
@@ -122,5 +123,45 @@ func TestInstructionsHook(t *testing.T) {
 	cancel()
 	if _, err := hook(ctx); err == nil {
 		t.Error("a cancelled context gave no error")
+	}
+}
+
+// TestASkillsFrontMatterCannotStallTheTurn: the index is built at the
+// start of every turn from every SKILL.md under the skills root (a file
+// the operator may have copied from anywhere). Its front matter was
+// decoded into Go values, which checks each key against all before it: a
+// 40 KiB front matter of one repeated key took 6 s, 200 KiB many minutes,
+// each turn. Read as a node tree it takes milliseconds; a second name or
+// description is refused, not silently one of the two.
+func TestASkillsFrontMatterCannotStallTheTurn(t *testing.T) {
+	stall := "---\nname: stall\ndescription: Stalls the turn.\n" + strings.Repeat("k: 1\n", 40000) + "---\n"
+	if len(stall) > MaxSkillFile {
+		t.Fatalf("the fixture is %d bytes, over the %d a SKILL.md may have", len(stall), MaxSkillFile)
+	}
+	root := writeSkills(t, map[string]string{
+		"stall/SKILL.md": stall,
+		"twice/SKILL.md": "---\nname: twice\ndescription: What the reader sees.\ndescription: What the model sees.\n---\n",
+		"plain/SKILL.md": skill("plain", "An ordinary skill."),
+	})
+	done := make(chan struct{})
+	var index string
+	var err error
+	go func() {
+		defer close(done)
+		index, err = Index(root, 0)
+	}()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the skills index took over 5 s on one 200 KiB front matter")
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(index, "- stall: Stalls the turn.") || !strings.Contains(index, "- plain: An ordinary skill.") {
+		t.Fatalf("index:\n%s", index)
+	}
+	if strings.Contains(index, "What the") || !strings.Contains(index, "twice (the front matter gives description twice (line 4 of SKILL.md)") {
+		t.Fatalf("a doubled description was not refused:\n%s", index)
 	}
 }

@@ -57,6 +57,7 @@ func ParseFrontMatter(data []byte) (FrontMatter, error) {
 	}
 	var fm FrontMatter
 	m := doc.Content[0]
+	seen := map[string]bool{}
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		k, v := m.Content[i], m.Content[i+1]
 		var dst *string
@@ -68,6 +69,12 @@ func ParseFrontMatter(data []byte) (FrontMatter, error) {
 		default:
 			continue
 		}
+		// Two of them would let a reader of the file and the model see
+		// different texts; the host's skills index refuses them too.
+		if seen[k.Value] {
+			return FrontMatter{}, fmt.Errorf("SKILL.md's front matter gives %s twice (line %d); keep one", k.Value, k.Line+1)
+		}
+		seen[k.Value] = true
 		if v.Kind != yaml.ScalarNode || v.ShortTag() != "!!str" {
 			return FrontMatter{}, fmt.Errorf("SKILL.md's front matter field %s must be a string (line %d)", k.Value, v.Line)
 		}

@@ -56,6 +56,10 @@ func TestFrontMatter(t *testing.T) {
 		{"bad yaml", "pdf", "---\nname: [\n---\n", "not valid YAML"},
 		{"long description", "pdf", "---\nname: pdf\ndescription: " + strings.Repeat("x", 1025) + "\n---\n", "at most 1024"},
 		{"too big", "pdf", skillText("pdf", "d") + strings.Repeat("x", MaxSkillFile), "at most"},
+		// The host's index refuses these too (TestASkillsFrontMatterCannotStallTheTurn).
+		{"description twice", "pdf", "---\nname: pdf\ndescription: seen\ndescription: sent\n---\n", "gives description twice (line 4); keep one"},
+		{"name twice", "pdf", "---\nname: pdf\nname: pdf\ndescription: d\n---\n", "gives name twice"},
+		{"many repeated keys stay fast", "pdf", "---\nname: pdf\ndescription: d\n" + strings.Repeat("k: 1\n", 40000) + "---\n", ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
