@@ -67,6 +67,56 @@ type toolYAML struct {
 	Capabilities   []string `yaml:"capabilities"`
 }
 
+// readToolYAML reads a tool.yaml's policy fields from its node tree;
+// false when it is not a mapping, gives a key twice, merges or aliases,
+// or has a field of the wrong type. The run's tool.yaml is the evolver's writing: decoded into
+// Go values, each key is checked against all before it, so 200 KiB of one
+// repeated key cost minutes and gigabytes of the host (the skills index
+// had the same, TestASkillsFrontMatterCannotStallTheTurn); the tree is
+// built in linear time and only these four values are decoded from it.
+func readToolYAML(data []byte) (toolYAML, bool) {
+	var y toolYAML
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return toolYAML{}, false
+	}
+	if len(doc.Content) == 0 {
+		return y, true // empty: the defaults
+	}
+	m := doc.Content[0]
+	if m.Kind == yaml.ScalarNode && m.ShortTag() == "!!null" {
+		return y, true
+	}
+	if m.Kind != yaml.MappingNode {
+		return toolYAML{}, false
+	}
+	seen := make(map[string]bool, len(m.Content)/2)
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		k, v := m.Content[i], m.Content[i+1]
+		// A merge key or an alias would hide where a value comes from
+		// (the authored loader refuses both).
+		if k.Kind != yaml.ScalarNode || k.ShortTag() == "!!merge" || v.Kind == yaml.AliasNode || seen[k.Value] {
+			return toolYAML{}, false
+		}
+		seen[k.Value] = true
+		var err error
+		switch k.Value {
+		case "risk":
+			err = v.Decode(&y.Risk)
+		case "capability":
+			err = v.Decode(&y.Capability)
+		case "approval_policy":
+			err = v.Decode(&y.ApprovalPolicy)
+		case "capabilities":
+			err = v.Decode(&y.Capabilities)
+		}
+		if err != nil {
+			return toolYAML{}, false
+		}
+	}
+	return y, true
+}
+
 // MCP is one MCP declaration in a review: its shape, never a secret value.
 type MCP struct {
 	Transport   string   `json:"transport"`
@@ -185,8 +235,8 @@ func authoredOf(root string) map[string]Declared {
 			continue // no tool.yaml: no tool
 		}
 		d := Declared{Risk: "medium", ApprovalPolicy: "prompt"}
-		var y toolYAML
-		if err := yaml.Unmarshal(data, &y); err != nil {
+		y, ok := readToolYAML(data)
+		if !ok {
 			d.ApprovalPolicy = "unreadable"
 		}
 		if y.Risk != nil {
