@@ -59,10 +59,14 @@ func New(opts Options) *Fetcher {
 // Failure is a soft failure: why the fetch gave no usable page.
 type Failure struct {
 	// Code is one of refused, invalid_url, timeout, connect_failed,
-	// http_status, unsupported_content_type, redirect_loop,
+	// http_status, redirect_elsewhere, unsupported_content_type, redirect_loop,
 	// too_many_redirects, read_failed.
 	Code    string `json:"code"`
 	Message string `json:"message"`
+	// Next is the URL a redirect_elsewhere pointed to, for the model to
+	// fetch in a call of its own; it is never in the structured result
+	// (which holds origins only).
+	Next string `json:"-"`
 }
 
 // Result is the outcome of one fetch. It never holds userinfo, path, query
@@ -143,6 +147,23 @@ func (f *Fetcher) fetch(ctx context.Context, rawURL string, maxChars int) Result
 	res.Origin = target.Origin()
 	client := policy.Client()
 	defer client.CloseIdleConnections()
+	// The operator approved a fetch from target's host (the card shows
+	// its origin, never the path or query that could name a redirect):
+	// a redirect to another host is not followed but answered, and a
+	// fetch from there is another call, which asks again. The policy's
+	// verdict comes first, so a refused hop is still "refused".
+	checkHop := client.CheckRedirect
+	var elsewhere *url.URL
+	client.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+		if err := checkHop(req, via); err != nil {
+			return err
+		}
+		if next, err := netpolicy.Parse(req.URL.String()); err != nil || next.Host != target.Host {
+			elsewhere = req.URL
+			return http.ErrUseLastResponse
+		}
+		return nil
+	}
 
 	ctx, cancel := context.WithTimeout(ctx, f.opts.Timeout)
 	defer cancel()
@@ -173,6 +194,12 @@ func (f *Fetcher) fetch(ctx context.Context, rawURL string, maxChars int) Result
 	res.ContentLength = resp.ContentLength
 	if resp.StatusCode >= 400 {
 		return failWith(res, "http_status", "HTTP "+resp.Status+" from "+res.Origin)
+	}
+	if elsewhere != nil {
+		res = failWith(res, "redirect_elsewhere", "HTTP "+resp.Status+" from "+res.Origin+" redirects to another host, "+
+			netpolicy.OriginSummary(elsewhere.String())+", which this call's approval does not cover; it was not followed")
+		res.Failure.Next = elsewhere.String()
+		return res
 	}
 	if resp.StatusCode >= 300 {
 		return failWith(res, "http_status", "HTTP "+resp.Status+" from "+res.Origin+" without a usable redirect")

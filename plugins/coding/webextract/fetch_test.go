@@ -2,6 +2,7 @@ package webextract
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"slices"
 	"strings"
@@ -38,7 +39,6 @@ func TestFetchPages(t *testing.T) {
 			title:    "Release notes 2.0", contentType: "text/html", origin: base,
 		},
 		{path: "/redirect", contains: []string{"# Release 2.0"}, title: "Release notes 2.0", contentType: "text/html", redirects: 1, origin: base},
-		{path: "/to-other", contains: []string{"# Release 2.0"}, title: "Release notes 2.0", contentType: "text/html", redirects: 1, origin: "http://other.test:" + ts.port},
 		{path: "/untyped", contains: []string{"# Release 2.0"}, title: "Release notes 2.0", contentType: "text/html", origin: base},
 		{path: "/plain", contains: []string{"line one\nline two\n"}, contentType: "text/plain", origin: base},
 		{path: "/latin1", contains: []string{"café crème"}, contentType: "text/html", origin: base},
@@ -84,7 +84,7 @@ func TestFetchSoftFailures(t *testing.T) {
 		{base + "/to-private", "refused", "private"},
 		{base + "/to-metadata", "refused", "metadata"},
 		{base + "/to-mapped", "refused", "metadata"},
-		{base + "/to-name", "refused", "private"},
+		{base + "/to-name", "redirect_elsewhere", "another host, http://internal.test,"},
 		{base + "/to-userinfo", "refused", "credentials"},
 		{base + "/to-file", "invalid_url", "http"},
 		{"http://nowhere.test:" + ts.port + "/", "refused", "does not resolve"},
@@ -165,5 +165,30 @@ func TestFetchCaps(t *testing.T) {
 	// max_chars beyond the maximum is clamped, not an error.
 	if got := clampChars(MaxMaxChars * 10); got != MaxMaxChars {
 		t.Errorf("clampChars = %d", got)
+	}
+}
+
+// TestARedirectToAnotherHostIsNotFollowed: the operator approves a fetch
+// seeing its origin only (never the path or query, which could name where
+// an open redirect sends it), so a redirect to another host is answered
+// with where it points, not followed: fetching from there is another call
+// and another approval. A redirect within the host is followed.
+func TestARedirectToAnotherHostIsNotFollowed(t *testing.T) {
+	ts := startServer(t)
+	f := New(testOptions())
+	base := "http://site.test:" + ts.port
+	r := f.Fetch(context.Background(), base+"/to-other?secret=query", 0)
+	if r.Failure == nil || r.Failure.Code != "redirect_elsewhere" || r.Failure.Next != "http://other.test:"+ts.port+"/article" {
+		t.Fatalf("failure %+v", r.Failure)
+	}
+	if r.Origin != base || r.Redirects != 0 || r.Text != "" || r.Title != "" {
+		t.Fatalf("the other host was fetched: origin %q redirects %d title %q", r.Origin, r.Redirects, r.Title)
+	}
+	b, err := json.Marshal(r)
+	if err != nil || strings.Contains(string(b), "/article") || strings.Contains(string(b), "secret") {
+		t.Fatalf("the structured result holds more than origins: %s", b)
+	}
+	if r := f.Fetch(context.Background(), base+"/redirect", 0); r.Failure != nil || r.Redirects != 1 || r.Origin != base {
+		t.Fatalf("a redirect within the host: %+v", r)
 	}
 }
