@@ -275,3 +275,65 @@ func TestProxyGoneFailsTheCommandsTransfer(t *testing.T) {
 		t.Fatalf("another command after the first proxy stopped: exit %d %s %s", r.exit, r.stdout, r.stderr)
 	}
 }
+
+// TestAnAllowanceIsOneAddressInEverySpelling: the operator's exact
+// allowance of a loopback ADDRESS:PORT lets a command reach that address
+// at that port however the URL spells it (decimal, octal, hex, short and
+// IPv4-mapped forms), through plain http, a CONNECT tunnel and SOCKS5,
+// and nothing next to it: another loopback address, ::1, localhost, the
+// next port. (Probed with the real binary first: every verdict below.)
+func TestAnAllowanceIsOneAddressInEverySpelling(t *testing.T) {
+	needTool(t, "curl")
+	srv := startLoopbackServer(t, "allowed")
+	f := newFixture(t)
+	p, px := proxiedPolicy(t, f, egress.Config{Allow: []netip.AddrPort{srv.addr}, Operator: []egress.Rule{{Host: "*", Port: srv.addr.Port()}}})
+	port := fmt.Sprint(srv.addr.Port())
+	next := fmt.Sprint(srv.addr.Port() + 1)
+	var script strings.Builder
+	script.WriteString("export NO_PROXY= no_proxy=\n")
+	probe := func(label, flags, url string) {
+		fmt.Fprintf(&script, "echo \"%s $(curl -s -o /dev/null -w '%%{http_code}' --max-time 10 %s '%s')\"\n", label, flags, url)
+	}
+	allowed := []string{"127.0.0.1", "127.1", "2130706433", "0x7f.1", "0177.0.0.1", "[::ffff:127.0.0.1]"}
+	for _, h := range allowed {
+		probe("http-ok "+h, "", "http://"+h+":"+port+"/")
+		probe("connect-ok "+h, "-p", "http://"+h+":"+port+"/")
+	}
+	for _, h := range []string{"127.0.0.1", "127.1", "2130706433"} {
+		probe("socks-ok "+h, `--socks5-hostname "${ALL_PROXY#socks5h://}"`, "http://"+h+":"+port+"/")
+	}
+	for _, u := range []string{"[::1]:" + port, "127.0.0.2:" + port, "localhost:" + port, "127.0.0.1:" + next, "0x7f.1:" + next, "169.254.169.254:" + port} {
+		probe("http-no "+u, "", "http://"+u+"/")
+		probe("connect-no "+u, "-p", "http://"+u+"/")
+		probe("socks-no "+u, `--socks5-hostname "${ALL_PROXY#socks5h://}"`, "http://"+u+"/")
+	}
+	r := f.run(t, p, script.String())
+	if r.exit != 0 {
+		t.Fatalf("exit %d: %s %s", r.exit, r.stdout, r.stderr)
+	}
+	oks := 0
+	for _, line := range strings.Split(strings.TrimSpace(r.stdout), "\n") {
+		label, code, _ := strings.Cut(line, " ")
+		host, code := code[:strings.LastIndexByte(code, ' ')], code[strings.LastIndexByte(code, ' ')+1:]
+		switch {
+		case strings.HasSuffix(label, "-ok") && code != "200":
+			t.Errorf("%s %s: %s, want 200 (the allowed address)", label, host, code)
+		case strings.HasSuffix(label, "-ok"):
+			oks++
+		case code == "200":
+			t.Errorf("%s %s: reached the server", label, host)
+		}
+	}
+	if got := srv.accepted.Load(); got != int64(oks) || oks != 2*len(allowed)+3 {
+		t.Errorf("the server accepted %d connections; %d allowed probes answered", got, oks)
+	}
+	refused := 0
+	for _, ev := range px.Events() {
+		if ev.Verdict == "refused" {
+			refused++
+		}
+	}
+	if refused != 18 {
+		t.Errorf("the proxy refused %d connections, want 18", refused)
+	}
+}
