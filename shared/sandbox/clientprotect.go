@@ -18,7 +18,8 @@ import (
 // writable anyway). A missing top-level .mcp.json, or one whose directory is
 // missing too, cannot be held (neither Landlock nor a mount refuses one
 // name); the policy still asks the operator for every write of it that
-// the host sees (policy.Workspace.ProtectedWhy).
+// the host sees (policy.Workspace.ProtectedWhy), and one a command
+// created is moved aside when it ends (creatableClientConfigs).
 func ClientConfigProtected(ws string) []string {
 	ws = filepath.Clean(ws)
 	rws, err := filepath.EvalSymlinks(ws)

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"syscall"
 	"time"
+
+	"demiurge.dev/shared/pathrules"
 )
 
 // A read-only mount can only hold a path that exists. What git would read
@@ -33,6 +35,19 @@ func creatableGitPaths(ws string) []string {
 	return out
 }
 
+// creatableClientConfigs are the MCP and ACP clients' configuration files
+// of the workspace (pathrules.ClientConfigs): one a command creates
+// chooses how the operator's client next starts demiurge (its --approve
+// and --sandbox). Those that exist are held read-only
+// (ClientConfigProtected); these are watched for the rest.
+func creatableClientConfigs(ws string) []string {
+	out := make([]string, 0, len(pathrules.ClientConfigs))
+	for _, c := range pathrules.ClientConfigs {
+		out = append(out, filepath.Join(ws, filepath.FromSlash(c)))
+	}
+	return out
+}
+
 // absentPaths are those of paths that do not exist now.
 func absentPaths(paths []string) []string {
 	var out []string
@@ -44,24 +59,41 @@ func absentPaths(paths []string) []string {
 	return out
 }
 
-// quarantineCreated moves each of absent that exists now to a name git
-// does not read, and returns what it did, one line each. A path inside
-// one already moved went with it.
-func quarantineCreated(absent []string) []string {
+// watched are paths absent when the command started, with what reads
+// them and what the operator should know, for the lines that say one
+// was moved aside.
+type watched struct {
+	paths          []string
+	reader, advice string
+}
+
+// watchedPaths are the paths of ws a command could create and that are
+// read on the operator's behalf: git's, and the clients' configuration.
+func watchedPaths(ws string) []watched {
+	return []watched{
+		{absentPaths(creatableGitPaths(ws)), "git reads for configuration, hooks or objects", "git init and similar need the operator (--sandbox off) here"},
+		{absentPaths(creatableClientConfigs(ws)), "an MCP or ACP client reads for how to start its servers (demiurge's --approve and --sandbox among them)", "a client's configuration is the operator's to write"},
+	}
+}
+
+// quarantineCreated moves each of absent's paths that exists now to a
+// name nothing reads, and returns what it did, one line each. A path
+// inside one already moved went with it.
+func quarantineCreated(absent watched) []string {
 	var lines []string
 	moved := map[string]string{}
 	stamp := strconv.FormatInt(time.Now().UnixNano(), 36)
-	for _, p := range absent {
+	for _, p := range absent.paths {
 		if _, err := os.Lstat(p); err != nil || underAny(keys(moved), p) {
 			continue
 		}
 		q := p + ".demiurge-quarantine-" + stamp
 		if err := os.Rename(p, q); err != nil {
-			lines = append(lines, fmt.Sprintf("demiurge-sandbox: the command created %s, which git reads for configuration, hooks or objects, and it could not be moved aside (%v): remove it before running git here", p, err))
+			lines = append(lines, fmt.Sprintf("demiurge-sandbox: the command created %s, which %s, and it could not be moved aside (%v): remove it before it is read", p, absent.reader, err))
 			continue
 		}
 		moved[p] = q
-		lines = append(lines, fmt.Sprintf("demiurge-sandbox: the command created %s, which git reads for configuration, hooks or objects (it did not exist when the command started, so the sandbox could not hold it read-only); moved to %s. If it is what you wanted, review it and rename it back; git init and similar need the operator (--sandbox off) here.", p, q))
+		lines = append(lines, fmt.Sprintf("demiurge-sandbox: the command created %s, which %s (it did not exist when the command started, so the sandbox could not hold it read-only); moved to %s. If it is what you wanted, review it and rename it back; %s.", p, absent.reader, q, absent.advice))
 	}
 	return lines
 }

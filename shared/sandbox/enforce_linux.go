@@ -50,10 +50,11 @@ func Enforce(p Policy, argv []string, env []string, report *os.File) error {
 	if _, err := s.Enforced(p.Mode); err != nil {
 		return err
 	}
-	// What git would read if a command created it (see creation_linux.go).
-	var absent []string
+	// What git or a client would read if a command created it (see
+	// creation_linux.go).
+	var absent []watched
 	if p.Mode.WritesWorkspace() {
-		absent = absentPaths(creatableGitPaths(p.Workspace))
+		absent = watchedPaths(p.Workspace)
 	}
 	proxyTook := func() error { return nil }
 	if p.Proxy != "" {
@@ -85,8 +86,10 @@ func Enforce(p Policy, argv []string, env []string, report *os.File) error {
 	if len(absent) > 0 {
 		after = func() {
 			endLeftovers()
-			for _, line := range quarantineCreated(absent) {
-				fmt.Fprintln(os.Stderr, line)
+			for _, w := range absent {
+				for _, line := range quarantineCreated(w) {
+					fmt.Fprintln(os.Stderr, line)
+				}
 			}
 		}
 	}
