@@ -98,14 +98,10 @@ func runTurn(c *cli.Context, id, prompt string) error {
 			return err
 		}
 	}
-	// SIGINT exits 130, SIGTERM 143 (interruptContext).
+	// SIGINT exits 130, SIGTERM 143; a second one is not caught and ends
+	// the process at once (interruptContext).
 	ctx, stop := interruptContext(c.Context)
 	defer stop()
-	go func() {
-		// A second Ctrl-C is not caught: it ends the process at once.
-		<-ctx.Done()
-		stop()
-	}()
 	return headlessRun{h: h, s: s, src: s, resumed: id != "", flags: modelFlagsOf(c), getenv: os.Getenv,
 		fe: fe, errw: c.App.ErrWriter, tasks: wholeHostTasks{h}}.run(ctx, prompt)
 }

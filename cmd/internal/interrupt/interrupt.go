@@ -1,6 +1,10 @@
 // Package interrupt is how a front end (the full CLI and the small front
 // end alike) ends on Ctrl-C or SIGTERM: the work's context is cancelled,
 // and the command exits with the status a shell reports for the signal.
+// The first signal only is caught: a second one, while the work is still
+// winding down, has its default action and ends the process at once, so
+// work that does not look at its context never leaves the operator only
+// SIGKILL.
 package interrupt
 
 import (
@@ -22,7 +26,7 @@ const (
 var Caught atomic.Int32
 
 // Context is parent cancelled at the first SIGINT or SIGTERM, which
-// Caught then records.
+// Caught then records; from then on neither signal is caught.
 func Context(parent context.Context) (context.Context, context.CancelFunc) {
 	ctx, cancel := context.WithCancel(parent)
 	ch := make(chan os.Signal, 1)
@@ -35,6 +39,7 @@ func Context(parent context.Context) (context.Context, context.CancelFunc) {
 				code = Terminated
 			}
 			Caught.CompareAndSwap(0, code)
+			signal.Stop(ch)
 			cancel()
 		case <-ctx.Done():
 		}
