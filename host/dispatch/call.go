@@ -146,11 +146,15 @@ func (t *Turn) prepareEntry(p *prepared, entry *catalog.Entry) {
 // asked about needs one (approval.Request.PreviewFunc): URL arguments
 // appear as their origin summary only (seed: the URL is reduced to a
 // credential-free origin before approval).
-func (p *prepared) preview() string {
-	if diff, ok := p.diffPreview(); ok {
+//
+// known are the values beyond the arguments' own that no approver may see
+// (Turn.redactionValues): a file's current lines in a diff, or a value the
+// model copied into its arguments, may hold one.
+func (p *prepared) preview(known []redact.Secret) string {
+	if diff, ok := p.diffPreview(known); ok {
 		return diff
 	}
-	return redact.Preview(p.assess.PreviewArgs(p.shownArgs()), previewLimit)
+	return redact.PreviewOf(p.assess.PreviewArgs(p.shownArgs()), previewLimit, known)
 }
 
 // operatorOnly reports whether the call hands the command an environment
@@ -259,11 +263,11 @@ func (t *Turn) admit(ctx context.Context, p *prepared) admission {
 func (t *Turn) approvalRequest(p *prepared) approval.Request {
 	return approval.Request{
 		Tool: p.call.Name, CallID: p.call.ID, Risk: p.assess.Risk, Policy: p.assess.Approval,
-		Block: p.assess.Block, Reasons: append(slices.Clip(p.assess.Reasons), p.command.reasons()...), PreviewFunc: p.preview,
+		Block: p.assess.Block, Reasons: append(slices.Clip(p.assess.Reasons), p.command.reasons()...), PreviewFunc: func() string { return p.preview(t.redactionValues()) },
 		Fingerprint: approvalFingerprint(p), Authority: t.Authority, SessionAllowable: p.command.sessionAllowable() && !networkRequested(p) && !operatorScopeRequested(p),
 		Subjects: p.assess.Subjects, OperatorOnly: p.operatorOnly(), Sandbox: t.sandboxCardLine(p),
 		Action:   evolveAction(p),
-		EditFunc: func() *approval.FileEdit { return p.fileEdit(t.Remembered.secrets()) },
+		EditFunc: func() *approval.FileEdit { return p.fileEdit(t.redactionValues()) },
 	}
 }
 
@@ -303,9 +307,9 @@ func (t *Turn) execute(ctx context.Context, p *prepared, a admission) Outcome {
 		live.event(ev)
 		return nil
 	}
-	flush := p.command.redactEvents(&inv, t.Remembered.secrets())
+	flush := p.command.redactEvents(&inv, t.redactionValues())
 	// The file as it is before the write, for the outcome's diff.
-	edit := p.fileEdit(t.Remembered.secrets())
+	edit := p.fileEdit(t.redactionValues())
 	res, err := adapter.Invoke(ctx, inv)
 	flush()
 	live.close()

@@ -292,16 +292,17 @@ func (c *commandPlan) noteUndid(structured any) {
 // redactor of the bound values before its OnEvent sees them, one per
 // stream, so a value split across chunks is found too. The returned
 // flush writes what is held back; call it when Invoke returns.
-// The values bound to earlier commands of the session (remembered) are
-// redacted the same way, in the output of any tool.
-func (c *commandPlan) redactEvents(inv *Invocation, remembered []redact.Secret) (flush func()) {
+// The values bound to earlier commands of the session and the host's own
+// credentials (known: Turn.redactionValues) are redacted the same way, in
+// the output of any tool.
+func (c *commandPlan) redactEvents(inv *Invocation, known []redact.Secret) (flush func()) {
 	var pairs []sharedredact.Secret
 	if c != nil {
 		for _, b := range c.bindings.Bindings {
 			pairs = append(pairs, sharedredact.Secret{Target: b.Target, Value: b.Value()})
 		}
 	}
-	for _, s := range remembered {
+	for _, s := range known {
 		pairs = append(pairs, sharedredact.Secret{Target: s.Target, Value: s.Value})
 	}
 	if len(pairs) == 0 || inv.OnEvent == nil {

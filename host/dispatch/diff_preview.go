@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -27,7 +28,7 @@ const (
 // formats redacted; ok is false for other calls and where no diff is shown
 // (the path outside the workspace or credential-like, the file not a
 // regular one, or too large).
-func (p *prepared) diffPreview() (string, bool) {
+func (p *prepared) diffPreview(known []redact.Secret) (string, bool) {
 	kind, s := p.fileWriteSubject()
 	if s == nil {
 		return "", false
@@ -64,7 +65,7 @@ func (p *prepared) diffPreview() (string, bool) {
 			diff = "(every occurrence)\n" + diff
 		}
 	}
-	return boundLines(redact.Text(diff), maxDiffLines), true
+	return boundLines(redact.TextOf(diff, slices.Concat(p.secretsInArgs(), known)), maxDiffLines), true
 }
 
 // fileWriteSubject is the preview kind of a tool that declares a file

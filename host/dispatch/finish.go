@@ -33,7 +33,8 @@ func (t *Turn) finish(ctx context.Context, p *prepared, out Outcome, status Stat
 	raw.ArgSecrets, raw.ArgsSearched = p.secretsInArgs(), true
 	bound := p.command.secrets()
 	early := t.startScreening(p, &raw)
-	out.Views = redact.Make(raw, append(bound, t.Remembered.secrets()...))
+	known := append(bound, t.Remembered.secrets()...)
+	out.Views = redact.Make(raw, append(known, t.HostSecrets.in(&raw)...))
 	t.Remembered.remember(bound)
 	if !applyOutputPolicies(p, &out.Views) {
 		t.wrapUntrusted(p, &out.Views, early)

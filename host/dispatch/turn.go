@@ -32,11 +32,15 @@ type Turn struct {
 	// Remembered are the values bound to earlier commands of the session,
 	// redacted in every later result (nil: none kept).
 	Remembered *RememberedSecrets
-	Catalog    *catalog.Catalog
-	Authority  policy.Authority
-	Workspace  policy.Workspace
-	Approvals  *approval.Resolver
-	Events     EventSink
+	// HostSecrets are the host's own credentials (host_secrets.go),
+	// redacted in every result, live output and approval text of the turn
+	// and never handed to a plugin (nil: none).
+	HostSecrets *HostSecrets
+	Catalog     *catalog.Catalog
+	Authority   policy.Authority
+	Workspace   policy.Workspace
+	Approvals   *approval.Resolver
+	Events      EventSink
 	// ArtifactRoot is where this turn's calls may write artifacts.
 	ArtifactRoot string
 	// OutputCap is the most bytes of one output stream a call keeps in its

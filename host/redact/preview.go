@@ -29,12 +29,18 @@ const (
 // bytes (DefaultPreviewLimit if limit <= 0). Redaction happens before any
 // cut, so a cut can never leave part of a secret showing.
 func Preview(args map[string]any, limit int) (preview string) {
+	return PreviewOf(args, limit, nil)
+}
+
+// PreviewOf is Preview with known secrets beyond those of the arguments
+// (a session's remembered values, the host's own credentials) replaced too.
+func PreviewOf(args map[string]any, limit int, known []Secret) (preview string) {
 	defer func() {
 		if recover() != nil {
 			preview = FailedText
 		}
 	}()
-	p, err := newRedactor(Discover(args, nil)).preview(args, limit)
+	p, err := newRedactor(mergeSecrets(Discover(args, nil), known)).preview(args, limit)
 	if err != nil {
 		return FailedText
 	}

@@ -192,6 +192,7 @@ func (s *Session) newTurn(ctx context.Context, o TurnOptions) (*dispatch.Turn, e
 		Todos:              store,
 		Timezone:           s.h.timezone,
 		Remembered:         &s.remembered,
+		HostSecrets:        dispatch.NewHostSecrets(s.h.hostCredentials()),
 		Delegate:           s.h.spawner(s),
 		AgentTask:          s.h.agentTasker(s),
 		Core:               s.h.coreController(),

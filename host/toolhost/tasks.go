@@ -95,7 +95,7 @@ func (h *Host) background() (*dispatch.Background, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &dispatch.Background{Tasks: m, Secrets: hostSecrets, Completions: &h.tasks.completions}, nil
+	return &dispatch.Background{Tasks: m, Secrets: h.hostCredentials, Completions: &h.tasks.completions}, nil
 }
 
 // cancelSessionTasks cancels the running background tasks of a session
@@ -152,9 +152,37 @@ func TaskSocketPath(stateDir string) string {
 // next host marks the tasks lost.
 var TaskReaperExecutable func() (string, error)
 
+// hostCredentials are the credentials the host holds (by variable name):
+// its environment's secret-named variables (hostSecrets) and, whatever
+// their names, the variables the core names as its model's key and the
+// active packages name as their secrets. They never reach a plugin, and
+// every result, live output, approval text and task output is redacted
+// with them in case a command found a copy (dispatch.HostSecrets).
+func (h *Host) hostCredentials() map[string]string {
+	out := map[string]string{}
+	for k, v := range hostSecrets() {
+		out[k] = v
+	}
+	named := func(name string) {
+		if v := os.Getenv(name); name != "" && v != "" {
+			out[name] = v
+		}
+	}
+	if h.Core != nil && h.Core.Model != nil {
+		named(h.Core.Model.APIKeyEnv)
+	}
+	if h.Packages != nil {
+		for _, p := range h.Packages.Packages {
+			for _, s := range p.Secrets {
+				named(s.Env)
+			}
+		}
+	}
+	return out
+}
+
 // hostSecrets are the credentials in the host's own environment (by
-// variable name): they never reach a plugin, and task output is redacted
-// with them in case one leaked anyway.
+// variable name): the variables whose names say they hold one.
 var hostSecrets = sync.OnceValue(func() map[string]string {
 	env := map[string]any{}
 	for _, kv := range os.Environ() {

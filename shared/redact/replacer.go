@@ -200,3 +200,26 @@ func (r *Replacer) skip(b []byte, i int) int {
 func RedactString(s string, secrets map[string]string) string {
 	return FromMap(secrets).String(s)
 }
+
+// Contains reports whether s holds any secret, without copying it.
+func (r *Replacer) Contains(s string) bool {
+	if r.Empty() {
+		return false
+	}
+	for i := 0; i+1 < len(s); i++ {
+		slot := pairSlot(s[i], s[i+1])
+		if r.pairs[slot>>6]&(1<<(slot&63)) == 0 {
+			continue
+		}
+		bucket := r.first[s[i]]
+		if bucket == 0 {
+			continue
+		}
+		for _, e := range r.buckets[bucket-1] {
+			if len(s)-i >= len(e.value) && s[i:i+len(e.value)] == e.value {
+				return true
+			}
+		}
+	}
+	return false
+}

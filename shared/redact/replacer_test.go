@@ -170,3 +170,19 @@ func TestWriterErrors(t *testing.T) {
 		t.Fatalf("short write: %v", err)
 	}
 }
+
+// Contains answers as String does: true exactly when String would replace.
+func TestContainsAgreesWithString(t *testing.T) {
+	for _, c := range redactCases {
+		r := FromMap(c.secrets)
+		if got, want := r.Contains(c.in), r.String(c.in) != c.in; got != want {
+			t.Errorf("%s: Contains(%q) = %v, String replaced: %v", c.name, c.in, got, want)
+		}
+	}
+	r := FromMap(map[string]string{"K": "tail"})
+	for s, want := range map[string]bool{"tail": true, "xtail": true, "xtai": false, "": false, "t": false} {
+		if r.Contains(s) != want {
+			t.Errorf("Contains(%q) = %v, want %v", s, !want, want)
+		}
+	}
+}
