@@ -302,7 +302,13 @@ func (t *Turn) execute(ctx context.Context, p *prepared, a admission) Outcome {
 			}
 		}
 		if t.OnEvent != nil {
-			t.OnEvent(p.call.ID, eventOf(ev))
+			e := eventOf(ev)
+			if e.Progress != "" {
+				// A progress message is the tool's text, shown as it
+				// comes: redacted as the call's views are.
+				e.Progress = redact.TextOf(e.Progress, slices.Concat(p.secretsInArgs(), p.command.secrets(), t.redactionValues()))
+			}
+			t.OnEvent(p.call.ID, e)
 		}
 		live.event(ev)
 		return nil

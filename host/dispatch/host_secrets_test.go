@@ -11,6 +11,7 @@ import (
 	"demiurge.dev/catalog"
 	"demiurge.dev/host/approval"
 	"demiurge.dev/host/redact"
+	"demiurge.dev/shared/toolsetv1"
 )
 
 // TestApprovalTextHidesHostAndRememberedSecrets: what an approver is
@@ -93,5 +94,57 @@ func TestHostCredentialHiddenInViewsAndLiveOutput(t *testing.T) {
 	}
 	if strings.Contains(live.String(), hostValue) || !strings.Contains(live.String(), "<redacted:MY_TOKEN>") {
 		t.Fatalf("the operator's live output: %q", live.String())
+	}
+}
+
+// progressAdapter reports one progress message, then answers.
+type progressAdapter struct{ msg string }
+
+func (a progressAdapter) Invoke(_ context.Context, inv Invocation) (*toolsetv1.ToolResult, error) {
+	if inv.OnEvent != nil {
+		if err := inv.OnEvent(&toolsetv1.InvokeEvent{Event: &toolsetv1.InvokeEvent_Progress{Progress: &toolsetv1.Progress{Message: a.msg}}}); err != nil {
+			return nil, err
+		}
+	}
+	return &toolsetv1.ToolResult{Content: "done"}, nil
+}
+
+func (progressAdapter) Precheck(context.Context, Invocation) (*toolsetv1.ToolResult, error) {
+	return &toolsetv1.ToolResult{}, nil
+}
+
+// TestProgressIsRedactedAsTheViews: a tool's progress message reaches the
+// operator's screen as it comes (the spinner, a host front end, an
+// editor); it holds no secret the call's views would hide: a value of its
+// arguments, one bound to an earlier command of the session, the host's
+// own credential, a well-known token.
+func TestProgressIsRedactedAsTheViews(t *testing.T) {
+	const hostValue, boundValue, token = "zq8HostSecretValue9", "RememberedVal77", "ghp_abcdefghijklmnopqrstuvwxyz0123456789"
+	h := newHarness(t)
+	turn := h.turn(t, []string{"fs.read"}, nil, h.source(t, "coding", codingMeta))
+	turn.HostSecrets = NewHostSecrets(map[string]string{"MY_TOKEN": hostValue})
+	turn.Remembered = &RememberedSecrets{}
+	turn.Remembered.remember([]redact.Secret{{Value: boundValue, Source: "binding:B", Target: "B"}})
+	var shown []string
+	turn.OnEvent = func(_ string, ev Event) {
+		if ev.Progress != "" {
+			shown = append(shown, ev.Progress)
+		}
+	}
+	entry, _ := turn.Catalog.Lookup("read_file")
+	entry.Binding = progressAdapter{msg: "fetching with " + hostValue + " " + boundValue + " " + token}
+	if out := turn.Call(context.Background(), ToolCall{ID: "p1", Name: "read_file", Args: []byte(`{"path":"x.txt"}`)}); !out.OK() {
+		t.Fatalf("%s %s", out.Status, out.Views.Model.String())
+	}
+	if len(shown) != 1 {
+		t.Fatalf("progress shown %q", shown)
+	}
+	for _, v := range []string{hostValue, boundValue, token} {
+		if strings.Contains(shown[0], v) {
+			t.Errorf("the progress shown holds %q: %q", v, shown[0])
+		}
+	}
+	if !strings.Contains(shown[0], "<redacted:MY_TOKEN>") {
+		t.Errorf("progress %q", shown[0])
 	}
 }

@@ -63,8 +63,9 @@ type Turn struct {
 	Todos   TodoStore
 	History HistorySearcher
 	// OnEvent receives a call's progress and output as it runs (optional).
-	// Output chunks are raw tool output: a caller that shows them must
-	// redact them first.
+	// A progress message is redacted as the call's views are; output
+	// chunks are raw tool output: a caller that shows them must redact
+	// them first (OnOutput gives them redacted).
 	OnEvent func(callID string, ev Event)
 	// OnOutput receives a foreground call's output as it comes, redacted
 	// as the call's views are and valid UTF-8, for an operator to watch
