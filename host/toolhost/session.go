@@ -37,7 +37,8 @@ type Session struct {
 	// children (schedulehook.go); nil for an attended session.
 	unattended func(approval.Request) (bool, string)
 
-	// remembered are the values bound to this session's commands.
+	// remembered are the values bound to the commands of the delegation
+	// tree this session is the root of (rememberedSecrets).
 	remembered dispatch.RememberedSecrets
 
 	recordMu sync.Mutex
@@ -191,7 +192,7 @@ func (s *Session) newTurn(ctx context.Context, o TurnOptions) (*dispatch.Turn, e
 		SearchCapabilities: s.searchCapabilities(cat, turnID),
 		Todos:              store,
 		Timezone:           s.h.timezone,
-		Remembered:         &s.remembered,
+		Remembered:         s.rememberedSecrets(),
 		HostSecrets:        dispatch.NewHostSecrets(s.h.hostCredentials()),
 		Delegate:           s.h.spawner(s),
 		AgentTask:          s.h.agentTasker(s),
@@ -235,6 +236,18 @@ func (s *Session) MarkRecorded() {
 	s.recordMu.Lock()
 	s.recorded = true
 	s.recordMu.Unlock()
+}
+
+// rememberedSecrets are the values bound to the commands of this
+// session's whole delegation tree, kept by its root: a child reads what
+// its parent's command left (a log of its environment) and its answer
+// goes back to the parent, so a value bound in one is redacted in all.
+func (s *Session) rememberedSecrets() *dispatch.RememberedSecrets {
+	root := s
+	for root.parent != nil {
+		root = root.parent
+	}
+	return &root.remembered
 }
 
 // ArtifactRoot is the session's private artifact directory, under
