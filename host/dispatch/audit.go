@@ -7,6 +7,7 @@ import (
 
 	"demiurge.dev/catalog"
 	"demiurge.dev/host/internal/jsonenc"
+	"demiurge.dev/host/redact"
 	"demiurge.dev/host/runtime"
 )
 
@@ -97,7 +98,7 @@ func auditDataDirect(p *prepared, out Outcome, b []byte) (body json.RawMessage, 
 	}
 	value("arg_keys", ev["arg_keys"])
 	value("call_id", ev["call_id"])
-	if c := p.command.audit(); c != nil {
+	if c := p.command.audit(p.auditSecrets); c != nil {
 		value("command", c)
 	}
 	key("duration_ms")
@@ -108,7 +109,7 @@ func auditDataDirect(p *prepared, out Outcome, b []byte) (body json.RawMessage, 
 	value("is_error", ev["is_error"])
 	if p.assess != nil {
 		str("policy", p.assess.Approval.String())
-		value("resource_keys", p.assess.ResourceKeys)
+		value("resource_keys", p.auditResourceKeys())
 		str("risk", p.assess.Risk.String())
 	}
 	if screened {
@@ -176,7 +177,7 @@ func auditDataMap(p *prepared, out Outcome) (json.RawMessage, error) {
 	if p.assess != nil {
 		data["risk"] = p.assess.Risk.String()
 		data["policy"] = p.assess.Approval.String()
-		data["resource_keys"] = p.assess.ResourceKeys
+		data["resource_keys"] = p.auditResourceKeys()
 	}
 	if p.entry != nil {
 		// A pointer encodes as the struct does, without copying it.
@@ -188,7 +189,7 @@ func auditDataMap(p *prepared, out Outcome) (json.RawMessage, error) {
 			data["side_effect"] = p.assess.SideEffect(p.entry.Spec.Effect)
 		}
 	}
-	if c := p.command.audit(); c != nil {
+	if c := p.command.audit(p.auditSecrets); c != nil {
 		data["command"] = c
 	}
 	body, err := runtime.MarshalData(data)
@@ -196,4 +197,26 @@ func auditDataMap(p *prepared, out Outcome) (json.RawMessage, error) {
 	clear(m.approval)
 	auditPool.Put(m)
 	return body, err
+}
+
+// auditResourceKeys are the call's resource keys as the audit writes
+// them: a path or cwd may hold a value the call's views hide (a file
+// named after a password, a host credential, a well-known token), and
+// the event log keeps no value.
+func (p *prepared) auditResourceKeys() []string {
+	keys := p.assess.ResourceKeys
+	var out []string
+	for i, k := range keys {
+		r := redact.TextOf(k, p.auditSecrets)
+		if r != k && out == nil {
+			out = append(make([]string, 0, len(keys)), keys[:i]...)
+		}
+		if out != nil {
+			out = append(out, r)
+		}
+	}
+	if out == nil {
+		return keys
+	}
+	return out
 }

@@ -46,7 +46,7 @@ func TestAuditDataIsFreshForEveryCall(t *testing.T) {
 			want["approval"] = map[string]any{"allowed": out.Approval.Allowed, "via": out.Approval.Via, "scope": out.Approval.Scope, "reason": out.Approval.Reason}
 		}
 		if p.assess != nil {
-			want["risk"], want["policy"], want["resource_keys"] = p.assess.Risk.String(), p.assess.Approval.String(), p.assess.ResourceKeys
+			want["risk"], want["policy"], want["resource_keys"] = p.assess.Risk.String(), p.assess.Approval.String(), p.auditResourceKeys()
 		}
 		if p.entry != nil {
 			want["source"] = p.entry.Spec.Provenance
@@ -55,7 +55,7 @@ func TestAuditDataIsFreshForEveryCall(t *testing.T) {
 				want["side_effect"] = p.assess.SideEffect(p.entry.Spec.Effect)
 			}
 		}
-		if c := p.command.audit(); c != nil {
+		if c := p.command.audit(p.auditSecrets); c != nil {
 			want["command"] = c
 		}
 		wantBody, err := runtime.MarshalData(want)

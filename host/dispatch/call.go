@@ -29,6 +29,11 @@ const previewLimit = 600
 // prepared is a call after the pure steps: lookup, schema, capability and
 // assessment. A call that failed one of them carries its failure.
 type prepared struct {
+	// auditSecrets are the values the call's views were redacted with
+	// (finish sets them): the audit's fields from outside the views are
+	// redacted with them too (auditResourceKeys, commandPlan.audit).
+	auditSecrets []redact.Secret
+
 	// authoredEgress is the egress proxy of an authored tool's worker in
 	// network mode (sandbox_authored.go), closed when the call ends.
 	authoredEgress *egress.Proxy

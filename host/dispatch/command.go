@@ -245,16 +245,18 @@ func (c *commandPlan) secrets() []redact.Secret {
 // audit is what the audit event records of the execution: cwd, the
 // environment's keys, the resolved shell and executable, and each binding
 // without its value.
-func (c *commandPlan) audit() map[string]any {
+// The cwd and executable are redacted with the call's secrets (a
+// directory named after one).
+func (c *commandPlan) audit(secrets []redact.Secret) map[string]any {
 	if c == nil {
 		return nil
 	}
 	m := map[string]any{
-		"cwd": c.cwd, "env_keys": policy.EnvKeys(c.env), "shell": c.shell,
+		"cwd": redact.TextOf(c.cwd, secrets), "env_keys": policy.EnvKeys(c.env), "shell": c.shell,
 		"timeout_seconds": int64(c.timeout / time.Second), "background": c.background,
 	}
 	if c.executable != "" {
-		m["executable"] = c.executable
+		m["executable"] = redact.TextOf(c.executable, secrets)
 	}
 	if len(c.bindings.Bindings) > 0 {
 		m["secret_bindings"] = c.bindings.Audit()

@@ -33,8 +33,11 @@ func (t *Turn) finish(ctx context.Context, p *prepared, out Outcome, status Stat
 	raw.ArgSecrets, raw.ArgsSearched = p.secretsInArgs(), true
 	bound := p.command.secrets()
 	early := t.startScreening(p, &raw)
-	known := append(bound, t.Remembered.secrets()...)
-	out.Views = redact.Make(raw, append(known, t.HostSecrets.in(&raw)...))
+	known := append(append(bound, t.Remembered.secrets()...), t.HostSecrets.in(&raw)...)
+	out.Views = redact.Make(raw, known)
+	// What the audit writes beside the views (resource keys, the
+	// command's cwd) is redacted with the same values.
+	p.auditSecrets = append(known, raw.ArgSecrets...)
 	t.Remembered.remember(bound)
 	if !applyOutputPolicies(p, &out.Views) {
 		t.wrapUntrusted(p, &out.Views, early)
