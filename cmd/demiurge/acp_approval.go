@@ -57,7 +57,7 @@ func (p *acpApprover) Ask(ctx context.Context, req approval.Request) (approval.A
 			tc.Content = append(tc.Content, *d)
 		}
 	}
-	for _, s := range req.Subjects {
+	for _, s := range req.ShownSubjects() {
 		if s.Kind == "path" && s.Resolved != "" {
 			tc.Locations = append(tc.Locations, acp.ToolCallLocation{Path: s.Resolved})
 		}

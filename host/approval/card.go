@@ -40,10 +40,10 @@ func cardQuestion(req Request) string { return prompt.Question(PromptCard(req)) 
 
 func cardBody(b *strings.Builder, req Request) {
 	fmt.Fprintf(b, "\napproval needed: %s  (risk %s, policy %s)\n", Inert(req.Tool), req.Risk, req.Policy)
-	for _, r := range req.Reasons {
+	for _, r := range req.ShownReasons() {
 		fmt.Fprintf(b, "  why      %s\n", Inert(r))
 	}
-	for _, s := range req.Subjects {
+	for _, s := range req.ShownSubjects() {
 		where := ""
 		if s.Kind == "path" {
 			where = " (inside the workspace)"

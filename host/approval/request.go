@@ -51,6 +51,54 @@ type Request struct {
 	// file (nil when it cannot be shown); a provider that shows diffs
 	// calls it.
 	EditFunc func() *FileEdit
+	// Shown, when set, is what an approver may see of a text the request
+	// carries from the call (a subject's value or path, a reason): the
+	// call's secrets replaced as its views replace them. Rules and
+	// checks decide on the texts themselves; only what is shown passes
+	// through it (ShownText, ShownSubjects).
+	Shown func(string) string
+}
+
+// ShownText is s as an approver may see it (Request.Shown).
+func (r Request) ShownText(s string) string {
+	if r.Shown == nil {
+		return s
+	}
+	return r.Shown(s)
+}
+
+// ShownSubjects are the subjects with their texts as an approver may see
+// them (a copy; the request's own are left as they are).
+func (r Request) ShownSubjects() []policy.SubjectFact {
+	if r.Shown == nil {
+		return r.Subjects
+	}
+	out := make([]policy.SubjectFact, len(r.Subjects))
+	for i, s := range r.Subjects {
+		s.Value, s.Resolved = r.Shown(s.Value), r.Shown(s.Resolved)
+		if s.Command != nil {
+			c := *s.Command
+			c.ProtectedWrites = make([]string, len(s.Command.ProtectedWrites))
+			for j, w := range s.Command.ProtectedWrites {
+				c.ProtectedWrites[j] = r.Shown(w)
+			}
+			s.Command = &c
+		}
+		out[i] = s
+	}
+	return out
+}
+
+// ShownReasons are the reasons as an approver may see them.
+func (r Request) ShownReasons() []string {
+	if r.Shown == nil {
+		return r.Reasons
+	}
+	out := make([]string, len(r.Reasons))
+	for i, s := range r.Reasons {
+		out[i] = r.Shown(s)
+	}
+	return out
 }
 
 // Target is what an allow rule for req names: TOOL, or TOOL:ACTION for a

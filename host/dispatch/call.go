@@ -273,6 +273,9 @@ func (t *Turn) approvalRequest(p *prepared) approval.Request {
 		Subjects: p.assess.Subjects, OperatorOnly: p.operatorOnly(), Sandbox: t.sandboxCardLine(p),
 		Action:   evolveAction(p),
 		EditFunc: func() *approval.FileEdit { return p.fileEdit(t.redactionValues()) },
+		Shown: func(s string) string {
+			return redact.TextOf(s, slices.Concat(p.secretsInArgs(), p.command.secrets(), t.redactionValues()))
+		},
 	}
 }
 

@@ -148,3 +148,40 @@ func TestProgressIsRedactedAsTheViews(t *testing.T) {
 		t.Errorf("progress %q", shown[0])
 	}
 }
+
+// cardAnswer records the approval card's text and denies.
+type cardAnswer struct{ cards []string }
+
+func (c *cardAnswer) Name() string { return "card" }
+func (c *cardAnswer) Ask(_ context.Context, r approval.Request) (approval.Answer, error) {
+	c.cards = append(c.cards, approval.CardText(r))
+	return approval.Deny, nil
+}
+
+// TestApprovalCardHidesWhatTheViewsHide: the approval card (the operator's
+// terminal, an editor's permission request, an MCP client's form, a host
+// front end) shows the command and paths it asks about, but not a value
+// the call's views hide: an option's password, a value bound to an
+// earlier command, the host's credential.
+func TestApprovalCardHidesWhatTheViewsHide(t *testing.T) {
+	const hostValue, rememberedValue = "zq8HostSecretValue9", "RememberedVal77"
+	h := newHarness(t)
+	asker := &cardAnswer{}
+	turn, _ := h.terminalTurn(t, asker)
+	turn.HostSecrets = NewHostSecrets(map[string]string{"MY_TOKEN": hostValue})
+	turn.Remembered = &RememberedSecrets{}
+	turn.Remembered.remember([]redact.Secret{{Value: rememberedValue, Source: "binding:B", Target: "B"}})
+	cmd := `{"command":"deploy --password=Hunter2Secret9 ` + hostValue + ` ` + rememberedValue + ` > out.txt"}`
+	turn.Call(context.Background(), ToolCall{ID: "c1", Name: "terminal", Args: []byte(cmd)})
+	if len(asker.cards) != 1 {
+		t.Fatalf("cards %q", asker.cards)
+	}
+	for _, v := range []string{"Hunter2Secret9", hostValue, rememberedValue} {
+		if strings.Contains(asker.cards[0], v) {
+			t.Errorf("the approval card shows %q:\n%s", v, asker.cards[0])
+		}
+	}
+	if !strings.Contains(asker.cards[0], "deploy --password=") {
+		t.Errorf("the card lost the command:\n%s", asker.cards[0])
+	}
+}

@@ -81,9 +81,11 @@ func encodeRequest(req approval.Request) ([]byte, error) {
 		edit = req.EditFunc()
 	}
 	w := wireRequest{
-		Tool: req.Tool, CallID: req.CallID, Risk: req.Risk, Policy: req.Policy, Block: req.Block, Reasons: req.Reasons,
+		Tool: req.Tool, CallID: req.CallID, Risk: req.Risk, Policy: req.Policy, Block: req.Block, Reasons: req.ShownReasons(),
 		Preview: req.Preview, Fingerprint: req.Fingerprint, SessionAllowable: req.SessionAllowable,
-		SessionDeniable: req.SessionDeniable, Subjects: req.Subjects, OperatorOnly: req.OperatorOnly,
+		// A front end only shows the subjects and reasons: it gets them
+		// as an approver may see them (approval.Request.Shown).
+		SessionDeniable: req.SessionDeniable, Subjects: req.ShownSubjects(), OperatorOnly: req.OperatorOnly,
 		Edit: edit, Sandbox: req.Sandbox,
 	}
 	// Rendered from what the wire carries, so it is the card a full
