@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -161,7 +162,9 @@ var TaskReaperExecutable func() (string, error)
 func (h *Host) hostCredentials() map[string]string {
 	out := map[string]string{}
 	for k, v := range hostSecrets() {
-		out[k] = v
+		if credentialValue(k, v) {
+			out[k] = v
+		}
 	}
 	named := func(name string) {
 		if v := os.Getenv(name); name != "" && v != "" {
@@ -179,6 +182,34 @@ func (h *Host) hostCredentials() map[string]string {
 		}
 	}
 	return out
+}
+
+// credentialValue reports whether a variable of the host's environment
+// whose name looks like a credential's holds one. Some names only look
+// so: PWD and OLDPWD (a "pwd" is a password elsewhere) are the shell's
+// directories, and a value that is an existing absolute path (a socket,
+// a file), a number or a boolean is no credential; redacting it would
+// shred every result (every path under the working directory, every
+// "true"). The variables the core or a package name as credentials are
+// taken as they are (hostCredentials).
+func credentialValue(name, v string) bool {
+	switch name {
+	case "PWD", "OLDPWD":
+		return false
+	}
+	switch strings.ToLower(v) {
+	case "true", "false", "yes", "no", "on", "off":
+		return false
+	}
+	if _, err := strconv.ParseFloat(v, 64); err == nil {
+		return false
+	}
+	if filepath.IsAbs(v) {
+		if _, err := os.Lstat(v); err == nil {
+			return false
+		}
+	}
+	return true
 }
 
 // hostSecrets are the credentials in the host's own environment (by
