@@ -21,7 +21,7 @@ func TestCallTimeoutCancelsTheRequest(t *testing.T) {
 	f := newFixture(t, func(c *Config) { c.CallTimeout = 300 * time.Millisecond })
 	marker := filepath.Join(t.TempDir(), "marker")
 	reason := filepath.Join(t.TempDir(), "reason")
-	f.server("slow", "never_returns", "env: {MARKER_FILE: "+marker+", REASON_FILE: "+reason+"}\n")
+	f.server("slow", "never_returns", "env: {MARKER_AT: "+marker+", REASON_AT: "+reason+"}\n")
 	f.ask.allow(ConnectTool("slow"))
 	turn := f.dispatchTurn(f.resolve(), "slow__wait")
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)

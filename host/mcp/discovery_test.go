@@ -36,7 +36,7 @@ func TestDiscoveryTimeoutClosesServer(t *testing.T) {
 		t.Run(strings.ReplaceAll(step, "/", "_"), func(t *testing.T) {
 			f := newFixture(t)
 			pidFile := filepath.Join(t.TempDir(), "pid")
-			f.scripted("slow", "hang-at="+step, "PID_FILE: "+pidFile, "connect_timeout_seconds: 1\n")
+			f.scripted("slow", "hang-at="+step, "PID_AT: "+pidFile, "connect_timeout_seconds: 1\n")
 			f.ask.allow(ConnectTool("slow"))
 			start := time.Now()
 			st := state(t, f.resolve(), "slow")

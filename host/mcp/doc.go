@@ -26,7 +26,9 @@
 // (mcp test asks again).
 //
 // Stdio servers run with the host's allowlisted environment plus the
-// manifest's env, in their own process group, killed as a tree on close;
+// manifest's env (never PATH, HOME or a variable that steers how programs
+// are loaded or configured: the card shows env by name only), in their own
+// process group, killed as a tree on close;
 // the tail of their stderr is redacted into logs/mcp-stderr.log.
 // Streamable HTTP servers are reached only through shared/netpolicy.
 package mcp

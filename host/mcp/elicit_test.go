@@ -270,7 +270,7 @@ func TestElicitFormBoundedAndInert(t *testing.T) {
 func TestElicitOutsideACallDeclinedUnasked(t *testing.T) {
 	f := newFixture(t)
 	record := filepath.Join(t.TempDir(), "record")
-	f.server("form", "elicit", "env: {RECORD_FILE: "+record+"}\n")
+	f.server("form", "elicit", "env: {RECORD_AT: "+record+"}\n")
 	f.ask.allow(ConnectTool("form"), ElicitTool("form"))
 	if st := state(t, f.resolve(), "form"); st.Status != StatusConnected {
 		t.Fatalf("%+v", st)

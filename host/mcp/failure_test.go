@@ -84,7 +84,7 @@ func TestFailureServers(t *testing.T) {
 func TestCancellationReachesServer(t *testing.T) {
 	f := newFixture(t)
 	marker := filepath.Join(t.TempDir(), "marker")
-	f.server("slow", "never_returns", "env: {MARKER_FILE: "+marker+"}\n")
+	f.server("slow", "never_returns", "env: {MARKER_AT: "+marker+"}\n")
 	f.ask.allow(ConnectTool("slow"))
 	r := f.resolve()
 	turn := f.dispatchTurn(r, "slow__wait")
@@ -236,7 +236,7 @@ func waitFor(t *testing.T, cond func() bool) {
 func TestProtocolPinned(t *testing.T) {
 	f := newFixture(t)
 	record := filepath.Join(t.TempDir(), "record")
-	f.server("pin", "hang_init", "connect_timeout_seconds: 1\nprotocol_version: 2025-06-18\nenv: {RECORD_FILE: "+record+"}\n")
+	f.server("pin", "hang_init", "connect_timeout_seconds: 1\nprotocol_version: 2025-06-18\nenv: {RECORD_AT: "+record+"}\n")
 	f.ask.allow(ConnectTool("pin"))
 	f.resolve()
 	b, err := os.ReadFile(record)

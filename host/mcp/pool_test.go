@@ -322,7 +322,7 @@ func TestDeclarationChanges(t *testing.T) {
 	f := newFixture(t)
 	counter := filepath.Join(t.TempDir(), "count")
 	// trust_new_tools: each start offers a new tool, which is the point.
-	f.server("a", "changing_list", "env: {COUNTER_FILE: "+counter+"}\ntrust_new_tools: true\n")
+	f.server("a", "changing_list", "env: {COUNTER_AT: "+counter+"}\ntrust_new_tools: true\n")
 	f.server("b", "echo", "")
 	f.ask.allow(ConnectTool("a"), ConnectTool("b"))
 	r := f.resolve()
@@ -340,7 +340,7 @@ func TestDeclarationChanges(t *testing.T) {
 	}
 	// A changed declaration of a: a reconnects (its list changed), with a
 	// fresh approval; b keeps its process.
-	f.server("a", "changing_list", "env: {COUNTER_FILE: "+counter+"}\ntrust_new_tools: true\nconnect_timeout_seconds: 9\n")
+	f.server("a", "changing_list", "env: {COUNTER_AT: "+counter+"}\ntrust_new_tools: true\nconnect_timeout_seconds: 9\n")
 	r = f.resolve()
 	if st := state(t, r, "a"); !slices.Equal(st.Tools, []string{"a__v2"}) || f.ask.count() != 3 {
 		t.Fatalf("%+v asked %d", st, f.ask.count())

@@ -18,7 +18,7 @@ import (
 func sandboxHelper(t testing.TB) string { return sandboxtest.Helper(t) }
 
 // A stdio server that opts in starts through the helper: under read-only
-// it cannot write the workspace (its PID_FILE write fails quietly) and
+// it cannot write the workspace (its PID_AT write fails quietly) and
 // still answers initialize and tools/list; workspace-write writes the
 // workspace but not outside it; the session's mode tightens the
 // manifest's; no key, or the operator's off, runs it as before.
@@ -47,7 +47,7 @@ func TestStdioServerOptsIntoTheSandbox(t *testing.T) {
 				dir = t.TempDir()
 			}
 			pidFile := filepath.Join(dir, "server.pid")
-			f.scripted("boxed", "", "PID_FILE: "+pidFile, tt.key)
+			f.scripted("boxed", "", "PID_AT: "+pidFile, tt.key)
 			f.ask.allow(ConnectTool("boxed"))
 			st := state(t, f.resolve(), "boxed")
 			if st.Status != StatusConnected || strings.Join(st.Tools, ",") != "boxed__t" {
@@ -74,7 +74,7 @@ func TestStdioServerSandboxFailsClosed(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			f := newFixture(t, func(c *Config) { c.Sandbox = tt.cfg })
 			pidFile := filepath.Join(f.ws.Root, "server.pid")
-			f.scripted("boxed", "", "PID_FILE: "+pidFile, "sandbox: read-only\n")
+			f.scripted("boxed", "", "PID_AT: "+pidFile, "sandbox: read-only\n")
 			f.ask.allow(ConnectTool("boxed"))
 			st := state(t, f.resolve(), "boxed")
 			if st.Status != StatusFailed || !strings.Contains(st.Diagnostic, tt.want) {
@@ -118,7 +118,7 @@ func TestSandboxedServerKeepsGitConfig(t *testing.T) {
 	if err := os.WriteFile(gitConfig, []byte("[core]\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	f.scripted("boxed", "", "PID_FILE: "+gitConfig, "sandbox: workspace-write\n")
+	f.scripted("boxed", "", "PID_AT: "+gitConfig, "sandbox: workspace-write\n")
 	f.ask.allow(ConnectTool("boxed"))
 	if st := state(t, f.resolve(), "boxed"); st.Status != StatusConnected {
 		t.Fatalf("state = %+v", st)

@@ -1,5 +1,5 @@
 // Command changing_list offers a different tool on each start: it counts
-// its starts in $COUNTER_FILE and offers v<N>.
+// its starts in $COUNTER_AT and offers v<N>.
 package main
 
 import "demiurge.dev/host/mcp/testservers/internal/servers"

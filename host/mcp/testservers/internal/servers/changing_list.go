@@ -10,10 +10,10 @@ import (
 )
 
 // ChangingList offers a different tool on each start: it counts
-// its starts in $COUNTER_FILE and offers v<N>.
+// its starts in $COUNTER_AT and offers v<N>.
 func ChangingList() {
 	n := 1
-	if f := os.Getenv("COUNTER_FILE"); f != "" {
+	if f := os.Getenv("COUNTER_AT"); f != "" {
 		if b, err := os.ReadFile(f); err == nil {
 			if v, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
 				n = v + 1

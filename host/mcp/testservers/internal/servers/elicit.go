@@ -15,7 +15,7 @@ import (
 // Elicit has one tool, form, that asks the client for a form
 // (elicitation/create) during the call, with defaults for every field and
 // an escape sequence in its message, and answers with what the client
-// sent back. With RECORD_FILE set it also asks for the form outside any
+// sent back. With RECORD_AT set it also asks for the form outside any
 // call, right after tools/list, and writes the client's action there.
 func Elicit() {
 	schema := map[string]any{"type": "object", "properties": map[string]any{
@@ -24,7 +24,7 @@ func Elicit() {
 	}}
 	var s *server.MCPServer
 	hooks := &server.Hooks{}
-	if record := os.Getenv("RECORD_FILE"); record != "" {
+	if record := os.Getenv("RECORD_AT"); record != "" {
 		hooks.AddAfterListTools(func(ctx context.Context, _ any, _ *mcp.ListToolsRequest, _ *mcp.ListToolsResult) {
 			go func() {
 				res, err := s.RequestElicitation(context.WithoutCancel(ctx), mcp.ElicitationRequest{

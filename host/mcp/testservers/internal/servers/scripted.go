@@ -13,7 +13,7 @@ import (
 // server, so that it can misbehave in ways that server never would. Its
 // environment scripts it:
 //
-//   - PID_FILE: it writes its pid there when it starts.
+//   - PID_AT: it writes its pid there when it starts.
 //   - HANG_AT: a method it never answers (initialize, tools/list); it then
 //     also stays up after its stdin closes, so only a kill ends it.
 //   - ERROR_AT: a method it answers with a JSON-RPC error.
@@ -24,7 +24,7 @@ import (
 // and its last argument, as a careless server quoting its configuration
 // would.
 func Scripted() {
-	if f := os.Getenv("PID_FILE"); f != "" {
+	if f := os.Getenv("PID_AT"); f != "" {
 		_ = os.WriteFile(f, []byte(strconv.Itoa(os.Getpid())), 0o644)
 	}
 	tools := json.RawMessage(`[{"name":"t","inputSchema":{"type":"object"}}]`)
