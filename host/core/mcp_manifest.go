@@ -53,7 +53,9 @@ type KV struct{ Key, Value string }
 //
 //	command: npx                  # stdio: the program (PATH lookup, or a path
 //	args: [-y, some-server]       #   relative to the core directory)
-//	env: {API_KEY: "..."}         # added only after connect approval
+//	env: {API_KEY: "..."}         # added only after connect approval; no PATH,
+//	                              #   HOME, LD_*, NODE_OPTIONS or other steering
+//	                              #   variable (host/mcp/envcheck.go)
 //	cwd: sub/dir                  # inside the workspace; default its root
 //	url: https://mcp.example/mcp  # or streamable HTTP (no userinfo)
 //	headers: {X-Api-Key: "..."}
@@ -112,11 +114,24 @@ func (s *MCPServer) CallCapability() string {
 	return "mcp.call:" + s.ID
 }
 
+// ReservedMCPServerIDs are the prefixes of the names the host gives its
+// own MCP approvals (host/mcp: mcp_connect__SERVER, mcp_elicit__SERVER).
+// A server with one of them as its id would offer tools named
+// mcp_connect__TOOL, so the operator's allow:mcp_connect__docs, meant to
+// start docs, would also approve calling that server's tool "docs".
+var ReservedMCPServerIDs = []string{"mcp_connect", "mcp_elicit"}
+
 // ValidMCPServerID reports why id cannot name an MCP server: it becomes the
 // prefix of tool names every provider must accept, so it starts with a
 // letter, holds only letters, digits, '_' and '-', has no "__" (the
-// separator) and leaves room for the tool's own name.
+// separator), leaves room for the tool's own name and is none of
+// ReservedMCPServerIDs (in any case).
 func ValidMCPServerID(id string) error {
+	for _, r := range ReservedMCPServerIDs {
+		if strings.EqualFold(id, r) {
+			return fmt.Errorf("server id %q is reserved: its tools would be named like the host's %s__SERVER approvals, so an approval for one would approve the other; rename the file", clip(id), r)
+		}
+	}
 	switch {
 	case id == "":
 		return errors.New("server id is empty")
