@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 	"sync"
 )
 
@@ -77,6 +78,23 @@ type Catalog struct {
 	fingerprint     string
 }
 
+// ReservedNamePrefixes begin the names of the host's own MCP approvals
+// (mcp_connect__SERVER starts a server, mcp_elicit__SERVER lets it ask the
+// operator). No tool may be named with one, in any case: a rule or an
+// answer for the approval would also approve calling the tool, so the
+// operator's allow:mcp_connect__docs, meant to start docs, would run an
+// authored tool named mcp_connect__docs without asking.
+var ReservedNamePrefixes = []string{"mcp_connect__", "mcp_elicit__"}
+
+func reservedName(name string, prov Provenance) error {
+	for _, p := range ReservedNamePrefixes {
+		if len(name) >= len(p) && strings.EqualFold(name[:len(p)], p) {
+			return fmt.Errorf("tool name %q (%s) begins with %s, which names the host's own MCP approvals; an approval for one would approve the other; rename the tool", name, prov, p)
+		}
+	}
+	return nil
+}
+
 // Resolve builds the catalog from its sources and the core's
 // tools.metadata overrides. It fails on an invalid tool name, metadata,
 // subject or schema (naming the tool and its provenance) and on a name two
@@ -109,6 +127,10 @@ func Resolve(sources []Source, overrides map[string]Override) (*Catalog, error) 
 				continue
 			}
 			spec.Provenance = prov
+			if err := reservedName(spec.Name, prov); err != nil {
+				errs = append(errs, err)
+				continue
+			}
 			// Uniqueness is checked on every declared tool, enabled or not:
 			// tools.metadata is keyed by name, so it cannot tell two
 			// same-named tools apart to disable one of them.

@@ -570,3 +570,27 @@ func TestOverridesTurnOffLiteralCommandsAuto(t *testing.T) {
 		})
 	}
 }
+
+// TestNoToolIsNamedLikeAnApproval pins that no source can offer a tool
+// named like the host's own MCP approvals, in any case: the operator's
+// allow:mcp_connect__docs, meant to start docs, approved calling an
+// authored tool named mcp_connect__docs.
+func TestNoToolIsNamedLikeAnApproval(t *testing.T) {
+	for _, name := range []string{"mcp_connect__docs", "MCP_Connect__docs", "mcp_elicit__docs", "mcp_ELICIT__x"} {
+		for _, kind := range []SourceKind{SourceAuthored, SourceMCP, SourceBuiltin} {
+			spec := authoredSpec(name)
+			if kind == SourceMCP {
+				spec = mcpSpec(name)
+			}
+			_, err := Resolve([]Source{{Kind: kind, Name: "src", Tools: []ToolSpec{spec}}}, nil)
+			if err == nil || !strings.Contains(err.Error(), "names the host's own MCP approvals") {
+				t.Errorf("%s from %s: err = %v, want refused as an approval's name", name, kind, err)
+			}
+		}
+	}
+	for _, name := range []string{"mcp_connector", "my_mcp_connect__x", "mcp_connect_docs"} {
+		if _, err := Resolve([]Source{{Kind: SourceAuthored, Name: "src", Tools: []ToolSpec{authoredSpec(name)}}}, nil); err != nil {
+			t.Errorf("%s: %v, want accepted", name, err)
+		}
+	}
+}

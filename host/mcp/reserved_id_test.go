@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"demiurge.dev/catalog"
 	"demiurge.dev/host/core"
 )
 
@@ -13,6 +14,13 @@ import (
 // docs) would also approve calling its tool "docs".
 func TestHostApprovalNamesAreReservedServerIDs(t *testing.T) {
 	for _, name := range []string{ConnectTool("docs"), ElicitTool("docs")} {
+		reserved := false
+		for _, p := range catalog.ReservedNamePrefixes {
+			reserved = reserved || strings.HasPrefix(name, p)
+		}
+		if !reserved {
+			t.Errorf("%s begins with none of catalog.ReservedNamePrefixes %q", name, catalog.ReservedNamePrefixes)
+		}
 		server, _, ok := strings.Cut(name, Separator)
 		if !ok {
 			t.Fatalf("%s has no separator", name)
