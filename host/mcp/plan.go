@@ -56,6 +56,9 @@ func newPlan(s core.MCPServer, ws policy.Workspace, coreDir string, private []Pr
 			return p, err
 		}
 		p.command = cmd
+		if err := p.hiddenArg(); err != nil {
+			return p, err
+		}
 		if p.cwd, err = resolveCwd(s.Cwd, ws); err != nil {
 			return p, err
 		}
@@ -138,6 +141,34 @@ func resolveCwd(cwd string, ws policy.Workspace) (string, error) {
 		return "", fmt.Errorf("cwd %q is not a directory", cwd)
 	}
 	return real, nil
+}
+
+// hiddenArg refuses a declaration with an argument the connect card would
+// hide that no option names as a credential (--api-key X, --token=X): a
+// bare token-like argument, or one holding an env or header value. Such
+// an argument may as well name what runs (npx -y evil-pkg-a1b2c3d4e5f6g7h8,
+// python -m a module of the workspace), and the operator would approve
+// "<redacted:arg 1>". Credentials go in env, whose values the card never
+// shows. The argument itself is never quoted.
+func (p *plan) hiddenArg() error {
+	args := make([]any, len(p.server.Args))
+	for i, a := range p.server.Args {
+		args[i] = a
+	}
+	var named []sredact.Secret
+	for _, sec := range hredact.Discover(map[string]any{"args": args}, nil) {
+		named = append(named, sredact.Secret{Target: sec.Target, Value: sec.Value})
+	}
+	byOption := sredact.NewReplacer(named)
+	for i, a := range p.server.Args {
+		if byOption.String(a) != a {
+			continue
+		}
+		if p.previewArg(i, a) != a {
+			return fmt.Errorf("args[%d] looks like a credential or holds an env or header value, so the connect card would hide it and the operator could not see what runs; pass a credential in env, or after an option that names it (--api-key VALUE)", i)
+		}
+	}
+	return nil
 }
 
 // knownSecrets are the values of a declaration that never appear in a
