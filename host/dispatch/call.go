@@ -50,6 +50,10 @@ type prepared struct {
 	// edit is the write's change to its file, read once (file_edit.go).
 	editOnce sync.Once
 	edit     *approval.FileEdit
+	// base is the written file as read for the card's diff and the edit,
+	// read once, so that both and the write's binding name one content.
+	baseOnce sync.Once
+	base     fileBase
 	// argSecrets are the secrets in args, searched once (secretsInArgs).
 	argSecretsOnce sync.Once
 	argSecrets     []redact.Secret
@@ -324,6 +328,9 @@ func (t *Turn) execute(ctx context.Context, p *prepared, a admission) Outcome {
 	flush := p.command.redactEvents(&inv, t.redactionValues())
 	// The file as it is before the write, for the outcome's diff.
 	edit := p.fileEdit(t.redactionValues())
+	if err := p.bindWriteToBase(&inv); err != nil {
+		return t.finish(ctx, p, out, StatusToolError, errorResult(fmt.Sprintf("%s: %v", p.call.Name, err)))
+	}
 	res, err := adapter.Invoke(ctx, inv)
 	flush()
 	live.close()

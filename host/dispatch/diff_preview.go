@@ -40,11 +40,11 @@ func (p *prepared) diffPreview(known []redact.Secret) (string, bool) {
 		if !ok {
 			return "", false
 		}
-		old, _, ok := readForDiff(s.Real)
-		if !ok {
+		b := p.fileBase(s.Real)
+		if !b.ok {
 			return "", false
 		}
-		before, after = old, content
+		before, after = b.text, content
 	case catalog.PreviewFilePatch:
 		oldS, ok1 := p.args["old_string"].(string)
 		newS, ok2 := p.args["new_string"].(string)

@@ -77,3 +77,67 @@ func TestHugeNumbersAreArgumentErrorsNamingTheBound(t *testing.T) {
 		})
 	}
 }
+
+// saveWhileAsked is an approver who reads the card (its diff) and, while
+// deciding, someone saves the file: then it allows.
+type saveWhileAsked struct {
+	path, save string
+	preview    string
+	edit       *approval.FileEdit
+}
+
+func (p *saveWhileAsked) Name() string { return "scripted" }
+func (p *saveWhileAsked) Ask(_ context.Context, r approval.Request) (approval.Answer, error) {
+	p.preview = r.Preview
+	if r.EditFunc != nil {
+		p.edit = r.EditFunc()
+	}
+	if p.save == "" {
+		os.Remove(p.path)
+	} else if err := os.WriteFile(p.path, []byte(p.save), 0o644); err != nil {
+		return approval.Deny, err
+	}
+	return approval.AllowOnce, nil
+}
+
+// TestAnApprovedWriteLosesNoChangeMadeAfterTheCard: the operator approves
+// write_file's diff against the file as shown; a save made meanwhile (an
+// editor's, a formatter's) was silently replaced, and the outcome's edit
+// reported a change that was not the one made. The write is now bound to
+// the content shown: it writes nothing and says why, the save is kept; a
+// file created where the card showed a new one is kept too; and a model's
+// own expected_sha256 that names other content than the shown is refused.
+func TestAnApprovedWriteLosesNoChangeMadeAfterTheCard(t *testing.T) {
+	h := newHarness(t)
+	a := filepath.Join(h.ws, "a.txt")
+	os.WriteFile(a, []byte("v1\n"), 0o644)
+	p := &saveWhileAsked{path: a, save: "the user's save\n"}
+	turn := h.turn(t, []string{"fs.read", "fs.write"}, p, h.source(t, "coding", codingMeta))
+	out := turn.Call(context.Background(), ToolCall{ID: "w", Name: "write_file", Args: []byte(`{"path":"a.txt","content":"model\n"}`)})
+	if !strings.Contains(p.preview, "-v1") || p.edit == nil || p.edit.OldText != "v1\n" {
+		t.Fatalf("the card did not show the file as it was: %q %+v", p.preview, p.edit)
+	}
+	if out.OK() || out.Edit != nil || !strings.Contains(out.Views.Model.String(), "nothing was written") {
+		t.Fatalf("write over a later save: %s %q edit %+v", out.Status, out.Views.Model.String(), out.Edit)
+	}
+	if b, _ := os.ReadFile(a); string(b) != "the user's save\n" {
+		t.Fatalf("the save was lost: a.txt = %q", b)
+	}
+
+	// Shown as a new file; one was created while the card was up.
+	b := filepath.Join(h.ws, "b.txt")
+	p.path, p.save = b, "made meanwhile\n"
+	out = turn.Call(context.Background(), ToolCall{ID: "n", Name: "write_file", Args: []byte(`{"path":"b.txt","content":"model\n"}`)})
+	if got, _ := os.ReadFile(b); out.OK() || string(got) != "made meanwhile\n" {
+		t.Fatalf("write over a file created meanwhile: %s %q; b.txt = %q", out.Status, out.Views.Model.String(), got)
+	}
+
+	// Unchanged while asked: written, and the edit is the one shown.
+	p.path, p.save = filepath.Join(h.ws, "c.txt"), "same\n"
+	os.WriteFile(p.path, []byte("same\n"), 0o644)
+	out = turn.Call(context.Background(), ToolCall{ID: "ok", Name: "write_file", Args: []byte(`{"path":"c.txt","content":"model\n"}`)})
+	if got, _ := os.ReadFile(p.path); !out.OK() || string(got) != "model\n" || out.Edit == nil || out.Edit.OldText != "same\n" {
+		t.Fatalf("unchanged file: %s %q; c.txt = %q", out.Status, out.Views.Model.String(), got)
+	}
+
+}

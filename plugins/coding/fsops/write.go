@@ -9,6 +9,8 @@ import (
 	"io"
 	"os"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // WriteParams are the arguments of write_file.
@@ -16,7 +18,14 @@ type WriteParams struct {
 	Path       string `json:"path" jsonschema_description:"File to create or overwrite, relative to the workspace."`
 	Content    string `json:"content" jsonschema_description:"The complete new content of the file (UTF-8)."`
 	CreateDirs bool   `json:"create_dirs,omitempty" jsonschema_description:"Create missing parent directories."`
+	// ExpectedSHA256 binds the write to the file it replaces. The host
+	// sets it (when the model did not) to the file the approver was
+	// shown, so a change made after that (an editor's save) is not lost.
+	ExpectedSHA256 string `json:"expected_sha256,omitempty" jsonschema_description:"Optional: the sha256 (lowercase hex) of the content this write replaces, or \"absent\" for a file that must not exist yet. If the file is otherwise, nothing is written."`
 }
+
+// expectAbsent is ExpectedSHA256 for a write that must create the file.
+const expectAbsent = "absent"
 
 // WriteResult describes a published write.
 type WriteResult struct {
@@ -49,8 +58,62 @@ func WritePrecheck(ctx context.Context, ws *Workspace, p WriteParams) error {
 		return err
 	}
 	defer pp.Close()
-	_, _, err = pp.statTarget(p.Path)
+	st, exists, err := pp.statTarget(p.Path)
+	if err != nil {
+		return err
+	}
+	_, err = pp.checkExpected(p.Path, p.ExpectedSHA256, &st, exists)
 	return err
+}
+
+// checkExpected refuses a write whose file is not the one expected
+// (ExpectedSHA256): another content, a file where none was expected, or
+// none where one was. For an existing file it returns the identity of the
+// descriptor whose content was hashed, which publish then requires of the
+// file it displaces, so a change after the hash is caught there. With no
+// expectation it returns the identity of st (nil when there is no file).
+func (pp *pinnedParent) checkExpected(p, expected string, st *unix.Stat_t, exists bool) (*fileIdentity, error) {
+	switch {
+	case expected == "":
+		if !exists {
+			return nil, nil
+		}
+		return identityOf(st), nil
+	case expected == expectAbsent:
+		if exists {
+			return nil, refuse(p, ErrChanged, "the file exists now but was expected not to (it was created since it was shown for approval): nothing was written; read it and retry")
+		}
+		return nil, nil
+	case !validSHA256(expected):
+		return nil, refuse(p, ErrInvalidArgument, "expected_sha256 must be 64 lowercase hex digits or \"absent\"")
+	case !exists:
+		return nil, refuse(p, ErrChanged, "the file was removed since the content it was expected to have was read: nothing was written")
+	}
+	src, sst, err := pp.openSource(p)
+	if err != nil {
+		return nil, err
+	}
+	defer src.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, src); err != nil {
+		return nil, fmt.Errorf("%s: read: %w", p, err)
+	}
+	if hex.EncodeToString(h.Sum(nil)) != expected {
+		return nil, refuse(p, ErrChanged, "the file's content is not the one expected (it changed since it was read or shown for approval): nothing was written; read it again and retry")
+	}
+	return identityOf(sst), nil
+}
+
+func validSHA256(s string) bool {
+	if len(s) != 64 {
+		return false
+	}
+	for _, c := range s {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // WriteFile creates or atomically replaces a file: the content is staged
@@ -73,10 +136,12 @@ func WriteFile(ctx context.Context, ws *Workspace, p WriteParams) (WriteResult, 
 		return WriteResult{}, err
 	}
 	mode, dropped := uint32(newFileMode), ""
-	var was *fileIdentity
+	was, err := pp.checkExpected(p.Path, p.ExpectedSHA256, &st, exists)
+	if err != nil {
+		return WriteResult{}, err
+	}
 	if exists {
 		mode, dropped = keptMode(&st)
-		was = identityOf(&st)
 	}
 	f, err := pp.stage()
 	if err != nil {
