@@ -141,3 +141,25 @@ func TestAnApprovedWriteLosesNoChangeMadeAfterTheCard(t *testing.T) {
 	}
 
 }
+
+// TestASecondWriteInABatchIsAskedAboutTheFirstOnesResult: a batch admits
+// a write of the same file only after the earlier one ran, so the second
+// card shows (and the second write is bound to) the first write's result:
+// the binding to the shown content refuses nothing a batch does in order.
+func TestASecondWriteInABatchIsAskedAboutTheFirstOnesResult(t *testing.T) {
+	h := newHarness(t)
+	f := filepath.Join(h.ws, "a.txt")
+	os.WriteFile(f, []byte("v1\n"), 0o644)
+	p := &answer{a: approval.AllowOnce}
+	turn := h.turn(t, []string{"fs.read", "fs.write"}, p, h.source(t, "coding", codingMeta))
+	outs := turn.Batch(context.Background(), []ToolCall{
+		{ID: "1", Name: "write_file", Args: []byte(`{"path":"a.txt","content":"first\n"}`)},
+		{ID: "2", Name: "write_file", Args: []byte(`{"path":"a.txt","content":"second\n"}`)},
+	})
+	if p.asked != 2 || !outs[0].OK() || !outs[1].OK() || outs[1].Edit == nil || outs[1].Edit.OldText != "first\n" {
+		t.Fatalf("asked %d; first %s %q; second %s %q %+v", p.asked, outs[0].Status, outs[0].Views.Model.String(), outs[1].Status, outs[1].Views.Model.String(), outs[1].Edit)
+	}
+	if b, _ := os.ReadFile(f); string(b) != "second\n" {
+		t.Fatalf("a.txt = %q", b)
+	}
+}
