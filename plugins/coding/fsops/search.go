@@ -70,8 +70,9 @@ type SearchSkips struct {
 	HardLinked    int      `json:"hard_linked"`
 	Special       int      `json:"special"` // FIFOs, sockets, devices
 	Unreadable    int      `json:"unreadable"`
-	Dirs          int      `json:"dirs"`                // VCS and dependency directories not descended
-	DirNames      []string `json:"dir_names,omitempty"` // their distinct names
+	Dirs          int      `json:"dirs"`                 // VCS and dependency directories not descended
+	DirNames      []string `json:"dir_names,omitempty"`  // their distinct names
+	HostState     int      `json:"host_state,omitempty"` // demiurge state directories not descended (hoststate.go)
 }
 
 // searchLimits bound one search.
@@ -146,6 +147,10 @@ func search(ctx context.Context, ws *Workspace, p SearchParams, lim searchLimits
 	switch {
 	case err == nil:
 		// A single file: the same checks as read_file, then one search.
+		if err := ws.refuseHostState(target, of.f, false); err != nil {
+			of.Close()
+			return SearchResult{}, err
+		}
 		s.baseRel = ""
 		workers[0].searchOpened(of)
 		of.Close()
@@ -215,6 +220,9 @@ func (s *searcher) openBaseDir(p string, t target) (int, error) {
 	if err := s.ws.checkRealPath(p, t, f); err != nil {
 		return -1, err
 	}
+	if err := s.ws.refuseHostState(p, f, true); err != nil {
+		return -1, err
+	}
 	fd := -1
 	rc, err := f.SyscallConn()
 	if err == nil {
@@ -266,6 +274,7 @@ func (s *searcher) collect(workers []*searchWorker) SearchResult {
 		k.Symlinks += w.skips.Symlinks
 		k.HardLinked += w.skips.HardLinked
 		k.Special += w.skips.Special
+		k.HostState += w.hostState
 		k.Unreadable += w.skips.Unreadable
 		k.Dirs += w.skips.Dirs
 		tooLarge = append(tooLarge, w.skips.TooLargeFiles...)
@@ -373,6 +382,7 @@ func (s *searcher) note(res SearchResult) string {
 		{k.Binary, "binary files"},
 		{k.TooLarge, fmt.Sprintf("files over %d bytes", s.lim.maxFileSize)},
 		{k.Dirs, "dependency/VCS directories"},
+		{k.HostState, "host state directories (sessions, logs, keys) left out"},
 		{k.Symlinks, "symlinks (not followed)"},
 		{k.HardLinked, "multiply hard-linked files"},
 		{k.Special, "special files"},

@@ -73,6 +73,7 @@ type searchWorker struct {
 	total         int
 	filesSearched int
 	excluded      int
+	hostState     int // host state directories left out
 	skips         SearchSkips
 	dirNames      map[string]bool
 }
@@ -171,6 +172,10 @@ func (w *searchWorker) walkDir(j walkJob) {
 			}
 			if pathrules.IsSensitive(s.display(rel)) {
 				w.excluded++
+				return true
+			}
+			if isHostStateDir(fd, name) {
+				w.hostState++
 				return true
 			}
 			h.retain()
