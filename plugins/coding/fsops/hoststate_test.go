@@ -49,3 +49,28 @@ func TestSearchLeavesTheHostStateOut(t *testing.T) {
 		t.Fatalf("src: %+v %v", r, err)
 	}
 }
+
+// TestASymlinkIntoTheHostStateIsNotFollowed: the host judges the path a
+// read names, and asks the operator for one in its state; a file swapped
+// for a symlink into the state after that check (a background command
+// can; shown with the real binary: an auto-approved read_file of x
+// returned the state's catalog snapshot) is refused on the descriptor, by
+// read_file and by a search of that one file. Named directly, the state's
+// file is read (the host asked the operator).
+func TestASymlinkIntoTheHostStateIsNotFollowed(t *testing.T) {
+	fx := newFixture(t)
+	ctx := context.Background()
+	fx.write(t, ".st/demiurge.db", "x")
+	fx.write(t, ".st/cache/snapshot.json", "hmac of the catalog\n")
+	fx.symlink(t, ".st/cache/snapshot.json", "x")
+	fx.symlink(t, ".st", "stlink")
+	for _, p := range []string{"x", "stlink/cache/snapshot.json"} {
+		_, err := ReadFile(ctx, fx.ws, ReadParams{Path: p})
+		wantKind(t, err, ErrSensitive)
+		_, err = Search(ctx, fx.ws, SearchParams{Pattern: "hmac", Path: p})
+		wantKind(t, err, ErrSensitive)
+	}
+	if r, err := ReadFile(ctx, fx.ws, ReadParams{Path: ".st/cache/snapshot.json"}); err != nil || !strings.Contains(r.Content, "hmac") {
+		t.Fatalf("named directly: %+v %v", r, err)
+	}
+}

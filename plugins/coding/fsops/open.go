@@ -145,6 +145,13 @@ func (w *Workspace) checkRealPath(p string, t target, f *os.File) error {
 	if pathrules.IsSensitive(real) && !pathrules.IsSensitive(requested) {
 		return refuse(p, ErrSensitive, "resolves through a symlink to a sensitive path; refused")
 	}
+	// Here a symlink was followed. The host judged the path asked for; a
+	// link into its state (hoststate.go), which it asks the operator about,
+	// may have been swapped in behind that path since (a background
+	// command can), so none is followed: the state is read by its name.
+	if !t.grant && w.inHostState(real, false) {
+		return refuse(p, ErrSensitive, "resolves through a symlink into the host's state directory; refused (name the real path)")
+	}
 	return nil
 }
 
