@@ -59,3 +59,28 @@ func TestTTYApprovalShowsADiff(t *testing.T) {
 		t.Fatalf("a.txt = %q", b)
 	}
 }
+
+// TestTTYASaveMadeWhileTheCardIsUpIsKept: with the real binary and a
+// terminal, the operator sees write_file's diff against the file as it
+// is; someone saves the file while the card is up; the operator allows
+// the write. It writes nothing and says so: the save is kept (it was
+// silently replaced before stop 49).
+func TestTTYASaveMadeWhileTheCardIsUpIsKept(t *testing.T) {
+	ws := t.TempDir()
+	a := filepath.Join(ws, "a.txt")
+	os.WriteFile(a, []byte("one\n"), 0o644)
+	s := startTTY(t, t.TempDir(), ws)
+
+	s.line(`/call write_file {"path":"a.txt","content":"model\n"}`)
+	s.see("approval needed")
+	s.see("-one")
+	s.see("[s]ession")
+	os.WriteFile(a, []byte("the user's save\n"), 0o644)
+	s.line("o")
+	s.see("nothing was written")
+	s.line("/quit")
+	s.waitExit(20 * time.Second)
+	if b, _ := os.ReadFile(a); string(b) != "the user's save\n" {
+		t.Fatalf("the save made while the card was up was lost: a.txt = %q", b)
+	}
+}
