@@ -39,7 +39,7 @@ func TestAWriteIsBoundToTheContentTheCardShowed(t *testing.T) {
 	os.WriteFile(f, []byte("shown\n"), 0o644)
 
 	p := writeCall(t, f, map[string]any{"path": "a.txt", "content": "model\n"})
-	if prev, ok := p.diffPreview(); !ok || !strings.Contains(prev, "-shown") {
+	if prev, ok := p.diffPreview(nil); !ok || !strings.Contains(prev, "-shown") {
 		t.Fatalf("preview %q", prev)
 	}
 	os.WriteFile(f, []byte("saved meanwhile\n"), 0o644)
@@ -62,7 +62,7 @@ func TestAWriteIsBoundToTheContentTheCardShowed(t *testing.T) {
 	// The model expects what was saved after the card: refused here.
 	os.WriteFile(f, []byte("shown\n"), 0o644)
 	p = writeCall(t, f, map[string]any{"path": "a.txt", "content": "model\n", "expected_sha256": sha("saved meanwhile\n")})
-	p.diffPreview()
+	p.diffPreview(nil)
 	os.WriteFile(f, []byte("saved meanwhile\n"), 0o644)
 	inv = Invocation{Args: p.argsRaw}
 	if err := p.bindWriteToBase(&inv); err == nil {
