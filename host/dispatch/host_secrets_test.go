@@ -26,13 +26,7 @@ func TestApprovalTextHidesHostAndRememberedSecrets(t *testing.T) {
 		t.Fatal(err)
 	}
 	coding := h.source(t, "coding", codingMeta)
-	installed := coding
-	installed.Kind = catalog.SourceInstalled
-	installed.Tools = nil
-	for _, s := range coding.Tools {
-		s.Provenance.Kind = catalog.SourceInstalled
-		installed.Tools = append(installed.Tools, s)
-	}
+	installed := asInstalled(coding)
 	calls := []ToolCall{
 		{ID: "w", Name: "write_file", Args: []byte(`{"path":"a.txt","content":"other\n"}`)},
 		{ID: "p", Name: "patch", Args: []byte(`{"path":"a.txt","old_string":"key=` + hostValue + `\nbound=` + boundValue + `","new_string":"x"}`)},

@@ -109,13 +109,7 @@ func TestApprovalPreviewByDeclarationAndProvenance(t *testing.T) {
 		t.Fatal(err)
 	}
 	coding := h.source(t, "coding", codingMeta)
-	installed := coding
-	installed.Kind = catalog.SourceInstalled
-	installed.Tools = nil
-	for _, s := range coding.Tools {
-		s.Provenance.Kind = catalog.SourceInstalled
-		installed.Tools = append(installed.Tools, s)
-	}
+	installed := asInstalled(coding)
 	calls := []ToolCall{
 		{ID: "w", Name: "write_file", Args: []byte(`{"path":"a.txt","content":"one\nTWO\n"}`)},
 		{ID: "p", Name: "patch", Args: []byte(`{"path":"a.txt","old_string":"two","new_string":"TWO","replace_all":true}`)},
@@ -136,4 +130,17 @@ func TestApprovalPreviewByDeclarationAndProvenance(t *testing.T) {
 			t.Errorf("%s: the operator was shown %q, want %q", tc.src.Kind, asker.shown, tc.want)
 		}
 	}
+}
+
+// asInstalled is src as an installed package would provide it: the same
+// tools, each with installed provenance.
+func asInstalled(src catalog.Source) catalog.Source {
+	installed := src
+	installed.Kind = catalog.SourceInstalled
+	installed.Tools = nil
+	for _, s := range src.Tools {
+		s.Provenance.Kind = catalog.SourceInstalled
+		installed.Tools = append(installed.Tools, s)
+	}
+	return installed
 }
