@@ -27,7 +27,8 @@ func TestSessionOnATerminalIsTheFrontEnds(t *testing.T) {
 	drive := func(binary string) (string, result) {
 		done := 0
 		return r.ptyDrive(binary, true, func(shown string) (string, bool) {
-			if done < len(steps) && strings.Contains(shown, steps[done].cue) {
+			// The first line waits for the line editor's prompt (see promptAfter).
+			if done < len(steps) && strings.Contains(shown, steps[done].cue) && (done > 0 || promptAfter(shown, steps[0].cue)) {
 				done++
 				return steps[done-1].typed, true
 			}
