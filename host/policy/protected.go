@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"demiurge.dev/host/policy/shellguard"
 	"demiurge.dev/shared/pathrules"
 )
 
@@ -43,6 +44,9 @@ func (w Workspace) protectedWhy(p string, real RealPath) string {
 	}
 	if real.Inside && gitRunsFrom(real.Rel) {
 		return "it leads to git configuration that can make git run a program (" + real.Rel + ")"
+	}
+	if why := gitReachWhy(w.Root, p, real.Abs); why != "" {
+		return why
 	}
 	if rel, in := within(w.Root, p); in && pathrules.IsClientConfig(rel) {
 		return "it is an MCP or ACP client's configuration, which holds the command line the client starts servers and agents with, demiurge's own --approve and --sandbox included (" + rel + ")"
@@ -134,4 +138,44 @@ func (w Workspace) inState(p, real string) bool {
 		}
 	}
 	return false
+}
+
+// gitReachWhy says why p (real: as its links lead) is configuration of
+// the workspace's repository under another name: a file its
+// configuration includes, core.attributesFile, or a file in its
+// core.hooksPath (shellguard.ReachOfGitConfig). It is read again on every
+// call: the operator may change the configuration at any time.
+func gitReachWhy(root, p, real string) string {
+	if root == "" {
+		return ""
+	}
+	reach := shellguard.ReachOfGitConfig(root)
+	matches := func(target string, dir bool) bool {
+		forms := []string{target}
+		if rt, err := realPath(target); err == nil && rt != target {
+			forms = append(forms, rt)
+		}
+		for _, t := range forms {
+			for _, q := range []string{p, real} {
+				if q == t {
+					return true
+				}
+				if _, in := within(t, q); dir && in {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	for _, f := range reach.Files {
+		if matches(f, false) {
+			return "it is a file the repository's git configuration reads as configuration too (include.path or core.attributesFile: " + f + "), which can make git run a program"
+		}
+	}
+	for _, d := range reach.Dirs {
+		if matches(d, true) {
+			return "it is in the hooks directory the repository's git configuration names (core.hooksPath: " + d + "), whose programs git runs"
+		}
+	}
+	return ""
 }

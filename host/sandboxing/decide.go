@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"demiurge.dev/host/policy/shellguard"
 	"demiurge.dev/shared/pathrules"
 	"demiurge.dev/shared/sandbox"
 )
@@ -94,7 +95,9 @@ func (c Config) Unenforceable(m sandbox.Mode) string {
 // environment is env (its HOME is the runtime home the host made): the
 // private tmp dir lives in that home, which stays writable; the command's
 // PATH directories are readable; the core's paths, .git/config,
-// .git/hooks and the MCP and ACP clients' configuration are protected.
+// .git/hooks, what the repository's git configuration includes or names
+// as its hooks directory, and the MCP and ACP clients' configuration are
+// protected.
 func (c Config) CommandPolicy(m sandbox.Mode, ws string, env []string) (sandbox.Policy, error) {
 	home := lookupEnv(env, "HOME")
 	if home == "" || !filepath.IsAbs(home) {
@@ -111,6 +114,13 @@ func (c Config) CommandPolicy(m sandbox.Mode, ws string, env []string) (sandbox.
 	p.Protected = append(p.Protected, c.Protected...)
 	p.Protected = append(p.Protected, sandbox.GitProtected(ws)...)
 	p.Protected = append(p.Protected, sandbox.ClientConfigProtected(ws)...)
+	// What the repository's configuration names is its configuration
+	// too (an included file, the hooks directory): held, or watched
+	// when missing.
+	reach := shellguard.ReachOfGitConfig(ws)
+	held, watch := sandbox.GitReachHeld(ws, append(reach.Files, reach.Dirs...))
+	p.Protected = append(p.Protected, held...)
+	p.Watched = watch
 	for _, d := range filepath.SplitList(lookupEnv(env, "PATH")) {
 		if filepath.IsAbs(d) && !pathrules.IsSensitive(d) {
 			p.ReadOnly = append(p.ReadOnly, filepath.Clean(d))

@@ -68,11 +68,14 @@ type watched struct {
 }
 
 // watchedPaths are the paths of ws a command could create and that are
-// read on the operator's behalf: git's, and the clients' configuration.
-func watchedPaths(ws string) []watched {
+// read on the operator's behalf: git's, the clients' configuration, and
+// the launcher's configured ones (Policy.Watched: what the repository's
+// git configuration names).
+func watchedPaths(ws string, configured []string) []watched {
 	return []watched{
 		{absentPaths(creatableGitPaths(ws)), "git reads for configuration, hooks or objects", "git init and similar need the operator (--sandbox off) here"},
 		{absentPaths(creatableClientConfigs(ws)), "an MCP or ACP client reads for how to start its servers (demiurge's --approve and --sandbox among them)", "a client's configuration is the operator's to write"},
+		{absentPaths(configured), "the repository's git configuration names (an included file, core.attributesFile or the core.hooksPath directory), so git reads or runs it", "git's configuration is the operator's to write"},
 	}
 }
 

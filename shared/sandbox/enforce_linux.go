@@ -54,7 +54,7 @@ func Enforce(p Policy, argv []string, env []string, report *os.File) error {
 	// creation_linux.go).
 	var absent []watched
 	if p.Mode.WritesWorkspace() {
-		absent = watchedPaths(p.Workspace)
+		absent = watchedPaths(p.Workspace, p.Watched)
 	}
 	proxyTook := func() error { return nil }
 	if p.Proxy != "" {

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // gitEntries are the entries of a .git directory that git reads to find
@@ -78,4 +79,36 @@ func gitDirChildren(dir, kind string) []string {
 		}
 	}
 	return out
+}
+
+// GitReachHeld splits what a repository's configuration names (the
+// files it includes and the hooks directories, absolute) into what the
+// sandbox holds read-only and what it watches: of those inside ws, the
+// ones that exist, as their links lead when that stays inside ws, are
+// held; the missing ones are watched (Policy.Watched). Outside the
+// workspace nothing is writable anyway.
+func GitReachHeld(ws string, named []string) (held, watch []string) {
+	ws = filepath.Clean(ws)
+	rws, err := filepath.EvalSymlinks(ws)
+	if err != nil {
+		return nil, nil
+	}
+	for _, n := range named {
+		n = filepath.Clean(n)
+		if !within(ws, n) || n == ws {
+			continue
+		}
+		if _, err := os.Lstat(n); err != nil {
+			watch = append(watch, n)
+			continue
+		}
+		real, err := filepath.EvalSymlinks(n)
+		if err != nil {
+			continue
+		}
+		if rel, err := filepath.Rel(rws, real); err == nil && rel != "." && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			held = append(held, filepath.Join(ws, rel))
+		}
+	}
+	return held, watch
 }

@@ -70,6 +70,12 @@ type Policy struct {
 	// 127.0.0.1 (see forwarder_linux.go) and names in the proxy
 	// environment variables. Network mode without it is refused.
 	Proxy string `json:"proxy,omitempty"`
+	// Watched are paths inside the workspace that the launcher's
+	// configuration names and that do not exist yet (a file the
+	// repository's git configuration includes, its hooks directory): a
+	// mount cannot hold them, so one a command creates is moved aside when
+	// it ends, like git's own entries (creation_linux.go).
+	Watched []string `json:"watched,omitempty"`
 	// HelperEnv are environment entries the launcher added for the
 	// helper's own start (see forHelper); the helper removes them, so the
 	// command gets the environment its launcher gave it.
@@ -96,6 +102,11 @@ func (p Policy) Validate() error {
 	for _, h := range p.Hidden {
 		if !within(filepath.Clean(p.Workspace), filepath.Clean(h)) {
 			return fmt.Errorf("sandbox policy: hidden path %q is outside the workspace", h)
+		}
+	}
+	for _, w := range p.Watched {
+		if !filepath.IsAbs(w) || !within(filepath.Clean(p.Workspace), filepath.Clean(w)) || filepath.Clean(w) == filepath.Clean(p.Workspace) {
+			return fmt.Errorf("sandbox policy: watched path %q must be an absolute path inside the workspace", w)
 		}
 	}
 	if p.MaxProcs != 0 && (p.MaxProcs < MinMaxProcs || p.MaxProcs > maxPidMax-1) {
