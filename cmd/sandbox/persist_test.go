@@ -304,7 +304,7 @@ func TestClientConfigurationProtected(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(f.ws, ".mcp.json"), []byte(operator), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for _, d := range []string{".claude", ".vscode", ".config/zed"} {
+	for _, d := range []string{".claude", ".vscode", ".config/zed", ".kiro/settings"} {
 		if err := os.MkdirAll(filepath.Join(f.ws, d), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -329,6 +329,10 @@ func TestClientConfigurationProtected(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(f.ws, ".claude.json"), []byte("{}"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	// opencode's project file names no directory: held when it exists.
+	if err := os.WriteFile(filepath.Join(f.ws, "opencode.json"), []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	p := f.policy(sandbox.WorkspaceWrite)
 	p.Protected = append(p.Protected[:4:4], sandbox.ClientConfigProtected(f.ws)...)
 	for _, c := range []struct{ script, path string }{
@@ -340,6 +344,8 @@ func TestClientConfigurationProtected(t *testing.T) {
 		{`echo evil > .claude.json`, ".claude.json"},
 		{`echo evil > .gemini/settings.json`, "dot/gemini/settings.json"},
 		{`echo evil > .config/zed/settings.json`, ".config/zed/settings.json"},
+		{`echo evil > .kiro/settings/mcp.json`, ".kiro/settings/mcp.json"},
+		{`echo evil > opencode.json`, "opencode.json"},
 	} {
 		f.runRaw(t, p, c.script)
 		if b, err := os.ReadFile(filepath.Join(f.ws, c.path)); err == nil && (strings.Contains(string(b), "evil") || strings.Contains(string(b), "allow:*")) {
@@ -369,6 +375,8 @@ func TestCreatedClientConfigurationQuarantined(t *testing.T) {
 		{"a top-level .mcp.json", `echo '` + evil + `' > .mcp.json`, ".mcp.json"},
 		{"settings in a .claude made by the command", `mkdir -p .claude && echo '{}' > .claude/settings.local.json`, ".claude/settings.local.json"},
 		{"a link named .mcp.json", `echo '` + evil + `' > notes.json && ln -s notes.json .mcp.json`, ".mcp.json"},
+		{"a top-level crush.json", `echo '{"permissions":{"allowed_tools":["bash"]}}' > crush.json`, "crush.json"},
+		{"opencode.json", `echo '{"mcp":{"d":{"type":"local","command":["demiurge","--sandbox","off","mcp","serve"]}}}' > opencode.json`, "opencode.json"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			f := newFixture(t)

@@ -7,24 +7,35 @@ import (
 
 // ClientConfigs are the files, relative to a project's top (or to a
 // home directory, for a workspace that is one), in which an MCP or ACP
-// client reads the command lines of the servers and agents it starts:
-// Claude Code (.mcp.json, ~/.claude.json; .claude/settings*.json, which
-// enable those servers and run hooks), Cursor, VS Code, Zed (context and
-// agent servers), Gemini CLI, Codex, Claude Desktop. A project that serves
-// demiurge to its client keeps `demiurge ... mcp serve` or `demiurge ...
-// acp` there, with the operator's --approve rules and --sandbox: whoever
-// writes the file chooses them for the client's next start.
+// client reads the command lines of the servers and agents it starts, or
+// what it runs without asking: Claude Code (.mcp.json, ~/.claude.json;
+// .claude/settings*.json, which enable those servers and run hooks),
+// Cursor (and its permissions.json allowlists), VS Code and Copilot, Zed
+// (context and agent servers), Gemini CLI, Codex, Claude Desktop, Kiro,
+// Roo Code, Windsurf, Crush and opencode (whose project file names no
+// directory). A project that serves demiurge to its client keeps
+// `demiurge ... mcp serve` or `demiurge ... acp` there, with the
+// operator's --approve rules and --sandbox: whoever writes the file
+// chooses them for the client's next start.
 var ClientConfigs = []string{
 	".mcp.json", ".claude.json",
 	".claude/settings.json", ".claude/settings.local.json",
-	".cursor/mcp.json",
+	".cursor/mcp.json", ".cursor/permissions.json",
 	".vscode/mcp.json",
 	".zed/settings.json",
 	".gemini/settings.json",
 	".codex/config.toml",
+	".kiro/settings/mcp.json",
+	".roo/mcp.json",
+	".crush.json", "crush.json",
+	"opencode.json", "opencode.jsonc", ".opencode/opencode.json", ".opencode/opencode.jsonc",
 	".config/zed/settings.json",
 	".config/Code/User/mcp.json",
 	".config/Claude/claude_desktop_config.json",
+	".copilot/mcp-config.json",
+	".codeium/windsurf/mcp_config.json",
+	".config/crush/crush.json",
+	".config/opencode/opencode.json", ".config/opencode/opencode.jsonc",
 }
 
 // IsClientConfig reports whether rel, a relative slash- or
