@@ -9,6 +9,7 @@ import (
 
 	"demiurge.dev/catalog"
 	"demiurge.dev/host/policy"
+	"demiurge.dev/host/sandboxing"
 	"demiurge.dev/shared/pathrules"
 	"demiurge.dev/shared/sandbox"
 )
@@ -122,7 +123,7 @@ func (t *Turn) applyAuthoredSandbox(p *prepared, inv *Invocation) error {
 }
 
 // authoredPolicy is the worker's policy: the workspace (written only in
-// the write modes; the core, .git/config and .git/hooks protected), the
+// the write modes; the core and sandboxing.WorkspaceProtected held), the
 // tool's own directory and the host's PATH readable, a private tmp dir
 // under the runtime directory writable.
 func (t *Turn) authoredPolicy(p *prepared, mode sandbox.Mode) (sandbox.Policy, error) {
@@ -144,7 +145,8 @@ func (t *Turn) authoredPolicyFor(dir string, mode sandbox.Mode) (sandbox.Policy,
 	t.Sandbox.Limits.Apply(&pol)
 	pol.HostOwned, pol.HostPrivate = t.Sandbox.HostOwned, t.Sandbox.HostPrivate
 	pol.Protected = append(pol.Protected, t.Sandbox.Protected...)
-	pol.Protected = append(pol.Protected, sandbox.GitProtected(ws)...)
+	held, watched := sandboxing.WorkspaceProtected(ws)
+	pol.Protected, pol.Watched = append(pol.Protected, held...), watched
 	if dir != "" {
 		pol.ReadOnly = append(pol.ReadOnly, dir)
 	}

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 
+	"demiurge.dev/host/sandboxing"
 	"demiurge.dev/shared/pathrules"
 	"demiurge.dev/shared/sandbox"
 )
@@ -58,8 +59,8 @@ func sandboxServer(cmd *exec.Cmd, p *plan, cfg dialConfig) (*egress.Proxy, error
 	return px, nil
 }
 
-// serverPolicy: the workspace (written only in the write modes; the core,
-// .git/config and .git/hooks protected), the program and its script and
+// serverPolicy: the workspace (written only in the write modes; the core
+// and sandboxing.WorkspaceProtected held), the program and its script and
 // the PATH readable, a private tmp dir under the runtime directory.
 func serverPolicy(p *plan, cfg dialConfig, mode sandbox.Mode) (sandbox.Policy, error) {
 	if cfg.stateDir == "" {
@@ -74,7 +75,8 @@ func serverPolicy(p *plan, cfg dialConfig, mode sandbox.Mode) (sandbox.Policy, e
 	cfg.sandbox.Limits.Apply(&pol)
 	pol.HostOwned, pol.HostPrivate = cfg.sandbox.HostOwned, cfg.sandbox.HostPrivate
 	pol.Protected = append(pol.Protected, cfg.sandbox.Protected...)
-	pol.Protected = append(pol.Protected, sandbox.GitProtected(ws)...)
+	held, watched := sandboxing.WorkspaceProtected(ws)
+	pol.Protected, pol.Watched = append(pol.Protected, held...), watched
 	readable := []string{filepath.Dir(p.command)}
 	if p.script != "" {
 		readable = append(readable, filepath.Dir(p.script))

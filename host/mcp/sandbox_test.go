@@ -105,25 +105,41 @@ func TestSandboxedServerAnswersCalls(t *testing.T) {
 }
 
 // Under workspace-write a server still cannot change .git/config (nor
-// .git/hooks), which later runs unsandboxed in git.
-func TestSandboxedServerKeepsGitConfig(t *testing.T) {
+// .git/hooks), which later runs unsandboxed in git, nor the rest of what
+// every sandboxed program finds held (sandboxing.WorkspaceProtected): an
+// MCP or ACP client's configuration and a file the repository's
+// configuration includes (stop 50: the server's policy held git's fixed
+// paths only).
+func TestSandboxedServerKeepsGitAndClientConfiguration(t *testing.T) {
 	helper := sandboxHelper(t)
-	f := newFixture(t, func(c *Config) {
-		c.Sandbox = sandboxing.Config{Mode: sandbox.WorkspaceWrite, Helper: helper}
-	})
-	gitConfig := filepath.Join(f.ws.Root, ".git", "config")
-	if err := os.MkdirAll(filepath.Dir(gitConfig), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(gitConfig, []byte("[core]\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	f.scripted("boxed", "", "PID_AT: "+gitConfig, "sandbox: workspace-write\n")
-	f.ask.allow(ConnectTool("boxed"))
-	if st := state(t, f.resolve(), "boxed"); st.Status != StatusConnected {
-		t.Fatalf("state = %+v", st)
-	}
-	if b, _ := os.ReadFile(gitConfig); string(b) != "[core]\n" {
-		t.Errorf(".git/config = %q", b)
+	for _, target := range []string{".git/config", ".mcp.json", ".claude/settings.local.json", ".gitconfig"} {
+		t.Run(target, func(t *testing.T) {
+			f := newFixture(t, func(c *Config) {
+				c.Sandbox = sandboxing.Config{Mode: sandbox.WorkspaceWrite, Helper: helper}
+			})
+			files := map[string]string{".git/config": "[include]\n\tpath = ../.gitconfig\n", ".mcp.json": "{}\n", ".gitconfig": "[user]\n\tname = op\n"}
+			for rel, body := range files {
+				p := filepath.Join(f.ws.Root, rel)
+				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := os.MkdirAll(filepath.Join(f.ws.Root, ".claude"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join(f.ws.Root, target)
+			f.scripted("boxed", "", "PID_AT: "+path, "sandbox: workspace-write\n")
+			f.ask.allow(ConnectTool("boxed"))
+			if st := state(t, f.resolve(), "boxed"); st.Status != StatusConnected {
+				t.Fatalf("state = %+v", st)
+			}
+			b, err := os.ReadFile(path)
+			if want, ok := files[target]; ok && string(b) != want || !ok && err == nil {
+				t.Errorf("%s = %q (%v): the sandboxed server wrote it", target, b, err)
+			}
+		})
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"demiurge.dev/host/policy/shellguard"
 	"demiurge.dev/shared/pathrules"
 	"demiurge.dev/shared/sandbox"
 )
@@ -112,13 +111,7 @@ func (c Config) CommandPolicy(m sandbox.Mode, ws string, env []string) (sandbox.
 	p.HostOwned, p.HostPrivate = c.HostOwned, c.HostPrivate
 	p.ReadOnly = append(p.ReadOnly, c.Toolchains...)
 	p.Protected = append(p.Protected, c.Protected...)
-	p.Protected = append(p.Protected, sandbox.GitProtected(ws)...)
-	p.Protected = append(p.Protected, sandbox.ClientConfigProtected(ws)...)
-	// What the repository's configuration names is its configuration
-	// too (an included file, the hooks directory): held, or watched
-	// when missing.
-	reach := shellguard.ReachOfGitConfig(ws)
-	held, watch := sandbox.GitReachHeld(ws, append(reach.Files, reach.Dirs...))
+	held, watch := WorkspaceProtected(ws)
 	p.Protected = append(p.Protected, held...)
 	p.Watched = watch
 	for _, d := range filepath.SplitList(lookupEnv(env, "PATH")) {
