@@ -37,6 +37,9 @@ type asker struct {
 	mu      sync.Mutex
 	asked   []string
 	answers map[string]approval.Answer
+	// onAsk runs while the operator is asked (between the plan and the
+	// start): tests change the workspace there.
+	onAsk func()
 }
 
 func (a *asker) Name() string { return "test" }
@@ -44,6 +47,9 @@ func (a *asker) Ask(_ context.Context, r approval.Request) (approval.Answer, err
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.asked = append(a.asked, r.Tool+"\n"+r.Preview)
+	if a.onAsk != nil {
+		a.onAsk()
+	}
 	return a.answers[r.Tool], nil
 }
 func (a *asker) count() int { a.mu.Lock(); defer a.mu.Unlock(); return len(a.asked) }

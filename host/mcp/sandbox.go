@@ -71,7 +71,9 @@ func serverPolicy(p *plan, cfg dialConfig, mode sandbox.Mode) (sandbox.Policy, e
 		return sandbox.Policy{}, fmt.Errorf("the sandboxed server's private tmp dir: %w", err)
 	}
 	ws := p.workspace
-	pol := sandbox.Policy{Mode: mode, Workspace: ws, TmpDir: tmp, Helper: cfg.sandbox.Helper}
+	// Cwd: the helper changes to the checked directory by path in its own
+	// mount namespace and makes sure it is the one pinned (stdio.go).
+	pol := sandbox.Policy{Mode: mode, Workspace: ws, TmpDir: tmp, Helper: cfg.sandbox.Helper, Cwd: p.cwd}
 	cfg.sandbox.Limits.Apply(&pol)
 	pol.HostOwned, pol.HostPrivate = cfg.sandbox.HostOwned, cfg.sandbox.HostPrivate
 	pol.Protected = append(pol.Protected, cfg.sandbox.Protected...)

@@ -7,10 +7,13 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"sync/atomic"
 	"time"
 
 	"github.com/mark3labs/mcp-go/client/transport"
+
+	"demiurge.dev/shared/pindir"
 )
 
 // MaxStdioLine bounds one JSON-RPC line from a stdio server: a server that
@@ -76,9 +79,22 @@ func (c *conn) openStdio(connCtx context.Context, cfg dialConfig) error {
 		closeAll()
 		return fmt.Errorf("pipes for %s: %w", s.ID, err)
 	}
+	// The cwd was checked when the server was planned, before the
+	// operator was asked; it is opened again now without following any
+	// symlink, beneath the workspace, and the server starts in the
+	// directory opened (a swap in between fails the start).
+	wd, err := pinCwd(c.plan)
+	if err != nil {
+		closeAll()
+		return fmt.Errorf("%s: %w", s.ID, err)
+	}
+	defer wd.Close() // the child has made it its cwd once Start returns
+	if testHookCwdPinned != nil {
+		testHookCwdPinned()
+	}
 	cmd := exec.Command("/bin/sh", append([]string{"-c", guardScript, "demiurge-mcp-guard", c.plan.command}, s.Args...)...)
 	cmd.Env = env
-	cmd.Dir = c.plan.cwd
+	cmd.Dir = wd.ChildPath()
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
 	cmd.SysProcAttr = serverProcAttr()
 	px, err := sandboxServer(cmd, c.plan, cfg)
@@ -143,3 +159,17 @@ func (l *lineBound) Read(p []byte) (int, error) {
 	}
 	return n, err
 }
+
+// pinCwd opens the plan's cwd (symlinks resolved when it was planned)
+// beneath the workspace's real root, following no symlink.
+func pinCwd(p *plan) (*pindir.Dir, error) {
+	root, err := filepath.EvalSymlinks(p.workspace)
+	if err != nil {
+		return nil, fmt.Errorf("workspace %s: %w", p.workspace, err)
+	}
+	return pindir.Open(root, p.cwd)
+}
+
+// testHookCwdPinned runs after the cwd is pinned and before the server
+// starts; tests swap the directory there.
+var testHookCwdPinned func()

@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	"demiurge.dev/shared/pindir"
 	"demiurge.dev/shared/redact"
 	"demiurge.dev/shared/sandbox"
 )
@@ -49,7 +50,7 @@ type Request struct {
 	Command string
 	// Dir is the absolute, already checked working directory, symlinks
 	// resolved. It is opened once and the command starts in what was
-	// opened (see workDir).
+	// opened (see shared/pindir).
 	Dir string
 	// Root, when set, is the workspace root (symlinks resolved) that Dir
 	// must lie beneath when it is opened.
@@ -164,11 +165,11 @@ func (r *Runner) Run(ctx context.Context, req Request) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	wd, err := pinWorkDir(req.Root, req.Dir)
+	wd, err := pindir.Open(req.Root, req.Dir)
 	if err != nil {
 		return nil, err
 	}
-	defer wd.close() // the child has made it its cwd once start returns
+	defer wd.Close() // the child has made it its cwd once start returns
 	spawnID := newSpawnID()
 	dir, rel, dirErr := artifactDir(req.ArtifactRoot, spawnID)
 	arts := [2]*artifact{openArtifact(dir, rel, "stdout.log"), openArtifact(dir, rel, "stderr.log")}
@@ -283,7 +284,7 @@ func streamSecrets(req Request) *redact.Replacer {
 }
 
 // start spawns under the lock so Shutdown never misses a tree.
-func (r *Runner) start(shell string, req Request, wd *workDir, spawnID string, stdout, stderr *os.File) (*process, error) {
+func (r *Runner) start(shell string, req Request, wd *pindir.Dir, spawnID string, stdout, stderr *os.File) (*process, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed {
@@ -301,7 +302,7 @@ func (r *Runner) start(shell string, req Request, wd *workDir, spawnID string, s
 	if testHookPinned != nil {
 		testHookPinned()
 	}
-	p, err := startIn(shell, req.Command, wd.childPath(), req.Env, stdout, stderr, spawnID, sandboxOf(req))
+	p, err := startIn(shell, req.Command, wd.ChildPath(), req.Env, stdout, stderr, spawnID, sandboxOf(req))
 	if err != nil {
 		return nil, fmt.Errorf("start %s: %w", shell, err)
 	}

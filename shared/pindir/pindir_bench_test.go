@@ -1,4 +1,4 @@
-package terminal
+package pindir
 
 import (
 	"os"
@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// BenchmarkPinWorkDir is what pinning adds to every terminal call: open
+// BenchmarkPinWorkDir is what pinning adds to every terminal call and server start: open
 // the root and the directory beneath it (openat2), then close.
 func BenchmarkPinWorkDir(b *testing.B) {
 	ws, err := filepath.EvalSymlinks(b.TempDir())
@@ -18,10 +18,10 @@ func BenchmarkPinWorkDir(b *testing.B) {
 		b.Fatal(err)
 	}
 	for b.Loop() {
-		wd, err := pinWorkDir(ws, dir)
+		wd, err := Open(ws, dir)
 		if err != nil {
 			b.Fatal(err)
 		}
-		wd.close()
+		wd.Close()
 	}
 }
