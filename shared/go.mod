@@ -6,6 +6,7 @@ require (
 	github.com/elastic/go-seccomp-bpf v1.6.0
 	github.com/hashicorp/go-plugin v1.8.0
 	github.com/landlock-lsm/go-landlock v0.11.2
+	go.yaml.in/yaml/v3 v3.0.4
 	google.golang.org/grpc v1.80.0
 	google.golang.org/protobuf v1.36.11
 )

@@ -57,7 +57,7 @@ func TestIndexOrderAndBrokenSkills(t *testing.T) {
 		t.Fatalf("index lacks the skills in name order:\n%s", got)
 	}
 	for _, want := range []string{"Skills: 3 available", "skill_view(name)", "6 skill directories left out as unusable",
-		"nofront (no front matter", "othername (its name \"different\" differs", "nodesc (the front matter has no description)"} {
+		"nofront (SKILL.md has no front matter", "othername (SKILL.md's name \"different\" differs", "nodesc (SKILL.md's front matter has no description"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("index lacks %q:\n%s", want, got)
 		}
@@ -161,7 +161,7 @@ func TestASkillsFrontMatterCannotStallTheTurn(t *testing.T) {
 	if !strings.Contains(index, "- stall: Stalls the turn.") || !strings.Contains(index, "- plain: An ordinary skill.") {
 		t.Fatalf("index:\n%s", index)
 	}
-	if strings.Contains(index, "What the") || !strings.Contains(index, "twice (the front matter gives description twice (line 4 of SKILL.md)") {
+	if strings.Contains(index, "What the") || !strings.Contains(index, "twice (SKILL.md's front matter gives description twice (line 4)") {
 		t.Fatalf("a doubled description was not refused:\n%s", index)
 	}
 }

@@ -6,13 +6,13 @@ require (
 	demiurge.dev/sdk v0.0.0
 	demiurge.dev/shared v0.0.0
 	go.uber.org/goleak v1.3.0
-	go.yaml.in/yaml/v3 v3.0.4
 	golang.org/x/sys v0.49.0
 )
 
 require (
 	github.com/elastic/go-seccomp-bpf v1.6.0 // indirect
 	github.com/landlock-lsm/go-landlock v0.11.2 // indirect
+	go.yaml.in/yaml/v3 v3.0.4 // indirect
 	kernel.org/pub/linux/libs/security/libcap/psx v1.2.78 // indirect
 )
 
