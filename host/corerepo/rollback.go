@@ -22,6 +22,14 @@ var ErrNothingPrevious = errors.New("nothing to roll back to: the core repositor
 // The new revision applies from the next turn: a running host keeps the
 // commit it loaded until it loads a core again.
 func (r *Repo) Rollback(rev string) (old, commit, target string, err error) {
+	return r.RollbackIf(rev, nil)
+}
+
+// RollbackIf is Rollback that first asks check (when not nil) about
+// making target's tree live in place of live: an error from it moves
+// nothing and is returned as it is. The move is compare-and-swap on the
+// live check was given, so what check judged is what moves.
+func (r *Repo) RollbackIf(rev string, check func(live, target string) error) (old, commit, target string, err error) {
 	old, err = r.Live()
 	if err != nil {
 		return "", "", "", err
@@ -56,6 +64,11 @@ func (r *Repo) Rollback(rev string) (old, commit, target string, err error) {
 	}
 	if to.TreeHash == cur.TreeHash {
 		return "", "", "", fmt.Errorf("nothing to roll back: %s has live's tree already", short(target))
+	}
+	if check != nil {
+		if err := check(old, target); err != nil {
+			return "", "", "", err
+		}
 	}
 	commit, err = r.writeCommit(to.TreeHash, old, fmt.Sprintf("rollback to %s\n\nThe tree of %s; live was %s.", short(target), target, old))
 	if err != nil {

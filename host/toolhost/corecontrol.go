@@ -6,9 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"demiurge.dev/host/corerepo"
 	"demiurge.dev/host/dispatch"
+	"demiurge.dev/host/evolve"
 	"demiurge.dev/host/plugins"
 )
 
@@ -26,7 +28,7 @@ func (h *Host) coreController() dispatch.CoreController {
 		}
 		switch call.Tool {
 		case "rollback_core":
-			out, err := h.rollbackCore(call.Args, running)
+			out, err := h.rollbackCore(call, running)
 			if err == nil && h.Approvals != nil && h.Approvals.Sessions != nil {
 				// The core changed: the session's allows, bound to the
 				// core it had, end (seed 000).
@@ -44,13 +46,25 @@ func (h *Host) coreController() dispatch.CoreController {
 	}
 }
 
+// rollbackWidensError is a rollback whose target widens authority over
+// live, made without the operator's own approval of the call. Nothing moved.
+type rollbackWidensError struct {
+	target string
+	widens []string
+}
+
+func (e *rollbackWidensError) Error() string {
+	return fmt.Sprintf("rolling back to %s widens authority (%s): only the operator can approve it, by answering its approval or with --approve allow:rollback_core; a session allow or a core's own rule does not count", shortID(e.target), strings.Join(e.widens, "; "))
+}
+
 // rollbackArgs are rollback_core's arguments, read strictly from the call
 // dispatch approved.
 type rollbackArgs struct {
 	Revision string `json:"revision"`
 }
 
-func (h *Host) rollbackCore(raw json.RawMessage, running string) (string, error) {
+func (h *Host) rollbackCore(call dispatch.CoreCall, running string) (string, error) {
+	raw := call.Args
 	var a rollbackArgs
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
@@ -63,10 +77,27 @@ func (h *Host) rollbackCore(raw json.RawMessage, running string) (string, error)
 	if err != nil {
 		return "", err
 	}
-	old, commit, target, err := r.Rollback(a.Revision)
+	grants, err := h.readPathGrants(r.StateDir)
+	if err != nil {
+		return "", err
+	}
+	// A revision of live's history may be one from before the operator
+	// narrowed the core: returning to it widens authority, and only the
+	// operator's own approval of this call (not a session allow) may.
+	old, commit, target, err := r.RollbackIf(a.Revision, func(live, target string) error {
+		widens, err := evolve.Widening(r, live, target, grants)
+		if err != nil {
+			return err
+		}
+		if len(widens) > 0 && !call.Operator {
+			return &rollbackWidensError{target: target, widens: widens}
+		}
+		return nil
+	})
 	if err != nil {
 		var moved *corerepo.MovedError
-		if errors.Is(err, corerepo.ErrNothingPrevious) || errors.As(err, &moved) || errors.Is(err, corerepo.ErrLocked) || a.Revision != "" {
+		var widens *rollbackWidensError
+		if errors.Is(err, corerepo.ErrNothingPrevious) || errors.As(err, &moved) || errors.Is(err, corerepo.ErrLocked) || errors.As(err, &widens) || a.Revision != "" {
 			return "", fmt.Errorf("%w: %v", plugins.ErrCoreRefused, err)
 		}
 		return "", err

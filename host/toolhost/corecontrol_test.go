@@ -3,12 +3,16 @@ package toolhost
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"demiurge.dev/host/approval"
 	"demiurge.dev/host/dispatch"
+	"demiurge.dev/host/plugins"
 	"demiurge.dev/host/policy"
 )
 
@@ -58,5 +62,54 @@ func TestRollbackCoreEndsTheSessionsAllows(t *testing.T) {
 	}
 	if _, err := ctl(context.Background(), dispatch.CoreCall{Tool: "rollback_core", Session: "s1", Args: json.RawMessage(`{"revison":"live~1"}`)}); err == nil {
 		t.Fatal("a misspelt argument was accepted")
+	}
+}
+
+// A rollback to a revision from before the operator narrowed the core
+// (here: dropped network.fetch) widens authority again: it is the
+// operator's alone, as a widening promote is. A session allow (Operator
+// false) moves nothing and the model is told what it would widen; the
+// operator's own approval of the call rolls back. A rollback that only
+// narrows needs no more than before.
+func TestARollbackThatWidensNeedsTheOperator(t *testing.T) {
+	state := t.TempDir()
+	h, r, first := hostOnRepo(t, Options{StateDir: state})
+	ctl := h.coreController()
+	work := checkout(t, r, first)
+	yaml := filepath.Join(work, "agents/default/agent.yaml")
+	data, err := os.ReadFile(yaml)
+	if err != nil {
+		t.Fatal(err)
+	}
+	narrowed := strings.Replace(string(data), "  - network.fetch\n", "", 1)
+	if narrowed == string(data) {
+		t.Fatal("the default core grants no network.fetch to drop")
+	}
+	if err := os.WriteFile(yaml, []byte(narrowed), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := r.Commit(work, "the operator drops network.fetch", nil); err != nil {
+		t.Fatal(err)
+	}
+	narrowedLive, _ := r.Live()
+	for _, args := range []string{`{}`, `{"revision":"` + first + `"}`} {
+		_, err := ctl(context.Background(), dispatch.CoreCall{Tool: "rollback_core", Session: "s1", Args: json.RawMessage(args)})
+		if err == nil || !errors.Is(err, plugins.ErrCoreRefused) || !strings.Contains(err.Error(), "widens authority") || !strings.Contains(err.Error(), "grants network.fetch") {
+			t.Fatalf("a widening rollback (%s) without the operator: %v", args, err)
+		}
+		if live, _ := r.Live(); live != narrowedLive {
+			t.Fatalf("a refused rollback moved live to %s", live)
+		}
+	}
+	out, err := ctl(context.Background(), dispatch.CoreCall{Tool: "rollback_core", Session: "s1", Operator: true, Args: json.RawMessage(`{}`)})
+	if err != nil {
+		t.Fatalf("the operator's rollback: %v", err)
+	}
+	if !strings.Contains(out, "rolled_back") {
+		t.Fatalf("payload %s", out)
+	}
+	// Back to the narrowed revision: narrowing, so a session allow does.
+	if _, err := ctl(context.Background(), dispatch.CoreCall{Tool: "rollback_core", Session: "s1", Args: json.RawMessage(`{}`)}); err != nil {
+		t.Fatalf("a narrowing rollback was refused: %v", err)
 	}
 }
