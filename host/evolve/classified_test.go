@@ -22,16 +22,18 @@ var reviewClassified = map[reflect.Type]map[string]string{
 		"Approvals": "compared", "Workspace": "compared", "SandboxMode": "compared", "SandboxRequire": "compared",
 		"SandboxNetworkAllow": "compared", "Model": "compared: the endpoint (see ModelConfig)", "Revision": "derived", "Version": "derived",
 		"Slots":          "compared: each slot's declaration (see Slot)",
-		"Pipelines":      "neutral: orders slots, each compared by its own declaration",
+		"Pipelines":      "compared: each stage as it runs (Authority.Pipelines)",
 		"PolicyExamples": "neutral: checks the gates run, never rules",
 	},
 	reflect.TypeFor[core.Slot](): {
 		"ID": "derived", "Dir": "derived", "File": "derived",
-		"Entrypoint":  "neutral: its code runs in the slot's sandbox with its declared capabilities",
+		// A slot a stage runs: any file of it changed widens
+		// (runningSlotChanges), so every field below is compared there.
+		"Entrypoint":  "compared: a file of a slot a stage runs (runningSlotChanges); else its code runs in its sandbox with its declared capabilities",
 		"Description": "neutral", "Capability": "compared", "Capabilities": "compared",
 		"CapabilityAt": "derived", "CapabilitiesAt": "derived",
-		"FailurePolicy": "neutral: what a failed run does to the turn", "HistoryPolicy": "neutral", "DefaultPlacement": "neutral",
-		"TimeoutSeconds": "neutral: bounded by MaxSlotTimeout",
+		"FailurePolicy": "compared: slot.yaml of a slot a stage runs (runningSlotChanges)", "HistoryPolicy": "compared: as FailurePolicy", "DefaultPlacement": "compared: as FailurePolicy",
+		"TimeoutSeconds": "compared: as FailurePolicy",
 	},
 	reflect.TypeFor[core.ModelConfig](): {
 		"Provider": "compared (Endpoint)", "BaseURL": "compared (Endpoint)", "APIKeyEnv": "compared (Endpoint)",

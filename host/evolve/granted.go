@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"demiurge.dev/host/core"
 	"demiurge.dev/host/corerepo"
 	"demiurge.dev/host/policy"
 )
@@ -44,6 +45,37 @@ func grantedChanges(changed []string, grants *policy.PathGrants) []string {
 				widens = append(widens, fmt.Sprintf("core %s: %s changes under %s, which the operator's grants give %s", id, rel, under, strings.Join(caps, ", ")))
 				break
 			}
+		}
+	}
+	return widens
+}
+
+// runningSlotChanges is how the changed paths change a slot that a stage
+// of before runs: any file under agents/<core>/slots/<id>/ (its code, its
+// slot.yaml's failure policy, timeout or placement). Such a slot runs
+// unasked on every turn and may be the operator's screening or redaction
+// of what passes through; a change to it is a change to that check, so it
+// is the operator's to promote, as dropping it from the stage is.
+func runningSlotChanges(changed []string, before map[string]*Authority) []string {
+	var widens []string
+	seen := map[string]bool{}
+	for _, p := range changed {
+		rest, ok := strings.CutPrefix(p, corerepo.AgentsDir+"/")
+		if !ok {
+			continue
+		}
+		parts := strings.SplitN(rest, "/", 4)
+		if len(parts) < 4 || parts[1] != core.SlotsDir {
+			continue
+		}
+		id, slot := parts[0], parts[2]
+		b := before[id]
+		if b == nil || seen[id+"/"+slot] {
+			continue
+		}
+		if stage, ok := b.runs[slot]; ok {
+			seen[id+"/"+slot] = true
+			widens = append(widens, fmt.Sprintf("core %s: slot %s, which its %s stage runs, changes (%s)", id, slot, stage, parts[3]))
 		}
 	}
 	return widens

@@ -91,6 +91,7 @@ func Review(ctx context.Context, r *corerepo.Repo, id, owner string, gate corere
 	}
 	changes, widens, mcp := compare(beforeAuth, afterAuth)
 	widens = append(widens, grantedChanges(changed, grants)...)
+	widens = append(widens, runningSlotChanges(changed, beforeAuth)...)
 	rev := &Result{Run: run, Commit: commit, On: live, Changed: changed, Authority: changes, Widens: widens, MCPChanged: mcp}
 	if len(mcp) > 0 {
 		rev.MCPToken = mcpToken(live, commit, mcp)

@@ -46,6 +46,13 @@ type Authority struct {
 	// policy and the effects its worker's sandbox allows.
 	Authored map[string]Declared `json:"authored_tools,omitempty"`
 	Slots    map[string]Declared `json:"slots,omitempty"`
+	// Pipelines are the stages as they run, by stage: the slot ids in
+	// order, a parallel group in brackets. A slot in a stage runs unasked
+	// on every turn and may refuse or replace what passes through (a
+	// screening or redaction slot), so what runs there, in what order, is
+	// authority; runs says which stage runs each slot.
+	Pipelines map[string]string `json:"pipelines,omitempty"`
+	runs      map[string]string
 }
 
 // Declared is an authored tool's or a slot's own policy: a slot has no
@@ -191,6 +198,13 @@ func authorityOf(c *core.Core) (*Authority, error) {
 	for id, sl := range c.Slots {
 		a.Slots[id] = Declared{Capability: sl.Capability, Capabilities: sortedCopy(sl.Capabilities)}
 	}
+	a.Pipelines, a.runs = map[string]string{}, map[string]string{}
+	for stage, groups := range map[string][]core.Group{core.StageBootstrap: c.Pipelines.Bootstrap, core.StageInput: c.Pipelines.Input, core.StageOutput: c.Pipelines.Output} {
+		a.Pipelines[stage] = stageText(groups)
+		for _, id := range c.Pipelines.Slots(groups) {
+			a.runs[id] = stage
+		}
+	}
 	if m := c.Model; m != nil {
 		host := ""
 		if u, err := url.Parse(m.BaseURL); err == nil {
@@ -213,6 +227,19 @@ func authorityOf(c *core.Core) (*Authority, error) {
 		}
 	}
 	return a, nil
+}
+
+// stageText is a stage as the review shows it: "base_input, [a, b], c".
+func stageText(groups []core.Group) string {
+	parts := make([]string, 0, len(groups))
+	for _, g := range groups {
+		if len(g) == 1 {
+			parts = append(parts, g[0])
+		} else {
+			parts = append(parts, "["+strings.Join(g, ", ")+"]")
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 // authoredOf reads the policy of every authored tool under root ("" when
@@ -431,6 +458,17 @@ func compare(before, after map[string]*Authority) (changes map[string]CoreChange
 		}
 		// The workspace bounds what file tools reach (dropping it leaves
 		// the operator's --workspace or current directory).
+		// What runs around every turn: a slot dropped, added, moved or
+		// put beside another in a parallel group (which sees the text
+		// before the other's change), and the built-in
+		// project_instructions turned off.
+		if b != empty {
+			for _, stage := range []string{core.StageBootstrap, core.StageInput, core.StageOutput} {
+				if a.Pipelines[stage] != b.Pipelines[stage] {
+					widens = append(widens, fmt.Sprintf("core %s: pipeline stage %s changes from [%s] to [%s]", id, stage, b.Pipelines[stage], a.Pipelines[stage]))
+				}
+			}
+		}
 		if a.Workspace != "" && a.Workspace != b.Workspace {
 			widens = append(widens, fmt.Sprintf("core %s: workspace changes from %q to %q", id, b.Workspace, a.Workspace))
 		}

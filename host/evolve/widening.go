@@ -39,5 +39,6 @@ func Widening(r *corerepo.Repo, from, to string, grants *policy.PathGrants) ([]s
 		return nil, err
 	}
 	_, widens, _ := compare(before, after)
-	return append(widens, grantedChanges(changed, grants)...), nil
+	widens = append(widens, grantedChanges(changed, grants)...)
+	return append(widens, runningSlotChanges(changed, before)...), nil
 }

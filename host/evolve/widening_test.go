@@ -172,6 +172,7 @@ func TestReviewCountsAnAuthoredToolsOrSlotsLoosenedPolicyAsWidening(t *testing.T
 		"core default: authored tool deploy loosens (approval_policy prompt -> auto, risk high -> low, adds capability fs.write)",
 		"core default: new authored tool fresh (approval_policy auto)",
 		"core default: slot ticket loosens (adds capability network.fetch)",
+		"core default: slot ticket, which its input stage runs, changes (slot.yaml)",
 	}
 	if strings.Join(rev.Widens, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("widens:\n%s\nwant:\n%s", strings.Join(rev.Widens, "\n"), strings.Join(want, "\n"))
@@ -287,5 +288,81 @@ func link(t *testing.T, target, p string) {
 	}
 	if err := os.Symlink(target, p); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// What runs around every turn is the operator's check on it: an input
+// slot that screens the message, an output slot that redacts the answer,
+// project_instructions putting the project's AGENTS.md before the model.
+// A run that drops such a slot from its stage, puts another beside it in a
+// parallel group (which sees the text before the redaction), turns the
+// bootstrap off, or changes any file of a slot a stage runs (its code made
+// a no-op, failure_policy skip) widens authority. A slot no stage runs, or
+// a new one left out of every stage, does not.
+func TestReviewCountsAChangeToWhatRunsAroundTheTurnAsWidening(t *testing.T) {
+	slot := func(d, id, body string) {
+		write(t, filepath.Join(d, "slots", id, "slot.yaml"), "description: "+id+"\n")
+		write(t, filepath.Join(d, "slots", id, "module.py"), "def run(ctx, args):\n"+body)
+	}
+	const redacts = "    return {'replace': args['text'].replace('TOKEN', '[x]')}\n"
+	cases := []struct {
+		name string
+		edit func(d string)
+		want []string
+	}{
+		{"the redaction slot dropped", func(d string) {
+			write(t, filepath.Join(d, "pipelines.yaml"), "bootstrap: [project_instructions]\ninput: [base_input, screen]\noutput: [base_output]\n")
+		}, []string{"core default: pipeline stage output changes from [base_output, redact] to [base_output]"}},
+		{"a slot beside it in a parallel group", func(d string) {
+			slot(d, "peek", "    return {'context': args['text']}\n")
+			write(t, filepath.Join(d, "pipelines.yaml"), "bootstrap: [project_instructions]\ninput: [base_input, screen]\noutput: [base_output, [redact, peek]]\n")
+		}, []string{"core default: pipeline stage output changes from [base_output, redact] to [base_output, [redact, peek]]"}},
+		{"the project's instructions turned off", func(d string) {
+			write(t, filepath.Join(d, "pipelines.yaml"), "bootstrap: []\ninput: [base_input, screen]\noutput: [base_output, redact]\n")
+		}, []string{"core default: pipeline stage bootstrap changes from [project_instructions] to []"}},
+		{"the redaction made a no-op", func(d string) {
+			write(t, filepath.Join(d, "slots/redact/module.py"), "def run(ctx, args):\n    return None\n")
+		}, []string{"core default: slot redact, which its output stage runs, changes (module.py)"}},
+		{"the screening's failures skipped", func(d string) {
+			write(t, filepath.Join(d, "slots/screen/slot.yaml"), "description: screen\nfailure_policy: skip\ntimeout_seconds: 1\n")
+		}, []string{"core default: slot screen, which its input stage runs, changes (slot.yaml)"}},
+		{"a helper of the slot", func(d string) {
+			write(t, filepath.Join(d, "slots/screen/lib/words.txt"), "nothing\n")
+		}, []string{"core default: slot screen, which its input stage runs, changes (lib/words.txt)"}},
+		{"a slot no stage runs, and a new one left out", func(d string) {
+			slot(d, "spare", "    return {'context': 'changed'}\n")
+			slot(d, "later", "    return None\n")
+		}, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := setup(t)
+			work := liveWork(t, r)
+			d := filepath.Join(work, "agents/default")
+			slot(d, "redact", redacts)
+			slot(d, "screen", "    return None\n")
+			slot(d, "spare", "    return None\n")
+			write(t, filepath.Join(d, "pipelines.yaml"), "bootstrap: [project_instructions]\ninput: [base_input, screen]\noutput: [base_output, redact]\n")
+			if _, _, err := r.Commit(work, "the operator's slots", loadGate); err != nil {
+				t.Fatal(err)
+			}
+			before, _ := r.Live()
+			run := start(t, r, "alice")
+			c.edit(filepath.Join(AgentsDir(r.StateDir, run.ID), "default"))
+			rev, err := Review(context.Background(), r, run.ID, "alice", loadGate, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.Join(rev.Widens, "\n") != strings.Join(c.want, "\n") {
+				t.Fatalf("widens:\n%s\nwant:\n%s", strings.Join(rev.Widens, "\n"), strings.Join(c.want, "\n"))
+			}
+			if len(c.want) > 0 {
+				promoteNeedsOperator(t, r, run.ID, before)
+				// A rollback to live's tree from a run's judges the same way.
+				if w, err := Widening(r, before, rev.Commit, nil); err != nil || strings.Join(w, "\n") != strings.Join(c.want, "\n") {
+					t.Fatalf("Widening: %q, %v", w, err)
+				}
+			}
+		})
 	}
 }
