@@ -332,6 +332,16 @@ func loosens(before *Declared, after Declared) string {
 	return strings.Join(why, ", ")
 }
 
+// allowRuleFor is the first allow rule of rules naming tool ("" when none).
+func allowRuleFor(rules []string, tool string) string {
+	for _, r := range rules {
+		if r == "allow:"+tool || strings.HasPrefix(r, "allow:"+tool+":") {
+			return r
+		}
+	}
+	return ""
+}
+
 // workspaceOf is a core's declared workspace as the review compares it:
 // one inside the tree (a relative workspace resolves into the commit's
 // copy, a different directory for every commit) by its place in the tree.
@@ -483,7 +493,14 @@ func compare(before, after map[string]*Authority) (changes map[string]CoreChange
 				if old, ok := pair[0][name]; ok {
 					before = &old
 				}
-				if why := loosens(before, d); why != "" {
+				why := loosens(before, d)
+				// A new tool whose name a rule of the core already allows
+				// runs unasked: the rule, written for another tool of that
+				// name (or none), approves its prompt.
+				if rule := allowRuleFor(a.Approvals, name); before == nil && kind == "authored tool" && rule != "" {
+					why = strings.TrimPrefix(why+", approved by the core's rule "+rule, ", ")
+				}
+				if why != "" {
 					if before == nil {
 						widens = append(widens, fmt.Sprintf("core %s: new %s %s (%s)", id, kind, name, why))
 					} else {

@@ -366,3 +366,34 @@ func TestReviewCountsAChangeToWhatRunsAroundTheTurnAsWidening(t *testing.T) {
 		})
 	}
 }
+
+// A rule of the core that allows a tool by name approves whatever tool
+// bears it: a new authored tool of that name runs unasked, however its
+// own tool.yaml asks, so the run widens authority. A rule for another
+// tool, or a prompt rule, does not make it so.
+func TestReviewCountsANewToolACoreRuleAlreadyAllowsAsWidening(t *testing.T) {
+	r := setup(t)
+	work := liveWork(t, r)
+	d := filepath.Join(work, "agents/default")
+	appendTo(t, filepath.Join(d, "agent.yaml"), "slots: {tools: tools}\napprovals: [\"allow:notes:docs/**\", \"allow:note\", \"prompt:diary\"]\n")
+	write(t, filepath.Join(d, "tools/README.md"), "tools\n")
+	if _, _, err := r.Commit(work, "rules", loadGate); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := r.Live()
+	run := start(t, r, "alice")
+	a := filepath.Join(AgentsDir(r.StateDir, run.ID), "default")
+	for _, tool := range []string{"notes", "notes2", "diary"} {
+		write(t, filepath.Join(a, "tools", tool, "tool.yaml"), "description: "+tool+"\n")
+		write(t, filepath.Join(a, "tools", tool, "module.py"), "def execute(ctx, args):\n    return 'ok'\n")
+	}
+	rev, err := Review(context.Background(), r, run.ID, "alice", loadGate, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "core default: new authored tool notes (approved by the core's rule allow:notes:docs/**)"
+	if len(rev.Widens) != 1 || rev.Widens[0] != want {
+		t.Fatalf("widens %q, want only %q", rev.Widens, want)
+	}
+	promoteNeedsOperator(t, r, run.ID, before)
+}
