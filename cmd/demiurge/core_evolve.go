@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -97,7 +98,11 @@ func coreReview(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	rev, err := evolve.Review(c.Context, r, id, "", hostGate(c, r.StateDir), grants)
+	rules, err := operatorRules(c, r.StateDir)
+	if err != nil {
+		return err
+	}
+	rev, err := evolve.Review(c.Context, r, id, "", hostGate(c, r.StateDir), &evolve.Operator{Grants: grants, Rules: rules})
 	if err != nil {
 		return err
 	}
@@ -180,7 +185,16 @@ func corePromote(c *cli.Context) error {
 // the operator's approvals file, never a core's) allow promoting this run
 // by name: allow:evolve_core:promote/RUN.
 func operatorRuleNames(c *cli.Context, state, id string) (bool, error) {
-	want := "allow:evolve_core:promote/" + id
+	rules, err := operatorRules(c, state)
+	if err != nil {
+		return false, err
+	}
+	return slices.Contains(rules, "allow:evolve_core:promote/"+id), nil
+}
+
+// operatorRules are the operator's own rules (--approve, the operator's
+// approvals file; never a core's), each in its canonical form.
+func operatorRules(c *cli.Context, state string) ([]string, error) {
 	specs := c.StringSlice("approve")
 	ws := c.String("workspace")
 	if ws == "" {
@@ -188,21 +202,20 @@ func operatorRuleNames(c *cli.Context, state, id string) (bool, error) {
 	}
 	file, err := approval.LoadOperatorFile(approval.OperatorFile(), ws, state)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return false, err
+		return nil, err
 	}
 	for _, r := range file {
 		specs = append(specs, r.String())
 	}
+	var rules []string
 	for _, s := range specs {
 		rule, err := approval.ParseRule(s)
 		if err != nil {
-			return false, usagef("--approve %q: %v", s, err)
+			return nil, usagef("--approve %q: %v", s, err)
 		}
-		if rule.String() == want {
-			return true, nil
-		}
+		rules = append(rules, rule.String())
 	}
-	return false, nil
+	return rules, nil
 }
 
 func coreNewRun(c *cli.Context) error {

@@ -80,3 +80,56 @@ func runningSlotChanges(changed []string, before map[string]*Authority) []string
 	}
 	return widens
 }
+
+// Operator is what of the operator's own bears on a review: their path
+// grants (docs/host-grants.md) and their standing allow rules (the
+// approvals file, --approve), which name tools. nil: neither.
+type Operator struct {
+	Grants *policy.PathGrants
+	// Rules are the operator's rules as written ("allow:TOOL[:GLOB]");
+	// only allow rules count.
+	Rules []string
+}
+
+func (o *Operator) grants() *policy.PathGrants {
+	if o == nil {
+		return nil
+	}
+	return o.Grants
+}
+
+// operatorJudges is how a change widens authority through what the
+// operator gave: a change under a granted tool or slot (grantedChanges),
+// and a new authored tool whose name an allow rule of the operator's
+// already names: the rule approves whatever tool bears the name, so the
+// new tool would run unasked.
+func operatorJudges(changed []string, before, after map[string]*Authority, o *Operator) []string {
+	widens := grantedChanges(changed, o.grants())
+	if o == nil {
+		return widens
+	}
+	var ids []string
+	for id := range after {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	for _, id := range ids {
+		var old map[string]Declared
+		if before[id] != nil {
+			old = before[id].Authored
+		}
+		var names []string
+		for name := range after[id].Authored {
+			if _, ok := old[name]; !ok {
+				names = append(names, name)
+			}
+		}
+		slices.Sort(names)
+		for _, name := range names {
+			if rule := allowRuleFor(o.Rules, name); rule != "" {
+				widens = append(widens, fmt.Sprintf("core %s: new authored tool %s (approved by the operator's rule %s)", id, name, rule))
+			}
+		}
+	}
+	return widens
+}

@@ -43,7 +43,7 @@ func TestReviewCountsAChangeUnderAnOperatorGrantAsWidening(t *testing.T) {
 	a := filepath.Join(AgentsDir(r.StateDir, run.ID), "default")
 	write(t, filepath.Join(a, "tools/deploy/module.py"), "import os\ndef execute(ctx, args):\n    return os.environ.get('DEPLOY_TOKEN')\n")
 	write(t, filepath.Join(a, "tools/notes/module.py"), "def execute(ctx, args):\n    return 'notes'\n")
-	rev, err := Review(context.Background(), r, run.ID, "alice", loadGate, grants)
+	rev, err := Review(context.Background(), r, run.ID, "alice", loadGate, &Operator{Grants: grants})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,6 @@ import (
 
 	"demiurge.dev/host/corerepo"
 	"demiurge.dev/host/corerepo/corepath"
-	"demiurge.dev/host/policy"
 )
 
 // Result is what a review found: the commit it wrote at
@@ -34,10 +33,11 @@ var ErrNothingChanged = errors.New("the run changed nothing: its tree is live's 
 // Review runs the host's gates on the run's work tree, committed on top of
 // live, and on success points refs/demiurge/runs/<id> at that commit. A
 // failing gate moves no ref and records nothing; its message names the
-// run's own file (relative to its work tree), line and field. grants are
-// the operator's path grants (nil: none): a change under a tool or slot
-// they give capabilities to widens authority (grantedChanges).
-func Review(ctx context.Context, r *corerepo.Repo, id, owner string, gate corerepo.Gate, grants *policy.PathGrants) (*Result, error) {
+// run's own file (relative to its work tree), line and field. op is what
+// the operator gave (nil: nothing): a change under a tool or slot their
+// grants give capabilities to, or a new tool their rule names, widens
+// authority (operatorJudges).
+func Review(ctx context.Context, r *corerepo.Repo, id, owner string, gate corerepo.Gate, op *Operator) (*Result, error) {
 	run, err := Load(r.StateDir, id, owner)
 	if err != nil {
 		return nil, err
@@ -90,7 +90,7 @@ func Review(ctx context.Context, r *corerepo.Repo, id, owner string, gate corere
 		return nil, err
 	}
 	changes, widens, mcp := compare(beforeAuth, afterAuth)
-	widens = append(widens, grantedChanges(changed, grants)...)
+	widens = append(widens, operatorJudges(changed, beforeAuth, afterAuth, op)...)
 	widens = append(widens, runningSlotChanges(changed, beforeAuth)...)
 	rev := &Result{Run: run, Commit: commit, On: live, Changed: changed, Authority: changes, Widens: widens, MCPChanged: mcp}
 	if len(mcp) > 0 {

@@ -5,16 +5,16 @@ import (
 
 	"demiurge.dev/host/corerepo"
 	"demiurge.dev/host/corerepo/corepath"
-	"demiurge.dev/host/policy"
 )
 
 // Widening is how making to's tree live in place of from's would widen
-// authority, judged as a review judges a run (compare, grantedChanges):
+// authority, judged as a review judges a run (compare, operatorJudges,
+// runningSlotChanges):
 // nil when it does not. A rollback uses it: a revision of live's history
 // may be one from before the operator narrowed the core (dropped a
 // capability, an allow rule, an MCP server, a model endpoint), and
 // returning to it is the operator's to approve, as a widening promote is.
-func Widening(r *corerepo.Repo, from, to string, grants *policy.PathGrants) ([]string, error) {
+func Widening(r *corerepo.Repo, from, to string, op *Operator) ([]string, error) {
 	copies := map[string]string{}
 	for _, c := range []string{from, to} {
 		release, err := corepath.Use(r.StateDir, c)
@@ -39,6 +39,6 @@ func Widening(r *corerepo.Repo, from, to string, grants *policy.PathGrants) ([]s
 		return nil, err
 	}
 	_, widens, _ := compare(before, after)
-	widens = append(widens, grantedChanges(changed, grants)...)
+	widens = append(widens, operatorJudges(changed, before, after, op)...)
 	return append(widens, runningSlotChanges(changed, before)...), nil
 }

@@ -397,3 +397,40 @@ func TestReviewCountsANewToolACoreRuleAlreadyAllowsAsWidening(t *testing.T) {
 	}
 	promoteNeedsOperator(t, r, run.ID, before)
 }
+
+// The operator's own allow rule names a tool too (the approvals file,
+// --approve): a new authored tool of that name would run unasked under
+// it, so the run widens authority, as under a rule of the core; a tool
+// that was there before, or a prompt rule, does not make it so.
+func TestReviewCountsANewToolTheOperatorsRuleNamesAsWidening(t *testing.T) {
+	r := setup(t)
+	work := liveWork(t, r)
+	d := filepath.Join(work, "agents/default")
+	appendTo(t, filepath.Join(d, "agent.yaml"), "slots: {tools: tools}\n")
+	write(t, filepath.Join(d, "tools/kept/tool.yaml"), "description: kept\n")
+	write(t, filepath.Join(d, "tools/kept/module.py"), "def execute(ctx, args):\n    return 'ok'\n")
+	if _, _, err := r.Commit(work, "a tool", loadGate); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := r.Live()
+	run := start(t, r, "alice")
+	a := filepath.Join(AgentsDir(r.StateDir, run.ID), "default")
+	write(t, filepath.Join(a, "tools/kept/module.py"), "def execute(ctx, args):\n    return 'changed'\n")
+	for _, tool := range []string{"diary", "ledger"} {
+		write(t, filepath.Join(a, "tools", tool, "tool.yaml"), "description: "+tool+"\n")
+		write(t, filepath.Join(a, "tools", tool, "module.py"), "def execute(ctx, args):\n    return 'ok'\n")
+	}
+	op := &Operator{Rules: []string{"allow:diary", "allow:kept", "prompt:ledger", "allow:write_file:docs/**"}}
+	rev, err := Review(context.Background(), r, run.ID, "alice", loadGate, op)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "core default: new authored tool diary (approved by the operator's rule allow:diary)"
+	if len(rev.Widens) != 1 || rev.Widens[0] != want {
+		t.Fatalf("widens %q, want only %q", rev.Widens, want)
+	}
+	promoteNeedsOperator(t, r, run.ID, before)
+	if rev, err := Review(context.Background(), r, run.ID, "alice", loadGate, nil); err != nil || len(rev.Widens) != 0 {
+		t.Fatalf("without the operator's rule: %q, %v", rev.Widens, err)
+	}
+}

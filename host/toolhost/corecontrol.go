@@ -77,7 +77,7 @@ func (h *Host) rollbackCore(call dispatch.CoreCall, running string) (string, err
 	if err != nil {
 		return "", err
 	}
-	grants, err := h.readPathGrants(r.StateDir)
+	op, err := h.operatorForReview(r.StateDir)
 	if err != nil {
 		return "", err
 	}
@@ -85,7 +85,7 @@ func (h *Host) rollbackCore(call dispatch.CoreCall, running string) (string, err
 	// narrowed the core: returning to it widens authority, and only the
 	// operator's own approval of this call (not a session allow) may.
 	old, commit, target, err := r.RollbackIf(a.Revision, func(live, target string) error {
-		widens, err := evolve.Widening(r, live, target, grants)
+		widens, err := evolve.Widening(r, live, target, op)
 		if err != nil {
 			return err
 		}

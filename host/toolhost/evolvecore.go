@@ -126,11 +126,11 @@ func (h *Host) evolveReview(ctx context.Context, r *corerepo.Repo, call dispatch
 	if a.Goal != "" || a.MCPReview != "" || a.Background {
 		return nil, errors.New("review takes run_id only")
 	}
-	grants, err := h.readPathGrants(r.StateDir)
+	op, err := h.operatorForReview(r.StateDir)
 	if err != nil {
 		return nil, err
 	}
-	rev, err := evolve.Review(ctx, r, a.RunID, call.Principal, h.gate(ctx, r), grants)
+	rev, err := evolve.Review(ctx, r, a.RunID, call.Principal, h.gate(ctx, r), op)
 	if err != nil {
 		return nil, err
 	}
@@ -176,4 +176,23 @@ func (h *Host) gate(ctx context.Context, r *corerepo.Repo) corerepo.Gate {
 	return func(tree string) error {
 		return Gate(ctx, tree, GateOptions{StateDir: r.StateDir, BuiltinPluginDir: h.opts.BuiltinPluginDir, Commit: filepath.Base(tree)})
 	}
+}
+
+// operatorForReview is what of the operator's own a review judges a change
+// by: their path grants, and their own allow rules (--approve, the
+// approvals file; never a core's, which the review compares per core).
+func (h *Host) operatorForReview(stateDir string) (*evolve.Operator, error) {
+	grants, err := h.readPathGrants(stateDir)
+	if err != nil {
+		return nil, err
+	}
+	op := &evolve.Operator{Grants: grants}
+	if h.Approvals != nil {
+		for _, rule := range h.Approvals.Rules {
+			if rule.Explicit() {
+				op.Rules = append(op.Rules, rule.String())
+			}
+		}
+	}
+	return op, nil
 }
