@@ -57,6 +57,10 @@ type prepared struct {
 	// argSecrets are the secrets in args, searched once (secretsInArgs).
 	argSecretsOnce sync.Once
 	argSecrets     []redact.Secret
+	// coreReasons and coreBind are Turn.CoreCard's answer, asked once.
+	coreCardOnce sync.Once
+	coreReasons  []string
+	coreBind     string
 }
 
 // secretsInArgs is redact.Discover(p.args, nil), searched once per call:
@@ -270,10 +274,17 @@ func (t *Turn) admit(ctx context.Context, p *prepared) admission {
 
 // approvalRequest is what the approval step decides on for p.
 func (t *Turn) approvalRequest(p *prepared) approval.Request {
+	// A core call's card says what it would move, and its fingerprint
+	// binds to that: a session allow of one reviewed commit covers no other.
+	coreReasons, coreBind := t.coreCard(p)
+	fp := approvalFingerprint(p)
+	if coreBind != "" {
+		fp += "\x00" + coreBind
+	}
 	return approval.Request{
 		Tool: p.call.Name, CallID: p.call.ID, Risk: p.assess.Risk, Policy: p.assess.Approval,
-		Block: p.assess.Block, Reasons: append(slices.Clip(p.assess.Reasons), p.command.reasons()...), PreviewFunc: func() string { return p.preview(t.redactionValues()) },
-		Fingerprint: approvalFingerprint(p), Authority: t.Authority, SessionAllowable: p.command.sessionAllowable() && !networkRequested(p) && !operatorScopeRequested(p),
+		Block: p.assess.Block, Reasons: slices.Concat(p.assess.Reasons, p.command.reasons(), coreReasons), PreviewFunc: func() string { return p.preview(t.redactionValues()) },
+		Fingerprint: fp, Authority: t.Authority, SessionAllowable: p.command.sessionAllowable() && !networkRequested(p) && !operatorScopeRequested(p),
 		Subjects: p.assess.Subjects, OperatorOnly: p.operatorOnly(), Sandbox: t.sandboxCardLine(p),
 		Action:   evolveAction(p),
 		EditFunc: func() *approval.FileEdit { return p.fileEdit(t.redactionValues()) },

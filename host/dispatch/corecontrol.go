@@ -25,6 +25,10 @@ type CoreCall struct {
 	// not, and a rule inside a core cannot approve a core tool at all.
 	// Only such a call may promote a change that widens authority.
 	Operator bool
+	// Reviewed is what the call's approval card named as moving (a
+	// promote: the run's reviewed commit, CoreCard's bind); the host
+	// refuses the call when that is no longer so. "" when no card hook.
+	Reviewed string
 	// Asker is the turn's front-end approver and FrontEnd its front end
 	// (a turn.FrontEnd): evolve_core start's evolver is a child, and its
 	// own approval prompts go to them, naming it, as a delegated child's
@@ -38,6 +42,24 @@ type CoreCall struct {
 // The host sets it for a session whose core comes from the core
 // repository; nil refuses the tools.
 type CoreController func(ctx context.Context, call CoreCall) (string, error)
+
+// CoreCard says, for a core-version call about to be approved, what it
+// would move (a promote: the run's reviewed commit and how it widens
+// authority), for the approval card, and bind, the identity of what the
+// card named: the call carries it (CoreCall.Reviewed) and the host refuses
+// it when what would move is another by then. nil: nothing is added.
+type CoreCard func(call CoreCall) (reasons []string, bind string)
+
+// coreCard is t.CoreCard for p, asked once per call.
+func (t *Turn) coreCard(p *prepared) ([]string, string) {
+	if t.CoreCard == nil || !isCoreTool(p) {
+		return nil, ""
+	}
+	p.coreCardOnce.Do(func() {
+		p.coreReasons, p.coreBind = t.CoreCard(CoreCall{Tool: p.entry.Spec.Name, Principal: t.Authority.Principal, Session: t.Authority.Session, Args: p.argsRaw})
+	})
+	return p.coreReasons, p.coreBind
+}
 
 // coreHook gives the built-in tools that declare the core_control service
 // (rollback_core, evolve_core), and only them, the
@@ -54,6 +76,7 @@ func (t *Turn) coreHook(p *prepared, verdict approval.Outcome, hk *plugins.Hooks
 		Args:     append(json.RawMessage(nil), p.argsRaw...),
 		Operator: verdict.Allowed && (verdict.Via == approval.ViaPrompt || verdict.Via == approval.ViaRule),
 	}
+	_, call.Reviewed = t.coreCard(p)
 	if t.Approvals != nil {
 		call.Asker = t.Approvals.Provider
 	}

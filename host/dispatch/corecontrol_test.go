@@ -3,11 +3,13 @@ package dispatch
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"demiurge.dev/catalog"
 	"demiurge.dev/host/approval"
 	"demiurge.dev/host/plugins"
+	"demiurge.dev/host/policy"
 )
 
 // evolveCall is an evolve_core call; toolset "installed" is a third-party
@@ -82,5 +84,46 @@ func TestCoreCallOperator(t *testing.T) {
 		if got.Operator != want {
 			t.Errorf("via %s: Operator = %v, want %v", via, got.Operator, want)
 		}
+	}
+}
+
+// TestACoreCallsCardNamesWhatItMovesAndBindsTheCall: the host's CoreCard
+// puts what a promote would move on its approval card (the reviewed
+// commit, how it widens authority), folds it into the fingerprint (a
+// session allow of one reviewed commit covers no other), and the call
+// carries it to the host, which refuses a run reviewed again since.
+func TestACoreCallsCardNamesWhatItMovesAndBindsTheCall(t *testing.T) {
+	reviewed := "c1"
+	turn := &Turn{CoreCard: func(c CoreCall) ([]string, string) {
+		if c.Tool != "evolve_core" || c.Principal != "alice" {
+			return nil, ""
+		}
+		return []string{"promotes run run_a: its reviewed commit " + reviewed, "widens authority: core default: grants network.fetch"}, reviewed
+	}}
+	turn.Authority.Principal = "alice"
+	var got CoreCall
+	turn.Core = func(_ context.Context, c CoreCall) (string, error) { got = c; return "{}", nil }
+	call := func() *prepared {
+		p := evolveCall(map[string]any{"action": "promote", "run_id": "run_a"}, "demiurge_control")
+		p.assess = &policy.Assessment{Fingerprint: "f"}
+		return p
+	}
+	p := call()
+	req := turn.approvalRequest(p)
+	if strings.Join(req.Reasons, "\n") != "promotes run run_a: its reviewed commit c1\nwidens authority: core default: grants network.fetch" {
+		t.Fatalf("card reasons %q", req.Reasons)
+	}
+	var hk plugins.Hooks
+	turn.coreHook(p, approval.Outcome{Allowed: true, Via: approval.ViaPrompt}, &hk)
+	if _, err := hk.Core(context.Background()); err != nil || got.Reviewed != "c1" {
+		t.Fatalf("the call carries %q (%v), want the card's c1", got.Reviewed, err)
+	}
+	reviewed = "c2"
+	if other := turn.approvalRequest(call()); other.Fingerprint == req.Fingerprint {
+		t.Fatal("the promote of another reviewed commit shares the fingerprint")
+	}
+	plain := &Turn{}
+	if r := plain.approvalRequest(call()); len(r.Reasons) != 0 || r.Fingerprint == req.Fingerprint {
+		t.Fatalf("without a card hook: reasons %q, fingerprint %q", r.Reasons, r.Fingerprint)
 	}
 }

@@ -102,6 +102,9 @@ type Turn struct {
 	// Core runs this turn's rollback_core and evolve_core calls against the core
 	// repository (the host sets it for a versioned core; nil refuses them).
 	Core CoreController
+	// CoreCard adds to a core call's approval card what it would move,
+	// and binds the call to it (nil: nothing added, nothing bound).
+	CoreCard CoreCard
 
 	// Timezone is the IANA zone the operator configured; commands run with
 	// TZ set to it ("" leaves the host's).

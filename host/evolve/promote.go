@@ -22,6 +22,11 @@ type PromoteOptions struct {
 	// a core never sets it.
 	Operator bool
 	Gate     corerepo.Gate
+	// Reviewed is the reviewed commit the approval of this promote named
+	// (the model's approval card shows it and how it widens authority);
+	// a run reviewed again since moves nothing. "": no approval card
+	// named one (the CLI asks with the widening it promotes).
+	Reviewed string
 }
 
 // NeedsOperatorError is a promote of a run that widens authority without
@@ -62,6 +67,9 @@ func promote(ctx context.Context, r *corerepo.Repo, id, owner string, opts Promo
 	case StateReviewed:
 	default:
 		return "", "", fmt.Errorf("run %s is not reviewed: review it first (`demiurge core review %s`)", id, id)
+	}
+	if opts.Reviewed != "" && opts.Reviewed != run.Reviewed {
+		return "", "", fmt.Errorf("run %s was reviewed again after its promote was approved (the approval named %s, the review is %s now): ask again", id, short(opts.Reviewed), short(run.Reviewed))
 	}
 	ref, _, err := r.Ref(RunRef(id))
 	if err != nil {

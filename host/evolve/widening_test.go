@@ -434,3 +434,45 @@ func TestReviewCountsANewToolTheOperatorsRuleNamesAsWidening(t *testing.T) {
 		t.Fatalf("without the operator's rule: %q, %v", rev.Widens, err)
 	}
 }
+
+// A promote whose approval named one review (the model's approval card
+// shows the reviewed commit and its widening) moves nothing when the run
+// was reviewed again since, here on a live the operator narrowed in
+// between, so that the same tree now widens authority; approved for the
+// review it is, it promotes.
+func TestAPromoteMovesOnlyTheReviewItsApprovalNamed(t *testing.T) {
+	r := setup(t)
+	run := start(t, r, "alice")
+	write(t, filepath.Join(AgentsDir(r.StateDir, run.ID), "default/skills/notes/SKILL.md"), "---\nname: notes\ndescription: take notes\n---\nTake notes.\n")
+	first, err := Review(context.Background(), r, run.ID, "alice", loadGate, nil)
+	if err != nil || len(first.Widens) != 0 {
+		t.Fatalf("first review: %q, %v", first.Widens, err)
+	}
+	// The operator narrows live; the run's tree, a copy of the old live,
+	// now grants what live no longer does.
+	work := liveWork(t, r)
+	y := filepath.Join(work, "agents/default/agent.yaml")
+	data, err := os.ReadFile(y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, y, strings.Replace(string(data), "  - network.fetch\n", "", 1))
+	if _, _, err := r.Commit(work, "the operator drops network.fetch", loadGate); err != nil {
+		t.Fatal(err)
+	}
+	narrowed, _ := r.Live()
+	second, err := Review(context.Background(), r, run.ID, "alice", loadGate, nil)
+	if err != nil || len(second.Widens) == 0 {
+		t.Fatalf("second review: %q, %v", second.Widens, err)
+	}
+	_, err = Promote(context.Background(), r, run.ID, "alice", PromoteOptions{Operator: true, Gate: loadGate, Reviewed: first.Commit})
+	if err == nil || !strings.Contains(err.Error(), "reviewed again after its promote was approved") {
+		t.Fatalf("a promote approved for the first review: %v", err)
+	}
+	if live, _ := r.Live(); live != narrowed {
+		t.Fatal("live moved")
+	}
+	if _, err := Promote(context.Background(), r, run.ID, "alice", PromoteOptions{Operator: true, Gate: loadGate, Reviewed: second.Commit}); err != nil {
+		t.Fatalf("a promote approved for the review it is: %v", err)
+	}
+}

@@ -12,6 +12,7 @@ import (
 
 	"demiurge.dev/host/approval"
 	"demiurge.dev/host/dispatch"
+	"demiurge.dev/host/evolve"
 	"demiurge.dev/host/plugins"
 	"demiurge.dev/host/policy"
 )
@@ -111,5 +112,45 @@ func TestARollbackThatWidensNeedsTheOperator(t *testing.T) {
 	// Back to the narrowed revision: narrowing, so a session allow does.
 	if _, err := ctl(context.Background(), dispatch.CoreCall{Tool: "rollback_core", Session: "s1", Args: json.RawMessage(`{}`)}); err != nil {
 		t.Fatalf("a narrowing rollback was refused: %v", err)
+	}
+}
+
+// The model's promote card names the run's reviewed commit and how it
+// widens authority, and binds the call to that commit; a run with no
+// review binds to none, so a review made after the card moves nothing.
+func TestThePromoteCardNamesTheReviewItMoves(t *testing.T) {
+	state := t.TempDir()
+	h, r, _ := hostOnRepo(t, Options{StateDir: state})
+	card := h.coreCard()
+	run, err := evolve.Start(r, "allow writes", "alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := json.RawMessage(`{"action":"promote","run_id":"` + run.ID + `"}`)
+	if reasons, bind := card(dispatch.CoreCall{Tool: "evolve_core", Principal: "alice", Args: args}); bind != unreviewed || len(reasons) != 1 {
+		t.Fatalf("an unreviewed run's card: %q, bind %q", reasons, bind)
+	}
+	y := filepath.Join(evolve.AgentsDir(state, run.ID), "default/agent.yaml")
+	data, err := os.ReadFile(y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(y, append(data, []byte("approvals: [\"allow:write_file\"]\n")...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rev, err := evolve.Review(context.Background(), r, run.ID, "alice", nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reasons, bind := card(dispatch.CoreCall{Tool: "evolve_core", Principal: "alice", Args: args})
+	text := strings.Join(reasons, "\n")
+	if bind != rev.Commit || !strings.Contains(text, "its reviewed commit "+rev.Commit[:12]) || !strings.Contains(text, "widens authority: core default: adds approval rule allow:write_file") {
+		t.Fatalf("card %q, bind %q (reviewed %s)", text, bind, rev.Commit)
+	}
+	if reasons, bind := card(dispatch.CoreCall{Tool: "evolve_core", Principal: "mallory", Args: args}); bind != unreviewed || strings.Contains(strings.Join(reasons, ""), rev.Commit[:12]) {
+		t.Fatalf("another principal's card: %q, %q", reasons, bind)
+	}
+	if reasons, bind := card(dispatch.CoreCall{Tool: "rollback_core", Principal: "alice", Args: json.RawMessage(`{}`)}); reasons != nil || bind != "" {
+		t.Fatalf("a rollback's card: %q, %q", reasons, bind)
 	}
 }

@@ -163,7 +163,7 @@ func (h *Host) evolvePromote(ctx context.Context, r *corerepo.Repo, call dispatc
 	if a.Goal != "" || a.Background {
 		return nil, errors.New("promote takes run_id (and mcp_review) only")
 	}
-	res, err := evolve.Promote(ctx, r, a.RunID, call.Principal, evolve.PromoteOptions{MCPToken: a.MCPReview, Operator: call.Operator, Gate: h.gate(ctx, r)})
+	res, err := evolve.Promote(ctx, r, a.RunID, call.Principal, evolve.PromoteOptions{MCPToken: a.MCPReview, Operator: call.Operator, Gate: h.gate(ctx, r), Reviewed: call.Reviewed})
 	if err != nil {
 		return nil, err
 	}
@@ -195,4 +195,39 @@ func (h *Host) operatorForReview(stateDir string) (*evolve.Operator, error) {
 		}
 	}
 	return op, nil
+}
+
+// unreviewed is the bind of a promote approved while its run had no
+// review: whatever review comes later was not on the card.
+const unreviewed = "unreviewed"
+
+// coreCard says on a model's promote approval card which reviewed commit
+// it moves and how that widens authority, and binds the promote to that
+// commit (dispatch.CoreCard): a run reviewed again between the card and
+// the promote moves nothing. nil for a core that is not versioned.
+func (h *Host) coreCard() dispatch.CoreCard {
+	if h.Core == nil || h.Core.Version == nil || h.StateDir == "" {
+		return nil
+	}
+	return func(call dispatch.CoreCall) ([]string, string) {
+		var a struct {
+			Action string `json:"action"`
+			RunID  string `json:"run_id"`
+		}
+		if call.Tool != "evolve_core" || json.Unmarshal(call.Args, &a) != nil || a.Action != "promote" {
+			return nil, ""
+		}
+		run, err := evolve.Load(h.StateDir, a.RunID, call.Principal)
+		if err != nil || run.State != evolve.StateReviewed {
+			return []string{"the run has no review to promote"}, unreviewed
+		}
+		reasons := []string{fmt.Sprintf("promotes run %s: its reviewed commit %s (reviewed on live %s)", run.ID, shortID(run.Reviewed), shortID(run.ReviewedOn))}
+		if len(run.Widens) == 0 {
+			reasons = append(reasons, "widens authority: no")
+		}
+		for _, w := range run.Widens {
+			reasons = append(reasons, "widens authority: "+w)
+		}
+		return reasons, run.Reviewed
+	}
 }

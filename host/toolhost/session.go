@@ -197,6 +197,7 @@ func (s *Session) newTurn(ctx context.Context, o TurnOptions) (*dispatch.Turn, e
 		Delegate:           s.h.spawner(s),
 		AgentTask:          s.h.agentTasker(s),
 		Core:               s.h.coreController(),
+		CoreCard:           s.h.coreCard(),
 		// A core file read from the workspace is wrapped when the core asks.
 		UntrustedWorkspaceReads: s.h.Core != nil && s.h.Core.UntrustedReads,
 	}
