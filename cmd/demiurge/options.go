@@ -10,6 +10,7 @@ import (
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
 
+	"demiurge.dev/cmd/internal/frontargs"
 	"demiurge.dev/cmd/internal/hostopts"
 	"demiurge.dev/host/approval"
 	"demiurge.dev/host/mcp"
@@ -41,17 +42,7 @@ func globalFlags() []cli.Flag {
 }
 
 func stateDir(c *cli.Context) (string, error) {
-	if s := c.String("state"); s != "" {
-		return filepath.Abs(s)
-	}
-	if s := os.Getenv("XDG_STATE_HOME"); s != "" {
-		return filepath.Join(s, "demiurge"), nil
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return "", fmt.Errorf("no state directory: set --state or HOME: %w", err)
-	}
-	return filepath.Join(home, ".local", "state", "demiurge"), nil
+	return frontargs.StateDir(c.String("state"))
 }
 
 func builtinPluginDir(c *cli.Context) string {

@@ -17,6 +17,10 @@ func TestMain(m *testing.M) {
 		otherUserDial(sock, os.Getenv("HOSTD_TEST_TOKEN")) // the child of TestOtherUserRefused
 		return
 	}
+	if state := os.Getenv("HOSTD_TEST_FAKE_HOST"); state != "" {
+		fakeHost(state) // the child of TestAFrontEndTalksOnlyToItsOwnUsersHost
+		return
+	}
 	tmp, err := os.MkdirTemp("", "hostd-plugins-")
 	if err != nil {
 		panic(err)

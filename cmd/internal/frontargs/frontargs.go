@@ -6,6 +6,7 @@
 package frontargs
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -596,7 +597,19 @@ func FlagValue(args []string, i *int) (name, value string, ok bool) {
 // StateDir is the full CLI's state directory for a --state (or
 // DEMIURGE_STATE) value: made absolute, else $XDG_STATE_HOME/demiurge,
 // else ~/.local/state/demiurge.
+// It refuses one another user could replace or fill (CheckStateDir).
 func StateDir(flag string) (string, error) {
+	dir, err := stateDirPath(flag)
+	if err != nil {
+		return "", err
+	}
+	if err := CheckStateDir(dir); err != nil {
+		return "", err
+	}
+	return dir, nil
+}
+
+func stateDirPath(flag string) (string, error) {
 	if flag != "" {
 		return filepath.Abs(flag)
 	}
@@ -605,7 +618,7 @@ func StateDir(flag string) (string, error) {
 	}
 	home, err := os.UserHomeDir()
 	if err != nil {
-		return "", err
+		return "", fmt.Errorf("no state directory: set --state or HOME: %w", err)
 	}
 	return filepath.Join(home, ".local", "state", "demiurge"), nil
 }

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -106,12 +107,13 @@ func Dial(ctx context.Context, state string, o DialOptions) (*Client, error) {
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
+	var refused atomic.Pointer[error]
 	conn, err := grpc.NewClient("passthrough:///host.sock",
 		grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) {
 			var d net.Dialer
 			return d.DialContext(ctx, "unix", socket)
 		}),
-		grpc.WithTransportCredentials(clientCreds{}),
+		grpc.WithTransportCredentials(clientCreds{refused: &refused}),
 		grpc.WithPerRPCCredentials(tokenCreds(token)),
 		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(hostv1.MaxReplyBytes), grpc.MaxCallSendMsgSize(hostv1.MaxRequestBytes)),
 	)
@@ -131,6 +133,9 @@ func Dial(ctx context.Context, state string, o DialOptions) (*Client, error) {
 	}, grpc.WaitForReady(false))
 	if err != nil {
 		conn.Close()
+		if why := refused.Load(); why != nil {
+			return nil, *why // another user's socket: never waited on
+		}
 		if status.Code(err) == codes.Unavailable && leaving(state) {
 			return nil, ErrNoHost
 		}
