@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"demiurge.dev/host/schedule"
+	"demiurge.dev/host/termtext"
 	"demiurge.dev/shared/hostv1"
 )
 
@@ -128,7 +130,7 @@ func schedulesAction(c *cli.Context, action, id string) error {
 				kind = fmt.Sprintf(" (catch-up of %d)", r.Missed)
 			}
 			fmt.Fprintf(w, "%s  %-15s  due %s  started %s%s  session %s  %s\n", r.ID, r.Outcome, r.Occurrence.UTC().Format(time.RFC3339),
-				r.Started.UTC().Format(time.RFC3339), kind, orDash(r.Session), r.Reason)
+				r.Started.UTC().Format(time.RFC3339), kind, orDash(r.Session), shownLine(r.Reason))
 		}
 	case "delete":
 		fmt.Fprintf(w, "deleted %s\n", id)
@@ -140,6 +142,13 @@ func schedulesAction(c *cli.Context, action, id string) error {
 		fmt.Fprintln(w, "schedules resumed")
 	}
 	return nil
+}
+
+// shownLine is model-written text shown on one line of the operator's
+// screen: no control character (newline and tab included) or bidi
+// control reaches the terminal.
+func shownLine(s string) string {
+	return termtext.Printable(strings.NewReplacer("\n", "?", "\t", "?").Replace(s), math.MaxInt)
 }
 
 func printSchedule(c *cli.Context, sc schedule.Schedule) {
@@ -157,15 +166,18 @@ func printSchedule(c *cli.Context, sc schedule.Schedule) {
 		fmt.Fprintf(w, "next        %s\n", sc.Next.UTC().Format(time.RFC3339))
 	}
 	fmt.Fprintf(w, "core        %s\n", sc.CoreID)
-	fmt.Fprintf(w, "prompt      %s\n", sc.Prompt)
+	// What the model wrote is shown as it is and cannot drive the
+	// terminal or forge a line of its own (the prompt's lines are
+	// indented under it): the operator approves from this screen.
+	fmt.Fprintf(w, "prompt      %s\n", strings.ReplaceAll(termtext.Printable(sc.Prompt, math.MaxInt), "\n", "\n            "))
 	fmt.Fprintf(w, "missed      %s (grace %ds)\n", sc.Missed, sc.GraceSeconds)
 	fmt.Fprintf(w, "overlap     %s\n", sc.Overlap)
 	fmt.Fprintf(w, "budget      %d steps, %d output tokens, %ds\n", sc.Budget.Steps, sc.Budget.OutputTokens, sc.Budget.WallSeconds)
 	if sc.ResultFile != "" {
-		fmt.Fprintf(w, "result file %s\n", sc.ResultFile)
+		fmt.Fprintf(w, "result file %s\n", shownLine(sc.ResultFile))
 	}
 	l := sc.Lease
-	fmt.Fprintf(w, "lease       tools %s; paths %s; commands %s\n", orDash(strings.Join(l.Tools, ", ")), orDash(strings.Join(l.Paths, ", ")), orDash(strings.Join(l.Commands, " | ")))
+	fmt.Fprintf(w, "lease       tools %s; paths %s; commands %s\n", shownLine(orDash(strings.Join(l.Tools, ", "))), shownLine(orDash(strings.Join(l.Paths, ", "))), shownLine(orDash(strings.Join(l.Commands, " | "))))
 	if l.Approved() {
 		fmt.Fprintf(w, "            approved by %s at %s, expires %s; bound to core %s, catalog %.12s\n", l.ApprovedBy,
 			l.ApprovedAt.UTC().Format(time.RFC3339), l.Expires.UTC().Format(time.RFC3339), l.CoreRevision, l.Catalog)

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"demiurge.dev/host/runtime"
+	"demiurge.dev/host/termtext"
 )
 
 // ToolName is the one tool of the schedule toolset; a scheduled run never
@@ -151,6 +152,9 @@ func (m *Manager) apply(sc *Schedule, spec Spec, now time.Time) error {
 		if strings.TrimSpace(*p) == "" || !utf8.ValidString(*p) || utf8.RuneCountInString(*p) > MaxPrompt {
 			return invalid("prompt must be non-empty text of at most %d characters", MaxPrompt)
 		}
+		if notPlain(*p) {
+			return invalid("prompt: no control characters but newline and tab, and no bidi controls (the operator reads it in `demiurge schedules show` before approving)")
+		}
 		sc.Prompt = *p
 	}
 	rebind := false
@@ -226,6 +230,9 @@ func (m *Manager) apply(sc *Schedule, spec Spec, now time.Time) error {
 			if err := checkRel(*f); err != nil {
 				return invalid("result_file: %v", err)
 			}
+			if notPlain(*f) || strings.ContainsAny(*f, "\n\t") {
+				return invalid("result_file: a path of plain characters (no control or bidi characters)")
+			}
 		}
 		sc.ResultFile = *f
 	}
@@ -260,10 +267,16 @@ func (m *Manager) apply(sc *Schedule, spec Spec, now time.Time) error {
 			if err := checkRel(strings.TrimSuffix(p, "/**")); err != nil {
 				return invalid("lease.paths: %v", err)
 			}
+			if notPlain(p) || strings.ContainsAny(p, "\n\t") {
+				return invalid("lease.paths: a path of plain characters (no control or bidi characters)")
+			}
 		}
 		for _, c := range l.Commands {
 			if strings.TrimSpace(c) == "" || strings.ContainsAny(c, "\n\x00") {
 				return invalid("lease.commands: a command is one non-empty line")
+			}
+			if notPlain(c) || strings.ContainsRune(c, '\t') {
+				return invalid("lease.commands: a command of plain characters (no control or bidi characters)")
 			}
 		}
 		days := l.ExpiresIn
@@ -310,6 +323,14 @@ func runsMore(before, after Schedule) bool {
 }
 
 // checkRel accepts a clean workspace-relative path.
+// notPlain says whether s holds a character that would drive the
+// operator's terminal (a control character but newline and tab, a bidi
+// control): what the model writes into a schedule is read by the
+// operator before approving its lease, and must read as it is.
+func notPlain(s string) bool {
+	return strings.ContainsFunc(s, termtext.Replaced)
+}
+
 func checkRel(p string) error {
 	if p == "" || strings.HasPrefix(p, "/") || strings.ContainsAny(p, "\x00\\") || path.Clean(p) != p || p == ".." || strings.HasPrefix(p, "../") {
 		return fmt.Errorf("%q must be a clean workspace-relative path (no leading /, no ..)", short(p, 64))
