@@ -375,9 +375,20 @@ func (m *Manager) Approve(ctx context.Context, id, by string, days int) (*Schedu
 
 // SetPaused pauses or resumes one schedule. A resumed schedule's next
 // occurrence counts from now: the paused time is not a backlog.
+//
+// The operator's pause (session "": `demiurge schedules pause`) is the
+// operator's to lift: a model's resume of it is refused, so a schedule
+// the operator stopped is not started again by the agent it stopped.
 func (m *Manager) SetPaused(ctx context.Context, id string, paused bool, session string) (*Schedule, error) {
 	now := m.now()
+	operator := session == ""
 	out, err := m.Store.Update(ctx, id, false, func(s *Schedule) (*runtime.Event, bool, error) {
+		if !paused && !operator && s.Paused && s.PausedByOperator {
+			return nil, false, invalid("schedule %s was paused by the operator: only the operator resumes it (`demiurge schedules resume %s`)", id, id)
+		}
+		if operator || !paused {
+			s.PausedByOperator = paused && operator
+		}
 		s.Paused, s.Updated = paused, now
 		if !paused {
 			s.Next = s.Timing.Next(now)

@@ -106,7 +106,10 @@ type Schedule struct {
 	GraceSeconds int64  `json:"grace_seconds"`
 	Overlap      string `json:"overlap"`
 	Paused       bool   `json:"paused,omitempty"`
-	Lease        Lease  `json:"lease"`
+	// PausedByOperator: the pause is the operator's; only the operator
+	// lifts it (a model's resume is refused).
+	PausedByOperator bool  `json:"paused_by_operator,omitempty"`
+	Lease            Lease `json:"lease"`
 	// Principal and Session created it.
 	Principal string    `json:"principal"`
 	Session   string    `json:"session,omitempty"`

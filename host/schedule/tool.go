@@ -33,6 +33,11 @@ func (m *Manager) HandleTool(ctx context.Context, c Caller, raw []byte) (string,
 	if c.Unattended {
 		return "", invalid("a scheduled run never manages schedules")
 	}
+	if c.Session == "" {
+		// "" is the operator's own command (SetPaused): a tool call
+		// always names its session.
+		return "", invalid("a schedule_manage call must come from a session")
+	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	var a toolArgs

@@ -39,8 +39,8 @@ func TestToolCallsAreCheckedAndScoped(t *testing.T) {
 		{me, `{"action":"create","prompt":"p","cron":"0 25 * * *"}`, "above maximum"},
 		{me, `{"action":"create","prompt":"p","every_seconds":60,"core_id":"other"}`, `core_id "other" does not exist`},
 		// Another principal's schedule answers like a missing one.
-		{Caller{Principal: "mallory"}, `{"action":"delete","id":"` + id + `"}`, "no such schedule"},
-		{Caller{Principal: "mallory"}, `{"action":"run_now","id":"` + id + `"}`, "no such schedule"},
+		{Caller{Principal: "mallory", Session: "ses_m"}, `{"action":"delete","id":"` + id + `"}`, "no such schedule"},
+		{Caller{Principal: "mallory", Session: "ses_m"}, `{"action":"run_now","id":"` + id + `"}`, "no such schedule"},
 	} {
 		_, err := r.mgr.HandleTool(ctx, c.caller, []byte(c.args))
 		if err == nil || !Refused(err) || !strings.Contains(err.Error(), c.want) {
@@ -137,5 +137,61 @@ func TestModelCannotReachOrWidenWhatItDoesNotOwn(t *testing.T) {
 	}
 	if all, _ := r.mgr.Store.List(); len(all) != 1 {
 		t.Fatalf("refused creates stored schedules: %d", len(all))
+	}
+}
+
+// TestTheOperatorsPauseIsTheOperatorsToLift: a schedule the operator
+// paused (`demiurge schedules pause`) is not resumed by the model's
+// schedule_manage resume, which is refused and changes nothing; the
+// model's own pause it may lift itself, and the operator's resume lifts
+// either. A call without a session is never taken for the operator.
+func TestTheOperatorsPauseIsTheOperatorsToLift(t *testing.T) {
+	r := newRig(t)
+	ctx := context.Background()
+	alice := Caller{Principal: "alice", Session: "ses_a"}
+	out, err := r.mgr.HandleTool(ctx, alice, []byte(`{"action":"create","prompt":"p","every_seconds":3600,"lease":{"tools":["read_file"],"paths":["ci/**"]}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var created struct {
+		Schedule map[string]any `json:"schedule"`
+	}
+	_ = json.Unmarshal([]byte(out), &created)
+	id, _ := created.Schedule["id"].(string)
+	call := func(c Caller, action string) error {
+		_, err := r.mgr.HandleTool(ctx, c, []byte(`{"action":"`+action+`","id":"`+id+`"}`))
+		return err
+	}
+	paused := func() bool {
+		sc, err := r.mgr.Store.Get(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sc.Paused
+	}
+	// The model pauses and resumes its own pause.
+	if call(alice, "pause") != nil || !paused() || call(alice, "resume") != nil || paused() {
+		t.Fatal("the model's own pause and resume")
+	}
+	// The operator pauses: the model's resume is refused, nothing changes.
+	if _, err := r.mgr.SetPaused(ctx, id, true, ""); err != nil {
+		t.Fatal(err)
+	}
+	if err := call(alice, "resume"); err == nil || !strings.Contains(err.Error(), "paused by the operator") || !paused() {
+		t.Fatalf("the model's resume of the operator's pause: %v (paused %v)", err, paused())
+	}
+	// A model's pause on top does not turn the operator's into its own.
+	if call(alice, "pause") != nil || call(alice, "resume") == nil || !paused() {
+		t.Fatal("a model's pause over the operator's made it the model's to lift")
+	}
+	if err := call(Caller{Principal: "alice"}, "resume"); err == nil || !paused() {
+		t.Fatalf("a call without a session resumed the operator's pause: %v", err)
+	}
+	// The operator resumes it.
+	if _, err := r.mgr.SetPaused(ctx, id, false, ""); err != nil || paused() {
+		t.Fatalf("the operator's resume: %v", err)
+	}
+	if call(alice, "pause") != nil || call(alice, "resume") != nil || paused() {
+		t.Fatal("after the operator's resume, the model's own pause is its own again")
 	}
 }
