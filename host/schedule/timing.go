@@ -95,6 +95,14 @@ func (t Timing) cron() (cron.Schedule, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Both day fields restricted: the parser (as POSIX cron) runs on
+	// either day (OR), and robfig counts "*/2" as restricted where vixie
+	// cron does not, so "0 9 */2 * 1" runs every other day and every
+	// Monday: far more often than it reads. Refused; one day field says
+	// the same without the doubt.
+	if f := strings.Fields(expr); len(f) == 5 && !anyDay(f[2]) && !anyDay(f[4]) {
+		return nil, fmt.Errorf("%w: cron %q restricts both day-of-month and day-of-week, and runs on either (not both): restrict one and give the other as *", ErrTiming, t.Cron)
+	}
 	sched, err := cronParser.Parse(expr)
 	if err != nil {
 		return nil, fmt.Errorf("%w: cron %q: %v (five fields: minute hour day-of-month month day-of-week, e.g. \"0 7 * * 1-5\", or @hourly/@daily/@weekly)", ErrTiming, t.Cron, err)
@@ -163,3 +171,6 @@ func wall(t time.Time, loc *time.Location) time.Time {
 	l := t.In(loc)
 	return time.Date(l.Year(), l.Month(), l.Day(), l.Hour(), l.Minute(), l.Second(), l.Nanosecond(), time.UTC)
 }
+
+// anyDay says whether a day field is every day: "*" or "?".
+func anyDay(field string) bool { return field == "*" || field == "?" }

@@ -24,14 +24,21 @@ func TestBadTimingSaysWhatIsWrong(t *testing.T) {
 		{"none", Timing{}, "exactly one of"},
 		{"zone without cron", Timing{EverySeconds: 60, Zone: "UTC"}, "applies only to a cron"},
 		{"interval too short", Timing{EverySeconds: -5}, "every_seconds -5"},
+		// Both day fields restricted run on either day: every other day
+		// and every Monday, not the Mondays of odd days.
+		{"both day fields", Timing{Cron: "0 9 */2 * 1"}, "restricts both day-of-month and day-of-week"},
+		{"both day fields, ranges", Timing{Cron: "0 9 1-7 * 1"}, "restricts both day-of-month and day-of-week"},
+		{"both day fields, names", Timing{Cron: "0 9 13 * FRI"}, "restricts both day-of-month and day-of-week"},
 	} {
 		err := c.t.Check()
 		if err == nil || !errors.Is(err, ErrTiming) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: Check() = %v; want ErrTiming naming %q", c.name, err, c.want)
 		}
 	}
-	if err := (Timing{Cron: "0 7 * * 1-5", Zone: "Europe/Berlin"}).Check(); err != nil {
-		t.Errorf("good cron refused: %v", err)
+	for _, good := range []string{"0 7 * * 1-5", "0 9 */2 * *", "0 9 1 * ?", "@daily"} {
+		if err := (Timing{Cron: good, Zone: "Europe/Berlin"}).Check(); err != nil {
+			t.Errorf("good cron %q refused: %v", good, err)
+		}
 	}
 }
 
