@@ -323,6 +323,57 @@ func runsMore(before, after Schedule) bool {
 }
 
 // checkRel accepts a clean workspace-relative path.
+// modelRunNowRefused says why the model's run_now of sc is refused now
+// ("" lets it). The operator approved a lease for runs at the schedule's
+// timing, and a model's change of the timing drops that approval
+// (runsMore); a run_now at will would be any timing at all. So a model
+// runs its schedule by hand no more often than its timing does: not
+// while a run is in progress, not within one period (the gap between its
+// next two occurrences) of the last run that started, and a one-shot
+// only before it has run. The operator's `demiurge schedules run-now` is
+// not bound.
+func (m *Manager) modelRunNowRefused(sc Schedule) string {
+	if sc.Claim != nil {
+		return "a run of it is in progress"
+	}
+	runs, err := m.Store.Runs(sc.ID, 200)
+	if err != nil {
+		return "its runs cannot be read: " + err.Error()
+	}
+	var last time.Time
+	for _, r := range runs {
+		switch r.Outcome {
+		case OutcomeBlocked, OutcomeMissed, OutcomeSkippedOverlap:
+			continue // never started
+		}
+		if r.Started.After(last) {
+			last = r.Started
+		}
+	}
+	if last.IsZero() {
+		return ""
+	}
+	now := m.now()
+	var period time.Duration
+	switch t := sc.Timing; {
+	case t.EverySeconds > 0:
+		period = time.Duration(t.EverySeconds) * time.Second
+	case t.Cron != "":
+		if n1 := t.Next(now); !n1.IsZero() {
+			if n2 := t.Next(n1); !n2.IsZero() {
+				period = n2.Sub(n1)
+			}
+		}
+	}
+	if period <= 0 {
+		return "a schedule that runs once has run already (the operator's `demiurge schedules run-now` can run it again)"
+	}
+	if since := now.Sub(last); since < period {
+		return fmt.Sprintf("its last run started %s ago, and a model runs it by hand no more often than its timing (%s); the operator's `demiurge schedules run-now %s` can", since.Round(time.Second), sc.Timing.Describe(), sc.ID)
+	}
+	return ""
+}
+
 // notPlain says whether s holds a character that would drive the
 // operator's terminal (a control character but newline and tab, a bidi
 // control): what the model writes into a schedule is read by the

@@ -118,8 +118,12 @@ func (m *Manager) HandleTool(ctx context.Context, c Caller, raw []byte) (string,
 		}
 		return payload("deleted "+a.ID, map[string]any{"deleted": a.ID})
 	case "run_now":
-		if _, err := mine(); err != nil {
+		sc, err := mine()
+		if err != nil {
 			return "", err
+		}
+		if why := m.modelRunNowRefused(*sc); why != "" {
+			return "", invalid("run_now of %s refused: %s", sc.ID, why)
 		}
 		if err := m.Engine.RunNow(ctx, a.ID); err != nil {
 			return "", err

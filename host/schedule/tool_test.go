@@ -6,6 +6,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestToolCallsAreCheckedAndScoped(t *testing.T) {
@@ -193,5 +194,69 @@ func TestTheOperatorsPauseIsTheOperatorsToLift(t *testing.T) {
 	}
 	if call(alice, "pause") != nil || call(alice, "resume") != nil || paused() {
 		t.Fatal("after the operator's resume, the model's own pause is its own again")
+	}
+}
+
+// TestAModelRunsItsScheduleNoMoreOftenThanItsTiming: a model's run_now
+// would otherwise be any timing at all, which a model's update of the
+// timing may not be (it drops the approval). The model's run_now is
+// refused while a run is in progress and within one period of the last
+// run that started; the operator's run-now is not bound; a one-shot is
+// run by the model at most once.
+func TestAModelRunsItsScheduleNoMoreOftenThanItsTiming(t *testing.T) {
+	r := newRig(t)
+	ctx := context.Background()
+	model := Caller{Principal: "operator", Session: "ses_1"}
+	daily := r.create(Spec{Cron: ptr("0 7 * * *")}) // t0 is 06:00
+	runNow := func(id string) error {
+		_, err := r.mgr.HandleTool(ctx, model, []byte(`{"action":"run_now","id":"`+id+`"}`))
+		r.waitIdle()
+		return err
+	}
+	started := func(id string) int {
+		n := 0
+		for _, run := range r.runs(id) {
+			if run.Outcome == OutcomeOK {
+				n++
+			}
+		}
+		return n
+	}
+	if err := runNow(daily.ID); err != nil || started(daily.ID) != 1 {
+		t.Fatalf("the first run_now: %v, %d runs", err, started(daily.ID))
+	}
+	for i := 0; i < 5; i++ {
+		err := runNow(daily.ID)
+		if err == nil || !strings.Contains(err.Error(), "no more often than its timing") {
+			t.Fatalf("run_now %d within the day: %v", i+2, err)
+		}
+	}
+	r.clock.Advance(30 * time.Minute)
+	r.waitIdle()
+	if err := runNow(daily.ID); err == nil || started(daily.ID) != 1 {
+		t.Fatalf("run_now half an hour later: %v, %d runs", err, started(daily.ID))
+	}
+	// The operator's run-now is not bound.
+	if err := r.mgr.Engine.RunNow(ctx, daily.ID); err != nil {
+		t.Fatal(err)
+	}
+	r.waitIdle()
+	if started(daily.ID) != 2 {
+		t.Fatalf("the operator's run-now: %d runs", started(daily.ID))
+	}
+	// A day after the last run the model may again.
+	r.clock.Advance(24 * time.Hour)
+	r.waitIdle()
+	before := started(daily.ID)
+	if err := runNow(daily.ID); err != nil || started(daily.ID) != before+1 {
+		t.Fatalf("run_now a day later: %v, %d runs (before %d)", err, started(daily.ID), before)
+	}
+	// A one-shot: once by hand, then refused.
+	once := r.create(Spec{At: ptr(r.clock.Now().Add(48 * time.Hour).Format(time.RFC3339))})
+	if err := runNow(once.ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := runNow(once.ID); err == nil || !strings.Contains(err.Error(), "runs once") {
+		t.Fatalf("a second run_now of a one-shot: %v", err)
 	}
 }
