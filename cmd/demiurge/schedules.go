@@ -129,6 +129,9 @@ func schedulesAction(c *cli.Context, action, id string) error {
 			case r.CatchUp:
 				kind = fmt.Sprintf(" (catch-up of %d)", r.Missed)
 			}
+			if r.Repeats > 0 {
+				kind += fmt.Sprintf(" (and %d more like it, the last at %s)", r.Repeats, r.Ended.UTC().Format(time.RFC3339))
+			}
 			fmt.Fprintf(w, "%s  %-15s  due %s  started %s%s  session %s  %s\n", r.ID, r.Outcome, r.Occurrence.UTC().Format(time.RFC3339),
 				r.Started.UTC().Format(time.RFC3339), kind, orDash(r.Session), shownLine(r.Reason))
 		}

@@ -249,6 +249,20 @@ func (e *Engine) due(ctx context.Context, sc Schedule, now time.Time) {
 	e.finishWithout(ctx, sc, r, next)
 }
 
+// foldInto is the schedule's newest record when r, a run that never
+// started, repeats it: the same blocked or skipped_overlap outcome with
+// the same reason.
+func (e *Engine) foldInto(id string, r Run) (Run, bool) {
+	if r.Outcome != OutcomeBlocked && r.Outcome != OutcomeSkippedOverlap {
+		return Run{}, false
+	}
+	last, err := e.Store.Runs(id, 1)
+	if err != nil || len(last) != 1 || last[0].Outcome != r.Outcome || last[0].Reason != r.Reason {
+		return Run{}, false
+	}
+	return last[0], true
+}
+
 type startOpts struct {
 	manual, catchUp, dequeued bool
 	missed                    int
@@ -256,7 +270,16 @@ type startOpts struct {
 
 // finishWithout records a run that never started and moves Next on.
 func (e *Engine) finishWithout(ctx context.Context, sc Schedule, r Run, next time.Time) {
-	_ = e.Store.PutRun(ctx, r, runEvent(r, r.Ended))
+	if prev, ok := e.foldInto(sc.ID, r); ok {
+		// The same refusal again: one record (and its one audit event)
+		// stands for the run of them, however often the timing fires.
+		prev.Repeats++
+		prev.Ended = r.Ended
+		r = prev
+		_ = e.Store.PutRun(ctx, r, nil)
+	} else {
+		_ = e.Store.PutRun(ctx, r, runEvent(r, r.Ended))
+	}
 	_, _ = e.Store.Update(ctx, sc.ID, false, func(s *Schedule) (*runtime.Event, bool, error) {
 		if !next.IsZero() || r.Occurrence.Equal(s.Next) {
 			s.Next = next

@@ -425,3 +425,39 @@ func TestLeaseIsBoundToTheWorkspaceItWasApprovedFor(t *testing.T) {
 	r.mgr.Approve(ctx, sc.ID, "operator", 1)
 	step("")
 }
+
+// TestARefusedScheduleGrowsOneRecord: a schedule the operator never
+// approved (the model can make thousands) fires blocked at its timing,
+// every second at most; one record and one audit event stand for the
+// run of identical refusals, so the store does not grow with time. A
+// different outcome starts a new record.
+func TestARefusedScheduleGrowsOneRecord(t *testing.T) {
+	r := newRig(t)
+	ctx := context.Background()
+	sc, err := r.mgr.Create(ctx, Spec{Prompt: ptr("p"), EverySeconds: ptr(int64(1)),
+		Lease: &LeaseSpec{Tools: []string{"read_file"}, Paths: []string{"ci/**"}}}, "operator", "ses_1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 300; i++ {
+		r.clock.Advance(time.Second)
+		r.waitIdle()
+	}
+	runs := r.runs(sc.ID)
+	if len(runs) != 1 || runs[0].Outcome != OutcomeBlocked || runs[0].Repeats < 250 {
+		t.Fatalf("300 blocked occurrences: %d records (first %+v), want one standing for them", len(runs), runs[0])
+	}
+	evs, err := r.rt.Events(runtime.EventQuery{Kind: "schedule.run"})
+	if err != nil || len(evs) != 1 {
+		t.Fatalf("%d schedule.run events (%v), want 1", len(evs), err)
+	}
+	// Approved, it runs: a new record; refused again after, a new one.
+	if _, err := r.mgr.Approve(ctx, sc.ID, "operator", 1); err != nil {
+		t.Fatal(err)
+	}
+	r.clock.Advance(time.Second)
+	r.waitIdle()
+	if runs := r.runs(sc.ID); len(runs) != 2 || runs[0].Outcome != OutcomeOK {
+		t.Fatalf("after approval: %+v", runs)
+	}
+}

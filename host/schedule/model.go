@@ -144,6 +144,11 @@ type Run struct {
 	Holder  string `json:"holder,omitempty"`
 	// FirstRequest is when its first model request started (lateness).
 	FirstRequest time.Time `json:"first_request,omitempty"`
+	// Repeats counts the later occurrences that ended as this one did
+	// (the same outcome and reason, one after another, none started: a
+	// blocked or skipped_overlap record), folded into it; Ended is the
+	// last one's. So a schedule blocked every second grows one record.
+	Repeats int `json:"repeats,omitempty"`
 }
 
 func (b Budget) wall() time.Duration { return time.Duration(b.WallSeconds) * time.Second }
