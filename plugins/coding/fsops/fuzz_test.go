@@ -152,7 +152,8 @@ func FuzzLineMatcher(f *testing.F) {
 }
 
 // FuzzReplaceStream checks the streaming replacement, at any chunk size,
-// against strings.Replace and strings.Count.
+// against strings.Replace and strings.Count, and its count of every
+// offset old starts at (overlapping too) against a naive scan.
 func FuzzReplaceStream(f *testing.F) {
 	f.Add("abcabcabc", "abc", "X", uint8(2), true)
 	f.Add("aaaaa", "aaa", "b", uint8(1), false)
@@ -175,6 +176,15 @@ func FuzzReplaceStream(f *testing.F) {
 		}
 		if want := strings.Count(text, old); st.matches != want {
 			t.Fatalf("matches %d, want %d", st.matches, want)
+		}
+		starts := 0
+		for i := 0; i+len(old) <= len(text); i++ {
+			if text[i:i+len(old)] == old {
+				starts++
+			}
+		}
+		if st.starts != starts {
+			t.Fatalf("starts %d, want %d", st.starts, starts)
 		}
 		_ = st.ex.render(old, repl) // must not panic
 	})

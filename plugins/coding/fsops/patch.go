@@ -46,13 +46,20 @@ func validatePatch(p PatchParams) error {
 	return nil
 }
 
-// decide turns a match count into the refusal the model can act on.
-func decide(p PatchParams, matches int) error {
+// decide turns the counts of a streaming pass into the refusal the model
+// can act on. An edit without replace_all needs old_string to start at
+// exactly one offset: two overlapping occurrences are two places the
+// model may have meant, though only one of them could be replaced.
+func decide(p PatchParams, st replaceStats) error {
 	switch {
-	case matches == 0:
+	case st.matches == 0:
 		return refuse(p.Path, ErrNoMatch, "old_string not found; read the file and copy the exact text, including whitespace and line endings")
-	case matches > 1 && !p.ReplaceAll:
-		return refuse(p.Path, ErrAmbiguousMatch, "old_string occurs %d times; add surrounding context or set replace_all", matches)
+	case st.starts > 1 && !p.ReplaceAll:
+		overlap := ""
+		if st.starts > st.matches {
+			overlap = " (some overlapping)"
+		}
+		return refuse(p.Path, ErrAmbiguousMatch, "old_string occurs %d times%s; add surrounding context or set replace_all", st.starts, overlap)
 	}
 	return nil
 }
@@ -85,7 +92,7 @@ func PatchPrecheck(ctx context.Context, ws *Workspace, p PatchParams) (PrecheckR
 	if err != nil {
 		return PrecheckResult{}, fmt.Errorf("%s: read: %w", p.Path, err)
 	}
-	if err := decide(p, stats.matches); err != nil {
+	if err := decide(p, stats); err != nil {
 		return PrecheckResult{}, err
 	}
 	return PrecheckResult{Path: pp.t.display, Matches: stats.matches, Replacements: replacements(p, stats.matches), FileSize: st.Size}, nil
@@ -121,7 +128,7 @@ func Patch(ctx context.Context, ws *Workspace, p PatchParams) (PatchResult, erro
 		staged.discard()
 		return PatchResult{}, fmt.Errorf("%s: rewrite: %w", p.Path, err)
 	}
-	if err := decide(p, stats.matches); err != nil {
+	if err := decide(p, stats); err != nil {
 		staged.discard()
 		return PatchResult{}, err
 	}

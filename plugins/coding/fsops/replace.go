@@ -5,7 +5,25 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"strings"
 )
+
+// CountStarts is how many offsets sub starts at in s, overlapping ones too:
+// the count an edit's uniqueness is decided by ("}\n}\n" starts twice in
+// "}\n}\n}\n", where strings.Count finds it once). An edit of one of two
+// overlapping places is as ambiguous as one of two apart.
+func CountStarts(s, sub string) int {
+	n := 0
+	for i := strings.Index(s, sub); i >= 0; {
+		n++
+		j := strings.Index(s[i+1:], sub)
+		if j < 0 {
+			break
+		}
+		i += 1 + j
+	}
+	return n
+}
 
 // patchChunk is how much of the source one step holds. A variable so that
 // tests can shrink it and put matches across chunk boundaries; the stream
@@ -14,7 +32,8 @@ var patchChunk = 256 << 10
 
 // replaceStats is what one streaming pass learned.
 type replaceStats struct {
-	matches  int
+	matches  int // non-overlapping occurrences: what replace_all replaces
+	starts   int // every offset old starts at, overlapping ones too
 	bytesIn  int64
 	bytesOut int64
 	ex       excerptCapture
@@ -22,9 +41,11 @@ type replaceStats struct {
 
 // replaceStream copies src to dst, replacing old with repl: every
 // occurrence when all is set, otherwise only the first. It always counts
-// every non-overlapping occurrence, since the count decides whether the
-// edit may be published. It holds one chunk plus len(old)-1 carried bytes,
-// so a match split across two reads is still found.
+// every non-overlapping occurrence, and every offset old starts at
+// (overlapping ones too: "}\n}\n" starts twice in "}\n}\n}\n"), since the
+// counts decide whether the edit may be published. It holds one chunk plus
+// the last len(old)-1 bytes read, so a match split across two reads is
+// still found and counted once.
 func replaceStream(ctx context.Context, src io.Reader, dst io.Writer, old, repl []byte, all bool, chunk int) (replaceStats, error) {
 	var st replaceStats
 	k := len(old)
@@ -43,6 +64,7 @@ func replaceStream(ctx context.Context, src io.Reader, dst io.Writer, old, repl 
 		emit(b)
 	}
 	carry := 0
+	from := 0 // the carried bytes before from were emitted already
 	for {
 		if err := ctx.Err(); err != nil {
 			return st, err
@@ -54,7 +76,17 @@ func replaceStream(ctx context.Context, src io.Reader, dst io.Writer, old, repl 
 			return st, rerr
 		}
 		data := buf[:carry+n]
-		i := 0
+		// Every start: the carried bytes are the last k-1 of the previous
+		// data, where no occurrence was complete, so none is counted twice.
+		for p := 0; ; {
+			j := bytes.Index(data[p:], old)
+			if j < 0 {
+				break
+			}
+			st.starts++
+			p += j + 1
+		}
+		i := from
 		for {
 			j := bytes.Index(data[i:], old)
 			if j < 0 {
@@ -79,10 +111,13 @@ func replaceStream(ctx context.Context, src io.Reader, dst io.Writer, old, repl 
 			plain(data[i:])
 			break
 		}
-		// Keep the tail that could be the start of a match split by the read.
-		safe := max(len(data)-(k-1), i)
+		// Keep the tail that could be the start of a match split by the
+		// read; what of it a match already consumed is not emitted again.
+		keep := max(len(data)-(k-1), 0)
+		safe := max(keep, i)
 		plain(data[i:safe])
-		carry = copy(buf, data[safe:])
+		from = safe - keep
+		carry = copy(buf, data[keep:])
 	}
 	if werr == nil {
 		werr = bw.Flush()

@@ -2,6 +2,8 @@ package skills
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -53,6 +55,10 @@ type planned struct {
 	target  skillpath.Target
 	content string // create, update, SKILL.md patch: the new SKILL.md
 	matches int
+	// base is the sha256 of the SKILL.md a patch of it was computed from
+	// ("absent" for create): its write replaces that file (creates one)
+	// or nothing, so a save made between the check and the write is kept.
+	base string
 }
 
 func (r *Root) plan(ctx context.Context, c Change) (planned, error) {
@@ -82,6 +88,7 @@ func (r *Root) plan(ctx context.Context, c Change) (planned, error) {
 		}
 		p.content = c.Content
 		if c.Action == skillpath.ActionCreate {
+			p.base = "absent" // a SKILL.md made meanwhile is kept
 			return p, nil
 		}
 		return p, fsops.WritePrecheck(ctx, r.ws, fsops.WriteParams{Path: t.Rel})
@@ -127,12 +134,19 @@ func (r *Root) planSkillPatch(p planned, c Change) (planned, error) {
 	}
 	text := string(data)
 	n := strings.Count(text, c.OldString)
+	starts := fsops.CountStarts(text, c.OldString)
 	switch {
 	case n == 0:
 		return p, &fsops.RefusedError{Path: rel, Kind: fsops.ErrNoMatch, Reason: "old_string does not occur in the file; skill_view shows its current text"}
-	case n > 1 && !c.ReplaceAll:
-		return p, &fsops.RefusedError{Path: rel, Kind: fsops.ErrAmbiguousMatch, Reason: fmt.Sprintf("old_string occurs %d times; give more surrounding text to make it unique, or set replace_all", n)}
+	case starts > 1 && !c.ReplaceAll:
+		overlap := ""
+		if starts > n {
+			overlap = " (some overlapping)"
+		}
+		return p, &fsops.RefusedError{Path: rel, Kind: fsops.ErrAmbiguousMatch, Reason: fmt.Sprintf("old_string occurs %d times%s; give more surrounding text to make it unique, or set replace_all", starts, overlap)}
 	}
+	sum := sha256.Sum256(data)
+	p.base = hex.EncodeToString(sum[:])
 	if c.ReplaceAll {
 		text = strings.ReplaceAll(text, c.OldString, c.NewString)
 	} else {
@@ -146,6 +160,10 @@ func (r *Root) planSkillPatch(p planned, c Change) (planned, error) {
 	return p, nil
 }
 
+// testHookBeforeWrite runs, when a test sets it, between Apply's plan and
+// its write.
+var testHookBeforeWrite func()
+
 // Apply checks c again (the files may have changed since the precheck)
 // and makes the change: every write is staged and swapped in atomically
 // by fsops; a removal goes through the root's descriptor.
@@ -155,8 +173,11 @@ func (r *Root) Apply(ctx context.Context, c Change) (Outcome, error) {
 		return Outcome{}, err
 	}
 	out := Outcome{Action: c.Action, Skill: c.Name, Path: p.target.Rel}
+	if testHookBeforeWrite != nil {
+		testHookBeforeWrite()
+	}
 	write := func(content string) error {
-		w, err := fsops.WriteFile(ctx, r.ws, fsops.WriteParams{Path: p.target.Rel, Content: content, CreateDirs: true})
+		w, err := fsops.WriteFile(ctx, r.ws, fsops.WriteParams{Path: p.target.Rel, Content: content, CreateDirs: true, ExpectedSHA256: p.base})
 		out.Created, out.Bytes = w.Created, w.BytesWritten
 		return err
 	}

@@ -291,3 +291,53 @@ func TestNoRoot(t *testing.T) {
 		t.Errorf("Open(\"\") = %v", err)
 	}
 }
+
+// TestASkillPatchIsAmbiguousWhereItsTextOverlapsItself: skill_manage's
+// patch of SKILL.md decides uniqueness as patch does, by every offset the
+// old text starts at, so "}\n}\n" in "}\n}\n}\n" is two places, refused.
+func TestASkillPatchIsAmbiguousWhereItsTextOverlapsItself(t *testing.T) {
+	r, dir := newRoot(t, map[string]string{"pdf/SKILL.md": skillText("pdf", "Fill forms.") + "}\n}\n}\n"})
+	c := Change{Action: "patch", Name: "pdf", OldString: "}\n}\n", NewString: "}\nend\n}\n"}
+	checkErr := r.Check(context.Background(), c)
+	_, err := r.Apply(context.Background(), c)
+	if checkErr == nil || err == nil || !strings.Contains(err.Error(), "occurs 2 times (some overlapping)") {
+		t.Fatalf("check %v apply %v", checkErr, err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "pdf/SKILL.md")); string(b) != skillText("pdf", "Fill forms.")+"}\n}\n}\n" {
+		t.Fatalf("SKILL.md changed: %q", b)
+	}
+}
+
+// TestASkillPatchLosesNoSaveMadeBeforeItsWrite: a patch of SKILL.md is
+// computed from one read and written whole; a save made between the two
+// was replaced. The write is bound to the read: nothing is written, the
+// save is kept.
+func TestASkillPatchLosesNoSaveMadeBeforeItsWrite(t *testing.T) {
+	r, dir := newRoot(t, map[string]string{"pdf/SKILL.md": skillText("pdf", "Fill forms.")})
+	f := filepath.Join(dir, "pdf/SKILL.md")
+	saved := skillText("pdf", "Fill forms.") + "The user's new step.\n"
+	testHookBeforeWrite = func() { os.WriteFile(f, []byte(saved), 0o644) }
+	defer func() { testHookBeforeWrite = nil }()
+	_, err := r.Apply(context.Background(), Change{Action: "patch", Name: "pdf", OldString: "Fill forms.", NewString: "Fill PDF forms."})
+	if b, _ := os.ReadFile(f); err == nil || string(b) != saved {
+		t.Fatalf("apply %v; SKILL.md = %q, want the save kept", err, b)
+	}
+}
+
+// TestASkillCreateKeepsASKILLmdMadeBeforeItsWrite: create checked that no
+// SKILL.md exists, then wrote one; a SKILL.md made in between was
+// replaced. The write must create the file or write nothing.
+func TestASkillCreateKeepsASKILLmdMadeBeforeItsWrite(t *testing.T) {
+	r, dir := newRoot(t, map[string]string{"pdf/SKILL.md": skillText("pdf", "Fill forms.")})
+	f := filepath.Join(dir, "docx/SKILL.md")
+	saved := skillText("docx", "Someone else's.")
+	testHookBeforeWrite = func() {
+		os.MkdirAll(filepath.Dir(f), 0o755)
+		os.WriteFile(f, []byte(saved), 0o644)
+	}
+	defer func() { testHookBeforeWrite = nil }()
+	_, err := r.Apply(context.Background(), Change{Action: "create", Name: "docx", Content: skillText("docx", "Mine.")})
+	if b, _ := os.ReadFile(f); err == nil || string(b) != saved {
+		t.Fatalf("apply %v; SKILL.md = %q, want the other kept", err, b)
+	}
+}
