@@ -20,6 +20,12 @@ var (
 	ErrNoMatch          = errors.New("no match")
 	ErrAmbiguousMatch   = errors.New("ambiguous match")
 	ErrChanged          = errors.New("changed during the operation")
+	// ErrLossyRewrite: a write whose content holds U+FFFD would replace a
+	// file that holds bytes that are not valid UTF-8. read_file shows each
+	// run of such bytes as U+FFFD, so content copied from it and written
+	// back would turn a Latin-1 "é" (or any byte the model never saw) into
+	// U+FFFD for good; patch changes only what it matches and keeps them.
+	ErrLossyRewrite = errors.New("would replace bytes that are not valid UTF-8")
 )
 
 // RefusedError is a model-facing refusal: Path is the path as the caller

@@ -62,8 +62,10 @@ func WritePrecheck(ctx context.Context, ws *Workspace, p WriteParams) error {
 	if err != nil {
 		return err
 	}
-	_, err = pp.checkExpected(p.Path, p.ExpectedSHA256, &st, exists)
-	return err
+	if _, err = pp.checkExpected(p.Path, p.ExpectedSHA256, &st, exists); err != nil {
+		return err
+	}
+	return pp.checkLossyRewrite(p.Path, p.Content, exists)
 }
 
 // checkExpected refuses a write whose file is not the one expected
@@ -138,6 +140,9 @@ func WriteFile(ctx context.Context, ws *Workspace, p WriteParams) (WriteResult, 
 	mode, dropped := uint32(newFileMode), ""
 	was, err := pp.checkExpected(p.Path, p.ExpectedSHA256, &st, exists)
 	if err != nil {
+		return WriteResult{}, err
+	}
+	if err := pp.checkLossyRewrite(p.Path, p.Content, exists); err != nil {
 		return WriteResult{}, err
 	}
 	if exists {
