@@ -80,6 +80,10 @@ func renderRead(r fsops.ReadResult) string {
 	} else {
 		fmt.Fprintf(&b, "; %d of %d bytes scanned", r.BytesScanned, r.FileSize)
 	}
+	if r.SHA256 != "" {
+		// What write_file's expected_sha256 takes to keep a later change.
+		fmt.Fprintf(&b, "; sha256 %s", r.SHA256)
+	}
 	if r.Truncated {
 		fmt.Fprintf(&b, "; stopped by %s", strings.Join(r.StoppedBy, ", "))
 		if r.NextOffset > 0 {

@@ -19,6 +19,12 @@ func TestRenderRead(t *testing.T) {
 			want: "     1\tpackage a\n     2\t\n     3\tfunc A() {}\n[a.go: lines 1-3 of 3; 23 of 23 bytes scanned]",
 		},
 		{
+			name: "whole file with its sha256",
+			r: fsops.ReadResult{Path: "a.go", Content: "x\n", StartLine: 1, EndLine: 1, LinesReturned: 1,
+				TotalLines: 1, TotalLinesKnown: true, BytesScanned: 2, FileSize: 2, SHA256: "e3b0"},
+			want: "     1\tx\n[a.go: lines 1-1 of 1; 2 of 2 bytes scanned; sha256 e3b0]",
+		},
+		{
 			name: "no final newline",
 			r: fsops.ReadResult{Path: "a.txt", Content: "x\ny", StartLine: 1, EndLine: 2, LinesReturned: 2,
 				TotalLines: 2, TotalLinesKnown: true, BytesScanned: 3, FileSize: 3},

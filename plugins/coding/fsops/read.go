@@ -3,6 +3,8 @@ package fsops
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -44,6 +46,12 @@ type ReadResult struct {
 	// InvalidUTF8Lines counts returned lines whose bytes were not valid
 	// UTF-8; each run of such bytes is shown as one U+FFFD.
 	InvalidUTF8Lines int `json:"invalid_utf8_lines,omitempty"`
+	// SHA256 is the sha256 of the whole file as this read scanned it,
+	// set when the scan reached the end of the file (from its start): what
+	// write_file's expected_sha256 binds a later write to, so that a change
+	// made after this read is not overwritten. Empty when the read stopped
+	// before the end (a budget, a NUL, read from the end).
+	SHA256 string `json:"sha256,omitempty"`
 	// SizeUnknown says the file has content though stat reports its size
 	// as 0 (procfs, sysfs): FileSize is not its size.
 	SizeUnknown bool   `json:"size_unknown,omitempty"`
@@ -144,8 +152,12 @@ type window struct {
 
 // fromLine skips to line start and fills the window from there.
 func (w *window) fromLine(ctx context.Context, of *openedFile, start int) error {
-	lr := newLineReader(of.f, w.lim.byteBudget)
+	h := sha256.New()
+	lr := newLineReader(io.TeeReader(of.f, h), w.lim.byteBudget)
 	defer func() { w.res.BytesScanned = lr.scanned }()
+	// Every way to the end of the file below passes here: the tee has seen
+	// each byte of it.
+	whole := func() { w.res.SHA256 = hex.EncodeToString(h.Sum(nil)) }
 	var buf []byte
 	line := 0
 	for line+1 < start {
@@ -156,6 +168,7 @@ func (w *window) fromLine(ctx context.Context, of *openedFile, start int) error 
 		if errors.Is(err, io.EOF) {
 			w.res.TotalLines, w.res.TotalLinesKnown = line, true
 			w.res.Note = fmt.Sprintf("offset %d is past the end of the file (%d lines)", start, line)
+			whole()
 			return nil
 		}
 		if errors.Is(err, errByteBudget) {
@@ -182,6 +195,7 @@ func (w *window) fromLine(ctx context.Context, of *openedFile, start int) error 
 	seen := start - 1 + w.res.LinesReturned // lines consumed so far
 	switch end {
 	case endOfFile:
+		whole()
 		w.res.TotalLines, w.res.TotalLinesKnown = seen, true
 		if w.res.LinesReturned == 0 && start > 1 {
 			w.res.Note = fmt.Sprintf("offset %d is past the end of the file (%d lines)", start, seen)
@@ -203,6 +217,7 @@ func (w *window) fromLine(ctx context.Context, of *openedFile, start int) error 
 		return fmt.Errorf("%s: read: %w", w.res.Path, err)
 	}
 	if known {
+		whole()
 		w.res.TotalLines, w.res.TotalLinesKnown = seen+rest, true
 	}
 	if end == endLimit && known && rest == 0 {
