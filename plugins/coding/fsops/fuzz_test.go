@@ -89,7 +89,8 @@ func FuzzResolvePath(f *testing.F) {
 }
 
 // FuzzLineMatcher checks the literal prefilter against the plain
-// definition: a line matches when the expression matches it.
+// definition: a line matches when the expression matches it, or matches it
+// without the \r a CRLF line ends with.
 func FuzzLineMatcher(f *testing.F) {
 	for _, s := range []struct {
 		pattern, text string
@@ -108,6 +109,9 @@ func FuzzLineMatcher(f *testing.F) {
 		{`\bword\b`, "a word here\nswordfish\n", false},
 		{`(?s)a.b`, "a\nb\naxb\n", false},
 		{`\Astart`, "start\nnostart\nstart\n", false},
+		{`\d+$`, "a 12\r\nb\r\n", false},
+		{`one\r$`, "one\r\none\n", false},
+		{`(?m)\d$`, "1\r\n2\n", false},
 	} {
 		f.Add(s.pattern, s.text, s.fold)
 	}
@@ -127,7 +131,7 @@ func FuzzLineMatcher(f *testing.F) {
 		}
 		var want []int
 		for i, l := range lines {
-			if ref.MatchString(l) {
+			if ref.MatchString(l) || (strings.HasSuffix(l, "\r") && ref.MatchString(strings.TrimSuffix(l, "\r"))) {
 				want = append(want, i)
 			}
 		}

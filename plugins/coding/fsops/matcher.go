@@ -75,17 +75,19 @@ func compileLineMatcher(pattern string, caseInsensitive bool) (*lineMatcher, err
 }
 
 // lineAnchored rewrites text anchors (^ $ \A \z without (?m)) into line
-// anchors, in place.
+// anchors, in place. An end anchor may follow a carriage return, as the
+// end of a CRLF line does: the scan only finds candidates, which eachLine
+// then matches with and without the line's \r.
 func lineAnchored(re *syntax.Regexp) *syntax.Regexp {
+	for _, sub := range re.Sub {
+		lineAnchored(sub)
+	}
 	switch re.Op {
 	case syntax.OpBeginText:
 		re.Op = syntax.OpBeginLine
-	case syntax.OpEndText:
-		re.Op = syntax.OpEndLine
-		re.Flags &^= syntax.WasDollar
-	}
-	for _, sub := range re.Sub {
-		lineAnchored(sub)
+	case syntax.OpEndText, syntax.OpEndLine:
+		cr := &syntax.Regexp{Op: syntax.OpQuest, Sub: []*syntax.Regexp{{Op: syntax.OpLiteral, Rune: []rune{'\r'}}}}
+		*re = syntax.Regexp{Op: syntax.OpConcat, Sub: []*syntax.Regexp{cr, {Op: syntax.OpEndLine}}}
 	}
 	return re
 }
@@ -161,7 +163,11 @@ func (m *lineMatcher) eachLine(b []byte, fn func(start, end int) bool) {
 		if j := bytes.IndexByte(b[i:], '\n'); j >= 0 {
 			end = i + j
 		}
-		if m.complete || m.re.Match(b[start:end]) {
+		// A CRLF line is matched without its \r too, so that "x$" finds
+		// "x\r\n" (as it finds "x\n"); with it too, for a pattern that
+		// names the \r.
+		line := b[start:end]
+		if m.complete || m.re.Match(line) || (len(line) > 0 && line[len(line)-1] == '\r' && m.re.Match(line[:len(line)-1])) {
 			if !fn(start, end) {
 				return
 			}
