@@ -47,7 +47,8 @@ type ReadResult struct {
 	// UTF-8; each run of such bytes is shown as one U+FFFD.
 	InvalidUTF8Lines int `json:"invalid_utf8_lines,omitempty"`
 	// SHA256 is the sha256 of the whole file as this read scanned it,
-	// set when the scan reached the end of the file (from its start): what
+	// set when the scan reached the end of a file of at most 8 MiB
+	// (readLimits.hashMax) from its start: what
 	// write_file's expected_sha256 binds a later write to, so that a change
 	// made after this read is not overwritten. Empty when the read stopped
 	// before the end (a budget, a NUL, read from the end).
@@ -68,6 +69,7 @@ type readLimits struct {
 	countBudget  int64 // further bytes scanned after the window to learn total_lines
 	charBudget   int   // characters in the returned window
 	lineChars    int   // characters kept of one line
+	hashMax      int64 // a file up to this size is hashed as it is scanned (ReadResult.SHA256)
 }
 
 var defaultReadLimits = readLimits{
@@ -77,6 +79,10 @@ var defaultReadLimits = readLimits{
 	countBudget:  4 << 20,
 	charBudget:   50000,
 	lineChars:    2000,
+	// write_file's content comes in the arguments (256 KiB at most): no
+	// model rewrites a file much larger whole, and hashing every byte of
+	// a long scan roughly doubled its time.
+	hashMax: 8 << 20,
 }
 
 // ReadFile returns a window of lines of a text file without reading more
@@ -152,12 +158,17 @@ type window struct {
 
 // fromLine skips to line start and fills the window from there.
 func (w *window) fromLine(ctx context.Context, of *openedFile, start int) error {
-	h := sha256.New()
-	lr := newLineReader(io.TeeReader(of.f, h), w.lim.byteBudget)
+	var src io.Reader = of.f
+	whole := func() {} // a file too large to hash gets no SHA256
+	if of.size <= w.lim.hashMax {
+		// Every way to the end of the file below calls whole: the tee has
+		// seen each byte of it by then.
+		h := sha256.New()
+		src = io.TeeReader(of.f, h)
+		whole = func() { w.res.SHA256 = hex.EncodeToString(h.Sum(nil)) }
+	}
+	lr := newLineReader(src, w.lim.byteBudget)
 	defer func() { w.res.BytesScanned = lr.scanned }()
-	// Every way to the end of the file below passes here: the tee has seen
-	// each byte of it.
-	whole := func() { w.res.SHA256 = hex.EncodeToString(h.Sum(nil)) }
 	var buf []byte
 	line := 0
 	for line+1 < start {

@@ -43,6 +43,11 @@ func TestAReadGivesTheHashThatKeepsALaterChange(t *testing.T) {
 		t.Fatalf("stopped by the byte budget: sha256 %q", r.SHA256)
 	}
 	lim = defaultReadLimits
+	lim.hashMax = int64(len(text)) - 1
+	if r, _ := readFile(ctx, fx.ws, ReadParams{Path: "a.txt"}, lim); r.SHA256 != "" || r.Truncated {
+		t.Fatalf("a file over the hashing size: sha256 %q", r.SHA256)
+	}
+	lim = defaultReadLimits
 	lim.countBudget = 8
 	if r, _ := readFile(ctx, fx.ws, ReadParams{Path: "a.txt", Limit: 2}, lim); r.SHA256 != "" {
 		t.Fatalf("the count stopped before the end: sha256 %q", r.SHA256)
