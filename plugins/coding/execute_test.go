@@ -130,7 +130,7 @@ func TestFileToolsWorkTogether(t *testing.T) {
 	wantRefused(t, "patch of an ambiguous edit", w.exec(t, "patch", ambiguous), "occurs 2 times")
 
 	res = w.exec(t, "patch", unique)
-	wantOK(t, "patch", res, fmt.Sprintf("patched notes/a.go: 1 replacement(s), %d → %d bytes\n", len(content), len(content)),
+	wantOK(t, "patch", res, fmt.Sprintf("patched notes/a.go: 1 replacement(s), %d → %d bytes, sha256 ", len(content), len(content)),
 		"-// TODO: first\n+// DONE: first\n")
 	if got, want := w.file(t, "notes/a.go"), strings.Replace(content, "TODO: first", "DONE: first", 1); got != want {
 		t.Errorf("patched file = %q, want %q", got, want)

@@ -49,7 +49,7 @@ func applyPatch(ctx *sdk.Context, p fsops.PatchParams) (*sdk.Result, error) {
 		dropped = fmt.Sprintf(", %s dropped", r.DroppedBits)
 	}
 	return &sdk.Result{
-		Content:    fmt.Sprintf("patched %s: %d replacement(s), %d → %d bytes%s\n%s", r.Path, r.Replacements, r.BytesBefore, r.BytesAfter, dropped, r.Diff),
+		Content:    fmt.Sprintf("patched %s: %d replacement(s), %d → %d bytes%s, sha256 %s\n%s", r.Path, r.Replacements, r.BytesBefore, r.BytesAfter, dropped, r.SHA256, r.Diff),
 		Structured: r,
 	}, nil
 }

@@ -2,6 +2,8 @@ package fsops
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"time"
@@ -33,6 +35,10 @@ type PatchResult struct {
 	// DroppedBits names the mode bits the edited file lost ("setuid,
 	// setgid"); empty when none.
 	DroppedBits string `json:"dropped_bits,omitempty"`
+	// SHA256 is the edited file's new content's sha256, as write_file's
+	// result and read_file give it: what a later write_file binds to with
+	// expected_sha256.
+	SHA256 string `json:"sha256"`
 }
 
 // validatePatch refuses degenerate requests before any file is touched.
@@ -123,7 +129,8 @@ func Patch(ctx context.Context, ws *Workspace, p PatchParams) (PatchResult, erro
 	if err != nil {
 		return PatchResult{}, err
 	}
-	stats, err := replaceStream(ctx, src, staged, []byte(p.OldString), []byte(p.NewString), p.ReplaceAll, patchChunk)
+	h := sha256.New()
+	stats, err := replaceStream(ctx, src, io.MultiWriter(staged, h), []byte(p.OldString), []byte(p.NewString), p.ReplaceAll, patchChunk)
 	if err != nil {
 		staged.discard()
 		return PatchResult{}, fmt.Errorf("%s: rewrite: %w", p.Path, err)
@@ -145,5 +152,6 @@ func Patch(ctx context.Context, ws *Workspace, p PatchParams) (PatchResult, erro
 		BytesAfter:   stats.bytesOut,
 		Diff:         stats.ex.render(p.OldString, p.NewString),
 		DroppedBits:  dropped,
+		SHA256:       hex.EncodeToString(h.Sum(nil)),
 	}, nil
 }

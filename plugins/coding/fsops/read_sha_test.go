@@ -67,3 +67,25 @@ func TestAReadGivesTheHashThatKeepsALaterChange(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestAPatchGivesTheHashOfWhatItWrote: patch's result carries the edited
+// file's sha256 as write_file's does, so a later write can be bound to the
+// file the model's own edit left.
+func TestAPatchGivesTheHashOfWhatItWrote(t *testing.T) {
+	fx := newFixture(t)
+	ctx := context.Background()
+	fx.write(t, "a.txt", "alpha\nbeta\n")
+	defer func(c int) { patchChunk = c }(patchChunk)
+	patchChunk = 3 // the hash follows the stream, chunk by chunk
+	res, err := Patch(ctx, fx.ws, PatchParams{Path: "a.txt", OldString: "beta", NewString: "gamma"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256([]byte("alpha\ngamma\n"))
+	if res.SHA256 != hex.EncodeToString(sum[:]) {
+		t.Fatalf("sha256 %q, want that of the edited file", res.SHA256)
+	}
+	if _, err := WriteFile(ctx, fx.ws, WriteParams{Path: "a.txt", Content: "new\n", ExpectedSHA256: res.SHA256}); err != nil {
+		t.Fatalf("a write bound to the patch's result: %v", err)
+	}
+}
