@@ -255,8 +255,12 @@ func TestEnvironmentAndStderr(t *testing.T) {
 	}
 }
 
-// TestStderrWindow: only the last StderrWindow characters are kept.
+// TestStderrWindow: only the last StderrWindow characters are kept, which
+// the tools reference sets at 12,000 (seed 000, "MCP Tools").
 func TestStderrWindow(t *testing.T) {
+	if StderrWindow != 12000 {
+		t.Fatalf("StderrWindow = %d; the tools reference reads a 12,000-character window", StderrWindow)
+	}
 	tail := newStderrTail()
 	tail.Write([]byte(strings.Repeat("a", 50000)))
 	tail.Write([]byte(strings.Repeat("é", StderrWindow)))

@@ -7,6 +7,11 @@ import (
 )
 
 func TestStreamStats(t *testing.T) {
+	// The tools reference's bounded tail (seed 000): 12,000 characters of
+	// each stream, the same bound as a foreground call's.
+	if TailChars != 12000 {
+		t.Fatalf("TailChars = %d; the tools reference keeps a 12,000-character tail", TailChars)
+	}
 	long := strings.Repeat("é", TailChars+5)
 	tests := []struct {
 		name      string
