@@ -41,6 +41,9 @@ func readWord(w *syntax.Word) word {
 		b     strings.Builder
 		brace strings.Builder // unquoted braces kept, quoted ones masked
 		out   = word{literal: true}
+		// bracket: an unquoted [ was seen; an unquoted ] after it, in
+		// this part or a later one, makes a glob (.en[v''] is .en[v]).
+		bracket bool
 	)
 	notLiteral := func(why string) {
 		if out.literal {
@@ -50,7 +53,7 @@ func readWord(w *syntax.Word) word {
 	for i, part := range w.Parts {
 		switch p := part.(type) {
 		case *syntax.Lit:
-			readUnquoted(p.Value, i == 0, &b, &brace, notLiteral)
+			readUnquoted(p.Value, i == 0, &bracket, &b, &brace, notLiteral)
 		case *syntax.SglQuoted:
 			v := p.Value
 			if p.Dollar {
@@ -122,9 +125,11 @@ func readExpansion(part syntax.WordPart, notLiteral func(string)) string {
 }
 
 // readUnquoted resolves an unquoted literal: backslash escapes, and the
-// characters that make the shell expand (globs, tilde).
-func readUnquoted(v string, first bool, b, brace *strings.Builder, notLiteral func(string)) {
-	lastClose := strings.LastIndexByte(v, ']')
+// characters that make the shell expand (globs, tilde). bracket carries an
+// unquoted [ across the word's parts: bash joins the parts before it
+// matches, so only an unquoted ] anywhere after it closes the bracket
+// (a quoted or escaped one does not).
+func readUnquoted(v string, first bool, bracket *bool, b, brace *strings.Builder, notLiteral func(string)) {
 	for i := 0; i < len(v); i++ {
 		c := v[i]
 		switch c {
@@ -140,7 +145,9 @@ func readUnquoted(v string, first bool, b, brace *strings.Builder, notLiteral fu
 		case '*', '?':
 			notLiteral("unquoted glob")
 		case '[':
-			if lastClose > i {
+			*bracket = true
+		case ']':
+			if *bracket {
 				notLiteral("unquoted glob")
 			}
 		case '~':

@@ -188,6 +188,17 @@ func wrapExec(g *guard, name string, args []string, depth int, f *finding) strin
 		f.prompt(Medium, "exec without a command changes the shell itself")
 		return name
 	}
+	if hasOpt(args[:i], "-a") {
+		// A multi-call program picks what it runs by its argv[0]
+		// (exec -a rm busybox -f x removes x), like env -a.
+		f.prompt(High, "exec -a runs a program under another name")
+		if b := baseName(args[i]); b == "busybox" || b == "toybox" {
+			if argv0, ok := execArgv0(args[:i]); ok {
+				argv := append([]string{baseName(argv0)}, args[i+1:]...)
+				g.blocksOnly(f, func(tmp *finding) { g.judge(argv, depth+1, tmp) })
+			}
+		}
+	}
 	return g.judge(args[i:], depth+1, f)
 }
 
@@ -215,9 +226,33 @@ func wrapXargs(g *guard, name string, args []string, depth int, f *finding) stri
 	return g.judge(args[i:], depth+1, f)
 }
 
+// execArgv0 is the name exec -a gives, from exec's options.
+func execArgv0(opts []string) (string, bool) {
+	for i := 0; i < len(opts); i++ {
+		a := opts[i]
+		if a == "-a" && i+1 < len(opts) {
+			return opts[i+1], true
+		}
+		if strings.HasPrefix(a, "-a") && len(a) > 2 {
+			return a[2:], true
+		}
+	}
+	return "", false
+}
+
+// multiCallListings are the options with which busybox and toybox only
+// print (their applets, help, version); any other option asks: busybox
+// --install [-s] DIR makes a link for every applet in DIR.
+var multiCallListings = map[string]bool{"--list": true, "--list-full": true, "--help": true, "--long": true, "--version": true}
+
 func wrapBusybox(g *guard, name string, args []string, depth int, f *finding) string {
-	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
+	if len(args) == 0 || len(args) == 1 && multiCallListings[args[0]] {
 		return name // lists applets
+	}
+	if strings.HasPrefix(args[0], "-") {
+		f.prompt(High, name+" "+strconv.Quote(args[0])+" is not known to only print (busybox --install writes links)")
+		g.scanOperands(args, depth, f)
+		return name
 	}
 	return g.judge(args, depth+1, f)
 }

@@ -1,0 +1,96 @@
+package shellguard
+
+import (
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// checkAll runs each command with opts and wants its decision.
+func checkAll(t *testing.T, opts Options, cases map[string]Decision) {
+	t.Helper()
+	for cmd, want := range cases {
+		if v := Check(cmd, opts); v.Decision != want {
+			t.Errorf("Check(%q) = %v %q, want %v", cmd, v.Decision, v.Reasons, want)
+		}
+	}
+}
+
+// TestAGlobIsSeenAcrossQuotes: bash joins a word's parts before it
+// matches, so an unquoted [ in one part and an unquoted ] in a later one
+// make a glob (cat .en[v”] reads .env); a quoted or escaped ] does not
+// close the bracket, and such a word is the literal name it spells. The
+// real bash agrees with each row.
+func TestAGlobIsSeenAcrossQuotes(t *testing.T) {
+	w := newPathWorld(t)
+	write(t, filepath.Join(w.ws, ".env"), "TOKEN=x\n")
+	cases := map[string]Decision{
+		`cat .en[v'']`:  Prompt,
+		`cat .en[''v]`:  Prompt,
+		`cat .en[v]''`:  Prompt,
+		`cat .en[""v]`:  Prompt,
+		`cat .en["x"v]`: Prompt,
+		`cat .en[v]`:    Prompt,
+		`cat .en[v"]"`:  Allow, // the file ".en[v]", missing
+		`cat .en[v\]`:   Allow,
+		`cat .en\[v]`:   Allow,
+		`cat .en'['v]`:  Allow,
+		`cat '.en[v]'`:  Allow,
+		`cat README.md`: Allow,
+		`cat sub/x.txt`: Allow,
+	}
+	checkAll(t, w.options(""), cases)
+	if _, err := exec.LookPath("bash"); err != nil {
+		return
+	}
+	for cmd, want := range cases {
+		operand := strings.TrimPrefix(cmd, "cat ")
+		if !strings.HasPrefix(operand, ".en") && !strings.HasPrefix(operand, "'.en") {
+			continue
+		}
+		out, err := exec.Command("bash", "-c", "cd "+w.ws+" && printf '%s\\n' "+operand).Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if globbed := strings.TrimSpace(string(out)) == ".env"; globbed != (want == Prompt) {
+			t.Errorf("bash reads %q as %q; the row says %v", operand, strings.TrimSpace(string(out)), want)
+		}
+	}
+}
+
+// TestExecUnderAnotherNameAsks: exec -a chooses the argv[0] a program
+// sees, and a multi-call program runs what that name says (exec -a rm
+// busybox -f x removes x; exec -a sh busybox -c CODE runs CODE): asked,
+// like env -a, with the command still judged for payloads.
+func TestExecUnderAnotherNameAsks(t *testing.T) {
+	checkAll(t, tableOptions, map[string]Decision{
+		"exec -a rm busybox -f x":     Prompt,
+		"exec -a sh busybox -c id":    Prompt,
+		"exec -a x ls":                Prompt,
+		"exec -a rm busybox -rf /":    Block,
+		"exec -c ls":                  Allow,
+		"exec ls":                     Allow,
+		"exec -a sh -- busybox -c id": Prompt,
+	})
+}
+
+// TestMultiCallProgramsOnlyListUnasked: busybox and toybox run unasked
+// bare or with an option that only prints; any other option asks
+// (busybox --install -s DIR writes a link for every applet).
+func TestMultiCallProgramsOnlyListUnasked(t *testing.T) {
+	checkAll(t, tableOptions, map[string]Decision{
+		"busybox":                    Allow,
+		"busybox --list":             Allow,
+		"busybox --list-full":        Allow,
+		"toybox --long":              Allow,
+		"busybox ls":                 Allow,
+		"busybox --install -s ./bin": Prompt,
+		"busybox --install":          Prompt,
+		"busybox --inst -s bin":      Prompt,
+		"toybox --install":           Prompt,
+		"busybox --list x":           Prompt,
+		"busybox -s":                 Prompt,
+		"busybox --install rm -rf /": Block,
+	})
+}
