@@ -151,6 +151,8 @@ func (t *Turn) prepareCommand(p *prepared) (*commandPlan, error) {
 			// What the guard reviewed of git's configuration may change
 			// before the run: switch its program-running keys off.
 			plan.env = policy.GuardedGitEnv(plan.env)
+			// A bare name finds no program the workspace holds.
+			plan.env = t.Workspace.GuardedPath(plan.env)
 			for _, f := range p.assess.Subjects {
 				if f.Command != nil {
 					plan.recheck = append(plan.recheck, f)
