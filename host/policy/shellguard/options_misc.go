@@ -53,6 +53,10 @@ func jqPost(g *guard, name string, r *argsRead, f *finding) {
 	for _, u := range r.uses {
 		if u.opt.short == 'f' {
 			r.patternGiven = true // the program file is an operand read
+			// Its text is not the guard's to read: an import or include
+			// there reads modules and JSON from any directory
+			// ({search: "/"}), outside the workspace.
+			f.prompt(Medium, name+" "+u.token+" runs a program file whose imports the guard does not read")
 			return
 		}
 	}

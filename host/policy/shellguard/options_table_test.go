@@ -230,7 +230,7 @@ var optionRows = []row{
 	{"jq --rawfile v .env . f.json", Prompt, High},
 	{"jq --slurpfile v data.json . f.json", Allow, Low},
 	{"jq -n --arg x y '$x'", Allow, Low},
-	{"jq -f prog.jq data.json", Allow, Low},
+	{"jq -f prog.jq data.json", Prompt, Medium}, // its imports are not read (stop 50)
 	{"jq -f .env", Prompt, High},
 	{"jq -rc '.[]' data.json", Allow, Low},
 	{"jq . data.json -r", Allow, Low},

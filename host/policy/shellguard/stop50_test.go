@@ -94,3 +94,19 @@ func TestMultiCallProgramsOnlyListUnasked(t *testing.T) {
 		"busybox --install rm -rf /": Block,
 	})
 }
+
+// TestJqProgramFileAsks: jq -f runs a program file the guard does not
+// read, and an import there reads JSON from any directory
+// (import "config" as $c {search: "/home/u/.docker"}): asked. A program
+// on the command line is read, and runs unasked when it imports nothing.
+func TestJqProgramFileAsks(t *testing.T) {
+	checkAll(t, tableOptions, map[string]Decision{
+		"jq -f q.jq":             Prompt,
+		"jq -nf q.jq":            Prompt,
+		"jq -n -f q.jq data":     Prompt,
+		"jq --from-file q.jq -n": Prompt,
+		"jq -n 1":                Allow,
+		"jq .a data.json":        Allow,
+		`jq -n 'import "c" as $c {search: "/"}; $c'`: Prompt,
+	})
+}
