@@ -39,6 +39,15 @@ func checkFind(g *guard, name string, args []string, depth int, f *finding) {
 	for _, p := range starts {
 		g.readPath(p, f)
 	}
+	if findFollows(args, expr) {
+		// -L and -follow walk into whatever the links met lead to.
+		if len(starts) == 0 {
+			starts = []string{"."}
+		}
+		for _, p := range starts {
+			g.listTreeFollowing(p, f)
+		}
+	}
 	for i := expr; i < len(args); i++ {
 		a := args[i]
 		switch {
@@ -85,6 +94,17 @@ func checkFind(g *guard, name string, args []string, depth int, f *finding) {
 			i += n
 		}
 	}
+}
+
+// findFollows reports find -L before the start paths or -follow in the
+// expression: symbolic links met in the walk are followed.
+func findFollows(args []string, expr int) bool {
+	for _, a := range args[:expr] {
+		if a == "-L" {
+			return true
+		}
+	}
+	return containsString(args[expr:], "-follow")
 }
 
 // isFindNewerXY matches -newerXY (X, Y among a B c m; Y may also be t,

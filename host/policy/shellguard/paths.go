@@ -191,6 +191,17 @@ func (g *guard) readTree(p string, f *finding) {
 type treeMode struct {
 	skipHidden bool // entries whose name starts with "." are not read
 	noFollow   bool // symlinks met in the walk are not followed
+	// namesOnly: the walk lists names and metadata (ls -RL, du -L, find
+	// -L), so a credential-like name in it asks no more than ls does;
+	// where its symlinks lead still does.
+	namesOnly bool
+}
+
+// listTreeFollowing judges a listing that follows the symlinks it meets
+// below p (ls -RL, du -L, tree -l, find -L): a link out of the workspace
+// or to a credential-like path asks, as listing it by name would.
+func (g *guard) listTreeFollowing(p string, f *finding) {
+	g.readTreeWith(p, treeMode{namesOnly: true}, f)
 }
 
 // readTreeVisible is readTree for ripgrep's default walk: hidden entries
@@ -284,7 +295,7 @@ func (w *treeWalk) walk(dir string, depth int) {
 		if w.mode.noFollow && e.Type()&fs.ModeSymlink != 0 {
 			continue
 		}
-		if w.g.sensitiveAt(child) {
+		if !w.mode.namesOnly && w.g.sensitiveAt(child) {
 			w.report(High, "reads the tree "+w.top+", which holds "+w.show(child)+", a credential-like path")
 			continue
 		}

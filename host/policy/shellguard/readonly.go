@@ -184,9 +184,9 @@ func readOnlyTable() map[string]spec {
 	sum := plain(sumOptions)
 	grep := spec{opts: grepOptions, operands: operandsPatternThenPaths, post: grepPost}
 	return map[string]spec{
-		"ls":       plain(lsOptions),
-		"dir":      plain(lsOptions),
-		"vdir":     plain(lsOptions),
+		"ls":       {opts: lsOptions, post: lsPost},
+		"dir":      {opts: lsOptions, post: lsPost},
+		"vdir":     {opts: lsOptions, post: lsPost},
 		"cat":      plain(catOptions),
 		"tac":      plain(tacOptions),
 		"nl":       plain(nlOptions),
@@ -235,9 +235,9 @@ func readOnlyTable() map[string]spec {
 		"whereis":  names(whereisOptions),
 		"file":     {opts: fileOptions, post: filePost},
 		"stat":     plain(statOptions),
-		"du":       plain(duOptions),
+		"du":       {opts: duOptions, post: duPost},
 		"df":       plain(dfOptions),
-		"tree":     plain(treeOptions),
+		"tree":     {opts: treeOptions, post: treePost},
 		"basename": names(basenameOptions),
 		"dirname":  names(dirnameOptions),
 		"realpath": names(realpathOptions),
@@ -304,4 +304,53 @@ func init() {
 // where the approver expects.
 func checkCd(g *guard, name string, args []string, _ int, f *finding) {
 	f.prompt(Medium, name+" changes the working directory")
+}
+
+// used reports whether the options read include one of short (0: none)
+// or the long names.
+func (r *argsRead) used(short byte, longs ...string) bool {
+	for _, u := range r.uses {
+		if short != 0 && u.opt.short == short {
+			return true
+		}
+		for _, l := range longs {
+			if containsString(u.opt.longs, l) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// listFollowing walks the operands (the cwd when none) of a listing that
+// follows the symlinks it meets in the tree.
+func (g *guard) listFollowing(r *argsRead, f *finding) {
+	ops := r.operands
+	if len(ops) == 0 {
+		ops = []string{"."}
+	}
+	for _, p := range ops {
+		g.listTreeFollowing(p, f)
+	}
+}
+
+// lsPost: ls -R -L lists the trees its links lead to.
+func lsPost(g *guard, _ string, r *argsRead, f *finding) {
+	if r.used('R', "recursive") && r.used('L', "dereference") {
+		g.listFollowing(r, f)
+	}
+}
+
+// duPost: du always walks; -L follows the links it meets.
+func duPost(g *guard, _ string, r *argsRead, f *finding) {
+	if r.used('L', "dereference") {
+		g.listFollowing(r, f)
+	}
+}
+
+// treePost: tree -l follows links to directories.
+func treePost(g *guard, _ string, r *argsRead, f *finding) {
+	if r.used('l') {
+		g.listFollowing(r, f)
+	}
 }

@@ -1,6 +1,7 @@
 package shellguard
 
 import (
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -108,5 +109,56 @@ func TestJqProgramFileAsks(t *testing.T) {
 		"jq -n 1":                Allow,
 		"jq .a data.json":        Allow,
 		`jq -n 'import "c" as $c {search: "/"}; $c'`: Prompt,
+	})
+}
+
+// TestAListingThatFollowsLinksStaysInside: a listing that follows the
+// symlinks it meets in a tree (find -L, find -follow, ls -RL, du -L,
+// tree -l) lists what a link out of the workspace leads to, as ls of that
+// directory would (which asks); the same listing of a tree without such
+// a link, or one that does not follow links, runs unasked, and a
+// credential-like name in the tree asks no more than ls does.
+func TestAListingThatFollowsLinksStaysInside(t *testing.T) {
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := filepath.Join(base, "ws")
+	mkdir(t, filepath.Join(ws, "src", "deep"))
+	mkdir(t, filepath.Join(ws, "clean", "a"))
+	mkdir(t, filepath.Join(base, "outside", "secrets"))
+	write(t, filepath.Join(ws, "clean", ".env"), "T=1\n")
+	write(t, filepath.Join(base, "outside", "secrets", "names.txt"), "x\n")
+	if err := os.Symlink("../../../outside", filepath.Join(ws, "src", "deep", "out")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("../a", filepath.Join(ws, "clean", "a", "up")); err != nil {
+		t.Fatal(err)
+	}
+	opts := Options{WorkspaceRoot: ws, Cwd: ws, Home: filepath.Join(base, "home"), Files: OSFiles{}}
+	checkAll(t, opts, map[string]Decision{
+		"find -L . -name x":          Prompt,
+		"find -L -name x":            Prompt,
+		"find -L src":                Prompt,
+		"find . -follow -name x":     Prompt,
+		"find src -name x -follow":   Prompt,
+		"ls -RL":                     Prompt,
+		"ls -R -L src":               Prompt,
+		"ls --recursive --deref src": Prompt,
+		"du -L":                      Prompt,
+		"du -sL src":                 Prompt,
+		"du --dereference src":       Prompt,
+		"tree -l":                    Prompt,
+		"tree -l src":                Prompt,
+		"find -L clean -name x":      Allow,
+		"ls -RL clean":               Allow,
+		"du -L clean":                Allow,
+		"tree -l clean":              Allow,
+		"find . -name x":             Allow,
+		"find -H . -name x":          Allow,
+		"ls -R":                      Allow,
+		"ls -L src":                  Allow,
+		"du":                         Allow,
+		"tree":                       Allow,
 	})
 }
