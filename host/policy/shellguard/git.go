@@ -1,6 +1,9 @@
 package shellguard
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+)
 
 // gitDangers run programs or write files from any git command.
 var gitDangers = []danger{
@@ -102,7 +105,10 @@ global:
 			g.readTree(p, f)
 		}
 	}
-	if sub == "grep" && containsString(rest, "--no-index") {
+	if sub == "grep" && (containsString(rest, "--no-index") || containsString(rest, "--untracked")) {
+		// --untracked searches the files git does not track as well (a
+		// .env nobody committed; with --no-exclude-standard the ignored
+		// ones too): what the tree holds, as --no-index.
 		g.gitGrepNoIndex(rest, f)
 	}
 }
@@ -200,20 +206,79 @@ func gitConfig(args []string) string {
 	return "changes git configuration"
 }
 
-// gitGrepNoIndex: git grep --no-index searches the files below the cwd,
-// or below the pathspecs after the pattern, as a tree read.
+// gitGrepNoIndex: git grep --no-index (or --untracked) searches the files
+// below the cwd, or below the pathspecs after the pattern, as a tree read.
+// A pathspec that is a glob reads the cwd's tree; pathspec magic (":/",
+// the repository's top) asks.
 func (g *guard) gitGrepNoIndex(args []string, f *finding) {
-	ops := operands(args)
-	patternGiven := containsString(args, "-e") || containsString(args, "-f")
-	if !patternGiven && len(ops) > 0 {
-		ops = ops[1:]
+	paths := gitGrepPaths(args)
+	if len(paths) == 0 {
+		paths = []string{"."}
 	}
-	if len(ops) == 0 {
-		ops = []string{"."}
+	for _, p := range paths {
+		switch {
+		case strings.HasPrefix(p, ":"):
+			f.prompt(Medium, "git grep pathspec "+strconv.Quote(p)+" may search beyond the working directory")
+		case strings.ContainsAny(p, "*?["):
+			// git's * matches / too: the glob reads the tree of its
+			// literal directory, the cwd when it has none.
+			if i := strings.LastIndexByte(p[:strings.IndexAny(p, "*?[")], '/'); i > 0 {
+				g.readTree(p[:i], f)
+			} else {
+				g.readTree(".", f)
+			}
+		default:
+			g.readTree(p, f)
+		}
 	}
-	for _, p := range ops {
-		g.readTree(p, f)
+}
+
+// gitGrepValued are git grep's options that take a value.
+var gitGrepValued = map[string]bool{"-e": true, "-f": true, "-A": true, "-B": true, "-C": true, "-m": true,
+	"--after-context": true, "--before-context": true, "--context": true, "--max-depth": true, "--max-count": true, "--threads": true}
+
+// gitGrepPaths are the pathspecs of git grep: the words after the pattern
+// (the first word, unless -e or -f gave it) and after "--", with option
+// values (-e PAT, -A 3, -ieFOO) skipped as parse-options reads them.
+func gitGrepPaths(args []string) []string {
+	var words []string
+	patternGiven := false
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			if !patternGiven && len(words) == 0 && i+1 < len(args) {
+				words = append(words, args[i+1]) // the pattern
+				i++
+			}
+			words = append(words, args[i+1:]...)
+			i = len(args)
+		case strings.HasPrefix(a, "--"):
+			name, _, hasValue := strings.Cut(a, "=")
+			if gitGrepValued[name] && !hasValue {
+				i++
+			}
+		case strings.HasPrefix(a, "-") && len(a) > 1:
+			for j := 1; j < len(a); j++ {
+				if !gitGrepValued["-"+a[j:j+1]] {
+					continue
+				}
+				if a[j] == 'e' || a[j] == 'f' {
+					patternGiven = true
+				}
+				if j == len(a)-1 {
+					i++
+				}
+				break
+			}
+		default:
+			words = append(words, a)
+		}
 	}
+	if !patternGiven && len(words) > 0 {
+		words = words[1:]
+	}
+	return words
 }
 
 // gitShapeArgs judges the arguments of a subcommand with its own shape

@@ -162,3 +162,46 @@ func TestAListingThatFollowsLinksStaysInside(t *testing.T) {
 		"tree":                       Allow,
 	})
 }
+
+// TestGitGrepUntrackedReadsTheTree: git grep --untracked searches the
+// files git does not track too (with --no-exclude-standard, the ignored
+// ones), so an untracked .env was printed unasked; it is judged as the
+// tree read --no-index is, from the pathspecs as git reads them (after
+// -e PAT, -A 3, a glob from its literal directory). Plain git grep
+// searches tracked files only.
+func TestGitGrepUntrackedReadsTheTree(t *testing.T) {
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := filepath.Join(base, "ws")
+	mkdir(t, filepath.Join(ws, ".git"))
+	mkdir(t, filepath.Join(ws, "src"))
+	write(t, filepath.Join(ws, ".git", "HEAD"), "ref: refs/heads/main\n")
+	write(t, filepath.Join(ws, ".git", "config"), plainConfig)
+	write(t, filepath.Join(ws, ".env"), "TOKEN=x\n")
+	write(t, filepath.Join(ws, "src", "a.go"), "package a\n")
+	opts := Options{WorkspaceRoot: ws, Cwd: ws, Home: filepath.Join(base, "home"), Files: OSFiles{}}
+	checkAll(t, opts, map[string]Decision{
+		"git grep --untracked TOKEN":                       Prompt,
+		"git grep --untracked -e TOKEN":                    Prompt,
+		"git grep --no-exclude-standard --untracked TOKEN": Prompt,
+		"git grep --untracked TOKEN -- '*.env'":            Prompt,
+		"git grep --untracked TOKEN -- :/":                 Prompt,
+		"git grep --untracked package src":                 Allow,
+		"git grep --untracked -A 1 -e package src":         Allow,
+		"git grep --untracked -ie package src":             Allow,
+		"git grep --untracked TOKEN 'src/*.go'":            Allow,
+		"git grep --untracked TOKEN -- '*.go'":             Prompt, // any directory below the cwd
+		"git grep --no-index -e TOKEN":                     Prompt,
+		"git grep --no-index -A 1 TOKEN src":               Allow,
+		"git grep --no-index TOKEN":                        Prompt,
+		"git grep TOKEN":                                   Allow,
+	})
+	opts.Cwd = filepath.Join(ws, "src")
+	checkAll(t, opts, map[string]Decision{
+		"git grep --untracked package":    Allow,
+		"git grep --untracked -e package": Allow,
+		"git grep --untracked package ..": Prompt,
+	})
+}
