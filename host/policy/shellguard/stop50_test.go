@@ -205,3 +205,20 @@ func TestGitGrepUntrackedReadsTheTree(t *testing.T) {
 		"git grep --untracked package ..": Prompt,
 	})
 }
+
+// TestTimeOutputFileSeenPastItsFormat: GNU time -f FMT -o FILE writes
+// FILE; the -o was looked for only up to the first word that is no
+// option, which FMT is, so the write ran unasked.
+func TestTimeOutputFileSeenPastItsFormat(t *testing.T) {
+	checkAll(t, tableOptions, map[string]Decision{
+		`\time -f x -o y ls`:                  Prompt,
+		`\time --format x -o y ls`:            Prompt,
+		`\time --format=x --output=y ls`:      Prompt,
+		`\time -af x -o y ls`:                 Prompt,
+		`\time -o y ls`:                       Prompt,
+		`command time -f %e --append -o y ls`: Prompt,
+		`\time -f x ls`:                       Allow,
+		`\time -v ls`:                         Allow,
+		`\time -f -o ls`:                      Allow, // -o is the format
+	})
+}

@@ -169,10 +169,36 @@ func wrapNice(g *guard, name string, args []string, depth int, f *finding) strin
 }
 
 func wrapTime(g *guard, name string, args []string, depth int, f *finding) string {
-	if hasOpt(args, "-o", "--output") {
+	if timeWrites(args) {
 		f.prompt(High, "time -o writes a file")
 	}
 	return unwrapTime(g, name, args, depth, f)
+}
+
+// timeWrites reports -o or --output among GNU time's options, read past
+// the values of -f and -o (time -f FMT -o FILE CMD): hasOpt stops at the
+// first word that is no option, which FMT is.
+func timeWrites(args []string) bool {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" || a == "-" || !strings.HasPrefix(a, "-") {
+			return false
+		}
+		if optMatches(a, "-o") || optMatches(a, "--output") {
+			return true
+		}
+		if strings.HasPrefix(a, "--") {
+			if (optMatches(a, "--format") || a == "--f") && !strings.Contains(a, "=") {
+				i++
+			}
+			continue
+		}
+		// A short cluster: -f takes the rest of the word, or the next.
+		if j := strings.IndexByte(a, 'f'); j > 0 && j == len(a)-1 {
+			i++
+		}
+	}
+	return false
 }
 
 func wrapCommand(g *guard, name string, args []string, depth int, f *finding) string {
