@@ -57,7 +57,8 @@ func rgPost(_ *guard, _ string, r *argsRead, _ *finding) {
 	r.recursive = true
 	// By default rg skips hidden entries and follows no symlink below its
 	// operands; --hidden (-.), -uu and --follow (-L) read them too. Its
-	// .gitignore handling is not modelled: it only ever reads less.
+	// ignore files only read less, but for their "!" lines and globs and
+	// types (-g, -t), which whitelist hidden entries too (paths.go).
 	r.tree = treeMode{skipHidden: true, noFollow: true}
 	unrestricted := 0
 	for _, u := range r.uses {
@@ -72,9 +73,26 @@ func rgPost(_ *guard, _ string, r *argsRead, _ *finding) {
 		r.tree = treeMode{}
 	}
 	for _, u := range r.uses {
+		// A glob or a file type is a whitelist, and a whitelisted entry
+		// is read though hidden (rg -g '*' TOKEN read .env).
+		if u.opt.short == 'g' || u.opt.short == 't' || containsAny(u.opt.longs, "glob", "iglob", "type", "type-add") {
+			r.tree.skipHidden = false
+		}
+	}
+	for _, u := range r.uses {
 		// --files and --type-list take no pattern: every operand is a path.
 		if len(u.opt.longs) > 0 && (u.opt.longs[0] == "files" || u.opt.longs[0] == "type-list") {
 			r.patternGiven = true
 		}
 	}
+}
+
+// containsAny reports whether list holds one of names.
+func containsAny(list []string, names ...string) bool {
+	for _, n := range names {
+		if containsString(list, n) {
+			return true
+		}
+	}
+	return false
 }

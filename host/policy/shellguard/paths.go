@@ -216,6 +216,9 @@ func (g *guard) readTreeWith(p string, mode treeMode, f *finding) {
 	if resolved == "" || !dir {
 		return
 	}
+	if mode.skipHidden && g.ignoreWhitelistsAbove(resolved) {
+		mode.skipHidden = false
+	}
 	w := treeWalk{g: g, f: f, top: p, start: time.Now(), seen: map[string]bool{}, limit: g.treeLimit, mode: mode}
 	if w.limit == 0 {
 		w.limit = maxTreeEntries
@@ -270,6 +273,12 @@ func (w *treeWalk) walk(dir string, depth int) {
 		return
 	}
 	w.seen[dir] = true
+	if w.mode.skipHidden && w.g.ignoreWhitelists(dir) {
+		// A "!" line of an ignore file here whitelists what it names,
+		// hidden entries too: below here, they are read.
+		w.mode.skipHidden = false
+		defer func() { w.mode.skipHidden = true }()
+	}
 	if depth > maxTreeDepth {
 		w.stop(fmt.Sprintf("is nested more than %d directories deep", maxTreeDepth))
 		return
@@ -347,4 +356,48 @@ func (w *treeWalk) show(p string) string {
 		return rel
 	}
 	return p
+}
+
+// ignoreFiles are the files whose "!" lines make ripgrep read hidden
+// entries it otherwise skips (a whitelist match is never hidden).
+var ignoreFiles = []string{".gitignore", ".ignore", ".rgignore"}
+
+// ignoreWhitelists reports an ignore file in dir with a "!" line, or one
+// the guard cannot read whole (fail closed).
+func (g *guard) ignoreWhitelists(dir string) bool {
+	for _, name := range ignoreFiles {
+		data, err := g.files.ReadFile(path.Join(dir, name), 1<<20)
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+				continue
+			}
+			return true
+		}
+		for _, line := range strings.Split(string(data), "\n") {
+			if strings.HasPrefix(strings.TrimSpace(line), "!") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// ignoreWhitelistsAbove reports a whitelisting ignore file in dir's
+// parents (ripgrep reads them up to the root) or in the repository's
+// .git/info/exclude at the workspace root.
+func (g *guard) ignoreWhitelistsAbove(dir string) bool {
+	if g.root != "" {
+		data, err := g.files.ReadFile(path.Join(g.root, ".git", "info", "exclude"), 1<<20)
+		if err == nil && strings.Contains("\n"+string(data), "\n!") {
+			return true
+		}
+	}
+	for d := path.Dir(dir); ; d = path.Dir(d) {
+		if g.ignoreWhitelists(d) {
+			return true
+		}
+		if d == "/" || d == "." {
+			return false
+		}
+	}
 }

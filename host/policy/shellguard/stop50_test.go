@@ -222,3 +222,50 @@ func TestTimeOutputFileSeenPastItsFormat(t *testing.T) {
 		`\time -f -o ls`:                      Allow, // -o is the format
 	})
 }
+
+// TestRipgrepWhitelistsReadHiddenFiles: rg skips hidden entries unless
+// something whitelists them, and a whitelist match is never hidden: a
+// glob or type (rg -g '*' TOKEN) or a "!" line in .ignore, .rgignore or
+// .gitignore, here or in a parent, made rg print .env unasked. With
+// those, the walk reads hidden entries as rg will; without, it skips
+// them as before.
+func TestRipgrepWhitelistsReadHiddenFiles(t *testing.T) {
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := filepath.Join(base, "ws")
+	mkdir(t, filepath.Join(ws, "sub"))
+	mkdir(t, filepath.Join(ws, "wl", "deep"))
+	mkdir(t, filepath.Join(ws, "clean"))
+	write(t, filepath.Join(ws, ".env"), "TOKEN=x\n")
+	write(t, filepath.Join(ws, "clean", "a.txt"), "a\n")
+	write(t, filepath.Join(ws, "sub", ".env"), "TOKEN=x\n")
+	write(t, filepath.Join(ws, "sub", ".gitignore"), "build/\n*.o\n")
+	write(t, filepath.Join(ws, "wl", ".rgignore"), "!.env\n")
+	write(t, filepath.Join(ws, "wl", "deep", ".env"), "TOKEN=x\n")
+	opts := Options{WorkspaceRoot: ws, Cwd: ws, Home: filepath.Join(base, "home"), Files: OSFiles{}}
+	checkAll(t, opts, map[string]Decision{
+		"rg TOKEN sub":                     Allow,
+		"rg TOKEN clean":                   Allow,
+		"rg -g '*' TOKEN sub":              Prompt,
+		"rg -g .env TOKEN sub":             Prompt,
+		"rg --glob='*.env' TOKEN sub":      Prompt,
+		"rg --iglob '*' TOKEN sub":         Prompt,
+		"rg -t sh TOKEN sub":               Prompt,
+		"rg --type-add 'e:.env' TOKEN sub": Prompt,
+		"rg TOKEN wl":                      Prompt,
+		"rg TOKEN wl/deep":                 Prompt, // a parent's whitelist, read as rg may
+		"rg -T sh TOKEN sub":               Allow,
+		"rg TOKEN clean/a.txt":             Allow,
+	})
+	if _, err := exec.LookPath("rg"); err != nil {
+		return
+	}
+	for dir, reads := range map[string]bool{"sub": false, "wl": true} {
+		out, _ := exec.Command("rg", "-l", "TOKEN", filepath.Join(ws, dir)).Output()
+		if got := strings.Contains(string(out), ".env"); got != reads {
+			t.Errorf("rg TOKEN %s read .env: %v, want %v (%q)", dir, got, reads, out)
+		}
+	}
+}
