@@ -2,6 +2,7 @@ package toolhost
 
 import (
 	"context"
+	"maps"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -159,8 +160,14 @@ var TaskReaperExecutable func() (string, error)
 // active packages name as their secrets. They never reach a plugin, and
 // every result, live output, approval text and task output is redacted
 // with them in case a command found a copy (dispatch.HostSecrets).
+// A core host (a child of another core, an evolver) holds its base's
+// too: the process holds the parent core's model key whichever core a
+// child runs, and the child runs its root's model.
 func (h *Host) hostCredentials() map[string]string {
 	out := map[string]string{}
+	if h.base != nil && h.base != h {
+		maps.Copy(out, h.base.hostCredentials())
+	}
 	for k, v := range hostSecrets() {
 		if credentialValue(k, v) {
 			out[k] = v
