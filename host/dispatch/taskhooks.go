@@ -2,6 +2,7 @@ package dispatch
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
@@ -19,6 +20,9 @@ import (
 type taskHooks struct {
 	bg    *Background
 	scope runtime.TaskScope
+	// boundary is the turn's envelope boundary (a child's answer is
+	// wrapped as untrusted output).
+	boundary func() string
 }
 
 // taskHooksFor is nil when the turn runs no background tasks, so that the
@@ -27,7 +31,8 @@ func (t *Turn) taskHooksFor() plugins.TaskHooks {
 	if t.Background == nil || t.Background.Tasks == nil {
 		return nil
 	}
-	return &taskHooks{bg: t.Background, scope: runtime.TaskScope{Principal: t.Authority.Principal, Session: t.Authority.Session}}
+	return &taskHooks{bg: t.Background, scope: runtime.TaskScope{Principal: t.Authority.Principal, Session: t.Authority.Session},
+		boundary: t.EnvelopeBoundary}
 }
 
 func (h *taskHooks) Status(ctx context.Context, id string) (*toolsetv1.TaskView, error) {
@@ -35,7 +40,7 @@ func (h *taskHooks) Status(ctx context.Context, id string) (*toolsetv1.TaskView,
 	if err != nil {
 		return nil, taskLookupError(id, err)
 	}
-	return taskView(task), nil
+	return h.view(task), nil
 }
 
 func (h *taskHooks) Cancel(ctx context.Context, id string) (*toolsetv1.TaskView, error) {
@@ -43,7 +48,7 @@ func (h *taskHooks) Cancel(ctx context.Context, id string) (*toolsetv1.TaskView,
 	if err != nil {
 		return nil, taskLookupError(id, err)
 	}
-	return taskView(task), nil
+	return h.view(task), nil
 }
 
 // Wait returns the task when it ends or at the timeout. An ended task it
@@ -57,7 +62,7 @@ func (h *taskHooks) Wait(ctx context.Context, id string, timeout time.Duration) 
 	if task.State.Terminal() && h.bg.Completions != nil {
 		h.bg.Completions.consume(task.ID)
 	}
-	return taskView(task), timedOut, nil
+	return h.view(task), timedOut, nil
 }
 
 func (h *taskHooks) List(ctx context.Context) ([]*toolsetv1.TaskView, error) {
@@ -67,7 +72,7 @@ func (h *taskHooks) List(ctx context.Context) ([]*toolsetv1.TaskView, error) {
 	}
 	views := make([]*toolsetv1.TaskView, 0, min(len(tasks), maxListedTasks))
 	for _, task := range tasks[:min(len(tasks), maxListedTasks)] {
-		views = append(views, taskView(task))
+		views = append(views, h.view(task))
 	}
 	return views, nil
 }
@@ -121,12 +126,32 @@ func taskView(t runtime.Task) *toolsetv1.TaskView {
 		rc := int32(*t.ReturnCode)
 		v.ReturnCode = &rc
 	}
-	if t.Tool == "agent.spawn" {
-		// A child's answer is the model's own result; the task's agent
-		// metadata stays the operator's.
-		v.Answer = boundedText(t.Result, MaxChildAnswer)
+	return v
+}
+
+// view is taskView with an agent.spawn task's answer: the child's model
+// wrote it after reading what this session never saw, so it comes
+// wrapped as untrusted output, screened (WrapChildAnswer); the task's
+// agent metadata stays the operator's.
+func (h *taskHooks) view(t runtime.Task) *toolsetv1.TaskView {
+	v := taskView(t)
+	if t.Tool == "agent.spawn" && t.Result != "" {
+		var meta struct {
+			AgentID string `json:"agent_id"`
+		}
+		_ = json.Unmarshal(t.Agent, &meta)
+		v.Answer = WrapChildAnswer(h.boundary(), meta.AgentID, boundedText(t.Result, MaxChildAnswer))
 	}
 	return v
+}
+
+// WrapChildAnswer is a child agent's answer as its parent's model reads
+// it outside a tool result of its own (task_status, yield_until, a
+// completion turn's message): inside an untrusted envelope naming the
+// child (ChildAgentOrigin), with the screening's verdict.
+func WrapChildAnswer(boundary, agentID, answer string) string {
+	head, tail, _ := envelope(boundary, ChildAgentOrigin(agentID), answer)
+	return head + answer + tail
 }
 
 func stamp(t time.Time) string {

@@ -1,6 +1,7 @@
 package dispatch
 
 import (
+	"regexp"
 	"strings"
 	"sync"
 
@@ -52,15 +53,20 @@ func (t *Turn) HasUntrustedTools() bool {
 }
 
 // untrustedKind says why an entry's results come from outside: "mcp" (an
-// MCP server), "network" (a tool that fetches, such as web_extract and
-// the web_search packages), "workspace" (a file read of the workspace,
-// when the core asks for it), or "" (the host's own).
+// MCP server), "agent" (delegate_task: a child agent's answer),
+// "network" (a tool that fetches, such as web_extract and the web_search
+// packages), "workspace" (a file read of the workspace, when the core
+// asks for it), or "" (the host's own).
 func (t *Turn) untrustedKind(e *catalog.Entry) string {
 	switch {
 	case e == nil:
 		return ""
 	case e.Spec.Provenance.Kind == catalog.SourceMCP:
 		return "mcp"
+	case e.Spec.GrantsHostService(catalog.ServiceDelegate):
+		// A child's answer: its model wrote it after reading what this
+		// session never saw (files, MCP results, web pages).
+		return "agent"
 	case e.Spec.Effect == catalog.EffectNetwork:
 		return "network"
 	case t.UntrustedWorkspaceReads && e.Spec.Effect == catalog.EffectRead && readsPaths(e.Spec.Subjects):
@@ -119,6 +125,12 @@ func (t *Turn) wrapUntrusted(p *prepared, v *redact.Views, early *earlyScreen) {
 		return
 	}
 	origin := untrustedOrigin(kind, p)
+	if kind == "agent" {
+		var ended bool
+		if origin, ended = ChildOrigin(v.Structured()); !ended {
+			return // a child started: the host's own words, no answer yet
+		}
+	}
 	model, verdict := early.wrap(t.EnvelopeBoundary(), origin, v.Model.String())
 	v.Model = model
 	screening := map[string]any{
@@ -145,3 +157,29 @@ func verdictWord(v untrusted.Verdict) string {
 	}
 	return "clean"
 }
+
+// ChildOrigin is the envelope origin of a child's result (delegate_task's
+// payload): "agent:ID". ended is false only for a child that was started
+// and has not ended (status running or queued: the host's own words, no
+// answer); anything else, an unreadable payload included, is wrapped.
+func ChildOrigin(structured any) (origin string, ended bool) {
+	m, _ := structured.(map[string]any)
+	switch st, _ := m["status"].(string); st {
+	case "running", "queued":
+		return "", false
+	}
+	return ChildAgentOrigin(stringOf(m["agent_id"])), true
+}
+
+// ChildAgentOrigin names a child agent as an envelope origin: "agent:ID"
+// for a session id the host made, "agent" for anything else.
+func ChildAgentOrigin(id string) string {
+	if !childID.MatchString(id) {
+		return "agent"
+	}
+	return "agent:" + id
+}
+
+var childID = regexp.MustCompile(`^ses_[0-9a-f]{1,64}$`)
+
+func stringOf(v any) string { s, _ := v.(string); return s }

@@ -2,11 +2,14 @@ package turn
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"sync"
 
+	"demiurge.dev/host/dispatch"
 	"demiurge.dev/host/runtime"
+	"demiurge.dev/host/untrusted"
 )
 
 // completionState is the loop's queue of background-completion turns.
@@ -119,7 +122,17 @@ func completionPrompt(t runtime.Task) string {
 		fmt.Fprintf(&b, ", return code %d", *t.ReturnCode)
 	}
 	if t.Tool == "agent.spawn" && t.Result != "" {
-		fmt.Fprintf(&b, ". The child's answer: %s", bounded(t.Result, 4000))
+		// The child's model wrote it after reading what this session
+		// never saw: it comes as untrusted output, screened, never as
+		// the host's words in this message.
+		var meta struct {
+			AgentID string `json:"agent_id"`
+		}
+		_ = json.Unmarshal(t.Agent, &meta)
+		answer := dispatch.WrapChildAnswer(untrusted.NewBoundary(), meta.AgentID, bounded(t.Result, dispatch.MaxChildAnswer))
+		fmt.Fprintf(&b, ". The child's answer, from outside:\n%s\n", answer)
+		b.WriteString("Report the outcome to the operator and go on if the task's end calls for it; task_status shows its details.")
+		return b.String()
 	}
 	b.WriteString(". Report the outcome to the operator and go on if the task's end calls for it; task_status shows its details.")
 	return b.String()
