@@ -25,6 +25,11 @@ const (
 const (
 	EventKindTaskFinished = "task.finished"
 	EventKindTaskLost     = "task.lost"
+	// EventKindAgentStarted is a child agent's start (a task with agent
+	// metadata, agent.spawn): the child's session beside its parent's,
+	// its root's, its depth and core, so the audit log names the
+	// delegation chain of every call a child makes (stop 50).
+	EventKindAgentStarted = "agent.started"
 )
 
 // LogChunk is one stored piece of a task's output, already redacted.
@@ -109,6 +114,11 @@ func (s *Store) createTask(ctx context.Context, t Task, sessions ...SessionRecor
 				return err
 			}
 		}
+		if len(t.Agent) > 0 {
+			if err := putEvent(tx, agentStartEvent(&t)); err != nil {
+				return err
+			}
+		}
 		return putTask(b, &t)
 	})
 	if err != nil {
@@ -176,8 +186,44 @@ func taskEvent(kind string, t *Task) Event {
 	if len(streams) > 0 {
 		data["streams"] = streams
 	}
+	if a, ok := agentOf(t); ok {
+		data["agent"] = a.AgentID
+	}
 	body, _ := MarshalData(data) // only strings, integers, booleans and maps of them
 	return Event{Time: t.Ended, Kind: kind, Session: t.Session, Tool: t.Tool, CallID: t.CallID, Data: body}
+}
+
+// taskAgent is what the audit names of a child agent's task metadata
+// (agentmeta.Meta's fields; never its goal).
+type taskAgent struct {
+	AgentID string `json:"agent_id"`
+	Parent  string `json:"parent"`
+	Root    string `json:"root"`
+	Depth   int    `json:"depth"`
+	Core    string `json:"core"`
+}
+
+func agentOf(t *Task) (taskAgent, bool) {
+	var a taskAgent
+	if len(t.Agent) == 0 || json.Unmarshal(t.Agent, &a) != nil {
+		return a, false
+	}
+	return a, true
+}
+
+// agentStartEvent is a child agent's agent.started event, in its
+// parent's session: the child's session id with its parent's, root's,
+// depth and core. Metadata that does not read says so rather than
+// leaving the chain out.
+func agentStartEvent(t *Task) Event {
+	data := map[string]any{"task_id": t.ID}
+	if a, ok := agentOf(t); ok {
+		data["agent"], data["parent"], data["root"], data["depth"], data["core"] = a.AgentID, a.Parent, a.Root, int64(a.Depth), a.Core
+	} else {
+		data["agent"] = "unreadable metadata"
+	}
+	body, _ := MarshalData(data)
+	return Event{Time: t.Created, Kind: EventKindAgentStarted, Session: t.Session, Tool: t.Tool, CallID: t.CallID, Data: body}
 }
 
 // appendLogs stores a batch of chunks (in Seq order) and drops chunks that
