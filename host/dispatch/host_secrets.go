@@ -97,3 +97,9 @@ func (h *HostSecrets) holds(v any) bool {
 func (t *Turn) redactionValues() []redact.Secret {
 	return append(t.Remembered.secrets(), t.HostSecrets.all()...)
 }
+
+// RedactText hides in s the values every view of this turn hides beyond
+// a call's own (the session's remembered values and the host's
+// credentials): for text the host writes into the conversation outside a
+// call, such as a completion turn's message with a child's answer.
+func (t *Turn) RedactText(s string) string { return redact.TextOf(s, t.redactionValues()) }

@@ -88,22 +88,28 @@ func (l *Loop) drainCompletions() {
 		case <-ctx.Done():
 			continue
 		}
-		if !l.consumed(ctx, task.ID) {
-			_, _ = l.runLocked(ctx, completionPrompt(task), l.Completions)
+		if prompt, ok := l.completionText(ctx, task); ok {
+			_, _ = l.runLocked(ctx, prompt, l.Completions)
 		}
 		<-l.running
 	}
 }
 
-// consumed asks the session's task machinery whether a yield_until gave
-// the model this end already.
-func (l *Loop) consumed(ctx context.Context, id string) bool {
+// completionText is the completion turn's message for task's end, ok
+// false when a yield_until gave the model this end already (the
+// session's task machinery says) or no turn can run now. The message is
+// redacted as the session's views are: a child's answer is model text
+// that may hold a value its views hid (stop 50).
+func (l *Loop) completionText(ctx context.Context, task runtime.Task) (string, bool) {
 	dt, err := l.Session.NewTurn(ctx)
 	if err != nil {
 		// No turn can run now: nothing to report the end in.
-		return true
+		return "", false
 	}
-	return dt.Background != nil && dt.Background.Completions != nil && dt.Background.Completions.Consumed(id)
+	if dt.Background != nil && dt.Background.Completions != nil && dt.Background.Completions.Consumed(task.ID) {
+		return "", false
+	}
+	return dt.RedactText(completionPrompt(task)), true
 }
 
 // completionPrompt tells the model of a task's end, with the bounded
