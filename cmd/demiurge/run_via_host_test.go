@@ -46,7 +46,8 @@ func TestRunScriptsViaHost(t *testing.T) {
 func runScriptsViaHost(t *testing.T) []string {
 	var files []string
 	for _, name := range []string{"run_json", "run_json_detail", "run_conversation", "run_background", "run_bad",
-		"run_core_model", "run_retry", "run_agents_md", "run_skills", "run_provider_state", "terminal_found_secrets", "subagents_delegate", "subagents_events", "subagents_authored", "session_model"} {
+		"run_core_model", "run_retry", "run_agents_md", "run_skills", "run_provider_state", "terminal_found_secrets", "subagents_delegate", "subagents_events", "subagents_authored", "session_model",
+		"subagents_answer_untrusted", "subagents_audit_chain", "subagents_core_host_credentials"} {
 		files = append(files, filepath.Join("testdata/script", name+".txtar"))
 	}
 	return files
