@@ -12,6 +12,7 @@ import (
 	"demiurge.dev/host/approval"
 	"demiurge.dev/host/internal/jsonenc"
 	"demiurge.dev/host/redact"
+	"demiurge.dev/shared/textedit"
 )
 
 // fileEdit is what p's file write does to its file (approval.FileEdit),
@@ -50,7 +51,7 @@ func (p *prepared) readFileEdit(secrets []redact.Secret) *approval.FileEdit {
 		if !ok1 || !ok2 || oldS == "" || absent {
 			return nil
 		}
-		switch n := countStarts(old, oldS); {
+		switch n := textedit.CountStarts(old, oldS); {
 		case n == 0, n > 1 && !all:
 			return nil
 		case all:
@@ -64,23 +65,6 @@ func (p *prepared) readFileEdit(secrets []redact.Secret) *approval.FileEdit {
 	}
 	all := slices.Concat(p.secretsInArgs(), secrets)
 	return &approval.FileEdit{Path: s.Real, OldText: redact.TextOf(old, all), NewFile: absent, NewText: redact.TextOf(after, all)}
-}
-
-// countStarts is how many offsets sub starts at in s, overlapping ones
-// too: the count patch decides uniqueness by (fsops.CountStarts, in the
-// plugin's module; "}\n}\n" starts twice in "}\n}\n}\n", which
-// strings.Count calls once).
-func countStarts(s, sub string) int {
-	n := 0
-	for i := strings.Index(s, sub); i >= 0; {
-		n++
-		j := strings.Index(s[i+1:], sub)
-		if j < 0 {
-			break
-		}
-		i += 1 + j
-	}
-	return n
 }
 
 // fileBase is a written file as it was read for its diff: its text, or

@@ -22,18 +22,7 @@ func TestServerCwdSwappedAfterTheCheckStartsNothing(t *testing.T) {
 	f.shellServer("echo", "pwd -P > "+marker+"; exec "+filepath.Join(f.bins, "echo"), "cwd: sub\n")
 	f.ask.allow(ConnectTool("echo"))
 	swapped := false
-	f.ask.onAsk = func() {
-		if swapped {
-			return
-		}
-		swapped = true
-		if err := os.Rename(sub, sub+".moved"); err != nil {
-			t.Error(err)
-		}
-		if err := os.Symlink(outside, sub); err != nil {
-			t.Error(err)
-		}
-	}
+	f.ask.onAsk = func() { swapOnce(t, &swapped, sub, outside) }
 	st := state(t, f.resolve(), "echo")
 	if !swapped {
 		t.Fatal("the operator was never asked: the test checks nothing")
@@ -57,18 +46,7 @@ func TestServerStartsInThePinnedCwd(t *testing.T) {
 	f.shellServer("echo", "pwd -P > "+marker+"; exec "+filepath.Join(f.bins, "echo"), "cwd: sub\n")
 	f.ask.allow(ConnectTool("echo"))
 	swapped := false
-	testHookCwdPinned = func() {
-		if swapped {
-			return
-		}
-		swapped = true
-		if err := os.Rename(sub, sub+".moved"); err != nil {
-			t.Error(err)
-		}
-		if err := os.Symlink(outside, sub); err != nil {
-			t.Error(err)
-		}
-	}
+	testHookCwdPinned = func() { swapOnce(t, &swapped, sub, outside) }
 	t.Cleanup(func() { testHookCwdPinned = nil })
 	if st := state(t, f.resolve(), "echo"); st.Status != StatusConnected {
 		t.Fatalf("state = %+v", st)
@@ -82,5 +60,20 @@ func TestServerStartsInThePinnedCwd(t *testing.T) {
 	}
 	if got := strings.TrimSpace(string(cwd)); got != sub+".moved" {
 		t.Fatalf("the server started in %s, want the pinned directory (now %s)", got, sub+".moved")
+	}
+}
+
+// swapOnce moves dir aside and puts a symlink to target in its place, the
+// first time it runs.
+func swapOnce(t *testing.T, done *bool, dir, target string) {
+	if *done {
+		return
+	}
+	*done = true
+	if err := os.Rename(dir, dir+".moved"); err != nil {
+		t.Error(err)
+	}
+	if err := os.Symlink(target, dir); err != nil {
+		t.Error(err)
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"demiurge.dev/plugins/coding/fsops"
 	"demiurge.dev/shared/skillpath"
+	"demiurge.dev/shared/textedit"
 )
 
 // Change is one skill_manage call.
@@ -134,7 +135,7 @@ func (r *Root) planSkillPatch(p planned, c Change) (planned, error) {
 	}
 	text := string(data)
 	n := strings.Count(text, c.OldString)
-	starts := fsops.CountStarts(text, c.OldString)
+	starts := textedit.CountStarts(text, c.OldString)
 	switch {
 	case n == 0:
 		return p, &fsops.RefusedError{Path: rel, Kind: fsops.ErrNoMatch, Reason: "old_string does not occur in the file; skill_view shows its current text"}
