@@ -62,13 +62,17 @@ func writeToken(socket string) (string, error) {
 	return tok, nil
 }
 
-// readToken reads the token a client sends.
+// readToken reads the token a client sends: a regular file only, opened
+// without waiting (a FIFO planted at the path would hang every client).
 func readToken(socket string) (string, error) {
-	f, err := os.OpenFile(TokenPath(socket), os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	f, err := os.OpenFile(TokenPath(socket), os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return "", err
 	}
 	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return "", fmt.Errorf("the token %s is not a regular file", TokenPath(socket))
+	}
 	b, err := io.ReadAll(io.LimitReader(f, 128))
 	return strings.TrimSpace(string(b)), err
 }
