@@ -1,15 +1,10 @@
 package shellguard
 
 import (
-	"errors"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 )
-
-var errNotRegular = errors.New("not a regular file")
 
 // GitConfigReach is what a repository's own configuration names that git
 // reads as configuration too, or runs: a file it includes is read as if it
@@ -49,7 +44,7 @@ func ReachOfGitConfig(top string) GitConfigReach {
 			return
 		}
 		seen[name] = true
-		data, err := readSmallFile(name, maxGitConfigBytes)
+		data, err := OSFiles{}.ReadFile(name, maxGitConfigBytes)
 		if err != nil {
 			return
 		}
@@ -80,33 +75,17 @@ func ReachOfGitConfig(top string) GitConfigReach {
 	return r
 }
 
-// gitDirsOf finds top's git directory (top/.git, or where its gitfile
-// points) and the common directory its commondir file names (a linked
-// worktree's main repository); "" when top has no .git.
+// gitDirsOf finds top's git directory and common directory as the
+// guard's repository review does (findGitDir: a .git directory, a gitfile,
+// a linked worktree's commondir), for a top that has a .git of its own.
 func gitDirsOf(top string) (gitDir, commonDir string) {
-	dotgit := filepath.Join(top, ".git")
-	fi, err := os.Lstat(dotgit)
-	switch {
-	case err != nil:
-		return "", ""
-	case fi.IsDir():
-		gitDir = dotgit
-	case fi.Mode().IsRegular():
-		data, err := readSmallFile(dotgit, 4096)
-		if err != nil {
-			return "", ""
-		}
-		to, ok := strings.CutPrefix(strings.TrimSpace(string(data)), "gitdir:")
-		if !ok {
-			return "", ""
-		}
-		gitDir = absFrom(strings.TrimSpace(to), top)
-	default:
+	if _, err := os.Lstat(filepath.Join(top, ".git")); err != nil {
 		return "", ""
 	}
-	commonDir = gitDir
-	if data, err := readSmallFile(filepath.Join(gitDir, "commondir"), 4096); err == nil {
-		commonDir = absFrom(strings.TrimSpace(string(data)), gitDir)
+	g := &guard{files: OSFiles{}, cwd: top}
+	gitDir, commonDir, err := g.findGitDir(top)
+	if err != nil {
+		return "", ""
 	}
 	return gitDir, commonDir
 }
@@ -134,26 +113,4 @@ func absFrom(p, base string) string {
 		return filepath.Clean(p)
 	}
 	return filepath.Join(base, p)
-}
-
-// readSmallFile reads at most limit bytes of the regular file name; a
-// longer file is an error (git configuration is small, and the guard
-// reads no more). It never waits on a FIFO planted at the name.
-func readSmallFile(name string, limit int64) ([]byte, error) {
-	f, err := os.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return nil, errNotRegular
-	}
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(data)) > limit {
-		return nil, io.ErrShortBuffer
-	}
-	return data, nil
 }
