@@ -19,7 +19,8 @@ const SpawnCapability = policy.PrefixToolCall + ":delegate_task"
 // agentHooks gives authored code (a tool or a pipeline slot; caller names
 // it, callID is its call) ctx.agents through this turn's spawn gate. The
 // child's authority derives from the session's, as for delegate_task.
-func (t *Turn) agentHooks(caller, callID string, declared []string) *plugins.AgentHooks {
+// heard, when not nil, records each child whose answer the code receives.
+func (t *Turn) agentHooks(caller, callID string, declared []string, heard *heardChildren) *plugins.AgentHooks {
 	a := &plugins.AgentHooks{}
 	switch {
 	case t.Delegate == nil || t.AgentTask == nil:
@@ -40,10 +41,18 @@ func (t *Turn) agentHooks(caller, callID string, declared []string) *plugins.Age
 		if t.Approvals != nil {
 			call.Asker = t.Approvals.Provider
 		}
-		return t.Delegate(ctx, call)
+		out, err := t.Delegate(ctx, call)
+		if err == nil && heard != nil {
+			heard.note(out)
+		}
+		return out, err
 	}
 	a.Task = func(ctx context.Context, op, taskID string, timeout time.Duration) (string, error) {
-		return t.AgentTask(ctx, op, taskID, timeout)
+		out, err := t.AgentTask(ctx, op, taskID, timeout)
+		if err == nil && heard != nil {
+			heard.note(out)
+		}
+		return out, err
 	}
 	return a
 }

@@ -61,6 +61,9 @@ type prepared struct {
 	coreCardOnce sync.Once
 	coreReasons  []string
 	coreBind     string
+	// heard are the children whose answers an authored tool's code
+	// received (ctx.agents): its result is then wrapped as theirs.
+	heard heardChildren
 }
 
 // secretsInArgs is redact.Discover(p.args, nil), searched once per call:
@@ -387,7 +390,7 @@ func (t *Turn) hooks(p *prepared, verdict approval.Outcome) plugins.Hooks {
 	t.conversationHooks(p, verdict, &hk)
 	t.delegateHook(p, &hk)
 	if p.isAuthored() {
-		hk.Agents = t.agentHooks(p.call.Name, p.call.ID, declared)
+		hk.Agents = t.agentHooks(p.call.Name, p.call.ID, declared, &p.heard)
 	}
 	t.scheduleHook(p, &hk)
 	t.coreHook(p, verdict, &hk)

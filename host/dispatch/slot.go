@@ -76,7 +76,7 @@ func (t *Turn) RunSlot(ctx context.Context, adapter Adapter, s SlotCall) (*tools
 			CallTool: t.slotToolCall(s.ID),
 		},
 	}
-	inv.Hooks.Agents = t.agentHooks("slot "+s.ID, inv.Tool+":"+inv.ID, s.Capabilities)
+	inv.Hooks.Agents = t.agentHooks("slot "+s.ID, inv.Tool+":"+inv.ID, s.Capabilities, nil)
 	return adapter.Invoke(ctx, inv)
 }
 

@@ -45,7 +45,7 @@ func (t *Turn) HasUntrustedTools() bool {
 		return false
 	}
 	for _, e := range t.Catalog.Entries() {
-		if t.untrustedKind(e) != "" {
+		if t.untrustedKind(e) != "" || mayHearChildren(e) {
 			return true
 		}
 	}
@@ -121,6 +121,12 @@ func untrustedOrigin(kind string, p *prepared) string {
 // result arrived.
 func (t *Turn) wrapUntrusted(p *prepared, v *redact.Views, early *earlyScreen) {
 	kind := t.untrustedKind(p.entry)
+	if heard := p.heard.origin(); kind == "" && heard != "" && p.status == "" {
+		// authored code given a child's answer: whatever it returns,
+		// failures included, may carry it
+		t.wrapAs(p, v, early, "agent", heard)
+		return
+	}
 	if kind == "" || v.Failed || p.status != "" {
 		return
 	}
@@ -131,6 +137,12 @@ func (t *Turn) wrapUntrusted(p *prepared, v *redact.Views, early *earlyScreen) {
 			return // a child started: the host's own words, no answer yet
 		}
 	}
+	t.wrapAs(p, v, early, kind, origin)
+}
+
+// wrapAs wraps a call's model view in the envelope of origin, and notes
+// the screening in its event, record and card.
+func (t *Turn) wrapAs(p *prepared, v *redact.Views, early *earlyScreen, kind, origin string) {
 	model, verdict := early.wrap(t.EnvelopeBoundary(), origin, v.Model.String())
 	v.Model = model
 	screening := map[string]any{
