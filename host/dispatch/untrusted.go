@@ -45,7 +45,7 @@ func (t *Turn) HasUntrustedTools() bool {
 		return false
 	}
 	for _, e := range t.Catalog.Entries() {
-		if t.untrustedKind(e) != "" || mayHearChildren(e) {
+		if t.untrustedKind(e) != "" || mayHearChildren(e) || mayRunWithNetwork(e) {
 			return true
 		}
 	}
@@ -125,6 +125,12 @@ func (t *Turn) wrapUntrusted(p *prepared, v *redact.Views, early *earlyScreen) {
 		// authored code given a child's answer: whatever it returns,
 		// failures included, may carry it
 		t.wrapAs(p, v, early, "agent", heard)
+		return
+	}
+	if origin, ok := p.networkOrigin(); kind == "" && ok && p.status == "" {
+		// a call that ran with the network: what it returns, failures
+		// included, may be what a server sent
+		t.wrapAs(p, v, early, "network", origin)
 		return
 	}
 	if kind == "" || v.Failed || p.status != "" {
