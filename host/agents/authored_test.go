@@ -275,8 +275,8 @@ func TestAuthoredSpawnNeedsTheDeclaredAndGrantedCapability(t *testing.T) {
 }
 
 // A pipeline slot runs a child with ctx.agents.run (the seed's authored
-// slot): the child's answer becomes the slot's context in the parent's
-// request, and the child runs base slots only, so the slot does not run
+// slot): the child's answer, wrapped as untrusted data, becomes the slot's
+// context in the parent's request, and the child runs base slots only, so the slot does not run
 // again inside it.
 func TestSlotRunsAChild(t *testing.T) {
 	dir := t.TempDir()
@@ -313,8 +313,18 @@ func TestSlotRunsAChild(t *testing.T) {
 	if len(reqs) != 2 {
 		t.Fatalf("%d model requests, want the child's and the parent's", len(reqs))
 	}
-	if !strings.Contains(string(reqs[1].Body), "child said hello from the child (completed, task task_") {
-		t.Fatalf("the parent's request lacks the slot's context: %s", reqs[1].Body)
+	// The answer a slot gets is inside its child's envelope, as a slot's
+	// ctx.tools.call gets the model's view: whatever the slot does with
+	// it, the parent's model sees it marked.
+	body := string(reqs[1].Body)
+	if !strings.Contains(body, `child said \u003cuntrusted-data origin=\"agent:ses_`) && !strings.Contains(body, `child said <untrusted-data origin=\"agent:ses_`) {
+		t.Fatalf("the parent's request lacks the slot's context with the child's answer wrapped: %s", body)
+	}
+	if !strings.Contains(body, `hello from the child\n\u003c/untrusted-data`) && !strings.Contains(body, `hello from the child\n</untrusted-data`) {
+		t.Fatalf("the child's answer is not closed by its envelope: %s", body)
+	}
+	if !strings.Contains(body, "(completed, task task_") {
+		t.Fatalf("the slot's context lost the result's other fields: %s", body)
 	}
 }
 

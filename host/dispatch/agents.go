@@ -19,7 +19,9 @@ const SpawnCapability = policy.PrefixToolCall + ":delegate_task"
 // agentHooks gives authored code (a tool or a pipeline slot; caller names
 // it, callID is its call) ctx.agents through this turn's spawn gate. The
 // child's authority derives from the session's, as for delegate_task.
-// heard, when not nil, records each child whose answer the code receives.
+// heard, when not nil, records each child whose answer the code receives
+// (an authored tool's: its whole result is then wrapped); a slot's code,
+// whose change enters the conversation as it is, gets answers wrapped.
 func (t *Turn) agentHooks(caller, callID string, declared []string, heard *heardChildren) *plugins.AgentHooks {
 	a := &plugins.AgentHooks{}
 	switch {
@@ -42,17 +44,17 @@ func (t *Turn) agentHooks(caller, callID string, declared []string, heard *heard
 			call.Asker = t.Approvals.Provider
 		}
 		out, err := t.Delegate(ctx, call)
-		if err == nil && heard != nil {
-			heard.note(out)
+		if err != nil {
+			return out, err
 		}
-		return out, err
+		return t.childResultFor(out, heard), nil
 	}
 	a.Task = func(ctx context.Context, op, taskID string, timeout time.Duration) (string, error) {
 		out, err := t.AgentTask(ctx, op, taskID, timeout)
-		if err == nil && heard != nil {
-			heard.note(out)
+		if err != nil {
+			return out, err
 		}
-		return out, err
+		return t.childResultFor(out, heard), nil
 	}
 	return a
 }

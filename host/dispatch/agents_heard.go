@@ -51,3 +51,29 @@ func (h *heardChildren) origin() string {
 func mayHearChildren(e *catalog.Entry) bool {
 	return e.Spec.Provenance.Kind == catalog.SourceAuthored && slices.Contains(e.Effective.Capabilities, SpawnCapability)
 }
+
+// childResultFor is an AgentRunResult as authored code gets it: noted in
+// heard for a tool, or, for a pipeline slot (heard nil), with its answer
+// in the envelope of its child, as a slot's ctx.tools.call gets the
+// model's view of a result.
+func (t *Turn) childResultFor(resultJSON string, heard *heardChildren) string {
+	if heard != nil {
+		heard.note(resultJSON)
+		return resultJSON
+	}
+	var r map[string]any
+	if json.Unmarshal([]byte(resultJSON), &r) != nil {
+		return resultJSON
+	}
+	answer, _ := r["answer"].(string)
+	if answer == "" {
+		return resultJSON
+	}
+	id, _ := r["agent_id"].(string)
+	r["answer"] = WrapChildAnswer(t.EnvelopeBoundary(), id, answer)
+	b, err := json.Marshal(r)
+	if err != nil {
+		return resultJSON
+	}
+	return string(b)
+}
