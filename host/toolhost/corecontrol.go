@@ -85,6 +85,9 @@ func (h *Host) rollbackCore(call dispatch.CoreCall, running string) (string, err
 	// narrowed the core: returning to it widens authority, and only the
 	// operator's own approval of this call (not a session allow) may.
 	old, commit, target, err := r.RollbackIf(a.Revision, func(live, target string) error {
+		if call.Reviewed != "" && call.Reviewed != rollbackBind(live, target) {
+			return &rollbackMovedError{card: call.Reviewed, now: rollbackBind(live, target)}
+		}
 		widens, err := evolve.Widening(r, live, target, op)
 		if err != nil {
 			return err
@@ -97,7 +100,8 @@ func (h *Host) rollbackCore(call dispatch.CoreCall, running string) (string, err
 	if err != nil {
 		var moved *corerepo.MovedError
 		var widens *rollbackWidensError
-		if errors.Is(err, corerepo.ErrNothingPrevious) || errors.As(err, &moved) || errors.Is(err, corerepo.ErrLocked) || errors.As(err, &widens) || a.Revision != "" {
+		var carded *rollbackMovedError
+		if errors.Is(err, corerepo.ErrNothingPrevious) || errors.As(err, &moved) || errors.Is(err, corerepo.ErrLocked) || errors.As(err, &widens) || errors.As(err, &carded) || a.Revision != "" {
 			return "", fmt.Errorf("%w: %v", plugins.ErrCoreRefused, err)
 		}
 		return "", err

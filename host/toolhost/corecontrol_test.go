@@ -150,7 +150,68 @@ func TestThePromoteCardNamesTheReviewItMoves(t *testing.T) {
 	if reasons, bind := card(dispatch.CoreCall{Tool: "evolve_core", Principal: "mallory", Args: args}); bind != unreviewed || strings.Contains(strings.Join(reasons, ""), rev.Commit[:12]) {
 		t.Fatalf("another principal's card: %q, %q", reasons, bind)
 	}
-	if reasons, bind := card(dispatch.CoreCall{Tool: "rollback_core", Principal: "alice", Args: json.RawMessage(`{}`)}); reasons != nil || bind != "" {
-		t.Fatalf("a rollback's card: %q, %q", reasons, bind)
+	if reasons, bind := card(dispatch.CoreCall{Tool: "rollback_core", Principal: "alice", Args: json.RawMessage(`{}`)}); bind != cardShowedNoRollback ||
+		!strings.Contains(strings.Join(reasons, ""), "the rollback cannot be made as asked: ") {
+		t.Fatalf("the card of a rollback with nothing previous: %q, %q", reasons, bind)
+	}
+}
+
+// The model's rollback card says what live would become and what that
+// widens (before the operator answers, not only in the refusal), and
+// binds the call to that pair: a live that moved after the card, or a
+// rollback the card said could not be made, moves nothing even with the
+// operator's approval; a call bound to the card it had rolls back.
+func TestTheRollbackCardNamesWhatItWidens(t *testing.T) {
+	state := t.TempDir()
+	h, r, first := hostOnRepo(t, Options{StateDir: state})
+	ctl, card := h.coreController(), h.coreCard()
+	rollback := func(bind string) error {
+		_, err := ctl(context.Background(), dispatch.CoreCall{Tool: "rollback_core", Session: "s1", Operator: true, Reviewed: bind, Args: json.RawMessage(`{}`)})
+		return err
+	}
+	_, never := card(dispatch.CoreCall{Tool: "rollback_core", Args: json.RawMessage(`{}`)})
+	work := checkout(t, r, first)
+	yaml := filepath.Join(work, "agents/default/agent.yaml")
+	data, err := os.ReadFile(yaml)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(yaml, []byte(strings.Replace(string(data), "  - network.fetch\n", "", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := r.Commit(work, "the operator drops network.fetch", nil); err != nil {
+		t.Fatal(err)
+	}
+	narrowed, _ := r.Live()
+	if err := rollback(never); err == nil || !strings.Contains(err.Error(), "the core moved since this rollback's approval card") {
+		t.Fatalf("a rollback whose card said it could not be made: %v", err)
+	}
+	reasons, bind := card(dispatch.CoreCall{Tool: "rollback_core", Args: json.RawMessage(`{}`)})
+	text := strings.Join(reasons, "\n")
+	if bind != narrowed+".."+first || !strings.Contains(text, "rolls live "+narrowed[:12]+" back to the tree of "+first[:12]) ||
+		!strings.Contains(text, "widens authority: ") || !strings.Contains(text, "grants network.fetch") {
+		t.Fatalf("card %q, bind %q", text, bind)
+	}
+	// live moves on after the card: the approved call moves nothing
+	work = checkout(t, r, narrowed)
+	if err := os.WriteFile(filepath.Join(work, "agents/default/NOTES"), []byte("x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := r.Commit(work, "another change", nil); err != nil {
+		t.Fatal(err)
+	}
+	moved, _ := r.Live()
+	if err := rollback(bind); err == nil || !errors.Is(err, plugins.ErrCoreRefused) || !strings.Contains(err.Error(), "the core moved since this rollback's approval card") {
+		t.Fatalf("a rollback bound to an older card: %v", err)
+	}
+	if live, _ := r.Live(); live != moved {
+		t.Fatalf("a refused rollback moved live to %s", live)
+	}
+	reasons, bind = card(dispatch.CoreCall{Tool: "rollback_core", Args: json.RawMessage(`{}`)})
+	if text := strings.Join(reasons, "\n"); !strings.Contains(text, "widens authority: no") {
+		t.Fatalf("the card of a rollback of a change that widens nothing: %q", text)
+	}
+	if err := rollback(bind); err != nil {
+		t.Fatalf("a rollback bound to its own card: %v", err)
 	}
 }

@@ -204,7 +204,7 @@ const unreviewed = "unreviewed"
 // coreCard says on a model's promote approval card which reviewed commit
 // it moves and how that widens authority, and binds the promote to that
 // commit (dispatch.CoreCard): a run reviewed again between the card and
-// the promote moves nothing. nil for a core that is not versioned.
+// the promote moves nothing. A rollback's card is rollbackCard. nil for a core that is not versioned.
 func (h *Host) coreCard() dispatch.CoreCard {
 	if h.Core == nil || h.Core.Version == nil || h.StateDir == "" {
 		return nil
@@ -213,6 +213,9 @@ func (h *Host) coreCard() dispatch.CoreCard {
 		var a struct {
 			Action string `json:"action"`
 			RunID  string `json:"run_id"`
+		}
+		if call.Tool == "rollback_core" {
+			return h.rollbackCard(call)
 		}
 		if call.Tool != "evolve_core" || json.Unmarshal(call.Args, &a) != nil || a.Action != "promote" {
 			return nil, ""
