@@ -16,6 +16,7 @@ import (
 	"demiurge.dev/host/dispatch"
 	"demiurge.dev/host/packages"
 	"demiurge.dev/host/packages/packagetest"
+	"demiurge.dev/host/plugins"
 	"demiurge.dev/host/plugins/plugintest"
 	"demiurge.dev/host/runtime"
 	"demiurge.dev/host/toolhost"
@@ -105,9 +106,12 @@ func TestSecretBoundToOneCall(t *testing.T) {
 				t.Fatal(err)
 			}
 			// The test-only endpoint override: a file in the plugin's
-			// host-owned HOME, read only by demiurgetest builds.
-			home := filepath.Join(state, "runtime", "home")
+			// host-owned HOME (a package's private runtime directory), read
+			// only by demiurgetest builds; the confined plugin may connect
+			// to the loopback server's port only.
+			home := filepath.Join(state, "runtime", "packages", p.name)
 			os.MkdirAll(home, 0o700)
+			t.Setenv(plugins.EnvPackagePorts, srv.URL[strings.LastIndex(srv.URL, ":")+1:])
 			endpoint := srv.URL + "/res/v1/web/search"
 			if p.name == "web_search_tavily" {
 				endpoint = srv.URL + "/search"

@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"regexp"
 	"strings"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/go-plugin"
+	"github.com/hashicorp/go-plugin/runner"
 	"google.golang.org/grpc"
 
 	"demiurge.dev/shared"
@@ -71,10 +73,14 @@ func launch(ctx context.Context, c Candidate, in Input, cfg launchConfig) (*inst
 	if testHookImageVerified != nil {
 		testHookImageVerified(c, img)
 	}
+	conf, err := cfg.confinementFor(c, img)
+	if err != nil {
+		return nil, err
+	}
 	cmd := command(img.execPath(), c.Path, cfg.env)
 	cmd.Dir = cfg.dir
 	cmd.ExtraFiles = []*os.File{img.file()} // becomes imageFD in the child
-	client := plugin.NewClient(&plugin.ClientConfig{
+	cc := &plugin.ClientConfig{
 		HandshakeConfig:  shared.Handshake,
 		VersionedPlugins: shared.VersionedPlugins(&shared.ToolsetPlugin{}),
 		Cmd:              cmd,
@@ -84,8 +90,29 @@ func launch(ctx context.Context, c Candidate, in Input, cfg launchConfig) (*inst
 		StartTimeout:     cfg.timeout,
 		Logger:           cfg.log.Named(c.Name),
 		GRPCDialOptions:  shared.GRPCDialOptions(),
-	})
-	cfg.spawner.run(func() { _, err = client.Start() })
+	}
+	var confined *confinedRunner
+	if conf != nil {
+		// Started from a confined thread of its own, in its own runtime
+		// directory; go-plugin's sockets (the plugin's and the broker's)
+		// lie in its TMPDIR.
+		cmd.Dir = conf.home
+		cc.Cmd = nil
+		cc.UnixSocketConfig = &plugin.UnixSocketConfig{TempDir: conf.tmp}
+		cc.RunnerFunc = func(_ hclog.Logger, spec *exec.Cmd, _ string) (runner.Runner, error) {
+			cmd.Env = append(conf.env(cfg.env), spec.Env...)
+			cmd.Stdin = spec.Stdin
+			r, err := newConfinedRunner(cmd, conf)
+			confined = r
+			return r, err
+		}
+	}
+	client := plugin.NewClient(cc)
+	if conf != nil {
+		_, err = client.Start() // the confined runner forks from a thread of its own
+	} else {
+		cfg.spawner.run(func() { _, err = client.Start() })
+	}
 	if err == nil {
 		err = img.confirm()
 	}
@@ -96,6 +123,9 @@ func launch(ctx context.Context, c Candidate, in Input, cfg launchConfig) (*inst
 	inst := &instance{client: client, hs: newHostServices(), started: time.Now(), log: cfg.log.Named(c.Name)}
 	if rc := client.ReattachConfig(); rc != nil {
 		inst.pid = rc.Pid
+	}
+	if confined != nil {
+		inst.pid = confined.pid
 	}
 	if err := inst.connect(ctx, c, in); err != nil {
 		inst.kill()

@@ -86,7 +86,12 @@ const nsCloneFlags = unix.CLONE_NEWUSER | unix.CLONE_NEWNS | unix.CLONE_NEWNET |
 // fails with ENOSYS first; and clone3, whose flags are behind a pointer
 // a filter cannot read, fails with ENOSYS so libc falls back to clone.
 func applySeccomp(m Mode, s Support) error {
-	pol := seccompPolicy(m, !s.FSResolveUnix)
+	return loadSeccomp(seccompPolicy(m, !s.FSResolveUnix))
+}
+
+// loadSeccomp loads pol on the calling thread, behind the architecture
+// and clone3 prefix applySeccomp describes.
+func loadSeccomp(pol seccomp.Policy) error {
 	body, err := pol.Assemble()
 	if err != nil {
 		return fmt.Errorf("seccomp: %w", err)

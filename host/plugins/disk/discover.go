@@ -46,6 +46,9 @@ type Candidate struct {
 	Path     string
 	Origin   Origin
 	Recorded string // hex sha256 from <binary>.sha256; "" if none
+	// Package is the installed package the binary is, when it is one:
+	// third-party code the host runs confined (host/plugins/confine.go).
+	Package string
 	// Problem explains why the candidate cannot be used ("" if it can).
 	Problem string
 }
@@ -70,7 +73,7 @@ func Discover(dirs []Dir) ([]Candidate, error) {
 				continue
 			}
 			seen[name] = true
-			c := Candidate{Name: name, Path: filepath.Join(d.Path, e.Name()), Origin: d.Origin}
+			c := Candidate{Name: name, Path: filepath.Join(d.Path, e.Name()), Origin: d.Origin, Package: d.Package}
 			c.Recorded, err = expectedSum(d, c.Path)
 			if err != nil {
 				c.Problem = err.Error()

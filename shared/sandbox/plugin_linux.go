@@ -1,0 +1,152 @@
+package sandbox
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/landlock-lsm/go-landlock/landlock"
+	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
+	"golang.org/x/sys/unix"
+)
+
+// PluginPolicy confines a third-party plugin process (an installed
+// package's): it reads what a Go program needs to run and to reach an
+// HTTPS API, reads and writes only its own runtime directory, and
+// connects by TCP to the listed ports only. No namespaces: the host
+// dials the plugin's unix socket by the path it prints, so the plugin
+// sees the host's file system, through Landlock.
+type PluginPolicy struct {
+	// Private is the plugin's runtime directory (its HOME) and Tmp its
+	// TMPDIR (where go-plugin's sockets lie: a short path, since a unix
+	// socket's path has at most 107 bytes): read and write, both.
+	Private, Tmp string
+	// Binary is the file the child executes when it runs the installed
+	// binary itself (a verified-image record), not a sealed copy: read
+	// and execute on that file only.
+	Binary string
+	// Ports are the TCP ports it may connect to; binding none.
+	Ports []uint16
+}
+
+// PluginReadPaths are what a confined plugin may read: shared libraries
+// (a cgo resolver), time zones, TLS roots, and the resolver's files.
+// Not /proc, /sys, /home, /etc as a whole, the workspace or the state.
+var PluginReadPaths = []string{
+	"/lib", "/lib32", "/lib64", "/libx32", "/usr/lib", "/usr/lib32", "/usr/lib64", "/usr/libx32",
+	"/usr/share/zoneinfo", "/usr/share/ca-certificates", "/etc/ssl", "/etc/pki", "/etc/ca-certificates",
+	"/etc/resolv.conf", "/etc/hosts", "/etc/nsswitch.conf", "/etc/host.conf", "/etc/gai.conf",
+	"/etc/services", "/etc/protocols", "/etc/localtime", "/etc/ld.so.cache", "/run/systemd/resolve",
+}
+
+// pluginDevices are the device files a confined plugin may open.
+var pluginDevices = []string{"/dev/null", "/dev/zero", "/dev/random", "/dev/urandom"}
+
+// PluginMissing names what the kernel lacks to confine a plugin: Landlock
+// with TCP rules and signal and abstract-socket scoping (ABI 6), and
+// seccomp. Empty means it can.
+func PluginMissing(s Support) []string {
+	var miss []string
+	if s.LandlockABI < 6 {
+		why := "landlock ABI >= 6 (file system, TCP connect ports, signal and abstract unix socket scoping)"
+		if s.LandlockError != "" {
+			why += ": " + s.LandlockError
+		} else {
+			why += fmt.Sprintf(": this kernel has ABI %d", s.LandlockABI)
+		}
+		miss = append(miss, why)
+	}
+	if !s.Seccomp {
+		miss = append(miss, "seccomp filters")
+	}
+	return miss
+}
+
+// KernelSupport is what this kernel enforces, without the namespace probe
+// (a plugin's confinement uses none).
+func KernelSupport() Support { return detectKernel() }
+
+// pluginLandlock builds the ruleset: every file system right of the ABI
+// handled, TCP bind and connect handled (UDP left to the resolver: below
+// ABI 10 Landlock cannot see it anyway), both scopes.
+func pluginLandlock(p PluginPolicy, s Support) (landlock.Config, []landlock.Rule, error) {
+	c, err := landlockConfig(s, ReadOnly)
+	if err != nil {
+		return c, nil, err
+	}
+	c.HandledAccessNet &= landlock.AccessNetSet(ll.AccessNetBindTCP | ll.AccessNetConnectTCP)
+	keep := func(r landlock.AccessFSSet) landlock.AccessFSSet { return r & c.HandledAccessFS }
+	var rules []landlock.Rule
+	add := func(r landlock.AccessFSSet, paths ...string) {
+		for _, q := range paths {
+			fi, err := os.Stat(q)
+			if err != nil {
+				continue
+			}
+			if fi.IsDir() {
+				rules = append(rules, landlock.PathAccess(keep(r), q))
+			} else {
+				rules = append(rules, landlock.PathAccess(keep(r)&rightsFile, q))
+			}
+		}
+	}
+	add(rightsRead, PluginReadPaths...)
+	add(rightsDevice, pluginDevices...)
+	for _, d := range []string{p.Private, p.Tmp} {
+		if d == "" || !strings.HasPrefix(d, "/") {
+			return c, nil, fmt.Errorf("a confined plugin needs an absolute private directory and temporary directory")
+		}
+		fi, err := os.Lstat(d)
+		if err != nil || !fi.IsDir() {
+			return c, nil, fmt.Errorf("the plugin's private directory %s: not a directory", d)
+		}
+		rules = append(rules, landlock.PathAccess(keep(rightsRead|rightsWrite|landlock.AccessFSSet(ll.AccessFSResolveUnix)), d))
+	}
+	if p.Binary != "" {
+		rules = append(rules, landlock.PathAccess(keep(landlock.AccessFSSet(ll.AccessFSExecute|ll.AccessFSReadFile)), p.Binary))
+	}
+	if c.HandledAccessNet != 0 {
+		for _, port := range p.Ports {
+			rules = append(rules, landlock.ConnectTCP(port))
+		}
+	}
+	return c, rules, nil
+}
+
+// pluginSeccomp is the commands' filter of a network mode (ptrace, other
+// processes' memory, keyrings, BPF, mounts, new namespaces, packet
+// sockets refused) with AF_UNIX allowed: go-plugin serves on a unix
+// socket.
+func pluginSeccomp() error { return loadSeccomp(seccompPolicy(Network, false)) }
+
+// ConfinePluginThread restricts the calling thread for good: no_new_privs,
+// the plugin's Landlock domain, the seccomp filter. The caller holds the
+// thread locked (runtime.LockOSThread), starts the plugin from it and
+// lets the thread end with its goroutine, never unlocked: the child
+// inherits the thread's domain and filter, and nothing else in the
+// process runs on that thread (the Go runtime starts no thread from a
+// locked one).
+func ConfinePluginThread(p PluginPolicy, s Support) error {
+	if miss := PluginMissing(s); len(miss) > 0 {
+		return fmt.Errorf("the kernel lacks %s", strings.Join(miss, ", "))
+	}
+	c, rules, err := pluginLandlock(p, s)
+	if err != nil {
+		return err
+	}
+	fd, flags, err := c.NewRulesetFD(rules...)
+	if err != nil {
+		return fmt.Errorf("landlock: %w", err)
+	}
+	if fd < 0 {
+		return fmt.Errorf("landlock: nothing to restrict for %v", c)
+	}
+	defer unix.Close(fd)
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return fmt.Errorf("no_new_privs: %w", err)
+	}
+	if err := ll.LandlockRestrictSelf(fd, flags); err != nil {
+		return fmt.Errorf("landlock: restrict: %w", err)
+	}
+	return pluginSeccomp()
+}

@@ -1,0 +1,18 @@
+//go:build !linux
+
+package sandbox
+
+// PluginPolicy confines a third-party plugin process; see plugin_linux.go.
+type PluginPolicy struct {
+	Private, Tmp, Binary string
+	Ports           []uint16
+}
+
+// PluginMissing: nothing can confine a plugin here.
+func PluginMissing(Support) []string { return []string{errNotLinux.Error()} }
+
+// KernelSupport reports that nothing can be enforced here.
+func KernelSupport() Support { return Detect("") }
+
+// ConfinePluginThread refuses: the caller must not start the plugin.
+func ConfinePluginThread(PluginPolicy, Support) error { return errNotLinux }
