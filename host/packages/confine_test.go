@@ -128,6 +128,7 @@ func TestPackagePluginIsConfined(t *testing.T) {
 		{Name: "host cmdline", Op: "read", Path: "/proc/%d/cmdline", Pid: -1},
 		{Name: "ptrace host", Op: "ptrace", Pid: -1},
 		{Name: "signal host", Op: "signal", Pid: -1},
+		{Name: "new user namespace", Op: "unshare"},
 		{Name: "other port", Op: "connect", Addr: other.Addr().String()},
 		{Name: "abstract socket", Op: "unix", Path: abstract},
 		{Name: "write image fd", Op: "write-fd", FD: 3},

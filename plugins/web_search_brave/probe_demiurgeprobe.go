@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"syscall"
@@ -29,6 +30,9 @@ type probeOp struct {
 }
 
 func init() {
+	if os.Getenv("DEMIURGE_PROBE_CHILD") == "1" {
+		os.Exit(0)
+	}
 	home := os.Getenv("HOME")
 	b, err := os.ReadFile(filepath.Join(home, "probe.json"))
 	if err != nil {
@@ -105,6 +109,13 @@ func runProbe(op probeOp, home string) string {
 			_ = syscall.PtraceDetach(pid)
 		}
 		return verdict(err)
+	case "unshare":
+		// A child of its own in a new user namespace (unshare(2) itself
+		// fails in any multi-threaded process).
+		cmd := exec.Command("/proc/self/exe")
+		cmd.Env = []string{"DEMIURGE_PROBE_CHILD=1"}
+		cmd.SysProcAttr = &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWUSER}
+		return verdict(cmd.Run())
 	case "signal":
 		return verdict(syscall.Kill(pid, syscall.SIGCONT))
 	case "write-fd":
