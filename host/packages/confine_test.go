@@ -12,8 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hashicorp/go-hclog"
-
 	"demiurge.dev/host/core"
 	"demiurge.dev/host/dispatch"
 	"demiurge.dev/host/packages"
@@ -146,7 +144,7 @@ func TestPackagePluginIsConfined(t *testing.T) {
 	t.Setenv(env, key)
 	t.Setenv(plugins.EnvPackagePorts, port)
 
-	h, err := toolhost.Open(toolhost.Options{CoreDir: coreDir, Workspace: ws, StateDir: state, BuiltinPluginDir: t.TempDir(), Rules: []string{"allow:web_search"}, Logger: hclog.New(&hclog.LoggerOptions{Level: hclog.Debug, Output: os.Stderr})})
+	h, err := toolhost.Open(toolhost.Options{CoreDir: coreDir, Workspace: ws, StateDir: state, BuiltinPluginDir: t.TempDir(), Rules: []string{"allow:web_search"}})
 	if err != nil {
 		t.Fatal(err)
 	}
