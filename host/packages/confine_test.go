@@ -197,6 +197,7 @@ func TestPackagePluginIsConfined(t *testing.T) {
 	}
 	// Inherited descriptors: stdin, the two pipes, its own sealed image;
 	// nothing of the host's files.
+	t.Logf("the plugin's descriptors:\n%s", got["fds"])
 	for _, line := range strings.Split(strings.TrimSpace(got["fds"]), "\n") {
 		fd, target, _ := strings.Cut(line, "=")
 		if strings.HasPrefix(target, "/") && target != "/dev/null" && !strings.HasPrefix(target, "/memfd:") {
