@@ -67,6 +67,7 @@ func sandboxStatus(c *cli.Context) error {
 	fmt.Fprintf(w, "unasked commands:   %s\n", st.Unasked)
 	fmt.Fprintf(w, "network calls:      %s\n", st.Network)
 	fmt.Fprintf(w, "limits:             %d processes, %d MiB TMPDIR per command\n", st.Limits.MaxProcs, st.Limits.TmpMiB)
+	fmt.Fprintf(w, "package plugins:    %s\n", st.Packages)
 	for _, p := range st.Toolchains {
 		fmt.Fprintf(w, "toolchain (r-x):    %s\n", p)
 	}

@@ -26,11 +26,11 @@ import (
 // host's environment only (never agent.yaml, never a package): set to 1,
 // a package's plugin starts unconfined where the kernel cannot confine it.
 // Without it such a start is refused.
-const EnvAllowUnconfinedPackages = "DEMIURGE_PACKAGES_ALLOW_UNCONFINED"
+const EnvAllowUnconfinedPackages = sandbox.EnvAllowUnconfinedPackages
 
 // EnvPackagePorts lists the TCP ports a confined package may connect to,
 // comma-separated (the operator's; default defaultPackagePorts).
-const EnvPackagePorts = "DEMIURGE_PACKAGE_PORTS"
+const EnvPackagePorts = sandbox.EnvPackagePorts
 
 // defaultPackagePorts: HTTPS to a provider's API, and DNS over TCP (a
 // resolver's fallback for a long answer; UDP is not Landlock's below ABI

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 
 	"demiurge.dev/shared/sandbox"
 )
@@ -52,6 +53,25 @@ type Status struct {
 	Toolchains []string `json:"toolchain_paths"`
 	Missing    []string `json:"missing,omitempty"`
 	Notes      []string `json:"notes,omitempty"`
+	// Packages says how an installed package's plugin runs: confined, or
+	// refused (or unconfined, when the operator allowed it) where the
+	// kernel cannot confine it.
+	Packages string `json:"package_plugins"`
+}
+
+// packagesLine is Status.Packages for what the kernel enforces.
+func packagesLine(s sandbox.Support) string {
+	if miss := sandbox.PluginMissing(s); len(miss) > 0 {
+		if os.Getenv(sandbox.EnvAllowUnconfinedPackages) == "1" {
+			return "unconfined (the kernel lacks " + strings.Join(miss, ", ") + "; the operator set " + sandbox.EnvAllowUnconfinedPackages + "=1)"
+		}
+		return "refused to start (the kernel lacks " + strings.Join(miss, ", ") + "; " + sandbox.EnvAllowUnconfinedPackages + "=1 runs them unconfined)"
+	}
+	ports := "443,53"
+	if v, ok := os.LookupEnv(sandbox.EnvPackagePorts); ok {
+		ports = v
+	}
+	return "confined (Landlock, seccomp): no home, workspace or state; writes only their own runtime directory; TCP connect to ports " + ports
 }
 
 // Report detects what this kernel enforces through helper and compares
@@ -68,9 +88,11 @@ func Report(helper string, mode sandbox.Mode) Status {
 		st.Missing = []string{"the sandbox helper " + HelperName + " (build it: make build)"}
 		st.Effective, st.Unasked = "none", "none"
 		st.Network = NetworkCalls(mode, false)
+		st.Packages = packagesLine(sandbox.KernelSupport())
 		return st
 	}
 	s := sandbox.Detect(helper)
+	st.Packages = packagesLine(s)
 	st.LandlockABI, st.Rules, st.Seccomp = s.LandlockABI, s.Rules(), s.Seccomp
 	st.UserNS, st.MountNS, st.NetNS = s.UserNS, s.MountNS, s.NetNS
 	st.Missing = s.Missing(mode)
