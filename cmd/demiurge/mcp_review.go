@@ -72,7 +72,7 @@ func mcpReview(c *cli.Context) error {
 			if it.Kind == mcp.KindNew {
 				what = "is new since the server's tools were pinned"
 			}
-			fmt.Fprintf(w, "tool %s %s (sha256 %s):\n%s\n", it.Tool, what, it.Hash[:16], it.Diff)
+			fmt.Fprintf(w, "tool %s %s (sha256 %s):\n%s\n", mcp.ShownToolName(it.Tool), what, it.Hash[:16], it.Diff)
 		}
 	}
 	if len(items) > 0 && !accept && !reject && !c.Bool("json") && operatorCanAnswer() {

@@ -19,7 +19,7 @@ func definitionDiff(tool string, pinned *Definition, offered Definition) string 
 	}
 	diff, err := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{
 		A: a, B: difflib.SplitLines(prettyDefinition(offered)),
-		FromFile: tool + " " + from, ToFile: tool + " offered now", Context: 3,
+		FromFile: ShownToolName(tool) + " " + from, ToFile: ShownToolName(tool) + " offered now", Context: 3,
 	})
 	if err != nil {
 		return err.Error()
@@ -28,7 +28,9 @@ func definitionDiff(tool string, pinned *Definition, offered Definition) string 
 }
 
 // prettyDefinition writes a definition as indented JSON, object keys
-// sorted (a map's), numbers as the server wrote them.
+// sorted (a map's), numbers as the server wrote them, and every character
+// a terminal would act on escaped (shown.go): the diff is what the
+// operator reads before accepting the definition.
 func prettyDefinition(d Definition) string {
 	m := map[string]any{"name": d.Name, "description": d.Description}
 	if s := genericJSON(d.InputSchema); s != nil {
@@ -42,7 +44,7 @@ func prettyDefinition(d Definition) string {
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	_ = enc.Encode(m)
-	return b.String()
+	return inertJSON(b.String())
 }
 
 // genericJSON decodes raw JSON for canonical re-encoding (encoding/json

@@ -346,6 +346,9 @@ func (p *Pool) resolve(ctx context.Context, t Turn, want func(string) bool, forc
 		*st = results[k].state
 	}
 
+	for i := range states {
+		states[i] = states[i].shown()
+	}
 	res := Resolution{States: states}
 	for _, s := range t.Servers {
 		if l := p.conns[s.ID]; l != nil && want(s.ID) {
@@ -402,7 +405,7 @@ func (p *Pool) build(c *conn) (*live, error) {
 		src.Tools = append(src.Tools, spec(pl.server, t))
 		st.Tools = append(st.Tools, t.name)
 	}
-	return &live{c: c, source: src, state: st, pinStamp: pinStamp(p.cfg.StateDir, pl.server.ID), build: p.builds.Add(1)}, nil
+	return &live{c: c, source: src, state: st.shown(), pinStamp: pinStamp(p.cfg.StateDir, pl.server.ID), build: p.builds.Add(1)}, nil
 }
 
 // httpClient is the URL policy's pinned client for one HTTP server; the

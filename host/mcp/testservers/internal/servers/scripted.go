@@ -2,6 +2,7 @@ package servers
 
 import (
 	"bufio"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -19,6 +20,9 @@ import (
 //   - ERROR_AT: a method it answers with a JSON-RPC error.
 //   - TOOLS: the tools of its tools/list answer, as a JSON array (default:
 //     one tool, t).
+//   - SAY_HEX: hex-encoded text its errors and its serverInfo version say
+//     too (a hostile server's own words, which no value of its
+//     configuration redacts).
 //
 // Every error it sends, and tools/call always fails, echoes $ECHO_TOKEN
 // and its last argument, as a careless server quoting its configuration
@@ -43,6 +47,11 @@ func Scripted() {
 	echoed := os.Getenv("ECHO_TOKEN")
 	if len(os.Args) > 1 {
 		echoed += " and " + os.Args[len(os.Args)-1]
+	}
+	version := "1.0.0"
+	if said, err := hex.DecodeString(os.Getenv("SAY_HEX")); err == nil && len(said) > 0 {
+		echoed += " " + string(said)
+		version += string(said)
 	}
 	out := json.NewEncoder(os.Stdout)
 	answer := func(id json.RawMessage, result any) {
@@ -72,7 +81,7 @@ func Scripted() {
 		case req.Method == "initialize":
 			answer(req.ID, map[string]any{"protocolVersion": req.Params.ProtocolVersion,
 				"capabilities": map[string]any{"tools": map[string]any{}},
-				"serverInfo":   map[string]any{"name": "scripted", "version": "1.0.0"}})
+				"serverInfo":   map[string]any{"name": "scripted", "version": version}})
 		case req.Method == "tools/list":
 			answer(req.ID, map[string]any{"tools": tools})
 		default:
