@@ -27,6 +27,12 @@ import (
 const (
 	MaxToolsPerServer = 512
 	maxListPages      = 100
+	// maxListBytes bounds a server's whole tools/list, all its pages
+	// together (each is bounded by MaxMessageBytes): what it lists is held
+	// in memory at discovery, pinned (a pin file is read back up to
+	// pinFileMax, 64 MiB, with JSON's escapes up to six times longer) and
+	// sent to the model with every request.
+	maxListBytes = 8 << 20
 	// closeGrace is how long a stdio server has to exit on its own once
 	// its stdin is closed, before its process group is killed.
 	closeGrace = 200 * time.Millisecond
@@ -193,6 +199,7 @@ func (c *conn) listTools(ctx context.Context) ([]rawTool, error) {
 	var out []rawTool
 	seen := map[string]bool{}
 	cursor := ""
+	total := 0
 	for page := 0; ; page++ {
 		if page == maxListPages {
 			return nil, fmt.Errorf("the server sent more than %d pages of tools", maxListPages)
@@ -214,6 +221,9 @@ func (c *conn) listTools(ctx context.Context) ([]rawTool, error) {
 		}
 		if resp.Error != nil {
 			return nil, resp.Error.AsError()
+		}
+		if total += len(resp.Result); total > maxListBytes {
+			return nil, fmt.Errorf("the server's tool list is over %d bytes (%d pages read); nothing of it is offered", maxListBytes, page+1)
 		}
 		tools, next, err := decodeToolPage(resp.Result)
 		if err != nil {
