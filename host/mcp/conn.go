@@ -28,11 +28,10 @@ const (
 	MaxToolsPerServer = 512
 	maxListPages      = 100
 	// maxListBytes bounds a server's whole tools/list, all its pages
-	// together (each is bounded by MaxMessageBytes): what it lists is held
-	// in memory at discovery, pinned (a pin file is read back up to
-	// pinFileMax, 64 MiB, with JSON's escapes up to six times longer) and
-	// sent to the model with every request.
-	maxListBytes = 8 << 20
+	// together, by what one message may hold (MaxMessageBytes bounds each
+	// page): what it lists is held in memory at discovery, pinned and sent
+	// to the model with every request.
+	maxListBytes = MaxMessageBytes
 	// closeGrace is how long a stdio server has to exit on its own once
 	// its stdin is closed, before its process group is killed.
 	closeGrace = 200 * time.Millisecond

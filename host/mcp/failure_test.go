@@ -283,19 +283,20 @@ func TestTestBypassesRetryWindow(t *testing.T) {
 // TestAToolListIsBoundedWhileItIsRead: a server's tools/list pages were
 // each bounded (MaxMessageBytes, 16 MiB) but not their sum: a server could
 // hand the host 100 pages (1.6 GiB) before the count of its tools was
-// judged, and tools that fit the count (300 descriptions of 40 KB: 12 MB)
+// judged, and tools that fit the count (300 descriptions of 60 KB: 18 MB)
 // were pinned (past pinFileMax the server's next connect cannot read its
-// pins back) and sent to the model with every request. The list is refused once its pages pass
-// maxListBytes, with nothing pinned; a server within it connects.
+// pins back) and sent to the model with every request. The list is
+// refused once its pages pass maxListBytes (what one message may hold),
+// with nothing pinned; a server within it connects.
 func TestAToolListIsBoundedWhileItIsRead(t *testing.T) {
 	f := newFixture(t)
-	f.server("wordy", "huge_list", "env: {HUGE_COUNT: \"300\", HUGE_DESC: \"40000\"}\n")
+	f.server("wordy", "huge_list", "env: {HUGE_COUNT: \"300\", HUGE_DESC: \"60000\"}\n")
 	f.server("fine", "huge_list", "env: {HUGE_COUNT: \"300\", HUGE_DESC: \"20000\"}\n")
 	f.ask.allow(ConnectTool("wordy"), ConnectTool("fine"))
 	r := f.resolve()
 	wordy := state(t, r, "wordy")
-	if wordy.Status != StatusFailed || !strings.Contains(wordy.Diagnostic, "tool list is over 8388608 bytes") {
-		t.Fatalf("a 12 MB tool list: %+v", wordy.Status)
+	if wordy.Status != StatusFailed || !strings.Contains(wordy.Diagnostic, "tool list is over 16777216 bytes") {
+		t.Fatalf("an 18 MB tool list: %+v", wordy.Status)
 	}
 	if _, err := os.Stat(PinFile(f.state, "wordy")); !os.IsNotExist(err) {
 		t.Errorf("the refused list was pinned: %v", err)
