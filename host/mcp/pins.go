@@ -51,6 +51,10 @@ type Pending struct {
 	Hash       string     `json:"hash"`
 	Definition Definition `json:"definition"`
 	SeenAt     time.Time  `json:"seen_at"`
+	// Replaces is the pinned tool whose model-visible name this one
+	// takes (another of the server's names that the naming rule makes the
+	// same name): the review shows the definition against that one's.
+	Replaces string `json:"replaces,omitempty"`
 }
 
 // Pins is one server's pin file.
@@ -193,6 +197,16 @@ func applyPins(stateDir string, s core.MCPServer, tools []offered, now time.Time
 		pins = &Pins{Server: s.ID, Tools: map[string]Pin{}}
 	}
 	before, _ := json.Marshal(pins)
+	// The model calls a tool by its model-visible name, and another of the
+	// server's names can become that name ("café" and "cafe", "a.b" and
+	// "a_b"): a tool that takes a pinned tool's name is that tool changed,
+	// not a new one, whatever trust_new_tools says.
+	pinnedAs := make(map[string]string, len(pins.Tools))
+	for raw := range pins.Tools {
+		if name, err := ToolName(s.ID, raw); err == nil {
+			pinnedAs[name] = raw
+		}
+	}
 	var out []offered
 	var quarantined []Quarantined
 	listed := map[string]bool{}
@@ -201,12 +215,16 @@ func applyPins(stateDir string, s core.MCPServer, tools []offered, now time.Time
 		def := definitionOf(t.raw)
 		hash := definitionHash(def)
 		pin, pinned := pins.Tools[t.raw.Name]
+		replaces := ""
+		if other, ok := pinnedAs[t.name]; ok && !pinned {
+			replaces = other
+		}
 		switch {
 		case pinned && pin.Hash == hash:
 			delete(pins.Review, t.raw.Name) // changed back
 			out = append(out, t)
 			continue
-		case !pinned && (first || s.TrustNewTools):
+		case !pinned && replaces == "" && (first || s.TrustNewTools):
 			pins.Tools[t.raw.Name] = Pin{Hash: hash, Definition: def, PinnedAt: now}
 			delete(pins.Review, t.raw.Name)
 			out = append(out, t)
@@ -217,6 +235,9 @@ func applyPins(stateDir string, s core.MCPServer, tools []offered, now time.Time
 		case slices.Contains(pins.Rejected[t.raw.Name], hash):
 			q.Kind = KindRejected
 			q.Diagnostic = fmt.Sprintf("MCP server %s tool %q is left out: the operator rejected this definition of it in mcp review", s.ID, clip(t.raw.Name))
+		case replaces != "":
+			q.Kind = KindChanged
+			q.Diagnostic = fmt.Sprintf("MCP server %s offers tool %q as %s, the name its tool %q had when it was pinned; it is quarantined as a changed definition until the operator accepts it: %s", s.ID, clip(t.raw.Name), t.name, clip(replaces), command("mcp review "+s.ID))
 		case pinned:
 			q.Kind = KindChanged
 			q.Diagnostic = fmt.Sprintf("MCP server %s changed the definition of tool %q since it was pinned; it is quarantined until the operator accepts the change: %s", s.ID, clip(t.raw.Name), command("mcp review "+s.ID))
@@ -229,7 +250,7 @@ func applyPins(stateDir string, s core.MCPServer, tools []offered, now time.Time
 				if pins.Review == nil {
 					pins.Review = map[string]Pending{}
 				}
-				pins.Review[t.raw.Name] = Pending{Kind: q.Kind, Hash: hash, Definition: def, SeenAt: now}
+				pins.Review[t.raw.Name] = Pending{Kind: q.Kind, Hash: hash, Definition: def, SeenAt: now, Replaces: replaces}
 			}
 		}
 		quarantined = append(quarantined, q)
@@ -269,7 +290,11 @@ func PendingReview(stateDir, server string) ([]ReviewItem, error) {
 	var out []ReviewItem
 	for name, p := range pins.Review {
 		it := ReviewItem{Tool: name, Kind: p.Kind, Hash: p.Hash, Offered: p.Definition}
-		if pin, ok := pins.Tools[name]; ok {
+		pinnedAs := name
+		if p.Replaces != "" {
+			pinnedAs = p.Replaces
+		}
+		if pin, ok := pins.Tools[pinnedAs]; ok {
 			d := pin.Definition
 			it.Pinned = &d
 		}
