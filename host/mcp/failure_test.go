@@ -305,3 +305,38 @@ func TestAToolListIsBoundedWhileItIsRead(t *testing.T) {
 		t.Errorf("a 6 MB tool list: %s %q, %d tools", fine.Status, fine.Diagnostic, len(fine.Tools))
 	}
 }
+
+// TestAToolWithInvisibleTextIsLeftOut: a tool's description and schema go
+// to the model as they are, outside any envelope or screening, and are
+// pinned on first connect unreviewed. Unicode tag characters (U+E0000–
+// U+E007F, "ASCII smuggling") spell instructions the model reads and no
+// terminal shows (tools show printed them as nothing), and bidi controls
+// make the operator read other text than the model. A tool holding either
+// in its name, description or schema (a property's description, a key,
+// written raw or as JSON escapes) is left out with a diagnostic; an
+// emoji's zero-width joiner is not such a character.
+func TestAToolWithInvisibleTextIsLeftOut(t *testing.T) {
+	f := newFixture(t)
+	f.ask.allow(ConnectTool("docs"))
+	tool := func(name, desc, props string) string {
+		return `{"name":"` + name + `","description":"` + desc + `","inputSchema":{"type":"object","properties":{` + props + `}}}`
+	}
+	f.scriptedTools("docs", "["+
+		tool("tags", `Searches.\udb40\udc41\udb40\udc6c\udb40\udc73\udb40\udc6f`, "")+","+
+		tool("rawtags", "Searches.\U000E0041", "")+","+
+		tool("bidi", "Lists.", `"q":{"type":"string","description":"a \u202eterm"}`)+","+
+		tool("bidikey", "Lists.", `"q\u2066":{"type":"string"}`)+","+
+		tool("fine", "Codes 👨\u200d💻 things.", `"q":{"type":"string","description":"a term"}`)+"]", "")
+	st := state(t, f.resolve(), "docs")
+	if !slices.Equal(st.Tools, []string{"docs__fine"}) {
+		t.Fatalf("tools offered: %q (refused %q)", st.Tools, st.Refused)
+	}
+	if len(st.Refused) != 4 {
+		t.Fatalf("refused: %q", st.Refused)
+	}
+	for _, d := range st.Refused {
+		if !strings.Contains(d, "invisible") {
+			t.Errorf("diagnostic: %s", d)
+		}
+	}
+}
