@@ -165,3 +165,33 @@ func TestASkillsFrontMatterCannotStallTheTurn(t *testing.T) {
 		t.Fatalf("a doubled description was not refused:\n%s", index)
 	}
 }
+
+// TestASkillWithInvisibleTextIsLeftOut: the index puts every skill's
+// description in the model's instructions and skill_view gives the model
+// its body; Unicode tag characters there spell text the model reads and a
+// terminal shows as nothing (a cat of the file; the approval card escapes
+// them), and bidi controls make the operator read other text than the model. A model
+// led astray once could so leave instructions for every later session. A
+// SKILL.md holding either anywhere is not a usable skill (the index, and
+// skills_list and skill_manage, which read it through the same
+// skillfile.Validate).
+func TestASkillWithInvisibleTextIsLeftOut(t *testing.T) {
+	root := writeSkills(t, map[string]string{
+		"tagged/SKILL.md":  skill("tagged", "Edit Word files.\U000E0041\U000E006C\U000E0077\U000E0061\U000E0079\U000E0073"),
+		"flipped/SKILL.md": "---\nname: flipped\ndescription: Deploys.\n---\n# flipped\nRun `make \u202edeploy`.\n",
+		"plain/SKILL.md":   skill("plain", "Codes 👨\u200d💻 things."),
+	})
+	got, err := Index(root, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Skills: 1 available", "- plain: Codes", "2 skill directories left out as unusable",
+		"tagged (SKILL.md holds U+E0041 on line 3, an invisible character", "flipped (SKILL.md holds U+202E on line 6"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("index lacks %q:\n%s", want, got)
+		}
+	}
+	if strings.ContainsRune(got, 0xE0041) || strings.ContainsRune(got, 0x202E) {
+		t.Errorf("the index holds the hidden text:\n%q", got)
+	}
+}

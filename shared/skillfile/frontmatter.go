@@ -106,6 +106,9 @@ func Validate(dir string, data []byte) (FrontMatter, error) {
 	if len(data) > MaxSkillFile {
 		return FrontMatter{}, fmt.Errorf("SKILL.md is %d bytes; at most %d (move detail to references/)", len(data), MaxSkillFile)
 	}
+	if err := noHiddenText(data); err != nil {
+		return FrontMatter{}, err
+	}
 	fm, err := Parse(data)
 	if err != nil {
 		return fm, err
@@ -121,4 +124,23 @@ func clip(s string) string {
 		return string(r[:80]) + "…"
 	}
 	return s
+}
+
+// noHiddenText refuses a SKILL.md holding a Unicode tag character
+// (U+E0000–U+E007F) or a bidi embedding, override or isolate control
+// anywhere: its description goes to the model's instructions (the index)
+// and its body to the model (skill_view), and those characters spell text
+// the model reads and a terminal shows as nothing (a cat of the file), or
+// show the operator other text than the model reads.
+func noHiddenText(data []byte) error {
+	line := 1
+	for _, r := range string(data) {
+		switch {
+		case r == '\n':
+			line++
+		case r >= 0xE0000 && r <= 0xE007F, r >= 0x202A && r <= 0x202E, r >= 0x2066 && r <= 0x2069:
+			return fmt.Errorf("SKILL.md holds U+%04X on line %d, an invisible character (a Unicode tag character or a bidi control) that would make the model read what the operator cannot see; remove it", r, line)
+		}
+	}
+	return nil
 }

@@ -341,3 +341,25 @@ func TestASkillCreateKeepsASKILLmdMadeBeforeItsWrite(t *testing.T) {
 		t.Fatalf("apply %v; SKILL.md = %q, want the other kept", err, b)
 	}
 }
+
+// TestASkillThatHidesTextIsRefusedBeforeApproval: skill_manage's check
+// (run before anyone is asked) refuses a SKILL.md whose description or
+// body holds Unicode tag characters or a bidi control, as the index leaves
+// such a skill out: a model led astray once would otherwise leave every
+// later session instructions only the model sees, in a file that reads
+// "Edit Word files." when the operator opens it.
+func TestASkillThatHidesTextIsRefusedBeforeApproval(t *testing.T) {
+	r, dir := newRoot(t, map[string]string{"pdf/SKILL.md": skillText("pdf", "Fill forms.")})
+	for _, c := range []Change{
+		{Action: "create", Name: "docx", Content: skillText("docx", "Edit Word files.\U000E0041\U000E006C")},
+		{Action: "patch", Name: "pdf", OldString: "Fill forms.", NewString: "Fill forms \u202eterces."},
+	} {
+		err := r.Check(context.Background(), c)
+		if err == nil || !strings.Contains(err.Error(), "an invisible character") {
+			t.Errorf("%s: %v", c.Action, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "docx")); !os.IsNotExist(err) {
+		t.Errorf("docx made: %v", err)
+	}
+}
