@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -336,6 +337,51 @@ func TestAToolWithInvisibleTextIsLeftOut(t *testing.T) {
 	}
 	for _, d := range st.Refused {
 		if !strings.Contains(d, "invisible") {
+			t.Errorf("diagnostic: %s", d)
+		}
+	}
+}
+
+// TestASchemaThatCostsTheHostExponentialWorkIsLeftOut: a tool's input
+// schema is compiled and checked on the host, before approval, for every
+// call. Twenty $defs each an anyOf of two $refs to the next (2 KB) took
+// the checker 26 s for {"x":1}, thirty would take hours, and nothing ends
+// it (the check takes no context). A schema whose $refs, followed, reach
+// more than maxSchemaExpansion subschemas is left out, and so is one that
+// refers in a way that cannot be followed here ($dynamicRef, an anchor, a
+// percent-encoded pointer, a nested $id); $defs used many times and a
+// recursive schema are fine.
+func TestASchemaThatCostsTheHostExponentialWorkIsLeftOut(t *testing.T) {
+	f := newFixture(t)
+	f.ask.allow(ConnectTool("docs"))
+	var defs []string
+	for i := range 30 {
+		defs = append(defs, fmt.Sprintf(`"d%d":{"anyOf":[{"$ref":"#/$defs/d%d"},{"$ref":"#/$defs/d%d"}]}`, i, i+1, i+1))
+	}
+	defs = append(defs, `"d30":{"type":"string"}`)
+	tool := func(name, schema string) string { return `{"name":"` + name + `","inputSchema":` + schema + `}` }
+	f.scriptedTools("docs", "["+
+		tool("doubling", `{"type":"object","properties":{"x":{"$ref":"#/$defs/d0"}},"$defs":{`+strings.Join(defs, ",")+`}}`)+","+
+		tool("anchored", `{"type":"object","properties":{"x":{"$ref":"#a"}},"$defs":{"a":{"$anchor":"a","type":"string"}}}`)+","+
+		tool("dynamic", `{"type":"object","properties":{"x":{"$dynamicRef":"#/$defs/a"}},"$defs":{"a":{"type":"string"}}}`)+","+
+		tool("encoded", `{"type":"object","properties":{"x":{"$ref":"#/$defs/a%20b"}},"$defs":{"a b":{"type":"string"}}}`)+","+
+		tool("nestedid", `{"type":"object","properties":{"x":{"$id":"https://x.invalid/s","$ref":"#/$defs/a","$defs":{"a":{"type":"string"}}}}}`)+","+
+		tool("reused", `{"type":"object","properties":{"a":{"$ref":"#/$defs/p"},"b":{"$ref":"#/$defs/p"},"c":{"type":"array","items":{"$ref":"#/$defs/p"}}},"$defs":{"p":{"type":"object","properties":{"x":{"type":"string"},"y":{"type":"number"}}}}}`)+","+
+		tool("tree", `{"type":"object","properties":{"root":{"$ref":"#/$defs/node"}},"$defs":{"node":{"type":"object","properties":{"kids":{"type":"array","items":{"$ref":"#/$defs/node"}}}}}}`)+
+		"]", "")
+	start := time.Now()
+	st := state(t, f.resolve(), "docs")
+	if took := time.Since(start); took > 10*time.Second {
+		t.Errorf("the connect took %s", took)
+	}
+	if !slices.Equal(st.Tools, []string{"docs__reused", "docs__tree"}) {
+		t.Fatalf("tools offered: %q (refused %q)", st.Tools, st.Refused)
+	}
+	if len(st.Refused) != 5 {
+		t.Fatalf("refused: %q", st.Refused)
+	}
+	for _, d := range st.Refused {
+		if !strings.Contains(d, "its input schema") {
 			t.Errorf("diagnostic: %s", d)
 		}
 	}

@@ -74,6 +74,10 @@ func selectTools(s core.MCPServer, tools []rawTool) ([]offered, []string, error)
 			diags = append(diags, fmt.Sprintf("MCP server %s tool %q is left out: %s, an invisible character (a Unicode tag character or a bidi control) that would make the model read what the operator cannot see; ask the server to remove it", s.ID, clip(k.raw.Name), hid))
 			continue
 		}
+		if why := schemaCost(k.raw.InputSchema); why != "" {
+			diags = append(diags, fmt.Sprintf("MCP server %s tool %q is left out: its input schema is not usable: %s", s.ID, clip(k.raw.Name), why))
+			continue
+		}
 		if _, err := catalog.CompileSchema(k.raw.InputSchema); err != nil {
 			diags = append(diags, fmt.Sprintf("MCP server %s tool %q is left out: its input schema is not usable: %v", s.ID, clip(k.raw.Name), err))
 			continue
