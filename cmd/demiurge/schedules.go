@@ -48,15 +48,46 @@ func schedulesCommand() *cli.Command {
 			one("resume", "resume a schedule; its next run counts from now"),
 			one("delete", "delete a schedule (a running run is cancelled) and its runs"),
 			one("run-now", "start a run now (its lease and overlap policy apply)"),
-			one("approve", "approve (or renew) the schedule's lease as it is shown: bound to the core revision and catalog of now",
-				&cli.IntFlag{Name: "days", Usage: "how long the lease lasts (default: its requested expiry, else 30; at most 90)"}),
+			approveCommand(jsonFlag),
 			all("pause-all", "the operator's switch: no schedule runs until resume-all"),
 			all("resume-all", "undo pause-all; paused time is not a backlog"),
 		},
 	}
 }
 
+// approveCommand is `schedules approve ID FINGERPRINT`: the operator
+// approves the schedule they read, named by the fingerprint `schedules
+// show` printed; the host refuses it if the schedule (or the core,
+// catalog or workspace it would be bound to) changed since.
+func approveCommand(jsonFlag cli.Flag) *cli.Command {
+	return &cli.Command{Name: "approve", ArgsUsage: "ID FINGERPRINT",
+		Usage: "approve (or renew) the schedule's lease as `schedules show ID` showed it, named by the fingerprint it printed: bound to the core revision, catalog and workspace shown",
+		Flags: []cli.Flag{jsonFlag,
+			&cli.IntFlag{Name: "days", Usage: "how long the lease lasts (default: its requested expiry, else 30; at most 90)"},
+			&cli.StringFlag{Name: "fingerprint", Usage: "the approval fingerprint `schedules show ID` printed (or give it after the id)"}},
+		Action: func(c *cli.Context) error {
+			fp := c.String("fingerprint")
+			switch {
+			case c.NArg() == 2 && fp == "":
+				fp = c.Args().Get(1)
+			case c.NArg() == 2:
+				return usagef("schedules approve: give the fingerprint once (after the id or as --fingerprint)")
+			case c.NArg() != 1:
+				return usagef("schedules approve takes one schedule id and the fingerprint `demiurge schedules show ID` printed")
+			}
+			if fp == "" {
+				id := c.Args().First()
+				return usagef("schedules approve needs the fingerprint `demiurge schedules show %s` prints: approve what you read with `demiurge schedules approve %s FINGERPRINT`", id, id)
+			}
+			return schedulesActionFP(c, "approve", c.Args().First(), fp)
+		}}
+}
+
 func schedulesAction(c *cli.Context, action, id string) error {
+	return schedulesActionFP(c, action, id, "")
+}
+
+func schedulesActionFP(c *cli.Context, action, id, fingerprint string) error {
 	if !hostEnabled() {
 		// No in-process path: the scheduler and the leases live in the
 		// long-lived host, and a demiurge that a host runs (an agent's
@@ -71,11 +102,17 @@ func schedulesAction(c *cli.Context, action, id string) error {
 	if err := cl.Needs(5, "schedules"); err != nil {
 		return err
 	}
+	if action == "approve" {
+		// An older host approves whatever the schedule is by then.
+		if err := cl.Needs(12, "schedules approve with a fingerprint"); err != nil {
+			return err
+		}
+	}
 	wire := action
 	if action == "list" && !c.Bool("json") {
 		wire = "list-lines" // rendered by the host
 	}
-	res, err := cl.Schedules(c.Context, &hostv1.SchedulesRequest{Action: wire, Id: id, Days: int64(c.Int("days"))})
+	res, err := cl.Schedules(c.Context, &hostv1.SchedulesRequest{Action: wire, Id: id, Days: int64(c.Int("days")), Fingerprint: fingerprint})
 	if err != nil {
 		st := status.Convert(err)
 		if st.Code() == codes.NotFound || st.Code() == codes.InvalidArgument {
@@ -108,11 +145,11 @@ func schedulesAction(c *cli.Context, action, id string) error {
 			fmt.Fprintln(w)
 		}
 	case "show", "approve", "pause", "resume":
-		var sc schedule.Schedule
+		var sc schedule.ShownSchedule
 		if err := json.Unmarshal(res.Json, &sc); err != nil {
 			return err
 		}
-		printSchedule(c, sc)
+		printSchedule(c, sc, action == "show")
 	case "runs":
 		var runs []schedule.Run
 		if err := json.Unmarshal(res.Json, &runs); err != nil {
@@ -154,7 +191,8 @@ func shownLine(s string) string {
 	return termtext.Printable(strings.NewReplacer("\n", "?", "\t", "?").Replace(s), math.MaxInt)
 }
 
-func printSchedule(c *cli.Context, sc schedule.Schedule) {
+func printSchedule(c *cli.Context, shown schedule.ShownSchedule, show bool) {
+	sc := shown.Schedule
 	w := c.App.Writer
 	now := time.Now()
 	fmt.Fprintf(w, "id          %s\n", sc.ID)
@@ -185,6 +223,21 @@ func printSchedule(c *cli.Context, sc schedule.Schedule) {
 		fmt.Fprintf(w, "            approved by %s at %s, expires %s; bound to core %s, catalog %.12s\n", l.ApprovedBy,
 			l.ApprovedAt.UTC().Format(time.RFC3339), l.Expires.UTC().Format(time.RFC3339), l.CoreRevision, l.Catalog)
 	} else {
-		fmt.Fprintf(w, "            NOT APPROVED: no run starts until `demiurge schedules approve %s`\n", sc.ID)
+		fmt.Fprintf(w, "            NOT APPROVED: no run starts until the operator approves it (below)\n")
+		if !l.Expires.IsZero() {
+			fmt.Fprintf(w, "            requested until %s\n", l.Expires.UTC().Format(time.RFC3339))
+		}
+	}
+	if !show {
+		return
+	}
+	// What approving it now approves: all of the above and this binding,
+	// named by the fingerprint approve asks for (a change to any of it
+	// after this screen makes approve refuse).
+	if a := shown.Approval; a != nil {
+		fmt.Fprintf(w, "approval    fingerprint %s: binds core %s, catalog %.12s, workspace %s\n", a.Fingerprint, a.CoreRevision, a.Catalog, shownLine(a.Workspace))
+		fmt.Fprintf(w, "            `demiurge schedules approve %s %s` approves what is shown above\n", sc.ID, a.Fingerprint)
+	} else {
+		fmt.Fprintf(w, "approval    cannot be approved now: %s\n", shownLine(orDash(shown.Unapprovable)))
 	}
 }

@@ -45,7 +45,17 @@ func (s *Server) Schedules(ctx context.Context, req *hostv1.SchedulesRequest) (*
 			out = map[string]any{"lines": lines, "paused_all": paused}
 		}
 	case "show":
-		out, err = m.Store.Get(req.Id)
+		// With what approving it now would approve: the binding and the
+		// fingerprint `schedules approve` asks for.
+		var sc *schedule.Schedule
+		if sc, err = m.Store.Get(req.Id); err == nil {
+			shown := schedule.ShownSchedule{Schedule: *sc}
+			var aerr error
+			if shown.Approval, aerr = m.ApprovalOf(*sc); aerr != nil {
+				shown.Unapprovable = aerr.Error()
+			}
+			out = shown
+		}
 	case "runs":
 		if _, err = m.Store.Get(req.Id); err == nil {
 			// The 200 newest, shown oldest first as every list of what
@@ -64,7 +74,7 @@ func (s *Server) Schedules(ctx context.Context, req *hostv1.SchedulesRequest) (*
 		err = m.Engine.RunNow(ctx, req.Id)
 		out = map[string]string{"started": req.Id}
 	case "approve":
-		out, err = m.Approve(ctx, req.Id, s.principal(req.Principal), int(req.Days))
+		out, err = m.Approve(ctx, req.Id, s.principal(req.Principal), int(req.Days), req.Fingerprint)
 	case "pause-all", "resume-all":
 		err = m.PauseAll(ctx, req.Action == "pause-all", s.principal(req.Principal))
 		out = map[string]bool{"paused_all": req.Action == "pause-all"}

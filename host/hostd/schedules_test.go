@@ -7,6 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
 	"demiurge.dev/host/runtime"
 	"demiurge.dev/host/schedule"
 	"demiurge.dev/host/toolhost"
@@ -69,8 +72,22 @@ func TestSchedulesKeepTheHostUpAndStatusShowsTheNextRun(t *testing.T) {
 	if st.Schedules != 1 || st.NextDueSchedule != sc.ID || st.NextDueUnixMs != sc.Next.UnixMilli() {
 		t.Fatalf("status: %d schedules, next %s at %d; want %s at %d", st.Schedules, st.NextDueSchedule, st.NextDueUnixMs, sc.ID, sc.Next.UnixMilli())
 	}
-	// Approving through the operator's RPC binds the lease.
-	res, err := c.Schedules(ctx, &hostv1.SchedulesRequest{Action: "approve", Id: sc.ID, Principal: "operator"})
+	// Approving through the operator's RPC binds the lease, named by the
+	// fingerprint show answered; none, or another, approves nothing.
+	shown, err := c.Schedules(ctx, &hostv1.SchedulesRequest{Action: "show", Id: sc.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var view schedule.ShownSchedule
+	if err := json.Unmarshal(shown.Json, &view); err != nil || view.Approval == nil || len(view.Approval.Fingerprint) != schedule.FingerprintLen {
+		t.Fatalf("show answered %s (%v)", shown.Json, err)
+	}
+	for _, fp := range []string{"", "0123456789abcdef"} {
+		if _, err := c.Schedules(ctx, &hostv1.SchedulesRequest{Action: "approve", Id: sc.ID, Principal: "operator", Fingerprint: fp}); status.Code(err) != codes.InvalidArgument {
+			t.Fatalf("approve with fingerprint %q: %v", fp, err)
+		}
+	}
+	res, err := c.Schedules(ctx, &hostv1.SchedulesRequest{Action: "approve", Id: sc.ID, Principal: "operator", Fingerprint: view.Approval.Fingerprint})
 	if err != nil {
 		t.Fatal(err)
 	}

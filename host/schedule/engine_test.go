@@ -180,7 +180,7 @@ func TestLeaseGatesEveryRun(t *testing.T) {
 	}
 	step := func(want string) { t.Helper(); r.stepRun(sc.ID, want) }
 	step("the lease is not approved")
-	if _, err := r.mgr.Approve(ctx, sc.ID, "operator", 1); err != nil {
+	if _, err := r.approve(sc.ID, 1); err != nil {
 		t.Fatal(err)
 	}
 	step("")
@@ -188,11 +188,11 @@ func TestLeaseGatesEveryRun(t *testing.T) {
 	r.env.catalog = "cat2"
 	step("the catalog changed")
 	step("the catalog changed")
-	r.mgr.Approve(ctx, sc.ID, "operator", 1)
+	r.approve(sc.ID, 1)
 	step("")
 	r.env.revision = "rev2"
 	step("core \"main\" changed")
-	r.mgr.Approve(ctx, sc.ID, "operator", 1)
+	r.approve(sc.ID, 1)
 	step("")
 	// The lease expires.
 	r.clock.Advance(24 * time.Hour)
@@ -410,7 +410,7 @@ func TestLeaseIsBoundToTheWorkspaceItWasApprovedFor(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.mgr.Approve(ctx, sc.ID, "operator", 1); err != nil {
+	if _, err := r.approve(sc.ID, 1); err != nil {
 		t.Fatal(err)
 	}
 	step := func(want string) { t.Helper(); r.stepRun(sc.ID, want) }
@@ -422,7 +422,7 @@ func TestLeaseIsBoundToTheWorkspaceItWasApprovedFor(t *testing.T) {
 	if n := r.ex.count(); n != 1 {
 		t.Fatalf("%d runs executed, want only the one in the approved workspace", n)
 	}
-	r.mgr.Approve(ctx, sc.ID, "operator", 1)
+	r.approve(sc.ID, 1)
 	step("")
 }
 
@@ -452,7 +452,7 @@ func TestARefusedScheduleGrowsOneRecord(t *testing.T) {
 		t.Fatalf("%d schedule.run events (%v), want 1", len(evs), err)
 	}
 	// Approved, it runs: a new record; refused again after, a new one.
-	if _, err := r.mgr.Approve(ctx, sc.ID, "operator", 1); err != nil {
+	if _, err := r.approve(sc.ID, 1); err != nil {
 		t.Fatal(err)
 	}
 	r.clock.Advance(time.Second)

@@ -212,7 +212,7 @@ func (r *rig) create(spec Spec) *Schedule {
 	if err != nil {
 		r.t.Fatal(err)
 	}
-	if sc, err = r.mgr.Approve(context.Background(), sc.ID, "operator", 0); err != nil {
+	if sc, err = r.approve(sc.ID, 0); err != nil {
 		r.t.Fatal(err)
 	}
 	return sc
@@ -258,4 +258,19 @@ func outcomes(runs []Run) []Outcome {
 		out = append(out, runs[i].Outcome)
 	}
 	return out
+}
+
+// approve approves id as the operator does: with the fingerprint of the
+// schedule as it is now (what `schedules show` prints).
+func (r *rig) approve(id string, days int) (*Schedule, error) {
+	r.t.Helper()
+	sc, err := r.mgr.Store.Get(id)
+	if err != nil {
+		return nil, err
+	}
+	a, err := r.mgr.ApprovalOf(*sc)
+	if err != nil {
+		return nil, err
+	}
+	return r.mgr.Approve(context.Background(), id, "operator", days, a.Fingerprint)
 }

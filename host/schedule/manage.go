@@ -392,7 +392,12 @@ func checkRel(p string) error {
 // Approve is the operator's approval (or renewal) of a schedule's lease:
 // bound to the core revision, catalog fingerprint and workspace of now. Only the
 // operator's command reaches it; no tool call does.
-func (m *Manager) Approve(ctx context.Context, id, by string, days int) (*Schedule, error) {
+//
+// fingerprint is the one `schedules show` printed (ApprovalOf): it must
+// be the schedule's as it is now, in the same transaction that approves
+// it, so a schedule the agent changed (or a core promoted) after the
+// operator read it is refused, never approved unseen.
+func (m *Manager) Approve(ctx context.Context, id, by string, days int, fingerprint string) (*Schedule, error) {
 	sc, err := m.Store.Get(id)
 	if err != nil {
 		return nil, err
@@ -404,6 +409,9 @@ func (m *Manager) Approve(ctx context.Context, id, by string, days int) (*Schedu
 	ws := m.Env.Workspace()
 	now := m.now()
 	out, err := m.Store.Update(ctx, id, false, func(s *Schedule) (*runtime.Event, bool, error) {
+		if why := fingerprintRefusal(id, fingerprint, Fingerprint(*s, rev, cat, ws)); why != "" {
+			return nil, false, invalid("%s", why)
+		}
 		if days > 0 {
 			if days > MaxLeaseDays {
 				return nil, false, invalid("a lease lasts at most %d days", MaxLeaseDays)

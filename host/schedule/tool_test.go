@@ -52,7 +52,7 @@ func TestToolCallsAreCheckedAndScoped(t *testing.T) {
 		t.Fatalf("mallory's delete removed alice's schedule: %v", err)
 	}
 	// The model's update of the lease drops the operator's approval.
-	if _, err := r.mgr.Approve(ctx, id, "operator", 1); err != nil {
+	if _, err := r.approve(id, 1); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := r.mgr.HandleTool(ctx, me, []byte(`{"action":"update","id":"`+id+`","lease":{"tools":["read_file","write_file"],"paths":["**"]}}`)); err != nil {
@@ -90,7 +90,7 @@ func TestModelCannotReachOrWidenWhatItDoesNotOwn(t *testing.T) {
 	}
 	_ = json.Unmarshal([]byte(out), &created)
 	id, _ := created.Schedule["id"].(string)
-	if _, err := r.mgr.Approve(ctx, id, "operator", 1); err != nil {
+	if _, err := r.approve(id, 1); err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {

@@ -56,7 +56,7 @@ func TestModelUpdateThatRunsMoreDropsTheApproval(t *testing.T) {
 		if _, err := r.mgr.HandleTool(ctx, me, []byte(`{"action":"update","id":"`+id+`",`+c.from+`}`)); err != nil {
 			t.Fatalf("from %s: %v", c.from, err)
 		}
-		if _, err := r.mgr.Approve(ctx, id, "operator", 1); err != nil {
+		if _, err := r.approve(id, 1); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := r.mgr.HandleTool(ctx, me, []byte(`{"action":"update","id":"`+id+`",`+c.update+`}`)); err != nil {

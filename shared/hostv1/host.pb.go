@@ -2174,7 +2174,13 @@ type SchedulesRequest struct {
 	// days is approve's lease length (0: the default).
 	Days int64 `protobuf:"varint,3,opt,name=days,proto3" json:"days,omitempty"`
 	// principal is the operator approving (audited).
-	Principal     string `protobuf:"bytes,4,opt,name=principal,proto3" json:"principal,omitempty"`
+	Principal string `protobuf:"bytes,4,opt,name=principal,proto3" json:"principal,omitempty"`
+	// fingerprint (minor 12) is approve's: the approval fingerprint
+	// `schedules show` printed. The host approves only the schedule whose
+	// fingerprint it is now (schedule, lease, and the core revision,
+	// catalog and workspace the approval binds); empty or another is
+	// refused, so what the operator approves is what they read.
+	Fingerprint   string `protobuf:"bytes,5,opt,name=fingerprint,proto3" json:"fingerprint,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2233,6 +2239,13 @@ func (x *SchedulesRequest) GetDays() int64 {
 func (x *SchedulesRequest) GetPrincipal() string {
 	if x != nil {
 		return x.Principal
+	}
+	return ""
+}
+
+func (x *SchedulesRequest) GetFingerprint() string {
+	if x != nil {
+		return x.Fingerprint
 	}
 	return ""
 }
@@ -3377,12 +3390,13 @@ const file_demiurge_host_v1_host_proto_rawDesc = "" +
 	"\aorigins\x18\x04 \x03(\tR\aorigins\x12*\n" +
 	"\x11max_request_bytes\x18\x05 \x01(\x03R\x0fmaxRequestBytes\x12%\n" +
 	"\x0emax_concurrent\x18\x06 \x01(\x05R\rmaxConcurrent\x12\x18\n" +
-	"\aapprove\x18\a \x03(\tR\aapprove\"l\n" +
+	"\aapprove\x18\a \x03(\tR\aapprove\"\x8e\x01\n" +
 	"\x10SchedulesRequest\x12\x16\n" +
 	"\x06action\x18\x01 \x01(\tR\x06action\x12\x0e\n" +
 	"\x02id\x18\x02 \x01(\tR\x02id\x12\x12\n" +
 	"\x04days\x18\x03 \x01(\x03R\x04days\x12\x1c\n" +
-	"\tprincipal\x18\x04 \x01(\tR\tprincipal\"'\n" +
+	"\tprincipal\x18\x04 \x01(\tR\tprincipal\x12 \n" +
+	"\vfingerprint\x18\x05 \x01(\tR\vfingerprint\"'\n" +
 	"\x11SchedulesResponse\x12\x12\n" +
 	"\x04json\x18\x01 \x01(\fR\x04json\"V\n" +
 	"\x0eClarifyRequest\x12\x0e\n" +

@@ -18,10 +18,12 @@ const ProtocolVersion = 1
 // list|test`) and Plugins (`plugins list|verify`); 10 added the editor's
 // own capabilities as policed tools (OpenSession.editor, the editor
 // request and reply); 11 added the rendered card to an approval
-// request's JSON (`card`, for a small front end); a front end checks
+// request's JSON (`card`, for a small front end); 12 added
+// SchedulesRequest.fingerprint (approve names what the operator read,
+// and a host refuses an approve without it); a front end checks
 // the host's minor before it calls what a
 // minor added (Client.Needs), so an older host gets a clear message.
-const ProtocolMinor = 11
+const ProtocolMinor = 12
 
 // TokenMetadata is the gRPC metadata key a front end sends the host
 // socket's token under.
