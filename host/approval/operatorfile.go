@@ -67,6 +67,14 @@ func readOperatorFile(file string, off []string) ([]string, error) {
 	if err := dec.Decode(&doc); err != nil && !errors.Is(err, io.EOF) {
 		return nil, fmt.Errorf("%s: %v (want approve: a list of rules, such as allow:mcp_connect__fs)", file, err)
 	}
+	// One document only: the decoder reads the first and would leave the
+	// rest unread, so a deny or prompt rule after a `---` (or anything
+	// after `...`) would count for nothing, and approvals add would drop
+	// it from the file.
+	var more yaml.Node
+	if err := dec.Decode(&more); !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("%s: more than one YAML document (a `---` or `...` with more after it); only one is read, so nothing is: put every rule under one approve:", file)
+	}
 	return doc.Approve, nil
 }
 

@@ -35,6 +35,11 @@ type Resolver struct {
 	// call: no auto policy, rule (not even the operator's), session allow
 	// or lease approves it.
 	AlwaysAsk map[string]string
+	// OperatorFile, when set, is the operator's approvals file read at
+	// each decision: its rules replace those of Rules whose Origin is
+	// OriginOperatorFile, and a file that cannot be read as the
+	// operator's refuses the call (a long-lived host).
+	OperatorFile *LiveOperatorFile
 }
 
 // Resolve decides on one call, in this order:
@@ -66,6 +71,10 @@ type Resolver struct {
 // returned error is non-nil only when ctx ended while waiting; the Outcome
 // is then a refusal too.
 func (r *Resolver) Resolve(ctx context.Context, req Request) (Outcome, error) {
+	r, err := r.withOperatorFile()
+	if err != nil {
+		return Outcome{Via: ViaPolicy, Reason: "the operator's approvals file cannot be read as the operator's, so no call is decided without it: " + err.Error()}, nil
+	}
 	guarded, blocked := guardVerdict(req.Subjects)
 	guarded = guarded || req.OperatorOnly
 	if req.Block || blocked {

@@ -56,7 +56,7 @@ func (t *Turn) Verdict(ctx context.Context, call ToolCall) (PolicyVerdict, error
 	t.raiseForSandbox(p)
 	t.raiseForNetwork(p)
 	asked := &askedProvider{}
-	r := &approval.Resolver{Provider: asked, Rules: t.approvals().Rules, Now: t.approvals().Now}
+	r := &approval.Resolver{Provider: asked, Rules: t.approvals().Rules, Now: t.approvals().Now, OperatorFile: t.approvals().OperatorFile}
 	out, err := r.Resolve(ctx, t.approvalRequest(p))
 	if err != nil {
 		return PolicyVerdict{}, err

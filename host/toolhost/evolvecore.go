@@ -188,7 +188,11 @@ func (h *Host) operatorForReview(stateDir string) (*evolve.Operator, error) {
 	}
 	op := &evolve.Operator{Grants: grants}
 	if h.Approvals != nil {
-		for _, rule := range h.Approvals.Rules {
+		rules, err := h.Approvals.CurrentRules() // the approvals file as it is now
+		if err != nil {
+			return nil, err
+		}
+		for _, rule := range rules {
 			if rule.Explicit() {
 				op.Rules = append(op.Rules, rule.String())
 			}

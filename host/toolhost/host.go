@@ -299,7 +299,11 @@ func (h *Host) assemble(opts Options) error {
 	if provider == nil {
 		provider = approval.DenyAll{}
 	}
-	h.Approvals = &approval.Resolver{Provider: provider, Rules: rules, Sessions: approval.NewSessionAllows(approval.DefaultSessionTTL)}
+	// The approvals file is read again at each decision (when it
+	// changed): a long-lived host honours a rule the operator removed
+	// from the next call on.
+	live := &approval.LiveOperatorFile{File: opts.ApprovalsFile, Off: []string{h.Workspace.Root, c.Dir, opts.StateDir}}
+	h.Approvals = &approval.Resolver{Provider: provider, Rules: rules, Sessions: approval.NewSessionAllows(approval.DefaultSessionTTL), OperatorFile: live}
 	h.rootAuthority = policy.Authority{
 		Principal: principal(opts.Principal), CoreRevision: c.Revision,
 		Capabilities: caps, PolicyFingerprint: policyFingerprint(c, opts.Rules, h.pathGrantsDigest),
