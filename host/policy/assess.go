@@ -58,7 +58,12 @@ type SubjectFact struct {
 	// covers it, only the operator's answer or an --approve rule that
 	// names the exact path.
 	Protected bool
-	Access    catalog.Access
+	// State is set for a path in the host's state or configuration
+	// directory (the store, the socket's token, the core repository, the
+	// operator's files): the operator's alone, so only the operator
+	// approves a call that reaches it, never a core's rule.
+	State  bool
+	Access catalog.Access
 	// Command holds the rest of a command subject's facts (see
 	// assess_command.go); nil for other kinds.
 	Command *CommandFact
@@ -170,6 +175,7 @@ func (a *Assessment) assessPath(fact *SubjectFact, s catalog.Subject, ws Workspa
 		((real.Abs != rp.Abs || real.Rel != rp.Rel || real.Inside != rp.Inside) && sensitivePath(real.Abs, real.Rel, real.Inside))
 	inState := ws.inState(rp.Abs, real.Abs)
 	fact.Sensitive = fact.Sensitive || inState
+	fact.State = inState
 	a.addKey(ResourceKeyFS + rp.Abs)
 
 	shown := rp.Rel
