@@ -81,9 +81,26 @@ func Config(o Options) (config string, flags []string, err error) {
 		flags = append(flags, "--allow-private-mcp="+v)
 	}
 	add("timezone", o.Timezone)
+	// Not a flag: the operator's configuration directory (the approvals,
+	// grants and private MCP files), which a host reads from its own
+	// environment (XDG_CONFIG_HOME, HOME). A host started by a front end
+	// of another (an editor's sandbox sets its own XDG_CONFIG_HOME) would
+	// judge every front end's calls by that directory's rules, and an
+	// operator's deny or removal in theirs would count for nothing.
+	lines = append(lines, "operator-config="+OperatorConfigDir())
 	// Not a flag: the host it starts loads live itself.
 	lines = append(lines, CoreRevision+"="+o.LiveRevision)
 	return strings.Join(lines, "\n"), flags, nil
+}
+
+// OperatorConfigDir is the directory of the operator's files
+// (policy.OperatorConfigFile's): "" when there is none.
+func OperatorConfigDir() string {
+	dir, err := os.UserConfigDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(dir, "demiurge")
 }
 
 // BinaryDir is the symlink-resolved directory of the running binary: the
