@@ -2,6 +2,7 @@ package approval
 
 import (
 	"path/filepath"
+	"slices"
 	"sync"
 	"syscall"
 	"time"
@@ -75,6 +76,9 @@ func (r *Resolver) withOperatorFile() (*Resolver, error) {
 	fresh, err := r.OperatorFile.Rules()
 	if err != nil {
 		return nil, err
+	}
+	if len(fresh) == 0 && !slices.ContainsFunc(r.Rules, func(rule Rule) bool { return rule.Origin == OriginOperatorFile }) {
+		return r, nil // no file, as when r was made: nothing to replace
 	}
 	out := *r
 	out.Rules = make([]Rule, 0, len(r.Rules)+len(fresh))
