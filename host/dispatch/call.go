@@ -190,8 +190,11 @@ func (p *prepared) operatorOnly() bool {
 		}
 		// The host's state and configuration directory is the
 		// operator's: a core's rule (`allow:read_file:**` in an
-		// agent.yaml) read the socket's token unasked.
-		if s.State {
+		// agent.yaml) read the socket's token unasked. So is a
+		// credential-like path (seed 000: a sensitive read asks): a
+		// core's `allow:read_file` read ~/.ssh/id_ed25519 and the
+		// workspace's .env unasked into the model's context.
+		if s.State || s.Sensitive {
 			return true
 		}
 	}
