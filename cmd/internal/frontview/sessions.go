@@ -90,7 +90,7 @@ func Conversation(w io.Writer, msgs []runtime.MessageRecord, asJSON bool) error 
 			var calls []storedCall
 			_ = json.Unmarshal(m.ToolCalls, &calls)
 			for _, tc := range calls {
-				fmt.Fprintf(w, "→ %s %s\n", tc.Name, termtext.Printable(tc.Args, 200))
+				fmt.Fprintf(w, "→ %s %s\n", termtext.Printable(tc.Name, 80), termtext.Printable(tc.Args, 200))
 			}
 		case m.Role == "tool":
 			var results []storedResult
@@ -101,7 +101,7 @@ func Conversation(w io.Writer, msgs []runtime.MessageRecord, asJSON bool) error 
 					mark = "✗"
 				}
 				line, _, _ := strings.Cut(r.Content, "\n")
-				fmt.Fprintf(w, "  %s %s: %s (%d bytes)\n", mark, r.Name, termtext.Printable(line, 120), len(r.Content))
+				fmt.Fprintf(w, "  %s %s: %s (%d bytes)\n", mark, termtext.Printable(r.Name, 80), termtext.Printable(line, 120), len(r.Content))
 			}
 		}
 	}
