@@ -54,6 +54,8 @@ func (t *Turn) HasUntrustedTools() bool {
 
 // untrustedKind says why an entry's results come from outside: "mcp" (an
 // MCP server), "agent" (delegate_task: a child agent's answer),
+// "history" (session_search: windows cut out of stored messages, which
+// hold what came from outside before and lost its envelope in the cut),
 // "network" (a tool that fetches, such as web_extract and the web_search
 // packages), "workspace" (a file read of the workspace, when the core
 // asks for it), or "" (the host's own).
@@ -67,6 +69,11 @@ func (t *Turn) untrustedKind(e *catalog.Entry) string {
 		// A child's answer: its model wrote it after reading what this
 		// session never saw (files, MCP results, web pages).
 		return "agent"
+	case e.Spec.GrantsHostService(catalog.ServiceSessionHistory):
+		// Stored history: a hit is a window of a message (an MCP result,
+		// a web page, a child's answer) without the envelope it arrived
+		// in, and a preview may be a host-written message holding one.
+		return "history"
 	case e.Spec.Effect == catalog.EffectNetwork:
 		return "network"
 	case t.UntrustedWorkspaceReads && e.Spec.Effect == catalog.EffectRead && readsPaths(e.Spec.Subjects):
@@ -103,6 +110,8 @@ func untrustedOrigin(kind string, p *prepared) string {
 	switch kind {
 	case "mcp":
 		return "mcp:" + pv.Toolset
+	case "history":
+		return "history"
 	case "network":
 		if urls := keyed(policy.ResourceKeyNet); len(urls) > 0 {
 			return strings.Join(urls, " ")

@@ -53,7 +53,7 @@ func (t *Turn) startScreening(p *prepared, raw *redact.Raw) *earlyScreen {
 		return nil
 	}
 	kind := t.untrustedKind(p.entry)
-	if kind == "" || kind == "agent" { // a child's answer is bounded: screened in line
+	if kind == "" || kind == "agent" || kind == "history" { // bounded results: screened in line
 		return nil
 	}
 	text := raw.Content
