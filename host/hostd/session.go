@@ -182,6 +182,9 @@ func (s *Server) openSession(ctx context.Context, open *hostv1.OpenSession) (*to
 		return s.h.OpenSessionAs(s.principal(open.Principal), false), nil
 	}
 	ses, err := s.h.OpenNamedSessionAs(ctx, s.principal(open.Principal), open.Session)
+	if errors.Is(err, toolhost.ErrSessionInUse) {
+		return nil, status.Error(codes.FailedPrecondition, err.Error())
+	}
 	if err != nil {
 		return nil, status.Error(codes.NotFound, err.Error())
 	}

@@ -74,7 +74,10 @@ func (h *Host) UseSession(ctx context.Context, id string) (*Session, error) {
 }
 
 // OpenNamedSessionAs is OpenSessionAs for a front end that names its
-// session (see namedSession).
+// session (see namedSession). A session open in another front end is
+// refused, as ResumeSessionAs refuses it: taking its place among the live
+// sessions let a later resume in while its turn still ran (two turn loops
+// on one history).
 func (h *Host) OpenNamedSessionAs(ctx context.Context, principal, id string) (*Session, error) {
 	if principal == "" {
 		principal = h.rootAuthority.Principal
@@ -83,6 +86,11 @@ func (h *Host) OpenNamedSessionAs(ctx context.Context, principal, id string) (*S
 	if err != nil {
 		return nil, err
 	}
-	h.addLive(s)
+	h.sessions.mu.Lock()
+	defer h.sessions.mu.Unlock()
+	if h.sessions.live[id] != nil {
+		return nil, fmt.Errorf("session %s: %w", id, ErrSessionInUse)
+	}
+	h.addLiveLocked(s)
 	return s, nil
 }

@@ -30,10 +30,23 @@ func TestNamedSessions(t *testing.T) {
 	if rec, err := store.Session(root, "plan"); err != nil || rec.Principal != root {
 		t.Fatalf("plan was not recorded as %s's: %+v %v", root, rec, err)
 	}
+	// While plan is live, no other front end opens it, named or resumed
+	// (two turn loops would interleave one history).
+	if _, err := h.OpenNamedSessionAs(ctx, root, "plan"); !errors.Is(err, ErrSessionInUse) {
+		t.Fatalf("plan opened twice at once: %v", err)
+	}
+	if _, err := h.ResumeSessionAs(root, "plan"); !errors.Is(err, ErrSessionInUse) {
+		t.Fatalf("plan resumed while a named front end has it: %v", err)
+	}
+	s.End()
 	again, err := h.OpenNamedSessionAs(ctx, root, "plan")
 	if err != nil || again.ID() != "plan" {
 		t.Fatalf("reopening plan: %v", err)
 	}
+	if _, err := h.OpenNamedSessionAs(ctx, root, "plan"); !errors.Is(err, ErrSessionInUse) {
+		t.Fatalf("plan opened twice at once: %v", err)
+	}
+	again.End()
 	if _, err := h.OpenNamedSessionAs(ctx, "local:mallory", "plan"); !errors.Is(err, ErrUnknownSession) {
 		t.Fatalf("another principal opened plan: %v", err)
 	}
