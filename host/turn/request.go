@@ -49,12 +49,22 @@ func (t *turnRun) systemText(ctx context.Context, untrustedTools bool) (string, 
 	return strings.Join(parts, "\n\n"), nil
 }
 
-// withSummary adds a compaction summary to the system text.
+// withSummary adds a compaction summary to the system text. The summary
+// is the model's text written from the transcript, tool results from
+// outside included, which an injection may have steered: it is wrapped
+// as untrusted output (origin "summary", screened), with the
+// instructions that explain the envelope, never the host's own words. Its
+// boundary comes from the summary itself, so the text is the same at
+// every request.
 func withSummary(system, summary string) string {
 	if summary == "" {
 		return system
 	}
-	s := "Summary of the earlier part of this conversation (written when it was compacted to fit the context window):\n" + summary
+	head, tail, _ := untrusted.Envelope(untrusted.BoundaryOf(summary), "summary", summary, untrusted.Screen(summary))
+	s := "Summary of the earlier part of this conversation (written when it was compacted to fit the context window):\n" + head + summary + tail
+	if !strings.Contains(system, untrusted.Instructions) {
+		s += "\n\n" + untrusted.Instructions
+	}
 	if system == "" {
 		return s
 	}

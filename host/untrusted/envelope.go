@@ -2,6 +2,7 @@ package untrusted
 
 import (
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/base32"
 	"strconv"
 	"strings"
@@ -21,6 +22,16 @@ func NewBoundary() string {
 	// by one of rareFirst chosen by two of the last four bits.
 	s := base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(b[:])
 	return string(rareFirst[b[12]&3]) + s[1:20]
+}
+
+// BoundaryOf is a boundary drawn from content itself (its SHA-256), for
+// an envelope that must be the same bytes at every request (a prompt
+// cache holds it): content cannot hold the boundary its own hash makes
+// without a hash fixed point, and Envelope draws a fresh one if it does.
+func BoundaryOf(content string) string {
+	sum := sha256.Sum256([]byte(content))
+	s := base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(sum[:13])
+	return string(rareFirst[sum[12]&3]) + s[1:20]
 }
 
 // rareFirst are the capitals a boundary starts with, the rarest in prose,
