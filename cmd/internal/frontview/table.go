@@ -9,6 +9,8 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/term"
+
+	"demiurge.dev/host/termtext"
 )
 
 // Table is the one way commands print rows: columns two spaces apart,
@@ -24,6 +26,9 @@ type Table struct {
 }
 
 const tableGap = 2
+
+// maxCell bounds a cell's bytes before it is fitted to the width.
+const maxCell = 4096
 
 // minColumn is as narrow as fitting makes a column.
 const minColumn = 8
@@ -54,7 +59,10 @@ func OutputWidth(w io.Writer) int {
 func (t *Table) Row(cells ...any) {
 	row := make([]string, len(cells))
 	for i, c := range cells {
-		row[i] = strings.Join(strings.Fields(fmt.Sprint(c)), " ")
+		// Inert: a cell may be text a model or a server wrote (a tool
+		// name, a goal); an escape sequence in it never reaches the
+		// terminal.
+		row[i] = termtext.Printable(strings.Join(strings.Fields(fmt.Sprint(c)), " "), maxCell)
 	}
 	t.rows = append(t.rows, row)
 }
