@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"encoding/binary"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -11,6 +13,7 @@ import (
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
+	bolt "go.etcd.io/bbolt"
 
 	"demiurge.dev/host/providers/providertest"
 	"demiurge.dev/host/runtime"
@@ -36,6 +39,7 @@ func scriptModel(ts *testscript.TestScript) *providertest.Server {
 //	model-wait N             wait (up to 30 s) until it got N requests
 //	model-remaining N        assert N script steps were left unused
 //	foreign-session ID       store a conversation of another principal
+//	corrupt-first-message ID overwrite session ID's first stored message with bytes that are not a record
 var modelCmds = map[string]func(ts *testscript.TestScript, neg bool, args []string){
 	"model": func(ts *testscript.TestScript, neg bool, args []string) {
 		if neg || len(args) != 2 {
@@ -85,6 +89,23 @@ var modelCmds = map[string]func(ts *testscript.TestScript, neg bool, args []stri
 		if got := scriptModel(ts).Remaining(); got != n {
 			ts.Fatalf("%d script steps left unused, want %d", got, n)
 		}
+	},
+	"corrupt-first-message": func(ts *testscript.TestScript, neg bool, args []string) {
+		if neg || len(args) != 1 {
+			ts.Fatalf("usage: corrupt-first-message ID")
+		}
+		stopTestHost(ts.Getenv("DEMIURGE_STATE"))
+		db, err := bolt.Open(filepath.Join(ts.Getenv("DEMIURGE_STATE"), "demiurge.db"), 0o600, nil)
+		ts.Check(err)
+		defer db.Close()
+		key := binary.BigEndian.AppendUint64(append([]byte(args[0]), 0), 1)
+		ts.Check(db.Update(func(tx *bolt.Tx) error {
+			b := tx.Bucket([]byte(runtime.BucketMessages))
+			if b.Get(key) == nil {
+				return fmt.Errorf("session %s has no first message", args[0])
+			}
+			return b.Put(key, []byte("{\"role\":\"user\",\"text\":"))
+		}))
 	},
 	"foreign-session": func(ts *testscript.TestScript, neg bool, args []string) {
 		if neg || len(args) != 1 {

@@ -64,6 +64,9 @@ func conversations(h *toolhost.Host) ([]sessionEntry, error) {
 			continue
 		}
 		first, _, err := store.FirstMessage(rec.ID)
+		if errors.Is(err, runtime.ErrBadRecord) {
+			first.Text, err = runtime.UnreadableTitle, nil // its own session only
+		}
 		if err != nil {
 			return nil, err
 		}

@@ -54,6 +54,9 @@ func (s *Server) Conversations(_ context.Context, req *hostv1.ConversationsReque
 				continue // a one-shot call's session says nothing
 			}
 			first, _, err := store.FirstMessage(rec.ID)
+			if errors.Is(err, runtime.ErrBadRecord) {
+				first.Text, err = runtime.UnreadableTitle, nil // its own session only
+			}
 			if err != nil {
 				return nil, status.Error(codes.Internal, err.Error())
 			}

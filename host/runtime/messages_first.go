@@ -3,10 +3,19 @@ package runtime
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	bolt "go.etcd.io/bbolt"
 )
+
+// ErrBadRecord is a stored value that is not a record (torn or
+// tampered): it costs its own session, never a listing of the others.
+var ErrBadRecord = errors.New("not a record")
+
+// UnreadableTitle stands for the first message of a session whose first
+// record is bad, where sessions are listed.
+const UnreadableTitle = "(its first message cannot be read)"
 
 // FirstMessage is session's first message (a conversation's title, for a
 // session list); ok false when the session has none. It reads one record,
@@ -20,7 +29,7 @@ func (s *Store) FirstMessage(session string) (m MessageRecord, ok bool, err erro
 			return nil
 		}
 		if err := json.Unmarshal(v, &m); err != nil {
-			return fmt.Errorf("decode message %x: %w", k, err)
+			return fmt.Errorf("decode message %x: %w: %w", k, ErrBadRecord, err)
 		}
 		ok = true
 		return nil
