@@ -177,5 +177,27 @@ func gitReachWhy(root, p, real string) string {
 			return "it is in the hooks directory the repository's git configuration names (core.hooksPath: " + d + "), whose programs git runs"
 		}
 	}
+	for _, f := range reach.Programs {
+		if matches(f, true) {
+			return "it is a program, or what one reads, that a value of the repository's git configuration names (" + f + "), which the operator's git runs"
+		}
+	}
+	// A relative word of a value is also relative to any directory git
+	// runs in (the pager of `git -p version` in a subdirectory).
+	roots := []string{root}
+	if rr, err := realPath(root); err == nil && rr != root {
+		roots = append(roots, rr)
+	}
+	for _, pair := range [][2]string{{roots[0], p}, {roots[len(roots)-1], real}} {
+		rel, in := within(pair[0], pair[1])
+		if !in {
+			continue
+		}
+		for _, n := range reach.Names {
+			if strings.Contains("/"+filepath.ToSlash(rel)+"/", "/"+filepath.ToSlash(n)+"/") {
+				return "it is a program, or what one reads, that a value of the repository's git configuration names (" + n + ", relative to the directory git runs in), which the operator's git runs"
+			}
+		}
+	}
 	return ""
 }

@@ -75,7 +75,7 @@ func watchedPaths(ws string, configured []string) []watched {
 	return []watched{
 		{absentPaths(creatableGitPaths(ws)), "git reads for configuration, hooks or objects", "git init and similar need the operator (--sandbox off) here"},
 		{absentPaths(creatableClientConfigs(ws)), "an MCP or ACP client reads for how to start its servers (demiurge's --approve and --sandbox among them)", "a client's configuration is the operator's to write"},
-		{absentPaths(configured), "the repository's git configuration names (an included file, core.attributesFile or the core.hooksPath directory), so git reads or runs it", "git's configuration is the operator's to write"},
+		{absentPaths(configured), "the repository's git configuration names (an included file, core.attributesFile, the core.hooksPath directory or a program a value names), so git reads or runs it", "git's configuration is the operator's to write"},
 	}
 }
 

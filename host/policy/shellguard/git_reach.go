@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
 )
 
 // GitConfigReach is what a repository's own configuration names that git
@@ -23,6 +25,21 @@ type GitConfigReach struct {
 	// Dirs are core.hooksPath's directories, absolute and clean (every
 	// value the files set, not only the last one git uses).
 	Dirs []string
+	// Programs are what the values of the repository's other keys may
+	// run or hand to a program they run (filter.<d>.clean, diff.<d>.textconv,
+	// core.fsmonitor, core.pager, alias.x = !..., credential.helper, ...):
+	// a closed world, so every word of every value the guard does not
+	// know to be harmless (safeGitKey) counts, read as a shell command
+	// (programWords), made absolute from the work tree's top, where git
+	// runs them, whether they exist or not.
+	Programs []string
+	// Names are the same words as relative paths, cleaned of a leading
+	// ./, ../ and /: git runs a few of them (the pager, the editor of a
+	// command that sets up no repository: `git -p version` in sub/ ran
+	// sub/./p.sh) from the operator's working directory, any directory of
+	// the work tree, so a file of that relative path below any directory
+	// is such a program.
+	Names []string
 }
 
 // ReachOfGitConfig reads the configuration of the repository whose work
@@ -67,12 +84,141 @@ func ReachOfGitConfig(top string) GitConfigReach {
 				if p := configPath(e.value, top, home); p != "" {
 					r.Dirs = append(r.Dirs, p)
 				}
+			case !safeGitKey(e):
+				r.addProgramWords(e.value, top, home)
+				if e.section == "url" {
+					// url.<base>.insteadOf: the base is the URL used,
+					// ext::<command> too.
+					r.addProgramWords(e.subsection, top, home)
+				}
+			case e.key == "url" || e.key == "pushurl":
+				// remote.<n>.url = ext::<command> runs the command.
+				if cmd, ok := strings.CutPrefix(e.value, "ext::"); ok {
+					r.addProgramWords(cmd, top, home)
+				}
 			}
 		}
 	}
 	follow(filepath.Join(commonDir, "config"), 0)
 	follow(filepath.Join(gitDir, "config.worktree"), 0)
 	return r
+}
+
+// addProgramWords adds the words of one value (programWords) to
+// Programs and Names.
+func (r *GitConfigReach) addProgramWords(value, top, home string) {
+	for _, w := range programWords(value, 0) {
+		switch {
+		case w == "" || strings.HasPrefix(w, "-") || len(w) == 2 && w[0] == '%':
+			continue // an option (its =value is a word of its own), git's %f
+		case w == "~" || strings.HasPrefix(w, "~/"):
+			if p := configPath(w, top, home); p != "" {
+				r.Programs = append(r.Programs, p)
+			}
+			continue
+		case filepath.IsAbs(w):
+			r.Programs = append(r.Programs, filepath.Clean(w))
+		}
+		// Relative to the top, to any directory below it, or the tail of
+		// a word after an expansion ("$(git rev-parse --show-toplevel)/x",
+		// "$GIT_DIR/../x"): the path without what leads up to it.
+		n := filepath.Clean(strings.TrimLeft(w, "/"))
+		for n == ".." || strings.HasPrefix(n, "../") {
+			n = strings.TrimPrefix(strings.TrimPrefix(n, ".."), "/")
+		}
+		if n == "" || n == "." {
+			continue
+		}
+		r.Programs = append(r.Programs, filepath.Join(top, n))
+		r.Names = append(r.Names, n)
+	}
+}
+
+// programWords are the words of a configuration value read as the shell
+// command git makes of it (a leading ! of an alias dropped): every
+// literal word, every literal piece of a word around an expansion, the
+// value after an = (--file=./x), the words of a script inside quotes
+// (sh -c './x; ./y'), and the words inside command substitutions. A value
+// the shell parser refuses is split at blanks, quotes and shell
+// punctuation instead.
+func programWords(v string, depth int) []string {
+	v = strings.TrimPrefix(strings.TrimSpace(v), "!")
+	if v == "" || depth > 3 {
+		return nil
+	}
+	var pieces []string
+	f, err := syntax.NewParser().Parse(strings.NewReader(v), "")
+	if err != nil {
+		pieces = strings.FieldsFunc(v, func(c rune) bool { return strings.ContainsRune(" \t\n;|&()<>`$'\"{}\\=", c) })
+	} else {
+		syntax.Walk(f, func(n syntax.Node) bool {
+			if w, ok := n.(*syntax.Word); ok {
+				pieces = append(pieces, literalPieces(w.Parts)...)
+			}
+			return true
+		})
+	}
+	var out []string
+	for _, p := range pieces {
+		out = append(out, p)
+		if _, after, ok := strings.Cut(p, "="); ok {
+			out = append(out, after)
+		}
+		if strings.ContainsAny(p, " \t\n;|&<>()`$") {
+			out = append(out, programWords(p, depth+1)...)
+		}
+	}
+	return out
+}
+
+// literalPieces are the literal runs of a word's parts, an expansion
+// ending one run and starting the next.
+func literalPieces(parts []syntax.WordPart) []string {
+	var out []string
+	var cur strings.Builder
+	flush := func() {
+		if cur.Len() > 0 {
+			out = append(out, cur.String())
+			cur.Reset()
+		}
+	}
+	var add func(parts []syntax.WordPart, quoted bool)
+	add = func(parts []syntax.WordPart, quoted bool) {
+		for _, part := range parts {
+			switch x := part.(type) {
+			case *syntax.Lit:
+				if quoted {
+					cur.WriteString(x.Value)
+				} else {
+					cur.WriteString(unescapeLit(x.Value))
+				}
+			case *syntax.SglQuoted:
+				cur.WriteString(x.Value)
+			case *syntax.DblQuoted:
+				add(x.Parts, true)
+			default:
+				flush()
+			}
+		}
+	}
+	add(parts, false)
+	flush()
+	return out
+}
+
+// unescapeLit drops the backslashes of an unquoted literal (a\ b is "a b").
+func unescapeLit(s string) string {
+	if !strings.Contains(s, "\\") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) {
+			i++
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
 }
 
 // gitDirsOf finds top's git directory and common directory as the

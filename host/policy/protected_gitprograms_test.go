@@ -1,0 +1,83 @@
+package policy
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// A value of the repository's git configuration that names a workspace
+// file makes git run it on the operator's next command (stop 51: a clean
+// filter `./scripts/clean.sh` planted by a command under
+// `--approve allow:terminal` ran on the operator's `git add`). Every word
+// of every value git is not known to treat harmlessly is a program path:
+// relative to the top, absolute, in a script inside quotes, the tail after
+// an expansion, after an option's =, in any spelling of the key (section
+// and key fold case), in config.worktree, and a relative one below any
+// directory (the pager of a command that sets up no repository runs from
+// the operator's working directory).
+func TestProgramsGitConfigurationNamesAreProtected(t *testing.T) {
+	base, _ := filepath.EvalSymlinks(t.TempDir())
+	root := filepath.Join(base, "ws")
+	mustMkdir(t, root+"/.git", root+"/src", root+"/sub")
+	mustWrite(t, root+"/.git/config", `[core]
+	repositoryformatversion = 0
+	FsMonitor = "$(git rev-parse --show-toplevel)/tools/fsmon"
+	sshCommand = ssh -i ./keys/deploy -o ProxyCommand=./tools/proxy
+	editor = ./tools/edit
+	pager = ./tools/page
+[Filter "strip"]
+	CLEAN = ./scripts/clean.sh %f
+	smudge = sh -c './scripts/smudge.sh && ./scripts/after.sh'
+	process = "\"scripts/filter proc\""
+[diff "bin"]
+	textconv = $GIT_DIR/../tools/textconv
+	command = `+root+`/tools/extdiff
+[merge "ours"]
+	driver = ./tools/merge %O %A %B
+[sequence]
+	editor = tools/seq
+[gpg]
+	program = tools/gpg
+[gpg "ssh"]
+	program = tools/gpgssh
+[credential]
+	helper = !./tools/cred
+[uploadpack]
+	packObjectsHook = tools/pack
+[alias]
+	lint = !./tools/lint --all
+[pager]
+	log = tools/logpager
+[interactive]
+	diffFilter = tools/dfilter
+[remote "x"]
+	url = ext::sh tools/ext
+[remote "origin"]
+	url = ./src
+[user]
+	name = src
+[extensions]
+	worktreeConfig = true
+`)
+	mustWrite(t, root+"/.git/config.worktree", "[core]\n\tpager = tools/wtpager\n")
+	mustWrite(t, root+"/src/a.go", "package a\n")
+	ws := Workspace{Root: root}
+	for _, rel := range []string{
+		"tools/fsmon", "keys/deploy", "tools/proxy", "tools/edit", "tools/page",
+		"scripts/clean.sh", "scripts/smudge.sh", "scripts/after.sh", "scripts/filter proc",
+		"tools/textconv", "tools/extdiff", "tools/merge", "tools/seq", "tools/gpg", "tools/gpgssh",
+		"tools/cred", "tools/pack", "tools/lint", "tools/logpager", "tools/dfilter", "tools/ext",
+		"tools/wtpager",
+		"sub/tools/page", // git -p version in sub/ runs sub/./tools/page
+	} {
+		if why := ws.ProtectedWhy(filepath.Join(root, rel)); !strings.Contains(why, "git configuration names") {
+			t.Errorf("ProtectedWhy(%s) = %q, want the program a configuration value names", rel, why)
+		}
+	}
+	for _, rel := range []string{"src/a.go", "src/b.go", "notes.txt", "tools/other"} {
+		if why := ws.ProtectedWhy(filepath.Join(root, rel)); why != "" {
+			t.Errorf("ProtectedWhy(%s) = %q, want unprotected (a harmless key's value names it, or nothing does)", rel, why)
+		}
+	}
+}
