@@ -236,7 +236,11 @@ func contains(list []string, s string) bool {
 // GuardedGitEnv.
 func TestPlainRepositoryAllowed(t *testing.T) {
 	fx := newGitFixture(t, craftedKey{name: "plain"})
-	for _, c := range append(gitReadCommands, []string{"log", "--oneline"}, []string{"diff", "--stat"}) {
+	// log -p and show print history's contents, which asks unless a
+	// pathspec limits them (stop 51): here they are limited.
+	plain := [][]string{{"status"}, {"diff"}, {"log", "-p", "--", "f.txt"}, {"show", "--", "f.txt"}, {"show", "--stat"},
+		{"log", "--oneline"}, {"diff", "--stat"}}
+	for _, c := range plain {
 		cmd := "git " + strings.Join(c, " ")
 		for _, cwd := range []string{fx.repo, filepath.Join(fx.repo, ".git")} {
 			v := shellguard.Check(cmd, shellguard.Options{WorkspaceRoot: fx.ws, Cwd: cwd, Files: shellguard.OSFiles{}})

@@ -96,6 +96,7 @@ global:
 	}
 	if _, ok := gitTables[sub]; ok {
 		g.checkGitOpts(sub, rest, f)
+		g.gitContent(sub, rest, f)
 	} else {
 		g.gitShapeArgs(sub, rest, f)
 	}

@@ -19,9 +19,11 @@ func TestGitOptions(t *testing.T) {
 		{"git log -n3 --stat", Allow},
 		{"git log --since=2.weeks --author alice -- main.go", Allow},
 		{"git log -L 1,5:main.go", Allow},
-		{"git log -p -U3 --no-ext-diff --no-textconv", Allow},
+		{"git log -p -U3 --no-ext-diff --no-textconv -- main.go", Allow},
+		{"git log -p -U3 --no-ext-diff --no-textconv", Prompt}, // history's patches, unlimited (stop 51)
 		{"git diff --cached --stat", Allow},
-		{"git diff -M50% HEAD~2 HEAD", Allow},
+		{"git diff -M50% HEAD~2 HEAD -- main.go", Allow},
+		{"git diff -M50% HEAD~2 HEAD", Prompt}, // history's patches, unlimited (stop 51)
 		{"git diff --word-diff=color -w", Allow},
 		{"git show --name-only HEAD~1", Allow},
 		{"git show -s --format=%an HEAD", Allow},
@@ -37,7 +39,8 @@ func TestGitOptions(t *testing.T) {
 		{"git cat-file -p HEAD:main.go", Allow},
 		{"git for-each-ref --sort=-committerdate --format='%(refname)'", Allow},
 		{"git stash list --oneline", Allow},
-		{"git stash show -p", Allow},
+		{"git stash show -p -- main.go", Allow},
+		{"git stash show -p", Prompt}, // history's patches, unlimited (stop 51)
 		{"git worktree list --porcelain", Allow},
 		{"git reflog show -5", Allow},
 		// Writes, programs, pagers.

@@ -109,7 +109,7 @@ func TestRepoDiscovery(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ws := repoWorld(t, tc.files)
-			for _, cmd := range []string{"git status", "git diff", "git log", "git show"} {
+			for _, cmd := range []string{"git status", "git diff", "git log", "git show --stat"} {
 				v := Check(cmd, Options{WorkspaceRoot: ws, Cwd: filepath.Join(ws, tc.cwd), Files: OSFiles{}})
 				if v.Decision != tc.want {
 					t.Fatalf("Check(%q) = %v %q, want %v", cmd, v.Decision, v.Reasons, tc.want)
