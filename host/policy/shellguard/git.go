@@ -299,7 +299,15 @@ func (g *guard) gitShapeArgs(sub string, rest []string, f *finding) {
 				f.prompt(High, "git "+sub+" "+d.opt+" "+d.why)
 			}
 		}
-		if sub == "config" && (a == "-f" || a == "--file" || a == "--blob") && i+1 < len(rest) {
+		if sub == "config" && a == "--blob" && i+1 < len(rest) {
+			// git config --blob prints a blob written as configuration:
+			// only rev:path says which file it is (stop 51: an id from
+			// git ls-tree printed a committed credential).
+			if v := rest[i+1]; !strings.Contains(v, ":") || strings.HasSuffix(v, ":") {
+				f.prompt(High, "git config --blob "+v+" reads an object not named by its path (rev:path), which may be any file in git's history")
+			}
+			g.readPath(rest[i+1], f)
+		} else if sub == "config" && (a == "-f" || a == "--file") && i+1 < len(rest) {
 			g.readPath(rest[i+1], f)
 		} else if v, ok := strings.CutPrefix(a, "--file="); ok && sub == "config" {
 			g.readPath(v, f)

@@ -78,6 +78,11 @@ func (g *guard) gitContent(sub string, args []string, f *finding) {
 			}
 			if !g.exists(g.abs(w)) && !strings.HasPrefix(w, ":") && !strings.ContainsAny(w, "*?[") {
 				revs++ // what is no file and no pattern git takes for a revision
+				if hexObject.MatchString(w) {
+					// grep searches a blob given as a revision, whatever
+					// the pathspec.
+					f.prompt(High, "git grep "+w+" names an object by its id, which may be any file's contents in git's history")
+				}
 			}
 		}
 		history = revs > 0

@@ -86,6 +86,22 @@ func TestGitPrintsCommittedCredentialsOnlyWhenAsked(t *testing.T) {
 		"git ls-files":                                   Allow,
 	})
 
+	// An object named by its id may be the committed .env: git ls-tree
+	// gives the id unasked, and grep searches a blob as a revision, git
+	// config --blob prints one written as configuration.
+	out, err := exec.Command("git", "-C", ws, "rev-parse", "HEAD:.env").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	blob := strings.TrimSpace(string(out))
+	checkAll(t, opts, map[string]Decision{
+		"git grep TOKEN " + blob + " -- a.txt":  Prompt,
+		"git config --blob " + blob + " --list": Prompt,
+		"git config --blob HEAD:.env --list":    Prompt,
+		"git config --blob HEAD:a.txt --list":   Allow,
+		"git grep TOKEN HEAD -- a.txt":          Allow,
+	})
+
 	// A repository that tracks no credential: its diff and grep stay
 	// unasked, an ignored .env beside them or not.
 	clean := filepath.Join(base, "clean")
