@@ -81,3 +81,25 @@ func TestProgramsGitConfigurationNamesAreProtected(t *testing.T) {
 		}
 	}
 }
+
+// A workspace below the top of its repository (a package of a monorepo)
+// is configured by the repository's .git/config all the same: git finds
+// it from any directory. What that configuration names inside the
+// workspace is protected though the workspace has no .git of its own
+// (stop 51: the reach read only a .git at the workspace's top).
+func TestAWorkspaceInsideItsRepositoryKeepsWhatTheConfigurationNames(t *testing.T) {
+	base, _ := filepath.EvalSymlinks(t.TempDir())
+	repo := filepath.Join(base, "repo")
+	ws := filepath.Join(repo, "pkg")
+	mustMkdir(t, repo+"/.git", ws+"/tools", ws+"/src")
+	mustWrite(t, repo+"/.git/config", "[include]\n\tpath = ../pkg/.gitconfig\n[core]\n\thooksPath = pkg/.husky\n[filter \"x\"]\n\tclean = pkg/tools/clean.sh\n")
+	w := Workspace{Root: ws}
+	for _, rel := range []string{".gitconfig", ".husky/pre-commit", "tools/clean.sh"} {
+		if why := w.ProtectedWhy(filepath.Join(ws, rel)); why == "" {
+			t.Errorf("ProtectedWhy(%s) = \"\", want it protected: the repository's configuration names it", rel)
+		}
+	}
+	if why := w.ProtectedWhy(filepath.Join(ws, "src/a.go")); why != "" {
+		t.Errorf("ProtectedWhy(src/a.go) = %q, want unprotected", why)
+	}
+}

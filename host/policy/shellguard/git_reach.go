@@ -42,14 +42,15 @@ type GitConfigReach struct {
 	Names []string
 }
 
-// ReachOfGitConfig reads the configuration of the repository whose work
-// tree is top (top/.git, a directory or a gitfile; a linked worktree's
-// common directory) and returns what it names. A file it cannot read or
+// ReachOfGitConfig reads the configuration of the repository git finds
+// from top (the nearest .git at or above it, a directory or a gitfile; a
+// linked worktree's common directory) and returns what it names, relative
+// paths from that repository's work tree. A file it cannot read or
 // parse names nothing more (git refuses to run with a configuration it
 // cannot parse); the guard's own review of such a repository asks.
 func ReachOfGitConfig(top string) GitConfigReach {
 	var r GitConfigReach
-	gitDir, commonDir := gitDirsOf(top)
+	top, gitDir, commonDir := gitDirsOf(top)
 	if gitDir == "" {
 		return r
 	}
@@ -221,19 +222,27 @@ func unescapeLit(s string) string {
 	return b.String()
 }
 
-// gitDirsOf finds top's git directory and common directory as the
-// guard's repository review does (findGitDir: a .git directory, a gitfile,
-// a linked worktree's commondir), for a top that has a .git of its own.
-func gitDirsOf(top string) (gitDir, commonDir string) {
-	if _, err := os.Lstat(filepath.Join(top, ".git")); err != nil {
-		return "", ""
+// gitDirsOf finds the repository git finds from top, as the guard's
+// repository review does (findGitDir: a .git directory, a gitfile, a
+// linked worktree's commondir), and the top of its work tree: the nearest
+// directory at or above top holding a .git. A workspace below its
+// repository's top (a package of a monorepo) is configured by the
+// repository's configuration all the same (stop 51: only a .git at the
+// workspace's top was read).
+func gitDirsOf(top string) (workTree, gitDir, commonDir string) {
+	for d := filepath.Clean(top); ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			g := &guard{files: OSFiles{}, cwd: d}
+			gitDir, commonDir, err := g.findGitDir(d)
+			if err != nil || gitDir == "" {
+				return "", "", ""
+			}
+			return d, gitDir, commonDir
+		}
+		if d == "/" || d == "." {
+			return "", "", ""
+		}
 	}
-	g := &guard{files: OSFiles{}, cwd: top}
-	gitDir, commonDir, err := g.findGitDir(top)
-	if err != nil {
-		return "", ""
-	}
-	return gitDir, commonDir
 }
 
 // configPath is a path value of git's configuration made absolute: ~/
