@@ -1,9 +1,14 @@
 package policy
 
 import (
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"demiurge.dev/host/policy/shellguard"
+	"demiurge.dev/shared/sandbox"
 )
 
 // A value of the repository's git configuration that names a workspace
@@ -101,5 +106,35 @@ func TestAWorkspaceInsideItsRepositoryKeepsWhatTheConfigurationNames(t *testing.
 	}
 	if why := w.ProtectedWhy(filepath.Join(ws, "src/a.go")); why != "" {
 		t.Errorf("ProtectedWhy(src/a.go) = %q, want unprotected", why)
+	}
+}
+
+// A name the configuration gives may be a symlink whose target is
+// missing: whoever creates the target writes what git runs. The target is
+// protected as the name is (stop 51: a dangling `tools/clean` left
+// `gen/clean.sh` open to an approved-lightly write, and the sandbox neither
+// held nor watched it).
+func TestADanglingLinkTheConfigurationNamesKeepsItsTarget(t *testing.T) {
+	base, _ := filepath.EvalSymlinks(t.TempDir())
+	root := filepath.Join(base, "ws")
+	mustMkdir(t, root+"/.git", root+"/tools")
+	mustWrite(t, root+"/.git/config", "[filter \"x\"]\n\tclean = ./tools/clean\n[include]\n\tpath = ../conf.link\n")
+	for link, target := range map[string]string{root + "/tools/clean": "../gen/clean.sh", root + "/conf.link": "conf/real.cfg"} {
+		if err := os.Symlink(target, link); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w := Workspace{Root: root}
+	for _, rel := range []string{"gen/clean.sh", "conf/real.cfg"} {
+		if why := w.ProtectedWhy(filepath.Join(root, rel)); why == "" {
+			t.Errorf("ProtectedWhy(%s) = \"\", want it protected: a link the configuration names leads there", rel)
+		}
+	}
+	reach := shellguard.ReachOfGitConfig(root)
+	_, watched := sandbox.GitReachHeld(root, append(append(reach.Files, reach.Dirs...), reach.Programs...))
+	for _, rel := range []string{"gen/clean.sh", "conf/real.cfg"} {
+		if !slices.Contains(watched, filepath.Join(root, rel)) {
+			t.Errorf("the sandbox does not watch %s (watched %q)", rel, watched)
+		}
 	}
 }

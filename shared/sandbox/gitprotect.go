@@ -104,6 +104,15 @@ func GitReachHeld(ws string, named []string) (held, watch []string) {
 		}
 		real, err := filepath.EvalSymlinks(n)
 		if err != nil {
+			// A link whose target is missing: whoever creates the
+			// target writes what git reads or runs (stop 51).
+			if t, ok := danglingTarget(n); ok {
+				if rel, err := filepath.Rel(rws, t); err == nil && rel != "." && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+					watch = append(watch, filepath.Join(ws, rel))
+				} else if within(ws, t) && t != ws {
+					watch = append(watch, t)
+				}
+			}
 			continue
 		}
 		if rel, err := filepath.Rel(rws, real); err == nil && rel != "." && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
@@ -111,4 +120,32 @@ func GitReachHeld(ws string, named []string) (held, watch []string) {
 		}
 	}
 	return held, watch
+}
+
+// danglingTarget is the missing path a chain of symlinks from p ends in
+// (followed as the kernel would, up to 40 links; a parent that exists
+// taken as its links lead); false when p leads to something that exists
+// or cannot be read.
+func danglingTarget(p string) (string, bool) {
+	for i := 0; i < 40; i++ {
+		t, err := os.Readlink(p)
+		if err != nil {
+			return "", false
+		}
+		if !filepath.IsAbs(t) {
+			t = filepath.Join(filepath.Dir(p), t)
+		}
+		p = filepath.Clean(t)
+		if dir, err := filepath.EvalSymlinks(filepath.Dir(p)); err == nil {
+			p = filepath.Join(dir, filepath.Base(p))
+		}
+		fi, err := os.Lstat(p)
+		if err != nil {
+			return p, true
+		}
+		if fi.Mode()&os.ModeSymlink == 0 {
+			return "", false
+		}
+	}
+	return "", false
 }
