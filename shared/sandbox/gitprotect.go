@@ -98,6 +98,15 @@ func GitReachHeld(ws string, named []string) (held, watch []string) {
 		if !within(ws, n) || n == ws {
 			continue
 		}
+		// A symlink on the way (the name itself or a directory above it)
+		// is not held by holding where it leads: a command could replace
+		// the link (stop 51: `.gitconfig -> conf/shared.cfg`, included,
+		// was removed and written again, and the operator's git status ran
+		// its fsmonitor). Listed as it is, the helper refuses to start and
+		// says to replace the symlink with the file.
+		if l := linkOnTheWay(ws, n); l != "" {
+			held = append(held, l)
+		}
 		if _, err := os.Lstat(n); err != nil {
 			watch = append(watch, n)
 			continue
@@ -148,4 +157,25 @@ func danglingTarget(p string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// linkOnTheWay is the first symlink among the paths from ws (excluded)
+// down to n, "" when none.
+func linkOnTheWay(ws, n string) string {
+	rel, err := filepath.Rel(ws, n)
+	if err != nil {
+		return ""
+	}
+	cur := ws
+	for _, part := range strings.Split(rel, string(filepath.Separator)) {
+		cur = filepath.Join(cur, part)
+		fi, err := os.Lstat(cur)
+		if err != nil {
+			return ""
+		}
+		if fi.Mode()&os.ModeSymlink != 0 {
+			return cur
+		}
+	}
+	return ""
 }
