@@ -236,7 +236,8 @@ func gitPatchAsked(sub string, args []string) bool {
 }
 
 // gitPatchSuppressed: an option that replaces show's or diff's patch with
-// names or counts only.
+// names or counts only (not --check, which prints each offending line,
+// nor --exit-code, which prints the patch as well).
 func gitPatchSuppressed(args []string) bool {
 	for _, a := range args {
 		if a == "--" {
@@ -245,7 +246,7 @@ func gitPatchSuppressed(args []string) bool {
 		name, _, _ := strings.Cut(a, "=")
 		switch name {
 		case "-s", "--no-patch", "--stat", "--numstat", "--shortstat", "--name-only", "--name-status", "--summary",
-			"--dirstat", "--dirstat-by-file", "--cumulative", "--raw", "--compact-summary", "--check", "-X", "--quiet", "--exit-code":
+			"--dirstat", "--dirstat-by-file", "--cumulative", "--raw", "--compact-summary", "-X", "--quiet":
 			return true
 		}
 	}

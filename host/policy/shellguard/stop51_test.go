@@ -62,6 +62,8 @@ func TestGitPrintsCommittedCredentialsOnlyWhenAsked(t *testing.T) {
 		"git diff":                                       Prompt, // the index tracks .env
 		"git diff HEAD~1 HEAD":                           Prompt,
 		"git diff --cached":                              Prompt,
+		"git diff --check HEAD~1":                        Prompt, // prints each offending line
+		"git diff --exit-code HEAD~1":                    Prompt,
 		"git cat-file -p 1234abcd":                       Prompt,
 		"git cat-file blob 1234abcd":                     Prompt,
 		"git cat-file --batch-all-objects --batch":       Prompt,
