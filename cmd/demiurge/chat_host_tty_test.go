@@ -47,7 +47,9 @@ func TestTTYChatThroughHost(t *testing.T) {
 	t.Cleanup(srv.Close)
 	ws, state := t.TempDir(), t.TempDir()
 	t.Cleanup(func() { stopTestHost(state) })
-	env := []string{"DEMIURGE_HOST=on", "DEMIURGE_HOST_IDLE_EXIT=2m", "ANTHROPIC_API_KEY=sk-ant-test-key-0123456789"}
+	// One HOME for every front end: the operator's configuration directory
+	// under it is a host-shaping option.
+	env := []string{"DEMIURGE_HOST=on", "DEMIURGE_HOST_IDLE_EXIT=2m", "ANTHROPIC_API_KEY=sk-ant-test-key-0123456789", "HOME=" + t.TempDir()}
 	s := startTTYEnv(t, env, state, ws, "--model", "anthropic:claude-test", "--base-url", srv.URL, "--approve", "allow:terminal")
 	s.scr.waitFor(t, "in the host (pid ", 0)
 	s.see("chatting with anthropic:claude-test")
