@@ -74,6 +74,9 @@ type guard struct {
 	// repo caches the review of the git repository the cwd is in, for a
 	// command holding several git calls.
 	repo *repoReview
+	// gitDirs are the repositories found from each directory during this
+	// check (findGitDir).
+	gitDirs map[string]foundGitDir
 	// treeLimit bounds a tree walk's entries; 0 means maxTreeEntries.
 	treeLimit int
 	// scanned is set while the statements inside one that was already

@@ -25,6 +25,11 @@ var repoCache struct {
 type cachedRepo struct {
 	reasons []string
 	stamps  []stamp
+	// found is the repository the review found from the cwd: its walk's
+	// paths are among the stamps, so it holds while they do, and the
+	// content rules (gitContent) need not walk again.
+	found    foundGitDir
+	hasFound bool
 }
 
 // stamp is what lstat said about a path.
@@ -52,8 +57,14 @@ func (g *guard) reviewRepoCached() []string {
 	c, ok := repoCache.m[g.cwd]
 	repoCache.Unlock()
 	if ok && stampsHold(g.files, c.stamps) {
+		if c.hasFound {
+			g.remember(g.cwd, c.found)
+		}
 		return c.reasons
 	}
+	// The walk to the repository is among the stamps: nothing in a check
+	// asks for the cwd's repository before its review (checkGit reviews
+	// first), so findAndReviewRepo walks through rec.
 	rec := &recordingFiles{inner: g.files, seen: map[string]bool{}}
 	outer := g.files
 	g.files = rec
@@ -66,7 +77,8 @@ func (g *guard) reviewRepoCached() []string {
 	if repoCache.m == nil || len(repoCache.m) >= maxRepoCache {
 		repoCache.m = map[string]cachedRepo{}
 	}
-	repoCache.m[g.cwd] = cachedRepo{reasons: reasons, stamps: rec.stamps}
+	found, hasFound := g.gitDirs[g.cwd]
+	repoCache.m[g.cwd] = cachedRepo{reasons: reasons, stamps: rec.stamps, found: found, hasFound: hasFound}
 	repoCache.Unlock()
 	return reasons
 }

@@ -73,6 +73,32 @@ func (g *guard) findAndReviewRepo() []string {
 // repository). common is the directory holding config and hooks (the main
 // repository's, for a linked worktree). No repository is "", "", nil.
 func (g *guard) findGitDir(dir string) (gitDir, common string, err error) {
+	if found, ok := g.gitDirs[dir]; ok {
+		return found.gitDir, found.common, found.err
+	}
+	gitDir, common, err = g.lookUpGitDir(dir)
+	g.remember(dir, foundGitDir{gitDir, common, err})
+	return gitDir, common, err
+}
+
+func (g *guard) remember(dir string, found foundGitDir) {
+	if g.gitDirs == nil {
+		g.gitDirs = map[string]foundGitDir{}
+	}
+	g.gitDirs[dir] = found
+}
+
+// foundGitDir is findGitDir's answer for one directory, kept for the rest
+// of the check: a git command asks for its repository up to three times
+// (the configuration's review, the content rules, the index), and each
+// walk is an lstat a level up to the root.
+type foundGitDir struct {
+	gitDir, common string
+	err            error
+}
+
+// lookUpGitDir is findGitDir without the memo.
+func (g *guard) lookUpGitDir(dir string) (gitDir, common string, err error) {
 	for d := dir; ; d = path.Dir(d) {
 		dotGit := path.Join(d, ".git")
 		fi, err := g.files.Lstat(dotGit)
