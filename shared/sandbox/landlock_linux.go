@@ -97,7 +97,13 @@ func applyLandlock(p Policy, s Support) error {
 	if err != nil {
 		return err
 	}
-	fd, flags, err := c.NewRulesetFD(landlockRules(p, c)...)
+	return restrictSelf(c, landlockRules(p, c))
+}
+
+// restrictSelf takes no_new_privs and the Landlock domain of c and rules
+// for the calling thread (and what it starts afterwards).
+func restrictSelf(c landlock.Config, rules []landlock.Rule) error {
+	fd, flags, err := c.NewRulesetFD(rules...)
 	if err != nil {
 		return fmt.Errorf("landlock: %w", err)
 	}

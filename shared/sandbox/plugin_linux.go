@@ -7,7 +7,6 @@ import (
 
 	"github.com/landlock-lsm/go-landlock/landlock"
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
-	"golang.org/x/sys/unix"
 )
 
 // The operator's settings for package plugins, read from the host's
@@ -144,19 +143,8 @@ func ConfinePluginThread(p PluginPolicy, s Support) error {
 	if err != nil {
 		return err
 	}
-	fd, flags, err := c.NewRulesetFD(rules...)
-	if err != nil {
-		return fmt.Errorf("landlock: %w", err)
-	}
-	if fd < 0 {
-		return fmt.Errorf("landlock: nothing to restrict for %v", c)
-	}
-	defer unix.Close(fd)
-	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
-		return fmt.Errorf("no_new_privs: %w", err)
-	}
-	if err := ll.LandlockRestrictSelf(fd, flags); err != nil {
-		return fmt.Errorf("landlock: restrict: %w", err)
+	if err := restrictSelf(c, rules); err != nil {
+		return err
 	}
 	return pluginSeccomp()
 }
