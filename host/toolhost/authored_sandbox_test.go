@@ -221,7 +221,14 @@ func TestAuthoredToolsRunSandboxed(t *testing.T) {
 							t.Errorf("%s changed to %q", tc.changed(ws, outside), after)
 						}
 					}
-					if n := accepted.Load(); (n > 0) != (want && strings.Contains(tc.name, "connect")) {
+					connects := want && strings.Contains(tc.name, "connect")
+					// The tool's connection is in the listener's backlog
+					// when it returns; the accepting goroutine counts it
+					// when it runs (late under -race).
+					for deadline := time.Now().Add(5 * time.Second); connects && accepted.Load() == 0 && time.Now().Before(deadline); {
+						time.Sleep(10 * time.Millisecond)
+					}
+					if n := accepted.Load(); (n > 0) != connects {
 						t.Errorf("the listener accepted %d connections", n)
 					}
 				})
