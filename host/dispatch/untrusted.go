@@ -130,17 +130,18 @@ func untrustedOrigin(kind string, p *prepared) string {
 // result arrived.
 func (t *Turn) wrapUntrusted(p *prepared, v *redact.Views, early *earlyScreen) {
 	kind := t.untrustedKind(p.entry)
-	if heard := p.heard.origin(); kind == "" && heard != "" && p.status == "" {
-		// authored code given a child's answer: whatever it returns,
-		// failures included, may carry it
-		t.wrapAs(p, v, early, "agent", heard)
-		return
-	}
-	if origin, ok := p.networkOrigin(); kind == "" && ok && p.status == "" {
-		// a call that ran with the network: what it returns, failures
-		// included, may be what a server sent
-		t.wrapAs(p, v, early, "network", origin)
-		return
+	if kind == "" && p.status == "" {
+		// Authored code given a child's answer, or a call that ran with
+		// the network: what it returns, failures included, may carry
+		// what came from outside.
+		if heard := p.heard.origin(); heard != "" {
+			t.wrapAs(v, early, "agent", heard)
+			return
+		}
+		if origin, ok := p.networkOrigin(); ok {
+			t.wrapAs(v, early, "network", origin)
+			return
+		}
 	}
 	if kind == "" || v.Failed || p.status != "" {
 		return
@@ -152,12 +153,12 @@ func (t *Turn) wrapUntrusted(p *prepared, v *redact.Views, early *earlyScreen) {
 			return // a child started: the host's own words, no answer yet
 		}
 	}
-	t.wrapAs(p, v, early, kind, origin)
+	t.wrapAs(v, early, kind, origin)
 }
 
 // wrapAs wraps a call's model view in the envelope of origin, and notes
 // the screening in its event, record and card.
-func (t *Turn) wrapAs(p *prepared, v *redact.Views, early *earlyScreen, kind, origin string) {
+func (t *Turn) wrapAs(v *redact.Views, early *earlyScreen, kind, origin string) {
 	model, verdict := early.wrap(t.EnvelopeBoundary(), origin, v.Model.String())
 	v.Model = model
 	screening := map[string]any{

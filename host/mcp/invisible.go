@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"demiurge.dev/shared/hiddentext"
 )
 
 // A tool's name, description and input schema go to the model as the
@@ -43,20 +45,8 @@ func invisibleIn(t rawTool) string {
 	return ""
 }
 
-// hidden is a tag character or a bidi embedding, override or isolate
-// control (untrusted.Screen's unicode_tags and bidi_controls).
-func hidden(r rune) bool {
-	return r >= 0xE0000 && r <= 0xE007F || r >= 0x202A && r <= 0x202E || r >= 0x2066 && r <= 0x2069
-}
-
-func hiddenRune(s string) (rune, bool) {
-	for _, r := range s {
-		if hidden(r) {
-			return r, true
-		}
-	}
-	return 0, false
-}
+// hiddenRune is the first hidden character of s (hiddentext).
+func hiddenRune(s string) (rune, bool) { return hiddentext.First(s) }
 
 func hiddenInJSON(v any) (rune, bool) {
 	switch v := v.(type) {

@@ -28,14 +28,9 @@ import (
 // Without it such a start is refused.
 const EnvAllowUnconfinedPackages = sandbox.EnvAllowUnconfinedPackages
 
-// EnvPackagePorts lists the TCP ports a confined package may connect to,
-// comma-separated (the operator's; default defaultPackagePorts).
+// EnvPackagePorts lists the TCP ports a confined package may connect to
+// (sandbox.PackagePorts).
 const EnvPackagePorts = sandbox.EnvPackagePorts
-
-// defaultPackagePorts: HTTPS to a provider's API, and DNS over TCP (a
-// resolver's fallback for a long answer; UDP is not Landlock's below ABI
-// 10 and is left to the resolver).
-var defaultPackagePorts = []uint16{443, 53}
 
 // kernelSupport is what the kernel enforces; tests pretend it lacks
 // Landlock.
@@ -67,13 +62,13 @@ func (cfg launchConfig) confinementFor(c Candidate, img *image) (*confinement, e
 	}
 	s := kernelSupport()
 	if miss := sandbox.PluginMissing(s); len(miss) > 0 {
-		if os.Getenv(EnvAllowUnconfinedPackages) == "1" {
+		if sandbox.PackagesAllowedUnconfined() {
 			cfg.log.Warn("package plugin runs unconfined: the kernel cannot confine it and the operator allowed it", "plugin", c.Name, "missing", strings.Join(miss, ", "))
 			return nil, nil
 		}
 		return nil, fmt.Errorf("toolset plugin %s is an installed package and was not started: this kernel cannot confine it (it lacks %s); the operator can allow packages to run unconfined with %s=1 in the host's environment", c.Name, strings.Join(miss, ", "), EnvAllowUnconfinedPackages)
 	}
-	ports, err := packagePorts()
+	ports, err := sandbox.PackagePorts()
 	if err != nil {
 		return nil, fmt.Errorf("toolset plugin %s was not started: %w", c.Name, err)
 	}
@@ -105,26 +100,6 @@ func (cfg launchConfig) confinementFor(c Candidate, img *image) (*confinement, e
 		p.Binary = c.Path // the child executes the installed file itself
 	}
 	return &confinement{policy: p, support: s, home: home, tmp: tmp}, nil
-}
-
-// packagePorts reads EnvPackagePorts; a bad entry refuses the start.
-func packagePorts() ([]uint16, error) {
-	v, ok := os.LookupEnv(EnvPackagePorts)
-	if !ok {
-		return defaultPackagePorts, nil
-	}
-	var out []uint16
-	for _, f := range strings.Split(v, ",") {
-		if f = strings.TrimSpace(f); f == "" {
-			continue
-		}
-		n, err := strconv.ParseUint(f, 10, 16)
-		if err != nil || n == 0 {
-			return nil, fmt.Errorf("%s=%q: %q is not a TCP port", EnvPackagePorts, v, f)
-		}
-		out = append(out, uint16(n))
-	}
-	return out, nil
 }
 
 // env is the confined plugin's environment: the allowlist, with HOME and

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 
 	"demiurge.dev/shared/sandbox"
@@ -62,16 +63,20 @@ type Status struct {
 // packagesLine is Status.Packages for what the kernel enforces.
 func packagesLine(s sandbox.Support) string {
 	if miss := sandbox.PluginMissing(s); len(miss) > 0 {
-		if os.Getenv(sandbox.EnvAllowUnconfinedPackages) == "1" {
+		if sandbox.PackagesAllowedUnconfined() {
 			return "unconfined (the kernel lacks " + strings.Join(miss, ", ") + "; the operator set " + sandbox.EnvAllowUnconfinedPackages + "=1)"
 		}
 		return "refused to start (the kernel lacks " + strings.Join(miss, ", ") + "; " + sandbox.EnvAllowUnconfinedPackages + "=1 runs them unconfined)"
 	}
-	ports := "443,53"
-	if v, ok := os.LookupEnv(sandbox.EnvPackagePorts); ok {
-		ports = v
+	list, err := sandbox.PackagePorts()
+	if err != nil {
+		return "refused to start: " + err.Error()
 	}
-	return "confined (Landlock, seccomp): no home, workspace or state; writes only their own runtime directory; TCP connect to ports " + ports
+	ports := make([]string, len(list))
+	for i, p := range list {
+		ports[i] = strconv.Itoa(int(p))
+	}
+	return "confined (Landlock, seccomp): no home, workspace or state; writes only their own runtime directory; TCP connect to ports " + strings.Join(ports, ",")
 }
 
 // Report detects what this kernel enforces through helper and compares

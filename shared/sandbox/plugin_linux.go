@@ -9,16 +9,6 @@ import (
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
 )
 
-// The operator's settings for package plugins, read from the host's
-// environment only (never agent.yaml, never a package):
-// EnvAllowUnconfinedPackages=1 starts them unconfined where the kernel
-// cannot confine them (refused otherwise); EnvPackagePorts lists the TCP
-// ports they may connect to, comma-separated.
-const (
-	EnvAllowUnconfinedPackages = "DEMIURGE_PACKAGES_ALLOW_UNCONFINED"
-	EnvPackagePorts            = "DEMIURGE_PACKAGE_PORTS"
-)
-
 // PluginPolicy confines a third-party plugin process (an installed
 // package's): it reads what a Go program needs to run and to reach an
 // HTTPS API, reads and writes only its own runtime directory, and

@@ -2,12 +2,6 @@
 
 package sandbox
 
-// The operator's settings for package plugins (see plugin_linux.go).
-const (
-	EnvAllowUnconfinedPackages = "DEMIURGE_PACKAGES_ALLOW_UNCONFINED"
-	EnvPackagePorts            = "DEMIURGE_PACKAGE_PORTS"
-)
-
 // PluginPolicy confines a third-party plugin process; see plugin_linux.go.
 type PluginPolicy struct {
 	Private, Tmp, Binary string

@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"demiurge.dev/shared/hiddentext"
 )
 
 // MaxDescription bounds a skill's description, as the Agent Skills format
@@ -138,7 +140,7 @@ func noHiddenText(data []byte) error {
 		switch {
 		case r == '\n':
 			line++
-		case r >= 0xE0000 && r <= 0xE007F, r >= 0x202A && r <= 0x202E, r >= 0x2066 && r <= 0x2069:
+		case hiddentext.Is(r):
 			return fmt.Errorf("SKILL.md holds U+%04X on line %d, an invisible character (a Unicode tag character or a bidi control) that would make the model read what the operator cannot see; remove it", r, line)
 		}
 	}

@@ -1,7 +1,7 @@
 package shellguard
 
 import (
-	"encoding/binary"
+	"bytes"
 	"errors"
 	"io/fs"
 	"path"
@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/go-git/go-git/v5/plumbing/format/index"
 )
 
 // Git prints the contents of what a repository holds: a commit's patch
@@ -320,73 +322,22 @@ func (g *guard) indexSensitive(index string) string {
 // maxIndexBytes bounds the index the guard reads (a larger one asks).
 const maxIndexBytes = 64 << 20
 
-// gitIndexPaths reads the paths of git's index (versions 2, 3 and 4).
+// gitIndexPaths reads the paths of git's index (versions 2, 3 and 4,
+// with go-git's decoder, which checks the index's checksum: a damaged or
+// truncated index, or one of another object format, is an error, and the
+// caller asks).
 func (g *guard) gitIndexPaths(name string) ([]string, error) {
 	data, err := g.files.ReadFile(name, maxIndexBytes)
 	if err != nil {
 		return nil, err
 	}
-	if len(data) < 12 || string(data[:4]) != "DIRC" {
-		return nil, errors.New("not a git index")
+	var idx index.Index
+	if err := index.NewDecoder(bytes.NewReader(data)).Decode(&idx); err != nil {
+		return nil, err
 	}
-	version := binary.BigEndian.Uint32(data[4:8])
-	if version < 2 || version > 4 {
-		return nil, errors.New("an index version the guard does not read")
-	}
-	n := binary.BigEndian.Uint32(data[8:12])
-	off, prev := 12, ""
-	var out []string
-	for k := uint32(0); k < n; k++ {
-		const fixed = 62 // ctime, mtime, dev, ino, mode, uid, gid, size, oid (sha1), flags
-		if off+fixed > len(data) {
-			return nil, errors.New("a truncated index")
-		}
-		flags := binary.BigEndian.Uint16(data[off+60 : off+62])
-		start := off + fixed
-		if flags&0x4000 != 0 {
-			if version < 3 {
-				return nil, errors.New("an extended entry in a version 2 index")
-			}
-			start += 2
-		}
-		if start > len(data) {
-			return nil, errors.New("a truncated index")
-		}
-		var name string
-		if version == 4 {
-			strip, used := binary.Uvarint(data[start:])
-			if used <= 0 || int(strip) > len(prev) {
-				return nil, errors.New("a malformed index entry")
-			}
-			start += used
-			end := start
-			for end < len(data) && data[end] != 0 {
-				end++
-			}
-			if end >= len(data) {
-				return nil, errors.New("a truncated index")
-			}
-			name = prev[:len(prev)-int(strip)] + string(data[start:end])
-			off = end + 1
-		} else {
-			end := start
-			for end < len(data) && data[end] != 0 {
-				end++
-			}
-			if end >= len(data) {
-				return nil, errors.New("a truncated index")
-			}
-			name = string(data[start:end])
-			// Entries are padded with 1 to 8 NULs to a multiple of 8.
-			off += (end - off + 8) &^ 7
-		}
-		if l := int(flags & 0xfff); l < 0xfff && l != len(name) || l == 0xfff && len(name) < l {
-			// Read with another object id's size (a sha256 repository)
-			// or damaged: the names cannot be trusted.
-			return nil, errors.New("an index entry whose name does not match its length")
-		}
-		out = append(out, name)
-		prev = name
+	out := make([]string, len(idx.Entries))
+	for i, e := range idx.Entries {
+		out[i] = e.Name
 	}
 	return out, nil
 }
