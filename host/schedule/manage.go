@@ -309,17 +309,28 @@ func (m *Manager) apply(sc *Schedule, spec Spec, now time.Time) error {
 // runsMore says whether an update lets the schedule do more than the
 // operator approved: any other timing, a larger budget or grace window,
 // catch_up for skip, an overlap policy other than skip, another result
-// file. Closed world: only the prompt (the run's user message, which
-// approves nothing) and changes that narrow keep the approval.
+// file, a tool the runs could not call before. Closed world over the
+// approved part (approvedPart, the fingerprint's): only the prompt (the
+// run's user message, which approves nothing) and the fields judged here
+// may change and keep the approval; a change of any other approved field
+// (one added later too) drops it.
 func runsMore(before, after Schedule) bool {
-	bt, at := before.Timing, after.Timing
-	return bt.Cron != at.Cron || bt.Zone != at.Zone || bt.EverySeconds != at.EverySeconds || !bt.At.Equal(at.At) ||
-		after.Budget.Steps > before.Budget.Steps || after.Budget.OutputTokens > before.Budget.OutputTokens ||
+	if after.Budget.Steps > before.Budget.Steps || after.Budget.OutputTokens > before.Budget.OutputTokens ||
 		after.Budget.WallSeconds > before.Budget.WallSeconds ||
 		after.GraceSeconds > before.GraceSeconds ||
 		(after.Missed != before.Missed && after.Missed != MissedSkip) ||
-		(after.Overlap != before.Overlap && after.Overlap != OverlapSkip) ||
-		after.ResultFile != before.ResultFile
+		(after.Overlap != before.Overlap && after.Overlap != OverlapSkip) {
+		return true
+	}
+	was := RunTools(before)
+	for _, name := range RunTools(after) {
+		if !slices.Contains(was, name) {
+			return true
+		}
+	}
+	b, a := approvedPart(before), approvedPart(after)
+	b.Prompt, b.Budget, b.GraceSeconds, b.Missed, b.Overlap, b.Tools = a.Prompt, a.Budget, a.GraceSeconds, a.Missed, a.Overlap, a.Tools
+	return Fingerprint(b, "", "", "") != Fingerprint(a, "", "", "")
 }
 
 // checkRel accepts a clean workspace-relative path.
