@@ -3,6 +3,7 @@ package mcpserve
 import (
 	"context"
 	"errors"
+	"reflect"
 	"testing"
 
 	"demiurge.dev/host/approval"
@@ -27,7 +28,7 @@ func TestPendingApprovalIsBound(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			var p pendingApprovals
-			state := p.put(pendingApproval{sessionID: "ses_a", tool: call.Name, args: argsDigest(call.Args), fingerprint: "fp"})
+			state := p.put(pendingApproval{sessionID: "ses_a", call: callDigest(call), fingerprint: "fp"})
 			if _, ok := p.take(state, c.session, c.call); ok != c.ok {
 				t.Fatalf("take: %v, want %v", ok, c.ok)
 			}
@@ -58,5 +59,39 @@ func TestCarriedAnswerCoversOneApproval(t *testing.T) {
 	}
 	if got, _ := a.Ask(context.Background(), approval.Request{Fingerprint: "fp-1"}); got != approval.Deny {
 		t.Fatal("the carried answer was used twice")
+	}
+}
+
+// TestAnAnswerIsBoundToEveryFieldOfTheCall: closed world over
+// dispatch.ToolCall. An answer carried back counts for the call asked
+// with every field as it was, but those callNotBound lists (its id, a
+// retried request's own); a field added to ToolCall later is bound
+// unless listed there, and one that cannot reach the digest fails here.
+func TestAnAnswerIsBoundToEveryFieldOfTheCall(t *testing.T) {
+	asked := dispatch.ToolCall{ID: "1", Name: "write_file", Args: []byte(`{"path":"a"}`)}
+	typ := reflect.TypeOf(asked)
+	for i := 0; i < typ.NumField(); i++ {
+		name := typ.Field(i).Name
+		retried := asked
+		f := reflect.ValueOf(&retried).Elem().Field(i)
+		switch f.Kind() {
+		case reflect.String:
+			f.SetString(f.String() + "x")
+		case reflect.Slice:
+			f.SetBytes(append(append([]byte(nil), f.Bytes()...), ' '))
+		default:
+			t.Fatalf("ToolCall.%s of type %s: teach this test to change it", name, f.Type())
+		}
+		var p pendingApprovals
+		state := p.put(pendingApproval{sessionID: "ses_a", call: callDigest(asked), fingerprint: "fp"})
+		_, ok := p.take(state, "ses_a", retried)
+		if _, free := callNotBound[name]; free != ok {
+			t.Errorf("ToolCall.%s changed between the question and the answer: answer taken %v (listed as not bound: %v)", name, ok, free)
+		}
+	}
+	for name := range callNotBound {
+		if _, ok := typ.FieldByName(name); !ok {
+			t.Errorf("callNotBound lists %s, which a call has not", name)
+		}
 	}
 }
