@@ -1,20 +1,22 @@
 package approval
 
 import (
+	"os"
 	"path/filepath"
 	"slices"
 	"sync"
-	"syscall"
 	"time"
+
+	"demiurge.dev/shared/fileid"
 )
 
 // LiveOperatorFile is the operator's approvals file as it is at each
 // decision: a long-lived host serves front ends for days, and a rule the
 // operator removed (or a deny added) with `demiurge approvals` must count
 // from the next call, not from the host's next start. The file is read
-// again when its identity or its directory's changed (device, inode,
-// size, mtime, ctime, mode, owner of both), so a decision costs two
-// lstat calls while nothing changed.
+// again when its identity, its directory's or that directory's parent's
+// changed (device, inode, size, mtime, ctime, mode, owner: keyOf), so a
+// decision costs three stat calls while nothing changed.
 type LiveOperatorFile struct {
 	File string
 	// Off are the agent-reachable directories the file may not lie in
@@ -22,28 +24,39 @@ type LiveOperatorFile struct {
 	Off []string
 
 	mu    sync.Mutex
-	key   [2]statKey
+	key   [3]statKey
 	ok    bool
 	rules []Rule
 	err   error
 }
 
 type statKey struct {
-	exists                bool
-	dev, ino, size        uint64
-	mode, uid             uint32
-	mtime, ctime          int64
-	mtimeNsec, ctimeNsecs int64
+	exists bool
+	id     fileid.ID
 }
 
-func statOf(p string) statKey {
-	var st syscall.Stat_t
-	if err := syscall.Lstat(p, &st); err != nil {
+// keyOf is what the operator-only checks read (policy.ReadOperatorFile,
+// OperatorFilePlace): the file itself (lstat: a symlink is refused), and
+// the directory it is in and that directory's parent as symlinks lead
+// (stat of dir and of dir/.., which the kernel resolves from the real
+// directory, not by cutting the path).
+func keyOf(file string) [3]statKey {
+	dir := filepath.Dir(file)
+	return [3]statKey{statOf(file, os.Lstat), statOf(dir, os.Stat), statOf(dir+string(filepath.Separator)+"..", os.Stat)}
+}
+
+func statOf(p string, stat func(string) (os.FileInfo, error)) statKey {
+	fi, err := stat(p)
+	if err != nil {
 		return statKey{}
 	}
-	return statKey{exists: true, dev: uint64(st.Dev), ino: st.Ino, size: uint64(st.Size), mode: st.Mode, uid: st.Uid,
-		mtime: st.Mtim.Sec, mtimeNsec: st.Mtim.Nsec, ctime: st.Ctim.Sec, ctimeNsecs: st.Ctim.Nsec}
+	id, ok := fileid.FromInfo(fi)
+	return statKey{exists: ok, id: id}
 }
+
+// liveSettle is how old the ctimes must be before a read is kept: a
+// change within a kernel tick of the read could keep the times it saw.
+var liveSettle = time.Second
 
 // Rules are the file's rules now; an error (the file became unreadable,
 // another's, writable by others, malformed) is returned every time until
@@ -52,7 +65,7 @@ func (l *LiveOperatorFile) Rules() ([]Rule, error) {
 	if l == nil || l.File == "" {
 		return nil, nil
 	}
-	key := [2]statKey{statOf(l.File), statOf(filepath.Dir(l.File))}
+	key := keyOf(l.File)
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.ok && key == l.key {
@@ -61,8 +74,10 @@ func (l *LiveOperatorFile) Rules() ([]Rule, error) {
 	l.rules, l.err = LoadOperatorFile(l.File, l.Off...)
 	// A change within the last second could keep the times (coarse
 	// timestamps): such a read is not kept.
-	fresh := time.Since(time.Unix(key[0].ctime, key[0].ctimeNsecs)) < time.Second ||
-		time.Since(time.Unix(key[1].ctime, key[1].ctimeNsecs)) < time.Second
+	fresh := false
+	for _, k := range key {
+		fresh = fresh || time.Since(k.id.Changed()) < liveSettle
+	}
 	l.key, l.ok = key, !fresh
 	return l.rules, l.err
 }

@@ -5,9 +5,9 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 
 	"demiurge.dev/host/core"
+	"demiurge.dev/shared/fileid"
 )
 
 // Manifests reads a core's MCP manifests each turn without parsing again
@@ -18,14 +18,8 @@ type Manifests struct {
 	cache map[string]cachedManifest
 }
 
-type fileID struct {
-	dev, ino     uint64
-	size         int64
-	mtime, ctime int64
-}
-
 type cachedManifest struct {
-	id     fileID
+	id     fileid.ID
 	server core.MCPServer
 	err    *core.LoadError
 }
@@ -84,14 +78,10 @@ func (m *Manifests) Load(root string) ([]core.MCPServer, []core.MCPManifestError
 	return servers, errs
 }
 
-func statID(path string) (fileID, bool) {
+func statID(path string) (fileid.ID, bool) {
 	fi, err := os.Stat(path)
 	if err != nil {
-		return fileID{}, false
+		return fileid.ID{}, false
 	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok {
-		return fileID{}, false
-	}
-	return fileID{dev: uint64(st.Dev), ino: st.Ino, size: st.Size, mtime: st.Mtim.Nano(), ctime: st.Ctim.Nano()}, true
+	return fileid.FromInfo(fi)
 }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"demiurge.dev/host/core"
+	"demiurge.dev/shared/fileid"
 )
 
 // Pinned tool definitions, against a server that changes a tool after it
@@ -349,7 +350,7 @@ func DecideReview(stateDir, server string, hashes map[string]string, accept bool
 
 // pinStamp identifies the pin file's current version (its device, inode,
 // size and times: every save renames a new file over it).
-func pinStamp(stateDir, server string) fileID {
+func pinStamp(stateDir, server string) fileid.ID {
 	id, _ := statID(PinFile(stateDir, server))
 	return id
 }

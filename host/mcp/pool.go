@@ -14,6 +14,7 @@ import (
 	"demiurge.dev/host/approval"
 	"demiurge.dev/host/core"
 	"demiurge.dev/host/policy"
+	"demiurge.dev/shared/fileid"
 	"demiurge.dev/shared/netpolicy"
 )
 
@@ -135,7 +136,7 @@ type live struct {
 	state  State
 	// pinStamp is the server's pin file as it was when the source was
 	// built.
-	pinStamp fileID
+	pinStamp fileid.ID
 	// build is the pool's number of this live (Pool.builds).
 	build uint64
 }

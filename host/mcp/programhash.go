@@ -9,6 +9,8 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+
+	"demiurge.dev/shared/fileid"
 )
 
 // A connect approval and a session allow are bound to what runs, not to
@@ -94,33 +96,38 @@ var contentHashes struct {
 }
 
 type hashed struct {
-	id  fileID
+	id  fileid.ID
 	sum string
 }
 
 // contentHash is the file's sha256, or a marker saying it could not be
 // read (which still differs from any hash, and from the file's next
-// readable state).
+// readable state). The identity is the opened file's (fstat), before and
+// after it is read, so a hash is cached under the identity of what was
+// read, never of what a rename put at the path after a stat.
 func contentHash(path string) string {
-	id, ok := statID(path)
+	f, err := os.Open(path)
+	if err != nil {
+		return "unreadable"
+	}
+	defer f.Close()
+	id, err := fileid.Of(f)
+	ok := err == nil
 	if ok {
 		contentHashes.Lock()
 		h, hit := contentHashes.m[path]
 		contentHashes.Unlock()
-		if hit && h.id == id {
+		if hit && h.id.Equal(id) {
 			return h.sum
 		}
 	}
 	sum := "unreadable"
-	if f, err := os.Open(path); err == nil {
-		d := sha256.New()
-		if _, err := io.Copy(d, f); err == nil {
-			sum = hex.EncodeToString(d.Sum(nil))
-		}
-		f.Close()
+	d := sha256.New()
+	if _, err := io.Copy(d, f); err == nil {
+		sum = hex.EncodeToString(d.Sum(nil))
 	}
 	// Cache only if the file did not change while it was read.
-	if after, ok2 := statID(path); ok && ok2 && after == id && sum != "unreadable" {
+	if after, err := fileid.Of(f); ok && err == nil && after.Equal(id) && sum != "unreadable" {
 		contentHashes.Lock()
 		if contentHashes.m == nil {
 			contentHashes.m = map[string]hashed{}

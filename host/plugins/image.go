@@ -12,6 +12,8 @@ import (
 
 	"github.com/hashicorp/go-plugin"
 	"golang.org/x/sys/unix"
+
+	"demiurge.dev/shared/fileid"
 )
 
 // expectedSHA256 is the one place that says which sha256 a plugin's binary
@@ -41,7 +43,7 @@ type image struct {
 // directImage is what a start from the binary itself must confirm once
 // the child runs.
 type directImage struct {
-	identity fileIdentity
+	identity fileid.ID
 	checked  time.Time // the lease was seen intact
 }
 
@@ -86,13 +88,13 @@ func openImage(c Candidate, records verifiedRecords) (*image, error) {
 			if records.has(rec) && leaseIntact(src) {
 				return &image{f: src, direct: &directImage{identity: id, checked: time.Now()}}, nil
 			}
-			recordable = time.Since(time.Unix(0, id.Ctime)) > minRecordAge
+			recordable = time.Since(id.Changed()) > minRecordAge
 		}
 	}
 	defer src.Close() // (closing drops the lease)
 	img, err := copyAndVerify(c, src, want)
 	if err == nil && recordable && leaseIntact(src) {
-		if id, err := identityOf(src); err == nil && id == rec.Identity {
+		if id, err := identityOf(src); err == nil && id.Equal(rec.Identity) {
 			records.record(rec)
 		}
 	}
@@ -139,7 +141,7 @@ func (img *image) confirm() error {
 		return nil
 	}
 	id, err := identityOf(img.f)
-	if err != nil || id != d.identity {
+	if err != nil || !id.Equal(d.identity) {
 		return fmt.Errorf("the binary changed while it was starting")
 	}
 	if !leaseIntact(img.f) && time.Since(d.checked) >= leaseBreakTime() {

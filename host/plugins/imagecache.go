@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"demiurge.dev/shared/fileid"
 )
 
 // A verified-image record says: the file at this path, while it had this
@@ -58,34 +60,26 @@ type verifiedRecords struct{ dir string }
 // recorded (far above a kernel tick).
 const minRecordAge = time.Second
 
-// fileIdentity is what the kernel says about a file's content without
-// reading it.
-type fileIdentity struct {
-	Dev   uint64 `json:"dev"`
-	Inode uint64 `json:"inode"`
-	Size  int64  `json:"size"`
-	Mtime int64  `json:"mtime_ns"`
-	Ctime int64  `json:"ctime_ns"`
-}
-
-func identityOf(f *os.File) (fileIdentity, error) {
-	var st unix.Stat_t
-	if err := unix.Fstat(int(f.Fd()), &st); err != nil {
-		return fileIdentity{}, err
+// identityOf is the identity of the regular file f is open on. A record
+// written before stop 52 (no mode or uid) matches no identity: that
+// binary gets one full check, and its record is written anew.
+func identityOf(f *os.File) (fileid.ID, error) {
+	id, err := fileid.Of(f)
+	if err != nil {
+		return fileid.ID{}, err
 	}
-	if st.Mode&unix.S_IFMT != unix.S_IFREG {
-		return fileIdentity{}, fmt.Errorf("%s is not a regular file", f.Name())
+	if !id.IsRegular() {
+		return fileid.ID{}, fmt.Errorf("%s is not a regular file", f.Name())
 	}
-	return fileIdentity{Dev: st.Dev, Inode: st.Ino, Size: st.Size,
-		Mtime: st.Mtim.Nano(), Ctime: st.Ctim.Nano()}, nil
+	return id, nil
 }
 
 // verifiedRecord is one record: a lookup reads the path's record and
 // requires every field equal.
 type verifiedRecord struct {
-	Path     string       `json:"path"`
-	Identity fileIdentity `json:"identity"`
-	SHA256   string       `json:"sha256"`
+	Path     string    `json:"path"`
+	Identity fileid.ID `json:"identity"`
+	SHA256   string    `json:"sha256"`
 }
 
 // file is where rec's path keeps its one record: a new full check of the

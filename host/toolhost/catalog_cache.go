@@ -5,12 +5,12 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 
 	"demiurge.dev/catalog"
 	"demiurge.dev/host/core"
 	"demiurge.dev/host/packages/installed"
 	"demiurge.dev/host/plugins"
+	"demiurge.dev/shared/fileid"
 )
 
 // catalogCache is a session's last resolved catalog and the identity of
@@ -49,10 +49,8 @@ type catalogKey struct {
 }
 
 type fileIdentity struct {
-	path                 string
-	dev, ino             uint64
-	size                 int64
-	mtimeNano, ctimeNano int64
+	path string
+	id   fileid.ID
 }
 
 func (k *catalogKey) equal(o *catalogKey) bool {
@@ -99,12 +97,8 @@ func identity(path string) (fileIdentity, bool) {
 	if err != nil {
 		return fileIdentity{}, false
 	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok {
-		return fileIdentity{}, false
-	}
-	return fileIdentity{path: path, dev: uint64(st.Dev), ino: st.Ino, size: st.Size,
-		mtimeNano: st.Mtim.Nano(), ctimeNano: st.Ctim.Nano()}, true
+	id, ok := fileid.FromInfo(fi)
+	return fileIdentity{path: path, id: id}, ok
 }
 
 // lookup is the cached catalog when key matches.

@@ -9,15 +9,17 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"demiurge.dev/shared/fileid"
 )
 
 // Walking a tree a command reads (grep -r, rg on a directory) lists every
 // directory in it on every check: open, getdents, close, for a tree like
 // /etc hundreds of times. A listing is therefore kept per directory path
-// with the directory's fileID, taken from the opened descriptor before it
+// with the directory's fileid.ID, taken from the opened descriptor before it
 // is read (a change after that moves the ctime, so the listing is never
 // kept under an identity older than itself), and handed out again only
-// while a stat of the path gives that same fileID: an entry added,
+// while a stat of the path gives that same fileid.ID: an entry added,
 // removed or renamed changes the directory's ctime, and a directory
 // swapped in by rename has another inode. Listings of directories whose
 // ctime is not yet settled are not kept (settledAge).
@@ -43,7 +45,7 @@ var dirCache struct {
 }
 
 type cachedDir struct {
-	id      fileID
+	id      fileid.ID
 	entries []fs.DirEntry
 }
 
@@ -61,13 +63,13 @@ func cachedListing(name string) ([]fs.DirEntry, bool) {
 	if err != nil {
 		return nil, false
 	}
-	if id, ok := idOf(fi); !ok || id != c.id {
+	if id, ok := fileid.FromInfo(fi); !ok || id != c.id {
 		return nil, false
 	}
 	return c.entries, true
 }
 
-func keepListing(name string, id fileID, entries []fs.DirEntry) {
+func keepListing(name string, id fileid.ID, entries []fs.DirEntry) {
 	if len(entries) > maxDirCacheEntries {
 		return
 	}
@@ -109,7 +111,7 @@ func (OSFiles) ReadDir(name string, max int) ([]fs.DirEntry, error) {
 		return nil, fmt.Errorf("%s: %w", name, errTooMany)
 	}
 	if statErr == nil {
-		if id, ok := idOf(fi); ok && id.settled(time.Now()) {
+		if id, ok := fileid.FromInfo(fi); ok && settled(id, time.Now()) {
 			keepListing(name, id, entries)
 		}
 	}

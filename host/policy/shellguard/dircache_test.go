@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io/fs"
 	"testing"
+
+	"demiurge.dev/shared/fileid"
 )
 
 // TestDirCacheBoundsItsEntries: the listing cache holds at most
@@ -34,7 +36,7 @@ func TestDirCacheBoundsItsEntries(t *testing.T) {
 
 	big := maxTreeEntries // the largest listing a walk reads
 	for i := range 40 {
-		keepListing(fmt.Sprintf("/d%d", i), fileID{ino: uint64(i)}, listing(big))
+		keepListing(fmt.Sprintf("/d%d", i), fileid.ID{Inode: uint64(i)}, listing(big))
 		_, entries, counted := total()
 		if entries > maxDirCacheEntries {
 			t.Fatalf("after %d listings of %d entries the cache holds %d entries (bound %d)", i+1, big, entries, maxDirCacheEntries)
@@ -49,13 +51,13 @@ func TestDirCacheBoundsItsEntries(t *testing.T) {
 	dirCache.m, dirCache.entries = nil, 0
 	dirCache.Unlock()
 	for i := range 10 {
-		keepListing("/same", fileID{ino: 1}, listing(big))
+		keepListing("/same", fileid.ID{Inode: 1}, listing(big))
 		if dirs, entries, counted := total(); dirs != 1 || entries != big || counted != big {
 			t.Fatalf("one name kept %d times: %d directories, %d entries, %d counted; want 1, %d, %d", i+1, dirs, entries, counted, big, big)
 		}
 	}
 
-	keepListing("/huge", fileID{ino: 2}, listing(maxDirCacheEntries+1))
+	keepListing("/huge", fileid.ID{Inode: 2}, listing(maxDirCacheEntries+1))
 	if listingKept("/huge") {
 		t.Fatal("a listing larger than the whole bound was kept")
 	}

@@ -3,13 +3,16 @@ package shellguard
 import (
 	"io/fs"
 	"sync"
+	"syscall"
 	"time"
+
+	"demiurge.dev/shared/fileid"
 )
 
 // The review of a repository is cached per cwd across checks, because a
 // session runs git status again and again: an entry holds a stamp of
 // every path the review looked at (present or not) and stays good while
-// each still has the fileID lstat gave (device, inode, type, size, mtime,
+// each still has the fileid.ID lstat gave (device, inode, type, size, mtime,
 // ctime). Adding or removing a hook changes the hooks directory's ctime;
 // editing or replacing a config file changes its stamp, even with its size
 // and mtime put back; a symlink among the files read, a file whose ctime
@@ -36,7 +39,7 @@ type cachedRepo struct {
 type stamp struct {
 	path   string
 	exists bool
-	id     fileID
+	id     fileid.ID
 }
 
 func stampOf(files Files, p string) stamp {
@@ -44,7 +47,7 @@ func stampOf(files Files, p string) stamp {
 	if err != nil {
 		return stamp{path: p}
 	}
-	id, _ := idOf(fi)
+	id, _ := fileid.FromInfo(fi)
 	return stamp{path: p, exists: true, id: id}
 }
 
@@ -109,10 +112,10 @@ func (r *recordingFiles) record(p string, followed bool) {
 	// A file read through a symlink could change behind an unchanged
 	// link: such a review is not cached. Nor is one that read a file
 	// changed too recently for its ctime to tell a later change apart.
-	if followed && s.exists && s.id.mode&fs.ModeSymlink != 0 {
+	if followed && s.exists && s.id.Mode&syscall.S_IFMT == syscall.S_IFLNK {
 		r.uncacheable = true
 	}
-	if s.exists && !s.id.settled(time.Now()) {
+	if s.exists && !settled(s.id, time.Now()) {
 		r.uncacheable = true
 	}
 	r.stamps = append(r.stamps, s)

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing/format/index"
+
+	"demiurge.dev/shared/fileid"
 )
 
 // Git prints the contents of what a repository holds: a commit's patch
@@ -268,9 +270,9 @@ func (g *guard) gitIndexSensitive() string {
 	}
 	index := path.Join(gitDir, "index")
 	_, real := g.files.(OSFiles)
-	before, cacheable := fileID{}, false
+	before, cacheable := fileid.ID{}, false
 	if fi, err := g.files.Lstat(index); err == nil && real && fi.Mode().IsRegular() {
-		before, cacheable = idOf(fi)
+		before, cacheable = fileid.FromInfo(fi)
 		indexCache.Lock()
 		c, ok := indexCache.m[index]
 		indexCache.Unlock()
@@ -279,7 +281,7 @@ func (g *guard) gitIndexSensitive() string {
 		}
 	}
 	why := g.indexSensitive(index)
-	if cacheable && before.settled(time.Now()) && stampOf(g.files, index).id == before {
+	if cacheable && settled(before, time.Now()) && stampOf(g.files, index).id == before {
 		indexCache.Lock()
 		if indexCache.m == nil || len(indexCache.m) >= maxRepoCache {
 			indexCache.m = map[string]cachedIndex{}
@@ -290,7 +292,7 @@ func (g *guard) gitIndexSensitive() string {
 	return why
 }
 
-// indexCache keeps each index's verdict under its fileID, as the
+// indexCache keeps each index's verdict under its fileid.ID, as the
 // repository review is kept (git_cache.go): git rewrites the index by
 // rename, so a change is a new inode and ctime.
 var indexCache struct {
@@ -299,7 +301,7 @@ var indexCache struct {
 }
 
 type cachedIndex struct {
-	id  fileID
+	id  fileid.ID
 	why string
 }
 
