@@ -49,6 +49,9 @@ func ReadOperatorFile(file, what string, off []AgentDir) ([]byte, error) {
 		return nil, nil // no file, nothing granted, wherever it would be
 	}
 	if err == nil {
+		if testHookOperatorFileOpened != nil {
+			testHookOperatorFileOpened()
+		}
 		if perr := OperatorFilePlace(file, what, off); perr != nil {
 			f.Close()
 			return nil, perr
@@ -65,6 +68,16 @@ func ReadOperatorFile(file, what string, off []AgentDir) ([]byte, error) {
 	if err := ownedByUser(file, fi, false); err != nil {
 		return nil, err
 	}
+	// The place was judged by path after the open: a symlink on the way
+	// retargeted in between (by whoever may write the directory holding
+	// it, which the place check does not cover) would have it judge
+	// another file than the one opened. So the opened file's own place
+	// (where the kernel says the descriptor's file is) is judged too.
+	if opened, err := os.Readlink(fmt.Sprintf("/proc/self/fd/%d", f.Fd())); err == nil && opened != file && filepath.IsAbs(opened) {
+		if perr := OperatorFilePlace(opened, what, off); perr != nil {
+			return nil, perr
+		}
+	}
 	data, err := io.ReadAll(io.LimitReader(f, OperatorFileMax+1))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", file, err)
@@ -74,6 +87,10 @@ func ReadOperatorFile(file, what string, off []AgentDir) ([]byte, error) {
 	}
 	return data, nil
 }
+
+// testHookOperatorFileOpened runs between the open and the checks; tests
+// retarget a symlink there.
+var testHookOperatorFileOpened func()
 
 // OperatorFilePlace refuses a location an agent can reach: inside one of
 // off, or under a directory that someone else may write.

@@ -1,0 +1,57 @@
+package policy
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestAnOperatorFileIsJudgedWhereItWasOpened: the place check reads the
+// path after the open. A symlinked configuration directory retargeted in
+// between (by whoever may write the directory holding the link, which
+// the check does not cover) from a workspace directory to the operator's
+// own made the check judge the operator's directory while the bytes read
+// were the workspace file's, which an agent writes as the same user.
+func TestAnOperatorFileIsJudgedWhereItWasOpened(t *testing.T) {
+	top := t.TempDir()
+	ws := filepath.Join(top, "ws")
+	for _, d := range []string{filepath.Join(ws, "cfg"), filepath.Join(top, "real", "cfg"), filepath.Join(top, "config")} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(ws, "cfg", "approvals.yaml"), []byte("agent's\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(top, "real", "cfg", "approvals.yaml"), []byte("operator's\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(top, "config", "demiurge")
+	if err := os.Symlink(filepath.Join(ws, "cfg"), link); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(link, "approvals.yaml")
+	off := []AgentDir{{Name: "workspace", Path: ws}}
+	if _, err := ReadOperatorFile(file, "approvals file", off); err == nil || !strings.Contains(err.Error(), "where an agent may write") {
+		t.Fatalf("the workspace's file, unraced: %v", err)
+	}
+	testHookOperatorFileOpened = func() {
+		if err := os.Remove(link); err != nil {
+			t.Error(err)
+		}
+		if err := os.Symlink(filepath.Join(top, "real", "cfg"), link); err != nil {
+			t.Error(err)
+		}
+	}
+	t.Cleanup(func() { testHookOperatorFileOpened = nil })
+	data, err := ReadOperatorFile(file, "approvals file", off)
+	if err == nil || !strings.Contains(err.Error(), "where an agent may write") {
+		t.Fatalf("the link retargeted after the open: read %q, %v", data, err)
+	}
+	// The operator's own, through the link as it is now, is read.
+	testHookOperatorFileOpened = nil
+	if data, err := ReadOperatorFile(file, "approvals file", off); err != nil || string(data) != "operator's\n" {
+		t.Fatalf("the operator's file: %q %v", data, err)
+	}
+}
