@@ -36,9 +36,13 @@ type probe struct {
 // web_search, built with a probe that acts as a hostile package would
 // before it serves) under the real kernel confinement: it reads none of the
 // user's home, the workspace or the state directory, writes nothing outside
-// its own runtime directory, reaches no other TCP port than the operator's
-// list, cannot debug, signal or look into the host through /proc, and
-// still answers a search from a loopback server speaking Brave's API.
+// its own runtime directory, opens no IP socket (so reaches no loopback or
+// private address, even on the operator's ports; shared/sandbox's
+// TestAConfinedPluginOpensNoIPSocket in one thread), reaches
+// through the host's egress proxy only what the URL policy allows,
+// cannot debug, signal or look into the host through /proc, and still
+// answers a search from a loopback server speaking Brave's API (through
+// the proxy, by the operator's exact allowance of its address).
 func TestPackagePluginIsConfined(t *testing.T) {
 	if miss := sandbox.PluginMissing(sandbox.KernelSupport()); len(miss) > 0 {
 		t.Skipf("this kernel cannot confine a plugin: %v", miss)
@@ -76,6 +80,7 @@ func TestPackagePluginIsConfined(t *testing.T) {
 			c.Close()
 		}
 	}()
+	otherPort := other.Addr().String()[strings.LastIndex(other.Addr().String(), ":")+1:]
 	abstract := fmt.Sprintf("@demiurge-probe-%d", os.Getpid())
 	al, err := net.Listen("unix", abstract)
 	if err != nil {
@@ -128,21 +133,36 @@ func TestPackagePluginIsConfined(t *testing.T) {
 		{Name: "signal host", Op: "signal", Pid: -1},
 		{Name: "new user namespace", Op: "unshare"},
 		{Name: "other port", Op: "connect", Addr: other.Addr().String()},
+		// The search server's own address, on an allowed port, directly:
+		// stop 51's confinement allowed it (Landlock names ports only).
+		{Name: "loopback on an allowed port", Op: "connect", Addr: strings.TrimPrefix(srv.URL, "http://")},
+		{Name: "ipv6 loopback on an allowed port", Op: "connect", Addr: "[::1]:" + otherPort},
+		{Name: "udp to loopback dns", Op: "udp", Addr: "127.0.0.1:53"},
+		{Name: "udp to a private address", Op: "udp", Addr: "10.0.0.1:53"},
+		{Name: "proxy to another loopback server", Op: "proxy-connect", Addr: other.Addr().String()},
+		{Name: "proxy to localhost", Op: "proxy-connect", Addr: "localhost:" + otherPort},
+		{Name: "proxy to metadata", Op: "proxy-connect", Addr: "169.254.169.254:" + otherPort},
+		{Name: "proxy to a private address", Op: "proxy-connect", Addr: "10.0.0.1:" + otherPort},
+		{Name: "proxy to 0x7f000001", Op: "proxy-connect", Addr: "0x7f000001:" + otherPort},
 		{Name: "abstract socket", Op: "unix", Path: abstract},
 		{Name: "write image fd", Op: "write-fd", FD: 3},
 		{Name: "reopen image fd", Op: "reopen-fd", FD: 3},
 		// What it may do:
 		{Name: "write own home", Op: "write", Path: filepath.Join(home, "ok")},
-		{Name: "allowed port", Op: "connect", Addr: strings.TrimPrefix(srv.URL, "http://")},
+		{Name: "proxy to the allowed server", Op: "proxy-connect", Addr: strings.TrimPrefix(srv.URL, "http://")},
 		{Name: "read tls roots", Op: "list", Path: "/etc/ssl"},
 		{Name: "state socket", Op: "unix", Path: sock},
 		{Name: "fds", Op: "fds"},
+
 		{Name: "env", Op: "env"},
 	}
 	b, _ := json.Marshal(probes)
 	os.WriteFile(filepath.Join(home, "probe.json"), b, 0o600)
 	t.Setenv(env, key)
-	t.Setenv(plugins.EnvPackagePorts, port)
+	// Both ports allowed: only the address policy stands between the
+	// plugin and the other loopback server.
+	t.Setenv(plugins.EnvPackagePorts, port+","+otherPort)
+	t.Setenv("DEMIURGE_EGRESS_ALLOW_ADDR", strings.TrimPrefix(srv.URL, "http://"))
 
 	h, err := toolhost.Open(toolhost.Options{CoreDir: coreDir, Workspace: ws, StateDir: state, BuiltinPluginDir: t.TempDir(), Rules: []string{"allow:web_search"}})
 	if err != nil {
@@ -168,7 +188,7 @@ func TestPackagePluginIsConfined(t *testing.T) {
 	if err := json.Unmarshal(raw, &got); err != nil {
 		t.Fatal(err)
 	}
-	allowed := map[string]bool{"write own home": true, "allowed port": true, "read tls roots": true}
+	allowed := map[string]bool{"write own home": true, "proxy to the allowed server": true, "read tls roots": true}
 	support := sandbox.KernelSupport()
 	for _, p := range probes {
 		v := got[p.Name]

@@ -107,11 +107,13 @@ func TestSecretBoundToOneCall(t *testing.T) {
 			}
 			// The test-only endpoint override: a file in the plugin's
 			// host-owned HOME (a package's private runtime directory), read
-			// only by demiurgetest builds; the confined plugin may connect
-			// to the loopback server's port only.
+			// only by demiurgetest builds; the confined plugin reaches the
+			// loopback server only through its egress proxy, by the
+			// operator's exact allowance of its address.
 			home := filepath.Join(state, "runtime", "packages", p.name)
 			os.MkdirAll(home, 0o700)
 			t.Setenv(plugins.EnvPackagePorts, srv.URL[strings.LastIndex(srv.URL, ":")+1:])
+			t.Setenv("DEMIURGE_EGRESS_ALLOW_ADDR", strings.TrimPrefix(srv.URL, "http://")) // through the plugin's egress proxy
 			endpoint := srv.URL + "/res/v1/web/search"
 			if p.name == "web_search_tavily" {
 				endpoint = srv.URL + "/search"

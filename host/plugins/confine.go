@@ -8,11 +8,15 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/hashicorp/go-plugin/runner"
 
+	"demiurge.dev/host/egress"
+	"demiurge.dev/host/sandboxing"
+	"demiurge.dev/shared/netpolicy"
 	"demiurge.dev/shared/sandbox"
 )
 
@@ -28,8 +32,8 @@ import (
 // Without it such a start is refused.
 const EnvAllowUnconfinedPackages = sandbox.EnvAllowUnconfinedPackages
 
-// EnvPackagePorts lists the TCP ports a confined package may connect to
-// (sandbox.PackagePorts).
+// EnvPackagePorts lists the TCP ports a confined package may reach
+// through its egress proxy (sandbox.PackagePorts).
 const EnvPackagePorts = sandbox.EnvPackagePorts
 
 // kernelSupport is what the kernel enforces; tests pretend it lacks
@@ -42,6 +46,10 @@ type confinement struct {
 	support sandbox.Support
 	home    string // HOME
 	tmp     string // TMPDIR and the go-plugin socket directory's parent
+	// egress is what the plugin's egress proxy lets through; proxy is
+	// that proxy once the runner started it (the plugin's only way out).
+	egress egress.Config
+	proxy  *egress.Proxy
 }
 
 // PackageRuntime is the directory under which each package's plugin gets
@@ -72,6 +80,16 @@ func (cfg launchConfig) confinementFor(c Candidate, img *image) (*confinement, e
 	if err != nil {
 		return nil, fmt.Errorf("toolset plugin %s was not started: %w", c.Name, err)
 	}
+	// Its only way out: the host's egress proxy, public addresses on the
+	// operator's package ports, plus the operator's exact allowances of
+	// refused addresses (the same as network-mode commands').
+	ec := egress.Config{}
+	for _, port := range ports {
+		ec.Operator = append(ec.Operator, egress.Rule{Host: "*", Port: port})
+	}
+	if ec.Allow, err = egress.ParseAllowances(os.Getenv(sandboxing.EnvEgressAddr)); err != nil {
+		return nil, fmt.Errorf("toolset plugin %s was not started: %s: %w", c.Name, sandboxing.EnvEgressAddr, err)
+	}
 	root := PackageRuntime(cfg.home)
 	if root == "" {
 		return nil, fmt.Errorf("toolset plugin %s was not started: no runtime directory to confine it to", c.Name)
@@ -95,23 +113,43 @@ func (cfg launchConfig) confinementFor(c Candidate, img *image) (*confinement, e
 	if err != nil {
 		return nil, fmt.Errorf("toolset plugin %s: temporary directory: %w", c.Name, err)
 	}
-	p := sandbox.PluginPolicy{Private: home, Tmp: tmp, Ports: ports}
+	p := sandbox.PluginPolicy{Private: home, Tmp: tmp}
 	if img.direct != nil {
 		p.Binary = c.Path // the child executes the installed file itself
 	}
-	return &confinement{policy: p, support: s, home: home, tmp: tmp}, nil
+	return &confinement{policy: p, support: s, home: home, tmp: tmp, egress: ec}, nil
 }
 
-// env is the confined plugin's environment: the allowlist, with HOME and
-// TMPDIR its own.
-func (cf *confinement) env(base []string) []string {
-	out := make([]string, 0, len(base)+2)
-	for _, kv := range base {
-		if !strings.HasPrefix(kv, "HOME=") && !strings.HasPrefix(kv, "TMPDIR=") {
+// startEgress starts the plugin's egress proxy; log receives what it
+// refused or failed to reach.
+func (cf *confinement) startEgress(name string, log func(egress.Event)) error {
+	px, err := egress.Start(cf.egress, log)
+	if err != nil {
+		return fmt.Errorf("toolset plugin %s was not started: %w", name, err)
+	}
+	cf.proxy = px
+	cf.policy.Egress = filepath.Dir(px.Socket())
+	return nil
+}
+
+// env is the confined plugin's environment: the allowlist, with HOME,
+// TMPDIR and the egress proxy's socket its own (after extra, so nothing
+// replaces them).
+func (cf *confinement) env(base, extra []string) []string {
+	out := make([]string, 0, len(base)+len(extra)+3)
+	own := func(kv string) bool {
+		return strings.HasPrefix(kv, "HOME=") || strings.HasPrefix(kv, "TMPDIR=") || strings.HasPrefix(kv, netpolicy.EnvEgressSocket+"=")
+	}
+	for _, kv := range append(slices.Clone(base), extra...) {
+		if !own(kv) {
 			out = append(out, kv)
 		}
 	}
-	return append(out, "HOME="+cf.home, "TMPDIR="+cf.tmp)
+	out = append(out, "HOME="+cf.home, "TMPDIR="+cf.tmp)
+	if cf.proxy != nil {
+		out = append(out, netpolicy.EnvEgressSocket+"="+cf.proxy.Socket())
+	}
+	return out
 }
 
 // confinedRunner starts the plugin from an OS thread of its own that was
@@ -153,6 +191,9 @@ func (r *confinedRunner) Start(context.Context) error {
 			started <- err
 		}
 		defer func() { go os.RemoveAll(r.conf.tmp) }() // (a link in it is removed, never followed)
+		if px := r.conf.proxy; px != nil {
+			defer px.Close() // the plugin is gone: so is its way out
+		}
 		if err := sandbox.ConfinePluginThread(r.conf.policy, r.conf.support); err != nil {
 			fail(fmt.Errorf("confine the plugin: %w", err))
 			return
@@ -191,7 +232,7 @@ func (r *confinedRunner) ID() string {
 	return strconv.Itoa(r.pid)
 }
 func (r *confinedRunner) Diagnose(context.Context) string {
-	return "the plugin runs confined (Landlock, seccomp): it reads only system libraries, TLS roots and the resolver's files, and writes only " + r.conf.home
+	return "the plugin runs confined (Landlock, seccomp): it reads only system libraries, TLS roots and the resolver's files, writes only " + r.conf.home + ", and reaches the network only through the host's egress proxy (" + netpolicy.EnvEgressSocket + ")"
 }
 func (r *confinedRunner) PluginToHost(n, a string) (string, string, error) { return n, a, nil }
 func (r *confinedRunner) HostToPlugin(n, a string) (string, string, error) { return n, a, nil }

@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/go-plugin/runner"
 	"google.golang.org/grpc"
 
+	"demiurge.dev/host/egress"
 	"demiurge.dev/shared"
 	"demiurge.dev/shared/toolsetv1"
 )
@@ -100,9 +101,20 @@ func launch(ctx context.Context, c Candidate, in Input, cfg launchConfig) (*inst
 		cc.Cmd = nil
 		cc.UnixSocketConfig = &plugin.UnixSocketConfig{TempDir: conf.tmp}
 		cc.RunnerFunc = func(_ hclog.Logger, spec *exec.Cmd, _ string) (runner.Runner, error) {
-			cmd.Env = append(conf.env(cfg.env), spec.Env...)
+			plog := cfg.log.Named(c.Name)
+			if err := conf.startEgress(c.Name, func(ev egress.Event) {
+				if ev.Verdict != "allowed" {
+					plog.Warn("package egress "+ev.Verdict, "host", ev.Host, "port", ev.Port, "reason", ev.Reason)
+				}
+			}); err != nil {
+				return nil, err
+			}
+			cmd.Env = conf.env(cfg.env, spec.Env)
 			cmd.Stdin = spec.Stdin
 			r, err := newConfinedRunner(cmd, conf)
+			if err != nil {
+				conf.proxy.Close()
+			}
 			confined = r
 			return r, err
 		}

@@ -76,7 +76,7 @@ func packagesLine(s sandbox.Support) string {
 	for i, p := range list {
 		ports[i] = strconv.Itoa(int(p))
 	}
-	return "confined (Landlock, seccomp): no home, workspace or state; writes only their own runtime directory; TCP connect to ports " + strings.Join(ports, ",")
+	return "confined (Landlock, seccomp): no home, workspace or state; writes only their own runtime directory; no IP socket: only through the host's egress proxy to public addresses on ports " + strings.Join(ports, ",")
 }
 
 // Report detects what this kernel enforces through helper and compares

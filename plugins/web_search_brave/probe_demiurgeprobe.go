@@ -9,20 +9,24 @@ package main
 // do not contain this file.
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 )
 
 type probeOp struct {
 	Name string `json:"name"`
-	Op   string `json:"op"` // read, write, list, symlink-read, connect, unix, ptrace, signal, write-fd, fds, env
+	Op   string `json:"op"` // read, write, list, symlink-read, connect, udp, proxy-connect, unix, ptrace, signal, write-fd, fds, env
 	Path string `json:"path,omitempty"`
 	Addr string `json:"addr,omitempty"`
 	Pid  int    `json:"pid,omitempty"`
@@ -97,6 +101,31 @@ func runProbe(op probeOp, home string) string {
 			c.Close()
 		}
 		return verdict(err)
+	case "udp":
+		c, err := net.DialTimeout("udp", op.Addr, 2*time.Second)
+		if err == nil {
+			_, err = c.Write([]byte("x"))
+			c.Close()
+		}
+		return verdict(err)
+	case "proxy-connect":
+		// Through the host's egress proxy, as a cooperative plugin goes.
+		c, err := net.DialTimeout("unix", os.Getenv("DEMIURGE_EGRESS_SOCKET"), 2*time.Second)
+		if err != nil {
+			return "no proxy: " + err.Error()
+		}
+		defer c.Close()
+		_ = c.SetDeadline(time.Now().Add(5 * time.Second))
+		fmt.Fprintf(c, "CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n", op.Addr, op.Addr)
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil {
+			return verdict(err)
+		}
+		if resp.StatusCode != http.StatusOK {
+			b, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+			return "denied: " + resp.Status + ": " + strings.TrimSpace(string(b))
+		}
+		return "ok"
 	case "unix":
 		c, err := net.DialTimeout("unix", path, 2*time.Second)
 		if err == nil {

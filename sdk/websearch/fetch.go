@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"os"
 	"time"
 
 	"demiurge.dev/sdk"
@@ -71,10 +72,21 @@ func NewAPI(endpoint string, opts netpolicy.Options) API {
 // verified address with Host and SNI kept, and no ambient proxy is used
 // (a proxy would see the key). It follows no redirect: net/http would
 // carry the key's header along.
+//
+// In a confined package plugin (netpolicy.EnvEgressSocket set) the
+// process can open no IP socket: every request goes through the host's
+// egress proxy on that socket, which applies the same policy on the
+// host's side.
 func NewHTTPClient(opts netpolicy.Options) *http.Client {
 	opts.MaxRedirects = -1
+	var rt http.RoundTripper
+	if sock := os.Getenv(netpolicy.EnvEgressSocket); sock != "" {
+		rt = netpolicy.EgressTransport(sock, opts.TLSClientConfig)
+	} else {
+		rt = netpolicy.New(opts).Transport()
+	}
 	return &http.Client{
-		Transport:     netpolicy.New(opts).Transport(),
+		Transport:     rt,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return errNoRedirects },
 	}
 }

@@ -5,16 +5,20 @@ import (
 	"os"
 	"strings"
 
+	seccomp "github.com/elastic/go-seccomp-bpf"
 	"github.com/landlock-lsm/go-landlock/landlock"
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
+	"golang.org/x/sys/unix"
 )
 
 // PluginPolicy confines a third-party plugin process (an installed
 // package's): it reads what a Go program needs to run and to reach an
-// HTTPS API, reads and writes only its own runtime directory, and
-// connects by TCP to the listed ports only. No namespaces: the host
-// dials the plugin's unix socket by the path it prints, so the plugin
-// sees the host's file system, through Landlock.
+// HTTPS API, reads and writes only its own runtime directory, and opens
+// no IP socket at all (seccomp): its only way out is the host's egress
+// proxy on a unix socket (Egress), which applies the URL policy to every
+// connection. No namespaces: the host dials the plugin's unix socket by
+// the path it prints, so the plugin sees the host's file system, through
+// Landlock.
 type PluginPolicy struct {
 	// Private is the plugin's runtime directory (its HOME) and Tmp its
 	// TMPDIR (where go-plugin's sockets lie: a short path, since a unix
@@ -24,8 +28,10 @@ type PluginPolicy struct {
 	// binary itself (a verified-image record), not a sealed copy: read
 	// and execute on that file only.
 	Binary string
-	// Ports are the TCP ports it may connect to; binding none.
-	Ports []uint16
+	// Egress is the directory of the host's egress proxy socket for this
+	// plugin: connecting to a unix socket there is granted (Landlock ABI
+	// 9; below it nothing refuses it anyway).
+	Egress string
 }
 
 // PluginReadPaths are what a confined plugin may read: shared libraries
@@ -66,8 +72,8 @@ func PluginMissing(s Support) []string {
 func KernelSupport() Support { return detectKernel() }
 
 // pluginLandlock builds the ruleset: every file system right of the ABI
-// handled, TCP bind and connect handled (UDP left to the resolver: below
-// ABI 10 Landlock cannot see it anyway), both scopes.
+// handled, TCP bind and connect handled with no port granted (the seccomp
+// filter refuses IP sockets first; this is the second lock), both scopes.
 func pluginLandlock(p PluginPolicy, s Support) (landlock.Config, []landlock.Rule, error) {
 	c, err := landlockConfig(s, ReadOnly)
 	if err != nil {
@@ -104,19 +110,30 @@ func pluginLandlock(p PluginPolicy, s Support) (landlock.Config, []landlock.Rule
 	if p.Binary != "" {
 		rules = append(rules, landlock.PathAccess(keep(landlock.AccessFSSet(ll.AccessFSExecute|ll.AccessFSReadFile)), p.Binary))
 	}
-	if c.HandledAccessNet != 0 {
-		for _, port := range p.Ports {
-			rules = append(rules, landlock.ConnectTCP(port))
-		}
+	if p.Egress != "" {
+		rules = append(rules, landlock.PathAccess(keep(landlock.AccessFSSet(ll.AccessFSResolveUnix)), p.Egress))
 	}
 	return c, rules, nil
 }
 
 // pluginSeccomp is the commands' filter of a network mode (ptrace, other
 // processes' memory, keyrings, BPF, mounts, new namespaces, packet
-// sockets refused) with AF_UNIX allowed: go-plugin serves on a unix
-// socket.
-func pluginSeccomp() error { return loadSeccomp(seccompPolicy(Network, false)) }
+// sockets refused) with AF_UNIX allowed (go-plugin serves on a unix
+// socket, and the egress proxy is one) and every AF_INET, AF_INET6 and
+// netlink socket refused: Landlock's TCP rules name ports, never
+// addresses, so a plugin allowed 443 reached the host's loopback, a LAN
+// router and a metadata endpoint on a private address; UDP it did not see.
+func pluginSeccomp() error { return loadSeccomp(pluginSeccompPolicy()) }
+
+func pluginSeccompPolicy() seccomp.Policy {
+	pol := seccompPolicy(Network, false)
+	for _, af := range []uint64{unix.AF_INET, unix.AF_INET6, unix.AF_NETLINK} {
+		pol.Syscalls[1].NamesWithCondtions = append(pol.Syscalls[1].NamesWithCondtions, seccomp.NameWithConditions{
+			Name: "socket", Conditions: seccomp.ArgumentConditions{{Argument: 0, Operation: seccomp.Equal, Value: af}},
+		})
+	}
+	return pol
+}
 
 // ConfinePluginThread restricts the calling thread for good: no_new_privs,
 // the plugin's Landlock domain, the seccomp filter. The caller holds the

@@ -5,7 +5,7 @@ package sandbox
 // PluginPolicy confines a third-party plugin process; see plugin_linux.go.
 type PluginPolicy struct {
 	Private, Tmp, Binary string
-	Ports                []uint16
+	Egress               string
 }
 
 // PluginMissing: nothing can confine a plugin here.

@@ -11,22 +11,22 @@ import (
 // environment only (never agent.yaml, never a package):
 // EnvAllowUnconfinedPackages=1 starts them unconfined where the kernel
 // cannot confine them (refused otherwise); EnvPackagePorts lists the TCP
-// ports they may connect to, comma-separated.
+// ports they may reach through the host's egress proxy, comma-separated.
 const (
 	EnvAllowUnconfinedPackages = "DEMIURGE_PACKAGES_ALLOW_UNCONFINED"
 	EnvPackagePorts            = "DEMIURGE_PACKAGE_PORTS"
 )
 
-// defaultPackagePorts: HTTPS to a provider's API, and DNS over TCP (a
-// resolver's fallback for a long answer; UDP is not Landlock's below ABI
-// 10 and is left to the resolver).
-var defaultPackagePorts = []uint16{443, 53}
+// defaultPackagePorts: HTTPS to a provider's API (names are resolved by
+// the egress proxy: a plugin needs no DNS of its own).
+var defaultPackagePorts = []uint16{443}
 
 // PackagesAllowedUnconfined reports the operator's EnvAllowUnconfinedPackages.
 func PackagesAllowedUnconfined() bool { return os.Getenv(EnvAllowUnconfinedPackages) == "1" }
 
-// PackagePorts are the TCP ports a confined package may connect to: the
-// operator's EnvPackagePorts, else 443 and 53; a bad entry is an error
+// PackagePorts are the TCP ports a confined package may reach through
+// the egress proxy (public addresses only, as every proxied connection):
+// the operator's EnvPackagePorts, else 443; a bad entry is an error
 // (the start is refused).
 func PackagePorts() ([]uint16, error) {
 	v, ok := os.LookupEnv(EnvPackagePorts)
