@@ -38,7 +38,7 @@ func newWebExtractWith(opts webextract.Options) sdk.Tool {
 		r := f.Fetch(ctx, p.URL, p.MaxChars)
 		if r.Failure != nil {
 			if r.Failure.Next != "" {
-				res := sdk.Errorf(r.Failure.Code, "web_extract failed: %s. To read it, call web_extract with %s (the operator is asked for that host).", r.Failure.Message, r.Failure.Next)
+				res := sdk.Errorf(r.Failure.Code, "web_extract failed: %s. To read it, call web_extract with %s (the operator is asked for that origin).", r.Failure.Message, r.Failure.Next)
 				res.Structured = r
 				return res.WithDisplay(r.Summary()), nil
 			}

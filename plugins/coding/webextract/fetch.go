@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"mime"
+	"net"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -147,10 +148,11 @@ func (f *Fetcher) fetch(ctx context.Context, rawURL string, maxChars int) Result
 	res.Origin = target.Origin()
 	client := policy.Client()
 	defer client.CloseIdleConnections()
-	// The operator approved a fetch from target's host (the card shows
-	// its origin, never the path or query that could name a redirect):
-	// a redirect to another host is not followed but answered, and a
-	// fetch from there is another call, which asks again. The policy's
+	// The operator approved a fetch from target's origin (the card shows
+	// it, never the path or query that could name a redirect): a
+	// redirect to another host, or to another port of it, is not
+	// followed but answered, and a fetch from there is another call,
+	// which asks again. The policy's
 	// verdict comes first, so a refused hop is still "refused".
 	checkHop := client.CheckRedirect
 	var elsewhere *url.URL
@@ -158,7 +160,7 @@ func (f *Fetcher) fetch(ctx context.Context, rawURL string, maxChars int) Result
 		if err := checkHop(req, via); err != nil {
 			return err
 		}
-		if next, err := netpolicy.Parse(req.URL.String()); err != nil || next.Host != target.Host {
+		if next, err := netpolicy.Parse(req.URL.String()); err != nil || !sameApproval(target, next) {
 			elsewhere = req.URL
 			return http.ErrUseLastResponse
 		}
@@ -196,7 +198,7 @@ func (f *Fetcher) fetch(ctx context.Context, rawURL string, maxChars int) Result
 		return failWith(res, "http_status", "HTTP "+resp.Status+" from "+res.Origin)
 	}
 	if elsewhere != nil {
-		res = failWith(res, "redirect_elsewhere", "HTTP "+resp.Status+" from "+res.Origin+" redirects to another host, "+
+		res = failWith(res, "redirect_elsewhere", "HTTP "+resp.Status+" from "+res.Origin+" redirects to another origin, "+
 			netpolicy.OriginSummary(elsewhere.String())+", which this call's approval does not cover; it was not followed")
 		res.Failure.Next = elsewhere.String()
 		return res
@@ -386,4 +388,26 @@ func (r Result) Summary() string {
 		s += " (truncated: " + strings.Join(r.StoppedBy, ", ") + ")"
 	}
 	return s
+}
+
+// sameApproval says whether a redirect to next stays within what the
+// operator approved for target: the same host and port, or http to https
+// on the default ports (http://h/ to https://h/). Another port of the
+// same host is another service (stop 52: a page's server sent the fetch
+// to its own 6379).
+func sameApproval(target, next netpolicy.Target) bool {
+	if next.Host != target.Host {
+		return false
+	}
+	port := func(t netpolicy.Target) string {
+		_, p, _ := net.SplitHostPort(t.HostPort())
+		return p
+	}
+	if port(next) == port(target) {
+		return true
+	}
+	isDefault := func(t netpolicy.Target) bool {
+		return (t.Scheme == "http" && port(t) == "80") || (t.Scheme == "https" && port(t) == "443")
+	}
+	return isDefault(target) && isDefault(next)
 }

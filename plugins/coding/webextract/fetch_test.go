@@ -3,6 +3,9 @@ package webextract
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"slices"
 	"strings"
@@ -10,6 +13,8 @@ import (
 	"time"
 
 	"go.uber.org/goleak"
+
+	"demiurge.dev/shared/netpolicy"
 )
 
 func TestMain(m *testing.M) {
@@ -84,7 +89,7 @@ func TestFetchSoftFailures(t *testing.T) {
 		{base + "/to-private", "refused", "private"},
 		{base + "/to-metadata", "refused", "metadata"},
 		{base + "/to-mapped", "refused", "metadata"},
-		{base + "/to-name", "redirect_elsewhere", "another host, http://internal.test,"},
+		{base + "/to-name", "redirect_elsewhere", "another origin, http://internal.test,"},
 		{base + "/to-userinfo", "refused", "credentials"},
 		{base + "/to-file", "invalid_url", "http"},
 		{"http://nowhere.test:" + ts.port + "/", "refused", "does not resolve"},
@@ -190,5 +195,49 @@ func TestARedirectToAnotherHostIsNotFollowed(t *testing.T) {
 	}
 	if r := f.Fetch(context.Background(), base+"/redirect", 0); r.Failure != nil || r.Redirects != 1 || r.Origin != base {
 		t.Fatalf("a redirect within the host: %+v", r)
+	}
+}
+
+// TestARedirectToAnotherPortIsNotFollowed: the approved origin is the
+// scheme, host and port the card shows; a redirect from it to another
+// port of the same host (a service the operator never saw, such as
+// 6379 on the page's server) is another origin, answered and not
+// followed. Stop 52 found it followed, its text wrapped under the
+// approved origin. http to https on the default ports stays followed.
+func TestARedirectToAnotherPortIsNotFollowed(t *testing.T) {
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain")
+		fmt.Fprint(w, "OTHER-PORT-SERVICE")
+	}))
+	defer other.Close()
+	otherPort := other.URL[strings.LastIndex(other.URL, ":")+1:]
+	first := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "http://site.test:"+otherPort+"/admin", http.StatusFound)
+	}))
+	defer first.Close()
+	base := "http://site.test:" + first.URL[strings.LastIndex(first.URL, ":")+1:]
+	r := New(testOptions()).Fetch(context.Background(), base+"/", 0)
+	if r.Failure == nil || r.Failure.Code != "redirect_elsewhere" || r.Failure.Next != "http://site.test:"+otherPort+"/admin" {
+		t.Fatalf("failure %+v, text %q", r.Failure, r.Text)
+	}
+	if strings.Contains(r.Text, "OTHER-PORT") || r.Origin != base {
+		t.Fatalf("the other port was fetched: origin %q text %q", r.Origin, r.Text)
+	}
+	for _, c := range []struct {
+		from, to string
+		same     bool
+	}{
+		{"http://a.test/", "https://a.test/x", true},
+		{"http://a.test:80/", "https://a.test:443/x", true},
+		{"https://a.test/", "https://a.test:8443/x", false},
+		{"http://a.test:8080/", "https://a.test/x", false},
+		{"http://a.test:8080/", "http://a.test:8080/x", true},
+		{"http://a.test/", "http://b.test/x", false},
+	} {
+		from, _ := netpolicy.Parse(c.from)
+		to, _ := netpolicy.Parse(c.to)
+		if got := sameApproval(from, to); got != c.same {
+			t.Errorf("%s → %s: same approval %v, want %v", c.from, c.to, got, c.same)
+		}
 	}
 }
