@@ -3,9 +3,12 @@ package netpolicy
 import (
 	"context"
 	"crypto/tls"
+	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 )
 
@@ -29,6 +32,23 @@ func EgressTransport(socket string, tlsConfig *tls.Config) http.RoundTripper {
 		Proxy: http.ProxyURL(&url.URL{Scheme: "http", Host: "demiurge-egress.invalid"}),
 		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
 			return d.DialContext(ctx, "unix", socket)
+		},
+		// The proxy refuses a tunnel with 403 and says why in its body:
+		// that is the policy's refusal (ErrRefused), not a network error
+		// worth retrying.
+		OnProxyConnectResponse: func(_ context.Context, _ *url.URL, req *http.Request, res *http.Response) error {
+			if res.StatusCode == http.StatusOK {
+				return nil
+			}
+			b, _ := io.ReadAll(io.LimitReader(res.Body, 1024))
+			why := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(string(b)), "demiurge egress proxy: "))
+			if why == "" {
+				why = res.Status
+			}
+			if res.StatusCode == http.StatusForbidden {
+				return refused("https://"+req.Host, "egress-proxy", "the host's egress proxy: "+why)
+			}
+			return fmt.Errorf("the host's egress proxy: %s", why)
 		},
 		TLSHandshakeTimeout:   10 * time.Second,
 		IdleConnTimeout:       90 * time.Second,
