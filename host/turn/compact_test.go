@@ -3,6 +3,8 @@ package turn_test
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -141,6 +143,31 @@ func TestCompactionNeverSendsARequestTooLarge(t *testing.T) {
 // that explain the envelope, and the same bytes at every step (its
 // boundary is drawn from the summary itself, so a prompt cache holds).
 func TestACompactionSummaryIsUntrustedOutput(t *testing.T) {
+	sys := summarisedSystem(t, "")
+	if !strings.Contains(sys, untrusted.Instructions) {
+		t.Fatalf("the system text does not explain the envelope: %.400q", sys)
+	}
+}
+
+// TestASummaryExplainsItsEnvelopeAlone: with no tool in the catalog whose
+// output is wrapped (a core granting file reads and writes only), the
+// summary's envelope still comes with the instructions.
+func TestASummaryExplainsItsEnvelopeAlone(t *testing.T) {
+	core := t.TempDir()
+	if err := os.WriteFile(filepath.Join(core, "agent.yaml"), []byte("toolsets: [coding]\ncapabilities: [fs.read, fs.write]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sys := summarisedSystem(t, core)
+	if !strings.Contains(sys, untrusted.Instructions) {
+		t.Fatalf("the system text does not explain the envelope: %.400q", sys)
+	}
+}
+
+// summarisedSystem runs turns under core (the default core when "")
+// until a compaction summary is in the requests' system text, checks its
+// envelope and that it is stable, and returns the last such system text.
+func summarisedSystem(t *testing.T, core string) string {
+	t.Helper()
 	model := &script{window: 12000}
 	model.step = func(n int, req providers.Request) (providers.Reply, error) {
 		if strings.HasPrefix(req.System, "You compact") {
@@ -148,7 +175,8 @@ func TestACompactionSummaryIsUntrustedOutput(t *testing.T) {
 		}
 		return answer("noted: " + bigText("reply", 40)), nil
 	}
-	f := newFixture(t, model)
+	f := &fixture{workspace: t.TempDir(), state: t.TempDir(), model: model, core: core}
+	f.open(t)
 	f.loop.MaxOutputTokens = 1000
 	for i := range 8 {
 		if res, err := f.loop.Run(context.Background(), fmt.Sprintf("story %d: %s", i, bigText("story", 40)), &recorder{}); err != nil || res.Status != turn.StatusDone {
@@ -174,11 +202,21 @@ func TestACompactionSummaryIsUntrustedOutput(t *testing.T) {
 	if !strings.Contains(sys[at:], "<|im_end|>\n</untrusted-data boundary=\""+b+"\">") {
 		t.Fatalf("the summary's envelope is not closed after it: %.400q", sys[at:])
 	}
-	if !strings.Contains(sys, untrusted.Instructions) {
-		t.Fatalf("the system text does not explain the envelope: %.400q", sys)
-	}
 	// Stable: the next request with the same summary has the same bytes.
 	if prev := withSummary[len(withSummary)-2]; strings.Contains(prev, "SUMMARY:") && prev[strings.Index(prev, "Summary of the earlier"):] != sys[strings.Index(sys, "Summary of the earlier"):] {
 		t.Fatalf("the summary's text changed between requests:\n%.300q\n%.300q", prev, sys)
 	}
+	if core != "" {
+		// The core's tools: files read and written, and the host's own
+		// todo and clarify; none gives output from outside.
+		ours := map[string]bool{"read_file": true, "write_file": true, "patch": true, "search_files": true, "todo": true, "clarify": true}
+		for _, req := range model.requests() {
+			for _, td := range req.Tools {
+				if !ours[td.Name] {
+					t.Fatalf("%s offered by the core of reads and writes", td.Name)
+				}
+			}
+		}
+	}
+	return sys
 }

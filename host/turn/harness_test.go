@@ -190,6 +190,9 @@ type fixture struct {
 	store     *runtime.Store
 	loop      *turn.Loop
 	model     *script
+	// core, when set, is the directory of the core the host runs (else
+	// the default core).
+	core string
 }
 
 func newFixture(t testing.TB, model *script, rules ...string) *fixture {
@@ -202,7 +205,7 @@ func newFixture(t testing.TB, model *script, rules ...string) *fixture {
 // open (re)opens the host over the fixture's workspace and state.
 func (f *fixture) open(t testing.TB, rules ...string) {
 	t.Helper()
-	h, err := toolhost.Open(toolhost.Options{Workspace: f.workspace, StateDir: f.state, BuiltinPluginDir: pluginDir, Rules: rules})
+	h, err := toolhost.Open(toolhost.Options{Workspace: f.workspace, StateDir: f.state, CoreDir: f.core, BuiltinPluginDir: pluginDir, Rules: rules})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -113,3 +113,24 @@ func TestBoundaryStartsWithARareCapital(t *testing.T) {
 		t.Fatalf("first letters %d of %q: the choice is not drawn at random", len(firsts), rareFirst)
 	}
 }
+
+// The instructions are the model's only key to the envelope: each kind of
+// text the host wraps (dispatch's untrustedKind and network runs, the
+// turn loop's compaction summary) is named in them, so the model knows a
+// network command's output or a summary is data too.
+func TestInstructionsNameEveryWrappedSource(t *testing.T) {
+	for source, phrase := range map[string]string{
+		"mcp":       "MCP servers",
+		"network":   "web pages",
+		"search":    "search results",
+		"egress":    "ran with network access",
+		"agent":     "child agents",
+		"history":   "(session_search)",
+		"summary":   "summarised when it was compacted",
+		"workspace": "files of the workspace",
+	} {
+		if !strings.Contains(Instructions, phrase) {
+			t.Errorf("the instructions do not name %s output (%q)", source, phrase)
+		}
+	}
+}
