@@ -199,9 +199,9 @@ func orDash(s string) string {
 	return s
 }
 
-// safeText makes source-supplied text safe for one terminal line: control
-// characters (escape sequences, newlines) and bidirectional overrides are
-// shown escaped instead of acted upon.
+// safeText makes source-supplied text safe for one terminal line: every
+// character that is not graphic (escape sequences, newlines, bidi
+// controls, invisible ones) is shown escaped instead of acted upon.
 func safeText(s string) string {
 	if strings.IndexFunc(s, unsafeRune) < 0 {
 		return s
@@ -213,8 +213,10 @@ func safeText(s string) string {
 			b.WriteByte(' ')
 		case unsafeRune(r) && r < 0x100:
 			fmt.Fprintf(&b, `\x%02x`, r)
-		case unsafeRune(r):
+		case unsafeRune(r) && r <= 0xFFFF:
 			fmt.Fprintf(&b, `\u%04x`, r)
+		case unsafeRune(r):
+			fmt.Fprintf(&b, `\U%08x`, r)
 		default:
 			b.WriteRune(r)
 		}
@@ -230,8 +232,13 @@ func safeMultiline(s string) string {
 	return strings.Join(lines, "\n")
 }
 
+// unsafeRune is every character but the graphic ones (letters, marks,
+// numbers, punctuation, symbols, spaces): a closed world, so the
+// invisible ones a list of controls missed (Unicode tag characters,
+// zero-width and other format characters, line separators) are shown
+// escaped too.
 func unsafeRune(r rune) bool {
-	return unicode.IsControl(r) || (r >= 0x202A && r <= 0x202E) || (r >= 0x2066 && r <= 0x2069) || r == 0x200E || r == 0x200F
+	return !unicode.IsGraphic(r)
 }
 
 // sortedByName are the entries sorted by name: the one order of the CLI's lists

@@ -122,6 +122,22 @@ func TestDisplayEscapesSourceText(t *testing.T) {
 	}
 }
 
+// TestDisplayShowsInvisibleText: what a terminal shows as nothing (tag
+// characters, zero-width and other format characters, line separators)
+// is shown escaped in every display, so the operator sees that the model
+// reads more than the line shows; other scripts and emoji stay.
+func TestDisplayShowsInvisibleText(t *testing.T) {
+	spec := mcpSpec("evil")
+	spec.Description = "note\U000E0049\U000E0047 zw\u200b\u200b fmt\u00ad sep\u2028end 日本語 ✓"
+	c := mustResolve(t, []Source{{Kind: SourceMCP, Name: "docs", Tools: []ToolSpec{spec}}}, nil)
+	full := c.Display(DisplayFull)
+	for _, want := range []string{`note\U000e0049\U000e0047`, `zw\u200b\u200b`, `fmt\xad`, `sep\u2028end 日本語 ✓`} {
+		if !strings.Contains(full, want) {
+			t.Errorf("full display lacks escaped %q\n%s", want, full)
+		}
+	}
+}
+
 func TestEntrySummary(t *testing.T) {
 	c := displayCatalog(t)
 	e, _ := c.Lookup("read_file")

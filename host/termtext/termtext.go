@@ -10,9 +10,12 @@ import (
 	"unicode"
 )
 
-// Printable keeps newlines and tabs, replaces every other control
-// character (C0, DEL, C1, so ESC and CSI too) and every bidi control with
-// '?', and cuts the text after limit bytes with "…".
+// Printable keeps newlines, tabs and graphic characters (letters, marks,
+// numbers, punctuation, symbols, spaces), replaces every other character
+// with '?' (C0, DEL, C1, so ESC and CSI; bidi controls; Unicode tag
+// characters, zero-width characters and every other format character;
+// line and paragraph separators; private-use, surrogate and unassigned
+// code points), and cuts the text after limit bytes with "…".
 func Printable(s string, limit int) string {
 	var b strings.Builder
 	for _, r := range s {
@@ -28,9 +31,12 @@ func Printable(s string, limit int) string {
 	return b.String()
 }
 
-// Replaced says whether Printable replaces r: every control character but
-// newline and tab, and every bidi control. Text that must reach a terminal
-// as it is (a core's names, a run's goal) is refused for holding one.
+// Replaced says whether Printable replaces r: a closed world, every
+// character but newline, tab and the graphic ones (a list of dangerous
+// characters, controls and bidi controls, missed tag characters, which
+// hide text from the operator and spell instructions to a model, and
+// zero-width ones). Text that must reach a terminal as it is (a core's
+// names, a run's goal) is refused for holding one.
 func Replaced(r rune) bool {
-	return r != '\n' && r != '\t' && (unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r))
+	return r != '\n' && r != '\t' && !unicode.IsGraphic(r)
 }

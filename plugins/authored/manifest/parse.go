@@ -10,6 +10,7 @@ import (
 	"strings"
 	"unicode"
 
+	"demiurge.dev/shared/hiddentext"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -82,7 +83,26 @@ func (d *decoder) document(data []byte) (*yaml.Node, error) {
 	if root.Kind == yaml.ScalarNode && root.ShortTag() == "!!null" {
 		return nil, nil
 	}
+	if n, r := hiddenIn(root); n != nil {
+		return nil, d.errorf(n, "", "holds U+%04X, an invisible character (a Unicode tag character or a bidi control) that would make the model read what the operator cannot see; remove it", r)
+	}
 	return root, nil
+}
+
+// hiddenIn finds the first node whose decoded text (a key or a value, so
+// YAML's \U escapes hide nothing) holds a character of hiddentext: a
+// description or schema goes to the model outside any envelope, and a
+// core's files are what an agent may write and the operator reviews.
+func hiddenIn(n *yaml.Node) (*yaml.Node, rune) {
+	if r, ok := hiddentext.First(n.Value); ok {
+		return n, r
+	}
+	for _, c := range n.Content {
+		if at, r := hiddenIn(c); at != nil {
+			return at, r
+		}
+	}
+	return nil, 0
 }
 
 func (d *decoder) syntax(err error) *Error {

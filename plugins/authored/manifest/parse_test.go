@@ -2,6 +2,7 @@ package manifest
 
 import (
 	"encoding/json"
+	"errors"
 	"reflect"
 	"strings"
 	"testing"
@@ -168,4 +169,34 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestAManifestHidesNothingFromTheOperator: tool.yaml and slot.yaml are
+// files an agent may write into its own core and the operator reviews;
+// what goes from them to the model (a description, a schema) may hold no
+// character that a terminal shows as nothing (Unicode tag characters) or
+// as other text (bidi controls), raw or spelled as a YAML escape, in a
+// value or a key, at any depth. The error names the line.
+func TestAManifestHidesNothingFromTheOperator(t *testing.T) {
+	for _, tc := range []struct{ name, src string }{
+		{"raw tag characters", "description: \"note\U000E0049\U000E0047\U000E004E\"\n"},
+		{"escaped tag characters", "description: \"note \\U000E0049\\U000E0047\"\n"},
+		{"bidi override", "risk: low\ndescription: \"abc\u202Edef\"\n"},
+		{"isolate in a schema", "input_schema:\n  type: object\n  properties:\n    text: {type: string, description: \"x\\u2066y\"}\n"},
+		{"in a key", "input_schema:\n  type: object\n  properties:\n    \"t\\U000E0041\": {type: string}\n"},
+	} {
+		for _, parse := range []func([]byte, string) (*Manifest, error){Parse, parseSlot} {
+			_, err := parse([]byte(tc.src), "tool.yaml")
+			var e *Error
+			if err == nil || !strings.Contains(err.Error(), "invisible character") {
+				t.Errorf("%s: %v", tc.name, err)
+			} else if errors.As(err, &e) && e.Line == 0 {
+				t.Errorf("%s: no line in %v", tc.name, err)
+			}
+		}
+	}
+	// Zero-width joiners and other scripts are not hidden text.
+	if _, err := Parse([]byte("description: \"👩\u200D💻 日本語 عربى\"\n"), "tool.yaml"); err != nil {
+		t.Errorf("an emoji sequence refused: %v", err)
+	}
 }
