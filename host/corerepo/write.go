@@ -126,7 +126,7 @@ func unplainName(name string) string {
 	}
 	for _, r := range name {
 		if r == '\n' || r == '\t' || termtext.Replaced(r) {
-			return fmt.Sprintf("holds the control character %U; a core's names are plain text", r)
+			return fmt.Sprintf("holds %U, a character a terminal does not show as it is (a control, format or invisible one); a core's names are plain text", r)
 		}
 	}
 	return ""

@@ -113,8 +113,8 @@ func Start(r *corerepo.Repo, goal, owner string) (*Run, error) {
 	return run, nil
 }
 
-// plainGoal refuses a goal that is not UTF-8 or holds a control
-// character other than newline and tab, or a bidi control: the goal is
+// plainGoal refuses a goal that is not UTF-8 or holds a character
+// termtext replaces (anything but graphic ones, newline and tab): the goal is
 // the model's text, and `core runs`, `core log` (the run's commit message)
 // and the evolver's approval cards print it on the operator's terminal.
 func plainGoal(goal string) error {
@@ -123,7 +123,7 @@ func plainGoal(goal string) error {
 	}
 	for _, r := range goal {
 		if termtext.Replaced(r) {
-			return fmt.Errorf("the goal holds the control character %U; write it as plain text", r)
+			return fmt.Errorf("the goal holds %U, a character a terminal does not show as it is (a control, format or invisible one); write it as plain text", r)
 		}
 	}
 	return nil

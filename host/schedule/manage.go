@@ -153,7 +153,7 @@ func (m *Manager) apply(sc *Schedule, spec Spec, now time.Time) error {
 			return invalid("prompt must be non-empty text of at most %d characters", MaxPrompt)
 		}
 		if notPlain(*p) {
-			return invalid("prompt: no control characters but newline and tab, and no bidi controls (the operator reads it in `demiurge schedules show` before approving)")
+			return invalid("prompt: plain text only, no control, format or invisible characters but newline and tab (the operator reads it in `demiurge schedules show` before approving)")
 		}
 		sc.Prompt = *p
 	}
@@ -385,9 +385,8 @@ func (m *Manager) modelRunNowRefused(sc Schedule) string {
 	return ""
 }
 
-// notPlain says whether s holds a character that would drive the
-// operator's terminal (a control character but newline and tab, a bidi
-// control): what the model writes into a schedule is read by the
+// notPlain says whether s holds a character termtext replaces (a control
+// character but newline and tab, a bidi control, an invisible one): what the model writes into a schedule is read by the
 // operator before approving its lease, and must read as it is.
 func notPlain(s string) bool {
 	return strings.ContainsFunc(s, termtext.Replaced)
