@@ -172,6 +172,24 @@ func (l *Loop) load() error {
 	return nil
 }
 
+// holdsEnvelope reports whether the history holds a wrapped tool result
+// (a wrapped result's model view starts with the envelope's opening
+// line), so the instructions that explain the envelope stay in the system
+// text though the catalog that wrapped it changed: a resume under another
+// core, an MCP server gone. A result that only looks wrapped adds the
+// instructions, which is safe. One prefix test a result, at every step.
+func (l *Loop) holdsEnvelope() bool {
+	_, msgs := l.snapshot()
+	for _, m := range msgs {
+		for _, r := range m.ToolResults {
+			if strings.HasPrefix(r.Content, untrusted.OpenTag) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // snapshot is the history and its decoded messages as they are now.
 func (l *Loop) snapshot() ([]runtime.MessageRecord, []providers.Message) {
 	l.mu.Lock()

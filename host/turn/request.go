@@ -16,7 +16,7 @@ import (
 // the history's model views, compacted to fit the context window.
 func (t *turnRun) request(ctx context.Context, dt *dispatch.Turn) (providers.Request, error) {
 	tools := toolDefs(dt.Catalog)
-	system, err := t.systemText(ctx, dt.HasUntrustedTools())
+	system, err := t.systemText(ctx, dt.HasUntrustedTools() || t.loop.holdsEnvelope())
 	if err != nil {
 		return providers.Request{}, err
 	}
@@ -26,8 +26,8 @@ func (t *turnRun) request(ctx context.Context, dt *dispatch.Turn) (providers.Req
 }
 
 // systemText is the loop's system text and what its hooks add; when the
-// step's catalog has tools whose output the host wraps, the envelope's
-// meaning comes last.
+// step's catalog has tools whose output the host wraps, or the history
+// holds a wrapped result, the envelope's meaning comes last.
 func (t *turnRun) systemText(ctx context.Context, untrustedTools bool) (string, error) {
 	parts := []string{}
 	if s := strings.TrimSpace(t.loop.System); s != "" {

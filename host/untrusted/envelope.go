@@ -11,6 +11,10 @@ import (
 // Tag is the envelope's element name.
 const Tag = "untrusted-data"
 
+// OpenTag starts every envelope's opening line, so a wrapped model view
+// starts with it.
+const OpenTag = "<" + Tag + " origin="
+
 // NewBoundary returns a fresh random boundary: 20 base-32 characters
 // that start with one of rareFirst, 97 bits a content cannot guess.
 func NewBoundary() string {
@@ -64,7 +68,7 @@ func EnvelopeAt(boundary, origin, content string, v Verdict, at int) (head, tail
 		for boundary = NewBoundary(); strings.Contains(content, boundary); boundary = NewBoundary() {
 		}
 	}
-	head = "<" + Tag + " origin=" + strconv.QuoteToASCII(origin) + " boundary=\"" + boundary + "\" screening=\"" + v.Summary() + "\">\n"
+	head = OpenTag + strconv.QuoteToASCII(origin) + " boundary=\"" + boundary + "\" screening=\"" + v.Summary() + "\">\n"
 	tail = "</" + Tag + " boundary=\"" + boundary + "\">"
 	if !strings.HasSuffix(content, "\n") {
 		tail = "\n" + tail
