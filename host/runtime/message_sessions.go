@@ -42,7 +42,7 @@ func (s *Store) MessagesRange(session string, after uint64, n int) ([]MessageRec
 		for k, v := c.Seek(messageKey(session, after+1)); k != nil && len(out) < n && bytes.HasPrefix(k, prefix) && len(k) == len(prefix)+8; k, v = c.Next() {
 			var m MessageRecord
 			if err := json.Unmarshal(v, &m); err != nil {
-				return fmt.Errorf("decode message %x: %w", k, err)
+				return fmt.Errorf("decode message %x: %w: %w", k, ErrBadRecord, err)
 			}
 			out = append(out, m)
 		}

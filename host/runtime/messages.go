@@ -127,7 +127,7 @@ func (s *Store) Messages(session string, after uint64) ([]MessageRecord, error) 
 		for k, v := c.Seek(messageKey(session, after+1)); k != nil && bytes.HasPrefix(k, prefix) && len(k) == len(prefix)+8; k, v = c.Next() {
 			var m MessageRecord
 			if err := json.Unmarshal(v, &m); err != nil {
-				return fmt.Errorf("decode message %x: %w", k, err)
+				return fmt.Errorf("decode message %x: %w: %w", k, ErrBadRecord, err)
 			}
 			out = append(out, m)
 		}

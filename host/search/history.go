@@ -162,6 +162,9 @@ func (h *History) browse(sc Scope, recs []runtime.SessionRecord, limit int) (*to
 			return nil, err
 		}
 		preview, err := h.preview(r.ID)
+		if errors.Is(err, runtime.ErrBadRecord) {
+			preview, err = UnreadablePreview, nil // its own session's loss only
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -171,6 +174,10 @@ func (h *History) browse(sc Scope, recs []runtime.SessionRecord, limit int) (*to
 	}
 	return resp, nil
 }
+
+// UnreadablePreview stands for the preview of a session whose first
+// messages hold a bad record.
+const UnreadablePreview = "(its first messages cannot be read)"
 
 // preview is a session's first user message, bounded.
 func (h *History) preview(session string) (string, error) {

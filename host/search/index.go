@@ -132,7 +132,8 @@ func openBleve(dir string) (bleve.Index, error) {
 	return bleve.NewUsing(dir, indexMapping(), scorch.Name, scorch.Name, cfg)
 }
 
-// catchUp queues every stored message past its session's indexed mark.
+// catchUp queues every stored message past its session's indexed mark;
+// a session with a bad record is left out.
 func (ix *Index) catchUp() error {
 	last, err := ix.store.MessageSessions()
 	if err != nil {
@@ -147,6 +148,12 @@ func (ix *Index) catchUp() error {
 			continue
 		}
 		msgs, err := ix.store.Messages(session, mark)
+		if errors.Is(err, runtime.ErrBadRecord) {
+			// A torn or tampered record costs its own session (left
+			// unindexed, tried again at the next open), never the
+			// search of every other.
+			continue
+		}
 		if err != nil {
 			return fmt.Errorf("session index: read %s: %w", session, err)
 		}
