@@ -85,8 +85,19 @@ func lastRunes(s string, n int) string {
 	return s
 }
 
+// MaxStderrLog bounds logs/mcp-stderr.log: an entry that would take it
+// past this many bytes first moves it to mcp-stderr.log.1 (replacing the
+// one there), so that a server that fails over and over (each close
+// appends up to StderrWindow characters) never fills the disk: the two
+// files hold at most 2*MaxStderrLog plus one entry.
+const MaxStderrLog = 4 << 20
+
+// stderrLogMu serializes this process's appends and rotations.
+var stderrLogMu sync.Mutex
+
 // appendStderrLog appends a closed server's redacted stderr window to
-// STATE/logs/mcp-stderr.log, a private file in a private directory.
+// STATE/logs/mcp-stderr.log, a private file in a private directory,
+// rotated at MaxStderrLog.
 func appendStderrLog(stateDir, server, reason, window string) error {
 	if stateDir == "" || strings.TrimSpace(window) == "" {
 		return nil
@@ -98,18 +109,35 @@ func appendStderrLog(stateDir, server, reason, window string) error {
 	if err := os.Chmod(dir, 0o700); err != nil {
 		return fmt.Errorf("mcp stderr log: %w", err)
 	}
-	f, err := os.OpenFile(filepath.Join(dir, "mcp-stderr.log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY|syscallNoFollow, 0o600)
+	text := window
+	if !strings.HasSuffix(text, "\n") {
+		text += "\n"
+	}
+	entry := fmt.Sprintf("=== %s MCP server %s closed (%s)\n%s", time.Now().UTC().Format(time.RFC3339), server, reason, text)
+	name := filepath.Join(dir, "mcp-stderr.log")
+	stderrLogMu.Lock()
+	defer stderrLogMu.Unlock()
+	f, err := os.OpenFile(name, os.O_CREATE|os.O_APPEND|os.O_WRONLY|syscallNoFollow, 0o600)
 	if err != nil {
 		return fmt.Errorf("mcp stderr log: %w", err)
+	}
+	if fi, serr := f.Stat(); serr != nil || fi.Size()+int64(len(entry)) > MaxStderrLog {
+		// Rotate: the full file becomes .1, the entry starts a new one.
+		f.Close()
+		if serr != nil {
+			return fmt.Errorf("mcp stderr log: %w", serr)
+		}
+		if err := os.Rename(name, name+".1"); err != nil {
+			return fmt.Errorf("mcp stderr log: %w", err)
+		}
+		if f, err = os.OpenFile(name, os.O_CREATE|os.O_EXCL|os.O_APPEND|os.O_WRONLY|syscallNoFollow, 0o600); err != nil {
+			return fmt.Errorf("mcp stderr log: %w", err)
+		}
 	}
 	defer f.Close()
 	if err := f.Chmod(0o600); err != nil {
 		return fmt.Errorf("mcp stderr log: %w", err)
 	}
-	text := window
-	if !strings.HasSuffix(text, "\n") {
-		text += "\n"
-	}
-	_, err = fmt.Fprintf(f, "=== %s MCP server %s closed (%s)\n%s", time.Now().UTC().Format(time.RFC3339), server, reason, text)
+	_, err = f.WriteString(entry)
 	return err
 }
