@@ -40,6 +40,9 @@ func (c *Checker) Coerce(args json.RawMessage) (map[string]any, error) {
 	if c.simple != nil && c.simple.satisfied(m) {
 		return m, nil
 	}
+	if err := checkCost(c.doc, m); err != nil {
+		return nil, err
+	}
 	if err := c.compiled.Validate(m); err != nil {
 		return nil, c.argumentError(m, err)
 	}

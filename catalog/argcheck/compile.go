@@ -31,6 +31,8 @@ type Checker struct {
 	// simple is the schema's simple form, when it has one (see
 	// simpleSchema): a value it certainly accepts skips the validator.
 	simple *simpleSchema
+	// doc is the schema document, for checkCost's walk.
+	doc any
 }
 
 // Compile compiles a parsed schema document (see catalog.SchemaCompiler).
@@ -46,11 +48,17 @@ func Compile(doc any) (catalog.ArgChecker, error) {
 	if err != nil {
 		return nil, fmt.Errorf("schema does not compile: %w", err)
 	}
-	return &Checker{compiled: compiled, simple: compileSimple(doc, 0)}, nil
+	return &Checker{compiled: compiled, simple: compileSimple(doc, 0), doc: doc}, nil
 }
 
 // Validate checks a decoded value against the schema without coercing it.
-func (c *Checker) Validate(v any) error { return c.compiled.Validate(v) }
+// A check that would cost more than maxCheckVisits is refused.
+func (c *Checker) Validate(v any) error {
+	if err := checkCost(c.doc, v); err != nil {
+		return err
+	}
+	return c.compiled.Validate(v)
+}
 
 // refuseLoader keeps schema compilation pure: a $ref to anything but the
 // schema itself (or the embedded draft metaschemas) fails.

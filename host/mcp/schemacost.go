@@ -21,9 +21,10 @@ import (
 // cannot follow ($dynamicRef, $recursiveRef, an anchor or another
 // document, a pointer it cannot resolve, a $id below the root, which
 // moves what "#/..." means) leaves the tool out too: what is not followed
-// is not counted. Not caught: a recursive definition that branches in
-// place at each level costs the check two to the power of the arguments'
-// depth (at most 64), which only arguments that deep reach.
+// is not counted. A recursive definition that branches in place at each
+// level would cost the check two to the power of the arguments' depth
+// (at most 64): that is bounded at each call, where the arguments are
+// known (catalog/argcheck's checkCost refuses them).
 
 // maxSchemaExpansion bounds the subschemas a schema reaches with its
 // $refs followed.
