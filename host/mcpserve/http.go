@@ -171,8 +171,16 @@ func (s *Server) ServeHTTP(ctx context.Context, ln net.Listener, o HTTPOptions) 
 	if o.IdleTimeout <= 0 {
 		o.IdleTimeout = DefaultIdleTimeout
 	}
+	n := o.MaxConcurrent
+	if n <= 0 {
+		n = DefaultMaxConcurrent
+	}
+	// Connections that never finish a request head keep no client with
+	// the token out (mcpbind.Gate); through the host the front end's gate
+	// has let in only heads, and this one counts the same.
+	ln = mcpbind.Gate(ln, o.Token, mcpbind.ConnsPerRequest*n)
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: readHeaderTimeout, IdleTimeout: o.IdleTimeout,
-		MaxHeaderBytes: 64 << 10, BaseContext: func(net.Listener) context.Context { return ctx }}
+		MaxHeaderBytes: mcpbind.MaxHeadBytes, BaseContext: func(net.Listener) context.Context { return ctx }}
 	go s.Watch(ctx)
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()

@@ -5,9 +5,8 @@ import (
 	"net"
 	"time"
 
-	"golang.org/x/net/netutil"
-
 	"demiurge.dev/cmd/internal/frontargs"
+	"demiurge.dev/host/mcpserve/mcpbind"
 )
 
 // acceptBackoff bounds the wait between failed Accepts (net/http's
@@ -44,19 +43,19 @@ func acceptConns(ln net.Listener, serve func(net.Conn)) {
 // keeps a POST connection and a GET stream, and keep-alive connections
 // sit idle between requests (the host closes them after its idle
 // timeout); a request beyond --max-concurrent is answered 503 anyway.
-const relayedPerRequest = 4
+const relayedPerRequest = mcpbind.ConnsPerRequest
 
-// limitRelayed caps the connections relayed at once at
+// gateRelayed caps the connections with the token relayed at once at
 // relayedPerRequest × maxConcurrent (≤ 0 is the host's default, as the
-// host reads it), so that clients, with --listen-public from the
-// network, cannot open connections until this process runs out of file
-// descriptors. Beyond the cap the accept loop waits for a relayed
-// connection to close (netutil.LimitListener, as net/http's users do):
-// a new client waits in the listen backlog rather than being refused.
-func limitRelayed(ln net.Listener, maxConcurrent int32) net.Listener {
+// host reads it), so that clients, with --listen-public from the network,
+// cannot open connections until this process runs out of file
+// descriptors; connections that have not sent a request head with the
+// token wait in places of their own, the oldest closed for a new one, so
+// that they never keep a client with the token out (mcpbind.Gate).
+func gateRelayed(ln net.Listener, token string, maxConcurrent int32) net.Listener {
 	n := int(maxConcurrent)
 	if n <= 0 {
 		n = frontargs.DefaultMCPMaxConcurrent
 	}
-	return netutil.LimitListener(ln, relayedPerRequest*n)
+	return mcpbind.Gate(ln, token, relayedPerRequest*n)
 }

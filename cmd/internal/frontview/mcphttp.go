@@ -42,8 +42,7 @@ func ServeMCPHTTP(ctx context.Context, host hostv1.HostClient, o MCPHTTP) error 
 	if err != nil {
 		return fmt.Errorf("--http %s: %w", o.Addr, err)
 	}
-	// Closing the limited listener also frees an Accept waiting for a place.
-	ln = limitRelayed(ln, o.Open.MaxConcurrent)
+	ln = gateRelayed(ln, o.Open.Token, o.Open.MaxConcurrent)
 	defer ln.Close()
 	ctl, err := host.ServeMCPHTTP(ctx)
 	if err != nil {
