@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
 	"demiurge.dev/host/mcpserve/mcpbind"
@@ -87,6 +88,8 @@ func (s *Server) HTTPHandler(o HTTPOptions) (*Endpoint, error) {
 		server.WithHeartbeatInterval(30*time.Second))
 	want := sha256.Sum256([]byte(o.Token))
 	slots := make(chan struct{}, o.MaxConcurrent)
+	streams := make(chan struct{}, o.MaxConcurrent)
+	maxSessions := mcpbind.ConnsPerRequest * o.MaxConcurrent
 	var notices noticeCounters
 	return &Endpoint{mcp: mcpHTTP, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if reboundHost(r) { // http_host.go
@@ -112,12 +115,32 @@ func (s *Server) HTTPHandler(o HTTPOptions) (*Endpoint, error) {
 			return
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, o.MaxRequestBytes)
+		session := r.Header.Get(server.HeaderKeySessionID)
+		known, sessions := s.liveSessions(session)
+		// A standalone GET stream is held for as long as the client
+		// likes: it takes a stream place, never a request's, and only
+		// for a session initialize made (mcp-go would make a session of
+		// any id, or of none, for as long as the stream is held).
+		places, busy := slots, "too many requests in progress"
+		switch {
+		case r.Method == http.MethodGet && !mcp.IsModernProtocol(r.Header.Get(mcp.HeaderProtocolVersion)):
+			if !known {
+				http.Error(w, "a GET stream needs the Mcp-Session-Id of a session initialize made", http.StatusBadRequest)
+				return
+			}
+			places, busy = streams, "too many GET streams are open"
+		case r.Method == http.MethodPost && session == "" && sessions >= maxSessions &&
+			!mcp.IsModernProtocol(r.Header.Get(mcp.HeaderProtocolVersion)):
+			w.Header().Set("Retry-After", "60")
+			http.Error(w, fmt.Sprintf("%d sessions are open, the most this endpoint keeps: end one (DELETE with its Mcp-Session-Id), or wait for an idle one to end (after %v)", sessions, SessionIdleTTL), http.StatusServiceUnavailable)
+			return
+		}
 		select {
-		case slots <- struct{}{}:
-			defer func() { <-slots }()
+		case places <- struct{}{}:
+			defer func() { <-places }()
 		default:
 			w.Header().Set("Retry-After", "1")
-			http.Error(w, "too many requests in progress", http.StatusServiceUnavailable)
+			http.Error(w, busy, http.StatusServiceUnavailable)
 			return
 		}
 		w, r, release := notices.withNotices(w, r)

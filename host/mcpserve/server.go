@@ -59,6 +59,7 @@ type Server struct {
 
 	mu        sync.Mutex
 	clients   map[string]*toolhost.Session // by MCP session id
+	live      map[string]bool              // the MCP sessions mcp-go registered
 	stateless *toolhost.Session
 	listed    string // fingerprint of the listed catalog
 	deferred  map[string]bool
@@ -83,9 +84,19 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	if opts.Version == "" {
 		opts.Version = "dev"
 	}
-	s := &Server{opts: opts, h: opts.Host, clients: map[string]*toolhost.Session{}}
+	s := &Server{opts: opts, h: opts.Host, clients: map[string]*toolhost.Session{}, live: map[string]bool{}}
 	hooks := &server.Hooks{}
-	hooks.AddOnUnregisterSession(func(_ context.Context, cs server.ClientSession) { s.endClient(cs.SessionID()) })
+	hooks.AddOnRegisterSession(func(_ context.Context, cs server.ClientSession) {
+		s.mu.Lock()
+		s.live[cs.SessionID()] = true
+		s.mu.Unlock()
+	})
+	hooks.AddOnUnregisterSession(func(_ context.Context, cs server.ClientSession) {
+		s.mu.Lock()
+		delete(s.live, cs.SessionID())
+		s.mu.Unlock()
+		s.endClient(cs.SessionID())
+	})
 	s.mcp = server.NewMCPServer("demiurge", opts.Version, append(s.taskOptions(hooks, opts.MaxTasks),
 		server.WithToolCapabilities(true),
 		server.WithLogging(), // logging/setLevel; the host logs to its own file, not to clients
@@ -220,6 +231,14 @@ func (s *Server) endClient(id string) {
 	if ses != nil {
 		ses.End()
 	}
+}
+
+// liveSessions says whether id is a registered MCP session, and how many
+// there are.
+func (s *Server) liveSessions(id string) (bool, int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.live[id], len(s.live)
 }
 
 // Close ends every client's session; the host stays open.
