@@ -1,11 +1,14 @@
 package mcpserve
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"crypto/subtle"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -116,6 +119,9 @@ func (s *Server) HTTPHandler(o HTTPOptions) (*Endpoint, error) {
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, o.MaxRequestBytes)
 		session := r.Header.Get(server.HeaderKeySessionID)
+		if r.Method == http.MethodPost && session == "" && sessionlessCancel(w, r) {
+			return
+		}
 		known, sessions := s.liveSessions(session)
 		// A standalone GET stream is held for as long as the client
 		// likes: it takes a stream place, never a request's, and only
@@ -147,6 +153,30 @@ func (s *Server) HTTPHandler(o HTTPOptions) (*Endpoint, error) {
 		defer release()
 		mcpHTTP.ServeHTTP(w, r)
 	})}, nil
+}
+
+// sessionlessCancel drops a notifications/cancelled that names no
+// session (the 2026-07-28 revision has none): mcp-go keys a request in
+// flight by its session and its JSON-RPC id, so without a session any
+// client with the token could cancel another client's call by guessing its
+// id (they count from 1). Such a client cancels its own call by closing
+// the request's connection, which ends its context. It reports whether
+// it answered (202, as to any notification); r.Body is read and put back.
+func sessionlessCancel(w http.ResponseWriter, r *http.Request) bool {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		http.Error(w, fmt.Sprintf("request body: %v", err), http.StatusRequestEntityTooLarge)
+		return true
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	var msg struct {
+		Method string `json:"method"`
+	}
+	if json.Unmarshal(body, &msg) != nil || msg.Method != string(mcp.MethodNotificationCancelled) {
+		return false
+	}
+	w.WriteHeader(http.StatusAccepted)
+	return true
 }
 
 // refuseConn closes the connection after a refusal: a client that was
