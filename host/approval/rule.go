@@ -26,8 +26,10 @@ const (
 // core's approval rules. The forms are:
 //
 //	allow:TOOL         every call of TOOL whose policy is prompt is allowed;
-//	                   this includes reads outside the workspace and of
-//	                   credential-like paths, so prefer a GLOB.
+//	                   the operator's (Explicit) includes reads outside the
+//	                   workspace and of credential-like paths, so prefer a
+//	                   GLOB; a core's never approves those (the dispatcher
+//	                   marks them Request.OperatorOnly).
 //	allow:TOOL:GLOB    a call of TOOL is allowed when it has at least one
 //	                   path subject, every path subject lies inside the
 //	                   workspace, and each one's workspace-relative path,

@@ -194,7 +194,10 @@ func (p *prepared) operatorOnly() bool {
 		// credential-like path (seed 000: a sensitive read asks): a
 		// core's `allow:read_file` read ~/.ssh/id_ed25519 and the
 		// workspace's .env unasked into the model's context.
-		if s.State || s.Sensitive {
+		// A path outside the workspace is too (seed 000: reads outside
+		// the workspace ask): a core's `allow:read_file` read
+		// /etc/hostname and files in the home unasked.
+		if s.State || s.Sensitive || s.Outside {
 			return true
 		}
 	}

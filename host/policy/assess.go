@@ -62,8 +62,13 @@ type SubjectFact struct {
 	// directory (the store, the socket's token, the core repository, the
 	// operator's files): the operator's alone, so only the operator
 	// approves a call that reaches it, never a core's rule.
-	State  bool
-	Access catalog.Access
+	State bool
+	// Outside is set for a path subject that lies outside the workspace,
+	// as written or as its symlinks lead (a skill's file under the core's
+	// skills root is not one): a core's rule answers only what a
+	// workspace-scoped prompt would, so only the operator approves it.
+	Outside bool
+	Access  catalog.Access
 	// Command holds the rest of a command subject's facts (see
 	// assess_command.go); nil for other kinds.
 	Command *CommandFact
@@ -198,6 +203,7 @@ func (a *Assessment) assessPath(fact *SubjectFact, s catalog.Subject, ws Workspa
 	}
 	// Lexically inside but led outside by a symlink.
 	escapes := rp.Inside && !real.Inside
+	fact.Outside = !rp.Inside || !real.Inside
 	switch s.Access {
 	case catalog.AccessRead:
 		switch {
