@@ -5,9 +5,14 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"io/fs"
 	"maps"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
+
+	"demiurge.dev/catalog"
 )
 
 // Delegation is what a session hands a delegated child. Everything in it
@@ -115,7 +120,8 @@ func (s *Session) parentTools(ctx context.Context, target *Host, selected map[st
 	for _, e := range theirs.Entries() {
 		p, ok := mine.Lookup(e.Spec.Name)
 		if ok && (selected == nil || selected[e.Spec.Name]) &&
-			p.Spec.Provenance.Kind == e.Spec.Provenance.Kind && p.Spec.Provenance.Toolset == e.Spec.Provenance.Toolset {
+			p.Spec.Provenance.Kind == e.Spec.Provenance.Kind && p.Spec.Provenance.Toolset == e.Spec.Provenance.Toolset &&
+			sameAuthoredCode(p.Spec, e.Spec) {
 			out[e.Spec.Name] = true
 		}
 	}
@@ -177,4 +183,69 @@ func childPolicy(parentPolicy, parentSession string, tools map[string]bool) stri
 		}
 	}
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+// sameAuthoredCode reports whether two tools of the same name and toolset
+// run the same code. Every core's authored tools share the toolset
+// "authored", yet each is its own directory of code: a parent's harmless
+// `report` let a child of another core run that core's `report`, approved
+// by the parent core's `allow:report` (subagents_core_id_authored.txtar).
+// An authored tool is the parent's only when its directory holds exactly
+// the same files; anything unreadable is another tool. Other kinds are
+// the same plugin's tool.
+func sameAuthoredCode(mine, theirs catalog.ToolSpec) bool {
+	if mine.Provenance.Kind != catalog.SourceAuthored && theirs.Provenance.Kind != catalog.SourceAuthored {
+		return true
+	}
+	if mine.Provenance.Path == "" || theirs.Provenance.Path == "" {
+		return false
+	}
+	a, err := toolDirDigest(filepath.Dir(mine.Provenance.Path))
+	if err != nil {
+		return false
+	}
+	b, err := toolDirDigest(filepath.Dir(theirs.Provenance.Path))
+	return err == nil && a == b
+}
+
+// toolDirDigest identifies an authored tool's directory by what it holds:
+// every entry's path and type, and every regular file's mode and bytes. A
+// symlink or special file is an error (a core holds neither).
+func toolDirDigest(dir string) (string, error) {
+	h := sha256.New()
+	n := 0
+	err := filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if n++; n > maxFingerprintEntries {
+			return fmt.Errorf("more than %d entries", maxFingerprintEntries)
+		}
+		rel, err := filepath.Rel(dir, p)
+		if err != nil {
+			return err
+		}
+		info, err := e.Info()
+		if err != nil {
+			return err
+		}
+		switch {
+		case e.IsDir():
+			fmt.Fprintf(h, "d %q\n", rel)
+			return nil
+		case !info.Mode().IsRegular():
+			return fmt.Errorf("%s is not a regular file", p)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(h, "f %q %o %d\n", rel, info.Mode().Perm()&0o111, len(b))
+		h.Write(b)
+		return nil
+	})
+	if err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
