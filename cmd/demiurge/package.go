@@ -115,6 +115,11 @@ func packageInstall(c *cli.Context) error {
 		return printJSON(c, p)
 	}
 	fmt.Fprintf(c.App.Writer, "installed %s %s (sha256 %s) at %s: provides %s\n", p.Name, p.Version, short(p.SHA256), p.SlotPath, strings.Join(p.Tools, ", "))
+	if len(p.Egress) == 0 {
+		fmt.Fprintf(c.App.Writer, "reaches no network host: its package.json declares none\n")
+	} else {
+		fmt.Fprintf(c.App.Writer, "reaches %s only, through the host's egress proxy\n", strings.Join(p.Egress, ", "))
+	}
 	for _, s := range p.Secrets {
 		fmt.Fprintf(c.App.Writer, "binds %s from the host environment to each %s call (grant secret.bind:%s); the value never reaches the model or the plugin's environment\n",
 			s.Env, strings.Join(s.Tools, ", "), s.Env)

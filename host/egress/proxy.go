@@ -27,6 +27,10 @@ type Config struct {
 	// Operator is the operator's domain allowlist; empty allows any
 	// public host on the default ports.
 	Operator []Rule
+	// OperatorName is how a refusal names Operator; "" is the operator's
+	// allowlist (DEMIURGE_EGRESS_ALLOW). A package's proxy holds the
+	// hosts its package.json declared there.
+	OperatorName string
 	// Core is the core's allowlist; when set, a target must pass it too.
 	Core []Rule
 	// Limited allows only GET and HEAD requests over plain http, and no
@@ -206,6 +210,9 @@ func (p *Proxy) admit(ctx context.Context, host string, port uint16) (target, er
 	if !allowance && !allowedBy(p.cfg.Operator, name, port) {
 		if len(p.cfg.Operator) == 0 {
 			return target{}, fmt.Errorf("%s:%d: only ports 80 and 443 are allowed; the operator can name another (DEMIURGE_EGRESS_ALLOW=host:port)", name, port)
+		}
+		if p.cfg.OperatorName != "" {
+			return target{}, fmt.Errorf("%s:%d is not among %s", name, port, p.cfg.OperatorName)
 		}
 		return target{}, fmt.Errorf("%s:%d is not on the operator's allowlist (DEMIURGE_EGRESS_ALLOW)", name, port)
 	}

@@ -144,6 +144,9 @@ func TestPackagePluginIsConfined(t *testing.T) {
 		{Name: "proxy to metadata", Op: "proxy-connect", Addr: "169.254.169.254:" + otherPort},
 		{Name: "proxy to a private address", Op: "proxy-connect", Addr: "10.0.0.1:" + otherPort},
 		{Name: "proxy to 0x7f000001", Op: "proxy-connect", Addr: "0x7f000001:" + otherPort},
+		// A public host its package.json does not declare, on a port it
+		// may use: the proxy refuses it before any lookup.
+		{Name: "proxy to an undeclared host", Op: "proxy-connect", Addr: "example.org:" + port},
 		{Name: "abstract socket", Op: "unix", Path: abstract},
 		{Name: "write image fd", Op: "write-fd", FD: 3},
 		{Name: "reopen image fd", Op: "reopen-fd", FD: 3},
@@ -209,6 +212,9 @@ func TestPackagePluginIsConfined(t *testing.T) {
 				t.Logf("%s: %s", p.Name, v)
 			}
 		}
+	}
+	if v := got["proxy to an undeclared host"]; !strings.Contains(v, "is not among the hosts package web_search_brave declared (package.json egress)") {
+		t.Errorf("a host the package did not declare was not refused for that: %q", v)
 	}
 	for _, w := range []string{filepath.Join(ws, "pwned"), filepath.Join(fakeHome, "pwned"), filepath.Join(state, "pwned")} {
 		if _, err := os.Lstat(w); err == nil {

@@ -129,7 +129,7 @@ func (m *Manager) InstallGranting(ref, sha string, granted []string) (installed.
 		Name: u.manifest.Name, Version: u.manifest.Version, Protocol: u.manifest.Protocol, ProtocolMinor: u.manifest.ProtocolMinor,
 		SHA256: sum, BinarySHA256: u.binarySHA256, Core: m.Target.Key, Slot: u.manifest.Slot,
 		SlotPath: m.Target.SlotPath(u.manifest.Slot), PluginDir: m.Target.PluginDir(m.StateDir, u.manifest.Name),
-		Tools: u.manifest.Tools, Secrets: u.manifest.Secrets, Grants: u.manifest.Grants(),
+		Tools: u.manifest.Tools, Secrets: u.manifest.Secrets, Grants: u.manifest.Grants(), Egress: u.manifest.Egress,
 		Source: archive, InstalledAt: m.now().UTC().Truncate(time.Second),
 	}
 	if err := m.place(u, entry); err != nil {

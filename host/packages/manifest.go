@@ -2,6 +2,7 @@ package packages
 
 import (
 	"bytes"
+	"demiurge.dev/host/egress"
 	"encoding/json"
 	"fmt"
 	"regexp"
@@ -38,7 +39,15 @@ type Manifest struct {
 	// occupies; two packages with one slot cannot share a core.
 	Slot    string   `json:"slot"`
 	Secrets []Secret `json:"secrets,omitempty"`
+	// Egress are the host names the plugin reaches ("api.example.com" or
+	// "*.example.com"), on the operator's package ports: its egress proxy
+	// lets nothing else through, so a package's key and queries go only
+	// where it said at install. None: the plugin gets no way out at all.
+	Egress []string `json:"egress,omitempty"`
 }
+
+// maxEgress bounds a package's declared hosts: an API or two.
+const maxEgress = 16
 
 // Secret declares a host environment variable bound to calls of Tools,
 // under Target, one call at a time.
@@ -114,6 +123,9 @@ func (m *Manifest) validate() error {
 			return fmt.Errorf("tools: %q is not a tool name", t)
 		}
 	}
+	if err := checkEgress(m.Egress); err != nil {
+		return err
+	}
 	targets := map[string]bool{}
 	for i, s := range m.Secrets {
 		if err := checkSecretEnv(s.Env); err != nil {
@@ -131,6 +143,30 @@ func (m *Manifest) validate() error {
 				return fmt.Errorf("secrets[%d].tools: %q is not one of the package's tools", i, t)
 			}
 		}
+	}
+	return nil
+}
+
+// checkEgress accepts host names and *.domain wildcards, each once: no
+// "*" (any host), no port (the operator's package ports decide), no URL.
+func checkEgress(hosts []string) error {
+	if len(hosts) > maxEgress {
+		return fmt.Errorf("egress names %d hosts; at most %d are allowed", len(hosts), maxEgress)
+	}
+	seen := map[string]bool{}
+	for i, h := range hosts {
+		r, err := egress.ParseRule(h)
+		switch {
+		case err != nil:
+			return fmt.Errorf("egress[%d]: %v", i, err)
+		case r.Host == "*":
+			return fmt.Errorf("egress[%d]: %q would let the plugin reach any host; name the hosts it needs", i, h)
+		case r.Port != 0:
+			return fmt.Errorf("egress[%d]: %q names a port; name the host only (the operator's %s decide the ports)", i, h, "DEMIURGE_PACKAGE_PORTS")
+		case seen[r.Host]:
+			return fmt.Errorf("egress[%d]: %q is named twice", i, h)
+		}
+		seen[r.Host] = true
 	}
 	return nil
 }

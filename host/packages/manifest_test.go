@@ -41,6 +41,11 @@ func TestParseManifestRefuses(t *testing.T) {
 		{"lower-case env", `"env":"TEST_API_KEY"`, `"env":"key"`, "not an upper-case environment variable name"},
 		{"secret for another tool", `"tools":["web_search"]}]`, `"tools":["terminal"]}]`, `"terminal" is not one of the package's tools`},
 		{"secret for no tool", `"tools":["web_search"]}]`, `"tools":[]}]`, "secrets[0].tools is empty"},
+		{"any host", `"slot":`, `"egress":["*"],"slot":`, `would let the plugin reach any host`},
+		{"a port", `"slot":`, `"egress":["api.example.com:8443"],"slot":`, `names a port`},
+		{"a URL", `"slot":`, `"egress":["https://api.example.com/"],"slot":`, `egress[0]: allowlist entry`},
+		{"a host twice", `"slot":`, `"egress":["api.example.com","API.example.com."],"slot":`, `is named twice`},
+		{"too many hosts", `"slot":`, `"egress":["a1.example.com","a2.example.com","a3.example.com","a4.example.com","a5.example.com","a6.example.com","a7.example.com","a8.example.com","a9.example.com","b1.example.com","b2.example.com","b3.example.com","b4.example.com","b5.example.com","b6.example.com","b7.example.com","b8.example.com"],"slot":`, `at most 16`},
 		{"trailing text", `]}]}`, `]}]}{}`, "text after the JSON object"},
 		{"not JSON", goodManifest, `name: x`, "invalid character"},
 	} {

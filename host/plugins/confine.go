@@ -80,12 +80,20 @@ func (cfg launchConfig) confinementFor(c Candidate, img *image) (*confinement, e
 	if err != nil {
 		return nil, fmt.Errorf("toolset plugin %s was not started: %w", c.Name, err)
 	}
-	// Its only way out: the host's egress proxy, public addresses on the
-	// operator's package ports, plus the operator's exact allowances of
-	// refused addresses (the same as network-mode commands').
-	ec := egress.Config{}
-	for _, port := range ports {
-		ec.Operator = append(ec.Operator, egress.Rule{Host: "*", Port: port})
+	// Its only way out: the host's egress proxy, to the public addresses
+	// of the hosts its package.json declared (the lock's copy, made at
+	// install) on the operator's package ports, plus the operator's exact
+	// allowances of refused addresses (the same as network-mode
+	// commands'). A package that declared none gets no proxy at all.
+	ec := egress.Config{OperatorName: "the hosts package " + c.Package + " declared (package.json egress)"}
+	for _, h := range c.Egress {
+		r, err := egress.ParseRule(h)
+		if err != nil || r.Host == "*" || r.Port != 0 {
+			return nil, fmt.Errorf("toolset plugin %s was not started: its declared egress host %q is not a host name", c.Name, h)
+		}
+		for _, port := range ports {
+			ec.Operator = append(ec.Operator, egress.Rule{Host: r.Host, Port: port})
+		}
 	}
 	if ec.Allow, err = egress.ParseAllowances(os.Getenv(sandboxing.EnvEgressAddr)); err != nil {
 		return nil, fmt.Errorf("toolset plugin %s was not started: %s: %w", c.Name, sandboxing.EnvEgressAddr, err)
@@ -123,6 +131,9 @@ func (cfg launchConfig) confinementFor(c Candidate, img *image) (*confinement, e
 // startEgress starts the plugin's egress proxy; log receives what it
 // refused or failed to reach.
 func (cf *confinement) startEgress(name string, log func(egress.Event)) error {
+	if len(cf.egress.Operator) == 0 {
+		return nil // it declared no host: no way out (an empty list would allow any)
+	}
 	px, err := egress.Start(cf.egress, log)
 	if err != nil {
 		return fmt.Errorf("toolset plugin %s was not started: %w", name, err)

@@ -3,6 +3,7 @@ package plugins
 import (
 	"context"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -105,4 +106,37 @@ func TestConfinedStartTime(t *testing.T) {
 		}
 	}
 	t.Logf("plugin start (best of 5): unconfined %v, confined %v", plain, confined)
+}
+
+// TestAPackageThatDeclaredNoHostHasNoWayOut: a package plugin gets an
+// egress proxy only when its package.json declared the hosts it reaches;
+// one that declared none gets no proxy (an empty allowlist would let any
+// public host through), so with its IP sockets refused it reaches nothing.
+func TestAPackageThatDeclaredNoHostHasNoWayOut(t *testing.T) {
+	if miss := sandbox.PluginMissing(sandbox.KernelSupport()); len(miss) > 0 {
+		t.Skipf("no confinement here: %v", miss)
+	}
+	dir := pluginDir(t, "fixture")
+	sum, err := fileSHA256(filepath.Join(dir, BinaryPrefix+"fixture"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		egress []string
+		proxy  bool
+	}{{nil, false}, {[]string{"api.example.com"}, true}} {
+		m, err := New(Config{Dirs: []Dir{{Path: dir, Origin: OriginInstalled, Package: "fixture", SHA256: sum, Egress: tc.egress}},
+			Home: filepath.Join(t.TempDir(), "runtime", "home")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, _, err := call(t, m, "fixture", "env_probe", `{}`)
+		m.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := slices.Contains(strings.Split(res.GetContent(), "\n"), "DEMIURGE_EGRESS_SOCKET"); got != tc.proxy {
+			t.Errorf("declared %v: an egress proxy given = %v, want %v", tc.egress, got, tc.proxy)
+		}
+	}
 }

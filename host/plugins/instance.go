@@ -113,7 +113,9 @@ func launch(ctx context.Context, c Candidate, in Input, cfg launchConfig) (*inst
 			cmd.Stdin = spec.Stdin
 			r, err := newConfinedRunner(cmd, conf)
 			if err != nil {
-				conf.proxy.Close()
+				if conf.proxy != nil {
+					conf.proxy.Close()
+				}
 			}
 			confined = r
 			return r, err

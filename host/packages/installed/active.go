@@ -45,7 +45,7 @@ func (a *Active) PluginDirs() []disk.Dir {
 	}
 	var out []disk.Dir
 	for _, p := range a.Packages {
-		out = append(out, disk.Dir{Path: p.PluginDir, Origin: disk.OriginInstalled, Package: p.Name, SHA256: p.BinarySHA256})
+		out = append(out, disk.Dir{Path: p.PluginDir, Origin: disk.OriginInstalled, Package: p.Name, SHA256: p.BinarySHA256, Egress: p.Egress})
 	}
 	return out
 }

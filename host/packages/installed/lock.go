@@ -53,7 +53,10 @@ type Locked struct {
 	Secrets   []Secret `json:"secrets,omitempty"`
 	// Grants are what installing gave the package's tools (secret.bind of
 	// each declared secret, for its declared tools only).
-	Grants      []string  `json:"grants,omitempty"`
+	Grants []string `json:"grants,omitempty"`
+	// Egress are the hosts the package declared it reaches, all its
+	// egress proxy lets through (none: no way out).
+	Egress      []string  `json:"egress,omitempty"`
 	Source      string    `json:"source"`
 	InstalledAt time.Time `json:"installed_at"`
 }

@@ -37,6 +37,8 @@ type Dir struct {
 	// a candidate.
 	Package string
 	SHA256  string
+	// Egress are the hosts the package declared (its lock entry).
+	Egress []string
 }
 
 // Candidate is a plugin binary found on disk with the checksum recorded for
@@ -49,6 +51,8 @@ type Candidate struct {
 	// Package is the installed package the binary is, when it is one:
 	// third-party code the host runs confined (host/plugins/confine.go).
 	Package string
+	// Egress are the hosts an installed package declared it reaches.
+	Egress []string
 	// Problem explains why the candidate cannot be used ("" if it can).
 	Problem string
 }
@@ -73,7 +77,7 @@ func Discover(dirs []Dir) ([]Candidate, error) {
 				continue
 			}
 			seen[name] = true
-			c := Candidate{Name: name, Path: filepath.Join(d.Path, e.Name()), Origin: d.Origin, Package: d.Package}
+			c := Candidate{Name: name, Path: filepath.Join(d.Path, e.Name()), Origin: d.Origin, Package: d.Package, Egress: d.Egress}
 			c.Recorded, err = expectedSum(d, c.Path)
 			if err != nil {
 				c.Problem = err.Error()
