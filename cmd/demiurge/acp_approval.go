@@ -46,7 +46,7 @@ func (p *acpApprover) Ask(ctx context.Context, req approval.Request) (approval.A
 	if id == "" {
 		id = "approval-" + strconv.FormatInt(acpQuestions.Add(1), 10)
 	}
-	title := "approve " + req.Tool + "?"
+	title := "approve " + acpInert(req.Tool, 200) + "?"
 	kind := acpToolKind(req.Tool)
 	status := acp.ToolCallStatusPending
 	card := approval.CardText(req)
@@ -134,14 +134,14 @@ func (s *acpSession) Clarify(ctx context.Context, question string, choices []str
 	}
 	opts := make([]acp.PermissionOption, 0, len(choices)+1)
 	for i, c := range choices {
-		opts = append(opts, acp.PermissionOption{OptionId: acp.PermissionOptionId("choice-" + strconv.Itoa(i+1)), Name: printable(c, 200), Kind: acp.PermissionOptionKindAllowOnce})
+		opts = append(opts, acp.PermissionOption{OptionId: acp.PermissionOptionId("choice-" + strconv.Itoa(i+1)), Name: acpInert(c, 200), Kind: acp.PermissionOptionKindAllowOnce})
 	}
 	opts = append(opts, acp.PermissionOption{OptionId: "no-answer", Name: "Don't answer", Kind: acp.PermissionOptionKindRejectOnce})
-	title := "the agent asks: " + printable(question, 500)
+	title := "the agent asks: " + acpInert(question, 500)
 	kind := acp.ToolKindThink
 	id := "clarify-" + strconv.FormatInt(acpQuestions.Add(1), 10)
 	tc := acp.ToolCallUpdate{ToolCallId: acp.ToolCallId(id), Title: &title, Kind: &kind,
-		Content: []acp.ToolCallContent{acp.ToolContent(acp.TextBlock(printable(question, 4000)))}}
+		Content: []acp.ToolCallContent{acp.ToolContent(acp.TextBlock(acpInert(question, 4000)))}}
 	opt, err := s.ask(ctx, acp.RequestPermissionRequest{SessionId: acp.SessionId(s.id()), ToolCall: tc, Options: opts})
 	if err != nil || opt == "" || opt == "no-answer" {
 		return "", false, nil

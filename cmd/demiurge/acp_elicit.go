@@ -39,7 +39,7 @@ func (s *acpSession) elicitText(ctx context.Context, question string) (string, b
 	title := "Answer"
 	req := acp.UnstableCreateElicitationRequest{Form: &acp.UnstableCreateElicitationForm{
 		Meta:    map[string]any{elicitSessionKey: s.id()},
-		Message: "the agent asks: " + printable(question, 4000),
+		Message: "the agent asks: " + acpInert(question, 4000),
 		RequestedSchema: acp.UnstableElicitationSchema{Type: "object", Required: []string{"answer"},
 			Properties: map[string]any{"answer": map[string]any{"type": "string", "title": title}}},
 	}}

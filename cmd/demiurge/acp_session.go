@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"unicode"
 
 	acp "github.com/coder/acp-go-sdk"
 
 	"demiurge.dev/host/providers"
 	"demiurge.dev/host/runtime"
 	"demiurge.dev/host/turn"
+	"demiurge.dev/shared/hiddentext"
 	"demiurge.dev/shared/hostv1"
 )
 
@@ -184,7 +186,22 @@ func (s *acpSession) replay(ctx context.Context, msgs []runtime.MessageRecord) e
 	return nil
 }
 
+// firstLine is the first line of s, inert (acpInert), as a title.
 func firstLine(s string) string {
 	l, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
-	return printable(l, 200)
+	return acpInert(l, 200)
+}
+
+// acpInert is text a model or a server wrote (a tool name, a question)
+// as the editor shows it in a title, an option or a card: printable's
+// control and bidi characters, and every other format character (the
+// invisible Unicode tag characters that spell ASCII the editor does not
+// show, zero-width ones), replaced with '?'; cut after limit bytes.
+func acpInert(s string, limit int) string {
+	return strings.Map(func(r rune) rune {
+		if hiddentext.Is(r) || unicode.Is(unicode.Cf, r) {
+			return '?'
+		}
+		return r
+	}, printable(s, limit))
 }

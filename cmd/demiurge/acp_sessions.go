@@ -36,7 +36,7 @@ func (a *acpAgent) ListSessions(ctx context.Context, p acp.ListSessionsRequest) 
 		if e.Messages == 0 {
 			continue
 		}
-		title := printable(e.Title, 120)
+		title := acpInert(e.Title, 120)
 		at := e.Created.UTC().Format(time.RFC3339)
 		out.Sessions = append(out.Sessions, acp.SessionInfo{SessionId: acp.SessionId(e.ID), Cwd: ws, Title: &title, UpdatedAt: &at})
 	}

@@ -46,7 +46,7 @@ func toolCallStart(ev turn.Event, workspace string) acp.SessionUpdate {
 	}
 	title := firstLine(ev.Card)
 	if title == "" {
-		title = ev.Tool
+		title = acpInert(ev.Tool, 200)
 	}
 	return acp.StartToolCall(acp.ToolCallId(ev.CallID), title, opts...)
 }
