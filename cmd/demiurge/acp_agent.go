@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -108,6 +109,9 @@ func (a *acpAgent) open(ctx context.Context, resume, cwd string, mcpServers int)
 	if !filepath.IsAbs(cwd) {
 		return nil, acp.NewInvalidParams(map[string]any{"error": "cwd must be an absolute path"})
 	}
+	if fi, err := os.Stat(cwd); err != nil || !fi.IsDir() {
+		return nil, acp.NewInvalidParams(map[string]any{"error": fmt.Sprintf("cwd %s must be an existing directory", printable(cwd, 200))})
+	}
 	s := &acpSession{agent: a}
 	hs, err := openHostView(a.c, resume, s, &acpApprover{s: s}, a.editorOffers())
 	if err != nil {
@@ -159,12 +163,17 @@ func (a *acpAgent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptR
 	return s.prompt(ctx, p.Prompt)
 }
 
-// Cancel is /stop: the SDK has cancelled the prompt's context, which
-// sends the host an Interrupt; the prompt then answers "cancelled".
+// Cancel is /stop: every prompt of the session in hand (the running one
+// and any waiting for it) has its context cancelled, which sends the host
+// an Interrupt; the prompt then answers "cancelled". The SDK's own cancel
+// is not enough: it keeps one prompt per session, and a prompt that ends
+// forgets the one that came while it ran, which then ran on unstoppable.
 func (a *acpAgent) Cancel(_ context.Context, p acp.CancelNotification) error {
-	if _, err := a.session(p.SessionId); err != nil {
+	s, err := a.session(p.SessionId)
+	if err != nil {
 		return err
 	}
+	s.cancelPrompts()
 	return nil
 }
 

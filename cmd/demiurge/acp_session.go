@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"strings"
 	"sync"
 	"unicode"
@@ -33,6 +34,37 @@ type acpSession struct {
 	turnCtx context.Context
 	// status is the last turn_end's status.
 	status string
+	// prompts are the cancels of this session's prompts in hand, running
+	// or waiting for turnMu: session/cancel ends them all (the SDK's own
+	// cancel keeps one per session, and a prompt that ends forgets the
+	// next one's).
+	prompts map[*context.CancelFunc]struct{}
+}
+
+// held registers a prompt in hand; the returned func forgets it.
+func (s *acpSession) held(cancel context.CancelFunc) func() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.prompts == nil {
+		s.prompts = map[*context.CancelFunc]struct{}{}
+	}
+	k := &cancel
+	s.prompts[k] = struct{}{}
+	return func() {
+		s.mu.Lock()
+		delete(s.prompts, k)
+		s.mu.Unlock()
+		cancel()
+	}
+}
+
+// cancelPrompts is session/cancel: every prompt in hand ends.
+func (s *acpSession) cancelPrompts() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for k := range s.prompts {
+		(*k)()
+	}
 }
 
 func (s *acpSession) id() string { return s.hs.Session }
@@ -55,8 +87,14 @@ func (s *acpSession) prompt(ctx context.Context, blocks []acp.ContentBlock) (acp
 	if err != nil {
 		return acp.PromptResponse{}, acp.NewInvalidParams(map[string]any{"error": err.Error()})
 	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer s.held(cancel)()
 	s.turnMu.Lock()
 	defer s.turnMu.Unlock()
+	if ctx.Err() != nil {
+		// cancelled while another prompt ran: nothing of it runs
+		return acp.PromptResponse{StopReason: acp.StopReasonCancelled}, nil
+	}
 	if strings.HasPrefix(text, "/") {
 		s.send(ctx, acp.UpdateAgentMessageText(s.command(ctx, text)))
 		return acp.PromptResponse{StopReason: acp.StopReasonEndTurn}, nil
@@ -87,6 +125,11 @@ func (s *acpSession) prompt(ctx context.Context, blocks []acp.ContentBlock) (acp
 	return acp.PromptResponse{StopReason: acp.StopReasonEndTurn}, nil
 }
 
+// contextTag is a context element's tag in an embedded file's text: the
+// file's words (a cloned project's, a page's) must not end the element
+// and go on as the operator's own.
+var contextTag = regexp.MustCompile(`(?i)<(\s*/?\s*context)`)
+
 // promptText is the turn's prompt: the text blocks, and what the editor
 // attached (an embedded file's text, marked with its URI; a link as its
 // URI).
@@ -100,7 +143,7 @@ func promptText(blocks []acp.ContentBlock) (string, error) {
 			fmt.Fprintf(&b, "@%s", c.ResourceLink.Uri)
 		case c.Resource != nil && c.Resource.Resource.TextResourceContents != nil:
 			r := c.Resource.Resource.TextResourceContents
-			fmt.Fprintf(&b, "\n<context uri=%q>\n%s\n</context>\n", r.Uri, r.Text)
+			fmt.Fprintf(&b, "\n<context uri=%q>\n%s\n</context>\n", r.Uri, contextTag.ReplaceAllString(r.Text, "&lt;$1"))
 		default:
 			return "", fmt.Errorf("a prompt holds text, resource links and embedded text resources; images, audio and binary resources are not carried by a Demiurge turn")
 		}

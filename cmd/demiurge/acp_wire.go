@@ -84,11 +84,23 @@ func (a *acpWriter) parseError(why string) {
 func newACPReader(in io.Reader, out *acpWriter, log io.Writer) io.Reader {
 	pr, pw := io.Pipe()
 	go func() {
-		sc := bufio.NewScanner(in)
-		sc.Buffer(make([]byte, 0, 64<<10), 10<<20)
-		for sc.Scan() {
-			line := bytes.TrimSpace(sc.Bytes())
-			if len(line) == 0 {
+		r := bufio.NewReaderSize(in, 64<<10)
+		for {
+			line, over, err := readLine(r, acpMaxLine)
+			if over {
+				// Its id is not read: the parse error has id null, and the
+				// rest of the stream goes on.
+				out.parseError(fmt.Sprintf("a message over %d MiB was dropped", acpMaxLine>>20))
+				fmt.Fprintf(log, "demiurge acp: the editor sent a message over %d MiB; it was dropped\n", acpMaxLine>>20)
+			}
+			if err != nil {
+				if err != io.EOF {
+					fmt.Fprintf(log, "demiurge acp: reading the editor's stream: %v\n", err)
+				}
+				break
+			}
+			line = bytes.TrimSpace(line)
+			if over || len(line) == 0 {
 				continue
 			}
 			var m struct {
@@ -107,14 +119,41 @@ func newACPReader(in io.Reader, out *acpWriter, log io.Writer) io.Reader {
 				fmt.Fprintf(log, "demiurge acp: an answer to request %s, which no longer waits for one (its turn ended or was cancelled), was dropped\n", printable(string(m.ID), 80))
 				continue
 			}
-			if _, err := pw.Write(append(append([]byte{}, line...), '\n')); err != nil {
+			if _, err := pw.Write(append(line, '\n')); err != nil {
 				return
 			}
-		}
-		if err := sc.Err(); err != nil {
-			fmt.Fprintf(log, "demiurge acp: reading the editor's stream: %v\n", err)
 		}
 		pw.Close()
 	}()
 	return pr
+}
+
+// acpMaxLine bounds one JSON-RPC message from the editor.
+const acpMaxLine = 10 << 20
+
+// readLine reads one line (without its newline) of at most max bytes; a
+// longer one is read to its end and discarded (over), so memory stays
+// bounded and the next line is read as usual. A last line without a
+// newline comes with io.EOF.
+func readLine(r *bufio.Reader, max int) (line []byte, over bool, err error) {
+	for {
+		chunk, err := r.ReadSlice('\n')
+		if !over {
+			if len(line)+len(chunk) > max+1 {
+				over, line = true, nil
+			} else {
+				line = append(line, chunk...)
+			}
+		}
+		switch {
+		case err == bufio.ErrBufferFull:
+			continue
+		case err != nil:
+			if over || len(line) == 0 {
+				return nil, over, err
+			}
+			return line, false, nil
+		}
+		return bytes.TrimSuffix(line, []byte("\n")), over, nil
+	}
 }
