@@ -77,7 +77,7 @@ func (a *acpAgent) NewSession(ctx context.Context, p acp.NewSessionRequest) (acp
 // one.
 func (a *acpAgent) LoadSession(ctx context.Context, p acp.LoadSessionRequest) (acp.LoadSessionResponse, error) {
 	id := string(p.SessionId)
-	if id == "" || strings.ContainsAny(id, " \t\n/") {
+	if id == "" || id == "last" || strings.ContainsAny(id, " \t\n/") {
 		return acp.LoadSessionResponse{}, acp.NewInvalidParams(map[string]any{"error": "sessionId must name a Demiurge session"})
 	}
 	msgs, err := conversationOf(a.c, id)

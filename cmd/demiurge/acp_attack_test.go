@@ -174,6 +174,13 @@ func TestACPTheEditorCannotWidenTheOperatorsSettings(t *testing.T) {
 	if _, err := os.Stat(pwned); err == nil {
 		t.Errorf("the editor's MCP server was started")
 	}
+	// "last" is the CLI's word, not a session id: it loaded nothing but
+	// answered an internal error.
+	for i, m := range []string{"session/load", "session/resume"} {
+		if code, text := rpcError(p.call(20+i, m, `{"sessionId":"last","cwd":"`+e.ws+`","mcpServers":[]}`)); code != -32602 || !strings.Contains(text, "must name a Demiurge session") {
+			t.Errorf("%s of last: %d %s", m, code, text)
+		}
+	}
 	p.in.Close()
 
 	q := startACPPeerArgs(t, e, srv.URL, nil, []string{"--principal", "bob"})
@@ -191,4 +198,88 @@ func TestACPTheEditorCannotWidenTheOperatorsSettings(t *testing.T) {
 func jsonOf(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
+}
+
+// TestACPOnlyAnOfferedOptionApproves: the editor's answer approves only
+// when it names an option this very request offered. "allow always" to
+// editor_terminal (whose every call is the operator's: not offered),
+// a clarify's option id, an offered id with a trailing space, "never in
+// this session" where it was not offered: each denies, nothing runs.
+func TestACPOnlyAnOfferedOptionApproves(t *testing.T) {
+	e := newHostEnv(t)
+	srv := providertest.NewServer("anthropic", []providertest.Step{
+		{ToolCalls: []providertest.ToolCall{{ID: "t1", Name: "editor_terminal", Args: `{"command":"echo hi > t1.txt"}`}}},
+		{ToolCalls: []providertest.ToolCall{{ID: "t2", Name: "editor_terminal", Args: `{"command":"echo hi > t2.txt"}`}}},
+		{ToolCalls: []providertest.ToolCall{{ID: "t3", Name: "write_file", Args: `{"path":"w3.txt","content":"x"}`}}},
+		{ToolCalls: []providertest.ToolCall{{ID: "t4", Name: "write_file", Args: `{"path":"w4.txt","content":"x"}`}}},
+		{Text: []string{"done"}},
+	})
+	defer srv.Close()
+	p := startACPPeerArgs(t, e, srv.URL, []string{"--sandbox", "off"}, nil)
+	sid := p.openSession(e.ws, `{"terminal":true}`)
+	p.send(promptLine("3", sid, "run"))
+	answers := []string{"allow_always_session", "choice-1", "allow_always_session ", "reject_always_session"}
+	var asked []string
+	p.next("reply 3", func(m map[string]any) bool {
+		switch m["method"] {
+		case "session/request_permission":
+			params, _ := m["params"].(map[string]any)
+			tc, _ := params["toolCall"].(map[string]any)
+			asked = append(asked, jsonOf(tc["toolCallId"]))
+			if len(asked) > len(answers) {
+				t.Fatalf("asked again: %v", asked)
+			}
+			p.send(`{"jsonrpc":"2.0","id":` + jsonOf(m["id"]) + `,"result":{"outcome":{"outcome":"selected","optionId":"` + answers[len(asked)-1] + `"}}}`)
+		case "terminal/create":
+			t.Errorf("the editor's terminal was asked to run: %v", m)
+			p.send(`{"jsonrpc":"2.0","id":` + jsonOf(m["id"]) + `,"error":{"code":-32603,"message":"no"}}`)
+		}
+		return m["id"] == float64(3) && m["method"] == nil
+	})
+	if strings.Join(asked, " ") != `"t1" "t2" "t3" "t4"` {
+		t.Errorf("asked %v", asked)
+	}
+	for _, f := range []string{"t1.txt", "t2.txt", "w3.txt", "w4.txt"} {
+		if _, err := os.Stat(filepath.Join(e.ws, f)); err == nil {
+			t.Errorf("%s was written", f)
+		}
+	}
+}
+
+// TestACPCloseStopsTheTurnInHand: session/close while a permission
+// request waits stops the turn as session/cancel does: the prompt answers
+// cancelled (it answered an internal error, "the host went away"), the
+// request is given up, and the editor's late "allow once" writes nothing.
+func TestACPCloseStopsTheTurnInHand(t *testing.T) {
+	e := newHostEnv(t)
+	srv := providertest.NewServer("anthropic", []providertest.Step{
+		{ToolCalls: []providertest.ToolCall{{ID: "call_w", Name: "write_file", Args: `{"path":"closed.txt","content":"x\n"}`}}},
+		{Text: []string{"ok"}},
+	})
+	defer srv.Close()
+	p := startACPPeer(t, e, srv.URL)
+	sid := p.openSession(e.ws, `{}`)
+	p.send(promptLine("3", sid, "write closed.txt"))
+	ask := p.next("a permission request", func(m map[string]any) bool { return m["method"] == "session/request_permission" })
+	p.send(`{"jsonrpc":"2.0","id":4,"method":"session/close","params":{"sessionId":"` + sid + `"}}`)
+	replies := map[float64]map[string]any{}
+	p.next("the replies to the prompt and the close", func(m map[string]any) bool {
+		if id, ok := m["id"].(float64); ok && m["method"] == nil {
+			replies[id] = m
+		}
+		return len(replies) == 2
+	})
+	if r := replies[4]; r["result"] == nil {
+		t.Fatalf("session/close: %v", r)
+	}
+	if r := replies[3]; stopReason(r) != "cancelled" {
+		t.Errorf("the prompt of a closed session: %v", r)
+	}
+	p.send(`{"jsonrpc":"2.0","id":` + jsonOf(ask["id"]) + `,"result":{"outcome":{"outcome":"selected","optionId":"allow_once"}}}`)
+	if !p.stderrSays("an answer to request " + jsonOf(ask["id"]) + ", which no longer waits for one") {
+		t.Errorf("the late answer was not dropped: %s", p.stderr.String())
+	}
+	if _, err := os.Stat(filepath.Join(e.ws, "closed.txt")); err == nil {
+		t.Errorf("closed.txt was written after the session closed")
+	}
 }

@@ -108,6 +108,10 @@ func (s *acpSession) prompt(ctx context.Context, blocks []acp.ContentBlock) (acp
 		s.mu.Unlock()
 	}()
 	ended, err := s.hs.RunTurn(ctx, &hostv1.RunTurn{Prompt: text, Chat: true})
+	if err != nil && ctx.Err() != nil {
+		// session/close ended the stream under the cancelled turn
+		return acp.PromptResponse{StopReason: acp.StopReasonCancelled}, nil
+	}
 	if err != nil {
 		return acp.PromptResponse{}, acp.NewInternalError(map[string]any{"error": err.Error()})
 	}

@@ -65,6 +65,10 @@ func (a *acpAgent) CloseSession(_ context.Context, p acp.CloseSessionRequest) (a
 	a.mu.Lock()
 	delete(a.sessions, s.id())
 	a.mu.Unlock()
+	// A turn in hand stops as session/cancel stops it (its prompt
+	// answers cancelled, a question in hand is given up), then the
+	// stream ends.
+	s.cancelPrompts()
 	s.hs.Close()
 	return acp.CloseSessionResponse{}, nil
 }
@@ -72,7 +76,7 @@ func (a *acpAgent) CloseSession(_ context.Context, p acp.CloseSessionRequest) (a
 // checkRecorded: id names a recorded session of the principal with a
 // conversation, not open on this connection.
 func (a *acpAgent) checkRecorded(id string) error {
-	if id == "" || strings.ContainsAny(id, " \t\n/") {
+	if id == "" || id == "last" || strings.ContainsAny(id, " \t\n/") {
 		return acp.NewInvalidParams(map[string]any{"error": "sessionId must name a Demiurge session"})
 	}
 	msgs, err := conversationOf(a.c, id)
