@@ -97,3 +97,43 @@ func TestACPToolTitlesAreInert(t *testing.T) {
 		}
 	}
 }
+
+// TestACPReplayRedactsArgumentsAsLive: session/load sends a stored call's
+// arguments redacted as the live tool_call update did (a credential the
+// model wrote into an argument: the stored record holds the model's
+// words raw, and the replay sent them to the editor as they were).
+func TestACPReplayRedactsArgumentsAsLive(t *testing.T) {
+	e := newHostEnv(t)
+	key := "sk-ant-api03-" + strings.Repeat("a", 90) + "AA"
+	srv := providertest.NewServer("anthropic", []providertest.Step{
+		{ToolCalls: []providertest.ToolCall{{ID: "call_1", Name: "read_file", Args: `{"path":"a.txt","note":"` + key + ` AKIAIOSFODNN7EXAMPLE"}`}}},
+		{Text: []string{"done"}},
+	})
+	defer srv.Close()
+	rawInput := func(lines []map[string]any) []string {
+		var out []string
+		for _, m := range lines {
+			params, _ := m["params"].(map[string]any)
+			u, _ := params["update"].(map[string]any)
+			if u["sessionUpdate"] == "tool_call" {
+				out = append(out, jsonOf(u["rawInput"]))
+			}
+		}
+		return out
+	}
+	p := startACPPeer(t, e, srv.URL)
+	sid := p.openSession(e.ws, `{}`)
+	p.send(promptLine("3", sid, "go"))
+	live := rawInput(p.until(3))
+	p.in.Close()
+	q := startACPPeer(t, e, srv.URL)
+	q.call(1, "initialize", `{"protocolVersion":1,"clientCapabilities":{}}`)
+	q.send(`{"jsonrpc":"2.0","id":2,"method":"session/load","params":{"sessionId":"` + sid + `","cwd":"` + e.ws + `","mcpServers":[]}}`)
+	loaded := rawInput(q.until(2))
+	if len(live) != 1 || len(loaded) != 1 || live[0] != loaded[0] {
+		t.Fatalf("live raw input %q, replayed %q", live, loaded)
+	}
+	if strings.Contains(loaded[0], key) || strings.Contains(loaded[0], "AKIAIOSFODNN7EXAMPLE") || !strings.Contains(loaded[0], "redacted") {
+		t.Errorf("the replayed raw input: %s", loaded[0])
+	}
+}

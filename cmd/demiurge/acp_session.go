@@ -12,6 +12,7 @@ import (
 	acp "github.com/coder/acp-go-sdk"
 
 	"demiurge.dev/host/providers"
+	"demiurge.dev/host/redact"
 	"demiurge.dev/host/runtime"
 	"demiurge.dev/host/turn"
 	"demiurge.dev/shared/hiddentext"
@@ -213,8 +214,13 @@ func (s *acpSession) replay(ctx context.Context, msgs []runtime.MessageRecord) e
 			var calls []providers.ToolCall
 			_ = json.Unmarshal(m.ToolCalls, &calls)
 			for _, tc := range calls {
+				// The stored arguments are the model's, raw: redacted as
+				// a live tool_call event's are (its secret-named fields,
+				// the secrets found in it, credential formats).
 				var args map[string]any
-				_ = json.Unmarshal([]byte(tc.Args), &args)
+				if json.Unmarshal([]byte(tc.Args), &args) == nil && args != nil {
+					args = redact.Args(args, 300)
+				}
 				s.send(ctx, toolCallStart(turn.Event{CallID: tc.ID, Tool: tc.Name, Card: tc.Name, EventDetail: turn.EventDetail{Args: args}}, s.workspace))
 			}
 		case m.Role == string(providers.RoleTool):
