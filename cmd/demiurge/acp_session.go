@@ -7,7 +7,6 @@ import (
 	"regexp"
 	"strings"
 	"sync"
-	"unicode"
 
 	acp "github.com/coder/acp-go-sdk"
 
@@ -15,7 +14,6 @@ import (
 	"demiurge.dev/host/redact"
 	"demiurge.dev/host/runtime"
 	"demiurge.dev/host/turn"
-	"demiurge.dev/shared/hiddentext"
 	"demiurge.dev/shared/hostv1"
 )
 
@@ -246,15 +244,9 @@ func firstLine(s string) string {
 }
 
 // acpInert is text a model or a server wrote (a tool name, a question)
-// as the editor shows it in a title, an option or a card: printable's
-// control and bidi characters, and every other format character (the
-// invisible Unicode tag characters that spell ASCII the editor does not
-// show, zero-width ones), replaced with '?'; cut after limit bytes.
-func acpInert(s string, limit int) string {
-	return strings.Map(func(r rune) rune {
-		if hiddentext.Is(r) || unicode.Is(unicode.Cf, r) {
-			return '?'
-		}
-		return r
-	}, printable(s, limit))
-}
+// as the editor shows it in a title, an option or a card: termtext's
+// closed world (graphic characters, newline and tab; every control, bidi,
+// format and invisible character, the Unicode tag characters that spell
+// ASCII the editor does not show among them, replaced with '?'), cut
+// after limit bytes.
+func acpInert(s string, limit int) string { return printable(s, limit) }
