@@ -197,7 +197,7 @@ func (r *Resolver) ask(ctx context.Context, req Request, sessionable bool, why s
 		return Outcome{Via: ViaPrompt, Scope: ScopeSession, Reason: "denied for this session by " + p.Name()}, nil
 	}
 	if paths, command := protectedWrites(req.Subjects); isDenyAll(p) && (len(paths) > 0 || command) {
-		reason = "this write changes what the agent may do (the agent's core, git's configuration or an MCP or ACP client's), and no one can answer here; "
+		reason = "this write changes what the agent may do (the agent's core, git's configuration, an MCP or ACP client's, or your home's configuration), and no one can answer here; "
 		if !command {
 			reason += approveHint(p, req.Tool+":"+paths[0].RealRel) + " naming the exact path (a broad rule, or a rule in a core, does not count)"
 		} else {

@@ -54,7 +54,7 @@ func (w Workspace) protectedWhy(p string, real RealPath) string {
 	if real.Inside && pathrules.IsClientConfig(real.Rel) {
 		return "it leads to an MCP or ACP client's configuration, which holds the command line the client starts servers and agents with, demiurge's own --approve and --sandbox included (" + real.Rel + ")"
 	}
-	return homeStartupWhy(p, real)
+	return homeConfigWhy(p, real)
 }
 
 // gitDirEntries are the parts of a .git directory that name programs or
