@@ -262,12 +262,19 @@ func TestACPCloseStopsTheTurnInHand(t *testing.T) {
 	p.send(promptLine("3", sid, "write closed.txt"))
 	ask := p.next("a permission request", func(m map[string]any) bool { return m["method"] == "session/request_permission" })
 	p.send(`{"jsonrpc":"2.0","id":4,"method":"session/close","params":{"sessionId":"` + sid + `"}}`)
+	// The replies, and the agent's cancel of its permission request (the
+	// SDK sends it as the turn stops, in no fixed order with the replies):
+	// an answer is late once the editor has seen that cancel.
 	replies := map[float64]map[string]any{}
-	p.next("the replies to the prompt and the close", func(m map[string]any) bool {
+	cancelled := false
+	p.next("the replies to the prompt and the close, and the request's cancel", func(m map[string]any) bool {
 		if id, ok := m["id"].(float64); ok && m["method"] == nil {
 			replies[id] = m
 		}
-		return len(replies) == 2
+		if m["method"] == "$/cancel_request" {
+			cancelled = true
+		}
+		return len(replies) == 2 && cancelled
 	})
 	if r := replies[4]; r["result"] == nil {
 		t.Fatalf("session/close: %v", r)
