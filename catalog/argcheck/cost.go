@@ -170,20 +170,33 @@ func (w *costWalk) resolve(ref string) (any, bool) {
 		return nil, false
 	}
 	frag, err := url.PathUnescape(frag)
-	if err != nil || (frag != "" && !strings.HasPrefix(frag, "/")) {
+	if err != nil {
 		return nil, false
 	}
-	cur := w.root
-	if frag == "" {
-		return cur, true
+	v, ok := JSONPointer(w.root, frag)
+	return v, ok && v != nil
+}
+
+// JSONPointer resolves pointer (RFC 6901, unescaped: "" for the whole
+// document, "/a/b~1c/0") in a decoded JSON document; false when a token
+// names nothing there.
+func JSONPointer(doc any, pointer string) (any, bool) {
+	if pointer == "" {
+		return doc, true
 	}
-	for _, tok := range strings.Split(frag[1:], "/") {
+	if !strings.HasPrefix(pointer, "/") {
+		return nil, false
+	}
+	cur := doc
+	for _, tok := range strings.Split(pointer[1:], "/") {
 		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
 		switch c := cur.(type) {
 		case map[string]any:
-			if cur, err = c[tok], nil; cur == nil {
+			next, ok := c[tok]
+			if !ok {
 				return nil, false
 			}
+			cur = next
 		case []any:
 			i, err := strconv.Atoi(tok)
 			if err != nil || i < 0 || i >= len(c) {

@@ -4,8 +4,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
+
+	"demiurge.dev/catalog/argcheck"
 )
 
 // A tool's input schema is checked on the host, before approval, on every
@@ -99,7 +100,7 @@ func (w *schemaWalk) follow(ref string) error {
 	if w.following[ref] {
 		return nil // a recursion: counted where it started
 	}
-	target, ok := pointer(w.root, ref)
+	target, ok := argcheck.JSONPointer(w.root, strings.TrimPrefix(ref, "#"))
 	if !ok {
 		// Unresolved here (a percent-encoded pointer, say) but maybe
 		// resolved by the checker: not followed, so not offered.
@@ -108,32 +109,4 @@ func (w *schemaWalk) follow(ref string) error {
 	w.following[ref] = true
 	defer delete(w.following, ref)
 	return w.visit(target, ref == "#")
-}
-
-// pointer resolves a JSON pointer fragment ("#/a/b~1c/0") in root.
-func pointer(root any, ref string) (any, bool) {
-	cur := root
-	if ref == "#" {
-		return cur, true
-	}
-	for _, tok := range strings.Split(strings.TrimPrefix(ref, "#/"), "/") {
-		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
-		switch c := cur.(type) {
-		case map[string]any:
-			next, ok := c[tok]
-			if !ok {
-				return nil, false
-			}
-			cur = next
-		case []any:
-			i, err := strconv.Atoi(tok)
-			if err != nil || i < 0 || i >= len(c) {
-				return nil, false
-			}
-			cur = c[i]
-		default:
-			return nil, false
-		}
-	}
-	return cur, true
 }
