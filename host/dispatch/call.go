@@ -184,6 +184,13 @@ func (p *prepared) operatorOnly() bool {
 	if p.command != nil && len(p.command.bindings.Bindings) > 0 {
 		return true
 	}
+	// The network is the operator's: a command asking for it (seed 000:
+	// it always asks) and an authored tool whose worker runs in network
+	// mode send what the agent holds wherever they like; a core's
+	// `allow:terminal` approved `network: true` unasked.
+	if networkRequested(p) || authoredWithNetwork(p.entry) {
+		return true
+	}
 	for _, s := range p.assess.Subjects {
 		if s.Command != nil && len(s.Command.EnvKeys) > 0 {
 			return true

@@ -67,13 +67,19 @@ func (p *prepared) networkOrigin() (origin string, ok bool) {
 	return strings.Join(hosts, " "), true
 }
 
+// authoredWithNetwork reports whether e is an authored tool whose worker
+// runs in network mode.
+func authoredWithNetwork(e *catalog.Entry) bool {
+	return e != nil && e.Spec.Provenance.Kind == catalog.SourceAuthored && authoredMode(e.Effective.Capabilities) == sandbox.Network
+}
+
 // mayRunWithNetwork reports whether an entry's calls can run with the
 // network: a command tool (its network argument) or an authored tool
 // declaring network.fetch. The model's instructions then explain the
 // envelope.
 func mayRunWithNetwork(e *catalog.Entry) bool {
 	if e.Spec.Provenance.Kind == catalog.SourceAuthored {
-		return authoredMode(e.Effective.Capabilities) == sandbox.Network
+		return authoredWithNetwork(e)
 	}
 	for _, s := range e.Spec.Subjects {
 		if s.Kind == catalog.SubjectCommand {
