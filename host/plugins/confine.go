@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/hashicorp/go-plugin/runner"
+	"golang.org/x/sys/unix"
 
 	"demiurge.dev/host/egress"
 	"demiurge.dev/host/sandboxing"
@@ -193,32 +194,59 @@ func newConfinedRunner(cmd *exec.Cmd, conf *confinement) (*confinedRunner, error
 
 func (r *confinedRunner) Start(context.Context) error {
 	started := make(chan error, 1)
-	go func() {
-		// Never unlocked: the confined thread ends with this goroutine.
-		runtime.LockOSThread()
-		fail := func(err error) {
-			r.waitErr = err
-			close(r.done)
-			started <- err
-		}
-		defer func() { go os.RemoveAll(r.conf.tmp) }() // (a link in it is removed, never followed)
-		if px := r.conf.proxy; px != nil {
-			defer px.Close() // the plugin is gone: so is its way out
-		}
-		if err := sandbox.ConfinePluginThread(r.conf.policy, r.conf.support); err != nil {
-			fail(fmt.Errorf("confine the plugin: %w", err))
-			return
-		}
-		if err := r.cmd.Start(); err != nil {
-			fail(err)
-			return
-		}
-		r.pid = r.cmd.Process.Pid
-		started <- nil
-		r.waitErr = r.cmd.Wait()
-		close(r.done)
-	}()
+	go r.confinedStart(started, nil)
 	return <-started
+}
+
+// testHookConfinedOn is told the thread each plugin is confined and
+// forked on.
+var testHookConfinedOn func(tid int)
+
+// confinedStart confines the calling goroutine's thread and starts the
+// plugin from it; moved, when not nil, is closed once this goroutine
+// holds its thread. Never on the process's main thread: Landlock's
+// scoping and ptrace checks judge a process by its leader, so a domain
+// there put the host in the plugin's own domain (the plugin could signal
+// the host and read its /proc/<pid>/cwd: TestPackagePluginIsConfined,
+// once in a few runs), and Go never ends the main thread, so it would
+// stay confined; it starts again from another thread.
+func (r *confinedRunner) confinedStart(started chan<- error, moved chan<- struct{}) {
+	// Never unlocked but here: the confined thread ends with this goroutine.
+	runtime.LockOSThread()
+	if moved != nil {
+		close(moved)
+	}
+	if unix.Gettid() == unix.Getpid() {
+		next := make(chan struct{})
+		go r.confinedStart(started, next)
+		<-next // it holds another thread: this one is locked until now
+		runtime.UnlockOSThread()
+		return
+	}
+	fail := func(err error) {
+		r.waitErr = err
+		close(r.done)
+		started <- err
+	}
+	defer func() { go os.RemoveAll(r.conf.tmp) }() // (a link in it is removed, never followed)
+	if px := r.conf.proxy; px != nil {
+		defer px.Close() // the plugin is gone: so is its way out
+	}
+	if testHookConfinedOn != nil {
+		testHookConfinedOn(unix.Gettid())
+	}
+	if err := sandbox.ConfinePluginThread(r.conf.policy, r.conf.support); err != nil {
+		fail(fmt.Errorf("confine the plugin: %w", err))
+		return
+	}
+	if err := r.cmd.Start(); err != nil {
+		fail(err)
+		return
+	}
+	r.pid = r.cmd.Process.Pid
+	started <- nil
+	r.waitErr = r.cmd.Wait()
+	close(r.done)
 }
 
 func (r *confinedRunner) Wait(context.Context) error { <-r.done; return r.waitErr }

@@ -2,11 +2,14 @@ package plugins
 
 import (
 	"context"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"demiurge.dev/shared/sandbox"
 )
@@ -138,5 +141,48 @@ func TestAPackageThatDeclaredNoHostHasNoWayOut(t *testing.T) {
 		if got := slices.Contains(strings.Split(res.GetContent(), "\n"), "DEMIURGE_EGRESS_SOCKET"); got != tc.proxy {
 			t.Errorf("declared %v: an egress proxy given = %v, want %v", tc.egress, got, tc.proxy)
 		}
+	}
+}
+
+// TestAPluginIsNeverConfinedOnTheMainThread: a plugin started from the
+// process's main thread is confined and forked on another thread. On the
+// main thread its Landlock domain would hold the host's leader, so the
+// plugin could signal the host and read its /proc entries (seen once in a
+// few runs of TestPackagePluginIsConfined, whenever the starting
+// goroutine happened to run on the main thread), and the main thread
+// would stay confined for good.
+func TestAPluginIsNeverConfinedOnTheMainThread(t *testing.T) {
+	if miss := sandbox.PluginMissing(sandbox.KernelSupport()); len(miss) > 0 {
+		t.Skipf("no confinement here: %v", miss)
+	}
+	tmp, home := t.TempDir(), t.TempDir()
+	bin, err := exec.LookPath("true")
+	if err != nil {
+		t.Skip("no true(1)")
+	}
+	bin, _ = filepath.EvalSymlinks(bin)
+	conf := &confinement{policy: sandbox.PluginPolicy{Private: home, Tmp: tmp, Binary: bin}, support: sandbox.KernelSupport(), home: home, tmp: tmp}
+	r, err := newConfinedRunner(exec.Command(bin), conf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var on []int
+	testHookConfinedOn = func(tid int) { on = append(on, tid) }
+	t.Cleanup(func() { testHookConfinedOn = nil })
+	started := make(chan error, 1)
+	var mainTID int
+	onMainThread <- func() {
+		mainTID = unix.Gettid()
+		r.confinedStart(started, nil)
+	}
+	if err := <-started; err != nil {
+		t.Fatal(err)
+	}
+	r.Wait(context.Background())
+	if mainTID != unix.Getpid() {
+		t.Skipf("TestMain's goroutine is not on the main thread (%d, pid %d)", mainTID, unix.Getpid())
+	}
+	if len(on) != 1 || on[0] == unix.Getpid() {
+		t.Fatalf("confined on threads %v; the main thread is %d", on, unix.Getpid())
 	}
 }

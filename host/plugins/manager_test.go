@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -18,7 +19,27 @@ import (
 // fixtures are real plugin binaries built once for the package's tests.
 var fixtures string
 
+// onMainThread runs a function on the process's main thread, which
+// TestMain holds (TestAPluginIsNeverConfinedOnTheMainThread).
+var onMainThread = make(chan func())
+
 func TestMain(m *testing.M) {
+	// The main goroutine keeps the main thread and serves onMainThread
+	// while the tests run on other goroutines.
+	runtime.LockOSThread()
+	ended := make(chan int)
+	go func() { ended <- testMain(m) }()
+	for {
+		select {
+		case f := <-onMainThread:
+			f()
+		case code := <-ended:
+			os.Exit(code)
+		}
+	}
+}
+
+func testMain(m *testing.M) int {
 	dir, err := os.MkdirTemp("", "demiurge-plugin-fixtures-")
 	if err != nil {
 		panic(err)
@@ -49,7 +70,7 @@ func TestMain(m *testing.M) {
 			code = 1
 		}
 	}
-	os.Exit(code)
+	return code
 }
 
 // pluginDir copies the named fixtures into a fresh directory, so a test
