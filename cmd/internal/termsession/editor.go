@@ -3,6 +3,7 @@ package termsession
 import (
 	"fmt"
 	"os"
+	"time"
 
 	"github.com/chzyer/readline"
 )
@@ -81,8 +82,31 @@ func EditorLines(rl *readline.Instance) *LineBroker {
 		read: func(string) (string, error) { return rl.Readline() },
 		reprompt: func(p string) {
 			rl.SetPrompt(p)
-			rl.Refresh()
+			redrawOnceReading(rl)
 		},
 		setPrompt: rl.SetPrompt,
 	}
+}
+
+// redrawOnceReading redraws the prompt of the read in flight. readline
+// draws a read's prompt and only then does its terminal loop mark itself
+// reading; Refresh does nothing until that mark. A prompt changed in
+// between (an approval asked again right after its last answer was read)
+// was never drawn, so a redraw that finds no read waits for the mark, a
+// bounded while, off the caller's goroutine. A redraw too many is
+// harmless: it draws the current prompt and line again.
+func redrawOnceReading(rl *readline.Instance) {
+	if rl.Terminal.IsReading() {
+		rl.Refresh()
+		return
+	}
+	go func() {
+		for range 500 {
+			time.Sleep(time.Millisecond)
+			if rl.Terminal.IsReading() {
+				rl.Refresh()
+				return
+			}
+		}
+	}()
 }
