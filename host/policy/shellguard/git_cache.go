@@ -1,7 +1,9 @@
 package shellguard
 
 import (
+	"errors"
 	"io/fs"
+	"path"
 	"sync"
 	"syscall"
 	"time"
@@ -73,7 +75,13 @@ func (g *guard) reviewRepoCached() []string {
 	g.files = rec
 	reasons := g.findAndReviewRepo()
 	g.files = outer
-	if rec.uncacheable || !stampsHold(outer, rec.stamps) {
+	if rec.uncacheable {
+		return reasons
+	}
+	// The anchors are stamped before the recorded stamps are checked
+	// again: see anchoredStamps.
+	stamps, ok := anchoredStamps(outer, rec.stamps, time.Now())
+	if !ok || !stampsHold(outer, rec.stamps) {
 		return reasons
 	}
 	repoCache.Lock()
@@ -81,7 +89,7 @@ func (g *guard) reviewRepoCached() []string {
 		repoCache.m = map[string]cachedRepo{}
 	}
 	found, hasFound := g.gitDirs[g.cwd]
-	repoCache.m[g.cwd] = cachedRepo{reasons: reasons, stamps: rec.stamps, found: found, hasFound: hasFound}
+	repoCache.m[g.cwd] = cachedRepo{reasons: reasons, stamps: stamps, found: found, hasFound: hasFound}
 	repoCache.Unlock()
 	return reasons
 }
@@ -93,6 +101,82 @@ func stampsHold(files Files, stamps []stamp) bool {
 		}
 	}
 	return true
+}
+
+// anchorAge is how long ago an anchor (see anchoredStamps) must have
+// last changed. It is settledAge's second, kept apart from it so that
+// tests that let fresh files be cached (settleAtOnce) still stamp every
+// missing path itself.
+const anchorAge = time.Second
+
+// anchoredStamps shortens the stamps a cached review is checked against
+// on every hit (git's discovery alone is two missing paths, .git and
+// HEAD, per directory up to the root). A path that was missing is
+// vouched for by its nearest existing ancestor when that is a directory
+// (not a symlink) last changed more than anchorAge ago, and every path
+// between them is missing too (ENOENT): while that directory keeps its
+// fileid.ID, no entry was added, removed or renamed in it (each moves
+// its ctime, as for dircache's listings; a mount needs an existing
+// mountpoint), so the lookup still fails at the same step. Anything else
+// (an error other than ENOENT, a symlink, a young directory) keeps the
+// path's own stamp.
+//
+// The anchors are stamped here, after the review read the paths, and the
+// caller then checks every recorded stamp again: a missing path seen
+// still missing after its anchor was stamped stays missing while the
+// anchor holds. ok is false when an anchor is also a recorded path with
+// another stamp (it changed during the review): nothing is cached.
+func anchoredStamps(files Files, stamps []stamp, now time.Time) (out []stamp, ok bool) {
+	out = make([]stamp, 0, len(stamps))
+	anchors := map[string]stamp{}
+	for _, s := range stamps {
+		if s.exists {
+			out = append(out, s)
+			anchors[s.path] = s
+		}
+	}
+	for _, s := range stamps {
+		if s.exists {
+			continue
+		}
+		a, found := anchorOf(files, s.path, now)
+		if !found {
+			out = append(out, s)
+			continue
+		}
+		if prev, seen := anchors[a.path]; seen {
+			if prev != a {
+				return nil, false
+			}
+			continue
+		}
+		anchors[a.path] = a
+		out = append(out, a)
+	}
+	return out, true
+}
+
+// anchorOf is the stamp of the nearest ancestor of the missing path p
+// that exists, when it can vouch for p (see anchoredStamps).
+func anchorOf(files Files, p string, now time.Time) (stamp, bool) {
+	if !path.IsAbs(p) || path.Clean(p) != p {
+		return stamp{}, false // a path's parent is path.Dir only when it is clean
+	}
+	for q := p; q != "/"; {
+		if _, err := files.Lstat(q); !errors.Is(err, fs.ErrNotExist) {
+			return stamp{}, false
+		}
+		q = path.Dir(q)
+		s := stampOf(files, q)
+		if !s.exists {
+			continue
+		}
+		if s.id.Mode&syscall.S_IFMT != syscall.S_IFDIR || now.UnixNano()-s.id.Ctime <= int64(anchorAge) {
+			return stamp{}, false
+		}
+		return s, true
+	}
+	return stamp{}, false
 }
 
 // recordingFiles stamps every path before it is looked at.

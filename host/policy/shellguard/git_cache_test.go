@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 // TestRepoCacheSeesChanges: a cached review of a repository is dropped
@@ -71,5 +72,54 @@ func appendFile(t *testing.T, p, data string) {
 	defer f.Close()
 	if _, err := f.WriteString(data); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestRepoCacheAnchorsSeeMissingPathsAppear: a cached review stamps the
+// missing paths it looked for through their nearest existing directory
+// (anchoredStamps); a path appearing below that directory, even under a
+// directory that did not exist either, drops the review. The directories
+// are left to settle first, so that they serve as anchors.
+func TestRepoCacheAnchorsSeeMissingPathsAppear(t *testing.T) {
+	ws := repoWorld(t, merge(gitDirFiles("ws/.git", plainConfig), map[string]string{"ws/sub/x": "x"}))
+	sub := filepath.Join(ws, "sub")
+	check := func(step, cwd string, want Decision) {
+		t.Helper()
+		v := Check("git status", Options{WorkspaceRoot: ws, Cwd: cwd, Files: OSFiles{}})
+		if v.Decision != want {
+			t.Fatalf("%s: git status = %v %q, want %v", step, v.Decision, v.Reasons, want)
+		}
+	}
+	time.Sleep(anchorAge + 100*time.Millisecond)
+	check("plain", ws, Allow)
+	check("plain, from sub", sub, Allow)
+	repoCache.Lock()
+	c := repoCache.m[ws]
+	repoCache.Unlock()
+	anchored := false
+	for _, s := range c.stamps {
+		anchored = anchored || s.path == filepath.Join(ws, ".git", "objects")
+	}
+	// objects/info did not exist: its alternates file appears in a new
+	// directory below the anchor.
+	info := filepath.Join(ws, ".git", "objects", "info")
+	mkdir(t, info)
+	write(t, filepath.Join(info, "alternates"), "/elsewhere/objects\n")
+	check("alternates appeared", ws, Prompt)
+	// A repository nearer the cwd: sub/.git was missing, vouched for by sub.
+	for name, data := range gitDirFiles("sub/.git", "[core]\n\tpager = evil\n") {
+		p := filepath.Join(ws, name)
+		if data == "/" {
+			mkdir(t, p)
+			continue
+		}
+		mkdir(t, filepath.Dir(p))
+		write(t, p, data)
+	}
+	check("a nearer repository appeared", sub, Prompt)
+	// Checked last, so that a mutant dropping the anchors fails on what
+	// the guard decides above.
+	if len(c.stamps) == 0 || !anchored {
+		t.Fatalf("the review was not cached with objects/ as the anchor of objects/info/...: %+v", c.stamps)
 	}
 }
