@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -144,15 +145,36 @@ func newGuard(o Options) *guard {
 	if g.cwd == "" {
 		g.cwd = g.root
 	}
-	if g.sensitive == nil {
-		g.sensitive = pathrules.IsSensitive
-	}
 	g.files = o.Files
 	if g.files == nil {
 		g.files = OSFiles{}
 	}
-	g.rootSensitive = g.root != "" && g.sensitive(g.root)
+	if g.sensitive == nil {
+		g.sensitive = pathrules.IsSensitive
+		g.rootSensitive = g.root != "" && rootIsSensitive(g.root)
+	} else {
+		g.rootSensitive = g.root != "" && g.sensitive(g.root)
+	}
 	return g
+}
+
+// lastRoot is pathrules.IsSensitive's answer for the last workspace root
+// judged: every check asks it of the same root, and it is a function of
+// the string alone (it looks at no file), so the answer cannot go stale.
+var lastRoot atomic.Pointer[rootJudgement]
+
+type rootJudgement struct {
+	root      string
+	sensitive bool
+}
+
+func rootIsSensitive(root string) bool {
+	if j := lastRoot.Load(); j != nil && j.root == root {
+		return j.sensitive
+	}
+	j := &rootJudgement{root: root, sensitive: pathrules.IsSensitive(root)}
+	lastRoot.Store(j)
+	return j.sensitive
 }
 
 // cleanAbs keeps p only when it is an absolute path.
