@@ -223,14 +223,18 @@ func (g *guard) review(src string, depth int, withParts bool) (finding, []Part) 
 	if hiddenText(src) {
 		f.prompt(High, "command contains control or invisible characters that can hide text")
 	}
-	rd := parsers.Get().(*reader)
-	rd.r.Reset(src)
-	file, err := rd.p.Parse(&rd.r, "")
-	rd.r.Reset("")
-	parsers.Put(rd)
-	if err != nil {
-		f.prompt(High, "command cannot be parsed as shell: "+err.Error())
-		return f, nil
+	file, simple := simpleFile(src)
+	if !simple {
+		rd := parsers.Get().(*reader)
+		rd.r.Reset(src)
+		var err error
+		file, err = rd.p.Parse(&rd.r, "")
+		rd.r.Reset("")
+		parsers.Put(rd)
+		if err != nil {
+			f.prompt(High, "command cannot be parsed as shell: "+err.Error())
+			return f, nil
+		}
 	}
 	// A statement takes at least two bytes, so short commands need no count.
 	if len(src) > 2*maxStmts && countStmts(file, maxStmts+1) > maxStmts {
