@@ -139,16 +139,16 @@ func (g *guard) resolve(p string) (resolved string, dir bool, err error) {
 			continue
 		}
 		next := path.Join(cur, elem)
-		fi, err := g.files.Lstat(next)
+		typ, err := g.lstatType(next)
 		switch {
 		case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
 			return path.Join(next, rest), false, nil
 		case err != nil:
 			return "", false, err
-		case fi.Mode()&fs.ModeSymlink == 0:
+		case typ != fs.ModeSymlink:
 			cur = next
 			if rest == "" {
-				return cur, fi.IsDir(), nil
+				return cur, typ == fs.ModeDir, nil
 			}
 			continue
 		}
@@ -167,11 +167,45 @@ func (g *guard) resolve(p string) (resolved string, dir bool, err error) {
 		}
 		rest = target
 	}
-	fi, err := g.files.Lstat(cur)
+	typ, err := g.lstatType(cur)
 	if err != nil {
 		return cur, false, nil
 	}
-	return cur, fi.IsDir(), nil
+	return cur, typ == fs.ModeDir, nil
+}
+
+// lstatType is the type bits (fs.ModeType) of what Lstat finds at name.
+// resolve asks it of every element of every path a command names, most
+// of them missing; on the real file system it asks the kernel directly,
+// without the FileInfo, and for a missing path the *PathError, that
+// os.Lstat allocates each time. Other errors are the PathError os.Lstat
+// gives.
+func (g *guard) lstatType(name string) (fs.FileMode, error) {
+	if _, real := g.files.(OSFiles); !real {
+		fi, err := g.files.Lstat(name)
+		if err != nil {
+			return 0, err
+		}
+		return fi.Mode().Type(), nil
+	}
+	var st syscall.Stat_t
+	err := syscall.Lstat(name, &st)
+	for err == syscall.EINTR {
+		err = syscall.Lstat(name, &st)
+	}
+	switch {
+	case err == syscall.ENOENT || err == syscall.ENOTDIR:
+		return 0, err
+	case err != nil:
+		return 0, &fs.PathError{Op: "lstat", Path: name, Err: err}
+	}
+	switch st.Mode & syscall.S_IFMT {
+	case syscall.S_IFLNK:
+		return fs.ModeSymlink, nil
+	case syscall.S_IFDIR:
+		return fs.ModeDir, nil
+	}
+	return 0, nil // the other types are neither followed nor walked
 }
 
 // readTree judges a command that reads a whole tree below p (grep -r,
