@@ -45,35 +45,61 @@ var reservedFirst = map[string]bool{
 	"export": true, "readonly": true, "typeset": true, "nameref": true, "@test": true,
 }
 
-// simpleWord is one word of a simple command, allocated together.
-type simpleWord struct {
-	word syntax.Word
-	part [1]syntax.WordPart
-	lit  syntax.Lit
+// simplePart is one part of a word of a simple command (a literal or a
+// single-quoted string), allocated together.
+type simplePart struct {
+	lit syntax.Lit
+	sgl syntax.SglQuoted
 }
 
 // simpleFile is the parser's tree for src when src is a simple command:
-// words of simpleByte separated by spaces, the first neither an
-// assignment (it holds no '=') nor reserved. ok is false otherwise, and
-// the caller parses.
+// words of simpleByte and single-quoted strings of printable ASCII,
+// separated by spaces, the first neither an assignment (it holds no
+// '=') nor reserved. ok is false otherwise, and the caller parses.
 func simpleFile(src string) (file *syntax.File, ok bool) {
 	if len(src) > maxSimpleBytes {
 		return nil, false
 	}
-	n, first := 0, ""
+	// Count the words and their parts, and check every byte.
+	words, parts, first := 0, 0, -1
+	inWord, quoted := false, false
 	for i := 0; i < len(src); i++ {
 		c := src[i]
-		if !simpleByte[c] {
-			return nil, false
-		}
-		if c != ' ' && (i == 0 || src[i-1] == ' ') {
-			if n == 0 {
-				first, _, _ = strings.Cut(src[i:], " ")
+		switch {
+		case quoted:
+			if c == '\'' {
+				quoted = false
+			} else if c < 0x20 || c > 0x7e {
+				return nil, false
 			}
-			n++
+			continue
+		case c == ' ':
+			if inWord && first < 0 {
+				first = i
+			}
+			inWord = false
+			continue
+		case c == '\'':
+			quoted = true
+			parts++
+		case !simpleByte[c]:
+			return nil, false
+		case i == 0 || src[i-1] == ' ' || src[i-1] == '\'':
+			parts++ // a literal starts
+		}
+		if !inWord {
+			words++
+			inWord = true
 		}
 	}
-	if n == 0 || strings.IndexByte(first, '=') >= 0 || reservedFirst[first] {
+	if quoted || words == 0 {
+		return nil, false
+	}
+	if first < 0 {
+		first = len(src)
+	}
+	head := strings.TrimLeft(src[:first], " ")
+	if strings.IndexByte(head, '=') >= 0 || reservedFirst[head] {
 		return nil, false
 	}
 	var t struct {
@@ -82,25 +108,38 @@ func simpleFile(src string) (file *syntax.File, ok bool) {
 		call  syntax.CallExpr
 		stmts [1]*syntax.Stmt
 	}
-	words := make([]simpleWord, n)
-	args := make([]*syntax.Word, n)
-	k := 0
+	ws := make([]syntax.Word, words)
+	args := make([]*syntax.Word, words)
+	ps := make([]simplePart, parts)
+	wps := make([]syntax.WordPart, parts)
+	k, n := 0, 0
 	for i := 0; i < len(src); {
 		if src[i] == ' ' {
 			i++
 			continue
 		}
-		j := i
-		for j < len(src) && src[j] != ' ' {
-			j++
+		start := n
+		for i < len(src) && src[i] != ' ' {
+			p := &ps[n]
+			if src[i] == '\'' {
+				j := i + 1 + strings.IndexByte(src[i+1:], '\'')
+				p.sgl = syntax.SglQuoted{Left: pos(i), Right: pos(j), Value: src[i+1 : j]}
+				wps[n] = &p.sgl
+				i = j + 1
+			} else {
+				j := i
+				for j < len(src) && src[j] != ' ' && src[j] != '\'' {
+					j++
+				}
+				p.lit = syntax.Lit{ValuePos: pos(i), ValueEnd: pos(j), Value: src[i:j]}
+				wps[n] = &p.lit
+				i = j
+			}
+			n++
 		}
-		w := &words[k]
-		w.lit = syntax.Lit{ValuePos: pos(i), ValueEnd: pos(j), Value: src[i:j]}
-		w.part[0] = &w.lit
-		w.word.Parts = w.part[:]
-		args[k] = &w.word
+		ws[k].Parts = wps[start:n:n]
+		args[k] = &ws[k]
 		k++
-		i = j
 	}
 	t.call.Args = args
 	t.stmt.Cmd = &t.call
