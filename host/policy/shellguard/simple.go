@@ -45,11 +45,28 @@ var reservedFirst = map[string]bool{
 	"export": true, "readonly": true, "typeset": true, "nameref": true, "@test": true,
 }
 
-// simplePart is one part of a word of a simple command (a literal or a
-// single-quoted string), allocated together.
-type simplePart struct {
-	lit syntax.Lit
-	sgl syntax.SglQuoted
+// simpleInline is how many words and literals a simple tree holds in
+// its own allocation; a longer command takes slices of its own.
+const simpleInline = 6
+
+// simpleTree is a simple command's tree, allocated at once.
+type simpleTree struct {
+	file  syntax.File
+	stmt  syntax.Stmt
+	call  syntax.CallExpr
+	stmts [1]*syntax.Stmt
+	words [simpleInline]syntax.Word
+	args  [simpleInline]*syntax.Word
+	parts [simpleInline]syntax.WordPart
+	lits  [simpleInline]syntax.Lit
+}
+
+// inline is buf[:n] when n fits in it, and a new slice otherwise.
+func inline[T any](buf []T, n int) []T {
+	if n <= len(buf) {
+		return buf[:n]
+	}
+	return make([]T, n)
 }
 
 // simpleFile is the parser's tree for src when src is a simple command:
@@ -60,8 +77,8 @@ func simpleFile(src string) (file *syntax.File, ok bool) {
 	if len(src) > maxSimpleBytes {
 		return nil, false
 	}
-	// Count the words and their parts, and check every byte.
-	words, parts, first := 0, 0, -1
+	// Count the words, literals and quoted strings, and check every byte.
+	words, lits, sgls, first := 0, 0, 0, -1
 	inWord, quoted := false, false
 	for i := 0; i < len(src); i++ {
 		c := src[i]
@@ -81,11 +98,11 @@ func simpleFile(src string) (file *syntax.File, ok bool) {
 			continue
 		case c == '\'':
 			quoted = true
-			parts++
+			sgls++
 		case !simpleByte[c]:
 			return nil, false
 		case i == 0 || src[i-1] == ' ' || src[i-1] == '\'':
-			parts++ // a literal starts
+			lits++ // a literal starts
 		}
 		if !inWord {
 			words++
@@ -102,16 +119,15 @@ func simpleFile(src string) (file *syntax.File, ok bool) {
 	if strings.IndexByte(head, '=') >= 0 || reservedFirst[head] {
 		return nil, false
 	}
-	var t struct {
-		file  syntax.File
-		stmt  syntax.Stmt
-		call  syntax.CallExpr
-		stmts [1]*syntax.Stmt
+	t := new(simpleTree)
+	ws := inline(t.words[:], words)
+	args := inline(t.args[:], words)
+	wps := inline(t.parts[:], lits+sgls)
+	ls := inline(t.lits[:], lits)
+	var ss []syntax.SglQuoted
+	if sgls > 0 {
+		ss = make([]syntax.SglQuoted, sgls)
 	}
-	ws := make([]syntax.Word, words)
-	args := make([]*syntax.Word, words)
-	ps := make([]simplePart, parts)
-	wps := make([]syntax.WordPart, parts)
 	k, n := 0, 0
 	for i := 0; i < len(src); {
 		if src[i] == ' ' {
@@ -120,19 +136,22 @@ func simpleFile(src string) (file *syntax.File, ok bool) {
 		}
 		start := n
 		for i < len(src) && src[i] != ' ' {
-			p := &ps[n]
 			if src[i] == '\'' {
 				j := i + 1 + strings.IndexByte(src[i+1:], '\'')
-				p.sgl = syntax.SglQuoted{Left: pos(i), Right: pos(j), Value: src[i+1 : j]}
-				wps[n] = &p.sgl
+				q := &ss[0]
+				ss = ss[1:]
+				*q = syntax.SglQuoted{Left: pos(i), Right: pos(j), Value: src[i+1 : j]}
+				wps[n] = q
 				i = j + 1
 			} else {
 				j := i
 				for j < len(src) && src[j] != ' ' && src[j] != '\'' {
 					j++
 				}
-				p.lit = syntax.Lit{ValuePos: pos(i), ValueEnd: pos(j), Value: src[i:j]}
-				wps[n] = &p.lit
+				l := &ls[0]
+				ls = ls[1:]
+				*l = syntax.Lit{ValuePos: pos(i), ValueEnd: pos(j), Value: src[i:j]}
+				wps[n] = l
 				i = j
 			}
 			n++

@@ -59,7 +59,7 @@ func TestSimpleFileIsTheParsersTree(t *testing.T) {
 	rng := rand.New(rand.NewPCG(53, 1))
 	for range 20000 {
 		var b strings.Builder
-		for range 1 + rng.IntN(4) {
+		for range 1 + rng.IntN(2*simpleInline) {
 			b.WriteString(strings.Repeat(" ", rng.IntN(3)))
 			b.WriteString(pieces[rng.IntN(len(pieces))])
 			if rng.IntN(4) == 0 {
