@@ -126,7 +126,9 @@ func isASCII(s string) bool {
 // invisible format characters.
 func hiddenText(s string) bool {
 	for _, r := range s {
-		if r == '\t' || r == '\n' {
+		// Printable ASCII, tab and newline hide nothing (the only format
+		// character below U+0100 is the soft hyphen, U+00AD).
+		if r >= 0x20 && r < 0x7f || r == '\t' || r == '\n' {
 			continue
 		}
 		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || unicode.Is(unicode.Cf, r) {

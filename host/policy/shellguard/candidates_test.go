@@ -26,3 +26,21 @@ func TestCandidates(t *testing.T) {
 		}
 	}
 }
+
+// TestHiddenTextAsks: an argument holding a character that can hide text
+// (DEL, a C0 or C1 control, a format character such as the soft hyphen
+// or a zero-width space) makes an otherwise allowed echo ask; printable
+// ASCII, tab and newline do not.
+func TestHiddenTextAsks(t *testing.T) {
+	for _, c := range []string{"\x7f", "\x01", "\u0085", "\u009f", "\u00ad", "\u200b", "\u2066"} {
+		cmd := "echo hi" + c
+		if v := Check(cmd, tableOptions); v.Decision != Prompt {
+			t.Errorf("Check(%q) = %v %q, want prompt", cmd, v.Decision, v.Reasons)
+		}
+	}
+	for _, cmd := range []string{"echo hi ~!@#%^&*()_+=-{}|:<>?,./;'[]\\`", "echo 'a\tb'", "echo a\necho b"} {
+		if hiddenText(cmd) {
+			t.Errorf("hiddenText(%q) = true", cmd)
+		}
+	}
+}
