@@ -51,8 +51,8 @@ func screenSparse(s, boundary string) (Verdict, int) {
 		if at == -1 && boundary != "" {
 			at = boundaryIn(s, boundary, 64*b0, 64*(b0+n))
 		}
-		sp.run(&f, s, b0, l, spc, a)
-		ph.chunk(b0, l, a)
+		words, anchors := sp.run(&f, s, b0, l, spc, a)
+		ph.chunk(b0, l, a, words, anchors != 0)
 	}
 	ph.give(ph.base, ph.need)
 	return f.verdict(), at
@@ -84,56 +84,78 @@ type specialState struct {
 // run judges the markup and invisible characters at the special bytes
 // of blocks b0.. (letter, special, anchor) in order, takes out of
 // letter the bytes the scan steps over, and keeps in anchor only word
-// starts.
-func (st *specialState) run(f *found, s string, b0 int, letter, special, anchor []uint64) {
-	for b := range letter {
-		l := letter[b] &^ st.carry
-		st.carry = 0
-		for sp := special[b]; sp != 0; sp &= sp - 1 {
-			j := bits.TrailingZeros64(sp)
-			p := 64*(b0+b) + j
-			if p < st.skipUntil {
-				continue
+// starts. It returns the blocks' words and whether any anchor is left.
+//
+// carry and prevTop are kept in registers over the blocks and the
+// specials judged out of line (judge): most blocks have none, and as
+// fields of st they were a store and a load each block, every block's
+// waiting on the one before (a fifth of Screen's time on a page with no
+// special byte).
+func (st *specialState) run(f *found, s string, b0 int, letter, special, anchor []uint64) (words int, anchors uint64) {
+	carry, prevTop := st.carry, st.prevTop
+	special, anchor = special[:len(letter)], anchor[:len(letter)]
+	for b, sp := range special {
+		l := letter[b]
+		if sp|carry != 0 {
+			l, carry = st.judge(f, s, 64*(b0+b), l&^carry, sp)
+			letter[b] = l
+		}
+		starts := l &^ (l<<1 | prevTop)
+		anchor[b] &= starts
+		anchors |= anchor[b]
+		words += bits.OnesCount64(starts)
+		prevTop = l >> 63
+	}
+	st.carry, st.prevTop = carry, prevTop
+	return words, anchors
+}
+
+// judge judges the special bytes sp of the block at byte p0 in order;
+// l is the block's letters. It returns l without the bytes the scan
+// steps over, and those of them in the next block (its carry).
+func (st *specialState) judge(f *found, s string, p0 int, l, sp uint64) (_, carry uint64) {
+	for ; sp != 0; sp &= sp - 1 {
+		j := bits.TrailingZeros64(sp)
+		p := p0 + j
+		if p < st.skipUntil {
+			continue
+		}
+		if class[s[p]] == clsMarkup {
+			markupAt(f, s, p)
+			continue
+		}
+		size, kind := invisibleAt(s, p)
+		switch kind {
+		case invZeroWidth:
+			// A run goes on only with nothing between: any byte the
+			// scan sees in between ends it.
+			if p != st.zwEnd {
+				st.zwRun, st.zwStart = 0, p
 			}
-			if class[s[p]] == clsMarkup {
-				markupAt(f, s, p)
-				continue
+			st.zwRun++
+			if st.zwRun == 2 {
+				f.add(KindZeroWidthRun, st.zwStart)
 			}
-			size, kind := invisibleAt(s, p)
-			switch kind {
-			case invZeroWidth:
-				// A run goes on only with nothing between: any byte the
-				// scan sees in between ends it.
-				if p != st.zwEnd {
-					st.zwRun, st.zwStart = 0, p
-				}
-				st.zwRun++
-				if st.zwRun == 2 {
-					f.add(KindZeroWidthRun, st.zwStart)
-				}
-				st.zwEnd = p + size
-			case invTag:
-				f.add(KindUnicodeTags, p)
-			case invBidi:
-				f.add(KindBidiControls, p)
-			}
-			if kind != invZeroWidth {
-				st.zwEnd = -1
-			}
-			if size > 1 {
-				st.skipUntil = p + size
-				// Bits j+1 .. j+size-1, some maybe in the next block.
-				m := (uint64(1)<<(size-1) - 1) << (j + 1)
-				l &^= m
-				if j+size > 64 {
-					st.carry = (uint64(1)<<(size-1) - 1) >> (64 - j - 1)
-				}
+			st.zwEnd = p + size
+		case invTag:
+			f.add(KindUnicodeTags, p)
+		case invBidi:
+			f.add(KindBidiControls, p)
+		}
+		if kind != invZeroWidth {
+			st.zwEnd = -1
+		}
+		if size > 1 {
+			st.skipUntil = p + size
+			// Bits j+1 .. j+size-1, some maybe in the next block.
+			m := (uint64(1)<<(size-1) - 1) << (j + 1)
+			l &^= m
+			if j+size > 64 {
+				carry = (uint64(1)<<(size-1) - 1) >> (64 - j - 1)
 			}
 		}
-		letter[b] = l
-		anchor[b] &= l &^ (l<<1 | st.prevTop)
-		st.prevTop = l >> 63
 	}
+	return l, carry
 }
 
 // phraseState runs the rules over the words of the anchors' windows, in
@@ -166,12 +188,21 @@ type phraseState struct {
 }
 
 // chunk notes the windows of the anchors of blocks b0.. (letter and
-// anchor as specials left them) and gives the words no later window
+// anchor as specials left them; words, their words, and anchored,
+// whether any anchor is left) and gives the words no later window
 // needs.
-func (ph *phraseState) chunk(b0 int, letter, anchor []uint64) {
+func (ph *phraseState) chunk(b0 int, letter, anchor []uint64, words int, anchored bool) {
 	ph.b0, ph.letter, ph.before, ph.topIn = b0, letter, ph.count, ph.prevTop
 	ph.cb, ph.ccount = 0, ph.count
 	ph.cstarts = letter[0] &^ (letter[0]<<1 | ph.prevTop)
+	if !anchored {
+		// No window starts here (most chunks of ordinary prose): the
+		// words were counted by specialState.run.
+		ph.count, ph.prevTop = ph.count+words, letter[len(letter)-1]>>63
+		ph.keep(ph.count + 1 - maxBack)
+		ph.remember()
+		return
+	}
 	count, prevTop := ph.count, ph.prevTop // in registers: the loop below is over every block
 	for b, m := range anchor {
 		starts := letter[b] &^ (letter[b]<<1 | prevTop)
