@@ -126,3 +126,27 @@ func TestScreenForFindsTheBoundary(t *testing.T) {
 		})
 	}
 }
+
+// TestStepOverIntoAChunk: a lead byte at a chunk's end steps over bytes
+// of the next chunk, letters among them, where nothing else is special
+// (so the vector pass's word count stands for that chunk unless a
+// carry says otherwise): a rule whose words are counted across the edge
+// finds what the oracle finds, one word too many or too few changing the
+// verdict ("ignore" and the instruction word at most 6 words apart).
+func TestStepOverIntoAChunk(t *testing.T) {
+	edge := 64 * chunkBlocks
+	after := strings.Repeat("the ", edge/2)
+	for k := 0; k <= 8; k++ {
+		for _, fl := range []string{"x ", "the "} {
+			prefix := "ignore " + strings.Repeat(fl, k)
+			for _, lead := range []string{"\xe2", "\xef", "\xf3\xa0"} {
+				for _, step := range []string{"a ", " a ", "ab ", "a b "} {
+					for at := edge - 3; at <= edge-1; at++ { // the lead byte's place
+						pad := strings.Repeat(" ", at-len(prefix))
+						sameAsOracle(t, pad+prefix+lead+step+"instructions "+after)
+					}
+				}
+			}
+		}
+	}
+}

@@ -3,6 +3,7 @@
 package untrusted
 
 import (
+	"math/bits"
 	"simd/archsimd"
 	"unsafe"
 )
@@ -14,11 +15,12 @@ var haveVector = archsimd.X86.AVX512VBMI()
 
 // vectorMasks computes blockMasks for the blocks of s from block from
 // on, into letter, special and anchor (as many as they hold), while the
-// next block is inside s too, and returns how many it did.
+// next block is inside s too, and returns how many it did. It adds up
+// the blocks it did into sum (chunkSum), from sum.top.
 // Each byte's anchor table index (filterIndex) is computed once, for a
 // block ahead; the bytes k places on are that index vector and the next
 // block's shifted by one permute of the two (VPERMI2B).
-func vectorMasks(s string, from int, letter, special, anchor []uint64) int {
+func vectorMasks(s string, from int, letter, special, anchor []uint64, sum *chunkSum) int {
 	if !haveVector || len(s) < 64*from+128 {
 		return 0
 	}
@@ -38,6 +40,9 @@ func vectorMasks(s string, from int, letter, special, anchor []uint64) int {
 	clsHi := archsimd.LoadUint8x64((*[64]uint8)(byteClass[64:]))
 	next := archsimd.LoadUint8x64(&markupNext)
 	b := 0
+	// The sums in registers; the scalar instructions that make them run
+	// beside the vector ones, which are what the loop waits on.
+	last, words, anchored, specials := sum.top, sum.words, sum.anchored, sum.special
 	// Each block is loaded once: the next block's bytes give its filter
 	// index and, by a permute of the two, the bytes one place on.
 	xn := load(64 * from)
@@ -60,10 +65,16 @@ func vectorMasks(s string, from int, letter, special, anchor []uint64) int {
 		hi := x.GreaterEqual(high).ToBits()
 		fit := k.And(next.Permute(x.ConcatPermute(xn, s1))).NotEqual(zero).ToBits()
 		isLead := k.GreaterEqual(high).ToBits()
-		letter[b] = k.And(letterBit).NotEqual(zero).ToBits() &^ hi
-		special[b] = fit &^ (hi ^ isLead)
-		anchor[b] = ^acc.Equal(zero).ToBits()
+		l := k.And(letterBit).NotEqual(zero).ToBits() &^ hi
+		sp, a := fit&^(hi^isLead), ^acc.Equal(zero).ToBits()
+		letter[b], special[b], anchor[b] = l, sp, a
+		starts := l &^ (l<<1 | last)
+		last = l >> 63
+		words += bits.OnesCount64(starts)
+		anchored |= a & starts
+		specials |= sp
 	}
+	sum.top, sum.words, sum.anchored, sum.special = last, words, anchored, specials
 	return b
 }
 

@@ -3,6 +3,7 @@
 package untrusted
 
 import (
+	"math/bits"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -50,16 +51,27 @@ func TestVectorMasks(t *testing.T) {
 				n = min(n, 1+k%chunkBlocks)
 			}
 			l, sp, a := make([]uint64, n), make([]uint64, n), make([]uint64, n)
-			done := vectorMasks(s, from, l, sp, a)
+			top := uint64(k % 2)
+			sum := chunkSum{top: top}
+			done := vectorMasks(s, from, l, sp, a, &sum)
 			if want := min(n, max(len(s)-64*(from+1), 0)/64); done != want {
 				t.Fatalf("%d of %d blocks by vector from block %d", done, n, from)
 			}
+			var want chunkSum
 			for b := 0; b < done; b++ {
 				wl, ws, wa := blockMasks(s, 64*(from+b))
+				starts := wl &^ (wl<<1 | top)
+				top = wl >> 63
+				want.words += bits.OnesCount64(starts)
+				want.anchored |= wa & starts
+				want.special |= ws
 				if l[b] != wl || sp[b] != ws || a[b] != wa {
 					t.Fatalf("block %d of %q:\nletter %064b\n  want %064b\nspecial %064b\n   want %064b\nanchor %064b\n  want %064b",
 						from+b, s[64*(from+b):min(len(s), 64*(from+b)+64)], l[b], wl, sp[b], ws, a[b], wa)
 				}
+			}
+			if want.top = top; sum != want {
+				t.Fatalf("the sums of %d blocks from block %d: %+v, want %+v", done, from, sum, want)
 			}
 		}
 	}

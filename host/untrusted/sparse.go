@@ -45,14 +45,23 @@ func screenSparse(s, boundary string) (Verdict, int) {
 	for b0 := 0; b0 < nb; b0 += chunkLen {
 		n := min(chunkLen, nb-b0)
 		l, spc, a := letter[:n], special[:n], anchor[:n]
-		for b := b0 + vectorMasks(s, b0, l, spc, a); b < b0+n; b++ {
+		sum := chunkSum{top: sp.prevTop}
+		nv := vectorMasks(s, b0, l, spc, a, &sum)
+		for b := b0 + nv; b < b0+n; b++ {
 			l[b-b0], spc[b-b0], a[b-b0] = blockMasks(s, 64*b)
 		}
 		if at == -1 && boundary != "" {
 			at = boundaryIn(s, boundary, 64*b0, 64*(b0+n))
 		}
-		words, anchors := sp.run(&f, s, b0, l, spc, a)
-		ph.chunk(b0, l, a, words, anchors != 0)
+		if nv == n && sum.special == 0 && sp.carry == 0 {
+			// No special byte in the chunk and none stepped over from
+			// the one before: its letters are as the vector pass made
+			// them, and so its sums (most chunks of a web page).
+			sp.prevTop = sum.top
+		} else {
+			sum.words, sum.anchored = sp.run(&f, s, b0, l, spc, a)
+		}
+		ph.chunk(b0, l, a, sum.words, sum.anchored != 0)
 	}
 	ph.give(ph.base, ph.need)
 	return f.verdict(), at
@@ -65,6 +74,18 @@ func boundaryIn(s, boundary string, i, j int) int {
 		return i + k
 	}
 	return -1
+}
+
+// chunkSum is what a chunk's words need besides its masks, added up by
+// the vector pass as it makes them (vectorMasks) or by specialState.run:
+// top, the letter bit before the chunk (in) and its last letter bit
+// (out); words, its words; anchored, its anchor bits at word starts;
+// special, its special bits. The vector pass's are a chunk's own only
+// when the chunk has no special byte and none was stepped over into it:
+// else run takes out of the letters what the scan steps over first.
+type chunkSum struct {
+	top, anchored, special uint64
+	words                  int
 }
 
 // chunkBlocks is the most blocks of masks screenSparse holds at once:
@@ -84,7 +105,8 @@ type specialState struct {
 // run judges the markup and invisible characters at the special bytes
 // of blocks b0.. (letter, special, anchor) in order, takes out of
 // letter the bytes the scan steps over, and keeps in anchor only word
-// starts. It returns the blocks' words and whether any anchor is left.
+// starts. It returns the blocks' words and their anchor bits at word
+// starts, or'ed (chunkSum's words and anchored).
 //
 // carry and prevTop are kept in registers over the blocks and the
 // specials judged out of line (judge): most blocks have none, and as
@@ -187,10 +209,10 @@ type phraseState struct {
 	ccount  int    // the words passed
 }
 
-// chunk notes the windows of the anchors of blocks b0.. (letter and
-// anchor as specials left them; words, their words, and anchored,
-// whether any anchor is left) and gives the words no later window
-// needs.
+// chunk notes the windows of the anchors of blocks b0.. (letter as
+// specials left them, anchor the filter's bits, at word starts or not;
+// words, their words, and anchored, whether any anchor is at a word
+// start) and gives the words no later window needs.
 func (ph *phraseState) chunk(b0 int, letter, anchor []uint64, words int, anchored bool) {
 	ph.b0, ph.letter, ph.before, ph.topIn = b0, letter, ph.count, ph.prevTop
 	ph.cb, ph.ccount = 0, ph.count
@@ -207,7 +229,9 @@ func (ph *phraseState) chunk(b0 int, letter, anchor []uint64, words int, anchore
 	for b, m := range anchor {
 		starts := letter[b] &^ (letter[b]<<1 | prevTop)
 		prevTop = letter[b] >> 63
-		for ; m != 0; m &= m - 1 {
+		// Only word starts (anchor is the filter's at every letter
+		// when the vector pass's sums stood for specialState.run).
+		for m &= starts; m != 0; m &= m - 1 {
 			j := bits.TrailingZeros64(m)
 			p := 64*(b0+b) + j
 			r := lookup(ph.s, p, ph.end(p))
