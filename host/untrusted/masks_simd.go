@@ -42,7 +42,8 @@ func vectorMasks(s string, from int, letter, special, anchor []uint64, sum *chun
 	b := 0
 	// The sums in registers; the scalar instructions that make them run
 	// beside the vector ones, which are what the loop waits on.
-	last, words, anchored, specials := sum.top, sum.words, sum.anchored, sum.special
+	last, words, anchored, specials, firstAt := sum.top, sum.words, sum.anchored, sum.special, sum.firstAt
+	first := archsimd.BroadcastUint8x64(sum.first)
 	// Each block is loaded once: the next block's bytes give its filter
 	// index and, by a permute of the two, the bytes one place on.
 	xn := load(64 * from)
@@ -73,8 +74,9 @@ func vectorMasks(s string, from int, letter, special, anchor []uint64, sum *chun
 		words += bits.OnesCount64(starts)
 		anchored |= a & starts
 		specials |= sp
+		firstAt |= x.Equal(first).ToBits()
 	}
-	sum.top, sum.words, sum.anchored, sum.special = last, words, anchored, specials
+	sum.top, sum.words, sum.anchored, sum.special, sum.firstAt = last, words, anchored, specials, firstAt
 	return b
 }
 

@@ -52,7 +52,8 @@ func TestVectorMasks(t *testing.T) {
 			}
 			l, sp, a := make([]uint64, n), make([]uint64, n), make([]uint64, n)
 			top := uint64(k % 2)
-			sum := chunkSum{top: top}
+			first := s[k%len(s)]
+			sum := chunkSum{top: top, first: first}
 			done := vectorMasks(s, from, l, sp, a, &sum)
 			if want := min(n, max(len(s)-64*(from+1), 0)/64); done != want {
 				t.Fatalf("%d of %d blocks by vector from block %d", done, n, from)
@@ -65,12 +66,17 @@ func TestVectorMasks(t *testing.T) {
 				want.words += bits.OnesCount64(starts)
 				want.anchored |= wa & starts
 				want.special |= ws
+				for j := 0; j < 64; j++ {
+					if s[64*(from+b)+j] == first {
+						want.firstAt |= 1 << j
+					}
+				}
 				if l[b] != wl || sp[b] != ws || a[b] != wa {
 					t.Fatalf("block %d of %q:\nletter %064b\n  want %064b\nspecial %064b\n   want %064b\nanchor %064b\n  want %064b",
 						from+b, s[64*(from+b):min(len(s), 64*(from+b)+64)], l[b], wl, sp[b], ws, a[b], wa)
 				}
 			}
-			if want.top = top; sum != want {
+			if want.top, want.first = top, first; sum != want {
 				t.Fatalf("the sums of %d blocks from block %d: %+v, want %+v", done, from, sum, want)
 			}
 		}

@@ -41,16 +41,23 @@ func screenSparse(s, boundary string) (Verdict, int) {
 	ph := phraseState{f: &f, s: s, w: newWords(), base: 1}
 	var letter, special, anchor [chunkBlocks]uint64
 	at := -1
+	first := byte(0)
+	if boundary != "" {
+		first = boundary[0]
+	}
 	nb := (len(s) + 63) / 64
 	for b0 := 0; b0 < nb; b0 += chunkLen {
 		n := min(chunkLen, nb-b0)
 		l, spc, a := letter[:n], special[:n], anchor[:n]
-		sum := chunkSum{top: sp.prevTop}
+		sum := chunkSum{top: sp.prevTop, first: first}
 		nv := vectorMasks(s, b0, l, spc, a, &sum)
 		for b := b0 + nv; b < b0+n; b++ {
 			l[b-b0], spc[b-b0], a[b-b0] = blockMasks(s, 64*b)
 		}
-		if at == -1 && boundary != "" {
+		// The boundary starts in the chunk only where its first byte
+		// is: the vector pass found none in its blocks when firstAt
+		// is 0 (most chunks: the byte is a rare capital, rareFirst).
+		if at == -1 && boundary != "" && (sum.firstAt != 0 || nv < n) {
 			at = boundaryIn(s, boundary, 64*b0, 64*(b0+n))
 		}
 		if nv == n && sum.special == 0 && sp.carry == 0 {
@@ -83,9 +90,12 @@ func boundaryIn(s, boundary string, i, j int) int {
 // special, its special bits. The vector pass's are a chunk's own only
 // when the chunk has no special byte and none was stepped over into it:
 // else run takes out of the letters what the scan steps over first.
+// firstAt is the places of the byte first (in: the boundary's first
+// byte), or'ed over the blocks, by the vector pass only.
 type chunkSum struct {
-	top, anchored, special uint64
-	words                  int
+	top, anchored, special, firstAt uint64
+	words                           int
+	first                           byte
 }
 
 // chunkBlocks is the most blocks of masks screenSparse holds at once:
