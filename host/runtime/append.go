@@ -153,6 +153,9 @@ func (s *Store) writer() {
 			// too, instead of starting it with whoever came first.
 			goruntime.Gosched()
 		}
+		if len(s.queue) == 0 {
+			s.keepTail() // tail.go: never while a caller waits
+		}
 	}
 }
 

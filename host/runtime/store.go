@@ -63,6 +63,9 @@ type Store struct {
 
 	queue   chan *appendReq
 	commits atomic.Uint64 // transactions committed by the writer, for benchmarks
+	// tail is the file's written space past bbolt's last page, kept by
+	// the writer (tail.go); nil when the file could not be stat'ed.
+	tail *tailFile
 
 	// submitted holds Submit'ed events waiting for company; submitWake
 	// tells the writer that the list became non-empty or reached
@@ -88,7 +91,13 @@ func Open(path string) (*Store, error) {
 			return nil, fmt.Errorf("state store %s is readable by others and could not be made private: %w", path, err)
 		}
 	}
-	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: lockTimeout})
+	tail := &tailFile{}
+	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: lockTimeout,
+		OpenFile: func(name string, flag int, perm os.FileMode) (*os.File, error) {
+			f, err := os.OpenFile(name, flag, perm)
+			tail.f = f // the file bbolt writes (tail.go)
+			return f, err
+		}})
 	if errors.Is(err, berrors.ErrTimeout) {
 		return nil, fmt.Errorf("state store %s is in use by another demiurge process (lock not released within %s); stop it or use another --state directory: %w", path, lockTimeout, err)
 	}
@@ -107,9 +116,15 @@ func Open(path string) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("prepare state store %s: %w", path, err)
 	}
+	if fi, err := statOf(tail.f); err == nil {
+		tail.size = fi.Size()
+	} else {
+		tail = nil
+	}
 	s := &Store{
 		db:         db,
 		path:       path,
+		tail:       tail,
 		queue:      make(chan *appendReq, queueSize),
 		submitWake: make(chan struct{}, 1),
 		stop:       make(chan struct{}),
