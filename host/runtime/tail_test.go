@@ -25,8 +25,8 @@ func TestTheStoreFileHasWrittenSpacePastItsLastPage(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	data := []byte(`{"content":"` + strings.Repeat("x", 3000) + `"}`)
-	for i := range 1500 {
+	data := []byte(`{"content":"` + strings.Repeat("x", 10000) + `"}`)
+	for i := range 400 {
 		if _, err := s.Append(context.Background(), Event{Kind: "tool.call", Session: "s", Data: data}); err != nil {
 			t.Fatal(i, err)
 		}
@@ -70,9 +70,9 @@ func TestTheTailNeverTouchesCommittedPages(t *testing.T) {
 		if err != nil {
 			t.Fatal(round, err)
 		}
-		for i := range 700 {
+		for i := range 300 {
 			// Sizes vary so values straddle pages and overflow pages.
-			d := fmt.Appendf(nil, `{"n":%d,"pad":"%s"}`, len(want), strings.Repeat("y", 100+(i*37)%5000))
+			d := fmt.Appendf(nil, `{"n":%d,"pad":"%s"}`, len(want), strings.Repeat("y", 100+(i*797)%8000))
 			if _, err := s.Append(context.Background(), Event{Kind: "tool.call", Session: "s", Data: d}); err != nil {
 				t.Fatal(err)
 			}
