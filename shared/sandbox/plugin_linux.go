@@ -5,10 +5,8 @@ import (
 	"os"
 	"strings"
 
-	seccomp "github.com/elastic/go-seccomp-bpf"
 	"github.com/landlock-lsm/go-landlock/landlock"
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
-	"golang.org/x/sys/unix"
 )
 
 // PluginPolicy confines a third-party plugin process (an installed
@@ -116,24 +114,9 @@ func pluginLandlock(p PluginPolicy, s Support) (landlock.Config, []landlock.Rule
 	return c, rules, nil
 }
 
-// pluginSeccomp is the commands' filter of a network mode (ptrace, other
-// processes' memory, keyrings, BPF, mounts, new namespaces, packet
-// sockets refused) with AF_UNIX allowed (go-plugin serves on a unix
-// socket, and the egress proxy is one) and every AF_INET, AF_INET6 and
-// netlink socket refused: Landlock's TCP rules name ports, never
-// addresses, so a plugin allowed 443 reached the host's loopback, a LAN
-// router and a metadata endpoint on a private address; UDP it did not see.
-func pluginSeccomp() error { return loadSeccomp(pluginSeccompPolicy()) }
-
-func pluginSeccompPolicy() seccomp.Policy {
-	pol := seccompPolicy(Network, false)
-	for _, af := range []uint64{unix.AF_INET, unix.AF_INET6, unix.AF_NETLINK} {
-		pol.Syscalls[1].NamesWithCondtions = append(pol.Syscalls[1].NamesWithCondtions, seccomp.NameWithConditions{
-			Name: "socket", Conditions: seccomp.ArgumentConditions{{Argument: 0, Operation: seccomp.Equal, Value: af}},
-		})
-	}
-	return pol
-}
+// pluginSeccomp loads a package plugin's filter (seccomprules.Plugin:
+// every AF_INET, AF_INET6 and netlink socket refused, AF_UNIX allowed).
+func pluginSeccomp() error { return loadSeccomp(filterPlugin) }
 
 // ConfinePluginThread restricts the calling thread for good: no_new_privs,
 // the plugin's Landlock domain, the seccomp filter. The caller holds the
