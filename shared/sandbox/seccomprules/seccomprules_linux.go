@@ -97,8 +97,8 @@ func Plugin() seccomp.Policy {
 }
 
 // Program assembles pol behind a prefix that closes two things the
-// library leaves open: a system call of another architecture (int 0x80
-// from x86_64) would meet the library's default action, so it fails with
+// library leaves open: a system call of another architecture than this
+// build's (int 0x80 from x86_64) would meet the library's default action, so it fails with
 // ENOSYS first; and clone3, whose flags are behind a pointer a filter
 // cannot read, fails with ENOSYS so libc falls back to clone.
 func Program(pol seccomp.Policy) ([]unix.SockFilter, error) {
@@ -112,7 +112,7 @@ func Program(pol seccomp.Policy) ([]unix.SockFilter, error) {
 	}
 	prefix := []bpf.Instruction{
 		bpf.LoadAbsolute{Off: archOffset, Size: 4},
-		bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.AUDIT_ARCH_X86_64, SkipTrue: 1},
+		bpf.JumpIf{Cond: bpf.JumpEqual, Val: nativeArch, SkipTrue: 1},
 		retErrno(unix.ENOSYS),
 		bpf.LoadAbsolute{Off: nrOffset, Size: 4},
 		bpf.JumpIf{Cond: bpf.JumpNotEqual, Val: unix.SYS_CLONE3, SkipTrue: 1},
