@@ -109,7 +109,8 @@ func auditDataDirect(p *prepared, out Outcome, b []byte) (body json.RawMessage, 
 	value("is_error", ev["is_error"])
 	if p.assess != nil {
 		str("policy", p.assess.Approval.String())
-		value("resource_keys", p.auditResourceKeys())
+		key("resource_keys")
+		b = append(jsonenc.Strings(b, p.auditResourceKeys(), true), ',')
 		str("risk", p.assess.Risk.String())
 	}
 	if screened {

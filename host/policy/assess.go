@@ -109,8 +109,10 @@ func Assess(spec catalog.ToolSpec, effective catalog.Metadata, args map[string]a
 		a.Risk, a.Approval = catalog.RiskLow, catalog.ApprovalAuto
 	}
 	commands := 0
-	fp := newDigest("demiurge.call.v1")
-	fp.add(spec.Name)
+	// The fingerprint's fields gather on the stack (a heap buffer of 256
+	// bytes of every call before); a long call's outgrow it.
+	var fpBuf [256]byte
+	fp := appendFields(fpBuf[:0], "demiurge.call.v1", spec.Name)
 	writes := false
 	for _, s := range spec.Subjects {
 		raw, ok := args[s.Arg]
@@ -130,9 +132,10 @@ func Assess(spec catalog.ToolSpec, effective catalog.Metadata, args map[string]a
 			writes = writes || s.Access == catalog.AccessWrite
 			// The real path too: an allow for alias/x is not one for
 			// wherever alias points next.
-			fp.add(fact.Kind, fact.Arg, string(fact.Access), fact.Resolved, fact.Real)
+			fp = appendFields(fp, fact.Kind, fact.Arg, string(fact.Access), fact.Resolved, fact.Real)
 		case catalog.SubjectCommand:
-			if err := a.assessCommand(&fact, s, args, ws, fp); err != nil {
+			var err error
+			if fp, err = a.assessCommand(&fact, s, args, ws, fp); err != nil {
 				return Assessment{}, err
 			}
 			commands++
@@ -140,13 +143,13 @@ func Assess(spec catalog.ToolSpec, effective catalog.Metadata, args map[string]a
 				a.raise(catalog.RiskMedium, catalog.ApprovalPrompt, "runs in the background; only foreground literal commands run unasked")
 			}
 		case catalog.SubjectURL:
-			fp.add(fact.Kind, fact.Arg, "", a.assessURL(&fact))
+			fp = appendFields(fp, fact.Kind, fact.Arg, "", a.assessURL(&fact))
 		case catalog.SubjectSkill:
 			if err := a.assessSkill(&fact, s, args, ws); err != nil {
 				return Assessment{}, fmt.Errorf("argument %q: %w", s.Arg, err)
 			}
 			writes = writes || fact.Access == catalog.AccessWrite
-			fp.add(fact.Kind, fact.Arg, string(fact.Access), fact.Resolved, fact.Real)
+			fp = appendFields(fp, fact.Kind, fact.Arg, string(fact.Access), fact.Resolved, fact.Real)
 		default:
 			return Assessment{}, fmt.Errorf("tool %s declares subject %q of unknown kind %q; the host cannot assess it", spec.Name, s.Arg, s.Kind)
 		}
@@ -156,7 +159,7 @@ func Assess(spec catalog.ToolSpec, effective catalog.Metadata, args map[string]a
 		a.raise(effective.Risk, effective.ApprovalPolicy, "no command to review; the tool's registry approval applies")
 	}
 	a.ReadOnly = spec.Effect == catalog.EffectRead && !writes
-	a.Fingerprint = fp.hex()
+	a.Fingerprint = digestHex(fp)
 	return a, nil
 }
 

@@ -98,17 +98,17 @@ func (f SubjectFact) GuardAllows() bool {
 // background flag and the timeout. Everything that shapes the execution
 // goes into the fingerprint, so that an allow for one shape approves no
 // other; reasons name environment keys, never values.
-func (a *Assessment) assessCommand(fact *SubjectFact, s catalog.Subject, args map[string]any, ws Workspace, fp *digest) error {
+func (a *Assessment) assessCommand(fact *SubjectFact, s catalog.Subject, args map[string]any, ws Workspace, fp []byte) ([]byte, error) {
 	cf := &CommandFact{EnvArg: s.EnvArg}
 	fact.Command = cf
 
 	cwdArg, err := optionalString(args, s.CwdArg)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	root, cwd, inside, rel, err := resolveCwd(ws, cwdArg)
 	if err != nil {
-		return fmt.Errorf("argument %q: %w", s.CwdArg, err)
+		return nil, fmt.Errorf("argument %q: %w", s.CwdArg, err)
 	}
 	fact.Resolved, fact.Inside, fact.Rel = cwd, inside, rel
 	switch {
@@ -121,7 +121,7 @@ func (a *Assessment) assessCommand(fact *SubjectFact, s catalog.Subject, args ma
 
 	env, err := envObject(args, s.EnvArg)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	for k := range env {
 		cf.EnvKeys = append(cf.EnvKeys, k)
@@ -138,10 +138,10 @@ func (a *Assessment) assessCommand(fact *SubjectFact, s catalog.Subject, args ma
 	}
 
 	if cf.Background, err = optionalBool(args, s.BackgroundArg); err != nil {
-		return err
+		return nil, err
 	}
 	if cf.Timeout, err = optionalNumber(args, s.TimeoutArg); err != nil {
-		return err
+		return nil, err
 	}
 
 	home, _ := os.UserHomeDir()
@@ -176,11 +176,11 @@ func (a *Assessment) assessCommand(fact *SubjectFact, s catalog.Subject, args ma
 	if cf.Timeout != 0 {
 		timeout = strconv.FormatFloat(cf.Timeout, 'g', -1, 64)
 	}
-	fp.add(fact.Kind, fact.Arg, fact.Value, cwd, mode, timeout, strconv.Itoa(len(cf.EnvKeys)))
+	fp = appendFields(fp, fact.Kind, fact.Arg, fact.Value, cwd, mode, timeout, strconv.Itoa(len(cf.EnvKeys)))
 	for _, k := range cf.EnvKeys {
-		fp.add(k, env[k])
+		fp = appendFields(fp, k, env[k])
 	}
-	return nil
+	return fp, nil
 }
 
 func guardRisk(r shellguard.Risk) catalog.Risk {

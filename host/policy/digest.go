@@ -18,14 +18,26 @@ func newDigest(domain string) *digest {
 	return d
 }
 
-func (d *digest) add(fields ...string) {
+func (d *digest) add(fields ...string) { d.buf = appendFields(d.buf, fields...) }
+
+func (d *digest) hex() string { return digestHex(d.buf) }
+
+// appendFields appends fields to a digest's bytes as digest.add does. A
+// caller that keeps the bytes in a variable of its own (Assess) can keep
+// them on the stack: a store through a *digest moves them to the heap.
+func appendFields(b []byte, fields ...string) []byte {
 	for _, f := range fields {
-		d.buf = binary.BigEndian.AppendUint64(d.buf, uint64(len(f)))
-		d.buf = append(d.buf, f...)
+		b = binary.BigEndian.AppendUint64(b, uint64(len(f)))
+		b = append(b, f...)
 	}
+	return b
 }
 
-func (d *digest) hex() string {
-	sum := sha256.Sum256(d.buf)
-	return hex.EncodeToString(sum[:])
+// digestHex is the fingerprint of a digest's bytes in hex, encoded on the
+// stack: one allocation (the string), not hex.EncodeToString's two.
+func digestHex(b []byte) string {
+	sum := sha256.Sum256(b)
+	var out [2 * sha256.Size]byte
+	hex.Encode(out[:], sum[:])
+	return string(out[:])
 }

@@ -11,9 +11,22 @@ import (
 type redactor struct {
 	exact *shared.Replacer
 	// memo holds results by input: content, model output and display
-	// output are often the same text, redacted once.
-	memo map[string]string
+	// output are often the same text, redacted once. A few slots, not a
+	// map: a call has few long texts, and the map was two allocations of
+	// every call with one. The memo only saves work (text is a pure
+	// function of its input for one redactor); a text past the slots is
+	// redacted again.
+	memo  [memoSlots]memoEntry
+	memos int
 }
+
+// memoEntry is one remembered text and its redaction.
+type memoEntry struct{ in, out string }
+
+// memoSlots is how many long texts a redactor remembers: a result's
+// content, model output, display output and error, and its structured
+// result's longest strings.
+const memoSlots = 4
 
 // noSecrets is the replacer of a call without secrets; it is immutable.
 var noSecrets = shared.NewReplacer(nil)
@@ -59,14 +72,16 @@ func (r *redactor) text(s string) string {
 	if len(s) < memoMin {
 		return validUTF8(applyTokens(r.exact.String(s)))
 	}
-	if out, ok := r.memo[s]; ok {
-		return out
+	for i := range r.memos {
+		if e := &r.memo[i]; e.in == s {
+			return e.out
+		}
 	}
 	out := validUTF8(applyTokens(r.exact.String(s)))
-	if r.memo == nil {
-		r.memo = map[string]string{}
+	if r.memos < memoSlots {
+		r.memo[r.memos] = memoEntry{s, out}
+		r.memos++
 	}
-	r.memo[s] = out
 	return out
 }
 

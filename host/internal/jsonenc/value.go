@@ -28,6 +28,23 @@ func AppendKey(b []byte, key string, escapeHTML bool) []byte {
 	return append(String(b, key, escapeHTML), ':')
 }
 
+// Strings appends a string slice as encoding/json encodes it (nil as
+// null), for a caller that holds one typed: Append takes an interface,
+// and putting a slice in one allocates.
+func Strings(b []byte, v []string, escapeHTML bool) []byte {
+	if v == nil {
+		return append(b, "null"...)
+	}
+	b = append(b, '[')
+	for i, e := range v {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = String(b, e, escapeHTML)
+	}
+	return append(b, ']')
+}
+
 // maxDirectDepth hands deeper values to encoding/json, whose cycle check
 // a recursive walk would otherwise lack.
 const maxDirectDepth = 64
@@ -41,7 +58,7 @@ func appendValue(b []byte, v any, html bool, depth int) ([]byte, error) {
 	}
 	switch v := v.(type) {
 	case []string:
-		return appendArray(b, v, func(b []byte, e string) ([]byte, error) { return String(b, e, html), nil })
+		return Strings(b, v, html), nil
 	case []any:
 		return appendArray(b, v, func(b []byte, e any) ([]byte, error) { return appendValue(b, e, html, depth+1) })
 	case map[string]any:
