@@ -28,7 +28,7 @@ func (t *Turn) finish(ctx context.Context, p *prepared, out Outcome, status Stat
 		ModelOutput: res.GetModelOutput(), HasModelOutput: res.GetHasModelOutput(),
 		DisplayOutput: res.GetDisplayOutput(), HasDisplayOutput: res.GetHasDisplayOutput(),
 	}
-	raw.Structured = structuredObject(res.GetStructured())
+	raw.Structured, raw.StructuredPlain = structuredObject(res.GetStructured())
 	// The arguments' secrets as admit found them, not searched again.
 	raw.ArgSecrets, raw.ArgsSearched = p.secretsInArgs(), true
 	bound := p.command.secrets()
@@ -74,17 +74,20 @@ func (t *Turn) finish(ctx context.Context, p *prepared, out Outcome, status Stat
 // JSON object (invalid JSON, an array, a number) is dropped. Decoded into
 // an interface, encoding/json builds the map without reflection; the
 // common shape takes a shortcut proven equal to it (fastObject).
-func structuredObject(b []byte) map[string]any {
+//
+// plain is fastObjectPlain's answer (redact.Raw.StructuredPlain); a result
+// encoding/json decoded is never plain, and redaction walks it.
+func structuredObject(b []byte) (m map[string]any, plain bool) {
 	if len(b) == 0 {
-		return nil
+		return nil, false
 	}
-	if m, ok := fastObject(b); ok {
-		return m
+	if m, plain, ok := fastObjectPlain(b); ok {
+		return m, plain
 	}
 	var v any
 	if json.Unmarshal(b, &v) != nil {
-		return nil
+		return nil, false
 	}
-	m, _ := v.(map[string]any)
-	return m
+	m, _ = v.(map[string]any)
+	return m, false
 }

@@ -27,7 +27,7 @@ func TestStructuredObject(t *testing.T) {
 		{`{"k":1} x`, nil},
 		{`{"k":1e400}`, nil}, // out of float64 range: encoding/json refuses it
 	} {
-		if got := structuredObject([]byte(tc.in)); !reflect.DeepEqual(got, tc.want) {
+		if got, _ := structuredObject([]byte(tc.in)); !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("structuredObject(%q) = %#v, want %#v", tc.in, got, tc.want)
 		}
 	}

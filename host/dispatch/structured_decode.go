@@ -4,6 +4,8 @@ import (
 	"math"
 	"strconv"
 	"unicode/utf8"
+
+	"demiurge.dev/host/redact"
 )
 
 // fastObject decodes the common shape of a structured result (a JSON
@@ -15,24 +17,33 @@ import (
 // and the caller then asks encoding/json. FuzzStructuredObject holds it
 // equal to encoding/json.
 func fastObject(b []byte) (m map[string]any, ok bool) {
+	m, _, ok = fastObjectPlain(b)
+	return m, ok
+}
+
+// fastObjectPlain is fastObject that also says whether no key is a
+// redact.SecretName and the text, which the shortcut takes only without
+// \u escapes, is redact.PlainJSONText (redact.Raw.StructuredPlain):
+// redaction then need not walk the result in a call without secrets.
+func fastObjectPlain(b []byte) (m map[string]any, plain, ok bool) {
 	// One copy of the input as a string: every key and unescaped string
 	// value is a part of it, not a copy of its own (a read_file result's
 	// eleven keys and their values were twenty allocations).
-	d := fastDecoder{b: b, s: string(b)}
+	d := fastDecoder{b: b, s: string(b), plain: true}
 	d.space()
 	if d.i >= len(d.b) || d.b[d.i] != '{' {
-		return nil, false
+		return nil, false, false
 	}
 	v, ok := d.value(0)
 	if !ok {
-		return nil, false
+		return nil, false, false
 	}
 	d.space()
 	if d.i != len(d.b) {
-		return nil, false
+		return nil, false, false
 	}
 	m, ok = v.(map[string]any)
-	return m, ok
+	return m, ok && d.plain && redact.PlainJSONText(d.s), ok
 }
 
 // fastMaxDepth bounds nesting on the shortcut (encoding/json's own bound
@@ -43,6 +54,9 @@ type fastDecoder struct {
 	b []byte
 	s string // b's bytes, copied once: strings are cut from it
 	i int
+	// plain stays true while no key read is a redact.SecretName; once
+	// false the keys are not asked about again.
+	plain bool
 }
 
 func (d *fastDecoder) space() {
@@ -114,6 +128,9 @@ func (d *fastDecoder) object(depth int) (any, bool) {
 		k, ok := d.str()
 		if !ok {
 			return nil, false
+		}
+		if d.plain && redact.SecretName(k) {
+			d.plain = false
 		}
 		d.space()
 		if d.i >= len(d.b) || d.b[d.i] != ':' {

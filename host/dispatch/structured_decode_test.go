@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"demiurge.dev/host/redact"
 )
 
 // jsonObject is the definition fastObject must meet: encoding/json's
@@ -65,8 +67,60 @@ func checkFastObject(t *testing.T, b []byte) {
 	if got, ok := fastObject(b); ok && !reflect.DeepEqual(got, want) {
 		t.Fatalf("fastObject(%q) = %#v, encoding/json gives %#v", b, got, want)
 	}
-	if got := structuredObject(b); !reflect.DeepEqual(got, want) {
+	got, plain := structuredObject(b)
+	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("structuredObject(%q) = %#v, encoding/json gives %#v", b, got, want)
+	}
+	if plain {
+		checkPlainIsUnchanged(t, b, got)
+	}
+}
+
+// checkPlainIsUnchanged: a result the decoder calls plain gets the same
+// views from redact.Make whether Make is told so (and keeps it as it is)
+// or walks it itself, in a call without secrets.
+func checkPlainIsUnchanged(t *testing.T, b []byte, m map[string]any) {
+	t.Helper()
+	told := redact.Make(redact.Raw{Tool: "t", Content: "c", Structured: m, StructuredPlain: true}, nil)
+	walked := redact.Make(redact.Raw{Tool: "t", Content: "c", Structured: m}, nil)
+	if !reflect.DeepEqual(told.Record(), walked.Record()) || !reflect.DeepEqual(told.Event, walked.Event) {
+		t.Fatalf("%q was decoded as plain, but redaction changes it: kept %#v, walked %#v", b, told.Record(), walked.Record())
+	}
+}
+
+// TestStructuredPlainIsUnchanged: what redaction would change (a secret
+// name at any depth, a token in a key or a string, in an object or an
+// array) is never called plain; the rest of read_file's shape is.
+func TestStructuredPlainIsUnchanged(t *testing.T) {
+	for _, tc := range []struct {
+		in    string
+		plain bool
+	}{
+		{structuredCorpus[len(structuredCorpus)-1], true},
+		{`{"a":{"b":[1,"two",null,true]}}`, true},
+		{`{"password":"x"}`, false},
+		{`{"a":{"api_key":1}}`, false},
+		{`{"a":[{"token":"x"}]}`, false},
+		{`{"a":"ghp_0123456789abcdefghijklmnopqrstuvwxyzAB"}`, false},
+		{`{"a":["x","AKIAIOSFODNN7EXAMPLE"]}`, false},
+		{`{"ghp_0123456789abcdefghijklmnopqrstuvwxyzAB":1}`, false},
+		{`{"a":"Bearer abcdefghijklmnopqrstuvwxyz0123"}`, false},
+	} {
+		m, plain := structuredObject([]byte(tc.in))
+		if m == nil {
+			t.Fatalf("%s did not decode", tc.in)
+		}
+		if plain != tc.plain {
+			t.Errorf("structuredObject(%s) plain = %v, want %v", tc.in, plain, tc.plain)
+		}
+		checkFastObject(t, []byte(tc.in))
+		if !tc.plain {
+			// Redaction must change these: else the case tests nothing.
+			v := redact.Make(redact.Raw{Tool: "t", Structured: m}, nil)
+			if reflect.DeepEqual(v.Structured(), any(m)) {
+				t.Errorf("%s: redaction leaves it as it is; not a case for the check", tc.in)
+			}
+		}
 	}
 }
 
@@ -77,7 +131,7 @@ func BenchmarkStructuredObject(b *testing.B) {
 	b.Run("shortcut", func(b *testing.B) {
 		b.ReportAllocs()
 		for i := 0; i < b.N; i++ {
-			structuredObject(in)
+			_, _ = structuredObject(in)
 		}
 	})
 	b.Run("encoding-json", func(b *testing.B) {

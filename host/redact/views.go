@@ -31,6 +31,15 @@ type Raw struct {
 	// it after Make.
 	Structured map[string]any
 	ErrorText  string
+	// StructuredPlain, when set, says that Structured was decoded from a
+	// JSON text without \u escapes that passed PlainJSONText, that none of
+	// its keys (at any depth) is a SecretName, and that it holds only what
+	// encoding/json decodes JSON into (maps, slices, strings, float64,
+	// booleans, nil) no deeper than 64 levels: dispatch's decoder asks as
+	// it reads the result. A call without secrets then keeps Structured
+	// without a walk over it, which would find it unchanged
+	// (TestStructuredPlainIsUnchanged).
+	StructuredPlain bool
 	// ArgSecrets, when ArgsSearched is set, is Discover(Args, nil) as
 	// the caller found it already (dispatch searches a call's arguments
 	// once, for the plugin's stream redactor and for the views); Make then
@@ -253,9 +262,11 @@ func makeViews(raw Raw, given []Secret) (Views, error) {
 	}
 	if raw.Structured != nil {
 		// Handed over: an unchanged result is the view as it is.
-		s, err := r.sanitizeKept(raw.Structured)
-		if err != nil {
-			return Views{}, fmt.Errorf("structured result: %w", err)
+		var s any = raw.Structured
+		if !r.keptAsIs(&raw) {
+			if s, err = r.sanitizeKept(raw.Structured); err != nil {
+				return Views{}, fmt.Errorf("structured result: %w", err)
+			}
 		}
 		rec.structured = s
 	}
