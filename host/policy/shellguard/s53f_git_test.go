@@ -91,6 +91,13 @@ func TestS53fRepoCacheRaces(t *testing.T) {
 		{name: "workspace gains .git", cwd: "ws/a/b", then: func(t *testing.T, b string) { s53fRepo(t, filepath.Join(b, "ws"), false) }},
 		{name: "above the workspace gains .git", cwd: "ws/a", then: func(t *testing.T, b string) { s53fRepo(t, b, false) }},
 		{name: "parent becomes bare (HEAD last)", cwd: "ws/a/b", then: func(t *testing.T, b string) { s53fRepo(t, filepath.Join(b, "ws/a"), true) }},
+		{name: "parent gains HEAD alone (objects, refs, config settled)", cwd: "ws/a/b",
+			setup: func(t *testing.T, b string) {
+				mkdir(t, filepath.Join(b, "ws/a/objects"))
+				mkdir(t, filepath.Join(b, "ws/a/refs"))
+				write(t, filepath.Join(b, "ws/a/config"), s53fEvil)
+			},
+			then: func(t *testing.T, b string) { write(t, filepath.Join(b, "ws/a/HEAD"), "ref: refs/heads/main\n") }},
 		{name: "cwd becomes bare", cwd: "ws/a", then: func(t *testing.T, b string) { s53fRepo(t, filepath.Join(b, "ws/a"), true) }},
 		{name: ".git is a file", cwd: "ws/a/b", dirs: []string{"elsewhere"},
 			setup: func(t *testing.T, b string) { s53fRepo(t, filepath.Join(b, "elsewhere"), true) },
@@ -170,5 +177,53 @@ func TestS53fRepoCacheRaces(t *testing.T) {
 			s53fGit(t, "after", ws, cwd, Prompt)
 			s53fGit(t, "after, again", ws, cwd, Prompt)
 		})
+	}
+}
+
+// TestS53fRepoCacheUnderToggling: checks run while a settled hostile
+// .git is renamed in and out of the cwd's parent; whatever the checks
+// cached meanwhile, the check after the last rename sees where it is,
+// also once the parent has settled into an anchor.
+func TestS53fRepoCacheUnderToggling(t *testing.T) {
+	base, ws := s53fMake(t, []string{"hold"}, func(t *testing.T, b string) { s53fRepo(t, filepath.Join(b, "hold"), false) }, "ws/a/b")
+	cwd := filepath.Join(base, "ws/a/b")
+	in, out := filepath.Join(base, "ws/a/.git"), filepath.Join(base, "hold/.git")
+	time.Sleep(anchorAge + 100*time.Millisecond)
+	for round := range 2 {
+		stop := make(chan struct{})
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+					Check("git status", Options{WorkspaceRoot: ws, Cwd: cwd, Files: OSFiles{}})
+				}
+			}
+		}()
+		for i := range 200 {
+			if i%2 == 0 {
+				s53fRename(t, out, in)
+			} else {
+				s53fRename(t, in, out)
+			}
+			if i%100 == 50 {
+				time.Sleep(anchorAge + 100*time.Millisecond) // let the parent settle into an anchor now and then
+			}
+		}
+		close(stop)
+		<-done
+		// 200 renames leave .git out of the parent; once it settles, the
+		// check below is cached with the parent as an anchor.
+		time.Sleep(anchorAge + 100*time.Millisecond)
+		s53fGit(t, "after the renames, .git out", ws, cwd, Allow)
+		s53fRename(t, out, in)
+		s53fGit(t, "renamed in", ws, cwd, Prompt)
+		if round == 0 {
+			s53fRename(t, in, out)
+			s53fGit(t, "renamed out", ws, cwd, Allow)
+		}
 	}
 }
