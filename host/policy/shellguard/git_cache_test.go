@@ -51,8 +51,15 @@ func TestRepoCacheSeesChanges(t *testing.T) {
 	}
 	check("hook removed", ws, Allow)
 	check("from sub, cached", sub, Allow)
-	for name, data := range gitDirFiles("sub/.git", "[core]\n\tpager = evil\n") {
-		p := filepath.Join(ws, name)
+	plantGitDir(t, ws, "sub/.git", "[core]\n\tpager = evil\n")
+	check("a nearer repository appeared", sub, Prompt)
+}
+
+// plantGitDir makes a repository's files (gitDirFiles) under root.
+func plantGitDir(t *testing.T, root, gitDir, config string) {
+	t.Helper()
+	for name, data := range gitDirFiles(gitDir, config) {
+		p := filepath.Join(root, name)
 		if data == "/" {
 			mkdir(t, p)
 			continue
@@ -60,7 +67,6 @@ func TestRepoCacheSeesChanges(t *testing.T) {
 		mkdir(t, filepath.Dir(p))
 		write(t, p, data)
 	}
-	check("a nearer repository appeared", sub, Prompt)
 }
 
 func appendFile(t *testing.T, p, data string) {
@@ -107,15 +113,7 @@ func TestRepoCacheAnchorsSeeMissingPathsAppear(t *testing.T) {
 	write(t, filepath.Join(info, "alternates"), "/elsewhere/objects\n")
 	check("alternates appeared", ws, Prompt)
 	// A repository nearer the cwd: sub/.git was missing, vouched for by sub.
-	for name, data := range gitDirFiles("sub/.git", "[core]\n\tpager = evil\n") {
-		p := filepath.Join(ws, name)
-		if data == "/" {
-			mkdir(t, p)
-			continue
-		}
-		mkdir(t, filepath.Dir(p))
-		write(t, p, data)
-	}
+	plantGitDir(t, ws, "sub/.git", "[core]\n\tpager = evil\n")
 	check("a nearer repository appeared", sub, Prompt)
 	// Checked last, so that a mutant dropping the anchors fails on what
 	// the guard decides above.
