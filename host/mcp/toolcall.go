@@ -1,10 +1,13 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"strconv"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -112,6 +115,9 @@ type commonItem struct {
 // that asks for input first (mcp-go's multi round trip), which CallTool
 // would have answered and sent again.
 func readAnswer(raw json.RawMessage) (ans callAnswer, needsInput bool, err error) {
+	if text, isError, ok := plainAnswer(raw); ok {
+		return callAnswer{text: text, isError: isError}, false, nil
+	}
 	var r commonResult
 	if json.Unmarshal(raw, &r) == nil && r.common() {
 		return callAnswer{text: r.text(), isError: r.IsError, structured: r.StructuredContent}, false, nil
@@ -160,4 +166,173 @@ func (r *commonResult) text() string {
 		b = append(b, *it.Text...)
 	}
 	return string(b)
+}
+
+// plainAnswer reads the plainest common result without encoding/json:
+// {"content":[{"type":"text","text":"..."},...],"isError":bool}, keys
+// spelled exactly, each at most once, in any order, isError optional,
+// strings with no escape, no control character and valid UTF-8 (so each
+// is its bytes as they are), JSON whitespace between tokens. Anything
+// else, structured content included, is not ok and goes to readAnswer's
+// decoder: this only skips a reflective decode (its validity scan, its
+// parse-state stack and its items, some ten allocations) for the answer
+// almost every call gets, and reads it as the decoder does
+// (TestPlainAnswerIsTheDecoders, FuzzReadAnswer).
+func plainAnswer(raw []byte) (text string, isError bool, ok bool) {
+	p := plainScan{b: raw}
+	if !p.byte('{') {
+		return "", false, false
+	}
+	var texts []string
+	var sawContent, sawError bool
+	if !p.byte('}') {
+		for {
+			key, ok := p.str()
+			if !ok || !p.byte(':') {
+				return "", false, false
+			}
+			switch {
+			case string(key) == "content" && !sawContent:
+				sawContent = true
+				if texts, ok = p.items(); !ok {
+					return "", false, false
+				}
+			case string(key) == "isError" && !sawError:
+				sawError = true
+				if isError, ok = p.boolean(); !ok {
+					return "", false, false
+				}
+			default:
+				return "", false, false
+			}
+			if p.byte('}') {
+				break
+			}
+			if !p.byte(',') {
+				return "", false, false
+			}
+		}
+	}
+	p.space()
+	if !sawContent || p.i != len(p.b) {
+		return "", false, false
+	}
+	// As commonResult.text: one item is its text, more are joined a line each.
+	return strings.Join(texts, "\n"), isError, true
+}
+
+// plainScan reads plainAnswer's shape from b at i.
+type plainScan struct {
+	b []byte
+	i int
+}
+
+// space skips JSON whitespace.
+func (p *plainScan) space() {
+	for p.i < len(p.b) {
+		switch p.b[p.i] {
+		case ' ', '\t', '\n', '\r':
+			p.i++
+		default:
+			return
+		}
+	}
+}
+
+// byte skips whitespace and then c, if c is next.
+func (p *plainScan) byte(c byte) bool {
+	p.space()
+	if p.i < len(p.b) && p.b[p.i] == c {
+		p.i++
+		return true
+	}
+	return false
+}
+
+// str reads a string with no escape and no control character, valid
+// UTF-8: the decoder's string is then exactly its bytes.
+func (p *plainScan) str() ([]byte, bool) {
+	if !p.byte('"') {
+		return nil, false
+	}
+	start := p.i
+	for ; p.i < len(p.b); p.i++ {
+		switch c := p.b[p.i]; {
+		case c == '"':
+			s := p.b[start:p.i]
+			p.i++
+			return s, utf8.Valid(s)
+		case c == '\\' || c < 0x20:
+			return nil, false
+		}
+	}
+	return nil, false
+}
+
+// boolean reads true or false.
+func (p *plainScan) boolean() (v, ok bool) {
+	p.space()
+	switch rest := p.b[p.i:]; {
+	case bytes.HasPrefix(rest, []byte("true")):
+		p.i += 4
+		return true, true
+	case bytes.HasPrefix(rest, []byte("false")):
+		p.i += 5
+		return false, true
+	}
+	return false, false
+}
+
+// items reads a content list of {"type":"text","text":"..."} items (the
+// two keys in either order, each once, nothing else) and returns their
+// texts.
+func (p *plainScan) items() ([]string, bool) {
+	if !p.byte('[') {
+		return nil, false
+	}
+	texts := []string{}
+	if p.byte(']') {
+		return texts, true
+	}
+	for {
+		if !p.byte('{') {
+			return nil, false
+		}
+		var text []byte
+		var sawType, sawText bool
+		for {
+			key, ok := p.str()
+			if !ok || !p.byte(':') {
+				return nil, false
+			}
+			val, ok := p.str()
+			if !ok {
+				return nil, false
+			}
+			switch {
+			case string(key) == "type" && !sawType && string(val) == mcp.ContentTypeText:
+				sawType = true
+			case string(key) == "text" && !sawText:
+				sawText, text = true, val
+			default:
+				return nil, false
+			}
+			if p.byte('}') {
+				break
+			}
+			if !p.byte(',') {
+				return nil, false
+			}
+		}
+		if !sawType || !sawText {
+			return nil, false
+		}
+		texts = append(texts, string(text))
+		if p.byte(']') {
+			return texts, true
+		}
+		if !p.byte(',') {
+			return nil, false
+		}
+	}
 }

@@ -68,6 +68,75 @@ var answerCorpus = []string{
 	`{"content":[{"type":"text","text":"x"}],"structuredContent":{"n":` + strings.Repeat("9", 310) + `}}`,
 }
 
+// plainCorpus are results plainAnswer reads itself, and near misses it
+// must leave to the decoder (escapes, case, duplicates, other keys,
+// invalid UTF-8, trailing bytes), each read alike either way.
+var plainCorpus = []string{
+	// Read by plainAnswer.
+	`{"content":[{"type":"text","text":"hello"}]}`,
+	` { "isError" : true , "content" : [ { "text" : "b" , "type" : "text" } , {"type":"text","text":"c"} ] } ` + "\n",
+	`{"content":[]}`,
+	`{"content":[{"type":"text","text":""}],"isError":false}`,
+	`{"content":[{"type":"text","text":"é   ok"}]}`,
+	// Left to the decoder.
+	`{"content":[{"type":"text","text":"a\nb"}]}`,
+	`{"content":[{"type":"text","text":"a` + "\t" + `b"}]}`,
+	`{"content":[{"type":"text","text":"bad ` + "\xff" + `"}]}`,
+	`{"content":[{"type":"text","text":"x"}],"content":[{"type":"text","text":"y"}]}`,
+	`{"content":[{"type":"text","text":"x"}],"isError":true,"isError":false}`,
+	`{"content":[{"type":"text","type":"text","text":"x"}]}`,
+	`{"content":[{"type":"text","text":"x","text":"y"}]}`,
+	`{"Content":[{"type":"text","text":"x"}]}`,
+	`{"content":[{"Type":"text","text":"x"}]}`,
+	`{"content":[{"type":"text","text":"x"}],"isError":null}`,
+	`{"content":[{"type":"text","text":"x"}],"isError":truex}`,
+	`{"content":[{"type":"text","text":"x"}]}x`,
+	`{"content":[{"type":"text","text":"x"},]}`,
+	`{"content":[{"type":"text","text":"x"}],}`,
+	`{"content":[{"type":"text","text":"x",}]}`,
+	`{"content":[{"type":"text"}]}`,
+	`{"content":[{"text":"x"}]}`,
+	`{"isError":false}`,
+	`{}`,
+}
+
+// plainShapes is how many of plainCorpus's first entries plainAnswer reads.
+const plainShapes = 5
+
+// TestPlainAnswerIsTheDecoders: what plainAnswer reads, the decoder reads
+// alike (and mcp-go too); the near misses are left to the decoder.
+func TestPlainAnswerIsTheDecoders(t *testing.T) {
+	a := redactingAdapter()
+	for i, raw := range plainCorpus {
+		_, _, ok := plainAnswer([]byte(raw))
+		if ok != (i < plainShapes) {
+			t.Errorf("%s: plainAnswer ok %v", raw, ok)
+		}
+		samePlainAsDecoder(t, raw)
+		sameAsMCPGo(t, a, raw)
+	}
+	for _, raw := range answerCorpus {
+		samePlainAsDecoder(t, raw)
+	}
+}
+
+// samePlainAsDecoder fails when plainAnswer reads raw other than the
+// decoder's common reading.
+func samePlainAsDecoder(t *testing.T, raw string) {
+	t.Helper()
+	text, isError, ok := plainAnswer([]byte(raw))
+	if !ok {
+		return
+	}
+	var r commonResult
+	if err := json.Unmarshal([]byte(raw), &r); err != nil || !r.common() {
+		t.Fatalf("%s: read plain, the decoder: err %v, common %v", raw, err, err == nil && r.common())
+	}
+	if text != r.text() || isError != r.IsError || r.StructuredContent != nil {
+		t.Fatalf("%s: plain %q %v, decoder %q %v %s", raw, text, isError, r.text(), r.IsError, r.StructuredContent)
+	}
+}
+
 // commonShapes is how many of answerCorpus's first entries are common.
 const commonShapes = 13
 
@@ -112,7 +181,13 @@ func FuzzReadAnswer(f *testing.F) {
 		f.Add(raw)
 	}
 	a := redactingAdapter()
-	f.Fuzz(func(t *testing.T, raw string) { sameAsMCPGo(t, a, raw) })
+	for _, raw := range plainCorpus {
+		f.Add(raw)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		samePlainAsDecoder(t, raw)
+		sameAsMCPGo(t, a, raw)
+	})
 }
 
 // redactingAdapter has a declaration secret, so that the comparison also
