@@ -92,13 +92,28 @@ func answerOf(res *mcp.CallToolResult) callAnswer {
 // structured content, maybe isError. The other fields are read only to
 // send a result that has them to mcp-go's parser.
 type commonResult struct {
-	Content           []commonItem    `json:"content"`
+	Content           commonItems     `json:"content"`
 	StructuredContent json.RawMessage `json:"structuredContent"`
 	IsError           bool            `json:"isError"`
 	Meta              json.RawMessage `json:"_meta"`
 	ResultType        json.RawMessage `json:"resultType"`
 	InputRequests     json.RawMessage `json:"inputRequests"`
 	RequestState      json.RawMessage `json:"requestState"`
+}
+
+// commonItems decodes each content list into a new slice: encoding/json
+// decodes a repeated key's list into the slice it already filled, so an
+// item of the last list missing its text kept an earlier list's text,
+// where mcp-go reads the last list alone.
+type commonItems []commonItem
+
+func (l *commonItems) UnmarshalJSON(b []byte) error {
+	var fresh []commonItem
+	if err := json.Unmarshal(b, &fresh); err != nil {
+		return err
+	}
+	*l = fresh
+	return nil
 }
 
 type commonItem struct {

@@ -31,6 +31,9 @@ var answerCorpus = []string{
 	`{"content":[{"type":"text","text":"x","extra":1}]}`,
 	`{"content":[{"type":"text","text":"x"}],"structuredContent":{"s\\\"":"1e400 \\\" 1e400","n":1e-400,"m":-1.5e308,"k":[` + strings.Repeat("9", 308) + `]}}`,
 	// Near misses: mcp-go reads these itself.
+	`{"Content":[{"teXt":"0"}],"Content":[{"tYpe":"text"}]}`,
+	`{"content":[{"type":"text","text":"a"}],"content":[{"type":"text"}]}`,
+	`{"content":[{"type":"text","text":"a"}],"content":null}`,
 	`{}`,
 	`{"content":null}`,
 	`{"isError":true}`,
