@@ -11,6 +11,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"demiurge.dev/host/approval"
+	"demiurge.dev/host/mcp/mcptest"
 	"demiurge.dev/host/packages/packagetest"
 	"demiurge.dev/host/plugins/plugintest"
 	"demiurge.dev/host/toolhost"
@@ -22,13 +23,31 @@ func TestMain(m *testing.M) {
 	if _, set := os.LookupEnv("DEMIURGE_HOST"); !set {
 		os.Setenv("DEMIURGE_HOST", "off")
 	}
-	os.Exit(testscript.RunMain(m, map[string]func() int{
+	os.Exit(testscript.RunMain(removingTemps{m}, map[string]func() int{
 		"demiurge": func() int { return run(os.Args) },
 	}))
 }
 
+// removingTemps runs the tests, then removes the built plugins and
+// fixtures: they are this process's own, and every run left them behind
+// in the temporary directory before (150 MB each). testscript exits
+// itself, so the removal is part of the run it is handed.
+type removingTemps struct{ m *testing.M }
+
+func (r removingTemps) Run() int {
+	code := r.m.Run()
+	for _, dir := range []string{pluginsTmp, fixtureDir} {
+		if dir != "" {
+			os.RemoveAll(dir)
+		}
+	}
+	mcptest.Cleanup()
+	return code
+}
+
 var (
 	pluginsOnce sync.Once
+	pluginsTmp  string // removed by TestMain
 	pluginsDir  string
 	examplesDir string
 	pluginsErr  error
@@ -45,6 +64,7 @@ func testPlugins(t *testing.T) (builtin, examples string) {
 			pluginsErr = err
 			return
 		}
+		pluginsTmp = tmp
 		pluginsDir = os.Getenv("DEMIURGE_TEST_PLUGIN_DIR")
 		if pluginsDir == "" {
 			pluginsDir = filepath.Join(tmp, "builtin")

@@ -4,6 +4,7 @@ import (
 	"os"
 	"testing"
 
+	"demiurge.dev/host/mcp/mcptest"
 	"demiurge.dev/host/plugins/plugintest"
 	"demiurge.dev/host/sandboxing"
 )
@@ -28,5 +29,6 @@ func TestMain(m *testing.M) {
 	}
 	code := m.Run()
 	os.RemoveAll(tmp)
+	mcptest.Cleanup()
 	os.Exit(code)
 }

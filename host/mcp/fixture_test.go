@@ -28,7 +28,10 @@ func TestMain(m *testing.M) {
 		println(err.Error())
 		os.Exit(1)
 	}
-	goleak.VerifyTestMain(m)
+	goleak.VerifyTestMain(m, goleak.Cleanup(func(code int) {
+		mcptest.Cleanup()
+		os.Exit(code)
+	}))
 }
 
 // asker is an approval provider that counts what it is asked and answers

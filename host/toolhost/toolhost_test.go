@@ -10,6 +10,7 @@ import (
 	"go.uber.org/goleak"
 
 	"demiurge.dev/catalog"
+	"demiurge.dev/host/mcp/mcptest"
 	"demiurge.dev/host/plugins"
 	"demiurge.dev/host/plugins/plugintest"
 	"demiurge.dev/host/sandboxing"
@@ -39,6 +40,7 @@ func TestMain(m *testing.M) {
 	must(plugintest.Build(extraDir, "eavesdropper", "demiurge.dev/sdk/testtoolsets/eavesdropper"))
 	code := m.Run()
 	os.RemoveAll(tmp)
+	mcptest.Cleanup()
 	if code == 0 {
 		if err := goleak.Find(goleak.IgnoreAnyFunction("demiurge.dev/host/plugins.newSpawner.func1"),
 			// bleve's process-wide analysis pool, started once by the library.

@@ -54,6 +54,15 @@ func BuildServers() (string, error) {
 	return buildDir, buildErr
 }
 
+// Cleanup removes what BuildServers built. The directory is the
+// process's own, so each package's TestMain calls it once its tests have
+// run (every test run left one behind before).
+func Cleanup() {
+	if buildDir != "" {
+		os.RemoveAll(buildDir)
+	}
+}
+
 // Servers is BuildServers for a test: it fails the test on error.
 func Servers(t testing.TB) string {
 	t.Helper()
