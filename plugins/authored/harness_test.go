@@ -23,7 +23,14 @@ import (
 	"demiurge.dev/shared/toolsetv1"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m, goleak.Cleanup(func(code int) {
+		if wordcountBin != "" { // built into a directory of this process's own
+			os.RemoveAll(filepath.Dir(wordcountBin))
+		}
+		os.Exit(code)
+	}))
+}
 
 // hostServices answers as dispatch does: an effect capability is granted
 // only when the tool declared it and the session holds it.
