@@ -65,12 +65,16 @@ func (h *HostSecrets) in(raw *redact.Raw) []redact.Secret {
 	return h.list
 }
 
-// holds reports whether a JSON-like value holds a host secret in any key
-// or string; a type it does not know counts as holding one (fail closed).
+// holds reports whether a JSON-like value holds a host secret in any key,
+// string or number (the views replace a value in a number's text too: a
+// credential of digits); a type it does not know counts as holding one
+// (fail closed).
 func (h *HostSecrets) holds(v any) bool {
 	switch v := v.(type) {
-	case nil, bool, float64, float32, int, int64, int32, uint, uint64, uint32:
+	case nil, bool:
 		return false
+	case float64, float32, int, int64, int32, uint, uint64, uint32:
+		return h.rep.Contains(redact.NumberText(v))
 	case string:
 		return h.rep.Contains(v)
 	case map[string]any:

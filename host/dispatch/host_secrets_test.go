@@ -179,3 +179,40 @@ func TestApprovalCardHidesWhatTheViewsHide(t *testing.T) {
 		t.Errorf("the card lost the command:\n%s", asker.cards[0])
 	}
 }
+
+// TestHostSecretInANumber: a host credential made of digits that a tool
+// returns as a number (in its structured result or echoed in its
+// arguments) is replaced as it is when the views are made with every host
+// secret: in() must not call the result clean because a number is not a
+// string. Before, in() skipped numbers, the call was made without secrets
+// and the record kept the value.
+func TestHostSecretInANumber(t *testing.T) {
+	const pin = "86753091"
+	h := NewHostSecrets(map[string]string{"BANK_PIN": pin})
+	for _, tc := range []struct {
+		structured string
+		args       map[string]any
+	}{
+		{`{"n":86753091}`, nil},
+		{`{"a":[{"b":1186753091}]}`, nil},                // inside a longer number
+		{`{"x":86753091.5}`, nil},                        // in a fraction's text
+		{`{"ok":true}`, map[string]any{"n": 86753091.0}}, // in the arguments
+	} {
+		m, plain := structuredObject([]byte(tc.structured))
+		raw := redact.Raw{Tool: "t", Content: "c", Structured: m, StructuredPlain: plain, Args: tc.args}
+		got := redact.Make(raw, h.in(&raw))
+		want := redact.Make(raw, h.all())
+		b, err := json.Marshal(got)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(b), pin) {
+			t.Errorf("%s %v: the host's value survived: %s", tc.structured, tc.args, b)
+		}
+		wb, _ := json.Marshal(want.Record())
+		gb, _ := json.Marshal(got.Record())
+		if string(wb) != string(gb) {
+			t.Errorf("%s: record with in() %s, with every host secret %s", tc.structured, gb, wb)
+		}
+	}
+}

@@ -141,6 +141,10 @@ func joinPath(path, key string) string {
 	return path + "." + key
 }
 
+// NumberText is the text the views redact a Go number as (its shortest
+// decimal form, never an exponent): a value found in it is replaced.
+func NumberText(v any) string { return numberText(v) }
+
 func numberText(v any) string {
 	switch n := v.(type) {
 	case float64:
