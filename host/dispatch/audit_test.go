@@ -3,6 +3,7 @@ package dispatch
 import (
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -84,7 +85,13 @@ func TestAuditDataDirectMatchesMap(t *testing.T) {
 			ErrorText: "failed with pw-123456", ModelOutput: "m", HasModelOutput: true, Structured: map[string]any{"k": 1.0}},
 	}
 	approvals := []approval.Outcome{{}, {Allowed: true, Via: approval.ViaPrompt, Scope: approval.ScopeOnce, Reason: "allowed <once> & \"quoted\""}}
-	assessments := []*policy.Assessment{nil, {Risk: catalog.RiskHigh, Approval: catalog.ApprovalPrompt, ResourceKeys: []string{"fs:/ws/a"}}, {Risk: catalog.RiskLow}}
+	assessments := []*policy.Assessment{nil, {Risk: catalog.RiskHigh, Approval: catalog.ApprovalPrompt, ResourceKeys: []string{"fs:/ws/a"}}, {Risk: catalog.RiskLow},
+		// Keys jsonenc.Strings must write as encoding/json writes them
+		// (HTML, U+2028, invalid UTF-8, quotes, controls), an empty list,
+		// and keys holding a value the audit redacts.
+		{Risk: catalog.RiskLow, ResourceKeys: []string{}},
+		{Risk: catalog.RiskHigh, ResourceKeys: []string{"fs:/ws/<&>\u2028\u2029", "fs:/ws/\"q\"\\\x00\x1f\xff\xfe", "net:k-s3cr3t-9f8e:443", "fs:/ws/ghp_0123456789abcdefghijklmnopqrstuvwxyzAB"}}}
+	auditSecrets := []redact.Secret{{Source: "binding", Target: "K<&>", Value: "k-s3cr3t-9f8e"}}
 	commands := []*commandPlan{nil, {cwd: "/ws", shell: "/bin/sh", timeout: 5 * time.Second, env: []string{"PATH=/bin"}}}
 	// The screening an MCP call's event carries (wrapUntrusted): none,
 	// clean, and flagged with its signals.
@@ -103,12 +110,23 @@ func TestAuditDataDirectMatchesMap(t *testing.T) {
 				for _, as := range assessments {
 					for _, c := range commands {
 						for _, e := range []*catalog.Entry{nil, entry} {
-							p := &prepared{entry: e, assess: as, command: c}
+							p := &prepared{entry: e, assess: as, command: c, auditSecrets: auditSecrets}
 							out := Outcome{Status: StatusToolError, Duration: 1500 * time.Millisecond, Approval: a, Views: views}
 							got, ok, err := auditDataDirect(p, out, nil)
 							want, werr := auditDataMap(p, out)
 							if !ok || err != nil || werr != nil || string(got) != string(want) {
 								t.Fatalf("direct (%v, %v)\n%s\nmap (%v)\n%s", ok, err, got, werr, want)
+							}
+							if strings.Contains(string(got), "k-s3cr3t-9f8e") || strings.Contains(string(got), "ghp_0123") {
+								t.Fatalf("a resource key's secret survived in the audit: %s", got)
+							}
+							if as != nil {
+								// Both ways write the keys with jsonenc: encoding/json is the
+								// judge of its bytes.
+								keys, _ := json.Marshal(p.auditResourceKeys())
+								if !strings.Contains(string(got), `"resource_keys":`+string(keys)+`,`) {
+									t.Fatalf("resource keys not as encoding/json writes them (%s): %s", keys, got)
+								}
 							}
 							direct++
 						}

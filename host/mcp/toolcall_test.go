@@ -187,6 +187,11 @@ func FuzzReadAnswer(f *testing.F) {
 	for _, raw := range plainCorpus {
 		f.Add(raw)
 	}
+	for _, raw := range answerAttacks {
+		if len(raw) < 1<<12 { // the large ones would slow every mutation
+			f.Add(raw)
+		}
+	}
 	f.Fuzz(func(t *testing.T, raw string) {
 		samePlainAsDecoder(t, raw)
 		sameAsMCPGo(t, a, raw)
