@@ -20,6 +20,9 @@ func TestMain(m *testing.M) {
 	if path := os.Getenv(auditChildEnv); path != "" {
 		os.Exit(runAuditChild(path))
 	}
+	if path := os.Getenv(tailChildEnv); path != "" {
+		os.Exit(runTailChild(path))
+	}
 	goleak.VerifyTestMain(m)
 }
 
