@@ -8,7 +8,7 @@ import (
 // answerAttacks are tools/call results built to make plainAnswer, the
 // decoder (encoding/json, which matches keys without regard to case and
 // lets the last of a repeated key win) and mcp-go read one answer two
-// ways: keys that differ only by case or are spelled with \u escapes,
+// ways: keys that differ only by case (ſ and K too) or are spelled with \u escapes,
 // repeated keys whose first or last is plain, a BOM, NUL and other bytes
 // around and inside, invalid UTF-8 and lone surrogates, isError of every
 // JSON type and nested, trailing garbage, a text of a megabyte.
@@ -52,6 +52,16 @@ var answerAttacks = func() []string {
 		"{\"content\":[{\"type\":\"text\",\"text\":\"x\"}],\f\"isError\":true}",
 		"{\"content\":[{\"type\":\"text\",\"text\":\"x\"}]\u00a0}",
 		`{"content":[{"type":"text","text":"x"}],"isError":true,"isError":true}`,
+		// encoding/json folds ſ (U+017F) to s and K (U+212A) to k
+		// in a key; mcp-go and the decoder must agree on each.
+		`{"content":[{"type":"text","text":"x"}],"iſError":true}`,
+		`{"content":[{"type":"text","text":"x"}],"isError":false,"iſError":true}`,
+		`{"content":[{"type":"text","text":"x"}],"isError":true,"IſERROR":false}`,
+		`{"content":[{"type":"text","text":"x"}],"ſtructuredContent":{"a":1}}`,
+		`{"content":[{"type":"text","text":"x"}],"structuredContent":{"a":1},"ſtructuredContent":{"b":2}}`,
+		`{"content":[{"type":"text","text":"x"}],"inputRequeſts":{}}`,
+		`{"content":[{"type":"text","text":"x"}],"requeſtState":"s"}`,
+		`{"content":[{"type":"text","text":"x","annotationſ":{"audience":["user"]}}]}`,
 		`{"content":[{"type":"text","text":"x"}],"structuredContent":{"isError":true}}`,
 		`{"content":[{"type":"text","text":"x","isError":true}]}`,
 		`{"content":[[{"type":"text","text":"x"}]]}`,
