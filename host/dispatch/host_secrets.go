@@ -2,6 +2,7 @@ package dispatch
 
 import (
 	"sort"
+	"strings"
 
 	"demiurge.dev/host/redact"
 	sharedredact "demiurge.dev/shared/redact"
@@ -18,7 +19,14 @@ import (
 type HostSecrets struct {
 	list []redact.Secret
 	rep  *sharedredact.Replacer
+	// numeric: some value is written with number bytes alone, so a
+	// number's text may hold it (holds formats numbers only then).
+	numeric bool
 }
+
+// numberBytes are every byte redact.NumberText writes (strconv's 'f'
+// format, NaN and ±Inf included).
+const numberBytes = "0123456789.-+NaInf"
 
 // NewHostSecrets compiles the host's credentials (variable name → value).
 func NewHostSecrets(values map[string]string) *HostSecrets {
@@ -29,6 +37,7 @@ func NewHostSecrets(values map[string]string) *HostSecrets {
 			continue
 		}
 		h.list = append(h.list, redact.Secret{Value: v, Source: "host:" + name, Target: name})
+		h.numeric = h.numeric || strings.Trim(v, numberBytes) == ""
 		pairs = append(pairs, sharedredact.Secret{Target: name, Value: v})
 	}
 	sort.Slice(h.list, func(i, j int) bool { return h.list[i].Target < h.list[j].Target })
@@ -74,7 +83,7 @@ func (h *HostSecrets) holds(v any) bool {
 	case nil, bool:
 		return false
 	case float64, float32, int, int64, int32, uint, uint64, uint32:
-		return h.rep.Contains(redact.NumberText(v))
+		return h.numeric && h.rep.Contains(redact.NumberText(v))
 	case string:
 		return h.rep.Contains(v)
 	case map[string]any:
