@@ -1,16 +1,19 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"demiurge.dev/host/dispatch"
+	sredact "demiurge.dev/shared/redact"
 	"demiurge.dev/shared/toolsetv1"
 )
 
@@ -104,13 +107,75 @@ func (a *Adapter) Precheck(context.Context, dispatch.Invocation) (*toolsetv1.Too
 func (a *Adapter) result(res callAnswer) *toolsetv1.ToolResult {
 	out := &toolsetv1.ToolResult{IsError: res.isError, Content: a.conn.plan.secrets.String(res.text)}
 	if len(res.structured) > 0 && json.Valid(res.structured) {
-		out.Structured = []byte(a.conn.plan.secrets.String(string(res.structured)))
+		out.Structured = structuredRedacted(a.conn.plan.secrets, res.structured)
 	} else if res.parsed != nil && res.parsed.StructuredContent != nil {
 		if js, err := json.Marshal(res.parsed.StructuredContent); err == nil {
-			out.Structured = []byte(a.conn.plan.secrets.String(string(js)))
+			out.Structured = structuredRedacted(a.conn.plan.secrets, js)
 		}
 	}
 	return out
+}
+
+// structuredRedacted is the JSON text js (valid) with the declared values
+// replaced in its keys and strings however js spells them. Without a
+// backslash in valid UTF-8 text every key and string is its bytes as they
+// stand, and the values are replaced in the text (the common result, at
+// the cost of one scan); with one, a value may be spelled with escapes
+// (\u0041, \/, a quote or a backslash, which JSON always escapes), so js
+// is decoded, its keys and strings (and numbers' texts) replaced, and
+// encoded again. dispatch cannot do this itself: the declared values are
+// the adapter's alone (TestStructuredContentHidesEveryDeclaredSpelling).
+func structuredRedacted(secrets *sredact.Replacer, js []byte) []byte {
+	if secrets.Empty() {
+		return js
+	}
+	if bytes.IndexByte(js, '\\') < 0 && utf8.Valid(js) {
+		// A value replaced inside a number (or across the text's
+		// syntax) leaves it invalid: that takes the long way too.
+		if r := secrets.String(string(js)); r == string(js) || json.Valid([]byte(r)) {
+			return []byte(r)
+		}
+	}
+	d := json.NewDecoder(bytes.NewReader(js))
+	d.UseNumber()
+	var v any
+	if d.Decode(&v) != nil {
+		return nil
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if enc.Encode(redactDecoded(secrets, v)) != nil {
+		return nil
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+}
+
+// redactDecoded replaces the declared values in a decoded JSON value's
+// keys, strings and numbers (a number holding one becomes the string
+// with its marker, as the views write it).
+func redactDecoded(secrets *sredact.Replacer, v any) any {
+	switch v := v.(type) {
+	case string:
+		return secrets.String(v)
+	case json.Number:
+		if r := secrets.String(string(v)); r != string(v) {
+			return r
+		}
+		return v
+	case []any:
+		for i, e := range v {
+			v[i] = redactDecoded(secrets, e)
+		}
+		return v
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, e := range v {
+			out[secrets.String(k)] = redactDecoded(secrets, e)
+		}
+		return out
+	}
+	return v
 }
 
 // contentText joins a result's content: text as it is, other content

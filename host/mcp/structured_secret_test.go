@@ -1,0 +1,98 @@
+package mcp
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"demiurge.dev/host/core"
+)
+
+// structuredSpellings are structured contents holding a declared value
+// as JSON may spell it: as it is, with a character as a \u escape (as
+// Python's json.dumps writes anything past ASCII), with its slash as \/
+// (as PHP's json_encode writes one), with its quote and backslash
+// escaped (as every encoder must), in a key, nested, and with HTML
+// characters as \u0026 (as json.Marshal writes them), and in a number
+// (which then stands as the marker's string: the rest is kept).
+func structuredSpellings() (secrets []core.KV, docs []string) {
+	secrets = []core.KV{
+		{Key: "TOKEN", Value: "s3cr3t-value-42"},
+		{Key: "SLASHED", Value: "ab/cd+ef/0123456789"},
+		{Key: "QUOTED", Value: `pa"ss\word-77`},
+		{Key: "AMP", Value: "x&y<z>-secret-99"},
+		{Key: "ACCENT", Value: "clé-secrète-55"},
+		{Key: "PIN", Value: "90210555"},
+	}
+	docs = []string{
+		`{"k":"s3cr3t-value-42"}`,
+		`{"k":"s3cr3t\u002dvalue-42"}`,
+		`{"k":"\u0073\u0033cr3t-value-42"}`,
+		`{"s3cr3t\u002dvalue-42":1}`,
+		`{"a":[{"b":"x s3cr3t-v\u0061lue-42 y"}]}`,
+		`{"k":"ab\/cd+ef\/0123456789"}`,
+		`{"k":"pa\"ss\\word-77"}`,
+		`{"k":"pa\u0022ss\u005cword-77"}`,
+		`{"k":"x\u0026y\u003cz\u003e-secret-99"}`,
+		`{"k":"x&y<z>-secret-99"}`,
+		`{"k":"cl\u00e9-secr\u00e8te-55"}`,
+		`{"k":"clé-secrète-55"}`,
+		`{"zip":90210555,"n":[1,2.5e3,190210555.5]}`,
+		`{"zip":90210555,"k":"a\\b"}`,
+	}
+	return secrets, docs
+}
+
+// TestStructuredContentHidesEveryDeclaredSpelling: a value the server's
+// declaration holds (env, headers, URL query) is replaced in the
+// structured content however the server's JSON spells it, as it is in the
+// text content: the structured content the host hands on, decoded, holds
+// none of them. Before, the values were replaced in the JSON text byte
+// for byte, so any escape in a value (a \u, a \/, and always a quote or a
+// backslash) let it through to the views, the record and the audit.
+func TestStructuredContentHidesEveryDeclaredSpelling(t *testing.T) {
+	secrets, docs := structuredSpellings()
+	a := &Adapter{conn: &conn{plan: &plan{secrets: knownSecrets(core.MCPServer{Env: secrets})}}}
+	for _, doc := range docs {
+		raw := `{"content":[{"type":"text","text":"x"}],"structuredContent":` + doc + `}`
+		ans, _, err := readAnswer(json.RawMessage(raw))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := a.result(ans)
+		var v any
+		if err := json.Unmarshal(out.Structured, &v); err != nil {
+			t.Fatalf("%s: the structured content handed on is not JSON: %q", doc, out.Structured)
+		}
+		decoded, _ := json.Marshal(v)
+		if strings.Contains(string(decoded), "90210555") {
+			t.Errorf("%s: PIN survived in a number: %s", doc, decoded)
+		}
+		var texts []string
+		collectStrings(v, &texts)
+		for _, s := range secrets {
+			for _, txt := range texts {
+				if strings.Contains(txt, s.Value) {
+					t.Errorf("%s: %s survived in the structured content handed on: %s", doc, s.Key, decoded)
+				}
+			}
+		}
+	}
+}
+
+// collectStrings gathers every key and string of a decoded JSON value.
+func collectStrings(v any, out *[]string) {
+	switch v := v.(type) {
+	case string:
+		*out = append(*out, v)
+	case map[string]any:
+		for k, e := range v {
+			*out = append(*out, k)
+			collectStrings(e, out)
+		}
+	case []any:
+		for _, e := range v {
+			collectStrings(e, out)
+		}
+	}
+}
