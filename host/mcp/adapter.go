@@ -117,21 +117,20 @@ func (a *Adapter) result(res callAnswer) *toolsetv1.ToolResult {
 }
 
 // structuredRedacted is the JSON text js (valid) with the declared values
-// replaced in its keys and strings however js spells them. Without a
-// backslash in valid UTF-8 text every key and string is its bytes as they
-// stand, and the values are replaced in the text (the common result, at
-// the cost of one scan); with one, a value may be spelled with escapes
-// (\u0041, \/, a quote or a backslash, which JSON always escapes), so js
-// is decoded, its keys and strings (and numbers' texts) replaced, and
+// replaced in its keys and strings however js spells them. A key or
+// string without an escape is its bytes as they stand (in valid UTF-8),
+// so the values are replaced in the text (the common result, at the cost
+// of one scan), unless a key or string with an escape (\u0041, \/, a
+// quote or a backslash, which JSON always escapes) holds one once decoded
+// or the replacement leaves the text invalid (a value in a number): then
+// js is decoded, its keys, strings and numbers' texts replaced, and
 // encoded again. dispatch cannot do this itself: the declared values are
 // the adapter's alone (TestStructuredContentHidesEveryDeclaredSpelling).
 func structuredRedacted(secrets *sredact.Replacer, js []byte) []byte {
 	if secrets.Empty() {
 		return js
 	}
-	if bytes.IndexByte(js, '\\') < 0 && utf8.Valid(js) {
-		// A value replaced inside a number (or across the text's
-		// syntax) leaves it invalid: that takes the long way too.
+	if utf8.Valid(js) && !escapedHoldsSecret(secrets, js) {
 		if r := secrets.String(string(js)); r == string(js) || json.Valid([]byte(r)) {
 			return []byte(r)
 		}
@@ -149,6 +148,35 @@ func structuredRedacted(secrets *sredact.Replacer, js []byte) []byte {
 		return nil
 	}
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+}
+
+// escapedHoldsSecret reports whether a key or string of js (valid JSON)
+// written with an escape holds a declared value once decoded. Outside
+// strings valid JSON has no quote, so the strings are found by their
+// quotes alone.
+func escapedHoldsSecret(secrets *sredact.Replacer, js []byte) bool {
+	if bytes.IndexByte(js, '\\') < 0 {
+		return false
+	}
+	for i := 0; i < len(js); i++ {
+		if js[i] != '"' {
+			continue
+		}
+		start, escaped := i, false
+		for i++; js[i] != '"'; i++ {
+			if js[i] == '\\' {
+				escaped = true
+				i++
+			}
+		}
+		if escaped {
+			var s string
+			if json.Unmarshal(js[start:i+1], &s) != nil || secrets.Contains(s) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // redactDecoded replaces the declared values in a decoded JSON value's

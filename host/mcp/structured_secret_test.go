@@ -39,6 +39,7 @@ func structuredSpellings() (secrets []core.KV, docs []string) {
 		`{"k":"clé-secrète-55"}`,
 		`{"zip":90210555,"n":[1,2.5e3,190210555.5]}`,
 		`{"zip":90210555,"k":"a\\b"}`,
+		`{"k":"line\nline","t":"s3cr3t-value-42","u":"\u00e9"}`,
 	}
 	return secrets, docs
 }
@@ -94,5 +95,20 @@ func collectStrings(v any, out *[]string) {
 		for _, e := range v {
 			collectStrings(e, out)
 		}
+	}
+}
+
+// BenchmarkStructuredRedacted: a 4 KiB structured result of a server with
+// a declared value, with escapes (the long way) and without (one scan).
+func BenchmarkStructuredRedacted(b *testing.B) {
+	secrets := knownSecrets(core.MCPServer{Env: []core.KV{{Key: "TOKEN", Value: "s3cr3t-value-42"}}})
+	for _, tc := range []struct{ name, line string }{{"escaped", `line of text\n`}, {"plain", `line of text `}} {
+		js := []byte(`{"path":"a.txt","content":"` + strings.Repeat(tc.line, 4096/len(tc.line)) + `","lines":300,"truncated":false}`)
+		b.Run(tc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				structuredRedacted(secrets, js)
+			}
+		})
 	}
 }
