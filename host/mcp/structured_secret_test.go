@@ -112,3 +112,53 @@ func BenchmarkStructuredRedacted(b *testing.B) {
 		})
 	}
 }
+
+// FuzzStructuredRedacted: for any valid JSON text, what the adapter hands
+// on is valid JSON with no declared value in any key or string, nor in a
+// number's text.
+func FuzzStructuredRedacted(f *testing.F) {
+	secrets, docs := structuredSpellings()
+	for _, d := range docs {
+		f.Add(d)
+	}
+	rep := knownSecrets(core.MCPServer{Env: secrets})
+	f.Fuzz(func(t *testing.T, doc string) {
+		if !json.Valid([]byte(doc)) {
+			return
+		}
+		out := structuredRedacted(rep, []byte(doc))
+		var v any
+		d := json.NewDecoder(strings.NewReader(string(out)))
+		d.UseNumber()
+		if err := d.Decode(&v); err != nil {
+			t.Fatalf("%q handed on as %q: %v", doc, out, err)
+		}
+		var texts []string
+		collectStrings(v, &texts)
+		collectNumbers(v, &texts)
+		for _, s := range secrets {
+			for _, txt := range texts {
+				if strings.Contains(txt, s.Value) {
+					t.Fatalf("%q: %s survived: %q", doc, s.Key, out)
+				}
+			}
+		}
+	})
+}
+
+// collectNumbers gathers the text of every number of a value decoded
+// with UseNumber.
+func collectNumbers(v any, out *[]string) {
+	switch v := v.(type) {
+	case json.Number:
+		*out = append(*out, string(v))
+	case map[string]any:
+		for _, e := range v {
+			collectNumbers(e, out)
+		}
+	case []any:
+		for _, e := range v {
+			collectNumbers(e, out)
+		}
+	}
+}
