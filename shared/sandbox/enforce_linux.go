@@ -37,7 +37,7 @@ func Enforce(p Policy, argv []string, env []string, report *os.File) error {
 	if p.Mode == Off {
 		return syscall.Exec(path, argv, env)
 	}
-	relay := relaySignals()
+	relay := relaySignals(report)
 	// The Landlock domain and the seccomp filter are inherited through
 	// fork and execve from the thread that calls them; keep it the one we
 	// restrict.

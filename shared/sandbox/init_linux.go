@@ -20,6 +20,12 @@ import (
 // A pid 1 cannot die of a signal it sent itself, so a command killed by
 // signal S is reported as exit status 128+S, and S is written to report
 // (when not nil) for the first stage to die of the same signal.
+//
+// The command leads a process group of its own, and a signal is passed on
+// to that group (to the command alone if it left it): the init and the
+// command are in no group of their launcher (see firststage.Run), whose
+// kill of its group reaches the first stage only, and through it the
+// command's processes, as it reached them directly before.
 func runAsInit(path string, argv, env []string, report *os.File, after func(), relay *signalRelay) error {
 	// The command and its processes cannot read or trace this one.
 	_ = unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
@@ -27,7 +33,7 @@ func runAsInit(path string, argv, env []string, report *os.File, after func(), r
 		return syscall.ForkExec(path, argv, &syscall.ProcAttr{
 			Env:   env,
 			Files: []uintptr{0, 1, 2},
-			Sys:   &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL},
+			Sys:   &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true},
 		})
 	})
 	if err != nil {
@@ -35,7 +41,9 @@ func runAsInit(path string, argv, env []string, report *os.File, after func(), r
 	}
 	go func() {
 		for s := range sigs {
-			_ = syscall.Kill(pid, s.(syscall.Signal))
+			if syscall.Kill(-pid, s.(syscall.Signal)) != nil {
+				_ = syscall.Kill(pid, s.(syscall.Signal))
+			}
 		}
 	}()
 	for {

@@ -16,17 +16,34 @@ type signalRelay struct {
 	ready chan struct{}
 }
 
-func relaySignals() *signalRelay {
-	return newSignalRelay(func(c chan<- os.Signal) { signal.Notify(c, initSignals...) })
+// relaySignals asks for initSignals and, once they are caught, tells the
+// first stage on report (when not nil): it holds every signal until then.
+func relaySignals(report *os.File) *signalRelay {
+	return newSignalRelay(func(c chan<- os.Signal) { signal.Notify(c, initSignals...) }, report)
 }
 
+// readyByte, on the report pipe, tells the first stage that the init
+// catches its signals; a signal byte (1 to 64) may follow it.
+const readyByte = 0
+
 // newSignalRelay runs notify, which must ask for the signals on c, on a
-// goroutine of its own. Only relaySignals and the package's tests call
-// it: the tests make notify late (TestInitStartsOnlyOnceSignalsAreCaught).
-func newSignalRelay(notify func(c chan<- os.Signal)) *signalRelay {
+// goroutine of its own, and then writes readyByte to report (when not
+// nil). Only relaySignals and the package's tests call it: the tests make
+// notify late (TestInitStartsOnlyOnceSignalsAreCaught).
+//
+// Until the first stage reads readyByte it passes no signal on: before
+// Notify, a signal to this process, a pid namespace's init, would be
+// dropped by the kernel (before the Go runtime has a handler for it) or
+// reach the runtime's default handler, which cannot kill an init and
+// exits 2. The first stage starts this one in a process group of its own,
+// so that its launcher's kill of its group does not reach it either.
+func newSignalRelay(notify func(c chan<- os.Signal), report *os.File) *signalRelay {
 	r := &signalRelay{sigs: make(chan os.Signal, 8), ready: make(chan struct{})}
 	go func() {
 		notify(r.sigs)
+		if report != nil {
+			_, _ = report.Write([]byte{readyByte})
+		}
 		close(r.ready)
 	}()
 	return r

@@ -21,7 +21,7 @@ func TestInitStartsOnlyOnceSignalsAreCaught(t *testing.T) {
 		relay := newSignalRelay(func(c chan<- os.Signal) {
 			<-release
 			caught.Store(true)
-		})
+		}, nil)
 		done := make(chan struct{})
 		var sigs chan os.Signal
 		var pid int
@@ -57,7 +57,7 @@ func TestInitStartsOnlyOnceSignalsAreCaught(t *testing.T) {
 // TestInitRelayAsksForItsSignals: the production relay asks for every
 // signal of initSignals on the channel it hands over.
 func TestInitRelayAsksForItsSignals(t *testing.T) {
-	relay := relaySignals()
+	relay := relaySignals(nil)
 	sigs, _, _ := relay.startWhenReady(func() (int, error) { return 0, nil })
 	defer signal.Stop(sigs)
 	if err := syscall.Kill(os.Getpid(), syscall.SIGUSR2); err != nil {

@@ -30,13 +30,18 @@ import (
 // package's first start of a process forks a throwaway child to learn
 // whether pidfds work (about 0.15 ms), and this stage needs none of it.
 func Run(self, net string, args []string) error {
-	// The second stage is pid 1 of a new pid namespace: it reports the
-	// signal that killed the command here (fd 3), to die of it in turn.
+	// The second stage is pid 1 of a new pid namespace: it tells here (fd
+	// 3) when it catches its signals, and reports the signal that killed
+	// the command, to die of it in turn.
 	rd, wr, err := os.Pipe()
 	if err != nil {
 		return err
 	}
-	attr := &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	// A process group of its own: the launcher's kill of its group (a
+	// tool's timeout) must not reach the second stage before it catches
+	// its signals (see relayWhenReady); it reaches this stage, which
+	// passes it on.
+	attr := &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
 	switch net {
 	case "proxied":
 		SetNamespaces(attr, true, true)
@@ -64,19 +69,7 @@ func Run(self, net string, args []string) error {
 		return fmt.Errorf("cannot start a process in new user, mount and network namespaces: %w", err)
 	}
 	wr.Close()
-	// A signal is passed on only while pid is still our unreaped child,
-	// never to a process that took its number after.
-	var mu sync.Mutex
-	reaped := false
-	go func() {
-		for s := range sigs {
-			mu.Lock()
-			if !reaped {
-				_ = syscall.Kill(pid, s.(syscall.Signal))
-			}
-			mu.Unlock()
-		}
-	}()
+	relay := relayWhenReady(pid, rd, sigs)
 	for {
 		err = unix.Waitid(unix.P_PID, pid, nil, unix.WEXITED|unix.WNOWAIT, nil)
 		if err != syscall.EINTR {
@@ -86,9 +79,7 @@ func Run(self, net string, args []string) error {
 	if err != nil {
 		return fmt.Errorf("wait for the namespaced stage: %w", err)
 	}
-	mu.Lock()
-	reaped = true
-	mu.Unlock()
+	relay.reaped()
 	var ws syscall.WaitStatus
 	for {
 		_, err = syscall.Wait4(pid, &ws, 0, nil)
@@ -99,10 +90,7 @@ func Run(self, net string, args []string) error {
 	if err != nil {
 		return fmt.Errorf("wait for the namespaced stage: %w", err)
 	}
-	var reported [1]byte
-	n, _ := rd.Read(reported[:])
-	rd.Close()
-	if sig := syscall.Signal(reported[0]); n == 1 && ws.Exited() && ws.ExitStatus() == 128+int(sig) {
+	if sig := reportedSignal(rd); sig != 0 && ws.Exited() && ws.ExitStatus() == 128+int(sig) {
 		dieOf(sig)
 	}
 	if ws.Signaled() {
@@ -111,6 +99,75 @@ func Run(self, net string, args []string) error {
 	os.Exit(ws.ExitStatus())
 	return nil
 }
+
+// relay passes the signals on sigs to pid, the second stage, but none
+// before the second stage writes its ready byte on rd, once it catches
+// them: until then it is a pid namespace's init without a handler (the
+// kernel drops the signal) or with only the Go runtime's, which cannot
+// kill an init and exits 2. A signal that comes earlier waits; if the
+// second stage ends before it is ready, what it ended with is reported.
+// No signal is passed on once pid is reaped (to a process that took its
+// number after).
+type relay struct {
+	mu       sync.Mutex
+	isReaped bool
+}
+
+func relayWhenReady(pid int, rd *os.File, sigs <-chan os.Signal) *relay {
+	r := &relay{}
+	go func() {
+		ready := false
+		for s := range sigs {
+			r.mu.Lock()
+			if !r.isReaped {
+				if !ready {
+					// Under the lock: reaped (and then the report's
+					// read) waits for this read, which ends once the
+					// second stage has written or is gone.
+					var b [1]byte
+					_, _ = rd.Read(b[:])
+					ready = true
+				}
+				_ = syscall.Kill(pid, s.(syscall.Signal))
+			}
+			r.mu.Unlock()
+		}
+	}()
+	return r
+}
+
+// reaped: pid has ended and is about to be reaped; no signal goes to it
+// from now on, and rd is the caller's again.
+func (r *relay) reaped() {
+	r.mu.Lock()
+	r.isReaped = true
+	r.mu.Unlock()
+}
+
+// reportedSignal is the signal the second stage reported on rd, after its
+// ready byte (which the relay may have read already), or 0.
+func reportedSignal(rd *os.File) syscall.Signal {
+	defer rd.Close()
+	var b [2]byte
+	n := 0
+	for n < len(b) {
+		m, err := rd.Read(b[n:])
+		n += m
+		if err != nil || m == 0 {
+			break
+		}
+	}
+	for _, c := range b[:n] {
+		if c != readyByte {
+			return syscall.Signal(c)
+		}
+	}
+	return 0
+}
+
+// readyByte is what the second stage writes on the report pipe once it
+// catches its signals (sandbox.relaySignals).
+const readyByte = 0
 
 // dieOf ends this process with signal s, so the launcher sees what
 // happened to the command.
