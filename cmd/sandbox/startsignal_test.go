@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os/exec"
 	"syscall"
 	"testing"
@@ -62,5 +63,41 @@ func TestSignalAtAnyMomentOfTheStart(t *testing.T) {
 				t.FailNow()
 			}
 		}
+	}
+}
+
+// TestGroupKillReachesTheCommandsProcesses: the helper's stages are in no
+// process group of their launcher's, but a kill of the launcher's group
+// (a tool's timeout) still reaches every process of the command's, as it
+// did directly: the init passes it on to the command's group. The shell
+// traps SIGTERM and then waits for its background sleep, which must have
+// got it too.
+func TestGroupKillReachesTheCommandsProcesses(t *testing.T) {
+	f := newFixture(t)
+	cmd := exec.Command("/bin/sh", "-c", `trap 'echo got-term' TERM; sleep 30 & s=$!; echo ready; wait $s; wait $s; echo "sleep: $?"`)
+	cmd.Dir, cmd.Env = f.ws, []string{"PATH=/usr/bin:/bin"}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := sandbox.Wrap(cmd, helperBin, f.policy(sandbox.WorkspaceWrite)); err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var buf [6]byte
+	if _, err := io.ReadFull(out, buf[:]); err != nil || string(buf[:]) != "ready\n" {
+		t.Fatalf("read %q: %v", buf, err)
+	}
+	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
+	// Were the sleep spared, it would run for 30 s: end it sooner.
+	spared := time.AfterFunc(15*time.Second, func() { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) })
+	rest, _ := io.ReadAll(out)
+	_ = cmd.Wait()
+	spared.Stop()
+	if got := string(rest); got != "got-term\nsleep: 143\n" {
+		t.Errorf("SIGTERM to the launcher's group: the command printed %q; want its trap to run and its background sleep to die of SIGTERM (143)", got)
 	}
 }
