@@ -3,8 +3,10 @@ package mcpserve
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,6 +16,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -85,9 +88,14 @@ func (s *Server) HTTPHandler(o HTTPOptions) (*Endpoint, error) {
 	// Stateful: the server issues session ids and refuses ids it did not
 	// issue, so a client cannot step into another client's session (the
 	// default manager accepts any id). An abandoned session ends after
-	// SessionIdleTTL.
+	// SessionIdleTTL. The ids are sessionIDs': mcp-go's stateful manager
+	// keeps every id it ever ended, forever.
+	ids := &sessionIDs{}
+	s.mu.Lock()
+	s.ids = ids
+	s.mu.Unlock()
 	mcpHTTP := server.NewStreamableHTTPServer(s.mcp, server.WithEndpointPath(EndpointPath),
-		server.WithStateful(true), server.WithSessionIdleTTL(SessionIdleTTL),
+		server.WithSessionIdManager(ids), server.WithSessionIdleTTL(SessionIdleTTL),
 		server.WithHeartbeatInterval(30*time.Second))
 	want := sha256.Sum256([]byte(o.Token))
 	slots := make(chan struct{}, o.MaxConcurrent)
@@ -250,4 +258,41 @@ func (s *Server) ServeHTTP(ctx context.Context, ln net.Listener, o HTTPOptions) 
 	_ = h.Shutdown(sctx)
 	s.Close()
 	return err
+}
+
+// sessionIDs issues the endpoint's session ids and knows the live ones.
+// mcp-go's own stateful manager (InsecureStatefulSessionIdManager) keeps
+// every ended id as a tombstone for the life of the process: a client
+// that opens and ends sessions in a loop grew the server by some 180
+// bytes a session without bound (TestEndedSessionsAreForgotten). An ended
+// id is forgotten here; a request that carries it is answered 404 as one
+// with an id never issued, and a client starts a new session on a 404
+// either way (the spec's rule for a terminated session).
+type sessionIDs struct{ live sync.Map }
+
+func (m *sessionIDs) Generate() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	id := "mcp-session-" + hex.EncodeToString(b[:])
+	m.live.Store(id, struct{}{})
+	return id
+}
+
+func (m *sessionIDs) Validate(id string) (bool, error) {
+	if _, ok := m.live.Load(id); !ok {
+		return false, errors.New("no such session")
+	}
+	return false, nil
+}
+
+func (m *sessionIDs) Terminate(id string) (bool, error) {
+	m.live.Delete(id)
+	return false, nil
+}
+
+// count is how many ids are live, for tests.
+func (m *sessionIDs) count() int {
+	n := 0
+	m.live.Range(func(any, any) bool { n++; return true })
+	return n
 }

@@ -64,6 +64,7 @@ type Server struct {
 	listed    string // fingerprint of the listed catalog
 	deferred  map[string]bool
 	closed    bool
+	ids       *sessionIDs // the HTTP endpoint's session ids, for tests
 
 	pending pendingApprovals
 	tasks   taskRuns
