@@ -6,6 +6,9 @@
 //	demiurge-sandbox --spawn offline|online|proxied --policy JSON -- PROGRAM [ARGS...]
 //	                                (what Wrap runs: starts the rest in new namespaces)
 //	demiurge-sandbox [--map UID GID] [--report-fd N] --policy JSON -- PROGRAM [ARGS...]
+//	demiurge-sandbox --guard -- PROGRAM [ARGS...]
+//	                                (no confinement: runs it and, when it exits or the guard is
+//	                                 sent SIGTERM, kills every process it left, setsid(2) or not)
 //	demiurge-sandbox --probe        (exits 0: the launcher's namespace probe)
 //	demiurge-sandbox --status       (what this kernel enforces, as JSON)
 package main
@@ -51,6 +54,12 @@ func main() {
 	switch {
 	case len(args) >= 2 && args[0] == "--spawn" && (args[1] == "offline" || args[1] == "online" || args[1] == "proxied"):
 		fail(spawn(args[1], args[2:]))
+	case len(args) >= 3 && args[0] == "--guard" && args[1] == "--":
+		status, err := sandbox.Guard(args[2:])
+		if err != nil {
+			fail(err)
+		}
+		os.Exit(status)
 	case len(args) == 1 && args[0] == "--probe":
 		return
 	case len(args) == 1 && args[0] == "--status":

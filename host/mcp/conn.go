@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/mark3labs/mcp-go/client"
@@ -63,10 +64,13 @@ type conn struct {
 	transport transport.Interface
 	cancel    context.CancelFunc
 	pgid      int
-	proc      *stdioProc   // stdio only
-	tail      *stderrTail  // stdio only
-	http      *http.Client // HTTP only
-	stateDir  string
+	// guarded: the group's leader is the helper's guard (stdio.go), which
+	// is asked to end its tree before the group is killed.
+	guarded  bool
+	proc     *stdioProc   // stdio only
+	tail     *stderrTail  // stdio only
+	http     *http.Client // HTTP only
+	stateDir string
 
 	tools    []rawTool
 	protocol string
@@ -278,11 +282,30 @@ func (c *conn) close(reason string) { c.shutdown(reason, closeGrace) }
 // answer in time gets no grace.
 func (c *conn) abort(reason string) { c.shutdown(reason, 0) }
 
+// endGroup ends the server's processes: a guard is asked first (SIGTERM:
+// it kills every descendant, those in sessions of their own too, and
+// exits), then the whole group is killed, the guard with it if it has
+// not ended within guardWait.
+func (c *conn) endGroup() {
+	if c.guarded && c.proc != nil {
+		select {
+		case <-c.proc.exited:
+		default:
+			_ = c.proc.cmd.Process.Signal(syscall.SIGTERM)
+			c.proc.wait(guardWait)
+		}
+	}
+	killGroup(c.pgid)
+}
+
+// guardWait bounds the wait for a guard to end its server's tree.
+const guardWait = 5 * time.Second
+
 func (c *conn) shutdown(reason string, grace time.Duration) {
 	c.closeOnce.Do(func() {
 		c.lost.Store(true)
 		if c.pgid > 0 {
-			t := time.AfterFunc(grace, func() { killGroup(c.pgid) })
+			t := time.AfterFunc(grace, c.endGroup)
 			defer t.Stop()
 		}
 		if c.client != nil {
@@ -291,7 +314,7 @@ func (c *conn) shutdown(reason string, grace time.Duration) {
 		if c.proc != nil {
 			c.proc.wait(grace + time.Second)
 		}
-		killGroup(c.pgid)
+		c.endGroup()
 		if c.proc != nil {
 			c.proc.wait(time.Second)
 			c.proc.stdout.Close()

@@ -19,8 +19,15 @@ import (
 // itself, so the server and everything it starts run confined. The mode
 // is the manifest's, tightened by the session's; the operator's --sandbox
 // off runs it unconfined. A mode the kernel cannot enforce fails the
-// connection (it asked for a sandbox; it never gets less).
-func sandboxServer(cmd *exec.Cmd, p *plan, cfg dialConfig) (*egress.Proxy, error) {
+// connection (it asked for a sandbox; it never gets less). wrapped says
+// whether cmd now starts through the helper's sandbox (whose pid
+// namespace ends whole with its init).
+func sandboxServer(cmd *exec.Cmd, p *plan, cfg dialConfig) (px *egress.Proxy, wrapped bool, err error) {
+	px, err = sandboxWrap(cmd, p, cfg)
+	return px, err == nil && p.server.Sandbox != "" && cfg.sandbox.Mode != sandbox.Off, err
+}
+
+func sandboxWrap(cmd *exec.Cmd, p *plan, cfg dialConfig) (*egress.Proxy, error) {
 	asked := p.server.Sandbox
 	if asked == "" {
 		return nil, nil

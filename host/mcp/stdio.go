@@ -22,7 +22,9 @@ import (
 // transport.
 const MaxStdioLine = MaxMessageBytes
 
-// guardScript leads a stdio server's process group: it runs the server
+// guardScript leads a sandboxed stdio server's process group (in the pid
+// namespace that ends whole), and an unsandboxed one's when the sandbox
+// helper, whose guard ends its escapees too, is missing: it runs the server
 // and, when the host dies (Pdeathsig sends it SIGTERM) or the server
 // exits, kills the whole group. Pdeathsig on the server itself would
 // spare the processes the server started; the group kill does not. The
@@ -97,10 +99,18 @@ func (c *conn) openStdio(connCtx context.Context, cfg dialConfig) error {
 	cmd.Dir = wd.ChildPath()
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
 	cmd.SysProcAttr = serverProcAttr()
-	px, err := sandboxServer(cmd, c.plan, cfg)
+	px, wrapped, err := sandboxServer(cmd, c.plan, cfg)
 	if err != nil {
 		closeAll()
 		return err
+	}
+	// Unsandboxed, the server runs under the helper's guard, which ends
+	// what it leaves in sessions of their own as well (guardScript's group
+	// kill does not reach them).
+	if !wrapped && cfg.sandbox.Helper != "" {
+		cmd.Path = cfg.sandbox.Helper
+		cmd.Args = append([]string{cfg.sandbox.Helper, "--guard", "--", c.plan.command}, s.Args...)
+		c.guarded = true
 	}
 	cfg.spawner.run(func() { err = cmd.Start() })
 	// The child holds its own copies of its ends.

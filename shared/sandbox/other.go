@@ -29,3 +29,6 @@ func Wrap(cmd *exec.Cmd, helper string, p Policy) error {
 
 // Enforce refuses every mode but off, which it cannot exec either.
 func Enforce(p Policy, argv []string, env []string, report *os.File) error { return errNotLinux }
+
+// Guard needs Linux's child subreaper.
+func Guard([]string) (int, error) { return 0, errNotLinux }

@@ -20,7 +20,10 @@ const pickSchema = `{"type":"object","properties":{"a":{"type":"string"},"b":{"$
 // the environment it was given, its process ids, and (SPAWN_CHILD=1) a
 // child process of its own, to show that closing kills the whole tree;
 // with READ_TOOL=1, a tool that returns a file's text; with EXIT_TOOL=1,
-// a tool that makes it exit.
+// a tool that makes it exit; with ESCAPE_CHILDREN=SECONDS, two sleeps that
+// leave its process group (a child in a session of its own, and a
+// daemon: a grandchild in a session of its own whose parent exited, so it
+// is an orphan) and a tool, escapees, that names their pids.
 func Echo() {
 	fmt.Fprintf(os.Stderr, "echo server starting; token=%s\n", os.Getenv("ECHO_TOKEN"))
 	var child *exec.Cmd
@@ -30,6 +33,10 @@ func Echo() {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
+	}
+	var escapees string
+	if secs := os.Getenv("ESCAPE_CHILDREN"); secs != "" {
+		escapees = escape(secs)
 	}
 	s := serve.New("echo")
 	serve.Raw(s, "echo", "Echoes its text.", `{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}`,
@@ -54,6 +61,9 @@ func Echo() {
 			}
 			return mcp.NewToolResultText(fmt.Sprintf("%d %d %d", os.Getpid(), pgid, cpid)), nil
 		})
+	if escapees != "" {
+		serve.Raw(s, "escapees", "The pids of its children in sessions of their own.", `{"type":"object"}`, serve.Text(escapees))
+	}
 	if os.Getenv("READ_TOOL") == "1" {
 		// A file server's everyday answer: the bytes of a file it was asked for.
 		serve.Raw(s, "read", "Returns a file's text.", `{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}`,
@@ -73,4 +83,22 @@ func Echo() {
 			})
 	}
 	serve.Run(s, nil)
+}
+
+// escape starts a child in a session of its own (setsid(2)) and a daemon
+// (setsid(1) in a shell that exits at once, leaving it to whoever reaps
+// orphans), and returns their pids.
+func escape(secs string) string {
+	child := exec.Command("sleep", secs)
+	child.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := child.Start(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	out, err := exec.Command("/bin/sh", "-c", "setsid sleep \"$0\" </dev/null >/dev/null 2>&1 & echo $!", secs).Output()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	return fmt.Sprintf("%d %s", child.Process.Pid, strings.TrimSpace(string(out)))
 }
