@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"time"
@@ -35,6 +36,16 @@ const (
 	// larger or missing ttl is lowered to it, so the library forgets every
 	// task in the end.
 	MaxTaskTTL = time.Hour
+	// MaxKeptTasks bounds the tasks the server keeps, running or done,
+	// and MaxKeptTasksPerSession those of one client session. mcp-go
+	// keeps a finished task, its result and a goroutine until its ttl
+	// ends, and DefaultMaxTasks counts only the running ones: a client
+	// that made quick tasks in a loop grew the server by some 4.9 KB and
+	// one goroutine a task for an hour (TestKeptTasksAreBounded). A task
+	// is counted until its ttl ends, its session's end included (the
+	// library keeps it that long too).
+	MaxKeptTasks           = 256
+	MaxKeptTasksPerSession = 64
 )
 
 // errTasksNeedSession refuses the tasks extension to a request without an
@@ -48,6 +59,12 @@ func (s *Server) taskOptions(hooks *server.Hooks, maxTasks int) []server.ServerO
 		maxTasks = DefaultMaxTasks
 	}
 	hooks.AddOnRequestInitialization(refuseSessionlessTasks)
+	hooks.AddOnRequestInitialization(func(ctx context.Context, _ any, message any) error {
+		if !isTaskCall(message) {
+			return nil
+		}
+		return s.tasks.room(sessionIDOf(ctx), time.Now())
+	})
 	hooks.AddBeforeCallTool(func(_ context.Context, _ any, req *mcp.CallToolRequest) { boundTTL(req.Params.Task) })
 	// The request the library passes here holds the same Params.Task
 	// pointer as the handler's copy; the result names the task id.
@@ -73,11 +90,26 @@ func refuseSessionlessTasks(ctx context.Context, _ any, message any) error {
 	if sessionIDOf(ctx) != "" {
 		return nil
 	}
-	// Decoded in full, as the library will: a byte search for "task" would
-	// miss "TASK" and "\u0074ask", which encoding/json takes for it.
+	method, task := taskRequest(message)
+	if strings.HasPrefix(method, "tasks/") || (method == string(mcp.MethodToolsCall) && task) {
+		return errTasksNeedSession
+	}
+	return nil
+}
+
+// isTaskCall reports whether message is a task-augmented tools/call.
+func isTaskCall(message any) bool {
+	method, task := taskRequest(message)
+	return method == string(mcp.MethodToolsCall) && task
+}
+
+// taskRequest is a request's method, and whether its params carry a task.
+// Decoded in full, as the library will: a byte search for "task" would
+// miss "TASK" and "\u0074ask", which encoding/json takes for it.
+func taskRequest(message any) (method string, task bool) {
 	raw, ok := message.(json.RawMessage)
 	if !ok {
-		return nil
+		return "", false
 	}
 	var m struct {
 		Method string `json:"method"`
@@ -86,13 +118,9 @@ func refuseSessionlessTasks(ctx context.Context, _ any, message any) error {
 		} `json:"params"`
 	}
 	if json.Unmarshal(raw, &m) != nil {
-		return nil // the library answers what it cannot parse
+		return "", false // the library answers what it cannot parse
 	}
-	task := len(m.Params.Task) > 0 && string(m.Params.Task) != "null"
-	if strings.HasPrefix(m.Method, "tasks/") || (m.Method == string(mcp.MethodToolsCall) && task) {
-		return errTasksNeedSession
-	}
-	return nil
+	return m.Method, len(m.Params.Task) > 0 && string(m.Params.Task) != "null"
 }
 
 // boundTTL lowers a task's requested ttl to MaxTaskTTL, and gives one to a
@@ -138,11 +166,45 @@ type taskRuns struct {
 	// learn an id from tasks/list, or end its session, before its call's
 	// answer. Every created task is linked right after.
 	created map[string]*createdTask
-	closed  bool
+	// kept are the tasks the library keeps, by id, until their ttl ends.
+	kept   map[string]keptTask
+	closed bool
 	// running counts the runs in their handler; close waits on drained
 	// for them, so none outlives the host it calls.
 	running int
 	drained chan struct{}
+}
+
+type keptTask struct {
+	session string
+	until   time.Time
+}
+
+// room refuses a new task when the server, or session's share of it,
+// keeps as many as it may (MaxKeptTasks, MaxKeptTasksPerSession).
+func (t *taskRuns) room(session string, now time.Time) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	mine := 0
+	for id, k := range t.kept {
+		if !now.Before(k.until) {
+			delete(t.kept, id)
+		} else if k.session == session {
+			mine++
+		}
+	}
+	all := len(t.kept)
+	for _, c := range t.created { // made, not linked (and kept) yet
+		all++
+		if c.session == session {
+			mine++
+		}
+	}
+	if mine < MaxKeptTasksPerSession && all < MaxKeptTasks {
+		return nil
+	}
+	return fmt.Errorf("too many MCP tasks are kept (%d of this session, at most %d; %d of the server, at most %d): a task, done or not, is kept until its ttl ends. "+
+		"Ask for a shorter ttl, wait, or call the tool without task augmentation", mine, MaxKeptTasksPerSession, all, MaxKeptTasks)
 }
 
 type createdTask struct {
@@ -241,6 +303,14 @@ func (t *taskRuns) link(ctx context.Context, p *mcp.TaskParams, id string) {
 	if r.session == "" {
 		r.session = sessionIDOf(ctx)
 	}
+	if t.kept == nil {
+		t.kept = map[string]keptTask{}
+	}
+	ttl := MaxTaskTTL // boundTTL gave every task one
+	if p.TTL != nil {
+		ttl = time.Duration(*p.TTL) * time.Millisecond
+	}
+	t.kept[id] = keptTask{session: r.session, until: time.Now().Add(ttl)}
 	if c := t.created[id]; (c != nil && c.cancelled) || t.closed {
 		r.stop()
 	}
