@@ -290,6 +290,12 @@ func (m *sessionIDs) Terminate(id string) (bool, error) {
 	return false, nil
 }
 
+// has reports whether id is live.
+func (m *sessionIDs) has(id string) bool {
+	_, ok := m.live.Load(id)
+	return ok
+}
+
 // count is how many ids are live, for tests.
 func (m *sessionIDs) count() int {
 	n := 0

@@ -215,6 +215,12 @@ func (s *Server) sessionFor(ctx context.Context) (*toolhost.Session, error) {
 	}
 	ses := s.clients[id]
 	if ses == nil {
+		// A call that raced its session's end (DELETE, the idle sweep)
+		// would make a session nobody ends: the id is ended before
+		// endClient takes mu, so it is checked under mu.
+		if s.ids != nil && overHTTP(ctx) && !s.ids.has(id) {
+			return nil, errors.New("the MCP session has ended: initialize a new one")
+		}
 		ses = s.h.OpenSessionAs(s.opts.Principal, true)
 		s.clients[id] = ses
 	}
