@@ -100,6 +100,7 @@ func (s *Server) HTTPHandler(o HTTPOptions) (*Endpoint, error) {
 	want := sha256.Sum256([]byte(o.Token))
 	slots := make(chan struct{}, o.MaxConcurrent)
 	streams := make(chan struct{}, o.MaxConcurrent)
+	replies := make(chan struct{}, o.MaxConcurrent)
 	maxSessions := mcpbind.ConnsPerRequest * o.MaxConcurrent
 	var notices noticeCounters
 	return &Endpoint{mcp: mcpHTTP, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -153,9 +154,18 @@ func (s *Server) HTTPHandler(o HTTPOptions) (*Endpoint, error) {
 		case places <- struct{}{}:
 			defer func() { <-places }()
 		default:
-			w.Header().Set("Retry-After", "1")
-			http.Error(w, busy, http.StatusServiceUnavailable)
-			return
+			// Every place may be held by calls that wait on their client's
+			// answer (an elicitation's response) or that it would cancel:
+			// those messages, which answer at once, have places of their
+			// own, so that a call is never left waiting on a refused
+			// answer (TestAnAnswerIsNeverRefusedForTheCallItAnswers).
+			release, ok := replyPlace(r, replies)
+			if !ok {
+				w.Header().Set("Retry-After", "1")
+				http.Error(w, busy, http.StatusServiceUnavailable)
+				return
+			}
+			defer release()
 		}
 		w, r, release := notices.withNotices(w, r)
 		defer release()
@@ -185,6 +195,46 @@ func sessionlessCancel(w http.ResponseWriter, r *http.Request) bool {
 	}
 	w.WriteHeader(http.StatusAccepted)
 	return true
+}
+
+// replyPlace takes one of replies for a POST that carries a response or a
+// notification, when the places for requests are all held; it
+// reads the body (bounded by r.Body's MaxBytesReader) to tell, and puts
+// it back. A request, or a message whose shape is neither (closed world),
+// is refused.
+func replyPlace(r *http.Request, replies chan struct{}) (func(), bool) {
+	if r.Method != http.MethodPost {
+		return nil, false
+	}
+	select {
+	case replies <- struct{}{}:
+	default:
+		return nil, false
+	}
+	release := func() { <-replies }
+	body, err := io.ReadAll(r.Body)
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	if err != nil || !answersAtOnce(body) {
+		release()
+		return nil, false
+	}
+	return release, true
+}
+
+// answersAtOnce reports whether body is a JSON-RPC response (an id and no
+// method) or a notification (a method and no id), which the server
+// answers without running anything that waits.
+func answersAtOnce(body []byte) bool {
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Method *string         `json:"method"`
+	}
+	if json.Unmarshal(body, &m) != nil {
+		return false
+	}
+	response := m.Method == nil && len(m.ID) > 0
+	notification := m.Method != nil && *m.Method != "" && len(m.ID) == 0
+	return response || notification
 }
 
 // refuseConn closes the connection after a refusal: a client that was
