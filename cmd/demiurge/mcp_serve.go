@@ -26,7 +26,7 @@ func mcpServeCommand() *cli.Command {
 			&cli.StringSliceFlag{Name: "allow-origin", Usage: "a browser Origin allowed besides loopback ones, exactly (https://app.example), repeatable"},
 			&cli.StringFlag{Name: "principal", Usage: "the principal every client's session runs under; default: the local user"},
 			&cli.Int64Flag{Name: "max-request-kib", Value: mcpserve.DefaultMaxRequestBytes >> 10, Usage: "KiB one request may hold (an HTTP body, a line on stdio)"},
-			&cli.IntFlag{Name: "max-concurrent", Value: mcpserve.DefaultMaxConcurrent, Usage: "HTTP requests served at once; more are answered 503"},
+			&cli.IntFlag{Name: "max-concurrent", Value: mcpserve.DefaultMaxConcurrent, Usage: "HTTP requests served at once, one session's at most half; more are answered 503"},
 		},
 		Action: mcpServe,
 	}

@@ -102,6 +102,8 @@ func (s *Server) HTTPHandler(o HTTPOptions) (*Endpoint, error) {
 	streams := make(chan struct{}, o.MaxConcurrent)
 	replies := make(chan struct{}, o.MaxConcurrent)
 	maxSessions := mcpbind.ConnsPerRequest * o.MaxConcurrent
+	perSession := max(1, o.MaxConcurrent/2)
+	var load sessionLoad
 	var notices noticeCounters
 	return &Endpoint{mcp: mcpHTTP, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if reboundHost(r) { // http_host.go
@@ -153,6 +155,17 @@ func (s *Server) HTTPHandler(o HTTPOptions) (*Endpoint, error) {
 		select {
 		case places <- struct{}{}:
 			defer func() { <-places }()
+			// One session's requests hold at most half the places, so
+			// that one client cannot keep every other one out.
+			if r.Method == http.MethodPost && session != "" && places == slots {
+				end, n := load.take(r, session, perSession)
+				if end == nil {
+					w.Header().Set("Retry-After", "1")
+					http.Error(w, fmt.Sprintf("this session has %d requests in progress, the most one session may (of %d for the endpoint): wait for one to end", n, o.MaxConcurrent), http.StatusServiceUnavailable)
+					return
+				}
+				defer end()
+			}
 		default:
 			// Every place may be held by calls that wait on their client's
 			// answer (an elicitation's response) or that it would cancel:
@@ -219,6 +232,40 @@ func replyPlace(r *http.Request, replies chan struct{}) (func(), bool) {
 		return nil, false
 	}
 	return release, true
+}
+
+// sessionLoad counts each session's requests in progress.
+type sessionLoad struct {
+	mu sync.Mutex
+	n  map[string]int
+}
+
+// take counts r as one of session's requests in progress, unless it is a
+// response or a notification (which answer at once) or the session has
+// limit already; end gives it back (nil when refused, with the count).
+// r.Body is read and put back.
+func (l *sessionLoad) take(r *http.Request, session string, limit int) (end func(), n int) {
+	body, err := io.ReadAll(r.Body)
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	if err == nil && answersAtOnce(body) {
+		return func() {}, 0
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.n == nil {
+		l.n = map[string]int{}
+	}
+	if n = l.n[session]; n >= limit {
+		return nil, n
+	}
+	l.n[session]++
+	return func() {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		if l.n[session]--; l.n[session] <= 0 {
+			delete(l.n, session)
+		}
+	}, n
 }
 
 // answersAtOnce reports whether body is a JSON-RPC response (an id and no
