@@ -87,11 +87,9 @@ func exitStatus(ws syscall.WaitStatus) int {
 func killDescendants() {
 	self := os.Getpid()
 	for {
-		for _, p := range descendants(self) {
-			_ = syscall.Kill(p, syscall.SIGKILL)
-		}
 		// Reaped here too: the reaping goroutine may have seen none left
-		// for a moment and returned.
+		// for a moment and returned. A server that leaves nothing ends
+		// the guard here, without a scan.
 		for {
 			got, err := syscall.Wait4(-1, nil, syscall.WNOHANG, nil)
 			if err == syscall.ECHILD {
@@ -100,6 +98,9 @@ func killDescendants() {
 			if got <= 0 || err != nil {
 				break
 			}
+		}
+		for _, p := range descendants(self) {
+			_ = syscall.Kill(p, syscall.SIGKILL)
 		}
 		time.Sleep(time.Millisecond)
 	}
