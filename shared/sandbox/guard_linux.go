@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -35,6 +36,9 @@ func Guard(argv []string) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	// The child's Pdeathsig fires when the thread that forked it ends:
+	// this one never ends before the process.
+	runtime.LockOSThread()
 	stop := make(chan os.Signal, 1)
 	signal.Notify(stop, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGINT)
 	pid, err := syscall.ForkExec(path, argv, &syscall.ProcAttr{
