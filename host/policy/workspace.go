@@ -38,6 +38,10 @@ type Workspace struct {
 	// NewWorkspace; "" makes Real resolve it on every call. realState is
 	// State's, resolved once by Guard.
 	realRoot, realState string
+	// validRoot is the Root that NewWorkspace validated: validate, which
+	// every path's Resolve asks, need not clean it again while Root is
+	// still that string.
+	validRoot string
 }
 
 // Guard sets the active core's paths and the state directory (see Core
@@ -57,6 +61,7 @@ func NewWorkspace(root string) (Workspace, error) {
 	if err := ws.validate(); err != nil {
 		return Workspace{}, err
 	}
+	ws.validRoot = ws.Root
 	if r, err := realPath(ws.Root); err == nil {
 		ws.realRoot = r
 	}
@@ -65,6 +70,8 @@ func NewWorkspace(root string) (Workspace, error) {
 
 func (w Workspace) validate() error {
 	switch {
+	case w.Root != "" && w.Root == w.validRoot:
+		return nil
 	case w.Root == "":
 		return errors.New("workspace root is empty; pass an absolute directory")
 	case strings.ContainsRune(w.Root, 0):
@@ -101,8 +108,11 @@ func (w Workspace) Resolve(p string) (ResolvedPath, error) {
 	if strings.ContainsRune(p, 0) {
 		return ResolvedPath{}, errors.New("path contains a NUL byte")
 	}
-	abs := filepath.Clean(p)
-	if !filepath.IsAbs(abs) {
+	// Join cleans what it joins: a relative path is cleaned once.
+	var abs string
+	if filepath.IsAbs(p) {
+		abs = filepath.Clean(p)
+	} else {
 		abs = filepath.Join(w.Root, p)
 	}
 	rel, inside := within(w.Root, abs)

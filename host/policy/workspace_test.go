@@ -57,6 +57,19 @@ func TestResolve(t *testing.T) {
 	if _, err := (Workspace{Root: "relative"}).Resolve("a"); err == nil {
 		t.Error("a relative root was accepted")
 	}
+	// NewWorkspace's validation is remembered for its root only: a root
+	// changed afterwards is checked again.
+	made, err := NewWorkspace("/ws")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []string{"relative", "/ws/../x", "/ws/", "/ws\x00", ""} {
+		changed := made
+		changed.Root = bad
+		if _, err := changed.Resolve("a"); err == nil {
+			t.Errorf("a workspace made valid, its root changed to %q, was accepted", bad)
+		}
+	}
 	root, err := (Workspace{Root: "/"}).Resolve("/etc/x")
 	if err != nil || !root.Inside || root.Rel != "etc/x" {
 		t.Errorf("root workspace: %+v, %v", root, err)

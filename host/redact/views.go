@@ -260,10 +260,13 @@ func makeViews(raw Raw, given []Secret) (Views, error) {
 	if raw.ErrorText != "" {
 		rec.err = r.text(raw.ErrorText)
 	}
+	// decoded: the record holds raw.Structured as its decoder made it
+	// from JSON text (Raw.StructuredPlain), which always encodes again.
+	decoded := false
 	if raw.Structured != nil {
 		// Handed over: an unchanged result is the view as it is.
 		var s any = raw.Structured
-		if !r.keptAsIs(&raw) {
+		if decoded = r.keptAsIs(&raw); !decoded {
 			if s, err = r.sanitizeKept(raw.Structured); err != nil {
 				return Views{}, fmt.Errorf("structured result: %w", err)
 			}
@@ -287,9 +290,10 @@ func makeViews(raw Raw, given []Secret) (Views, error) {
 	// strings, booleans, integers, string slices and maps of those, which
 	// always encode, or is the preview, already encoded; only the
 	// structured result can hold a value that does not (a float that is
-	// NaN or infinite), so only it is checked.
+	// NaN or infinite), so only it is checked, unless it is what a JSON
+	// decoder made (no float it parses is NaN or infinite).
 	hook("marshal")
-	if rec.structured != nil {
+	if rec.structured != nil && !decoded {
 		if err := checkEncodable(rec.structured); err != nil {
 			return Views{}, fmt.Errorf("record view: structured: %w", err)
 		}
