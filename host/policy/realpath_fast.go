@@ -9,32 +9,45 @@ import (
 )
 
 // noSymlinks reports whether the kernel resolves the clean absolute path
-// p to an existing file without meeting a symlink in any component, the
-// last included: one openat2(O_PATH, RESOLVE_NO_SYMLINKS) and a close,
-// where realPath's walk costs an lstat per component, each of which walks
-// the path from / again. The resolution is one kernel walk, so it is at
-// least as strict as the lstat walk: an ancestor swapped for a symlink at
-// any moment before it makes it fail (ELOOP), and the walk then follows
-// the link. O_PATH opens nothing (no FIFO blocks, no device is opened).
-// Any failure — a missing component, a symlink, a kernel without openat2
-// or a seccomp filter refusing it — sends the caller to the walk.
+// p without meeting a symlink in any component, the last included, so
+// that p is its own real path: one openat2(O_PATH|O_DIRECTORY,
+// RESOLVE_NO_SYMLINKS), where realPath's walk costs an lstat per
+// component, each of which walks the path from / again. The resolution
+// is one kernel walk, so it is at least as strict as the lstat walk: an
+// ancestor swapped for a symlink at any moment before it makes it fail
+// (ELOOP), and the walk then follows the link. O_PATH opens nothing (no
+// FIFO blocks, no device is opened).
+//
+// O_DIRECTORY spares the common case its close: a path that ends in a
+// file (anything but a directory) fails with ENOTDIR only after the
+// kernel has walked every component without meeting a symlink (a
+// trailing symlink is refused first, with ELOOP), and no descriptor is
+// made. ENOTDIR for a component in the middle (a/file.txt/x) means the
+// same: every component up to that file was walked without a link, and
+// nothing can lie below a file, which the walk too keeps as written. A
+// directory is opened, and its descriptor closed.
+//
+// Any other failure — a missing component, a symlink, a kernel without
+// openat2 or a seccomp filter refusing it — sends the caller to the walk.
 func noSymlinks(p string) bool {
 	if openat2Missing.Load() || !filepath.IsAbs(p) || filepath.Clean(p) != p {
 		return false
 	}
-	how := unix.OpenHow{Flags: unix.O_PATH | unix.O_CLOEXEC, Resolve: unix.RESOLVE_NO_SYMLINKS}
+	how := unix.OpenHow{Flags: unix.O_PATH | unix.O_DIRECTORY | unix.O_CLOEXEC, Resolve: unix.RESOLVE_NO_SYMLINKS}
 	fd, err := unix.Openat2(unix.AT_FDCWD, p, &how)
 	for tries := 0; errors.Is(err, unix.EINTR) && tries < 8; tries++ {
 		fd, err = unix.Openat2(unix.AT_FDCWD, p, &how)
 	}
-	if err != nil {
-		if errors.Is(err, unix.ENOSYS) || errors.Is(err, unix.EPERM) {
-			openat2Missing.Store(true)
-		}
-		return false
+	switch {
+	case err == nil:
+		unix.Close(fd)
+		return true
+	case errors.Is(err, unix.ENOTDIR):
+		return true
+	case errors.Is(err, unix.ENOSYS) || errors.Is(err, unix.EPERM):
+		openat2Missing.Store(true)
 	}
-	unix.Close(fd)
-	return true
+	return false
 }
 
 // openat2Missing is set once openat2 proved unavailable: every later path

@@ -8,9 +8,10 @@ import (
 )
 
 // TestNoSymlinksAgreesWithTheWalk: for plain paths, links at every
-// position, dangling links, loops, missing components and a FIFO, realPath
-// (with its one-syscall shortcut) answers what the lstat walk answers, and
-// the shortcut is taken only where no link is met.
+// position (to directories, files and a FIFO), dangling links, loops,
+// missing components, paths below a file and a FIFO, realPath (with its
+// one-syscall shortcut) answers what the lstat walk answers, and the
+// shortcut is taken only where no link is met.
 func TestNoSymlinksAgreesWithTheWalk(t *testing.T) {
 	base, _ := filepath.EvalSymlinks(t.TempDir())
 	for _, d := range []string{"ws/src/pkg", "ws/secret", "outside"} {
@@ -21,13 +22,16 @@ func TestNoSymlinksAgreesWithTheWalk(t *testing.T) {
 	for name, target := range map[string]string{
 		"ws/alias": "secret", "ws/out": base + "/outside", "ws/src/pkg/up": "../../secret",
 		"ws/dangling": "secret/new.txt", "ws/loop1": "ws/loop2", "ws/loop2": "ws/loop1", "ws/src/last": "../secret",
+		"ws/filelink": "src/pkg/a.go", "ws/fifolink": "fifo", "ws/src/pkg/outfile": base + "/outside/o.txt",
 	} {
 		if err := os.Symlink(target, filepath.Join(base, name)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := os.WriteFile(filepath.Join(base, "ws/src/pkg/a.go"), nil, 0o644); err != nil {
-		t.Fatal(err)
+	for _, f := range []string{"ws/src/pkg/a.go", "ws/secret/s.txt", "outside/o.txt"} {
+		if err := os.WriteFile(filepath.Join(base, f), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if err := syscall.Mkfifo(filepath.Join(base, "ws/fifo"), 0o600); err != nil {
 		t.Fatal(err)
@@ -39,7 +43,14 @@ func TestNoSymlinksAgreesWithTheWalk(t *testing.T) {
 		{"ws", true}, {"ws/src/pkg/a.go", true}, {"ws/src/pkg", true}, {"ws/fifo", true},
 		{"ws/alias", false}, {"ws/alias/x", false}, {"ws/out/x", false}, {"ws/src/pkg/up/k", false},
 		{"ws/dangling", false}, {"ws/loop1/x", false}, {"ws/src/last", false},
-		{"ws/missing/x", false}, {"ws/src/pkg/a.go/x", false},
+		{"ws/missing/x", false},
+		// The shortcut's ENOTDIR: a file's path, and a path below a file
+		// (nothing can be there; the walk keeps it as written too) — but
+		// never a link to a file, last or before a file.
+		{"ws/src/pkg/a.go/x", true}, {"ws/src/pkg/a.go/x/y", true},
+		{"ws/filelink", false}, {"ws/filelink/x", false}, {"ws/fifolink", false},
+		{"ws/src/pkg/outfile", false}, {"ws/src/pkg/outfile/x", false},
+		{"ws/alias/s.txt", false}, {"ws/alias/s.txt/x", false},
 	} {
 		p := filepath.Join(base, tc.rel)
 		if got := noSymlinks(p); got != tc.plain {
