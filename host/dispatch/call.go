@@ -303,17 +303,22 @@ func (t *Turn) approvalRequest(p *prepared) approval.Request {
 	if coreBind != "" {
 		fp += "\x00" + coreBind
 	}
-	return approval.Request{
+	req := approval.Request{
 		Tool: p.call.Name, CallID: p.call.ID, Risk: p.assess.Risk, Policy: p.assess.Approval,
 		Block: p.assess.Block, Reasons: slices.Concat(p.assess.Reasons, p.command.reasons(), coreReasons), PreviewFunc: func() string { return p.preview(t.redactionValues()) },
 		Fingerprint: fp, Authority: t.Authority, SessionAllowable: p.command.sessionAllowable() && !networkRequested(p) && !operatorScopeRequested(p),
 		Subjects: p.assess.Subjects, OperatorOnly: p.operatorOnly(), Sandbox: t.sandboxCardLine(p),
-		Action:   evolveAction(p),
-		EditFunc: func() *approval.FileEdit { return p.fileEdit(t.redactionValues()) },
+		Action: evolveAction(p),
 		Shown: func(s string) string {
 			return redact.TextOf(s, slices.Concat(p.secretsInArgs(), p.command.secrets(), t.redactionValues()))
 		},
 	}
+	// Only a file write has an edit to show (fileEdit is nil for any
+	// other call).
+	if _, s := p.fileWriteSubject(); s != nil {
+		req.EditFunc = func() *approval.FileEdit { return p.fileEdit(t.redactionValues()) }
+	}
+	return req
 }
 
 // execute runs an admitted call: its effects, then its audit record.
