@@ -27,8 +27,15 @@ import (
 // nothing can lie below a file, which the walk too keeps as written. A
 // directory is opened, and its descriptor closed.
 //
-// Any other failure — a missing component, a symlink, a kernel without
-// openat2 or a seccomp filter refusing it — sends the caller to the walk.
+// ENOENT too says that no symlink was met: the kernel refuses a link
+// (ELOOP) before it looks for anything beyond it, so every component
+// before the missing one was walked without one, and the walk keeps the
+// part from the missing component on as written: a new file's path (a
+// write that creates it) is its own, without an lstat per component.
+//
+// Any other failure — a symlink, a component not searchable, a kernel
+// without openat2 or a seccomp filter refusing it — sends the caller to
+// the walk.
 func noSymlinks(p string) bool {
 	if openat2Missing.Load() || !filepath.IsAbs(p) || filepath.Clean(p) != p {
 		return false
@@ -42,7 +49,7 @@ func noSymlinks(p string) bool {
 	case err == nil:
 		unix.Close(fd)
 		return true
-	case errors.Is(err, unix.ENOTDIR):
+	case errors.Is(err, unix.ENOTDIR), errors.Is(err, unix.ENOENT):
 		return true
 	case errors.Is(err, unix.ENOSYS) || errors.Is(err, unix.EPERM):
 		openat2Missing.Store(true)

@@ -43,7 +43,11 @@ func TestNoSymlinksAgreesWithTheWalk(t *testing.T) {
 		{"ws", true}, {"ws/src/pkg/a.go", true}, {"ws/src/pkg", true}, {"ws/fifo", true},
 		{"ws/alias", false}, {"ws/alias/x", false}, {"ws/out/x", false}, {"ws/src/pkg/up/k", false},
 		{"ws/dangling", false}, {"ws/loop1/x", false}, {"ws/src/last", false},
-		{"ws/missing/x", false},
+		// ENOENT: a missing component met before any link (a new file's
+		// path), kept as written by the walk too — but not after a link,
+		// nor a dangling link itself.
+		{"ws/missing", true}, {"ws/missing/x", true}, {"ws/src/pkg/new.go", true},
+		{"ws/alias/new.txt", false}, {"ws/out/missing/x", false}, {"ws/dangling/x", false},
 		// The shortcut's ENOTDIR: a file's path, and a path below a file
 		// (nothing can be there; the walk keeps it as written too) — but
 		// never a link to a file, last or before a file.
