@@ -74,7 +74,10 @@ func TestSignalAtAnyMomentOfTheStart(t *testing.T) {
 // got it too.
 func TestGroupKillReachesTheCommandsProcesses(t *testing.T) {
 	f := newFixture(t)
-	cmd := exec.Command("/bin/sh", "-c", `trap 'echo got-term' TERM; sleep 30 & s=$!; echo ready; wait $s; wait $s; echo "sleep: $?"`)
+	// "ready" only once the background sleep runs: a SIGTERM that comes
+	// while its shell has forked and not yet executed sleep reaches the
+	// shell's own trap in the child, and the sleep then runs on.
+	cmd := exec.Command("/bin/sh", "-c", `trap 'echo got-term' TERM; sleep 30 & s=$!; until [ "$(cat /proc/$s/comm)" = sleep ]; do :; done; echo ready; wait $s; wait $s; echo "sleep: $?"`)
 	cmd.Dir, cmd.Env = f.ws, []string{"PATH=/usr/bin:/bin"}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := sandbox.Wrap(cmd, helperBin, f.policy(sandbox.WorkspaceWrite)); err != nil {
