@@ -8,20 +8,46 @@ import (
 	"unsafe"
 )
 
-// haveVector: the masks are computed 64 bytes at a time with AVX-512
-// and VBMI's byte permute (VPERMB), the anchor filter's table lookup.
-// Without them (an older CPU) Screen is the byte scan.
-var haveVector = archsimd.X86.AVX512VBMI()
+// The masks are computed by one of two kernels, by what the CPU has:
+//
+//   - AVX-512 with VBMI (Intel since Ice Lake, AMD since Zen 4): 64
+//     bytes a vector, the anchor filter's 64-entry tables looked up by
+//     one byte permute (VPERMB) each (vbmiMasks, below);
+//   - AVX2 only (AMD before Zen 4, Intel before Ice Lake, many cloud
+//     CPUs): 32 bytes a vector, the tables by two 16-entry shuffles
+//     (VPSHUFB) each (avx2Masks, masks_avx2.go).
+//
+// Without either (a CPU older than Haswell) Screen is the byte scan.
+var (
+	haveVBMI   = archsimd.X86.AVX512VBMI()
+	haveAVX2   = archsimd.X86.AVX2()
+	haveVector = haveVBMI || haveAVX2
+)
 
 // vectorMasks computes blockMasks for the blocks of s from block from
 // on, into letter, special and anchor (as many as they hold), while the
 // next block is inside s too, and returns how many it did. It adds up
 // the blocks it did into sum (chunkSum), from sum.top.
+func vectorMasks(s string, from int, letter, special, anchor []uint64, sum *chunkSum) int {
+	switch {
+	case haveVBMI && !forceAVX2:
+		return vbmiMasks(s, from, letter, special, anchor, sum)
+	case haveAVX2:
+		return avx2Masks(s, from, letter, special, anchor, sum)
+	}
+	return 0
+}
+
+// forceAVX2 makes vectorMasks use the AVX2 kernel on a CPU with VBMI
+// too, so that the tests can run both there.
+var forceAVX2 = false
+
+// vbmiMasks is vectorMasks with AVX-512 VBMI.
 // Each byte's anchor table index (filterIndex) is computed once, for a
 // block ahead; the bytes k places on are that index vector and the next
 // block's shifted by one permute of the two (VPERMI2B).
-func vectorMasks(s string, from int, letter, special, anchor []uint64, sum *chunkSum) int {
-	if !haveVector || len(s) < 64*from+128 {
+func vbmiMasks(s string, from int, letter, special, anchor []uint64, sum *chunkSum) int {
+	if len(s) < 64*from+128 {
 		return 0
 	}
 	special, anchor = special[:len(letter)], anchor[:len(letter)]

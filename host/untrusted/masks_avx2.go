@@ -1,0 +1,161 @@
+//go:build goexperiment.simd && amd64
+
+package untrusted
+
+import (
+	"math/bits"
+	"simd/archsimd"
+	"unsafe"
+)
+
+// avx2Masks is vectorMasks with AVX2 only, 32 bytes a vector, two to
+// a block. AVX2 has no full byte permute: its shuffle (VPSHUFB) looks
+// up 16 entries, within each 128-bit lane. So the masks are made
+// otherwise than vbmiMasks makes them, to the same bits:
+//
+//   - the anchor filter's tables: a byte's index (filterIndex) is 0 to
+//     31 or 63, and entry 63 is entry 31 in every table (neither byte
+//     is a letter; anchorHalves), so each lookup is two shuffles, of
+//     entries 0-15 and 16-31, each giving zero where the index is the
+//     other's (a shuffle index with its top bit set gives zero);
+//   - the bytes specialAt judges, by their class from two shuffles, of
+//     the byte's low and high four bits (exact, avx2Class); the leads of
+//     invisible characters are special as they are, a markup byte only
+//     with a next byte markupNext fits, looked up for the markup bytes
+//     alone, one by one: a 64-entry table takes a dozen instructions
+//     every 32 bytes in AVX2, and ordinary text has a markup byte every
+//     hundred bytes or so.
+//
+// The bytes k places on, for the anchor tables, come from the index
+// vector and the next one's (VPERM2I128, then VPALIGNR per place).
+func avx2Masks(s string, from int, letter, special, anchor []uint64, sum *chunkSum) int {
+	if len(s) < 64*from+128 {
+		return 0
+	}
+	special, anchor = special[:len(letter)], anchor[:len(letter)]
+	base := unsafe.Pointer(unsafe.StringData(s))
+	load := func(i int) archsimd.Uint8x32 {
+		return archsimd.LoadUint8x32((*[32]uint8)(unsafe.Add(base, i)))
+	}
+	lo := func(k int) archsimd.Uint8x32 { return archsimd.LoadUint8x32(&anchorHalves[k][0]) }
+	hi := func(k int) archsimd.Uint8x32 { return archsimd.LoadUint8x32(&anchorHalves[k][1]) }
+	t0, t1, t2, t3, t4, t5 := lo(0), lo(1), lo(2), lo(3), lo(4), lo(5)
+	u0, u1, u2, u3, u4, u5 := hi(0), hi(1), hi(2), hi(3), hi(4), hi(5)
+	fold, off, top, bias := archsimd.BroadcastUint8x32(0x20), archsimd.BroadcastUint8x32(0x60),
+		archsimd.BroadcastUint8x32(63), archsimd.BroadcastUint8x32(0x70)
+	// index is filterIndex+0x70: 0x70-0x7F for the first table half,
+	// 0x80-0x8F (and 0xAF for 63) for the second, so that the index
+	// selects in one half and, its top bit flipped, in the other.
+	index := func(x archsimd.Uint8x32) archsimd.Uint8x32 { return x.Or(fold).Sub(off).Min(top).Add(bias) }
+	flip := archsimd.BroadcastUint8x32(0x80)
+	look := func(t, u, i archsimd.Uint8x32) archsimd.Uint8x32 {
+		return t.PermuteOrZeroGrouped(i.AsInt8x32()).Or(u.PermuteOrZeroGrouped(i.Xor(flip).AsInt8x32()))
+	}
+	// A letter's index is 0x71 to 0x8A: plus 0x0F, -128 to -103 signed.
+	letterOff, letterEnd := archsimd.BroadcastUint8x32(0x0F), archsimd.BroadcastInt8x32(-102)
+	nib := archsimd.BroadcastUint8x32(0x0F)
+	// The high four bits by a shift of each 32 bits by a vector of
+	// counts (VPSRLVD): the shift by a count (VPSRLW) takes it in a
+	// register the compiler fills with an SSE move each block, and that
+	// made the kernel 1.5 ms a MiB slower here (AMD EPYC).
+	four := archsimd.BroadcastUint32x8(4)
+	clsLo, clsHi := archsimd.LoadUint8x32(&avx2Class[0]), archsimd.LoadUint8x32(&avx2Class[1])
+	zero, leadMin := archsimd.BroadcastInt8x32(0), archsimd.BroadcastInt8x32(classMarkupMax)
+	zeroU := archsimd.BroadcastUint8x32(0)
+	first := archsimd.BroadcastUint8x32(sum.first)
+	// half makes the masks of the 32 bytes x, whose indexes are ix and
+	// the next 32 bytes' iy: letters, lead bytes, markup bytes (not yet
+	// checked for the byte after), anchor filter and the boundary's
+	// first byte.
+	half := func(x, ix, iy archsimd.Uint8x32) (l, lead, markup, a, f uint32) {
+		mid := ix.Select128FromPair(1, 2, iy) // ix's high lane, iy's low: for the shifts
+		acc := look(t0, u0, ix).
+			And(look(t1, u1, mid.ConcatShiftBytesRightGrouped(1, ix))).
+			And(look(t2, u2, mid.ConcatShiftBytesRightGrouped(2, ix))).
+			And(look(t3, u3, mid.ConcatShiftBytesRightGrouped(3, ix))).
+			And(look(t4, u4, mid.ConcatShiftBytesRightGrouped(4, ix))).
+			And(look(t5, u5, mid.ConcatShiftBytesRightGrouped(5, ix)))
+		a = ^acc.Equal(zeroU).ToBits() // table 0 is zero at every byte but letters
+		l = letterEnd.Greater(ix.Add(letterOff).AsInt8x32()).ToBits()
+		cls := clsLo.PermuteOrZeroGrouped(x.And(nib).AsInt8x32()).
+			And(clsHi.PermuteOrZeroGrouped(x.AsUint32x8().ShiftRight(four).AsUint8x32().And(nib).AsInt8x32())).AsInt8x32()
+		lead = cls.Greater(leadMin).ToBits()
+		markup = cls.Greater(zero).ToBits() &^ lead
+		return l, lead, markup, a, x.Equal(first).ToBits()
+	}
+	b := 0
+	last, words, anchored, specials, firstAt := sum.top, sum.words, sum.anchored, sum.special, sum.firstAt
+	x0 := load(64 * from)
+	i0 := index(x0)
+	for i := 64 * from; b < len(letter) && i+128 <= len(s); i, b = i+64, b+1 {
+		x1, x2 := load(i+32), load(i+64)
+		i1, i2 := index(x1), index(x2)
+		l0, lead0, mk0, a0, f0 := half(x0, i0, i1)
+		l1, lead1, mk1, a1, f1 := half(x1, i1, i2)
+		x0, i0 = x2, i2
+		l := uint64(l0) | uint64(l1)<<32
+		a := uint64(a0) | uint64(a1)<<32
+		sp := uint64(lead0) | uint64(lead1)<<32
+		// The markup bytes that markupNext fits the next byte of (it
+		// is inside s: the next block is).
+		for m := uint64(mk0) | uint64(mk1)<<32; m != 0; m &= m - 1 {
+			p := i + bits.TrailingZeros64(m)
+			if byteClass[s[p]&0x7f]&markupNext[s[p+1]&63] != 0 {
+				sp |= m & -m
+			}
+		}
+		letter[b], special[b], anchor[b] = l, sp, a
+		starts := l &^ (l<<1 | last)
+		last = l >> 63
+		words += bits.OnesCount64(starts)
+		anchored |= a & starts
+		specials |= sp
+		firstAt |= uint64(f0) | uint64(f1)<<32
+	}
+	sum.top, sum.words, sum.anchored, sum.special, sum.firstAt = last, words, anchored, specials, firstAt
+	return b
+}
+
+// anchorHalves[k] is anchorTable[k]'s entries 0-15 and 16-31, each
+// twice (a shuffle looks up within each 128-bit lane). Entry 63 is no
+// other than 31: both are for bytes that are no letter.
+var anchorHalves = func() (t [filterLen][2][32]uint8) {
+	for k := range t {
+		if anchorTable[k][31] != anchorTable[k][63] {
+			panic("untrusted: anchor table entries 31 and 63 differ")
+		}
+		for j := 0; j < 32; j++ {
+			t[k][0][j] = anchorTable[k][j%16]
+			t[k][1][j] = anchorTable[k][16+j%16]
+		}
+	}
+	return t
+}()
+
+// avx2Class[0][c&15] & avx2Class[1][c>>4] is a byte c's class for
+// specialAt: its markupBit for a markup byte, classLeadE for 0xE2 and
+// 0xEF, classLeadF for 0xF3, else 0. Exact for every byte: each class
+// has its own bit, and its bytes are every pair of its low and high
+// halves (TestAVX2Class).
+var avx2Class = func() (t [2][32]uint8) {
+	set := func(c, bit byte) {
+		for lane := 0; lane < 32; lane += 16 {
+			t[0][lane+int(c&15)] |= bit
+			t[1][lane+int(c>>4)] |= bit
+		}
+	}
+	for c, bit := range markupBit {
+		set(c, bit)
+	}
+	set(0xE2, classLeadE)
+	set(0xEF, classLeadE)
+	set(0xF3, classLeadF)
+	return t
+}()
+
+// The lead bytes' classes, above every markupBit (classMarkupMax).
+const (
+	classMarkupMax = 8
+	classLeadE     = 0x10
+	classLeadF     = 0x20
+)
