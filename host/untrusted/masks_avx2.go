@@ -18,13 +18,14 @@ import (
 //     is a letter; anchorHalves), so each lookup is two shuffles, of
 //     entries 0-15 and 16-31, each giving zero where the index is the
 //     other's (a shuffle index with its top bit set gives zero);
-//   - the bytes specialAt judges, by their class from two shuffles, of
-//     the byte's low and high four bits (exact, avx2Class); the leads of
-//     invisible characters are special as they are, a markup byte only
-//     with a next byte markupNext fits, looked up for the markup bytes
-//     alone, one by one: a 64-entry table takes a dozen instructions
-//     every 32 bytes in AVX2, and ordinary text has a markup byte every
-//     hundred bytes or so.
+//   - the bytes specialAt judges: no two markup bytes have the same
+//     low four bits, nor two leads of invisible characters, so one
+//     shuffle by them finds the one markup byte a byte may be and
+//     another the one lead (byLowHalf). A lead is special as it is, a
+//     markup byte only with a next byte markupNext fits, looked up for
+//     the markup bytes alone, one by one: the 64-entry table would be a
+//     dozen instructions every 32 bytes, and ordinary text has a markup
+//     byte every hundred bytes or so.
 //
 // The bytes k places on, for the anchor tables, come from the index
 // vector and the next one's (VPERM2I128, then VPALIGNR per place).
@@ -54,13 +55,7 @@ func avx2Masks(s string, from int, letter, special, anchor []uint64, sum *chunkS
 	// A letter's index is 0x71 to 0x8A: plus 0x0F, -128 to -103 signed.
 	letterOff, letterEnd := archsimd.BroadcastUint8x32(0x0F), archsimd.BroadcastInt8x32(-102)
 	nib := archsimd.BroadcastUint8x32(0x0F)
-	// The high four bits by a shift of each 32 bits by a vector of
-	// counts (VPSRLVD): the shift by a count (VPSRLW) takes it in a
-	// register the compiler fills with an SSE move each block, and that
-	// made the kernel 1.5 ms a MiB slower here (AMD EPYC).
-	four := archsimd.BroadcastUint32x8(4)
-	clsLo, clsHi := archsimd.LoadUint8x32(&avx2Class[0]), archsimd.LoadUint8x32(&avx2Class[1])
-	zero, leadMin := archsimd.BroadcastInt8x32(0), archsimd.BroadcastInt8x32(classMarkupMax)
+	markupAt, leadAt := archsimd.LoadUint8x32(&byLowHalf[0]), archsimd.LoadUint8x32(&byLowHalf[1])
 	zeroU := archsimd.BroadcastUint8x32(0)
 	first := archsimd.BroadcastUint8x32(sum.first)
 	// half makes the masks of the 32 bytes x, whose indexes are ix and
@@ -77,10 +72,9 @@ func avx2Masks(s string, from int, letter, special, anchor []uint64, sum *chunkS
 			And(look(t5, u5, mid.ConcatShiftBytesRightGrouped(5, ix)))
 		a = ^acc.Equal(zeroU).ToBits() // table 0 is zero at every byte but letters
 		l = letterEnd.Greater(ix.Add(letterOff).AsInt8x32()).ToBits()
-		cls := clsLo.PermuteOrZeroGrouped(x.And(nib).AsInt8x32()).
-			And(clsHi.PermuteOrZeroGrouped(x.AsUint32x8().ShiftRight(four).AsUint8x32().And(nib).AsInt8x32())).AsInt8x32()
-		lead = cls.Greater(leadMin).ToBits()
-		markup = cls.Greater(zero).ToBits() &^ lead
+		low := x.And(nib).AsInt8x32()
+		markup = x.Equal(markupAt.PermuteOrZeroGrouped(low)).ToBits()
+		lead = x.Equal(leadAt.PermuteOrZeroGrouped(low)).ToBits()
 		return l, lead, markup, a, x.Equal(first).ToBits()
 	}
 	b := 0
@@ -97,8 +91,10 @@ func avx2Masks(s string, from int, letter, special, anchor []uint64, sum *chunkS
 		a := uint64(a0) | uint64(a1)<<32
 		sp := uint64(lead0) | uint64(lead1)<<32
 		// The markup bytes that markupNext fits the next byte of (it
-		// is inside s: the next block is).
-		for m := uint64(mk0) | uint64(mk1)<<32; m != 0; m &= m - 1 {
+		// is inside s: the next block is). (Judging the first two
+		// without a branch was 65 µs a MiB slower.)
+		mk := uint64(mk0) | uint64(mk1)<<32
+		for m := mk; m != 0; m &= m - 1 {
 			p := i + bits.TrailingZeros64(m)
 			if byteClass[s[p]&0x7f]&markupNext[s[p+1]&63] != 0 {
 				sp |= m & -m
@@ -132,30 +128,25 @@ var anchorHalves = func() (t [filterLen][2][32]uint8) {
 	return t
 }()
 
-// avx2Class[0][c&15] & avx2Class[1][c>>4] is a byte c's class for
-// specialAt: its markupBit for a markup byte, classLeadE for 0xE2 and
-// 0xEF, classLeadF for 0xF3, else 0. Exact for every byte: each class
-// has its own bit, and its bytes are every pair of its low and high
-// halves (TestAVX2Class).
-var avx2Class = func() (t [2][32]uint8) {
-	set := func(c, bit byte) {
-		for lane := 0; lane < 32; lane += 16 {
-			t[0][lane+int(c&15)] |= bit
-			t[1][lane+int(c>>4)] |= bit
+// byLowHalf[0][c&15] is the markup byte whose low four bits are c's
+// (markupBit: they differ in them), byLowHalf[1][c&15] the lead byte
+// of an invisible character (0xE2, 0xEF, 0xF3) whose are; where there
+// is none, a byte with other low bits, so that no byte equals it.
+var byLowHalf = func() (t [2][32]uint8) {
+	for j := range 32 {
+		t[0][j], t[1][j] = uint8(j%16)^1, uint8(j%16)^1
+	}
+	set := func(k int, c byte) {
+		if t[k][c&15] != c&15^1 {
+			panic("untrusted: two bytes with the same low half")
 		}
+		t[k][c&15], t[k][16+c&15] = c, c
 	}
-	for c, bit := range markupBit {
-		set(c, bit)
+	for c := range markupBit {
+		set(0, c)
 	}
-	set(0xE2, classLeadE)
-	set(0xEF, classLeadE)
-	set(0xF3, classLeadF)
+	set(1, 0xE2)
+	set(1, 0xEF)
+	set(1, 0xF3)
 	return t
 }()
-
-// The lead bytes' classes, above every markupBit (classMarkupMax).
-const (
-	classMarkupMax = 8
-	classLeadE     = 0x10
-	classLeadF     = 0x20
-)
