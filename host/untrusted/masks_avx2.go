@@ -58,24 +58,16 @@ func avx2Masks(s string, from int, letter, special, anchor []uint64, sum *chunkS
 	markupAt, leadAt := archsimd.LoadUint8x32(&byLowHalf[0]), archsimd.LoadUint8x32(&byLowHalf[1])
 	zeroU := archsimd.BroadcastUint8x32(0)
 	first := archsimd.BroadcastUint8x32(sum.first)
-	// half makes the masks of the 32 bytes x, whose indexes are ix and
-	// the next 32 bytes' iy: letters, lead bytes, markup bytes (not yet
-	// checked for the byte after), anchor filter and the boundary's
-	// first byte.
-	half := func(x, ix, iy archsimd.Uint8x32) (l, lead, markup, a, f uint32) {
-		mid := ix.Select128FromPair(1, 2, iy) // ix's high lane, iy's low: for the shifts
-		acc := look(t0, u0, ix).
-			And(look(t1, u1, mid.ConcatShiftBytesRightGrouped(1, ix))).
-			And(look(t2, u2, mid.ConcatShiftBytesRightGrouped(2, ix))).
-			And(look(t3, u3, mid.ConcatShiftBytesRightGrouped(3, ix))).
-			And(look(t4, u4, mid.ConcatShiftBytesRightGrouped(4, ix))).
-			And(look(t5, u5, mid.ConcatShiftBytesRightGrouped(5, ix)))
-		a = ^acc.Equal(zeroU).ToBits() // table 0 is zero at every byte but letters
+	// masks makes the masks of the 32 bytes x and their indexes ix (iy
+	// are the next 32 bytes'), but the anchor filter: letters, lead
+	// bytes, markup bytes (not yet checked for the byte after) and the
+	// boundary's first byte.
+	masks := func(x, ix archsimd.Uint8x32) (l, lead, markup, f uint32) {
 		l = letterEnd.Greater(ix.Add(letterOff).AsInt8x32()).ToBits()
 		low := x.And(nib).AsInt8x32()
 		markup = x.Equal(markupAt.PermuteOrZeroGrouped(low)).ToBits()
 		lead = x.Equal(leadAt.PermuteOrZeroGrouped(low)).ToBits()
-		return l, lead, markup, a, x.Equal(first).ToBits()
+		return l, lead, markup, x.Equal(first).ToBits()
 	}
 	b := 0
 	last, words, anchored, specials, firstAt := sum.top, sum.words, sum.anchored, sum.special, sum.firstAt
@@ -84,11 +76,23 @@ func avx2Masks(s string, from int, letter, special, anchor []uint64, sum *chunkS
 	for i := 64 * from; b < len(letter) && i+128 <= len(s); i, b = i+64, b+1 {
 		x1, x2 := load(i+32), load(i+64)
 		i1, i2 := index(x1), index(x2)
-		l0, lead0, mk0, a0, f0 := half(x0, i0, i1)
-		l1, lead1, mk1, a1, f1 := half(x1, i1, i2)
+		l0, lead0, mk0, f0 := masks(x0, i0)
+		l1, lead1, mk1, f1 := masks(x1, i1)
+		// The anchor filter of both halves a table at a time, so that
+		// each table is loaded once a block: the twelve do not fit in
+		// AVX2's sixteen registers with the rest.
+		m0 := i0.Select128FromPair(1, 2, i1) // i0's high lane, i1's low: for the shifts
+		m1 := i1.Select128FromPair(1, 2, i2)
+		acc0, acc1 := look(t0, u0, i0), look(t0, u0, i1)
+		acc0, acc1 = acc0.And(look(t1, u1, m0.ConcatShiftBytesRightGrouped(1, i0))), acc1.And(look(t1, u1, m1.ConcatShiftBytesRightGrouped(1, i1)))
+		acc0, acc1 = acc0.And(look(t2, u2, m0.ConcatShiftBytesRightGrouped(2, i0))), acc1.And(look(t2, u2, m1.ConcatShiftBytesRightGrouped(2, i1)))
+		acc0, acc1 = acc0.And(look(t3, u3, m0.ConcatShiftBytesRightGrouped(3, i0))), acc1.And(look(t3, u3, m1.ConcatShiftBytesRightGrouped(3, i1)))
+		acc0, acc1 = acc0.And(look(t4, u4, m0.ConcatShiftBytesRightGrouped(4, i0))), acc1.And(look(t4, u4, m1.ConcatShiftBytesRightGrouped(4, i1)))
+		acc0, acc1 = acc0.And(look(t5, u5, m0.ConcatShiftBytesRightGrouped(5, i0))), acc1.And(look(t5, u5, m1.ConcatShiftBytesRightGrouped(5, i1)))
 		x0, i0 = x2, i2
 		l := uint64(l0) | uint64(l1)<<32
-		a := uint64(a0) | uint64(a1)<<32
+		// Table 0 is zero at every byte but letters.
+		a := uint64(^acc0.Equal(zeroU).ToBits()) | uint64(^acc1.Equal(zeroU).ToBits())<<32
 		sp := uint64(lead0) | uint64(lead1)<<32
 		// The markup bytes that markupNext fits the next byte of (it
 		// is inside s: the next block is). (Judging the first two
