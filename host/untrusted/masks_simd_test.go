@@ -5,23 +5,43 @@ package untrusted
 import (
 	"math/bits"
 	"math/rand/v2"
+	"simd/archsimd"
+	"slices"
 	"strings"
 	"testing"
 )
 
-// TestVectorMasks: the vector masks are blockMasks', block for block, on
-// random bytes (every byte value, letters in both cases around the
-// anchor words) and on the benchmark page.
+// TestVectorMasks: each vector kernel this CPU has computes
+// blockMasks' masks and their sums, block for block: on random bytes
+// (every byte value, letters in both cases around the anchor words),
+// on the benchmark pages, on every pair of bytes (each markup byte with
+// every next byte), and with each anchor word, markup and lead byte at
+// every offset across the first block edges. The AVX2 kernel runs on
+// any CPU with AVX2, VBMI or not.
 func TestVectorMasks(t *testing.T) {
-	if !haveVector {
-		t.Skip("no AVX-512 VBMI on this CPU: Screen is the byte scan")
+	kernels := []struct {
+		name string
+		have bool
+		run  func(s string, from int, letter, special, anchor []uint64, sum *chunkSum) int
+	}{{"vbmi", haveVBMI, vbmiMasks}, {"avx2", haveAVX2, avx2Masks}}
+	texts := maskTexts()
+	for _, k := range kernels {
+		t.Run(k.name, func(t *testing.T) {
+			if !k.have {
+				t.Skipf("no %s on this CPU", k.name)
+			}
+			checkKernel(t, k.run, texts)
+		})
 	}
+}
+
+func maskTexts() []string {
 	r := rand.New(rand.NewPCG(30, 4))
 	var words []string
 	for w := range vocabulary {
 		words = append(words, w, strings.ToUpper(w), w+"s", w[:len(w)-1])
 	}
-	texts := []string{benchPage(1 << 20), benchPage(4 << 10)}
+	texts := []string{benchPage(1 << 20), benchPage(4 << 10), fixturePage(1 << 20)}
 	for n := 0; n < 300; n++ {
 		b := make([]byte, 64+r.IntN(1000))
 		for i := range b {
@@ -41,6 +61,39 @@ func TestVectorMasks(t *testing.T) {
 		}
 		texts = append(texts, string(b))
 	}
+	// Every byte followed by every byte.
+	var pairs []byte
+	for c := 0; c < 256; c++ {
+		for d := 0; d < 256; d++ {
+			pairs = append(pairs, byte(c), byte(d))
+		}
+	}
+	texts = append(texts, string(pairs), string(pairs[1:]))
+	// Each anchor word, markup and lead byte at every offset in a
+	// frame of four blocks to past the second block edge, in spaces and
+	// in letters.
+	pieces := []string{"<|im_start|>", "[INST]", "\"role\"", "\n\nHuman:", "\xe2\x80\x8b", "\xef\xbb\xbf", "\xf3\xa0\x80\x81", "<b", "\nJ"}
+	for w, r := range vocabulary {
+		if r&anchorRoles != 0 {
+			pieces = append(pieces, w, strings.ToUpper(w[:1])+w[1:])
+		}
+	}
+	slices.Sort(pieces[9:])
+	for _, fill := range []string{" ", "x"} {
+		var b strings.Builder
+		for _, w := range pieces {
+			for off := 0; off <= 130; off++ {
+				b.WriteString(strings.Repeat(fill, off))
+				b.WriteString(w)
+				b.WriteString(strings.Repeat(fill, 256-off-len(w)))
+			}
+		}
+		texts = append(texts, b.String())
+	}
+	return texts
+}
+
+func checkKernel(t *testing.T, vectorMasks func(s string, from int, letter, special, anchor []uint64, sum *chunkSum) int, texts []string) {
 	for k, s := range texts {
 		// From the first block and from a later one, into arrays of
 		// the whole rest or of a chunk's few blocks.
@@ -81,4 +134,24 @@ func TestVectorMasks(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestVectorKernel: with AVX2, VBMI or not, Screen is by masks.
+func TestVectorKernel(t *testing.T) {
+	if archsimd.X86.AVX2() && !haveVector {
+		t.Fatal("AVX2 but no vector kernel: Screen is the byte scan")
+	}
+}
+
+// TestAVX2Verdicts runs the verdict tests with the AVX2 kernel on a CPU
+// with VBMI, where Screen uses the VBMI kernel. (With AVX2 alone the
+// other tests run the AVX2 kernel.)
+func TestAVX2Verdicts(t *testing.T) {
+	if !haveVBMI || !haveAVX2 {
+		t.Skip("Screen uses the AVX2 kernel here, or none: the other tests run it")
+	}
+	forceAVX2 = true
+	defer func() { forceAVX2 = false }()
+	TestScreenIsTheOracles(t)
+	TestChunkEdges(t)
 }
