@@ -66,14 +66,17 @@ func window(r uint32) (back, fwd int) {
 const maxBack = 6
 
 // The anchor filter looks at the six bytes from a word start: each byte
-// maps, by a 64-entry table per position, to the set of eight buckets of
-// anchor words it fits there; a word may be an anchor when a bucket fits
-// all six. The buckets of the three-, four- and five-letter anchors also
+// maps, by a table per position, to the set of eight buckets of anchor
+// words it fits there; a word may be an anchor when a bucket fits all
+// six. The buckets of the three-, four- and five-letter anchors also
 // require the byte after the word to be no letter. Every anchor passes;
 // other words pass rarely ("that" failed once "show" had a bucket of its
-// own). A byte indexes the tables by filterIndex (a letter of either
-// case by its place in the alphabet, any other byte by one of a few
-// entries), so one lookup is one vector permute (VPERMB).
+// own). A byte's entry is its slot's (letterSlot: two letters to most
+// slots, any other byte slot 0): with AVX2 one lookup is a 16-entry
+// shuffle (VPSHUFB) by the slot; with AVX-512 VBMI one byte permute
+// (VPERMB) by filterIndex (a letter of either case by its place in the
+// alphabet, any other byte by one of a few entries), of a 64-entry
+// table with each slot's entry at its indexes (anchorTable).
 const filterLen = 6
 
 // anchorBucket is the bucket of an anchor word, and whether the bucket
@@ -103,9 +106,36 @@ func anchorBucket(w string) (b int, exact bool) {
 // 27 to 31 or 63 (three vector instructions: or, subtract, minimum).
 func filterIndex(c byte) byte { return min((c|0x20)-0x60, 63) }
 
-// anchorTable[k][filterIndex(c)] is the buckets a byte c fits at
+// letterSlot[i] is the slot, 1 to 15, of the letter of filterIndex i
+// (1 to 26: a to z) in the anchor tables; every other byte has slot 0.
+// The tables are of 16 slots, two letters to most, so that a lookup is
+// one 16-entry shuffle (VPSHUFB) with AVX2 (masks_avx2.go): a table's
+// entry for a slot is the buckets either letter fits there. Which letters share a
+// slot was chosen by a search (stop 54) over the word starts of the Go
+// spec and memory model, its LICENSE, the benign corpus and the two
+// benchmark pages, for the fewest that pass the filter: on those the
+// same as with a slot a letter (the fixture page none, benchPage 14463,
+// the spec 973 against 953); on texts it did not see, 3 to 6% more (this
+// repository's architecture.md 855 against 804 of 33111 word starts,
+// BENCHMARKS.md 1541 against 1485 of 49395, Go's godebug.md 110
+// against 107 of 3872). With the pairs that the low four bits of the
+// letter's index make, a slot's two letters were as often unrelated and
+// the fixture page had a candidate at 12% of its words.
+var letterSlot = [27]uint8{0, // not a letter
+	6, 10, 12, 13, 11, 10, 4, 8, 15, 1, 13, 14, 15, // a to m
+	9, 4, 3, 14, 5, 7, 2, 1, 12, 6, 3, 8, 9} // n to z
+
+// anchorSlotOf is the slot of the byte of filterIndex i.
+func anchorSlotOf(i byte) byte {
+	if i >= 1 && i <= 26 {
+		return letterSlot[i]
+	}
+	return 0
+}
+
+// anchorSlots[k][slot] is the buckets a byte of that slot fits at
 // position k.
-var anchorTable = func() (t [filterLen][64]uint8) {
+var anchorSlots = func() (t [filterLen][16]uint8) {
 	lens := [8]int{} // the length of an exact bucket's words
 	for w, r := range vocabulary {
 		if r&anchorRoles == 0 {
@@ -119,7 +149,7 @@ var anchorTable = func() (t [filterLen][64]uint8) {
 			lens[b] = len(w)
 		}
 		for k := 0; k < filterLen && k < len(w); k++ {
-			t[k][filterIndex(w[k])] |= 1 << b
+			t[k][anchorSlotOf(filterIndex(w[k]))] |= 1 << b
 		}
 	}
 	for b, n := range lens {
@@ -127,9 +157,19 @@ var anchorTable = func() (t [filterLen][64]uint8) {
 			for c := 0; c < 256; c++ {
 				// The byte after the word is no letter; any byte after.
 				if k > n || class[c] != clsLetter {
-					t[k][filterIndex(byte(c))] |= 1 << b
+					t[k][anchorSlotOf(filterIndex(byte(c)))] |= 1 << b
 				}
 			}
+		}
+	}
+	return t
+}()
+
+// anchorTable[k][filterIndex(c)] is anchorSlots[k] of c's slot.
+var anchorTable = func() (t [filterLen][64]uint8) {
+	for k := range t {
+		for i := range t[k] {
+			t[k][i] = anchorSlots[k][anchorSlotOf(byte(i))]
 		}
 	}
 	return t
@@ -144,7 +184,7 @@ func anchorAt(s string, i int) bool {
 		if i+k < len(s) {
 			c = s[i+k]
 		}
-		acc &= anchorTable[k][filterIndex(c)]
+		acc &= anchorSlots[k][anchorSlotOf(filterIndex(c))]
 	}
 	return acc != 0
 }
