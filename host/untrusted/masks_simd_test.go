@@ -129,6 +129,11 @@ func checkKernel(t *testing.T, vectorMasks func(s string, from int, letter, spec
 						from+b, s[64*(from+b):min(len(s), 64*(from+b)+64)], l[b], wl, sp[b], ws, a[b], wa)
 				}
 			}
+			// firstAt need only be 0 when the byte is nowhere.
+			if (sum.firstAt != 0) != (want.firstAt != 0) {
+				t.Fatalf("firstAt %064b of %d blocks from block %d, want %064b", sum.firstAt, done, from, want.firstAt)
+			}
+			sum.firstAt = want.firstAt
 			if want.top, want.first = top, first; sum != want {
 				t.Fatalf("the sums of %d blocks from block %d: %+v, want %+v", done, from, sum, want)
 			}

@@ -102,8 +102,9 @@ func boundaryIn(s, boundary string, i, j int) int {
 // special, its special bits. The vector pass's are a chunk's own only
 // when the chunk has no special byte and none was stepped over into it:
 // else run takes out of the letters what the scan steps over first.
-// firstAt is the places of the byte first (in: the boundary's first
-// byte), or'ed over the blocks, by the vector pass only.
+// firstAt is not 0 when the byte first (in: the boundary's first byte)
+// is in the blocks, by the vector pass only (the VBMI kernel's is its
+// places, or'ed over the blocks; the AVX2 kernel's is only not 0).
 type chunkSum struct {
 	top, anchored, special, firstAt uint64
 	words                           int
