@@ -90,7 +90,7 @@ func (e *elicitor) Elicit(ctx context.Context, req mcp.ElicitationRequest) (*mcp
 		return e.answer(decline, "declined unasked: a second form while one is open"), nil
 	}
 	defer e.busy.Store(false)
-	f, err := parseForm(req.Params.RequestedSchema)
+	f, err := parseForm(req.Params.RequestedSchema, e.c.plan.secrets.String)
 	if err != nil {
 		return e.answer(decline, "declined unasked: "+err.Error()), nil
 	}

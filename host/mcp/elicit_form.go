@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -28,12 +29,11 @@ const (
 // formField is one property of a requested schema, as the spec restricts
 // them: flat, of a primitive type (or an array of enum strings).
 type formField struct {
-	name, typ    string
-	text         string // title and description
-	enum         []string
-	def          any // the declared default, decoded; nil when none
-	required     bool
-	defaultShown string
+	name, typ string
+	text      string // title and description
+	enum      []string
+	def       any // the declared default, decoded; nil when none
+	required  bool
 }
 
 // form is a requested schema Demiurge can answer: its fields sorted by
@@ -66,7 +66,9 @@ type itemsSchema struct {
 // parseForm reads a requested schema within the bounds. Demiurge answers a
 // form only with its declared defaults, so a required field without one
 // (or a default that does not fit its field) makes the form unanswerable.
-func parseForm(schema any) (form, error) {
+// Its errors name fields as clean makes them, then quoted: a declared value
+// in a name is replaced before %q escapes it out of the replacer's sight.
+func parseForm(schema any, clean func(string) string) (form, error) {
 	raw, err := json.Marshal(schema)
 	if err != nil {
 		return form{}, fmt.Errorf("the requested schema is not JSON: %w", err)
@@ -87,12 +89,12 @@ func parseForm(schema any) (form, error) {
 	}
 	for _, r := range s.Required {
 		if _, ok := s.Properties[r]; !ok {
-			return form{}, fmt.Errorf("required field %q is not a property", clipRunes(r, maxFormName))
+			return form{}, fmt.Errorf("required field %s is not a property", quoted(clean, r))
 		}
 	}
 	f := form{raw: raw}
 	for name, prop := range s.Properties {
-		field, err := parseField(name, prop, slices.Contains(s.Required, name))
+		field, err := parseField(name, prop, slices.Contains(s.Required, name), clean)
 		if err != nil {
 			return form{}, err
 		}
@@ -102,13 +104,19 @@ func parseForm(schema any) (form, error) {
 	return f, nil
 }
 
-func parseField(name string, prop json.RawMessage, required bool) (formField, error) {
+// quoted is the server's s for an error: redacted, clipped, then quoted.
+func quoted(clean func(string) string, s string) string {
+	return strconv.Quote(clipRunes(clean(s), maxFormName))
+}
+
+func parseField(name string, prop json.RawMessage, required bool, clean func(string) string) (formField, error) {
 	if name == "" || len(name) > maxFormName || !utf8.ValidString(name) {
-		return formField{}, fmt.Errorf("field name %q is empty, longer than %d bytes or not UTF-8", clipRunes(name, maxFormName), maxFormName)
+		return formField{}, fmt.Errorf("field name %s is empty, longer than %d bytes or not UTF-8", quoted(clean, name), maxFormName)
 	}
+	q := quoted(clean, name)
 	var p propertySchema
 	if err := json.Unmarshal(prop, &p); err != nil {
-		return formField{}, fmt.Errorf("field %q is not a schema", name)
+		return formField{}, fmt.Errorf("field %s is not a schema", q)
 	}
 	f := formField{name: name, typ: p.Type, required: required, text: strings.TrimSpace(p.Title + " " + p.Description)}
 	var err error
@@ -123,23 +131,19 @@ func parseField(name string, prop json.RawMessage, required bool) (formField, er
 		f.def, err = boolDefault(p.Default)
 	case "array":
 		if p.Items == nil {
-			return formField{}, fmt.Errorf("field %q is an array without items", name)
+			return formField{}, fmt.Errorf("field %s is an array without items", q)
 		}
 		if f.enum, err = enumValues(p.Items.Enum, p.Items.AnyOf); err == nil {
 			f.def, err = arrayDefault(p.Default, f.enum)
 		}
 	default:
-		return formField{}, fmt.Errorf("field %q has type %q; a form field is a string, number, integer, boolean or array of enum strings", name, clipRunes(p.Type, maxFormName))
+		return formField{}, fmt.Errorf("field %s has type %s; a form field is a string, number, integer, boolean or array of enum strings", q, quoted(clean, p.Type))
 	}
 	if err != nil {
-		return formField{}, fmt.Errorf("field %q: %w", name, err)
+		return formField{}, fmt.Errorf("field %s: %w", q, err)
 	}
 	if f.def == nil && required {
-		return formField{}, fmt.Errorf("field %q is required and declares no default; Demiurge accepts a form only with its declared defaults", name)
-	}
-	if f.def != nil {
-		shown, _ := json.Marshal(f.def)
-		f.defaultShown = string(shown)
+		return formField{}, fmt.Errorf("field %s is required and declares no default; Demiurge accepts a form only with its declared defaults", q)
 	}
 	return f, nil
 }
@@ -247,8 +251,8 @@ func (f form) preview(clean func(string) string) string {
 		if field.required {
 			b.WriteString(", required")
 		}
-		if field.defaultShown != "" {
-			b.WriteString(") = " + shown(clean, field.defaultShown, maxFormString))
+		if field.def != nil {
+			b.WriteString(") = " + shown(clean, defaultText(clean, field.def), maxFormString))
 		} else {
 			b.WriteString(") left out (no default)")
 		}
@@ -257,6 +261,29 @@ func (f form) preview(clean func(string) string) string {
 		}
 	}
 	return b.String()
+}
+
+// defaultText is a default as JSON, each of its strings redacted before it
+// is encoded: encoding escapes a quote, a backslash, a control character
+// or U+2028 in a declared value, and the replacer would no longer find it
+// in the JSON text. (shown redacts the text once more, for a value spread
+// across an array's strings.)
+func defaultText(clean func(string) string, def any) string {
+	switch d := def.(type) {
+	case string:
+		def = clean(d)
+	case []string:
+		cleaned := make([]string, len(d))
+		for i, v := range d {
+			cleaned[i] = clean(v)
+		}
+		def = cleaned
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(def)
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 // shown is the server's text as a card may show it: redacted, clipped and
