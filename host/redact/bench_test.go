@@ -65,3 +65,17 @@ func BenchmarkMakeEcho(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkAnchorScan: the token table's anchor scan over 64 KiB of
+// ordinary English and code, where "se", "be" and "tw" start many words
+// and each such pair is compared with a case-insensitive anchor.
+func BenchmarkAnchorScan(b *testing.B) {
+	line := "The server sends these settings before the second session; be sure to set Secrecy_Name = twice. func (s *Server) Serve() error { return s.base.Between(b) }\n"
+	text := strings.Repeat(line, 64<<10/len(line))
+	b.SetBytes(int64(len(text)))
+	for b.Loop() {
+		if _, any := candidates(text); any {
+			b.Fatal("an anchor in plain text")
+		}
+	}
+}

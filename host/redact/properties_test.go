@@ -131,7 +131,8 @@ func FuzzPlainTextUnchanged(f *testing.F) {
 // strings.ToValidUTF8 with U+FFFD.
 func FuzzAnchorScanSound(f *testing.F) {
 	for _, s := range []string{"", "a", "AKIA", "xx ghp_ SECRET Bearer eyJ", "\xff\xfe ok \uFFFD é", "SG.", "hooks.slack.com",
-		"ghp_16C7e42F292c6912E7710c838347Ae178B4a", "bearer abcdefghijklmnopqrstuvwxyz"} {
+		"ghp_16C7e42F292c6912E7710c838347Ae178B4a", "bearer abcdefghijklmnopqrstuvwxyz",
+		"aws_ſecret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {

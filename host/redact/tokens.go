@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"unicode"
+	"unicode/utf8"
 )
 
 // tokenKind is one well-known credential format. Anchors are literal
@@ -12,7 +14,7 @@ import (
 type tokenKind struct {
 	kind    string
 	anchors []string
-	fold    bool                  // anchors are lower case and compared case-insensitively
+	fold    bool                  // anchors are lower case and compared as (?i) compares: by simple folding
 	re      func() *regexp.Regexp // compiled on first use: most runs never need most entries
 	group   int                   // the submatch to replace; 0 = the whole match
 }
@@ -76,30 +78,33 @@ type anchorSet struct {
 	pairs [256][4]uint64
 }
 
-// buildAnchorIndex maps a first byte to the anchors starting with it (both
-// cases for case-insensitive anchors), so one pass over a text finds which
-// table entries can match at all.
+// buildAnchorIndex maps a first byte to the anchors starting with it (for
+// case-insensitive anchors, the first byte of every spelling of their first
+// letter), so one pass over a text finds which table entries can match at
+// all.
 func buildAnchorIndex() (idx [256][]anchorRef) {
 	for i, t := range tokenTable {
 		for _, a := range t.anchors {
 			ref := anchorRef{anchor: a, kind: i, fold: t.fold}
-			for _, c := range caseVariants(a[0], t.fold) {
-				idx[c] = append(idx[c], ref)
+			for _, v := range spellings(a[0], t.fold) {
+				idx[v[0]] = append(idx[v[0]], ref)
 			}
 		}
 	}
 	return idx
 }
 
-// buildAnchorPairs holds the first two bytes of every anchor (in both cases for
-// case-insensitive ones) as a bit set: a position whose two bytes are not in
-// it starts no anchor, which rules out nearly every position of ordinary
-// text with one lookup. Every anchor is at least two bytes long.
+// buildAnchorPairs holds the first two bytes of every anchor (of every
+// spelling of a case-insensitive one) as a bit set: a position whose two
+// bytes are not in it starts no anchor, which rules out nearly every
+// position of ordinary text with one lookup. Every anchor is at least two
+// bytes long.
 func buildAnchorPairs() (set [256][4]uint64) {
 	for _, t := range tokenTable {
 		for _, a := range t.anchors {
-			for _, c0 := range caseVariants(a[0], t.fold) {
-				for _, c1 := range caseVariants(a[1], t.fold) {
+			for _, v0 := range spellings(a[0], t.fold) {
+				for _, v1 := range spellings(a[1], t.fold) {
+					c0, c1 := (v0 + v1)[0], (v0 + v1)[1]
 					set[c0][c1>>6] |= 1 << (c1 & 63)
 				}
 			}
@@ -108,16 +113,51 @@ func buildAnchorPairs() (set [256][4]uint64) {
 	return set
 }
 
-// caseVariants is c, and its other case when fold is set and c is a letter.
-func caseVariants(c byte, fold bool) []byte {
-	if !fold {
-		return []byte{c}
+// spellings are c, and when fold is set every rune of its simple-fold
+// orbit, which is what (?i) matches it with: S and ſ (U+017F) for s, K and
+// K (U+212A) for k.
+func spellings(c byte, fold bool) []string {
+	out := []string{string(rune(c))}
+	if fold {
+		for f := unicode.SimpleFold(rune(c)); f != rune(c); f = unicode.SimpleFold(f) {
+			out = append(out, string(f))
+		}
 	}
-	lo, up := strings.ToLower(string(c))[0], strings.ToUpper(string(c))[0]
-	if lo == up {
-		return []byte{c}
+	return out
+}
+
+// hasFoldPrefix reports that s begins with a spelling of anchor (lower-case
+// ASCII) under simple folding, as (?i) matches it.
+func hasFoldPrefix(s, anchor string) bool {
+	for k := range len(anchor) {
+		if len(s) == 0 {
+			return false
+		}
+		a := anchor[k]
+		if c := s[0]; c < utf8.RuneSelf {
+			if c != a && !('a' <= a && a <= 'z' && c == a-'a'+'A') {
+				return false
+			}
+			s = s[1:]
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s)
+		if !foldsTo(r, rune(a)) {
+			return false
+		}
+		s = s[n:]
 	}
-	return []byte{lo, up}
+	return true
+}
+
+// foldsTo reports that r is in a's simple-fold orbit.
+func foldsTo(r, a rune) bool {
+	for f := unicode.SimpleFold(a); f != a; f = unicode.SimpleFold(f) {
+		if f == r {
+			return true
+		}
+	}
+	return false
 }
 
 type anchorRef struct {
@@ -136,11 +176,10 @@ func candidates(s string) (found [64]bool, any bool) {
 			continue
 		}
 		for _, r := range a.index[c0] {
-			if found[r.kind] || len(s)-i < len(r.anchor) {
+			if found[r.kind] {
 				continue
 			}
-			w := s[i : i+len(r.anchor)]
-			if w == r.anchor || (r.fold && strings.EqualFold(w, r.anchor)) {
+			if r.fold && hasFoldPrefix(s[i:], r.anchor) || !r.fold && strings.HasPrefix(s[i:], r.anchor) {
 				found[r.kind], any = true, true
 			}
 		}
