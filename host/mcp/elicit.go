@@ -50,7 +50,7 @@ type Elicitation struct {
 // answer reports what became of a form and returns the answer.
 func (e *elicitor) answer(action mcp.ElicitationResponseAction, reason string) *mcp.ElicitationResult {
 	if e.report != nil {
-		e.report(e.c.plan.server.ID, Elicitation{Action: string(action), Reason: e.c.plan.secrets.String(reason)})
+		e.report(e.c.plan.server.ID, Elicitation{Action: string(action), Reason: e.c.plan.clean(reason)})
 	}
 	return elicitAnswer(action)
 }
@@ -90,7 +90,7 @@ func (e *elicitor) Elicit(ctx context.Context, req mcp.ElicitationRequest) (*mcp
 		return e.answer(decline, "declined unasked: a second form while one is open"), nil
 	}
 	defer e.busy.Store(false)
-	f, err := parseForm(req.Params.RequestedSchema, e.c.plan.secrets.String)
+	f, err := parseForm(req.Params.RequestedSchema, e.c.plan.clean)
 	if err != nil {
 		return e.answer(decline, "declined unasked: "+err.Error()), nil
 	}
@@ -123,7 +123,7 @@ func (e *elicitor) Elicit(ctx context.Context, req mcp.ElicitationRequest) (*mcp
 // could not show every field (the operator must see all that is sent).
 func (e *elicitor) request(message string, f form) (approval.Request, bool) {
 	id := e.c.plan.server.ID
-	clean := e.c.plan.secrets.String
+	clean := e.c.plan.clean
 	preview := f.preview(clean)
 	if utf8.RuneCountInString(preview) > approval.MaxPreviewRunes {
 		return approval.Request{}, false

@@ -98,3 +98,36 @@ func reportReasons(reports []Elicitation) []string {
 	}
 	return out
 }
+
+// TestElicitFormHidesWellKnownTokens: a token of a well-known format in a
+// form's message, default, name or type is replaced on the card and in
+// the report, as in a connect diagnostic (redactErr): a server may have
+// read one where the operator left it. Before, the form's words were
+// replaced by the declared values only.
+func TestElicitFormHidesWellKnownTokens(t *testing.T) {
+	const tok = "ghp_16C7e42F292c6912E7710c838347Ae178B4a"
+	schema := map[string]any{"type": "object", "properties": map[string]any{
+		"a": map[string]any{"type": "string", "default": "x " + tok, "description": tok},
+		tok: map[string]any{"type": "array", "items": map[string]any{"enum": []any{tok}}, "default": []any{tok}},
+	}}
+	p := &recorder{answer: approval.AllowOnce}
+	got, reports := elicitCallReported(t, formServer(t, "your key "+tok+" please", schema), &approval.Resolver{Provider: p})
+	if got.Action != mcp.ElicitationResponseActionAccept || len(p.forms()) != 1 {
+		t.Fatalf("%+v, asked %d times", got, len(p.forms()))
+	}
+	f := p.forms()[0]
+	for _, text := range append(append([]string{approval.CardText(f), f.Preview}, f.Reasons...), reportReasons(reports)...) {
+		if strings.Contains(text, "16C7e42F") {
+			t.Errorf("a token reaches the card or the report: %q", text)
+		}
+	}
+	for name, schema := range map[string]any{
+		"name": map[string]any{"type": "object", "properties": map[string]any{tok: map[string]any{"type": "object"}}},
+		"type": map[string]any{"type": "object", "properties": map[string]any{"x": map[string]any{"type": tok}}},
+	} {
+		got, reports := elicitCallReported(t, formServer(t, "m", schema), &approval.Resolver{Provider: &recorder{answer: approval.AllowOnce}})
+		if got.Action != mcp.ElicitationResponseActionDecline || len(reports) != 1 || strings.Contains(reports[0].Reason, "16C7e42F") {
+			t.Errorf("%s: %+v, reported %+v", name, got, reports)
+		}
+	}
+}

@@ -206,10 +206,14 @@ func knownSecrets(s core.MCPServer) *sredact.Replacer {
 	return sredact.NewReplacer(list)
 }
 
+// clean is a server's words as a card or a report may hold them: its
+// declared values and well-known token formats replaced (as redactErr).
+func (p *plan) clean(s string) string { return hredact.Text(p.secrets.String(s)) }
+
 // redactErr turns err into a message with every known value replaced.
 func (p *plan) redactErr(err error) string {
 	if err == nil {
 		return ""
 	}
-	return hredact.Text(p.secrets.String(err.Error()))
+	return p.clean(err.Error())
 }
