@@ -131,3 +131,33 @@ func TestElicitFormHidesWellKnownTokens(t *testing.T) {
 		}
 	}
 }
+
+// TestElicitFormHidesTheHostsCredentials: a host credential (the model's
+// key, a secret-named variable: Config.HostSecrets) that a server found
+// and put in a form is replaced on the card and in the report, as in
+// every view of a call (dispatch.HostSecrets); the pool knew only the
+// server's declared values.
+func TestElicitFormHidesTheHostsCredentials(t *testing.T) {
+	host := map[string]string{"MODEL_API_KEY": "lynx-host-9f3a1c", "SOME_TOKEN": `lynx"host\&2`}
+	configure := func(cfg *Config) { cfg.HostSecrets = func() map[string]string { return host } }
+	schema := map[string]any{"type": "object", "properties": map[string]any{
+		"a":                map[string]any{"type": "string", "default": host["SOME_TOKEN"], "description": host["MODEL_API_KEY"]},
+		"lynx-host-9f3a1c": map[string]any{"type": "boolean", "default": true},
+	}}
+	p := &recorder{answer: approval.AllowOnce}
+	got, reports := elicitCallConfigured(t, "url: "+formServer(t, "key "+host["MODEL_API_KEY"], schema)+"\n", &approval.Resolver{Provider: p}, configure)
+	if got.Action != mcp.ElicitationResponseActionAccept || len(p.forms()) != 1 {
+		t.Fatalf("%+v, asked %d times", got, len(p.forms()))
+	}
+	f := p.forms()[0]
+	for _, text := range append(append([]string{approval.CardText(f), f.Preview}, f.Reasons...), reportReasons(reports)...) {
+		if strings.Contains(text, "lynx") {
+			t.Errorf("a host credential reaches the card or the report: %q", text)
+		}
+	}
+	declined := map[string]any{"type": "object", "properties": map[string]any{host["SOME_TOKEN"]: map[string]any{"type": "object"}}}
+	got, reports = elicitCallConfigured(t, "url: "+formServer(t, "m", declined)+"\n", &approval.Resolver{Provider: &recorder{answer: approval.AllowOnce}}, configure)
+	if got.Action != mcp.ElicitationResponseActionDecline || len(reports) != 1 || strings.Contains(reports[0].Reason, "lynx") {
+		t.Errorf("%+v, reported %+v", got, reports)
+	}
+}

@@ -113,6 +113,13 @@ func elicitCallReported(t *testing.T, url string, approvals *approval.Resolver) 
 // manifest.
 func elicitCallManifest(t *testing.T, manifest string, approvals *approval.Resolver) (mcp.ElicitationResponse, []Elicitation) {
 	t.Helper()
+	return elicitCallConfigured(t, manifest, approvals, nil)
+}
+
+// elicitCallConfigured is elicitCallManifest with the pool's Config
+// changed by configure (when not nil).
+func elicitCallConfigured(t *testing.T, manifest string, approvals *approval.Resolver, configure func(*Config)) (mcp.ElicitationResponse, []Elicitation) {
+	t.Helper()
 	var mu sync.Mutex
 	var reports []Elicitation
 	f := newFixture(t, func(cfg *Config) {
@@ -123,6 +130,9 @@ func elicitCallManifest(t *testing.T, manifest string, approvals *approval.Resol
 				reports = append(reports, e)
 				mu.Unlock()
 			}
+		}
+		if configure != nil {
+			configure(cfg)
 		}
 	})
 	mcptest.Manifest(t, f.mcpDir, "form", manifest)

@@ -39,14 +39,16 @@ type plan struct {
 	// this server (HTTP only).
 	private []PrivateAllowance
 	// secrets replaces every env and header value, URL userinfo and
-	// query values and secret-looking arguments in errors and logs.
+	// query values, secret-looking arguments and the host's own
+	// credentials in errors, logs, forms and results.
 	secrets *sredact.Replacer
 }
 
 // newPlan resolves a server. coreDir anchors a relative program path; the
 // cwd must lie inside the workspace after symlinks are resolved.
-func newPlan(s core.MCPServer, ws policy.Workspace, coreDir string, private []PrivateAllowance) (*plan, error) {
-	p := &plan{server: s, secrets: knownSecrets(s), workspace: ws.Root}
+// host are the host's own credentials (Config.HostSecrets).
+func newPlan(s core.MCPServer, ws policy.Workspace, coreDir string, private []PrivateAllowance, host map[string]string) (*plan, error) {
+	p := &plan{server: s, secrets: knownSecretsWith(s, host), workspace: ws.Root}
 	if s.Transport == core.MCPHTTP {
 		p.private = private
 	}
@@ -174,8 +176,16 @@ func (p *plan) hiddenArg() error {
 // knownSecrets are the values of a declaration that never appear in a
 // view: every env and header value, URL userinfo and query values, and
 // arguments that look like credentials.
-func knownSecrets(s core.MCPServer) *sredact.Replacer {
+func knownSecrets(s core.MCPServer) *sredact.Replacer { return knownSecretsWith(s, nil) }
+
+// knownSecretsWith is knownSecrets with the host's own credentials (by
+// variable name) besides: a server may have found a copy where the
+// operator left one, and no view, form or log shows it.
+func knownSecretsWith(s core.MCPServer, host map[string]string) *sredact.Replacer {
 	var list []sredact.Secret
+	for name, v := range host {
+		list = append(list, sredact.Secret{Target: "host:" + name, Value: v})
+	}
 	for _, kv := range s.Env {
 		list = append(list, sredact.Secret{Target: "env:" + kv.Key, Value: kv.Value})
 	}

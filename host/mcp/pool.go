@@ -86,6 +86,11 @@ type Config struct {
 	// Private are the operator's allowances of exact private addresses
 	// (private.go); only the operator's flag and file set them.
 	Private []PrivateAllowance
+	// HostSecrets are the host's own credentials by variable name
+	// (dispatch.HostSecrets): replaced, as the declared values are, in
+	// what the pool shows or records of a server (forms and their reports,
+	// diagnostics, the stderr log, results). nil is none.
+	HostSecrets func() map[string]string
 	// Command renders a command line a diagnostic names, with the flags
 	// the core needs (core.Core.Command); nil is "demiurge " + args.
 	Command func(args string) string
@@ -229,6 +234,13 @@ func (p *Pool) resolve(ctx context.Context, t Turn, want func(string) bool, forc
 		p.dropLocked(me.ID, "declaration invalid")
 		states = append(states, State{Server: me.ID, File: me.Err.File, Status: StatusFailed, Diagnostic: me.Err.Error()})
 	}
+	// The host's credentials, read once and only when a plan is made.
+	host := sync.OnceValue(func() map[string]string {
+		if p.cfg.HostSecrets == nil {
+			return nil
+		}
+		return p.cfg.HostSecrets()
+	})
 	for _, s := range t.Servers {
 		declared[s.ID] = true
 		if !want(s.ID) {
@@ -260,7 +272,7 @@ func (p *Pool) resolve(ctx context.Context, t Turn, want func(string) bool, forc
 			states = append(states, st)
 			continue
 		}
-		pl, err := newPlan(s, t.Workspace, p.cfg.CoreDir, allowancesFor(p.cfg.Private, s.ID))
+		pl, err := newPlan(s, t.Workspace, p.cfg.CoreDir, allowancesFor(p.cfg.Private, s.ID), host())
 		if err != nil {
 			p.dropLocked(s.ID, "declaration unusable")
 			st.Status, st.Diagnostic = StatusFailed, pl.redactErr(err)

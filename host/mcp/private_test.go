@@ -179,7 +179,7 @@ func TestPrivateAllowanceInPlanKey(t *testing.T) {
 	mcptest.Manifest(t, f.mcpDir, "ide", "url: http://127.0.0.1:3999/mcp\n")
 	servers := f.turn().Servers
 	key := func(allow ...PrivateAllowance) string {
-		p, err := newPlan(servers[0], f.ws, "", allow)
+		p, err := newPlan(servers[0], f.ws, "", allow, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

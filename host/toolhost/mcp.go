@@ -97,6 +97,7 @@ func (h *Host) pool(s *Session) *mcp.Pool {
 			OnElicitation: func(server string, e mcp.Elicitation) {
 				h.elicitationEvent(id, server, e)
 			},
+			HostSecrets: h.hostCredentials,
 		}
 		if h.MCPConfig != nil {
 			h.MCPConfig(&cfg)
