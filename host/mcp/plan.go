@@ -184,7 +184,7 @@ func knownSecrets(s core.MCPServer) *sredact.Replacer { return knownSecretsWith(
 func knownSecretsWith(s core.MCPServer, host map[string]string) *sredact.Replacer {
 	var list []sredact.Secret
 	for name, v := range host {
-		list = append(list, sredact.Secret{Target: "host:" + name, Value: v})
+		list = append(list, sredact.Secret{Target: name, Value: v}) // as dispatch marks it
 	}
 	for _, kv := range s.Env {
 		list = append(list, sredact.Secret{Target: "env:" + kv.Key, Value: kv.Value})
