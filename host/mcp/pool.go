@@ -415,7 +415,7 @@ func (p *Pool) build(c *conn) (*live, error) {
 	}
 	for _, t := range offered {
 		a.names[t.name] = t.raw.Name
-		src.Tools = append(src.Tools, spec(pl.server, t))
+		src.Tools = append(src.Tools, spec(pl, t))
 		st.Tools = append(st.Tools, t.name)
 	}
 	return &live{c: c, source: src, state: st.shown(), pinStamp: pinStamp(p.cfg.StateDir, pl.server.ID), build: p.builds.Add(1)}, nil

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
@@ -93,14 +94,24 @@ func selectTools(s core.MCPServer, tools []rawTool) ([]offered, []string, error)
 // spec is the catalog entry of an offered tool. The host knows nothing of
 // what an MCP tool does, so it starts at the third-party floor (medium
 // risk, prompt) whatever the server's annotations claim; operators lower
-// friction with approval rules.
-func spec(s core.MCPServer, t offered) catalog.ToolSpec {
+// friction with approval rules. The description and input schema reach
+// the model: the server's declared values and the host's credentials are
+// replaced in them, in the schema however its JSON spells them (the pins
+// keep the definition as the server sent it).
+func spec(pl *plan, t offered) catalog.ToolSpec {
+	s := pl.server
+	schema := t.raw.InputSchema
+	if len(schema) > 0 {
+		if schema = structuredRedacted(pl.secrets, schema); schema == nil {
+			schema = json.RawMessage(`{"type":"object"}`)
+		}
+	}
 	effect := catalog.EffectExec
 	if s.Transport == core.MCPHTTP {
 		effect = catalog.EffectNetwork
 	}
 	return catalog.ToolSpec{
-		Name: t.name, Description: t.raw.Description, InputSchema: t.raw.InputSchema,
+		Name: t.name, Description: pl.secrets.String(t.raw.Description), InputSchema: schema,
 		Metadata:   catalog.Metadata{Risk: catalog.RiskMedium, ApprovalPolicy: catalog.ApprovalPrompt, Capability: s.CallCapability()},
 		Effect:     effect,
 		Provenance: catalog.Provenance{Kind: catalog.SourceMCP, Toolset: s.ID, Path: s.File},

@@ -36,7 +36,7 @@ func FuzzToolList(f *testing.F) {
 			if _, err := catalog.CompileSchema(o.raw.InputSchema); err != nil {
 				t.Fatalf("offered an uncompilable schema: %v", err)
 			}
-			spec := spec(s, o)
+			spec := spec(&plan{server: s, secrets: knownSecrets(s)}, o)
 			if string(spec.InputSchema) != string(o.raw.InputSchema) {
 				t.Fatal("the schema changed")
 			}
