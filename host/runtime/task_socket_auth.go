@@ -13,6 +13,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"demiurge.dev/shared/procstat"
 )
 
 // Who may use the task socket. A command or tool any host runs is a
@@ -124,7 +126,7 @@ func HostAncestor(pid int) string {
 		if who, ok := hostAncestor(pid); ok {
 			return who
 		}
-		if _, ok := parentOf(pid); !ok {
+		if _, ok := procstat.ParentOf(pid); !ok {
 			return fmt.Sprintf("a process whose ancestry cannot be read (pid %d is gone, or /proc unreadable)", pid)
 		}
 	}
@@ -134,7 +136,7 @@ func HostAncestor(pid int) string {
 // hostAncestor is one walk; false when a parent could not be read.
 func hostAncestor(pid int) (string, bool) {
 	for range 64 {
-		ppid, ok := parentOf(pid)
+		ppid, ok := procstat.ParentOf(pid)
 		if !ok {
 			return "", false
 		}
@@ -151,26 +153,6 @@ func hostAncestor(pid int) (string, bool) {
 		pid = ppid
 	}
 	return "an ancestry deeper than 64 processes", true
-}
-
-// parentOf reads the parent pid from /proc/<pid>/stat (the field after
-// the parenthesised comm, which may itself hold spaces or parentheses).
-func parentOf(pid int) (int, bool) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return 0, false
-	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	if i < 0 {
-		return 0, false
-	}
-	f := strings.Fields(s[i+1:])
-	if len(f) < 2 {
-		return 0, false
-	}
-	ppid, err := strconv.Atoi(f[1])
-	return ppid, err == nil
 }
 
 // admit says why a connection is refused, "" when it may ask.

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"demiurge.dev/shared/procstat"
 )
 
 // Guard runs argv as a child and ends every process it leaves behind,
@@ -168,7 +170,7 @@ func scanDescendants(root int) []int {
 		if err != nil {
 			continue
 		}
-		if ppid, ok := parentOf(pid); ok {
+		if ppid, ok := procstat.ParentOf(pid); ok {
 			children[ppid] = append(children[ppid], pid)
 		}
 	}
@@ -183,24 +185,4 @@ func scanDescendants(root int) []int {
 		}
 	}
 	return out
-}
-
-// parentOf reads a process's parent from /proc/PID/stat (the fourth
-// field, after the command name, which may hold spaces and parentheses).
-func parentOf(pid int) (int, bool) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return 0, false
-	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	if i < 0 {
-		return 0, false
-	}
-	f := strings.Fields(s[i+1:])
-	if len(f) < 2 {
-		return 0, false
-	}
-	ppid, err := strconv.Atoi(f[1])
-	return ppid, err == nil
 }
