@@ -133,6 +133,23 @@ func benchmarkScreeningCall(b *testing.B, call ToolCall, n int, diagnostics bool
 		}
 	}
 	b.StopTimer()
+	// Paired by round (the plain and the screened call of one round ran
+	// next to each other, so they share the machine's moment): the median
+	// of what each screened call added, and of what it added besides its
+	// own screener's thread CPU (the envelope, the goroutine and its
+	// wake-ups, the verdict in the event, the garbage, and whatever the
+	// screener running beside redaction costs the rest of the call). A
+	// difference of medians (added-cpu-µs minus screen-cpu-µs) is not
+	// that: on a loaded machine it swings by ±150 µs between runs.
+	if len(inCPU) == b.N {
+		added, outside := make([]time.Duration, b.N), make([]time.Duration, b.N)
+		for i := range added {
+			added[i] = sides[1].cpu[i] - sides[0].cpu[i]
+			outside[i] = added[i] - inCPU[i]
+		}
+		b.ReportMetric(medianNs(added)/1e3, "paired-added-cpu-µs")
+		b.ReportMetric(medianNs(outside)/1e3, "outside-cpu-µs")
+	}
 	mp, ms := medianNs(sides[0].lat), medianNs(sides[1].lat)
 	b.ReportMetric(mp/1e3, "plain-µs")
 	b.ReportMetric(ms/1e3, "screened-µs")
