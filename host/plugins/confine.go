@@ -22,10 +22,10 @@ import (
 )
 
 // Installed packages' plugins are third-party code the host fetched by
-// name: they run confined (docs/architecture.md, "Package plugins run
-// confined"). The host's own toolsets beside its binary, and a plugin the
-// operator installed by path (`plugins install`, whose tools may read the
-// workspace the host checked for them), run as before.
+// name, and toolset plugins the operator installed by path (`plugins
+// install`) are third-party code too: both run confined
+// (docs/architecture.md, "Package plugins run confined"). Only the host's
+// own toolsets beside its binary run as the host does.
 
 // EnvAllowUnconfinedPackages is the operator's switch, read from the
 // host's environment only (never agent.yaml, never a package): set to 1,
@@ -37,6 +37,10 @@ const EnvAllowUnconfinedPackages = sandbox.EnvAllowUnconfinedPackages
 // through its egress proxy (sandbox.PackagePorts).
 const EnvPackagePorts = sandbox.EnvPackagePorts
 
+// EnvAllowUnconfinedToolsets is the operator's switch for toolset plugins
+// installed by path, as EnvAllowUnconfinedPackages is for packages.
+const EnvAllowUnconfinedToolsets = sandbox.EnvAllowUnconfinedToolsets
+
 // kernelSupport is what the kernel enforces; tests pretend it lacks
 // Landlock.
 var kernelSupport = sandbox.KernelSupport
@@ -47,10 +51,19 @@ type confinement struct {
 	support sandbox.Support
 	home    string // HOME
 	tmp     string // TMPDIR and the go-plugin socket directory's parent
+	// dir is the plugin's working directory.
+	dir string
 	// egress is what the plugin's egress proxy lets through; proxy is
 	// that proxy once the runner started it (the plugin's only way out).
+	// open starts one although egress names no host (a toolset plugin's
+	// tools declared the network: the operator's egress settings, as a
+	// network-mode command's).
 	egress egress.Config
+	open   bool
 	proxy  *egress.Proxy
+	// toolset is a plugin installed by path, confined to access.
+	toolset bool
+	access  Access
 }
 
 // PackageRuntime is the directory under which each package's plugin gets
@@ -67,7 +80,10 @@ func PackageRuntime(home string) string {
 // it must not start.
 func (cfg launchConfig) confinementFor(c Candidate, img *image) (*confinement, error) {
 	if c.Package == "" {
-		return nil, nil
+		if c.Origin != OriginInstalled {
+			return nil, nil // the host's own, beside its binary
+		}
+		return cfg.toolsetConfinement(c, img)
 	}
 	s := kernelSupport()
 	if miss := sandbox.PluginMissing(s); len(miss) > 0 {
@@ -110,29 +126,110 @@ func (cfg launchConfig) confinementFor(c Candidate, img *image) (*confinement, e
 	if fi, err := os.Lstat(home); err != nil || !fi.IsDir() {
 		return nil, fmt.Errorf("toolset plugin %s: runtime directory %s is not a directory", c.Name, home)
 	}
-	// A fresh TMPDIR every start (0700, a random name), removed when the
-	// plugin ends: short, since go-plugin's socket path inside it must fit
-	// a unix socket's 107 bytes (a state directory under a long home did
-	// not).
+	tmp, err := pluginTemp(c.Name)
+	if err != nil {
+		return nil, err
+	}
+	p := sandbox.PluginPolicy{Private: home, Tmp: tmp}
+	if img.direct != nil {
+		p.Binary = c.Path // the child executes the installed file itself
+	}
+	return &confinement{policy: p, support: s, home: home, tmp: tmp, dir: home, egress: ec}, nil
+}
+
+// pluginTemp is a fresh TMPDIR for one start (0700, a random name),
+// removed when the plugin ends: short, since go-plugin's socket path
+// inside it must fit a unix socket's 107 bytes (a state directory under a
+// long home did not).
+func pluginTemp(name string) (string, error) {
 	base := os.TempDir()
 	if len(base) > 40 {
 		base = "/tmp"
 	}
 	tmp, err := os.MkdirTemp(base, "demiurge-pkg-")
 	if err != nil {
-		return nil, fmt.Errorf("toolset plugin %s: temporary directory: %w", c.Name, err)
+		return "", fmt.Errorf("toolset plugin %s: temporary directory: %w", name, err)
 	}
-	p := sandbox.PluginPolicy{Private: home, Tmp: tmp}
+	return tmp, nil
+}
+
+// toolsetConfinement confines a toolset plugin the operator installed by
+// path: it reads its workspace (writes it only when its tools declared a
+// write, as its install record says) and the system's programs and
+// libraries, never the state directory or the home's configuration even
+// inside the workspace, has a fresh private directory as HOME and TMPDIR,
+// and opens no IP socket: when its tools declared the network, its way
+// out is the host's egress proxy under the operator's egress settings.
+func (cfg launchConfig) toolsetConfinement(c Candidate, img *image) (*confinement, error) {
+	s := kernelSupport()
+	if miss := sandbox.PluginMissing(s); len(miss) > 0 {
+		if sandbox.ToolsetsAllowedUnconfined() {
+			cfg.log.Warn("toolset plugin runs unconfined: the kernel cannot confine it and the operator allowed it", "plugin", c.Name, "missing", strings.Join(miss, ", "))
+			return nil, nil
+		}
+		return nil, fmt.Errorf("toolset plugin %s was installed by path and was not started: this kernel cannot confine it (it lacks %s); the operator can allow such plugins to run unconfined with %s=1 in the host's environment", c.Name, strings.Join(miss, ", "), EnvAllowUnconfinedToolsets)
+	}
+	access := grantedAccess(c)
+	var ec egress.Config
+	if access.Network {
+		e, err := sandboxing.EgressFromEnv(os.Getenv)
+		if err != nil {
+			return nil, fmt.Errorf("toolset plugin %s was not started: %w", c.Name, err)
+		}
+		ec = e.Config()
+		ec.OperatorName = "the operator's egress allowlist (" + sandboxing.EnvEgressAllow + ")"
+	}
+	tmp, err := pluginTemp(c.Name)
+	if err != nil {
+		return nil, err
+	}
+	p := sandbox.PluginPolicy{Private: tmp, Tmp: tmp, Toolset: true, Workspace: cfg.workspace, WorkspaceWrite: access.WorkspaceWrite, Hidden: cfg.hidden()}
 	if img.direct != nil {
-		p.Binary = c.Path // the child executes the installed file itself
+		p.Binary = c.Path
 	}
-	return &confinement{policy: p, support: s, home: home, tmp: tmp, egress: ec}, nil
+	dir := cfg.workspace
+	if dir == "" {
+		dir = tmp // no workspace yet (the install's trial start)
+	}
+	return &confinement{policy: p, support: s, home: tmp, tmp: tmp, dir: dir, egress: ec, open: access.Network, toolset: true, access: access}, nil
+}
+
+// grantedAccess is what a toolset plugin installed by path is granted
+// beyond reading its workspace: what its install record says its tools
+// declared, while that record is for the binary's recorded sum; nothing
+// otherwise.
+func grantedAccess(c Candidate) Access {
+	if rec, ok := installRecord(c); ok {
+		return rec.Access
+	}
+	return Access{}
+}
+
+// hidden are the paths a toolset plugin never gets, even beneath its
+// workspace: the state directory (tokens, sessions, the host's sockets),
+// the host's runtime home, and, when the workspace holds the operator's
+// home, the home's configuration (every dot-entry, ~/bin, and ~/.ssh
+// whether or not it is there yet), as the host's own path checks treat
+// them.
+func (cfg launchConfig) hidden() []string {
+	out := []string{cfg.state, cfg.home}
+	if h, err := os.UserHomeDir(); err == nil && filepath.IsAbs(h) {
+		out = append(out, filepath.Join(h, ".ssh"), filepath.Join(h, "bin"))
+		if entries, err := os.ReadDir(h); err == nil {
+			for _, e := range entries {
+				if strings.HasPrefix(e.Name(), ".") {
+					out = append(out, filepath.Join(h, e.Name()))
+				}
+			}
+		}
+	}
+	return slices.DeleteFunc(out, func(p string) bool { return p == "" })
 }
 
 // startEgress starts the plugin's egress proxy; log receives what it
 // refused or failed to reach.
 func (cf *confinement) startEgress(name string, log func(egress.Event)) error {
-	if len(cf.egress.Operator) == 0 {
+	if len(cf.egress.Operator) == 0 && !cf.open {
 		return nil // it declared no host: no way out (an empty list would allow any)
 	}
 	px, err := egress.Start(cf.egress, log)
@@ -271,6 +368,9 @@ func (r *confinedRunner) ID() string {
 	return strconv.Itoa(r.pid)
 }
 func (r *confinedRunner) Diagnose(context.Context) string {
+	if r.conf.toolset {
+		return "the plugin runs confined (Landlock, seccomp): it " + r.conf.access.String()
+	}
 	return "the plugin runs confined (Landlock, seccomp): it reads only system libraries, TLS roots and the resolver's files, writes only " + r.conf.home + ", and reaches the network only through the host's egress proxy (" + netpolicy.EnvEgressSocket + ")"
 }
 func (r *confinedRunner) PluginToHost(n, a string) (string, string, error) { return n, a, nil }

@@ -21,15 +21,18 @@ import (
 // Installed is what `demiurge plugins install` records beside the binary
 // it places, as BinaryPrefix+NAME+RecordSuffix.
 type Installed struct {
-	Name          string    `json:"name"`
-	Version       string    `json:"version"`
-	Protocol      int       `json:"protocol"`
-	ProtocolMinor uint32    `json:"protocol_minor"`
-	SHA256        string    `json:"sha256"`
-	Tools         []string  `json:"tools"`
-	Source        string    `json:"source"`
-	Path          string    `json:"path"`
-	InstalledAt   time.Time `json:"installed_at"`
+	Name          string   `json:"name"`
+	Version       string   `json:"version"`
+	Protocol      int      `json:"protocol"`
+	ProtocolMinor uint32   `json:"protocol_minor"`
+	SHA256        string   `json:"sha256"`
+	Tools         []string `json:"tools"`
+	// Access is what its tools declared they need beyond reading the
+	// workspace, which its confinement grants (access.go).
+	Access      Access    `json:"access"`
+	Source      string    `json:"source"`
+	Path        string    `json:"path"`
+	InstalledAt time.Time `json:"installed_at"`
 }
 
 // RecordSuffix ends the install record's file name; the "." keeps
@@ -99,6 +102,7 @@ func Install(ctx context.Context, opts InstallOptions) (Installed, error) {
 	for _, t := range desc.GetTools() {
 		rec.Tools = append(rec.Tools, t.GetName())
 	}
+	rec.Access = DeclaredAccess(desc.GetTools())
 	b, err := json.MarshalIndent(rec, "", "  ")
 	if err != nil {
 		return Installed{}, err

@@ -35,12 +35,15 @@ type instance struct {
 }
 
 type launchConfig struct {
-	env     []string
-	home    string
-	dir     string // the plugin's working directory
-	log     hclog.Logger
-	spawner *spawner
-	timeout time.Duration
+	env  []string
+	home string
+	dir  string // the plugin's working directory
+	// workspace is the workspace a confined toolset plugin reads (""
+	// before one is known); state is the state directory it never does.
+	workspace, state string
+	log              hclog.Logger
+	spawner          *spawner
+	timeout          time.Duration
 	// refuse says why a binary must not be started ("" when it may; see
 	// Manager.SetLaunchCheck).
 	refuse func(path string) string
@@ -97,14 +100,14 @@ func launch(ctx context.Context, c Candidate, in Input, cfg launchConfig) (*inst
 		// Started from a confined thread of its own, in its own runtime
 		// directory; go-plugin's sockets (the plugin's and the broker's)
 		// lie in its TMPDIR.
-		cmd.Dir = conf.home
+		cmd.Dir = conf.dir
 		cc.Cmd = nil
 		cc.UnixSocketConfig = &plugin.UnixSocketConfig{TempDir: conf.tmp}
 		cc.RunnerFunc = func(_ hclog.Logger, spec *exec.Cmd, _ string) (runner.Runner, error) {
 			plog := cfg.log.Named(c.Name)
 			if err := conf.startEgress(c.Name, func(ev egress.Event) {
 				if ev.Verdict != "allowed" {
-					plog.Warn("package egress "+ev.Verdict, "host", ev.Host, "port", ev.Port, "reason", ev.Reason)
+					plog.Warn("plugin egress "+ev.Verdict, "host", ev.Host, "port", ev.Port, "reason", ev.Reason)
 				}
 			}); err != nil {
 				return nil, err

@@ -25,8 +25,11 @@ type Config struct {
 	// them.
 	VerifiedDir string
 	// Home is the HOME a plugin process gets: a host-owned directory.
-	Home   string
-	Logger hclog.Logger
+	Home string
+	// StateDir is the state directory, which no confined plugin reads
+	// even when it lies in the workspace.
+	StateDir string
+	Logger   hclog.Logger
 	// StartTimeout bounds one plugin start (default 10 s).
 	StartTimeout time.Duration
 	// Inputs are what some plugins' Describe depends on besides their
@@ -90,7 +93,7 @@ func New(cfg Config) (*Manager, error) {
 		timeout = 10 * time.Second
 	}
 	m := &Manager{
-		cfg: launchConfig{env: PluginEnv(cfg.Home), home: cfg.Home, log: log, spawner: sharedSpawner(), timeout: timeout,
+		cfg: launchConfig{env: PluginEnv(cfg.Home), home: cfg.Home, state: cfg.StateDir, log: log, spawner: sharedSpawner(), timeout: timeout,
 			records: verifiedRecords{dir: cfg.VerifiedDir}},
 		cache:  describeCache{dir: cfg.CacheDir},
 		cands:  cands,
@@ -214,6 +217,9 @@ func (m *Manager) running(ctx context.Context, s *supervised) (*instance, error)
 	}
 	cfg := m.cfg
 	cfg.dir = m.workDir(cfg.home)
+	if d := m.dir.Load(); d != nil {
+		cfg.workspace = *d
+	}
 	if r := m.refuse.Load(); r != nil {
 		cfg.refuse = *r
 	}

@@ -201,7 +201,7 @@ func openCore(c *core.Core, opts Options) (*Host, error) {
 		CacheDir: filepath.Join(opts.StateDir, "cache", "describe"),
 		// VerifiedDir: which binaries were hashed, by file identity.
 		VerifiedDir: filepath.Join(opts.StateDir, "cache", "verified-images"),
-		Home:        home, Logger: opts.Logger,
+		Home:        home, StateDir: opts.StateDir, Logger: opts.Logger,
 		Inputs: authoredInputs(c),
 	})
 	if err != nil {

@@ -30,7 +30,26 @@ type PluginPolicy struct {
 	// plugin: connecting to a unix socket there is granted (Landlock ABI
 	// 9; below it nothing refuses it anyway).
 	Egress string
+	// Toolset confines a toolset plugin the operator installed by path
+	// rather than a package's: it also reads and executes the system's
+	// programs and libraries (PluginSystemPaths: an interpreter, and what
+	// it loads) and reads the Workspace its tools work on.
+	Toolset bool
+	// Workspace is the toolset plugin's workspace: read, and written when
+	// WorkspaceWrite ("" grants none). Hidden are paths that get no right
+	// even beneath the workspace (the state directory; the home's
+	// configuration when the workspace holds the home): the workspace is
+	// then granted around them (workspaceRules).
+	Workspace      string
+	WorkspaceWrite bool
+	Hidden         []string
 }
+
+// PluginSystemPaths are what a toolset plugin installed by path may read
+// and execute besides PluginReadPaths: the system's programs and
+// libraries (a Python plugin's interpreter and modules). Not /etc, /opt,
+// /proc, /sys, any home or the state.
+var PluginSystemPaths = []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"}
 
 // PluginReadPaths are what a confined plugin may read: shared libraries
 // (a cgo resolver), time zones, TLS roots, and the resolver's files.
@@ -72,14 +91,14 @@ func KernelSupport() Support { return detectKernel() }
 // pluginLandlock builds the ruleset: every file system right of the ABI
 // handled, TCP bind and connect handled with no port granted (the seccomp
 // filter refuses IP sockets first; this is the second lock), both scopes.
-func pluginLandlock(p PluginPolicy, s Support) (landlock.Config, []landlock.Rule, error) {
-	c, err := landlockConfig(s, ReadOnly)
+func pluginLandlock(p PluginPolicy, s Support) (c landlock.Config, rules []landlock.Rule, release func(), err error) {
+	release = func() {}
+	c, err = landlockConfig(s, ReadOnly)
 	if err != nil {
-		return c, nil, err
+		return c, nil, release, err
 	}
 	c.HandledAccessNet &= landlock.AccessNetSet(ll.AccessNetBindTCP | ll.AccessNetConnectTCP)
 	keep := func(r landlock.AccessFSSet) landlock.AccessFSSet { return r & c.HandledAccessFS }
-	var rules []landlock.Rule
 	add := func(r landlock.AccessFSSet, paths ...string) {
 		for _, q := range paths {
 			fi, err := os.Stat(q)
@@ -95,13 +114,16 @@ func pluginLandlock(p PluginPolicy, s Support) (landlock.Config, []landlock.Rule
 	}
 	add(rightsRead, PluginReadPaths...)
 	add(rightsDevice, pluginDevices...)
+	if p.Toolset {
+		add(rightsRead, PluginSystemPaths...)
+	}
 	for _, d := range []string{p.Private, p.Tmp} {
 		if d == "" || !strings.HasPrefix(d, "/") {
-			return c, nil, fmt.Errorf("a confined plugin needs an absolute private directory and temporary directory")
+			return c, nil, release, fmt.Errorf("a confined plugin needs an absolute private directory and temporary directory")
 		}
 		fi, err := os.Lstat(d)
 		if err != nil || !fi.IsDir() {
-			return c, nil, fmt.Errorf("the plugin's private directory %s: not a directory", d)
+			return c, nil, release, fmt.Errorf("the plugin's private directory %s: not a directory", d)
 		}
 		rules = append(rules, landlock.PathAccess(keep(rightsRead|rightsWrite|landlock.AccessFSSet(ll.AccessFSResolveUnix)), d))
 	}
@@ -111,7 +133,19 @@ func pluginLandlock(p PluginPolicy, s Support) (landlock.Config, []landlock.Rule
 	if p.Egress != "" {
 		rules = append(rules, landlock.PathAccess(keep(landlock.AccessFSSet(ll.AccessFSResolveUnix)), p.Egress))
 	}
-	return c, rules, nil
+	if p.Toolset && p.Workspace != "" {
+		ws := rightsRead
+		if p.WorkspaceWrite {
+			ws |= rightsWrite
+		}
+		var wr []landlock.Rule
+		wr, release, err = workspaceRules(p.Workspace, p.Hidden, keep(ws), keep(rightsListDir))
+		if err != nil {
+			return c, nil, release, err
+		}
+		rules = append(rules, wr...)
+	}
+	return c, rules, release, nil
 }
 
 // pluginSeccomp loads a package plugin's filter (seccomprules.Plugin:
@@ -129,7 +163,8 @@ func ConfinePluginThread(p PluginPolicy, s Support) error {
 	if miss := PluginMissing(s); len(miss) > 0 {
 		return fmt.Errorf("the kernel lacks %s", strings.Join(miss, ", "))
 	}
-	c, rules, err := pluginLandlock(p, s)
+	c, rules, release, err := pluginLandlock(p, s)
+	defer release()
 	if err != nil {
 		return err
 	}

@@ -6,7 +6,14 @@ package sandbox
 type PluginPolicy struct {
 	Private, Tmp, Binary string
 	Egress               string
+	Toolset              bool
+	Workspace            string
+	WorkspaceWrite       bool
+	Hidden               []string
 }
+
+// PluginSystemPaths: see plugin_linux.go.
+var PluginSystemPaths = []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"}
 
 // PluginMissing: nothing can confine a plugin here.
 func PluginMissing(Support) []string { return []string{errNotLinux.Error()} }

@@ -46,3 +46,12 @@ func PackagePorts() ([]uint16, error) {
 	}
 	return out, nil
 }
+
+// EnvAllowUnconfinedToolsets is the operator's switch for toolset
+// plugins installed by path (`plugins install`), read from the host's
+// environment only: set to 1, such a plugin starts unconfined where the
+// kernel cannot confine it (refused otherwise).
+const EnvAllowUnconfinedToolsets = "DEMIURGE_PLUGINS_ALLOW_UNCONFINED"
+
+// ToolsetsAllowedUnconfined reports the operator's EnvAllowUnconfinedToolsets.
+func ToolsetsAllowedUnconfined() bool { return os.Getenv(EnvAllowUnconfinedToolsets) == "1" }

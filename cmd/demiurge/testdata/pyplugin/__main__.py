@@ -118,10 +118,17 @@ def sweep_descriptors():
     """Descriptor 3 (the verified image this zipapp is read from) and any
     other inherited one stay usable here but reach no program this
     plugin starts (docs/plugin-protocol.md)."""
-    for name in os.listdir("/proc/self/fd"):
-        if int(name) > 2:
+    try:
+        fds = [int(name) for name in os.listdir("/proc/self/fd")]
+    except OSError:
+        # Confined (a plugin installed by path reads no /proc): every
+        # descriptor number up to the limit instead.
+        import resource
+        fds = range(3, min(resource.getrlimit(resource.RLIMIT_NOFILE)[0], 1 << 16))
+    for fd in fds:
+        if fd > 2:
             try:
-                os.set_inheritable(int(name), False)
+                os.set_inheritable(fd, False)
             except OSError:
                 pass
 
@@ -164,12 +171,21 @@ def main():
     ))
     key_pem, cert_pem, cert_der = self_signed()
     creds = grpc.ssl_server_credentials([(key_pem, cert_pem)], root_certificates=client_cert, require_client_auth=True)
-    port = server.add_secure_port("127.0.0.1:0", creds)
+    # A confined plugin opens no IP socket: where the host names a
+    # directory for unix sockets (PLUGIN_UNIX_SOCKET_DIR), it listens there.
+    sock_dir = os.environ.get("PLUGIN_UNIX_SOCKET_DIR", "")
+    if sock_dir:
+        address = os.path.join(sock_dir, "plugin%d.sock" % os.getpid())
+        server.add_secure_port("unix:" + address, creds)
+        network = "unix"
+    else:
+        address = "127.0.0.1:%d" % server.add_secure_port("127.0.0.1:0", creds)
+        network = "tcp"
     server.start()
     # The handshake line: CORE|APP|NETWORK|ADDRESS|PROTOCOL|SERVER-CERT,
     # the certificate as unpadded standard base64 of its DER.
     cert_b64 = base64.b64encode(cert_der).decode().rstrip("=")
-    sys.stdout.write("%d|%d|tcp|127.0.0.1:%d|grpc|%s\n" % (CORE_PROTOCOL, APP_PROTOCOL, port, cert_b64))
+    sys.stdout.write("%d|%d|%s|%s|grpc|%s\n" % (CORE_PROTOCOL, APP_PROTOCOL, network, address, cert_b64))
     sys.stdout.flush()
     done.wait()
     server.stop(grace=1)
