@@ -58,6 +58,11 @@ func pluginsList(c *cli.Context) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	for _, s := range sts {
+		if s.Confinement != "" {
+			fmt.Fprintln(c.App.Writer, wrapText(s.Name+": "+s.Confinement, outputWidth(c.App.Writer)))
+		}
+	}
 	_, err = fmt.Fprintln(c.App.Writer, wrapText(sandboxLine(sandbox), outputWidth(c.App.Writer)))
 	return err
 }

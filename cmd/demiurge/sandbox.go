@@ -68,6 +68,7 @@ func sandboxStatus(c *cli.Context) error {
 	fmt.Fprintf(w, "network calls:      %s\n", st.Network)
 	fmt.Fprintf(w, "limits:             %d processes, %d MiB TMPDIR per command\n", st.Limits.MaxProcs, st.Limits.TmpMiB)
 	fmt.Fprintf(w, "package plugins:    %s\n", st.Packages)
+	fmt.Fprintf(w, "installed plugins:  %s\n", st.Toolsets)
 	for _, p := range st.Toolchains {
 		fmt.Fprintf(w, "toolchain (r-x):    %s\n", p)
 	}

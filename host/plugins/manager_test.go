@@ -52,9 +52,12 @@ func testMain(m *testing.M) int {
 			"protocol2": "demiurge.dev/sdk/testtoolsets/protocol2",
 			"textstats": "demiurge.dev/sdk/example/textstats",
 			"coding":    "demiurge.dev/plugins/coding",
+			"hostile":   "demiurge.dev/sdk/testtoolsets/hostile",
+			"hostilew":  "demiurge.dev/sdk/testtoolsets/hostile", // its tool declares a write
+			"hostilen":  "demiurge.dev/sdk/testtoolsets/hostile", // its tool declares the network
 		} {
 			out := filepath.Join(dir, BinaryPrefix+name)
-			if b, err := exec.Command("go", "build", "-o", out, pkg).CombinedOutput(); err != nil {
+			if b, err := exec.Command("go", "build", "-ldflags", hostileFlags[name], "-o", out, pkg).CombinedOutput(); err != nil {
 				panic("build " + pkg + ": " + err.Error() + "\n" + string(b))
 			}
 			if _, err := WriteChecksum(out); err != nil {

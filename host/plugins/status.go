@@ -3,6 +3,9 @@ package plugins
 import (
 	"errors"
 	"fmt"
+	"strings"
+
+	"demiurge.dev/shared/sandbox"
 )
 
 // Status is one plugin's state for `plugins list`.
@@ -18,6 +21,35 @@ type Status struct {
 	State string `json:"state"`
 	PID   int    `json:"pid,omitempty"`
 	Error string `json:"error,omitempty"`
+	// Confinement says how it runs when the host confines it (an
+	// installed package, a plugin installed by path); "" for the host's
+	// own toolsets, which run as the host does.
+	Confinement string `json:"confinement,omitempty"`
+}
+
+// confinementOf is Status.Confinement.
+func confinementOf(c Candidate) string {
+	if c.Origin != OriginInstalled {
+		return ""
+	}
+	what, allowed, sw := "a package's plugin", sandbox.PackagesAllowedUnconfined(), EnvAllowUnconfinedPackages
+	if c.Package == "" {
+		what, allowed, sw = "a plugin installed by path", sandbox.ToolsetsAllowedUnconfined(), EnvAllowUnconfinedToolsets
+	}
+	if miss := sandbox.PluginMissing(kernelSupport()); len(miss) > 0 {
+		if allowed {
+			return "UNCONFINED: the kernel lacks " + strings.Join(miss, ", ") + " and the operator set " + sw + "=1"
+		}
+		return "refused to start: the kernel cannot confine " + what + " (it lacks " + strings.Join(miss, ", ") + "); " + sw + "=1 runs it unconfined"
+	}
+	if c.Package != "" {
+		return "confined (Landlock, seccomp) as package " + c.Package + "'s: no home, workspace or state; network only through the host's egress proxy to the hosts it declared"
+	}
+	s := "confined (Landlock, seccomp): " + grantedAccess(c).String()
+	if _, ok := installRecord(c); !ok {
+		s += " (no install record for this binary: reinstall it with plugins install to grant what its tools declare)"
+	}
+	return s
 }
 
 // Statuses reports every discovered plugin without starting any.
@@ -25,7 +57,7 @@ func (m *Manager) Statuses() []Status {
 	var out []Status
 	for _, c := range m.cands {
 		s := m.byName[c.Name]
-		st := Status{Name: c.Name, Path: c.Path, Origin: c.Origin, SHA256: c.Recorded, State: "not started"}
+		st := Status{Name: c.Name, Path: c.Path, Origin: c.Origin, SHA256: c.Recorded, State: "not started", Confinement: confinementOf(c)}
 		s.mu.Lock()
 		var d described
 		switch {

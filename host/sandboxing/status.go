@@ -58,6 +58,19 @@ type Status struct {
 	// refused (or unconfined, when the operator allowed it) where the
 	// kernel cannot confine it.
 	Packages string `json:"package_plugins"`
+	// Toolsets says the same of a toolset plugin installed by path.
+	Toolsets string `json:"installed_plugins"`
+}
+
+// toolsetsLine is Status.Toolsets for what the kernel enforces.
+func toolsetsLine(s sandbox.Support) string {
+	if miss := sandbox.PluginMissing(s); len(miss) > 0 {
+		if sandbox.ToolsetsAllowedUnconfined() {
+			return "unconfined (the kernel lacks " + strings.Join(miss, ", ") + "; the operator set " + sandbox.EnvAllowUnconfinedToolsets + "=1)"
+		}
+		return "refused to start (the kernel lacks " + strings.Join(miss, ", ") + "; " + sandbox.EnvAllowUnconfinedToolsets + "=1 runs them unconfined)"
+	}
+	return "confined (Landlock, seccomp): read the workspace (write it when a tool declares a write) and the system's programs and libraries; never the state directory or the home's configuration; no IP socket (the egress proxy when a tool declares the network); `plugins list` says each one's"
 }
 
 // packagesLine is Status.Packages for what the kernel enforces.
@@ -94,10 +107,12 @@ func Report(helper string, mode sandbox.Mode) Status {
 		st.Effective, st.Unasked = "none", "none"
 		st.Network = NetworkCalls(mode, false)
 		st.Packages = packagesLine(sandbox.KernelSupport())
+		st.Toolsets = toolsetsLine(sandbox.KernelSupport())
 		return st
 	}
 	s := sandbox.Detect(helper)
 	st.Packages = packagesLine(s)
+	st.Toolsets = toolsetsLine(s)
 	st.LandlockABI, st.Rules, st.Seccomp = s.LandlockABI, s.Rules(), s.Seccomp
 	st.UserNS, st.MountNS, st.NetNS = s.UserNS, s.MountNS, s.NetNS
 	st.Missing = s.Missing(mode)
