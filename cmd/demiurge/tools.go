@@ -114,7 +114,7 @@ func toolsShow(c *cli.Context) error {
 		if c.Bool("json") {
 			return writeJSON(c.App.Writer, e.Summary())
 		}
-		_, err := io.WriteString(c.App.Writer, e.Detail())
+		_, err := io.WriteString(c.App.Writer, h.ToolDetail(e))
 		return err
 	})
 }

@@ -32,7 +32,7 @@ func (s *Server) Catalog(ctx context.Context, req *hostv1.CatalogRequest) (*host
 	if err != nil {
 		return nil, status.Errorf(codes.Internal, "the catalog could not be resolved: %v", err)
 	}
-	return renderCatalog(cat, ses.Warnings(), req, mode, s.h.GrantsFile()), nil
+	return renderCatalog(cat, ses.Warnings(), req, mode, s.h), nil
 }
 
 // sessionCatalog answers a session stream's catalog request (minor 7):
@@ -56,7 +56,7 @@ func (s *Server) sessionCatalog(ctx context.Context, ses *toolhost.Session, appr
 		// As the in-process /tools shows it: the display only.
 		return &hostv1.CatalogResponse{Notes: ses.Warnings(), Text: []byte(cat.Display(mode))}
 	}
-	return renderCatalog(cat, ses.Warnings(), req, mode, s.h.GrantsFile())
+	return renderCatalog(cat, ses.Warnings(), req, mode, s.h)
 }
 
 // renderCatalog is the catalog as `tools list` prints it (the display in
@@ -64,7 +64,8 @@ func (s *Server) sessionCatalog(ctx context.Context, ses *toolhost.Session, appr
 // req shows (`tools show`, its JSON summary with req.Json); a tool that is
 // missing or unavailable is an error worded as the in-process command's
 // (grantsFile is the host's grants file, named for an authored tool).
-func renderCatalog(cat *catalog.Catalog, warnings []string, req *hostv1.CatalogRequest, mode catalog.DisplayMode, grantsFile string) *hostv1.CatalogResponse {
+func renderCatalog(cat *catalog.Catalog, warnings []string, req *hostv1.CatalogRequest, mode catalog.DisplayMode, h *toolhost.Host) *hostv1.CatalogResponse {
+	grantsFile := h.GrantsFile()
 	res := &hostv1.CatalogResponse{Notes: warnings}
 	var b bytes.Buffer
 	if req.Show == "" {
@@ -104,7 +105,7 @@ func renderCatalog(cat *catalog.Catalog, warnings []string, req *hostv1.CatalogR
 		return res
 	}
 	if !req.Json {
-		res.Text = []byte(e.Detail())
+		res.Text = []byte(h.ToolDetail(e))
 		return res
 	}
 	enc := json.NewEncoder(&b)

@@ -13,7 +13,7 @@ import (
 // unreadable or for another binary gets neither.
 type Access struct {
 	// WorkspaceWrite: some tool writes (effect write or exec, a path
-	// subject it writes, an fs.write capability).
+	// subject it does not declare read-only, an fs.write capability).
 	WorkspaceWrite bool `json:"workspace_write"`
 	// Network: some tool reaches the network (effect network, a URL
 	// subject, a network capability); it then gets the host's egress
@@ -32,7 +32,9 @@ func DeclaredAccess(tools []*toolsetv1.ToolSpec) Access {
 			a.Network = true
 		}
 		for _, s := range t.GetSubjects() {
-			if p := s.GetPath(); p != nil && p.GetAccess() == toolsetv1.Access_ACCESS_WRITE {
+			// Anything but an explicit read is a write, as the host's
+			// approval takes it.
+			if p := s.GetPath(); p != nil && p.GetAccess() != toolsetv1.Access_ACCESS_READ {
 				a.WorkspaceWrite = true
 			}
 			if s.GetUrl() != nil {

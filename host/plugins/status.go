@@ -27,6 +27,16 @@ type Status struct {
 	Confinement string `json:"confinement,omitempty"`
 }
 
+// Confinement says how the named plugin runs when the host confines it
+// ("" for the host's own toolsets and names it does not know).
+func (m *Manager) Confinement(name string) string {
+	s, ok := m.byName[name]
+	if !ok {
+		return ""
+	}
+	return confinementOf(s.cand)
+}
+
 // confinementOf is Status.Confinement.
 func confinementOf(c Candidate) string {
 	if c.Origin != OriginInstalled {

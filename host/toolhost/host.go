@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -591,4 +592,23 @@ func checkSlotCapabilities(c *core.Core) error {
 		}
 	}
 	return nil
+}
+
+// ToolDetail is `tools show`'s text for e: the catalog's detail, with how
+// the host confines the plugin behind it (a plugin installed by path, an
+// installed package's) after its source.
+func (h *Host) ToolDetail(e *catalog.Entry) string {
+	d := e.Detail()
+	if e.Spec.Provenance.Kind != catalog.SourceInstalled {
+		return d
+	}
+	conf := h.Plugins.Confinement(e.Spec.Provenance.Toolset)
+	if conf == "" {
+		return d
+	}
+	before, after, ok := strings.Cut(d, "\n  effect:")
+	if !ok {
+		return d + fmt.Sprintf("  %-20s %s\n", "confinement:", conf)
+	}
+	return before + fmt.Sprintf("\n  %-20s %s", "confinement:", conf) + "\n  effect:" + after
 }
