@@ -184,6 +184,15 @@ func (cfg launchConfig) toolsetConfinement(c Candidate, img *image) (*confinemen
 		return nil, err
 	}
 	p := sandbox.PluginPolicy{Private: tmp, Tmp: tmp, Toolset: true, Workspace: cfg.workspace, WorkspaceWrite: access.WorkspaceWrite, Hidden: cfg.hidden()}
+	if cfg.state != "" {
+		// A call's bulk output goes to the session's artifact root, under
+		// this directory: made and written there, never read or listed.
+		p.Artifacts = filepath.Join(cfg.state, "runtime", "artifacts")
+		if err := os.MkdirAll(p.Artifacts, 0o700); err != nil {
+			os.RemoveAll(tmp)
+			return nil, fmt.Errorf("toolset plugin %s: artifact directory: %w", c.Name, err)
+		}
+	}
 	if img.direct != nil {
 		p.Binary = c.Path
 	}

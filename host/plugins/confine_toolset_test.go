@@ -177,6 +177,38 @@ func TestAToolsetPluginInstalledByPathIsConfined(t *testing.T) {
 	}
 }
 
+// TestAToolsetPluginWritesItsArtifactsAndReadsNoneOfThem: a call's bulk
+// output goes under the state's artifact directory, which the plugin may
+// make directories and files in and write, but never list, read or
+// remove: other calls' and sessions' artifacts lie there too. Read-only
+// as the plugin is, it writes there. (With the state inside the
+// workspace, the names beneath it can be listed: the workspace's own
+// listing passes down; their contents stay out of reach.)
+func TestAToolsetPluginWritesItsArtifactsAndReadsNoneOfThem(t *testing.T) {
+	b := newAttackBed(t, "hostile", false, true)
+	art := filepath.Join(b.state, "runtime", "artifacts")
+	other := filepath.Join(art, "othersession", "inv_1", "stdout")
+	if err := os.MkdirAll(filepath.Dir(other), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(other, []byte("ANOTHER SESSION'S OUTPUT"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	mine := filepath.Join(art, "mysession", "inv_2")
+	b.mustAllow(t, "mkdir", mine, "", "")
+	b.mustAllow(t, "write", filepath.Join(mine, "stdout"), "", "")
+	b.mustRefuse(t, "read", other, "")
+	b.mustRefuse(t, "read", filepath.Join(mine, "stdout"), "")
+	b.mustRefuse(t, "list", art, "")
+	b.mustRefuse(t, "list", filepath.Dir(other), "")
+	b.mustRefuse(t, "remove", other, "")
+	b.mustRefuse(t, "link", filepath.Join(mine, "hard"), other)
+	b.mustRefuse(t, "write", filepath.Join(b.state, "runtime", "x"), "")
+	if got, _ := os.ReadFile(filepath.Join(mine, "stdout")); string(got) != "written by a hostile plugin" {
+		t.Fatalf("the artifact holds %q", got)
+	}
+}
+
 // TestAToolsetPluginWritesTheWorkspaceOnlyWhenItsToolsDeclareIt: a
 // plugin whose tool declares a write writes its workspace and nothing
 // else (not the state, the home, outside, nor through a link, nor a hard

@@ -43,7 +43,15 @@ type PluginPolicy struct {
 	Workspace      string
 	WorkspaceWrite bool
 	Hidden         []string
+	// Artifacts is the host's artifact directory (STATE/runtime/artifacts),
+	// where a toolset plugin writes a call's bulk output: it may make
+	// directories and files there and write them, never list, read or
+	// remove anything (other calls' and sessions' artifacts are there).
+	Artifacts string
 }
+
+// rightsArtifacts: make and write, nothing read, listed or removed.
+const rightsArtifacts = landlock.AccessFSSet(ll.AccessFSWriteFile | ll.AccessFSTruncate | ll.AccessFSMakeDir | ll.AccessFSMakeReg)
 
 // PluginSystemPaths are what a toolset plugin installed by path may read
 // and execute besides PluginReadPaths: the system's programs and
@@ -132,6 +140,12 @@ func pluginLandlock(p PluginPolicy, s Support) (c landlock.Config, rules []landl
 	}
 	if p.Egress != "" {
 		rules = append(rules, landlock.PathAccess(keep(landlock.AccessFSSet(ll.AccessFSResolveUnix)), p.Egress))
+	}
+	if p.Toolset && p.Artifacts != "" {
+		if fi, err := os.Lstat(p.Artifacts); err != nil || !fi.IsDir() {
+			return c, nil, release, fmt.Errorf("the artifact directory %s: not a directory", p.Artifacts)
+		}
+		rules = append(rules, landlock.PathAccess(keep(rightsArtifacts), p.Artifacts))
 	}
 	if p.Toolset && p.Workspace != "" {
 		ws := rightsRead

@@ -10,6 +10,7 @@ type PluginPolicy struct {
 	Workspace            string
 	WorkspaceWrite       bool
 	Hidden               []string
+	Artifacts            string
 }
 
 // PluginSystemPaths: see plugin_linux.go.

@@ -21,7 +21,7 @@ import (
 var name, writes, network = "hostile", "", ""
 
 type params struct {
-	Op     string `json:"op" jsonschema_description:"read, list, write, link, env, tcp or unix"`
+	Op     string `json:"op" jsonschema_description:"read, list, write, mkdir, remove, link, env, tcp or unix"`
 	Path   string `json:"path,omitempty" jsonschema_description:"the path (read, list, write, link's new name)"`
 	Target string `json:"target,omitempty" jsonschema_description:"link's existing file, or the address to connect to"`
 }
@@ -40,6 +40,10 @@ func attempt(p params) (string, error) {
 		return strings.Join(out, "\n"), err
 	case "write":
 		return "", os.WriteFile(p.Path, []byte("written by a hostile plugin"), 0o644)
+	case "mkdir":
+		return "", os.MkdirAll(p.Path, 0o700)
+	case "remove":
+		return "", os.Remove(p.Path)
 	case "link":
 		return "", os.Link(p.Target, p.Path)
 	case "env":
