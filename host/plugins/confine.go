@@ -184,6 +184,9 @@ func (cfg launchConfig) toolsetConfinement(c Candidate, img *image) (*confinemen
 		return nil, err
 	}
 	p := sandbox.PluginPolicy{Private: tmp, Tmp: tmp, Toolset: true, Workspace: cfg.workspace, WorkspaceWrite: access.WorkspaceWrite, Hidden: cfg.hidden()}
+	if access.WorkspaceWrite && cfg.workspace != "" {
+		p.ReadOnly = sandbox.GitProtected(cfg.workspace) // as a command's sandbox holds them
+	}
 	if cfg.state != "" {
 		// A call's bulk output goes to the session's artifact root, under
 		// this directory: made and written there, never read or listed.

@@ -232,6 +232,34 @@ func TestAToolsetPluginWritesTheWorkspaceOnlyWhenItsToolsDeclareIt(t *testing.T)
 	nr.mustRefuse(t, "write", "new", "")
 }
 
+// TestAWritingToolsetPluginLeavesGitsHooksAndConfigurationAlone: git's
+// configuration and hooks in the workspace are code the operator's next
+// git run executes outside any sandbox: a plugin that writes the
+// workspace writes neither (nor makes a hook where none was), as a
+// command's sandbox holds them; the rest of .git and the workspace it
+// writes (but for new entries directly in the workspace or .git, which
+// are only listed on the way to the protected ones).
+func TestAWritingToolsetPluginLeavesGitsHooksAndConfigurationAlone(t *testing.T) {
+	b := newAttackBed(t, "hostilew", false, true)
+	for p, text := range map[string]string{".git/config": "[core]\n", ".git/HEAD": "ref: refs/heads/main\n", ".git/hooks/pre-commit.sample": "#!/bin/sh\n"} {
+		if err := os.MkdirAll(filepath.Join(b.ws, filepath.Dir(p)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(b.ws, p), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b.mustAllow(t, "write", "sub/new", "", "")
+	b.mustAllow(t, "write", "file", "", "")
+	b.mustAllow(t, "write", ".git/HEAD", "", "")
+	b.mustAllow(t, "read", ".git/config", "", "[core]")
+	for _, p := range []string{".git/config", ".git/hooks/pre-commit", ".git/hooks/pre-commit.sample", ".git/config.worktree", ".git/info/attributes"} {
+		b.mustRefuse(t, "write", p, "")
+	}
+	b.mustRefuse(t, "mkdir", ".git/info", "")
+	b.mustRefuse(t, "remove", ".git/hooks/pre-commit.sample", "")
+}
+
 // TestTheStateInsideTheWorkspaceIsNotWrittenEither: with the state in
 // the workspace, a writing plugin writes the workspace beside it, never
 // into it.

@@ -43,6 +43,10 @@ type PluginPolicy struct {
 	Workspace      string
 	WorkspaceWrite bool
 	Hidden         []string
+	// ReadOnly are paths beneath the workspace that stay read-only when
+	// it is written (GitProtected: git's configuration and hooks, which
+	// the operator's next git run would execute).
+	ReadOnly []string
 	// Artifacts is the host's artifact directory (STATE/runtime/artifacts),
 	// where a toolset plugin writes a call's bulk output: it may make
 	// directories and files there and write them, never list, read or
@@ -153,7 +157,11 @@ func pluginLandlock(p PluginPolicy, s Support) (c landlock.Config, rules []landl
 			ws |= rightsWrite
 		}
 		var wr []landlock.Rule
-		wr, release, err = workspaceRules(p.Workspace, p.Hidden, keep(ws), keep(rightsListDir))
+		var ro []string
+		if p.WorkspaceWrite {
+			ro = p.ReadOnly
+		}
+		wr, release, err = workspaceRules(p.Workspace, p.Hidden, ro, keep(ws), keep(rightsRead), keep(rightsListDir))
 		if err != nil {
 			return c, nil, release, err
 		}

@@ -11,6 +11,7 @@ type PluginPolicy struct {
 	WorkspaceWrite       bool
 	Hidden               []string
 	Artifacts            string
+	ReadOnly             []string
 }
 
 // PluginSystemPaths: see plugin_linux.go.

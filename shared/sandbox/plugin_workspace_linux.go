@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -17,9 +18,9 @@ import (
 const maxWorkspaceRules = 4096
 
 // workspaceRules grants r on a toolset plugin's workspace except on the
-// hidden paths. When none lies beneath the workspace, that is one rule
-// for the workspace. Else the workspace and each directory on the way to
-// a hidden path are only listed (list: their entries' names, the hidden
+// hidden paths (nothing) and the read-only ones (read). When none lies
+// beneath the workspace, that is one rule for the workspace. Else the
+// workspace and each directory on the way to one are only listed (list: their entries' names, the hidden
 // one's included; Landlock's rights pass down a hierarchy, so nothing
 // beneath a listed directory opens by that rule) and every other entry of
 // theirs gets r. Entries are opened without following a symbolic link
@@ -30,7 +31,7 @@ const maxWorkspaceRules = 4096
 // is granted only when it is in the workspace). An entry made in a listed
 // directory after the start is not reachable, and nothing is written in
 // one. release closes the descriptors once the domain is made.
-func workspaceRules(root string, hidden []string, r, list landlock.AccessFSSet) (rules []landlock.Rule, release func(), err error) {
+func workspaceRules(root string, hidden, readOnly []string, r, read, list landlock.AccessFSSet) (rules []landlock.Rule, release func(), err error) {
 	var fds []int
 	release = func() {
 		for _, fd := range fds {
@@ -41,8 +42,9 @@ func workspaceRules(root string, hidden []string, r, list landlock.AccessFSSet) 
 	if err != nil {
 		return nil, release, fmt.Errorf("the plugin's workspace %s: %w", root, err)
 	}
-	var under [][]string // each hidden path beneath it, by name
-	for _, h := range hidden {
+	var under []mark // each hidden or read-only path beneath it, by name
+	for i, h := range append(slices.Clone(hidden), readOnly...) {
+		ro := i >= len(hidden)
 		if h == "" || !filepath.IsAbs(h) {
 			continue
 		}
@@ -54,9 +56,13 @@ func workspaceRules(root string, hidden []string, r, list landlock.AccessFSSet) 
 			continue
 		}
 		if rel == "." {
+			if ro {
+				r = read // the workspace is read-only as a whole
+				continue
+			}
 			return nil, release, nil // the workspace is hidden as a whole
 		}
-		under = append(under, strings.Split(rel, "/"))
+		under = append(under, mark{strings.Split(rel, "/"), ro})
 	}
 	dfd, err := unix.Open(real, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
@@ -66,27 +72,35 @@ func workspaceRules(root string, hidden []string, r, list landlock.AccessFSSet) 
 	if len(under) == 0 {
 		return []landlock.Rule{landlock.PathAccess(r, fdPath(dfd))}, release, nil
 	}
-	var walk func(dfd int, under [][]string) error
-	walk = func(dfd int, under [][]string) error {
+	var walk func(dfd int, under []mark, r landlock.AccessFSSet) error
+	walk = func(dfd int, under []mark, r landlock.AccessFSSet) error {
 		rules = append(rules, landlock.PathAccess(list, fdPath(dfd)))
 		names, err := dirNames(dfd)
 		if err != nil {
 			return err
 		}
 		for _, name := range names {
-			var next [][]string
-			hiddenHere := false
+			var next []mark
+			hiddenHere, roHere := false, false
 			for _, u := range under {
-				if u[0] == name {
-					if len(u) == 1 {
+				if u.parts[0] == name {
+					switch {
+					case len(u.parts) > 1:
+						next = append(next, mark{u.parts[1:], u.ro})
+					case u.ro:
+						roHere = true
+					default:
 						hiddenHere = true
-					} else {
-						next = append(next, u[1:])
 					}
 				}
 			}
 			if hiddenHere {
 				continue
+			}
+			er := r
+			if roHere {
+				er = read
+				next = slices.DeleteFunc(next, func(m mark) bool { return m.ro }) // read-only beneath as a whole
 			}
 			if len(rules) >= maxWorkspaceRules {
 				return fmt.Errorf("the workspace has too many entries on the way to %d hidden path(s) to confine the plugin around them (more than %d)", len(under), maxWorkspaceRules)
@@ -105,24 +119,30 @@ func workspaceRules(root string, hidden []string, r, list landlock.AccessFSSet) 
 				continue
 			case unix.S_IFDIR:
 				if len(next) > 0 {
-					if err := walk(fd, next); err != nil {
+					if err := walk(fd, next, er); err != nil {
 						return err
 					}
 					continue
 				}
-				rules = append(rules, landlock.PathAccess(r, fdPath(fd)))
+				rules = append(rules, landlock.PathAccess(er, fdPath(fd)))
 			default:
 				if len(next) == 0 {
-					rules = append(rules, landlock.PathAccess(r&rightsFile, fdPath(fd)))
+					rules = append(rules, landlock.PathAccess(er&rightsFile, fdPath(fd)))
 				}
 			}
 		}
 		return nil
 	}
-	if err := walk(dfd, under); err != nil {
+	if err := walk(dfd, under, r); err != nil {
 		return nil, release, err
 	}
 	return rules, release, nil
+}
+
+// mark is a hidden or read-only path beneath the workspace, by name.
+type mark struct {
+	parts []string
+	ro    bool
 }
 
 // fdPath names an open descriptor of this process.
