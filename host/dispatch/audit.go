@@ -52,29 +52,21 @@ func releaseAuditBuf(buf *[]byte, body []byte) {
 	auditBufs.Put(buf)
 }
 
-// standardEventKeys are the fields of an event view redact.Make made (not
-// a failed one), sorted.
-var standardEventKeys = [...]string{"arg_keys", "call_id", "is_error", "secret_sources", "sizes", "tool"}
-
 // screeningKey is the field wrapUntrusted (untrusted.go) adds to the event view of a
 // call whose result came from outside (every MCP call).
 const screeningKey = "screening"
 
 // auditDataDirect writes the fields auditDataMap would put in its map,
-// in the order MarshalData sorts them into, when the event view has the
-// standard fields and at most the screening besides (ok is false
+// in the order MarshalData sorts them into, when redact.Make made the
+// event view and at most the screening was added to it (ok is false
 // otherwise): the same bytes, without building, sorting and clearing a
 // map of fourteen fields.
 func auditDataDirect(p *prepared, out Outcome, b []byte) (body json.RawMessage, ok bool, err error) {
-	ev := out.Views.Event
-	screening, screened := ev[screeningKey]
-	if n := len(standardEventKeys); len(ev) != n && !(screened && len(ev) == n+1) {
+	ev, made := out.Views.Event.Meta()
+	added := out.Views.Event.Added()
+	screening, screened := added[screeningKey]
+	if !made || len(added) > 1 || len(added) == 1 && !screened {
 		return nil, false, nil
-	}
-	for _, k := range standardEventKeys {
-		if _, has := ev[k]; !has {
-			return nil, false, nil
-		}
 	}
 	// The fields in the order MarshalData sorts them into: approval
 	// arg_keys call_id command duration_ms effect_class is_error policy
@@ -96,8 +88,9 @@ func auditDataDirect(p *prepared, out Outcome, b []byte) (body json.RawMessage, 
 		key("approval")
 		b = append(appendApproval(b, a.Allowed, a.Reason, a.Scope, a.Via), ',')
 	}
-	value("arg_keys", ev["arg_keys"])
-	value("call_id", ev["call_id"])
+	key("arg_keys")
+	b = append(jsonenc.Strings(b, ev.ArgKeys, true), ',')
+	str("call_id", ev.CallID)
 	if c := p.command.audit(p.auditSecrets); c != nil {
 		value("command", c)
 	}
@@ -106,7 +99,8 @@ func auditDataDirect(p *prepared, out Outcome, b []byte) (body json.RawMessage, 
 	if p.entry != nil {
 		str("effect_class", string(p.entry.Spec.Effect))
 	}
-	value("is_error", ev["is_error"])
+	key("is_error")
+	b = append(strconv.AppendBool(b, ev.IsError), ',')
 	if p.assess != nil {
 		str("policy", p.assess.Approval.String())
 		key("resource_keys")
@@ -116,17 +110,19 @@ func auditDataDirect(p *prepared, out Outcome, b []byte) (body json.RawMessage, 
 	if screened {
 		value(screeningKey, screening)
 	}
-	value("secret_sources", ev["secret_sources"])
+	key("secret_sources")
+	b = append(jsonenc.Strings(b, ev.SecretSources, true), ',')
 	if p.assess != nil && p.entry != nil {
 		str("side_effect", p.assess.SideEffect(p.entry.Spec.Effect))
 	}
-	value("sizes", ev["sizes"])
+	key("sizes")
+	b = append(ev.Sizes.AppendJSON(b), ',')
 	if p.entry != nil {
 		key("source")
 		b = append(appendProvenance(b, &p.entry.Spec.Provenance), ',')
 	}
 	str("status", string(out.Status))
-	value("tool", ev["tool"])
+	str("tool", ev.Tool)
 	if err != nil {
 		return nil, true, err
 	}
@@ -167,9 +163,7 @@ func auditDataMap(p *prepared, out Outcome) (json.RawMessage, error) {
 	m := auditPool.Get().(*auditMaps)
 	data := m.data
 	data["status"], data["duration_ms"] = string(out.Status), out.Duration.Milliseconds()
-	for k, v := range out.Views.Event {
-		data[k] = v
-	}
+	out.Views.Event.AddTo(data)
 	if out.Approval.Via != "" {
 		a := m.approval
 		a["allowed"], a["via"], a["scope"], a["reason"] = out.Approval.Allowed, out.Approval.Via, out.Approval.Scope, out.Approval.Reason

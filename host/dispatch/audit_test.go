@@ -26,11 +26,11 @@ func TestAuditDataIsFreshForEveryCall(t *testing.T) {
 			command: &commandPlan{cwd: "/ws", shell: "/bin/sh", timeout: 5 * time.Second, env: []string{"PATH=/bin", "TOKEN=value-not-key"}}}
 		out := Outcome{Status: StatusOK, Duration: 1500 * time.Millisecond,
 			Approval: approval.Outcome{Allowed: true, Via: approval.ViaPrompt, Scope: approval.ScopeOnce, Reason: "allowed once by test"},
-			Views:    redact.Views{Event: map[string]any{"tool": "terminal", "call_id": "c1", "arg_keys": []string{"command"}}}}
+			Views:    redact.Views{Event: redact.EventOf(map[string]any{"tool": "terminal", "call_id": "c1", "arg_keys": []string{"command"}})}}
 		return p, out
 	}
 	bare := func() (*prepared, Outcome) {
-		return &prepared{}, Outcome{Status: StatusUnknownTool, Views: redact.Views{Event: map[string]any{"tool": "nope"}}}
+		return &prepared{}, Outcome{Status: StatusUnknownTool, Views: redact.Views{Event: redact.EventOf(map[string]any{"tool": "nope"})}}
 	}
 	for i, build := range []func() (*prepared, Outcome){full, bare, full, bare} {
 		p, out := build()
@@ -40,7 +40,7 @@ func TestAuditDataIsFreshForEveryCall(t *testing.T) {
 		}
 		// What the event's data is, built in a map of its own.
 		want := map[string]any{"status": string(out.Status), "duration_ms": out.Duration.Milliseconds()}
-		for k, v := range out.Views.Event {
+		for k, v := range out.Views.Event.Map() {
 			want[k] = v
 		}
 		if out.Approval.Via != "" {
@@ -104,7 +104,7 @@ func TestAuditDataDirectMatchesMap(t *testing.T) {
 		for _, sc := range screenings {
 			views := redact.Make(raw, nil)
 			if sc != nil {
-				views.Event[screeningKey] = sc
+				views.Event.Set(screeningKey, sc)
 			}
 			for _, a := range approvals {
 				for _, as := range assessments {
@@ -143,8 +143,23 @@ func TestAuditDataDirectMatchesMap(t *testing.T) {
 		{"tool": "t", "call_id": "c", "is_error": false, "arg_keys": []string{}, "sizes": map[string]any{}, "secret_sources": []string{}, screeningKey: "x", "extra": 1},
 		{"tool": "t", "call_id": "c", "is_error": false, "arg_keys": []string{}, "sizes": map[string]any{}, screeningKey: "x", "extra": 1},
 	} {
-		if _, ok, _ := auditDataDirect(&prepared{}, Outcome{Views: redact.Views{Event: ev}}, nil); ok {
+		if _, ok, _ := auditDataDirect(&prepared{}, Outcome{Views: redact.Views{Event: redact.EventOf(ev)}}, nil); ok {
 			t.Errorf("event view %v was written directly", ev)
+		}
+	}
+	// A view Make made, with a field added besides the screening (or
+	// instead of it), takes the map, which writes every field.
+	for _, add := range [][]string{{"extra"}, {screeningKey, "extra"}, {"tool"}} {
+		views := redact.Make(raws[0], nil)
+		for _, k := range add {
+			views.Event.Set(k, "x")
+		}
+		p, out := &prepared{}, Outcome{Views: views}
+		if _, ok, _ := auditDataDirect(p, out, nil); ok {
+			t.Errorf("event view %v was written directly", views.Event.Map())
+		}
+		if body, err := auditData(p, out, nil); err != nil || !strings.Contains(string(body), `"`+add[len(add)-1]+`":"x"`) {
+			t.Errorf("event view %v: audit data %s (%v)", views.Event.Map(), body, err)
 		}
 	}
 	if direct == 0 {
@@ -161,7 +176,7 @@ func BenchmarkAuditData(b *testing.B) {
 	out := Outcome{Status: StatusOK, Duration: 150 * time.Microsecond,
 		Approval: approval.Outcome{Allowed: true, Via: approval.ViaRule, Scope: approval.ScopeOnce, Reason: "allow:echo__echo"},
 		Views:    redact.Make(redact.Raw{Tool: "echo__echo", CallID: "bench", Args: map[string]any{"text": "hello"}, Content: "hello"}, nil)}
-	out.Views.Event[screeningKey] = map[string]any{"source": "mcp", "origin": "mcp:echo", "verdict": "clean"}
+	out.Views.Event.Set(screeningKey, map[string]any{"source": "mcp", "origin": "mcp:echo", "verdict": "clean"})
 	for name, encode := range map[string]func(*prepared, Outcome) (json.RawMessage, error){
 		"direct": func(p *prepared, out Outcome) (json.RawMessage, error) {
 			// As finish does: the pooled buffer, given back after use.
@@ -220,8 +235,8 @@ func TestScreenedEventIsWrittenDirectly(t *testing.T) {
 	p := &prepared{entry: entry, assess: &policy.Assessment{Risk: catalog.RiskLow, Approval: catalog.ApprovalAuto}}
 	views := redact.Make(redact.Raw{Tool: "echo__echo", CallID: "c1", Args: map[string]any{"text": "hello"}, Content: "hello"}, nil)
 	(&Turn{}).wrapUntrusted(p, &views, nil)
-	if _, ok := views.Event[screeningKey]; !ok {
-		t.Fatalf("no %q in the event view %v", screeningKey, views.Event)
+	if views.Event.Get(screeningKey) == nil {
+		t.Fatalf("no %q in the event view %v", screeningKey, views.Event.Map())
 	}
 	out := Outcome{Status: StatusOK, Views: views}
 	got, ok, err := auditDataDirect(p, out, nil)

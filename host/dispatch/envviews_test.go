@@ -33,7 +33,7 @@ func TestEnvOverlayValuesAreHiddenFromEveryView(t *testing.T) {
 				t.Errorf("the approval card does not name the overlay's key:\n%s", card.String())
 			}
 			views := map[string]string{"approval card": card.String(), "card args": out.Views.Card.Args}
-			for name, m := range map[string]map[string]any{"record": out.Views.Record(), "event": out.Views.Event, "debug": out.Views.Debug()} {
+			for name, m := range map[string]map[string]any{"record": out.Views.Record(), "event": out.Views.Event.Map(), "debug": out.Views.Debug()} {
 				b, _ := json.Marshal(m)
 				views[name] = string(b)
 			}

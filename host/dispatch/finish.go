@@ -64,7 +64,7 @@ func (t *Turn) finish(ctx context.Context, p *prepared, out Outcome, status Stat
 		out.Views = redact.Views{
 			Model: redact.ModelText(auditWithheld),
 			Card:  redact.Card{Title: p.call.Name, Body: auditWithheld + ": " + err.Error(), IsError: true},
-			Event: map[string]any{"tool": p.call.Name, "status": string(StatusAuditFailed)},
+			Event: redact.EventOf(map[string]any{"tool": p.call.Name, "status": string(StatusAuditFailed)}),
 		}.WithDebug("error", err.Error())
 	}
 	return out

@@ -59,8 +59,8 @@ func applyOutputPolicies(p *prepared, v *redact.Views) (hostNote bool) {
 		}
 	}
 	if len(applied) > 0 {
-		if v.Event != nil { // and so the record and debug views (redact.Views)
-			v.Event["output_policy"] = applied
+		if !v.Event.IsZero() { // and so the record and debug views (redact.Views)
+			v.Event.Set("output_policy", applied)
 		}
 	}
 	return hostNote

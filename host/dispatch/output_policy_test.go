@@ -15,7 +15,7 @@ import (
 
 func policyViews(model, body string, isError bool) redact.Views {
 	return redact.Views{Model: redact.ModelText(model), Card: redact.Card{Body: body, IsError: isError},
-		Event: map[string]any{}}
+		Event: redact.EventOf(map[string]any{})}
 }
 
 func policyEntry(display, model string) *prepared {
@@ -58,15 +58,15 @@ func TestDisplayPolicies(t *testing.T) {
 		if v.Model.String() != long {
 			t.Errorf("%q: the display policy changed the model view", tc.policy)
 		}
-		if _, has := v.Event["output_policy"]; has != tc.changed {
-			t.Errorf("%q (error %v): event %v", tc.policy, tc.isError, v.Event)
+		if has := v.Event.Get("output_policy") != nil; has != tc.changed {
+			t.Errorf("%q (error %v): event %v", tc.policy, tc.isError, v.Event.Map())
 		}
 	}
 	// A short body is not cut, and a summary never splits a UTF-8 sequence.
 	v := policyViews("x", "short\n", false)
 	applyOutputPolicies(policyEntry(catalog.CardSummary, ""), &v)
-	if v.Card.Body != "short\n" || v.Event["output_policy"] != nil {
-		t.Fatalf("short body: %q %v", v.Card.Body, v.Event)
+	if v.Card.Body != "short\n" || v.Event.Get("output_policy") != nil {
+		t.Fatalf("short body: %q %v", v.Card.Body, v.Event.Map())
 	}
 	// No newline at all, and the byte bound falls inside an "é".
 	wide := "x" + strings.Repeat("é", catalog.CardSummaryBytes)

@@ -83,7 +83,7 @@ func checkPlainIsUnchanged(t *testing.T, b []byte, m map[string]any) {
 	t.Helper()
 	told := redact.Make(redact.Raw{Tool: "t", Content: "c", Structured: m, StructuredPlain: true}, nil)
 	walked := redact.Make(redact.Raw{Tool: "t", Content: "c", Structured: m}, nil)
-	if !reflect.DeepEqual(told.Record(), walked.Record()) || !reflect.DeepEqual(told.Event, walked.Event) {
+	if !reflect.DeepEqual(told.Record(), walked.Record()) || !reflect.DeepEqual(told.Event.Map(), walked.Event.Map()) {
 		t.Fatalf("%q was decoded as plain, but redaction changes it: kept %#v, walked %#v", b, told.Record(), walked.Record())
 	}
 }

@@ -174,8 +174,8 @@ func (t *Turn) wrapAs(v *redact.Views, early *earlyScreen, kind, origin string) 
 		screening["signals"] = sigs
 		v.Card.Body = "⚠ untrusted content from " + origin + " was " + verdict.Summary() + "\n" + v.Card.Body
 	}
-	if v.Event != nil { // and so the record and debug views (redact.Views)
-		v.Event["screening"] = screening
+	if !v.Event.IsZero() { // and so the record and debug views (redact.Views)
+		v.Event.Set("screening", screening)
 	}
 }
 

@@ -254,7 +254,7 @@ func BenchmarkWrapUntrusted4KiB(b *testing.B) {
 
 func viewsFor(text string) (v redact.Views) {
 	v.Model = redact.ModelText(text)
-	v.Event = map[string]any{}
+	v.Event = redact.EventOf(map[string]any{})
 	return v
 }
 

@@ -62,7 +62,7 @@ func TestLargeResultScreeningIsOfTheModelView(t *testing.T) {
 		if strings.Contains(tc.text, token) && strings.Contains(inner, token) {
 			t.Fatalf("%s: the token reached the model view", tc.name)
 		}
-		scr, _ := out.Views.Event["screening"].(map[string]any)
+		scr, _ := out.Views.Event.Get("screening").(map[string]any)
 		sigs, _ := scr["signals"].([]any)
 		if !want.Flagged || scr["verdict"] != "flagged" || len(sigs) != len(want.Signals) {
 			t.Fatalf("%s: event screening %v, the model view's %+v", tc.name, scr, want)

@@ -49,7 +49,7 @@ func TestUntrustedModelViewIsTheEnvelopeJoined(t *testing.T) {
 		// The verdict as the turn's boundary made it (with the boundary
 		// signal when the text holds it); then the envelope with the
 		// boundary drawn, which the text does not hold, so it is kept.
-		scr, _ := out.Views.Event["screening"].(map[string]any)
+		scr, _ := out.Views.Event.Get("screening").(map[string]any)
 		origin := scr["origin"].(string)
 		_, _, v := untrusted.Envelope(bd, origin, text, untrusted.Screen(text))
 		head, tail, _ := untrusted.Envelope(used, origin, text, v)

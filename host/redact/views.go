@@ -58,19 +58,19 @@ type Card struct {
 
 // Views are the five redacted forms of one result.
 //
-// The event view is a map every call builds (its audit event is encoded
-// from it); the record and debug views are that map plus their own
-// fields, assembled when read (Record, Debug): on the call path only the
+// The event view is typed (EventView; its audit event is encoded from
+// it); the record and debug views are its map plus their own fields,
+// assembled when read (Record, Debug): on the call path only the
 // record's structured result is read (Structured), and the debug view by
 // no one. A field a later stage adds to a result's views (an output
 // policy, the screening verdict) is therefore added to Event alone and
 // reaches all three. Everything the record and debug views hold is
 // redacted in Make; assembling them redacts nothing and cannot fail.
 type Views struct {
-	Model  ModelView      // model history and provider replay (see ModelView)
-	Card   Card           // operator tool card
-	Event  map[string]any // event log: safe metadata, no values
-	Failed bool           // redaction failed; every view is the fixed failed result
+	Model  ModelView // model history and provider replay (see ModelView)
+	Card   Card      // operator tool card
+	Event  EventView // event log: safe metadata, no values
+	Failed bool      // redaction failed; every view is the fixed failed result
 
 	record recordOwn // the record view's fields beyond Event's
 	debug  debugOwn  // the debug view's fields beyond Event's
@@ -101,17 +101,15 @@ type debugOwn struct {
 // structured). Each call builds a new map; a change to it is not kept.
 func (v Views) Record() map[string]any {
 	r := &v.record
-	if v.Event == nil && !r.made {
+	if v.Event.IsZero() && !r.made {
 		return nil
 	}
-	n := len(v.Event)
+	n := v.Event.Len()
 	if r.made {
 		n += recordFields(r.hasModel, r.hasDisplay, r.err != "", r.structured != nil)
 	}
 	m := make(map[string]any, n)
-	for k, val := range v.Event {
-		m[k] = val
-	}
+	v.Event.AddTo(m)
 	if !r.made {
 		return m
 	}
@@ -140,13 +138,11 @@ func (v Views) Structured() any { return v.record.structured }
 // builds a new map; a change to it is not kept.
 func (v Views) Debug() map[string]any {
 	d := &v.debug
-	if v.Event == nil && d.fingerprints == nil && d.extra == nil {
+	if v.Event.IsZero() && d.fingerprints == nil && d.extra == nil {
 		return nil
 	}
-	m := make(map[string]any, len(v.Event)+1+len(d.extra))
-	for k, val := range v.Event {
-		m[k] = val
-	}
+	m := make(map[string]any, v.Event.Len()+1+len(d.extra))
+	v.Event.AddTo(m)
 	if d.fingerprints != nil {
 		m["secret_fingerprints"] = d.fingerprints
 	}
@@ -166,7 +162,7 @@ func (v Views) MarshalJSON() ([]byte, error) {
 		Event, Record map[string]any
 		Debug         map[string]any
 		Failed        bool
-	}{v.Model, v.Card, v.Event, v.Record(), v.Debug(), v.Failed})
+	}{v.Model, v.Card, v.Event.Map(), v.Record(), v.Debug(), v.Failed})
 }
 
 // WithDebug is v with a field in its debug view alone (the event and
@@ -205,7 +201,7 @@ func failedViews() Views {
 	return Views{
 		Model:  ModelText(FailedText),
 		Card:   Card{Title: FailedText, Args: FailedText, Body: FailedText, IsError: true},
-		Event:  map[string]any{"result": FailedText, "redaction_failed": true},
+		Event:  EventOf(map[string]any{"result": FailedText, "redaction_failed": true}),
 		Failed: true,
 	}
 }
@@ -302,7 +298,7 @@ func makeViews(raw Raw, given []Secret) (Views, error) {
 }
 
 // metaFields is how many fields eventMeta gives the event view.
-const metaFields = 6
+const metaFields = len(metaKeys)
 
 // recordFields is how many fields the record view has beyond the event's,
 // so that its map is made at its final size.
@@ -319,48 +315,38 @@ func recordFields(hasModel, hasDisplay, hasError, hasStructured bool) int {
 // eventMeta is the event view: names, sizes and where secrets were
 // found, never a value. The record and debug views are it plus their own
 // fields (Views).
-func (r *redactor) eventMeta(raw Raw, secrets []Secret) map[string]any {
+func (r *redactor) eventMeta(raw Raw, secrets []Secret) EventView {
 	keys := make([]string, 0, len(raw.Args))
 	for k := range raw.Args {
 		keys = append(keys, r.text(k))
 	}
 	sort.Strings(keys)
-	sizes := map[string]any{
-		"content_bytes": len(raw.Content),
-		"error_bytes":   len(raw.ErrorText),
-	}
-	if raw.HasModelOutput {
-		sizes["model_output_bytes"] = len(raw.ModelOutput)
-	}
-	if raw.HasDisplayOutput {
-		sizes["display_output_bytes"] = len(raw.DisplayOutput)
-	}
-	if raw.Structured != nil {
-		sizes["structured_keys"] = len(raw.Structured)
-	}
-	return map[string]any{
-		"tool":           r.text(raw.Tool),
-		"call_id":        r.text(raw.CallID),
-		"is_error":       raw.IsError,
-		"arg_keys":       keys,
-		"sizes":          sizes,
-		"secret_sources": r.sources(secrets),
-	}
+	return EventView{made: true, meta: EventMeta{
+		Tool:    r.text(raw.Tool),
+		CallID:  r.text(raw.CallID),
+		IsError: raw.IsError,
+		ArgKeys: keys,
+		Sizes: Sizes{
+			Content: len(raw.Content), Error: len(raw.ErrorText),
+			ModelOutput: len(raw.ModelOutput), HasModelOutput: raw.HasModelOutput,
+			DisplayOutput: len(raw.DisplayOutput), HasDisplayOutput: raw.HasDisplayOutput,
+			StructuredKeys: len(raw.Structured), HasStructured: raw.Structured != nil,
+		},
+		SecretSources: r.sources(secrets),
+	}}
 }
 
-// noSources and noFingerprints are secret_sources and secret_fingerprints
-// of a call without secrets (most calls), made into interface values
-// once: converting a slice to one allocates every time. An empty slice
-// cannot be changed in place, so every view of every call may share it.
-var (
-	noSources      any = []string{}
-	noFingerprints any = []map[string]string{}
-)
+// noFingerprints is secret_fingerprints of a call without secrets (most
+// calls), made into an interface value once: converting a slice to one
+// allocates every time. An empty slice cannot be changed in place, so
+// every view of every call may share it.
+var noFingerprints any = []map[string]string{}
 
-// sources lists where secrets were found, each place once, sorted.
-func (r *redactor) sources(secrets []Secret) any {
+// sources lists where secrets were found, each place once, sorted; an
+// empty list (not nil) when there are none.
+func (r *redactor) sources(secrets []Secret) []string {
 	if len(secrets) == 0 {
-		return noSources
+		return []string{}
 	}
 	seen := map[string]bool{}
 	sources := []string{}

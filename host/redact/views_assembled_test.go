@@ -35,7 +35,7 @@ func TestRecordAndDebugViewsAreEventPlusTheirOwn(t *testing.T) {
 		}
 		want["args_preview"] = v.Card.Args
 		rec := v.Record()
-		for k, val := range v.Event {
+		for k, val := range v.Event.Map() {
 			if !reflect.DeepEqual(rec[k], val) {
 				t.Errorf("mask %d: record[%s] = %#v, event's %#v", mask, k, rec[k], val)
 			}
@@ -45,8 +45,8 @@ func TestRecordAndDebugViewsAreEventPlusTheirOwn(t *testing.T) {
 				t.Errorf("mask %d: record[%s] = %#v, want %#v", mask, k, rec[k], val)
 			}
 		}
-		if len(rec) != len(v.Event)+len(want) || len(v.Event) != metaFields {
-			t.Errorf("mask %d: record has %d fields (event %d), want %d: %v", mask, len(rec), len(v.Event), metaFields+len(want), rec)
+		if len(rec) != v.Event.Len()+len(want) || v.Event.Len() != metaFields {
+			t.Errorf("mask %d: record has %d fields (event %d), want %d: %v", mask, len(rec), v.Event.Len(), metaFields+len(want), rec)
 		}
 		if got, want := v.Structured(), rec["structured"]; !reflect.DeepEqual(got, want) {
 			t.Errorf("mask %d: Structured() = %#v, record's %#v", mask, got, want)
@@ -56,8 +56,8 @@ func TestRecordAndDebugViewsAreEventPlusTheirOwn(t *testing.T) {
 			t.Errorf("mask %d: debug fingerprints %#v", mask, debug["secret_fingerprints"])
 		}
 		delete(debug, "secret_fingerprints")
-		if !reflect.DeepEqual(debug, v.Event) {
-			t.Errorf("mask %d: debug view beyond its fingerprints %v, want the event %v", mask, debug, v.Event)
+		if !reflect.DeepEqual(debug, v.Event.Map()) {
+			t.Errorf("mask %d: debug view beyond its fingerprints %v, want the event %v", mask, debug, v.Event.Map())
 		}
 	}
 }
@@ -68,15 +68,15 @@ func TestRecordAndDebugViewsAreEventPlusTheirOwn(t *testing.T) {
 // debug view alone; a change to a map Record or Debug returned is not kept.
 func TestLaterEventFieldsReachRecordAndDebug(t *testing.T) {
 	v := Make(Raw{Tool: "fetch", CallID: "c2", Content: "page"}, nil)
-	v.Event["screening"] = map[string]any{"verdict": "clean"}
+	v.Event.Set("screening", map[string]any{"verdict": "clean"})
 	for name, m := range map[string]map[string]any{"record": v.Record(), "debug": v.Debug()} {
-		if !reflect.DeepEqual(m["screening"], v.Event["screening"]) {
+		if !reflect.DeepEqual(m["screening"], v.Event.Get("screening")) {
 			t.Errorf("%s view: screening %#v", name, m["screening"])
 		}
 	}
 	w := v.WithDebug("error", "disk full")
-	if w.Debug()["error"] != "disk full" || v.Debug()["error"] != nil || w.Record()["error"] != nil || w.Event["error"] != nil {
-		t.Errorf("WithDebug: debug %v, record %v, event %v, original's debug %v", w.Debug(), w.Record(), w.Event, v.Debug())
+	if w.Debug()["error"] != "disk full" || v.Debug()["error"] != nil || w.Record()["error"] != nil || w.Event.Get("error") != nil {
+		t.Errorf("WithDebug: debug %v, record %v, event %v, original's debug %v", w.Debug(), w.Record(), w.Event.Map(), v.Debug())
 	}
 	v.Record()["content"], v.Debug()["tool"] = "changed", "changed"
 	if v.Record()["content"] != "page" || v.Debug()["tool"] != "fetch" {
@@ -90,13 +90,13 @@ func TestLaterEventFieldsReachRecordAndDebug(t *testing.T) {
 func TestFailedAndHandBuiltViews(t *testing.T) {
 	f := failedViews()
 	fixed := map[string]any{"result": FailedText, "redaction_failed": true}
-	for name, m := range map[string]map[string]any{"event": f.Event, "record": f.Record(), "debug": f.Debug()} {
+	for name, m := range map[string]map[string]any{"event": f.Event.Map(), "record": f.Record(), "debug": f.Debug()} {
 		if !reflect.DeepEqual(m, fixed) {
 			t.Errorf("failed %s view = %v", name, m)
 		}
 	}
 	f.Record()["x"] = 1
-	if _, ok := f.Event["x"]; ok {
+	if _, ok := f.Event.Map()["x"]; ok {
 		t.Error("the failed record view shares the event's map")
 	}
 	if h := (Views{Model: ModelText("m"), Card: Card{Body: "m"}}); h.Record() != nil || h.Debug() != nil || h.Structured() != nil {
@@ -116,7 +116,7 @@ func TestViewsEncodeAllFive(t *testing.T) {
 	if err := json.Unmarshal(b, &got); err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]any{"Model": v.Model.String(), "Card": v.Card, "Event": v.Event, "Record": v.Record(), "Debug": v.Debug(), "Failed": false}
+	want := map[string]any{"Model": v.Model.String(), "Card": v.Card, "Event": v.Event.Map(), "Record": v.Record(), "Debug": v.Debug(), "Failed": false}
 	if len(got) != len(want) {
 		t.Fatalf("encoded fields %s", b)
 	}

@@ -15,7 +15,7 @@ func allText(t testing.TB, v Views) string {
 	t.Helper()
 	var b strings.Builder
 	b.WriteString(v.Model.String() + "\n" + v.Card.Title + "\n" + v.Card.Args + "\n" + v.Card.Body + "\n")
-	for _, m := range []map[string]any{v.Event, v.Record(), v.Debug()} {
+	for _, m := range []map[string]any{v.Event.Map(), v.Record(), v.Debug()} {
 		j, err := jsonenc.Append(nil, m, false)
 		if err != nil {
 			t.Fatalf("view does not serialise: %v", err)
@@ -73,8 +73,8 @@ func TestSecretsNeverAppearInAnyView(t *testing.T) {
 			if !strings.Contains(v.Model.String(), "the value is <redacted:") {
 				t.Errorf("model view lost its text or marker: %q", v.Model.String())
 			}
-			if !reflect.DeepEqual(v.Event["secret_sources"], []string(nil)) {
-				if srcs, _ := v.Event["secret_sources"].([]string); !contains(srcs, tc.source) {
+			if !reflect.DeepEqual(v.Event.Get("secret_sources"), []string(nil)) {
+				if srcs, _ := v.Event.Get("secret_sources").([]string); !contains(srcs, tc.source) {
 					t.Errorf("event sources %v lack %q", srcs, tc.source)
 				}
 			}
@@ -106,7 +106,7 @@ func TestViewsShape(t *testing.T) {
 	if v.Card.Args != `{"path":"notes.txt","token":"<redacted>"}` {
 		t.Errorf("card args %s", v.Card.Args)
 	}
-	ev, err := jsonenc.Append(nil, v.Event, false)
+	ev, err := jsonenc.Append(nil, v.Event.Map(), false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,9 +115,9 @@ func TestViewsShape(t *testing.T) {
 			t.Errorf("event carries the value %q: %s", value, ev)
 		}
 	}
-	if v.Event["tool"] != "read_file" || v.Event["call_id"] != "c7" || v.Event["is_error"] != false ||
-		!reflect.DeepEqual(v.Event["arg_keys"], []string{"path", "token"}) ||
-		v.Event["sizes"].(map[string]any)["content_bytes"] != 25 {
+	if v.Event.Get("tool") != "read_file" || v.Event.Get("call_id") != "c7" || v.Event.Get("is_error") != false ||
+		!reflect.DeepEqual(v.Event.Get("arg_keys"), []string{"path", "token"}) ||
+		v.Event.Get("sizes").(map[string]any)["content_bytes"] != 25 {
 		t.Errorf("event metadata: %s", ev)
 	}
 	if v.Record()["content"] != raw.Content || v.Record()["args_preview"] != v.Card.Args || v.Record()["structured"] == nil {
@@ -202,8 +202,8 @@ func TestRedactionFailureGivesFixedViews(t *testing.T) {
 
 func TestFailedViewsAreIndependentCopies(t *testing.T) {
 	a := failedViews()
-	a.Event["x"] = 1
-	if _, ok := failedViews().Event["x"]; ok {
+	a.Event.Set("x", 1)
+	if _, ok := failedViews().Event.Map()["x"]; ok {
 		t.Fatal("failed views share a map")
 	}
 }
@@ -245,7 +245,7 @@ func TestNoSecretsListsAreEmptyNotAbsent(t *testing.T) {
 	raw := Raw{Tool: "read_file", CallID: "c1", Args: map[string]any{"path": "a.txt"}, Content: "plain text"}
 	first, second := Make(raw, nil), Make(raw, nil)
 	for name, v := range map[string]any{
-		"event":              first.Event["secret_sources"],
+		"event":              first.Event.Get("secret_sources"),
 		"record":             first.Record()["secret_sources"],
 		"debug":              first.Debug()["secret_sources"],
 		"debug fingerprints": first.Debug()["secret_fingerprints"],
@@ -255,11 +255,11 @@ func TestNoSecretsListsAreEmptyNotAbsent(t *testing.T) {
 			t.Errorf("%s: %s (%v), want []", name, b, err)
 		}
 	}
-	srcs := first.Event["secret_sources"].([]string)
+	srcs := first.Event.Get("secret_sources").([]string)
 	_ = append(srcs, "changed")
 	fps := first.Debug()["secret_fingerprints"].([]map[string]string)
 	_ = append(fps, map[string]string{"source": "changed"})
-	if got := second.Event["secret_sources"].([]string); len(got) != 0 {
+	if got := second.Event.Get("secret_sources").([]string); len(got) != 0 {
 		t.Errorf("second call's secret_sources = %q after the first's was appended to", got)
 	}
 	if got := second.Debug()["secret_fingerprints"].([]map[string]string); len(got) != 0 {
@@ -267,7 +267,7 @@ func TestNoSecretsListsAreEmptyNotAbsent(t *testing.T) {
 	}
 	// With a secret both lists say where it was found.
 	withSecret := Make(raw, []Secret{{Source: "binding", Target: "TOKEN", Value: "tk-0123456789"}})
-	if got := withSecret.Event["secret_sources"].([]string); len(got) != 1 || got[0] != "binding" {
+	if got := withSecret.Event.Get("secret_sources").([]string); len(got) != 1 || got[0] != "binding" {
 		t.Errorf("secret_sources with a secret = %q, want [binding]", got)
 	}
 	if got := withSecret.Debug()["secret_fingerprints"].([]map[string]string); len(got) != 1 || got[0]["source"] != "binding" {

@@ -315,7 +315,7 @@ func TestAuthoredCallPath(t *testing.T) {
 			if out.Views.Model.String() != "noted" || strings.Contains(out.Views.Model.String(), "forged") {
 				t.Errorf("model view = %q", out.Views.Model.String())
 			}
-			ev, _ := json.Marshal(out.Views.Event)
+			ev, _ := json.Marshal(out.Views.Event.Map())
 			if strings.Contains(string(ev), "forged") {
 				t.Errorf("a forged lifecycle field reached the event: %s", ev)
 			}
