@@ -83,6 +83,7 @@ func TestAuditDataDirectMatchesMap(t *testing.T) {
 		{Tool: "echo__echo", CallID: "bench", Args: map[string]any{"text": "hello"}, Content: "hello"},
 		{Tool: "t\u2028<x>", CallID: "c\"1", Args: map[string]any{"password": "pw-123456", "b": 1.5}, IsError: true,
 			ErrorText: "failed with pw-123456", ModelOutput: "m", HasModelOutput: true, Structured: map[string]any{"k": 1.0}},
+		{Tool: "t", CallID: "c2", Args: map[string]any{}, DisplayOutput: "shown", HasDisplayOutput: true, Structured: map[string]any{}},
 	}
 	approvals := []approval.Outcome{{}, {Allowed: true, Via: approval.ViaPrompt, Scope: approval.ScopeOnce, Reason: "allowed <once> & \"quoted\""}}
 	assessments := []*policy.Assessment{nil, {Risk: catalog.RiskHigh, Approval: catalog.ApprovalPrompt, ResourceKeys: []string{"fs:/ws/a"}}, {Risk: catalog.RiskLow},

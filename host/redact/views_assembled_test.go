@@ -127,3 +127,20 @@ func TestViewsEncodeAllFive(t *testing.T) {
 		}
 	}
 }
+
+// TestSizesAppendJSONMatchesMap: the audit's direct writer writes the
+// sizes field as encoding/json writes its map form, in every combination
+// of the optional sizes.
+func TestSizesAppendJSONMatchesMap(t *testing.T) {
+	for mask := 0; mask < 8; mask++ {
+		s := Sizes{Content: 1234567, Error: 0, ModelOutput: 12, DisplayOutput: 345, StructuredKeys: 6,
+			HasModelOutput: mask&1 != 0, HasDisplayOutput: mask&2 != 0, HasStructured: mask&4 != 0}
+		want, err := json.Marshal(s.Map())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := s.AppendJSON(nil); string(got) != string(want) {
+			t.Errorf("mask %d: AppendJSON = %s, encoding/json = %s", mask, got, want)
+		}
+	}
+}
