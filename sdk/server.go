@@ -141,7 +141,7 @@ func (s *server) callContext(ctx context.Context, req *toolsetv1.EffectRequest, 
 		SandboxPolicy: req.GetSandboxPolicy(),
 		SkillsRoot:    req.GetSkillsRoot(),
 		Timezone:      req.GetTimezone(),
-		Paths:         req.GetPaths(),
+		Paths:         resolvedPaths(req.GetPaths()),
 		Log:           s.log.With("tool", req.GetTool(), "invocation", req.GetInvocationId()),
 		send:          send, host: s.hostClient,
 	}
@@ -191,4 +191,17 @@ func (s *server) close() {
 		_ = s.hostConn.Close()
 		s.hostConn, s.host = nil, nil
 	}
+}
+
+// resolvedPaths are EffectRequest.paths by argument name; a repeated
+// argument's last path wins, as when the field was a map.
+func resolvedPaths(entries []*toolsetv1.ResolvedPath) map[string]string {
+	if len(entries) == 0 {
+		return nil
+	}
+	m := make(map[string]string, len(entries))
+	for _, e := range entries {
+		m[e.GetArg()] = e.GetPath()
+	}
+	return m
 }

@@ -85,7 +85,10 @@ func (a PluginAdapter) request(inv Invocation) *toolsetv1.EffectRequest {
 		SkillsRoot:     inv.SkillsRoot,
 
 		Timezone: inv.Timezone,
-		Paths:    inv.Paths,
+	}
+	// Entries, not a map, on the wire's Go side (toolset.proto says why).
+	for arg, path := range inv.Paths {
+		req.Paths = append(req.Paths, &toolsetv1.ResolvedPath{Arg: arg, Path: path})
 	}
 	for _, s := range inv.Redact {
 		req.RedactValues = append(req.RedactValues, &toolsetv1.RedactValue{Target: s.Target, Value: s.Value})
