@@ -246,12 +246,23 @@ func makeViews(raw Raw, given []Secret) (Views, error) {
 	}
 
 	event := r.eventMeta(raw, secrets)
-	rec := recordOwn{made: true, argsPreview: args, content: r.text(raw.Content)}
+	// The model view, the card's body and the record's outputs are most
+	// often the content itself: it is redacted once (text is a pure
+	// function of its input for one redactor, whose memo keeps only texts
+	// of memoMin bytes and more).
+	content := r.text(raw.Content)
+	text := func(s string) string {
+		if s == raw.Content {
+			return content
+		}
+		return r.text(s)
+	}
+	rec := recordOwn{made: true, argsPreview: args, content: content}
 	if raw.HasModelOutput {
-		rec.hasModel, rec.modelOutput = true, r.text(raw.ModelOutput)
+		rec.hasModel, rec.modelOutput = true, text(raw.ModelOutput)
 	}
 	if raw.HasDisplayOutput {
-		rec.hasDisplay, rec.displayOutput = true, r.text(raw.DisplayOutput)
+		rec.hasDisplay, rec.displayOutput = true, text(raw.DisplayOutput)
 	}
 	if raw.ErrorText != "" {
 		rec.err = r.text(raw.ErrorText)
@@ -275,8 +286,8 @@ func makeViews(raw Raw, given []Secret) (Views, error) {
 	}
 
 	v := Views{
-		Model:  ModelText(r.text(model)),
-		Card:   Card{Title: title, Args: args, Body: r.text(body), IsError: raw.IsError || CommandFailed(raw.Structured)},
+		Model:  ModelText(text(model)),
+		Card:   Card{Title: title, Args: args, Body: text(body), IsError: raw.IsError || CommandFailed(raw.Structured)},
 		Event:  event,
 		record: rec,
 		debug:  debugOwn{fingerprints: fingerprints},
