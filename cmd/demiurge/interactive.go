@@ -62,7 +62,7 @@ func interactive(c *cli.Context) error {
 		defer rl.Close()
 		r.TTY, r.Hist = true, hist
 		r.Out, r.ErrOut = rl.Stdout(), rl.Stderr()
-		r.Lines = termsession.EditorLines(rl.Instance)
+		r.Lines = termsession.EditorLines(rl)
 		// A /call's spinner is held while its question is asked.
 		approver = heldApprover{Provider: &approval.Terminal{Out: r.ErrOut, Lines: r.Answer}, live: r.liveCall}
 	} else {

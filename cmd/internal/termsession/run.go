@@ -63,7 +63,7 @@ func RunRemote(cfg RemoteConfig) error {
 		defer rl.Close()
 		r.TTY, r.Hist = true, hist
 		r.Out, r.ErrOut = rl.Stdout(), rl.Stderr()
-		r.Lines = EditorLines(rl.Instance)
+		r.Lines = EditorLines(rl)
 		r.Chat = &Chat{Out: r.Out, ErrOut: r.ErrOut, Display: cfg.Display, LineBuffered: true,
 			Ask: r.Lines, Interrupt: func() { r.StopForeground("^C") }, Lead: r.Lines.SetLead}
 		var old Approver
