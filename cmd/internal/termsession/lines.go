@@ -18,8 +18,11 @@ import (
 
 // LineBroker shares the operator's one input among whoever waits for a
 // line: the session's prompt, an approval or a clarify question asked
-// while a turn runs. The newest waiter gets the next line and its prompt
-// is shown; a read cannot be cancelled, so a read left by a waiter that
+// while a turn runs. The newest question (a fresh waiter) gets the next
+// line and its prompt is shown, or with no question the newest waiter: a
+// question asked before the busy prompt's read (a turn's first approval
+// can come back from the host before the session asks for that read)
+// still takes its answer. A read cannot be cancelled, so a read left by a waiter that
 // gave up stays in flight for the next one. Lines no one took (their
 // waiter gave up as they came) queue in the order they were typed: two
 // waiters giving up at once each keep theirs.
@@ -50,7 +53,19 @@ type LineBroker struct {
 
 type lineWaiter struct {
 	prompt string
+	fresh  bool // a question: it goes before the prompts
 	ch     chan lineResult
+}
+
+// next is the index of the waiter that gets the next line: the newest
+// question, or with none the newest waiter (-1 when no one waits).
+func (b *LineBroker) next() int {
+	for i := len(b.waiters) - 1; i >= 0; i-- {
+		if b.waiters[i].fresh {
+			return i
+		}
+	}
+	return len(b.waiters) - 1
 }
 
 type lineResult struct {
@@ -86,7 +101,7 @@ func (b *LineBroker) ReadLine(ctx context.Context, prompt string, fresh bool) (s
 			return r.line, r.err
 		}
 	}
-	w := &lineWaiter{prompt: prompt, ch: make(chan lineResult, 1)}
+	w := &lineWaiter{prompt: prompt, fresh: fresh, ch: make(chan lineResult, 1)}
 	b.waiters = append(b.waiters, w)
 	if !b.inflight {
 		b.inflight = true
@@ -94,7 +109,7 @@ func (b *LineBroker) ReadLine(ctx context.Context, prompt string, fresh bool) (s
 			b.setPrompt(b.lead + prompt)
 		}
 		go b.loop(b.lead + prompt)
-	} else if b.reprompt != nil {
+	} else if b.reprompt != nil && b.waiters[b.next()] == w {
 		b.reprompt(b.lead + prompt)
 	}
 	b.mu.Unlock()
@@ -110,9 +125,10 @@ func (b *LineBroker) ReadLine(ctx context.Context, prompt string, fresh bool) (s
 	defer b.mu.Unlock()
 	for i, x := range b.waiters {
 		if x == w {
+			wasNext := i == b.next()
 			b.waiters = append(b.waiters[:i], b.waiters[i+1:]...)
-			if n := len(b.waiters); n > 0 && b.reprompt != nil {
-				b.reprompt(b.lead + b.waiters[n-1].prompt)
+			if len(b.waiters) > 0 && b.reprompt != nil && wasNext {
+				b.reprompt(b.lead + b.waiters[b.next()].prompt)
 			}
 			return "", ctx.Err()
 		}
@@ -135,12 +151,12 @@ func (b *LineBroker) SetLead(lead string) {
 		return
 	}
 	b.lead = lead
-	if n := len(b.waiters); n > 0 && b.inflight {
-		b.reprompt(lead + b.waiters[n-1].prompt)
+	if len(b.waiters) > 0 && b.inflight {
+		b.reprompt(lead + b.waiters[b.next()].prompt)
 	}
 }
 
-// loop reads lines while someone waits and hands each to the newest
+// loop reads lines while someone waits and hands each to the next
 // waiter.
 func (b *LineBroker) loop(prompt string) {
 	for {
@@ -151,9 +167,9 @@ func (b *LineBroker) loop(prompt string) {
 		if errors.Is(err, io.EOF) {
 			b.eof = io.EOF
 		}
-		if n := len(b.waiters); n > 0 {
-			w := b.waiters[n-1]
-			b.waiters = b.waiters[:n-1]
+		if i := b.next(); i >= 0 {
+			w := b.waiters[i]
+			b.waiters = append(b.waiters[:i], b.waiters[i+1:]...)
 			w.ch <- r
 		} else {
 			b.keep(r)
@@ -167,7 +183,7 @@ func (b *LineBroker) loop(prompt string) {
 			b.mu.Unlock()
 			return
 		}
-		prompt = b.lead + b.waiters[len(b.waiters)-1].prompt
+		prompt = b.lead + b.waiters[b.next()].prompt
 		if b.setPrompt != nil {
 			b.setPrompt(prompt)
 		}
