@@ -3,6 +3,8 @@ package sandbox
 import (
 	"os"
 	"os/signal"
+
+	"demiurge.dev/shared/sandbox/firststage"
 )
 
 // signalRelay asks for the init's signals on a goroutine of its own, so
@@ -22,17 +24,14 @@ func relaySignals(report *os.File) *signalRelay {
 	return newSignalRelay(func(c chan<- os.Signal) { signal.Notify(c, initSignals...) }, report)
 }
 
-// readyByte, on the report pipe, tells the first stage that the init
-// catches its signals; a signal byte (1 to 64) may follow it.
-const readyByte = 0
-
 // newSignalRelay runs notify, which must ask for the signals on c, on a
-// goroutine of its own, and then writes readyByte to report (when not
-// nil). Only relaySignals and the package's tests call it: the tests make
+// goroutine of its own, and then writes firststage.ReadyByte (declared
+// there, which does not import this package) to report (when not nil).
+// Only relaySignals and the package's tests call it: the tests make
 // notify late (TestInitStartsOnlyOnceSignalsAreCaught).
 //
-// Until the first stage reads readyByte it passes no signal on: before
-// Notify, a signal to this process, a pid namespace's init, would be
+// Until the first stage reads the ready byte it passes no signal on:
+// before Notify, a signal to this process, a pid namespace's init, would be
 // dropped by the kernel (before the Go runtime has a handler for it) or
 // reach the runtime's default handler, which cannot kill an init and
 // exits 2. The first stage starts this one in a process group of its own,
@@ -42,7 +41,7 @@ func newSignalRelay(notify func(c chan<- os.Signal), report *os.File) *signalRel
 	go func() {
 		notify(r.sigs)
 		if report != nil {
-			_, _ = report.Write([]byte{readyByte})
+			_, _ = report.Write([]byte{firststage.ReadyByte})
 		}
 		close(r.ready)
 	}()

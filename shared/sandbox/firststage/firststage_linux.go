@@ -158,16 +158,18 @@ func reportedSignal(rd *os.File) syscall.Signal {
 		}
 	}
 	for _, c := range b[:n] {
-		if c != readyByte {
+		if c != ReadyByte {
 			return syscall.Signal(c)
 		}
 	}
 	return 0
 }
 
-// readyByte is what the second stage writes on the report pipe once it
-// catches its signals (sandbox.relaySignals).
-const readyByte = 0
+// ReadyByte is what the second stage writes on the report pipe once it
+// catches its signals (sandbox.relaySignals); a signal byte (1 to 64) may
+// follow it. Declared here, which the sandbox package imports, since the
+// first stage does not import the sandbox (its binary stays small).
+const ReadyByte = 0
 
 // dieOf ends this process with signal s, so the launcher sees what
 // happened to the command.
