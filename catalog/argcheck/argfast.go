@@ -5,6 +5,7 @@ import (
 	"unicode/utf8"
 
 	"demiurge.dev/catalog/internal/jsonvalue"
+	"demiurge.dev/catalog/jsonscan"
 )
 
 // decodeFast parses an arguments document that is a plain, valid JSON
@@ -17,56 +18,34 @@ import (
 func decodeFast(doc []byte) (m map[string]any, ok bool) {
 	// One copy of the document as a string: every key and plain string
 	// value is a part of it, not a copy of its own.
-	p := fastParser{b: doc, s: string(doc)}
-	p.space()
-	if p.i >= len(p.b) || p.b[p.i] != '{' {
+	p := fastParser{Scan: jsonscan.Scan{B: doc}, s: string(doc)}
+	p.Space()
+	if p.I >= len(p.B) || p.B[p.I] != '{' {
 		return nil, false
 	}
 	v, ok := p.object(0)
 	if !ok {
 		return nil, false
 	}
-	p.space()
-	if p.i != len(p.b) {
+	p.Space()
+	if p.I != len(p.B) {
 		return nil, false
 	}
 	return v, true
 }
 
 type fastParser struct {
-	b []byte
-	s string // b's bytes, copied once: plain strings are cut from it
-	i int
-}
-
-// space skips what json.Decoder skips between tokens.
-func (p *fastParser) space() {
-	for p.i < len(p.b) {
-		switch p.b[p.i] {
-		case ' ', '\t', '\n', '\r':
-			p.i++
-		default:
-			return
-		}
-	}
-}
-
-func (p *fastParser) next(c byte) bool {
-	p.space()
-	if p.i < len(p.b) && p.b[p.i] == c {
-		p.i++
-		return true
-	}
-	return false
+	jsonscan.Scan
+	s string // B's bytes, copied once: plain strings are cut from it
 }
 
 // value parses one value; depth counts as decodeValue counts it.
 func (p *fastParser) value(depth int) (any, bool) {
-	p.space()
-	if p.i >= len(p.b) {
+	p.Space()
+	if p.I >= len(p.B) {
 		return nil, false
 	}
-	switch c := p.b[p.i]; c {
+	switch c := p.B[p.I]; c {
 	case '{':
 		v, ok := p.object(depth)
 		return v, ok
@@ -93,18 +72,18 @@ func (p *fastParser) object(depth int) (map[string]any, bool) {
 	if depth >= maxArgumentDepth {
 		return nil, false
 	}
-	p.i++ // {
+	p.I++ // {
 	m := map[string]any{}
-	if p.next('}') {
+	if p.Next('}') {
 		return m, true
 	}
 	for {
-		p.space()
-		if p.i >= len(p.b) || p.b[p.i] != '"' {
+		p.Space()
+		if p.I >= len(p.B) || p.B[p.I] != '"' {
 			return nil, false
 		}
 		key, ok := p.str()
-		if !ok || !p.next(':') {
+		if !ok || !p.Next(':') {
 			return nil, false
 		}
 		if _, dup := m[key]; dup {
@@ -115,10 +94,10 @@ func (p *fastParser) object(depth int) (map[string]any, bool) {
 			return nil, false
 		}
 		m[key] = v
-		if p.next('}') {
+		if p.Next('}') {
 			return m, true
 		}
-		if !p.next(',') {
+		if !p.Next(',') {
 			return nil, false
 		}
 	}
@@ -128,9 +107,9 @@ func (p *fastParser) array(depth int) (any, bool) {
 	if depth >= maxArgumentDepth {
 		return nil, false
 	}
-	p.i++ // [
+	p.I++ // [
 	a := []any{}
-	if p.next(']') {
+	if p.Next(']') {
 		return a, true
 	}
 	for {
@@ -139,54 +118,54 @@ func (p *fastParser) array(depth int) (any, bool) {
 			return nil, false
 		}
 		a = append(a, v)
-		if p.next(']') {
+		if p.Next(']') {
 			return a, true
 		}
-		if !p.next(',') {
+		if !p.Next(',') {
 			return nil, false
 		}
 	}
 }
 
 func (p *fastParser) literal(lit string) bool {
-	if len(p.b)-p.i < len(lit) || string(p.b[p.i:p.i+len(lit)]) != lit {
+	if len(p.B)-p.I < len(lit) || string(p.B[p.I:p.I+len(lit)]) != lit {
 		return false
 	}
-	p.i += len(lit)
+	p.I += len(lit)
 	return true
 }
 
 // number keeps the literal as json.Number, as the decoder with UseNumber
 // does, and bounds it as decodeValue does.
 func (p *fastParser) number() (any, bool) {
-	start := p.i
-	if p.i < len(p.b) && p.b[p.i] == '-' {
-		p.i++
+	start := p.I
+	if p.I < len(p.B) && p.B[p.I] == '-' {
+		p.I++
 	}
 	switch {
-	case p.i < len(p.b) && p.b[p.i] == '0':
-		p.i++
-	case p.i < len(p.b) && '1' <= p.b[p.i] && p.b[p.i] <= '9':
+	case p.I < len(p.B) && p.B[p.I] == '0':
+		p.I++
+	case p.I < len(p.B) && '1' <= p.B[p.I] && p.B[p.I] <= '9':
 		p.digits()
 	default:
 		return nil, false
 	}
-	if p.i < len(p.b) && p.b[p.i] == '.' {
-		p.i++
+	if p.I < len(p.B) && p.B[p.I] == '.' {
+		p.I++
 		if p.digits() == 0 {
 			return nil, false
 		}
 	}
-	if p.i < len(p.b) && (p.b[p.i] == 'e' || p.b[p.i] == 'E') {
-		p.i++
-		if p.i < len(p.b) && (p.b[p.i] == '+' || p.b[p.i] == '-') {
-			p.i++
+	if p.I < len(p.B) && (p.B[p.I] == 'e' || p.B[p.I] == 'E') {
+		p.I++
+		if p.I < len(p.B) && (p.B[p.I] == '+' || p.B[p.I] == '-') {
+			p.I++
 		}
 		if p.digits() == 0 {
 			return nil, false
 		}
 	}
-	lit := string(p.b[start:p.i])
+	lit := string(p.B[start:p.I])
 	if jsonvalue.CheckNumber(lit) != nil {
 		return nil, false
 	}
@@ -194,28 +173,28 @@ func (p *fastParser) number() (any, bool) {
 }
 
 func (p *fastParser) digits() int {
-	start := p.i
-	for p.i < len(p.b) && '0' <= p.b[p.i] && p.b[p.i] <= '9' {
-		p.i++
+	start := p.I
+	for p.I < len(p.B) && '0' <= p.B[p.I] && p.B[p.I] <= '9' {
+		p.I++
 	}
-	return p.i - start
+	return p.I - start
 }
 
 // str parses a string from its opening quote. Text without escapes that
 // is valid UTF-8 is what the decoder's unquoting gives unchanged; any
 // other string is unquoted by encoding/json itself, as the decoder does.
 func (p *fastParser) str() (string, bool) {
-	start := p.i
-	p.i++ // "
+	start := p.I
+	p.I++ // "
 	plain := true
-	for p.i < len(p.b) {
-		c := p.b[p.i]
+	for p.I < len(p.B) {
+		c := p.B[p.I]
 		switch {
 		case c == '"':
-			p.i++
-			raw := p.b[start:p.i]
+			p.I++
+			raw := p.B[start:p.I]
 			if plain && utf8.Valid(raw) {
-				return p.s[start+1 : p.i-1], true
+				return p.s[start+1 : p.I-1], true
 			}
 			var s string
 			if json.Unmarshal(raw, &s) != nil {
@@ -224,11 +203,11 @@ func (p *fastParser) str() (string, bool) {
 			return s, true
 		case c == '\\':
 			plain = false
-			p.i += 2 // the escape is checked by Unmarshal
+			p.I += 2 // the escape is checked by Unmarshal
 		case c < 0x20:
 			return "", false
 		default:
-			p.i++
+			p.I++
 		}
 	}
 	return "", false

@@ -11,6 +11,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"demiurge.dev/catalog/jsonscan"
 )
 
 // On a connection pinned to a version before 2026-07-28 the host sends
@@ -194,16 +196,16 @@ func (r *commonResult) text() string {
 // almost every call gets, and reads it as the decoder does
 // (TestPlainAnswerIsTheDecoders, FuzzReadAnswer).
 func plainAnswer(raw []byte) (text string, isError bool, ok bool) {
-	p := plainScan{b: raw}
-	if !p.byte('{') {
+	p := plainScan{jsonscan.Scan{B: raw}}
+	if !p.Next('{') {
 		return "", false, false
 	}
 	var texts []string
 	var sawContent, sawError bool
-	if !p.byte('}') {
+	if !p.Next('}') {
 		for {
 			key, ok := p.str()
-			if !ok || !p.byte(':') {
+			if !ok || !p.Next(':') {
 				return "", false, false
 			}
 			switch {
@@ -220,62 +222,37 @@ func plainAnswer(raw []byte) (text string, isError bool, ok bool) {
 			default:
 				return "", false, false
 			}
-			if p.byte('}') {
+			if p.Next('}') {
 				break
 			}
-			if !p.byte(',') {
+			if !p.Next(',') {
 				return "", false, false
 			}
 		}
 	}
-	p.space()
-	if !sawContent || p.i != len(p.b) {
+	p.Space()
+	if !sawContent || p.I != len(p.B) {
 		return "", false, false
 	}
 	// As commonResult.text: one item is its text, more are joined a line each.
 	return strings.Join(texts, "\n"), isError, true
 }
 
-// plainScan reads plainAnswer's shape from b at i.
-type plainScan struct {
-	b []byte
-	i int
-}
-
-// space skips JSON whitespace.
-func (p *plainScan) space() {
-	for p.i < len(p.b) {
-		switch p.b[p.i] {
-		case ' ', '\t', '\n', '\r':
-			p.i++
-		default:
-			return
-		}
-	}
-}
-
-// byte skips whitespace and then c, if c is next.
-func (p *plainScan) byte(c byte) bool {
-	p.space()
-	if p.i < len(p.b) && p.b[p.i] == c {
-		p.i++
-		return true
-	}
-	return false
-}
+// plainScan reads plainAnswer's shape.
+type plainScan struct{ jsonscan.Scan }
 
 // str reads a string with no escape and no control character, valid
 // UTF-8: the decoder's string is then exactly its bytes.
 func (p *plainScan) str() ([]byte, bool) {
-	if !p.byte('"') {
+	if !p.Next('"') {
 		return nil, false
 	}
-	start := p.i
-	for ; p.i < len(p.b); p.i++ {
-		switch c := p.b[p.i]; {
+	start := p.I
+	for ; p.I < len(p.B); p.I++ {
+		switch c := p.B[p.I]; {
 		case c == '"':
-			s := p.b[start:p.i]
-			p.i++
+			s := p.B[start:p.I]
+			p.I++
 			return s, utf8.Valid(s)
 		case c == '\\' || c < 0x20:
 			return nil, false
@@ -286,13 +263,13 @@ func (p *plainScan) str() ([]byte, bool) {
 
 // boolean reads true or false.
 func (p *plainScan) boolean() (v, ok bool) {
-	p.space()
-	switch rest := p.b[p.i:]; {
+	p.Space()
+	switch rest := p.B[p.I:]; {
 	case bytes.HasPrefix(rest, []byte("true")):
-		p.i += 4
+		p.I += 4
 		return true, true
 	case bytes.HasPrefix(rest, []byte("false")):
-		p.i += 5
+		p.I += 5
 		return false, true
 	}
 	return false, false
@@ -302,22 +279,22 @@ func (p *plainScan) boolean() (v, ok bool) {
 // two keys in either order, each once, nothing else) and returns their
 // texts.
 func (p *plainScan) items() ([]string, bool) {
-	if !p.byte('[') {
+	if !p.Next('[') {
 		return nil, false
 	}
 	texts := []string{}
-	if p.byte(']') {
+	if p.Next(']') {
 		return texts, true
 	}
 	for {
-		if !p.byte('{') {
+		if !p.Next('{') {
 			return nil, false
 		}
 		var text []byte
 		var sawType, sawText bool
 		for {
 			key, ok := p.str()
-			if !ok || !p.byte(':') {
+			if !ok || !p.Next(':') {
 				return nil, false
 			}
 			val, ok := p.str()
@@ -332,10 +309,10 @@ func (p *plainScan) items() ([]string, bool) {
 			default:
 				return nil, false
 			}
-			if p.byte('}') {
+			if p.Next('}') {
 				break
 			}
-			if !p.byte(',') {
+			if !p.Next(',') {
 				return nil, false
 			}
 		}
@@ -343,10 +320,10 @@ func (p *plainScan) items() ([]string, bool) {
 			return nil, false
 		}
 		texts = append(texts, string(text))
-		if p.byte(']') {
+		if p.Next(']') {
 			return texts, true
 		}
-		if !p.byte(',') {
+		if !p.Next(',') {
 			return nil, false
 		}
 	}
