@@ -32,3 +32,64 @@ func (s *Scan) Next(c byte) bool {
 	}
 	return false
 }
+
+// String reads a string at I (after whitespace): its bytes between the
+// quotes as they are, and whether they hold an escape. B must be valid
+// JSON text (json.Valid): only then is the string's end where this finds
+// it.
+func (s *Scan) String() (raw []byte, escaped, ok bool) {
+	if !s.Next('"') {
+		return nil, false, false
+	}
+	start := s.I
+	for ; s.I < len(s.B); s.I++ {
+		switch s.B[s.I] {
+		case '\\':
+			escaped = true
+			s.I++
+		case '"':
+			raw = s.B[start:s.I]
+			s.I++
+			return raw, escaped, true
+		}
+	}
+	return nil, false, false
+}
+
+// Skip skips one value at I (after whitespace) of valid JSON text (see
+// String), without reading it.
+func (s *Scan) Skip() {
+	s.Space()
+	if s.I >= len(s.B) {
+		return
+	}
+	switch s.B[s.I] {
+	case '"':
+		s.String()
+	case '{', '[':
+		depth := 0
+		for s.I < len(s.B) {
+			switch s.B[s.I] {
+			case '"':
+				s.String()
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+			}
+			s.I++
+			if depth == 0 {
+				return
+			}
+		}
+	default: // a number or a literal
+		for s.I < len(s.B) {
+			switch s.B[s.I] {
+			case ',', '}', ']', ' ', '\t', '\n', '\r':
+				return
+			}
+			s.I++
+		}
+	}
+}

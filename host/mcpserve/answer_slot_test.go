@@ -55,3 +55,68 @@ func TestOnlyAnswersAndNoticesTakeTheReplyPlaces(t *testing.T) {
 		}
 	}
 }
+
+// answersCorpus are bodies whose answersAtOnce decision must be the full
+// decode's: batches, the keys nested, escaped, repeated, in other cases
+// and spellings, of other types, whitespace, invalid JSON.
+var answersCorpus = []string{
+	`{"jsonrpc":"2.0","id":3,"result":{"action":"accept"}}`,
+	`{"jsonrpc":"2.0","id":"a","error":{"code":-1,"message":"no"}}`,
+	`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":9}}`,
+	`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x"}}`,
+	` { "jsonrpc" : "2.0" ,` + "\n\t\r" + ` "id" : 1 , "result" : { } } ` + "\n",
+	`{"\u006dethod":"tools/call","id":1}`,
+	`{"\u0069d":1,"result":{}}`,
+	`{"\u0069d":1,"method":"x"}`,
+	`{"me\u0074hod":"x"}`,
+	`{"method":"\u0000"}`,
+	`{"method":"\"","id":null}`,
+	`{"id":1,"result":{"method":"tools/call"}}`,
+	`{"method":"notifications/x","params":{"id":1}}`,
+	`{"result":{"id":1},"params":["id",{"method":"x"}]}`,
+	`{"id":[1,{"method":"x"},"}"],"result":"]"}`,
+	`{"ID":1,"method":"tools/call"}`, `{"Id":1,"result":1}`, `{"iD":1}`,
+	`{"METHOD":"x"}`, `{"Method":"x","id":1}`, `{"mEtHoD":"x"}`,
+	`{"ſd":1}`, `{"ıd":1}`, `{"İd":1}`, `{"id ":1}`, `{" id":1}`, `{"i":1}`, `{"idd":1}`,
+	`{"method":"x","id":1,"method":"y"}`,
+	`{"method":"x","method":null}`,
+	`{"method":null,"method":"x"}`,
+	`{"method":"x","method":""}`,
+	`{"method":"","method":"x"}`,
+	`{"id":1,"id":null}`, `{"id":null}`, `{"id":null,"result":{}}`,
+	`{"method":null}`, `{"method":null,"id":1}`,
+	`{"method":1}`, `{"method":true,"id":1}`, `{"method":{"a":1},"id":1}`, `{"method":["x"]}`,
+	`{"id":1,"result":{},"method":null}`,
+	`{"method":"x","id":1,"method":5}`,
+	`{"method":"é"}`, `{"method":"` + "\xff" + `"}`, `{"` + "\xff" + `":1,"id":1}`,
+	`{"id":1e400}`, `{"id":-0.5e-3,"result":true}`, `{"id":true}`, `{"id":"\u00e9"}`,
+	`[{"jsonrpc":"2.0","method":"notifications/initialized"}]`,
+	`[{"id":1,"result":{}},{"id":2,"result":{}}]`, `[]`, `[1]`,
+	`{"jsonrpc":"2.0"}`, `{}`, `null`, `1`, `"id"`, `true`, ``, ` `,
+	`not json`, `{"id":1,"result":}`, `{"id":1,}`, `{"id":1`, `{"id":1}}`, `{"id":1} {}`,
+	`{"id":1,"result":{}}x`, `{"method":"x"`, `{"method":"x\"}`, `{"id":01}`, `{'id':1}`,
+	`{"a":"\\","id":1}`, `{"a":"\\\"","method":"x"}`, `{"a":"}","method":"x"}`,
+	`{"a":[[[[[]]]]],"method":"x"}`, `{"a":{"b":{"id":1}},"method":"n"}`,
+}
+
+// TestAnswersAtOnceIsTheDecoders: the look at the top-level keys decides
+// as the full decode does, on every shape of answersCorpus.
+func TestAnswersAtOnceIsTheDecoders(t *testing.T) {
+	for _, body := range answersCorpus {
+		if got, want := answersAtOnce([]byte(body)), answersAtOnceDecoded([]byte(body)); got != want {
+			t.Errorf("%q: %v, the decoder says %v", body, got, want)
+		}
+	}
+}
+
+// FuzzAnswersAtOnce: the same, on any body.
+func FuzzAnswersAtOnce(f *testing.F) {
+	for _, body := range answersCorpus {
+		f.Add([]byte(body))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		if got, want := answersAtOnce(body), answersAtOnceDecoded(body); got != want {
+			t.Errorf("%q: %v, the decoder says %v", body, got, want)
+		}
+	})
+}

@@ -22,6 +22,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"demiurge.dev/catalog/jsonscan"
 	"demiurge.dev/host/mcpserve/mcpbind"
 )
 
@@ -270,8 +271,73 @@ func (l *sessionLoad) take(r *http.Request, session string, limit int) (end func
 
 // answersAtOnce reports whether body is a JSON-RPC response (an id and no
 // method) or a notification (a method and no id), which the server
-// answers without running anything that waits.
+// answers without running anything that waits. It is answersAtOnceDecoded's
+// decision (TestAnswersAtOnceIsTheDecoders, FuzzAnswersAtOnce) without
+// building the body's value: mcp-go decodes it once more anyway. After
+// json.Valid (the decoder's own check), it looks only at the top-level
+// keys the decoder would match to id and method (ASCII case folded, as
+// no other letter folds to theirs; the last of a repeated key counts);
+// a key with an escape goes to the decoder.
 func answersAtOnce(body []byte) bool {
+	if !json.Valid(body) {
+		return false
+	}
+	s := jsonscan.Scan{B: body}
+	if !s.Next('{') {
+		return false // null, or not an object: the decoder refuses it
+	}
+	var hasID, hasMethod, methodEmpty bool
+	for !s.Next('}') {
+		s.Next(',')
+		key, escaped, ok := s.String()
+		if !ok {
+			return false // cannot be after json.Valid; never loop
+		}
+		if escaped {
+			return answersAtOnceDecoded(body)
+		}
+		s.Next(':')
+		switch {
+		case asciiFold(key, "id"):
+			hasID = true
+			s.Skip()
+		case asciiFold(key, "method"):
+			s.Space()
+			switch s.B[s.I] {
+			case 'n': // null: no method
+				hasMethod = false
+				s.Skip()
+			case '"':
+				v, _, _ := s.String()
+				hasMethod, methodEmpty = true, len(v) == 0
+			default: // not a string: the decoder fails
+				return false
+			}
+		default:
+			s.Skip()
+		}
+	}
+	response := !hasMethod && hasID
+	notification := hasMethod && !methodEmpty && !hasID
+	return response || notification
+}
+
+// asciiFold reports whether key is name (lower-case ASCII) in any case.
+func asciiFold(key []byte, name string) bool {
+	if len(key) != len(name) {
+		return false
+	}
+	for i := range key {
+		if key[i]|0x20 != name[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// answersAtOnceDecoded is answersAtOnce by a full decode: what mcp-go's
+// decoder makes of the keys.
+func answersAtOnceDecoded(body []byte) bool {
 	var m struct {
 		ID     json.RawMessage `json:"id"`
 		Method *string         `json:"method"`
