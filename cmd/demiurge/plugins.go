@@ -31,6 +31,7 @@ func pluginsCommand() *cli.Command {
 				Action:    pluginsVerify,
 			},
 			pluginsInstallCommand(),
+			pluginsAccessCommand(),
 			pluginsRemoveCommand(),
 			pluginsNewCommand(),
 		},

@@ -19,7 +19,8 @@ func pluginsInstallCommand() *cli.Command {
 		ArgsUsage: "PATH",
 		Description: "PATH is a plugin binary named demiurge-toolset-NAME (or pass --name). Its tools join the embedded\n" +
 			"default core's catalog; a core directory uses it once its agent.yaml names it in toolsets:.",
-		Flags: []cli.Flag{jsonFlag(), &cli.StringFlag{Name: "name", Usage: "toolset name, when the file is not named demiurge-toolset-NAME"}},
+		Flags: []cli.Flag{jsonFlag(), &cli.StringFlag{Name: "name", Usage: "toolset name, when the file is not named demiurge-toolset-NAME"},
+			&cli.BoolFlag{Name: "unconfined", Usage: "trust this binary fully: it runs as the host does (its home's configuration, files outside the workspace, the network directly), not confined to what its tools declare"}},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
 				return usagef("plugins install takes the path of one plugin binary")
@@ -35,16 +36,73 @@ func pluginsInstallCommand() *cli.Command {
 			rec, err := plugins.Install(c.Context, plugins.InstallOptions{
 				Source: c.Args().First(), Name: c.String("name"), Dir: toolhost.InstalledPluginDir(state),
 				Reserved: reservedToolsets(c), Home: filepath.Join(state, "runtime", "home"), Logger: logger,
+				Unconfined: c.Bool("unconfined"),
 			})
 			if err != nil {
 				return err
 			}
-			if c.Bool("json") {
-				return printJSON(c, rec)
+			return printInstalled(c, "installed", rec)
+		},
+	}
+}
+
+func printInstalled(c *cli.Context, verb string, rec plugins.Installed) error {
+	if c.Bool("json") {
+		return printJSON(c, rec)
+	}
+	how := "confined: it " + rec.Access.String()
+	if rec.Unconfined {
+		how = "UNCONFINED (the operator's choice): it runs as the host does"
+	}
+	_, err := fmt.Fprintf(c.App.Writer, "%s %s %s (protocol %d.%d, sha256 %s) at %s: provides %s\n%s\n",
+		verb, rec.Name, dash(rec.Version), rec.Protocol, rec.ProtocolMinor, short(rec.SHA256), rec.Path, dash(strings.Join(rec.Tools, ", ")),
+		wrapText(how, outputWidth(c.App.Writer)))
+	return err
+}
+
+// pluginsAccessCommand is `plugins access NAME`: the operator records
+// anew what an installed plugin's tools declare (a record written before
+// it held them grants only reading the workspace), and may trust it
+// fully or confine it again, without its source.
+func pluginsAccessCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "access",
+		Usage:     "record again what an installed toolset's tools declare (--unconfined trusts it fully, --confined confines it again)",
+		ArgsUsage: "NAME",
+		Description: "Starts the installed binary once, as plugins install does, after checking it is still the one whose sha256\n" +
+			"was recorded, and records what its tools declare: a plugin installed before its access was recorded reads its\n" +
+			"workspace only until then. Without --unconfined or --confined the recorded choice stays.",
+		Flags: []cli.Flag{jsonFlag(),
+			&cli.BoolFlag{Name: "unconfined", Usage: "trust this binary fully: it runs as the host does"},
+			&cli.BoolFlag{Name: "confined", Usage: "confine it to what its tools declare again"}},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return usagef("plugins access takes one toolset name")
 			}
-			_, err = fmt.Fprintf(c.App.Writer, "installed %s %s (protocol %d.%d, sha256 %s) at %s: provides %s\n",
-				rec.Name, dash(rec.Version), rec.Protocol, rec.ProtocolMinor, short(rec.SHA256), rec.Path, dash(strings.Join(rec.Tools, ", ")))
-			return err
+			var choice *bool
+			switch {
+			case c.Bool("unconfined") && c.Bool("confined"):
+				return usagef("plugins access takes --unconfined or --confined, not both")
+			case c.Bool("unconfined"), c.Bool("confined"):
+				v := c.Bool("unconfined")
+				choice = &v
+			}
+			state, err := stateDir(c)
+			if err != nil {
+				return err
+			}
+			logger, err := hostLogger(state, c.String("log-level"))
+			if err != nil {
+				return err
+			}
+			rec, err := plugins.Rerecord(c.Context, plugins.InstallOptions{
+				Name: c.Args().First(), Dir: toolhost.InstalledPluginDir(state),
+				Home: filepath.Join(state, "runtime", "home"), Logger: logger,
+			}, choice)
+			if err != nil {
+				return err
+			}
+			return printInstalled(c, "recorded", rec)
 		},
 	}
 }

@@ -161,6 +161,11 @@ func pluginTemp(name string) (string, error) {
 // and opens no IP socket: when its tools declared the network, its way
 // out is the host's egress proxy under the operator's egress settings.
 func (cfg launchConfig) toolsetConfinement(c Candidate, img *image) (*confinement, error) {
+	rec, recorded := installRecord(c)
+	if recorded && rec.Unconfined {
+		cfg.log.Info("toolset plugin runs unconfined: the operator's choice at install", "plugin", c.Name, "sha256", c.Recorded)
+		return nil, nil
+	}
 	s := kernelSupport()
 	if miss := sandbox.PluginMissing(s); len(miss) > 0 {
 		if sandbox.ToolsetsAllowedUnconfined() {
@@ -170,6 +175,9 @@ func (cfg launchConfig) toolsetConfinement(c Candidate, img *image) (*confinemen
 		return nil, fmt.Errorf("toolset plugin %s was installed by path and was not started: this kernel cannot confine it (it lacks %s); the operator can allow such plugins to run unconfined with %s=1 in the host's environment", c.Name, strings.Join(miss, ", "), EnvAllowUnconfinedToolsets)
 	}
 	access := grantedAccess(c)
+	if recorded && rec.legacy {
+		cfg.log.Warn("toolset plugin's install record predates its access: it reads its workspace only and has no network; demiurge plugins access "+c.Name+" records what its tools declare", "plugin", c.Name)
+	}
 	var ec egress.Config
 	if access.Network {
 		e, err := sandboxing.EgressFromEnv(os.Getenv)

@@ -19,6 +19,9 @@ import (
 var hostileFlags = map[string]string{
 	"hostilew": "-X main.name=hostilew -X main.writes=1",
 	"hostilen": "-X main.name=hostilen -X main.network=1",
+	// hostilex is a binary for toolset hostile whose tool declares a
+	// write and the network: what a swap puts in hostile's place.
+	"hostilex": "-X main.name=hostile -X main.writes=1 -X main.network=1",
 }
 
 // attackBed is a workspace, a state directory, an operator's home with a

@@ -150,7 +150,7 @@ func launch(ctx context.Context, c Candidate, in Input, cfg launchConfig) (*inst
 	}
 	if conf != nil && conf.toolset {
 		if more := DeclaredAccess(inst.desc.GetTools()).Exceeds(conf.access); more != "" {
-			cfg.log.Warn("a toolset plugin's tools declare "+more+", which its install record does not grant: reinstall it with plugins install to grant it", "plugin", c.Name)
+			cfg.log.Warn("a toolset plugin's tools declare "+more+", which its install record does not grant: demiurge plugins access "+c.Name+" records what they declare (or reinstall it)", "plugin", c.Name)
 		}
 	}
 	return inst, nil

@@ -55,6 +55,7 @@ func testMain(m *testing.M) int {
 			"hostile":   "demiurge.dev/sdk/testtoolsets/hostile",
 			"hostilew":  "demiurge.dev/sdk/testtoolsets/hostile", // its tool declares a write
 			"hostilen":  "demiurge.dev/sdk/testtoolsets/hostile", // its tool declares the network
+			"hostilex":  "demiurge.dev/sdk/testtoolsets/hostile", // toolset hostile, its tool declares both
 		} {
 			out := filepath.Join(dir, BinaryPrefix+name)
 			if b, err := exec.Command("go", "build", "-ldflags", hostileFlags[name], "-o", out, pkg).CombinedOutput(); err != nil {

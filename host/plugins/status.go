@@ -46,6 +46,10 @@ func confinementOf(c Candidate) string {
 	if c.Package == "" {
 		what, allowed, sw = "a plugin installed by path", sandbox.ToolsetsAllowedUnconfined(), EnvAllowUnconfinedToolsets
 	}
+	rec, recorded := installRecord(c)
+	if c.Package == "" && recorded && rec.Unconfined {
+		return "UNCONFINED (the operator's choice at install, for this binary's sha256): it runs as the host does, reading and writing what the host can and reaching the network directly; plugins access " + c.Name + " --confined confines it"
+	}
 	if miss := sandbox.PluginMissing(kernelSupport()); len(miss) > 0 {
 		if allowed {
 			return "UNCONFINED: the kernel lacks " + strings.Join(miss, ", ") + " and the operator set " + sw + "=1"
@@ -56,8 +60,11 @@ func confinementOf(c Candidate) string {
 		return "confined (Landlock, seccomp) as package " + c.Package + "'s: no home, workspace or state; network only through the host's egress proxy to the hosts it declared"
 	}
 	s := "confined (Landlock, seccomp): " + grantedAccess(c).String()
-	if _, ok := installRecord(c); !ok {
+	switch {
+	case !recorded:
 		s += " (no install record for this binary: reinstall it with plugins install to grant what its tools declare)"
+	case rec.legacy:
+		s += " (its install record predates what its tools declare: demiurge plugins access " + c.Name + " records it, or reinstall it)"
 	}
 	return s
 }

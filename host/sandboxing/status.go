@@ -70,7 +70,7 @@ func toolsetsLine(s sandbox.Support) string {
 		}
 		return "refused to start (the kernel lacks " + strings.Join(miss, ", ") + "; " + sandbox.EnvAllowUnconfinedToolsets + "=1 runs them unconfined)"
 	}
-	return "confined (Landlock, seccomp): read the workspace (write it when a tool declares a write) and the system's programs and libraries; never the state directory or the home's configuration; no IP socket (the egress proxy when a tool declares the network); `plugins list` says each one's"
+	return "confined (Landlock, seccomp): read the workspace (write it when a tool declares a write) and the system's programs and libraries; never the state directory or the home's configuration; no IP socket (the egress proxy when a tool declares the network); unconfined where the operator chose it at install (plugins install --unconfined); `plugins list` says each one's"
 }
 
 // packagesLine is Status.Packages for what the kernel enforces.
