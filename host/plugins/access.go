@@ -70,7 +70,7 @@ func (a Access) Exceeds(g Access) string {
 func (a Access) String() string {
 	s := "reads the workspace"
 	if a.WorkspaceWrite {
-		s = "reads and writes the workspace (never git's configuration and hooks)"
+		s = "reads and writes the workspace (never git's configuration and hooks, the clients' configuration, the core or the host's own files)"
 	}
 	s += " and the system's programs and libraries; no state directory, no home outside the workspace; "
 	if a.Network {

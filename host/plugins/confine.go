@@ -193,7 +193,12 @@ func (cfg launchConfig) toolsetConfinement(c Candidate, img *image) (*confinemen
 	}
 	p := sandbox.PluginPolicy{Private: tmp, Tmp: tmp, Toolset: true, Workspace: cfg.workspace, WorkspaceWrite: access.WorkspaceWrite, Hidden: cfg.hidden()}
 	if access.WorkspaceWrite && cfg.workspace != "" {
-		p.ReadOnly = sandbox.GitProtected(cfg.workspace) // as a command's sandbox holds them
+		// What every sandboxed program finds read-only in the write modes
+		// (git's configuration and hooks, the clients' configuration, what
+		// the repository's configuration names; those missing too, so that
+		// none is made), the core's files and the host's own.
+		held, watched := sandboxing.WorkspaceProtected(cfg.workspace)
+		p.ReadOnly = slices.Concat(held, watched, cfg.held)
 	}
 	if cfg.state != "" {
 		// A call's bulk output goes to the session's artifact root, under

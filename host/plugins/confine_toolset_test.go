@@ -351,3 +351,44 @@ func TestUnconfinableToolsetPluginIsRefused(t *testing.T) {
 	t.Setenv(EnvAllowUnconfinedToolsets, "1")
 	b.mustAllow(t, "read", filepath.Join(b.home, ".ssh", "id_ed25519"), "", "SECRET-KEY")
 }
+
+// TestAWritingToolsetPluginHoldsWhatACommandsSandboxHolds: besides git's
+// hooks and configuration, a plugin that writes the workspace leaves
+// alone what every sandboxed program finds read-only there
+// (sandboxing.WorkspaceProtected: the clients' configuration, made or
+// not, a program the repository's configuration names, and a file it
+// includes, made or not) and what the
+// host holds (Manager.SetHeld: the core's agent.yaml, the host's bin/ in
+// a checkout), as a command's sandbox does: each is code or rules
+// something other than this plugin runs or obeys.
+func TestAWritingToolsetPluginHoldsWhatACommandsSandboxHolds(t *testing.T) {
+	b := newAttackBed(t, "hostilew", false, true)
+	for p, text := range map[string]string{
+		".git/config":      "[core]\n\tpager = ./pager.sh\n[include]\n\tpath = ../conf/extra.cfg\n",
+		"pager.sh":         "#!/bin/sh\n",
+		"conf/keep":        "",
+		".claude/keep":     "",
+		"agent.yaml":       "name: a\n",
+		"bin/demiurge":     "HOST",
+		"sub/agent/x.yaml": "",
+	} {
+		if err := os.MkdirAll(filepath.Join(b.ws, filepath.Dir(p)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(b.ws, p), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b.m.SetHeld([]string{filepath.Join(b.ws, "agent.yaml"), filepath.Join(b.ws, "bin")})
+	b.mustAllow(t, "write", "sub/new", "", "")
+	b.mustAllow(t, "write", "sub/agent/x.yaml", "", "")
+	b.mustAllow(t, "write", "conf/keep", "", "") // conf/ is only listed: nothing new is made in it
+	b.mustAllow(t, "read", "agent.yaml", "", "name: a")
+	for _, p := range []string{".mcp.json", ".claude/settings.local.json", ".claude/settings.json", "pager.sh", "conf/extra.cfg", "agent.yaml", "bin/demiurge", "bin/new"} {
+		b.mustRefuse(t, "write", p, "")
+	}
+	b.mustRefuse(t, "remove", "agent.yaml", "")
+	if got, _ := os.ReadFile(filepath.Join(b.ws, "bin", "demiurge")); string(got) != "HOST" {
+		t.Fatalf("the host's binary is now %q", got)
+	}
+}

@@ -41,9 +41,12 @@ type launchConfig struct {
 	// workspace is the workspace a confined toolset plugin reads (""
 	// before one is known); state is the state directory it never does.
 	workspace, state string
-	log              hclog.Logger
-	spawner          *spawner
-	timeout          time.Duration
+	// held is what of the workspace such a plugin that writes it finds
+	// read-only (Manager.SetHeld).
+	held    []string
+	log     hclog.Logger
+	spawner *spawner
+	timeout time.Duration
 	// refuse says why a binary must not be started ("" when it may; see
 	// Manager.SetLaunchCheck).
 	refuse func(path string) string

@@ -47,6 +47,8 @@ type Manager struct {
 	closed  bool
 	// dir is the directory plugins start in (SetWorkDir).
 	dir atomic.Pointer[string]
+	// held is SetHeld's list.
+	held atomic.Pointer[[]string]
 	// refuse is SetLaunchCheck's function.
 	refuse atomic.Pointer[func(string) string]
 }
@@ -219,6 +221,9 @@ func (m *Manager) running(ctx context.Context, s *supervised) (*instance, error)
 	cfg.dir = m.workDir(cfg.home)
 	if d := m.dir.Load(); d != nil {
 		cfg.workspace = *d
+	}
+	if h := m.held.Load(); h != nil {
+		cfg.held = *h
 	}
 	if r := m.refuse.Load(); r != nil {
 		cfg.refuse = *r

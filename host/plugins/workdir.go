@@ -10,6 +10,25 @@ func (m *Manager) SetWorkDir(dir string) {
 	m.dir.Store(&dir)
 }
 
+// SetHeld names what of its workspace a toolset plugin installed by path
+// that writes the workspace finds read-only there, beside what
+// sandboxing.WorkspaceProtected lists at its start: the core's files and
+// the host's own (its binary's and plugins' directories, the host's
+// configuration), the lists a command's sandbox holds (sandboxing.Config's
+// Protected and HostOwned). Without them such a plugin rewrote agent.yaml
+// or, with `make run` in a checkout, the host's bin/ inside the workspace.
+func (m *Manager) SetHeld(paths []string) {
+	m.held.Store(&paths)
+}
+
+// Held is SetHeld's list.
+func (m *Manager) Held() []string {
+	if h := m.held.Load(); h != nil {
+		return *h
+	}
+	return nil
+}
+
 // workDir is the SetWorkDir directory; before a workspace is known (a
 // plugin install's trial start) the host-owned home, else the root: never
 // the directory the host happens to run in.

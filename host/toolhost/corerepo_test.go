@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -131,6 +132,22 @@ func TestTheRunningCoreIsOutOfTheAgentsReach(t *testing.T) {
 		if !found {
 			t.Errorf("the sandbox does not hold %s read-only (protected: %v)", w, h.Sandbox.Protected)
 		}
+	}
+}
+
+// A toolset plugin installed by path that writes the workspace holds
+// read-only what a command's sandbox holds (the core, the host's own
+// files): the host hands the plugins the sandbox's two lists.
+func TestAWritingPluginHoldsWhatTheSandboxHolds(t *testing.T) {
+	ws := t.TempDir()
+	h, err := Open(Options{StateDir: filepath.Join(ws, ".state"), Workspace: ws, BuiltinPluginDir: builtinDir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	want := slices.Concat(h.Sandbox.Protected, h.Sandbox.HostOwned)
+	if got := h.Plugins.Held(); len(want) == 0 || !slices.Equal(got, want) {
+		t.Fatalf("the plugins hold %v, the sandbox %v", got, want)
 	}
 }
 

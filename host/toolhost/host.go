@@ -255,6 +255,9 @@ func (h *Host) assemble(opts Options) error {
 	}
 	h.Workspace.Guard(protectedCore(c), opts.StateDir)
 	h.Plugins.SetWorkDir(h.Workspace.Root) // a relative path a plugin opens is the one checked
+	// A toolset plugin installed by path that writes the workspace holds
+	// what a command's sandbox holds there (sandboxConfig: the same lists).
+	h.Plugins.SetHeld(slices.Concat(coreProtected(c, h.Workspace.Root), sandboxing.HostOwnedPaths(opts.BuiltinPluginDir, opts.StateDir)))
 	h.Workspace.SkillsRoot = c.SkillsRoot
 	if err := h.loadPrivateMCP(opts); err != nil {
 		return err
