@@ -44,8 +44,10 @@ type PluginPolicy struct {
 	WorkspaceWrite bool
 	Hidden         []string
 	// ReadOnly are paths beneath the workspace that stay read-only when
-	// it is written (GitProtected: git's configuration and hooks, which
-	// the operator's next git run would execute).
+	// it is written, missing ones too (none is made): what a command's
+	// sandbox holds there (git's configuration and hooks, which the
+	// operator's next git run would execute, the clients' configuration,
+	// the core's files, the host's own; host/plugins' toolsetConfinement).
 	ReadOnly []string
 	// Artifacts is the host's artifact directory (STATE/runtime/artifacts),
 	// where a toolset plugin writes a call's bulk output: it may make
