@@ -68,7 +68,7 @@ func (a Access) Exceeds(g Access) string {
 
 // String says it for `plugins list`.
 func (a Access) String() string {
-	s := "reads the workspace"
+	s := "reads the workspace but its sensitive files (.env, keys)"
 	if a.WorkspaceWrite {
 		s = "reads and writes the workspace (never git's configuration and hooks, the clients' configuration, the core or the host's own files)"
 	}

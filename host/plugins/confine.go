@@ -187,11 +187,24 @@ func (cfg launchConfig) toolsetConfinement(c Candidate, img *image) (*confinemen
 		ec = e.Config()
 		ec.OperatorName = "the operator's egress allowlist (" + sandboxing.EnvEgressAllow + ")"
 	}
+	hidden := cfg.hidden()
+	if cfg.workspace != "" {
+		// The workspace's sensitive files (.env, keys), as a command's
+		// sandbox hides them: the host asks before a tool reads one, and
+		// a plugin opening one itself, whatever its arguments said, would
+		// pass that by. A workspace too large to scan is refused, as the
+		// sandbox refuses it, rather than half hidden.
+		sensitive, err := sandbox.SensitiveCached(cfg.workspace)
+		if err != nil {
+			return nil, fmt.Errorf("toolset plugin %s was not started: %w", c.Name, err)
+		}
+		hidden = append(hidden, sensitive...)
+	}
 	tmp, err := pluginTemp(c.Name)
 	if err != nil {
 		return nil, err
 	}
-	p := sandbox.PluginPolicy{Private: tmp, Tmp: tmp, Toolset: true, Workspace: cfg.workspace, WorkspaceWrite: access.WorkspaceWrite, Hidden: cfg.hidden()}
+	p := sandbox.PluginPolicy{Private: tmp, Tmp: tmp, Toolset: true, Workspace: cfg.workspace, WorkspaceWrite: access.WorkspaceWrite, Hidden: hidden}
 	if access.WorkspaceWrite && cfg.workspace != "" {
 		// What every sandboxed program finds read-only in the write modes
 		// (git's configuration and hooks, the clients' configuration, what

@@ -392,3 +392,32 @@ func TestAWritingToolsetPluginHoldsWhatACommandsSandboxHolds(t *testing.T) {
 		t.Fatalf("the host's binary is now %q", got)
 	}
 }
+
+// TestAToolsetPluginReadsNoSensitiveFileOfItsWorkspace: the workspace's
+// .env and keys are hidden from the plugin as a command's sandbox hides
+// them (the host asks before a tool reads one; a plugin opening one
+// itself would pass that by), by name and through a link, whether it
+// writes the workspace or not; the rest of the workspace it reads.
+func TestAToolsetPluginReadsNoSensitiveFileOfItsWorkspace(t *testing.T) {
+	for _, name := range []string{"hostile", "hostilew"} {
+		t.Run(name, func(t *testing.T) {
+			b := newAttackBed(t, name, false, true)
+			for p, text := range map[string]string{".env": "API_KEY=DOTENV", "sub/deploy.pem": "PEM-KEY", "sub/.ssh/id_rsa": "SSH-KEY"} {
+				if err := os.MkdirAll(filepath.Join(b.ws, filepath.Dir(p)), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(filepath.Join(b.ws, p), []byte(text), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := os.Symlink(".env", filepath.Join(b.ws, "envlink")); err != nil {
+				t.Fatal(err)
+			}
+			b.mustAllow(t, "read", "file", "", "WS-FILE")
+			b.mustAllow(t, "read", "sub/f", "", "WS-SUB")
+			for _, p := range []string{".env", filepath.Join(b.ws, ".env"), "envlink", "sub/deploy.pem", "sub/.ssh/id_rsa", "sub/../.env"} {
+				b.mustRefuse(t, "read", p, "")
+			}
+		})
+	}
+}
