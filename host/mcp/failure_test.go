@@ -291,13 +291,16 @@ func TestTestBypassesRetryWindow(t *testing.T) {
 // with nothing pinned; a server within it connects.
 func TestAToolListIsBoundedWhileItIsRead(t *testing.T) {
 	f := newFixture(t)
-	f.server("wordy", "huge_list", "env: {HUGE_COUNT: \"300\", HUGE_DESC: \"60000\"}\n")
-	f.server("fine", "huge_list", "env: {HUGE_COUNT: \"300\", HUGE_DESC: \"20000\"}\n")
+	// A connect timeout far above what reading 18 MB takes: the test is
+	// of the size bound, and under -race on a busy machine the default
+	// 10 s ran out first (CI, stop 55).
+	f.server("wordy", "huge_list", "env: {HUGE_COUNT: \"300\", HUGE_DESC: \"60000\"}\nconnect_timeout_seconds: 120\n")
+	f.server("fine", "huge_list", "env: {HUGE_COUNT: \"300\", HUGE_DESC: \"20000\"}\nconnect_timeout_seconds: 120\n")
 	f.ask.allow(ConnectTool("wordy"), ConnectTool("fine"))
 	r := f.resolve()
 	wordy := state(t, r, "wordy")
 	if wordy.Status != StatusFailed || !strings.Contains(wordy.Diagnostic, "tool list is over 16777216 bytes") {
-		t.Fatalf("an 18 MB tool list: %+v", wordy.Status)
+		t.Fatalf("an 18 MB tool list: %s: %s", wordy.Status, wordy.Diagnostic)
 	}
 	if _, err := os.Stat(PinFile(f.state, "wordy")); !os.IsNotExist(err) {
 		t.Errorf("the refused list was pinned: %v", err)
