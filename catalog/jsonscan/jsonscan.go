@@ -1,6 +1,7 @@
 // Package jsonscan is the cursor the hand-written JSON readers share
 // (argcheck's fast argument parser, the MCP client's plain-answer reader,
-// the MCP server's look at a POST's top-level keys): each reads only the
+// dispatch's structured-result decoder, the MCP server's look at a POST's
+// top-level keys): each reads only the
 // shapes it knows and leaves the rest to encoding/json. It imports
 // nothing, so any module may use it.
 package jsonscan

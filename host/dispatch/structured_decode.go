@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"unicode/utf8"
 
+	"demiurge.dev/catalog/jsonscan"
 	"demiurge.dev/host/redact"
 )
 
@@ -29,17 +30,17 @@ func fastObjectPlain(b []byte) (m map[string]any, plain, ok bool) {
 	// One copy of the input as a string: every key and unescaped string
 	// value is a part of it, not a copy of its own (a read_file result's
 	// eleven keys and their values were twenty allocations).
-	d := fastDecoder{b: b, s: string(b), plain: true}
-	d.space()
-	if d.i >= len(d.b) || d.b[d.i] != '{' {
+	d := fastDecoder{Scan: jsonscan.Scan{B: b}, s: string(b), plain: true}
+	d.Space()
+	if d.I >= len(d.B) || d.B[d.I] != '{' {
 		return nil, false, false
 	}
 	v, ok := d.value(0)
 	if !ok {
 		return nil, false, false
 	}
-	d.space()
-	if d.i != len(d.b) {
+	d.Space()
+	if d.I != len(d.B) {
 		return nil, false, false
 	}
 	m, ok = v.(map[string]any)
@@ -51,30 +52,18 @@ func fastObjectPlain(b []byte) (m map[string]any, plain, ok bool) {
 const fastMaxDepth = 64
 
 type fastDecoder struct {
-	b []byte
-	s string // b's bytes, copied once: strings are cut from it
-	i int
+	jsonscan.Scan        // the text and the place read to
+	s             string // B's bytes, copied once: strings are cut from it
 	// plain stays true while no key read is a redact.SecretName; once
 	// false the keys are not asked about again.
 	plain bool
 }
 
-func (d *fastDecoder) space() {
-	for d.i < len(d.b) {
-		switch d.b[d.i] {
-		case ' ', '\t', '\n', '\r':
-			d.i++
-		default:
-			return
-		}
-	}
-}
-
 func (d *fastDecoder) value(depth int) (any, bool) {
-	if depth > fastMaxDepth || d.i >= len(d.b) {
+	if depth > fastMaxDepth || d.I >= len(d.B) {
 		return nil, false
 	}
-	switch c := d.b[d.i]; {
+	switch c := d.B[d.I]; {
 	case c == '{':
 		return d.object(depth)
 	case c == '[':
@@ -95,10 +84,10 @@ func (d *fastDecoder) value(depth int) (any, bool) {
 }
 
 func (d *fastDecoder) word(w string) bool {
-	if len(d.b)-d.i < len(w) || string(d.b[d.i:d.i+len(w)]) != w {
+	if len(d.B)-d.I < len(w) || string(d.B[d.I:d.I+len(w)]) != w {
 		return false
 	}
-	d.i += len(w)
+	d.I += len(w)
 	return true
 }
 
@@ -109,20 +98,20 @@ type member struct {
 }
 
 func (d *fastDecoder) object(depth int) (any, bool) {
-	d.i++ // '{'
+	d.I++ // '{'
 	// The members are gathered first (on the stack, up to 16) and the map
 	// made at its size: a map grown one member at a time was allocated
 	// three times for a read_file result's eleven.
 	var small [16]member
 	ms := small[:0]
-	d.space()
-	if d.i < len(d.b) && d.b[d.i] == '}' {
-		d.i++
+	d.Space()
+	if d.I < len(d.B) && d.B[d.I] == '}' {
+		d.I++
 		return map[string]any{}, true
 	}
 	for {
-		d.space()
-		if d.i >= len(d.b) || d.b[d.i] != '"' {
+		d.Space()
+		if d.I >= len(d.B) || d.B[d.I] != '"' {
 			return nil, false
 		}
 		k, ok := d.str()
@@ -132,12 +121,12 @@ func (d *fastDecoder) object(depth int) (any, bool) {
 		if d.plain && redact.SecretName(k) {
 			d.plain = false
 		}
-		d.space()
-		if d.i >= len(d.b) || d.b[d.i] != ':' {
+		d.Space()
+		if d.I >= len(d.B) || d.B[d.I] != ':' {
 			return nil, false
 		}
-		d.i++
-		d.space()
+		d.I++
+		d.Space()
 		v, ok := d.value(depth + 1)
 		if !ok {
 			return nil, false
@@ -156,15 +145,15 @@ func (d *fastDecoder) object(depth int) (any, bool) {
 }
 
 func (d *fastDecoder) array(depth int) (any, bool) {
-	d.i++ // '['
+	d.I++ // '['
 	a := make([]any, 0)
-	d.space()
-	if d.i < len(d.b) && d.b[d.i] == ']' {
-		d.i++
+	d.Space()
+	if d.I < len(d.B) && d.B[d.I] == ']' {
+		d.I++
 		return a, true
 	}
 	for {
-		d.space()
+		d.Space()
 		v, ok := d.value(depth + 1)
 		if !ok {
 			return nil, false
@@ -181,16 +170,16 @@ func (d *fastDecoder) array(depth int) (any, bool) {
 // next reads what follows a member: a ',' (done false) or the closing
 // byte (done true); ok is false on anything else.
 func (d *fastDecoder) next(closing byte) (done, ok bool) {
-	d.space()
-	if d.i >= len(d.b) {
+	d.Space()
+	if d.I >= len(d.B) {
 		return false, false
 	}
-	switch d.b[d.i] {
+	switch d.B[d.I] {
 	case ',':
-		d.i++
+		d.I++
 		return false, true
 	case closing:
-		d.i++
+		d.I++
 		return true, true
 	}
 	return false, false
@@ -199,15 +188,15 @@ func (d *fastDecoder) next(closing byte) (done, ok bool) {
 // str reads a string with no \u escape, of valid UTF-8 and no control
 // byte; anything else is left to encoding/json.
 func (d *fastDecoder) str() (string, bool) {
-	d.i++ // '"'
-	start := d.i
+	d.I++ // '"'
+	start := d.I
 	var buf []byte // set at the first escape
-	for d.i < len(d.b) {
-		c := d.b[d.i]
+	for d.I < len(d.B) {
+		c := d.B[d.I]
 		switch {
 		case c == '"':
-			seg := d.s[start:d.i]
-			d.i++
+			seg := d.s[start:d.I]
+			d.I++
 			if buf == nil {
 				if !utf8.ValidString(seg) {
 					return "", false
@@ -222,13 +211,13 @@ func (d *fastDecoder) str() (string, bool) {
 		case c < 0x20:
 			return "", false
 		case c == '\\':
-			if d.i+1 >= len(d.b) {
+			if d.I+1 >= len(d.B) {
 				return "", false
 			}
 			var r byte
-			switch d.b[d.i+1] {
+			switch d.B[d.I+1] {
 			case '"', '\\', '/':
-				r = d.b[d.i+1]
+				r = d.B[d.I+1]
 			case 'b':
 				r = '\b'
 			case 'f':
@@ -242,12 +231,12 @@ func (d *fastDecoder) str() (string, bool) {
 			default: // \u and invalid escapes
 				return "", false
 			}
-			buf = append(buf, d.b[start:d.i]...)
+			buf = append(buf, d.B[start:d.I]...)
 			buf = append(buf, r)
-			d.i += 2
-			start = d.i
+			d.I += 2
+			start = d.I
 		default:
-			d.i++
+			d.I++
 		}
 	}
 	return "", false
@@ -256,39 +245,39 @@ func (d *fastDecoder) str() (string, bool) {
 // number reads a number by JSON's grammar and parses it as encoding/json
 // does (a float64); one out of range is left to encoding/json.
 func (d *fastDecoder) number() (any, bool) {
-	start := d.i
+	start := d.I
 	digits := func() int {
 		n := 0
-		for d.i < len(d.b) && '0' <= d.b[d.i] && d.b[d.i] <= '9' {
-			d.i++
+		for d.I < len(d.B) && '0' <= d.B[d.I] && d.B[d.I] <= '9' {
+			d.I++
 			n++
 		}
 		return n
 	}
-	if d.b[d.i] == '-' {
-		d.i++
+	if d.B[d.I] == '-' {
+		d.I++
 	}
-	if d.i < len(d.b) && d.b[d.i] == '0' {
-		d.i++
+	if d.I < len(d.B) && d.B[d.I] == '0' {
+		d.I++
 	} else if digits() == 0 {
 		return nil, false
 	}
-	if d.i < len(d.b) && d.b[d.i] == '.' {
-		d.i++
+	if d.I < len(d.B) && d.B[d.I] == '.' {
+		d.I++
 		if digits() == 0 {
 			return nil, false
 		}
 	}
-	if d.i < len(d.b) && (d.b[d.i] == 'e' || d.b[d.i] == 'E') {
-		d.i++
-		if d.i < len(d.b) && (d.b[d.i] == '+' || d.b[d.i] == '-') {
-			d.i++
+	if d.I < len(d.B) && (d.B[d.I] == 'e' || d.B[d.I] == 'E') {
+		d.I++
+		if d.I < len(d.B) && (d.B[d.I] == '+' || d.B[d.I] == '-') {
+			d.I++
 		}
 		if digits() == 0 {
 			return nil, false
 		}
 	}
-	f, err := strconv.ParseFloat(d.s[start:d.i], 64)
+	f, err := strconv.ParseFloat(d.s[start:d.I], 64)
 	if err != nil {
 		return nil, false
 	}
