@@ -15,7 +15,9 @@ import (
 //     one byte permute (VPERMB) each (vbmiMasks, below);
 //   - AVX2 only (AMD before Zen 4, Intel before Ice Lake, many cloud
 //     CPUs): 32 bytes a vector, the tables by two 16-entry shuffles
-//     (VPSHUFB) each (avx2Masks, masks_avx2.go).
+//     (VPSHUFB) each (avx2Masks, masks_avx2.go, the reference; Screen
+//     runs its copy in assembly, avx2MasksAsm, masks_avx2_amd64.s, where
+//     the CPU has POPCNT too, as every AVX2 CPU has).
 //
 // Without either (a CPU older than Haswell) Screen is the byte scan.
 var (
@@ -32,6 +34,8 @@ func vectorMasks(s string, from int, letter, special, anchor []uint64, sum *chun
 	switch {
 	case haveVBMI && !forceAVX2:
 		return vbmiMasks(s, from, letter, special, anchor, sum)
+	case haveAVX2Asm && !forceAVX2Go:
+		return avx2MasksAsm(s, from, letter, special, anchor, sum)
 	case haveAVX2:
 		return avx2Masks(s, from, letter, special, anchor, sum)
 	}
@@ -41,6 +45,10 @@ func vectorMasks(s string, from int, letter, special, anchor []uint64, sum *chun
 // forceAVX2 makes vectorMasks use the AVX2 kernel on a CPU with VBMI
 // too, so that the tests can run both there.
 var forceAVX2 = false
+
+// forceAVX2Go makes the AVX2 kernel the Go one (avx2Masks), not its
+// assembly, so that the verdict tests run the reference too.
+var forceAVX2Go = false
 
 // vbmiMasks is vectorMasks with AVX-512 VBMI.
 // Each byte's anchor table index (filterIndex) is computed once, for a

@@ -23,7 +23,7 @@ func TestVectorMasks(t *testing.T) {
 		name string
 		have bool
 		run  func(s string, from int, letter, special, anchor []uint64, sum *chunkSum) int
-	}{{"vbmi", haveVBMI, vbmiMasks}, {"avx2", haveAVX2, avx2Masks}}
+	}{{"vbmi", haveVBMI, vbmiMasks}, {"avx2", haveAVX2, avx2Masks}, {"avx2asm", haveAVX2Asm, avx2MasksAsm}}
 	texts := maskTexts()
 	for _, k := range kernels {
 		t.Run(k.name, func(t *testing.T) {
@@ -157,6 +157,19 @@ func TestAVX2Verdicts(t *testing.T) {
 	}
 	forceAVX2 = true
 	defer func() { forceAVX2 = false }()
+	TestScreenIsTheOracles(t)
+	TestChunkEdges(t)
+}
+
+// TestAVX2GoVerdicts runs the verdict tests with the Go AVX2 kernel
+// (avx2Masks), the assembly's reference, which Screen does not use where
+// the assembly runs.
+func TestAVX2GoVerdicts(t *testing.T) {
+	if !haveAVX2 {
+		t.Skip("no AVX2 on this CPU")
+	}
+	forceAVX2, forceAVX2Go = true, true
+	defer func() { forceAVX2, forceAVX2Go = false, false }()
 	TestScreenIsTheOracles(t)
 	TestChunkEdges(t)
 }

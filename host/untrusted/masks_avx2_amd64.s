@@ -1,0 +1,236 @@
+//go:build goexperiment.simd
+
+#include "go_asm.h"
+#include "textflag.h"
+
+// avx2Blocks: avx2Masks (masks_avx2.go) in assembly, block for block
+// the same steps; the comments there say why each is as it is. The
+// point of writing it here is the registers: the Go code's 15 constant
+// vectors were mostly reloaded every block and its scalars spilled.
+//
+// Registers, the whole loop:
+//
+//	Y9-Y14  slotTables[0..5], the anchor filter's tables
+//	Y2, Y15 slotByIndex[0], [1]: the slots of the indexes 0-15, 16-31
+//	Y8      seen: bytes equal to the boundary's first byte, or'ed
+//	Y6, Y7  the next block's first 32 bytes and their slots (carried)
+//	Y1, Y5  this block's second 32 bytes and their slots
+//	Y0, Y3, Y4 scratch
+//	the rest of the constants are memory operands (fold, off, nib,
+//	c7f below; first, the boundary's byte broadcast, in the frame),
+//	as are byLowHalf's two tables, loaded when used.
+//
+//	SI  the block's bytes      BX  the block's index b
+//	R8, R9, R10  letter, special, anchor
+//	R11 last (the top letter bit)  R13 anchored  R12 markupTables
+//	DX  the carried letters of the next block's first 32 bytes, then
+//	    the block's word starts
+//	AX, CX, DI, R14 scratch
+//	words and specials add up in the frame.
+
+// SLOTS(x, v): v = the slots of the 32 bytes x (slots in avx2Masks).
+// i = (x|0x20)-0x60 with signed saturation, filterIndex for 0x40-0x7F
+// and negative for the rest (a shuffle makes those 0, no letter); the
+// slot from slotByIndex[1] where i > 15, else from [0].
+#define SLOTS(x, v) \
+	VPOR    fold<>(SB), x, Y0; \
+	VPSUBSB off<>(SB), Y0, Y0; \
+	VPSHUFB Y0, Y15, Y3; \
+	VPSHUFB Y0, Y2, Y4; \
+	VPCMPGTB nib<>(SB), Y0, Y0; \
+	VPBLENDVB Y0, Y3, Y4, v
+
+// NONZERO(v, r): r = a bit for each byte of v that is not 0 (0x7F
+// added with unsigned saturation sets the top bit of exactly those).
+#define NONZERO(v, r) \
+	VPADDUSB c7f<>(SB), v, Y0; \
+	VPMOVMSKB Y0, r
+
+// ANCHORS(v, w, r): r = the anchor filter of the 32 bytes of slots v,
+// the next 32 bytes' being w: table k looked up by the slots k places
+// on, and'ed. Y0 is v's high lane and w's low, so that VPALIGNR k of it
+// and v is the slots k places on in both lanes.
+#define ANCHORS(v, w, r) \
+	VPERM2I128 $0x21, w, v, Y0; \
+	VPSHUFB v, Y9, Y3; \
+	VPALIGNR $1, v, Y0, Y4; \
+	VPSHUFB Y4, Y10, Y4; \
+	VPAND   Y4, Y3, Y3; \
+	VPALIGNR $2, v, Y0, Y4; \
+	VPSHUFB Y4, Y11, Y4; \
+	VPAND   Y4, Y3, Y3; \
+	VPALIGNR $3, v, Y0, Y4; \
+	VPSHUFB Y4, Y12, Y4; \
+	VPAND   Y4, Y3, Y3; \
+	VPALIGNR $4, v, Y0, Y4; \
+	VPSHUFB Y4, Y13, Y4; \
+	VPAND   Y4, Y3, Y3; \
+	VPALIGNR $5, v, Y0, Y4; \
+	VPSHUFB Y4, Y14, Y4; \
+	VPAND   Y4, Y3, Y3; \
+	NONZERO(Y3, r)
+
+// MARKS(x, lead, mk): the lead bytes of invisible characters and the
+// markup bytes among the 32 bytes x, each looked up by its low four
+// bits (byLowHalf) and compared; also seen |= the bytes equal to first.
+#define MARKS(x, lead, mk) \
+	VPAND   nib<>(SB), x, Y0; \
+	VMOVDQU ·byLowHalf+0(SB), Y3; \
+	VPSHUFB Y0, Y3, Y3; \
+	VPCMPEQB x, Y3, Y3; \
+	VPMOVMSKB Y3, mk; \
+	VMOVDQU ·byLowHalf+32(SB), Y4; \
+	VPSHUFB Y0, Y4, Y4; \
+	VPCMPEQB x, Y4, Y4; \
+	VPMOVMSKB Y4, lead; \
+	VPCMPEQB first-48(SP), x, Y0; \
+	VPOR    Y0, Y8, Y8
+
+// MARKUP(off, sp, mk, loop, done): the markup bytes mk of the 32 bytes at
+// off(SI) whose next byte markupNext fits (byteClass[c&0x7f] &
+// markupNext[next&63], the next byte inside s: the next block is) go
+// into sp. One by one, no branch but the loop's: about one a block.
+#define MARKUP(off, sp, mk, loop, done) \
+	TESTL   mk, mk; \
+	JZ      done; \
+loop: \
+	BSFL    mk, DI; \
+	MOVBLZX off+1(SI)(DI*1), R14; \
+	ANDL    $63, R14; \
+	MOVBLZX off(SI)(DI*1), DI; \
+	ANDL    $0x7f, DI; \
+	MOVBLZX 128(R12)(R14*1), R14; \
+	ANDB    (R12)(DI*1), R14; \
+	NEGL    R14; \
+	SARL    $31, R14; \
+	MOVL    mk, DI; \
+	NEGL    DI; \
+	ANDL    mk, DI; \
+	ANDL    R14, DI; \
+	ORL     DI, sp; \
+	LEAL    -1(mk), DI; \
+	ANDL    DI, mk; \
+	JNZ     loop; \
+done:
+
+// func avx2Blocks(p *byte, n int, letter, special, anchor *uint64, sum *chunkSum, tables *[192]uint8)
+TEXT ·avx2Blocks(SB), NOSPLIT, $48-56
+	MOVQ    p+0(FP), SI
+	MOVQ    letter+16(FP), R8
+	MOVQ    special+24(FP), R9
+	MOVQ    anchor+32(FP), R10
+	MOVQ    sum+40(FP), AX
+	MOVQ    tables+48(FP), R12
+	MOVQ    chunkSum_top(AX), R11
+	MOVQ    chunkSum_anchored(AX), R13
+	MOVQ    chunkSum_special(AX), CX
+	MOVQ    CX, specials-8(SP)
+	MOVQ    chunkSum_words(AX), CX
+	MOVQ    CX, words-16(SP)
+	VPBROADCASTB chunkSum_first(AX), Y0
+	VMOVDQU Y0, first-48(SP)
+
+	VMOVDQU ·slotTables+0(SB), Y9
+	VMOVDQU ·slotTables+32(SB), Y10
+	VMOVDQU ·slotTables+64(SB), Y11
+	VMOVDQU ·slotTables+96(SB), Y12
+	VMOVDQU ·slotTables+128(SB), Y13
+	VMOVDQU ·slotTables+160(SB), Y14
+	VMOVDQU ·slotByIndex+0(SB), Y2
+	VMOVDQU ·slotByIndex+32(SB), Y15
+	VPXOR   Y8, Y8, Y8
+
+	// The first block's first 32 bytes, their slots and letters.
+	VMOVDQU (SI), Y6
+	SLOTS(Y6, Y7)
+	NONZERO(Y7, DX)
+	XORQ    BX, BX
+
+loop:
+	// The block's second 32 bytes: slots, the block's letters (l,
+	// stored), its word starts (DX) and their count, the top bit.
+	VMOVDQU 32(SI), Y1
+	SLOTS(Y1, Y5)
+	NONZERO(Y5, AX)
+	SHLQ    $32, AX
+	ORQ     DX, AX
+	MOVQ    AX, (R8)(BX*8)
+	LEAQ    (AX)(AX*1), DX
+	ORQ     R11, DX
+	NOTQ    DX
+	ANDQ    AX, DX
+	MOVQ    AX, R11
+	SHRQ    $63, R11
+	POPCNTQ DX, CX
+	ADDQ    CX, words-16(SP)
+
+	// The first 32 bytes' anchors, and the anchored word starts.
+	ANCHORS(Y7, Y5, AX)
+	MOVL    AX, (R10)(BX*8)
+	ANDQ    DX, AX
+	ORQ     AX, R13
+
+	// The first 32 bytes' special bytes.
+	MARKS(Y6, AX, CX)
+	MARKUP(0, AX, CX, firstloop, firstdone)
+	MOVL    AX, (R9)(BX*8)
+	ORQ     AX, specials-8(SP)
+
+	// The next block's first 32 bytes and their slots (carried), the
+	// second 32 bytes' anchors with them.
+	VMOVDQU 64(SI), Y6
+	SLOTS(Y6, Y7)
+	ANCHORS(Y5, Y7, AX)
+	MOVL    AX, 4(R10)(BX*8)
+	SHLQ    $32, AX
+	ANDQ    DX, AX
+	ORQ     AX, R13
+	NONZERO(Y7, DX)
+
+	// The second 32 bytes' special bytes.
+	MARKS(Y1, AX, CX)
+	MARKUP(32, AX, CX, secondloop, seconddone)
+	MOVL    AX, 4(R9)(BX*8)
+	SHLQ    $32, AX
+	ORQ     AX, specials-8(SP)
+
+	ADDQ    $64, SI
+	INCQ    BX
+	CMPQ    BX, n+8(FP)
+	JLT     loop
+
+	MOVQ    sum+40(FP), AX
+	MOVQ    R11, chunkSum_top(AX)
+	MOVQ    R13, chunkSum_anchored(AX)
+	MOVQ    specials-8(SP), CX
+	MOVQ    CX, chunkSum_special(AX)
+	MOVQ    words-16(SP), CX
+	MOVQ    CX, chunkSum_words(AX)
+	VPMOVMSKB Y8, CX
+	ORQ     CX, chunkSum_firstAt(AX)
+	VZEROUPPER
+	RET
+
+DATA fold<>+0(SB)/8, $0x2020202020202020
+DATA fold<>+8(SB)/8, $0x2020202020202020
+DATA fold<>+16(SB)/8, $0x2020202020202020
+DATA fold<>+24(SB)/8, $0x2020202020202020
+GLOBL fold<>(SB), RODATA|NOPTR, $32
+
+DATA off<>+0(SB)/8, $0x6060606060606060
+DATA off<>+8(SB)/8, $0x6060606060606060
+DATA off<>+16(SB)/8, $0x6060606060606060
+DATA off<>+24(SB)/8, $0x6060606060606060
+GLOBL off<>(SB), RODATA|NOPTR, $32
+
+DATA nib<>+0(SB)/8, $0x0f0f0f0f0f0f0f0f
+DATA nib<>+8(SB)/8, $0x0f0f0f0f0f0f0f0f
+DATA nib<>+16(SB)/8, $0x0f0f0f0f0f0f0f0f
+DATA nib<>+24(SB)/8, $0x0f0f0f0f0f0f0f0f
+GLOBL nib<>(SB), RODATA|NOPTR, $32
+
+DATA c7f<>+0(SB)/8, $0x7f7f7f7f7f7f7f7f
+DATA c7f<>+8(SB)/8, $0x7f7f7f7f7f7f7f7f
+DATA c7f<>+16(SB)/8, $0x7f7f7f7f7f7f7f7f
+DATA c7f<>+24(SB)/8, $0x7f7f7f7f7f7f7f7f
+GLOBL c7f<>(SB), RODATA|NOPTR, $32
