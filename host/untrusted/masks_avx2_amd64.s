@@ -86,30 +86,32 @@
 	VPCMPEQB first-48(SP), x, Y0; \
 	VPOR    Y0, Y8, Y8
 
-// MARKUP(off, sp, mk, loop, done): the markup bytes mk of the 32 bytes at
-// off(SI) whose next byte markupNext fits (byteClass[c&0x7f] &
+// MARKUPQ(sp, mk, loop, done): the markup bytes mk of the 64 bytes at
+// SI whose next byte markupNext fits (byteClass[c&0x7f] &
 // markupNext[next&63], the next byte inside s: the next block is) go
-// into sp. One by one, no branch but the loop's: about one a block.
-#define MARKUP(off, sp, mk, loop, done) \
-	TESTL   mk, mk; \
+// into sp. One by one, with no branch but the loop's: about one a
+// block. One loop a block, not one a half: a half's loop ends at a
+// count (0 or 1, mostly) the branch predictor cannot tell.
+#define MARKUPQ(sp, mk, loop, done) \
+	TESTQ   mk, mk; \
 	JZ      done; \
 loop: \
-	BSFL    mk, DI; \
-	MOVBLZX off+1(SI)(DI*1), R14; \
+	BSFQ    mk, DI; \
+	MOVBLZX 1(SI)(DI*1), R14; \
 	ANDL    $63, R14; \
-	MOVBLZX off(SI)(DI*1), DI; \
+	MOVBLZX (SI)(DI*1), DI; \
 	ANDL    $0x7f, DI; \
 	MOVBLZX 128(R12)(R14*1), R14; \
 	ANDB    (R12)(DI*1), R14; \
-	NEGL    R14; \
-	SARL    $31, R14; \
-	MOVL    mk, DI; \
-	NEGL    DI; \
-	ANDL    mk, DI; \
-	ANDL    R14, DI; \
-	ORL     DI, sp; \
-	LEAL    -1(mk), DI; \
-	ANDL    DI, mk; \
+	NEGQ    R14; \
+	SARQ    $63, R14; \
+	MOVQ    mk, DI; \
+	NEGQ    DI; \
+	ANDQ    mk, DI; \
+	ANDQ    R14, DI; \
+	ORQ     DI, sp; \
+	LEAQ    -1(mk), DI; \
+	ANDQ    DI, mk; \
 	JNZ     loop; \
 done:
 
@@ -170,28 +172,29 @@ loop:
 	ANDQ    DX, AX
 	ORQ     AX, R13
 
-	// The first 32 bytes' special bytes.
+	// The first 32 bytes' lead and markup bytes (lead AX, markup CX).
 	MARKS(Y6, AX, CX)
-	MARKUP(0, AX, CX, firstloop, firstdone)
-	MOVL    AX, (R9)(BX*8)
-	ORQ     AX, specials-8(SP)
 
 	// The next block's first 32 bytes and their slots (carried), the
 	// second 32 bytes' anchors with them.
 	VMOVDQU 64(SI), Y6
 	SLOTS(Y6, Y7)
-	ANCHORS(Y5, Y7, AX)
-	MOVL    AX, 4(R10)(BX*8)
-	SHLQ    $32, AX
-	ANDQ    DX, AX
-	ORQ     AX, R13
+	ANCHORS(Y5, Y7, DI)
+	MOVL    DI, 4(R10)(BX*8)
+	SHLQ    $32, DI
+	ANDQ    DX, DI
+	ORQ     DI, R13
 	NONZERO(Y7, DX)
 
-	// The second 32 bytes' special bytes.
-	MARKS(Y1, AX, CX)
-	MARKUP(32, AX, CX, secondloop, seconddone)
-	MOVL    AX, 4(R9)(BX*8)
-	SHLQ    $32, AX
+	// The second 32 bytes' lead and markup bytes, with the first's;
+	// the block's special bytes.
+	MARKS(Y1, DI, R14)
+	SHLQ    $32, DI
+	ORQ     DI, AX
+	SHLQ    $32, R14
+	ORQ     R14, CX
+	MARKUPQ(AX, CX, markuploop, markupdone)
+	MOVQ    AX, (R9)(BX*8)
 	ORQ     AX, specials-8(SP)
 
 	ADDQ    $64, SI

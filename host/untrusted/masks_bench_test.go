@@ -14,6 +14,21 @@ import (
 // page, in the thread's CPU time: the part of ScreenFor that is the
 // vector code, apart from the specials, the words and the rules.
 func BenchmarkMasksFixturePage1MiB(b *testing.B) {
+	benchKernel(b, vectorMasks)
+}
+
+// BenchmarkAVX2Kernels is BenchmarkMasksFixturePage1MiB for each AVX2
+// kernel, in one binary: the Go reference (avx2Masks), its assembly
+// (avx2MasksAsm).
+func BenchmarkAVX2Kernels(b *testing.B) {
+	if !haveAVX2Asm {
+		b.Skip("no AVX2 with POPCNT")
+	}
+	b.Run("go", func(b *testing.B) { benchKernel(b, avx2Masks) })
+	b.Run("asm", func(b *testing.B) { benchKernel(b, avx2MasksAsm) })
+}
+
+func benchKernel(b *testing.B, vectorMasks func(s string, from int, letter, special, anchor []uint64, sum *chunkSum) int) {
 	s := fixturePage(1 << 20)
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
