@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"demiurge.dev/shared/netpolicy"
@@ -43,7 +44,18 @@ type Config struct {
 	Resolver netpolicy.Resolver
 	// DialTimeout bounds one upstream connection attempt (default 10 s).
 	DialTimeout time.Duration
+	// Unkept: events go to onConn only and Events stays empty. A proxy
+	// that lives as long as a plugin does would otherwise keep every
+	// connection it ever saw.
+	Unkept bool
 }
+
+// maxPendingEvents bounds the events handed to onConn that it has not
+// finished with (an audit append waiting for the disk): beyond it, a
+// connection's handler waits for a place before it ends, so a client
+// opening thousands of connections slows down instead of growing the
+// host's goroutines and memory.
+const maxPendingEvents = 32
 
 // Event is one connection through the proxy: what it asked for, what the
 // URL policy resolved and dialled, and how many bytes went each way
@@ -85,7 +97,11 @@ type Proxy struct {
 	listeners map[*net.TCPListener]struct{}
 	events    []Event
 	closed    bool
-	active    sync.WaitGroup
+	// pending holds a place for each event onConn has not finished;
+	// waiting counts the reports waiting for one (tests).
+	pending chan struct{}
+	waiting atomic.Int32
+	active  sync.WaitGroup
 
 	// life ends at Close: a SOCKS5 request's lookup and dial in
 	// progress end with it instead of running out their timeouts (an
@@ -113,7 +129,8 @@ func Start(cfg Config, onConn func(Event)) (*Proxy, error) {
 	}
 	p := &Proxy{
 		cfg: cfg, dir: dir, ln: ln, onConn: onConn, tunnels: map[net.Conn]struct{}{}, listeners: map[*net.TCPListener]struct{}{},
-		pol: netpolicy.New(netpolicy.Options{Resolver: cfg.Resolver, AllowPrivate: cfg.Allow, DialTimeout: cfg.DialTimeout}),
+		pending: make(chan struct{}, maxPendingEvents),
+		pol:     netpolicy.New(netpolicy.Options{Resolver: cfg.Resolver, AllowPrivate: cfg.Allow, DialTimeout: cfg.DialTimeout}),
 	}
 	p.life, p.endLife = context.WithCancel(context.Background())
 	p.srv = &http.Server{Handler: p, ErrorLog: log.New(io.Discard, "", 0), ReadHeaderTimeout: 30 * time.Second}
@@ -160,17 +177,28 @@ func (p *Proxy) Close() error {
 
 func (p *Proxy) report(ev Event) {
 	ev.DurationMS = time.Since(ev.Start).Milliseconds()
-	p.mu.Lock()
-	p.events = append(p.events, ev)
-	p.mu.Unlock()
+	if !p.cfg.Unkept {
+		p.mu.Lock()
+		p.events = append(p.events, ev)
+		p.mu.Unlock()
+	}
 	if p.onConn != nil {
 		// Off the connection's path: a plain request's response ends
 		// only when its handler returns, and the audit writes to disk.
-		// Every caller is inside a handler that holds active, so Close
-		// still waits for it.
+		// At most maxPendingEvents at a time: past that the handler
+		// waits here (back-pressure on the client, whose connection
+		// this is). Every caller is inside a handler that holds active,
+		// so Close still waits for it.
+		select {
+		case p.pending <- struct{}{}:
+		default:
+			p.waiting.Add(1)
+			p.pending <- struct{}{}
+			p.waiting.Add(-1)
+		}
 		p.active.Add(1)
 		go func() {
-			defer p.active.Done()
+			defer func() { <-p.pending; p.active.Done() }()
 			p.onConn(ev)
 		}()
 	}

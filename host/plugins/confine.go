@@ -264,13 +264,16 @@ func (cfg launchConfig) hidden() []string {
 	return slices.DeleteFunc(out, func(p string) bool { return p == "" })
 }
 
-// startEgress starts the plugin's egress proxy; log receives what it
-// refused or failed to reach.
+// startEgress starts the plugin's egress proxy; log receives each
+// connection as it ends. The proxy keeps none itself: it lives as long as
+// the plugin does.
 func (cf *confinement) startEgress(name string, log func(egress.Event)) error {
 	if len(cf.egress.Operator) == 0 && !cf.open {
 		return nil // it declared no host: no way out (an empty list would allow any)
 	}
-	px, err := egress.Start(cf.egress, log)
+	ec := cf.egress
+	ec.Unkept = true
+	px, err := egress.Start(ec, log)
 	if err != nil {
 		return fmt.Errorf("toolset plugin %s was not started: %w", name, err)
 	}

@@ -52,6 +52,9 @@ type launchConfig struct {
 	refuse func(path string) string
 	// records are the verified-image records (imagecache.go).
 	records verifiedRecords
+	// egressAudit records a confined plugin's connections
+	// (Manager.SetEgressAudit).
+	egressAudit EgressRecord
 }
 
 // launch starts a verified plugin, serves it HostServices, configures it
@@ -111,6 +114,9 @@ func launch(ctx context.Context, c Candidate, in Input, cfg launchConfig) (*inst
 			if err := conf.startEgress(c.Name, func(ev egress.Event) {
 				if ev.Verdict != "allowed" {
 					plog.Warn("plugin egress "+ev.Verdict, "host", ev.Host, "port", ev.Port, "reason", ev.Reason)
+				}
+				if cfg.egressAudit != nil {
+					cfg.egressAudit(c.Name, c.Package, ev)
 				}
 			}); err != nil {
 				return nil, err

@@ -51,6 +51,8 @@ type Manager struct {
 	held atomic.Pointer[[]string]
 	// refuse is SetLaunchCheck's function.
 	refuse atomic.Pointer[func(string) string]
+	// egressAudit is SetEgressAudit's function.
+	egressAudit atomic.Pointer[EgressRecord]
 }
 
 // supervised is one plugin's life: lazily started, restarted after a crash
@@ -227,6 +229,9 @@ func (m *Manager) running(ctx context.Context, s *supervised) (*instance, error)
 	}
 	if r := m.refuse.Load(); r != nil {
 		cfg.refuse = *r
+	}
+	if r := m.egressAudit.Load(); r != nil {
+		cfg.egressAudit = *r
 	}
 	inst, err := launch(ctx, s.cand, s.input, cfg)
 	if err != nil {

@@ -1,6 +1,10 @@
 package plugins
 
-import "os"
+import (
+	"os"
+
+	"demiurge.dev/host/egress"
+)
 
 // SetWorkDir names the directory plugins started from now on run in: the
 // workspace root, so that a plugin opening a relative path argument as
@@ -47,4 +51,17 @@ func (m *Manager) workDir(home string) string {
 // nothing a sandboxed command could have written is started).
 func (m *Manager) SetLaunchCheck(refuse func(path string) string) {
 	m.refuse.Store(&refuse)
+}
+
+// EgressRecord receives each connection a confined plugin made through
+// its egress proxy, when it ends (allowed, refused or failed): the
+// plugin's name, its package ("" for a toolset plugin installed by
+// path) and the proxy's event.
+type EgressRecord func(plugin, pkg string, ev egress.Event)
+
+// SetEgressAudit names where plugins started from now on record their
+// connections (the host appends an audit event for each); without it a
+// refused or failed one is only a warning in the host's log.
+func (m *Manager) SetEgressAudit(record EgressRecord) {
+	m.egressAudit.Store(&record)
 }

@@ -213,6 +213,7 @@ func openCore(c *core.Core, opts Options) (*Host, error) {
 		return nil, err
 	}
 	h := &Host{Core: c, Plugins: pm, StateDir: opts.StateDir, Packages: pkgs, outputCap: opts.OutputCap, artifactBudget: opts.ArtifactBudget, callTimeout: opts.CallTimeout, timezone: opts.Timezone, tasks: &hostTasks{}, opts: opts}
+	pm.SetEgressAudit(h.recordPluginEgress) // each connection a confined plugin makes
 	if err := h.assemble(opts); err != nil {
 		pm.Close()
 		return nil, err

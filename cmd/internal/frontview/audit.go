@@ -25,12 +25,21 @@ func Audit(w io.Writer, evs []runtime.Event, asJSON bool, width int, colour bool
 	for _, ev := range evs {
 		var d struct {
 			Status   string `json:"status"`
+			Verdict  string `json:"verdict"` // a net.connection's
+			Plugin   string `json:"plugin"`  // a plugin's connection has no tool
 			Approval struct {
 				Via string `json:"via"`
 			} `json:"approval"`
 		}
-		_ = json.Unmarshal(ev.Data, &d)
-		tw.Row(ev.Seq, ev.Time.Local().Format("2006-01-02 15:04:05"), ev.Kind, Dash(ev.Tool), Dash(d.Status), Dash(d.Approval.Via))
+		_ = json.Unmarshal(ev.Data, &d) // a net.connection's status is a number
+		tool, status := ev.Tool, d.Status
+		if tool == "" && d.Plugin != "" {
+			tool = "plugin:" + d.Plugin
+		}
+		if status == "" {
+			status = d.Verdict
+		}
+		tw.Row(ev.Seq, ev.Time.Local().Format("2006-01-02 15:04:05"), ev.Kind, Dash(tool), Dash(status), Dash(d.Approval.Via))
 	}
 	return tw.Flush()
 }
