@@ -37,6 +37,10 @@ type Options struct {
 	// MaxTasks bounds the MCP tasks running at once (tasks.go); 0 is
 	// DefaultMaxTasks.
 	MaxTasks int
+	// MaxStdioRequests bounds the requests other than tools/call a stdio
+	// client has in progress at once (stdio_gate.go); 0 is
+	// DefaultMaxStdioRequests.
+	MaxStdioRequests int
 	// Principal is the principal the clients' sessions run under; "" is
 	// the host's own (a host of many front ends serves several).
 	Principal string
@@ -81,6 +85,9 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	}
 	if opts.MaxRequestBytes <= 0 {
 		opts.MaxRequestBytes = DefaultMaxRequestBytes
+	}
+	if opts.MaxStdioRequests <= 0 {
+		opts.MaxStdioRequests = DefaultMaxStdioRequests
 	}
 	if opts.Version == "" {
 		opts.Version = "dev"

@@ -18,14 +18,27 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer, er
 	std := server.NewStdioServer(s.mcp)
 	logger := log.New(errLog, "demiurge mcp serve: ", 0)
 	std.SetErrorLogger(logger)
-	w := &lineWriter{out: out}
+	gate := newRequestGate(s.opts.MaxStdioRequests)
+	w := &lineWriter{out: out, written: gate.written}
 	max := s.opts.MaxRequestBytes
 	lines := newBoundedLines(in, max, func(id json.RawMessage, size int) {
 		logger.Printf("a message of %d bytes was refused (at most %d)", size, max)
 		if id != nil {
-			_, _ = w.Write(refusal(id, size, max))
+			_, _ = w.own(refusal(id, size, max))
 		}
 	})
+	// Requests other than tools/call: at most MaxStdioRequests in
+	// progress, each past them answered "server busy" (stdio_gate.go).
+	lines.admit = func(line []byte) bool {
+		ok, answer := gate.admit(line)
+		if !ok {
+			_, _ = w.own(answer)
+		}
+		return ok
+	}
+	if testHookStdioGate != nil {
+		testHookStdioGate(gate)
+	}
 	err := std.Listen(ctx, lines, w)
 	s.Close()
 	if err == io.EOF || ctx.Err() != nil {

@@ -20,6 +20,9 @@ type boundedLines struct {
 	pending []byte // the rest of the current line, not yet read
 	err     error  // the source's error, after pending
 	refused func(id json.RawMessage, size int)
+	// admit, when set, sees each whole line before it is handed on; a
+	// line it does not admit is dropped.
+	admit func(line []byte) bool
 }
 
 func newBoundedLines(r io.Reader, max int, refused func(id json.RawMessage, size int)) *boundedLines {
@@ -38,6 +41,9 @@ func (b *boundedLines) Read(p []byte) (int, error) {
 		}
 		// line stays valid until the next ReadSlice, which waits until it
 		// has been handed on.
+		if b.admit != nil && len(line) > 0 && !b.admit(line) {
+			line = nil
+		}
 		b.pending, b.err = line, err
 	}
 	n := copy(p, b.pending)
@@ -71,9 +77,22 @@ func (b *boundedLines) drop(first []byte) {
 type lineWriter struct {
 	mu  sync.Mutex
 	out io.Writer
+	// written, when set, sees each message mcp-go writes before it is
+	// written (a response ends its request's place in the gate before
+	// the client can send the next).
+	written func(p []byte)
 }
 
 func (w *lineWriter) Write(p []byte) (int, error) {
+	if w.written != nil {
+		w.written(p)
+	}
+	return w.own(p)
+}
+
+// own writes a message of the stdio server's own (a refusal), which ends
+// no request.
+func (w *lineWriter) own(p []byte) (int, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.out.Write(p)
