@@ -2,113 +2,22 @@ package egress
 
 import (
 	"bytes"
-	"context"
 	"io"
-	"net"
 	"net/netip"
 	"strings"
-	"sync"
 	"testing"
 
-	"golang.org/x/net/dns/dnsmessage"
+	"demiurge.dev/shared/netpolicy/urlcorpus"
 )
 
-// dnsServer is a real DNS server on loopback UDP that answers each name's
-// A queries from a script, in order (the last answer repeats), and AAAA
-// queries from another, with TTL 0: a rebinding attacker's name server.
-type dnsServer struct {
-	addr string
-	mu   sync.Mutex
-	a    map[string][][]string // name (with the final dot) -> answers of the nth A query
-	aaaa map[string][]string
-	asks map[string]int // A queries per name
-}
-
-func startDNS(t *testing.T, a map[string][][]string, aaaa map[string][]string) *dnsServer {
+func startDNS(t *testing.T, a map[string][][]string, aaaa map[string][]string) *urlcorpus.DNSServer {
 	t.Helper()
-	pc, err := net.ListenPacket("udp4", "127.0.0.1:0")
+	s, err := urlcorpus.ListenDNS(a, aaaa)
 	if err != nil {
 		t.Skipf("cannot listen on udp: %v", err)
 	}
-	t.Cleanup(func() { pc.Close() })
-	s := &dnsServer{addr: pc.LocalAddr().String(), a: a, aaaa: aaaa, asks: map[string]int{}}
-	go func() {
-		buf := make([]byte, 1500)
-		for {
-			n, from, err := pc.ReadFrom(buf)
-			if err != nil {
-				return
-			}
-			if out := s.answer(buf[:n]); out != nil {
-				pc.WriteTo(out, from)
-			}
-		}
-	}()
+	t.Cleanup(func() { s.Close() })
 	return s
-}
-
-func (s *dnsServer) answer(req []byte) []byte {
-	var p dnsmessage.Parser
-	h, err := p.Start(req)
-	if err != nil {
-		return nil
-	}
-	q, err := p.Question()
-	if err != nil {
-		return nil
-	}
-	name := strings.ToLower(q.Name.String())
-	s.mu.Lock()
-	var addrs []string
-	known := s.a[name] != nil
-	switch q.Type {
-	case dnsmessage.TypeA:
-		if l := s.a[name]; len(l) > 0 {
-			addrs = l[min(s.asks[name], len(l)-1)]
-			s.asks[name]++
-		}
-	case dnsmessage.TypeAAAA:
-		addrs = s.aaaa[name]
-	}
-	s.mu.Unlock()
-	rc := dnsmessage.RCodeSuccess
-	if !known {
-		rc = dnsmessage.RCodeNameError
-	}
-	b := dnsmessage.NewBuilder(nil, dnsmessage.Header{ID: h.ID, Response: true, Authoritative: true, RecursionDesired: h.RecursionDesired, RecursionAvailable: true, RCode: rc})
-	b.EnableCompression()
-	b.StartQuestions()
-	b.Question(q)
-	b.StartAnswers()
-	for _, a := range addrs {
-		ip := netip.MustParseAddr(a)
-		rh := dnsmessage.ResourceHeader{Name: q.Name, Class: dnsmessage.ClassINET, TTL: 0}
-		if ip.Is4() && q.Type == dnsmessage.TypeA {
-			b.AResource(rh, dnsmessage.AResource{A: ip.As4()})
-		} else if ip.Is6() && q.Type == dnsmessage.TypeAAAA {
-			b.AAAAResource(rh, dnsmessage.AAAAResource{AAAA: ip.As16()})
-		}
-	}
-	out, err := b.Finish()
-	if err != nil {
-		return nil
-	}
-	return out
-}
-
-func (s *dnsServer) aQueries(name string) int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.asks[name]
-}
-
-// resolver is Go's own DNS client (the pure Go one, as net.DefaultResolver
-// is without cgo) sending its queries to s.
-func (s *dnsServer) resolver() *net.Resolver {
-	return &net.Resolver{PreferGo: true, Dial: func(ctx context.Context, _, _ string) (net.Conn, error) {
-		var d net.Dialer
-		return d.DialContext(ctx, "udp", s.addr)
-	}}
 }
 
 // TestDNSRebindingEndToEnd: a name server the attacker controls answers
@@ -135,7 +44,7 @@ func TestDNSRebindingEndToEnd(t *testing.T) {
 	for _, h := range []string{"rebind.test", "tunnel.test", "socks.test", "both.test"} {
 		rules = append(rules, Rule{Host: h, Port: good.addr.Port()})
 	}
-	px := startProxy(t, Config{Operator: rules, Allow: []netip.AddrPort{good.addr}, Resolver: dns.resolver()})
+	px := startProxy(t, Config{Operator: rules, Allow: []netip.AddrPort{good.addr}, Resolver: dns.Resolver()})
 	p := port(good.addr)
 
 	// A plain request: the first answer, one lookup.
@@ -145,8 +54,8 @@ func TestDNSRebindingEndToEnd(t *testing.T) {
 	}
 	b, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	if string(b) != "good" || dns.aQueries("rebind.test.") != 1 {
-		t.Fatalf("first request: %q after %d lookups", b, dns.aQueries("rebind.test."))
+	if string(b) != "good" || dns.AQueries("rebind.test.") != 1 {
+		t.Fatalf("first request: %q after %d lookups", b, dns.AQueries("rebind.test."))
 	}
 	// The next three answers: another loopback address, a private one,
 	// and the allowed one beside a refused one.
@@ -164,8 +73,8 @@ func TestDNSRebindingEndToEnd(t *testing.T) {
 	}
 	b, _ = io.ReadAll(resp.Body)
 	resp.Body.Close()
-	if string(b) != "good" || dns.aQueries("tunnel.test.") != 1 {
-		t.Fatalf("first tunnel: %q after %d lookups", b, dns.aQueries("tunnel.test."))
+	if string(b) != "good" || dns.AQueries("tunnel.test.") != 1 {
+		t.Fatalf("first tunnel: %q after %d lookups", b, dns.AQueries("tunnel.test."))
 	}
 	if st := raw(t, px, "CONNECT tunnel.test:"+p+" HTTP/1.1\r\n\r\n"); !strings.Contains(st, " 403 ") {
 		t.Errorf("tunnel after the rebind: %s", st)
@@ -179,8 +88,8 @@ func TestDNSRebindingEndToEnd(t *testing.T) {
 	io.WriteString(c, "GET / HTTP/1.1\r\nHost: socks.test\r\nConnection: close\r\n\r\n")
 	got, _ := io.ReadAll(c)
 	c.Close()
-	if !bytes.HasSuffix(got, []byte("good")) || dns.aQueries("socks.test.") != 1 {
-		t.Fatalf("first socks connect: %q after %d lookups", got, dns.aQueries("socks.test."))
+	if !bytes.HasSuffix(got, []byte("good")) || dns.AQueries("socks.test.") != 1 {
+		t.Fatalf("first socks connect: %q after %d lookups", got, dns.AQueries("socks.test."))
 	}
 	if code, _ := socksAsk(t, px, socksConnect("socks.test", good.addr.Port())); code != socksNotAllowed {
 		t.Errorf("socks after the rebind: reply %d", code)
