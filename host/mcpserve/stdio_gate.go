@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strconv"
 	"sync"
+
+	"demiurge.dev/catalog/jsonscan"
 )
 
 // DefaultMaxStdioRequests bounds the requests other than tools/call that
@@ -45,8 +47,17 @@ func newRequestGate(max int) *requestGate {
 type message struct {
 	Method *string         `json:"method"`
 	ID     json.RawMessage `json:"id"`
-	Result json.RawMessage `json:"result"`
-	Error  json.RawMessage `json:"error"`
+	Result present         `json:"result"`
+	Error  present         `json:"error"`
+}
+
+// present records that a member is there, whatever its value (null
+// included), without keeping a copy of it.
+type present bool
+
+func (p *present) UnmarshalJSON([]byte) error {
+	*p = true
+	return nil
 }
 
 // admit says whether line goes on to mcp-go; when not, answer is what the
@@ -60,7 +71,7 @@ func (g *requestGate) admit(line []byte) (ok bool, answer []byte) {
 		return true, nil
 	}
 	id, ok := canonicalID(m.ID)
-	if !ok || m.Result != nil || m.Error != nil {
+	if !ok || bool(m.Result) || bool(m.Error) {
 		return false, rpcError(nil, -32600, "invalid request: a request's id is a string or a number, and it carries no result or error")
 	}
 	g.mu.Lock()
@@ -82,11 +93,11 @@ func (g *requestGate) written(msg []byte) {
 	if idle {
 		return // nothing to end: a tools/list answer is not read twice
 	}
-	var m message
-	if json.Unmarshal(msg, &m) != nil || m.Method != nil || noID(m.ID) {
+	raw, ok := responseID(msg)
+	if !ok {
 		return
 	}
-	id, ok := canonicalID(m.ID)
+	id, ok := canonicalID(raw)
 	if !ok {
 		return
 	}
@@ -107,6 +118,44 @@ func (g *requestGate) inProgress() int {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	return g.n
+}
+
+// responseID is the id of a response the server writes (an id and no
+// method), read from its top-level keys without decoding the rest: a
+// tools/list answer is large, and decoding it again cost three times
+// what marshalling it did (2 ms for 91 KB; 0.2 ms skipped over with
+// jsonscan; nothing once the id is read before the result). msg is json.Marshal's output (mcp-go's
+// messages), so its keys are written as they are named, unescaped.
+func responseID(msg []byte) (json.RawMessage, bool) {
+	s := jsonscan.Scan{B: msg}
+	if !s.Next('{') {
+		return nil, false
+	}
+	var id []byte
+	for !s.Next('}') {
+		s.Next(',')
+		key, _, ok := s.String()
+		if !ok || !s.Next(':') {
+			return nil, false
+		}
+		if id != nil && (string(key) == "result" || string(key) == "error") {
+			// A response (mcp-go writes the id before the result): the
+			// result, a whole tools/list perhaps, need not be read.
+			return id, !noID(id)
+		}
+		s.Space()
+		start := s.I
+		s.Skip()
+		switch string(key) {
+		case "id":
+			id = msg[start:s.I]
+		case "method":
+			if string(msg[start:s.I]) != "null" {
+				return nil, false // a request of the server's (elicitation, ping)
+			}
+		}
+	}
+	return id, !noID(id)
 }
 
 func noID(raw json.RawMessage) bool { return len(raw) == 0 || string(raw) == "null" }

@@ -2,6 +2,8 @@ package mcpserve
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"io"
 	"runtime"
 	"strings"
@@ -167,6 +169,64 @@ func TestStdioGateReadsIDsAsMCPGoDoes(t *testing.T) {
 		}
 		if g := gate.inProgress(); g != 0 {
 			t.Fatalf("after %s the gate holds %d places", line, g)
+		}
+	}
+}
+
+// TestResponseIDIsTheDecoders: the gate's look at a written message's
+// top-level keys finds what decoding it would (a response is an id and no
+// method), for the shapes mcp-go writes and their reorderings.
+func TestResponseIDIsTheDecoders(t *testing.T) {
+	for _, msg := range []string{
+		`{"jsonrpc":"2.0","id":3,"result":{"tools":[{"name":"a","description":"}\"{"}]}}`,
+		`{"jsonrpc":"2.0","id":"x\"y","error":{"code":-32601,"message":"no"}}`,
+		`{"jsonrpc":"2.0","result":{},"id":4}`,
+		`{"jsonrpc":"2.0","id":5,"params":{"message":"approve?"},"method":"elicitation/create"}`,
+		`{"jsonrpc":"2.0","method":"ping","id":6}`,
+		`{"jsonrpc":"2.0","id":7,"method":null,"result":1}`,
+		`{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}`,
+		`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse"}}`,
+		`{"jsonrpc":"2.0","error":{"code":1,"message":"m"}}`,
+		`{"id":1.5e3 ,"result":[1,{"id":2}]}`,
+		`[]`, `null`,
+	} {
+		var m struct {
+			Method *string         `json:"method"`
+			ID     json.RawMessage `json:"id"`
+		}
+		err := json.Unmarshal([]byte(msg), &m)
+		want := err == nil && m.Method == nil && !noID(m.ID)
+		id, got := responseID([]byte(msg))
+		if got != want || (got && string(id) != string(m.ID)) {
+			t.Errorf("%s: id %s, response %v; the decoder: id %s, response %v", msg, id, got, m.ID, want)
+		}
+	}
+}
+
+// BenchmarkGateWritten is the gate's look at a 91 KB tools/list answer
+// (decoding it cost 2 ms, three times what marshalling it did).
+func BenchmarkGateWritten(b *testing.B) {
+	type tool struct {
+		Name        string         `json:"name"`
+		Description string         `json:"description"`
+		Schema      map[string]any `json:"inputSchema"`
+	}
+	var tools []tool
+	for i := 0; i < 60; i++ {
+		tools = append(tools, tool{Name: fmt.Sprintf("tool_%d", i), Description: strings.Repeat("Reads a file \"quoted\" and more. ", 40),
+			Schema: map[string]any{"type": "object", "properties": map[string]any{"path": map[string]any{"type": "string"}}}})
+	}
+	msg, _ := json.Marshal(mcp.NewJSONRPCResultResponse(mcp.NewRequestId(int64(7)), map[string]any{"tools": tools}))
+	g := newRequestGate(32)
+	b.SetBytes(int64(len(msg)))
+	b.ReportAllocs()
+	for b.Loop() {
+		g.mu.Lock()
+		g.n, g.ids["n7"] = 1, 1
+		g.mu.Unlock()
+		g.written(msg)
+		if g.n != 0 {
+			b.Fatal("not ended")
 		}
 	}
 }
