@@ -172,9 +172,6 @@ func canonicalID(raw json.RawMessage) (string, bool) {
 	case string:
 		return "s" + x, true
 	case float64:
-		if x == 0 {
-			x = 0 // -0 is written back as 0 (mcp-go holds it as an int64)
-		}
 		return "n" + strconv.FormatFloat(x, 'g', -1, 64), true
 	}
 	return "", false

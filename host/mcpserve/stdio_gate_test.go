@@ -129,7 +129,7 @@ func TestStdioRequestsInProgressAreBounded(t *testing.T) {
 
 // TestStdioGateReadsIDsAsMCPGoDoes: whatever the spelling of a request's
 // id, its response (mcp-go writes the id back as it holds it: 1.0 as 1,
-// -0 as 0, "\u0041" as "A") frees its place; a request whose id mcp-go
+// "\u0041" as "A"; -0 as -0, for every method tried) frees its place; a request whose id mcp-go
 // cannot hold, or that also carries a result (which mcp-go would take as
 // a response and never answer, holding the place for good), is refused
 // before it reaches mcp-go.
@@ -141,15 +141,19 @@ func TestStdioGateReadsIDsAsMCPGoDoes(t *testing.T) {
 	gate := <-gates
 	s.send(t, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
 	s.next(t)
-	for _, id := range []string{`1.0`, `-0`, `1e0`, `"\u0041"`, `12345678901234567890`, `0.1`, `-7`, `"x\ud800"`} {
-		s.send(t, `{"jsonrpc":"2.0","id":`+id+`,"method":"ping"}`)
-		m := s.next(t)
-		if _, ok := m["result"]; !ok {
-			t.Fatalf("ping with id %s: %v", id, m)
-		}
-		t.Logf("id %s answered as %#v", id, m["id"])
-		if g := gate.inProgress(); g != 0 {
-			t.Fatalf("after the answer to id %s (written back as %v) the gate holds %d places", id, m["id"], g)
+	// Answers mcp-go writes by different paths: its own (ping), a
+	// handler's result, method not found, capabilities not served.
+	for _, method := range []string{"ping", "tools/list", "no/such", "resources/list", "prompts/list", "logging/setLevel"} {
+		for _, id := range []string{`1.0`, `-0`, `1e0`, `"\u0041"`, `12345678901234567890`, `0.1`, `-7`, `"x\ud800"`} {
+			s.send(t, `{"jsonrpc":"2.0","id":`+id+`,"method":"`+method+`"}`)
+			m := s.next(t)
+			if m["result"] == nil && m["error"] == nil {
+				t.Fatalf("%s with id %s: %v", method, id, m)
+			}
+			t.Logf("%s id %s answered as %#v", method, id, m["id"])
+			if g := gate.inProgress(); g != 0 {
+				t.Fatalf("after the answer to %s id %s (written back as %v) the gate holds %d places", method, id, m["id"], g)
+			}
 		}
 	}
 	for _, line := range []string{
