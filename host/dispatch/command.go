@@ -279,11 +279,11 @@ func (c *commandPlan) audit(secrets []redact.Secret) map[string]any {
 // terminal's structured sandbox_undid, from the redacted record view's
 // structured result, redact.Views.Structured), so that the audit says it:
 // nothing the sandbox undoes is undone silently.
-func (c *commandPlan) noteUndid(structured any) {
+func (c *commandPlan) noteUndid(v redact.Views) {
 	if c == nil || c.sandbox == "" || c.sandbox == "off" {
 		return
 	}
-	st, _ := structured.(map[string]any)
+	st, _ := v.Structured().(map[string]any) // decodes a deferred result: a sandboxed command's alone
 	list, _ := st["sandbox_undid"].([]any)
 	for _, u := range list {
 		if s, ok := u.(string); ok {

@@ -28,7 +28,7 @@ func (t *Turn) finish(ctx context.Context, p *prepared, out Outcome, status Stat
 		ModelOutput: res.GetModelOutput(), HasModelOutput: res.GetHasModelOutput(),
 		DisplayOutput: res.GetDisplayOutput(), HasDisplayOutput: res.GetHasDisplayOutput(),
 	}
-	raw.Structured, raw.StructuredPlain = structuredObject(res.GetStructured())
+	setStructured(&raw, res.GetStructured())
 	// The arguments' secrets as admit found them, not searched again.
 	raw.ArgSecrets, raw.ArgsSearched = p.secretsInArgs(), true
 	bound := p.command.secrets()
@@ -42,7 +42,7 @@ func (t *Turn) finish(ctx context.Context, p *prepared, out Outcome, status Stat
 	if !applyOutputPolicies(p, &out.Views) {
 		t.wrapUntrusted(p, &out.Views, early)
 	}
-	p.command.noteUndid(out.Views.Structured())
+	p.command.noteUndid(out.Views)
 
 	if t.Events == nil {
 		return out
@@ -68,6 +68,27 @@ func (t *Turn) finish(ctx context.Context, p *prepared, out Outcome, status Stat
 		}.WithDebug("error", err.Error())
 	}
 	return out
+}
+
+// setStructured gives raw the result's structured content: a plain one
+// (the common result) read but not decoded (redact.Deferred: the call
+// path seldom reads it whole), any other decoded as structuredObject
+// does. A result that is not plain is read twice, the price of reading
+// the common one without building it.
+func setStructured(raw *redact.Raw, b []byte) {
+	if s, ok := scanObject(b); ok && s.plain {
+		raw.Deferred = &redact.Deferred{Keys: s.keys, ExitCode: s.exitCode, Text: s.text, Decode: decodeDeferred}
+		raw.StructuredPlain = true
+		return
+	}
+	raw.Structured, raw.StructuredPlain = structuredObject(b)
+}
+
+// decodeDeferred is redact.Deferred's Decode: the object the result would
+// have been decoded to at once.
+func decodeDeferred(text string) map[string]any {
+	m, _ := structuredObject([]byte(text))
+	return m
 }
 
 // structuredObject decodes a result's structured content; anything but a

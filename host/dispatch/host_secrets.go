@@ -67,7 +67,7 @@ func (h *HostSecrets) in(raw *redact.Raw) []redact.Secret {
 			break
 		}
 	}
-	if !found && !h.holds(raw.Args) && !h.holds(raw.ShownArgs) && !h.holds(raw.Structured) {
+	if !found && !h.holds(raw.Args) && !h.holds(raw.ShownArgs) && !h.holds(raw.StructuredObject()) {
 		return nil
 	}
 	// Rare: give every host secret, the redactor replaces those there.

@@ -197,9 +197,10 @@ func TestHostSecretInANumber(t *testing.T) {
 		{`{"a":[{"b":1186753091}]}`, nil},                // inside a longer number
 		{`{"x":86753091.5}`, nil},                        // in a fraction's text
 		{`{"ok":true}`, map[string]any{"n": 86753091.0}}, // in the arguments
+		{`{"s":"pin 86753091"}`, nil},                    // in a string
 	} {
-		m, plain := structuredObject([]byte(tc.structured))
-		raw := redact.Raw{Tool: "t", Content: "c", Structured: m, StructuredPlain: plain, Args: tc.args}
+		raw := redact.Raw{Tool: "t", Content: "c", Args: tc.args}
+		setStructured(&raw, []byte(tc.structured)) // as finish does: a plain one is deferred
 		got := redact.Make(raw, h.in(&raw))
 		want := redact.Make(raw, h.all())
 		b, err := json.Marshal(got)

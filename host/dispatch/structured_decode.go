@@ -2,6 +2,7 @@ package dispatch
 
 import (
 	"math"
+	"slices"
 	"strconv"
 	"unicode/utf8"
 
@@ -57,6 +58,41 @@ type fastDecoder struct {
 	// plain stays true while no key read is a redact.SecretName; once
 	// false the keys are not asked about again.
 	plain bool
+	// scan reads without making values (scanObject): value returns nil
+	// for everything but the top-level exit_code member, and the top
+	// object's distinct keys are counted into keys.
+	scan     bool
+	keys     int
+	exitCode any
+}
+
+// structuredScan is what scanObject learns of a structured result
+// without decoding it (redact.Deferred).
+type structuredScan struct {
+	text     string // the input, copied: the protobuf message owns it
+	keys     int    // distinct top-level keys
+	exitCode any    // the top-level exit_code member as fastObject decodes it; nil: none
+	plain    bool   // as fastObjectPlain says
+}
+
+// scanObject reads b as fastObjectPlain does, making nothing but the copy
+// of its text: ok and every fact are as fastObjectPlain(b) gives them (as
+// many keys as its map, the same exit_code member, the same plain), which
+// FuzzStructuredObject holds.
+func scanObject(b []byte) (s structuredScan, ok bool) {
+	d := fastDecoder{Scan: jsonscan.Scan{B: b}, s: string(b), plain: true, scan: true}
+	d.Space()
+	if d.I >= len(d.B) || d.B[d.I] != '{' {
+		return s, false
+	}
+	if _, ok := d.value(0); !ok {
+		return s, false
+	}
+	d.Space()
+	if d.I != len(d.B) {
+		return s, false
+	}
+	return structuredScan{text: d.s, keys: d.keys, exitCode: d.exitCode, plain: d.plain && redact.PlainJSONText(d.s)}, true
 }
 
 func (d *fastDecoder) value(depth int) (any, bool) {
@@ -69,7 +105,10 @@ func (d *fastDecoder) value(depth int) (any, bool) {
 	case c == '[':
 		return d.array(depth)
 	case c == '"':
-		s, ok := d.str()
+		s, ok := d.str(!d.scan)
+		if d.scan {
+			return nil, ok // a string in an interface is an allocation
+		}
 		return s, ok
 	case c == 't':
 		return true, d.word("true")
@@ -107,6 +146,9 @@ func (d *fastDecoder) object(depth int) (any, bool) {
 	d.Space()
 	if d.I < len(d.B) && d.B[d.I] == '}' {
 		d.I++
+		if d.scan {
+			return nil, true
+		}
 		return map[string]any{}, true
 	}
 	for {
@@ -114,7 +156,7 @@ func (d *fastDecoder) object(depth int) (any, bool) {
 		if d.I >= len(d.B) || d.B[d.I] != '"' {
 			return nil, false
 		}
-		k, ok := d.str()
+		k, ok := d.str(true)
 		if !ok {
 			return nil, false
 		}
@@ -127,14 +169,30 @@ func (d *fastDecoder) object(depth int) (any, bool) {
 		}
 		d.I++
 		d.Space()
-		v, ok := d.value(depth + 1)
+		var v any
+		if d.scan && depth == 0 && k == "exit_code" {
+			// The one member a scan decodes (the last wins, as in the map).
+			d.scan = false
+			v, ok = d.value(depth + 1)
+			d.scan, d.exitCode = true, v
+		} else {
+			v, ok = d.value(depth + 1)
+		}
 		if !ok {
 			return nil, false
 		}
-		ms = append(ms, member{k, v})
+		if !d.scan || depth == 0 { // a scan counts the top object's keys alone
+			ms = append(ms, member{k, v})
+		}
 		if done, ok := d.next('}'); !ok {
 			return nil, false
 		} else if done {
+			if d.scan {
+				if depth == 0 {
+					d.keys = distinctKeys(ms)
+				}
+				return nil, true
+			}
 			m := make(map[string]any, len(ms))
 			for _, e := range ms {
 				m[e.k] = e.v // a repeated key: the last wins, as in encoding/json
@@ -144,9 +202,31 @@ func (d *fastDecoder) object(depth int) (any, bool) {
 	}
 }
 
+// distinctKeys is how many keys of an object's members differ (the
+// length of the map they would make).
+func distinctKeys(ms []member) int {
+	if len(ms) > 16 { // past the stack's members: every pair would cost more
+		seen := make(map[string]struct{}, len(ms))
+		for _, e := range ms {
+			seen[e.k] = struct{}{}
+		}
+		return len(seen)
+	}
+	n := 0
+	for i, e := range ms {
+		if !slices.ContainsFunc(ms[i+1:], func(o member) bool { return o.k == e.k }) {
+			n++
+		}
+	}
+	return n
+}
+
 func (d *fastDecoder) array(depth int) (any, bool) {
 	d.I++ // '['
-	a := make([]any, 0)
+	var a []any
+	if !d.scan {
+		a = make([]any, 0)
+	}
 	d.Space()
 	if d.I < len(d.B) && d.B[d.I] == ']' {
 		d.I++
@@ -158,7 +238,9 @@ func (d *fastDecoder) array(depth int) (any, bool) {
 		if !ok {
 			return nil, false
 		}
-		a = append(a, v)
+		if !d.scan {
+			a = append(a, v)
+		}
 		if done, ok := d.next(']'); !ok {
 			return nil, false
 		} else if done {
@@ -186,20 +268,27 @@ func (d *fastDecoder) next(closing byte) (done, ok bool) {
 }
 
 // str reads a string with no \u escape, of valid UTF-8 and no control
-// byte; anything else is left to encoding/json.
-func (d *fastDecoder) str() (string, bool) {
+// byte; anything else is left to encoding/json. Without build a string
+// with escapes is only checked, and "" returned: its pieces between the
+// escapes are checked one by one, as the one-byte characters the escapes
+// stand for end no UTF-8 sequence and begin none.
+func (d *fastDecoder) str(build bool) (string, bool) {
 	d.I++ // '"'
 	start := d.I
 	var buf []byte // set at the first escape
+	escaped := false
 	for d.I < len(d.B) {
 		c := d.B[d.I]
 		switch {
 		case c == '"':
 			seg := d.s[start:d.I]
 			d.I++
-			if buf == nil {
+			if !escaped || !build {
 				if !utf8.ValidString(seg) {
 					return "", false
+				}
+				if escaped {
+					return "", true
 				}
 				return seg, true
 			}
@@ -231,8 +320,13 @@ func (d *fastDecoder) str() (string, bool) {
 			default: // \u and invalid escapes
 				return "", false
 			}
-			buf = append(buf, d.B[start:d.I]...)
-			buf = append(buf, r)
+			if build {
+				buf = append(buf, d.B[start:d.I]...)
+				buf = append(buf, r)
+			} else if !utf8.Valid(d.B[start:d.I]) {
+				return "", false
+			}
+			escaped = true
 			d.I += 2
 			start = d.I
 		default:
@@ -278,8 +372,8 @@ func (d *fastDecoder) number() (any, bool) {
 		}
 	}
 	f, err := strconv.ParseFloat(d.s[start:d.I], 64)
-	if err != nil {
-		return nil, false
+	if err != nil || d.scan {
+		return nil, err == nil
 	}
 	return boxFloat(f), true
 }

@@ -37,6 +37,10 @@ var structuredCorpus = []string{
 	strings.Repeat(`{"a":[`, 40) + `1` + strings.Repeat(`]}`, 40),
 	// past encoding/json's nesting bound (10,000): it refuses, so must the shortcut
 	strings.Repeat(`{"a":`, 10001) + `1` + strings.Repeat(`}`, 10001),
+	`{"exit_code":0}`, `{"exit_code":2,"exit_code":-1}`, `{"exit_code":"2"}`, `{"exit_code":[1],"a":{"exit_code":3}}`,
+	`{"exit_code":1e400}`, `{"exit_code":12345.5,"b":"x"}`, `{"a\n":1,"a\u000a":2}`, `{"a\n":1,"a\n":2,"b":"\n\t"}`,
+	`{"a":"x\n` + "\xff" + `"}`, `{"a":"` + "\xff" + `\nx"}`, `{"a":"` + "\xc3" + `\n` + "\xa9" + `"}`, `{"a":"` + "\xc3\xa9" + `\n` + "\xc3\xa9" + `"}`,
+	`{"k01":1,"k02":2,"k03":3,"k04":4,"k05":5,"k06":6,"k07":7,"k08":8,"k09":9,"k10":10,"k11":11,"k12":12,"k13":13,"k14":14,"k15":15,"k16":16,"k01":17,"k18":{"k18":1}}`,
 	`{"path":"small.txt","content":"one\ntwo\nthree\n","start_line":1,"end_line":3,"lines_returned":3,"total_lines":3,"total_lines_known":true,"bytes_scanned":14,"file_size":14,"truncated":false}`,
 }
 
@@ -71,8 +75,30 @@ func checkFastObject(t *testing.T, b []byte) {
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("structuredObject(%q) = %#v, encoding/json gives %#v", b, got, want)
 	}
+	checkScanObject(t, b)
 	if plain {
 		checkPlainIsUnchanged(t, b, got)
+	}
+}
+
+// checkScanObject: scanObject, which makes no values, says of b what
+// fastObjectPlain's object says (redact.Deferred's facts), and the
+// deferred result decodes to that object.
+func checkScanObject(t *testing.T, b []byte) {
+	t.Helper()
+	m, plain, ok := fastObjectPlain(b)
+	s, sok := scanObject(b)
+	if sok != ok {
+		t.Fatalf("scanObject(%q) ok = %v, fastObjectPlain %v", b, sok, ok)
+	}
+	if !ok {
+		return
+	}
+	if s.keys != len(m) || s.plain != plain || !reflect.DeepEqual(s.exitCode, m["exit_code"]) || s.text != string(b) {
+		t.Fatalf("scanObject(%q) = %d keys, plain %v, exit_code %#v; the object has %d, %v, %#v", b, s.keys, s.plain, s.exitCode, len(m), plain, m["exit_code"])
+	}
+	if got := decodeDeferred(s.text); !reflect.DeepEqual(got, m) {
+		t.Fatalf("decodeDeferred(%q) = %#v, want %#v", b, got, m)
 	}
 }
 

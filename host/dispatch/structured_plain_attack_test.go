@@ -81,3 +81,46 @@ func FuzzStructuredPlainAttacks(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, b []byte) { checkFastObject(t, b) })
 }
+
+// TestDeferredStructuredIsTheDecoded: a structured result read but not
+// decoded (setStructured defers the plain ones) gives the views the
+// object decoded at once gives, in a call without secrets (kept as it
+// is) and in one with an exact secret (Make decodes it and redacts it):
+// the record, the event, the card, the exit code.
+func TestDeferredStructuredIsTheDecoded(t *testing.T) {
+	const value = "s3cr3t-value-0123"
+	secret := redact.Secret{Target: "api", Value: value, Source: "binding"}
+	ins := append([]string{
+		structuredCorpus[len(structuredCorpus)-1],
+		`{"a":"` + value + `","exit_code":3}`, `{"exit_code":0,"b":[1,{"c":"x ` + value + `"}]}`,
+		`{"exit_code":1,"exit_code":0,"k":"v","k":"w"}`, `{"exit_code":"1"}`,
+	}, plainAttacks...)
+	deferred := 0
+	for _, in := range ins {
+		m, plain := structuredObject([]byte(in))
+		for _, secrets := range [][]redact.Secret{nil, {secret}} {
+			raw := redact.Raw{Tool: "t", Content: "c"}
+			setStructured(&raw, []byte(in))
+			if raw.Deferred != nil {
+				deferred++
+			}
+			got := redact.Make(raw, secrets)
+			want := redact.Make(redact.Raw{Tool: "t", Content: "c", Structured: m, StructuredPlain: plain}, secrets)
+			gotCode, gotOK := got.ExitCode()
+			wantS, _ := want.Structured().(map[string]any)
+			wantCode, wantOK := redact.ExitCode(wantS)
+			if !reflect.DeepEqual(got.Record(), want.Record()) || !reflect.DeepEqual(got.Event.Map(), want.Event.Map()) ||
+				got.Card != want.Card || gotCode != wantCode || gotOK != wantOK {
+				t.Errorf("%s (secrets %v, deferred %v): record %v, event %v, card %+v, exit %d %v; decoded at once: %v, %v, %+v, %d %v",
+					in, secrets != nil, raw.Deferred != nil, got.Record(), got.Event.Map(), got.Card, gotCode, gotOK,
+					want.Record(), want.Event.Map(), want.Card, wantCode, wantOK)
+			}
+			if b, _ := json.Marshal(got.Record()); secrets != nil && strings.Contains(string(b), value) {
+				t.Errorf("%s: the secret survived a deferred result: %s", in, b)
+			}
+		}
+	}
+	if deferred == 0 {
+		t.Fatal("no result was deferred: the test tests nothing")
+	}
+}

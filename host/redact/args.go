@@ -28,7 +28,12 @@ func Args(args map[string]any, cut int) (out map[string]any) {
 // ExitCode is the exit code a command's structured result carries (the
 // terminal's exit_code), and whether it carries one.
 func ExitCode(structured map[string]any) (int, bool) {
-	switch v := structured["exit_code"].(type) {
+	return exitCode(structured["exit_code"])
+}
+
+// exitCode is ExitCode of an exit_code member's value.
+func exitCode(v any) (int, bool) {
+	switch v := v.(type) {
 	case float64:
 		if v == math.Trunc(v) && math.Abs(v) < 1<<31 {
 			return int(v), true

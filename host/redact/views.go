@@ -30,7 +30,12 @@ type Raw struct {
 	// the record view holds this map itself, so the caller must not change
 	// it after Make.
 	Structured map[string]any
-	ErrorText  string
+	// Deferred, when Structured is nil, is a structured result read but
+	// not decoded yet; only a plain one (StructuredPlain set, as its
+	// reader found it) is deferred. Make keeps it so in the record view
+	// when it keeps the result as it is, and decodes it when it walks it.
+	Deferred  *Deferred
+	ErrorText string
 	// StructuredPlain, when set, says that Structured was decoded from a
 	// JSON text without \u escapes that passed PlainJSONText, that none of
 	// its keys (at any depth) is a SecretName, and that it holds only what
@@ -85,7 +90,20 @@ type recordOwn struct {
 	argsPreview, content            string
 	modelOutput, displayOutput, err string
 	hasModel, hasDisplay            bool
-	structured                      any // nil: no structured result
+	structured                      any       // nil: no structured result (or a deferred one)
+	deferred                        *Deferred // a structured result kept as it is, not decoded yet
+}
+
+// structuredValue is the record's structured result, decoded if it was
+// deferred; nil when there is none.
+func (r *recordOwn) structuredValue() any {
+	if r.deferred != nil {
+		if m := r.deferred.Map(); m != nil {
+			return m
+		}
+		return nil
+	}
+	return r.structured
 }
 
 // debugOwn are the debug view's fields beyond the event view's: the
@@ -105,8 +123,9 @@ func (v Views) Record() map[string]any {
 		return nil
 	}
 	n := v.Event.Len()
+	structured := r.structuredValue()
 	if r.made {
-		n += recordFields(r.hasModel, r.hasDisplay, r.err != "", r.structured != nil)
+		n += recordFields(r.hasModel, r.hasDisplay, r.err != "", structured != nil)
 	}
 	m := make(map[string]any, n)
 	v.Event.AddTo(m)
@@ -123,15 +142,26 @@ func (v Views) Record() map[string]any {
 	if r.err != "" {
 		m["error"] = r.err
 	}
-	if r.structured != nil {
-		m["structured"] = r.structured
+	if structured != nil {
+		m["structured"] = structured
 	}
 	return m
 }
 
 // Structured is the record view's structured result (Record()["structured"]
-// without building the record): nil when the result had none.
-func (v Views) Structured() any { return v.record.structured }
+// without building the record): nil when the result had none. A deferred
+// result is decoded here, once.
+func (v Views) Structured() any { return v.record.structuredValue() }
+
+// ExitCode is ExitCode of the record view's structured result (a
+// command's exit status), read without decoding a deferred one.
+func (v Views) ExitCode() (int, bool) {
+	if d := v.record.deferred; d != nil {
+		return exitCode(d.ExitCode)
+	}
+	s, _ := v.record.structured.(map[string]any)
+	return ExitCode(s)
+}
 
 // Debug is the host debug view: Event plus secret_fingerprints, the keyed
 // fingerprints of the secrets found, and what WithDebug added. Each call
@@ -217,6 +247,10 @@ func makeViews(raw Raw, given []Secret) (Views, error) {
 		secrets = mergeSecrets(secrets, DiscoverText("error", raw.Content))
 	}
 	r := newRedactor(secrets)
+	if raw.Structured == nil && raw.Deferred != nil && !r.keptAsIs(&raw) {
+		// Redaction walks it: decoded after all.
+		raw.Structured, raw.Deferred = raw.Deferred.Map(), nil
+	}
 
 	model := raw.Content
 	if raw.HasModelOutput {
@@ -279,6 +313,8 @@ func makeViews(raw Raw, given []Secret) (Views, error) {
 			}
 		}
 		rec.structured = s
+	} else if raw.Deferred != nil {
+		rec.deferred, decoded = raw.Deferred, true // kept as it is (above)
 	}
 	fingerprints := noFingerprints
 	if len(secrets) > 0 {
@@ -287,7 +323,7 @@ func makeViews(raw Raw, given []Secret) (Views, error) {
 
 	v := Views{
 		Model:  ModelText(text(model)),
-		Card:   Card{Title: title, Args: args, Body: text(body), IsError: raw.IsError || CommandFailed(raw.Structured)},
+		Card:   Card{Title: title, Args: args, Body: text(body), IsError: raw.IsError || raw.commandFailed()},
 		Event:  event,
 		record: rec,
 		debug:  debugOwn{fingerprints: fingerprints},
@@ -327,6 +363,7 @@ func recordFields(hasModel, hasDisplay, hasError, hasStructured bool) int {
 // found, never a value. The record and debug views are it plus their own
 // fields (Views).
 func (r *redactor) eventMeta(raw Raw, secrets []Secret) EventView {
+	structuredKeys, hasStructured := raw.structuredKeys()
 	keys := make([]string, 0, len(raw.Args))
 	for k := range raw.Args {
 		keys = append(keys, r.text(k))
@@ -341,7 +378,7 @@ func (r *redactor) eventMeta(raw Raw, secrets []Secret) EventView {
 			Content: len(raw.Content), Error: len(raw.ErrorText),
 			ModelOutput: len(raw.ModelOutput), HasModelOutput: raw.HasModelOutput,
 			DisplayOutput: len(raw.DisplayOutput), HasDisplayOutput: raw.HasDisplayOutput,
-			StructuredKeys: len(raw.Structured), HasStructured: raw.Structured != nil,
+			StructuredKeys: structuredKeys, HasStructured: hasStructured,
 		},
 		SecretSources: r.sources(secrets),
 	}}

@@ -30,11 +30,9 @@ type EventDetail = turnevent.EventDetail
 func resultDetail(o dispatch.Outcome) (EventDetail, bool) {
 	d := EventDetail{CallStatus: string(o.Status), Edit: o.Edit}
 	failed := !o.OK() || o.Views.Card.IsError
-	if s, ok := o.Views.Structured().(map[string]any); ok {
-		if code, ok := redact.ExitCode(s); ok {
-			d.ExitCode = &code
-			failed = failed || code != 0
-		}
+	if code, ok := o.Views.ExitCode(); ok { // not the whole result: the exit code alone
+		d.ExitCode = &code
+		failed = failed || code != 0
 	}
 	return d, failed
 }
