@@ -20,9 +20,11 @@ type Invocation struct {
 	Args      json.RawMessage
 	Workspace string
 	Grants    []policy.PathGrant
-	// Paths are the host-resolved path subjects, by argument name
-	// (EffectRequest.paths): what the plugin must open.
-	Paths        map[string]string
+	// Paths are the host-resolved path subjects, one per argument name
+	// (EffectRequest.paths): what the plugin must open. A list, not a
+	// map: a call has one or two, and a map of them was two allocations
+	// and 300 bytes on every call.
+	Paths        []ResolvedPath
 	ArtifactRoot string
 	Session      string
 	Turn         string
@@ -59,6 +61,19 @@ type Invocation struct {
 	Progress bool
 }
 
+// ResolvedPath is one path argument as the host resolved it.
+type ResolvedPath struct{ Arg, Path string }
+
+// Path is the resolved path of the argument arg; "" when it has none.
+func (inv *Invocation) Path(arg string) string {
+	for _, p := range inv.Paths {
+		if p.Arg == arg {
+			return p.Path
+		}
+	}
+	return ""
+}
+
 // Adapter runs calls for one source of tools: a toolset plugin, an MCP
 // connection. The catalog hands it back with each entry as the binding.
 type Adapter interface {
@@ -87,8 +102,8 @@ func (a PluginAdapter) request(inv Invocation) *toolsetv1.EffectRequest {
 		Timezone: inv.Timezone,
 	}
 	// Entries, not a map, on the wire's Go side (toolset.proto says why).
-	for arg, path := range inv.Paths {
-		req.Paths = append(req.Paths, &toolsetv1.ResolvedPath{Arg: arg, Path: path})
+	for _, p := range inv.Paths {
+		req.Paths = append(req.Paths, &toolsetv1.ResolvedPath{Arg: p.Arg, Path: p.Path})
 	}
 	for _, s := range inv.Redact {
 		req.RedactValues = append(req.RedactValues, &toolsetv1.RedactValue{Target: s.Target, Value: s.Value})

@@ -138,7 +138,7 @@ func (a editorAdapter) Invoke(ctx context.Context, inv dispatch.Invocation) (*to
 		return nil, fmt.Errorf("%s: arguments: %v", inv.Tool, err)
 	}
 	// The path the host resolved and judged, never the argument as given.
-	path := inv.Paths["path"]
+	path := inv.Path("path")
 	if path == "" {
 		return nil, fmt.Errorf("%s: the host resolved no path; this is a host bug", inv.Tool)
 	}

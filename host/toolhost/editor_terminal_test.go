@@ -104,7 +104,7 @@ func TestEditorFilesOnlyWhereCommandsRunUnconfined(t *testing.T) {
 	}}
 	checked := filepath.Join(ws, "notes", "a.txt") // inside, no link: what the host judged
 	res, err := editorAdapter{e}.Invoke(context.Background(), dispatch.Invocation{Tool: "editor_read_file",
-		Args: []byte(`{"path":"notes/a.txt"}`), Paths: map[string]string{"path": checked}})
+		Args: []byte(`{"path":"notes/a.txt"}`), Paths: []dispatch.ResolvedPath{{Arg: "path", Path: checked}}})
 	if err != nil || res.IsError || res.Content != "a secret outside the workspace" {
 		t.Fatalf("the editor read %q (%v): the premise of this test changed", res.GetContent(), err)
 	}
