@@ -46,10 +46,14 @@ func screenSparse(s, boundary string) (Verdict, int) {
 		first = boundary[0]
 	}
 	nb := (len(s) + 63) / 64
+	// One sum for every chunk: masksOf is a variable (the tests set it),
+	// so the sum it is given escapes, and a sum declared in the loop was
+	// an allocation a chunk, 256 a MiB (stop 56).
+	var sum chunkSum
 	for b0 := 0; b0 < nb; b0 += chunkLen {
 		n := min(chunkLen, nb-b0)
 		l, spc, a := letter[:n], special[:n], anchor[:n]
-		sum := chunkSum{top: sp.prevTop, first: first}
+		sum = chunkSum{top: sp.prevTop, first: first}
 		nv := masksOf(s, b0, l, spc, a, &sum)
 		for b := b0 + nv; b < b0+n; b++ {
 			l[b-b0], spc[b-b0], a[b-b0] = blockMasks(s, 64*b)
