@@ -157,3 +157,53 @@ func vocabWords(s string) int {
 	}
 	return n
 }
+
+// BenchmarkScreenForOverKernel1MiB alternates, on one locked thread,
+// ScreenFor and the mask kernel alone (vectorMasks a chunk at a time, as
+// screenSparse calls it) on the same 1 MiB text, in thread CPU time:
+// outside-cpu-µs (the median of each round's difference) is what the
+// screener costs besides its kernel: the specials, the words, the
+// phrase rules, the chunk's bookkeeping and its allocations. On the
+// fixture's page (no special byte, no anchor) it is about nothing; on
+// benchPage (an anchor every dozen words) most of the screener. Without
+// vector code the kernel does nothing and ScreenFor is the byte scan.
+func BenchmarkScreenForOverKernel1MiB(b *testing.B) {
+	for _, page := range []struct {
+		name string
+		s    string
+	}{{"fixture", fixturePage(1 << 20)}, {"benchPage", benchPage(1 << 20)}} {
+		b.Run(page.name, func(b *testing.B) { screenForOverKernel(b, page.s) })
+	}
+}
+
+func screenForOverKernel(b *testing.B, s string) {
+	bd := NewBoundary()
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	var letter, special, anchor [chunkBlocks]uint64
+	var kernel, screen, outside []time.Duration
+	sink := 0
+	for b.Loop() {
+		c0 := threadCPU()
+		for b0, nb := 0, (len(s)+63)/64; b0 < nb; b0 += chunkBlocks {
+			n := min(chunkBlocks, nb-b0)
+			sum := chunkSum{first: bd[0]}
+			sink += vectorMasks(s, b0, letter[:n], special[:n], anchor[:n], &sum) + sum.words
+		}
+		c1 := threadCPU()
+		v, at := ScreenFor(s, bd)
+		c2 := threadCPU()
+		sink += len(v.Signals) + at
+		kernel, screen, outside = append(kernel, c1-c0), append(screen, c2-c1), append(outside, c2-c1-(c1-c0))
+	}
+	if sink == 0 {
+		b.Fatal("no words")
+	}
+	med := func(d []time.Duration) float64 {
+		sort.Slice(d, func(i, j int) bool { return d[i] < d[j] })
+		return float64(d[len(d)/2].Nanoseconds()) / 1e3
+	}
+	b.ReportMetric(med(kernel), "kernel-cpu-µs")
+	b.ReportMetric(med(screen), "screenfor-cpu-µs")
+	b.ReportMetric(med(outside), "outside-cpu-µs")
+}
