@@ -25,10 +25,11 @@ import (
 //
 // The text is taken a chunk at a time (chunkBlocks blocks, 4 KiB): its
 // masks are made into fixed arrays, judged, and dropped, so they stay in
-// the first-level cache and a page of a megabyte allocates 512 bytes
-// (the letters' array, which phraseState holds, is on the heap); masks
-// for the whole text were 384 KiB a MiB, from a pool the GC empties: a
-// fresh allocation, zeroed, in most calls. What crosses a
+// the first-level cache and a page of a megabyte allocates four objects,
+// 1.6 KB (the three arrays and the chunk's sum, on the heap because
+// masksOf is a variable; TestScreenSparseAllocatesPerCallNotPerChunk);
+// masks for the whole text were 384 KiB a MiB, from a pool the GC
+// empties: a fresh allocation, zeroed, in most calls. What crosses a
 // chunk's edge is carried in specialState and phraseState.
 //
 // The same pass finds where boundary (the envelope's) first occurs in
