@@ -1,6 +1,7 @@
 package untrusted
 
 import (
+	"os"
 	"runtime"
 	"sort"
 	"strings"
@@ -171,9 +172,22 @@ func BenchmarkScreenForOverKernel1MiB(b *testing.B) {
 	for _, page := range []struct {
 		name string
 		s    string
-	}{{"fixture", fixturePage(1 << 20)}, {"benchPage", benchPage(1 << 20)}} {
+	}{{"fixture", fixturePage(1 << 20)}, {"benchPage", benchPage(1 << 20)}, {"prose", prosePage(b, 1<<20)}} {
 		b.Run(page.name, func(b *testing.B) { screenForOverKernel(b, page.s) })
 	}
+}
+
+// prosePage is n bytes of real prose, this repository's
+// docs/architecture.md repeated: an anchor every hundred words or so
+// ("you", "must", "new", "system", "run", "prompt"), as a real page
+// might have, between the fixture's page (none) and benchPage (one
+// every dozen words). Read at bench time, so it follows the file.
+func prosePage(b testing.TB, n int) string {
+	data, err := os.ReadFile("../../docs/architecture.md")
+	if err != nil {
+		b.Fatal(err)
+	}
+	return strings.Repeat(string(data), n/len(data)+1)[:n]
 }
 
 func screenForOverKernel(b *testing.B, s string) {
