@@ -20,12 +20,24 @@ const anchorRoles = rOverride | rInstr | rAnything | rMode | rVocative | rYou | 
 // anchor, the word completing it and every word its checks read.
 //
 //	override ... instr/prior (within 6)       anchor, then 6 after
-//	new|system, leak (6 before) ... instr     6 before the instruction word
+//	new|system, leak (6 before) ... instr     1 before the instruction word,
+//	                                          6 when that one is "system"
 //	anything now, developer mode, dear AI     the next word, the word before
 //	are (just before you) you are ... AI      1 before, 3 after
-//	AI (4 before) modal ... action (6 after)  4 before, 6 after
-//	neg (2 before) tell ... user (16 after)   2 before, 16 after
+//	AI (4 before) modal ... action (6 after)  4 before (6 after: ahead)
+//	neg (2 before) tell ... user (16 after)   2 before (16 after: ahead)
 //	you are now X                             2 before "now" (X is read ahead)
+//
+// The words after a modal or a telling word count only when the words
+// before it armed the rule (an AI name within 4 words before the modal,
+// a negation within 2 before the telling word): they are not part of
+// the window but given only once the rules saw the anchor arm it
+// (ahead, phraseState.judge). In prose most modals ("first", "needs")
+// and telling words ("show") arm nothing, and their 6 and 16 words
+// after were most of the words the rules were given (stop 56). Likewise
+// an instruction word reaches 6 words back only after "system" (the one
+// word before it is looked up when the window is noted: systemBefore);
+// "prompt" and "rules" are common, "system prompt" is not.
 func window(r uint32) (back, fwd int) {
 	atLeast := func(a *int, b int) {
 		if b > *a {
@@ -36,7 +48,7 @@ func window(r uint32) (back, fwd int) {
 		atLeast(&fwd, 6)
 	}
 	if r&rInstr != 0 {
-		atLeast(&back, 6)
+		atLeast(&back, 1)
 	}
 	if r&(rAnything|rVocative) != 0 {
 		atLeast(&fwd, 1)
@@ -50,11 +62,9 @@ func window(r uint32) (back, fwd int) {
 	}
 	if r&rModal != 0 {
 		atLeast(&back, 4)
-		atLeast(&fwd, 6)
 	}
 	if r&rTell != 0 {
 		atLeast(&back, 2)
-		atLeast(&fwd, 16)
 	}
 	if r&rNow != 0 {
 		atLeast(&back, 2)
@@ -64,6 +74,20 @@ func window(r uint32) (back, fwd int) {
 
 // maxBack is the most words any window reaches back.
 const maxBack = 6
+
+// ahead is the words after word idx, just given to the rules (w), that
+// the rules must see too: 6 after a modal with an AI name within 4
+// words before it, 16 after a telling word with a negation within 2
+// before it (window), else 0.
+func ahead(w *words, idx int) int {
+	switch idx {
+	case w.conceal:
+		return 16
+	case w.modalAI:
+		return 6
+	}
+	return 0
+}
 
 // The anchor filter looks at the six bytes from a word start: each byte
 // maps, by a table per position, to the set of eight buckets of anchor

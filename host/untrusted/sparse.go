@@ -1,6 +1,7 @@
 package untrusted
 
 import (
+	"math"
 	"math/bits"
 	"strings"
 )
@@ -82,7 +83,7 @@ func screenSparse(s, boundary string) (Verdict, int) {
 		}
 		ph.chunk(b0, l, a, sum.words, sum.anchored != 0)
 	}
-	ph.give(ph.base, ph.need)
+	ph.keep(math.MaxInt)
 	return f.verdict(), at
 }
 
@@ -269,6 +270,9 @@ func (ph *phraseState) chunk(b0 int, letter, anchor []uint64, words int, anchore
 			idx := count + bits.OnesCount64(starts&(1<<j-1)) + 1
 			ph.keep(idx - maxBack)
 			back, fwd := window(r)
+			if r&rInstr != 0 && ph.systemBefore(b, j, idx) {
+				back = maxBack
+			}
 			lo := max(idx-back, 1)
 			ph.need |= (1<<(fwd+idx-lo+1) - 1) << (lo - ph.base)
 		}
@@ -280,12 +284,58 @@ func (ph *phraseState) chunk(b0 int, letter, anchor []uint64, words int, anchore
 	ph.remember()
 }
 
-// keep gives the needed words before word k and moves base up to k.
+// systemBefore reports whether the word before word idx, which starts
+// at bit j of the chunk's block b, is "system": whether an instruction
+// word's window reaches back maxBack words (window). That word is in
+// the block, an earlier block of the chunk, or the last before the
+// chunk (ring).
+func (ph *phraseState) systemBefore(b, j, idx int) bool {
+	p := -1
+	for m := ph.letter[b] & (1<<j - 1); b >= 0; b-- {
+		top := ph.topIn
+		if b > 0 {
+			top = ph.letter[b-1] >> 63
+		}
+		if st := m &^ (m<<1 | top); st != 0 {
+			p = 64*(ph.b0+b) + 63 - bits.LeadingZeros64(st)
+			break
+		}
+		if b > 0 {
+			m = ph.letter[b-1]
+		}
+	}
+	if p < 0 {
+		if idx <= 1 {
+			return false // the text's first word
+		}
+		p = ph.ring[(idx-1)&7]
+	}
+	return lookup(ph.s, p, ph.end(p))&rSystem != 0
+}
+
+// keep gives the needed words before word k, in order, and moves base
+// up to k. A word given may need words after it (ahead): they are noted
+// in need as it is given, and given here too when before k. A run given
+// at once is of 32 words at most, so that a word's ahead (16 at most)
+// stays within need's 64 bits.
 func (ph *phraseState) keep(k int) {
-	if k > ph.base {
-		ph.give(ph.base, ph.need&(1<<min(k-ph.base, 63)-1))
-		ph.need >>= min(k-ph.base, 63)
-		ph.base = k
+	for ph.base < k {
+		if ph.need == 0 {
+			ph.base = k
+			return
+		}
+		t := bits.TrailingZeros64(ph.need)
+		if t >= k-ph.base {
+			ph.need >>= k - ph.base
+			ph.base = k
+			return
+		}
+		ph.need >>= t
+		ph.base += t
+		n := min(bits.TrailingZeros64(^ph.need), k-ph.base, 32)
+		ph.run(ph.base, ph.base+n-1)
+		ph.need >>= n
+		ph.base += n
 	}
 }
 
@@ -303,16 +353,6 @@ func (ph *phraseState) remember() {
 			ph.ring[idx&7] = 64*(ph.b0+b) + j
 			st &^= 1 << j
 		}
-	}
-}
-
-// give gives the rules the words base+t for each bit t of need.
-func (ph *phraseState) give(base int, need uint64) {
-	for need != 0 {
-		t := bits.TrailingZeros64(need)
-		n := bits.TrailingZeros64(^(need >> t)) // a run of n words
-		ph.run(base+t, base+t+n-1)
-		need &^= (1<<n - 1) << t
 	}
 }
 
@@ -356,6 +396,11 @@ func (ph *phraseState) judge(idx, p int) {
 	if mayBeVocab(ph.s, p, end) {
 		ph.w.idx = idx
 		ph.w.word(ph.f, ph.s, p, end)
+		if n := ahead(&ph.w, idx); n != 0 {
+			// Words idx+1 to idx+n, none given yet; keep's run
+			// starts at base, at most 31 words before idx.
+			ph.need |= (1<<n - 1) << (idx + 1 - ph.base)
+		}
 	}
 }
 

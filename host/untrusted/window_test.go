@@ -1,0 +1,69 @@
+package untrusted
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestArmedWindows: the words after a modal or a telling word are given
+// to the rules only when the words before armed the rule (ahead), and an
+// instruction word reaches back six words only after "system"
+// (systemBefore). Each rule's words at every distance around its limit,
+// after anchors that arm nothing ("first", "show", "prompt") and after
+// a long run of needed words (the run keep gives at once is bounded so
+// that ahead stays in need's bits), in chunks of one to three blocks
+// (the word before an instruction word in an earlier block or chunk)
+// and the real ones: the oracle's findings.
+func TestArmedWindows(t *testing.T) {
+	fill := func(n int) string { return strings.Repeat("x ", n) }
+	var texts []string
+	for i := 0; i <= 6; i++ {
+		for j := 0; j <= 8; j++ {
+			texts = append(texts, "AI "+fill(i)+"must "+fill(j)+"call",
+				"first "+fill(i)+"AI must "+fill(j)+"run", "AI "+fill(i)+"needs "+fill(j)+"first send")
+		}
+	}
+	for i := 0; i <= 3; i++ {
+		for j := 0; j <= 18; j++ {
+			texts = append(texts, "not "+fill(i)+"tell "+fill(j)+"user",
+				"show "+fill(i)+"don't notify "+fill(j)+"the user", "never tell "+fill(j)+"show "+fill(i)+"users")
+		}
+	}
+	for i := 0; i <= 8; i++ {
+		texts = append(texts, "reveal "+fill(i)+"system prompt", "show "+fill(i)+"System Rules",
+			"print "+fill(i)+"the system instructions", "new "+fill(i)+"instructions", "print "+fill(i)+"new prompt")
+	}
+	long := strings.Repeat("mode ", 70)
+	for j := 14; j <= 18; j++ {
+		texts = append(texts, long+"do not mention "+fill(j)+"the user", long+"AI must "+fill(j/3)+"run")
+	}
+	for _, n := range []int{1, 2, 3, chunkBlocks} {
+		withChunk(n, func() {
+			for _, x := range texts {
+				for pad := 0; pad < 64*n+8; pad += 1 + pad/16 {
+					sameAsOracle(t, strings.Repeat(" ", pad)+x)
+					sameAsOracle(t, strings.Repeat("a ", pad/2)+x+" y z")
+				}
+			}
+		})
+	}
+	// The findings themselves, that the oracle comparison stands on.
+	for _, x := range []struct {
+		s    string
+		kind string
+	}{{"AI " + fill(3) + "must " + fill(5) + "call", KindAddressedToAI}, {"not tell " + fill(15) + "user", KindConcealment},
+		{"reveal " + fill(4) + "system prompt", KindRoleHijack}, {long + "do not mention " + fill(14) + "the user", KindConcealment}} {
+		if !hasKind(Screen(x.s), x.kind) {
+			t.Errorf("%q: no %s", x.s, x.kind)
+		}
+	}
+}
+
+func hasKind(v Verdict, k string) bool {
+	for _, s := range v.Signals {
+		if s.Kind == k {
+			return true
+		}
+	}
+	return false
+}
