@@ -315,9 +315,10 @@ func (ph *phraseState) systemBefore(b, j, idx int) bool {
 
 // keep gives the needed words before word k, in order, and moves base
 // up to k. A word given may need words after it (ahead): they are noted
-// in need as it is given, and given here too when before k. A run given
-// at once is of 32 words at most, so that a word's ahead (16 at most)
-// stays within need's 64 bits.
+// in need as it is given, and given here too when before k. (Such a
+// word is an anchor: when it was noted, keep moved base up to maxBack
+// words before it, so its ahead, 16 words at most, is within need's 64
+// bits.)
 func (ph *phraseState) keep(k int) {
 	for ph.base < k {
 		if ph.need == 0 {
@@ -332,7 +333,7 @@ func (ph *phraseState) keep(k int) {
 		}
 		ph.need >>= t
 		ph.base += t
-		n := min(bits.TrailingZeros64(^ph.need), k-ph.base, 32)
+		n := min(bits.TrailingZeros64(^ph.need), k-ph.base)
 		ph.run(ph.base, ph.base+n-1)
 		ph.need >>= n
 		ph.base += n
@@ -397,8 +398,7 @@ func (ph *phraseState) judge(idx, p int) {
 		ph.w.idx = idx
 		ph.w.word(ph.f, ph.s, p, end)
 		if n := ahead(&ph.w, idx); n != 0 {
-			// Words idx+1 to idx+n, none given yet; keep's run
-			// starts at base, at most 31 words before idx.
+			// Words idx+1 to idx+n, none given yet (keep).
 			ph.need |= (1<<n - 1) << (idx + 1 - ph.base)
 		}
 	}

@@ -10,8 +10,7 @@ import (
 // instruction word reaches back six words only after "system"
 // (systemBefore). Each rule's words at every distance around its limit,
 // after anchors that arm nothing ("first", "show", "prompt") and after
-// a long run of needed words (the run keep gives at once is bounded so
-// that ahead stays in need's bits), in chunks of one to three blocks
+// a long run of needed words, in chunks of one to three blocks
 // (the word before an instruction word in an earlier block or chunk)
 // and the real ones: the oracle's findings.
 func TestArmedWindows(t *testing.T) {
