@@ -233,9 +233,16 @@ type phraseState struct {
 	letter  []uint64
 	before  int    // the words before the chunk
 	topIn   uint64 // prevTop at the chunk's start
-	cb      int    // the cursor's block in the chunk
+	cb      int    // the cursor's block in the chunk (-1 before the first)
 	cstarts uint64 // the word starts of block cb not passed yet
 	ccount  int    // the words passed
+
+	// Noted by chunk as it goes, up to the block at hand, when the
+	// chunk has a window or words still needed: the word starts of
+	// each block, and the words before it (from the text's start), so
+	// that the cursor steps over blocks by a compare each.
+	starts [chunkBlocks]uint64
+	counts [chunkBlocks + 1]int
 }
 
 // chunk notes the windows of the anchors of blocks b0.. (letter as
@@ -244,20 +251,22 @@ type phraseState struct {
 // start) and gives the words no later window needs.
 func (ph *phraseState) chunk(b0 int, letter, anchor []uint64, words int, anchored bool) {
 	ph.b0, ph.letter, ph.before, ph.topIn = b0, letter, ph.count, ph.prevTop
-	ph.cb, ph.ccount = 0, ph.count
-	ph.cstarts = letter[0] &^ (letter[0]<<1 | ph.prevTop)
-	if !anchored {
-		// No window starts here (most chunks of ordinary prose): the
-		// words were counted by specialState.run.
+	ph.cb, ph.cstarts, ph.ccount = -1, 0, ph.count
+	if !anchored && ph.need == 0 {
+		// No window starts here and no word is needed (most chunks
+		// of ordinary prose): the words were counted by
+		// specialState.run.
 		ph.count, ph.prevTop = ph.count+words, letter[len(letter)-1]>>63
 		ph.keep(ph.count + 1 - maxBack)
 		ph.remember()
 		return
 	}
 	count, prevTop := ph.count, ph.prevTop // in registers: the loop below is over every block
+	ph.counts[0] = count
 	for b, m := range anchor {
 		starts := letter[b] &^ (letter[b]<<1 | prevTop)
 		prevTop = letter[b] >> 63
+		ph.starts[b], ph.counts[b+1] = starts, count+bits.OnesCount64(starts)
 		// Only word starts (anchor is the filter's at every letter
 		// when the vector pass's sums stood for specialState.run).
 		for m &= starts; m != 0; m &= m - 1 {
@@ -268,6 +277,7 @@ func (ph *phraseState) chunk(b0 int, letter, anchor []uint64, words int, anchore
 				continue
 			}
 			idx := count + bits.OnesCount64(starts&(1<<j-1)) + 1
+			// The words before idx may be given: noted.
 			ph.keep(idx - maxBack)
 			back, fwd := window(r)
 			if r&rInstr != 0 && ph.systemBefore(b, j, idx) {
@@ -276,7 +286,7 @@ func (ph *phraseState) chunk(b0 int, letter, anchor []uint64, words int, anchore
 			lo := max(idx-back, 1)
 			ph.need |= (1<<(fwd+idx-lo+1) - 1) << (lo - ph.base)
 		}
-		count += bits.OnesCount64(starts)
+		count = ph.counts[b+1]
 	}
 	ph.count, ph.prevTop = count, prevTop
 	// An anchor of a later chunk is word count+1 at the earliest.
@@ -291,17 +301,13 @@ func (ph *phraseState) chunk(b0 int, letter, anchor []uint64, words int, anchore
 // chunk (ring).
 func (ph *phraseState) systemBefore(b, j, idx int) bool {
 	p := -1
-	for m := ph.letter[b] & (1<<j - 1); b >= 0; b-- {
-		top := ph.topIn
-		if b > 0 {
-			top = ph.letter[b-1] >> 63
-		}
-		if st := m &^ (m<<1 | top); st != 0 {
-			p = 64*(ph.b0+b) + 63 - bits.LeadingZeros64(st)
+	for m := ph.starts[b] & (1<<j - 1); ; m = ph.starts[b] {
+		if m != 0 {
+			p = 64*(ph.b0+b) + 63 - bits.LeadingZeros64(m)
 			break
 		}
-		if b > 0 {
-			m = ph.letter[b-1]
+		if b--; b < 0 {
+			break
 		}
 	}
 	if p < 0 {
@@ -365,23 +371,20 @@ func (ph *phraseState) run(lo, hi int) {
 	for ; idx <= hi && idx <= ph.before; idx++ {
 		ph.judge(idx, ph.ring[idx&7])
 	}
-	if idx > hi {
-		return
-	}
-	for ph.ccount+bits.OnesCount64(ph.cstarts) < idx {
-		ph.ccount += bits.OnesCount64(ph.cstarts)
-		if !ph.next() {
-			return // past the text's last word
-		}
-	}
-	for ; ph.ccount+1 < idx; ph.ccount++ {
-		ph.cstarts &= ph.cstarts - 1
-	}
 	for ; idx <= hi; idx++ {
-		for ph.cstarts == 0 {
-			if !ph.next() {
-				return
+		if idx > ph.counts[ph.cb+1] {
+			// Word idx is in a later block (counts[0] is before).
+			b := ph.cb + 1
+			for b < len(ph.letter) && ph.counts[b+1] < idx {
+				b++
 			}
+			if b == len(ph.letter) {
+				return // past the text's last word
+			}
+			ph.cb, ph.cstarts, ph.ccount = b, ph.starts[b], ph.counts[b]
+		}
+		for ; ph.ccount+1 < idx; ph.ccount++ {
+			ph.cstarts &= ph.cstarts - 1
 		}
 		p := 64*(ph.b0+ph.cb) + bits.TrailingZeros64(ph.cstarts)
 		ph.cstarts &= ph.cstarts - 1
@@ -402,18 +405,6 @@ func (ph *phraseState) judge(idx, p int) {
 			ph.need |= (1<<n - 1) << (idx + 1 - ph.base)
 		}
 	}
-}
-
-// next moves the cursor to the next block's word starts.
-func (ph *phraseState) next() bool {
-	ph.cb++
-	if ph.cb >= len(ph.letter) {
-		ph.cb, ph.cstarts = len(ph.letter), 0
-		return false
-	}
-	l := ph.letter[ph.cb]
-	ph.cstarts = l &^ (l<<1 | ph.letter[ph.cb-1]>>63)
-	return true
 }
 
 // end is the end of the word that starts at p: its run of letters, by
