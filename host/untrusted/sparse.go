@@ -263,10 +263,13 @@ func (ph *phraseState) chunk(b0 int, letter, anchor []uint64, words int, anchore
 	}
 	count, prevTop := ph.count, ph.prevTop // in registers: the loop below is over every block
 	ph.counts[0] = count
+	letter = letter[:len(anchor)]
+	noteStarts, noteCounts := ph.starts[:len(anchor)], ph.counts[1:len(anchor)+1]
 	for b, m := range anchor {
 		starts := letter[b] &^ (letter[b]<<1 | prevTop)
 		prevTop = letter[b] >> 63
-		ph.starts[b], ph.counts[b+1] = starts, count+bits.OnesCount64(starts)
+		after := count + bits.OnesCount64(starts)
+		noteStarts[b], noteCounts[b] = starts, after
 		// Only word starts (anchor is the filter's at every letter
 		// when the vector pass's sums stood for specialState.run).
 		for m &= starts; m != 0; m &= m - 1 {
@@ -286,7 +289,7 @@ func (ph *phraseState) chunk(b0 int, letter, anchor []uint64, words int, anchore
 			lo := max(idx-back, 1)
 			ph.need |= (1<<(fwd+idx-lo+1) - 1) << (lo - ph.base)
 		}
-		count = ph.counts[b+1]
+		count = after
 	}
 	ph.count, ph.prevTop = count, prevTop
 	// An anchor of a later chunk is word count+1 at the earliest.
