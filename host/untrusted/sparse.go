@@ -22,7 +22,12 @@ import (
 // checks read lies in that window; the checks elsewhere can only come
 // out false, since a word left out only makes a role look older (the one
 // check that is no such bound, modalAfterAI, runs only with a modal,
-// itself an anchor, within 6 words).
+// itself an anchor, within 6 words). A window's words after a modal or
+// a telling word, and an instruction word's beyond the one before it,
+// are in the subset whenever a rule they serve can fire: the rule is
+// armed only by words the window holds (an AI name, a negation, the
+// word "system" just before), and the rules see them before the words
+// after (ahead, systemBefore).
 //
 // The text is taken a chunk at a time (chunkBlocks blocks, 4 KiB): its
 // masks are made into fixed arrays, judged, and dropped, so they stay in
