@@ -266,26 +266,30 @@ func (ph *phraseState) chunk(b0 int, letter, anchor []uint64, words int, anchore
 		ph.remember()
 		return
 	}
-	count, prevTop := ph.count, ph.prevTop // in registers: the loop below is over every block
+	// First the blocks' word starts and counts, and the anchor bits at
+	// word starts (anchor is the filter's at every letter when the
+	// vector pass's sums stood for specialState.run), in a loop with no
+	// call, so that its state stays in registers; then the anchors.
+	count, prevTop := ph.count, ph.prevTop
 	ph.counts[0] = count
 	letter = letter[:len(anchor)]
 	noteStarts, noteCounts := ph.starts[:len(anchor)], ph.counts[1:len(anchor)+1]
+	for b, l := range letter {
+		starts := l &^ (l<<1 | prevTop)
+		prevTop = l >> 63
+		count += bits.OnesCount64(starts)
+		noteStarts[b], noteCounts[b] = starts, count
+		anchor[b] &= starts
+	}
 	for b, m := range anchor {
-		starts := letter[b] &^ (letter[b]<<1 | prevTop)
-		prevTop = letter[b] >> 63
-		after := count + bits.OnesCount64(starts)
-		noteStarts[b], noteCounts[b] = starts, after
-		// Only word starts (anchor is the filter's at every letter
-		// when the vector pass's sums stood for specialState.run).
-		for m &= starts; m != 0; m &= m - 1 {
+		for ; m != 0; m &= m - 1 {
 			j := bits.TrailingZeros64(m)
 			p := 64*(b0+b) + j
 			r := lookup(ph.s, p, ph.end(p))
 			if r&anchorRoles == 0 {
 				continue
 			}
-			idx := count + bits.OnesCount64(starts&(1<<j-1)) + 1
-			// The words before idx may be given: noted.
+			idx := ph.counts[b] + bits.OnesCount64(noteStarts[b]&(1<<j-1)) + 1
 			ph.keep(idx - maxBack)
 			back, fwd := window(r)
 			if r&rInstr != 0 && ph.systemBefore(b, j, idx) {
@@ -294,7 +298,6 @@ func (ph *phraseState) chunk(b0 int, letter, anchor []uint64, words int, anchore
 			lo := max(idx-back, 1)
 			ph.need |= (1<<(fwd+idx-lo+1) - 1) << (lo - ph.base)
 		}
-		count = after
 	}
 	ph.count, ph.prevTop = count, prevTop
 	// An anchor of a later chunk is word count+1 at the earliest.
