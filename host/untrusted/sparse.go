@@ -60,7 +60,7 @@ func screenSparse(s, boundary string) (Verdict, int) {
 	for b0 := 0; b0 < nb; b0 += chunkLen {
 		n := min(chunkLen, nb-b0)
 		l, spc, a := letter[:n], special[:n], anchor[:n]
-		sum = chunkSum{top: sp.prevTop, first: first}
+		sum = chunkSum{top: ph.prevTop, first: first}
 		nv := masksOf(s, b0, l, spc, a, &sum)
 		for b := b0 + nv; b < b0+n; b++ {
 			l[b-b0], spc[b-b0], a[b-b0] = blockMasks(s, 64*b)
@@ -78,15 +78,16 @@ func screenSparse(s, boundary string) (Verdict, int) {
 		if at == -1 && boundary != "" && (sum.firstAt != 0 || nv < n) {
 			at = boundaryIn(s, boundary, 64*b0, 64*(b0+n))
 		}
-		if nv == n && sum.special == 0 && sp.carry == 0 {
-			// No special byte in the chunk and none stepped over from
-			// the one before: its letters are as the vector pass made
-			// them, and so its sums (most chunks of a web page).
-			sp.prevTop = sum.top
-		} else {
-			sum.words, sum.anchored = sp.run(&f, s, b0, l, spc, a)
+		// With no special byte in the chunk and none stepped over from
+		// the one before, its letters are as the vector pass made
+		// them, and so its sums (most chunks of a web page); else the
+		// specials are judged first and chunk counts the words.
+		words, anchored := sum.words, sum.anchored != 0
+		if nv < n || sum.special != 0 || sp.carry != 0 {
+			sp.run(&f, s, b0, l, spc)
+			words, anchored = -1, true
 		}
-		ph.chunk(b0, l, a, sum.words, sum.anchored != 0)
+		ph.chunk(b0, l, a, words, anchored)
 	}
 	ph.keep(math.MaxInt)
 	return f.verdict(), at
@@ -107,12 +108,12 @@ func boundaryIn(s, boundary string, i, j int) int {
 }
 
 // chunkSum is what a chunk's words need besides its masks, added up by
-// the vector pass as it makes them (vectorMasks) or by specialState.run:
-// top, the letter bit before the chunk (in) and its last letter bit
-// (out); words, its words; anchored, its anchor bits at word starts;
-// special, its special bits. The vector pass's are a chunk's own only
-// when the chunk has no special byte and none was stepped over into it:
-// else run takes out of the letters what the scan steps over first.
+// the vector pass as it makes them (vectorMasks): top, the letter bit
+// before the chunk (in) and its last letter bit (out); words, its words;
+// anchored, its anchor bits at word starts; special, its special bits.
+// They are a chunk's own only when the chunk has no special byte and
+// none was stepped over into it: else specialState.run takes out of the
+// letters what the scan steps over first, and phraseState.chunk counts.
 // firstAt is not 0 when the byte first (in: the boundary's first byte)
 // is in the blocks, by the vector pass only (the VBMI kernel's is its
 // places, or'ed over the blocks; the AVX2 kernel's is only not 0).
@@ -132,38 +133,27 @@ var chunkLen = chunkBlocks
 
 // specialState is what specials carry from one block to the next.
 type specialState struct {
-	prevTop, carry                   uint64 // the last block's top letter bit; the skipped bits of the next block
+	carry                            uint64 // the skipped bits of the next block
 	skipUntil, zwEnd, zwStart, zwRun int
 }
 
 // run judges the markup and invisible characters at the special bytes
-// of blocks b0.. (letter, special, anchor) in order, takes out of
-// letter the bytes the scan steps over, and keeps in anchor only word
-// starts. It returns the blocks' words and their anchor bits at word
-// starts, or'ed (chunkSum's words and anchored).
+// of blocks b0.. (letter, special) in order and takes out of letter the
+// bytes the scan steps over. (The chunk's words and anchors at word
+// starts are then counted by phraseState.chunk, which counted them
+// again when run did too: stop 56.)
 //
-// carry and prevTop are kept in registers over the blocks and the
-// specials judged out of line (judge): most blocks have none, and as
-// fields of st they were a store and a load each block, every block's
-// waiting on the one before (a fifth of Screen's time on a page with no
-// special byte).
-func (st *specialState) run(f *found, s string, b0 int, letter, special, anchor []uint64) (words int, anchors uint64) {
-	carry, prevTop := st.carry, st.prevTop
-	special, anchor = special[:len(letter)], anchor[:len(letter)]
+// carry is kept in a register over the blocks and the specials judged
+// out of line (judge): most blocks have none.
+func (st *specialState) run(f *found, s string, b0 int, letter, special []uint64) {
+	carry := st.carry
+	special = special[:len(letter)]
 	for b, sp := range special {
-		l := letter[b]
 		if sp|carry != 0 {
-			l, carry = st.judge(f, s, 64*(b0+b), l&^carry, sp)
-			letter[b] = l
+			letter[b], carry = st.judge(f, s, 64*(b0+b), letter[b]&^carry, sp)
 		}
-		starts := l &^ (l<<1 | prevTop)
-		anchor[b] &= starts
-		anchors |= anchor[b]
-		words += bits.OnesCount64(starts)
-		prevTop = l >> 63
 	}
-	st.carry, st.prevTop = carry, prevTop
-	return words, anchors
+	st.carry = carry
 }
 
 // judge judges the special bytes sp of the block at byte p0 in order;
@@ -253,23 +243,24 @@ type phraseState struct {
 // chunk notes the windows of the anchors of blocks b0.. (letter as
 // specials left them, anchor the filter's bits, at word starts or not;
 // words, their words, and anchored, whether any anchor is at a word
-// start) and gives the words no later window needs.
+// start, as the vector pass added them up, or words -1 when it did
+// not) and gives the words no later window needs.
 func (ph *phraseState) chunk(b0 int, letter, anchor []uint64, words int, anchored bool) {
 	ph.b0, ph.letter, ph.before, ph.topIn = b0, letter, ph.count, ph.prevTop
 	ph.cb, ph.cstarts, ph.ccount = -1, 0, ph.count
 	if !anchored && ph.need == 0 {
 		// No window starts here and no word is needed (most chunks
-		// of ordinary prose): the words were counted by
-		// specialState.run.
+		// of ordinary prose): the words were counted by the vector
+		// pass.
 		ph.count, ph.prevTop = ph.count+words, letter[len(letter)-1]>>63
 		ph.keep(ph.count + 1 - maxBack)
 		ph.remember()
 		return
 	}
 	// First the blocks' word starts and counts, and the anchor bits at
-	// word starts (anchor is the filter's at every letter when the
-	// vector pass's sums stood for specialState.run), in a loop with no
-	// call, so that its state stays in registers; then the anchors.
+	// word starts (anchor is the filter's at every letter), in a loop
+	// with no call, so that its state stays in registers; then the
+	// anchors.
 	count, prevTop := ph.count, ph.prevTop
 	ph.counts[0] = count
 	letter = letter[:len(anchor)]
