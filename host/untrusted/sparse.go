@@ -238,6 +238,32 @@ type phraseState struct {
 	// that the cursor steps over blocks by a compare each.
 	starts [chunkBlocks]uint64
 	counts [chunkBlocks + 1]int
+
+	// The words looked up when their windows were noted (the anchors,
+	// the word before an instruction word), by index: looked[i&7] holds
+	// word i when its idx is i, so that judge need not find its end and
+	// roles again. Entry i is written after keep gave the words before
+	// i-maxBack, so word i-8 was given: every word noted is found (a
+	// word noted and then not given is none of the rules' business, and
+	// an index matches one word only).
+	looked [8]lookedUp
+}
+
+// lookedUp is a word's end and roles, by its index.
+type lookedUp struct {
+	idx, end int
+	roles    uint32
+}
+
+// lookup is the roles of word idx, which starts at p, noted in looked.
+func (ph *phraseState) lookup(idx, p int) uint32 {
+	end, in := ph.endIn(p)
+	if !in {
+		end = ph.endPast(p)
+	}
+	r := lookup(ph.s, p, end)
+	ph.looked[idx&7] = lookedUp{idx: idx, end: end, roles: r}
+	return r
 }
 
 // chunk notes the windows of the anchors of blocks b0.. (letter as
@@ -276,12 +302,18 @@ func (ph *phraseState) chunk(b0 int, letter, anchor []uint64, words int, anchore
 		for ; m != 0; m &= m - 1 {
 			j := bits.TrailingZeros64(m)
 			p := 64*(b0+b) + j
-			r := lookup(ph.s, p, ph.end(p))
+			end, in := ph.endIn(p)
+			if !in {
+				end = ph.endPast(p)
+			}
+			r := lookup(ph.s, p, end)
 			if r&anchorRoles == 0 {
 				continue
 			}
 			idx := ph.counts[b] + bits.OnesCount64(noteStarts[b]&(1<<j-1)) + 1
 			ph.keep(idx - maxBack)
+			// After keep: the word in its slot (idx-8) was given.
+			ph.looked[idx&7] = lookedUp{idx: idx, end: end, roles: r}
 			back, fwd := window(r)
 			if r&rInstr != 0 && ph.systemBefore(b, j, idx) {
 				back = maxBack
@@ -318,7 +350,7 @@ func (ph *phraseState) systemBefore(b, j, idx int) bool {
 		}
 		p = ph.ring[(idx-1)&7]
 	}
-	return lookup(ph.s, p, ph.end(p))&rSystem != 0
+	return ph.lookup(idx-1, p)&rSystem != 0
 }
 
 // keep gives the needed words before word k, in order, and moves base
@@ -398,23 +430,54 @@ func (ph *phraseState) run(lo, hi int) {
 // judge gives the rules word idx, which starts at p, when it may be a
 // vocabulary word.
 func (ph *phraseState) judge(idx, p int) {
-	end := ph.end(p)
+	if l := &ph.looked[idx&7]; l.idx == idx {
+		// Looked up when its window was noted.
+		if l.roles != 0 {
+			ph.w.idx = idx
+			ph.w.roles(ph.f, ph.s, p, l.end, l.roles)
+			ph.ahead(idx)
+		}
+		return
+	}
+	end, in := ph.endIn(p)
+	if !in {
+		end = ph.endPast(p)
+	}
 	if mayBeVocab(ph.s, p, end) {
 		ph.w.idx = idx
 		ph.w.word(ph.f, ph.s, p, end)
-		if n := ahead(&ph.w, idx); n != 0 {
-			// Words idx+1 to idx+n, none given yet (keep).
-			ph.need |= (1<<n - 1) << (idx + 1 - ph.base)
-		}
+		ph.ahead(idx)
 	}
 }
 
-// end is the end of the word that starts at p: its run of letters, by
-// the chunk's masks, and past them (a word before the chunk or running
-// out of it) by the bytes. (The bytes a lead byte steps over never lie
-// inside a word that starts before them, so the masks and the bytes end
-// a word at the same byte.)
-func (ph *phraseState) end(p int) int {
+// ahead notes in need the words after word idx, just given to the
+// rules, that they must see too (ahead).
+func (ph *phraseState) ahead(idx int) {
+	if n := ahead(&ph.w, idx); n != 0 {
+		// Words idx+1 to idx+n, none given yet (keep).
+		ph.need |= (1<<n - 1) << (idx + 1 - ph.base)
+	}
+}
+
+// endIn is the end of the word that starts at p when it ends in the
+// chunk's block it starts in (most words): its run of letters, by the
+// block's mask. It is small enough to be inlined where the words are
+// taken: a call was two of every three of its instructions (stop 56).
+func (ph *phraseState) endIn(p int) (int, bool) {
+	b, j := uint(p>>6)-uint(ph.b0), uint(p)&63
+	if b >= uint(len(ph.letter)) {
+		return 0, false
+	}
+	run := uint(bits.TrailingZeros64(^(ph.letter[b] >> j)))
+	return p + int(run), j+run < 64
+}
+
+// endPast is the end of the word that starts at p when endIn cannot
+// tell: by the chunk's masks, and past them (a word before the chunk or
+// running out of it) by the bytes. (The bytes a lead byte steps over
+// never lie inside a word that starts before them, so the masks and the
+// bytes end a word at the same byte.)
+func (ph *phraseState) endPast(p int) int {
 	if b := p/64 - ph.b0; b >= 0 && b < len(ph.letter) {
 		for j := p % 64; b < len(ph.letter); b, j = b+1, 0 {
 			if run := bits.TrailingZeros64(^(ph.letter[b] >> j)); j+run < 64 {

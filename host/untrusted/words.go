@@ -204,10 +204,14 @@ func (w *words) seen(role uint32, within int) bool {
 // word takes the word s[start:end], counted already, and fires the rules
 // it completes.
 func (w *words) word(f *found, s string, start, end int) {
-	r := lookup(s, start, end)
-	if r == 0 {
-		return
+	if r := lookup(s, start, end); r != 0 {
+		w.roles(f, s, start, end, r)
 	}
+}
+
+// roles is word for a vocabulary word whose roles r were looked up
+// already (the sparse scan's anchors: phraseState.judge).
+func (w *words) roles(f *found, s string, start, end int, r uint32) {
 	switch {
 	case r&rInstr != 0 && w.seen(rOverride, 6),
 		r&rPrior != 0 && w.seen(rOverride, 3):
