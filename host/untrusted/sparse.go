@@ -405,26 +405,32 @@ func (ph *phraseState) run(lo, hi int) {
 	for ; idx <= hi && idx <= ph.before; idx++ {
 		ph.judge(idx, ph.ring[idx&7])
 	}
+	// The cursor in locals, and counts as a slice of the chunk's
+	// blocks (after, block b's end), so that the search for a later
+	// block is a load and a compare a block (stop 56).
+	cb, cstarts, ccount := ph.cb, ph.cstarts, ph.ccount
+	after := ph.counts[1 : len(ph.letter)+1]
 	for ; idx <= hi; idx++ {
-		if idx > ph.counts[ph.cb+1] {
-			// Word idx is in a later block (counts[0] is before).
-			b := ph.cb + 1
-			for b < len(ph.letter) && ph.counts[b+1] < idx {
+		if cb < 0 || idx > after[cb] {
+			// Word idx is in a later block.
+			b := cb + 1
+			for b < len(after) && after[b] < idx {
 				b++
 			}
-			if b == len(ph.letter) {
-				return // past the text's last word
+			if b == len(after) {
+				break // past the text's last word
 			}
-			ph.cb, ph.cstarts, ph.ccount = b, ph.starts[b], ph.counts[b]
+			cb, cstarts, ccount = b, ph.starts[b], ph.counts[b]
 		}
-		for ; ph.ccount+1 < idx; ph.ccount++ {
-			ph.cstarts &= ph.cstarts - 1
+		for ; ccount+1 < idx; ccount++ {
+			cstarts &= cstarts - 1
 		}
-		p := 64*(ph.b0+ph.cb) + bits.TrailingZeros64(ph.cstarts)
-		ph.cstarts &= ph.cstarts - 1
-		ph.ccount++
+		p := 64*(ph.b0+cb) + bits.TrailingZeros64(cstarts)
+		cstarts &= cstarts - 1
+		ccount++
 		ph.judge(idx, p)
 	}
+	ph.cb, ph.cstarts, ph.ccount = cb, cstarts, ccount
 }
 
 // judge gives the rules word idx, which starts at p, when it may be a
