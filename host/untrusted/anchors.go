@@ -24,7 +24,7 @@ const anchorRoles = rOverride | rInstr | rAnything | rMode | rVocative | rYou | 
 //	                                          6 when that one is "system"
 //	anything now, developer mode, dear AI     the next word, the word before
 //	are (just before you) you are ... AI      1 before, 3 after
-//	AI (4 before) modal ... action (6 after)  4 before (6 after: ahead)
+//	AI (4 before) modal ... action (6 after)  4 before (aiBefore; 6 after: ahead)
 //	neg (2 before) tell ... user (16 after)   2 before (16 after: ahead)
 //	you are now X                             2 before "now" (X is read ahead)
 //
@@ -37,7 +37,11 @@ const anchorRoles = rOverride | rInstr | rAnything | rMode | rVocative | rYou | 
 // after were most of the words the rules were given (stop 56). Likewise
 // an instruction word reaches 6 words back only after "system" (the one
 // word before it is looked up when the window is noted: systemBefore);
-// "prompt" and "rules" are common, "system prompt" is not.
+// "prompt" and "rules" are common, "system prompt" is not. And a modal
+// reaches 4 words back only when one of them may be an AI name (by its
+// key: aiBefore): the words before "first" and "needs" were the largest
+// share of the words given in prose (stop 56). So window gives neither:
+// the rules add them (phraseState.chunk).
 func window(r uint32) (back, fwd int) {
 	atLeast := func(a *int, b int) {
 		if b > *a {
@@ -60,9 +64,6 @@ func window(r uint32) (back, fwd int) {
 		atLeast(&back, 1)
 		atLeast(&fwd, 3)
 	}
-	if r&rModal != 0 {
-		atLeast(&back, 4)
-	}
 	if r&rTell != 0 {
 		atLeast(&back, 2)
 	}
@@ -70,6 +71,37 @@ func window(r uint32) (back, fwd int) {
 		atLeast(&back, 2)
 	}
 	return back, fwd
+}
+
+// aiPairs is which first two letters (each by its low five bits, so in
+// either case: pairOf) the AI names (rAI) have, and aiKeys which word
+// keys (wordKey, its top 12 bits): a word whose pair or key is not here
+// is no AI name. The pair needs no word end and passes few words of
+// prose (aiBefore); 128 and 512 bytes.
+var aiPairs, aiKeys = func() (pairs [1 << 4]uint64, keys [1 << 6]uint64) {
+	for w, r := range vocabulary {
+		if r&rAI != 0 {
+			k := pairOf(w, 0)
+			pairs[k>>6] |= 1 << (k & 63)
+			k = wordKey(w, 0, len(w)) >> 4
+			keys[k>>6] |= 1 << (k & 63)
+		}
+	}
+	return
+}()
+
+// pairOf is the two bytes of s from i by their low five bits.
+func pairOf(s string, i int) uint16 { return uint16(s[i]&31)<<5 | uint16(s[i+1]&31) }
+
+// mayBeAI reports whether the word s[i:j] may be an AI name by its key
+// (aiKeys); its pair was tested (aiPairs). AI names have two letters at
+// least (wordKey's).
+func mayBeAI(s string, i, j int) bool {
+	if j-i < 2 {
+		return false
+	}
+	k := wordKey(s, i, j) >> 4
+	return aiKeys[k>>6]&(1<<(k&63)) != 0
 }
 
 // maxBack is the most words any window reaches back.

@@ -27,7 +27,9 @@ import (
 // are in the subset whenever a rule they serve can fire: the rule is
 // armed only by words the window holds (an AI name, a negation, the
 // word "system" just before), and the rules see them before the words
-// after (ahead, systemBefore).
+// after (ahead, systemBefore). A modal's 4 words before serve only to
+// arm it (an AI name among them): they are in the subset when one of
+// them may be one (aiBefore).
 //
 // The text is taken a chunk at a time (chunkBlocks blocks, 4 KiB): its
 // masks are made into fixed arrays, judged, and dropped, so they stay in
@@ -318,6 +320,9 @@ func (ph *phraseState) chunk(b0 int, letter, anchor []uint64, words int, anchore
 			if r&rInstr != 0 && ph.systemBefore(b, j, idx) {
 				back = maxBack
 			}
+			if r&rModal != 0 && back < 4 && ph.aiBefore(b, j, idx) {
+				back = 4
+			}
 			lo := max(idx-back, 1)
 			ph.need |= (1<<(fwd+idx-lo+1) - 1) << (lo - ph.base)
 		}
@@ -351,6 +356,41 @@ func (ph *phraseState) systemBefore(b, j, idx int) bool {
 		p = ph.ring[(idx-1)&7]
 	}
 	return ph.lookup(idx-1, p)&rSystem != 0
+}
+
+// aiBefore reports whether one of the 4 words before word idx, which
+// starts at bit j of the chunk's block b, may be an AI name (mayBeAI):
+// whether a modal's window reaches back 4 words (window). Those words
+// are in the chunk at or before block b, or among the last before it
+// (ring).
+func (ph *phraseState) aiBefore(b, j, idx int) bool {
+	m := ph.starts[b] & (1<<j - 1) // the word starts before idx's in b
+	for i := idx - 1; i >= idx-4 && i >= 1; i-- {
+		var p int
+		if i <= ph.before {
+			p = ph.ring[i&7]
+		} else {
+			for m == 0 { // word i is in an earlier block of the chunk
+				b--
+				m = ph.starts[b]
+			}
+			t := 63 - bits.LeadingZeros64(m)
+			m &^= 1 << t
+			p = 64*(ph.b0+b) + t
+		}
+		// The pair first (no end needed; s[p+1] is before the modal).
+		if k := pairOf(ph.s, p); aiPairs[k>>6]&(1<<(k&63)) == 0 {
+			continue
+		}
+		end, in := ph.endIn(p)
+		if !in {
+			end = ph.endPast(p)
+		}
+		if mayBeAI(ph.s, p, end) {
+			return true
+		}
+	}
+	return false
 }
 
 // keep gives the needed words before word k, in order, and moves base

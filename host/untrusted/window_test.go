@@ -66,3 +66,37 @@ func hasKind(v Verdict, k string) bool {
 	}
 	return false
 }
+
+// TestModalWindowByAIName: a modal's window reaches back 4 words only
+// when one of them may be an AI name (aiBefore: by its first two letters
+// and its key). Every AI name of the vocabulary, in three cases, at
+// every distance around the limit before a modal that arms and one that
+// does not, with words between that pass the pair test and are no AI
+// name ("mode", "code", "change"), the name in an earlier block or chunk
+// (the ring) or at the text's start: the oracle's findings, and the
+// finding itself within 4 words.
+func TestModalWindowByAIName(t *testing.T) {
+	var names []string
+	for w, r := range vocabulary {
+		if r&rAI != 0 {
+			names = append(names, w, strings.ToUpper(w), strings.ToUpper(w[:1])+w[1:])
+		}
+	}
+	for _, n := range []int{1, 2, chunkBlocks} {
+		withChunk(n, func() {
+			for _, name := range names {
+				for d := 0; d <= 5; d++ {
+					fill := strings.Repeat("code ", d)
+					x := name + " " + fill + "must call"
+					if got := hasKind(Screen(x), KindAddressedToAI); got != (d <= 3) {
+						t.Errorf("%q: addressed to AI %v", x, got)
+					}
+					for pad := 0; pad < 64*n+8; pad += 3 + pad/8 {
+						sameAsOracle(t, strings.Repeat(" ", pad)+x)
+						sameAsOracle(t, strings.Repeat("a ", pad/2)+name+" "+fill+"first x mode change call")
+					}
+				}
+			}
+		})
+	}
+}
