@@ -43,32 +43,20 @@ const anchorRoles = rOverride | rInstr | rAnything | rMode | rVocative | rYou | 
 // share of the words given in prose (stop 56). So window gives neither:
 // the rules add them (phraseState.chunk).
 func window(r uint32) (back, fwd int) {
-	atLeast := func(a *int, b int) {
-		if b > *a {
-			*a = b
-		}
+	if r&(rInstr|rMode|rYou) != 0 {
+		back = 1
 	}
-	if r&rOverride != 0 {
-		atLeast(&fwd, 6)
-	}
-	if r&rInstr != 0 {
-		atLeast(&back, 1)
+	if r&(rTell|rNow) != 0 {
+		back = 2
 	}
 	if r&(rAnything|rVocative) != 0 {
-		atLeast(&fwd, 1)
-	}
-	if r&rMode != 0 {
-		atLeast(&back, 1)
+		fwd = 1
 	}
 	if r&rYou != 0 {
-		atLeast(&back, 1)
-		atLeast(&fwd, 3)
+		fwd = 3
 	}
-	if r&rTell != 0 {
-		atLeast(&back, 2)
-	}
-	if r&rNow != 0 {
-		atLeast(&back, 2)
+	if r&rOverride != 0 {
+		fwd = 6
 	}
 	return back, fwd
 }
