@@ -43,6 +43,8 @@ const anchorRoles = rOverride | rInstr | rAnything | rMode | rVocative | rYou | 
 // share of the words given in prose (stop 56). So window gives neither:
 // the rules add them (phraseState.chunk).
 func window(r uint32) (back, fwd int) {
+	// Each bound is set in ascending order, so a word of several roles
+	// gets the largest (stop 56: no closure, and inlined).
 	if r&(rInstr|rMode|rYou) != 0 {
 		back = 1
 	}
