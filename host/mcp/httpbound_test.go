@@ -150,7 +150,10 @@ func sseReply(result string, events, size int, pad int64, lineSize int) rpcReply
 func boundFixture(t *testing.T, id, url string) *fixture {
 	t.Helper()
 	f := newFixture(t, func(c *Config) { c.Net = netpolicy.Options{AllowLoopbackForTests: true} })
-	mcptest.Manifest(t, f.mcpDir, id, "url: "+url+"\nconnect_timeout_seconds: 20\n")
+	// A connect timeout far above what reading 20 MB of small events
+	// takes: these tests are of the size bounds, and under -race beside
+	// other packages 20 s ran out first (CI, stop 56).
+	mcptest.Manifest(t, f.mcpDir, id, "url: "+url+"\nconnect_timeout_seconds: 120\n")
 	f.ask.allow(ConnectTool(id))
 	return f
 }
@@ -189,7 +192,7 @@ func TestHTTPMessageBound(t *testing.T) {
 			st := state(t, f.resolve(), "big")
 			if tc.ok {
 				if st.Status != StatusConnected || len(st.Tools) != 1 || st.Tools[0] != "big__echo" {
-					t.Fatalf("%+v", st)
+					t.Fatalf("%s: %s (%+v)", st.Status, st.Diagnostic, st)
 				}
 				return
 			}
@@ -228,7 +231,7 @@ func TestHTTPMessageBoundHeap(t *testing.T) {
 			grown := peakHeapGrowth(func() { st = state(t, f.resolve(), "huge") })
 			t.Logf("heap in use grew by at most %.1f MiB while a %d MiB reply was refused", float64(grown)/(1<<20), body>>20)
 			if st.Status != StatusFailed || !strings.Contains(st.Diagnostic, "more than 16 MiB") {
-				t.Fatalf("%+v", st)
+				t.Fatalf("%s: %s (%+v)", st.Status, st.Diagnostic, st)
 			}
 			if grown > 6*MaxMessageBytes {
 				t.Fatalf("heap grew by %d bytes for a %d byte reply", grown, body)
@@ -300,7 +303,7 @@ func TestHTTPCallBound(t *testing.T) {
 	}))
 	r := f.resolve()
 	if st := state(t, r, "web"); st.Status != StatusConnected {
-		t.Fatalf("%+v", st)
+		t.Fatalf("%s: %s (%+v)", st.Status, st.Diagnostic, st)
 	}
 	turn := f.dispatchTurn(r, "web__echo")
 	out := turn.Call(context.Background(), dispatch.ToolCall{Name: "web__echo", Args: []byte(`{"text":"big"}`)})
