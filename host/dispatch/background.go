@@ -113,7 +113,7 @@ func (t *Turn) startBackground(ctx context.Context, p *prepared, out Outcome, ad
 		if px != nil {
 			// The command has ended: what it reached is final (tasks show).
 			px.Close()
-			outcome.Network, _ = json.Marshal(connectionAudit(px.Events()))
+			outcome.Network, _ = json.Marshal(connectionAudit(px.Events(), px.Folded()))
 		}
 		return outcome
 	})

@@ -69,6 +69,7 @@ type commandPlan struct {
 	// what went through it, once it closed.
 	egress      *egress.Proxy
 	connections []egress.Event
+	folded      egress.Folded
 }
 
 // guardAllowed reports whether the shell guard allowed every command of
@@ -270,7 +271,7 @@ func (c *commandPlan) audit(secrets []redact.Secret) map[string]any {
 		m["sandbox_undid"] = c.undid
 	}
 	if c.egress != nil {
-		m["network_connections"] = connectionAudit(c.connections)
+		m["network_connections"] = connectionAudit(c.connections, c.folded)
 	}
 	return m
 }

@@ -54,12 +54,14 @@ func (c *commandPlan) closeEgress() {
 		return
 	}
 	c.egress.Close()
-	c.connections = c.egress.Events()
+	c.connections, c.folded = c.egress.Events(), c.egress.Folded()
 }
 
-// connectionAudit is the call audit's summary of its connections.
-func connectionAudit(evs []egress.Event) []map[string]any {
-	out := make([]map[string]any, 0, len(evs))
+// connectionAudit is the call audit's summary of its connections: the
+// first the proxy kept, each in full, then one entry of kind "folded"
+// summing the rest (egress.Folded: how many, verdicts, bytes, per host).
+func connectionAudit(evs []egress.Event, folded egress.Folded) []map[string]any {
+	out := make([]map[string]any, 0, len(evs)+1)
 	for _, e := range evs {
 		m := map[string]any{"host": e.Host, "port": int(e.Port), "verdict": e.Verdict,
 			"bytes_sent": e.Sent, "bytes_received": e.Recv, "kind": e.Kind}
@@ -70,6 +72,9 @@ func connectionAudit(evs []egress.Event) []map[string]any {
 			m["reason"] = e.Reason
 		}
 		out = append(out, m)
+	}
+	if folded.Count > 0 {
+		out = append(out, map[string]any{"kind": "folded", "folded": folded})
 	}
 	return out
 }

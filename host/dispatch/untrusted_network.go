@@ -27,13 +27,14 @@ const maxNetworkOrigins = 8
 // false for a call that did not run with the network.
 func (p *prepared) networkOrigin() (origin string, ok bool) {
 	var evs []egress.Event
+	var folded egress.Folded
 	switch {
 	case p.authoredEgress != nil:
-		evs = p.authoredEgress.Events()
+		evs, folded = p.authoredEgress.Events(), p.authoredEgress.Folded()
 	case networkRequested(p) && p.command.egress != nil:
-		evs = p.command.connections
+		evs, folded = p.command.connections, p.command.folded
 		if evs == nil { // the proxy still runs: what ended so far
-			evs = p.command.egress.Events()
+			evs, folded = p.command.egress.Events(), p.command.egress.Folded()
 		}
 	case networkRequested(p):
 		// approved with the network but run without the proxy (no
@@ -45,11 +46,8 @@ func (p *prepared) networkOrigin() (origin string, ok bool) {
 	}
 	var hosts []string
 	more := 0
-	for _, e := range evs {
-		if e.Verdict == "refused" { // a failed exchange may have brought bytes
-			continue
-		}
-		h := "egress:" + e.Host + ":" + strconv.Itoa(int(e.Port))
+	reached := func(host string, port uint16) {
+		h := "egress:" + host + ":" + strconv.Itoa(int(port))
 		switch {
 		case slices.Contains(hosts, h):
 		case len(hosts) == maxNetworkOrigins:
@@ -58,6 +56,20 @@ func (p *prepared) networkOrigin() (origin string, ok bool) {
 			hosts = append(hosts, h)
 		}
 	}
+	for _, e := range evs {
+		if e.Verdict == "refused" { // a failed exchange may have brought bytes
+			continue
+		}
+		reached(e.Host, e.Port)
+	}
+	// Past the connections kept in full: the folded hosts reached, and
+	// any other host reached counts as more.
+	for _, h := range folded.Hosts {
+		if h.Reached > 0 {
+			reached(h.Host, h.Port)
+		}
+	}
+	more += folded.OthersReached
 	if len(hosts) == 0 {
 		return "network", true
 	}

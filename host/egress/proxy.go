@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"maps"
 	"net"
 	"net/http"
 	"net/netip"
@@ -95,7 +96,8 @@ type Proxy struct {
 	// listeners are the command namespaces' listeners handed over by
 	// sandbox helpers.
 	listeners map[*net.TCPListener]struct{}
-	events    []Event
+	events    []Event // the first maxKeptEvents
+	folded    Folded  // the rest
 	closed    bool
 	// pending holds a place for each event onConn has not finished;
 	// waiting counts the reports waiting for one (tests).
@@ -143,11 +145,25 @@ func Start(cfg Config, onConn func(Event)) (*Proxy, error) {
 // Socket is the unix socket's path.
 func (p *Proxy) Socket() string { return p.ln.Addr().String() }
 
-// Events are the connections that ended so far.
+// Events are the connections that ended so far, the first
+// maxKeptEvents of them; Folded sums the rest.
 func (p *Proxy) Events() []Event {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return slices.Clone(p.events)
+}
+
+// Folded sums the connections that ended past the first maxKeptEvents
+// (Count 0: none).
+func (p *Proxy) Folded() Folded {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	f := p.folded
+	f.Hosts = slices.Clone(f.Hosts)
+	if f.Verdicts != nil {
+		f.Verdicts = maps.Clone(f.Verdicts)
+	}
+	return f
 }
 
 // Close stops the proxy: the socket, every request and tunnel (their
@@ -177,9 +193,14 @@ func (p *Proxy) Close() error {
 
 func (p *Proxy) report(ev Event) {
 	ev.DurationMS = time.Since(ev.Start).Milliseconds()
+	ev = clipEvent(ev)
 	if !p.cfg.Unkept {
 		p.mu.Lock()
-		p.events = append(p.events, ev)
+		if len(p.events) < maxKeptEvents {
+			p.events = append(p.events, ev)
+		} else {
+			p.folded.fold(ev)
+		}
 		p.mu.Unlock()
 	}
 	if p.onConn != nil {

@@ -139,6 +139,20 @@ type taskConnection struct {
 	Recv    int64  `json:"bytes_received"`
 	Verdict string `json:"verdict"`
 	Reason  string `json:"reason"`
+	Kind    string `json:"kind"`
+	// Folded (kind "folded", the last entry) sums the connections past
+	// those the proxy kept in full (egress.Folded).
+	Folded *struct {
+		Count int   `json:"count"`
+		Sent  int64 `json:"bytes_sent"`
+		Recv  int64 `json:"bytes_received"`
+		Hosts []struct {
+			Host  string `json:"host"`
+			Port  int    `json:"port"`
+			Count int    `json:"count"`
+		} `json:"hosts"`
+		Others int `json:"other_hosts_connections"`
+	} `json:"folded"`
 }
 
 // taskNetwork adds a task's connections to `tasks show`: one line
@@ -152,8 +166,25 @@ func taskNetwork(b *strings.Builder, raw json.RawMessage) {
 		fmt.Fprintf(b, "network    (unreadable: %v)\n", err)
 		return
 	}
-	fmt.Fprintf(b, "network    %d connection(s) through the egress proxy\n", len(conns))
+	total := len(conns)
 	for _, c := range conns {
+		if c.Folded != nil {
+			total += c.Folded.Count - 1
+		}
+	}
+	fmt.Fprintf(b, "network    %d connection(s) through the egress proxy\n", total)
+	for _, c := range conns {
+		if f := c.Folded; f != nil {
+			line := fmt.Sprintf("  and %d more, folded: %d bytes sent, %d received;", f.Count, f.Sent, f.Recv)
+			for _, h := range f.Hosts {
+				line += fmt.Sprintf(" %s:%d ×%d", h.Host, h.Port, h.Count)
+			}
+			if f.Others > 0 {
+				line += fmt.Sprintf(" and %d to other hosts", f.Others)
+			}
+			b.WriteString(termtext.Printable(line, 600) + "\n")
+			continue
+		}
 		line := fmt.Sprintf("  %s %s:%d", c.Verdict, c.Host, c.Port)
 		if c.Addr != "" {
 			line += " via " + c.Addr

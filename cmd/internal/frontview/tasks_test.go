@@ -27,3 +27,24 @@ func TestTasksShowListsConnections(t *testing.T) {
 		}
 	}
 }
+
+// TestTasksShowSaysWhatWasFolded: past the connections kept in full, the
+// folded entry is one line saying how many more, their bytes and hosts,
+// and the total counts them.
+func TestTasksShowSaysWhatWasFolded(t *testing.T) {
+	task := runtime.Task{ID: "task_1", State: runtime.TaskSucceeded, Sandbox: "network",
+		Network: []byte(`[{"host":"registry.test","port":443,"bytes_sent":1,"bytes_received":2,"verdict":"allowed","kind":"connect"},` +
+			`{"kind":"folded","folded":{"count":99998,"bytes_sent":10,"bytes_received":20,"verdicts":{"allowed":99998},"hosts":[{"host":"registry.test","port":443,"count":99990,"reached":99990}],"other_hosts_connections":8,"other_hosts_reached":8}}]`)}
+	var b strings.Builder
+	if err := Task(&b, task, nil, false); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"network    99999 connection(s) through the egress proxy",
+		"  and 99998 more, folded: 10 bytes sent, 20 received; registry.test:443 ×99990 and 8 to other hosts",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("tasks show lacks %q:\n%s", want, b.String())
+		}
+	}
+}
