@@ -48,7 +48,7 @@ func TestCloseWaitsForTheAudit(t *testing.T) {
 // rather than each holding a goroutine of the host's, and an Unkept
 // proxy (a plugin's, which lives as long as the plugin) keeps none.
 func TestPendingEventsAreBounded(t *testing.T) {
-	const n = 4 * maxPendingEvents
+	const n = maxConns // more than maxPendingEvents, and all held open at once
 	release := make(chan struct{})
 	var inflight, most, done atomic.Int32
 	px, err := Start(Config{Unkept: true}, func(ev Event) {

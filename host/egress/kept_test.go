@@ -61,9 +61,9 @@ func TestManyConnectionsAreFolded(t *testing.T) {
 			io.Copy(io.Discard, br)
 		}
 		c.Close()
-	}
-	for px.Folded().Count+len(px.Events()) < n {
-		time.Sleep(5 * time.Millisecond)
+		// In order: a tunnel's event comes when it ends, which may be
+		// after the next connection's.
+		eventually(t, "the connection's event", func() bool { return px.Folded().Count+len(px.Events()) == i+1 })
 	}
 	evs, f := px.Events(), px.Folded()
 	if len(evs) != maxKeptEvents {

@@ -1,6 +1,7 @@
 package egress
 
 import (
+	"fmt"
 	"io"
 	"net"
 	"os"
@@ -26,28 +27,55 @@ func (p *Proxy) serve() {
 		if err != nil {
 			return
 		}
-		p.active.Add(1)
-		go p.route(c)
+		p.accepted(c)
 	}
 }
 
-// route serves one accepted connection; its caller has added it to
-// active (before the goroutine starts, so that Close's Wait never races
-// an Add from zero).
-func (p *Proxy) route(c net.Conn) {
+// accepted serves c if the proxy has a place for it (maxConns), or
+// closes it and audits the refusal.
+func (p *Proxy) accepted(c net.Conn) {
+	select {
+	case p.conns <- struct{}{}:
+	default:
+		c.Close()
+		p.active.Add(1)
+		p.report(Event{Kind: "connection", Start: time.Now(), Verdict: "refused",
+			Reason: fmt.Sprintf("too many connections: at most %d at once through this proxy", maxConns)})
+		p.active.Done()
+		return
+	}
+	var once sync.Once
+	release := func() { once.Do(func() { <-p.conns }) }
+	p.active.Add(1)
+	go p.route(c, release)
+}
+
+// route serves one accepted connection and calls release when it ends
+// (or hands release on with it); its caller has added it to active
+// (before the goroutine starts, so that Close's Wait never races an Add
+// from zero).
+func (p *Proxy) route(c net.Conn, release func()) {
 	defer p.active.Done()
+	defer func() {
+		if release != nil {
+			release()
+		}
+	}()
 	// Tracked until the HTTP server takes it, so Close ends a silent one.
 	if !p.track(c) {
 		c.Close()
 		return
 	}
-	_ = c.SetReadDeadline(time.Now().Add(negotiationTimeout))
+	_ = c.SetReadDeadline(time.Now().Add(p.headerTimeout()))
 	b, fds := firstByte(c)
 	if b < 0 {
 		p.untrack(c)
 		return
 	}
 	if b == 0 && len(fds) == 1 {
+		// A sandbox helper's hand-over: it lives as long as the
+		// command and is not one of its connections.
+		release()
 		defer p.untrack(c)
 		p.adopt(c, fds[0])
 		return
@@ -63,7 +91,11 @@ func (p *Proxy) route(c net.Conn) {
 	default:
 		p.forget(c)
 		_ = c.SetReadDeadline(time.Time{})
-		p.httpLn.give(&prefixedConn{Conn: c, pre: []byte{byte(b)}})
+		// The HTTP server (or a handler that takes the connection
+		// over) closes it, and that gives its place back.
+		pc := &prefixedConn{Conn: c, pre: []byte{byte(b)}, release: release}
+		release = nil
+		p.httpLn.give(pc)
 	}
 }
 
@@ -135,8 +167,7 @@ func (p *Proxy) adopt(c net.Conn, fd int) {
 			if err != nil {
 				return
 			}
-			p.active.Add(1)
-			go p.route(conn)
+			p.accepted(conn)
 		}
 	}()
 	// The helper keeps c open while it lives.
@@ -147,7 +178,15 @@ func (p *Proxy) adopt(c net.Conn, fd int) {
 // prefixedConn gives back the byte read to route it before the rest.
 type prefixedConn struct {
 	net.Conn
-	pre []byte
+	pre     []byte
+	release func() // gives the connection's place back (once)
+}
+
+// Close closes the connection and gives its place back.
+func (c *prefixedConn) Close() error {
+	err := c.Conn.Close()
+	c.release()
+	return err
 }
 
 func (c *prefixedConn) Read(b []byte) (int, error) {

@@ -45,6 +45,10 @@ type Config struct {
 	Resolver netpolicy.Resolver
 	// DialTimeout bounds one upstream connection attempt (default 10 s).
 	DialTimeout time.Duration
+	// HeaderTimeout bounds what a client sends before the proxy can act
+	// on it (a request head, a SOCKS5 greeting and request) and a kept-alive
+	// connection's wait for its next request; default 30 s (tests).
+	HeaderTimeout time.Duration
 	// Unkept: events go to onConn only and Events stays empty. A proxy
 	// that lives as long as a plugin does would otherwise keep every
 	// connection it ever saw.
@@ -57,6 +61,13 @@ type Config struct {
 // opening thousands of connections slows down instead of growing the
 // host's goroutines and memory.
 const maxPendingEvents = 32
+
+// maxConns bounds the connections one proxy serves at once (a plugin's,
+// or one call's command): each holds goroutines and buffers in the host,
+// and a tunnel an upstream socket too. Past it a new connection is closed
+// at once and audited as refused, "too many connections"; a sandbox
+// helper's hand-over gives its place back as soon as it is read.
+const maxConns = 64
 
 // Event is one connection through the proxy: what it asked for, what the
 // URL policy resolved and dialled, and how many bytes went each way
@@ -103,7 +114,9 @@ type Proxy struct {
 	// waiting counts the reports waiting for one (tests).
 	pending chan struct{}
 	waiting atomic.Int32
-	active  sync.WaitGroup
+	// conns holds a place for each connection being served (maxConns).
+	conns  chan struct{}
+	active sync.WaitGroup
 
 	// life ends at Close: a SOCKS5 request's lookup and dial in
 	// progress end with it instead of running out their timeouts (an
@@ -131,11 +144,13 @@ func Start(cfg Config, onConn func(Event)) (*Proxy, error) {
 	}
 	p := &Proxy{
 		cfg: cfg, dir: dir, ln: ln, onConn: onConn, tunnels: map[net.Conn]struct{}{}, listeners: map[*net.TCPListener]struct{}{},
-		pending: make(chan struct{}, maxPendingEvents),
-		pol:     netpolicy.New(netpolicy.Options{Resolver: cfg.Resolver, AllowPrivate: cfg.Allow, DialTimeout: cfg.DialTimeout}),
+		pending: make(chan struct{}, maxPendingEvents), conns: make(chan struct{}, maxConns),
+		pol: netpolicy.New(netpolicy.Options{Resolver: cfg.Resolver, AllowPrivate: cfg.Allow, DialTimeout: cfg.DialTimeout}),
 	}
 	p.life, p.endLife = context.WithCancel(context.Background())
-	p.srv = &http.Server{Handler: p, ErrorLog: log.New(io.Discard, "", 0), ReadHeaderTimeout: 30 * time.Second}
+	p.srv = &http.Server{Handler: p, ErrorLog: log.New(io.Discard, "", 0)}
+	p.srv.ReadHeaderTimeout = p.headerTimeout()
+	p.srv.IdleTimeout = p.headerTimeout()
 	p.httpLn = newHandoff(ln.Addr())
 	go p.srv.Serve(p.httpLn)
 	go p.serve()

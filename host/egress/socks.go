@@ -36,8 +36,17 @@ const (
 	socksAddrTypeNotSupport = 0x08
 )
 
-// negotiationTimeout bounds a client's greeting and request.
-const negotiationTimeout = 30 * time.Second
+// headerTimeout bounds, from the connection's accept, its first byte and
+// a SOCKS5 greeting and request; from the first byte, an HTTP request
+// head; and the wait for a kept-alive connection's next request
+// (Config.HeaderTimeout, default 30 s): a client that never finishes
+// them (slowloris) loses its connection and its place.
+func (p *Proxy) headerTimeout() time.Duration {
+	if p.cfg.HeaderTimeout > 0 {
+		return p.cfg.HeaderTimeout
+	}
+	return 30 * time.Second
+}
 
 var socksCommands = map[byte]string{1: "CONNECT", 2: "BIND", 3: "UDP ASSOCIATE"}
 
