@@ -73,7 +73,9 @@ const maxConns = 64
 // URL policy resolved and dialled, and how many bytes went each way
 // (a tunnel's raw bytes; a plain request's bodies).
 type Event struct {
-	Kind    string `json:"kind"` // "connect" (a tunnel) or "http" (a plain request)
+	// Kind is "connect" (a tunnel), "http" (a plain request), "socks5",
+	// "socks4", or "connection" (refused before its protocol was read).
+	Kind    string `json:"kind"`
 	Method  string `json:"method"`
 	Host    string `json:"host"`
 	Port    uint16 `json:"port"`
