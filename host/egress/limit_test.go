@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -97,6 +98,7 @@ func TestConcurrentConnectionsAreBounded(t *testing.T) {
 				}
 			}
 			eventually(t, "every connection held has a place", func() bool { return len(px.conns) == maxConns })
+			goroutines := runtime.NumGoroutine()
 			const extra = 2 * maxConns
 			for i := 0; i < extra; i++ {
 				if _, st := connectThrough(t, network, addr, target); st != 0 {
@@ -113,6 +115,11 @@ func TestConcurrentConnectionsAreBounded(t *testing.T) {
 				return n
 			}
 			eventually(t, "every refusal is audited", func() bool { return refused() == extra })
+			// A refused connection holds nothing of the host's (a few
+			// goroutines of the runtime's may come and go).
+			if got := runtime.NumGoroutine(); got > goroutines+8 {
+				t.Fatalf("%d goroutines after %d refused connections, %d before", got, extra, goroutines)
+			}
 			if got := srv.accepted.Load(); got != int64(len(tunnels)) {
 				t.Fatalf("the server accepted %d connections, %d tunnels were served", got, len(tunnels))
 			}
