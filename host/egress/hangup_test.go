@@ -15,21 +15,7 @@ import (
 // return itself had set to nil, a panic the http server swallowed: no
 // answer, no event).
 func TestUpstreamHangsUpWithoutAnAnswer(t *testing.T) {
-	l, err := net.Listen("tcp4", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			c.Close()
-		}
-	}()
-	target := netip.MustParseAddrPort(l.Addr().String())
+	target := tcpServer(t, func(c net.Conn) { c.Close() })
 	px := startProxy(t, Config{Allow: []netip.AddrPort{target}})
 	addr := handedOver(t, px)
 	hc := &http.Client{Transport: &http.Transport{Proxy: http.ProxyURL(mustURL("http://" + addr)), DisableKeepAlives: true}, Timeout: 10 * time.Second}

@@ -160,3 +160,24 @@ func tunnelClient(px *Proxy) *http.Client {
 		DisableKeepAlives: true,
 	}}
 }
+
+// tcpServer accepts on loopback until the test ends and hands each
+// connection to handle on a goroutine of its own.
+func tcpServer(t *testing.T, handle func(net.Conn)) netip.AddrPort {
+	t.Helper()
+	ln, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go handle(c)
+		}
+	}()
+	return netip.MustParseAddrPort(ln.Addr().String())
+}

@@ -19,21 +19,7 @@ import (
 // verdicts, per host for at most maxFoldedHosts hosts and the others
 // counted; the proxy's record stops growing.
 func TestManyConnectionsAreFolded(t *testing.T) {
-	ln, err := net.Listen("tcp4", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() { io.Copy(io.Discard, c); c.Close() }()
-		}
-	}()
-	target := netip.MustParseAddrPort(ln.Addr().String())
+	target := tcpServer(t, func(c net.Conn) { io.Copy(io.Discard, c); c.Close() })
 	px := startProxy(t, Config{Allow: []netip.AddrPort{target}})
 	addr := handedOver(t, px)
 	const n = 3 * maxKeptEvents

@@ -18,23 +18,15 @@ import (
 // accepted.
 func holdingServer(t *testing.T) (netip.AddrPort, *countingServer) {
 	t.Helper()
-	ln, err := net.Listen("tcp4", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
 	done := make(chan struct{})
-	t.Cleanup(func() { ln.Close(); close(done) })
-	s := &countingServer{addr: netip.MustParseAddrPort(ln.Addr().String())}
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			s.accepted.Add(1)
-			go func() { io.Copy(io.Discard, c); <-done; c.Close() }()
-		}
-	}()
+	t.Cleanup(func() { close(done) })
+	s := &countingServer{}
+	s.addr = tcpServer(t, func(c net.Conn) {
+		s.accepted.Add(1)
+		io.Copy(io.Discard, c)
+		<-done
+		c.Close()
+	})
 	return s.addr, s
 }
 
