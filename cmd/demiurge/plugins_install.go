@@ -25,25 +25,33 @@ func pluginsInstallCommand() *cli.Command {
 			if c.NArg() != 1 {
 				return usagef("plugins install takes the path of one plugin binary")
 			}
-			state, err := stateDir(c)
+			opts, err := installOptions(c)
 			if err != nil {
 				return err
 			}
-			logger, err := hostLogger(state, c.String("log-level"))
-			if err != nil {
-				return err
-			}
-			rec, err := plugins.Install(c.Context, plugins.InstallOptions{
-				Source: c.Args().First(), Name: c.String("name"), Dir: toolhost.InstalledPluginDir(state),
-				Reserved: reservedToolsets(c), Home: filepath.Join(state, "runtime", "home"), Logger: logger,
-				Unconfined: c.Bool("unconfined"),
-			})
+			opts.Source, opts.Name, opts.Reserved, opts.Unconfined = c.Args().First(), c.String("name"), reservedToolsets(c), c.Bool("unconfined")
+			rec, err := plugins.Install(c.Context, opts)
 			if err != nil {
 				return err
 			}
 			return printInstalled(c, "installed", rec)
 		},
 	}
+}
+
+// installOptions are what plugins install and plugins access share: the
+// state's plugin directory, the runtime home a trial start runs in, and
+// the host's log.
+func installOptions(c *cli.Context) (plugins.InstallOptions, error) {
+	state, err := stateDir(c)
+	if err != nil {
+		return plugins.InstallOptions{}, err
+	}
+	logger, err := hostLogger(state, c.String("log-level"))
+	if err != nil {
+		return plugins.InstallOptions{}, err
+	}
+	return plugins.InstallOptions{Dir: toolhost.InstalledPluginDir(state), Home: filepath.Join(state, "runtime", "home"), Logger: logger}, nil
 }
 
 func printInstalled(c *cli.Context, verb string, rec plugins.Installed) error {
@@ -87,18 +95,12 @@ func pluginsAccessCommand() *cli.Command {
 				v := c.Bool("unconfined")
 				choice = &v
 			}
-			state, err := stateDir(c)
+			opts, err := installOptions(c)
 			if err != nil {
 				return err
 			}
-			logger, err := hostLogger(state, c.String("log-level"))
-			if err != nil {
-				return err
-			}
-			rec, err := plugins.Rerecord(c.Context, plugins.InstallOptions{
-				Name: c.Args().First(), Dir: toolhost.InstalledPluginDir(state),
-				Home: filepath.Join(state, "runtime", "home"), Logger: logger,
-			}, choice)
+			opts.Name = c.Args().First()
+			rec, err := plugins.Rerecord(c.Context, opts, choice)
 			if err != nil {
 				return err
 			}
