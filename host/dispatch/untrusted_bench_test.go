@@ -57,6 +57,18 @@ func BenchmarkScreening1MiBPair(b *testing.B) {
 	benchmarkScreeningCall(b, ToolCall{ID: "bench", Name: "page", Args: json.RawMessage(`{"bytes":1048576}`)}, 1<<20, false)
 }
 
+// BenchmarkScreening1MiBPairProse is BenchmarkScreening1MiBPair on prose:
+// the fixture's page of this repository's user guides repeated to 1 MiB,
+// which reads as a page of documentation does, with the phrase rules'
+// anchors ("you", "must", "first", "prompt", "rules", "mode", "now")
+// every few dozen words, markdown's special bytes on every line, and
+// credential words ("secret", "Bearer", "sk-") that make redaction run
+// its token patterns. The fixture's line page has none of these: it is
+// the host's cheapest 1 MiB result, this one an ordinary one.
+func BenchmarkScreening1MiBPairProse(b *testing.B) {
+	benchmarkScreeningCall(b, ToolCall{ID: "bench", Name: "page", Args: json.RawMessage(`{"bytes":1048576,"text":"prose"}`)}, 1<<20, false)
+}
+
 func benchmarkScreeningCall(b *testing.B, call ToolCall, n int, diagnostics bool) {
 	h := newHarness(b)
 	src := h.source(b, "fixture", autoMeta)
