@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"os"
 	"strings"
 	"testing"
 )
@@ -76,6 +77,47 @@ func BenchmarkAnchorScan(b *testing.B) {
 	for b.Loop() {
 		if _, any := candidates(text); any {
 			b.Fatal("an anchor in plain text")
+		}
+	}
+}
+
+// proseMiB is this repository's architecture document repeated to 1 MiB:
+// prose that says "secret" and "bearer" (two case-insensitive token
+// entries' anchors) on a few lines and holds no credential.
+func proseMiB(b *testing.B) string {
+	doc, err := os.ReadFile("../../docs/architecture.md")
+	if err != nil {
+		b.Fatal(err)
+	}
+	text := strings.Repeat(string(doc), 1<<20/len(doc)+1)[:1<<20]
+	if found, _ := candidates(text); !found[2] || !found[len(tokenTable)-1] {
+		b.Fatal("the prose lacks the secret and bearer anchors")
+	}
+	return text
+}
+
+// BenchmarkTokensProse: the token pass over 1 MiB of prose whose anchors
+// send two patterns to work; the text has no hit, so it comes back as is.
+func BenchmarkTokensProse(b *testing.B) {
+	text := proseMiB(b)
+	b.SetBytes(int64(len(text)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if applyTokens(text) != text {
+			b.Fatal("prose redacted")
+		}
+	}
+}
+
+// BenchmarkTokensPlain: the token pass over 1 MiB without an anchor (the
+// anchor scan alone).
+func BenchmarkTokensPlain(b *testing.B) {
+	text := strings.Repeat("2026-01-01 INFO deploying artifact build-42 to region eu-west-1 ok\n", 1<<20/67+1)[:1<<20]
+	b.SetBytes(int64(len(text)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if applyTokens(text) != text {
+			b.Fatal("plain text redacted")
 		}
 	}
 }
