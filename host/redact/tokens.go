@@ -17,12 +17,16 @@ type tokenKind struct {
 	fold    bool                  // anchors are lower case and compared as (?i) compares: by simple folding
 	re      func() *regexp.Regexp // compiled on first use: most runs never need most entries
 	group   int                   // the submatch to replace; 0 = the whole match
+	// crossesLines: a match may hold a newline, so the pattern runs from
+	// the line of the first anchor to the end of the text, not on the
+	// anchors' lines alone (tokens_lines.go).
+	crossesLines bool
 }
 
 // tokenTable is applied in order: the PEM block first (it spans lines), and
 // Anthropic before OpenAI because both begin with "sk-".
 var tokenTable = []tokenKind{
-	{kind: "private_key", anchors: []string{"PRIVATE KEY-----"},
+	{kind: "private_key", anchors: []string{"PRIVATE KEY-----"}, crossesLines: true,
 		re: lazyRegexp(`-----BEGIN[ A-Z0-9]*PRIVATE KEY-----(?:[\s\S]*?-----END[ A-Z0-9]*PRIVATE KEY-----|[\s\S]*)`)},
 	{kind: "aws_access_key_id", anchors: []string{"AKIA", "ASIA", "AGPA", "AIDA", "AROA", "ANPA", "ANVA", "APKA"},
 		re: lazyRegexp(`\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|APKA)[A-Z0-9]{16}\b`)},
@@ -195,29 +199,8 @@ func applyTokens(s string) string {
 	}
 	for i := range tokenTable {
 		if found[i] {
-			s = tokenTable[i].replace(s)
+			s = tokenTable[i].replaceOnAnchorLines(s)
 		}
 	}
 	return s
-}
-
-func (t *tokenKind) replace(s string) string {
-	locs := t.re().FindAllStringSubmatchIndex(s, -1)
-	if len(locs) == 0 {
-		return s
-	}
-	marker := "<redacted:" + t.kind + ">"
-	var b strings.Builder
-	last := 0
-	for _, loc := range locs {
-		start, end := loc[2*t.group], loc[2*t.group+1]
-		if start < 0 {
-			continue
-		}
-		b.WriteString(s[last:start])
-		b.WriteString(marker)
-		last = end
-	}
-	b.WriteString(s[last:])
-	return b.String()
 }
