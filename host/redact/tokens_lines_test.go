@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"regexp/syntax"
 	"slices"
@@ -195,16 +196,29 @@ func checkAnchorLines(t *testing.T, s string) (hits []int) {
 			want = k.replaceWholeText(s)
 		}
 		if got := k.replaceOnAnchorLines(s); got != want {
-			t.Fatalf("%s on %q:\nanchor lines %q\nwhole text   %q", k.kind, s, got, want)
+			t.Fatalf("%s on %s", k.kind, differ(s, got, want))
 		}
 		if want != s {
 			hits = append(hits, i)
 		}
 	}
 	if got, want := applyTokens(s), applyTokensWholeText(s); got != want {
-		t.Fatalf("applyTokens(%q):\nanchor lines %q\nwhole text   %q", s, got, want)
+		t.Fatalf("applyTokens on %s", differ(s, got, want))
 	}
 	return hits
+}
+
+// differ shows where the two results part, and the text (cut when long).
+func differ(s, got, want string) string {
+	at := 0
+	for at < min(len(got), len(want)) && got[at] == want[at] {
+		at++
+	}
+	cut := func(x string, from int) string {
+		from = max(0, from-40)
+		return fmt.Sprintf("%q", x[from:min(len(x), from+120)])
+	}
+	return fmt.Sprintf("%s (%d bytes):\nanchor lines %s\nwhole text   %s\n(from byte %d)", cut(s, 40), len(s), cut(got, at), cut(want, at), max(0, at-40))
 }
 
 // TestAnchorLinesAsWholeText: running each pattern on its anchors' lines
