@@ -48,6 +48,50 @@ var markupByLead = func() (t [256]*[256][]markup) {
 	return t
 }()
 
+// mayOpenMarkup reports whether the three bytes of s from i are the
+// first three of some markup (markupThree): markupAt finds none where
+// they are not. Its callers ask it first (it is inlined, markupAt is
+// not): most markup bytes of a page open none, and on Markdown most are
+// paragraph breaks ("\n\n", which the mask kernel passes for
+// "\n\nHuman:"), each ~200 instructions in markupAt (stop 57).
+func mayOpenMarkup(s string, i int) bool {
+	if i+3 > len(s) {
+		return false
+	}
+	t := s[i : i+3]
+	k := markupKey(t[0], t[1], t[2])
+	return markupThree[k>>6%uint(len(markupThree))]&(1<<(k&63)) != 0
+}
+
+// markupKey is three bytes by their low five bits: a letter's are the
+// same in either case, as markupAt compares them.
+func markupKey(a, b, c byte) uint { return uint(a&31)<<10 | uint(b&31)<<5 | uint(c&31) }
+
+// markupThree is the keys (markupKey) of the first three bytes of every
+// spelling in markupByLead and of "<|" with any third byte (the special
+// tokens: specialToken): a bit set of 4 KiB, of which a page touches a
+// few lines. Every markup is three bytes or more.
+var markupThree = func() (t [1 << 15 / 64]uint64) {
+	set := func(a, b, c byte) {
+		k := markupKey(a, b, c)
+		t[k>>6] |= 1 << (k & 63)
+	}
+	for _, second := range markupByLead {
+		if second == nil {
+			continue
+		}
+		for _, ms := range second {
+			for _, m := range ms {
+				set(m.text[0], m.text[1], m.text[2])
+			}
+		}
+	}
+	for c := 0; c < 32; c++ {
+		set('<', '|', byte(c))
+	}
+	return t
+}()
+
 // markupAt records the markup that starts at s[i], if any.
 func markupAt(f *found, s string, i int) {
 	if s[i] == '<' && i+1 < len(s) && s[i+1] == '|' && specialToken(s[i+2:]) {

@@ -186,7 +186,9 @@ func ScreenScan(s string) Verdict {
 			zw.run = 0
 		case clsMarkup:
 			zw.run = 0
-			markupAt(&f, s, i)
+			if mayOpenMarkup(s, i) {
+				markupAt(&f, s, i)
+			}
 		case clsUnicode:
 			i += zw.at(&f, s, i)
 			continue

@@ -169,7 +169,9 @@ func (st *specialState) judge(f *found, s string, p0 int, l, sp uint64) (_, carr
 			continue
 		}
 		if class[s[p]] == clsMarkup {
-			markupAt(f, s, p)
+			if mayOpenMarkup(s, p) {
+				markupAt(f, s, p)
+			}
 			continue
 		}
 		size, kind := invisibleAt(s, p)
