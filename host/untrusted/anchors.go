@@ -94,6 +94,91 @@ func mayBeAI(s string, i, j int) bool {
 	return aiKeys[k>>6]&(1<<(k&63)) != 0
 }
 
+// anchorVocab is the anchors of the vocabulary (its words with a role
+// of anchorRoles) and their roles, each alone in its slot of 128 by its
+// first eight letters and its length (anchorSlot, anchorMul), so that
+// a candidate of the filter is looked up by one probe with no loop, in
+// a table of 3 KiB (the vocabulary's is 32 KiB, the first-level cache's
+// size): most candidates are no anchor ("node", "files", "directory").
+type anchorEntry struct {
+	lo, hi uint64 // packWord's
+	roles  uint32
+	n      int32
+}
+
+const anchorBits = 7
+
+// anchorSlot is the slot of the word of length n whose packWord lo is
+// lo, by the multiplier mul.
+func anchorSlot(lo uint64, n int, mul uint64) uint64 {
+	return (lo + uint64(n)) * mul >> (64 - anchorBits)
+}
+
+// anchorMul is the first multiplier from anchorMulSeed (then odd ones
+// of a linear congruential sequence) that puts every anchor in a slot
+// of its own: the seed itself for the vocabulary as it is
+// (TestAnchorLookupIsLookup says when it is not; the search then costs
+// the program's start some thousands of tries).
+var anchorVocab, anchorMul = func() (t [1 << anchorBits]anchorEntry, mul uint64) {
+	var anchors []anchorEntry
+	for w, r := range vocabulary {
+		if r&anchorRoles != 0 {
+			if len(w) < minAnchor || len(w) > maxWord {
+				panic("untrusted: an anchor of " + w + "'s length")
+			}
+			lo, hi := packWord(w, 0, len(w))
+			anchors = append(anchors, anchorEntry{lo: lo, hi: hi, roles: r, n: int32(len(w))})
+		}
+	}
+	for mul = anchorMulSeed; ; mul = (mul*0x5851F42D4C957F2D + 0x14057B7EF767814F) | 1 {
+		t = [1 << anchorBits]anchorEntry{}
+		placed := true
+		for _, a := range anchors {
+			e := &t[anchorSlot(a.lo, int(a.n), mul)]
+			if e.n != 0 {
+				placed = false
+				break
+			}
+			*e = a
+		}
+		if placed {
+			return t, mul
+		}
+	}
+}()
+
+const (
+	anchorMulSeed = 0x598aa597e02f6a81
+	minAnchor     = 3 // the shortest anchor ("you", "now", "hey")
+)
+
+// anchorLookup is lookup for the anchor filter's candidates: the roles
+// of the word s[start:end] when it is an anchor, else 0. It reads eight
+// bytes from start (one load; a word within the text's last seven bytes
+// is looked up in the vocabulary).
+func anchorLookup(s string, start, end int) uint32 {
+	n := end - start
+	if n < minAnchor || n > maxWord {
+		return 0
+	}
+	if start+8 > len(s) {
+		if r := lookup(s, start, end); r&anchorRoles != 0 {
+			return r
+		}
+		return 0
+	}
+	const fold = 0x2020202020202020
+	lo := load8(s, start) | fold
+	if n < 8 {
+		lo &= 1<<(8*n) - 1
+	}
+	e := &anchorVocab[anchorSlot(lo, n, anchorMul)]
+	if e.lo != lo || int(e.n) != n || n > 8 && load8(s, end-8)|fold != e.hi {
+		return 0
+	}
+	return e.roles
+}
+
 // maxBack is the most words any window reaches back.
 const maxBack = 6
 

@@ -69,3 +69,56 @@ func TestMayOpenMarkupPassesEveryMarkup(t *testing.T) {
 		}
 	}
 }
+
+// TestAnchorLookupIsLookup: the anchor loop of phraseState.chunk looks
+// its candidates up by anchorLookup, which must be lookup for every
+// anchor and 0 for every other word: each vocabulary word in any case,
+// at the text's start, inside it and within its last eight bytes (where
+// anchorLookup looks in the vocabulary), and words one letter off an
+// anchor (a letter more, less or changed, first or last eight letters)
+// and the commonest candidates of prose that are none. The seed must
+// place the anchors at once: the search is for a vocabulary changed.
+func TestAnchorLookupIsLookup(t *testing.T) {
+	if anchorMul != anchorMulSeed {
+		t.Errorf("anchorMulSeed %#x does not place every anchor alone; the first that does is %#x", uint64(anchorMulSeed), anchorMul)
+	}
+	check := func(w string) {
+		t.Helper()
+		for _, v := range foldVariants(w) {
+			for _, s := range []string{v, v + " x", "a " + v + ", and then some more words", "abc " + v + "."} {
+				i := strings.Index(s, v)
+				want := lookup(s, i, i+len(v))
+				if want&anchorRoles == 0 {
+					want = 0
+				}
+				if got := anchorLookup(s, i, i+len(v)); got != want {
+					t.Errorf("anchorLookup(%q, %q) = %#x, lookup %#x", s, v, got, want)
+				}
+			}
+		}
+	}
+	anchors := 0
+	for w, r := range vocabulary {
+		check(w)
+		if r&anchorRoles == 0 {
+			continue
+		}
+		anchors++
+		if anchorLookup(w+" ", 0, len(w)) != r {
+			t.Errorf("%q: not its roles", w)
+		}
+		n := len(w)
+		for _, x := range []string{w + "s", w + "x", w[:n-1], w[1:], "x" + w, w[:n-1] + "z", "z" + w[1:], w[:n/2] + "q" + w[n/2+1:]} {
+			if vocabulary[x] == 0 {
+				check(x)
+			}
+		}
+	}
+	if anchors < 40 {
+		t.Fatalf("%d anchors", anchors)
+	}
+	for _, w := range []string{"node", "null", "files", "directory", "reads", "most", "test", "project", "program", "instead",
+		"require", "toolhost", "instructionz", "instructionsz", "disregarded", "immediatelz", "zimmediately"} {
+		check(w)
+	}
+}

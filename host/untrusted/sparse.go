@@ -310,7 +310,7 @@ func (ph *phraseState) chunk(b0 int, letter, anchor []uint64, words int, anchore
 			if !in {
 				end = ph.endPast(p)
 			}
-			r := lookup(ph.s, p, end)
+			r := anchorLookup(ph.s, p, end)
 			if r&anchorRoles == 0 {
 				continue
 			}
