@@ -1,7 +1,9 @@
 package untrusted
 
 import (
+	"io/fs"
 	"os"
+	"path/filepath"
 	"runtime"
 	"sort"
 	"strings"
@@ -172,9 +174,45 @@ func BenchmarkScreenForOverKernel1MiB(b *testing.B) {
 	for _, page := range []struct {
 		name string
 		s    string
-	}{{"fixture", fixturePage(1 << 20)}, {"benchPage", benchPage(1 << 20)}, {"prose", prosePage(b, 1<<20)}} {
-		b.Run(page.name, func(b *testing.B) { screenForOverKernel(b, page.s) })
+	}{{"fixture", fixturePage(1 << 20)}, {"benchPage", benchPage(1 << 20)}, {"prose", prosePage(b, 1<<20)}, {"npm", npmPage(1 << 20)}} {
+		b.Run(page.name, func(b *testing.B) {
+			if page.s == "" {
+				b.Skip("no " + npmDocs)
+			}
+			screenForOverKernel(b, page.s)
+		})
 	}
+}
+
+// npmDocs is where npm's own Markdown is on a machine with Node.js.
+const npmDocs = "/usr/lib/node_modules/npm"
+
+// npmPage is n bytes of the Markdown READMEs and docs of npm's
+// packages (the .md files over 4 KiB under npmDocs, in lexical order,
+// repeated), read at bench time; "" where there are none. Markdown as
+// a page of package documentation has it: a paragraph break every ~130
+// bytes (a markup byte for "\n\nHuman:"), JSON and HTML in code
+// blocks, and a candidate of the anchor filter every ~20 words ("node",
+// "files", "null"), a quarter of them anchors.
+func npmPage(n int) string {
+	var b strings.Builder
+	filepath.WalkDir(npmDocs, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".md") {
+			return nil
+		}
+		if info, err := d.Info(); err != nil || info.Size() <= 4<<10 {
+			return nil
+		}
+		data, err := os.ReadFile(path)
+		if err == nil {
+			b.Write(data)
+		}
+		return nil
+	})
+	if b.Len() == 0 {
+		return ""
+	}
+	return strings.Repeat(b.String(), n/b.Len()+1)[:n]
 }
 
 // prosePage is n bytes of real prose, this repository's
