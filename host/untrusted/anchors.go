@@ -1,5 +1,7 @@
 package untrusted
 
+import "math/bits"
+
 // Every phrase rule needs, a few words before the word that completes
 // it, a word of one of a few roles: its anchor. Ordinary prose has few
 // anchors, so the sparse scan (sparse.go) runs the rules only over the
@@ -15,52 +17,219 @@ package untrusted
 // user) and now (you are now X).
 const anchorRoles = rOverride | rInstr | rAnything | rMode | rVocative | rYou | rModal | rTell | rNow
 
-// window is the words, before and after an anchor with roles r, that
-// the rules it may take part in look at (words.word): for each rule the
-// anchor, the word completing it and every word its checks read.
+// window is the words, before and after an anchor word idx with roles
+// r (it starts at bit j of the chunk's block b), that the rules it may
+// take part in look at (words.word): for each rule the anchor, the word
+// completing it and every word its checks read; back is -1 when no rule
+// the anchor serves can fire, so the rules need not be given even the
+// anchor. The window is opened only when the words next to the anchor
+// show that a rule it serves may fire (looked up now, noted in looked
+// for when the rules are given them), as follows; every check reads
+// words the window then holds, so a rule that fires in the byte scan
+// fires here (sparse.go), and a window left closed gives the rules
+// nothing they could fire on:
 //
-//	override ... instr/prior (within 6)       anchor, then 6 after
-//	new|system, leak (6 before) ... instr     1 before the instruction word,
-//	                                          6 when that one is "system"
-//	anything now, developer mode, dear AI     the next word, the word before
-//	are (just before you) you are ... AI      1 before, 3 after
-//	AI (4 before) modal ... action (6 after)  4 before (aiBefore; 6 after: ahead)
-//	neg (2 before) tell ... user (16 after)   2 before (16 after: ahead)
-//	you are now X                             2 before "now" (X is read ahead)
+//	override ... instr/prior (within 6)  always: the anchor, 6 after
+//	new instr; system (leak within 6     the word before the instruction
+//	before) instr                        word is new (1 back) or system (6
+//	                                     back: rolesBefore); else none. An
+//	                                     override within 6 before fires
+//	                                     through the override's window,
+//	                                     which holds the instruction word
+//	developer mode                       the word before is developer: 1
+//	                                     back; else none
+//	anything now; you are now X          the word before "now" is anything
+//	                                     (1 back), or are with you before
+//	                                     it (2 back; X is read ahead); else
+//	                                     none. So "anything" has none: its
+//	                                     one rule is "now"'s to open
+//	dear AI                              the word after is an AI name: 1
+//	                                     after; else none
+//	are you AI; you are|re (an) AI       are|re just before "you" or 1 or 2
+//	                                     after it: 1 back, 3 after; else
+//	                                     none (the rule fires at the AI
+//	                                     name with the last are within 2
+//	                                     before it and the last you within
+//	                                     3: are is 1 before you, 1 after or
+//	                                     2 after; "you are now" is "now"'s)
+//	AI (4 before) modal ... action       one of the 4 before may be an AI
+//	                                     name (aiBefore): 4 back (6 after:
+//	                                     ahead); else none
+//	neg (2 before) tell ... user         one of the 2 before is a
+//	                                     negation: 2 back (16 after:
+//	                                     ahead); else none
+//
+// A word after the anchor that is not in the chunk (the anchor is among
+// its last words) is not looked at: the window opens as if it could
+// fire (dear: 1 after; you: 1 back, 3 after), as rare as a chunk's last
+// words are anchors.
+//
+// A modal with no window is given to the rules only when another
+// window holds it. That changes no finding though a modal can disarm
+// (modalAfterAI: the action rule reads the last modal, and it must be
+// the last armed one): an action fires only within 6 words after the
+// last modal; one left out that is within 6 words after an armed modal
+// is given by that modal's ahead, and one more than 6 after leaves the
+// armed modal too far back to fire (seen(rModal, 6)), as the left-out
+// modal would have. A telling word cannot disarm (conceal is set by an
+// armed one only), and "show"'s other role (leak) serves only the
+// system rule, whose 6 back hold it.
 //
 // The words after a modal or a telling word count only when the words
-// before it armed the rule (an AI name within 4 words before the modal,
-// a negation within 2 before the telling word): they are not part of
-// the window but given only once the rules saw the anchor arm it
-// (ahead, phraseState.judge). In prose most modals ("first", "needs")
-// and telling words ("show") arm nothing, and their 6 and 16 words
-// after were most of the words the rules were given (stop 56). Likewise
-// an instruction word reaches 6 words back only after "system" (the one
-// word before it is looked up when the window is noted: systemBefore);
-// "prompt" and "rules" are common, "system prompt" is not. And a modal
-// reaches 4 words back only when one of them may be an AI name (by its
-// key: aiBefore): the words before "first" and "needs" were the largest
-// share of the words given in prose (stop 56). So window gives neither:
-// the rules add them (phraseState.chunk).
-func window(r uint32) (back, fwd int) {
+// before it armed the rule: they are not part of the window but given
+// only once the rules saw the anchor arm it (ahead, phraseState.judge).
+// In prose most modals ("first", "needs") and telling words ("show")
+// arm nothing, and their 6 and 16 words after were most of the words
+// the rules were given (stop 56); then their 4 and 2 words before, and
+// the windows of instruction words ("prompt", "rules"), "mode" and "now"
+// with no rule to fire (stop 57).
+func (ph *phraseState) window(b, j, idx int, r uint32) (back, fwd int) {
 	// Each bound is set in ascending order, so a word of several roles
-	// gets the largest (stop 56: no closure, and inlined).
-	if r&(rInstr|rMode|rYou) != 0 {
-		back = 1
-	}
-	if r&(rTell|rNow) != 0 {
-		back = 2
-	}
-	if r&(rAnything|rVocative) != 0 {
-		fwd = 1
-	}
-	if r&rYou != 0 {
-		fwd = 3
+	// gets the largest (one role each in today's vocabulary).
+	back = -1
+	if r&rVocative != 0 {
+		if rs, in := ph.rolesAfter(b, j, idx, 1); !in || rs&rAI != 0 {
+			back, fwd = 0, 1
+		}
 	}
 	if r&rOverride != 0 {
-		fwd = 6
+		back, fwd = max(back, 0), 6
+	}
+	if r&rMode != 0 && ph.rolesBefore(b, j, idx, 1)&rDeveloper != 0 {
+		back = max(back, 1)
+	}
+	if r&rYou != 0 && ph.areNear(b, j, idx) {
+		back, fwd = max(back, 1), max(fwd, 3)
+	}
+	if r&rTell != 0 && (ph.rolesBefore(b, j, idx, 1)|ph.rolesBefore(b, j, idx, 2))&rNeg != 0 {
+		back = max(back, 2)
+	}
+	if r&rNow != 0 {
+		switch rs := ph.rolesBefore(b, j, idx, 1); {
+		case rs&rAre != 0 && ph.rolesBefore(b, j, idx, 2)&rYou != 0:
+			back = max(back, 2)
+		case rs&rAnything != 0:
+			back = max(back, 1)
+		}
+	}
+	if r&rModal != 0 && back < 4 && ph.aiBefore(b, j, idx) {
+		back = 4
+	}
+	if r&rInstr != 0 {
+		switch rs := ph.rolesBefore(b, j, idx, 1); {
+		case rs&rSystem != 0:
+			back = maxBack
+		case rs&rNew != 0:
+			back = max(back, 1)
+		}
 	}
 	return back, fwd
+}
+
+// areNear reports whether "are" or "re" is the word just before "you",
+// word idx at bit j of block b, or 1 or 2 after it, or a word after it
+// is not in the chunk (window).
+func (ph *phraseState) areNear(b, j, idx int) bool {
+	if ph.rolesBefore(b, j, idx, 1)&rAre != 0 {
+		return true
+	}
+	for k := 1; k <= 2; k++ {
+		if rs, in := ph.rolesAfter(b, j, idx, k); !in || rs&rAre != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// rolesBefore is the roles of word idx-k (k from 1 to 4; 0 before the
+// text's first word), word idx starting at bit j of the chunk's block b:
+// as noted in looked, else looked up and noted. That word is in the
+// chunk at or before block b, or among the last before it (ring).
+func (ph *phraseState) rolesBefore(b, j, idx, k int) uint32 {
+	i := idx - k
+	if i < 1 {
+		return 0
+	}
+	if l := &ph.looked[i&7]; l.idx == i {
+		return l.roles
+	}
+	var p int
+	if i <= ph.before {
+		p = ph.ring[i&7]
+	} else {
+		m := ph.starts[b] & (1<<j - 1) // the word starts before idx's in b
+		for ; ; k-- {
+			for m == 0 { // in an earlier block of the chunk
+				b--
+				m = ph.starts[b]
+			}
+			t := 63 - bits.LeadingZeros64(m)
+			if k == 1 {
+				p = 64*(ph.b0+b) + t
+				break
+			}
+			m &^= 1 << t
+		}
+	}
+	return ph.lookup(i, p)
+}
+
+// rolesAfter is the roles of word idx+k (k ≥ 1), word idx starting at
+// bit j of the chunk's block b, as rolesBefore; in is false when that
+// word is not in the chunk (not found: it may be any word).
+func (ph *phraseState) rolesAfter(b, j, idx, k int) (_ uint32, in bool) {
+	i := idx + k
+	if l := &ph.looked[i&7]; l.idx == i {
+		return l.roles, true
+	}
+	m := ph.starts[b] &^ (2<<j - 1) // the word starts after idx's in b
+	for ; ; k-- {
+		for m == 0 {
+			if b++; b == len(ph.letter) {
+				return 0, false
+			}
+			m = ph.starts[b]
+		}
+		if k == 1 {
+			return ph.lookup(i, 64*(ph.b0+b)+bits.TrailingZeros64(m)), true
+		}
+		m &= m - 1
+	}
+}
+
+// aiBefore reports whether one of the 4 words before word idx, which
+// starts at bit j of the chunk's block b, may be an AI name (mayBeAI):
+// whether a modal's window reaches back 4 words (window). Those words
+// are in the chunk at or before block b, or among the last before it
+// (ring).
+func (ph *phraseState) aiBefore(b, j, idx int) bool {
+	m := ph.starts[b] & (1<<j - 1) // the word starts before idx's in b
+	for i := idx - 1; i >= idx-4 && i >= 1; i-- {
+		var p int
+		if i <= ph.before {
+			p = ph.ring[i&7]
+		} else {
+			for m == 0 { // word i is in an earlier block of the chunk
+				b--
+				m = ph.starts[b]
+			}
+			t := 63 - bits.LeadingZeros64(m)
+			m &^= 1 << t
+			p = 64*(ph.b0+b) + t
+		}
+		// The pair first (no end needed; s[p+1] is before the modal).
+		if k := pairOf(ph.s, p); aiPairs[k>>6]&(1<<(k&63)) == 0 {
+			continue
+		}
+		end, in := ph.endIn(p)
+		if !in {
+			end = ph.endPast(p)
+		}
+		if mayBeAI(ph.s, p, end) {
+			return true
+		}
+	}
+	return false
 }
 
 // aiPairs is which first two letters (each by its low five bits, so in

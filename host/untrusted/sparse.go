@@ -318,12 +318,9 @@ func (ph *phraseState) chunk(b0 int, letter, anchor []uint64, words int, anchore
 			ph.keep(idx - maxBack)
 			// After keep: the word in its slot (idx-8) was given.
 			ph.looked[idx&7] = lookedUp{idx: idx, end: end, roles: r}
-			back, fwd := window(r)
-			if r&rInstr != 0 && ph.systemBefore(b, j, idx) {
-				back = maxBack
-			}
-			if r&rModal != 0 && back < 4 && ph.aiBefore(b, j, idx) {
-				back = 4
+			back, fwd := ph.window(b, j, idx, r)
+			if back < 0 {
+				continue // no rule it serves can fire (window)
 			}
 			lo := max(idx-back, 1)
 			ph.need |= (1<<(fwd+idx-lo+1) - 1) << (lo - ph.base)
@@ -333,66 +330,6 @@ func (ph *phraseState) chunk(b0 int, letter, anchor []uint64, words int, anchore
 	// An anchor of a later chunk is word count+1 at the earliest.
 	ph.keep(ph.count + 1 - maxBack)
 	ph.remember()
-}
-
-// systemBefore reports whether the word before word idx, which starts
-// at bit j of the chunk's block b, is "system": whether an instruction
-// word's window reaches back maxBack words (window). That word is in
-// the block, an earlier block of the chunk, or the last before the
-// chunk (ring).
-func (ph *phraseState) systemBefore(b, j, idx int) bool {
-	p := -1
-	for m := ph.starts[b] & (1<<j - 1); ; m = ph.starts[b] {
-		if m != 0 {
-			p = 64*(ph.b0+b) + 63 - bits.LeadingZeros64(m)
-			break
-		}
-		if b--; b < 0 {
-			break
-		}
-	}
-	if p < 0 {
-		if idx <= 1 {
-			return false // the text's first word
-		}
-		p = ph.ring[(idx-1)&7]
-	}
-	return ph.lookup(idx-1, p)&rSystem != 0
-}
-
-// aiBefore reports whether one of the 4 words before word idx, which
-// starts at bit j of the chunk's block b, may be an AI name (mayBeAI):
-// whether a modal's window reaches back 4 words (window). Those words
-// are in the chunk at or before block b, or among the last before it
-// (ring).
-func (ph *phraseState) aiBefore(b, j, idx int) bool {
-	m := ph.starts[b] & (1<<j - 1) // the word starts before idx's in b
-	for i := idx - 1; i >= idx-4 && i >= 1; i-- {
-		var p int
-		if i <= ph.before {
-			p = ph.ring[i&7]
-		} else {
-			for m == 0 { // word i is in an earlier block of the chunk
-				b--
-				m = ph.starts[b]
-			}
-			t := 63 - bits.LeadingZeros64(m)
-			m &^= 1 << t
-			p = 64*(ph.b0+b) + t
-		}
-		// The pair first (no end needed; s[p+1] is before the modal).
-		if k := pairOf(ph.s, p); aiPairs[k>>6]&(1<<(k&63)) == 0 {
-			continue
-		}
-		end, in := ph.endIn(p)
-		if !in {
-			end = ph.endPast(p)
-		}
-		if mayBeAI(ph.s, p, end) {
-			return true
-		}
-	}
-	return false
 }
 
 // keep gives the needed words before word k, in order, and moves base
