@@ -88,25 +88,25 @@ func (ph *phraseState) window(b, j, idx int, r uint32) (back, fwd int) {
 	// gets the largest (one role each in today's vocabulary).
 	back = -1
 	if r&rVocative != 0 {
-		if rs, in := ph.rolesAfter(b, j, idx, 1); !in || rs&rAI != 0 {
+		if rs, in := ph.rolesAfter(b, j, idx, 1, rAI); !in || rs&rAI != 0 {
 			back, fwd = 0, 1
 		}
 	}
 	if r&rOverride != 0 {
 		back, fwd = max(back, 0), 6
 	}
-	if r&rMode != 0 && ph.rolesBefore(b, j, idx, 1)&rDeveloper != 0 {
+	if r&rMode != 0 && ph.rolesBefore(b, j, idx, 1, rDeveloper)&rDeveloper != 0 {
 		back = max(back, 1)
 	}
 	if r&rYou != 0 && ph.areNear(b, j, idx) {
 		back, fwd = max(back, 1), max(fwd, 3)
 	}
-	if r&rTell != 0 && (ph.rolesBefore(b, j, idx, 1)|ph.rolesBefore(b, j, idx, 2))&rNeg != 0 {
+	if r&rTell != 0 && (ph.rolesBefore(b, j, idx, 1, rNeg)|ph.rolesBefore(b, j, idx, 2, rNeg))&rNeg != 0 {
 		back = max(back, 2)
 	}
 	if r&rNow != 0 {
-		switch rs := ph.rolesBefore(b, j, idx, 1); {
-		case rs&rAre != 0 && ph.rolesBefore(b, j, idx, 2)&rYou != 0:
+		switch rs := ph.rolesBefore(b, j, idx, 1, rAre|rAnything); {
+		case rs&rAre != 0 && ph.rolesBefore(b, j, idx, 2, rYou)&rYou != 0:
 			back = max(back, 2)
 		case rs&rAnything != 0:
 			back = max(back, 1)
@@ -116,7 +116,7 @@ func (ph *phraseState) window(b, j, idx int, r uint32) (back, fwd int) {
 		back = 4
 	}
 	if r&rInstr != 0 {
-		switch rs := ph.rolesBefore(b, j, idx, 1); {
+		switch rs := ph.rolesBefore(b, j, idx, 1, rSystem|rNew); {
 		case rs&rSystem != 0:
 			back = maxBack
 		case rs&rNew != 0:
@@ -130,11 +130,11 @@ func (ph *phraseState) window(b, j, idx int, r uint32) (back, fwd int) {
 // word idx at bit j of block b, or 1 or 2 after it, or a word after it
 // is not in the chunk (window).
 func (ph *phraseState) areNear(b, j, idx int) bool {
-	if ph.rolesBefore(b, j, idx, 1)&rAre != 0 {
+	if ph.rolesBefore(b, j, idx, 1, rAre)&rAre != 0 {
 		return true
 	}
 	for k := 1; k <= 2; k++ {
-		if rs, in := ph.rolesAfter(b, j, idx, k); !in || rs&rAre != 0 {
+		if rs, in := ph.rolesAfter(b, j, idx, k, rAre); !in || rs&rAre != 0 {
 			return true
 		}
 	}
@@ -142,10 +142,12 @@ func (ph *phraseState) areNear(b, j, idx int) bool {
 }
 
 // rolesBefore is the roles of word idx-k (k from 1 to 4; 0 before the
-// text's first word), word idx starting at bit j of the chunk's block b:
-// as noted in looked, else looked up and noted. That word is in the
-// chunk at or before block b, or among the last before it (ring).
-func (ph *phraseState) rolesBefore(b, j, idx, k int) uint32 {
+// text's first word), word idx starting at bit j of the chunk's block b,
+// or 0 when its first two letters are no word's of a role of want
+// (pairRoles): as noted in looked, else looked up and noted. That word
+// is in the chunk at or before block b, or among the last before it
+// (ring).
+func (ph *phraseState) rolesBefore(b, j, idx, k int, want uint32) uint32 {
 	i := idx - k
 	if i < 1 {
 		return 0
@@ -171,13 +173,17 @@ func (ph *phraseState) rolesBefore(b, j, idx, k int) uint32 {
 			m &^= 1 << t
 		}
 	}
+	// The pair first (no end needed; s[p+1] is before word idx).
+	if pairRoles[pairOf(ph.s, p)]&want == 0 {
+		return 0
+	}
 	return ph.lookup(i, p)
 }
 
 // rolesAfter is the roles of word idx+k (k ≥ 1), word idx starting at
 // bit j of the chunk's block b, as rolesBefore; in is false when that
 // word is not in the chunk (not found: it may be any word).
-func (ph *phraseState) rolesAfter(b, j, idx, k int) (_ uint32, in bool) {
+func (ph *phraseState) rolesAfter(b, j, idx, k int, want uint32) (_ uint32, in bool) {
 	i := idx + k
 	if l := &ph.looked[i&7]; l.idx == i {
 		return l.roles, true
@@ -191,7 +197,11 @@ func (ph *phraseState) rolesAfter(b, j, idx, k int) (_ uint32, in bool) {
 			m = ph.starts[b]
 		}
 		if k == 1 {
-			return ph.lookup(i, 64*(ph.b0+b)+bits.TrailingZeros64(m)), true
+			p := 64*(ph.b0+b) + bits.TrailingZeros64(m)
+			if p+1 < len(ph.s) && pairRoles[pairOf(ph.s, p)]&want == 0 {
+				return 0, true
+			}
+			return ph.lookup(i, p), true
 		}
 		m &= m - 1
 	}
@@ -245,6 +255,17 @@ var aiPairs, aiKeys = func() (pairs [1 << 4]uint64, keys [1 << 6]uint64) {
 			k = wordKey(w, 0, len(w)) >> 4
 			keys[k>>6] |= 1 << (k & 63)
 		}
+	}
+	return
+}()
+
+// pairRoles[pairOf(w, 0)] is the roles of the vocabulary words w of
+// that pair (two letters at least: none has one): a word whose pair has
+// none of the roles wanted has none of them (rolesBefore, rolesAfter),
+// found with no end and no lookup. 4 KiB.
+var pairRoles = func() (t [1 << 10]uint32) {
+	for w, r := range vocabulary {
+		t[pairOf(w, 0)] |= r
 	}
 	return
 }()
