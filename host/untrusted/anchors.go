@@ -38,20 +38,22 @@ const anchorRoles = rOverride | rInstr | rAnything | rMode | rVocative | rYou | 
 //	                                     which holds the instruction word
 //	developer mode                       the word before is developer: 1
 //	                                     back; else none
-//	anything now; you are now X          the word before "now" is anything
-//	                                     (1 back), or are with you before
-//	                                     it (2 back; X is read ahead); else
-//	                                     none. So "anything" has none: its
-//	                                     one rule is "now"'s to open
+//	anything now                         the word before "now" is anything
+//	                                     (1 back); else none. So "anything"
+//	                                     has none: its one rule is "now"'s
+//	                                     to open ("anything" is an anchor:
+//	                                     found in looked)
 //	dear AI                              the word after is an AI name: 1
 //	                                     after; else none
-//	are you AI; you are|re (an) AI       are|re just before "you" or 1 or 2
-//	                                     after it: 1 back, 3 after; else
-//	                                     none (the rule fires at the AI
+//	are you AI; you are|re (an) AI;      are|re just before "you" or 1 or 2
+//	you are|re now X                     after it: 1 back, 3 after; else
+//	                                     none (the AI rule fires at the AI
 //	                                     name with the last are within 2
 //	                                     before it and the last you within
 //	                                     3: are is 1 before you, 1 after or
-//	                                     2 after; "you are now" is "now"'s)
+//	                                     2 after; "now" fires with are just
+//	                                     before it and you just before
+//	                                     that: 2 after you; X is read ahead)
 //	AI (4 before) modal ... action       one of the 4 before may be an AI
 //	                                     name (aiBefore): 4 back (6 after:
 //	                                     ahead); else none
@@ -104,13 +106,8 @@ func (ph *phraseState) window(b, j, idx int, r uint32) (back, fwd int) {
 	if r&rTell != 0 && (ph.rolesBefore(b, j, idx, 1, rNeg)|ph.rolesBefore(b, j, idx, 2, rNeg))&rNeg != 0 {
 		back = max(back, 2)
 	}
-	if r&rNow != 0 {
-		switch rs := ph.rolesBefore(b, j, idx, 1, rAre|rAnything); {
-		case rs&rAre != 0 && ph.rolesBefore(b, j, idx, 2, rYou)&rYou != 0:
-			back = max(back, 2)
-		case rs&rAnything != 0:
-			back = max(back, 1)
-		}
+	if r&rNow != 0 && ph.rolesBefore(b, j, idx, 1, rAnything)&rAnything != 0 {
+		back = max(back, 1)
 	}
 	if r&rModal != 0 && back < 4 && ph.aiBefore(b, j, idx) {
 		back = 4

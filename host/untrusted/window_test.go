@@ -1,6 +1,7 @@
 package untrusted
 
 import (
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -98,5 +99,58 @@ func TestModalWindowByAIName(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestWindowsByNeighbours: an anchor's window opens only when the words
+// next to it let a rule it serves fire (window: rolesBefore, rolesAfter,
+// aiBefore). Random texts dense in exactly the pairs those checks look
+// at, and in near misses ("developer" with no "mode", "dear" before a
+// word that is no AI name, "don" two words before "tell"), in random
+// case and spacing, at random offsets to the chunks' edges with chunks
+// of one to three blocks (the word looked at in the chunk before, from
+// the ring, or in the next, not looked at) and the real ones: the
+// oracle's findings; and each rule fires in some of them.
+func TestWindowsByNeighbours(t *testing.T) {
+	pieces := []string{"developer", "mode", "new", "system", "instructions", "prompt", "rules", "you", "are",
+		"re", "you're", "now", "anything", "do", "not", "don't", "never", "tell", "show", "notify", "user",
+		"users", "dear", "hey", "note", "attention", "AI", "assistant", "Claude", "an", "a", "DAN", "must",
+		"first", "needs", "call", "run", "reveal", "print", "ignore", "above", "x", "devel", "modes", "nowhere",
+		"deer", "aim", "yours", "area", "developers mode", "dear AI", "you are an AI", "you are now",
+		"anything now", "new instructions", "do not tell", "developer mode", "system prompt"}
+	seps := []string{" ", " ", " ", "  ", "\n", ", ", "'", "-", ". "}
+	r := rand.New(rand.NewPCG(57, 4))
+	text := func() string {
+		var b strings.Builder
+		b.WriteString(strings.Repeat(" ", r.IntN(200)))
+		for n := 1 + r.IntN(40); n > 0; n-- {
+			w := pieces[r.IntN(len(pieces))]
+			switch r.IntN(4) {
+			case 0:
+				w = strings.ToUpper(w)
+			case 1:
+				w = strings.ToUpper(w[:1]) + w[1:]
+			}
+			b.WriteString(w)
+			b.WriteString(seps[r.IntN(len(seps))])
+		}
+		return b.String()
+	}
+	fired := map[string]int{}
+	for _, n := range []int{1, 2, 3, chunkBlocks} {
+		withChunk(n, func() {
+			for k := 0; k < 4000; k++ {
+				s := text()
+				sameAsOracle(t, s)
+				for _, sg := range Screen(s).Signals {
+					fired[sg.Kind]++
+				}
+			}
+		})
+	}
+	for _, k := range []string{KindOverride, KindRoleHijack, KindAddressedToAI, KindConcealment} {
+		if fired[k] < 100 {
+			t.Errorf("%s fired in %d texts: the texts do not test its windows", k, fired[k])
+		}
 	}
 }
