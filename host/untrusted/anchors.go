@@ -24,7 +24,9 @@ const anchorRoles = rOverride | rInstr | rAnything | rMode | rVocative | rYou | 
 // the anchor serves can fire, so the rules need not be given even the
 // anchor. The window is opened only when the words next to the anchor
 // show that a rule it serves may fire (looked up now, noted in looked
-// for when the rules are given them), as follows; every check reads
+// for when the rules are given them; chunk calls window before keep,
+// and notes the anchor in looked only when its window opens: most do
+// not), as follows; every check reads
 // words the window then holds, so a rule that fires in the byte scan
 // fires here (sparse.go), and a window left closed gives the rules
 // nothing they could fire on:
@@ -41,8 +43,7 @@ const anchorRoles = rOverride | rInstr | rAnything | rMode | rVocative | rYou | 
 //	anything now                         the word before "now" is anything
 //	                                     (1 back); else none. So "anything"
 //	                                     has none: its one rule is "now"'s
-//	                                     to open ("anything" is an anchor:
-//	                                     found in looked)
+//	                                     to open
 //	dear AI                              the word after is an AI name: 1
 //	                                     after; else none
 //	are you AI; you are|re (an) AI;      are|re just before "you" or 1 or 2
@@ -67,14 +68,18 @@ const anchorRoles = rOverride | rInstr | rAnything | rMode | rVocative | rYou | 
 // words are anchors.
 //
 // A modal with no window is given to the rules only when another
-// window holds it. That changes no finding though a modal can disarm
-// (modalAfterAI: the action rule reads the last modal, and it must be
-// the last armed one): an action fires only within 6 words after the
-// last modal; one left out that is within 6 words after an armed modal
-// is given by that modal's ahead, and one more than 6 after leaves the
-// armed modal too far back to fire (seen(rModal, 6)), as the left-out
-// modal would have. A telling word cannot disarm (conceal is set by an
-// armed one only), and "show"'s other role (leak) serves only the
+// window holds it, though a modal can disarm (modalAfterAI: an action
+// fires only when the last modal, within 6 words before it, is armed).
+// Such a modal is unarmed (no word of the 4 before it may be an AI
+// name). Say the rules are given, before an action, G as the last modal
+// and not the left-out modals after G. When G is armed and the action
+// within 6 words after it, those modals lie in G's ahead and are given:
+// there are none. So either the action is more than 6 after G or G is
+// unarmed, and the rule does not fire; nor does it in the byte scan,
+// whose last modal is G or one of those, unarmed. And when it fires in
+// the byte scan its last modal is armed, so its window is open, and the
+// action is in its ahead. A telling word cannot disarm (conceal is set
+// by an armed one only), and "show"'s other role (leak) serves only the
 // system rule, whose 6 back hold it.
 //
 // The words after a modal or a telling word count only when the words
@@ -86,41 +91,44 @@ const anchorRoles = rOverride | rInstr | rAnything | rMode | rVocative | rYou | 
 // the windows of instruction words ("prompt", "rules"), "mode" and "now"
 // with no rule to fire (stop 57).
 func (ph *phraseState) window(b, j, idx int, r uint32) (back, fwd int) {
-	// Each bound is set in ascending order, so a word of several roles
-	// gets the largest (one role each in today's vocabulary).
-	back = -1
-	if r&rVocative != 0 {
-		if rs, in := ph.rolesAfter(b, j, idx, 1, rAI); !in || rs&rAI != 0 {
-			back, fwd = 0, 1
+	// An anchor has one anchor role (anchorSlots): a switch, not a test
+	// a role.
+	switch r & anchorRoles {
+	case rModal:
+		if ph.aiBefore(b, j, idx) {
+			return 4, 0
 		}
-	}
-	if r&rOverride != 0 {
-		back, fwd = max(back, 0), 6
-	}
-	if r&rMode != 0 && ph.rolesBefore(b, j, idx, 1, rDeveloper)&rDeveloper != 0 {
-		back = max(back, 1)
-	}
-	if r&rYou != 0 && ph.areNear(b, j, idx) {
-		back, fwd = max(back, 1), max(fwd, 3)
-	}
-	if r&rTell != 0 && (ph.rolesBefore(b, j, idx, 1, rNeg)|ph.rolesBefore(b, j, idx, 2, rNeg))&rNeg != 0 {
-		back = max(back, 2)
-	}
-	if r&rNow != 0 && ph.rolesBefore(b, j, idx, 1, rAnything)&rAnything != 0 {
-		back = max(back, 1)
-	}
-	if r&rModal != 0 && back < 4 && ph.aiBefore(b, j, idx) {
-		back = 4
-	}
-	if r&rInstr != 0 {
+	case rInstr:
 		switch rs := ph.rolesBefore(b, j, idx, 1, rSystem|rNew); {
 		case rs&rSystem != 0:
-			back = maxBack
+			return maxBack, 0
 		case rs&rNew != 0:
-			back = max(back, 1)
+			return 1, 0
+		}
+	case rMode:
+		if ph.rolesBefore(b, j, idx, 1, rDeveloper)&rDeveloper != 0 {
+			return 1, 0
+		}
+	case rTell:
+		if (ph.rolesBefore(b, j, idx, 1, rNeg)|ph.rolesBefore(b, j, idx, 2, rNeg))&rNeg != 0 {
+			return 2, 0
+		}
+	case rNow:
+		if ph.rolesBefore(b, j, idx, 1, rAnything)&rAnything != 0 {
+			return 1, 0
+		}
+	case rOverride:
+		return 0, 6
+	case rYou:
+		if ph.areNear(b, j, idx) {
+			return 1, 3
+		}
+	case rVocative:
+		if rs, in := ph.rolesAfter(b, j, idx, 1, rAI); !in || rs&rAI != 0 {
+			return 0, 1
 		}
 	}
-	return back, fwd
+	return -1, 0 // anything, and every anchor above with no rule to fire
 }
 
 // areNear reports whether "are" or "re" is the word just before "you",
@@ -458,6 +466,9 @@ var anchorSlots = func() (t [filterLen][16]uint8) {
 	for w, r := range vocabulary {
 		if r&anchorRoles == 0 {
 			continue
+		}
+		if bits.OnesCount32(r&anchorRoles) > 1 {
+			panic("untrusted: a word of two anchor roles") // window's switch
 		}
 		b, exact := anchorBucket(w)
 		if exact {

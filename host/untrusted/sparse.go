@@ -315,13 +315,13 @@ func (ph *phraseState) chunk(b0 int, letter, anchor []uint64, words int, anchore
 				continue
 			}
 			idx := ph.counts[b] + bits.OnesCount64(noteStarts[b]&(1<<j-1)) + 1
-			ph.keep(idx - maxBack)
-			// After keep: the word in its slot (idx-8) was given.
-			ph.looked[idx&7] = lookedUp{idx: idx, end: end, roles: r}
 			back, fwd := ph.window(b, j, idx, r)
 			if back < 0 {
 				continue // no rule it serves can fire (window)
 			}
+			ph.keep(idx - maxBack)
+			// After keep: the word in its slot (idx-8) was given.
+			ph.looked[idx&7] = lookedUp{idx: idx, end: end, roles: r}
 			lo := max(idx-back, 1)
 			ph.need |= (1<<(fwd+idx-lo+1) - 1) << (lo - ph.base)
 		}
