@@ -27,9 +27,13 @@ import (
 // are in the subset whenever a rule they serve can fire: the rule is
 // armed only by words the window holds (an AI name, a negation, the
 // word "system" just before), and the rules see them before the words
-// after (ahead, systemBefore). A modal's 4 words before serve only to
-// arm it (an AI name among them): they are in the subset when one of
-// them may be one (aiBefore).
+// after (ahead, window). A modal's 4 words before serve only to arm it
+// (an AI name among them): they are in the subset when one of them may
+// be one (aiBefore). And an anchor's window opens only when the words
+// next to it let a rule it serves fire (window: "developer" before
+// "mode", "new" or "system" before an instruction word, ...): a window
+// left closed holds no word a firing rule reads, and a modal it leaves
+// out cannot make the action rule fire or not (window's comment).
 //
 // The text is taken a chunk at a time (chunkBlocks blocks, 4 KiB): its
 // masks are made into fixed arrays, judged, and dropped, so they stay in
@@ -243,13 +247,16 @@ type phraseState struct {
 	starts [chunkBlocks]uint64
 	counts [chunkBlocks + 1]int
 
-	// The words looked up when their windows were noted (the anchors,
-	// the word before an instruction word), by index: looked[i&7] holds
-	// word i when its idx is i, so that judge need not find its end and
-	// roles again. Entry i is written after keep gave the words before
-	// i-maxBack, so word i-8 was given: every word noted is found (a
-	// word noted and then not given is none of the rules' business, and
-	// an index matches one word only).
+	// The words looked up when their windows were noted (the anchors
+	// whose windows opened, and the words next to an anchor that
+	// window looked at), by index: looked[i&7] holds word i when its
+	// idx is i, so that judge need not find its end and roles again.
+	// An anchor's entry is written after keep gave the words before
+	// i-maxBack, so word i-8 was given and is not lost; a neighbour's is
+	// written by window before that keep, and may take the slot of a
+	// word not given yet, which judge then finds again. Every entry
+	// stays true (an index matches one word only; a word noted and then
+	// not given is none of the rules' business).
 	looked [8]lookedUp
 }
 

@@ -9,7 +9,7 @@ import (
 // TestArmedWindows: the words after a modal or a telling word are given
 // to the rules only when the words before armed the rule (ahead), and an
 // instruction word reaches back six words only after "system"
-// (systemBefore). Each rule's words at every distance around its limit,
+// (window: the word before it). Each rule's words at every distance around its limit,
 // after anchors that arm nothing ("first", "show", "prompt") and after
 // a long run of needed words, in chunks of one to three blocks
 // (the word before an instruction word in an earlier block or chunk)
