@@ -212,41 +212,6 @@ func (ph *phraseState) rolesAfter(b, j, idx, k int, want uint32) (_ uint32, in b
 	}
 }
 
-// aiBefore reports whether one of the 4 words before word idx, which
-// starts at bit j of the chunk's block b, may be an AI name (mayBeAI):
-// whether a modal's window reaches back 4 words (window). Those words
-// are in the chunk at or before block b, or among the last before it
-// (ring).
-func (ph *phraseState) aiBefore(b, j, idx int) bool {
-	m := ph.starts[b] & (1<<j - 1) // the word starts before idx's in b
-	for i := idx - 1; i >= idx-4 && i >= 1; i-- {
-		var p int
-		if i <= ph.before {
-			p = ph.ring[i&7]
-		} else {
-			for m == 0 { // word i is in an earlier block of the chunk
-				b--
-				m = ph.starts[b]
-			}
-			t := 63 - bits.LeadingZeros64(m)
-			m &^= 1 << t
-			p = 64*(ph.b0+b) + t
-		}
-		// The pair first (no end needed; s[p+1] is before the modal).
-		if k := pairOf(ph.s, p); aiPairs[k>>6]&(1<<(k&63)) == 0 {
-			continue
-		}
-		end, in := ph.endIn(p)
-		if !in {
-			end = ph.endPast(p)
-		}
-		if mayBeAI(ph.s, p, end) {
-			return true
-		}
-	}
-	return false
-}
-
 // aiPairs is which first two letters (each by its low five bits, so in
 // either case: pairOf) the AI names (rAI) have, and aiKeys which word
 // keys (wordKey, its top 12 bits): a word whose pair or key is not here

@@ -339,6 +339,41 @@ func (ph *phraseState) chunk(b0 int, letter, anchor []uint64, words int, anchore
 	ph.remember()
 }
 
+// aiBefore reports whether one of the 4 words before word idx, which
+// starts at bit j of the chunk's block b, may be an AI name (mayBeAI):
+// whether a modal's window reaches back 4 words (window). Those words
+// are in the chunk at or before block b, or among the last before it
+// (ring).
+func (ph *phraseState) aiBefore(b, j, idx int) bool {
+	m := ph.starts[b] & (1<<j - 1) // the word starts before idx's in b
+	for i := idx - 1; i >= idx-4 && i >= 1; i-- {
+		var p int
+		if i <= ph.before {
+			p = ph.ring[i&7]
+		} else {
+			for m == 0 { // word i is in an earlier block of the chunk
+				b--
+				m = ph.starts[b]
+			}
+			t := 63 - bits.LeadingZeros64(m)
+			m &^= 1 << t
+			p = 64*(ph.b0+b) + t
+		}
+		// The pair first (no end needed; s[p+1] is before the modal).
+		if k := pairOf(ph.s, p); aiPairs[k>>6]&(1<<(k&63)) == 0 {
+			continue
+		}
+		end, in := ph.endIn(p)
+		if !in {
+			end = ph.endPast(p)
+		}
+		if mayBeAI(ph.s, p, end) {
+			return true
+		}
+	}
+	return false
+}
+
 // keep gives the needed words before word k, in order, and moves base
 // up to k. A word given may need words after it (ahead): they are noted
 // in need as it is given, and given here too when before k. (Such a
