@@ -172,6 +172,23 @@ type anchorRef struct {
 
 // candidates marks the table entries whose anchors occur in s.
 func candidates(s string) (found [64]bool, any bool) {
+	found, any, _ = scanAnchors(s, nil)
+	return found, any
+}
+
+// anchorHit is an anchor of table entry kind starting at s[at:].
+type anchorHit struct{ at, kind int }
+
+// maxAnchorHits bounds the positions one scan records (16 bytes each, so
+// 256 KiB): a text with more anchors than that, an anchor every few bytes,
+// has its entries' anchor lines searched for instead (anchorLines).
+const maxAnchorHits = 1 << 14
+
+// scanAnchors marks the table entries whose anchors occur in s. When hits
+// is not nil it also appends to it every anchor occurrence, in the order of
+// the text, and returns it; it returns nil hits when there are more than
+// maxAnchorHits.
+func scanAnchors(s string, hits []anchorHit) (found [64]bool, any bool, _ []anchorHit) {
 	a := anchorTables()
 	pairs := &a.pairs
 	for j := 1; j < len(s); j++ { // j is the second byte of the pair at i
@@ -180,26 +197,47 @@ func candidates(s string) (found [64]bool, any bool) {
 			continue
 		}
 		for _, r := range a.index[c0] {
-			if found[r.kind] {
+			if found[r.kind] && hits == nil {
 				continue
 			}
 			if r.fold && hasFoldPrefix(s[i:], r.anchor) || !r.fold && strings.HasPrefix(s[i:], r.anchor) {
 				found[r.kind], any = true, true
+				if hits != nil && len(hits) == maxAnchorHits {
+					hits = nil
+				} else if hits != nil {
+					hits = append(hits, anchorHit{at: i, kind: r.kind})
+				}
 			}
 		}
 	}
-	return found, any
+	return found, any, hits
 }
 
-// applyTokens replaces every table hit in s with <redacted:KIND>.
+// applyTokens replaces every table hit in s with <redacted:KIND>. Each
+// entry's pattern runs on the lines holding its anchors, where the scan
+// found them; once an entry has replaced something those positions are the
+// old text's, and the entries after it search the new text for theirs.
 func applyTokens(s string) string {
-	found, any := candidates(s)
+	var hitBuf [32]anchorHit
+	found, any, hits := scanAnchors(s, hitBuf[:0])
 	if !any {
 		return s
 	}
+	var spanBuf [8]lineSpan
 	for i := range tokenTable {
-		if found[i] {
-			s = tokenTable[i].replaceOnAnchorLines(s)
+		if !found[i] {
+			continue
+		}
+		t := &tokenTable[i]
+		var lines []lineSpan
+		if hits != nil {
+			lines = t.hitLines(s, i, hits, spanBuf[:0])
+		} else {
+			lines = t.anchorLines(s, spanBuf[:0])
+		}
+		var replaced bool
+		if s, replaced = t.replaceOnLines(s, lines); replaced {
+			hits = nil
 		}
 	}
 	return s

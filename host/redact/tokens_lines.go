@@ -40,10 +40,18 @@ type lineSpan struct{ start, end int }
 // match of t's pattern in s, running the pattern on t's anchor lines alone;
 // the result is the whole-text run's (replaceWholeText, in the tests).
 func (t *tokenKind) replaceOnAnchorLines(s string) string {
+	var buf [8]lineSpan
+	out, _ := t.replaceOnLines(s, t.anchorLines(s, buf[:0]))
+	return out
+}
+
+// replaceOnLines puts <redacted:KIND> for the replaced group of each match
+// of t's pattern on the lines of s, which are t's anchor lines, and reports
+// whether it replaced anything.
+func (t *tokenKind) replaceOnLines(s string, lines []lineSpan) (string, bool) {
 	var b strings.Builder
 	last, marker := 0, "<redacted:"+t.kind+">"
-	var buf [8]lineSpan
-	for _, sp := range t.anchorLines(s, buf[:0]) {
+	for _, sp := range lines {
 		for _, loc := range t.re().FindAllStringSubmatchIndex(s[sp.start:sp.end], -1) {
 			start, end := loc[2*t.group], loc[2*t.group+1]
 			if start < 0 {
@@ -55,10 +63,36 @@ func (t *tokenKind) replaceOnAnchorLines(s string) string {
 		}
 	}
 	if b.Len() == 0 {
-		return s
+		return s, false
 	}
 	b.WriteString(s[last:])
-	return b.String()
+	return b.String(), true
+}
+
+// hitLines appends to spans the lines of s holding the anchors of table
+// entry kind (t) that hits records, which are every anchor in s in the
+// order of the text (scanAnchors): the lines anchorLines finds, without
+// searching for them.
+func (t *tokenKind) hitLines(s string, kind int, hits []anchorHit, spans []lineSpan) []lineSpan {
+	for _, h := range hits {
+		n := len(spans)
+		if h.kind != kind || n > 0 && h.at < spans[n-1].end {
+			continue // another entry's, or on a line already taken
+		}
+		sp := lineSpan{strings.LastIndexByte(s[:h.at], '\n') + 1, len(s)}
+		if t.crossesLines {
+			return append(spans, sp)
+		}
+		if i := strings.IndexByte(s[h.at:], '\n'); i >= 0 {
+			sp.end = h.at + i
+		}
+		if n > 0 && sp.start == spans[n-1].end+1 {
+			spans[n-1].end = sp.end
+			continue
+		}
+		spans = append(spans, sp)
+	}
+	return spans
 }
 
 // anchorLines appends to spans the lines of s holding one of t's anchors,

@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"cmp"
 	"fmt"
 	"math/rand/v2"
 	"regexp/syntax"
@@ -205,7 +206,71 @@ func checkAnchorLines(t *testing.T, s string) (hits []int) {
 	if got, want := applyTokens(s), applyTokensWholeText(s); got != want {
 		t.Fatalf("applyTokens on %s", differ(s, got, want))
 	}
+	checkAnchorHits(t, s)
 	return hits
+}
+
+// everyAnchor is every (position, entry) where one of the entry's anchors
+// starts in s, found by trying each anchor at each byte.
+func everyAnchor(s string) (out []anchorHit) {
+	for at := range len(s) {
+		for kind, k := range tokenTable {
+			for _, a := range k.anchors {
+				if k.fold && hasFoldPrefix(s[at:], a) || !k.fold && strings.HasPrefix(s[at:], a) {
+					out = append(out, anchorHit{at: at, kind: kind})
+					break
+				}
+			}
+		}
+	}
+	return out
+}
+
+// checkAnchorHits fails unless the scan records every anchor occurrence of
+// s, once, in the order of the text, and the lines
+// applyTokens takes from those positions are those the search finds.
+func checkAnchorHits(t *testing.T, s string) {
+	t.Helper()
+	found, _, hits := scanAnchors(s, []anchorHit{})
+	got := slices.Clone(hits)
+	slices.SortStableFunc(got, func(x, y anchorHit) int { return x.at - y.at })
+	if !slices.Equal(got, hits) {
+		t.Fatalf("the scan's positions are out of order in %q: %v", s, hits)
+	}
+	slices.SortFunc(got, func(x, y anchorHit) int { return cmp.Or(x.at-y.at, x.kind-y.kind) })
+	if want := everyAnchor(s); !slices.Equal(got, want) {
+		t.Fatalf("the scan recorded %v in %q, want every anchor: %v", hits, s, want)
+	}
+	for i := range tokenTable {
+		if !found[i] {
+			continue
+		}
+		k := &tokenTable[i]
+		if got, want := k.hitLines(s, i, hits, nil), k.anchorLines(s, nil); !slices.Equal(got, want) {
+			t.Fatalf("%s: the lines of the recorded anchors are %v in %q, the search finds %v", k.kind, got, s, want)
+		}
+	}
+}
+
+// TestAnchorHitsBounded: a text with more anchors than maxAnchorHits is
+// scanned without recording them (the entries' lines are then searched),
+// and redacts as over the whole text; one with exactly maxAnchorHits keeps
+// them all.
+func TestAnchorHitsBounded(t *testing.T) {
+	line := "SK0123456789abcdef0123456789abcdef SK\n" // two anchors, one hit
+	at := strings.Repeat(line, maxAnchorHits/2)
+	if _, _, hits := scanAnchors(at, []anchorHit{}); len(hits) != maxAnchorHits {
+		t.Fatalf("%d anchors recorded of %d", len(hits), maxAnchorHits)
+	}
+	over := at + "SK"
+	twilio := slices.IndexFunc(tokenTable, func(k tokenKind) bool { return k.kind == "twilio_api_key" })
+	if found, _, hits := scanAnchors(over, []anchorHit{}); hits != nil || !found[twilio] {
+		t.Fatalf("past the bound: %d anchors recorded, found %v", len(hits), found[twilio])
+	}
+	want := strings.Repeat("<redacted:twilio_api_key> SK\n", maxAnchorHits/2) + "SK"
+	if got := applyTokens(over); got != want || applyTokensWholeText(over) != want {
+		t.Fatalf("past the bound: %s", differ(over, got, want))
+	}
 }
 
 // differ shows where the two results part, and the text (cut when long).
