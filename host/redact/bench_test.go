@@ -121,3 +121,25 @@ func BenchmarkTokensPlain(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkTokensDense: the token pass over 1 MiB where anchors are dense
+// and nothing matches: "under" holds 8,192 anchors (one "secret" every 128
+// bytes; the scan records them all), "over" three anchors every 14 bytes,
+// past maxAnchorHits (the scan stops recording and the lines are searched).
+func BenchmarkTokensDense(b *testing.B) {
+	for _, c := range []struct{ name, line string }{
+		{"under", "the secret" + strings.Repeat(" lorem ipsum", 9) + " 12345678\n"},
+		{"over", "SK sk- npm_ x\n"},
+	} {
+		text := strings.Repeat(c.line, 1<<20/len(c.line)+1)[:1<<20]
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(text)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if applyTokens(text) != text {
+					b.Fatal("redacted")
+				}
+			}
+		})
+	}
+}
