@@ -180,9 +180,12 @@ func candidates(s string) (found [64]bool, any bool) {
 type anchorHit struct{ at, kind int }
 
 // maxAnchorHits bounds the positions one scan records (16 bytes each, so
-// 256 KiB): a text with more anchors than that, an anchor every few bytes,
-// has its entries' anchor lines searched for instead (anchorLines).
-const maxAnchorHits = 1 << 14
+// 64 KiB; the list grows from 32 on the stack, ~320 KiB allocated in all
+// when it fills). A text with more anchors than that (an anchor every 256
+// bytes of a MiB) has its entries' anchor lines searched for instead
+// (anchorLines): its lines are then mostly anchor lines, where the
+// patterns cost far more than the search.
+const maxAnchorHits = 1 << 12
 
 // scanAnchors marks the table entries whose anchors occur in s. When hits
 // is not nil it also appends to it every anchor occurrence, in the order of
