@@ -180,7 +180,7 @@ func candidates(s string) (found [64]bool, any bool) {
 type anchorHit struct{ at, kind int }
 
 // maxAnchorHits bounds the positions one scan records (16 bytes each, so
-// 64 KiB; the list grows from 32 on the stack, ~320 KiB allocated in all
+// 64 KiB; the list grows from 32 on the stack, ~250 KiB allocated in all
 // when it fills). A text with more anchors than that (an anchor every 256
 // bytes of a MiB) has its entries' anchor lines searched for instead
 // (anchorLines): its lines are then mostly anchor lines, where the
