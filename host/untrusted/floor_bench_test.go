@@ -174,7 +174,7 @@ func BenchmarkScreenForOverKernel1MiB(b *testing.B) {
 	for _, page := range []struct {
 		name string
 		s    string
-	}{{"fixture", fixturePage(1 << 20)}, {"benchPage", benchPage(1 << 20)}, {"prose", prosePage(b, 1<<20)}, {"npm", npmPage(1 << 20)}} {
+	}{{"fixture", fixturePage(1 << 20)}, {"benchPage", benchPage(1 << 20)}, {"prose", prosePage(b, 1<<20)}, {"npm", npmPage(1 << 20)}, {"guides", guidesPage(b, 1<<20)}} {
 		b.Run(page.name, func(b *testing.B) {
 			if page.s == "" {
 				b.Skip("no " + npmDocs)
@@ -222,6 +222,18 @@ func npmPage(n int) string {
 // every dozen words). Read at bench time, so it follows the file.
 func prosePage(b testing.TB, n int) string {
 	data, err := os.ReadFile("../../docs/architecture.md")
+	if err != nil {
+		b.Fatal(err)
+	}
+	return strings.Repeat(string(data), n/len(data)+1)[:n]
+}
+
+// guidesPage is n bytes of the fixture's prose page (the repository's
+// user guides, sdk/testtoolsets/fixture/prose.txt) repeated: the text of
+// the host's BenchmarkScreening1MiBPairProse, Markdown with a paragraph
+// break, a quote or a bracket in nearly every block. Read at bench time.
+func guidesPage(b testing.TB, n int) string {
+	data, err := os.ReadFile("../../sdk/testtoolsets/fixture/prose.txt")
 	if err != nil {
 		b.Fatal(err)
 	}
