@@ -70,6 +70,43 @@ func TestMayOpenMarkupPassesEveryMarkup(t *testing.T) {
 	}
 }
 
+// TestMayOpenMarkupQuickPassesMayOpenMarkup: the mask kernels mark a
+// markup byte special only where mayOpenMarkupQuick passes (specialAt),
+// so it must pass every triple mayOpenMarkup passes, each byte in every
+// value of its low five bits; and it must keep out nearly all others
+// (the count of those is in its comment), among them Markdown's
+// paragraph breaks.
+func TestMayOpenMarkupQuickPassesMayOpenMarkup(t *testing.T) {
+	extra := 0
+	for a := 0; a < 256; a++ {
+		for b := 0; b < 256; b++ {
+			for c := 0; c < 32; c++ {
+				for _, cc := range []int{c, c + 64, c + 96, c + 160} {
+					s := string([]byte{byte(a), byte(b), byte(cc)})
+					exact, quick := mayOpenMarkup(s, 0), mayOpenMarkupQuick(s, 0)
+					if exact && !quick {
+						t.Fatalf("%q: mayOpenMarkup passes it, mayOpenMarkupQuick not", s)
+					}
+					if quick && !exact && a < 32 && b < 32 && cc == c {
+						extra++
+					}
+				}
+			}
+		}
+	}
+	if extra != 416 {
+		t.Errorf("mayOpenMarkupQuick passes %d triples of low five bits more than mayOpenMarkup, not 416", extra)
+	}
+	for _, s := range []string{"\n\nThe", "\n\n#", "\n\n-", "\"name\"", "[the", "<div", "\n\n`"} {
+		if mayOpenMarkupQuick(s, 0) {
+			t.Errorf("%q: mayOpenMarkupQuick passes it", s)
+		}
+	}
+	if mayOpenMarkupQuick("\n\n", 0) || mayOpenMarkupQuick("x<|", 1) {
+		t.Error("mayOpenMarkupQuick passes fewer than three bytes")
+	}
+}
+
 // TestAnchorLookupIsLookup: the anchor loop of phraseState.chunk looks
 // its candidates up by anchorLookup, which must be lookup for every
 // anchor and 0 for every other word: each vocabulary word in any case,

@@ -21,25 +21,29 @@ func blockMasks(s string, i int) (letter, special, anchor uint64) {
 
 // specialAt reports whether s[i] is a byte the scan must judge: the
 // lead byte of an invisible character (clsUnicode), or a byte that may
-// open markup (clsMarkup) followed by a byte that some markup of that
-// lead has next (markupAt finds nothing at the others). Both are looked
-// up in tables as the vector code does: the byte's class by its low
-// seven bits (byteClass; a lead byte is one of 0x80 or more, the others
-// are ASCII), the next byte's fit by its low six bits (markupNext, so a
-// few bytes more pass than must).
+// open markup (clsMarkup) whose three bytes from it may be the first
+// three of some markup (mayOpenMarkupQuick, a few more than
+// mayOpenMarkup; markupAt finds nothing at the others). On Markdown most markup bytes are paragraph breaks, quotes
+// and brackets that open none: with the two-byte test they were (the
+// byte after '\n' fitting "\n\nHuman:", '[' any letter), nearly every
+// block had a special bit, judged one by one, and nearly every chunk
+// lost the kernel's sums (stop 57, s57-f). The class is looked up as
+// the vector code does, by the byte's low seven bits (byteClass; a lead
+// byte is one of 0x80 or more, the markup bytes are ASCII).
 func specialAt(s string, i int) bool {
-	c, next := s[i], byte(0)
-	if i+1 < len(s) {
-		next = s[i+1]
-	}
+	c := s[i]
 	k := byteClass[c&0x7f]
-	return k&markupNext[next&63] != 0 && (c >= 0x80) == (k >= classLead)
+	if c >= 0x80 {
+		return k >= classLead
+	}
+	return k&markupBits != 0 && mayOpenMarkupQuick(s, i)
 }
 
 // The bits of byteClass: a markup byte's own (markupBit), a letter's, a
 // lead byte's (the bytes 0xE2, 0xEF, 0xF3 share their low seven bits
 // with the letters b, o, s).
 const (
+	markupBits  = 0x0F // markupBit's
 	classLetter = 0x40
 	classLead   = 0x80
 )
@@ -47,7 +51,9 @@ const (
 var markupBit = map[byte]uint8{'<': 1, '[': 2, '"': 4, '\n': 8}
 
 // byteClass[c&0x7f] is the class bits of a byte c; markupNext[c&63] the
-// markup bytes c may follow in some markup, and classLead.
+// markup bytes c may follow in some markup, and classLead: the VBMI
+// kernel's two-byte test (vbmiMasks), which lets through more markup
+// bytes than specialAt.
 var byteClass, markupNext = func() (cls [128]uint8, next [64]uint8) {
 	for c, bit := range markupBit {
 		cls[c] = bit

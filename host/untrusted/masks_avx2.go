@@ -24,10 +24,10 @@ import (
 //     low four bits, nor two leads of invisible characters, so one
 //     shuffle by them finds the one markup byte a byte may be and
 //     another the one lead (byLowHalf). A lead is special as it is, a
-//     markup byte only with a next byte markupNext fits, looked up for
-//     the markup bytes alone, one by one: the 64-entry table would be a
-//     dozen instructions every 32 bytes, and ordinary text has a markup
-//     byte every hundred bytes or so.
+//     markup byte only where its three bytes may open markup
+//     (mayOpenMarkupQuick), looked up for the markup bytes alone, one by
+//     one: ordinary text has a markup byte every hundred bytes or so,
+//     Markdown one or two a block.
 //
 // The slots k places on, for the anchor tables, come from the slot
 // vector and the next one's (VPERM2I128, then VPALIGNR per place).
@@ -101,17 +101,20 @@ func avx2Masks(s string, from int, letter, special, anchor []uint64, sum *chunkS
 		a := uint64(a0) | uint64(a1)<<32
 		x0, v0, l0 = x2, v2, l2
 		sp := uint64(lead0) | uint64(lead1)<<32
-		// The markup bytes that markupNext fits the next byte of (it
-		// is inside s: the next block is). This loop is about 75 µs a
-		// MiB on the fixture's page (its count, 0 to 2, mispredicted),
-		// but judging the first two without a branch was 65 µs slower
-		// than it (stops 54, twice), and their places written four a
-		// block to an array without a branch, judged every 128, 115
-		// µs slower.
+		// The markup bytes whose three bytes may open markup
+		// (mayOpenMarkupQuick: they are inside s, the next block is). This
+		// loop is about 75 µs a MiB on the fixture's page (its count,
+		// 0 to 2, mispredicted), but judging the first two without a
+		// branch was 65 µs slower than it (stops 54, twice), and their
+		// places written four a block to an array without a branch,
+		// judged every 128, 115 µs slower. Its test was the two-byte
+		// one (markupNext) until stop 57 (s57-f): on Markdown that
+		// passed most paragraph breaks, quotes and brackets, which the
+		// scalar side then threw away one by one.
 		mk := uint64(mk0) | uint64(mk1)<<32
 		for m := mk; m != 0; m &= m - 1 {
 			p := i + bits.TrailingZeros64(m)
-			if byteClass[s[p]&0x7f]&markupNext[s[p+1]&63] != 0 {
+			if mayOpenMarkupQuick(s, p) {
 				sp |= m & -m
 			}
 		}

@@ -22,7 +22,7 @@
 //
 //	SI  the block's bytes      BX  the block's index b
 //	R8, R9, R10  letter, special, anchor
-//	R11 last (the top letter bit)  R13 anchored  R12 markupTables
+//	R11 last (the top letter bit)  R13 anchored  R12 markupQuick
 //	DX  the carried letters of the next block's first 32 bytes, then
 //	    the block's word starts
 //	AX, CX, DI, R14 scratch
@@ -87,24 +87,22 @@
 	VPOR    Y0, Y8, Y8
 
 // MARKUPQ(sp, mk, loop, done): the markup bytes mk of the 64 bytes at
-// SI whose next byte markupNext fits (byteClass[c&0x7f] &
-// markupNext[next&63], the next byte inside s: the next block is) go
-// into sp. One by one, with no branch but the loop's: about one a
-// block. One loop a block, not one a half: a half's loop ends at a
-// count (0 or 1, mostly) the branch predictor cannot tell.
+// SI whose three bytes may open markup (mayOpenMarkupQuick: the byte of
+// markupQuick at R12 by quickKey of the four bytes from it, 0 or 0xFF;
+// they are inside s, the next block is) go into sp. One by one, with
+// no branch but the loop's: about one a block. One loop a block, not
+// one a half: a half's loop ends at a count (0 or 1, mostly) the branch
+// predictor cannot tell.
 #define MARKUPQ(sp, mk, loop, done) \
 	TESTQ   mk, mk; \
 	JZ      done; \
 loop: \
 	BSFQ    mk, DI; \
-	MOVBLZX 1(SI)(DI*1), R14; \
-	ANDL    $63, R14; \
-	MOVBLZX (SI)(DI*1), DI; \
-	ANDL    $0x7f, DI; \
-	MOVBLZX 128(R12)(R14*1), R14; \
-	ANDB    (R12)(DI*1), R14; \
-	NEGQ    R14; \
-	SARQ    $63, R14; \
+	MOVL    (SI)(DI*1), R14; \
+	ANDL    $0x1F1F1F, R14; \
+	IMUL3L  $0x45D9F3B, R14, R14; \
+	SHRL    $20, R14; \
+	MOVBQSX (R12)(R14*1), R14; \
 	MOVQ    mk, DI; \
 	NEGQ    DI; \
 	ANDQ    mk, DI; \
@@ -115,14 +113,14 @@ loop: \
 	JNZ     loop; \
 done:
 
-// func avx2Blocks(p *byte, n int, letter, special, anchor *uint64, sum *chunkSum, tables *[192]uint8)
+// func avx2Blocks(p *byte, n int, letter, special, anchor *uint64, sum *chunkSum, quick *[4096]uint8)
 TEXT ·avx2Blocks(SB), NOSPLIT, $48-56
 	MOVQ    p+0(FP), SI
 	MOVQ    letter+16(FP), R8
 	MOVQ    special+24(FP), R9
 	MOVQ    anchor+32(FP), R10
 	MOVQ    sum+40(FP), AX
-	MOVQ    tables+48(FP), R12
+	MOVQ    quick+48(FP), R12
 	MOVQ    chunkSum_top(AX), R11
 	MOVQ    chunkSum_anchored(AX), R13
 	MOVQ    chunkSum_special(AX), CX

@@ -28,7 +28,7 @@ func avx2MasksAsm(s string, from int, letter, special, anchor []uint64, sum *chu
 		return 0
 	}
 	special, anchor = special[:n], anchor[:n]
-	avx2Blocks(unsafe.StringData(s[64*from:]), n, &letter[0], &special[0], &anchor[0], sum, &markupTables)
+	avx2Blocks(unsafe.StringData(s[64*from:]), n, &letter[0], &special[0], &anchor[0], sum, &markupQuick)
 	return n
 }
 
@@ -37,12 +37,4 @@ func avx2MasksAsm(s string, from int, letter, special, anchor []uint64, sum *chu
 // sum, as avx2Masks does.
 //
 //go:noescape
-func avx2Blocks(p *byte, n int, letter, special, anchor *uint64, sum *chunkSum, tables *[192]uint8)
-
-// markupTables is byteClass and then markupNext, one table for the
-// assembly's markup step (one base register for both).
-var markupTables = func() (t [192]uint8) {
-	copy(t[:128], byteClass[:])
-	copy(t[128:], markupNext[:])
-	return t
-}()
+func avx2Blocks(p *byte, n int, letter, special, anchor *uint64, sum *chunkSum, quick *[4096]uint8)

@@ -95,7 +95,16 @@ func vbmiMasks(s string, from int, letter, special, anchor []uint64, sum *chunkS
 		n = nn
 		// specialAt and the letters: the class by the low seven bits,
 		// the next byte's fit by its low six; a lead's class only for a
-		// byte of 0x80 up, a letter's only below.
+		// byte of 0x80 up, a letter's only below. The markup bytes are
+		// those of the two-byte test (markupNext), not specialAt's
+		// since stop 57 (s57-f): specialAt asks whether the three
+		// bytes may open markup (mayOpenMarkupQuick), which has no
+		// permute here. They differ only at markup bytes where
+		// markupAt finds nothing (mayOpenMarkup false), and judge asks
+		// mayOpenMarkup before markupAt, so the findings are the same;
+		// the two-byte test's extras only make more blocks judged and
+		// more chunks lose their sums, as before (TestVectorMasks
+		// allows those differences, and no other).
 		k := clsLo.ConcatPermute(clsHi, x)
 		hi := x.GreaterEqual(high).ToBits()
 		fit := k.And(next.Permute(x.ConcatPermute(xn, s1))).NotEqual(zero).ToBits()
