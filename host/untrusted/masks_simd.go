@@ -99,12 +99,12 @@ func vbmiMasks(s string, from int, letter, special, anchor []uint64, sum *chunkS
 		// those of the two-byte test (markupNext), not specialAt's
 		// since stop 57 (s57-f): specialAt asks whether the three
 		// bytes may open markup (mayOpenMarkupQuick), which has no
-		// permute here. They differ only at markup bytes where
-		// markupAt finds nothing (mayOpenMarkup false), and judge asks
-		// mayOpenMarkup before markupAt, so the findings are the same;
+		// permute here. Each test passes the first byte of every
+		// markup, so they differ only at markup bytes where markupAt
+		// finds nothing; judged there, such a bit finds nothing, and
 		// the two-byte test's extras only make more blocks judged and
 		// more chunks lose their sums, as before (TestVectorMasks
-		// allows those differences, and no other).
+		// allows those differences for this kernel, and no other).
 		k := clsLo.ConcatPermute(clsHi, x)
 		hi := x.GreaterEqual(high).ToBits()
 		fit := k.And(next.Permute(x.ConcatPermute(xn, s1))).NotEqual(zero).ToBits()
