@@ -17,8 +17,10 @@ import "math/bits"
 // user) and now (you are now X).
 const anchorRoles = rOverride | rInstr | rAnything | rMode | rVocative | rYou | rModal | rTell | rNow
 
-// window is the words, before and after an anchor word idx with roles
-// r (it starts at bit j of the chunk's block b), that the rules it may
+// window is the words, before and after an anchor with roles r (it
+// starts at bit j of the chunk's block b, whose word starts are starts;
+// its index is not needed, and counted only when the window opens:
+// chunk), that the rules it may
 // take part in look at (words.word): for each rule the anchor, the word
 // completing it and every word its checks read; back is -1 when no rule
 // the anchor serves can fire, so the rules need not be given even the
@@ -90,41 +92,41 @@ const anchorRoles = rOverride | rInstr | rAnything | rMode | rVocative | rYou | 
 // the rules were given (stop 56); then their 4 and 2 words before, and
 // the windows of instruction words ("prompt", "rules"), "mode" and "now"
 // with no rule to fire (stop 57).
-func (ph *phraseState) window(b, j, idx int, r uint32) (back, fwd int) {
+func (ph *phraseState) window(b, j int, starts uint64, r uint32) (back, fwd int) {
 	// An anchor has one anchor role (anchorSlots): a switch, not a test
 	// a role.
 	switch r & anchorRoles {
 	case rModal:
-		if ph.aiBefore(b, j, idx) {
+		if ph.aiBefore(b, j, starts) {
 			return 4, 0
 		}
 	case rInstr:
-		switch rs := ph.rolesBefore(b, j, idx, 1, rSystem|rNew); {
+		switch rs := ph.rolesBefore(b, j, starts, 1, rSystem|rNew); {
 		case rs&rSystem != 0:
 			return maxBack, 0
 		case rs&rNew != 0:
 			return 1, 0
 		}
 	case rMode:
-		if ph.rolesBefore(b, j, idx, 1, rDeveloper)&rDeveloper != 0 {
+		if ph.rolesBefore(b, j, starts, 1, rDeveloper)&rDeveloper != 0 {
 			return 1, 0
 		}
 	case rTell:
-		if (ph.rolesBefore(b, j, idx, 1, rNeg)|ph.rolesBefore(b, j, idx, 2, rNeg))&rNeg != 0 {
+		if (ph.rolesBefore(b, j, starts, 1, rNeg)|ph.rolesBefore(b, j, starts, 2, rNeg))&rNeg != 0 {
 			return 2, 0
 		}
 	case rNow:
-		if ph.rolesBefore(b, j, idx, 1, rAnything)&rAnything != 0 {
+		if ph.rolesBefore(b, j, starts, 1, rAnything)&rAnything != 0 {
 			return 1, 0
 		}
 	case rOverride:
 		return 0, 6
 	case rYou:
-		if ph.areNear(b, j, idx) {
+		if ph.areNear(b, j, starts) {
 			return 1, 3
 		}
 	case rVocative:
-		if rs, in := ph.rolesAfter(b, j, idx, 1, rAI); !in || rs&rAI != 0 {
+		if rs, in := ph.rolesAfter(b, j, starts, 1, rAI); !in || rs&rAI != 0 {
 			return 0, 1
 		}
 	}
@@ -132,79 +134,89 @@ func (ph *phraseState) window(b, j, idx int, r uint32) (back, fwd int) {
 }
 
 // areNear reports whether "are" or "re" is the word just before "you",
-// word idx at bit j of block b, or 1 or 2 after it, or a word after it
+// the anchor at bit j of block b, or 1 or 2 after it, or a word after it
 // is not in the chunk (window).
-func (ph *phraseState) areNear(b, j, idx int) bool {
-	if ph.rolesBefore(b, j, idx, 1, rAre)&rAre != 0 {
+func (ph *phraseState) areNear(b, j int, starts uint64) bool {
+	if ph.rolesBefore(b, j, starts, 1, rAre)&rAre != 0 {
 		return true
 	}
 	for k := 1; k <= 2; k++ {
-		if rs, in := ph.rolesAfter(b, j, idx, k, rAre); !in || rs&rAre != 0 {
+		if rs, in := ph.rolesAfter(b, j, starts, k, rAre); !in || rs&rAre != 0 {
 			return true
 		}
 	}
 	return false
 }
 
-// rolesBefore is the roles of word idx-k (k from 1 to 4; 0 before the
-// text's first word), word idx starting at bit j of the chunk's block b,
-// or 0 when its first two letters are no word's of a role of want
-// (pairRoles): as noted in looked, else looked up and noted. That word
-// is in the chunk at or before block b, or among the last before it
-// (ring).
-func (ph *phraseState) rolesBefore(b, j, idx, k int, want uint32) uint32 {
-	i := idx - k
-	if i < 1 {
+// rolesBefore is the roles of the k-th word before the anchor at bit
+// j of the chunk's block b (k from 1 to 4; starts, that block's word
+// starts), 0 before the text's first word, or 0 when its first two
+// letters are no word's of a role of want (pairRoles): as noted in
+// looked, else looked up and noted. That word is in the chunk at or
+// before block b, found by the blocks' word starts, or among the last
+// before it (ring); its index is counted only when its pair passes
+// (index).
+func (ph *phraseState) rolesBefore(b, j int, starts uint64, k int, want uint32) uint32 {
+	m := starts & (1<<j - 1) // the word starts before the anchor's in b
+	i, p := -1, 0
+	for {
+		for m == 0 { // in an earlier block of the chunk, or before it
+			if b == 0 {
+				if i = ph.before - (k - 1); i < 1 {
+					return 0
+				}
+				p = ph.ring[i&7]
+				break
+			}
+			b--
+			m = ph.startsOf(b)
+		}
+		if i > 0 {
+			break
+		}
+		t := 63 - bits.LeadingZeros64(m)
+		if k == 1 {
+			p = 64*(ph.b0+b) + t
+			break
+		}
+		m &^= 1 << t
+		k--
+	}
+	// The pair first (no end needed; s[p+1] is before the anchor).
+	if pairRoles[pairOf(ph.s, p)]&want == 0 {
 		return 0
+	}
+	if i < 0 {
+		i = ph.index(b, p-64*(ph.b0+b))
 	}
 	if l := &ph.looked[i&7]; l.idx == i {
 		return l.roles
 	}
-	var p int
-	if i <= ph.before {
-		p = ph.ring[i&7]
-	} else {
-		m := ph.starts[b] & (1<<j - 1) // the word starts before idx's in b
-		for ; ; k-- {
-			for m == 0 { // in an earlier block of the chunk
-				b--
-				m = ph.starts[b]
-			}
-			t := 63 - bits.LeadingZeros64(m)
-			if k == 1 {
-				p = 64*(ph.b0+b) + t
-				break
-			}
-			m &^= 1 << t
-		}
-	}
-	// The pair first (no end needed; s[p+1] is before word idx).
-	if pairRoles[pairOf(ph.s, p)]&want == 0 {
-		return 0
-	}
 	return ph.lookup(i, p)
 }
 
-// rolesAfter is the roles of word idx+k (k ≥ 1), word idx starting at
-// bit j of the chunk's block b, as rolesBefore; in is false when that
-// word is not in the chunk (not found: it may be any word).
-func (ph *phraseState) rolesAfter(b, j, idx, k int, want uint32) (_ uint32, in bool) {
-	i := idx + k
-	if l := &ph.looked[i&7]; l.idx == i {
-		return l.roles, true
-	}
-	m := ph.starts[b] &^ (2<<j - 1) // the word starts after idx's in b
+// rolesAfter is the roles of the k-th word (k ≥ 1) after the anchor at
+// bit j of the chunk's block b (starts, that block's word starts), as
+// rolesBefore; in is false when that word is not in the chunk (not
+// found: it may be any word).
+func (ph *phraseState) rolesAfter(b, j int, starts uint64, k int, want uint32) (_ uint32, in bool) {
+	m := starts &^ (2<<j - 1) // the word starts after the anchor's in b
 	for ; ; k-- {
 		for m == 0 {
 			if b++; b == len(ph.letter) {
 				return 0, false
 			}
-			m = ph.starts[b]
+			m = ph.startsOf(b)
 		}
 		if k == 1 {
-			p := 64*(ph.b0+b) + bits.TrailingZeros64(m)
+			t := bits.TrailingZeros64(m)
+			p := 64*(ph.b0+b) + t
 			if p+1 < len(ph.s) && pairRoles[pairOf(ph.s, p)]&want == 0 {
 				return 0, true
+			}
+			i := ph.index(b, t)
+			if l := &ph.looked[i&7]; l.idx == i {
+				return l.roles, true
 			}
 			return ph.lookup(i, p), true
 		}

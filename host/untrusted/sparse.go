@@ -240,12 +240,15 @@ type phraseState struct {
 	cstarts uint64 // the word starts of block cb not passed yet
 	ccount  int    // the words passed
 
-	// Noted by chunk as it goes, up to the block at hand, when the
-	// chunk has a window or words still needed: the word starts of
-	// each block, and the words before it (from the text's start), so
-	// that the cursor steps over blocks by a compare each.
-	starts [chunkBlocks]uint64
-	counts [chunkBlocks + 1]int
+	// counts[b] is the words before the chunk's block b (from the
+	// text's start), so that the cursor steps over blocks by a compare
+	// each. Noted for counts[:counted+1] only: every block when the
+	// chunk's words are counted (countAll), else only as far as an
+	// index was wanted (countTo: an open window's anchor or a neighbour
+	// looked up), and every block when words are still needed at the
+	// chunk's end. So the blocks of every word run gives are noted.
+	counts  [chunkBlocks + 1]int
+	counted int
 
 	// The words looked up when their windows were noted (the anchors
 	// whose windows opened, and the words next to an anchor that
@@ -294,22 +297,31 @@ func (ph *phraseState) chunk(b0 int, letter, anchor []uint64, words int, anchore
 		ph.remember()
 		return
 	}
-	// First the blocks' word starts and counts, and the anchor bits at
-	// word starts (anchor is the filter's at every letter), in a loop
-	// with no call, so that its state stays in registers; then the
-	// anchors.
-	count, prevTop := ph.count, ph.prevTop
-	ph.counts[0] = count
+	// The anchors at word starts (anchor is the filter's at every
+	// letter), a block at a time. A window's words are noted by their
+	// indexes, but most anchors open none (window looks at the words
+	// next to one by the blocks' word starts): an anchor's index is
+	// counted only when its window opens (countTo), and a chunk whose
+	// words the vector pass counted is counted no further than its
+	// last open window (most of its blocks when it has none). A chunk
+	// whose words the vector pass did not count (its specials may have
+	// changed its letters) has every block's words counted, in a loop
+	// with no call that takes out the anchor bits at no word start too
+	// (countAll; the same loop over a part of the blocks costs about as
+	// much a block: an instruction or two fewer than the popcount's
+	// feature check and the loop's own under GOAMD64=v1).
+	ph.counts[0], ph.counted = ph.count, 0
 	letter = letter[:len(anchor)]
-	noteStarts, noteCounts := ph.starts[:len(anchor)], ph.counts[1:len(anchor)+1]
-	for b, l := range letter {
-		starts := l &^ (l<<1 | prevTop)
-		prevTop = l >> 63
-		count += bits.OnesCount64(starts)
-		noteStarts[b], noteCounts[b] = starts, count
-		anchor[b] &= starts
+	if words < 0 {
+		ph.countAll(anchor)
 	}
 	for b, m := range anchor {
+		if m == 0 {
+			continue
+		}
+		if words >= 0 {
+			m &= ph.startsOf(b)
+		}
 		for ; m != 0; m &= m - 1 {
 			j := bits.TrailingZeros64(m)
 			p := 64*(b0+b) + j
@@ -321,11 +333,13 @@ func (ph *phraseState) chunk(b0 int, letter, anchor []uint64, words int, anchore
 			if r&anchorRoles == 0 {
 				continue
 			}
-			idx := ph.counts[b] + bits.OnesCount64(noteStarts[b]&(1<<j-1)) + 1
-			back, fwd := ph.window(b, j, idx, r)
+			starts := ph.startsOf(b)
+			back, fwd := ph.window(b, j, starts, r)
 			if back < 0 {
 				continue // no rule it serves can fire (window)
 			}
+			ph.countTo(b + 1)
+			idx := ph.counts[b] + bits.OnesCount64(starts&(1<<j-1)) + 1
 			ph.keep(idx - maxBack)
 			// After keep: the word in its slot (idx-8) was given.
 			ph.looked[idx&7] = lookedUp{idx: idx, end: end, roles: r}
@@ -333,45 +347,117 @@ func (ph *phraseState) chunk(b0 int, letter, anchor []uint64, words int, anchore
 			ph.need |= (1<<(fwd+idx-lo+1) - 1) << (lo - ph.base)
 		}
 	}
-	ph.count, ph.prevTop = count, prevTop
+	// The chunk's words; every block's noted when keep may give some
+	// of them (run).
+	if words >= 0 {
+		ph.count = ph.before + words
+		if ph.need != 0 {
+			ph.countTo(len(letter))
+		}
+	} else {
+		ph.count = ph.counts[len(letter)]
+	}
+	ph.prevTop = letter[len(letter)-1] >> 63
 	// An anchor of a later chunk is word count+1 at the earliest.
 	ph.keep(ph.count + 1 - maxBack)
 	ph.remember()
 }
 
-// aiBefore reports whether one of the 4 words before word idx, which
-// starts at bit j of the chunk's block b, may be an AI name (mayBeAI):
-// whether a modal's window reaches back 4 words (window). Those words
-// are in the chunk at or before block b, or among the last before it
-// (ring).
-func (ph *phraseState) aiBefore(b, j, idx int) bool {
-	m := ph.starts[b] & (1<<j - 1) // the word starts before idx's in b
-	for i := idx - 1; i >= idx-4 && i >= 1; i-- {
-		var p int
-		if i <= ph.before {
-			p = ph.ring[i&7]
-		} else {
-			for m == 0 { // word i is in an earlier block of the chunk
-				b--
-				m = ph.starts[b]
+// startsOf is the word starts of the chunk's block b.
+func (ph *phraseState) startsOf(b int) uint64 {
+	letter := ph.letter
+	l, top := letter[b], ph.topIn
+	if b > 0 {
+		top = letter[b-1] >> 63
+	}
+	return l &^ (l<<1 | top)
+}
+
+// countTo notes in counts the words before each of the chunk's blocks
+// up to block b, from the last noted.
+func (ph *phraseState) countTo(b int) {
+	c := ph.counted
+	if c >= b {
+		return
+	}
+	n, top := ph.counts[c], ph.topIn
+	if c > 0 {
+		top = ph.letter[c-1] >> 63
+	}
+	letter := ph.letter[c:b]
+	counts := ph.counts[c+1 : b+1]
+	counts = counts[:len(letter)]
+	for i, l := range letter {
+		n += bits.OnesCount64(l &^ (l<<1 | top))
+		top = l >> 63
+		counts[i] = n
+	}
+	ph.counted = b
+}
+
+// countAll notes in counts the words before each of the chunk's blocks
+// and takes out of anchor its bits at no word start.
+func (ph *phraseState) countAll(anchor []uint64) {
+	n, top := ph.counts[0], ph.topIn
+	letter := ph.letter[:len(anchor)]
+	counts := ph.counts[1 : len(letter)+1]
+	for b, l := range letter {
+		starts := l &^ (l<<1 | top)
+		top = l >> 63
+		n += bits.OnesCount64(starts)
+		counts[b] = n
+		anchor[b] &= starts
+	}
+	ph.counted = len(letter)
+}
+
+// aiBefore reports whether one of the 4 words before the anchor at bit
+// j of the chunk's block b (starts, that block's word starts) may be an
+// AI name (mayBeAI): whether a modal's window reaches back 4 words
+// (window). Those words are in the chunk at or before block b, found by
+// the blocks' word starts, or among the last before it (ring). Each is
+// tested by its first two letters first (aiPairs: no end needed; s[p+1]
+// is before the anchor), which few words of prose pass.
+func (ph *phraseState) aiBefore(b, j int, starts uint64) bool {
+	m := starts & (1<<j - 1) // the word starts before the anchor's in b
+	for k := 4; k > 0; k-- {
+		for m == 0 { // in an earlier block of the chunk, or before it
+			if b == 0 {
+				for i := ph.before; i > ph.before-k && i >= 1; i-- {
+					p := ph.ring[i&7]
+					if pr := pairOf(ph.s, p); aiPairs[pr>>6]&(1<<(pr&63)) != 0 && ph.mayBeAIAt(p) {
+						return true
+					}
+				}
+				return false
 			}
-			t := 63 - bits.LeadingZeros64(m)
-			m &^= 1 << t
-			p = 64*(ph.b0+b) + t
+			b--
+			m = ph.startsOf(b)
 		}
-		// The pair first (no end needed; s[p+1] is before the modal).
-		if k := pairOf(ph.s, p); aiPairs[k>>6]&(1<<(k&63)) == 0 {
-			continue
-		}
-		end, in := ph.endIn(p)
-		if !in {
-			end = ph.endPast(p)
-		}
-		if mayBeAI(ph.s, p, end) {
+		t := 63 - bits.LeadingZeros64(m)
+		m &^= 1 << t
+		p := 64*(ph.b0+b) + t
+		if pr := pairOf(ph.s, p); aiPairs[pr>>6]&(1<<(pr&63)) != 0 && ph.mayBeAIAt(p) {
 			return true
 		}
 	}
 	return false
+}
+
+// mayBeAIAt is mayBeAI of the word that starts at p.
+func (ph *phraseState) mayBeAIAt(p int) bool {
+	end, in := ph.endIn(p)
+	if !in {
+		end = ph.endPast(p)
+	}
+	return mayBeAI(ph.s, p, end)
+}
+
+// index is the index of the word that starts at bit t of the chunk's
+// block b (counting the blocks' words up to it: countTo).
+func (ph *phraseState) index(b, t int) int {
+	ph.countTo(b + 1)
+	return ph.counts[b] + bits.OnesCount64(ph.startsOf(b)&(1<<t-1)) + 1
 }
 
 // keep gives the needed words before word k, in order, and moves base
@@ -441,7 +527,7 @@ func (ph *phraseState) run(lo, hi int) {
 			if b == len(after) {
 				break // past the text's last word
 			}
-			cb, cstarts, ccount = b, ph.starts[b], ph.counts[b]
+			cb, cstarts, ccount = b, ph.startsOf(b), ph.counts[b]
 		}
 		for ; ccount+1 < idx; ccount++ {
 			cstarts &= cstarts - 1
