@@ -419,29 +419,40 @@ func (ph *phraseState) countAll(anchor []uint64) {
 // tested by its first two letters first (aiPairs: no end needed; s[p+1]
 // is before the anchor), which few words of prose pass.
 func (ph *phraseState) aiBefore(b, j int, starts uint64) bool {
-	m := starts & (1<<j - 1) // the word starts before the anchor's in b
+	s, at := ph.s, 64*(ph.b0+b) // the text, and where block b starts
+	m := starts & (1<<j - 1)    // the word starts before the anchor's in b
 	for k := 4; k > 0; k-- {
 		for m == 0 { // in an earlier block of the chunk, or before it
 			if b == 0 {
-				for i := ph.before; i > ph.before-k && i >= 1; i-- {
-					p := ph.ring[i&7]
-					if pr := pairOf(ph.s, p); aiPairs[pr>>6]&(1<<(pr&63)) != 0 && ph.mayBeAIAt(p) {
-						return true
-					}
-				}
-				return false
+				return ph.aiInRing(k)
 			}
-			b--
+			b, at = b-1, at-64
 			m = ph.startsOf(b)
 		}
 		t := 63 - bits.LeadingZeros64(m)
 		m &^= 1 << t
-		p := 64*(ph.b0+b) + t
-		if pr := pairOf(ph.s, p); aiPairs[pr>>6]&(1<<(pr&63)) != 0 && ph.mayBeAIAt(p) {
+		if p := at + t; aiPair(s, p) && ph.mayBeAIAt(p) {
 			return true
 		}
 	}
 	return false
+}
+
+// aiInRing is aiBefore of the last k words before the chunk.
+func (ph *phraseState) aiInRing(k int) bool {
+	for i := ph.before; i > ph.before-k && i >= 1; i-- {
+		if p := ph.ring[i&7]; aiPair(ph.s, p) && ph.mayBeAIAt(p) {
+			return true
+		}
+	}
+	return false
+}
+
+// aiPair reports whether the word that starts at p, before an anchor,
+// has an AI name's first two letters (aiPairs).
+func aiPair(s string, p int) bool {
+	pr := pairOf(s, p)
+	return aiPairs[pr>>6]&(1<<(pr&63)) != 0
 }
 
 // mayBeAIAt is mayBeAI of the word that starts at p.
