@@ -322,11 +322,14 @@ func (ph *phraseState) chunk(b0 int, letter, anchor []uint64, words int, anchore
 		if words >= 0 {
 			m &= ph.startsOf(b)
 		}
+		at, l := 64*(b0+b), letter[b]
 		for ; m != 0; m &= m - 1 {
 			j := bits.TrailingZeros64(m)
-			p := 64*(b0+b) + j
-			end, in := ph.endIn(p)
-			if !in {
+			p := at + j
+			// The word's end by its block's letters (endIn's, with
+			// the block known), or past the block (endPast).
+			end := p + bits.TrailingZeros64(^(l >> j))
+			if end-at == 64 {
 				end = ph.endPast(p)
 			}
 			r := anchorLookup(ph.s, p, end)
