@@ -504,15 +504,16 @@ func (ph *phraseState) keep(k int) {
 // remember notes in ring the starts of the chunk's last words, up to
 // maxBack of them (the ring's older ones stay when the chunk has fewer).
 func (ph *phraseState) remember() {
-	idx := ph.count
-	for b := len(ph.letter) - 1; b >= 0 && idx > ph.before && idx > ph.count-maxBack; b-- {
+	idx, last := ph.count, ph.count-maxBack // the ring's words: last+1 ..
+	for b := len(ph.letter) - 1; b >= 0 && idx > ph.before && idx > last; b-- {
 		top := ph.topIn
 		if b > 0 {
 			top = ph.letter[b-1] >> 63
 		}
-		for st := ph.letter[b] &^ (ph.letter[b]<<1 | top); st != 0 && idx > ph.count-maxBack; idx-- {
+		at, l := 64*(ph.b0+b), ph.letter[b]
+		for st := l &^ (l<<1 | top); st != 0 && idx > last; idx-- {
 			j := 63 - bits.LeadingZeros64(st)
-			ph.ring[idx&7] = 64*(ph.b0+b) + j
+			ph.ring[idx&7] = at + j
 			st &^= 1 << j
 		}
 	}
