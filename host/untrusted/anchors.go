@@ -302,7 +302,25 @@ var anchorVocab, anchorMul = func() (t [1 << anchorBits]anchorEntry, mul uint64)
 			anchors = append(anchors, anchorEntry{lo: lo, hi: hi, roles: r, n: int32(len(w))})
 		}
 	}
-	for mul = anchorMulSeed; ; mul = (mul*0x5851F42D4C957F2D + 0x14057B7EF767814F) | 1 {
+	return placeAnchors(anchors, anchorMulSeed)
+}()
+
+// placeAnchors is the anchors' table and the first multiplier from seed
+// (then odd ones of a linear congruential sequence) that puts each anchor
+// in a slot of its own.
+func placeAnchors(anchors []anchorEntry, seed uint64) (t [1 << anchorBits]anchorEntry, mul uint64) {
+	// Two anchors alike in their first eight letters and length share
+	// every slot: no multiplier would part them, and the search would
+	// never end (TestPlaceAnchorsRefusesTwins).
+	seen := map[[2]uint64]bool{}
+	for _, a := range anchors {
+		k := [2]uint64{a.lo, uint64(a.n)}
+		if seen[k] {
+			panic("untrusted: two anchors alike in their first eight letters and length")
+		}
+		seen[k] = true
+	}
+	for mul = seed; ; mul = (mul*0x5851F42D4C957F2D + 0x14057B7EF767814F) | 1 {
 		t = [1 << anchorBits]anchorEntry{}
 		placed := true
 		for _, a := range anchors {
@@ -317,7 +335,7 @@ var anchorVocab, anchorMul = func() (t [1 << anchorBits]anchorEntry, mul uint64)
 			return t, mul
 		}
 	}
-}()
+}
 
 const (
 	anchorMulSeed = 0x598aa597e02f6a81

@@ -1,6 +1,7 @@
 package untrusted
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -158,4 +159,24 @@ func TestAnchorLookupIsLookup(t *testing.T) {
 		"require", "toolhost", "instructionz", "instructionsz", "disregarded", "immediatelz", "zimmediately"} {
 		check(w)
 	}
+}
+
+// TestPlaceAnchorsRefusesTwins: two anchors alike in their first eight
+// letters and length (a vocabulary word added later, say) would share every
+// slot, and the multiplier search would never end: the table refuses them
+// at once, by name (anchorLookup tells apart words longer than eight
+// letters by their last eight, but slots them by their first eight).
+func TestPlaceAnchorsRefusesTwins(t *testing.T) {
+	entry := func(w string) anchorEntry {
+		lo, hi := packWord(w, 0, len(w))
+		return anchorEntry{lo: lo, hi: hi, roles: rInstr, n: int32(len(w))}
+	}
+	defer func() {
+		if r := recover(); r == nil {
+			t.Fatal("two anchors alike in their first eight letters and length were placed")
+		} else if !strings.Contains(fmt.Sprint(r), "alike in their first eight letters") {
+			t.Fatalf("panic %v, want it to say why", r)
+		}
+	}()
+	placeAnchors([]anchorEntry{entry("directives"), entry("directivez")}, anchorMulSeed)
 }
