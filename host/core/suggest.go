@@ -3,9 +3,9 @@ package core
 import (
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	"demiurge.dev/catalog"
+	"demiurge.dev/shared/textclip"
 )
 
 // unknownMsg says that name is not one of valid, suggesting the nearest
@@ -23,13 +23,4 @@ func unknownMsg(what, name, label string, valid []string) string {
 const clipLen = 80
 
 // clip shortens s to clipLen bytes, on a rune boundary, marking the cut.
-func clip(s string) string {
-	if len(s) <= clipLen {
-		return s
-	}
-	cut := clipLen
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
-}
+func clip(s string) string { return textclip.Clip(s, clipLen) }

@@ -1,6 +1,6 @@
 package egress
 
-import "unicode/utf8"
+import "demiurge.dev/shared/textclip"
 
 // What a proxy keeps of its connections for the call's audit (a
 // command's proxy; a plugin's keeps nothing, Config.Unkept) is bounded,
@@ -77,13 +77,4 @@ func clipEvent(ev Event) Event {
 	return ev
 }
 
-func clip(s string) string {
-	if len(s) <= maxEventString {
-		return s
-	}
-	cut := maxEventString
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
-}
+func clip(s string) string { return textclip.Clip(s, maxEventString) }

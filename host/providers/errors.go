@@ -6,7 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"unicode/utf8"
+
+	"demiurge.dev/shared/textclip"
 )
 
 // Error is a failed model step. Its text names the provider and what
@@ -97,14 +98,7 @@ func scrub(text, key string) string {
 	if key != "" {
 		text = strings.ReplaceAll(text, key, "[REDACTED]")
 	}
-	if len(text) > maxQuoted {
-		cut := maxQuoted
-		for cut > 0 && !utf8.RuneStart(text[cut]) {
-			cut--
-		}
-		text = text[:cut] + "…"
-	}
-	return text
+	return textclip.Clip(text, maxQuoted)
 }
 
 // contextFailure is the failure of a step whose context ended.

@@ -3,7 +3,8 @@ package manifest
 import (
 	"fmt"
 	"strconv"
-	"unicode/utf8"
+
+	"demiurge.dev/shared/textclip"
 )
 
 // Error is every error the parser and discovery return. It names the file,
@@ -40,16 +41,7 @@ func (e *Error) Unwrap() error { return e.Err }
 // clipLen bounds the user text quoted in one message.
 const clipLen = 80
 
-func clip(s string) string {
-	if len(s) <= clipLen {
-		return s
-	}
-	cut := clipLen
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
-}
+func clip(s string) string { return textclip.Clip(s, clipLen) }
 
 // suggest returns the valid name nearest to name (edit distance at most 2),
 // or "".
