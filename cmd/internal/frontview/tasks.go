@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"demiurge.dev/host/egress"
 	"demiurge.dev/host/runtime"
 	"demiurge.dev/host/termtext"
 )
@@ -142,17 +143,7 @@ type taskConnection struct {
 	Kind    string `json:"kind"`
 	// Folded (kind "folded", the last entry) sums the connections past
 	// those the proxy kept in full (egress.Folded).
-	Folded *struct {
-		Count int   `json:"count"`
-		Sent  int64 `json:"bytes_sent"`
-		Recv  int64 `json:"bytes_received"`
-		Hosts []struct {
-			Host  string `json:"host"`
-			Port  int    `json:"port"`
-			Count int    `json:"count"`
-		} `json:"hosts"`
-		Others int `json:"other_hosts_connections"`
-	} `json:"folded"`
+	Folded *egress.Folded `json:"folded"`
 }
 
 // taskNetwork adds a task's connections to `tasks show`: one line
