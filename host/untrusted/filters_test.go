@@ -108,6 +108,41 @@ func TestMayOpenMarkupQuickPassesMayOpenMarkup(t *testing.T) {
 	}
 }
 
+// TestNewlineSpecialOnlyBeforeNewline: a '\n' is a special byte only
+// before another '\n' (specialAt; the AVX2 kernel drops the others by
+// a compare with the bytes one on): every markup it opens starts
+// "\n\n", though mayOpenMarkupQuick, which takes bytes by their low
+// five bits, passes "\nJa" as "\n\na". Every second and third byte;
+// the kernels are held to specialAt by TestVectorMasks. A line end of
+// prose is no special byte, a paragraph break before a role's letter is.
+func TestNewlineSpecialOnlyBeforeNewline(t *testing.T) {
+	for d := 0; d < 256; d++ {
+		for e := 0; e < 256; e++ {
+			s := string([]byte{'\n', byte(d), byte(e)})
+			want := d == '\n' && mayOpenMarkupQuick(s, 0)
+			if got := specialAt(s, 0); got != want {
+				t.Fatalf("%q: specialAt %v, want %v", s, got, want)
+			}
+			if d == '\n' && mayOpenMarkup(s, 0) && !specialAt(s, 0) {
+				t.Fatalf("%q: mayOpenMarkup passes it, specialAt not", s)
+			}
+		}
+	}
+	for _, s := range []string{"\nJa", "\njs", "\n*h", "\n\xcas", "\nthe"} {
+		if !mayOpenMarkupQuick(s, 0) && s[1] != 't' {
+			t.Errorf("%q: mayOpenMarkupQuick no longer passes it (an alias of \"\\n\\n\" the test wants)", s)
+		}
+		if specialAt(s, 0) {
+			t.Errorf("%q: a special byte", s)
+		}
+	}
+	for _, s := range []string{"\n\nHuman:", "\n\nassistant", "\n\nSystem"} {
+		if !specialAt(s, 0) {
+			t.Errorf("%q: no special byte", s)
+		}
+	}
+}
+
 // TestAnchorLookupIsLookup: the anchor loop of phraseState.chunk looks
 // its candidates up by anchorLookup, which must be lookup for every
 // anchor and 0 for every other word: each vocabulary word in any case,

@@ -27,7 +27,10 @@ import (
 //     markup byte only where its three bytes may open markup
 //     (mayOpenMarkupQuick), looked up for the markup bytes alone, one by
 //     one: ordinary text has a markup byte every hundred bytes or so,
-//     Markdown one or two a block.
+//     Markdown one or two a block. Most of them are line ends, and a
+//     '\n' is markup only before another (specialAt): the markup bytes
+//     are compared as max(x, 0x20) where the byte after differs from x,
+//     which only a '\n' (0x0A) of them is below (masks, below).
 //
 // The slots k places on, for the anchor tables, come from the slot
 // vector and the next one's (VPERM2I128, then VPALIGNR per place).
@@ -72,11 +75,16 @@ func avx2Masks(s string, from int, letter, special, anchor []uint64, sum *chunkS
 		return ^acc.Equal(zeroU).ToBits()
 	}
 	// masks makes the masks of the 32 bytes x but the anchor filter and
-	// the letters: lead bytes and markup bytes (not yet checked for the
-	// byte after).
-	masks := func(x archsimd.Uint8x32) (lead, markup uint32) {
+	// the letters: lead bytes and markup bytes, a '\n' only before
+	// another (the 32 bytes one on are xn; the other markup bytes are not
+	// yet checked for the bytes after). A byte is compared with the
+	// markup byte of its low half at least 0x20 where the byte after is
+	// not the same byte: a '\n' (0x0A) then differs, the other markup
+	// bytes are 0x20 or more and no byte of byLowHalf[0] is 0x20.
+	masks := func(x, xn archsimd.Uint8x32) (lead, markup uint32) {
 		low := x.And(nib).AsInt8x32()
-		markup = x.Equal(markupAt.PermuteOrZeroGrouped(low)).ToBits()
+		gated := x.Max(fold.AndNot(x.Equal(xn).ToInt8x32().AsUint8x32()))
+		markup = gated.Equal(markupAt.PermuteOrZeroGrouped(low)).ToBits()
 		lead = x.Equal(leadAt.PermuteOrZeroGrouped(low)).ToBits()
 		return lead, markup
 	}
@@ -89,10 +97,10 @@ func avx2Masks(s string, from int, letter, special, anchor []uint64, sum *chunkS
 		x1, x2 := load(i+32), load(i+64)
 		v1, l1 := slots(x1)
 		a0 := anchors(v0, v1)
-		lead0, mk0 := masks(x0)
+		lead0, mk0 := masks(x0, load(i+1))
 		v2, l2 := slots(x2)
 		a1 := anchors(v1, v2)
-		lead1, mk1 := masks(x1)
+		lead1, mk1 := masks(x1, load(i+33))
 		// The boundary's first byte: whether it is in the chunk, not
 		// where (a bit mask a block was 30 µs a MiB of this function's
 		// 265).

@@ -70,14 +70,19 @@
 	VPAND   Y4, Y3, Y3; \
 	NONZERO(Y3, r)
 
-// MARKS(x, lead, mk): the lead bytes of invisible characters and the
-// markup bytes among the 32 bytes x, each looked up by its low four
-// bits (byLowHalf) and compared; also seen |= the bytes equal to first.
-#define MARKS(x, lead, mk) \
+// MARKS(x, nx, lead, mk): the lead bytes of invisible characters and
+// the markup bytes among the 32 bytes x, each looked up by its low four
+// bits (byLowHalf) and compared, a markup byte as max(x, 0x20) where the
+// byte after (nx, the 32 bytes one on) is not x's: so a '\n' (0x0A)
+// only before another; also seen |= the bytes equal to first.
+#define MARKS(x, nx, lead, mk) \
 	VPAND   nib<>(SB), x, Y0; \
+	VPCMPEQB nx, x, Y4; \
+	VPANDN  fold<>(SB), Y4, Y4; \
+	VPMAXUB x, Y4, Y4; \
 	VMOVDQU ·byLowHalf+0(SB), Y3; \
 	VPSHUFB Y0, Y3, Y3; \
-	VPCMPEQB x, Y3, Y3; \
+	VPCMPEQB Y4, Y3, Y3; \
 	VPMOVMSKB Y3, mk; \
 	VMOVDQU ·byLowHalf+32(SB), Y4; \
 	VPSHUFB Y0, Y4, Y4; \
@@ -103,13 +108,10 @@ loop: \
 	IMUL3L  $0x45D9F3B, R14, R14; \
 	SHRL    $20, R14; \
 	MOVBQSX (R12)(R14*1), R14; \
-	MOVQ    mk, DI; \
-	NEGQ    DI; \
-	ANDQ    mk, DI; \
+	BLSIQ   mk, DI; \
 	ANDQ    R14, DI; \
 	ORQ     DI, sp; \
-	LEAQ    -1(mk), DI; \
-	ANDQ    DI, mk; \
+	BLSRQ   mk, mk; \
 	JNZ     loop; \
 done:
 
@@ -179,7 +181,7 @@ loop:
 	ORQ     AX, R13
 
 	// The first 32 bytes' lead and markup bytes (lead AX, markup CX).
-	MARKS(Y6, AX, CX)
+	MARKS(Y6, 1(SI), AX, CX)
 
 	// The next block's first 32 bytes and their slots (carried), the
 	// second 32 bytes' anchors with them.
@@ -194,7 +196,7 @@ loop:
 
 	// The second 32 bytes' lead and markup bytes, with the first's;
 	// the block's special bytes.
-	MARKS(Y1, DI, R14)
+	MARKS(Y1, 33(SI), DI, R14)
 	SHLQ    $32, DI
 	ORQ     DI, AX
 	SHLQ    $32, R14

@@ -9,9 +9,10 @@ import (
 )
 
 // haveAVX2Asm: the AVX2 kernel in assembly (masks_avx2_amd64.s) runs
-// here. Every AVX2 CPU has POPCNT, but the kernel uses it without the
-// check the compiler puts before bits.OnesCount64, so it asks.
-var haveAVX2Asm = haveAVX2 && cpu.X86.HasPOPCNT
+// here. Every AVX2 CPU has POPCNT and BMI1 (Intel since Haswell, AMD
+// since Excavator), but the kernel uses them without the check the
+// compiler puts before bits.OnesCount64, so it asks.
+var haveAVX2Asm = haveAVX2 && cpu.X86.HasPOPCNT && cpu.X86.HasBMI1
 
 // avx2MasksAsm is avx2Masks (masks_avx2.go, the reference: same
 // tables, same steps, same bits) written in assembly, where the Go
