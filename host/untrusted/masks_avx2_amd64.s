@@ -20,7 +20,7 @@
 //	c7f below; first, the boundary's byte broadcast, in the frame),
 //	as are byLowHalf's two tables, loaded when used.
 //
-//	SI  the block's bytes      BX  the block's index b
+//	SI  the block's bytes      BX  the block's index b, less n
 //	R8, R9, R10  letter, special, anchor
 //	R11 last (the top letter bit)  R13 anchored  R12 markupQuick
 //	DX  the carried letters of the next block's first 32 bytes, then
@@ -97,9 +97,9 @@
 // they are inside s, the next block is) go into sp. One by one, with
 // no branch but the loop's: about one a block. One loop a block, not
 // one a half: a half's loop ends at a count (0 or 1, mostly) the branch
-// predictor cannot tell.
+// predictor cannot tell. The flags are mk's, as the OR that made it
+// left them.
 #define MARKUPQ(sp, mk, loop, done) \
-	TESTQ   mk, mk; \
 	JZ      done; \
 loop: \
 	BSFQ    mk, DI; \
@@ -117,10 +117,17 @@ done:
 
 // func avx2Blocks(p *byte, n int, letter, special, anchor *uint64, sum *chunkSum, quick *[4096]uint8)
 TEXT ·avx2Blocks(SB), NOSPLIT, $48-56
+	// BX counts the blocks from -n up to 0, the masks' pointers at
+	// their ends (one add and a branch a block).
 	MOVQ    p+0(FP), SI
+	MOVQ    n+8(FP), BX
 	MOVQ    letter+16(FP), R8
+	LEAQ    (R8)(BX*8), R8
 	MOVQ    special+24(FP), R9
+	LEAQ    (R9)(BX*8), R9
 	MOVQ    anchor+32(FP), R10
+	LEAQ    (R10)(BX*8), R10
+	NEGQ    BX
 	MOVQ    sum+40(FP), AX
 	MOVQ    quick+48(FP), R12
 	MOVQ    chunkSum_top(AX), R11
@@ -146,7 +153,6 @@ TEXT ·avx2Blocks(SB), NOSPLIT, $48-56
 	VMOVDQU (SI), Y6
 	SLOTS(Y6, Y7)
 	NONZERO(Y7, DX)
-	XORQ    BX, BX
 
 loop:
 	// The line 32 blocks on, asked for now: with the hardware
@@ -165,10 +171,8 @@ loop:
 	SHLQ    $32, AX
 	ORQ     DX, AX
 	MOVQ    AX, (R8)(BX*8)
-	LEAQ    (AX)(AX*1), DX
-	ORQ     R11, DX
-	NOTQ    DX
-	ANDQ    AX, DX
+	LEAQ    (R11)(AX*2), DX
+	ANDNQ   AX, DX, DX
 	MOVQ    AX, R11
 	SHRQ    $63, R11
 	POPCNTQ DX, CX
@@ -207,8 +211,7 @@ loop:
 
 	ADDQ    $64, SI
 	INCQ    BX
-	CMPQ    BX, n+8(FP)
-	JLT     loop
+	JNZ     loop
 
 	MOVQ    sum+40(FP), AX
 	MOVQ    R11, chunkSum_top(AX)
