@@ -386,40 +386,53 @@ func ahead(w *words, idx int) int {
 	return 0
 }
 
-// The anchor filter looks at the six bytes from a word start: each byte
-// maps, by a table per position, to the set of eight buckets of anchor
-// words it fits there; a word may be an anchor when a bucket fits all
-// six. The buckets of the three-, four- and five-letter anchors also
-// require the byte after the word to be no letter. Every anchor passes;
-// other words pass rarely ("that" failed once "show" had a bucket of its
-// own). A byte's entry is its slot's (letterSlot: two letters to most
-// slots, any other byte slot 0): with AVX2 one lookup is a 16-entry
-// shuffle (VPSHUFB) by the slot; with AVX-512 VBMI one byte permute
-// (VPERMB) by filterIndex (a letter of either case by its place in the
-// alphabet, any other byte by one of a few entries), of a 64-entry
-// table with each slot's entry at its indexes (anchorTable).
-const filterLen = 6
+// The anchor filter looks at five bytes from a word start, the first,
+// second, third, fifth and sixth (filterPos): each byte maps, by a table
+// per position, to the set of eight buckets of anchor words it fits
+// there; a word may be an anchor when a bucket fits all five. The
+// buckets whose words are all of one length n, 4 or 5, also require the
+// byte n places on, after the word, to be no letter. Every anchor passes
+// (TestAnchorFilterPassesEveryAnchor); other words pass rarely. A byte's
+// entry is its slot's (letterSlot: two letters to most slots, any other
+// byte slot 0): with AVX2 one lookup is a 16-entry shuffle (VPSHUFB) by
+// the slot; with AVX-512 VBMI one byte permute (VPERMB) by filterIndex
+// (a letter of either case by its place in the alphabet, any other byte
+// by one of a few entries), of a 64-entry table with each slot's entry
+// at its indexes (anchorTable).
+//
+// Which positions, which anchors share a bucket (anchorBuckets) and
+// which letters a slot (letterSlot) were chosen together by a search
+// (stop 58) for the fewest word starts that pass, over this
+// repository's docs but architecture.md, its BENCHMARKS.md and README,
+// the Go spec and the fixture's page, against the six bytes from the
+// word start and buckets by length before. On texts it did not see, a
+// MiB each: the prose page 3,600 candidates against 4,510 (1,928 of them
+// anchors), architecture.md 3,352 against 4,423, npm READMEs 6,198
+// against 7,847, and the fixture's page none, as before; each position
+// fewer is three vector instructions fewer per 32 bytes. The fourth
+// byte is the one left out: no five positions without the sixth byte
+// keep the fixture's page at none ("guide" is the start of
+// "guidelines"), and of those with it, leaving out the fourth let
+// through the fewest. Four positions let through 4,115 of the prose
+// page but 10,485 of the fixture's.
+const filterLen = 5
 
-// anchorBucket is the bucket of an anchor word, and whether the bucket
-// holds words of that length only (the byte after them is checked).
-func anchorBucket(w string) (b int, exact bool) {
-	switch n := len(w); {
-	case n == 3 && w == "now":
-		return 1, true
-	case n == 3:
-		return 0, true
-	case n == 4 && w == "show":
-		return 3, true
-	case n == 4:
-		return 2, true
-	case n == 5:
-		return 4, true
-	case n == 6:
-		return 5, false
-	case n <= 9:
-		return 6, false
-	}
-	return 7, false
+// filterPos is the places from a word start of the bytes the anchor
+// filter looks at (masks_avx2_amd64.s's ANCHORS and avx2Masks' anchors
+// shift by the same, written out).
+var filterPos = [filterLen]int{0, 1, 2, 4, 5}
+
+// anchorBuckets is the anchors of each bucket of the filter (the
+// search's: see above).
+var anchorBuckets = [8][]string{
+	{"dear", "hey", "need", "needs"},
+	{"alert", "always", "immediately", "now", "you"},
+	{"ignore", "ignoring", "mention", "mentioning", "tell", "telling"},
+	{"mode", "must", "note", "show"},
+	{"guardrails", "inform", "informing", "instructed", "instruction", "instructions", "programming", "prompt", "prompts", "should"},
+	{"directions", "directives", "first", "shall"},
+	{"anything", "attention", "forget", "guidelines", "neglect", "notify", "notifying", "required"},
+	{"bypass", "disregard", "disregarding", "override", "please", "rules"},
 }
 
 // filterIndex is the anchor tables' index of a byte c: (c|0x20)-0x60,
@@ -431,20 +444,11 @@ func filterIndex(c byte) byte { return min((c|0x20)-0x60, 63) }
 // (1 to 26: a to z) in the anchor tables; every other byte has slot 0.
 // The tables are of 16 slots, two letters to most, so that a lookup is
 // one 16-entry shuffle (VPSHUFB) with AVX2 (masks_avx2.go): a table's
-// entry for a slot is the buckets either letter fits there. Which letters share a
-// slot was chosen by a search (stop 54) over the word starts of the Go
-// spec and memory model, its LICENSE, the benign corpus and the two
-// benchmark pages, for the fewest that pass the filter: on those the
-// same as with a slot a letter (the fixture page none, benchPage 14463,
-// the spec 973 against 953); on texts it did not see, 3 to 6% more (this
-// repository's architecture.md 855 against 804 of 33111 word starts,
-// BENCHMARKS.md 1541 against 1485 of 49395, Go's godebug.md 110
-// against 107 of 3872). With the pairs that the low four bits of the
-// letter's index make, a slot's two letters were as often unrelated and
-// the fixture page had a candidate at 12% of its words.
+// entry for a slot is the buckets either letter fits there. Chosen by
+// the search above, with the buckets.
 var letterSlot = [27]uint8{0, // not a letter
-	6, 10, 12, 13, 11, 10, 4, 8, 15, 1, 13, 14, 15, // a to m
-	9, 4, 3, 14, 5, 7, 2, 1, 12, 6, 3, 8, 9} // n to z
+	5, 8, 7, 9, 6, 14, 7, 14, 10, 15, 10, 12, 13, // a to m
+	4, 11, 8, 6, 3, 2, 15, 1, 1, 1, 13, 10, 12} // n to z
 
 // anchorSlotOf is the slot of the byte of filterIndex i.
 func anchorSlotOf(i byte) byte {
@@ -455,9 +459,33 @@ func anchorSlotOf(i byte) byte {
 }
 
 // anchorSlots[k][slot] is the buckets a byte of that slot fits at
-// position k.
+// position k (filterPos[k] bytes from the word start).
 var anchorSlots = func() (t [filterLen][16]uint8) {
-	lens := [8]int{} // the length of an exact bucket's words
+	placed := map[string]bool{}
+	for b, ws := range anchorBuckets {
+		n := len(ws[0]) // the bucket's one length, or -1
+		for _, w := range ws {
+			if len(w) != n {
+				n = -1
+			}
+		}
+		for _, w := range ws {
+			r := vocabulary[w]
+			if r&anchorRoles == 0 || placed[w] {
+				panic("untrusted: " + w + " in anchorBuckets is no anchor or twice")
+			}
+			placed[w] = true
+			for k, p := range filterPos {
+				for c := 0; c < 256; c++ {
+					// A letter of the word; after a word of the bucket's
+					// one length no letter; past a word any byte.
+					if p < len(w) && c == int(w[p]) || p == n && class[c] != clsLetter || p >= len(w) && p != n {
+						t[k][anchorSlotOf(filterIndex(byte(c)))] |= 1 << b
+					}
+				}
+			}
+		}
+	}
 	for w, r := range vocabulary {
 		if r&anchorRoles == 0 {
 			continue
@@ -465,25 +493,8 @@ var anchorSlots = func() (t [filterLen][16]uint8) {
 		if bits.OnesCount32(r&anchorRoles) > 1 {
 			panic("untrusted: a word of two anchor roles") // window's switch
 		}
-		b, exact := anchorBucket(w)
-		if exact {
-			if lens[b] != 0 && lens[b] != len(w) {
-				panic("untrusted: anchor bucket of two lengths")
-			}
-			lens[b] = len(w)
-		}
-		for k := 0; k < filterLen && k < len(w); k++ {
-			t[k][anchorSlotOf(filterIndex(w[k]))] |= 1 << b
-		}
-	}
-	for b, n := range lens {
-		for k := n; n != 0 && k < filterLen; k++ {
-			for c := 0; c < 256; c++ {
-				// The byte after the word is no letter; any byte after.
-				if k > n || class[c] != clsLetter {
-					t[k][anchorSlotOf(filterIndex(byte(c)))] |= 1 << b
-				}
-			}
+		if !placed[w] {
+			panic("untrusted: the anchor " + w + " in no bucket (anchorBuckets)")
 		}
 	}
 	return t
@@ -499,14 +510,15 @@ var anchorTable = func() (t [filterLen][64]uint8) {
 	return t
 }()
 
-// anchorAt reports whether the six bytes of s from i (zero past its end)
-// pass the anchor filter: the scalar form of the vector filter.
+// anchorAt reports whether the bytes of s from i at filterPos (zero
+// past its end) pass the anchor filter: the scalar form of the vector
+// filter.
 func anchorAt(s string, i int) bool {
 	acc := uint8(0xff)
-	for k := 0; k < filterLen; k++ {
+	for k, p := range filterPos {
 		c := byte(0)
-		if i+k < len(s) {
-			c = s[i+k]
+		if i+p < len(s) {
+			c = s[i+p]
 		}
 		acc &= anchorSlots[k][anchorSlotOf(filterIndex(c))]
 	}

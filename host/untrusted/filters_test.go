@@ -215,3 +215,77 @@ func TestPlaceAnchorsRefusesTwins(t *testing.T) {
 	}()
 	placeAnchors([]anchorEntry{entry("directives"), entry("directivez")}, anchorMulSeed)
 }
+
+// TestAnchorFilterPassesEveryAnchor: the sparse scan looks only at the
+// words the anchor filter passes, so every anchor, in any case
+// (foldVariants), must pass it at its start: followed by every byte
+// that is no letter, at the text's end, and, when its bucket does not
+// hold words of one length (anchorBuckets), followed by a letter too;
+// blockMasks must set its bit, and each vector kernel this CPU has
+// (TestVectorMasks holds them to blockMasks) must find it in a block.
+// What it keeps out: the fixture's page has no candidate, nor have its
+// words that begin an anchor ("guide", of "guidelines") or an anchor
+// of a bucket of one length with a letter after it ("notes", "models").
+func TestAnchorFilterPassesEveryAnchor(t *testing.T) {
+	oneLen := map[string]bool{} // the anchors of a bucket of one length
+	for _, ws := range anchorBuckets {
+		same := true
+		for _, w := range ws {
+			same = same && len(w) == len(ws[0])
+		}
+		for _, w := range ws {
+			oneLen[w] = same
+		}
+	}
+	n := 0
+	for w, r := range vocabulary {
+		if r&anchorRoles == 0 {
+			continue
+		}
+		for _, v := range foldVariants(w) {
+			if !anchorAt(v, 0) {
+				t.Errorf("%q at the text's end fails the anchor filter", v)
+			}
+			for c := 0; c < 256; c++ {
+				if class[c] == clsLetter && oneLen[w] {
+					continue
+				}
+				s := v + string([]byte{byte(c)}) + "xyz"
+				if !anchorAt(s, 0) {
+					t.Errorf("%q followed by %#x fails the anchor filter", v, c)
+				}
+				n++
+			}
+			s := " " + v + ". " + strings.Repeat("x ", 64)
+			if _, _, a := blockMasks(s, 0); a&2 == 0 {
+				t.Errorf("blockMasks: no anchor bit at %q", v)
+			}
+			if !haveVector {
+				continue
+			}
+			var letter, special, anchor [2]uint64
+			sum := chunkSum{}
+			if vectorMasks(s, 0, letter[:], special[:], anchor[:], &sum) == 0 || anchor[0]&2 == 0 {
+				t.Errorf("vectorMasks: no anchor bit at %q", v)
+			}
+		}
+	}
+	if n < 40*256 {
+		t.Fatalf("%d spellings", n)
+	}
+	page := fixturePage(1 << 16)
+	for i := 0; i < len(page); i++ {
+		if class[page[i]] == clsLetter && (i == 0 || class[page[i-1]] != clsLetter) && anchorAt(page, i) {
+			j := i
+			for j < len(page) && class[page[j]] == clsLetter {
+				j++
+			}
+			t.Fatalf("the fixture's page: %q passes the anchor filter", page[i:j])
+		}
+	}
+	for _, w := range []string{"guide;", "notes ", "models"} {
+		if anchorAt(w, 0) {
+			t.Errorf("%q passes the anchor filter", w)
+		}
+	}
+}

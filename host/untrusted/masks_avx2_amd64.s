@@ -10,7 +10,8 @@
 //
 // Registers, the whole loop:
 //
-//	Y9-Y14  slotTables[0..5], the anchor filter's tables
+//	Y9-Y13  slotTables[0..4], the anchor filter's tables
+//	Y14     unused
 //	Y2, Y15 slotByIndex[0], [1]: the slots of the indexes 0-15, 16-31
 //	Y8      seen: bytes equal to the boundary's first byte, or'ed
 //	Y6, Y7  the next block's first 32 bytes and their slots (carried)
@@ -47,9 +48,10 @@
 	VPMOVMSKB Y0, r
 
 // ANCHORS(v, w, r): r = the anchor filter of the 32 bytes of slots v,
-// the next 32 bytes' being w: table k looked up by the slots k places
-// on, and'ed. Y0 is v's high lane and w's low, so that VPALIGNR k of it
-// and v is the slots k places on in both lanes.
+// the next 32 bytes' being w: table k looked up by the slots
+// filterPos[k] places on (0, 1, 2, 4, 5), and'ed. Y0 is v's high lane
+// and w's low, so that VPALIGNR p of it and v is the slots p places on
+// in both lanes.
 #define ANCHORS(v, w, r) \
 	VPERM2I128 $0x21, w, v, Y0; \
 	VPSHUFB v, Y9, Y3; \
@@ -59,14 +61,11 @@
 	VPALIGNR $2, v, Y0, Y4; \
 	VPSHUFB Y4, Y11, Y4; \
 	VPAND   Y4, Y3, Y3; \
-	VPALIGNR $3, v, Y0, Y4; \
+	VPALIGNR $4, v, Y0, Y4; \
 	VPSHUFB Y4, Y12, Y4; \
 	VPAND   Y4, Y3, Y3; \
-	VPALIGNR $4, v, Y0, Y4; \
-	VPSHUFB Y4, Y13, Y4; \
-	VPAND   Y4, Y3, Y3; \
 	VPALIGNR $5, v, Y0, Y4; \
-	VPSHUFB Y4, Y14, Y4; \
+	VPSHUFB Y4, Y13, Y4; \
 	VPAND   Y4, Y3, Y3; \
 	NONZERO(Y3, r)
 
@@ -144,7 +143,6 @@ TEXT ·avx2Blocks(SB), NOSPLIT, $48-56
 	VMOVDQU ·slotTables+64(SB), Y11
 	VMOVDQU ·slotTables+96(SB), Y12
 	VMOVDQU ·slotTables+128(SB), Y13
-	VMOVDQU ·slotTables+160(SB), Y14
 	VMOVDQU ·slotByIndex+0(SB), Y2
 	VMOVDQU ·slotByIndex+32(SB), Y15
 	VPXOR   Y8, Y8, Y8

@@ -65,8 +65,8 @@ func vbmiMasks(s string, from int, letter, special, anchor []uint64, sum *chunkS
 	}
 	table := func(k int) archsimd.Uint8x64 { return archsimd.LoadUint8x64(&anchorTable[k]) }
 	shift := func(k int) archsimd.Uint8x64 { return archsimd.LoadUint8x64(&shiftIndex[k]) }
-	t0, t1, t2, t3, t4, t5 := table(0), table(1), table(2), table(3), table(4), table(5)
-	s1, s2, s3, s4, s5 := shift(1), shift(2), shift(3), shift(4), shift(5)
+	t0, t1, t2, t3, t4 := table(0), table(1), table(2), table(3), table(4)
+	s1, s2, s3, s4 := shift(1), shift(2), shift(3), shift(4)
 	fold, off, top := archsimd.BroadcastUint8x64(0x20), archsimd.BroadcastUint8x64(0x60), archsimd.BroadcastUint8x64(63)
 	index := func(x archsimd.Uint8x64) archsimd.Uint8x64 { return x.Or(fold).Sub(off).Min(top) } // filterIndex
 	zero, high, letterBit := archsimd.BroadcastUint8x64(0), archsimd.BroadcastUint8x64(0x80), archsimd.BroadcastUint8x64(classLetter)
@@ -90,8 +90,7 @@ func vbmiMasks(s string, from int, letter, special, anchor []uint64, sum *chunkS
 			And(t1.Permute(n.ConcatPermute(nn, s1))).
 			And(t2.Permute(n.ConcatPermute(nn, s2))).
 			And(t3.Permute(n.ConcatPermute(nn, s3))).
-			And(t4.Permute(n.ConcatPermute(nn, s4))).
-			And(t5.Permute(n.ConcatPermute(nn, s5)))
+			And(t4.Permute(n.ConcatPermute(nn, s4)))
 		n = nn
 		// specialAt and the letters: the class by the low seven bits,
 		// the next byte's fit by its low six; a lead's class only for a
@@ -123,13 +122,14 @@ func vbmiMasks(s string, from int, letter, special, anchor []uint64, sum *chunkS
 	return b
 }
 
-// shiftIndex[k] is the permute that takes bytes k to k+63 of two
-// vectors joined: the bytes k places on (a chunk is a few KiB, so these
-// are made once, not in every call).
+// shiftIndex[k] is the permute that takes bytes p to p+63 of two
+// vectors joined, p = filterPos[k]: the bytes p places on (a chunk is a
+// few KiB, so these are made once, not in every call). The markup test
+// uses shiftIndex[1], the bytes one place on (filterPos[1] is 1).
 var shiftIndex = func() (t [filterLen][64]uint8) {
 	for k := range t {
 		for j := range t[k] {
-			t[k][j] = uint8(j + k)
+			t[k][j] = uint8(j + filterPos[k])
 		}
 	}
 	return t
