@@ -144,7 +144,8 @@ func TestNewlineSpecialOnlyBeforeNewline(t *testing.T) {
 }
 
 // TestAnchorLookupIsLookup: the anchor loop of phraseState.chunk looks
-// its candidates up by anchorLookup, which must be lookup for every
+// its candidates up by anchorLookup (inline, its parts anchorFirst and
+// rolesAt, for a word in its block), which must be lookup for every
 // anchor and 0 for every other word: each vocabulary word in any case,
 // at the text's start, inside it and within its last eight bytes (where
 // anchorLookup looks in the vocabulary), and words one letter off an
@@ -286,6 +287,33 @@ func TestAnchorFilterPassesEveryAnchor(t *testing.T) {
 	for _, w := range []string{"guide;", "notes ", "models"} {
 		if anchorAt(w, 0) {
 			t.Errorf("%q passes the anchor filter", w)
+		}
+	}
+}
+
+// TestAnchorLookupRefusesLongerWords: a word that starts with an anchor
+// and goes on (of any length up to one past the longest word) is looked
+// up as what it is, not as the anchor: anchorFirst tells lengths apart by
+// the slot and by the length it keeps, which an anchor of eight letters
+// needs, as the last eight letters (rolesAt) are compared only past
+// eight.
+func TestAnchorLookupRefusesLongerWords(t *testing.T) {
+	for w, r := range vocabulary {
+		if r&anchorRoles == 0 {
+			continue
+		}
+		for k := 1; len(w)+k <= maxWord+1; k++ {
+			for _, tail := range []string{strings.Repeat("q", k), strings.Repeat("s", k), "ly"[:min(k, 2)] + strings.Repeat("e", max(k-2, 0))} {
+				x := w + tail
+				s := x + " and some more words after it"
+				want := lookup(s, 0, len(x))
+				if want&anchorRoles == 0 {
+					want = 0
+				}
+				if got := anchorLookup(s, 0, len(x)); got != want {
+					t.Errorf("anchorLookup(%q) = %#x, want %#x", x, got, want)
+				}
+			}
 		}
 	}
 }

@@ -315,6 +315,7 @@ func (ph *phraseState) chunk(b0 int, letter, anchor []uint64, words int, anchore
 	if words < 0 {
 		ph.countAll(anchor)
 	}
+	s := ph.s
 	for b, m := range anchor {
 		if m == 0 {
 			continue
@@ -326,13 +327,22 @@ func (ph *phraseState) chunk(b0 int, letter, anchor []uint64, words int, anchore
 		for ; m != 0; m &= m - 1 {
 			j := bits.TrailingZeros64(m)
 			p := at + j
-			// The word's end by its block's letters (endIn's, with
-			// the block known), or past the block (endPast).
-			end := p + bits.TrailingZeros64(^(l >> j))
-			if end-at == 64 {
-				end = ph.endPast(p)
+			// The word's letters in its block (endIn's, with the block
+			// known); looked up inline (anchorFirst) when it ends in
+			// the block and has eight bytes of the text from it.
+			var r uint32
+			n := bits.TrailingZeros64(^(l >> j))
+			end := p + n
+			if j+n < 64 && p+8 <= len(s) {
+				if e := anchorFirst(load8(s, p), n); e != nil {
+					r = e.rolesAt(s, end)
+				}
+			} else {
+				if j+n == 64 {
+					end = ph.endPast(p)
+				}
+				r = anchorLookup(s, p, end)
 			}
-			r := anchorLookup(ph.s, p, end)
 			if r&anchorRoles == 0 {
 				continue
 			}
