@@ -328,14 +328,18 @@ func (ph *phraseState) chunk(b0 int, letter, anchor []uint64, words int, anchore
 			j := bits.TrailingZeros64(m)
 			p := at + j
 			// The word's letters in its block (endIn's, with the block
-			// known); looked up inline (anchorFirst) when it ends in
-			// the block and has eight bytes of the text from it.
+			// known); looked up inline (anchorFirst, and by its last
+			// eight letters when longer: rolesAt) when it ends in the
+			// block and has eight bytes of the text from it.
 			var r uint32
 			n := bits.TrailingZeros64(^(l >> j))
 			end := p + n
 			if j+n < 64 && p+8 <= len(s) {
 				if e := anchorFirst(load8(s, p), n); e != nil {
-					r = e.rolesAt(s, end)
+					r = e.roles
+					if n > 8 {
+						r = e.rolesAt(s, end)
+					}
 				}
 			} else {
 				if j+n == 64 {

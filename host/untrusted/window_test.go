@@ -154,3 +154,34 @@ func TestWindowsByNeighbours(t *testing.T) {
 		}
 	}
 }
+
+// TestLongAnchorsByTheirLastLetters: a word of more than eight letters
+// whose first eight are an anchor's (and its length) is that anchor only
+// when its last eight are too: chunk's loop looks its candidates up
+// inline and compares the last eight (rolesAt) only past eight letters.
+// Each such anchor, with a letter after the eighth changed, in the
+// places where it would arm or complete a rule, at each offset of a
+// block, is found by the scan by masks as by the oracle.
+func TestLongAnchorsByTheirLastLetters(t *testing.T) {
+	long := 0
+	for w, r := range vocabulary {
+		if r&anchorRoles == 0 || len(w) <= 8 {
+			continue
+		}
+		long++
+		for k := 8; k < len(w); k++ {
+			x := w[:k] + string('a'+('z'-w[k]+1)%26) + w[k+1:]
+			if vocabulary[x] != 0 {
+				continue
+			}
+			s := "new " + x + " now. the system " + x + ". developer " + x + ", anything " + x +
+				". do not " + x + " the user. the AI " + x + " call it. you " + x + " are an AI. dear " + x + " assistant. ignore " + x + " instructions."
+			for pad := 0; pad < 64; pad += 7 {
+				sameAsOracle(t, strings.Repeat("z", pad)+" "+s+" "+s)
+			}
+		}
+	}
+	if long < 5 {
+		t.Fatalf("%d anchors of more than eight letters", long)
+	}
+}
