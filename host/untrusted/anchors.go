@@ -224,17 +224,13 @@ func (ph *phraseState) rolesAfter(b, j int, starts uint64, k int, want uint32) (
 	}
 }
 
-// aiPairs is which first two letters (each by its low five bits, so in
-// either case: pairOf) the AI names (rAI) have, and aiKeys which word
-// keys (wordKey, its top 12 bits): a word whose pair or key is not here
-// is no AI name. The pair needs no word end and passes few words of
-// prose (aiBefore); 128 and 512 bytes.
-var aiPairs, aiKeys = func() (pairs [1 << 4]uint64, keys [1 << 6]uint64) {
+// aiKeys is which word keys (wordKey, its top 12 bits) the AI names
+// (rAI) have: a word whose key is not here is no AI name (and one whose
+// pair has no rAI in pairRoles none either: aiPair). 512 bytes.
+var aiKeys = func() (keys [1 << 6]uint64) {
 	for w, r := range vocabulary {
 		if r&rAI != 0 {
-			k := pairOf(w, 0)
-			pairs[k>>6] |= 1 << (k & 63)
-			k = wordKey(w, 0, len(w)) >> 4
+			k := wordKey(w, 0, len(w)) >> 4
 			keys[k>>6] |= 1 << (k & 63)
 		}
 	}
@@ -256,7 +252,7 @@ var pairRoles = func() (t [1 << 10]uint32) {
 func pairOf(s string, i int) uint16 { return uint16(s[i]&31)<<5 | uint16(s[i+1]&31) }
 
 // mayBeAI reports whether the word s[i:j] may be an AI name by its key
-// (aiKeys); its pair was tested (aiPairs). AI names have two letters at
+// (aiKeys); its pair was tested (aiPair). AI names have two letters at
 // least (wordKey's).
 func mayBeAI(s string, i, j int) bool {
 	if j-i < 2 {

@@ -433,7 +433,7 @@ func (ph *phraseState) countAll(anchor []uint64) {
 // AI name (mayBeAI): whether a modal's window reaches back 4 words
 // (window). Those words are in the chunk at or before block b, found by
 // the blocks' word starts, or among the last before it (ring). Each is
-// tested by its first two letters first (aiPairs: no end needed; s[p+1]
+// tested by its first two letters first (aiPair: no end needed; s[p+1]
 // is before the anchor), which few words of prose pass.
 func (ph *phraseState) aiBefore(b, j int, starts uint64) bool {
 	s, at := ph.s, 64*(ph.b0+b) // the text, and where block b starts
@@ -466,10 +466,11 @@ func (ph *phraseState) aiInRing(k int) bool {
 }
 
 // aiPair reports whether the word that starts at p, before an anchor,
-// has an AI name's first two letters (aiPairs).
+// has an AI name's first two letters (pairRoles: a 32-bit load and a
+// test, where a bit set of the AI names' pairs alone was an index, a
+// load and a bit test: stop 58).
 func aiPair(s string, p int) bool {
-	pr := pairOf(s, p)
-	return aiPairs[pr>>6]&(1<<(pr&63)) != 0
+	return pairRoles[pairOf(s, p)]&rAI != 0
 }
 
 // mayBeAIAt is mayBeAI of the word that starts at p.
