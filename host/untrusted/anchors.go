@@ -165,7 +165,7 @@ func (ph *phraseState) rolesBefore(b, j int, starts uint64, k int, want uint32) 
 				if i = ph.before - (k - 1); i < 1 {
 					return 0
 				}
-				p = ph.ring[i&7]
+				p = ph.ringAt(i)
 				break
 			}
 			b--
