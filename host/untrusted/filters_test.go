@@ -258,7 +258,7 @@ func TestAnchorFilterPassesEveryAnchor(t *testing.T) {
 				n++
 			}
 			s := " " + v + ". " + strings.Repeat("x ", 64)
-			if _, _, a := blockMasks(s, 0); a&2 == 0 {
+			if _, _, a := blockMasks(s, 0, 0); a&2 == 0 {
 				t.Errorf("blockMasks: no anchor bit at %q", v)
 			}
 			if !haveVector {

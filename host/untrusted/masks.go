@@ -2,10 +2,18 @@ package untrusted
 
 // blockMasks are the scan's bit masks of the 64 bytes of s from i (a
 // bit per byte, bit j for s[i+j]): letters, special bytes (specialAt)
-// and bytes where the anchor filter passes (anchorAt). The vector code
-// computes the same (masks_simd.go); this is its form for the text's end
-// and for builds without it.
-func blockMasks(s string, i int) (letter, special, anchor uint64) {
+// and the word starts where the anchor filter passes (anchorAt), top
+// being the letter bit before the block (chunkSum.top: the byte before's
+// class, but 0 when specials stepped over it). The vector code computes
+// the same (masks_simd.go); this is its form for the text's end and for
+// builds without it.
+//
+// The anchor bits are at word starts only, as the letters are before
+// specials step over any: the kernels have the starts for their sums,
+// and phraseState.chunk wants no others (it took them out itself until
+// stop 58). Where specials take letters out of a block, its anchors
+// and the next block's are made again (anchorsAgain).
+func blockMasks(s string, i int, top uint64) (letter, special, anchor uint64) {
 	for j := 0; j < 64 && i+j < len(s); j++ {
 		if class[s[i+j]] == clsLetter {
 			letter |= 1 << j
@@ -16,7 +24,7 @@ func blockMasks(s string, i int) (letter, special, anchor uint64) {
 			special |= 1 << j
 		}
 	}
-	return letter, special, anchor
+	return letter, special, anchor & (letter &^ (letter<<1 | top))
 }
 
 // specialAt reports whether s[i] is a byte the scan must judge: the

@@ -128,11 +128,13 @@ func avx2Masks(s string, from int, letter, special, anchor []uint64, sum *chunkS
 				sp |= m & -m
 			}
 		}
-		letter[b], special[b], anchor[b] = l, sp, a
+		// The anchors at word starts only (anchorMasks).
 		starts := l &^ (l<<1 | last)
+		a &= starts
+		letter[b], special[b], anchor[b] = l, sp, a
 		last = l >> 63
 		words += bits.OnesCount64(starts)
-		anchored |= a & starts
+		anchored |= a
 		specials |= sp
 	}
 	firstAt |= uint64(seen.ToBits())

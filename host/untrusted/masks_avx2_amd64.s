@@ -176,10 +176,11 @@ loop:
 	POPCNTQ DX, CX
 	ADDQ    CX, words-16(SP)
 
-	// The first 32 bytes' anchors, and the anchored word starts.
+	// The first 32 bytes' anchors at word starts (stored: the low
+	// half, the high half zero), and anchored.
 	ANCHORS(Y7, Y5, AX)
-	MOVL    AX, (R10)(BX*8)
 	ANDQ    DX, AX
+	MOVQ    AX, (R10)(BX*8)
 	ORQ     AX, R13
 
 	// The first 32 bytes' lead and markup bytes (lead AX, markup CX).
@@ -190,9 +191,9 @@ loop:
 	VMOVDQU 64(SI), Y6
 	SLOTS(Y6, Y7)
 	ANCHORS(Y5, Y7, DI)
-	MOVL    DI, 4(R10)(BX*8)
 	SHLQ    $32, DI
 	ANDQ    DX, DI
+	ORQ     DI, (R10)(BX*8)
 	ORQ     DI, R13
 	NONZERO(Y7, DX)
 

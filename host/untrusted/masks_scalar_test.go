@@ -23,12 +23,12 @@ func init() {
 func vectorMasksScalar(s string, from int, letter, special, anchor []uint64, sum *chunkSum) int {
 	b := 0
 	for i := 64 * from; b < len(letter) && i+128 <= len(s); i, b = i+64, b+1 {
-		l, sp, a := blockMasks(s, i)
+		l, sp, a := blockMasks(s, i, sum.top)
 		letter[b], special[b], anchor[b] = l, sp, a
 		starts := l &^ (l<<1 | sum.top)
 		sum.top = l >> 63
 		sum.words += bits.OnesCount64(starts)
-		sum.anchored |= a & starts
+		sum.anchored |= a
 		sum.special |= sp
 		for j := 0; j < 64; j++ {
 			if s[i+j] == sum.first {

@@ -109,12 +109,12 @@ func vbmiMasks(s string, from int, letter, special, anchor []uint64, sum *chunkS
 		fit := k.And(next.Permute(x.ConcatPermute(xn, s1))).NotEqual(zero).ToBits()
 		isLead := k.GreaterEqual(high).ToBits()
 		l := k.And(letterBit).NotEqual(zero).ToBits() &^ hi
-		sp, a := fit&^(hi^isLead), ^acc.Equal(zero).ToBits()
-		letter[b], special[b], anchor[b] = l, sp, a
 		starts := l &^ (l<<1 | last)
+		sp, a := fit&^(hi^isLead), ^acc.Equal(zero).ToBits()&starts // anchors at word starts
+		letter[b], special[b], anchor[b] = l, sp, a
 		last = l >> 63
 		words += bits.OnesCount64(starts)
-		anchored |= a & starts
+		anchored |= a
 		specials |= sp
 		firstAt |= x.Equal(first).ToBits()
 	}

@@ -69,7 +69,8 @@ func screenSparse(s, boundary string) (Verdict, int) {
 		sum = chunkSum{top: ph.prevTop, first: first}
 		nv := masksOf(s, b0, l, spc, a, &sum)
 		for b := b0 + nv; b < b0+n; b++ {
-			l[b-b0], spc[b-b0], a[b-b0] = blockMasks(s, 64*b)
+			l[b-b0], spc[b-b0], a[b-b0] = blockMasks(s, 64*b, sum.top)
+			sum.top = l[b-b0] >> 63
 		}
 		// The boundary starts in the chunk only where its first byte
 		// is: the vector pass found none in its blocks when firstAt
@@ -84,14 +85,21 @@ func screenSparse(s, boundary string) (Verdict, int) {
 		if at == -1 && boundary != "" && (sum.firstAt != 0 || nv < n) {
 			at = boundaryIn(s, boundary, 64*b0, 64*(b0+n))
 		}
-		// With no special byte in the chunk and none stepped over from
-		// the one before, its letters are as the vector pass made
-		// them, and so its sums (most chunks of a web page); else the
-		// specials are judged first and chunk counts the words.
+		// The specials are judged first, when the chunk has any or one
+		// before stepped over into it. Where they took no letter out
+		// (nearly always: only malformed UTF-8 steps over letters), the
+		// letters are as the vector pass made them, and so its sums
+		// (most chunks of prose have a special: '\n\n', '"', a dash;
+		// they were counted again, a third of the screener outside its
+		// kernel, until stop 58). Else chunk counts the words, and the
+		// anchors of the blocks whose letters changed, and of the
+		// blocks after them, are made again at their new word starts.
 		words, anchored := sum.words, sum.anchored != 0
 		if nv < n || sum.special != 0 || sp.carry != 0 {
-			sp.run(&f, s, b0, l, spc)
-			words, anchored = -1, true
+			if changed := sp.run(&f, s, b0, l, spc); changed != 0 || nv < n {
+				anchorsAgain(s, b0, l, a, changed|changed<<1, ph.prevTop)
+				words, anchored = -1, true
+			}
 		}
 		ph.chunk(b0, l, a, words, anchored)
 	}
@@ -117,9 +125,9 @@ func boundaryIn(s, boundary string, i, j int) int {
 // the vector pass as it makes them (vectorMasks): top, the letter bit
 // before the chunk (in) and its last letter bit (out); words, its words;
 // anchored, its anchor bits at word starts; special, its special bits.
-// They are a chunk's own only when the chunk has no special byte and
-// none was stepped over into it: else specialState.run takes out of the
-// letters what the scan steps over first, and phraseState.chunk counts.
+// They are a chunk's own unless specialState.run took letters out of
+// it (what the scan steps over: only malformed UTF-8 steps over
+// letters); then phraseState.chunk counts.
 // firstAt is not 0 when the byte first (in: the boundary's first byte)
 // is in the blocks, by the vector pass only (the VBMI kernel's is its
 // places, or'ed over the blocks; the AVX2 kernel's is only not 0).
@@ -140,32 +148,73 @@ var chunkLen = chunkBlocks
 // specialState is what specials carry from one block to the next.
 type specialState struct {
 	carry                            uint64 // the skipped bits of the next block
+	changed                          uint64 // the blocks from b0 whose letters run changed
+	b0                               int    // run's first block
 	skipUntil, zwEnd, zwStart, zwRun int
 }
 
 // run judges the markup and invisible characters at the special bytes
 // of blocks b0.. (letter, special) in order and takes out of letter the
-// bytes the scan steps over. (The chunk's words and anchors at word
-// starts are then counted by phraseState.chunk, which counted them
-// again when run did too: stop 56.)
+// bytes the scan steps over. It returns the blocks whose letters it
+// changed (bit b for block b: a letter stepped over, only in malformed
+// UTF-8). (The chunk's words and anchors at word starts are then
+// counted by phraseState.chunk, which counted them again when run did
+// too: stop 56.)
 //
 // carry is kept in a register over the blocks and the specials judged
 // out of line (judge): most blocks have none.
-func (st *specialState) run(f *found, s string, b0 int, letter, special []uint64) {
+func (st *specialState) run(f *found, s string, b0 int, letter, special []uint64) (changed uint64) {
 	carry := st.carry
 	special = special[:len(letter)]
+	st.b0, st.changed = b0, 0
 	for b, sp := range special {
 		if sp|carry != 0 {
-			letter[b], carry = st.judge(f, s, 64*(b0+b), letter[b]&^carry, sp)
+			letter[b], carry = st.judge(f, s, 64*(b0+b), letter[b], sp, carry)
 		}
 	}
 	st.carry = carry
+	return st.changed
+}
+
+// anchorsAgain makes again the anchor bits of the chunk's blocks in set
+// (bit b for block b), blocks b0.., at their word starts by letter as
+// specials left it (top, the letter bit before the chunk). A letter
+// stepped over may make the next one start a word, in its block or at
+// the next block's first byte ("x\xe2abignore": "ignore" starts a word
+// once "ab" is stepped over), whose anchor bit the kernel left out;
+// and a letter stepped over was no word start. Rare (run's changed).
+func anchorsAgain(s string, b0 int, letter, anchor []uint64, set, top uint64) {
+	anchor = anchor[:len(letter)]
+	for ; set != 0; set &= set - 1 {
+		b := bits.TrailingZeros64(set)
+		if b >= len(letter) {
+			return
+		}
+		if b > 0 {
+			top = letter[b-1] >> 63
+		}
+		l, a := letter[b], uint64(0)
+		for st := l &^ (l<<1 | top); st != 0; st &= st - 1 {
+			if j := bits.TrailingZeros64(st); anchorAt(s, 64*(b0+b)+j) {
+				a |= 1 << j
+			}
+		}
+		anchor[b] = a
+	}
 }
 
 // judge judges the special bytes sp of the block at byte p0 in order;
-// l is the block's letters. It returns l without the bytes the scan
-// steps over, and those of them in the next block (its carry).
-func (st *specialState) judge(f *found, s string, p0 int, l, sp uint64) (_, carry uint64) {
+// l is the block's letters, in the bytes stepped over into it from the
+// block before. It returns l without the bytes the scan steps over, and
+// those of them in the next block (its carry), and notes in changed
+// whether it took a letter out. (Noted here, where letters are taken
+// out, and not in run: a mask live over run's loop made each block of
+// it an instruction longer, 17 K a MiB of prose.)
+func (st *specialState) judge(f *found, s string, p0 int, l, sp, in uint64) (_, carry uint64) {
+	if l&in != 0 {
+		st.changed |= 1 << (p0/64 - st.b0)
+	}
+	l &^= in
 	for ; sp != 0; sp &= sp - 1 {
 		j := bits.TrailingZeros64(sp)
 		p := p0 + j
@@ -203,6 +252,9 @@ func (st *specialState) judge(f *found, s string, p0 int, l, sp uint64) (_, carr
 			st.skipUntil = p + size
 			// Bits j+1 .. j+size-1, some maybe in the next block.
 			m := (uint64(1)<<(size-1) - 1) << (j + 1)
+			if l&m != 0 {
+				st.changed |= 1 << (p0/64 - st.b0)
+			}
 			l &^= m
 			if j+size > 64 {
 				carry = (uint64(1)<<(size-1) - 1) >> (64 - j - 1)
@@ -292,10 +344,10 @@ func (ph *phraseState) lookup(idx, p int) uint32 {
 }
 
 // chunk notes the windows of the anchors of blocks b0.. (letter as
-// specials left them, anchor the filter's bits, at word starts or not;
-// words, their words, and anchored, whether any anchor is at a word
-// start, as the vector pass added them up, or words -1 when it did
-// not) and gives the words no later window needs.
+// specials left them, anchor the filter's bits at their word starts;
+// words, their words, and anchored, whether there is any anchor bit,
+// as the vector pass added them up, or words -1 when it did not) and
+// gives the words no later window needs.
 func (ph *phraseState) chunk(b0 int, letter, anchor []uint64, words int, anchored bool) {
 	ph.b0, ph.letter, ph.before, ph.topIn = b0, letter, ph.count, ph.prevTop
 	ph.cb, ph.cstarts, ph.ccount = -1, 0, ph.count
@@ -308,31 +360,26 @@ func (ph *phraseState) chunk(b0 int, letter, anchor []uint64, words int, anchore
 		ph.remember()
 		return
 	}
-	// The anchors at word starts (anchor is the filter's at every
-	// letter), a block at a time. A window's words are noted by their
-	// indexes, but most anchors open none (window looks at the words
-	// next to one by the blocks' word starts): an anchor's index is
-	// counted only when its window opens (countTo), and a chunk whose
-	// words the vector pass counted is counted no further than its
-	// last open window (most of its blocks when it has none). A chunk
-	// whose words the vector pass did not count (its specials may have
+	// The anchors, a block at a time. A window's words are noted by
+	// their indexes, but most anchors open none (window looks at the
+	// words next to one by the blocks' word starts): an anchor's index
+	// is counted only when its window opens (countTo), and a chunk
+	// whose words the vector pass counted is counted no further than
+	// its last open window (most of its blocks when it has none). A
+	// chunk whose words the vector pass did not count (its specials
 	// changed its letters) has every block's words counted, in a loop
-	// with no call that takes out the anchor bits at no word start too
-	// (countAll; the same loop over a part of the blocks costs about as
-	// much a block: an instruction or two fewer than the popcount's
-	// feature check and the loop's own under GOAMD64=v1).
+	// with no call (countAll; the same loop over a part of the blocks
+	// costs about as much a block: an instruction or two fewer than the
+	// popcount's feature check and the loop's own under GOAMD64=v1).
 	ph.counts[0], ph.counted = ph.count, 0
 	letter = letter[:len(anchor)]
 	if words < 0 {
-		ph.countAll(anchor)
+		ph.countAll()
 	}
 	s := ph.s
 	for b, m := range anchor {
 		if m == 0 {
 			continue
-		}
-		if words >= 0 {
-			m &= ph.startsOf(b)
 		}
 		at, l := 64*(b0+b), letter[b]
 		for ; m != 0; m &= m - 1 {
@@ -423,18 +470,15 @@ func (ph *phraseState) countTo(b int) {
 	ph.counted = b
 }
 
-// countAll notes in counts the words before each of the chunk's blocks
-// and takes out of anchor its bits at no word start.
-func (ph *phraseState) countAll(anchor []uint64) {
+// countAll notes in counts the words before each of the chunk's blocks.
+func (ph *phraseState) countAll() {
 	n, top := ph.counts[0], ph.topIn
-	letter := ph.letter[:len(anchor)]
+	letter := ph.letter
 	counts := ph.counts[1 : len(letter)+1]
 	for b, l := range letter {
-		starts := l &^ (l<<1 | top)
+		n += bits.OnesCount64(l &^ (l<<1 | top))
 		top = l >> 63
-		n += bits.OnesCount64(starts)
 		counts[b] = n
-		anchor[b] &= starts
 	}
 	ph.counted = len(letter)
 }
