@@ -128,7 +128,7 @@ func avx2Masks(s string, from int, letter, special, anchor []uint64, sum *chunkS
 				sp |= m & -m
 			}
 		}
-		// The anchors at word starts only (anchorMasks).
+		// The anchors at word starts only (blockMasks).
 		starts := l &^ (l<<1 | last)
 		a &= starts
 		letter[b], special[b], anchor[b] = l, sp, a

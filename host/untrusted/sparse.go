@@ -157,9 +157,9 @@ type specialState struct {
 // of blocks b0.. (letter, special) in order and takes out of letter the
 // bytes the scan steps over. It returns the blocks whose letters it
 // changed (bit b for block b: a letter stepped over, only in malformed
-// UTF-8). (The chunk's words and anchors at word starts are then
-// counted by phraseState.chunk, which counted them again when run did
-// too: stop 56.)
+// UTF-8), noted by judge. (Those chunks' words are then counted by
+// phraseState.chunk, which counted them again when run did too: stop
+// 56.)
 //
 // carry is kept in a register over the blocks and the specials judged
 // out of line (judge): most blocks have none.
