@@ -15,6 +15,7 @@ import (
 
 	"demiurge.dev/cmd/internal/hostopts"
 	"demiurge.dev/host/hostd"
+	"demiurge.dev/host/hostd/hostclient"
 	"demiurge.dev/host/runtime"
 )
 
@@ -144,6 +145,6 @@ func startDetachedHost(state string, flags []string, logLevel string) error {
 
 // hostGone is the front end's message when its host dies mid-call.
 func hostGone(cl *hostd.Client, what string, err error) error {
-	fmt.Fprintf(os.Stderr, "demiurge: the host (pid %d) went away during %s: %v\n", cl.PID, what, err)
+	fmt.Fprintf(os.Stderr, "demiurge: the host (pid %d) went away during %s: %s\n", cl.PID, what, hostclient.GoneCause(err))
 	return failed()
 }

@@ -11,6 +11,7 @@ import (
 
 	"demiurge.dev/cmd/internal/frontargs"
 	"demiurge.dev/cmd/internal/frontview"
+	"demiurge.dev/host/hostd/hostclient"
 	"demiurge.dev/shared/hostv1"
 )
 
@@ -42,7 +43,7 @@ func mcpServe(req frontargs.Request, state string) (code int, handed bool) {
 	first := &hostv1.MCPChunk{Principal: req.Principal, MaxRequestBytes: int64(req.MaxRequestKiB) << 10,
 		Approve: append([]string{}, req.Approve...)}
 	gone := func(err error) error {
-		fmt.Fprintf(os.Stderr, "demiurge: the host (pid %d) went away during mcp serve: %v\n", cl.PID, err)
+		fmt.Fprintf(os.Stderr, "demiurge: the host (pid %d) went away during mcp serve: %s\n", cl.PID, hostclient.GoneCause(err))
 		return errHostGone
 	}
 	switch err := frontview.PipeMCP(ctx, stream, first, os.Stdin, os.Stdout, os.Stderr, gone); {

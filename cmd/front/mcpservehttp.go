@@ -11,6 +11,7 @@ import (
 
 	"demiurge.dev/cmd/internal/frontargs"
 	"demiurge.dev/cmd/internal/frontview"
+	"demiurge.dev/host/hostd/hostclient"
 	"demiurge.dev/shared/hostv1"
 )
 
@@ -46,7 +47,7 @@ func mcpServeHTTP(req frontargs.Request, state string) (code int, handed bool) {
 		PrintToken: printToken,
 		Stderr:     os.Stderr,
 		Gone: func(err error) error {
-			fmt.Fprintf(os.Stderr, "demiurge: the host (pid %d) went away during mcp serve: %v\n", cl.PID, err)
+			fmt.Fprintf(os.Stderr, "demiurge: the host (pid %d) went away during mcp serve: %s\n", cl.PID, hostclient.GoneCause(err))
 			return errHostGone
 		},
 	})

@@ -106,7 +106,7 @@ func (e *runEnd) Error() string { return e.msg }
 // (frontview.RunTurn, as the full CLI's runViaHost).
 func receiveRun(cl *hostclient.Client, stream hostv1.Host_SessionClient, turn *hostv1.RunTurn, fe *frontview.Headless) error {
 	gone := func(err error) error {
-		fmt.Fprintf(os.Stderr, "demiurge: the host (pid %d) went away during the run: %v\n", cl.PID, err)
+		fmt.Fprintf(os.Stderr, "demiurge: the host (pid %d) went away during the run: %s\n", cl.PID, hostclient.GoneCause(err))
 		return &runEnd{code: 1}
 	}
 	code, msg, err := frontview.RunTurn(context.Background(), stream, turn, fe, gone)

@@ -89,7 +89,7 @@ func toolsCall(ctx context.Context, req frontargs.Request, state string, stdout,
 	}
 	switch {
 	case err != nil:
-		fmt.Fprintf(stderr, "demiurge: the host (pid %d) went away during the %s call: %v\n", cl.PID, req.Tool, err)
+		fmt.Fprintf(stderr, "demiurge: the host (pid %d) went away during the %s call: %s\n", cl.PID, req.Tool, hostclient.GoneCause(err))
 		code = 1
 	case !out.OK():
 		code = 1 // printed with the outcome (or none came: nothing to print)

@@ -369,10 +369,7 @@ func (hs *HostSession) reply(ctx context.Context) (*hostv1.HostMessage, error) {
 
 // Lost is the error of a session whose host went away.
 func (hs *HostSession) Lost(err error) error {
-	if err == nil {
-		err = errors.New("the stream ended")
-	}
-	return fmt.Errorf("the host (pid %d) went away: %v", hs.Client.PID, err)
+	return fmt.Errorf("the host (pid %d) went away: %s", hs.Client.PID, hostclient.GoneCause(err))
 }
 
 // exitInterrupted is a turn's end status after /stop or Ctrl-C (130).
