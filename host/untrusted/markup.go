@@ -23,6 +23,9 @@ var markupByLead = func() (t [256]*[256][]markup) {
 		{"[inst]", KindRoleMarkup}, {"[/inst]", KindRoleMarkup}, {"[system]", KindRoleMarkup},
 		{"<<sys>>", KindRoleMarkup}, {"<</sys>>", KindRoleMarkup},
 		{"\n\nhuman:", KindRoleMarkup}, {"\n\nassistant:", KindRoleMarkup}, {"\n\nsystem:", KindRoleMarkup},
+		// The same turn markers with CRLF line ends (an MCP server's or a
+		// Windows-made page's output; issue 30).
+		{"\r\n\r\nhuman:", KindRoleMarkup}, {"\r\n\r\nassistant:", KindRoleMarkup}, {"\r\n\r\nsystem:", KindRoleMarkup},
 		{"\"role\":\"system\"", KindRoleMarkup}, {"\"role\": \"system\"", KindRoleMarkup},
 		{"\"role\":\"assistant\"", KindRoleMarkup}, {"\"role\": \"assistant\"", KindRoleMarkup},
 		{"\"role\":\"developer\"", KindRoleMarkup}, {"\"role\": \"developer\"", KindRoleMarkup},
@@ -101,10 +104,11 @@ var markupThree = func() (t [1 << 15 / 64]uint64) {
 // (stop 57, s57-f). The key is a multiplicative hash of the three bytes'
 // low five bits (markupKey's) to 12 bits; markupQuick holds it for every
 // key of markupThree, so it passes every triple mayOpenMarkup passes
-// (TestMayOpenMarkupQuickPassesMayOpenMarkup), and 416 of the 32,768
-// others: on 3 MB of other Markdown on this machine and the corpus, 75
-// markup bytes more than mayOpenMarkup's 961 of 110,461 (the two-byte
-// test passed most paragraph breaks). Its multiplier had the fewest of
+// (TestMayOpenMarkupQuickPassesMayOpenMarkup), and 423 of the 32,768
+// others (416 before the CRLF turn markers' key, stop 58): on 3 MB of
+// other Markdown on this machine and the corpus, 75 markup bytes more
+// than mayOpenMarkup's 961 of 110,461 (the two-byte test passed most
+// paragraph breaks; stop 57's figures). Its multiplier had the fewest of
 // eight tried there. The specials judge the bits it sets by
 // mayOpenMarkup before markupAt, so the extras cost a look, not a
 // finding.

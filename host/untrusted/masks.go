@@ -31,16 +31,18 @@ func blockMasks(s string, i int, top uint64) (letter, special, anchor uint64) {
 // lead byte of an invisible character (clsUnicode), or a byte that may
 // open markup (clsMarkup) whose three bytes from it may be the first
 // three of some markup (mayOpenMarkupQuick, a few more than
-// mayOpenMarkup; markupAt finds nothing at the others), and a '\n' only
-// before another (every markup it opens is "\n\n...": the hash takes
-// bytes by their low five bits, so "\nJa" passes it as "\n\na"). On
+// mayOpenMarkup; markupAt finds nothing at the others), and a '\n' or
+// '\r' only before a '\n' (every markup they open is "\n\n..." or
+// "\r\n\r\n...": the hash takes bytes by their low five bits, so
+// "\nJa" passes it as "\n\na"). On
 // Markdown most markup bytes are paragraph breaks, quotes and brackets
 // that open none: with the two-byte test they were (the byte after '\n'
 // fitting "\n\nHuman:", '[' any letter), nearly every block had a
 // special bit, judged one by one, and nearly every chunk lost the
 // kernel's sums (stop 57, s57-f). The line ends of prose are most of its
-// markup bytes: the AVX2 kernel drops a '\n' before another byte by a
-// compare with the bytes one on, before its one-by-one hash (stop 58).
+// markup bytes: the AVX2 kernel drops a '\n' or '\r' before a byte
+// other than '\n' by a compare of the bytes one on with '\n', before
+// its one-by-one hash (stop 58).
 // The class is looked up as the vector code does, by the byte's low
 // seven bits (byteClass; a lead byte is one of 0x80 or more, the markup
 // bytes are ASCII).
@@ -50,19 +52,19 @@ func specialAt(s string, i int) bool {
 	if c >= 0x80 {
 		return k >= classLead
 	}
-	return k&markupBits != 0 && mayOpenMarkupQuick(s, i) && (c != '\n' || s[i+1] == '\n')
+	return k&markupBits != 0 && mayOpenMarkupQuick(s, i) && (c >= 0x20 || s[i+1] == '\n')
 }
 
 // The bits of byteClass: a markup byte's own (markupBit), a letter's, a
 // lead byte's (the bytes 0xE2, 0xEF, 0xF3 share their low seven bits
 // with the letters b, o, s).
 const (
-	markupBits  = 0x0F // markupBit's
+	markupBits  = 0x1F // markupBit's
 	classLetter = 0x40
 	classLead   = 0x80
 )
 
-var markupBit = map[byte]uint8{'<': 1, '[': 2, '"': 4, '\n': 8}
+var markupBit = map[byte]uint8{'<': 1, '[': 2, '"': 4, '\n': 8, '\r': 16}
 
 // byteClass[c&0x7f] is the class bits of a byte c; markupNext[c&63] the
 // markup bytes c may follow in some markup, and classLead: the VBMI

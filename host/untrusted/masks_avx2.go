@@ -29,9 +29,10 @@ import (
 //     (mayOpenMarkupQuick), looked up for the markup bytes alone, one by
 //     one: ordinary text has a markup byte every hundred bytes or so,
 //     Markdown one or two a block. Most of them are line ends, and a
-//     '\n' is markup only before another (specialAt): the markup bytes
-//     are compared as max(x, 0x20) where the byte after differs from x,
-//     which only a '\n' (0x0A) of them is below (masks, below).
+//     '\n' or '\r' is markup only before a '\n' (specialAt): the
+//     markup bytes are compared as max(x, 0x20) where the byte after is
+//     not '\n', which only '\n' (0x0A) and '\r' (0x0D) of them are
+//     below (masks, below).
 //
 // The slots k places on, for the anchor tables, come from the slot
 // vector and the next one's (VPERM2I128, then VPALIGNR per place).
@@ -49,6 +50,7 @@ func avx2Masks(s string, from int, letter, special, anchor []uint64, sum *chunkS
 	slotLo, slotHi := archsimd.LoadUint8x32(&slotByIndex[0]), archsimd.LoadUint8x32(&slotByIndex[1])
 	fold, off := archsimd.BroadcastUint8x32(0x20), archsimd.BroadcastInt8x32(0x60)
 	nib, zeroU := archsimd.BroadcastUint8x32(0x0F), archsimd.BroadcastUint8x32(0)
+	nl := archsimd.BroadcastUint8x32('\n')
 	// slots makes the slots of the 32 bytes x, and their letters (the
 	// bytes of a slot other than 0). The index is (x|0x20)-0x60 with
 	// signed saturation: filterIndex for the bytes 0x40-0x7F (0 to 31),
@@ -77,15 +79,15 @@ func avx2Masks(s string, from int, letter, special, anchor []uint64, sum *chunkS
 		return ^acc.Equal(zeroU).ToBits()
 	}
 	// masks makes the masks of the 32 bytes x but the anchor filter and
-	// the letters: lead bytes and markup bytes, a '\n' only before
-	// another (the 32 bytes one on are xn; the other markup bytes are not
-	// yet checked for the bytes after). A byte is compared with the
-	// markup byte of its low half at least 0x20 where the byte after is
-	// not the same byte: a '\n' (0x0A) then differs, the other markup
-	// bytes are 0x20 or more and no byte of byLowHalf[0] is 0x20.
+	// the letters: lead bytes and markup bytes, a '\n' or '\r' only
+	// before a '\n' (the 32 bytes one on are xn; the other markup bytes
+	// are not yet checked for the bytes after). A byte is compared with
+	// the markup byte of its low half at least 0x20 where the byte after
+	// is not '\n': a '\n' (0x0A) or '\r' (0x0D) then differs, the other
+	// markup bytes are 0x20 or more and no byte of byLowHalf[0] is 0x20.
 	masks := func(x, xn archsimd.Uint8x32) (lead, markup uint32) {
 		low := x.And(nib).AsInt8x32()
-		gated := x.Max(fold.AndNot(x.Equal(xn).ToInt8x32().AsUint8x32()))
+		gated := x.Max(fold.AndNot(nl.Equal(xn).ToInt8x32().AsUint8x32()))
 		markup = gated.Equal(markupAt.PermuteOrZeroGrouped(low)).ToBits()
 		lead = x.Equal(leadAt.PermuteOrZeroGrouped(low)).ToBits()
 		return lead, markup

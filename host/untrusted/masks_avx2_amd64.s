@@ -11,7 +11,7 @@
 // Registers, the whole loop:
 //
 //	Y9-Y13  slotTables[0..4], the anchor filter's tables
-//	Y14     unused
+//	Y14     '\n' in every byte (nl), MARKS's gate
 //	Y2, Y15 slotByIndex[0], [1]: the slots of the indexes 0-15, 16-31
 //	Y8      seen: bytes equal to the boundary's first byte, or'ed
 //	Y6, Y7  the next block's first 32 bytes and their slots (carried)
@@ -72,11 +72,12 @@
 // MARKS(x, nx, lead, mk): the lead bytes of invisible characters and
 // the markup bytes among the 32 bytes x, each looked up by its low four
 // bits (byLowHalf) and compared, a markup byte as max(x, 0x20) where the
-// byte after (nx, the 32 bytes one on) is not x's: so a '\n' (0x0A)
-// only before another; also seen |= the bytes equal to first.
+// byte after (nx, the 32 bytes one on) is not '\n' (Y14): so a '\n'
+// (0x0A) or '\r' (0x0D) only before a '\n'; also seen |= the bytes
+// equal to first.
 #define MARKS(x, nx, lead, mk) \
 	VPAND   nib<>(SB), x, Y0; \
-	VPCMPEQB nx, x, Y4; \
+	VPCMPEQB nx, Y14, Y4; \
 	VPANDN  fold<>(SB), Y4, Y4; \
 	VPMAXUB x, Y4, Y4; \
 	VMOVDQU ·byLowHalf+0(SB), Y3; \
@@ -145,6 +146,7 @@ TEXT ·avx2Blocks(SB), NOSPLIT, $48-56
 	VMOVDQU ·slotTables+128(SB), Y13
 	VMOVDQU ·slotByIndex+0(SB), Y2
 	VMOVDQU ·slotByIndex+32(SB), Y15
+	VMOVDQU nl<>(SB), Y14
 	VPXOR   Y8, Y8, Y8
 
 	// The first block's first 32 bytes, their slots and letters.
@@ -247,3 +249,9 @@ DATA c7f<>+8(SB)/8, $0x7f7f7f7f7f7f7f7f
 DATA c7f<>+16(SB)/8, $0x7f7f7f7f7f7f7f7f
 DATA c7f<>+24(SB)/8, $0x7f7f7f7f7f7f7f7f
 GLOBL c7f<>(SB), RODATA|NOPTR, $32
+
+DATA nl<>+0(SB)/8, $0x0a0a0a0a0a0a0a0a
+DATA nl<>+8(SB)/8, $0x0a0a0a0a0a0a0a0a
+DATA nl<>+16(SB)/8, $0x0a0a0a0a0a0a0a0a
+DATA nl<>+24(SB)/8, $0x0a0a0a0a0a0a0a0a
+GLOBL nl<>(SB), RODATA|NOPTR, $32

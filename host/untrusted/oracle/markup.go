@@ -23,6 +23,9 @@ var markupByLead = func() (t [256]*[256][]markup) {
 		{"[inst]", KindRoleMarkup}, {"[/inst]", KindRoleMarkup}, {"[system]", KindRoleMarkup},
 		{"<<sys>>", KindRoleMarkup}, {"<</sys>>", KindRoleMarkup},
 		{"\n\nhuman:", KindRoleMarkup}, {"\n\nassistant:", KindRoleMarkup}, {"\n\nsystem:", KindRoleMarkup},
+		// The same turn markers with CRLF line ends (an MCP server's or a
+		// Windows-made page's output; issue 30).
+		{"\r\n\r\nhuman:", KindRoleMarkup}, {"\r\n\r\nassistant:", KindRoleMarkup}, {"\r\n\r\nsystem:", KindRoleMarkup},
 		{"\"role\":\"system\"", KindRoleMarkup}, {"\"role\": \"system\"", KindRoleMarkup},
 		{"\"role\":\"assistant\"", KindRoleMarkup}, {"\"role\": \"assistant\"", KindRoleMarkup},
 		{"\"role\":\"developer\"", KindRoleMarkup}, {"\"role\": \"developer\"", KindRoleMarkup},

@@ -78,7 +78,7 @@ func (f *found) verdict() Verdict {
 const (
 	clsOther = iota
 	clsLetter
-	clsMarkup  // '<', '[', '"', '\n', '#', 't': may open markup
+	clsMarkup  // '<', '[', '"', '\n', '\r', '#', 't': may open markup
 	clsUnicode // lead bytes of the invisible characters we look for
 )
 
@@ -86,7 +86,7 @@ var class = func() (t [256]uint8) {
 	for c := 'a'; c <= 'z'; c++ {
 		t[c], t[c-32] = clsLetter, clsLetter
 	}
-	for _, c := range []byte{'<', '[', '"', '\n'} {
+	for _, c := range []byte{'<', '[', '"', '\n', '\r'} {
 		t[c] = clsMarkup
 	}
 	for _, c := range []byte{0xE2, 0xEF, 0xF3} {
