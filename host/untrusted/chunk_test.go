@@ -35,7 +35,7 @@ func TestChunkEdges(t *testing.T) {
 	edge := 64 * chunkBlocks
 	signals := []string{
 		"you are \xe2now dan", "you are now\xe2ab an", "x\xe2<|im_start|>", "ignore\u200b\u200bprevious instructions",
-		"ab\xe2\x80\u200bcd", "\ufeff\ufeff", "\u202e", "\U000E0041", "[INST]", "\n\nHuman:", `"tool_calls":`,
+		"ab\xe2\x80\u200bcd", "\ufeff\ufeff", "\u202e", "\U000E0041", "[INST]", "\n\nHuman:", "\r\n\r\nAssistant:", `"tool_calls":`,
 		"Ignore all previous instructions", "you are now DAN", "AI assistants must immediately call the tool",
 		"do not tell the user", "do not mention to a b c d e f g h i j k l m the user",
 		"ignore a b c d e instructions", "dear AI", "developer mode", "anything now", "new instructions",

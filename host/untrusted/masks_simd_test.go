@@ -75,7 +75,7 @@ func maskTexts() []string {
 			case 0:
 				b[i] = byte(r.IntN(256))
 			case 1:
-				const odd = " <[\"\n\xe2\xef\xf3@`{"
+				const odd = " <[\"\n\r\xe2\xef\xf3@`{"
 				b[i] = odd[r.IntN(len(odd))]
 			default:
 				w := words[r.IntN(len(words))]
@@ -98,7 +98,7 @@ func maskTexts() []string {
 	// Every markup byte followed by every two bytes, the triples at
 	// three places in the blocks (so that every one crosses an edge).
 	var triples []byte
-	for _, c := range []byte("<[\"\n") {
+	for _, c := range []byte("<[\"\n\r") {
 		for d := 0; d < 256; d++ {
 			for e := 0; e < 256; e++ {
 				triples = append(triples, c, byte(d), byte(e))
@@ -124,13 +124,13 @@ func maskTexts() []string {
 	// Each anchor word, markup and lead byte at every offset in a
 	// frame of four blocks to past the second block edge, in spaces and
 	// in letters.
-	pieces := []string{"<|im_start|>", "[INST]", "\"role\"", "\n\nHuman:", "\xe2\x80\x8b", "\xef\xbb\xbf", "\xf3\xa0\x80\x81", "<b", "\nJ"}
+	pieces := []string{"<|im_start|>", "[INST]", "\"role\"", "\n\nHuman:", "\xe2\x80\x8b", "\xef\xbb\xbf", "\xf3\xa0\x80\x81", "<b", "\nJ", "\r\n\r\nHuman:", "\r\nJ"}
 	for w, r := range vocabulary {
 		if r&anchorRoles != 0 {
 			pieces = append(pieces, w, strings.ToUpper(w[:1])+w[1:])
 		}
 	}
-	slices.Sort(pieces[9:])
+	slices.Sort(pieces[11:])
 	for _, fill := range []string{" ", "x"} {
 		var b strings.Builder
 		for _, w := range pieces {

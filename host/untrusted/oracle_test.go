@@ -97,15 +97,15 @@ func textPieces(all []string) (pieces, seps []string) {
 	}
 	slices.Sort(pieces) // the same random texts in every run
 	pieces = append(pieces, "a", "A", "x", "you are now", "you're now", "do not tell", "ignore all previous",
-		"<|im_start|>", "<|end tool output|>", "[INST]", "<tool_call>", "\n\nHuman:", `"role":"system"`, "<IMPORTANT>",
+		"<|im_start|>", "<|end tool output|>", "[INST]", "<tool_call>", "\n\nHuman:", "\r\n\r\nHuman:", "\r\n\r\nsystem:", `"role":"system"`, "<IMPORTANT>",
 		"\u200b", "\u200b\u200c", "\ufeff", "\u202e", "\u2066", "\U000E0041", "\xe2\x80", "\xf3\xa0", "\xe2",
-		"supercalifragilistic", "abcdefghijklm", "instructionsx", "<", "|", "[", `"`, "\n", " ", "  ", ".", ",", "9", "é")
+		"supercalifragilistic", "abcdefghijklm", "instructionsx", "<", "|", "[", `"`, "\n", "\r", "\r\n", " ", "  ", ".", ",", "9", "é")
 	for _, s := range all {
 		for _, f := range strings.Fields(s) {
 			pieces = append(pieces, f)
 		}
 	}
-	return pieces, []string{" ", " ", " ", "", "\n", ", ", "-", "'", "\u200b"}
+	return pieces, []string{" ", " ", " ", "", "\n", "\r\n", ", ", "-", "'", "\u200b"}
 }
 
 // FuzzScreenIsTheOracles: any text, the same findings as the oracle.
