@@ -6,9 +6,9 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"unicode/utf8"
 
 	"demiurge.dev/host/internal/jsonenc"
+	"demiurge.dev/shared/textclip"
 )
 
 const (
@@ -139,10 +139,7 @@ func cutText(s string, max int) string {
 	if len(s) <= max {
 		return s
 	}
-	n := max
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
+	n := textclip.Cut(s, max)
 	return fmt.Sprintf("%s…(+%d bytes)", s[:n], len(s)-n)
 }
 

@@ -9,9 +9,18 @@ func Clip(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	cut := n
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
+	return s[:Cut(s, n)] + "…"
+}
+
+// Cut is where to cut s so that it keeps at most n bytes and no rune is
+// split: n, or the start of the rune n falls inside (len(s) when n is past
+// the end).
+func Cut(s string, n int) int {
+	if n >= len(s) {
+		return len(s)
 	}
-	return s[:cut] + "…"
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return n
 }

@@ -20,3 +20,22 @@ func TestClip(t *testing.T) {
 		}
 	}
 }
+
+func TestCut(t *testing.T) {
+	for _, c := range []struct {
+		s    string
+		n    int
+		want int
+	}{
+		{"short", 10, 5},
+		{"short", 5, 5},
+		{"short", 2, 2},
+		{"aé", 2, 1},  // inside é: back to its start
+		{"日本語", 5, 3}, // inside 本
+		{"日本語", 0, 0},
+	} {
+		if got := Cut(c.s, c.n); got != c.want {
+			t.Errorf("Cut(%q, %d) = %d, want %d", c.s, c.n, got, c.want)
+		}
+	}
+}
