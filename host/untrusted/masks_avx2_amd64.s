@@ -5,8 +5,9 @@
 
 // avx2Blocks: avx2Masks (masks_avx2.go) in assembly, block for block
 // the same steps; the comments there say why each is as it is. The
-// point of writing it here is the registers: the Go code's 15 constant
-// vectors were mostly reloaded every block and its scalars spilled.
+// point of writing it here is the registers: the Go code's constant
+// vectors (15 when it was measured, stop 55) were mostly reloaded every
+// block and its scalars spilled.
 //
 // Registers, the whole loop:
 //

@@ -16,7 +16,7 @@ var haveAVX2Asm = haveAVX2 && cpu.X86.HasPOPCNT && cpu.X86.HasBMI1
 
 // avx2MasksAsm is avx2Masks (masks_avx2.go, the reference: same
 // tables, same steps, same bits) written in assembly, where the Go
-// compiler's code reloaded 14 of its 15 constant vectors every block
+// compiler's code reloaded 14 of its then 15 constant vectors every block
 // and kept its scalars on the stack (BENCHMARKS.md, stop 55). It checks
 // the bounds and hands the blocks to avx2Blocks.
 func avx2MasksAsm(s string, from int, letter, special, anchor []uint64, sum *chunkSum) int {
