@@ -136,7 +136,7 @@ func avx2Masks(s string, from int, letter, special, anchor []uint64, sum *chunkS
 		letter[b], special[b], anchor[b] = l, sp, a
 		last = l >> 63
 		words += bits.OnesCount64(starts)
-		anchored |= a
+		anchored |= nonZero(a) << b
 		specials |= sp
 	}
 	firstAt |= uint64(seen.ToBits())

@@ -24,7 +24,8 @@
 //
 //	SI  the block's bytes      BX  the block's index b, less n
 //	R8, R9, R10  letter, special, anchor
-//	R11 last (the top letter bit)  R13 anchored  R12 markupQuick
+//	R11 last (the top letter bit)  R13 anchored (a bit a block, below)
+//	R12 markupQuick
 //	DX  the carried letters of the next block's first 32 bytes, then
 //	    the block's word starts
 //	AX, CX, DI, R14 scratch
@@ -132,7 +133,7 @@ TEXT ·avx2Blocks(SB), NOSPLIT, $48-56
 	MOVQ    sum+40(FP), AX
 	MOVQ    quick+48(FP), R12
 	MOVQ    chunkSum_top(AX), R11
-	MOVQ    chunkSum_anchored(AX), R13
+	XORQ    R13, R13
 	MOVQ    chunkSum_special(AX), CX
 	MOVQ    CX, specials-8(SP)
 	MOVQ    chunkSum_words(AX), CX
@@ -180,11 +181,10 @@ loop:
 	ADDQ    CX, words-16(SP)
 
 	// The first 32 bytes' anchors at word starts (stored: the low
-	// half, the high half zero), and anchored.
+	// half, the high half zero).
 	ANCHORS(Y7, Y5, AX)
 	ANDQ    DX, AX
 	MOVQ    AX, (R10)(BX*8)
-	ORQ     AX, R13
 
 	// The first 32 bytes' lead and markup bytes (lead AX, markup CX).
 	MARKS(Y6, 1(SI), AX, CX)
@@ -194,10 +194,15 @@ loop:
 	VMOVDQU 64(SI), Y6
 	SLOTS(Y6, Y7)
 	ANCHORS(Y5, Y7, DI)
+	// The block's anchors (stored), and whether there are any: the
+	// carry NEGQ sets when they are not 0 goes in at R13's top (RCRQ),
+	// a bit a block, block b of n at bit 64-n+b after the loop.
 	SHLQ    $32, DI
 	ANDQ    DX, DI
-	ORQ     DI, (R10)(BX*8)
-	ORQ     DI, R13
+	ORQ     (R10)(BX*8), DI
+	MOVQ    DI, (R10)(BX*8)
+	NEGQ    DI
+	RCRQ    $1, R13
 	NONZERO(Y7, DX)
 
 	// The second 32 bytes' lead and markup bytes, with the first's;
@@ -215,9 +220,14 @@ loop:
 	INCQ    BX
 	JNZ     loop
 
+	// anchored: block b at bit b (a shift by 64-n, 0 when n is 64:
+	// the count is taken mod 64), or'ed into the sum's.
+	MOVQ    n+8(FP), CX
+	NEGQ    CX
+	SHRQ    CX, R13
 	MOVQ    sum+40(FP), AX
 	MOVQ    R11, chunkSum_top(AX)
-	MOVQ    R13, chunkSum_anchored(AX)
+	ORQ     R13, chunkSum_anchored(AX)
 	MOVQ    specials-8(SP), CX
 	MOVQ    CX, chunkSum_special(AX)
 	MOVQ    words-16(SP), CX

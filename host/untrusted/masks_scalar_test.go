@@ -28,7 +28,7 @@ func vectorMasksScalar(s string, from int, letter, special, anchor []uint64, sum
 		starts := l &^ (l<<1 | sum.top)
 		sum.top = l >> 63
 		sum.words += bits.OnesCount64(starts)
-		sum.anchored |= a
+		sum.anchored |= nonZero(a) << b
 		sum.special |= sp
 		for j := 0; j < 64; j++ {
 			if s[i+j] == sum.first {
