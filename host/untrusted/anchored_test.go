@@ -122,3 +122,84 @@ func TestAnchorsAgainAnchored(t *testing.T) {
 		}
 	}
 }
+
+// TestCountUntil: countUntil notes the words before each block, from
+// the last noted, as far as the block that holds word hi and no
+// further (run counts no block past the words keep gives), or to the
+// chunk's end when hi is past its words; with countTo between, as chunk
+// and index call it. Letters at random, dense and sparse, with the top
+// bit before the chunk either way.
+func TestCountUntil(t *testing.T) {
+	r := rand.New(rand.NewPCG(59, 3))
+	for n := 0; n < 3000; n++ {
+		nb := 1 + r.IntN(chunkBlocks)
+		letter := make([]uint64, nb)
+		for b := range letter {
+			switch r.IntN(3) {
+			case 0:
+				letter[b] = r.Uint64()
+			case 1:
+				letter[b] = r.Uint64() & r.Uint64() & r.Uint64()
+			}
+		}
+		ph := phraseState{letter: letter, topIn: r.Uint64() & 1}
+		before := r.IntN(1000)
+		ph.counts[0] = before
+		want := []int{before}
+		top := ph.topIn
+		for _, l := range letter {
+			want = append(want, want[len(want)-1]+bits.OnesCount64(l&^(l<<1|top)))
+			top = l >> 63
+		}
+		hi := before
+		for range 8 {
+			if r.IntN(4) == 0 {
+				ph.countTo(r.IntN(nb + 1))
+			}
+			hi += r.IntN(40)
+			from := ph.counted
+			ph.countUntil(hi)
+			c := ph.counted
+			for b := 0; b <= c; b++ {
+				if ph.counts[b] != want[b] {
+					t.Fatalf("blocks %d, hi %d: counts[%d] %d, want %d", nb, hi, b, ph.counts[b], want[b])
+				}
+			}
+			if c < nb && want[c] < hi {
+				t.Fatalf("blocks %d: counted to block %d, %d words, not to word %d", nb, c, want[c], hi)
+			}
+			if c > from && want[c-1] >= hi {
+				t.Fatalf("blocks %d: counted to block %d, past word %d (%d words before block %d)", nb, c, hi, want[c-1], c-1)
+			}
+		}
+	}
+}
+
+// TestWordsGivenAtAChunksEnd: the words a window needs that keep gives
+// at its chunk's end (those six words or more before it) are found by
+// run, which counts the chunk's blocks only as far as the last of them
+// (countUntil): a phrase's anchor in the chunk's first block with the
+// words its window looks at (window), its last word the first of a
+// later block and the word before it the last of the block before (so
+// that no window counted them), 4 to 9 words after it in the chunk (it
+// is the last word given, or near it), and the text long enough that
+// the vector pass counted the chunk's words.
+func TestWordsGivenAtAChunksEnd(t *testing.T) {
+	phrases := [][3]string{{"not tell a b c", "the", "user"}, {"AI must a b", "c", "call"},
+		{"never tell a b", "x", "users"}, {"do not mention a b", "x", "the"}}
+	for _, n := range []int{3, 4, chunkBlocks} {
+		withChunk(n, func() {
+			for _, x := range phrases {
+				for blk := 2; blk < n; blk++ {
+					for after := 4; after <= 9; after++ {
+						b := x[0] + strings.Repeat(" ", 64*blk-len(x[0])-len(x[1])-1) + x[1] + " " + x[2]
+						b += strings.Repeat(" a", after)
+						b += strings.Repeat(" ", 64*n-len(b)) + strings.Repeat("b c d ", 40)
+						sameAsOracle(t, b)
+						sameAsOracle(t, "z "+b[2:])
+					}
+				}
+			}
+		})
+	}
+}
