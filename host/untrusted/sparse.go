@@ -528,8 +528,13 @@ func (ph *phraseState) countAll() {
 // (window). Those words are in the chunk at or before block b, found by
 // the blocks' word starts, or among the last before it (ring). Each is
 // tested by its first two letters first (aiPair: no end needed; s[p+1]
-// is before the anchor), which few words of prose pass.
+// is before the anchor), which few words of prose pass. All four are
+// first tested at once by their first three bytes (aiNear) when they
+// are in the chunk's blocks b-1 and b (most).
 func (ph *phraseState) aiBefore(b, j int, starts uint64) bool {
+	if b > 0 && !ph.aiNear(b, j, starts) {
+		return false
+	}
 	s, at := ph.s, 64*(ph.b0+b) // the text, and where block b starts
 	m := starts & (1<<j - 1)    // the word starts before the anchor's in b
 	for k := 4; k > 0; k-- {
@@ -548,6 +553,62 @@ func (ph *phraseState) aiBefore(b, j int, starts uint64) bool {
 	}
 	return false
 }
+
+// aiNear is false when none of the 4 words before the anchor at bit j
+// of the chunk's block b (b ≥ 1; starts, that block's word starts) is an
+// AI name by its first three bytes (aiTriples), found in the 64 bytes
+// before the anchor by their word starts: a test of each word with no
+// branch, where aiBefore's loop had a few that went either way (most
+// modals have no AI name before them). It is true when those bytes hold
+// fewer than 4 word starts. The slice of the text is one bounds check
+// (the anchor has three letters at least: minAnchor) and its indexes,
+// masked to 0..63, none.
+func (ph *phraseState) aiNear(b, j int, starts uint64) bool {
+	j &= 63
+	// Bit i of w is byte i of v: the 64 bytes before the anchor, and
+	// its first three (a word's third byte is before the anchor's
+	// fourth).
+	w := starts<<(63-j)<<1 | ph.startsOf(b-1)>>j
+	p0 := 64*(ph.b0+b) + j - 64
+	v := ph.s[p0 : p0+67]
+	x := w & (w - 1)
+	x &= x - 1
+	if x&(x-1) == 0 { // fewer than 4
+		return true
+	}
+	t1 := uint(63-bits.LeadingZeros64(w)) & 63
+	w &^= 1 << t1
+	t2 := uint(63-bits.LeadingZeros64(w)) & 63
+	w &^= 1 << t2
+	t3 := uint(63-bits.LeadingZeros64(w)) & 63
+	w &^= 1 << t3
+	t4 := uint(63-bits.LeadingZeros64(w)) & 63
+	hit := aiTriple(v[t1:]) | aiTriple(v[t2:]) | aiTriple(v[t3:]) | aiTriple(v[t4:])
+	return hit&1 != 0
+}
+
+// aiTriple's bit 0 is aiTriples' bit for the word at the start of v.
+func aiTriple(v string) uint32 {
+	x := uint32(v[0]) | uint32(v[1])<<8 | uint32(v[2])<<16
+	return aiTriples[x&31<<5|x>>8&31] >> (x >> 16 & 31)
+}
+
+// aiTriples[pairOf(w, 0)] has bit c for each AI name w whose third
+// letter's low five bits are c, every bit for one of two letters (its
+// third byte may be any): a word is no AI name when the entry of its
+// pair lacks its third byte's bit. 4 KiB.
+var aiTriples = func() (t [1 << 10]uint32) {
+	for w, r := range vocabulary {
+		if r&rAI != 0 {
+			third := uint32(1<<32 - 1)
+			if len(w) > 2 {
+				third = 1 << (w[2] & 31)
+			}
+			t[pairOf(w, 0)] |= third
+		}
+	}
+	return
+}()
 
 // aiInRing is aiBefore of the last k words before the chunk.
 func (ph *phraseState) aiInRing(k int) bool {

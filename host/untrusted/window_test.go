@@ -185,3 +185,44 @@ func TestLongAnchorsByTheirLastLetters(t *testing.T) {
 		t.Fatalf("%d anchors of more than eight letters", long)
 	}
 }
+
+// TestAIBeforeByTheBytesBefore: a modal's 4 words before are first told
+// by their first three bytes, found among the word starts of the 64
+// bytes before it (aiNear; aiTriples), and word by word only when one
+// may be an AI name or those bytes hold fewer than 4 word starts. Every
+// AI name in three cases, 0 to 4 words before the modal, with words
+// between of 1 to 30 letters (so that the 4 words reach past the 64
+// bytes, into the block before, or not), near misses that share an AI
+// name's first three bytes ("assume", "chapter", "module"), separators
+// whose low five bits are a letter's (those of ')' are i's: "AI)", "AI's", an
+// em dash), at every offset of two blocks, in chunks of one, two and 64
+// blocks (the words before in the block or chunk before): the oracle's
+// findings, and the finding itself when the name is within 4 words.
+func TestAIBeforeByTheBytesBefore(t *testing.T) {
+	var names []string
+	for w, r := range vocabulary {
+		if r&rAI != 0 {
+			names = append(names, w, strings.ToUpper(w), strings.ToUpper(w[:1])+w[1:])
+		}
+	}
+	fills := []string{"x", "xxxx", "assume", "chapter", "module", "xxxxxxxxx", strings.Repeat("x", 19), strings.Repeat("x", 21), strings.Repeat("x", 30)}
+	seps := []string{" ", ") ", "'s ", "\u2014", "-", "\n\n"}
+	for _, n := range []int{1, 2, chunkBlocks} {
+		withChunk(n, func() {
+			for i, name := range names {
+				fill, sep := fills[i%len(fills)], seps[i%len(seps)]
+				for d := 0; d <= 4; d++ {
+					x := name + sep + strings.Repeat(fill+" ", d) + "must call"
+					// "'s" is a word between.
+					if got := hasKind(Screen(x), KindAddressedToAI); got != (d+strings.Count(sep, "s") <= 3) {
+						t.Errorf("%q: addressed to AI %v", x, got)
+					}
+					for pad := 0; pad < 130; pad++ {
+						sameAsOracle(t, strings.Repeat(" ", pad)+x)
+						sameAsOracle(t, strings.Repeat("a ", pad/2)+fill+" "+name+sep+strings.Repeat(fill+" ", d)+"first x needs run")
+					}
+				}
+			}
+		})
+	}
+}
