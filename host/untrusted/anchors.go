@@ -101,6 +101,9 @@ func (ph *phraseState) window(b, j int, starts uint64, r uint32) (back, fwd int)
 			return 4, 0
 		}
 	case rInstr:
+		if ph.pairBefore(b, j, starts)&(rSystem|rNew) == 0 {
+			break
+		}
 		switch rs := ph.rolesBefore(b, j, starts, 1, rSystem|rNew); {
 		case rs&rSystem != 0:
 			return maxBack, 0
@@ -108,7 +111,7 @@ func (ph *phraseState) window(b, j int, starts uint64, r uint32) (back, fwd int)
 			return 1, 0
 		}
 	case rMode:
-		if ph.rolesBefore(b, j, starts, 1, rDeveloper)&rDeveloper != 0 {
+		if ph.pairBefore(b, j, starts)&rDeveloper != 0 && ph.rolesBefore(b, j, starts, 1, rDeveloper)&rDeveloper != 0 {
 			return 1, 0
 		}
 	case rTell:
@@ -116,7 +119,7 @@ func (ph *phraseState) window(b, j int, starts uint64, r uint32) (back, fwd int)
 			return 2, 0
 		}
 	case rNow:
-		if ph.rolesBefore(b, j, starts, 1, rAnything)&rAnything != 0 {
+		if ph.pairBefore(b, j, starts)&rAnything != 0 && ph.rolesBefore(b, j, starts, 1, rAnything)&rAnything != 0 {
 			return 1, 0
 		}
 	case rOverride:
@@ -133,11 +136,24 @@ func (ph *phraseState) window(b, j int, starts uint64, r uint32) (back, fwd int)
 	return -1, 0 // anything, and every anchor above with no rule to fire
 }
 
+// pairBefore is the roles of the vocabulary words of the pair
+// (pairRoles) of the word just before the anchor at bit j of the chunk's
+// block b, when it is in that block (most), else every role: a word
+// whose pair has none of the roles window wants has none of them,
+// told inline with no loop (rolesBefore finds it when this cannot).
+func (ph *phraseState) pairBefore(b, j int, starts uint64) uint32 {
+	m := starts & (1<<j - 1)
+	if m == 0 {
+		return 1<<32 - 1
+	}
+	return pairRoles[pairOf(ph.s, 64*(ph.b0+b)+63-bits.LeadingZeros64(m))]
+}
+
 // areNear reports whether "are" or "re" is the word just before "you",
 // the anchor at bit j of block b, or 1 or 2 after it, or a word after it
 // is not in the chunk (window).
 func (ph *phraseState) areNear(b, j int, starts uint64) bool {
-	if ph.rolesBefore(b, j, starts, 1, rAre)&rAre != 0 {
+	if ph.pairBefore(b, j, starts)&rAre != 0 && ph.rolesBefore(b, j, starts, 1, rAre)&rAre != 0 {
 		return true
 	}
 	for k := 1; k <= 2; k++ {

@@ -226,3 +226,35 @@ func TestAIBeforeByTheBytesBefore(t *testing.T) {
 		})
 	}
 }
+
+// TestWordBeforeAtTheEdges: the word just before an instruction word,
+// "mode", "now" or "you" is first told by its pair inline when it is in
+// the anchor's block (pairBefore), else found in the blocks before or
+// the ring. Each pair a window checks, and a near miss, with 1 to 70
+// bytes between them, at every offset of a block, in chunks of one, two
+// and 64 blocks (the word before in the anchor's block, the block
+// before, or the chunk before): the oracle's findings, and each rule
+// firing where its words are next to each other.
+func TestWordBeforeAtTheEdges(t *testing.T) {
+	pairs := []struct{ before, anchor, kind string }{
+		{"system", "prompt", KindRoleHijack}, {"new", "instructions", KindRoleHijack},
+		{"developer", "mode", KindRoleHijack}, {"anything", "now", KindRoleHijack},
+		{"are", "you AI", KindAddressedToAI}, {"devel", "mode", ""}, {"news", "rules", ""},
+	}
+	for _, n := range []int{1, 2, chunkBlocks} {
+		withChunk(n, func() {
+			for _, p := range pairs {
+				for gap := 1; gap <= 70; gap += 1 + gap/8 {
+					x := "reveal the " + p.before + strings.Repeat(" ", gap) + p.anchor + " now"
+					if p.kind != "" && gap == 1 && !hasKind(Screen(x), p.kind) {
+						t.Errorf("%q: no %s", x, p.kind)
+					}
+					for pad := 0; pad < 130; pad++ {
+						sameAsOracle(t, strings.Repeat(" ", pad)+x)
+						sameAsOracle(t, strings.Repeat("b ", pad/2)+strings.ToUpper(x))
+					}
+				}
+			}
+		})
+	}
+}
