@@ -115,7 +115,8 @@ func (ph *phraseState) window(b, j int, starts uint64, r uint32) (back, fwd int)
 			return 1, 0
 		}
 	case rTell:
-		if (ph.rolesBefore(b, j, starts, 1, rNeg)|ph.rolesBefore(b, j, starts, 2, rNeg))&rNeg != 0 {
+		if ph.pairsBefore(b, j, starts)&rNeg != 0 &&
+			(ph.rolesBefore(b, j, starts, 1, rNeg)|ph.rolesBefore(b, j, starts, 2, rNeg))&rNeg != 0 {
 			return 2, 0
 		}
 	case rNow:
@@ -149,12 +150,43 @@ func (ph *phraseState) pairBefore(b, j int, starts uint64) uint32 {
 	return pairRoles[pairOf(ph.s, 64*(ph.b0+b)+63-bits.LeadingZeros64(m))]
 }
 
+// pairsBefore is pairBefore of the two words before the anchor, or'ed:
+// every role unless both are in its block.
+func (ph *phraseState) pairsBefore(b, j int, starts uint64) uint32 {
+	m := starts & (1<<j - 1)
+	if m&(m-1) == 0 {
+		return 1<<32 - 1
+	}
+	s, at := ph.s, 64*(ph.b0+b)
+	t := 63 - bits.LeadingZeros64(m)
+	m &^= 1 << t
+	return pairRoles[pairOf(s, at+t)] | pairRoles[pairOf(s, at+63-bits.LeadingZeros64(m))]
+}
+
+// pairsAfter is the roles of the pairs (pairRoles) of the two words
+// after the anchor at bit j of the chunk's block b, or'ed, when both
+// are in that block and it is not the text's last (so that each has a
+// byte after its first), else every role.
+func (ph *phraseState) pairsAfter(b, j int, starts uint64) uint32 {
+	m := starts &^ (2<<j - 1)
+	s, at := ph.s, 64*(ph.b0+b)
+	if m&(m-1) == 0 || at+64 >= len(s) {
+		return 1<<32 - 1
+	}
+	t := bits.TrailingZeros64(m)
+	m &= m - 1
+	return pairRoles[pairOf(s, at+t)] | pairRoles[pairOf(s, at+bits.TrailingZeros64(m))]
+}
+
 // areNear reports whether "are" or "re" is the word just before "you",
 // the anchor at bit j of block b, or 1 or 2 after it, or a word after it
 // is not in the chunk (window).
 func (ph *phraseState) areNear(b, j int, starts uint64) bool {
 	if ph.pairBefore(b, j, starts)&rAre != 0 && ph.rolesBefore(b, j, starts, 1, rAre)&rAre != 0 {
 		return true
+	}
+	if ph.pairsAfter(b, j, starts)&rAre == 0 {
+		return false
 	}
 	for k := 1; k <= 2; k++ {
 		if rs, in := ph.rolesAfter(b, j, starts, k, rAre); !in || rs&rAre != 0 {

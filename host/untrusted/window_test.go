@@ -228,18 +228,22 @@ func TestAIBeforeByTheBytesBefore(t *testing.T) {
 }
 
 // TestWordBeforeAtTheEdges: the word just before an instruction word,
-// "mode", "now" or "you" is first told by its pair inline when it is in
-// the anchor's block (pairBefore), else found in the blocks before or
-// the ring. Each pair a window checks, and a near miss, with 1 to 70
-// bytes between them, at every offset of a block, in chunks of one, two
-// and 64 blocks (the word before in the anchor's block, the block
-// before, or the chunk before): the oracle's findings, and each rule
-// firing where its words are next to each other.
+// "mode", "now" or "you", the two before a telling word and the two
+// after "you" are first told by their pairs when they are in the
+// anchor's block (pairBefore, pairsBefore, pairsAfter), else found in
+// the blocks before or after or the ring. Each pair a window checks,
+// and a near miss, with 1 to 70 bytes between them, at every offset of
+// a block, in chunks of one, two and 64 blocks (the word before in the
+// anchor's block, the block before, or the chunk before), and ending
+// the text: the oracle's findings, and each rule firing where its words
+// are next to each other.
 func TestWordBeforeAtTheEdges(t *testing.T) {
 	pairs := []struct{ before, anchor, kind string }{
 		{"system", "prompt", KindRoleHijack}, {"new", "instructions", KindRoleHijack},
 		{"developer", "mode", KindRoleHijack}, {"anything", "now", KindRoleHijack},
 		{"are", "you AI", KindAddressedToAI}, {"devel", "mode", ""}, {"news", "rules", ""},
+		{"do not", "tell the user", KindConcealment}, {"never", "x tell users", KindConcealment},
+		{"nope", "x tell users", ""}, {"you", "are AI", KindAddressedToAI}, {"you", "x re AI", KindAddressedToAI},
 	}
 	for _, n := range []int{1, 2, chunkBlocks} {
 		withChunk(n, func() {
@@ -252,6 +256,9 @@ func TestWordBeforeAtTheEdges(t *testing.T) {
 					for pad := 0; pad < 130; pad++ {
 						sameAsOracle(t, strings.Repeat(" ", pad)+x)
 						sameAsOracle(t, strings.Repeat("b ", pad/2)+strings.ToUpper(x))
+						// The words after "you" at the text's end.
+						sameAsOracle(t, strings.Repeat(" ", pad)+p.before+strings.Repeat(" ", gap)+p.anchor[:1])
+						sameAsOracle(t, strings.Repeat(" ", pad)+p.before+strings.Repeat(" ", gap)+p.anchor[:3])
 					}
 				}
 			}
