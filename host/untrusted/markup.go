@@ -73,7 +73,7 @@ func markupKey(a, b, c byte) uint { return uint(a&31)<<10 | uint(b&31)<<5 | uint
 // markupThree is the keys (markupKey) of the first three bytes of every
 // spelling in markupByLead and of "<|" with any third byte (the special
 // tokens: specialToken): a bit set of 4 KiB, of which a page touches a
-// few lines. Every markup is three bytes or more.
+// few lines. Every markup is four bytes or more (markupQuick).
 var markupThree = func() (t [1 << 15 / 64]uint64) {
 	set := func(a, b, c byte) {
 		k := markupKey(a, b, c)
@@ -95,43 +95,61 @@ var markupThree = func() (t [1 << 15 / 64]uint64) {
 	return t
 }()
 
-// mayOpenMarkupQuick reports whether the three bytes of s from i may be
-// the first three of some markup, by fewer instructions than
-// mayOpenMarkup and for a few more triples: the mask kernels' test of
-// their markup bytes (specialAt), one by one, five instructions a byte
-// in the assembly (a four-byte load, and, multiply, shift, table), where
-// the two-byte test it replaced was eight and an exact key ten more
-// (stop 57, s57-f). The key is a multiplicative hash of the three bytes'
-// low five bits (markupKey's) to 12 bits; markupQuick holds it for every
-// key of markupThree, so it passes every triple mayOpenMarkup passes
-// (TestMayOpenMarkupQuickPassesMayOpenMarkup), and 423 of the 32,768
-// others (416 before the CRLF turn markers' key, stop 58): on 3 MB of
-// other Markdown on this machine and the corpus, 75 markup bytes more
-// than mayOpenMarkup's 961 of 110,461 (the two-byte test passed most
-// paragraph breaks; stop 57's figures). Its multiplier had the fewest of
-// eight tried there. The specials judge the bits it sets by
-// mayOpenMarkup before markupAt, so the extras cost a look, not a
-// finding.
+// mayOpenMarkupQuick reports whether the four bytes of s from i may be
+// the first four of some markup, by their first, second and fourth
+// (quickKey): the mask kernels' test of their markup bytes (specialAt),
+// one by one, five instructions a byte in the assembly (a four-byte
+// load, and, multiply, shift, table), where the two-byte test it
+// replaced was eight and an exact key ten more (stop 57, s57-f). Every
+// markup is four bytes or more (markupQuick's making reads the fourth),
+// and markupQuick holds the key of every one's first four, each letter in
+// either case, and of "<|" with any fourth byte (the special tokens:
+// specialToken), so it passes every place markupAt finds one
+// (TestMayOpenMarkupQuickPassesEveryMarkup).
+//
+// The fourth byte and not the third (stop 59, s59-c): the keys of three
+// bytes passed every "\n\nA " of prose as "\n\nassistant:" (270 of the
+// 405 markup bytes a MiB of the guides that reached markupAt, each then
+// ~200 instructions to find nothing, and most of their blocks' special
+// bits), and "<|" with any third byte; with the fourth, "<|" is 32 keys,
+// not 1,024 as with all four, and the table holds 56 keys. The specials
+// judge the bits it sets by mayOpenMarkup (the first three bytes) before
+// markupAt, so the few it passes by a collision cost a look, not a
+// finding. Its multiplier had the fewest passes of twelve tried on the
+// guides and the npm READMEs.
 func mayOpenMarkupQuick(s string, i int) bool {
-	if i+3 > len(s) {
+	if i+4 > len(s) {
 		return false
 	}
-	w := uint32(s[i]) | uint32(s[i+1])<<8 | uint32(s[i+2])<<16
+	w := uint32(s[i]) | uint32(s[i+1])<<8 | uint32(s[i+2])<<16 | uint32(s[i+3])<<24
 	return markupQuick[quickKey(w)] != 0
 }
 
-// quickKey is mayOpenMarkupQuick's hash of three bytes w (the first in
-// the low byte); the assembly computes it as written here.
-func quickKey(w uint32) uint32 { return (w & 0x1F1F1F) * 0x45D9F3B >> 20 }
+// quickKey is mayOpenMarkupQuick's hash of four bytes w (the first in
+// the low byte): the low five bits of the first, second and fourth (a
+// letter's are the same in either case, as markupAt compares them), to
+// 12 bits. The assembly computes it as written here.
+func quickKey(w uint32) uint32 { return (w & 0x1F001F1F) * 0x5BD1E995 >> 20 }
 
-// markupQuick[quickKey(w)] is 0xFF where w may be the first three bytes
-// of some markup (a key of markupThree), else 0 (4 KiB: the assembly
-// loads it sign-extended, a mask).
+// markupQuick[quickKey(w)] is 0xFF where the four bytes w may be the
+// first four of some markup, else 0 (4 KiB: the assembly loads it
+// sign-extended, a mask).
 var markupQuick = func() (t [1 << 12]uint8) {
-	for k := range uint32(1 << 15) {
-		if markupThree[k>>6]&(1<<(k&63)) != 0 {
-			t[quickKey(k>>10|(k>>5&31)<<8|(k&31)<<16)] = 0xFF
+	set := func(a, b, d byte) {
+		t[quickKey(uint32(a)|uint32(b)<<8|uint32(d)<<24)] = 0xFF
+	}
+	for _, second := range markupByLead {
+		if second == nil {
+			continue
 		}
+		for _, ms := range second {
+			for _, m := range ms {
+				set(m.text[0], m.text[1], m.text[3])
+			}
+		}
+	}
+	for d := 0; d < 32; d++ {
+		set('<', '|', byte(d))
 	}
 	return t
 }()

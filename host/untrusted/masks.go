@@ -36,12 +36,12 @@ func nonZero(x uint64) uint64 {
 
 // specialAt reports whether s[i] is a byte the scan must judge: the
 // lead byte of an invisible character (clsUnicode), or a byte that may
-// open markup (clsMarkup) whose three bytes from it may be the first
-// three of some markup (mayOpenMarkupQuick, a few more than
-// mayOpenMarkup; markupAt finds nothing at the others), and a '\n' or
-// '\r' only before a '\n' (every markup they open is "\n\n..." or
+// open markup (clsMarkup) whose four bytes from it may be the first
+// four of some markup (mayOpenMarkupQuick, by the first, second and
+// fourth; markupAt finds nothing at the others), and a '\n' or '\r'
+// only before a '\n' (every markup they open is "\n\n..." or
 // "\r\n\r\n...": the hash takes bytes by their low five bits, so
-// "\nJa" passes it as "\n\na"). On
+// "\nJxs" passes it as "\n\nas"). On
 // Markdown most markup bytes are paragraph breaks, quotes and brackets
 // that open none: with the two-byte test they were (the byte after '\n'
 // fitting "\n\nHuman:", '[' any letter), nearly every block had a

@@ -25,7 +25,7 @@ import (
 //     low four bits, nor two leads of invisible characters, so one
 //     shuffle by them finds the one markup byte a byte may be and
 //     another the one lead (byLowHalf). A lead is special as it is, a
-//     markup byte only where its three bytes may open markup
+//     markup byte only where its four bytes may open markup
 //     (mayOpenMarkupQuick), looked up for the markup bytes alone, one by
 //     one: ordinary text has a markup byte every hundred bytes or so,
 //     Markdown one or two a block. Most of them are line ends, and a
@@ -113,7 +113,7 @@ func avx2Masks(s string, from int, letter, special, anchor []uint64, sum *chunkS
 		a := uint64(a0) | uint64(a1)<<32
 		x0, v0, l0 = x2, v2, l2
 		sp := uint64(lead0) | uint64(lead1)<<32
-		// The markup bytes whose three bytes may open markup
+		// The markup bytes whose four bytes may open markup
 		// (mayOpenMarkupQuick: they are inside s, the next block is). This
 		// loop is about 75 µs a MiB on the fixture's page (its count,
 		// 0 to 2, mispredicted), but judging the first two without a

@@ -94,7 +94,7 @@
 	VPOR    Y0, Y8, Y8
 
 // MARKUPQ(sp, mk, loop, done): the markup bytes mk of the 64 bytes at
-// SI whose three bytes may open markup (mayOpenMarkupQuick: the byte of
+// SI whose four bytes may open markup (mayOpenMarkupQuick: the byte of
 // markupQuick at R12 by quickKey of the four bytes from it, 0 or 0xFF;
 // they are inside s, the next block is) go into sp. One by one, with
 // no branch but the loop's: about one a block. One loop a block, not
@@ -106,8 +106,8 @@
 loop: \
 	BSFQ    mk, DI; \
 	MOVL    (SI)(DI*1), R14; \
-	ANDL    $0x1F1F1F, R14; \
-	IMUL3L  $0x45D9F3B, R14, R14; \
+	ANDL    $0x1F001F1F, R14; \
+	IMUL3L  $0x5BD1E995, R14, R14; \
 	SHRL    $20, R14; \
 	MOVBQSX (R12)(R14*1), R14; \
 	BLSIQ   mk, DI; \

@@ -17,15 +17,16 @@ import (
 // on the benchmark pages, on every pair of bytes (each markup byte with
 // every next byte), and with each anchor word, markup and lead byte at
 // every offset across the first block edges, on every markup byte
-// followed by every two bytes, from three places (the third byte in the
-// next block), and on every markup spelled in full at every place in a
-// block. The AVX2 kernel runs on any CPU with AVX2, VBMI or not.
+// followed by every two bytes as its second and fourth, from four
+// places (the fourth byte in the next block), and on every markup
+// spelled in full at every place in a block. The AVX2 kernel runs on
+// any CPU with AVX2, VBMI or not.
 // The VBMI kernel's special bits may be other only at markup bytes
 // where markupAt finds nothing: it passes those whose next byte fits
 // some markup's second (its two-byte test, markupNext), blockMasks
-// those whose three bytes mayOpenMarkupQuick passes; neither is the
-// other's superset (a triple's low five bits alias: "<\xdc" is no "<|"
-// to markupAt), and each passes every markup's first byte. A bit more
+// those whose four bytes mayOpenMarkupQuick passes; neither is the
+// other's superset (the low five bits alias: "<\xdcab" is no "<|" to
+// markupAt), and each passes every markup's first byte. A bit more
 // is judged and finds nothing; none is missing where markupAt finds
 // something (vbmiMasks' comment).
 func TestVectorMasks(t *testing.T) {
@@ -95,17 +96,19 @@ func maskTexts() []string {
 		}
 	}
 	texts = append(texts, string(pairs), string(pairs[1:]))
-	// Every markup byte followed by every two bytes, the triples at
-	// three places in the blocks (so that every one crosses an edge).
-	var triples []byte
+	// Every markup byte followed by every two bytes, as its second and
+	// fourth (mayOpenMarkupQuick's key; the third one of two), the
+	// quads at four places in the blocks (so that every one crosses an
+	// edge).
+	var quads []byte
 	for _, c := range []byte("<[\"\n\r") {
 		for d := 0; d < 256; d++ {
 			for e := 0; e < 256; e++ {
-				triples = append(triples, c, byte(d), byte(e))
+				quads = append(quads, c, byte(d), "x\n"[e&1], byte(e))
 			}
 		}
 	}
-	texts = append(texts, string(triples), string(triples[1:]), string(triples[2:]))
+	texts = append(texts, string(quads), string(quads[1:]), string(quads[2:]), string(quads[3:]))
 	// Every markup spelled in full, at every place in a block.
 	var all []string
 	for _, second := range markupByLead {
