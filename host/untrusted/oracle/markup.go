@@ -29,6 +29,10 @@ var markupByLead = func() (t [256]*[256][]markup) {
 		{"\"role\":\"system\"", KindRoleMarkup}, {"\"role\": \"system\"", KindRoleMarkup},
 		{"\"role\":\"assistant\"", KindRoleMarkup}, {"\"role\": \"assistant\"", KindRoleMarkup},
 		{"\"role\":\"developer\"", KindRoleMarkup}, {"\"role\": \"developer\"", KindRoleMarkup},
+		// Pretty-printers that space both sides of the colon (Jackson's,
+		// Python's json.dumps(separators=(" : ", ...))), as "tool_calls" :.
+		{"\"role\" : \"system\"", KindRoleMarkup}, {"\"role\" : \"assistant\"", KindRoleMarkup},
+		{"\"role\" : \"developer\"", KindRoleMarkup},
 		// Tool-call formats: Hermes/Qwen, Anthropic's, Llama 3.1, Mistral,
 		// OpenAI and Gemini JSON.
 		{"<tool_call>", KindToolCallMarkup}, {"</tool_call>", KindToolCallMarkup}, {"<|tool_call|>", KindToolCallMarkup},
