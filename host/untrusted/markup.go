@@ -96,6 +96,10 @@ var markupThree = func() (t [1 << 15 / 64]uint64) {
 	for c := 0; c < 32; c++ {
 		set('<', '|', byte(c))
 	}
+	for _, c := range turnThirds {
+		set('\n', '\n', c)
+		set('\r', '\n', c)
+	}
 	return t
 }()
 
@@ -108,8 +112,10 @@ var markupThree = func() (t [1 << 15 / 64]uint64) {
 // markup is four bytes or more (markupQuick's making reads the fourth),
 // and markupQuick holds the key of every one's first four, each letter in
 // either case, and of "<|" with any fourth byte (the special tokens:
-// specialToken), so it passes every place markupAt finds one
-// (TestMayOpenMarkupQuickPassesEveryMarkup).
+// specialToken), and of the turn markers' first, second and fourth
+// bytes from their last gate (turnFourths), so it passes every place
+// markupAt finds one (TestMayOpenMarkupQuickPassesEveryMarkup,
+// TestTurnMarkerSpellings).
 //
 // The fourth byte and not the third (stop 59, s59-c): the keys of three
 // bytes passed every "\n\nA " of prose as "\n\nassistant:" (270 of the
@@ -131,16 +137,22 @@ func mayOpenMarkupQuick(s string, i int) bool {
 
 // quickKey is mayOpenMarkupQuick's hash of four bytes w (the first in
 // the low byte): the low five bits of the first, second and fourth (a
-// letter's are the same in either case, as markupAt compares them), to
-// 12 bits. The assembly computes it as written here.
-func quickKey(w uint32) uint32 { return (w & 0x1F001F1F) * 0x5BD1E995 >> 20 }
+// letter's are the same in either case, as markupAt compares them) and
+// the third's bits 0x40 and 0x02 (the same in either case: a letter has
+// 0x40, a space or tab neither, a '\n' 0x02: the turn markers' "\n\n
+// Human:" apart from "\n\nThe" and "\n\n\n\n", turnKeys), to 12 bits.
+// The assembly computes it as written here. Its multiplier had the
+// fewest passes of 4,000 tried on the four pages of the benchmarks
+// outside the keys' own, and few on 7.6 MB of other Markdown and HTML
+// (stop 59).
+func quickKey(w uint32) uint32 { return (w & 0x1F421F1F) * 0x4968FCFD >> 20 }
 
 // markupQuick[quickKey(w)] is 0xFF where the four bytes w may be the
 // first four of some markup, else 0 (4 KiB: the assembly loads it
 // sign-extended, a mask).
 var markupQuick = func() (t [1 << 12]uint8) {
-	set := func(a, b, d byte) {
-		t[quickKey(uint32(a)|uint32(b)<<8|uint32(d)<<24)] = 0xFF
+	set := func(a, b, c, d byte) {
+		t[quickKey(uint32(a)|uint32(b)<<8|uint32(c)<<16|uint32(d)<<24)] = 0xFF
 	}
 	for _, second := range markupByLead {
 		if second == nil {
@@ -148,12 +160,18 @@ var markupQuick = func() (t [1 << 12]uint8) {
 		}
 		for _, ms := range second {
 			for _, m := range ms {
-				set(m.text[0], m.text[1], m.text[3])
+				set(m.text[0], m.text[1], m.text[2], m.text[3])
 			}
 		}
 	}
 	for d := 0; d < 32; d++ {
-		set('<', '|', byte(d))
+		for _, c := range []byte{0, 0x02, 0x40, 0x42} {
+			set('<', '|', c, byte(d))
+		}
+	}
+	for _, k := range turnKeys {
+		set('\n', '\n', k[0], k[1])
+		set('\r', '\n', k[0], k[1])
 	}
 	return t
 }()
@@ -162,6 +180,17 @@ var markupQuick = func() (t [1 << 12]uint8) {
 func markupAt(f *found, s string, i int) {
 	if s[i] == '<' && i+1 < len(s) && s[i+1] == '|' && specialToken(s[i+2:]) {
 		f.add(KindRoleMarkup, i)
+		return
+	}
+	if s[i] == '\n' || s[i] == '\r' {
+		// Most line ends here are paragraph breaks before a byte
+		// that shares a turn's key ("\n\n```", "\n\nIn": turnThirds).
+		if i+2 >= len(s) || !turnThird[s[i+2]] {
+			return
+		}
+		if start, ok := turnAt(s, i); ok {
+			f.add(KindRoleMarkup, start)
+		}
 		return
 	}
 	if i+1 >= len(s) {

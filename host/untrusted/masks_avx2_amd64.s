@@ -110,8 +110,8 @@
 #define MARKUPQ(sp, mk, loop, done) \
 	TZCNTQ  mk, DI; \
 	MOVL    (SI)(DI*1), R14; \
-	ANDL    $0x1F001F1F, R14; \
-	IMUL3L  $0x5BD1E995, R14, R14; \
+	ANDL    $0x1F421F1F, R14; \
+	IMUL3L  $0x4968FCFD, R14, R14; \
 	SHRL    $20, R14; \
 	MOVBQSX (R12)(R14*1), R14; \
 	BLSIQ   mk, DI; \
@@ -122,8 +122,8 @@
 loop: \
 	BSFQ    mk, DI; \
 	MOVL    (SI)(DI*1), R14; \
-	ANDL    $0x1F001F1F, R14; \
-	IMUL3L  $0x5BD1E995, R14, R14; \
+	ANDL    $0x1F421F1F, R14; \
+	IMUL3L  $0x4968FCFD, R14, R14; \
 	SHRL    $20, R14; \
 	MOVBQSX (R12)(R14*1), R14; \
 	BLSIQ   mk, DI; \

@@ -61,6 +61,12 @@ func markupAt(f *found, s string, i int) {
 		f.add(KindRoleMarkup, i)
 		return
 	}
+	if s[i] == '\n' || s[i] == '\r' {
+		if start, ok := turnAt(s, i); ok {
+			f.add(KindRoleMarkup, start)
+		}
+		return
+	}
 	if i+1 >= len(s) {
 		return
 	}
