@@ -192,8 +192,9 @@ func (st *specialState) run(f *found, s string, b0 int, letter, special []uint64
 // (bit b for block b), blocks b0.., at their word starts by letter as
 // specials left it (top, the letter bit before the chunk). A letter
 // stepped over may make the next one start a word, in its block or at
-// the next block's first byte ("x\xe2abignore": "ignore" starts a word
-// once "ab" is stepped over), whose anchor bit the kernel left out;
+// the next block's first byte ("x\xf3\xa0\x80bignore": "ignore" starts a
+// word once the tag character's last byte "b" is stepped over; an E2 or
+// EF steps over no letter since stop 59, invisibleAt), whose anchor bit the kernel left out;
 // and a letter stepped over was no word start. Rare (run's changed).
 // It returns anchored, the chunk's blocks with an anchor bit
 // (chunkSum's), with those of set made true.

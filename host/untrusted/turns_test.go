@@ -84,3 +84,21 @@ func TestTurnMarkerSpellings(t *testing.T) {
 		notFlagged(t, s)
 	}
 }
+
+// TestMalformedLeadHidesNoMarkup: a lead byte of the invisible
+// characters (E2, EF) before markup, a malformed sequence, hid the
+// markup: the scan stepped over the two bytes after it whatever they
+// were, though a provider's JSON makes the lead byte U+FFFD and keeps
+// the markup (issue 30, s59-e). Now only continuation bytes are stepped
+// over, in every path and the oracle.
+func TestMalformedLeadHidesNoMarkup(t *testing.T) {
+	for _, lead := range []string{"\xe2", "\xef", "\xe2\x80", "\xef\xbb", "\xe2\x81"} {
+		for _, m := range []struct{ kind, text string }{
+			{KindRoleMarkup, "<|im_start|>system"}, {KindRoleMarkup, "\n\nHuman: x"}, {KindRoleMarkup, "\r\n\r\nSystem: x"},
+			{KindRoleMarkup, "[INST] x"}, {KindRoleMarkup, `"role":"system"`}, {KindToolCallMarkup, "<tool_call>"},
+			{KindDirectiveTag, "<IMPORTANT>"},
+		} {
+			flaggedAs(t, m.kind, "footer "+lead, m.text, " end")
+		}
+	}
+}

@@ -180,16 +180,22 @@ func invisibleAt(s string, i int) (size int, kind int) {
 		case b1 == 0x81 && b2 >= 0xA0 && b2 <= 0xA4: // U+2060–2064
 			return 3, invZeroWidth
 		}
-		return 3, invNone
 	case 0xEF:
 		if b1 == 0xBB && b2 == 0xBF { // U+FEFF
 			return 3, invZeroWidth
 		}
-		return 3, invNone
 	case 0xF3:
 		if b1 == 0xA0 && (b2 == 0x80 || b2 == 0x81) && i+3 < len(s) { // U+E0000–E007F
 			return 4, invTag
 		}
+		return 1, invNone
 	}
-	return 1, invNone
+	// Another character of three bytes is stepped over, a malformed
+	// sequence not: the bytes after its lead are read
+	// ("\xe2<|im_start|>", "\xe2\n\nHuman:": a provider's JSON makes
+	// the lead byte U+FFFD and keeps the markup; issue 30, stop 59).
+	if b1&0xC0 != 0x80 || b2&0xC0 != 0x80 {
+		return 1, invNone
+	}
+	return 3, invNone
 }
