@@ -209,10 +209,20 @@ func markupAt(f *found, s string, i int) {
 }
 
 // hasFoldPrefix reports whether s starts with lower, ASCII letters of s
-// compared in lower case.
+// compared in lower case, invisible characters (invisibleLen) after its
+// first three bytes stepped over (those are the markup tests' keys,
+// mayOpenMarkup's).
 func hasFoldPrefix(s, lower string) bool {
+	m := foldMismatch(s, lower)
+	return m == len(lower) || m >= 3 && s[m] >= 0xC2 && foldPrefixEnd(s, lower, 3) >= 0
+}
+
+// foldMismatch is the first index where s differs from lower, ASCII
+// letters of s compared in lower case: len(lower) where s starts with
+// it, -1 where s is shorter.
+func foldMismatch(s, lower string) int {
 	if len(s) < len(lower) {
-		return false
+		return -1
 	}
 	for j := 0; j < len(lower); j++ {
 		c := s[j]
@@ -220,25 +230,70 @@ func hasFoldPrefix(s, lower string) bool {
 			c |= 0x20
 		}
 		if c != lower[j] {
-			return false
+			return j
 		}
 	}
-	return true
+	return len(lower)
+}
+
+// foldPrefixEnd is where in s lower ends if s starts with it as
+// hasFoldPrefix has it, invisible characters stepped over after lower's
+// first from bytes; else -1. (They are looked for only where a byte
+// differs: an invisible character's lead byte is no byte of lower.)
+func foldPrefixEnd(s, lower string, from int) int {
+	if len(s) < len(lower) {
+		return -1
+	}
+	j := 0
+	for k := 0; k < len(lower); k++ {
+		if j >= len(s) {
+			return -1
+		}
+		c := s[j]
+		if c >= 'A' && c <= 'Z' {
+			c |= 0x20
+		}
+		if c != lower[k] {
+			n := 0
+			if k >= from && c >= 0xC2 {
+				n = invisibleLen(s[j:])
+			}
+			if n == 0 {
+				return -1
+			}
+			j, k = j+n, k-1
+			continue
+		}
+		j++
+	}
+	return j
 }
 
 // specialToken reports whether s (what follows "<|") closes a special
 // token of the chat templates within 40 bytes: letters, digits, '_', '-'
-// and spaces, then "|>" (<|end tool output|>, <|im_middle|>).
+// and spaces, then "|>" (<|end tool output|>, <|im_middle|>); invisible
+// characters (invisibleLen) stepped over, not counted.
 func specialToken(s string) bool {
-	for j := 0; j < len(s) && j < 40; j++ {
+	n := 0
+	for j := 0; j < len(s) && n < 40; j++ {
 		c := s[j]
 		switch {
 		case c == '|':
-			return j > 0 && j+1 < len(s) && s[j+1] == '>'
+			k := j + 1
+			if k < len(s) && s[k] >= 0xC2 {
+				k = skipInvisible(s, k)
+			}
+			return n > 0 && k < len(s) && s[k] == '>'
 		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '_', c == '-', c == ' ':
 		default:
-			return false
+			l := invisibleLen(s[j:])
+			if l == 0 {
+				return false
+			}
+			j += l - 1
+			continue
 		}
+		n++
 	}
 	return false
 }

@@ -106,7 +106,9 @@ func turnAt(s string, i int) (start int, ok bool) {
 
 // roleColonAt reports whether s from j is a role (any case: "human",
 // "assistant", "system"), spaces or tabs, and a colon or one of its
-// look-alikes. Most bytes after a paragraph break that open the markup
+// look-alikes, invisible characters (invisibleLen) after the role's
+// first letter stepped over (the first is a key of the markup tests:
+// turnThirds). Most bytes after a paragraph break that open the markup
 // tests are no role's first letter ("\n\n```", "\n\nIn": turnThirds'
 // keys): they are refused by it alone.
 func roleColonAt(s string, j int) bool {
@@ -124,12 +126,24 @@ func roleColonAt(s string, j int) bool {
 	default:
 		return false
 	}
-	if !hasFoldPrefix(s[j:], r) {
-		return false
+	e := foldMismatch(s[j:], r)
+	if e != len(r) { // unless an invisible character is in it
+		if e < 1 || s[j+e] < 0xC2 {
+			return false
+		}
+		if e = foldPrefixEnd(s[j:], r, 1); e < 0 {
+			return false
+		}
 	}
-	k := j + len(r)
-	for k < len(s) && (s[k] == ' ' || s[k] == '\t') {
-		k++
+	k := j + e
+	for k < len(s) {
+		if s[k] == ' ' || s[k] == '\t' {
+			k++
+		} else if n := invisibleLen(s[k:]); n > 0 {
+			k += n
+		} else {
+			break
+		}
 	}
 	if k < len(s) && s[k] == ':' {
 		return true

@@ -102,3 +102,30 @@ func TestMalformedLeadHidesNoMarkup(t *testing.T) {
 		}
 	}
 }
+
+// TestInvisibleInsideMarkup: a soft hyphen or a zero-width character
+// inside markup, which a reader does not see and which alone is no
+// zero-width run, does not hide it (issue 30, s59-e): after a list
+// spelling's first three bytes, anywhere in a special token and before
+// its '>', and after a turn's first letter; in every path and the
+// oracle. Before those points (the markup tests' keys) it still hides
+// the markup: noted here as what is not flagged.
+func TestInvisibleInsideMarkup(t *testing.T) {
+	for _, zw := range []string{"\u200b", "\u00ad", "\u2060", "\ufeff", "\u200d\u00ad"} {
+		for _, m := range []struct{ kind, text string }{
+			{KindRoleMarkup, "<|im" + zw + "_start|>system"}, {KindRoleMarkup, "<|" + zw + "im_start|>"}, {KindRoleMarkup, "<|im_start" + zw + "|>"},
+			{KindRoleMarkup, "<|im_start|" + zw + ">"}, {KindRoleMarkup, "<|im_middle|" + zw + ">"}, {KindRoleMarkup, "<|end tool" + zw + " output|>"},
+			{KindRoleMarkup, "[IN" + zw + "ST] x"}, {KindRoleMarkup, "<<S" + zw + "YS>>"},
+			{KindRoleMarkup, "<start_of" + zw + "_turn>user"}, {KindToolCallMarkup, "<tool" + zw + "_call>"},
+			{KindRoleMarkup, `"role":"sys` + zw + `tem"`}, {KindDirectiveTag, "<IMP" + zw + "ORTANT>"},
+			{KindRoleMarkup, "\n\nH" + zw + "uman: x"}, {KindRoleMarkup, "\n\nHu" + zw + "man" + zw + ": x"}, {KindRoleMarkup, "\r\n\r\nSystem " + zw + ": x"},
+		} {
+			flaggedAs(t, m.kind, "footer ", m.text, " end")
+		}
+	}
+	// Before the keys' third byte: not seen by the markup tests (a
+	// zero-width run or another signal flags the text, or nothing).
+	for _, s := range []string{"<\u200b|im_start|>", "[\u00adINST]", "\n\n\u00adHuman: x", "<t\u00adool_call>"} {
+		notFlagged(t, "footer "+s+" end")
+	}
+}

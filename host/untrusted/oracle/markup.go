@@ -57,9 +57,12 @@ var markupByLead = func() (t [256]*[256][]markup) {
 
 // markupAt records the markup that starts at s[i], if any.
 func markupAt(f *found, s string, i int) {
-	if s[i] == '<' && i+1 < len(s) && s[i+1] == '|' && specialToken(s[i+2:]) {
-		f.add(KindRoleMarkup, i)
-		return
+	if s[i] == '<' && i+1 < len(s) && s[i+1] == '|' {
+		// The token with invisible characters taken out (isInvisible).
+		if v, _ := visiblePrefix(s[i+2:], 42); specialToken(v) {
+			f.add(KindRoleMarkup, i)
+			return
+		}
 	}
 	if s[i] == '\n' || s[i] == '\r' {
 		if start, ok := turnAt(s, i); ok {
@@ -75,7 +78,7 @@ func markupAt(f *found, s string, i int) {
 		c |= 0x20
 	}
 	for _, m := range markupByLead[s[i]][c] {
-		if hasFoldPrefix(s[i:], m.text) {
+		if hasMarkup(s[i:], m.text) {
 			f.add(m.kind, i)
 			return
 		}

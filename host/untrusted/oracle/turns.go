@@ -35,15 +35,24 @@ func turnAt(s string, i int) (int, bool) {
 	if last != i || strings.Count(run, "\n") < 2 {
 		return 0, false
 	}
-	rest := strings.ToLower(s[b:min(len(s), b+12)])
+	if b >= len(s) {
+		return 0, false
+	}
 	for _, role := range []string{"human", "assistant", "system"} {
-		if strings.HasPrefix(rest, role) {
-			c, _ := utf8.DecodeRuneInString(strings.TrimLeft(s[b+len(role):], " \t"))
-			if strings.ContainsRune(":：﹕︓︰∶꞉ꓽ˸ː։׃܃܄ःઃ᛬᠃᠉⁚", c) {
-				return a + strings.IndexAny(run, "\r\n"), true
-			}
+		if s[b]|0x20 != role[0] {
+			continue
+		}
+		// The role's other letters with invisible characters taken out.
+		v, end := visiblePrefix(s[b+1:], len(role)-1)
+		if strings.ToLower(v) != role[1:] {
 			return 0, false
 		}
+		after := strings.TrimLeftFunc(s[b+1+end:], func(r rune) bool { return r == ' ' || r == '\t' || isInvisible(r) })
+		c, _ := utf8.DecodeRuneInString(after)
+		if strings.ContainsRune(":：﹕︓︰∶꞉ꓽ˸ː։׃܃܄ःઃ᛬᠃᠉⁚", c) {
+			return a + strings.IndexAny(run, "\r\n"), true
+		}
+		return 0, false
 	}
 	return 0, false
 }

@@ -1,0 +1,44 @@
+package untrusted
+
+// Invisible characters inside markup: a soft hyphen or a zero-width
+// character between its bytes ("<|im\u200b_start|>", "[IN\u00adST]",
+// "\n\nHu\u200bman:") is not seen by a reader, and one alone is no
+// zero-width run (KindZeroWidthRun needs two). The markup tests step
+// over them after a spelling's first three bytes (mayOpenMarkup's key),
+// inside a special token and before its '>', and in and after a turn's
+// role (after its first letter) (issue 30, stop 59).
+
+// invisibleLen is the length of the soft hyphen (U+00AD) or zero-width
+// character (U+200B–200F, U+2060–2064, U+FEFF) that starts s, else 0.
+func invisibleLen(s string) int {
+	if len(s) >= 2 && s[0] == 0xC2 && s[1] == 0xAD {
+		return 2
+	}
+	if len(s) >= 3 {
+		b1, b2 := s[1], s[2]
+		switch s[0] {
+		case 0xE2:
+			if b1 == 0x80 && b2 >= 0x8B && b2 <= 0x8F || b1 == 0x81 && b2 >= 0xA0 && b2 <= 0xA4 {
+				return 3
+			}
+		case 0xEF:
+			if b1 == 0xBB && b2 == 0xBF {
+				return 3
+			}
+		}
+	}
+	return 0
+}
+
+// skipInvisible is the first index from j of s not in an invisible
+// character (invisibleLen).
+func skipInvisible(s string, j int) int {
+	for j < len(s) {
+		n := invisibleLen(s[j:])
+		if n == 0 {
+			break
+		}
+		j += n
+	}
+	return j
+}
