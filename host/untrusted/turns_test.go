@@ -40,11 +40,14 @@ func notFlagged(t *testing.T, s string) {
 
 // TestSpacedColonRole: a chat message's role as pretty-printers that
 // space both sides of the colon write it (Jackson's " : ") is role
-// markup as the "role": "system" spelling is (issue 30, s59-e); other
-// roles are not.
+// markup as the "role": "system" spelling is, and so the tool-call
+// keys (issue 30, s59-e); other roles are not.
 func TestSpacedColonRole(t *testing.T) {
 	for _, m := range []string{`"role" : "system"`, `"ROLE" : "Assistant"`, `"role" : "developer"`} {
 		flaggedAs(t, KindRoleMarkup, "{ ", m, ", \"content\" : \"x\" }")
+	}
+	for _, m := range []string{`"function_call" :`, `"functionCall" :`, `"tool_calls" :`} {
+		flaggedAs(t, KindToolCallMarkup, "{ ", m, ` { "name" : "run" } }`)
 	}
 	notFlagged(t, `{ "role" : "admin", "name" : "Ada" }`)
 	notFlagged(t, `{ "role" : "user", "content" : "hi" }`)

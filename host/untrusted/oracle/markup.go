@@ -42,6 +42,7 @@ var markupByLead = func() (t [256]*[256][]markup) {
 		{"<|python_tag|>", KindToolCallMarkup}, {"<|tool_calls_section_begin|>", KindToolCallMarkup},
 		{"[tool_calls]", KindToolCallMarkup}, {"\"tool_calls\":", KindToolCallMarkup}, {"\"tool_calls\" :", KindToolCallMarkup},
 		{"\"function_call\":", KindToolCallMarkup}, {"\"functioncall\":", KindToolCallMarkup}, {"\"tool_use\"", KindToolCallMarkup},
+		{"\"function_call\" :", KindToolCallMarkup}, {"\"functioncall\" :", KindToolCallMarkup}, // Jackson's spacing, as "tool_calls" :
 		// Tags the tool-poisoning write-ups hide directives in.
 		{"<important>", KindDirectiveTag}, {"<instructions>", KindDirectiveTag}, {"<system_instructions>", KindDirectiveTag},
 		{"<system-reminder>", KindDirectiveTag}, {"<admin>", KindDirectiveTag},
