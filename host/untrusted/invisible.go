@@ -30,6 +30,11 @@ func invisibleLen(s string) int {
 	return 0
 }
 
+// invisibleLeads are the first bytes of the characters invisibleLen
+// finds: the quick key passes them as a markup's fourth byte
+// (markupQuick), where the markup tests step over them.
+var invisibleLeads = []byte{0xC2, 0xE2, 0xEF}
+
 // skipInvisible is the first index from j of s not in an invisible
 // character (invisibleLen).
 func skipInvisible(s string, j int) int {

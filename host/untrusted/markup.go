@@ -146,7 +146,7 @@ func mayOpenMarkupQuick(s string, i int) bool {
 // fewest passes of 4,000 tried on the four pages of the benchmarks
 // outside the keys' own, and few on 7.6 MB of other Markdown and HTML
 // (stop 59).
-func quickKey(w uint32) uint32 { return (w & 0x1F421F1F) * 0x4968FCFD >> 20 }
+func quickKey(w uint32) uint32 { return (w & 0x1F421F1F) * 0x24FCBBAF >> 20 }
 
 // markupQuick[quickKey(w)] is 0xFF where the four bytes w may be the
 // first four of some markup, else 0 (4 KiB: the assembly loads it
@@ -161,7 +161,12 @@ var markupQuick = func() (t [1 << 12]uint8) {
 		}
 		for _, ms := range second {
 			for _, m := range ms {
-				set(m.text[0], m.text[1], m.text[2], m.text[3])
+				// The fourth byte, or an invisible character's first
+				// (invisibleLeads), which the markup tests step over
+				// there (invisible.go).
+				for _, d := range append([]byte{m.text[3]}, invisibleLeads...) {
+					set(m.text[0], m.text[1], m.text[2], d)
+				}
 			}
 		}
 	}
@@ -171,8 +176,14 @@ var markupQuick = func() (t [1 << 12]uint8) {
 		}
 	}
 	for _, k := range turnKeys {
-		set('\n', '\n', k[0], k[1])
-		set('\r', '\n', k[0], k[1])
+		ds := []byte{k[1]}
+		if k[0] != ' ' {
+			ds = append(ds, invisibleLeads...) // "\n\nH\u00adu"
+		}
+		for _, d := range ds {
+			set('\n', '\n', k[0], d)
+			set('\r', '\n', k[0], d)
+		}
 	}
 	return t
 }()

@@ -111,7 +111,7 @@
 	TZCNTQ  mk, DI; \
 	MOVL    (SI)(DI*1), R14; \
 	ANDL    $0x1F421F1F, R14; \
-	IMUL3L  $0x4968FCFD, R14, R14; \
+	IMUL3L  $0x24FCBBAF, R14, R14; \
 	SHRL    $20, R14; \
 	MOVBQSX (R12)(R14*1), R14; \
 	BLSIQ   mk, DI; \
@@ -123,7 +123,7 @@ loop: \
 	BSFQ    mk, DI; \
 	MOVL    (SI)(DI*1), R14; \
 	ANDL    $0x1F421F1F, R14; \
-	IMUL3L  $0x4968FCFD, R14, R14; \
+	IMUL3L  $0x24FCBBAF, R14, R14; \
 	SHRL    $20, R14; \
 	MOVBQSX (R12)(R14*1), R14; \
 	BLSIQ   mk, DI; \
