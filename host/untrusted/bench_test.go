@@ -35,7 +35,7 @@ func BenchmarkScreenWrap4KiB(b *testing.B) {
 
 // BenchmarkScreenForBoundaryFirst is ScreenFor on the fixture's 1 MiB
 // page with the boundary's first letter varied: T and A start words of
-// every line of it, J Q X Z (rareFirst, what NewBoundary draws) none.
+// every line of it, Q Z (rareFirst, what NewBoundary draws) and J X none.
 // strings.Index stops at each place the first byte occurs, so the
 // first letter is most of what finding the boundary costs.
 func BenchmarkScreenForBoundaryFirst(b *testing.B) {
