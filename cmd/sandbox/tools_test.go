@@ -185,10 +185,12 @@ func TestRealToolsThroughProxy(t *testing.T) {
 			if r.exit != 0 || !strings.Contains(r.stdout, tc.want) {
 				t.Fatalf("exit %d\nstdout: %s\nstderr: %s", r.exit, r.stdout, r.stderr)
 			}
+			// A tunnel's event is recorded when the proxy sees it close,
+			// which may be just after the tool exits (CI, stop 59: curl
+			// https found none yet); a tool that went around the proxy
+			// leaves none at all.
+			waitFor(t, tc.tool+"'s connection through the proxy", func() bool { return len(px.Events()) > before })
 			evs := px.Events()[before:]
-			if len(evs) == 0 {
-				t.Fatalf("%s reached the server without a connection through the proxy", tc.tool)
-			}
 			for _, e := range evs {
 				if e.Verdict != "allowed" || e.Recv == 0 {
 					t.Errorf("connection %+v", e)
