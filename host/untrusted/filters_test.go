@@ -26,28 +26,21 @@ func foldVariants(w string) []string {
 // keeps out (the paragraph breaks of Markdown) is said last.
 func TestMayOpenMarkupPassesEveryMarkup(t *testing.T) {
 	n := 0
-	for _, second := range markupByLead {
-		if second == nil {
-			continue
-		}
-		for _, ms := range second {
-			for _, m := range ms {
-				for _, v := range foldVariants(m.text) {
-					n++
-					if !mayOpenMarkup(v, 0) || !mayOpenMarkup("x "+v, 2) {
-						t.Errorf("%q (%s): mayOpenMarkup false", v, m.kind)
-					}
-					kind := m.kind
-					if strings.HasPrefix(v, "<|") {
-						kind = KindRoleMarkup // a special token first (specialToken)
-					}
-					if !hasKind(Screen(v+" x"), kind) {
-						t.Errorf("%q: no %s", v, kind)
-					}
-					for _, s := range []string{v, "see " + v + " here", strings.Repeat("z ", 40) + v} {
-						sameAsOracle(t, s)
-					}
-				}
+	for m := range markups {
+		for _, v := range foldVariants(m.text) {
+			n++
+			if !mayOpenMarkup(v, 0) || !mayOpenMarkup("x "+v, 2) {
+				t.Errorf("%q (%s): mayOpenMarkup false", v, m.kind)
+			}
+			kind := m.kind
+			if strings.HasPrefix(v, "<|") {
+				kind = KindRoleMarkup // a special token first (specialToken)
+			}
+			if !hasKind(Screen(v+" x"), kind) {
+				t.Errorf("%q: no %s", v, kind)
+			}
+			for _, s := range []string{v, "see " + v + " here", strings.Repeat("z ", 40) + v} {
+				sameAsOracle(t, s)
 			}
 		}
 	}
@@ -89,24 +82,17 @@ func TestMayOpenMarkupQuickPassesEveryMarkup(t *testing.T) {
 	// third's bits 0x40 and 0x02.
 	keys := map[[4]byte]bool{}
 	n := 0
-	for _, second := range markupByLead {
-		if second == nil {
-			continue
+	for m := range markups {
+		for _, d := range append([]byte{m.text[3]}, invisibleLeads...) {
+			keys[[4]byte{m.text[0] & 31, m.text[1] & 31, m.text[2] & 0x42, d & 31}] = true
+			if v := m.text[:3] + string([]byte{d}) + m.text[3:]; !mayOpenMarkupQuick(v, 0) {
+				t.Errorf("%q (%s): mayOpenMarkupQuick false", v, m.kind)
+			}
 		}
-		for _, ms := range second {
-			for _, m := range ms {
-				for _, d := range append([]byte{m.text[3]}, invisibleLeads...) {
-					keys[[4]byte{m.text[0] & 31, m.text[1] & 31, m.text[2] & 0x42, d & 31}] = true
-					if v := m.text[:3] + string([]byte{d}) + m.text[3:]; !mayOpenMarkupQuick(v, 0) {
-						t.Errorf("%q (%s): mayOpenMarkupQuick false", v, m.kind)
-					}
-				}
-				for _, v := range foldVariants(m.text) {
-					n++
-					if !mayOpenMarkupQuick(v, 0) || !mayOpenMarkupQuick("x "+v, 2) {
-						t.Errorf("%q (%s): mayOpenMarkupQuick false", v, m.kind)
-					}
-				}
+		for _, v := range foldVariants(m.text) {
+			n++
+			if !mayOpenMarkupQuick(v, 0) || !mayOpenMarkupQuick("x "+v, 2) {
+				t.Errorf("%q (%s): mayOpenMarkupQuick false", v, m.kind)
 			}
 		}
 	}

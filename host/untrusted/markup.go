@@ -71,6 +71,22 @@ func mayOpenMarkup(s string, i int) bool {
 	return markupThree[k>>6%uint(len(markupThree))]&(1<<(k&63)) != 0
 }
 
+// markups yields every spelling of markupByLead.
+func markups(yield func(markup) bool) {
+	for _, second := range markupByLead {
+		if second == nil {
+			continue
+		}
+		for _, ms := range second {
+			for _, m := range ms {
+				if !yield(m) {
+					return
+				}
+			}
+		}
+	}
+}
+
 // markupKey is three bytes by their low five bits: a letter's are the
 // same in either case, as markupAt compares them.
 func markupKey(a, b, c byte) uint { return uint(a&31)<<10 | uint(b&31)<<5 | uint(c&31) }
@@ -84,15 +100,8 @@ var markupThree = func() (t [1 << 15 / 64]uint64) {
 		k := markupKey(a, b, c)
 		t[k>>6] |= 1 << (k & 63)
 	}
-	for _, second := range markupByLead {
-		if second == nil {
-			continue
-		}
-		for _, ms := range second {
-			for _, m := range ms {
-				set(m.text[0], m.text[1], m.text[2])
-			}
-		}
+	for m := range markups {
+		set(m.text[0], m.text[1], m.text[2])
 	}
 	for c := 0; c < 32; c++ {
 		set('<', '|', byte(c))
@@ -155,19 +164,12 @@ var markupQuick = func() (t [1 << 12]uint8) {
 	set := func(a, b, c, d byte) {
 		t[quickKey(uint32(a)|uint32(b)<<8|uint32(c)<<16|uint32(d)<<24)] = 0xFF
 	}
-	for _, second := range markupByLead {
-		if second == nil {
-			continue
-		}
-		for _, ms := range second {
-			for _, m := range ms {
-				// The fourth byte, or an invisible character's first
-				// (invisibleLeads), which the markup tests step over
-				// there (invisible.go).
-				for _, d := range append([]byte{m.text[3]}, invisibleLeads...) {
-					set(m.text[0], m.text[1], m.text[2], d)
-				}
-			}
+	for m := range markups {
+		// The fourth byte, or an invisible character's first
+		// (invisibleLeads), which the markup tests step over
+		// there (invisible.go).
+		for _, d := range append([]byte{m.text[3]}, invisibleLeads...) {
+			set(m.text[0], m.text[1], m.text[2], d)
 		}
 	}
 	for d := 0; d < 32; d++ {

@@ -93,6 +93,22 @@
 	VPCMPEQB first-48(SP), x, Y0; \
 	VPOR    Y0, Y8, Y8
 
+// QUICKBIT(sp, mk): mk's lowest bit goes into sp when the four bytes
+// from its byte pass the quick key (the byte of markupQuick at R12 by
+// quickKey, 0 or 0xFF), and out of mk; the flags are those of what is
+// left of mk. TZCNT gives 64 for an mk of 0 (MARKUPQ's first).
+#define QUICKBIT(sp, mk) \
+	TZCNTQ  mk, DI; \
+	MOVL    (SI)(DI*1), R14; \
+	ANDL    $0x1F421F1F, R14; \
+	IMUL3L  $0x24FCBBAF, R14, R14; \
+	SHRL    $20, R14; \
+	MOVBQSX (R12)(R14*1), R14; \
+	BLSIQ   mk, DI; \
+	ANDQ    R14, DI; \
+	ORQ     DI, sp; \
+	BLSRQ   mk, mk
+
 // MARKUPQ(sp, mk, loop, done): the markup bytes mk of the 64 bytes at
 // SI whose four bytes may open markup (mayOpenMarkupQuick: the byte of
 // markupQuick at R12 by quickKey of the four bytes from it, 0 or 0xFF;
@@ -108,28 +124,10 @@
 // not one a half: a half's loop ends at a count (0 or 1, mostly) the
 // branch predictor cannot tell.
 #define MARKUPQ(sp, mk, loop, done) \
-	TZCNTQ  mk, DI; \
-	MOVL    (SI)(DI*1), R14; \
-	ANDL    $0x1F421F1F, R14; \
-	IMUL3L  $0x24FCBBAF, R14, R14; \
-	SHRL    $20, R14; \
-	MOVBQSX (R12)(R14*1), R14; \
-	BLSIQ   mk, DI; \
-	ANDQ    R14, DI; \
-	ORQ     DI, sp; \
-	BLSRQ   mk, mk; \
+	QUICKBIT(sp, mk); \
 	JZ      done; \
 loop: \
-	BSFQ    mk, DI; \
-	MOVL    (SI)(DI*1), R14; \
-	ANDL    $0x1F421F1F, R14; \
-	IMUL3L  $0x24FCBBAF, R14, R14; \
-	SHRL    $20, R14; \
-	MOVBQSX (R12)(R14*1), R14; \
-	BLSIQ   mk, DI; \
-	ANDQ    R14, DI; \
-	ORQ     DI, sp; \
-	BLSRQ   mk, mk; \
+	QUICKBIT(sp, mk); \
 	JNZ     loop; \
 done:
 

@@ -111,14 +111,8 @@ func maskTexts() []string {
 	texts = append(texts, string(quads), string(quads[1:]), string(quads[2:]), string(quads[3:]))
 	// Every markup spelled in full, at every place in a block.
 	var all []string
-	for _, second := range markupByLead {
-		if second != nil {
-			for _, ms := range second {
-				for _, m := range ms {
-					all = append(all, m.text, strings.ToUpper(m.text))
-				}
-			}
-		}
+	for m := range markups {
+		all = append(all, m.text, strings.ToUpper(m.text))
 	}
 	slices.Sort(all)
 	for off := 0; off < 67; off++ {
