@@ -4,9 +4,11 @@ package untrusted
 // character between its bytes ("<|im\u200b_start|>", "[IN\u00adST]",
 // "\n\nHu\u200bman:") is not seen by a reader, and one alone is no
 // zero-width run (KindZeroWidthRun needs two). The markup tests step
-// over them after a spelling's first three bytes (mayOpenMarkup's key),
-// inside a special token and before its '>', and in and after a turn's
-// role (after its first letter) (issue 30, stop 59).
+// over them after a spelling's first three bytes (mayOpenMarkup's key;
+// the kernels' quick key reads the fourth too, and passes an invisible
+// character's first byte there: invisibleLeads), inside a special token
+// and before its '>', and in and after a turn's role (after its first
+// letter) (issue 30, stop 59).
 
 // invisibleLen is the length of the soft hyphen (U+00AD) or zero-width
 // character (U+200B–200F, U+2060–2064, U+FEFF) that starts s, else 0.

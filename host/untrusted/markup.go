@@ -224,8 +224,8 @@ func markupAt(f *found, s string, i int) {
 
 // hasFoldPrefix reports whether s starts with lower, ASCII letters of s
 // compared in lower case, invisible characters (invisibleLen) after its
-// first three bytes stepped over (those are the markup tests' keys,
-// mayOpenMarkup's).
+// first three bytes stepped over (those are mayOpenMarkup's key; the
+// quick key's fourth byte may be one's first, invisibleLeads).
 func hasFoldPrefix(s, lower string) bool {
 	m := foldMismatch(s, lower)
 	return m == len(lower) || m >= 3 && s[m] >= 0xC2 && foldPrefixEnd(s, lower, 3) >= 0
