@@ -12,21 +12,14 @@ package untrusted
 
 // invisibleLen is the length of the soft hyphen (U+00AD) or zero-width
 // character (U+200B–200F, U+2060–2064, U+FEFF) that starts s, else 0.
+// (The zero-width ones are invisibleAt's invZeroWidth.)
 func invisibleLen(s string) int {
 	if len(s) >= 2 && s[0] == 0xC2 && s[1] == 0xAD {
 		return 2
 	}
-	if len(s) >= 3 {
-		b1, b2 := s[1], s[2]
-		switch s[0] {
-		case 0xE2:
-			if b1 == 0x80 && b2 >= 0x8B && b2 <= 0x8F || b1 == 0x81 && b2 >= 0xA0 && b2 <= 0xA4 {
-				return 3
-			}
-		case 0xEF:
-			if b1 == 0xBB && b2 == 0xBF {
-				return 3
-			}
+	if len(s) > 0 && (s[0] == 0xE2 || s[0] == 0xEF) {
+		if n, kind := invisibleAt(s, 0); kind == invZeroWidth {
+			return n
 		}
 	}
 	return 0

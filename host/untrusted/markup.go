@@ -122,21 +122,19 @@ var markupThree = func() (t [1 << 15 / 64]uint64) {
 // markup is four bytes or more (markupQuick's making reads the fourth),
 // and markupQuick holds the key of every one's first four, each letter in
 // either case, and of "<|" with any fourth byte (the special tokens:
-// specialToken), and of the turn markers' first, second and fourth
-// bytes from their last gate (turnFourths), so it passes every place
-// markupAt finds one (TestMayOpenMarkupQuickPassesEveryMarkup,
-// TestTurnMarkerSpellings).
+// specialToken), and of the turn markers' bytes from their last gate
+// (turnKeys), so it passes every place markupAt finds one
+// (TestMayOpenMarkupQuickPassesEveryMarkup, TestTurnMarkerSpellings).
 //
 // The fourth byte and not the third (stop 59, s59-c): the keys of three
 // bytes passed every "\n\nA " of prose as "\n\nassistant:" (270 of the
 // 405 markup bytes a MiB of the guides that reached markupAt, each then
 // ~200 instructions to find nothing, and most of their blocks' special
-// bits), and "<|" with any third byte; with the fourth, "<|" is 32 keys,
-// not 1,024 as with all four, and the table holds 56 keys. The specials
-// judge the bits it sets by mayOpenMarkup (the first three bytes) before
-// markupAt, so the few it passes by a collision cost a look, not a
-// finding. Its multiplier had the fewest passes of twelve tried on the
-// guides and the npm READMEs.
+// bits), and "<|" with any third byte; with the fourth, "<|" is 128 keys
+// (the third byte's two bits, quickKey), not 1,024 as with all four, and
+// the table holds 206. The specials judge the bits it sets by
+// mayOpenMarkup (the first three bytes) before markupAt, so the few it
+// passes by a collision cost a look, not a finding.
 func mayOpenMarkupQuick(s string, i int) bool {
 	if i+4 > len(s) {
 		return false
@@ -151,10 +149,11 @@ func mayOpenMarkupQuick(s string, i int) bool {
 // the third's bits 0x40 and 0x02 (the same in either case: a letter has
 // 0x40, a space or tab neither, a '\n' 0x02: the turn markers' "\n\n
 // Human:" apart from "\n\nThe" and "\n\n\n\n", turnKeys), to 12 bits.
-// The assembly computes it as written here. Its multiplier had the
-// fewest passes of 4,000 tried on the four pages of the benchmarks
-// outside the keys' own, and few on 7.6 MB of other Markdown and HTML
-// (stop 59).
+// The assembly computes it as written here. Its multiplier is, of the
+// 40 of 4,000 tried with the fewest passes outside the keys' own on the
+// four pages of the benchmarks, the one with the fewest on those and
+// 7.6 MB of other Markdown and HTML together (28 a MiB of each page
+// summed, 512 in the 7.6 MB; stop 59).
 func quickKey(w uint32) uint32 { return (w & 0x1F421F1F) * 0x24FCBBAF >> 20 }
 
 // markupQuick[quickKey(w)] is 0xFF where the four bytes w may be the
@@ -227,27 +226,7 @@ func markupAt(f *found, s string, i int) {
 // first three bytes stepped over (those are mayOpenMarkup's key; the
 // quick key's fourth byte may be one's first, invisibleLeads).
 func hasFoldPrefix(s, lower string) bool {
-	m := foldMismatch(s, lower)
-	return m == len(lower) || m >= 3 && s[m] >= 0xC2 && foldPrefixEnd(s, lower, 3) >= 0
-}
-
-// foldMismatch is the first index where s differs from lower, ASCII
-// letters of s compared in lower case: len(lower) where s starts with
-// it, -1 where s is shorter.
-func foldMismatch(s, lower string) int {
-	if len(s) < len(lower) {
-		return -1
-	}
-	for j := 0; j < len(lower); j++ {
-		c := s[j]
-		if c >= 'A' && c <= 'Z' {
-			c |= 0x20
-		}
-		if c != lower[j] {
-			return j
-		}
-	}
-	return len(lower)
+	return foldPrefixEnd(s, lower, 3) >= 0
 }
 
 // foldPrefixEnd is where in s lower ends if s starts with it as

@@ -126,14 +126,9 @@ func roleColonAt(s string, j int) bool {
 	default:
 		return false
 	}
-	e := foldMismatch(s[j:], r)
-	if e != len(r) { // unless an invisible character is in it
-		if e < 1 || s[j+e] < 0xC2 {
-			return false
-		}
-		if e = foldPrefixEnd(s[j:], r, 1); e < 0 {
-			return false
-		}
+	e := foldPrefixEnd(s[j:], r, 1)
+	if e < 0 {
+		return false
 	}
 	k := j + e
 	for k < len(s) {
