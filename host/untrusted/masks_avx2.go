@@ -35,7 +35,9 @@ import (
 //     below (masks, below).
 //
 // The slots k places on, for the anchor tables, come from the slot
-// vector and the next one's (VPERM2I128, then VPALIGNR per place).
+// vector and the next one's (VPERM2I128, then VPALIGNR per place); the
+// assembly (avx2Blocks) stores the slots and loads them k bytes on, in
+// a second pass over the blocks: the same bits.
 func avx2Masks(s string, from int, letter, special, anchor []uint64, sum *chunkSum) int {
 	if len(s) < 64*from+128 {
 		return 0

@@ -15,7 +15,8 @@ import (
 var haveAVX2Asm = haveAVX2 && cpu.X86.HasPOPCNT && cpu.X86.HasBMI1
 
 // avx2MasksAsm is avx2Masks (masks_avx2.go, the reference: same
-// tables, same steps, same bits) written in assembly, where the Go
+// tables, same bits; the steps the same but for the slots k places on,
+// which it stores and loads back, avx2Blocks' comment) written in assembly, where the Go
 // compiler's code reloaded 14 of its then 15 constant vectors every block
 // and kept its scalars on the stack (BENCHMARKS.md, stop 55). It checks
 // the bounds and hands the blocks to avx2Blocks.
@@ -29,11 +30,21 @@ func avx2MasksAsm(s string, from int, letter, special, anchor []uint64, sum *chu
 		return 0
 	}
 	special, anchor = special[:n], anchor[:n]
-	avx2Blocks(unsafe.StringData(s[64*from:]), n, &letter[0], &special[0], &anchor[0], sum, &markupQuick)
+	p := unsafe.StringData(s[64*from:])
+	// avx2Blocks does 64 blocks at most (its frame holds their slots);
+	// a chunk is 64. Past 64, a block has no anchored bit (avx2Masks:
+	// a shift by 64 or more is 0).
+	for b := 0; b < n; b += chunkBlocks {
+		k, anchored := min(n-b, chunkBlocks), sum.anchored
+		avx2Blocks((*byte)(unsafe.Add(unsafe.Pointer(p), 64*b)), k, &letter[b], &special[b], &anchor[b], sum, &markupQuick)
+		if b > 0 {
+			sum.anchored = anchored
+		}
+	}
 	return n
 }
 
-// avx2Blocks computes the masks of n blocks from p (p+64*n+64 readable)
+// avx2Blocks computes the masks of n blocks (1 to 64) from p (p+64*n+64 readable)
 // into letter[:n], special[:n] and anchor[:n], and adds them up into
 // sum, as avx2Masks does.
 //
