@@ -27,7 +27,7 @@
 // VPALIGNR each (five shuffles a half block, 28 shuffles a block in
 // all; 18 now), with every constant in a register or a memory operand
 // and no register left for a pointer into the frame. Two passes: ~9
-// instructions a block fewer (callgrind, 106 -> 97 on the line page),
+// instructions a block fewer (callgrind, 106 -> 98 on the line page),
 // the kernel 5-15% less thread CPU (BENCHMARKS.md, stop 60, s60-a). A
 // block's bytes are loaded once a pass (VMOVDQU to Y1): as three
 // memory operands a half they made pass 2 5% slower (the loads, not
