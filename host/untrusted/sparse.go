@@ -406,13 +406,25 @@ func (ph *phraseState) chunk(b0 int, letter, anchor []uint64, words int, anchore
 			j := bits.TrailingZeros64(m)
 			p := at + j
 			// The word's letters in its block (endIn's, with the block
-			// known); looked up inline (anchorFirst, and by its last
-			// eight letters when longer: rolesAt) when it ends in the
-			// block and has eight bytes of the text from it.
+			// known), and in the next when it runs into it (about one
+			// candidate in ten on prose; by the bytes, endPast, from
+			// the chunk's last block); looked up inline (anchorFirst,
+			// and by its last eight letters when longer: rolesAt) when
+			// it has eight bytes of the text from it. (A word that ran
+			// into the next block went to endPast and anchorLookup,
+			// ~120 instructions.) n is past the word when the next
+			// block's letters all are (n ≥ 64: no anchor).
 			var r uint32
 			n := bits.TrailingZeros64(^(l >> j))
+			if j+n == 64 {
+				if b+1 < len(letter) {
+					n += bits.TrailingZeros64(^letter[b+1])
+				} else {
+					n = ph.endPast(p) - p
+				}
+			}
 			end := p + n
-			if j+n < 64 && p+8 <= len(s) {
+			if p+8 <= len(s) {
 				if e := anchorFirst(load8(s, p), n); e != nil {
 					r = e.roles
 					if n > 8 {
@@ -420,9 +432,6 @@ func (ph *phraseState) chunk(b0 int, letter, anchor []uint64, words int, anchore
 					}
 				}
 			} else {
-				if j+n == 64 {
-					end = ph.endPast(p)
-				}
 				r = anchorLookup(s, p, end)
 			}
 			if r&anchorRoles == 0 {
