@@ -97,7 +97,10 @@ func (ph *phraseState) window(b, j int, starts uint64, r uint32) (back, fwd int)
 	// a role.
 	switch r & anchorRoles {
 	case rModal:
-		if ph.aiBefore(b, j, starts) {
+		// aiNear first, in the chunk's blocks but its first (most
+		// modals: one call, not two, aiBefore's loop after it only
+		// when it cannot tell).
+		if (b == 0 || ph.aiNear(b, j, starts)) && ph.aiBefore(b, j, starts) {
 			return 4, 0
 		}
 	case rInstr:

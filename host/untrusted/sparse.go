@@ -538,13 +538,11 @@ func (ph *phraseState) countAll() {
 // (window). Those words are in the chunk at or before block b, found by
 // the blocks' word starts, or among the last before it (ring). Each is
 // tested by its first two letters first (aiPair: no end needed; s[p+1]
-// is before the anchor), which few words of prose pass. All four are
-// first tested at once by their first three bytes (aiNear) when they
-// are in the chunk's blocks b-1 and b (most).
+// is before the anchor), which few words of prose pass. window first
+// tests all four at once by their first three bytes (aiNear) when they
+// are in the chunk's blocks b-1 and b (most), and asks aiBefore only
+// when that passes.
 func (ph *phraseState) aiBefore(b, j int, starts uint64) bool {
-	if b > 0 && !ph.aiNear(b, j, starts) {
-		return false
-	}
 	s, at := ph.s, 64*(ph.b0+b) // the text, and where block b starts
 	m := starts & (1<<j - 1)    // the word starts before the anchor's in b
 	for k := 4; k > 0; k-- {
@@ -597,9 +595,10 @@ func (ph *phraseState) aiNear(b, j int, starts uint64) bool {
 	return hit&1 != 0
 }
 
-// aiTriple's bit 0 is aiTriples' bit for the word at the start of v.
+// aiTriple's bit 0 is aiTriples' bit for the word at the start of v
+// (four bytes from it: one load; the fourth is not looked at).
 func aiTriple(v string) uint32 {
-	x := uint32(v[0]) | uint32(v[1])<<8 | uint32(v[2])<<16
+	x := uint32(v[0]) | uint32(v[1])<<8 | uint32(v[2])<<16 | uint32(v[3])<<24
 	return aiTriples[x&31<<5|x>>8&31] >> (x >> 16 & 31)
 }
 
