@@ -396,12 +396,20 @@ func (ph *phraseState) chunk(b0 int, letter, anchor []uint64, words int, anchore
 		ph.countAll()
 	}
 	s := ph.s
+	// The masks as arrays, indexed by b masked to 0..63: no bounds
+	// check a block (screenSparse's are arrays of chunkBlocks). The
+	// blocks past the chunk's (an earlier chunk's masks) are never
+	// read: anchored is cut to the chunk's (the kernels set no bit
+	// past it; this makes sure, for 2 instructions a chunk).
+	aw := (*[chunkBlocks]uint64)(anchor[:chunkBlocks])
+	lw := (*[chunkBlocks]uint64)(letter[:chunkBlocks])
+	anchored &= ^uint64(0) >> (64 - len(letter))
 	// The blocks with an anchor bit, by the vector pass's bit a block
 	// (a test of every block's mask was about one block in five taken,
 	// at random: a mispredict each; stop 59).
 	for ; anchored != 0; anchored &= anchored - 1 {
-		b := bits.TrailingZeros64(anchored)
-		m, at, l := anchor[b], 64*(b0+b), letter[b]
+		b := bits.TrailingZeros64(anchored) & (chunkBlocks - 1)
+		m, at, l := aw[b], 64*(b0+b), lw[b]
 		for ; m != 0; m &= m - 1 {
 			j := bits.TrailingZeros64(m)
 			p := at + j
@@ -418,7 +426,7 @@ func (ph *phraseState) chunk(b0 int, letter, anchor []uint64, words int, anchore
 			n := bits.TrailingZeros64(^(l >> j))
 			if j+n == 64 {
 				if b+1 < len(letter) {
-					n += bits.TrailingZeros64(^letter[b+1])
+					n += bits.TrailingZeros64(^lw[(b+1)&(chunkBlocks-1)])
 				} else {
 					n = ph.endPast(p) - p
 				}
