@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"demiurge.dev/host/plugins/plugintest"
 )
 
 // modernPost posts one 2026-07-28 message (no session) with the token.
@@ -40,14 +42,18 @@ func modernPost(ctx context.Context, t *testing.T, u, method, name, body string)
 func TestAClientCannotCancelAnotherClientsCall(t *testing.T) {
 	s := serve(t, serveOpts{rules: []string{"allow:terminal"}})
 	const meta = `"_meta":{"io.modelcontextprotocol/clientInfo":{"name":"%s","version":"1"},"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
+	// The cancels go once the call's command runs, not after a fixed
+	// time: under load a call that had not reached the server yet was not
+	// in flight, and a cancel of it tested nothing.
+	const marker = "5.0771"
 	done := make(chan string, 1)
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 		defer cancel()
-		_, body := modernPost(ctx, t, s.URL, "tools/call", "terminal", `{"jsonrpc":"2.0","id":77,"method":"tools/call","params":{"name":"terminal","arguments":{"command":"sleep 3; echo finished"},`+strings.Replace(meta, "%s", "a", 1)+`}}`)
+		_, body := modernPost(ctx, t, s.URL, "tools/call", "terminal", `{"jsonrpc":"2.0","id":77,"method":"tools/call","params":{"name":"terminal","arguments":{"command":"sleep `+marker+`; echo finished"},`+strings.Replace(meta, "%s", "a", 1)+`}}`)
 		done <- body
 	}()
-	time.Sleep(1500 * time.Millisecond)
+	plugintest.WaitFor(t, 30*time.Second, "the call's command to start", func() bool { return len(plugintest.ProcessesWith(marker)) > 0 })
 	for _, spelling := range []string{`"requestId":77`, `"requestId":"77"`} {
 		code, body := modernPost(context.Background(), t, s.URL, "notifications/cancelled", "",
 			`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{`+spelling+`,"reason":"not yours",`+strings.Replace(meta, "%s", "b", 1)+`}}`)
