@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -47,13 +48,25 @@ func TestACPCancelStopsEveryPromptInHand(t *testing.T) {
 	defer srv.Close()
 	p := startACPPeer(t, e, srv.URL)
 	sid := p.openSession(e.ws, `{}`)
+	// Each step waits for the turn's model request, not a fixed time: a
+	// session/cancel that came before the second turn's request ended
+	// that turn before it asked, the 60 s step went to the third prompt,
+	// and a loaded machine failed the test for it.
+	atRequest := func(n int) {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		if err := srv.WaitRequests(ctx, n); err != nil {
+			t.Fatalf("model request %d: %v\nstderr:\n%s", n, err, p.stderr.String())
+		}
+	}
 	p.send(promptLine("3", sid, "first"))
-	time.Sleep(2 * time.Second)
+	atRequest(1) // the first turn is at its model request
 	p.send(promptLine("4", sid, "second"))
 	if r := p.reply(3); stopReason(r) != "cancelled" {
 		t.Fatalf("the first prompt: %v", r)
 	}
-	time.Sleep(2 * time.Second) // the second turn is at its model request
+	atRequest(2) // the second turn is at its model request
 	t0 := time.Now()
 	p.send(`{"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"` + sid + `"}}`)
 	if r := p.reply(4); stopReason(r) != "cancelled" {
