@@ -63,6 +63,14 @@ func openSlotCore(t testing.TB, model *script, dir string, files map[string]stri
 		t.Fatal(err)
 	}
 	for name, body := range files {
+		// A slot that sets no timeout_seconds gets 120 s, not the default
+		// 10: its first run starts the authored runtime and its Python
+		// worker in the sandbox, which under make race (eight packages on
+		// two cores) took longer, and the turn failed with "did not finish
+		// within timeout_seconds (10s)".
+		if strings.HasSuffix(name, "/slot.yaml") && !strings.Contains(body, "timeout_seconds:") {
+			body += "timeout_seconds: 120\n"
+		}
 		p := filepath.Join(dir, filepath.FromSlash(name))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)
