@@ -22,7 +22,7 @@ func slotCore(t *testing.T, slots map[string][2]string) string {
 		if err := os.MkdirAll(sd, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(filepath.Join(sd, core.SlotFile), []byte(f[0]), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(sd, core.SlotFile), []byte(withSlotTimeout(f[0])), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		if err := os.WriteFile(filepath.Join(sd, "module.py"), []byte(f[1]), 0o644); err != nil {
@@ -30,6 +30,23 @@ func slotCore(t *testing.T, slots map[string][2]string) string {
 		}
 	}
 	return dir
+}
+
+// testSlotTimeout is the timeout_seconds of a test's slot.yaml that sets
+// none. The default (core.DefaultSlotTimeout, 10 s) bounds the slot's
+// first run, which starts the authored runtime and its Python worker in
+// the sandbox: under make race (eight packages on two cores) that took
+// longer, and slots that do not test their timeout failed with "did not
+// finish within timeout_seconds (10s)".
+const testSlotTimeout = "timeout_seconds: 120\n"
+
+// withSlotTimeout is a slot.yaml with testSlotTimeout unless it sets a
+// timeout_seconds of its own.
+func withSlotTimeout(yaml string) string {
+	if strings.Contains(yaml, "timeout_seconds:") {
+		return yaml
+	}
+	return yaml + testSlotTimeout
 }
 
 // writerSlot is a slot's code that needs fs.write and, given it, creates
