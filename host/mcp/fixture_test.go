@@ -141,7 +141,12 @@ func (f *fixture) turn() Turn {
 
 func (f *fixture) resolve() Resolution {
 	f.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	// Above every connect_timeout_seconds a test sets (120 s at most): the
+	// turn's deadline bounds the connect too, and at 30 s it cut the 120 s
+	// that TestAToolListIsBoundedWhileItIsRead and TestHTTPMessageBound
+	// give their large lists under -race, which then failed after 30 s
+	// with a diagnostic naming the 2m connect timeout.
+	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Second)
 	defer cancel()
 	return f.pool.Resolve(ctx, f.turn())
 }
