@@ -124,7 +124,8 @@ func connect(ctx context.Context, p *plan, cfg dialConfig) (*conn, error) {
 	// bounded by the turn and the connect timeout.
 	connCtx, cancel := context.WithCancel(context.Background())
 	c := &conn{plan: p, cancel: cancel, stateDir: cfg.stateDir}
-	tctx, tcancel := context.WithTimeout(ctx, p.server.ConnectTimeout)
+	connectBy := time.Now().Add(p.server.ConnectTimeout)
+	tctx, tcancel := context.WithDeadline(ctx, connectBy)
 	defer tcancel()
 
 	if err := c.open(connCtx, cfg); err != nil {
@@ -136,6 +137,11 @@ func connect(ctx context.Context, p *plan, cfg dialConfig) (*conn, error) {
 		reason := step + " failed"
 		if c.proc != nil && c.proc.tooLong.Load() {
 			err = fmt.Errorf("%s: %w", step, errLineTooLong)
+		} else if errors.Is(ctx.Err(), context.DeadlineExceeded) && !callerDeadlineAfter(ctx, connectBy) {
+			// The caller's deadline (a turn's) came first: naming the
+			// connect timeout would send the operator to the wrong knob.
+			err = fmt.Errorf("no answer to %s before the caller's deadline, which came before the connect timeout of %s: %w; the connection was closed", step, p.server.ConnectTimeout, ctx.Err())
+			reason = step + " timed out"
 		} else if errors.Is(tctx.Err(), context.DeadlineExceeded) {
 			err = fmt.Errorf("no answer to %s within the connect timeout of %s; the connection was closed", step, p.server.ConnectTimeout)
 			reason = step + " timed out"
@@ -164,6 +170,13 @@ func connect(ctx context.Context, p *plan, cfg dialConfig) (*conn, error) {
 		return fail(err)
 	}
 	return c, nil
+}
+
+// callerDeadlineAfter reports whether ctx has a deadline later than t
+// (so that t, the connect timeout, ended the wait and not ctx).
+func callerDeadlineAfter(ctx context.Context, t time.Time) bool {
+	d, ok := ctx.Deadline()
+	return ok && d.After(t)
 }
 
 // open builds the transport and client and starts them.

@@ -389,3 +389,24 @@ func TestASchemaThatCostsTheHostExponentialWorkIsLeftOut(t *testing.T) {
 		}
 	}
 }
+
+// TestCallerDeadlineIsNotCalledTheConnectTimeout: when the caller's own
+// deadline (a turn's) ends the wait for a server before its connect
+// timeout, the diagnostic says so; naming the connect timeout, as it did,
+// sent the operator (and stop 60's flake hunt) to the wrong setting.
+func TestCallerDeadlineIsNotCalledTheConnectTimeout(t *testing.T) {
+	f := newFixture(t)
+	f.server("hang", "hang_init", "connect_timeout_seconds: 60\n")
+	f.ask.allow(ConnectTool("hang"))
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	start := time.Now()
+	st := state(t, f.pool.Resolve(ctx, f.turn()), "hang")
+	if took := time.Since(start); took > 30*time.Second {
+		t.Fatalf("the caller's deadline of 2s did not end the wait: %v", took)
+	}
+	if st.Status != StatusFailed || !strings.Contains(st.Diagnostic, "before the caller's deadline") ||
+		strings.Contains(st.Diagnostic, "within the connect timeout") {
+		t.Fatalf("%+v", st)
+	}
+}
