@@ -21,6 +21,13 @@ func TestAVX2AsmIsTheReference(t *testing.T) {
 	if !haveAVX2Asm {
 		t.Skip("no AVX2 (with POPCNT) on this CPU")
 	}
+	checkAsmIsTheReference(t, avx2MasksAsm, avx2Masks)
+}
+
+// checkAsmIsTheReference: the kernel asm makes exactly what ref makes
+// (TestAVX2AsmIsTheReference's texts and sums), every mask and every
+// field of the sum.
+func checkAsmIsTheReference(t *testing.T, asm, ref func(s string, from int, letter, special, anchor []uint64, sum *chunkSum) int) {
 	all := append(loadCorpus(t, "injections.jsonl"), loadCorpus(t, "benign.jsonl")...)
 	texts := append(maskTexts(), strings.Join(all, "\n"), strings.Join(all, ""))
 	for _, s := range all {
@@ -64,8 +71,8 @@ func TestAVX2AsmIsTheReference(t *testing.T) {
 					return m
 				}
 				gm, wm := masks(), masks()
-				gn := avx2MasksAsm(s, from, gm[0], gm[1], gm[2], &got)
-				wn := avx2Masks(s, from, wm[0], wm[1], wm[2], &want)
+				gn := asm(s, from, gm[0], gm[1], gm[2], &got)
+				wn := ref(s, from, wm[0], wm[1], wm[2], &want)
 				if gn != wn {
 					t.Fatalf("text %d (%d bytes) from block %d into %d: %d blocks, the reference %d", k, len(s), from, n, gn, wn)
 				}
@@ -79,8 +86,9 @@ func TestAVX2AsmIsTheReference(t *testing.T) {
 						}
 					}
 				}
-				// anchored too past 64 blocks (none has a bit there;
-				// avx2MasksAsm hands avx2Blocks 64 at a time).
+				// anchored too past 64 blocks: every kernel's sum
+				// matches its reference's there (the AVX2 assembly
+				// hands avx2Blocks 64 blocks at a time, s60-a).
 				if got != want {
 					t.Fatalf("text %d (%d bytes) from block %d into %d: sums %+v, the reference %+v", k, len(s), from, n, got, want)
 				}

@@ -12,7 +12,9 @@ import (
 //
 //   - AVX-512 with VBMI (Intel since Ice Lake, AMD since Zen 4): 64
 //     bytes a vector, the anchor filter's 64-entry tables looked up by
-//     one byte permute (VPERMB) each (vbmiMasks, below);
+//     one byte permute (VPERMB) each (vbmiMasks, below, the reference;
+//     Screen runs its copy in assembly, vbmiMasksAsm,
+//     masks_vbmi_amd64.s, where the CPU has POPCNT and BMI1 too);
 //   - AVX2 only (AMD before Zen 4, Intel before Ice Lake, many cloud
 //     CPUs): 32 bytes a vector, the tables by two 16-entry shuffles
 //     (VPSHUFB) each (avx2Masks, masks_avx2.go, the reference; Screen
@@ -30,8 +32,22 @@ var (
 // on, into letter, special and anchor (as many as they hold), while the
 // next block is inside s too, and returns how many it did. It adds up
 // the blocks it did into sum (chunkSum), from sum.top.
+//
+// The kernel is the cheapest measured where the CPU has it: on the Zen
+// 5 guest (stop 60, s60-e; ScreenFor's thread CPU on 1 MiB, the three
+// kernels alternated call by call, 600 rounds, medians of three runs)
+// the VBMI assembly took 62-65 µs on the line page, 141-149 on the
+// guides, 127-138 on architecture.md, 142-151 on the READMEs; the AVX2
+// assembly 105-115, 177-187, 169-181, 176-188; the Go VBMI kernel
+// 125-130, 200-210, 186-199, 203-211 (VBMI assembly/Go 0.51 line page,
+// 0.69-0.72 prose; /AVX2 assembly 0.59, 0.76-0.81). The Go VBMI kernel
+// was the dearer of the two before (s60-a: the AVX2 assembly 0.86-0.91
+// of it): the compiler's code reloads constant vectors and spills its
+// scalars, as it did the AVX2 kernel's (stop 55).
 func vectorMasks(s string, from int, letter, special, anchor []uint64, sum *chunkSum) int {
 	switch {
+	case haveVBMIAsm && !forceAVX2 && !forceVBMIGo:
+		return vbmiMasksAsm(s, from, letter, special, anchor, sum)
 	case haveVBMI && !forceAVX2:
 		return vbmiMasks(s, from, letter, special, anchor, sum)
 	case haveAVX2Asm && !forceAVX2Go:
@@ -43,8 +59,13 @@ func vectorMasks(s string, from int, letter, special, anchor []uint64, sum *chun
 }
 
 // forceAVX2 makes vectorMasks use the AVX2 kernel on a CPU with VBMI
-// too, so that the tests can run both there.
+// too, so that the tests can run both there (and forceAVX2Go, with it,
+// the AVX2 Go kernel).
 var forceAVX2 = false
+
+// forceVBMIGo makes the VBMI kernel the Go one (vbmiMasks), not its
+// assembly, so that the verdict tests run the reference too.
+var forceVBMIGo = false
 
 // forceAVX2Go makes the AVX2 kernel the Go one (avx2Masks), not its
 // assembly, so that the verdict tests run the reference too.

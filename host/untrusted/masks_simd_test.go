@@ -35,7 +35,7 @@ func TestVectorMasks(t *testing.T) {
 		have     bool
 		run      func(s string, from int, letter, special, anchor []uint64, sum *chunkSum) int
 		superset bool
-	}{{"vbmi", haveVBMI, vbmiMasks, true}, {"avx2", haveAVX2, avx2Masks, false}, {"avx2asm", haveAVX2Asm, avx2MasksAsm, false}}
+	}{{"vbmi", haveVBMI, vbmiMasks, true}, {"vbmiasm", haveVBMIAsm, vbmiMasksAsm, true}, {"avx2", haveAVX2, avx2Masks, false}, {"avx2asm", haveAVX2Asm, avx2MasksAsm, false}}
 	texts := maskTexts()
 	for _, k := range kernels {
 		t.Run(k.name, func(t *testing.T) {
@@ -214,6 +214,19 @@ func TestAVX2Verdicts(t *testing.T) {
 	}
 	forceAVX2 = true
 	defer func() { forceAVX2 = false }()
+	TestScreenIsTheOracles(t)
+	TestChunkEdges(t)
+}
+
+// TestVBMIGoVerdicts runs the verdict tests with the Go VBMI kernel
+// (vbmiMasks), the assembly's reference, which Screen does not use where
+// the assembly runs.
+func TestVBMIGoVerdicts(t *testing.T) {
+	if !haveVBMIAsm {
+		t.Skip("Screen uses the Go VBMI kernel here, or none: the other tests run it")
+	}
+	forceVBMIGo = true
+	defer func() { forceVBMIGo = false }()
 	TestScreenIsTheOracles(t)
 	TestChunkEdges(t)
 }

@@ -1,0 +1,168 @@
+//go:build goexperiment.simd
+
+#include "go_asm.h"
+#include "textflag.h"
+
+// vbmiBlocks: vbmiMasks (masks_simd.go) in assembly, block for block
+// the same steps to the same bits; the comments there say why each is
+// as it is. As with the AVX2 kernel (masks_avx2_amd64.s, stop 55), the
+// point is the registers: every constant vector in a ZMM register for
+// the whole loop, the sums in general registers and K7.
+//
+// Registers, the whole loop:
+//
+//	Z16-Z20  anchorTable[0..4], the anchor filter's tables
+//	Z21-Z24  shiftIndex[1..4]: the bytes 1, 2, 4, 5 places on of two
+//	         vectors joined (VPERMI2B)
+//	Z25 0x20 (fold)  Z26 0x60 (off)  Z27 63 (the last index)
+//	Z28 classLetter  Z29, Z30 byteClass[0:64], [64:128]
+//	Z31 markupNext   Z15 first, the boundary's first byte broadcast
+//	Z0, Z1  the block's bytes and their filter indexes (carried from
+//	        the block before, as its next block)
+//	Z2, Z3  the next block's bytes and indexes
+//	Z4-Z9   scratch
+//	K1 the anchor filter's pass, K2 hi (bytes of 0x80 up), K3 the
+//	markup fit, K4 isLead, K5 the letters, K6 scratch, K7 firstAt's
+//	bits or'ed
+//
+//	SI  the block's bytes      BX  the block's index b, less n
+//	R8, R9, R10  letter, special, anchor (at their ends)
+//	R11 last (the top letter bit)  R12 words  R13 anchored
+//	R14 1<<b (0 from block 64 on, as Go's shift)  R15 specials
+//	AX, CX, DX, DI scratch
+
+// INDEX(x, v): v = filterIndex of the 64 bytes x, min((x|0x20)-0x60, 63).
+#define INDEX(x, v) \
+	VPORQ   Z25, x, v; \
+	VPSUBB  Z26, v, v; \
+	VPMINUB Z27, v, v
+
+// SHIFTED(k, t, acc): acc &= anchorTable[k] looked up by the indexes
+// filterPos[k] places on (the shift index Zk of Z1, Z3 joined).
+#define SHIFTED(sh, t, acc) \
+	VMOVDQA64 sh, Z5; \
+	VPERMI2B Z3, Z1, Z5; \
+	VPERMB  t, Z5, Z5; \
+	VPANDQ  Z5, acc, acc
+
+// func vbmiBlocks(p *byte, n int, letter, special, anchor *uint64, sum *chunkSum)
+TEXT ·vbmiBlocks(SB), NOSPLIT, $0-48
+	MOVQ    p+0(FP), SI
+	MOVQ    n+8(FP), BX
+	MOVQ    letter+16(FP), R8
+	LEAQ    (R8)(BX*8), R8
+	MOVQ    special+24(FP), R9
+	LEAQ    (R9)(BX*8), R9
+	MOVQ    anchor+32(FP), R10
+	LEAQ    (R10)(BX*8), R10
+	NEGQ    BX
+
+	VMOVDQU64 ·anchorTable+0(SB), Z16
+	VMOVDQU64 ·anchorTable+64(SB), Z17
+	VMOVDQU64 ·anchorTable+128(SB), Z18
+	VMOVDQU64 ·anchorTable+192(SB), Z19
+	VMOVDQU64 ·anchorTable+256(SB), Z20
+	VMOVDQU64 ·shiftIndex+64(SB), Z21
+	VMOVDQU64 ·shiftIndex+128(SB), Z22
+	VMOVDQU64 ·shiftIndex+192(SB), Z23
+	VMOVDQU64 ·shiftIndex+256(SB), Z24
+	VMOVDQU64 ·byteClass+0(SB), Z29
+	VMOVDQU64 ·byteClass+64(SB), Z30
+	VMOVDQU64 ·markupNext+0(SB), Z31
+	MOVL    $0x20, AX
+	VPBROADCASTB AX, Z25
+	MOVL    $0x60, AX
+	VPBROADCASTB AX, Z26
+	MOVL    $63, AX
+	VPBROADCASTB AX, Z27
+	MOVL    $const_classLetter, AX
+	VPBROADCASTB AX, Z28
+
+	MOVQ    sum+40(FP), AX
+	VPBROADCASTB chunkSum_first(AX), Z15
+	MOVQ    chunkSum_top(AX), R11
+	MOVQ    chunkSum_words(AX), R12
+	MOVQ    chunkSum_special(AX), R15
+	XORQ    R13, R13
+	MOVL    $1, R14
+	KXORQ   K7, K7, K7
+
+	// The first block's bytes and indexes.
+	VMOVDQU64 (SI), Z0
+	INDEX(Z0, Z1)
+
+loop:
+	// The line 32 blocks on, asked for now (masks_avx2_amd64.s).
+	PREFETCHT0 2048(SI)
+
+	// The next block's bytes and indexes; the anchor filter of this
+	// block's bytes, by the indexes 0, 1, 2, 4, 5 places on.
+	VMOVDQU64 64(SI), Z2
+	INDEX(Z2, Z3)
+	VPERMB  Z16, Z1, Z4
+	SHIFTED(Z21, Z17, Z4)
+	SHIFTED(Z22, Z18, Z4)
+	SHIFTED(Z23, Z19, Z4)
+	SHIFTED(Z24, Z20, Z4)
+	VPTESTMB Z4, Z4, K1
+
+	// The class by the low seven bits (Z6); hi, the next byte's fit
+	// (its markupNext by its low six bits, the bytes one on loaded as
+	// they are), isLead, the letters; firstAt's bits.
+	VMOVDQA64 Z0, Z6
+	VPERMI2B Z30, Z29, Z6
+	VPMOVB2M Z0, K2
+	VMOVDQU64 1(SI), Z7
+	VPERMB  Z31, Z7, Z7
+	VPTESTMB Z7, Z6, K3
+	VPMOVB2M Z6, K4
+	VPTESTMB Z28, Z6, K5
+	KANDNQ  K5, K2, K5
+	KXORQ   K2, K4, K4
+	VPCMPEQB Z15, Z0, K6
+	KORQ    K6, K7, K7
+
+	// The letters (stored), the word starts (DX) and their count, the
+	// top bit.
+	KMOVQ   K5, AX
+	MOVQ    AX, (R8)(BX*8)
+	LEAQ    (R11)(AX*2), DX
+	ANDNQ   AX, DX, DX
+	MOVQ    AX, R11
+	SHRQ    $63, R11
+	POPCNTQ DX, CX
+	ADDQ    CX, R12
+
+	// The anchors at word starts (stored), and block b's bit in
+	// anchored where there are any.
+	KMOVQ   K1, DI
+	ANDQ    DX, DI
+	MOVQ    DI, (R10)(BX*8)
+	XORL    CX, CX
+	TESTQ   DI, DI
+	CMOVQNE R14, CX
+	ORQ     CX, R13
+	SHLQ    $1, R14
+
+	// The special bytes: the fit but where hi and isLead differ.
+	KMOVQ   K3, AX
+	KMOVQ   K4, CX
+	ANDNQ   AX, CX, AX
+	MOVQ    AX, (R9)(BX*8)
+	ORQ     AX, R15
+
+	VMOVDQA64 Z2, Z0
+	VMOVDQA64 Z3, Z1
+	ADDQ    $64, SI
+	INCQ    BX
+	JNZ     loop
+
+	MOVQ    sum+40(FP), AX
+	MOVQ    R11, chunkSum_top(AX)
+	MOVQ    R12, chunkSum_words(AX)
+	ORQ     R13, chunkSum_anchored(AX)
+	MOVQ    R15, chunkSum_special(AX)
+	KMOVQ   K7, CX
+	ORQ     CX, chunkSum_firstAt(AX)
+	VZEROUPPER
+	RET

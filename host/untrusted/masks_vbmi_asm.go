@@ -1,0 +1,42 @@
+//go:build goexperiment.simd && amd64
+
+package untrusted
+
+import (
+	"unsafe"
+
+	"golang.org/x/sys/cpu"
+)
+
+// haveVBMIAsm: the VBMI kernel in assembly (masks_vbmi_amd64.s) runs
+// here: AVX-512 F, BW and VBMI with the OS keeping the ZMM and mask
+// registers (archsimd.X86.AVX512VBMI asks all of that), POPCNT and BMI1
+// (ANDN) for its scalar steps.
+var haveVBMIAsm = haveVBMI && cpu.X86.HasAVX512F && cpu.X86.HasAVX512BW &&
+	cpu.X86.HasAVX512VBMI && cpu.X86.HasPOPCNT && cpu.X86.HasBMI1
+
+// vbmiMasksAsm is vbmiMasks (masks_simd.go, the reference: same
+// tables, same steps, same bits) written in assembly, where the Go
+// compiler's code reloads constant vectors and keeps scalars on the
+// stack as it did the AVX2 kernel's (BENCHMARKS.md, stops 55 and 60).
+// It checks the bounds and hands the blocks to vbmiBlocks.
+func vbmiMasksAsm(s string, from int, letter, special, anchor []uint64, sum *chunkSum) int {
+	if len(s) < 64*from+128 {
+		return 0
+	}
+	// The blocks while the next one is inside s too (i+128 <= len(s)).
+	n := min(len(letter), (len(s)-64*from-64)/64)
+	if n == 0 {
+		return 0
+	}
+	special, anchor = special[:n], anchor[:n]
+	vbmiBlocks(unsafe.StringData(s[64*from:]), n, &letter[0], &special[0], &anchor[0], sum)
+	return n
+}
+
+// vbmiBlocks computes the masks of n blocks from p (p+64*n+64 readable)
+// into letter[:n], special[:n] and anchor[:n], and adds them up into
+// sum, as vbmiMasks does.
+//
+//go:noescape
+func vbmiBlocks(p *byte, n int, letter, special, anchor *uint64, sum *chunkSum)
