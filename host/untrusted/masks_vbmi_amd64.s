@@ -37,13 +37,12 @@
 	VPSUBB  Z26, v, v; \
 	VPMINUB Z27, v, v
 
-// SHIFTED(k, t, acc): acc &= anchorTable[k] looked up by the indexes
-// filterPos[k] places on (the shift index Zk of Z1, Z3 joined).
-#define SHIFTED(sh, t, acc) \
-	VMOVDQA64 sh, Z5; \
-	VPERMI2B Z3, Z1, Z5; \
-	VPERMB  t, Z5, Z5; \
-	VPANDQ  Z5, acc, acc
+// LOOK(sh, t, v): v = the anchor table t looked up by the indexes
+// filterPos[k] places on (sh, the shift index, of Z1 and Z3 joined).
+#define LOOK(sh, t, v) \
+	VMOVDQA64 sh, v; \
+	VPERMI2B Z3, Z1, v; \
+	VPERMB  t, v, v
 
 // func vbmiBlocks(p *byte, n int, letter, special, anchor *uint64, sum *chunkSum)
 TEXT ·vbmiBlocks(SB), NOSPLIT, $0-48
@@ -99,12 +98,17 @@ loop:
 	// block's bytes, by the indexes 0, 1, 2, 4, 5 places on.
 	VMOVDQU64 64(SI), Z2
 	INDEX(Z2, Z3)
+	// The five and'ed by a three-way AND (VPTERNLOGD $0x80), an AND
+	// and the test: two instructions fewer than four ANDs and a test,
+	// 2.5% of the kernel's time (stop 60).
 	VPERMB  Z16, Z1, Z4
-	SHIFTED(Z21, Z17, Z4)
-	SHIFTED(Z22, Z18, Z4)
-	SHIFTED(Z23, Z19, Z4)
-	SHIFTED(Z24, Z20, Z4)
-	VPTESTMB Z4, Z4, K1
+	LOOK(Z21, Z17, Z5)
+	LOOK(Z22, Z18, Z7)
+	VPTERNLOGD $0x80, Z7, Z5, Z4
+	LOOK(Z23, Z19, Z5)
+	LOOK(Z24, Z20, Z7)
+	VPANDQ  Z5, Z4, Z4
+	VPTESTMB Z7, Z4, K1
 
 	// The class by the low seven bits (Z6); hi, the next byte's fit
 	// (its markupNext by its low six bits, the bytes one on loaded as
