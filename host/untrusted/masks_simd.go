@@ -35,15 +35,15 @@ var (
 //
 // The kernel is the cheapest measured where the CPU has it: on the Zen
 // 5 guest (stop 60, s60-e; ScreenFor's thread CPU on 1 MiB, the three
-// kernels alternated call by call, 600 rounds, medians of three runs)
-// the VBMI assembly took 62-65 µs on the line page, 141-149 on the
-// guides, 127-138 on architecture.md, 142-151 on the READMEs; the AVX2
-// assembly 105-115, 177-187, 169-181, 176-188; the Go VBMI kernel
-// 125-130, 200-210, 186-199, 203-211 (VBMI assembly/Go 0.51 line page,
-// 0.69-0.72 prose; /AVX2 assembly 0.59, 0.76-0.81). The Go VBMI kernel
-// was the dearer of the two before (s60-a: the AVX2 assembly 0.86-0.91
-// of it): the compiler's code reloads constant vectors and spills its
-// scalars, as it did the AVX2 kernel's (stop 55).
+// kernels alternated call by call, 600 rounds, the medians of three
+// runs) the VBMI assembly took 61-63 µs on the line page, 136-143 on
+// the guides, 125-131 on architecture.md, 136-145 on the READMEs; the
+// AVX2 assembly 104-111, 173-186, 167-175, 170-181; the Go VBMI kernel
+// 122-130, 196-210, 186-194, 195-208 (VBMI assembly/Go 0.50-0.51 on the
+// line page, 0.69-0.71 on prose; /AVX2 assembly 0.59, 0.75-0.81). The
+// Go VBMI kernel was the dearer of the other two (s60-a: the AVX2
+// assembly 0.86-0.91 of it): the compiler's code reloads constant
+// vectors and spills its scalars, as it did the AVX2 kernel's (stop 55).
 func vectorMasks(s string, from int, letter, special, anchor []uint64, sum *chunkSum) int {
 	switch {
 	case haveVBMIAsm && !forceAVX2 && !forceVBMIGo:
