@@ -20,10 +20,10 @@
 //	Z0, Z1  the block's bytes and their filter indexes (carried from
 //	        the block before, as its next block)
 //	Z2, Z3  the next block's bytes and indexes
-//	Z4-Z9   scratch
+//	Z4-Z7   scratch
 //	K1 the anchor filter's pass, K2 hi (bytes of 0x80 up), K3 the
-//	markup fit, K4 isLead, K5 the letters, K6 scratch, K7 firstAt's
-//	bits or'ed
+//	markup fit, K4 isLead (then hi^isLead), K5 the letter class (then
+//	the letters, but hi), K6 scratch, K7 firstAt's bits or'ed
 //
 //	SI  the block's bytes      BX  the block's index b, less n
 //	R8, R9, R10  letter, special, anchor (at their ends)
@@ -39,6 +39,9 @@
 
 // LOOK(sh, t, v): v = the anchor table t looked up by the indexes
 // filterPos[k] places on (sh, the shift index, of Z1 and Z3 joined).
+// The indexes so shifted cost as much as by one VALIGNQ and a VPALIGNR
+// a place, and less than computed again from the bytes loaded there
+// (three instructions a place: the kernel 4-7% dearer; stop 60).
 #define LOOK(sh, t, v) \
 	VMOVDQA64 sh, v; \
 	VPERMI2B Z3, Z1, v; \
