@@ -29,6 +29,17 @@ func BenchmarkAVX2Kernels(b *testing.B) {
 	b.Run("asm", func(b *testing.B) { benchKernel(b, fixturePage(1<<20), avx2MasksAsm) })
 }
 
+// BenchmarkVBMIKernels is BenchmarkMasksFixturePage1MiB for each VBMI
+// kernel, in one binary: the Go reference (vbmiMasks), its assembly
+// (vbmiMasksAsm).
+func BenchmarkVBMIKernels(b *testing.B) {
+	if !haveVBMIAsm {
+		b.Skip("no AVX-512 VBMI with POPCNT and BMI1")
+	}
+	b.Run("go", func(b *testing.B) { benchKernel(b, fixturePage(1<<20), vbmiMasks) })
+	b.Run("asm", func(b *testing.B) { benchKernel(b, fixturePage(1<<20), vbmiMasksAsm) })
+}
+
 // BenchmarkAVX2KernelsCurly is BenchmarkAVX2Kernels on prose with curly
 // quotes, apostrophes and dashes (each led by 0xE2, 5.4 a block): the
 // assembly judges lead bytes in its markup loop, one by one.
