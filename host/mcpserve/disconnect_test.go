@@ -1,7 +1,6 @@
 package mcpserve
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"net/http"
@@ -22,12 +21,7 @@ func TestDisconnectMidCallEndsTheProcess(t *testing.T) {
 	defer cancel()
 	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 5, "method": "tools/call",
 		"params": map[string]any{"name": "terminal", "arguments": map[string]any{"command": "sleep " + marker}}})
-	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, s.URL, bytes.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Authorization", "Bearer "+testToken)
-	req.Header.Set("Mcp-Session-Id", r.session)
-	req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+	req := r.request(ctx, body)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)

@@ -185,12 +185,7 @@ func TestConcurrencyIsBounded(t *testing.T) {
 				return
 			default:
 			}
-			req, _ := http.NewRequestWithContext(ctx, http.MethodPost, s.URL, bytes.NewReader(body))
-			req.Header.Set("Content-Type", "application/json")
-			req.Header.Set("Accept", "application/json, text/event-stream")
-			req.Header.Set("Authorization", "Bearer "+testToken)
-			req.Header.Set("Mcp-Session-Id", r.session)
-			req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+			req := r.request(ctx, body)
 			start := time.Now()
 			resp, err := http.DefaultClient.Do(req)
 			if err != nil {

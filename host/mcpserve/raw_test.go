@@ -3,6 +3,7 @@ package mcpserve
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -27,7 +28,23 @@ type rawClient struct {
 
 func (r *rawClient) post(body []byte) (*http.Response, []byte) {
 	r.t.Helper()
-	req, err := http.NewRequest(http.MethodPost, r.url, bytes.NewReader(body))
+	req := r.request(context.Background(), body)
+	hc := &http.Client{Timeout: 30 * time.Second}
+	resp, err := hc.Do(req)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp, b
+}
+
+// request is a POST of body to the endpoint with the client's token,
+// session and headers, for a test that sends it itself (one it cancels,
+// or holds while others are sent).
+func (r *rawClient) request(ctx context.Context, body []byte) *http.Request {
+	r.t.Helper()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, r.url, bytes.NewReader(body))
 	if err != nil {
 		r.t.Fatal(err)
 	}
@@ -43,14 +60,7 @@ func (r *rawClient) post(body []byte) (*http.Response, []byte) {
 	for k, v := range r.header {
 		req.Header[k] = v
 	}
-	hc := &http.Client{Timeout: 30 * time.Second}
-	resp, err := hc.Do(req)
-	if err != nil {
-		r.t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp, b
+	return req
 }
 
 // rpc sends one request and returns its JSON-RPC response message.

@@ -1,7 +1,6 @@
 package mcpserve
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"net/http"
@@ -29,12 +28,7 @@ func TestOneSessionCannotHoldEveryPlace(t *testing.T) {
 			defer wg.Done()
 			body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 10 + i, "method": "tools/call",
 				"params": map[string]any{"name": "terminal", "arguments": map[string]any{"command": "sleep 30"}}})
-			req, _ := http.NewRequestWithContext(ctx, http.MethodPost, s.URL, bytes.NewReader(body))
-			req.Header.Set("Content-Type", "application/json")
-			req.Header.Set("Accept", "application/json, text/event-stream")
-			req.Header.Set("Authorization", "Bearer "+testToken)
-			req.Header.Set("Mcp-Session-Id", a.session)
-			req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+			req := a.request(ctx, body)
 			if resp, err := http.DefaultClient.Do(req); err == nil {
 				resp.Body.Close()
 			}

@@ -21,11 +21,7 @@ var haveAVX2Asm = haveAVX2 && cpu.X86.HasPOPCNT && cpu.X86.HasBMI1
 // and kept its scalars on the stack (BENCHMARKS.md, stop 55). It checks
 // the bounds and hands the blocks to avx2Blocks.
 func avx2MasksAsm(s string, from int, letter, special, anchor []uint64, sum *chunkSum) int {
-	if len(s) < 64*from+128 {
-		return 0
-	}
-	// The blocks while the next one is inside s too (i+128 <= len(s)).
-	n := min(len(letter), (len(s)-64*from-64)/64)
+	n := asmBlocks(s, from, len(letter))
 	if n == 0 {
 		return 0
 	}
@@ -50,3 +46,13 @@ func avx2MasksAsm(s string, from int, letter, special, anchor []uint64, sum *chu
 //
 //go:noescape
 func avx2Blocks(p *byte, n int, letter, special, anchor *uint64, sum *chunkSum, quick *[4096]uint8)
+
+// asmBlocks is how many of at most limit blocks from block from an
+// assembly kernel may do: those whose next block is inside s too
+// (i+128 <= len(s)), as the kernels read it.
+func asmBlocks(s string, from, limit int) int {
+	if len(s) < 64*from+128 {
+		return 0
+	}
+	return min(limit, (len(s)-64*from-64)/64)
+}

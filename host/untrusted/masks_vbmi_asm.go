@@ -21,11 +21,7 @@ var haveVBMIAsm = haveVBMI && cpu.X86.HasAVX512F && cpu.X86.HasAVX512BW &&
 // stack as it did the AVX2 kernel's (BENCHMARKS.md, stops 55 and 60).
 // It checks the bounds and hands the blocks to vbmiBlocks.
 func vbmiMasksAsm(s string, from int, letter, special, anchor []uint64, sum *chunkSum) int {
-	if len(s) < 64*from+128 {
-		return 0
-	}
-	// The blocks while the next one is inside s too (i+128 <= len(s)).
-	n := min(len(letter), (len(s)-64*from-64)/64)
+	n := asmBlocks(s, from, len(letter))
 	if n == 0 {
 		return 0
 	}
