@@ -15,11 +15,12 @@ import (
 var haveAVX2Asm = haveAVX2 && cpu.X86.HasPOPCNT && cpu.X86.HasBMI1
 
 // avx2MasksAsm is avx2Masks (masks_avx2.go, the reference: same
-// tables, same bits; the steps the same but for the slots k places on,
-// which it stores and loads back, avx2Blocks' comment) written in assembly, where the Go
-// compiler's code reloaded 14 of its then 15 constant vectors every block
-// and kept its scalars on the stack (BENCHMARKS.md, stop 55). It checks
-// the bounds and hands the blocks to avx2Blocks.
+// tables, same bits; the steps the same but for the slots k places
+// on, which it stores and loads back, avx2Blocks' comment) written in
+// assembly, where the Go compiler's code reloaded 14 of its then 15
+// constant vectors every block and kept its scalars on the stack
+// (BENCHMARKS.md, stop 55). It checks the bounds and hands the blocks to
+// avx2Blocks.
 func avx2MasksAsm(s string, from int, letter, special, anchor []uint64, sum *chunkSum) int {
 	n := asmBlocks(s, from, len(letter))
 	if n == 0 {
@@ -40,9 +41,9 @@ func avx2MasksAsm(s string, from int, letter, special, anchor []uint64, sum *chu
 	return n
 }
 
-// avx2Blocks computes the masks of n blocks (1 to 64) from p (p+64*n+64 readable)
-// into letter[:n], special[:n] and anchor[:n], and adds them up into
-// sum, as avx2Masks does.
+// avx2Blocks computes the masks of n blocks (1 to 64) from p
+// (p+64*n+64 readable) into letter[:n], special[:n] and anchor[:n],
+// and adds them up into sum, as avx2Masks does.
 //
 //go:noescape
 func avx2Blocks(p *byte, n int, letter, special, anchor *uint64, sum *chunkSum, quick *[4096]uint8)
