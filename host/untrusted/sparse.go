@@ -179,9 +179,21 @@ func (st *specialState) run(f *found, s string, b0 int, letter, special []uint64
 	carry := st.carry
 	special = special[:len(letter)]
 	st.b0, st.changed = b0, 0
+	// The blocks to judge: those with a special byte, noted with no
+	// branch and then walked (a test of each block's mask was taken
+	// for one block in six of prose, at random: a mispredict each, 7%
+	// of the screener's time in the call; stop 61), and the block after
+	// one whose last character runs into it (carry).
+	var with uint64
 	for b, sp := range special {
-		if sp|carry != 0 {
-			letter[b], carry = st.judge(f, s, 64*(b0+b), letter[b], sp, carry)
+		with |= nonZero(sp) << b
+	}
+	with |= nonZero(carry)
+	for ; with != 0; with &= with - 1 {
+		b := bits.TrailingZeros64(with)
+		letter[b], carry = st.judge(f, s, 64*(b0+b), letter[b], special[b], carry)
+		if b+1 < len(letter) {
+			with |= nonZero(carry) << (b + 1)
 		}
 	}
 	st.carry = carry
