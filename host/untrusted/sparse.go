@@ -251,12 +251,7 @@ func (st *specialState) judge(f *found, s string, p0 int, l, sp, in uint64) (_, 
 			continue
 		}
 		if class[s[p]] == clsMarkup {
-			// The quick key first: the AVX2 kernel's markup bytes passed
-			// it, the VBMI kernel's (a two-byte test) did not. On the
-			// guides page 2,910 markup bytes a MiB reach here from the
-			// VBMI kernel, 323 pass it; the three bytes alone let 1,071
-			// through to markupAt, 397 of them to turnAt (stop 61).
-			if mayOpenMarkupQuick(s, p) && mayOpenMarkup(s, p) {
+			if mayOpenMarkup(s, p) {
 				markupAt(f, s, p)
 			}
 			continue
