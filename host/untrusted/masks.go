@@ -111,35 +111,28 @@ var byteClass, markupNext = func() (cls [128]uint8, next [64]uint8) {
 	return cls, next
 }()
 
-// The VBMI kernels' test of a line end's third and fourth bytes: a
-// '\n' or '\r' that fits the two-byte test (a '\n' after it: a blank
-// line's gate) is kept only where the quick key may pass its four bytes
-// (a turn marker's, turnKeys, or a collision): the third by its bits
-// 0x40 and 0x02, the fourth by its low five (quickKey). gateThird[c&0x7f]
-// is the bit of c's pair of those bits, in both nibbles; gateFourth[d&63]
-// the pairs a fourth byte d passes with, after a '\n' in the low nibble
-// and after a '\r' in the high one; gateLead[c&63] the nibble of the
-// line end c. (The two leads' quick keys pass other pairs: or'ed, a
-// '\n' passed 4.7 times as many.) Without it every paragraph break was a
-// special byte: 2,337 a MiB of the user guides, and judging them was a
+// gateThird[c&63] is the class bits (byteClass) a line end keeps when
+// c is the byte two after it: all of them where c's low six bits are
+// those of a turn marker's third byte from its last gate (turnThirds, a
+// letter in either case), else all but the line ends' markup bits. The
+// VBMI kernels and their class by it: a blank line's gate is a markup
+// byte only where a turn marker may follow, as the AVX2 kernels' quick
+// key has it (at a gate whose third byte is none of those, turnAt
+// finds nothing: a '\n' or '\r' there makes a later gate the last, any
+// other byte is no role's first). Without it every paragraph break was a
+// special byte, 2,337 a MiB of the user guides, and judging them was a
 // fifth of the screener's time in the call (stop 61).
-var gateThird, gateFourth, gateLead = func() (third [128]uint8, fourth, lead [64]uint8) {
-	pair := func(c byte) uint8 { return 1 << ((c>>5)&2 | (c>>1)&1) }
-	for c := range third {
-		third[c] = pair(byte(c)) * 0x11
+var gateThird = func() (t [64]uint8) {
+	for c := range t {
+		t[c] = ^uint8(lineEnds)
 	}
-	for d := range fourth {
-		for _, c := range []byte{0, 0x02, 0x40, 0x42} {
-			for k, l := range []byte{'\n', '\r'} {
-				w := uint32(l) | '\n'<<8 | uint32(c)<<16 | uint32(d)<<24
-				if markupQuick[quickKey(w)] != 0 {
-					fourth[d] |= pair(c) << (4 * k)
-				}
-			}
+	for _, c := range turnThirds {
+		t[c&63] = 0xFF
+		if c >= 'a' && c <= 'z' {
+			t[(c-0x20)&63] = 0xFF
 		}
 	}
-	lead['\n'&63], lead['\r'&63] = 0x0F, 0xF0
-	return third, fourth, lead
+	return t
 }()
 
 // lineEnds is the markup bits of '\n' and '\r' (byteClass).

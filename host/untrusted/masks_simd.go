@@ -94,9 +94,7 @@ func vbmiMasks(s string, from int, letter, special, anchor []uint64, sum *chunkS
 	clsLo := archsimd.LoadUint8x64((*[64]uint8)(byteClass[:64]))
 	clsHi := archsimd.LoadUint8x64((*[64]uint8)(byteClass[64:]))
 	next := archsimd.LoadUint8x64(&markupNext)
-	g3Lo := archsimd.LoadUint8x64((*[64]uint8)(gateThird[:64]))
-	g3Hi := archsimd.LoadUint8x64((*[64]uint8)(gateThird[64:]))
-	g4, gl, ends := archsimd.LoadUint8x64(&gateFourth), archsimd.LoadUint8x64(&gateLead), archsimd.BroadcastUint8x64(lineEnds)
+	gate := archsimd.LoadUint8x64(&gateThird)
 	b := 0
 	// The sums in registers; the scalar instructions that make them run
 	// beside the vector ones, which are what the loop waits on.
@@ -122,20 +120,16 @@ func vbmiMasks(s string, from int, letter, special, anchor []uint64, sum *chunkS
 		// those of the two-byte test (markupNext), not specialAt's
 		// since stop 57 (s57-f): specialAt asks whether the four
 		// bytes may open markup (mayOpenMarkupQuick), which has no
-		// permute here; a line end's also by its third and fourth
-		// bytes as the quick key takes them after it (gateThird,
-		// gateFourth, gateLead; stop 61). Each test passes the first byte of every markup,
-		// so they differ only at markup bytes where markupAt finds
-		// nothing; judged there, such a bit finds nothing, and the
-		// two-byte test's extras only make more blocks judged
-		// (TestVectorMasks allows those differences for this kernel,
-		// and no other).
-		k := clsLo.ConcatPermute(clsHi, x)
+		// permute here; a line end's also by the byte two after it
+		// (gateThird; stop 61). Each test passes the first byte of
+		// every markup, so they differ only at markup bytes where
+		// markupAt finds nothing; judged there, such a bit finds
+		// nothing, and the two-byte test's extras only make more
+		// blocks judged (TestVectorMasks allows those differences for
+		// this kernel, and no other).
+		k := clsLo.ConcatPermute(clsHi, x).And(gate.Permute(load(i + 2)))
 		hi := x.GreaterEqual(high).ToBits()
 		fit := k.And(next.Permute(x.ConcatPermute(xn, s1))).NotEqual(zero).ToBits()
-		gate := k.And(ends).NotEqual(zero).ToBits()
-		turn := g3Lo.ConcatPermute(g3Hi, load(i+2)).And(g4.Permute(load(i + 3))).And(gl.Permute(x)).NotEqual(zero).ToBits()
-		fit &^= gate &^ turn
 		isLead := k.GreaterEqual(high).ToBits()
 		l := k.And(letterBit).NotEqual(zero).ToBits() &^ hi
 		starts := l &^ (l<<1 | last)

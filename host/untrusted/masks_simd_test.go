@@ -47,13 +47,13 @@ func TestVectorMasks(t *testing.T) {
 	}
 }
 
-// TestVBMILineEndsPassTheQuickKey: every line end ('\n', '\r') the
-// VBMI kernels keep as special passes the quick key (mayOpenMarkupQuick)
-// after a '\n' or a '\r' (gateThird, gateFourth), as the AVX2 kernels'
-// do: before, every paragraph break was kept (2,337 a MiB of the user
-// guides), each judged by specialState (a fifth of the screener in the
-// call; stop 61).
-func TestVBMILineEndsPassTheQuickKey(t *testing.T) {
+// TestVBMIGatesByTheirThirdByte: the VBMI kernels keep a blank line's
+// gate (a '\n' or '\r' before a '\n') as special exactly where the byte
+// two after it has the low six bits of a turn marker's third byte from
+// its last gate (turnThirds, a letter in either case: gateThird): before,
+// every paragraph break was kept (2,337 a MiB of the user guides), each
+// judged by specialState (a fifth of the screener in the call; stop 61).
+func TestVBMIGatesByTheirThirdByte(t *testing.T) {
 	if !haveVBMI {
 		t.Skip("no AVX-512 VBMI on this CPU")
 	}
@@ -61,10 +61,11 @@ func TestVBMILineEndsPassTheQuickKey(t *testing.T) {
 	if haveVBMIAsm {
 		kernels["vbmiasm"] = vbmiMasksAsm
 	}
-	quickAfter := func(lead byte, s string, p int) bool {
-		return mayOpenMarkupQuick(string(lead)+s[p+1:p+4], 0)
+	third := map[byte]bool{}
+	for _, c := range []byte(" \thasHAS") { // a role's first letter, or line space that is no gate
+		third[c&63] = true
 	}
-	texts := append(maskTexts(), strings.Repeat("One.\n\nTwo\n\nAssistant: \n\nhuman:\r\n\r\nThe end\n\n\n", 9))
+	texts := append(maskTexts(), strings.Repeat("One.\n\nTwo\n\nAssistant: \n\n\thuman:\r\n\r\nThe end\n\n\n\nIn\r\n\r\n Sys", 9))
 	for name, run := range kernels {
 		kept, refused := 0, 0
 		for _, s := range texts {
@@ -77,14 +78,13 @@ func TestVBMILineEndsPassTheQuickKey(t *testing.T) {
 					if s[p] != '\n' && s[p] != '\r' || s[p+1] != '\n' {
 						continue
 					}
-					pass := quickAfter('\n', s, p) || quickAfter('\r', s, p)
-					switch {
-					case sp[b]>>j&1 == 0:
-						refused++
-					case !pass:
-						t.Fatalf("%s: the line end at %d of %q is special, and the quick key refuses it", name, p, s[max(0, p-8):min(len(s), p+8)])
-					default:
+					if got, want := sp[b]>>j&1 == 1, third[s[p+2]&63]; got != want {
+						t.Fatalf("%s: the gate at %d of %q kept %v, want %v (the byte two after it %q)", name, p, s[max(0, p-8):min(len(s), p+8)], got, want, s[p+2])
+					}
+					if third[s[p+2]&63] {
 						kept++
+					} else {
+						refused++
 					}
 				}
 			}

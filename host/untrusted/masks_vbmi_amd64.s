@@ -17,15 +17,14 @@
 //	Z25 0x20 (fold)  Z26 0x60 (off)  Z27 63 (the last index)
 //	Z28 classLetter  Z29, Z30 byteClass[0:64], [64:128]
 //	Z31 markupNext   Z15 first, the boundary's first byte broadcast
-//	Z11, Z12 gateThird[0:64], [64:128]  Z13 gateFourth  Z10 gateLead
-//	Z14 lineEnds (the markup bits of '\n' and '\r')
+//	Z13 gateThird
 //	Z0, Z1  the block's bytes and their filter indexes (carried from
 //	        the block before, as its next block)
 //	Z2, Z3  the next block's bytes and indexes
-//	Z4-Z9   scratch
+//	Z4-Z8   scratch
 //	K1 the anchor filter's pass, K2 hi (bytes of 0x80 up), K3 the
 //	markup fit, K4 isLead (then hi^isLead), K5 the letter class (then
-//	the letters, but hi), K6 and K0 scratch, K7 firstAt's bits or'ed
+//	the letters, but hi), K6 scratch, K7 firstAt's bits or'ed
 //
 //	SI  the block's bytes      BX  the block's index b, less n
 //	R8, R9, R10  letter, special, anchor (at their ends)
@@ -73,10 +72,7 @@ TEXT ·vbmiBlocks(SB), NOSPLIT, $0-48
 	VMOVDQU64 ·byteClass+0(SB), Z29
 	VMOVDQU64 ·byteClass+64(SB), Z30
 	VMOVDQU64 ·markupNext+0(SB), Z31
-	VMOVDQU64 ·gateThird+0(SB), Z11
-	VMOVDQU64 ·gateThird+64(SB), Z12
-	VMOVDQU64 ·gateFourth+0(SB), Z13
-	VMOVDQU64 ·gateLead+0(SB), Z10
+	VMOVDQU64 ·gateThird+0(SB), Z13
 	MOVL    $0x20, AX
 	VPBROADCASTB AX, Z25
 	MOVL    $0x60, AX
@@ -85,8 +81,6 @@ TEXT ·vbmiBlocks(SB), NOSPLIT, $0-48
 	VPBROADCASTB AX, Z27
 	MOVL    $const_classLetter, AX
 	VPBROADCASTB AX, Z28
-	MOVL    $const_lineEnds, AX
-	VPBROADCASTB AX, Z14
 
 	MOVQ    sum+40(FP), AX
 	VPBROADCASTB chunkSum_first(AX), Z15
@@ -126,23 +120,15 @@ loop:
 	// they are), isLead, the letters; firstAt's bits.
 	VMOVDQA64 Z0, Z6
 	VPERMI2B Z30, Z29, Z6
+	// A line end's markup bits only where the byte two after it may
+	// follow a turn marker's last gate (gateThird by its low six bits).
+	VMOVDQU64 2(SI), Z8
+	VPERMB  Z13, Z8, Z8
+	VPANDQ  Z8, Z6, Z6
 	VPMOVB2M Z0, K2
 	VMOVDQU64 1(SI), Z7
 	VPERMB  Z31, Z7, Z7
 	VPTESTMB Z7, Z6, K3
-	// A line end fits only where the quick key may pass its four
-	// bytes (gateThird by the third's low seven bits, gateFourth by the
-	// fourth's low six and gateLead by its own, and'ed).
-	VMOVDQU64 2(SI), Z8
-	VPERMI2B Z12, Z11, Z8
-	VMOVDQU64 3(SI), Z9
-	VPERMB  Z13, Z9, Z9
-	VPERMB  Z10, Z0, Z5
-	VPTERNLOGD $0x80, Z5, Z9, Z8
-	VPTESTMB Z8, Z8, K6
-	VPTESTMB Z14, Z6, K0
-	KANDNQ  K0, K6, K0
-	KANDNQ  K3, K0, K3
 	VPMOVB2M Z6, K4
 	VPTESTMB Z28, Z6, K5
 	KANDNQ  K5, K2, K5
