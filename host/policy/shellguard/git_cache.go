@@ -70,7 +70,7 @@ func (g *guard) reviewRepoCached() []string {
 	// The walk to the repository is among the stamps: nothing in a check
 	// asks for the cwd's repository before its review (checkGit reviews
 	// first), so findAndReviewRepo walks through rec.
-	rec := &recordingFiles{inner: g.files, seen: map[string]bool{}}
+	rec := &recordingFiles{inner: g.files, seen: map[string]int{}}
 	outer := g.files
 	g.files = rec
 	reasons := g.findAndReviewRepo()
@@ -179,20 +179,50 @@ func anchorOf(files Files, p string, now time.Time) (stamp, bool) {
 	return stamp{}, false
 }
 
-// recordingFiles stamps every path before it is looked at.
+// recordingFiles stamps every path before it is looked at, and checks
+// what each look saw against that stamp. A stamp taken before a look
+// and checked again after the review cannot tell a path that was
+// missing, then there when looked at, then missing again (a .git renamed
+// in and out): the review read a configuration that every stamp says
+// was never there, and the check after it held. So a look that found
+// the path where its stamp says it was missing, or missed it where the
+// stamp says it was there, leaves the review uncached (stop 61:
+// TestS53fRepoCacheUnderToggling failed so on CI;
+// TestRepoCacheLookAgainstItsStamp).
 type recordingFiles struct {
 	inner       Files
 	stamps      []stamp
-	seen        map[string]bool
+	seen        map[string]int // the index in stamps of each path's stamp, plus one
 	uncacheable bool
 }
 
+// stamping is a test's seam: called with each path just before it is
+// stamped (taken false) and just after, before it is looked at (nil but
+// in tests).
+var stamping func(p string, taken bool)
+
+// saw checks the outcome of a look at p against p's stamp: found where
+// the stamp says missing, or missing where it says there. (The second
+// is also caught here by the ctime a rename moves; kept for file
+// systems whose timestamps are coarser than two renames.)
+func (r *recordingFiles) saw(p string, err error) {
+	s := r.stamps[r.seen[p]-1]
+	if err == nil && !s.exists || errors.Is(err, fs.ErrNotExist) && s.exists {
+		r.uncacheable = true
+	}
+}
+
 func (r *recordingFiles) record(p string, followed bool) {
-	if r.seen[p] {
+	if r.seen[p] != 0 {
 		return
 	}
-	r.seen[p] = true
+	if stamping != nil {
+		stamping(p, false)
+	}
 	s := stampOf(r.inner, p)
+	if stamping != nil {
+		stamping(p, true)
+	}
 	// A file read through a symlink could change behind an unchanged
 	// link: such a review is not cached. Nor is one that read a file
 	// changed too recently for its ctime to tell a later change apart.
@@ -203,24 +233,33 @@ func (r *recordingFiles) record(p string, followed bool) {
 		r.uncacheable = true
 	}
 	r.stamps = append(r.stamps, s)
+	r.seen[p] = len(r.stamps)
 }
 
 func (r *recordingFiles) Lstat(name string) (fs.FileInfo, error) {
 	r.record(name, false)
-	return r.inner.Lstat(name)
+	fi, err := r.inner.Lstat(name)
+	r.saw(name, err)
+	return fi, err
 }
 
 func (r *recordingFiles) Readlink(name string) (string, error) {
 	r.record(name, false)
-	return r.inner.Readlink(name)
+	target, err := r.inner.Readlink(name)
+	r.saw(name, err)
+	return target, err
 }
 
 func (r *recordingFiles) ReadDir(name string, max int) ([]fs.DirEntry, error) {
 	r.record(name, true)
-	return r.inner.ReadDir(name, max)
+	entries, err := r.inner.ReadDir(name, max)
+	r.saw(name, err)
+	return entries, err
 }
 
 func (r *recordingFiles) ReadFile(name string, max int64) ([]byte, error) {
 	r.record(name, true)
-	return r.inner.ReadFile(name, max)
+	data, err := r.inner.ReadFile(name, max)
+	r.saw(name, err)
+	return data, err
 }

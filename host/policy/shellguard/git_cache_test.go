@@ -3,6 +3,7 @@ package shellguard
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -119,5 +120,62 @@ func TestRepoCacheAnchorsSeeMissingPathsAppear(t *testing.T) {
 	// the guard decides above.
 	if len(c.stamps) == 0 || !anchored {
 		t.Fatalf("the review was not cached with objects/ as the anchor of objects/info/...: %+v", c.stamps)
+	}
+}
+
+// TestRepoCacheLookAgainstItsStamp: a review whose looks saw another
+// state than their paths' stamps is not cached, though every path is
+// back in its stamp's state when the stamps are checked again. Here
+// .git is out of the cwd's parent at each stamp under it and renamed in
+// for each look (out again at the last): the review read the hostile
+// configuration (prompt) and every stamp said missing; cached, git
+// status stayed prompted with .git gone (TestS53fRepoCacheUnderToggling
+// failed so on CI, stop 61). The other way round (there at each stamp,
+// out for each look) a rename moves the stamped .git's ctime, and the
+// check after the review sees it.
+func TestRepoCacheLookAgainstItsStamp(t *testing.T) {
+	settleAtOnce(t)
+	// Each case: the path renamed in for each look under it (at, and the
+	// paths below it) and out at each stamp, and where it is held out.
+	// .git is looked at by lstat (its answer is checked against the
+	// stamp too); the config only read.
+	for _, c := range []struct{ name, at, hold string }{
+		{".git renamed", "ws/a/.git", "hold/.git"},
+		{"config renamed", "ws/a/.git/config", "hold/config"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			base, ws := s53fMake(t, []string{"hold"}, func(t *testing.T, b string) { s53fRepo(t, filepath.Join(b, "hold"), false) }, "ws/a/b")
+			if c.name == "config renamed" {
+				s53fRename(t, filepath.Join(base, "hold/.git"), filepath.Join(base, "ws/a/.git"))
+				s53fRename(t, filepath.Join(base, "ws/a/.git/config"), filepath.Join(base, "hold/config"))
+			}
+			cwd := filepath.Join(base, "ws/a/b")
+			in, out := filepath.Join(base, c.at), filepath.Join(base, c.hold)
+			isIn := false
+			move := func(wantIn bool) {
+				switch {
+				case wantIn && !isIn:
+					s53fRename(t, out, in)
+				case !wantIn && isIn:
+					s53fRename(t, in, out)
+				}
+				isIn = wantIn
+			}
+			last := filepath.Join(base, "ws/a/.git/info/grafts") // the review's last look: missing either way
+			stamping = func(p string, taken bool) {
+				switch {
+				case p == last:
+					move(false)
+				case p == in || strings.HasPrefix(p, in+"/"):
+					move(taken)
+				}
+			}
+			v := Check("git status", Options{WorkspaceRoot: ws, Cwd: cwd, Files: OSFiles{}})
+			stamping = nil
+			if isIn || v.Decision != Prompt {
+				t.Fatalf("the raced review = %v %q with %s in %v at its end, want prompt and out: the race did not happen as the test means", v.Decision, v.Reasons, c.at, isIn)
+			}
+			s53fGit(t, "after the raced review, "+c.at+" out", ws, cwd, Allow)
+		})
 	}
 }
