@@ -115,13 +115,13 @@ var byteClass, markupNext = func() (cls [128]uint8, next [64]uint8) {
 // c is the byte two after it: all of them where c's low six bits are
 // those of a turn marker's third byte from its last gate (turnThirds, a
 // letter in either case), else all but the line ends' markup bits. The
-// VBMI kernels and their class by it: a blank line's gate is a markup
-// byte only where a turn marker may follow, as the AVX2 kernels' quick
-// key has it (at a gate whose third byte is none of those, turnAt
-// finds nothing: a '\n' or '\r' there makes a later gate the last, any
-// other byte is no role's first). Without it every paragraph break was a
-// special byte, 2,337 a MiB of the user guides, and judging them was a
-// fifth of the screener's time in the call (stop 61).
+// VBMI kernels and a byte's class with it, so that a blank line's gate
+// is a markup byte only where a turn marker may follow (at a gate whose
+// third byte is none of those, turnAt finds nothing: a '\n' or '\r'
+// there makes a later gate the last, any other byte is no role's
+// first). Without it every paragraph break was a special byte, 2,337 a
+// MiB of the user guides, and judging them was a fifth of the
+// screener's time in the call (stop 61).
 var gateThird = func() (t [64]uint8) {
 	for c := range t {
 		t[c] = ^uint8(lineEnds)

@@ -23,12 +23,13 @@ import (
 // any CPU with AVX2, VBMI or not.
 // The VBMI kernel's special bits may be other only at markup bytes
 // where markupAt finds nothing: it passes those whose next byte fits
-// some markup's second (its two-byte test, markupNext) and whose four
-// bytes mayOpenMarkupQuick passes, blockMasks those the quick key
-// passes: a few fewer (the quick key's low five bits alias: "[v\xe2i"
-// passes it, and no markup opens "[v"), and each passes every markup's
-// first byte. None is missing where markupAt finds something
-// (vbmiMasks' comment).
+// some markup's second (its two-byte test, markupNext; a line end also
+// by the byte two after it, gateThird), blockMasks those whose four
+// bytes mayOpenMarkupQuick passes; neither is the other's superset (the
+// low five bits alias: "<\xdcab" is no "<|" to markupAt), and each
+// passes every markup's first byte. A bit more is judged and finds
+// nothing; none is missing where markupAt finds something (vbmiMasks'
+// comment).
 func TestVectorMasks(t *testing.T) {
 	kernels := []struct {
 		name     string
