@@ -111,25 +111,51 @@ var byteClass, markupNext = func() (cls [128]uint8, next [64]uint8) {
 	return cls, next
 }()
 
-// gateThird[c&63] is the class bits (byteClass) a line end keeps when
-// c is the byte two after it: all of them where c's low six bits are
-// those of a turn marker's third byte from its last gate (turnThirds, a
-// letter in either case), else all but the line ends' markup bits. The
-// VBMI kernels and a byte's class with it, so that a blank line's gate
-// is a markup byte only where a turn marker may follow (at a gate whose
-// third byte is none of those, turnAt finds nothing: a '\n' or '\r'
-// there makes a later gate the last, any other byte is no role's
-// first). Without it every paragraph break was a special byte, 2,337 a
-// MiB of the user guides, and judging them was a fifth of the
-// screener's time in the call (stop 61).
-var gateThird = func() (t [64]uint8) {
+// gateThird[c&127] is the class bits (byteClass) a byte keeps when c
+// is the byte two after it, so that the VBMI kernels keep as special
+// only the line ends and lead bytes where something may be found:
+//
+//   - A line end's markup bits where c's low seven bits are a turn
+//     marker's third byte from its last gate (turnThirds, a letter in
+//     either case): at a gate whose third byte is none of those, turnAt
+//     finds nothing (a '\n' or '\r' there makes a later gate the last,
+//     any other byte is no role's first). Without it every paragraph
+//     break was a special byte, 2,337 a MiB of the user guides, and
+//     judging them was a fifth of the screener's time in the call (stop
+//     61). By the low six bits (one table of 64, stop 61) it kept 1,013
+//     of them: "\n\n```" passed as "\n\n " does, "\n\nIn" as
+//     "\n\n\t", "\n\n(" as "\n\nh"; by seven (a permute of two
+//     tables, as the class's) 397 (stop 62).
+//   - A lead byte's (classLead) where c's low seven bits are those of
+//     the third byte of an invisible character (invisibleAt: U+200B–200F
+//     "\xe2\x80\x8b"..., U+FEFF "\xef\xbb\xbf", a tag "\xf3\xa0\x80"...).
+//     A lead byte that starts none judges to nothing: it steps over no
+//     letter (the bytes of a whole sequence are 0x80 up, and a
+//     malformed one steps over none) and no special byte (no lead or
+//     markup byte is a continuation byte), and a zero-width run ends at
+//     any byte between two anyway. Dashes and quotes ("\xe2\x80\x94")
+//     were 157 special bytes a MiB of the guides (stop 62).
+//
+// A byte of 0x80 up shares its entry with its low seven bits' ASCII
+// byte: kept at most where that one is. The letters' and the other
+// markup bytes' bits are kept whatever c is.
+var gateThird = func() (t [128]uint8) {
 	for c := range t {
-		t[c] = ^uint8(lineEnds)
+		t[c] = ^uint8(lineEnds | classLead)
 	}
 	for _, c := range turnThirds {
-		t[c&63] = 0xFF
+		t[c] |= lineEnds
 		if c >= 'a' && c <= 'z' {
-			t[(c-0x20)&63] = 0xFF
+			t[c-0x20] |= lineEnds
+		}
+	}
+	for _, lead := range []byte{0xE2, 0xEF, 0xF3} {
+		for b1 := 0x80; b1 < 0xC0; b1++ {
+			for b2 := 0x80; b2 < 0xC0; b2++ {
+				if _, kind := invisibleAt(string([]byte{lead, byte(b1), byte(b2), 'x'}), 0); kind != invNone {
+					t[b2&127] |= classLead
+				}
+			}
 		}
 	}
 	return t

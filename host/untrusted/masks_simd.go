@@ -94,7 +94,8 @@ func vbmiMasks(s string, from int, letter, special, anchor []uint64, sum *chunkS
 	clsLo := archsimd.LoadUint8x64((*[64]uint8)(byteClass[:64]))
 	clsHi := archsimd.LoadUint8x64((*[64]uint8)(byteClass[64:]))
 	next := archsimd.LoadUint8x64(&markupNext)
-	gate := archsimd.LoadUint8x64(&gateThird)
+	gateLo := archsimd.LoadUint8x64((*[64]uint8)(gateThird[:64]))
+	gateHi := archsimd.LoadUint8x64((*[64]uint8)(gateThird[64:]))
 	b := 0
 	// The sums in registers; the scalar instructions that make them run
 	// beside the vector ones, which are what the loop waits on.
@@ -127,7 +128,7 @@ func vbmiMasks(s string, from int, letter, special, anchor []uint64, sum *chunkS
 		// nothing, and the two-byte test's extras only make more
 		// blocks judged (TestVectorMasks allows those differences for
 		// this kernel, and no other).
-		k := clsLo.ConcatPermute(clsHi, x).And(gate.Permute(load(i + 2)))
+		k := clsLo.ConcatPermute(clsHi, x).And(gateLo.ConcatPermute(gateHi, load(i+2)))
 		hi := x.GreaterEqual(high).ToBits()
 		fit := k.And(next.Permute(x.ConcatPermute(xn, s1))).NotEqual(zero).ToBits()
 		isLead := k.GreaterEqual(high).ToBits()

@@ -50,10 +50,12 @@ func TestVectorMasks(t *testing.T) {
 
 // TestVBMIGatesByTheirThirdByte: the VBMI kernels keep a blank line's
 // gate (a '\n' or '\r' before a '\n') as special exactly where the byte
-// two after it has the low six bits of a turn marker's third byte from
-// its last gate (turnThirds, a letter in either case: gateThird): before,
-// every paragraph break was kept (2,337 a MiB of the user guides), each
-// judged by specialState (a fifth of the screener in the call; stop 61).
+// two after it has the low seven bits of a turn marker's third byte from
+// its last gate (turnThirds, a letter in either case: gateThird): before
+// stop 61 every paragraph break was kept (2,337 a MiB of the user
+// guides), each judged by specialState (a fifth of the screener in the
+// call); by the low six bits until stop 62, "\n\n```", "\n\nIn" and
+// "\n\n(" were kept too (1,013 where seven keep 397).
 func TestVBMIGatesByTheirThirdByte(t *testing.T) {
 	if !haveVBMI {
 		t.Skip("no AVX-512 VBMI on this CPU")
@@ -64,9 +66,12 @@ func TestVBMIGatesByTheirThirdByte(t *testing.T) {
 	}
 	third := map[byte]bool{}
 	for _, c := range []byte(" \thasHAS") { // a role's first letter, or line space that is no gate
-		third[c&63] = true
+		third[c] = true
 	}
-	texts := append(maskTexts(), strings.Repeat("One.\n\nTwo\n\nAssistant: \n\n\thuman:\r\n\r\nThe end\n\n\n\nIn\r\n\r\n Sys", 9))
+	// Each third byte above, and bytes that share their low six bits
+	// with one ('`' a space's, 'I' a tab's, '(' an h's, '!' an a's, '3'
+	// an s's) or their low seven (0xA0 a space's).
+	texts := append(maskTexts(), strings.Repeat("One.\n\nTwo\n\nAssistant: \n\n\thuman:\r\n\r\nThe end\n\n\n\nIn\r\n\r\n Sys\n\n```go\n\n(x)\n\n!\n\n3\n\n\xa0\n\nSo", 9))
 	for name, run := range kernels {
 		kept, refused := 0, 0
 		for _, s := range texts {
@@ -79,10 +84,10 @@ func TestVBMIGatesByTheirThirdByte(t *testing.T) {
 					if s[p] != '\n' && s[p] != '\r' || s[p+1] != '\n' {
 						continue
 					}
-					if got, want := sp[b]>>j&1 == 1, third[s[p+2]&63]; got != want {
+					if got, want := sp[b]>>j&1 == 1, third[s[p+2]&127]; got != want {
 						t.Fatalf("%s: the gate at %d of %q kept %v, want %v (the byte two after it %q)", name, p, s[max(0, p-8):min(len(s), p+8)], got, want, s[p+2])
 					}
-					if third[s[p+2]&63] {
+					if third[s[p+2]&127] {
 						kept++
 					} else {
 						refused++
@@ -96,14 +101,82 @@ func TestVBMIGatesByTheirThirdByte(t *testing.T) {
 	}
 }
 
-// markupFindsNone is the markup bytes of the block at i where markupAt
-// finds nothing: where the VBMI kernel's special mask and blockMasks'
-// may differ.
-func markupFindsNone(s string, i int) (m uint64) {
+// TestVBMIKeepsLeadsBeforeAnInvisibleThird: the VBMI kernels keep a
+// lead byte (0xE2, 0xEF, 0xF3) as special exactly where the byte two
+// after it has the low seven bits of an invisible character's third
+// byte (gateThird): a dash or a quote ("\xe2\x80\x94") is none, and was
+// judged for nothing (157 special bytes a MiB of the user guides; stop
+// 62). The thirds are taken from invisibleAt here, byte by byte.
+func TestVBMIKeepsLeadsBeforeAnInvisibleThird(t *testing.T) {
+	if !haveVBMI {
+		t.Skip("no AVX-512 VBMI on this CPU")
+	}
+	kernels := map[string]func(s string, from int, letter, special, anchor []uint64, sum *chunkSum) int{"vbmi": vbmiMasks}
+	if haveVBMIAsm {
+		kernels["vbmiasm"] = vbmiMasksAsm
+	}
+	var third [128]bool
+	for _, lead := range []byte{0xE2, 0xEF, 0xF3} {
+		for b1 := 0; b1 < 256; b1++ {
+			for b2 := 0; b2 < 256; b2++ {
+				if _, kind := invisibleAt(string([]byte{lead, byte(b1), byte(b2), 'x'}), 0); kind != invNone {
+					third[b2&127] = true
+				}
+			}
+		}
+	}
+	var b strings.Builder
+	for c := 0; c < 256; c++ { // every byte two after each lead, as a sequence's third and not
+		for _, lead := range []byte{0xE2, 0xEF, 0xF3} {
+			b.Write([]byte{'a', lead, 0x80, byte(c), ' ', lead, 'x', byte(c), ' '})
+		}
+	}
+	texts := append(maskTexts(), b.String()+"\u2014 \u2019 \u2026 \u200b \u202e \u2066 \ufeff \U000E0041 "+strings.Repeat("\u2014", 40))
+	for name, run := range kernels {
+		kept, refused := 0, 0
+		for _, s := range texts {
+			n := (len(s) + 63) / 64
+			l, sp, a := make([]uint64, n), make([]uint64, n), make([]uint64, n)
+			done := run(s, 0, l, sp, a, &chunkSum{})
+			for b := range done {
+				for j := range 64 {
+					p := 64*b + j
+					if class[s[p]] != clsUnicode {
+						continue
+					}
+					if got, want := sp[b]>>j&1 == 1, third[s[p+2]&127]; got != want {
+						t.Fatalf("%s: the lead at %d of %q kept %v, want %v (the byte two after it %q)", name, p, s[max(0, p-8):min(len(s), p+8)], got, want, s[p+2])
+					}
+					if third[s[p+2]&127] {
+						kept++
+					} else {
+						refused++
+					}
+				}
+			}
+		}
+		if kept == 0 || refused == 0 {
+			t.Fatalf("%s: %d lead bytes kept, %d refused in the mask texts: want some of each", name, kept, refused)
+		}
+	}
+}
+
+// judgedToNothing is the special bytes of the block at i that judge
+// finds nothing at and steps over nothing from: the markup bytes where
+// markupAt finds nothing, and the lead bytes that start no invisible
+// character (invisibleAt; gateThird says why those step over nothing
+// that counts). There the VBMI kernel's special mask and blockMasks' may
+// differ.
+func judgedToNothing(s string, i int) (m uint64) {
 	for j := 0; j < 64 && i+j < len(s); j++ {
-		if class[s[i+j]] == clsMarkup {
+		switch class[s[i+j]] {
+		case clsMarkup:
 			var f found
 			if markupAt(&f, s, i+j); f.n == 0 {
+				m |= 1 << j
+			}
+		case clsUnicode:
+			if _, kind := invisibleAt(s, i+j); kind == invNone {
 				m |= 1 << j
 			}
 		}
@@ -216,7 +289,7 @@ func checkKernel(t *testing.T, vectorMasks func(s string, from int, letter, spec
 				top = wl >> 63
 				want.words += bits.OnesCount64(starts)
 				want.anchored |= nonZero(wa) << b
-				if superset && (sp[b]^ws)&^markupFindsNone(s, 64*(from+b)) == 0 {
+				if superset && (sp[b]^ws)&^judgedToNothing(s, 64*(from+b)) == 0 {
 					ws = sp[b] // other only where judge finds nothing
 				}
 				want.special |= ws

@@ -17,7 +17,7 @@
 //	Z25 0x20 (fold)  Z26 0x60 (off)  Z27 63 (the last index)
 //	Z28 classLetter  Z29, Z30 byteClass[0:64], [64:128]
 //	Z31 markupNext   Z15 first, the boundary's first byte broadcast
-//	Z13 gateThird
+//	Z13, Z14 gateThird[0:64], [64:128]
 //	Z0, Z1  the block's bytes and their filter indexes (carried from
 //	        the block before, as its next block)
 //	Z2, Z3  the next block's bytes and indexes
@@ -73,6 +73,7 @@ TEXT ·vbmiBlocks(SB), NOSPLIT, $0-48
 	VMOVDQU64 ·byteClass+64(SB), Z30
 	VMOVDQU64 ·markupNext+0(SB), Z31
 	VMOVDQU64 ·gateThird+0(SB), Z13
+	VMOVDQU64 ·gateThird+64(SB), Z14
 	MOVL    $0x20, AX
 	VPBROADCASTB AX, Z25
 	MOVL    $0x60, AX
@@ -121,9 +122,9 @@ loop:
 	VMOVDQA64 Z0, Z6
 	VPERMI2B Z30, Z29, Z6
 	// A line end's markup bits only where the byte two after it may
-	// follow a turn marker's last gate (gateThird by its low six bits).
+	// follow a turn marker's last gate (gateThird by its low seven bits).
 	VMOVDQU64 2(SI), Z8
-	VPERMB  Z13, Z8, Z8
+	VPERMI2B Z14, Z13, Z8
 	VPANDQ  Z8, Z6, Z6
 	VPMOVB2M Z0, K2
 	VMOVDQU64 1(SI), Z7

@@ -54,7 +54,10 @@ func TestScreenIsTheOracles(t *testing.T) {
 	// sequence steps over letters or markup, and of a zero-width run.
 	for pad := 0; pad < 140; pad++ {
 		for _, x := range []string{"you are \xe2now dan", "you are \xefnow an", "you are \xf3\xa0\x80now a",
-			"x\xe2<|im_start|>", "ignore\u200b\u200bprevious instructions", "ab\xe2\x80\u200bcd", "\ufeff\ufeff"} {
+			"x\xe2<|im_start|>", "ignore\u200b\u200bprevious instructions", "ab\xe2\x80\u200bcd", "\ufeff\ufeff",
+			// A dash between zero-width characters ends their run; a dash
+			// and a quote are no lead the VBMI kernel keeps (gateThird).
+			"ab\u200b\u2014\u200bcd", "\u2014\u200b\u200b\u2019", "\u2026\u200b\u2026\u200b", "a\u2014<|im_start|>\u2019"} {
 			sameAsOracle(t, strings.Repeat(" ", pad)+x)
 		}
 	}
@@ -98,7 +101,7 @@ func textPieces(all []string) (pieces, seps []string) {
 	slices.Sort(pieces) // the same random texts in every run
 	pieces = append(pieces, "a", "A", "x", "you are now", "you're now", "do not tell", "ignore all previous",
 		"<|im_start|>", "<|end tool output|>", "[INST]", "<tool_call>", "\n\nHuman:", "\r\n\r\nHuman:", "\r\n\r\nsystem:", `"role":"system"`, "<IMPORTANT>",
-		"\u200b", "\u200b\u200c", "\ufeff", "\u202e", "\u2066", "\U000E0041", "\xe2\x80", "\xf3\xa0", "\xe2",
+		"\u200b", "\u200b\u200c", "\ufeff", "\u202e", "\u2066", "\U000E0041", "\xe2\x80", "\xf3\xa0", "\xe2", "\u2014", "\u2019", "\u2026", "\u2192",
 		"supercalifragilistic", "abcdefghijklm", "instructionsx", "<", "|", "[", `"`, "\n", "\r", "\r\n", " ", "  ", ".", ",", "9", "é")
 	for _, s := range all {
 		for _, f := range strings.Fields(s) {
