@@ -122,12 +122,15 @@ func vbmiMasks(s string, from int, letter, special, anchor []uint64, sum *chunkS
 		// since stop 57 (s57-f): specialAt asks whether the four
 		// bytes may open markup (mayOpenMarkupQuick), which has no
 		// permute here; a line end's also by the byte two after it
-		// (gateThird; stop 61). Each test passes the first byte of
-		// every markup, so they differ only at markup bytes where
-		// markupAt finds nothing; judged there, such a bit finds
-		// nothing, and the two-byte test's extras only make more
-		// blocks judged (TestVectorMasks allows those differences for
-		// this kernel, and no other).
+		// (gateThird, stop 61, by its low seven bits since stop 62),
+		// and a lead byte's only where that byte may be an invisible
+		// character's third (stop 62). Each test passes the first byte
+		// of every markup and every invisible character, so they
+		// differ only at special bytes judged to nothing (markup where
+		// markupAt finds nothing, a lead that starts no invisible
+		// character); the two-byte test's extras only make more blocks
+		// judged (TestVectorMasks allows those differences for this
+		// kernel, and no other).
 		k := clsLo.ConcatPermute(clsHi, x).And(gateLo.ConcatPermute(gateHi, load(i+2)))
 		hi := x.GreaterEqual(high).ToBits()
 		fit := k.And(next.Permute(x.ConcatPermute(xn, s1))).NotEqual(zero).ToBits()

@@ -122,7 +122,8 @@ loop:
 	VMOVDQA64 Z0, Z6
 	VPERMI2B Z30, Z29, Z6
 	// A line end's markup bits only where the byte two after it may
-	// follow a turn marker's last gate (gateThird by its low seven bits).
+	// follow a turn marker's last gate, a lead's only where it may be an
+	// invisible character's third (gateThird by its low seven bits).
 	VMOVDQU64 2(SI), Z8
 	VPERMI2B Z14, Z13, Z8
 	VPANDQ  Z8, Z6, Z6
