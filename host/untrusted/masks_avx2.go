@@ -95,7 +95,7 @@ func avx2Masks(s string, from int, letter, special, anchor []uint64, sum *chunkS
 		return lead, markup
 	}
 	b := 0
-	last, words, anchored, specials, firstAt := sum.top, sum.words, sum.anchored, sum.special, sum.firstAt
+	last, words, anchored, withSpecial, firstAt := sum.top, sum.words, sum.anchored, sum.withSpecial, sum.firstAt
 	seen := zeroU.Equal(nib) // none
 	x0 := load(64 * from)
 	v0, l0 := slots(x0)
@@ -139,10 +139,10 @@ func avx2Masks(s string, from int, letter, special, anchor []uint64, sum *chunkS
 		last = l >> 63
 		words += bits.OnesCount64(starts)
 		anchored |= nonZero(a) << b
-		specials |= sp
+		withSpecial |= nonZero(sp) << b
 	}
 	firstAt |= uint64(seen.ToBits())
-	sum.top, sum.words, sum.anchored, sum.special, sum.firstAt = last, words, anchored, specials, firstAt
+	sum.top, sum.words, sum.anchored, sum.withSpecial, sum.firstAt = last, words, anchored, withSpecial, firstAt
 	return b
 }
 

@@ -47,7 +47,7 @@
 //	BX  8*(b-n) for block b: one add and a branch a block, the masks at
 //	    (R)(BX*1), the bytes and the slots at (R)(BX*8), each pointer R
 //	    at its end
-//	R8, R9, R10  letter (pass 1) or the specials or'ed (pass 2),
+//	R8, R9, R10  letter (pass 1) or withSpecial (pass 2, a bit a block as R13),
 //	    special, anchor
 //	pass 1: SI the bytes, DI the slots in the frame, R11 last (the top
 //	    letter bit), CX words
@@ -221,7 +221,7 @@ pass1:
 	MOVQ    CX, chunkSum_words(AX)
 	VPMOVMSKB Y8, CX
 	ORQ     CX, chunkSum_firstAt(AX)
-	MOVQ    chunkSum_special(AX), R8
+	XORQ    R8, R8
 
 	VMOVDQU ·slotTables+0(SB), Y9
 	VMOVDQU ·slotTables+32(SB), Y10
@@ -266,19 +266,21 @@ pass2:
 	ORQ     R14, CX
 	MARKUPQ(AX, CX, markuploop, markupdone)
 	MOVQ    AX, (R9)(BX*1)
-	ORQ     AX, R8
+	NEGQ    AX
+	RCRQ    $1, R8
 
 	ADDQ    $8, BX
 	JNZ     pass2
 
-	// anchored: block b at bit b (a shift by 64-n, 0 when n is 64:
-	// the count is taken mod 64), or'ed into the sum's.
+	// anchored and withSpecial: block b at bit b (a shift by 64-n, 0
+	// when n is 64: the count is taken mod 64), or'ed into the sum's.
 	MOVQ    n+8(FP), CX
 	NEGQ    CX
 	SHRQ    CX, R13
+	SHRQ    CX, R8
 	MOVQ    sum+40(FP), AX
 	ORQ     R13, chunkSum_anchored(AX)
-	MOVQ    R8, chunkSum_special(AX)
+	ORQ     R8, chunkSum_withSpecial(AX)
 	VZEROUPPER
 	RET
 

@@ -29,13 +29,13 @@ func avx2MasksAsm(s string, from int, letter, special, anchor []uint64, sum *chu
 	special, anchor = special[:n], anchor[:n]
 	p := unsafe.StringData(s[64*from:])
 	// avx2Blocks does 64 blocks at most (its frame holds their slots);
-	// a chunk is 64. Past 64, a block has no anchored bit (avx2Masks:
-	// a shift by 64 or more is 0).
+	// a chunk is 64. Past 64, a block has no anchored or withSpecial
+	// bit (avx2Masks: a shift by 64 or more is 0).
 	for b := 0; b < n; b += chunkBlocks {
-		k, anchored := min(n-b, chunkBlocks), sum.anchored
+		k, anchored, withSpecial := min(n-b, chunkBlocks), sum.anchored, sum.withSpecial
 		avx2Blocks((*byte)(unsafe.Add(unsafe.Pointer(p), 64*b)), k, &letter[b], &special[b], &anchor[b], sum, &markupQuick)
 		if b > 0 {
-			sum.anchored = anchored
+			sum.anchored, sum.withSpecial = anchored, withSpecial
 		}
 	}
 	return n

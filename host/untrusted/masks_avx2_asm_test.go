@@ -60,7 +60,7 @@ func checkAsmIsTheReference(t *testing.T, asm, ref func(s string, from int, lett
 			for _, n := range []int{0, 1, 2, 1 + k%chunkBlocks, chunkBlocks, nb} {
 				sum := chunkSum{top: r.Uint64() & 1, first: s[r.IntN(len(s))]}
 				if k%3 == 0 { // a chunk's sums from its blocks before
-					sum.words, sum.anchored, sum.special, sum.firstAt = r.IntN(1000), r.Uint64(), r.Uint64(), r.Uint64()&1
+					sum.words, sum.anchored, sum.withSpecial, sum.firstAt = r.IntN(1000), r.Uint64(), r.Uint64(), r.Uint64()&1
 				}
 				got, want := sum, sum
 				masks := func() [3][]uint64 {

@@ -29,7 +29,7 @@ func vectorMasksScalar(s string, from int, letter, special, anchor []uint64, sum
 		sum.top = l >> 63
 		sum.words += bits.OnesCount64(starts)
 		sum.anchored |= nonZero(a) << b
-		sum.special |= sp
+		sum.withSpecial |= nonZero(sp) << b
 		for j := 0; j < 64; j++ {
 			if s[i+j] == sum.first {
 				sum.firstAt |= 1 << j

@@ -99,7 +99,7 @@ func vbmiMasks(s string, from int, letter, special, anchor []uint64, sum *chunkS
 	b := 0
 	// The sums in registers; the scalar instructions that make them run
 	// beside the vector ones, which are what the loop waits on.
-	last, words, anchored, specials, firstAt := sum.top, sum.words, sum.anchored, sum.special, sum.firstAt
+	last, words, anchored, withSpecial, firstAt := sum.top, sum.words, sum.anchored, sum.withSpecial, sum.firstAt
 	first := archsimd.BroadcastUint8x64(sum.first)
 	// Each block is loaded once: the next block's bytes give its filter
 	// index and, by a permute of the two, the bytes one place on.
@@ -142,10 +142,10 @@ func vbmiMasks(s string, from int, letter, special, anchor []uint64, sum *chunkS
 		last = l >> 63
 		words += bits.OnesCount64(starts)
 		anchored |= nonZero(a) << b
-		specials |= sp
+		withSpecial |= nonZero(sp) << b
 		firstAt |= x.Equal(first).ToBits()
 	}
-	sum.top, sum.words, sum.anchored, sum.special, sum.firstAt = last, words, anchored, specials, firstAt
+	sum.top, sum.words, sum.anchored, sum.withSpecial, sum.firstAt = last, words, anchored, withSpecial, firstAt
 	return b
 }
 

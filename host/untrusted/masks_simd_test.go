@@ -292,7 +292,7 @@ func checkKernel(t *testing.T, vectorMasks func(s string, from int, letter, spec
 				if superset && (sp[b]^ws)&^judgedToNothing(s, 64*(from+b)) == 0 {
 					ws = sp[b] // other only where judge finds nothing
 				}
-				want.special |= ws
+				want.withSpecial |= nonZero(ws) << b
 				for j := 0; j < 64; j++ {
 					if s[64*(from+b)+j] == first {
 						want.firstAt |= 1 << j

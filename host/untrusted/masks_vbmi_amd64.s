@@ -29,7 +29,7 @@
 //	SI  the block's bytes      BX  the block's index b, less n
 //	R8, R9, R10  letter, special, anchor (at their ends)
 //	R11 last (the top letter bit)  R12 words  R13 anchored
-//	R14 1<<b (0 from block 64 on, as Go's shift)  R15 specials
+//	R14 1<<b (0 from block 64 on, as Go's shift)  R15 withSpecial
 //	AX, CX, DX, DI scratch
 
 // INDEX(x, v): v = filterIndex of the 64 bytes x, min((x|0x20)-0x60, 63).
@@ -87,7 +87,7 @@ TEXT ·vbmiBlocks(SB), NOSPLIT, $0-48
 	VPBROADCASTB chunkSum_first(AX), Z15
 	MOVQ    chunkSum_top(AX), R11
 	MOVQ    chunkSum_words(AX), R12
-	MOVQ    chunkSum_special(AX), R15
+	MOVQ    chunkSum_withSpecial(AX), R15
 	XORQ    R13, R13
 	MOVL    $1, R14
 	KXORQ   K7, K7, K7
@@ -158,14 +158,18 @@ loop:
 	TESTQ   DI, DI
 	CMOVQNE R14, CX
 	ORQ     CX, R13
-	SHLQ    $1, R14
 
-	// The special bytes: the fit but where hi and isLead differ.
+	// The special bytes: the fit but where hi and isLead differ; block
+	// b's bit in withSpecial where there are any.
 	KMOVQ   K3, AX
 	KMOVQ   K4, CX
 	ANDNQ   AX, CX, AX
 	MOVQ    AX, (R9)(BX*8)
-	ORQ     AX, R15
+	XORL    CX, CX
+	TESTQ   AX, AX
+	CMOVQNE R14, CX
+	ORQ     CX, R15
+	SHLQ    $1, R14
 
 	VMOVDQA64 Z2, Z0
 	VMOVDQA64 Z3, Z1
@@ -177,7 +181,7 @@ loop:
 	MOVQ    R11, chunkSum_top(AX)
 	MOVQ    R12, chunkSum_words(AX)
 	ORQ     R13, chunkSum_anchored(AX)
-	MOVQ    R15, chunkSum_special(AX)
+	MOVQ    R15, chunkSum_withSpecial(AX)
 	KMOVQ   K7, CX
 	ORQ     CX, chunkSum_firstAt(AX)
 	VZEROUPPER

@@ -42,7 +42,7 @@ func FuzzVBMIAsmIsTheReference(f *testing.F) {
 			}
 			return m
 		}
-		sum := chunkSum{top: top & 1, special: special, words: int(n), anchored: special >> 3, first: first}
+		sum := chunkSum{top: top & 1, withSpecial: special, words: int(n), anchored: special >> 3, first: first}
 		got, want := sum, sum
 		gm, wm := mk(), mk()
 		gn := vbmiMasksAsm(s, fr, gm[0], gm[1], gm[2], &got)

@@ -92,8 +92,8 @@ func screenSparse(s, boundary string) (Verdict, int) {
 		// anchors of the blocks whose letters changed, and of the
 		// blocks after them, are made again at their new word starts.
 		words := sum.words
-		if nv < n || sum.special != 0 || sp.carry != 0 {
-			if changed := sp.run(&f, s, b0, l, spc); changed != 0 || nv < n {
+		if nv < n || sum.withSpecial != 0 || sp.carry != 0 {
+			if changed := sp.run(&f, s, b0, l, spc, sum.withSpecial); changed != 0 || nv < n {
 				sum.anchored = anchorsAgain(s, b0, l, a, changed|changed<<1, ph.prevTop, sum.anchored)
 				words = -1
 			}
@@ -106,14 +106,15 @@ func screenSparse(s, boundary string) (Verdict, int) {
 
 // tailMasks makes the masks of the chunk's blocks (from block b0) from
 // block nv on, those the vector pass did not do, by blockMasks, and
-// adds to sum their top and anchored bits (the others are not read
-// when nv < n: the chunk's words are counted).
+// adds to sum their top, anchored and withSpecial bits (the others are
+// not read when nv < n: the chunk's words are counted).
 func tailMasks(s string, b0, nv int, letter, special, anchor []uint64, sum *chunkSum) {
 	special, anchor = special[:len(letter)], anchor[:len(letter)]
 	for b := nv; b < len(letter); b++ {
 		letter[b], special[b], anchor[b] = blockMasks(s, 64*(b0+b), sum.top)
 		sum.top = letter[b] >> 63
 		sum.anchored |= nonZero(anchor[b]) << b
+		sum.withSpecial |= nonZero(special[b]) << b
 	}
 }
 
@@ -136,7 +137,10 @@ func boundaryIn(s, boundary string, i, j int) int {
 // before the chunk (in) and its last letter bit (out); words, its words;
 // anchored, its blocks with an anchor bit (at a word start: bit b for
 // block b, the first 64 blocks of a call; or'ed, as the others are);
-// special, its special bits.
+// withSpecial, its blocks with a special bit, the same way (specialState.run
+// walks them: made by the kernel beside its specials, where a loop over
+// the chunk's masks was 5-7% of the screener's time in the call; stop
+// 62).
 // They are a chunk's own unless specialState.run took letters out of
 // it (what the scan steps over: only malformed UTF-8 steps over
 // letters); then phraseState.chunk counts.
@@ -144,9 +148,9 @@ func boundaryIn(s, boundary string, i, j int) int {
 // is in the blocks, by the vector pass only (the VBMI kernel's is its
 // places, or'ed over the blocks; the AVX2 kernel's is only not 0).
 type chunkSum struct {
-	top, anchored, special, firstAt uint64
-	words                           int
-	first                           byte
+	top, anchored, withSpecial, firstAt uint64
+	words                               int
+	first                               byte
 }
 
 // chunkBlocks is the most blocks of masks screenSparse holds at once:
@@ -166,28 +170,24 @@ type specialState struct {
 }
 
 // run judges the markup and invisible characters at the special bytes
-// of blocks b0.. (letter, special) in order and takes out of letter the
-// bytes the scan steps over. It returns the blocks whose letters it
-// changed (bit b for block b: a letter stepped over, only in malformed
-// UTF-8), noted by judge. (Those chunks' words are then counted by
-// phraseState.chunk, which counted them again when run did too: stop
-// 56.)
+// of blocks b0.. (letter, special; with, the blocks that have any,
+// chunkSum's withSpecial) in order and takes out of letter the bytes the
+// scan steps over. It returns the blocks whose letters it changed (bit b
+// for block b: a letter stepped over, only in malformed UTF-8), noted by
+// judge. (Those chunks' words are then counted by phraseState.chunk,
+// which counted them again when run did too: stop 56.)
 //
 // carry is kept in a register over the blocks and the specials judged
 // out of line (judge): most blocks have none.
-func (st *specialState) run(f *found, s string, b0 int, letter, special []uint64) (changed uint64) {
+func (st *specialState) run(f *found, s string, b0 int, letter, special []uint64, with uint64) (changed uint64) {
 	carry := st.carry
 	special = special[:len(letter)]
 	st.b0, st.changed = b0, 0
-	// The blocks to judge: those with a special byte, noted with no
-	// branch and then walked (a test of each block's mask was taken
-	// for one block in six of prose, at random: a mispredict each, 7%
-	// of the screener's time in the call; stop 61), and the block after
-	// one whose last character runs into it (carry).
-	var with uint64
-	for b, sp := range special {
-		with |= nonZero(sp) << b
-	}
+	// The blocks to judge: those with a special byte, walked by their
+	// bits (a test of each block's mask was taken for one block in six
+	// of prose, at random: a mispredict each, 7% of the screener's time
+	// in the call; stop 61), and the block after one whose last
+	// character runs into it (carry).
 	with |= nonZero(carry)
 	for ; with != 0; with &= with - 1 {
 		b := bits.TrailingZeros64(with)
