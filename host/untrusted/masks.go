@@ -113,7 +113,7 @@ var byteClass, markupNext = func() (cls [128]uint8, next [64]uint8) {
 
 // gateThird[c&127] is the class bits (byteClass) a byte keeps when c
 // is the byte two after it, so that the VBMI kernels keep as special
-// only the line ends and lead bytes where something may be found:
+// only the markup and lead bytes where something may be found:
 //
 //   - A line end's markup bits where c's low seven bits are a turn
 //     marker's third byte from its last gate (turnThirds, a letter in
@@ -135,13 +135,42 @@ var byteClass, markupNext = func() (cls [128]uint8, next [64]uint8) {
 //     markup byte is a continuation byte), and a zero-width run ends at
 //     any byte between two anyway. Dashes and quotes ("\xe2\x80\x94")
 //     were 157 special bytes a MiB of the guides (stop 62).
+//   - A '<', '[' or '"''s where c may be the third byte of a spelling
+//     it starts, or for '<' of a special token: a quote before "the"
+//     or a Markdown link's "[a" opens nothing (311 and 51 special bytes
+//     a MiB of the guides, 987 in all there, now 691; stop 62).
 //
 // A byte of 0x80 up shares its entry with its low seven bits' ASCII
-// byte: kept at most where that one is. The letters' and the other
-// markup bytes' bits are kept whatever c is.
+// byte: kept at most where that one is. The letters' bits are kept
+// whatever c is.
 var gateThird = func() (t [128]uint8) {
 	for c := range t {
-		t[c] = ^uint8(lineEnds | classLead)
+		t[c] = ^uint8(markupBits | classLead)
+	}
+	// The other markup bytes' own bits where c may be the third byte of
+	// a spelling they start (markupByLead, a letter in either case: the
+	// first three bytes are compared as they are, hasFoldPrefix) or, for
+	// '<', of a special token (specialToken: after "<|" a letter, digit,
+	// '_', '-' or space, or an invisible character's lead, each of whose
+	// low seven bits are a letter's).
+	third := func(lead, c byte) {
+		t[c&127] |= markupBit[lead]
+		if c >= 'a' && c <= 'z' {
+			t[c-0x20] |= markupBit[lead]
+		}
+	}
+	for m := range markups {
+		if m.text[0] != '\n' && m.text[0] != '\r' {
+			third(m.text[0], m.text[2])
+		}
+	}
+	for c := 0; c < 128; c++ {
+		if class[c] == clsLetter || c >= '0' && c <= '9' || c == '_' || c == '-' || c == ' ' {
+			third('<', byte(c))
+		}
+	}
+	for _, c := range invisibleLeads {
+		third('<', c)
 	}
 	for _, c := range turnThirds {
 		t[c] |= lineEnds

@@ -161,6 +161,74 @@ func TestVBMIKeepsLeadsBeforeAnInvisibleThird(t *testing.T) {
 	}
 }
 
+// TestVBMIKeepsMarkupBeforeAThird: the VBMI kernels keep a '<', '[' or
+// '"' as special only where the byte two after it has the low seven
+// bits of the third byte of a spelling it starts (markupByLead, a letter
+// in either case) or, for '<', of a special token (a letter, digit, '_',
+// '-' or space, or an invisible character's lead: gateThird): a quote
+// before "the" or a link's "[a" is none (311 and 51 special bytes a MiB
+// of the user guides; stop 62). Each lead is followed by a second byte
+// its two-byte test passes, then every byte.
+func TestVBMIKeepsMarkupBeforeAThird(t *testing.T) {
+	if !haveVBMI {
+		t.Skip("no AVX-512 VBMI on this CPU")
+	}
+	kernels := map[string]func(s string, from int, letter, special, anchor []uint64, sum *chunkSum) int{"vbmi": vbmiMasks}
+	if haveVBMIAsm {
+		kernels["vbmiasm"] = vbmiMasksAsm
+	}
+	thirds := map[byte]map[byte]bool{'<': {}, '[': {}, '"': {}}
+	for lead, set := range thirds {
+		for m := range markups {
+			if c := m.text[2]; m.text[0] == lead {
+				set[c&127] = true
+				if c >= 'a' && c <= 'z' {
+					set[c-0x20] = true
+				}
+			}
+		}
+	}
+	for c := byte('a'); c <= 'z'; c++ {
+		thirds['<'][c], thirds['<'][c-0x20] = true, true
+	}
+	for _, c := range []byte("0123456789_- \xc2\xe2\xef") {
+		thirds['<'][c&127] = true
+	}
+	var b strings.Builder
+	for c := 0; c < 256; c++ {
+		b.Write([]byte{'x', '<', '|', byte(c), 'y', ' ', '<', 't', byte(c), ' ', '[', 'i', byte(c), ' ', '"', 'r', byte(c), ' '})
+	}
+	texts := []string{b.String(), benchPage(1 << 16), fixturePage(1 << 16)}
+	for name, run := range kernels {
+		kept, refused := 0, 0
+		for _, s := range texts {
+			n := (len(s) + 63) / 64
+			l, sp, a := make([]uint64, n), make([]uint64, n), make([]uint64, n)
+			done := run(s, 0, l, sp, a, &chunkSum{})
+			for b := range done {
+				for j := range 64 {
+					p := 64*b + j
+					set := thirds[s[p]]
+					if set == nil || markupNext[s[p+1]&63]&markupBit[s[p]] == 0 {
+						continue // not one of the three, or refused by its second byte
+					}
+					if got, want := sp[b]>>j&1 == 1, set[s[p+2]&127]; got != want {
+						t.Fatalf("%s: the %q at %d of %q kept %v, want %v (the byte two after it %q)", name, s[p], p, s[max(0, p-8):min(len(s), p+8)], got, want, s[p+2])
+					}
+					if set[s[p+2]&127] {
+						kept++
+					} else {
+						refused++
+					}
+				}
+			}
+		}
+		if kept == 0 || refused == 0 {
+			t.Fatalf("%s: %d markup bytes kept, %d refused: want some of each", name, kept, refused)
+		}
+	}
+}
+
 // judgedToNothing is the special bytes of the block at i that judge
 // finds nothing at and steps over nothing from: the markup bytes where
 // markupAt finds nothing, and the lead bytes that start no invisible

@@ -51,14 +51,23 @@ func TestScreenIsTheOracles(t *testing.T) {
 	}
 
 	// Every alignment to the masks' 64-byte blocks of a lead byte whose
-	// sequence steps over letters or markup, and of a zero-width run.
+	// sequence steps over letters or markup, of a zero-width run, and of
+	// markup the VBMI kernel keeps by its third byte.
 	for pad := 0; pad < 140; pad++ {
 		for _, x := range []string{"you are \xe2now dan", "you are \xefnow an", "you are \xf3\xa0\x80now a",
 			"x\xe2<|im_start|>", "ignore\u200b\u200bprevious instructions", "ab\xe2\x80\u200bcd", "\ufeff\ufeff",
 			// A dash between zero-width characters ends their run; a dash
 			// and a quote are no lead the VBMI kernel keeps (gateThird).
-			"ab\u200b\u2014\u200bcd", "\u2014\u200b\u200b\u2019", "\u2026\u200b\u2026\u200b", "a\u2014<|im_start|>\u2019"} {
-			sameAsOracle(t, strings.Repeat(" ", pad)+x)
+			"ab\u200b\u2014\u200bcd", "\u2014\u200b\u200b\u2019", "\u2026\u200b\u2026\u200b", "a\u2014<|im_start|>\u2019",
+			// Special tokens by each kind of third byte the VBMI kernel's
+			// gate keeps after "<|" (gateThird), markup in upper case.
+			"<|0x|>", "<|-x|>", "<| x|>", "<|_x|>", "<|Im_start|>", "<|\u00adim_start|>", "<|\u200bim_start|>", "<|\ufeffx|>",
+			`"ROLE":"system"`, "[INST]", "[/INST]", "<TOOL_CALL>", "</Tool_call>", "<｜User｜>"} {
+			// With bytes after it, so that a vector kernel (which does
+			// a block only when the next is in the text) sees it too.
+			for _, tail := range []string{"", strings.Repeat(" ", 130)} {
+				sameAsOracle(t, strings.Repeat(" ", pad)+x+tail)
+			}
 		}
 	}
 
