@@ -135,10 +135,11 @@ var byteClass, markupNext = func() (cls [128]uint8, next [64]uint8) {
 //     markup byte is a continuation byte), and a zero-width run ends at
 //     any byte between two anyway. Dashes and quotes ("\xe2\x80\x94")
 //     were 157 special bytes a MiB of the guides (stop 62).
-//   - A '<', '[' or '"”s where c may be the third byte of a spelling
-//     it starts, or for '<' of a special token: a quote before "the"
-//     or a Markdown link's "[a" opens nothing (311 and 51 special bytes
-//     a MiB of the guides, 987 in all there, now 691; stop 62).
+//   - The markup bits of '<', '[' and '"' where c may be the third
+//     byte of a spelling it starts, or for '<' of a special token: a
+//     quote before "the" or a Markdown link's "[a" opens nothing (311
+//     and 51 special bytes a MiB of the guides, 987 in all there, now
+//     691; stop 62).
 //
 // A byte of 0x80 up shares its entry with its low seven bits' ASCII
 // byte: kept at most where that one is. The letters' bits are kept
