@@ -26,11 +26,21 @@ func vbmiMasksAsm(s string, from int, letter, special, anchor []uint64, sum *chu
 		return 0
 	}
 	special, anchor = special[:n], anchor[:n]
-	vbmiBlocks(unsafe.StringData(s[64*from:]), n, &letter[0], &special[0], &anchor[0], sum)
+	p := unsafe.StringData(s[64*from:])
+	// vbmiBlocks does 64 blocks at most (a bit a block in a register);
+	// a chunk is 64. Past 64, a block has no anchored or withSpecial
+	// bit (vbmiMasks: a shift by 64 or more is 0).
+	for b := 0; b < n; b += chunkBlocks {
+		k, anchored, withSpecial := min(n-b, chunkBlocks), sum.anchored, sum.withSpecial
+		vbmiBlocks((*byte)(unsafe.Add(unsafe.Pointer(p), 64*b)), k, &letter[b], &special[b], &anchor[b], sum)
+		if b > 0 {
+			sum.anchored, sum.withSpecial = anchored, withSpecial
+		}
+	}
 	return n
 }
 
-// vbmiBlocks computes the masks of n blocks from p (p+64*n+64 readable)
+// vbmiBlocks computes the masks of n blocks (1 to 64) from p (p+64*n+64 readable)
 // into letter[:n], special[:n] and anchor[:n], and adds them up into
 // sum, as vbmiMasks does.
 //
