@@ -11,11 +11,13 @@ import "math/bits"
 
 // anchorRoles are the anchors' roles, one at least for each rule:
 // override (ignore ... instructions), instruction words (new
-// instructions, system prompt), anything (anything now), mode
-// (developer mode), vocatives (dear AI), you (you are an AI, you are
-// now), modals (AI agents must call), telling words (do not tell the
-// user) and now (you are now X).
-const anchorRoles = rOverride | rInstr | rAnything | rMode | rVocative | rYou | rModal | rTell | rNow
+// instructions, system prompt), mode (developer mode), vocatives (dear
+// AI), you (you are an AI, you are now), modals (AI agents must call),
+// telling words (do not tell the user) and now (you are now X, anything
+// now). "anything" is none: its one rule fires at "now", whose window
+// holds it, and as an anchor its window never opened; it cost the
+// guides page 116 candidates a MiB and 75 window calls (stop 62).
+const anchorRoles = rOverride | rInstr | rMode | rVocative | rYou | rModal | rTell | rNow
 
 // window is the words, before and after an anchor with roles r (it
 // starts at bit j of the chunk's block b, whose word starts are starts;
@@ -43,9 +45,8 @@ const anchorRoles = rOverride | rInstr | rAnything | rMode | rVocative | rYou | 
 //	developer mode                       the word before is developer: 1
 //	                                     back; else none
 //	anything now                         the word before "now" is anything
-//	                                     (1 back); else none. So "anything"
-//	                                     has none: its one rule is "now"'s
-//	                                     to open
+//	                                     (1 back); else none ("anything" is
+//	                                     no anchor: anchorRoles)
 //	dear AI                              the word after is an AI name: 1
 //	                                     after; else none
 //	are you AI; you are|re (an) AI;      are|re just before "you" or 1 or 2
@@ -137,7 +138,7 @@ func (ph *phraseState) window(b, j int, starts uint64, r uint32) (back, fwd int)
 			return 0, 1
 		}
 	}
-	return -1, 0 // anything, and every anchor above with no rule to fire
+	return -1, 0 // every anchor above with no rule to fire
 }
 
 // pairBefore is the roles of the vocabulary words of the pair
@@ -496,7 +497,9 @@ func ahead(w *words, idx int) int {
 // keep the fixture's page at none ("guide" is the start of
 // "guidelines"), and of those with it, leaving out the fourth let
 // through the fewest. Four positions let through 4,115 of the prose
-// page but 10,485 of the fixture's.
+// page but 10,485 of the fixture's. Without "anything" (stop 62: no
+// anchor, anchorRoles) the prose page has 3,484 candidates, 1,853 of
+// them anchors; a filter over all six bytes would pass 3,355.
 const filterLen = 5
 
 // filterPos is the places from a word start of the bytes the anchor
@@ -513,7 +516,7 @@ var anchorBuckets = [8][]string{
 	{"mode", "must", "note", "show"},
 	{"guardrails", "inform", "informing", "instructed", "instruction", "instructions", "programming", "prompt", "prompts", "should"},
 	{"directions", "directives", "first", "shall"},
-	{"anything", "attention", "forget", "guidelines", "neglect", "notify", "notifying", "required"},
+	{"attention", "forget", "guidelines", "neglect", "notify", "notifying", "required"},
 	{"bypass", "disregard", "disregarding", "override", "please", "rules"},
 }
 
