@@ -57,14 +57,7 @@ func TestVectorMasks(t *testing.T) {
 // call); by the low six bits until stop 62, "\n\n```", "\n\nIn" and
 // "\n\n(" were kept too (1,013 where seven keep 397).
 func TestVBMIGatesByTheirThirdByte(t *testing.T) {
-	if !haveVBMI {
-		t.Skip("no AVX-512 VBMI on this CPU")
-	}
-	kernels := map[string]func(s string, from int, letter, special, anchor []uint64, sum *chunkSum) int{"vbmi": vbmiMasks}
-	if haveVBMIAsm {
-		kernels["vbmiasm"] = vbmiMasksAsm
-	}
-	third := map[byte]bool{}
+	var third [128]bool
 	for _, c := range []byte(" \thasHAS") { // a role's first letter, or line space that is no gate
 		third[c] = true
 	}
@@ -72,6 +65,23 @@ func TestVBMIGatesByTheirThirdByte(t *testing.T) {
 	// with one ('`' a space's, 'I' a tab's, '(' an h's, '!' an a's, '3'
 	// an s's) or their low seven (0xA0 a space's).
 	texts := append(maskTexts(), strings.Repeat("One.\n\nTwo\n\nAssistant: \n\n\thuman:\r\n\r\nThe end\n\n\n\nIn\r\n\r\n Sys\n\n```go\n\n(x)\n\n!\n\n3\n\n\xa0\n\nSo", 9))
+	gate := func(s string, p int) bool { return (s[p] == '\n' || s[p] == '\r') && s[p+1] == '\n' }
+	checkKeptByThird(t, texts, "blank line's gate", gate, func(p, c byte) bool { return third[c&127] })
+}
+
+// checkKeptByThird fails t unless each VBMI kernel (the Go one and the
+// assembly, where this CPU has them) keeps as special exactly the bytes
+// of texts that are what (at) where keep says their byte two after lets
+// them be kept, and the texts hold some of each.
+func checkKeptByThird(t *testing.T, texts []string, what string, at func(s string, p int) bool, keep func(b, third byte) bool) {
+	t.Helper()
+	if !haveVBMI {
+		t.Skip("no AVX-512 VBMI on this CPU")
+	}
+	kernels := map[string]func(s string, from int, letter, special, anchor []uint64, sum *chunkSum) int{"vbmi": vbmiMasks}
+	if haveVBMIAsm {
+		kernels["vbmiasm"] = vbmiMasksAsm
+	}
 	for name, run := range kernels {
 		kept, refused := 0, 0
 		for _, s := range texts {
@@ -81,13 +91,14 @@ func TestVBMIGatesByTheirThirdByte(t *testing.T) {
 			for b := range done {
 				for j := range 64 {
 					p := 64*b + j
-					if s[p] != '\n' && s[p] != '\r' || s[p+1] != '\n' {
+					if !at(s, p) {
 						continue
 					}
-					if got, want := sp[b]>>j&1 == 1, third[s[p+2]&127]; got != want {
-						t.Fatalf("%s: the gate at %d of %q kept %v, want %v (the byte two after it %q)", name, p, s[max(0, p-8):min(len(s), p+8)], got, want, s[p+2])
+					want := keep(s[p], s[p+2])
+					if got := sp[b]>>j&1 == 1; got != want {
+						t.Fatalf("%s: the %s %q at %d of %q kept %v, want %v (the byte two after it %q)", name, what, s[p], p, s[max(0, p-8):min(len(s), p+8)], got, want, s[p+2])
 					}
-					if third[s[p+2]&127] {
+					if want {
 						kept++
 					} else {
 						refused++
@@ -96,7 +107,7 @@ func TestVBMIGatesByTheirThirdByte(t *testing.T) {
 			}
 		}
 		if kept == 0 || refused == 0 {
-			t.Fatalf("%s: %d blank lines' gates kept, %d refused in the mask texts: want some of each", name, kept, refused)
+			t.Fatalf("%s: %d of the texts' %ss kept, %d refused: want some of each", name, kept, what, refused)
 		}
 	}
 }
@@ -108,13 +119,6 @@ func TestVBMIGatesByTheirThirdByte(t *testing.T) {
 // judged for nothing (157 special bytes a MiB of the user guides; stop
 // 62). The thirds are taken from invisibleAt here, byte by byte.
 func TestVBMIKeepsLeadsBeforeAnInvisibleThird(t *testing.T) {
-	if !haveVBMI {
-		t.Skip("no AVX-512 VBMI on this CPU")
-	}
-	kernels := map[string]func(s string, from int, letter, special, anchor []uint64, sum *chunkSum) int{"vbmi": vbmiMasks}
-	if haveVBMIAsm {
-		kernels["vbmiasm"] = vbmiMasksAsm
-	}
 	var third [128]bool
 	for _, lead := range []byte{0xE2, 0xEF, 0xF3} {
 		for b1 := 0; b1 < 256; b1++ {
@@ -132,33 +136,8 @@ func TestVBMIKeepsLeadsBeforeAnInvisibleThird(t *testing.T) {
 		}
 	}
 	texts := append(maskTexts(), b.String()+"\u2014 \u2019 \u2026 \u200b \u202e \u2066 \ufeff \U000E0041 "+strings.Repeat("\u2014", 40))
-	for name, run := range kernels {
-		kept, refused := 0, 0
-		for _, s := range texts {
-			n := (len(s) + 63) / 64
-			l, sp, a := make([]uint64, n), make([]uint64, n), make([]uint64, n)
-			done := run(s, 0, l, sp, a, &chunkSum{})
-			for b := range done {
-				for j := range 64 {
-					p := 64*b + j
-					if class[s[p]] != clsUnicode {
-						continue
-					}
-					if got, want := sp[b]>>j&1 == 1, third[s[p+2]&127]; got != want {
-						t.Fatalf("%s: the lead at %d of %q kept %v, want %v (the byte two after it %q)", name, p, s[max(0, p-8):min(len(s), p+8)], got, want, s[p+2])
-					}
-					if third[s[p+2]&127] {
-						kept++
-					} else {
-						refused++
-					}
-				}
-			}
-		}
-		if kept == 0 || refused == 0 {
-			t.Fatalf("%s: %d lead bytes kept, %d refused in the mask texts: want some of each", name, kept, refused)
-		}
-	}
+	lead := func(s string, p int) bool { return class[s[p]] == clsUnicode }
+	checkKeptByThird(t, texts, "lead byte", lead, func(_, c byte) bool { return third[c&127] })
 }
 
 // TestVBMIKeepsMarkupBeforeAThird: the VBMI kernels keep a '<', '[' or
@@ -170,14 +149,7 @@ func TestVBMIKeepsLeadsBeforeAnInvisibleThird(t *testing.T) {
 // of the user guides; stop 62). Each lead is followed by a second byte
 // its two-byte test passes, then every byte.
 func TestVBMIKeepsMarkupBeforeAThird(t *testing.T) {
-	if !haveVBMI {
-		t.Skip("no AVX-512 VBMI on this CPU")
-	}
-	kernels := map[string]func(s string, from int, letter, special, anchor []uint64, sum *chunkSum) int{"vbmi": vbmiMasks}
-	if haveVBMIAsm {
-		kernels["vbmiasm"] = vbmiMasksAsm
-	}
-	thirds := map[byte]map[byte]bool{'<': {}, '[': {}, '"': {}}
+	thirds := map[byte]*[128]bool{'<': {}, '[': {}, '"': {}}
 	for lead, set := range thirds {
 		for m := range markups {
 			if c := m.text[2]; m.text[0] == lead {
@@ -199,34 +171,11 @@ func TestVBMIKeepsMarkupBeforeAThird(t *testing.T) {
 		b.Write([]byte{'x', '<', '|', byte(c), 'y', ' ', '<', 't', byte(c), ' ', '[', 'i', byte(c), ' ', '"', 'r', byte(c), ' '})
 	}
 	texts := []string{b.String(), benchPage(1 << 16), fixturePage(1 << 16)}
-	for name, run := range kernels {
-		kept, refused := 0, 0
-		for _, s := range texts {
-			n := (len(s) + 63) / 64
-			l, sp, a := make([]uint64, n), make([]uint64, n), make([]uint64, n)
-			done := run(s, 0, l, sp, a, &chunkSum{})
-			for b := range done {
-				for j := range 64 {
-					p := 64*b + j
-					set := thirds[s[p]]
-					if set == nil || markupNext[s[p+1]&63]&markupBit[s[p]] == 0 {
-						continue // not one of the three, or refused by its second byte
-					}
-					if got, want := sp[b]>>j&1 == 1, set[s[p+2]&127]; got != want {
-						t.Fatalf("%s: the %q at %d of %q kept %v, want %v (the byte two after it %q)", name, s[p], p, s[max(0, p-8):min(len(s), p+8)], got, want, s[p+2])
-					}
-					if set[s[p+2]&127] {
-						kept++
-					} else {
-						refused++
-					}
-				}
-			}
-		}
-		if kept == 0 || refused == 0 {
-			t.Fatalf("%s: %d markup bytes kept, %d refused: want some of each", name, kept, refused)
-		}
+	// One of the three, not refused by its second byte (markupNext).
+	markup := func(s string, p int) bool {
+		return thirds[s[p]] != nil && markupNext[s[p+1]&63]&markupBit[s[p]] != 0
 	}
+	checkKeptByThird(t, texts, "markup byte", markup, func(lead, c byte) bool { return thirds[lead][c&127] })
 }
 
 // judgedToNothing is the special bytes of the block at i that judge
