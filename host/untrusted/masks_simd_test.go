@@ -21,15 +21,17 @@ import (
 // places (the fourth byte in the next block), and on every markup
 // spelled in full at every place in a block. The AVX2 kernel runs on
 // any CPU with AVX2, VBMI or not.
-// The VBMI kernel's special bits may be other only at markup bytes
-// where markupAt finds nothing: it passes those whose next byte fits
-// some markup's second (its two-byte test, markupNext; a line end also
-// by the byte two after it, gateThird), blockMasks those whose four
-// bytes mayOpenMarkupQuick passes; neither is the other's superset (the
-// low five bits alias: "<\xdcab" is no "<|" to markupAt), and each
-// passes every markup's first byte. A bit more is judged and finds
-// nothing; none is missing where markupAt finds something (vbmiMasks'
-// comment).
+// The VBMI kernel's special bits may be other only at bytes judged to
+// nothing (judgedToNothing): it passes the markup bytes whose next byte
+// fits some markup's second (its two-byte test, markupNext) and whose
+// byte two after may be some markup's third, and the lead bytes whose
+// byte two after may be an invisible character's third (gateThird);
+// blockMasks the markup bytes whose four bytes mayOpenMarkupQuick passes
+// and every lead byte. Neither is the other's superset (the low five
+// bits alias: "<\xdcab" is no "<|" to markupAt), and each passes every
+// markup's and invisible character's first byte. A bit more is judged
+// and finds nothing; none is missing where judge finds something
+// (vbmiMasks' comment).
 func TestVectorMasks(t *testing.T) {
 	kernels := []struct {
 		name     string
@@ -66,7 +68,7 @@ func TestVBMIGatesByTheirThirdByte(t *testing.T) {
 	// an s's) or their low seven (0xA0 a space's).
 	texts := append(maskTexts(), strings.Repeat("One.\n\nTwo\n\nAssistant: \n\n\thuman:\r\n\r\nThe end\n\n\n\nIn\r\n\r\n Sys\n\n```go\n\n(x)\n\n!\n\n3\n\n\xa0\n\nSo", 9))
 	gate := func(s string, p int) bool { return (s[p] == '\n' || s[p] == '\r') && s[p+1] == '\n' }
-	checkKeptByThird(t, texts, "blank line's gate", gate, func(p, c byte) bool { return third[c&127] })
+	checkKeptByThird(t, texts, "blank line's gate", gate, func(_, c byte) bool { return third[c&127] })
 }
 
 // checkKeptByThird fails t unless each VBMI kernel (the Go one and the

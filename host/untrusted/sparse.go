@@ -252,10 +252,10 @@ func (st *specialState) judge(f *found, s string, p0 int, l, sp, in uint64) (_, 
 		}
 		if class[s[p]] == clsMarkup {
 			// The quick key first: the VBMI kernels keep a markup byte by
-			// its next (and a line end by the byte two after it), and on
-			// the guides page 1,071 markup bytes a MiB passed the three
-			// bytes alone to markupAt, 397 of them to turnAt; the quick
-			// key passes 141 and 59 (the AVX2 kernels' bytes passed it
+			// its next and the byte two after it (gateThird), and on the
+			// guides page 1,071 markup bytes a MiB passed the three bytes
+			// alone to markupAt, 397 of them to turnAt; the quick key
+			// passes 141 and 59 (the AVX2 kernels' bytes passed it
 			// already). 0.94-0.96 of the screener's time in the call
 			// (stop 61).
 			if mayOpenMarkupQuick(s, p) && mayOpenMarkup(s, p) {
