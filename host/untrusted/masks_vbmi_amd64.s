@@ -7,7 +7,13 @@
 // the same steps to the same bits; the comments there say why each is
 // as it is. As with the AVX2 kernel (masks_avx2_amd64.s, stop 55), the
 // point is the registers: every constant vector in a ZMM register for
-// the whole loop, the sums in general registers and K7.
+// the whole loop, the sums in general registers and Z10.
+//
+// Where vbmiMasks combines masks (the letters but hi, hi^isLead, the
+// firstAt bits or'ed), this combines vectors or tests under a write
+// mask: on this guest an instruction between mask registers (KANDNQ,
+// KXORQ, KORQ) cost as much as three vector ones, and the three were 17%
+// of the kernel's time (stop 63, BENCHMARKS.md).
 //
 // Registers, the whole loop:
 //
@@ -22,9 +28,11 @@
 //	        the block before, as its next block)
 //	Z2, Z3  the next block's bytes and indexes
 //	Z4-Z8   scratch
-//	K1 the anchor filter's pass, K2 hi (bytes of 0x80 up), K3 the
-//	markup fit, K4 isLead (then hi^isLead), K5 the letter class (then
-//	the letters, but hi), K6 scratch, K7 firstAt's bits or'ed
+//	Z9 0x80 (the top bit)
+//	Z10 firstAt's: each lane's least byte^first of the blocks so far
+//	K1 the anchor filter's pass, K2 the bytes below 0x80 (not hi), K3
+//	the special bytes, K4 the bytes whose top bit is their class's (hi
+//	and isLead agree), K5 the letters, K6 scratch
 //
 //	SI  the block's bytes      BX  the block's index b, less n
 //	R8, R9, R10  letter, special, anchor (at their ends)
@@ -91,7 +99,9 @@ TEXT ·vbmiBlocks(SB), NOSPLIT, $0-48
 	MOVQ    chunkSum_words(AX), R12
 	XORQ    R13, R13
 	XORQ    R15, R15
-	KXORQ   K7, K7, K7
+	MOVL    $0x80, AX
+	VPBROADCASTB AX, Z9
+	VPTERNLOGD $0xff, Z10, Z10, Z10 // all ones: no lane met first yet
 
 	// The first block's bytes and indexes.
 	VMOVDQU64 (SI), Z0
@@ -128,16 +138,23 @@ loop:
 	VMOVDQU64 2(SI), Z8
 	VPERMI2B Z14, Z13, Z8
 	VPANDQ  Z8, Z6, Z6
-	VPMOVB2M Z0, K2
+	// K2: the bytes below 0x80; K4: those where hi and isLead agree
+	// (the top bits of the byte and of its class equal).
+	VPTESTNMB Z9, Z0, K2
+	VPXORQ  Z0, Z6, Z8
+	VPTESTNMB Z9, Z8, K4
 	VMOVDQU64 1(SI), Z7
 	VPERMB  Z31, Z7, Z7
-	VPTESTMB Z7, Z6, K3
-	VPMOVB2M Z6, K4
-	VPTESTMB Z28, Z6, K5
-	KANDNQ  K5, K2, K5
-	KXORQ   K2, K4, K4
-	VPCMPEQB Z15, Z0, K6
-	KORQ    K6, K7, K7
+	// The special bytes: the fit where hi and isLead agree (a byte of
+	// 0x80 up whose class is no lead's, or below with a lead's, is
+	// none); the letters: the letter class but hi. Tests under a write
+	// mask, not tests and'ed after.
+	VPTESTMB Z7, Z6, K4, K3
+	VPTESTMB Z28, Z6, K2, K5
+	// firstAt: byte^first, the least kept by lane (0 where the
+	// boundary's first byte was met; its bits after the loop).
+	VPXORQ  Z15, Z0, Z8
+	VPMINUB Z8, Z10, Z10
 
 	// The letters (stored), the word starts (DX) and their count, the
 	// top bit.
@@ -160,11 +177,9 @@ loop:
 	NEGQ    DI
 	RCRQ    $1, R13
 
-	// The special bytes: the fit but where hi and isLead differ; and
-	// whether there are any (withSpecial).
+	// The special bytes (stored), and whether there are any
+	// (withSpecial).
 	KMOVQ   K3, AX
-	KMOVQ   K4, CX
-	ANDNQ   AX, CX, AX
 	MOVQ    AX, (R9)(BX*8)
 	NEGQ    AX
 	RCRQ    $1, R15
@@ -186,7 +201,8 @@ loop:
 	MOVQ    R12, chunkSum_words(AX)
 	ORQ     R13, chunkSum_anchored(AX)
 	ORQ     R15, chunkSum_withSpecial(AX)
-	KMOVQ   K7, CX
+	VPTESTNMB Z10, Z10, K6 // the lanes where first was met
+	KMOVQ   K6, CX
 	ORQ     CX, chunkSum_firstAt(AX)
 	VZEROUPPER
 	RET
