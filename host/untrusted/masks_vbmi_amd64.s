@@ -15,18 +15,25 @@
 // KXORQ, KORQ) cost as much as three vector ones, and the three were 17%
 // of the kernel's time (stop 63, BENCHMARKS.md).
 //
+// The anchor filter looks its five places up by the bytes loaded there
+// (the block's bytes 0, 1, 2, 4 and 5 on), each by its low seven bits
+// in a table of 128 (anchorRaw, two registers: VPERMI2B), a byte of
+// 0x80 up taken as 0x7f first (VPMINUB): the same bits as vbmiMasks'
+// tables by filterIndex of the bytes shifted into place, where each
+// place was two byte permutes (a shift and a lookup) and the index
+// three instructions a block. The bytes 1 and 2 on serve the markup
+// fit and the gate too. Permutes a block 12 → 8; the kernel 0.87 of its
+// time (stop 63, BENCHMARKS.md).
+//
 // Registers, the whole loop:
 //
-//	Z16-Z20  anchorTable[0..4], the anchor filter's tables
-//	Z21-Z24  shiftIndex[1..4]: the bytes 1, 2, 4, 5 places on of two
-//	         vectors joined (VPERMI2B)
-//	Z25 0x20 (fold)  Z26 0x60 (off)  Z27 63 (the last index)
+//	Z16-Z25  anchorRaw[0..4], the anchor filter's tables, [0:64] and
+//	         [64:128] of each
+//	Z1 0x7f (the least of a byte and it: 0x80 up is no letter)
 //	Z28 classLetter  Z29, Z30 byteClass[0:64], [64:128]
 //	Z31 markupNext   Z15 first, the boundary's first byte broadcast
 //	Z13, Z14 gateThird[0:64], [64:128]
-//	Z0, Z1  the block's bytes and their filter indexes (carried from
-//	        the block before, as its next block)
-//	Z2, Z3  the next block's bytes and indexes
+//	Z0, Z2, Z3  the block's bytes, those 1 and 2 places on
 //	Z4-Z8   scratch
 //	Z9 0x80 (the top bit)
 //	Z10 firstAt's: each lane's least byte^first of the blocks so far
@@ -42,21 +49,11 @@
 //	    block b of n at bit 64-n+b after the loop (masks_avx2_amd64.s)
 //	AX, CX, DX, DI scratch
 
-// INDEX(x, v): v = filterIndex of the 64 bytes x, min((x|0x20)-0x60, 63).
-#define INDEX(x, v) \
-	VPORQ   Z25, x, v; \
-	VPSUBB  Z26, v, v; \
-	VPMINUB Z27, v, v
-
-// LOOK(sh, t, v): v = the anchor table t looked up by the indexes
-// filterPos[k] places on (sh, the shift index, of Z1 and Z3 joined).
-// The indexes so shifted cost as much as by one VALIGNQ and a VPALIGNR
-// a place, and less than computed again from the bytes loaded there
-// (three instructions a place: the kernel 4-7% dearer; stop 60).
-#define LOOK(sh, t, v) \
-	VMOVDQA64 sh, v; \
-	VPERMI2B Z3, Z1, v; \
-	VPERMB  t, v, v
+// LOOK(x, lo, hi, v): v = the anchor table of lo and hi (anchorRaw)
+// looked up by the bytes x, 0x80 up as 0x7f.
+#define LOOK(x, lo, hi, v) \
+	VPMINUB x, Z1, v; \
+	VPERMI2B hi, lo, v
 
 // func vbmiBlocks(p *byte, n int, letter, special, anchor *uint64, sum *chunkSum)
 TEXT ·vbmiBlocks(SB), NOSPLIT, $0-48
@@ -70,26 +67,23 @@ TEXT ·vbmiBlocks(SB), NOSPLIT, $0-48
 	LEAQ    (R10)(BX*8), R10
 	NEGQ    BX
 
-	VMOVDQU64 ·anchorTable+0(SB), Z16
-	VMOVDQU64 ·anchorTable+64(SB), Z17
-	VMOVDQU64 ·anchorTable+128(SB), Z18
-	VMOVDQU64 ·anchorTable+192(SB), Z19
-	VMOVDQU64 ·anchorTable+256(SB), Z20
-	VMOVDQU64 ·shiftIndex+64(SB), Z21
-	VMOVDQU64 ·shiftIndex+128(SB), Z22
-	VMOVDQU64 ·shiftIndex+192(SB), Z23
-	VMOVDQU64 ·shiftIndex+256(SB), Z24
+	VMOVDQU64 ·anchorRaw+0(SB), Z16
+	VMOVDQU64 ·anchorRaw+64(SB), Z17
+	VMOVDQU64 ·anchorRaw+128(SB), Z18
+	VMOVDQU64 ·anchorRaw+192(SB), Z19
+	VMOVDQU64 ·anchorRaw+256(SB), Z20
+	VMOVDQU64 ·anchorRaw+320(SB), Z21
+	VMOVDQU64 ·anchorRaw+384(SB), Z22
+	VMOVDQU64 ·anchorRaw+448(SB), Z23
+	VMOVDQU64 ·anchorRaw+512(SB), Z24
+	VMOVDQU64 ·anchorRaw+576(SB), Z25
 	VMOVDQU64 ·byteClass+0(SB), Z29
 	VMOVDQU64 ·byteClass+64(SB), Z30
 	VMOVDQU64 ·markupNext+0(SB), Z31
 	VMOVDQU64 ·gateThird+0(SB), Z13
 	VMOVDQU64 ·gateThird+64(SB), Z14
-	MOVL    $0x20, AX
-	VPBROADCASTB AX, Z25
-	MOVL    $0x60, AX
-	VPBROADCASTB AX, Z26
-	MOVL    $63, AX
-	VPBROADCASTB AX, Z27
+	MOVL    $0x7f, AX
+	VPBROADCASTB AX, Z1
 	MOVL    $const_classLetter, AX
 	VPBROADCASTB AX, Z28
 
@@ -103,27 +97,24 @@ TEXT ·vbmiBlocks(SB), NOSPLIT, $0-48
 	VPBROADCASTB AX, Z9
 	VPTERNLOGD $0xff, Z10, Z10, Z10 // all ones: no lane met first yet
 
-	// The first block's bytes and indexes.
-	VMOVDQU64 (SI), Z0
-	INDEX(Z0, Z1)
-
 loop:
 	// The line 32 blocks on, asked for now (masks_avx2_amd64.s).
 	PREFETCHT0 2048(SI)
 
-	// The next block's bytes and indexes; the anchor filter of this
-	// block's bytes, by the indexes 0, 1, 2, 4, 5 places on.
-	VMOVDQU64 64(SI), Z2
-	INDEX(Z2, Z3)
-	// The five and'ed by a three-way AND (VPTERNLOGD $0x80), an AND
-	// and the test: two instructions fewer than four ANDs and a test,
-	// 2.5% of the kernel's time (stop 60).
-	VPERMB  Z16, Z1, Z4
-	LOOK(Z21, Z17, Z5)
-	LOOK(Z22, Z18, Z7)
+	// The block's bytes, and those 1 and 2 places on; the anchor
+	// filter by the bytes 0, 1, 2, 4, 5 places on. The five and'ed by a
+	// three-way AND (VPTERNLOGD $0x80), an AND and the test: two
+	// instructions fewer than four ANDs and a test, 2.5% of the kernel's
+	// time (stop 60).
+	VMOVDQU64 (SI), Z0
+	VMOVDQU64 1(SI), Z2
+	VMOVDQU64 2(SI), Z3
+	LOOK(Z0, Z16, Z17, Z4)
+	LOOK(Z2, Z18, Z19, Z5)
+	LOOK(Z3, Z20, Z21, Z7)
 	VPTERNLOGD $0x80, Z7, Z5, Z4
-	LOOK(Z23, Z19, Z5)
-	LOOK(Z24, Z20, Z7)
+	LOOK(4(SI), Z22, Z23, Z5)
+	LOOK(5(SI), Z24, Z25, Z7)
 	VPANDQ  Z5, Z4, Z4
 	VPTESTMB Z7, Z4, K1
 
@@ -135,7 +126,7 @@ loop:
 	// A line end's markup bits only where the byte two after it may
 	// follow a turn marker's last gate, a lead's only where it may be an
 	// invisible character's third (gateThird by its low seven bits).
-	VMOVDQU64 2(SI), Z8
+	VMOVDQA64 Z3, Z8
 	VPERMI2B Z14, Z13, Z8
 	VPANDQ  Z8, Z6, Z6
 	// K2: the bytes below 0x80; K4: those where hi and isLead agree
@@ -143,8 +134,7 @@ loop:
 	VPTESTNMB Z9, Z0, K2
 	VPXORQ  Z0, Z6, Z8
 	VPTESTNMB Z9, Z8, K4
-	VMOVDQU64 1(SI), Z7
-	VPERMB  Z31, Z7, Z7
+	VPERMB  Z31, Z2, Z7
 	// The special bytes: the fit where hi and isLead agree (a byte of
 	// 0x80 up whose class is no lead's, or below with a lead's, is
 	// none); the letters: the letter class but hi. Tests under a write
@@ -184,8 +174,6 @@ loop:
 	NEGQ    AX
 	RCRQ    $1, R15
 
-	VMOVDQA64 Z2, Z0
-	VMOVDQA64 Z3, Z1
 	ADDQ    $64, SI
 	INCQ    BX
 	JNZ     loop

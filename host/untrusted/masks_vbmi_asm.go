@@ -46,3 +46,18 @@ func vbmiMasksAsm(s string, from int, letter, special, anchor []uint64, sum *chu
 //
 //go:noescape
 func vbmiBlocks(p *byte, n int, letter, special, anchor *uint64, sum *chunkSum)
+
+// anchorRaw[k][v] is anchorTable[k] of the byte v (0 to 127), as the
+// assembly looks a byte up by its low seven bits after taking one of
+// 0x80 up as 0x7f (VPMINUB): a letter's entry for either case, any
+// other byte's (a byte of 0x80 up, a digit, a space) no letter's, as
+// filterIndex gives them. Each table is two registers, looked up with
+// no index to compute and no shift (masks_vbmi_amd64.s).
+var anchorRaw = func() (t [filterLen][128]uint8) {
+	for k := range t {
+		for v := range t[k] {
+			t[k][v] = anchorTable[k][filterIndex(byte(v))]
+		}
+	}
+	return
+}()
