@@ -11,9 +11,10 @@
 //
 // Where vbmiMasks combines masks (the letters but hi, hi^isLead, the
 // firstAt bits or'ed), this combines vectors or tests under a write
-// mask: on this guest an instruction between mask registers (KANDNQ,
-// KXORQ, KORQ) cost as much as three vector ones, and the three were 17%
-// of the kernel's time (stop 63, BENCHMARKS.md).
+// mask: the three instructions between mask registers (KANDNQ, KXORQ,
+// KORQ), on the path from the tests to the general registers and one
+// carried from block to block, were 17% of the kernel's time on the
+// guest of BENCHMARKS.md (stop 63), left out alone.
 //
 // The anchor filter looks its five places up by the bytes loaded there
 // (the block's bytes 0, 1, 2, 4 and 5 on), each by its low seven bits
