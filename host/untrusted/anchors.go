@@ -478,10 +478,11 @@ func ahead(w *words, idx int) int {
 // (TestAnchorFilterPassesEveryAnchor); other words pass rarely. A byte's
 // entry is its slot's (letterSlot: two letters to most slots, any other
 // byte slot 0): with AVX2 one lookup is a 16-entry shuffle (VPSHUFB) by
-// the slot; with AVX-512 VBMI one byte permute (VPERMB) by filterIndex
-// (a letter of either case by its place in the alphabet, any other byte
-// by one of a few entries), of a 64-entry table with each slot's entry
-// at its indexes (anchorTable).
+// the slot; with AVX-512 VBMI one byte permute by filterIndex (a
+// letter of either case by its place in the alphabet, any other byte by
+// one of a few entries), of a 64-entry table with each slot's entry at
+// its indexes (anchorTable; the assembly looks the same entries up by
+// the byte's low seven bits in a table of 128, anchorRaw).
 //
 // Which positions, which anchors share a bucket (anchorBuckets) and
 // which letters a slot (letterSlot) were chosen together by a search

@@ -78,7 +78,8 @@ func screenSparse(s, boundary string) (Verdict, int) {
 		// back, ScreenFor no faster and the in-call screener no
 		// cheaper (stop 53). Two kernel constants fewer (sign tests for
 		// 0x80 and the letter bit) made it slower, so its spills are
-		// not what bounds it (it has 14 byte permutes a block).
+		// not what bounds it (it had 14 byte permutes a block; 8 since
+		// stop 63).
 		if at == -1 && boundary != "" && (sum.firstAt != 0 || nv < n) {
 			at = boundaryIn(s, boundary, 64*b0, 64*(b0+n))
 		}
