@@ -4,8 +4,8 @@
 #include "textflag.h"
 
 // vbmiBlocks: vbmiMasks (masks_simd.go) in assembly, block for block
-// the same steps to the same bits; the comments there say why each is
-// as it is. As with the AVX2 kernel (masks_avx2_amd64.s, stop 55), the
+// the same bits, by the same steps but where said below; the comments
+// there say why each is as it is. As with the AVX2 kernel (masks_avx2_amd64.s, stop 55), the
 // point is the registers: every constant vector in a ZMM register for
 // the whole loop, the sums in general registers and Z10.
 //
@@ -30,7 +30,7 @@
 //
 //	Z16-Z25  anchorRaw[0..4], the anchor filter's tables, [0:64] and
 //	         [64:128] of each
-//	Z1 0x7f (the least of a byte and it: 0x80 up is no letter)
+//	Z1 0x7f: a byte of 0x80 up is looked up as 0x7f, no letter (VPMINUB)
 //	Z28 classLetter  Z29, Z30 byteClass[0:64], [64:128]
 //	Z31 markupNext   Z15 first, the boundary's first byte broadcast
 //	Z13, Z14 gateThird[0:64], [64:128]
