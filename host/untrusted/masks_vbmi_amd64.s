@@ -23,8 +23,8 @@
 // tables by filterIndex of the bytes shifted into place, where each
 // place was two byte permutes (a shift and a lookup) and the index
 // three instructions a block. The bytes 1 and 2 on serve the markup
-// fit and the gate too. Permutes a block 12 → 8; the kernel 0.87 of its
-// time (stop 63, BENCHMARKS.md).
+// fit and the gate too. Permutes a block 12 → 8; the kernel 0.88–0.89 of
+// its time (stop 63, BENCHMARKS.md).
 //
 // Registers, the whole loop:
 //
