@@ -30,8 +30,9 @@ type anchorHit struct {
 
 // anchors gives window every anchor of the chunk's blocks anchored, in
 // the text's order, and notes the windows that open. aw and lw are the
-// blocks' anchor and letter masks (the anchor masks are cleared as
-// their candidates are taken); nb is the chunk's blocks.
+// blocks' anchor and letter masks (lookUpCandidates may leave an anchor
+// mask with only its candidates not yet taken); nb is the chunk's
+// blocks.
 func (ph *phraseState) anchors(aw, lw *[chunkBlocks]uint64, nb int, anchored uint64) {
 	for anchored != 0 {
 		var k int
@@ -54,21 +55,24 @@ func (ph *phraseState) anchors(aw, lw *[chunkBlocks]uint64, nb int, anchored uin
 	}
 }
 
-// lookUpCandidates takes the candidates of the blocks anchored in the
-// text's order, one a turn of a single loop (the block is the lowest of
-// anchored each time, so no loop ends at a block's last), looks each
-// up, and notes the anchors in ph.hits, until hitBatch of them or no
-// candidate is left. It returns how many it noted and the blocks with
-// candidates left.
+// lookUpCandidates takes the candidates of the blocks anchored (aw,
+// their anchor masks) in the text's order, one a turn of a single loop,
+// looks each up, and notes the anchors in ph.hits, until hitBatch of them
+// or no candidate is left. It returns how many it noted and the blocks
+// with candidates left (aw's mask of the first of them is then what is
+// left of it). The loop holds the block at hand and its candidates left
+// in registers, and the next block's mask loaded ahead: moving on is a
+// choice made with no branch, and nothing is stored and loaded back (the
+// block's mask cleared in aw as each candidate was taken was loaded
+// again for the next, and about half of them are in a block that has
+// more: 0.88-0.89 of the screener's time in the call, stop 64).
 func (ph *phraseState) lookUpCandidates(aw, lw *[chunkBlocks]uint64, nb int, anchored uint64) (k int, left uint64) {
 	s, b0 := ph.s, ph.b0
-	for anchored != 0 && k < hitBatch {
-		b := bits.TrailingZeros64(anchored) & (chunkBlocks - 1)
-		m := aw[b]
+	b := bits.TrailingZeros64(anchored) & (chunkBlocks - 1)
+	m := aw[b] // not 0: the kernels set a block's bit only then
+	for k < hitBatch {
 		j := bits.TrailingZeros64(m) & 63
 		m &= m - 1
-		aw[b] = m
-		anchored &^= (1 - nonZero(m)) << b
 		p := 64*(b0+b) + j
 		// The word's letters in its block, and in the next when it
 		// runs into it (about one candidate in ten on prose); from
@@ -104,9 +108,24 @@ func (ph *phraseState) lookUpCandidates(aw, lw *[chunkBlocks]uint64, nb int, anc
 		}
 		ph.hits[k] = anchorHit{b: b, j: j, end: end, r: r}
 		k += int(oneIf(r&anchorRoles != 0))
+		// On to the next block when this one has no candidate left.
+		next := anchored & (anchored - 1)
+		nextB := uint64(bits.TrailingZeros64(next) & (chunkBlocks - 1))
+		nextM := aw[nextB]
+		done := oneIf(m == 0)
+		anchored = selectIf(done, next, anchored)
+		b = int(selectIf(done, nextB, uint64(b)))
+		m = selectIf(done, nextM, m)
+		if anchored == 0 {
+			return k, 0
+		}
 	}
+	aw[b] = m
 	return k, anchored
 }
+
+// selectIf is a when c is 1, else b (c is 0 or 1), with no branch.
+func selectIf(c, a, b uint64) uint64 { return b ^ (a^b)&-c }
 
 // oneIf is 1 when c holds, else 0, made with no branch (SETcc).
 func oneIf(c bool) uint64 {
