@@ -390,6 +390,57 @@ const (
 	minAnchor     = 3 // the shortest anchor ("you", "now", "hey")
 )
 
+// anchorLookup is lookup for the anchor filter's candidates: the roles
+// of the word s[start:end] when it is an anchor, else 0. It reads eight
+// bytes from start (one load; a word within the text's last seven bytes
+// is looked up in the vocabulary).
+func anchorLookup(s string, start, end int) uint32 {
+	if start+8 > len(s) {
+		if r := lookup(s, start, end); r&anchorRoles != 0 {
+			return r
+		}
+		return 0
+	}
+	return anchorIn(s, start, end-start)
+}
+
+// anchorIn is anchorLookup of the word of n letters at start, which has
+// eight bytes of the text from it.
+func anchorIn(s string, start, n int) uint32 {
+	if e := anchorFirst(load8(s, start), n); e != nil {
+		return e.rolesAt(s, start+n)
+	}
+	return 0
+}
+
+// anchorFirst is the anchor of n letters whose first eight (or fewer)
+// are the first of w, the eight bytes from a word's start, in either
+// case, or nil when none is. It is small enough to be inlined in
+// phraseState.chunk's loop over the candidates, which then keeps its
+// values in registers over those that are no anchor (most): the call
+// and the spills around it were about half a candidate's instructions
+// (stop 58).
+func anchorFirst(w uint64, n int) *anchorEntry {
+	if uint(n-minAnchor) > maxWord-minAnchor {
+		return nil
+	}
+	lo := (w | fold8) & lowBytes[n&15]
+	e := &anchorVocab[anchorSlot(lo, n, anchorMul)]
+	if e.lo != lo || int(e.n) != n {
+		return nil
+	}
+	return e
+}
+
+// rolesAt is the anchor's roles when it is the word that ends at end in
+// s, whose first eight letters are its own (anchorFirst), else 0.
+func (e *anchorEntry) rolesAt(s string, end int) uint32 {
+	if e.n > 8 && load8(s, end-8)|fold8 != e.hi {
+		return 0
+	}
+	return e.roles
+}
+
 // fold8 folds eight letters to lower case (and sets bit 5 of any byte),
 // and lowBytes[n] keeps the first n bytes of a word (all eight from 8).
 const fold8 = 0x2020202020202020

@@ -8,18 +8,21 @@ import (
 )
 
 // BenchmarkScreenAfterOtherCode is ScreenFor on 1 MiB as a call runs it:
-// right after other code, which leaves the branch predictor nothing of
+// right after other code, which leaves the branch predictor little of
 // the screener's. In the host a 1 MiB result's screening comes after
 // some milliseconds of gRPC, protobuf and redaction; here, after a loop
 // of branches on random bits (unpredictable, so the predictor fills
 // with them). The screener's branches on the text (a candidate is an
-// anchor or not, a block holds one candidate or three) are then
-// mispredicted as often as their outcomes are random, where in a loop
-// of ScreenFor the predictor has learnt them, over other texts too
-// (stop 64: on the guides ~100 µs a pass in a loop, ~200 after other
-// code, either random branches or JSON decoding, a regular expression
-// and a sort; a second pass right after ~125). cold-µs is the median
-// of the first passes, warm-µs of the second, each in thread CPU time.
+// anchor or not, a block holds one candidate or three) then mispredict
+// as often as their outcomes are random, where in a loop of ScreenFor
+// the predictor has learnt them, over other texts too (stop 64: on the
+// guides ~100 µs a pass in a loop, ~200 after other code, either random
+// branches or JSON decoding, a regular expression and a sort; a second
+// pass right after ~125). cold-µs is the median of the first passes,
+// warm-µs of the second, each in thread CPU time. A change that trades
+// branches for instructions moves the two apart; compare it with the
+// code before in several code layouts (docs/architecture.md, timing the
+// screener).
 func BenchmarkScreenAfterOtherCode(b *testing.B) {
 	for _, page := range []struct {
 		name string

@@ -195,16 +195,15 @@ func TestNewlineSpecialOnlyBeforeNewline(t *testing.T) {
 	}
 }
 
-// TestAnchorLookupIsLookup: the screener looks the anchor filter's
-// candidates up in lookUpCandidates (by one probe of anchorVocab, every
-// compare made), which must find lookup's roles for every anchor, and
-// its end, and no anchor in any other word: each vocabulary word in any
-// case, at the text's start, inside it, across a block's edge and
-// within its last eight bytes (where it looks in the vocabulary), and
-// words one letter off an anchor (a letter more, less or changed, first
-// or last eight letters) and the commonest candidates of prose that
-// are none. The seed must place the anchors at once: the search is for
-// a vocabulary changed.
+// TestAnchorLookupIsLookup: the anchor loop of phraseState.chunk looks
+// its candidates up by anchorLookup (inline, its parts anchorFirst and
+// rolesAt, for a word in its block), which must be lookup for every
+// anchor and 0 for every other word: each vocabulary word in any case,
+// at the text's start, inside it and within its last eight bytes (where
+// anchorLookup looks in the vocabulary), and words one letter off an
+// anchor (a letter more, less or changed, first or last eight letters)
+// and the commonest candidates of prose that are none. The seed must
+// place the anchors at once: the search is for a vocabulary changed.
 func TestAnchorLookupIsLookup(t *testing.T) {
 	if anchorMul != anchorMulSeed {
 		t.Errorf("anchorMulSeed %#x does not place every anchor alone; the first that does is %#x", uint64(anchorMulSeed), anchorMul)
@@ -212,19 +211,14 @@ func TestAnchorLookupIsLookup(t *testing.T) {
 	check := func(w string) {
 		t.Helper()
 		for _, v := range foldVariants(w) {
-			// The last is the word at a block's last byte, on into the next.
-			for _, s := range []string{v, v + " x", "a " + v + ", and then some more words", "abc " + v + ".",
-				strings.Repeat("x ", 30) + "ab " + v + " and more words after it, to the next block"} {
+			for _, s := range []string{v, v + " x", "a " + v + ", and then some more words", "abc " + v + "."} {
 				i := strings.Index(s, v)
-				if len(s) > 64 {
-					i = 63
-				}
 				want := lookup(s, i, i+len(v))
 				if want&anchorRoles == 0 {
 					want = 0
 				}
-				if got, end := candidateRoles(t, s, i); got != want || want != 0 && end != i+len(v) {
-					t.Errorf("lookUpCandidates(%q, %q) = %#x ending at %d, lookup %#x", s, v, got, end, want)
+				if got := anchorLookup(s, i, i+len(v)); got != want {
+					t.Errorf("anchorLookup(%q, %q) = %#x, lookup %#x", s, v, got, want)
 				}
 			}
 		}
@@ -236,7 +230,7 @@ func TestAnchorLookupIsLookup(t *testing.T) {
 			continue
 		}
 		anchors++
-		if got, _ := candidateRoles(t, w+" ", 0); got != r {
+		if anchorLookup(w+" ", 0, len(w)) != r {
 			t.Errorf("%q: not its roles", w)
 		}
 		n := len(w)
@@ -258,9 +252,8 @@ func TestAnchorLookupIsLookup(t *testing.T) {
 // TestPlaceAnchorsRefusesTwins: two anchors alike in their first eight
 // letters and length (a vocabulary word added later, say) would share every
 // slot, and the multiplier search would never end: the table refuses them
-// at once, by name (lookUpCandidates tells apart words longer than
-// eight letters by their last eight, but slots them by their first
-// eight).
+// at once, by name (anchorLookup tells apart words longer than eight
+// letters by their last eight, but slots them by their first eight).
 func TestPlaceAnchorsRefusesTwins(t *testing.T) {
 	entry := func(w string) anchorEntry {
 		lo, hi := packWord(w, 0, len(w))
@@ -362,9 +355,10 @@ func TestAnchorFilterPassesEveryAnchor(t *testing.T) {
 
 // TestAnchorLookupRefusesLongerWords: a word that starts with an anchor
 // and goes on (of any length up to one past the longest word) is looked
-// up as what it is, not as the anchor: lookUpCandidates tells lengths
-// apart by the slot and by the length it keeps, which an anchor of eight
-// letters needs, as the last eight letters are compared only past eight.
+// up as what it is, not as the anchor: anchorFirst tells lengths apart by
+// the slot and by the length it keeps, which an anchor of eight letters
+// needs, as the last eight letters (rolesAt) are compared only past
+// eight.
 func TestAnchorLookupRefusesLongerWords(t *testing.T) {
 	for w, r := range vocabulary {
 		if r&anchorRoles == 0 {
@@ -378,8 +372,8 @@ func TestAnchorLookupRefusesLongerWords(t *testing.T) {
 				if want&anchorRoles == 0 {
 					want = 0
 				}
-				if got, _ := candidateRoles(t, s, 0); got != want {
-					t.Errorf("lookUpCandidates(%q) = %#x, want %#x", x, got, want)
+				if got := anchorLookup(s, 0, len(x)); got != want {
+					t.Errorf("anchorLookup(%q) = %#x, want %#x", x, got, want)
 				}
 			}
 		}
@@ -424,44 +418,17 @@ func TestCRLFTurnMarkers(t *testing.T) {
 	}
 }
 
-// candidateRoles is what lookUpCandidates makes of the word at i of s (a
-// text of one chunk at most), the only candidate of its blocks: its
-// roles and its end when it is an anchor, else 0 and -1.
-func candidateRoles(t *testing.T, s string, i int) (uint32, int) {
-	t.Helper()
-	nb := (len(s) + 63) / 64
-	if nb > chunkBlocks {
-		t.Fatalf("a text of %d blocks", nb)
-	}
-	var letter, anchor [chunkBlocks]uint64
-	top := uint64(0)
-	for b := range nb {
-		letter[b], _, _ = blockMasks(s, 64*b, top)
-		top = letter[b] >> 63
-	}
-	anchor[i/64] = 1 << (i % 64)
-	ph := phraseState{s: s, letter: letter[:nb]}
-	k, left := ph.lookUpCandidates(&anchor, &letter, nb, 1<<(i/64))
-	if left != 0 || k > 1 {
-		t.Fatalf("lookUpCandidates left %b of one candidate, noted %d", left, k)
-	}
-	if k == 0 {
-		return 0, -1
-	}
-	if h := ph.hits[0]; h.b != i/64 || h.j != i%64 {
-		t.Fatalf("the candidate at %d noted at block %d bit %d", i, h.b, h.j)
-	}
-	return ph.hits[0].r, ph.hits[0].end
-}
-
 // TestAnchorLookupRefusesOtherLengths: a word with an anchor's first
 // eight letters and its last eight but of another length is no anchor,
 // even where its length puts it in that anchor's slot (the slot is by
 // the first eight letters and the length, in 7 bits: some lengths of
-// the long anchors' do); lookUpCandidates compares the lengths. Words
-// past sixteen letters with eight kept by lowBytes (their length's low
-// four bits 8 or more) are built so for every anchor of more than eight
-// letters, and some must share the anchor's slot, or this tests nothing.
+// the long anchors' do). Words past sixteen letters with eight kept by
+// lowBytes (their length's low four bits 8 or more) are built so for
+// every anchor of more than eight letters, and some must share the
+// anchor's slot, or this tests nothing: anchorFirst refuses them by
+// their length twice, as longer than any word and as not the slot's
+// (each alone is enough; a probe with no branch that kept only the
+// second failed this test without it, stop 64).
 func TestAnchorLookupRefusesOtherLengths(t *testing.T) {
 	shared := 0
 	for w, r := range vocabulary {
@@ -478,7 +445,7 @@ func TestAnchorLookupRefusesOtherLengths(t *testing.T) {
 				shared++
 			}
 			s := "a " + x + " b"
-			if got, _ := candidateRoles(t, s, 2); got != 0 || lookup(s, 2, 2+n) != 0 {
+			if got := anchorLookup(s, 2, 2+n); got != 0 || lookup(s, 2, 2+n) != 0 {
 				t.Errorf("%q (%d letters) looked up as %#x", x, n, got)
 			}
 		}

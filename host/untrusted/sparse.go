@@ -350,7 +350,6 @@ type phraseState struct {
 	// were still needed at the chunk's end, most of them after the last
 	// word given (0.8-1.4% of the screener on prose and Markdown).
 	counts  [chunkBlocks + 1]int
-	hits    [hitBatch]anchorHit // anchors, a batch (anchors)
 	counted int
 
 	// The words looked up when their windows were noted (the anchors
@@ -416,6 +415,7 @@ func (ph *phraseState) chunk(b0 int, letter, anchor []uint64, words int, anchore
 	if words < 0 {
 		ph.countAll()
 	}
+	s := ph.s
 	// The masks as arrays, indexed by b masked to 0..63: no bounds
 	// check a block (screenSparse's are arrays of chunkBlocks). The
 	// blocks past the chunk's (an earlier chunk's masks) are never
@@ -424,7 +424,61 @@ func (ph *phraseState) chunk(b0 int, letter, anchor []uint64, words int, anchore
 	aw := (*[chunkBlocks]uint64)(anchor[:chunkBlocks])
 	lw := (*[chunkBlocks]uint64)(letter[:chunkBlocks])
 	anchored &= ^uint64(0) >> (64 - len(letter))
-	ph.anchors(aw, lw, len(letter), anchored)
+	// The blocks with an anchor bit, by the vector pass's bit a block
+	// (a test of every block's mask was about one block in five taken,
+	// at random: a mispredict each; stop 59).
+	for ; anchored != 0; anchored &= anchored - 1 {
+		b := bits.TrailingZeros64(anchored) & (chunkBlocks - 1)
+		m, at, l := aw[b], 64*(b0+b), lw[b]
+		for ; m != 0; m &= m - 1 {
+			j := bits.TrailingZeros64(m)
+			p := at + j
+			// The word's letters in its block (endIn's, with the block
+			// known), and in the next when it runs into it (about one
+			// candidate in ten on prose; by the bytes, endPast, from
+			// the chunk's last block); looked up inline (anchorFirst,
+			// and by its last eight letters when longer: rolesAt) when
+			// it has eight bytes of the text from it. (A word that ran
+			// into the next block went to endPast and anchorLookup,
+			// ~120 instructions.) n is past the word when the next
+			// block's letters all are (n ≥ 64: no anchor).
+			var r uint32
+			n := bits.TrailingZeros64(^(l >> j))
+			if j+n == 64 {
+				if b+1 < len(letter) {
+					n += bits.TrailingZeros64(^lw[(b+1)&(chunkBlocks-1)])
+				} else {
+					n = ph.endPast(p) - p
+				}
+			}
+			end := p + n
+			if p+8 <= len(s) {
+				if e := anchorFirst(load8(s, p), n); e != nil {
+					r = e.roles
+					if n > 8 {
+						r = e.rolesAt(s, end)
+					}
+				}
+			} else {
+				r = anchorLookup(s, p, end)
+			}
+			if r&anchorRoles == 0 {
+				continue
+			}
+			starts := ph.startsOf(b)
+			back, fwd := ph.window(b, j, starts, r)
+			if back < 0 {
+				continue // no rule it serves can fire (window)
+			}
+			ph.countTo(b + 1)
+			idx := ph.counts[b] + bits.OnesCount64(starts&(1<<j-1)) + 1
+			ph.keep(idx - maxBack)
+			// After keep: the word in its slot (idx-8) was given.
+			ph.looked[idx&7] = lookedUp{idx: idx, end: end, roles: r}
+			lo := max(idx-back, 1)
+			ph.need |= (1<<(fwd+idx-lo+1) - 1) << (lo - ph.base)
+		}
+	}
 	// The chunk's words (run counts the blocks of those keep gives).
 	if words >= 0 {
 		ph.count = ph.before + words

@@ -157,8 +157,8 @@ func TestWindowsByNeighbours(t *testing.T) {
 
 // TestLongAnchorsByTheirLastLetters: a word of more than eight letters
 // whose first eight are an anchor's (and its length) is that anchor only
-// when its last eight are too: lookUpCandidates compares the last eight
-// only past eight letters.
+// when its last eight are too: chunk's loop looks its candidates up
+// inline and compares the last eight (rolesAt) only past eight letters.
 // Each such anchor, with a letter after the eighth changed, in the
 // places where it would arm or complete a rule, at each offset of a
 // block, is found by the scan by masks as by the oracle.
