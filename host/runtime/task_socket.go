@@ -6,9 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -309,6 +311,11 @@ func (r *RemoteTasks) call(ctx context.Context, req socketRequest, fn func(socke
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
+			if ownerClosed(err) {
+				// It exited as the request came (its last task ended):
+				// what it recorded is in the store.
+				return fmt.Errorf("the demiurge that owns the tasks stopped answering: %w: %w", ErrOwnerGone, err)
+			}
 			return fmt.Errorf("the demiurge that owns the tasks stopped answering: %w", err)
 		}
 		if rep.Error != "" {
@@ -321,6 +328,13 @@ func (r *RemoteTasks) call(ctx context.Context, req socketRequest, fn func(socke
 			return nil
 		}
 	}
+}
+
+// ownerClosed reports whether err is the owner's end of the connection
+// closing: before its reply (EOF), or with the request unread (a reset);
+// not a reply that could not be read.
+func ownerClosed(err error) bool {
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET)
 }
 
 func scoped(op string, scope TaskScope, id string) socketRequest {

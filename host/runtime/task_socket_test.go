@@ -1,9 +1,11 @@
 package runtime
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -155,4 +157,70 @@ func serveSocket(t *testing.T, m *TaskManager) (string, *TaskServer) {
 		t.Fatal(err)
 	}
 	return path, srv
+}
+
+// An owner that exits while a request is under way (its last task ended
+// as the request came: it took the connection and closed it, with the
+// request read or not) is ErrOwnerGone too, so that `tasks wait` reads
+// the task's end from the store instead of failing (CI saw "connection
+// reset by peer" there, stop 64).
+func TestTaskSocketOwnerGoneMidRequest(t *testing.T) {
+	for _, readFirst := range []bool{false, true} {
+		dir, err := os.MkdirTemp("", "ts")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer os.RemoveAll(dir)
+		path := filepath.Join(dir, "tasks.sock")
+		ln, err := net.Listen("unix", path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		go func() {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			if readFirst {
+				bufio.NewReader(c).ReadString('\n')
+			} else {
+				time.Sleep(20 * time.Millisecond) // the request is in, unread: closing resets
+			}
+			c.Close()
+			ln.Close()
+		}()
+		r := &RemoteTasks{path: path, token: "t"}
+		if _, err := r.List(operator); !errors.Is(err, ErrOwnerGone) {
+			t.Fatalf("read first %v: the owner closed mid-request: %v, want ErrOwnerGone", readFirst, err)
+		}
+	}
+}
+
+// A reply that cannot be read is no owner gone: the store is not read
+// in its place (a broken owner is said, not hidden).
+func TestTaskSocketBadReplyIsNotOwnerGone(t *testing.T) {
+	dir, err := os.MkdirTemp("", "ts")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "tasks.sock")
+	ln, err := net.Listen("unix", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		bufio.NewReader(c).ReadString('\n')
+		c.Write([]byte("not a reply\n"))
+	}()
+	r := &RemoteTasks{path: path, token: "t"}
+	if _, err := r.List(operator); err == nil || errors.Is(err, ErrOwnerGone) {
+		t.Fatalf("a reply that is not JSON: %v, want an error that is not ErrOwnerGone", err)
+	}
 }
