@@ -166,16 +166,7 @@ func serveSocket(t *testing.T, m *TaskManager) (string, *TaskServer) {
 // reset by peer" there, stop 64).
 func TestTaskSocketOwnerGoneMidRequest(t *testing.T) {
 	for _, readFirst := range []bool{false, true} {
-		dir, err := os.MkdirTemp("", "ts")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer os.RemoveAll(dir)
-		path := filepath.Join(dir, "tasks.sock")
-		ln, err := net.Listen("unix", path)
-		if err != nil {
-			t.Fatal(err)
-		}
+		path, ln := listenSocket(t)
 		go func() {
 			c, err := ln.Accept()
 			if err != nil {
@@ -199,17 +190,7 @@ func TestTaskSocketOwnerGoneMidRequest(t *testing.T) {
 // A reply that cannot be read is no owner gone: the store is not read
 // in its place (a broken owner is said, not hidden).
 func TestTaskSocketBadReplyIsNotOwnerGone(t *testing.T) {
-	dir, err := os.MkdirTemp("", "ts")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer os.RemoveAll(dir)
-	path := filepath.Join(dir, "tasks.sock")
-	ln, err := net.Listen("unix", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
+	path, ln := listenSocket(t)
 	go func() {
 		c, err := ln.Accept()
 		if err != nil {
@@ -223,4 +204,22 @@ func TestTaskSocketBadReplyIsNotOwnerGone(t *testing.T) {
 	if _, err := r.List(operator); err == nil || errors.Is(err, ErrOwnerGone) {
 		t.Fatalf("a reply that is not JSON: %v, want an error that is not ErrOwnerGone", err)
 	}
+}
+
+// listenSocket is a bare listener on a task socket's path, in a short
+// temporary directory, for an owner a test plays by hand.
+func listenSocket(t *testing.T) (string, net.Listener) {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "ts")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	path := filepath.Join(dir, "tasks.sock")
+	ln, err := net.Listen("unix", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	return path, ln
 }
