@@ -129,10 +129,11 @@ func FuzzScreenIsTheOracles(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) { sameAsOracle(t, s) })
 }
 
-// TestManyAnchorsAsTheOracle: text with more anchors to a chunk than a
-// batch holds, and a phrase that fires among them (an override, an AI
-// name before a modal and an action after), at places across the
-// chunks, is screened as the oracle screens it.
+// TestManyAnchorsAsTheOracle: text with hundreds of anchors to a chunk,
+// several to a block, and a phrase that fires among them (an override,
+// an AI name before a modal and an action after, a negation before a
+// telling word), at places across the chunks and their edges, is
+// screened as the oracle screens it.
 func TestManyAnchorsAsTheOracle(t *testing.T) {
 	for _, fill := range []string{"you must ", "first the rules say now ", "note: show the mode "} {
 		base := strings.Repeat(fill, 3*64*chunkBlocks/len(fill))
