@@ -142,16 +142,10 @@ func TestTaskSocketOwnerGone(t *testing.T) {
 	}
 }
 
-// serveSocket serves m's tasks for alice on a socket in a short temporary
-// directory (a socket path must be short).
+// serveSocket serves m's tasks for alice on a socket at socketPath.
 func serveSocket(t *testing.T, m *TaskManager) (string, *TaskServer) {
 	t.Helper()
-	dir, err := os.MkdirTemp("", "ts")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	path := filepath.Join(dir, "tasks.sock")
+	path := socketPath(t)
 	srv, err := m.Serve(path, "alice")
 	if err != nil {
 		t.Fatal(err)
@@ -206,20 +200,27 @@ func TestTaskSocketBadReplyIsNotOwnerGone(t *testing.T) {
 	}
 }
 
-// listenSocket is a bare listener on a task socket's path, in a short
-// temporary directory, for an owner a test plays by hand.
+// listenSocket is a bare listener at socketPath, for an owner a test
+// plays by hand.
 func listenSocket(t *testing.T) (string, net.Listener) {
 	t.Helper()
-	dir, err := os.MkdirTemp("", "ts")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	path := filepath.Join(dir, "tasks.sock")
+	path := socketPath(t)
 	ln, err := net.Listen("unix", path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ln.Close() })
 	return path, ln
+}
+
+// socketPath is a task socket's path in a short temporary directory (a
+// socket path must be short).
+func socketPath(t *testing.T) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "ts")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	return filepath.Join(dir, "tasks.sock")
 }

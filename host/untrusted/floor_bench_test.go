@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"sort"
 	"strings"
 	"syscall"
 	"testing"
@@ -94,10 +93,7 @@ func screenFloor(b *testing.B, s string) {
 	if sink < 0 {
 		b.Fatal(sink)
 	}
-	med := func(d []time.Duration) float64 {
-		sort.Slice(d, func(i, j int) bool { return d[i] < d[j] })
-		return float64(d[len(d)/2].Nanoseconds())
-	}
+	med := func(d []time.Duration) float64 { return float64(medianOf(d).Nanoseconds()) }
 	words := med(sides[0].cpu)
 	meds := map[string]float64{}
 	for k := range sides {
@@ -263,10 +259,7 @@ func screenForOverKernel(b *testing.B, s string) {
 	if sink == 0 {
 		b.Fatal("no words")
 	}
-	med := func(d []time.Duration) float64 {
-		sort.Slice(d, func(i, j int) bool { return d[i] < d[j] })
-		return float64(d[len(d)/2].Nanoseconds()) / 1e3
-	}
+	med := func(d []time.Duration) float64 { return float64(medianOf(d).Nanoseconds()) / 1e3 }
 	b.ReportMetric(med(kernel), "kernel-cpu-µs")
 	b.ReportMetric(med(screen), "screenfor-cpu-µs")
 	b.ReportMetric(med(outside), "outside-cpu-µs")
