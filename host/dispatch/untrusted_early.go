@@ -11,7 +11,8 @@ import (
 // A large result from outside is screened and wrapped on its own
 // goroutine from the moment it arrives, beside redaction (each is one pass
 // over the text, about as long as the other), so the call waits for the
-// longer of the two rather than their sum. The envelope and verdict are
+// longer of the two rather than their sum, when there is another P to
+// run it. The envelope and verdict are
 // used only for the very text they were made of: when redaction or an
 // output policy made the model view another text, that text is screened
 // and wrapped again in the caller.
@@ -68,7 +69,12 @@ func (t *Turn) startScreening(p *prepared, raw *redact.Raw) *earlyScreen {
 			text = raw.DisplayOutput
 		}
 	}
-	if len(text) < earlyScreenMin {
+	if len(text) < earlyScreenMin || runtime.GOMAXPROCS(0) == 1 {
+		// With one P nothing runs beside the caller: the goroutine
+		// and the yield below only cost, about a thread's sleep and
+		// wake-up a call (60 µs of host CPU on the 1 MiB prose page,
+		// BENCHMARKS.md stop 65), and the caller screens the model
+		// view after redaction (wrap), as it does a small result.
 		return nil
 	}
 	e := &earlyScreen{text: text, origin: untrustedOrigin(kind, p), boundary: t.EnvelopeBoundary(), done: make(chan struct{})}

@@ -3,11 +3,13 @@ package dispatch
 import (
 	"context"
 	"encoding/json"
+	"runtime"
 	"strings"
 	"testing"
 	"unsafe"
 
 	"demiurge.dev/catalog"
+	"demiurge.dev/host/redact"
 	"demiurge.dev/host/untrusted"
 )
 
@@ -122,5 +124,32 @@ func TestEarlyEnvelopeIsUsedOnlyForItsText(t *testing.T) {
 	var none *earlyScreen
 	if got, _ := none.wrap(bd, origin, a); got.String() != fresh(bd, origin, a) {
 		t.Errorf("no early screening gave %.200q", got)
+	}
+}
+
+// TestLargeResultIsScreenedBesideRedactionOnlyWithAnotherP: with one P
+// the screening of a large result is not started on a goroutine (it
+// could only wait for the caller, and costs a thread's sleep and
+// wake-up); the caller screens it after redaction. With two it is.
+func TestLargeResultIsScreenedBesideRedactionOnlyWithAnotherP(t *testing.T) {
+	h := newHarness(t)
+	turn := mcpTurn(t, h)
+	e, ok := turn.Catalog.Lookup("echo")
+	if !ok {
+		t.Fatal("no echo in the MCP turn's catalog")
+	}
+	raw := redact.Raw{Content: webText(earlyScreenMin)}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	runtime.GOMAXPROCS(1)
+	if early := turn.startScreening(&prepared{entry: e}, &raw); early != nil {
+		t.Error("with one P the screening was started beside redaction")
+	}
+	runtime.GOMAXPROCS(2)
+	early := turn.startScreening(&prepared{entry: e}, &raw)
+	if early == nil {
+		t.Fatal("with two Ps the screening of a large result was not started beside redaction")
+	}
+	if _, v := early.wrap(turn.EnvelopeBoundary(), "mcp:docs", raw.Content); v.Flagged {
+		t.Errorf("benign text flagged: %+v", v)
 	}
 }
