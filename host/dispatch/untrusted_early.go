@@ -71,10 +71,11 @@ func (t *Turn) startScreening(p *prepared, raw *redact.Raw) *earlyScreen {
 	}
 	if len(text) < earlyScreenMin || runtime.GOMAXPROCS(0) == 1 {
 		// With one P nothing runs beside the caller: the goroutine
-		// and the yield below only cost, about a thread's sleep and
-		// wake-up a call (60 µs of host CPU on the 1 MiB prose page,
-		// BENCHMARKS.md stop 65), and the caller screens the model
-		// view after redaction (wrap), as it does a small result.
+		// and the yield below only cost (~40 µs of host CPU a call
+		// for one that does nothing, ~35 µs paired on the 1 MiB prose
+		// page with the screener; BENCHMARKS.md stop 65), and the
+		// caller screens the model view after redaction (wrap), as it
+		// does a small result.
 		return nil
 	}
 	e := &earlyScreen{text: text, origin: untrustedOrigin(kind, p), boundary: t.EnvelopeBoundary(), done: make(chan struct{})}
