@@ -12,10 +12,9 @@ import (
 // goroutine from the moment it arrives, beside redaction (each is one pass
 // over the text, about as long as the other), so the call waits for the
 // longer of the two rather than their sum, when there is another P to
-// run it. The envelope and verdict are
-// used only for the very text they were made of: when redaction or an
-// output policy made the model view another text, that text is screened
-// and wrapped again in the caller.
+// run it. The envelope and verdict are used only for the very text they
+// were made of: when redaction or an output policy made the model view
+// another text, that text is screened and wrapped again in the caller.
 
 // earlyScreenMin is the smallest result screened beside redaction; a
 // smaller one is screened in a few microseconds, less than starting a
