@@ -35,7 +35,10 @@ const anchorRoles = rOverride | rInstr | rMode | rVocative | rYou | rModal | rTe
 // fires here (sparse.go), and a window left closed gives the rules
 // nothing they could fire on:
 //
-//	override ... instr/prior (within 6)  always: the anchor, 6 after
+//	override ... instr/prior (within 6)  one of the 6 words after may be
+//	                                     an instruction word or "above"
+//	                                     by its pair (overrideNear): the
+//	                                     anchor, 6 after; else none
 //	new instr; system (leak within 6     the word before the instruction
 //	before) instr                        word is new (1 back) or system (6
 //	                                     back: rolesBefore); else none. An
@@ -67,8 +70,8 @@ const anchorRoles = rOverride | rInstr | rMode | rVocative | rYou | rModal | rTe
 //
 // A word after the anchor that is not in the chunk (the anchor is among
 // its last words) is not looked at: the window opens as if it could
-// fire (dear: 1 after; you: 1 back, 3 after), as rare as a chunk's last
-// words are anchors.
+// fire (dear: 1 after; you: 1 back, 3 after; override: 6 after), as
+// rare as a chunk's last words are anchors.
 //
 // A modal with no window is given to the rules only when another
 // window holds it, though a modal can disarm (modalAfterAI: an action
@@ -128,7 +131,9 @@ func (ph *phraseState) window(b, j int, starts uint64, r uint32) (back, fwd int)
 			return 1, 0
 		}
 	case rOverride:
-		return 0, 6
+		if ph.overrideNear(b, j, starts) {
+			return 0, 6
+		}
 	case rYou:
 		if ph.areNear(b, j, starts) {
 			return 1, 3
@@ -180,6 +185,34 @@ func (ph *phraseState) pairsAfter(b, j int, starts uint64) uint32 {
 	t := bits.TrailingZeros64(m)
 	m &= m - 1
 	return pairRoles[pairOf(s, at+t)] | pairRoles[pairOf(s, at+bits.TrailingZeros64(m))]
+}
+
+// overrideNear reports whether one of the 6 words after the override
+// word at bit j of the chunk's block b (starts, that block's word
+// starts) may be an instruction word or "above" by its first two
+// letters (pairRoles), or one of them is not in the chunk or has no
+// byte after its first (window). Most override words in prose ("override
+// the default", "forget to") have none: their windows, 7 words given
+// to the rules, were 25 of the 42 windows a MiB of the guides opened
+// and 48 of 80 of the prose page's.
+func (ph *phraseState) overrideNear(b, j int, starts uint64) bool {
+	s, at := ph.s, 64*(ph.b0+b)
+	m := starts &^ (2<<j - 1) // the word starts after the anchor's in b
+	for range 6 {
+		for m == 0 {
+			if b++; b == len(ph.letter) {
+				return true
+			}
+			at += 64
+			m = ph.startsOf(b)
+		}
+		p := at + bits.TrailingZeros64(m)
+		if p+1 >= len(s) || pairRoles[pairOf(s, p)]&(rInstr|rPrior) != 0 {
+			return true
+		}
+		m &= m - 1
+	}
+	return false
 }
 
 // areNear reports whether "are" or "re" is the word just before "you",

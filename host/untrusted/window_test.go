@@ -2,6 +2,7 @@ package untrusted
 
 import (
 	"math/rand/v2"
+	"sort"
 	"strings"
 	"testing"
 )
@@ -97,6 +98,57 @@ func TestModalWindowByAIName(t *testing.T) {
 						sameAsOracle(t, strings.Repeat("a ", pad/2)+name+" "+fill+"first x mode change call")
 					}
 				}
+			}
+		})
+	}
+}
+
+// TestOverrideWindowByWordsAfter: an override word's window opens only
+// when one of the 6 words after it may be an instruction word or
+// "above" by its first two letters (overrideNear), or is not in the
+// chunk. Every override word before every instruction word and "above",
+// at every distance around the rules' limits (6 and 3), with words
+// between that pass the pair test and are none ("price", "rub", "info",
+// "abort"), the words after it in a later block or chunk, or the text
+// ending on a one-letter word: the oracle's findings, and the finding
+// itself within the limits.
+func TestOverrideWindowByWordsAfter(t *testing.T) {
+	var overrides, completing []string
+	for w, r := range vocabulary {
+		switch {
+		case r&rOverride != 0:
+			overrides = append(overrides, w, strings.ToUpper(w))
+		case r&(rInstr|rPrior) != 0:
+			completing = append(completing, w, strings.ToUpper(w[:1])+w[1:])
+		}
+	}
+	sort.Strings(overrides)
+	sort.Strings(completing)
+	fillers := []string{"price ", "rub ", "info ", "abort ", "x "}
+	for _, n := range []int{1, 2, chunkBlocks} {
+		withChunk(n, func() {
+			for i, o := range overrides {
+				for k, c := range completing {
+					limit := 6
+					if vocabulary[strings.ToLower(c)]&rPrior != 0 {
+						limit = 3
+					}
+					for d := 1; d <= limit+2; d++ {
+						fill := strings.Repeat(fillers[(i+k+d)%len(fillers)], d-1)
+						// Six words after, so that the window is judged by
+						// them, not opened for want of words.
+						x := o + " " + fill + c + " z z z z z z"
+						if v, _ := screenSparse(x, ""); hasKind(v, KindOverride) != (d <= limit) {
+							t.Errorf("%q: override %v", x, d > limit)
+						}
+						for pad := (i + k) % 5; pad < 64*n+8; pad += 7 + pad/4 {
+							sameAsOracle(t, strings.Repeat(" ", pad)+x)
+							sameAsOracle(t, strings.Repeat("a ", pad/2)+x+" y")
+						}
+					}
+				}
+				sameAsOracle(t, "x "+o+" a")
+				sameAsOracle(t, o+" x")
 			}
 		})
 	}
