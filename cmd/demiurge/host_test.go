@@ -229,17 +229,22 @@ func TestHostDiesMidCall(t *testing.T) {
 	if sleeper == 0 {
 		t.Fatal("the task's child did not appear under the host")
 	}
-	// A foreground call in hand when the host dies.
-	fg := e.cmd("tools", "call", "stream", `{"command":"sleep forever","interval_ms":20}`)
+	// A foreground call in hand when the host dies: its own sleeping
+	// child is the second sleep under the host. (Without one the wait
+	// below could not end but by its deadline, 20 s a run.)
+	fg := e.cmd("tools", "call", "stream", `{"command":"sleep forever","child":true,"interval_ms":20}`)
 	var fgErr strings.Builder
 	fg.Stderr = &fgErr
 	if err := fg.Start(); err != nil {
 		t.Fatal(err)
 	}
-	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if n := countNamed(first, "sleep"); n >= 2 {
-			break
-		}
+	inHand := false
+	for deadline := time.Now().Add(20 * time.Second); !inHand && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		inHand = countNamed(first, "sleep") >= 2
+	}
+	if !inHand {
+		fg.Process.Kill()
+		t.Fatal("the foreground call's child did not appear under the host")
 	}
 	syscall.Kill(first, syscall.SIGKILL)
 	done := make(chan error, 1)
