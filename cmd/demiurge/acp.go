@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"log/slog"
 	"os"
@@ -50,11 +49,4 @@ func acpServe(c *cli.Context) error {
 		fmt.Fprintln(os.Stderr, "demiurge acp: stopped by a signal")
 	}
 	return nil
-}
-
-// acpContext is a context that ends with the connection.
-func acpContext(conn *acp.AgentSideConnection) context.Context {
-	ctx, cancel := context.WithCancel(context.Background())
-	go func() { <-conn.Done(); cancel() }()
-	return ctx
 }

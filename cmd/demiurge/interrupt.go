@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"demiurge.dev/cmd/internal/interrupt"
-	"demiurge.dev/cmd/internal/termsession"
 )
 
 // Exit statuses after a signal, as a shell reports them: 128 + signal.
@@ -23,7 +22,3 @@ var caughtSignal = &interrupt.Caught
 func interruptContext(parent context.Context) (context.Context, context.CancelFunc) {
 	return interrupt.Context(parent)
 }
-
-// stoppedBy is the cause of a foreground job the operator stopped
-// (termsession.StoppedBy).
-func stoppedBy(why string) error { return termsession.StoppedBy(why) }

@@ -2,9 +2,7 @@ package main
 
 import (
 	"cmp"
-	"demiurge.dev/cmd/internal/frontview"
 	"slices"
-	"time"
 )
 
 // The CLI's one order for lists (README, "Lists"): things that have a
@@ -16,9 +14,4 @@ import (
 // byName sorts xs by name, then keeps equal names in their order.
 func byName[T any](xs []T, name func(T) string) {
 	slices.SortStableFunc(xs, func(a, b T) int { return cmp.Compare(name(a), name(b)) })
-}
-
-// oldestFirst sorts xs by when each began, then by id.
-func oldestFirst[T any](xs []T, began func(T) time.Time, id func(T) string) {
-	frontview.OldestFirst(xs, began, id)
 }

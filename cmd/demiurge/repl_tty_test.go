@@ -103,12 +103,6 @@ func (s *ttySession) hangReport() string {
 	return out[max(0, before-2000):]
 }
 
-// screenEnd is the last of what the session printed, for a failure.
-func (s *ttySession) screenEnd() string {
-	out := s.since(0)
-	return out[max(0, len(out)-2000):]
-}
-
 // TestTTYLineEditingHistoryAndCompletion: on a real terminal the prompt
 // edits lines (backspace, Ctrl-A), completes commands and tool names with
 // Tab, recalls lines with the up arrow, and keeps them across sessions in

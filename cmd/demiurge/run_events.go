@@ -3,7 +3,6 @@ package main
 import (
 	"time"
 
-	"demiurge.dev/cmd/internal/frontview"
 	"demiurge.dev/host/sandboxing"
 	"demiurge.dev/host/toolhost"
 	"demiurge.dev/host/turn"
@@ -39,13 +38,3 @@ func resultEvent(session string, res turn.Result, took time.Duration, err error)
 	}
 	return ev
 }
-
-// retryLine is plain `run`'s line for a retry event (frontview's).
-func retryLine(ev turn.Event) string { return frontview.RetryLine(ev) }
-
-// resultMark is a tool result's mark on a card (frontview's).
-func resultMark(ev turn.Event) string { return frontview.ResultMark(ev) }
-
-// commandFailed: a stored model view of a command's result whose
-// command exited non-zero (frontview.CommandFailed).
-func commandFailed(content string) bool { return frontview.CommandFailed(content) }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -124,8 +123,6 @@ func taskExitStatus(t runtime.Task, timedOut bool) error {
 }
 
 func returnCode(t runtime.Task) string { return frontview.ReturnCode(t) }
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // waitForBackgroundTasks keeps a one-shot command's host alive while the
 // background tasks it started run: they live as long as this process.

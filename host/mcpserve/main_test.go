@@ -49,12 +49,3 @@ func TestMain(m *testing.M) {
 	}
 	os.Exit(code)
 }
-
-type buildError struct {
-	err error
-	out string
-}
-
-func (e *buildError) Error() string {
-	return "build the sandbox helper: " + e.err.Error() + "\n" + e.out
-}

@@ -31,9 +31,6 @@ type options struct {
 // Option changes how a provider retries.
 type Option func(*options)
 
-// WithMaxTries sets how many requests a step may make (at least 1).
-func WithMaxTries(n int) Option { return func(o *options) { o.maxTries = max(1, n) } }
-
 // WithClock replaces the waiting and the time of day the retries use, so
 // tests neither sleep nor depend on the wall clock.
 func WithClock(sleep func(context.Context, time.Duration) error, now func() time.Time) Option {

@@ -63,9 +63,6 @@ func seccompAvailable() bool {
 	return e == 0
 }
 
-// namespaceFlags are the namespaces a sandboxed command starts in.
-func namespaceFlags(offline bool) uintptr { return firststage.NamespaceFlags(offline) }
-
 // probeNamespaces starts probe --probe in fresh namespaces, mapped to the
 // caller's own uid and gid, exactly as Wrap does.
 func probeNamespaces(probe string) error {
@@ -86,13 +83,6 @@ func probeNamespaces(probe string) error {
 // identity exists inside, and no root outside is needed.
 func SetNamespaces(attr *syscall.SysProcAttr, offline bool) {
 	setNamespaces(attr, offline, false)
-}
-
-// SetNamespacesProxied is SetNamespaces for a proxied network command: a
-// new network namespace, and CAP_NET_ADMIN in it so the helper can bring
-// its loopback up (it clears every capability before the command runs).
-func SetNamespacesProxied(attr *syscall.SysProcAttr) {
-	setNamespaces(attr, true, true)
 }
 
 func setNamespaces(attr *syscall.SysProcAttr, newNet, netAdmin bool) {

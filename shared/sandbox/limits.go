@@ -1,8 +1,8 @@
 package sandbox
 
 // The sandbox starts every command in a pid namespace of its own (see
-// namespaceFlags) whose pid_max is the process limit: the kernel (6.14 on)
-// keeps pid_max per pid namespace and refuses a fork past it, for root as
+// firststage.NamespaceFlags) whose pid_max is the process limit: the
+// kernel (6.14 on) keeps pid_max per pid namespace and refuses a fork past it, for root as
 // for anyone. RLIMIT_NPROC would not do: it counts per user, and the
 // kernel exempts root from it altogether.
 

@@ -294,25 +294,6 @@ func operands(args []string) []string {
 	return out
 }
 
-// hasFlag is hasOpt over all arguments up to "--", wherever the option
-// stands (GNU tools take options after operands).
-func hasFlag(args []string, names ...string) bool {
-	for _, a := range args {
-		if a == "--" {
-			return false
-		}
-		if !strings.HasPrefix(a, "-") || a == "-" {
-			continue
-		}
-		for _, n := range names {
-			if optMatches(a, n) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 // blockDevicePrefixes are the device nodes of disks, partitions and
 // memory.
 var blockDevicePrefixes = []string{"/dev/sd", "/dev/hd", "/dev/vd", "/dev/xvd", "/dev/nvme", "/dev/mmcblk", "/dev/disk",

@@ -134,26 +134,3 @@ func findSplit(args []string) (starts []string, expr int) {
 	}
 	return starts, len(args)
 }
-
-// hasFind reports a primary anywhere in find's arguments.
-func hasFind(args []string, primary string) bool {
-	return containsString(args, primary)
-}
-
-// findFilters reports whether find's expression selects files (anything
-// beyond -delete and depth or traversal options), so that -delete does
-// not remove everything under its start paths.
-func findFilters(args []string) bool {
-	starts, _ := findSplit(args)
-	for _, a := range args[len(starts):] {
-		switch a {
-		case "-delete", "-depth", "-xdev", "-mount", "-H", "-L", "-P", "-ignore_readdir_race", "-noleaf", "-print", "-print0":
-		case "-mindepth", "-maxdepth":
-		default:
-			if strings.HasPrefix(a, "-") {
-				return true
-			}
-		}
-	}
-	return false
-}

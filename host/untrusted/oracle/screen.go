@@ -32,15 +32,6 @@ type Verdict struct {
 	Signals []Signal `json:"signals,omitempty"`
 }
 
-// Kinds lists the verdict's signal kinds, in order.
-func (v Verdict) Kinds() []string {
-	out := make([]string, len(v.Signals))
-	for i, s := range v.Signals {
-		out[i] = s.Kind
-	}
-	return out
-}
-
 // found counts signals while the scan runs.
 type found struct {
 	kinds [16]string

@@ -15,9 +15,6 @@ const (
 // FrontMatter is what skills_list and the index need of a SKILL.md.
 type FrontMatter = skillfile.FrontMatter
 
-// ParseFrontMatter reads a SKILL.md's front matter (skillfile.Parse).
-func ParseFrontMatter(data []byte) (FrontMatter, error) { return skillfile.Parse(data) }
-
 // Validate checks a whole SKILL.md for the skill directory dir
 // (skillfile.Validate).
 func Validate(dir string, data []byte) (FrontMatter, error) { return skillfile.Validate(dir, data) }
