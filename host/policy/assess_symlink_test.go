@@ -53,6 +53,18 @@ func TestAssessFollowsSymlinks(t *testing.T) {
 	if a := assess(readSpec(), "keys/config"); !a.Subjects[0].Sensitive || a.Approval != catalog.ApprovalPrompt {
 		t.Errorf("read of .ssh/config through a link: sensitive %v, %v", a.Subjects[0].Sensitive, a.Approval)
 	}
+	// Outside the workspace both paths have no relative form: the real
+	// path is judged by where it leads all the same (/base/outside/conf,
+	// harmless as written, is /base/outside/.ssh/config).
+	if err := os.MkdirAll(base+"/outside/.ssh", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(".ssh/config", base+"/outside/conf"); err != nil {
+		t.Fatal(err)
+	}
+	if a := assess(readSpec(), base+"/outside/conf"); !a.Subjects[0].Sensitive || a.Risk != catalog.RiskHigh {
+		t.Errorf("read of an outside link to .ssh/config: sensitive %v, risk %v %q", a.Subjects[0].Sensitive, a.Risk, a.Reasons)
+	}
 	if a := assess(readSpec(), "alias/config"); a.Subjects[0].Sensitive {
 		t.Error("a/config through an inside link was judged sensitive")
 	}

@@ -3,7 +3,10 @@ package policy
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"demiurge.dev/catalog"
 )
 
 func TestGitRunsFrom(t *testing.T) {
@@ -134,6 +137,35 @@ func TestAClientsConfigurationIsTheOperators(t *testing.T) {
 	} {
 		if got, _ := ws.protectedRedirects(tc.command, root); len(got) != tc.want {
 			t.Errorf("protectedRedirects(%q) = %q, want %d targets", tc.command, got, tc.want)
+		}
+	}
+}
+
+// Assess marks a write to a protected path, and only a write, as
+// Protected (approval.Rule: then only the operator's answer or their rule
+// naming the exact path approves it); a read of the same path is an
+// ordinary read.
+func TestAssessMarksOnlyWritesToProtectedPaths(t *testing.T) {
+	base, _ := filepath.EvalSymlinks(t.TempDir())
+	root := filepath.Join(base, "ws")
+	if err := os.MkdirAll(root+"/agent/tools", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ws := Workspace{Root: root, Core: []string{root + "/agent/agent.yaml", root + "/agent/tools"}}
+	for _, rel := range []string{"agent/agent.yaml", "agent/tools/evil/tool.yaml", ".git/hooks/pre-commit"} {
+		w, err := Assess(writeSpec(), writeSpec().Metadata, map[string]any{"path": rel}, ws)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !w.Subjects[0].Protected || !strings.Contains(strings.Join(w.Reasons, ";"), "only the operator's answer") {
+			t.Errorf("write %s: protected %v, reasons %q", rel, w.Subjects[0].Protected, w.Reasons)
+		}
+		r, err := Assess(readSpec(), readSpec().Metadata, map[string]any{"path": rel}, ws)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Subjects[0].Protected || r.Approval != catalog.ApprovalAuto {
+			t.Errorf("read %s: protected %v, %v %q", rel, r.Subjects[0].Protected, r.Approval, r.Reasons)
 		}
 	}
 }
