@@ -46,3 +46,36 @@ func TestHostConfigProtected(t *testing.T) {
 		t.Error("a workspace file counted as the host's")
 	}
 }
+
+// TestCommandReadingStateThroughALinkAsks: with a state directory and no
+// configuration directory (a host without one), a command that reads the
+// store through a workspace symlink (st -> STATE) is a credential-like
+// read to the shell guard, as written relative to cwd or to the root.
+func TestCommandReadingStateThroughALinkAsks(t *testing.T) {
+	ws, _ := realWorkspace(t)
+	ws.State = filepath.Join(filepath.Dir(ws.Root), "state")
+	if err := os.MkdirAll(ws.State+"/packages", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(ws.State, filepath.Join(ws.Root, "st")); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ cmd, cwd string }{
+		{"cat st/packages/lock.json", ""},
+		{"cat ../st/packages/lock.json", "sub"},
+		{"cat " + ws.State + "/packages/lock.json", ""},
+	} {
+		spec := terminalSpec()
+		a, err := Assess(spec, spec.Metadata, map[string]any{"command": tc.cmd, "cwd": tc.cwd}, ws)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.Approval != catalog.ApprovalPrompt || !hasReason(a.Reasons, "credential-like") {
+			t.Errorf("%s (cwd %q): %v %q", tc.cmd, tc.cwd, a.Approval, a.Reasons)
+		}
+	}
+	spec := terminalSpec()
+	if a, _ := Assess(spec, spec.Metadata, map[string]any{"command": "cat sub/notes.txt"}, ws); a.Approval != catalog.ApprovalAuto {
+		t.Errorf("a workspace read asked: %v %q", a.Approval, a.Reasons)
+	}
+}
