@@ -101,6 +101,11 @@ var blockFind = []string{
 	"find ~ -exec rm -rf {} +", `find ~ -exec rm -rf {} \;`, "find / -exec rm {} +", `find / -execdir rm -f {} \;`,
 	`find . -exec sh -c 'rm -rf "$1"' _ {} \;`, "find / -name x -o -delete", "find . ! -name keep -delete", "find / -regex '.*' -delete",
 	"find / -path '*' -delete", "find $HOME -delete", "find ~/ -type d -delete", "find . \\( -name a -o -true \\) -delete",
+	// a negated term narrows nothing, whatever its shape (a group, a test
+	// with a value, one without, an -exec up to its terminator)
+	"find / ! \\( -name x \\) -delete", "find / -not \\( -name x -o -name y \\) -delete", "find / ! -exec test -f {} \\; -delete",
+	"find / ! '(' -empty ')' -delete", "find / ! -empty -delete", "find / ! -type d -delete", "find / ! -prune -delete",
+	"find / \\( ! -name x \\) -delete", "find ~ ! -newer x -exec rm -f {} +",
 	"echo / | xargs rm -rf", "ls / | xargs rm -rf", "echo ~ | xargs rm -rf", "printf '/\\n' | xargs rm -rf", "printf '%s\\n' / | xargs rm -rf",
 	"echo / | xargs -I{} rm -rf {}", "find / | xargs rm -rf", "echo / | sudo xargs rm -rf", "ls ~ | xargs -n1 rm -rf",
 	"yes / | xargs rm -rf", "xargs rm -rf <<< /", "echo / | xargs -0 rm -rf", "printf '/\\0' | xargs -0 rm -rf",
@@ -159,6 +164,8 @@ var harmless = []string{
 	"kill -9 1234", "kill 1234", "kill -1", "kill -1 1234", "kill -s HUP 1234", "kill -l", "kill -0 1", "kill -9 %1", "kill -- 1234",
 	"pkill -f 'node server.js'", "pkill node", "pkill -9 -f pytest", "pkill -u u node", "killall node", "killall -9 python3",
 	"find . -name '*.o' -delete", "find build -delete", "find src -name '*.pyc' -delete", "find . -type f -name '*.tmp' -delete",
+	// a negated test without a value, then a narrowing one
+	"find / ! -empty -name '*.tmp' -delete", "find / ! -prune -name x -delete",
 	"find . -name '*.pyc' -o -name '*.pyo' -delete", "find . \\( -name '*.pyc' -o -name '*.pyo' \\) -delete", "find . -empty -delete",
 	"find /tmp/x -delete", "find . -name x -exec rm -rf {} +", "find / -name x", "find ~ -name '*.log'",
 	"ls / | wc -l", "echo / | xargs ls", "echo build | xargs rm -rf", "find . -name '*.o' | xargs rm -f", "cd src && ls | xargs rm -rf",
