@@ -112,10 +112,21 @@ func (o optSpec) skip(args []string) (int, bool) {
 			}
 			continue
 		}
-		for _, c := range a[1:] {
-			if !o.flag["-"+string(c)] {
+		// A cluster, as getopt reads it: flags, and at most one option
+		// taking a value, whose value is the rest of the cluster or, when
+		// it ends the cluster, the next argument (xargs -tP 0, timeout
+		// -vs KILL 5).
+		for k, c := range a[1:] {
+			if o.flag["-"+string(c)] {
+				continue
+			}
+			if !o.value["-"+string(c)] {
 				return i, false
 			}
+			if k+2 == len(a) {
+				i++
+			}
+			break
 		}
 	}
 	return len(args), true

@@ -23,6 +23,7 @@ var blockWrappers = []string{
 	"env -- rm -rf /", "env - rm -rf /", "env FOO=1 BAR=2 rm -rf /", "env --unset=X rm -rf /", "env -C /tmp rm -rf /",
 	"timeout 5 rm -rf /", "timeout -s KILL 5 rm -rf /", "timeout -sKILL 5 rm -rf /", "timeout --signal=KILL 5 rm -rf /",
 	"timeout --sig=KILL 5 rm -rf /", "timeout -k 1 5 rm -rf /", "timeout --foreground 5s rm -rf /",
+	"timeout -vs KILL 5 rm -rf /", "timeout -vsKILL 5 rm -rf /", "sudo -Eu root rm -rf /", "xargs -tn1 rm -rf /", "xargs -0tI{} rm -rf /",
 	"nohup rm -rf /", "command rm -rf /", "command -p rm -rf /", "builtin rm -rf /", "exec rm -rf /", "exec -a x rm -rf /",
 	"sudo rm -rf /", "sudo -u root rm -rf /", "sudo -E rm -rf /", "sudo -- rm -rf /", "sudo --user=root rm -rf /", "sudo -iu root rm -rf /",
 	"doas rm -rf /", "doas -u root rm -rf /", "pkexec rm -rf /", "run0 rm -rf /",

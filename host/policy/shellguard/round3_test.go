@@ -54,6 +54,11 @@ while True: os.fork()'`,
 		"seq 100000 | xargs -P0 sleep",
 		"seq 9 | xargs --max-procs=0 sleep",
 		"seq 9 | xargs --max-procs 0 sleep",
+		// -P at the end of a cluster of flags, its value the next word or
+		// attached (getopt: xargs -tP 0 is xargs -t -P 0)
+		"seq 9 | xargs -tP 0 sleep",
+		"seq 9 | xargs -0P0 sleep",
+		"seq 9 | xargs -rtP 2000 sleep",
 	} {
 		if v := Check(cmd, tableOptions); v.Decision != Block {
 			t.Errorf("Check(%q) = %v %q, want block", cmd, v.Decision, v.Reasons)

@@ -1,0 +1,37 @@
+package shellguard
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestOptionClustersAsGetoptReadsThem: a wrapper's short options in one
+// cluster (flags, then at most one option taking a value: the rest of the
+// cluster or the next word) find the wrapped command as the options
+// written apart do, so the command is judged the same; an option the
+// guard does not know in a cluster still asks.
+func TestOptionClustersAsGetoptReadsThem(t *testing.T) {
+	for _, tc := range []struct{ cluster, apart string }{
+		{"timeout -vs KILL 5 ls", "timeout -v -s KILL 5 ls"},
+		{"timeout -vsKILL 5 ls", "timeout -v -s KILL 5 ls"},
+		{"timeout -vs KILL 5 rm -rf /", "timeout -v -s KILL 5 rm -rf /"},
+		{"seq 3 | xargs -tn1 echo", "seq 3 | xargs -t -n 1 echo"},
+		{"seq 3 | xargs -0tP 4 echo", "seq 3 | xargs -0 -t -P 4 echo"},
+		{"seq 3 | xargs -tP 0 echo", "seq 3 | xargs -t -P 0 echo"},
+		{"sudo -Eu root ls", "sudo -E -u root ls"},
+		{"watch -tn1 ls", "watch -t -n 1 ls"},
+	} {
+		c, a := Check(tc.cluster, tableOptions), Check(tc.apart, tableOptions)
+		if c.Decision != a.Decision || c.Risk != a.Risk {
+			t.Errorf("Check(%q) = %v/%v %q; Check(%q) = %v/%v %q", tc.cluster, c.Decision, c.Risk, c.Reasons, tc.apart, a.Decision, a.Risk, a.Reasons)
+		}
+		if strings.Contains(strings.Join(c.Reasons, ";"), "does not know") {
+			t.Errorf("Check(%q): a known cluster taken for an unknown option: %q", tc.cluster, c.Reasons)
+		}
+	}
+	for _, cmd := range []string{"xargs -tZ echo", "timeout -vZ 5 ls", "seq 3 | xargs -tq echo"} {
+		if v := Check(cmd, tableOptions); v.Decision == Allow {
+			t.Errorf("Check(%q) = allow %q; a cluster with an unknown option", cmd, v.Reasons)
+		}
+	}
+}
