@@ -11,7 +11,11 @@ import (
 )
 
 func TestValidateCapability(t *testing.T) {
-	defer catalog.SetUnbuiltForTest([]catalog.Unbuilt{{Toolset: "demiurge_control", Tool: "future_tool", Capability: "tool.call:future_tool"}})()
+	// Two stand-ins: one whose singular capability is its tool.call
+	// grant, and one with a capability of its own, whose tool.call grant
+	// is refused by its name.
+	defer catalog.SetUnbuiltForTest([]catalog.Unbuilt{{Toolset: "demiurge_control", Tool: "future_tool", Capability: "tool.call:future_tool"},
+		{Toolset: "demiurge_control", Tool: "future_report", Capability: "report.write"}})()
 	for _, tc := range []struct {
 		grant   string
 		wantErr string // substring; empty means valid
@@ -24,8 +28,10 @@ func TestValidateCapability(t *testing.T) {
 		{"schedule.manage", ""},       // built (issue 28)
 		{"tool.call:evolve_core", ""}, // built (issue 27)
 		{"tool.call:future_tool", "future_tool (toolset demiurge_control)"}, // the stand-in unbuilt tool
-		{"tool.call:rollback_core", ""},                                     // built (issue 27)
-		{"tool.call:delegate_task", ""},                                     // built (issue 26)
+		{"tool.call:future_report", "future_report (toolset demiurge_control)"},
+		{"report.write", "future_report (toolset demiurge_control)"},
+		{"tool.call:rollback_core", ""}, // built (issue 27)
+		{"tool.call:delegate_task", ""}, // built (issue 26)
 		{"tool.call:schedule_manage", ""},
 		{"session.read", ""},
 		{"mcp.connect:github", ""},

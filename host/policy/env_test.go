@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -95,5 +96,26 @@ func TestEnvKeys(t *testing.T) {
 	got := EnvKeys([]string{"B=2", "A=1=x", "B=3", "C="})
 	if !slices.Equal(got, []string{"A", "B", "C"}) {
 		t.Fatalf("EnvKeys = %v", got)
+	}
+}
+
+// TestEnvOverlayLimitsAreInclusive: an overlay of MaxEnvOverlayKeys
+// variables, each of MaxEnvOverlayValue bytes, is accepted; one more
+// variable or one more byte is refused.
+func TestEnvOverlayLimitsAreInclusive(t *testing.T) {
+	overlay := func(keys, size int) map[string]string {
+		m := map[string]string{}
+		for i := range keys {
+			m[fmt.Sprintf("V%d", i)] = strings.Repeat("x", size)
+		}
+		return m
+	}
+	if err := CheckEnvOverlay(overlay(MaxEnvOverlayKeys, MaxEnvOverlayValue)); err != nil {
+		t.Errorf("at the limits: %v", err)
+	}
+	for _, o := range []map[string]string{overlay(MaxEnvOverlayKeys+1, 1), overlay(1, MaxEnvOverlayValue+1)} {
+		if err := CheckEnvOverlay(o); err == nil || !strings.Contains(err.Error(), "the most is") {
+			t.Errorf("past a limit (%d keys): %v", len(o), err)
+		}
 	}
 }
