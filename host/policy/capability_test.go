@@ -34,6 +34,7 @@ func TestValidateCapability(t *testing.T) {
 		{"tool.call:delegate_task", ""}, // built (issue 26)
 		{"tool.call:schedule_manage", ""},
 		{"session.read", ""},
+		{"fs.reed", `did you mean "fs.read"?`},
 		{"mcp.connect:github", ""},
 		{"mcp.call:git-hub.v2", ""},
 		{"mcp.call:*", ""},

@@ -119,3 +119,24 @@ func TestEnvOverlayLimitsAreInclusive(t *testing.T) {
 		}
 	}
 }
+
+// TestCommandEnvTakesTheHostsTZ: with no configured timezone, the host's
+// TZ is kept wherever it stands in the host's environment, the last of
+// two winning as in getenv.
+func TestCommandEnvTakesTheHostsTZ(t *testing.T) {
+	for _, tc := range []struct {
+		host []string
+		want string
+	}{
+		{[]string{"TZ=Asia/Tokyo", "PATH=/bin"}, "TZ=Asia/Tokyo"},
+		{[]string{"PATH=/bin", "TZ=UTC", "TZ=Europe/Paris"}, "TZ=Europe/Paris"},
+	} {
+		env, err := BuildCommandEnv(EnvOptions{Host: tc.host, Home: "/h"}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Contains(env, tc.want) {
+			t.Errorf("host %q: env %q lacks %s", tc.host, env, tc.want)
+		}
+	}
+}
