@@ -2,7 +2,6 @@ package approval
 
 import (
 	"fmt"
-	"io"
 	"strconv"
 	"strings"
 
@@ -25,18 +24,6 @@ func CardText(req Request) string {
 	cardBody(&b, req)
 	return strings.TrimSpace(b.String())
 }
-
-// writeCard prints the compact approval card. Every model-controlled
-// string is made inert first: an escape sequence in a path or preview
-// must not repaint the prompt.
-func writeCard(w io.Writer, req Request) error {
-	card := PromptCard(req)
-	_, err := io.WriteString(w, card.Body+prompt.Question(card))
-	return err
-}
-
-// cardQuestion is the card's last line, the question itself.
-func cardQuestion(req Request) string { return prompt.Question(PromptCard(req)) }
 
 func cardBody(b *strings.Builder, req Request) {
 	fmt.Fprintf(b, "\napproval needed: %s  (risk %s, policy %s)\n", Inert(req.Tool), req.Risk, req.Policy)

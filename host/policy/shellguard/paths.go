@@ -238,13 +238,6 @@ func (g *guard) listTreeFollowing(p string, f *finding) {
 	g.readTreeWith(p, treeMode{namesOnly: true}, f)
 }
 
-// readTreeVisible is readTree for ripgrep's default walk: hidden entries
-// and nested symlinks are skipped, as rg skips them without --hidden and
-// -L. Its .gitignore handling is not modelled (it only reads less).
-func (g *guard) readTreeVisible(p string, f *finding) {
-	g.readTreeWith(p, treeMode{skipHidden: true, noFollow: true}, f)
-}
-
 func (g *guard) readTreeWith(p string, mode treeMode, f *finding) {
 	resolved, dir := g.judgePath(p, f)
 	if resolved == "" || !dir {

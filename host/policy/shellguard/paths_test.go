@@ -191,11 +191,9 @@ func TestReadTreeVisible(t *testing.T) {
 		{"jump", Prompt},     // the operand leaves the workspace
 		{"link_env", Prompt},
 	} {
-		g := newGuard(w.options(""))
-		var f finding
-		g.readTreeVisible(tc.tree, &f)
-		if f.decision != tc.want {
-			t.Errorf("readTreeVisible(%q) = %v %q, want %v", tc.tree, f.decision, f.reasons, tc.want)
+		// rg's own judgement, as a command: the walk rgPost picks.
+		if v := Check("rg -n TODO "+tc.tree, w.options("")); v.Decision != tc.want {
+			t.Errorf("rg -n TODO %s = %v %q, want %v", tc.tree, v.Decision, v.Reasons, tc.want)
 		}
 	}
 	// The full walk (grep -r) reads them all.
