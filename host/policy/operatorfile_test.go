@@ -55,3 +55,49 @@ func TestAnOperatorFileIsJudgedWhereItWasOpened(t *testing.T) {
 		t.Fatalf("the operator's file: %q %v", data, err)
 	}
 }
+
+// TestAnOperatorFileOthersMayWriteIsRefused: ReadOperatorFile refuses a
+// file another user may write, in a directory another user may write, or
+// in a directory under one (a rename of the directory would swap it); a
+// directory further up is the system's (/tmp is 1777) and is not judged.
+// A file of OperatorFileMax bytes is read; one byte more is refused.
+func TestAnOperatorFileOthersMayWriteIsRefused(t *testing.T) {
+	top := t.TempDir()
+	open := filepath.Join(top, "open")
+	for _, d := range []string{open + "/sub/deeper", top + "/own"} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Chmod(open, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	put := func(p string, mode os.FileMode, size int) string {
+		t.Helper()
+		if err := os.WriteFile(p, make([]byte, size), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(p, mode); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	for _, tc := range []struct {
+		file, refusal string
+	}{
+		{put(open+"/grants.yaml", 0o600, 1), "writable by others"},
+		{put(open+"/sub/grants.yaml", 0o600, 1), "writable by others"},
+		{put(top+"/own/shared.yaml", 0o666, 1), "writable by others"},
+		{put(top+"/own/big.yaml", 0o600, OperatorFileMax+1), "is over"},
+		{put(open+"/sub/deeper/grants.yaml", 0o600, 1), ""},
+		{put(top+"/own/full.yaml", 0o600, OperatorFileMax), ""},
+	} {
+		data, err := ReadOperatorFile(tc.file, "grants file", nil)
+		switch {
+		case tc.refusal == "" && (err != nil || data == nil):
+			t.Errorf("%s: %v, want it read", tc.file, err)
+		case tc.refusal != "" && (err == nil || !strings.Contains(err.Error(), tc.refusal)):
+			t.Errorf("%s: %v, want a refusal naming %q", tc.file, err, tc.refusal)
+		}
+	}
+}
