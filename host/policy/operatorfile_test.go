@@ -101,3 +101,36 @@ func TestAnOperatorFileOthersMayWriteIsRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestOperatorFilePlaceSeesThroughLinks: a file whose directory is a link
+// into a workspace, and a file in a workspace named (in off) through a
+// link, are both inside it, by OperatorFilePlace alone and when read.
+func TestOperatorFilePlaceSeesThroughLinks(t *testing.T) {
+	top := t.TempDir()
+	ws := filepath.Join(top, "ws")
+	if err := os.MkdirAll(filepath.Join(ws, "cfg"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(ws, "cfg", "grants.yaml"), []byte("x\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for name, target := range map[string]string{"cfglink": filepath.Join(ws, "cfg"), "wslink": ws} {
+		if err := os.Symlink(target, filepath.Join(top, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		file, off string
+	}{
+		{filepath.Join(top, "cfglink", "grants.yaml"), ws},
+		{filepath.Join(ws, "cfg", "grants.yaml"), filepath.Join(top, "wslink")},
+	} {
+		off := []AgentDir{{Name: "workspace", Path: tc.off}}
+		if err := OperatorFilePlace(tc.file, "grants file", off); err == nil || !strings.Contains(err.Error(), "where an agent may write") {
+			t.Errorf("OperatorFilePlace(%s, off %s): %v", tc.file, tc.off, err)
+		}
+		if _, err := ReadOperatorFile(tc.file, "grants file", off); err == nil || !strings.Contains(err.Error(), "where an agent may write") {
+			t.Errorf("ReadOperatorFile(%s, off %s): %v", tc.file, tc.off, err)
+		}
+	}
+}

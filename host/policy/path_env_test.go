@@ -56,4 +56,9 @@ func TestAllowedCommandsFindNoProgramInTheWorkspace(t *testing.T) {
 	if got := lw.GuardedPath([]string{"PATH=" + filepath.Join(ws, "bin") + ":/usr/bin"}); !slices.Equal(got, []string{"PATH=/usr/bin"}) {
 		t.Fatalf("workspace through a link: %q", got)
 	}
+	// The same, written as a literal (no resolved root kept): the root's
+	// links are resolved when the PATH is judged.
+	if got := (Workspace{Root: filepath.Join(dir, "linkws")}).GuardedPath([]string{"PATH=" + filepath.Join(ws, "bin") + ":/usr/bin"}); !slices.Equal(got, []string{"PATH=/usr/bin"}) {
+		t.Fatalf("a literal workspace through a link: %q", got)
+	}
 }
