@@ -69,13 +69,64 @@ func (g *guard) feed(c stdinConsumer, text string, tokens []string, depth int, f
 	}
 	if c.xargs != nil {
 		if tokens == nil {
-			tokens = strings.FieldsFunc(text, func(r rune) bool { return r == ' ' || r == '\t' || r == '\n' || r == 0 })
+			tokens = xargsItems(c.xargs, text)
 		}
 		if len(tokens) > 0 {
 			argv := append(append([]string{"xargs"}, c.xargs...), tokens...)
 			g.blocksOnly(f, func(tmp *finding) { g.judge(argv, depth+1, tmp) })
 		}
 	}
+}
+
+// xargsItems splits text into the items xargs, given args, reads from it:
+// at NULs with -0 (--null), at the one byte -d (--delimiter) names, else
+// at blanks and newlines. With -0 or -d an item keeps its blanks (echo
+// 'rm -rf /' | xargs -0 sh -c runs sh -c 'rm -rf /<newline>').
+func xargsItems(args []string, text string) []string {
+	sep, ok := "", false
+	i, _ := xargsOpts.skip(args)
+	for j := 0; j < i; j++ {
+		a := args[j]
+		switch {
+		case a == "--null" || len(a) > 3 && strings.HasPrefix("--null", a):
+			sep, ok = "\x00", true
+		case strings.HasPrefix(a, "--delimiter=") || a == "--delimiter" && j+1 < i:
+			v, attached := strings.CutPrefix(a, "--delimiter=")
+			if !attached {
+				j++
+				v = args[j]
+			}
+			sep, ok = decodeANSIC(v), true
+		case strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--"):
+			for k := 1; k < len(a); k++ {
+				if a[k] == '0' {
+					sep, ok = "\x00", true
+					continue
+				}
+				if !xargsOpts.value["-"+a[k:k+1]] {
+					continue
+				}
+				if a[k] == 'd' {
+					v := a[k+1:]
+					if v == "" && j+1 < i {
+						v = args[j+1]
+					}
+					sep, ok = decodeANSIC(v), true
+				}
+				break
+			}
+		}
+	}
+	if !ok || len(sep) != 1 {
+		return strings.FieldsFunc(text, func(r rune) bool { return r == ' ' || r == '\t' || r == '\n' || r == 0 })
+	}
+	var items []string
+	for _, it := range strings.Split(text, sep) {
+		if it != "" {
+			items = append(items, it)
+		}
+	}
+	return items
 }
 
 // feedOf reads what a statement prints, when the guard can tell: the text
@@ -99,6 +150,15 @@ func feedOf(s *syntax.Stmt) (text string, tokens []string, ok bool) {
 			return feedOf(c.Y)
 		}
 		return "", nil, false
+	case *syntax.Subshell:
+		// (echo 'rm -rf /') | sh: one statement prints what it prints.
+		if len(c.Stmts) == 1 {
+			return feedOf(c.Stmts[0])
+		}
+	case *syntax.Block:
+		if len(c.Stmts) == 1 {
+			return feedOf(c.Stmts[0])
+		}
 	case *syntax.CallExpr:
 		if len(c.Args) == 0 {
 			return "", nil, false
