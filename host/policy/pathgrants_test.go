@@ -68,6 +68,18 @@ func TestPathGrantsMatchTheirPathOnly(t *testing.T) {
 	if got := g.ForCore("", coreDir).For("tools/deploy"); len(got) != 1 || got[0].Capability != "network.fetch" {
 		t.Errorf("the directory core: %v", got)
 	}
+	// A core directory named through a link is the directory it leads to.
+	link := filepath.Join(t.TempDir(), "corelink")
+	if err := os.Symlink(coreDir, link); err != nil {
+		t.Fatal(err)
+	}
+	lg, err := LoadPathGrants(writeGrants(t, "cores:\n  "+link+":\n    \"**\": [network.fetch]\n"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := lg.ForCore("", coreDir).For("tools/deploy"); len(got) != 1 {
+		t.Errorf("the directory core named through a link: %v", got)
+	}
 	if got := g.ForCore("", filepath.Join(coreDir, "x")).For("tools/deploy"); got != nil {
 		t.Errorf("a directory beneath the core got %v", got)
 	}
@@ -95,6 +107,10 @@ func TestPathGrantsRefused(t *testing.T) {
 		{"cores:\n  x:\n    'tools/dep\\*loy': [fs.read]\n", `'\\' is not allowed`},
 		{"cores:\n  x:\n    tools/dep?oy: [fs.read]\n", `'?' is not allowed`},
 		{"cores:\n  x:\n    tools/{a,b}: [fs.read]\n", `'{' is not allowed`},
+		{"cores:\n  x:\n    tools/a@b: [fs.read]\n", `'@' is not allowed`},
+		{"cores:\n  x:\n    tools/a[b: [fs.read]\n", `'[' is not allowed`},
+		{"cores:\n  x:\n    'tools/a`b': [fs.read]\n", "'`' is not allowed"},
+		{"cores:\n  x:\n    'tools/a:b': [fs.read]\n", `':' is not allowed`},
 		{"cores:\n  x:\n    tools/a**: [fs.read]\n", `** must be a whole segment`},
 		{"cores:\n  x:\n    tools/a: [fs.read]\n    tools/a: [fs.write]\n", `:4: cores.x.tools/a: this pattern is written twice`},
 		{"cores:\n  x:\n    tools/a: []\n", `:3: cores.x.tools/a: want a non-empty list`},
@@ -125,7 +141,7 @@ func TestPathGrantsRefused(t *testing.T) {
 		}
 	}
 	// The allowed shapes.
-	for _, ok := range []string{"", "cores: {}\n", "cores: {x: {tools/a: [fs.read, secret.bind:A, tool.call:a, network.fetch, session.read, fs.write, terminal.exec]}}\n", "cores: {x: {\"tools/*_ci/**\": [fs.read]}}\n"} {
+	for _, ok := range []string{"", "cores: {}\n", "cores: {x: {tools/a: [fs.read, secret.bind:A, tool.call:a, network.fetch, session.read, fs.write, terminal.exec]}}\n", "cores: {x: {\"tools/*_ci/**\": [fs.read]}}\n", "cores: {x: {tools/zAZ09: [fs.read]}}\n"} {
 		if _, err := LoadPathGrants(writeGrants(t, ok), nil); err != nil {
 			t.Errorf("%q: %v", ok, err)
 		}
