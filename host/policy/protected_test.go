@@ -169,3 +169,26 @@ func TestAssessMarksOnlyWritesToProtectedPaths(t *testing.T) {
 		}
 	}
 }
+
+// TestCoreNamedThroughALinkIsProtected: a core slot the workspace names
+// through a symlink (agentlink/tools, agentlink -> agent) protects the
+// directory it leads to, written by its real name.
+func TestCoreNamedThroughALinkIsProtected(t *testing.T) {
+	base, _ := filepath.EvalSymlinks(t.TempDir())
+	root := filepath.Join(base, "ws")
+	if err := os.MkdirAll(root+"/agent/tools", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("agent", root+"/agentlink"); err != nil {
+		t.Fatal(err)
+	}
+	ws := Workspace{Root: root, Core: []string{root + "/agentlink/tools"}}
+	for _, p := range []string{root + "/agent/tools/evil/tool.yaml", root + "/agentlink/tools/evil/tool.yaml"} {
+		if why := ws.ProtectedWhy(p); why == "" {
+			t.Errorf("ProtectedWhy(%s) is empty", p)
+		}
+	}
+	if why := ws.ProtectedWhy(root + "/agent/notes.md"); why != "" {
+		t.Errorf("agent/notes.md: %s", why)
+	}
+}
