@@ -192,3 +192,29 @@ func TestCoreNamedThroughALinkIsProtected(t *testing.T) {
 		t.Errorf("agent/notes.md: %s", why)
 	}
 }
+
+// TestStateNamedThroughALink: a state (or configuration) directory given
+// through a symlink holds what lies under the directory it leads to,
+// written by its real name.
+func TestStateNamedThroughALink(t *testing.T) {
+	base, _ := filepath.EvalSymlinks(t.TempDir())
+	for _, d := range []string{base + "/ws", base + "/state/packages", base + "/config"} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, target := range map[string]string{"statelink": "state", "configlink": "config"} {
+		if err := os.Symlink(target, filepath.Join(base, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ws := Workspace{Root: base + "/ws", State: base + "/statelink", Config: base + "/configlink"}
+	for _, p := range []string{base + "/state/packages/lock.json", base + "/config/mcp-private.yaml", base + "/statelink/x"} {
+		if !ws.InState(p) {
+			t.Errorf("InState(%s) = false", p)
+		}
+	}
+	if ws.InState(base + "/ws/x") {
+		t.Error("a workspace file is in the state")
+	}
+}
