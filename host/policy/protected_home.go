@@ -29,7 +29,7 @@ func homeConfigWhy(p string, real RealPath) string {
 	for _, h := range homes {
 		for _, q := range []string{p, real.Abs} {
 			rel, in := within(h, q)
-			if !in || rel == "" {
+			if !in || rel == "." { // the home itself is no configuration
 				continue
 			}
 			first, _, _ := strings.Cut(filepath.ToSlash(rel), "/")

@@ -218,3 +218,38 @@ func TestStateNamedThroughALink(t *testing.T) {
 		t.Error("a workspace file is in the state")
 	}
 }
+
+// TestHomeConfigurationIsProtected: under the operator's home, a
+// dot-entry and ~/bin are protected, as written and through a link to
+// the home (a home named through a link, as HOME=/home/u with /home ->
+// /data/home); other files, and the home itself, are not.
+func TestHomeConfigurationIsProtected(t *testing.T) {
+	base, _ := filepath.EvalSymlinks(t.TempDir())
+	home := filepath.Join(base, "data", "u")
+	for _, d := range []string{home + "/.config/git", home + "/bin", home + "/proj"} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(filepath.Join(base, "data"), filepath.Join(base, "home")); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("HOME", filepath.Join(base, "home", "u"))
+	ws := Workspace{Root: home}
+	for _, tc := range []struct {
+		p         string
+		protected bool
+	}{
+		{home + "/.bashrc", true}, {home + "/.config/git/config", true}, {home + "/bin/ls", true},
+		{base + "/home/u/.profile", true}, {base + "/home/u/bin/x", true},
+		{home + "/proj/main.go", false}, {home + "/notes.txt", false}, {home, false}, {base + "/home/u/notes.txt", false},
+	} {
+		if got := ws.ProtectedWhy(tc.p) != ""; got != tc.protected {
+			t.Errorf("ProtectedWhy(%s) protected = %v, want %v: %s", tc.p, got, tc.protected, ws.ProtectedWhy(tc.p))
+		}
+	}
+	t.Setenv("HOME", "relative/home")
+	if why := ws.ProtectedWhy(home + "/.bashrc"); why != "" {
+		t.Errorf("a relative HOME protected %s: %s", home+"/.bashrc", why)
+	}
+}

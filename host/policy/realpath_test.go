@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -79,5 +80,32 @@ func TestJoinAndIsLinkMatchTheLibrary(t *testing.T) {
 		if (err == nil) != (werr == nil) || (werr == nil && link != (fi.Mode()&os.ModeSymlink != 0)) {
 			t.Errorf("isLink(%q) = %v, %v; os.Lstat %v, %v", p, link, err, fi, werr)
 		}
+	}
+}
+
+// TestRealPathFollowsFortyLinks: a chain of maxSymlinkHops links resolves,
+// as the kernel's path walk does (its limit is 40); one more is a loop.
+func TestRealPathFollowsFortyLinks(t *testing.T) {
+	dir, _ := filepath.EvalSymlinks(t.TempDir())
+	if err := os.WriteFile(filepath.Join(dir, "end"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	prev := "end"
+	for i := 1; i <= maxSymlinkHops+1; i++ {
+		name := fmt.Sprintf("l%d", i)
+		if err := os.Symlink(prev, filepath.Join(dir, name)); err != nil {
+			t.Fatal(err)
+		}
+		prev = name
+	}
+	last := filepath.Join(dir, fmt.Sprintf("l%d", maxSymlinkHops))
+	if got, err := realPath(last); err != nil || got != filepath.Join(dir, "end") {
+		t.Errorf("%d links: %q, %v", maxSymlinkHops, got, err)
+	}
+	if _, err := filepath.EvalSymlinks(last); err != nil {
+		t.Errorf("the library refuses %d links: %v", maxSymlinkHops, err)
+	}
+	if _, err := realPath(filepath.Join(dir, fmt.Sprintf("l%d", maxSymlinkHops+1))); err == nil {
+		t.Errorf("%d links resolved", maxSymlinkHops+1)
 	}
 }

@@ -118,6 +118,10 @@ func TestBindingPlanRemaining(t *testing.T) {
 	if _, err := plan.Remaining(now.Add(6 * time.Second)); err == nil || !strings.Contains(err.Error(), "expired") {
 		t.Fatalf("an expired binding was still good: %v", err)
 	}
+	// At the very instant it expires, a binding is expired.
+	if _, err := plan.Remaining(now.Add(5 * time.Second)); err == nil || !strings.Contains(err.Error(), "expired") {
+		t.Fatalf("a binding at its expiry was still good: %v", err)
+	}
 	if left, err := (BindingPlan{}).Remaining(now); left != 0 || err != nil {
 		t.Fatalf("empty plan: %v %v", left, err)
 	}
