@@ -95,3 +95,31 @@ func mustWrite(t *testing.T, name, text string) {
 		t.Fatal(err)
 	}
 }
+
+// TestGitProgramByRelativeNameThroughALinkedRoot: a relative word of a
+// program-naming value (core.pager = tools/pager) names that path below
+// any directory git runs in (sub/tools/pager for git run in sub); with the
+// workspace given through a link, a link inside it that leads there is
+// the program too.
+func TestGitProgramByRelativeNameThroughALinkedRoot(t *testing.T) {
+	base, _ := filepath.EvalSymlinks(t.TempDir())
+	root := filepath.Join(base, "ws")
+	mustMkdir(t, root+"/.git", root+"/sub/tools")
+	mustWrite(t, root+"/.git/config", "[core]\n\tpager = tools/pager\n")
+	mustWrite(t, root+"/sub/tools/pager", "#!/bin/sh\n")
+	if err := os.Symlink(root, base+"/wslink"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("tools/pager", root+"/sub/alias"); err != nil {
+		t.Fatal(err)
+	}
+	ws := Workspace{Root: base + "/wslink"}
+	for _, p := range []string{base + "/wslink/sub/tools/pager", base + "/wslink/sub/alias"} {
+		if why := ws.ProtectedWhy(p); !strings.Contains(why, "relative to the directory git runs in") {
+			t.Errorf("ProtectedWhy(%s) = %q", p, why)
+		}
+	}
+	if why := ws.ProtectedWhy(base + "/wslink/sub/other"); why != "" {
+		t.Errorf("sub/other: %q", why)
+	}
+}
