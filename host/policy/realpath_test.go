@@ -109,3 +109,20 @@ func TestRealPathFollowsFortyLinks(t *testing.T) {
 		t.Errorf("%d links resolved", maxSymlinkHops+1)
 	}
 }
+
+// TestRealOfALiteralWorkspaceThroughALink: a Workspace written as a
+// literal (no resolved root kept) whose root is a link places a real path
+// under the root it leads to.
+func TestRealOfALiteralWorkspaceThroughALink(t *testing.T) {
+	base, _ := filepath.EvalSymlinks(t.TempDir())
+	if err := os.MkdirAll(base+"/ws/src", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(base+"/ws", base+"/wslink"); err != nil {
+		t.Fatal(err)
+	}
+	r := (Workspace{Root: base + "/wslink"}).Real(base + "/ws/src/a.go")
+	if !r.Inside || r.Rel != "src/a.go" {
+		t.Errorf("Real = %+v, want inside at src/a.go", r)
+	}
+}

@@ -143,6 +143,7 @@ func TestParseBindingRequests(t *testing.T) {
 		{name: "unknown field", in: `[{"source":"env:A","value":"x"}]`, wantErr: "unknown field"},
 		{name: "source not a string", in: `[{"source":1}]`, wantErr: "must be a string"},
 		{name: "too many", in: "[" + strings.Repeat(`{"source":"env:A"},`, MaxSecretBindings) + `{"source":"env:A"}]`, wantErr: "the most is"},
+		{name: "as many as allowed", in: "[" + strings.Repeat(`{"source":"env:A"},`, MaxSecretBindings-1) + `{"source":"env:A"}]`, n: MaxSecretBindings},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -162,7 +163,26 @@ func TestParseBindingRequests(t *testing.T) {
 			if err != nil || len(got) != tc.n {
 				t.Fatalf("got %v, %v", got, err)
 			}
+			if tc.name == "one" && (got[0].Source != "env:A" || got[0].Target != "B" || got[0].ExpiresInSeconds == nil || *got[0].ExpiresInSeconds != 5) {
+				t.Fatalf("fields read as %+v", got[0])
+			}
 		})
+	}
+}
+
+// TestWholeNumber: a number is whole only when it has no fraction and
+// float64 holds it exactly (below 2^53).
+func TestWholeNumber(t *testing.T) {
+	for _, tc := range []struct {
+		v    any
+		want bool
+	}{
+		{json.Number("7"), true}, {json.Number("7.5"), false}, {7, true}, {int64(-3), true},
+		{3.0, true}, {3.5, false}, {float64(1<<53 - 1), true}, {float64(1 << 53), false}, {-float64(1 << 53), false}, {1e300, false}, {"7", false},
+	} {
+		if _, ok := WholeNumber(tc.v); ok != tc.want {
+			t.Errorf("WholeNumber(%v) ok = %v, want %v", tc.v, ok, tc.want)
+		}
 	}
 }
 
