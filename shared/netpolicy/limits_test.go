@@ -80,3 +80,23 @@ func TestCancelledLookupSaysSo(t *testing.T) {
 		t.Errorf("cancelled lookup: %v", err)
 	}
 }
+
+// TestPortBoundsAndTheLoopbackAllowanceOnly: ports 1 and 65535 are
+// ports; the tests' loopback allowance lets loopback through Check, and
+// no other refused class, as an address or as a name.
+func TestPortBoundsAndTheLoopbackAllowanceOnly(t *testing.T) {
+	for _, raw := range []string{"http://example.com:1/", "https://example.com:65535/"} {
+		if _, err := Parse(raw); err != nil {
+			t.Errorf("Parse(%s): %v", raw, err)
+		}
+	}
+	p := New(Options{AllowLoopbackForTests: true})
+	if _, err := p.Check("http://127.0.0.1:8080/"); err != nil {
+		t.Errorf("loopback under the allowance: %v", err)
+	}
+	for _, raw := range []string{"http://169.254.169.254/", "http://10.0.0.1/", "http://metadata.google.internal/"} {
+		if _, err := p.Check(raw); !errors.Is(err, ErrRefused) {
+			t.Errorf("Check(%s) under the loopback allowance: %v", raw, err)
+		}
+	}
+}
