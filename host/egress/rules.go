@@ -27,6 +27,9 @@ func (r Rule) String() string {
 	if r.Port == 0 {
 		return r.Host
 	}
+	if strings.Contains(r.Host, ":") {
+		return "[" + r.Host + "]:" + strconv.Itoa(int(r.Port))
+	}
 	return r.Host + ":" + strconv.Itoa(int(r.Port))
 }
 
@@ -42,12 +45,32 @@ func ParseRule(s string) (Rule, error) {
 	if strings.ContainsAny(s, "/@ \\") {
 		return Rule{}, fmt.Errorf("allowlist entry %q: want host, *.domain, host:port or *.domain:port", s)
 	}
-	host, portStr := s, ""
-	if i := strings.LastIndexByte(s, ':'); i >= 0 && !strings.Contains(s[:i], ":") {
-		host, portStr = s[:i], s[i+1:]
+	host, portStr, hasPort := s, "", false
+	switch colons := strings.Count(s, ":"); {
+	case strings.HasPrefix(s, "["):
+		// [v6] or [v6]:port: the port after the bracket, never inside.
+		end := strings.IndexByte(s, ']')
+		if end < 0 {
+			return Rule{}, fmt.Errorf("allowlist entry %q: an IPv6 address ends with ]", s)
+		}
+		host = s[:end+1]
+		if rest := s[end+1:]; rest != "" {
+			if portStr, hasPort = strings.CutPrefix(rest, ":"); !hasPort {
+				return Rule{}, fmt.Errorf("allowlist entry %q: want [address]:port", s)
+			}
+		}
+	case colons == 1:
+		i := strings.IndexByte(s, ':')
+		host, portStr, hasPort = s[:i], s[i+1:], true
+	case colons > 1:
+		// A bare IPv6 address has no port; [address]:port names one.
+		if a, err := netip.ParseAddr(s); err != nil || !a.Is6() {
+			return Rule{}, fmt.Errorf("allowlist entry %q: want host, *.domain, host:port, *.domain:port or [IPv6]:port", s)
+		}
+		host = "[" + s + "]"
 	}
 	var port uint16
-	if portStr != "" {
+	if hasPort {
 		n, err := strconv.Atoi(portStr)
 		if err != nil || n < 1 || n > 65535 {
 			return Rule{}, fmt.Errorf("allowlist entry %q: the port must be between 1 and 65535", s)
@@ -59,7 +82,7 @@ func ParseRule(s string) (Rule, error) {
 	}
 	wild := strings.HasPrefix(host, "*.")
 	name := strings.TrimPrefix(host, "*.")
-	if strings.ContainsAny(name, "*/@ ") || name == "" {
+	if strings.ContainsAny(name, "*/@ ") || name == "" || wild && strings.HasPrefix(name, "[") {
 		return Rule{}, fmt.Errorf("allowlist entry %q: want host, *.domain, host:port or *.domain:port", s)
 	}
 	t, err := netpolicy.Parse("http://" + name + "/")
