@@ -35,3 +35,24 @@ func TestOptionClustersAsGetoptReadsThem(t *testing.T) {
 		}
 	}
 }
+
+// TestOptionsFoundInEverySpelling: hasOpt finds an option however getopt
+// would take it: a long option's unambiguous abbreviation (more than
+// "--xy"), with its value attached, and a short option with its value
+// attached or inside a cluster.
+func TestOptionsFoundInEverySpelling(t *testing.T) {
+	for _, cmd := range []string{
+		"xargs --arg-file list echo", "xargs --arg-file=list echo", "xargs --arg-f=list echo", "xargs --arg list echo",
+		"xargs -a list echo", "xargs -alist echo", "xargs -ta list echo", "xargs -0alist echo",
+	} {
+		v := Check(cmd, tableOptions)
+		if !strings.Contains(strings.Join(v.Reasons, ";"), "reads its arguments from a file") {
+			t.Errorf("Check(%q) = %v %q: the argument file not seen", cmd, v.Decision, v.Reasons)
+		}
+	}
+	// "--a" is left to the unknown-option rule (getopt's abbreviations
+	// are judged from three letters of the name on: --ar is --arg-file).
+	if v := Check("xargs --a list echo", tableOptions); v.Decision == Allow || strings.Contains(strings.Join(v.Reasons, ";"), "reads its arguments from a file") {
+		t.Errorf("--a: %v %q", v.Decision, v.Reasons)
+	}
+}
