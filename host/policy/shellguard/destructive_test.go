@@ -109,6 +109,7 @@ var blockFind = []string{
 	"find / \\( ! -name x \\) -delete", "find ~ ! -newer x -exec rm -f {} +",
 	"echo / | xargs rm -rf", "ls / | xargs rm -rf", "echo ~ | xargs rm -rf", "printf '/\\n' | xargs rm -rf", "printf '%s\\n' / | xargs rm -rf",
 	"echo / | xargs -I{} rm -rf {}", "find / | xargs rm -rf", "echo / | sudo xargs rm -rf", "ls ~ | xargs -n1 rm -rf",
+	"find | xargs rm -rf", "find -L | xargs rm -rf",
 	// the feeder in a subshell or a group; xargs's items at NULs or at
 	// its delimiter, blanks kept
 	"(echo 'rm -rf /') | sh", "{ echo 'rm -rf /'; } | bash", "echo 'rm -rf /' | xargs -0 sh -c", "echo 'rm -rf ~' | xargs -d '\\n' sh -c",
@@ -169,6 +170,9 @@ var harmless = []string{
 	"kill -9 1234", "kill 1234", "kill -1", "kill -1 1234", "kill -s HUP 1234", "kill -l", "kill -0 1", "kill -9 %1", "kill -- 1234",
 	"pkill -f 'node server.js'", "pkill node", "pkill -9 -f pytest", "pkill -u u node", "killall node", "killall -9 python3",
 	"find . -name '*.o' -delete", "find build -delete", "find src -name '*.pyc' -delete", "find . -type f -name '*.tmp' -delete",
+	// what find lists from its own start, not ".", is what xargs gets;
+	// a feeder with nothing to feed, or xargs missing -d's value
+	"find build | xargs rm -rf", "printf | sh", "echo / | xargs -d", "echo - | sh",
 	// an item xargs reads whole: "notes /" and "rm -rf /tmp/x" are no root
 	"echo 'notes /' | xargs -0 rm -rf", "echo 'notes /' | xargs -d , rm -rf", "echo 'notes /' | xargs --delimiter , rm -rf", "echo 'rm -rf /tmp/x' | xargs -0 sh -c", "(echo 'rm -rf build') | sh",
 	// a negated test without a value, then a narrowing one
