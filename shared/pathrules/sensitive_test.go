@@ -8,6 +8,24 @@ func TestIsSensitive(t *testing.T) {
 		want bool
 	}{
 		{".env", true},
+		// case folded at each bound of A-Z, and backslashes read as
+		// separators
+		{".Aws/credentials", true},
+		{".kubE/config", true},
+		{"sub\\.ssh\\id_rsa", true},
+		{".Zsh_history", true},
+		// .config/gh and .config/gcloud, not the rest of .config
+		{".config/gh/hosts.yml", true},
+		{".config/gcloud/credentials.db", true},
+		{".config/nvim/init.vim", false},
+		// a pair's exact name, not its siblings
+		{".composer/auth.json", true},
+		{".composer/composer.json", false},
+		// /proc by number: 0 and 9 are digits, a name is none
+		{"/proc/0/environ", true},
+		{"/proc/9/environ", true},
+		{"/proc/19/task/90/environ", true},
+		{"/proc/sys/environ", false},
 		{".env.local", true},
 		{"./.env.local", true},
 		{"app/.env.production", true},
