@@ -13,7 +13,7 @@ func TestIsSensitive(t *testing.T) {
 		{".Aws/credentials", true},
 		{".kubE/config", true},
 		{"sub\\.ssh\\id_rsa", true},
-		{".Zsh_history", true},
+		{".aZure/profile", true},
 		// .config/gh and .config/gcloud, not the rest of .config
 		{".config/gh/hosts.yml", true},
 		{".config/gcloud/credentials.db", true},
