@@ -107,6 +107,9 @@ var blockFind = []string{
 	"find / ! \\( -name x \\) -delete", "find / -not \\( -name x -o -name y \\) -delete", "find / ! -exec test -f {} \\; -delete",
 	"find / ! '(' -empty ')' -delete", "find / ! -empty -delete", "find / ! -type d -delete", "find / ! -prune -delete",
 	"find / \\( ! -name x \\) -delete", "find ~ ! -newer x -exec rm -f {} +",
+	// what follows an -exec's + and a write's file is find's again
+	"find . -exec true {} + -exec mkfs.ext4 /dev/sda \\;", "find . -fprint out -exec mkfs.ext4 /dev/sda \\;",
+	"find . -fprintf out %p -exec mkfs.ext4 /dev/sda \\;",
 	"echo / | xargs rm -rf", "ls / | xargs rm -rf", "echo ~ | xargs rm -rf", "printf '/\\n' | xargs rm -rf", "printf '%s\\n' / | xargs rm -rf",
 	"echo / | xargs -I{} rm -rf {}", "find / | xargs rm -rf", "echo / | sudo xargs rm -rf", "ls ~ | xargs -n1 rm -rf",
 	"find | xargs rm -rf", "find -L | xargs rm -rf",

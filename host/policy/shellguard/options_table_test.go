@@ -266,6 +266,11 @@ var optionRows = []row{
 	{"find . -fls out.txt", Prompt, High},
 	{"find . -frobnicate", Prompt, High},
 	{"find . -files0-from list.txt", Prompt, Medium},
+	{"find . -files0-from .env", Prompt, High},
+	{"find . -newermt .env", Allow, Low}, // t: a time, no file read
+	{"find . -newer", Allow, Low},        // a value missing: find refuses it
+	{"find . -newerma", Allow, Low},
+	{"find . -samefile", Allow, Low},
 	{"find . -name -delete", Allow, Low}, // -delete is the name sought
 
 	// printf -v and the other builtins that change what later commands
