@@ -267,8 +267,10 @@ var optionRows = []row{
 	{"find . -frobnicate", Prompt, High},
 	{"find . -files0-from list.txt", Prompt, Medium},
 	{"find . -files0-from .env", Prompt, High},
-	{"find . -newermt .env", Allow, Low}, // t: a time, no file read
-	{"find . -newer", Allow, Low},        // a value missing: find refuses it
+	{"find . -newermt .env", Allow, Low},       // t: a time, no file read
+	{"find . -newerat 2020-01-01", Allow, Low}, // a: the first of aBcm
+	{"find . -newerma main.go", Allow, Low},    // Y a: a file, read
+	{"find . -newer", Allow, Low},              // a value missing: find refuses it
 	{"find . -newerma", Allow, Low},
 	{"find . -samefile", Allow, Low},
 	{"find . -name -delete", Allow, Low}, // -delete is the name sought
