@@ -325,3 +325,25 @@ func TestPromotesRacingOneLoses(t *testing.T) {
 	}
 	realGit(t, r, "fsck", "--strict")
 }
+
+// TestReviewOfANewCore: a run that adds a whole core (agents/<id>/, with
+// an MCP server) is reviewed as a core with nothing before it: its MCP
+// server is new, a widening, and its change is named; nothing faults on
+// the core live lacks.
+func TestReviewOfANewCore(t *testing.T) {
+	r := setup(t)
+	run := start(t, r, "alice")
+	agents := AgentsDir(r.StateDir, run.ID)
+	write(t, filepath.Join(agents, "helper/agent.yaml"), "name: helper\nslots:\n  mcp: mcp\n")
+	write(t, filepath.Join(agents, "helper/mcp/docs.yaml"), "command: docs-server\n")
+	rev, err := Review(context.Background(), r, run.ID, "alice", loadGate, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(rev.Widens, "\n"); !strings.Contains(got, "core helper: new MCP server docs") {
+		t.Fatalf("widens %q", rev.Widens)
+	}
+	if len(rev.MCPChanged) != 1 || !strings.HasPrefix(rev.MCPChanged[0], "helper/docs none->") {
+		t.Fatalf("the MCP change of the new core: %q", rev.MCPChanged)
+	}
+}
