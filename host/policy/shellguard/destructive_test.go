@@ -111,7 +111,9 @@ var blockFind = []string{
 	"find . -exec true {} + -exec mkfs.ext4 /dev/sda \\;", "find . -fprint out -exec mkfs.ext4 /dev/sda \\;",
 	"find . -fprintf out %p -exec mkfs.ext4 /dev/sda \\;",
 	// an -exec's words are no tests of find's: -name there narrows nothing
-	"find / -exec test -name {} \\; -delete",
+	"find / -exec test -name {} \\; -delete", "find / -exec test -name \\; -delete",
+	// a test missing its value narrows nothing
+	"find / -delete -name", "find / -delete -regex",
 	"echo / | xargs rm -rf", "ls / | xargs rm -rf", "echo ~ | xargs rm -rf", "printf '/\\n' | xargs rm -rf", "printf '%s\\n' / | xargs rm -rf",
 	"echo / | xargs -I{} rm -rf {}", "find / | xargs rm -rf", "echo / | sudo xargs rm -rf", "ls ~ | xargs -n1 rm -rf",
 	"find | xargs rm -rf", "find -L | xargs rm -rf",
