@@ -107,6 +107,8 @@ var blockFind = []string{
 	"find / ! \\( -name x \\) -delete", "find / -not \\( -name x -o -name y \\) -delete", "find / ! -exec test -f {} \\; -delete",
 	"find / ! '(' -empty ')' -delete", "find / ! -empty -delete", "find / ! -type d -delete", "find / ! -prune -delete",
 	"find / \\( ! -name x \\) -delete", "find ~ ! -newer x -exec rm -f {} +",
+	"find / ! -exec test -name x \\; -delete", "find / ! -exec test -name x + -delete",
+	"find / \\( -name x \\) -o -delete", "find / \\( \\( -name x \\) \\) -o -delete",
 	// what follows an -exec's + and a write's file is find's again
 	"find . -exec true {} + -exec mkfs.ext4 /dev/sda \\;", "find . -fprint out -exec mkfs.ext4 /dev/sda \\;",
 	"find . -fprintf out %p -exec mkfs.ext4 /dev/sda \\;",

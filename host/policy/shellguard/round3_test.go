@@ -59,6 +59,8 @@ while True: os.fork()'`,
 		"seq 9 | xargs -tP 0 sleep",
 		"seq 9 | xargs -0P0 sleep",
 		"seq 9 | xargs -rtP 2000 sleep",
+		"seq 9 | xargs -P 1025 sleep",
+		"while true; do x=1 & done", // an assignment backgrounded: a subshell a turn
 	} {
 		if v := Check(cmd, tableOptions); v.Decision != Block {
 			t.Errorf("Check(%q) = %v %q, want block", cmd, v.Decision, v.Reasons)
@@ -68,6 +70,7 @@ while True: os.fork()'`,
 	for _, cmd := range []string{
 		"for f in a b; do echo $f; done",
 		"seq 3 | xargs -P 4 -n 1 echo",
+		"seq 3 | xargs -P 1024 -n 1 echo", // the bound itself
 	} {
 		if v := Check(cmd, tableOptions); v.Decision == Block {
 			t.Errorf("Check(%q) = block %q; an ordinary command", cmd, v.Reasons)
