@@ -56,3 +56,30 @@ func TestOptionsFoundInEverySpelling(t *testing.T) {
 		t.Errorf("--a: %v %q", v.Decision, v.Reasons)
 	}
 }
+
+// TestWrapperEdges: a wrapper with nothing to run is judged by what it
+// does alone (nice prints its niceness; timeout 5 asks), an unknown env
+// option asks, a deep chain of wrappers is too deep to review, a
+// backgrounded assignment is no re-run of $0, and $0 re-run through a
+// pipe (not through &&) is a fork bomb.
+func TestWrapperEdges(t *testing.T) {
+	for _, tc := range []struct {
+		cmd    string
+		want   Decision
+		reason string
+	}{
+		{"nice", Allow, ""},
+		{"timeout 5", Prompt, "without a command to run"},
+		{"env --frobnicate ls", Prompt, "env has an option the guard does not know"},
+		{"env -Q ls", Prompt, "env has an option the guard does not know"},
+		{strings.Repeat("env ", 200) + "ls", Block, "nested too deep"},
+		{"x=1 &", Prompt, "runs in the background"},
+		{"sh -c '$0 | $0' sh", Block, "fork bomb"},
+		{"sh -c '$0 && $0' sh", Prompt, "inline shell code"},
+	} {
+		v := Check(tc.cmd, tableOptions)
+		if v.Decision != tc.want || tc.reason != "" && !strings.Contains(strings.Join(v.Reasons, ";"), tc.reason) {
+			t.Errorf("Check(%.40q) = %v %q, want %v naming %q", tc.cmd, v.Decision, v.Reasons, tc.want, tc.reason)
+		}
+	}
+}
