@@ -121,7 +121,7 @@ var blockFind = []string{
 	"find | xargs rm -rf", "find -L | xargs rm -rf",
 	// the feeder in a subshell or a group; xargs's items at NULs or at
 	// its delimiter, blanks kept
-	"(echo 'rm -rf /') | sh", "{ echo 'rm -rf /'; } | bash", "echo 'rm -rf /' | xargs -0 sh -c", "echo 'rm -rf ~' | xargs -d '\\n' sh -c",
+	"(echo 'rm -rf /') | sh", "{ echo 'rm -rf /'; } | bash", "echo 'rm -rf /' |& cat | sh", "echo 'rm -rf /' | xargs -0 sh -c", "echo 'rm -rf ~' | xargs -d '\\n' sh -c",
 	"printf 'x\\0/\\0' | xargs -0 rm -rf", "echo / | xargs --null rm -rf", "echo / | xargs -0tn1 rm -rf", "echo 'rm -rf ~' | xargs --delimiter='\\n' sh -c",
 	"yes / | xargs rm -rf", "xargs rm -rf <<< /", "echo / | xargs -0 rm -rf", "printf '/\\0' | xargs -0 rm -rf",
 	"ls -d /* | xargs rm -rf", "find / -mtime +1 -delete", "find ~ -size +0 -delete", "find . -user u -delete", "find / -newer x -delete",
