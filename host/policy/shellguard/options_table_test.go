@@ -267,6 +267,7 @@ var optionRows = []row{
 	{"find . -frobnicate", Prompt, High},
 	{"find . -files0-from list.txt", Prompt, Medium},
 	{"find . -files0-from .env", Prompt, High},
+	{"find . -files0-from", Prompt, Medium},
 	{"find . -newermt .env", Allow, Low},       // t: a time, no file read
 	{"find . -newerat 2020-01-01", Allow, Low}, // a: the first of aBcm
 	{"find . -newerma main.go", Allow, Low},    // Y a: a file, read
