@@ -73,6 +73,12 @@ func TestExecUnderAnotherNameAsks(t *testing.T) {
 		"exec -c ls":                  Allow,
 		"exec ls":                     Allow,
 		"exec -a sh -- busybox -c id": Prompt,
+		"exec -a rm toybox -rf /":     Block,
+		"exec -arm busybox -rf /":     Block,
+		"exec -ca rm busybox -rf /":   Block, // a cluster: c, then a and its value
+		"exec -cla rm busybox -rf /":  Block,
+		"exec -carm busybox -rf /":    Block,
+		"exec -ca rm busybox ls":      Prompt,
 	})
 }
 

@@ -252,15 +252,28 @@ func wrapXargs(g *guard, name string, args []string, depth int, f *finding) stri
 	return g.judge(args[i:], depth+1, f)
 }
 
-// execArgv0 is the name exec -a gives, from exec's options.
+// execArgv0 is the name exec -a gives, from exec's options read as a
+// cluster is (exec -ca rm: the flags c and l, then a and its value, the
+// rest of the word or the next one).
 func execArgv0(opts []string) (string, bool) {
 	for i := 0; i < len(opts); i++ {
 		a := opts[i]
-		if a == "-a" && i+1 < len(opts) {
-			return opts[i+1], true
+		if !strings.HasPrefix(a, "-") || strings.HasPrefix(a, "--") {
+			continue
 		}
-		if strings.HasPrefix(a, "-a") && len(a) > 2 {
-			return a[2:], true
+		for k := 1; k < len(a); k++ {
+			switch a[k] {
+			case 'c', 'l':
+				continue
+			case 'a':
+				if k+1 < len(a) {
+					return a[k+1:], true
+				}
+				if i+1 < len(opts) {
+					return opts[i+1], true
+				}
+			}
+			break
 		}
 	}
 	return "", false
