@@ -116,6 +116,8 @@ var blockFind = []string{
 	"find / -exec test -name {} \\; -delete", "find / -exec test -name \\; -delete",
 	// a test missing its value narrows nothing
 	"find / -delete -name", "find / -delete -regex",
+	// expansions read as empty, up to their own end
+	"rm -rf $((1))/..", "rm -rf <(x)/..", "rm -rf ${X}/", "rm -rf $(true)/",
 	"echo / | xargs rm -rf", "ls / | xargs rm -rf", "echo ~ | xargs rm -rf", "printf '/\\n' | xargs rm -rf", "printf '%s\\n' / | xargs rm -rf",
 	"echo / | xargs -I{} rm -rf {}", "find / | xargs rm -rf", "echo / | sudo xargs rm -rf", "ls ~ | xargs -n1 rm -rf",
 	"find | xargs rm -rf", "find -L | xargs rm -rf",
@@ -181,7 +183,7 @@ var harmless = []string{
 	"find . -name '*.o' -delete", "find build -delete", "find src -name '*.pyc' -delete", "find . -type f -name '*.tmp' -delete",
 	// what find lists from its own start, not ".", is what xargs gets;
 	// a feeder with nothing to feed, or xargs missing -d's value
-	"find build | xargs rm -rf", "printf | sh", "echo / | xargs -d", "echo - | sh",
+	"find build | xargs rm -rf", "printf | sh", "echo / | xargs -d", "echo - | sh", "sh -c 'rm -rf $1' sh",
 	// an item xargs reads whole: "notes /" and "rm -rf /tmp/x" are no root
 	"echo 'notes /' | xargs -0 rm -rf", "echo 'notes /' | xargs -d , rm -rf", "echo 'notes /' | xargs --delimiter , rm -rf", "echo 'rm -rf /tmp/x' | xargs -0 sh -c", "(echo 'rm -rf build') | sh",
 	// a negated test without a value, then a narrowing one
