@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -13,12 +14,12 @@ import (
 // TestRedirectCountIsInclusive: a chain of MaxRedirects redirects reaches
 // its end; one more is refused before the last request is sent.
 func TestRedirectCountIsInclusive(t *testing.T) {
-	var landed int
+	var landed atomic.Int64 // written by the server's goroutine
 	mux := http.NewServeMux()
 	mux.HandleFunc("/hops/{n}", func(w http.ResponseWriter, r *http.Request) {
 		n, _ := strconv.Atoi(r.PathValue("n"))
 		if n == 0 {
-			landed++
+			landed.Add(1)
 			return
 		}
 		http.Redirect(w, r, "/hops/"+strconv.Itoa(n-1), http.StatusFound)
@@ -28,13 +29,13 @@ func TestRedirectCountIsInclusive(t *testing.T) {
 		p := New(Options{Resolver: corpusResolver, AllowLoopbackForTests: true, DialTimeout: time.Second, MaxRedirects: max})
 		client := p.Client()
 		for _, hops := range []int{max, max + 1} {
-			landed = 0
+			landed.Store(0)
 			resp, err := client.Get("http://site.test:" + port + "/hops/" + strconv.Itoa(hops))
 			if resp != nil {
 				resp.Body.Close()
 			}
-			if ok := hops <= max; (err == nil) != ok || (landed == 1) != ok {
-				t.Errorf("MaxRedirects %d, %d redirects: err %v, landed %d", max, hops, err, landed)
+			if ok := hops <= max; (err == nil) != ok || (landed.Load() == 1) != ok {
+				t.Errorf("MaxRedirects %d, %d redirects: err %v, landed %d", max, hops, err, landed.Load())
 			}
 			if hops > max && !errors.Is(err, ErrRefused) {
 				t.Errorf("MaxRedirects %d, %d redirects: %v, want a refusal", max, hops, err)

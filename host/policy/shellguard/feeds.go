@@ -83,41 +83,16 @@ func (g *guard) feed(c stdinConsumer, text string, tokens []string, depth int, f
 // at blanks and newlines. With -0 or -d an item keeps its blanks (echo
 // 'rm -rf /' | xargs -0 sh -c runs sh -c 'rm -rf /<newline>').
 func xargsItems(args []string, text string) []string {
-	sep, ok := "", false
-	i, _ := xargsOpts.skip(args)
-	for j := 0; j < i; j++ {
-		a := args[j]
-		switch {
-		case a == "--null" || len(a) > 3 && strings.HasPrefix("--null", a):
-			sep, ok = "\x00", true
-		case strings.HasPrefix(a, "--delimiter=") || a == "--delimiter" && j+1 < i:
-			v, attached := strings.CutPrefix(a, "--delimiter=")
-			if !attached {
-				j++
-				v = args[j]
-			}
-			sep, ok = decodeANSIC(v), true
-		case strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--"):
-			for k := 1; k < len(a); k++ {
-				if a[k] == '0' {
-					sep, ok = "\x00", true
-					continue
-				}
-				if !xargsOpts.value["-"+a[k:k+1]] {
-					continue
-				}
-				if a[k] == 'd' {
-					v := a[k+1:]
-					if v == "" && j+1 < i {
-						v = args[j+1]
-					}
-					sep, ok = decodeANSIC(v), true
-				}
-				break
-			}
+	sep := ""
+	for _, o := range xargsGetopt.parse(args).opts { // the last one given wins
+		switch o.name {
+		case "null":
+			sep = "\x00"
+		case "delimiter":
+			sep = decodeANSIC(o.value)
 		}
 	}
-	if !ok || len(sep) != 1 {
+	if len(sep) != 1 {
 		return strings.FieldsFunc(text, func(r rune) bool { return r == ' ' || r == '\t' || r == '\n' || r == 0 })
 	}
 	var items []string

@@ -21,55 +21,11 @@ const maxXargsProcs = 1024
 // xargsUnbounded reports the -P value of xargs options opts (the
 // arguments before the command) when it is 0 or above maxXargsProcs.
 func xargsUnbounded(opts []string) (string, bool) {
-	bad := func(v string) (string, bool) {
+	for _, v := range xargsGetopt.parse(opts).values("max-procs") {
+		// A value that is no number, xargs itself refuses.
 		n, err := strconv.Atoi(strings.TrimSpace(v))
-		if err != nil {
-			return v, false // xargs itself refuses it
-		}
-		return v, n <= 0 || n > maxXargsProcs
-	}
-	for j := 0; j < len(opts); j++ {
-		a := opts[j]
-		next := func() string {
-			if j+1 < len(opts) {
-				return opts[j+1]
-			}
-			return ""
-		}
-		switch {
-		case a == "--":
-			return "", false
-		case a == "--max-procs":
-			if v, ok := bad(next()); ok {
-				return v, true
-			}
-			j++
-		case strings.HasPrefix(a, "--max-procs="):
-			if v, ok := bad(strings.TrimPrefix(a, "--max-procs=")); ok {
-				return v, true
-			}
-		case strings.HasPrefix(a, "--"):
-			if xargsOpts.value[a] {
-				j++
-			}
-		case strings.HasPrefix(a, "-") && len(a) > 1:
-			// A cluster: the first option that takes a value takes the rest.
-			for k := 1; k < len(a); k++ {
-				if !strings.ContainsRune("adEILnPs", rune(a[k])) {
-					continue
-				}
-				v := a[k+1:]
-				if v == "" {
-					v = next()
-					j++
-				}
-				if a[k] == 'P' {
-					if v, ok := bad(v); ok {
-						return v, true
-					}
-				}
-				break
-			}
+		if err == nil && (n <= 0 || n > maxXargsProcs) {
+			return v, true
 		}
 	}
 	return "", false

@@ -66,7 +66,15 @@ var (
 	execOpts      = opts("-a", "-c -l")
 	xargsOpts     = opts("-a --arg-file -d --delimiter -E -I -L -n --max-args -P --max-procs -s --max-chars --process-slot-var --max-lines",
 		"-0 --null -r --no-run-if-empty -t --verbose -p --interactive -x --exit -o --open-tty --show-limits")
-	watchOpts = opts("-n --interval -q --equexit -s --shotsfile",
+	// xargsGetopt and execGetopt read the options' values (-P, -d, -0;
+	// exec -a) as getopt does: clusters, attached or next-word values,
+	// long options by a unique prefix. GNU xargs's -e, -i and -l take a
+	// value only attached, so they are read as flags here.
+	xargsGetopt = newPayloadOpts("0=null a=arg-file: d=delimiter: E=eof: I=replace: L=max-lines: n=max-args: P=max-procs: s=max-chars: "+
+		"e=eof i=replace l=max-lines o=open-tty p=interactive r=no-run-if-empty t=verbose x=exit",
+		"null arg-file: delimiter: eof? replace? max-lines? max-args: max-procs: max-chars: process-slot-var: no-run-if-empty verbose interactive exit open-tty show-limits help version", true)
+	execGetopt = newPayloadOpts("a=argv0:", "", true) // -c and -l: flags, stepped over
+	watchOpts  = opts("-n --interval -q --equexit -s --shotsfile",
 		"-b --beep -c --color -C --no-color -d --differences -e --errexit -g --chgexit -p --precise -r --no-rerun -t --no-title -w --no-wrap -x --exec")
 )
 
@@ -219,7 +227,7 @@ func wrapExec(g *guard, name string, args []string, depth int, f *finding) strin
 		// (exec -a rm busybox -f x removes x), like env -a.
 		f.prompt(High, "exec -a runs a program under another name")
 		if b := baseName(args[i]); b == "busybox" || b == "toybox" {
-			if argv0, ok := execArgv0(args[:i]); ok {
+			for _, argv0 := range execArgv0s(args[:i]) {
 				argv := append([]string{baseName(argv0)}, args[i+1:]...)
 				g.blocksOnly(f, func(tmp *finding) { g.judge(argv, depth+1, tmp) })
 			}
@@ -252,31 +260,17 @@ func wrapXargs(g *guard, name string, args []string, depth int, f *finding) stri
 	return g.judge(args[i:], depth+1, f)
 }
 
-// execArgv0 is the name exec -a gives, from exec's options read as a
-// cluster is (exec -ca rm: the flags c and l, then a and its value, the
-// rest of the word or the next one).
-func execArgv0(opts []string) (string, bool) {
-	for i := 0; i < len(opts); i++ {
-		a := opts[i]
-		if !strings.HasPrefix(a, "-") || strings.HasPrefix(a, "--") {
-			continue
-		}
-		for k := 1; k < len(a); k++ {
-			switch a[k] {
-			case 'c', 'l':
-				continue
-			case 'a':
-				if k+1 < len(a) {
-					return a[k+1:], true
-				}
-				if i+1 < len(opts) {
-					return opts[i+1], true
-				}
-			}
-			break
+// execArgv0s are the names exec -a gives, from exec's options (exec -ca
+// rm: the flag c, then a and its value). bash takes the last of several;
+// each is judged, so that no reading of them is missed.
+func execArgv0s(opts []string) []string {
+	var names []string
+	for _, n := range execGetopt.parse(opts).values("argv0") {
+		if n != "" {
+			names = append(names, n)
 		}
 	}
-	return "", false
+	return names
 }
 
 // multiCallListings are the options with which busybox and toybox only
