@@ -18,10 +18,11 @@ import (
 // 0 means "as many as possible".
 const maxXargsProcs = 1024
 
-// xargsUnbounded reports the -P value of xargs options opts (the
-// arguments before the command) when it is 0 or above maxXargsProcs.
-func xargsUnbounded(opts []string) (string, bool) {
-	for _, v := range xargsGetopt.parse(opts).values("max-procs") {
+// xargsUnbounded reports the -P value of xargs's arguments args (read up
+// to the command, as xargs reads them) when it is 0 or above
+// maxXargsProcs.
+func xargsUnbounded(args []string) (string, bool) {
+	for _, v := range xargsGetopt.parse(args).values("max-procs") {
 		// A value that is no number, xargs itself refuses.
 		n, err := strconv.Atoi(strings.TrimSpace(v))
 		if err == nil && (n <= 0 || n > maxXargsProcs) {

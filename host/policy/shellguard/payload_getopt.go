@@ -8,7 +8,9 @@ import "strings"
 // options after operands (GNU permutes), "--" ending them.
 type payloadOpts struct {
 	// short maps an option letter to its canonical name; a name ending in
-	// ':' takes a value (attached or the next argument).
+	// ':' takes a value (attached or the next argument), one ending in '?'
+	// an optional value, only attached (GNU xargs -i{}: the rest of the
+	// word, never the next one).
 	short map[byte]string
 	// long maps a long option to its canonical name, with the same ':'
 	// suffix for a required value and '?' for an optional one (only with =).
@@ -58,9 +60,7 @@ func newPayloadOpts(short, long string, inOrder bool) payloadOpts {
 		letter, name, ok := strings.Cut(e, "=")
 		if !ok {
 			name = letter
-			if strings.HasSuffix(letter, ":") {
-				letter = strings.TrimSuffix(letter, ":")
-			}
+			letter = strings.TrimRight(letter, ":?")
 		}
 		o.short[letter[0]] = name
 	}
@@ -131,6 +131,10 @@ func (o payloadOpts) parse(args []string) payloadArgs {
 				name, ok := o.short[a[j]]
 				if !ok {
 					continue
+				}
+				if strings.HasSuffix(name, "?") {
+					add(name, a[j+1:])
+					break
 				}
 				if strings.HasSuffix(name, ":") {
 					value := a[j+1:]

@@ -60,6 +60,14 @@ while True: os.fork()'`,
 		"seq 9 | xargs -0P0 sleep",
 		"seq 9 | xargs -rtP 2000 sleep",
 		"seq 9 | xargs -P 1025 sleep",
+		// options the guard's skip table does not know, which xargs
+		// reads before -P: a long option's unique prefix, -i's attached
+		// replace string (the -P after them was missed)
+		"seq 9 | xargs --max-p=0 sleep",
+		"seq 9 | xargs --max-pr 0 sleep",
+		"seq 9 | xargs -i{} -P0 sleep {}",
+		"seq 9 | xargs -l1 -P 0 sleep",
+		"seq 9 | xargs -e -P0 sleep",
 		"while true; do x=1 & done", // an assignment backgrounded: a subshell a turn
 	} {
 		if v := Check(cmd, tableOptions); v.Decision != Block {
@@ -71,6 +79,11 @@ while True: os.fork()'`,
 		"for f in a b; do echo $f; done",
 		"seq 3 | xargs -P 4 -n 1 echo",
 		"seq 3 | xargs -P 1024 -n 1 echo", // the bound itself
+		// -P0 attached to -i, -e or -l is their value, not -P; and the
+		// command's own -P is not xargs's
+		"seq 3 | xargs -iP0 echo P0",
+		"seq 3 | xargs -eP0 echo",
+		"seq 3 | xargs -n 1 sort -P 0",
 	} {
 		if v := Check(cmd, tableOptions); v.Decision == Block {
 			t.Errorf("Check(%q) = block %q; an ordinary command", cmd, v.Reasons)

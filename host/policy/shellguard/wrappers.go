@@ -69,9 +69,9 @@ var (
 	// xargsGetopt and execGetopt read the options' values (-P, -d, -0;
 	// exec -a) as getopt does: clusters, attached or next-word values,
 	// long options by a unique prefix. GNU xargs's -e, -i and -l take a
-	// value only attached, so they are read as flags here.
+	// value only attached: the rest of their word (-iP0 is -i with P0).
 	xargsGetopt = newPayloadOpts("0=null a=arg-file: d=delimiter: E=eof: I=replace: L=max-lines: n=max-args: P=max-procs: s=max-chars: "+
-		"e=eof i=replace l=max-lines o=open-tty p=interactive r=no-run-if-empty t=verbose x=exit",
+		"e=eof? i=replace? l=max-lines? o=open-tty p=interactive r=no-run-if-empty t=verbose x=exit",
 		"null arg-file: delimiter: eof? replace? max-lines? max-args: max-procs: max-chars: process-slot-var: no-run-if-empty verbose interactive exit open-tty show-limits help version", true)
 	execGetopt = newPayloadOpts("a=argv0:", "", true) // -c and -l: flags, stepped over
 	watchOpts  = opts("-n --interval -q --equexit -s --shotsfile",
@@ -244,7 +244,10 @@ func wrapXargs(g *guard, name string, args []string, depth int, f *finding) stri
 	f.prompt(Medium, "xargs adds arguments read from its input, which the guard cannot see")
 	g.consumer.xargs = append([]string{}, args...)
 	i, ok := o.skip(args)
-	if v, unbounded := xargsUnbounded(args[:i]); unbounded {
+	// Every argument: xargs's getopt stops at the command, where the skip
+	// above may have stopped earlier, at an option it does not know
+	// (--max-p=0, -i{}) that xargs reads.
+	if v, unbounded := xargsUnbounded(args); unbounded {
 		f.block("fork bomb: xargs -P " + v + " starts processes without a bound")
 	}
 	if !ok {
