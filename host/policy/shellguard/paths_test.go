@@ -1,8 +1,10 @@
 package shellguard
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -282,5 +284,79 @@ func TestRgReadsWhatRipgrepReads(t *testing.T) {
 		if v := Check(tc.cmd, opts); v.Decision != tc.want {
 			t.Errorf("Check(%q) = %v %q, want %v", tc.cmd, v.Decision, v.Reasons, tc.want)
 		}
+	}
+}
+
+// sortedFiles lists directories in name order, so that a walk's order
+// (and which entries it names first) is fixed.
+type sortedFiles struct{ OSFiles }
+
+func (s sortedFiles) ReadDir(name string, max int) ([]fs.DirEntry, error) {
+	entries, err := s.OSFiles.ReadDir(name, max)
+	sorted := slices.Clone(entries)
+	slices.SortFunc(sorted, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	return sorted, err
+}
+
+// TestTreeWalkNamesThreeAndTheFirstCredential: a walk names the first
+// maxTreeFindings entries that ask and folds the rest into one line, but
+// a credential-like entry found after them is still named: the operator
+// sees why the command asks at High.
+func TestTreeWalkNamesThreeAndTheFirstCredential(t *testing.T) {
+	w := newPathWorld(t)
+	tree := filepath.Join(w.ws, "tree_many")
+	mkdir(t, filepath.Join(tree, "z"))
+	write(t, filepath.Join(tree, "z", ".env"), "k")
+	for i := 1; i <= 5; i++ { // a1..a5, read before z: each leads out
+		if err := os.Symlink("../../outside", filepath.Join(tree, "a"+strconv.Itoa(i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	opts := w.options("")
+	opts.Files = sortedFiles{}
+	g := newGuard(opts)
+	var f finding
+	g.readTree("tree_many", &f)
+	named := 0
+	for _, r := range f.reasons {
+		if strings.Contains(r, "whose link") {
+			named++
+		}
+	}
+	all := strings.Join(f.reasons, "\n")
+	if named != maxTreeFindings {
+		t.Errorf("%d links named, want %d: %q", named, maxTreeFindings, f.reasons)
+	}
+	if !strings.Contains(all, "holds more entries that ask") {
+		t.Errorf("the links past the third are not summed up: %q", f.reasons)
+	}
+	if !strings.Contains(all, "z/.env, a credential-like path") || f.risk != High {
+		t.Errorf("the credential after the named links is not named at High: %v %q", f.risk, f.reasons)
+	}
+}
+
+// TestFortyLinksAreFollowedAsLinuxDoes: a chain of 40 symlinks resolves
+// (the kernel's MAXSYMLINKS) and the file at its end is judged; a 41st
+// cannot be followed, and asks.
+func TestFortyLinksAreFollowedAsLinuxDoes(t *testing.T) {
+	w := newPathWorld(t)
+	chain := func(name string, n int) {
+		for i := 1; i <= n; i++ {
+			target := name + strconv.Itoa(i+1)
+			if i == n {
+				target = ".env.local"
+			}
+			if err := os.Symlink(target, filepath.Join(w.ws, name+strconv.Itoa(i))); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	chain("c", maxLinks)
+	chain("d", maxLinks+1)
+	if v := Check("cat c1", w.options("")); !strings.Contains(strings.Join(v.Reasons, "\n"), "credential-like") {
+		t.Errorf("cat through %d links = %v %q, want the credential at its end named", maxLinks, v.Decision, v.Reasons)
+	}
+	if v := Check("cat d1", w.options("")); v.Decision == Allow || !strings.Contains(strings.Join(v.Reasons, "\n"), "cannot follow") {
+		t.Errorf("cat through %d links = %v %q, want it asked as one that cannot be followed", maxLinks+1, v.Decision, v.Reasons)
 	}
 }
