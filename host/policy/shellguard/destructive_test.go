@@ -18,6 +18,7 @@ var blockRmOptions = []string{
 
 var blockWrappers = []string{
 	"nice rm -rf /", "nice -n 19 rm -rf /", "nice -19 rm -rf /", "nice --adjustment=5 rm -rf /",
+	"exec -a rm /bin/busybox -rf /", "exec -a rm /busybox -rf /",
 	"env rm -rf /", "env -i rm -rf /", "env -i PATH=/bin rm -rf /", `env -S "rm -rf /"`, "env -S'rm -rf /'",
 	"env --split-string='rm -rf /'", `env --split-string "rm -rf /"`, `env -iS "rm -rf /"`, "env -u HOME rm -rf /",
 	"env -- rm -rf /", "env - rm -rf /", "env FOO=1 BAR=2 rm -rf /", "env --unset=X rm -rf /", "env -C /tmp rm -rf /",
@@ -86,6 +87,8 @@ var blockForkBombs = []string{
 	"function x() { x | x & }; x", "f(){\n f | f &\n}\nf", "a(){ a & a; }; a", "f(){ f|f; }; f", "_(){ _|_& };_",
 	"f(){ nohup f & }; f", "bash -c ':(){ :|:& };:'", "perl -e 'fork while fork'", "python3 -c 'import os\nwhile True: os.fork()'",
 	"ruby -e 'loop { fork }'", "perl -e 'while(1){fork}'", "f(){ $FUNCNAME | $FUNCNAME & }; f", "x() { x & x & }; x",
+	// a wrapper by its path, at any depth (baseName)
+	"f() { /usr/bin/nohup f | /usr/bin/nohup f & }; f", "f() { /nohup f | /nohup f & }; f",
 }
 
 var blockKill = []string{
@@ -136,7 +139,7 @@ var blockShells = []string{
 	"sh <<-EOF\n\trm -rf /\n\tEOF", "echo 'rm -rf /' | sh", "echo rm -rf / | bash", "printf 'rm -rf /' | bash -s", "printf 'rm -rf /\\n' | sh",
 	"printf '%s\\n' 'rm -rf /' | sh", "echo 'rm -rf /' | sudo sh", "echo 'rm -rf /' | bash -", "cat <<EOF | sh\nrm -rf /\nEOF",
 	"echo 'rm -rf /' | source /dev/stdin", "echo 'rm -rf /' | bash /dev/stdin", "echo 'rm -rf /' | grep rm | sh",
-	"echo -e 'ls\\nrm -rf /' | sh", "yes 'rm -rf /' | sh", "bash -c 'rm -rf /'", "sh -c 'rm -rf /'", "bash -lc 'rm -rf ~'",
+	"echo 'rm -rf /' | /bin/cat | sh", "echo -e 'ls\\nrm -rf /' | sh", "yes 'rm -rf /' | sh", "bash -c 'rm -rf /'", "sh -c 'rm -rf /'", "bash -lc 'rm -rf ~'",
 	"sh -ec 'rm -rf /'", "zsh -c 'rm -rf /'", "dash -c 'rm -rf /'", "eval 'rm -rf /'", "eval rm -rf /", `eval "rm -rf /"`,
 	"sh -c 'sh -c \"rm -rf /\"'", "python -c 'import shutil; shutil.rmtree(\"/\")'", "python3 -c \"import os; os.system('rm -rf /')\"",
 	"python3 -c 'import subprocess; subprocess.run([\"rm\", \"-rf\", \"/\"])'", "perl -e 'system(\"rm -rf /\")'",
@@ -166,7 +169,7 @@ var blockDevices = []string{
 	"mdadm --zero-superblock /dev/sda", "mdadm --zero-superblock --force /dev/sdb1", "hdparm --security-erase p /dev/sda",
 	"hdparm --user-master u --security-erase-enhanced p /dev/sda", "nvme format /dev/nvme0n1", "nvme format -s1 /dev/nvme0", "nvme sanitize /dev/nvme0",
 	"shutdown", "shutdown -h now", "shutdown -r +1", "shutdown now", "reboot", "reboot -f", "halt", "halt -p", "poweroff", "poweroff --force",
-	"init 0", "init 6", "telinit 0", "telinit 6", "systemctl poweroff", "systemctl reboot", "systemctl halt", "systemctl kexec",
+	"init 0", "init 6", "telinit 0", "telinit 6", "telinit -- 0", "nvme -- format /dev/nvme0n1", "systemctl poweroff", "systemctl reboot", "systemctl halt", "systemctl kexec",
 	"systemctl -i reboot", "systemctl --force --force poweroff", "systemctl isolate poweroff.target", "systemctl start reboot.target",
 	"systemctl soft-reboot", "loginctl poweroff", "sudo reboot", "busybox reboot", "busybox poweroff -f",
 }

@@ -360,3 +360,93 @@ func TestFortyLinksAreFollowedAsLinuxDoes(t *testing.T) {
 		t.Errorf("cat through %d links = %v %q, want it asked as one that cannot be followed", maxLinks+1, v.Decision, v.Reasons)
 	}
 }
+
+// TestReadTreeBoundCountsEveryDirectory: the bound is of the whole walk,
+// not of each listing: a tree of exactly the bound's entries across two
+// directories is read, one more entry asks.
+func TestReadTreeBoundCountsEveryDirectory(t *testing.T) {
+	w := newPathWorld(t)
+	const limit = 300
+	tree := filepath.Join(w.ws, "split")
+	for _, d := range []string{"a", "b"} { // 2 + 149 + 149 entries
+		mkdir(t, filepath.Join(tree, d))
+		for i := range 149 {
+			write(t, filepath.Join(tree, d, "f"+strconv.Itoa(i)), "")
+		}
+	}
+	read := func() finding {
+		g := newGuard(w.options(""))
+		g.treeLimit = limit
+		var f finding
+		g.readTree("split", &f)
+		return f
+	}
+	if f := read(); f.decision != Allow {
+		t.Fatalf("a tree of exactly %d entries = %v %q, want allow", limit, f.decision, f.reasons)
+	}
+	write(t, filepath.Join(tree, "b", "one-more"), "")
+	if f := read(); f.decision != Prompt || !strings.Contains(strings.Join(f.reasons, "\n"), "more than 300 entries") {
+		t.Fatalf("a tree of %d entries = %v %q, want a prompt saying the tree is too large", limit+1, f.decision, f.reasons)
+	}
+}
+
+// TestReadTreeDepthBound: a walk descends maxTreeDepth directories and
+// asks about a tree nested deeper.
+func TestReadTreeDepthBound(t *testing.T) {
+	w := newPathWorld(t)
+	deepest := filepath.Join(w.ws, "nest")
+	for range maxTreeDepth {
+		deepest = filepath.Join(deepest, "d")
+	}
+	mkdir(t, deepest)
+	read := func() finding {
+		var f finding
+		newGuard(w.options("")).readTree("nest", &f)
+		return f
+	}
+	if f := read(); f.decision != Allow {
+		t.Fatalf("a tree %d deep = %v %q, want allow", maxTreeDepth, f.decision, f.reasons)
+	}
+	mkdir(t, filepath.Join(deepest, "d"))
+	if f := read(); f.decision != Prompt || !strings.Contains(strings.Join(f.reasons, "\n"), "nested more than") {
+		t.Fatalf("a tree %d deep = %v %q, want a prompt saying it is nested too deep", maxTreeDepth+1, f.decision, f.reasons)
+	}
+}
+
+// TestTreeWalkEndsAtACredentialOnceThreeAreNamed: after a credential-like
+// entry nothing can make the verdict stricter, so the walk ends there once
+// maxTreeFindings entries are named (a tree like /etc is not walked to its
+// end), and not before: the entries after an early credential are named.
+func TestTreeWalkEndsAtACredentialOnceThreeAreNamed(t *testing.T) {
+	w := newPathWorld(t)
+	link := func(name string) {
+		if err := os.Symlink("../../outside", filepath.Join(w.ws, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mkdir(t, filepath.Join(w.ws, "late", "b"))
+	write(t, filepath.Join(w.ws, "late", "b", ".env"), "k")
+	link("late/a1")
+	link("late/a2")
+	link("late/c1") // after the third finding, a credential: not walked to
+	mkdir(t, filepath.Join(w.ws, "early", "a"))
+	write(t, filepath.Join(w.ws, "early", "a", ".env"), "k")
+	link("early/b1")
+	link("early/b2")
+	read := func(tree string) string {
+		opts := w.options("")
+		opts.Files = sortedFiles{}
+		var f finding
+		newGuard(opts).readTree(tree, &f)
+		if f.risk != High {
+			t.Errorf("readTree(%s) risk %v, want high", tree, f.risk)
+		}
+		return strings.Join(f.reasons, "\n")
+	}
+	if got := read("late"); strings.Contains(got, "c1") || strings.Contains(got, "more entries") {
+		t.Errorf("the walk went on past the credential found third: %q", got)
+	}
+	if got := read("early"); !strings.Contains(got, "early/b1") || !strings.Contains(got, "early/b2") {
+		t.Errorf("the entries after a credential found first are not named: %q", got)
+	}
+}
