@@ -317,15 +317,18 @@ func TestTreeWalkNamesThreeAndTheFirstCredential(t *testing.T) {
 	g := newGuard(opts)
 	var f finding
 	g.readTree("tree_many", &f)
+	all := strings.Join(f.reasons, "\n")
 	named := 0
 	for _, r := range f.reasons {
 		if strings.Contains(r, "whose link") {
 			named++
 		}
 	}
-	all := strings.Join(f.reasons, "\n")
 	if named != maxTreeFindings {
 		t.Errorf("%d links named, want %d: %q", named, maxTreeFindings, f.reasons)
+	}
+	if !strings.Contains(all, "whose link tree_many/a1 leads out") { // named from the workspace's root
+		t.Errorf("the first link is not named by its path in the workspace: %q", f.reasons)
 	}
 	if !strings.Contains(all, "holds more entries that ask") {
 		t.Errorf("the links past the third are not summed up: %q", f.reasons)
@@ -407,6 +410,16 @@ func TestReadTreeDepthBound(t *testing.T) {
 	if f := read(); f.decision != Allow {
 		t.Fatalf("a tree %d deep = %v %q, want allow", maxTreeDepth, f.decision, f.reasons)
 	}
+	// A link to the tree is one level more, as a directory would be.
+	mkdir(t, filepath.Join(w.ws, "nestlink"))
+	if err := os.Symlink("../nest", filepath.Join(w.ws, "nestlink", "n")); err != nil {
+		t.Fatal(err)
+	}
+	var f finding
+	newGuard(w.options("")).readTree("nestlink", &f)
+	if f.decision != Prompt || !strings.Contains(strings.Join(f.reasons, "\n"), "nested more than") {
+		t.Fatalf("a link to a tree %d deep = %v %q, want a prompt saying it is nested too deep", maxTreeDepth, f.decision, f.reasons)
+	}
 	mkdir(t, filepath.Join(deepest, "d"))
 	if f := read(); f.decision != Prompt || !strings.Contains(strings.Join(f.reasons, "\n"), "nested more than") {
 		t.Fatalf("a tree %d deep = %v %q, want a prompt saying it is nested too deep", maxTreeDepth+1, f.decision, f.reasons)
@@ -448,5 +461,41 @@ func TestTreeWalkEndsAtACredentialOnceThreeAreNamed(t *testing.T) {
 	}
 	if got := read("early"); !strings.Contains(got, "early/b1") || !strings.Contains(got, "early/b2") {
 		t.Errorf("the entries after a credential found first are not named: %q", got)
+	}
+}
+
+// TestRgReadsHiddenEntriesAWhitelistNames: a "!" line of an ignore file
+// makes ripgrep read the hidden entries it names (rg 14: `echo '!.env' >
+// .gitignore; rg -l TODO` lists sub/.env), so the guard then judges them:
+// in the directory walked, in a parent of the operand, or in the
+// repository's .git/info/exclude.
+func TestRgReadsHiddenEntriesAWhitelistNames(t *testing.T) {
+	for _, tc := range []struct {
+		name, ignoreFile, cmd string
+	}{
+		{"walked", "sub/.ignore", "rg TODO"},
+		{"parent", ".gitignore", "rg TODO sub"},
+		{"root of the walk", "sub/.rgignore", "rg TODO sub"},
+		{"exclude", ".git/info/exclude", "rg TODO"},
+		{"exclude, an operand", ".git/info/exclude", "rg TODO sub"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root, err := filepath.EvalSymlinks(t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			mkdir(t, filepath.Join(root, ".git", "info"))
+			mkdir(t, filepath.Join(root, "sub"))
+			write(t, filepath.Join(root, "sub", ".env"), "TODO K=v\n")
+			write(t, filepath.Join(root, "main.go"), "package main\n")
+			opts := Options{WorkspaceRoot: root, Cwd: root, Files: OSFiles{}}
+			if v := Check(tc.cmd, opts); v.Decision != Allow {
+				t.Fatalf("without a whitelist, Check(%q) = %v %q, want allow", tc.cmd, v.Decision, v.Reasons)
+			}
+			write(t, filepath.Join(root, tc.ignoreFile), "*.log\n!.env\n")
+			if v := Check(tc.cmd, opts); v.Decision != Prompt || !strings.Contains(strings.Join(v.Reasons, "\n"), ".env") {
+				t.Errorf("with %s whitelisting .env, Check(%q) = %v %q, want a prompt naming sub/.env", tc.ignoreFile, tc.cmd, v.Decision, v.Reasons)
+			}
+		})
 	}
 }
