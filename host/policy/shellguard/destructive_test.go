@@ -97,6 +97,9 @@ var blockKill = []string{
 	"kill --signal KILL -1", "kill --signal=KILL -1", "/bin/kill -9 -1", "sudo kill -9 -1", "pkill -9 .", "pkill .",
 	"pkill -KILL '.*'", "pkill -f .", "pkill ''", "pkill ^", "pkill -v foo", "pkill -9 -u u", "pkill -U 1000",
 	"killall -r .", "killall -9 -r '.*'", "killall -u u", "killall5", "killall5 -9",
+	// a leading signal is not read as options (-IO would be -I and -O
+	// taking -v as its value): two letters, A and Z, digits 0 and 9, + and -
+	"pkill -IO -v foo", "pkill -ABRT -v foo", "pkill -ZZ -v foo", "pkill -RTMIN+9 -v foo", "pkill -RTMAX-0 -v foo", "pkill -SIGIO -v foo",
 }
 
 var blockFind = []string{
@@ -177,6 +180,10 @@ var blockDevices = []string{
 // harmless are commands near the payloads that must not block (they may
 // prompt, or be allowed).
 var harmless = []string{
+	// pkill -HUP alone: a signal and no selection (pkill refuses it), not
+	// -H and -U with the value P; a function that calls itself without
+	// a pipe or the background is recursion, not a fork bomb
+	"pkill -HUP", "f() { [ $1 -gt 0 ] && f $(( $1 - 1 )); }; f 3",
 	"rm -rf build/", "rm -rf ./node_modules", "rm -rf build", "rm -rf src/gen", "rm -rf /tmp/x", "rm -rf /tmp/build-*",
 	"rm -r ./dist", "rm -f *.o", "rm -rf *.egg-info", "rm -rf src/*", "rm ~/notes.txt", "rm -f /home/u/proj/a.txt", "rm -rf ~/proj/build",
 	"rm -rf $BUILD_DIR", `rm -rf "$OUT"`, "rm -rf $X/build", "rm -rf ./~", "rm -r -- -rf", "rm -- /", "rm /", "rm -f ~",

@@ -1,6 +1,9 @@
 package shellguard
 
-import "testing"
+import (
+	"slices"
+	"testing"
+)
 
 // TestPayloadLongOptionPrefixes: a long option is found by a unique
 // prefix, and by one that several spellings of the same option share; a
@@ -23,6 +26,23 @@ func TestPayloadLongOptionPrefixes(t *testing.T) {
 		name, ok := o.lookupLong(tc.given)
 		if name != tc.want || ok != tc.ok {
 			t.Errorf("lookupLong(%q) = %q %v, want %q %v", tc.given, name, ok, tc.want, tc.ok)
+		}
+	}
+}
+
+// TestPayloadOptionValueMissingAtTheEnd: an option that takes a value,
+// given last with none, is read with an empty value (the program refuses
+// it), not past the end of the arguments.
+func TestPayloadOptionValueMissingAtTheEnd(t *testing.T) {
+	for _, args := range [][]string{{"--max-procs"}, {"-n", "1", "--max-procs"}, {"-P"}, {"--max-p"}} {
+		got := xargsGetopt.parse(args)
+		if v := got.values("max-procs"); !slices.Equal(v, []string{""}) || len(got.operands) != 0 {
+			t.Errorf("parse(%q) = max-procs %q, operands %q; want one empty value and no operand", args, v, got.operands)
+		}
+	}
+	for _, cmd := range []string{"seq 3 | xargs --max-procs", "pkill --signal", "rm --interactive"} {
+		if v := Check(cmd, tableOptions); v.Decision == Block {
+			t.Errorf("Check(%q) = block %q; an option without its value does nothing", cmd, v.Reasons)
 		}
 	}
 }
