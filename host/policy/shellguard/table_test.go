@@ -49,6 +49,7 @@ var table = []row{
 	{"sed -n '/a/{p;q}' file.txt", Allow, Low},
 	{"sed -n '1,5p;10q' file.txt", Allow, Low},
 	{"sed '$!N;P;D' file.txt", Allow, Low},
+	{"sed -n '1p; 3p' file.txt", Allow, Low}, // blanks after a ;
 	{"sed -n '/a/{e id\n}' file.txt", Prompt, High},
 	{"sort names.txt", Allow, Low},
 	{"sort -u -k2 data.txt", Allow, Low},
