@@ -86,6 +86,8 @@ var optionRows = []row{
 	{"du -sh --max-d=1 .", Allow, Low},
 	{"df -hT", Allow, Low},
 	{"wc --files0=list.txt", Prompt, Medium},
+	{"wc --files0-from=.env", Prompt, High}, // the list itself is judged as a file read
+	{"du --files0-from .env", Prompt, High},
 	{"wc -lw f.txt", Allow, Low},
 	{"sha256sum --check SHA256SUMS", Prompt, Medium},
 	{"md5sum --ch sums.txt", Prompt, Medium},

@@ -1,6 +1,9 @@
 package shellguard
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // TestInheritedDescriptorAsks: a redirection that reads or writes a
 // descriptor above 2 uses one the command did not open itself (one its
@@ -23,9 +26,18 @@ func TestInheritedDescriptorAsks(t *testing.T) {
 		{"echo hi >&2", Allow},
 		{"cat <&0", Allow},
 		{"echo hi > /dev/null 2>&1", Allow},
+		{"echo hi >&-", Allow}, // closes a stream
+		{"cat <&-", Allow},
+		{"echo hi >&out.txt", Prompt}, // >& a file writes it
 	} {
 		if v := Check(c.cmd, tableOptions); v.Decision != c.want {
 			t.Errorf("Check(%q) = %v %q, want %v", c.cmd, v.Decision, v.Reasons, c.want)
+		}
+	}
+	// Each digit is a descriptor's: 0 and 9 at the ends of the range.
+	for _, cmd := range []string{"echo hi 1>&9", "cat <&90", "echo hi >&10"} {
+		if v := Check(cmd, tableOptions); !strings.Contains(strings.Join(v.Reasons, "\n"), "uses descriptor") {
+			t.Errorf("Check(%q) = %v %q, want it asked as an inherited descriptor", cmd, v.Decision, v.Reasons)
 		}
 	}
 }
