@@ -50,6 +50,13 @@ var table = []row{
 	{"sed -n '1,5p;10q' file.txt", Allow, Low},
 	{"sed '$!N;P;D' file.txt", Allow, Low},
 	{"sed -n '1p; 3p' file.txt", Allow, Low}, // blanks after a ;
+	{"sed -n '1p\n3p' file.txt", Allow, Low},
+	// bracket expressions: a delimiter inside is not one ("]" first, after "^")
+	{"sed 's/[]/]/x/g' file.txt", Allow, Low},
+	{"sed 's/[^]/]/x/g' file.txt", Allow, Low},
+	{"sed -n '/[/]/p' file.txt", Allow, Low},
+	{"sed 's/[a/]/x/g' file.txt", Allow, Low},
+	{"sed -n '\\,[,],p' file.txt", Allow, Low},
 	{"sed -n '/a/{e id\n}' file.txt", Prompt, High},
 	{"sort names.txt", Allow, Low},
 	{"sort -u -k2 data.txt", Allow, Low},
@@ -201,6 +208,13 @@ var table = []row{
 	{"sed -n '1w out.txt' f.txt", Prompt, High},
 	{"sed 's/a/b/w out.txt' f.txt", Prompt, High},
 	{"sed 's/[/]/x/e' f.txt", Prompt, High},
+	{"sed 's/[]/]/x/e' f.txt", Prompt, High},
+	{"sed 's/[^]/]/x/w out' f.txt", Prompt, High},
+	{"sed s f.txt", Prompt, High},
+	{"sed 's/[' f.txt", Prompt, High}, // a bracket open at the end
+	{"sed 's/[^' f.txt", Prompt, High},
+	{"sed 's/[]' f.txt", Prompt, High},
+	{"sed 's/[a' f.txt", Prompt, High},
 	{"sed -f script.sed f.txt", Prompt, High},
 	{"sed --expression='1e id' f.txt", Prompt, High},
 	{"sed 'r /etc/passwd' f.txt", Prompt, High},
