@@ -213,3 +213,72 @@ func TestEarlyAnswerToAnUpload(t *testing.T) {
 		t.Fatal("the proxy did not close")
 	}
 }
+
+// TestHeadAndCloseDelimitedBodies: a HEAD answer's Content-Length names
+// a body that never comes (the proxy must not wait for it), and a body
+// with no length ends when the server closes: both arrive as the server
+// sent them.
+func TestHeadAndCloseDelimitedBodies(t *testing.T) {
+	body := pattern(70000)
+	srv := startServer(t, "tcp4", "127.0.0.1:0", func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/head":
+			w.Header().Set("Content-Length", "12345")
+		case "/over":
+			// More than its Content-Length, the rest a moment later.
+			c, rw, _ := w.(http.Hijacker).Hijack()
+			rw.WriteString("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello")
+			rw.Flush()
+			time.Sleep(50 * time.Millisecond)
+			rw.WriteString("EXTRA")
+			rw.Flush()
+			c.Close()
+		case "/close":
+			c, rw, _ := w.(http.Hijacker).Hijack()
+			rw.WriteString("HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nConnection: close\r\n\r\n")
+			rw.Write(body)
+			rw.Flush()
+			c.Close()
+		}
+	})
+	px := startProxy(t, Config{Allow: []netip.AddrPort{srv.addr}})
+	addr := handedOver(t, px)
+	hc := &http.Client{Transport: &http.Transport{Proxy: http.ProxyURL(mustURL("http://" + addr)), DisableKeepAlives: true}, Timeout: 5 * time.Second}
+	base := "http://" + srv.addr.String()
+	resp, err := hc.Head(base + "/head")
+	if err != nil {
+		t.Fatalf("HEAD through the proxy: %v", err)
+	}
+	resp.Body.Close()
+	if resp.ContentLength != 12345 {
+		t.Errorf("HEAD: Content-Length %d, want the server's 12345", resp.ContentLength)
+	}
+	before := len(px.Events())
+	resp, err = hc.Get(base + "/over")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil || string(got) != "hello" {
+		t.Fatalf("a server sending past its Content-Length: %q (%v), want hello", got, err)
+	}
+	var ev Event
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline) && len(px.Events()) <= before; time.Sleep(5 * time.Millisecond) {
+	}
+	if evs := px.Events(); len(evs) > before {
+		ev = evs[before]
+	}
+	if ev.Recv != 5 || ev.Reason != "" {
+		t.Fatalf("a server sending past its Content-Length: event %+v, want 5 bytes and no error (the rest not read)", ev)
+	}
+	resp, err = hc.Get(base + "/close")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil || !bytes.Equal(got, body) {
+		t.Fatalf("a close-delimited body: %d bytes of %d, same %v (%v)", len(got), len(body), bytes.Equal(got, body), err)
+	}
+}

@@ -27,6 +27,8 @@ func TestParseRule(t *testing.T) {
 		{"[2001:DB8::1]", "2001:db8::1", true, []string{"2001:db8::1:443"}, []string{"2001:db8::1:8443"}},
 		{"2001:db8::1", "2001:db8::1", true, []string{"2001:db8::1:80"}, nil},
 		{"[::1]:443", "[::1]:443", true, []string{"::1:443"}, []string{"::1:80"}},
+		{"example.com:1", "example.com:1", true, []string{"example.com:1"}, []string{"example.com:443"}},
+		{"example.com:65535", "example.com:65535", true, []string{"example.com:65535"}, nil},
 		{"example.com:", "between 1 and 65535", false, nil, nil},
 		{"example.com:0", "between 1 and 65535", false, nil, nil},
 		{"example.com:65536", "between 1 and 65535", false, nil, nil},
