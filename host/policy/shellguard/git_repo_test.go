@@ -157,6 +157,8 @@ func TestParseGitConfig(t *testing.T) {
 		{"[s]\nk x\n", "error: followed by"},
 		{"[s \"x\" y]\n", "error: text after"},
 		{"[]\n", "error: without a name"},
+		{"[s]\nk=1\n\n1k = a\n", "error: line 4"},
+		{"[r \"x", "error: an unterminated subsection"},
 	} {
 		es, err := parseGitConfig(tc.src)
 		got := ""
