@@ -41,7 +41,8 @@ func gitConfigList(t testing.TB, file string) (string, bool) {
 // both forms, keys, values quoted, escaped, continued and commented.
 var gitConfigPieces = []string{"[core]", "[Core]", "[remote \"Or\\\"ig\"]", "[remote.Origin]", "[s \"a b\"]", "[x-y.Z]", "[", "]",
 	"\n", "\n", "\n", " ", "\t", "fsmonitor", "Pager", "k", "k2", "a-b", " = ", "=", "\"", "\\", "\\\n", "\\n", "\\t", "\\\"",
-	"#", ";", "val", "ue", " x", "\r", "\"q;#\"", "1"}
+	"#", ";", "val", "ue", " x", "\r", "\"q;#\"", "\" a  b \"", "1",
+	"k = \" a  b \"\n", "v = \"x\ty\" ;c\n", "w = a\\\n  b\n"}
 
 // TestGitConfigReadAsGitReadsIt: wherever both the guard's reader of git
 // config files and git read a file, they read the same entries (`git
