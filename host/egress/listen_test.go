@@ -174,3 +174,32 @@ func openFDs(t *testing.T) int {
 	}
 	return len(es)
 }
+
+// TestHandedOverListenersAreBounded: a proxy serves at most maxListeners
+// handed-over listeners at once (one a sandboxed command); the next is
+// refused without an answer, and one ending frees a place.
+func TestHandedOverListenersAreBounded(t *testing.T) {
+	px := startProxy(t, Config{})
+	var ctls []*net.UnixConn
+	for i := range maxListeners {
+		_, f := listenerFile(t)
+		ctl, ack := handOver(t, px, 0, int(f.Fd()))
+		if string(ack) != "\x00" {
+			t.Fatalf("listener %d of %d: ack %q", i+1, maxListeners, ack)
+		}
+		ctls = append(ctls, ctl)
+	}
+	_, f := listenerFile(t)
+	if _, ack := handOver(t, px, 0, int(f.Fd())); len(ack) != 0 {
+		t.Fatalf("listener %d: ack %q, want none (refused)", maxListeners+1, ack)
+	}
+	ctls[0].Close()
+	_, f = listenerFile(t)
+	var ack []byte
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if _, ack = handOver(t, px, 0, int(f.Fd())); string(ack) == "\x00" {
+			return
+		}
+	}
+	t.Fatalf("after one ended: ack %q, want a place", ack)
+}
