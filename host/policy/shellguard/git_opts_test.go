@@ -43,6 +43,12 @@ func TestGitOptions(t *testing.T) {
 		{"git stash show -p", Prompt}, // history's patches, unlimited (stop 51)
 		{"git worktree list --porcelain", Allow},
 		{"git reflog show -5", Allow},
+		{"git reflog", Allow},
+		{"git reflog -5", Allow},
+		{"git reflog expire --expire=now --all", Prompt}, // drops what recovers lost commits
+		{"git reflog delete HEAD@{1}", Prompt},
+		{"git reflog drop main", Prompt},
+		{"git reflog write refs/heads/x a b msg", Prompt},
 		// Writes, programs, pagers.
 		{"git log --output=/tmp/x", Prompt},
 		{"git log --outp=/tmp/x", Prompt},
