@@ -248,10 +248,8 @@ func gitGrepPaths(args []string) []string {
 		a := args[i]
 		switch {
 		case a == "--":
-			if !patternGiven && len(words) == 0 && i+1 < len(args) {
-				words = append(words, args[i+1]) // the pattern
-				i++
-			}
+			// What follows is words: the first of them the pattern when
+			// none came before (git grep -- foo d), dropped below.
 			words = append(words, args[i+1:]...)
 			i = len(args)
 		case strings.HasPrefix(a, "--"):

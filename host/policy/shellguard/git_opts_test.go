@@ -44,6 +44,7 @@ func TestGitOptions(t *testing.T) {
 		{"git worktree list --porcelain", Allow},
 		{"git reflog show -5", Allow},
 		{"git reflog", Allow},
+		{"git log --grep", Allow}, // a value missing at the end: git refuses it
 		{"git reflog -5", Allow},
 		{"git reflog expire --expire=now --all", Prompt}, // drops what recovers lost commits
 		{"git reflog delete HEAD@{1}", Prompt},

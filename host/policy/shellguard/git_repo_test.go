@@ -159,6 +159,10 @@ func TestParseGitConfig(t *testing.T) {
 		{"[]\n", "error: without a name"},
 		{"[s]\nk=1\n\n1k = a\n", "error: line 4"},
 		{"[r \"x", "error: an unterminated subsection"},
+		{"[r \"x\\", "error: an unterminated subsection"},
+		{"[s]\nk", "s.k="}, // a key at the end, no newline
+		{"[s]\nk = a\\", "error: ends in a backslash"},
+		{"[s]\nk = a\\\nb\n1k\n", "error: line 4"}, // a continued line counts
 	} {
 		es, err := parseGitConfig(tc.src)
 		got := ""

@@ -241,6 +241,13 @@ func TestGitGrepNoIndex(t *testing.T) {
 		{"git grep --no-index foo", Prompt},
 		{"git grep --no-index foo tree_env", Prompt},
 		{"git grep --no-index -e foo tree_linkout", Prompt},
+		// after --, the pattern first when none was given (git grep -- foo d searches d)
+		{"git grep --no-index -- foo tree_env", Prompt},
+		{"git grep --no-index -- foo tree_clean", Allow},
+		{"git grep --no-index foo -- tree_env", Prompt},
+		{"git grep --no-index foo -- tree_clean", Allow},
+		{"git grep --no-index -e foo -- tree_clean", Allow},
+		{"git grep --no-index -e foo --", Prompt}, // the cwd, which holds .env.local
 		{"git diff --no-index tree_clean/a tree_clean", Allow},
 		{"git diff --no-index tree_clean tree_env", Prompt},
 		{"git diff --no-index README.md link_env", Prompt},
