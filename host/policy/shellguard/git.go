@@ -186,25 +186,52 @@ func gitReflog(args []string) string {
 
 func gitConfig(args []string) string {
 	readMode := false
+	names := 0 // operands: one is a get, two a set
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		switch a {
-		case "--get", "--get-all", "--get-regexp", "--list", "-l", "get", "list", "--get-urlmatch", "--get-color", "--get-colorbool":
+		case "--get", "--get-all", "--get-regexp", "--list", "-l", "--get-urlmatch", "--get-color", "--get-colorbool":
 			readMode = true
 		case "--global", "--system", "--local", "--worktree", "--show-origin", "--show-scope", "--name-only", "-z", "--null",
 			"--includes", "--no-includes", "--bool", "--int", "--path", "--all":
 		case "--type", "--default", "--file", "-f", "--blob":
-			i++
+			i++ // its value is no operand
+		case "--":
+			names += len(args) - i - 1
+			i = len(args)
 		default:
-			if strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--type=") && !strings.HasPrefix(a, "--default=") {
+			switch {
+			case !strings.HasPrefix(a, "-") || a == "-":
+				// A key has a section (user.name); a first word without
+				// one is a subcommand of git 2.46 (edit runs an editor,
+				// set and unset write) or an error of an older git.
+				switch {
+				case names > 0:
+				case a == "get" || a == "list": // git 2.46's read subcommands
+					readMode = true
+					continue
+				case !strings.Contains(a, "."):
+					return "changes git configuration or runs its editor (git config " + a + ")"
+				}
+				names++
+			case !hasAnyPrefix(a, "--type=", "--default=", "--file=", "--blob="):
 				return "changes git configuration"
 			}
 		}
 	}
-	if readMode || len(operands(args)) == 1 {
+	if readMode || names == 1 {
 		return ""
 	}
 	return "changes git configuration"
+}
+
+func hasAnyPrefix(s string, prefixes ...string) bool {
+	for _, p := range prefixes {
+		if strings.HasPrefix(s, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // gitGrepNoIndex: git grep --no-index (or --untracked) searches the files
@@ -297,18 +324,35 @@ func (g *guard) gitShapeArgs(sub string, rest []string, f *finding) {
 				f.prompt(High, "git "+sub+" "+d.opt+" "+d.why)
 			}
 		}
-		if sub == "config" && a == "--blob" && i+1 < len(rest) {
-			// git config --blob prints a blob written as configuration:
-			// only rev:path says which file it is (stop 51: an id from
-			// git ls-tree printed a committed credential).
-			if v := rest[i+1]; !strings.Contains(v, ":") || strings.HasSuffix(v, ":") {
-				f.prompt(High, "git config --blob "+v+" reads an object not named by its path (rev:path), which may be any file in git's history")
-			}
-			g.readPath(rest[i+1], f)
-		} else if sub == "config" && (a == "-f" || a == "--file") && i+1 < len(rest) {
-			g.readPath(rest[i+1], f)
-		} else if v, ok := strings.CutPrefix(a, "--file="); ok && sub == "config" {
-			g.readPath(v, f)
+		if sub == "config" {
+			g.gitConfigSource(rest, i, f)
 		}
+	}
+}
+
+// gitConfigSource judges the file git config reads when rest[i] names
+// one: -f FILE, --file[=]FILE, --blob[=]BLOB.
+func (g *guard) gitConfigSource(rest []string, i int, f *finding) {
+	name, v, attached := strings.Cut(rest[i], "=")
+	if name == "-f" && attached {
+		return // -f=x: a file named "=x"; git config reads it, the guard asks (gitConfig)
+	}
+	if !attached {
+		if i+1 >= len(rest) {
+			return
+		}
+		v = rest[i+1]
+	}
+	switch name {
+	case "--blob":
+		// git config --blob prints a blob written as configuration: only
+		// rev:path says which file it is (stop 51: an id from git ls-tree
+		// printed a committed credential).
+		if !strings.Contains(v, ":") || strings.HasSuffix(v, ":") {
+			f.prompt(High, "git config --blob "+v+" reads an object not named by its path (rev:path), which may be any file in git's history")
+		}
+		g.gitOperand(v, f) // rev:path, judged by its path
+	case "-f", "--file":
+		g.readPath(v, f)
 	}
 }

@@ -45,6 +45,29 @@ func TestGitOptions(t *testing.T) {
 		{"git reflog show -5", Allow},
 		{"git reflog", Allow},
 		{"git log --grep", Allow}, // a value missing at the end: git refuses it
+		{"git log -n", Allow},
+		{"git log -L", Allow},
+		{"git log -L 1,5:.env", Prompt}, // -L's file is read
+		{"git log -L1,5:.env", Prompt},
+		{"git log -L 1,5:pats.txt", Allow},
+		{"git config -f .env --list", Prompt}, // the file git config reads is judged
+		{"git config --file .env --get a.b", Prompt},
+		{"git config --file=.env --list", Prompt},
+		{"git config -f pats.txt --list", Allow},
+		{"git config --blob", Prompt},
+		{"git config --file=pats.txt --list", Allow}, // --file= and --blob= attached read too
+		{"git config --blob=HEAD:pats.txt --list", Allow},
+		{"git config -f pats.txt user.name", Allow}, // the file's value is no operand: one key, a get
+		{"git config -f pats.txt user.name x", Prompt},
+		{"git config -f /etc/hostname --list", Prompt}, // the file is read as a path: outside the workspace
+		{"git config user.name list", Prompt},            // a set whose value is list, not git 2.46's list
+		{"git config user.email get", Prompt},
+		{"git config edit", Prompt}, // git 2.46: runs an editor on the configuration
+		{"git config set user.name x", Prompt},
+		{"git config unset user.name", Prompt},
+		{"git config get user.name", Allow},
+		{"git config list --show-origin", Allow},
+		{"git stash", Prompt},
 		{"git reflog -5", Allow},
 		{"git reflog expire --expire=now --all", Prompt}, // drops what recovers lost commits
 		{"git reflog delete HEAD@{1}", Prompt},

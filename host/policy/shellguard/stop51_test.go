@@ -101,6 +101,11 @@ func TestGitPrintsCommittedCredentialsOnlyWhenAsked(t *testing.T) {
 		"git config --blob " + blob + " --list": Prompt,
 		"git config --blob HEAD:.env --list":    Prompt,
 		"git config --blob HEAD:a.txt --list":   Allow,
+		"git config --blob=" + blob + " --list": Prompt, // attached: the same
+		"git config --blob=HEAD:.env --list":    Prompt,
+		"git config --blob=HEAD:a.txt --list":   Allow,
+		"git config --blob HEAD: --list":        Prompt, // a revision and no path
+		"git config --blob :.env --list":        Prompt, // the index's copy
 		"git grep TOKEN HEAD -- a.txt":          Allow,
 	})
 
