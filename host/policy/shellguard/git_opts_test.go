@@ -60,7 +60,7 @@ func TestGitOptions(t *testing.T) {
 		{"git config -f pats.txt user.name", Allow}, // the file's value is no operand: one key, a get
 		{"git config -f pats.txt user.name x", Prompt},
 		{"git config -f /etc/hostname --list", Prompt}, // the file is read as a path: outside the workspace
-		{"git config user.name list", Prompt},            // a set whose value is list, not git 2.46's list
+		{"git config user.name list", Prompt},          // a set whose value is list, not git 2.46's list
 		{"git config user.email get", Prompt},
 		{"git config edit", Prompt}, // git 2.46: runs an editor on the configuration
 		{"git config set user.name x", Prompt},

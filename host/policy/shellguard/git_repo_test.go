@@ -160,7 +160,7 @@ func TestParseGitConfig(t *testing.T) {
 		{"[s]\nk=1\n\n1k = a\n", "error: line 4"},
 		{"[r \"x", "error: an unterminated subsection"},
 		{"[r \"x\\", "error: an unterminated subsection"},
-		{"[s]\nk", "s.k="}, // a key at the end, no newline
+		{"[s]\nk", "s.k="},                    // a key at the end, no newline
 		{"[Zz09]\nz9Z0a = 1", "zz09.z9z0a=1"}, // letters and digits at the ends of their ranges
 		{"[s]\nk = a\\", "error: ends in a backslash"},
 		{"[s]\nk = a\\\nb\n1k\n", "error: line 4"}, // a continued line counts
