@@ -114,10 +114,12 @@ global:
 	}
 }
 
+// gitOnly allows a subcommand's read-only subcommands, named first (git
+// stash list): a word after options or "--" is no subcommand (git stash
+// -- list stashes the file list).
 func gitOnly(allowed ...string) func([]string) string {
 	return func(args []string) string {
-		ops := operands(args)
-		if len(ops) > 0 && containsString(allowed, ops[0]) {
+		if len(args) > 0 && containsString(allowed, args[0]) {
 			return ""
 		}
 		return "changes the repository; only " + strings.Join(allowed, ", ") + " are read-only"

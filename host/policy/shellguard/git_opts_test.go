@@ -68,6 +68,10 @@ func TestGitOptions(t *testing.T) {
 		{"git config get user.name", Allow},
 		{"git config list --show-origin", Allow},
 		{"git stash", Prompt},
+		{"git stash -- list", Prompt}, // stashes the file named list
+		{"git stash -- show", Prompt},
+		{"git stash -p list", Prompt},
+		{"git worktree -- list", Prompt},
 		{"git reflog -5", Allow},
 		{"git reflog expire --expire=now --all", Prompt}, // drops what recovers lost commits
 		{"git reflog delete HEAD@{1}", Prompt},
