@@ -74,6 +74,8 @@ var blockPaths = []string{
 
 // blockAfterCd: relative targets are read from where a cd went.
 var blockAfterCd = []string{
+	// cd's options and --, and cd - (the previous directory, not known)
+	"cd -- / && rm -rf *", "cd -P / && rm -rf *", "cd -L -- / && rm -rf *", "cd - && rm -rf *", "cd -P && rm -rf *",
 	"cd .. && rm -rf proj", "cd / && rm -rf bin", "cd / && rm -rf *", "cd ~ && rm -rf *", "cd; rm -rf *", "cd && rm -rf .",
 	"cd $X && rm -rf *", `cd "$DIR" && rm -rf usr`, "cd /tmp; rm -rf *", "cd - && rm -rf .", "popd && rm -rf etc",
 	"if true; then cd /; fi; rm -rf bin", "cd /dev && dd if=/dev/zero of=sda", "cd /dev; echo x > sda", "cd / && cd usr && rm -rf .",

@@ -98,6 +98,8 @@ func TestGitPrintsCommittedCredentialsOnlyWhenAsked(t *testing.T) {
 	blob := strings.TrimSpace(string(out))
 	checkAll(t, opts, map[string]Decision{
 		"git grep TOKEN " + blob + " -- a.txt":  Prompt,
+		"git cat-file blob " + blob:             Prompt, // the type first, then an id
+		"git cat-file blob HEAD:a.txt":          Allow,
 		"git config --blob " + blob + " --list": Prompt,
 		"git config --blob HEAD:.env --list":    Prompt,
 		"git config --blob HEAD:a.txt --list":   Allow,
