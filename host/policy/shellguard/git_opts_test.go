@@ -68,7 +68,10 @@ func TestGitOptions(t *testing.T) {
 		{"git config get user.name", Allow},
 		{"git config list --show-origin", Allow},
 		{"git stash", Prompt},
-		{"git stash -- list", Prompt}, // stashes the file named list
+		{"git show :.env", Prompt},       // the index's copy
+		{"git show HEAD:a:.env", Prompt}, // a path with a colon: its last part
+		{"git show HEAD:.env:x", Prompt}, // and its first
+		{"git stash -- list", Prompt},    // stashes the file named list
 		{"git stash -- show", Prompt},
 		{"git stash -p list", Prompt},
 		{"git worktree -- list", Prompt},
