@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"demiurge.dev/host/policy"
 )
 
 // TestAllowSaysWhatItCovers: /approvals shows the subjects of each allow,
@@ -31,5 +33,28 @@ func TestAllowSaysWhatItCovers(t *testing.T) {
 	}
 	if s.RevokeAllow(Allow{}) {
 		t.Error("a zero Allow revoked something")
+	}
+}
+
+// TestCoverageNamesACommandsDirectory: a command's allow names the
+// directory it ran in as the workspace knows it (relative), the absolute
+// one outside it, "." when neither is known, and whether it ran in the
+// background.
+func TestCoverageNamesACommandsDirectory(t *testing.T) {
+	cmd := func(rel, resolved string, bg bool) Request {
+		return Request{Subjects: []policy.SubjectFact{{Kind: "command", Arg: "command", Value: "make", Rel: rel, Resolved: resolved,
+			Command: &policy.CommandFact{Background: bg}}}}
+	}
+	for _, tc := range []struct {
+		req  Request
+		want string
+	}{
+		{cmd("sub", "/ws/sub", false), `command "make" in sub, foreground`},
+		{cmd("", "/elsewhere", true), `command "make" in /elsewhere, background`},
+		{cmd("", "", false), `command "make" in ., foreground`},
+	} {
+		if got := coverage(tc.req); got != tc.want {
+			t.Errorf("coverage = %q, want %q", got, tc.want)
+		}
 	}
 }
