@@ -144,6 +144,8 @@ var blockShells = []string{
 	"sh <<-EOF\n\trm -rf /\n\tEOF", "echo 'rm -rf /' | sh", "echo rm -rf / | bash", "printf 'rm -rf /' | bash -s", "printf 'rm -rf /\\n' | sh",
 	"printf '%s\\n' 'rm -rf /' | sh", "echo 'rm -rf /' | sudo sh", "echo 'rm -rf /' | bash -", "cat <<EOF | sh\nrm -rf /\nEOF",
 	"echo 'rm -rf /' | source /dev/stdin", "echo 'rm -rf /' | bash /dev/stdin", "echo 'rm -rf /' | grep rm | sh",
+	// payloads in an array's words, an index, a value, a redirection's target
+	"a=(x $(rm -rf /))", "a[$(rm -rf /)]=1", "a[0]=$(rm -rf /)", "echo hi > $(rm -rf /)", "echo 'rm -rf /' |& sh",
 	"echo 'rm -rf /' | /bin/cat | sh", "echo -e 'ls\\nrm -rf /' | sh", "yes 'rm -rf /' | sh", "bash -c 'rm -rf /'", "sh -c 'rm -rf /'", "bash -lc 'rm -rf ~'",
 	"sh -ec 'rm -rf /'", "zsh -c 'rm -rf /'", "dash -c 'rm -rf /'", "eval 'rm -rf /'", "eval rm -rf /", `eval "rm -rf /"`,
 	"sh -c 'sh -c \"rm -rf /\"'", "python -c 'import shutil; shutil.rmtree(\"/\")'", "python3 -c \"import os; os.system('rm -rf /')\"",
@@ -186,6 +188,7 @@ var harmless = []string{
 	// -H and -U with the value P; a function that calls itself without
 	// a pipe or the background is recursion, not a fork bomb
 	"pkill -HUP", "f() { [ $1 -gt 0 ] && f $(( $1 - 1 )); }; f 3",
+	"echo 'rm -rf /' && sh", "echo 'rm -rf /' || sh", // not a pipe: sh reads the terminal
 	"rm -rf build/", "rm -rf ./node_modules", "rm -rf build", "rm -rf src/gen", "rm -rf /tmp/x", "rm -rf /tmp/build-*",
 	"rm -r ./dist", "rm -f *.o", "rm -rf *.egg-info", "rm -rf src/*", "rm ~/notes.txt", "rm -f /home/u/proj/a.txt", "rm -rf ~/proj/build",
 	"rm -rf $BUILD_DIR", `rm -rf "$OUT"`, "rm -rf $X/build", "rm -rf ./~", "rm -r -- -rf", "rm -- /", "rm /", "rm -f ~",
