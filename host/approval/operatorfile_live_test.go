@@ -108,3 +108,29 @@ func TestAnApprovalsFileOfMoreThanOneDocumentIsRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestAnApprovalsFileMadeLaterCounts: a host started before the operator
+// wrote any approvals file reads the one written later, and its rules
+// count from the next decision (a file made, not only one edited).
+func TestAnApprovalsFileMadeLaterCounts(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "demiurge")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(dir, OperatorFileName)
+	loaded, err := LoadOperatorFile(file)
+	if err != nil || len(loaded) != 0 {
+		t.Fatalf("no file yet: %v rules, %v", loaded, err)
+	}
+	r := &Resolver{Rules: loaded, OperatorFile: &LiveOperatorFile{File: file}}
+	req := Request{Tool: "terminal", Policy: catalog.ApprovalPrompt}
+	if out, err := r.Resolve(context.Background(), req); err != nil || out.Allowed {
+		t.Fatalf("with no file and no one to ask: %+v, %v", out, err)
+	}
+	if err := os.WriteFile(file, []byte("approve: [allow:terminal]\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := r.Resolve(context.Background(), req); err != nil || !out.Allowed || out.Via != ViaRule {
+		t.Fatalf("the file written with allow:terminal: %+v, %v", out, err)
+	}
+}
