@@ -101,6 +101,7 @@ var blockKill = []string{
 	"killall -r .", "killall -9 -r '.*'", "killall -u u", "killall5", "killall5 -9",
 	// a leading signal is not read as options (-IO would be -I and -O
 	// taking -v as its value): two letters, A and Z, digits 0 and 9, + and -
+	"killall -VTALRM -u bob", "killall -SIGVTALRM -r .", // not -V (version) and the rest
 	"pkill -IO -v foo", "pkill -ABRT -v foo", "pkill -ZZ -v foo", "pkill -RTMIN+9 -v foo", "pkill -RTMAX-0 -v foo", "pkill -SIGIO -v foo",
 }
 
@@ -187,7 +188,7 @@ var harmless = []string{
 	// pkill -HUP alone: a signal and no selection (pkill refuses it), not
 	// -H and -U with the value P; a function that calls itself without
 	// a pipe or the background is recursion, not a fork bomb
-	"pkill -HUP", "f() { [ $1 -gt 0 ] && f $(( $1 - 1 )); }; f 3",
+	"pkill -HUP", "pkill", "killall", "f() { [ $1 -gt 0 ] && f $(( $1 - 1 )); }; f 3",
 	"echo 'rm -rf /' && sh", "echo 'rm -rf /' || sh", // not a pipe: sh reads the terminal
 	"rm -rf build/", "rm -rf ./node_modules", "rm -rf build", "rm -rf src/gen", "rm -rf /tmp/x", "rm -rf /tmp/build-*",
 	"rm -r ./dist", "rm -f *.o", "rm -rf *.egg-info", "rm -rf src/*", "rm ~/notes.txt", "rm -f /home/u/proj/a.txt", "rm -rf ~/proj/build",
