@@ -1,6 +1,7 @@
 package shellguard
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -184,6 +185,30 @@ func TestParseGitConfig(t *testing.T) {
 		}
 		if got != tc.want {
 			t.Errorf("parseGitConfig(%q) = %q, want %q", tc.src, got, tc.want)
+		}
+	}
+}
+
+// includeChain is a repository whose config includes inc1, inc1 inc2, and
+// so on to incN, which sets a harmless key.
+func includeChain(n int) map[string]string {
+	files := gitDirFiles("ws/.git", "[include]\n\tpath = inc1\n")
+	for i := 1; i <= n; i++ {
+		files[fmt.Sprintf("ws/.git/inc%d", i)] = fmt.Sprintf("[include]\n\tpath = inc%d\n", i+1)
+	}
+	files[fmt.Sprintf("ws/.git/inc%d", n)] = "[user]\n\tname = deep\n"
+	return files
+}
+
+// TestIncludeDepthAsGits: git follows 10 levels of includes below the
+// config and refuses an 11th ("exceeded maximum include depth (10)",
+// git 2.39); the guard reviews the same 10 and asks about an 11th.
+func TestIncludeDepthAsGits(t *testing.T) {
+	for n, want := range map[int]Decision{maxGitIncludes: Allow, maxGitIncludes + 1: Prompt} {
+		ws := repoWorld(t, includeChain(n))
+		v := Check("git status", Options{WorkspaceRoot: ws, Cwd: ws, Files: OSFiles{}})
+		if v.Decision != want || want == Prompt && !strings.Contains(strings.Join(v.Reasons, "\n"), "levels deep") {
+			t.Errorf("%d levels of includes: %v %q, want %v", n, v.Decision, v.Reasons, want)
 		}
 	}
 }
