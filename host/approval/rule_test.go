@@ -189,3 +189,33 @@ func TestRuleGlobsMatchTheRealPath(t *testing.T) {
 		}
 	}
 }
+
+// TestAllowGlobNeedsThePathWrittenInside: an allow glob holds only for a
+// path written inside the workspace that also lands there; a path written
+// outside (/tmp/link.txt) that a symlink leads to an allowed file inside
+// is asked about, not allowed.
+func TestAllowGlobNeedsThePathWrittenInside(t *testing.T) {
+	r, err := ParseRule("allow:write_file:*.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	outsideToInside := policy.SubjectFact{Kind: "path", Arg: "path", Access: "write", Value: "/tmp/link.txt",
+		Resolved: "/tmp/link.txt", Inside: false, Real: "/ws/a.txt", RealRel: "a.txt", RealInside: true}
+	if r.Matches(Request{Tool: "write_file", Subjects: []policy.SubjectFact{outsideToInside}}) {
+		t.Error("an allow glob matched a path written outside the workspace that leads inside")
+	}
+	insideToInside := policy.SubjectFact{Kind: "path", Arg: "path", Access: "write", Value: "b.txt",
+		Resolved: "/ws/b.txt", Rel: "b.txt", Inside: true, Real: "/ws/a.txt", RealRel: "a.txt", RealInside: true}
+	if !r.Matches(Request{Tool: "write_file", Subjects: []policy.SubjectFact{insideToInside}}) {
+		t.Error("an allow glob did not match a link inside the workspace to an allowed file inside it")
+	}
+}
+
+// TestActionRuleBuiltByHand: a Rule made as a literal (not parsed) still
+// matches actions by its glob.
+func TestActionRuleBuiltByHand(t *testing.T) {
+	r := Rule{Action: RuleDeny, Glob: "promote/*"}
+	if !r.matchesAction("promote/run_1") || r.matchesAction("discard/run_1") {
+		t.Error("a hand-made deny:promote/* does not match by its glob")
+	}
+}
