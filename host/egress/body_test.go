@@ -37,6 +37,19 @@ func handedOver(t *testing.T, px *Proxy) string {
 	return addr
 }
 
+// eventAfter waits for the event of the request made after px's first n
+// events (it is reported as the handler ends).
+func eventAfter(t *testing.T, px *Proxy, n int) Event {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		if ev := px.Events(); len(ev) > n {
+			return ev[n]
+		}
+	}
+	t.Fatal("no event")
+	return Event{}
+}
+
 // TestLargeBodiesArriveWhole: plain responses of known length (carried
 // by splice once the head is read), chunked ones, an upload, and a
 // CONNECT tunnel arrive byte for byte (an upload past an interim
@@ -71,17 +84,6 @@ func TestLargeBodiesArriveWhole(t *testing.T) {
 	addr := handedOver(t, px)
 	hc := &http.Client{Transport: &http.Transport{Proxy: http.ProxyURL(mustURL("http://" + addr)), DisableKeepAlives: true}, Timeout: 20 * time.Second}
 	base := "http://" + srv.addr.String()
-	// eventAfter waits for the event of the request made after the
-	// first n events (it is reported as the handler ends).
-	eventAfter := func(n int) Event {
-		for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
-			if ev := px.Events(); len(ev) > n {
-				return ev[n]
-			}
-		}
-		t.Fatal("no event")
-		return Event{}
-	}
 	for _, path := range []string{"/sized", "/chunked"} {
 		before := len(px.Events())
 		resp, err := hc.Get(base + path)
@@ -93,7 +95,7 @@ func TestLargeBodiesArriveWhole(t *testing.T) {
 		if err != nil || sha256.Sum256(got) != sum {
 			t.Fatalf("%s: %d bytes, want %d, same bytes %v (%v)", path, len(got), len(big), bytes.Equal(got, big), err)
 		}
-		if ev := eventAfter(before); ev.Recv != int64(len(big)) || ev.Verdict != "allowed" || ev.Reason != "" {
+		if ev := eventAfter(t, px, before); ev.Recv != int64(len(big)) || ev.Verdict != "allowed" || ev.Reason != "" {
 			t.Fatalf("%s: event %+v, want %d bytes received", path, ev, len(big))
 		}
 	}
@@ -111,7 +113,7 @@ func TestLargeBodiesArriveWhole(t *testing.T) {
 	if want := strconv.Itoa(len(big)) + " " + string(sum[:4]); string(got) != want {
 		t.Fatalf("upload: the server saw %q, want %q", got, want)
 	}
-	if ev := eventAfter(before); ev.Sent != int64(len(big)) {
+	if ev := eventAfter(t, px, before); ev.Sent != int64(len(big)) {
 		t.Fatalf("upload: event %+v, want %d bytes sent", ev, len(big))
 	}
 
@@ -125,7 +127,7 @@ func TestLargeBodiesArriveWhole(t *testing.T) {
 	if err == nil || len(got) >= len(big) {
 		t.Fatalf("a body cut short upstream: %d bytes, error %v; want a failed read", len(got), err)
 	}
-	if ev := eventAfter(before); !strings.HasPrefix(ev.Reason, "ended by an error") || ev.Recv != 1<<20 {
+	if ev := eventAfter(t, px, before); !strings.HasPrefix(ev.Reason, "ended by an error") || ev.Recv != 1<<20 {
 		t.Fatalf("a body cut short upstream: event %+v", ev)
 	}
 
@@ -263,13 +265,7 @@ func TestHeadAndCloseDelimitedBodies(t *testing.T) {
 	if err != nil || string(got) != "hello" {
 		t.Fatalf("a server sending past its Content-Length: %q (%v), want hello", got, err)
 	}
-	var ev Event
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline) && len(px.Events()) <= before; time.Sleep(5 * time.Millisecond) {
-	}
-	if evs := px.Events(); len(evs) > before {
-		ev = evs[before]
-	}
-	if ev.Recv != 5 || ev.Reason != "" {
+	if ev := eventAfter(t, px, before); ev.Recv != 5 || ev.Reason != "" {
 		t.Fatalf("a server sending past its Content-Length: event %+v, want 5 bytes and no error (the rest not read)", ev)
 	}
 	resp, err = hc.Get(base + "/close")

@@ -216,8 +216,11 @@ func gitConfig(args []string) string {
 					return "changes git configuration or runs its editor (git config " + a + ")"
 				}
 				names++
-			case !hasAnyPrefix(a, "--type=", "--default=", "--file=", "--blob="):
-				return "changes git configuration"
+			default:
+				// --type=, --default=, --file=, --blob= (apart: the case above)
+				if name, _, _ := strings.Cut(a, "="); !containsString([]string{"--type", "--default", "--file", "--blob"}, name) {
+					return "changes git configuration"
+				}
 			}
 		}
 	}
@@ -225,15 +228,6 @@ func gitConfig(args []string) string {
 		return ""
 	}
 	return "changes git configuration"
-}
-
-func hasAnyPrefix(s string, prefixes ...string) bool {
-	for _, p := range prefixes {
-		if strings.HasPrefix(s, p) {
-			return true
-		}
-	}
-	return false
 }
 
 // gitGrepNoIndex: git grep --no-index (or --untracked) searches the files

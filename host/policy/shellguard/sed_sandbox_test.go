@@ -12,7 +12,7 @@ import (
 
 // sedSandboxRefuses runs GNU sed's own judgement: --sandbox refuses a
 // script with e, r, w (and R, W, s///e, s///w) before it reads input.
-func sedSandboxRefuses(t testing.TB, script string) bool {
+func sedSandboxRefuses(script string) bool {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "sed", "--sandbox", "-n", "-e", script, "/dev/null")
@@ -69,7 +69,7 @@ func TestSedScriptsTheGuardPassesSedsSandboxAllows(t *testing.T) {
 			continue
 		}
 		accepted++
-		if sedSandboxRefuses(t, script) {
+		if sedSandboxRefuses(script) {
 			t.Errorf("the guard reads %q as read-only; sed --sandbox refuses it as executing or writing", script)
 		}
 	}
